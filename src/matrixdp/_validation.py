@@ -1,0 +1,102 @@
+"""Boundary validation shared by every public function (internal)."""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from .errors import (
+    InvalidParameterError,
+    InvalidPrivacyParameterError,
+    InvalidShapeError,
+    NonFiniteInputError,
+    OutOfBoundsError,
+)
+
+
+def _as_real(value, argument: str, error=InvalidParameterError) -> float:
+    if isinstance(value, bool) or not isinstance(value, (Real, np.integer, np.floating)):
+        raise error(argument, f"must be a real number, got {value!r}")
+    return float(value)
+
+
+def check_epsilon(epsilon, argument: str = "epsilon", *, upper: float | None = None) -> float:
+    """Return ``epsilon`` as float; require 0 < epsilon < inf (and < ``upper`` if given)."""
+    eps = _as_real(epsilon, argument, InvalidPrivacyParameterError)
+    if not (math.isfinite(eps) and eps > 0):
+        raise InvalidPrivacyParameterError(argument, f"must be finite and > 0, got {epsilon!r}")
+    if upper is not None and not eps < upper:
+        raise InvalidPrivacyParameterError(argument, f"must be in (0, {upper}), got {epsilon!r}")
+    return eps
+
+
+def check_delta(delta, argument: str = "delta", *, allow_zero: bool = False) -> float:
+    """Return ``delta`` as float; require 0 < delta < 1 (or 0 <= delta if ``allow_zero``)."""
+    d = _as_real(delta, argument, InvalidPrivacyParameterError)
+    low_ok = d >= 0 if allow_zero else d > 0
+    if not (math.isfinite(d) and low_ok and d < 1):
+        rng = "[0, 1)" if allow_zero else "(0, 1)"
+        raise InvalidPrivacyParameterError(argument, f"must be in {rng}, got {delta!r}")
+    return d
+
+
+def check_positive(value, argument: str, error=InvalidParameterError) -> float:
+    """Return ``value`` as float; require a finite value > 0."""
+    v = _as_real(value, argument, error)
+    if not (math.isfinite(v) and v > 0):
+        raise error(argument, f"must be finite and > 0, got {value!r}")
+    return v
+
+
+def check_sensitivity(value, argument: str = "sensitivity") -> float:
+    """Return a sensitivity as float; require a finite value > 0."""
+    return check_positive(value, argument, InvalidPrivacyParameterError)
+
+
+def check_probability(value, argument: str) -> float:
+    """Return ``value`` in the open interval (0, 1)."""
+    v = _as_real(value, argument)
+    if not (0 < v < 1):
+        raise InvalidParameterError(argument, f"must be in (0, 1), got {value!r}")
+    return v
+
+
+def check_finite_array(value, argument: str = "value", *, ndim: int | None = None,
+                       shape: tuple | None = None, dtype=np.float64) -> np.ndarray:
+    """Convert ``value`` to a numeric ndarray and reject NaN/inf and wrong shapes."""
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # pragma: no cover - numpy raises many types
+        raise InvalidParameterError(argument, f"cannot be converted to an array: {exc}") from exc
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise InvalidParameterError(argument, f"must be numeric, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise InvalidParameterError(argument, "must be real-valued, got complex values")
+    if dtype is not None:
+        arr = arr.astype(dtype, copy=False)
+    if ndim is not None and arr.ndim != ndim:
+        raise InvalidShapeError(argument, f"must have {ndim} dimension(s), got shape {arr.shape}")
+    if shape is not None and arr.shape != tuple(shape):
+        raise InvalidShapeError(argument, f"must have shape {tuple(shape)}, got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise NonFiniteInputError(argument, "contains NaN or infinite entries; clean or impute "
+                                            "them before a private release")
+    return arr
+
+
+def check_in_bounds(arr: np.ndarray, lower, upper, argument: str = "X") -> None:
+    """Raise :class:`OutOfBoundsError` if any entry of ``arr`` lies outside [lower, upper].
+
+    ``lower`` and ``upper`` broadcast against ``arr`` (e.g. per-feature bounds on the last axis).
+    """
+    below = arr < lower
+    above = arr > upper
+    if below.any() or above.any():
+        n_bad = int(np.count_nonzero(below | above))
+        raise OutOfBoundsError(
+            argument,
+            f"{n_bad} entries lie outside the declared public bounds; clip the data to the "
+            "bounds first (or pass clip=True where supported) - bounds must never be read "
+            "from the private data")

@@ -1,0 +1,29 @@
+"""Calibration of the Laplace mechanism (pure function)."""
+
+from __future__ import annotations
+
+from .._validation import check_epsilon, check_sensitivity
+
+__all__ = ["laplace_scale"]
+
+
+def laplace_scale(epsilon, sensitivity) -> float:
+    r"""Scale :math:`b = \Delta_1/\varepsilon` of the ε-DP Laplace mechanism.
+
+    Parameters
+    ----------
+    epsilon : float
+        > 0.
+    sensitivity : float
+        L1 sensitivity :math:`\Delta_1 > 0`.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] C. Dwork, F. McSherry, K. Nissim and A. Smith, "Calibrating Noise to
+       Sensitivity in Private Data Analysis", TCC 2006.
+    """
+    return check_sensitivity(sensitivity) / check_epsilon(epsilon)

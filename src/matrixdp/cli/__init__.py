@@ -1,0 +1,50 @@
+"""The ``matrixdp`` command line.
+
+Each subcommand lives in its own module under :mod:`matrixdp.cli` and exposes
+``add_parser(subparsers)``, which registers the subcommand and sets ``func`` to
+a callable ``func(args) -> int``. Add a module's name to ``SUBCOMMANDS`` to
+register it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .._version import __version__
+from ..errors import MatrixDPError
+
+#: Subcommand modules, in the order ``--help`` lists them.
+SUBCOMMANDS = ["demo"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="matrixdp",
+        description="Differential privacy for matrix-valued data: private releases, "
+                    "synthetic data, audits and paper reproductions.")
+    parser.add_argument("--version", action="version", version=f"matrixdp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(f".{name}", __name__).add_parser(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``matrixdp`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (MatrixDPError, ValueError, OSError) as exc:
+        # User errors get one line, never a traceback.
+        print(f"matrixdp {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,15 @@
+"""Noise mechanisms: each is pure configuration plus ``release(value, rng=None) -> Release``."""
+
+from .base import NEIGHBOURING_RELATIONS, Mechanism, NoiseSummary, PrivacyGuarantee, Release
+from .gaussian import GaussianMechanism
+from .laplace import LaplaceMechanism
+
+__all__ = [
+    "NEIGHBOURING_RELATIONS",
+    "Mechanism",
+    "NoiseSummary",
+    "PrivacyGuarantee",
+    "Release",
+    "GaussianMechanism",
+    "LaplaceMechanism",
+]

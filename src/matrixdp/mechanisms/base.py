@@ -1,0 +1,207 @@
+"""The objects every mechanism shares: :class:`PrivacyGuarantee`, :class:`NoiseSummary`,
+:class:`Release` and the :class:`Mechanism` base class.
+"""
+
+from __future__ import annotations
+
+import abc
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_finite_array
+from ..errors import InvalidParameterError, RefutedGuaranteeWarning
+
+__all__ = ["NEIGHBOURING_RELATIONS", "PrivacyGuarantee", "NoiseSummary", "Release", "Mechanism"]
+
+#: The neighbouring relations matrixdp knows. "replace-one" (bounded DP, one
+#: record replaced by another; the papers' convention) is the default.
+NEIGHBOURING_RELATIONS = ("replace-one", "add-remove", "local")
+
+
+def check_neighbouring(relation: str) -> str:
+    if relation not in NEIGHBOURING_RELATIONS:
+        raise InvalidParameterError(
+            "neighbouring", f"must be one of {NEIGHBOURING_RELATIONS}, got {relation!r}")
+    return relation
+
+
+@dataclass(frozen=True)
+class PrivacyGuarantee:
+    """An (ε, δ) claim and what it rests on.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The claimed guarantee (δ = 0 for pure ε-DP).
+    neighbouring : str
+        The neighbouring relation under which it holds: ``"replace-one"``
+        (default), ``"add-remove"`` or ``"local"`` (per-record local DP).
+    calibration : str
+        How the noise was calibrated (``"laplace"``, ``"analytic"``, ``"classic"``,
+        ``"exact"``, ``"theorem2"``, ...).
+    exact : bool
+        True when the noise is the smallest that meets (ε, δ) for the declared
+        sensitivity (the bound is tight); False when the claim is only a sufficient
+        bound, or when it is known not to hold (see ``refuted``).
+    mechanism : str
+        The mechanism's name.
+    refuted : bool
+        True when the claim is known to be false (an explicit unsafe opt-in).
+    notes : tuple of str
+        Free-text caveats (composition parts, unsafe opt-ins, ...).
+    """
+
+    epsilon: float
+    delta: float
+    neighbouring: str = "replace-one"
+    calibration: str = ""
+    exact: bool = False
+    mechanism: str = ""
+    refuted: bool = False
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        kind = "pure " if self.delta == 0 else ""
+        tight = "exact" if self.exact else ("REFUTED" if self.refuted else "upper bound")
+        return (f"{kind}(epsilon={self.epsilon:.6g}, delta={self.delta:.3g})-DP "
+                f"[{self.neighbouring}; calibration={self.calibration or 'n/a'}; {tight}]")
+
+    def with_notes(self, *notes: str) -> "PrivacyGuarantee":
+        """Return a copy with extra notes appended."""
+        return replace(self, notes=self.notes + tuple(notes))
+
+
+@dataclass(frozen=True)
+class NoiseSummary:
+    """What the noise does to the value (data-independent).
+
+    Attributes
+    ----------
+    distribution : str
+        Name of the noise law (``"gaussian"``, ``"laplace"``, ``"mvg"`` ...).
+    scale : float
+        Its scale parameter (σ for Gaussian, b for Laplace; for correlated noise
+        the root mean per-entry variance).
+    per_entry_variance : float
+        Mean variance of the noise over the released entries.
+    expected_squared_error : float
+        E‖noise‖² over the whole released value (= bias² + variance summed).
+    bias : float
+        Mean bias per entry (0 for the unbiased additive mechanisms).
+    """
+
+    distribution: str
+    scale: float
+    per_entry_variance: float
+    expected_squared_error: float
+    bias: float = 0.0
+
+
+@dataclass(frozen=True)
+class Release:
+    """The result of a private release.
+
+    Attributes
+    ----------
+    value : ndarray or float
+        The noisy value, of the input's shape (a float for a scalar input).
+    privacy : PrivacyGuarantee
+        The guarantee the release carries.
+    noise : NoiseSummary
+        Data-independent description of the noise.
+    metadata : dict
+        Mechanism-specific extras (e.g. the directions used).
+    """
+
+    value: Any
+    privacy: PrivacyGuarantee
+    noise: NoiseSummary
+    metadata: dict = field(default_factory=dict)
+
+
+class Mechanism(abc.ABC):
+    """Base class: pure configuration plus :meth:`release`.
+
+    Subclasses implement :meth:`_noise` (draw the noise for an array of a given
+    shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates
+    the value, adds the noise in one vectorised pass, and wraps the result.
+    """
+
+    #: Human-readable name used in guarantees and audit tables.
+    name: str = "mechanism"
+
+    # ------------------------------------------------------------------ API
+    @property
+    @abc.abstractmethod
+    def privacy(self) -> PrivacyGuarantee:
+        """The guarantee every release of this mechanism carries."""
+
+    @abc.abstractmethod
+    def noise_summary(self, shape: tuple[int, ...]) -> NoiseSummary:
+        """Describe the noise for a value of ``shape``."""
+
+    @abc.abstractmethod
+    def _noise(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """Draw noise of ``shape`` (float64)."""
+
+    def _check_value(self, value) -> np.ndarray:
+        """Validate the value to release; subclasses add shape/structure checks."""
+        return check_finite_array(value, "value")
+
+    def release(self, value, rng=None) -> Release:
+        """Release ``value`` with noise.
+
+        Parameters
+        ----------
+        value : float or array_like
+            The exact query answer (finite entries).
+        rng : None, int or numpy.random.Generator
+            Randomness; ``None`` uses a cryptographically secure generator.
+
+        Returns
+        -------
+        Release
+        """
+        from ..rng import make_rng
+
+        arr = self._check_value(value)
+        gen = make_rng(rng)
+        noisy = arr + self._noise(arr.shape, gen)
+        privacy = self.privacy
+        if privacy.refuted:
+            warnings.warn(f"{self.name}: the claimed {privacy} is refuted; this release is "
+                          "NOT differentially private as claimed", RefutedGuaranteeWarning,
+                          stacklevel=2)
+        return Release(value=_restore_type(value, noisy), privacy=privacy,
+                       noise=self.noise_summary(arr.shape), metadata=self._metadata())
+
+    def _metadata(self) -> dict:
+        return {}
+
+    # -------------------------------------------------------------- helpers
+    def sample_noise(self, shape, rng=None) -> np.ndarray:
+        """Draw the noise alone (for auditing and tests)."""
+        from ..rng import make_rng
+
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
+        return self._noise(shape, make_rng(rng))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.privacy})"
+
+
+def _restore_type(original, noisy: np.ndarray):
+    """Give the released value the input's kind: a float for a scalar, else an ndarray.
+
+    Floating input keeps its dtype (float32 stays float32); integer or boolean
+    input becomes float64, since the noise is real-valued.
+    """
+    if np.ndim(original) == 0 and not isinstance(original, np.ndarray):
+        return float(noisy)
+    in_dtype = np.asarray(original).dtype
+    if np.issubdtype(in_dtype, np.floating) and in_dtype != noisy.dtype:
+        return noisy.astype(in_dtype)
+    return noisy
