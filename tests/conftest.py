@@ -1,0 +1,23 @@
+"""Shared test fixtures: the data home points at ../shared/datasets unless MATRIXDP_DATA is set."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
+
+if "MATRIXDP_DATA" not in os.environ and SHARED_DATASETS.is_dir():
+    os.environ["MATRIXDP_DATA"] = str(SHARED_DATASETS)
+
+
+@pytest.fixture(scope="session")
+def data_home() -> Path:
+    """The directory holding the shared datasets; tests that need it skip when it is absent."""
+    path = Path(os.environ.get("MATRIXDP_DATA", SHARED_DATASETS))
+    if not path.is_dir():
+        pytest.skip(f"shared datasets not found at {path} (set MATRIXDP_DATA)")
+    return path
