@@ -46,6 +46,16 @@ def test_reexported_and_init_only_stores_params():
         model.fit(np.ones((5, 5)))
 
 
+def test_scikit_learn_clone_and_params():
+    from sklearn.base import clone
+
+    model = RONGauss(dim=3, epsilon=1.0, task="classification", classes=["a", "b"], random_state=1)
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    assert copy.set_params(dim=4).dim == 4
+    assert "RONGauss(" in repr(model)
+
+
 def test_unsupervised_shapes_attributes_and_reconstruction(data):
     X, _, _ = data
     model = RONGauss(dim=4, epsilon=1.0, random_state=0).fit(X)

@@ -141,7 +141,7 @@ def regression_utility(model, X_train, y_train, X_test, y_test, *, n_samples=Non
 
 
 def clustering_utility(model, X_train, X_test, y_test, *, n_clusters, n_samples=None,
-                       rng=None, random_state=0) -> UtilityReport:
+                       rng=None, random_state=0, n_init=10) -> UtilityReport:
     """K-means on synthetic vs real data; test points are assigned to the nearest centroid.
 
     Returns ARI as the main score, NMI in ``extra`` (``extra["nmi_real"]`` too).
@@ -155,8 +155,8 @@ def clustering_utility(model, X_train, X_test, y_test, *, n_clusters, n_samples=
     yte = as_label_vector(y_test, Xte.shape[0], numeric=False, argument="y_test")
     X_syn = model.sample(int(n_samples or Xtr.shape[0]), rng=rng)
     Zte = model.transform(Xte)
-    km_syn = KMeans(n_clusters=n_clusters, n_init=10, random_state=random_state).fit(X_syn)
-    km_real = KMeans(n_clusters=n_clusters, n_init=10, random_state=random_state).fit(
+    km_syn = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit(X_syn)
+    km_real = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit(
         model.transform(Xtr))
     lab_syn, lab_real = km_syn.predict(Zte), km_real.predict(Zte)
     return UtilityReport(

@@ -12,6 +12,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from .._validation import check_epsilon, check_positive, check_probability
 from ..errors import (
@@ -51,7 +52,7 @@ DFM_WARNING_FACTOR = 2
 _COUNT_SENSITIVITY = 2.0
 
 
-class RONGauss:
+class RONGauss(BaseEstimator):
     r"""Differentially private synthetic data with RON-Gauss (pure ε-DP).
 
     Records are normalised to unit norm, centred with an ε_μ-DP mean and
@@ -178,22 +179,6 @@ class RONGauss:
         self.random_state = random_state
 
     # ------------------------------------------------------------ parameters
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters (scikit-learn convention)."""
-        names = ("dim", "epsilon", "mean_fraction", "epsilon_mean", "epsilon_cov", "task",
-                 "label_bound", "clip_labels", "classes", "class_weights", "epsilon_counts",
-                 "sensitivity", "noise", "psd", "projection", "reconstruct", "allow_unsafe",
-                 "random_state")
-        return {k: getattr(self, k) for k in names}
-
-    def set_params(self, **params) -> "RONGauss":
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise InvalidParameterError(key, "is not a parameter of RONGauss")
-            setattr(self, key, value)
-        return self
-
     def _check_params(self) -> None:
         if self.task not in TASKS:
             raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
@@ -548,12 +533,6 @@ class RONGauss:
         if self.task != "classification":
             Xn = normalize_rows(Xn - self.mean_)
         return self._maybe_reconstruct(Xn @ self.projection_)
-
-    def __repr__(self) -> str:
-        params = self.get_params()
-        shown = ", ".join(f"{k}={v!r}" for k, v in params.items()
-                          if v is not None and k in ("dim", "epsilon", "epsilon_mean", "epsilon_cov", "task"))
-        return f"RONGauss({shown})"
 
 
 def _allocate(n_samples: int, weights: np.ndarray) -> np.ndarray:
