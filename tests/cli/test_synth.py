@@ -80,6 +80,15 @@ def test_classification_with_progress_bar(table, tmp_path, capsys, monkeypatch):
     assert "WITH THE SAME LABEL" in out
 
 
+def test_add_remove_classification(table, tmp_path, capsys):
+    code, out, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target",
+                          "label", "--classes", "lo,hi", "--neighbouring", "add-remove",
+                          "--epsilon-counts", 0.1, "--class-weights", "dp", "--out",
+                          tmp_path / "o.csv", "--seed", 4], capsys)
+    assert code == 0, err
+    assert "[add-remove;" in out and "epsilon_counts=0.1" in out
+
+
 def test_same_seed_same_output(table, tmp_path, capsys):
     outs = []
     for name in ("a.csv", "b.csv"):

@@ -103,6 +103,7 @@ def run(args) -> int:
                      task=args.task, label_bound=_parse_label_bound(args.label_bound),
                      clip_labels=args.clip_labels, classes=classes,
                      class_weights=args.class_weights, epsilon_counts=args.epsilon_counts,
+                     neighbouring=args.neighbouring,
                      reconstruct=args.reconstruct, random_state=args.seed)
     model.fit(features, y)
 
@@ -155,7 +156,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--class-weights", choices=("uniform", "dp"), default="uniform",
                    help="synthetic records per class: uniform, or from DP counts (needs --epsilon-counts)")
     p.add_argument("--epsilon-counts", type=float, default=None,
-                   help="part of --epsilon spent on DP class counts (with --class-weights dp)")
+                   help="part of --epsilon spent on DP counts (with --class-weights dp or "
+                        "--neighbouring add-remove)")
+    p.add_argument("--neighbouring", choices=("replace-one", "add-remove"), default="replace-one",
+                   help="neighbouring relation: replace-one (n public, the paper's) or the strict "
+                        "add-remove variant (needs --epsilon-counts)")
     p.add_argument("--mean-fraction", type=float, default=0.5,
                    help="share of the budget spent on the DP mean (default 0.5)")
     p.add_argument("--n", type=int, default=None, help="number of synthetic records (default: input rows)")

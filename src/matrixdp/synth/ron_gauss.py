@@ -26,22 +26,17 @@ from ..errors import (
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
 from ..rng import make_rng
 from ._input import as_feature_matrix, as_label_vector
-from .covariance import (
-    NOISE_LAYOUTS,
-    PSD_METHODS,
-    aug_cov_sensitivity,
-    cov_sensitivity,
-    make_symmetric_psd,
-    noisy_second_moment,
-    sample_gaussian,
-)
+from .covariance import NOISE_LAYOUTS, PSD_METHODS, sample_gaussian
 from .dfm import dfm_max_dim
-from .preprocessing import SENSITIVITY_MODES, data_preprocessing, normalize_rows
+from .group import fit_group_add_remove, fit_group_replace_one
+from .preprocessing import SENSITIVITY_MODES, normalize_rows
 from .projection import PROJECTIONS, check_dims, ron_matrix
 
-__all__ = ["RONGauss", "TASKS", "CLASS_WEIGHTS", "DFM_WARNING_FACTOR"]
+__all__ = ["RONGauss", "TASKS", "CLASS_WEIGHTS", "RELATIONS", "DFM_WARNING_FACTOR"]
 
 TASKS = ("unsupervised", "regression", "classification")
+#: Neighbouring relations: "replace-one" (n public, the paper's) or "add-remove" (strict variant).
+RELATIONS = ("replace-one", "add-remove")
 #: How many synthetic records each class gets: "uniform" (no leak), "dp" (Laplace counts,
 #: costs ``epsilon_counts``), "exact" (the true class sizes: leaks them; unsafe opt-in).
 CLASS_WEIGHTS = ("uniform", "dp", "exact")
@@ -102,7 +97,16 @@ class RONGauss(BaseEstimator):
         counts with budget ``epsilon_counts``; "exact" uses the true class sizes
         (leaks them; needs ``allow_unsafe=True``).
     epsilon_counts : float, optional
-        Budget of the DP class counts (``class_weights="dp"`` only).
+        Budget of the DP counts: the class counts for ``class_weights="dp"``,
+        and the record (or per-class) counts that ``neighbouring="add-remove"``
+        needs. Part of ``epsilon`` when ``epsilon`` is given.
+    neighbouring : {"replace-one", "add-remove"}, default "replace-one"
+        "replace-one" is the paper's bounded DP (n public; for classification the
+        replaced record keeps its label and class sizes are public).
+        "add-remove" is the strict variant (spec section 3.3 (c)): DP counts, DP
+        sums and DP scatters, divided as post-processing; nothing about n or the
+        class sizes is assumed public, and a record's label is protected too.
+        Needs ``epsilon_counts`` and the corrected sensitivities.
     sensitivity : {"corrected", "paper", "reference_code"}, default "corrected"
         "corrected" uses the sound sensitivities. "paper" uses the paper's
         Lemma 4/5 covariance sensitivity (too small for p >= 3: the guarantee is
@@ -140,6 +144,10 @@ class RONGauss(BaseEstimator):
         Laplace scales used (per class for classification).
     classes_, class_weights_, class_means_ : ndarray
         Classification only; ``class_means_`` are the projected means W^T μ_c.
+    class_counts_ : ndarray
+        Released DP class counts (``class_weights="dp"`` or add-remove).
+    n_records_ : float
+        Released DP record count (add-remove, unsupervised/regression).
     label_shift_, label_bound_ : float
         Regression only.
     n_features_in_ : int
@@ -156,7 +164,8 @@ class RONGauss(BaseEstimator):
 
     def __init__(self, *, dim, epsilon=None, mean_fraction=0.5, epsilon_mean=None, epsilon_cov=None,
                  task="unsupervised", label_bound=None, clip_labels=False, classes=None,
-                 class_weights="uniform", epsilon_counts=None, sensitivity="corrected",
+                 class_weights="uniform", epsilon_counts=None, neighbouring="replace-one",
+                 sensitivity="corrected",
                  noise="full", psd="clip", projection="haar", reconstruct=False,
                  allow_unsafe=False, random_state=None):
         self.dim = dim
@@ -170,6 +179,7 @@ class RONGauss(BaseEstimator):
         self.classes = classes
         self.class_weights = class_weights
         self.epsilon_counts = epsilon_counts
+        self.neighbouring = neighbouring
         self.sensitivity = sensitivity
         self.noise = noise
         self.psd = psd
@@ -197,6 +207,15 @@ class RONGauss(BaseEstimator):
                 "class_weights", f"must be one of {CLASS_WEIGHTS}, got {self.class_weights!r}")
         if isinstance(self.dim, bool) or not isinstance(self.dim, Integral) or self.dim < 1:
             raise InvalidParameterError("dim", f"must be an integer >= 1, got {self.dim!r}")
+        if self.neighbouring not in RELATIONS:
+            raise InvalidParameterError(
+                "neighbouring", f"must be one of {RELATIONS}, got {self.neighbouring!r}")
+        if self.neighbouring == "add-remove":
+            if self.sensitivity != "corrected":
+                raise InvalidParameterError(
+                    "sensitivity", "the paper's calibration exists only for replace-one neighbours")
+            if self.noise != "full":
+                raise InvalidParameterError("noise", "add-remove uses noise='full'")
         if self.sensitivity != "corrected" and self.noise == "triu":
             raise InvalidParameterError("noise", "the paper's sensitivity has no 'triu' variant")
         if self.sensitivity != "corrected" and not self.allow_unsafe:
@@ -214,13 +233,17 @@ class RONGauss(BaseEstimator):
 
     def _budgets(self) -> tuple[float, float, float]:
         eps_counts = 0.0
-        if self.task == "classification" and self.class_weights == "dp":
+        needs_counts = self.neighbouring == "add-remove" or (
+            self.task == "classification" and self.class_weights == "dp")
+        if needs_counts:
             if self.epsilon_counts is None:
                 raise InvalidParameterError(
-                    "epsilon_counts", "is required with class_weights='dp' (budget of the DP class counts)")
+                    "epsilon_counts", "is required with class_weights='dp' or "
+                                      "neighbouring='add-remove' (budget of the DP counts)")
             eps_counts = check_epsilon(self.epsilon_counts, "epsilon_counts")
         elif self.epsilon_counts is not None:
-            raise InvalidParameterError("epsilon_counts", "is only used with class_weights='dp'")
+            raise InvalidParameterError(
+                "epsilon_counts", "is only used with class_weights='dp' or neighbouring='add-remove'")
         if self.epsilon is not None:
             if self.epsilon_mean is not None or self.epsilon_cov is not None:
                 raise InvalidParameterError(
@@ -278,7 +301,6 @@ class RONGauss(BaseEstimator):
         X_arr, names = as_feature_matrix(X)
         n, m = X_arr.shape
         p = check_dims(m, self.dim)[1]
-        mode = self.sensitivity
 
         if self.task == "regression":
             shift, a = self._label_range()
@@ -303,21 +325,18 @@ class RONGauss(BaseEstimator):
         if self.task == "classification":
             self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
         else:
-            X_bar, mu_dp, mean_mech = data_preprocessing(X_arr, eps_mean, gen, mode=mode)
-            Xt = X_bar @ W
+            labels, bound = None, None
             if self.task == "regression":
-                Xt = np.hstack([Xt, y_centred[:, None]])
-                sens = aug_cov_sensitivity(p, a, n, mode, self.noise)
+                labels, bound = y_centred, a
                 self.label_shift_, self.label_bound_ = shift, a
-            else:
-                sens = cov_sensitivity(p, n, mode, self.noise)
-            raw, cov_mech = noisy_second_moment(Xt.T @ Xt / n, epsilon=eps_cov, sensitivity=sens,
-                                                noise=self.noise, rng=gen)
-            self.mean_ = mu_dp
-            self.covariance_raw_ = raw
-            self.covariance_ = make_symmetric_psd(raw, self.psd)
-            self.mean_scale_, self.cov_scale_ = mean_mech.scale, cov_mech.scale
-            self.mean_sensitivity_, self.cov_sensitivity_ = mean_mech.sensitivity, sens
+            fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
+            self.mean_ = fit.mean
+            self.covariance_raw_ = fit.covariance_raw
+            self.covariance_ = fit.covariance
+            self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
+            self.mean_sensitivity_, self.cov_sensitivity_ = fit.mean_sensitivity, fit.cov_sensitivity
+            if self.neighbouring == "add-remove":
+                self.n_records_ = fit.count
 
         self.privacy_ = self._guarantee(p)
         if self.privacy_.refuted:
@@ -374,27 +393,31 @@ class RONGauss(BaseEstimator):
                 "data may be far from Gaussian and the noise grows with dim", UserWarning,
                 stacklevel=3)
 
+    def _fit_group(self, X, W, labels, bound, eps_mean, eps_cov, eps_counts, gen):
+        if self.neighbouring == "add-remove":
+            return fit_group_add_remove(X, W, labels=labels, label_bound=bound,
+                                        epsilon_counts=eps_counts, epsilon_mean=eps_mean,
+                                        epsilon_cov=eps_cov, psd=self.psd, rng=gen)
+        return fit_group_replace_one(X, W, labels=labels, label_bound=bound, epsilon_mean=eps_mean,
+                                     epsilon_cov=eps_cov, mode=self.sensitivity, noise=self.noise,
+                                     psd=self.psd, rng=gen)
+
     def _fit_classes(self, X, y, classes, W, eps_mean, eps_cov, eps_counts, gen) -> None:
-        k, (m, p) = classes.size, W.shape
-        means = np.empty((k, m))
-        raws = np.empty((k, p, p))
-        covs = np.empty((k, p, p))
-        sizes = np.empty(k, dtype=np.int64)
-        mean_scales, cov_scales = np.empty(k), np.empty(k)
-        for j, c in enumerate(classes):  # one pass per public class, vectorised inside
+        add_remove = self.neighbouring == "add-remove"
+        fits, sizes = [], []
+        for c in classes:  # one pass per public class, vectorised inside
             Xc = X[y == c]
-            sizes[j] = n_c = Xc.shape[0]
-            if n_c == 0:
+            sizes.append(Xc.shape[0])
+            if Xc.shape[0] == 0 and not add_remove:
                 raise InvalidParameterError(
-                    "y", f"class {c!r} of the public class list has no records; RON-Gauss "
-                         "(spec model (a): class sizes public) needs at least one per class")
-            X_bar, means[j], mean_mech = data_preprocessing(Xc, eps_mean, gen, mode=self.sensitivity)
-            Xt = X_bar @ W
-            sens = cov_sensitivity(p, n_c, self.sensitivity, self.noise)
-            raws[j], cov_mech = noisy_second_moment(Xt.T @ Xt / n_c, epsilon=eps_cov,
-                                                    sensitivity=sens, noise=self.noise, rng=gen)
-            covs[j] = make_symmetric_psd(raws[j], self.psd)
-            mean_scales[j], cov_scales[j] = mean_mech.scale, cov_mech.scale
+                    "y", f"class {c!r} of the public class list has no records; with "
+                         "replace-one neighbours (class sizes public) RON-Gauss needs at least one "
+                         "per class (neighbouring='add-remove' handles empty classes)")
+            fits.append(self._fit_group(Xc, W, None, None, eps_mean, eps_cov, eps_counts, gen))
+        sizes = np.asarray(sizes, dtype=np.int64)
+        k = classes.size
+        if add_remove:
+            self.class_counts_ = np.array([f.count for f in fits])
         if self.class_weights == "uniform":
             weights = np.full(k, 1.0 / k)
         elif self.class_weights == "exact":
@@ -402,32 +425,49 @@ class RONGauss(BaseEstimator):
                           stacklevel=3)
             weights = sizes / sizes.sum()
         else:
-            mech = LaplaceMechanism(epsilon=eps_counts, sensitivity=_COUNT_SENSITIVITY)
-            noisy = np.clip(np.asarray(mech.release(sizes.astype(float), rng=gen).value), 0.0, None)
+            if not add_remove:  # add-remove already released DP counts: reuse them for free
+                mech = LaplaceMechanism(epsilon=eps_counts, sensitivity=_COUNT_SENSITIVITY)
+                self.class_counts_ = np.asarray(mech.release(sizes.astype(float), rng=gen).value)
+            noisy = np.clip(self.class_counts_, 0.0, None)
             weights = noisy / noisy.sum() if noisy.sum() > 0 else np.full(k, 1.0 / k)
-            self.class_counts_ = noisy
         self.classes_ = classes
         self.class_weights_ = weights
-        self.mean_ = means
-        self.class_means_ = means @ W
-        self.covariance_raw_ = raws
-        self.covariance_ = covs
-        self.mean_scale_, self.cov_scale_ = mean_scales, cov_scales
+        self.mean_ = np.stack([f.mean for f in fits])
+        self.class_means_ = self.mean_ @ W
+        self.covariance_raw_ = np.stack([f.covariance_raw for f in fits])
+        self.covariance_ = np.stack([f.covariance for f in fits])
+        self.mean_scale_ = np.array([f.mean_scale for f in fits])
+        self.cov_scale_ = np.array([f.cov_scale for f in fits])
+        self.mean_sensitivity_ = np.array([f.mean_sensitivity for f in fits])
+        self.cov_sensitivity_ = np.array([f.cov_sensitivity for f in fits])
 
     def _guarantee(self, p: int) -> PrivacyGuarantee:
         total = self.epsilon_mean_ + self.epsilon_cov_ + self.epsilon_counts_
-        notes = [f"sequential composition: epsilon_mean={self.epsilon_mean_:.6g} (DP mean, "
-                 f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)"
-                 + (f" + epsilon_counts={self.epsilon_counts_:.6g} (DP class counts, Laplace, "
-                    "sensitivity 2)" if self.epsilon_counts_ else ""),
-                 "n (the number of records) is public (bounded DP, as in the paper)",
-                 "the projection W is data-independent; sampling is post-processing"]
+        add_remove = self.neighbouring == "add-remove"
+        if add_remove:
+            parts = (f"epsilon_counts={self.epsilon_counts_:.6g} (DP count(s), Laplace, sensitivity 1) "
+                     f"+ epsilon_mean={self.epsilon_mean_:.6g} (DP sum of unit rows, Laplace, "
+                     f"sensitivity sqrt(m)) + epsilon_cov={self.epsilon_cov_:.6g} (DP scatter, "
+                     "Laplace); means and second moments are ratios (post-processing)")
+            notes = [f"sequential composition: {parts}",
+                     "add/remove neighbours: n and the class sizes are not assumed public"]
+        else:
+            notes = [f"sequential composition: epsilon_mean={self.epsilon_mean_:.6g} (DP mean, "
+                     f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)"
+                     + (f" + epsilon_counts={self.epsilon_counts_:.6g} (DP class counts, Laplace, "
+                        "sensitivity 2)" if self.epsilon_counts_ else ""),
+                     "n (the number of records) is public (bounded DP, as in the paper)"]
+        notes.append("the projection W is data-independent; sampling is post-processing")
         refuted = False
         if self.task == "classification":
-            notes.append("classification: neighbours replace one record by another WITH THE SAME "
-                         "LABEL; class sizes are treated as public and the public class list is "
-                         "used (spec section 3.3, model (a)); per-class statistics compose in "
-                         "parallel")
+            if add_remove:
+                notes.append("classification: per-class statistics on disjoint records compose in "
+                             "parallel; the public class list is used (spec section 3.3, model (c))")
+            else:
+                notes.append("classification: neighbours replace one record by another WITH THE SAME "
+                             "LABEL; class sizes are treated as public and the public class list is "
+                             "used (spec section 3.3, model (a)); per-class statistics compose in "
+                             "parallel")
             if self.class_weights == "exact":
                 refuted = True
                 notes.append("class_weights='exact': the exact class sizes are released through "
@@ -446,7 +486,7 @@ class RONGauss(BaseEstimator):
                              f"{math.sqrt(p / 2):.3g}*epsilon_cov-DP")
             else:
                 notes.append(f"the paper's covariance sensitivity happens to be valid for p={p} <= 2")
-        return PrivacyGuarantee(epsilon=total, delta=0.0, neighbouring="replace-one",
+        return PrivacyGuarantee(epsilon=total, delta=0.0, neighbouring=self.neighbouring,
                                 calibration="laplace", exact=False, mechanism="ron-gauss",
                                 refuted=refuted, notes=tuple(notes))
 
