@@ -7,12 +7,12 @@ The derivation, the corrections to the paper and the worst-case witnesses are in
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from .._validation import check_epsilon, check_positive, check_probability
 from ..errors import (
@@ -47,7 +47,7 @@ DFM_WARNING_FACTOR = 2
 _COUNT_SENSITIVITY = 2.0
 
 
-class RONGauss(BaseEstimator):
+class RONGauss:
     r"""Differentially private synthetic data with RON-Gauss (pure ε-DP).
 
     Records are normalised to unit norm, centred with an ε_μ-DP mean and
@@ -189,6 +189,32 @@ class RONGauss(BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------ parameters
+    # scikit-learn's get_params/set_params protocol without importing scikit-learn (which
+    # would pull pandas into ``import matrixdp``); sklearn.base.clone works with it.
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return sorted(k for k in sig.parameters if k != "self")
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters (scikit-learn convention)."""
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params) -> "RONGauss":
+        """Set constructor parameters (scikit-learn convention); returns self."""
+        valid = set(self._param_names())
+        for key, value in params.items():
+            if key not in valid:
+                raise InvalidParameterError(key, f"is not a parameter of RONGauss ({sorted(valid)})")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {k: v.default for k, v in inspect.signature(type(self).__init__).parameters.items()}
+        changed = [f"{k}={v!r}" for k, v in self.get_params().items()
+                   if not (v is defaults[k] or (type(v) is type(defaults[k]) and v == defaults[k]))]
+        return f"RONGauss({', '.join(changed)})"
+
     def _check_params(self) -> None:
         if self.task not in TASKS:
             raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
