@@ -11,6 +11,7 @@ from matrixdp.errors import InvalidParameterError
 from matrixdp.synth import (
     aug_cov_sensitivity,
     cov_sensitivity,
+    cov_witness_pair,
     make_symmetric_psd,
     noisy_second_moment,
     normalize_rows,
@@ -25,11 +26,7 @@ def second_moment(Xt):
 
 def witness_pair(p):
     """The spec's section 2.3 witness for even p: every entry of aa^T - bb^T is +-sqrt(2)/p."""
-    k = p // 2
-    c, s = math.cos(math.pi / 8), math.sin(math.pi / 8)
-    a = np.kron([c, s], np.ones(k)) / math.sqrt(k)
-    b = np.kron([-s, c], np.ones(k)) / math.sqrt(k)
-    return a, b
+    return cov_witness_pair(p)
 
 
 # ---------------------------------------------------------------- item 6
@@ -71,6 +68,13 @@ def test_random_neighbours_stay_within_the_corrected_sensitivity(p):
     diffs = (np.einsum("ki,kj->kij", other, other) - np.einsum("ki,kj->kij", Xt[idx], Xt[idx])) / n
     assert np.abs(diffs).sum(axis=(1, 2)).max() <= cov_sensitivity(p, n) + 1e-12
     assert np.abs(base).sum() > 0
+
+
+def test_witness_pair_is_unit_and_rejects_odd_p():
+    a, b = cov_witness_pair(6)
+    assert np.linalg.norm(a) == pytest.approx(1) and np.linalg.norm(b) == pytest.approx(1)
+    with pytest.raises(InvalidParameterError):
+        cov_witness_pair(5)
 
 
 @pytest.mark.parametrize("p", [4, 6, 10])

@@ -3,6 +3,7 @@
 from .covariance import (
     aug_cov_sensitivity,
     cov_sensitivity,
+    cov_witness_pair,
     make_symmetric_psd,
     noisy_second_moment,
     sample_gaussian,
@@ -16,6 +17,7 @@ __all__ = [
     "RONGauss",
     "aug_cov_sensitivity",
     "cov_sensitivity",
+    "cov_witness_pair",
     "data_preprocessing",
     "dfm_bound",
     "dfm_max_dim",

@@ -16,7 +16,7 @@ from ..mechanisms import LaplaceMechanism
 from ..rng import make_rng
 from .preprocessing import _check_mode
 
-__all__ = ["NOISE_LAYOUTS", "PSD_METHODS", "cov_sensitivity", "aug_cov_sensitivity",
+__all__ = ["NOISE_LAYOUTS", "PSD_METHODS", "cov_sensitivity", "aug_cov_sensitivity", "cov_witness_pair",
            "noisy_second_moment", "make_symmetric_psd", "sample_gaussian"]
 
 NOISE_LAYOUTS = ("full", "triu")
@@ -89,6 +89,28 @@ def aug_cov_sensitivity(p: int, label_bound: float, n: int, mode: str = "correct
     if noise == "triu":
         raise InvalidParameterError("noise", "the paper's sensitivity has no upper-triangle variant")
     return (2 * rp + 4 * a * rp + a * a) / n
+
+
+def cov_witness_pair(p: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Two unit vectors a, b ∈ R^p with :math:`\|aa^\top - bb^\top\|_1 = \sqrt2\,p` (even p).
+
+    a = (cos π/8, sin π/8) ⊗ 1_k/√k and b = (−sin π/8, cos π/8) ⊗ 1_k/√k with k = p/2:
+    every entry of aa^T − bb^T is ±√2/p. Replacing a projected record a by b changes
+    Σ by exactly the corrected sensitivity √2·p/n, which exceeds the paper's 2√p/n
+    for p >= 4. For auditors and tests.
+
+    Raises
+    ------
+    InvalidParameterError
+        If p is not a positive even integer.
+    """
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 2 or p % 2:
+        raise InvalidParameterError("p", f"must be a positive even integer, got {p!r}")
+    k = p // 2
+    c, s = math.cos(math.pi / 8), math.sin(math.pi / 8)
+    a = np.kron([c, s], np.ones(k)) / math.sqrt(k)
+    b = np.kron([-s, c], np.ones(k)) / math.sqrt(k)
+    return a, b
 
 
 def noisy_second_moment(second_moment: np.ndarray, *, epsilon: float, sensitivity: float,
