@@ -169,3 +169,14 @@ def test_console_script_exit_status(table, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr and "not found" in proc.stderr
+
+
+def test_missing_values_and_empty_file(tmp_path, capsys):
+    path = tmp_path / "nan.csv"
+    path.write_text("a,b,c\n1,2,3\n4,,6\n7,8,9\n")
+    code, _, err = run([path, "--epsilon", 1, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "NaN")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    code, _, err = run([empty, "--epsilon", 1, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "cannot read")
