@@ -260,7 +260,9 @@ def _factor(cov, argument: str) -> _Factor:
     lam_max = float(max(lam[-1], 0.0))
     if lam[0] < -PSD_RTOL * lam_max or (lam_max == 0.0 and lam[0] < 0):
         raise _psd_error(argument, float(lam[0]), lam_max)
-    return _Factor("full", vecs * np.sqrt(np.clip(lam, 0.0, None)))
+    # eigenvalues at rounding level are zeros of the exact matrix: no noise there
+    lam = np.where(lam > arr.shape[0] * np.finfo(float).eps * lam_max, lam, 0.0)
+    return _Factor("full", vecs * np.sqrt(lam))
 
 
 @_cite
