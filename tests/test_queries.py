@@ -197,3 +197,22 @@ def test_covariance_witnesses_attain_sensitivity():
         assert a.shape == (4, 4) and np.allclose(a, a.T)
         assert np.linalg.norm(a - b) <= q.sensitivity_l2 * (1 + 1e-12)
     assert np.linalg.norm(pairs[0][0] - pairs[0][1]) == pytest.approx(q.sensitivity_l2)
+
+
+def test_covariance_one_signed_box_is_exact_via_entrywise_bound():
+    q = CovarianceQuery(bounds=(0, 1), n_features=3, n_samples=10)
+    assert q.sensitivity_l2_exact and q.sensitivity_l2 == pytest.approx(0.3)   # R^2/n, x = 1, y = 0
+    rng = np.random.default_rng(9)
+    lo, hi = np.array([-0.2, 0.0, 1.0]), np.array([1.0, 2.0, 3.0])
+    q2 = CovarianceQuery(bounds=(lo, hi), n_samples=5)
+    a = AxisPrecision(rng.uniform(0.5, 2, 3))
+    b = AxisPrecision(rng.uniform(0.5, 2, 3))
+    x = rng.uniform(lo, hi, size=(20000, 3))
+    y = rng.uniform(lo, hi, size=(20000, 3))
+    x[:5000] = np.where(rng.random((5000, 3)) < 0.5, lo, hi)
+    y[:5000] = np.where(rng.random((5000, 3)) < 0.5, lo, hi)
+    d = (np.einsum("ki,kj->kij", x, x) - np.einsum("ki,kj->kij", y, y)) / 5
+    for row, col in [(a, b), (a, a), (a, AxisPrecision.identity(3))]:
+        bound = q2.shift_bound(row, col)
+        mu2 = np.einsum("kij,i,j->k", d * d, row.precisions, col.precisions)
+        assert mu2.max() <= bound.value_sq * (1 + 1e-12)

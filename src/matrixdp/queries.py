@@ -33,7 +33,6 @@ from .calibration.mvg_exact import (
     DirectionCosts,
     ShiftBound,
     _direction_reach,
-    _outer_equimodal_sq,
     frobenius_ball_shift,
     outer_product_shift,
     record_box_shift,
@@ -506,9 +505,10 @@ class CovarianceQuery(_RecordQuery):
         else:
             self._lo = self._hi = None
         self.scale = 1.0 / self.n_samples
-        fro, fro_exact, fro_low, _, _ = _outer_equimodal_sq(np.eye(self.n_features), self._lo,
-                                                            self._hi, self.radius)
-        self._fro_sq, self._fro_exact = fro, fro_exact
+        eye = AxisPrecision.identity(self.n_features)
+        fro = outer_product_shift(eye, eye, scale=1.0, lower=self._lo, upper=self._hi,
+                                  radius=self.radius)
+        self._fro_sq, self._fro_exact, self._fro_records = fro.value_sq, fro.exact, fro.records
 
     @property
     def shape(self) -> tuple:
@@ -572,9 +572,7 @@ class CovarianceQuery(_RecordQuery):
         with covariances given, the best known Mahalanobis shift.
         """
         n = self.n_samples
-        _, _, _, x, y = _outer_equimodal_sq(np.eye(self.n_features), self._lo, self._hi,
-                                            self.radius)
-        pairs_xy = [(x, y)]
+        pairs_xy = [self._fro_records]
         if row_cov is not None or col_cov is not None:
             row, col = self._axis_precisions(row_cov, col_cov)
             recs = self.shift_bound(row, col).records

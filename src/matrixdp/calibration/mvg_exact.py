@@ -411,7 +411,50 @@ def outer_product_shift(row: AxisPrecision, col: AxisPrecision, *, scale: float,
     - Otherwise the product bound ``λ_max(B) · sup_D ‖A^{1/2} D‖_F²`` with the
       unimodal bound ``min(Σ_i p_i c_i, λ_max(A)·2κ²R⁴)``,
       ``c_i = κ² min(4 R² h_i², R⁴)`` (upper bound).
+    - Diagonal ``A = diag(a)``, ``B = diag(b)`` (standard-basis directions) and a box:
+      also the entrywise bound ``κ² Σ_ij a_i b_j E_ij²`` with
+      ``E_ij = max_box x_i x_j - min_box y_i y_j``; it is attained (exact) when one
+      record maximises and another minimises every product at once, e.g. for
+      one-signed boxes such as ``[0, c]^d``.
+
+    The result is exact whenever a witness pair of records attains the smallest
+    applicable upper bound; otherwise ``exact=False`` and ``value_sq`` is that bound.
     """
+    base = _outer_product_base(row, col, scale=scale, lower=lower, upper=upper, radius=radius)
+    if radius is not None or row.directions is not None or col.directions is not None or \
+            base.exact:
+        return base
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    corners = np.stack([np.outer(lo, lo), np.outer(lo, hi), np.outer(hi, lo), np.outer(hi, hi)])
+    top, bottom = corners.max(axis=0), corners.min(axis=0)
+    straddle = (lo <= 0) & (hi >= 0)
+    diag_min = np.where(straddle, 0.0, np.minimum(lo * lo, hi * hi))
+    np.fill_diagonal(bottom, diag_min)
+    spread = top - bottom
+    k2 = scale * scale
+    entry_bound = k2 * float(row.precisions @ (spread * spread) @ col.precisions)
+    upper_sq = min(base.value_sq, entry_bound)
+    near = np.clip(np.zeros_like(lo), lo, hi)
+    far = np.where(np.abs(hi) >= np.abs(lo), hi, lo)
+    cands = [(hi, lo), (lo, hi), (far, near), (hi, near), (lo, near)]
+    if base.records is not None:
+        cands.append(base.records)
+    best, best_pair = -1.0, None
+    for x, y in cands:
+        val = _shift_sq(scale * (np.outer(x, x) - np.outer(y, y)), row, col)
+        if val > best:
+            best, best_pair = val, (x, y)
+    exact = best >= upper_sq * (1 - TIGHTNESS_RTOL)
+    x, y = best_pair
+    return ShiftBound(best if exact else upper_sq, exact, best,
+                      scale * (np.outer(x, x) - np.outer(y, y)),
+                      base.method + ("+entrywise" if entry_bound < base.value_sq else ""),
+                      best_pair)
+
+
+def _outer_product_base(row: AxisPrecision, col: AxisPrecision, *, scale: float, lower=None,
+                        upper=None, radius=None) -> ShiftBound:
     lo = None if lower is None else np.asarray(lower, dtype=np.float64)
     hi = None if upper is None else np.asarray(upper, dtype=np.float64)
     k2 = scale * scale
