@@ -520,6 +520,15 @@ class MVGMechanism(Mechanism):
                 "theta": self.theta, "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
                 "mahalanobis_sensitivity_exact": self.mahalanobis_sensitivity_exact}
 
+    def witnesses(self) -> list:
+        """Worst-case neighbouring pairs ``[(value, value_prime), ...]`` for this noise.
+
+        Delegates to the query's ``witnesses`` with this mechanism's Σ⁻¹, Ψ⁻¹ (no
+        refactorisation): the last pair attains ``mahalanobis_sensitivity`` when it
+        is exact (the best known witness otherwise).
+        """
+        return self.query.witnesses(row_cov=self._row, col_cov=self._col)
+
     def to_dp_event(self):
         """A ``dp_accounting.GaussianDpEvent`` with noise multiplier ``1/μ`` (the MVG part).
 
