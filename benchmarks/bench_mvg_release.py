@@ -13,6 +13,7 @@ Target: the seeded release within 1.5x of the limit.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -74,10 +75,14 @@ def main(argv=None) -> int:
         noise = rng.standard_normal((n, n))
         return value + (b_row @ noise) @ b_col.T
 
-    t_limit = best_of(limit, args.repeats)
-    t_limit_secure = best_of(limit_secure, args.repeats)
-    t_seeded = best_of(lambda: mech.release(value, rng=np.random.default_rng(1)), args.repeats)
-    t_secure = best_of(lambda: mech.release(value), args.repeats)
+    # interleave the variants so that load from other processes hits them alike
+    variants = [limit, limit_secure, lambda: mech.release(value, rng=np.random.default_rng(1)),
+                lambda: mech.release(value)]
+    best = [math.inf] * len(variants)
+    for _ in range(args.repeats):
+        for i, fn in enumerate(variants):
+            best[i] = min(best[i], best_of(fn, 1))
+    t_limit, t_limit_secure, t_seeded, t_secure = best
     # same draw => same output (the mechanism adds exactly B_row N B_colᵀ)
     same = np.allclose(mech.release(value, rng=np.random.default_rng(1)).value, limit(),
                        rtol=1e-9, atol=1e-9 * np.abs(limit()).max())
@@ -88,11 +93,12 @@ def main(argv=None) -> int:
     t_kron_setup = best_of(lambda: MVGSampler(cov_k, cov_k, method="kronecker"), 1)
     kron = MVGSampler(cov_k, cov_k, method="kronecker")
     aff = MVGSampler(cov_k, cov_k, method="affine")
-    t_kron = best_of(lambda: kron.sample(rng=1), args.repeats)
-    t_aff = best_of(lambda: aff.sample(rng=1), args.repeats)
+    kron.sample(rng=1), aff.sample(rng=1)  # warm-up
+    t_kron = best_of(lambda: [kron.sample(rng=1) for _ in range(100)], args.repeats) / 100
+    t_aff = best_of(lambda: [aff.sample(rng=1) for _ in range(100)], args.repeats) / 100
 
     lines = [f"Release of a {n}x{n} value, equimodal noise with random full (non-diagonal) "
-             f"Σ = Ψ, exact calibration, epsilon=1, delta=1e-6; best of {args.repeats}. "
+             f"Σ = Ψ, exact calibration, epsilon=1, delta=1e-6; best of {args.repeats}, variants interleaved. "
              "Limit = the same N(0,1) draw plus two matrix products with precomputed factors in "
              "bare numpy. Target: seeded release within 1.5x of the limit.", "",
              "| variant | seconds | ratio to limit |", "|---|---:|---:|",
@@ -107,12 +113,14 @@ def main(argv=None) -> int:
              f"Seeded release equals the limit's output for the same draw: {same}.", "",
              f"Kronecker (vec) route at {k}x{k} (an {k * k}x{k * k} factor): set-up "
              f"{t_kron_setup:.3f} s, {t_kron * 1e3:.2f} ms per draw vs affine "
-             f"{t_aff * 1e3:.3f} ms per draw ({t_kron / t_aff:.0f}x). "
+             f"{t_aff * 1e3:.3f} ms per draw ({t_kron / t_aff:.3g}x). "
              f"The Kronecker route at {n}x{n} would need a {n * n:,}-square matrix "
              f"({(n * n) ** 2 * 8 / 1e12:.0f} TB), so it is refused above m*n = 4096."]
     ratio = t_seeded / t_limit
     lines += ["", f"Seeded release: {ratio:.2f}x the limit "
-                  f"({'meets' if ratio <= 1.5 else 'MISSES'} the 1.5x target)."]
+                  f"({'meets' if ratio <= 1.5 else 'MISSES'} the 1.5x target). The machine is "
+                  "shared with other jobs, so absolute times vary up to ~4x between runs; the "
+                  "interleaved ratios are the meaningful numbers."]
     text = "\n".join(lines)
     print(text)
     if not args.no_write:
