@@ -145,6 +145,20 @@ def test_single_draw_equals_factor_product_of_same_normals(row_kind, col_kind):
     assert np.allclose(batch, br @ normals2 @ bc.T, rtol=1e-12, atol=1e-12)
 
 
+def test_large_triangular_path_equals_factor_product(monkeypatch):
+    """The BLAS trmm path (used for large draws) computes exactly L_Σ N L_Ψᵀ."""
+    import matrixdp.mvg as mvg_module
+
+    monkeypatch.setattr(mvg_module, "_TRMM_MIN_DIM", 1)
+    kinds = _kinds(np.random.default_rng(2))
+    for row_cov, col_cov in [(kinds["chol"][0], kinds["chol"][1]), (kinds["diag"][0], kinds["chol"][1]),
+                             (kinds["chol"][0], kinds["eigen"][1]), (kinds["eigen"][0], kinds["chol"][1])]:
+        z = sample_mvg(row_cov, col_cov, rng=77)
+        normals = np.random.default_rng(np.random.PCG64(77)).standard_normal((4, 3))
+        expected = covariance_factor(row_cov) @ normals @ covariance_factor(col_cov).T
+        assert np.allclose(z, expected, rtol=1e-12, atol=1e-12)
+
+
 def test_covariance_factor_reproduces_cov():
     rng = np.random.default_rng(4)
     full, q, lam = _random_spd(6, rng)

@@ -42,6 +42,9 @@ __all__ = [
 #: Largest ``m*n`` for which the Kronecker route (an ``mn x mn`` factorisation) is allowed.
 KRONECKER_MAX_DIM = 4096
 
+# Below this side, BLAS trmm's call overhead outweighs its halved flops.
+_TRMM_MIN_DIM = 512
+
 #: Relative tolerance of the symmetry check, ``max|A - Aᵀ| <= tol * max|A|``.
 SYMMETRY_RTOL = 1e-8
 
@@ -305,7 +308,8 @@ def _apply_affine(noise: np.ndarray, row: _Factor, col: _Factor) -> np.ndarray:
         noise *= row.value[:, None]
     if col.kind == "diag":
         noise *= col.value
-    if noise.ndim == 2 and noise.flags.c_contiguous and "lower" in (row.kind, col.kind):
+    if (noise.ndim == 2 and noise.flags.c_contiguous and min(noise.shape) >= _TRMM_MIN_DIM
+            and "lower" in (row.kind, col.kind)):
         return _apply_affine_trmm(noise, row, col)
     if row.kind != "diag":
         noise = row.value @ noise
