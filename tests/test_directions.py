@@ -348,3 +348,9 @@ def test_budget_split_composes_to_total():
                                        bounds=(-1, 1), rng=0)
     assert svd_privacy.epsilon + 0.8 * eps == pytest.approx(eps)
     assert svd_privacy.delta + 0.8 * delta == pytest.approx(delta)
+
+
+def test_binary_allocation_warns_on_fraction_like_tau():
+    with pytest.warns(UserWarning, match="percentage"):
+        theta = binary_allocation([0], 0.95, dim=3)
+    assert theta[0] == pytest.approx(0.0095)

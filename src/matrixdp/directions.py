@@ -260,6 +260,9 @@ def binary_allocation(important, tau, dim=None) -> np.ndarray:
     t = check_positive(tau, "tau")
     if not t < 100:
         raise InvalidParameterError("tau", f"is a percentage and must be in (0, 100), got {tau!r}")
+    if t < 1:
+        warnings.warn(f"tau={tau!r} is a percentage (the paper's grid is 55..95); did you mean "
+                      f"tau={100 * t:g}?", UserWarning, stacklevel=2)
     k = idx.size
     if k == 0 or k == dim:
         raise InvalidParameterError(
