@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.integrate
 import scipy.stats
 
 from matrixdp.errors import (
@@ -126,11 +127,12 @@ def _kinds(rng):
         "chol": (full4, full3),
         "eigen": (EigenCov(lam4, q4), EigenCov(lam3, q3)),
         "eigen_std": (EigenCov(lam4), EigenCov(lam3)),
+        "identity": (np.eye(4), EigenCov(np.ones(3))),
     }
 
 
-@pytest.mark.parametrize("row_kind", ["diag", "chol", "eigen", "eigen_std"])
-@pytest.mark.parametrize("col_kind", ["diag", "chol", "eigen", "eigen_std"])
+@pytest.mark.parametrize("row_kind", ["diag", "chol", "eigen", "eigen_std", "identity"])
+@pytest.mark.parametrize("col_kind", ["diag", "chol", "eigen", "eigen_std", "identity"])
 def test_single_draw_equals_factor_product_of_same_normals(row_kind, col_kind):
     """Every fast path (trmm, diagonal scaling, eigen factor) computes exactly B_Σ N B_Ψᵀ."""
     kinds = _kinds(np.random.default_rng(1))
@@ -323,5 +325,5 @@ def test_mutual_information_is_half_log_pnr():
     grid = np.linspace(-12, 12, 24001)
     dens = (scipy.stats.norm.cdf((grid + width / 2) / np.sqrt(s))
             - scipy.stats.norm.cdf((grid - width / 2) / np.sqrt(s))) / width
-    h_y_uniform = -np.trapezoid(np.where(dens > 0, dens * np.log(dens), 0.0), grid)
+    h_y_uniform = -scipy.integrate.trapezoid(np.where(dens > 0, dens * np.log(dens), 0.0), grid)
     assert mi_gauss <= h_y_uniform - np.log(width)
