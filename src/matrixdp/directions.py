@@ -514,13 +514,19 @@ def _check_bounds(bounds, n_features: int | None) -> tuple[np.ndarray, np.ndarra
     hi = check_finite_array(upper, "bounds")
     if lo.ndim > 1 or hi.ndim > 1:
         raise InvalidShapeError("bounds", "lower and upper must be scalars or 1-D arrays")
-    if n_features is not None:
-        lo = np.broadcast_to(lo, (n_features,)).astype(np.float64)
-        hi = np.broadcast_to(hi, (n_features,)).astype(np.float64)
-    elif lo.ndim == 0 and hi.ndim == 0:
-        raise InvalidParameterError("n_features", "is required with scalar bounds")
-    else:
-        lo, hi = np.broadcast_arrays(lo, hi)
+    try:
+        if n_features is not None:
+            lo = np.broadcast_to(lo, (n_features,)).astype(np.float64)
+            hi = np.broadcast_to(hi, (n_features,)).astype(np.float64)
+        elif lo.ndim == 0 and hi.ndim == 0:
+            raise InvalidParameterError("n_features", "is required with scalar bounds")
+        else:
+            lo, hi = np.broadcast_arrays(lo, hi)
+    except ValueError as exc:
+        if isinstance(exc, InvalidParameterError):
+            raise
+        raise InvalidShapeError("bounds", f"lower/upper do not match the {n_features} features: "
+                                          f"{exc}") from None
     if np.any(lo > hi):
         raise InvalidParameterError("bounds", "lower must be <= upper")
     return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
