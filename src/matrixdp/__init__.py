@@ -30,3 +30,8 @@ __all__ = [
     "PrivacyGuarantee",
     "Release",
 ]
+
+# MVG core: the matrix-variate Gaussian sampler and noise directions / precision allocation.
+from . import directions, mvg  # noqa: E402
+
+__all__ += ["directions", "mvg"]
