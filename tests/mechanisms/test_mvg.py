@@ -346,3 +346,26 @@ def test_large_random_grid_private_and_exact_where_claimed():
         assert got <= delta * (1 + 1e-6)
         if mech.privacy.exact:
             assert got == pytest.approx(delta, rel=1e-6)
+
+
+def test_paper_experiment_one_budget_through_the_identity_query():
+    """Exp. I (spec §2.4): s2 = 2 sqrt(6) and gamma = sqrt(1488) come from the query's bounds."""
+    q = IdentityQuery(bounds=(-1.0, 1.0), n_features=6, n_samples=248)
+    mech = MVGMechanism(shape=(248, 6), epsilon=1.0, delta=1 / 248, sensitivity=q,
+                        calibration="theorem2", precision=binary_allocation([2, 5], 95, 6))
+    assert mech.axis == 1 and mech.gamma == pytest.approx(math.sqrt(1488))
+    assert mech.precision_budget == pytest.approx(1.638461694e-23, rel=1e-7)
+    np.testing.assert_allclose(mech.row_cov, np.eye(248))
+    assert mech.privacy_profile(1.0) < 1e-100
+
+
+def test_exact_profile_invariant_under_rescaling_sigma_psi():
+    rng = np.random.default_rng(13)
+    q = IdentityQuery(bounds=(0, 1), n_features=3, n_samples=4)
+    a = _rotation(4, rng) @ np.diag(rng.uniform(0.5, 2, 4)) @ _rotation(4, rng).T
+    sigma = a @ a.T
+    b = rng.standard_normal((3, 3))
+    psi = b @ b.T + np.eye(3)
+    base = mahalanobis_sensitivity(q, sigma, psi).value
+    for scale in (1e-3, 0.5, 7.0):
+        assert mahalanobis_sensitivity(q, scale * sigma, psi / scale).value == pytest.approx(base, rel=1e-9)
