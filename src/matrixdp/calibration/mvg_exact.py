@@ -355,8 +355,14 @@ def _outer_equimodal_sq(a: np.ndarray, lo: np.ndarray, hi: np.ndarray, radius):
         y = radius * vecs[:, -2]
         upper = r2 * r2 * (lam[-1] ** 2 + lam[-2] ** 2)
         return upper, True, upper, x, y
-    ra2, ra_exact, ra_low, x = box_quadratic_max(a, lo, hi)
-    upper = 2.0 * ra2 * ra2
+    ra2, _, _, x = box_quadratic_max(a, lo, hi)
+    # N = xxᵀ - yyᵀ has eigenvalues in [-R², R²] on orthonormal a, b, so
+    # ||A^½ N A^½||² <= R⁴((aᵀAa)² + (bᵀAb)²) <= R⁴(λ₁² + λ₂²) (Ky Fan / Schur-convexity)
+    reach = np.maximum(np.abs(lo), np.abs(hi))
+    r2 = float(reach @ reach)
+    lam = np.linalg.eigvalsh(a)
+    top_two = lam[-1] ** 2 + (lam[-2] ** 2 if lam.size > 1 else 0.0)
+    upper = min(2.0 * ra2 * ra2, r2 * r2 * top_two)
 
     def f(x_, ys):
         qx = x_ @ a @ x_
@@ -391,7 +397,7 @@ def _outer_equimodal_sq(a: np.ndarray, lo: np.ndarray, hi: np.ndarray, radius):
     vals = f(x, ys)
     k = int(np.argmax(vals))
     low = float(vals[k])
-    exact = ra_exact and low >= upper * (1 - TIGHTNESS_RTOL)
+    exact = low >= upper * (1 - TIGHTNESS_RTOL)
     return (low if exact else upper), exact, low, x, ys[k]
 
 
@@ -487,8 +493,10 @@ def _outer_unimodal(a_prec: AxisPrecision, b_scalar: float, k2: float, scale: fl
         h = _direction_reach(a_prec.directions, reach)
     costs = np.minimum(4.0 * r2 * h * h, r2 * r2)
     linear = k2 * float(costs @ a_prec.precisions)
-    ball = k2 * 2.0 * r2 * r2 * a_prec.max if a_prec.dim > 1 else k2 * r2 * r2 * a_prec.max
-    upper = min(linear, ball) * b_scalar
+    # tr(N A N) = ν₊² aᵀAa + ν₋² bᵀAb <= R⁴ (λ₁ + λ₂) for N = xxᵀ - yyᵀ (Ky Fan)
+    top = np.sort(a_prec.precisions)[::-1]
+    kyfan = k2 * r2 * r2 * float(top[:2].sum())
+    upper = min(linear, kyfan) * b_scalar
     # witnesses: the equimodal optimiser at A and at I
     eye = AxisPrecision.identity(a_prec.dim)
     a_full = a_prec.matrix()
