@@ -155,7 +155,8 @@ def test_empirical_noise_matches_claimed_scale(factor, accept):
     w = _rotation(4, rng)
     mech = MVGMechanism(shape=(4, 50), epsilon=1.0, delta=1e-5, sensitivity=1.0, mode="unimodal",
                         directions=w, precision=[0.4, 0.3, 0.2, 0.1])
-    draws = mech._sampler.sample(rng=7, size=200)        # (200, 4, 50)
+    gen = np.random.default_rng(7)
+    draws = np.stack([mech.release(np.zeros((4, 50)), rng=gen).value for _ in range(200)])
     proj = np.einsum("di,kdn->kin", w, draws)              # coordinates along the directions
     emp = proj.var(axis=(0, 2))
     claimed = mech.variances * factor ** 2
