@@ -143,6 +143,10 @@ class FrobeniusBall(SensitivityStructure):
         ``sup ‖f(X)‖_F`` if known.
     symmetric, psd : bool
         What the caller asserts about the query.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/derivations/mvg_exact.md`` §3.1.
     """
 
     def __init__(self, s2, *, shape=None, gamma=None, symmetric: bool = False, psd: bool = False):
