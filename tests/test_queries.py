@@ -242,3 +242,17 @@ def test_kernel_query_example_2():
     exact = MVGMechanism(shape=(8, 8), epsilon=1.0, delta=1e-5, sensitivity=q, mode="equimodal")
     assert exact.privacy_profile(1.0) <= 1e-5 * (1 + 1e-9) and not exact.privacy.exact
     exact.release(k, rng=0)
+
+
+def test_record_axis_costs_bound_the_supremum():
+    rng = np.random.default_rng(14)
+    q = IdentityQuery(bounds=([0, -1], [2, 1]), n_samples=6)
+    u = _random_rotation(6, rng)
+    costs = q.direction_costs(row_dirs=u)
+    assert not costs.exact
+    for _ in range(20):
+        p = rng.uniform(0.1, 3, 6)
+        sup = q.shift_bound(AxisPrecision(p, u), AxisPrecision.identity(2)).value_sq
+        assert costs.bound_sq(p) >= sup * (1 - 1e-12)
+    std = q.direction_costs(axis=0, shape=(6, 2))
+    np.testing.assert_allclose(std.costs, q.sensitivity_l2 ** 2)

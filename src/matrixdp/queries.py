@@ -97,9 +97,15 @@ class SensitivityStructure(abc.ABC):
         """``sup_D μ(D)²`` for noise precisions ``row`` (Σ⁻¹) and ``col`` (Ψ⁻¹)."""
 
     @abc.abstractmethod
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal: bool = False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal: bool = False,
                         shape=None) -> DirectionCosts:
-        """The linear precision budget along one axis's directions (see :class:`DirectionCosts`)."""
+        """The linear precision budget along one axis's directions (see :class:`DirectionCosts`).
+
+        ``row_dirs`` (``col_dirs``) makes the rows (columns) directional with those
+        orthonormal directions, the other axis being the identity; with neither,
+        ``axis`` (0 or 1) names the directional axis and the standard basis is used
+        (never materialised). ``equimodal=True``: Ψ = Σ with ``row_dirs``.
+        """
 
     @abc.abstractmethod
     def witnesses(self, *, row_cov=None, col_cov=None) -> Witnesses:
@@ -170,9 +176,9 @@ class FrobeniusBall(SensitivityStructure):
     def shift_bound(self, row, col) -> ShiftBound:
         return frobenius_ball_shift(self.s2, row, col)
 
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal=False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
                         shape=None) -> DirectionCosts:
-        dim = _cost_dim(row_dirs, col_dirs, shape, self.shape)
+        dim = _cost_dim(row_dirs, col_dirs, axis, shape, self.shape)
         if equimodal:
             return DirectionCosts(np.full(dim, self.s2), power=2, exact=dim == 1,
                                   description="Frobenius ball, Psi = Sigma: mu^2 <= (s2 * sum p)^2")
@@ -191,14 +197,14 @@ class FrobeniusBall(SensitivityStructure):
         return f"FrobeniusBall(s2={self.s2:.6g})"
 
 
-def _cost_dim(row_dirs, col_dirs, shape, own_shape) -> int:
+def _cost_dim(row_dirs, col_dirs, axis, shape, own_shape) -> int:
     for d in (row_dirs, col_dirs):
         if d is not None:
             return int(np.asarray(d).shape[0])
     shp = shape or own_shape
     if shp is None:
         raise InvalidParameterError("shape", "give directions or a shape")
-    return int(shp[0])
+    return int(shp[0 if axis is None else axis])
 
 
 # ----------------------------------------------------------------------------- identity query
@@ -369,17 +375,21 @@ class IdentityQuery(_RecordQuery):
                                                "(the feature axis)")
         return record_box_shift(row, col, half_widths=self.half_widths, radius=self.radius)
 
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal=False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
                         shape=None) -> DirectionCosts:
         if equimodal:
             raise InvalidParameterError("mode", "the identity query is not symmetric; equi-modal "
                                                 "noise (Psi = Sigma) needs a symmetric query")
         width_sq = 4.0 * self.radius ** 2 if self.radius is not None else \
             float(self.half_widths @ self.half_widths)
-        if row_dirs is not None:  # directional over the records, identity over features
-            u = np.asarray(row_dirs)
-            costs = np.max(u * u, axis=1) * width_sq
-            return DirectionCosts(costs, exact=u.shape[0] == 1,
+        if row_dirs is not None or axis == 0:  # directional over the records, features identity
+            if row_dirs is None:
+                n = _cost_dim(None, None, 0, shape, self.shape)
+                costs = np.full(n, width_sq)
+            else:
+                u = np.asarray(row_dirs)
+                costs = np.max(u * u, axis=0) * width_sq
+            return DirectionCosts(costs, exact=costs.size == 1,
                                   description="identity query, record axis: "
                                               "mu^2 = max_k (Sigma^-1)_kk |w|^2")
         dirs = None if col_dirs is None else np.asarray(col_dirs)
@@ -549,7 +559,7 @@ class CovarianceQuery(_RecordQuery):
         return outer_product_shift(row, col, scale=self.scale, lower=self._lo, upper=self._hi,
                                    radius=self.radius)
 
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal=False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
                         shape=None) -> DirectionCosts:
         dirs = row_dirs if row_dirs is not None else col_dirs
         dirs = None if dirs is None else np.asarray(dirs)
@@ -673,7 +683,7 @@ class KernelQuery(SensitivityStructure):
         ball = frobenius_ball_shift(self.sensitivity_l2, row, col)
         return ShiftBound(ball.value_sq, False, 0.0, ball.witness, "kernel-frobenius-bound")
 
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal=False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
                         shape=None) -> DirectionCosts:
         dim = self.n_samples
         s2 = self.sensitivity_l2

@@ -370,3 +370,14 @@ def test_exact_profile_invariant_under_rescaling_sigma_psi():
     base = mahalanobis_sensitivity(q, sigma, psi).value
     for scale in (1e-3, 0.5, 7.0):
         assert mahalanobis_sensitivity(q, scale * sigma, psi / scale).value == pytest.approx(base, rel=1e-9)
+
+
+def test_tall_unimodal_standard_basis_is_not_materialised():
+    import time
+
+    t0 = time.perf_counter()
+    mech = MVGMechanism(shape=(200_000, 3), epsilon=1.0, delta=1e-6, sensitivity=1.0, mode="unimodal",
+                        precision=np.full(200_000, 1 / 200_000))
+    assert time.perf_counter() - t0 < 5.0          # an eye(200000) would need 320 GB
+    assert mech.privacy.exact and mech.directions is None
+    assert mech.privacy_profile(1.0) == pytest.approx(1e-6, rel=1e-6)

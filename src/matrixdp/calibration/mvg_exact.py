@@ -296,6 +296,12 @@ def _shift_sq(d: np.ndarray, row: AxisPrecision, col: AxisPrecision) -> float:
     return float(np.sum(m * m * row.precisions[:, None] * col.precisions[None, :]))
 
 
+def _unit(dim: int, index: int) -> np.ndarray:
+    e = np.zeros(dim)
+    e[index] = 1.0
+    return e
+
+
 # ----------------------------------------------------------------------------- structures
 @_cite
 def frobenius_ball_shift(radius: float, row: AxisPrecision, col: AxisPrecision) -> ShiftBound:
@@ -306,8 +312,8 @@ def frobenius_ball_shift(radius: float, row: AxisPrecision, col: AxisPrecision) 
     """
     i = int(np.argmax(row.precisions))
     j = int(np.argmax(col.precisions))
-    u = np.eye(row.dim)[:, i] if row.directions is None else row.directions[:, i]
-    v = np.eye(col.dim)[:, j] if col.directions is None else col.directions[:, j]
+    u = _unit(row.dim, i) if row.directions is None else row.directions[:, i]
+    v = _unit(col.dim, j) if col.directions is None else col.directions[:, j]
     value = radius * radius * row.max * col.max
     return ShiftBound(value, True, value, radius * np.outer(u, v), "frobenius-ball")
 
@@ -327,15 +333,18 @@ def record_box_shift(row: AxisPrecision, col: AxisPrecision, *, half_widths=None
     """
     row_diag = row.diagonal()
     k = int(np.argmax(row_diag))
-    b = col.matrix()
     if radius is not None:
-        lam, vecs = np.linalg.eigh(b)
+        lam, vecs = np.linalg.eigh(col.matrix())
         quad, exact, low = 4.0 * radius * radius * lam[-1], True, 4.0 * radius * radius * lam[-1]
         d = 2.0 * radius * vecs[:, -1]
         method = "record-ball"
     else:
         w = np.asarray(half_widths, dtype=np.float64)
-        quad, exact, low, d = box_quadratic_max(b, -w, w)
+        if col.directions is None:  # diagonal: the vertex d = w attains the maximum
+            quad = low = float(np.dot(col.precisions, w * w))
+            exact, d = True, w.copy()
+        else:
+            quad, exact, low, d = box_quadratic_max(col.matrix(), -w, w)
         method = "record-box"
     e = np.zeros(row.dim)
     e[k] = 1.0

@@ -360,11 +360,14 @@ class MVGMechanism(Mechanism):
             self._theta_sum = 1.0
             return
         equi = self.mode == "equimodal"
-        dirs = self.directions if self.directions is not None else np.eye(self._dim)
-        if equi or self.axis == 0:
-            costs = self.query.direction_costs(row_dirs=dirs, equimodal=equi, shape=self.shape)
+        dirs = self.directions  # None: the standard basis (never materialised)
+        axis = 0 if equi else self.axis
+        if axis == 0:
+            costs = self.query.direction_costs(row_dirs=dirs, axis=0, equimodal=equi,
+                                               shape=self.shape)
         else:
-            costs = self.query.direction_costs(col_dirs=dirs, equimodal=equi, shape=self.shape)
+            costs = self.query.direction_costs(col_dirs=dirs, axis=1, equimodal=equi,
+                                               shape=self.shape)
         self.direction_costs = costs
         self.precision_budget = costs.budget(mu_star)
         if self.theta is None and self._mse_optimal:
