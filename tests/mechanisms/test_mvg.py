@@ -381,3 +381,20 @@ def test_tall_unimodal_standard_basis_is_not_materialised():
     assert time.perf_counter() - t0 < 5.0          # an eye(200000) would need 320 GB
     assert mech.privacy.exact and mech.directions is None
     assert mech.privacy_profile(1.0) == pytest.approx(1e-6, rel=1e-6)
+
+
+def test_neighbouring_relation_must_match_the_query():
+    q = IdentityQuery(bounds=(0, 1), n_features=2, n_samples=3)
+    with pytest.raises(InvalidParameterError, match="neighbouring"):
+        MVGMechanism(shape=(3, 2), epsilon=1.0, delta=1e-5, sensitivity=q, neighbouring="add-remove")
+    mech = MVGMechanism(shape=(3, 2), epsilon=1.0, delta=1e-5, sensitivity=1.0, neighbouring="add-remove")
+    assert mech.privacy.neighbouring == "add-remove"
+
+
+def test_dp_event_matches_the_exact_profile():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    mech = MVGMechanism(shape=(3, 4), epsilon=1.0, delta=1e-5, sensitivity=IdentityQuery(
+        bounds=(0, [1, 2, 3, 4]), n_samples=3), precision=[0.4, 0.3, 0.2, 0.1])
+    acc = dp_accounting.pld.PLDAccountant()
+    acc.compose(mech.to_dp_event())
+    assert acc.get_delta(1.0) == pytest.approx(1e-5, rel=1e-2)

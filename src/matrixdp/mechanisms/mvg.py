@@ -177,6 +177,10 @@ class MVGMechanism(Mechanism):
         self._sensitivity_is_number = not isinstance(sensitivity, SensitivityStructure)
         self.query = as_structure(sensitivity, self.shape)
         self._check_query_shape()
+        if not self._sensitivity_is_number and self.query.neighbouring != self.neighbouring:
+            raise InvalidParameterError(
+                "neighbouring", f"{self.neighbouring!r} differs from the relation the query's "
+                                f"sensitivity was derived for ({self.query.neighbouring!r})")
         if mode is None:
             directional = directions is not None or precision is not None or \
                 dp_directions is not None
