@@ -398,3 +398,12 @@ def test_dp_event_matches_the_exact_profile():
     acc = dp_accounting.pld.PLDAccountant()
     acc.compose(mech.to_dp_event())
     assert acc.get_delta(1.0) == pytest.approx(1e-5, rel=1e-2)
+
+
+def test_mode_conflicts_raise():
+    q = IdentityQuery(bounds=(0, 1), n_features=3, n_samples=3)
+    with pytest.raises(InvalidParameterError, match="mode"):
+        MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=q, mode="equimodal")
+    with pytest.raises(InvalidParameterError, match="mode"):
+        MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=q, mode="iid",
+                     dp_directions=np.zeros((3, 3)))

@@ -197,9 +197,13 @@ class MVGMechanism(Mechanism):
         if mode == "equimodal" and m != n:
             raise InvalidShapeError("shape", f"equimodal noise (Psi = Sigma) needs a square value, "
                                              f"got {self.shape}")
-        if mode == "iid" and (directions is not None or precision is not None):
-            raise InvalidParameterError("mode", "directions/precision need mode='unimodal' or "
-                                                "'equimodal'")
+        if mode == "iid" and (directions is not None or precision is not None
+                              or dp_directions is not None):
+            raise InvalidParameterError("mode", "directions/precision/dp_directions need "
+                                                "mode='unimodal' or 'equimodal'")
+        if mode == "equimodal" and not self._sensitivity_is_number and not self.query.symmetric:
+            raise InvalidParameterError("mode", f"equimodal noise (Psi = Sigma) is for symmetric "
+                                                f"queries; {self.query!r} is not symmetric")
         self._notes: list[str] = []
         self._iid_equimodal = False
         self._pnr = None
