@@ -407,3 +407,10 @@ def test_mode_conflicts_raise():
     with pytest.raises(InvalidParameterError, match="mode"):
         MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=q, mode="iid",
                      dp_directions=np.zeros((3, 3)))
+
+
+def test_identity_query_without_count_takes_it_from_the_shape():
+    q = IdentityQuery(bounds=(-1, 1), n_features=6)
+    mech = MVGMechanism(shape=(248, 6), epsilon=1.0, delta=1 / 248, sensitivity=q, calibration="theorem2")
+    assert mech.gamma == pytest.approx(math.sqrt(1488)) and q.n_samples is None
+    assert len(mech.witnesses()) == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -177,6 +178,9 @@ class MVGMechanism(Mechanism):
         self._sensitivity_is_number = not isinstance(sensitivity, SensitivityStructure)
         self.query = as_structure(sensitivity, self.shape)
         self._check_query_shape()
+        if isinstance(self.query, IdentityQuery) and self.query.n_samples is None:
+            self.query = copy.copy(self.query)  # the value's shape fixes the public record count
+            self.query.n_samples = m
         if not self._sensitivity_is_number and self.query.neighbouring != self.neighbouring:
             raise InvalidParameterError(
                 "neighbouring", f"{self.neighbouring!r} differs from the relation the query's "
