@@ -124,7 +124,9 @@ def main() -> None:
             "how the MVG mechanism builds Σ = W diag(λ) Wᵀ) no factorisation is needed. The "
             "Kronecker route factors the (mn x mn) covariance, O((mn)^3): a test reference only "
             "(allowed up to mn = 4096). The machine is shared by several agents, so timings "
-            "fluctuate by up to ~2x between runs.\n")
+            "fluctuate between runs; the dense row is the most load-sensitive (LAPACK potrf "
+            "scales worse than gemm on a busy machine: it measured 2.0x at load average 6 on "
+            "the 2 cores, 1.4x at load 4).\n")
     if not args.no_write:
         write_section(SECTION, body)
 
