@@ -40,7 +40,7 @@ from .calibration.mvg_exact import (
 from .errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 
 __all__ = ["SensitivityStructure", "FrobeniusBall", "IdentityQuery", "CovarianceQuery",
-           "KernelQuery", "as_structure"]
+           "KernelQuery", "as_structure", "is_structure"]
 
 #: A list of worst-case neighbouring pairs ``(f(X), f(X'))``.
 Witnesses = list
@@ -81,6 +81,11 @@ class SensitivityStructure(abc.ABC):
     symmetric = False
     psd = False
     sensitivity_l2_exact = True
+    #: The axis of ``f(X)`` that indexes features (the natural directional axis).
+    feature_axis = 0
+
+    def check_value(self, value: np.ndarray) -> None:
+        """Raise if a (claimed) query value is impossible under the public bounds (default: no check)."""
 
     @property
     @abc.abstractmethod
@@ -125,9 +130,15 @@ class SensitivityStructure(abc.ABC):
         return row, col
 
 
+def is_structure(obj) -> bool:
+    """Duck-typed check: anything with ``shift_bound`` and ``direction_costs`` is a structure."""
+    return callable(getattr(obj, "shift_bound", None)) and \
+        callable(getattr(obj, "direction_costs", None))
+
+
 def as_structure(sensitivity, shape=None) -> SensitivityStructure:
     """A number becomes a :class:`FrobeniusBall`; a structure is returned unchanged."""
-    if isinstance(sensitivity, SensitivityStructure):
+    if is_structure(sensitivity):
         return sensitivity
     return FrobeniusBall(sensitivity, shape=shape)
 
@@ -342,9 +353,25 @@ class IdentityQuery(_RecordQuery):
     .. [2] matrixdp, ``docs/derivations/mvg_exact.md``.
     """
 
+    feature_axis = 1
+
     def __init__(self, bounds=None, *, radius=None, n_samples=None, n_features=None,
                  clip: bool = False):
         super().__init__(bounds, radius, n_samples, n_features, clip)
+
+    def dp_direction_bounds(self, data: np.ndarray) -> tuple[np.ndarray, dict]:
+        """The data and the public bounds to estimate DP directions with."""
+        if self.radius is not None:
+            return data, {"norm_bound": self.radius}
+        return data, {"bounds": (self.lower, self.upper)}
+
+    def check_value(self, value: np.ndarray) -> None:
+        """The value is ``X`` itself: every record must lie in the public box / ball."""
+        if self.radius is not None:
+            if np.any(np.linalg.norm(value, axis=1) > self.radius * (1 + 1e-12)):
+                raise OutOfBoundsError("value", "a record exceeds the public radius")
+        else:
+            check_in_bounds(value, self.lower, self.upper, "value")
 
     @property
     def shape(self) -> tuple:
@@ -545,6 +572,18 @@ class CovarianceQuery(_RecordQuery):
     @property
     def gamma(self) -> float:
         return self.max_record_norm_sq
+
+    def check_value(self, value: np.ndarray) -> None:
+        """A second-moment matrix has ``‖f(X)‖_F <= γ``; larger values cannot come from bounded data."""
+        if np.linalg.norm(value) > self.gamma * (1 + 1e-9):
+            raise OutOfBoundsError("value", f"Frobenius norm exceeds the public bound "
+                                            f"gamma={self.gamma:.6g}; compute it with query.compute(X)")
+
+    def dp_direction_bounds(self, data: np.ndarray) -> tuple[np.ndarray, dict]:
+        """Centred data and the public bounds to estimate DP directions with."""
+        if self.radius is not None:
+            return data - self.center, {"norm_bound": self.radius}
+        return data - self.center, {"bounds": (self._lo, self._hi)}
 
     def compute(self, X) -> np.ndarray:
         """``(X - c)ᵀ (X - c) / n`` after validating ``X`` against the public bounds."""

@@ -1,14 +1,13 @@
 """MVGMechanism: every calibration is private, exact is tight, allocation trades, bad input raises."""
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 import matrixdp
 from matrixdp import MVGMechanism
-from matrixdp.calibration.gaussian import analytic_gaussian_sigma, gaussian_delta, max_gaussian_shift
+from matrixdp.calibration.gaussian import analytic_gaussian_sigma, max_gaussian_shift
 from matrixdp.calibration.mvg import (
     equimodal_precision_budget,
     precision_norm_product,

@@ -523,11 +523,9 @@ def _outer_unimodal(a_prec: AxisPrecision, b_scalar: float, k2: float, scale: fl
 
 # ----------------------------------------------------------------------------- public API
 def _as_structure(sensitivity):
-    if hasattr(sensitivity, "shift_bound"):
-        return sensitivity
-    from ..queries import FrobeniusBall
+    from ..queries import as_structure
 
-    return FrobeniusBall(sensitivity)
+    return as_structure(sensitivity)
 
 
 @_cite

@@ -76,7 +76,7 @@ def section_mvg_covariance(X, epsilon, delta, rng) -> None:
                             mode="equimodal", precision=precision)
         variances = np.outer(np.diagonal(mech.row_cov), np.diagonal(mech.col_cov))
         rows.append((label, mech.release(value, rng=rng), variances))
-    print(f"\n[3] Second-moment matrix about the public centre (4x4): MVG noise (exact "
+    print("\n[3] Second-moment matrix about the public centre (4x4): MVG noise (exact "
           "calibration, equimodal) vs i.i.d. Gaussian noise")
     print(f"    {'mechanism':<28} {'|err|_F':>9} {'E|err|^2':>10} {'|err| age+bp':>13} "
           f"{'E|err|^2 age+bp':>16}")

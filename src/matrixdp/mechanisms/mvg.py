@@ -7,8 +7,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds, \
-    check_positive
+from .._validation import check_delta, check_epsilon, check_finite_array, check_positive
 from ..calibration.gaussian import gaussian_log_delta_for_shift, max_gaussian_shift
 from ..calibration.mvg_exact import AxisPrecision, exact_max_pnr_allocation, exact_precisions, \
     mse_optimal_allocation
@@ -17,9 +16,8 @@ from ..errors import (
     InvalidPrivacyParameterError,
     InvalidShapeError,
     NotPositiveSemidefiniteError,
-    OutOfBoundsError,
 )
-from ..queries import CovarianceQuery, IdentityQuery, SensitivityStructure, as_structure
+from ..queries import as_structure, is_structure
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 
 __all__ = ["MVGMechanism"]
@@ -175,10 +173,11 @@ class MVGMechanism(Mechanism):
                                         f"must be one of {_CALIBRATIONS}, got {calibration!r}")
         self.calibration = calibration
         self.neighbouring = check_neighbouring(neighbouring)
-        self._sensitivity_is_number = not isinstance(sensitivity, SensitivityStructure)
+        self._sensitivity_is_number = not is_structure(sensitivity)
         self.query = as_structure(sensitivity, self.shape)
         self._check_query_shape()
-        if isinstance(self.query, IdentityQuery) and self.query.n_samples is None:
+        if getattr(self.query, "feature_axis", 0) == 1 and \
+                getattr(self.query, "n_samples", 0) is None:
             self.query = copy.copy(self.query)  # the value's shape fixes the public record count
             self.query.n_samples = m
         if not self._sensitivity_is_number and self.query.neighbouring != self.neighbouring:
@@ -194,7 +193,7 @@ class MVGMechanism(Mechanism):
             raise InvalidParameterError("mode", f"must be one of {_MODES}, got {mode!r}")
         self.mode = mode
         if axis is None:
-            axis = 1 if isinstance(self.query, IdentityQuery) else 0
+            axis = int(getattr(self.query, "feature_axis", 0))
         if axis not in (0, 1) or isinstance(axis, bool):
             raise InvalidParameterError("axis", f"must be 0 or 1, got {axis!r}")
         self.axis = int(axis)
@@ -283,24 +282,17 @@ class MVGMechanism(Mechanism):
                 raise InvalidParameterError("dp_directions_fraction", f"must be in (0, 1), got "
                                                                       f"{fraction!r}")
             q = self.query
-            if not isinstance(q, (IdentityQuery, CovarianceQuery)):
+            if not callable(getattr(q, "dp_direction_bounds", None)):
                 raise InvalidParameterError("dp_directions", "estimating directions from data "
                                                              "needs a query with public record "
                                                              "bounds (IdentityQuery or "
                                                              "CovarianceQuery)")
-            data = check_finite_array(dp_directions, "dp_directions", ndim=2)
-            kwargs = {}
-            if q.radius is not None:
-                kwargs["norm_bound"] = q.radius
-            else:
-                kwargs["bounds"] = (q.lower, q.upper)
-            if isinstance(q, CovarianceQuery):
-                data = data - q.center
-                if q.radius is None:
-                    kwargs["bounds"] = (q.lower - q.center, q.upper - q.center)
+            data, kwargs = q.dp_direction_bounds(check_finite_array(dp_directions,
+                                                                    "dp_directions", ndim=2))
             eps_d, delta_d = frac * self.epsilon, frac * self.delta
             calib = "classic" if eps_d < 1 else "analytic"
-            result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d, clip=q.clip,
+            result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d,
+                                         clip=getattr(q, "clip", False),
                                          calibration=calib, rng=rng, **kwargs)
             dirs, eig, spent = result.directions, result.eigenvalues, result.privacy
             n_rec = data.shape[0]
@@ -521,17 +513,7 @@ class MVGMechanism(Mechanism):
             if lam_min < -1e-10 * max(float(np.max(np.abs(arr))), 1e-300):
                 raise NotPositiveSemidefiniteError("value", f"theorem3 needs a PSD value; smallest "
                                                             f"eigenvalue {lam_min:.6g}")
-        q = self.query
-        if isinstance(q, IdentityQuery) and q.radius is None:
-            check_in_bounds(arr, q.lower, q.upper, "value")
-        elif isinstance(q, IdentityQuery):
-            if np.any(np.linalg.norm(arr, axis=1) > q.radius * (1 + 1e-12)):
-                raise OutOfBoundsError("value", "a record exceeds the public radius")
-        elif isinstance(q, CovarianceQuery):
-            if np.linalg.norm(arr) > q.gamma * (1 + 1e-9):
-                raise OutOfBoundsError("value", f"Frobenius norm exceeds the public bound "
-                                                f"gamma={q.gamma:.6g}; compute it with "
-                                                "query.compute(X)")
+        self.query.check_value(arr)
         return arr
 
     def _noise(self, shape, rng) -> np.ndarray:
