@@ -75,6 +75,16 @@ class SensitivityStructure(abc.ABC):
         Structural properties of ``f(X)`` for every dataset.
     neighbouring : str
         ``"replace-one"``.
+    feature_axis : int
+        The axis of ``f(X)`` indexing features (1 for :class:`IdentityQuery`, else 0);
+        the MVG mechanism's default directional axis.
+
+    Methods used by the mechanism and the auditor: :meth:`shift_bound`
+    (Mahalanobis sensitivity of given noise precisions), :meth:`direction_costs`
+    (linear precision budget), :meth:`witnesses` (worst-case neighbouring pairs,
+    a ``list`` of ``(ndarray, ndarray)`` query values), :meth:`check_value` and
+    :meth:`compute`. Any object with ``shift_bound`` and ``direction_costs`` is
+    accepted as a structure (:func:`is_structure`).
     """
 
     neighbouring = "replace-one"
