@@ -14,6 +14,8 @@ from .mechanisms import (
     PrivacyGuarantee,
     Release,
 )
+from .mechanisms import R1SMGMechanism
+from . import audit
 
 __all__ = [
     "__version__",
@@ -26,4 +28,6 @@ __all__ = [
     "NoiseSummary",
     "PrivacyGuarantee",
     "Release",
+    "R1SMGMechanism",
+    "audit",
 ]
