@@ -41,3 +41,27 @@ def test_query_witnesses_are_delegated():
         default_witnesses(object(), query=Empty())
     with pytest.raises(InvalidParameterError, match="query"):
         default_witnesses(object())
+
+
+def test_mechanism_query_and_covariances_are_used():
+    seen = {}
+
+    class Query:
+        def witnesses(self, *, row_cov=None, col_cov=None):
+            seen["row_cov"], seen["col_cov"] = row_cov, col_cov
+            return [(np.zeros((2, 2)), np.eye(2))]
+
+    class Mech:
+        query = Query()
+        row_cov = np.eye(2) * 2
+        col_cov = np.eye(2) * 3
+
+    (a, b), = default_witnesses(Mech())
+    assert np.array_equal(b, np.eye(2))
+    assert np.array_equal(seen["row_cov"], Mech.row_cov) and np.array_equal(seen["col_cov"], Mech.col_cov)
+
+    class PlainQuery:
+        def witnesses(self):
+            return [(np.zeros(1), np.ones(1))]
+    Mech.query = PlainQuery()
+    assert len(default_witnesses(Mech())) == 1

@@ -31,7 +31,10 @@ def default_witnesses(mechanism, *, query=None, shape=None) -> list[tuple[np.nda
     mechanism : object
     query : object, optional
         A query with ``witnesses()`` (pairs of its answers on neighbouring
-        datasets, e.g. records at opposite corners of their box); used when given.
+        datasets, e.g. records at opposite corners of their box); used when given,
+        else the mechanism's own ``query`` attribute if it has one. When the
+        mechanism has ``row_cov`` and ``col_cov`` they are passed on, so that the
+        query can add the pair attaining the largest Mahalanobis shift for that noise.
     shape : tuple, optional
         Value shape for a plain-sensitivity mechanism (default ``(dim,)`` when the
         mechanism has ``dim``, else ``(3,)``).
@@ -40,9 +43,13 @@ def default_witnesses(mechanism, *, query=None, shape=None) -> list[tuple[np.nda
     -------
     list of (value, value_prime)
     """
+    if query is None:
+        query = getattr(mechanism, "query", None)
+        if query is not None and not callable(getattr(query, "witnesses", None)):
+            query = None
     if query is not None:
         pairs = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-                 for a, b in query.witnesses()]
+                 for a, b in _query_witnesses(query, mechanism)]
         if not pairs:
             raise InvalidParameterError("query", "gave no witness pairs")
         return pairs
@@ -58,3 +65,14 @@ def default_witnesses(mechanism, *, query=None, shape=None) -> list[tuple[np.nda
         dim = getattr(mechanism, "dim", None)
         shape = (int(dim),) if dim is not None else (3,)
     return [sensitivity_witness(sensitivity, shape)]
+
+
+def _query_witnesses(query, mechanism):
+    row_cov = getattr(mechanism, "row_cov", None)
+    col_cov = getattr(mechanism, "col_cov", None)
+    if row_cov is not None or col_cov is not None:
+        try:
+            return list(query.witnesses(row_cov=row_cov, col_cov=col_cov))
+        except TypeError:  # a query whose witnesses() takes no covariances
+            pass
+    return list(query.witnesses())
