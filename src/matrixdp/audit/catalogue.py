@@ -137,8 +137,78 @@ def _optional_entries() -> list[CatalogueEntry]:
     return entries
 
 
+class _PerRecordNoise:
+    """Audit adapter for per-record (local) noise: one record of ``p`` features per draw.
+
+    Forwards the claim and the exact profile, draws ``n`` records in one call and,
+    for Gaussian noise, exposes the per-record covariance so the auditor can use
+    the exact log-likelihood ratio.
+    """
+
+    def __init__(self, mechanism, n_features: int, record_cov=None):
+        self.mechanism = mechanism
+        self.name = mechanism.name
+        self.n_features = n_features
+        if record_cov is not None:
+            self.row_cov = np.eye(1)
+            self.col_cov = np.asarray(record_cov, dtype=float)
+        if callable(getattr(mechanism, "privacy_profile", None)) and record_cov is not None:
+            self.privacy_profile = mechanism.privacy_profile
+
+    @property
+    def privacy(self):
+        return self.mechanism.privacy
+
+    def sample_noise(self, shape, rng=None):
+        return self.mechanism.sample_noise(shape, rng=rng)
+
+    def sample_noise_batch(self, n, shape, rng=None):
+        draws = self.mechanism.sample_noise((int(n), self.n_features), rng=rng)
+        return np.asarray(draws).reshape((int(n),) + tuple(shape))
+
+
+def _farokhi_entries() -> list[CatalogueEntry]:
+    from ..release import FisherNoiseRelease  # ImportError when the family is absent
+
+    def ranges(dim):
+        return np.tile([0.0, 1.0], (int(dim), 1))
+
+    def gaussian(epsilon, delta, dim):
+        mech = FisherNoiseRelease(epsilon=epsilon, delta=delta, feature_ranges=ranges(dim),
+                                  kind="gaussian")
+        return _PerRecordNoise(mech, int(dim), record_cov=mech.second_moment)
+
+    def laplace(epsilon, dim):
+        from ..release.fisher import laplace_fisher_matched_scales
+
+        mech = FisherNoiseRelease(epsilon=epsilon, feature_ranges=ranges(dim), kind="laplace")
+        adapter = _PerRecordNoise(mech, int(dim))
+        scales, basis = laplace_fisher_matched_scales(mech.lam, mech.weights)
+
+        def log_likelihood_ratio(outputs, value, value_prime):
+            # Noise = L @ basis.T with independent Laplace(scales) coordinates L.
+            y = np.asarray(outputs, dtype=float).reshape(len(outputs), -1) @ basis
+            a = np.ravel(value) @ basis
+            b = np.ravel(value_prime) @ basis
+            return np.sum((np.abs(y - a) - np.abs(y - b)) / scales, axis=1)
+
+        adapter.log_likelihood_ratio = log_likelihood_ratio
+        return adapter
+
+    def corners(mech, params):
+        r = ranges(params["dim"])
+        return [(r[:, 0][None, :], r[:, 1][None, :])]
+
+    return [
+        CatalogueEntry("farokhi-gaussian", "Farokhi Fisher-optimal Gaussian record noise (local DP)",
+                       gaussian, {"epsilon": 1.0, "delta": 1e-5, "dim": 3}, corners),
+        CatalogueEntry("farokhi-laplace", "Farokhi Fisher-matched Laplace record noise (local DP)",
+                       laplace, {"epsilon": 1.0, "dim": 3}, corners),
+    ]
+
+
 #: Functions returning extra entries; each raises ImportError when its family is absent.
-_OPTIONAL_LOADERS: list[Callable[[], list[CatalogueEntry]]] = []
+_OPTIONAL_LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_farokhi_entries]
 
 
 def catalogue(*, include_unsafe: bool = True) -> list[CatalogueEntry]:
