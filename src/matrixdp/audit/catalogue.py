@@ -207,8 +207,53 @@ def _farokhi_entries() -> list[CatalogueEntry]:
     ]
 
 
+#: (calibration, mode, query kind, precision shares) of the MVG configurations audited.
+MVG_CONFIGS = (
+    ("exact", "iid", "identity", None),
+    ("exact", "unimodal", "identity", (0.6, 0.3, 0.1)),
+    ("exact", "equimodal", "covariance", (0.6, 0.3, 0.1)),
+    ("theorem2", "iid", "identity", None),
+    ("theorem2", "unimodal", "identity", (0.6, 0.3, 0.1)),
+    ("theorem2", "equimodal", "covariance", (0.6, 0.3, 0.1)),
+    ("theorem3", "iid", "covariance", None),
+    ("theorem3", "equimodal", "covariance", (0.6, 0.3, 0.1)),
+)
+
+
+def _mvg_entries() -> list[CatalogueEntry]:
+    from ..mechanisms.mvg import MVGMechanism  # ImportError when the family is absent
+    from ..queries import CovarianceQuery, IdentityQuery
+
+    def factory(calibration, mode, kind, precision):
+        def build(epsilon, delta, records):
+            n = int(records)
+            if kind == "identity":
+                query, shape = IdentityQuery(bounds=(0.0, 1.0), n_features=3, n_samples=n), (n, 3)
+            else:
+                query, shape = CovarianceQuery(bounds=(0.0, 1.0), n_features=3, n_samples=n), (3, 3)
+            return MVGMechanism(shape=shape, epsilon=epsilon, delta=delta, sensitivity=query,
+                                calibration=calibration, mode=mode,
+                                precision=None if precision is None else list(precision))
+        return build
+
+    def mahalanobis_worst(mech, params):
+        # The query's last pair attains the largest Mahalanobis shift for this noise.
+        return default_witnesses(mech)[-1:]
+
+    entries = []
+    for calibration, mode, kind, precision in MVG_CONFIGS:
+        shares = "" if precision is None else f", shares {list(precision)}"
+        entries.append(CatalogueEntry(
+            f"mvg-{calibration}-{mode}",
+            f"MVG, {calibration} calibration, {mode} noise, {kind} query{shares}",
+            factory(calibration, mode, kind, precision),
+            {"epsilon": 1.0, "delta": 1e-5, "records": 4 if kind == "identity" else 10},
+            mahalanobis_worst))
+    return entries
+
+
 #: Functions returning extra entries; each raises ImportError when its family is absent.
-_OPTIONAL_LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_farokhi_entries]
+_OPTIONAL_LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_mvg_entries, _farokhi_entries]
 
 
 def catalogue(*, include_unsafe: bool = True) -> list[CatalogueEntry]:
