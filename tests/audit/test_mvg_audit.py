@@ -63,3 +63,19 @@ def test_matrix_llr_matches_mvg_density():
     expected = (mvg_logpdf(y, mech.row_cov, mech.col_cov, mean=b)
                 - mvg_logpdf(y, mech.row_cov, mech.col_cov, mean=a))
     assert llr == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def test_catalogue_batch_draws_come_from_the_mechanisms_own_sampler():
+    from scipy import stats
+    entry = {e.name: e for e in cat.catalogue()}["mvg-exact-unimodal"]
+    wrapped, _ = entry.build()
+    mech = wrapped._mechanism
+    single = mech.sample_noise(mech.shape, rng=11)
+    batch = wrapped.sample_noise_batch(1, mech.shape, rng=11)
+    assert batch.shape == (1,) + mech.shape and np.array_equal(batch[0], single)
+    many = wrapped.sample_noise_batch(3000, mech.shape, rng=1)
+    loop = np.stack([mech.sample_noise(mech.shape, rng=g)
+                     for g in np.random.default_rng(2).integers(0, 2**32, 3000)])
+    u = np.random.default_rng(3).standard_normal(mech.shape)
+    assert stats.ks_2samp(np.tensordot(many, u, 2), np.tensordot(loop, u, 2)).pvalue > 1e-4
+    assert wrapped.privacy == mech.privacy and wrapped.privacy_profile(1.0) == mech.privacy_profile(1.0)

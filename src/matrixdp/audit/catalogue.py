@@ -220,6 +220,31 @@ MVG_CONFIGS = (
 )
 
 
+class _BatchedSampler:
+    """Audit adapter: the mechanism itself, plus one-call batch draws from its own sampler.
+
+    ``MVGMechanism.sample_noise`` draws one matrix per call from ``_sampler``; the
+    same sampler draws ``n`` at once (``sample(rng, size=n)``, the same stream:
+    the first batch draw equals a single draw with the same seed, see the tests).
+    Every other attribute is the mechanism's.
+    """
+
+    def __init__(self, mechanism):
+        self._mechanism = mechanism
+
+    def __getattr__(self, item):
+        return getattr(self._mechanism, item)
+
+    def sample_noise_batch(self, n, shape, rng=None):
+        from ..rng import make_rng
+
+        sampler = getattr(self._mechanism, "_sampler", None)
+        gen = make_rng(rng)
+        if sampler is None or tuple(shape) != tuple(self._mechanism.shape):
+            return np.stack([self._mechanism.sample_noise(shape, rng=gen) for _ in range(int(n))])
+        return np.asarray(sampler.sample(rng=gen, size=int(n)), dtype=float)
+
+
 def _mvg_entries() -> list[CatalogueEntry]:
     from ..mechanisms.mvg import MVGMechanism  # ImportError when the family is absent
     from ..queries import CovarianceQuery, IdentityQuery
@@ -231,9 +256,10 @@ def _mvg_entries() -> list[CatalogueEntry]:
                 query, shape = IdentityQuery(bounds=(0.0, 1.0), n_features=3, n_samples=n), (n, 3)
             else:
                 query, shape = CovarianceQuery(bounds=(0.0, 1.0), n_features=3, n_samples=n), (3, 3)
-            return MVGMechanism(shape=shape, epsilon=epsilon, delta=delta, sensitivity=query,
-                                calibration=calibration, mode=mode,
-                                precision=None if precision is None else list(precision))
+            return _BatchedSampler(MVGMechanism(
+                shape=shape, epsilon=epsilon, delta=delta, sensitivity=query,
+                calibration=calibration, mode=mode,
+                precision=None if precision is None else list(precision)))
         return build
 
     def mahalanobis_worst(mech, params):
