@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as _stats
-
 from .._validation import check_probability
 from ..errors import InvalidParameterError
 
@@ -43,6 +41,8 @@ def clopper_pearson_upper(successes, trials, alpha):
     .. [1] C. J. Clopper and E. S. Pearson, "The use of confidence or fiducial limits
        illustrated in the case of the binomial", Biometrika 26(4), 1934.
     """
+    from scipy import stats as _stats  # lazy: keeps ``import matrixdp`` light
+
     a = check_probability(alpha, "alpha")
     k, n = _check_counts(successes, trials)
     with np.errstate(invalid="ignore"):
@@ -53,6 +53,8 @@ def clopper_pearson_upper(successes, trials, alpha):
 
 def clopper_pearson_lower(successes, trials, alpha):
     """One-sided lower confidence bound on p with level 1 − α (0 when k = 0)."""
+    from scipy import stats as _stats
+
     a = check_probability(alpha, "alpha")
     k, n = _check_counts(successes, trials)
     with np.errstate(invalid="ignore"):

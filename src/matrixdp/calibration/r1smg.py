@@ -23,7 +23,7 @@ import warnings
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .._validation import check_delta, check_epsilon, check_sensitivity
 from ..errors import InvalidParameterError
@@ -300,7 +300,8 @@ def r1smg_ball_delta_lower_bound(epsilon, dim, sigma_star, sensitivity) -> float
     m = _check_dim(dim)
     sens = check_sensitivity(sensitivity)
     p_x = 2.0 * special.ndtr(sens / (2.0 * math.sqrt(sigma_star))) - 1.0
-    p_xp = stats.beta.sf(0.75, 0.5, (m - 1) / 2.0)
+    # P[u₁² > 3/4] for u₁² ~ Beta(1/2, (M−1)/2): 1 − I_{3/4}(a, b) = I_{1/4}(b, a).
+    p_xp = special.betainc((m - 1) / 2.0, 0.5, 0.25)
     return max(0.0, float(p_x - math.exp(eps) * p_xp))
 
 
