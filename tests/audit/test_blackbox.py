@@ -177,6 +177,8 @@ def test_input_validation():
         audit_mechanism(object(), a, b, n_samples=100)
     with pytest.raises(ValueError, match="value"):
         audit_mechanism(mech, np.array([np.nan, 0, 0]), b, n_samples=100)
+    with pytest.raises(InvalidParameterError, match="resolution"):
+        audit_mechanism(mech, a, b, n_samples=100, resolution=-1.0)
 
 
 def test_floating_point_artefacts_are_filtered_but_detectable():
