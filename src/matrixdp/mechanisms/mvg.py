@@ -9,7 +9,8 @@ import numpy as np
 from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds, \
     check_positive
 from ..calibration.gaussian import gaussian_log_delta_for_shift, max_gaussian_shift
-from ..calibration.mvg_exact import AxisPrecision, exact_max_pnr_allocation, exact_precisions
+from ..calibration.mvg_exact import AxisPrecision, exact_max_pnr_allocation, exact_precisions, \
+    mse_optimal_allocation
 from ..errors import (
     InvalidParameterError,
     InvalidPrivacyParameterError,
@@ -17,8 +18,7 @@ from ..errors import (
     NotPositiveSemidefiniteError,
     OutOfBoundsError,
 )
-from ..queries import CovarianceQuery, FrobeniusBall, IdentityQuery, SensitivityStructure, \
-    as_structure
+from ..queries import CovarianceQuery, IdentityQuery, SensitivityStructure, as_structure
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 
 __all__ = ["MVGMechanism"]
@@ -83,10 +83,17 @@ class MVGMechanism(Mechanism):
         :class:`~matrixdp.queries.IdentityQuery` (its features are columns).
     directions : array_like (d, d), optional
         Orthonormal columns (default: the standard basis).
-    precision : None, "uniform", "max-pnr" or array_like (d,)
-        Shares θ (each > 0, sum <= 1; e.g. :func:`~matrixdp.directions.binary_allocation`);
-        ``None``/``"uniform"`` = equal shares; ``"max-pnr"`` = water-filling
-        (Theorem 7) on ``signal_variances`` or the DP eigenvalues.
+    precision : None, "uniform", "mse-optimal", "max-pnr" or array_like (d,)
+        Shares θ of the privacy budget (each > 0, sum <= 1; e.g.
+        :func:`~matrixdp.directions.binary_allocation`). Under the exact
+        calibration direction ``i`` gets precision ``p_i = θ_i B / c_i`` (its
+        share of the linear budget ``Σ c_i p_i <= B``, ``c_i`` its cost under the
+        query), so a wide-range feature needs a larger share for the same noise;
+        under the theorems ``1/λ_i² = θ_i P`` (Algorithms 1-2, equal costs).
+        ``None``/``"uniform"``: equal shares (i.i.d. noise when costs are equal;
+        use ``mode="iid"`` for isotropic noise); ``"mse-optimal"``: ``θ_i ∝ √c_i``,
+        least total noise variance (exact calibration); ``"max-pnr"``:
+        water-filling (Theorem 7) on ``signal_variances`` or the DP eigenvalues.
     gamma : float, optional
         ``sup_X ‖f(X)‖_F`` for the theorem calibrations (default: the query's).
     dp_directions : None, array_like, DPEigenDecomposition or (directions, PrivacyGuarantee)
@@ -182,6 +189,7 @@ class MVGMechanism(Mechanism):
         self._notes: list[str] = []
         self._iid_equimodal = False
         self._pnr = None
+        self._mse_optimal = False
         if calibration == "theorem3":
             if mode == "unimodal":
                 raise InvalidParameterError("mode", "theorem3 imposes Psi = Sigma: use "
@@ -294,9 +302,13 @@ class MVGMechanism(Mechanism):
         if precision is None or (isinstance(precision, str) and precision == "uniform"):
             return uniform_allocation(d)
         if isinstance(precision, str):
+            if precision == "mse-optimal":
+                self._mse_optimal = True
+                return None  # resolved during calibration (needs the costs)
             if precision not in ("max-pnr", "max_pnr"):
-                raise InvalidParameterError("precision", "must be None, 'uniform', 'max-pnr' or an "
-                                                         f"array of shares, got {precision!r}")
+                raise InvalidParameterError("precision", "must be None, 'uniform', 'mse-optimal', "
+                                                         "'max-pnr' or an array of shares, got "
+                                                         f"{precision!r}")
             signal = signal_variances if signal_variances is not None else eigenvalues
             if signal is None:
                 raise InvalidParameterError("precision", "'max-pnr' needs signal_variances= or "
@@ -345,7 +357,9 @@ class MVGMechanism(Mechanism):
             costs = self.query.direction_costs(col_dirs=dirs, equimodal=equi, shape=self.shape)
         self.direction_costs = costs
         self.precision_budget = costs.budget(mu_star)
-        if self.theta is None:  # max-PNR
+        if self.theta is None and self._mse_optimal:
+            self.theta = mse_optimal_allocation(costs)
+        elif self.theta is None:  # max-PNR
             signal, rule = self._pnr
             self.theta = exact_max_pnr_allocation(signal, costs, self.precision_budget, rule=rule)
         self._theta_sum = float(math.fsum(self.theta))
@@ -379,6 +393,9 @@ class MVGMechanism(Mechanism):
         if self.mode == "iid":
             d = m
             theta = np.full(d, 1.0 / d)
+        elif theta is None and self._mse_optimal:
+            theta = np.full(self._dim, 1.0 / self._dim)  # equal costs under the theorems
+            self.theta = theta
         elif theta is None:
             signal, rule = self._pnr
             theta = max_pnr_allocation(signal, budget, rule=rule)
@@ -502,6 +519,15 @@ class MVGMechanism(Mechanism):
                 "directions": self.directions, "variances": self.variances,
                 "theta": self.theta, "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
                 "mahalanobis_sensitivity_exact": self.mahalanobis_sensitivity_exact}
+
+    def witnesses(self) -> list:
+        """Worst-case neighbouring pairs ``[(value, value_prime), ...]`` for this noise.
+
+        Delegates to the query's ``witnesses`` with this mechanism's Σ⁻¹, Ψ⁻¹ (no
+        refactorisation): the last pair attains ``mahalanobis_sensitivity`` when it
+        is exact (the best known witness otherwise).
+        """
+        return self.query.witnesses(row_cov=self._row, col_cov=self._col)
 
     def to_dp_event(self):
         """A ``dp_accounting.GaussianDpEvent`` with noise multiplier ``1/μ`` (the MVG part).
