@@ -31,8 +31,9 @@ def default_witnesses(mechanism, *, query=None, shape=None) -> list[tuple[np.nda
     mechanism : object
     query : object, optional
         A query with ``witnesses()`` (pairs of its answers on neighbouring
-        datasets, e.g. records at opposite corners of their box); used when given,
-        else the mechanism's own ``query`` attribute if it has one. When the
+        datasets, e.g. records at opposite corners of their box); used when given.
+        Otherwise the mechanism's own ``witnesses()`` are used, then its ``query``
+        attribute, then its plain ``sensitivity``. When the
         mechanism has ``row_cov`` and ``col_cov`` they are passed on, so that the
         query can add the pair attaining the largest Mahalanobis shift for that noise.
     shape : tuple, optional
@@ -43,6 +44,11 @@ def default_witnesses(mechanism, *, query=None, shape=None) -> list[tuple[np.nda
     -------
     list of (value, value_prime)
     """
+    own = getattr(mechanism, "witnesses", None)
+    if query is None and callable(own):
+        pairs = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in own()]
+        if pairs:
+            return pairs
     if query is None:
         query = getattr(mechanism, "query", None)
         if query is not None and not callable(getattr(query, "witnesses", None)):
@@ -53,9 +59,6 @@ def default_witnesses(mechanism, *, query=None, shape=None) -> list[tuple[np.nda
         if not pairs:
             raise InvalidParameterError("query", "gave no witness pairs")
         return pairs
-    own = getattr(mechanism, "witnesses", None)
-    if callable(own):
-        return [(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) for a, b in own()]
     sensitivity = getattr(mechanism, "sensitivity", None)
     if sensitivity is None:
         raise InvalidParameterError(
