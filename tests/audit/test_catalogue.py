@@ -56,3 +56,18 @@ def test_farokhi_entries_when_installed():
     row = cat.run_entry(entries["farokhi-laplace"], n_samples=100_000)
     # Pure epsilon-LDP and tight: the bound approaches the claim without exceeding it.
     assert row.verdict == "consistent" and 0.85 < row.epsilon_lower_bound <= 1.0
+
+
+def test_broken_optional_family_is_skipped_with_a_warning(monkeypatch):
+    def broken():
+        def factory(epsilon):
+            raise TypeError("constructor changed")
+        return [cat.CatalogueEntry("broken", "a drifted API", factory, {"epsilon": 1.0})]
+
+    def absent():
+        raise ImportError("not installed")
+
+    monkeypatch.setattr(cat, "_OPTIONAL_LOADERS", [broken, absent])
+    with pytest.warns(RuntimeWarning, match="skipping 'broken'.*constructor changed"):
+        names = [e.name for e in cat.catalogue()]
+    assert "broken" not in names and "r1smg" in names

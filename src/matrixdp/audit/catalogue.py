@@ -131,9 +131,18 @@ def _optional_entries() -> list[CatalogueEntry]:
     entries: list[CatalogueEntry] = []
     for loader in _OPTIONAL_LOADERS:
         try:
-            entries.extend(loader())
+            loaded = loader()
         except ImportError:
             continue
+        for entry in loaded:
+            try:  # an API drift in another family must not break the whole catalogue
+                entry.build()
+            except Exception as exc:  # noqa: BLE001 - reported, not hidden
+                warnings.warn(f"audit catalogue: skipping {entry.name!r}, it cannot be built "
+                              f"at its defaults: {type(exc).__name__}: {exc}", RuntimeWarning,
+                              stacklevel=2)
+                continue
+            entries.append(entry)
     return entries
 
 
