@@ -72,6 +72,11 @@ def test_release_is_marked_refuted_and_warns():
         m.release(np.zeros(11), rng=0)
 
 
+def test_refuses_to_enter_an_accountant():
+    with pytest.raises(UnsafeMechanismError, match="accountant"):
+        make().to_dp_event()
+
+
 def test_true_profile_exceeds_claim():
     m = make(dim=100, epsilon=0.009)
     assert m.privacy_profile(0.009) == pytest.approx(0.435, abs=1.5e-3)

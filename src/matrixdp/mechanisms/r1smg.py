@@ -193,6 +193,17 @@ class R1SMGMechanism(Mechanism):
         b = np.linalg.norm(out - np.ravel(value_prime), axis=1)
         return -r1smg_privacy_loss(a, b, self.dim, self.sigma_star)
 
+    def to_dp_event(self):
+        """Refused: R1SMG's claim is not a valid (ε, δ), so it must not enter an accountant.
+
+        Raises
+        ------
+        UnsafeMechanismError
+        """
+        raise UnsafeMechanismError(
+            "R1SMGMechanism has no valid DP event: its claimed (epsilon, delta) does not hold, "
+            f"so composing it in an accountant would be meaningless (see {R1SMG_DOCS})")
+
     def _metadata(self) -> dict:
         return {"sigma_star": self.sigma_star, "psi": self.psi, "dim": self.dim,
                 "claimed": (self.epsilon, self.delta), "docs": R1SMG_DOCS}
