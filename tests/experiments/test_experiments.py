@@ -1,0 +1,133 @@
+"""Tests of the reproduction harness (experiments/, not installed): metrics, tables, end-to-end runs.
+
+The end-to-end runs use the fast mode (a few trials) and check the parts of the tables
+that do not depend on the noise: the non-private rows against the spec's reference values,
+and orderings that hold by construction with the stated bounds.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+sys.path.insert(0, str(EXPERIMENTS))
+
+
+def _load(name: str):
+    """Import an experiment module by name from experiments/ (as the scripts import each other)."""
+    return importlib.import_module(name)
+
+
+common = _load("_common")
+metrics = _load("_metrics")
+
+
+def _rows(path: Path) -> dict[str, dict]:
+    with open(path, newline="") as fh:
+        return {row["method"]: row for row in csv.DictReader(fh)}
+
+
+# ----------------------------------------------------------------------------- metrics
+
+def test_metrics_zero_at_truth_and_nonnegative():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((50, 4))
+    cov = a.T @ a / 50
+    assert metrics.captured_variance_error(metrics.top_eigenvector(cov), cov) == pytest.approx(0, abs=1e-12)
+    for _ in range(20):
+        v = rng.standard_normal(4)
+        assert metrics.captured_variance_error(v, cov) >= -1e-12
+    assert metrics.residual_sum_of_squares(metrics.sorted_eigenvectors(cov), cov) == pytest.approx(0, abs=1e-20)
+    q, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    assert metrics.residual_sum_of_squares(q, cov) > 1e-4
+    assert metrics.rmse(np.arange(3.0), np.arange(3.0)) == 0.0
+    assert metrics.rmse(np.zeros(4), np.full(4, 2.0)) == pytest.approx(2.0)
+
+
+# ----------------------------------------------------------------------------- harness
+
+def test_trial_stats_and_reproducible_trials():
+    stats = common.TrialStats.of([1.0, 2.0, 3.0, 4.0])
+    assert stats.mean == 2.5 and stats.trials == 4
+    assert stats.ci95 == pytest.approx(1.959964 * np.std([1, 2, 3, 4], ddof=1) / 2, rel=1e-6)
+    a = common.run_trials(lambda rng: rng.standard_normal(), 6, seed=7, desc="", progress=False)
+    b = common.run_trials(lambda rng: rng.standard_normal(), 6, seed=7, desc="", progress=False)
+    assert a == b
+    assert common.TrialStats.exact(3.0).ci95 == 0.0
+
+
+def test_write_results_columns(tmp_path):
+    rows = [common.Row("A", 1.0, 0.01, common.TrialStats.of([1.0, 1.2]), paper=1.0, noise_std=2.0),
+            common.Row("B", paper=3.0, status=common.STATUS_NOT_REPRODUCED, notes="why")]
+    md, csv_path = common.write_results("t", "T", rows, tmp_path, metric="m", unit=1e-2, unit_label="×10⁻²")
+    header = csv_path.read_text().splitlines()[0].split(",")
+    for column in ("method", "ours", "paper", "difference", "noise_std"):
+        assert column in header
+    data = _rows(csv_path)
+    assert float(data["A"]["difference"]) == pytest.approx(0.1)
+    assert data["B"]["status"] == "not reproduced" and data["B"]["ours"] == ""
+    text = md.read_text()
+    assert "| A | 1 | 0.01 | 110.000 ± " in text and "**B**: why" in text
+
+
+# ----------------------------------------------------------------------------- end to end (fast mode)
+
+@pytest.fixture(scope="module")
+def exp2_tables(tmp_path_factory, data_home):
+    out = tmp_path_factory.mktemp("exp2")
+    _load("mvg_exp2_movement").main(["--trials", "3", "--out", str(out), "--no-progress"])
+    return _rows(out / "mvg_exp2_movement.csv"), _rows(out / "mvg_exp2_movement_c1.csv"), out
+
+
+def test_exp2_runs_and_orders(exp2_tables):
+    paper_setting, consistent, out = exp2_tables
+    assert (out / "mvg_exp2_movement.md").is_file()
+    for table in (paper_setting, consistent):
+        assert float(table["Non-private"]["ours"]) == pytest.approx(0.0, abs=1e-12)
+        for method, row in table.items():
+            if row["ours"]:
+                assert float(row["ours"]) >= -1e-12, method
+    # Random guess on the native scale: λ₁ − tr/4 ≈ 0.40 (the paper's 0.437 fits this scale).
+    assert float(consistent["Random guess"]["ours"]) == pytest.approx(0.40, abs=0.15)
+    # With the consistent range c = 1 the Gaussian noise (σ ≈ 2.7e-3) barely moves the PC...
+    gauss = "Gaussian (Analyze Gauss, Dwork et al. [25], classic σ)"
+    assert float(consistent[gauss]["ours"]) < 0.01
+    assert float(consistent[gauss]["noise_std"]) == pytest.approx(
+        8 / 13197 * math.sqrt(2 * math.log(1.25 * 13197)), rel=1e-9)
+    # ... while the paper's c = 100 makes the noise 10⁴ times larger (σ ≈ 27).
+    assert float(paper_setting[gauss]["noise_std"]) == pytest.approx(
+        1e4 * float(consistent[gauss]["noise_std"]), rel=1e-9)
+    for mvg_row in [m for m in paper_setting if m.startswith("MVG")]:
+        assert paper_setting[mvg_row]["status"] in ("ok", "not yet run")
+
+
+def test_exp3_runs_end_to_end(tmp_path, data_home):
+    _load("mvg_exp3_ctg").main(["--trials", "2", "--out", str(tmp_path), "--no-progress"])
+    table = _rows(tmp_path / "mvg_exp3_ctg.csv")
+    assert float(table["Non-private"]["ours"]) == pytest.approx(0.0, abs=1e-12)
+    assert float(table["Random guess"]["ours"]) > 0.01
+    assert table["JL transform (Upadhyay [46])"]["status"] == "not reproduced"
+    gauss = table["Gaussian (Dwork et al. [2], classic σ)"]
+    assert float(gauss["noise_std"]) == pytest.approx(math.sqrt(21) * math.sqrt(2 * math.log(1.25 * 2126)))
+    assert float(gauss["paper"]) == pytest.approx(7.029e-2)
+
+
+def test_exp1_non_private_matches_table3(tmp_path, data_home):
+    _load("mvg_exp1_liver").main(["--trials", "2", "--out", str(tmp_path), "--no-progress"])
+    table = _rows(tmp_path / "mvg_exp1_liver.csv")
+    # Spec mvg.md §8.1: with the global scaling the non-private RMSE is ≈ 1.226e-2 (Table 3).
+    # Stated tolerance: 10% (the split and the KRR hyper-parameters are unspecified).
+    assert float(table["Non-private"]["ours"]) == pytest.approx(1.226e-2, rel=0.10)
+    # Per-feature scaling would give ~0.2: the global scale is what makes this match.
+    assert float(table["Random guess"]["ours"]) > float(table["Non-private"]["ours"])
+    gauss = table["Gaussian (Dwork et al. [2], classic σ)"]
+    assert float(gauss["noise_std"]) == pytest.approx(
+        2 * math.sqrt(6) * math.sqrt(2 * math.log(1.25 * 248)), rel=1e-9)
+    assert float(table["Laplace (Dwork et al. [3])"]["noise_std"]) == pytest.approx(12 * math.sqrt(2))
