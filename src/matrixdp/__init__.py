@@ -4,12 +4,13 @@ The public API is re-exported here; see the README for a tour and
 ``docs/`` for the derivation behind each mechanism.
 """
 
-from . import calibration, errors, rng
+from . import calibration, errors, queries, rng
 from ._version import __version__
 from .mechanisms import (
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
+    MVGMechanism,
     NoiseSummary,
     PrivacyGuarantee,
     Release,
@@ -20,8 +21,10 @@ __all__ = [
     "calibration",
     "errors",
     "rng",
+    "queries",
     "GaussianMechanism",
     "LaplaceMechanism",
+    "MVGMechanism",
     "Mechanism",
     "NoiseSummary",
     "PrivacyGuarantee",

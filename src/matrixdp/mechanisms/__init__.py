@@ -3,6 +3,7 @@
 from .base import NEIGHBOURING_RELATIONS, Mechanism, NoiseSummary, PrivacyGuarantee, Release
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
+from .mvg import MVGMechanism
 
 __all__ = [
     "NEIGHBOURING_RELATIONS",
@@ -12,4 +13,5 @@ __all__ = [
     "Release",
     "GaussianMechanism",
     "LaplaceMechanism",
+    "MVGMechanism",
 ]
