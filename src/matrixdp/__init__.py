@@ -15,6 +15,8 @@ from .mechanisms import (
     PrivacyGuarantee,
     Release,
 )
+from .mechanisms import R1SMGMechanism
+from . import audit
 
 __all__ = [
     "__version__",
@@ -29,4 +31,6 @@ __all__ = [
     "NoiseSummary",
     "PrivacyGuarantee",
     "Release",
+    "R1SMGMechanism",
+    "audit",
 ]

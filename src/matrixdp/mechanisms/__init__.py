@@ -4,6 +4,7 @@ from .base import NEIGHBOURING_RELATIONS, Mechanism, NoiseSummary, PrivacyGuaran
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
 from .mvg import MVGMechanism
+from .r1smg import R1SMGMechanism
 
 __all__ = [
     "NEIGHBOURING_RELATIONS",
@@ -14,4 +15,5 @@ __all__ = [
     "GaussianMechanism",
     "LaplaceMechanism",
     "MVGMechanism",
+    "R1SMGMechanism",
 ]
