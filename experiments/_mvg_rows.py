@@ -46,13 +46,17 @@ def noise_std(mech) -> float:
 
 def describe(mech, extra: str = "") -> str:
     """Row note: calibration facts that explain the utility."""
-    directional_std = np.sqrt(np.sort(mech.variances))
+    axis_std = np.sqrt(np.sort(mech.variances))
     true_delta = mech.privacy_profile(mech.epsilon)
     parts = [extra] if extra else []
-    parts.append(f"noise std along the directions {directional_std.min():.4g} … "
-                 f"{directional_std.max():.4g}")
+    if mech.mode == "equimodal":
+        parts.append(f"per-axis std factors {axis_std.min():.4g} … {axis_std.max():.4g} "
+                     "(entry (i, j) has std √(v_i v_j))")
+    else:
+        parts.append(f"noise std along the directions {axis_std.min():.4g} … {axis_std.max():.4g}")
     if mech.calibration != "exact":
-        parts.append(f"exact δ at ε = {mech.epsilon:g} is {true_delta:.3g} (claimed {mech.delta:.3g}): "
+        shown = f"{true_delta:.3g}" if true_delta > 0 else "below 1e-300 (underflows to 0)"
+        parts.append(f"exact δ at ε = {mech.epsilon:g} is {shown} (claimed {mech.delta:.3g}): "
                      "the theorem over-noises")
     return "; ".join(parts)
 

@@ -128,7 +128,8 @@ def write(records: list[dict], out: Path, tau: float) -> Path:
                 cells = []
                 for eps in EPSILONS:
                     r = next(x for x in rows if x["directions"] == label and x["epsilon"] == eps)
-                    cells.append(f"{r['mean']:.4g} ± {r['ci95']:.2g}")
+                    ci = r["ci95"] if r["ci95"] > 1e-12 * abs(r["mean"]) else 0.0  # fp noise
+                    cells.append(f"{r['mean']:.4g} ± {ci:.2g}")
                 lines.append(f"| {label} | " + " | ".join(cells) + " |")
             lines.append("")
     png = _plot(records, out)
@@ -159,6 +160,9 @@ def _plot(records: list[dict], out: Path) -> Path | None:
                 ax.errorbar([p["epsilon"] for p in pts], [p["mean"] for p in pts],
                             yerr=[p["ci95"] for p in pts], marker="o", capsize=3, label=label)
             ax.set_xscale("log", base=2)
+            means = [r["mean"] for r in rows]
+            if min(means) > 0 and max(means) / min(means) > 100:
+                ax.set_yscale("log")
             ax.set_title(f"{panel} — {calibration}")
             ax.set_xlabel("ε")
             ax.legend(fontsize=7)

@@ -85,7 +85,7 @@ def mechanisms(ctx: dict) -> list[tuple[str, float, object, float | None, str]]:
                            sensitivity=SENSITIVITY, calibration="theorem2", gamma=float(ctx["n"]))
         out.append(("MVG (Theorem 2, i.i.d.)", EPS_OTHERS, mvg, PAPER["others"],
                     f"γ = n = {ctx['n']} (all pickups in one cell); exact δ at ε = 0.5 is "
-                    f"{mvg.privacy_profile(EPS_OTHERS):.3g}: the theorem over-noises"))
+                    f"{mvg.privacy_profile(EPS_OTHERS):.3g} (0 = underflow): the theorem over-noises"))
     except ImportError:  # pragma: no cover - MVG not in this checkout
         pass
     return out
