@@ -348,3 +348,42 @@ def test_ctg_download_derives_and_verifies_csv(data_home, tmp_path, monkeypatch)
 def test_lending_club_download_is_explained(tmp_path):
     with pytest.raises(DatasetError, match="not supported"):
         datasets.load_lending_club(data_home=tmp_path, download=True)
+
+
+def test_uber_download_keeps_the_publishers_csv(data_home, tmp_path, monkeypatch):
+    import gzip
+
+    raw = gzip.decompress((data_home / "uber_apr14" / "uber-raw-data-apr14.csv.gz").read_bytes())
+    monkeypatch.setattr(_fetch, "urlopen", lambda url, timeout: _FakeResponse(raw))
+    d = datasets.load_uber_apr14(data_home=tmp_path, download=True, progress=False,
+                                 end="2014-04-01 01:00")
+    assert (tmp_path / "uber_apr14" / "uber-raw-data-apr14.csv").is_file()
+    assert 0 < d.data.shape[0] < 1000
+
+
+def test_adult_download_fetches_every_missing_file(data_home, tmp_path, monkeypatch):
+    seen = []
+
+    def fake(url, timeout):
+        seen.append(url.rsplit("/", 1)[1])
+        return _FakeResponse((data_home / "adult" / seen[-1]).read_bytes())
+
+    monkeypatch.setattr(_fetch, "urlopen", fake)
+    d = datasets.load_adult(data_home=tmp_path, split="both", download=True, progress=False)
+    assert sorted(seen) == ["adult.data", "adult.names", "adult.test"]
+    assert d.data.shape[0] == 32561 + 16281
+
+
+def test_swarm_download_checks_structure_and_warns(tmp_path, monkeypatch):
+    monkeypatch.setattr(swarm_module, "N_ROWS", 4)
+    monkeypatch.setattr(swarm_module, "N_FEATURES", 2)
+    archive = tmp_path / "swarm.zip"
+    body = "a,b,Class\n" + "".join(f"{i}.0,{2 * i}.0,{i % 2}\n" for i in range(4))
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name in ("Aligned", "Flocking", "Grouped"):
+            zf.writestr(f"Swarm Behavior Data/{name}.csv", body)
+    monkeypatch.setattr(swarm_module, "SWARM_SOURCE",
+                        dataclasses.replace(swarm_module.SWARM_SOURCE, url=archive.as_uri()))
+    with pytest.warns(UserWarning, match="no recorded SHA-256"):
+        d = datasets.load_swarm(data_home=tmp_path / "home", download=True, progress=False)
+    assert d.data.shape == (4, 2) and d.target.tolist() == [0, 1, 0, 1]

@@ -34,3 +34,11 @@ def test_reproduce_outside_a_checkout(tmp_path, monkeypatch, capsys):
         reproduce.find_experiments_dir()
     assert main(["reproduce", "mvg-exp1"]) == 1
     assert "source checkout" in capsys.readouterr().err
+
+
+def test_reproduce_all_runs_every_experiment(tmp_path, monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(reproduce, "run_experiment", lambda name, argv: calls.append((name, argv)) or 0)
+    assert main(["reproduce", "all", "--trials", "3"]) == 0
+    assert [c[0] for c in calls] == list(reproduce.EXPERIMENTS)
+    assert all(c[1] == ["--trials", "3"] for c in calls)

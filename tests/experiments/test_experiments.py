@@ -202,3 +202,16 @@ def test_r1smg_pca_case_study_on_adult(tmp_path, data_home):
     assert records[0]["method"] == "Non-private" and float(records[0]["total_deviation"]) == 0.0
     analytic = [float(r["total_deviation"]) for r in records if r["method"] == "Analytic Gaussian"]
     assert len(analytic) == 8 and analytic[0] > analytic[-1]  # more ε, less deviation
+
+
+def test_theorem3_no_worse_than_theorem2_on_exp2(tmp_path, data_home):
+    """Spec §11 item 17: MVG with Theorem 3 ≤ MVG with Theorem 2 on Exp. II (consistent range c = 1)."""
+    if not _load("_mvg_rows").mvg_available():
+        pytest.skip("matrixdp.MVGMechanism not in this checkout")
+    _load("mvg_exp2_movement").main(["--trials", "30", "--bounds", "1", "--out", str(tmp_path),
+                                     "--no-progress", "--seed", "3"])
+    table = _rows(tmp_path / "mvg_exp2_movement_c1.csv")
+    thm2 = table["MVG, binary allocation {ANC0, ANC3} (Theorem 2)"]
+    thm3 = table["MVG, binary allocation {ANC0, ANC3} (Theorem 3)"]
+    assert float(thm3["noise_std"]) < float(thm2["noise_std"])
+    assert float(thm3["ours"]) <= float(thm2["ours"])

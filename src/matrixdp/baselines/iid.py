@@ -4,6 +4,8 @@ The MVG paper runs the Gaussian baseline [Dwork et al. 2006] at ε = 1, the boun
 Dwork–Roth theorem (proved for ε < 1), which :class:`~matrixdp.GaussianMechanism` refuses.
 :class:`ClassicGaussianBaseline` accepts any ε but only when the *exact* privacy profile
 (Balle & Wang) confirms that the classic σ really gives (ε, δ)-DP, so it never over-claims.
+
+Derivation: ``docs/derivations/baselines.md``.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ most 1 when one record is replaced (each term lies in [0, 1]), so this is the ex
 mechanism with score sensitivity 1 and pure ε-DP. The density is a Bingham distribution,
 sampled exactly by rejection from an angular central Gaussian envelope (Kent, Ganeiber,
 Mardia 2018) in vectorised batches.
+
+Derivation: ``docs/derivations/baselines.md``.
 """
 
 from __future__ import annotations

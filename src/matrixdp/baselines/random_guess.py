@@ -3,6 +3,8 @@
 The MVG paper's "random guess" rows are unspecified; the spec (mvg.md §8.4) decides:
 uniform predictions in the teacher range (regression), a uniformly random unit vector
 (first principal component) and a Haar-random orthonormal basis (all components).
+
+Derivation: ``docs/derivations/baselines.md``.
 """
 
 from __future__ import annotations

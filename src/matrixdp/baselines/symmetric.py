@@ -5,6 +5,8 @@ entries (diagonal included) carry information. Releasing them with any mechanism
 mirroring is post-processing, so the guarantee is that of the mechanism on the upper
 triangle; the caller passes that triangle's sensitivity
 (:func:`covariance_upper_sensitivity`).
+
+Derivation: ``docs/derivations/baselines.md``.
 """
 
 from __future__ import annotations

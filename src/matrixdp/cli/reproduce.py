@@ -81,7 +81,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "reproduce", help="re-run a paper experiment (needs a source checkout)",
         description=f"Re-run a paper experiment and write results/<name>.md and .csv. {listing}.")
-    parser.add_argument("name", help="experiment name, or `list`")
+    parser.add_argument("name", help="experiment name, `all`, or `list`")
     parser.add_argument("--trials", type=int, default=None,
                         help="trials per method (default: the script's fast default; papers use 100)")
     parser.add_argument("--out", type=Path, default=None, help="output directory (default: results/)")
@@ -104,4 +104,10 @@ def run(args) -> int:
         argv += ["--seed", str(args.seed)]
     if args.no_progress:
         argv.append("--no-progress")
+    if args.name == "all":
+        status = 0
+        for name in EXPERIMENTS:
+            print(f"== {name}")
+            status = max(status, run_experiment(name, argv))
+        return status
     return run_experiment(args.name, argv)
