@@ -190,7 +190,6 @@ def test_r1smg_uber_case_study(tmp_path, data_home):
     assert "true δ" in r1["notes"]
 
 
-@pytest.mark.slow
 def test_r1smg_pca_case_study_on_adult(tmp_path, data_home):
     import matrixdp
     if not hasattr(matrixdp, "R1SMGMechanism"):

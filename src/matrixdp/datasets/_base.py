@@ -174,8 +174,8 @@ def checksum_error(relpath: str, path: Path, expected: str, actual: str) -> Data
     """The error raised when a file's bytes are not the recorded ones."""
     return DatasetError(
         f"{path}: SHA-256 mismatch for {relpath!r} (expected {expected}, got {actual}); "
-        "the file is corrupted or is a different version, and is refused. Delete it and "
-        "put the original file there (or use download=True).")
+        "the file is corrupted or is a different version, and is refused. Delete it, then put "
+        "the original file there or re-run with download=True.")
 
 
 def expected_sha256(relpath: str) -> str:
