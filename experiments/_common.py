@@ -146,6 +146,14 @@ def _fmt_eps(value: float | None) -> str:
     return f"{value:.3g}"
 
 
+def _fmt_extra(value) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
 def write_results(name: str, title: str, rows: list[Row], out: Path, *, metric: str,
                   unit: float, unit_label: str, notes: Sequence[str] = ()) -> tuple[Path, Path]:
     """Write ``<out>/<name>.md`` and ``<out>/<name>.csv``; return their paths."""
@@ -154,9 +162,10 @@ def write_results(name: str, title: str, rows: list[Row], out: Path, *, metric: 
     md_path, csv_path = out / f"{name}.md", out / f"{name}.csv"
     header = ["method", "epsilon", "delta", "ours", "ci95", "sd", "trials", "paper", "difference",
               "noise_std", "status", "notes"]
+    extra_columns = list(dict.fromkeys(k for row in rows for k in row.extra))
     with open(csv_path, "w", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(header)
+        writer.writerow(header + extra_columns)
         for row in rows:
             s = row.stats
             writer.writerow([
@@ -172,12 +181,13 @@ def write_results(name: str, title: str, rows: list[Row], out: Path, *, metric: 
                 "" if row.noise_std is None else repr(row.noise_std),
                 row.status,
                 row.notes,
-            ])
+            ] + [repr(row.extra[k]) if isinstance(row.extra.get(k), float) else row.extra.get(k, "")
+                 for k in extra_columns])
     lines = [f"# {title}", "",
              f"Metric: {metric}, shown {unit_label}; ours = mean ± 95% CI (1.96·sd/√trials).", "",
              f"| Method | ε | δ | ours ({unit_label}) | paper ({unit_label}) | difference | "
-             "per-entry noise std | status |",
-             "|---|---|---|---|---|---|---|---|"]
+             "per-entry noise std | status |" + "".join(f" {k} |" for k in extra_columns),
+             "|---|---|---|---|---|---|---|---|" + "---|" * len(extra_columns)]
     for row in rows:
         if row.stats is None:
             ours = "—"
@@ -188,7 +198,8 @@ def write_results(name: str, title: str, rows: list[Row], out: Path, *, metric: 
         lines.append(
             f"| {row.method} | {_fmt_eps(row.epsilon)} | {_fmt_eps(row.delta)} | {ours} | "
             f"{_fmt(row.paper, unit)} | {_fmt(row.difference, unit)} | "
-            f"{'—' if row.noise_std is None else f'{row.noise_std:.4g}'} | {row.status} |")
+            f"{'—' if row.noise_std is None else f'{row.noise_std:.4g}'} | {row.status} |"
+            + "".join(f" {_fmt_extra(row.extra.get(k))} |" for k in extra_columns))
     trials = sorted({r.stats.trials for r in rows if r.stats is not None and r.stats.trials > 1})
     lines += ["", f"Trials per randomised method: {', '.join(map(str, trials)) or '—'} "
               "(deterministic rows are computed once).", ""]

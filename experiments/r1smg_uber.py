@@ -91,6 +91,11 @@ def mechanisms(ctx: dict) -> list[tuple[str, float, object, float | None, str]]:
     return out
 
 
+def equivalent_classic_epsilon(per_entry_std: float) -> float:
+    """ε at which the classic Gaussian σ = Δ·sqrt(2 ln(1.25/δ))/ε equals ``per_entry_std`` (spec r1smg §8.1.5)."""
+    return SENSITIVITY * math.sqrt(2.0 * math.log(1.25 / DELTA)) / per_entry_std
+
+
 def _moments(values: np.ndarray) -> tuple[float, float]:
     centred = values - values.mean()
     sd = centred.std()
@@ -120,6 +125,8 @@ def run(ctx: dict, args) -> tuple[list[common.Row], dict]:
         std = float(mech.noise_summary((BINS, BINS)).scale)
         rows.append(common.Row(
             label, eps, DELTA, common.TrialStats.of(loss_valid), paper=paper, noise_std=std,
+            extra={"true δ at the claimed ε": float(mech.privacy_profile(eps)),
+                   "equivalent classic-Gaussian ε": equivalent_classic_epsilon(std)},
             status="ok (claim refuted)" if getattr(mech.privacy, "refuted", False) else "ok",
             notes=(f"{note}; ℒ over all {BINS * BINS} cells {np.mean(loss_all):.4g} (theory "
                    f"{std ** 2 * BINS * BINS:.4g}); mean max released count {np.mean(maxima):.3g}; "

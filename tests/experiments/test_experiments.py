@@ -214,3 +214,12 @@ def test_theorem3_no_worse_than_theorem2_on_exp2(tmp_path, data_home):
     thm3 = table["MVG, binary allocation {ANC0, ANC3} (Theorem 3)"]
     assert float(thm3["noise_std"]) < float(thm2["noise_std"])
     assert float(thm3["ours"]) <= float(thm2["ours"])
+
+
+def test_write_results_extra_columns(tmp_path):
+    rows = [common.Row("A", stats=common.TrialStats.exact(1.0), extra={"true δ": 0.25}),
+            common.Row("B", stats=common.TrialStats.exact(2.0))]
+    md, csv_path = common.write_results("x", "X", rows, tmp_path, metric="m", unit=1.0, unit_label="raw")
+    data = _rows(csv_path)
+    assert float(data["A"]["true δ"]) == 0.25 and data["B"]["true δ"] == ""
+    assert "| true δ |" in md.read_text() and "| 0.25 |" in md.read_text()
