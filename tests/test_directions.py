@@ -334,6 +334,11 @@ def test_dp_directions_input_errors(liver_like):
     assert info.value.argument == "epsilon"
     with pytest.raises(InvalidPrivacyParameterError):   # classic needs epsilon < 1
         dp_svd_directions(x, epsilon=2.0, delta=1e-3, bounds=(-1, 1), rng=0)
+    with pytest.raises(InvalidShapeError) as info:
+        dp_svd_directions(x, epsilon=0.2, delta=1e-3, bounds=([-1, -1], [1, 1]), rng=0)
+    assert info.value.argument == "bounds"
+    with pytest.raises(InvalidParameterError, match="lower must be"):
+        dp_svd_directions(x, epsilon=0.2, delta=1e-3, bounds=(1, -1), rng=0)
     with pytest.raises(NonFiniteInputError):
         dp_svd_directions(np.where(x > 0.4, np.nan, x), epsilon=0.2, delta=1e-3, bounds=(-1, 1), rng=0)
     with pytest.raises(InvalidParameterError) as info:
@@ -348,3 +353,9 @@ def test_budget_split_composes_to_total():
                                        bounds=(-1, 1), rng=0)
     assert svd_privacy.epsilon + 0.8 * eps == pytest.approx(eps)
     assert svd_privacy.delta + 0.8 * delta == pytest.approx(delta)
+
+
+def test_binary_allocation_warns_on_fraction_like_tau():
+    with pytest.warns(UserWarning, match="percentage"):
+        theta = binary_allocation([0], 0.95, dim=3)
+    assert theta[0] == pytest.approx(0.0095)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.integrate
 import scipy.stats
 
 from matrixdp.errors import (
@@ -126,11 +127,12 @@ def _kinds(rng):
         "chol": (full4, full3),
         "eigen": (EigenCov(lam4, q4), EigenCov(lam3, q3)),
         "eigen_std": (EigenCov(lam4), EigenCov(lam3)),
+        "identity": (np.eye(4), EigenCov(np.ones(3))),
     }
 
 
-@pytest.mark.parametrize("row_kind", ["diag", "chol", "eigen", "eigen_std"])
-@pytest.mark.parametrize("col_kind", ["diag", "chol", "eigen", "eigen_std"])
+@pytest.mark.parametrize("row_kind", ["diag", "chol", "eigen", "eigen_std", "identity"])
+@pytest.mark.parametrize("col_kind", ["diag", "chol", "eigen", "eigen_std", "identity"])
 def test_single_draw_equals_factor_product_of_same_normals(row_kind, col_kind):
     """Every fast path (trmm, diagonal scaling, eigen factor) computes exactly B_Σ N B_Ψᵀ."""
     kinds = _kinds(np.random.default_rng(1))
@@ -143,6 +145,20 @@ def test_single_draw_equals_factor_product_of_same_normals(row_kind, col_kind):
     batch = sample_mvg(row_cov, col_cov, rng=123, size=2)
     normals2 = np.random.default_rng(np.random.PCG64(123)).standard_normal((2, 4, 3))
     assert np.allclose(batch, br @ normals2 @ bc.T, rtol=1e-12, atol=1e-12)
+
+
+def test_large_triangular_path_equals_factor_product(monkeypatch):
+    """The BLAS trmm path (used for large draws) computes exactly L_Σ N L_Ψᵀ."""
+    import matrixdp.mvg as mvg_module
+
+    monkeypatch.setattr(mvg_module, "_TRMM_MIN_DIM", 1)
+    kinds = _kinds(np.random.default_rng(2))
+    for row_cov, col_cov in [(kinds["chol"][0], kinds["chol"][1]), (kinds["diag"][0], kinds["chol"][1]),
+                             (kinds["chol"][0], kinds["eigen"][1]), (kinds["eigen"][0], kinds["chol"][1])]:
+        z = sample_mvg(row_cov, col_cov, rng=77)
+        normals = np.random.default_rng(np.random.PCG64(77)).standard_normal((4, 3))
+        expected = covariance_factor(row_cov) @ normals @ covariance_factor(col_cov).T
+        assert np.allclose(z, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_covariance_factor_reproduces_cov():
@@ -254,3 +270,60 @@ def test_logpdf_and_entropy_match_multivariate_normal(covs):
     assert mvg_logpdf(x, row_cov, col_cov, mean=mean) != pytest.approx(wrong.logpdf(vec(x)), rel=1e-3)
     with pytest.raises(NotPositiveSemidefiniteError):
         mvg_entropy(np.diag([1.0, 0.0]), np.eye(2))
+
+
+# ----------------------------------------------------------------------------- privacy loss, information
+def test_privacy_loss_of_mvg_noise_is_gaussian_with_mahalanobis_shift(covs):
+    """§11.7: for a difference along the least-noisy direction the loss is N(μ²/2, μ²)."""
+    row_cov, col_cov = covs
+    lam_r, vec_r = np.linalg.eigh(row_cov)
+    lam_c, vec_c = np.linalg.eigh(col_cov)
+    s2 = 0.8
+    diff = s2 * np.outer(vec_r[:, 0], vec_c[:, 0])          # ‖diff‖_F = s2
+    mu = s2 / np.sqrt(lam_r[0] * lam_c[0])
+    assert mu == pytest.approx(np.linalg.norm(np.linalg.solve(np.linalg.cholesky(np.kron(col_cov, row_cov)),
+                                                              vec(diff))), rel=1e-10)
+    k = 20_000
+    z = sample_mvg(row_cov, col_cov, rng=21, size=k)
+    f1, f2 = diff, np.zeros_like(diff)
+
+    def quad(y, mean):  # batched tr[Ψ⁻¹ (Y-M)ᵀ Σ⁻¹ (Y-M)]
+        lr, lc = np.linalg.cholesky(row_cov), np.linalg.cholesky(col_cov)
+        w = np.linalg.solve(lr, y - mean)
+        w = np.linalg.solve(lc, np.swapaxes(w, 1, 2))
+        return np.sum(w * w, axis=(1, 2))
+
+    loss = 0.5 * (quad(f1 + z, f2) - quad(f1 + z, f1))
+    for i in range(20):  # the density itself gives the same loss
+        direct = (mvg_logpdf(f1 + z[i], row_cov, col_cov, mean=f1)
+                  - mvg_logpdf(f1 + z[i], row_cov, col_cov, mean=f2))
+        assert direct == pytest.approx(loss[i], rel=1e-9, abs=1e-12)
+    se_mean = mu / np.sqrt(k)
+    assert abs(loss.mean() - mu ** 2 / 2) < 5 * se_mean
+    assert abs(loss.std() / mu - 1) < 0.03
+    for wrong in (0.7, 1.3):
+        assert abs(loss.std() / (wrong * mu) - 1) > 0.15
+
+
+def test_mutual_information_is_half_log_pnr():
+    """§11.13 / Lemma 10: for Gaussian f, I(f; f + Z) = h(f + Z) - h(Z) = ½ log PNR."""
+    rng = np.random.default_rng(30)
+    sig_r, _, _ = _random_spd(3, rng)
+    sig_c, _, _ = _random_spd(2, rng)
+    noise_r, _, _ = _random_spd(3, rng)
+    noise_c, _, _ = _random_spd(2, rng)
+    k_f, k_z = np.kron(sig_c, sig_r), np.kron(noise_c, noise_r)
+    h_y = scipy.stats.multivariate_normal(cov=k_f + k_z).entropy()
+    mi = h_y - mvg_entropy(noise_r, noise_c)
+    pnr = np.linalg.det(k_f + k_z) / np.linalg.det(k_z)
+    assert mi == pytest.approx(0.5 * np.log(pnr), rel=1e-10)
+    # Gaussian noise is the least informative at equal variance (Theorem 9, scalar case):
+    s, n = 2.0, 1.5
+    mi_gauss = 0.5 * np.log(1 + s / n)
+    # uniform noise of variance n: h(Y) computed numerically, h(noise) = log(width)
+    width = np.sqrt(12 * n)
+    grid = np.linspace(-12, 12, 24001)
+    dens = (scipy.stats.norm.cdf((grid + width / 2) / np.sqrt(s))
+            - scipy.stats.norm.cdf((grid - width / 2) / np.sqrt(s))) / width
+    h_y_uniform = -scipy.integrate.trapezoid(np.where(dens > 0, dens * np.log(dens), 0.0), grid)
+    assert mi_gauss <= h_y_uniform - np.log(width)

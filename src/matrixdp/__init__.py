@@ -34,3 +34,8 @@ __all__ = [
     "R1SMGMechanism",
     "audit",
 ]
+
+# MVG core: the matrix-variate Gaussian sampler and noise directions / precision allocation.
+from . import directions, mvg  # noqa: E402
+
+__all__ += ["directions", "mvg"]

@@ -260,6 +260,9 @@ def binary_allocation(important, tau, dim=None) -> np.ndarray:
     t = check_positive(tau, "tau")
     if not t < 100:
         raise InvalidParameterError("tau", f"is a percentage and must be in (0, 100), got {tau!r}")
+    if t < 1:
+        warnings.warn(f"tau={tau!r} is a percentage (the paper's grid is 55..95); did you mean "
+                      f"tau={100 * t:g}?", UserWarning, stacklevel=2)
     k = idx.size
     if k == 0 or k == dim:
         raise InvalidParameterError(
@@ -511,13 +514,19 @@ def _check_bounds(bounds, n_features: int | None) -> tuple[np.ndarray, np.ndarra
     hi = check_finite_array(upper, "bounds")
     if lo.ndim > 1 or hi.ndim > 1:
         raise InvalidShapeError("bounds", "lower and upper must be scalars or 1-D arrays")
-    if n_features is not None:
-        lo = np.broadcast_to(lo, (n_features,)).astype(np.float64)
-        hi = np.broadcast_to(hi, (n_features,)).astype(np.float64)
-    elif lo.ndim == 0 and hi.ndim == 0:
-        raise InvalidParameterError("n_features", "is required with scalar bounds")
-    else:
-        lo, hi = np.broadcast_arrays(lo, hi)
+    try:
+        if n_features is not None:
+            lo = np.broadcast_to(lo, (n_features,)).astype(np.float64)
+            hi = np.broadcast_to(hi, (n_features,)).astype(np.float64)
+        elif lo.ndim == 0 and hi.ndim == 0:
+            raise InvalidParameterError("n_features", "is required with scalar bounds")
+        else:
+            lo, hi = np.broadcast_arrays(lo, hi)
+    except ValueError as exc:
+        if isinstance(exc, InvalidParameterError):
+            raise
+        raise InvalidShapeError("bounds", f"lower/upper do not match the {n_features} features: "
+                                          f"{exc}") from None
     if np.any(lo > hi):
         raise InvalidParameterError("bounds", "lower must be <= upper")
     return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)

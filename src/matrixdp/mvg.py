@@ -42,6 +42,9 @@ __all__ = [
 #: Largest ``m*n`` for which the Kronecker route (an ``mn x mn`` factorisation) is allowed.
 KRONECKER_MAX_DIM = 4096
 
+# Below this side, BLAS trmm's call overhead outweighs its halved flops.
+_TRMM_MIN_DIM = 512
+
 #: Relative tolerance of the symmetry check, ``max|A - Aᵀ| <= tol * max|A|``.
 SYMMETRY_RTOL = 1e-8
 
@@ -215,7 +218,7 @@ class EigenCov:
 
 @dataclass(frozen=True)
 class _Factor:
-    """Internal: a validated factor; ``kind`` is "diag" (vector), "lower" (Cholesky) or "full"."""
+    """Internal: a validated factor; ``kind`` is "identity", "diag" (vector), "lower" (Cholesky) or "full"."""
 
     kind: str
     value: np.ndarray
@@ -225,6 +228,8 @@ class _Factor:
         return int(self.value.shape[0])
 
     def dense(self) -> np.ndarray:
+        if self.kind == "identity":
+            return np.eye(self.value.shape[0])
         if self.kind == "diag":
             return np.diag(self.value)
         return self.value
@@ -236,18 +241,22 @@ def _is_diagonal(arr: np.ndarray) -> bool:
     return not off.any()
 
 
+def _diag_factor(root: np.ndarray) -> _Factor:
+    return _Factor("identity" if np.all(root == 1.0) else "diag", root)
+
+
 def _factor(cov, argument: str) -> _Factor:
     if isinstance(cov, EigenCov):
         root = np.sqrt(cov.variances)
         if cov.directions is None:
-            return _Factor("diag", root)
+            return _diag_factor(root)
         return _Factor("full", cov.directions * root)
     arr = check_covariance(cov, argument)
     if _is_diagonal(arr):
         diag = np.diagonal(arr)
         if diag.min() < 0:
             raise _psd_error(argument, float(diag.min()), float(diag.max()))
-        return _Factor("diag", np.sqrt(diag))
+        return _diag_factor(np.sqrt(diag))
     try:
         lower = scipy.linalg.cholesky(arr, lower=True, check_finite=False)
         # LAPACK only reads one triangle; a non-finite or non-positive pivot means failure
@@ -305,11 +314,12 @@ def _apply_affine(noise: np.ndarray, row: _Factor, col: _Factor) -> np.ndarray:
         noise *= row.value[:, None]
     if col.kind == "diag":
         noise *= col.value
-    if noise.ndim == 2 and noise.flags.c_contiguous and "lower" in (row.kind, col.kind):
+    if (noise.ndim == 2 and noise.flags.c_contiguous and min(noise.shape) >= _TRMM_MIN_DIM
+            and "lower" in (row.kind, col.kind)):
         return _apply_affine_trmm(noise, row, col)
-    if row.kind != "diag":
+    if row.kind in ("lower", "full"):
         noise = row.value @ noise
-    if col.kind != "diag":
+    if col.kind in ("lower", "full"):
         noise = noise @ col.value.T
     return noise
 

@@ -40,7 +40,7 @@ from .calibration.mvg_exact import (
 from .errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 
 __all__ = ["SensitivityStructure", "FrobeniusBall", "IdentityQuery", "CovarianceQuery",
-           "as_structure"]
+           "KernelQuery", "as_structure", "is_structure"]
 
 #: A list of worst-case neighbouring pairs ``(f(X), f(X'))``.
 Witnesses = list
@@ -75,12 +75,27 @@ class SensitivityStructure(abc.ABC):
         Structural properties of ``f(X)`` for every dataset.
     neighbouring : str
         ``"replace-one"``.
+    feature_axis : int
+        The axis of ``f(X)`` indexing features (1 for :class:`IdentityQuery`, else 0);
+        the MVG mechanism's default directional axis.
+
+    Methods used by the mechanism and the auditor: :meth:`shift_bound`
+    (Mahalanobis sensitivity of given noise precisions), :meth:`direction_costs`
+    (linear precision budget), :meth:`witnesses` (worst-case neighbouring pairs,
+    a ``list`` of ``(ndarray, ndarray)`` query values), :meth:`check_value` and
+    :meth:`compute`. Any object with ``shift_bound`` and ``direction_costs`` is
+    accepted as a structure (:func:`is_structure`).
     """
 
     neighbouring = "replace-one"
     symmetric = False
     psd = False
     sensitivity_l2_exact = True
+    #: The axis of ``f(X)`` that indexes features (the natural directional axis).
+    feature_axis = 0
+
+    def check_value(self, value: np.ndarray) -> None:
+        """Raise if a (claimed) query value is impossible under the public bounds (default: no check)."""
 
     @property
     @abc.abstractmethod
@@ -97,9 +112,15 @@ class SensitivityStructure(abc.ABC):
         """``sup_D μ(D)²`` for noise precisions ``row`` (Σ⁻¹) and ``col`` (Ψ⁻¹)."""
 
     @abc.abstractmethod
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal: bool = False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal: bool = False,
                         shape=None) -> DirectionCosts:
-        """The linear precision budget along one axis's directions (see :class:`DirectionCosts`)."""
+        """The linear precision budget along one axis's directions (see :class:`DirectionCosts`).
+
+        ``row_dirs`` (``col_dirs``) makes the rows (columns) directional with those
+        orthonormal directions, the other axis being the identity; with neither,
+        ``axis`` (0 or 1) names the directional axis and the standard basis is used
+        (never materialised). ``equimodal=True``: Ψ = Σ with ``row_dirs``.
+        """
 
     @abc.abstractmethod
     def witnesses(self, *, row_cov=None, col_cov=None) -> Witnesses:
@@ -119,9 +140,15 @@ class SensitivityStructure(abc.ABC):
         return row, col
 
 
+def is_structure(obj) -> bool:
+    """Duck-typed check: anything with ``shift_bound`` and ``direction_costs`` is a structure."""
+    return callable(getattr(obj, "shift_bound", None)) and \
+        callable(getattr(obj, "direction_costs", None))
+
+
 def as_structure(sensitivity, shape=None) -> SensitivityStructure:
     """A number becomes a :class:`FrobeniusBall`; a structure is returned unchanged."""
-    if isinstance(sensitivity, SensitivityStructure):
+    if is_structure(sensitivity):
         return sensitivity
     return FrobeniusBall(sensitivity, shape=shape)
 
@@ -143,6 +170,10 @@ class FrobeniusBall(SensitivityStructure):
         ``sup ‖f(X)‖_F`` if known.
     symmetric, psd : bool
         What the caller asserts about the query.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/derivations/mvg_exact.md`` §3.1.
     """
 
     def __init__(self, s2, *, shape=None, gamma=None, symmetric: bool = False, psd: bool = False):
@@ -166,9 +197,9 @@ class FrobeniusBall(SensitivityStructure):
     def shift_bound(self, row, col) -> ShiftBound:
         return frobenius_ball_shift(self.s2, row, col)
 
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal=False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
                         shape=None) -> DirectionCosts:
-        dim = _cost_dim(row_dirs, col_dirs, shape, self.shape)
+        dim = _cost_dim(row_dirs, col_dirs, axis, shape, self.shape)
         if equimodal:
             return DirectionCosts(np.full(dim, self.s2), power=2, exact=dim == 1,
                                   description="Frobenius ball, Psi = Sigma: mu^2 <= (s2 * sum p)^2")
@@ -187,14 +218,14 @@ class FrobeniusBall(SensitivityStructure):
         return f"FrobeniusBall(s2={self.s2:.6g})"
 
 
-def _cost_dim(row_dirs, col_dirs, shape, own_shape) -> int:
+def _cost_dim(row_dirs, col_dirs, axis, shape, own_shape) -> int:
     for d in (row_dirs, col_dirs):
         if d is not None:
             return int(np.asarray(d).shape[0])
     shp = shape or own_shape
     if shp is None:
         raise InvalidParameterError("shape", "give directions or a shape")
-    return int(shp[0])
+    return int(shp[0 if axis is None else axis])
 
 
 # ----------------------------------------------------------------------------- identity query
@@ -332,9 +363,25 @@ class IdentityQuery(_RecordQuery):
     .. [2] matrixdp, ``docs/derivations/mvg_exact.md``.
     """
 
+    feature_axis = 1
+
     def __init__(self, bounds=None, *, radius=None, n_samples=None, n_features=None,
                  clip: bool = False):
         super().__init__(bounds, radius, n_samples, n_features, clip)
+
+    def dp_direction_bounds(self, data: np.ndarray) -> tuple[np.ndarray, dict]:
+        """The data and the public bounds to estimate DP directions with."""
+        if self.radius is not None:
+            return data, {"norm_bound": self.radius}
+        return data, {"bounds": (self.lower, self.upper)}
+
+    def check_value(self, value: np.ndarray) -> None:
+        """The value is ``X`` itself: every record must lie in the public box / ball."""
+        if self.radius is not None:
+            if np.any(np.linalg.norm(value, axis=1) > self.radius * (1 + 1e-12)):
+                raise OutOfBoundsError("value", "a record exceeds the public radius")
+        else:
+            check_in_bounds(value, self.lower, self.upper, "value")
 
     @property
     def shape(self) -> tuple:
@@ -365,17 +412,21 @@ class IdentityQuery(_RecordQuery):
                                                "(the feature axis)")
         return record_box_shift(row, col, half_widths=self.half_widths, radius=self.radius)
 
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal=False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
                         shape=None) -> DirectionCosts:
         if equimodal:
             raise InvalidParameterError("mode", "the identity query is not symmetric; equi-modal "
                                                 "noise (Psi = Sigma) needs a symmetric query")
         width_sq = 4.0 * self.radius ** 2 if self.radius is not None else \
             float(self.half_widths @ self.half_widths)
-        if row_dirs is not None:  # directional over the records, identity over features
-            u = np.asarray(row_dirs)
-            costs = np.max(u * u, axis=1) * width_sq
-            return DirectionCosts(costs, exact=u.shape[0] == 1,
+        if row_dirs is not None or axis == 0:  # directional over the records, features identity
+            if row_dirs is None:
+                n = _cost_dim(None, None, 0, shape, self.shape)
+                costs = np.full(n, width_sq)
+            else:
+                u = np.asarray(row_dirs)
+                costs = np.max(u * u, axis=0) * width_sq
+            return DirectionCosts(costs, exact=costs.size == 1,
                                   description="identity query, record axis: "
                                               "mu^2 = max_k (Sigma^-1)_kk |w|^2")
         dirs = None if col_dirs is None else np.asarray(col_dirs)
@@ -532,6 +583,18 @@ class CovarianceQuery(_RecordQuery):
     def gamma(self) -> float:
         return self.max_record_norm_sq
 
+    def check_value(self, value: np.ndarray) -> None:
+        """A second-moment matrix has ``‖f(X)‖_F <= γ``; larger values cannot come from bounded data."""
+        if np.linalg.norm(value) > self.gamma * (1 + 1e-9):
+            raise OutOfBoundsError("value", f"Frobenius norm exceeds the public bound "
+                                            f"gamma={self.gamma:.6g}; compute it with query.compute(X)")
+
+    def dp_direction_bounds(self, data: np.ndarray) -> tuple[np.ndarray, dict]:
+        """Centred data and the public bounds to estimate DP directions with."""
+        if self.radius is not None:
+            return data - self.center, {"norm_bound": self.radius}
+        return data - self.center, {"bounds": (self._lo, self._hi)}
+
     def compute(self, X) -> np.ndarray:
         """``(X - c)ᵀ (X - c) / n`` after validating ``X`` against the public bounds."""
         x = self._check_data(X) - self.center
@@ -545,7 +608,7 @@ class CovarianceQuery(_RecordQuery):
         return outer_product_shift(row, col, scale=self.scale, lower=self._lo, upper=self._hi,
                                    radius=self.radius)
 
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, equimodal=False,
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
                         shape=None) -> DirectionCosts:
         dirs = row_dirs if row_dirs is not None else col_dirs
         dirs = None if dirs is None else np.asarray(dirs)
@@ -601,3 +664,88 @@ class CovarianceQuery(_RecordQuery):
     def __repr__(self) -> str:
         return (f"CovarianceQuery(n_samples={self.n_samples}, n_features={self.n_features}, "
                 f"{'radius=' + format(self.radius, 'g') if self.radius is not None else 'box'})")
+
+
+# ----------------------------------------------------------------------------- kernel query
+class KernelQuery(SensitivityStructure):
+    r"""Kernel (Gram) matrix ``K_ij = k(x_i, x_j)`` of ``n`` records with a public bound ``|k| <= c``.
+
+    Replacing record ``k`` changes row and column ``k`` only: ``2n - 1`` entries,
+    each by at most ``2c``, so ``s₂ <= c sqrt(8n - 4)`` and ``γ = sup ‖K‖_F <= n c``
+    (the paper's Theorem 4, Example 2; both are upper bounds, since a PSD kernel
+    cannot always swing every entry by ``2c``). ``K`` is symmetric, and PSD for a
+    positive-definite kernel (``psd=True``, required by Theorem 3).
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(X) -> (n, n)`` array for records ``X`` of shape ``(n, n_features)``.
+    kernel_bound : float
+        Public ``c`` with ``|k(x, x')| <= c`` for all records.
+    n_samples : int
+        Public number of records ``n``.
+    psd : bool
+        Whether the kernel is positive semi-definite (default True).
+
+    References
+    ----------
+    .. [1] T. Chanyaswad et al., arXiv:1802.10077, Sec. 4.4, Example 2.
+    .. [2] matrixdp, ``docs/derivations/mvg_exact.md``.
+    """
+
+    symmetric = True
+    sensitivity_l2_exact = False
+
+    def __init__(self, kernel, *, kernel_bound, n_samples, psd: bool = True):
+        if not callable(kernel):
+            raise InvalidParameterError("kernel", "must be callable: kernel(X) -> (n, n) array")
+        self.kernel = kernel
+        self.kernel_bound = check_positive(kernel_bound, "kernel_bound")
+        self.n_samples = _check_count(n_samples, "n_samples")
+        if self.n_samples is None:
+            raise InvalidParameterError("n_samples", "is required")
+        self.psd = bool(psd)
+
+    @property
+    def shape(self) -> tuple:
+        return (self.n_samples, self.n_samples)
+
+    @property
+    def sensitivity_l2(self) -> float:
+        return self.kernel_bound * math.sqrt(8.0 * self.n_samples - 4.0)
+
+    @property
+    def gamma(self) -> float:
+        return self.n_samples * self.kernel_bound
+
+    def compute(self, X) -> np.ndarray:
+        """``kernel(X)``, checked: shape ``(n, n)``, finite, symmetric, ``|K| <= c``."""
+        x = check_finite_array(X, "X", ndim=2)
+        if x.shape[0] != self.n_samples:
+            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows, got {x.shape[0]}")
+        k = check_finite_array(self.kernel(x), "kernel(X)", ndim=2, shape=self.shape)
+        check_in_bounds(k, -self.kernel_bound, self.kernel_bound, "kernel(X)")
+        return 0.5 * (k + k.T)
+
+    def shift_bound(self, row, col) -> ShiftBound:
+        """Upper bound ``s₂² λ_max(Σ⁻¹) λ_max(Ψ⁻¹)`` (the Frobenius ball holding every difference)."""
+        ball = frobenius_ball_shift(self.sensitivity_l2, row, col)
+        return ShiftBound(ball.value_sq, False, 0.0, ball.witness, "kernel-frobenius-bound")
+
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
+                        shape=None) -> DirectionCosts:
+        dim = self.n_samples
+        s2 = self.sensitivity_l2
+        if equimodal:
+            return DirectionCosts(np.full(dim, s2), power=2, exact=False,
+                                  description="kernel query (Frobenius bound), Psi = Sigma")
+        return DirectionCosts(np.full(dim, s2 ** 2), exact=False,
+                              description="kernel query (Frobenius bound)")
+
+    def witnesses(self, *, row_cov=None, col_cov=None) -> Witnesses:
+        """Kernel matrices are not free to move entry by entry; no admissible worst pair is known."""
+        raise NotImplementedError("KernelQuery cannot build admissible worst-case pairs without "
+                                  "knowing the kernel's geometry; audit with data-driven pairs")
+
+    def __repr__(self) -> str:
+        return f"KernelQuery(kernel_bound={self.kernel_bound:g}, n_samples={self.n_samples})"

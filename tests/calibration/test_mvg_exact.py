@@ -157,3 +157,20 @@ def test_frobenius_ball_is_rotation_invariant():
     a = frobenius_ball_shift(2.0, AxisPrecision(p, q), AxisPrecision.identity(3))
     b = frobenius_ball_shift(2.0, AxisPrecision(p), AxisPrecision.identity(3))
     assert a.value_sq == pytest.approx(b.value_sq) == pytest.approx(4.0 * p.max())
+
+
+def test_outer_product_unimodal_ball_exact_ky_fan():
+    rng = np.random.default_rng(8)
+    q, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    p = np.array([3.0, 1.0, 0.5, 0.2])
+    b = outer_product_shift(AxisPrecision(p, q), AxisPrecision.identity(4, 2.0), scale=0.5, radius=1.5)
+    assert b.exact and b.value_sq == pytest.approx(2.0 * 0.25 * 1.5 ** 4 * (3.0 + 1.0), rel=1e-9)
+    # random pairs inside the ball never exceed it
+    a = AxisPrecision(p, q).matrix()
+    x = rng.standard_normal((20000, 4))
+    y = rng.standard_normal((20000, 4))
+    x *= 1.5 * rng.random((20000, 1)) ** 0.25 / np.linalg.norm(x, axis=1, keepdims=True)
+    y *= 1.5 * rng.random((20000, 1)) ** 0.25 / np.linalg.norm(y, axis=1, keepdims=True)
+    n = np.einsum("ki,kj->kij", x, x) - np.einsum("ki,kj->kij", y, y)
+    mu2 = 2.0 * 0.25 * np.einsum("kij,jl,kli->k", n, a, n)
+    assert mu2.max() <= b.value_sq * (1 + 1e-12)

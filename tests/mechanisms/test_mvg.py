@@ -1,14 +1,13 @@
 """MVGMechanism: every calibration is private, exact is tight, allocation trades, bad input raises."""
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 import matrixdp
 from matrixdp import MVGMechanism
-from matrixdp.calibration.gaussian import analytic_gaussian_sigma, gaussian_delta, max_gaussian_shift
+from matrixdp.calibration.gaussian import analytic_gaussian_sigma, max_gaussian_shift
 from matrixdp.calibration.mvg import (
     equimodal_precision_budget,
     precision_norm_product,
@@ -155,7 +154,8 @@ def test_empirical_noise_matches_claimed_scale(factor, accept):
     w = _rotation(4, rng)
     mech = MVGMechanism(shape=(4, 50), epsilon=1.0, delta=1e-5, sensitivity=1.0, mode="unimodal",
                         directions=w, precision=[0.4, 0.3, 0.2, 0.1])
-    draws = mech._sampler.sample(rng=7, size=200)        # (200, 4, 50)
+    gen = np.random.default_rng(7)
+    draws = np.stack([mech.release(np.zeros((4, 50)), rng=gen).value for _ in range(200)])
     proj = np.einsum("di,kdn->kin", w, draws)              # coordinates along the directions
     emp = proj.var(axis=(0, 2))
     claimed = mech.variances * factor ** 2
@@ -291,3 +291,125 @@ def test_unused_budget_warns_and_is_not_exact():
                             precision=[0.3, 0.3, 0.3])
     assert not mech.privacy.exact
     assert mech.privacy_profile(1.0) < 1e-5
+
+
+def test_record_axis_directional_noise_on_identity_query():
+    rng = np.random.default_rng(10)
+    q = IdentityQuery(bounds=(0, rng.uniform(0.5, 2, 3)), n_samples=5)
+    mech = MVGMechanism(shape=(5, 3), epsilon=0.7, delta=1e-6, sensitivity=q, mode="unimodal", axis=0,
+                        directions=_rotation(5, rng), precision=rng.dirichlet(np.ones(5)))
+    np.testing.assert_allclose(mech.col_cov, np.eye(3))
+    assert mech.privacy_profile(0.7) == pytest.approx(1e-6, rel=1e-6)   # max_k diag exact
+    assert _independent_delta(mech, 0.7) == pytest.approx(1e-6, rel=1e-6)
+
+
+def test_mechanism_witnesses_attain_the_mahalanobis_sensitivity():
+    q = IdentityQuery(bounds=([0, -1, 0], [1, 1, 3]), n_samples=4)
+    mech = MVGMechanism(shape=(4, 3), epsilon=1.0, delta=1e-5, sensitivity=q, precision=[0.2, 0.5, 0.3],
+                        directions=_rotation(3, np.random.default_rng(11)))
+    pairs = mech.witnesses()
+    a, b = pairs[-1]
+    d = (a - b).reshape(-1, order="F")
+    cov = np.kron(mech.col_cov, mech.row_cov)
+    assert math.sqrt(d @ np.linalg.solve(cov, d)) == pytest.approx(mech.mahalanobis_sensitivity, rel=1e-9)
+    for x, y in pairs:
+        q.compute(x), q.compute(y)
+
+
+@pytest.mark.slow
+def test_large_random_grid_private_and_exact_where_claimed():
+    rng = np.random.default_rng(12)
+    for _ in range(150):
+        eps = float(10 ** rng.uniform(-2, 1.5))
+        delta = float(10 ** rng.uniform(-12, -1.5))
+        n_feat = int(rng.choice([1, 2, 5, 17, 24]))
+        n_rec = int(rng.integers(1, 30))
+        kind = rng.choice(["identity", "covariance", "number"])
+        if kind == "identity":
+            sens, shape = IdentityQuery(bounds=(-rng.uniform(0, 3, n_feat), rng.uniform(0.1, 3, n_feat)),
+                                        n_samples=n_rec), (n_rec, n_feat)
+        elif kind == "covariance":
+            sens, shape = CovarianceQuery(bounds=(-rng.uniform(0, 2), rng.uniform(0.1, 2)), n_features=n_feat,
+                                          n_samples=n_rec), (n_feat, n_feat)
+        else:
+            sens, shape = float(rng.uniform(0.01, 10)), (n_rec, n_feat)
+        mode = rng.choice(["iid", "unimodal"] + (["equimodal"] if kind == "covariance" else []))
+        kw = {}
+        if mode != "iid":
+            dim = shape[0] if (mode == "equimodal" or kind != "identity") else shape[1]
+            kw = {"precision": rng.dirichlet(np.ones(dim) * 0.5) * (1 - 1e-12),
+                  "directions": _rotation(dim, rng) if rng.random() < 0.5 else None}
+            kw["precision"] = np.maximum(kw["precision"], 1e-6)
+            kw["precision"] /= kw["precision"].sum()
+        mech = MVGMechanism(shape=shape, epsilon=eps, delta=delta, sensitivity=sens, mode=mode, **kw)
+        got = _independent_delta(mech, eps)
+        assert got <= delta * (1 + 1e-6)
+        if mech.privacy.exact:
+            assert got == pytest.approx(delta, rel=1e-6)
+
+
+def test_paper_experiment_one_budget_through_the_identity_query():
+    """Exp. I (spec §2.4): s2 = 2 sqrt(6) and gamma = sqrt(1488) come from the query's bounds."""
+    q = IdentityQuery(bounds=(-1.0, 1.0), n_features=6, n_samples=248)
+    mech = MVGMechanism(shape=(248, 6), epsilon=1.0, delta=1 / 248, sensitivity=q,
+                        calibration="theorem2", precision=binary_allocation([2, 5], 95, 6))
+    assert mech.axis == 1 and mech.gamma == pytest.approx(math.sqrt(1488))
+    assert mech.precision_budget == pytest.approx(1.638461694e-23, rel=1e-7)
+    np.testing.assert_allclose(mech.row_cov, np.eye(248))
+    assert mech.privacy_profile(1.0) < 1e-100
+
+
+def test_exact_profile_invariant_under_rescaling_sigma_psi():
+    rng = np.random.default_rng(13)
+    q = IdentityQuery(bounds=(0, 1), n_features=3, n_samples=4)
+    a = _rotation(4, rng) @ np.diag(rng.uniform(0.5, 2, 4)) @ _rotation(4, rng).T
+    sigma = a @ a.T
+    b = rng.standard_normal((3, 3))
+    psi = b @ b.T + np.eye(3)
+    base = mahalanobis_sensitivity(q, sigma, psi).value
+    for scale in (1e-3, 0.5, 7.0):
+        assert mahalanobis_sensitivity(q, scale * sigma, psi / scale).value == pytest.approx(base, rel=1e-9)
+
+
+def test_tall_unimodal_standard_basis_is_not_materialised():
+    import time
+
+    t0 = time.perf_counter()
+    mech = MVGMechanism(shape=(200_000, 3), epsilon=1.0, delta=1e-6, sensitivity=1.0, mode="unimodal",
+                        precision=np.full(200_000, 1 / 200_000))
+    assert time.perf_counter() - t0 < 5.0          # an eye(200000) would need 320 GB
+    assert mech.privacy.exact and mech.directions is None
+    assert mech.privacy_profile(1.0) == pytest.approx(1e-6, rel=1e-6)
+
+
+def test_neighbouring_relation_must_match_the_query():
+    q = IdentityQuery(bounds=(0, 1), n_features=2, n_samples=3)
+    with pytest.raises(InvalidParameterError, match="neighbouring"):
+        MVGMechanism(shape=(3, 2), epsilon=1.0, delta=1e-5, sensitivity=q, neighbouring="add-remove")
+    mech = MVGMechanism(shape=(3, 2), epsilon=1.0, delta=1e-5, sensitivity=1.0, neighbouring="add-remove")
+    assert mech.privacy.neighbouring == "add-remove"
+
+
+def test_dp_event_matches_the_exact_profile():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    mech = MVGMechanism(shape=(3, 4), epsilon=1.0, delta=1e-5, sensitivity=IdentityQuery(
+        bounds=(0, [1, 2, 3, 4]), n_samples=3), precision=[0.4, 0.3, 0.2, 0.1])
+    acc = dp_accounting.pld.PLDAccountant()
+    acc.compose(mech.to_dp_event())
+    assert acc.get_delta(1.0) == pytest.approx(1e-5, rel=1e-2)
+
+
+def test_mode_conflicts_raise():
+    q = IdentityQuery(bounds=(0, 1), n_features=3, n_samples=3)
+    with pytest.raises(InvalidParameterError, match="mode"):
+        MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=q, mode="equimodal")
+    with pytest.raises(InvalidParameterError, match="mode"):
+        MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=q, mode="iid",
+                     dp_directions=np.zeros((3, 3)))
+
+
+def test_identity_query_without_count_takes_it_from_the_shape():
+    q = IdentityQuery(bounds=(-1, 1), n_features=6)
+    mech = MVGMechanism(shape=(248, 6), epsilon=1.0, delta=1 / 248, sensitivity=q, calibration="theorem2")
+    assert mech.gamma == pytest.approx(math.sqrt(1488)) and q.n_samples is None
+    assert len(mech.witnesses()) == 2

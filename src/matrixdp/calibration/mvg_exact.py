@@ -296,6 +296,12 @@ def _shift_sq(d: np.ndarray, row: AxisPrecision, col: AxisPrecision) -> float:
     return float(np.sum(m * m * row.precisions[:, None] * col.precisions[None, :]))
 
 
+def _unit(dim: int, index: int) -> np.ndarray:
+    e = np.zeros(dim)
+    e[index] = 1.0
+    return e
+
+
 # ----------------------------------------------------------------------------- structures
 @_cite
 def frobenius_ball_shift(radius: float, row: AxisPrecision, col: AxisPrecision) -> ShiftBound:
@@ -306,8 +312,8 @@ def frobenius_ball_shift(radius: float, row: AxisPrecision, col: AxisPrecision) 
     """
     i = int(np.argmax(row.precisions))
     j = int(np.argmax(col.precisions))
-    u = np.eye(row.dim)[:, i] if row.directions is None else row.directions[:, i]
-    v = np.eye(col.dim)[:, j] if col.directions is None else col.directions[:, j]
+    u = _unit(row.dim, i) if row.directions is None else row.directions[:, i]
+    v = _unit(col.dim, j) if col.directions is None else col.directions[:, j]
     value = radius * radius * row.max * col.max
     return ShiftBound(value, True, value, radius * np.outer(u, v), "frobenius-ball")
 
@@ -327,15 +333,18 @@ def record_box_shift(row: AxisPrecision, col: AxisPrecision, *, half_widths=None
     """
     row_diag = row.diagonal()
     k = int(np.argmax(row_diag))
-    b = col.matrix()
     if radius is not None:
-        lam, vecs = np.linalg.eigh(b)
+        lam, vecs = np.linalg.eigh(col.matrix())
         quad, exact, low = 4.0 * radius * radius * lam[-1], True, 4.0 * radius * radius * lam[-1]
         d = 2.0 * radius * vecs[:, -1]
         method = "record-ball"
     else:
         w = np.asarray(half_widths, dtype=np.float64)
-        quad, exact, low, d = box_quadratic_max(b, -w, w)
+        if col.directions is None:  # diagonal: the vertex d = w attains the maximum
+            quad = low = float(np.dot(col.precisions, w * w))
+            exact, d = True, w.copy()
+        else:
+            quad, exact, low, d = box_quadratic_max(col.matrix(), -w, w)
         method = "record-box"
     e = np.zeros(row.dim)
     e[k] = 1.0
@@ -355,8 +364,14 @@ def _outer_equimodal_sq(a: np.ndarray, lo: np.ndarray, hi: np.ndarray, radius):
         y = radius * vecs[:, -2]
         upper = r2 * r2 * (lam[-1] ** 2 + lam[-2] ** 2)
         return upper, True, upper, x, y
-    ra2, ra_exact, ra_low, x = box_quadratic_max(a, lo, hi)
-    upper = 2.0 * ra2 * ra2
+    ra2, _, _, x = box_quadratic_max(a, lo, hi)
+    # N = xxᵀ - yyᵀ has eigenvalues in [-R², R²] on orthonormal a, b, so
+    # ||A^½ N A^½||² <= R⁴((aᵀAa)² + (bᵀAb)²) <= R⁴(λ₁² + λ₂²) (Ky Fan / Schur-convexity)
+    reach = np.maximum(np.abs(lo), np.abs(hi))
+    r2 = float(reach @ reach)
+    lam = np.linalg.eigvalsh(a)
+    top_two = lam[-1] ** 2 + (lam[-2] ** 2 if lam.size > 1 else 0.0)
+    upper = min(2.0 * ra2 * ra2, r2 * r2 * top_two)
 
     def f(x_, ys):
         qx = x_ @ a @ x_
@@ -391,7 +406,7 @@ def _outer_equimodal_sq(a: np.ndarray, lo: np.ndarray, hi: np.ndarray, radius):
     vals = f(x, ys)
     k = int(np.argmax(vals))
     low = float(vals[k])
-    exact = ra_exact and low >= upper * (1 - TIGHTNESS_RTOL)
+    exact = low >= upper * (1 - TIGHTNESS_RTOL)
     return (low if exact else upper), exact, low, x, ys[k]
 
 
@@ -487,8 +502,10 @@ def _outer_unimodal(a_prec: AxisPrecision, b_scalar: float, k2: float, scale: fl
         h = _direction_reach(a_prec.directions, reach)
     costs = np.minimum(4.0 * r2 * h * h, r2 * r2)
     linear = k2 * float(costs @ a_prec.precisions)
-    ball = k2 * 2.0 * r2 * r2 * a_prec.max if a_prec.dim > 1 else k2 * r2 * r2 * a_prec.max
-    upper = min(linear, ball) * b_scalar
+    # tr(N A N) = ν₊² aᵀAa + ν₋² bᵀAb <= R⁴ (λ₁ + λ₂) for N = xxᵀ - yyᵀ (Ky Fan)
+    top = np.sort(a_prec.precisions)[::-1]
+    kyfan = k2 * r2 * r2 * float(top[:2].sum())
+    upper = min(linear, kyfan) * b_scalar
     # witnesses: the equimodal optimiser at A and at I
     eye = AxisPrecision.identity(a_prec.dim)
     a_full = a_prec.matrix()
@@ -506,11 +523,9 @@ def _outer_unimodal(a_prec: AxisPrecision, b_scalar: float, k2: float, scale: fl
 
 # ----------------------------------------------------------------------------- public API
 def _as_structure(sensitivity):
-    if hasattr(sensitivity, "shift_bound"):
-        return sensitivity
-    from ..queries import FrobeniusBall
+    from ..queries import as_structure
 
-    return FrobeniusBall(sensitivity)
+    return as_structure(sensitivity)
 
 
 @_cite

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds, \
-    check_positive
+from .._validation import check_delta, check_epsilon, check_finite_array, check_positive
 from ..calibration.gaussian import gaussian_log_delta_for_shift, max_gaussian_shift
-from ..calibration.mvg_exact import AxisPrecision, exact_max_pnr_allocation, exact_precisions
+from ..calibration.mvg_exact import AxisPrecision, exact_max_pnr_allocation, exact_precisions, \
+    mse_optimal_allocation
 from ..errors import (
     InvalidParameterError,
     InvalidPrivacyParameterError,
     InvalidShapeError,
     NotPositiveSemidefiniteError,
-    OutOfBoundsError,
 )
-from ..queries import CovarianceQuery, FrobeniusBall, IdentityQuery, SensitivityStructure, \
-    as_structure
+from ..queries import as_structure, is_structure
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 
 __all__ = ["MVGMechanism"]
@@ -37,6 +36,16 @@ def _check_shape(shape) -> tuple[int, int]:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise InvalidShapeError("shape", f"must be two positive integers, got {shape!r}")
     return int(m), int(n)
+
+
+def _max_asymmetry(arr: np.ndarray, block: int = 256) -> float:
+    """``max |A - Aᵀ|`` by row blocks (cache-friendly; no full transposed copy)."""
+    worst = 0.0
+    for start in range(0, arr.shape[0], block):
+        rows = arr[start:start + block]
+        cols = arr[:, start:start + block].T
+        worst = max(worst, float(np.max(np.abs(rows - cols))))
+    return worst
 
 
 class MVGMechanism(Mechanism):
@@ -83,10 +92,17 @@ class MVGMechanism(Mechanism):
         :class:`~matrixdp.queries.IdentityQuery` (its features are columns).
     directions : array_like (d, d), optional
         Orthonormal columns (default: the standard basis).
-    precision : None, "uniform", "max-pnr" or array_like (d,)
-        Shares θ (each > 0, sum <= 1; e.g. :func:`~matrixdp.directions.binary_allocation`);
-        ``None``/``"uniform"`` = equal shares; ``"max-pnr"`` = water-filling
-        (Theorem 7) on ``signal_variances`` or the DP eigenvalues.
+    precision : None, "uniform", "mse-optimal", "max-pnr" or array_like (d,)
+        Shares θ of the privacy budget (each > 0, sum <= 1; e.g.
+        :func:`~matrixdp.directions.binary_allocation`). Under the exact
+        calibration direction ``i`` gets precision ``p_i = θ_i B / c_i`` (its
+        share of the linear budget ``Σ c_i p_i <= B``, ``c_i`` its cost under the
+        query), so a wide-range feature needs a larger share for the same noise;
+        under the theorems ``1/λ_i² = θ_i P`` (Algorithms 1-2, equal costs).
+        ``None``/``"uniform"``: equal shares (i.i.d. noise when costs are equal;
+        use ``mode="iid"`` for isotropic noise); ``"mse-optimal"``: ``θ_i ∝ √c_i``,
+        least total noise variance (exact calibration); ``"max-pnr"``:
+        water-filling (Theorem 7) on ``signal_variances`` or the DP eigenvalues.
     gamma : float, optional
         ``sup_X ‖f(X)‖_F`` for the theorem calibrations (default: the query's).
     dp_directions : None, array_like, DPEigenDecomposition or (directions, PrivacyGuarantee)
@@ -157,9 +173,17 @@ class MVGMechanism(Mechanism):
                                         f"must be one of {_CALIBRATIONS}, got {calibration!r}")
         self.calibration = calibration
         self.neighbouring = check_neighbouring(neighbouring)
-        self._sensitivity_is_number = not isinstance(sensitivity, SensitivityStructure)
+        self._sensitivity_is_number = not is_structure(sensitivity)
         self.query = as_structure(sensitivity, self.shape)
         self._check_query_shape()
+        if getattr(self.query, "feature_axis", 0) == 1 and \
+                getattr(self.query, "n_samples", 0) is None:
+            self.query = copy.copy(self.query)  # the value's shape fixes the public record count
+            self.query.n_samples = m
+        if not self._sensitivity_is_number and self.query.neighbouring != self.neighbouring:
+            raise InvalidParameterError(
+                "neighbouring", f"{self.neighbouring!r} differs from the relation the query's "
+                                f"sensitivity was derived for ({self.query.neighbouring!r})")
         if mode is None:
             directional = directions is not None or precision is not None or \
                 dp_directions is not None
@@ -169,19 +193,24 @@ class MVGMechanism(Mechanism):
             raise InvalidParameterError("mode", f"must be one of {_MODES}, got {mode!r}")
         self.mode = mode
         if axis is None:
-            axis = 1 if isinstance(self.query, IdentityQuery) else 0
+            axis = int(getattr(self.query, "feature_axis", 0))
         if axis not in (0, 1) or isinstance(axis, bool):
             raise InvalidParameterError("axis", f"must be 0 or 1, got {axis!r}")
         self.axis = int(axis)
         if mode == "equimodal" and m != n:
             raise InvalidShapeError("shape", f"equimodal noise (Psi = Sigma) needs a square value, "
                                              f"got {self.shape}")
-        if mode == "iid" and (directions is not None or precision is not None):
-            raise InvalidParameterError("mode", "directions/precision need mode='unimodal' or "
-                                                "'equimodal'")
+        if mode == "iid" and (directions is not None or precision is not None
+                              or dp_directions is not None):
+            raise InvalidParameterError("mode", "directions/precision/dp_directions need "
+                                                "mode='unimodal' or 'equimodal'")
+        if mode == "equimodal" and not self._sensitivity_is_number and not self.query.symmetric:
+            raise InvalidParameterError("mode", f"equimodal noise (Psi = Sigma) is for symmetric "
+                                                f"queries; {self.query!r} is not symmetric")
         self._notes: list[str] = []
         self._iid_equimodal = False
         self._pnr = None
+        self._mse_optimal = False
         if calibration == "theorem3":
             if mode == "unimodal":
                 raise InvalidParameterError("mode", "theorem3 imposes Psi = Sigma: use "
@@ -253,24 +282,17 @@ class MVGMechanism(Mechanism):
                 raise InvalidParameterError("dp_directions_fraction", f"must be in (0, 1), got "
                                                                       f"{fraction!r}")
             q = self.query
-            if not isinstance(q, (IdentityQuery, CovarianceQuery)):
+            if not callable(getattr(q, "dp_direction_bounds", None)):
                 raise InvalidParameterError("dp_directions", "estimating directions from data "
                                                              "needs a query with public record "
                                                              "bounds (IdentityQuery or "
                                                              "CovarianceQuery)")
-            data = check_finite_array(dp_directions, "dp_directions", ndim=2)
-            kwargs = {}
-            if q.radius is not None:
-                kwargs["norm_bound"] = q.radius
-            else:
-                kwargs["bounds"] = (q.lower, q.upper)
-            if isinstance(q, CovarianceQuery):
-                data = data - q.center
-                if q.radius is None:
-                    kwargs["bounds"] = (q.lower - q.center, q.upper - q.center)
+            data, kwargs = q.dp_direction_bounds(check_finite_array(dp_directions,
+                                                                    "dp_directions", ndim=2))
             eps_d, delta_d = frac * self.epsilon, frac * self.delta
             calib = "classic" if eps_d < 1 else "analytic"
-            result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d, clip=q.clip,
+            result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d,
+                                         clip=getattr(q, "clip", False),
                                          calibration=calib, rng=rng, **kwargs)
             dirs, eig, spent = result.directions, result.eigenvalues, result.privacy
             n_rec = data.shape[0]
@@ -294,9 +316,13 @@ class MVGMechanism(Mechanism):
         if precision is None or (isinstance(precision, str) and precision == "uniform"):
             return uniform_allocation(d)
         if isinstance(precision, str):
+            if precision == "mse-optimal":
+                self._mse_optimal = True
+                return None  # resolved during calibration (needs the costs)
             if precision not in ("max-pnr", "max_pnr"):
-                raise InvalidParameterError("precision", "must be None, 'uniform', 'max-pnr' or an "
-                                                         f"array of shares, got {precision!r}")
+                raise InvalidParameterError("precision", "must be None, 'uniform', 'mse-optimal', "
+                                                         "'max-pnr' or an array of shares, got "
+                                                         f"{precision!r}")
             signal = signal_variances if signal_variances is not None else eigenvalues
             if signal is None:
                 raise InvalidParameterError("precision", "'max-pnr' needs signal_variances= or "
@@ -338,14 +364,19 @@ class MVGMechanism(Mechanism):
             self._theta_sum = 1.0
             return
         equi = self.mode == "equimodal"
-        dirs = self.directions if self.directions is not None else np.eye(self._dim)
-        if equi or self.axis == 0:
-            costs = self.query.direction_costs(row_dirs=dirs, equimodal=equi, shape=self.shape)
+        dirs = self.directions  # None: the standard basis (never materialised)
+        axis = 0 if equi else self.axis
+        if axis == 0:
+            costs = self.query.direction_costs(row_dirs=dirs, axis=0, equimodal=equi,
+                                               shape=self.shape)
         else:
-            costs = self.query.direction_costs(col_dirs=dirs, equimodal=equi, shape=self.shape)
+            costs = self.query.direction_costs(col_dirs=dirs, axis=1, equimodal=equi,
+                                               shape=self.shape)
         self.direction_costs = costs
         self.precision_budget = costs.budget(mu_star)
-        if self.theta is None:  # max-PNR
+        if self.theta is None and self._mse_optimal:
+            self.theta = mse_optimal_allocation(costs)
+        elif self.theta is None:  # max-PNR
             signal, rule = self._pnr
             self.theta = exact_max_pnr_allocation(signal, costs, self.precision_budget, rule=rule)
         self._theta_sum = float(math.fsum(self.theta))
@@ -379,6 +410,9 @@ class MVGMechanism(Mechanism):
         if self.mode == "iid":
             d = m
             theta = np.full(d, 1.0 / d)
+        elif theta is None and self._mse_optimal:
+            theta = np.full(self._dim, 1.0 / self._dim)  # equal costs under the theorems
+            self.theta = theta
         elif theta is None:
             signal, rule = self._pnr
             theta = max_pnr_allocation(signal, budget, rule=rule)
@@ -471,7 +505,7 @@ class MVGMechanism(Mechanism):
             self.query.symmetric
         if needs_sym:
             scale = max(float(np.max(np.abs(arr))), 1e-300)
-            if np.max(np.abs(arr - arr.T)) > 1e-10 * scale:
+            if _max_asymmetry(arr) > 1e-10 * scale:
                 raise InvalidParameterError("value", "must be symmetric for equimodal noise / "
                                                      "theorem3 / a symmetric query")
         if self.calibration == "theorem3":
@@ -479,17 +513,7 @@ class MVGMechanism(Mechanism):
             if lam_min < -1e-10 * max(float(np.max(np.abs(arr))), 1e-300):
                 raise NotPositiveSemidefiniteError("value", f"theorem3 needs a PSD value; smallest "
                                                             f"eigenvalue {lam_min:.6g}")
-        q = self.query
-        if isinstance(q, IdentityQuery) and q.radius is None:
-            check_in_bounds(arr, q.lower, q.upper, "value")
-        elif isinstance(q, IdentityQuery):
-            if np.any(np.linalg.norm(arr, axis=1) > q.radius * (1 + 1e-12)):
-                raise OutOfBoundsError("value", "a record exceeds the public radius")
-        elif isinstance(q, CovarianceQuery):
-            if np.linalg.norm(arr) > q.gamma * (1 + 1e-9):
-                raise OutOfBoundsError("value", f"Frobenius norm exceeds the public bound "
-                                                f"gamma={q.gamma:.6g}; compute it with "
-                                                "query.compute(X)")
+        self.query.check_value(arr)
         return arr
 
     def _noise(self, shape, rng) -> np.ndarray:
@@ -502,6 +526,15 @@ class MVGMechanism(Mechanism):
                 "directions": self.directions, "variances": self.variances,
                 "theta": self.theta, "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
                 "mahalanobis_sensitivity_exact": self.mahalanobis_sensitivity_exact}
+
+    def witnesses(self) -> list:
+        """Worst-case neighbouring pairs ``[(value, value_prime), ...]`` for this noise.
+
+        Delegates to the query's ``witnesses`` with this mechanism's Σ⁻¹, Ψ⁻¹ (no
+        refactorisation): the last pair attains ``mahalanobis_sensitivity`` when it
+        is exact (the best known witness otherwise).
+        """
+        return self.query.witnesses(row_cov=self._row, col_cov=self._col)
 
     def to_dp_event(self):
         """A ``dp_accounting.GaussianDpEvent`` with noise multiplier ``1/μ`` (the MVG part).
