@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 from ._base import (Dataset, DatasetSource, data_home as _data_home, describe, read_verified,
                     require_pandas)
-from ._checksums import SHA256, UBER_APR14_CSV_SHA256
+from ._checksums import UBER_APR14_CSV_SHA256
 from ._fetch import download_file
 
 __all__ = ["load_uber_apr14", "UBER_APR14_SOURCE", "pickup_counts"]
