@@ -6,9 +6,10 @@ Protocol (spec mvg.md §8.0, §8.2, §10 A10–A12, with its decisions):
   samples cannot be recovered), centred per anchor. The data stay on UCI's native scale
   ([−1, 1] per anchor before centring); Δρ is reported on that scale, which is the scale
   the paper's own numbers fit (its random-guess Δρ ≈ 0.437; ours ≈ 0.40).
-* Query f(X) = XᵀX/n (4 x 4). Public bound: each entry of a record is treated as lying in
-  [−c, c], i.e. ‖x‖ ≤ 2c (checked on the centred data), giving the paper's L2 sensitivity
-  2·4·c²/n and the mirrored upper triangle's L1 sensitivity 2c²·10/n.
+* Query f(X) = XᵀX/n (4 x 4). Public bound: ‖x‖ ≤ 2c per record (the norm of a point of
+  [−c, c]⁴; checked on the centred data, whose entries may leave [−c, c] slightly), which
+  gives the paper's L2 sensitivity 2·4·c²/n and the mirrored upper triangle's L1 sensitivity
+  2c²·10/n (both need only the norm bound, see ``covariance_upper_sensitivity``).
   Two settings are run (spec A11): c = 100, the paper's stated range and sensitivity
   8·10⁴/10,176 (valid for our data but 10⁴ times looser than needed), written to
   ``mvg_exp2_movement.md``; and c = 1, the range of the data actually used, written to

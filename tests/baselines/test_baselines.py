@@ -166,3 +166,18 @@ def test_random_guesses():
 def test_not_reproduced_reasons():
     assert set(B.NOT_REPRODUCED) == {"jl-upadhyay", "exponential-blr"}
     assert all(len(reason) > 80 for reason in B.NOT_REPRODUCED.values())
+
+
+def test_covariance_upper_sensitivity_holds_for_the_norm_ball():
+    """The bounds need only ‖x‖² ≤ d c² (used for centred data whose entries leave [−c, c])."""
+    rng = np.random.default_rng(1)
+    d, c, n = 4, 1.0, 1
+    radius = math.sqrt(d) * c
+    x = rng.standard_normal((4000, d))
+    x *= radius / np.linalg.norm(x, axis=1, keepdims=True)  # on the sphere of radius 2c
+    y = -x[::-1]
+    iu = np.triu_indices(d)
+    diff = (np.einsum("ij,ik->ijk", x, x) - np.einsum("ij,ik->ijk", y, y))[:, iu[0], iu[1]] / n
+    assert np.abs(x).max() > c  # entries do leave [−c, c]
+    assert np.abs(diff).sum(axis=1).max() <= B.covariance_upper_sensitivity(d, c, n, norm=1) + 1e-9
+    assert np.linalg.norm(diff, axis=1).max() <= B.covariance_upper_sensitivity(d, c, n, norm=2) + 1e-9

@@ -32,6 +32,10 @@ def covariance_upper_sensitivity(d: int, bound: float, n: int, *, norm: int) -> 
     * ``norm=2``: the MVG paper's Frobenius bound 2·sqrt(Σ_{d²} c⁴)/n = 2dc²/n (an upper
       bound for the triangle too; e.g. 8·10⁴/10,176 = 7.8616).
 
+    Both bounds also hold under the weaker record constraint ‖x‖² ≤ d·c² (a ball, e.g. for
+    centred data whose entries may leave [−c, c]): Σ_{i≤j}|x_i x_j| ≤ ((Σ|x_i|)² + ‖x‖²)/2 ≤
+    (d + 1)‖x‖²/2 ≤ c²·d(d+1)/2 and ‖xxᵀ‖_F = ‖x‖² ≤ d·c².
+
     References
     ----------
     .. [1] T. Chanyaswad et al. (2018), MVG mechanism, CCS, Experiment II.
