@@ -46,6 +46,15 @@ def test_reexported_and_init_only_stores_params():
         model.fit(np.ones((5, 5)))
 
 
+def test_refit_leaves_no_stale_attributes(data):
+    X, y, _ = data
+    model = RONGauss(dim=3, epsilon=1.0, task="regression", label_bound=1.0, random_state=0)
+    model.fit(X, y)
+    assert hasattr(model, "label_shift_")
+    model.set_params(task="unsupervised").fit(X)
+    assert not hasattr(model, "label_shift_") and model.covariance_.shape == (3, 3)
+
+
 def test_scikit_learn_clone_and_params():
     from sklearn.base import clone
 

@@ -324,6 +324,8 @@ class RONGauss:
         """
         self._check_params()
         eps_mean, eps_cov, eps_counts = self._budgets()
+        for attribute in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, attribute)  # no stale attributes from an earlier fit
         X_arr, names = as_feature_matrix(X)
         n, m = X_arr.shape
         p = check_dims(m, self.dim)[1]
@@ -343,8 +345,6 @@ class RONGauss:
         self.n_features_in_ = m
         if names is not None:
             self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
         self.projection_ = W
         self.epsilon_mean_, self.epsilon_cov_, self.epsilon_counts_ = eps_mean, eps_cov, eps_counts
 
@@ -380,7 +380,7 @@ class RONGauss:
                 return np.clip(y_centred, -a, a)
             raise OutOfBoundsError(
                 "y", f"{int(outside.sum())} label(s) lie outside the public label bound "
-                     f"{self._bound_text()}; clip them first or pass clip_labels=True "
+                     f"{self._bound_text()}; clip them first or pass clip_labels=True (CLI: --clip-labels) "
                      "(the bound must never be read from the data)")
         return y_centred
 
