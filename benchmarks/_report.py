@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 import re
 import time
+from typing import Callable
 from pathlib import Path
 
 import numpy as np
@@ -31,3 +32,13 @@ def write_section(title: str, body: str, path: Path = BENCHMARKS_MD) -> None:
     else:
         text = text.rstrip("\n") + "\n\n" + section
     path.write_text(text.rstrip("\n") + "\n")
+
+
+def best_of(fn: Callable[[], object], repeats: int) -> float:
+    """Best wall-clock time of ``repeats`` calls of ``fn`` (the least disturbed by other load)."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)

@@ -21,20 +21,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _report import write_section  # noqa: E402
+from _report import best_of, write_section  # noqa: E402
 
 import matrixdp  # noqa: E402
 from matrixdp.mvg import MVGSampler  # noqa: E402
 from matrixdp.rng import make_rng  # noqa: E402
-
-
-def best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def random_rotation(d: int, rng) -> np.ndarray:

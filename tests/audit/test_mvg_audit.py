@@ -1,6 +1,5 @@
 """Auditing MVG: every calibration and mode is consistent; an over-claim is caught."""
 
-import warnings
 
 import numpy as np
 import pytest

@@ -4,7 +4,7 @@ import sys
 import pytest
 
 from matrixdp import __version__
-from matrixdp.cli import SUBCOMMANDS, build_parser, main
+from matrixdp.cli import SUBCOMMANDS, main
 
 
 def test_version(capsys):

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 import matrixdp
-from matrixdp.calibration.r1smg import Remark1Warning, r1smg_sigma_star
+from matrixdp.calibration.r1smg import Remark1Warning
 from matrixdp.errors import (
     InvalidParameterError,
     InvalidShapeError,

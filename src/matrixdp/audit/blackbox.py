@@ -16,7 +16,6 @@ evaluated). The method is described in ``docs/audit.md``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
