@@ -14,6 +14,7 @@ from .mechanisms import (
     PrivacyGuarantee,
     Release,
 )
+from .release import FisherNoiseRelease
 
 __all__ = [
     "__version__",
@@ -26,4 +27,5 @@ __all__ = [
     "NoiseSummary",
     "PrivacyGuarantee",
     "Release",
+    "FisherNoiseRelease",
 ]
