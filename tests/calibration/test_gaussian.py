@@ -1,0 +1,117 @@
+"""Gaussian calibration against closed forms and the independent dp-accounting oracle."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from matrixdp.calibration import (
+    analytic_gaussian_sigma,
+    classic_gaussian_sigma,
+    gaussian_delta,
+    gaussian_epsilon,
+    max_gaussian_shift,
+)
+from matrixdp.errors import InvalidPrivacyParameterError
+
+dp_gauss = pytest.importorskip("dp_accounting.gaussian_mechanism")
+
+EPSILONS = np.geomspace(0.01, 20, 15)
+DELTAS = np.geomspace(1e-12, 0.1, 9)
+
+
+def test_reference_value():
+    assert analytic_gaussian_sigma(1.0, 1e-5, 1.0) == pytest.approx(3.7306, abs=5e-5)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_analytic_sigma_matches_dp_accounting(epsilon):
+    for delta in DELTAS:
+        ours = analytic_gaussian_sigma(epsilon, delta, 1.0)
+        oracle = dp_gauss.get_sigma_gaussian(epsilon, delta)
+        assert ours == pytest.approx(oracle, rel=1e-6), (epsilon, delta)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_epsilon_inverse_matches_dp_accounting(epsilon):
+    for delta in DELTAS:
+        sigma = analytic_gaussian_sigma(epsilon, delta, 1.0)
+        assert gaussian_epsilon(delta, sigma, 1.0) == pytest.approx(epsilon, rel=1e-8)
+        assert dp_gauss.get_epsilon_gaussian(sigma, delta) == pytest.approx(epsilon, rel=1e-6)
+
+
+def test_delta_is_the_closed_form_profile():
+    for eps, sigma, sens in [(0.5, 2.0, 1.0), (1.0, 3.0, 2.0), (3.0, 0.7, 0.5)]:
+        a, b = sens / (2 * sigma), eps * sigma / sens
+        closed = norm.cdf(a - b) - math.exp(eps) * norm.cdf(-a - b)
+        assert gaussian_delta(eps, sigma, sens) == pytest.approx(closed, rel=1e-10)
+
+
+def test_analytic_sigma_meets_delta_tightly():
+    for eps in EPSILONS:
+        for delta in DELTAS:
+            sigma = analytic_gaussian_sigma(eps, delta, 1.7)
+            assert gaussian_delta(eps, sigma, 1.7) == pytest.approx(delta, rel=1e-7)
+            # 1% less noise already breaks the claim: the calibration is tight.
+            assert gaussian_delta(eps, 0.99 * sigma, 1.7) > delta
+
+
+def test_sigma_scales_linearly_with_sensitivity():
+    assert analytic_gaussian_sigma(0.3, 1e-6, 5.0) == pytest.approx(
+        5.0 * analytic_gaussian_sigma(0.3, 1e-6, 1.0), rel=1e-12)
+
+
+def test_shift_is_inverse_of_sigma():
+    assert max_gaussian_shift(1.0, 1e-5) == pytest.approx(1 / 3.7306316, rel=1e-6)
+
+
+def test_delta_is_stable_in_the_far_tail():
+    # Both terms of the profile are ~1e-137 here; the log-space form keeps the digits
+    # that a naive Phi(a) - e^eps Phi(b) loses. Reference: mpmath at 50 digits.
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    eps, mu = 5.0, 0.2
+    ncdf = lambda x: mpmath.ncdf(x)
+    exact = ncdf(mu / 2 - eps / mu) - mpmath.e ** eps * ncdf(-mu / 2 - eps / mu)
+    ours = gaussian_delta(eps, 1.0 / mu, 1.0)
+    assert 0 < ours < 1e-100
+    assert ours == pytest.approx(float(exact), rel=1e-9)
+    sigma = analytic_gaussian_sigma(0.01, 1e-12, 1.0)
+    assert gaussian_delta(0.01, sigma, 1.0) == pytest.approx(1e-12, rel=1e-6)
+
+
+def test_classic_closed_form_and_looser_than_analytic():
+    for eps in [0.01, 0.1, 0.5, 0.99]:
+        for delta in DELTAS:
+            classic = classic_gaussian_sigma(eps, delta, 2.0)
+            assert classic == pytest.approx(2.0 * math.sqrt(2 * math.log(1.25 / delta)) / eps)
+            assert classic >= analytic_gaussian_sigma(eps, delta, 2.0)
+            assert gaussian_delta(eps, classic, 2.0) <= delta
+
+
+@pytest.mark.parametrize("eps", [1.0, 2.0, 20.0])
+def test_classic_refuses_epsilon_at_least_one(eps):
+    with pytest.raises(InvalidPrivacyParameterError, match="epsilon"):
+        classic_gaussian_sigma(eps, 1e-5, 1.0)
+
+
+@pytest.mark.parametrize("func", [analytic_gaussian_sigma, classic_gaussian_sigma])
+@pytest.mark.parametrize("args,name", [
+    ((0.0, 1e-5, 1.0), "epsilon"), ((-1.0, 1e-5, 1.0), "epsilon"), ((math.inf, 1e-5, 1.0), "epsilon"),
+    ((math.nan, 1e-5, 1.0), "epsilon"), ((0.5, 0.0, 1.0), "delta"), ((0.5, 1.0, 1.0), "delta"),
+    ((0.5, 1.5, 1.0), "delta"), ((0.5, 1e-5, 0.0), "sensitivity"), ((0.5, 1e-5, -2.0), "sensitivity"),
+    ((0.5, 1e-5, math.inf), "sensitivity"), (("1", 1e-5, 1.0), "epsilon"),
+])
+def test_bad_arguments_name_the_argument(func, args, name):
+    with pytest.raises(InvalidPrivacyParameterError, match=name) as info:
+        func(*args)
+    assert isinstance(info.value, ValueError)
+    assert info.value.argument == name
+
+
+def test_profile_rejects_bad_sigma():
+    with pytest.raises(InvalidPrivacyParameterError, match="sigma"):
+        gaussian_delta(1.0, 0.0, 1.0)
+    with pytest.raises(InvalidPrivacyParameterError, match="sigma"):
+        gaussian_epsilon(1e-5, -1.0, 1.0)

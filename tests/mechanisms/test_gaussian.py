@@ -1,0 +1,92 @@
+"""GaussianMechanism: scale, release contract, statistical checks, errors."""
+
+import numpy as np
+import pytest
+from scipy.stats import kstest, norm
+
+import matrixdp
+from matrixdp.calibration import analytic_gaussian_sigma, classic_gaussian_sigma
+from matrixdp.errors import InvalidParameterError, InvalidPrivacyParameterError, NonFiniteInputError
+
+ALPHA = 1e-6  # KS significance: tiny, so a true-scale failure is a real bug
+
+
+def test_sigma_and_moments():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=2.0)
+    assert m.sigma == pytest.approx(analytic_gaussian_sigma(1.0, 1e-5, 2.0))
+    assert m.scale == m.sigma and m.variance == pytest.approx(m.sigma ** 2)
+    assert m.bias == 0.0 and m.mse == m.variance
+    c = matrixdp.GaussianMechanism(epsilon=0.5, delta=1e-5, sensitivity=2.0, calibration="classic")
+    assert c.sigma == pytest.approx(classic_gaussian_sigma(0.5, 1e-5, 2.0))
+    assert not c.privacy.exact and m.privacy.exact
+
+
+def test_release_contract():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    rel = m.release(np.ones((4, 5)), rng=0)
+    assert rel.value.shape == (4, 5) and rel.value.dtype == np.float64
+    assert rel.privacy.epsilon == 1.0 and rel.privacy.delta == 1e-5
+    assert rel.privacy.neighbouring == "replace-one" and rel.privacy.calibration == "analytic"
+    assert rel.noise.per_entry_variance == pytest.approx(m.variance)
+    assert rel.noise.expected_squared_error == pytest.approx(20 * m.variance)
+    assert isinstance(m.release(3.0, rng=0).value, float)
+    assert m.release(np.zeros(3, np.float32), rng=0).value.dtype == np.float32
+    assert m.release(np.zeros(3, int), rng=0).value.dtype == np.float64
+
+
+def test_seeded_release_repeats_and_default_differs():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    assert np.array_equal(m.release(np.zeros(5), rng=3).value, m.release(np.zeros(5), rng=3).value)
+    assert not np.array_equal(m.release(np.zeros(5)).value, m.release(np.zeros(5)).value)
+
+
+@pytest.mark.parametrize("calibration,eps", [("analytic", 2.0), ("classic", 0.5)])
+@pytest.mark.parametrize("rng", [12345, None])
+def test_noise_has_the_claimed_scale(calibration, eps, rng):
+    m = matrixdp.GaussianMechanism(epsilon=eps, delta=1e-6, sensitivity=1.0, calibration=calibration)
+    noise = m.release(np.zeros(20000), rng=rng).value
+    assert kstest(noise, norm(scale=m.sigma).cdf).pvalue > ALPHA
+    for wrong in (0.7, 1.3):
+        assert kstest(noise, norm(scale=wrong * m.sigma).cdf).pvalue < ALPHA
+
+
+def test_large_array_single_pass():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    value = np.zeros(10 ** 6)
+    out = m.release(value, rng=1).value
+    assert out.shape == value.shape and abs(out.std() / m.sigma - 1) < 0.01
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(epsilon=0, delta=1e-5, sensitivity=1), "epsilon"),
+    (dict(epsilon=1, delta=0, sensitivity=1), "delta"),
+    (dict(epsilon=1, delta=1, sensitivity=1), "delta"),
+    (dict(epsilon=1, delta=1e-5, sensitivity=0), "sensitivity"),
+    (dict(epsilon=1, delta=1e-5, sensitivity=float("nan")), "sensitivity"),
+    (dict(epsilon=2, delta=1e-5, sensitivity=1, calibration="classic"), "epsilon"),
+])
+def test_bad_parameters(kwargs, name):
+    with pytest.raises(InvalidPrivacyParameterError, match=name):
+        matrixdp.GaussianMechanism(**kwargs)
+
+
+def test_bad_calibration_name_and_relation():
+    with pytest.raises(InvalidParameterError, match="calibration"):
+        matrixdp.GaussianMechanism(epsilon=1, delta=1e-5, sensitivity=1, calibration="magic")
+    with pytest.raises(InvalidParameterError, match="neighbouring"):
+        matrixdp.GaussianMechanism(epsilon=1, delta=1e-5, sensitivity=1, neighbouring="swap")
+
+
+def test_non_finite_value_rejected():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    with pytest.raises(NonFiniteInputError, match="value"):
+        m.release(np.array([1.0, np.nan]))
+
+
+def test_profile_and_dp_event():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    assert m.privacy_profile(1.0) == pytest.approx(1e-5, rel=1e-6)
+    dp_accounting = pytest.importorskip("dp_accounting")
+    event = m.to_dp_event()
+    assert isinstance(event, dp_accounting.GaussianDpEvent)
+    assert event.noise_multiplier == pytest.approx(m.sigma)

@@ -1,0 +1,31 @@
+import numpy as np
+import pytest
+
+from matrixdp._validation import check_finite_array, check_in_bounds
+from matrixdp.errors import InvalidParameterError, InvalidShapeError, NonFiniteInputError, OutOfBoundsError
+
+
+@pytest.mark.parametrize("bad", [[1.0, np.nan], [np.inf], [[0.0, -np.inf]]])
+def test_non_finite_rejected(bad):
+    with pytest.raises(NonFiniteInputError, match="value"):
+        check_finite_array(bad)
+
+
+def test_shape_and_ndim_checks():
+    with pytest.raises(InvalidShapeError, match="ndim|dimension"):
+        check_finite_array(np.zeros(3), ndim=2)
+    with pytest.raises(InvalidShapeError, match=r"\(2, 2\)"):
+        check_finite_array(np.zeros((2, 3)), shape=(2, 2))
+
+
+def test_non_numeric_and_complex_rejected():
+    with pytest.raises(InvalidParameterError):
+        check_finite_array(np.array(["a", "b"]))
+    with pytest.raises(InvalidParameterError, match="complex"):
+        check_finite_array(np.array([1j]))
+
+
+def test_bounds():
+    check_in_bounds(np.array([[0.0, 1.0]]), np.array([0, 0]), np.array([1, 1]))
+    with pytest.raises(OutOfBoundsError, match="1 entries"):
+        check_in_bounds(np.array([[0.0, 1.5]]), np.array([0, 0]), np.array([1, 1]))
