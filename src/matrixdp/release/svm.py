@@ -389,7 +389,7 @@ class CorrelatedSVMNoiseRelease:
         warnings.warn("correlated SVM noise release: NO differential-privacy guarantee "
                       "(alpha^T x_i is revealed exactly)", RefutedGuaranteeWarning, stacklevel=2)
         q, p = X.shape
-        per_entry = self.m * float(np.trace(correlated_noise_trace_factor(fit))) / (q * p)
+        per_entry = self.m * _null_space_dimension(fit) / (q * p)
         noise = NoiseSummary(distribution="degenerate-gaussian", scale=math.sqrt(per_entry),
                              per_entry_variance=per_entry,
                              expected_squared_error=per_entry * q * p)
@@ -399,9 +399,9 @@ class CorrelatedSVMNoiseRelease:
                                                                            self.weights)})
 
 
-def correlated_noise_trace_factor(fit: SVMFit) -> np.ndarray:
-    """``Tr(P)`` as a 0-d array: (q - [c≠0]) (p - [α≠0]), the null-space dimension."""
+def _null_space_dimension(fit: SVMFit) -> int:
+    """Tr(P) = dim null(Omega) = (q - [c != 0]) (p - [alpha != 0])."""
     q, p = fit.dual_coef.size, fit.alpha.size
     kq = q - (1 if float(fit.dual_coef @ fit.dual_coef) > 0 else 0)
     kp = p - (1 if float(fit.alpha @ fit.alpha) > 0 else 0)
-    return np.asarray(float(kq * kp))
+    return kq * kp
