@@ -5,6 +5,7 @@ whole training set with the exact local-DP guarantee it carries.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 
@@ -211,7 +212,7 @@ class FisherNoiseRelease(Mechanism):
     def cost(self) -> float:
         return design_objective(self.weights, self.fisher, self.second_moment, self.lam)
 
-    @property
+    @cached_property
     def whitened_sensitivity(self) -> float:
         return self.lam ** 0.25 * ldp_sensitivity_factor(self.weights, self.widths)
 
@@ -222,7 +223,7 @@ class FisherNoiseRelease(Mechanism):
         return gaussian_delta(check_epsilon(epsilon), 1.0, self.whitened_sensitivity)
 
     # -------------------------------------------------------------- guarantee
-    @property
+    @cached_property
     def privacy(self) -> PrivacyGuarantee:
         if self.kind == "gaussian":
             k, exact = ldp_sensitivity_factor(self.weights, self.widths, return_exact=True)
