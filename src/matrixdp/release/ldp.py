@@ -39,12 +39,7 @@ __all__ = [
     "lambda_for_ldp",
     "laplace_ldp_epsilon",
     "lambda_for_laplace_ldp",
-    "PAPER_BOUND_RELIABLE_SENSITIVITY",
 ]
-
-#: Below this whitened sensitivity the paper's Theorem 2.5 held for every δ ≥ 1e-300 that the
-#: spec checked (2.40 at δ = 1e-300); above it the bound may fail.
-PAPER_BOUND_RELIABLE_SENSITIVITY = 2.4
 
 _METHODS = ("analytic", "paper")
 

@@ -32,6 +32,7 @@ from ..rng import make_rng
 from .fisher import check_weights
 
 __all__ = [
+    "SolverError",
     "SVMFit",
     "fit_svm",
     "svm_objective",
@@ -165,10 +166,7 @@ def fit_svm(X, y, *, rho: float = 1e-2, theta: float = 1.0, tol: float = 1e-10,
     theta = check_positive(theta, "theta")
     q, p = X.shape
     # variables z = [alpha (p), beta, xi (q)]
-    diag_p = np.concatenate([np.ones(p), np.full(1 + q, float(rho))])
-    P = sparse.diags(diag_p, format="csc")
-    if rho == 0:
-        P = sparse.diags(np.concatenate([np.ones(p), np.zeros(1 + q)]), format="csc")
+    P = sparse.diags(np.concatenate([np.ones(p), np.full(1 + q, float(rho))]), format="csc")
     cost = np.concatenate([np.zeros(p + 1), np.full(q, theta)])
     Z = y[:, None] * X
     eye_q = sparse.identity(q, format="csc")
