@@ -4,16 +4,19 @@ The public API is re-exported here; see the README for a tour and
 ``docs/`` for the derivation behind each mechanism.
 """
 
-from . import calibration, errors, rng
+from . import calibration, errors, queries, rng
 from ._version import __version__
 from .mechanisms import (
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
+    MVGMechanism,
     NoiseSummary,
     PrivacyGuarantee,
     Release,
 )
+from .mechanisms import R1SMGMechanism
+from . import audit
 from .release import FisherNoiseRelease
 
 __all__ = [
@@ -21,11 +24,20 @@ __all__ = [
     "calibration",
     "errors",
     "rng",
+    "queries",
     "GaussianMechanism",
     "LaplaceMechanism",
+    "MVGMechanism",
     "Mechanism",
     "NoiseSummary",
     "PrivacyGuarantee",
     "Release",
+    "R1SMGMechanism",
+    "audit",
     "FisherNoiseRelease",
 ]
+
+# MVG core: the matrix-variate Gaussian sampler and noise directions / precision allocation.
+from . import directions, mvg  # noqa: E402
+
+__all__ += ["directions", "mvg"]

@@ -16,7 +16,7 @@ from .._version import __version__
 from ..errors import MatrixDPError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ["demo"]
+SUBCOMMANDS = ["demo", "audit", "reproduce"]
 
 
 def build_parser() -> argparse.ArgumentParser:

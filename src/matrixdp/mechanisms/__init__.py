@@ -3,6 +3,8 @@
 from .base import NEIGHBOURING_RELATIONS, Mechanism, NoiseSummary, PrivacyGuarantee, Release
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
+from .mvg import MVGMechanism
+from .r1smg import R1SMGMechanism
 
 __all__ = [
     "NEIGHBOURING_RELATIONS",
@@ -12,4 +14,6 @@ __all__ = [
     "Release",
     "GaussianMechanism",
     "LaplaceMechanism",
+    "MVGMechanism",
+    "R1SMGMechanism",
 ]

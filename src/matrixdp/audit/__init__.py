@@ -1,0 +1,34 @@
+"""Privacy auditing: exact privacy profiles and a black-box auditor with valid lower bounds.
+
+- :func:`exact_delta` — the exact δ(ε) of Gaussian-family and Laplace mechanisms.
+- :func:`audit_mechanism` — a lower bound on ε from samples, valid at a stated confidence.
+- :func:`default_witnesses` — worst-case neighbouring pairs.
+- :mod:`matrixdp.audit.catalogue` — audits every shipped mechanism (``matrixdp audit --all``).
+
+The method and how to audit your own mechanism are in ``docs/audit.md``.
+"""
+
+from .blackbox import AuditResult, TestOutcome, audit_mechanism, draw_outputs
+from .exact import NoExactProfileError, exact_delta, has_exact_profile, laplace_delta
+from .statistics import distance_ratio, log_likelihood_ratio_for, projection
+from .stats import clopper_pearson_interval, clopper_pearson_lower, clopper_pearson_upper
+from .witnesses import default_witnesses, sensitivity_witness
+
+__all__ = [
+    "AuditResult",
+    "TestOutcome",
+    "audit_mechanism",
+    "draw_outputs",
+    "NoExactProfileError",
+    "exact_delta",
+    "has_exact_profile",
+    "laplace_delta",
+    "distance_ratio",
+    "log_likelihood_ratio_for",
+    "projection",
+    "clopper_pearson_interval",
+    "clopper_pearson_lower",
+    "clopper_pearson_upper",
+    "default_witnesses",
+    "sensitivity_witness",
+]

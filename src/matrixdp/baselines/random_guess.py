@@ -1,0 +1,46 @@
+"""Random-guess baselines (data-independent): the floor any private method should beat.
+
+The MVG paper's "random guess" rows are unspecified; the spec (mvg.md §8.4) decides:
+uniform predictions in the teacher range (regression), a uniformly random unit vector
+(first principal component) and a Haar-random orthonormal basis (all components).
+
+Derivation: ``docs/derivations/baselines.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ..rng import make_rng
+
+__all__ = ["uniform_predictions", "random_unit_vector", "random_orthonormal_basis"]
+
+
+def uniform_predictions(n: int, low: float, high: float, rng=None) -> np.ndarray:
+    """``n`` predictions drawn uniformly from [low, high] (a public target range)."""
+    if int(n) != n or n < 1:
+        raise InvalidParameterError("n", f"must be a positive integer, got {n!r}")
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise InvalidParameterError("high", f"need finite low < high, got [{low}, {high}]")
+    return make_rng(rng).uniform(low, high, size=int(n))
+
+
+def random_unit_vector(d: int, rng=None) -> np.ndarray:
+    """A unit vector uniform on the sphere S^{d−1}."""
+    if int(d) != d or d < 1:
+        raise InvalidParameterError("d", f"must be a positive integer, got {d!r}")
+    v = make_rng(rng).standard_normal(int(d))
+    return v / np.linalg.norm(v)
+
+
+def random_orthonormal_basis(d: int, rng=None) -> np.ndarray:
+    """A Haar-distributed d x d orthogonal matrix (columns are the basis vectors).
+
+    QR of a Gaussian matrix with the signs of R's diagonal fixed (Mezzadri 2007).
+    """
+    if int(d) != d or d < 1:
+        raise InvalidParameterError("d", f"must be a positive integer, got {d!r}")
+    g = make_rng(rng).standard_normal((int(d), int(d)))
+    q, r = np.linalg.qr(g)
+    return q * np.sign(np.diag(r))[None, :]
