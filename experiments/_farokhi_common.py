@@ -32,7 +32,8 @@ DEFAULT_LAMS = np.logspace(-8, 4, 13)
 SHARED = Path("/work/shared/datasets")
 
 
-def parse_args(description: str, default_trials: int = 5, lams=DEFAULT_LAMS, extra=None):
+def parse_args(description: str, default_trials: int = 5, lams=DEFAULT_LAMS, extra=None,
+               argv=None):
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--trials", type=int, default=default_trials,
                         help=f"noise draws per lambda (the paper: 100; default {default_trials})")
@@ -41,10 +42,11 @@ def parse_args(description: str, default_trials: int = 5, lams=DEFAULT_LAMS, ext
     parser.add_argument("--seed", type=int, default=2024, help="base seed of the noise draws")
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder (results/)")
     parser.add_argument("--no-plot", action="store_true", help="skip the .png plot")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+                        help="no progress bar")
     if extra:
         extra(parser)
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
 # ------------------------------------------------------------------------------ data
@@ -69,7 +71,11 @@ def _integer_encode(frame, columns):
 
     out = frame[columns].copy()
     for col in columns:
-        if not pd.api.types.is_numeric_dtype(out[col]):
+        if pd.api.types.is_numeric_dtype(out[col]):
+            continue
+        try:  # numbers stored as text (e.g. a loader's object frame)
+            out[col] = pd.to_numeric(out[col], errors="raise")
+        except (ValueError, TypeError):
             out[col] = pd.factorize(out[col], use_na_sentinel=False)[0]
     return out.to_numpy(dtype=float)
 
@@ -114,7 +120,9 @@ def load_lending_club_xy():
         raise RuntimeError("the lending club frame has no int.rate column")
     rate = frame["int.rate"]
     if not pd.api.types.is_numeric_dtype(rate):
-        rate = rate.astype(str).str.rstrip("%").astype(float) / 100.0
+        text = rate.astype(str).str.strip()
+        percent = text.str.endswith("%")
+        rate = text.str.rstrip("%").astype(float).where(~percent, text.str.rstrip("%").astype(float) / 100.0)
     features = [c for c in frame.columns if c != "int.rate"]
     return _integer_encode(frame, features), rate.to_numpy(dtype=float), features
 

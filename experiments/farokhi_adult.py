@@ -25,14 +25,14 @@ from _farokhi_common import (  # noqa: E402
 from matrixdp.release import correlated_privacy_level, correlated_svm_noise, fit_svm  # noqa: E402
 
 
-def main() -> int:
+def main(argv=None) -> int:
     def extra(parser):
         parser.add_argument("--max-rows", type=int, default=None,
                             help="use only the first N rows (smoke tests)")
         parser.add_argument("--no-correlated", action="store_true")
 
     args = parse_args(__doc__.splitlines()[0], default_trials=3,
-                      lams=np.logspace(-8, 4, 7), extra=extra)
+                      lams=np.logspace(-8, 4, 7), extra=extra, argv=argv)
     X, y = load_adult_xy()
     if args.max_rows:
         X, y = X[:args.max_rows], y[:args.max_rows]

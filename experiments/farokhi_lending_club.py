@@ -26,8 +26,8 @@ from matrixdp.release import fit_ridge, ridge_loss  # noqa: E402
 SIGMA = 1e-5
 
 
-def main() -> int:
-    args = parse_args(__doc__.splitlines()[0])
+def main(argv=None) -> int:
+    args = parse_args(__doc__.splitlines()[0], argv=argv)
     X, y, features = load_lending_club_xy()
     base = ridge_loss(fit_ridge(X, y, sigma=SIGMA), X, y, sigma=SIGMA)
     widths = X.max(axis=0) - X.min(axis=0)

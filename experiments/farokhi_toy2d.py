@@ -33,9 +33,9 @@ PAPER_CRB = {1e-4: 200.0, 1e-2: 20.0, 1.0: 2.0}
 SPEC_EPS = {1e-4: (0.820, 0.497, 0.2), 1e-2: (2.593, 1.760, 0.632), 1.0: (8.200, 6.573, 2.0)}
 
 
-def main() -> int:
+def main(argv=None) -> int:
     args = parse_args(__doc__.splitlines()[0], default_trials=5, lams=sorted(PAPER_CRB),
-                      extra=lambda p: p.add_argument("--data-seed", type=int, default=0))
+                      extra=lambda p: p.add_argument("--data-seed", type=int, default=0), argv=argv)
     X, y = toy_2d(args.data_seed)
     q, p = X.shape
     fit = fit_svm(X, y)

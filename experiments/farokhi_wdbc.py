@@ -30,8 +30,8 @@ SPEC_SWEEP = {1e-8: (0.916, 0.911), 1e-6: (0.925, 0.921), 1e-4: (0.937, 0.932),
               1e-2: (0.948, 0.944), 1.0: (0.953, 0.950), 1e2: (0.958, 0.957), 1e4: (0.964, 0.963)}
 
 
-def main() -> int:
-    args = parse_args(__doc__.splitlines()[0])
+def main(argv=None) -> int:
+    args = parse_args(__doc__.splitlines()[0], argv=argv)
     X, y = load_wdbc_xy()
     fit = fit_svm(X, y)
     base = fit.accuracy(X, y)

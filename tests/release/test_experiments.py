@@ -47,3 +47,30 @@ def test_lending_club_writes_table(tmp_path, data_home):
 def test_adult_smoke(tmp_path, data_home):
     _run("farokhi_adult.py", tmp_path, data_home, "--lams", "1", "--max-rows", "2000")
     assert "Adult" in (tmp_path / "farokhi_adult.md").read_text()
+
+
+def _common(data_home, monkeypatch):
+    import importlib.util
+
+    monkeypatch.setenv("MATRIXDP_DATA", str(data_home))
+    spec = importlib.util.spec_from_file_location("_farokhi_common",
+                                                  EXPERIMENTS / "_farokhi_common.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_experiment_data_preparation(data_home, monkeypatch):
+    import numpy as np
+    from sklearn.datasets import load_breast_cancer
+
+    common = _common(data_home, monkeypatch)
+    X, y = common.load_wdbc_xy()
+    ref = load_breast_cancer()
+    np.testing.assert_allclose(X, ref.data)
+    np.testing.assert_array_equal(y, np.where(ref.target == 0, 1.0, -1.0))
+    X, y, features = common.load_lending_club_xy()
+    assert X.shape == (9578, 13) and "int.rate" not in features
+    assert 0.05 < y.min() and y.max() < 0.25  # a rate, not a percentage or a code
+    assert 600 <= X[:, features.index("fico")].min()  # numeric columns kept, not re-coded
+    assert set(np.unique(X[:, features.index("purpose")])) == set(range(7))
