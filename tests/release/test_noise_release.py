@@ -140,3 +140,16 @@ def test_missing_or_bad_ranges():
         mech.release(np.zeros((3, 3)))
     with pytest.raises(InvalidParameterError, match="X"):
         mech.release(np.array([[np.nan, 0.0]]))
+
+
+def test_dp_event_matches_dp_accounting():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import PLDAccountant
+
+    mech = FisherNoiseRelease(lam=1e-2, delta=1e-5, feature_ranges=UNIT2)
+    acct = PLDAccountant(value_discretization_interval=1e-4)
+    acct.compose(mech.to_dp_event())
+    assert acct.get_epsilon(1e-5) == pytest.approx(mech.privacy.epsilon, rel=2e-3)
+    assert isinstance(mech.to_dp_event(), dp_accounting.GaussianDpEvent)
+    with pytest.raises(InvalidParameterError, match="kind"):
+        FisherNoiseRelease(lam=1.0, feature_ranges=UNIT2, kind="laplace").to_dp_event()

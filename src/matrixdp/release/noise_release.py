@@ -222,6 +222,21 @@ class FisherNoiseRelease(Mechanism):
             raise InvalidParameterError("kind", "the Gaussian privacy profile needs kind='gaussian'")
         return gaussian_delta(check_epsilon(epsilon), 1.0, self.whitened_sensitivity)
 
+    def to_dp_event(self):
+        """The ``dp_accounting.GaussianDpEvent`` of one record's release (``kind="gaussian"``).
+
+        After whitening, each record's release is a unit-variance Gaussian mechanism with L2
+        sensitivity :attr:`whitened_sensitivity`, so the event has noise multiplier
+        ``1 / whitened_sensitivity`` (conservative when the sensitivity is an upper bound).
+        Needs ``matrixdp[accounting]``.
+        """
+        if self.kind != "gaussian":
+            raise InvalidParameterError("kind", "a dp_accounting event is only provided for "
+                                                "kind='gaussian'")
+        import dp_accounting
+
+        return dp_accounting.GaussianDpEvent(noise_multiplier=1.0 / self.whitened_sensitivity)
+
     # -------------------------------------------------------------- guarantee
     @cached_property
     def privacy(self) -> PrivacyGuarantee:
