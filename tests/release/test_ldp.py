@@ -154,3 +154,21 @@ def test_bad_ldp_inputs():
         gaussian_ldp_epsilon(1.0, 0.0, ranges=[1.0])
     with pytest.raises(InvalidParameterError, match="lam"):
         gaussian_ldp_epsilon(0.0, 1e-5, ranges=[1.0])
+
+
+def test_crb_for_ldp_figures_1_and_2():
+    # Fig. 1: lam^{1/4} ||Pi^{1/4}|| = 0.1 -> eps >= 0.57985 at delta = 1e-5
+    assert paper_ldp_epsilon(1e-4, 1e-5, ranges=[1.0]) == pytest.approx(0.57985, abs=1e-5)
+    # Fig. 2: normalisation Tr(Pi^{1/2}) ||Pi^{1/4}||^2 = 1 (p = 1): eps = 1, delta = 1e-5 -> 33.62
+    from matrixdp.release.ldp import crb_for_ldp
+
+    assert crb_for_ldp(1.0, 1e-5, ranges=[1.0], method="paper") == pytest.approx(33.62, abs=0.01)
+    exact = crb_for_ldp(1.0, 1e-5, ranges=[1.0])
+    assert exact < 33.62  # the exact calibration needs less noise here (low Delta_2)
+    # Theta(ln(1/delta)): the ratio to ln(1/delta) settles, the ratio to ln^2 keeps falling
+    vals = [crb_for_ldp(1.0, d, ranges=[1.0]) for d in (1e-10, 1e-20, 1e-40, 1e-80)]
+    logs = [math.log(1 / d) for d in (1e-10, 1e-20, 1e-40, 1e-80)]
+    r1 = [v / l_ for v, l_ in zip(vals, logs)]
+    r2 = [v / l_ ** 2 for v, l_ in zip(vals, logs)]
+    assert abs(r1[-1] / r1[-2] - 1) < 0.1
+    assert r2[-1] / r2[-2] < 0.6

@@ -28,6 +28,7 @@ from .fisher import (
     utility_lower_bound,
 )
 from .ldp import (
+    crb_for_ldp,
     gaussian_ldp_delta,
     gaussian_ldp_epsilon,
     lambda_for_laplace_ldp,
@@ -56,7 +57,7 @@ __all__ = [
     "check_weights", "crb", "design_objective", "gaussian_fisher", "laplace_fisher",
     "laplace_fisher_matched_scales", "optimal_cost", "optimal_gaussian_cov", "privacy_measure",
     "sample_fisher_matched_laplace", "sample_optimal_gaussian", "utility_lower_bound",
-    "gaussian_ldp_delta", "gaussian_ldp_epsilon", "lambda_for_laplace_ldp", "lambda_for_ldp",
+    "crb_for_ldp", "gaussian_ldp_delta", "gaussian_ldp_epsilon", "lambda_for_laplace_ldp", "lambda_for_ldp",
     "laplace_ldp_epsilon", "norm_inf1", "norm_inf2", "paper_ldp_epsilon", "whitened_sensitivity",
     "DEFAULT_REPORT_DELTA", "FisherNoiseRelease",
     "fit_ridge", "ridge_gradient", "ridge_loss",

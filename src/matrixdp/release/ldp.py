@@ -39,6 +39,7 @@ __all__ = [
     "lambda_for_ldp",
     "laplace_ldp_epsilon",
     "lambda_for_laplace_ldp",
+    "crb_for_ldp",
 ]
 
 _METHODS = ("analytic", "paper")
@@ -264,3 +265,16 @@ def lambda_for_laplace_ldp(epsilon, weights=None, ranges=1.0) -> float:
     """The λ whose Fisher-matched Laplace noise is exactly ε-LDP for ``ranges``."""
     eps = check_epsilon(epsilon)
     return (eps / _laplace_factor(weights, ranges)[0]) ** 4
+
+
+def crb_for_ldp(epsilon, delta, weights=None, ranges=1.0, *, method: str = "analytic") -> float:
+    r"""The Cramér–Rao privacy level :math:`\mathrm{Tr}(\Pi^{1/2})/\sqrt\lambda` reached at an (ε, δ)-LDP budget.
+
+    With ``method="paper"`` this is the paper's operational bound (Fig. 2),
+    :math:`\mathrm{Tr}(\Pi^{1/2})K^2(1+\sqrt{2\ln(1/\delta)})^2/\epsilon^2`, which inherits Theorem 2.5's
+    flaw. With ``"analytic"`` (default) it uses the exact λ of :func:`lambda_for_ldp`. Either way
+    the order is :math:`\Theta(\ln(1/\delta)/\epsilon^2)`, not the paper's :math:`\ln^2` (A11).
+    """
+    lam = lambda_for_ldp(epsilon, delta, weights, ranges, method=method)
+    pi, _ = _resolve(weights, ranges)
+    return float(np.trace(spd_power(pi, 0.5))) / math.sqrt(lam)
