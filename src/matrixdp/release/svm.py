@@ -375,6 +375,8 @@ class CorrelatedSVMNoiseRelease:
         -------
         Release
             ``value`` is the noisy X; ``metadata`` has ``y``, ``fit`` and ``privacy_level``.
+            ``metadata["fit"]`` (the SVM and its multipliers) is computed from the private
+            data: keep it private.
         """
         import warnings
 
