@@ -17,6 +17,7 @@ from .mechanisms import (
 )
 from .mechanisms import R1SMGMechanism
 from . import audit
+from .synth import RONGauss
 from .release import FisherNoiseRelease
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "Release",
     "R1SMGMechanism",
     "audit",
+    "RONGauss",
     "FisherNoiseRelease",
 ]
 

@@ -16,7 +16,7 @@ from .._version import __version__
 from ..errors import MatrixDPError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ["demo", "audit", "reproduce"]
+SUBCOMMANDS = ["demo", "audit", "reproduce", "synth"]
 
 
 def build_parser() -> argparse.ArgumentParser:

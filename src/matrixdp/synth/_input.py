@@ -1,0 +1,63 @@
+"""Input conversion for the synthetic-data estimators (arrays or pandas DataFrames)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_finite_array
+from ..errors import InvalidParameterError, InvalidShapeError
+
+__all__ = ["as_feature_matrix", "as_label_vector"]
+
+
+def _is_dataframe(X) -> bool:
+    # Duck-typed so pandas is only imported by callers that pass a DataFrame.
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "to_numpy")
+
+
+def as_feature_matrix(X, argument: str = "X") -> tuple[np.ndarray, np.ndarray | None]:
+    """Return ``X`` as a finite float64 (n_samples, n_features) array and its column names.
+
+    DataFrames must have numeric (or boolean) columns only; other columns are named in
+    the error with a hint to one-hot encode them.
+    """
+    names = None
+    if _is_dataframe(X):
+        import pandas as pd
+
+        bad = [str(c) for c, dt in X.dtypes.items()
+               if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt))]
+        if bad:
+            raise InvalidParameterError(
+                argument, f"non-numeric column(s) {bad}; RON-Gauss needs numeric features - "
+                          "one-hot encode categorical columns first (e.g. pandas.get_dummies) "
+                          "or drop them")
+        names = np.asarray([str(c) for c in X.columns], dtype=object)
+        X = X.to_numpy(dtype=np.float64)
+    arr = check_finite_array(X, argument)
+    if arr.ndim != 2:
+        raise InvalidShapeError(argument, f"must be 2-D (n_samples, n_features), got shape {arr.shape}")
+    if arr.shape[0] < 1:
+        raise InvalidShapeError(argument, "has no samples")
+    return arr, names
+
+
+def as_label_vector(y, n_samples: int, *, numeric: bool, argument: str = "y") -> np.ndarray:
+    """Return ``y`` as a 1-D array of length ``n_samples`` (float64 and finite if ``numeric``)."""
+    if y is None:
+        raise InvalidParameterError(argument, "is required for this task")
+    if _is_dataframe(y):
+        if y.shape[1] != 1:
+            raise InvalidShapeError(argument, f"must be one column, got {y.shape[1]}")
+        y = y.iloc[:, 0]
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    if numeric:
+        arr = check_finite_array(y, argument)
+    else:
+        arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1 or arr.shape[0] != n_samples:
+        raise InvalidShapeError(argument, f"must have shape ({n_samples},), got {arr.shape}")
+    return arr

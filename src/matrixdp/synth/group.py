@@ -1,0 +1,105 @@
+"""Fit one Gaussian (a DP mean and a DP second moment) to one group of records, under the
+replace-one relation (n public; the paper's mechanism) or the add/remove relation (a DP count,
+DP sums; the spec's strict variant, section 3.3 (c)).
+
+RON-Gauss uses one group for the unsupervised and regression tasks and one group per public class
+for classification. Derivations: ``docs/synth/ron_gauss.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..mechanisms import LaplaceMechanism
+from .covariance import (
+    aug_cov_sensitivity,
+    cov_sensitivity,
+    make_symmetric_psd,
+    noisy_second_moment,
+)
+from .preprocessing import data_preprocessing, normalize_rows
+
+__all__ = ["GroupFit", "fit_group_replace_one", "fit_group_add_remove",
+           "scatter_sensitivity_add_remove"]
+
+
+@dataclass(frozen=True)
+class GroupFit:
+    """The released statistics of one group.
+
+    ``mean_scale`` and ``cov_scale`` are the Laplace scales on the released mean and second
+    moment (for add/remove: on the sums, divided by the released count); the sensitivities
+    are those of the statistic the noise was added to.
+    """
+
+    mean: np.ndarray
+    covariance_raw: np.ndarray
+    covariance: np.ndarray
+    mean_scale: float
+    cov_scale: float
+    mean_sensitivity: float
+    cov_sensitivity: float
+    count: float
+
+
+def scatter_sensitivity_add_remove(p: int, label_bound: float | None = None) -> float:
+    r"""Entry-wise L1 sensitivity of the scatter :math:`\sum_i u_i u_i^\top` under add/remove.
+
+    Adding a row u changes the scatter by :math:`uu^\top`, whose L1 norm is
+    :math:`\|u\|_1^2`: at most p for :math:`\|u\|_2 \le 1` in R^p (tight for
+    :math:`u = \mathbf 1/\sqrt p`), and :math:`(\sqrt p + a)^2` for u = (x̃, y), |y| <= a.
+    """
+    if label_bound is None:
+        return float(p)
+    return (math.sqrt(p) + float(label_bound)) ** 2
+
+
+def _augment(Xt, labels):
+    return Xt if labels is None else np.hstack([Xt, labels[:, None]])
+
+
+def fit_group_replace_one(X, W, *, labels=None, label_bound=None, epsilon_mean, epsilon_cov,
+                          mode="corrected", noise="full", psd="clip", rng) -> GroupFit:
+    """Algorithm 1 + the DP second moment for n public records (the paper's relation)."""
+    n = X.shape[0]
+    p = W.shape[1]
+    X_bar, mu_dp, mean_mech = data_preprocessing(X, epsilon_mean, rng, mode=mode)
+    Xt = _augment(X_bar @ W, labels)
+    sens = (cov_sensitivity(p, n, mode, noise) if labels is None
+            else aug_cov_sensitivity(p, label_bound, n, mode, noise))
+    raw, cov_mech = noisy_second_moment(Xt.T @ Xt / n, epsilon=epsilon_cov, sensitivity=sens,
+                                        noise=noise, rng=rng)
+    return GroupFit(mu_dp, raw, make_symmetric_psd(raw, psd), mean_mech.scale, cov_mech.scale,
+                    mean_mech.sensitivity, sens, float(n))
+
+
+def fit_group_add_remove(X, W, *, labels=None, label_bound=None, epsilon_counts, epsilon_mean,
+                         epsilon_cov, psd="clip", rng) -> GroupFit:
+    r"""The add/remove variant: DP count, DP sum of unit rows, DP scatter; ratios as post-processing.
+
+    * count ñ = n + Lap(1/ε_n) (sensitivity 1);
+    * mean μ = (Σ x_i + Lap(√m/ε_μ)^m) / max(ñ, 1) (a unit row has L1 norm <= √m);
+    * second moment (Σ x̃ x̃^T + Lap(S/ε_Σ)^{p×p}) / max(ñ, 1), with S from
+      :func:`scatter_sensitivity_add_remove`.
+
+    Works for an empty group (n = 0): nothing here depends on n being public.
+    """
+    n, m = X.shape
+    p = W.shape[1]
+    count_mech = LaplaceMechanism(epsilon=epsilon_counts, sensitivity=1.0, neighbouring="add-remove")
+    count = float(count_mech.release(float(n), rng=rng).value)
+    denom = max(count, 1.0)
+    X_norm = normalize_rows(X)
+    sum_mech = LaplaceMechanism(epsilon=epsilon_mean, sensitivity=math.sqrt(m),
+                                neighbouring="add-remove")
+    mu_dp = np.asarray(sum_mech.release(X_norm.sum(axis=0), rng=rng).value) / denom
+    Xt = _augment(normalize_rows(X_norm - mu_dp) @ W, labels)
+    sens = scatter_sensitivity_add_remove(p, label_bound if labels is not None else None)
+    raw_sum, cov_mech = noisy_second_moment(Xt.T @ Xt, epsilon=epsilon_cov, sensitivity=sens,
+                                            noise="full", rng=rng)
+    raw = raw_sum / denom
+    return GroupFit(mu_dp, raw, make_symmetric_psd(raw, psd), sum_mech.scale / denom,
+                    cov_mech.scale / denom, sum_mech.sensitivity, sens, count)

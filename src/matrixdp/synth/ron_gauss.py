@@ -1,0 +1,611 @@
+"""RON-Gauss: differentially private synthetic data from a random orthonormal projection and a
+Gaussian generative model (unsupervised, regression and classification).
+
+The derivation, the corrections to the paper and the worst-case witnesses are in
+``docs/synth/ron_gauss.md``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+
+from .._validation import check_epsilon, check_positive, check_probability
+from ..errors import (
+    InvalidParameterError,
+    InvalidShapeError,
+    OutOfBoundsError,
+    PrivacyLeakWarning,
+    RefutedGuaranteeWarning,
+    UnsafeMechanismError,
+)
+from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
+from ..rng import make_rng
+from ._input import as_feature_matrix, as_label_vector
+from .covariance import NOISE_LAYOUTS, PSD_METHODS, sample_gaussian
+from .dfm import dfm_max_dim
+from .group import fit_group_add_remove, fit_group_replace_one
+from .preprocessing import SENSITIVITY_MODES, normalize_rows
+from .projection import PROJECTIONS, check_dims, ron_matrix
+
+__all__ = ["RONGauss", "TASKS", "CLASS_WEIGHTS", "RELATIONS", "DFM_WARNING_FACTOR"]
+
+TASKS = ("unsupervised", "regression", "classification")
+#: Neighbouring relations: "replace-one" (n public, the paper's) or "add-remove" (strict variant).
+RELATIONS = ("replace-one", "add-remove")
+#: How many synthetic records each class gets: "uniform" (no leak), "dp" (Laplace counts,
+#: costs ``epsilon_counts``), "exact" (the true class sizes: leaks them; unsafe opt-in).
+CLASS_WEIGHTS = ("uniform", "dp", "exact")
+#: A warning is issued when ``dim`` exceeds this multiple of ``dfm_max_dim(n_features)``.
+DFM_WARNING_FACTOR = 2
+
+#: Replace-one sensitivity of a class histogram when the replaced record may change label.
+_COUNT_SENSITIVITY = 2.0
+
+
+class RONGauss:
+    r"""Differentially private synthetic data with RON-Gauss (pure ε-DP).
+
+    Records are normalised to unit norm, centred with an ε_μ-DP mean and
+    re-normalised (Algorithm 1); a random orthonormal projection W ∈ R^{m×p}
+    (Haar-distributed by default) maps them to R^p, where the second-moment
+    matrix is released with Laplace noise (ε_Σ) and repaired to a symmetric
+    PSD covariance; synthetic records are drawn from the Gaussian it defines.
+
+    * ``task="unsupervised"`` (Algorithm 3): one zero-mean Gaussian in R^p.
+    * ``task="regression"`` (Algorithm 4): the label, shifted by the centre of
+      its public range and bounded by the public ``label_bound``, is appended
+      to the projected features before the second moment is taken.
+    * ``task="classification"`` (the library's fixed Algorithm 5): one shared
+      projection, a PUBLIC class list, and per class a DP mean (ε_μ) and a DP
+      second moment (ε_Σ) computed on that class's records only (parallel
+      composition); each class is a Gaussian centred at :math:`W^\top\mu_c^{DP}`.
+
+    Records are rows (the paper stores them as columns): ``X`` is
+    (n_samples, n_features) and the projection is ``X @ projection_``.
+
+    Parameters
+    ----------
+    dim : int
+        Projected dimension p, 1 <= p < n_features. See
+        :func:`~matrixdp.synth.dfm_max_dim` for guidance.
+    epsilon : float, optional
+        Total budget. Split as ε_μ = ``mean_fraction``·(ε − ε_n) and
+        ε_Σ = the rest, where ε_n = ``epsilon_counts`` (only for
+        ``class_weights="dp"``). Give either ``epsilon`` or both
+        ``epsilon_mean`` and ``epsilon_cov``.
+    mean_fraction : float, default 0.5
+        Share of the budget spent on the DP mean, in (0, 1).
+    epsilon_mean, epsilon_cov : float, optional
+        Explicit budgets ε_μ and ε_Σ (instead of ``epsilon``).
+    task : {"unsupervised", "regression", "classification"}
+    label_bound : float or (float, float), optional
+        Regression only, PUBLIC (never computed from the data): either a with
+        y ∈ [−a, a], or a range (lo, hi), which is shifted to its centre and
+        gives a = (hi − lo)/2. The centre is added back to synthetic labels.
+    clip_labels : bool, default False
+        Regression: clip labels into the bound instead of raising
+        :class:`~matrixdp.errors.OutOfBoundsError`.
+    classes : sequence, optional
+        Classification: the PUBLIC list of classes (never read from y).
+    class_weights : {"uniform", "dp", "exact"}, default "uniform"
+        Share of synthetic records per class. "dp" releases Laplace-noised class
+        counts with budget ``epsilon_counts``; "exact" uses the true class sizes
+        (leaks them; needs ``allow_unsafe=True``).
+    epsilon_counts : float, optional
+        Budget of the DP counts: the class counts for ``class_weights="dp"``,
+        and the record (or per-class) counts that ``neighbouring="add-remove"``
+        needs. Part of ``epsilon`` when ``epsilon`` is given.
+    neighbouring : {"replace-one", "add-remove"}, default "replace-one"
+        "replace-one" is the paper's bounded DP (n public; for classification the
+        replaced record keeps its label and class sizes are public).
+        "add-remove" is the strict variant (spec section 3.3 (c)): DP counts, DP
+        sums and DP scatters, divided as post-processing; nothing about n or the
+        class sizes is assumed public, and a record's label is protected too.
+        Needs ``epsilon_counts`` and the corrected sensitivities.
+    sensitivity : {"corrected", "paper", "reference_code"}, default "corrected"
+        "corrected" uses the sound sensitivities. "paper" uses the paper's
+        Lemma 4/5 covariance sensitivity (too small for p >= 3: the guarantee is
+        then marked refuted); "reference_code" also halves the mean's noise as
+        the official code does (always refuted). Both need ``allow_unsafe=True``.
+    noise : {"full", "triu"}, default "full"
+        Laplace noise on all entries of the second moment (the paper's
+        mechanism, then symmetrised) or on the upper triangle, mirrored.
+    psd : {"clip", "abs", "shift", "numpy_legacy"}, default "clip"
+        How the noisy matrix is made symmetric PSD (post-processing).
+    projection : {"haar", "paper_uniform_qr_columns", "code_uniform_qr_rows"}, default "haar"
+    reconstruct : bool, default False
+        Return synthetic features in R^m (``Z @ W.T``) instead of R^p.
+    allow_unsafe : bool, default False
+        Opt in to the unsafe reproduction modes.
+    random_state : None, int or numpy.random.Generator
+        ``None`` (default) uses a cryptographically secure generator. An int is
+        for reproducible experiments only.
+
+    Attributes
+    ----------
+    projection_ : ndarray of shape (n_features, dim)
+        W (data-independent, public).
+    mean_ : ndarray of shape (n_features,) or (n_classes, n_features)
+        The DP mean(s) of the normalised records.
+    covariance_ : ndarray of shape (d, d) or (n_classes, dim, dim)
+        The released symmetric PSD covariance; d = dim (+1 for regression,
+        whose last row/column is the shifted label).
+    covariance_raw_ : ndarray
+        The noisy matrix before the symmetric/PSD repair (for audit).
+    privacy_ : PrivacyGuarantee
+        The composed guarantee ε_μ + ε_Σ (+ ε_n), with its neighbouring relation.
+    epsilon_mean_, epsilon_cov_, epsilon_counts_ : float
+    mean_scale_, cov_scale_ : float or ndarray
+        Laplace scales used (per class for classification).
+    classes_, class_weights_, class_means_ : ndarray
+        Classification only; ``class_means_`` are the projected means W^T μ_c.
+    class_counts_ : ndarray
+        Released DP class counts (``class_weights="dp"`` or add-remove).
+    n_records_ : float
+        Released DP record count (add-remove, unsupervised/regression).
+    label_shift_, label_bound_ : float
+        Regression only.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame.
+
+    References
+    ----------
+    .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss: Enhancing Utility in
+       Non-Interactive Private Data Release", PoPETs 2019(1):26-46,
+       doi:10.2478/popets-2019-0003.
+    .. [2] docs/synth/ron_gauss.md (derivations and corrections).
+    """
+
+    def __init__(self, *, dim, epsilon=None, mean_fraction=0.5, epsilon_mean=None, epsilon_cov=None,
+                 task="unsupervised", label_bound=None, clip_labels=False, classes=None,
+                 class_weights="uniform", epsilon_counts=None, neighbouring="replace-one",
+                 sensitivity="corrected",
+                 noise="full", psd="clip", projection="haar", reconstruct=False,
+                 allow_unsafe=False, random_state=None):
+        self.dim = dim
+        self.epsilon = epsilon
+        self.mean_fraction = mean_fraction
+        self.epsilon_mean = epsilon_mean
+        self.epsilon_cov = epsilon_cov
+        self.task = task
+        self.label_bound = label_bound
+        self.clip_labels = clip_labels
+        self.classes = classes
+        self.class_weights = class_weights
+        self.epsilon_counts = epsilon_counts
+        self.neighbouring = neighbouring
+        self.sensitivity = sensitivity
+        self.noise = noise
+        self.psd = psd
+        self.projection = projection
+        self.reconstruct = reconstruct
+        self.allow_unsafe = allow_unsafe
+        self.random_state = random_state
+
+    # ------------------------------------------------------------ parameters
+    # scikit-learn's get_params/set_params protocol without importing scikit-learn (which
+    # would pull pandas into ``import matrixdp``); sklearn.base.clone works with it.
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return sorted(k for k in sig.parameters if k != "self")
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters (scikit-learn convention)."""
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params) -> "RONGauss":
+        """Set constructor parameters (scikit-learn convention); returns self."""
+        valid = set(self._param_names())
+        for key, value in params.items():
+            if key not in valid:
+                raise InvalidParameterError(key, f"is not a parameter of RONGauss ({sorted(valid)})")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {k: v.default for k, v in inspect.signature(type(self).__init__).parameters.items()}
+        changed = [f"{k}={v!r}" for k, v in self.get_params().items()
+                   if not (v is defaults[k] or (type(v) is type(defaults[k]) and v == defaults[k]))]
+        return f"RONGauss({', '.join(changed)})"
+
+    def _check_params(self) -> None:
+        if self.task not in TASKS:
+            raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
+        if self.sensitivity not in SENSITIVITY_MODES:
+            raise InvalidParameterError(
+                "sensitivity", f"must be one of {SENSITIVITY_MODES}, got {self.sensitivity!r}")
+        if self.noise not in NOISE_LAYOUTS:
+            raise InvalidParameterError("noise", f"must be one of {NOISE_LAYOUTS}, got {self.noise!r}")
+        if self.psd not in PSD_METHODS:
+            raise InvalidParameterError("psd", f"must be one of {PSD_METHODS}, got {self.psd!r}")
+        if self.projection not in PROJECTIONS[:3]:
+            raise InvalidParameterError(
+                "projection", f"must be one of {PROJECTIONS[:3]}, got {self.projection!r}")
+        if self.class_weights not in CLASS_WEIGHTS:
+            raise InvalidParameterError(
+                "class_weights", f"must be one of {CLASS_WEIGHTS}, got {self.class_weights!r}")
+        if isinstance(self.dim, bool) or not isinstance(self.dim, Integral) or self.dim < 1:
+            raise InvalidParameterError("dim", f"must be an integer >= 1, got {self.dim!r}")
+        if self.neighbouring not in RELATIONS:
+            raise InvalidParameterError(
+                "neighbouring", f"must be one of {RELATIONS}, got {self.neighbouring!r}")
+        if self.neighbouring == "add-remove":
+            if self.sensitivity != "corrected":
+                raise InvalidParameterError(
+                    "sensitivity", "the paper's calibration exists only for replace-one neighbours")
+            if self.noise != "full":
+                raise InvalidParameterError("noise", "add-remove uses noise='full'")
+        if self.sensitivity != "corrected" and self.noise == "triu":
+            raise InvalidParameterError("noise", "the paper's sensitivity has no 'triu' variant")
+        if self.sensitivity != "corrected" and not self.allow_unsafe:
+            raise UnsafeMechanismError(
+                f"sensitivity={self.sensitivity!r} reproduces a calibration that is NOT private: "
+                "the paper's Lemma 4/5 covariance sensitivity 2*sqrt(p)/n is exceeded for p >= 3 "
+                "(the true value is sqrt(2)*p/n)"
+                + (" and the reference code's mean noise is half of Lemma 2" if
+                   self.sensitivity == "reference_code" else "")
+                + ". Pass allow_unsafe=True to reproduce it anyway; the guarantee is marked refuted.")
+        if self.task == "classification" and self.class_weights == "exact" and not self.allow_unsafe:
+            raise UnsafeMechanismError(
+                "class_weights='exact' releases the exact class sizes through the synthetic "
+                "sample; use 'uniform' or 'dp', or pass allow_unsafe=True")
+
+    def _budgets(self) -> tuple[float, float, float]:
+        eps_counts = 0.0
+        needs_counts = self.neighbouring == "add-remove" or (
+            self.task == "classification" and self.class_weights == "dp")
+        if needs_counts:
+            if self.epsilon_counts is None:
+                raise InvalidParameterError(
+                    "epsilon_counts", "is required with class_weights='dp' or "
+                                      "neighbouring='add-remove' (budget of the DP counts)")
+            eps_counts = check_epsilon(self.epsilon_counts, "epsilon_counts")
+        elif self.epsilon_counts is not None:
+            raise InvalidParameterError(
+                "epsilon_counts", "is only used with class_weights='dp' or neighbouring='add-remove'")
+        if self.epsilon is not None:
+            if self.epsilon_mean is not None or self.epsilon_cov is not None:
+                raise InvalidParameterError(
+                    "epsilon", "give either epsilon (with mean_fraction) or epsilon_mean and "
+                               "epsilon_cov, not both")
+            total = check_epsilon(self.epsilon, "epsilon")
+            frac = check_probability(self.mean_fraction, "mean_fraction")
+            rest = total - eps_counts
+            if not rest > 0:
+                raise InvalidParameterError(
+                    "epsilon_counts", f"must be smaller than epsilon={total}, got {eps_counts}")
+            return frac * rest, (1.0 - frac) * rest, eps_counts
+        if self.epsilon_mean is None or self.epsilon_cov is None:
+            raise InvalidParameterError(
+                "epsilon", "give epsilon (total budget) or both epsilon_mean and epsilon_cov")
+        return (check_epsilon(self.epsilon_mean, "epsilon_mean"),
+                check_epsilon(self.epsilon_cov, "epsilon_cov"), eps_counts)
+
+    def _label_range(self) -> tuple[float, float]:
+        """(shift, a) from the public label bound."""
+        bound = self.label_bound
+        if bound is None:
+            raise InvalidParameterError(
+                "label_bound", "regression needs a PUBLIC label bound a (labels in [-a, a]) or a "
+                               "range (lo, hi); it must not be computed from the data")
+        if isinstance(bound, (Real, np.floating, np.integer)) and not isinstance(bound, bool):
+            return 0.0, check_positive(bound, "label_bound")
+        try:
+            lo, hi = (float(v) for v in bound)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(
+                "label_bound", f"must be a number a > 0 or a pair (lo, hi), got {bound!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise InvalidParameterError("label_bound", f"needs finite lo < hi, got {bound!r}")
+        return (lo + hi) / 2.0, (hi - lo) / 2.0
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y=None) -> "RONGauss":
+        """Fit the DP generative model.
+
+        Parameters
+        ----------
+        X : array_like or pandas.DataFrame of shape (n_samples, n_features)
+            Finite numeric features (DataFrames: numeric columns only).
+        y : array_like of shape (n_samples,), optional
+            Labels: required for "regression" (within the public bound) and
+            "classification" (each in the public ``classes``); ignored otherwise.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        eps_mean, eps_cov, eps_counts = self._budgets()
+        for attribute in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, attribute)  # no stale attributes from an earlier fit
+        X_arr, names = as_feature_matrix(X)
+        n, m = X_arr.shape
+        p = check_dims(m, self.dim)[1]
+
+        if self.task == "regression":
+            shift, a = self._label_range()
+            y_arr = as_label_vector(y, n, numeric=True)
+            y_centred = self._check_labels(y_arr - shift, a)
+        elif self.task == "classification":
+            classes = self._public_classes()
+            y_arr = as_label_vector(y, n, numeric=False)
+            self._check_classes(y_arr, classes)
+        self._warn_dfm(m, p)
+
+        gen = make_rng(self.random_state)
+        W = ron_matrix(m, p, gen, self.projection)
+        self.n_features_in_ = m
+        if names is not None:
+            self.feature_names_in_ = names
+        self.projection_ = W
+        self.epsilon_mean_, self.epsilon_cov_, self.epsilon_counts_ = eps_mean, eps_cov, eps_counts
+
+        if self.task == "classification":
+            self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
+        else:
+            labels, bound = None, None
+            if self.task == "regression":
+                labels, bound = y_centred, a
+                self.label_shift_, self.label_bound_ = shift, a
+            fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
+            self.mean_ = fit.mean
+            self.covariance_raw_ = fit.covariance_raw
+            self.covariance_ = fit.covariance
+            self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
+            self.mean_sensitivity_, self.cov_sensitivity_ = fit.mean_sensitivity, fit.cov_sensitivity
+            if self.neighbouring == "add-remove":
+                self.n_records_ = fit.count
+
+        self.privacy_ = self._guarantee(p)
+        if self.privacy_.refuted:
+            warnings.warn(f"RONGauss: {self.privacy_} is REFUTED; this model is not differentially "
+                          "private as claimed (unsafe reproduction mode)", RefutedGuaranteeWarning,
+                          stacklevel=2)
+        # Sampling is post-processing; continuing the fit stream keeps seeded runs reproducible.
+        self._sampling_rng = gen
+        return self
+
+    def _check_labels(self, y_centred: np.ndarray, a: float) -> np.ndarray:
+        outside = np.abs(y_centred) > a
+        if outside.any():
+            if self.clip_labels:
+                return np.clip(y_centred, -a, a)
+            raise OutOfBoundsError(
+                "y", f"{int(outside.sum())} label(s) lie outside the public label bound "
+                     f"{self._bound_text()}; clip them first or pass clip_labels=True (CLI: --clip-labels) "
+                     "(the bound must never be read from the data)")
+        return y_centred
+
+    def _bound_text(self) -> str:
+        shift, a = self._label_range()
+        return f"[{shift - a:g}, {shift + a:g}]"
+
+    def _public_classes(self) -> np.ndarray:
+        if self.classes is None:
+            raise InvalidParameterError(
+                "classes", "classification needs the PUBLIC list of classes (reading it from y "
+                           "would reveal which labels occur)")
+        classes = np.asarray(list(self.classes))
+        if classes.ndim != 1 or classes.size < 1:
+            raise InvalidParameterError("classes", "must be a non-empty 1-D sequence")
+        if np.unique(classes).size != classes.size:
+            raise InvalidParameterError("classes", "contains duplicates")
+        return classes
+
+    @staticmethod
+    def _check_classes(y: np.ndarray, classes: np.ndarray) -> None:
+        known = np.isin(y, classes)
+        if not known.all():
+            shown = [str(v) for v in np.unique(y[~known])[:5]]
+            raise InvalidParameterError(
+                "y", f"{int((~known).sum())} label(s) are not in the public class list "
+                     f"classes={classes.tolist()} (e.g. {shown})")
+
+    def _warn_dfm(self, m: int, p: int) -> None:
+        if m <= 10:
+            return
+        guide = dfm_max_dim(m)
+        if p > DFM_WARNING_FACTOR * guide:
+            warnings.warn(
+                f"dim={p} is far above the DFM guidance dfm_max_dim({m}) = {guide}: the projected "
+                "data may be far from Gaussian and the noise grows with dim", UserWarning,
+                stacklevel=3)
+
+    def _fit_group(self, X, W, labels, bound, eps_mean, eps_cov, eps_counts, gen):
+        if self.neighbouring == "add-remove":
+            return fit_group_add_remove(X, W, labels=labels, label_bound=bound,
+                                        epsilon_counts=eps_counts, epsilon_mean=eps_mean,
+                                        epsilon_cov=eps_cov, psd=self.psd, rng=gen)
+        return fit_group_replace_one(X, W, labels=labels, label_bound=bound, epsilon_mean=eps_mean,
+                                     epsilon_cov=eps_cov, mode=self.sensitivity, noise=self.noise,
+                                     psd=self.psd, rng=gen)
+
+    def _fit_classes(self, X, y, classes, W, eps_mean, eps_cov, eps_counts, gen) -> None:
+        add_remove = self.neighbouring == "add-remove"
+        fits, sizes = [], []
+        for c in classes:  # one pass per public class, vectorised inside
+            Xc = X[y == c]
+            sizes.append(Xc.shape[0])
+            if Xc.shape[0] == 0 and not add_remove:
+                raise InvalidParameterError(
+                    "y", f"class {c!r} of the public class list has no records; with "
+                         "replace-one neighbours (class sizes public) RON-Gauss needs at least one "
+                         "per class (neighbouring='add-remove' handles empty classes)")
+            fits.append(self._fit_group(Xc, W, None, None, eps_mean, eps_cov, eps_counts, gen))
+        sizes = np.asarray(sizes, dtype=np.int64)
+        k = classes.size
+        if add_remove:
+            self.class_counts_ = np.array([f.count for f in fits])
+        if self.class_weights == "uniform":
+            weights = np.full(k, 1.0 / k)
+        elif self.class_weights == "exact":
+            warnings.warn("class_weights='exact' releases the exact class sizes", PrivacyLeakWarning,
+                          stacklevel=3)
+            weights = sizes / sizes.sum()
+        else:
+            if not add_remove:  # add-remove already released DP counts: reuse them for free
+                mech = LaplaceMechanism(epsilon=eps_counts, sensitivity=_COUNT_SENSITIVITY)
+                self.class_counts_ = np.asarray(mech.release(sizes.astype(float), rng=gen).value)
+            noisy = np.clip(self.class_counts_, 0.0, None)
+            weights = noisy / noisy.sum() if noisy.sum() > 0 else np.full(k, 1.0 / k)
+        self.classes_ = classes
+        self.class_weights_ = weights
+        self.mean_ = np.stack([f.mean for f in fits])
+        self.class_means_ = self.mean_ @ W
+        self.covariance_raw_ = np.stack([f.covariance_raw for f in fits])
+        self.covariance_ = np.stack([f.covariance for f in fits])
+        self.mean_scale_ = np.array([f.mean_scale for f in fits])
+        self.cov_scale_ = np.array([f.cov_scale for f in fits])
+        self.mean_sensitivity_ = np.array([f.mean_sensitivity for f in fits])
+        self.cov_sensitivity_ = np.array([f.cov_sensitivity for f in fits])
+
+    def _guarantee(self, p: int) -> PrivacyGuarantee:
+        total = self.epsilon_mean_ + self.epsilon_cov_ + self.epsilon_counts_
+        add_remove = self.neighbouring == "add-remove"
+        if add_remove:
+            parts = (f"epsilon_counts={self.epsilon_counts_:.6g} (DP count(s), Laplace, sensitivity 1) "
+                     f"+ epsilon_mean={self.epsilon_mean_:.6g} (DP sum of unit rows, Laplace, "
+                     f"sensitivity sqrt(m)) + epsilon_cov={self.epsilon_cov_:.6g} (DP scatter, "
+                     "Laplace); means and second moments are ratios (post-processing)")
+            notes = [f"sequential composition: {parts}",
+                     "add/remove neighbours: n and the class sizes are not assumed public"]
+        else:
+            notes = [f"sequential composition: epsilon_mean={self.epsilon_mean_:.6g} (DP mean, "
+                     f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)"
+                     + (f" + epsilon_counts={self.epsilon_counts_:.6g} (DP class counts, Laplace, "
+                        "sensitivity 2)" if self.epsilon_counts_ else ""),
+                     "n (the number of records) is public (bounded DP, as in the paper)"]
+        notes.append("the projection W is data-independent; sampling is post-processing")
+        refuted = False
+        if self.task == "classification":
+            if add_remove:
+                notes.append("classification: per-class statistics on disjoint records compose in "
+                             "parallel; the public class list is used (spec section 3.3, model (c))")
+            else:
+                notes.append("classification: neighbours replace one record by another WITH THE SAME "
+                             "LABEL; class sizes are treated as public and the public class list is "
+                             "used (spec section 3.3, model (a)); per-class statistics compose in "
+                             "parallel")
+            if self.class_weights == "exact":
+                refuted = True
+                notes.append("class_weights='exact': the exact class sizes are released through "
+                             "the synthetic sample and are NOT protected")
+        if self.task == "regression":
+            notes.append(f"labels bounded by the public range {self._bound_text()}")
+        if self.sensitivity == "reference_code":
+            refuted = True
+            notes.append("UNSAFE: the mean's Laplace noise is half of Lemma 2 (reference code); "
+                         "the mean step is only 2*epsilon_mean-DP")
+        if self.sensitivity in ("paper", "reference_code"):
+            if p >= 3:
+                refuted = True
+                notes.append(f"UNSAFE: the paper's covariance sensitivity 2*sqrt(p)/n is exceeded "
+                             f"for p={p} >= 3 (true sqrt(2)*p/n); the covariance step is only about "
+                             f"{math.sqrt(p / 2):.3g}*epsilon_cov-DP")
+            else:
+                notes.append(f"the paper's covariance sensitivity happens to be valid for p={p} <= 2")
+        return PrivacyGuarantee(epsilon=total, delta=0.0, neighbouring=self.neighbouring,
+                                calibration="laplace", exact=False, mechanism="ron-gauss",
+                                refuted=refuted, notes=tuple(notes))
+
+    # --------------------------------------------------------------- outputs
+    @property
+    def privacy_valid_(self) -> bool:
+        """False when the reported guarantee is known not to hold."""
+        self._check_fitted()
+        return not self.privacy_.refuted
+
+    @property
+    def epsilon_total_(self) -> float:
+        self._check_fitted()
+        return self.privacy_.epsilon
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "privacy_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("this RONGauss instance is not fitted yet; call fit(X, y) first")
+
+    def sample(self, n_samples: int, rng=None):
+        """Draw synthetic records from the fitted DP model (post-processing, no budget).
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of synthetic records (any positive number).
+        rng : None, int or numpy.random.Generator
+            Randomness; ``None`` continues the generator of ``fit`` (so a seeded
+            ``random_state`` gives reproducible samples).
+
+        Returns
+        -------
+        X_syn : ndarray of shape (n_samples, dim), or (n_samples, n_features) with ``reconstruct``
+        y_syn : ndarray of shape (n_samples,)
+            Only for "regression" (real-valued, in the original label units) and
+            "classification" (values from ``classes``).
+        """
+        self._check_fitted()
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
+            raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
+        gen = self._sampling_rng if rng is None else make_rng(rng)
+        W = self.projection_
+        p = W.shape[1]
+        if self.task == "unsupervised":
+            return self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
+        if self.task == "regression":
+            Z = sample_gaussian(np.zeros(p + 1), self.covariance_, n_samples, gen)
+            return self._maybe_reconstruct(Z[:, :p]), Z[:, p] + self.label_shift_
+        counts = _allocate(n_samples, self.class_weights_)
+        parts = [sample_gaussian(self.class_means_[j], self.covariance_[j], counts[j], gen)
+                 for j in range(counts.size)]
+        X_syn = np.vstack(parts)
+        y_syn = np.repeat(self.classes_, counts)
+        order = gen.permutation(n_samples)
+        return self._maybe_reconstruct(X_syn[order]), y_syn[order]
+
+    def _maybe_reconstruct(self, Z: np.ndarray) -> np.ndarray:
+        return Z @ self.projection_.T if self.reconstruct else Z
+
+    def transform(self, X) -> np.ndarray:
+        """Map real records into the space of the synthetic features (public quantities only).
+
+        Unsupervised and regression: ``normalize(normalize(X) - mean_) @ W``.
+        Classification (class means live in the pre-normalised space, as in the
+        reference code): ``normalize(X) @ W``. With ``reconstruct=True`` the
+        result is mapped back by ``@ W.T``.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, dim) or (n_samples, n_features)
+        """
+        self._check_fitted()
+        X_arr, _ = as_feature_matrix(X)
+        if X_arr.shape[1] != self.n_features_in_:
+            raise InvalidShapeError(
+                "X", f"has {X_arr.shape[1]} features, the model was fitted with {self.n_features_in_}")
+        Xn = normalize_rows(X_arr)
+        if self.task != "classification":
+            Xn = normalize_rows(Xn - self.mean_)
+        return self._maybe_reconstruct(Xn @ self.projection_)
+
+
+def _allocate(n_samples: int, weights: np.ndarray) -> np.ndarray:
+    """Split n_samples by weights with the largest-remainder rule (deterministic)."""
+    raw = n_samples * np.asarray(weights, dtype=np.float64)
+    counts = np.floor(raw).astype(np.int64)
+    short = n_samples - int(counts.sum())
+    if short > 0:
+        counts[np.argsort(-(raw - counts), kind="stable")[:short]] += 1
+    return counts

@@ -1,0 +1,182 @@
+"""``matrixdp synth`` on a small CSV, including every bad-input case (one-line error, exit 1)."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from matrixdp.cli import main
+
+
+@pytest.fixture()
+def table(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 6))
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(6)])
+    frame["score"] = X[:, :2].mean(axis=1)  # in [0, 1]
+    frame["label"] = np.where(X[:, 0] > 0.5, "hi", "lo")
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def run(args, capsys):
+    code = main(["synth", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, err, *fragments):
+    assert code == 1
+    assert "Traceback" not in err
+    lines = [line for line in err.strip().splitlines() if line]
+    assert len(lines) == 1, err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_unsupervised_writes_csv_and_prints_guarantee(table, tmp_path, capsys):
+    out_path = tmp_path / "syn.csv"
+    frame = pd.read_csv(table).drop(columns=["label"])
+    frame.to_csv(table, index=False)
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--n", 250, "--out", out_path,
+                          "--seed", 1], capsys)
+    assert code == 0, err
+    syn = pd.read_csv(out_path)
+    assert syn.shape == (250, 3) and list(syn.columns) == ["z1", "z2", "z3"]
+    assert "guarantee: pure (epsilon=1, delta=0)-DP [replace-one" in out
+    assert "epsilon_mean=0.5" in out
+
+
+def test_regression_with_public_range_and_reconstruct(table, tmp_path, capsys):
+    out_path = tmp_path / "syn.csv"
+    frame = pd.read_csv(table).drop(columns=["label"])
+    frame.to_csv(table, index=False)
+    code, out, err = run([table, "--epsilon", 2, "--dim", 2, "--task", "regression", "--target",
+                          "score", "--label-bound", "0,1", "--n", 100, "--out", out_path,
+                          "--reconstruct", "--seed", 2], capsys)
+    assert code == 0, err
+    syn = pd.read_csv(out_path)
+    assert list(syn.columns) == [f"f{j}" for j in range(6)] + ["score"]
+    assert "labels bounded by the public range [0, 1]" in out
+
+
+def test_classification_with_progress_bar(table, tmp_path, capsys, monkeypatch):
+    import matrixdp.cli.synth as synth_cli
+
+    monkeypatch.setattr(synth_cli, "CHUNK", 100)
+    out_path = tmp_path / "syn.csv"
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--n", 450, "--out",
+                          out_path, "--seed", 3], capsys)
+    assert code == 0, err
+    syn = pd.read_csv(out_path)
+    assert syn.shape == (450, 4)
+    assert set(syn["label"]) == {"lo", "hi"}
+    assert sorted(syn["label"].value_counts().tolist()) == [225, 225]
+    assert "sampling" in err and "5/5" in err  # the progress bar on stderr
+    assert "WITH THE SAME LABEL" in out
+
+
+def test_add_remove_classification(table, tmp_path, capsys):
+    code, out, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target",
+                          "label", "--classes", "lo,hi", "--neighbouring", "add-remove",
+                          "--epsilon-counts", 0.1, "--class-weights", "dp", "--out",
+                          tmp_path / "o.csv", "--seed", 4], capsys)
+    assert code == 0, err
+    assert "[add-remove;" in out and "epsilon_counts=0.1" in out
+
+
+def test_same_seed_same_output(table, tmp_path, capsys):
+    outs = []
+    for name in ("a.csv", "b.csv"):
+        code, _, _ = run([table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target",
+                          "label", "--classes", "lo,hi", "--out", tmp_path / name, "--seed", 5], capsys)
+        assert code == 0
+        outs.append((tmp_path / name).read_text())
+    assert outs[0] == outs[1]
+
+
+# ------------------------------------------------------------ bad input
+def test_missing_file(tmp_path, capsys):
+    code, _, err = run([tmp_path / "nope.csv", "--epsilon", 1, "--dim", 2, "--out",
+                        tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "not found", "nope.csv")
+
+
+def test_missing_target_column(table, tmp_path, capsys):
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "regression", "--target",
+                        "price", "--label-bound", 1, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--target", "'price' not found")
+
+
+def test_target_required_for_supervised_tasks(table, tmp_path, capsys):
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "regression",
+                        "--label-bound", 1, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--target")
+
+
+def test_non_numeric_feature_column(table, tmp_path, capsys):
+    # unsupervised on the table with the string column 'label' among the features
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "non-numeric", "'label'", "one-hot")
+
+
+def test_dim_not_below_number_of_features(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label"])
+    frame.to_csv(table, index=False)
+    code, _, err = run([table, "--epsilon", 1, "--dim", 6, "--task", "regression", "--target",
+                        "score", "--label-bound", 1, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "dim", "< n_features = 6")
+
+
+def test_label_outside_the_bound(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label"])
+    frame.to_csv(table, index=False)
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "regression", "--target",
+                        "score", "--label-bound", 0.3, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "outside the public label bound [-0.3, 0.3]")
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "regression", "--target",
+                        "score", "--label-bound", 0.3, "--clip-labels", "--out",
+                        tmp_path / "o.csv"], capsys)
+    assert code == 0, err
+
+
+def test_label_not_in_public_classes_and_classes_required(table, tmp_path, capsys):
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target",
+                        "label", "--classes", "lo", "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "not in the public class list")
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target",
+                        "label", "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--classes")
+
+
+def test_bad_epsilon_and_label_bound(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label"])
+    frame.to_csv(table, index=False)
+    code, _, err = run([table, "--epsilon", 0, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "epsilon")
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "regression", "--target",
+                        "score", "--label-bound", "a,b", "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--label-bound")
+
+
+def test_console_script_exit_status(table, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "matrixdp", "synth", str(tmp_path / "missing.csv"),
+                           "--epsilon", "1", "--dim", "2", "--out", str(tmp_path / "o.csv")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and "not found" in proc.stderr
+
+
+def test_missing_values_and_empty_file(tmp_path, capsys):
+    path = tmp_path / "nan.csv"
+    path.write_text("a,b,c\n1,2,3\n4,,6\n7,8,9\n")
+    code, _, err = run([path, "--epsilon", 1, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "NaN")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    code, _, err = run([empty, "--epsilon", 1, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "cannot read")

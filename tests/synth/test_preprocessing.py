@@ -1,0 +1,88 @@
+"""Algorithm 1: normalisation, the DP mean and its Laplace scale (spec section 6, items 1-3, 7, 8)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from matrixdp.errors import InvalidPrivacyParameterError
+from matrixdp.synth import data_preprocessing, mean_sensitivity, normalize_rows
+
+
+def test_normalize_rows_unit_norm_zero_rows_and_idempotent():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 7)) * rng.uniform(0.01, 100, size=(50, 1))
+    X[[3, 17]] = 0.0
+    Xn = normalize_rows(X)
+    norms = np.linalg.norm(Xn, axis=1)
+    nonzero = np.ones(50, bool)
+    nonzero[[3, 17]] = False
+    np.testing.assert_allclose(norms[nonzero], 1.0, atol=1e-12)
+    assert np.all(Xn[[3, 17]] == 0.0)
+    np.testing.assert_allclose(normalize_rows(Xn), Xn, atol=1e-15)
+    assert np.all(np.isfinite(Xn))
+
+
+def test_data_preprocessing_shapes_and_noiseless_limit():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(300, 12))
+    X_bar, mu_dp, mech = data_preprocessing(X, 1e12, rng=5)
+    assert X_bar.shape == (300, 12) and mu_dp.shape == (12,)
+    np.testing.assert_allclose(np.linalg.norm(X_bar, axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(mu_dp, normalize_rows(X).mean(axis=0), atol=1e-9)
+    # the centring uses the DP mean, then re-normalises
+    np.testing.assert_allclose(X_bar, normalize_rows(normalize_rows(X) - mu_dp), atol=1e-15)
+    assert mech.scale == pytest.approx(2 * math.sqrt(12) / (300 * 1e12))
+
+
+def test_data_preprocessing_rejects_bad_epsilon():
+    with pytest.raises(InvalidPrivacyParameterError, match="epsilon_mean"):
+        data_preprocessing(np.ones((3, 3)), 0.0, rng=0)
+
+
+def test_mean_sensitivity_golden_values():
+    # m = 100, n = 1000: Lemma 2 gives 2*sqrt(m)/n = 0.02; with eps_mu = 0.5 the scale is 0.04
+    assert mean_sensitivity(100, 1000) / 0.5 == pytest.approx(0.04)
+    assert mean_sensitivity(100, 1000, "paper") / 0.5 == pytest.approx(0.04)
+    # the reference code uses half of it
+    assert mean_sensitivity(100, 1000, "reference_code") / 0.5 == pytest.approx(0.02)
+
+
+def test_mean_sensitivity_sound_and_attained_by_antipodal_pair():
+    rng = np.random.default_rng(2)
+    m, n = 9, 40
+    bound = mean_sensitivity(m, n)
+    X = normalize_rows(rng.normal(size=(n, m)))
+    worst = 0.0
+    for _ in range(2000):
+        Xp = X.copy()
+        Xp[rng.integers(n)] = normalize_rows(rng.normal(size=(1, m)))[0]
+        worst = max(worst, np.abs(X.mean(0) - Xp.mean(0)).sum())
+    assert worst <= bound + 1e-12
+    X[0] = np.full(m, 1 / math.sqrt(m))
+    Xp = X.copy()
+    Xp[0] = -X[0]
+    assert np.abs(X.mean(0) - Xp.mean(0)).sum() == pytest.approx(bound, rel=1e-12)
+    # the reference code's sensitivity is exceeded by this pair
+    assert np.abs(X.mean(0) - Xp.mean(0)).sum() > mean_sensitivity(m, n, "reference_code")
+
+
+def _pooled_mean_noise(m, n, eps, draws, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, m))
+    true_mean = normalize_rows(X).mean(axis=0)
+    gen = np.random.default_rng(seed + 1)
+    noise = [data_preprocessing(X, eps, rng=gen)[1] - true_mean for _ in range(draws)]
+    return np.concatenate(noise)
+
+
+def test_dp_mean_noise_has_the_lemma2_laplace_scale():
+    m, n, eps = 16, 200, 0.7
+    b = 2 * math.sqrt(m) / (n * eps)
+    z = _pooled_mean_noise(m, n, eps, draws=1000, seed=3)  # 16 000 noise values
+    assert np.mean(np.abs(z)) == pytest.approx(b, rel=0.03)
+    assert np.std(z) == pytest.approx(math.sqrt(2) * b, rel=0.03)
+    assert stats.kstest(z, "laplace", args=(0, b)).pvalue > 1e-3
+    for wrong in (0.7 * b, 1.3 * b):
+        assert stats.kstest(z, "laplace", args=(0, wrong)).pvalue < 1e-6
