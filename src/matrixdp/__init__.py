@@ -18,6 +18,7 @@ from .mechanisms import (
 from .mechanisms import R1SMGMechanism
 from . import audit
 from .synth import RONGauss
+from .release import FisherNoiseRelease
 
 __all__ = [
     "__version__",
@@ -35,6 +36,7 @@ __all__ = [
     "R1SMGMechanism",
     "audit",
     "RONGauss",
+    "FisherNoiseRelease",
 ]
 
 # MVG core: the matrix-variate Gaussian sampler and noise directions / precision allocation.

@@ -1,0 +1,73 @@
+"""Farokhi §3.2.2, Fig. 6: Adult — SVM on the released data (optimal Gaussian vs Laplace).
+
+Each SVM fit on all 48,842 rows takes ~10 s here, so the default grid is coarse; use --trials 100
+and --lams for the paper's scale. Writes results/farokhi_adult.{md,csv,png}.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _farokhi_common import (  # noqa: E402
+    append_markdown,
+    load_adult_xy,
+    parse_args,
+    plot_sweep,
+    svm_sweep,
+    write_table,
+)
+
+from matrixdp.release import correlated_privacy_level, correlated_svm_noise, fit_svm  # noqa: E402
+
+
+def main(argv=None) -> int:
+    def extra(parser):
+        parser.add_argument("--max-rows", type=int, default=None,
+                            help="use only the first N rows (smoke tests)")
+        parser.add_argument("--no-correlated", action="store_true")
+
+    args = parse_args(__doc__.splitlines()[0], default_trials=3,
+                      lams=np.logspace(-8, 4, 7), extra=extra, argv=argv)
+    X, y = load_adult_xy()
+    if args.max_rows:
+        X, y = X[:args.max_rows], y[:args.max_rows]
+    fit = fit_svm(X, y, tol=1e-8)
+    base = fit.accuracy(X, y)
+    widths = X.max(axis=0) - X.min(axis=0)
+    rows = svm_sweep(X, y, args.lams, args.trials, args.seed, progress=not args.quiet,
+                     widths=widths)
+    md = write_table(args.out, "farokhi_adult", rows, title="Farokhi Adult (Fig. 6)", notes=[
+        f"{X.shape[0]} rows (adult.data + adult.test), 14 raw columns with integer-encoded "
+        "categoricals ('?' kept as its own category), y=+1 for >50K; rho=1e-2, theta=1, Pi=I; "
+        f"{args.trials} noise draws per lambda (the paper: 100)",
+        "acc_* = success rate on the ORIGINAL data of the SVM trained on noisy data (mean, sd)",
+        "the paper gives Fig. 6 as a plot only (no numbers): it reports that the Gaussian curve "
+        "approaches the baseline as lambda grows and stays above the Laplace curve",
+        "eps_* at delta=1e-5 use the OBSERVED ranges, for illustration only (see farokhi_wdbc.md)",
+    ])
+    lines = ["## Baseline and correlated noise", "", "| quantity | ours |", "|---|---|",
+             f"| baseline training accuracy | {base:.4f} (solver status {fit.status}) |",
+             f"| Gaussian >= Laplace | {sum(r['acc_gaussian'] >= r['acc_laplace'] for r in rows)}"
+             f"/{len(rows)} lambdas |"]
+    if not args.no_correlated:
+        refit = fit_svm(X + correlated_svm_noise(fit, 100.0, rng=args.seed), y, tol=1e-8)
+        lines += [f"| correlated noise: min_i m Tr(P_ii) | {correlated_privacy_level(fit, 1.0):.3f} m |",
+                  f"| accuracy after correlated noise (m=100, 1 draw) | {refit.accuracy(X, y):.4f} |",
+                  f"| max abs change of alpha (relative) | "
+                  f"{np.abs(refit.alpha - fit.alpha).max() / np.abs(fit.alpha).max():.1e} |"]
+    lines += ["", "The correlated noise carries NO differential-privacy guarantee."]
+    append_markdown(md, "\n".join(lines))
+    if not args.no_plot:
+        plot_sweep(args.out, "farokhi_adult", rows, metric="acc", baseline=base,
+                   ylabel="success rate on original data", title="Adult (Fig. 6)")
+    print(f"wrote {md}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
