@@ -72,3 +72,15 @@ def test_rongauss_contract():
     assert model.privacy_.epsilon == pytest.approx(1.0)
     for attr in ("projection_", "mean_", "covariance_"):
         assert getattr(model, attr) is not None
+
+
+def test_fisher_contract():
+    from matrixdp.errors import OutOfBoundsError
+
+    ranges = [(0.0, 1.0)] * 3  # (n_features, 2): one (low, high) per feature
+    X = np.random.default_rng(0).uniform(size=(50, 3))
+    rel = matrixdp.FisherNoiseRelease(epsilon=1.0, delta=1e-5, feature_ranges=ranges).release(X)
+    assert rel.value.shape == X.shape and rel.privacy.neighbouring == "local"
+    assert rel.privacy.epsilon == pytest.approx(1.0) and rel.privacy.delta == pytest.approx(1e-5)
+    with pytest.raises(OutOfBoundsError):
+        matrixdp.FisherNoiseRelease(lam=1.0, feature_ranges=ranges).release(X + 2.0)
