@@ -6,6 +6,12 @@
   symmetric noise on a covariance (Dwork, Talwar, Thakurta, Zhang 2014).
 * :func:`ppca_top_component`, :func:`sample_bingham` — the exponential mechanism for the
   first principal direction (Chaudhuri, Sarwate, Sinha 2012).
+* :func:`mod_sulq` — Gaussian noise on the second-moment matrix, the paper's β checked against
+  the exact Gaussian profile (Chaudhuri, Sarwate, Sinha 2013).
+* :func:`wishart_pca`, :func:`sample_wishart` — the Wishart mechanism (Jiang, Xie, Zhang 2016);
+  its pure ε-DP claim is refuted, so it needs ``allow_unsafe=True``.
+* :func:`ppca_components`, :func:`sample_matrix_bingham_gibbs` — PPCA for k components by
+  Hoff's Gibbs sampler (approximate guarantee).
 * :func:`blocki_jl_covariance` — the JL transform as a private covariance sketch (Blocki,
   Blum, Datta, Sheffet 2012).
 * :func:`uniform_predictions`, :func:`random_unit_vector`, :func:`random_orthonormal_basis` —
@@ -18,9 +24,13 @@ enough to reproduce are listed in :data:`NOT_REPRODUCED` with the reason.
 
 from .iid import ClassicGaussianBaseline, dwork_roth_sigma
 from .jl import JLCovariance, blocki_jl_covariance, blocki_w
+from .mod_sulq import mod_sulq, mod_sulq_beta, mod_sulq_sigma, unit_ball_upper_sensitivity
+from .pca_release import PCARelease, top_eigenvectors, unit_ball_second_moment
 from .ppca import ppca_top_component, sample_bingham
+from .ppca_k import ppca_components, sample_matrix_bingham_gibbs
 from .random_guess import random_orthonormal_basis, random_unit_vector, uniform_predictions
 from .symmetric import analyze_gauss, covariance_upper_sensitivity, symmetric_release
+from .wishart import sample_wishart, wishart_pca, wishart_scale, wishart_support_failure
 
 #: Baselines of the MVG paper that matrixdp does not reproduce, and why.
 NOT_REPRODUCED: dict[str, str] = {
@@ -41,15 +51,28 @@ __all__ = [
     "ClassicGaussianBaseline",
     "JLCovariance",
     "NOT_REPRODUCED",
+    "PCARelease",
     "analyze_gauss",
     "blocki_jl_covariance",
     "blocki_w",
     "covariance_upper_sensitivity",
     "dwork_roth_sigma",
+    "mod_sulq",
+    "mod_sulq_beta",
+    "mod_sulq_sigma",
+    "ppca_components",
     "ppca_top_component",
     "random_orthonormal_basis",
     "random_unit_vector",
     "sample_bingham",
+    "sample_matrix_bingham_gibbs",
+    "sample_wishart",
     "symmetric_release",
+    "top_eigenvectors",
     "uniform_predictions",
+    "unit_ball_second_moment",
+    "unit_ball_upper_sensitivity",
+    "wishart_pca",
+    "wishart_scale",
+    "wishart_support_failure",
 ]
