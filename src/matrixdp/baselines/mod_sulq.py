@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .._validation import check_delta, check_epsilon
-from ..calibration.gaussian import analytic_gaussian_sigma, gaussian_delta
+from ..calibration.gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_log_delta_for_shift
 from ..errors import InvalidParameterError, InvalidPrivacyParameterError, UnsafeMechanismError
 from ..mechanisms.base import PrivacyGuarantee
 from ..rng import make_rng
@@ -133,9 +133,12 @@ def mod_sulq_sigma(d: int, n: int, epsilon: float, delta: float, *,
         raise UnsafeMechanismError(
             f"MOD-SULQ's β = {sigma:.6g} gives δ({eps}) = {true_delta:.3g} > {dlt} at sensitivity "
             f"{sens:.6g}; use calibration='analytic'")
+    log10_delta = gaussian_log_delta_for_shift(eps, sens / sigma) / math.log(10.0)
+    ratio = sigma / analytic_gaussian_sigma(eps, dlt, sens)
     return sigma, PrivacyGuarantee(
         epsilon=eps, delta=dlt, calibration="paper (exact-profile checked)", exact=False,
-        mechanism="mod-sulq", notes=(f"exact δ(ε) of the paper's β is {true_delta:.3g}",))
+        mechanism="mod-sulq",
+        notes=(f"exact δ(ε) of the paper's β is 10^{log10_delta:.1f}; β = {ratio:.3g} × the analytic σ",))
 
 
 def mod_sulq(X, *, epsilon: float, delta: float, n_components: int, row_norm_bound: float,
