@@ -201,6 +201,11 @@ def test_r1smg_pca_case_study_on_adult(tmp_path, data_home):
     assert records[0]["method"] == "Non-private" and float(records[0]["total_deviation"]) == 0.0
     analytic = [float(r["total_deviation"]) for r in records if r["method"] == "Analytic Gaussian"]
     assert len(analytic) == 8 and analytic[0] > analytic[-1]  # more ε, less deviation
+    methods = {r["method"]: r for r in records}
+    assert "MOD-SULQ (paper β)" in methods and "Wishart — claim REFUTED" in methods
+    ppca = [r for r in records if r["method"].startswith("PPCA-20")]
+    assert len(ppca) == 8 and all(r["total_deviation"] == "" and float(r["top20_deficit"]) > 0 for r in ppca)
+    assert "holds only" in methods["Wishart — claim REFUTED"]["notes"]
 
 
 def test_theorem3_no_worse_than_theorem2_on_exp2(tmp_path, data_home):
