@@ -25,6 +25,8 @@ __all__ = ["MVGMechanism"]
 _CALIBRATIONS = ("exact", "theorem2", "theorem3")
 _MODES = ("iid", "unimodal", "equimodal")
 _SUM_TOL = 1e-9
+#: ``pnr_rule`` values accepted by the exact max-PNR allocation.
+_EXACT_PNR_RULES = ("floor", "waterfill")
 
 
 def _check_shape(shape) -> tuple[int, int]:
@@ -118,7 +120,10 @@ class MVGMechanism(Mechanism):
     signal_variances : array_like, optional
         Public prior signal variances along the directions (for ``"max-pnr"``).
     pnr_rule : str
-        How max-PNR keeps every share > 0 (``"floor"`` default).
+        How max-PNR keeps every share > 0 (``"floor"`` default; ``"waterfill"``
+        raises if a share would be 0). The theorem calibrations also accept
+        ``"mix"``, ``"proportional"`` and ``"closed_form"``
+        (:func:`~matrixdp.directions.max_pnr_allocation`).
     neighbouring : str
         Recorded in the guarantee (default ``"replace-one"``).
 
@@ -310,7 +315,7 @@ class MVGMechanism(Mechanism):
         return dirs, eig
 
     def _resolve_precision(self, precision, signal_variances, eigenvalues, rule):
-        from ..directions import check_precision_allocation, uniform_allocation
+        from ..directions import _PNR_RULES, check_precision_allocation, uniform_allocation
 
         d = self._dim
         if precision is None or (isinstance(precision, str) and precision == "uniform"):
@@ -327,6 +332,11 @@ class MVGMechanism(Mechanism):
             if signal is None:
                 raise InvalidParameterError("precision", "'max-pnr' needs signal_variances= or "
                                                          "dp_directions=")
+            rules = _EXACT_PNR_RULES if self.calibration == "exact" else _PNR_RULES
+            if rule not in rules:
+                raise InvalidParameterError("pnr_rule", f"must be one of {rules} with "
+                                                        f"calibration={self.calibration!r}, "
+                                                        f"got {rule!r}")
             self._pnr = (np.asarray(signal, dtype=np.float64), rule)
             return None  # resolved during calibration (needs the budget)
         return check_precision_allocation(precision, d, "precision")
