@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 
@@ -38,6 +39,18 @@ def _check_shape(shape) -> tuple[int, int]:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise InvalidShapeError("shape", f"must be two positive integers, got {shape!r}")
     return int(m), int(n)
+
+
+@contextlib.contextmanager
+def _renamed(inner: str, outer: str):
+    """Re-raise an InvalidParameterError about a helper's ``inner`` argument as ``outer``'s."""
+    try:
+        yield
+    except InvalidParameterError as exc:
+        if exc.argument != inner:
+            raise
+        message = str(exc).split(": ", 1)[-1]
+        raise InvalidParameterError(outer, message) from None
 
 
 def _max_asymmetry(arr: np.ndarray, block: int = 256) -> float:
@@ -388,7 +401,10 @@ class MVGMechanism(Mechanism):
             self.theta = mse_optimal_allocation(costs)
         elif self.theta is None:  # max-PNR
             signal, rule = self._pnr
-            self.theta = exact_max_pnr_allocation(signal, costs, self.precision_budget, rule=rule)
+            with _renamed("rule", "pnr_rule"):
+                self.theta = exact_max_pnr_allocation(signal, costs, self.precision_budget,
+                                                      rule=rule)
+            self._notes.append(f"max-PNR allocation (exact budget), pnr_rule={rule!r}")
         self._theta_sum = float(math.fsum(self.theta))
         p0 = exact_precisions(costs, self.theta, self._eps_mvg, self._delta_mvg)
         bound = self.query.shift_bound(*self._axis_precisions(p0))
@@ -425,8 +441,11 @@ class MVGMechanism(Mechanism):
             self.theta = theta
         elif theta is None:
             signal, rule = self._pnr
-            theta = max_pnr_allocation(signal, budget, rule=rule)
+            with _renamed("rule", "pnr_rule"):
+                theta = max_pnr_allocation(signal, budget, rule=rule)
             self.theta = theta
+            self._notes.append(f"max-PNR allocation (Theorem 7, L1 budget sqrt(P)), "
+                               f"pnr_rule={rule!r}")
         self._theta_sum = float(math.fsum(theta))
         variances = 1.0 / np.sqrt(theta * budget)  # Algorithm 1/2 step 3
         if self.mode == "iid":
@@ -534,7 +553,8 @@ class MVGMechanism(Mechanism):
     def _metadata(self) -> dict:
         return {"mode": self.mode, "axis": self.axis, "calibration": self.calibration,
                 "directions": self.directions, "variances": self.variances,
-                "theta": self.theta, "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
+                "theta": self.theta, "pnr_rule": None if self._pnr is None else self._pnr[1],
+                "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
                 "mahalanobis_sensitivity_exact": self.mahalanobis_sensitivity_exact}
 
     def witnesses(self) -> list:
