@@ -301,3 +301,52 @@ def test_gaussian_noise_is_least_informative_against_laplace_too():
     # Lemma 8: at equal variance, Gaussian entropy strictly exceeds Laplace and uniform
     h_gauss = 0.5 * math.log(2 * math.pi * math.e * n)
     assert h_gauss > 1 + math.log(2 * b) and h_gauss > math.log(math.sqrt(12 * n))
+
+
+def test_constant_feature_costs_nothing_for_every_allocation():
+    """A feature whose public range is one point (lo == hi) never changes between neighbours:
+    zero cost. MSE-optimal and max-PNR must still work (they used to raise about 'costs'),
+    stay tight, and give that feature no share."""
+    q = IdentityQuery(bounds=([0.0, 0.0, 0.0], [1.0, 0.0, 2.0]), n_samples=4)
+    for kw in ({"precision": "mse-optimal"},
+               {"precision": "max-pnr", "signal_variances": [1.0, 1.0, 1.0]}):
+        mech = MVGMechanism(shape=(4, 3), epsilon=1.0, delta=1e-5, sensitivity=q, **kw)
+        assert mech.theta[1] == 0.0 and math.fsum(mech.theta) == pytest.approx(1.0)
+        assert np.all(np.isfinite(mech.variances)) and np.all(mech.variances > 0)
+        assert mech.privacy.exact
+        assert _true_delta(1.0, _brute_identity_mu(mech, q)) == pytest.approx(1e-5, rel=1e-6)
+    # MSE-optimal on the two paid features: shares ∝ range (sqrt of cost), so θ = (1/3, 0, 2/3)
+    mse = MVGMechanism(shape=(4, 3), epsilon=1.0, delta=1e-5, sensitivity=q, precision="mse-optimal")
+    np.testing.assert_allclose(mse.theta, [1 / 3, 0.0, 2 / 3], rtol=1e-12)
+    cov = CovarianceQuery(bounds=([0.0, 0.0, -1.0], [1.0, 0.0, 1.0]), n_samples=4)
+    for mode in ("unimodal", "equimodal"):
+        mech = MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=cov, mode=mode,
+                            precision="mse-optimal")
+        assert mech.theta[1] == 0.0
+        assert mech.privacy_profile(1.0) <= 1e-5 * (1 + 1e-9)
+        assert _search_covariance_mu(mech, cov, np.random.default_rng(0)) <= \
+            mech.mahalanobis_sensitivity * (1 + 1e-9)
+    with pytest.raises(InvalidParameterError) as info:   # signal only on the free feature
+        MVGMechanism(shape=(4, 3), epsilon=1.0, delta=1e-5, sensitivity=q, precision="max-pnr",
+                     signal_variances=[0.0, 1.0, 0.0])
+    assert info.value.argument == "signal_variances"
+
+
+def test_max_pnr_rule_is_recorded_and_its_errors_name_pnr_rule():
+    """Spec §6.3: the rule is a parameter and is recorded with each result."""
+    q = IdentityQuery(bounds=(-1, 1), n_features=4, n_samples=10)
+    signal = [5.0, 1.0, 0.01, 0.001]
+    for calibration, rule in (("exact", "floor"), ("theorem2", "proportional")):
+        mech = MVGMechanism(shape=(10, 4), epsilon=1.0, delta=1e-5, sensitivity=q,
+                            calibration=calibration, precision="max-pnr", signal_variances=signal,
+                            pnr_rule=rule)
+        release = mech.release(np.zeros((10, 4)), rng=0)
+        assert release.metadata["pnr_rule"] == rule
+        assert any(f"pnr_rule={rule!r}" in note for note in release.privacy.notes)
+    plain = MVGMechanism(shape=(10, 4), epsilon=1.0, delta=1e-5, sensitivity=q)
+    assert plain.release(np.zeros((10, 4)), rng=0).metadata["pnr_rule"] is None
+    # a tiny budget leaves directions without precision: "waterfill" refuses, naming pnr_rule
+    with pytest.raises(InvalidParameterError) as info:
+        MVGMechanism(shape=(10, 4), epsilon=0.01, delta=1e-12, sensitivity=q, precision="max-pnr",
+                     signal_variances=signal, pnr_rule="waterfill")
+    assert info.value.argument == "pnr_rule"
