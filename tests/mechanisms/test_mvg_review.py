@@ -350,3 +350,27 @@ def test_max_pnr_rule_is_recorded_and_its_errors_name_pnr_rule():
         MVGMechanism(shape=(10, 4), epsilon=0.01, delta=1e-12, sensitivity=q, precision="max-pnr",
                      signal_variances=signal, pnr_rule="waterfill")
     assert info.value.argument == "pnr_rule"
+
+
+def test_dp_directions_and_signal_come_from_the_private_release_only():
+    """Spec §6.4-6.5 / A9: Q and Λ_f come from the SuLQ output at (0.2ε, 0.2δ), never from raw X."""
+    from matrixdp.calibration.mvg_exact import exact_max_pnr_allocation
+    from matrixdp.directions import dp_covariance_eigen
+
+    rng = np.random.default_rng(30)
+    X = rng.uniform(-1, 1, size=(60, 4)) * np.array([1.0, 0.6, 0.3, 0.1])
+    q = IdentityQuery(bounds=(-1, 1), n_features=4, n_samples=60)
+    mech = MVGMechanism(shape=(60, 4), epsilon=1.0, delta=1e-5, sensitivity=q, dp_directions=X,
+                        dp_directions_rng=5, precision="max-pnr")
+    dp = dp_covariance_eigen(X, epsilon=0.2, delta=2e-6, bounds=(-1, 1), calibration="classic", rng=5)
+    np.testing.assert_array_equal(mech.directions, dp.directions)
+    costs = q.direction_costs(col_dirs=dp.directions)
+    expected = exact_max_pnr_allocation(dp.eigenvalues / 60, costs, mech.precision_budget)
+    np.testing.assert_allclose(mech.theta, expected, rtol=1e-12)
+    # the raw (non-private) eigenvectors are a different basis at this budget
+    raw = np.linalg.eigh(X.T @ X)[1][:, ::-1]
+    assert np.max(np.abs(np.abs(raw.T @ mech.directions) - np.eye(4))) > 1e-3
+    # a different DP draw gives different directions: they really are random outputs
+    other = MVGMechanism(shape=(60, 4), epsilon=1.0, delta=1e-5, sensitivity=q, dp_directions=X,
+                         dp_directions_rng=6, precision="max-pnr")
+    assert not np.allclose(np.abs(other.directions), np.abs(mech.directions))
