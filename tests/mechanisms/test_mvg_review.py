@@ -71,7 +71,7 @@ def _search_covariance_mu(mech, q, rng, starts=8):
     """Best shift over record pairs (x, y) in the box: vertices, origin, and L-BFGS-B restarts."""
     prec = _kron_precision(mech)
     d = q.n_features
-    lo, hi = q._lo, q._hi
+    lo, hi = q.lower - q.center, q.upper - q.center      # the centred record box (public)
 
     def neg(z):
         x, y = z[:d], z[d:]
