@@ -26,7 +26,13 @@ from ..errors import (
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
 from ..rng import make_rng
 from ._input import as_feature_matrix, as_label_vector
-from .covariance import NOISE_LAYOUTS, PSD_METHODS, sample_gaussian
+from .covariance import (
+    NOISE_LAYOUTS,
+    PSD_METHODS,
+    aug_cov_sensitivity,
+    cov_sensitivity,
+    sample_gaussian,
+)
 from .dfm import dfm_max_dim
 from .group import fit_group_add_remove, fit_group_replace_one
 from .preprocessing import SENSITIVITY_MODES, normalize_rows
@@ -505,13 +511,24 @@ class RONGauss:
             notes.append("UNSAFE: the mean's Laplace noise is half of Lemma 2 (reference code); "
                          "the mean step is only 2*epsilon_mean-DP")
         if self.sensitivity in ("paper", "reference_code"):
+            # ratio of the sound (corrected) sensitivity to the paper's Lemma 4/5 value; n cancels
+            if self.task == "regression":
+                ratio = (aug_cov_sensitivity(p, self.label_bound_, 1, "corrected")
+                         / aug_cov_sensitivity(p, self.label_bound_, 1, "paper"))
+            else:
+                ratio = cov_sensitivity(p, 1, "corrected") / cov_sensitivity(p, 1, "paper")
             if p >= 3:
                 refuted = True
-                notes.append(f"UNSAFE: the paper's covariance sensitivity 2*sqrt(p)/n is exceeded "
-                             f"for p={p} >= 3 (true sqrt(2)*p/n); the covariance step is only about "
-                             f"{math.sqrt(p / 2):.3g}*epsilon_cov-DP")
+                notes.append(f"UNSAFE: the paper's covariance sensitivity (Lemma 4/5, 2*sqrt(p)/n in "
+                             f"the feature block) is exceeded for p={p} >= 3 (the feature block's "
+                             f"true sensitivity is up to sqrt(2)*p/n); the covariance step is only "
+                             f"guaranteed to be {ratio:.4g}*epsilon_cov-DP (sound/paper "
+                             "sensitivity), and even p attains sqrt(p/2) in the feature block")
             else:
-                notes.append(f"the paper's covariance sensitivity happens to be valid for p={p} <= 2")
+                notes.append(f"sensitivity='paper' at p={p} <= 2: the paper's Lemma 4/5 value is at "
+                             f"least the sound one (2*sqrt(p) >= sqrt(2)*p, equal at p=2; ratio "
+                             f"{ratio:.4g}), so the covariance step IS epsilon_cov-DP; the mode still "
+                             "needs allow_unsafe=True because it exists for reproduction only")
         return PrivacyGuarantee(epsilon=total, delta=0.0, neighbouring=self.neighbouring,
                                 calibration="laplace", exact=False, mechanism="ron-gauss",
                                 refuted=refuted, notes=tuple(notes))
