@@ -402,3 +402,29 @@ def test_gmm_spread_inflation_documented():
     expected = 1 / (1 - mu @ mu)
     assert expected > 3
     assert np.mean(ratios) == pytest.approx(expected, rel=0.1)
+
+
+# ------------------------------------------------------------ add_mean (spec I6)
+@pytest.mark.parametrize("reconstruct", [False, True])
+def test_add_mean_shifts_by_the_dp_mean_in_the_output_space(data, reconstruct):
+    X, y, _ = data
+    for task, kw, lab in (("unsupervised", {}, None), ("regression", {"label_bound": 1.0}, y)):
+        model = RONGauss(dim=3, epsilon=1.0, task=task, reconstruct=reconstruct, random_state=20,
+                         **kw).fit(X, lab)
+        plain = model.sample(400, rng=21)
+        shifted = model.sample(400, rng=21, add_mean=True)
+        if task == "regression":
+            np.testing.assert_array_equal(plain[1], shifted[1])  # the label gets no mean
+            plain, shifted = plain[0], shifted[0]
+        W = model.projection_
+        offset = model.mean_ if reconstruct else model.mean_ @ W
+        assert np.linalg.norm(offset) > 0.1
+        np.testing.assert_allclose(shifted - plain, np.broadcast_to(offset, plain.shape), atol=1e-12)
+
+
+def test_add_mean_is_refused_for_classification(data):
+    X, _, y = data
+    model = RONGauss(dim=3, epsilon=1.0, task="classification", classes=["a", "b"],
+                     random_state=22).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="add_mean"):
+        model.sample(10, add_mean=True)

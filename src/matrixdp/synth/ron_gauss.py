@@ -551,8 +551,8 @@ class RONGauss:
 
             raise NotFittedError("this RONGauss instance is not fitted yet; call fit(X, y) first")
 
-    def sample(self, n_samples: int, rng=None):
-        """Draw synthetic records from the fitted DP model (post-processing, no budget).
+    def sample(self, n_samples: int, rng=None, *, add_mean: bool = False):
+        r"""Draw synthetic records from the fitted DP model (post-processing, no budget).
 
         Parameters
         ----------
@@ -561,6 +561,14 @@ class RONGauss:
         rng : None, int or numpy.random.Generator
             Randomness; ``None`` continues the generator of ``fit`` (so a seeded
             ``random_state`` gives reproducible samples).
+        add_mean : bool, default False
+            Unsupervised and regression only (spec I6; the reference code's
+            ``centering=False``): add the DP mean to the synthetic features, as
+            :math:`W^\top\mu^{DP}` in the projected space or :math:`\mu^{DP}`
+            with ``reconstruct=True``. Post-processing of released quantities.
+            The default keeps the paper's zero-mean model, whose space
+            :meth:`transform` maps real data into. Classification samples are
+            already centred at the class means.
 
         Returns
         -------
@@ -572,14 +580,21 @@ class RONGauss:
         self._check_fitted()
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
+        if not isinstance(add_mean, (bool, np.bool_)):
+            raise InvalidParameterError("add_mean", f"must be True or False, got {add_mean!r}")
+        if add_mean and self.task == "classification":
+            raise InvalidParameterError(
+                "add_mean", "classification samples are already centred at the DP class means")
         gen = self._sampling_rng if rng is None else make_rng(rng)
         W = self.projection_
         p = W.shape[1]
         if self.task == "unsupervised":
-            return self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
+            X_syn = self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
+            return self._with_mean(X_syn) if add_mean else X_syn
         if self.task == "regression":
             Z = sample_gaussian(np.zeros(p + 1), self.covariance_, n_samples, gen)
-            return self._maybe_reconstruct(Z[:, :p]), Z[:, p] + self.label_shift_
+            X_syn = self._maybe_reconstruct(Z[:, :p])
+            return (self._with_mean(X_syn) if add_mean else X_syn), Z[:, p] + self.label_shift_
         counts = _allocate(n_samples, self.class_weights_)
         parts = [sample_gaussian(self.class_means_[j], self.covariance_[j], counts[j], gen)
                  for j in range(counts.size)]
@@ -587,6 +602,9 @@ class RONGauss:
         y_syn = np.repeat(self.classes_, counts)
         order = gen.permutation(n_samples)
         return self._maybe_reconstruct(X_syn[order]), y_syn[order]
+
+    def _with_mean(self, X_syn: np.ndarray) -> np.ndarray:
+        return X_syn + (self.mean_ if self.reconstruct else self.mean_ @ self.projection_)
 
     def _maybe_reconstruct(self, Z: np.ndarray) -> np.ndarray:
         return Z @ self.projection_.T if self.reconstruct else Z
