@@ -252,9 +252,9 @@ class RONGauss:
             raise InvalidParameterError("noise", "the paper's sensitivity has no 'triu' variant")
         if self.sensitivity != "corrected" and not self.allow_unsafe:
             raise UnsafeMechanismError(
-                f"sensitivity={self.sensitivity!r} reproduces a calibration that is NOT private: "
-                "the paper's Lemma 4/5 covariance sensitivity 2*sqrt(p)/n is exceeded for p >= 3 "
-                "(the true value is sqrt(2)*p/n)"
+                f"sensitivity={self.sensitivity!r} reproduces a calibration that is NOT private in "
+                "general: the paper's Lemma 4/5 covariance sensitivity 2*sqrt(p)/n is exceeded for "
+                "p >= 3 (the true value is up to sqrt(2)*p/n; only p <= 2 is covered)"
                 + (" and the reference code's mean noise is half of Lemma 2" if
                    self.sensitivity == "reference_code" else "")
                 + ". Pass allow_unsafe=True to reproduce it anyway; the guarantee is marked refuted.")
