@@ -148,3 +148,14 @@ def test_without_dp_accounting_the_exact_column_is_na(monkeypatch):
     assert "n/a" in cat.format_table([row]).splitlines()[2]
     # The pure-DP case needs no numerics and is still exact.
     assert cat.run_entry("ron-gauss-cov", n_samples=2000).exact_delta == 0.0
+
+
+def test_farokhi_laplace_has_an_exact_profile():
+    pytest.importorskip("matrixdp.release")
+    row = cat.run_entry("farokhi-laplace", n_samples=2000)
+    # Pure epsilon-LDP on the corner witness: the max loss equals epsilon, so delta(eps) = 0 exactly,
+    # and at a smaller epsilon it is positive (the witness is tight).
+    assert row.exact_delta == 0.0
+    mech, _ = cat._get_entry("farokhi-laplace").build()
+    if pytest.importorskip("dp_accounting"):
+        assert mech.privacy_profile(0.8) > 0.0

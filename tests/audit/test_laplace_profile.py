@@ -93,3 +93,21 @@ def test_input_validation():
         laplace_vector_delta(1.0, -1.0, [1.0])
     with pytest.raises(ValueError, match="epsilon"):
         laplace_vector_delta(-1.0, 1.0, [1.0])
+
+
+def test_per_coordinate_scales_equal_rescaled_differences():
+    d = np.array([0.9, -0.3, 0.3])
+    scales = np.array([0.5, 1.0, 0.25])
+    lo, hi = laplace_vector_delta_bounds(1.0, scales, d)
+    assert (lo, hi) == pytest.approx(laplace_vector_delta_bounds(1.0, 1.0, d / scales), rel=1e-12)
+    mc, se = mc_delta_scaled(1.0, scales, d)
+    assert lo - 5 * se <= mc <= hi + 5 * se
+    with pytest.raises(InvalidParameterError, match="scale"):
+        laplace_vector_delta(1.0, [1.0, 2.0], d)
+
+
+def mc_delta_scaled(epsilon, scales, d, n=400_000, seed=1):
+    y = np.random.default_rng(seed).laplace(0.0, scales, size=(n, d.size))
+    loss = np.sum((np.abs(y - d) - np.abs(y)) / scales, axis=1)
+    terms = np.maximum(0.0, -np.expm1(epsilon - loss))
+    return terms.mean(), terms.std() / math.sqrt(n)

@@ -201,7 +201,16 @@ def _farokhi_entries() -> list[CatalogueEntry]:
             b = np.ravel(value_prime) @ basis
             return np.sum((np.abs(y - a) - np.abs(y - b)) / scales, axis=1)
 
+        def privacy_profile(eps):
+            # Exact delta on the corner witness: independent Laplace coordinates in the basis,
+            # coordinate j shifted by |(b - a) @ basis|_j with scale scales_j.
+            from .laplace_profile import laplace_vector_delta
+
+            r = ranges(dim)
+            return laplace_vector_delta(eps, scales, (r[:, 1] - r[:, 0]) @ basis)
+
         adapter.log_likelihood_ratio = log_likelihood_ratio
+        adapter.privacy_profile = privacy_profile
         return adapter
 
     def corners(mech, params):

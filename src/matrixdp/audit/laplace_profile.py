@@ -34,22 +34,31 @@ __all__ = ["laplace_vector_delta", "laplace_vector_delta_bounds", "DEFAULT_DISCR
 DEFAULT_DISCRETIZATION = 1e-4
 
 
-def _magnitudes(difference) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct nonzero |d_i| and how often each occurs (composition groups)."""
+def _magnitudes(difference, scale) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct nonzero |d_i|/b_i and how often each occurs (composition groups, unit scale)."""
     d = np.abs(np.asarray(difference, dtype=float)).ravel()
     if d.size == 0 or not np.all(np.isfinite(d)):
         raise InvalidParameterError("difference", "must be a non-empty finite array")
-    d = d[d > 0]
-    if d.size == 0:
+    b = np.asarray(scale, dtype=float)
+    if not (np.all(np.isfinite(b)) and np.all(b > 0)):
+        raise InvalidParameterError("scale", "must be positive and finite")
+    try:
+        b = np.broadcast_to(b, np.shape(difference)).ravel()
+    except ValueError:
+        raise InvalidParameterError(
+            "scale", f"must be a number or broadcast to the difference's shape "
+                     f"{np.shape(difference)}, got shape {b.shape}") from None
+    ratio = d / b
+    ratio = ratio[ratio > 0]
+    if ratio.size == 0:
         raise InvalidParameterError("difference", "must not be all zero")
     # Coordinates equal up to rounding (e.g. ±√2/p written by different formulas) form one group.
-    rounded = np.round(d, 12 - int(np.floor(np.log10(d.max()))))
+    rounded = np.round(ratio, 12 - int(np.floor(np.log10(ratio.max()))))
     values, counts = np.unique(rounded, return_counts=True)
     return values, counts
 
 
-def _pld_delta(epsilon: float, scale: float, values, counts, discretization: float,
-               pessimistic: bool) -> float:
+def _pld_delta(epsilon: float, values, counts, discretization: float, pessimistic: bool) -> float:
     try:
         from dp_accounting.pld import privacy_loss_distribution as pld
     except ImportError as exc:  # optional dependency
@@ -59,7 +68,7 @@ def _pld_delta(epsilon: float, scale: float, values, counts, discretization: flo
     total = None
     for sens, count in zip(values, counts):
         one = pld.from_laplace_mechanism(
-            parameter=float(scale), sensitivity=float(sens),
+            parameter=1.0, sensitivity=float(sens),
             value_discretization_interval=float(discretization),
             pessimistic_estimate=pessimistic, use_connect_dots=pessimistic)
         part = one.self_compose(int(count)) if count > 1 else one
@@ -75,8 +84,10 @@ def laplace_vector_delta_bounds(epsilon, scale, difference, *,
     ----------
     epsilon : float
         ε ≥ 0 at which to evaluate.
-    scale : float
-        The Laplace scale b of every coordinate.
+    scale : float or array_like
+        The Laplace scale b (one for all coordinates, or b_i per coordinate,
+        broadcast to ``difference``'s shape). Coordinate i contributes a Laplace
+        loss with sensitivity |d_i|/b_i at unit scale.
     difference : array_like
         value_prime − value (any shape; flattened).
     discretization : float
@@ -102,28 +113,25 @@ def laplace_vector_delta_bounds(epsilon, scale, difference, *,
        Distributions", PoPETs 2022.
     """
     e = 0.0 if epsilon == 0 else check_epsilon(epsilon)
-    b = check_positive(scale, "scale")
     h = check_positive(discretization, "discretization")
-    values, counts = _magnitudes(difference)
-    max_loss = float(np.sum(values * counts)) / b
-    if max_loss <= e * (1.0 + 1e-12):
+    values, counts = _magnitudes(difference, scale)
+    if float(np.sum(values * counts)) <= e * (1.0 + 1e-12):
         return 0.0, 0.0
-    lower = _pld_delta(e, b, values, counts, h, pessimistic=False)
-    upper = _pld_delta(e, b, values, counts, h, pessimistic=True)
+    lower = _pld_delta(e, values, counts, h, pessimistic=False)
+    upper = _pld_delta(e, values, counts, h, pessimistic=True)
     return lower, max(lower, upper)
 
 
 def laplace_vector_delta(epsilon, scale, difference, *,
                          discretization: float = DEFAULT_DISCRETIZATION) -> float:
-    """δ(ε) of ``value + Lap(scale)^k`` on a pair at ``difference``: a certified upper bound.
+    """δ(ε) of ``value + Lap(scale)`` (independent coordinates) at ``difference``: a certified upper bound.
 
     Exact (0.0) in the pure-DP case; otherwise the pessimistic PLD value (see
     :func:`laplace_vector_delta_bounds`, whose lower bound certifies a refutation).
     """
     e = 0.0 if epsilon == 0 else check_epsilon(epsilon)
-    b = check_positive(scale, "scale")
     h = check_positive(discretization, "discretization")
-    values, counts = _magnitudes(difference)
-    if float(np.sum(values * counts)) / b <= e * (1.0 + 1e-12):
+    values, counts = _magnitudes(difference, scale)
+    if float(np.sum(values * counts)) <= e * (1.0 + 1e-12):
         return 0.0
-    return _pld_delta(e, b, values, counts, h, pessimistic=True)
+    return _pld_delta(e, values, counts, h, pessimistic=True)
