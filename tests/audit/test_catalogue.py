@@ -159,3 +159,10 @@ def test_farokhi_laplace_has_an_exact_profile():
     mech, _ = cat._get_entry("farokhi-laplace").build()
     if pytest.importorskip("dp_accounting"):
         assert mech.privacy_profile(0.8) > 0.0
+
+
+def test_classic_baseline_at_large_epsilon_is_catalogued_and_consistent(rows):
+    pytest.importorskip("matrixdp.baselines")
+    row = {r.name: r for r in rows}["gaussian-classic-baseline"]
+    assert row.claimed_epsilon == 2.0 and row.verdict == "consistent"
+    assert 0 < row.exact_delta <= row.claimed_delta

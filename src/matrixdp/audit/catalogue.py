@@ -394,9 +394,22 @@ def _ron_gauss_entries() -> list[CatalogueEntry]:
     ]
 
 
+def _baseline_entries() -> list[CatalogueEntry]:
+    """Experiment baselines that are mechanisms: the classic Gaussian accepted at epsilon >= 1."""
+    from ..baselines.iid import ClassicGaussianBaseline  # ImportError when absent
+
+    return [CatalogueEntry(
+        "gaussian-classic-baseline",
+        "classic Gaussian baseline at epsilon >= 1 (accepted only when its exact profile confirms)",
+        lambda epsilon, delta, sensitivity, dim: ClassicGaussianBaseline(
+            epsilon=epsilon, delta=delta, sensitivity=sensitivity),
+        {"epsilon": 2.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped())]
+
+
 #: Functions returning extra entries; each raises ImportError when its family is absent.
 _OPTIONAL_LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_mvg_entries, _farokhi_entries,
-                                                                _ron_gauss_entries]
+                                                                _ron_gauss_entries,
+                                                                _baseline_entries]
 
 
 def catalogue(*, include_unsafe: bool = True) -> list[CatalogueEntry]:
