@@ -156,6 +156,18 @@ def test_invalid_lambda_and_weights_rejected():
         FisherNoiseRelease(lam=1.0, feature_ranges=[[0.0, 1.0]], kind="correlated")
 
 
+@pytest.mark.parametrize("kind,extra", [("laplace", {}),
+                                        ("bounded", {"noise_support": [[-1.0, 1.0]]})])
+@pytest.mark.parametrize("delta", [1e-5, math.nan, 7.0])
+def test_delta_is_never_silently_ignored(kind, extra, delta):
+    # a delta given to a kind that has none (or a NaN / out-of-range one) is an error, not ignored
+    with pytest.raises(InvalidParameterError) as info:
+        FisherNoiseRelease(lam=1.0, delta=delta, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
+    assert info.value.argument == "delta"
+    FisherNoiseRelease(lam=1.0, delta=None, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
+    FisherNoiseRelease(lam=1.0, delta=0.0, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
+
+
 # ------------------------------------------------------------------------------ (d)
 def _ks_true_and_wrong(samples, dist_factory):
     assert kstest(samples, dist_factory(1.0).cdf).pvalue > ALPHA
