@@ -16,4 +16,4 @@ def test_readme_python_blocks_run():
         for block in blocks:
             exec(compile(block, str(README), "exec"), namespace)
     assert abs(namespace["sigma"] - 3.7306) < 1e-4
-    assert namespace["X_syn"].shape == (10_000, 12)
+    assert namespace["X_syn"].shape == (10_000, 5)  # samples live in the projected space
