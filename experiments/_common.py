@@ -105,6 +105,42 @@ def run_trials(trial: Callable[[np.random.Generator], float], trials: int, seed:
     return TrialStats.of(values)
 
 
+def iid_noise_rows(trial_for: Callable, *, epsilon: float, delta: float, l2_sensitivity: float,
+                   l1_sensitivity: float, trials: int, seed: int, progress: bool, paper: dict,
+                   classic_label: str, analytic_label: str, classic_note: str,
+                   laplace_note: str) -> list[Row]:
+    """The i.i.d. noise baselines every MVG table has: classic and analytic Gaussian, Laplace.
+
+    ``trial_for(mechanism)`` returns the trial (``rng -> score``) that releases the query with
+    that mechanism's noise; labels and notes are the table's own.
+    """
+    from matrixdp.baselines import ClassicGaussianBaseline
+    from matrixdp.mechanisms import GaussianMechanism, LaplaceMechanism
+
+    classic = ClassicGaussianBaseline(epsilon=epsilon, delta=delta, sensitivity=l2_sensitivity)
+    analytic = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=l2_sensitivity)
+    laplace = LaplaceMechanism(epsilon=epsilon, sensitivity=l1_sensitivity)
+    return [
+        Row(classic_label, epsilon, delta, run_trials(trial_for(classic), trials, seed, "gaussian", progress),
+            paper=paper["gaussian"], noise_std=classic.sigma, notes=classic_note),
+        Row(analytic_label, epsilon, delta, run_trials(trial_for(analytic), trials, seed, "analytic", progress),
+            noise_std=analytic.sigma, notes="not in the paper: the tight i.i.d. calibration"),
+        Row("Laplace (Dwork et al. [3])", epsilon, 0.0,
+            run_trials(trial_for(laplace), trials, seed, "laplace", progress),
+            paper=paper["laplace"], noise_std=math.sqrt(laplace.variance), notes=laplace_note),
+    ]
+
+
+def not_reproduced_rows(epsilon: float, delta: float, paper: dict) -> list[Row]:
+    """Rows for the baselines the paper names but does not specify (JL of Upadhyay, BLR)."""
+    from matrixdp.baselines import NOT_REPRODUCED
+
+    return [Row("JL transform (Upadhyay [46])", epsilon, delta, paper=paper["jl-upadhyay"],
+                status=STATUS_NOT_REPRODUCED, notes=NOT_REPRODUCED["jl-upadhyay"]),
+            Row("Exponential (Blum et al. [104])", epsilon, 0.0, paper=paper["exponential-blr"],
+                status=STATUS_NOT_REPRODUCED, notes=NOT_REPRODUCED["exponential-blr"])]
+
+
 def parse_args(description: str, argv=None, *, default_trials: int = 5,
                extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
     """The common command line of every experiment script."""

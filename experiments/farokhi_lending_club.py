@@ -13,6 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _farokhi_common import (  # noqa: E402
+    OBSERVED_NOTE,
     append_markdown,
     load_lending_club_xy,
     parse_args,
@@ -30,9 +31,9 @@ def main(argv=None) -> int:
     args = parse_args(__doc__.splitlines()[0], argv=argv)
     X, y, features = load_lending_club_xy()
     base = ridge_loss(fit_ridge(X, y, sigma=SIGMA), X, y, sigma=SIGMA)
-    widths = X.max(axis=0) - X.min(axis=0)
+    observed_widths = X.max(axis=0) - X.min(axis=0)  # data-derived: illustration only, NOT DP
     rows = ridge_sweep(X, y, args.lams, args.trials, args.seed, sigma=SIGMA,
-                       progress=not args.quiet, widths=widths)
+                       progress=not args.quiet, observed_widths=observed_widths)
     md = write_table(args.out, "farokhi_lending_club", rows,
                      title="Farokhi Lending Club (Fig. 7) — regression STAND-IN", notes=[
         "stand-in data: the 14-column LendingClub teaching subset (9,578 loans, 2007-2010), not "
@@ -40,7 +41,7 @@ def main(argv=None) -> int:
         f"target int.rate; features: {', '.join(features)} (purpose integer-encoded, raw units, "
         f"no intercept); loss sigma*||phi||^2 + mean squared error, sigma={SIGMA}",
         f"{args.trials} noise draws per lambda (the paper: 100); loss_* evaluated on the ORIGINAL data",
-        "eps_* at delta=1e-5 use the OBSERVED ranges, for illustration only (see farokhi_wdbc.md)",
+        OBSERVED_NOTE,
     ])
     append_markdown(md, "\n".join([
         "## Baseline", "", "| quantity | paper | ours |", "|---|---|---|",

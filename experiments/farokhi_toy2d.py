@@ -68,9 +68,11 @@ def main(argv=None) -> int:
         f"baseline training accuracy {fit.accuracy(X, y):.4f}",
         "crb = Tr(Pi I^-1) = p/sqrt(lam) (the paper's 200/20/2); mse_xhat_mc = MC E||xbar - x||^2 "
         "(xhat = xbar is efficient, so it matches the CRB)",
-        "epsilons at delta=1e-5 with unit feature ranges (the paper's implicit assumption): the paper's "
-        "Theorem 2.5 formula, the exact analytic-Gaussian epsilon (the guarantee matrixdp reports) and "
-        "the Fisher-matched Laplace pure epsilon; *_spec columns are the spec's derived values",
+        "epsilons at delta=1e-5 for a HYPOTHETICAL public domain of unit-width feature ranges (the "
+        "paper's implicit ||x-x'||_inf <= 1): the paper's Theorem 2.5 formula, the exact "
+        "analytic-Gaussian epsilon and the Fisher-matched Laplace pure epsilon; *_spec columns are "
+        "the spec's derived values. The simulated points span several units, so these are NOT a "
+        "privacy guarantee for this data set (a release needs public ranges that contain the data)",
         "accuracy = success rate on the ORIGINAL data of the SVM trained on the noisy data",
     ])
     # Fig. 4: correlated noise, m = 100

@@ -15,6 +15,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _farokhi_common import (  # noqa: E402
+    OBSERVED_NOTE,
     append_markdown,
     load_wdbc_xy,
     parse_args,
@@ -35,9 +36,9 @@ def main(argv=None) -> int:
     X, y = load_wdbc_xy()
     fit = fit_svm(X, y)
     base = fit.accuracy(X, y)
-    widths = X.max(axis=0) - X.min(axis=0)
+    observed_widths = X.max(axis=0) - X.min(axis=0)  # data-derived: illustration only, NOT DP
     rows = svm_sweep(X, y, args.lams, args.trials, args.seed, progress=not args.quiet,
-                     widths=widths)
+                     observed_widths=observed_widths)
     for r in rows:
         key = min(SPEC_SWEEP, key=lambda k: abs(np.log10(k) - np.log10(r["lam"])))
         match = abs(np.log10(key) - np.log10(r["lam"])) < 1e-6
@@ -49,10 +50,7 @@ def main(argv=None) -> int:
         "acc_* = success rate on the ORIGINAL data of the SVM trained on the noisy data (mean, sd); "
         "blue line = baseline below; *_spec10 = the spec's indicative 10-draw values",
         "crb = privacy level min_i E||x_i - xhat_i||^2 >= Tr(Pi I^-1) = 30/sqrt(lam) (Fig. 5 bottom)",
-        "eps_* at delta=1e-5 use the OBSERVED feature ranges for illustration only (the paper reports "
-        "no epsilon; a real release must use public ranges, never data-derived ones); eps_exact is "
-        "the exact analytic-Gaussian epsilon, eps_paper the paper's Theorem 2.5 formula (false when "
-        "eps_paper < eps_exact), eps_laplace the pure epsilon of the Laplace baseline",
+        OBSERVED_NOTE,
     ])
     m = 100.0
     level1 = correlated_privacy_level(fit, 1.0)

@@ -32,11 +32,8 @@ import _mvg_rows as mvg_rows  # noqa: E402
 from sklearn.kernel_ridge import KernelRidge  # noqa: E402
 from sklearn.metrics.pairwise import rbf_kernel  # noqa: E402
 
-from matrixdp import LaplaceMechanism  # noqa: E402
-from matrixdp.baselines import (NOT_REPRODUCED, ClassicGaussianBaseline,  # noqa: E402
-                                uniform_predictions)
+from matrixdp.baselines import uniform_predictions  # noqa: E402
 from matrixdp.datasets import load_liver  # noqa: E402
-from matrixdp.mechanisms import GaussianMechanism  # noqa: E402
 
 NAME = "mvg_exp1_liver"
 TITLE = "MVG Experiment I — regression on Liver Disorders (Table 3)"
@@ -127,24 +124,14 @@ def baseline_rows(ctx: dict, args) -> list[common.Row]:
         "Predict 0 (the centred teacher's mean)",
         stats=common.TrialStats.exact(metrics.rmse(np.zeros(ctx["test"].shape[0]), ctx["test"][:, 5])),
         notes="not in the paper: the floor a regressor reaches when the noise drowns the features"))
-    classic = ClassicGaussianBaseline(epsilon=eps, delta=delta, sensitivity=ctx["l2_sensitivity"])
-    rows.append(common.Row("Gaussian (Dwork et al. [2], classic σ)", eps, delta,
-                           common.run_trials(additive(ctx, classic), trials, seed, "gaussian", progress),
-                           paper=PAPER["gaussian"], noise_std=classic.sigma,
-                           notes="σ = 2√6·sqrt(2 ln(1.25/δ))/ε; exact profile confirms (ε, δ) at ε = 1"))
-    analytic = GaussianMechanism(epsilon=eps, delta=delta, sensitivity=ctx["l2_sensitivity"])
-    rows.append(common.Row("Gaussian (analytic, Balle & Wang)", eps, delta,
-                           common.run_trials(additive(ctx, analytic), trials, seed, "analytic", progress),
-                           noise_std=analytic.sigma, notes="not in the paper: the tight i.i.d. calibration"))
-    laplace = LaplaceMechanism(epsilon=eps, sensitivity=ctx["l1_sensitivity"])
-    rows.append(common.Row("Laplace (Dwork et al. [3])", eps, 0.0,
-                           common.run_trials(additive(ctx, laplace), trials, seed, "laplace", progress),
-                           paper=PAPER["laplace"], noise_std=math.sqrt(laplace.variance),
-                           notes="b = Δ₁/ε = 12"))
-    rows.append(common.Row("JL transform (Upadhyay [46])", eps, delta, paper=PAPER["jl-upadhyay"],
-                           status=common.STATUS_NOT_REPRODUCED, notes=NOT_REPRODUCED["jl-upadhyay"]))
-    rows.append(common.Row("Exponential (Blum et al. [104])", eps, 0.0, paper=PAPER["exponential-blr"],
-                           status=common.STATUS_NOT_REPRODUCED, notes=NOT_REPRODUCED["exponential-blr"]))
+    rows += common.iid_noise_rows(
+        lambda mech: additive(ctx, mech), epsilon=eps, delta=delta,
+        l2_sensitivity=ctx["l2_sensitivity"], l1_sensitivity=ctx["l1_sensitivity"], trials=trials,
+        seed=seed, progress=progress, paper=PAPER, classic_label="Gaussian (Dwork et al. [2], classic σ)",
+        analytic_label="Gaussian (analytic, Balle & Wang)",
+        classic_note="σ = 2√6·sqrt(2 ln(1.25/δ))/ε; exact profile confirms (ε, δ) at ε = 1",
+        laplace_note="b = Δ₁/ε = 12")
+    rows += common.not_reproduced_rows(eps, delta, PAPER)
     return rows
 
 

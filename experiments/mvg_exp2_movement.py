@@ -32,8 +32,7 @@ import _common as common  # noqa: E402
 import _metrics as metrics  # noqa: E402
 import _mvg_rows as mvg_rows  # noqa: E402
 
-from matrixdp import GaussianMechanism, LaplaceMechanism  # noqa: E402
-from matrixdp.baselines import (ClassicGaussianBaseline, blocki_jl_covariance,  # noqa: E402
+from matrixdp.baselines import (blocki_jl_covariance,  # noqa: E402
                                 covariance_upper_sensitivity, ppca_top_component,
                                 random_unit_vector, symmetric_release)
 from matrixdp.datasets import load_movement_aal  # noqa: E402
@@ -91,20 +90,14 @@ def baseline_rows(ctx: dict, args) -> list[common.Row]:
         stats=common.run_trials(lambda rng: metrics.captured_variance_error(
             random_unit_vector(ctx["d"], rng), cov), trials, seed, "random", progress),
         paper=PAPER["random guess"], notes="uniform unit vector"))
-    classic = ClassicGaussianBaseline(epsilon=eps, delta=delta, sensitivity=ctx["l2_sensitivity"])
-    rows.append(common.Row("Gaussian (Analyze Gauss, Dwork et al. [25], classic σ)", eps, delta,
-                           common.run_trials(symmetric_trial(ctx, classic), trials, seed, "gaussian", progress),
-                           paper=PAPER["gaussian"], noise_std=classic.sigma,
-                           notes="symmetric noise on the upper triangle, top eigenvector"))
-    analytic = GaussianMechanism(epsilon=eps, delta=delta, sensitivity=ctx["l2_sensitivity"])
-    rows.append(common.Row("Gaussian (Analyze Gauss, analytic σ)", eps, delta,
-                           common.run_trials(symmetric_trial(ctx, analytic), trials, seed, "analytic", progress),
-                           noise_std=analytic.sigma, notes="not in the paper: the tight calibration"))
-    laplace = LaplaceMechanism(epsilon=eps, sensitivity=ctx["l1_sensitivity"])
-    rows.append(common.Row("Laplace (Dwork et al. [3])", eps, 0.0,
-                           common.run_trials(symmetric_trial(ctx, laplace), trials, seed, "laplace", progress),
-                           paper=PAPER["laplace"], noise_std=math.sqrt(laplace.variance),
-                           notes=f"upper triangle mirrored, Δ₁ = {ctx['l1_sensitivity']:.4g}"))
+    rows += common.iid_noise_rows(
+        lambda mech: symmetric_trial(ctx, mech), epsilon=eps, delta=delta,
+        l2_sensitivity=ctx["l2_sensitivity"], l1_sensitivity=ctx["l1_sensitivity"], trials=trials,
+        seed=seed, progress=progress, paper=PAPER,
+        classic_label="Gaussian (Analyze Gauss, Dwork et al. [25], classic σ)",
+        analytic_label="Gaussian (Analyze Gauss, analytic σ)",
+        classic_note="symmetric noise on the upper triangle, top eigenvector",
+        laplace_note=f"upper triangle mirrored, Δ₁ = {ctx['l1_sensitivity']:.4g}")
 
     def ppca(rng):
         v = ppca_top_component(ctx["x"], epsilon=eps, row_norm_bound=ctx["row_bound"], rng=rng)

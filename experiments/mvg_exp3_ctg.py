@@ -25,9 +25,7 @@ import _common as common  # noqa: E402
 import _metrics as metrics  # noqa: E402
 import _mvg_rows as mvg_rows  # noqa: E402
 
-from matrixdp import GaussianMechanism, LaplaceMechanism  # noqa: E402
-from matrixdp.baselines import (NOT_REPRODUCED, ClassicGaussianBaseline,  # noqa: E402
-                                random_orthonormal_basis)
+from matrixdp.baselines import random_orthonormal_basis  # noqa: E402
 from matrixdp.datasets import load_ctg  # noqa: E402
 
 NAME = "mvg_exp3_ctg"
@@ -77,24 +75,14 @@ def baseline_rows(ctx: dict, args) -> list[common.Row]:
         stats=common.run_trials(lambda rng: metrics.residual_sum_of_squares(
             random_orthonormal_basis(ctx["d"], rng), cov), trials, seed, "random", progress),
         paper=PAPER["random guess"], notes="Haar-random orthonormal basis as the components"))
-    classic = ClassicGaussianBaseline(epsilon=eps, delta=delta, sensitivity=ctx["l2_sensitivity"])
-    rows.append(common.Row("Gaussian (Dwork et al. [2], classic σ)", eps, delta,
-                           common.run_trials(additive(ctx, classic), trials, seed, "gaussian", progress),
-                           paper=PAPER["gaussian"], noise_std=classic.sigma,
-                           notes="σ = √21·sqrt(2 ln(1.25/δ))/ε; exact profile confirms (ε, δ) at ε = 1"))
-    analytic = GaussianMechanism(epsilon=eps, delta=delta, sensitivity=ctx["l2_sensitivity"])
-    rows.append(common.Row("Gaussian (analytic, Balle & Wang)", eps, delta,
-                           common.run_trials(additive(ctx, analytic), trials, seed, "analytic", progress),
-                           noise_std=analytic.sigma, notes="not in the paper: the tight i.i.d. calibration"))
-    laplace = LaplaceMechanism(epsilon=eps, sensitivity=ctx["l1_sensitivity"])
-    rows.append(common.Row("Laplace (Dwork et al. [3])", eps, 0.0,
-                           common.run_trials(additive(ctx, laplace), trials, seed, "laplace", progress),
-                           paper=PAPER["laplace"], noise_std=math.sqrt(laplace.variance),
-                           notes="b = Δ₁/ε = 21"))
-    rows.append(common.Row("JL transform (Upadhyay [46])", eps, delta, paper=PAPER["jl-upadhyay"],
-                           status=common.STATUS_NOT_REPRODUCED, notes=NOT_REPRODUCED["jl-upadhyay"]))
-    rows.append(common.Row("Exponential (Blum et al. [104])", eps, 0.0, paper=PAPER["exponential-blr"],
-                           status=common.STATUS_NOT_REPRODUCED, notes=NOT_REPRODUCED["exponential-blr"]))
+    rows += common.iid_noise_rows(
+        lambda mech: additive(ctx, mech), epsilon=eps, delta=delta,
+        l2_sensitivity=ctx["l2_sensitivity"], l1_sensitivity=ctx["l1_sensitivity"], trials=trials,
+        seed=seed, progress=progress, paper=PAPER, classic_label="Gaussian (Dwork et al. [2], classic σ)",
+        analytic_label="Gaussian (analytic, Balle & Wang)",
+        classic_note="σ = √21·sqrt(2 ln(1.25/δ))/ε; exact profile confirms (ε, δ) at ε = 1",
+        laplace_note="b = Δ₁/ε = 21")
+    rows += common.not_reproduced_rows(eps, delta, PAPER)
     return rows
 
 

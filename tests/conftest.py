@@ -8,7 +8,19 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
+
+
+def _find_shared_datasets() -> Path:
+    """The nearest ``shared/datasets`` beside the repo or beside one of its ancestors
+    (CI has it beside the clone; a git worktree may sit one level deeper)."""
+    for parent in REPO_ROOT.parents:
+        candidate = parent / "shared" / "datasets"
+        if candidate.is_dir():
+            return candidate
+    return REPO_ROOT.parent / "shared" / "datasets"
+
+
+SHARED_DATASETS = _find_shared_datasets()
 
 if "MATRIXDP_DATA" not in os.environ and SHARED_DATASETS.is_dir():
     os.environ["MATRIXDP_DATA"] = str(SHARED_DATASETS)

@@ -1,5 +1,8 @@
 """The catalogue run: R1SMG refuted, every other shipped mechanism consistent."""
 
+import math
+
+import numpy as np
 import pytest
 
 from matrixdp.audit import catalogue as cat
@@ -71,3 +74,95 @@ def test_broken_optional_family_is_skipped_with_a_warning(monkeypatch):
     with pytest.warns(RuntimeWarning, match="skipping 'broken'.*constructor changed"):
         names = [e.name for e in cat.catalogue()]
     assert "broken" not in names and "r1smg" in names
+
+
+# ------------------------------------------------------------------ RON-Gauss (synth)
+def ron_gauss_rows(rows):
+    return {r.name: r for r in rows if r.name.startswith("ron-gauss")}
+
+
+def test_ron_gauss_steps_are_in_the_catalogue():
+    pytest.importorskip("matrixdp.synth")
+    entries = {e.name: e for e in cat.catalogue()}
+    assert {"ron-gauss-mean", "ron-gauss-cov", "ron-gauss-cov-paper"} <= set(entries)
+    assert entries["ron-gauss-cov-paper"].unsafe and not entries["ron-gauss-cov"].unsafe
+    safe = {e.name for e in cat.catalogue(include_unsafe=False)}
+    assert "ron-gauss-cov" in safe and "ron-gauss-cov-paper" not in safe
+
+
+def test_ron_gauss_scales_come_from_the_shipped_estimator():
+    synth = pytest.importorskip("matrixdp.synth")
+    p, n = 10, 1000
+    for name, mode in (("ron-gauss-cov", "corrected"), ("ron-gauss-cov-paper", "paper")):
+        mech, _ = cat._get_entry(name).build()
+        assert mech.scale == pytest.approx(synth.cov_sensitivity(p, n, mode) / 1.0, rel=1e-12)
+        (a, b), = mech.witnesses()
+        # The witness moves the second moment by exactly the corrected L1 sensitivity.
+        assert np.abs(b - a).sum() == pytest.approx(synth.cov_sensitivity(p, n, "corrected"))
+        assert mech.privacy.refuted == (mode == "paper") and mech.privacy.delta == 0.0
+    mean, _ = cat._get_entry("ron-gauss-mean").build()
+    (a, b), = mean.witnesses()
+    assert np.abs(b - a).sum() == pytest.approx(synth.mean_sensitivity(p + 2, n))
+    assert mean.scale == pytest.approx(synth.mean_sensitivity(p + 2, n) / 1.0)
+
+
+def test_ron_gauss_verdicts(rows):
+    pytest.importorskip("matrixdp.synth")
+    pytest.importorskip("dp_accounting")
+    ron = ron_gauss_rows(rows)
+    for name in ("ron-gauss-mean", "ron-gauss-cov"):
+        assert ron[name].verdict == "consistent" and ron[name].exact_delta == 0.0
+        assert ron[name].epsilon_lower_bound <= 1.0
+    paper = ron["ron-gauss-cov-paper"]
+    # Refuted by the exact profile (the black-box bound cannot see delta ~ 2e-7 at 2e4 draws).
+    assert paper.refuted and paper.unsafe and paper.claimed_delta == 0.0
+    assert 1e-7 < paper.exact_delta < 3e-7
+
+
+def test_ron_gauss_paper_mode_at_p4():
+    # At p = 4 the paper's scale is sqrt(2)x too small on the witness's L1 distance: the step is
+    # really sqrt(2)-DP, delta(1) ~ 2.2e-4. The exact profile refutes it; the sampled bound (whose
+    # pure-DP evidence needs all 16 coordinates in their tails at once) stays a valid lower bound.
+    pytest.importorskip("matrixdp.synth")
+    pytest.importorskip("dp_accounting")
+    row = cat.run_entry("ron-gauss-cov-paper", n_samples=20_000, dim=4)
+    assert row.refuted and 2e-4 < row.exact_delta < 2.5e-4
+    assert row.epsilon_lower_bound <= math.sqrt(2)
+    assert cat.run_entry("ron-gauss-cov-paper", n_samples=2_000, dim=2).verdict == "consistent"
+
+
+def test_without_dp_accounting_the_exact_column_is_na(monkeypatch):
+    pytest.importorskip("matrixdp.synth")
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name.startswith("dp_accounting"):
+            raise ImportError("no dp_accounting")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    row = cat.run_entry("ron-gauss-cov-paper", n_samples=2000)
+    assert row.exact_delta is None
+    assert "n/a" in cat.format_table([row]).splitlines()[2]
+    # The pure-DP case needs no numerics and is still exact.
+    assert cat.run_entry("ron-gauss-cov", n_samples=2000).exact_delta == 0.0
+
+
+def test_farokhi_laplace_has_an_exact_profile():
+    pytest.importorskip("matrixdp.release")
+    row = cat.run_entry("farokhi-laplace", n_samples=2000)
+    # Pure epsilon-LDP on the corner witness: the max loss equals epsilon, so delta(eps) = 0 exactly,
+    # and at a smaller epsilon it is positive (the witness is tight).
+    assert row.exact_delta == 0.0
+    mech, _ = cat._get_entry("farokhi-laplace").build()
+    if pytest.importorskip("dp_accounting"):
+        assert mech.privacy_profile(0.8) > 0.0
+
+
+def test_classic_baseline_at_large_epsilon_is_catalogued_and_consistent(rows):
+    pytest.importorskip("matrixdp.baselines")
+    row = {r.name: r for r in rows}["gaussian-classic-baseline"]
+    assert row.claimed_epsilon == 2.0 and row.verdict == "consistent"
+    assert 0 < row.exact_delta <= row.claimed_delta

@@ -248,3 +248,43 @@ def test_marginal_density_integrates_to_one():
     radial = surface * r ** (dim - 1) * np.exp(r1smg_log_noise_density(r, dim, s))
     assert np.allclose(radial, 2 * stats.norm.pdf(r / math.sqrt(s)) / math.sqrt(s), rtol=1e-10)
     assert np.trapezoid(radial, r) == pytest.approx(1.0, abs=1e-6)
+
+
+# ------------------------------------------------------------------ T-C5, T-C6, T-M4 (spec §1.7 table)
+@pytest.mark.parametrize("eps,delta,sigma2_analytic,ca_over_m,classic_sigma2", [
+    (1.0, 1e-5, 13.9176, 19.1893, 23.4721), (1.0, 1e-7, 21.8899, 28.0331, 32.6825),
+    (0.5, 1e-7, 80.9223, 110.132, 130.730), (0.1, 1e-5, 945.536, 1828.93, 2347.21),
+    (0.01, 1e-5, 59431.3, 181993, 234721), (1e-5, 1e-7, 2.97251e10, 2.70331e11, 3.26825e11)])
+def test_baseline_calibration_table(eps, delta, sigma2_analytic, ca_over_m, classic_sigma2):
+    from matrixdp.calibration.gaussian import classic_gaussian_sigma, gaussian_delta
+
+    sigma_a = analytic_gaussian_sigma(eps, delta, 1.0)
+    assert sigma_a ** 2 == pytest.approx(sigma2_analytic, rel=1e-4)
+    # Balle-Wang condition (2) holds with equality at the calibrated sigma.
+    assert gaussian_delta(eps, sigma_a, 1.0) == pytest.approx(delta, rel=1e-9)
+    assert paper_analytic_constant(eps, delta, 1) == pytest.approx(ca_over_m, rel=1e-5)
+    assert paper_classic_constant(eps, delta, 1) == pytest.approx(classic_sigma2, rel=1e-5)
+    if eps < 1:
+        sigma_c = classic_gaussian_sigma(eps, delta, 1.0)
+        assert sigma_c ** 2 == pytest.approx(classic_sigma2, rel=1e-5)
+        assert sigma_a < sigma_c
+    else:
+        with pytest.raises(ValueError, match="epsilon"):
+            classic_gaussian_sigma(eps, delta, 1.0)
+    # Erratum A1: the calibrated variance is below the paper's "lower bound" C_A / M.
+    assert sigma_a ** 2 < ca_over_m
+
+
+def test_iid_gaussian_accuracy_loss_is_m_sigma2_by_monte_carlo():
+    # T-M4: E||n||^2 = M sigma^2 for the classic mechanism; the check rejects 0.7x / 1.3x sigma^2.
+    from matrixdp.mechanisms import GaussianMechanism
+
+    dim, k = 20, 50_000
+    mech = GaussianMechanism(epsilon=0.5, delta=1e-5, sensitivity=1.0, calibration="classic")
+    loss = np.sum(mech.sample_noise((k, dim), rng=3) ** 2, axis=1)
+    expected = dim * mech.sigma ** 2
+    tol = 5 * math.sqrt(2 / (k * dim))
+    assert abs(loss.mean() / expected - 1) < tol
+    for wrong in (0.7, 1.3):
+        assert abs(loss.mean() / (wrong * expected) - 1) > tol
+    assert gaussian_loss_raw_moments(np.full(dim, mech.sigma ** 2))[0] == pytest.approx(expected)

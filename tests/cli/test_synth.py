@@ -180,3 +180,16 @@ def test_missing_values_and_empty_file(tmp_path, capsys):
     empty.write_text("")
     code, _, err = run([empty, "--epsilon", 1, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
     assert_one_line_error(code, err, "cannot read")
+
+
+def test_regression_on_a_non_numeric_target_and_bad_n(table, tmp_path, capsys):
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "regression", "--target",
+                        "label", "--label-bound", 1, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--target", "numeric")
+    frame = pd.read_csv(table).drop(columns=["label"])
+    frame.to_csv(table, index=False)
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--n", 0, "--out", tmp_path / "o.csv"],
+                       capsys)
+    assert_one_line_error(code, err, "--n")
+    assert not (tmp_path / "o.csv").exists()
+

@@ -187,3 +187,15 @@ def test_log_likelihood_ratio_matches_density():
     expected = (r1smg_log_noise_density(np.linalg.norm(y - b, axis=1), 6, m.sigma_star)
                 - r1smg_log_noise_density(np.linalg.norm(y - a, axis=1), 6, m.sigma_star))
     assert np.allclose(m.log_likelihood_ratio(y, a, b), expected, rtol=1e-12)
+
+
+def test_non_finite_values_are_rejected():
+    from matrixdp.errors import NonFiniteInputError
+
+    m = make(dim=4)
+    for bad in (np.array([np.nan, 0, 0, 0]), np.array([0, np.inf, 0, 0]), np.array([0, 0, 0, -np.inf])):
+        with pytest.raises(NonFiniteInputError, match="value"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m.release(bad, rng=0)
+    with pytest.raises(ValueError, match="value_prime"):
+        matrixdp.audit.audit_mechanism(m, np.zeros(4), np.array([np.inf, 0, 0, 0]), n_samples=100)

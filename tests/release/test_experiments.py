@@ -25,6 +25,7 @@ def test_toy2d_writes_table(tmp_path, data_home):
     md = (tmp_path / "farokhi_toy2d.md").read_text()
     assert "| 0.0001 | 10 | 200 | 200 |" in md
     assert "NO DP guarantee" in md
+    assert "HYPOTHETICAL public domain" in md and "NOT a" in md
     assert (tmp_path / "farokhi_toy2d.csv").read_text().startswith("lam,")
 
 
@@ -35,18 +36,44 @@ def test_wdbc_writes_table_with_anchors(tmp_path, data_home):
     assert "| 0.9613 (60 support vectors) |" in md
     csv_lines = (tmp_path / "farokhi_wdbc.csv").read_text().strip().splitlines()
     assert len(csv_lines) == 3
+    _assert_observed_eps_marked(md, csv_lines[0])
+
+
+def _assert_observed_eps_marked(md, csv_header):
+    """epsilons from OBSERVED (data-derived) ranges are never presented as a guarantee."""
+    cols = csv_header.split(",")
+    eps_cols = [c for c in cols if c.startswith("eps")]
+    assert eps_cols and all(c.endswith("_obs_NOTDP") for c in eps_cols)
+    table_header = next(line for line in md.splitlines() if line.startswith("| lam |"))
+    assert all(c.strip().endswith("_obs_NOTDP") for c in table_header.strip("|").split("|")
+               if c.strip().startswith("eps"))
+    assert "NOT a privacy guarantee" in md
 
 
 def test_lending_club_writes_table(tmp_path, data_home):
     _run("farokhi_lending_club.py", tmp_path, data_home, "--lams", "1e-2", "1e2")
     md = (tmp_path / "farokhi_lending_club.md").read_text()
     assert "STAND-IN" in md and "int.rate" in md
+    header = (tmp_path / "farokhi_lending_club.csv").read_text().splitlines()[0]
+    _assert_observed_eps_marked(md, header)
 
 
 @pytest.mark.slow
 def test_adult_smoke(tmp_path, data_home):
     _run("farokhi_adult.py", tmp_path, data_home, "--lams", "1", "--max-rows", "2000")
-    assert "Adult" in (tmp_path / "farokhi_adult.md").read_text()
+    md = (tmp_path / "farokhi_adult.md").read_text()
+    assert "Adult" in md
+    _assert_observed_eps_marked(md, (tmp_path / "farokhi_adult.csv").read_text().splitlines()[0])
+
+
+def test_committed_results_never_present_observed_eps_as_guarantee():
+    results = EXPERIMENTS.parent / "results"
+    for name in ("farokhi_wdbc", "farokhi_adult", "farokhi_lending_club"):
+        md = results / f"{name}.md"
+        if not md.exists():
+            pytest.skip("results not generated")
+        _assert_observed_eps_marked(md.read_text(),
+                                    (results / f"{name}.csv").read_text().splitlines()[0])
 
 
 def _common(data_home, monkeypatch):

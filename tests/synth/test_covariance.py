@@ -233,3 +233,70 @@ def test_optimiser_finds_lemma5_violations_within_the_corrected_bound(p, label_b
     found = _max_augmented_change(p, label_bound, starts, seed=0)
     assert found > aug_cov_sensitivity(p, label_bound, 1, "paper") * 1.01
     assert found <= aug_cov_sensitivity(p, label_bound, 1) + 1e-9
+
+
+# ------------------------------------------- item 10: the optional repairs, by value
+def test_abs_and_shift_repairs_by_value():
+    rng = np.random.default_rng(40)
+    A = rng.normal(size=(5, 5))
+    vals, vecs = np.linalg.eigh((A + A.T) / 2)
+    assert vals.min() < 0
+    np.testing.assert_allclose(make_symmetric_psd(A, "abs"), (vecs * np.abs(vals)) @ vecs.T, atol=1e-12)
+    # shift: S - 1.1 * lambda_min * I (the authors' DPPCA trick)
+    np.testing.assert_allclose(make_symmetric_psd(A, "shift"),
+                               (A + A.T) / 2 - 1.1 * vals.min() * np.eye(5), atol=1e-12)
+
+
+def test_numpy_legacy_keeps_a_psd_input():
+    B = np.random.default_rng(41).normal(size=(4, 6))
+    B = B @ B.T
+    np.testing.assert_allclose(make_symmetric_psd(B, "numpy_legacy"), B, atol=1e-12)
+
+
+# ------------------------------------------- I4: the upper-triangle ("triu") mechanism
+def test_triu_sensitivity_is_sound_for_the_upper_triangle():
+    # the triu mechanism adds noise to the entries i <= j only, so its sensitivity is the L1 norm
+    # of the upper triangle of aa^T - bb^T: (||D||_1 + sum |D_ii|) / 2 <= (sqrt(2) p + 2) / 2
+    rng = np.random.default_rng(42)
+    for p in (2, 3, 4, 6):
+        u = normalize_rows(rng.normal(size=(20000, p))) * rng.uniform(0.5, 1, size=(20000, 1))
+        D = np.einsum("ki,kj->kij", u[:10000], u[:10000]) - np.einsum("ki,kj->kij", u[10000:], u[10000:])
+        upper = np.abs(np.triu(D)).sum(axis=(1, 2))
+        assert upper.max() <= cov_sensitivity(p, 1, noise="triu") + 1e-12
+        # the bound would be wrong if the mirrored lower triangle were counted once more
+        assert upper.max() > 0.5 * cov_sensitivity(p, 1, noise="triu")
+    a, b = cov_witness_pair(4)
+    assert np.abs(np.triu(np.outer(a, a) - np.outer(b, b))).sum() <= cov_sensitivity(4, 1, noise="triu")
+
+
+def test_triu_noise_has_the_claimed_laplace_scale_and_is_mirrored():
+    from matrixdp import RONGauss
+
+    X = np.random.default_rng(43).uniform(size=(300, 10))
+    p, eps = 6, 0.5
+    gen = np.random.default_rng(44)
+    iu = np.triu_indices(p)
+    z = []
+    for _ in range(800):
+        model = RONGauss(dim=p, epsilon_mean=1.0, epsilon_cov=eps, noise="triu", random_state=gen).fit(X)
+        raw = model.covariance_raw_
+        np.testing.assert_array_equal(raw, raw.T)
+        Xt = normalize_rows(normalize_rows(X) - model.mean_) @ model.projection_
+        z.append((raw - Xt.T @ Xt / X.shape[0])[iu])
+    z = np.concatenate(z)  # 16 800 independent values (upper triangle only)
+    b = (p / math.sqrt(2) + 1) / (X.shape[0] * eps)
+    assert model.cov_scale_ == pytest.approx(b)
+    assert stats.kstest(z, "laplace", args=(0, b)).pvalue > 1e-3
+    for wrong in (0.7 * b, 1.3 * b):
+        assert stats.kstest(z, "laplace", args=(0, wrong)).pvalue < 1e-6
+
+
+def test_augmented_triu_sensitivity_is_sound():
+    rng = np.random.default_rng(45)
+    for p, a in ((2, 0.5), (4, 1.0), (5, 2.0)):
+        x = normalize_rows(rng.normal(size=(20000, p))) * rng.uniform(0.5, 1, size=(20000, 1))
+        u = np.hstack([x, rng.choice([-a, a], size=(20000, 1)) * rng.uniform(0.8, 1, size=(20000, 1))])
+        D = np.einsum("ki,kj->kij", u[:10000], u[:10000]) - np.einsum("ki,kj->kij", u[10000:], u[10000:])
+        upper = np.abs(np.triu(D)).sum(axis=(1, 2))
+        assert upper.max() <= aug_cov_sensitivity(p, a, 1, noise="triu") + 1e-12
+        assert upper.max() > 0.5 * aug_cov_sensitivity(p, a, 1, noise="triu")

@@ -86,3 +86,20 @@ def test_dp_mean_noise_has_the_lemma2_laplace_scale():
     assert stats.kstest(z, "laplace", args=(0, b)).pvalue > 1e-3
     for wrong in (0.7 * b, 1.3 * b):
         assert stats.kstest(z, "laplace", args=(0, wrong)).pvalue < 1e-6
+
+
+@pytest.mark.parametrize("magnitude", [1e-320, 1e-300, 1e-161, 1e-160, 1e-158, 1.0, 1e155, 1e300])
+def test_normalize_rows_is_exact_at_extreme_magnitudes(magnitude):
+    """Every row norm must be <= 1 (the premise of Lemmas 2, 4, 5) whatever the record's scale.
+
+    A plain x / ||x|| gives norms up to ~1.001 at magnitude 1e-160 (the squares lose precision as
+    subnormals) and silently zeroes rows of magnitude >= 1e155 (the squares overflow)."""
+    rng = np.random.default_rng(21)
+    X = rng.uniform(0.1, 1.0, size=(2000, 5)) * magnitude
+    with np.errstate(all="raise"):
+        Xn = normalize_rows(X)
+    np.testing.assert_allclose(np.linalg.norm(Xn, axis=1), 1.0, atol=1e-12)
+    # the direction is kept: same as normalising the rescaled (well-conditioned) rows
+    if magnitude >= 1e-300:
+        np.testing.assert_allclose(Xn, normalize_rows(X / magnitude), atol=1e-12)
+

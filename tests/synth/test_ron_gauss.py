@@ -402,3 +402,57 @@ def test_gmm_spread_inflation_documented():
     expected = 1 / (1 - mu @ mu)
     assert expected > 3
     assert np.mean(ratios) == pytest.approx(expected, rel=0.1)
+
+
+# ------------------------------------------------------------ add_mean (spec I6)
+@pytest.mark.parametrize("reconstruct", [False, True])
+def test_add_mean_shifts_by_the_dp_mean_in_the_output_space(data, reconstruct):
+    X, y, _ = data
+    for task, kw, lab in (("unsupervised", {}, None), ("regression", {"label_bound": 1.0}, y)):
+        model = RONGauss(dim=3, epsilon=1.0, task=task, reconstruct=reconstruct, random_state=20,
+                         **kw).fit(X, lab)
+        plain = model.sample(400, rng=21)
+        shifted = model.sample(400, rng=21, add_mean=True)
+        if task == "regression":
+            np.testing.assert_array_equal(plain[1], shifted[1])  # the label gets no mean
+            plain, shifted = plain[0], shifted[0]
+        W = model.projection_
+        offset = model.mean_ if reconstruct else model.mean_ @ W
+        assert np.linalg.norm(offset) > 0.1
+        np.testing.assert_allclose(shifted - plain, np.broadcast_to(offset, plain.shape), atol=1e-12)
+
+
+def test_add_mean_is_refused_for_classification(data):
+    X, _, y = data
+    model = RONGauss(dim=3, epsilon=1.0, task="classification", classes=["a", "b"],
+                     random_state=22).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="add_mean"):
+        model.sample(10, add_mean=True)
+
+
+def test_high_epsilon_regression_model_is_ols_through_the_origin_tightly(data):
+    """Spec item 13, without a loose absolute tolerance: the released model's population
+    regression Sigma_xx^-1 Sigma_xy equals OLS through the origin on the real projected data,
+    and the sampled OLS is within 5 standard errors of it."""
+    X, y, _ = data
+    model = RONGauss(dim=3, epsilon=1e9, task="regression", label_bound=1.0, random_state=6).fit(X, y)
+    Xt = projected(model, X)
+    beta_real = np.linalg.lstsq(Xt, y, rcond=None)[0]
+    C = model.covariance_
+    np.testing.assert_allclose(np.linalg.solve(C[:3, :3], C[:3, 3]), beta_real, rtol=1e-6, atol=1e-9)
+    Xs, ys = model.sample(300000, rng=7)
+    beta_syn, res, *_ = np.linalg.lstsq(Xs, ys, rcond=None)
+    se = np.sqrt(res[0] / (len(ys) - 3) * np.diag(np.linalg.inv(Xs.T @ Xs)))
+    assert np.all(np.abs(beta_syn - beta_real) < 5 * se)
+    assert np.all(5 * se < 0.3 * np.abs(beta_real).max())  # the check has power
+
+
+def test_classification_exact_weights_follow_the_true_class_sizes(data):
+    X, _, y = data
+    with pytest.warns(PrivacyLeakWarning), pytest.warns(RefutedGuaranteeWarning):
+        model = RONGauss(dim=3, epsilon=1.0, task="classification", classes=["b", "a"],
+                         class_weights="exact", allow_unsafe=True, random_state=23).fit(X, y)
+    share_b = np.mean(y == "b")
+    np.testing.assert_allclose(model.class_weights_, [share_b, 1 - share_b])
+    _, ys = model.sample(1000)
+    assert np.sum(ys == "b") == round(1000 * share_b)

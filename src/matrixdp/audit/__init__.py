@@ -1,6 +1,7 @@
 """Privacy auditing: exact privacy profiles and a black-box auditor with valid lower bounds.
 
 - :func:`exact_delta` — the exact δ(ε) of Gaussian-family and Laplace mechanisms.
+- :func:`laplace_vector_delta` — δ(ε) of a Laplace release on a vector difference (PLD composition).
 - :func:`audit_mechanism` — a lower bound on ε from samples, valid at a stated confidence.
 - :func:`default_witnesses` — worst-case neighbouring pairs.
 - :mod:`matrixdp.audit.catalogue` — audits every shipped mechanism (``matrixdp audit --all``).
@@ -10,6 +11,7 @@ The method and how to audit your own mechanism are in ``docs/audit.md``.
 
 from .blackbox import AuditResult, TestOutcome, audit_mechanism, draw_outputs
 from .exact import NoExactProfileError, exact_delta, has_exact_profile, laplace_delta
+from .laplace_profile import laplace_vector_delta, laplace_vector_delta_bounds
 from .statistics import distance_ratio, log_likelihood_ratio_for, projection
 from .stats import clopper_pearson_interval, clopper_pearson_lower, clopper_pearson_upper
 from .witnesses import default_witnesses, sensitivity_witness
@@ -23,6 +25,8 @@ __all__ = [
     "exact_delta",
     "has_exact_profile",
     "laplace_delta",
+    "laplace_vector_delta",
+    "laplace_vector_delta_bounds",
     "distance_ratio",
     "log_likelihood_ratio_for",
     "projection",

@@ -201,7 +201,16 @@ def _farokhi_entries() -> list[CatalogueEntry]:
             b = np.ravel(value_prime) @ basis
             return np.sum((np.abs(y - a) - np.abs(y - b)) / scales, axis=1)
 
+        def privacy_profile(eps):
+            # Exact delta on the corner witness: independent Laplace coordinates in the basis,
+            # coordinate j shifted by |(b - a) @ basis|_j with scale scales_j.
+            from .laplace_profile import laplace_vector_delta
+
+            r = ranges(dim)
+            return laplace_vector_delta(eps, scales, (r[:, 1] - r[:, 0]) @ basis)
+
         adapter.log_likelihood_ratio = log_likelihood_ratio
+        adapter.privacy_profile = privacy_profile
         return adapter
 
     def corners(mech, params):
@@ -287,8 +296,120 @@ def _mvg_entries() -> list[CatalogueEntry]:
     return entries
 
 
+class _LaplaceStepRelease:
+    """Audit adapter for one Laplace step of a larger mechanism (e.g. RON-Gauss's covariance).
+
+    Draws i.i.d. Laplace noise through the shipped ``LaplaceMechanism`` the step
+    uses, claims the step's budget (pure ε, δ = 0), gives the exact log-likelihood
+    ratio, the worst-case witness pair of the step, and its exact privacy profile on
+    that pair (:func:`~matrixdp.audit.laplace_profile.laplace_vector_delta`: the
+    composition of per-coordinate Laplace losses with sensitivities |d_i|).
+    """
+
+    noise_is_elementwise_iid = True
+
+    def __init__(self, name, laplace, witness, *, refuted=False, notes=()):
+        from ..mechanisms import PrivacyGuarantee
+
+        self.name = name
+        self.laplace = laplace
+        self.scale = float(laplace.scale)
+        self._witness = (np.asarray(witness[0], dtype=float), np.asarray(witness[1], dtype=float))
+        self.difference = self._witness[1] - self._witness[0]
+        self._privacy = PrivacyGuarantee(epsilon=laplace.privacy.epsilon, delta=0.0,
+                                         calibration="laplace", exact=False, mechanism=name,
+                                         refuted=bool(refuted), notes=tuple(notes))
+
+    @property
+    def privacy(self):
+        return self._privacy
+
+    def sample_noise(self, shape, rng=None):
+        return self.laplace.sample_noise(shape, rng=rng)
+
+    def log_likelihood_ratio(self, outputs, value, value_prime):
+        y = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
+        return np.sum(np.abs(y - np.ravel(value)) - np.abs(y - np.ravel(value_prime)),
+                      axis=1) / self.scale
+
+    def witnesses(self):
+        return [self._witness]
+
+    def privacy_profile(self, epsilon):
+        from .laplace_profile import laplace_vector_delta
+
+        return laplace_vector_delta(epsilon, self.scale, self.difference)
+
+
+def _ron_gauss_entries() -> list[CatalogueEntry]:
+    """RON-Gauss's two private steps: the DP mean and the DP second moment (corrected, paper)."""
+    from ..mechanisms import LaplaceMechanism
+    from ..synth import RONGauss, cov_witness_pair  # ImportError when the family is absent
+
+    def fitted(mode, epsilon, dim, records):
+        # Fit the shipped estimator on public stand-in data (n records, dim + 2 features) to
+        # read the scales and the guarantee it uses; the audit then samples its Laplace steps.
+        p, n = int(dim), int(records)
+        data = np.random.default_rng(0).standard_normal((n, p + 2))
+        return RONGauss(dim=p, epsilon_mean=epsilon, epsilon_cov=epsilon, sensitivity=mode,
+                        allow_unsafe=mode != "corrected", random_state=0).fit(data)
+
+    def step(model, name, epsilon, sensitivity, scale, witness):
+        laplace = LaplaceMechanism(epsilon=epsilon, sensitivity=float(sensitivity))
+        if not np.isclose(laplace.scale, float(scale), rtol=1e-12):
+            raise RuntimeError(f"RONGauss's {name} scale is not sensitivity/epsilon")
+        return _LaplaceStepRelease(name, laplace, witness, refuted=model.privacy_.refuted,
+                                   notes=model.privacy_.notes)
+
+    def covariance(mode):
+        def build(epsilon, dim, records):
+            a, b = cov_witness_pair(int(dim))  # dim must be even
+            model = fitted(mode, epsilon, dim, records)
+            n = int(records)
+            # Replacing projected record a by b changes the second moment by (aa^T - bb^T)/n.
+            return step(model, "ron-gauss-cov" + ("" if mode == "corrected" else "-" + mode),
+                        model.epsilon_cov_, model.cov_sensitivity_, model.cov_scale_,
+                        (np.outer(a, a) / n, np.outer(b, b) / n))
+        return build
+
+    def mean(epsilon, dim, records):
+        model = fitted("corrected", epsilon, dim, records)
+        m, n = model.n_features_in_, int(records)
+        # Replacing the unit record 1/sqrt(m) by its antipode moves the mean by 2/(sqrt(m) n)
+        # in every coordinate: L1 distance 2 sqrt(m)/n, Lemma 2's sensitivity.
+        x = np.full(m, 1.0 / np.sqrt(m))
+        return step(model, "ron-gauss-mean", model.epsilon_mean_, model.mean_sensitivity_,
+                    model.mean_scale_, (x / n, -x / n))
+
+    defaults = {"epsilon": 1.0, "dim": 10, "records": 1000}
+    return [
+        CatalogueEntry("ron-gauss-mean", "RON-Gauss DP mean (Laplace, Lemma 2 sensitivity 2sqrt(m)/n)",
+                       mean, dict(defaults)),
+        CatalogueEntry("ron-gauss-cov",
+                       "RON-Gauss DP second moment (Laplace, corrected sensitivity sqrt(2)p/n)",
+                       covariance("corrected"), dict(defaults)),
+        CatalogueEntry("ron-gauss-cov-paper",
+                       "RON-Gauss DP second moment, paper's Lemma 4 scale 2sqrt(p)/n "
+                       "(allow_unsafe)", covariance("paper"), dict(defaults), unsafe=True),
+    ]
+
+
+def _baseline_entries() -> list[CatalogueEntry]:
+    """Experiment baselines that are mechanisms: the classic Gaussian accepted at epsilon >= 1."""
+    from ..baselines.iid import ClassicGaussianBaseline  # ImportError when absent
+
+    return [CatalogueEntry(
+        "gaussian-classic-baseline",
+        "classic Gaussian baseline at epsilon >= 1 (accepted only when its exact profile confirms)",
+        lambda epsilon, delta, sensitivity, dim: ClassicGaussianBaseline(
+            epsilon=epsilon, delta=delta, sensitivity=sensitivity),
+        {"epsilon": 2.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped())]
+
+
 #: Functions returning extra entries; each raises ImportError when its family is absent.
-_OPTIONAL_LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_mvg_entries, _farokhi_entries]
+_OPTIONAL_LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_mvg_entries, _farokhi_entries,
+                                                                _ron_gauss_entries,
+                                                                _baseline_entries]
 
 
 def catalogue(*, include_unsafe: bool = True) -> list[CatalogueEntry]:

@@ -84,9 +84,39 @@ def gaussian_log_delta_for_shift(epsilon: float, shift: float) -> float:
     log_pa = float(log_ndtr(a))
     log_eb = epsilon + float(log_ndtr(b))
     diff = log_eb - log_pa
-    if diff >= 0:  # only from rounding when delta is ~0 relative to both terms
-        return -math.inf
+    # 1 - e^diff carries a relative error of about eps_machine * |log_pa| / |diff|. When
+    # the two terms nearly cancel (tiny epsilon and delta), recompute in extended precision
+    # rather than return a delta that may be too small (an unsafe calibration).
+    if -diff < _CANCELLATION_TOLERANCE * max(1.0, abs(log_pa), epsilon):
+        return _log_delta_extended(epsilon, shift, -diff)
     return log_pa + math.log(-math.expm1(diff))
+
+
+#: Below this ratio of |diff| to the magnitude of the log terms, double precision may lose
+#: more than ~3 of its 16 digits in the profile: the extended-precision path takes over.
+_CANCELLATION_TOLERANCE = 1e-3
+
+
+def _log_delta_extended(epsilon: float, shift: float, neg_diff: float) -> float:
+    """ln δ for N(0,1) vs N(shift,1) at ``epsilon`` with mpmath, at a precision that covers the
+    cancellation, raised until two precisions agree to 1e-15 relative."""
+    import mpmath
+
+    lost = math.log10(max(1.0, abs(epsilon) + abs(shift) ** -2 * epsilon ** 2))
+    lost += -math.log10(neg_diff) if neg_diff > 0 else 30.0
+    dps = int(30 + lost)
+    previous = None
+    while dps <= 4000:
+        with mpmath.workdps(dps):
+            eps, mu = mpmath.mpf(epsilon), mpmath.mpf(shift)
+            delta = mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
+            value = -math.inf if delta <= 0 else float(mpmath.log(delta))
+        if previous is not None and (value == previous or
+                                     abs(value - previous) <= 1e-15 * max(1.0, abs(value))):
+            return value
+        previous = value
+        dps *= 2
+    return previous  # pragma: no cover - 4000 digits always suffice for doubles
 
 
 def gaussian_delta(epsilon, sigma, sensitivity) -> float:
@@ -166,7 +196,16 @@ def max_gaussian_shift(epsilon, delta) -> float:
     while f(hi) < 0:
         hi += 1.0
     log_mu = brentq(f, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
+    # Err on the private side: step below the root by a relative 1e-12 (well above the
+    # profile's evaluation error) and until the computed delta does not exceed the target.
+    log_mu -= _SAFETY_MARGIN
+    while f(log_mu) > 0:
+        log_mu -= _SAFETY_MARGIN
     return math.exp(log_mu)
+
+
+#: Relative step below the root of the profile (see :func:`max_gaussian_shift`).
+_SAFETY_MARGIN = 1e-12
 
 
 def analytic_gaussian_sigma(epsilon, delta, sensitivity) -> float:

@@ -614,13 +614,23 @@ def mse_optimal_allocation(costs) -> np.ndarray:
 
     Lagrange: ``p_i ∝ 1/sqrt(c_i)``, i.e. ``θ_i = sqrt(c_i)/Σ_j sqrt(c_j)``. Its
     total variance ``(Σ sqrt(c_i))²/B`` never exceeds the i.i.d. choice's
-    ``d Σ c_i / B`` (Cauchy–Schwarz).
+    ``d Σ c_i / B`` (Cauchy–Schwarz). A direction with ``c_i = 0`` (a feature
+    whose public range is a single point) costs nothing and gets share 0;
+    :func:`exact_precisions` then gives it the largest precision of the others.
     """
-    c = np.asarray(costs.costs if isinstance(costs, DirectionCosts) else costs, dtype=np.float64)
-    if c.ndim != 1 or c.size == 0 or np.any(c <= 0) or not np.all(np.isfinite(c)):
-        raise InvalidParameterError("costs", "must be a non-empty 1-D array of finite values > 0")
+    c = _check_costs(costs)
     root = np.sqrt(c)
     return root / root.sum()
+
+
+def _check_costs(costs) -> np.ndarray:
+    """Direction costs: a non-empty 1-D array of finite values >= 0, at least one > 0."""
+    c = np.asarray(costs.costs if isinstance(costs, DirectionCosts) else costs, dtype=np.float64)
+    if c.ndim != 1 or c.size == 0 or np.any(c < 0) or not np.all(np.isfinite(c)) or \
+            not np.any(c > 0):
+        raise InvalidParameterError("costs", "must be a non-empty 1-D array of finite values >= 0, "
+                                             "at least one > 0")
+    return c
 
 
 @_cite
@@ -635,7 +645,8 @@ def exact_max_pnr_allocation(signal_variances, costs, budget, *, rule: str = "fl
     the true budget instead of its L1 relaxation. Returns the shares
     ``θ_i = y_i/B``. Zero shares (infinite noise, not samplable) are handled by
     ``rule``: ``"floor"`` (``θ_i <- max(θ_i, min_share)``, default ``0.1/d``, then
-    renormalised) or ``"waterfill"`` (raise if a share is 0).
+    renormalised) or ``"waterfill"`` (raise if a share is 0). Directions with
+    ``c_i = 0`` cost nothing and get share 0 (see :func:`exact_precisions`).
 
     Parameters
     ----------
@@ -655,27 +666,27 @@ def exact_max_pnr_allocation(signal_variances, costs, budget, *, rule: str = "fl
     """
     from ..directions import water_filling
 
-    c = np.asarray(costs.costs if isinstance(costs, DirectionCosts) else costs, dtype=np.float64)
-    if c.ndim != 1 or c.size == 0 or np.any(c <= 0) or not np.all(np.isfinite(c)):
-        raise InvalidParameterError("costs", "must be a non-empty 1-D array of finite values > 0")
+    c = _check_costs(costs)
     lam = check_finite_array(signal_variances, "signal_variances", ndim=1, shape=c.shape)
     total = check_positive(budget, "budget")
-    if not np.any(lam > 0):
-        raise InvalidParameterError("signal_variances", "at least one must be > 0")
+    paid = c > 0  # zero-cost directions need no share (exact_precisions handles them)
+    if not np.any(lam[paid] > 0):
+        raise InvalidParameterError("signal_variances", "at least one direction with a non-zero "
+                                                        "cost must have a value > 0")
     with np.errstate(divide="ignore"):
-        offsets = np.where(lam > 0, c / np.where(lam > 0, lam, 1.0), np.inf)
+        offsets = np.where(paid & (lam > 0), c / np.where(lam > 0, lam, 1.0), np.inf)
     y, _ = water_filling(offsets, total)
     theta = y / y.sum()
-    d = theta.size
+    d = int(paid.sum())
     if rule == "waterfill":
-        if np.any(theta <= 0):
+        if np.any(theta[paid] <= 0):
             raise InvalidParameterError("rule", "water-filling leaves a direction with zero "
                                                 "precision (infinite noise); use rule='floor'")
     elif rule == "floor":
         floor = 0.1 / d if min_share is None else check_positive(min_share, "min_share")
         if floor > 1.0 / d:
             raise InvalidParameterError("min_share", f"must be in (0, 1/dim], got {min_share!r}")
-        theta = np.maximum(theta, floor)
+        theta = np.where(paid, np.maximum(theta, floor), 0.0)
     else:
         raise InvalidParameterError("rule", f"must be 'floor' or 'waterfill', got {rule!r}")
     return theta / math.fsum(theta)

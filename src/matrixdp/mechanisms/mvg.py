@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 
@@ -25,6 +26,8 @@ __all__ = ["MVGMechanism"]
 _CALIBRATIONS = ("exact", "theorem2", "theorem3")
 _MODES = ("iid", "unimodal", "equimodal")
 _SUM_TOL = 1e-9
+#: ``pnr_rule`` values accepted by the exact max-PNR allocation.
+_EXACT_PNR_RULES = ("floor", "waterfill")
 
 
 def _check_shape(shape) -> tuple[int, int]:
@@ -36,6 +39,18 @@ def _check_shape(shape) -> tuple[int, int]:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise InvalidShapeError("shape", f"must be two positive integers, got {shape!r}")
     return int(m), int(n)
+
+
+@contextlib.contextmanager
+def _renamed(inner: str, outer: str):
+    """Re-raise an InvalidParameterError about a helper's ``inner`` argument as ``outer``'s."""
+    try:
+        yield
+    except InvalidParameterError as exc:
+        if exc.argument != inner:
+            raise
+        message = str(exc).split(": ", 1)[-1]
+        raise InvalidParameterError(outer, message) from None
 
 
 def _max_asymmetry(arr: np.ndarray, block: int = 256) -> float:
@@ -118,7 +133,10 @@ class MVGMechanism(Mechanism):
     signal_variances : array_like, optional
         Public prior signal variances along the directions (for ``"max-pnr"``).
     pnr_rule : str
-        How max-PNR keeps every share > 0 (``"floor"`` default).
+        How max-PNR keeps every share > 0 (``"floor"`` default; ``"waterfill"``
+        raises if a share would be 0). The theorem calibrations also accept
+        ``"mix"``, ``"proportional"`` and ``"closed_form"``
+        (:func:`~matrixdp.directions.max_pnr_allocation`).
     neighbouring : str
         Recorded in the guarantee (default ``"replace-one"``).
 
@@ -310,7 +328,7 @@ class MVGMechanism(Mechanism):
         return dirs, eig
 
     def _resolve_precision(self, precision, signal_variances, eigenvalues, rule):
-        from ..directions import check_precision_allocation, uniform_allocation
+        from ..directions import _PNR_RULES, check_precision_allocation, uniform_allocation
 
         d = self._dim
         if precision is None or (isinstance(precision, str) and precision == "uniform"):
@@ -327,6 +345,11 @@ class MVGMechanism(Mechanism):
             if signal is None:
                 raise InvalidParameterError("precision", "'max-pnr' needs signal_variances= or "
                                                          "dp_directions=")
+            rules = _EXACT_PNR_RULES if self.calibration == "exact" else _PNR_RULES
+            if rule not in rules:
+                raise InvalidParameterError("pnr_rule", f"must be one of {rules} with "
+                                                        f"calibration={self.calibration!r}, "
+                                                        f"got {rule!r}")
             self._pnr = (np.asarray(signal, dtype=np.float64), rule)
             return None  # resolved during calibration (needs the budget)
         return check_precision_allocation(precision, d, "precision")
@@ -378,7 +401,10 @@ class MVGMechanism(Mechanism):
             self.theta = mse_optimal_allocation(costs)
         elif self.theta is None:  # max-PNR
             signal, rule = self._pnr
-            self.theta = exact_max_pnr_allocation(signal, costs, self.precision_budget, rule=rule)
+            with _renamed("rule", "pnr_rule"):
+                self.theta = exact_max_pnr_allocation(signal, costs, self.precision_budget,
+                                                      rule=rule)
+            self._notes.append(f"max-PNR allocation (exact budget), pnr_rule={rule!r}")
         self._theta_sum = float(math.fsum(self.theta))
         p0 = exact_precisions(costs, self.theta, self._eps_mvg, self._delta_mvg)
         bound = self.query.shift_bound(*self._axis_precisions(p0))
@@ -415,8 +441,11 @@ class MVGMechanism(Mechanism):
             self.theta = theta
         elif theta is None:
             signal, rule = self._pnr
-            theta = max_pnr_allocation(signal, budget, rule=rule)
+            with _renamed("rule", "pnr_rule"):
+                theta = max_pnr_allocation(signal, budget, rule=rule)
             self.theta = theta
+            self._notes.append(f"max-PNR allocation (Theorem 7, L1 budget sqrt(P)), "
+                               f"pnr_rule={rule!r}")
         self._theta_sum = float(math.fsum(theta))
         variances = 1.0 / np.sqrt(theta * budget)  # Algorithm 1/2 step 3
         if self.mode == "iid":
@@ -524,7 +553,8 @@ class MVGMechanism(Mechanism):
     def _metadata(self) -> dict:
         return {"mode": self.mode, "axis": self.axis, "calibration": self.calibration,
                 "directions": self.directions, "variances": self.variances,
-                "theta": self.theta, "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
+                "theta": self.theta, "pnr_rule": None if self._pnr is None else self._pnr[1],
+                "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
                 "mahalanobis_sensitivity_exact": self.mahalanobis_sensitivity_exact}
 
     def witnesses(self) -> list:

@@ -135,6 +135,11 @@ class FisherNoiseRelease(Mechanism):
         if kind not in _KINDS:
             raise InvalidParameterError("kind", f"must be one of {_KINDS}, got {kind!r}")
         self.kind = kind
+        if kind != "gaussian" and delta is not None and delta != 0:
+            # never silently ignore a delta (or a NaN one): only the Gaussian kind has one
+            raise InvalidParameterError(
+                "delta", f"kind={kind!r} has no delta (Laplace is pure epsilon-LDP, bounded noise "
+                         f"has no LDP guarantee); pass delta=None, got {delta!r}")
         self.feature_ranges = _check_feature_ranges(feature_ranges)
         p = self.feature_ranges.shape[0]
         self.widths = self.feature_ranges[:, 1] - self.feature_ranges[:, 0]

@@ -271,6 +271,10 @@ def correlated_svm_noise(fit: SVMFit, m: float, rng=None) -> np.ndarray:
     projector onto :math:`\mathrm{null}(\Omega)`. Every row is orthogonal to α and
     :math:`\sum_ic_iw_i=0`, so retraining on :math:`X+W` gives the same classifier.
 
+    **No differential-privacy guarantee.** The noise is built from the private data (the fit and
+    its multipliers) and leaves :math:`\alpha^{*\top}x_i` of every record exactly visible; use
+    :class:`CorrelatedSVMNoiseRelease` (explicit opt-in) for a release that says so.
+
     References
     ----------
     .. [1] F. Farokhi, Theorem 2.10 and Proposition 2.9; spec §3.4 (closed form).

@@ -39,11 +39,18 @@ def normalize_rows(X: np.ndarray) -> np.ndarray:
     -----
     Zero rows have no direction; keeping them at 0 keeps every row norm <= 1,
     which is all the sensitivity bounds use (spec I19).
+
+    Each row is first divided by its largest absolute entry, so the norm is computed
+    on entries in [-1, 1]: a plain ``x / np.linalg.norm(x)`` overflows for rows of
+    magnitude ~1e155 (silently giving a zero row) and loses precision for rows of
+    magnitude ~1e-160 (giving norms up to ~1.001, which breaks the norm <= 1 premise
+    of the sensitivities).
     """
     X = np.asarray(X, dtype=np.float64)
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    safe = np.where(norms > 0, norms, 1.0)
-    return X / safe
+    peak = np.max(np.abs(X), axis=1, keepdims=True) if X.shape[1] else np.zeros((X.shape[0], 1))
+    scaled = X / np.where(peak > 0, peak, 1.0)
+    norms = np.linalg.norm(scaled, axis=1, keepdims=True)
+    return scaled / np.where(norms > 0, norms, 1.0)
 
 
 def mean_sensitivity(m: int, n: int, mode: str = "corrected") -> float:

@@ -26,7 +26,13 @@ from ..errors import (
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
 from ..rng import make_rng
 from ._input import as_feature_matrix, as_label_vector
-from .covariance import NOISE_LAYOUTS, PSD_METHODS, sample_gaussian
+from .covariance import (
+    NOISE_LAYOUTS,
+    PSD_METHODS,
+    aug_cov_sensitivity,
+    cov_sensitivity,
+    sample_gaussian,
+)
 from .dfm import dfm_max_dim
 from .group import fit_group_add_remove, fit_group_replace_one
 from .preprocessing import SENSITIVITY_MODES, normalize_rows
@@ -246,9 +252,9 @@ class RONGauss:
             raise InvalidParameterError("noise", "the paper's sensitivity has no 'triu' variant")
         if self.sensitivity != "corrected" and not self.allow_unsafe:
             raise UnsafeMechanismError(
-                f"sensitivity={self.sensitivity!r} reproduces a calibration that is NOT private: "
-                "the paper's Lemma 4/5 covariance sensitivity 2*sqrt(p)/n is exceeded for p >= 3 "
-                "(the true value is sqrt(2)*p/n)"
+                f"sensitivity={self.sensitivity!r} reproduces a calibration that is NOT private in "
+                "general: the paper's Lemma 4/5 covariance sensitivity 2*sqrt(p)/n is exceeded for "
+                "p >= 3 (the true value is up to sqrt(2)*p/n; only p <= 2 is covered)"
                 + (" and the reference code's mean noise is half of Lemma 2" if
                    self.sensitivity == "reference_code" else "")
                 + ". Pass allow_unsafe=True to reproduce it anyway; the guarantee is marked refuted.")
@@ -505,13 +511,24 @@ class RONGauss:
             notes.append("UNSAFE: the mean's Laplace noise is half of Lemma 2 (reference code); "
                          "the mean step is only 2*epsilon_mean-DP")
         if self.sensitivity in ("paper", "reference_code"):
+            # ratio of the sound (corrected) sensitivity to the paper's Lemma 4/5 value; n cancels
+            if self.task == "regression":
+                ratio = (aug_cov_sensitivity(p, self.label_bound_, 1, "corrected")
+                         / aug_cov_sensitivity(p, self.label_bound_, 1, "paper"))
+            else:
+                ratio = cov_sensitivity(p, 1, "corrected") / cov_sensitivity(p, 1, "paper")
             if p >= 3:
                 refuted = True
-                notes.append(f"UNSAFE: the paper's covariance sensitivity 2*sqrt(p)/n is exceeded "
-                             f"for p={p} >= 3 (true sqrt(2)*p/n); the covariance step is only about "
-                             f"{math.sqrt(p / 2):.3g}*epsilon_cov-DP")
+                notes.append(f"UNSAFE: the paper's covariance sensitivity (Lemma 4/5, 2*sqrt(p)/n in "
+                             f"the feature block) is exceeded for p={p} >= 3 (the feature block's "
+                             f"true sensitivity is up to sqrt(2)*p/n); the covariance step is only "
+                             f"guaranteed to be {ratio:.4g}*epsilon_cov-DP (sound/paper "
+                             "sensitivity), and even p attains sqrt(p/2) in the feature block")
             else:
-                notes.append(f"the paper's covariance sensitivity happens to be valid for p={p} <= 2")
+                notes.append(f"sensitivity='paper' at p={p} <= 2: the paper's Lemma 4/5 value is at "
+                             f"least the sound one (2*sqrt(p) >= sqrt(2)*p, equal at p=2; ratio "
+                             f"{ratio:.4g}), so the covariance step IS epsilon_cov-DP; the mode still "
+                             "needs allow_unsafe=True because it exists for reproduction only")
         return PrivacyGuarantee(epsilon=total, delta=0.0, neighbouring=self.neighbouring,
                                 calibration="laplace", exact=False, mechanism="ron-gauss",
                                 refuted=refuted, notes=tuple(notes))
@@ -534,8 +551,8 @@ class RONGauss:
 
             raise NotFittedError("this RONGauss instance is not fitted yet; call fit(X, y) first")
 
-    def sample(self, n_samples: int, rng=None):
-        """Draw synthetic records from the fitted DP model (post-processing, no budget).
+    def sample(self, n_samples: int, rng=None, *, add_mean: bool = False):
+        r"""Draw synthetic records from the fitted DP model (post-processing, no budget).
 
         Parameters
         ----------
@@ -544,6 +561,14 @@ class RONGauss:
         rng : None, int or numpy.random.Generator
             Randomness; ``None`` continues the generator of ``fit`` (so a seeded
             ``random_state`` gives reproducible samples).
+        add_mean : bool, default False
+            Unsupervised and regression only (spec I6; the reference code's
+            ``centering=False``): add the DP mean to the synthetic features, as
+            :math:`W^\top\mu^{DP}` in the projected space or :math:`\mu^{DP}`
+            with ``reconstruct=True``. Post-processing of released quantities.
+            The default keeps the paper's zero-mean model, whose space
+            :meth:`transform` maps real data into. Classification samples are
+            already centred at the class means.
 
         Returns
         -------
@@ -555,14 +580,21 @@ class RONGauss:
         self._check_fitted()
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
+        if not isinstance(add_mean, (bool, np.bool_)):
+            raise InvalidParameterError("add_mean", f"must be True or False, got {add_mean!r}")
+        if add_mean and self.task == "classification":
+            raise InvalidParameterError(
+                "add_mean", "classification samples are already centred at the DP class means")
         gen = self._sampling_rng if rng is None else make_rng(rng)
         W = self.projection_
         p = W.shape[1]
         if self.task == "unsupervised":
-            return self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
+            X_syn = self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
+            return self._with_mean(X_syn) if add_mean else X_syn
         if self.task == "regression":
             Z = sample_gaussian(np.zeros(p + 1), self.covariance_, n_samples, gen)
-            return self._maybe_reconstruct(Z[:, :p]), Z[:, p] + self.label_shift_
+            X_syn = self._maybe_reconstruct(Z[:, :p])
+            return (self._with_mean(X_syn) if add_mean else X_syn), Z[:, p] + self.label_shift_
         counts = _allocate(n_samples, self.class_weights_)
         parts = [sample_gaussian(self.class_means_[j], self.covariance_[j], counts[j], gen)
                  for j in range(counts.size)]
@@ -570,6 +602,9 @@ class RONGauss:
         y_syn = np.repeat(self.classes_, counts)
         order = gen.permutation(n_samples)
         return self._maybe_reconstruct(X_syn[order]), y_syn[order]
+
+    def _with_mean(self, X_syn: np.ndarray) -> np.ndarray:
+        return X_syn + (self.mean_ if self.reconstruct else self.mean_ @ self.projection_)
 
     def _maybe_reconstruct(self, Z: np.ndarray) -> np.ndarray:
         return Z @ self.projection_.T if self.reconstruct else Z
