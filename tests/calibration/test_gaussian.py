@@ -131,3 +131,18 @@ def test_calibration_never_claims_less_delta_than_it_has(epsilon, delta):
         rel = float((true - delta) / delta)
     assert rel <= 0.0, rel          # never more delta than claimed
     assert rel > -1e-6, rel         # and still tight
+
+
+@pytest.mark.parametrize("sens", [1e-3, 0.3, 1.0, 40.0, 1e3])
+@pytest.mark.parametrize("delta", [1e-300, 1e-50, 1e-12, 1e-5, 0.1])
+def test_reported_epsilon_never_understates_delta(sens, delta):
+    # gaussian_epsilon's epsilon must have true delta <= the requested delta (100-digit truth).
+    mpmath = pytest.importorskip("mpmath")
+    eps = gaussian_epsilon(delta, 1.0, sens)
+    with mpmath.workdps(100):
+        e, m = mpmath.mpf(eps), mpmath.mpf(sens)
+        true = mpmath.ncdf(m / 2 - e / m) - mpmath.exp(e) * mpmath.ncdf(-m / 2 - e / m)
+        rel = float((true - delta) / delta)
+    assert rel <= 0.0, rel
+    if eps > 0:            # epsilon = 0 is returned only when delta(0) is already below delta
+        assert rel > -1e-6, rel

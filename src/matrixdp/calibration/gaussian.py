@@ -269,5 +269,11 @@ def gaussian_epsilon(delta, sigma, sensitivity) -> float:
     hi = max(1.0, mu)
     while f(hi) > 0:
         hi *= 2.0
-    return brentq(f, 0.0, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+    eps = brentq(f, 0.0, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+    # Report the safe side of the root: delta falls as epsilon grows.
+    step = _SAFETY_MARGIN * max(eps, 1e-3)
+    eps += step
+    while f(eps) > 0:
+        eps += step
+    return eps
 
