@@ -137,11 +137,21 @@ def _draw_noise(mechanism, n: int, shape: tuple, rng) -> np.ndarray:
 def draw_outputs(mechanism, value, n: int, rng=None) -> np.ndarray:
     """``n`` independent outputs of ``mechanism`` on ``value``, shape ``(n, *value.shape)``.
 
-    Uses ``value + noise`` for additive mechanisms (those with ``sample_noise``),
-    otherwise ``mechanism.release(value, rng).value`` one at a time.
+    Uses ``mechanism.release_batch(value, n, rng)`` when the mechanism has one (a
+    vectorised sampler of its output law, e.g. the audit adapters of
+    :mod:`matrixdp.audit.adapters`), ``value + noise`` for additive mechanisms
+    (those with ``sample_noise``), otherwise ``mechanism.release(value, rng).value``
+    one at a time.
     """
     gen = make_rng(rng)
     arr = np.asarray(value, dtype=float)
+    batch = getattr(mechanism, "release_batch", None)
+    if callable(batch):
+        out = np.asarray(batch(arr, n, rng=gen), dtype=float)
+        if out.shape != (n,) + arr.shape:
+            raise InvalidShapeError("release_batch", f"must return shape {(n,) + arr.shape}, "
+                                                     f"got {out.shape}")
+        return out
     if hasattr(mechanism, "sample_noise"):
         return arr + _draw_noise(mechanism, n, arr.shape, gen)
     return np.stack([np.asarray(mechanism.release(arr, rng=gen).value, dtype=float)
@@ -262,7 +272,8 @@ def audit_mechanism(mechanism, value, value_prime, *, epsilon=None, delta=None,
     Parameters
     ----------
     mechanism : object
-        Anything with ``sample_noise(shape, rng)`` (additive noise; a
+        Anything with ``release_batch(value, n, rng)`` (n outputs at once, each of
+        the value's shape), ``sample_noise(shape, rng)`` (additive noise; a
         ``sample_noise_batch(n, shape, rng)`` makes it fast for non-i.i.d. noise) or
         ``release(value, rng)``.
     value, value_prime : array_like

@@ -49,6 +49,8 @@ class CatalogueEntry:
         ``witnesses(mechanism, params) -> list of (value, value_prime)``.
     unsafe : bool
         An unsafe opt-in (expected to be refuted).
+    max_samples : int, optional
+        Cap on the draws per value (for samplers that run one Python chain per draw).
     """
 
     name: str
@@ -57,6 +59,7 @@ class CatalogueEntry:
     params: dict
     witnesses: Callable = field(default=lambda mech, params: default_witnesses(mech))
     unsafe: bool = False
+    max_samples: int | None = None
 
     def build(self, **overrides):
         unknown = sorted(k for k, v in overrides.items() if v is not None and k not in self.params)
@@ -406,10 +409,18 @@ def _baseline_entries() -> list[CatalogueEntry]:
         {"epsilon": 2.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped())]
 
 
+def _baseline_release_entries() -> list[CatalogueEntry]:
+    """The PCA / covariance baselines and DP-SVD, audited on their released matrices."""
+    from .catalogue_baselines import baseline_entries
+
+    return baseline_entries()
+
+
 #: Functions returning extra entries; each raises ImportError when its family is absent.
 _OPTIONAL_LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_mvg_entries, _farokhi_entries,
                                                                 _ron_gauss_entries,
-                                                                _baseline_entries]
+                                                                _baseline_entries,
+                                                                _baseline_release_entries]
 
 
 def catalogue(*, include_unsafe: bool = True) -> list[CatalogueEntry]:
@@ -439,6 +450,8 @@ def run_entry(entry: CatalogueEntry | str, *, n_samples: int = FAST_SAMPLES, see
     except NoExactProfileError:
         exact = None
     pairs = list(entry.witnesses(mechanism, params))[:MAX_WITNESSES]
+    if entry.max_samples is not None:
+        n_samples = min(int(n_samples), int(entry.max_samples))
     # Bonferroni across witness pairs keeps the maximum a valid bound.
     conf_each = 1.0 - (1.0 - confidence) / len(pairs)
     rng = np.random.default_rng(seed)
