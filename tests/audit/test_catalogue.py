@@ -166,3 +166,23 @@ def test_classic_baseline_at_large_epsilon_is_catalogued_and_consistent(rows):
     row = {r.name: r for r in rows}["gaussian-classic-baseline"]
     assert row.claimed_epsilon == 2.0 and row.verdict == "consistent"
     assert 0 < row.exact_delta <= row.claimed_delta
+
+
+def test_baseline_rows_verdicts(rows):
+    pytest.importorskip("matrixdp.baselines")
+    by_name = {r.name: r for r in rows}
+    wishart = by_name["wishart"]
+    # Refuted both ways: exact support-violation delta 1 - e^{-1/3} > 0 = claimed, and the sampled
+    # bound (the exact LLR is -inf on the support event) far above the claimed epsilon.
+    assert wishart.unsafe and wishart.refuted and wishart.claimed_delta == 0.0
+    assert wishart.exact_delta == pytest.approx(-math.expm1(-1 / 3))
+    assert wishart.epsilon_lower_bound > 3.0
+    for name in ("mod-sulq", "mod-sulq-analytic", "analyze-gauss", "symmetric-laplace",
+                 "dp-covariance-eigen", "dp-covariance-eigen-analytic", "blocki-jl", "ppca",
+                 "ppca-k"):
+        row = by_name[name]
+        assert not row.unsafe and row.verdict == "consistent", row
+    # The tight calibrations are tight at their declared sensitivity.
+    assert by_name["mod-sulq-analytic"].exact_delta == pytest.approx(1e-5, rel=1e-3)
+    assert by_name["mod-sulq"].exact_delta < 1e-30
+    assert by_name["symmetric-laplace"].exact_delta == 0.0
