@@ -211,8 +211,12 @@ def test_wishart_black_box_alone_refutes_the_claim():
 
 
 def test_ppca_k_runs_the_shipped_chain_with_a_sample_cap():
-    row = cat.run_entry("ppca-k", n_samples=20_000, sweeps=1)
-    assert row.result.n_samples == PPCA_K_SAMPLES and row.verdict == "consistent"
+    import dataclasses
+
+    entry = cat._get_entry("ppca-k")
+    assert entry.max_samples == PPCA_K_SAMPLES
+    row = cat.run_entry(dataclasses.replace(entry, max_samples=300), n_samples=20_000, sweeps=1)
+    assert row.result.n_samples == 300 and row.verdict == "consistent"
     mech, _ = build("ppca-k")
     (a, b), = mech.witnesses()
     out = mech.release_batch(a, 3, rng=0)
