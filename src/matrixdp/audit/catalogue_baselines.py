@@ -34,11 +34,18 @@ __all__ = ["baseline_entries", "unit_pair", "box_corner_pair", "PPCA_K_SAMPLES"]
 PPCA_K_SAMPLES = 2_000
 
 
-def unit_pair(records: int, dim: int, *, first=0, second=1) -> tuple[np.ndarray, np.ndarray]:
-    """Two datasets of ``records`` zero rows whose row 0 is e_first (None: 0) resp. e_second."""
+def unit_pair(records: int, dim: int, *, first=0, second=1,
+              background: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two datasets of ``records`` rows whose row 0 is e_first (None: 0) resp. e_second.
+
+    Rows 1..``background`` are e₁ in both (a shared background), the others zero.
+    """
     n, d = int(records), int(dim)
+    if not 0 <= int(background) < n:
+        raise ValueError(f"background must be in [0, {n - 1}], got {background!r}")
     x = np.zeros((n, d))
-    y = np.zeros((n, d))
+    x[1:1 + int(background), 0] = 1.0
+    y = x.copy()
     if first is not None:
         x[0, first] = 1.0
     if second is not None:
@@ -175,10 +182,15 @@ def _blocki_jl(epsilon, delta, dim, records, projections):
 
 
 # ------------------------------------------------------------------- exponential mechanism
+#: Background records e₁ in PPCA's witness: with S concentrated on e₁ the normalising constants
+#: no longer cancel and the loss at v = e₂ approaches ε (e₁ vs e₂ alone reaches only ε/2).
+PPCA_BACKGROUND = 4
+
+
 def _ppca(epsilon, dim, records):
     from ..baselines import sample_bingham
 
-    datasets = unit_pair(records, dim)
+    datasets = unit_pair(records, dim, background=PPCA_BACKGROUND)
     privacy = PrivacyGuarantee(epsilon=float(epsilon), delta=0.0,
                                calibration="exponential mechanism (exact Bingham sampler)",
                                exact=True, mechanism="ppca")
