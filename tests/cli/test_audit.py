@@ -21,6 +21,16 @@ def test_audit_all_fast(capsys):
     summary = next(line for line in lines if line.startswith("REFUTED (claimed"))
     assert sorted(summary.split(": ", 1)[1].split(", ")) == sorted(unsafe)
     assert "auditing [" in captured.err          # progress bar on stderr
+    # The baselines are audited too: Wishart's pure-epsilon claim refuted, the others consistent,
+    # and the footer names the row audited with fewer draws.
+    assert "[unsafe]" in rows["wishart"] and rows["wishart"].rstrip().endswith("REFUTED")
+    assert {"mod-sulq", "analyze-gauss", "dp-covariance-eigen", "blocki-jl", "ppca",
+            "ppca-k"} <= set(others)
+    assert "(ppca-k: 2000)" in out_footer(lines)
+
+
+def out_footer(lines):
+    return next(line for line in lines if line.startswith("20000 draws"))
 
 
 def test_audit_one_mechanism_with_options(capsys):

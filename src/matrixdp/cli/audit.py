@@ -63,7 +63,10 @@ def run(args) -> int:
     else:
         raise InvalidParameterError("mechanism", "give a mechanism name, --all or --list")
     print(cat.format_table(rows))
-    print(f"\n{n_samples} draws per neighbouring value; each lower bound holds with confidence "
+    capped = ", ".join(f"{r.name}: {r.result.n_samples}" for r in rows
+                       if r.result.n_samples < n_samples)
+    print(f"\n{n_samples} draws per neighbouring value{f' ({capped})' if capped else ''}; "
+          f"each lower bound holds with confidence "
           f">= {args.confidence:g} (Clopper-Pearson, Bonferroni over tests and witnesses); "
           f"{time.monotonic() - start:.1f}s.")
     refuted = [r.name for r in rows if r.refuted]
