@@ -26,6 +26,15 @@ the same concentration.
   the released projector VVᵀ (sign- and rotation-free, a sufficient statistic).
 
 Derivations: ``docs/derivations/baselines.md``; the catalogue rows: ``docs/audit.md``.
+
+References
+----------
+.. [1] R. J. Muirhead (1982). Aspects of Multivariate Statistical Theory, Thm 3.2.12 (the
+   Wishart support event).
+.. [2] J. Blocki, A. Blum, A. Datta, O. Sheffet (2012). The Johnson–Lindenstrauss transform
+   itself preserves differential privacy. FOCS.
+.. [3] K. Chaudhuri, A. D. Sarwate, K. Sinha (2013). A near-optimal algorithm for
+   differentially-private principal components. JMLR 14 (MOD-SULQ, PPCA).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import InvalidParameterError
 from ..rng import make_rng
 
 __all__ = ["SymmetricNoiseRelease", "WishartRelease", "GaussianSketchRelease",
@@ -99,7 +109,7 @@ class SymmetricNoiseRelease(_Adapter):
                  draw_upper: Callable, sensitivity: float | None = None):
         super().__init__(name, privacy, witness)
         if kind not in ("gaussian", "laplace"):
-            raise ValueError(f"kind must be 'gaussian' or 'laplace', got {kind!r}")
+            raise InvalidParameterError("kind", f"must be 'gaussian' or 'laplace', got {kind!r}")
         self.kind = kind
         self.scale = float(scale)
         self.sensitivity = None if sensitivity is None else float(sensitivity)

@@ -15,6 +15,15 @@ Witnesses (records in rows, the rest of the dataset zero; ``R = 1``):
 * box-bounded covariance (Analyze Gauss, symmetric Laplace, entries in [−c, c]): the pair
   of records in {−c, 0, c}^d whose outer products' upper triangles are farthest apart
   (L2 for Gaussian noise, L1 for Laplace), found by enumeration.
+
+The random-guess floors (``uniform_predictions``, ``random_unit_vector``,
+``random_orthonormal_basis``) do not read the data and have nothing to audit.
+
+References
+----------
+.. [1] W. Jiang, C. Xie, Z. Zhang (2016). Wishart mechanism for differentially private
+   principal components analysis. AAAI.
+.. [2] C. Dwork, K. Talwar, A. Thakurta, L. Zhang (2014). Analyze Gauss. STOC.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import itertools
 
 import numpy as np
 
+from ..errors import InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee
 from .adapters import (GaussianSketchRelease, ProjectorRelease, SymmetricNoiseRelease,
                        WishartRelease, upper_triangle)
@@ -42,7 +52,7 @@ def unit_pair(records: int, dim: int, *, first=0, second=1,
     """
     n, d = int(records), int(dim)
     if not 0 <= int(background) < n:
-        raise ValueError(f"background must be in [0, {n - 1}], got {background!r}")
+        raise InvalidParameterError("background", f"must be in [0, {n - 1}], got {background!r}")
     x = np.zeros((n, d))
     x[1:1 + int(background), 0] = 1.0
     y = x.copy()
@@ -214,7 +224,7 @@ def _ppca_k(epsilon, dim, records, components, sweeps):
         # Faithful: the shipped function on the dataset whose score is `score`, one chain per draw.
         idx = [k for k, s in enumerate(scores) if np.array_equal(s, score)]
         if not idx:
-            raise ValueError("ppca-k adapter: value is not one of its witness answers")
+            raise InvalidParameterError("value", "ppca-k adapter: not one of its witness answers")
         x = datasets[idx[0]]
         return np.stack([ppca_components(x, epsilon=epsilon, n_components=int(components),
                                          row_norm_bound=1.0, sweeps=int(sweeps),
