@@ -12,7 +12,8 @@ from matrixdp import baselines  # noqa: E402
 from matrixdp.audit import audit_mechanism, catalogue as cat, exact_delta  # noqa: E402
 from matrixdp.audit.adapters import (GaussianSketchRelease, SymmetricNoiseRelease,  # noqa: E402
                                      mirror_upper, upper_triangle)
-from matrixdp.audit.catalogue_baselines import PPCA_K_SAMPLES, box_corner_pair  # noqa: E402
+from matrixdp.audit.catalogue_baselines import (PPCA_K_SAMPLES, box_corner_pair,  # noqa: E402
+                                                enumerate_box_corner_pair)
 from matrixdp.directions import dp_covariance_eigen  # noqa: E402
 from matrixdp.errors import InvalidShapeError  # noqa: E402
 
@@ -97,14 +98,30 @@ def test_analyze_gauss_has_the_same_law_as_the_triu_stream():
     np.testing.assert_allclose(out, matrix + noise, rtol=1e-14)
 
 
-def test_box_corner_pairs_are_the_worst_corners():
-    x, y = box_corner_pair(4, 1.0, norm=2)
-    assert np.linalg.norm(upper_triangle(np.outer(x, x) - np.outer(y, y))) == pytest.approx(4.0)
-    x, y = box_corner_pair(4, 1.0, norm=1)
-    assert np.abs(upper_triangle(np.outer(x, x) - np.outer(y, y))).sum() == pytest.approx(10.0)
-    # Scales with c^2.
-    x, y = box_corner_pair(3, 2.0, norm=1)
-    assert np.abs(upper_triangle(np.outer(x, x) - np.outer(y, y))).sum() == pytest.approx(24.0)
+def triangle_distance(x, y, norm):
+    diff = upper_triangle(np.outer(x, x) - np.outer(y, y))
+    return np.abs(diff).sum() if norm == 1 else np.linalg.norm(diff)
+
+
+@pytest.mark.parametrize("dim", [2, 3, 4])
+@pytest.mark.parametrize("norm", [1, 2])
+def test_box_corner_pairs_are_the_worst_corners(dim, norm):
+    c = 1.5
+    best = triangle_distance(*enumerate_box_corner_pair(dim, c, norm=norm), norm)
+    x, y = box_corner_pair(dim, c, norm=norm)
+    assert np.all(np.abs(x) <= c) and np.all(np.abs(y) <= c)
+    assert triangle_distance(x, y, norm) == pytest.approx(best, rel=1e-12)
+
+
+def test_box_corner_pair_closed_forms():
+    assert triangle_distance(*box_corner_pair(4, 1.0, norm=2), 2) == pytest.approx(4.0)
+    assert triangle_distance(*box_corner_pair(4, 1.0, norm=1), 1) == pytest.approx(10.0)
+    # Large d is cheap (no enumeration) and stays inside the declared bounds.
+    x, y = box_corner_pair(40, 1.0, norm=2)
+    assert triangle_distance(x, y, 2) == pytest.approx(40.0)
+    assert triangle_distance(x, y, 2) <= baselines.covariance_upper_sensitivity(40, 1.0, 1, norm=2)
+    assert triangle_distance(*box_corner_pair(40, 1.0, norm=1), 1) <= \
+        baselines.covariance_upper_sensitivity(40, 1.0, 1, norm=1)
 
 
 def test_blocki_adapter_draws_the_shipped_sketch_and_its_exact_llr():

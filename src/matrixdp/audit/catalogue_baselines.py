@@ -13,8 +13,8 @@ Witnesses (records in rows, the rest of the dataset zero; ``R = 1``):
 * Wishart: the zero record against a unit record u = e₁ (``docs/derivations/baselines.md``:
   the support event has probability 1 − e^{−ε/3} under one neighbour, 0 under the other);
 * box-bounded covariance (Analyze Gauss, symmetric Laplace, entries in [−c, c]): the pair
-  of records in {−c, 0, c}^d whose outer products' upper triangles are farthest apart
-  (L2 for Gaussian noise, L1 for Laplace), found by enumeration.
+  of records whose outer products' upper triangles are farthest apart (L2 for Gaussian
+  noise, L1 for Laplace), :func:`box_corner_pair`.
 
 The random-guess floors (``uniform_predictions``, ``random_unit_vector``,
 ``random_orthonormal_basis``) do not read the data and have nothing to audit.
@@ -38,7 +38,8 @@ from .adapters import (GaussianSketchRelease, ProjectorRelease, SymmetricNoiseRe
                        WishartRelease, upper_triangle)
 from .catalogue import CatalogueEntry
 
-__all__ = ["baseline_entries", "unit_pair", "box_corner_pair", "PPCA_K_SAMPLES"]
+__all__ = ["baseline_entries", "unit_pair", "box_corner_pair", "enumerate_box_corner_pair",
+           "PPCA_K_SAMPLES"]
 
 #: Draws per value for PPCA-k: its Gibbs chain runs one Python loop per draw.
 PPCA_K_SAMPLES = 2_000
@@ -64,7 +65,28 @@ def unit_pair(records: int, dim: int, *, first=0, second=1,
 
 
 def box_corner_pair(dim: int, bound: float, *, norm: int) -> tuple[np.ndarray, np.ndarray]:
-    """Records x, y in {−c, 0, c}^d maximising the L``norm`` distance of triu(xxᵀ) and triu(yyᵀ)."""
+    r"""Records x, y in [−c, c]^d whose outer products' upper triangles are farthest apart.
+
+    * ``norm=1``: x = c·1 against y = 0, every one of the d(d+1)/2 entries moves by c²
+      (an entry can move by 2c² only across a sign cut, which reaches at most d²/4 of them);
+    * ``norm=2``: x = c·1 against y = c·(1, …, 1, −1, …, −1) with ⌊d/2⌋ minus signs: the
+      |S|(d − |S|) upper entries across the cut move by 2c², norm 2c²·sqrt(⌊d/2⌋⌈d/2⌉).
+
+    The tests check both against an enumeration of {−c, 0, c}^d for small d.
+    """
+    d, c = int(dim), float(bound)
+    x = np.full(d, c)
+    if norm == 1:
+        return x, np.zeros(d)
+    if norm == 2:
+        y = x.copy()
+        y[d - d // 2:] = -c
+        return x, y
+    raise InvalidParameterError("norm", f"must be 1 or 2, got {norm!r}")
+
+
+def enumerate_box_corner_pair(dim: int, bound: float, *, norm: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`box_corner_pair` by brute force over {−c, 0, c}^d (small d only; for the tests)."""
     d, c = int(dim), float(bound)
     points = np.array(list(itertools.product((-c, 0.0, c), repeat=d)))
     tri = upper_triangle(points[:, :, None] * points[:, None, :])
