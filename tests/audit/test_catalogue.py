@@ -146,6 +146,9 @@ def test_without_dp_accounting_the_exact_column_is_na(monkeypatch):
     row = cat.run_entry("ron-gauss-cov-paper", n_samples=2000)
     assert row.exact_delta is None
     assert "n/a" in cat.format_table([row]).splitlines()[2]
+    # Without the exact profile no evidence in the run refutes it, but the mechanism's own
+    # guarantee is marked refuted: the table must never call it consistent.
+    assert row.refuted and row.verdict == cat.REFUTED_BY_ANALYSIS
     # The pure-DP case needs no numerics and is still exact.
     assert cat.run_entry("ron-gauss-cov", n_samples=2000).exact_delta == 0.0
 

@@ -32,6 +32,12 @@ FULL_SAMPLES = 200_000
 MAX_WITNESSES = 3
 
 
+#: Verdicts: the run's evidence (exact profile or black-box bound) refutes the claim; or only the
+#: library's own analysis does (the mechanism's guarantee is marked ``refuted``).
+REFUTED = "REFUTED"
+REFUTED_BY_ANALYSIS = "REFUTED (by analysis)"
+
+
 @dataclass(frozen=True)
 class CatalogueEntry:
     """One auditable configuration.
@@ -91,7 +97,7 @@ class CatalogueRow:
 
     @property
     def refuted(self) -> bool:
-        return self.verdict == "REFUTED"
+        return self.verdict in (REFUTED, REFUTED_BY_ANALYSIS)
 
 
 def _shaped(dim_key: str = "dim"):
@@ -462,7 +468,14 @@ def run_entry(entry: CatalogueEntry | str, *, n_samples: int = FAST_SAMPLES, see
         if best is None or res.epsilon_lower_bound > best.epsilon_lower_bound:
             best = res
     exact_ok = exact is None or exact <= privacy.delta * (1 + 1e-6) + 1e-15
-    verdict = "consistent" if (best.passed and exact_ok) else "REFUTED"
+    if not (best.passed and exact_ok):
+        verdict = REFUTED
+    elif privacy.refuted:
+        # The library's own analysis refutes the claim (an unsafe opt-in), but this run had no
+        # evidence that shows it (e.g. its exact profile needs dp-accounting): never "consistent".
+        verdict = REFUTED_BY_ANALYSIS
+    else:
+        verdict = "consistent"
     return CatalogueRow(entry.name, privacy.epsilon, privacy.delta, exact,
                         best.epsilon_lower_bound, best.statistic_name, verdict, entry.unsafe, best)
 
