@@ -168,53 +168,42 @@ OBSERVED_NOTE = (
     "baseline")
 
 
-def svm_sweep(X, y, lams, trials, seed, *, tol=1e-8, progress=True, observed_widths=None):
-    """Success rate on the original data of SVMs trained on Gaussian- and Laplace-noised copies."""
+def _noise_sweep(X, lams, trials, seed, score, metric: str, desc: str, progress, observed_widths):
+    """For each λ: ``score`` of Gaussian- and Laplace-noised copies of X, mean and sd over trials."""
     q, p = X.shape
     rows = []
-    bar = Progress(total=len(lams) * trials * 2, desc="svm sweep", enabled=progress)
+    bar = Progress(total=len(lams) * trials * 2, desc=desc, enabled=progress)
     for k, lam in enumerate(lams):
-        acc = {"gaussian": [], "laplace": []}
+        values = {"gaussian": [], "laplace": []}
         for t in range(trials):
-            for kind in acc:
-                fit = fit_svm(X + _noise(kind, q, lam, p, _seed(seed, k, t)), y, tol=tol,
-                              polish=False)
-                acc[kind].append(fit.accuracy(X, y))
+            for kind in values:
+                values[kind].append(score(X + _noise(kind, q, lam, p, _seed(seed, k, t))))
                 bar.update()
-        row = {"lam": lam, "crb": p / math.sqrt(lam),
-               "acc_gaussian": float(np.mean(acc["gaussian"])),
-               "acc_gaussian_sd": float(np.std(acc["gaussian"])),
-               "acc_laplace": float(np.mean(acc["laplace"])),
-               "acc_laplace_sd": float(np.std(acc["laplace"]))}
+        row = {"lam": lam, "crb": p / math.sqrt(lam)}
+        for kind, vals in values.items():
+            row[f"{metric}_{kind}"] = float(np.mean(vals))
+            row[f"{metric}_{kind}_sd"] = float(np.std(vals))
         if observed_widths is not None:
             row.update(ldp_columns(lam, observed_widths, suffix=OBSERVED_SUFFIX))
         rows.append(row)
     bar.close()
     return rows
+
+
+def svm_sweep(X, y, lams, trials, seed, *, tol=1e-8, progress=True, observed_widths=None):
+    """Success rate on the original data of SVMs trained on Gaussian- and Laplace-noised copies."""
+    def accuracy(noisy):
+        return fit_svm(noisy, y, tol=tol, polish=False).accuracy(X, y)
+
+    return _noise_sweep(X, lams, trials, seed, accuracy, "acc", "svm sweep", progress, observed_widths)
 
 
 def ridge_sweep(X, y, lams, trials, seed, *, sigma=1e-5, progress=True, observed_widths=None):
     """Loss on the original data of ridge models trained on Gaussian- and Laplace-noised copies."""
-    q, p = X.shape
-    rows = []
-    bar = Progress(total=len(lams) * trials * 2, desc="ridge sweep", enabled=progress)
-    for k, lam in enumerate(lams):
-        loss = {"gaussian": [], "laplace": []}
-        for t in range(trials):
-            for kind in loss:
-                phi = fit_ridge(X + _noise(kind, q, lam, p, _seed(seed, k, t)), y, sigma=sigma)
-                loss[kind].append(ridge_loss(phi, X, y, sigma=sigma))
-                bar.update()
-        row = {"lam": lam, "crb": p / math.sqrt(lam),
-               "loss_gaussian": float(np.mean(loss["gaussian"])),
-               "loss_gaussian_sd": float(np.std(loss["gaussian"])),
-               "loss_laplace": float(np.mean(loss["laplace"])),
-               "loss_laplace_sd": float(np.std(loss["laplace"]))}
-        if observed_widths is not None:
-            row.update(ldp_columns(lam, observed_widths, suffix=OBSERVED_SUFFIX))
-        rows.append(row)
-    bar.close()
-    return rows
+    def loss(noisy):
+        return ridge_loss(fit_ridge(noisy, y, sigma=sigma), X, y, sigma=sigma)
+
+    return _noise_sweep(X, lams, trials, seed, loss, "loss", "ridge sweep", progress, observed_widths)
 
 
 # --------------------------------------------------------------------------- writers
