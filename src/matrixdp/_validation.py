@@ -32,6 +32,18 @@ def check_epsilon(epsilon, argument: str = "epsilon", *, upper: float | None = N
     return eps
 
 
+def check_nonnegative_epsilon(epsilon, argument: str = "epsilon") -> float:
+    """Return ``epsilon`` as float; require 0 <= epsilon < inf (a privacy profile's argument)."""
+    if not isinstance(epsilon, bool) and isinstance(epsilon, (Real, np.integer, np.floating)) \
+            and epsilon == 0:
+        return 0.0
+    try:
+        return check_epsilon(epsilon, argument)
+    except InvalidPrivacyParameterError:
+        raise InvalidPrivacyParameterError(
+            argument, f"must be finite and >= 0, got {epsilon!r}") from None
+
+
 def check_delta(delta, argument: str = "delta", *, allow_zero: bool = False) -> float:
     """Return ``delta`` as float; require 0 < delta < 1 (or 0 <= delta if ``allow_zero``)."""
     d = _as_real(delta, argument, InvalidPrivacyParameterError)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_epsilon, check_positive
+from .._validation import check_nonnegative_epsilon, check_positive
 from ..errors import InvalidParameterError
 from .exact import NoExactProfileError
 
@@ -112,7 +112,7 @@ def laplace_vector_delta_bounds(epsilon, scale, difference, *,
        "Connect the Dots: Tighter Discrete Approximations of Privacy Loss
        Distributions", PoPETs 2022.
     """
-    e = 0.0 if epsilon == 0 else check_epsilon(epsilon)
+    e = check_nonnegative_epsilon(epsilon)
     h = check_positive(discretization, "discretization")
     values, counts = _magnitudes(difference, scale)
     if float(np.sum(values * counts)) <= e * (1.0 + 1e-12):
@@ -129,7 +129,7 @@ def laplace_vector_delta(epsilon, scale, difference, *,
     Exact (0.0) in the pure-DP case; otherwise the pessimistic PLD value (see
     :func:`laplace_vector_delta_bounds`, whose lower bound certifies a refutation).
     """
-    e = 0.0 if epsilon == 0 else check_epsilon(epsilon)
+    e = check_nonnegative_epsilon(epsilon)
     h = check_positive(discretization, "discretization")
     values, counts = _magnitudes(difference, scale)
     if float(np.sum(values * counts)) <= e * (1.0 + 1e-12):

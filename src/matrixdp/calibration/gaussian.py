@@ -13,7 +13,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from .._validation import check_delta, check_epsilon, check_positive, check_sensitivity
+from .._validation import (check_delta, check_epsilon, check_nonnegative_epsilon, check_positive,
+                           check_sensitivity)
 from ..errors import InvalidPrivacyParameterError
 
 __all__ = [
@@ -151,16 +152,10 @@ def gaussian_delta(epsilon, sigma, sensitivity) -> float:
        Differential Privacy: Analytical Calibration and Optimal Denoising",
        ICML 2018, Theorem 8.
     """
-    eps = _check_nonneg_epsilon(epsilon)
+    eps = check_nonnegative_epsilon(epsilon)
     s = check_positive(sigma, "sigma", InvalidPrivacyParameterError)
     sens = check_sensitivity(sensitivity)
     return math.exp(gaussian_log_delta_for_shift(eps, sens / s))
-
-
-def _check_nonneg_epsilon(epsilon) -> float:
-    if epsilon == 0:
-        return 0.0
-    return check_epsilon(epsilon)
 
 
 def max_gaussian_shift(epsilon, delta) -> float:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_finite_array, check_positive
+from .._validation import check_finite_array, check_nonnegative_epsilon, check_positive
 from ..errors import InvalidParameterError, InvalidShapeError, NotPositiveSemidefiniteError
 from .gaussian import gaussian_log_delta_for_shift, max_gaussian_shift
 
@@ -573,9 +573,7 @@ def exact_privacy_profile(epsilon, sensitivity, row_cov, col_cov) -> float:
     -------
     float
     """
-    eps = float(epsilon)
-    if not (math.isfinite(eps) and eps >= 0):
-        raise InvalidParameterError("epsilon", f"must be finite and >= 0, got {epsilon!r}")
+    eps = check_nonnegative_epsilon(epsilon)
     mu = mahalanobis_sensitivity(sensitivity, row_cov, col_cov).value
     return math.exp(gaussian_log_delta_for_shift(eps, mu))
 

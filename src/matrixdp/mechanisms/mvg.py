@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array, check_positive
+from .._validation import (check_delta, check_epsilon, check_finite_array, check_nonnegative_epsilon,
+                           check_positive)
 from ..calibration.gaussian import gaussian_log_delta_for_shift, max_gaussian_shift
 from ..calibration.mvg_exact import AxisPrecision, exact_max_pnr_allocation, exact_precisions, \
     mse_optimal_allocation
@@ -517,10 +518,7 @@ class MVGMechanism(Mechanism):
         Otherwise an upper bound on the exact δ(ε). A DP-directions step, if any, is
         not included (compose it separately).
         """
-        eps = float(epsilon)
-        if not (math.isfinite(eps) and eps >= 0):
-            raise InvalidPrivacyParameterError("epsilon", f"must be finite and >= 0, got {epsilon!r}")
-        return self._delta_at(eps)
+        return self._delta_at(check_nonnegative_epsilon(epsilon))
 
     def noise_summary(self, shape=None) -> NoiseSummary:
         m, n = self.shape
