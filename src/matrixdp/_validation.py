@@ -98,6 +98,26 @@ def check_finite_array(value, argument: str = "value", *, ndim: int | None = Non
     return arr
 
 
+def check_row_norms(arr: np.ndarray, bound: float, argument: str = "X", *,
+                    bound_name: str = "row_norm_bound", clip: bool = False) -> np.ndarray:
+    """Return ``arr`` once every row's L2 norm is at most the public ``bound``.
+
+    Rows above it raise :class:`OutOfBoundsError`, or, with ``clip=True``, are rescaled onto
+    the ball (a documented projection; rows inside are untouched). A relative slack of 1e-12
+    absorbs rounding in rows that were normalised to the bound.
+    """
+    norms = np.linalg.norm(arr, axis=1)
+    over = norms > bound * (1 + 1e-12)
+    if over.any():
+        if not clip:
+            raise OutOfBoundsError(
+                argument, f"{int(over.sum())} rows have L2 norm above {bound_name}={bound:g}; "
+                          "rescale them (or pass clip=True where supported) - bounds must never "
+                          "be read from the private data")
+        arr = arr * np.minimum(1.0, bound / np.where(norms > 0, norms, 1.0))[:, None]
+    return arr
+
+
 def check_in_bounds(arr: np.ndarray, lower, upper, argument: str = "X") -> None:
     """Raise :class:`OutOfBoundsError` if any entry of ``arr`` lies outside [lower, upper].
 

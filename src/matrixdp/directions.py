@@ -27,9 +27,10 @@ from ._validation import (
     check_finite_array,
     check_in_bounds,
     check_positive,
+    check_row_norms,
     check_sensitivity,
 )
-from .errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
+from .errors import InvalidParameterError, InvalidShapeError
 from .mechanisms.base import PrivacyGuarantee
 from .rng import make_rng
 
@@ -615,13 +616,7 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
             check_in_bounds(x, lo, hi, "data")
     elif norm_bound is not None:
         r = check_positive(norm_bound, "norm_bound")
-        norms = np.linalg.norm(x, axis=1)
-        over = norms > r * (1 + 1e-12)
-        if over.any():
-            if not clip:
-                raise OutOfBoundsError("data", f"{int(over.sum())} records have L2 norm above "
-                                               f"norm_bound={r:g}; rescale them or pass clip=True")
-            x = x * np.minimum(1.0, r / np.where(norms > 0, norms, 1.0))[:, None]
+        x = check_row_norms(x, r, "data", bound_name="norm_bound", clip=clip)
     if sensitivity is not None:
         s_c = check_sensitivity(sensitivity)
     elif bounds is not None or norm_bound is not None:

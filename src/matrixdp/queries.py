@@ -27,7 +27,8 @@ import math
 
 import numpy as np
 
-from ._validation import check_finite_array, check_in_bounds, check_positive, check_sensitivity
+from ._validation import (check_finite_array, check_in_bounds, check_positive, check_row_norms,
+                          check_sensitivity)
 from .calibration.mvg_exact import (
     AxisPrecision,
     DirectionCosts,
@@ -301,14 +302,7 @@ class _RecordQuery(SensitivityStructure):
             raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows (a public "
                                          f"count), got {x.shape[0]}")
         if self.radius is not None:
-            norms = np.linalg.norm(x, axis=1)
-            over = norms > self.radius * (1 + 1e-12)
-            if over.any():
-                if not self.clip:
-                    raise OutOfBoundsError("X", f"{int(over.sum())} records have L2 norm above "
-                                                f"radius={self.radius:g}; rescale them or pass "
-                                                "clip=True")
-                x = x * np.minimum(1.0, self.radius / np.where(norms > 0, norms, 1.0))[:, None]
+            x = check_row_norms(x, self.radius, "X", bound_name="radius", clip=self.clip)
         elif self.clip:
             x = np.clip(x, self.lower, self.upper)
         else:
@@ -378,8 +372,7 @@ class IdentityQuery(_RecordQuery):
     def check_value(self, value: np.ndarray) -> None:
         """The value is ``X`` itself: every record must lie in the public box / ball."""
         if self.radius is not None:
-            if np.any(np.linalg.norm(value, axis=1) > self.radius * (1 + 1e-12)):
-                raise OutOfBoundsError("value", "a record exceeds the public radius")
+            check_row_norms(value, self.radius, "value", bound_name="radius")
         else:
             check_in_bounds(value, self.lower, self.upper, "value")
 

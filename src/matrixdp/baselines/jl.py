@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array, check_positive
-from ..errors import InvalidParameterError, OutOfBoundsError
+from .._validation import check_delta, check_epsilon, check_finite_array, check_positive, check_row_norms
+from ..errors import InvalidParameterError
 from ..rng import make_rng
 
 __all__ = ["JLCovariance", "blocki_jl_covariance", "blocki_w"]
@@ -83,8 +83,7 @@ def blocki_jl_covariance(X, *, epsilon: float, delta: float, r: int, row_norm_bo
     """
     x = check_finite_array(X, "X", ndim=2)
     big_r = check_positive(row_norm_bound, "row_norm_bound")
-    if np.any(np.linalg.norm(x, axis=1) > big_r * (1 + 1e-12)):
-        raise OutOfBoundsError("X", f"rows have norm above row_norm_bound={big_r}")
+    check_row_norms(x, big_r, "X")
     w = blocki_w(r, epsilon, delta)
     n, d = x.shape
     scale = 2.0 * big_r

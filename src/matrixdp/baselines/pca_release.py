@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_finite_array, check_positive
-from ..errors import InvalidParameterError, OutOfBoundsError
+from .._validation import check_finite_array, check_positive, check_row_norms
+from ..errors import InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee
 
 __all__ = ["PCARelease", "unit_ball_second_moment", "top_eigenvectors"]
@@ -63,10 +63,7 @@ def unit_ball_second_moment(X, row_norm_bound: float) -> tuple[np.ndarray, int]:
     """
     x = check_finite_array(X, "X", ndim=2)
     r = check_positive(row_norm_bound, "row_norm_bound")
-    norms = np.linalg.norm(x, axis=1)
-    above = norms > r * (1 + 1e-12)
-    if np.any(above):
-        raise OutOfBoundsError("X", f"{int(above.sum())} rows have norm above row_norm_bound={r}")
+    check_row_norms(x, r, "X")
     n = x.shape[0]
     return (x.T @ x) / (n * r * r), n
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from .._validation import check_epsilon, check_finite_array, check_positive
-from ..errors import InvalidParameterError, OutOfBoundsError
+from .._validation import check_epsilon, check_finite_array, check_positive, check_row_norms
+from ..errors import InvalidParameterError
 from ..rng import make_rng
 
 __all__ = ["sample_bingham", "ppca_top_component"]
@@ -108,8 +108,6 @@ def ppca_top_component(X, *, epsilon: float, row_norm_bound: float, rng=None) ->
     x = check_finite_array(X, "X", ndim=2)
     eps = check_epsilon(epsilon)
     r = check_positive(row_norm_bound, "row_norm_bound")
-    norms = np.linalg.norm(x, axis=1)
-    if np.any(norms > r * (1 + 1e-12)):
-        raise OutOfBoundsError("X", f"{int(np.sum(norms > r))} rows have norm above row_norm_bound={r}")
+    check_row_norms(x, r, "X")
     a = (x.T @ x) / (r * r)
     return sample_bingham(0.5 * eps * a, 1, rng=rng)[0]
