@@ -359,3 +359,20 @@ def test_binary_allocation_warns_on_fraction_like_tau():
     with pytest.warns(UserWarning, match="percentage"):
         theta = binary_allocation([0], 0.95, dim=3)
     assert theta[0] == pytest.approx(0.0095)
+
+
+def test_random_directions_are_orthonormal_and_sign_fixed():
+    from matrixdp.directions import random_directions
+
+    W = random_directions(7, 3, rng=11)
+    assert W.shape == (7, 3) and np.allclose(W.T @ W, np.eye(3), atol=1e-12)
+    assert random_directions(5, rng=0).shape == (5, 5)
+    # the sign fix: Q diag(sign(diag R)) of the same Gaussian draw (the Haar law itself is
+    # tested through RON-Gauss's projection, tests/synth/test_projection.py)
+    g = np.random.default_rng(11).standard_normal((7, 3))
+    q, r = np.linalg.qr(g, mode="reduced")
+    assert np.array_equal(W, q * np.sign(np.diag(r)))
+    with pytest.raises(InvalidParameterError, match="n_directions"):
+        random_directions(3, 4)
+    with pytest.raises(InvalidParameterError, match="dim"):
+        random_directions(0)

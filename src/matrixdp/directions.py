@@ -40,6 +40,7 @@ __all__ = [
     "check_directions",
     "check_precision_allocation",
     "standard_directions",
+    "random_directions",
     "variances_from_allocation",
     "binary_allocation",
     "uniform_allocation",
@@ -167,6 +168,27 @@ def check_precision_allocation(theta, dim, argument: str = "precision", *,
 def standard_directions(dim) -> np.ndarray:
     """The standard basis ``I_dim`` (the default directions)."""
     return np.eye(_check_dim(dim))
+
+
+def random_directions(dim, n_directions=None, rng=None) -> np.ndarray:
+    """Haar-distributed orthonormal directions: a ``(dim, n_directions)`` matrix (square by default).
+
+    QR of a standard Gaussian matrix with the signs of R's diagonal fixed; without the fix
+    LAPACK's sign convention biases the law away from Haar.
+
+    References
+    ----------
+    .. [1] F. Mezzadri, "How to generate random matrices from the classical compact
+       groups", Notices of the AMS 54(5), 2007.
+    """
+    dim = _check_dim(dim)
+    k = dim if n_directions is None else _check_dim(n_directions, "n_directions")
+    if k > dim:
+        raise InvalidParameterError("n_directions", f"must be <= dim = {dim}, got {k}")
+    q, r = np.linalg.qr(make_rng(rng).standard_normal((dim, k)), mode="reduced")
+    signs = np.sign(np.diag(r))
+    signs[signs == 0] = 1.0
+    return q * signs
 
 
 def uniform_allocation(dim) -> np.ndarray:

@@ -43,28 +43,12 @@ from typing import Callable
 
 import numpy as np
 
+from ..baselines.symmetric import mirror_upper, upper_triangle
 from ..errors import InvalidParameterError
 from ..rng import make_rng
 
 __all__ = ["SymmetricNoiseRelease", "WishartRelease", "GaussianSketchRelease",
            "ProjectorRelease", "upper_triangle", "mirror_upper"]
-
-
-def upper_triangle(matrices) -> np.ndarray:
-    """The upper triangles (diagonal included) of ``(..., d, d)`` matrices, as ``(..., m)`` vectors."""
-    a = np.asarray(matrices, dtype=float)
-    rows, cols = np.triu_indices(a.shape[-1])
-    return a[..., rows, cols]
-
-
-def mirror_upper(upper, d: int) -> np.ndarray:
-    """Symmetric ``(..., d, d)`` matrices from their upper-triangle vectors ``(..., m)``."""
-    u = np.asarray(upper, dtype=float)
-    rows, cols = np.triu_indices(int(d))
-    out = np.zeros(u.shape[:-1] + (int(d), int(d)))
-    out[..., rows, cols] = u
-    out[..., cols, rows] = u
-    return out
 
 
 class _Adapter:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..directions import random_directions
 from ..rng import make_rng
 
 __all__ = ["uniform_predictions", "random_unit_vector", "random_orthonormal_basis"]
@@ -37,10 +38,8 @@ def random_unit_vector(d: int, rng=None) -> np.ndarray:
 def random_orthonormal_basis(d: int, rng=None) -> np.ndarray:
     """A Haar-distributed d x d orthogonal matrix (columns are the basis vectors).
 
-    QR of a Gaussian matrix with the signs of R's diagonal fixed (Mezzadri 2007).
+    :func:`matrixdp.directions.random_directions` (Gaussian QR with the sign fix, Mezzadri 2007).
     """
     if int(d) != d or d < 1:
         raise InvalidParameterError("d", f"must be a positive integer, got {d!r}")
-    g = make_rng(rng).standard_normal((int(d), int(d)))
-    q, r = np.linalg.qr(g)
-    return q * np.sign(np.diag(r))[None, :]
+    return random_directions(int(d), rng=rng)

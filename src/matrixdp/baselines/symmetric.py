@@ -19,7 +19,25 @@ from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms.base import Mechanism
 from ..rng import make_rng
 
-__all__ = ["symmetric_release", "covariance_upper_sensitivity", "analyze_gauss"]
+__all__ = ["symmetric_release", "covariance_upper_sensitivity", "analyze_gauss", "upper_triangle",
+           "mirror_upper"]
+
+
+def upper_triangle(matrices) -> np.ndarray:
+    """The upper triangles (diagonal included) of ``(..., d, d)`` matrices, as ``(..., m)`` vectors."""
+    a = np.asarray(matrices, dtype=float)
+    rows, cols = np.triu_indices(a.shape[-1])
+    return a[..., rows, cols]
+
+
+def mirror_upper(upper, d: int) -> np.ndarray:
+    """Symmetric ``(..., d, d)`` matrices from their upper-triangle vectors ``(..., m)``."""
+    u = np.asarray(upper, dtype=float)
+    rows, cols = np.triu_indices(int(d))
+    out = np.zeros(u.shape[:-1] + (int(d), int(d)))
+    out[..., rows, cols] = u
+    out[..., cols, rows] = u
+    return out
 
 
 def covariance_upper_sensitivity(d: int, bound: float, n: int, *, norm: int) -> float:
@@ -74,12 +92,8 @@ def symmetric_release(matrix, mechanism: Mechanism, rng=None) -> np.ndarray:
     if not np.allclose(a, a.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(a).max()))):
         raise InvalidParameterError("matrix", "must be symmetric")
     d = a.shape[0]
-    rows, cols = np.triu_indices(d)
-    noise_upper = mechanism.sample_noise(rows.size, rng=make_rng(rng))
-    noise = np.zeros((d, d))
-    noise[rows, cols] = noise_upper
-    noise[cols, rows] = noise_upper
-    return a + noise
+    noise_upper = mechanism.sample_noise(d * (d + 1) // 2, rng=make_rng(rng))
+    return a + mirror_upper(noise_upper, d)
 
 
 def analyze_gauss(matrix, *, sigma: float, rng=None) -> np.ndarray:

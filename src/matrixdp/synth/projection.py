@@ -8,6 +8,7 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..directions import random_directions
 from ..rng import make_rng
 
 __all__ = ["PROJECTIONS", "ron_matrix", "check_dims"]
@@ -68,10 +69,7 @@ def ron_matrix(m: int, p: int, rng=None, method: str = "haar") -> np.ndarray:
     m, p = check_dims(m, p)
     gen = make_rng(rng)
     if method == "haar":
-        q, r = np.linalg.qr(gen.standard_normal((m, p)), mode="reduced")
-        signs = np.sign(np.diag(r))
-        signs[signs == 0] = 1.0
-        return q * signs
+        return random_directions(m, p, rng=gen)
     if method == "gaussian_qr_unfixed":
         q, _ = np.linalg.qr(gen.standard_normal((m, p)), mode="reduced")
         return q
