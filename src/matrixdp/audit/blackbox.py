@@ -24,7 +24,7 @@ import numpy as np
 from .._validation import check_delta, check_epsilon, check_finite_array, check_probability
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..rng import make_rng
-from .stats import clopper_pearson_upper
+from .clopper_pearson import clopper_pearson_upper
 from .statistics import distance_ratio, log_likelihood_ratio_for, projection
 
 __all__ = ["AuditResult", "TestOutcome", "audit_mechanism", "draw_outputs"]
