@@ -28,14 +28,18 @@ def make_demo_data(n_records: int, rng) -> np.ndarray:
     return np.clip(X, LOWER, UPPER)
 
 
+def mean_mechanism(n_records: int, epsilon, delta) -> GaussianMechanism:
+    """The analytic Gaussian mechanism for the feature means of ``n_records`` bounded records."""
+    # Replace-one: one record moves each mean by at most (upper - lower)/n.
+    sensitivity = float(np.linalg.norm(UPPER - LOWER) / n_records)
+    return GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+
+
 def section_mean(X, epsilon, delta, rng) -> None:
     """Release the feature means with the analytic Gaussian mechanism."""
-    n = X.shape[0]
-    # Replace-one: one record moves each mean by at most (upper - lower)/n.
-    sensitivity = float(np.linalg.norm(UPPER - LOWER) / n)
-    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    mech = mean_mechanism(X.shape[0], epsilon, delta)
     rel = mech.release(X.mean(axis=0), rng=rng)
-    print(f"\n[1] Feature means, Gaussian mechanism (L2 sensitivity {sensitivity:.4g}, "
+    print(f"\n[1] Feature means, Gaussian mechanism (L2 sensitivity {mech.sensitivity:.4g}, "
           f"sigma {mech.sigma:.4g})")
     for name, true, noisy in zip(FEATURES, X.mean(axis=0), rel.value):
         print(f"    {name:<12} true {true:9.3f}   released {noisy:9.3f}")
@@ -137,11 +141,10 @@ def section_audit(X, epsilon, delta, rng) -> int:
     """Audit the Gaussian mechanism of section 1 on its worst-case pair (no data touched)."""
     from ..audit import audit_mechanism, exact_delta
 
-    sensitivity = float(np.linalg.norm(UPPER - LOWER) / X.shape[0])
-    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
+    mech = mean_mechanism(X.shape[0], epsilon, delta)
     value = np.zeros(len(FEATURES))
     value_prime = value.copy()
-    value_prime[0] = sensitivity
+    value_prime[0] = mech.sensitivity
     result = audit_mechanism(mech, value, value_prime, epsilon=epsilon, delta=delta,
                              n_samples=20000, rng=rng)
     print("\n[6] Evidence: audit of the section-1 mechanism on its worst-case neighbouring pair")
