@@ -591,6 +591,11 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
     whose L2 sensitivity is at most the Frobenius sensitivity ``s_C`` of ``Xᵀ X``.
     Then eigendecomposes ``C̃`` (post-processing).
 
+    Guarantee: (ε, δ)-DP under replace-one neighbours, for records inside the public
+    ``bounds`` / ``norm_bound``. ``s_C`` bounds the triangle's sensitivity from above, so the
+    returned ``privacy.exact`` is False with either calibration ("classic" is a further
+    sufficient bound that needs ε < 1; "analytic" is tight for ``s_C``).
+
     Parameters
     ----------
     data : array_like, shape (n_samples, n_features)
