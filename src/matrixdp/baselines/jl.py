@@ -60,6 +60,10 @@ def blocki_jl_covariance(X, *, epsilon: float, delta: float, r: int, row_norm_bo
                          rng=None) -> JLCovariance:
     """Release an (ε, δ)-DP JL sketch of X and the covariance estimate it implies.
 
+    Guarantee: (ε, δ)-DP under replace-one neighbours for rows in the public R-ball, by the
+    theorem of [1] (a sufficient bound; no exact profile is known, so the auditor checks it
+    black-box only). No ``PrivacyGuarantee`` object is attached to the result.
+
     Parameters
     ----------
     X : array_like of shape (n_samples, n_features)

@@ -85,6 +85,9 @@ def sample_bingham(concentration, size: int, rng=None, *, max_rounds: int = 1000
 def ppca_top_component(X, *, epsilon: float, row_norm_bound: float, rng=None) -> np.ndarray:
     r"""Release the top principal direction of X with PPCA (pure ε-DP, replace-one).
 
+    Guarantee: pure ε-DP under replace-one neighbours for rows in the public R-ball (the
+    exponential mechanism's bound: sufficient, not tight for a given dataset pair).
+
     Parameters
     ----------
     X : array_like of shape (n_samples, n_features)

@@ -101,6 +101,10 @@ def analyze_gauss(matrix, *, sigma: float, rng=None) -> np.ndarray:
     upper triangle. ``sigma`` must come from a calibration for the upper triangle's L2
     sensitivity (e.g. :func:`~matrixdp.baselines.dwork_roth_sigma`).
 
+    Guarantee: that of the Gaussian mechanism on the upper triangle for the sensitivity and
+    neighbouring relation ``sigma`` was calibrated to (replace-one in the experiments);
+    exact only when ``sigma`` is the analytic σ for the triangle's exact sensitivity.
+
     References
     ----------
     .. [1] C. Dwork, K. Talwar, A. Thakurta, L. Zhang (2014). Analyze Gauss: optimal

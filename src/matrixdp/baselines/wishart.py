@@ -111,6 +111,10 @@ def wishart_pca(X, *, epsilon: float, n_components: int, row_norm_bound: float,
                 allow_unsafe: bool = False, rng=None) -> PCARelease:
     r"""The Wishart mechanism: top-k eigenvectors of XᵀX/(nR²) + W, W ~ W_d(d+1, 3/(2nε)·I).
 
+    Guarantee: the paper claims pure ε-DP under replace-one neighbours; that claim is
+    **refuted** (the output's support depends on the data), so the result is marked
+    ``privacy.refuted``; what holds is (ε/3, 1 − e^{−ε/3})-DP.
+
     Parameters
     ----------
     X : array_like of shape (n_samples, n_features)
