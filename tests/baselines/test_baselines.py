@@ -181,3 +181,20 @@ def test_covariance_upper_sensitivity_holds_for_the_norm_ball():
     assert np.abs(x).max() > c  # entries do leave [−c, c]
     assert np.abs(diff).sum(axis=1).max() <= B.covariance_upper_sensitivity(d, c, n, norm=1) + 1e-9
     assert np.linalg.norm(diff, axis=1).max() <= B.covariance_upper_sensitivity(d, c, n, norm=2) + 1e-9
+
+
+def test_blocki_jl_noise_floor_has_the_claimed_scale():
+    # The sketch's rows are N(0, aᵀa + w²I) (a = X/2R): its second moment pins the noise floor w
+    # of Blocki et al. A floor of 0.7w or 1.3w (a wrong calibration) is rejected.
+    x = np.random.default_rng(1).uniform(-1, 1, size=(50, 3))
+    eps, delta, r = 1.0, 1e-3, 8
+    w = B.blocki_w(r, eps, delta)
+    a = x / 4.0  # row_norm_bound 2 -> scale 2R = 4
+    second = np.mean([(lambda s: s.T @ s / r)(B.blocki_jl_covariance(
+        x, epsilon=eps, delta=delta, r=r, row_norm_bound=2.0, rng=seed).sketch) for seed in range(2000)],
+        axis=0)
+    ratio = np.diag(second) / np.diag(a.T @ a + w * w * np.eye(3))
+    assert np.all(np.abs(ratio - 1) < 0.05), ratio          # 16,000 squares each: sd ~1.1%
+    for wrong in (0.7, 1.3):
+        wrong_ratio = np.diag(second) / np.diag(a.T @ a + (wrong * w) ** 2 * np.eye(3))
+        assert np.all(np.abs(wrong_ratio - 1) > 0.3), wrong_ratio
