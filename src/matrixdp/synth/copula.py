@@ -233,7 +233,8 @@ class DPCopula:
                 raise InvalidShapeError("y", f"must have shape ({n},), got {y_arr.shape}")
             import pandas as pd
 
-            label = np.asarray(pd.Categorical(y_arr, categories=classes.tolist()).codes, dtype=np.int64)
+            label = np.asarray(pd.Index(classes.tolist(), dtype=object).get_indexer(
+                y_arr.astype(object)), dtype=np.int64)
             if (label < 0).any():
                 raise InvalidParameterError(
                     "y", f"{int((label < 0).sum())} label(s) are not in the public class list")

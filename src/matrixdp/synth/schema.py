@@ -126,8 +126,8 @@ class TableSchema:
         for name, cats in self.categories.items():
             import pandas as pd
 
-            code = np.asarray(pd.Categorical(frame[name].to_numpy(dtype=object),
-                                             categories=cats.tolist()).codes, dtype=np.int64)
+            code = np.asarray(pd.Index(cats.tolist(), dtype=object).get_indexer(
+                frame[name].to_numpy(dtype=object)), dtype=np.int64)
             if (code < 0).any():
                 raise InvalidParameterError(
                     argument, f"column {name!r}: {int((code < 0).sum())} value(s) are not in the public "
