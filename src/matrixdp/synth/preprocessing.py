@@ -171,6 +171,18 @@ def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS)
     r = np.empty(n)
     total = np.zeros(m)
     Y = np.empty((n, p))
+    # Cache-sized blocks are small BLAS calls: multi-threaded BLAS spends more on waking its
+    # threads than on the arithmetic (3-10x slower on a loaded 2-core machine), one thread reads
+    # memory as fast as the pass needs.
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        _unit_row_blocks(X, W, r, total, Y, chunk_rows)
+    return r, total, Y
+
+
+def _unit_row_blocks(X, W, r, total, Y, chunk_rows) -> None:
+    n = X.shape[0]
     for start in range(0, n, chunk_rows):
         stop = min(n, start + chunk_rows)
         block = X[start:stop]
@@ -185,7 +197,6 @@ def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS)
         inv = np.divide(1.0, rb, out=np.zeros_like(rb), where=rb > 0)
         total += inv @ block
         np.matmul(block, W, out=Y[start:stop])
-    return r, total, Y
 
 
 def centred_projection(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray,
