@@ -15,8 +15,6 @@ import math
 from numbers import Integral
 
 import numpy as np
-from scipy.special import ndtr, ndtri
-
 from .._validation import check_delta, check_epsilon, check_probability
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import PrivacyGuarantee
@@ -53,6 +51,8 @@ def interval_score_moments(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray, f
     ``probs``; its score is :math:`(\varphi(a) - \varphi(b)) / (\Phi(b) - \Phi(a))`.
     Bins with zero DP mass get score 0 (they are never sampled; a record in one is scored 0).
     """
+    from scipy.special import ndtri  # lazy: keeps scipy out of ``import matrixdp``
+
     p = np.asarray(probs, dtype=np.float64)
     cum = np.concatenate([[0.0], np.cumsum(p)])
     cum = np.clip(cum / cum[-1], 0.0, 1.0)
@@ -377,6 +377,7 @@ class DPCopula:
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
         import pandas as pd
+        from scipy.special import ndtr
 
         gen = make_rng(random_state)
         schema = self.schema
