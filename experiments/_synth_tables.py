@@ -24,6 +24,13 @@ sys.path.insert(0, str(REPO_ROOT / "src"))
 
 from matrixdp.synth.schema import TableSchema  # noqa: E402
 
+try:  # one BLAS/OpenMP thread: on a shared 2-core machine, thread pools spin against other jobs
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+    pass
+
 TARGET = "__target__"
 EVAL_BINS = 10  # equal-width bins on the public bounds for the TV metrics (fixed, public)
 
