@@ -8,24 +8,25 @@ import warnings
 import numpy as np
 import pytest
 
-from matrixdp.calibration import mvg as cal
+from matrixdp.calibration import mvg_theorems as cal
 from matrixdp.calibration.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
-from matrixdp.directions import (
+from matrixdp.models.dp_directions import (
     DPEigenDecomposition,
-    PNRAllocation,
-    binary_allocation,
-    check_directions,
-    check_precision_allocation,
     dp_covariance_eigen,
     dp_svd_directions,
     gram_sensitivity,
+)
+from matrixdp.calibration.allocation import (
+    PNRAllocation,
+    binary_allocation,
+    check_precision_allocation,
     max_pnr_allocation,
-    standard_directions,
     theorem7_closed_form,
     uniform_allocation,
     variances_from_allocation,
     water_filling,
 )
+from matrixdp._linalg import check_directions, standard_directions
 from matrixdp.errors import (
     InvalidParameterError,
     InvalidPrivacyParameterError,
@@ -362,7 +363,7 @@ def test_binary_allocation_warns_on_fraction_like_tau():
 
 
 def test_random_directions_are_orthonormal_and_sign_fixed():
-    from matrixdp.directions import random_directions
+    from matrixdp.rng import random_directions
 
     W = random_directions(7, 3, rng=11)
     assert W.shape == (7, 3) and np.allclose(W.T @ W, np.eye(3), atol=1e-12)

@@ -9,16 +9,14 @@ from matrixdp.calibration.gaussian import gaussian_delta, max_gaussian_shift
 from matrixdp.calibration.mvg_exact import (
     AxisPrecision,
     DirectionCosts,
-    box_quadratic_max,
-    exact_max_pnr_allocation,
     exact_precisions,
     exact_privacy_profile,
-    frobenius_ball_shift,
     mahalanobis_sensitivity,
-    mse_optimal_allocation,
-    outer_product_shift,
 )
+from matrixdp.queries.geometry import box_quadratic_max, frobenius_ball_shift, outer_product_shift
+from matrixdp.calibration.allocation import exact_max_pnr_allocation, mse_optimal_allocation
 from matrixdp.errors import InvalidParameterError, NotPositiveSemidefiniteError
+from matrixdp.queries import FrobeniusBall
 
 
 def _spd(d, rng):
@@ -31,7 +29,7 @@ def test_frobenius_ball_shift_closed_form():
     for m, n in [(1, 1), (3, 5), (6, 2)]:
         sigma, psi = _spd(m, rng), _spd(n, rng)
         s2 = rng.uniform(0.1, 5)
-        mu = mahalanobis_sensitivity(s2, sigma, psi)
+        mu = mahalanobis_sensitivity(FrobeniusBall(s2), sigma, psi)
         expected = s2 / math.sqrt(np.linalg.eigvalsh(sigma)[0] * np.linalg.eigvalsh(psi)[0])
         assert mu.exact and mu.value == pytest.approx(expected, rel=1e-10)
         # the witness attains it: mu(D)^2 = vec(D)^T (Psi kron Sigma)^-1 vec(D)
@@ -45,14 +43,17 @@ def test_frobenius_ball_shift_closed_form():
 def test_privacy_profile_is_the_gaussian_one_at_the_shift():
     rng = np.random.default_rng(1)
     sigma, psi = _spd(3, rng), _spd(4, rng)
-    mu = mahalanobis_sensitivity(1.5, sigma, psi).value
+    mu = mahalanobis_sensitivity(FrobeniusBall(1.5), sigma, psi).value
     for eps in (0.0, 0.3, 1.0, 4.0):
-        assert exact_privacy_profile(eps, 1.5, sigma, psi) == pytest.approx(
+        assert exact_privacy_profile(eps, FrobeniusBall(1.5), sigma, psi) == pytest.approx(
             gaussian_delta(eps, 1.0, mu) if eps > 0 else gaussian_delta(1e-300, 1.0, mu), rel=1e-9)
     with pytest.raises(InvalidParameterError):
-        exact_privacy_profile(-1.0, 1.5, sigma, psi)
+        exact_privacy_profile(-1.0, FrobeniusBall(1.5), sigma, psi)
     with pytest.raises(NotPositiveSemidefiniteError):
-        mahalanobis_sensitivity(1.0, -np.eye(2), np.eye(2))
+        mahalanobis_sensitivity(FrobeniusBall(1.0), -np.eye(2), np.eye(2))
+    # calibration never builds a structure: a bare number names the argument
+    with pytest.raises(InvalidParameterError, match="sensitivity"):
+        mahalanobis_sensitivity(1.0, sigma, psi)
 
 
 def test_privacy_loss_is_gaussian_with_mean_mu2_over_2():

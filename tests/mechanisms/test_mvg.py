@@ -6,17 +6,16 @@ import numpy as np
 import pytest
 
 import matrixdp
-from matrixdp import MVGMechanism
+from matrixdp import DPDirectionsMVG, MVGMechanism
 from matrixdp.calibration.gaussian import analytic_gaussian_sigma, max_gaussian_shift
-from matrixdp.calibration.mvg import (
+from matrixdp.calibration.mvg_theorems import (
     equimodal_precision_budget,
     precision_norm_product,
     theorem2_budget,
     unimodal_precision_budget,
 )
-from matrixdp.calibration.mvg_exact import exact_privacy_profile, mahalanobis_sensitivity, \
-    mse_optimal_allocation
-from matrixdp.directions import binary_allocation
+from matrixdp.calibration.mvg_exact import exact_privacy_profile, mahalanobis_sensitivity
+from matrixdp.calibration.allocation import binary_allocation, mse_optimal_allocation
 from matrixdp.errors import (
     InvalidParameterError,
     InvalidPrivacyParameterError,
@@ -225,8 +224,8 @@ def test_dp_directions_budget_split_and_composition():
     rng = np.random.default_rng(8)
     X = rng.uniform(-1, 1, size=(300, 5)) * np.array([1, 0.2, 0.2, 0.2, 1])
     q = IdentityQuery(bounds=(-1, 1), n_features=5, n_samples=300)
-    mech = MVGMechanism(shape=(300, 5), epsilon=1.0, delta=1e-5, sensitivity=q, dp_directions=X,
-                        dp_directions_rng=1, precision="max-pnr")
+    mech = DPDirectionsMVG(shape=(300, 5), epsilon=1.0, delta=1e-5, sensitivity=q,
+                           random_state=1, precision="max-pnr").fit(X).mechanism_
     assert mech.dp_directions.epsilon == pytest.approx(0.2) and mech.dp_directions.delta == pytest.approx(2e-6)
     assert mech.privacy.epsilon == 1.0 and mech.privacy.delta == 1e-5 and not mech.privacy.exact
     assert mech.privacy_profile(0.8) <= 0.8e-5 * (1 + 1e-7)

@@ -1,48 +1,26 @@
-"""Private release of a whole training set: Farokhi's Fisher-information-optimal noise.
+"""Estimators built on mechanisms: DP directions for MVG noise, and Farokhi's models on a released set.
 
-* :mod:`.fisher` — Fisher information, the Cramér–Rao privacy level, the design objective, the
-  optimal Gaussian noise (Theorem 2.4) and the Fisher-matched Laplace baseline.
-* :mod:`.bounded` — optimal noise with a box support (Theorem 2.6 / Corollary 2.7).
-* :mod:`.ldp` — the local-DP guarantee: the paper's Theorem 2.5 and the exact analytic ε.
+* :mod:`.dp_directions` — :func:`dp_covariance_eigen` / :func:`dp_svd_directions` (SuLQ DP
+  eigen-decomposition of ``Xᵀ X``) and :class:`DPDirectionsMVG` (DP directions drawn in ``fit``,
+  then MVG noise along them).
 * :mod:`.svm` — the paper's SVM with its multipliers and the correlated noise of Theorem 2.10
   (no DP guarantee).
 * :mod:`.ridge` — regression on the released set (§2.4).
-* :class:`FisherNoiseRelease` — the high-level API.
 
-Derivations and the paper's errors: ``docs/release/fisher.md``.
+The whole-table Fisher noise itself is :class:`matrixdp.mechanisms.fisher.FisherNoiseMechanism`;
+its math is in :mod:`matrixdp.calibration.fisher` and :mod:`matrixdp.calibration.fisher_ldp`.
 """
 
-from .bounded import BoundedOptimalNoise, BoxGroundState, box_ground_state
-from .fisher import (
-    check_weights,
-    crb,
-    design_objective,
-    gaussian_fisher,
-    laplace_fisher,
-    laplace_fisher_matched_scales,
-    optimal_cost,
-    optimal_gaussian_cov,
-    privacy_measure,
-    sample_fisher_matched_laplace,
-    sample_optimal_gaussian,
-    utility_lower_bound,
+from .dp_directions import (
+    DPDirectionsMVG,
+    DPEigenDecomposition,
+    dp_covariance_eigen,
+    dp_svd_directions,
+    gram_sensitivity,
 )
-from .ldp import (
-    crb_for_ldp,
-    gaussian_ldp_delta,
-    gaussian_ldp_epsilon,
-    lambda_for_laplace_ldp,
-    lambda_for_ldp,
-    laplace_ldp_epsilon,
-    norm_inf1,
-    norm_inf2,
-    paper_ldp_epsilon,
-    whitened_sensitivity,
-)
-from .noise_release import DEFAULT_REPORT_DELTA, FisherNoiseRelease
 from .ridge import fit_ridge, ridge_gradient, ridge_loss
 from .svm import (
-    CorrelatedSVMNoiseRelease,
+    CorrelatedSVMNoise,
     SVMFit,
     correlated_noise_projector,
     correlated_privacy_level,
@@ -53,15 +31,10 @@ from .svm import (
 )
 
 __all__ = [
-    "BoundedOptimalNoise", "BoxGroundState", "box_ground_state",
-    "check_weights", "crb", "design_objective", "gaussian_fisher", "laplace_fisher",
-    "laplace_fisher_matched_scales", "optimal_cost", "optimal_gaussian_cov", "privacy_measure",
-    "sample_fisher_matched_laplace", "sample_optimal_gaussian", "utility_lower_bound",
-    "crb_for_ldp", "gaussian_ldp_delta", "gaussian_ldp_epsilon", "lambda_for_laplace_ldp", "lambda_for_ldp",
-    "laplace_ldp_epsilon", "norm_inf1", "norm_inf2", "paper_ldp_epsilon", "whitened_sensitivity",
-    "DEFAULT_REPORT_DELTA", "FisherNoiseRelease",
+    "DPDirectionsMVG", "DPEigenDecomposition", "dp_covariance_eigen", "dp_svd_directions",
+    "gram_sensitivity",
     "fit_ridge", "ridge_gradient", "ridge_loss",
-    "CorrelatedSVMNoiseRelease", "SVMFit", "correlated_noise_projector",
+    "CorrelatedSVMNoise", "SVMFit", "correlated_noise_projector",
     "correlated_privacy_level", "correlated_svm_noise", "fit_svm", "hinge_objective",
     "svm_objective",
 ]
