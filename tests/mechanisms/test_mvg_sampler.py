@@ -22,7 +22,7 @@ from matrixdp.mechanisms.mvg_sampler import (
     sample_mvg,
     sample_mvg_eig,
 )
-from matrixdp._linalg import EigenCov, covariance_eigenvalues, unvec, vec
+from matrixdp._linalg import EigenCov, covariance_eigenvalues, vec
 
 
 def _random_spd(dim, rng, spread=3.0):
@@ -203,12 +203,6 @@ def test_sample_mvg_eig_matches_dense_law():
     assert z_id.shape == (3, 4)
     with pytest.raises(InvalidParameterError, match="col_variances"):
         sample_mvg_eig(q, lam, rng=2)
-
-
-def test_vec_unvec_round_trip():
-    a = np.arange(6.0).reshape(2, 3)
-    assert vec(a).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
-    assert np.array_equal(unvec(vec(a), (2, 3)), a)
 
 
 # ----------------------------------------------------------------------------- validation

@@ -1,5 +1,6 @@
-"""The high-level API: :class:`FisherNoiseMechanism`, Farokhi's Fisher-information-optimal release of a
-whole training set with the exact local-DP guarantee it carries.
+"""Farokhi's whole-table noise: :class:`FisherNoiseMechanism`, the Fisher-information-optimal release
+of a whole training set with the exact local-DP guarantee it carries, and its noise samplers
+(:func:`sample_optimal_gaussian`, :func:`sample_fisher_matched_laplace`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from functools import cached_property
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds
-from ..calibration.gaussian import gaussian_delta
-from ..errors import InvalidParameterError, InvalidShapeError
 from ..calibration.fisher import (
     check_lam,
     check_weights,
@@ -32,6 +31,8 @@ from ..calibration.fisher_ldp import (
     laplace_factor,
     paper_ldp_epsilon,
 )
+from ..calibration.gaussian import gaussian_delta
+from ..errors import InvalidParameterError, InvalidShapeError
 from ..rng import make_rng
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
 from .fisher_bounded import BoundedOptimalNoise
