@@ -93,3 +93,15 @@ def test_local_cluster_with_processes():
         got = bounded_record_sums(da.from_array(X, chunks=(3_000, 4)), -2.0, 2.0)
     np.testing.assert_allclose(got.gram, ref.gram, rtol=1e-12, atol=1e-9)
     assert got.n == ref.n
+
+
+def test_center_is_subtracted_after_clipping():
+    X = _data()
+    lo, hi = np.array([-1, -2, -1, -5.0]), np.array([1, 2, 1, 5.0])
+    c = 0.5 * (lo + hi) + np.array([0.25, -0.5, 0.0, 1.0])
+    got = bounded_record_sums(X, lo, hi, center=c, chunk_rows=777)
+    Z = np.clip(X, lo, hi) - c
+    np.testing.assert_allclose(got.sum, Z.sum(0), rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(got.gram, Z.T @ Z, rtol=1e-12, atol=1e-9)
+    dsk = bounded_record_sums(da.from_array(X, chunks=(999, 4)), lo, hi, center=c)
+    np.testing.assert_allclose(dsk.gram, Z.T @ Z, rtol=1e-12, atol=1e-9)

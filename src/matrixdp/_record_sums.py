@@ -120,7 +120,7 @@ def _check_bounds(lower, upper, d: int, argument: str) -> tuple[np.ndarray, np.n
 
 
 def _block_sums(block: np.ndarray, lo: np.ndarray, hi: np.ndarray, clip: bool,
-                with_gram: bool) -> RecordSums:
+                with_gram: bool, center: np.ndarray | None = None) -> RecordSums:
     """Sums of one block of records (float64 whatever the block's dtype)."""
     arr = np.array(block, dtype=np.float64, copy=True)
     if not np.all(np.isfinite(arr)):
@@ -130,6 +130,8 @@ def _block_sums(block: np.ndarray, lo: np.ndarray, hi: np.ndarray, clip: bool,
         np.clip(arr, lo, hi, out=arr)
     elif np.any(arr < lo) or np.any(arr > hi):
         raise OutOfBoundsError("X", _OUT_OF_BOUNDS)
+    if center is not None:
+        arr -= center
     gram = arr.T @ arr if with_gram else None
     return RecordSums(arr.shape[0], arr.sum(axis=0), gram)
 
@@ -145,7 +147,7 @@ def _tree_sum(parts: list, split_every: int = 8):
     return parts[0]
 
 
-def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True,
+def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True, center=None,
                         argument: str = "X", chunk_rows: int = DEFAULT_CHUNK_ROWS) -> RecordSums:
     """Count, sum and Gram matrix of the records of ``X`` checked against public bounds.
 
@@ -161,6 +163,9 @@ def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True
         :class:`~matrixdp.errors.OutOfBoundsError`.
     gram : bool, default True
         Also return the Gram matrix ``Σ x xᵀ``.
+    center : array_like of shape (n_features,), optional
+        A public point subtracted from every (clipped) record before summing (e.g. the middle of
+        the public box), so the sums are those of the centred records without cancellation.
     argument : str
         Name used in error messages.
     chunk_rows : int
@@ -184,12 +189,14 @@ def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True
     mat = as_record_matrix(X, argument)
     d = mat.shape[1]
     lo, hi = _check_bounds(lower, upper, d, "bounds")
+    if center is not None:
+        center = np.broadcast_to(np.asarray(center, dtype=np.float64), (d,)).copy()
     if is_dask_collection(mat):
         import dask
         from dask import delayed
 
         block_sums = delayed(_block_sums, pure=True)
-        parts = [block_sums(b, lo, hi, clip, gram) for b in mat.to_delayed().ravel()]
+        parts = [block_sums(b, lo, hi, clip, gram, center) for b in mat.to_delayed().ravel()]
         if not parts:
             return RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
         (total,) = dask.compute(_tree_sum(parts))
@@ -197,5 +204,5 @@ def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True
     total = RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
     step = int(chunk_rows)
     for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
-        total = total + _block_sums(mat[start:start + step], lo, hi, clip, gram)
+        total = total + _block_sums(mat[start:start + step], lo, hi, clip, gram, center)
     return total
