@@ -13,7 +13,6 @@ from .._validation import check_delta, check_epsilon, check_finite_array, check_
 from ..calibration.gaussian import gaussian_delta
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
-from ..rng import make_rng
 from .bounded import BoundedOptimalNoise
 from .fisher import (
     _check_lam,
@@ -94,8 +93,6 @@ class FisherNoiseRelease(Mechanism):
         Clip ``X`` to ``feature_ranges`` instead of raising :class:`~matrixdp.errors.OutOfBoundsError`.
     noise_support : array_like (n_features, 2), optional
         The box support of the noise, required for ``kind="bounded"``.
-    rng : None, int or numpy.random.Generator
-        Default randomness of :meth:`release` (None: cryptographically secure).
     n_grid : int
         Grid nodes per coordinate for ``kind="bounded"``.
 
@@ -130,7 +127,7 @@ class FisherNoiseRelease(Mechanism):
     name = "farokhi-fisher"
 
     def __init__(self, *, lam=None, epsilon=None, delta=None, weights=None, feature_ranges=None,
-                 kind: str = "gaussian", clip: bool = False, noise_support=None, rng=None,
+                 kind: str = "gaussian", clip: bool = False, noise_support=None,
                  n_grid: int = 4000):
         if kind not in _KINDS:
             raise InvalidParameterError("kind", f"must be one of {_KINDS}, got {kind!r}")
@@ -145,7 +142,6 @@ class FisherNoiseRelease(Mechanism):
         self.widths = self.feature_ranges[:, 1] - self.feature_ranges[:, 0]
         self.weights = check_weights(weights, p)
         self.clip = bool(clip)
-        self._gen = make_rng(rng)
         if (lam is None) == (epsilon is None):
             raise InvalidParameterError("lam", "give exactly one of lam or (epsilon, delta)")
         if lam is not None:
@@ -322,10 +318,13 @@ class FisherNoiseRelease(Mechanism):
         ----------
         X : array_like (n_samples, n_features)
             Records in rows, within ``feature_ranges`` (or clipped when ``clip=True``).
-        rng : None, int or Generator
-            Overrides the constructor's ``rng`` for this call.
+        rng : None, int or numpy.random.Generator
+            ``None`` (default) draws from the per-process secure stream; nothing that drew the
+            noise is kept on the mechanism or the Release. An int seed or a Generator makes the
+            release reproducible, and so replayable: anyone who knows the seed (or the
+            generator's state) can regenerate the noise and subtract it.
         """
-        return super().release(X, rng=self._gen if rng is None else rng)
+        return super().release(X, rng=rng)
 
     def _metadata(self) -> dict:
         return {"lam": self.lam, "kind": self.kind, "crb": self.crb,

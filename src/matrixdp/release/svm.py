@@ -350,13 +350,14 @@ class CorrelatedSVMNoiseRelease:
         Π for the reported privacy level.
     allow_unsafe : bool
         Must be True to construct.
-    rng : None, int or Generator
+
+    The randomness is given to :meth:`release` (``rng=``); the object keeps no generator.
     """
 
     name = "farokhi-correlated-svm"
 
     def __init__(self, *, m: float, rho: float = 1e-2, theta: float = 1.0, weights=None,
-                 allow_unsafe: bool = False, rng=None):
+                 allow_unsafe: bool = False):
         if not allow_unsafe:
             raise UnsafeMechanismError(
                 "the correlated SVM noise (Farokhi, Theorem 2.10) has no differential-privacy "
@@ -364,7 +365,6 @@ class CorrelatedSVMNoiseRelease:
                 "record exactly; pass allow_unsafe=True to use it anyway")
         self.m = check_positive(m, "m")
         self.rho, self.theta, self.weights = rho, theta, weights
-        self._gen = make_rng(rng)
 
     @property
     def privacy(self) -> PrivacyGuarantee:
@@ -374,6 +374,15 @@ class CorrelatedSVMNoiseRelease:
 
     def release(self, X, y, rng=None) -> Release:
         """Fit the SVM on (X, y), add the correlated noise to X; labels are returned untouched.
+
+        Parameters
+        ----------
+        X, y : array_like
+            Records in rows; labels in {-1, +1}.
+        rng : None, int or numpy.random.Generator
+            ``None`` (default) draws from the per-process secure stream, which nothing returned
+            keeps. A seed or a Generator makes the release reproducible, and so replayable by
+            anyone who knows the seed.
 
         Returns
         -------
@@ -387,7 +396,7 @@ class CorrelatedSVMNoiseRelease:
         from ..errors import RefutedGuaranteeWarning
 
         X, y = _check_xy(X, y)
-        gen = self._gen if rng is None else make_rng(rng)
+        gen = make_rng(rng)
         fit = fit_svm(X, y, rho=self.rho, theta=self.theta)
         W = correlated_svm_noise(fit, self.m, gen)
         warnings.warn("correlated SVM noise release: NO differential-privacy guarantee "

@@ -129,8 +129,22 @@ class RONGauss:
     allow_unsafe : bool, default False
         Opt in to the unsafe reproduction modes.
     random_state : None, int or numpy.random.Generator
-        ``None`` (default) uses a cryptographically secure generator. An int is
-        for reproducible experiments only.
+        Randomness of :meth:`fit` (the projection and the noise). ``None``
+        (default) draws from the per-process cryptographically secure stream.
+        An int (or a Generator) makes the fit reproducible, and so replayable:
+        anyone who knows the seed can regenerate the noise and subtract it. An
+        int is kept on the model (scikit-learn convention), so a saved seeded
+        model is replayable by its reader; use seeds for tests and experiments
+        only. A Generator passed here is not saved with the model (pickling,
+        ``copy.deepcopy`` and ``joblib.dump`` store ``random_state=None``),
+        because its state would replay the fit.
+
+    Notes
+    -----
+    No generator that drew released noise is kept on the fitted model. With an
+    int ``random_state``, :meth:`sample` continues a separate sampling stream
+    derived from the seed (it never drew released noise); otherwise it draws
+    from the per-process secure stream unless ``rng=`` is given.
 
     Attributes
     ----------
@@ -375,9 +389,17 @@ class RONGauss:
             warnings.warn(f"RONGauss: {self.privacy_} is REFUTED; this model is not differentially "
                           "private as claimed (unsafe reproduction mode)", RefutedGuaranteeWarning,
                           stacklevel=2)
-        # Sampling is post-processing; continuing the fit stream keeps seeded runs reproducible.
-        self._sampling_rng = gen
+        # Never keep ``gen``: its state would let a holder of the model rewind it and replay the
+        # noise. Samples come from a stream that drew no released noise (see ``sample``).
+        self._sampling_rng = _sampling_stream(self.random_state)
         return self
+
+    def __getstate__(self) -> dict:
+        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
+        state = self.__dict__.copy()
+        if isinstance(state.get("random_state"), np.random.Generator):
+            state["random_state"] = None
+        return state
 
     def _check_labels(self, y_centred: np.ndarray, a: float) -> np.ndarray:
         outside = np.abs(y_centred) > a
@@ -559,8 +581,11 @@ class RONGauss:
         n_samples : int
             Number of synthetic records (any positive number).
         rng : None, int or numpy.random.Generator
-            Randomness; ``None`` continues the generator of ``fit`` (so a seeded
-            ``random_state`` gives reproducible samples).
+            Randomness of the synthetic records (post-processing: a seed here
+            replays only these samples, not the fit's noise). ``None``: with an
+            int ``random_state``, a sampling stream derived from that seed
+            (reproducible; it never drew released noise); otherwise the
+            per-process secure stream.
         add_mean : bool, default False
             Unsupervised and regression only (spec I6; the reference code's
             ``centering=False``): add the DP mean to the synthetic features, as
@@ -585,7 +610,10 @@ class RONGauss:
         if add_mean and self.task == "classification":
             raise InvalidParameterError(
                 "add_mean", "classification samples are already centred at the DP class means")
-        gen = self._sampling_rng if rng is None else make_rng(rng)
+        if rng is None and getattr(self, "_sampling_rng", None) is not None:
+            gen = self._sampling_rng
+        else:
+            gen = make_rng(rng)
         W = self.projection_
         p = W.shape[1]
         if self.task == "unsupervised":
@@ -634,6 +662,24 @@ class RONGauss:
         if self.task != "classification":
             Xn = normalize_rows(Xn - self.mean_)
         return self._maybe_reconstruct(Xn @ self.projection_)
+
+
+#: spawn key of the sampling stream derived from an int ``random_state`` (any fixed tuple
+#: different from the fit stream's empty key).
+_SAMPLING_SPAWN_KEY = (0x53414D50,)
+
+
+def _sampling_stream(random_state):
+    """The generator ``sample`` continues after a seeded fit, or None.
+
+    Only an int seed gets one: a stream derived from the seed that is independent of the fit's
+    stream (a different spawn key), so it has never produced released noise. Anything else
+    (None, a Generator) gets no kept generator.
+    """
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        seed = np.random.SeedSequence(int(random_state), spawn_key=_SAMPLING_SPAWN_KEY)
+        return np.random.Generator(np.random.PCG64(seed))
+    return None
 
 
 def _allocate(n_samples: int, weights: np.ndarray) -> np.ndarray:
