@@ -104,3 +104,4 @@ def test_stream_pid_check_rekeys_when_the_fork_hook_is_bypassed(monkeypatch):
     monkeypatch.setattr(rng_module, "_stream_pid", -1)  # as if we were in a forked child
     after = make_rng()
     assert after is not before and is_secure(after)
+

@@ -155,6 +155,9 @@ def draw_outputs(mechanism, value, n: int, rng=None) -> np.ndarray:
     :mod:`matrixdp.audit.adapters`), ``value + noise`` for additive mechanisms
     (those with ``sample_noise``), otherwise ``mechanism.release(value, rng).value``
     one at a time.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; an audit draws noise on public witnesses only).
     """
     gen = make_rng(rng)
     arr = np.asarray(value, dtype=float)

@@ -210,6 +210,10 @@ def sample_optimal_gaussian(n_samples: int, lam, weights=None, n_features: int |
     Returns
     -------
     ndarray, (n_samples, p)
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     factor = optimal_gaussian_factor(lam, weights, n_features)
     gen = make_rng(rng)
@@ -252,7 +256,12 @@ def laplace_fisher(scales, basis=None) -> np.ndarray:
 
 def sample_fisher_matched_laplace(n_samples: int, lam, weights=None,
                                   n_features: int | None = None, rng=None) -> np.ndarray:
-    """Draw ``n_samples`` rows of the Fisher-matched Laplace baseline noise (spec §5.5)."""
+    """Draw ``n_samples`` rows of the Fisher-matched Laplace baseline noise (spec §5.5).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     scales, basis = laplace_fisher_matched_scales(lam, weights, n_features)
     gen = make_rng(rng)
     z = gen.laplace(0.0, 1.0, size=(int(n_samples), scales.size)) * scales

@@ -278,6 +278,10 @@ def correlated_svm_noise(fit: SVMFit, m: float, rng=None) -> np.ndarray:
     References
     ----------
     .. [1] F. Farokhi, Theorem 2.10 and Proposition 2.9; spec §3.4 (closed form).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     m = check_positive(m, "m")
     gen = make_rng(rng)

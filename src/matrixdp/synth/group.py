@@ -63,7 +63,12 @@ def _augment(Xt, labels):
 
 def fit_group_replace_one(X, W, *, labels=None, label_bound=None, epsilon_mean, epsilon_cov,
                           mode="corrected", noise="full", psd="clip", rng) -> GroupFit:
-    """Algorithm 1 + the DP second moment for n public records (the paper's relation)."""
+    """Algorithm 1 + the DP second moment for n public records (the paper's relation).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     n = X.shape[0]
     p = W.shape[1]
     X_bar, mu_dp, mean_mech = data_preprocessing(X, epsilon_mean, rng, mode=mode)
@@ -102,6 +107,10 @@ def fit_group_add_remove(X, W, *, labels=None, label_bound=None, epsilon_counts,
     every group with the same budgets, the releases are jointly (ε_n + ε_μ + ε_Σ)-DP.
 
     Works for an empty group (n = 0): nothing here depends on n being public.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     factor = GROUP_CHANGE_FACTOR[relation]
     n, m = X.shape
