@@ -63,8 +63,11 @@ def _read_table(path: str):
         raise FileNotFoundError(f"input file not found: {path}")
     try:
         frame = pd.read_csv(file)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: {exc}") from None
+    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
+        raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: it is not valid UTF-8 "
+                                             "text; re-encode it as UTF-8") from None
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise InvalidParameterError("INPUT", f"{path} has no data rows or no columns")
     return frame
@@ -127,7 +130,10 @@ def run(args) -> int:
         table[args.target] = np.concatenate(ys)
     table.to_csv(args.out, index=False)
 
-    print(f"matrixdp synth: RON-Gauss ({args.task}) on {frame.shape[0]} records x "
+    # n is public under replace-one neighbours only; under add/remove it is private
+    records = (f"{frame.shape[0]} records" if args.neighbouring == "replace-one"
+               else "the input records (their number is private under add/remove)")
+    print(f"matrixdp synth: RON-Gauss ({args.task}) on {records} x "
           f"{features.shape[1]} features, projected to dim={args.dim}")
     print(f"wrote {n_out} synthetic records to {args.out} "
           f"({'reconstructed feature space' if args.reconstruct else 'projected space'})")
