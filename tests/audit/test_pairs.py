@@ -77,3 +77,19 @@ def test_a_mechanism_without_a_declared_sensitivity_is_audited_unchecked():
     res = audit_mechanism(Bare(), np.zeros(1), np.ones(1), epsilon=1.0, delta=1e-5,
                           n_samples=2000, rng=3)
     assert not res.pair_checked and res.pair_neighbouring
+
+
+def test_mvg_pairs_are_measured_in_the_noise_geometry():
+    from matrixdp import MVGMechanism
+    from matrixdp.queries import FrobeniusBall
+
+    mech = MVGMechanism(shape=(3, 2), epsilon=1.0, delta=1e-5, sensitivity=FrobeniusBall(1.0))
+    row = np.linalg.cholesky(mech.row_cov)
+    col = np.linalg.cholesky(mech.col_cov)
+    unit = np.zeros((3, 2))
+    unit[0, 0] = 1.0
+    # D = L_row U L_colᵀ has Mahalanobis norm ‖U‖_F exactly
+    at_bound = row @ (mech.mahalanobis_sensitivity * unit) @ col.T
+    assert check_pair(mech, np.zeros((3, 2)), 0.999 * at_bound).neighbouring
+    verdict = check_pair(mech, np.zeros((3, 2)), 1.5 * at_bound)
+    assert verdict.checked and not verdict.neighbouring and verdict.norm == "mahalanobis"

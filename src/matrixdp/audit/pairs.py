@@ -74,6 +74,10 @@ def _mechanism_check(mechanism, a: np.ndarray, b: np.ndarray) -> PairCheck | Non
     if getattr(getattr(mechanism, "privacy", None), "neighbouring", None) == "local" and ranges is not None:
         return _local_box_check(np.asarray(ranges, dtype=float), a, b)
     query = getattr(mechanism, "query", None)
+    if getattr(mechanism, "mahalanobis_sensitivity", None) is not None and a.ndim == 2:
+        verdict = _mahalanobis_check(mechanism, diff)
+        if verdict is not None and (not verdict.neighbouring or query is None):
+            return verdict
     if query is not None:
         return _query_check(query, a, b)
     norm = getattr(mechanism, "sensitivity_norm", None)
@@ -81,6 +85,21 @@ def _mechanism_check(mechanism, a: np.ndarray, b: np.ndarray) -> PairCheck | Non
     if norm in ("l1", "l2") and isinstance(sensitivity, (int, float)):
         return _within(norm, _norms(diff)[norm], float(sensitivity), f"declared {norm.upper()} sensitivity")
     return None
+
+
+def _mahalanobis_check(mechanism, diff: np.ndarray) -> PairCheck | None:
+    """Matrix-variate Gaussian noise N(0, Σ, Ψ): the privacy loss of a shift D depends only on
+    ‖Σ^{-1/2} D Ψ^{-1/2}‖_F, which must not exceed the mechanism's Mahalanobis sensitivity."""
+    try:
+        row, col = np.asarray(mechanism.row_cov, dtype=float), np.asarray(mechanism.col_cov, dtype=float)
+    except AttributeError:
+        return None
+    if row.shape != (diff.shape[0],) * 2 or col.shape != (diff.shape[1],) * 2:
+        return None
+    distance = float(np.sqrt(max(np.trace(np.linalg.solve(col, diff.T) @ np.linalg.solve(row, diff)),
+                                 0.0)))
+    return _within("mahalanobis", distance, float(mechanism.mahalanobis_sensitivity),
+                   "declared Mahalanobis sensitivity")
 
 
 def _local_box_check(ranges: np.ndarray, a: np.ndarray, b: np.ndarray) -> PairCheck:
@@ -124,7 +143,9 @@ def check_pair(mechanism, value, value_prime, query=None) -> PairCheck:
     ----------
     mechanism : object
         A matrixdp mechanism (Laplace: L1 distance against ``sensitivity``; Gaussian and R1SMG:
-        L2; mechanisms built on a query: the query's checks; local-DP record mechanisms: both
+        L2; matrix-variate Gaussian: the Mahalanobis norm of the difference under its row and
+        column covariances against ``mahalanobis_sensitivity``; mechanisms built on a query: the
+        query's checks; local-DP record mechanisms: both
         records in the public ``feature_ranges``), or any object with a
         ``check_neighbouring_pair(a, b) -> PairCheck`` method or with ``sensitivity`` and
         ``sensitivity_norm`` ("l1" or "l2") attributes.
