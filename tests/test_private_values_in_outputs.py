@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 
-from matrixdp import FisherNoiseRelease, GaussianMechanism, LaplaceMechanism, RONGauss
+from matrixdp import FisherNoiseMechanism, GaussianMechanism, LaplaceMechanism, RONGauss
 
 MARKER = 987654.321
 LABEL = 4242
@@ -94,7 +94,7 @@ def _error_cases():
     inside_ball = _table(high=0.5)  # every unplanted row has norm <= 1
     yield "validation.check_row_norms", lambda: __import__(
         "matrixdp._validation", fromlist=["x"]).check_row_norms(inside_ball, 1.0)
-    yield "FisherNoiseRelease.release", lambda: FisherNoiseRelease(
+    yield "FisherNoiseMechanism.release", lambda: FisherNoiseMechanism(
         lam=1.0, feature_ranges=unit).release(X, rng=0)
     yield "RONGauss regression labels", lambda: RONGauss(
         dim=2, epsilon=1.0, task="regression", label_bound=1.0).fit(X, y_reg)
@@ -141,7 +141,7 @@ def test_releases_carry_no_private_value_outside_the_noisy_value():
     mechanisms = [
         (LaplaceMechanism(epsilon=1.0, sensitivity=1.0), X[0]),
         (GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0), X[0]),
-        (FisherNoiseRelease(epsilon=1.0, delta=1e-5, feature_ranges=unit), X / 1e6),
+        (FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=unit), X / 1e6),
     ]
     for mech, value in mechanisms:
         with warnings.catch_warnings(record=True) as caught:

@@ -20,7 +20,7 @@ import joblib
 import numpy as np
 import pytest
 
-from matrixdp import FisherNoiseRelease, GaussianMechanism, LaplaceMechanism, RONGauss
+from matrixdp import FisherNoiseMechanism, GaussianMechanism, LaplaceMechanism, RONGauss
 from matrixdp.rng import secure_bit_generator
 
 #: How far back the attacker rewinds each generator it finds (64-bit draws). A fit or release
@@ -149,9 +149,9 @@ def _mechanisms():
     yield "laplace", LaplaceMechanism(epsilon=1.0, sensitivity=1.0), np.full(4, 0.25)
     yield ("gaussian", GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0),
            np.full(4, 0.25))
-    yield ("fisher-gaussian", FisherNoiseRelease(lam=1.0, delta=1e-5, feature_ranges=UNIT3),
+    yield ("fisher-gaussian", FisherNoiseMechanism(lam=1.0, delta=1e-5, feature_ranges=UNIT3),
            np.full((5, 3), 0.5))
-    yield ("fisher-laplace", FisherNoiseRelease(lam=1.0, feature_ranges=UNIT3, kind="laplace"),
+    yield ("fisher-laplace", FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT3, kind="laplace"),
            np.full((5, 3), 0.5))
 
 
@@ -186,12 +186,12 @@ def test_the_attack_works_when_a_generator_is_kept(tmp_path):
 def test_correlated_svm_release_keeps_no_generator(tmp_path):
     import warnings
 
-    from matrixdp.release.svm import CorrelatedSVMNoiseRelease, correlated_svm_noise
+    from matrixdp.models.svm import CorrelatedSVMNoise, correlated_svm_noise
 
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(-1, 0.5, (20, 2)), rng.normal(1, 0.5, (20, 2))])
     y = np.repeat([-1.0, 1.0], 20)
-    mechanism = CorrelatedSVMNoiseRelease(m=1.0, allow_unsafe=True)
+    mechanism = CorrelatedSVMNoise(m=1.0, allow_unsafe=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         released = mechanism.release(X, y)

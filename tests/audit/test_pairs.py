@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from matrixdp import FisherNoiseRelease, GaussianMechanism, LaplaceMechanism
+from matrixdp import FisherNoiseMechanism, GaussianMechanism, LaplaceMechanism
 from matrixdp.audit import audit_mechanism
 from matrixdp.audit.pairs import check_pair
 from matrixdp.errors import InvalidParameterError
@@ -44,7 +44,7 @@ def test_opting_in_measures_the_pair_without_a_verdict():
 
 
 def test_local_dp_records_must_lie_in_the_public_box_and_differ_in_one_record():
-    mech = FisherNoiseRelease(epsilon=1.0, delta=1e-5, feature_ranges=[[0.0, 1.0]] * 2)
+    mech = FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=[[0.0, 1.0]] * 2)
     assert check_pair(mech, [0.0, 0.0], [1.0, 1.0]).neighbouring
     outside = check_pair(mech, [0.0, 0.0], [1.5, 1.0])
     assert outside.checked and not outside.neighbouring and "feature_ranges" in outside.reason
