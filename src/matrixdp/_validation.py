@@ -89,7 +89,7 @@ def check_finite_array(value, argument: str = "value", *, ndim: int | None = Non
     if dtype is not None:
         arr = arr.astype(dtype, copy=False)
     if ndim is not None and arr.ndim != ndim:
-        raise InvalidShapeError(argument, f"must have {ndim} dimension(s), got shape {arr.shape}")
+        raise InvalidShapeError(argument, f"must have {ndim} dimension(s), got {arr.ndim}")
     if shape is not None and arr.shape != tuple(shape):
         raise InvalidShapeError(argument, f"must have shape {tuple(shape)}, got {arr.shape}")
     if not np.isfinite(arr).all():

@@ -118,7 +118,7 @@ def _check_xy(X, y):
     X = check_finite_array(X, "X", ndim=2)
     y = check_finite_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
-        raise InvalidShapeError("y", f"must have {X.shape[0]} entries, got {y.shape[0]}")
+        raise InvalidShapeError("y", "must have one entry per row of X")
     if not np.isin(y, (-1.0, 1.0)).all():
         raise InvalidParameterError("y", "labels must be -1 or +1")
     return X, y
