@@ -33,6 +33,7 @@ from .covariance import (
     cov_sensitivity,
     sample_gaussian,
 )
+from ._checks import check_sample_memory, warn_if_noise_dominated
 from .dfm import dfm_max_dim
 from .group import fit_group_add_remove, fit_group_replace_one
 from .preprocessing import SENSITIVITY_MODES, normalize_rows
@@ -344,6 +345,9 @@ class RONGauss:
             classes = self._public_classes()
             y_arr = as_label_vector(y, n, numeric=False)
             self._check_classes(y_arr, classes)
+        elif y is not None:
+            warnings.warn("y is ignored with task='unsupervised'; pass task='regression' or "
+                          "'classification' to synthesise labels", UserWarning, stacklevel=2)
         self._warn_dfm(m, p)
 
         gen = make_rng(self.random_state)
@@ -371,6 +375,8 @@ class RONGauss:
                 self.n_records_ = fit.count
 
         self.privacy_ = self._guarantee(p)
+        warn_if_noise_dominated(self.covariance_, None if self.task != "classification"
+                                else [str(c) for c in self.classes_])
         if self.privacy_.refuted:
             warnings.warn(f"RONGauss: {self.privacy_} is REFUTED; this model is not differentially "
                           "private as claimed (unsafe reproduction mode)", RefutedGuaranteeWarning,
@@ -585,9 +591,10 @@ class RONGauss:
         if add_mean and self.task == "classification":
             raise InvalidParameterError(
                 "add_mean", "classification samples are already centred at the DP class means")
-        gen = self._sampling_rng if rng is None else make_rng(rng)
         W = self.projection_
         p = W.shape[1]
+        check_sample_memory(n_samples, W.shape[0] + p + 1)
+        gen = self._sampling_rng if rng is None else make_rng(rng)
         if self.task == "unsupervised":
             X_syn = self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
             return self._with_mean(X_syn) if add_mean else X_syn
@@ -602,6 +609,34 @@ class RONGauss:
         y_syn = np.repeat(self.classes_, counts)
         order = gen.permutation(n_samples)
         return self._maybe_reconstruct(X_syn[order]), y_syn[order]
+
+    def sample_batches(self, n_samples: int, batch_size: int = 100_000, rng=None, *,
+                       add_mean: bool = False):
+        """Draw ``n_samples`` synthetic records as an iterator of batches (constant memory).
+
+        Each item is what :meth:`sample` returns for ``min(batch_size, remaining)``
+        records. Classification batches each follow the class weights on their own.
+
+        Parameters
+        ----------
+        n_samples : int
+            Total number of records.
+        batch_size : int, default 100000
+            Records per batch.
+        rng, add_mean
+            As for :meth:`sample`.
+
+        Yields
+        ------
+        ndarray or (ndarray, ndarray)
+        """
+        self._check_fitted()
+        for value, name in ((n_samples, "n_samples"), (batch_size, "batch_size")):
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+                raise InvalidParameterError(name, f"must be an integer >= 1, got {value!r}")
+        gen = self._sampling_rng if rng is None else make_rng(rng)
+        for start in range(0, int(n_samples), int(batch_size)):
+            yield self.sample(min(int(batch_size), int(n_samples) - start), gen, add_mean=add_mean)
 
     def _with_mean(self, X_syn: np.ndarray) -> np.ndarray:
         return X_syn + (self.mean_ if self.reconstruct else self.mean_ @ self.projection_)
