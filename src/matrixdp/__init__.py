@@ -43,3 +43,14 @@ __all__ = [
 from . import directions, mvg  # noqa: E402
 
 __all__ += ["directions", "mvg"]
+
+# Subpackages not imported above load on first attribute access (matrixdp.datasets works).
+_LAZY_SUBPACKAGES = ("datasets", "baselines", "audit", "synth", "mechanisms", "calibration", "cli")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'matrixdp' has no attribute {name!r}")

@@ -50,9 +50,11 @@ def run(args) -> int:
     from ..audit import catalogue as cat
 
     if args.list:
-        for entry in cat.catalogue():
+        entries = cat.catalogue()
+        width = max(len(entry.name) for entry in entries)
+        for entry in entries:
             defaults = ", ".join(f"{k}={v:g}" for k, v in entry.params.items())
-            print(f"{entry.name:<24} {entry.description}  [{defaults}]")
+            print(f"{entry.name:<{width}}  {entry.description}  [{defaults}]")
         return 0
     if args.samples is not None:
         n_samples = args.samples

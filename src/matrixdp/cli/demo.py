@@ -199,7 +199,7 @@ def run(args) -> int:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("demo", help="run an end-to-end private release on generated data",
-                              description=__doc__.splitlines()[0])
+                              description="An end-to-end private release on generated data.")
     p.add_argument("--records", type=int, default=5000, help="number of generated records (default 5000)")
     p.add_argument("--epsilon", type=float, default=1.0, help="epsilon per release (default 1)")
     p.add_argument("--delta", type=float, default=1e-6, help="delta per release (default 1e-6)")

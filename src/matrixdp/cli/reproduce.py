@@ -199,8 +199,9 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     if args.name == "list":
+        width = max(map(len, EXPERIMENTS))
         for name, (script, what) in EXPERIMENTS.items():
-            print(f"{name:<12} {what}  (experiments/{script}.py)")
+            print(f"{name:<{width}}  {what}  (experiments/{script}.py)")
         return 0
     if args.trials is not None and args.trials < 2:
         raise InvalidParameterError("--trials", f"must be >= 2, got {args.trials}")

@@ -155,7 +155,7 @@ def run(args) -> int:
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "synth", help="differentially private synthetic data from a CSV (RON-Gauss)",
-        description=__doc__.splitlines()[0])
+        description="Differentially private synthetic data from a CSV file with RON-Gauss.")
     p.add_argument("input", help="input CSV with a header row; feature columns must be numeric")
     p.add_argument("--epsilon", type=float, required=True, help="total privacy budget (pure epsilon-DP)")
     p.add_argument("--dim", type=int, required=True, help="projected dimension p (1 <= p < features)")

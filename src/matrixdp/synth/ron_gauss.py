@@ -110,7 +110,7 @@ class RONGauss:
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         "replace-one" is the paper's bounded DP (n public; for classification the
         replaced record keeps its label and class sizes are public).
-        "add-remove" is the strict variant (spec section 3.3 (c)): DP counts, DP
+        "add-remove" is the strict variant (docs/synth/ron_gauss.md): DP counts, DP
         sums and DP scatters, divided as post-processing; nothing about n or the
         class sizes is assumed public, and a record's label is protected too.
         Needs ``epsilon_counts`` and the corrected sensitivities.
@@ -500,11 +500,12 @@ class RONGauss:
         if self.task == "classification":
             if add_remove:
                 notes.append("classification: per-class statistics on disjoint records compose in "
-                             "parallel; the public class list is used (spec section 3.3, model (c))")
+                             "parallel; the public class list is used (add/remove neighbours, class sizes "
+                             "private; docs/synth/ron_gauss.md)")
             else:
                 notes.append("classification: neighbours replace one record by another WITH THE SAME "
                              "LABEL; class sizes are treated as public and the public class list is "
-                             "used (spec section 3.3, model (a)); per-class statistics compose in "
+                             "used (docs/synth/ron_gauss.md); per-class statistics compose in "
                              "parallel")
             if self.class_weights == "exact":
                 refuted = True
