@@ -69,13 +69,17 @@ def clip_to_bounds(X: np.ndarray, lower, upper, clip: bool, argument: str = "X")
     return X
 
 
-def validate_X(estimator, X, *, reset: bool, y=None, dtype=np.float64, **kwargs):
-    """scikit-learn's input validation (sets ``n_features_in_`` / ``feature_names_in_`` on fit)."""
+def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, dtype=np.float64,
+               **kwargs):
+    """scikit-learn's input validation (sets ``n_features_in_`` / ``feature_names_in_`` on fit).
+
+    ``supervised=True`` validates ``(X, y)`` together (and raises if ``y`` is None).
+    """
     if _sk_validate_data is not None:
-        if y is None:
+        if not supervised:
             return _sk_validate_data(estimator, X, reset=reset, dtype=dtype, **kwargs)
         return _sk_validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
-    if y is None:  # pragma: no cover - older scikit-learn
+    if not supervised:  # pragma: no cover - older scikit-learn
         return estimator._validate_data(X, reset=reset, dtype=dtype, **kwargs)
     return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
 

@@ -139,7 +139,7 @@ class DPLinearRegression(RegressorMixin, BaseEstimator):
         """Release the sufficient statistics of ``(X, y)`` and solve for the coefficients."""
         eps, delta, noise = check_privacy_params(self)
         alpha = self._ridge_alpha()
-        X, y = validate_X(self, X, y=y, reset=True, y_numeric=True)
+        X, y = validate_X(self, X, y=y, reset=True, supervised=True, y_numeric=True)
         n, d = X.shape
         check_n_samples(n)
         lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
@@ -188,6 +188,8 @@ class DPLinearRegression(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = self.random_state is None
+        # DP noise at scikit-learn's tiny test sizes (n = 200, epsilon = 1) cannot promise R² > 0.5
+        tags.regressor_tags.poor_score = True
         return tags
 
 
