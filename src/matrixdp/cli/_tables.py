@@ -268,6 +268,7 @@ def template_text(names, dtypes=None, data_name: str = "DATA") -> str:
         "# a regulation), never from the data: a range read off the data leaks it.",
         "# Values outside a range are clipped into it before the release.",
         "# Delete the line of a column you do not want in the release.",
+        "# A text column takes its PUBLIC categories instead: col = { categories = [\"a\", \"b\"] }",
         "# For --query linreg, name the label column:",
         "# target = \"column name\"",
         "",
