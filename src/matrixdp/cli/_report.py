@@ -150,7 +150,7 @@ def render_html(doc: dict, png_names: list[str]) -> str:
     parts.append('<h2 id="guarantee">Guarantee</h2>')
     rows = [["epsilon", _fmt(g["epsilon"])], ["delta", _fmt(g["delta"])],
             ["neighbouring relation", e(g["relation"])], ["calibration", e(g["calibration"])],
-            ["exact (not only a sufficient bound)", _fmt(g["exact"])],
+            ["tight (exact, not only an upper bound)", _fmt(g["exact"])],
             ["numerics", e(g["numerics"])], ["mechanism", e(g["mechanism"])],
             ["records (public under replace-one)", str(p["n_records"])]]
     parts.append(_table(["", "value"], rows, "kv"))

@@ -60,9 +60,18 @@ def _check_header(columns, path, option: str) -> None:
             option, f"{path} has {len(unnamed)} column(s) without a name in its header row")
 
 
+def _pandas(option: str):
+    try:
+        import pandas
+    except ImportError:  # pragma: no cover - pandas comes with the data/test extras
+        raise InvalidParameterError(option, "reading a table needs pandas: "
+                                            "pip install 'matrixdp[data]'") from None
+    return pandas
+
+
 def read_header(path, option: str = "DATA") -> list[str]:
     """The column names of a CSV or Parquet file (reads no data rows)."""
-    import pandas as pd
+    pd = _pandas(option)
 
     file = check_input_file(path, option)
     try:
@@ -96,7 +105,7 @@ def read_table(path, option: str = "DATA", columns=None):
     columns : list of str, optional
         Read only these columns (each must exist).
     """
-    import pandas as pd
+    pd = _pandas(option)
 
     file = check_input_file(path, option)
     header = read_header(file, option)

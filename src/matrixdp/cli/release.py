@@ -266,6 +266,11 @@ def run(args) -> int:
         report = check_output_path(args.report, force=args.force, inputs=[data], option="--report")
         if report.resolve() == out.resolve():
             raise InvalidParameterError("--report", "must differ from --out")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InvalidParameterError("--report", "needs matplotlib for its plots: "
+                                                    "pip install 'matrixdp[plot]'") from None
     schema = _schema(args)
     if args.query == "linreg":
         if not schema.target:
