@@ -44,6 +44,14 @@ from . import directions, mvg  # noqa: E402
 
 __all__ += ["directions", "mvg"]
 
+# scikit-learn DP estimators with public bounds (docs/mvg.md, "When MVG noise wins").
+from . import models  # noqa: E402
+from .models import (DPCovariance, DPLinearRegression, DPMean, DPPCA, DPRidge,  # noqa: E402
+                     DPStandardScaler)
+
+__all__ += ["models", "DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "DPMean",
+            "DPStandardScaler"]
+
 # Subpackages not imported above load on first attribute access (matrixdp.datasets works).
 _LAZY_SUBPACKAGES = ("datasets", "baselines", "audit", "synth", "mechanisms", "calibration", "cli")
 

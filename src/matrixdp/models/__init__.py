@@ -3,6 +3,7 @@
 # DP estimators with public bounds and noise="auto" | "mvg" | "iid" (docs/mvg.md, "When MVG noise wins")
 from .covariance import DPCovariance
 from .linear import DPLinearRegression, DPRidge
+from .mean import DPMean, DPStandardScaler
 from .pca import DPPCA
 
-__all__ = ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge"]
+__all__ = ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "DPMean", "DPStandardScaler"]

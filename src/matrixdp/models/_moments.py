@@ -105,6 +105,43 @@ class MomentRelease:
     candidates: dict = field(default_factory=dict)
 
 
+def balanced_constant(half_widths, target_sq: float, *, max_enumeration: int = 16,
+                      max_ratio: float = 2.5) -> float:
+    r"""A public constant ``t`` for the mean coordinate that keeps the Frobenius sensitivity tight.
+
+    For records ``z = (u, t)`` with ``u`` in the symmetric box ``[-h, h]``, ``‖zzᵀ - z'z'ᵀ‖_F² =
+    ‖z‖⁴ + ‖z'‖⁴ - 2(zᵀz')² <= 2(‖h‖² + t²)²``, with equality iff two vertices have
+    ``uᵀu' = Σ_j s_j h_j² = -t²``. So ``t²`` is taken among the achievable ``|Σ_j s_j h_j²|``
+    (signs ``s``), the one closest to ``target_sq`` in ratio: the i.i.d. calibration is then exact
+    (the library's ``2R⁴`` bound is attained) rather than an upper bound. When no achievable value
+    is within ``max_ratio`` of the target (very unequal ranges), ``t² = target_sq`` and the
+    Frobenius sensitivity used is the certified upper bound (``privacy_.exact`` is then False).
+    """
+    h2 = np.sort(np.asarray(half_widths, dtype=np.float64) ** 2)[::-1]
+    h2 = h2[h2 > 0]
+    if h2.size == 0:
+        return math.sqrt(target_sq)
+    if h2.size <= max_enumeration:
+        signs = 1 - 2 * ((np.arange(2 ** h2.size)[:, None] >> np.arange(h2.size)) & 1)
+        sums = np.abs(signs @ h2)
+    else:  # greedy partitions towards a few targets: enough achievable values to choose from
+        sums = []
+        for goal in target_sq * np.geomspace(0.25, 4.0, 33):
+            acc = 0.0
+            for v in h2:
+                acc = acc - v if acc + v > goal and abs(acc - v - goal) < abs(acc + v - goal) \
+                    else acc + v
+            sums.append(abs(acc))
+        sums = np.asarray(sums)
+    sums = sums[sums > 1e-12 * h2.sum()]
+    if sums.size == 0:
+        return math.sqrt(target_sq)
+    best = sums[np.argmin(np.abs(np.log(sums / target_sq)))]
+    if not 1.0 / max_ratio <= best / target_sq <= max_ratio:
+        return math.sqrt(target_sq)
+    return float(math.sqrt(best))
+
+
 def task_shares(task: MomentTask) -> np.ndarray:
     r"""Closed-form precision shares ``θ_i ∝ h_i √w_i`` for the task's product-form loss.
 

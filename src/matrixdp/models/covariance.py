@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator
 from ..errors import InvalidParameterError
 from ._base import (charge_accountant, check_n_samples, check_privacy_params, clip_to_bounds,
                     parse_bounds, validate_X)
-from ._moments import MomentTask, release_second_moment
+from ._moments import MomentTask, balanced_constant, release_second_moment
 
 __all__ = ["DPCovariance"]
 
@@ -23,8 +23,9 @@ KINDS = ("covariance", "gram", "correlation")
 def augmented_task(lower, upper, n_samples: int, kind: str) -> tuple[MomentTask, np.ndarray, float]:
     r"""The public second-moment task behind ``kind``: records ``z = (x - c, t)``.
 
-    ``c`` is the middle of the public box and ``t`` the root-mean-square public half-width (a
-    public constant; ``G[:d, d] / t`` is the mean of ``x - c``). ``kind="gram"`` releases
+    ``c`` is the middle of the public box and ``t`` a public constant close to the root-mean-square
+    half-width, chosen so that the Frobenius sensitivity bound is attained
+    (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of ``x - c``. ``kind="gram"`` releases
     ``(1/n) XᵀX`` directly (no centring, no constant).
 
     Loss weights (see ``docs/mvg.md``):
@@ -51,7 +52,7 @@ def augmented_task(lower, upper, n_samples: int, kind: str) -> tuple[MomentTask,
     h = 0.5 * (hi - lo)
     if not np.any(h > 0):
         raise InvalidParameterError("bounds", "at least one feature must have lower < upper")
-    t = float(np.sqrt(np.mean(h * h)))
+    t = balanced_constant(h, float(np.mean(h * h)))
     # loss units per original unit, per feature
     s = np.ones(d) if kind == "covariance" else np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 1.0)
     hs2 = (s * h) ** 2
@@ -183,6 +184,11 @@ class DPCovariance(BaseEstimator):
         Exact expected loss of the released second moments for ``kind`` (public).
     noise_candidates_ : dict
         Expected loss of each allocation ``"auto"`` considered (public).
+    allocation_ : str
+        ``"iid"``, ``"task-weighted"`` or ``"mse-optimal"``.
+    entry_variance_ : ndarray (k, k)
+        Exact variance of each entry of the released (symmetrised) second-moment matrix of the
+        records ``(x - c, t)`` (``(x)`` for ``"gram"``); public, data-independent.
     n_features_in_, feature_names_in_
 
     References
@@ -235,6 +241,7 @@ class DPCovariance(BaseEstimator):
         self.allocation_ = rel.allocation
         self.noise_summary_ = rel.noise
         self.expected_loss_ = rel.expected_loss
+        self.entry_variance_ = rel.entry_variance
         self.noise_candidates_ = dict(rel.candidates)
         return self
 

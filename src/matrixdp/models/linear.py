@@ -18,7 +18,7 @@ from .._validation import check_finite_array
 from ..errors import InvalidParameterError
 from ._base import (charge_accountant, check_n_samples, check_privacy_params, clip_to_bounds,
                     parse_bounds, parse_scalar_bounds, validate_X)
-from ._moments import MomentTask, release_second_moment
+from ._moments import MomentTask, balanced_constant, release_second_moment
 
 __all__ = ["DPLinearRegression", "DPRidge"]
 
@@ -52,7 +52,7 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples: int, fit_intercept: bool)
         raise InvalidParameterError("bounds_X", "at least one feature must have lower < upper")
     if hy <= 0:
         raise InvalidParameterError("bounds_y", "must have lower < upper")
-    t = float(np.sqrt(np.mean(hx * hx))) if fit_intercept else 0.0
+    t = balanced_constant(np.append(hx, hy), float(np.mean(hx * hx))) if fit_intercept else 0.0
     feat_h = np.append(hx, t) if fit_intercept else hx
     d_feat = feat_h.size
     a = math.sqrt(2.0 / d_feat)
@@ -108,7 +108,7 @@ class DPLinearRegression(RegressorMixin, BaseEstimator):
     coef_ : ndarray (n_features,)
     intercept_ : float
     privacy_ : PrivacyGuarantee
-    noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_
+    noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
     n_features_in_, feature_names_in_
 
@@ -176,6 +176,7 @@ class DPLinearRegression(RegressorMixin, BaseEstimator):
         self.allocation_ = rel.allocation
         self.noise_summary_ = rel.noise
         self.expected_loss_ = rel.expected_loss
+        self.entry_variance_ = rel.entry_variance
         self.noise_candidates_ = dict(rel.candidates)
         return self
 

@@ -48,7 +48,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     mean_ : ndarray (n_features,)
         The DP mean (released with the covariance).
     n_components_ : int
-    privacy_, noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_
+    privacy_, noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
 
     References
@@ -103,6 +103,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.allocation_ = rel.allocation
         self.noise_summary_ = rel.noise
         self.expected_loss_ = rel.expected_loss
+        self.entry_variance_ = rel.entry_variance
         self.noise_candidates_ = dict(rel.candidates)
         return self
 
