@@ -427,6 +427,8 @@ def compose_tally(tally: Tally, delta: float | None = None, method: str = "auto"
     if method == "auto":
         results = {}
         for m in METHODS:
+            if m != "basic" and delta == 0:
+                continue  # every other method needs delta > 0 (pure DP composes by basic)
             if m == "gdp" and not tally.all_gdp:
                 continue
             if m == "pld":
