@@ -139,3 +139,20 @@ def test_total_matches_compose_and_remaining_by_basic_headroom():
     acc.check(PrivacyGuarantee(epsilon=eps_left, delta=delta_left))
     with pytest.raises(InvalidParameterError):
         Accountant(epsilon=1.0, method="fancy")
+
+
+def test_releases_inside_a_charge_are_not_charged_twice():
+    inner = LaplaceMechanism(epsilon=0.1, sensitivity=1.0)
+    whole = LaplaceMechanism(epsilon=0.3, sensitivity=1.0).privacy
+    with Accountant(epsilon=1.0) as acc:
+        with charge(whole, label="estimator fit"):
+            for i in range(3):  # the estimator's own mechanisms
+                inner.release(0.0, rng=i)
+        inner.release(0.0, rng=9)  # outside the charge: charged as usual
+    assert [label for label, _ in acc.spends] == ["estimator fit", "laplace"]
+    assert acc.total().epsilon == pytest.approx(0.4)
+
+
+def test_an_empty_accountant_has_spent_nothing():
+    total = Accountant(epsilon=1.0, delta=1e-6).total()
+    assert total.epsilon == 0.0 and total.calibration == "none"

@@ -245,3 +245,28 @@ def test_composing_ten_thousand_releases_is_fast_enough_to_be_routine():
     seq = [gauss(m) for m in rng.uniform(0.001, 0.01, 10_000)]
     total = compose(seq, delta=1e-6)
     assert total.calibration == "gdp" and total.epsilon < 10
+
+
+def test_gaussian_family_mechanisms_carry_mu():
+    from matrixdp import MVGMechanism
+    from matrixdp.release import FisherNoiseRelease
+
+    mvg = MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    assert mvg.privacy.mu == pytest.approx(mvg.mahalanobis_sensitivity)
+    # mu reproduces the mechanism's claim through the Gaussian profile
+    assert gdp_delta(mvg.privacy.mu, 1.0) <= 1e-5 * (1 + 1e-7)
+    fisher = FisherNoiseRelease(epsilon=1.0, delta=1e-5, feature_ranges=[[0, 1], [0, 2]], rng=0)
+    g = fisher.privacy
+    assert g.mu is not None and gdp_delta(g.mu, g.epsilon) <= g.delta * (1 + 1e-7)
+    assert LaplaceMechanism(epsilon=1.0, sensitivity=1.0).privacy.mu is None
+
+
+def test_local_guarantee_restated_under_replace_one():
+    from matrixdp.accounting import local_as_replace_one
+
+    loc = PrivacyGuarantee(epsilon=0.5, delta=1e-6, neighbouring="local", mu=0.2)
+    central = local_as_replace_one(loc)
+    assert central.neighbouring == "replace-one" and central.mu == 0.2
+    compose([central, gauss(0.1)], delta=1e-5)  # composes with central releases
+    with pytest.raises(InvalidParameterError):
+        local_as_replace_one(central)

@@ -16,7 +16,7 @@ from .._version import __version__
 from ..errors import MatrixDPError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ["demo", "audit", "reproduce", "synth"]
+SUBCOMMANDS = ["demo", "audit", "reproduce", "synth", "budget"]
 
 
 def build_parser() -> argparse.ArgumentParser:
