@@ -44,6 +44,8 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
     ``charge`` checks (and, for a ledger, durably reserves) on entry, so a release that would
     overspend raises before any noise is drawn; the spend is recorded when the block exits,
     also when it exits with an exception (the noise may have been drawn: never under-count).
+    Inside the block no default keeper is active, so an estimator that charges its whole
+    guarantee is not charged again by the mechanisms it calls.
     """
     explicit = tuple(k for k in (accountant, ledger) if k is not None)
     keepers = explicit if explicit else default_keepers()
@@ -53,4 +55,10 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
     with contextlib.ExitStack() as stack:
         for keeper in keepers:
             stack.enter_context(keeper.charge(guarantee, label=label))
-        yield guarantee
+        # The charge covers everything inside: releases made within (an estimator's internal
+        # mechanisms) are not charged to the default keepers a second time.
+        token = _DEFAULTS.set(())
+        try:
+            yield guarantee
+        finally:
+            _DEFAULTS.reset(token)

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
@@ -45,7 +45,7 @@ from ..mechanisms.base import PrivacyGuarantee
 
 __all__ = ["METHODS", "Tally", "compose", "parallel", "basic_epsilon", "gdp_epsilon",
            "gdp_delta", "rdp_epsilon", "advanced_epsilon", "kov_optimal_delta",
-           "kov_closed_form_epsilon", "pld_epsilon", "pld_available"]
+           "kov_closed_form_epsilon", "pld_epsilon", "pld_available", "local_as_replace_one"]
 
 #: Composition methods, tightest first ("auto" tries every valid one and keeps the smallest ε).
 METHODS = ("gdp", "pld", "rdp", "advanced", "basic")
@@ -423,10 +423,16 @@ def compose_tally(tally: Tally, delta: float | None = None, method: str = "auto"
     delta = float(delta)
     if not 0 <= delta <= 1:
         raise InvalidParameterError("delta", f"must be in [0, 1], got {delta!r}")
+    if tally.n == 0:
+        return PrivacyGuarantee(epsilon=0.0, delta=delta, neighbouring=tally.relation or
+                                "replace-one", calibration="none", exact=True,
+                                mechanism="composition of 0 releases", notes=("nothing spent",))
     notes = []
     if method == "auto":
         results = {}
         for m in METHODS:
+            if m != "basic" and delta == 0:
+                continue  # every other method needs delta > 0 (pure DP composes by basic)
             if m == "gdp" and not tally.all_gdp:
                 continue
             if m == "pld":
@@ -449,10 +455,8 @@ def compose_tally(tally: Tally, delta: float | None = None, method: str = "auto"
             raise InvalidParameterError("method", "'gdp' needs every guarantee to carry mu "
                                                   "(Gaussian-shift releases); use 'auto'")
         chosen, eps = method, _candidate(method, tally, delta)
-    mu = _gdp(tally, delta)[1] if tally.all_gdp and tally.n else None
+    mu = _gdp(tally, delta)[1] if tally.all_gdp else None
     exact = chosen == "gdp" and tally.all_exact
-    if tally.n == 0:
-        exact = True
     return PrivacyGuarantee(
         epsilon=float(eps), delta=delta, neighbouring=tally.relation or "replace-one",
         calibration=chosen, exact=bool(exact), mechanism=f"composition of {tally.n} releases",
@@ -493,6 +497,21 @@ def compose(guarantees, *, delta: float | None = None, method: str = "auto",
     ('gdp', 2.0)
     """
     return compose_tally(Tally.of(guarantees, allow_unsafe=allow_unsafe), delta, method)
+
+
+def local_as_replace_one(guarantee: PrivacyGuarantee) -> PrivacyGuarantee:
+    """A local-DP guarantee restated under replace-one neighbours, to compose with central ones.
+
+    Each record is randomised on its own with an (ε, δ)-LDP channel, so replacing one record
+    changes one channel's input: the whole output is (ε, δ)-DP under replace-one (the number
+    of records being public, as replace-one assumes).
+    """
+    g = getattr(guarantee, "privacy", guarantee)
+    if g.neighbouring != "local":
+        raise InvalidParameterError("guarantee", f"must be a local-DP guarantee, got "
+                                                 f"{g.neighbouring!r}")
+    return replace(g, neighbouring="replace-one",
+                   notes=g.notes + ("local DP per record, restated under replace-one neighbours",))
 
 
 def parallel(guarantees, *, partition_public: bool) -> PrivacyGuarantee:

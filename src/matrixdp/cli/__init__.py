@@ -16,7 +16,7 @@ from .._version import __version__
 from ..errors import MatrixDPError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ["demo", "audit", "reproduce", "synth", "release"]
+SUBCOMMANDS = ["demo", "audit", "reproduce", "synth", "budget", "release"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -262,7 +262,7 @@ class FisherNoiseRelease(Mechanism):
                           "p > 20): epsilon is a sufficient bound",)
             return PrivacyGuarantee(epsilon=eps, delta=self.delta, neighbouring="local",
                                     calibration="analytic", exact=exact, mechanism=self.name,
-                                    notes=notes)
+                                    notes=notes, mu=self.whitened_sensitivity)
         if self.kind == "laplace":
             k1, exact = _laplace_factor(self.weights, self.widths)
             notes = (_LABEL_NOTE, "pure epsilon-LDP of independent Laplace noise in Pi's "
