@@ -255,8 +255,6 @@ def test_missing_ledger_is_a_one_line_error(table, bounds, tmp_path, capsys):
       "--out", "{tmp}/r.json"], ["--numerics", "only 'float'"]),
     (["--query", "pca", "--bounds", "{bounds}", "--epsilon", "1", "--components", "0",
       "--out", "{tmp}/r.json"], ["--components"]),
-    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--noise", "mvg",
-      "--out", "{tmp}/r.json"], ["--noise"]),
     (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--out", "{tmp}/r.json",
       "--report", "{tmp}/r.json"], ["--report"]),
     (["--query", "mean", "--bounds", "{tmp}/nope.toml", "--epsilon", "1", "--out",

@@ -103,30 +103,28 @@ def _covariance_error_bound(lower, upper, n, epsilon, delta, noise) -> np.ndarra
 
 # ----------------------------------------------------------------------------- the queries
 def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper):
-    from ..mechanisms import GaussianMechanism
+    """Mean (or sum = n x mean, post-processing with n public) through :class:`DPMean`."""
+    from ..models import DPMean
 
-    if noise == "mvg":
-        raise InvalidParameterError("--noise", f"mvg noise is for matrix queries; --query {query} "
-                                               "uses i.i.d. Gaussian noise (auto or iid)")
     n = X.shape[0]
-    # Replace-one neighbours: one record moves the sum by at most ||upper - lower||_2.
-    sensitivity = float(np.linalg.norm(upper - lower))
-    value = X.sum(axis=0)
-    if query == "mean":
-        sensitivity /= n
-        value = value / n
-    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
-    if keeper is not None:
-        keeper.spend(mech.privacy)
-    rel = mech.release(value, rng=rng)
-    std = np.full(value.shape, math.sqrt(mech.variance))
-    expected = {"noise": "iid", "distribution": rel.noise.distribution,
-                "scale": rel.noise.scale, "per_entry_variance": rel.noise.per_entry_variance,
-                "expected_squared_error": rel.noise.expected_squared_error,
+    est = DPMean(epsilon=epsilon, delta=delta, bounds=(lower, upper), noise=noise,
+                 random_state=rng, accountant=keeper).fit(X)
+    scale = float(n) if query == "sum" else 1.0
+    value = scale * np.asarray(est.mean_, dtype=np.float64)
+    std = scale * np.sqrt(np.asarray(est.noise_variance_, dtype=np.float64))
+    summary = est.noise_summary_
+    expected = {"noise": est.noise_, "allocation": getattr(est, "allocation_", None),
+                "distribution": summary.distribution,
+                "per_entry_variance": float(np.mean(std ** 2)),
+                "expected_squared_error": float(np.sum(std ** 2)),
+                "expected_loss": getattr(est, "expected_loss_", None),
+                "noise_candidates": getattr(est, "noise_candidates_", {}),
                 "entry_std": std.tolist(),
                 "what": f"standard deviation of the noise on each released {query}",
-                "sensitivity_l2": sensitivity}
-    return {"values": np.asarray(rel.value).tolist()}, rel.privacy, expected
+                # replace-one: one record moves the mean by at most ||upper - lower||_2 / n
+                "sensitivity_l2": float(np.linalg.norm(upper - lower)) / (1.0 if query == "sum"
+                                                                          else n)}
+    return {"values": value.tolist()}, est.privacy_, expected
 
 
 def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args):
