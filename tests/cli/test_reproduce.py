@@ -44,6 +44,21 @@ def test_reproduce_all_runs_every_experiment(tmp_path, monkeypatch, capsys):
     assert all(c[1] == ["--trials", "3", "--out", str(tmp_path)] for c in calls)
 
 
+@pytest.fixture(autouse=True)
+def _restore_imports(monkeypatch):
+    """run_experiment imports scripts by name: keep a stub out of later tests' imports."""
+    import sys
+
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    saved = dict(sys.modules)
+    yield
+    for name in list(sys.modules):
+        if name not in saved:
+            del sys.modules[name]
+        elif sys.modules[name] is not saved[name]:
+            sys.modules[name] = saved[name]
+
+
 def fake_checkout(root, trials=100):
     """A checkout with one stub experiment that records its argv, and committed results."""
     experiments = root / "repo" / "experiments"

@@ -341,7 +341,7 @@ def run(args) -> int:
         "ledger": ledger_state,
     }
     with atomic_output(out, "w") as fh:
-        json.dump(doc, fh, indent=2, allow_nan=False)
+        json.dump(doc, fh, indent=2, allow_nan=False, default=_plain_number)
         fh.write("\n")
     pngs = []
     if report is not None:
@@ -360,6 +360,15 @@ def run(args) -> int:
         print("note: --seed makes the noise reproducible; a known seed voids the privacy "
               "guarantee (the seed is not written to the JSON file).")
     return 0
+
+
+def _plain_number(obj):
+    """JSON for numpy scalars and arrays (everything else is an error)."""
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"cannot write {type(obj).__name__} to the release file")
 
 
 def _ledger_state(ledger) -> dict:
