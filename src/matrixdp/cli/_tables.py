@@ -20,6 +20,7 @@ Only the columns listed are read; the order of the file is the order of the rele
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -284,12 +285,15 @@ def template_text(names, dtypes=None, data_name: str = "DATA") -> str:
         "[columns]",
     ]
     for name in names:
-        key = name if name.replace("_", "").replace("-", "").isalnum() else _toml_quote(name)
+        key = name if _BARE_KEY.fullmatch(name) else _toml_quote(name)
         if dtypes is not None and dtypes.get(name) == "text":
             lines.append(f"{key} = {{ categories = [] }}  # list the PUBLIC categories")
         else:
             lines.append(f"{key} = {{ lo = nan, hi = nan }}")
     return "\n".join(lines) + "\n"
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _toml_quote(text: str) -> str:
