@@ -151,7 +151,8 @@ def parse_args(description: str, argv=None, *, default_trials: int = 5,
                         help="directory for the .md/.csv results (default: results/)")
     parser.add_argument("--seed", type=int, default=20181015, help="base seed of the trials")
     parser.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
-                        help="no progress bars (they are drawn only on a terminal anyway)")
+                        help="no progress bars (bars appear only on a terminal; "
+                             "MATRIXDP_PROGRESS=always forces them)")
     parser.add_argument("--data-home", type=Path, default=None,
                         help="dataset folder (default: $MATRIXDP_DATA or the user cache)")
     if extra is not None:

@@ -42,7 +42,8 @@ def add_parser(subparsers) -> None:
                    help="exit with status 3 when any claim is refuted, unsafe opt-ins included "
                         "(for CI)")
     p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
-                   help="no progress bar (drawn only on a terminal anyway)")
+                   help="no progress bar (bars appear only on a terminal; "
+                        "MATRIXDP_PROGRESS=always forces them)")
     p.set_defaults(func=run)
 
 

@@ -193,7 +193,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--download", action="store_true",
                         help="download the experiment's datasets first (checksums verified)")
     parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
-                        help="no progress bars (drawn only on a terminal anyway)")
+                        help="no progress bars (bars appear only on a terminal; "
+                             "MATRIXDP_PROGRESS=always forces them)")
     parser.set_defaults(func=run)
 
 

@@ -186,5 +186,6 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seed for reproducible output (default: secure randomness)")
     p.add_argument("--quiet", action="store_true",
-                   help="no progress bar (drawn only on a terminal anyway)")
+                   help="no progress bar (bars appear only on a terminal; "
+                        "MATRIXDP_PROGRESS=always forces them)")
     p.set_defaults(func=run)
