@@ -8,7 +8,7 @@ from scipy.optimize import minimize
 from scipy.stats import kstest, laplace, norm
 
 from matrixdp.errors import InvalidParameterError, NotPositiveSemidefiniteError
-from matrixdp.release.fisher import (
+from matrixdp.calibration.fisher import (
     check_weights,
     crb,
     design_objective,
@@ -18,11 +18,10 @@ from matrixdp.release.fisher import (
     optimal_cost,
     optimal_gaussian_cov,
     privacy_measure,
-    sample_fisher_matched_laplace,
-    sample_optimal_gaussian,
     spd_power,
     utility_lower_bound,
 )
+from matrixdp.mechanisms.fisher import sample_fisher_matched_laplace, sample_optimal_gaussian
 
 ALPHA = 1e-4
 

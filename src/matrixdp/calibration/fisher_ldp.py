@@ -25,7 +25,7 @@ import numpy as np
 from .._validation import check_delta, check_epsilon, check_finite_array
 from ..calibration.gaussian import gaussian_delta, gaussian_epsilon, max_gaussian_shift
 from ..errors import InvalidParameterError, InvalidShapeError, RefutedGuaranteeWarning
-from .fisher import _check_lam, check_weights, laplace_fisher_matched_scales, spd_power
+from .fisher import check_lam, check_weights, laplace_fisher_matched_scales, spd_power
 
 __all__ = [
     "norm_inf2",
@@ -159,7 +159,7 @@ def ldp_sensitivity_factor(weights=None, ranges=1.0, *, exact_max_p: int = 20,
 def whitened_sensitivity(lam, weights=None, ranges=1.0, *, exact_max_p: int = 20) -> float:
     r"""The whitened L2 sensitivity :math:`\Delta_2=\lambda^{1/4}\|\Pi^{1/4}\mathrm{diag}(R)\|_{\infty,2}`
     of one record under the optimal Gaussian noise (spec §3.2, correction A7)."""
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     return lam ** 0.25 * ldp_sensitivity_factor(weights, ranges, exact_max_p=exact_max_p)
 
 
@@ -246,7 +246,7 @@ def lambda_for_ldp(epsilon, delta, weights=None, ranges=1.0, *, method: str = "a
 
 
 # ------------------------------------------------------------------------ Laplace
-def _laplace_factor(weights, ranges, exact_max_p=20):
+def laplace_factor(weights, ranges, exact_max_p=20):
     pi, widths = _resolve(weights, ranges)
     scales, basis = laplace_fisher_matched_scales(1.0, pi)
     # privacy loss of a shift d is sum_j |u_j^T d| / b_j with b_j = (lam theta_j)^{-1/4}
@@ -257,14 +257,14 @@ def _laplace_factor(weights, ranges, exact_max_p=20):
 def laplace_ldp_epsilon(lam, weights=None, ranges=1.0) -> float:
     r"""Pure ε-LDP of the Fisher-matched Laplace baseline: :math:`\lambda^{1/4}\|\mathrm{diag}(\vartheta^{1/4})U^\top\mathrm{diag}(R)\|_{\infty,1}`
     (:math:`p\lambda^{1/4}` for Π = I and unit ranges). An upper bound for non-diagonal Π with p > 20."""
-    lam = _check_lam(lam)
-    return lam ** 0.25 * _laplace_factor(weights, ranges)[0]
+    lam = check_lam(lam)
+    return lam ** 0.25 * laplace_factor(weights, ranges)[0]
 
 
 def lambda_for_laplace_ldp(epsilon, weights=None, ranges=1.0) -> float:
     """The λ whose Fisher-matched Laplace noise is exactly ε-LDP for ``ranges``."""
     eps = check_epsilon(epsilon)
-    return (eps / _laplace_factor(weights, ranges)[0]) ** 4
+    return (eps / laplace_factor(weights, ranges)[0]) ** 4
 
 
 def crb_for_ldp(epsilon, delta, weights=None, ranges=1.0, *, method: str = "analytic") -> float:

@@ -1,5 +1,6 @@
-"""The high-level API: :class:`FisherNoiseRelease`, Farokhi's Fisher-information-optimal release of a
-whole training set with the exact local-DP guarantee it carries.
+"""Farokhi's whole-table noise: :class:`FisherNoiseMechanism`, the Fisher-information-optimal release
+of a whole training set with the exact local-DP guarantee it carries, and its noise samplers
+(:func:`sample_optimal_gaussian`, :func:`sample_fisher_matched_laplace`).
 """
 
 from __future__ import annotations
@@ -10,13 +11,8 @@ from functools import cached_property
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds
-from ..calibration.gaussian import gaussian_delta
-from ..errors import InvalidParameterError, InvalidShapeError
-from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
-from ..rng import make_rng
-from .bounded import BoundedOptimalNoise
-from .fisher import (
-    _check_lam,
+from ..calibration.fisher import (
+    check_lam,
     check_weights,
     crb,
     design_objective,
@@ -27,21 +23,27 @@ from .fisher import (
     privacy_measure,
     spd_power,
 )
-from .ldp import (
-    _laplace_factor,
+from ..calibration.fisher_ldp import (
     gaussian_ldp_epsilon,
     lambda_for_laplace_ldp,
     lambda_for_ldp,
     ldp_sensitivity_factor,
+    laplace_factor,
     paper_ldp_epsilon,
 )
+from ..calibration.gaussian import gaussian_delta
+from ..errors import InvalidParameterError, InvalidShapeError
+from ..rng import make_rng
+from .base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
+from .fisher_bounded import BoundedOptimalNoise
 
-__all__ = ["FisherNoiseRelease", "DEFAULT_REPORT_DELTA"]
+__all__ = ["FisherNoiseMechanism", "DEFAULT_REPORT_DELTA", "sample_optimal_gaussian",
+           "sample_fisher_matched_laplace"]
 
 _KINDS = ("gaussian", "bounded", "laplace")
 
 #: δ at which the ε of a release given by ``lam`` alone is reported (the exact profile
-#: :meth:`FisherNoiseRelease.privacy_profile` gives every other (ε, δ) pair).
+#: :meth:`FisherNoiseMechanism.privacy_profile` gives every other (ε, δ) pair).
 DEFAULT_REPORT_DELTA = 1e-5
 
 _LABEL_NOTE = ("labels are not perturbed (as in the paper): the guarantee covers each record's "
@@ -62,7 +64,7 @@ def _check_feature_ranges(feature_ranges) -> np.ndarray:
     return arr
 
 
-class FisherNoiseRelease(Mechanism):
+class FisherNoiseMechanism(Mechanism):
     r"""Release a training set's features with Farokhi's Fisher-information-optimal noise.
 
     Each record (row of ``X``) gets i.i.d. noise :math:`n_i`, and the labels are left unchanged,
@@ -149,7 +151,7 @@ class FisherNoiseRelease(Mechanism):
         if (lam is None) == (epsilon is None):
             raise InvalidParameterError("lam", "give exactly one of lam or (epsilon, delta)")
         if lam is not None:
-            self.lam = _check_lam(lam)
+            self.lam = check_lam(lam)
             self.delta = None
         else:
             eps = check_epsilon(epsilon)
@@ -264,7 +266,7 @@ class FisherNoiseRelease(Mechanism):
                                     calibration="analytic", exact=exact, mechanism=self.name,
                                     notes=notes, mu=self.whitened_sensitivity)
         if self.kind == "laplace":
-            k1, exact = _laplace_factor(self.weights, self.widths)
+            k1, exact = laplace_factor(self.weights, self.widths)
             notes = (_LABEL_NOTE, "pure epsilon-LDP of independent Laplace noise in Pi's "
                                   "eigenbasis, Fisher-matched to the optimal Gaussian")
             return PrivacyGuarantee(epsilon=self.lam ** 0.25 * k1, delta=0.0, neighbouring="local",
@@ -331,3 +333,26 @@ class FisherNoiseRelease(Mechanism):
         return {"lam": self.lam, "kind": self.kind, "crb": self.crb,
                 "privacy_measure": self.privacy_measure, "cost": self.cost,
                 "weights": self.weights, "feature_ranges": self.feature_ranges}
+
+
+def sample_optimal_gaussian(n_samples: int, lam, weights=None, n_features: int | None = None,
+                            rng=None) -> np.ndarray:
+    r"""Draw ``n_samples`` i.i.d. rows :math:`n_i\sim\mathcal N(0,\Pi^{-1/2}/\sqrt\lambda)`.
+
+    Returns
+    -------
+    ndarray, (n_samples, p)
+    """
+    factor = optimal_gaussian_factor(lam, weights, n_features)
+    gen = make_rng(rng)
+    g = gen.standard_normal((int(n_samples), factor.shape[0]))
+    return g @ factor.T
+
+
+def sample_fisher_matched_laplace(n_samples: int, lam, weights=None,
+                                  n_features: int | None = None, rng=None) -> np.ndarray:
+    """Draw ``n_samples`` rows of the Fisher-matched Laplace baseline noise (spec §5.5)."""
+    scales, basis = laplace_fisher_matched_scales(lam, weights, n_features)
+    gen = make_rng(rng)
+    z = gen.laplace(0.0, 1.0, size=(int(n_samples), scales.size)) * scales
+    return z @ basis.T

@@ -27,9 +27,9 @@ import scipy.integrate
 import scipy.optimize
 import scipy.stats
 
-from matrixdp import MVGMechanism
+from matrixdp import DPDirectionsMVG, MVGMechanism
 from matrixdp.calibration.gaussian import analytic_gaussian_sigma, gaussian_log_delta_for_shift
-from matrixdp.directions import binary_allocation
+from matrixdp.calibration.allocation import binary_allocation
 from matrixdp.errors import InvalidParameterError, NonFiniteInputError
 from matrixdp.queries import CovarianceQuery, IdentityQuery, KernelQuery
 
@@ -199,8 +199,8 @@ def test_upper_bound_only_structures_never_claim_exact():
     # DP directions: composition of two steps is never reported as tight
     rng = np.random.default_rng(4)
     q = IdentityQuery(bounds=(-1, 1), n_features=3, n_samples=40)
-    mech = MVGMechanism(shape=(40, 3), epsilon=1.0, delta=1e-5, sensitivity=q,
-                        dp_directions=rng.uniform(-1, 1, (40, 3)), dp_directions_rng=0)
+    mech = DPDirectionsMVG(shape=(40, 3), epsilon=1.0, delta=1e-5, sensitivity=q,
+                           random_state=0).fit(rng.uniform(-1, 1, (40, 3))).mechanism_
     assert mech.mahalanobis_sensitivity_exact and not mech.privacy.exact
     assert mech.privacy_profile(0.8) == pytest.approx(0.8e-5, rel=1e-6)
 
@@ -354,14 +354,14 @@ def test_max_pnr_rule_is_recorded_and_its_errors_name_pnr_rule():
 
 def test_dp_directions_and_signal_come_from_the_private_release_only():
     """Spec §6.4-6.5 / A9: Q and Λ_f come from the SuLQ output at (0.2ε, 0.2δ), never from raw X."""
-    from matrixdp.calibration.mvg_exact import exact_max_pnr_allocation
-    from matrixdp.directions import dp_covariance_eigen
+    from matrixdp.calibration.allocation import exact_max_pnr_allocation
+    from matrixdp.models.dp_directions import dp_covariance_eigen
 
     rng = np.random.default_rng(30)
     X = rng.uniform(-1, 1, size=(60, 4)) * np.array([1.0, 0.6, 0.3, 0.1])
     q = IdentityQuery(bounds=(-1, 1), n_features=4, n_samples=60)
-    mech = MVGMechanism(shape=(60, 4), epsilon=1.0, delta=1e-5, sensitivity=q, dp_directions=X,
-                        dp_directions_rng=5, precision="max-pnr")
+    mech = DPDirectionsMVG(shape=(60, 4), epsilon=1.0, delta=1e-5, sensitivity=q,
+                           random_state=5, precision="max-pnr").fit(X).mechanism_
     dp = dp_covariance_eigen(X, epsilon=0.2, delta=2e-6, bounds=(-1, 1), calibration="classic", rng=5)
     np.testing.assert_array_equal(mech.directions, dp.directions)
     costs = q.direction_costs(col_dirs=dp.directions)
@@ -371,6 +371,6 @@ def test_dp_directions_and_signal_come_from_the_private_release_only():
     raw = np.linalg.eigh(X.T @ X)[1][:, ::-1]
     assert np.max(np.abs(np.abs(raw.T @ mech.directions) - np.eye(4))) > 1e-3
     # a different DP draw gives different directions: they really are random outputs
-    other = MVGMechanism(shape=(60, 4), epsilon=1.0, delta=1e-5, sensitivity=q, dp_directions=X,
-                         dp_directions_rng=6, precision="max-pnr")
+    other = DPDirectionsMVG(shape=(60, 4), epsilon=1.0, delta=1e-5, sensitivity=q,
+                            random_state=6, precision="max-pnr").fit(X).mechanism_
     assert not np.allclose(np.abs(other.directions), np.abs(mech.directions))

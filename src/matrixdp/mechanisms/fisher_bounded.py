@@ -25,7 +25,7 @@ from scipy.linalg import eigh_tridiagonal
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..rng import make_rng
-from .fisher import _check_lam, check_weights
+from ..calibration.fisher import check_lam, check_weights
 
 __all__ = ["BoxGroundState", "box_ground_state", "BoundedOptimalNoise"]
 
@@ -79,7 +79,7 @@ def box_ground_state(lam, theta: float, lower: float, upper: float,
     .. [1] F. Farokhi, Corollary 2.7 (corrected: coefficient :math:`\lambda\vartheta/4` in the
        n-variable), spec §3.3.
     """
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     if not (np.isfinite(lower) and np.isfinite(upper) and upper > lower):
         raise InvalidParameterError("bounds", f"need finite lower < upper, got [{lower}, {upper}]")
     n = int(n_grid)
@@ -136,7 +136,7 @@ class BoundedOptimalNoise:
 
     def __init__(self, lam, lower, upper, *, weights=None, n_features: int | None = None,
                  n_grid: int = 4000):
-        self.lam = _check_lam(lam)
+        self.lam = check_lam(lam)
         lo = check_finite_array(lower, "lower")
         hi = check_finite_array(upper, "upper")
         sizes = [a.size for a in (lo, hi) if a.ndim > 0]

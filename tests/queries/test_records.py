@@ -1,14 +1,17 @@
-"""Sensitivity structures: public-bound sensitivities, validation, shift bounds, witnesses."""
+"""Identity and covariance queries: public-bound sensitivities, validation, shift bounds, witnesses."""
 
 import math
-
 import numpy as np
 import pytest
 
 from matrixdp.calibration.mvg_exact import AxisPrecision
-from matrixdp.errors import InvalidParameterError, InvalidShapeError, NonFiniteInputError, \
-    OutOfBoundsError
-from matrixdp.queries import CovarianceQuery, FrobeniusBall, IdentityQuery, as_structure
+from matrixdp.errors import (
+    InvalidParameterError,
+    InvalidShapeError,
+    NonFiniteInputError,
+    OutOfBoundsError,
+)
+from matrixdp.queries import CovarianceQuery, FrobeniusBall, IdentityQuery
 
 
 def _random_rotation(d, rng):
@@ -168,15 +171,6 @@ def test_covariance_shift_bound_sound_against_random_pairs():
         assert bound.lower_sq <= bound.value_sq * (1 + 1e-12)
 
 
-def test_frobenius_ball_witness_and_costs():
-    fb = as_structure(2.0, (3, 4))
-    assert isinstance(fb, FrobeniusBall) and as_structure(fb) is fb
-    [(a, b)] = fb.witnesses()
-    assert np.linalg.norm(b - a) == pytest.approx(2.0)
-    costs = fb.direction_costs(row_dirs=np.eye(3))
-    np.testing.assert_allclose(costs.costs, 4.0)
-
-
 # ----------------------------------------------------------------------------- witnesses
 def test_identity_witnesses_are_neighbouring_and_worst_case():
     q = IdentityQuery(bounds=([0, -1], [2, 1]), n_samples=4)
@@ -216,32 +210,6 @@ def test_covariance_one_signed_box_is_exact_via_entrywise_bound():
         bound = q2.shift_bound(row, col)
         mu2 = np.einsum("kij,i,j->k", d * d, row.precisions, col.precisions)
         assert mu2.max() <= bound.value_sq * (1 + 1e-12)
-
-
-def test_kernel_query_example_2():
-    from matrixdp import MVGMechanism
-    from matrixdp.queries import KernelQuery
-
-    def rbf(x):
-        sq = np.sum((x[:, None, :] - x[None, :, :]) ** 2, axis=-1)
-        return np.exp(-sq)
-
-    for n in (5, 7, 8, 20):
-        q = KernelQuery(rbf, kernel_bound=1.0, n_samples=n)
-        assert q.sensitivity_l2 == pytest.approx(math.sqrt(8 * n - 4))
-        assert q.gamma == n
-        assert (q.sensitivity_l2 < q.gamma) == (n >= 8)       # the paper's "n > 7"
-    q = KernelQuery(rbf, kernel_bound=1.0, n_samples=8)
-    x = np.random.default_rng(0).standard_normal((8, 2))
-    k = q.compute(x)
-    assert np.allclose(k, rbf(x)) and q.psd and q.symmetric and not q.sensitivity_l2_exact
-    with pytest.raises(OutOfBoundsError):
-        KernelQuery(lambda z: 2 * rbf(z), kernel_bound=1.0, n_samples=8).compute(x)
-    mech = MVGMechanism(shape=(8, 8), epsilon=1.0, delta=1e-5, sensitivity=q, calibration="theorem3")
-    assert mech.gamma == 8 and mech.privacy_profile(1.0) < 1e-5
-    exact = MVGMechanism(shape=(8, 8), epsilon=1.0, delta=1e-5, sensitivity=q, mode="equimodal")
-    assert exact.privacy_profile(1.0) <= 1e-5 * (1 + 1e-9) and not exact.privacy.exact
-    exact.release(k, rng=0)
 
 
 def test_record_axis_costs_bound_the_supremum():

@@ -1,15 +1,15 @@
-"""Noise directions and precision allocation for directional (MVG) noise.
+"""Precision allocation for directional (MVG) noise (pure math, no randomness).
 
 A directional noise covariance is ``W diag(variances) Wᵀ``: ``W`` holds
 orthonormal *directions* (columns) and the MVG algorithms turn a *precision
 allocation* θ (shares of a precision budget P, ``θ_i > 0``, ``Σθ_i <= 1``)
-into variances ``1/sqrt(θ_i P)``. This module validates directions and
-allocations, builds the paper's binary and max-PNR allocations, and estimates
-directions privately (SuLQ-style DP covariance). Math and the paper's errors
-we fix: ``docs/derivations/mvg.md``.
-
-Orientation: data ``X`` is ``(n_samples, n_features)`` (records in rows); the
-paper stores records in columns, so its ``X Xᵀ`` is our ``Xᵀ X``.
+into variances ``1/sqrt(θ_i P)``. This module validates allocations and builds
+the paper's binary, max-PNR (water-filling, Theorem 7) allocations, and the
+mse-optimal and max-PNR allocations under the exact linear budget of
+:mod:`matrixdp.calibration.mvg_exact`. Directions are validated by
+:func:`matrixdp._linalg.check_directions`; DP directions are estimated in
+:mod:`matrixdp.models.dp_directions`. Math and the paper's errors we fix:
+``docs/derivations/mvg.md``.
 """
 
 from __future__ import annotations
@@ -17,30 +17,18 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 
-from ._validation import (
-    check_delta,
-    check_epsilon,
-    check_finite_array,
-    check_in_bounds,
-    check_positive,
-    check_row_norms,
-    check_sensitivity,
-)
-from .errors import InvalidParameterError, InvalidShapeError
-from .mechanisms.base import PrivacyGuarantee
-from .rng import make_rng
+from .._linalg import DIRECTIONS_REFERENCES, check_dim, cite
+from .._validation import check_finite_array, check_positive
+from ..errors import InvalidParameterError, InvalidShapeError
+from .mvg_exact import REFERENCES as EXACT_REFERENCES, DirectionCosts
 
 __all__ = [
-    "ORTHONORMAL_ATOL",
     "ALLOCATION_ATOL",
-    "check_directions",
+    "PNR_RULES",
     "check_precision_allocation",
-    "standard_directions",
-    "random_directions",
     "variances_from_allocation",
     "binary_allocation",
     "uniform_allocation",
@@ -48,79 +36,19 @@ __all__ = [
     "theorem7_closed_form",
     "max_pnr_allocation",
     "PNRAllocation",
-    "DPEigenDecomposition",
-    "dp_covariance_eigen",
-    "dp_svd_directions",
-    "gram_sensitivity",
+    "check_costs",
+    "mse_optimal_allocation",
+    "exact_max_pnr_allocation",
 ]
-
-#: Tolerance of the orthonormality check ``max|WᵀW - I| <= atol``.
-ORTHONORMAL_ATOL = 1e-8
 
 #: Tolerance on ``sum(theta) <= 1``.
 ALLOCATION_ATOL = 1e-9
 
-_REFERENCES = """
-    References
-    ----------
-    .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
-       Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077,
-       Sec. 5-7 (directional noise, Algorithms 1-2, Theorem 7). Our fixes:
-       ``docs/derivations/mvg.md``.
-"""
-
-
-def _cite(func):
-    func.__doc__ = (func.__doc__ or "").rstrip() + "\n" + _REFERENCES
-    return func
-
-
-def _check_dim(dim, argument: str = "dim") -> int:
-    if isinstance(dim, bool) or not isinstance(dim, (Integral, np.integer)) or dim < 1:
-        raise InvalidParameterError(argument, f"must be a positive integer, got {dim!r}")
-    return int(dim)
+_cite = cite(DIRECTIONS_REFERENCES)
+_cite_exact = cite(EXACT_REFERENCES)
 
 
 # ----------------------------------------------------------------------------- validation
-@_cite
-def check_directions(directions, dim, argument: str = "directions", *,
-                     atol: float = ORTHONORMAL_ATOL) -> np.ndarray:
-    """Validate a matrix of orthonormal directions (columns) and return it as float64.
-
-    Parameters
-    ----------
-    directions : array_like, shape (dim, dim)
-        Square matrix whose columns are the noise directions.
-    dim : int
-        The required side.
-    argument : str
-        Name used in error messages.
-    atol : float
-        Tolerance of ``max|WᵀW - I|``.
-
-    Returns
-    -------
-    ndarray
-
-    Raises
-    ------
-    InvalidShapeError
-        Not ``(dim, dim)``.
-    NonFiniteInputError
-        NaN or infinite entries.
-    InvalidParameterError
-        Columns not orthonormal within ``atol``.
-    """
-    dim = _check_dim(dim)
-    w = check_finite_array(directions, argument, ndim=2, shape=(dim, dim))
-    err = float(np.max(np.abs(w.T @ w - np.eye(dim))))
-    if err > atol:
-        raise InvalidParameterError(
-            argument, f"columns must be orthonormal (W^T W = I); max|W^T W - I| = {err:.3g} "
-                      f"exceeds {atol:g}")
-    return w
-
-
 @_cite
 def check_precision_allocation(theta, dim, argument: str = "precision", *,
                                warn_unused: bool = True) -> np.ndarray:
@@ -149,7 +77,7 @@ def check_precision_allocation(theta, dim, argument: str = "precision", *,
     ------
     InvalidShapeError, NonFiniteInputError, InvalidParameterError
     """
-    dim = _check_dim(dim)
+    dim = check_dim(dim)
     th = check_finite_array(theta, argument, ndim=1, shape=(dim,))
     if np.any(th <= 0):
         raise InvalidParameterError(
@@ -165,35 +93,9 @@ def check_precision_allocation(theta, dim, argument: str = "precision", *,
     return th
 
 
-def standard_directions(dim) -> np.ndarray:
-    """The standard basis ``I_dim`` (the default directions)."""
-    return np.eye(_check_dim(dim))
-
-
-def random_directions(dim, n_directions=None, rng=None) -> np.ndarray:
-    """Haar-distributed orthonormal directions: a ``(dim, n_directions)`` matrix (square by default).
-
-    QR of a standard Gaussian matrix with the signs of R's diagonal fixed; without the fix
-    LAPACK's sign convention biases the law away from Haar.
-
-    References
-    ----------
-    .. [1] F. Mezzadri, "How to generate random matrices from the classical compact
-       groups", Notices of the AMS 54(5), 2007.
-    """
-    dim = _check_dim(dim)
-    k = dim if n_directions is None else _check_dim(n_directions, "n_directions")
-    if k > dim:
-        raise InvalidParameterError("n_directions", f"must be <= dim = {dim}, got {k}")
-    q, r = np.linalg.qr(make_rng(rng).standard_normal((dim, k)), mode="reduced")
-    signs = np.sign(np.diag(r))
-    signs[signs == 0] = 1.0
-    return q * signs
-
-
 def uniform_allocation(dim) -> np.ndarray:
     """θ_i = 1/dim: the i.i.d. special case (spec §4.4)."""
-    dim = _check_dim(dim)
+    dim = check_dim(dim)
     return np.full(dim, 1.0 / dim)
 
 
@@ -278,7 +180,7 @@ def binary_allocation(important, tau, dim=None) -> np.ndarray:
     [0.0125, 0.0125, 0.475, 0.0125, 0.0125, 0.475]
     """
     if dim is not None:
-        dim = _check_dim(dim)
+        dim = check_dim(dim)
     idx, dim = _important_indices(important, dim)
     t = check_positive(tau, "tau")
     if not t < 100:
@@ -384,7 +286,8 @@ class PNRAllocation:
     n_active: int
 
 
-_PNR_RULES = ("floor", "mix", "proportional", "waterfill", "closed_form")
+#: The ``rule`` values of :func:`max_pnr_allocation`.
+PNR_RULES = ("floor", "mix", "proportional", "waterfill", "closed_form")
 
 
 @_cite
@@ -418,8 +321,8 @@ def max_pnr_allocation(signal_variances, precision_budget, *, rule: str = "floor
         Eigenvalues of the signal covariance along each direction. Entries <= 0
         (possible for a noisy DP estimate) mean "no signal": ``a_i = inf``.
     precision_budget : float
-        P, the budget on ``Σ 1/σ_i(Σ)²``: :func:`~matrixdp.calibration.mvg.unimodal_precision_budget`
-        (Algorithm 1) or :func:`~matrixdp.calibration.mvg.equimodal_precision_budget` (Algorithm 2).
+        P, the budget on ``Σ 1/σ_i(Σ)²``: :func:`~matrixdp.calibration.mvg_theorems.unimodal_precision_budget`
+        (Algorithm 1) or :func:`~matrixdp.calibration.mvg_theorems.equimodal_precision_budget` (Algorithm 2).
     rule : str
         See above.
     min_share : float, optional
@@ -451,8 +354,8 @@ def max_pnr_allocation(signal_variances, precision_budget, *, rule: str = "floor
     if dim == 0:
         raise InvalidShapeError("signal_variances", "must be non-empty")
     p = check_positive(precision_budget, "precision_budget")
-    if rule not in _PNR_RULES:
-        raise InvalidParameterError("rule", f"must be one of {_PNR_RULES}, got {rule!r}")
+    if rule not in PNR_RULES:
+        raise InvalidParameterError("rule", f"must be one of {PNR_RULES}, got {rule!r}")
     if not np.any(lam > 0):
         raise InvalidParameterError("signal_variances", "at least one must be > 0")
     with np.errstate(divide="ignore"):
@@ -500,209 +403,83 @@ def max_pnr_allocation(signal_variances, precision_budget, *, rule: str = "floor
     return theta
 
 
-# ----------------------------------------------------------------------------- DP directions
-def gram_sensitivity(*, bounds=None, norm_bound=None, n_features: int | None = None) -> float:
-    """Frobenius sensitivity of the Gram matrix ``Xᵀ X`` under replacing one record.
+# ----------------------------------------------------------------------------- exact budget
+def mse_optimal_allocation(costs) -> np.ndarray:
+    r"""Shares minimising the total noise variance ``Σ 1/p_i`` under ``Σ c_i p_i = B``.
 
-    ``||x xᵀ - y yᵀ||_F <= ||x||² + ||y||² <= 2 R²`` with ``R`` the public bound on
-    a record's L2 norm: ``R² = Σ_j max(lo_j², hi_j²)`` for a box, or ``norm_bound²``.
+    Lagrange: ``p_i ∝ 1/sqrt(c_i)``, i.e. ``θ_i = sqrt(c_i)/Σ_j sqrt(c_j)``. Its
+    total variance ``(Σ sqrt(c_i))²/B`` never exceeds the i.i.d. choice's
+    ``d Σ c_i / B`` (Cauchy–Schwarz). A direction with ``c_i = 0`` (a feature
+    whose public range is a single point) costs nothing and gets share 0;
+    :func:`exact_precisions` then gives it the largest precision of the others.
+    """
+    c = check_costs(costs)
+    root = np.sqrt(c)
+    return root / root.sum()
+
+
+def check_costs(costs) -> np.ndarray:
+    """Direction costs: a non-empty 1-D array of finite values >= 0, at least one > 0."""
+    c = np.asarray(costs.costs if isinstance(costs, DirectionCosts) else costs, dtype=np.float64)
+    if c.ndim != 1 or c.size == 0 or np.any(c < 0) or not np.all(np.isfinite(c)) or \
+            not np.any(c > 0):
+        raise InvalidParameterError("costs", "must be a non-empty 1-D array of finite values >= 0, "
+                                             "at least one > 0")
+    return c
+
+
+@_cite_exact
+def exact_max_pnr_allocation(signal_variances, costs, budget, *, rule: str = "floor",
+                             min_share: float | None = None) -> np.ndarray:
+    r"""Max-PNR allocation (the paper's Theorem 7) under the exact linear budget.
+
+    Maximises ``Σ log(1 + λ_i p_i)`` (log-PNR of a Gaussian signal with variances
+    ``λ_i`` along the directions, noise precisions ``p_i``) subject to
+    ``Σ c_i p_i = B``. With ``y_i = c_i p_i`` this is the water-filling
+    ``max Σ log(y_i + c_i/λ_i)`` s.t. ``Σ y_i = B`` — the paper's problem, but on
+    the true budget instead of its L1 relaxation. Returns the shares
+    ``θ_i = y_i/B``. Zero shares (infinite noise, not samplable) are handled by
+    ``rule``: ``"floor"`` (``θ_i <- max(θ_i, min_share)``, default ``0.1/d``, then
+    renormalised) or ``"waterfill"`` (raise if a share is 0). Directions with
+    ``c_i = 0`` cost nothing and get share 0 (see :func:`exact_precisions`).
 
     Parameters
     ----------
-    bounds : (lower, upper), optional
-        Public per-feature bounds (scalars or arrays of length ``n_features``).
-    norm_bound : float, optional
-        Public bound on each record's L2 norm.
-    n_features : int, optional
-        Needed when ``bounds`` are scalars.
-    """
-    if (bounds is None) == (norm_bound is None):
-        raise InvalidParameterError("bounds", "give exactly one of bounds=(lower, upper) or norm_bound")
-    if norm_bound is not None:
-        r = check_positive(norm_bound, "norm_bound")
-        return 2.0 * r * r
-    lo, hi = _check_bounds(bounds, n_features)
-    r2 = float(np.sum(np.maximum(lo * lo, hi * hi)))
-    if r2 <= 0:
-        raise InvalidParameterError("bounds", "bounds must not both be 0 everywhere")
-    return 2.0 * r2
-
-
-def _check_bounds(bounds, n_features: int | None) -> tuple[np.ndarray, np.ndarray]:
-    try:
-        lower, upper = bounds
-    except (TypeError, ValueError):
-        raise InvalidParameterError("bounds", f"must be a pair (lower, upper), got {bounds!r}") from None
-    lo = check_finite_array(lower, "bounds")
-    hi = check_finite_array(upper, "bounds")
-    if lo.ndim > 1 or hi.ndim > 1:
-        raise InvalidShapeError("bounds", "lower and upper must be scalars or 1-D arrays")
-    try:
-        if n_features is not None:
-            lo = np.broadcast_to(lo, (n_features,)).astype(np.float64)
-            hi = np.broadcast_to(hi, (n_features,)).astype(np.float64)
-        elif lo.ndim == 0 and hi.ndim == 0:
-            raise InvalidParameterError("n_features", "is required with scalar bounds")
-        else:
-            lo, hi = np.broadcast_arrays(lo, hi)
-    except ValueError as exc:
-        if isinstance(exc, InvalidParameterError):
-            raise
-        raise InvalidShapeError("bounds", f"lower/upper do not match the {n_features} features: "
-                                          f"{exc}") from None
-    if np.any(lo > hi):
-        raise InvalidParameterError("bounds", "lower must be <= upper")
-    return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class DPEigenDecomposition:
-    """A differentially private eigen-decomposition of the Gram matrix ``Xᵀ X``.
-
-    Attributes
-    ----------
-    directions : ndarray, shape (n_features, k)
-        Orthonormal eigenvectors of the noisy Gram matrix, by decreasing eigenvalue.
-    eigenvalues : ndarray, shape (k,)
-        The matching noisy eigenvalues (may be <= 0 for weak directions). These
-        are the paper's ``Λ_f`` for ``K_f = X Xᵀ`` (ours ``Xᵀ X``, not divided by n).
-    noise_scale : float
-        Std of the Gaussian noise on each upper-triangular entry.
-    sensitivity : float
-        The Frobenius sensitivity used.
-    privacy : PrivacyGuarantee
-    """
-
-    directions: np.ndarray
-    eigenvalues: np.ndarray
-    noise_scale: float
-    sensitivity: float
-    privacy: PrivacyGuarantee
-
-
-@_cite
-def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, sensitivity=None,
-                        n_components: int | None = None, calibration: str = "classic",
-                        clip: bool = False, rng=None) -> DPEigenDecomposition:
-    """SuLQ-style DP eigen-decomposition of ``Xᵀ X`` (the paper's DP-SVD for directions, spec §6.5).
-
-    Releases ``C̃ = Xᵀ X + E`` with ``E`` symmetric, its upper triangle (with the
-    diagonal) i.i.d. ``N(0, σ²)`` and mirrored; the release is the upper triangle,
-    whose L2 sensitivity is at most the Frobenius sensitivity ``s_C`` of ``Xᵀ X``.
-    Then eigendecomposes ``C̃`` (post-processing).
-
-    Guarantee: (ε, δ)-DP under replace-one neighbours, for records inside the public
-    ``bounds`` / ``norm_bound``. ``s_C`` bounds the triangle's sensitivity from above, so the
-    returned ``privacy.exact`` is False with either calibration ("classic" is a further
-    sufficient bound that needs ε < 1; "analytic" is tight for ``s_C``).
-
-    Parameters
-    ----------
-    data : array_like, shape (n_samples, n_features)
-        Private records in rows (the paper's ``X`` transposed).
-    epsilon, delta : float
-        The budget for this step (the MVG mechanism passes 20% of its total).
-    bounds : (lower, upper), optional
-        Public per-feature bounds; data outside them raises (or is clipped with ``clip=True``).
-    norm_bound : float, optional
-        Public bound on each record's L2 norm (rows above it raise, or are rescaled with ``clip=True``).
-    sensitivity : float, optional
-        Frobenius sensitivity of ``Xᵀ X`` given directly (public); otherwise
-        ``2 R²`` from ``bounds`` / ``norm_bound`` (:func:`gram_sensitivity`).
-        Never derived from the data.
-    n_components : int, optional
-        Keep the top ``k`` directions (default: all, a square orthonormal matrix).
-    calibration : {"classic", "analytic"}
-        ``"classic"`` (spec §6.5): ``σ = s_C sqrt(2 ln(1.25/δ))/ε``, valid for ε < 1;
-        ``"analytic"``: the exact Balle-Wang σ (smaller, any ε).
-    clip : bool
-        Clip the data to the public bounds instead of raising.
-    rng : None, int or numpy.random.Generator
+    signal_variances : array_like, shape (d,)
+        ``λ_i`` in the units of the noise variances (entries <= 0 mean no signal).
+    costs : DirectionCosts or array_like, shape (d,)
+        ``c_i > 0``.
+    budget : float
+        ``B`` (e.g. ``costs.budget(max_gaussian_shift(ε, δ))``).
+    rule : {"floor", "waterfill"}
+    min_share : float, optional
 
     Returns
     -------
-    DPEigenDecomposition
+    ndarray
+        θ > 0 summing to 1.
     """
-    from .calibration.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
-
-    eps = check_epsilon(epsilon)
-    dlt = check_delta(delta)
-    x = check_finite_array(data, "data", ndim=2)
-    n_samples, n_features = x.shape
-    if n_samples == 0 or n_features == 0:
-        raise InvalidShapeError("data", f"must be non-empty, got shape {x.shape}")
-    if calibration not in ("classic", "analytic"):
-        raise InvalidParameterError("calibration", f"must be 'classic' or 'analytic', got {calibration!r}")
-    if bounds is not None and norm_bound is not None:
-        raise InvalidParameterError("bounds", "give at most one of bounds and norm_bound")
-    if bounds is not None:
-        lo, hi = _check_bounds(bounds, n_features)
-        if clip:
-            x = np.clip(x, lo, hi)
-        else:
-            check_in_bounds(x, lo, hi, "data")
-    elif norm_bound is not None:
-        r = check_positive(norm_bound, "norm_bound")
-        x = check_row_norms(x, r, "data", bound_name="norm_bound", clip=clip)
-    if sensitivity is not None:
-        s_c = check_sensitivity(sensitivity)
-    elif bounds is not None or norm_bound is not None:
-        s_c = gram_sensitivity(bounds=bounds, norm_bound=norm_bound, n_features=n_features)
+    c = check_costs(costs)
+    lam = check_finite_array(signal_variances, "signal_variances", ndim=1, shape=c.shape)
+    total = check_positive(budget, "budget")
+    paid = c > 0  # zero-cost directions need no share (exact_precisions handles them)
+    if not np.any(lam[paid] > 0):
+        raise InvalidParameterError("signal_variances", "at least one direction with a non-zero "
+                                                        "cost must have a value > 0")
+    with np.errstate(divide="ignore"):
+        offsets = np.where(paid & (lam > 0), c / np.where(lam > 0, lam, 1.0), np.inf)
+    y, _ = water_filling(offsets, total)
+    theta = y / y.sum()
+    d = int(paid.sum())
+    if rule == "waterfill":
+        if np.any(theta[paid] <= 0):
+            raise InvalidParameterError("rule", "water-filling leaves a direction with zero "
+                                                "precision (infinite noise); use rule='floor'")
+    elif rule == "floor":
+        floor = 0.1 / d if min_share is None else check_positive(min_share, "min_share")
+        if floor > 1.0 / d:
+            raise InvalidParameterError("min_share", f"must be in (0, 1/dim], got {min_share!r}")
+        theta = np.where(paid, np.maximum(theta, floor), 0.0)
     else:
-        raise InvalidParameterError("bounds", "give public bounds, norm_bound or sensitivity; "
-                                              "the sensitivity is never read from the data")
-    if n_components is None:
-        k = n_features
-    else:
-        k = _check_dim(n_components, "n_components")
-        if k > n_features:
-            raise InvalidParameterError("n_components", f"must be <= n_features={n_features}, got {k}")
-    if calibration == "classic":
-        sigma = classic_gaussian_sigma(eps, dlt, s_c)
-    else:
-        sigma = analytic_gaussian_sigma(eps, dlt, s_c)
-    gen = make_rng(rng)
-    raw = gen.standard_normal((n_features, n_features))
-    upper = np.triu(raw)
-    noise = upper + np.triu(raw, 1).T
-    gram = x.T @ x + sigma * noise
-    lam, vecs = np.linalg.eigh(gram)
-    order = np.argsort(lam)[::-1][:k]
-    privacy = PrivacyGuarantee(
-        epsilon=eps, delta=dlt, calibration=calibration, exact=False,
-        mechanism="dp-covariance-eigen (SuLQ Gaussian on X^T X)",
-        notes=(f"Frobenius sensitivity {s_c:.6g} of X^T X from public bounds "
-               "(an upper bound: the guarantee is a sufficient bound)",))
-    return DPEigenDecomposition(directions=np.ascontiguousarray(vecs[:, order]),
-                                eigenvalues=lam[order], noise_scale=float(sigma),
-                                sensitivity=float(s_c), privacy=privacy)
-
-
-@_cite
-def dp_svd_directions(data, *, epsilon, delta, bounds=None, norm_bound=None, sensitivity=None,
-                      n_components: int | None = None, calibration: str = "classic",
-                      clip: bool = False, rng=None) -> tuple[np.ndarray, PrivacyGuarantee]:
-    """Differentially private feature directions (the paper's DP-SVD of Exp. I, SuLQ-style).
-
-    Thin wrapper of :func:`dp_covariance_eigen` returning only the directions
-    (eigenvectors of the noisy ``Xᵀ X``, by decreasing noisy eigenvalue) and the
-    guarantee of this step, to be composed with the mechanism's own. The budget
-    split (the paper gives 20% of ε and δ to this step) is the caller's job.
-
-    Returns
-    -------
-    (directions, privacy) : (ndarray of shape (n_features, k), PrivacyGuarantee)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(200, 4))
-    >>> W, guarantee = dp_svd_directions(X, epsilon=0.2, delta=1e-6, bounds=(-1, 1), rng=1)
-    >>> W.shape, guarantee.epsilon
-    ((4, 4), 0.2)
-    """
-    result = dp_covariance_eigen(data, epsilon=epsilon, delta=delta, bounds=bounds,
-                                 norm_bound=norm_bound, sensitivity=sensitivity,
-                                 n_components=n_components, calibration=calibration, clip=clip,
-                                 rng=rng)
-    return result.directions, result.privacy
+        raise InvalidParameterError("rule", f"must be 'floor' or 'waterfill', got {rule!r}")
+    return theta / math.fsum(theta)

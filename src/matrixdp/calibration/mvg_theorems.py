@@ -16,6 +16,7 @@ from numbers import Integral
 
 import numpy as np
 
+from .._linalg import cite
 from .._validation import check_delta, check_epsilon, check_positive, check_sensitivity
 from ..errors import InvalidParameterError, InvalidPrivacyParameterError, InvalidShapeError
 
@@ -44,10 +45,8 @@ _REFERENCE = """
        ``docs/derivations/mvg.md``.
 """
 
-def _cite(func):
-    """Append the shared References section to ``func``'s docstring."""
-    func.__doc__ = (func.__doc__ or "").rstrip() + "\n" + _REFERENCE
-    return func
+
+_cite = cite(_REFERENCE)
 
 
 # r = min(m, n) above which the harmonic sums use their asymptotic expansions.
@@ -379,7 +378,7 @@ def precision_norm_product(row_cov, col_cov) -> float:
     -------
     float
     """
-    from ..mvg import covariance_eigenvalues
+    from .._linalg import covariance_eigenvalues
 
     row_eig = covariance_eigenvalues(row_cov, "row_cov", require_definite=True)
     col_eig = covariance_eigenvalues(col_cov, "col_cov", require_definite=True)

@@ -9,9 +9,13 @@ import mpmath
 import numpy as np
 import pytest
 
-from matrixdp.calibration import mvg as cal
+from matrixdp.calibration import mvg_theorems as cal
 from matrixdp.calibration.gaussian import gaussian_delta, gaussian_log_delta_for_shift
-from matrixdp.directions import binary_allocation, uniform_allocation, variances_from_allocation
+from matrixdp.calibration.allocation import (
+    binary_allocation,
+    uniform_allocation,
+    variances_from_allocation,
+)
 from matrixdp.errors import InvalidParameterError, InvalidPrivacyParameterError, InvalidShapeError
 
 SQ6 = math.sqrt(6.0)

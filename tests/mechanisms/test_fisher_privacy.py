@@ -20,9 +20,9 @@ from scipy.optimize import brentq
 from scipy.stats import chi2, kstest, laplace, norm
 
 from matrixdp.errors import InvalidParameterError, RefutedGuaranteeWarning
-from matrixdp.release import FisherNoiseRelease
-from matrixdp.release.fisher import sample_fisher_matched_laplace, sample_optimal_gaussian
-from matrixdp.release.svm import CorrelatedSVMNoiseRelease, correlated_svm_noise, fit_svm
+from matrixdp.mechanisms.fisher import FisherNoiseMechanism
+from matrixdp.mechanisms.fisher import sample_fisher_matched_laplace, sample_optimal_gaussian
+from matrixdp.models.svm import CorrelatedSVMNoise, correlated_svm_noise, fit_svm
 
 ALPHA = 1e-4
 WRONG = (0.7, 1.3)
@@ -70,7 +70,7 @@ def test_reported_epsilon_is_exact_for_sampled_covariance_and_public_ranges(seed
     low = rng.uniform(-5, 5, p)
     widths = rng.uniform(0.2, 4.0, p)
     ranges = np.column_stack([low, low + widths])
-    mech = FisherNoiseRelease(lam=lam, delta=delta, weights=pi, feature_ranges=ranges, rng=seed)
+    mech = FisherNoiseMechanism(lam=lam, delta=delta, weights=pi, feature_ranges=ranges, rng=seed)
     cov = _independent_cov(lam, pi)
     # the covariance actually sampled by the mechanism is Pi^{-1/2}/sqrt(lam)
     noise = mech.sample_noise((300_000, p), np.random.default_rng(seed))
@@ -100,7 +100,7 @@ def test_reported_epsilon_is_sufficient_when_sensitivity_is_upper_bounded():
     pi = _random_spd(p, 7)
     widths = np.random.default_rng(8).uniform(0.5, 2.0, p)
     ranges = np.column_stack([np.zeros(p), widths])
-    mech = FisherNoiseRelease(lam=0.2, delta=1e-6, weights=pi, feature_ranges=ranges)
+    mech = FisherNoiseMechanism(lam=0.2, delta=1e-6, weights=pi, feature_ranges=ranges)
     assert mech.privacy.exact is False
     cov = _independent_cov(0.2, pi)
     v = np.random.default_rng(9).choice([-1.0, 1.0], (50_000, p)) * widths
@@ -112,7 +112,7 @@ def test_reported_epsilon_is_sufficient_when_sensitivity_is_upper_bounded():
 def test_calibrated_release_meets_target_for_public_ranges():
     pi = _random_spd(4, 3)
     ranges = np.array([[0.0, 1.0], [-2.0, 2.0], [10.0, 10.5], [0.0, 3.0]])
-    mech = FisherNoiseRelease(epsilon=2.0, delta=1e-6, weights=pi, feature_ranges=ranges)
+    mech = FisherNoiseMechanism(epsilon=2.0, delta=1e-6, weights=pi, feature_ranges=ranges)
     shift = _corner_sup_mahalanobis(_independent_cov(mech.lam, pi), ranges[:, 1] - ranges[:, 0])
     assert _balle_wang_epsilon(1e-6, shift) == pytest.approx(2.0, rel=1e-7)
 
@@ -120,7 +120,7 @@ def test_calibrated_release_meets_target_for_public_ranges():
 def test_ranges_not_data_change_the_guarantee():
     # the guarantee depends only on the public ranges, never on the data released
     ranges = [[0.0, 4.0], [0.0, 4.0]]
-    mech = FisherNoiseRelease(lam=1.0, delta=1e-5, feature_ranges=ranges, rng=0)
+    mech = FisherNoiseMechanism(lam=1.0, delta=1e-5, feature_ranges=ranges, rng=0)
     narrow = mech.release(np.full((50, 2), 2.0)).privacy.epsilon
     wide = mech.release(np.array([[0.0, 0.0], [4.0, 4.0]])).privacy.epsilon
     assert narrow == wide == mech.privacy.epsilon
@@ -134,7 +134,7 @@ def test_laplace_epsilon_matches_bruteforce_for_nondiagonal_weights():
     widths = np.array([1.0, 0.5, 2.0, 3.0])
     ranges = np.column_stack([np.zeros(p), widths])
     lam = 0.8
-    mech = FisherNoiseRelease(lam=lam, weights=pi, feature_ranges=ranges, kind="laplace", rng=1)
+    mech = FisherNoiseMechanism(lam=lam, weights=pi, feature_ranges=ranges, kind="laplace", rng=1)
     theta, basis = np.linalg.eigh(pi)
     scales = (lam * theta) ** -0.25
     corners = np.array(list(itertools.product((-1.0, 1.0), repeat=p))) * widths
@@ -147,13 +147,13 @@ def test_laplace_epsilon_matches_bruteforce_for_nondiagonal_weights():
 def test_invalid_lambda_and_weights_rejected():
     for bad in (math.nan, math.inf, 0.0):
         with pytest.raises(InvalidParameterError):
-            FisherNoiseRelease(lam=bad, feature_ranges=[[0.0, 1.0]])
+            FisherNoiseMechanism(lam=bad, feature_ranges=[[0.0, 1.0]])
     with pytest.raises(InvalidParameterError):
-        FisherNoiseRelease(lam=1.0, feature_ranges=[[0.0, math.inf]])
+        FisherNoiseMechanism(lam=1.0, feature_ranges=[[0.0, math.inf]])
     with pytest.raises(InvalidParameterError):
-        FisherNoiseRelease(lam=1.0, feature_ranges=[[0.0, 1.0]] * 2, weights=[1.0, math.nan])
+        FisherNoiseMechanism(lam=1.0, feature_ranges=[[0.0, 1.0]] * 2, weights=[1.0, math.nan])
     with pytest.raises(InvalidParameterError, match="kind"):
-        FisherNoiseRelease(lam=1.0, feature_ranges=[[0.0, 1.0]], kind="correlated")
+        FisherNoiseMechanism(lam=1.0, feature_ranges=[[0.0, 1.0]], kind="correlated")
 
 
 @pytest.mark.parametrize("kind,extra", [("laplace", {}),
@@ -162,10 +162,10 @@ def test_invalid_lambda_and_weights_rejected():
 def test_delta_is_never_silently_ignored(kind, extra, delta):
     # a delta given to a kind that has none (or a NaN / out-of-range one) is an error, not ignored
     with pytest.raises(InvalidParameterError) as info:
-        FisherNoiseRelease(lam=1.0, delta=delta, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
+        FisherNoiseMechanism(lam=1.0, delta=delta, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
     assert info.value.argument == "delta"
-    FisherNoiseRelease(lam=1.0, delta=None, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
-    FisherNoiseRelease(lam=1.0, delta=0.0, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
+    FisherNoiseMechanism(lam=1.0, delta=None, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
+    FisherNoiseMechanism(lam=1.0, delta=0.0, kind=kind, feature_ranges=[[0.0, 1.0]], **extra)
 
 
 # ------------------------------------------------------------------------------ (d)
@@ -186,7 +186,7 @@ def test_gaussian_sampler_scale_nondiagonal_weights():
 
 def test_release_gaussian_scale_nondiagonal_weights():
     pi = _random_spd(3, 22)
-    mech = FisherNoiseRelease(lam=2.0, weights=pi, feature_ranges=[[0.0, 1.0]] * 3, rng=5)
+    mech = FisherNoiseMechanism(lam=2.0, weights=pi, feature_ranges=[[0.0, 1.0]] * 3, rng=5)
     noise = mech.release(np.full((10_000, 3), 0.5)).value - 0.5
     white = noise @ np.real(fractional_matrix_power(_independent_cov(2.0, pi), -0.5)).T
     _ks_true_and_wrong(white.ravel(), lambda s: norm(scale=s))
@@ -199,7 +199,7 @@ def test_laplace_sampler_scale_nondiagonal_weights():
     scales = (lam * theta) ** -0.25
     n = sample_fisher_matched_laplace(10_000, lam, pi, rng=6)
     _ks_true_and_wrong(((n @ basis) / scales).ravel(), lambda s: laplace(scale=s))
-    mech = FisherNoiseRelease(lam=lam, weights=pi, feature_ranges=[[0.0, 1.0]] * 3,
+    mech = FisherNoiseMechanism(lam=lam, weights=pi, feature_ranges=[[0.0, 1.0]] * 3,
                               kind="laplace", rng=7)
     noise = mech.release(np.zeros((10_000, 3))).value
     _ks_true_and_wrong(((noise @ basis) / scales).ravel(), lambda s: laplace(scale=s))
@@ -208,7 +208,7 @@ def test_laplace_sampler_scale_nondiagonal_weights():
 def test_release_bounded_scale_against_gaussian_limit():
     # a box much wider than the noise: the optimum is N(0, 1/sqrt(lam*theta)) per coordinate
     # (spec §3.3 limits), with theta = 4 catching the paper's variable mix (A13) in the sampler
-    mech = FisherNoiseRelease(lam=0.01, weights=[1.0, 4.0], feature_ranges=[[0.0, 1.0]] * 2,
+    mech = FisherNoiseMechanism(lam=0.01, weights=[1.0, 4.0], feature_ranges=[[0.0, 1.0]] * 2,
                               kind="bounded", noise_support=[[-40.0, 40.0], [-25.0, 25.0]],
                               rng=8, n_grid=6000)
     noise = mech.release(np.zeros((10_000, 2))).value
@@ -235,7 +235,7 @@ def test_correlated_release_cannot_pass_for_dp():
     rng = np.random.default_rng(12)
     X = np.vstack([rng.standard_normal((20, 2)), rng.standard_normal((20, 2)) + [0.0, 5.0]])
     y = np.concatenate([np.ones(20), -np.ones(20)])
-    mech = CorrelatedSVMNoiseRelease(m=10.0, allow_unsafe=True, rng=0)
+    mech = CorrelatedSVMNoise(m=10.0, allow_unsafe=True, rng=0)
     for _ in range(2):  # every release warns, not only the first
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

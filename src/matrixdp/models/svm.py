@@ -29,7 +29,7 @@ from .._validation import check_finite_array, check_positive
 from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError, UnsafeMechanismError
 from ..mechanisms.base import NoiseSummary, PrivacyGuarantee, Release
 from ..rng import make_rng
-from .fisher import check_weights
+from ..calibration.fisher import check_weights
 
 __all__ = [
     "SolverError",
@@ -40,7 +40,7 @@ __all__ = [
     "correlated_svm_noise",
     "correlated_noise_projector",
     "correlated_privacy_level",
-    "CorrelatedSVMNoiseRelease",
+    "CorrelatedSVMNoise",
 ]
 
 
@@ -273,7 +273,7 @@ def correlated_svm_noise(fit: SVMFit, m: float, rng=None) -> np.ndarray:
 
     **No differential-privacy guarantee.** The noise is built from the private data (the fit and
     its multipliers) and leaves :math:`\alpha^{*\top}x_i` of every record exactly visible; use
-    :class:`CorrelatedSVMNoiseRelease` (explicit opt-in) for a release that says so.
+    :class:`CorrelatedSVMNoise` (explicit opt-in) for a release that says so.
 
     References
     ----------
@@ -332,7 +332,7 @@ _CORRELATED_NOTES = (
 )
 
 
-class CorrelatedSVMNoiseRelease:
+class CorrelatedSVMNoise:
     """Release a training set with Theorem 2.10's correlated noise (utility-preserving, NOT DP).
 
     Construction raises :class:`~matrixdp.errors.UnsafeMechanismError` unless

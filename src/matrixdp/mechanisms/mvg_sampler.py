@@ -20,23 +20,20 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ._validation import check_finite_array
-from .errors import InvalidParameterError, InvalidShapeError, NotPositiveSemidefiniteError
-from .rng import make_rng
+from .._linalg import (MVG_REFERENCES, PSD_RTOL, EigenCov, check_covariance, cite,
+                       psd_error)
+from .._validation import check_finite_array
+from ..errors import InvalidParameterError, InvalidShapeError, NotPositiveSemidefiniteError
+from ..rng import make_rng
 
 __all__ = [
-    "EigenCov",
     "MVGSampler",
     "KRONECKER_MAX_DIM",
-    "check_covariance",
-    "covariance_eigenvalues",
     "covariance_factor",
     "sample_mvg",
     "sample_mvg_eig",
     "mvg_logpdf",
     "mvg_entropy",
-    "vec",
-    "unvec",
 ]
 
 #: Largest ``m*n`` for which the Kronecker route (an ``mn x mn`` factorisation) is allowed.
@@ -45,177 +42,10 @@ KRONECKER_MAX_DIM = 4096
 # Below this side, BLAS trmm's call overhead outweighs its halved flops.
 _TRMM_MIN_DIM = 512
 
-#: Relative tolerance of the symmetry check, ``max|A - Aᵀ| <= tol * max|A|``.
-SYMMETRY_RTOL = 1e-8
-
-#: Relative tolerance of the PSD check, ``λ_min >= -tol * λ_max``.
-PSD_RTOL = 1e-10
-
-_REFERENCES = """
-    References
-    ----------
-    .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
-       Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077,
-       Definition 2, Lemmas 6-7 and Sec. 6.3. See ``docs/derivations/mvg.md``.
-    .. [2] A. K. Gupta and D. K. Nagar, "Matrix Variate Distributions",
-       Chapman & Hall/CRC, 2000, Ch. 2.
-"""
-
-
-def _cite(func):
-    func.__doc__ = (func.__doc__ or "").rstrip() + "\n" + _REFERENCES
-    return func
-
-
-def vec(matrix: np.ndarray) -> np.ndarray:
-    """Column-stacking ``vec`` (Fortran order): ``vec(Z)`` has covariance Ψ ⊗ Σ."""
-    return np.asarray(matrix).reshape(-1, order="F")
-
-
-def unvec(vector: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """Inverse of :func:`vec`: reshape a length ``m*n`` vector to ``shape`` column-major."""
-    return np.asarray(vector).reshape(shape, order="F")
-
-
-# ----------------------------------------------------------------------------- validation
-def check_covariance(cov, argument: str = "cov") -> np.ndarray:
-    """Validate a covariance matrix: 2-D, square, finite and symmetric (within tolerance).
-
-    Returns the exactly symmetrised float64 copy ``(A + Aᵀ)/2``. Positive
-    semi-definiteness is checked when it is factored (:func:`covariance_factor`)
-    or decomposed (:func:`covariance_eigenvalues`), where it comes for free.
-
-    Raises
-    ------
-    InvalidShapeError
-        Not a square 2-D array.
-    NonFiniteInputError
-        NaN or infinite entries.
-    NotPositiveSemidefiniteError
-        Not symmetric within ``SYMMETRY_RTOL``.
-    """
-    arr = check_finite_array(cov, argument, ndim=2)
-    if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
-        raise InvalidShapeError(argument, f"a covariance must be a non-empty square matrix, "
-                                          f"got shape {arr.shape}")
-    scale = float(np.max(np.abs(arr)))
-    asym = float(np.max(np.abs(arr - arr.T)))
-    if asym > SYMMETRY_RTOL * scale:
-        raise NotPositiveSemidefiniteError(
-            argument, f"a covariance must be symmetric; max|A - A^T| = {asym:.3g} exceeds "
-                      f"{SYMMETRY_RTOL:g} * max|A| = {SYMMETRY_RTOL * scale:.3g}")
-    if asym == 0.0:
-        return arr if arr.flags.writeable else arr.copy()
-    return 0.5 * (arr + arr.T)
-
-
-def _psd_error(argument: str, lam_min: float, lam_max: float) -> NotPositiveSemidefiniteError:
-    return NotPositiveSemidefiniteError(
-        argument, f"a covariance must be positive semi-definite; its smallest eigenvalue is "
-                  f"{lam_min:.6g} (largest {lam_max:.6g})")
-
-
-@_cite
-def covariance_eigenvalues(cov, argument: str = "cov", *, require_definite: bool = False) -> np.ndarray:
-    """Eigenvalues (ascending) of a validated covariance (or :class:`EigenCov`).
-
-    Parameters
-    ----------
-    cov : array_like or EigenCov
-        Symmetric PSD matrix.
-    argument : str
-        Name used in error messages.
-    require_definite : bool
-        If True, also reject singular matrices (eigenvalue <= 0).
-
-    Returns
-    -------
-    ndarray
-        Eigenvalues, ascending; tiny negative rounding (within ``PSD_RTOL``) is
-        clipped to 0.
-
-    Raises
-    ------
-    NotPositiveSemidefiniteError
-        Not symmetric, not PSD, or (``require_definite``) singular.
-    """
-    if isinstance(cov, EigenCov):
-        lam = np.sort(cov.variances)
-    else:
-        lam = np.linalg.eigvalsh(check_covariance(cov, argument))
-    lam_max = float(max(lam[-1], 0.0))
-    if lam[0] < -PSD_RTOL * lam_max or (lam_max == 0.0 and lam[0] < 0):
-        raise _psd_error(argument, float(lam[0]), lam_max)
-    lam = np.clip(lam, 0.0, None)
-    if require_definite and not lam[0] > 0:
-        raise NotPositiveSemidefiniteError(
-            argument, "must be positive definite (the privacy conditions use its inverse); "
-                      "it is singular")
-    return lam
+_cite = cite(MVG_REFERENCES)
 
 
 # ----------------------------------------------------------------------------- factors
-@dataclass(frozen=True)
-class EigenCov:
-    """A covariance given by its eigen-decomposition ``W diag(variances) Wᵀ``.
-
-    Parameters
-    ----------
-    variances : array_like, shape (d,)
-        Eigenvalues (noise variance along each direction), finite and >= 0.
-    directions : array_like, shape (d, d), optional
-        Orthonormal columns (direction ``i`` is ``directions[:, i]`` and carries
-        ``variances[i]``). ``None`` means the standard basis (a diagonal covariance).
-
-    Notes
-    -----
-    Its factor ``W diag(√variances)`` costs one column scaling, no decomposition:
-    the fast path of the MVG mechanism, which builds Σ this way (Algorithms 1-2).
-    """
-
-    variances: np.ndarray
-    directions: np.ndarray | None = None
-
-    def __post_init__(self):
-        lam = check_finite_array(self.variances, "variances", ndim=1)
-        if lam.size == 0:
-            raise InvalidShapeError("variances", "must be non-empty")
-        if np.any(lam < 0):
-            raise NotPositiveSemidefiniteError(
-                "variances", f"covariance eigenvalues must be >= 0, got min {lam.min():.6g}")
-        object.__setattr__(self, "variances", lam)
-        if self.directions is not None:
-            from .directions import check_directions
-
-            object.__setattr__(self, "directions",
-                               check_directions(self.directions, lam.size, "directions"))
-
-    @property
-    def dim(self) -> int:
-        """Side of the covariance matrix."""
-        return int(self.variances.size)
-
-    def matrix(self) -> np.ndarray:
-        """The dense covariance ``W diag(λ) Wᵀ`` (symmetric)."""
-        if self.directions is None:
-            return np.diag(self.variances)
-        w = self.directions
-        cov = (w * self.variances) @ w.T
-        return 0.5 * (cov + cov.T)
-
-    def factor(self) -> np.ndarray:
-        """A factor ``B = W diag(√λ)`` with ``B Bᵀ`` equal to the covariance."""
-        root = np.sqrt(self.variances)
-        if self.directions is None:
-            return np.diag(root)
-        return self.directions * root
-
-    def inverse_eigenvalues(self) -> np.ndarray:
-        """``1/λ_i`` (inf where λ_i = 0), in the order of the directions."""
-        with np.errstate(divide="ignore"):
-            return 1.0 / self.variances
-
-
 @dataclass(frozen=True)
 class _Factor:
     """Internal: a validated factor; ``kind`` is "identity", "diag" (vector), "lower" (Cholesky) or "full"."""
@@ -255,7 +85,7 @@ def _factor(cov, argument: str) -> _Factor:
     if _is_diagonal(arr):
         diag = np.diagonal(arr)
         if diag.min() < 0:
-            raise _psd_error(argument, float(diag.min()), float(diag.max()))
+            raise psd_error(argument, float(diag.min()), float(diag.max()))
         return _diag_factor(np.sqrt(diag))
     try:
         lower = scipy.linalg.cholesky(arr, lower=True, check_finite=False)
@@ -268,7 +98,7 @@ def _factor(cov, argument: str) -> _Factor:
     lam, vecs = np.linalg.eigh(arr)
     lam_max = float(max(lam[-1], 0.0))
     if lam[0] < -PSD_RTOL * lam_max or (lam_max == 0.0 and lam[0] < 0):
-        raise _psd_error(argument, float(lam[0]), lam_max)
+        raise psd_error(argument, float(lam[0]), lam_max)
     # eigenvalues at rounding level are zeros of the exact matrix: no noise there
     lam = np.where(lam > arr.shape[0] * np.finfo(float).eps * lam_max, lam, 0.0)
     return _Factor("full", vecs * np.sqrt(lam))

@@ -13,8 +13,8 @@ from scipy.stats import norm
 
 from matrixdp.calibration.gaussian import gaussian_delta
 from matrixdp.errors import InvalidParameterError, RefutedGuaranteeWarning
-from matrixdp.release.fisher import optimal_gaussian_cov, spd_power
-from matrixdp.release.ldp import (
+from matrixdp.calibration.fisher import optimal_gaussian_cov, spd_power
+from matrixdp.calibration.fisher_ldp import (
     gaussian_ldp_delta,
     gaussian_ldp_epsilon,
     lambda_for_laplace_ldp,
@@ -160,7 +160,7 @@ def test_crb_for_ldp_figures_1_and_2():
     # Fig. 1: lam^{1/4} ||Pi^{1/4}|| = 0.1 -> eps >= 0.57985 at delta = 1e-5
     assert paper_ldp_epsilon(1e-4, 1e-5, ranges=[1.0]) == pytest.approx(0.57985, abs=1e-5)
     # Fig. 2: normalisation Tr(Pi^{1/2}) ||Pi^{1/4}||^2 = 1 (p = 1): eps = 1, delta = 1e-5 -> 33.62
-    from matrixdp.release.ldp import crb_for_ldp
+    from matrixdp.calibration.fisher_ldp import crb_for_ldp
 
     assert crb_for_ldp(1.0, 1e-5, ranges=[1.0], method="paper") == pytest.approx(33.62, abs=0.01)
     exact = crb_for_ldp(1.0, 1e-5, ranges=[1.0])

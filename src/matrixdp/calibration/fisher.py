@@ -1,6 +1,7 @@
 """Fisher-information privacy for releasing a whole training set (Farokhi): the Cramér–Rao
 privacy level, the design objective, and the optimal i.i.d. noise (Gaussian, Theorem 2.4)
-with its Fisher-matched Laplace baseline.
+with its Fisher-matched Laplace baseline (pure math; their samplers are in
+:mod:`matrixdp.mechanisms.fisher`).
 
 Records are rows: ``X`` is ``(n_samples, n_features)`` and each row gets its own noise
 vector. The paper stacks records as columns; nothing else changes. The derivation is in
@@ -15,11 +16,11 @@ import numpy as np
 
 from .._validation import check_finite_array, check_positive
 from ..errors import InvalidParameterError, InvalidShapeError, NotPositiveSemidefiniteError
-from ..rng import make_rng
 
 __all__ = [
     "check_weights",
     "spd_power",
+    "check_lam",
     "gaussian_fisher",
     "crb",
     "privacy_measure",
@@ -27,10 +28,8 @@ __all__ = [
     "optimal_gaussian_cov",
     "optimal_cost",
     "optimal_gaussian_factor",
-    "sample_optimal_gaussian",
     "laplace_fisher_matched_scales",
     "laplace_fisher",
-    "sample_fisher_matched_laplace",
     "utility_lower_bound",
 ]
 
@@ -85,7 +84,8 @@ def spd_power(matrix: np.ndarray, power: float) -> np.ndarray:
     return (vecs * evals ** power) @ vecs.T
 
 
-def _check_lam(lam) -> float:
+def check_lam(lam) -> float:
+    """Validate the privacy-utility trade-off weight λ (> 0)."""
     return check_positive(lam, "lam")
 
 
@@ -156,7 +156,7 @@ def design_objective(weights, fisher, second_moment, lam) -> float:
     lam : float
         Utility weight λ > 0.
     """
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     info = check_weights(fisher, argument="fisher")
     pi = check_weights(weights, info.shape[0])
     v = np.asarray(second_moment, dtype=float)
@@ -184,37 +184,23 @@ def optimal_gaussian_cov(lam, weights=None, n_features: int | None = None) -> np
     ----------
     .. [1] F. Farokhi, Theorem 2.4; ``docs/release/fisher.md``.
     """
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     pi = check_weights(weights, n_features)
     return spd_power(pi, -0.5) / math.sqrt(lam)
 
 
 def optimal_cost(lam, weights=None, n_features: int | None = None) -> float:
     r"""The optimal value :math:`J^*=2\sqrt\lambda\,\mathrm{Tr}(\Pi^{-1/2})` of P(λ)."""
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     pi = check_weights(weights, n_features)
     return 2.0 * math.sqrt(lam) * float(np.trace(spd_power(pi, -0.5)))
 
 
 def optimal_gaussian_factor(lam, weights=None, n_features: int | None = None) -> np.ndarray:
     r"""The symmetric square root :math:`A=\lambda^{-1/4}\Pi^{-1/4}` of :math:`\Sigma^*` (:math:`AA^\top=\Sigma^*`)."""
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     pi = check_weights(weights, n_features)
     return spd_power(pi, -0.25) / lam ** 0.25
-
-
-def sample_optimal_gaussian(n_samples: int, lam, weights=None, n_features: int | None = None,
-                            rng=None) -> np.ndarray:
-    r"""Draw ``n_samples`` i.i.d. rows :math:`n_i\sim\mathcal N(0,\Pi^{-1/2}/\sqrt\lambda)`.
-
-    Returns
-    -------
-    ndarray, (n_samples, p)
-    """
-    factor = optimal_gaussian_factor(lam, weights, n_features)
-    gen = make_rng(rng)
-    g = gen.standard_normal((int(n_samples), factor.shape[0]))
-    return g @ factor.T
 
 
 # ------------------------------------------------------------ Fisher-matched Laplace
@@ -234,7 +220,7 @@ def laplace_fisher_matched_scales(lam, weights=None, n_features: int | None = No
     basis : ndarray, (p, p)
         :math:`U` (identity for diagonal Π, columns ordered as the features then).
     """
-    lam = _check_lam(lam)
+    lam = check_lam(lam)
     pi = check_weights(weights, n_features)
     if np.count_nonzero(pi - np.diag(np.diag(pi))) == 0:
         theta, basis = np.diag(pi).copy(), np.eye(pi.shape[0])
@@ -248,15 +234,6 @@ def laplace_fisher(scales, basis=None) -> np.ndarray:
     b = np.asarray(scales, dtype=float)
     u = np.eye(b.size) if basis is None else np.asarray(basis, dtype=float)
     return (u / b ** 2) @ u.T
-
-
-def sample_fisher_matched_laplace(n_samples: int, lam, weights=None,
-                                  n_features: int | None = None, rng=None) -> np.ndarray:
-    """Draw ``n_samples`` rows of the Fisher-matched Laplace baseline noise (spec §5.5)."""
-    scales, basis = laplace_fisher_matched_scales(lam, weights, n_features)
-    gen = make_rng(rng)
-    z = gen.laplace(0.0, 1.0, size=(int(n_samples), scales.size)) * scales
-    return z @ basis.T
 
 
 # ------------------------------------------------------------------------ utility

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from matrixdp.errors import InvalidParameterError
-from matrixdp.release.fisher import sample_fisher_matched_laplace, sample_optimal_gaussian
-from matrixdp.release.ridge import fit_ridge, ridge_gradient, ridge_loss
+from matrixdp.mechanisms.fisher import sample_fisher_matched_laplace, sample_optimal_gaussian
+from matrixdp.models.ridge import fit_ridge, ridge_gradient, ridge_loss
 
 
 def _data(seed=0, q=300, p=4):

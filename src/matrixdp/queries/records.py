@@ -22,213 +22,19 @@ Derivations: ``docs/derivations/mvg_exact.md``.
 
 from __future__ import annotations
 
-import abc
 import math
 
 import numpy as np
 
-from ._validation import (check_finite_array, check_in_bounds, check_positive, check_row_norms,
-                          check_sensitivity)
-from .calibration.mvg_exact import (
-    AxisPrecision,
-    DirectionCosts,
-    ShiftBound,
-    _direction_reach,
-    frobenius_ball_shift,
-    outer_product_shift,
-    record_box_shift,
-)
-from .errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
+from .._validation import check_finite_array, check_in_bounds, check_positive, check_row_norms
+from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound
+from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
+from .base import SensitivityStructure, Witnesses, check_count, cost_dim, signed_permutation
+from .geometry import direction_reach, outer_product_shift, record_box_shift
 
-__all__ = ["SensitivityStructure", "FrobeniusBall", "IdentityQuery", "CovarianceQuery",
-           "KernelQuery", "as_structure", "is_structure"]
-
-#: A list of worst-case neighbouring pairs ``(f(X), f(X'))``.
-Witnesses = list
-
-
-def _check_dirs(dirs, dim: int, argument: str):
-    if dirs is None:
-        return None
-    from .directions import check_directions
-
-    return check_directions(dirs, dim, argument)
-
-
-def _signed_permutation(dirs) -> bool:
-    return dirs is None or bool(np.all(np.count_nonzero(np.abs(dirs) > 1e-12, axis=0) == 1))
-
-
-class SensitivityStructure(abc.ABC):
-    """The set of differences ``f(X) - f(X')`` over neighbouring datasets, with its public bounds.
-
-    Attributes
-    ----------
-    sensitivity_l2 : float
-        Frobenius sensitivity ``s₂ = sup ‖f(X) - f(X')‖_F``.
-    sensitivity_l2_exact : bool
-        Whether ``sensitivity_l2`` is the supremum (True) or an upper bound.
-    gamma : float
-        ``sup_X ‖f(X)‖_F`` (needed by the MVG paper's Theorems 2-3).
-    shape : tuple
-        Shape of ``f(X)`` (entries may be ``None`` when unknown).
-    symmetric, psd : bool
-        Structural properties of ``f(X)`` for every dataset.
-    neighbouring : str
-        ``"replace-one"``.
-    feature_axis : int
-        The axis of ``f(X)`` indexing features (1 for :class:`IdentityQuery`, else 0);
-        the MVG mechanism's default directional axis.
-
-    Methods used by the mechanism and the auditor: :meth:`shift_bound`
-    (Mahalanobis sensitivity of given noise precisions), :meth:`direction_costs`
-    (linear precision budget), :meth:`witnesses` (worst-case neighbouring pairs,
-    a ``list`` of ``(ndarray, ndarray)`` query values), :meth:`check_value` and
-    :meth:`compute`. Any object with ``shift_bound`` and ``direction_costs`` is
-    accepted as a structure (:func:`is_structure`).
-    """
-
-    neighbouring = "replace-one"
-    symmetric = False
-    psd = False
-    sensitivity_l2_exact = True
-    #: The axis of ``f(X)`` that indexes features (the natural directional axis).
-    feature_axis = 0
-
-    def check_value(self, value: np.ndarray) -> None:
-        """Raise if a (claimed) query value is impossible under the public bounds (default: no check)."""
-
-    @property
-    @abc.abstractmethod
-    def sensitivity_l2(self) -> float:
-        """Frobenius sensitivity."""
-
-    @property
-    @abc.abstractmethod
-    def gamma(self) -> float:
-        """``sup_X ‖f(X)‖_F``."""
-
-    @abc.abstractmethod
-    def shift_bound(self, row: AxisPrecision, col: AxisPrecision) -> ShiftBound:
-        """``sup_D μ(D)²`` for noise precisions ``row`` (Σ⁻¹) and ``col`` (Ψ⁻¹)."""
-
-    @abc.abstractmethod
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal: bool = False,
-                        shape=None) -> DirectionCosts:
-        """The linear precision budget along one axis's directions (see :class:`DirectionCosts`).
-
-        ``row_dirs`` (``col_dirs``) makes the rows (columns) directional with those
-        orthonormal directions, the other axis being the identity; with neither,
-        ``axis`` (0 or 1) names the directional axis and the standard basis is used
-        (never materialised). ``equimodal=True``: Ψ = Σ with ``row_dirs``.
-        """
-
-    @abc.abstractmethod
-    def witnesses(self, *, row_cov=None, col_cov=None) -> Witnesses:
-        """Worst-case neighbouring pairs ``[(f(X), f(X')), ...]`` (list of ndarray pairs)."""
-
-    def compute(self, X) -> np.ndarray:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def _axis_precisions(self, row_cov, col_cov) -> tuple[AxisPrecision, AxisPrecision]:
-        m, n = self.shape
-        row = (row_cov if isinstance(row_cov, AxisPrecision) else
-               AxisPrecision.identity(m) if row_cov is None else
-               AxisPrecision.from_covariance(row_cov, "row_cov"))
-        col = (col_cov if isinstance(col_cov, AxisPrecision) else
-               AxisPrecision.identity(n) if col_cov is None else
-               AxisPrecision.from_covariance(col_cov, "col_cov"))
-        return row, col
-
-
-def is_structure(obj) -> bool:
-    """Duck-typed check: anything with ``shift_bound`` and ``direction_costs`` is a structure."""
-    return callable(getattr(obj, "shift_bound", None)) and \
-        callable(getattr(obj, "direction_costs", None))
-
-
-def as_structure(sensitivity, shape=None) -> SensitivityStructure:
-    """A number becomes a :class:`FrobeniusBall`; a structure is returned unchanged."""
-    if is_structure(sensitivity):
-        return sensitivity
-    return FrobeniusBall(sensitivity, shape=shape)
-
+__all__ = ["IdentityQuery", "CovarianceQuery"]
 
 # ----------------------------------------------------------------------------- Frobenius ball
-class FrobeniusBall(SensitivityStructure):
-    r"""Generic structure: every difference with ``‖D‖_F <= s₂`` (what a bare number means).
-
-    The exact Mahalanobis sensitivity is ``s₂/sqrt(λ_min(Σ)λ_min(Ψ))``: the ball is
-    rotation invariant, so directional noise cannot beat i.i.d. noise on it.
-
-    Parameters
-    ----------
-    s2 : float
-        Frobenius sensitivity, > 0 (a public bound).
-    shape : tuple of int, optional
-        Shape of the query value (for :meth:`witnesses`).
-    gamma : float, optional
-        ``sup ‖f(X)‖_F`` if known.
-    symmetric, psd : bool
-        What the caller asserts about the query.
-
-    References
-    ----------
-    .. [1] matrixdp, ``docs/derivations/mvg_exact.md`` §3.1.
-    """
-
-    def __init__(self, s2, *, shape=None, gamma=None, symmetric: bool = False, psd: bool = False):
-        self.s2 = check_sensitivity(s2)
-        self.shape = None if shape is None else tuple(int(k) for k in shape)
-        self._gamma = None if gamma is None else check_positive(gamma, "gamma")
-        self.symmetric = bool(symmetric or psd)
-        self.psd = bool(psd)
-
-    @property
-    def sensitivity_l2(self) -> float:
-        return self.s2
-
-    @property
-    def gamma(self) -> float:
-        if self._gamma is None:
-            raise InvalidParameterError("gamma", "a bare Frobenius sensitivity carries no bound "
-                                                 "on sup ||f(X)||_F; pass gamma explicitly")
-        return self._gamma
-
-    def shift_bound(self, row, col) -> ShiftBound:
-        return frobenius_ball_shift(self.s2, row, col)
-
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
-                        shape=None) -> DirectionCosts:
-        dim = _cost_dim(row_dirs, col_dirs, axis, shape, self.shape)
-        if equimodal:
-            return DirectionCosts(np.full(dim, self.s2), power=2, exact=dim == 1,
-                                  description="Frobenius ball, Psi = Sigma: mu^2 <= (s2 * sum p)^2")
-        return DirectionCosts(np.full(dim, self.s2 ** 2), exact=dim == 1,
-                              description="Frobenius ball: mu^2 = s2^2 max p <= s2^2 sum p")
-
-    def witnesses(self, *, row_cov=None, col_cov=None) -> Witnesses:
-        if self.shape is None or None in self.shape:
-            raise InvalidParameterError("shape", "FrobeniusBall needs a shape to build witnesses")
-        row, col = self._axis_precisions(row_cov, col_cov)
-        d = self.shift_bound(row, col).witness
-        base = np.zeros(self.shape)
-        return [(base, base + d)]
-
-    def __repr__(self) -> str:
-        return f"FrobeniusBall(s2={self.s2:.6g})"
-
-
-def _cost_dim(row_dirs, col_dirs, axis, shape, own_shape) -> int:
-    for d in (row_dirs, col_dirs):
-        if d is not None:
-            return int(np.asarray(d).shape[0])
-    shp = shape or own_shape
-    if shp is None:
-        raise InvalidParameterError("shape", "give directions or a shape")
-    return int(shp[0 if axis is None else axis])
-
-
 # ----------------------------------------------------------------------------- identity query
 def _parse_bounds(bounds, radius, n_features):
     if (bounds is None) == (radius is None):
@@ -264,21 +70,13 @@ def _parse_bounds(bounds, radius, n_features):
     return lo, hi, None, int(n_features)
 
 
-def _check_count(value, argument):
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidParameterError(argument, f"must be a positive integer, got {value!r}")
-    return int(value)
-
-
 class _RecordQuery(SensitivityStructure):
     """Shared record-bound handling (box or ball) and validation."""
 
     def __init__(self, bounds, radius, n_samples, n_features, clip):
         self.lower, self.upper, self.radius, self.n_features = _parse_bounds(
-            bounds, radius, _check_count(n_features, "n_features"))
-        self.n_samples = _check_count(n_samples, "n_samples")
+            bounds, radius, check_count(n_features, "n_features"))
+        self.n_samples = check_count(n_samples, "n_samples")
         self.clip = bool(clip)
 
     @property
@@ -414,7 +212,7 @@ class IdentityQuery(_RecordQuery):
             float(self.half_widths @ self.half_widths)
         if row_dirs is not None or axis == 0:  # directional over the records, features identity
             if row_dirs is None:
-                n = _cost_dim(None, None, 0, shape, self.shape)
+                n = cost_dim(None, None, 0, shape, self.shape)
                 costs = np.full(n, width_sq)
             else:
                 u = np.asarray(row_dirs)
@@ -427,8 +225,8 @@ class IdentityQuery(_RecordQuery):
             costs = np.full(self.n_features, width_sq)
             return DirectionCosts(costs, exact=self.n_features == 1,
                                   description="identity query, ball records")
-        h = _direction_reach(dirs, self.half_widths)
-        return DirectionCosts(h * h, exact=_signed_permutation(dirs),
+        h = direction_reach(dirs, self.half_widths)
+        return DirectionCosts(h * h, exact=signed_permutation(dirs),
                               description="identity query, feature axis: "
                                           "c_j = (sum_k |v_jk| w_k)^2")
 
@@ -609,7 +407,7 @@ class CovarianceQuery(_RecordQuery):
         if self.radius is not None:
             h = np.full(p, self.radius)
         else:
-            h = _direction_reach(dirs, self.reach)
+            h = direction_reach(dirs, self.reach)
         if equimodal:
             return DirectionCosts(h * h, power=2, scale=2.0 * self.scale ** 2, exact=False,
                                   description="covariance query, Psi = Sigma: "
@@ -657,88 +455,3 @@ class CovarianceQuery(_RecordQuery):
     def __repr__(self) -> str:
         return (f"CovarianceQuery(n_samples={self.n_samples}, n_features={self.n_features}, "
                 f"{'radius=' + format(self.radius, 'g') if self.radius is not None else 'box'})")
-
-
-# ----------------------------------------------------------------------------- kernel query
-class KernelQuery(SensitivityStructure):
-    r"""Kernel (Gram) matrix ``K_ij = k(x_i, x_j)`` of ``n`` records with a public bound ``|k| <= c``.
-
-    Replacing record ``k`` changes row and column ``k`` only: ``2n - 1`` entries,
-    each by at most ``2c``, so ``s₂ <= c sqrt(8n - 4)`` and ``γ = sup ‖K‖_F <= n c``
-    (the paper's Theorem 4, Example 2; both are upper bounds, since a PSD kernel
-    cannot always swing every entry by ``2c``). ``K`` is symmetric, and PSD for a
-    positive-definite kernel (``psd=True``, required by Theorem 3).
-
-    Parameters
-    ----------
-    kernel : callable
-        ``kernel(X) -> (n, n)`` array for records ``X`` of shape ``(n, n_features)``.
-    kernel_bound : float
-        Public ``c`` with ``|k(x, x')| <= c`` for all records.
-    n_samples : int
-        Public number of records ``n``.
-    psd : bool
-        Whether the kernel is positive semi-definite (default True).
-
-    References
-    ----------
-    .. [1] T. Chanyaswad et al., arXiv:1802.10077, Sec. 4.4, Example 2.
-    .. [2] matrixdp, ``docs/derivations/mvg_exact.md``.
-    """
-
-    symmetric = True
-    sensitivity_l2_exact = False
-
-    def __init__(self, kernel, *, kernel_bound, n_samples, psd: bool = True):
-        if not callable(kernel):
-            raise InvalidParameterError("kernel", "must be callable: kernel(X) -> (n, n) array")
-        self.kernel = kernel
-        self.kernel_bound = check_positive(kernel_bound, "kernel_bound")
-        self.n_samples = _check_count(n_samples, "n_samples")
-        if self.n_samples is None:
-            raise InvalidParameterError("n_samples", "is required")
-        self.psd = bool(psd)
-
-    @property
-    def shape(self) -> tuple:
-        return (self.n_samples, self.n_samples)
-
-    @property
-    def sensitivity_l2(self) -> float:
-        return self.kernel_bound * math.sqrt(8.0 * self.n_samples - 4.0)
-
-    @property
-    def gamma(self) -> float:
-        return self.n_samples * self.kernel_bound
-
-    def compute(self, X) -> np.ndarray:
-        """``kernel(X)``, checked: shape ``(n, n)``, finite, symmetric, ``|K| <= c``."""
-        x = check_finite_array(X, "X", ndim=2)
-        if x.shape[0] != self.n_samples:
-            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows, got {x.shape[0]}")
-        k = check_finite_array(self.kernel(x), "kernel(X)", ndim=2, shape=self.shape)
-        check_in_bounds(k, -self.kernel_bound, self.kernel_bound, "kernel(X)")
-        return 0.5 * (k + k.T)
-
-    def shift_bound(self, row, col) -> ShiftBound:
-        """Upper bound ``s₂² λ_max(Σ⁻¹) λ_max(Ψ⁻¹)`` (the Frobenius ball holding every difference)."""
-        ball = frobenius_ball_shift(self.sensitivity_l2, row, col)
-        return ShiftBound(ball.value_sq, False, 0.0, ball.witness, "kernel-frobenius-bound")
-
-    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
-                        shape=None) -> DirectionCosts:
-        dim = self.n_samples
-        s2 = self.sensitivity_l2
-        if equimodal:
-            return DirectionCosts(np.full(dim, s2), power=2, exact=False,
-                                  description="kernel query (Frobenius bound), Psi = Sigma")
-        return DirectionCosts(np.full(dim, s2 ** 2), exact=False,
-                              description="kernel query (Frobenius bound)")
-
-    def witnesses(self, *, row_cov=None, col_cov=None) -> Witnesses:
-        """Kernel matrices are not free to move entry by entry; no admissible worst pair is known."""
-        raise NotImplementedError("KernelQuery cannot build admissible worst-case pairs without "
-                                  "knowing the kernel's geometry; audit with data-driven pairs")
-
-    def __repr__(self) -> str:
-        return f"KernelQuery(kernel_bound={self.kernel_bound:g}, n_samples={self.n_samples})"

@@ -10,7 +10,7 @@ from scipy.integrate import trapezoid
 from scipy.stats import kstest
 
 from matrixdp.errors import InvalidParameterError
-from matrixdp.release.bounded import BoundedOptimalNoise, box_ground_state
+from matrixdp.mechanisms.fisher_bounded import BoundedOptimalNoise, box_ground_state
 
 
 def test_normalised_nonnegative_zero_at_ends_and_samples_inside():
