@@ -72,3 +72,19 @@ def test_synth_notes_name_no_unshipped_spec(tmp_path, capsys):
                  str(tmp_path / "o.csv"), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "guarantee" in out and "spec section" not in out and "spec §" not in out
+
+
+def test_an_internal_error_is_one_line_unless_debugging(monkeypatch, capsys):
+    import matrixdp.cli.demo as demo
+
+    def broken(args):
+        raise KeyError("oops")
+
+    monkeypatch.setattr(demo, "run", broken)  # main() builds its parser afresh: it binds this
+    assert main(["demo"]) == 1
+    err = capsys.readouterr().err
+    assert "internal error: KeyError" in err and "MATRIXDP_DEBUG=1" in err
+    assert len(err.strip().splitlines()) == 1
+    monkeypatch.setenv("MATRIXDP_DEBUG", "1")
+    with pytest.raises(KeyError):
+        main(["demo"])

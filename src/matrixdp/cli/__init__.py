@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 
@@ -69,6 +70,12 @@ def main(argv=None) -> int:
     except (MatrixDPError, ValueError, OSError) as exc:
         # User errors get one line, never a traceback.
         print(f"matrixdp {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: still one line, the traceback on request
+        if os.environ.get("MATRIXDP_DEBUG"):
+            raise
+        print(f"matrixdp {args.command}: internal error: {type(exc).__name__}: {exc} (a bug in "
+              "matrixdp: please report it; MATRIXDP_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 1
 
 
