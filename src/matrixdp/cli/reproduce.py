@@ -31,6 +31,8 @@ EXPERIMENTS = {
     "mvg-fig4": ("mvg_fig4_directions", "MVG Figure 4: the effect of noise directions over ε"),
     "r1smg-uber": ("r1smg_uber", "R1SMG case study I: Uber pickup counts"),
     "r1smg-pca": ("r1smg_pca", "R1SMG case study II: PCA (substitute dataset)"),
+    "analytic-figures": ("analytic_figures", "R1SMG Fig. 9 and Farokhi Figs 1-2 (analytic)"),
+    "r1smg-dpsgd": ("r1smg_dpsgd", "R1SMG case study III: DP-SGD, Gaussian vs R1SMG (digits, Adult)"),
     "farokhi-toy2d": ("farokhi_toy2d", "Farokhi Figs 3-4: the 2-D SVM example, i.i.d. and correlated noise"),
     "farokhi-wdbc": ("farokhi_wdbc", "Farokhi Fig. 5: SVM on WDBC (0.9613, 28.413 m)"),
     "farokhi-adult": ("farokhi_adult", "Farokhi Fig. 6: SVM on Adult"),
