@@ -19,7 +19,8 @@ from ._linalg import check_dim
 from .errors import InvalidParameterError
 
 __all__ = ["make_rng", "secure_bit_generator", "secure_stream", "fresh_secure_rng", "is_secure",
-           "SEED_WARNING", "random_directions"]
+           "SEED_WARNING", "random_directions",
+           "without_generators"]
 
 #: One sentence every ``rng`` / ``random_state`` docstring repeats.
 SEED_WARNING = ("a seeded release is replayable: anyone who knows the seed can regenerate the "
@@ -142,6 +143,15 @@ def make_rng(rng=None) -> np.random.Generator:
         return np.random.Generator(np.random.PCG64(int(rng)))
     raise InvalidParameterError(
         "rng", f"must be None (secure), an int seed or a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def without_generators(state: dict) -> dict:
+    """A copy of an object's ``__dict__`` with every :class:`numpy.random.Generator` value set to None.
+
+    For ``__getstate__`` of estimators that store a Generator passed as ``random_state``: after
+    ``fit`` its state would let the reader of a pickle rewind it and replay the released noise.
+    """
+    return {k: (None if isinstance(v, np.random.Generator) else v) for k, v in state.items()}
 
 
 def is_secure(generator: np.random.Generator) -> bool:

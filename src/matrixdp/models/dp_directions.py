@@ -33,7 +33,7 @@ from .._validation import (
 from ..calibration.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
 from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError
 from ..mechanisms.base import PrivacyGuarantee
-from ..rng import make_rng
+from ..rng import make_rng, without_generators
 
 __all__ = [
     "DPDirectionsMVG",
@@ -268,7 +268,9 @@ class DPDirectionsMVG:
         Share of (ε, δ) for the DP-directions step, in (0, 1) (default 0.2, the paper's).
     random_state : None, int or numpy.random.Generator
         Randomness of the DP-directions step (secure by default). A seeded fit is
-        replayable by whoever knows the seed. Only used in :meth:`fit`.
+        replayable by whoever knows the seed. Only used in :meth:`fit`. A Generator
+        passed here is not saved with the model (pickling, ``copy.deepcopy`` and
+        ``joblib.dump`` store ``random_state=None``): its state would replay the fit.
     **mvg_options
         The :class:`~matrixdp.mechanisms.mvg.MVGMechanism` arguments (``shape``,
         ``epsilon``, ``delta`` (the totals), ``sensitivity`` (a query with public record
@@ -302,6 +304,10 @@ class DPDirectionsMVG:
         self.fraction = fraction
         self.random_state = random_state
         self.mvg_options = mvg_options
+
+    def __getstate__(self) -> dict:
+        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
+        return without_generators(self.__dict__)
 
     def fit(self, X) -> "DPDirectionsMVG":
         """Estimate DP directions from the private records ``X`` and configure the mechanism."""
