@@ -170,6 +170,10 @@ def random_directions(dim, n_directions=None, rng=None) -> np.ndarray:
     ----------
     .. [1] F. Mezzadri, "How to generate random matrices from the classical compact
        groups", Notices of the AMS 54(5), 2007.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are public (or DP-released)
+    directions, so replaying them reveals no private value).
     """
     dim = check_dim(dim)
     k = dim if n_directions is None else check_dim(n_directions, "n_directions")

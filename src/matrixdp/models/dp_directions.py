@@ -163,6 +163,8 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
     clip : bool
         Clip the data to the public bounds instead of raising.
     rng : None, int or numpy.random.Generator
+        ``None`` (default) draws from the per-process secure stream; a seed makes the
+        release reproducible, so a seeded release is replayable by anyone who knows the seed.
 
     Returns
     -------
@@ -243,6 +245,10 @@ def dp_svd_directions(data, *, epsilon, delta, bounds=None, norm_bound=None, sen
     >>> W, guarantee = dp_svd_directions(X, epsilon=0.2, delta=1e-6, bounds=(-1, 1), rng=1)
     >>> W.shape, guarantee.epsilon
     ((4, 4), 0.2)
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     result = dp_covariance_eigen(data, epsilon=epsilon, delta=delta, bounds=bounds,
                                  norm_bound=norm_bound, sensitivity=sensitivity,
@@ -339,7 +345,12 @@ class DPDirectionsMVG:
         return self
 
     def release(self, value, rng=None):
-        """``self.mechanism_.release(value, rng=rng)`` (fit first)."""
+        """``self.mechanism_.release(value, rng=rng)`` (fit first).
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         if not hasattr(self, "mechanism_"):
             raise MatrixDPError("DPDirectionsMVG: call fit(X) before release")
         return self.mechanism_.release(value, rng=rng)
