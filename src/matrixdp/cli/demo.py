@@ -164,7 +164,26 @@ SECTIONS = [section_mean, section_count, section_mvg_covariance, section_synthet
             section_dataset_release, section_audit]
 
 
+#: The smallest table the demo runs on (RON-Gauss and the audit need some records).
+MIN_RECORDS = 200
+
+
+def _check_args(args) -> None:
+    """Reject bad options before any output, naming the option."""
+    import math
+
+    from ..errors import InvalidParameterError
+
+    if args.records < MIN_RECORDS:
+        raise InvalidParameterError("--records", f"must be >= {MIN_RECORDS}, got {args.records}")
+    if not (math.isfinite(args.epsilon) and args.epsilon > 0):
+        raise InvalidParameterError("--epsilon", f"must be a finite number > 0, got {args.epsilon:g}")
+    if not (0.0 < args.delta < 1.0):
+        raise InvalidParameterError("--delta", f"must be in (0, 1), got {args.delta:g}")
+
+
 def run(args) -> int:
+    _check_args(args)
     gen = make_rng(args.seed)
     X = make_demo_data(args.records, gen)
     print(f"matrixdp demo: {args.records} generated records x {len(FEATURES)} features "
@@ -185,7 +204,7 @@ def run(args) -> int:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("demo", help="run an end-to-end private release on generated data",
-                              description=__doc__.splitlines()[0])
+                              description="An end-to-end private release on generated data.")
     p.add_argument("--records", type=int, default=5000, help="number of generated records (default 5000)")
     p.add_argument("--epsilon", type=float, default=1.0, help="epsilon per release (default 1)")
     p.add_argument("--delta", type=float, default=1e-6, help="delta per release (default 1e-6)")

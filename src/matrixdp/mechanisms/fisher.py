@@ -261,7 +261,7 @@ class FisherNoiseMechanism(Mechanism):
                           "p > 20): epsilon is a sufficient bound",)
             return PrivacyGuarantee(epsilon=eps, delta=self.delta, neighbouring="local",
                                     calibration="analytic", exact=exact, mechanism=self.name,
-                                    notes=notes)
+                                    notes=notes, mu=self.whitened_sensitivity)
         if self.kind == "laplace":
             k1, exact = laplace_factor(self.weights, self.widths)
             notes = (_LABEL_NOTE, "pure epsilon-LDP of independent Laplace noise in Pi's "

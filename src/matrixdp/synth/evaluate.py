@@ -1,4 +1,4 @@
-"""Utility of synthetic data: train on synthetic, test on real (spec section 4.4).
+"""Utility of synthetic data: train on synthetic, test on real.
 
 Every helper fits the same model twice, once on the synthetic records and once on the real
 training records mapped into the same space by ``model.transform``, and scores both on the

@@ -33,6 +33,7 @@ from .covariance import (
     cov_sensitivity,
     sample_gaussian,
 )
+from ._checks import check_sample_memory, warn_if_noise_dominated
 from .dfm import dfm_max_dim
 from .group import fit_group_add_remove, fit_group_replace_one
 from .preprocessing import SENSITIVITY_MODES, normalize_rows
@@ -136,7 +137,7 @@ class RONGauss:
         DP class counts (ε_n), DP class sums and DP class scatters and divides
         them (post-processing); no noise scale or fitted attribute depends on
         the true sizes. "public": neighbours keep the label and the class sizes
-        are public (the paper's implicit model, spec section 3.3 (a)); scales use
+        are public (the paper's implicit model, docs/synth/ron_gauss.md); scales use
         the true n_c and "exact" class weights are not a leak. With
         ``neighbouring="add-remove"`` class sizes are always private.
     epsilon_counts : float, optional
@@ -147,7 +148,7 @@ class RONGauss:
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         "replace-one" is the paper's bounded DP (n public; for classification see
         ``class_sizes``).
-        "add-remove" is the strict variant (spec section 3.3 (c)): DP counts, DP
+        "add-remove" is the strict variant (docs/synth/ron_gauss.md): DP counts, DP
         sums and DP scatters, divided as post-processing; nothing about n or the
         class sizes is assumed public, and a record's label is protected too.
         Needs the corrected sensitivities.
@@ -440,6 +441,9 @@ class RONGauss:
             classes = self._public_classes()
             y_arr = as_label_vector(y, n, numeric=False)
             self._check_classes(y_arr, classes)
+        elif y is not None:
+            warnings.warn("y is ignored with task='unsupervised'; pass task='regression' or "
+                          "'classification' to synthesise labels", UserWarning, stacklevel=2)
         self._warn_dfm(m, p)
 
         gen = make_rng(self.random_state)
@@ -467,6 +471,8 @@ class RONGauss:
                 self.n_records_ = fit.count
 
         self.privacy_ = self._guarantee(p)
+        warn_if_noise_dominated(self.covariance_, None if self.task != "classification"
+                                else [str(c) for c in self.classes_])
         if self.privacy_.refuted:
             warnings.warn(f"RONGauss: {self.privacy_} is REFUTED; this model is not differentially "
                           "private as claimed (unsafe reproduction mode)", RefutedGuaranteeWarning,
@@ -602,7 +608,7 @@ class RONGauss:
         if classification:
             if add_remove:
                 notes.append("classification: per-class statistics on disjoint records compose in "
-                             "parallel; the public class list is used (spec section 3.3, model (c))")
+                             "parallel; the public class list is used (add/remove neighbours; docs/synth/ron_gauss.md)")
             elif self._sizes_private():
                 notes.append("classification, class sizes PRIVATE: a neighbour replaces one record by "
                              "any other, whose label may differ; the sensitivities above cover the "
@@ -613,7 +619,7 @@ class RONGauss:
                 notes.append("classification, class sizes PUBLIC: neighbours replace one record by "
                              "another WITH THE SAME LABEL; the class sizes are public under this "
                              "relation and NOT protected (scales use them); the public class list "
-                             "is used (spec section 3.3, model (a)); per-class statistics compose "
+                             "is used (docs/synth/ron_gauss.md); per-class statistics compose "
                              "in parallel")
             mode = self._class_weight_mode()
             notes.append(f"class priors: {mode}" + {
@@ -713,6 +719,8 @@ class RONGauss:
             gen = make_rng(rng)
         W = self.projection_
         p = W.shape[1]
+        check_sample_memory(n_samples, W.shape[0] + p + 1)
+        gen = self._sampling_rng if rng is None else make_rng(rng)
         if self.task == "unsupervised":
             X_syn = self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
             return self._with_mean(X_syn) if add_mean else X_syn
@@ -727,6 +735,34 @@ class RONGauss:
         y_syn = np.repeat(self.classes_, counts)
         order = gen.permutation(n_samples)
         return self._maybe_reconstruct(X_syn[order]), y_syn[order]
+
+    def sample_batches(self, n_samples: int, batch_size: int = 100_000, rng=None, *,
+                       add_mean: bool = False):
+        """Draw ``n_samples`` synthetic records as an iterator of batches (constant memory).
+
+        Each item is what :meth:`sample` returns for ``min(batch_size, remaining)``
+        records. Classification batches each follow the class weights on their own.
+
+        Parameters
+        ----------
+        n_samples : int
+            Total number of records.
+        batch_size : int, default 100000
+            Records per batch.
+        rng, add_mean
+            As for :meth:`sample`.
+
+        Yields
+        ------
+        ndarray or (ndarray, ndarray)
+        """
+        self._check_fitted()
+        for value, name in ((n_samples, "n_samples"), (batch_size, "batch_size")):
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+                raise InvalidParameterError(name, f"must be an integer >= 1, got {value!r}")
+        gen = self._sampling_rng if rng is None else make_rng(rng)
+        for start in range(0, int(n_samples), int(batch_size)):
+            yield self.sample(min(int(batch_size), int(n_samples) - start), gen, add_mean=add_mean)
 
     def _with_mean(self, X_syn: np.ndarray) -> np.ndarray:
         return X_syn + (self.mean_ if self.reconstruct else self.mean_ @ self.projection_)
