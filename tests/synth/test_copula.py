@@ -73,6 +73,7 @@ def test_noise_scales_are_the_exact_gaussian_dp_split():
     assert gaussian_delta(eps, 1.0, total * 1.001) > delta
     assert model.privacy_.epsilon == eps and model.privacy_.delta == delta
     assert model.privacy_.neighbouring == "add-remove"
+    assert model.privacy_.mu == pytest.approx(mu, rel=1e-9)  # composed by matrixdp.accounting
 
 
 def test_correlation_sensitivity_is_attained_by_equal_scores():

@@ -4,8 +4,8 @@ k Gaussian mechanisms with Mahalanobis sensitivities μ_1, ..., μ_k (sensitivit
 adaptively, compose to a mechanism whose privacy profile is at most that of ONE Gaussian
 mechanism with μ = sqrt(Σ μ_i²) (Dong, Roth & Su 2022, Cor. 3.3). So a total (ε, δ) fixes
 μ* = :func:`~matrixdp.calibration.gaussian.max_gaussian_shift` (exact analytic Gaussian), and
-a split of μ*² into shares gives each release σ_i = Δ_i / (μ* sqrt(share_i)). This is the
-library's one place for that split until a shared accountant exists.
+a split of μ*² into shares gives each release σ_i = Δ_i / (μ* sqrt(share_i)). The composed
+guarantee itself is built with :mod:`matrixdp.accounting`.
 """
 
 from __future__ import annotations
