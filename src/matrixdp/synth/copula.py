@@ -420,7 +420,8 @@ class DPCopula:
                     # never land on a zero-probability category through rounding at a cut
                     b = _nonempty(b, np.diff(cum))
                     code[sel] = order[b]
-                out[c] = pd.Categorical.from_codes(code, categories=list(cats)).astype(object)
+                # categorical dtype over the PUBLIC categories (no per-value string conversion)
+                out[c] = pd.Categorical.from_codes(code, categories=list(cats))
         frame = pd.DataFrame(out, columns=cols)
         perm = gen.permutation(int(n_samples))
         frame = frame.iloc[perm].reset_index(drop=True)

@@ -126,8 +126,11 @@ class TableSchema:
         for name, cats in self.categories.items():
             import pandas as pd
 
-            code = np.asarray(pd.Index(cats.tolist(), dtype=object).get_indexer(
-                frame[name].to_numpy(dtype=object)), dtype=np.int64)
+            # hash the column once (fast on arrow strings), then map its few distinct values
+            values, uniques = pd.factorize(frame[name], use_na_sentinel=True)
+            lookup = {c: i for i, c in enumerate(cats.tolist())}
+            table = np.array([lookup.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
+            code = table[values]  # NA (-1 from factorize) maps to the trailing -1
             if (code < 0).any():
                 raise InvalidParameterError(
                     argument, f"column {name!r}: {int((code < 0).sum())} value(s) are not in the public "
