@@ -270,7 +270,12 @@ def report(args) -> None:
              "TSTR test data are the real test records mapped by `transform`. MST/AIM get every column "
              f"as public integer codes ({PEER_BINS} equal-width bins on the same public bounds for numeric "
              "columns, decoded uniformly within a bin as DPCopula does); smartnoise-synth reads each "
-             "column's domain size from the codes present.", ""]
+             "column's domain size from the codes present.", "",
+             "Seeds: 5 for matrixdp's generators; MST and AIM take minutes to tens of minutes per fit on "
+             "this shared machine, so they ran first, in the background, with few seeds (the `seeds` "
+             "column; missing rows are listed under failed runs). The parts ran as concurrent "
+             "processes of this script (`--part peers` / `--part ours`, caches "
+             "`results/synth_benchmark_{peers,ours*}.csv`), merged by `--part report`.", ""]
     for (table, eps), block in summ.groupby(level=[0, 1]):
         lines += [f"## {table}, ε = {eps:g}", "",
                   "| method | seeds | LR acc | LR AUC | LR bal. acc | GB acc | GB AUC | GB bal. acc | "
@@ -351,20 +356,23 @@ def _plot(summ) -> None:
     import matplotlib.pyplot as plt
 
     tables = sorted(set(summ.index.get_level_values(0)))
+    methods = sorted(set(summ.index.get_level_values(2)))
+    colour = {m: f"C{i}" for i, m in enumerate(methods)}  # one colour per method in every panel
     fig, axes = plt.subplots(2, len(tables), figsize=(5 * len(tables), 7), squeeze=False)
     for j, t in enumerate(tables):
         block = summ.loc[t]
         for method in sorted(set(block.index.get_level_values(1))):
             sub = block.xs(method, level=1)
-            axes[0, j].plot(sub.index, sub.lr_auc, marker="o", label=method)
-            axes[1, j].plot(sub.index, sub.total_s, marker="o", label=method)
+            axes[0, j].plot(sub.index, sub.lr_auc, marker="o", label=method, color=colour[method])
+            axes[1, j].plot(sub.index, sub.total_s, marker="o", label=method, color=colour[method])
         axes[0, j].set_title(f"{t}: TSTR ROC AUC (LR)")
         axes[1, j].set_title(f"{t}: fit + sample time (s)")
         axes[1, j].set_yscale("log")
         for ax in axes[:, j]:
             ax.set_xscale("log")
             ax.set_xlabel("ε")
-    axes[0, 0].legend(fontsize=7)
+    handles = [plt.Line2D([], [], color=colour[m], marker="o", label=m) for m in methods]
+    axes[0, 0].legend(handles=handles, fontsize=7)
     fig.tight_layout()
     fig.savefig(RESULTS / "synth_benchmark.png", dpi=110)
 
