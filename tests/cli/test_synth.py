@@ -251,9 +251,10 @@ def test_headerless_csv_is_flagged(tmp_path, capsys):
 def test_summary_states_class_weighting_and_scale(table, tmp_path, capsys):
     code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
                           "--target", "label", "--classes", "lo,hi", "--reconstruct",
-                          "--out", tmp_path / "o.csv", "--seed", 3], capsys)
+                          "--class-weights", "uniform", "--out", tmp_path / "o.csv", "--seed", 3],
+                         capsys)
     assert code == 0, err
-    assert "records per class are EQUAL" in out and "--class-weights dp" in out
+    assert "records per class are EQUAL" in out and "DP class counts" in out
     assert "NORMALISED scale" in out and "not in the input's units" in out
     code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
                           "--target", "label", "--classes", "lo,hi", "--class-weights", "dp",
@@ -307,3 +308,27 @@ def test_no_progress_bar_off_a_terminal(table, tmp_path, capsys, monkeypatch):
                         "--seed", 3], capsys)
     assert code == 0
     assert "sampling" not in err
+
+
+def test_default_priors_follow_the_dp_counts_or_the_public_sizes(table, tmp_path, capsys):
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--out", tmp_path / "o.csv",
+                          "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the DP class counts (class sizes private)" in out
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--class-sizes", "public",
+                          "--out", tmp_path / "p.csv", "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the true class sizes" in out and "class sizes PUBLIC" in out
+
+
+def test_add_remove_prints_no_record_count(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label", "score"])
+    frame.to_csv(table, index=False)
+    n = len(frame)
+    code, out, err = run([table, "--epsilon", 1, "--dim", 2, "--neighbouring", "add-remove",
+                          "--out", tmp_path / "o.csv", "--seed", 4], capsys)
+    assert code == 0, err
+    assert f"{n} records" not in out and f"wrote {n} " not in out
+    assert "their number is private under add/remove" in out

@@ -121,8 +121,10 @@ def read_table(path, option: str = "DATA", columns=None):
             frame = pd.read_parquet(file, columns=columns)
         else:
             frame = pd.read_csv(file, usecols=columns)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError,
-            OSError) as exc:
+    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
+        raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
+                                            "re-encode it as UTF-8") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as exc:
         raise InvalidParameterError(option, f"cannot read {path}: {_short(exc)}") from None
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise InvalidParameterError(option, f"{path} has no data rows or no columns")

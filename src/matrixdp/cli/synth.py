@@ -10,6 +10,8 @@ import math
 import sys
 import warnings
 
+import numpy as np
+
 from .._progress import Progress
 from ..errors import InvalidParameterError
 from ..synth import RONGauss
@@ -66,21 +68,6 @@ def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bo
     (memory stays constant in ``n_out``); the file appears under its name only when complete."""
     import pandas as pd
 
-<<<<<<< HEAD
-    file = Path(path)
-    if not file.is_file():
-        raise FileNotFoundError(f"input file not found: {path}")
-    try:
-        frame = pd.read_csv(file)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: {exc}") from None
-    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
-        raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: it is not valid UTF-8 "
-                                             "text; re-encode it as UTF-8") from None
-    if frame.shape[0] == 0 or frame.shape[1] == 0:
-        raise InvalidParameterError("INPUT", f"{path} has no data rows or no columns")
-    return frame
-=======
     n_chunks = math.ceil(n_out / CHUNK)
     bar = Progress(range(n_chunks), desc="sampling", enabled=not quiet and n_chunks > 1)
     with atomic_output(path, "w", newline="") as fh:
@@ -92,7 +79,6 @@ def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bo
             if y_syn is not None:
                 table[target] = y_syn
             table.to_csv(fh, index=False, header=(i == 0))
->>>>>>> cli
 
 
 def run(args) -> int:
@@ -128,7 +114,7 @@ def run(args) -> int:
     else:
         features = frame
 
-    n_out = args.n if args.n is not None else frame.shape[0]
+    n_out = args.n
     model = RONGauss(dim=args.dim, epsilon=args.epsilon, mean_fraction=args.mean_fraction,
                      task=args.task, label_bound=_parse_label_bound(args.label_bound),
                      clip_labels=args.clip_labels, classes=classes,
@@ -139,6 +125,11 @@ def run(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model.fit(features, y)
+    if n_out is None:
+        # as many records as the input; under add/remove n is private, so its DP count instead
+        n_out = frame.shape[0] if args.neighbouring == "replace-one" else max(1, int(round(
+            float(np.sum(model.class_counts_)) if args.task == "classification"
+            else float(model.n_records_))))
     names = ([str(c) for c in features.columns] if args.reconstruct
              else [f"z{j + 1}" for j in range(args.dim)])
     _write_samples(model, n_out, out_path, names, args.target, args.quiet)
@@ -155,11 +146,14 @@ def run(args) -> int:
     else:
         print(f"  - columns z1..z{args.dim} are the projected (normalised) space, not input features")
     if args.task == "classification":
-        if args.class_weights == "dp":
-            print("  - records per class follow the DP class counts (--class-weights dp)")
+        if model.class_priors_ == "dp":
+            print("  - records per class follow the DP class counts (class sizes private)")
+        elif model.class_priors_ == "exact":
+            print("  - records per class follow the true class sizes (--class-sizes public: "
+                  "they are public under this relation)")
         else:
             print("  - records per class are EQUAL (--class-weights uniform): the synthetic class "
-                  "proportions are not the real ones; --class-weights dp uses DP counts")
+                  "proportions are not the real ones; the default uses DP class counts")
     if args.task == "regression":
         print(f"  - the {args.target} column is in the input's units")
     print(f"guarantee: {model.privacy_}")

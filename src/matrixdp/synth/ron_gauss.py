@@ -210,6 +210,9 @@ class RONGauss:
         Released DP class counts (private class sizes, or add-remove).
     class_sizes_ : str
         Classification: "private" or "public", the relation the fit used.
+    class_priors_ : str
+        Classification: the class priors used ("dp", "exact" or "uniform";
+        ``class_weights="auto"`` resolved).
     n_records_ : float
         Released DP record count (add-remove, unsupervised/regression).
     label_shift_, label_bound_ : float
@@ -570,6 +573,7 @@ class RONGauss:
             noisy = np.clip(self.class_counts_, 0.0, None)
             weights = noisy / noisy.sum() if noisy.sum() > 0 else np.full(k, 1.0 / k)
         self.class_sizes_ = "private" if private else "public"
+        self.class_priors_ = mode
         self.classes_ = classes
         self.class_weights_ = weights
         self.mean_ = np.stack([f.mean for f in fits])
@@ -720,7 +724,6 @@ class RONGauss:
         W = self.projection_
         p = W.shape[1]
         check_sample_memory(n_samples, W.shape[0] + p + 1)
-        gen = self._sampling_rng if rng is None else make_rng(rng)
         if self.task == "unsupervised":
             X_syn = self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
             return self._with_mean(X_syn) if add_mean else X_syn
