@@ -21,7 +21,24 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
-           "charge_accountant"]
+           "charge_accountant", "NoGeneratorStateMixin"]
+
+
+class NoGeneratorStateMixin:
+    """Pickling, ``copy.deepcopy`` and ``joblib.dump`` drop a Generator ``random_state``.
+
+    After ``fit`` a Generator passed as ``random_state`` has drawn the released noise; its
+    state would let the reader of a saved estimator rewind it and replay (subtract) that noise.
+    An int seed is kept (scikit-learn convention): a seeded fit is replayable by design.
+    Put the mixin before ``BaseEstimator`` in the bases.
+    """
+
+    def __getstate__(self):
+        from ..rng import without_generators
+
+        parent = getattr(super(), "__getstate__", None)
+        state = parent() if parent is not None else self.__dict__.copy()
+        return without_generators(state)
 
 
 def parse_bounds(bounds, n_features: int, argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:

@@ -19,8 +19,8 @@ from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
-from ._base import (charge_accountant, check_n_samples, check_privacy_params, clip_to_bounds,
-                    parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
+                    check_privacy_params, clip_to_bounds, parse_bounds, validate_X)
 
 __all__ = ["DPMean", "DPStandardScaler"]
 
@@ -183,7 +183,7 @@ def _set_release_attributes(estimator, out):
     estimator.noise_candidates_ = dict(out["candidates"])
 
 
-class DPMean(BaseEstimator):
+class DPMean(NoGeneratorStateMixin, BaseEstimator):
     r"""Differentially private mean vector with public per-feature bounds.
 
     One (ε, δ)-DP release (replace-one neighbours, ``n`` public) of the mean of the records clipped
@@ -250,7 +250,8 @@ class DPMean(BaseEstimator):
         return tags
 
 
-class DPStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerMixin,
+                       BaseEstimator):
     r"""Differentially private standardisation with public per-feature bounds.
 
     One (ε, δ)-DP release (replace-one, ``n`` public) of the vector
