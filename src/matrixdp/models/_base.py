@@ -92,13 +92,48 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
 
     ``supervised=True`` validates ``(X, y)`` together (and raises if ``y`` is None).
     """
-    if _sk_validate_data is not None:
-        if not supervised:
-            return _sk_validate_data(estimator, X, reset=reset, dtype=dtype, **kwargs)
-        return _sk_validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
-    if not supervised:  # pragma: no cover - older scikit-learn
-        return estimator._validate_data(X, reset=reset, dtype=dtype, **kwargs)
-    return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
+    try:
+        if _sk_validate_data is not None:
+            if not supervised:
+                return _sk_validate_data(estimator, X, reset=reset, dtype=dtype, **kwargs)
+            return _sk_validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
+        if not supervised:  # pragma: no cover - older scikit-learn
+            return estimator._validate_data(X, reset=reset, dtype=dtype, **kwargs)
+        return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
+    except ValueError as exc:
+        raise _without_data(exc) from None
+
+
+#: scikit-learn validation messages that quote the data, and what we say instead.
+_SCRUBBED = (
+    ("Expected 2D array", InvalidShapeError, "X",
+     "must be 2-D (n_samples, n_features). Reshape your data: X.reshape(-1, 1) for a single "
+     "feature, X.reshape(1, -1) for a single sample"),
+    ("could not convert", InvalidParameterError, "X",
+     "must be numeric: one-hot encode categorical columns (with public categories) or drop them"),
+    ("inconsistent numbers of samples", InvalidShapeError, "y",
+     "must have one entry per row of X"),
+    ("NaN", InvalidParameterError, "X",
+     "contains NaN or infinite values (infinity): clean or impute them before a private release"),
+    ("infinity", InvalidParameterError, "X",
+     "contains NaN or infinite values (infinity): clean or impute them before a private release"),
+)
+
+
+def _without_data(exc: ValueError) -> ValueError:
+    """scikit-learn's validation error with nothing of the data in its message.
+
+    Some of its messages quote the input (``array=[...]``, the first unparsable string) or the
+    number of samples; a message may reach a log, so it names the problem and the fix instead.
+    Messages about the number of features (public: the schema) are kept as they are.
+    """
+    text = str(exc)
+    for pattern, error, argument, message in _SCRUBBED:
+        if pattern in text:
+            return error(argument, message)
+    if "array=" in text:
+        return InvalidParameterError("X", text.split("array=")[0].strip().rstrip(":"))
+    return exc
 
 
 def check_privacy_params(estimator) -> tuple[float, float, str]:
