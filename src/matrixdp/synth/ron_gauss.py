@@ -59,13 +59,23 @@ DEFAULT_COUNTS_FRACTION = 0.1
 DFM_WARNING_FACTOR = 2
 
 
+def _composed_epsilon(parts, relation: str) -> float:
+    """The ε of the sequence of pure-ε Laplace steps, by basic sequential composition
+    (:func:`matrixdp.accounting.composition.compose`; nothing tighter applies to pure ε)."""
+    from ..accounting.composition import compose
+
+    steps = [PrivacyGuarantee(epsilon=e, delta=0.0, neighbouring=relation, calibration="laplace")
+             for e in parts if e > 0]
+    return compose(steps, delta=0.0, method="basic").epsilon
+
+
 def split_budget(total: float, *, counts: float, mean_fraction: float) -> tuple[float, float, float]:
     """Split a total ε by basic sequential composition: ε = ε_n + ε_μ + ε_Σ (pure ε-DP).
 
     ``counts`` is ε_n (0 when no counts are released); the rest is split
     ``mean_fraction`` : (1 − ``mean_fraction``) between the mean and the second moment.
-    Returns (ε_μ, ε_Σ, ε_n). Pure-ε Laplace steps compose additively and nothing tighter
-    applies to a handful of pure-ε steps, so no accountant is needed here.
+    Returns (ε_μ, ε_Σ, ε_n). The fitted guarantee composes the three pure-ε Laplace steps back
+    with :mod:`matrixdp.accounting`'s basic composition (nothing tighter applies to pure ε).
     """
     rest = total - counts
     if not rest > 0:
@@ -586,7 +596,8 @@ class RONGauss:
         self.cov_sensitivity_ = np.array([f.cov_sensitivity for f in fits])
 
     def _guarantee(self, p: int) -> PrivacyGuarantee:
-        total = self.epsilon_mean_ + self.epsilon_cov_ + self.epsilon_counts_
+        total = _composed_epsilon((self.epsilon_counts_, self.epsilon_mean_, self.epsilon_cov_),
+                                  self.neighbouring)
         add_remove = self.neighbouring == "add-remove"
         classification = self.task == "classification"
         if self._sizes_private():
