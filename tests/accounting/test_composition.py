@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import sys
@@ -20,9 +21,15 @@ from matrixdp.errors import InvalidParameterError, UnsafeMechanismError
 dp_accounting = pytest.importorskip("dp_accounting")
 
 
+@functools.lru_cache(maxsize=None)
+def _claim(mu):
+    return gdp_epsilon(mu, 1e-6)
+
+
 def gauss(mu, **kw):
-    return PrivacyGuarantee(epsilon=1.0, delta=1e-6, calibration="analytic", exact=True,
-                            mechanism="gaussian", mu=mu, **kw)
+    """The guarantee of a Gaussian shift mu, claimed at delta = 1e-6 (consistent with mu)."""
+    return PrivacyGuarantee(epsilon=_claim(mu), delta=1e-6, calibration="analytic",
+                            exact=True, mechanism="gaussian", mu=mu, **kw)
 
 
 def pure(eps, laplace=True, **kw):
@@ -235,14 +242,15 @@ def test_parallel_composition():
     with pytest.raises(InvalidParameterError, match="partition_public"):
         parallel(parts, partition_public=False)
     p = parallel(parts, partition_public=True)
-    assert p.mu == 0.5 and p.epsilon == 1.0
+    assert p.mu == 0.5 and p.epsilon == max(g.epsilon for g in parts)
     p2 = parallel([pure(0.2), pure(0.7)], partition_public=True)
     assert (p2.epsilon, p2.delta) == (0.7, 0.0)
 
 
 def test_composing_ten_thousand_releases_is_fast_enough_to_be_routine():
     rng = np.random.default_rng(1)
-    seq = [gauss(m) for m in rng.uniform(0.001, 0.01, 10_000)]
+    seq = [PrivacyGuarantee(epsilon=0.05, delta=1e-9, mu=m) for m in rng.uniform(0.001, 0.01,
+                                                                               10_000)]
     total = compose(seq, delta=1e-6)
     assert total.calibration == "gdp" and total.epsilon < 10
 
@@ -270,3 +278,17 @@ def test_local_guarantee_restated_under_replace_one():
     compose([central, gauss(0.1)], delta=1e-5)  # composes with central releases
     with pytest.raises(InvalidParameterError):
         local_as_replace_one(central)
+
+
+def test_within_decides_like_compose():
+    from matrixdp.accounting.composition import compose_tally, within
+
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        seq = [gauss(m) for m in rng.uniform(0.05, 0.4, rng.integers(1, 6))]
+        if trial % 2:
+            seq += [pure(e) for e in rng.uniform(0.01, 0.3, rng.integers(1, 6))]
+        t = Tally.of(seq)
+        eps = compose_tally(t, 1e-6).epsilon
+        for budget in (0.9 * eps, 1.1 * eps):
+            assert within(t, 1e-6, budget) == (eps <= budget)

@@ -43,7 +43,7 @@ from ..calibration.gaussian import gaussian_log_delta_for_shift
 from ..errors import InvalidParameterError, UnsafeMechanismError
 from ..mechanisms.base import PrivacyGuarantee
 
-__all__ = ["METHODS", "Tally", "compose", "parallel", "basic_epsilon", "gdp_epsilon",
+__all__ = ["METHODS", "Tally", "compose", "compose_tally", "within", "parallel", "basic_epsilon", "gdp_epsilon",
            "gdp_delta", "rdp_epsilon", "advanced_epsilon", "kov_optimal_delta",
            "kov_closed_form_epsilon", "pld_epsilon", "pld_available", "local_as_replace_one"]
 
@@ -463,6 +463,40 @@ def compose_tally(tally: Tally, delta: float | None = None, method: str = "auto"
         refuted=tally.refuted, mu=mu,
         notes=tuple(notes) + (("a composed guarantee includes a refuted one: NOT private as "
                                "claimed",) if tally.refuted else ()))
+
+
+#: The order in which ``within`` tries methods: cheapest first (any one that fits decides).
+_CHEAP_FIRST = ("basic", "rdp", "advanced", "pld")
+
+
+def within(tally: Tally, delta: float, epsilon: float | None, method: str = "auto",
+           rel_tol: float = 1e-12) -> bool:
+    """True when the composed ``tally`` is within ``(epsilon, delta)`` by ``method``.
+
+    Equivalent to ``compose_tally(tally, delta, method).epsilon <= epsilon`` (up to ``rel_tol``)
+    but faster for budget checks: with ``"auto"`` the exact GDP profile decides a Gaussian-only
+    sequence in one evaluation, otherwise methods are tried cheapest first and the first that
+    fits decides (each is a valid upper bound).
+    """
+    if epsilon is None or tally.n == 0:
+        return True
+    limit = epsilon * (1 + rel_tol) + 1e-300
+    if method != "auto":
+        return compose_tally(tally, delta, method).epsilon <= limit
+    if tally.all_gdp:
+        # exact for the Gaussian shifts, so only the claims' own (ε, δ) (basic) could do better
+        mu = _gdp(tally, delta)[1]
+        if delta >= 1 or mu == 0 or (delta > 0 and gdp_delta(mu, limit) <= delta * (1 + rel_tol)):
+            return True
+        return basic_epsilon(tally, delta) <= limit
+    for m in _CHEAP_FIRST:
+        if m != "basic" and delta == 0:
+            continue
+        if m == "pld" and (not pld_available() or len(tally.counts) > PLD_MAX_GROUPS):
+            continue
+        if _candidate(m, tally, delta) <= limit:
+            return True
+    return False
 
 
 def compose(guarantees, *, delta: float | None = None, method: str = "auto",

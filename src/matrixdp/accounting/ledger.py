@@ -23,8 +23,8 @@ from .._budget import use_default
 from .._validation import check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError, LedgerError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
-from .accountant import budget_message, fits
-from .composition import METHODS, Tally, compose_tally
+from .accountant import budget_message
+from .composition import METHODS, Tally, compose_tally, within
 
 __all__ = ["Ledger", "LEDGER_MAGIC"]
 
@@ -339,8 +339,8 @@ class Ledger:
             self._catch_up(con)
             tally = self._tally.copy()
             tally.add(g)
-            total = compose_tally(tally, self.delta, self.method)
-            if not fits(total, self.epsilon):
+            if not within(tally, self.delta, self.epsilon, self.method):
+                total = compose_tally(tally, self.delta, self.method)
                 spent = compose_tally(self._tally, self.delta if self.delta > 0 else None,
                                       self.method)
                 raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
@@ -380,8 +380,8 @@ class Ledger:
         with self._read():
             tally = self._tally.copy()
             tally.add(g)
-            total = compose_tally(tally, self.delta, self.method)
-            if not fits(total, self.epsilon):
+            if not within(tally, self.delta, self.epsilon, self.method):
+                total = compose_tally(tally, self.delta, self.method)
                 spent = compose_tally(self._tally, self.delta if self.delta > 0 else None,
                                       self.method)
                 raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
