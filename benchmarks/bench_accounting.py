@@ -39,37 +39,44 @@ def laplace(eps):
                             mechanism="laplace")
 
 
-def bench_ledger(n: int, directory: str) -> list[tuple[str, float]]:
-    rows = []
-    raw = os.path.join(directory, "raw.db")
-    con = sqlite3.connect(raw, isolation_level=None)
-    con.execute("PRAGMA journal_mode = WAL")
-    con.execute("PRAGMA synchronous = FULL")
-    con.execute("CREATE TABLE t (label TEXT, epsilon REAL)")
-    t0 = time.perf_counter()
-    for i in range(n):
-        con.execute("BEGIN IMMEDIATE")
-        con.execute("INSERT INTO t VALUES (?, ?)", (str(i), 0.01))
-        con.execute("COMMIT")
-    rows.append(("limit: bare SQLite insert, one durable transaction each",
-                 n / (time.perf_counter() - t0)))
-    con.close()
-    for kind, g, delta in (("pure-epsilon Laplace releases (basic)", laplace(1e-4), 0.0),
-                           ("Gaussian releases (auto: exact GDP)", gauss(1e-3), 1e-6)):
-        path = os.path.join(directory, f"{kind[:4]}.ledger")
-        led = Ledger.create(path, dataset="bench", epsilon=1e6, delta=delta)
+def bench_ledger(n: int, directory: str, rounds: int) -> list[tuple[str, float]]:
+    """Spends per second, best of ``rounds`` interleaved rounds (the disk's fsync varies)."""
+    g_lap, g_gauss = laplace(1e-4), gauss(1e-3)
+    names = ["limit: bare SQLite insert, one durable transaction each",
+             "Ledger.spend, pure-epsilon Laplace releases (basic)",
+             "Ledger.charge (reserve + release), pure-epsilon Laplace releases (basic)",
+             "Ledger.spend, Gaussian releases (auto: exact GDP)",
+             "Ledger.charge (reserve + release), Gaussian releases (auto: exact GDP)"]
+    best = dict.fromkeys(names, 0.0)
+    for r in range(rounds):
+        raw = os.path.join(directory, f"raw{r}.db")
+        con = sqlite3.connect(raw, isolation_level=None)
+        con.execute("PRAGMA journal_mode = WAL")
+        con.execute("PRAGMA synchronous = FULL")
+        con.execute("CREATE TABLE t (label TEXT, epsilon REAL)")
         t0 = time.perf_counter()
         for i in range(n):
-            led.spend(g, label=str(i))
-        rows.append((f"Ledger.spend, {kind}", n / (time.perf_counter() - t0)))
-        t0 = time.perf_counter()
-        for i in range(n):
-            with led.charge(g, label=str(i)):
-                pass
-        rows.append((f"Ledger.charge (reserve + release), {kind}",
-                     n / (time.perf_counter() - t0)))
-        led.close()
-    return rows
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("INSERT INTO t VALUES (?, ?)", (str(i), 0.01))
+            con.execute("COMMIT")
+        best[names[0]] = max(best[names[0]], n / (time.perf_counter() - t0))
+        con.close()
+        for j, (g, delta) in enumerate(((g_lap, 0.0), (g_gauss, 1e-6))):
+            led = Ledger.create(os.path.join(directory, f"l{r}{j}.ledger"), dataset="bench",
+                                epsilon=1e3, delta=delta)
+            t0 = time.perf_counter()
+            for i in range(n):
+                led.spend(g, label=str(i))
+            key = names[1 + 2 * j]
+            best[key] = max(best[key], n / (time.perf_counter() - t0))
+            t0 = time.perf_counter()
+            for i in range(n):
+                with led.charge(g, label=str(i)):
+                    pass
+            key = names[2 + 2 * j]
+            best[key] = max(best[key], n / (time.perf_counter() - t0))
+            led.close()
+    return list(best.items())
 
 
 def bench_compose(k: int, repeats: int) -> list[tuple[str, str, float, float]]:
@@ -143,12 +150,13 @@ def main(argv=None) -> int:
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=os.environ.get("MATRIXDP_BENCH_DIR")) as tmp:
-        ledger_rows = bench_ledger(args.spends, tmp)
+        ledger_rows = bench_ledger(args.spends, tmp, args.repeats)
     comp_rows = bench_compose(args.releases, args.repeats)
     limit = ledger_rows[0][1]
     lines = [f"`python benchmarks/bench_accounting.py --spends {args.spends} --releases "
              f"{args.releases} --repeats {args.repeats}`.", "",
-             f"**Ledger**: {args.spends} durable spends each on a fresh ledger file in the "
+             f"**Ledger**: {args.spends} durable spends per row on a fresh ledger file (budget "
+             f"epsilon=1000), best of {args.repeats} interleaved rounds, in the "
              "temporary directory (WAL, `synchronous=FULL`, every spend takes the write lock, "
              "reads the new entries, composes, inserts and commits). The limit is one bare "
              "SQLite insert per durable transaction on the same disk: the fsync dominates.", "",

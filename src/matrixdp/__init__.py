@@ -43,3 +43,8 @@ __all__ = [
 from . import directions, mvg  # noqa: E402
 
 __all__ += ["directions", "mvg"]
+
+# Accounting across releases: Accountant, the on-disk Ledger, composition.
+from . import accounting  # noqa: E402
+
+__all__ += ["accounting"]

@@ -466,7 +466,7 @@ def compose_tally(tally: Tally, delta: float | None = None, method: str = "auto"
 
 
 #: The order in which ``within`` tries methods: cheapest first (any one that fits decides).
-_CHEAP_FIRST = ("basic", "rdp", "advanced", "pld")
+_CHEAP_FIRST = ("rdp", "advanced", "pld")
 
 
 def within(tally: Tally, delta: float, epsilon: float | None, method: str = "auto",
@@ -483,12 +483,14 @@ def within(tally: Tally, delta: float, epsilon: float | None, method: str = "aut
     limit = epsilon * (1 + rel_tol) + 1e-300
     if method != "auto":
         return compose_tally(tally, delta, method).epsilon <= limit
+    if basic_epsilon(tally, delta) <= limit:  # the cheapest valid bound
+        return True
     if tally.all_gdp:
-        # exact for the Gaussian shifts, so only the claims' own (ε, δ) (basic) could do better
-        mu = _gdp(tally, delta)[1]
-        if delta >= 1 or mu == 0 or (delta > 0 and gdp_delta(mu, limit) <= delta * (1 + rel_tol)):
-            return True
-        return basic_epsilon(tally, delta) <= limit
+        # exact for the Gaussian shifts: decisive (no other method can do better)
+        k, _, _, mu, _ = tally.arrays()
+        mu = math.sqrt(math.fsum(k * mu ** 2))
+        return delta >= 1 or mu == 0 or (delta > 0 and
+                                          gdp_delta(mu, limit) <= delta * (1 + rel_tol))
     for m in _CHEAP_FIRST:
         if m != "basic" and delta == 0:
             continue
