@@ -23,6 +23,7 @@ from ..errors import (
     RefutedGuaranteeWarning,
     UnsafeMechanismError,
 )
+from ..accounting import charge, compose, parallel
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
 from ..rng import make_rng
 from ._input import as_feature_matrix, as_label_vector
@@ -313,7 +314,7 @@ class RONGauss:
         return (lo + hi) / 2.0, (hi - lo) / 2.0
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X, y=None) -> "RONGauss":
+    def fit(self, X, y=None, *, accountant=None, ledger=None) -> "RONGauss":
         """Fit the DP generative model.
 
         Parameters
@@ -323,6 +324,9 @@ class RONGauss:
         y : array_like of shape (n_samples,), optional
             Labels: required for "regression" (within the public bound) and
             "classification" (each in the public ``classes``); ignored otherwise.
+        accountant, ledger : optional
+            Budget keepers (:mod:`matrixdp.accounting`) charged with the whole fit's guarantee
+            before any noise is drawn (default: those of an enclosing ``with`` block).
 
         Returns
         -------
@@ -353,24 +357,26 @@ class RONGauss:
             self.feature_names_in_ = names
         self.projection_ = W
         self.epsilon_mean_, self.epsilon_cov_, self.epsilon_counts_ = eps_mean, eps_cov, eps_counts
+        if self.task == "regression":
+            self.label_shift_, self.label_bound_ = shift, a
+        privacy = self._guarantee(p)  # known before any noise: charged first
 
-        if self.task == "classification":
-            self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
-        else:
-            labels, bound = None, None
-            if self.task == "regression":
-                labels, bound = y_centred, a
-                self.label_shift_, self.label_bound_ = shift, a
-            fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
-            self.mean_ = fit.mean
-            self.covariance_raw_ = fit.covariance_raw
-            self.covariance_ = fit.covariance
-            self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
-            self.mean_sensitivity_, self.cov_sensitivity_ = fit.mean_sensitivity, fit.cov_sensitivity
-            if self.neighbouring == "add-remove":
-                self.n_records_ = fit.count
+        with charge(privacy, accountant=accountant, ledger=ledger, label="ron-gauss fit"):
+            if self.task == "classification":
+                self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
+            else:
+                labels, bound = (y_centred, a) if self.task == "regression" else (None, None)
+                fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
+                self.mean_ = fit.mean
+                self.covariance_raw_ = fit.covariance_raw
+                self.covariance_ = fit.covariance
+                self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
+                self.mean_sensitivity_ = fit.mean_sensitivity
+                self.cov_sensitivity_ = fit.cov_sensitivity
+                if self.neighbouring == "add-remove":
+                    self.n_records_ = fit.count
 
-        self.privacy_ = self._guarantee(p)
+        self.privacy_ = privacy
         if self.privacy_.refuted:
             warnings.warn(f"RONGauss: {self.privacy_} is REFUTED; this model is not differentially "
                           "private as claimed (unsafe reproduction mode)", RefutedGuaranteeWarning,
@@ -473,8 +479,30 @@ class RONGauss:
         self.mean_sensitivity_ = np.array([f.mean_sensitivity for f in fits])
         self.cov_sensitivity_ = np.array([f.cov_sensitivity for f in fits])
 
+    def _composed_epsilon(self) -> float:
+        """ε_μ + ε_Σ (+ counts) through the accountant's compositions: sequential (basic, exact
+        for these pure-ε steps) within a group, parallel over the public classes."""
+        add_remove = self.neighbouring == "add-remove"
+
+        def step(eps, what):
+            return PrivacyGuarantee(epsilon=eps, delta=0.0, neighbouring=self.neighbouring,
+                                    calibration="laplace", mechanism=f"ron-gauss {what}")
+
+        group = [step(self.epsilon_mean_, "mean"), step(self.epsilon_cov_, "second moment")]
+        if add_remove and self.epsilon_counts_:
+            group.append(step(self.epsilon_counts_, "count"))
+        part = compose(group, method="basic")
+        if self.task == "classification":
+            # disjoint records per public class; neighbours keep their label (replace-one) or
+            # add/remove one record of one class
+            part = parallel([part] * len(self._public_classes()), partition_public=True)
+        steps = [part]
+        if not add_remove and self.epsilon_counts_:
+            steps.append(step(self.epsilon_counts_, "class counts"))
+        return compose(steps, method="basic").epsilon
+
     def _guarantee(self, p: int) -> PrivacyGuarantee:
-        total = self.epsilon_mean_ + self.epsilon_cov_ + self.epsilon_counts_
+        total = self._composed_epsilon()
         add_remove = self.neighbouring == "add-remove"
         if add_remove:
             parts = (f"epsilon_counts={self.epsilon_counts_:.6g} (DP count(s), Laplace, sensitivity 1) "
