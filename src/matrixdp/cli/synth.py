@@ -105,7 +105,21 @@ def run(args) -> int:
                      class_weights=args.class_weights, epsilon_counts=args.epsilon_counts,
                      neighbouring=args.neighbouring,
                      reconstruct=args.reconstruct, random_state=args.seed)
-    model.fit(features, y)
+    ledger_line = None
+    if args.ledger is None:
+        model.fit(features, y)
+    else:
+        from ..accounting import Ledger
+
+        ledger = Ledger.open(args.ledger)
+        try:
+            model.fit(features, y, ledger=ledger)  # refused before any noise if over budget
+            spent = ledger.spent()
+            ledger_line = (f"ledger {args.ledger}: spent epsilon={spent.epsilon:.6g} at "
+                           f"delta={spent.delta:.3g} ({spent.calibration}) of the budget "
+                           f"epsilon={ledger.epsilon:g}")
+        finally:
+            ledger.close()
 
     n_chunks = math.ceil(n_out / CHUNK)
     xs, ys = [], []
@@ -133,6 +147,8 @@ def run(args) -> int:
     print(f"guarantee: {model.privacy_}")
     for note in model.privacy_.notes:
         print(f"  - {note}")
+    if ledger_line:
+        print(ledger_line)
     if args.seed is not None:
         print("note: --seed makes the noise reproducible; a known seed voids the privacy guarantee.")
     return 0
@@ -170,4 +186,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seed for reproducible output (default: secure randomness)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--ledger", default=None, metavar="DATASET.db",
+                   help="spend through this privacy-budget ledger (see `matrixdp budget init`); "
+                        "refused before any noise if the fit does not fit the budget")
     p.set_defaults(func=run)
