@@ -315,7 +315,7 @@ class FisherNoiseRelease(Mechanism):
         check_in_bounds(X, low, high, "X")
         return X
 
-    def release(self, X, rng=None) -> Release:
+    def release(self, X, rng=None, *, accountant=None, ledger=None, label: str = "") -> Release:
         """Return the noisy features ``X + N`` (labels are not touched; release them yourself).
 
         Parameters
@@ -324,8 +324,13 @@ class FisherNoiseRelease(Mechanism):
             Records in rows, within ``feature_ranges`` (or clipped when ``clip=True``).
         rng : None, int or Generator
             Overrides the constructor's ``rng`` for this call.
+        accountant, ledger, label :
+            Budget keepers charged before the noise (see :meth:`Mechanism.release`); the
+            guarantee is local DP, so they must account under the ``"local"`` relation (or
+            charge ``matrixdp.accounting.local_as_replace_one(self.privacy)`` yourself).
         """
-        return super().release(X, rng=self._gen if rng is None else rng)
+        return super().release(X, rng=self._gen if rng is None else rng, accountant=accountant,
+                               ledger=ledger, label=label)
 
     def _metadata(self) -> dict:
         return {"lam": self.lam, "kind": self.kind, "crb": self.crb,
