@@ -292,3 +292,15 @@ def test_within_decides_like_compose():
         eps = compose_tally(t, 1e-6).epsilon
         for budget in (0.9 * eps, 1.1 * eps):
             assert within(t, 1e-6, budget) == (eps <= budget)
+
+
+def test_to_dp_event_matches_the_mechanisms_own_events():
+    from matrixdp.accounting import to_dp_event
+
+    gm = GaussianMechanism(epsilon=0.8, delta=1e-6, sensitivity=3.0)
+    assert to_dp_event(gm).noise_multiplier == pytest.approx(gm.to_dp_event().noise_multiplier)
+    lm = LaplaceMechanism(epsilon=0.4, sensitivity=2.0)
+    assert to_dp_event(lm.privacy).noise_multiplier == pytest.approx(
+        lm.to_dp_event().noise_multiplier)
+    assert isinstance(to_dp_event(approx(0.5, 1e-6)), dp_accounting.UnsupportedDpEvent)
+    assert isinstance(to_dp_event(pure(0.1, refuted=True)), dp_accounting.UnsupportedDpEvent)
