@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 from .._budget import use_default
@@ -124,6 +125,8 @@ class Ledger:
         self._tally = Tally(self.relation, self.allow_unsafe)
         self._last_id = 0
         self._tokens: list = []
+        # one connection per Ledger object: threads sharing it take turns per transaction
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ create / open
     @classmethod
@@ -279,6 +282,12 @@ class Ledger:
 
     @contextlib.contextmanager
     def _read(self):
+        with self._lock:
+            with self._read_unlocked() as con:
+                yield con
+
+    @contextlib.contextmanager
+    def _read_unlocked(self):
         con = self._connection()
         try:
             con.execute("BEGIN")
@@ -328,6 +337,10 @@ class Ledger:
 
     def _reserve(self, guarantee, label: str, status: str) -> int:
         """Check and durably record one entry in one IMMEDIATE transaction; return its id."""
+        with self._lock:
+            return self._reserve_unlocked(guarantee, label, status)
+
+    def _reserve_unlocked(self, guarantee, label: str, status: str) -> int:
         g = self._validated(guarantee)
         con = self._connection()
         try:
@@ -362,6 +375,10 @@ class Ledger:
         return int(cur.lastrowid)
 
     def _finish(self, entry_id: int, status: str) -> None:
+        with self._lock:
+            self._finish_unlocked(entry_id, status)
+
+    def _finish_unlocked(self, entry_id: int, status: str) -> None:
         con = self._connection()
         con.execute("BEGIN IMMEDIATE")
         try:
