@@ -668,8 +668,10 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
     gram = x.T @ x + sigma * noise
     lam, vecs = np.linalg.eigh(gram)
     order = np.argsort(lam)[::-1][:k]
+    # The noise is N(0, sigma^2) on the upper triangle (mirrored): a Gaussian shift of at most
+    # ||upper triangle of the difference||_2 / sigma <= s_c / sigma, so the step is mu-GDP.
     privacy = PrivacyGuarantee(
-        epsilon=eps, delta=dlt, calibration=calibration, exact=False,
+        epsilon=eps, delta=dlt, calibration=calibration, exact=False, mu=float(s_c / sigma),
         mechanism="dp-covariance-eigen (SuLQ Gaussian on X^T X)",
         notes=(f"Frobenius sensitivity {s_c:.6g} of X^T X from public bounds "
                "(an upper bound: the guarantee is a sufficient bound)",))
