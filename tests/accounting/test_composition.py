@@ -257,13 +257,13 @@ def test_composing_ten_thousand_releases_is_fast_enough_to_be_routine():
 
 def test_gaussian_family_mechanisms_carry_mu():
     from matrixdp import MVGMechanism
-    from matrixdp.release import FisherNoiseRelease
+    from matrixdp import FisherNoiseMechanism
 
     mvg = MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=1.0)
     assert mvg.privacy.mu == pytest.approx(mvg.mahalanobis_sensitivity)
     # mu reproduces the mechanism's claim through the Gaussian profile
     assert gdp_delta(mvg.privacy.mu, 1.0) <= 1e-5 * (1 + 1e-7)
-    fisher = FisherNoiseRelease(epsilon=1.0, delta=1e-5, feature_ranges=[[0, 1], [0, 2]], rng=0)
+    fisher = FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=[[0, 1], [0, 2]], rng=0)
     g = fisher.privacy
     assert g.mu is not None and gdp_delta(g.mu, g.epsilon) <= g.delta * (1 + 1e-7)
     assert LaplaceMechanism(epsilon=1.0, sensitivity=1.0).privacy.mu is None
@@ -307,14 +307,14 @@ def test_to_dp_event_matches_the_mechanisms_own_events():
 
 
 def test_mvg_with_dp_directions_carries_the_composed_mu():
-    from matrixdp import MVGMechanism
+    from matrixdp import DPDirectionsMVG
     from matrixdp.queries import IdentityQuery
 
     X = np.random.default_rng(0).uniform(0, 1, size=(200, 4))
     q = IdentityQuery(bounds=(0.0, 1.0), n_features=4, n_samples=200)
-    mech = MVGMechanism(shape=(200, 4), epsilon=1.0, delta=1e-5, sensitivity=q,
-                        dp_directions=X, dp_directions_rng=1)
-    step = mech.dp_directions
+    model = DPDirectionsMVG(shape=(200, 4), epsilon=1.0, delta=1e-5, sensitivity=q,
+                            random_state=1).fit(X)
+    mech, step = model.mechanism_, model.directions_.privacy
     assert step.mu is not None
     assert mech.privacy.mu == pytest.approx(math.hypot(step.mu, mech.mahalanobis_sensitivity))
     # the exact GDP composition of the two steps is at least as tight as their basic split

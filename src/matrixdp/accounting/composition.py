@@ -71,7 +71,7 @@ class _Key:
     laplace: bool
 
 
-def _is_laplace(g: PrivacyGuarantee) -> bool:
+def is_laplace_mechanism(g: PrivacyGuarantee) -> bool:
     # The Laplace mechanism (L1 sensitivity): its loss is that of a 1-D Laplace shift of ε.
     return g.delta == 0 and g.calibration == "laplace" and g.mechanism == "laplace" \
         and not g.refuted
@@ -131,7 +131,7 @@ class Tally:
         if self.relation is None:
             self.relation = g.neighbouring
         mu = None if g.mu is None else float(g.mu)
-        self.counts[_Key(float(g.epsilon), float(g.delta), mu, _is_laplace(g))] += int(count)
+        self.counts[_Key(float(g.epsilon), float(g.delta), mu, is_laplace_mechanism(g))] += int(count)
         self.n += int(count)
         self.all_exact = self.all_exact and bool(g.exact)
         self.refuted = self.refuted or bool(g.refuted)
@@ -357,7 +357,7 @@ def pld_available() -> bool:
     return True
 
 
-_PLD_MISSING = ("method='pld' needs the optional dependency dp-accounting "
+PLD_MISSING_MESSAGE = ("method='pld' needs the optional dependency dp-accounting "
                 "(pip install 'matrixdp[accounting]'); method='auto' falls back to the gdp, rdp, "
                 "advanced and basic compositions without it")
 
@@ -372,7 +372,7 @@ def pld_epsilon(tally: Tally, delta: float, discretisation: float = PLD_DISCRETI
     try:
         from dp_accounting.pld import common, privacy_loss_distribution as pld
     except ImportError as exc:
-        raise ImportError(_PLD_MISSING) from exc
+        raise ImportError(PLD_MISSING_MESSAGE) from exc
     total = None
     for key, count in tally.counts.items():
         if key.mu is not None:

@@ -9,7 +9,7 @@ Laplace-mechanism release a ``LaplaceDpEvent`` with noise multiplier 1/ε, anyth
 from __future__ import annotations
 
 from ..mechanisms.base import PrivacyGuarantee
-from .composition import _PLD_MISSING, _is_laplace
+from .composition import PLD_MISSING_MESSAGE, is_laplace_mechanism
 
 __all__ = ["to_dp_event"]
 
@@ -29,7 +29,7 @@ def to_dp_event(guarantee):
     try:
         import dp_accounting
     except ImportError as exc:
-        raise ImportError(_PLD_MISSING.replace("method='pld'", "to_dp_event")) from exc
+        raise ImportError(PLD_MISSING_MESSAGE.replace("method='pld'", "to_dp_event")) from exc
     g = getattr(guarantee, "privacy", guarantee)
     if not isinstance(g, PrivacyGuarantee):
         raise TypeError(f"guarantee: expected a PrivacyGuarantee, Release or mechanism, got "
@@ -40,6 +40,6 @@ def to_dp_event(guarantee):
         if g.mu == 0:
             return dp_accounting.NoOpDpEvent()
         return dp_accounting.GaussianDpEvent(noise_multiplier=1.0 / g.mu)
-    if _is_laplace(g):
+    if is_laplace_mechanism(g):
         return dp_accounting.LaplaceDpEvent(noise_multiplier=1.0 / g.epsilon)
     return dp_accounting.UnsupportedDpEvent()

@@ -167,7 +167,7 @@ class Ledger:
         if not path.parent.is_dir():
             raise LedgerError(f"{path}: the directory {path.parent} does not exist")
         meta = {"magic": LEDGER_MAGIC, "schema": str(SCHEMA_VERSION), "epsilon": repr(eps),
-                "delta": repr(dlt), "relation": rel, "method": method,
+                "delta": repr(dlt), "relation": str(rel), "method": method,
                 "allow_unsafe": "1" if allow_unsafe else "0",
                 "dataset_hash": dataset_hash(dataset), "created_at": _now()}
         # Build it under a temporary name, then link it into place: a crash never leaves a
@@ -364,7 +364,7 @@ class Ledger:
                 "calibration, exact, refuted, mechanism, notes, reserved_at, released_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (str(label), status, float(g.epsilon), float(g.delta),
-                 None if g.mu is None else float(g.mu), g.neighbouring, g.calibration,
+                 None if g.mu is None else float(g.mu), str(g.neighbouring), g.calibration,
                  int(bool(g.exact)), int(bool(g.refuted)), g.mechanism, json.dumps(g.notes),
                  now, now if status == "released" else None))
             con.execute("COMMIT")
