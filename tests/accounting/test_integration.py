@@ -40,3 +40,27 @@ def test_ron_gauss_refused_before_any_noise_and_seeded_output_unchanged(tmp_path
         again.fit(X, ledger=led)
     assert not hasattr(again, "covariance_") and not hasattr(again, "privacy_")
     assert len(led.history()) == 1
+
+
+def test_dp_directions_mvg_charges_each_step_once_and_they_compose_to_the_total(tmp_path):
+    from matrixdp import DPDirectionsMVG
+    from matrixdp.queries import IdentityQuery
+
+    X = np.random.default_rng(0).uniform(0, 1, size=(200, 4))
+    q = IdentityQuery(bounds=(0.0, 1.0), n_features=4, n_samples=200)
+    led = Ledger.create(tmp_path / "t.ledger", dataset="t", epsilon=1.0, delta=1e-5)
+    model = DPDirectionsMVG(shape=(200, 4), epsilon=1.0, delta=1e-5, sensitivity=q,
+                            random_state=1).fit(X, ledger=led)
+    plain = DPDirectionsMVG(shape=(200, 4), epsilon=1.0, delta=1e-5, sensitivity=q,
+                            random_state=1).fit(X)
+    np.testing.assert_array_equal(model.directions_.directions, plain.directions_.directions)
+    model.release(X, rng=2, ledger=led)
+    hist = led.history()
+    assert [h["label"] for h in hist] == ["dp directions", "mvg"]
+    assert hist[0]["epsilon"] == pytest.approx(0.2) and hist[1]["epsilon"] == pytest.approx(0.8)
+    basic = led.spent(delta=1e-5, method="basic")
+    assert basic.epsilon == pytest.approx(1.0)  # the split, through sequential composition
+    assert led.spent().epsilon <= 1.0  # the ledger's tightest (GDP: both steps are Gaussian)
+    assert led.spent().calibration == "gdp"
+    with pytest.raises(BudgetExceededError):  # nothing left for a second release
+        model.release(X, rng=3, ledger=led)
