@@ -39,6 +39,13 @@ _LAZY_NAMES = {
     "Ledger": "accounting",
     "audit_mechanism": "audit",
     "exact_delta": "audit",
+    # scikit-learn DP estimators with public bounds (docs/mvg.md, "When MVG noise wins")
+    "DPCovariance": "models",
+    "DPPCA": "models",
+    "DPLinearRegression": "models",
+    "DPRidge": "models",
+    "DPMean": "models",
+    "DPStandardScaler": "models",
 }
 
 __all__ = [
@@ -46,7 +53,13 @@ __all__ = [
     "Accountant",
     "Ledger",
     "CovarianceQuery",
+    "DPCovariance",
     "DPDirectionsMVG",
+    "DPLinearRegression",
+    "DPMean",
+    "DPPCA",
+    "DPRidge",
+    "DPStandardScaler",
     "FisherNoiseMechanism",
     "FrobeniusBall",
     "GaussianMechanism",

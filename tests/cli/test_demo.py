@@ -48,3 +48,14 @@ def test_demo_spends_through_a_ledger_and_prints_its_total(tmp_path, capsys):
     assert main(["demo", "--seed", "4", "--ledger", str(small)]) == 1
     err = capsys.readouterr().err
     assert "budget" in err and "Traceback" not in err
+
+
+def test_bad_options_are_rejected_before_any_output(capsys):
+    for argv, option in ((["--records", "0"], "--records"), (["--records", "-5"], "--records"),
+                         (["--epsilon", "0"], "--epsilon"), (["--epsilon", "nan"], "--epsilon"),
+                         (["--epsilon", "inf"], "--epsilon"), (["--delta", "1"], "--delta")):
+        assert main(["demo", *argv]) == 1
+        out, err = capsys.readouterr()
+        assert out == ""  # nothing printed before the error
+        assert err.startswith(f"matrixdp demo: error: {option}:") and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1
