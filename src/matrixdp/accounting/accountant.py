@@ -130,17 +130,17 @@ class Accountant:
     def spend(self, release_or_guarantee, *, label: str = "") -> PrivacyGuarantee:
         """Check, then record one release (a :class:`Release`, its guarantee or a mechanism).
 
-        Returns the composed total after the spend.
+        Returns the recorded guarantee (:meth:`total` composes everything spent).
         """
         self.check(release_or_guarantee)
         g = self._tally.add(release_or_guarantee)
         self._spends.append((str(label), g))
-        return self.total()
+        return g
 
     def spend_parallel(self, guarantees, *, partition_public: bool, label: str = ""
                        ) -> PrivacyGuarantee:
         """Spend the parallel composition of releases on disjoint, publicly partitioned records
-        (see :func:`~matrixdp.accounting.parallel`)."""
+        (see :func:`~matrixdp.accounting.parallel`); returns that composed guarantee."""
         return self.spend(parallel(guarantees, partition_public=partition_public), label=label)
 
     @contextlib.contextmanager
