@@ -64,3 +64,24 @@ def test_dp_directions_mvg_charges_each_step_once_and_they_compose_to_the_total(
     assert led.spent().calibration == "gdp"
     with pytest.raises(BudgetExceededError):  # nothing left for a second release
         model.release(X, rng=3, ledger=led)
+
+
+def test_estimators_charge_once_with_explicit_or_default_accountants():
+    from matrixdp.models import DPCovariance, DPMean
+
+    X = np.random.default_rng(0).uniform(0, 1, size=(300, 3))
+    bounds = ([0.0] * 3, [1.0] * 3)
+    # explicit accountant, also the default of the block: charged once, not twice
+    with Accountant(epsilon=5.0, delta=1e-5) as acc:
+        DPMean(epsilon=0.5, delta=1e-7, bounds=bounds, accountant=acc, random_state=0).fit(X)
+    assert len(acc.spends) == 1
+    # no accountant argument: the block's default accountant is charged
+    with Accountant(epsilon=5.0, delta=1e-5) as acc:
+        DPCovariance(epsilon=0.5, delta=1e-7, bounds=bounds, random_state=0).fit(X)
+    assert len(acc.spends) == 1 and acc.spends[0][1].epsilon == pytest.approx(0.5)
+    # refused before any noise: nothing fitted
+    tight = Accountant(epsilon=0.2, delta=1e-7)
+    model = DPMean(epsilon=0.5, delta=1e-7, bounds=bounds, accountant=tight, random_state=0)
+    with pytest.raises(BudgetExceededError):
+        model.fit(X)
+    assert len(tight.spends) == 0 and not hasattr(model, "mean_")
