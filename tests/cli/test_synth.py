@@ -196,6 +196,20 @@ def test_regression_on_a_non_numeric_target_and_bad_n(table, tmp_path, capsys):
 
 
 
+def test_synth_spends_through_a_ledger_and_refuses_when_over_budget(table, tmp_path, capsys):
+    pd.read_csv(table).drop(columns=["label"]).to_csv(table, index=False)
+    ledger = tmp_path / "data.db"
+    assert main(["budget", "init", str(ledger), "--epsilon", "1.5"]) == 0
+    args = [table, "--epsilon", 1.0, "--dim", 3, "--out", tmp_path / "syn.csv", "--seed", 1,
+            "--ledger", ledger]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    assert f"ledger {ledger}: spent epsilon=1 " in out
+    code, _, err = run([*args[:-4], "--out", tmp_path / "syn2.csv", "--ledger", ledger], capsys)
+    assert code == 1 and "budget" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "syn2.csv").exists()
+
+
 # ------------------------------------------------------------ careless use
 def test_output_that_is_the_input_is_refused(table, tmp_path, capsys):
     before = table.read_text()

@@ -314,7 +314,7 @@ class FisherNoiseMechanism(Mechanism):
         check_in_bounds(X, low, high, "X")
         return X
 
-    def release(self, X, rng=None) -> Release:
+    def release(self, X, rng=None, *, accountant=None, ledger=None, label: str = "") -> Release:
         """Return the noisy features ``X + N`` (labels are not touched; release them yourself).
 
         Parameters
@@ -326,8 +326,12 @@ class FisherNoiseMechanism(Mechanism):
             noise is kept on the mechanism or the Release. An int seed or a Generator makes the
             release reproducible, and so replayable: anyone who knows the seed (or the
             generator's state) can regenerate the noise and subtract it.
+        accountant, ledger, label :
+            Budget keepers charged before the noise (see :meth:`Mechanism.release`); the
+            guarantee is local DP, so they must account under the ``"local"`` relation (or
+            charge ``matrixdp.accounting.local_as_replace_one(self.privacy)`` yourself).
         """
-        return super().release(X, rng=rng)
+        return super().release(X, rng=rng, accountant=accountant, ledger=ledger, label=label)
 
     def _metadata(self) -> dict:
         return {"lam": self.lam, "kind": self.kind, "crb": self.crb,

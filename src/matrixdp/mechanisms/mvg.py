@@ -299,8 +299,19 @@ class MVGMechanism(Mechanism):
                                  "already computed; to estimate directions from private data use "
                                  "matrixdp.models.DPDirectionsMVG (the mechanism draws no "
                                  "randomness when it is built)")
-        self._eps_mvg = self.epsilon - spent.epsilon
-        self._delta_mvg = self.delta - spent.delta
+        # The split goes through sequential composition (basic: the reported total stays the
+        # caller's (epsilon, delta)): what the directions step spent, the MVG noise gets the rest.
+        from ..accounting.accountant import Accountant
+        from ..errors import BudgetExceededError
+
+        budget = Accountant(epsilon=self.epsilon, delta=self.delta, relation=self.neighbouring,
+                            method="basic")
+        try:
+            budget.spend(spent, label="dp directions")
+        except BudgetExceededError:
+            self._eps_mvg = self._delta_mvg = 0.0
+        else:
+            self._eps_mvg, self._delta_mvg = budget.remaining()
         if self._eps_mvg <= 0 or self._delta_mvg <= 0:
             raise InvalidPrivacyParameterError(
                 "dp_directions", f"its spend ({spent.epsilon:g}, {spent.delta:g}) leaves nothing "
@@ -490,6 +501,23 @@ class MVGMechanism(Mechanism):
                                 neighbouring=self.neighbouring, calibration=self.calibration,
                                 exact=bool(exact), mechanism=self.name, notes=tuple(self._notes),
                                 mu=mu)
+
+    @property
+    def noise_privacy(self) -> PrivacyGuarantee:
+        """The guarantee of the MVG noise alone: :attr:`privacy` without a DP-directions step.
+
+        With DP directions, the noise is calibrated to what the directions step left,
+        ``(epsilon, delta)`` minus its spend; charge this when the directions step was charged
+        on its own (as :class:`~matrixdp.models.DPDirectionsMVG` does).
+        """
+        if self.dp_directions is None:
+            return self.privacy
+        exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
+                 and abs(self._theta_sum - 1) <= _SUM_TOL)
+        return PrivacyGuarantee(epsilon=self._eps_mvg, delta=self._delta_mvg,
+                                neighbouring=self.neighbouring, calibration=self.calibration,
+                                exact=bool(exact), mechanism=f"{self.name} (noise step)",
+                                mu=self.mahalanobis_sensitivity)
 
     def _delta_at(self, epsilon: float) -> float:
         return math.exp(gaussian_log_delta_for_shift(epsilon, self.mahalanobis_sensitivity))
