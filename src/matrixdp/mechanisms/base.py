@@ -14,6 +14,10 @@ import numpy as np
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, RefutedGuaranteeWarning
 
+_FLOAT_NOTE = ("numerics: float — the guarantee assumes idealised real arithmetic; the bit-level "
+               "artefacts of floating-point sampling and rounding (Mironov 2012) are not covered "
+               "(use numerics='exact' where offered)")
+
 __all__ = ["NEIGHBOURING_RELATIONS", "PrivacyGuarantee", "NoiseSummary", "Release", "Mechanism"]
 
 #: The neighbouring relations matrixdp knows. "replace-one" (bounded DP, one
@@ -51,7 +55,10 @@ class PrivacyGuarantee:
     refuted : bool
         True when the claim is known to be false (an explicit unsafe opt-in).
     notes : tuple of str
-        Free-text caveats (composition parts, unsafe opt-ins, ...).
+        Free-text caveats (composition parts, unsafe opt-ins, ...). Every
+        guarantee carries a ``"numerics: ..."`` note: unless one is given, the
+        float note is appended (the claim assumes idealised real arithmetic);
+        see ``docs/numerics.md``.
     """
 
     epsilon: float
@@ -62,6 +69,17 @@ class PrivacyGuarantee:
     mechanism: str = ""
     refuted: bool = False
     notes: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        notes = tuple(self.notes)
+        if not any(str(n).startswith("numerics:") for n in notes):
+            notes = notes + (_FLOAT_NOTE,)
+        object.__setattr__(self, "notes", notes)
+
+    @property
+    def numerics(self) -> str:
+        """``"exact"`` when the release is floating-point safe (lattice + exact sampling), else ``"float"``."""
+        return "exact" if any(n.startswith("numerics: exact") for n in self.notes) else "float"
 
     def __str__(self) -> str:
         kind = "pure " if self.delta == 0 else ""
@@ -128,10 +146,18 @@ class Mechanism(abc.ABC):
     Subclasses implement :meth:`_noise` (draw the noise for an array of a given
     shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates
     the value, adds the noise in one vectorised pass, and wraps the result.
+
+    Numerics: with ``numerics == "float"`` (default) the release is
+    ``value + _noise(...)`` in floating point, whose guarantee assumes idealised
+    real arithmetic. A subclass that offers ``numerics="exact"`` implements
+    :meth:`_release_exact` (a lattice release, see
+    :mod:`matrixdp.mechanisms.lattice`), which :meth:`release` then calls instead.
     """
 
     #: Human-readable name used in guarantees and audit tables.
     name: str = "mechanism"
+    #: "float" (idealised real arithmetic) or "exact" (lattice + exact integer sampling).
+    numerics: str = "float"
 
     # ------------------------------------------------------------------ API
     @property
@@ -169,8 +195,11 @@ class Mechanism(abc.ABC):
 
         arr = self._check_value(value)
         gen = make_rng(rng)
-        noisy = arr + self._noise(arr.shape, gen)
-        privacy = self.privacy
+        if self.numerics == "exact":
+            noisy = self._release_exact(arr, gen)
+        else:
+            noisy = arr + self._noise(arr.shape, gen)
+        privacy = self._privacy_for(arr.shape)
         if privacy.refuted:
             warnings.warn(f"{self.name}: the claimed {privacy} is refuted; this release is "
                           "NOT differentially private as claimed", RefutedGuaranteeWarning,
@@ -180,6 +209,28 @@ class Mechanism(abc.ABC):
 
     def _metadata(self) -> dict:
         return {}
+
+    def _privacy_for(self, shape) -> PrivacyGuarantee:
+        """The guarantee of a release of ``shape`` (exact numerics may depend on the shape)."""
+        return self.privacy
+
+    def _release_exact(self, arr: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The exact-numerics release of ``arr`` (float64), for subclasses offering it."""
+        raise NotImplementedError(f"{type(self).__name__} has no exact numerics")
+
+    def _release_batch_exact(self, value, n: int, rng=None) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} has no exact numerics")
+
+    @property
+    def release_batch(self):
+        """``release_batch(value, n, rng)``: ``n`` independent exact releases (exact numerics only).
+
+        Float-numerics mechanisms have no such attribute (the auditor then draws
+        ``value + sample_noise``).
+        """
+        if self.numerics != "exact":
+            raise AttributeError("release_batch exists only with numerics='exact'")
+        return self._release_batch_exact
 
     # -------------------------------------------------------------- helpers
     def sample_noise(self, shape, rng=None) -> np.ndarray:
