@@ -71,9 +71,16 @@ def _size(shape) -> tuple[tuple[int, ...], int]:
 
 # --------------------------------------------------------------- primitives
 def _uniform_below(high, m: int, rng) -> np.ndarray:
-    """``m`` uniform integers in [0, high) (``high`` a scalar < 2⁶², or an int64 array)."""
-    if np.ndim(high) == 0 and int(high) <= (1 << 32):
-        return rng.integers(0, int(high), size=m, dtype=np.uint32).astype(np.int64)
+    """``m`` uniform integers in [0, high) (``high`` a scalar < 2⁶², or an int64 array).
+
+    Small bounds are drawn as uint8/uint32 (cheaper; comparisons promote exactly).
+    """
+    if np.ndim(high) == 0:
+        h = int(high)
+        if h <= (1 << 8):
+            return rng.integers(0, h, size=m, dtype=np.uint8)
+        if h <= (1 << 32):
+            return rng.integers(0, h, size=m, dtype=np.uint32)
     return rng.integers(0, high, size=m, dtype=np.int64)
 
 
@@ -216,7 +223,7 @@ def _laplace_int(m: int, t: int, s: int, rng) -> np.ndarray:
     pending = np.arange(m)
     while pending.size:
         k = pending.size
-        u = _uniform_below(t, k, rng)
+        u = _uniform_below(t, k, rng).astype(np.int64)
         # D ~ Bernoulli(exp(−U/t)); reject the round for D = 0.
         d = _bernoulli_exp_fraction(u, t, rng) if t > 1 else np.ones(k, dtype=bool)
         keep = np.flatnonzero(d)
