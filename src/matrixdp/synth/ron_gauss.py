@@ -24,6 +24,7 @@ from ..errors import (
     UnsafeMechanismError,
 )
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
+from ..mechanisms.lattice import check_numerics, exact_note
 from ..rng import make_rng
 from ._input import as_feature_matrix, as_label_vector
 from .covariance import (
@@ -128,6 +129,11 @@ class RONGauss:
         Return synthetic features in R^m (``Z @ W.T``) instead of R^p.
     allow_unsafe : bool, default False
         Opt in to the unsafe reproduction modes.
+    numerics : {"float", "exact"}, default "float"
+        ``"exact"``: every Laplace step (mean, second moment, counts) rounds its value
+        to a public lattice and adds exact discrete Laplace noise (floating-point
+        safe; see ``docs/numerics.md``). ``"float"``: textbook floating-point
+        Laplace, whose guarantee assumes idealised real arithmetic.
     random_state : None, int or numpy.random.Generator
         ``None`` (default) uses a cryptographically secure generator. An int is
         for reproducible experiments only.
@@ -173,7 +179,7 @@ class RONGauss:
                  class_weights="uniform", epsilon_counts=None, neighbouring="replace-one",
                  sensitivity="corrected",
                  noise="full", psd="clip", projection="haar", reconstruct=False,
-                 allow_unsafe=False, random_state=None):
+                 allow_unsafe=False, numerics="float", random_state=None):
         self.dim = dim
         self.epsilon = epsilon
         self.mean_fraction = mean_fraction
@@ -192,6 +198,7 @@ class RONGauss:
         self.projection = projection
         self.reconstruct = reconstruct
         self.allow_unsafe = allow_unsafe
+        self.numerics = numerics
         self.random_state = random_state
 
     # ------------------------------------------------------------ parameters
@@ -222,6 +229,7 @@ class RONGauss:
         return f"RONGauss({', '.join(changed)})"
 
     def _check_params(self) -> None:
+        check_numerics(self.numerics)
         if self.task not in TASKS:
             raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
         if self.sensitivity not in SENSITIVITY_MODES:
@@ -429,10 +437,11 @@ class RONGauss:
         if self.neighbouring == "add-remove":
             return fit_group_add_remove(X, W, labels=labels, label_bound=bound,
                                         epsilon_counts=eps_counts, epsilon_mean=eps_mean,
-                                        epsilon_cov=eps_cov, psd=self.psd, rng=gen)
+                                        epsilon_cov=eps_cov, psd=self.psd, rng=gen,
+                                        numerics=self.numerics)
         return fit_group_replace_one(X, W, labels=labels, label_bound=bound, epsilon_mean=eps_mean,
                                      epsilon_cov=eps_cov, mode=self.sensitivity, noise=self.noise,
-                                     psd=self.psd, rng=gen)
+                                     psd=self.psd, rng=gen, numerics=self.numerics)
 
     def _fit_classes(self, X, y, classes, W, eps_mean, eps_cov, eps_counts, gen) -> None:
         add_remove = self.neighbouring == "add-remove"
@@ -458,7 +467,8 @@ class RONGauss:
             weights = sizes / sizes.sum()
         else:
             if not add_remove:  # add-remove already released DP counts: reuse them for free
-                mech = LaplaceMechanism(epsilon=eps_counts, sensitivity=_COUNT_SENSITIVITY)
+                mech = LaplaceMechanism(epsilon=eps_counts, sensitivity=_COUNT_SENSITIVITY,
+                                        numerics=self.numerics)
                 self.class_counts_ = np.asarray(mech.release(sizes.astype(float), rng=gen).value)
             noisy = np.clip(self.class_counts_, 0.0, None)
             weights = noisy / noisy.sum() if noisy.sum() > 0 else np.full(k, 1.0 / k)
@@ -490,6 +500,9 @@ class RONGauss:
                         "sensitivity 2)" if self.epsilon_counts_ else ""),
                      "n (the number of records) is public (bounded DP, as in the paper)"]
         notes.append("the projection W is data-independent; sampling is post-processing")
+        if self.numerics == "exact":
+            notes.insert(0, exact_note("every Laplace step uses the lattice discrete Laplace, "
+                                       "its lattice chosen from that step's public sensitivity"))
         refuted = False
         if self.task == "classification":
             if add_remove:
