@@ -115,16 +115,38 @@ def _bernoulli_exp_fraction(num: np.ndarray, den, rng) -> np.ndarray:
     return out
 
 
+#: 20! < 2⁶³; T_k = 20!/(k−1)! for k = 1..21 are integers and P(K ≥ k) = 1/(k−1)! = T_k/20!
+#: for the stopping round K of Algorithm 1 with γ = 1.
+_FACT_N = math.factorial(20)
+_T = {k: _FACT_N // math.factorial(k - 1) for k in range(1, 22)}
+
+
 def _bernoulli_exp_minus_one(m: int, rng) -> np.ndarray:
-    """``m`` independent Bernoulli(e⁻¹) draws (Algorithm 1 with γ = 1; round K = 1 always continues)."""
-    out = np.empty(m, dtype=bool)
-    idx = np.arange(m)
-    k = 2
-    while idx.size:
-        a = _uniform_below(k, idx.size, rng) == 0
-        out[idx[~a]] = (k % 2 == 1)
-        idx = idx[a]
-        k += 1
+    """``m`` independent Bernoulli(e⁻¹) draws: Algorithm 1 with γ = 1, one uniform integer each.
+
+    With γ = 1 the stopping round K of Algorithm 1 has P(K ≥ k) = 1/(k−1)! (k − 1
+    successes of Bernoulli(1/j), j < k). One uniform U on [0, 20!) decides all these
+    events at once, exactly: K ≥ k ⇔ U < T_k = 20!/(k−1)! (k ≤ 21). Since K ≥ 2 always,
+    [K odd] is the parity of #{k ≥ 3 : U < T_k}, accumulated by XOR; the thresholds
+    below T_8 concern only U < 20!/7! (probability 1/5040) and are applied to that
+    subset. U = 0 (probability 1/20! ≈ 4·10⁻¹⁹) continues the rounds from k = 21.
+    """
+    u = rng.integers(0, _FACT_N, size=m, dtype=np.int64)
+    out = u < _T[3]
+    for k in range(4, 8):
+        out ^= u < _T[k]
+    sub = np.flatnonzero(u < _T[8])
+    if sub.size:
+        us = u[sub]
+        part = out[sub]
+        for k in range(8, 22):
+            part ^= us < _T[k]
+        for j in np.flatnonzero(us == 0):   # K >= 21 so far (odd): exact continuation
+            k = 21
+            while _uniform_below(k, 1, rng)[0] == 0:
+                k += 1
+            part[j] = bool(k & 1)
+        out[sub] = part
     return out
 
 
@@ -331,6 +353,60 @@ def discrete_gaussian(shape, sigma2, rng) -> np.ndarray:
     plan = _GaussianPlan(s2)
     if plan.t >= _FAST_DEN:
         raise InvalidParameterError("sigma2", "is too large for the int64 sampler (sigma >= 2**62)")
+    if (plan.a == 1 and plan.b < _FAST_DEN and plan.b % plan.t == 0 and plan.cden < (1 << 31)
+            and 0 <= plan.cnum < 2_000_000_000):
+        return _gaussian_merged(n, plan, rng).reshape(shape)
+    return _gaussian_general(n, plan, rng).reshape(shape)
+
+
+def _gaussian_merged(n: int, plan: _GaussianPlan, rng) -> np.ndarray:
+    """Algorithm 3 with the proposal's and the target's acceptance tests merged into one.
+
+    Proposal: U uniform on [0, t), V with P(V ≥ j) = e^{−j}, a fair sign; X = U + tV.
+    Accept with probability exp(−U/t)·exp(−(X − c)²/(2σ²)) = exp(−(U·(B/t) + W²)/B)
+    (W = X·cden − cnum, γ = W²/B, t | B), rejecting sign = − with X = 0. Then
+    P(Y = ±x) ∝ e^{−v}e^{−u/t}e^{−γ(x)} = e^{−x/t}e^{−γ(x)} ∝ e^{−x²/(2σ²)}: the
+    discrete Gaussian, with one exact Bernoulli(exp(−·)) per proposal instead of two.
+    The numerator stays below 2⁶³ (B < 2⁶², W² < 4·10¹⁸); larger proposals (≳ 45σ)
+    finish with Python integers.
+    """
+    t, b = plan.t, plan.b
+    bt = b // t
+    out = np.empty(n, dtype=np.int64)
+    pending = np.arange(n)
+    limit_v = (_I64_MAX - t) // t
+    x_max = (2_000_000_000 + plan.cnum) // plan.cden
+    while pending.size:
+        k = pending.size
+        u = _uniform_below(t, k, rng).astype(np.int64)
+        v = _geometric_e(k, rng)
+        sign = _uniform_below(2, k, rng).astype(bool)
+        big = v > limit_v
+        x = u + t * np.where(big, 0, v)
+        keep = ~(sign & (x == 0)) & ~big
+        ok = keep & (x <= x_max)          # then |W| <= 2·10⁹ and W² < 4·10¹⁸
+        idx = np.flatnonzero(ok)
+        w = x[idx] * plan.cden - plan.cnum
+        accept = np.zeros(k, dtype=bool)
+        accept[idx] = _bernoulli_exp_rational(u[idx] * bt + w * w, b, rng)
+        for j in np.flatnonzero(keep & ~ok | big):     # rare: exact with Python integers
+            if sign[j] and x[j] == 0:
+                continue
+            xj = int(u[j]) + t * int(v[j])
+            wj = xj * plan.cden - plan.cnum
+            if _bernoulli_exp_scalar(int(u[j]) * bt + wj * wj, b, rng):
+                accept[j] = True
+                if xj > _I64_MAX:
+                    raise OverflowError("discrete Gaussian draw beyond int64")
+                x[j] = xj
+        y = np.where(sign, -x, x)
+        out[pending[accept]] = y[accept]
+        pending = pending[~accept]
+    return out
+
+
+def _gaussian_general(n: int, plan: _GaussianPlan, rng) -> np.ndarray:
+    """Algorithm 3 as written (any rational σ²): discrete-Laplace proposal, then its acceptance."""
     fast = plan.b < _FAST_DEN and plan.a < (1 << 31) and plan.cden < (1 << 31)
     out = np.empty(n, dtype=np.int64)
     pending = np.arange(n)
@@ -354,4 +430,4 @@ def discrete_gaussian(shape, sigma2, rng) -> np.ndarray:
             accept[j] = _bernoulli_exp_scalar(w * w * plan.a, plan.b, rng)
         out[pending[accept]] = y[accept]
         pending = pending[~accept]
-    return out.reshape(shape)
+    return out
