@@ -13,10 +13,10 @@ sensitivity on ℤᵈ is bounded here, in integers:
 * L1: ‖v‖₁ ≤ ⌊Δ₁/g + k⌋ by the same per-entry bound.
 
 The discrete Gaussian's guarantee (:func:`discrete_gaussian_delta`) is proven for
-every integer shift of squared norm ≤ D₂: CKS20 (Thm 14 / Prop. 5) show the
+every integer shift of squared norm ≤ D₂: CKS20 (Section 2) show the
 multivariate discrete Gaussian has Rényi divergence ≤ α‖v‖²/(2σ²) — ρ-zCDP with
 ρ = D₂/(2σ²), the same as the continuous Gaussian — and (ε, δ) follows from the
-optimal zCDP conversion (CKS20 Prop. 12, Cor. 13). In one dimension the exact
+optimal zCDP conversion (given in CKS20 and Asoodeh et al. 2020). In one dimension the exact
 profile (CKS20 Thm 7) is :func:`discrete_gaussian_delta_1d`. The discrete Laplace
 with scale b is exactly Δ₁/b-DP for integer shifts of L1 norm ≤ Δ₁.
 
@@ -203,7 +203,7 @@ def discrete_gaussian_delta_1d(epsilon, sigma2, shift: int) -> float:
 
 
 def zcdp_delta(epsilon, rho) -> float:
-    r"""δ(ε) implied by ρ-zCDP, via the optimal conversion (CKS20 Prop. 12 / Cor. 13).
+    r"""δ(ε) implied by ρ-zCDP, via the optimal conversion (CKS20; Asoodeh et al. 2020).
 
     .. math:: \delta = \inf_{\alpha > 1} \frac{e^{(\alpha-1)(\alpha\rho - \varepsilon)}}{\alpha}
               \Big(1 - \frac1\alpha\Big)^{\alpha - 1}
@@ -231,7 +231,7 @@ def _zcdp_log_delta(eps: float, r: float) -> float:
 def discrete_gaussian_delta(epsilon, sigma2, sensitivity_squared) -> float:
     r"""A proven δ(ε) for x ↦ x + Z on ℤᵈ, Z i.i.d. discrete Gaussian, ‖x − x′‖₂² ≤ D₂.
 
-    ρ = D₂/(2σ²) (CKS20 Thm 14: exactly the continuous Gaussian's zCDP) and the
+    ρ = D₂/(2σ²) (CKS20 §2: exactly the continuous Gaussian's zCDP) and the
     optimal zCDP → (ε, δ) conversion :func:`zcdp_delta`. Valid in any dimension.
     """
     s2 = _as_sigma2(sigma2)
