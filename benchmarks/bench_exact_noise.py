@@ -140,7 +140,7 @@ def main(argv=None) -> int:
     for label, tf, te, ns in mvg_rows:
         lines.append(f"| {label} | {tf:.3f} | {te:.3f} | {te / tf:.2f}x | {ns:.4f} |")
     lines += ["", "The exact MVG release whitens the value (two dense products with directions), "
-              "samples 10^6 discrete Gaussians and colours the result (two more products); its noise "
+              "samples one discrete Gaussian per entry and colours the result (two more products); its noise "
               "is larger by the discrete Gaussian's zCDP-bound factor (and 2^-10 of rounding "
               "inflation)."]
     text = "\n".join(lines)
