@@ -372,35 +372,43 @@ def _gaussian_merged(n: int, plan: _GaussianPlan, rng) -> np.ndarray:
     """
     t, b = plan.t, plan.b
     bt = b // t
+    cden, cnum = plan.cden, plan.cnum
     out = np.empty(n, dtype=np.int64)
     pending = np.arange(n)
     limit_v = (_I64_MAX - t) // t
-    x_max = (2_000_000_000 + plan.cnum) // plan.cden
+    x_max = (2_000_000_000 + cnum) // cden
     while pending.size:
         k = pending.size
-        u = _uniform_below(t, k, rng).astype(np.int64)
+        u = rng.integers(0, t, size=k, dtype=np.int64)
         v = _geometric_e(k, rng)
-        sign = _uniform_below(2, k, rng).astype(bool)
-        big = v > limit_v
-        x = u + t * np.where(big, 0, v)
-        keep = ~(sign & (x == 0)) & ~big
+        sign = rng.integers(0, 2, size=k, dtype=np.uint8).view(bool)
+        big = v > limit_v if int(v.max(initial=0)) > limit_v else None
+        x = u + t * (np.where(big, 0, v) if big is not None else v)
+        keep = ~(sign & (x == 0))
+        if big is not None:
+            keep &= ~big
         ok = keep & (x <= x_max)          # then |W| <= 2·10⁹ and W² < 4·10¹⁸
         idx = np.flatnonzero(ok)
-        w = x[idx] * plan.cden - plan.cnum
+        xs = x[idx]
+        w = xs * cden - cnum if cden != 1 else xs - cnum
         accept = np.zeros(k, dtype=bool)
         accept[idx] = _bernoulli_exp_rational(u[idx] * bt + w * w, b, rng)
-        for j in np.flatnonzero(keep & ~ok | big):     # rare: exact with Python integers
+        rare = None
+        if idx.size != np.count_nonzero(keep) or big is not None:
+            rare = np.flatnonzero(keep & ~ok | (big if big is not None else False))
+        for j in (() if rare is None else rare):     # proposals ≳ 45σ out: exact with Python ints
             if sign[j] and x[j] == 0:
                 continue
             xj = int(u[j]) + t * int(v[j])
-            wj = xj * plan.cden - plan.cnum
+            wj = xj * cden - cnum
             if _bernoulli_exp_scalar(int(u[j]) * bt + wj * wj, b, rng):
                 accept[j] = True
                 if xj > _I64_MAX:
                     raise OverflowError("discrete Gaussian draw beyond int64")
                 x[j] = xj
-        y = np.where(sign, -x, x)
-        out[pending[accept]] = y[accept]
+        np.negative(x, out=x, where=sign)
+        done = np.flatnonzero(accept)
+        out[pending[done]] = x[done]
         pending = pending[~accept]
     return out
 
