@@ -14,16 +14,14 @@ from pathlib import Path
 import numpy as np
 
 from matrixdp._progress import Progress
-from matrixdp.release import (
-    fit_ridge,
-    fit_svm,
+from matrixdp.models.ridge import fit_ridge, ridge_loss
+from matrixdp.models.svm import fit_svm
+from matrixdp.calibration.fisher_ldp import (
     gaussian_ldp_epsilon,
     laplace_ldp_epsilon,
     paper_ldp_epsilon,
-    ridge_loss,
-    sample_fisher_matched_laplace,
-    sample_optimal_gaussian,
 )
+from matrixdp.mechanisms.fisher import sample_fisher_matched_laplace, sample_optimal_gaussian
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
@@ -163,7 +161,7 @@ OBSERVED_NOTE = (
     "they are NOT a privacy guarantee of any release (ranges derived from the private data leak it "
     "and void the LDP argument); they only show the order of magnitude that the paper's "
     "raw-feature setting implies (the paper reports no epsilon). A real release must pass public "
-    "ranges, FisherNoiseRelease(feature_ranges=...). eps_exact = exact analytic Gaussian, "
+    "ranges, FisherNoiseMechanism(feature_ranges=...). eps_exact = exact analytic Gaussian, "
     "eps_paper = Theorem 2.5 (false when below eps_exact), eps_laplace = pure eps of the Laplace "
     "baseline")
 

@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 import numpy as np
 import pytest
 
@@ -33,3 +35,20 @@ def test_secure_stream_is_statistically_uniform():
 
     u = make_rng().random(20000)
     assert kstest(u, "uniform").pvalue > 1e-6
+
+
+def test_random_directions_are_orthonormal_and_sign_fixed():
+    from matrixdp.rng import random_directions
+
+    W = random_directions(7, 3, rng=11)
+    assert W.shape == (7, 3) and np.allclose(W.T @ W, np.eye(3), atol=1e-12)
+    assert random_directions(5, rng=0).shape == (5, 5)
+    # the sign fix: Q diag(sign(diag R)) of the same Gaussian draw (the Haar law itself is
+    # tested through RON-Gauss's projection, tests/synth/test_projection.py)
+    g = np.random.default_rng(11).standard_normal((7, 3))
+    q, r = np.linalg.qr(g, mode="reduced")
+    assert np.array_equal(W, q * np.sign(np.diag(r)))
+    with pytest.raises(InvalidParameterError, match="n_directions"):
+        random_directions(3, 4)
+    with pytest.raises(InvalidParameterError, match="dim"):
+        random_directions(0)

@@ -10,9 +10,10 @@ from numbers import Integral
 
 import numpy as np
 
+from ._linalg import check_dim
 from .errors import InvalidParameterError
 
-__all__ = ["make_rng", "secure_bit_generator", "is_secure"]
+__all__ = ["make_rng", "secure_bit_generator", "is_secure", "random_directions"]
 
 def secure_bit_generator() -> np.random.BitGenerator:
     """Return a CSPRNG bit generator keyed directly from the OS (:mod:`secrets`).
@@ -67,3 +68,24 @@ def is_secure(generator: np.random.Generator) -> bool:
     """Whether ``generator`` is driven by one of the CSPRNG bit generators used by :func:`make_rng`."""
     name = type(generator.bit_generator).__name__
     return name in {"AESCounter", "ChaCha"}
+
+
+def random_directions(dim, n_directions=None, rng=None) -> np.ndarray:
+    """Haar-distributed orthonormal directions: a ``(dim, n_directions)`` matrix (square by default).
+
+    QR of a standard Gaussian matrix with the signs of R's diagonal fixed; without the fix
+    LAPACK's sign convention biases the law away from Haar.
+
+    References
+    ----------
+    .. [1] F. Mezzadri, "How to generate random matrices from the classical compact
+       groups", Notices of the AMS 54(5), 2007.
+    """
+    dim = check_dim(dim)
+    k = dim if n_directions is None else check_dim(n_directions, "n_directions")
+    if k > dim:
+        raise InvalidParameterError("n_directions", f"must be <= dim = {dim}, got {k}")
+    q, r = np.linalg.qr(make_rng(rng).standard_normal((dim, k)), mode="reduced")
+    signs = np.sign(np.diag(r))
+    signs[signs == 0] = 1.0
+    return q * signs

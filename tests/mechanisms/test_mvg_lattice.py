@@ -9,7 +9,7 @@ import pytest
 import matrixdp
 from matrixdp.audit import audit_mechanism
 from matrixdp.errors import InvalidParameterError
-from matrixdp.mechanisms.mvg_lattice import _colour, _whiten
+from matrixdp.mechanisms.mvg_lattice import colour, whiten
 from matrixdp.queries import IdentityQuery
 
 
@@ -27,7 +27,7 @@ def test_exact_release_is_a_lattice_point_in_whitened_coordinates():
     plan = mech._lattice
     X = np.random.default_rng(1).uniform(size=(20, 3))
     y = mech.release(X, rng=2).value
-    w = _whiten(y, plan) / plan.lattice.granularity
+    w = whiten(y, plan) / plan.lattice.granularity
     # mapping back and whitening again is float post-processing: within 1e-6 lattice steps
     assert np.max(np.abs(w - np.rint(w))) < 1e-6
     assert mech.privacy.numerics == "exact" and mech.privacy.calibration == "discrete-zcdp"
@@ -41,7 +41,7 @@ def test_float_error_budget_covers_the_computed_whitened_sensitivity():
     assert mu < mu_hat < mu * (1 + 1e-5)
     worst = 0.0
     for a, b in mech.witnesses():
-        d = _whiten(np.asarray(b, float), plan) - _whiten(np.asarray(a, float), plan)
+        d = whiten(np.asarray(b, float), plan) - whiten(np.asarray(a, float), plan)
         worst = max(worst, float(np.linalg.norm(d)))
     assert worst <= mu_hat and worst > 0.99 * mu       # the witness nearly attains mu
 
@@ -83,4 +83,4 @@ def test_exact_mvg_needs_a_public_gamma():
 def test_colour_inverts_whiten():
     mech = make()
     X = np.random.default_rng(4).normal(size=(20, 3))
-    assert np.allclose(_colour(_whiten(X, mech._lattice), mech._lattice), X)
+    assert np.allclose(colour(whiten(X, mech._lattice), mech._lattice), X)

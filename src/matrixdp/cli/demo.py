@@ -61,7 +61,7 @@ def section_count(X, epsilon, delta, rng) -> None:
 
 def section_mvg_covariance(X, epsilon, delta, rng) -> None:
     """Release the second-moment matrix with directional MVG noise next to i.i.d. Gaussian noise."""
-    from ..directions import binary_allocation
+    from ..calibration.allocation import binary_allocation
     from ..mechanisms import MVGMechanism
     from ..queries import CovarianceQuery
 
@@ -120,9 +120,9 @@ def section_synthetic(X, epsilon, delta, rng) -> None:
 
 def section_dataset_release(X, epsilon, delta, rng) -> None:
     """Release the whole table with Fisher-optimal Gaussian noise (local DP per record)."""
-    from ..release import FisherNoiseRelease
+    from ..mechanisms.fisher import FisherNoiseMechanism
 
-    releaser = FisherNoiseRelease(epsilon=epsilon, delta=delta,
+    releaser = FisherNoiseMechanism(epsilon=epsilon, delta=delta,
                                   feature_ranges=np.column_stack([LOWER, UPPER]), rng=rng)
     rel = releaser.release(X)
     print("\n[5] Whole-table release, Fisher-information-optimal Gaussian noise (Farokhi), "

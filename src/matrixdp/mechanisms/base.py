@@ -7,6 +7,7 @@ from __future__ import annotations
 import abc
 import warnings
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -18,18 +19,39 @@ _FLOAT_NOTE = ("numerics: float — the guarantee assumes idealised real arithme
                "artefacts of floating-point sampling and rounding (Mironov 2012) are not covered "
                "(use numerics='exact' where offered)")
 
-__all__ = ["NEIGHBOURING_RELATIONS", "PrivacyGuarantee", "NoiseSummary", "Release", "Mechanism"]
-
-#: The neighbouring relations matrixdp knows. "replace-one" (bounded DP, one
-#: record replaced by another; the papers' convention) is the default.
-NEIGHBOURING_RELATIONS = ("replace-one", "add-remove", "local")
+__all__ = ["Relation", "PrivacyGuarantee", "NoiseSummary", "Release", "Mechanism",
+           "check_neighbouring"]
 
 
-def check_neighbouring(relation: str) -> str:
-    if relation not in NEIGHBOURING_RELATIONS:
+class Relation(str, Enum):
+    """The neighbouring relations matrixdp knows.
+
+    ``REPLACE_ONE`` (bounded DP, one record replaced by another; the papers'
+    convention) is the default; ``ADD_REMOVE`` (unbounded DP, one record added or
+    removed); ``LOCAL`` (per-record local DP). Members are strings, so
+    ``Relation("replace-one")`` works and a member equals its value
+    (``Relation.REPLACE_ONE == "replace-one"``); ``str()`` and formatting give the value.
+    """
+
+    REPLACE_ONE = "replace-one"
+    ADD_REMOVE = "add-remove"
+    LOCAL = "local"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+def check_neighbouring(relation) -> Relation:
+    """The :class:`Relation` named by ``relation`` (a member or its string value)."""
+    try:
+        return Relation(relation)
+    except ValueError:
+        values = tuple(r.value for r in Relation)
         raise InvalidParameterError(
-            "neighbouring", f"must be one of {NEIGHBOURING_RELATIONS}, got {relation!r}")
-    return relation
+            "neighbouring", f"must be one of {values}, got {relation!r}") from None
 
 
 @dataclass(frozen=True)
@@ -40,9 +62,9 @@ class PrivacyGuarantee:
     ----------
     epsilon, delta : float
         The claimed guarantee (δ = 0 for pure ε-DP).
-    neighbouring : str
-        The neighbouring relation under which it holds: ``"replace-one"``
-        (default), ``"add-remove"`` or ``"local"`` (per-record local DP).
+    neighbouring : Relation or str
+        The neighbouring relation under which it holds: :class:`Relation` (a ``str``:
+        ``"replace-one"`` (default), ``"add-remove"`` or ``"local"``, per-record local DP).
     calibration : str
         How the noise was calibrated (``"laplace"``, ``"analytic"``, ``"classic"``,
         ``"exact"``, ``"theorem2"``, ...).
@@ -63,7 +85,7 @@ class PrivacyGuarantee:
 
     epsilon: float
     delta: float
-    neighbouring: str = "replace-one"
+    neighbouring: Relation | str = Relation.REPLACE_ONE
     calibration: str = ""
     exact: bool = False
     mechanism: str = ""

@@ -44,7 +44,7 @@ from ..calibration.discrete import (
 from .exact_sampling import discrete_gaussian
 from .lattice import LatticePlan, to_lattice
 
-__all__ = ["MVGLatticePlan", "mvg_lattice_plan", "mvg_lattice_release"]
+__all__ = ["MVGLatticePlan", "mvg_lattice_plan", "mvg_lattice_release", "whiten", "colour"]
 
 _U = 2.0 ** -53
 
@@ -130,13 +130,13 @@ def _project(arr: np.ndarray, radius: float) -> np.ndarray:
     return arr * (radius / norm)
 
 
-def _whiten(arr: np.ndarray, plan: MVGLatticePlan) -> np.ndarray:
+def whiten(arr: np.ndarray, plan: MVGLatticePlan) -> np.ndarray:
     w = arr if plan.dirs_row is None else plan.dirs_row.T @ arr
     w = w if plan.dirs_col is None else w @ plan.dirs_col
     return (w * plan.root_row[:, None]) * plan.root_col[None, :]
 
 
-def _colour(w: np.ndarray, plan: MVGLatticePlan) -> np.ndarray:
+def colour(w: np.ndarray, plan: MVGLatticePlan) -> np.ndarray:
     """Y = B_Σ W B_Ψᵀ (works on a stack (k, m, n) too)."""
     y = (w / plan.root_row[:, None]) / plan.root_col[None, :]
     if plan.dirs_row is not None:
@@ -149,7 +149,7 @@ def _colour(w: np.ndarray, plan: MVGLatticePlan) -> np.ndarray:
 def mvg_lattice_release(arr: np.ndarray, plan: MVGLatticePlan, rng, n: int | None = None) -> np.ndarray:
     """The exact-numerics MVG release of ``arr`` (``n`` stacked releases when given)."""
     lat = plan.lattice
-    base = to_lattice(_whiten(_project(np.asarray(arr, dtype=np.float64), plan.gamma), plan), lat.granularity)
+    base = to_lattice(whiten(_project(np.asarray(arr, dtype=np.float64), plan.gamma), plan), lat.granularity)
     shape = base.shape if n is None else (int(n),) + base.shape
     w = (base + discrete_gaussian(shape, lat.sigma2, rng)).astype(np.float64) * lat.granularity
-    return _colour(w, plan)
+    return colour(w, plan)

@@ -14,7 +14,7 @@ from .._validation import check_epsilon, check_positive
 from ..errors import InvalidParameterError
 from ..mechanisms import LaplaceMechanism
 from ..rng import make_rng
-from .preprocessing import _check_mode
+from .preprocessing import check_sensitivity_mode
 
 __all__ = ["NOISE_LAYOUTS", "PSD_METHODS", "cov_sensitivity", "aug_cov_sensitivity", "cov_witness_pair",
            "noisy_second_moment", "make_symmetric_psd", "sample_gaussian"]
@@ -56,7 +56,7 @@ def cov_sensitivity(p: int, n: int, mode: str = "corrected", noise: str = "full"
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Lemma 4.
     """
-    _check_mode(mode)
+    check_sensitivity_mode(mode)
     _check_noise(noise)
     if mode == "corrected":
         return (math.sqrt(2.0) * p if noise == "full" else p / math.sqrt(2.0) + 1.0) / n
@@ -78,7 +78,7 @@ def aug_cov_sensitivity(p: int, label_bound: float, n: int, mode: str = "correct
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Lemma 5.
     """
-    _check_mode(mode)
+    check_sensitivity_mode(mode)
     _check_noise(noise)
     a = check_positive(label_bound, "label_bound")
     rp = math.sqrt(p)

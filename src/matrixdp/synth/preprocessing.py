@@ -74,7 +74,7 @@ def mean_sensitivity(m: int, n: int, mode: str = "corrected") -> float:
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Lemma 2.
     """
-    _check_mode(mode)
+    check_sensitivity_mode(mode)
     factor = 1.0 if mode == "reference_code" else 2.0
     return factor * math.sqrt(m) / n
 
@@ -130,6 +130,7 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
     return normalize_rows(X_norm - mu_dp), mu_dp, mech
 
 
-def _check_mode(mode: str) -> None:
+def check_sensitivity_mode(mode: str) -> None:
+    """Raise unless ``mode`` is one of :data:`SENSITIVITY_MODES` (the ``sensitivity`` argument)."""
     if mode not in SENSITIVITY_MODES:
         raise InvalidParameterError("sensitivity", f"must be one of {SENSITIVITY_MODES}, got {mode!r}")

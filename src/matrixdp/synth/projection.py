@@ -8,8 +8,7 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..directions import random_directions
-from ..rng import make_rng
+from ..rng import make_rng, random_directions
 
 __all__ = ["PROJECTIONS", "ron_matrix", "check_dims"]
 
