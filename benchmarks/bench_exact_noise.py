@@ -143,6 +143,11 @@ def main(argv=None) -> int:
               "samples one discrete Gaussian per entry and colours the result (two more products); its noise "
               "is larger by the discrete Gaussian's zCDP-bound factor (and 2^-10 of rounding "
               "inflation)."]
+    import os
+
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines += ["", f"Load average at the end of the run: {load} (the 2 cores are shared by other "
+              "jobs; every row of a table ran in the same run, so the ratios compare like with like)."]
     text = "\n".join(lines)
     print(text)
     if not args.no_write:
