@@ -257,7 +257,7 @@ def _laplace_int(m: int, t: int, s: int, rng) -> np.ndarray:
         x = u + t * np.where(big, 0, v)
         y = x // s
         sign = _uniform_below(2, keep.size, rng).astype(bool)
-        accept = ~(sign & (y == 0))
+        accept = ~(sign & (y == 0)) | big      # a big V means |y| >= 1: never the rejected -0
         z = np.where(sign, -y, y)
         if big.any():       # astronomically rare for t < 2⁵⁶; exact with Python ints
             for j in np.flatnonzero(big & accept):
