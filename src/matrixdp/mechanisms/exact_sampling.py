@@ -257,14 +257,15 @@ def _laplace_int(m: int, t: int, s: int, rng) -> np.ndarray:
         x = u + t * np.where(big, 0, v)
         y = x // s
         sign = _uniform_below(2, keep.size, rng).astype(bool)
-        accept = ~(sign & (y == 0)) | big      # a big V means |y| >= 1: never the rejected -0
+        accept = ~(sign & (y == 0))          # big-V entries are redone exactly below
         z = np.where(sign, -y, y)
         if big.any():       # astronomically rare for t < 2⁵⁶; exact with Python ints
-            for j in np.flatnonzero(big & accept):
+            for j in np.flatnonzero(big):
                 xj = int(u[j]) + t * int(v[j])
                 yj = xj // s
                 if yj > _I64_MAX:
                     raise OverflowError("discrete Laplace draw beyond int64")
+                accept[j] = not (sign[j] and yj == 0)
                 z[j] = -yj if sign[j] else yj
         done = keep[accept]
         out[pending[done]] = z[accept]
