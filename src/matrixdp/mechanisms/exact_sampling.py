@@ -398,9 +398,9 @@ def _gaussian_merged(n: int, plan: _GaussianPlan, rng) -> np.ndarray:
         if idx.size != np.count_nonzero(keep) or big is not None:
             rare = np.flatnonzero(keep & ~ok | (big if big is not None else False))
         for j in (() if rare is None else rare):     # proposals ≳ 45σ out: exact with Python ints
-            if sign[j] and x[j] == 0:
-                continue
             xj = int(u[j]) + t * int(v[j])
+            if sign[j] and xj == 0:
+                continue
             wj = xj * cden - cnum
             if _bernoulli_exp_scalar(int(u[j]) * bt + wj * wj, b, rng):
                 accept[j] = True
