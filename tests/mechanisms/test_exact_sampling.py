@@ -146,3 +146,17 @@ def test_invalid_parameters_name_the_argument():
         discrete_laplace(3, float("nan"), make_rng(0))
     with pytest.raises(InvalidParameterError, match="gamma"):
         bernoulli_exp(-1, 3, make_rng(0))
+
+
+def test_rare_overflow_path_of_the_merged_sampler_keeps_the_law():
+    # sigma ~ 100 with a 2^23 denominator: W = x*2^23 - M overflows the int64-safe range beyond
+    # x ~ 2.4 sigma, so ~2% of proposals take the exact Python-integer path
+    m = (10_000 * 2 ** 23) // 100 | 1
+    sigma2 = Fraction(100 * m, 2 ** 23)          # t = floor(sigma) + 1 = 100 divides it
+    plan = _GaussianPlan(sigma2)
+    assert plan.a == 1 and plan.b % plan.t == 0 and plan.cden == 2 ** 23
+    draws = discrete_gaussian(40_000, sigma2, make_rng(9))
+    var = float(sigma2)
+    assert np.mean(np.abs(draws) > 2.4 * math.sqrt(var)) > 0.01      # the rare path was used
+    assert chi2_pvalue(np.clip(draws, -400, 400), lambda k: discrete_gaussian_pmf(k, sigma2)) > ALPHA
+    assert chi2_pvalue(np.clip(draws, -400, 400), lambda k: discrete_gaussian_pmf(k, 1.3 ** 2 * var)) < ALPHA
