@@ -84,3 +84,15 @@ def test_colour_inverts_whiten():
     mech = make()
     X = np.random.default_rng(4).normal(size=(20, 3))
     assert np.allclose(colour(whiten(X, mech._lattice), mech._lattice), X)
+
+
+def test_float_dp_directions_step_makes_the_composed_guarantee_float():
+    from matrixdp.mechanisms.base import PrivacyGuarantee
+
+    q = IdentityQuery(bounds=(0.0, 1.0), n_features=3, n_samples=20)
+    spent = PrivacyGuarantee(epsilon=0.2, delta=2e-6)          # a float step (the default note)
+    mech = matrixdp.MVGMechanism(shape=(20, 3), epsilon=1.0, delta=1e-5, sensitivity=q,
+                                 mode="unimodal", dp_directions=(np.eye(3), spent), numerics="exact")
+    assert mech.privacy.numerics == "float"
+    assert mech.privacy.notes[0].startswith("numerics: float")
+    assert any(n.startswith("numerics: exact") for n in mech.privacy.notes)

@@ -100,7 +100,12 @@ class PrivacyGuarantee:
 
     @property
     def numerics(self) -> str:
-        """``"exact"`` when the release is floating-point safe (lattice + exact sampling), else ``"float"``."""
+        """``"exact"`` when every step is floating-point safe (lattice + exact sampling), else ``"float"``.
+
+        A composed guarantee with one float step (a ``"numerics: float"`` note) is ``"float"``.
+        """
+        if any(n.startswith("numerics: float") for n in self.notes):
+            return "float"
         return "exact" if any(n.startswith("numerics: exact") for n in self.notes) else "float"
 
     def __str__(self) -> str:

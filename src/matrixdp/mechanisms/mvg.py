@@ -502,10 +502,13 @@ class MVGMechanism(Mechanism):
         exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
                  and abs(self._theta_sum - 1) <= _SUM_TOL and self.dp_directions is None)
         if self.numerics == "exact":
+            notes = (self._lattice.note(),) + tuple(self._notes)
+            if self.dp_directions is not None and self.dp_directions.numerics != "exact":
+                notes = ("numerics: float — the DP-directions step used floating-point noise "
+                         "(idealised real arithmetic); only the MVG noise is exact",) + notes
             return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                     neighbouring=self.neighbouring, calibration="discrete-zcdp",
-                                    exact=False, mechanism=self.name,
-                                    notes=(self._lattice.note(),) + tuple(self._notes))
+                                    exact=False, mechanism=self.name, notes=notes)
         return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                 neighbouring=self.neighbouring, calibration=self.calibration,
                                 exact=bool(exact), mechanism=self.name, notes=tuple(self._notes))
