@@ -135,7 +135,8 @@ class GaussianMechanism(Mechanism):
             return self._privacy_for((1,))
         return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                 neighbouring=self.neighbouring, calibration=self.calibration,
-                                exact=self.calibration == "analytic", mechanism=self.name)
+                                exact=self.calibration == "analytic", mechanism=self.name,
+                                mu=self.sensitivity / self.sigma)
 
     def _privacy_for(self, shape) -> PrivacyGuarantee:
         if self.numerics == "exact":

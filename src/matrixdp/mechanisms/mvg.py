@@ -509,9 +509,16 @@ class MVGMechanism(Mechanism):
             return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                     neighbouring=self.neighbouring, calibration="discrete-zcdp",
                                     exact=False, mechanism=self.name, notes=notes)
+            # no mu: the discrete Gaussian's loss is not exactly a Gaussian shift's (docs/numerics.md)
+        # A Gaussian shift of at most the (exact or certified) Mahalanobis sensitivity: mu-GDP,
+        # whatever the calibration; a DP-directions step composes in exactly when it is GDP too.
+        mu = self.mahalanobis_sensitivity
+        if self.dp_directions is not None:
+            mu = None if self.dp_directions.mu is None else math.hypot(mu, self.dp_directions.mu)
         return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                 neighbouring=self.neighbouring, calibration=self.calibration,
-                                exact=bool(exact), mechanism=self.name, notes=tuple(self._notes))
+                                exact=bool(exact), mechanism=self.name, notes=tuple(self._notes),
+                                mu=mu)
 
     def _delta_at(self, epsilon: float) -> float:
         if getattr(self, "_lattice", None) is not None:
@@ -551,8 +558,11 @@ class MVGMechanism(Mechanism):
         if self.calibration == "theorem3":
             lam_min = float(np.linalg.eigvalsh(0.5 * (arr + arr.T))[0])
             if lam_min < -1e-10 * max(float(np.max(np.abs(arr))), 1e-300):
-                raise NotPositiveSemidefiniteError("value", f"theorem3 needs a PSD value; smallest "
-                                                            f"eigenvalue {lam_min:.6g}")
+                # the eigenvalue itself stays with the data: the message may reach a log
+                raise NotPositiveSemidefiniteError(
+                    "value", "theorem3 needs a positive semidefinite value (e.g. a covariance); "
+                             "this one has a negative eigenvalue: release a PSD query answer or "
+                             "use another calibration")
         self.query.check_value(arr)
         return arr
 

@@ -84,6 +84,10 @@ def dp_mean(X_normalized: np.ndarray, epsilon: float, rng=None, *,
     """The ε-DP mean of unit-norm rows (Algorithm 1, step 2), with its Laplace mechanism.
 
     ``numerics="exact"`` uses the lattice discrete Laplace (floating-point safe).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     n, m = X_normalized.shape
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode),
@@ -123,6 +127,10 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
     References
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Algorithm 1.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     check_epsilon(epsilon_mean, "epsilon_mean")
     X_norm = normalize_rows(X)
