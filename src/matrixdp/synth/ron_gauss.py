@@ -26,6 +26,7 @@ from ..errors import (
 from ..accounting import charge, compose, parallel
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng, without_generators
+from ..mechanisms.lattice import check_numerics, exact_note
 from ._input import as_feature_matrix, as_label_vector
 from .covariance import (
     NOISE_LAYOUTS,
@@ -168,6 +169,11 @@ class RONGauss:
         Return synthetic features in R^m (``Z @ W.T``) instead of R^p.
     allow_unsafe : bool, default False
         Opt in to the unsafe reproduction modes.
+    numerics : {"float", "exact"}, default "float"
+        ``"exact"``: every Laplace step (mean, second moment, counts) rounds its value
+        to a public lattice and adds exact discrete Laplace noise (floating-point
+        safe; see ``docs/numerics.md``). ``"float"``: textbook floating-point
+        Laplace, whose guarantee assumes idealised real arithmetic.
     random_state : None, int or numpy.random.Generator
         Randomness of :meth:`fit` (the projection and the noise). ``None``
         (default) draws from the per-process cryptographically secure stream.
@@ -236,7 +242,7 @@ class RONGauss:
                  neighbouring="replace-one",
                  sensitivity="corrected",
                  noise="full", psd="clip", projection="haar", reconstruct=False,
-                 allow_unsafe=False, random_state=None):
+                 allow_unsafe=False, numerics="float", random_state=None):
         self.dim = dim
         self.epsilon = epsilon
         self.mean_fraction = mean_fraction
@@ -256,6 +262,7 @@ class RONGauss:
         self.projection = projection
         self.reconstruct = reconstruct
         self.allow_unsafe = allow_unsafe
+        self.numerics = numerics
         self.random_state = random_state
 
     # ------------------------------------------------------------ parameters
@@ -286,6 +293,7 @@ class RONGauss:
         return f"RONGauss({', '.join(changed)})"
 
     def _check_params(self) -> None:
+        check_numerics(self.numerics)
         if self.task not in TASKS:
             raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
         if self.sensitivity not in SENSITIVITY_MODES:
@@ -547,10 +555,10 @@ class RONGauss:
             return fit_group_add_remove(X, W, labels=labels, label_bound=bound,
                                         epsilon_counts=eps_counts, epsilon_mean=eps_mean,
                                         epsilon_cov=eps_cov, psd=self.psd, rng=gen,
-                                        relation=self.neighbouring)
+                                        relation=self.neighbouring, numerics=self.numerics)
         return fit_group_replace_one(X, W, labels=labels, label_bound=bound, epsilon_mean=eps_mean,
                                      epsilon_cov=eps_cov, mode=self.sensitivity, noise=self.noise,
-                                     psd=self.psd, rng=gen)
+                                     psd=self.psd, rng=gen, numerics=self.numerics)
 
     def _fit_classes(self, X, y, classes, W, eps_mean, eps_cov, eps_counts, gen) -> None:
         private = self._sizes_private()
@@ -639,6 +647,9 @@ class RONGauss:
                      f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)",
                      "n (the number of records) is public (bounded DP, as in the paper)"]
         notes.append("the projection W is data-independent; sampling is post-processing")
+        if self.numerics == "exact":
+            notes.insert(0, exact_note("every Laplace step uses the lattice discrete Laplace, "
+                                       "its lattice chosen from that step's public sensitivity"))
         refuted = False
         if classification:
             if add_remove:
