@@ -70,7 +70,7 @@ def test_reported_epsilon_is_exact_for_sampled_covariance_and_public_ranges(seed
     low = rng.uniform(-5, 5, p)
     widths = rng.uniform(0.2, 4.0, p)
     ranges = np.column_stack([low, low + widths])
-    mech = FisherNoiseMechanism(lam=lam, delta=delta, weights=pi, feature_ranges=ranges, rng=seed)
+    mech = FisherNoiseMechanism(lam=lam, delta=delta, weights=pi, feature_ranges=ranges)
     cov = _independent_cov(lam, pi)
     # the covariance actually sampled by the mechanism is Pi^{-1/2}/sqrt(lam)
     noise = mech.sample_noise((300_000, p), np.random.default_rng(seed))
@@ -120,7 +120,7 @@ def test_calibrated_release_meets_target_for_public_ranges():
 def test_ranges_not_data_change_the_guarantee():
     # the guarantee depends only on the public ranges, never on the data released
     ranges = [[0.0, 4.0], [0.0, 4.0]]
-    mech = FisherNoiseMechanism(lam=1.0, delta=1e-5, feature_ranges=ranges, rng=0)
+    mech = FisherNoiseMechanism(lam=1.0, delta=1e-5, feature_ranges=ranges)
     narrow = mech.release(np.full((50, 2), 2.0)).privacy.epsilon
     wide = mech.release(np.array([[0.0, 0.0], [4.0, 4.0]])).privacy.epsilon
     assert narrow == wide == mech.privacy.epsilon
@@ -134,7 +134,7 @@ def test_laplace_epsilon_matches_bruteforce_for_nondiagonal_weights():
     widths = np.array([1.0, 0.5, 2.0, 3.0])
     ranges = np.column_stack([np.zeros(p), widths])
     lam = 0.8
-    mech = FisherNoiseMechanism(lam=lam, weights=pi, feature_ranges=ranges, kind="laplace", rng=1)
+    mech = FisherNoiseMechanism(lam=lam, weights=pi, feature_ranges=ranges, kind="laplace")
     theta, basis = np.linalg.eigh(pi)
     scales = (lam * theta) ** -0.25
     corners = np.array(list(itertools.product((-1.0, 1.0), repeat=p))) * widths
@@ -186,8 +186,8 @@ def test_gaussian_sampler_scale_nondiagonal_weights():
 
 def test_release_gaussian_scale_nondiagonal_weights():
     pi = _random_spd(3, 22)
-    mech = FisherNoiseMechanism(lam=2.0, weights=pi, feature_ranges=[[0.0, 1.0]] * 3, rng=5)
-    noise = mech.release(np.full((10_000, 3), 0.5)).value - 0.5
+    mech = FisherNoiseMechanism(lam=2.0, weights=pi, feature_ranges=[[0.0, 1.0]] * 3)
+    noise = mech.release(np.full((10_000, 3), 0.5), rng=5).value - 0.5
     white = noise @ np.real(fractional_matrix_power(_independent_cov(2.0, pi), -0.5)).T
     _ks_true_and_wrong(white.ravel(), lambda s: norm(scale=s))
 
@@ -200,8 +200,8 @@ def test_laplace_sampler_scale_nondiagonal_weights():
     n = sample_fisher_matched_laplace(10_000, lam, pi, rng=6)
     _ks_true_and_wrong(((n @ basis) / scales).ravel(), lambda s: laplace(scale=s))
     mech = FisherNoiseMechanism(lam=lam, weights=pi, feature_ranges=[[0.0, 1.0]] * 3,
-                              kind="laplace", rng=7)
-    noise = mech.release(np.zeros((10_000, 3))).value
+                                kind="laplace")
+    noise = mech.release(np.zeros((10_000, 3)), rng=7).value
     _ks_true_and_wrong(((noise @ basis) / scales).ravel(), lambda s: laplace(scale=s))
 
 
@@ -209,9 +209,9 @@ def test_release_bounded_scale_against_gaussian_limit():
     # a box much wider than the noise: the optimum is N(0, 1/sqrt(lam*theta)) per coordinate
     # (spec §3.3 limits), with theta = 4 catching the paper's variable mix (A13) in the sampler
     mech = FisherNoiseMechanism(lam=0.01, weights=[1.0, 4.0], feature_ranges=[[0.0, 1.0]] * 2,
-                              kind="bounded", noise_support=[[-40.0, 40.0], [-25.0, 25.0]],
-                              rng=8, n_grid=6000)
-    noise = mech.release(np.zeros((10_000, 2))).value
+                                kind="bounded", noise_support=[[-40.0, 40.0], [-25.0, 25.0]],
+                                n_grid=6000)
+    noise = mech.release(np.zeros((10_000, 2)), rng=8).value
     for j, theta in enumerate((1.0, 4.0)):
         std = (0.01 * theta) ** -0.25
         _ks_true_and_wrong(noise[:, j], lambda s, std=std: norm(scale=s * std))
@@ -235,11 +235,11 @@ def test_correlated_release_cannot_pass_for_dp():
     rng = np.random.default_rng(12)
     X = np.vstack([rng.standard_normal((20, 2)), rng.standard_normal((20, 2)) + [0.0, 5.0]])
     y = np.concatenate([np.ones(20), -np.ones(20)])
-    mech = CorrelatedSVMNoise(m=10.0, allow_unsafe=True, rng=0)
+    mech = CorrelatedSVMNoise(m=10.0, allow_unsafe=True)
     for _ in range(2):  # every release warns, not only the first
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            out = mech.release(X, y)
+            out = mech.release(X, y, rng=0)
         assert any(issubclass(w.category, RefutedGuaranteeWarning) for w in caught)
     assert "REFUTED" in str(out.privacy)
     assert math.isinf(out.privacy.epsilon) and out.privacy.delta == 1.0

@@ -66,6 +66,21 @@ def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bo
     (memory stays constant in ``n_out``); the file appears under its name only when complete."""
     import pandas as pd
 
+<<<<<<< HEAD
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"input file not found: {path}")
+    try:
+        frame = pd.read_csv(file)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: {exc}") from None
+    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
+        raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: it is not valid UTF-8 "
+                                             "text; re-encode it as UTF-8") from None
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        raise InvalidParameterError("INPUT", f"{path} has no data rows or no columns")
+    return frame
+=======
     n_chunks = math.ceil(n_out / CHUNK)
     bar = Progress(range(n_chunks), desc="sampling", enabled=not quiet and n_chunks > 1)
     with atomic_output(path, "w", newline="") as fh:
@@ -77,6 +92,7 @@ def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bo
             if y_syn is not None:
                 table[target] = y_syn
             table.to_csv(fh, index=False, header=(i == 0))
+>>>>>>> cli
 
 
 def run(args) -> int:
@@ -116,7 +132,8 @@ def run(args) -> int:
     model = RONGauss(dim=args.dim, epsilon=args.epsilon, mean_fraction=args.mean_fraction,
                      task=args.task, label_bound=_parse_label_bound(args.label_bound),
                      clip_labels=args.clip_labels, classes=classes,
-                     class_weights=args.class_weights, epsilon_counts=args.epsilon_counts,
+                     class_weights=args.class_weights, class_sizes=args.class_sizes,
+                     epsilon_counts=args.epsilon_counts,
                      neighbouring=args.neighbouring,
                      reconstruct=args.reconstruct, random_state=args.seed)
     with warnings.catch_warnings(record=True) as caught:
@@ -126,7 +143,10 @@ def run(args) -> int:
              else [f"z{j + 1}" for j in range(args.dim)])
     _write_samples(model, n_out, out_path, names, args.target, args.quiet)
 
-    print(f"matrixdp synth: RON-Gauss ({args.task}) on {frame.shape[0]} records x "
+    # n is public under replace-one neighbours only; under add/remove it is private
+    records = (f"{frame.shape[0]} records" if args.neighbouring == "replace-one"
+               else "the input records (their number is private under add/remove)")
+    print(f"matrixdp synth: RON-Gauss ({args.task}) on {records} x "
           f"{features.shape[1]} features, projected to dim={args.dim}")
     print(f"wrote {n_out} synthetic records to {args.out}")
     if args.reconstruct:
@@ -167,14 +187,18 @@ def add_parser(subparsers) -> None:
     p.add_argument("--clip-labels", action="store_true",
                    help="clip labels into the bound instead of failing")
     p.add_argument("--classes", default=None, help="PUBLIC comma-separated class list (classification)")
-    p.add_argument("--class-weights", choices=("uniform", "dp"), default="uniform",
-                   help="synthetic records per class: uniform, or from DP counts (needs --epsilon-counts)")
+    p.add_argument("--class-weights", choices=("auto", "dp", "exact", "uniform"), default="auto",
+                   help="synthetic records per class: auto (default: the DP class counts when class "
+                        "sizes are private, the true sizes when they are public), dp, exact, uniform")
+    p.add_argument("--class-sizes", choices=("private", "public"), default="private",
+                   help="classification: private (default; a neighbour may change a record's label, "
+                        "class sizes protected by DP counts) or public (neighbours keep the label)")
     p.add_argument("--epsilon-counts", type=float, default=None,
-                   help="part of --epsilon spent on DP counts (with --class-weights dp or "
-                        "--neighbouring add-remove)")
+                   help="part of --epsilon spent on DP counts (private class sizes or add-remove; "
+                        "default 10%% of --epsilon)")
     p.add_argument("--neighbouring", choices=("replace-one", "add-remove"), default="replace-one",
                    help="neighbouring relation: replace-one (n public, the paper's) or the strict "
-                        "add-remove variant (needs --epsilon-counts)")
+                        "add-remove variant")
     p.add_argument("--mean-fraction", type=float, default=0.5,
                    help="share of the budget spent on the DP mean (default 0.5)")
     p.add_argument("--n", type=int, default=None, help="number of synthetic records (default: input rows)")

@@ -96,8 +96,6 @@ class FisherNoiseMechanism(Mechanism):
         Clip ``X`` to ``feature_ranges`` instead of raising :class:`~matrixdp.errors.OutOfBoundsError`.
     noise_support : array_like (n_features, 2), optional
         The box support of the noise, required for ``kind="bounded"``.
-    rng : None, int or numpy.random.Generator
-        Default randomness of :meth:`release` (None: cryptographically secure).
     n_grid : int
         Grid nodes per coordinate for ``kind="bounded"``.
 
@@ -132,7 +130,7 @@ class FisherNoiseMechanism(Mechanism):
     name = "farokhi-fisher"
 
     def __init__(self, *, lam=None, epsilon=None, delta=None, weights=None, feature_ranges=None,
-                 kind: str = "gaussian", clip: bool = False, noise_support=None, rng=None,
+                 kind: str = "gaussian", clip: bool = False, noise_support=None,
                  n_grid: int = 4000):
         if kind not in _KINDS:
             raise InvalidParameterError("kind", f"must be one of {_KINDS}, got {kind!r}")
@@ -147,7 +145,6 @@ class FisherNoiseMechanism(Mechanism):
         self.widths = self.feature_ranges[:, 1] - self.feature_ranges[:, 0]
         self.weights = check_weights(weights, p)
         self.clip = bool(clip)
-        self._gen = make_rng(rng)
         if (lam is None) == (epsilon is None):
             raise InvalidParameterError("lam", "give exactly one of lam or (epsilon, delta)")
         if lam is not None:
@@ -324,10 +321,13 @@ class FisherNoiseMechanism(Mechanism):
         ----------
         X : array_like (n_samples, n_features)
             Records in rows, within ``feature_ranges`` (or clipped when ``clip=True``).
-        rng : None, int or Generator
-            Overrides the constructor's ``rng`` for this call.
+        rng : None, int or numpy.random.Generator
+            ``None`` (default) draws from the per-process secure stream; nothing that drew the
+            noise is kept on the mechanism or the Release. An int seed or a Generator makes the
+            release reproducible, and so replayable: anyone who knows the seed (or the
+            generator's state) can regenerate the noise and subtract it.
         """
-        return super().release(X, rng=self._gen if rng is None else rng)
+        return super().release(X, rng=rng)
 
     def _metadata(self) -> dict:
         return {"lam": self.lam, "kind": self.kind, "crb": self.crb,
@@ -342,6 +342,10 @@ def sample_optimal_gaussian(n_samples: int, lam, weights=None, n_features: int |
     Returns
     -------
     ndarray, (n_samples, p)
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     factor = optimal_gaussian_factor(lam, weights, n_features)
     gen = make_rng(rng)
@@ -351,7 +355,12 @@ def sample_optimal_gaussian(n_samples: int, lam, weights=None, n_features: int |
 
 def sample_fisher_matched_laplace(n_samples: int, lam, weights=None,
                                   n_features: int | None = None, rng=None) -> np.ndarray:
-    """Draw ``n_samples`` rows of the Fisher-matched Laplace baseline noise (spec §5.5)."""
+    """Draw ``n_samples`` rows of the Fisher-matched Laplace baseline noise (spec §5.5).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     scales, basis = laplace_fisher_matched_scales(lam, weights, n_features)
     gen = make_rng(rng)
     z = gen.laplace(0.0, 1.0, size=(int(n_samples), scales.size)) * scales

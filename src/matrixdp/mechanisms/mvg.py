@@ -520,8 +520,11 @@ class MVGMechanism(Mechanism):
         if self.calibration == "theorem3":
             lam_min = float(np.linalg.eigvalsh(0.5 * (arr + arr.T))[0])
             if lam_min < -1e-10 * max(float(np.max(np.abs(arr))), 1e-300):
-                raise NotPositiveSemidefiniteError("value", f"theorem3 needs a PSD value; smallest "
-                                                            f"eigenvalue {lam_min:.6g}")
+                # the eigenvalue itself stays with the data: the message may reach a log
+                raise NotPositiveSemidefiniteError(
+                    "value", "theorem3 needs a positive semidefinite value (e.g. a covariance); "
+                             "this one has a negative eigenvalue: release a PSD query answer or "
+                             "use another calibration")
         self.query.check_value(arr)
         return arr
 
