@@ -49,8 +49,6 @@ DATASETS = {
     "mvg-fig4": ["load_liver", "load_movement_aal", "load_ctg"],
     "r1smg-uber": ["load_uber_apr14"],
     "r1smg-pca": ["load_adult"],
-    "analytic-figures": [],
-    "r1smg-dpsgd": ["load_adult"],  # digits ship with scikit-learn
     "farokhi-toy2d": [],
     "farokhi-wdbc": ["load_wdbc"],
     "farokhi-adult": ["load_adult"],
