@@ -268,13 +268,18 @@ def test_summary_states_class_weighting_and_scale(table, tmp_path, capsys):
                           "--class-weights", "uniform", "--out", tmp_path / "o.csv", "--seed", 3],
                          capsys)
     assert code == 0, err
-    assert "records per class are EQUAL" in out and "DP class counts" in out
+    assert "records per class are EQUAL" in out and "(--class-weights uniform)" in out
     assert "NORMALISED scale" in out and "not in the input's units" in out
     code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
-                          "--target", "label", "--classes", "lo,hi", "--class-weights", "dp",
-                          "--epsilon-counts", 0.2, "--out", tmp_path / "p.csv", "--seed", 3], capsys)
+                          "--target", "label", "--classes", "lo,hi", "--out", tmp_path / "p.csv",
+                          "--seed", 3], capsys)
     assert code == 0, err
-    assert "follow the DP class counts" in out and "EQUAL" not in out
+    assert "follow the DP class counts (--class-weights auto)" in out and "EQUAL" not in out
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--class-sizes", "public",
+                          "--out", tmp_path / "q.csv", "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the true class sizes (--class-weights auto)" in out
 
 
 def test_noise_dominated_covariance_is_reported(table, tmp_path, capsys):

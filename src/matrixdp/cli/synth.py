@@ -160,14 +160,15 @@ def run(args) -> int:
     else:
         print(f"  - columns z1..z{args.dim} are the projected (normalised) space, not input features")
     if args.task == "classification":
-        if model.class_priors_ == "dp":
-            print("  - records per class follow the DP class counts (class sizes private)")
-        elif model.class_priors_ == "exact":
-            print("  - records per class follow the true class sizes (--class-sizes public: "
-                  "they are public under this relation)")
-        else:
-            print("  - records per class are EQUAL (--class-weights uniform): the synthetic class "
-                  "proportions are not the real ones; the default uses DP class counts")
+        mode = args.class_weights
+        if mode == "auto":
+            private = args.neighbouring == "add-remove" or args.class_sizes == "private"
+            mode = "dp" if private else "exact"
+        print({"dp": "  - records per class follow the DP class counts",
+               "exact": "  - records per class follow the true class sizes",
+               "uniform": "  - records per class are EQUAL (--class-weights uniform): the synthetic "
+                          "class proportions are not the real ones"}[mode]
+              + f" (--class-weights {args.class_weights})")
     if args.task == "regression":
         print(f"  - the {args.target} column is in the input's units")
     print(f"guarantee: {model.privacy_}")
