@@ -334,12 +334,12 @@ def test_default_priors_follow_the_dp_counts_or_the_public_sizes(table, tmp_path
                           "--target", "label", "--classes", "lo,hi", "--out", tmp_path / "o.csv",
                           "--seed", 3], capsys)
     assert code == 0, err
-    assert "follow the DP class counts (class sizes private)" in out
+    assert "follow the DP class counts (--class-weights auto)" in out
     code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
                           "--target", "label", "--classes", "lo,hi", "--class-sizes", "public",
                           "--out", tmp_path / "p.csv", "--seed", 3], capsys)
     assert code == 0, err
-    assert "follow the true class sizes" in out and "class sizes PUBLIC" in out
+    assert "follow the true class sizes (--class-weights auto)" in out
 
 
 def test_add_remove_prints_no_record_count(table, tmp_path, capsys):
