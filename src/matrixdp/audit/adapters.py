@@ -124,7 +124,7 @@ class SymmetricNoiseRelease(_Adapter):
             if sens is None:
                 sens = float(np.linalg.norm(upper_triangle(self._witness[1] - self._witness[0])))
             return gaussian_delta(epsilon, self.scale, sens)
-        from .laplace_profile import laplace_vector_delta
+        from ..calibration.laplace_profile import laplace_vector_delta
 
         return laplace_vector_delta(epsilon, self.scale,
                                     upper_triangle(self._witness[1] - self._witness[0]))

@@ -198,7 +198,7 @@ def _farokhi_entries() -> list[CatalogueEntry]:
         def privacy_profile(eps):
             # Exact delta on the corner witness: independent Laplace coordinates in the basis,
             # coordinate j shifted by |(b - a) @ basis|_j with scale scales_j.
-            from .laplace_profile import laplace_vector_delta
+            from ..calibration.laplace_profile import laplace_vector_delta
 
             r = ranges(dim)
             return laplace_vector_delta(eps, scales, (r[:, 1] - r[:, 0]) @ basis)
@@ -296,7 +296,7 @@ class _LaplaceStepRelease:
     Draws i.i.d. Laplace noise through the shipped ``LaplaceMechanism`` the step
     uses, claims the step's budget (pure ε, δ = 0), gives the exact log-likelihood
     ratio, the worst-case witness pair of the step, and its exact privacy profile on
-    that pair (:func:`~matrixdp.audit.laplace_profile.laplace_vector_delta`: the
+    that pair (:func:`~matrixdp.calibration.laplace_profile.laplace_vector_delta`: the
     composition of per-coordinate Laplace losses with sensitivities |d_i|).
     """
 
@@ -330,7 +330,7 @@ class _LaplaceStepRelease:
         return [self._witness]
 
     def privacy_profile(self, epsilon):
-        from .laplace_profile import laplace_vector_delta
+        from ..calibration.laplace_profile import laplace_vector_delta
 
         return laplace_vector_delta(epsilon, self.scale, self.difference)
 
