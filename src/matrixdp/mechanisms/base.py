@@ -150,6 +150,8 @@ class Mechanism(abc.ABC):
     Subclasses implement :meth:`_noise` (draw the noise for an array of a given
     shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates
     the value, adds the noise in one vectorised pass, and wraps the result.
+    :meth:`bias`, :meth:`variance` and :meth:`mse` (per-entry moments of the
+    error) are defined here once, from :meth:`noise_summary`.
     """
 
     #: Human-readable name used in guarantees and audit tables.
@@ -203,6 +205,28 @@ class Mechanism(abc.ABC):
     def _metadata(self) -> dict:
         return {}
 
+    # -------------------------------------------------------------- error moments
+    def _moment_shape(self) -> tuple[int, ...]:
+        """A value shape for the per-entry moments: the mechanism's own (``self.shape``) or
+        ``(1,)`` for i.i.d. noise, whose moments do not depend on it."""
+        return _as_shape(getattr(self, "shape", None) or (1,))
+
+    @property
+    def bias(self) -> float:
+        """Mean over the entries of ``E[noise]`` (0 for centred noise)."""
+        return float(self.noise_summary(self._moment_shape()).bias)
+
+    @property
+    def variance(self) -> float:
+        """Mean over the entries of ``Var(noise_ij)``."""
+        return float(self.noise_summary(self._moment_shape()).per_entry_variance)
+
+    @property
+    def mse(self) -> float:
+        """Mean over the entries of ``E[noise_ij²]`` (``E‖noise‖²`` divided by the size)."""
+        shape = self._moment_shape()
+        return float(self.noise_summary(shape).expected_squared_error) / max(1, int(np.prod(shape)))
+
     # -------------------------------------------------------------- helpers
     def sample_noise(self, shape, rng=None) -> np.ndarray:
         """Draw the noise alone (for auditing and tests)."""
@@ -213,6 +237,10 @@ class Mechanism(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.privacy})"
+
+
+def _as_shape(shape) -> tuple[int, ...]:
+    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
 
 
 def _restore_type(original, noisy: np.ndarray):

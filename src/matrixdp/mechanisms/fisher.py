@@ -295,6 +295,9 @@ class FisherNoiseMechanism(Mechanism):
                             per_entry_variance=per_entry_var,
                             expected_squared_error=q * float(np.trace(v)), bias=bias)
 
+    def _moment_shape(self) -> tuple[int, ...]:
+        return (1, self.n_features)
+
     # ---------------------------------------------------------------- release
     def _noise(self, shape, rng) -> np.ndarray:
         q = int(shape[0])

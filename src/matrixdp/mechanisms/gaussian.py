@@ -77,18 +77,6 @@ class GaussianMechanism(Mechanism):
         return self.sigma
 
     @property
-    def variance(self) -> float:
-        return self.sigma ** 2
-
-    @property
-    def bias(self) -> float:
-        return 0.0
-
-    @property
-    def mse(self) -> float:
-        return self.variance
-
-    @property
     def privacy(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                 neighbouring=self.neighbouring, calibration=self.calibration,
@@ -100,7 +88,8 @@ class GaussianMechanism(Mechanism):
 
     def noise_summary(self, shape) -> NoiseSummary:
         size = int(np.prod(shape))
-        return NoiseSummary("gaussian", self.sigma, self.variance, self.variance * size)
+        var = self.sigma ** 2
+        return NoiseSummary("gaussian", self.sigma, var, var * size)
 
     def _noise(self, shape, rng):
         noise = rng.standard_normal(size=shape)

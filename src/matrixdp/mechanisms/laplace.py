@@ -51,25 +51,14 @@ class LaplaceMechanism(Mechanism):
         self.scale = laplace_scale(self.epsilon, self.sensitivity)
 
     @property
-    def variance(self) -> float:
-        return 2.0 * self.scale ** 2
-
-    @property
-    def bias(self) -> float:
-        return 0.0
-
-    @property
-    def mse(self) -> float:
-        return self.variance
-
-    @property
     def privacy(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(epsilon=self.epsilon, delta=0.0, neighbouring=self.neighbouring,
                                 calibration="laplace", exact=True, mechanism=self.name)
 
     def noise_summary(self, shape) -> NoiseSummary:
         size = int(np.prod(shape))
-        return NoiseSummary("laplace", self.scale, self.variance, self.variance * size)
+        var = 2.0 * self.scale ** 2
+        return NoiseSummary("laplace", self.scale, var, var * size)
 
     def _noise(self, shape, rng):
         return rng.laplace(0.0, self.scale, size=shape)

@@ -110,17 +110,8 @@ class R1SMGMechanism(Mechanism):
     def per_entry_variance(self) -> float:
         return self.sigma_star / self.dim
 
-    @property
-    def variance(self) -> float:
-        return self.per_entry_variance
-
-    @property
-    def bias(self) -> float:
-        return 0.0
-
-    @property
-    def mse(self) -> float:
-        return self.per_entry_variance
+    def _moment_shape(self) -> tuple[int, ...]:
+        return (self.dim,)
 
     @property
     def equivalent_gaussian_epsilon(self) -> float:
