@@ -514,7 +514,7 @@ def format_table(rows: list[CatalogueRow]) -> str:
 # * unit-ball second moment (MOD-SULQ, DP-SVD, PPCA, JL): the record e₁ against e₂,
 #   which attains the exact L2 sensitivity √2/n of the upper triangle (and the largest
 #   change of the exponential mechanisms' score, range 2);
-# * Wishart: the zero record against a unit record u = e₁ (``docs/derivations/baselines.md``:
+# * Wishart: the zero record against a unit record u = e₁ (``docs/baselines.md``:
 #   the support event has probability 1 − e^{−ε/3} under one neighbour, 0 under the other);
 # * box-bounded covariance (Analyze Gauss, symmetric Laplace, entries in [−c, c]): the pair
 #   of records whose outer products' upper triangles are farthest apart (L2 for Gaussian

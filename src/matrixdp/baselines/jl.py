@@ -8,7 +8,7 @@ M·A' with M ∈ R^{r×(n+d)} i.i.d. N(0, 1). Each row of M·A' is N(0, AᵀA + 
 drawn directly from that covariance (same distribution, O(d³) instead of O(rnd)).
 The estimate of XᵀX/n is ((M A')ᵀ(M A')/r − w²I)·(2R)²/n.
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ A = XᵀX/(n R²) of records scaled into the unit ball by a public norm bound R.
 holds the result type and the two steps they have in common: checking the bound and taking
 the top eigenvectors of a (noisy) symmetric matrix.
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ mechanism with score sensitivity 1 and pure ε-DP. The density is a Bingham dist
 sampled exactly by rejection from an angular central Gaussian envelope (Kent, Ganeiber,
 Mardia 2018) in vectorised batches.
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ draw with concentration N_jᵀMN_j, sampled exactly by :func:`~matrixdp.baseline
 holds only in the limit of infinitely many sweeps (``privacy.exact`` is False and the
 guarantee carries a note). The chain starts from a Haar-random (data-independent) point.
 
-Derivation: ``docs/derivations/baselines.md`` (section PPCA for k components).
+Derivation: ``docs/baselines.md`` (section PPCA for k components).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ mirroring is post-processing, so the guarantee is that of the mechanism on the u
 triangle; the caller passes that triangle's sensitivity
 (:func:`covariance_upper_sensitivity`).
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations

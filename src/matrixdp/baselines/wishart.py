@@ -10,7 +10,7 @@ positive definite} has probability exactly 1 − exp(−ε/3) under A and 0 unde
 δ < 1 − e^{−ε/3} holds; what does hold is (ε/3, 1 − e^{−ε/3})-DP, useless for δ ≪ ε.
 The mechanism is therefore an explicit opt-in (``allow_unsafe=True``).
 
-Derivation: ``docs/derivations/baselines.md`` (section Wishart mechanism).
+Derivation: ``docs/baselines.md`` (section Wishart mechanism).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ class WishartMechanism(Mechanism):
     the exact log-likelihood ratio of value′ against value is tr(value′ − value)/(2c)
     where both densities are positive, −∞ where Y − value′ is not positive definite
     and +∞ where Y − value is not: the indicator of the support event that refutes
-    the paper's pure ε claim (``docs/derivations/baselines.md``), so a black-box audit
+    the paper's pure ε claim (``docs/baselines.md``), so a black-box audit
     sees the failure directly. Draws are those of :func:`wishart_pca` for the same seed.
 
     Parameters

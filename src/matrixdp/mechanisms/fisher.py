@@ -126,7 +126,7 @@ class FisherNoiseMechanism(Mechanism):
        Classification", IEEE Trans. Big Data, 2020 (Theorems 2.4–2.6).
     .. [2] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for Differential Privacy:
        Analytical Calibration and Optimal Denoising", ICML 2018.
-    .. [3] ``docs/release/fisher.md``.
+    .. [3] ``docs/fisher.md``.
     """
 
     name = "farokhi-fisher"

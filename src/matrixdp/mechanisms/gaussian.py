@@ -26,7 +26,7 @@ class GaussianMechanism(Mechanism):
     matrices). With ``calibration="analytic"`` (default) σ is the smallest
     that meets (ε, δ) (Balle & Wang 2018), so the guarantee is exact; with
     ``"classic"`` σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth, needs ε < 1), a sufficient
-    but loose bound. The derivation is in ``docs/derivations/gaussian.md``.
+    but loose bound. The derivation is in ``docs/gaussian.md``.
 
     Parameters
     ----------

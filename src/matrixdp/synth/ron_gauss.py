@@ -2,7 +2,7 @@
 Gaussian generative model (unsupervised, regression and classification).
 
 The derivation, the corrections to the paper and the worst-case witnesses are in
-``docs/synth/ron_gauss.md``.
+``docs/ron_gauss.md``.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ class RONGauss:
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss: Enhancing Utility in
        Non-Interactive Private Data Release", PoPETs 2019(1):26-46,
        doi:10.2478/popets-2019-0003.
-    .. [2] docs/synth/ron_gauss.md (derivations and corrections).
+    .. [2] docs/ron_gauss.md (derivations and corrections).
     """
 
     def __init__(self, *, dim, epsilon=None, mean_fraction=0.5, epsilon_mean=None, epsilon_cov=None,
