@@ -6,7 +6,8 @@ module of the package, so a new mechanism without a case here fails the first te
 - a bad argument raises an ``InvalidParameterError`` naming that argument;
 - ``release`` keeps the value's shape;
 - the guarantee states ε > 0, δ in [0, 1), a :class:`Relation` and whether it is exact;
-- releases with the same seed repeat (and a different seed differs);
+- releases with the same seed repeat (and a different seed differs), and no generator state
+  is kept by the mechanism or its release;
 - ``bias``/``variance``/``mse`` (defined once on the base class) match the empirical
   moments of the error at a fixed seed, within a stated tolerance that also rejects a
   variance 30% off. Mechanisms whose error law depends on the value (not additive noise)
@@ -190,3 +191,30 @@ def test_bias_variance_mse_match_the_empirical_error(name):
     # the tolerance has power: a variance 30% off is rejected
     for wrong in (0.7, 1.3):
         assert emp_var != pytest.approx(wrong * var, rel=MOMENT_RTOL)
+
+
+def _generators(obj, depth=0):
+    """Generator / BitGenerator objects reachable from ``obj``'s attributes (a few levels deep)."""
+    if isinstance(obj, (np.random.Generator, np.random.BitGenerator)):
+        return [obj]
+    if depth > 3:
+        return []
+    if isinstance(obj, dict):
+        children = list(obj.values())
+    elif isinstance(obj, (list, tuple)):
+        children = list(obj)
+    elif hasattr(obj, "__dict__") and type(obj).__module__.startswith("matrixdp"):
+        children = list(vars(obj).values())
+    else:
+        return []
+    return [g for child in children for g in _generators(child, depth + 1)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_generator_state_outlives_a_release(name):
+    """Pure configuration: no randomness is kept when built, nor after a seeded release."""
+    case = CASES[name]
+    mech = _build(case)
+    assert _generators(mech) == []
+    release = _release(mech, case.value, rng=np.random.default_rng(3))
+    assert _generators(mech) == [] and _generators(release) == []

@@ -26,9 +26,9 @@ def test_reexported():
 
 @pytest.mark.parametrize("lam,eps", [(1e-4, 0.4970), (1e-2, 1.7601), (1.0, 6.5730)])
 def test_gaussian_release_carries_exact_ldp(lam, eps):
-    mech = FisherNoiseMechanism(lam=lam, delta=1e-5, feature_ranges=UNIT2, rng=0)
+    mech = FisherNoiseMechanism(lam=lam, delta=1e-5, feature_ranges=UNIT2)
     X = np.random.default_rng(1).uniform(0, 1, (1000, 2))
-    out = mech.release(X)
+    out = mech.release(X, rng=0)
     assert out.value.shape == X.shape
     assert out.privacy.neighbouring == "local"
     assert out.privacy.calibration == "analytic"
@@ -43,11 +43,11 @@ def test_gaussian_release_carries_exact_ldp(lam, eps):
 
 def test_epsilon_delta_calibration_and_noise_scale():
     ranges = [[0.0, 2.0]] * 3
-    mech = FisherNoiseMechanism(epsilon=1.0, delta=1e-6, feature_ranges=ranges, rng=2)
+    mech = FisherNoiseMechanism(epsilon=1.0, delta=1e-6, feature_ranges=ranges)
     assert mech.privacy.epsilon == pytest.approx(1.0, rel=1e-8)
     assert mech.privacy_profile(1.0) == pytest.approx(1e-6, rel=1e-6)
     std = mech.lam ** -0.25
-    noise = (mech.release(np.ones((20_000, 3))).value - 1.0).ravel()
+    noise = (mech.release(np.ones((20_000, 3)), rng=2).value - 1.0).ravel()
     assert kstest(noise, norm(scale=std).cdf).pvalue > 1e-4
     for wrong in (0.7, 1.3):
         assert kstest(noise, norm(scale=wrong * std).cdf).pvalue < 1e-4
@@ -62,13 +62,13 @@ def test_paper_bound_reported_as_refuted_in_notes():
 
 
 def test_laplace_kind():
-    mech = FisherNoiseMechanism(lam=1e-4, feature_ranges=UNIT2, kind="laplace", rng=3)
+    mech = FisherNoiseMechanism(lam=1e-4, feature_ranges=UNIT2, kind="laplace")
     assert mech.privacy.epsilon == pytest.approx(0.2)
     assert mech.privacy.delta == 0.0
     gauss = FisherNoiseMechanism(lam=1e-4, feature_ranges=UNIT2)
     assert mech.crb == pytest.approx(gauss.crb)
     assert mech.cost == pytest.approx(1.5 * gauss.cost)
-    noise = mech.release(np.zeros((20_000, 2))).value.ravel()
+    noise = mech.release(np.zeros((20_000, 2)), rng=3).value.ravel()
     assert kstest(noise, laplace(scale=10.0).cdf).pvalue > 1e-4
     assert kstest(noise, laplace(scale=13.0).cdf).pvalue < 1e-4
     by_eps = FisherNoiseMechanism(epsilon=0.5, feature_ranges=UNIT2, kind="laplace")
@@ -77,8 +77,8 @@ def test_laplace_kind():
 
 def test_bounded_kind_states_no_dp():
     mech = FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT2, kind="bounded",
-                              noise_support=[[-1.0, 1.0], [0.0, 3.0]], rng=4)
-    out = mech.release(np.full((1000, 2), 0.5))
+                              noise_support=[[-1.0, 1.0], [0.0, 3.0]])
+    out = mech.release(np.full((1000, 2), 0.5), rng=4)
     assert math.isinf(out.privacy.epsilon)
     assert out.privacy.exact is False
     assert any("NO differential-privacy guarantee" in n for n in out.privacy.notes)
@@ -94,18 +94,18 @@ def test_bounded_kind_states_no_dp():
 
 
 def test_out_of_range_data_error_or_clip():
-    mech = FisherNoiseMechanism(lam=1e8, feature_ranges=UNIT2, rng=5)
+    mech = FisherNoiseMechanism(lam=1e8, feature_ranges=UNIT2)
     X = np.array([[0.5, 0.5], [1.5, -0.2]])
     with pytest.raises(OutOfBoundsError):
-        mech.release(X)
-    clipped = FisherNoiseMechanism(lam=1e8, feature_ranges=UNIT2, clip=True, rng=5).release(X)
+        mech.release(X, rng=5)
+    clipped = FisherNoiseMechanism(lam=1e8, feature_ranges=UNIT2, clip=True).release(X, rng=5)
     np.testing.assert_allclose(clipped.value, [[0.5, 0.5], [1.0, 0.0]], atol=0.06)
 
 
 def test_seeded_release_reproducible():
     X = np.full((5, 2), 0.5)
-    a = FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT2, rng=7).release(X).value
-    b = FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT2, rng=7).release(X).value
+    a = FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT2).release(X, rng=7).value
+    b = FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT2).release(X, rng=7).value
     np.testing.assert_array_equal(a, b)
     c = FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT2).release(X).value
     assert not np.array_equal(a, c)

@@ -123,8 +123,8 @@ def section_dataset_release(X, epsilon, delta, rng) -> None:
     from ..mechanisms.fisher import FisherNoiseMechanism
 
     releaser = FisherNoiseMechanism(epsilon=epsilon, delta=delta,
-                                  feature_ranges=np.column_stack([LOWER, UPPER]), rng=rng)
-    rel = releaser.release(X)
+                                  feature_ranges=np.column_stack([LOWER, UPPER]))
+    rel = releaser.release(X, rng=rng)
     print("\n[5] Whole-table release, Fisher-information-optimal Gaussian noise (Farokhi), "
           "every record noised independently")
     noise_std = (rel.value - X).std(axis=0)

@@ -96,8 +96,6 @@ class FisherNoiseMechanism(Mechanism):
         Clip ``X`` to ``feature_ranges`` instead of raising :class:`~matrixdp.errors.OutOfBoundsError`.
     noise_support : array_like (n_features, 2), optional
         The box support of the noise, required for ``kind="bounded"``.
-    rng : None, int or numpy.random.Generator
-        Default randomness of :meth:`release` (None: cryptographically secure).
     n_grid : int
         Grid nodes per coordinate for ``kind="bounded"``.
 
@@ -132,7 +130,7 @@ class FisherNoiseMechanism(Mechanism):
     name = "farokhi-fisher"
 
     def __init__(self, *, lam=None, epsilon=None, delta=None, weights=None, feature_ranges=None,
-                 kind: str = "gaussian", clip: bool = False, noise_support=None, rng=None,
+                 kind: str = "gaussian", clip: bool = False, noise_support=None,
                  n_grid: int = 4000):
         if kind not in _KINDS:
             raise InvalidParameterError("kind", f"must be one of {_KINDS}, got {kind!r}")
@@ -147,7 +145,6 @@ class FisherNoiseMechanism(Mechanism):
         self.widths = self.feature_ranges[:, 1] - self.feature_ranges[:, 0]
         self.weights = check_weights(weights, p)
         self.clip = bool(clip)
-        self._gen = make_rng(rng)
         if (lam is None) == (epsilon is None):
             raise InvalidParameterError("lam", "give exactly one of lam or (epsilon, delta)")
         if lam is not None:
@@ -328,9 +325,10 @@ class FisherNoiseMechanism(Mechanism):
         X : array_like (n_samples, n_features)
             Records in rows, within ``feature_ranges`` (or clipped when ``clip=True``).
         rng : None, int or Generator
-            Overrides the constructor's ``rng`` for this call.
+            Randomness (None: cryptographically secure). A seeded release is replayable by
+            whoever knows the seed; the mechanism keeps no generator state.
         """
-        return super().release(X, rng=self._gen if rng is None else rng)
+        return super().release(X, rng=rng)
 
     def _metadata(self) -> dict:
         return {"lam": self.lam, "kind": self.kind, "crb": self.crb,
