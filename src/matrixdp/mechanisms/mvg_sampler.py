@@ -27,6 +27,7 @@ from ..errors import InvalidParameterError, InvalidShapeError, NotPositiveSemide
 from ..rng import make_rng
 
 __all__ = [
+    "EigenCov",
     "MVGSampler",
     "KRONECKER_MAX_DIM",
     "covariance_factor",
