@@ -27,7 +27,6 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
 #: The λ grid (the paper does not give one; spec A26).
 DEFAULT_LAMS = np.logspace(-8, 4, 13)
-SHARED = Path("/work/shared/datasets")
 
 
 def parse_args(description: str, default_trials: int = 5, lams=DEFAULT_LAMS, extra=None,
@@ -49,7 +48,17 @@ def parse_args(description: str, default_trials: int = 5, lams=DEFAULT_LAMS, ext
 
 # ------------------------------------------------------------------------------ data
 def _data_home() -> Path:
-    return Path(os.environ.get("MATRIXDP_DATA", SHARED))
+    """$MATRIXDP_DATA, else the nearest shared/datasets beside the checkout (as the tests and
+    ``matrixdp reproduce`` find it), else the matrixdp data home."""
+    env = os.environ.get("MATRIXDP_DATA")
+    if env:
+        return Path(env)
+    for parent in (REPO, *REPO.parents):
+        if (parent / "shared" / "datasets").is_dir():
+            return parent / "shared" / "datasets"
+    from matrixdp.datasets import data_home
+
+    return data_home()
 
 
 def load_wdbc_xy():

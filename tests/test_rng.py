@@ -37,6 +37,77 @@ def test_secure_stream_is_statistically_uniform():
     assert kstest(u, "uniform").pvalue > 1e-6
 
 
+# ---------------------------------------------------------------- the per-process secure stream
+def test_default_is_the_per_process_stream_and_is_not_rebuilt_per_call():
+    from matrixdp.rng import secure_stream
+
+    assert make_rng() is make_rng() is secure_stream()
+    assert is_secure(secure_stream())
+
+
+@pytest.mark.parametrize("copier", ["pickle", "deepcopy", "copy", "joblib"])
+def test_secure_stream_cannot_be_pickled_or_copied(copier, tmp_path):
+    import copy
+    import pickle
+
+    import joblib
+
+    stream = make_rng()
+    holder = {"kept": stream}
+    action = {"pickle": lambda: pickle.dumps(holder), "deepcopy": lambda: copy.deepcopy(holder),
+              "copy": lambda: copy.copy(stream),
+              "joblib": lambda: joblib.dump(holder, tmp_path / "h.joblib")}[copier]
+    with pytest.raises(TypeError, match="cannot be pickled or copied"):
+        action()
+
+
+def test_fresh_secure_rng_is_independent_and_picklable():
+    import pickle
+
+    from matrixdp.rng import fresh_secure_rng
+
+    a, b = fresh_secure_rng(), fresh_secure_rng()
+    assert is_secure(a) and a is not make_rng()
+    assert not np.array_equal(a.standard_normal(4), b.standard_normal(4))
+    pickle.dumps(a)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_forked_child_gets_a_new_key():
+    import os
+
+    make_rng().random()  # make sure the parent's stream exists before the fork
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: report its next draws, then leave without running pytest's teardown
+        try:
+            os.write(write_fd, make_rng().bytes(32))
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    child = b""
+    while len(child) < 32:
+        chunk = os.read(read_fd, 32)
+        if not chunk:
+            break
+        child += chunk
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    parent = make_rng().bytes(32)
+    assert len(child) == 32
+    # With a shared key and counter the child would have drawn exactly the parent's next bytes.
+    assert child != parent
+
+
+def test_stream_pid_check_rekeys_when_the_fork_hook_is_bypassed(monkeypatch):
+    import matrixdp.rng as rng_module
+
+    before = make_rng()
+    monkeypatch.setattr(rng_module, "_stream_pid", -1)  # as if we were in a forked child
+    after = make_rng()
+    assert after is not before and is_secure(after)
+
+
 def test_random_directions_are_orthonormal_and_sign_fixed():
     from matrixdp.rng import random_directions
 
@@ -52,3 +123,4 @@ def test_random_directions_are_orthonormal_and_sign_fixed():
         random_directions(3, 4)
     with pytest.raises(InvalidParameterError, match="dim"):
         random_directions(0)
+

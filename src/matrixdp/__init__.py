@@ -37,12 +37,25 @@ _LAZY_NAMES = {
     "DPDirectionsMVG": "models",
     "audit_mechanism": "audit",
     "exact_delta": "audit",
+    # scikit-learn DP estimators with public bounds (docs/mvg.md, "When MVG noise wins")
+    "DPCovariance": "models",
+    "DPPCA": "models",
+    "DPLinearRegression": "models",
+    "DPRidge": "models",
+    "DPMean": "models",
+    "DPStandardScaler": "models",
 }
 
 __all__ = [
     "__version__",
     "CovarianceQuery",
+    "DPCovariance",
     "DPDirectionsMVG",
+    "DPLinearRegression",
+    "DPMean",
+    "DPPCA",
+    "DPRidge",
+    "DPStandardScaler",
     "FisherNoiseMechanism",
     "FrobeniusBall",
     "GaussianMechanism",

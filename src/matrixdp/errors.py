@@ -18,6 +18,7 @@ __all__ = [
     "NotPositiveSemidefiniteError",
     "UnsafeMechanismError",
     "BudgetExceededError",
+    "LedgerError",
     "DatasetError",
     "PrivacyLeakWarning",
     "RefutedGuaranteeWarning",
@@ -78,6 +79,10 @@ class BudgetExceededError(MatrixDPError, RuntimeError):
 
 class NoExactProfileError(MatrixDPError, TypeError):
     """The mechanism has no known exact privacy profile (audit it black-box instead)."""
+
+
+class LedgerError(MatrixDPError, OSError):
+    """A privacy-budget ledger file is missing, corrupted or not a matrixdp ledger."""
 
 
 class DatasetError(MatrixDPError, OSError):

@@ -77,7 +77,7 @@ def test_laplace_kind():
 
 def test_bounded_kind_states_no_dp():
     mech = FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT2, kind="bounded",
-                              noise_support=[[-1.0, 1.0], [0.0, 3.0]])
+                                noise_support=[[-1.0, 1.0], [0.0, 3.0]])
     out = mech.release(np.full((1000, 2), 0.5), rng=4)
     assert math.isinf(out.privacy.epsilon)
     assert out.privacy.exact is False
@@ -97,7 +97,7 @@ def test_out_of_range_data_error_or_clip():
     mech = FisherNoiseMechanism(lam=1e8, feature_ranges=UNIT2)
     X = np.array([[0.5, 0.5], [1.5, -0.2]])
     with pytest.raises(OutOfBoundsError):
-        mech.release(X, rng=5)
+        mech.release(X)
     clipped = FisherNoiseMechanism(lam=1e8, feature_ranges=UNIT2, clip=True).release(X, rng=5)
     np.testing.assert_allclose(clipped.value, [[0.5, 0.5], [1.0, 0.0]], atol=0.06)
 

@@ -121,9 +121,8 @@ def test_ranges_not_data_change_the_guarantee():
     # the guarantee depends only on the public ranges, never on the data released
     ranges = [[0.0, 4.0], [0.0, 4.0]]
     mech = FisherNoiseMechanism(lam=1.0, delta=1e-5, feature_ranges=ranges)
-    gen = np.random.Generator(np.random.PCG64(0))
-    narrow = mech.release(np.full((50, 2), 2.0), rng=gen).privacy.epsilon
-    wide = mech.release(np.array([[0.0, 0.0], [4.0, 4.0]]), rng=gen).privacy.epsilon
+    narrow = mech.release(np.full((50, 2), 2.0)).privacy.epsilon
+    wide = mech.release(np.array([[0.0, 0.0], [4.0, 4.0]])).privacy.epsilon
     assert narrow == wide == mech.privacy.epsilon
     assert mech.privacy.epsilon == pytest.approx(
         _balle_wang_epsilon(1e-5, math.sqrt(2) * 4.0), rel=1e-7)
@@ -201,7 +200,7 @@ def test_laplace_sampler_scale_nondiagonal_weights():
     n = sample_fisher_matched_laplace(10_000, lam, pi, rng=6)
     _ks_true_and_wrong(((n @ basis) / scales).ravel(), lambda s: laplace(scale=s))
     mech = FisherNoiseMechanism(lam=lam, weights=pi, feature_ranges=[[0.0, 1.0]] * 3,
-                              kind="laplace")
+                                kind="laplace")
     noise = mech.release(np.zeros((10_000, 3)), rng=7).value
     _ks_true_and_wrong(((noise @ basis) / scales).ravel(), lambda s: laplace(scale=s))
 
@@ -210,8 +209,8 @@ def test_release_bounded_scale_against_gaussian_limit():
     # a box much wider than the noise: the optimum is N(0, 1/sqrt(lam*theta)) per coordinate
     # (spec §3.3 limits), with theta = 4 catching the paper's variable mix (A13) in the sampler
     mech = FisherNoiseMechanism(lam=0.01, weights=[1.0, 4.0], feature_ranges=[[0.0, 1.0]] * 2,
-                              kind="bounded", noise_support=[[-40.0, 40.0], [-25.0, 25.0]],
-                              n_grid=6000)
+                                kind="bounded", noise_support=[[-40.0, 40.0], [-25.0, 25.0]],
+                                n_grid=6000)
     noise = mech.release(np.zeros((10_000, 2)), rng=8).value
     for j, theta in enumerate((1.0, 4.0)):
         std = (0.01 * theta) ** -0.25
@@ -236,11 +235,11 @@ def test_correlated_release_cannot_pass_for_dp():
     rng = np.random.default_rng(12)
     X = np.vstack([rng.standard_normal((20, 2)), rng.standard_normal((20, 2)) + [0.0, 5.0]])
     y = np.concatenate([np.ones(20), -np.ones(20)])
-    mech = CorrelatedSVMNoise(m=10.0, allow_unsafe=True, rng=0)
+    mech = CorrelatedSVMNoise(m=10.0, allow_unsafe=True)
     for _ in range(2):  # every release warns, not only the first
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            out = mech.release(X, y)
+            out = mech.release(X, y, rng=0)
         assert any(issubclass(w.category, RefutedGuaranteeWarning) for w in caught)
     assert "REFUTED" in str(out.privacy)
     assert math.isinf(out.privacy.epsilon) and out.privacy.delta == 1.0

@@ -197,9 +197,9 @@ def test_correlated_release_requires_opt_in_and_says_no_dp():
     X, y = toy_2d(4)
     with pytest.raises(UnsafeMechanismError, match="no differential-privacy"):
         CorrelatedSVMNoise(m=100.0)
-    mech = CorrelatedSVMNoise(m=100.0, allow_unsafe=True, rng=0)
+    mech = CorrelatedSVMNoise(m=100.0, allow_unsafe=True)
     with pytest.warns(RefutedGuaranteeWarning):
-        out = mech.release(X, y)
+        out = mech.release(X, y, rng=0)
     assert out.privacy.exact is False
     assert out.privacy.refuted is True
     assert math.isinf(out.privacy.epsilon)

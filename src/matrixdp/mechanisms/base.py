@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import abc
+import math
 import warnings
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -74,6 +75,21 @@ class PrivacyGuarantee:
         True when the claim is known to be false (an explicit unsafe opt-in).
     notes : tuple of str
         Free-text caveats (composition parts, unsafe opt-ins, ...).
+    mu : float or None
+        Gaussian differential privacy parameter when the release is a Gaussian shift: the
+        privacy loss is dominated by N(0, 1) vs N(mu, 1) (mu-GDP), so ``delta(epsilon)`` is the
+        Gaussian profile :func:`~matrixdp.calibration.gaussian.gaussian_delta` at sensitivity
+        ``mu`` and k such releases compose exactly to ``sqrt(sum mu_i^2)``. Set by the
+        Gaussian-noise mechanisms (``sensitivity / sigma``; MVG: its Mahalanobis sensitivity),
+        ``None`` otherwise. An upper bound on the true shift is still a valid mu.
+
+    Notes
+    -----
+    ``g1 + g2`` is *basic* sequential composition (Dwork & Roth 2014, Thm 3.16):
+    ``(eps1 + eps2, delta1 + delta2)``, and when both carry ``mu`` the sum carries the exact
+    ``sqrt(mu1^2 + mu2^2)``. It raises for different neighbouring relations and for refuted
+    guarantees. Tighter composition (GDP, PLD, RDP, advanced) is in
+    :mod:`matrixdp.accounting` (``matrixdp.accounting.compose`` / ``Accountant``).
     """
 
     epsilon: float
@@ -84,6 +100,17 @@ class PrivacyGuarantee:
     mechanism: str = ""
     refuted: bool = False
     notes: tuple[str, ...] = ()
+    mu: float | None = None
+
+    def __add__(self, other):
+        if isinstance(other, PrivacyGuarantee):
+            return _basic_sum(self, other)
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, (int, float)) and other == 0:  # sum([g1, g2, ...])
+            return self
+        return NotImplemented
 
     def __str__(self) -> str:
         kind = "pure " if self.delta == 0 else ""
@@ -175,7 +202,7 @@ class Mechanism(abc.ABC):
         """Validate the value to release; subclasses add shape/structure checks."""
         return check_finite_array(value, "value")
 
-    def release(self, value, rng=None) -> Release:
+    def release(self, value, rng=None, *, accountant=None, ledger=None, label: str = "") -> Release:
         """Release ``value`` with noise.
 
         Parameters
@@ -183,18 +210,31 @@ class Mechanism(abc.ABC):
         value : float or array_like
             The exact query answer (finite entries).
         rng : None, int or numpy.random.Generator
-            Randomness; ``None`` uses a cryptographically secure generator.
+            Randomness; ``None`` draws from the per-process cryptographically secure
+            stream, which nothing returned keeps. An int seed (or a Generator whose
+            state someone knows) makes the release reproducible, and so replayable:
+            anyone who knows the seed can regenerate the noise and subtract it.
+        accountant : matrixdp.accounting.Accountant, optional
+        ledger : matrixdp.accounting.Ledger, optional
+            Budget keepers charged with this release: checked (a ledger durably reserves)
+            before any noise is drawn, :class:`~matrixdp.errors.BudgetExceededError` if it
+            does not fit; the spend is recorded after. Default: the keepers of the enclosing
+            ``with accountant:`` / ``with ledger:`` blocks, if any.
+        label : str
+            A public label for the ledger's history (never data).
 
         Returns
         -------
         Release
         """
+        from .._budget import charge
         from ..rng import make_rng
 
         arr = self._check_value(value)
-        gen = make_rng(rng)
-        noisy = arr + self._noise(arr.shape, gen)
         privacy = self.privacy
+        with charge(privacy, accountant=accountant, ledger=ledger, label=label or self.name):
+            gen = make_rng(rng)
+            noisy = arr + self._noise(arr.shape, gen)
         if privacy.refuted:
             warnings.warn(f"{self.name}: the claimed {privacy} is refuted; this release is "
                           "NOT differentially private as claimed", RefutedGuaranteeWarning,
@@ -229,7 +269,12 @@ class Mechanism(abc.ABC):
 
     # -------------------------------------------------------------- helpers
     def sample_noise(self, shape, rng=None) -> np.ndarray:
-        """Draw the noise alone (for auditing and tests)."""
+        """Draw the noise alone (for auditing and tests).
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         from ..rng import make_rng
 
         shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
@@ -241,6 +286,29 @@ class Mechanism(abc.ABC):
 
 def _as_shape(shape) -> tuple[int, ...]:
     return (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
+
+
+def _basic_sum(a: PrivacyGuarantee, b: PrivacyGuarantee) -> PrivacyGuarantee:
+    """Basic sequential composition of two guarantees (``a + b``)."""
+    from ..errors import UnsafeMechanismError
+
+    if a.neighbouring != b.neighbouring:
+        raise InvalidParameterError(
+            "neighbouring", f"cannot compose a {a.neighbouring!r} guarantee with a "
+                            f"{b.neighbouring!r} one (different neighbouring relations)")
+    if a.refuted or b.refuted:
+        raise UnsafeMechanismError(
+            "a refuted guarantee does not compose; use matrixdp.accounting.compose(..., "
+            "allow_unsafe=True) to compose it knowingly (the result stays refuted)")
+    mu = None if a.mu is None or b.mu is None else math.hypot(a.mu, b.mu)
+    pure_exact = a.exact and b.exact and a.delta == 0 and b.delta == 0
+    return PrivacyGuarantee(
+        epsilon=a.epsilon + b.epsilon, delta=min(1.0, a.delta + b.delta),
+        neighbouring=a.neighbouring, calibration="basic composition", exact=pure_exact,
+        mechanism=" + ".join(m for m in (a.mechanism, b.mechanism) if m), mu=mu,
+        notes=("basic sequential composition (epsilons and deltas add)"
+               + ("; mu is the exact GDP composition sqrt(mu1^2 + mu2^2)" if mu is not None
+                  else ""),))
 
 
 def _restore_type(original, noisy: np.ndarray):

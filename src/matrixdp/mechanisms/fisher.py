@@ -261,7 +261,7 @@ class FisherNoiseMechanism(Mechanism):
                           "p > 20): epsilon is a sufficient bound",)
             return PrivacyGuarantee(epsilon=eps, delta=self.delta, neighbouring="local",
                                     calibration="analytic", exact=exact, mechanism=self.name,
-                                    notes=notes)
+                                    notes=notes, mu=self.whitened_sensitivity)
         if self.kind == "laplace":
             k1, exact = laplace_factor(self.weights, self.widths)
             notes = (_LABEL_NOTE, "pure epsilon-LDP of independent Laplace noise in Pi's "
@@ -324,9 +324,11 @@ class FisherNoiseMechanism(Mechanism):
         ----------
         X : array_like (n_samples, n_features)
             Records in rows, within ``feature_ranges`` (or clipped when ``clip=True``).
-        rng : None, int or Generator
-            Randomness (None: cryptographically secure). A seeded release is replayable by
-            whoever knows the seed; the mechanism keeps no generator state.
+        rng : None, int or numpy.random.Generator
+            ``None`` (default) draws from the per-process secure stream; nothing that drew the
+            noise is kept on the mechanism or the Release. An int seed or a Generator makes the
+            release reproducible, and so replayable: anyone who knows the seed (or the
+            generator's state) can regenerate the noise and subtract it.
         """
         return super().release(X, rng=rng)
 
@@ -343,6 +345,10 @@ def sample_optimal_gaussian(n_samples: int, lam, weights=None, n_features: int |
     Returns
     -------
     ndarray, (n_samples, p)
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     factor = optimal_gaussian_factor(lam, weights, n_features)
     gen = make_rng(rng)
@@ -352,7 +358,12 @@ def sample_optimal_gaussian(n_samples: int, lam, weights=None, n_features: int |
 
 def sample_fisher_matched_laplace(n_samples: int, lam, weights=None,
                                   n_features: int | None = None, rng=None) -> np.ndarray:
-    """Draw ``n_samples`` rows of the Fisher-matched Laplace baseline noise (spec §5.5)."""
+    """Draw ``n_samples`` rows of the Fisher-matched Laplace baseline noise (spec §5.5).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     scales, basis = laplace_fisher_matched_scales(lam, weights, n_features)
     gen = make_rng(rng)
     z = gen.laplace(0.0, 1.0, size=(int(n_samples), scales.size)) * scales

@@ -197,7 +197,12 @@ class BoundedOptimalNoise:
         return out
 
     def sample(self, n_samples: int, rng=None) -> np.ndarray:
-        """Draw ``n_samples`` i.i.d. rows by inverse CDF (linear interpolation of the grid CDF)."""
+        """Draw ``n_samples`` i.i.d. rows by inverse CDF (linear interpolation of the grid CDF).
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         gen = make_rng(rng)
         u = gen.random((int(n_samples), self.n_features))
         cols = [np.interp(u[:, j], s.cdf, s.grid) for j, s in enumerate(self.states)]

@@ -481,9 +481,15 @@ class MVGMechanism(Mechanism):
     def privacy(self) -> PrivacyGuarantee:
         exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
                  and abs(self._theta_sum - 1) <= _SUM_TOL and self.dp_directions is None)
+        # A Gaussian shift of at most the (exact or certified) Mahalanobis sensitivity: mu-GDP,
+        # whatever the calibration; a DP-directions step composes in exactly when it is GDP too.
+        mu = self.mahalanobis_sensitivity
+        if self.dp_directions is not None:
+            mu = None if self.dp_directions.mu is None else math.hypot(mu, self.dp_directions.mu)
         return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                 neighbouring=self.neighbouring, calibration=self.calibration,
-                                exact=bool(exact), mechanism=self.name, notes=tuple(self._notes))
+                                exact=bool(exact), mechanism=self.name, notes=tuple(self._notes),
+                                mu=mu)
 
     def _delta_at(self, epsilon: float) -> float:
         return math.exp(gaussian_log_delta_for_shift(epsilon, self.mahalanobis_sensitivity))
@@ -514,8 +520,11 @@ class MVGMechanism(Mechanism):
         if self.calibration == "theorem3":
             lam_min = float(np.linalg.eigvalsh(0.5 * (arr + arr.T))[0])
             if lam_min < -1e-10 * max(float(np.max(np.abs(arr))), 1e-300):
-                raise NotPositiveSemidefiniteError("value", f"theorem3 needs a PSD value; smallest "
-                                                            f"eigenvalue {lam_min:.6g}")
+                # the eigenvalue itself stays with the data: the message may reach a log
+                raise NotPositiveSemidefiniteError(
+                    "value", "theorem3 needs a positive semidefinite value (e.g. a covariance); "
+                             "this one has a negative eigenvalue: release a PSD query answer or "
+                             "use another calibration")
         self.query.check_value(arr)
         return arr
 

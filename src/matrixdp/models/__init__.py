@@ -38,3 +38,11 @@ __all__ = [
     "correlated_privacy_level", "correlated_svm_noise", "fit_svm", "hinge_objective",
     "svm_objective",
 ]
+
+# DP estimators with public bounds and noise="auto" | "mvg" | "iid" (docs/mvg.md, "When MVG noise wins")
+from .covariance import DPCovariance
+from .linear import DPLinearRegression, DPRidge
+from .mean import DPMean, DPStandardScaler
+from .pca import DPPCA
+
+__all__ += ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "DPMean", "DPStandardScaler"]

@@ -23,7 +23,7 @@ def _check_xy(X, y):
     X = check_finite_array(X, "X", ndim=2)
     y = check_finite_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
-        raise InvalidShapeError("y", f"must have {X.shape[0]} entries, got {y.shape[0]}")
+        raise InvalidShapeError("y", "must have one entry per row of X")
     return X, y
 
 

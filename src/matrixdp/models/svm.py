@@ -118,7 +118,7 @@ def _check_xy(X, y):
     X = check_finite_array(X, "X", ndim=2)
     y = check_finite_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
-        raise InvalidShapeError("y", f"must have {X.shape[0]} entries, got {y.shape[0]}")
+        raise InvalidShapeError("y", "must have one entry per row of X")
     if not np.isin(y, (-1.0, 1.0)).all():
         raise InvalidParameterError("y", "labels must be -1 or +1")
     return X, y
@@ -278,6 +278,10 @@ def correlated_svm_noise(fit: SVMFit, m: float, rng=None) -> np.ndarray:
     References
     ----------
     .. [1] F. Farokhi, Theorem 2.10 and Proposition 2.9; spec §3.4 (closed form).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     m = check_positive(m, "m")
     gen = make_rng(rng)
@@ -350,13 +354,14 @@ class CorrelatedSVMNoise:
         Π for the reported privacy level.
     allow_unsafe : bool
         Must be True to construct.
-    rng : None, int or Generator
+
+    The randomness is given to :meth:`release` (``rng=``); the object keeps no generator.
     """
 
     name = "farokhi-correlated-svm"
 
     def __init__(self, *, m: float, rho: float = 1e-2, theta: float = 1.0, weights=None,
-                 allow_unsafe: bool = False, rng=None):
+                 allow_unsafe: bool = False):
         if not allow_unsafe:
             raise UnsafeMechanismError(
                 "the correlated SVM noise (Farokhi, Theorem 2.10) has no differential-privacy "
@@ -364,7 +369,6 @@ class CorrelatedSVMNoise:
                 "record exactly; pass allow_unsafe=True to use it anyway")
         self.m = check_positive(m, "m")
         self.rho, self.theta, self.weights = rho, theta, weights
-        self._gen = make_rng(rng)
 
     @property
     def privacy(self) -> PrivacyGuarantee:
@@ -374,6 +378,15 @@ class CorrelatedSVMNoise:
 
     def release(self, X, y, rng=None) -> Release:
         """Fit the SVM on (X, y), add the correlated noise to X; labels are returned untouched.
+
+        Parameters
+        ----------
+        X, y : array_like
+            Records in rows; labels in {-1, +1}.
+        rng : None, int or numpy.random.Generator
+            ``None`` (default) draws from the per-process secure stream, which nothing returned
+            keeps. A seed or a Generator makes the release reproducible, and so replayable by
+            anyone who knows the seed.
 
         Returns
         -------
@@ -387,7 +400,7 @@ class CorrelatedSVMNoise:
         from ..errors import RefutedGuaranteeWarning
 
         X, y = _check_xy(X, y)
-        gen = self._gen if rng is None else make_rng(rng)
+        gen = make_rng(rng)
         fit = fit_svm(X, y, rho=self.rho, theta=self.theta)
         W = correlated_svm_noise(fit, self.m, gen)
         warnings.warn("correlated SVM noise release: NO differential-privacy guarantee "

@@ -70,7 +70,8 @@ class KernelQuery(SensitivityStructure):
         """``kernel(X)``, checked: shape ``(n, n)``, finite, symmetric, ``|K| <= c``."""
         x = check_finite_array(X, "X", ndim=2)
         if x.shape[0] != self.n_samples:
-            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows, got {x.shape[0]}")
+            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows (the public "
+                                         "count the query was built for)")
         k = check_finite_array(self.kernel(x), "kernel(X)", ndim=2, shape=self.shape)
         check_in_bounds(k, -self.kernel_bound, self.kernel_bound, "kernel(X)")
         return 0.5 * (k + k.T)

@@ -95,10 +95,12 @@ class _RecordQuery(SensitivityStructure):
         x = check_finite_array(X, "X", ndim=2)
         if x.shape[1] != self.n_features:
             raise InvalidShapeError("X", f"must have n_features={self.n_features} columns, got "
-                                         f"shape {x.shape}")
+                                         f"{x.shape[1]}")
         if self.n_samples is not None and x.shape[0] != self.n_samples:
-            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows (a public "
-                                         f"count), got {x.shape[0]}")
+            # the actual row count is not echoed: it may be private (add/remove neighbours)
+            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows (the public "
+                                         "count the query was built for); build the query with "
+                                         "the data set's public size")
         if self.radius is not None:
             x = check_row_norms(x, self.radius, "X", bound_name="radius", clip=self.clip)
         elif self.clip:

@@ -126,6 +126,10 @@ def noisy_second_moment(second_moment: np.ndarray, *, epsilon: float, sensitivit
     raw : ndarray of shape (p, p)
         The noisy matrix before any symmetric/PSD repair.
     mechanism : LaplaceMechanism
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     check_epsilon(epsilon, "epsilon_cov")
     _check_noise(noise)
@@ -184,6 +188,10 @@ def sample_gaussian(mean: np.ndarray, covariance: np.ndarray, n_samples: int, rn
 
     Works for singular PSD covariances (no Cholesky). ``covariance`` must be
     symmetric PSD (use :func:`make_symmetric_psd` first).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are post-processing of a DP model,
+    so replaying them reveals no private value).
     """
     gen = make_rng(rng)
     vals, vecs = np.linalg.eigh(np.asarray(covariance, dtype=np.float64))

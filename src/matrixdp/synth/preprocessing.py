@@ -81,7 +81,12 @@ def mean_sensitivity(m: int, n: int, mode: str = "corrected") -> float:
 
 def dp_mean(X_normalized: np.ndarray, epsilon: float, rng=None, *,
             mode: str = "corrected") -> tuple[np.ndarray, LaplaceMechanism]:
-    """The ε-DP mean of unit-norm rows (Algorithm 1, step 2), with its Laplace mechanism."""
+    """The ε-DP mean of unit-norm rows (Algorithm 1, step 2), with its Laplace mechanism.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     n, m = X_normalized.shape
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode))
     released = mech.release(X_normalized.mean(axis=0), rng=make_rng(rng))
@@ -118,6 +123,10 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
     References
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Algorithm 1.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     check_epsilon(epsilon_mean, "epsilon_mean")
     X_norm = normalize_rows(X)
