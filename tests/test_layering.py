@@ -7,8 +7,9 @@ imports count):
 0. ``errors``, ``rng``, ``_validation``, ``_linalg``, ``_version``, ``_progress``, ``_record_sums``, ``_budget``
 1. ``calibration/`` (pure math) and ``datasets/`` (side by side: neither imports the other)
 2. ``queries/``
-3. ``mechanisms/``
-4. ``models/``, ``synth/``, ``baselines/``, ``accounting/`` (side by side: none imports another)
+3. ``mechanisms/`` and ``accounting/`` (accounting composes mechanisms' guarantees;
+   mechanisms reach budget keepers only through the bottom-layer ``_budget`` seam)
+4. ``models/``, ``synth/``, ``baselines/`` (side by side: none imports another)
 5. ``audit/``
 6. ``cli/`` (and ``__main__``)
 
@@ -32,8 +33,8 @@ LAYERS = {
     "_record_sums": 0, "_budget": 0,
     "calibration": 1, "datasets": 1,
     "queries": 2,
-    "mechanisms": 3,
-    "models": 4, "synth": 4, "baselines": 4, "accounting": 4,
+    "mechanisms": 3, "accounting": 3,
+    "models": 4, "synth": 4, "baselines": 4,
     "audit": 5,
     "cli": 6, "__main__": 6,
 }

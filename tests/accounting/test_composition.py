@@ -249,7 +249,7 @@ def test_composing_ten_thousand_releases_is_fast_enough_to_be_routine():
 
 def test_gaussian_family_mechanisms_carry_mu():
     from matrixdp import MVGMechanism
-    from matrixdp.mechanisms.fisher import FisherNoiseMechanism
+    from matrixdp.mechanisms import FisherNoiseMechanism
 
     mvg = MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=1.0)
     assert mvg.privacy.mu == pytest.approx(mvg.mahalanobis_sensitivity)
