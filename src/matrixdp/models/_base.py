@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._budget import default_keepers
 from .._validation import check_delta, check_epsilon, check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ._moments import NOISE_CHOICES
@@ -21,7 +22,24 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
-           "charge_accountant"]
+           "charge_accountant", "NoGeneratorStateMixin"]
+
+
+class NoGeneratorStateMixin:
+    """Pickling, ``copy.deepcopy`` and ``joblib.dump`` drop a Generator ``random_state``.
+
+    After ``fit`` a Generator passed as ``random_state`` has drawn the released noise; its
+    state would let the reader of a saved estimator rewind it and replay (subtract) that noise.
+    An int seed is kept (scikit-learn convention): a seeded fit is replayable by design.
+    Put the mixin before ``BaseEstimator`` in the bases.
+    """
+
+    def __getstate__(self):
+        from ..rng import without_generators
+
+        parent = getattr(super(), "__getstate__", None)
+        state = parent() if parent is not None else self.__dict__.copy()
+        return without_generators(state)
 
 
 def parse_bounds(bounds, n_features: int, argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
@@ -75,13 +93,48 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
 
     ``supervised=True`` validates ``(X, y)`` together (and raises if ``y`` is None).
     """
-    if _sk_validate_data is not None:
-        if not supervised:
-            return _sk_validate_data(estimator, X, reset=reset, dtype=dtype, **kwargs)
-        return _sk_validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
-    if not supervised:  # pragma: no cover - older scikit-learn
-        return estimator._validate_data(X, reset=reset, dtype=dtype, **kwargs)
-    return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
+    try:
+        if _sk_validate_data is not None:
+            if not supervised:
+                return _sk_validate_data(estimator, X, reset=reset, dtype=dtype, **kwargs)
+            return _sk_validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
+        if not supervised:  # pragma: no cover - older scikit-learn
+            return estimator._validate_data(X, reset=reset, dtype=dtype, **kwargs)
+        return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
+    except ValueError as exc:
+        raise _without_data(exc) from None
+
+
+#: scikit-learn validation messages that quote the data, and what we say instead.
+_SCRUBBED = (
+    ("Expected 2D array", InvalidShapeError, "X",
+     "must be 2-D (n_samples, n_features). Reshape your data: X.reshape(-1, 1) for a single "
+     "feature, X.reshape(1, -1) for a single sample"),
+    ("could not convert", InvalidParameterError, "X",
+     "must be numeric: one-hot encode categorical columns (with public categories) or drop them"),
+    ("inconsistent numbers of samples", InvalidShapeError, "y",
+     "must have one entry per row of X"),
+    ("NaN", InvalidParameterError, "X",
+     "contains NaN or infinite values (infinity): clean or impute them before a private release"),
+    ("infinity", InvalidParameterError, "X",
+     "contains NaN or infinite values (infinity): clean or impute them before a private release"),
+)
+
+
+def _without_data(exc: ValueError) -> ValueError:
+    """scikit-learn's validation error with nothing of the data in its message.
+
+    Some of its messages quote the input (``array=[...]``, the first unparsable string) or the
+    number of samples; a message may reach a log, so it names the problem and the fix instead.
+    Messages about the number of features (public: the schema) are kept as they are.
+    """
+    text = str(exc)
+    for pattern, error, argument, message in _SCRUBBED:
+        if pattern in text:
+            return error(argument, message)
+    if "array=" in text:
+        return InvalidParameterError("X", text.split("array=")[0].strip().rstrip(":"))
+    return exc
 
 
 def check_privacy_params(estimator) -> tuple[float, float, str]:
@@ -103,18 +156,28 @@ def check_n_samples(n: int, minimum: int = 1) -> int:
 def charge_accountant(accountant, privacy, *, label: str) -> None:
     """The single place where a fit spends budget on ``accountant`` (before any noise is drawn).
 
-    ``None`` (default): nothing is tracked; the fitted ``privacy_`` states the guarantee. Any object
-    with a ``spend(guarantee, label=...)`` method (``matrixdp.accounting``'s accountants) is charged
-    the fit's (ε, δ) guarantee and may refuse it (raising ``BudgetExceededError``), in which case no
-    noise is drawn and nothing is released.
+    ``None`` (default): the default keepers of an enclosing ``with Accountant(...)`` / ``with
+    ledger:`` block are charged, if any; otherwise nothing is tracked and the fitted ``privacy_``
+    states the guarantee. Any object with a ``spend(guarantee, label=...)`` method
+    (``matrixdp.accounting``'s accountants and ledgers) is charged the fit's (ε, δ) guarantee and
+    may refuse it (raising ``BudgetExceededError``), in which case no noise is drawn and nothing
+    is released. The caller then draws the noise inside ``matrixdp._budget.suspended()``, so the
+    mechanism's own release is not charged a second time.
     """
-    if accountant is None:
-        return
-    spend = getattr(accountant, "spend", None)
-    if not callable(spend):
-        raise InvalidParameterError("accountant", "must be None or an accountant with a "
-                                                  "spend(guarantee, label=...) method")
-    try:
-        spend(privacy, label=label)
-    except TypeError:
-        spend(privacy)
+    keepers = (accountant,) if accountant is not None else default_keepers()
+    spends = []
+    for keeper in keepers:
+        spend = getattr(keeper, "spend", None)
+        if not callable(spend):
+            raise InvalidParameterError("accountant", "must be None or an accountant with a "
+                                                      "spend(guarantee, label=...) method")
+        spends.append(spend)
+    for keeper in keepers:  # every keeper checks first: one refusing leaves the others uncharged
+        check = getattr(keeper, "check", None)
+        if callable(check):
+            check(privacy)
+    for spend in spends:
+        try:
+            spend(privacy, label=label)
+        except TypeError:
+            spend(privacy)

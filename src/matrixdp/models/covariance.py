@@ -11,8 +11,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
-from ._base import (charge_accountant, check_n_samples, check_privacy_params, clip_to_bounds,
-                    parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
+                    check_privacy_params, clip_to_bounds, parse_bounds, validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
 __all__ = ["DPCovariance"]
@@ -122,7 +122,7 @@ def correlation_from_covariance(cov: np.ndarray) -> np.ndarray:
     return corr
 
 
-class DPCovariance(BaseEstimator):
+class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     r"""Differentially private covariance, Gram or correlation matrix with public bounds.
 
     One (ε, δ)-DP release (replace-one neighbours; the number of records is public) of the second

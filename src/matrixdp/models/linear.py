@@ -16,8 +16,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
-from ._base import (charge_accountant, check_n_samples, check_privacy_params, clip_to_bounds,
-                    parse_bounds, parse_scalar_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
+                    check_privacy_params, clip_to_bounds, parse_bounds, parse_scalar_bounds,
+                    validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
 __all__ = ["DPLinearRegression", "DPRidge"]
@@ -77,7 +78,7 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples: int, fit_intercept: bool)
     return task, cx, cy, t
 
 
-class DPLinearRegression(RegressorMixin, BaseEstimator):
+class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     r"""Differentially private least squares from released sufficient statistics.
 
     One (ε, δ)-DP release (replace-one neighbours; ``n`` public) of the second moments of

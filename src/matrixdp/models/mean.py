@@ -14,13 +14,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._budget import suspended
 from ..calibration.mvg_exact import DirectionCosts, ShiftBound
 from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
-from ._base import (charge_accountant, check_n_samples, check_privacy_params, clip_to_bounds,
-                    parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
+                    check_privacy_params, clip_to_bounds, parse_bounds, validate_X)
 
 __all__ = ["DPMean", "DPStandardScaler"]
 
@@ -166,7 +167,8 @@ def _release_vector(estimator, value, query, weights, *, epsilon, delta, noise, 
     losses = {name: float(np.dot(weights, var)) for _, name, _, var in plans}
     choice, alloc, mech, var = min(plans, key=lambda p: losses[p[1]])
     charge_accountant(estimator.accountant, mech.privacy, label=label)
-    rel = mech.release(value[None, :], rng=estimator.random_state)
+    with suspended():  # charged above: the mechanism's release is not charged again
+        rel = mech.release(value[None, :], rng=estimator.random_state)
     out = dict(value=np.asarray(rel.value, dtype=np.float64)[0], privacy=rel.privacy,
                noise_summary=rel.noise, noise=choice, allocation=alloc, variance=var,
                expected_loss=losses[alloc], candidates=losses)
@@ -183,7 +185,7 @@ def _set_release_attributes(estimator, out):
     estimator.noise_candidates_ = dict(out["candidates"])
 
 
-class DPMean(BaseEstimator):
+class DPMean(NoGeneratorStateMixin, BaseEstimator):
     r"""Differentially private mean vector with public per-feature bounds.
 
     One (ε, δ)-DP release (replace-one neighbours, ``n`` public) of the mean of the records clipped
@@ -250,7 +252,8 @@ class DPMean(BaseEstimator):
         return tags
 
 
-class DPStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerMixin,
+                       BaseEstimator):
     r"""Differentially private standardisation with public per-feature bounds.
 
     One (ε, δ)-DP release (replace-one, ``n`` public) of the vector

@@ -7,14 +7,15 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InvalidParameterError
-from ._base import (check_n_samples, check_privacy_params, clip_to_bounds, parse_bounds,
-                    validate_X)
+from ._base import (NoGeneratorStateMixin, check_n_samples, check_privacy_params, clip_to_bounds,
+                    parse_bounds, validate_X)
 from .covariance import covariance_from_release, fit_second_moments, project_psd
 
 __all__ = ["DPPCA"]
 
 
-class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+            BaseEstimator):
     r"""Differentially private PCA: the top eigenvectors of a DP covariance.
 
     One (ε, δ)-DP release of the centred, mean-augmented second moments (exactly as
