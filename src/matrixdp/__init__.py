@@ -44,7 +44,7 @@ from . import directions, mvg  # noqa: E402
 
 __all__ += ["directions", "mvg"]
 
-# scikit-learn DP estimators with public bounds (docs/mvg.md, "When MVG noise wins").
+# scikit-learn DP estimators with public bounds (docs/derivations/when_mvg_wins.md).
 from . import models  # noqa: E402
 from .models import (DPCovariance, DPLinearRegression, DPMean, DPPCA, DPRidge,  # noqa: E402
                      DPStandardScaler)

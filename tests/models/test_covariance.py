@@ -221,3 +221,17 @@ def test_accountant_is_charged_before_the_release():
     with pytest.raises(RuntimeError, match="budget"):
         refused.fit(heterogeneous_table(200))
     assert not hasattr(refused, "covariance_")
+
+
+def test_second_moment_gain_matches_the_closed_form_where_the_bounds_are_attained():
+    """docs/derivations/when_mvg_wins.md §3: gain = H²(d² + d) / (S²(S² + H)), S = Σh, H = Σh².
+
+    h = (1, 1, 2, 2) has balanced sign sums for h and h², so both calibrations are exact."""
+    h = np.array([1.0, 1.0, 2.0, 2.0])
+    X = np.random.default_rng(0).uniform(-h, h, (500, 4))
+    mvg = DPCovariance(bounds=(-h, h), kind="gram", noise="mvg", random_state=0).fit(X)
+    iid = DPCovariance(bounds=(-h, h), kind="gram", noise="iid", random_state=0).fit(X)
+    assert mvg.privacy_.exact and iid.privacy_.exact
+    S, H, d = h.sum(), (h * h).sum(), h.size
+    assert iid.expected_loss_ / mvg.expected_loss_ == pytest.approx(
+        H * H * (d * d + d) / (S * S * (S * S + H)), rel=1e-9)

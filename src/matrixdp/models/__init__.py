@@ -1,6 +1,6 @@
 """scikit-learn estimators built on matrixdp's mechanisms (bounds are public, fits are (ε, δ)-DP)."""
 
-# DP estimators with public bounds and noise="auto" | "mvg" | "iid" (docs/mvg.md, "When MVG noise wins")
+# DP estimators with public bounds and noise="auto" | "mvg" | "iid" (docs/derivations/when_mvg_wins.md)
 from .covariance import DPCovariance
 from .linear import DPLinearRegression, DPRidge
 from .mean import DPMean, DPStandardScaler

@@ -9,7 +9,7 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
   Frobenius sensitivity of this same query (``CovarianceQuery.sensitivity_l2``);
 - ``"mvg"``: :class:`~matrixdp.mechanisms.MVGMechanism`, equi-modal ``Σ = Ψ = diag(v)``, exact
   calibration, precision shares ``θ_i ∝ h_i √w_i`` (the closed form minimising the task's loss
-  ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget; ``docs/mvg.md`` ("When MVG noise
+  ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget; ``docs/derivations/when_mvg_wins.md`` ("When MVG noise
   wins"));
 - ``"auto"``: the candidate (i.i.d., task-weighted MVG, Frobenius-MSE-optimal MVG) with the smallest
   *exact expected loss* computed from public information only (bounds, ``n``, shape, the task's

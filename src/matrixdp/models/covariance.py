@@ -2,7 +2,7 @@
 
 One release of the second moments of the records, centred at the middle of their public box and
 augmented with a public constant coordinate that carries the mean, through the noise allocation that
-minimises the task's expected loss (``docs/mvg.md``, "When MVG noise wins").
+minimises the task's expected loss (``docs/derivations/when_mvg_wins.md``, "When MVG noise wins").
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def augmented_task(lower, upper, n_samples: int, kind: str) -> tuple[MomentTask,
     (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of ``x - c``. ``kind="gram"`` releases
     ``(1/n) XᵀX`` directly (no centring, no constant).
 
-    Loss weights (see ``docs/mvg.md``):
+    Loss weights (see ``docs/derivations/when_mvg_wins.md``):
 
     - ``"covariance"`` / ``"gram"``: Frobenius error in the original units (``w_i = 1``);
     - ``"correlation"``: Frobenius error in units of the public half-widths (``w_i = 1/h_i²``),
@@ -195,7 +195,7 @@ class DPCovariance(BaseEstimator):
     ----------
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential Privacy Mechanism
        Design Under Matrix-Valued Query", arXiv:1802.10077.
-    .. [2] matrixdp, ``docs/mvg.md`` ("When MVG noise wins") and ``docs/derivations/mvg_exact.md``.
+    .. [2] matrixdp, ``docs/derivations/when_mvg_wins.md`` and ``docs/derivations/mvg_exact.md``.
 
     Examples
     --------

@@ -3,7 +3,7 @@ r"""DP mean and standard scaling with public per-feature bounds (scikit-learn AP
 :class:`DPMean` releases the mean vector; :class:`DPStandardScaler` releases, in the same single
 release, the mean and the mean square about the public centre of the box. Their set of
 neighbouring differences is computed exactly (:class:`_MomentVectorQuery`), so both the i.i.d.
-Gaussian and the MVG allocation are calibrated to the tight sensitivity (``docs/mvg.md``).
+Gaussian and the MVG allocation are calibrated to the tight sensitivity (``docs/derivations/when_mvg_wins.md``).
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ class DPMean(BaseEstimator):
     One (ε, δ)-DP release (replace-one neighbours, ``n`` public) of the mean of the records clipped
     to ``bounds``. A neighbouring difference lies in the box ``[-w, w]/n`` (``w`` = upper - lower):
     i.i.d. noise at the tight sensitivity ``‖w‖/n`` has total variance ``d‖w‖²σ₁²``, the MVG
-    allocation (variance ∝ ``w_j``) ``(Σ_j w_j)²σ₁²`` (Cauchy-Schwarz; ``docs/mvg.md``).
+    allocation (variance ∝ ``w_j``) ``(Σ_j w_j)²σ₁²`` (Cauchy-Schwarz; ``docs/derivations/when_mvg_wins.md``).
 
     Parameters
     ----------
@@ -214,7 +214,7 @@ class DPMean(BaseEstimator):
 
     References
     ----------
-    .. [1] matrixdp, ``docs/mvg.md`` ("When MVG noise wins").
+    .. [1] matrixdp, ``docs/derivations/when_mvg_wins.md``.
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto", clip=True,
@@ -282,7 +282,7 @@ class DPStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] matrixdp, ``docs/mvg.md`` ("When MVG noise wins").
+    .. [1] matrixdp, ``docs/derivations/when_mvg_wins.md``.
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, with_mean=True, with_std=True,
