@@ -1,6 +1,7 @@
-"""scikit-learn estimators built on matrixdp's mechanisms (bounds are public, fits are (ε, δ)-DP)."""
+"""scikit-learn estimators on matrixdp's mechanisms (bounds are public; every fit is (ε, δ)-DP)."""
 
-# DP estimators with public bounds and noise="auto" | "mvg" | "iid" (docs/derivations/when_mvg_wins.md)
+# DP estimators with public bounds, noise="auto" | "mvg" | "iid"
+# (docs/derivations/when_mvg_wins.md)
 from .covariance import DPCovariance
 from .linear import DPLinearRegression, DPRidge
 from .mean import DPMean, DPStandardScaler

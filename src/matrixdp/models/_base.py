@@ -1,4 +1,4 @@
-"""Shared plumbing of the scikit-learn DP estimators: public bounds, validation, the accountant hook.
+"""Plumbing shared by the scikit-learn DP estimators: public bounds, validation, accountant hook.
 
 Bounds are public inputs: they are parsed from the constructor's arguments only, never derived
 from ``X``. Data outside them is clipped (``clip=True``, the default, as diffprivlib does; the
@@ -24,7 +24,8 @@ __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params
            "charge_accountant"]
 
 
-def parse_bounds(bounds, n_features: int, argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
+def parse_bounds(bounds, n_features: int,
+                 argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
     """``(lower, upper)`` as float arrays of length ``n_features``; raise if missing or invalid.
 
     Scalars broadcast to every feature. A feature may have ``lower == upper`` (a public constant).

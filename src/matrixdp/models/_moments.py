@@ -1,4 +1,4 @@
-"""One private release of a second-moment matrix, with the noise allocation chosen for a task's loss.
+"""One private release of a second-moment matrix, its noise allocation chosen for a task's loss.
 
 Every estimator in :mod:`matrixdp.models` that needs second moments (covariance, correlation,
 PCA, linear regression) releases the matrix ``G = (1/n) Σ_k z_k z_kᵀ`` of *public-box* records
@@ -9,8 +9,8 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
   Frobenius sensitivity of this same query (``CovarianceQuery.sensitivity_l2``);
 - ``"mvg"``: :class:`~matrixdp.mechanisms.MVGMechanism`, equi-modal ``Σ = Ψ = diag(v)``, exact
   calibration, precision shares ``θ_i ∝ h_i √w_i`` (the closed form minimising the task's loss
-  ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget; ``docs/derivations/when_mvg_wins.md`` ("When MVG noise
-  wins"));
+  ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget;
+  ``docs/derivations/when_mvg_wins.md``);
 - ``"auto"``: the candidate (i.i.d., task-weighted MVG, Frobenius-MSE-optimal MVG) with the smallest
   *exact expected loss* computed from public information only (bounds, ``n``, shape, the task's
   weights). It is therefore never worse than ``"iid"`` in expected loss.

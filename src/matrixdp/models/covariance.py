@@ -2,7 +2,7 @@
 
 One release of the second moments of the records, centred at the middle of their public box and
 augmented with a public constant coordinate that carries the mean, through the noise allocation that
-minimises the task's expected loss (``docs/derivations/when_mvg_wins.md``, "When MVG noise wins").
+minimises the task's expected loss (``docs/derivations/when_mvg_wins.md``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def augmented_task(lower, upper, n_samples: int, kind: str) -> tuple[MomentTask,
 
     ``c`` is the middle of the public box and ``t`` a public constant close to the root-mean-square
     half-width, chosen so that the Frobenius sensitivity bound is attained
-    (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of ``x - c``. ``kind="gram"`` releases
-    ``(1/n) XᵀX`` directly (no centring, no constant).
+    (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of
+    ``x - c``. ``kind="gram"`` releases ``(1/n) XᵀX`` directly (no centring, no constant).
 
     Loss weights (see ``docs/derivations/when_mvg_wins.md``):
 
@@ -137,7 +137,8 @@ class DPCovariance(BaseEstimator):
       public ranges differ.
     - ``"mvg"``: matrix-variate Gaussian noise ``MVG(0, Σ, Σ)`` with the closed-form allocation for
       the task's loss (variance ∝ range for the Frobenius loss), exactly calibrated.
-    - ``"iid"``: the analytic Gaussian mechanism at the exact Frobenius sensitivity of the same query.
+    - ``"iid"``: the analytic Gaussian mechanism at the Frobenius sensitivity of the same query
+      (exact where attained, else the certified bound; ``privacy_.exact`` says which).
 
     For ``kind="correlation"`` the loss is measured in units of the public half-widths, which is the
     same as releasing the problem rescaled to the unit box (correlation is invariant to it): there

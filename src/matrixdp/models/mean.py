@@ -3,7 +3,8 @@ r"""DP mean and standard scaling with public per-feature bounds (scikit-learn AP
 :class:`DPMean` releases the mean vector; :class:`DPStandardScaler` releases, in the same single
 release, the mean and the mean square about the public centre of the box. Their set of
 neighbouring differences is computed exactly (:class:`_MomentVectorQuery`), so both the i.i.d.
-Gaussian and the MVG allocation are calibrated to the tight sensitivity (``docs/derivations/when_mvg_wins.md``).
+Gaussian and the MVG allocation are calibrated to the tight sensitivity
+(``docs/derivations/when_mvg_wins.md``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ __all__ = ["DPMean", "DPStandardScaler"]
 
 
 def _max_square_term(h: np.ndarray, p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""``max_{a, b ∈ [-h, h]} p (a - b)² + q (a² - b²)²`` per feature, and the maximising ``u = a - b``.
+    r"""``max_{a, b ∈ [-h, h]} p (a - b)² + q (a² - b²)²`` per feature, and its ``u = a - b``.
 
     With ``u = a - b`` and ``s = a + b`` (``|u| + |s| <= 2h``) the term is ``u² (p + q s²)``,
     maximal on ``s = 2h - u``: ``f(u) = u² (p + q (2h - u)²)`` on ``[0, 2h]``. Its interior critical
@@ -188,7 +189,8 @@ class DPMean(BaseEstimator):
     One (ε, δ)-DP release (replace-one neighbours, ``n`` public) of the mean of the records clipped
     to ``bounds``. A neighbouring difference lies in the box ``[-w, w]/n`` (``w`` = upper - lower):
     i.i.d. noise at the tight sensitivity ``‖w‖/n`` has total variance ``d‖w‖²σ₁²``, the MVG
-    allocation (variance ∝ ``w_j``) ``(Σ_j w_j)²σ₁²`` (Cauchy-Schwarz; ``docs/derivations/when_mvg_wins.md``).
+    allocation (variance ∝ ``w_j``) ``(Σ_j w_j)²σ₁²`` (Cauchy-Schwarz;
+    ``docs/derivations/when_mvg_wins.md`` §2).
 
     Parameters
     ----------
@@ -277,7 +279,9 @@ class DPStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     mean_, var_, scale_ : ndarray (n_features,)
         (``var_`` and ``scale_`` are None with ``with_std=False``.)
     n_samples_seen_ : int
-    privacy_, noise_, allocation_, noise_summary_, noise_variance_, expected_loss_, noise_candidates_
+    privacy_ : PrivacyGuarantee
+        The guarantee of the whole fit.
+    noise_, allocation_, noise_summary_, noise_variance_, expected_loss_, noise_candidates_
         As in :class:`DPMean`.
 
     References

@@ -19,9 +19,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     One (ε, δ)-DP release of the centred, mean-augmented second moments (exactly as
     :class:`~matrixdp.models.DPCovariance` with ``kind="covariance"``), then an eigendecomposition
-    (post-processing). The covariance is measured in the original units, so features with wide public
-    ranges dominate as in :class:`sklearn.decomposition.PCA`; scale the data by its public bounds
-    first if that is not wanted.
+    (post-processing). The covariance is measured in the original units, so features with wide
+    public ranges dominate as in :class:`sklearn.decomposition.PCA`; scale the data by its public
+    bounds first if that is not wanted.
 
     Parameters
     ----------
@@ -48,7 +48,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     mean_ : ndarray (n_features,)
         The DP mean (released with the covariance).
     n_components_ : int
-    privacy_, noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
+    privacy_ : PrivacyGuarantee
+        The guarantee of the whole fit.
+    noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
 
     References
