@@ -162,10 +162,11 @@ class DPCovariance(BaseEstimator):
     clip : bool, default True
         Clip records to ``bounds`` (no warning: the bounds are public and the guarantee unchanged);
         ``False`` raises :class:`~matrixdp.errors.OutOfBoundsError` for data outside them.
-    random_state : None, int or numpy.random.Generator
-        ``None``: a cryptographically secure generator (use it for real releases). An int makes the
-        fit reproducible, and replayable by whoever knows the seed. Maps to ``rng=`` of the
-        mechanisms. No generator is kept on the fitted model.
+    random_state : None or int
+        ``None``: a fresh cryptographically secure generator (use it for real releases). An int makes
+        the fit reproducible, and replayable by whoever knows the seed. Passed as ``rng=`` to the
+        mechanisms. Generator objects are refused (the fitted model would keep the state that drew
+        the noise); no generator is kept on the fitted model.
     accountant : object, optional
         Charged the fit's guarantee before any noise is drawn (``spend(guarantee, label=...)``).
 

@@ -98,7 +98,7 @@ class DPLinearRegression(RegressorMixin, BaseEstimator):
     noise : {"auto", "mvg", "iid"}, default "auto"
     clip : bool, default True
         Clip ``X`` and ``y`` to their bounds, or raise (``False``).
-    random_state : None, int or numpy.random.Generator
+    random_state : None or int
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
     accountant : object, optional
         Charged the fit's guarantee before any noise is drawn.

@@ -201,7 +201,7 @@ class DPMean(BaseEstimator):
     noise : {"auto", "mvg", "iid"}, default "auto"
         ``"auto"``: the least exact expected squared error from the public bounds.
     clip : bool, default True
-    random_state : None, int or numpy.random.Generator
+    random_state : None or int
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
     accountant : object, optional
 
@@ -271,7 +271,8 @@ class DPStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         As :class:`sklearn.preprocessing.StandardScaler`. ``with_std=False`` releases the mean only.
     noise : {"auto", "mvg", "iid"}, default "auto"
     clip : bool, default True
-    random_state : None, int or numpy.random.Generator
+    random_state : None or int
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
     accountant : object, optional
 
     Attributes

@@ -33,7 +33,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Public bounds, scalars or one value per feature. Required.
     noise : {"auto", "mvg", "iid"}, default "auto"
     clip : bool, default True
-    random_state : None, int or numpy.random.Generator
+    random_state : None or int
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
     accountant : object, optional
 
