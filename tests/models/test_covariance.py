@@ -246,3 +246,20 @@ def test_generator_objects_are_refused_and_pickles_hold_no_generator():
     blob = pickle.dumps(DPCovariance(bounds=(LO, HI)).fit(X))
     for marker in (b"AESCounter", b"ChaCha", b"PCG64", b"bit_generator", b"Generator"):
         assert marker not in blob
+
+
+@pytest.mark.parametrize("kind", ["covariance", "gram", "correlation"])
+def test_add_remove_relation(kind):
+    """Add-remove: exact calibration, auto never worse than iid, estimates near the truth."""
+    X = heterogeneous_table(20000)
+    auto = DPCovariance(epsilon=5.0, bounds=(LO, HI), kind=kind, neighbouring="add-remove",
+                        random_state=0).fit(X)
+    iid = DPCovariance(epsilon=5.0, bounds=(LO, HI), kind=kind, neighbouring="add-remove",
+                       noise="iid", random_state=0).fit(X)
+    assert auto.privacy_.neighbouring == "add-remove" and auto.privacy_.exact
+    assert auto.expected_loss_ < iid.expected_loss_
+    truth = {"covariance": np.cov(X.T, bias=True), "gram": X.T @ X / len(X),
+             "correlation": np.corrcoef(X.T)}[kind]
+    assert np.linalg.norm(auto.covariance_ - truth) < 0.05 * np.linalg.norm(truth)
+    with pytest.raises(InvalidParameterError, match="neighbouring"):
+        DPCovariance(bounds=(LO, HI), neighbouring="local").fit(X[:10])

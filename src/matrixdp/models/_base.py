@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
-from ._moments import NOISE_CHOICES
+from ._moments import NOISE_CHOICES, RELATIONS
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data
@@ -21,7 +21,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
-           "charge_accountant"]
+           "check_relation", "charge_accountant"]
 
 
 def parse_bounds(bounds, n_features: int,
@@ -106,6 +106,14 @@ def check_privacy_params(estimator) -> tuple[float, float, str]:
         raise InvalidParameterError("noise", f"must be one of {NOISE_CHOICES}, got "
                                              f"{estimator.noise!r}")
     return eps, delta, estimator.noise
+
+
+def check_relation(relation) -> str:
+    """``neighbouring`` of the second-moment and mean estimators: replace-one or add-remove."""
+    if relation not in RELATIONS:
+        raise InvalidParameterError("neighbouring", f"must be one of {RELATIONS}, got "
+                                                    f"{relation!r}")
+    return relation
 
 
 def check_n_samples(n: int, minimum: int = 1) -> int:

@@ -32,6 +32,8 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required.
     noise : {"auto", "mvg", "iid"}, default "auto"
+    neighbouring : {"replace-one", "add-remove"}, default "replace-one"
+        As in :class:`~matrixdp.models.DPCovariance`.
     clip : bool, default True
     random_state : None or int
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
@@ -61,8 +63,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
-                 clip=True, random_state=None, accountant=None):
+                 neighbouring="replace-one", clip=True, random_state=None, accountant=None):
         self.n_components = n_components
+        self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -85,7 +88,7 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = clip_to_bounds(X, lo, hi, self.clip)
         rel, center, t = fit_second_moments(self, X, lo, hi, "covariance", epsilon=eps,
                                             delta=delta, noise=noise, label="DPPCA.fit")
-        cov, mean = covariance_from_release(rel.value, center, t, "covariance")
+        cov, mean = covariance_from_release(rel.value, center, t, "covariance", self.neighbouring)
         cov = project_psd(cov)
         lam, vec = np.linalg.eigh(cov)
         order = np.argsort(lam)[::-1][:k]
