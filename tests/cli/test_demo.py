@@ -26,3 +26,14 @@ def test_demo_has_every_capability_and_counts_the_budget(capsys):
     synthetic = float(re.search(r"trained on synthetic ([0-9.]+)", out).group(1))
     assert synthetic > 0.55  # well above chance (0.5) on a learnable label
     assert re.search(r"over 7 releases: epsilon=7", out)
+
+
+def test_bad_options_are_rejected_before_any_output(capsys):
+    for argv, option in ((["--records", "0"], "--records"), (["--records", "-5"], "--records"),
+                         (["--epsilon", "0"], "--epsilon"), (["--epsilon", "nan"], "--epsilon"),
+                         (["--epsilon", "inf"], "--epsilon"), (["--delta", "1"], "--delta")):
+        assert main(["demo", *argv]) == 1
+        out, err = capsys.readouterr()
+        assert out == ""  # nothing printed before the error
+        assert err.startswith(f"matrixdp demo: error: {option}:") and "Traceback" not in err
+        assert len(err.strip().splitlines()) == 1

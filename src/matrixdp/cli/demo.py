@@ -61,7 +61,7 @@ def section_count(X, epsilon, delta, rng) -> None:
 
 def section_mvg_covariance(X, epsilon, delta, rng) -> None:
     """Release the second-moment matrix with directional MVG noise next to i.i.d. Gaussian noise."""
-    from ..directions import binary_allocation
+    from ..calibration.allocation import binary_allocation
     from ..mechanisms import MVGMechanism
     from ..queries import CovarianceQuery
 
@@ -108,8 +108,13 @@ def section_synthetic(X, epsilon, delta, rng) -> None:
     model = RONGauss(dim=3, epsilon=epsilon, task="classification", classes=[0, 1],
                      random_state=int(rng.integers(2 ** 31)))
     model.fit(features[:n_train], y[:n_train])
+    # the synthetic classes keep the (DP) class balance: score with a class-balanced classifier
+    from sklearn.linear_model import LogisticRegression
+
     report = classification_utility(model, features[:n_train], y[:n_train], features[n_train:],
-                                    y[n_train:], rng=rng)
+                                    y[n_train:], rng=rng,
+                                    estimator=LogisticRegression(max_iter=2000,
+                                                                 class_weight="balanced"))
     print("\n[4] Synthetic data, RON-Gauss (projection to 3 dims, one Gaussian per class; "
           "label: metabolic risk flag)")
     print(f"    balanced accuracy on real test records: trained on synthetic "
@@ -120,11 +125,11 @@ def section_synthetic(X, epsilon, delta, rng) -> None:
 
 def section_dataset_release(X, epsilon, delta, rng) -> None:
     """Release the whole table with Fisher-optimal Gaussian noise (local DP per record)."""
-    from ..release import FisherNoiseRelease
+    from ..mechanisms.fisher import FisherNoiseMechanism
 
-    releaser = FisherNoiseRelease(epsilon=epsilon, delta=delta,
-                                  feature_ranges=np.column_stack([LOWER, UPPER]), rng=rng)
-    rel = releaser.release(X)
+    releaser = FisherNoiseMechanism(epsilon=epsilon, delta=delta,
+                                    feature_ranges=np.column_stack([LOWER, UPPER]))
+    rel = releaser.release(X, rng=rng)
     print("\n[5] Whole-table release, Fisher-information-optimal Gaussian noise (Farokhi), "
           "every record noised independently")
     noise_std = (rel.value - X).std(axis=0)
@@ -159,7 +164,26 @@ SECTIONS = [section_mean, section_count, section_mvg_covariance, section_synthet
             section_dataset_release, section_audit]
 
 
+#: The smallest table the demo runs on (RON-Gauss and the audit need some records).
+MIN_RECORDS = 200
+
+
+def _check_args(args) -> None:
+    """Reject bad options before any output, naming the option."""
+    import math
+
+    from ..errors import InvalidParameterError
+
+    if args.records < MIN_RECORDS:
+        raise InvalidParameterError("--records", f"must be >= {MIN_RECORDS}, got {args.records}")
+    if not (math.isfinite(args.epsilon) and args.epsilon > 0):
+        raise InvalidParameterError("--epsilon", f"must be a finite number > 0, got {args.epsilon:g}")
+    if not (0.0 < args.delta < 1.0):
+        raise InvalidParameterError("--delta", f"must be in (0, 1), got {args.delta:g}")
+
+
 def run(args) -> int:
+    _check_args(args)
     gen = make_rng(args.seed)
     X = make_demo_data(args.records, gen)
     print(f"matrixdp demo: {args.records} generated records x {len(FEATURES)} features "
@@ -180,7 +204,7 @@ def run(args) -> int:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("demo", help="run an end-to-end private release on generated data",
-                              description=__doc__.splitlines()[0])
+                              description="An end-to-end private release on generated data.")
     p.add_argument("--records", type=int, default=5000, help="number of generated records (default 5000)")
     p.add_argument("--epsilon", type=float, default=1.0, help="epsilon per release (default 1)")
     p.add_argument("--delta", type=float, default=1e-6, help="delta per release (default 1e-6)")

@@ -92,7 +92,8 @@ class GaussianMechanism(Mechanism):
     def privacy(self) -> PrivacyGuarantee:
         return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                 neighbouring=self.neighbouring, calibration=self.calibration,
-                                exact=self.calibration == "analytic", mechanism=self.name)
+                                exact=self.calibration == "analytic", mechanism=self.name,
+                                mu=self.sensitivity / self.sigma)
 
     def privacy_profile(self, epsilon) -> float:
         """Exact δ(ε) of this mechanism at ``epsilon`` (see :func:`~matrixdp.calibration.gaussian_delta`)."""

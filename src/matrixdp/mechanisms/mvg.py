@@ -8,11 +8,15 @@ import math
 
 import numpy as np
 
+from .._linalg import EigenCov, check_directions
 from .._validation import (check_delta, check_epsilon, check_finite_array, check_nonnegative_epsilon,
                            check_positive)
+from ..calibration.allocation import (PNR_RULES, check_precision_allocation,
+                                      exact_max_pnr_allocation, max_pnr_allocation,
+                                      mse_optimal_allocation, uniform_allocation)
 from ..calibration.gaussian import gaussian_log_delta_for_shift, max_gaussian_shift
-from ..calibration.mvg_exact import AxisPrecision, exact_max_pnr_allocation, exact_precisions, \
-    mse_optimal_allocation
+from ..calibration.mvg_exact import AxisPrecision, exact_precisions
+from ..calibration.mvg_theorems import equimodal_precision_budget, unimodal_precision_budget
 from ..errors import (
     InvalidParameterError,
     InvalidPrivacyParameterError,
@@ -21,6 +25,7 @@ from ..errors import (
 )
 from ..queries import as_structure, is_structure
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
+from .mvg_sampler import MVGSampler
 
 __all__ = ["MVGMechanism"]
 
@@ -28,7 +33,7 @@ _CALIBRATIONS = ("exact", "theorem2", "theorem3")
 _MODES = ("iid", "unimodal", "equimodal")
 _SUM_TOL = 1e-9
 #: ``pnr_rule`` values accepted by the exact max-PNR allocation.
-_EXACT_PNR_RULES = ("floor", "waterfill")
+_EXACTPNR_RULES = ("floor", "waterfill")
 
 
 def _check_shape(shape) -> tuple[int, int]:
@@ -110,7 +115,7 @@ class MVGMechanism(Mechanism):
         Orthonormal columns (default: the standard basis).
     precision : None, "uniform", "mse-optimal", "max-pnr" or array_like (d,)
         Shares θ of the privacy budget (each > 0, sum <= 1; e.g.
-        :func:`~matrixdp.directions.binary_allocation`). Under the exact
+        :func:`~matrixdp.calibration.allocation.binary_allocation`). Under the exact
         calibration direction ``i`` gets precision ``p_i = θ_i B / c_i`` (its
         share of the linear budget ``Σ c_i p_i <= B``, ``c_i`` its cost under the
         query), so a wide-range feature needs a larger share for the same noise;
@@ -121,23 +126,21 @@ class MVGMechanism(Mechanism):
         water-filling (Theorem 7) on ``signal_variances`` or the DP eigenvalues.
     gamma : float, optional
         ``sup_X ‖f(X)‖_F`` for the theorem calibrations (default: the query's).
-    dp_directions : None, array_like, DPEigenDecomposition or (directions, PrivacyGuarantee)
-        Private data ``(n_samples, n_features)`` from which DP directions are
-        estimated (SuLQ, :func:`~matrixdp.directions.dp_covariance_eigen`, using the
-        query's public record bounds) with ``dp_directions_fraction`` of ε and δ;
-        or an already computed result, whose (ε, δ) is deducted. Composed into the
-        reported guarantee by basic composition.
-    dp_directions_fraction : float
-        Share of (ε, δ) for the DP-directions step (default 0.2, the paper's Exp. I).
-    dp_directions_rng : None, int or Generator
-        Randomness of the DP-directions step.
+    dp_directions : None, DPEigenDecomposition or (directions, PrivacyGuarantee)
+        Directions already estimated privately (e.g. by
+        :func:`~matrixdp.models.dp_directions.dp_covariance_eigen`), whose (ε, δ) is
+        deducted from the total and composed into the reported guarantee by basic
+        composition; the eigenvalues of a ``DPEigenDecomposition`` serve as the
+        signal variances of ``"max-pnr"``. The mechanism draws nothing when built: to
+        estimate the directions from private data (the paper's Exp. I) use
+        :class:`~matrixdp.models.dp_directions.DPDirectionsMVG`.
     signal_variances : array_like, optional
         Public prior signal variances along the directions (for ``"max-pnr"``).
     pnr_rule : str
         How max-PNR keeps every share > 0 (``"floor"`` default; ``"waterfill"``
         raises if a share would be 0). The theorem calibrations also accept
         ``"mix"``, ``"proportional"`` and ``"closed_form"``
-        (:func:`~matrixdp.directions.max_pnr_allocation`).
+        (:func:`~matrixdp.calibration.allocation.max_pnr_allocation`).
     neighbouring : str
         Recorded in the guarantee (default ``"replace-one"``).
 
@@ -180,7 +183,6 @@ class MVGMechanism(Mechanism):
     def __init__(self, *, shape, epsilon, delta, sensitivity, calibration: str = "exact",
                  mode: str | None = None, axis: int | None = None, directions=None,
                  precision=None, gamma=None, dp_directions=None,
-                 dp_directions_fraction: float = 0.2, dp_directions_rng=None,
                  signal_variances=None, pnr_rule: str = "floor",
                  neighbouring: str = "replace-one"):
         self.shape = _check_shape(shape)
@@ -250,8 +252,7 @@ class MVGMechanism(Mechanism):
         self.dp_directions = None
         eigenvalues = None
         if dp_directions is not None:
-            directions, eigenvalues = self._resolve_dp_directions(
-                dp_directions, dp_directions_fraction, dp_directions_rng, directions)
+            directions, eigenvalues = self._resolve_dp_directions(dp_directions, directions)
 
         # ---- directions and allocation of the directional axis
         self._dim = m if (mode == "equimodal" or self.axis == 0) else n
@@ -259,8 +260,6 @@ class MVGMechanism(Mechanism):
             self.directions = None
             theta = None
         else:
-            from ..directions import check_directions
-
             self.directions = None if directions is None else \
                 check_directions(directions, self._dim, "directions")
             theta = self._resolve_precision(precision, signal_variances, eigenvalues, pnr_rule)
@@ -283,12 +282,11 @@ class MVGMechanism(Mechanism):
                 raise InvalidShapeError("shape", f"{self.shape} does not match the query's "
                                                  f"shape {qshape}")
 
-    def _resolve_dp_directions(self, dp_directions, fraction, rng, directions):
-        from ..directions import DPEigenDecomposition, dp_covariance_eigen
-
+    def _resolve_dp_directions(self, dp_directions, directions):
         if directions is not None:
             raise InvalidParameterError("directions", "give either directions or dp_directions")
-        if isinstance(dp_directions, DPEigenDecomposition):
+        if isinstance(getattr(dp_directions, "privacy", None), PrivacyGuarantee) and \
+                hasattr(dp_directions, "directions") and hasattr(dp_directions, "eigenvalues"):
             dirs, eig, spent = dp_directions.directions, dp_directions.eigenvalues, \
                 dp_directions.privacy
         elif isinstance(dp_directions, tuple) and len(dp_directions) == 2 and \
@@ -296,26 +294,11 @@ class MVGMechanism(Mechanism):
             dirs, spent = np.asarray(dp_directions[0]), dp_directions[1]
             eig = None
         else:
-            frac = check_positive(fraction, "dp_directions_fraction")
-            if frac >= 1:
-                raise InvalidParameterError("dp_directions_fraction", f"must be in (0, 1), got "
-                                                                      f"{fraction!r}")
-            q = self.query
-            if not callable(getattr(q, "dp_direction_bounds", None)):
-                raise InvalidParameterError("dp_directions", "estimating directions from data "
-                                                             "needs a query with public record "
-                                                             "bounds (IdentityQuery or "
-                                                             "CovarianceQuery)")
-            data, kwargs = q.dp_direction_bounds(check_finite_array(dp_directions,
-                                                                    "dp_directions", ndim=2))
-            eps_d, delta_d = frac * self.epsilon, frac * self.delta
-            calib = "classic" if eps_d < 1 else "analytic"
-            result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d,
-                                         clip=getattr(q, "clip", False),
-                                         calibration=calib, rng=rng, **kwargs)
-            dirs, eig, spent = result.directions, result.eigenvalues, result.privacy
-            n_rec = data.shape[0]
-            eig = eig / n_rec  # per-record second moment along each direction
+            raise InvalidParameterError(
+                "dp_directions", "must be a DPEigenDecomposition or (directions, PrivacyGuarantee) "
+                                 "already computed; to estimate directions from private data use "
+                                 "matrixdp.models.DPDirectionsMVG (the mechanism draws no "
+                                 "randomness when it is built)")
         self._eps_mvg = self.epsilon - spent.epsilon
         self._delta_mvg = self.delta - spent.delta
         if self._eps_mvg <= 0 or self._delta_mvg <= 0:
@@ -329,8 +312,6 @@ class MVGMechanism(Mechanism):
         return dirs, eig
 
     def _resolve_precision(self, precision, signal_variances, eigenvalues, rule):
-        from ..directions import _PNR_RULES, check_precision_allocation, uniform_allocation
-
         d = self._dim
         if precision is None or (isinstance(precision, str) and precision == "uniform"):
             return uniform_allocation(d)
@@ -346,7 +327,7 @@ class MVGMechanism(Mechanism):
             if signal is None:
                 raise InvalidParameterError("precision", "'max-pnr' needs signal_variances= or "
                                                          "dp_directions=")
-            rules = _EXACT_PNR_RULES if self.calibration == "exact" else _PNR_RULES
+            rules = _EXACTPNR_RULES if self.calibration == "exact" else PNR_RULES
             if rule not in rules:
                 raise InvalidParameterError("pnr_rule", f"must be one of {rules} with "
                                                         f"calibration={self.calibration!r}, "
@@ -414,9 +395,6 @@ class MVGMechanism(Mechanism):
         self._dir_prec = p0 * (target / bound.value_sq) ** (1.0 / power)
 
     def _calibrate_theorem(self, gamma) -> None:
-        from ..calibration.mvg import equimodal_precision_budget, unimodal_precision_budget
-        from ..directions import max_pnr_allocation
-
         g = self._gamma(gamma)
         s2 = self.query.sensitivity_l2
         if s2 > 2 * g:
@@ -459,8 +437,6 @@ class MVGMechanism(Mechanism):
 
     def _finish(self) -> None:
         m, n = self.shape
-        from ..mvg import EigenCov, MVGSampler
-
         if self.mode == "iid":
             p = float(self._dir_prec)
             if self._iid_equimodal:
@@ -505,9 +481,15 @@ class MVGMechanism(Mechanism):
     def privacy(self) -> PrivacyGuarantee:
         exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
                  and abs(self._theta_sum - 1) <= _SUM_TOL and self.dp_directions is None)
+        # A Gaussian shift of at most the (exact or certified) Mahalanobis sensitivity: mu-GDP,
+        # whatever the calibration; a DP-directions step composes in exactly when it is GDP too.
+        mu = self.mahalanobis_sensitivity
+        if self.dp_directions is not None:
+            mu = None if self.dp_directions.mu is None else math.hypot(mu, self.dp_directions.mu)
         return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                 neighbouring=self.neighbouring, calibration=self.calibration,
-                                exact=bool(exact), mechanism=self.name, notes=tuple(self._notes))
+                                exact=bool(exact), mechanism=self.name, notes=tuple(self._notes),
+                                mu=mu)
 
     def _delta_at(self, epsilon: float) -> float:
         return math.exp(gaussian_log_delta_for_shift(epsilon, self.mahalanobis_sensitivity))
@@ -538,8 +520,11 @@ class MVGMechanism(Mechanism):
         if self.calibration == "theorem3":
             lam_min = float(np.linalg.eigvalsh(0.5 * (arr + arr.T))[0])
             if lam_min < -1e-10 * max(float(np.max(np.abs(arr))), 1e-300):
-                raise NotPositiveSemidefiniteError("value", f"theorem3 needs a PSD value; smallest "
-                                                            f"eigenvalue {lam_min:.6g}")
+                # the eigenvalue itself stays with the data: the message may reach a log
+                raise NotPositiveSemidefiniteError(
+                    "value", "theorem3 needs a positive semidefinite value (e.g. a covariance); "
+                             "this one has a negative eigenvalue: release a PSD query answer or "
+                             "use another calibration")
         self.query.check_value(arr)
         return arr
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_finite_array
-from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound, box_quadratic_max
+from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound
+from ..queries.geometry import box_quadratic_max
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyGuarantee
 from ..queries import CovarianceQuery, SensitivityStructure
@@ -37,6 +38,8 @@ __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "Mo
 
 #: Accepted values of the estimators' ``noise`` parameter.
 NOISE_CHOICES = ("auto", "mvg", "iid")
+#: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
+ALLOCATIONS = ("iid", "task-weighted", "mse-optimal")
 #: Neighbouring relations the second-moment estimators support.
 RELATIONS = ("replace-one", "add-remove")
 
@@ -290,8 +293,12 @@ def _plan_mvg(task, epsilon, delta, query, shares, allocation) -> _Plan:
     return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "mvg", allocation)
 
 
-def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto"):
+def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
+                       allocation: str | None = None):
     """Choose the mechanism for ``task`` from public information only (no data involved).
+
+    ``allocation`` (``"iid"``, ``"task-weighted"`` or ``"mse-optimal"``, e.g. a fitted
+    estimator's ``allocation_``) rebuilds that one plan instead of choosing.
 
     Returns
     -------
@@ -300,15 +307,23 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto")
     """
     if noise not in NOISE_CHOICES:
         raise InvalidParameterError("noise", f"must be one of {NOISE_CHOICES}, got {noise!r}")
+    if allocation is not None and allocation not in ALLOCATIONS:
+        raise InvalidParameterError("allocation", f"must be None or one of {ALLOCATIONS}, got "
+                                                  f"{allocation!r}")
     query = task.query()
-    plans = []
-    if noise in ("auto", "iid"):
-        plans.append(_plan_iid(task, epsilon, delta, query))
-    if noise in ("auto", "mvg"):
-        plans.append(_plan_mvg(task, epsilon, delta, query, task_shares(task), "task-weighted"))
-    if noise == "auto":
-        h = task.reach
-        plans.append(_plan_mvg(task, epsilon, delta, query, h / math.fsum(h), "mse-optimal"))
+    h = task.reach
+    builders = {
+        "iid": lambda: _plan_iid(task, epsilon, delta, query),
+        "task-weighted": lambda: _plan_mvg(task, epsilon, delta, query, task_shares(task),
+                                           "task-weighted"),
+        "mse-optimal": lambda: _plan_mvg(task, epsilon, delta, query, h / math.fsum(h),
+                                         "mse-optimal"),
+    }
+    if allocation is not None:
+        names = [allocation]
+    else:
+        names = {"iid": ["iid"], "mvg": ["task-weighted"], "auto": list(ALLOCATIONS)}[noise]
+    plans = [builders[name]() for name in names]
     candidates = {p.allocation: p.expected_loss for p in plans}
     best = min(plans, key=lambda p: p.expected_loss)
     return best, candidates

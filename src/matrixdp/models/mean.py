@@ -15,7 +15,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..calibration.mvg_exact import DirectionCosts, ShiftBound, record_box_shift
+from ..calibration.mvg_exact import DirectionCosts, ShiftBound
+from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
