@@ -263,3 +263,22 @@ def test_add_remove_relation(kind):
     assert np.linalg.norm(auto.covariance_ - truth) < 0.05 * np.linalg.norm(truth)
     with pytest.raises(InvalidParameterError, match="neighbouring"):
         DPCovariance(bounds=(LO, HI), neighbouring="local").fit(X[:10])
+
+
+def test_matrixdp_accountant_is_charged_once_and_refuses_overspending():
+    from matrixdp.accounting import Accountant
+    from matrixdp.errors import BudgetExceededError
+
+    X = heterogeneous_table(200)
+    acc = Accountant(epsilon=1.05, delta=1e-5)
+    DPCovariance(bounds=(LO, HI), accountant=acc, random_state=0).fit(X)
+    assert len(acc.spends) == 1
+    late = DPCovariance(bounds=(LO, HI), accountant=acc, random_state=1)
+    with pytest.raises(BudgetExceededError):
+        late.fit(X)
+    assert not hasattr(late, "covariance_") and len(acc.spends) == 1
+    # inside a `with` block: the default accountant is charged once (not again by the mechanism)
+    with Accountant(epsilon=10.0, delta=1e-5) as block:
+        DPCovariance(bounds=(LO, HI), random_state=0).fit(X)
+        DPCovariance(bounds=(LO, HI), accountant=block, random_state=0).fit(X)
+    assert len(block.spends) == 2

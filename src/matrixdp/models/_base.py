@@ -9,6 +9,8 @@ of the data).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_finite_array
@@ -21,7 +23,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
-           "check_relation", "charge_accountant"]
+           "check_relation", "charging"]
 
 
 def parse_bounds(bounds, n_features: int,
@@ -122,21 +124,46 @@ def check_n_samples(n: int, minimum: int = 1) -> int:
     return n
 
 
-def charge_accountant(accountant, privacy, *, label: str) -> None:
-    """The single place where a fit spends budget on ``accountant`` (before any noise is drawn).
+class _SpendKeeper:
+    """Adapter: an object with only ``spend(guarantee, label=...)`` as a budget keeper."""
 
-    ``None`` (default): nothing is tracked; the fitted ``privacy_`` states the guarantee. Any object
-    with a ``spend(guarantee, label=...)`` method (``matrixdp.accounting``'s accountants) is charged
-    the fit's (ε, δ) guarantee and may refuse it (raising ``BudgetExceededError``), in which case no
-    noise is drawn and nothing is released.
+    def __init__(self, spend):
+        self._spend = spend
+
+    def check(self, guarantee) -> None:  # ``spend`` checks (and may refuse) on entry
+        return None
+
+    @contextlib.contextmanager
+    def charge(self, guarantee, label: str = ""):
+        try:
+            self._spend(guarantee, label=label)
+        except TypeError:
+            self._spend(guarantee)
+        yield guarantee
+
+
+def charging(accountant, privacy, *, label: str):
+    """The single place where a fit spends budget: a context manager around the release.
+
+    ``accountant=None`` (default): the budget keepers of enclosing ``with Accountant(...)`` /
+    ``with Ledger(...)`` blocks, if any, are charged (:func:`matrixdp._budget.charge`); otherwise
+    nothing is tracked and the fitted ``privacy_`` states the guarantee. A budget keeper
+    (:class:`matrixdp.accounting.Accountant` or ``Ledger``: ``check`` + ``charge``) or any object
+    with a ``spend(guarantee, label=...)`` method is charged the fit's whole (ε, δ) guarantee on
+    entry and may refuse it (raising, e.g. ``BudgetExceededError``), in which case no noise is drawn
+    and nothing is released. Inside the block the mechanisms the estimator calls are not charged a
+    second time.
     """
-    if accountant is None:
-        return
-    spend = getattr(accountant, "spend", None)
-    if not callable(spend):
-        raise InvalidParameterError("accountant", "must be None or an accountant with a "
-                                                  "spend(guarantee, label=...) method")
-    try:
-        spend(privacy, label=label)
-    except TypeError:
-        spend(privacy)
+    from .._budget import charge
+
+    keeper = accountant
+    if accountant is not None and not (callable(getattr(accountant, "check", None))
+                                       and callable(getattr(accountant, "charge", None))):
+        spend = getattr(accountant, "spend", None)
+        if not callable(spend):
+            raise InvalidParameterError("accountant", "must be None, a matrixdp.accounting "
+                                                      "Accountant or Ledger, or an object with a "
+                                                      "spend(guarantee, label=...) method")
+        keeper = _SpendKeeper(spend)
+    return charge(privacy, accountant=keeper, label=label)
+

@@ -330,18 +330,21 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
 
 
 def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, noise="auto",
-                          rng=None, before_release=None) -> MomentRelease:
+                          rng=None, charging=None) -> MomentRelease:
     """Release ``(1/n) Zᵀ Z`` (replace-one) or ``ZᵀZ`` (add-remove) for records ``Z`` in the box.
 
     ``Z`` must already be clipped to ``[task.lower, task.upper]`` (up to rounding).
-    ``before_release(privacy)`` is called with the guarantee before any noise is drawn (the
-    accountant hook); it may raise to stop the release.
+    ``charging(privacy)`` returns the context manager the release runs in (the accountant hook,
+    :func:`matrixdp.models._base.charging`); it may raise on entry to stop the release before any
+    noise is drawn.
     """
+    import contextlib
+
     plan, candidates = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
-    if before_release is not None:
-        before_release(plan.mechanism.privacy)
     value = task.query().compute(Z)
-    rel = plan.mechanism.release(value, rng=rng)
+    ctx = contextlib.nullcontext() if charging is None else charging(plan.mechanism.privacy)
+    with ctx:
+        rel = plan.mechanism.release(value, rng=rng)
     released = np.asarray(rel.value, dtype=np.float64)
     released = 0.5 * (released + released.T)
     return MomentRelease(released, rel.privacy, rel.noise, plan.entry_variance,

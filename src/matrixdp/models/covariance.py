@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
-from ._base import (charge_accountant, check_n_samples, check_privacy_params, check_relation,
+from ._base import (charging, check_n_samples, check_privacy_params, check_relation,
                     clip_to_bounds, parse_bounds, validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
@@ -107,7 +107,7 @@ def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, nois
         Z[:, -1] = t
     rel = release_second_moment(
         Z, task, epsilon=epsilon, delta=delta, noise=noise, rng=estimator.random_state,
-        before_release=lambda p: charge_accountant(estimator.accountant, p, label=label))
+        charging=lambda p: charging(estimator.accountant, p, label=label))
     return rel, center, t
 
 
@@ -199,8 +199,9 @@ class DPCovariance(BaseEstimator):
         the fit reproducible, and replayable by whoever knows the seed. Passed as ``rng=`` to the
         mechanisms. Generator objects are refused (the fitted model would keep the state that drew
         the noise); no generator is kept on the fitted model.
-    accountant : object, optional
-        Charged the fit's guarantee before any noise is drawn (``spend(guarantee, label=...)``).
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------

@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
-from ._base import (charge_accountant, check_n_samples, check_privacy_params, check_relation,
+from ._base import (charging, check_n_samples, check_privacy_params, check_relation,
                     clip_to_bounds, parse_bounds, parse_scalar_bounds, validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
@@ -112,8 +112,9 @@ class DPLinearRegression(RegressorMixin, BaseEstimator):
         Clip ``X`` and ``y`` to their bounds, or raise (``False``).
     random_state : None or int
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
-    accountant : object, optional
-        Charged the fit's guarantee before any noise is drawn.
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------
@@ -171,7 +172,7 @@ class DPLinearRegression(RegressorMixin, BaseEstimator):
         label = f"{type(self).__name__}.fit"
         rel = release_second_moment(
             Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
-            before_release=lambda p: charge_accountant(self.accountant, p, label=label))
+            charging=lambda p: charging(self.accountant, p, label=label))
         G = rel.value * n if relation == "replace-one" else rel.value  # sums
         idx = list(range(d)) + ([d + 1] if self.fit_intercept else [])
         A = G[np.ix_(idx, idx)]

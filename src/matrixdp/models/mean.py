@@ -20,7 +20,7 @@ from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
-from ._base import (charge_accountant, check_n_samples, check_privacy_params, check_relation,
+from ._base import (charging, check_n_samples, check_privacy_params, check_relation,
                     clip_to_bounds, parse_bounds, validate_X)
 
 __all__ = ["DPMean", "DPStandardScaler"]
@@ -192,8 +192,8 @@ def _release_vector(estimator, value, query, weights, *, epsilon, delta, noise, 
             plans.append(("mvg", name, mech, np.asarray(mech.variances, dtype=np.float64)))
     losses = {name: float(np.dot(weights, var)) for _, name, _, var in plans}
     choice, alloc, mech, var = min(plans, key=lambda p: losses[p[1]])
-    charge_accountant(estimator.accountant, mech.privacy, label=label)
-    rel = mech.release(value[None, :], rng=estimator.random_state)
+    with charging(estimator.accountant, mech.privacy, label=label):
+        rel = mech.release(value[None, :], rng=estimator.random_state)
     out = dict(value=np.asarray(rel.value, dtype=np.float64)[0], privacy=rel.privacy,
                noise_summary=rel.noise, noise=choice, allocation=alloc, variance=var,
                expected_loss=losses[alloc], candidates=losses)
@@ -278,7 +278,9 @@ class DPMean(BaseEstimator):
     clip : bool, default True
     random_state : None or int
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
-    accountant : object, optional
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------
@@ -350,7 +352,9 @@ class DPStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     clip : bool, default True
     random_state : None or int
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
-    accountant : object, optional
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------
