@@ -123,3 +123,4 @@ def test_random_directions_are_orthonormal_and_sign_fixed():
         random_directions(3, 4)
     with pytest.raises(InvalidParameterError, match="dim"):
         random_directions(0)
+

@@ -144,9 +144,14 @@ UNIT3 = [[0.0, 1.0]] * 3
 
 
 def _mechanisms():
-    from matrixdp.mechanisms import MVGMechanism, R1SMGMechanism  # noqa: F401
+    from matrixdp.mechanisms import MVGMechanism, R1SMGMechanism
+    from matrixdp.queries import FrobeniusBall
 
     yield "laplace", LaplaceMechanism(epsilon=1.0, sensitivity=1.0), np.full(4, 0.25)
+    yield ("mvg", MVGMechanism(shape=(3, 2), epsilon=1.0, delta=1e-5, sensitivity=FrobeniusBall(1.0)),
+           np.full((3, 2), 0.25))
+    yield ("r1smg", R1SMGMechanism(dim=4, epsilon=1.0, delta=1e-5, sensitivity=1.0,
+                                   allow_unsafe=True), np.full(4, 0.25))
     yield ("gaussian", GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0),
            np.full(4, 0.25))
     yield ("fisher-gaussian", FisherNoiseMechanism(lam=1.0, delta=1e-5, feature_ranges=UNIT3),
@@ -160,7 +165,11 @@ MECHANISMS = list(_mechanisms())
 
 @pytest.mark.parametrize("name,mechanism,value", MECHANISMS, ids=[m[0] for m in MECHANISMS])
 def test_a_mechanism_after_its_release_does_not_replay_its_noise(name, mechanism, value, tmp_path):
-    released = mechanism.release(value)  # the secure default, as a real user releases
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # R1SMG warns that its claim is refuted
+        released = mechanism.release(value)  # the secure default, as a real user releases
     noise = np.asarray(released.value) - value
     replay = noise_replayer(mechanism, noise)
     for route, saved in saved_copies(mechanism, tmp_path).items():
@@ -289,3 +298,26 @@ def test_ron_gauss_attack_recovers_the_exact_private_mean_only_from_a_kept_gener
     assert recovered is None, (
         "a saved RON-Gauss model let the attacker recover the private mean "
         f"(max error {np.abs(recovered - true_mean).max():.2e})")
+
+
+# ----------------------------------------------------------------------------- DP directions
+def test_a_fitted_dp_directions_model_does_not_replay_its_noise(tmp_path):
+    from matrixdp.models import DPDirectionsMVG
+    from matrixdp.queries import IdentityQuery
+
+    X = np.random.default_rng(2).uniform(-1, 1, size=(60, 4))
+    query = IdentityQuery(bounds=(-1, 1), n_features=4, n_samples=60)
+
+    def fit(random_state):
+        return DPDirectionsMVG(shape=(60, 4), epsilon=1.0, delta=1e-5, sensitivity=query,
+                               random_state=random_state).fit(X)
+
+    model = fit(np.random.Generator(secure_bit_generator()))
+    target = model.directions_.eigenvalues
+
+    def replay(start) -> bool:
+        return np.allclose(fit(start()).directions_.eigenvalues, target, rtol=0, atol=1e-12)
+
+    for route, saved in saved_copies(model, tmp_path).items():
+        assert not replay_attack(saved, replay), f"the {route} copy replays the DP directions"
+        assert saved.random_state is None, route

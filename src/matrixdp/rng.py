@@ -19,7 +19,8 @@ from ._linalg import check_dim
 from .errors import InvalidParameterError
 
 __all__ = ["make_rng", "secure_bit_generator", "secure_stream", "fresh_secure_rng", "is_secure",
-           "SEED_WARNING", "random_directions"]
+           "SEED_WARNING", "random_directions",
+           "without_generators"]
 
 #: One sentence every ``rng`` / ``random_state`` docstring repeats.
 SEED_WARNING = ("a seeded release is replayable: anyone who knows the seed can regenerate the "
@@ -144,6 +145,15 @@ def make_rng(rng=None) -> np.random.Generator:
         "rng", f"must be None (secure), an int seed or a numpy.random.Generator, got {type(rng).__name__}")
 
 
+def without_generators(state: dict) -> dict:
+    """A copy of an object's ``__dict__`` with every :class:`numpy.random.Generator` value set to None.
+
+    For ``__getstate__`` of estimators that store a Generator passed as ``random_state``: after
+    ``fit`` its state would let the reader of a pickle rewind it and replay the released noise.
+    """
+    return {k: (None if isinstance(v, np.random.Generator) else v) for k, v in state.items()}
+
+
 def is_secure(generator: np.random.Generator) -> bool:
     """Whether ``generator`` is driven by one of the CSPRNG bit generators used by :func:`make_rng`."""
     name = type(generator.bit_generator).__name__
@@ -160,6 +170,10 @@ def random_directions(dim, n_directions=None, rng=None) -> np.ndarray:
     ----------
     .. [1] F. Mezzadri, "How to generate random matrices from the classical compact
        groups", Notices of the AMS 54(5), 2007.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are public (or DP-released)
+    directions, so replaying them reveals no private value).
     """
     dim = check_dim(dim)
     k = dim if n_directions is None else check_dim(n_directions, "n_directions")

@@ -208,7 +208,10 @@ class Mechanism(abc.ABC):
         value : float or array_like
             The exact query answer (finite entries).
         rng : None, int or numpy.random.Generator
-            Randomness; ``None`` uses a cryptographically secure generator.
+            Randomness; ``None`` draws from the per-process cryptographically secure
+            stream, which nothing returned keeps. An int seed (or a Generator whose
+            state someone knows) makes the release reproducible, and so replayable:
+            anyone who knows the seed can regenerate the noise and subtract it.
         accountant : matrixdp.accounting.Accountant, optional
         ledger : matrixdp.accounting.Ledger, optional
             Budget keepers charged with this release: checked (a ledger durably reserves)
@@ -242,7 +245,12 @@ class Mechanism(abc.ABC):
 
     # -------------------------------------------------------------- helpers
     def sample_noise(self, shape, rng=None) -> np.ndarray:
-        """Draw the noise alone (for auditing and tests)."""
+        """Draw the noise alone (for auditing and tests).
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         from ..rng import make_rng
 
         shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)

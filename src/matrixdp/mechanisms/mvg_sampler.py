@@ -237,7 +237,8 @@ class MVGSampler:
         Parameters
         ----------
         rng : None, int or numpy.random.Generator
-            ``None`` uses a cryptographically secure generator.
+            ``None`` draws from the per-process secure stream; a seed makes the draw
+            reproducible, so a seeded release is replayable by anyone who knows the seed.
         size : int, optional
             Number of independent draws.
         """
@@ -264,7 +265,8 @@ def sample_mvg(row_cov, col_cov, rng=None, method: str = "affine", size: int | N
     col_cov : array_like (n, n) or EigenCov
         Ψ, the column-wise covariance: ``E[Zᵀ Z] = tr(Σ) Ψ``.
     rng : None, int or numpy.random.Generator
-        ``None`` (default) uses a cryptographically secure generator.
+        ``None`` (default) draws from the per-process secure stream; a seed makes the
+        draw reproducible, so a seeded release is replayable by anyone who knows the seed.
     method : {"affine", "kronecker"}
         See :class:`MVGSampler`.
     size : int, optional
@@ -312,6 +314,8 @@ def sample_mvg_eig(row_directions, row_variances, col_directions=None, col_varia
     col_directions : array_like (n, n) or None
     col_variances : array_like (n,) or None
     rng : None, int or numpy.random.Generator
+        ``None`` (default) draws from the per-process secure stream; a seed makes the
+        draw reproducible, so a seeded release is replayable by anyone who knows the seed.
     size : int, optional
 
     Returns

@@ -175,6 +175,10 @@ class R1SMGMechanism(Mechanism):
         """Draw ``n_samples`` independent noise values (fresh v and z each) in one pass.
 
         Returns an array of shape ``(n_samples, *shape)`` (``shape`` defaults to ``(dim,)``).
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
         """
         from ..rng import make_rng
 

@@ -33,7 +33,7 @@ from .._validation import (
 from ..calibration.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
 from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError
 from ..mechanisms.base import PrivacyGuarantee
-from ..rng import make_rng
+from ..rng import make_rng, without_generators
 
 __all__ = [
     "DPDirectionsMVG",
@@ -163,6 +163,8 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
     clip : bool
         Clip the data to the public bounds instead of raising.
     rng : None, int or numpy.random.Generator
+        ``None`` (default) draws from the per-process secure stream; a seed makes the
+        release reproducible, so a seeded release is replayable by anyone who knows the seed.
 
     Returns
     -------
@@ -243,6 +245,10 @@ def dp_svd_directions(data, *, epsilon, delta, bounds=None, norm_bound=None, sen
     >>> W, guarantee = dp_svd_directions(X, epsilon=0.2, delta=1e-6, bounds=(-1, 1), rng=1)
     >>> W.shape, guarantee.epsilon
     ((4, 4), 0.2)
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     result = dp_covariance_eigen(data, epsilon=epsilon, delta=delta, bounds=bounds,
                                  norm_bound=norm_bound, sensitivity=sensitivity,
@@ -268,7 +274,9 @@ class DPDirectionsMVG:
         Share of (ε, δ) for the DP-directions step, in (0, 1) (default 0.2, the paper's).
     random_state : None, int or numpy.random.Generator
         Randomness of the DP-directions step (secure by default). A seeded fit is
-        replayable by whoever knows the seed. Only used in :meth:`fit`.
+        replayable by whoever knows the seed. Only used in :meth:`fit`. A Generator
+        passed here is not saved with the model (pickling, ``copy.deepcopy`` and
+        ``joblib.dump`` store ``random_state=None``): its state would replay the fit.
     **mvg_options
         The :class:`~matrixdp.mechanisms.mvg.MVGMechanism` arguments (``shape``,
         ``epsilon``, ``delta`` (the totals), ``sensitivity`` (a query with public record
@@ -303,6 +311,10 @@ class DPDirectionsMVG:
         self.random_state = random_state
         self.mvg_options = mvg_options
 
+    def __getstate__(self) -> dict:
+        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
+        return without_generators(self.__dict__)
+
     def fit(self, X) -> "DPDirectionsMVG":
         """Estimate DP directions from the private records ``X`` and configure the mechanism."""
         from ..mechanisms.mvg import MVGMechanism
@@ -333,7 +345,12 @@ class DPDirectionsMVG:
         return self
 
     def release(self, value, rng=None):
-        """``self.mechanism_.release(value, rng=rng)`` (fit first)."""
+        """``self.mechanism_.release(value, rng=rng)`` (fit first).
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         if not hasattr(self, "mechanism_"):
             raise MatrixDPError("DPDirectionsMVG: call fit(X) before release")
         return self.mechanism_.release(value, rng=rng)

@@ -24,7 +24,7 @@ from ..errors import (
     UnsafeMechanismError,
 )
 from ..mechanisms import PrivacyGuarantee
-from ..rng import make_rng
+from ..rng import make_rng, without_generators
 from ._input import as_feature_matrix, as_label_vector
 from .covariance import (
     NOISE_LAYOUTS,
@@ -484,10 +484,7 @@ class RONGauss:
 
     def __getstate__(self) -> dict:
         """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
-        state = self.__dict__.copy()
-        if isinstance(state.get("random_state"), np.random.Generator):
-            state["random_state"] = None
-        return state
+        return without_generators(self.__dict__)
 
     def _check_labels(self, y_centred: np.ndarray, a: float) -> np.ndarray:
         outside = np.abs(y_centred) > a
