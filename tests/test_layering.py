@@ -7,7 +7,8 @@ imports count):
 0. ``errors``, ``rng``, ``_validation``, ``_linalg``, ``_version``, ``_progress``, ``_record_sums``
 1. ``calibration/`` (pure math) and ``datasets/`` (side by side: neither imports the other)
 2. ``queries/``
-3. ``mechanisms/``
+3. ``mechanisms/`` and ``accounting/`` (accounting composes mechanisms' guarantees;
+   mechanisms reach budget keepers only through the bottom-layer ``_budget`` seam)
 4. ``models/``, ``synth/``, ``baselines/`` (side by side: none imports another)
 5. ``audit/``
 6. ``cli/`` (and ``__main__``)
@@ -29,10 +30,10 @@ PACKAGE = "matrixdp"
 #: Layer of each top-level module or subpackage of matrixdp.
 LAYERS = {
     "errors": 0, "rng": 0, "_validation": 0, "_linalg": 0, "_version": 0, "_progress": 0,
-    "_record_sums": 0,
+    "_record_sums": 0, "_budget": 0,
     "calibration": 1, "datasets": 1,
     "queries": 2,
-    "mechanisms": 3,
+    "mechanisms": 3, "accounting": 3,
     "models": 4, "synth": 4, "baselines": 4,
     "audit": 5,
     "cli": 6, "__main__": 6,

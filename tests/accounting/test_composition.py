@@ -249,13 +249,13 @@ def test_composing_ten_thousand_releases_is_fast_enough_to_be_routine():
 
 def test_gaussian_family_mechanisms_carry_mu():
     from matrixdp import MVGMechanism
-    from matrixdp.release import FisherNoiseRelease
+    from matrixdp.mechanisms import FisherNoiseMechanism
 
     mvg = MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=1.0)
     assert mvg.privacy.mu == pytest.approx(mvg.mahalanobis_sensitivity)
     # mu reproduces the mechanism's claim through the Gaussian profile
     assert gdp_delta(mvg.privacy.mu, 1.0) <= 1e-5 * (1 + 1e-7)
-    fisher = FisherNoiseRelease(epsilon=1.0, delta=1e-5, feature_ranges=[[0, 1], [0, 2]], rng=0)
+    fisher = FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=[[0, 1], [0, 2]])
     g = fisher.privacy
     assert g.mu is not None and gdp_delta(g.mu, g.epsilon) <= g.delta * (1 + 1e-7)
     assert LaplaceMechanism(epsilon=1.0, sensitivity=1.0).privacy.mu is None

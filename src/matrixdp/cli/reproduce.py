@@ -53,6 +53,8 @@ DATASETS = {
     "farokhi-wdbc": ["load_wdbc"],
     "farokhi-adult": ["load_adult"],
     "farokhi-lending-club": ["load_lending_club"],
+    "analytic-figures": [],
+    "r1smg-dpsgd": ["load_adult"],
 }
 
 #: Where ``experiments/`` sits when matrixdp runs from a source checkout (src layout).

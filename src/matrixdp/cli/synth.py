@@ -66,21 +66,6 @@ def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bo
     (memory stays constant in ``n_out``); the file appears under its name only when complete."""
     import pandas as pd
 
-<<<<<<< HEAD
-    file = Path(path)
-    if not file.is_file():
-        raise FileNotFoundError(f"input file not found: {path}")
-    try:
-        frame = pd.read_csv(file)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: {exc}") from None
-    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
-        raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: it is not valid UTF-8 "
-                                             "text; re-encode it as UTF-8") from None
-    if frame.shape[0] == 0 or frame.shape[1] == 0:
-        raise InvalidParameterError("INPUT", f"{path} has no data rows or no columns")
-    return frame
-=======
     n_chunks = math.ceil(n_out / CHUNK)
     bar = Progress(range(n_chunks), desc="sampling", enabled=not quiet and n_chunks > 1)
     with atomic_output(path, "w", newline="") as fh:
@@ -92,7 +77,6 @@ def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bo
             if y_syn is not None:
                 table[target] = y_syn
             table.to_csv(fh, index=False, header=(i == 0))
->>>>>>> cli
 
 
 def run(args) -> int:

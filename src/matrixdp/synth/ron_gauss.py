@@ -720,7 +720,6 @@ class RONGauss:
         W = self.projection_
         p = W.shape[1]
         check_sample_memory(n_samples, W.shape[0] + p + 1)
-        gen = self._sampling_rng if rng is None else make_rng(rng)
         if self.task == "unsupervised":
             X_syn = self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
             return self._with_mean(X_syn) if add_mean else X_syn
