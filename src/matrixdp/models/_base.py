@@ -88,20 +88,21 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
 
 
 def check_privacy_params(estimator) -> tuple[float, float, str]:
-    """Validate ``epsilon``, ``delta``, ``noise`` and ``random_state`` at fit time (scikit-learn: not
-    in ``__init__``).
+    """Validate ``epsilon``, ``delta``, ``noise`` and ``random_state`` at fit time (scikit-learn:
+    not in ``__init__``).
 
     ``random_state`` must be None (secure generator, the default) or an int seed. A
-    :class:`numpy.random.Generator` is refused: as a constructor parameter it would stay on the fitted
-    model (and in its pickle) in the state right after drawing the released noise, from which the
-    noise can be regenerated.
+    :class:`numpy.random.Generator` is refused: as a constructor parameter it would stay on the
+    fitted model (and in its pickle) in the state right after drawing the released noise, from
+    which the noise can be regenerated.
     """
     rs = estimator.random_state
     if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, np.integer)) or rs < 0):
         raise InvalidParameterError(
             "random_state", "must be None (a fresh cryptographically secure generator) or an int "
-                            f"seed >= 0, got a {type(rs).__name__}; a generator object would be kept "
-                            "on the fitted model with the state that drew the released noise")
+                            f"seed >= 0, got a {type(rs).__name__}; a generator object would be "
+                            "kept on the fitted model with the state that drew the released "
+                            "noise")
     eps = check_epsilon(estimator.epsilon)
     delta = check_delta(estimator.delta)
     if estimator.noise not in NOISE_CHOICES:

@@ -33,7 +33,8 @@ from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyGuarantee
 from ..queries import CovarianceQuery, SensitivityStructure
 
-__all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease", "release_second_moment",
+__all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease",
+           "release_second_moment",
            "plan_second_moment", "task_shares"]
 
 #: Accepted values of the estimators' ``noise`` parameter.

@@ -202,10 +202,10 @@ class DPCovariance(BaseEstimator):
         Clip records to ``bounds`` (no warning: the bounds are public and the guarantee unchanged);
         ``False`` raises :class:`~matrixdp.errors.OutOfBoundsError` for data outside them.
     random_state : None or int
-        ``None``: a fresh cryptographically secure generator (use it for real releases). An int makes
-        the fit reproducible, and replayable by whoever knows the seed. Passed as ``rng=`` to the
-        mechanisms. Generator objects are refused (the fitted model would keep the state that drew
-        the noise); no generator is kept on the fitted model.
+        ``None``: a fresh cryptographically secure generator (use it for real releases). An int
+        makes the fit reproducible, and replayable by whoever knows the seed. Passed as ``rng=`` to
+        the mechanisms. Generator objects are refused (the fitted model would keep the state that
+        drew the noise); no generator is kept on the fitted model.
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.

@@ -163,7 +163,8 @@ class _MomentVectorQuery(SensitivityStructure):
         w = self.widths
         if col_dirs is not None:
             w = np.abs(np.asarray(col_dirs)).T @ w
-        return DirectionCosts(w * w, exact=(self.add_remove or not self.squares) and col_dirs is None,
+        exact = (self.add_remove or not self.squares) and col_dirs is None
+        return DirectionCosts(w * w, exact=exact,
                               description="moment vector: product-box linear budget")
 
     def witnesses(self, *, row_cov=None, col_cov=None):
