@@ -124,3 +124,10 @@ def test_random_directions_are_orthonormal_and_sign_fixed():
     with pytest.raises(InvalidParameterError, match="dim"):
         random_directions(0)
 
+
+
+def test_a_seed_still_gives_the_same_pcg64_stream_as_before_the_secure_stream():
+    """Seeded runs are bit-identical: an int seed is PCG64(seed), built per call as before."""
+    expected = np.random.Generator(np.random.PCG64(2024)).standard_normal(5)
+    np.testing.assert_array_equal(make_rng(2024).standard_normal(5), expected)
+    assert make_rng(2024) is not make_rng(2024)

@@ -23,7 +23,24 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
-           "check_relation", "charging"]
+           "check_relation", "charging", "NoGeneratorStateMixin"]
+
+
+class NoGeneratorStateMixin:
+    """Pickling, ``copy.deepcopy`` and ``joblib.dump`` drop a Generator ``random_state``.
+
+    After ``fit`` a Generator passed as ``random_state`` has drawn the released noise; its
+    state would let the reader of a saved estimator rewind it and replay (subtract) that noise.
+    An int seed is kept (scikit-learn convention): a seeded fit is replayable by design.
+    Put the mixin before ``BaseEstimator`` in the bases.
+    """
+
+    def __getstate__(self):
+        from ..rng import without_generators
+
+        parent = getattr(super(), "__getstate__", None)
+        state = parent() if parent is not None else self.__dict__.copy()
+        return without_generators(state)
 
 
 def parse_bounds(bounds, n_features: int,
@@ -78,31 +95,64 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
 
     ``supervised=True`` validates ``(X, y)`` together (and raises if ``y`` is None).
     """
-    if _sk_validate_data is not None:
-        if not supervised:
-            return _sk_validate_data(estimator, X, reset=reset, dtype=dtype, **kwargs)
-        return _sk_validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
-    if not supervised:  # pragma: no cover - older scikit-learn
-        return estimator._validate_data(X, reset=reset, dtype=dtype, **kwargs)
-    return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
+    try:
+        if _sk_validate_data is not None:
+            if not supervised:
+                return _sk_validate_data(estimator, X, reset=reset, dtype=dtype, **kwargs)
+            return _sk_validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
+        if not supervised:  # pragma: no cover - older scikit-learn
+            return estimator._validate_data(X, reset=reset, dtype=dtype, **kwargs)
+        return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
+    except ValueError as exc:
+        raise _without_data(exc) from None
+
+
+#: scikit-learn validation messages that quote the data, and what we say instead.
+_SCRUBBED = (
+    ("Expected 2D array", InvalidShapeError, "X",
+     "must be 2-D (n_samples, n_features). Reshape your data: X.reshape(-1, 1) for a single "
+     "feature, X.reshape(1, -1) for a single sample"),
+    ("could not convert", InvalidParameterError, "X",
+     "must be numeric: one-hot encode categorical columns (with public categories) or drop them"),
+    ("inconsistent numbers of samples", InvalidShapeError, "y",
+     "must have one entry per row of X"),
+    ("NaN", InvalidParameterError, "X",
+     "contains NaN or infinite values (infinity): clean or impute them before a private release"),
+    ("infinity", InvalidParameterError, "X",
+     "contains NaN or infinite values (infinity): clean or impute them before a private release"),
+)
+
+
+def _without_data(exc: ValueError) -> ValueError:
+    """scikit-learn's validation error with nothing of the data in its message.
+
+    Some of its messages quote the input (``array=[...]``, the first unparsable string) or the
+    number of samples; a message may reach a log, so it names the problem and the fix instead.
+    Messages about the number of features (public: the schema) are kept as they are.
+    """
+    text = str(exc)
+    for pattern, error, argument, message in _SCRUBBED:
+        if pattern in text:
+            return error(argument, message)
+    if "array=" in text:
+        return InvalidParameterError("X", text.split("array=")[0].strip().rstrip(":"))
+    return exc
 
 
 def check_privacy_params(estimator) -> tuple[float, float, str]:
     """Validate ``epsilon``, ``delta``, ``noise`` and ``random_state`` at fit time (scikit-learn:
     not in ``__init__``).
 
-    ``random_state`` must be None (secure generator, the default) or an int seed. A
-    :class:`numpy.random.Generator` is refused: as a constructor parameter it would stay on the
-    fitted model (and in its pickle) in the state right after drawing the released noise, from
-    which the noise can be regenerated.
+    ``random_state`` must be None (secure generator, the default), an int seed or a
+    :class:`numpy.random.Generator`; a Generator is dropped from pickles and copies of the fitted
+    model (:class:`NoGeneratorStateMixin`), since its state after ``fit`` would replay the noise.
     """
     rs = estimator.random_state
-    if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, np.integer)) or rs < 0):
+    if rs is not None and not isinstance(rs, np.random.Generator) and (
+            isinstance(rs, bool) or not isinstance(rs, (int, np.integer)) or rs < 0):
         raise InvalidParameterError(
-            "random_state", "must be None (a fresh cryptographically secure generator) or an int "
-                            f"seed >= 0, got a {type(rs).__name__}; a generator object would be "
-                            "kept on the fitted model with the state that drew the released "
-                            "noise")
+            "random_state", "must be None (a fresh cryptographically secure generator), an int "
+                            f"seed >= 0 or a numpy.random.Generator, got a {type(rs).__name__}")
     eps = check_epsilon(estimator.epsilon)
     delta = check_delta(estimator.delta)
     if estimator.noise not in NOISE_CHOICES:

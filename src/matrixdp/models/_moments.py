@@ -21,6 +21,7 @@ The loss is evaluated on the released matrix after symmetrisation: an entry's va
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 

@@ -13,8 +13,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
-from ._base import (charging, check_n_samples, check_privacy_params, check_relation,
-                    clip_to_bounds, parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
+                    check_relation, clip_to_bounds, parse_bounds, validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
 __all__ = ["DPCovariance"]
@@ -157,7 +157,7 @@ def correlation_from_covariance(cov: np.ndarray) -> np.ndarray:
     return corr
 
 
-class DPCovariance(BaseEstimator):
+class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     r"""Differentially private covariance, Gram or correlation matrix with public bounds.
 
     One (ε, δ)-DP release (replace-one neighbours; the number of records is public) of the second
@@ -201,11 +201,11 @@ class DPCovariance(BaseEstimator):
     clip : bool, default True
         Clip records to ``bounds`` (no warning: the bounds are public and the guarantee unchanged);
         ``False`` raises :class:`~matrixdp.errors.OutOfBoundsError` for data outside them.
-    random_state : None or int
+    random_state : None, int or numpy.random.Generator
         ``None``: a fresh cryptographically secure generator (use it for real releases). An int
         makes the fit reproducible, and replayable by whoever knows the seed. Passed as ``rng=`` to
-        the mechanisms. Generator objects are refused (the fitted model would keep the state that
-        drew the noise); no generator is kept on the fitted model.
+        the mechanisms. A Generator is dropped from pickles and copies of the fitted model (its
+        state after the fit would replay the noise).
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.

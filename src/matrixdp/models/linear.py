@@ -16,8 +16,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
-from ._base import (charging, check_n_samples, check_privacy_params, check_relation,
-                    clip_to_bounds, parse_bounds, parse_scalar_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
+                    check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds,
+                    validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
 __all__ = ["DPLinearRegression", "DPRidge"]
@@ -86,7 +87,7 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
     return task, cx, cy, t
 
 
-class DPLinearRegression(RegressorMixin, BaseEstimator):
+class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     r"""Differentially private least squares from released sufficient statistics.
 
     One (ε, δ)-DP release (replace-one neighbours; ``n`` public) of the second moments of
@@ -110,8 +111,9 @@ class DPLinearRegression(RegressorMixin, BaseEstimator):
         ``n`` is never needed).
     clip : bool, default True
         Clip ``X`` and ``y`` to their bounds, or raise (``False``).
-    random_state : None or int
-        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
+    random_state : None, int or numpy.random.Generator
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
+        Generator is dropped from pickles and copies of the fitted model.
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.

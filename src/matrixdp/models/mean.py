@@ -20,8 +20,8 @@ from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
-from ._base import (charging, check_n_samples, check_privacy_params, check_relation,
-                    clip_to_bounds, parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
+                    check_relation, clip_to_bounds, parse_bounds, validate_X)
 
 __all__ = ["DPMean", "DPStandardScaler"]
 
@@ -256,7 +256,7 @@ def _set_release_attributes(estimator, out):
     estimator.noise_candidates_ = dict(out["candidates"])
 
 
-class DPMean(BaseEstimator):
+class DPMean(NoGeneratorStateMixin, BaseEstimator):
     r"""Differentially private mean vector with public per-feature bounds.
 
     One (ε, δ)-DP release (replace-one neighbours, ``n`` public) of the mean of the records clipped
@@ -277,8 +277,9 @@ class DPMean(BaseEstimator):
         Replace-one (``n`` public) or add-remove (``n`` private: the sums and ``n·t`` are released,
         one record's vector ``(x - c, t)`` is the difference; ``mean_ = c + Σ(x - c) / n̂``).
     clip : bool, default True
-    random_state : None or int
-        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
+    random_state : None, int or numpy.random.Generator
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
+        Generator is dropped from pickles and copies of the fitted model.
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
@@ -329,7 +330,8 @@ class DPMean(BaseEstimator):
         return tags
 
 
-class DPStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerMixin,
+                       BaseEstimator):
     r"""Differentially private standardisation with public per-feature bounds.
 
     One (ε, δ)-DP release (replace-one, ``n`` public) of the vector
@@ -351,8 +353,9 @@ class DPStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         As in :class:`DPMean` (add-remove releases the sums, the sums of squares and ``n·t``).
     clip : bool, default True
-    random_state : None or int
-        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
+    random_state : None, int or numpy.random.Generator
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
+        Generator is dropped from pickles and copies of the fitted model.
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.

@@ -7,14 +7,15 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InvalidParameterError
-from ._base import (check_n_samples, check_privacy_params, clip_to_bounds, parse_bounds,
-                    validate_X)
+from ._base import (NoGeneratorStateMixin, check_n_samples, check_privacy_params, clip_to_bounds,
+                    parse_bounds, validate_X)
 from .covariance import covariance_from_release, fit_second_moments, project_psd
 
 __all__ = ["DPPCA"]
 
 
-class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+            BaseEstimator):
     r"""Differentially private PCA: the top eigenvectors of a DP covariance.
 
     One (ε, δ)-DP release of the centred, mean-augmented second moments (exactly as
@@ -35,8 +36,9 @@ class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         As in :class:`~matrixdp.models.DPCovariance`.
     clip : bool, default True
-    random_state : None or int
-        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
+    random_state : None, int or numpy.random.Generator
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
+        Generator is dropped from pickles and copies of the fitted model.
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
