@@ -43,3 +43,11 @@ __all__ = [
 from . import directions, mvg  # noqa: E402
 
 __all__ += ["directions", "mvg"]
+
+# scikit-learn DP estimators with public bounds (docs/mvg.md, "When MVG noise wins").
+from . import models  # noqa: E402
+from .models import (DPCovariance, DPLinearRegression, DPMean, DPPCA, DPRidge,  # noqa: E402
+                     DPStandardScaler)
+
+__all__ += ["models", "DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "DPMean",
+            "DPStandardScaler"]

@@ -1,0 +1,120 @@
+"""Shared plumbing of the scikit-learn DP estimators: public bounds, validation, the accountant hook.
+
+Bounds are public inputs: they are parsed from the constructor's arguments only, never derived
+from ``X``. Data outside them is clipped (``clip=True``, the default, as diffprivlib does; the
+clipped records are still in the public box, so the guarantee is unchanged) or rejected
+(``clip=False`` raises :class:`~matrixdp.errors.OutOfBoundsError`, whose message names no value
+of the data).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_delta, check_epsilon, check_finite_array
+from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
+from ._moments import NOISE_CHOICES
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _sk_validate_data
+except ImportError:  # pragma: no cover - older scikit-learn
+    _sk_validate_data = None
+
+__all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
+           "charge_accountant"]
+
+
+def parse_bounds(bounds, n_features: int, argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
+    """``(lower, upper)`` as float arrays of length ``n_features``; raise if missing or invalid.
+
+    Scalars broadcast to every feature. A feature may have ``lower == upper`` (a public constant).
+    """
+    if bounds is None:
+        raise InvalidParameterError(
+            argument, "is required: pass public bounds=(lower, upper) (scalars or one value per "
+                      "feature) from domain knowledge; bounds are never derived from the data")
+    try:
+        lower, upper = bounds
+    except (TypeError, ValueError):
+        raise InvalidParameterError(argument, f"must be a pair (lower, upper), got a "
+                                              f"{type(bounds).__name__}") from None
+    lo = check_finite_array(lower, argument)
+    hi = check_finite_array(upper, argument)
+    if lo.ndim > 1 or hi.ndim > 1:
+        raise InvalidShapeError(argument, "lower and upper must be scalars or 1-D arrays")
+    try:
+        lo = np.broadcast_to(lo, (n_features,)).astype(np.float64)
+        hi = np.broadcast_to(hi, (n_features,)).astype(np.float64)
+    except ValueError:
+        raise InvalidShapeError(argument, f"must be scalars or arrays of length n_features="
+                                          f"{n_features}") from None
+    if np.any(lo > hi):
+        raise InvalidParameterError(argument, "lower must be <= upper for every feature")
+    return lo, hi
+
+
+def parse_scalar_bounds(bounds, argument: str) -> tuple[float, float]:
+    """A pair of finite scalars ``lower <= upper`` (e.g. ``bounds_y``)."""
+    lo, hi = parse_bounds(bounds, 1, argument)
+    return float(lo[0]), float(hi[0])
+
+
+def clip_to_bounds(X: np.ndarray, lower, upper, clip: bool, argument: str = "X") -> np.ndarray:
+    """Clip to the public box, or raise without revealing anything about the data."""
+    if clip:
+        return np.clip(X, lower, upper)
+    if np.any(X < lower) or np.any(X > upper):
+        raise OutOfBoundsError(argument, "has values outside the public bounds: pass clip=True "
+                                         "or widen the bounds")
+    return X
+
+
+def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, dtype=np.float64,
+               **kwargs):
+    """scikit-learn's input validation (sets ``n_features_in_`` / ``feature_names_in_`` on fit).
+
+    ``supervised=True`` validates ``(X, y)`` together (and raises if ``y`` is None).
+    """
+    if _sk_validate_data is not None:
+        if not supervised:
+            return _sk_validate_data(estimator, X, reset=reset, dtype=dtype, **kwargs)
+        return _sk_validate_data(estimator, X, y, reset=reset, dtype=dtype, **kwargs)
+    if not supervised:  # pragma: no cover - older scikit-learn
+        return estimator._validate_data(X, reset=reset, dtype=dtype, **kwargs)
+    return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
+
+
+def check_privacy_params(estimator) -> tuple[float, float, str]:
+    """Validate ``epsilon``, ``delta`` and ``noise`` at fit time (scikit-learn: not in __init__)."""
+    eps = check_epsilon(estimator.epsilon)
+    delta = check_delta(estimator.delta)
+    if estimator.noise not in NOISE_CHOICES:
+        raise InvalidParameterError("noise", f"must be one of {NOISE_CHOICES}, got "
+                                             f"{estimator.noise!r}")
+    return eps, delta, estimator.noise
+
+
+def check_n_samples(n: int, minimum: int = 1) -> int:
+    if n < minimum:
+        raise InvalidShapeError("X", f"needs at least {minimum} sample(s)")
+    return n
+
+
+def charge_accountant(accountant, privacy, *, label: str) -> None:
+    """The single place where a fit spends budget on ``accountant`` (before any noise is drawn).
+
+    ``None`` (default): nothing is tracked; the fitted ``privacy_`` states the guarantee. Any object
+    with a ``spend(guarantee, label=...)`` method (``matrixdp.accounting``'s accountants) is charged
+    the fit's (ε, δ) guarantee and may refuse it (raising ``BudgetExceededError``), in which case no
+    noise is drawn and nothing is released.
+    """
+    if accountant is None:
+        return
+    spend = getattr(accountant, "spend", None)
+    if not callable(spend):
+        raise InvalidParameterError("accountant", "must be None or an accountant with a "
+                                                  "spend(guarantee, label=...) method")
+    try:
+        spend(privacy, label=label)
+    except TypeError:
+        spend(privacy)

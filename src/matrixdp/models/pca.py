@@ -1,0 +1,127 @@
+"""DP principal component analysis from one release of the covariance (scikit-learn API)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..errors import InvalidParameterError
+from ._base import (check_n_samples, check_privacy_params, clip_to_bounds, parse_bounds,
+                    validate_X)
+from .covariance import covariance_from_release, fit_second_moments, project_psd
+
+__all__ = ["DPPCA"]
+
+
+class DPPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""Differentially private PCA: the top eigenvectors of a DP covariance.
+
+    One (ε, δ)-DP release of the centred, mean-augmented second moments (exactly as
+    :class:`~matrixdp.models.DPCovariance` with ``kind="covariance"``), then an eigendecomposition
+    (post-processing). The covariance is measured in the original units, so features with wide public
+    ranges dominate as in :class:`sklearn.decomposition.PCA`; scale the data by its public bounds
+    first if that is not wanted.
+
+    Parameters
+    ----------
+    n_components : int or None, default None
+        Number of components kept (``None``: all).
+    epsilon : float, default 1.0
+    delta : float, default 1e-6
+    bounds : (lower, upper)
+        Public bounds, scalars or one value per feature. Required.
+    noise : {"auto", "mvg", "iid"}, default "auto"
+    clip : bool, default True
+    random_state : None, int or numpy.random.Generator
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
+    accountant : object, optional
+
+    Attributes
+    ----------
+    components_ : ndarray (n_components, n_features)
+        Orthonormal rows, by decreasing released variance.
+    explained_variance_ : ndarray (n_components,)
+        Eigenvalues of the released (PSD-projected) covariance.
+    explained_variance_ratio_ : ndarray (n_components,)
+        ``explained_variance_ / trace`` of the released covariance.
+    mean_ : ndarray (n_features,)
+        The DP mean (released with the covariance).
+    n_components_ : int
+    privacy_, noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_
+        As in :class:`~matrixdp.models.DPCovariance`.
+
+    References
+    ----------
+    .. [1] C. Dwork, K. Talwar, A. Thakurta and L. Zhang, "Analyze Gauss: optimal bounds for
+       privacy-preserving principal component analysis", STOC 2014.
+    .. [2] matrixdp, ``docs/mvg.md`` ("When MVG noise wins").
+    """
+
+    def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
+                 clip=True, random_state=None, accountant=None):
+        self.n_components = n_components
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bounds = bounds
+        self.noise = noise
+        self.clip = clip
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def fit(self, X, y=None):
+        """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
+        eps, delta, noise = check_privacy_params(self)
+        X = validate_X(self, X, reset=True)
+        n, d = X.shape
+        check_n_samples(n)
+        k = d if self.n_components is None else self.n_components
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
+            raise InvalidParameterError("n_components", f"must be None or an int in [1, "
+                                                        f"n_features={d}], got {k!r}")
+        lo, hi = parse_bounds(self.bounds, d)
+        X = clip_to_bounds(X, lo, hi, self.clip)
+        rel, center, t = fit_second_moments(self, X, lo, hi, "covariance", epsilon=eps,
+                                            delta=delta, noise=noise, label="DPPCA.fit")
+        cov, mean = covariance_from_release(rel.value, center, t, "covariance")
+        cov = project_psd(cov)
+        lam, vec = np.linalg.eigh(cov)
+        order = np.argsort(lam)[::-1][:k]
+        lam = np.maximum(lam[order], 0.0)
+        comps = vec[:, order].T
+        # deterministic signs (as scikit-learn's svd_flip): largest |entry| of each row positive
+        big = np.argmax(np.abs(comps), axis=1)
+        comps *= np.sign(comps[np.arange(k), big])[:, None]
+        total = float(np.trace(cov))
+        self.components_ = comps
+        self.explained_variance_ = lam
+        self.explained_variance_ratio_ = lam / total if total > 0 else np.zeros(k)
+        self.mean_ = mean
+        self.n_components_ = int(k)
+        self.privacy_ = rel.privacy
+        self.noise_ = rel.noise_choice
+        self.allocation_ = rel.allocation
+        self.noise_summary_ = rel.noise
+        self.expected_loss_ = rel.expected_loss
+        self.noise_candidates_ = dict(rel.candidates)
+        return self
+
+    def transform(self, X):
+        """Project ``X`` (centred at the DP mean) on the components."""
+        check_is_fitted(self, "components_")
+        X = validate_X(self, X, reset=False)
+        return (X - self.mean_) @ self.components_.T
+
+    def inverse_transform(self, X):
+        """Map component scores back to the feature space."""
+        check_is_fitted(self, "components_")
+        return np.asarray(X, dtype=np.float64) @ self.components_ + self.mean_
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        return tags
