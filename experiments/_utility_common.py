@@ -344,7 +344,10 @@ def run_cell(fit_score: Callable[[int], tuple], trials: int, seed: int,
     values, times = [], []
     use_alarm = time_limit is not None and hasattr(signal, "SIGALRM")
 
+    fired = []
+
     def _raise(signum, frame):
+        fired.append(True)
         raise FitTimeout
 
     old = signal.signal(signal.SIGALRM, _raise) if use_alarm else None
@@ -357,8 +360,10 @@ def run_cell(fit_score: Callable[[int], tuple], trials: int, seed: int,
                     signal.setitimer(signal.ITIMER_REAL, time_limit)
                 try:
                     values.append(fit_score(int(s)))
-                except FitTimeout:
-                    raise FitTimeout(f"trial {i + 1} of {trials} exceeded {time_limit:g} s") from None
+                except Exception:  # a peer may wrap the alarm's exception in its own
+                    if fired:
+                        raise FitTimeout(f"trial {i + 1} of {trials} exceeded {time_limit:g} s") from None
+                    raise
                 finally:
                     if use_alarm:
                         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -406,6 +411,9 @@ def parse_args(description: str, argv=None, extra=None) -> argparse.Namespace:
     p.add_argument("--time-limit", type=float, default=20.0,
                    help="seconds per fit before a cell is reported as timed out (default 20)")
     p.add_argument("--no-progress", action="store_true", help="accepted for CLI symmetry")
+    p.add_argument("--render-only", nargs="*", type=Path, default=None, metavar="CSV",
+                   help="do not run: merge these CSVs (default: <out>/<name>.csv) and rewrite the "
+                        "Markdown and plots (e.g. after running datasets in separate processes)")
     if extra:
         extra(p)
     args = p.parse_args(argv)
@@ -627,3 +635,21 @@ def write_bounds(tables: list[Table], out: Path) -> Path:
     path = out / "utility_bounds.md"
     path.write_text("\n".join(lines))
     return path
+
+
+def merged_rows(args, name: str) -> list[dict]:
+    """Rows of the CSVs named by ``--render-only`` (default ``<out>/<name>.csv``), in dataset order."""
+    paths = args.render_only or [Path(args.out) / f"{name}.csv"]
+    rows = [r for p in paths for r in read_csv(Path(p))]
+    order = {d: i for i, d in enumerate(DATASETS)}
+    rows.sort(key=lambda r: order.get(r["dataset"], len(order)))
+    for r in rows:
+        r["epsilon"] = float(r["epsilon"])
+    return rows
+
+
+def checkpoint(args, name: str, rows: list[dict]) -> None:
+    """Write the rows so far (a long run that stops still leaves its finished datasets)."""
+    if rows:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        write_csv(Path(args.out) / f"{name}.csv", rows)

@@ -68,6 +68,7 @@ def run(args) -> tuple[list[dict], list[uc.Table]]:
     versions = uc.peer_versions()
     rows, tables = [], []
     for ds in args.datasets:
+        uc.checkpoint(args, NAME, rows)
         t = uc.load_table(ds, args.data_home)
         tables.append(t)
         C = np.cov(t.X.T, bias=True)
@@ -93,6 +94,7 @@ def run(args) -> tuple[list[dict], list[uc.Table]]:
                     cell = uc.run_method_cell(ds, task, eps, m, score, args)
                     rows += uc.cell_rows([cell], lambda c: {f"captured-variance deficit, k={k}": c.values})
                 print(f"  {ds} k = {k} ε = {eps:g} done", flush=True)
+    uc.checkpoint(args, NAME, rows)
     return rows, tables
 
 
@@ -121,7 +123,12 @@ def write(rows, tables, args) -> Path:
 
 def main(argv=None) -> int:
     args = uc.parse_args(TITLE, argv)
-    rows, tables = run(args)
+    if args.render_only is not None:
+        rows = uc.merged_rows(args, NAME)
+        args.datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+        tables = [uc.load_table(ds, args.data_home) for ds in args.datasets]
+    else:
+        rows, tables = run(args)
     print(f"wrote {write(rows, tables, args)}")
     return 0
 
