@@ -58,6 +58,7 @@ DATASETS = ("adult", "wdbc", "ctg", "lending_club", "liver", "movement_aal", "sy
 METHODS = ("matrixdp (auto)", "matrixdp (mvg)", "matrixdp (iid)", "iid, unit box",
            "Analyze Gauss", "diffprivlib", "OpenDP")
 MATRIXDP_DEFAULT = "matrixdp (auto)"
+TIE = 1e-9  # medians within this relative distance are a tie (e.g. identical noise on a unit box)
 
 METHOD_NOTES = {
     "matrixdp (auto)": "matrixdp estimator, noise='auto' (the default): allocation chosen from the "
@@ -483,11 +484,12 @@ def winners_table(rows: list[dict], metric: str, lower_is_better: bool = True,
         lines += [f"#### {ds}", "",
                   "| method | " + " | ".join(f"ε = {e:g}" for e in eps_list) + " | median fit (s) |",
                   "|---|" + "---|" * (len(eps_list) + 1)]
-        best = {}
+        best = {}  # ε -> the methods tied for the best median (relative tolerance 1e-9)
         for e in eps_list:
             cells = [r for r in dsel if float(r["epsilon"]) == e]
-            key = (lambda r: float(r["median"])) if lower_is_better else (lambda r: -float(r["median"]))
-            best[e] = min(cells, key=key)["method"] if cells else None
+            sign = 1.0 if lower_is_better else -1.0
+            top = min(sign * float(r["median"]) for r in cells)
+            best[e] = [r["method"] for r in cells if sign * float(r["median"]) <= top + TIE * abs(top)]
         for m in methods:
             cells = []
             times = []
@@ -497,10 +499,11 @@ def winners_table(rows: list[dict], metric: str, lower_is_better: bool = True,
                     cells.append("—")
                     continue
                 text = f"{fmt(float(r['median']))} ({fmt(float(r['q25']))}–{fmt(float(r['q75']))})"
-                cells.append(f"**{text}**" if best[e] == m else text)
+                cells.append(f"**{text}**" if m in best[e] else text)
                 times.append(float(r["median_fit_seconds"]))
             lines.append(f"| {m} | " + " | ".join(cells) + f" | {fmt(float(np.median(times)))} |")
-        wins = [f"ε = {e:g}: {best[e]}" for e in eps_list]
+        wins = [f"ε = {e:g}: {' = '.join(best[e])}{' (tie)' if len(best[e]) > 1 else ''}"
+                for e in eps_list]
         lines += ["", "Lowest median: " + "; ".join(wins) + ".", ""] if lower_is_better else \
             ["", "Highest median: " + "; ".join(wins) + ".", ""]
     return lines
@@ -527,9 +530,10 @@ def target_check(rows: list[dict], metric: str, lower_is_better: bool = True) ->
             me = sign * cell[MATRIXDP_DEFAULT]
             out["cells"] += 1
             others = {m: sign * v for m, v in cell.items() if m != MATRIXDP_DEFAULT}
-            if all(me <= v for v in others.values()):
+            slack = TIE * abs(me)
+            if all(me <= v + slack for v in others.values()):
                 out["best_overall"] += 1
-            beaten = [m for m in peers if m in others and others[m] < me]
+            beaten = [m for m in peers if m in others and others[m] < me - slack]
             if not beaten:
                 out["best_vs_peers"] += 1
             else:

@@ -33,14 +33,15 @@ def eps1_table(rows, metric, lower) -> list[str]:
     best = {}
     for ds in datasets:
         cell = [r for r in sel if r["dataset"] == ds]
-        pick = min if lower else max
-        best[ds] = pick(cell, key=lambda r: float(r["median"]))["method"]
+        sign = 1.0 if lower else -1.0
+        top = min(sign * float(r["median"]) for r in cell)
+        best[ds] = [r["method"] for r in cell if sign * float(r["median"]) <= top + uc.TIE * abs(top)]
     for m in methods:
         out = []
         for ds in datasets:
             r = next((x for x in sel if x["dataset"] == ds and x["method"] == m), None)
             text = "—" if r is None else uc.fmt(float(r["median"]))
-            out.append(f"**{text}**" if r is not None and best[ds] == m else text)
+            out.append(f"**{text}**" if r is not None and m in best[ds] else text)
         lines.append(f"| {m} | " + " | ".join(out) + " |")
     return lines + [""]
 
@@ -51,12 +52,15 @@ def win_counts(rows, metric, lower) -> list[str]:
     cells = 0
     for key in dict.fromkeys((r["dataset"], float(r["epsilon"])) for r in sel):
         cell = [r for r in sel if (r["dataset"], float(r["epsilon"])) == key]
-        pick = min if lower else max
-        wins[pick(cell, key=lambda r: float(r["median"]))["method"]] = \
-            wins.get(pick(cell, key=lambda r: float(r["median"]))["method"], 0) + 1
+        sign = 1.0 if lower else -1.0
+        top = min(sign * float(r["median"]) for r in cell)
+        for r in cell:  # every method tied for the best median counts
+            if sign * float(r["median"]) <= top + uc.TIE * abs(top):
+                wins[r["method"]] = wins.get(r["method"], 0) + 1
         cells += 1
     parts = ", ".join(f"{m} {wins[m]}" for m in uc.METHODS if m in wins)
-    return [f"Best median in {cells} (dataset, ε) cells: {parts}.", ""]
+    return [f"Best median (ties counted for every tied method) in {cells} (dataset, ε) cells: "
+            f"{parts}.", ""]
 
 
 def auto_vs_iid_ratio(rows, metric) -> list[str]:
