@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import best_of, write_section  # noqa: E402
 
 import matrixdp  # noqa: E402
-from matrixdp.mvg import MVGSampler  # noqa: E402
+from matrixdp.mechanisms.mvg_sampler import MVGSampler  # noqa: E402
 from matrixdp.rng import make_rng  # noqa: E402
 
 

@@ -2,7 +2,7 @@
 
 Not installed with matrixdp; the scripts in this folder import it from their own directory.
 Every script exposes ``main(argv=None) -> int`` and accepts ``--trials``, ``--out``,
-``--seed`` and ``--no-progress``.
+``--seed`` and ``--quiet`` (alias ``--no-progress``).
 
 Result files: ``<out>/<experiment>.md`` (a table for people) and ``<out>/<experiment>.csv``
 (one row per method with columns ``method, epsilon, delta, ours, ci95, sd, trials, paper,
@@ -150,7 +150,9 @@ def parse_args(description: str, argv=None, *, default_trials: int = 5,
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="directory for the .md/.csv results (default: results/)")
     parser.add_argument("--seed", type=int, default=20181015, help="base seed of the trials")
-    parser.add_argument("--no-progress", action="store_true", help="do not draw progress bars")
+    parser.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
+                        help="no progress bars (bars appear only on a terminal; "
+                             "MATRIXDP_PROGRESS=always forces them)")
     parser.add_argument("--data-home", type=Path, default=None,
                         help="dataset folder (default: $MATRIXDP_DATA or the user cache)")
     if extra is not None:

@@ -14,22 +14,19 @@ from pathlib import Path
 import numpy as np
 
 from matrixdp._progress import Progress
-from matrixdp.release import (
-    fit_ridge,
-    fit_svm,
+from matrixdp.models.ridge import fit_ridge, ridge_loss
+from matrixdp.models.svm import fit_svm
+from matrixdp.calibration.fisher_ldp import (
     gaussian_ldp_epsilon,
     laplace_ldp_epsilon,
     paper_ldp_epsilon,
-    ridge_loss,
-    sample_fisher_matched_laplace,
-    sample_optimal_gaussian,
 )
+from matrixdp.mechanisms.fisher import sample_fisher_matched_laplace, sample_optimal_gaussian
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
 #: The λ grid (the paper does not give one; spec A26).
 DEFAULT_LAMS = np.logspace(-8, 4, 13)
-SHARED = Path("/work/shared/datasets")
 
 
 def parse_args(description: str, default_trials: int = 5, lams=DEFAULT_LAMS, extra=None,
@@ -51,7 +48,17 @@ def parse_args(description: str, default_trials: int = 5, lams=DEFAULT_LAMS, ext
 
 # ------------------------------------------------------------------------------ data
 def _data_home() -> Path:
-    return Path(os.environ.get("MATRIXDP_DATA", SHARED))
+    """$MATRIXDP_DATA, else the nearest shared/datasets beside the checkout (as the tests and
+    ``matrixdp reproduce`` find it), else the matrixdp data home."""
+    env = os.environ.get("MATRIXDP_DATA")
+    if env:
+        return Path(env)
+    for parent in (REPO, *REPO.parents):
+        if (parent / "shared" / "datasets").is_dir():
+            return parent / "shared" / "datasets"
+    from matrixdp.datasets import data_home
+
+    return data_home()
 
 
 def load_wdbc_xy():
@@ -163,7 +170,7 @@ OBSERVED_NOTE = (
     "they are NOT a privacy guarantee of any release (ranges derived from the private data leak it "
     "and void the LDP argument); they only show the order of magnitude that the paper's "
     "raw-feature setting implies (the paper reports no epsilon). A real release must pass public "
-    "ranges, FisherNoiseRelease(feature_ranges=...). eps_exact = exact analytic Gaussian, "
+    "ranges, FisherNoiseMechanism(feature_ranges=...). eps_exact = exact analytic Gaussian, "
     "eps_paper = Theorem 2.5 (false when below eps_exact), eps_laplace = pure eps of the Laplace "
     "baseline")
 

@@ -64,7 +64,7 @@ def describe(mech, extra: str = "") -> str:
 def tuned_binary(make_mech, trial_for, important: list[int], dim: int, trials: int, seed: int,
                  desc: str, progress: bool):
     """Run the binary allocation for every τ of the grid; return (τ, stats, mechanism) of the best."""
-    from matrixdp.directions import binary_allocation
+    from matrixdp.calibration.allocation import binary_allocation
 
     best = None
     for tau in TAU_GRID:
@@ -97,7 +97,7 @@ def experiment1_rows(ctx, args, score, paper) -> list[common.Row]:
                          (f"{names['maxpnr']} (Theorem 2)", paper["mvg-maxpnr"]),
                          (f"{names['binary']} (exact calibration)", None),
                          (f"{names['maxpnr']} (exact calibration)", None)], ctx["delta"])
-    from matrixdp import MVGMechanism
+    from matrixdp import DPDirectionsMVG, MVGMechanism
     from matrixdp.queries import IdentityQuery
 
     train, n, delta = ctx["train"], ctx["n"], ctx["delta"]
@@ -131,9 +131,9 @@ def experiment1_rows(ctx, args, score, paper) -> list[common.Row]:
         stds = []
 
         def trial(rng, calibration=calibration):
-            mech = MVGMechanism(shape=train.shape, epsilon=1.0, delta=delta, sensitivity=query,
-                                calibration=calibration, dp_directions=train,
-                                dp_directions_rng=rng, precision="max-pnr")
+            mech = DPDirectionsMVG(shape=train.shape, epsilon=1.0, delta=delta, sensitivity=query,
+                                   calibration=calibration, random_state=rng,
+                                   precision="max-pnr").fit(train).mechanism_
             stds.append(noise_std(mech))
             return score(ctx, mech.release(train, rng=rng).value)
 
@@ -161,7 +161,7 @@ def experiment2_rows(ctx, args, paper) -> list[common.Row]:
         return _pending([(f"{base} (Theorem 2)", paper["mvg-thm2"]),
                          (f"{base} (Theorem 3)", paper["mvg-thm3"]),
                          (f"{base} (exact calibration)", None)], ctx["delta"])
-    from matrixdp import MVGMechanism
+    from matrixdp import DPDirectionsMVG, MVGMechanism
     from matrixdp.queries import CovarianceQuery
 
     n, d, delta, cov = ctx["n"], ctx["d"], ctx["delta"], ctx["cov"]
@@ -208,7 +208,7 @@ def experiment3_rows(ctx, args, paper) -> list[common.Row]:
     if not mvg_available():
         return _pending([(f"{base} (Theorem 2)", paper["mvg"]),
                          (f"{base} (exact calibration)", None)], ctx["delta"])
-    from matrixdp import MVGMechanism
+    from matrixdp import DPDirectionsMVG, MVGMechanism
     from matrixdp.queries import IdentityQuery
 
     x, n, d, delta = ctx["x"], ctx["n"], ctx["d"], ctx["delta"]

@@ -23,7 +23,7 @@ from _farokhi_common import (  # noqa: E402
     write_table,
 )
 
-from matrixdp.release import correlated_privacy_level, correlated_svm_noise, fit_svm  # noqa: E402
+from matrixdp.models.svm import correlated_privacy_level, correlated_svm_noise, fit_svm  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -22,7 +22,7 @@ from _farokhi_common import (  # noqa: E402
     write_table,
 )
 
-from matrixdp.release import fit_ridge, ridge_loss  # noqa: E402
+from matrixdp.models.ridge import fit_ridge, ridge_loss  # noqa: E402
 
 SIGMA = 1e-5
 

@@ -21,13 +21,8 @@ from _farokhi_common import (  # noqa: E402
     write_table,
 )
 
-from matrixdp.release import (  # noqa: E402
-    correlated_privacy_level,
-    correlated_svm_noise,
-    fit_svm,
-    sample_fisher_matched_laplace,
-    sample_optimal_gaussian,
-)
+from matrixdp.models.svm import correlated_privacy_level, correlated_svm_noise, fit_svm
+from matrixdp.mechanisms.fisher import sample_fisher_matched_laplace, sample_optimal_gaussian
 
 PAPER_CRB = {1e-4: 200.0, 1e-2: 20.0, 1.0: 2.0}
 SPEC_EPS = {1e-4: (0.820, 0.497, 0.2), 1e-2: (2.593, 1.760, 0.632), 1.0: (8.200, 6.573, 2.0)}

@@ -24,7 +24,7 @@ from _farokhi_common import (  # noqa: E402
     write_table,
 )
 
-from matrixdp.release import correlated_privacy_level, correlated_svm_noise, fit_svm  # noqa: E402
+from matrixdp.models.svm import correlated_privacy_level, correlated_svm_noise, fit_svm  # noqa: E402
 
 #: The spec's indicative 10-draw sweep (spec §5.2), shown next to ours.
 SPEC_SWEEP = {1e-8: (0.916, 0.911), 1e-6: (0.925, 0.921), 1e-4: (0.937, 0.932),

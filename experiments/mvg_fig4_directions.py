@@ -42,7 +42,7 @@ CALIBRATIONS = ("theorem2", "exact")
 
 def _mechanism(shape, epsilon, delta, query, calibration, mode, important, dim, tau, gamma=None):
     from matrixdp import MVGMechanism
-    from matrixdp.directions import binary_allocation
+    from matrixdp.calibration.allocation import binary_allocation
 
     if important is None:  # "no prior": i.i.d.
         return MVGMechanism(shape=shape, epsilon=epsilon, delta=delta, sensitivity=query,

@@ -22,8 +22,8 @@ def test_foundation_contract():
 
 
 def test_mvg_contract():
-    from matrixdp.directions import binary_allocation, max_pnr_allocation
-    from matrixdp.mvg import sample_mvg
+    from matrixdp.calibration.allocation import binary_allocation, max_pnr_allocation
+    from matrixdp.mechanisms.mvg_sampler import sample_mvg
     from matrixdp.queries import CovarianceQuery, IdentityQuery
 
     Z = sample_mvg(np.eye(3), 2 * np.eye(4), rng=0, method="affine")
@@ -79,8 +79,8 @@ def test_fisher_contract():
 
     ranges = [(0.0, 1.0)] * 3  # (n_features, 2): one (low, high) per feature
     X = np.random.default_rng(0).uniform(size=(50, 3))
-    rel = matrixdp.FisherNoiseRelease(epsilon=1.0, delta=1e-5, feature_ranges=ranges).release(X)
+    rel = matrixdp.FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=ranges).release(X)
     assert rel.value.shape == X.shape and rel.privacy.neighbouring == "local"
     assert rel.privacy.epsilon == pytest.approx(1.0) and rel.privacy.delta == pytest.approx(1e-5)
     with pytest.raises(OutOfBoundsError):
-        matrixdp.FisherNoiseRelease(lam=1.0, feature_ranges=ranges).release(X + 2.0)
+        matrixdp.FisherNoiseMechanism(lam=1.0, feature_ranges=ranges).release(X + 2.0)

@@ -1,53 +1,93 @@
 """matrixdp: differential privacy for matrix-valued data.
 
-The public API is re-exported here; see the README for a tour and
-``docs/`` for the derivation behind each mechanism.
+The classes and functions users call are importable from here; the subpackages
+(``calibration``, ``queries``, ``mechanisms``, ``accounting``, ``models``, ``synth``,
+``baselines``, ``audit``, ``datasets``, ``cli``) and the bottom modules (``errors``, ``rng``) load
+on first attribute access, so ``import matrixdp; matrixdp.datasets.load_adult``
+works without importing everything up front. See ``docs/index.md`` for the layout
+and the README for a tour.
 """
 
-from . import calibration, errors, queries, rng
+from __future__ import annotations
+
+import importlib
+
 from ._version import __version__
 from .mechanisms import (
+    FisherNoiseMechanism,
     GaussianMechanism,
     LaplaceMechanism,
     Mechanism,
     MVGMechanism,
     NoiseSummary,
     PrivacyGuarantee,
+    R1SMGMechanism,
+    Relation,
     Release,
 )
-from .mechanisms import R1SMGMechanism
-from . import audit
-from .synth import RONGauss
-from .release import FisherNoiseRelease
+from .queries import CovarianceQuery, FrobeniusBall, IdentityQuery, KernelQuery
+
+#: Subpackages and modules loaded lazily on first access (``matrixdp.<name>``).
+SUBMODULES = ("accounting", "audit", "baselines", "calibration", "cli", "datasets", "errors",
+              "mechanisms", "models", "queries", "rng", "synth")
+
+#: Public names of subpackages, loaded lazily: ``matrixdp.RONGauss`` imports ``matrixdp.synth``.
+_LAZY_NAMES = {
+    "RONGauss": "synth",
+    "DPDirectionsMVG": "models",
+    "Accountant": "accounting",
+    "Ledger": "accounting",
+    "audit_mechanism": "audit",
+    "exact_delta": "audit",
+    # scikit-learn DP estimators with public bounds (docs/derivations/when_mvg_wins.md)
+    "DPCovariance": "models",
+    "DPPCA": "models",
+    "DPLinearRegression": "models",
+    "DPRidge": "models",
+    "DPMean": "models",
+    "DPStandardScaler": "models",
+}
 
 __all__ = [
     "__version__",
-    "calibration",
-    "errors",
-    "rng",
-    "queries",
+    "Accountant",
+    "Ledger",
+    "CovarianceQuery",
+    "DPCovariance",
+    "DPDirectionsMVG",
+    "DPLinearRegression",
+    "DPMean",
+    "DPPCA",
+    "DPRidge",
+    "DPStandardScaler",
+    "FisherNoiseMechanism",
+    "FrobeniusBall",
     "GaussianMechanism",
+    "IdentityQuery",
+    "KernelQuery",
     "LaplaceMechanism",
     "MVGMechanism",
     "Mechanism",
     "NoiseSummary",
     "PrivacyGuarantee",
-    "Release",
     "R1SMGMechanism",
-    "audit",
     "RONGauss",
-    "FisherNoiseRelease",
+    "Relation",
+    "Release",
+    "audit_mechanism",
+    "exact_delta",
+    *SUBMODULES,
 ]
 
-# MVG core: the matrix-variate Gaussian sampler and noise directions / precision allocation.
-from . import directions, mvg  # noqa: E402
 
-__all__ += ["directions", "mvg"]
+def __getattr__(name: str):
+    if name in SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_NAMES:
+        module = importlib.import_module(f".{_LAZY_NAMES[name]}", __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-# scikit-learn DP estimators with public bounds (docs/mvg.md, "When MVG noise wins").
-from . import models  # noqa: E402
-from .models import (DPCovariance, DPLinearRegression, DPMean, DPPCA, DPRidge,  # noqa: E402
-                     DPStandardScaler)
 
-__all__ += ["models", "DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "DPMean",
-            "DPStandardScaler"]
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

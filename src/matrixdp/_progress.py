@@ -1,63 +1,46 @@
-"""A dependency-free progress bar for long CLI work (internal)."""
+"""Progress bars for long work (internal): tqdm, drawn only on a terminal unless forced.
+
+A bar is drawn when the caller enables it **and** its stream (stderr) is a terminal, so
+logs, pipes and CI output stay clean. ``MATRIXDP_PROGRESS=always`` forces bars on (e.g.
+for a log that should show progress), ``MATRIXDP_PROGRESS=never`` turns them off.
+Command-line tools turn them off with ``--quiet``.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
-import time
+
+from tqdm import tqdm
+
+__all__ = ["Progress", "progress_enabled"]
+
+#: Environment variable overriding terminal detection: "always", "never" or "auto".
+ENV_VAR = "MATRIXDP_PROGRESS"
 
 
-class Progress:
-    """Iterate over ``iterable`` while drawing a one-line bar on ``stream`` (stderr).
-
-    Drawing is skipped when ``enabled`` is False; it is throttled to ten updates
-    a second so it never dominates the work.
-    """
-
-    def __init__(self, iterable=None, *, total=None, desc: str = "", enabled: bool = True,
-                 stream=None, width: int = 30):
-        self.iterable = iterable
-        self.total = total if total is not None else (len(iterable) if hasattr(iterable, "__len__") else None)
-        self.desc = desc
-        self.enabled = enabled
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self.n = 0
-        self._last = 0.0
-        self._start = time.monotonic()
-
-    def __iter__(self):
-        for item in self.iterable:
-            yield item
-            self.update()
-        self.close()
-
-    def update(self, k: int = 1) -> None:
-        self.n += k
-        now = time.monotonic()
-        if self.enabled and (now - self._last > 0.1 or (self.total and self.n >= self.total)):
-            self._last = now
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        elapsed = now - self._start
-        if self.total:
-            frac = min(1.0, self.n / self.total)
-            bar = "#" * int(frac * self.width)
-            text = f"\r{self.desc} [{bar:<{self.width}}] {self.n}/{self.total} {elapsed:5.1f}s"
-        else:
-            text = f"\r{self.desc} {self.n} {elapsed:5.1f}s"
-        self.stream.write(text)
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self._draw(time.monotonic())
-            self.stream.write("\n")
-            self.stream.flush()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+def progress_enabled(enabled: bool = True, stream=None) -> bool:
+    """Whether a bar should be drawn on ``stream`` (default stderr)."""
+    if not enabled:
         return False
+    mode = os.environ.get(ENV_VAR, "auto").strip().lower()
+    if mode in ("always", "1", "yes", "true"):
+        return True
+    if mode in ("never", "0", "no", "false"):
+        return False
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (ValueError, OSError):  # closed stream
+        return False
+
+
+def Progress(iterable=None, *, total=None, desc: str = "", enabled: bool = True, stream=None):
+    """A tqdm bar over ``iterable`` (or a manual one with ``total``), or a silent one.
+
+    Supports iteration, ``update(k)``, ``close()`` and use as a context manager.
+    """
+    stream = sys.stderr if stream is None else stream
+    return tqdm(iterable, total=total, desc=desc or None, file=stream, leave=True,
+                disable=not progress_enabled(enabled, stream), dynamic_ncols=True)

@@ -89,7 +89,7 @@ def check_finite_array(value, argument: str = "value", *, ndim: int | None = Non
     if dtype is not None:
         arr = arr.astype(dtype, copy=False)
     if ndim is not None and arr.ndim != ndim:
-        raise InvalidShapeError(argument, f"must have {ndim} dimension(s), got shape {arr.shape}")
+        raise InvalidShapeError(argument, f"must have {ndim} dimension(s), got {arr.ndim}")
     if shape is not None and arr.shape != tuple(shape):
         raise InvalidShapeError(argument, f"must have shape {tuple(shape)}, got {arr.shape}")
     if not np.isfinite(arr).all():
@@ -111,9 +111,10 @@ def check_row_norms(arr: np.ndarray, bound: float, argument: str = "X", *,
     if over.any():
         if not clip:
             raise OutOfBoundsError(
-                argument, f"{int(over.sum())} rows have L2 norm above {bound_name}={bound:g}; "
-                          "rescale them (or pass clip=True where supported) - bounds must never "
-                          "be read from the private data")
+                argument, f"has rows with L2 norm above the public {bound_name}={bound:g}; "
+                          "rescale them (or pass clip=True where supported) or raise the bound "
+                          "from domain knowledge - bounds must never be read from the private "
+                          "data")
         arr = arr * np.minimum(1.0, bound / np.where(norms > 0, norms, 1.0))[:, None]
     return arr
 
@@ -126,9 +127,9 @@ def check_in_bounds(arr: np.ndarray, lower, upper, argument: str = "X") -> None:
     below = arr < lower
     above = arr > upper
     if below.any() or above.any():
-        n_bad = int(np.count_nonzero(below | above))
+        # how many entries, and which, stays with the data: the message may reach a log
         raise OutOfBoundsError(
             argument,
-            f"{n_bad} entries lie outside the declared public bounds; clip the data to the "
-            "bounds first (or pass clip=True where supported) - bounds must never be read "
-            "from the private data")
+            "has entries outside the declared public bounds; clip the data to the bounds first "
+            "(or pass clip=True where supported) or widen the bounds from domain knowledge - "
+            "bounds must never be read from the private data")

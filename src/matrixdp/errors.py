@@ -17,6 +17,7 @@ __all__ = [
     "NotPositiveSemidefiniteError",
     "UnsafeMechanismError",
     "BudgetExceededError",
+    "LedgerError",
     "DatasetError",
     "PrivacyLeakWarning",
     "RefutedGuaranteeWarning",
@@ -73,6 +74,10 @@ class UnsafeMechanismError(MatrixDPError, RuntimeError):
 
 class BudgetExceededError(MatrixDPError, RuntimeError):
     """A release would spend more privacy budget than is left."""
+
+
+class LedgerError(MatrixDPError, OSError):
+    """A privacy-budget ledger file is missing, corrupted or not a matrixdp ledger."""
 
 
 class DatasetError(MatrixDPError, OSError):

@@ -2,7 +2,6 @@
 
 import math
 import warnings
-
 import numpy as np
 import pytest
 
@@ -188,15 +187,3 @@ def test_floating_point_artefacts_are_filtered_but_detectable():
     assert audit(lap, n=100_000, seed=0).passed
     bits = audit(lap, n=100_000, seed=0, resolution=0)
     assert bits.epsilon_lower_bound > 1.1 and bits.statistic_name == "log-likelihood-ratio"
-
-
-@pytest.mark.slow
-def test_false_accusation_rate_below_one_minus_confidence_for_tight_gaussian():
-    # 200 independent audits of the exact (tight) analytic Gaussian at confidence 0.9: the
-    # fraction of bounds above the true epsilon must not exceed 10% (it is far lower, since
-    # Bonferroni and Clopper-Pearson are conservative). One-sided binomial check at 3 sigma.
-    mech = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-2, sensitivity=1.0)
-    runs = 200
-    above = sum(audit(mech, n=4_000, seed=s, confidence=0.9).epsilon_lower_bound > 1.0
-                for s in range(runs))
-    assert above / runs <= 0.1 + 3 * math.sqrt(0.1 * 0.9 / runs)

@@ -53,7 +53,6 @@ def test_run_entry_overrides():
 
 
 def test_farokhi_entries_when_installed():
-    pytest.importorskip("matrixdp.release")
     entries = {e.name: e for e in cat.catalogue()}
     assert {"farokhi-gaussian", "farokhi-laplace"} <= set(entries)
     row = cat.run_entry(entries["farokhi-laplace"], n_samples=100_000)
@@ -61,19 +60,19 @@ def test_farokhi_entries_when_installed():
     assert row.verdict == "consistent" and 0.85 < row.epsilon_lower_bound <= 1.0
 
 
-def test_broken_optional_family_is_skipped_with_a_warning(monkeypatch):
-    def broken():
-        def factory(epsilon):
-            raise TypeError("constructor changed")
-        return [cat.CatalogueEntry("broken", "a drifted API", factory, {"epsilon": 1.0})]
+def test_every_family_is_listed_and_builds_at_its_defaults():
+    """No feature detection: every family ships, and a broken entry is an error, never skipped."""
+    import warnings
 
-    def absent():
-        raise ImportError("not installed")
-
-    monkeypatch.setattr(cat, "_OPTIONAL_LOADERS", [broken, absent])
-    with pytest.warns(RuntimeWarning, match="skipping 'broken'.*constructor changed"):
-        names = [e.name for e in cat.catalogue()]
-    assert "broken" not in names and "r1smg" in names
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        entries = cat.catalogue()
+    names = {e.name for e in entries}
+    assert {"laplace", "r1smg", "farokhi-gaussian", "ron-gauss-mean", "wishart",
+            "gaussian-classic-baseline"} <= names
+    assert any(n.startswith("mvg") for n in names)
+    for entry in entries:
+        entry.build()
 
 
 # ------------------------------------------------------------------ RON-Gauss (synth)
@@ -82,7 +81,6 @@ def ron_gauss_rows(rows):
 
 
 def test_ron_gauss_steps_are_in_the_catalogue():
-    pytest.importorskip("matrixdp.synth")
     entries = {e.name: e for e in cat.catalogue()}
     assert {"ron-gauss-mean", "ron-gauss-cov", "ron-gauss-cov-paper"} <= set(entries)
     assert entries["ron-gauss-cov-paper"].unsafe and not entries["ron-gauss-cov"].unsafe
@@ -91,7 +89,7 @@ def test_ron_gauss_steps_are_in_the_catalogue():
 
 
 def test_ron_gauss_scales_come_from_the_shipped_estimator():
-    synth = pytest.importorskip("matrixdp.synth")
+    from matrixdp import synth
     p, n = 10, 1000
     for name, mode in (("ron-gauss-cov", "corrected"), ("ron-gauss-cov-paper", "paper")):
         mech, _ = cat._get_entry(name).build()
@@ -107,7 +105,6 @@ def test_ron_gauss_scales_come_from_the_shipped_estimator():
 
 
 def test_ron_gauss_verdicts(rows):
-    pytest.importorskip("matrixdp.synth")
     pytest.importorskip("dp_accounting")
     ron = ron_gauss_rows(rows)
     for name in ("ron-gauss-mean", "ron-gauss-cov"):
@@ -123,7 +120,6 @@ def test_ron_gauss_paper_mode_at_p4():
     # At p = 4 the paper's scale is sqrt(2)x too small on the witness's L1 distance: the step is
     # really sqrt(2)-DP, delta(1) ~ 2.2e-4. The exact profile refutes it; the sampled bound (whose
     # pure-DP evidence needs all 16 coordinates in their tails at once) stays a valid lower bound.
-    pytest.importorskip("matrixdp.synth")
     pytest.importorskip("dp_accounting")
     row = cat.run_entry("ron-gauss-cov-paper", n_samples=20_000, dim=4)
     assert row.refuted and 2e-4 < row.exact_delta < 2.5e-4
@@ -132,7 +128,6 @@ def test_ron_gauss_paper_mode_at_p4():
 
 
 def test_without_dp_accounting_the_exact_column_is_na(monkeypatch):
-    pytest.importorskip("matrixdp.synth")
     import builtins
 
     real_import = builtins.__import__
@@ -154,7 +149,6 @@ def test_without_dp_accounting_the_exact_column_is_na(monkeypatch):
 
 
 def test_farokhi_laplace_has_an_exact_profile():
-    pytest.importorskip("matrixdp.release")
     row = cat.run_entry("farokhi-laplace", n_samples=2000)
     # Pure epsilon-LDP on the corner witness: the max loss equals epsilon, so delta(eps) = 0 exactly,
     # and at a smaller epsilon it is positive (the witness is tight).
@@ -165,14 +159,12 @@ def test_farokhi_laplace_has_an_exact_profile():
 
 
 def test_classic_baseline_at_large_epsilon_is_catalogued_and_consistent(rows):
-    pytest.importorskip("matrixdp.baselines")
     row = {r.name: r for r in rows}["gaussian-classic-baseline"]
     assert row.claimed_epsilon == 2.0 and row.verdict == "consistent"
     assert 0 < row.exact_delta <= row.claimed_delta
 
 
 def test_baseline_rows_verdicts(rows):
-    pytest.importorskip("matrixdp.baselines")
     by_name = {r.name: r for r in rows}
     wishart = by_name["wishart"]
     # Refuted both ways: exact support-violation delta 1 - e^{-1/3} > 0 = claimed, and the sampled

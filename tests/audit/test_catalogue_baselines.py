@@ -12,9 +12,8 @@ from matrixdp import baselines  # noqa: E402
 from matrixdp.audit import audit_mechanism, catalogue as cat, exact_delta  # noqa: E402
 from matrixdp.audit.adapters import (GaussianSketchRelease, SymmetricNoiseRelease,  # noqa: E402
                                      mirror_upper, upper_triangle)
-from matrixdp.audit.catalogue_baselines import (PPCA_K_SAMPLES, box_corner_pair,  # noqa: E402
-                                                enumerate_box_corner_pair)
-from matrixdp.directions import dp_covariance_eigen  # noqa: E402
+from matrixdp.audit.catalogue import PPCA_K_SAMPLES, box_corner_pair, enumerate_box_corner_pair
+from matrixdp.models.dp_directions import dp_covariance_eigen  # noqa: E402
 from matrixdp.errors import InvalidShapeError  # noqa: E402
 
 NEW = ("wishart", "mod-sulq", "mod-sulq-analytic", "analyze-gauss", "symmetric-laplace",
@@ -90,7 +89,7 @@ def test_symmetric_release_adapters_draw_the_shipped_release(name):
 
 def test_analyze_gauss_has_the_same_law_as_the_triu_stream():
     # analyze_gauss draws the triangle from a d x d standard normal, like MOD-SULQ's adapter.
-    from matrixdp.audit.catalogue_baselines import _triu_stream
+    from matrixdp.audit.catalogue import _triu_stream
 
     matrix = np.eye(3)
     out = baselines.analyze_gauss(matrix, sigma=0.3, rng=5)
@@ -259,7 +258,7 @@ def test_release_batch_seam_checks_the_shape():
 def test_symmetric_audit_rejects_a_third_of_the_calibrated_sigma():
     mech, _ = build("mod-sulq-analytic")
     (a, b), = mech.witnesses()
-    from matrixdp.audit.catalogue_baselines import _triu_stream
+    from matrixdp.audit.catalogue import _triu_stream
 
     honest = audit_mechanism(mech, a, b, n_samples=20_000, rng=0)
     mech.scale /= 3

@@ -4,13 +4,13 @@
 import numpy as np
 import pytest
 
-mvg_mod = pytest.importorskip("matrixdp.mechanisms.mvg")
+import matrixdp.mechanisms.mvg as mvg_mod  # noqa: E402
 
 from matrixdp import MVGMechanism  # noqa: E402
 from matrixdp.audit import audit_mechanism, default_witnesses, exact_delta  # noqa: E402
 from matrixdp.audit import catalogue as cat  # noqa: E402
 from matrixdp.audit.statistics import log_likelihood_ratio_for  # noqa: E402
-from matrixdp.mvg import mvg_logpdf  # noqa: E402
+from matrixdp.mechanisms.mvg_sampler import mvg_logpdf  # noqa: E402
 from matrixdp.queries import CovarianceQuery, IdentityQuery  # noqa: E402
 
 

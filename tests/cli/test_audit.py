@@ -3,7 +3,8 @@
 from matrixdp.cli import main
 
 
-def test_audit_all_fast(capsys):
+def test_audit_all_fast(capsys, monkeypatch):
+    monkeypatch.setenv("MATRIXDP_PROGRESS", "always")  # pytest's stderr is not a terminal
     assert main(["audit", "--all", "--fast", "--seed", "1"]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
@@ -20,7 +21,7 @@ def test_audit_all_fast(capsys):
         assert rows[name].rstrip().endswith("REFUTED"), rows[name]
     summary = next(line for line in lines if line.startswith("REFUTED (claimed"))
     assert sorted(summary.split(": ", 1)[1].split(", ")) == sorted(unsafe)
-    assert "auditing [" in captured.err          # progress bar on stderr
+    assert "auditing: 100%" in captured.err          # progress bar on stderr
     # The baselines are audited too: Wishart's pure-epsilon claim refuted, the others consistent,
     # and the footer names the row audited with fewer draws.
     assert "[unsafe]" in rows["wishart"] and rows["wishart"].rstrip().endswith("REFUTED")
@@ -35,11 +36,11 @@ def out_footer(lines):
 
 def test_audit_one_mechanism_with_options(capsys):
     assert main(["audit", "r1smg", "--epsilon", "1", "--dim", "100", "--samples", "4000",
-                 "--no-progress"]) == 0
+                 "--quiet"]) == 0
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if line.startswith("r1smg"))
     assert line.split()[2] == "1" and line.rstrip().endswith("REFUTED")
-    assert main(["audit", "gaussian", "--fast", "--no-progress"]) == 0
+    assert main(["audit", "gaussian", "--fast", "--quiet"]) == 0
     assert "consistent" in capsys.readouterr().out
 
 
@@ -51,3 +52,25 @@ def test_audit_list_and_errors(capsys):
         assert main(argv) == 1
         err = capsys.readouterr().err
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def one_line_error(capsys, argv, *fragments):
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+def test_zero_samples_and_zero_dim_are_rejected(capsys):
+    one_line_error(capsys, ["audit", "gaussian", "--samples", "0"], "--samples", ">= 20")
+    one_line_error(capsys, ["audit", "gaussian", "--dim", "0", "--fast"], "--dim: must be >= 1")
+    one_line_error(capsys, ["audit", "gaussian", "--confidence", "1.5", "--fast"], "--confidence")
+
+
+def test_fail_on_refuted_turns_an_unsafe_refutation_into_a_failure(capsys):
+    argv = ["audit", "r1smg", "--epsilon", "1", "--dim", "100", "--samples", "4000", "--quiet"]
+    assert main(argv) == 0          # an explicit unsafe opt-in refuted: expected
+    assert "REFUTED" in capsys.readouterr().out
+    assert main(argv + ["--fail-on-refuted"]) == 3
+    assert main(["audit", "gaussian", "--fast", "--quiet", "--fail-on-refuted"]) == 0

@@ -67,17 +67,18 @@ def test_classification_with_progress_bar(table, tmp_path, capsys, monkeypatch):
     import matrixdp.cli.synth as synth_cli
 
     monkeypatch.setattr(synth_cli, "CHUNK", 100)
+    monkeypatch.setenv("MATRIXDP_PROGRESS", "always")  # stderr is not a terminal under pytest
     out_path = tmp_path / "syn.csv"
     code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
                           "--target", "label", "--classes", "lo,hi", "--n", 450, "--out",
-                          out_path, "--seed", 3], capsys)
+                          out_path, "--seed", 3, "--class-weights", "uniform"], capsys)
     assert code == 0, err
     syn = pd.read_csv(out_path)
     assert syn.shape == (450, 4)
     assert set(syn["label"]) == {"lo", "hi"}
     assert sorted(syn["label"].value_counts().tolist()) == [225, 225]
     assert "sampling" in err and "5/5" in err  # the progress bar on stderr
-    assert "WITH THE SAME LABEL" in out
+    assert "class sizes PRIVATE" in out
 
 
 def test_add_remove_classification(table, tmp_path, capsys):
@@ -193,3 +194,160 @@ def test_regression_on_a_non_numeric_target_and_bad_n(table, tmp_path, capsys):
     assert_one_line_error(code, err, "--n")
     assert not (tmp_path / "o.csv").exists()
 
+
+
+def test_synth_spends_through_a_ledger_and_refuses_when_over_budget(table, tmp_path, capsys):
+    pd.read_csv(table).drop(columns=["label"]).to_csv(table, index=False)
+    ledger = tmp_path / "data.db"
+    assert main(["budget", "init", str(ledger), "--epsilon", "1.5"]) == 0
+    args = [table, "--epsilon", 1.0, "--dim", 3, "--out", tmp_path / "syn.csv", "--seed", 1,
+            "--ledger", ledger]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    assert f"ledger {ledger}: spent epsilon=1 " in out
+    code, _, err = run([*args[:-4], "--out", tmp_path / "syn2.csv", "--ledger", ledger], capsys)
+    assert code == 1 and "budget" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "syn2.csv").exists()
+
+
+# ------------------------------------------------------------ careless use
+def test_output_that_is_the_input_is_refused(table, tmp_path, capsys):
+    before = table.read_text()
+    for target in (table, tmp_path / "." / table.name):
+        code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "classification",
+                            "--target", "label", "--classes", "lo,hi", "--out", target, "--force"],
+                           capsys)
+        assert_one_line_error(code, err, "--out", "is the input file")
+    assert table.read_text() == before
+
+
+def test_existing_output_needs_force(table, tmp_path, capsys):
+    out_path = tmp_path / "o.csv"
+    out_path.write_text("keep me\n")
+    args = [table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target", "label",
+            "--classes", "lo,hi", "--out", out_path, "--seed", 1]
+    code, _, err = run(args, capsys)
+    assert_one_line_error(code, err, "--out", "already exists", "--force")
+    assert out_path.read_text() == "keep me\n"
+    code, _, err = run(args + ["--force"], capsys)
+    assert code == 0, err
+    assert pd.read_csv(out_path).shape == (400, 3)
+
+
+def test_output_path_errors_name_out(table, tmp_path, capsys):
+    base = [table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target", "label",
+            "--classes", "lo,hi", "--out"]
+    code, _, err = run(base + [tmp_path / "no" / "such" / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--out", "does not exist")
+    code, _, err = run(base + [tmp_path], capsys)
+    assert_one_line_error(code, err, "--out", "is a directory")
+
+
+def test_directory_input_says_so(tmp_path, capsys):
+    code, _, err = run([tmp_path, "--epsilon", 1, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "INPUT", "is a directory")
+
+
+def test_target_without_task_is_an_error(table, tmp_path, capsys):
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--target", "score", "--out",
+                        tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--target", "--task regression")
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_headerless_csv_is_flagged(tmp_path, capsys):
+    path = tmp_path / "raw.csv"
+    np.savetxt(path, np.random.default_rng(0).uniform(size=(50, 4)), delimiter=",")
+    code, _, err = run([path, "--epsilon", 1, "--dim", 2, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "looks like data, not a header")
+
+
+def test_summary_states_class_weighting_and_scale(table, tmp_path, capsys):
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--reconstruct",
+                          "--class-weights", "uniform", "--out", tmp_path / "o.csv", "--seed", 3],
+                         capsys)
+    assert code == 0, err
+    assert "records per class are EQUAL" in out and "(--class-weights uniform)" in out
+    assert "NORMALISED scale" in out and "not in the input's units" in out
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--out", tmp_path / "p.csv",
+                          "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the DP class counts (--class-weights auto)" in out and "EQUAL" not in out
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--class-sizes", "public",
+                          "--out", tmp_path / "q.csv", "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the true class sizes (--class-weights auto)" in out
+
+
+def test_noise_dominated_covariance_is_reported(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label", "score"]).iloc[:40]
+    frame.to_csv(table, index=False)
+    code, out, err = run([table, "--epsilon", 0.05, "--dim", 5, "--out", tmp_path / "o.csv",
+                          "--seed", 0], capsys)
+    assert code == 0, err
+    assert "warning:" in err and "of 5 directions survived" in err and "noise dominated" in err
+
+
+def test_large_n_is_streamed_in_chunks(table, tmp_path, capsys, monkeypatch):
+    """Memory stays constant in --n: the model is never asked for more than CHUNK records."""
+    import matrixdp.cli.synth as synth_cli
+    from matrixdp.synth import RONGauss
+
+    monkeypatch.setattr(synth_cli, "CHUNK", 64)
+    sizes = []
+    original = RONGauss.sample
+
+    def spy(self, n_samples, *args, **kwargs):
+        sizes.append(n_samples)
+        return original(self, n_samples, *args, **kwargs)
+
+    monkeypatch.setattr(RONGauss, "sample", spy)
+    out_path = tmp_path / "o.csv"
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target",
+                        "label", "--classes", "lo,hi", "--n", 1000, "--out", out_path, "--seed", 1,
+                        "--quiet"], capsys)
+    assert code == 0, err
+    assert max(sizes) == 64 and sum(sizes) == 1000 and len(sizes) == 16
+    syn = pd.read_csv(out_path)
+    assert syn.shape == (1000, 3) and list(syn.columns) == ["z1", "z2", "label"]
+    assert not (tmp_path / "o.csv.part").exists()
+    assert err == ""  # --quiet: no bar
+
+
+def test_no_progress_bar_off_a_terminal(table, tmp_path, capsys, monkeypatch):
+    import matrixdp.cli.synth as synth_cli
+
+    monkeypatch.setattr(synth_cli, "CHUNK", 100)
+    monkeypatch.delenv("MATRIXDP_PROGRESS", raising=False)
+    code, _, err = run([table, "--epsilon", 1, "--dim", 2, "--task", "classification", "--target",
+                        "label", "--classes", "lo,hi", "--n", 450, "--out", tmp_path / "o.csv",
+                        "--seed", 3], capsys)
+    assert code == 0
+    assert "sampling" not in err
+
+
+def test_default_priors_follow_the_dp_counts_or_the_public_sizes(table, tmp_path, capsys):
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--out", tmp_path / "o.csv",
+                          "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the DP class counts (--class-weights auto)" in out
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--class-sizes", "public",
+                          "--out", tmp_path / "p.csv", "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the true class sizes (--class-weights auto)" in out
+
+
+def test_add_remove_prints_no_record_count(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label", "score"])
+    frame.to_csv(table, index=False)
+    n = len(frame)
+    code, out, err = run([table, "--epsilon", 1, "--dim", 2, "--neighbouring", "add-remove",
+                          "--out", tmp_path / "o.csv", "--seed", 4], capsys)
+    assert code == 0, err
+    assert f"{n} records" not in out and f"wrote {n} " not in out
+    assert "their number is private under add/remove" in out

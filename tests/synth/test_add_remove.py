@@ -45,10 +45,15 @@ def test_guarantee_budget_and_attributes(data):
     assert np.mean(ys == 1) == pytest.approx(np.mean(y == 1), abs=0.03)  # reuses the DP counts
 
 
-def test_requires_counts_budget_and_corrected_mode(data):
+def test_counts_budget_defaults_to_a_share_of_epsilon_and_corrected_mode_is_required(data):
+    from matrixdp.synth.ron_gauss import DEFAULT_COUNTS_FRACTION
+
     X, _ = data
-    with pytest.raises(InvalidParameterError, match="epsilon_counts"):
-        RONGauss(dim=3, epsilon=1.0, neighbouring="add-remove").fit(X)
+    model = RONGauss(dim=3, epsilon=1.0, neighbouring="add-remove", random_state=0).fit(X)
+    assert model.epsilon_counts_ == pytest.approx(DEFAULT_COUNTS_FRACTION)
+    assert model.epsilon_mean_ + model.epsilon_cov_ + model.epsilon_counts_ == pytest.approx(1.0)
+    with pytest.raises(InvalidParameterError, match="epsilon_counts"):  # no total to take it from
+        RONGauss(dim=3, epsilon_mean=0.5, epsilon_cov=0.5, neighbouring="add-remove").fit(X)
     with pytest.raises(InvalidParameterError, match="sensitivity"):
         RONGauss(dim=3, epsilon=1.0, epsilon_counts=0.1, neighbouring="add-remove",
                  sensitivity="paper", allow_unsafe=True).fit(X)

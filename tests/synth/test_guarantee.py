@@ -64,7 +64,8 @@ def test_p2_random_pairs_never_exceed_the_paper_bound_and_p3_has_a_violating_pai
 
 @pytest.mark.parametrize("task, kw", [("unsupervised", {}),
                                       ("regression", {"label_bound": 1.0}),
-                                      ("classification", {"classes": ["a", "b"]})])
+                                      ("classification", {"classes": ["a", "b"],
+                                                          "class_sizes": "public"})])
 @pytest.mark.parametrize("dim", [1, 2, 3])
 def test_paper_mode_guarantee_per_dim_and_task(data, task, kw, dim):
     X, y_reg, y_cls = data
@@ -120,7 +121,7 @@ def test_classification_composes_in_parallel_with_per_class_scales(data):
     X, _, y = data
     n_c = np.array([np.sum(y == "a"), np.sum(y == "b")])
     model = RONGauss(dim=3, epsilon_mean=0.4, epsilon_cov=0.6, task="classification",
-                     classes=["a", "b"], random_state=2).fit(X, y)
+                     classes=["a", "b"], class_sizes="public", random_state=2).fit(X, y)
     # disjoint classes: eps_mu + eps_Sigma in total, not K times it (spec 3.3, model (a))
     assert model.privacy_.epsilon == pytest.approx(1.0)
     np.testing.assert_allclose(model.mean_scale_, 2 * math.sqrt(X.shape[1]) / (n_c * 0.4))
@@ -155,7 +156,8 @@ def test_class_list_is_the_public_one_in_its_given_order(data, neighbouring, ext
     X, _, y = data
     classes = ["b", "a", "zzz"] if neighbouring == "add-remove" else ["b", "a"]
     model = RONGauss(dim=3, epsilon=1.0, task="classification", classes=classes,
-                     neighbouring=neighbouring, random_state=5, **extra).fit(X, y)
+                     neighbouring=neighbouring, class_weights="uniform", random_state=5,
+                     **extra).fit(X, y)
     assert model.classes_.tolist() == classes  # not np.unique(y) (sorted, and without "zzz")
     _, ys = model.sample(3000, rng=6)
     assert set(ys) <= set(classes)

@@ -21,6 +21,7 @@ from matrixdp.errors import (
 )
 from matrixdp.mechanisms.base import PrivacyGuarantee
 from matrixdp.synth import cov_sensitivity, dfm_max_dim, normalize_rows
+from matrixdp.synth._checks import NoiseDominatedWarning
 
 
 @pytest.fixture(scope="module")
@@ -98,11 +99,11 @@ def test_regression_shapes_and_label_shift(data):
 def test_classification_shapes_labels_and_weights(data):
     X, _, y = data
     model = RONGauss(dim=3, epsilon=1.0, task="classification", classes=["a", "b", "c"],
-                     random_state=2)
+                     class_sizes="public", random_state=2)
     with pytest.raises(InvalidParameterError, match="no records"):
-        model.fit(X, y)  # class "c" is empty
+        model.fit(X, y)  # class "c" is empty (public sizes: saying so reveals nothing)
     model = RONGauss(dim=3, epsilon=1.0, task="classification", classes=["a", "b"],
-                     random_state=2).fit(X, y)
+                     class_weights="uniform", random_state=2).fit(X, y)
     assert model.covariance_.shape == (2, 3, 3) and model.mean_.shape == (2, 20)
     assert model.class_means_.shape == (2, 3)
     Xs, ys = model.sample(1001)
@@ -117,16 +118,19 @@ def test_classification_shapes_labels_and_weights(data):
 def test_classification_dp_weights_follow_noisy_counts_and_compose(data):
     X, _, y = data
     model = RONGauss(dim=3, epsilon=1.2, task="classification", classes=["a", "b"],
-                     class_weights="dp", epsilon_counts=0.2, random_state=3).fit(X, y)
+                     epsilon_counts=0.2, random_state=3).fit(X, y)  # class_weights="auto" -> dp
     assert model.epsilon_counts_ == 0.2
     assert model.epsilon_mean_ + model.epsilon_cov_ == pytest.approx(1.0)
     assert model.privacy_.epsilon == pytest.approx(1.2)
     Xs, ys = model.sample(10000)
     true_share = np.mean(y == "a")
     assert np.mean(ys == "a") == pytest.approx(true_share, abs=0.02)
-    with pytest.raises(InvalidParameterError, match="epsilon_counts"):
+    with pytest.raises(InvalidParameterError, match="epsilon_counts"):  # no total to take it from
+        RONGauss(dim=3, epsilon_mean=0.5, epsilon_cov=0.5, task="classification",
+                 classes=["a", "b"]).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="class_weights"):  # DP counts of public sizes
         RONGauss(dim=3, epsilon=1.0, task="classification", classes=["a", "b"],
-                 class_weights="dp").fit(X, y)
+                 class_sizes="public", class_weights="dp").fit(X, y)
 
 
 def test_classification_exact_weights_are_unsafe(data):
@@ -368,6 +372,7 @@ def test_warns_when_dim_far_above_dfm_guidance():
         RONGauss(dim=40, epsilon=1.0, random_state=0).fit(X)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", NoiseDominatedWarning)  # 300 records: noise dominates
         RONGauss(dim=13, epsilon=1.0, random_state=0).fit(X)
 
 

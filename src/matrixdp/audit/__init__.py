@@ -4,6 +4,7 @@
 - :func:`laplace_vector_delta` — δ(ε) of a Laplace release on a vector difference (PLD composition).
 - :func:`audit_mechanism` — a lower bound on ε from samples, valid at a stated confidence.
 - :func:`default_witnesses` — worst-case neighbouring pairs.
+- :func:`check_pair` — whether a pair is neighbouring for a mechanism (the auditor refuses others).
 - :mod:`matrixdp.audit.catalogue` — audits every shipped mechanism (``matrixdp audit --all``).
 
 The method and how to audit your own mechanism are in ``docs/audit.md``.
@@ -15,6 +16,7 @@ from .laplace_profile import laplace_vector_delta, laplace_vector_delta_bounds
 from .statistics import distance_ratio, log_likelihood_ratio_for, projection
 from .clopper_pearson import clopper_pearson_interval, clopper_pearson_lower, clopper_pearson_upper
 from .witnesses import default_witnesses, sensitivity_witness
+from .pairs import PairCheck, check_pair
 
 __all__ = [
     "AuditResult",
@@ -35,4 +37,6 @@ __all__ = [
     "clopper_pearson_upper",
     "default_witnesses",
     "sensitivity_witness",
+    "PairCheck",
+    "check_pair",
 ]

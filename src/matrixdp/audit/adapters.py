@@ -2,7 +2,7 @@ r"""Audit adapters for mechanisms that are functions of a dataset (the baselines
 
 The auditor (:func:`~matrixdp.audit.audit_mechanism`) needs an object that draws
 outputs under a query answer ``value``. The baselines in :mod:`matrixdp.baselines`
-and :func:`matrixdp.directions.dp_covariance_eigen` are functions of a dataset; the
+and :func:`matrixdp.models.dp_directions.dp_covariance_eigen` are functions of a dataset; the
 adapters here expose the law of their *released matrix* (or of a sufficient
 statistic of it with the value's shape) as a function of that answer, draw it in
 one vectorised call (``release_batch`` / ``sample_noise_batch``), and carry the

@@ -16,6 +16,7 @@ evaluated). The method is described in ``docs/audit.md``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -25,6 +26,7 @@ from .._validation import check_delta, check_epsilon, check_finite_array, check_
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..rng import make_rng
 from .clopper_pearson import clopper_pearson_upper
+from .pairs import check_pair
 from .statistics import distance_ratio, log_likelihood_ratio_for, projection
 
 __all__ = ["AuditResult", "TestOutcome", "audit_mechanism", "draw_outputs"]
@@ -83,6 +85,13 @@ class AuditResult:
     tests : tuple of TestOutcome
         Every evaluated test.
     mechanism : str
+    pair_checked : bool
+        Whether the pair was checked against a declared sensitivity (see
+        :func:`~matrixdp.audit.pairs.check_pair`); False for a mechanism that declares none.
+    pair_neighbouring : bool
+        False only for a pair outside the declared sensitivity audited with
+        ``allow_non_neighbouring=True``: the bound then measures the mechanism on that pair
+        and is no verdict on its claim (``passed`` is then True by convention).
     """
 
     epsilon_lower_bound: float
@@ -103,6 +112,8 @@ class AuditResult:
     n_tests: int
     tests: tuple = field(default=(), repr=False)
     mechanism: str = ""
+    pair_checked: bool = False
+    pair_neighbouring: bool = True
 
     @property
     def counts(self) -> dict:
@@ -112,6 +123,8 @@ class AuditResult:
 
     def __str__(self) -> str:
         verdict = "consistent" if self.passed else "REFUTED"
+        if not self.pair_neighbouring:
+            verdict = "no verdict: the pair is not neighbouring"
         return (f"{self.mechanism or 'mechanism'}: epsilon >= {self.epsilon_lower_bound:.4g} "
                 f"(claimed {self.claimed_epsilon:.4g}, delta {self.claimed_delta:.3g}; "
                 f"{self.statistic_name}, {self.tail} tail; confidence {self.confidence:g}) "
@@ -142,6 +155,9 @@ def draw_outputs(mechanism, value, n: int, rng=None) -> np.ndarray:
     :mod:`matrixdp.audit.adapters`), ``value + noise`` for additive mechanisms
     (those with ``sample_noise``), otherwise ``mechanism.release(value, rng).value``
     one at a time.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; an audit draws noise on public witnesses only).
     """
     gen = make_rng(rng)
     arr = np.asarray(value, dtype=float)
@@ -266,7 +282,8 @@ def _resolve_statistics(mechanism, statistic) -> list:
 def audit_mechanism(mechanism, value, value_prime, *, epsilon=None, delta=None,
                     n_samples: int = 20_000, confidence: float = 0.95,
                     statistic: str | Callable | Sequence | None = None, rng=None,
-                    resolution: float = 1e-9) -> AuditResult:
+                    resolution: float = 1e-9, query=None,
+                    allow_non_neighbouring: bool = False) -> AuditResult:
     r"""Audit ``mechanism`` on one pair of neighbouring values; return a lower bound on ε.
 
     Parameters
@@ -278,7 +295,9 @@ def audit_mechanism(mechanism, value, value_prime, *, epsilon=None, delta=None,
         ``release(value, rng)``.
     value, value_prime : array_like
         Query answers on neighbouring datasets (e.g. from
-        :func:`~matrixdp.audit.default_witnesses`).
+        :func:`~matrixdp.audit.default_witnesses`). The pair is checked against the
+        mechanism's declared sensitivity (and ``query``'s, when given): a pair further
+        apart is refused, since no DP claim speaks about it.
     epsilon, delta : float, optional
         The claim to audit; default ``mechanism.privacy.epsilon`` / ``.delta``.
     n_samples : int
@@ -290,14 +309,30 @@ def audit_mechanism(mechanism, value, value_prime, *, epsilon=None, delta=None,
         mechanism's log-likelihood ratio when known (otherwise the projection onto
         ``value_prime − value``) and the distance-ratio statistic.
     rng : None, int or numpy.random.Generator
+        Randomness of the audit's draws. ``None`` uses the per-process secure stream; a seed
+        makes the audit reproducible (an audit draws only noise on public witnesses, so a
+        seed here replays no release).
     resolution : float
         Statistic values are rounded to this relative resolution before
         thresholding, so that floating-point artefacts of the last bits are not
         reported as violations (set 0 to audit the bit-level implementation).
+    query : object, optional
+        The query whose answers ``value`` and ``value_prime`` are: each must pass its
+        ``check_value`` and the pair must lie within its ``sensitivity_l2``.
+    allow_non_neighbouring : bool, default False
+        Audit a pair outside the declared sensitivity anyway (to measure the mechanism on
+        it, e.g. for group privacy): a :class:`UserWarning` is issued and the result is
+        marked ``pair_neighbouring=False`` with no verdict on the claim.
 
     Returns
     -------
     AuditResult
+
+    Raises
+    ------
+    InvalidParameterError
+        For a pair outside the declared sensitivity (unless ``allow_non_neighbouring``), and
+        for invalid arguments.
 
     Notes
     -----
@@ -335,6 +370,14 @@ def audit_mechanism(mechanism, value, value_prime, *, epsilon=None, delta=None,
         raise InvalidShapeError("value_prime", f"must have the shape of value {a.shape}, got {b.shape}")
     if np.array_equal(a, b):
         raise InvalidParameterError("value_prime", "must differ from value")
+    pair = check_pair(mechanism, a, b, query=query)
+    if not pair.neighbouring:
+        message = (f"{pair.reason}. Audit a pair within the declared sensitivity (e.g. from "
+                   "matrixdp.audit.default_witnesses), or pass allow_non_neighbouring=True to "
+                   "measure the mechanism on this pair without a verdict on its claim")
+        if not allow_non_neighbouring:
+            raise InvalidParameterError("value_prime", message)
+        warnings.warn(message, UserWarning, stacklevel=2)
 
     gen = make_rng(rng)
     stats_list = _resolve_statistics(mechanism, statistic)
@@ -367,9 +410,11 @@ def audit_mechanism(mechanism, value, value_prime, *, epsilon=None, delta=None,
     best = max(outcomes, key=lambda o: o.epsilon_lower_bound)
     return AuditResult(
         epsilon_lower_bound=best.epsilon_lower_bound, claimed_epsilon=eps, claimed_delta=dlt,
-        passed=bool(best.epsilon_lower_bound <= eps), statistic_name=best.statistic_name,
+        passed=bool(best.epsilon_lower_bound <= eps or not pair.neighbouring),
+        statistic_name=best.statistic_name,
         tail=best.tail, threshold=best.threshold, false_positives=best.false_positives,
         false_negatives=best.false_negatives, n_evaluation=n_eval, fpr_upper=best.fpr_upper,
         fnr_upper=best.fnr_upper, n_samples=n, n_selection=n_sel, confidence=conf,
         n_tests=n_tests, tests=tuple(outcomes),
-        mechanism=getattr(mechanism, "name", type(mechanism).__name__))
+        mechanism=getattr(mechanism, "name", type(mechanism).__name__),
+        pair_checked=pair.checked, pair_neighbouring=pair.neighbouring)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..directions import random_directions
-from ..rng import make_rng
+from ..rng import make_rng, random_directions
 
 __all__ = ["uniform_predictions", "random_unit_vector", "random_orthonormal_basis"]
 
@@ -38,7 +37,7 @@ def random_unit_vector(d: int, rng=None) -> np.ndarray:
 def random_orthonormal_basis(d: int, rng=None) -> np.ndarray:
     """A Haar-distributed d x d orthogonal matrix (columns are the basis vectors).
 
-    :func:`matrixdp.directions.random_directions` (Gaussian QR with the sign fix, Mezzadri 2007).
+    :func:`matrixdp.rng.random_directions` (Gaussian QR with the sign fix, Mezzadri 2007).
     """
     if int(d) != d or d < 1:
         raise InvalidParameterError("d", f"must be a positive integer, got {d!r}")

@@ -59,7 +59,8 @@ class Remark1Warning(UserWarning):
     """ε ≥ 1/M: outside the paper's (heuristic) Remark 1 range for R1SMG."""
 
 
-def _check_dim(dim) -> int:
+def check_r1smg_dim(dim) -> int:
+    """Validate R1SMG's dimension M: an integer > 2 (Lemma 2 of Ji & Li needs it)."""
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
         raise InvalidParameterError("dim", f"must be an integer > 2, got {dim!r}")
     if dim <= 2:
@@ -89,7 +90,7 @@ def r1smg_log_psi(dim: int, delta: float) -> float:
     float
         log ψ < 0.
     """
-    m = _check_dim(dim)
+    m = check_r1smg_dim(dim)
     d = check_delta(delta)
     return (2.0 / (m - 2)) * (math.log(d) + special.gammaln((m - 1) / 2.0)
                               - 0.5 * math.log(math.pi) - special.gammaln(m / 2.0))
@@ -238,7 +239,7 @@ def gaussian_loss_skewness(cov_eigenvalues) -> float:
 
 def lemma2_angle_bound(dim, theta0) -> float:
     """Lemma 2's bound √π Γ(P/2)/Γ((P−1)/2) cos(θ₀)^{P−2} on Pr[|θ − π/2| ≥ θ₀]."""
-    p = _check_dim(dim)
+    p = check_r1smg_dim(dim)
     return math.exp(0.5 * math.log(math.pi) + special.gammaln(p / 2.0)
                     - special.gammaln((p - 1) / 2.0) + (p - 2) * math.log(math.cos(theta0)))
 
@@ -262,7 +263,7 @@ def r1smg_log_noise_density(noise_norm, dim, sigma_star):
 
     .. math:: p(n) = \frac{\Gamma(M/2)}{\pi^{M/2}\sqrt{2\pi\sigma^*}}\,\|n\|^{1-M} e^{-\|n\|^2/(2\sigma^*)}
     """
-    m = _check_dim(dim)
+    m = check_r1smg_dim(dim)
     r = np.asarray(noise_norm, dtype=float)
     with np.errstate(divide="ignore"):
         return (special.gammaln(m / 2.0) - 0.5 * m * math.log(math.pi)
@@ -282,7 +283,7 @@ def r1smg_privacy_loss(dist_to_value, dist_to_value_prime, dim, sigma_star):
     dim : int
     sigma_star : float
     """
-    m = _check_dim(dim)
+    m = check_r1smg_dim(dim)
     a = np.asarray(dist_to_value, dtype=float)
     b = np.asarray(dist_to_value_prime, dtype=float)
     with np.errstate(divide="ignore"):
@@ -297,7 +298,7 @@ def r1smg_ball_delta_lower_bound(epsilon, dim, sigma_star, sensitivity) -> float
     δ(ε) ≥ P_x[B] − e^ε P[u₁² > 3/4] ≈ √(εψ/(4π)) at the paper's σ*.
     """
     eps = check_epsilon(epsilon)
-    m = _check_dim(dim)
+    m = check_r1smg_dim(dim)
     sens = check_sensitivity(sensitivity)
     p_x = 2.0 * special.ndtr(sens / (2.0 * math.sqrt(sigma_star))) - 1.0
     # P[u₁² > 3/4] for u₁² ~ Beta(1/2, (M−1)/2): 1 − I_{3/4}(a, b) = I_{1/4}(b, a).
@@ -351,7 +352,7 @@ def r1smg_true_delta(epsilon, dim, sigma_star, sensitivity, *, order: int = 24,
         δ(ε) in [0, 1].
     """
     eps = 0.0 if epsilon == 0 else check_epsilon(epsilon)
-    m = _check_dim(dim)
+    m = check_r1smg_dim(dim)
     sens = check_sensitivity(sensitivity)
     scale = math.sqrt(float(sigma_star)) / sens  # noise std in units of Δ
     # Axis 1: q = P(|z| <= t) in (0, 1); geometric panels towards 0 and 1.

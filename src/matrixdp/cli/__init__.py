@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
 
 from .._version import __version__
 from ..errors import MatrixDPError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ["demo", "audit", "reproduce", "synth"]
+SUBCOMMANDS = ["demo", "audit", "reproduce", "synth", "budget", "release"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +30,32 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f".{name}", __name__).add_parser(sub)
+    _plain_help(parser)
     return parser
+
+
+_ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]*\.)?([^`]+)`")
+
+
+def plain(text):
+    """Help text without reStructuredText markup (``x`` and :role:`a.b` become x and b)."""
+    if not text:
+        return text
+    return _ROLE.sub(r"\1", text).replace("``", "")
+
+
+def _plain_help(parser: argparse.ArgumentParser) -> None:
+    """Strip markup from a parser's description, epilog and option help, recursively."""
+    parser.description = plain(parser.description)
+    parser.epilog = plain(parser.epilog)
+    for action in parser._actions:
+        if action.help not in (None, argparse.SUPPRESS):
+            action.help = plain(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = plain(choice.help)
+            for sub in action.choices.values():
+                _plain_help(sub)
 
 
 def main(argv=None) -> int:
@@ -43,6 +70,12 @@ def main(argv=None) -> int:
     except (MatrixDPError, ValueError, OSError) as exc:
         # User errors get one line, never a traceback.
         print(f"matrixdp {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: still one line, the traceback on request
+        if os.environ.get("MATRIXDP_DEBUG"):
+            raise
+        print(f"matrixdp {args.command}: internal error: {type(exc).__name__}: {exc} (a bug in "
+              "matrixdp: please report it; MATRIXDP_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 1
 
 

@@ -20,6 +20,9 @@ def add_parser(subparsers) -> None:
                     "lower bound on epsilon (valid at the stated confidence) from samples on "
                     "worst-case neighbouring values. R1SMG is audited through its unsafe opt-in "
                     "and is expected to be refuted.",
+        epilog="Exit status: 0 when every claim is consistent or only an explicit unsafe "
+               "opt-in is refuted; 3 when a mechanism that is not an unsafe opt-in is refuted "
+               "(with --fail-on-refuted: when any mechanism is refuted); 1 on a usage error.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("mechanism", nargs="?", help="mechanism to audit (see --list)")
     p.add_argument("--all", action="store_true", help="audit the whole catalogue")
@@ -35,7 +38,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--delta", type=float, default=None, help="override delta")
     p.add_argument("--sensitivity", type=float, default=None, help="override the sensitivity")
     p.add_argument("--dim", type=int, default=None, help="override the value's dimension")
-    p.add_argument("--no-progress", action="store_true", help="do not draw the progress bar")
+    p.add_argument("--fail-on-refuted", action="store_true",
+                   help="exit with status 3 when any claim is refuted, unsafe opt-ins included "
+                        "(for CI)")
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+                   help="no progress bar (bars appear only on a terminal; "
+                        "MATRIXDP_PROGRESS=always forces them)")
     p.set_defaults(func=run)
 
 
@@ -43,19 +51,28 @@ def run(args) -> int:
     from ..audit import catalogue as cat
 
     if args.list:
-        for entry in cat.catalogue():
+        entries = cat.catalogue()
+        width = max(len(entry.name) for entry in entries)
+        for entry in entries:
             defaults = ", ".join(f"{k}={v:g}" for k, v in entry.params.items())
-            print(f"{entry.name:<24} {entry.description}  [{defaults}]")
+            print(f"{entry.name:<{width}}  {entry.description}  [{defaults}]")
         return 0
-    n_samples = args.samples or (cat.FAST_SAMPLES if args.fast else cat.FULL_SAMPLES)
+    if args.samples is not None:
+        n_samples = args.samples
+    else:
+        n_samples = cat.FAST_SAMPLES if args.fast else cat.FULL_SAMPLES
     if n_samples < 20:
         raise InvalidParameterError("--samples", f"must be >= 20, got {n_samples}")
+    if args.dim is not None and args.dim < 1:
+        raise InvalidParameterError("--dim", f"must be >= 1, got {args.dim}")
+    if not 0.0 < args.confidence < 1.0:
+        raise InvalidParameterError("--confidence", f"must be in (0, 1), got {args.confidence:g}")
     start = time.monotonic()
     if args.all:
         if args.mechanism:
             raise InvalidParameterError("mechanism", "give either --all or one mechanism name")
         rows = cat.run_catalogue(n_samples=n_samples, seed=args.seed, confidence=args.confidence,
-                                 progress=not args.no_progress)
+                                 progress=not args.quiet)
     elif args.mechanism:
         rows = [cat.run_entry(args.mechanism, n_samples=n_samples, seed=args.seed,
                               confidence=args.confidence, epsilon=args.epsilon, delta=args.delta,
@@ -73,5 +90,6 @@ def run(args) -> int:
     unexpected = [r.name for r in rows if r.refuted and not r.unsafe]
     if refuted:
         print("REFUTED (claimed guarantee does not hold): " + ", ".join(refuted))
-    # Exit status 3 only when a mechanism that is NOT an explicit unsafe opt-in is refuted.
-    return 3 if unexpected else 0
+    # Exit status 3 when a mechanism that is NOT an explicit unsafe opt-in is refuted, or when
+    # --fail-on-refuted is given and anything is refuted.
+    return 3 if unexpected or (args.fail_on_refuted and refuted) else 0

@@ -7,13 +7,15 @@ Reads a CSV of numeric features (and an optional target column), fits
 from __future__ import annotations
 
 import math
-from pathlib import Path
+import sys
+import warnings
 
 import numpy as np
 
 from .._progress import Progress
 from ..errors import InvalidParameterError
 from ..synth import RONGauss
+from ._paths import atomic_output, check_output_path
 
 #: Rows sampled per step (the progress bar advances once per chunk).
 CHUNK = 50_000
@@ -56,23 +58,39 @@ def _parse_classes(text, column):
 
 
 def _read_table(path: str):
+    from ._tables import read_table
+
+    return read_table(path, option="INPUT")
+
+
+def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bool) -> None:
+    """Sample ``n_out`` records in chunks of :data:`CHUNK` and append each chunk to the CSV
+    (memory stays constant in ``n_out``); the file appears under its name only when complete."""
     import pandas as pd
 
-    file = Path(path)
-    if not file.is_file():
-        raise FileNotFoundError(f"input file not found: {path}")
-    try:
-        frame = pd.read_csv(file)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InvalidParameterError("INPUT", f"cannot read {path} as CSV: {exc}") from None
-    if frame.shape[0] == 0 or frame.shape[1] == 0:
-        raise InvalidParameterError("INPUT", f"{path} has no data rows or no columns")
-    return frame
+    n_chunks = math.ceil(n_out / CHUNK)
+    bar = Progress(range(n_chunks), desc="sampling", enabled=not quiet and n_chunks > 1)
+    with atomic_output(path, "w", newline="") as fh:
+        for i in bar:
+            size = min(CHUNK, n_out - i * CHUNK)
+            out = model.sample(size)
+            X_syn, y_syn = (out if isinstance(out, tuple) else (out, None))
+            table = pd.DataFrame(X_syn, columns=header)
+            if y_syn is not None:
+                table[target] = y_syn
+            table.to_csv(fh, index=False, header=(i == 0))
 
 
 def run(args) -> int:
     import pandas as pd
 
+    if args.target and args.task == "unsupervised":
+        raise InvalidParameterError(
+            "--target", "needs --task regression or --task classification (the unsupervised "
+                        "task has no label column; drop --target to synthesise every column)")
+    if args.n is not None and args.n < 1:
+        raise InvalidParameterError("--n", f"must be >= 1, got {args.n}")
+    out_path = check_output_path(args.out, force=args.force, inputs=[args.input])
     frame = _read_table(args.input)
     y = None
     classes = None
@@ -94,45 +112,72 @@ def run(args) -> int:
                     "--classes", "classification needs the PUBLIC list of classes, e.g. --classes 1,2,3")
             classes = _parse_classes(args.classes, y)
     else:
-        features = frame.drop(columns=[args.target]) if args.target in frame.columns else frame
+        features = frame
 
-    n_out = args.n if args.n is not None else frame.shape[0]
-    if n_out < 1:
-        raise InvalidParameterError("--n", f"must be >= 1, got {n_out}")
+    n_out = args.n
     model = RONGauss(dim=args.dim, epsilon=args.epsilon, mean_fraction=args.mean_fraction,
                      task=args.task, label_bound=_parse_label_bound(args.label_bound),
                      clip_labels=args.clip_labels, classes=classes,
-                     class_weights=args.class_weights, epsilon_counts=args.epsilon_counts,
+                     class_weights=args.class_weights, class_sizes=args.class_sizes,
+                     epsilon_counts=args.epsilon_counts,
                      neighbouring=args.neighbouring,
                      reconstruct=args.reconstruct, random_state=args.seed)
-    model.fit(features, y)
-
-    n_chunks = math.ceil(n_out / CHUNK)
-    xs, ys = [], []
-    bar = Progress(range(n_chunks), desc="sampling", enabled=not args.quiet and n_chunks > 1)
-    for i in bar:
-        size = min(CHUNK, n_out - i * CHUNK)
-        out = model.sample(size)
-        if isinstance(out, tuple):
-            xs.append(out[0])
-            ys.append(out[1])
+    ledger_line = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if args.ledger is None:
+            model.fit(features, y)
         else:
-            xs.append(out)
-    X_syn = np.vstack(xs)
+            from ..accounting import Ledger
+
+            ledger = Ledger.open(args.ledger)
+            try:
+                model.fit(features, y, ledger=ledger)  # refused before any noise if over budget
+                spent = ledger.spent()
+                ledger_line = (f"ledger {args.ledger}: spent epsilon={spent.epsilon:.6g} at "
+                               f"delta={spent.delta:.3g} ({spent.calibration}) of the budget "
+                               f"epsilon={ledger.epsilon:g}")
+            finally:
+                ledger.close()
+    if n_out is None:
+        # as many records as the input; under add/remove n is private, so its DP count instead
+        n_out = frame.shape[0] if args.neighbouring == "replace-one" else max(1, int(round(
+            float(np.sum(model.class_counts_)) if args.task == "classification"
+            else float(model.n_records_))))
     names = ([str(c) for c in features.columns] if args.reconstruct
              else [f"z{j + 1}" for j in range(args.dim)])
-    table = pd.DataFrame(X_syn, columns=names)
-    if ys:
-        table[args.target] = np.concatenate(ys)
-    table.to_csv(args.out, index=False)
+    _write_samples(model, n_out, out_path, names, args.target, args.quiet)
 
-    print(f"matrixdp synth: RON-Gauss ({args.task}) on {frame.shape[0]} records x "
+    # n is public under replace-one neighbours only; under add/remove it is private
+    records = (f"{frame.shape[0]} records" if args.neighbouring == "replace-one"
+               else "the input records (their number is private under add/remove)")
+    print(f"matrixdp synth: RON-Gauss ({args.task}) on {records} x "
           f"{features.shape[1]} features, projected to dim={args.dim}")
-    print(f"wrote {n_out} synthetic records to {args.out} "
-          f"({'reconstructed feature space' if args.reconstruct else 'projected space'})")
+    print(f"wrote {n_out} synthetic records to {args.out}")
+    if args.reconstruct:
+        print("  - feature columns are W z mapped back to R^m on RON-Gauss's NORMALISED scale "
+              "(records centred and scaled to unit norm), not in the input's units")
+    else:
+        print(f"  - columns z1..z{args.dim} are the projected (normalised) space, not input features")
+    if args.task == "classification":
+        mode = args.class_weights
+        if mode == "auto":
+            private = args.neighbouring == "add-remove" or args.class_sizes == "private"
+            mode = "dp" if private else "exact"
+        print({"dp": "  - records per class follow the DP class counts",
+               "exact": "  - records per class follow the true class sizes",
+               "uniform": "  - records per class are EQUAL (--class-weights uniform): the synthetic "
+                          "class proportions are not the real ones"}[mode]
+              + f" (--class-weights {args.class_weights})")
+    if args.task == "regression":
+        print(f"  - the {args.target} column is in the input's units")
     print(f"guarantee: {model.privacy_}")
     for note in model.privacy_.notes:
         print(f"  - {note}")
+    if ledger_line:
+        print(ledger_line)
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
     if args.seed is not None:
         print("note: --seed makes the noise reproducible; a known seed voids the privacy guarantee.")
     return 0
@@ -141,7 +186,7 @@ def run(args) -> int:
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "synth", help="differentially private synthetic data from a CSV (RON-Gauss)",
-        description=__doc__.splitlines()[0])
+        description="Differentially private synthetic data from a CSV file with RON-Gauss.")
     p.add_argument("input", help="input CSV with a header row; feature columns must be numeric")
     p.add_argument("--epsilon", type=float, required=True, help="total privacy budget (pure epsilon-DP)")
     p.add_argument("--dim", type=int, required=True, help="projected dimension p (1 <= p < features)")
@@ -153,21 +198,32 @@ def add_parser(subparsers) -> None:
     p.add_argument("--clip-labels", action="store_true",
                    help="clip labels into the bound instead of failing")
     p.add_argument("--classes", default=None, help="PUBLIC comma-separated class list (classification)")
-    p.add_argument("--class-weights", choices=("uniform", "dp"), default="uniform",
-                   help="synthetic records per class: uniform, or from DP counts (needs --epsilon-counts)")
+    p.add_argument("--class-weights", choices=("auto", "dp", "exact", "uniform"), default="auto",
+                   help="synthetic records per class: auto (default: the DP class counts when class "
+                        "sizes are private, the true sizes when they are public), dp, exact, uniform")
+    p.add_argument("--class-sizes", choices=("private", "public"), default="private",
+                   help="classification: private (default; a neighbour may change a record's label, "
+                        "class sizes protected by DP counts) or public (neighbours keep the label)")
     p.add_argument("--epsilon-counts", type=float, default=None,
-                   help="part of --epsilon spent on DP counts (with --class-weights dp or "
-                        "--neighbouring add-remove)")
+                   help="part of --epsilon spent on DP counts (private class sizes or add-remove; "
+                        "default 10%% of --epsilon)")
     p.add_argument("--neighbouring", choices=("replace-one", "add-remove"), default="replace-one",
                    help="neighbouring relation: replace-one (n public, the paper's) or the strict "
-                        "add-remove variant (needs --epsilon-counts)")
+                        "add-remove variant")
     p.add_argument("--mean-fraction", type=float, default=0.5,
                    help="share of the budget spent on the DP mean (default 0.5)")
     p.add_argument("--n", type=int, default=None, help="number of synthetic records (default: input rows)")
-    p.add_argument("--out", required=True, help="output CSV")
+    p.add_argument("--out", required=True, help="output CSV (must not exist unless --force)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--reconstruct", action="store_true",
-                   help="write features mapped back to R^m (W z) instead of the projected z")
+                   help="write features mapped back to R^m (W z, on the normalised scale) instead of "
+                        "the projected z")
     p.add_argument("--seed", type=int, default=None,
                    help="seed for reproducible output (default: secure randomness)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (bars appear only on a terminal; "
+                        "MATRIXDP_PROGRESS=always forces them)")
+    p.add_argument("--ledger", default=None, metavar="DATASET.db",
+                   help="spend through this privacy-budget ledger (see `matrixdp budget init`); "
+                        "refused before any noise if the fit does not fit the budget")
     p.set_defaults(func=run)

@@ -1,99 +1,125 @@
-"""Opt-in downloads from a dataset's public source, with a progress bar and a checksum check.
+"""Opt-in downloads from a dataset's public source through `pooch`, with a checksum check.
 
-Nothing here runs unless a loader is called with ``download=True``. A download is
-streamed to a ``.part`` file next to its destination, hashed while it streams, and
-renamed into place only when its SHA-256 is the recorded one; otherwise it is deleted
-and :class:`~matrixdp.errors.DatasetError` is raised. Tests replace :data:`urlopen`
-(or use ``file://`` URLs) and never touch the network.
+Nothing here runs unless a loader is called with ``download=True``. :func:`pooch.retrieve`
+downloads to a temporary file next to its destination, checks its SHA-256 against the
+recorded one (:mod:`._checksums`) and moves it into place only when it matches; otherwise
+the download is deleted and :class:`~matrixdp.errors.DatasetError` is raised. A file that is
+already in the data home with the recorded checksum is not downloaded again (the data home
+is pooch's cache, and works offline). ``file://`` URLs are copied (local mirrors, tests);
+tests replace :data:`make_downloader` and never touch the network.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
+import contextlib
+import logging
+import shutil
+import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
 
-from .._progress import Progress
+from .._progress import progress_enabled
 from ..errors import DatasetError
 
-__all__ = ["download_file", "download_to_temp", "extract_members", "urlopen"]
+__all__ = ["download_file", "download_to_temp", "extract_members", "make_downloader"]
 
-#: The opener used for every download (module attribute so tests can replace it).
-urlopen = urllib.request.urlopen
-
-_CHUNK = 1 << 16
 _TIMEOUT_SECONDS = 60
 
 
-def _stream(url: str, dest: Path, *, progress: bool, desc: str) -> str:
-    """Stream ``url`` into ``dest`` and return the hex SHA-256 of what was written."""
-    digest = hashlib.sha256()
+class _FileDownloader:
+    """A pooch downloader for ``file://`` URLs (local mirrors)."""
+
+    def __call__(self, url: str, output_file, pooch_obj=None, check_only: bool = False):
+        source = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
+        if check_only:
+            return source.is_file()
+        with open(source, "rb") as src:
+            if isinstance(output_file, (str, Path)):
+                with open(output_file, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+            else:
+                shutil.copyfileobj(src, output_file)
+        return None
+
+
+def _default_downloader(url: str, progress: bool):
+    """The pooch downloader for ``url``: HTTP(S)/FTP through pooch, ``file://`` by copying."""
+    import pooch
+
+    if urllib.parse.urlparse(url).scheme == "file":
+        return _FileDownloader()
+    return pooch.HTTPDownloader(progressbar=progress_enabled(progress), timeout=_TIMEOUT_SECONDS)
+
+
+#: Returns the downloader for ``(url, progress)`` (module attribute so tests can replace it).
+make_downloader = _default_downloader
+
+
+@contextlib.contextmanager
+def _quiet_pooch():
+    """pooch logs every download at INFO level; matrixdp reports through its own messages."""
+    import pooch
+
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _retrieve(url: str, dest: Path, sha256: str | None, progress: bool) -> Path:
+    import pooch
+
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
-        response = urlopen(url, timeout=_TIMEOUT_SECONDS)
-    except (OSError, ValueError) as exc:
+        with _quiet_pooch():
+            path = pooch.retrieve(url, known_hash=None if sha256 is None else f"sha256:{sha256}",
+                                  fname=dest.name, path=dest.parent,
+                                  downloader=make_downloader(url, progress))
+    except ValueError as exc:
+        if "hash" in str(exc).lower():
+            raise DatasetError(
+                f"downloaded {url} but its SHA-256 is not the recorded {sha256}; the file was "
+                "refused and deleted (the source may have changed or the transfer was "
+                "corrupted).") from None
         raise DatasetError(f"could not download {url}: {exc}") from exc
-    with response:
-        length = response.headers.get("Content-Length") if hasattr(response, "headers") else None
-        total = int(length) if length and str(length).isdigit() else None
-        bar = Progress(None, total=total, desc=desc, enabled=progress)
-        try:
-            with open(dest, "wb") as out:
-                while True:
-                    chunk = response.read(_CHUNK)
-                    if not chunk:
-                        break
-                    out.write(chunk)
-                    digest.update(chunk)
-                    bar.update(len(chunk))
-        except OSError as exc:
-            dest.unlink(missing_ok=True)
-            raise DatasetError(f"download of {url} failed: {exc}") from exc
-        finally:
-            bar.close()
-    return digest.hexdigest()
+    except Exception as exc:  # network errors come from requests, urllib, ftplib, OSError ...
+        raise DatasetError(f"could not download {url}: {exc}") from exc
+    return Path(path)
 
 
 def download_file(url: str, dest: Path, sha256: str | None, *, progress: bool = True) -> Path:
-    """Download ``url`` to ``dest`` and verify its SHA-256 before moving it into place.
+    """Download ``url`` to ``dest`` through pooch and verify its SHA-256 before it is kept.
 
     Parameters
     ----------
     url : str
-        Public source URL (``https://`` or, in tests, ``file://``).
+        Public source URL (``https://``, or ``file://`` for a local mirror).
     dest : Path
-        Final location; written atomically (``dest.part`` then rename).
+        Final location (pooch writes a temporary file and moves it into place).
     sha256 : str or None
         Expected hex digest. None only for sources without a recorded checksum
         (the caller must then check the content itself).
     progress : bool
-        Draw a progress bar on stderr.
+        Draw a progress bar on stderr (only on a terminal).
 
     Raises
     ------
     DatasetError
-        When the download fails or its checksum differs (the partial file is deleted).
+        When the download fails or its checksum differs (nothing is kept).
     """
-    part = dest.with_name(dest.name + ".part")
-    got = _stream(url, part, progress=progress, desc=f"downloading {dest.name}")
-    if sha256 is not None and got != sha256:
-        part.unlink(missing_ok=True)
-        raise DatasetError(
-            f"downloaded {url} but its SHA-256 is {got}, not the recorded {sha256}; "
-            "the file was refused and deleted (the source may have changed or the "
-            "transfer was corrupted).")
-    os.replace(part, dest)
-    return dest
+    return _retrieve(url, Path(dest), sha256, progress)
 
 
 def download_to_temp(url: str, folder: Path, name: str, *, progress: bool = True) -> Path:
     """Download ``url`` to ``folder/name.part`` without a checksum (for archives whose
     members are verified one by one after extraction); the caller deletes it."""
-    part = folder / (name + ".part")
-    _stream(url, part, progress=progress, desc=f"downloading {name}")
-    return part
+    part = Path(folder) / (name + ".part")
+    part.unlink(missing_ok=True)  # never reuse a stale partial file as if it were the download
+    return _retrieve(url, part, None, progress)
 
 
 def extract_members(archive: Path, wanted: dict[str, str], home: Path,
@@ -118,6 +144,9 @@ def extract_members(archive: Path, wanted: dict[str, str], home: Path,
         When the archive is unreadable, a member is missing or a checksum differs
         (nothing unverified is left in the data home).
     """
+    import hashlib
+    import os
+
     try:
         zf = zipfile.ZipFile(archive)
     except zipfile.BadZipFile as exc:

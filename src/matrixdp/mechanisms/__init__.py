@@ -1,17 +1,27 @@
-"""Noise mechanisms: each is pure configuration plus ``release(value, rng=None) -> Release``."""
+"""Noise mechanisms: each is pure configuration plus ``release(value, rng=None) -> Release``.
 
-from .base import NEIGHBOURING_RELATIONS, Mechanism, NoiseSummary, PrivacyGuarantee, Release
+* :mod:`.base` — :class:`Mechanism`, :class:`Release`, :class:`PrivacyGuarantee`,
+  :class:`NoiseSummary` and the :class:`Relation` enum of neighbouring relations.
+* :mod:`.laplace`, :mod:`.gaussian` — the scalar/vector workhorses.
+* :mod:`.r1smg` — rank-1 singular multivariate Gaussian (gated unsafe).
+* :mod:`.mvg` (+ :mod:`.mvg_sampler`) — matrix-variate Gaussian noise.
+* :mod:`.fisher` (+ :mod:`.fisher_bounded`) — Farokhi's whole-table Fisher-optimal noise.
+"""
+
+from .base import Mechanism, NoiseSummary, PrivacyGuarantee, Relation, Release
+from .fisher import FisherNoiseMechanism
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
 from .mvg import MVGMechanism
 from .r1smg import R1SMGMechanism
 
 __all__ = [
-    "NEIGHBOURING_RELATIONS",
     "Mechanism",
     "NoiseSummary",
     "PrivacyGuarantee",
+    "Relation",
     "Release",
+    "FisherNoiseMechanism",
     "GaussianMechanism",
     "LaplaceMechanism",
     "MVGMechanism",

@@ -5,8 +5,10 @@
 from __future__ import annotations
 
 import abc
+import math
 import warnings
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -14,18 +16,43 @@ import numpy as np
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, RefutedGuaranteeWarning
 
-__all__ = ["NEIGHBOURING_RELATIONS", "PrivacyGuarantee", "NoiseSummary", "Release", "Mechanism"]
+_FLOAT_NOTE = ("numerics: float — the guarantee assumes idealised real arithmetic; the bit-level "
+               "artefacts of floating-point sampling and rounding (Mironov 2012) are not covered "
+               "(use numerics='exact' where offered)")
 
-#: The neighbouring relations matrixdp knows. "replace-one" (bounded DP, one
-#: record replaced by another; the papers' convention) is the default.
-NEIGHBOURING_RELATIONS = ("replace-one", "add-remove", "local")
+__all__ = ["Relation", "PrivacyGuarantee", "NoiseSummary", "Release", "Mechanism",
+           "check_neighbouring"]
 
 
-def check_neighbouring(relation: str) -> str:
-    if relation not in NEIGHBOURING_RELATIONS:
+class Relation(str, Enum):
+    """The neighbouring relations matrixdp knows.
+
+    ``REPLACE_ONE`` (bounded DP, one record replaced by another; the papers'
+    convention) is the default; ``ADD_REMOVE`` (unbounded DP, one record added or
+    removed); ``LOCAL`` (per-record local DP). Members are strings, so
+    ``Relation("replace-one")`` works and a member equals its value
+    (``Relation.REPLACE_ONE == "replace-one"``); ``str()`` and formatting give the value.
+    """
+
+    REPLACE_ONE = "replace-one"
+    ADD_REMOVE = "add-remove"
+    LOCAL = "local"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+def check_neighbouring(relation) -> Relation:
+    """The :class:`Relation` named by ``relation`` (a member or its string value)."""
+    try:
+        return Relation(relation)
+    except ValueError:
+        values = tuple(r.value for r in Relation)
         raise InvalidParameterError(
-            "neighbouring", f"must be one of {NEIGHBOURING_RELATIONS}, got {relation!r}")
-    return relation
+            "neighbouring", f"must be one of {values}, got {relation!r}") from None
 
 
 @dataclass(frozen=True)
@@ -36,9 +63,9 @@ class PrivacyGuarantee:
     ----------
     epsilon, delta : float
         The claimed guarantee (δ = 0 for pure ε-DP).
-    neighbouring : str
-        The neighbouring relation under which it holds: ``"replace-one"``
-        (default), ``"add-remove"`` or ``"local"`` (per-record local DP).
+    neighbouring : Relation or str
+        The neighbouring relation under which it holds: :class:`Relation` (a ``str``:
+        ``"replace-one"`` (default), ``"add-remove"`` or ``"local"``, per-record local DP).
     calibration : str
         How the noise was calibrated (``"laplace"``, ``"analytic"``, ``"classic"``,
         ``"exact"``, ``"theorem2"``, ...).
@@ -51,17 +78,62 @@ class PrivacyGuarantee:
     refuted : bool
         True when the claim is known to be false (an explicit unsafe opt-in).
     notes : tuple of str
-        Free-text caveats (composition parts, unsafe opt-ins, ...).
+        Free-text caveats (composition parts, unsafe opt-ins, ...). Every
+        guarantee carries a ``"numerics: ..."`` note: unless one is given, the
+        float note is appended (the claim assumes idealised real arithmetic);
+        see ``docs/numerics.md``.
+    mu : float or None
+        Gaussian differential privacy parameter when the release is a Gaussian shift: the
+        privacy loss is dominated by N(0, 1) vs N(mu, 1) (mu-GDP), so ``delta(epsilon)`` is the
+        Gaussian profile :func:`~matrixdp.calibration.gaussian.gaussian_delta` at sensitivity
+        ``mu`` and k such releases compose exactly to ``sqrt(sum mu_i^2)``. Set by the
+        Gaussian-noise mechanisms (``sensitivity / sigma``; MVG: its Mahalanobis sensitivity),
+        ``None`` otherwise. An upper bound on the true shift is still a valid mu.
+
+    Notes
+    -----
+    ``g1 + g2`` is *basic* sequential composition (Dwork & Roth 2014, Thm 3.16):
+    ``(eps1 + eps2, delta1 + delta2)``, and when both carry ``mu`` the sum carries the exact
+    ``sqrt(mu1^2 + mu2^2)``. It raises for different neighbouring relations and for refuted
+    guarantees. Tighter composition (GDP, PLD, RDP, advanced) is in
+    :mod:`matrixdp.accounting` (``matrixdp.accounting.compose`` / ``Accountant``).
     """
 
     epsilon: float
     delta: float
-    neighbouring: str = "replace-one"
+    neighbouring: Relation | str = Relation.REPLACE_ONE
     calibration: str = ""
     exact: bool = False
     mechanism: str = ""
     refuted: bool = False
     notes: tuple[str, ...] = ()
+    mu: float | None = None
+
+    def __add__(self, other):
+        if isinstance(other, PrivacyGuarantee):
+            return _basic_sum(self, other)
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, (int, float)) and other == 0:  # sum([g1, g2, ...])
+            return self
+        return NotImplemented
+
+    def __post_init__(self):
+        notes = tuple(self.notes)
+        if not any(str(n).startswith("numerics:") for n in notes):
+            notes = notes + (_FLOAT_NOTE,)
+        object.__setattr__(self, "notes", notes)
+
+    @property
+    def numerics(self) -> str:
+        """``"exact"`` when every step is floating-point safe (lattice + exact sampling), else ``"float"``.
+
+        A composed guarantee with one float step (a ``"numerics: float"`` note) is ``"float"``.
+        """
+        if any(n.startswith("numerics: float") for n in self.notes):
+            return "float"
+        return "exact" if any(n.startswith("numerics: exact") for n in self.notes) else "float"
 
     def __str__(self) -> str:
         kind = "pure " if self.delta == 0 else ""
@@ -128,10 +200,18 @@ class Mechanism(abc.ABC):
     Subclasses implement :meth:`_noise` (draw the noise for an array of a given
     shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates
     the value, adds the noise in one vectorised pass, and wraps the result.
+
+    Numerics: with ``numerics == "float"`` (default) the release is
+    ``value + _noise(...)`` in floating point, whose guarantee assumes idealised
+    real arithmetic. A subclass that offers ``numerics="exact"`` implements
+    :meth:`_release_exact` (a lattice release, see
+    :mod:`matrixdp.mechanisms.lattice`), which :meth:`release` then calls instead.
     """
 
     #: Human-readable name used in guarantees and audit tables.
     name: str = "mechanism"
+    #: "float" (idealised real arithmetic) or "exact" (lattice + exact integer sampling).
+    numerics: str = "float"
 
     # ------------------------------------------------------------------ API
     @property
@@ -151,7 +231,7 @@ class Mechanism(abc.ABC):
         """Validate the value to release; subclasses add shape/structure checks."""
         return check_finite_array(value, "value")
 
-    def release(self, value, rng=None) -> Release:
+    def release(self, value, rng=None, *, accountant=None, ledger=None, label: str = "") -> Release:
         """Release ``value`` with noise.
 
         Parameters
@@ -159,18 +239,34 @@ class Mechanism(abc.ABC):
         value : float or array_like
             The exact query answer (finite entries).
         rng : None, int or numpy.random.Generator
-            Randomness; ``None`` uses a cryptographically secure generator.
+            Randomness; ``None`` draws from the per-process cryptographically secure
+            stream, which nothing returned keeps. An int seed (or a Generator whose
+            state someone knows) makes the release reproducible, and so replayable:
+            anyone who knows the seed can regenerate the noise and subtract it.
+        accountant : matrixdp.accounting.Accountant, optional
+        ledger : matrixdp.accounting.Ledger, optional
+            Budget keepers charged with this release: checked (a ledger durably reserves)
+            before any noise is drawn, :class:`~matrixdp.errors.BudgetExceededError` if it
+            does not fit; the spend is recorded after. Default: the keepers of the enclosing
+            ``with accountant:`` / ``with ledger:`` blocks, if any.
+        label : str
+            A public label for the ledger's history (never data).
 
         Returns
         -------
         Release
         """
+        from .._budget import charge
         from ..rng import make_rng
 
         arr = self._check_value(value)
-        gen = make_rng(rng)
-        noisy = arr + self._noise(arr.shape, gen)
-        privacy = self.privacy
+        privacy = self._privacy_for(arr.shape)
+        with charge(privacy, accountant=accountant, ledger=ledger, label=label or self.name):
+            gen = make_rng(rng)
+            if self.numerics == "exact":
+                noisy = self._release_exact(arr, gen)
+            else:
+                noisy = arr + self._noise(arr.shape, gen)
         if privacy.refuted:
             warnings.warn(f"{self.name}: the claimed {privacy} is refuted; this release is "
                           "NOT differentially private as claimed", RefutedGuaranteeWarning,
@@ -181,9 +277,36 @@ class Mechanism(abc.ABC):
     def _metadata(self) -> dict:
         return {}
 
+    def _privacy_for(self, shape) -> PrivacyGuarantee:
+        """The guarantee of a release of ``shape`` (exact numerics may depend on the shape)."""
+        return self.privacy
+
+    def _release_exact(self, arr: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The exact-numerics release of ``arr`` (float64), for subclasses offering it."""
+        raise NotImplementedError(f"{type(self).__name__} has no exact numerics")
+
+    def _release_batch_exact(self, value, n: int, rng=None) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} has no exact numerics")
+
+    @property
+    def release_batch(self):
+        """``release_batch(value, n, rng)``: ``n`` independent exact releases (exact numerics only).
+
+        Float-numerics mechanisms have no such attribute (the auditor then draws
+        ``value + sample_noise``).
+        """
+        if self.numerics != "exact":
+            raise AttributeError("release_batch exists only with numerics='exact'")
+        return self._release_batch_exact
+
     # -------------------------------------------------------------- helpers
     def sample_noise(self, shape, rng=None) -> np.ndarray:
-        """Draw the noise alone (for auditing and tests)."""
+        """Draw the noise alone (for auditing and tests).
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         from ..rng import make_rng
 
         shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
@@ -191,6 +314,31 @@ class Mechanism(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.privacy})"
+
+
+def _basic_sum(a: PrivacyGuarantee, b: PrivacyGuarantee) -> PrivacyGuarantee:
+    """Basic sequential composition of two guarantees (``a + b``)."""
+    from ..errors import UnsafeMechanismError
+
+    if a.neighbouring != b.neighbouring:
+        raise InvalidParameterError(
+            "neighbouring", f"cannot compose a {a.neighbouring!r} guarantee with a "
+                            f"{b.neighbouring!r} one (different neighbouring relations)")
+    if a.refuted or b.refuted:
+        raise UnsafeMechanismError(
+            "a refuted guarantee does not compose; use matrixdp.accounting.compose(..., "
+            "allow_unsafe=True) to compose it knowingly (the result stays refuted)")
+    mu = None if a.mu is None or b.mu is None else math.hypot(a.mu, b.mu)
+    pure_exact = a.exact and b.exact and a.delta == 0 and b.delta == 0
+    return PrivacyGuarantee(
+        epsilon=a.epsilon + b.epsilon, delta=min(1.0, a.delta + b.delta),
+        neighbouring=a.neighbouring, calibration="basic composition", exact=pure_exact,
+        mechanism=" + ".join(m for m in (a.mechanism, b.mechanism) if m), mu=mu,
+        notes=("basic sequential composition (epsilons and deltas add)"
+               + ("; mu is the exact GDP composition sqrt(mu1^2 + mu2^2)" if mu is not None
+                  else ""),)
+        + (("numerics: exact — every composed step is floating-point safe",)
+           if a.numerics == b.numerics == "exact" else ()))
 
 
 def _restore_type(original, noisy: np.ndarray):

@@ -8,11 +8,15 @@ import math
 
 import numpy as np
 
+from .._linalg import EigenCov, check_directions
 from .._validation import (check_delta, check_epsilon, check_finite_array, check_nonnegative_epsilon,
                            check_positive)
+from ..calibration.allocation import (PNR_RULES, check_precision_allocation,
+                                      exact_max_pnr_allocation, max_pnr_allocation,
+                                      mse_optimal_allocation, uniform_allocation)
 from ..calibration.gaussian import gaussian_log_delta_for_shift, max_gaussian_shift
-from ..calibration.mvg_exact import AxisPrecision, exact_max_pnr_allocation, exact_precisions, \
-    mse_optimal_allocation
+from ..calibration.mvg_exact import AxisPrecision, exact_precisions
+from ..calibration.mvg_theorems import equimodal_precision_budget, unimodal_precision_budget
 from ..errors import (
     InvalidParameterError,
     InvalidPrivacyParameterError,
@@ -21,6 +25,8 @@ from ..errors import (
 )
 from ..queries import as_structure, is_structure
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
+from .lattice import check_granularity, check_numerics
+from .mvg_sampler import MVGSampler
 
 __all__ = ["MVGMechanism"]
 
@@ -28,7 +34,7 @@ _CALIBRATIONS = ("exact", "theorem2", "theorem3")
 _MODES = ("iid", "unimodal", "equimodal")
 _SUM_TOL = 1e-9
 #: ``pnr_rule`` values accepted by the exact max-PNR allocation.
-_EXACT_PNR_RULES = ("floor", "waterfill")
+_EXACTPNR_RULES = ("floor", "waterfill")
 
 
 def _check_shape(shape) -> tuple[int, int]:
@@ -110,7 +116,7 @@ class MVGMechanism(Mechanism):
         Orthonormal columns (default: the standard basis).
     precision : None, "uniform", "mse-optimal", "max-pnr" or array_like (d,)
         Shares θ of the privacy budget (each > 0, sum <= 1; e.g.
-        :func:`~matrixdp.directions.binary_allocation`). Under the exact
+        :func:`~matrixdp.calibration.allocation.binary_allocation`). Under the exact
         calibration direction ``i`` gets precision ``p_i = θ_i B / c_i`` (its
         share of the linear budget ``Σ c_i p_i <= B``, ``c_i`` its cost under the
         query), so a wide-range feature needs a larger share for the same noise;
@@ -121,25 +127,33 @@ class MVGMechanism(Mechanism):
         water-filling (Theorem 7) on ``signal_variances`` or the DP eigenvalues.
     gamma : float, optional
         ``sup_X ‖f(X)‖_F`` for the theorem calibrations (default: the query's).
-    dp_directions : None, array_like, DPEigenDecomposition or (directions, PrivacyGuarantee)
-        Private data ``(n_samples, n_features)`` from which DP directions are
-        estimated (SuLQ, :func:`~matrixdp.directions.dp_covariance_eigen`, using the
-        query's public record bounds) with ``dp_directions_fraction`` of ε and δ;
-        or an already computed result, whose (ε, δ) is deducted. Composed into the
-        reported guarantee by basic composition.
-    dp_directions_fraction : float
-        Share of (ε, δ) for the DP-directions step (default 0.2, the paper's Exp. I).
-    dp_directions_rng : None, int or Generator
-        Randomness of the DP-directions step.
+    dp_directions : None, DPEigenDecomposition or (directions, PrivacyGuarantee)
+        Directions already estimated privately (e.g. by
+        :func:`~matrixdp.models.dp_directions.dp_covariance_eigen`), whose (ε, δ) is
+        deducted from the total and composed into the reported guarantee by basic
+        composition; the eigenvalues of a ``DPEigenDecomposition`` serve as the
+        signal variances of ``"max-pnr"``. The mechanism draws nothing when built: to
+        estimate the directions from private data (the paper's Exp. I) use
+        :class:`~matrixdp.models.dp_directions.DPDirectionsMVG`.
     signal_variances : array_like, optional
         Public prior signal variances along the directions (for ``"max-pnr"``).
     pnr_rule : str
         How max-PNR keeps every share > 0 (``"floor"`` default; ``"waterfill"``
         raises if a share would be 0). The theorem calibrations also accept
         ``"mix"``, ``"proportional"`` and ``"closed_form"``
-        (:func:`~matrixdp.directions.max_pnr_allocation`).
+        (:func:`~matrixdp.calibration.allocation.max_pnr_allocation`).
     neighbouring : str
         Recorded in the guarantee (default ``"replace-one"``).
+    numerics : {"float", "exact"}, default "float"
+        ``"float"``: Gaussian noise in floating point (the guarantee assumes
+        idealised real arithmetic). ``"exact"``: the whitened value
+        ``W = Σ^{-1/2} F Ψ^{-1/2}`` is released on a lattice with exact discrete
+        Gaussian noise and mapped back (floating-point safe; the float error of
+        computing W is budgeted; needs γ, from the query or ``gamma=``). The noise
+        is then about 1.1x the float path's (the discrete Gaussian's proven zCDP
+        bound). See ``docs/numerics.md``.
+    granularity : float, optional
+        Exact numerics only: the lattice step in W units (a power of two).
 
     Attributes
     ----------
@@ -180,10 +194,11 @@ class MVGMechanism(Mechanism):
     def __init__(self, *, shape, epsilon, delta, sensitivity, calibration: str = "exact",
                  mode: str | None = None, axis: int | None = None, directions=None,
                  precision=None, gamma=None, dp_directions=None,
-                 dp_directions_fraction: float = 0.2, dp_directions_rng=None,
                  signal_variances=None, pnr_rule: str = "floor",
-                 neighbouring: str = "replace-one"):
+                 neighbouring: str = "replace-one", numerics: str = "float", granularity=None):
         self.shape = _check_shape(shape)
+        self.numerics = check_numerics(numerics)
+        self.granularity = check_granularity(granularity)
         m, n = self.shape
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
@@ -250,8 +265,7 @@ class MVGMechanism(Mechanism):
         self.dp_directions = None
         eigenvalues = None
         if dp_directions is not None:
-            directions, eigenvalues = self._resolve_dp_directions(
-                dp_directions, dp_directions_fraction, dp_directions_rng, directions)
+            directions, eigenvalues = self._resolve_dp_directions(dp_directions, directions)
 
         # ---- directions and allocation of the directional axis
         self._dim = m if (mode == "equimodal" or self.axis == 0) else n
@@ -259,8 +273,6 @@ class MVGMechanism(Mechanism):
             self.directions = None
             theta = None
         else:
-            from ..directions import check_directions
-
             self.directions = None if directions is None else \
                 check_directions(directions, self._dim, "directions")
             theta = self._resolve_precision(precision, signal_variances, eigenvalues, pnr_rule)
@@ -272,6 +284,13 @@ class MVGMechanism(Mechanism):
         else:
             self._calibrate_theorem(gamma)
         self._finish()
+        self._lattice = None
+        if self.numerics == "exact":
+            from .mvg_lattice import mvg_lattice_plan
+
+            self._lattice = mvg_lattice_plan(self._row, self._col, self.mahalanobis_sensitivity,
+                                             self._eps_mvg, self._delta_mvg, self._gamma(gamma),
+                                             self.granularity)
 
     # ------------------------------------------------------------------ set-up helpers
     def _check_query_shape(self) -> None:
@@ -283,12 +302,11 @@ class MVGMechanism(Mechanism):
                 raise InvalidShapeError("shape", f"{self.shape} does not match the query's "
                                                  f"shape {qshape}")
 
-    def _resolve_dp_directions(self, dp_directions, fraction, rng, directions):
-        from ..directions import DPEigenDecomposition, dp_covariance_eigen
-
+    def _resolve_dp_directions(self, dp_directions, directions):
         if directions is not None:
             raise InvalidParameterError("directions", "give either directions or dp_directions")
-        if isinstance(dp_directions, DPEigenDecomposition):
+        if isinstance(getattr(dp_directions, "privacy", None), PrivacyGuarantee) and \
+                hasattr(dp_directions, "directions") and hasattr(dp_directions, "eigenvalues"):
             dirs, eig, spent = dp_directions.directions, dp_directions.eigenvalues, \
                 dp_directions.privacy
         elif isinstance(dp_directions, tuple) and len(dp_directions) == 2 and \
@@ -296,28 +314,24 @@ class MVGMechanism(Mechanism):
             dirs, spent = np.asarray(dp_directions[0]), dp_directions[1]
             eig = None
         else:
-            frac = check_positive(fraction, "dp_directions_fraction")
-            if frac >= 1:
-                raise InvalidParameterError("dp_directions_fraction", f"must be in (0, 1), got "
-                                                                      f"{fraction!r}")
-            q = self.query
-            if not callable(getattr(q, "dp_direction_bounds", None)):
-                raise InvalidParameterError("dp_directions", "estimating directions from data "
-                                                             "needs a query with public record "
-                                                             "bounds (IdentityQuery or "
-                                                             "CovarianceQuery)")
-            data, kwargs = q.dp_direction_bounds(check_finite_array(dp_directions,
-                                                                    "dp_directions", ndim=2))
-            eps_d, delta_d = frac * self.epsilon, frac * self.delta
-            calib = "classic" if eps_d < 1 else "analytic"
-            result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d,
-                                         clip=getattr(q, "clip", False),
-                                         calibration=calib, rng=rng, **kwargs)
-            dirs, eig, spent = result.directions, result.eigenvalues, result.privacy
-            n_rec = data.shape[0]
-            eig = eig / n_rec  # per-record second moment along each direction
-        self._eps_mvg = self.epsilon - spent.epsilon
-        self._delta_mvg = self.delta - spent.delta
+            raise InvalidParameterError(
+                "dp_directions", "must be a DPEigenDecomposition or (directions, PrivacyGuarantee) "
+                                 "already computed; to estimate directions from private data use "
+                                 "matrixdp.models.DPDirectionsMVG (the mechanism draws no "
+                                 "randomness when it is built)")
+        # The split goes through sequential composition (basic: the reported total stays the
+        # caller's (epsilon, delta)): what the directions step spent, the MVG noise gets the rest.
+        from ..accounting.accountant import Accountant
+        from ..errors import BudgetExceededError
+
+        budget = Accountant(epsilon=self.epsilon, delta=self.delta, relation=self.neighbouring,
+                            method="basic")
+        try:
+            budget.spend(spent, label="dp directions")
+        except BudgetExceededError:
+            self._eps_mvg = self._delta_mvg = 0.0
+        else:
+            self._eps_mvg, self._delta_mvg = budget.remaining()
         if self._eps_mvg <= 0 or self._delta_mvg <= 0:
             raise InvalidPrivacyParameterError(
                 "dp_directions", f"its spend ({spent.epsilon:g}, {spent.delta:g}) leaves nothing "
@@ -329,8 +343,6 @@ class MVGMechanism(Mechanism):
         return dirs, eig
 
     def _resolve_precision(self, precision, signal_variances, eigenvalues, rule):
-        from ..directions import _PNR_RULES, check_precision_allocation, uniform_allocation
-
         d = self._dim
         if precision is None or (isinstance(precision, str) and precision == "uniform"):
             return uniform_allocation(d)
@@ -346,7 +358,7 @@ class MVGMechanism(Mechanism):
             if signal is None:
                 raise InvalidParameterError("precision", "'max-pnr' needs signal_variances= or "
                                                          "dp_directions=")
-            rules = _EXACT_PNR_RULES if self.calibration == "exact" else _PNR_RULES
+            rules = _EXACTPNR_RULES if self.calibration == "exact" else PNR_RULES
             if rule not in rules:
                 raise InvalidParameterError("pnr_rule", f"must be one of {rules} with "
                                                         f"calibration={self.calibration!r}, "
@@ -414,9 +426,6 @@ class MVGMechanism(Mechanism):
         self._dir_prec = p0 * (target / bound.value_sq) ** (1.0 / power)
 
     def _calibrate_theorem(self, gamma) -> None:
-        from ..calibration.mvg import equimodal_precision_budget, unimodal_precision_budget
-        from ..directions import max_pnr_allocation
-
         g = self._gamma(gamma)
         s2 = self.query.sensitivity_l2
         if s2 > 2 * g:
@@ -459,8 +468,6 @@ class MVGMechanism(Mechanism):
 
     def _finish(self) -> None:
         m, n = self.shape
-        from ..mvg import EigenCov, MVGSampler
-
         if self.mode == "iid":
             p = float(self._dir_prec)
             if self._iid_equimodal:
@@ -505,11 +512,48 @@ class MVGMechanism(Mechanism):
     def privacy(self) -> PrivacyGuarantee:
         exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
                  and abs(self._theta_sum - 1) <= _SUM_TOL and self.dp_directions is None)
+        if self.numerics == "exact":
+            notes = (self._lattice.note(),) + tuple(self._notes)
+            if self.dp_directions is not None and self.dp_directions.numerics != "exact":
+                notes = ("numerics: float — the DP-directions step used floating-point noise "
+                         "(idealised real arithmetic); only the MVG noise is exact",) + notes
+            return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
+                                    neighbouring=self.neighbouring, calibration="discrete-zcdp",
+                                    exact=False, mechanism=self.name, notes=notes)
+            # no mu: the discrete Gaussian's loss is not exactly a Gaussian shift's (docs/numerics.md)
+        # A Gaussian shift of at most the (exact or certified) Mahalanobis sensitivity: mu-GDP,
+        # whatever the calibration; a DP-directions step composes in exactly when it is GDP too.
+        mu = self.mahalanobis_sensitivity
+        if self.dp_directions is not None:
+            mu = None if self.dp_directions.mu is None else math.hypot(mu, self.dp_directions.mu)
         return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
                                 neighbouring=self.neighbouring, calibration=self.calibration,
-                                exact=bool(exact), mechanism=self.name, notes=tuple(self._notes))
+                                exact=bool(exact), mechanism=self.name, notes=tuple(self._notes),
+                                mu=mu)
+
+    @property
+    def noise_privacy(self) -> PrivacyGuarantee:
+        """The guarantee of the MVG noise alone: :attr:`privacy` without a DP-directions step.
+
+        With DP directions, the noise is calibrated to what the directions step left,
+        ``(epsilon, delta)`` minus its spend; charge this when the directions step was charged
+        on its own (as :class:`~matrixdp.models.DPDirectionsMVG` does).
+        """
+        if self.dp_directions is None:
+            return self.privacy
+        exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
+                 and abs(self._theta_sum - 1) <= _SUM_TOL)
+        return PrivacyGuarantee(epsilon=self._eps_mvg, delta=self._delta_mvg,
+                                neighbouring=self.neighbouring, calibration=self.calibration,
+                                exact=bool(exact), mechanism=f"{self.name} (noise step)",
+                                mu=self.mahalanobis_sensitivity)
 
     def _delta_at(self, epsilon: float) -> float:
+        if getattr(self, "_lattice", None) is not None:
+            from ..calibration.discrete import discrete_gaussian_delta
+
+            lat = self._lattice.lattice
+            return discrete_gaussian_delta(epsilon, lat.sigma2, lat.sensitivity)
         return math.exp(gaussian_log_delta_for_shift(epsilon, self.mahalanobis_sensitivity))
 
     def privacy_profile(self, epsilon) -> float:
@@ -523,6 +567,10 @@ class MVGMechanism(Mechanism):
     def noise_summary(self, shape=None) -> NoiseSummary:
         m, n = self.shape
         total = float(np.sum(self._row_eig.variances) * np.sum(self._col_eig.variances))
+        if self._lattice is not None:      # discrete Gaussian of std σ_W in W units
+            total *= self._lattice.noise_scale ** 2
+            per = total / (m * n)
+            return NoiseSummary("mvg-discrete", math.sqrt(per), per, total)
         per = total / (m * n)
         return NoiseSummary("mvg", math.sqrt(per), per, total)
 
@@ -538,15 +586,36 @@ class MVGMechanism(Mechanism):
         if self.calibration == "theorem3":
             lam_min = float(np.linalg.eigvalsh(0.5 * (arr + arr.T))[0])
             if lam_min < -1e-10 * max(float(np.max(np.abs(arr))), 1e-300):
-                raise NotPositiveSemidefiniteError("value", f"theorem3 needs a PSD value; smallest "
-                                                            f"eigenvalue {lam_min:.6g}")
+                # the eigenvalue itself stays with the data: the message may reach a log
+                raise NotPositiveSemidefiniteError(
+                    "value", "theorem3 needs a positive semidefinite value (e.g. a covariance); "
+                             "this one has a negative eigenvalue: release a PSD query answer or "
+                             "use another calibration")
         self.query.check_value(arr)
         return arr
 
     def _noise(self, shape, rng) -> np.ndarray:
         if tuple(shape) != self.shape:
             raise InvalidShapeError("shape", f"this mechanism draws {self.shape} noise, got {shape}")
+        if self._lattice is not None:      # exact numerics: the lattice noise, coloured
+            from .exact_sampling import discrete_gaussian
+            from .mvg_lattice import colour
+
+            lat = self._lattice.lattice
+            z = discrete_gaussian(self.shape, lat.sigma2, rng).astype(np.float64) * lat.granularity
+            return colour(z, self._lattice)
         return self._sampler.sample(rng)
+
+    def _release_exact(self, arr, gen):
+        from .mvg_lattice import mvg_lattice_release
+
+        return mvg_lattice_release(arr, self._lattice, gen)
+
+    def _release_batch_exact(self, value, n, rng=None):
+        from ..rng import make_rng
+        from .mvg_lattice import mvg_lattice_release
+
+        return mvg_lattice_release(self._check_value(value), self._lattice, make_rng(rng), n=n)
 
     def _metadata(self) -> dict:
         return {"mode": self.mode, "axis": self.axis, "calibration": self.calibration,
@@ -572,4 +641,7 @@ class MVGMechanism(Mechanism):
         """
         import dp_accounting
 
+        if self._lattice is not None:      # exact numerics: the discrete Gaussian's zCDP
+            lat = self._lattice.lattice
+            return dp_accounting.ZCDpEvent(rho=lat.sensitivity / (2 * float(lat.sigma2)))
         return dp_accounting.GaussianDpEvent(noise_multiplier=1.0 / self.mahalanobis_sensitivity)

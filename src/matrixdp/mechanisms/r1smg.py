@@ -13,12 +13,12 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_finite_array, check_sensitivity
 from ..calibration.r1smg import (
+    check_r1smg_dim,
     r1smg_equivalent_gaussian_epsilon,
     r1smg_privacy_loss,
     r1smg_psi,
     r1smg_sigma_star,
     r1smg_true_delta,
-    _check_dim,
 )
 from ..errors import InvalidShapeError, UnsafeMechanismError
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
@@ -96,7 +96,7 @@ class R1SMGMechanism(Mechanism):
                 "(epsilon, delta)-differential privacy - its true delta at the claimed epsilon is "
                 "typically 0.1-0.97, not the stated delta. It is available for reproduction only, "
                 f"with allow_unsafe=True. See {R1SMG_DOCS} for the counterexample.")
-        self.dim = _check_dim(dim)
+        self.dim = check_r1smg_dim(dim)
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.sensitivity = check_sensitivity(sensitivity)
@@ -175,6 +175,10 @@ class R1SMGMechanism(Mechanism):
         """Draw ``n_samples`` independent noise values (fresh v and z each) in one pass.
 
         Returns an array of shape ``(n_samples, *shape)`` (``shape`` defaults to ``(dim,)``).
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
         """
         from ..rng import make_rng
 

@@ -59,5 +59,5 @@ def as_label_vector(y, n_samples: int, *, numeric: bool, argument: str = "y") ->
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1 or arr.shape[0] != n_samples:
-        raise InvalidShapeError(argument, f"must have shape ({n_samples},), got {arr.shape}")
+        raise InvalidShapeError(argument, "must be 1-D with one entry per row of X")
     return arr

@@ -14,7 +14,7 @@ from .._validation import check_epsilon, check_positive
 from ..errors import InvalidParameterError
 from ..mechanisms import LaplaceMechanism
 from ..rng import make_rng
-from .preprocessing import _check_mode
+from .preprocessing import check_sensitivity_mode
 
 __all__ = ["NOISE_LAYOUTS", "PSD_METHODS", "cov_sensitivity", "aug_cov_sensitivity", "cov_witness_pair",
            "noisy_second_moment", "make_symmetric_psd", "sample_gaussian"]
@@ -56,7 +56,7 @@ def cov_sensitivity(p: int, n: int, mode: str = "corrected", noise: str = "full"
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Lemma 4.
     """
-    _check_mode(mode)
+    check_sensitivity_mode(mode)
     _check_noise(noise)
     if mode == "corrected":
         return (math.sqrt(2.0) * p if noise == "full" else p / math.sqrt(2.0) + 1.0) / n
@@ -78,7 +78,7 @@ def aug_cov_sensitivity(p: int, label_bound: float, n: int, mode: str = "correct
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Lemma 5.
     """
-    _check_mode(mode)
+    check_sensitivity_mode(mode)
     _check_noise(noise)
     a = check_positive(label_bound, "label_bound")
     rp = math.sqrt(p)
@@ -114,7 +114,8 @@ def cov_witness_pair(p: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def noisy_second_moment(second_moment: np.ndarray, *, epsilon: float, sensitivity: float,
-                        noise: str = "full", rng=None) -> tuple[np.ndarray, LaplaceMechanism]:
+                        noise: str = "full", rng=None,
+                        numerics: str = "float") -> tuple[np.ndarray, LaplaceMechanism]:
     """Add Laplace(sensitivity/epsilon) noise to a p×p second-moment matrix.
 
     ``noise="full"`` adds i.i.d. noise to all p² entries (the paper's mechanism;
@@ -126,10 +127,14 @@ def noisy_second_moment(second_moment: np.ndarray, *, epsilon: float, sensitivit
     raw : ndarray of shape (p, p)
         The noisy matrix before any symmetric/PSD repair.
     mechanism : LaplaceMechanism
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     check_epsilon(epsilon, "epsilon_cov")
     _check_noise(noise)
-    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=sensitivity)
+    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=sensitivity, numerics=numerics)
     gen = make_rng(rng)
     raw = np.asarray(mech.release(second_moment, rng=gen).value, dtype=np.float64)
     if noise == "triu":
@@ -184,6 +189,10 @@ def sample_gaussian(mean: np.ndarray, covariance: np.ndarray, n_samples: int, rn
 
     Works for singular PSD covariances (no Cholesky). ``covariance`` must be
     symmetric PSD (use :func:`make_symmetric_psd` first).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are post-processing of a DP model,
+    so replaying them reveals no private value).
     """
     gen = make_rng(rng)
     vals, vecs = np.linalg.eigh(np.asarray(covariance, dtype=np.float64))

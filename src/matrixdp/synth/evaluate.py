@@ -1,4 +1,4 @@
-"""Utility of synthetic data: train on synthetic, test on real (spec section 4.4).
+"""Utility of synthetic data: train on synthetic, test on real.
 
 Every helper fits the same model twice, once on the synthetic records and once on the real
 training records mapped into the same space by ``model.transform``, and scores both on the
@@ -78,6 +78,10 @@ def classification_utility(model, X_train, y_train, X_test, y_test, *, n_samples
         ``baseline`` is the accuracy of always predicting the majority test class;
         ``extra`` holds the balanced accuracies (mean per-class recall, chance 1/K)
         of both models.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are post-processing of a DP model,
+    so replaying them reveals no private value).
     """
     from sklearn.base import clone
     from sklearn.linear_model import LogisticRegression
@@ -119,6 +123,10 @@ def regression_utility(model, X_train, y_train, X_test, y_test, *, n_samples=Non
 
     Default estimator: ``Ridge(alpha=1e-3)``. ``baseline`` is the RMSE of predicting
     the mean of ``y_train``.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are post-processing of a DP model,
+    so replaying them reveals no private value).
     """
     from sklearn.base import clone
     from sklearn.linear_model import Ridge
@@ -145,6 +153,10 @@ def clustering_utility(model, X_train, X_test, y_test, *, n_clusters, n_samples=
     """K-means on synthetic vs real data; test points are assigned to the nearest centroid.
 
     Returns ARI as the main score, NMI in ``extra`` (``extra["nmi_real"]`` too).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are post-processing of a DP model,
+    so replaying them reveals no private value).
     """
     from sklearn.cluster import KMeans
     from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score

@@ -23,7 +23,7 @@ from .covariance import (
 from .preprocessing import data_preprocessing, normalize_rows
 
 __all__ = ["GroupFit", "fit_group_replace_one", "fit_group_add_remove",
-           "scatter_sensitivity_add_remove"]
+           "scatter_sensitivity_add_remove", "GROUP_CHANGE_FACTOR"]
 
 
 @dataclass(frozen=True)
@@ -62,44 +62,73 @@ def _augment(Xt, labels):
 
 
 def fit_group_replace_one(X, W, *, labels=None, label_bound=None, epsilon_mean, epsilon_cov,
-                          mode="corrected", noise="full", psd="clip", rng) -> GroupFit:
-    """Algorithm 1 + the DP second moment for n public records (the paper's relation)."""
+                          mode="corrected", noise="full", psd="clip", rng,
+                          numerics="float") -> GroupFit:
+    """Algorithm 1 + the DP second moment for n public records (the paper's relation).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     n = X.shape[0]
     p = W.shape[1]
-    X_bar, mu_dp, mean_mech = data_preprocessing(X, epsilon_mean, rng, mode=mode)
+    X_bar, mu_dp, mean_mech = data_preprocessing(X, epsilon_mean, rng, mode=mode, numerics=numerics)
     Xt = _augment(X_bar @ W, labels)
     sens = (cov_sensitivity(p, n, mode, noise) if labels is None
             else aug_cov_sensitivity(p, label_bound, n, mode, noise))
     raw, cov_mech = noisy_second_moment(Xt.T @ Xt / n, epsilon=epsilon_cov, sensitivity=sens,
-                                        noise=noise, rng=rng)
+                                        noise=noise, rng=rng, numerics=numerics)
     return GroupFit(mu_dp, raw, make_symmetric_psd(raw, psd), mean_mech.scale, cov_mech.scale,
                     mean_mech.sensitivity, sens, float(n))
 
 
+#: How much one neighbouring change can move the counts, sums and scatters of the groups, as a
+#: multiple of one record's contribution: 1 under add/remove (one record enters or leaves one
+#: group); 2 under replace-one when the replaced record may change group (it leaves one group and
+#: enters another: the class sizes stay private).
+GROUP_CHANGE_FACTOR = {"add-remove": 1.0, "replace-one": 2.0}
+
+
 def fit_group_add_remove(X, W, *, labels=None, label_bound=None, epsilon_counts, epsilon_mean,
-                         epsilon_cov, psd="clip", rng) -> GroupFit:
-    r"""The add/remove variant: DP count, DP sum of unit rows, DP scatter; ratios as post-processing.
+                         epsilon_cov, psd="clip", rng, relation="add-remove",
+                         numerics="float") -> GroupFit:
+    r"""DP count, DP sum of unit rows, DP scatter; ratios as post-processing (group size private).
+
+    With ``relation="add-remove"`` (the strict variant):
 
     * count ñ = n + Lap(1/ε_n) (sensitivity 1);
     * mean μ = (Σ x_i + Lap(√m/ε_μ)^m) / max(ñ, 1) (a unit row has L1 norm <= √m);
     * second moment (Σ x̃ x̃^T + Lap(S/ε_Σ)^{p×p}) / max(ñ, 1), with S from
       :func:`scatter_sensitivity_add_remove`.
 
+    With ``relation="replace-one"`` (one record replaced by another that may belong to another
+    group, as for RON-Gauss classes with private class sizes) every sensitivity doubles: over
+    the vector of all groups' statistics, the replaced record leaves one group and its
+    replacement enters another (counts 2, sums 2√m, scatters 2S), and a replacement within a
+    group moves it by at most as much (‖x − x′‖₁ ≤ 2√m, ‖uuᵀ − u′u′ᵀ‖₁ ≤ √2·p ≤ 2p). Applied to
+    every group with the same budgets, the releases are jointly (ε_n + ε_μ + ε_Σ)-DP.
+
     Works for an empty group (n = 0): nothing here depends on n being public.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
+    factor = GROUP_CHANGE_FACTOR[relation]
     n, m = X.shape
     p = W.shape[1]
-    count_mech = LaplaceMechanism(epsilon=epsilon_counts, sensitivity=1.0, neighbouring="add-remove")
+    count_mech = LaplaceMechanism(epsilon=epsilon_counts, sensitivity=factor,
+                                  neighbouring=relation, numerics=numerics)
     count = float(count_mech.release(float(n), rng=rng).value)
     denom = max(count, 1.0)
     X_norm = normalize_rows(X)
-    sum_mech = LaplaceMechanism(epsilon=epsilon_mean, sensitivity=math.sqrt(m),
-                                neighbouring="add-remove")
+    sum_mech = LaplaceMechanism(epsilon=epsilon_mean, sensitivity=factor * math.sqrt(m),
+                                neighbouring=relation, numerics=numerics)
     mu_dp = np.asarray(sum_mech.release(X_norm.sum(axis=0), rng=rng).value) / denom
     Xt = _augment(normalize_rows(X_norm - mu_dp) @ W, labels)
-    sens = scatter_sensitivity_add_remove(p, label_bound if labels is not None else None)
+    sens = factor * scatter_sensitivity_add_remove(p, label_bound if labels is not None else None)
     raw_sum, cov_mech = noisy_second_moment(Xt.T @ Xt, epsilon=epsilon_cov, sensitivity=sens,
-                                            noise="full", rng=rng)
+                                            noise="full", rng=rng, numerics=numerics)
     raw = raw_sum / denom
     return GroupFit(mu_dp, raw, make_symmetric_psd(raw, psd), sum_mech.scale / denom,
                     cov_mech.scale / denom, sum_mech.sensitivity, sens, count)

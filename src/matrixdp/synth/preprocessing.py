@@ -74,21 +74,30 @@ def mean_sensitivity(m: int, n: int, mode: str = "corrected") -> float:
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Lemma 2.
     """
-    _check_mode(mode)
+    check_sensitivity_mode(mode)
     factor = 1.0 if mode == "reference_code" else 2.0
     return factor * math.sqrt(m) / n
 
 
 def dp_mean(X_normalized: np.ndarray, epsilon: float, rng=None, *,
-            mode: str = "corrected") -> tuple[np.ndarray, LaplaceMechanism]:
-    """The ε-DP mean of unit-norm rows (Algorithm 1, step 2), with its Laplace mechanism."""
+            mode: str = "corrected", numerics: str = "float") -> tuple[np.ndarray, LaplaceMechanism]:
+    """The ε-DP mean of unit-norm rows (Algorithm 1, step 2), with its Laplace mechanism.
+
+    ``numerics="exact"`` uses the lattice discrete Laplace (floating-point safe).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     n, m = X_normalized.shape
-    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode))
+    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode),
+                            numerics=numerics)
     released = mech.release(X_normalized.mean(axis=0), rng=make_rng(rng))
     return np.asarray(released.value, dtype=np.float64), mech
 
 
-def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "corrected"):
+def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "corrected",
+                       numerics: str = "float"):
     r"""Algorithm 1 of RON-Gauss (records in rows).
 
     1. normalise every record to unit norm;
@@ -118,13 +127,18 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
     References
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Algorithm 1.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     check_epsilon(epsilon_mean, "epsilon_mean")
     X_norm = normalize_rows(X)
-    mu_dp, mech = dp_mean(X_norm, epsilon_mean, rng, mode=mode)
+    mu_dp, mech = dp_mean(X_norm, epsilon_mean, rng, mode=mode, numerics=numerics)
     return normalize_rows(X_norm - mu_dp), mu_dp, mech
 
 
-def _check_mode(mode: str) -> None:
+def check_sensitivity_mode(mode: str) -> None:
+    """Raise unless ``mode`` is one of :data:`SENSITIVITY_MODES` (the ``sensitivity`` argument)."""
     if mode not in SENSITIVITY_MODES:
         raise InvalidParameterError("sensitivity", f"must be one of {SENSITIVITY_MODES}, got {mode!r}")

@@ -8,8 +8,7 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..directions import random_directions
-from ..rng import make_rng
+from ..rng import make_rng, random_directions
 
 __all__ = ["PROJECTIONS", "ron_matrix", "check_dims"]
 
@@ -65,6 +64,10 @@ def ron_matrix(m: int, p: int, rng=None, method: str = "haar") -> np.ndarray:
     .. [1] F. Mezzadri, "How to generate random matrices from the classical
        compact groups", Notices of the AMS 54(5), 2007.
     .. [2] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Algorithm 2.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are a data-independent public
+    projection, so replaying them reveals no private value).
     """
     m, p = check_dims(m, p)
     gen = make_rng(rng)

@@ -23,8 +23,10 @@ from ..errors import (
     RefutedGuaranteeWarning,
     UnsafeMechanismError,
 )
-from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
-from ..rng import make_rng
+from ..accounting import charge, compose, parallel
+from ..mechanisms import PrivacyGuarantee
+from ..rng import make_rng, without_generators
+from ..mechanisms.lattice import check_numerics, exact_note
 from ._input import as_feature_matrix, as_label_vector
 from .covariance import (
     NOISE_LAYOUTS,
@@ -33,24 +35,46 @@ from .covariance import (
     cov_sensitivity,
     sample_gaussian,
 )
+from ._checks import check_sample_memory, warn_if_noise_dominated
 from .dfm import dfm_max_dim
 from .group import fit_group_add_remove, fit_group_replace_one
 from .preprocessing import SENSITIVITY_MODES, normalize_rows
 from .projection import PROJECTIONS, check_dims, ron_matrix
 
-__all__ = ["RONGauss", "TASKS", "CLASS_WEIGHTS", "RELATIONS", "DFM_WARNING_FACTOR"]
+__all__ = ["RONGauss", "TASKS", "CLASS_WEIGHTS", "CLASS_SIZES", "RELATIONS", "DFM_WARNING_FACTOR",
+           "DEFAULT_COUNTS_FRACTION", "split_budget"]
 
 TASKS = ("unsupervised", "regression", "classification")
 #: Neighbouring relations: "replace-one" (n public, the paper's) or "add-remove" (strict variant).
 RELATIONS = ("replace-one", "add-remove")
-#: How many synthetic records each class gets: "uniform" (no leak), "dp" (Laplace counts,
-#: costs ``epsilon_counts``), "exact" (the true class sizes: leaks them; unsafe opt-in).
-CLASS_WEIGHTS = ("uniform", "dp", "exact")
+#: How many synthetic records each class gets: "auto" ("dp" when class sizes are private,
+#: "exact" when they are public), "dp" (the released DP class counts), "exact" (the true class
+#: sizes: free when they are public, a leak (unsafe opt-in) when they are private), "uniform".
+CLASS_WEIGHTS = ("auto", "dp", "exact", "uniform")
+#: Classification: whether the class sizes are protected ("private": a neighbour may replace a
+#: record by one with another label; every scale comes from public inputs and DP counts) or
+#: assumed public ("public": neighbours keep the label, the paper's implicit model).
+CLASS_SIZES = ("private", "public")
+#: Share of ``epsilon`` spent on the DP counts when ``epsilon_counts`` is not given.
+DEFAULT_COUNTS_FRACTION = 0.1
 #: A warning is issued when ``dim`` exceeds this multiple of ``dfm_max_dim(n_features)``.
 DFM_WARNING_FACTOR = 2
 
-#: Replace-one sensitivity of a class histogram when the replaced record may change label.
-_COUNT_SENSITIVITY = 2.0
+
+def split_budget(total: float, *, counts: float, mean_fraction: float) -> tuple[float, float, float]:
+    """Split a total ε by basic sequential composition: ε = ε_n + ε_μ + ε_Σ (pure ε-DP).
+
+    ``counts`` is ε_n (0 when no counts are released); the rest is split
+    ``mean_fraction`` : (1 − ``mean_fraction``) between the mean and the second moment.
+    Returns (ε_μ, ε_Σ, ε_n). The fitted guarantee composes the three pure-ε Laplace steps back
+    with :mod:`matrixdp.accounting`'s basic composition (nothing tighter applies to pure ε).
+    """
+    rest = total - counts
+    if not rest > 0:
+        raise InvalidParameterError(
+            "epsilon_counts", f"must be smaller than epsilon={total}, got {counts}")
+    return mean_fraction * rest, (1.0 - mean_fraction) * rest, counts
+
 
 
 class RONGauss:
@@ -80,10 +104,11 @@ class RONGauss:
         Projected dimension p, 1 <= p < n_features. See
         :func:`~matrixdp.synth.dfm_max_dim` for guidance.
     epsilon : float, optional
-        Total budget. Split as ε_μ = ``mean_fraction``·(ε − ε_n) and
-        ε_Σ = the rest, where ε_n = ``epsilon_counts`` (only for
-        ``class_weights="dp"``). Give either ``epsilon`` or both
-        ``epsilon_mean`` and ``epsilon_cov``.
+        Total budget, split by basic composition (:func:`split_budget`) as
+        ε_μ = ``mean_fraction``·(ε − ε_n) and ε_Σ = the rest, where ε_n =
+        ``epsilon_counts`` when DP counts are released (classification with
+        private class sizes, or ``neighbouring="add-remove"``) and 0 otherwise.
+        Give either ``epsilon`` or both ``epsilon_mean`` and ``epsilon_cov``.
     mean_fraction : float, default 0.5
         Share of the budget spent on the DP mean, in (0, 1).
     epsilon_mean, epsilon_cov : float, optional
@@ -98,21 +123,37 @@ class RONGauss:
         :class:`~matrixdp.errors.OutOfBoundsError`.
     classes : sequence, optional
         Classification: the PUBLIC list of classes (never read from y).
-    class_weights : {"uniform", "dp", "exact"}, default "uniform"
-        Share of synthetic records per class. "dp" releases Laplace-noised class
-        counts with budget ``epsilon_counts``; "exact" uses the true class sizes
-        (leaks them; needs ``allow_unsafe=True``).
+    class_weights : {"auto", "dp", "exact", "uniform"}, default "auto"
+        Share of synthetic records per class (the class priors). "auto": "dp"
+        when class sizes are private, "exact" when they are public, so the
+        synthetic data keeps the real class balance. "dp" uses the released DP
+        class counts (no extra budget: they are released anyway under private
+        sizes; refused under public sizes, where they would protect nothing).
+        "exact" uses the true class sizes: free under ``class_sizes="public"``;
+        under private sizes it leaks them (needs ``allow_unsafe=True``, marked
+        refuted). "uniform" gives every class the same share.
+    class_sizes : {"private", "public"}, default "private"
+        Classification only: the neighbouring relation's view of the class
+        sizes. "private": a neighbour replaces one record by any other (its
+        label may change), so the class sizes are protected: RON-Gauss releases
+        DP class counts (ε_n), DP class sums and DP class scatters and divides
+        them (post-processing); no noise scale or fitted attribute depends on
+        the true sizes. "public": neighbours keep the label and the class sizes
+        are public (the paper's implicit model, docs/synth/ron_gauss.md); scales use
+        the true n_c and "exact" class weights are not a leak. With
+        ``neighbouring="add-remove"`` class sizes are always private.
     epsilon_counts : float, optional
-        Budget of the DP counts: the class counts for ``class_weights="dp"``,
-        and the record (or per-class) counts that ``neighbouring="add-remove"``
-        needs. Part of ``epsilon`` when ``epsilon`` is given.
+        Budget of the DP counts (class counts under private class sizes; the
+        record or per-class counts that ``neighbouring="add-remove"`` needs).
+        Part of ``epsilon``; defaults to ``DEFAULT_COUNTS_FRACTION * epsilon``
+        when counts are needed and ``epsilon`` is given.
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
-        "replace-one" is the paper's bounded DP (n public; for classification the
-        replaced record keeps its label and class sizes are public).
-        "add-remove" is the strict variant (spec section 3.3 (c)): DP counts, DP
+        "replace-one" is the paper's bounded DP (n public; for classification see
+        ``class_sizes``).
+        "add-remove" is the strict variant (docs/synth/ron_gauss.md): DP counts, DP
         sums and DP scatters, divided as post-processing; nothing about n or the
         class sizes is assumed public, and a record's label is protected too.
-        Needs ``epsilon_counts`` and the corrected sensitivities.
+        Needs the corrected sensitivities.
     sensitivity : {"corrected", "paper", "reference_code"}, default "corrected"
         "corrected" uses the sound sensitivities. "paper" uses the paper's
         Lemma 4/5 covariance sensitivity (too small for p >= 3: the guarantee is
@@ -128,9 +169,28 @@ class RONGauss:
         Return synthetic features in R^m (``Z @ W.T``) instead of R^p.
     allow_unsafe : bool, default False
         Opt in to the unsafe reproduction modes.
+    numerics : {"float", "exact"}, default "float"
+        ``"exact"``: every Laplace step (mean, second moment, counts) rounds its value
+        to a public lattice and adds exact discrete Laplace noise (floating-point
+        safe; see ``docs/numerics.md``). ``"float"``: textbook floating-point
+        Laplace, whose guarantee assumes idealised real arithmetic.
     random_state : None, int or numpy.random.Generator
-        ``None`` (default) uses a cryptographically secure generator. An int is
-        for reproducible experiments only.
+        Randomness of :meth:`fit` (the projection and the noise). ``None``
+        (default) draws from the per-process cryptographically secure stream.
+        An int (or a Generator) makes the fit reproducible, and so replayable:
+        anyone who knows the seed can regenerate the noise and subtract it. An
+        int is kept on the model (scikit-learn convention), so a saved seeded
+        model is replayable by its reader; use seeds for tests and experiments
+        only. A Generator passed here is not saved with the model (pickling,
+        ``copy.deepcopy`` and ``joblib.dump`` store ``random_state=None``),
+        because its state would replay the fit.
+
+    Notes
+    -----
+    No generator that drew released noise is kept on the fitted model. With an
+    int ``random_state``, :meth:`sample` continues a separate sampling stream
+    derived from the seed (it never drew released noise); otherwise it draws
+    from the per-process secure stream unless ``rng=`` is given.
 
     Attributes
     ----------
@@ -147,11 +207,19 @@ class RONGauss:
         The composed guarantee ε_μ + ε_Σ (+ ε_n), with its neighbouring relation.
     epsilon_mean_, epsilon_cov_, epsilon_counts_ : float
     mean_scale_, cov_scale_ : float or ndarray
-        Laplace scales used (per class for classification).
+        Laplace scales used (per class for classification; with private class
+        sizes, the scale on the sums divided by the released DP count).
+    mean_sensitivity_, cov_sensitivity_ : float or ndarray
+        Sensitivities of the statistic the noise was added to (public).
     classes_, class_weights_, class_means_ : ndarray
         Classification only; ``class_means_`` are the projected means W^T μ_c.
     class_counts_ : ndarray
-        Released DP class counts (``class_weights="dp"`` or add-remove).
+        Released DP class counts (private class sizes, or add-remove).
+    class_sizes_ : str
+        Classification: "private" or "public", the relation the fit used.
+    class_priors_ : str
+        Classification: the class priors used ("dp", "exact" or "uniform";
+        ``class_weights="auto"`` resolved).
     n_records_ : float
         Released DP record count (add-remove, unsupervised/regression).
     label_shift_, label_bound_ : float
@@ -170,10 +238,11 @@ class RONGauss:
 
     def __init__(self, *, dim, epsilon=None, mean_fraction=0.5, epsilon_mean=None, epsilon_cov=None,
                  task="unsupervised", label_bound=None, clip_labels=False, classes=None,
-                 class_weights="uniform", epsilon_counts=None, neighbouring="replace-one",
+                 class_weights="auto", class_sizes="private", epsilon_counts=None,
+                 neighbouring="replace-one",
                  sensitivity="corrected",
                  noise="full", psd="clip", projection="haar", reconstruct=False,
-                 allow_unsafe=False, random_state=None):
+                 allow_unsafe=False, numerics="float", random_state=None):
         self.dim = dim
         self.epsilon = epsilon
         self.mean_fraction = mean_fraction
@@ -184,6 +253,7 @@ class RONGauss:
         self.clip_labels = clip_labels
         self.classes = classes
         self.class_weights = class_weights
+        self.class_sizes = class_sizes
         self.epsilon_counts = epsilon_counts
         self.neighbouring = neighbouring
         self.sensitivity = sensitivity
@@ -192,6 +262,7 @@ class RONGauss:
         self.projection = projection
         self.reconstruct = reconstruct
         self.allow_unsafe = allow_unsafe
+        self.numerics = numerics
         self.random_state = random_state
 
     # ------------------------------------------------------------ parameters
@@ -222,6 +293,7 @@ class RONGauss:
         return f"RONGauss({', '.join(changed)})"
 
     def _check_params(self) -> None:
+        check_numerics(self.numerics)
         if self.task not in TASKS:
             raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
         if self.sensitivity not in SENSITIVITY_MODES:
@@ -237,6 +309,11 @@ class RONGauss:
         if self.class_weights not in CLASS_WEIGHTS:
             raise InvalidParameterError(
                 "class_weights", f"must be one of {CLASS_WEIGHTS}, got {self.class_weights!r}")
+        if self.class_sizes not in CLASS_SIZES:
+            raise InvalidParameterError(
+                "class_sizes", f"must be one of {CLASS_SIZES}, got {self.class_sizes!r}")
+        if self.task == "classification":
+            self._check_class_params()
         if isinstance(self.dim, bool) or not isinstance(self.dim, Integral) or self.dim < 1:
             raise InvalidParameterError("dim", f"must be an integer >= 1, got {self.dim!r}")
         if self.neighbouring not in RELATIONS:
@@ -258,24 +335,60 @@ class RONGauss:
                 + (" and the reference code's mean noise is half of Lemma 2" if
                    self.sensitivity == "reference_code" else "")
                 + ". Pass allow_unsafe=True to reproduce it anyway; the guarantee is marked refuted.")
-        if self.task == "classification" and self.class_weights == "exact" and not self.allow_unsafe:
+        if (self.task == "classification" and self._class_weight_mode() == "exact"
+                and self._sizes_private() and not self.allow_unsafe):
             raise UnsafeMechanismError(
                 "class_weights='exact' releases the exact class sizes through the synthetic "
-                "sample; use 'uniform' or 'dp', or pass allow_unsafe=True")
+                "sample, and they are private under this relation; use 'dp' (the default) or "
+                "'uniform', declare them public with class_sizes='public', or pass "
+                "allow_unsafe=True")
+
+    def _check_class_params(self) -> None:
+        if self.class_sizes == "public" and self.neighbouring == "add-remove":
+            raise InvalidParameterError(
+                "class_sizes", "add/remove neighbours never treat the class sizes as public; "
+                               "use class_sizes='private' or neighbouring='replace-one'")
+        if self.class_sizes == "public" and self.class_weights == "dp":
+            raise InvalidParameterError(
+                "class_weights", "class_sizes='public' treats the class sizes as public, so DP "
+                                 "counts would protect nothing: use 'exact' (or 'auto') or 'uniform'")
+        if self._sizes_private() and self.neighbouring == "replace-one":
+            if self.sensitivity != "corrected":
+                raise InvalidParameterError(
+                    "sensitivity", "the paper's calibration scales by the true class sizes, which "
+                                   "are private under class_sizes='private'; pass "
+                                   "class_sizes='public' to reproduce it")
+            if self.noise != "full":
+                raise InvalidParameterError(
+                    "noise", "class_sizes='private' uses noise='full' (DP class scatters)")
+
+    def _sizes_private(self) -> bool:
+        """Whether the class sizes are protected (classification) or n is not public (add-remove)."""
+        return self.neighbouring == "add-remove" or (
+            self.task == "classification" and self.class_sizes == "private")
+
+    def _class_weight_mode(self) -> str:
+        if self.class_weights != "auto":
+            return self.class_weights
+        return "dp" if self._sizes_private() else "exact"
 
     def _budgets(self) -> tuple[float, float, float]:
         eps_counts = 0.0
-        needs_counts = self.neighbouring == "add-remove" or (
-            self.task == "classification" and self.class_weights == "dp")
+        needs_counts = self._sizes_private()
         if needs_counts:
-            if self.epsilon_counts is None:
+            if self.epsilon_counts is not None:
+                eps_counts = check_epsilon(self.epsilon_counts, "epsilon_counts")
+            elif self.epsilon is not None:
+                eps_counts = DEFAULT_COUNTS_FRACTION * check_epsilon(self.epsilon, "epsilon")
+            else:
                 raise InvalidParameterError(
-                    "epsilon_counts", "is required with class_weights='dp' or "
-                                      "neighbouring='add-remove' (budget of the DP counts)")
-            eps_counts = check_epsilon(self.epsilon_counts, "epsilon_counts")
+                    "epsilon_counts", "is required with epsilon_mean and epsilon_cov when DP counts "
+                                      "are released (class_sizes='private' or "
+                                      "neighbouring='add-remove')")
         elif self.epsilon_counts is not None:
             raise InvalidParameterError(
-                "epsilon_counts", "is only used with class_weights='dp' or neighbouring='add-remove'")
+                "epsilon_counts", "is only used when DP counts are released (classification with "
+                                  "class_sizes='private', or neighbouring='add-remove')")
         if self.epsilon is not None:
             if self.epsilon_mean is not None or self.epsilon_cov is not None:
                 raise InvalidParameterError(
@@ -283,11 +396,7 @@ class RONGauss:
                                "epsilon_cov, not both")
             total = check_epsilon(self.epsilon, "epsilon")
             frac = check_probability(self.mean_fraction, "mean_fraction")
-            rest = total - eps_counts
-            if not rest > 0:
-                raise InvalidParameterError(
-                    "epsilon_counts", f"must be smaller than epsilon={total}, got {eps_counts}")
-            return frac * rest, (1.0 - frac) * rest, eps_counts
+            return split_budget(total, counts=eps_counts, mean_fraction=frac)
         if self.epsilon_mean is None or self.epsilon_cov is None:
             raise InvalidParameterError(
                 "epsilon", "give epsilon (total budget) or both epsilon_mean and epsilon_cov")
@@ -313,7 +422,7 @@ class RONGauss:
         return (lo + hi) / 2.0, (hi - lo) / 2.0
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X, y=None) -> "RONGauss":
+    def fit(self, X, y=None, *, accountant=None, ledger=None) -> "RONGauss":
         """Fit the DP generative model.
 
         Parameters
@@ -323,6 +432,9 @@ class RONGauss:
         y : array_like of shape (n_samples,), optional
             Labels: required for "regression" (within the public bound) and
             "classification" (each in the public ``classes``); ignored otherwise.
+        accountant, ledger : optional
+            Budget keepers (:mod:`matrixdp.accounting`) charged with the whole fit's guarantee
+            before any noise is drawn (default: those of an enclosing ``with`` block).
 
         Returns
         -------
@@ -344,6 +456,9 @@ class RONGauss:
             classes = self._public_classes()
             y_arr = as_label_vector(y, n, numeric=False)
             self._check_classes(y_arr, classes)
+        elif y is not None:
+            warnings.warn("y is ignored with task='unsupervised'; pass task='regression' or "
+                          "'classification' to synthesise labels", UserWarning, stacklevel=2)
         self._warn_dfm(m, p)
 
         gen = make_rng(self.random_state)
@@ -353,31 +468,40 @@ class RONGauss:
             self.feature_names_in_ = names
         self.projection_ = W
         self.epsilon_mean_, self.epsilon_cov_, self.epsilon_counts_ = eps_mean, eps_cov, eps_counts
+        if self.task == "regression":
+            self.label_shift_, self.label_bound_ = shift, a
+        privacy = self._guarantee(p)  # known before any noise: charged first
 
-        if self.task == "classification":
-            self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
-        else:
-            labels, bound = None, None
-            if self.task == "regression":
-                labels, bound = y_centred, a
-                self.label_shift_, self.label_bound_ = shift, a
-            fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
-            self.mean_ = fit.mean
-            self.covariance_raw_ = fit.covariance_raw
-            self.covariance_ = fit.covariance
-            self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
-            self.mean_sensitivity_, self.cov_sensitivity_ = fit.mean_sensitivity, fit.cov_sensitivity
-            if self.neighbouring == "add-remove":
-                self.n_records_ = fit.count
+        with charge(privacy, accountant=accountant, ledger=ledger, label="ron-gauss fit"):
+            if self.task == "classification":
+                self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
+            else:
+                labels, bound = (y_centred, a) if self.task == "regression" else (None, None)
+                fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
+                self.mean_ = fit.mean
+                self.covariance_raw_ = fit.covariance_raw
+                self.covariance_ = fit.covariance
+                self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
+                self.mean_sensitivity_ = fit.mean_sensitivity
+                self.cov_sensitivity_ = fit.cov_sensitivity
+                if self.neighbouring == "add-remove":
+                    self.n_records_ = fit.count
 
-        self.privacy_ = self._guarantee(p)
+        self.privacy_ = privacy
+        warn_if_noise_dominated(self.covariance_, None if self.task != "classification"
+                                else [str(c) for c in self.classes_])
         if self.privacy_.refuted:
             warnings.warn(f"RONGauss: {self.privacy_} is REFUTED; this model is not differentially "
                           "private as claimed (unsafe reproduction mode)", RefutedGuaranteeWarning,
                           stacklevel=2)
-        # Sampling is post-processing; continuing the fit stream keeps seeded runs reproducible.
-        self._sampling_rng = gen
+        # Never keep ``gen``: its state would let a holder of the model rewind it and replay the
+        # noise. Samples come from a stream that drew no released noise (see ``sample``).
+        self._sampling_rng = _sampling_stream(self.random_state)
         return self
+
+    def __getstate__(self) -> dict:
+        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
+        return without_generators(self.__dict__)
 
     def _check_labels(self, y_centred: np.ndarray, a: float) -> np.ndarray:
         outside = np.abs(y_centred) > a
@@ -385,9 +509,9 @@ class RONGauss:
             if self.clip_labels:
                 return np.clip(y_centred, -a, a)
             raise OutOfBoundsError(
-                "y", f"{int(outside.sum())} label(s) lie outside the public label bound "
-                     f"{self._bound_text()}; clip them first or pass clip_labels=True (CLI: --clip-labels) "
-                     "(the bound must never be read from the data)")
+                "y", f"has labels outside the public label bound {self._bound_text()}; clip them "
+                     "first or pass clip_labels=True (CLI: --clip-labels), or widen the bound from "
+                     "domain knowledge (it must never be read from the data)")
         return y_centred
 
     def _bound_text(self) -> str:
@@ -408,12 +532,11 @@ class RONGauss:
 
     @staticmethod
     def _check_classes(y: np.ndarray, classes: np.ndarray) -> None:
-        known = np.isin(y, classes)
-        if not known.all():
-            shown = [str(v) for v in np.unique(y[~known])[:5]]
+        if not np.isin(y, classes).all():
+            # which values, and how many, stays with the data: the message may reach a log
             raise InvalidParameterError(
-                "y", f"{int((~known).sum())} label(s) are not in the public class list "
-                     f"classes={classes.tolist()} (e.g. {shown})")
+                "y", f"has labels that are not in the public class list classes={classes.tolist()}; "
+                     "add the missing classes to the public list or drop those records")
 
     def _warn_dfm(self, m: int, p: int) -> None:
         if m <= 10:
@@ -426,42 +549,45 @@ class RONGauss:
                 stacklevel=3)
 
     def _fit_group(self, X, W, labels, bound, eps_mean, eps_cov, eps_counts, gen):
-        if self.neighbouring == "add-remove":
+        if self._sizes_private():
+            # add/remove, or classes of private size under replace-one (the record may change
+            # class: doubled sensitivities, see fit_group_add_remove)
             return fit_group_add_remove(X, W, labels=labels, label_bound=bound,
                                         epsilon_counts=eps_counts, epsilon_mean=eps_mean,
-                                        epsilon_cov=eps_cov, psd=self.psd, rng=gen)
+                                        epsilon_cov=eps_cov, psd=self.psd, rng=gen,
+                                        relation=self.neighbouring, numerics=self.numerics)
         return fit_group_replace_one(X, W, labels=labels, label_bound=bound, epsilon_mean=eps_mean,
                                      epsilon_cov=eps_cov, mode=self.sensitivity, noise=self.noise,
-                                     psd=self.psd, rng=gen)
+                                     psd=self.psd, rng=gen, numerics=self.numerics)
 
     def _fit_classes(self, X, y, classes, W, eps_mean, eps_cov, eps_counts, gen) -> None:
-        add_remove = self.neighbouring == "add-remove"
-        fits, sizes = [], []
+        private = self._sizes_private()
+        fits = []
         for c in classes:  # one pass per public class, vectorised inside
             Xc = X[y == c]
-            sizes.append(Xc.shape[0])
-            if Xc.shape[0] == 0 and not add_remove:
+            if Xc.shape[0] == 0 and not private:
                 raise InvalidParameterError(
-                    "y", f"class {c!r} of the public class list has no records; with "
-                         "replace-one neighbours (class sizes public) RON-Gauss needs at least one "
-                         "per class (neighbouring='add-remove' handles empty classes)")
+                    "y", f"class {c!r} of the public class list has no records; with public class "
+                         "sizes RON-Gauss needs at least one per class (class_sizes='private' "
+                         "handles empty classes)")
             fits.append(self._fit_group(Xc, W, None, None, eps_mean, eps_cov, eps_counts, gen))
-        sizes = np.asarray(sizes, dtype=np.int64)
         k = classes.size
-        if add_remove:
+        if private:
             self.class_counts_ = np.array([f.count for f in fits])
-        if self.class_weights == "uniform":
+        mode = self._class_weight_mode()
+        if mode == "uniform":
             weights = np.full(k, 1.0 / k)
-        elif self.class_weights == "exact":
-            warnings.warn("class_weights='exact' releases the exact class sizes", PrivacyLeakWarning,
-                          stacklevel=3)
+        elif mode == "exact":
+            if private:
+                warnings.warn("class_weights='exact' releases the exact class sizes, which are "
+                              "private under this relation", PrivacyLeakWarning, stacklevel=3)
+            sizes = np.array([np.count_nonzero(y == c) for c in classes], dtype=np.float64)
             weights = sizes / sizes.sum()
-        else:
-            if not add_remove:  # add-remove already released DP counts: reuse them for free
-                mech = LaplaceMechanism(epsilon=eps_counts, sensitivity=_COUNT_SENSITIVITY)
-                self.class_counts_ = np.asarray(mech.release(sizes.astype(float), rng=gen).value)
+        else:  # the DP counts released above: post-processing, no extra budget
             noisy = np.clip(self.class_counts_, 0.0, None)
             weights = noisy / noisy.sum() if noisy.sum() > 0 else np.full(k, 1.0 / k)
+        self.class_sizes_ = "private" if private else "public"
+        self.class_priors_ = mode
         self.classes_ = classes
         self.class_weights_ = weights
         self.mean_ = np.stack([f.mean for f in fits])
@@ -473,34 +599,79 @@ class RONGauss:
         self.mean_sensitivity_ = np.array([f.mean_sensitivity for f in fits])
         self.cov_sensitivity_ = np.array([f.cov_sensitivity for f in fits])
 
+    def _composed_epsilon(self) -> float:
+        """ε_μ + ε_Σ (+ counts) through the accountant's compositions (basic, exact for these
+        pure-ε Laplace steps): sequential within a group, then across the public classes."""
+
+        def step(eps, what):
+            return PrivacyGuarantee(epsilon=eps, delta=0.0, neighbouring=self.neighbouring,
+                                    calibration="laplace", mechanism=f"ron-gauss {what}")
+
+        group = [step(self.epsilon_mean_, "mean"), step(self.epsilon_cov_, "second moment")]
+        if self._sizes_private():
+            group.append(step(self.epsilon_counts_, "count(s)"))
+        part = compose(group, method="basic")
+        if self.task != "classification":
+            return part.epsilon
+        if self._sizes_private() and self.neighbouring == "replace-one":
+            # A replaced record may leave one class and join another: each group is calibrated
+            # with doubled add/remove sensitivities (half its epsilon per added or removed
+            # record), and the two groups it touches compose sequentially. (A replacement
+            # within one class moves one group by at most the doubled sensitivity: the same.)
+            half = step(part.epsilon / 2.0, "group (one record added or removed)")
+            return compose([half, half], method="basic").epsilon
+        # Disjoint records per public class, and a neighbour touches one class (add/remove, or
+        # replace-one with public class sizes: same-label neighbours).
+        return parallel([part] * len(self._public_classes()), partition_public=True).epsilon
+
     def _guarantee(self, p: int) -> PrivacyGuarantee:
-        total = self.epsilon_mean_ + self.epsilon_cov_ + self.epsilon_counts_
+        total = self._composed_epsilon()
         add_remove = self.neighbouring == "add-remove"
-        if add_remove:
-            parts = (f"epsilon_counts={self.epsilon_counts_:.6g} (DP count(s), Laplace, sensitivity 1) "
-                     f"+ epsilon_mean={self.epsilon_mean_:.6g} (DP sum of unit rows, Laplace, "
-                     f"sensitivity sqrt(m)) + epsilon_cov={self.epsilon_cov_:.6g} (DP scatter, "
-                     "Laplace); means and second moments are ratios (post-processing)")
-            notes = [f"sequential composition: {parts}",
-                     "add/remove neighbours: n and the class sizes are not assumed public"]
+        classification = self.task == "classification"
+        if self._sizes_private():
+            factor = 1 if add_remove else 2
+            what = "count(s)" if add_remove else "class counts"
+            parts = (f"epsilon_counts={self.epsilon_counts_:.6g} (DP {what}, Laplace, sensitivity "
+                     f"{factor}) + epsilon_mean={self.epsilon_mean_:.6g} (DP sum(s) of unit rows, "
+                     f"Laplace, sensitivity {'' if factor == 1 else '2*'}sqrt(m)) + "
+                     f"epsilon_cov={self.epsilon_cov_:.6g} (DP scatter(s), Laplace, sensitivity "
+                     f"{'' if factor == 1 else '2*'}{'p' if self.task != 'regression' else '(sqrt(p)+a)^2'}"
+                     "); means and second moments are ratios of released values (post-processing)")
+            notes = [f"basic sequential composition: {parts}"]
+            if add_remove:
+                notes.append("add/remove neighbours: n and the class sizes are not assumed public")
+            else:
+                notes.append("n (the number of records) is public (bounded DP, as in the paper)")
         else:
-            notes = [f"sequential composition: epsilon_mean={self.epsilon_mean_:.6g} (DP mean, "
-                     f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)"
-                     + (f" + epsilon_counts={self.epsilon_counts_:.6g} (DP class counts, Laplace, "
-                        "sensitivity 2)" if self.epsilon_counts_ else ""),
+            notes = [f"basic sequential composition: epsilon_mean={self.epsilon_mean_:.6g} (DP mean, "
+                     f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)",
                      "n (the number of records) is public (bounded DP, as in the paper)"]
         notes.append("the projection W is data-independent; sampling is post-processing")
+        if self.numerics == "exact":
+            notes.insert(0, exact_note("every Laplace step uses the lattice discrete Laplace, "
+                                       "its lattice chosen from that step's public sensitivity"))
         refuted = False
-        if self.task == "classification":
+        if classification:
             if add_remove:
                 notes.append("classification: per-class statistics on disjoint records compose in "
-                             "parallel; the public class list is used (spec section 3.3, model (c))")
+                             "parallel; the public class list is used (add/remove neighbours; docs/synth/ron_gauss.md)")
+            elif self._sizes_private():
+                notes.append("classification, class sizes PRIVATE: a neighbour replaces one record by "
+                             "any other, whose label may differ; the sensitivities above cover the "
+                             "record leaving one class and entering another, so the class sizes are "
+                             "protected: every noise scale and fitted attribute comes from public "
+                             "inputs and the DP counts; the public class list is used")
             else:
-                notes.append("classification: neighbours replace one record by another WITH THE SAME "
-                             "LABEL; class sizes are treated as public and the public class list is "
-                             "used (spec section 3.3, model (a)); per-class statistics compose in "
-                             "parallel")
-            if self.class_weights == "exact":
+                notes.append("classification, class sizes PUBLIC: neighbours replace one record by "
+                             "another WITH THE SAME LABEL; the class sizes are public under this "
+                             "relation and NOT protected (scales use them); the public class list "
+                             "is used (docs/synth/ron_gauss.md); per-class statistics compose "
+                             "in parallel")
+            mode = self._class_weight_mode()
+            notes.append(f"class priors: {mode}" + {
+                "dp": " (the released DP class counts, post-processing)",
+                "exact": " (the true class sizes)", "uniform": " (equal shares)"}[mode])
+            if mode == "exact" and self._sizes_private():
                 refuted = True
                 notes.append("class_weights='exact': the exact class sizes are released through "
                              "the synthetic sample and are NOT protected")
@@ -559,8 +730,11 @@ class RONGauss:
         n_samples : int
             Number of synthetic records (any positive number).
         rng : None, int or numpy.random.Generator
-            Randomness; ``None`` continues the generator of ``fit`` (so a seeded
-            ``random_state`` gives reproducible samples).
+            Randomness of the synthetic records (post-processing: a seed here
+            replays only these samples, not the fit's noise). ``None``: with an
+            int ``random_state``, a sampling stream derived from that seed
+            (reproducible; it never drew released noise); otherwise the
+            per-process secure stream.
         add_mean : bool, default False
             Unsupervised and regression only (spec I6; the reference code's
             ``centering=False``): add the DP mean to the synthetic features, as
@@ -585,9 +759,13 @@ class RONGauss:
         if add_mean and self.task == "classification":
             raise InvalidParameterError(
                 "add_mean", "classification samples are already centred at the DP class means")
-        gen = self._sampling_rng if rng is None else make_rng(rng)
+        if rng is None and getattr(self, "_sampling_rng", None) is not None:
+            gen = self._sampling_rng
+        else:
+            gen = make_rng(rng)
         W = self.projection_
         p = W.shape[1]
+        check_sample_memory(n_samples, W.shape[0] + p + 1)
         if self.task == "unsupervised":
             X_syn = self._maybe_reconstruct(sample_gaussian(np.zeros(p), self.covariance_, n_samples, gen))
             return self._with_mean(X_syn) if add_mean else X_syn
@@ -602,6 +780,35 @@ class RONGauss:
         y_syn = np.repeat(self.classes_, counts)
         order = gen.permutation(n_samples)
         return self._maybe_reconstruct(X_syn[order]), y_syn[order]
+
+    def sample_batches(self, n_samples: int, batch_size: int = 100_000, rng=None, *,
+                       add_mean: bool = False):
+        """Draw ``n_samples`` synthetic records as an iterator of batches (constant memory).
+
+        Each item is what :meth:`sample` returns for ``min(batch_size, remaining)``
+        records. Classification batches each follow the class weights on their own.
+
+        Parameters
+        ----------
+        n_samples : int
+            Total number of records.
+        batch_size : int, default 100000
+            Records per batch.
+        rng, add_mean
+            As for :meth:`sample`.
+
+        Yields
+        ------
+        ndarray or (ndarray, ndarray)
+        """
+        self._check_fitted()
+        for value, name in ((n_samples, "n_samples"), (batch_size, "batch_size")):
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+                raise InvalidParameterError(name, f"must be an integer >= 1, got {value!r}")
+        kept = getattr(self, "_sampling_rng", None)
+        gen = kept if rng is None and kept is not None else make_rng(rng)
+        for start in range(0, int(n_samples), int(batch_size)):
+            yield self.sample(min(int(batch_size), int(n_samples) - start), gen, add_mean=add_mean)
 
     def _with_mean(self, X_syn: np.ndarray) -> np.ndarray:
         return X_syn + (self.mean_ if self.reconstruct else self.mean_ @ self.projection_)
@@ -634,6 +841,24 @@ class RONGauss:
         if self.task != "classification":
             Xn = normalize_rows(Xn - self.mean_)
         return self._maybe_reconstruct(Xn @ self.projection_)
+
+
+#: spawn key of the sampling stream derived from an int ``random_state`` (any fixed tuple
+#: different from the fit stream's empty key).
+_SAMPLING_SPAWN_KEY = (0x53414D50,)
+
+
+def _sampling_stream(random_state):
+    """The generator ``sample`` continues after a seeded fit, or None.
+
+    Only an int seed gets one: a stream derived from the seed that is independent of the fit's
+    stream (a different spawn key), so it has never produced released noise. Anything else
+    (None, a Generator) gets no kept generator.
+    """
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        seed = np.random.SeedSequence(int(random_state), spawn_key=_SAMPLING_SPAWN_KEY)
+        return np.random.Generator(np.random.PCG64(seed))
+    return None
 
 
 def _allocate(n_samples: int, weights: np.ndarray) -> np.ndarray:

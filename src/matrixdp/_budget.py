@@ -1,0 +1,75 @@
+"""The seam between releases and budget keepers: the default accountants and one ``charge`` hook.
+
+Bottom layer (imports nothing from matrixdp), so that :mod:`matrixdp.mechanisms` can charge a
+release to an accountant or a ledger without importing :mod:`matrixdp.accounting` (which sits
+above it). A *budget keeper* is any object with a ``charge(guarantee, label=...)`` context
+manager that refuses (raises) on entry when the guarantee does not fit, and records the spend;
+:class:`matrixdp.accounting.Accountant` and :class:`matrixdp.accounting.Ledger` are the two
+shipped ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from contextvars import ContextVar
+
+__all__ = ["charge", "default_keepers", "use_default", "suspended"]
+
+#: The keepers made default by ``with Accountant(...):`` / ``with Ledger...:`` blocks, innermost
+#: last. A ContextVar, so threads and asyncio tasks each see their own stack.
+_DEFAULTS: ContextVar[tuple] = ContextVar("matrixdp_default_budget_keepers", default=())
+
+
+def default_keepers() -> tuple:
+    """The budget keepers made default by the enclosing ``with`` blocks (innermost last)."""
+    return _DEFAULTS.get()
+
+
+@contextlib.contextmanager
+def use_default(keeper):
+    """Make ``keeper`` a default budget keeper inside the block (nested blocks add up)."""
+    token = _DEFAULTS.set(_DEFAULTS.get() + (keeper,))
+    try:
+        yield keeper
+    finally:
+        _DEFAULTS.reset(token)
+
+
+@contextlib.contextmanager
+def suspended():
+    """No default keeper inside the block: for code that has already charged a release's budget
+    (an estimator's ``fit``) and then calls the mechanism that draws its noise."""
+    token = _DEFAULTS.set(())
+    try:
+        yield
+    finally:
+        _DEFAULTS.reset(token)
+
+
+@contextlib.contextmanager
+def charge(guarantee, accountant=None, ledger=None, label: str = ""):
+    """Charge one release to its budget keepers: refuse before the block, record the spend after.
+
+    The keepers are ``accountant`` and ``ledger`` when either is given, otherwise every default
+    keeper of the enclosing ``with`` blocks; with none, the block runs uncharged. Each keeper's
+    ``charge`` checks (and, for a ledger, durably reserves) on entry, so a release that would
+    overspend raises before any noise is drawn; the spend is recorded when the block exits,
+    also when it exits with an exception (the noise may have been drawn: never under-count).
+    Inside the block no default keeper is active, so an estimator that charges its whole
+    guarantee is not charged again by the mechanisms it calls.
+    """
+    explicit = tuple(k for k in (accountant, ledger) if k is not None)
+    keepers = explicit if explicit else default_keepers()
+    # Every keeper checks first, so that one refusing does not leave another charged.
+    for keeper in keepers:
+        keeper.check(guarantee)
+    with contextlib.ExitStack() as stack:
+        for keeper in keepers:
+            stack.enter_context(keeper.charge(guarantee, label=label))
+        # The charge covers everything inside: releases made within (an estimator's internal
+        # mechanisms) are not charged to the default keepers a second time.
+        token = _DEFAULTS.set(())
+        try:
+            yield guarantee
+        finally:
+            _DEFAULTS.reset(token)

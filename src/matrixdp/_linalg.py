@@ -1,0 +1,279 @@
+"""Shared linear algebra of the bottom layer (no randomness, no privacy logic).
+
+``vec``/``unvec`` (column stacking), covariance checks (:func:`check_covariance`,
+:func:`covariance_eigenvalues`, :func:`psd_error`), covariances given by their
+eigen-decomposition (:class:`EigenCov`), orthonormal directions
+(:func:`check_directions`) and :func:`cite`, the one helper that appends a shared
+References section to docstrings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+
+from ._validation import check_finite_array
+from .errors import InvalidParameterError, InvalidShapeError, NotPositiveSemidefiniteError
+
+__all__ = [
+    "DIRECTIONS_REFERENCES",
+    "MVG_REFERENCES",
+    "ORTHONORMAL_ATOL",
+    "PSD_RTOL",
+    "SYMMETRY_RTOL",
+    "EigenCov",
+    "check_covariance",
+    "check_dim",
+    "check_directions",
+    "cite",
+    "covariance_eigenvalues",
+    "psd_error",
+    "standard_directions",
+    "unvec",
+    "vec",
+]
+
+
+def cite(references: str):
+    """A decorator appending the shared ``references`` section to a function's docstring."""
+
+    def decorate(func):
+        func.__doc__ = (func.__doc__ or "").rstrip() + "\n" + references
+        return func
+
+    return decorate
+
+
+#: References of the MVG sampler and covariance helpers (appended by :func:`cite`).
+MVG_REFERENCES = """
+    References
+    ----------
+    .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
+       Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077,
+       Definition 2, Lemmas 6-7 and Sec. 6.3. See ``docs/derivations/mvg.md``.
+    .. [2] A. K. Gupta and D. K. Nagar, "Matrix Variate Distributions",
+       Chapman & Hall/CRC, 2000, Ch. 2.
+"""
+
+#: References of directional noise (directions, allocations).
+DIRECTIONS_REFERENCES = """
+    References
+    ----------
+    .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
+       Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077,
+       Sec. 5-7 (directional noise, Algorithms 1-2, Theorem 7). Our fixes:
+       ``docs/derivations/mvg.md``.
+"""
+
+_cite = cite(MVG_REFERENCES)
+_cite_directions = cite(DIRECTIONS_REFERENCES)
+
+
+#: Relative tolerance of the symmetry check, ``max|A - Aᵀ| <= tol * max|A|``.
+SYMMETRY_RTOL = 1e-8
+
+
+#: Relative tolerance of the PSD check, ``λ_min >= -tol * λ_max``.
+PSD_RTOL = 1e-10
+
+
+def vec(matrix: np.ndarray) -> np.ndarray:
+    """Column-stacking ``vec`` (Fortran order): ``vec(Z)`` has covariance Ψ ⊗ Σ."""
+    return np.asarray(matrix).reshape(-1, order="F")
+
+
+def unvec(vector: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Inverse of :func:`vec`: reshape a length ``m*n`` vector to ``shape`` column-major."""
+    return np.asarray(vector).reshape(shape, order="F")
+
+
+def check_covariance(cov, argument: str = "cov") -> np.ndarray:
+    """Validate a covariance matrix: 2-D, square, finite and symmetric (within tolerance).
+
+    Returns the exactly symmetrised float64 copy ``(A + Aᵀ)/2``. Positive
+    semi-definiteness is checked when it is factored (:func:`covariance_factor`)
+    or decomposed (:func:`covariance_eigenvalues`), where it comes for free.
+
+    Raises
+    ------
+    InvalidShapeError
+        Not a square 2-D array.
+    NonFiniteInputError
+        NaN or infinite entries.
+    NotPositiveSemidefiniteError
+        Not symmetric within ``SYMMETRY_RTOL``.
+    """
+    arr = check_finite_array(cov, argument, ndim=2)
+    if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise InvalidShapeError(argument, f"a covariance must be a non-empty square matrix, "
+                                          f"got shape {arr.shape}")
+    scale = float(np.max(np.abs(arr)))
+    asym = float(np.max(np.abs(arr - arr.T)))
+    if asym > SYMMETRY_RTOL * scale:
+        raise NotPositiveSemidefiniteError(
+            argument, f"a covariance must be symmetric; max|A - A^T| = {asym:.3g} exceeds "
+                      f"{SYMMETRY_RTOL:g} * max|A| = {SYMMETRY_RTOL * scale:.3g}")
+    if asym == 0.0:
+        return arr if arr.flags.writeable else arr.copy()
+    return 0.5 * (arr + arr.T)
+
+
+def psd_error(argument: str, lam_min: float, lam_max: float) -> NotPositiveSemidefiniteError:
+    return NotPositiveSemidefiniteError(
+        argument, f"a covariance must be positive semi-definite; its smallest eigenvalue is "
+                  f"{lam_min:.6g} (largest {lam_max:.6g})")
+
+
+@_cite
+def covariance_eigenvalues(cov, argument: str = "cov", *, require_definite: bool = False) -> np.ndarray:
+    """Eigenvalues (ascending) of a validated covariance (or :class:`EigenCov`).
+
+    Parameters
+    ----------
+    cov : array_like or EigenCov
+        Symmetric PSD matrix.
+    argument : str
+        Name used in error messages.
+    require_definite : bool
+        If True, also reject singular matrices (eigenvalue <= 0).
+
+    Returns
+    -------
+    ndarray
+        Eigenvalues, ascending; tiny negative rounding (within ``PSD_RTOL``) is
+        clipped to 0.
+
+    Raises
+    ------
+    NotPositiveSemidefiniteError
+        Not symmetric, not PSD, or (``require_definite``) singular.
+    """
+    if isinstance(cov, EigenCov):
+        lam = np.sort(cov.variances)
+    else:
+        lam = np.linalg.eigvalsh(check_covariance(cov, argument))
+    lam_max = float(max(lam[-1], 0.0))
+    if lam[0] < -PSD_RTOL * lam_max or (lam_max == 0.0 and lam[0] < 0):
+        raise psd_error(argument, float(lam[0]), lam_max)
+    lam = np.clip(lam, 0.0, None)
+    if require_definite and not lam[0] > 0:
+        raise NotPositiveSemidefiniteError(
+            argument, "must be positive definite (the privacy conditions use its inverse); "
+                      "it is singular")
+    return lam
+
+
+@dataclass(frozen=True)
+class EigenCov:
+    """A covariance given by its eigen-decomposition ``W diag(variances) Wᵀ``.
+
+    Parameters
+    ----------
+    variances : array_like, shape (d,)
+        Eigenvalues (noise variance along each direction), finite and >= 0.
+    directions : array_like, shape (d, d), optional
+        Orthonormal columns (direction ``i`` is ``directions[:, i]`` and carries
+        ``variances[i]``). ``None`` means the standard basis (a diagonal covariance).
+
+    Notes
+    -----
+    Its factor ``W diag(√variances)`` costs one column scaling, no decomposition:
+    the fast path of the MVG mechanism, which builds Σ this way (Algorithms 1-2).
+    """
+
+    variances: np.ndarray
+    directions: np.ndarray | None = None
+
+    def __post_init__(self):
+        lam = check_finite_array(self.variances, "variances", ndim=1)
+        if lam.size == 0:
+            raise InvalidShapeError("variances", "must be non-empty")
+        if np.any(lam < 0):
+            raise NotPositiveSemidefiniteError(
+                "variances", f"covariance eigenvalues must be >= 0, got min {lam.min():.6g}")
+        object.__setattr__(self, "variances", lam)
+        if self.directions is not None:
+            object.__setattr__(self, "directions",
+                               check_directions(self.directions, lam.size, "directions"))
+
+    @property
+    def dim(self) -> int:
+        """Side of the covariance matrix."""
+        return int(self.variances.size)
+
+    def matrix(self) -> np.ndarray:
+        """The dense covariance ``W diag(λ) Wᵀ`` (symmetric)."""
+        if self.directions is None:
+            return np.diag(self.variances)
+        w = self.directions
+        cov = (w * self.variances) @ w.T
+        return 0.5 * (cov + cov.T)
+
+    def factor(self) -> np.ndarray:
+        """A factor ``B = W diag(√λ)`` with ``B Bᵀ`` equal to the covariance."""
+        root = np.sqrt(self.variances)
+        if self.directions is None:
+            return np.diag(root)
+        return self.directions * root
+
+    def inverse_eigenvalues(self) -> np.ndarray:
+        """``1/λ_i`` (inf where λ_i = 0), in the order of the directions."""
+        with np.errstate(divide="ignore"):
+            return 1.0 / self.variances
+
+
+#: Tolerance of the orthonormality check ``max|WᵀW - I| <= atol``.
+ORTHONORMAL_ATOL = 1e-8
+
+
+def check_dim(dim, argument: str = "dim") -> int:
+    """Validate a dimension: a positive integer (``argument`` names it in the error)."""
+    if isinstance(dim, bool) or not isinstance(dim, (Integral, np.integer)) or dim < 1:
+        raise InvalidParameterError(argument, f"must be a positive integer, got {dim!r}")
+    return int(dim)
+
+
+@_cite_directions
+def check_directions(directions, dim, argument: str = "directions", *,
+                     atol: float = ORTHONORMAL_ATOL) -> np.ndarray:
+    """Validate a matrix of orthonormal directions (columns) and return it as float64.
+
+    Parameters
+    ----------
+    directions : array_like, shape (dim, dim)
+        Square matrix whose columns are the noise directions.
+    dim : int
+        The required side.
+    argument : str
+        Name used in error messages.
+    atol : float
+        Tolerance of ``max|WᵀW - I|``.
+
+    Returns
+    -------
+    ndarray
+
+    Raises
+    ------
+    InvalidShapeError
+        Not ``(dim, dim)``.
+    NonFiniteInputError
+        NaN or infinite entries.
+    InvalidParameterError
+        Columns not orthonormal within ``atol``.
+    """
+    dim = check_dim(dim)
+    w = check_finite_array(directions, argument, ndim=2, shape=(dim, dim))
+    err = float(np.max(np.abs(w.T @ w - np.eye(dim))))
+    if err > atol:
+        raise InvalidParameterError(
+            argument, f"columns must be orthonormal (W^T W = I); max|W^T W - I| = {err:.3g} "
+                      f"exceeds {atol:g}")
+    return w
+
+
+def standard_directions(dim) -> np.ndarray:
+    """The standard basis ``I_dim`` (the default directions)."""
+    return np.eye(check_dim(dim))

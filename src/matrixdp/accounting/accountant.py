@@ -1,0 +1,170 @@
+"""An in-memory privacy accountant: refuses a release that would overspend, before its noise.
+
+See ``docs/accounting.md`` for the composition methods and how ``method="auto"`` chooses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+from .._budget import use_default
+from .._validation import check_nonnegative_epsilon
+from ..errors import BudgetExceededError, InvalidParameterError
+from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
+from .composition import METHODS, Tally, compose_tally, parallel, within
+
+__all__ = ["Accountant", "budget_message"]
+
+#: Relative slack on the ε comparison: absorbs floating-point rounding of a budget that fits
+#: exactly k releases (0.1 * 10 summed), far below any meaningful privacy difference.
+_REL_TOL = 1e-12
+
+
+def budget_message(what: PrivacyGuarantee, total: PrivacyGuarantee, epsilon, delta,
+                   spent: PrivacyGuarantee) -> str:
+    """The refusal message: what would be spent, what the total would be, what remains."""
+    left = max(0.0, epsilon - spent.epsilon) if math.isfinite(spent.epsilon) else 0.0
+    return (f"the release would spend (epsilon={what.epsilon:.6g}, delta={what.delta:.3g}) "
+            f"[{what.mechanism or 'release'}]; with what was spent the total would be "
+            f"epsilon={total.epsilon:.6g} at delta={total.delta:.3g} ({total.calibration}), over "
+            f"the budget (epsilon={epsilon:.6g}, delta={delta:.3g}); spent so far "
+            f"epsilon={spent.epsilon:.6g} at delta={spent.delta:.3g}, about epsilon={left:.6g} "
+            "remains")
+
+
+class Accountant:
+    """Track the privacy spent by a sequence of releases and refuse what would overspend.
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        The ε budget (``None``: unlimited, only track).
+    delta : float, optional
+        The δ at which the composed spend is compared to ``epsilon`` (default 0: pure DP only).
+    relation : str, optional
+        Neighbouring relation of every release (default: the first spend's); mixing raises.
+    method : {"auto", "gdp", "pld", "rdp", "advanced", "basic"}
+        How to compose (see :func:`~matrixdp.accounting.compose`).
+    allow_unsafe : bool
+        Let refuted guarantees compose (the total is then marked refuted).
+
+    Notes
+    -----
+    Used as a context manager (``with Accountant(epsilon=1, delta=1e-6) as acc:``) it becomes the
+    default accountant of every mechanism release (and estimator) inside the block, as
+    diffprivlib's ``BudgetAccountant`` does. The ε comparison has a relative slack of 1e-12
+    (floating-point rounding).
+
+    Examples
+    --------
+    >>> from matrixdp import GaussianMechanism
+    >>> mech = GaussianMechanism(epsilon=0.5, delta=1e-7, sensitivity=1.0)
+    >>> with Accountant(epsilon=1.0, delta=1e-6) as acc:
+    ...     _ = mech.release(0.0, rng=1)
+    ...     _ = mech.release(0.0, rng=2)
+    >>> acc.total().calibration, acc.total().epsilon < 1.0
+    ('gdp', True)
+    """
+
+    def __init__(self, epsilon=None, delta=None, *, relation: str | None = None,
+                 method: str = "auto", allow_unsafe: bool = False):
+        self.epsilon = None if epsilon is None else check_nonnegative_epsilon(epsilon)
+        d = 0.0 if delta is None else float(delta)
+        if not 0 <= d < 1:
+            raise InvalidParameterError("delta", f"must be in [0, 1), got {delta!r}")
+        self.delta = d
+        if method != "auto" and method not in METHODS:
+            raise InvalidParameterError("method", f"must be 'auto' or one of {METHODS}, got "
+                                                  f"{method!r}")
+        self.method = method
+        self.relation = None if relation is None else check_neighbouring(str(relation))
+        self.allow_unsafe = bool(allow_unsafe)
+        self._tally = Tally(self.relation, self.allow_unsafe)
+        self._spends: list[tuple[str, PrivacyGuarantee]] = []
+        self._tokens: list = []
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def spends(self) -> tuple:
+        """``((label, guarantee), ...)`` in spending order."""
+        return tuple(self._spends)
+
+    def total(self, delta=None, method=None) -> PrivacyGuarantee:
+        """The composed guarantee of everything spent, at ``delta`` (default: the budget's δ
+        when it has one, else Σδ_i)."""
+        if delta is None:
+            delta = self.delta if self.delta > 0 else None
+        return compose_tally(self._tally, delta, method or self.method)
+
+    def remaining(self, delta=None) -> tuple[float, float]:
+        """``(epsilon, delta)`` that any further release may still use.
+
+        ``delta`` is the part of the δ budget given to what was spent (default: Σδ_i, capped
+        at the budget). A release with ε <= the first and δ <= the second fits by basic
+        composition with the spent total; :meth:`check` (tight composition) may admit more.
+        """
+        if self.epsilon is None:
+            return math.inf, 1.0 - self.delta if self.delta else math.inf
+        spent_delta = min(self._tally.delta_sum, self.delta) if delta is None else float(delta)
+        if spent_delta > self.delta:
+            raise InvalidParameterError("delta", f"must be at most the budget's delta "
+                                                 f"{self.delta:.3g}, got {delta!r}")
+        spent = compose_tally(self._tally, spent_delta, self.method)
+        return max(0.0, self.epsilon - spent.epsilon), self.delta - spent_delta
+
+    # ------------------------------------------------------------------ spending
+    def check(self, guarantee) -> None:
+        """Raise :class:`~matrixdp.errors.BudgetExceededError` if ``guarantee`` does not fit
+        (and ``InvalidParameterError`` for a different neighbouring relation)."""
+        if self.epsilon is None:
+            self._tally.validate(guarantee)
+            return
+        tally = self._tally.copy()
+        g = tally.add(guarantee)
+        if not within(tally, self.delta, self.epsilon, self.method, _REL_TOL):
+            total = compose_tally(tally, self.delta, self.method)
+            spent = self.total()
+            raise BudgetExceededError(budget_message(g, total, self.epsilon, self.delta, spent))
+
+    def spend(self, release_or_guarantee, *, label: str = "") -> PrivacyGuarantee:
+        """Check, then record one release (a :class:`Release`, its guarantee or a mechanism).
+
+        Returns the recorded guarantee (:meth:`total` composes everything spent).
+        """
+        self.check(release_or_guarantee)
+        g = self._tally.add(release_or_guarantee)
+        self._spends.append((str(label), g))
+        return g
+
+    def spend_parallel(self, guarantees, *, partition_public: bool, label: str = ""
+                       ) -> PrivacyGuarantee:
+        """Spend the parallel composition of releases on disjoint, publicly partitioned records
+        (see :func:`~matrixdp.accounting.parallel`); returns that composed guarantee."""
+        return self.spend(parallel(guarantees, partition_public=partition_public), label=label)
+
+    @contextlib.contextmanager
+    def charge(self, guarantee, label: str = ""):
+        """Check on entry (before any noise), record the spend on exit (also on an exception
+        inside the block: the noise may have been drawn)."""
+        self.check(guarantee)
+        try:
+            yield guarantee
+        finally:
+            g = self._tally.add(guarantee)
+            self._spends.append((str(label), g))
+
+    # ------------------------------------------------------------------ default
+    def __enter__(self) -> "Accountant":
+        cm = use_default(self)
+        cm.__enter__()
+        self._tokens.append(cm)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._tokens.pop().__exit__(*exc)
+
+    def __repr__(self) -> str:
+        budget = "unlimited" if self.epsilon is None else \
+            f"epsilon={self.epsilon:.6g}, delta={self.delta:.3g}"
+        return f"Accountant({budget}; {self._tally.n} spends, method={self.method!r})"

@@ -1,0 +1,361 @@
+"""Reading a curator's table (CSV or Parquet) and its public bounds schema.
+
+The bounds schema is a small TOML file written by the curator from domain knowledge,
+never from the data::
+
+    # matrixdp bounds: PUBLIC ranges, from domain knowledge, never from the data
+    target = "charges"            # the label column of --query linreg (optional)
+
+    [columns]
+    age = { lo = 18, hi = 90 }
+    bmi = { lo = 15, hi = 45 }
+    charges = { lo = 0, hi = 60000 }
+    region = { categories = ["north", "south"] }   # one 0/1 column per category
+
+Only the columns listed are read; the order of the file is the order of the release.
+``matrixdp release --template DATA`` writes such a file with the column names only
+(ranges set to ``nan``, which is refused until the curator fills them in).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+from ._paths import check_input_file
+
+__all__ = ["Column", "Schema", "read_table", "read_header", "read_schema", "parse_bound_options",
+           "template_text", "design_matrix", "bounds_arrays"]
+
+#: File suffixes read as Parquet (everything else is read as CSV).
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.suffix.lower() in PARQUET_SUFFIXES
+
+
+def _looks_numeric(name) -> bool:
+    try:
+        float(str(name))
+    except ValueError:
+        return False
+    return True
+
+
+def _check_header(columns, path, option: str) -> None:
+    names = [str(c) for c in columns]
+    if names and all(_looks_numeric(c) for c in names):
+        raise InvalidParameterError(
+            option, f"the first row of {path} looks like data, not a header (every column name "
+                    "is a number); add a header row with the column names")
+    unnamed = [c for c in names if c.startswith("Unnamed: ")]
+    if unnamed:
+        raise InvalidParameterError(
+            option, f"{path} has {len(unnamed)} column(s) without a name in its header row")
+
+
+def _pandas(option: str):
+    try:
+        import pandas
+    except ImportError:  # pragma: no cover - pandas comes with the data/test extras
+        raise InvalidParameterError(option, "reading a table needs pandas: "
+                                            "pip install 'matrixdp[data]'") from None
+    return pandas
+
+
+def read_header(path, option: str = "DATA") -> list[str]:
+    """The column names of a CSV or Parquet file (reads no data rows)."""
+    pd = _pandas(option)
+
+    file = check_input_file(path, option)
+    try:
+        if _is_parquet(file):
+            import pyarrow.parquet as pq
+
+            names = list(pq.read_schema(file).names)
+        else:
+            names = [str(c) for c in pd.read_csv(file, nrows=0).columns]
+    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
+        raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
+                                            "re-encode it as UTF-8") from None
+    except Exception as exc:  # pandas/pyarrow raise many types for unreadable files
+        raise InvalidParameterError(option, f"cannot read {path}: {_short(exc)}") from None
+    if not names:
+        raise InvalidParameterError(option, f"{path} has no columns")
+    _check_header(names, path, option)
+    return names
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def read_table(path, option: str = "DATA", columns=None):
+    """Read a CSV or Parquet file into a DataFrame, refusing a file without a header row.
+
+    Parameters
+    ----------
+    path : str or Path
+    option : str
+        How the command line calls this input (used in every message).
+    columns : list of str, optional
+        Read only these columns (each must exist).
+    """
+    pd = _pandas(option)
+
+    file = check_input_file(path, option)
+    header = read_header(file, option)
+    if columns is not None:
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise InvalidParameterError(
+                option, f"column(s) {', '.join(map(repr, missing))} not found in {path} "
+                        f"(columns: {', '.join(header)})")
+    try:
+        if _is_parquet(file):
+            frame = pd.read_parquet(file, columns=columns)
+        else:
+            frame = pd.read_csv(file, usecols=columns)
+    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
+        raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
+                                            "re-encode it as UTF-8") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as exc:
+        raise InvalidParameterError(option, f"cannot read {path}: {_short(exc)}") from None
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        raise InvalidParameterError(option, f"{path} has no data rows or no columns")
+    if columns is not None:
+        frame = frame[list(columns)]
+    return frame
+
+
+# --------------------------------------------------------------------------- bounds schema
+@dataclass(frozen=True)
+class Column:
+    """One column of the schema: a numeric range or a list of categories (all public)."""
+
+    name: str
+    lo: float | None = None
+    hi: float | None = None
+    categories: tuple = ()
+
+    @property
+    def is_categorical(self) -> bool:
+        return bool(self.categories)
+
+    def output_names(self) -> list[str]:
+        if self.is_categorical:
+            return [f"{self.name}={c}" for c in self.categories]
+        return [self.name]
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The public schema of a release: columns in order, and the target for regression."""
+
+    columns: tuple[Column, ...]
+    target: str | None = None
+    source: str = "--bounds"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def column(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def features(self) -> list[Column]:
+        return [c for c in self.columns if c.name != self.target]
+
+    def to_json(self) -> dict:
+        cols = {}
+        for c in self.columns:
+            cols[c.name] = ({"categories": list(c.categories)} if c.is_categorical
+                            else {"lo": c.lo, "hi": c.hi})
+        return {"columns": cols, "target": self.target}
+
+
+def _load_toml(path: Path):
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidParameterError("--bounds", f"{path} is not valid TOML: {exc}") from None
+
+
+def _number(value, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidParameterError("--bounds", f"{what} must be a number, got {value!r}")
+    return float(value)
+
+
+def _make_column(name: str, spec) -> Column:
+    if not isinstance(spec, dict):
+        raise InvalidParameterError(
+            "--bounds", f"column {name!r}: expected {{ lo = ..., hi = ... }} or "
+                        f"{{ categories = [...] }}, got {spec!r}")
+    unknown = set(spec) - {"lo", "hi", "categories"}
+    if unknown:
+        raise InvalidParameterError("--bounds", f"column {name!r}: unknown key(s) {sorted(unknown)}")
+    if "categories" in spec:
+        cats = spec["categories"]
+        if not isinstance(cats, list) or not cats:
+            raise InvalidParameterError(
+                "--bounds", f"column {name!r}: list its PUBLIC categories, e.g. categories = "
+                            "[\"a\", \"b\"] (they are not read from the data)")
+        if len(set(map(str, cats))) != len(cats):
+            raise InvalidParameterError("--bounds", f"column {name!r}: duplicate categories")
+        return Column(name, categories=tuple(cats))
+    if "lo" not in spec or "hi" not in spec:
+        raise InvalidParameterError("--bounds", f"column {name!r}: needs both lo and hi")
+    lo, hi = _number(spec["lo"], f"{name}.lo"), _number(spec["hi"], f"{name}.hi")
+    if math.isnan(lo) or math.isnan(hi):
+        raise InvalidParameterError(
+            "--bounds", f"column {name!r}: fill in its PUBLIC range (lo, hi) from domain "
+                        "knowledge, or delete the line to leave the column out")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise InvalidParameterError("--bounds", f"column {name!r}: needs finite lo < hi, "
+                                                f"got lo={lo:g}, hi={hi:g}")
+    return Column(name, lo=lo, hi=hi)
+
+
+def read_schema(path) -> Schema:
+    """Read a bounds TOML file (see the module docstring for its format)."""
+    file = check_input_file(path, "--bounds")
+    doc = _load_toml(file)
+    unknown = set(doc) - {"columns", "target"}
+    if unknown:
+        raise InvalidParameterError("--bounds", f"{path}: unknown key(s) {sorted(unknown)}; "
+                                                "expected [columns] and optionally target")
+    cols = doc.get("columns")
+    if not isinstance(cols, dict) or not cols:
+        raise InvalidParameterError("--bounds", f"{path} has no [columns] table")
+    target = doc.get("target")
+    if target is not None and not isinstance(target, str):
+        raise InvalidParameterError("--bounds", f"target must be a column name, got {target!r}")
+    return Schema(tuple(_make_column(str(k), v) for k, v in cols.items()), target=target,
+                  source=str(path))
+
+
+def parse_bound_options(items) -> Schema:
+    """Build a schema from repeated ``--bounds COL=LO:HI`` options."""
+    columns = []
+    for item in items:
+        name, sep, rng = str(item).rpartition("=")
+        lo_text, colon, hi_text = rng.partition(":")
+        if not sep or not name or not colon:
+            raise InvalidParameterError("--bounds", f"expected COL=LO:HI or a .toml file, got {item!r}")
+        try:
+            lo, hi = float(lo_text), float(hi_text)
+        except ValueError:
+            raise InvalidParameterError("--bounds", f"{item!r}: LO and HI must be numbers") from None
+        columns.append(_make_column(name, {"lo": lo, "hi": hi}))
+    names = [c.name for c in columns]
+    if len(set(names)) != len(names):
+        raise InvalidParameterError("--bounds", "a column is given twice")
+    return Schema(tuple(columns), source="--bounds options")
+
+
+def template_text(names, dtypes=None, data_name: str = "DATA") -> str:
+    """A bounds file listing the columns with empty (``nan``) ranges: nothing from the data.
+
+    ``dtypes`` (optional, column -> "numeric" or "text") only chooses between a range and
+    a category list for each line.
+    """
+    lines = [
+        f"# matrixdp bounds for {data_name}",
+        "# Fill in PUBLIC ranges from domain knowledge (a form's limits, a device's range,",
+        "# a regulation), never from the data: a range read off the data leaks it.",
+        "# Values outside a range are clipped into it before the release.",
+        "# Delete the line of a column you do not want in the release.",
+        "# A text column takes its PUBLIC categories instead: col = { categories = [\"a\", \"b\"] }",
+        "# For --query linreg, name the label column:",
+        "# target = \"column name\"",
+        "",
+        "[columns]",
+    ]
+    for name in names:
+        key = name if _BARE_KEY.fullmatch(name) else _toml_quote(name)
+        if dtypes is not None and dtypes.get(name) == "text":
+            lines.append(f"{key} = {{ categories = [] }}  # list the PUBLIC categories")
+        else:
+            lines.append(f"{key} = {{ lo = nan, hi = nan }}")
+    return "\n".join(lines) + "\n"
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def design_matrix(frame, columns, option: str = "DATA", clip: bool = True) -> np.ndarray:
+    """Encode the schema's columns of ``frame`` as a float matrix within the public bounds.
+
+    Numeric columns are clipped into their public range (``clip=True``) or refused when
+    outside; categorical columns become one 0/1 column per public category (a value that
+    is not a listed category is refused). Missing values are refused. Messages name the
+    column, never a value or a count computed from the data.
+    """
+    import pandas as pd
+
+    blocks = []
+    for col in columns:
+        series = frame[col.name]
+        if series.isna().any():
+            raise InvalidParameterError(
+                option, f"column {col.name!r} has missing values; impute or drop them first "
+                        "(matrixdp does not choose how)")
+        if col.is_categorical:
+            values = series.astype(str).to_numpy()
+            cats = np.asarray([str(c) for c in col.categories])
+            if not np.isin(values, cats).all():
+                raise InvalidParameterError(
+                    option, f"column {col.name!r} holds values outside its public categories")
+            blocks.append((values[:, None] == cats[None, :]).astype(np.float64))
+            continue
+        if not pd.api.types.is_numeric_dtype(series.dtype):
+            raise InvalidParameterError(
+                option, f"column {col.name!r} is not numeric; give it categories = [...] in the "
+                        "bounds file")
+        x = series.to_numpy(dtype=np.float64)
+        if not np.isfinite(x).all():
+            raise InvalidParameterError(option, f"column {col.name!r} has non-finite values")
+        if clip:
+            x = np.clip(x, col.lo, col.hi)
+        elif ((x < col.lo) | (x > col.hi)).any():
+            raise InvalidParameterError(
+                option, f"column {col.name!r} has values outside its public range "
+                        f"[{col.lo:g}, {col.hi:g}]")
+        blocks.append(x[:, None])
+    return np.hstack(blocks)
+
+
+def bounds_arrays(columns) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Lower and upper bounds and names of the encoded columns (one-hot columns are [0, 1])."""
+    lo, hi, names = [], [], []
+    for col in columns:
+        if col.is_categorical:
+            lo += [0.0] * len(col.categories)
+            hi += [1.0] * len(col.categories)
+        else:
+            lo.append(col.lo)
+            hi.append(col.hi)
+        names += col.output_names()
+    return np.asarray(lo), np.asarray(hi), names

@@ -1,0 +1,424 @@
+r"""Farokhi's soft-margin linear SVM with a small ridge ρ, solved with its Lagrange multipliers,
+and the correlated noise of Theorem 2.10 that leaves the retrained classifier unchanged.
+
+The SVM (problem (2) of the paper) is
+
+.. math:: \min_{\alpha,\beta,\xi}\ \tfrac12\|\alpha\|^2+\tfrac\rho2(\beta^2+\|\xi\|^2)+\theta\mathbb 1^\top\xi
+          \quad\text{s.t.}\quad y_i(\alpha^\top x_i+\beta)\ge1-\xi_i,\ \ \xi_i\ge0 .
+
+It is solved as a QP by Clarabel, an interior-point solver, which returns the multipliers
+:math:`\omega` of the margin constraints to ~1e-10. First-order solvers of the dual stall here
+(spec §2.1), and the correlated noise needs accurate, KKT-consistent multipliers. Clarabel is
+maintained, ships wheels on PyPI with only numpy and scipy as dependencies, and has accurate duals.
+
+**The correlated noise has no differential-privacy guarantee.** It is computed from the private
+data (the classifier and its multipliers). It moves each record only along the separating
+hyperplane, so it reveals :math:`\alpha^{*\top}x_i` exactly for every record. See
+``docs/release/fisher.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from .._validation import check_finite_array, check_positive
+from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError, UnsafeMechanismError
+from ..mechanisms.base import NoiseSummary, PrivacyGuarantee, Release
+from ..rng import make_rng
+from ..calibration.fisher import check_weights
+
+__all__ = [
+    "SolverError",
+    "SVMFit",
+    "fit_svm",
+    "svm_objective",
+    "hinge_objective",
+    "correlated_svm_noise",
+    "correlated_noise_projector",
+    "correlated_privacy_level",
+    "CorrelatedSVMNoise",
+]
+
+
+class SolverError(MatrixDPError, RuntimeError):
+    """The QP solver did not reach an optimal solution."""
+
+
+@dataclass(frozen=True)
+class SVMFit:
+    """A solved SVM (2): weights, bias, slacks and the margin multipliers.
+
+    Attributes
+    ----------
+    alpha : ndarray (p,)
+    beta : float
+    xi : ndarray (q,)
+        Slacks, :math:`\\max(0, 1-y_i f(x_i))`.
+    omega : ndarray (q,)
+        Multipliers of the margin constraints (:math:`\\alpha=\\sum_i\\omega_iy_ix_i`).
+    dual_coef : ndarray (q,)
+        :math:`c=\\omega\\circ y`.
+    rho, theta : float
+    objective : float
+        Value of (2) at the solution.
+    status : str
+        The solver's status.
+    """
+
+    alpha: np.ndarray
+    beta: float
+    xi: np.ndarray
+    omega: np.ndarray
+    dual_coef: np.ndarray
+    rho: float
+    theta: float
+    objective: float
+    status: str
+
+    def decision_function(self, X) -> np.ndarray:
+        """:math:`f(x)=\\alpha^\\top x+\\beta` for each row of ``X``."""
+        return np.asarray(X, dtype=float) @ self.alpha + self.beta
+
+    def predict(self, X) -> np.ndarray:
+        """Labels in {-1, +1} (ties, f = 0, go to +1)."""
+        return np.where(self.decision_function(X) >= 0, 1.0, -1.0)
+
+    def accuracy(self, X, y) -> float:
+        """The paper's success rate: share of rows with :math:`y_if(x_i)>0`."""
+        return float(np.mean(np.asarray(y, dtype=float) * self.decision_function(X) > 0))
+
+    @property
+    def n_support(self) -> int:
+        """Number of records with a positive multiplier (relative to max(omega) * 1e-6)."""
+        scale = max(float(self.omega.max(initial=0.0)), self.theta)
+        return int(np.count_nonzero(self.omega > 1e-6 * scale))
+
+    def kkt_residuals(self, X, y) -> dict:
+        """Max absolute residuals of stationarity, primal feasibility and complementarity."""
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float)
+        margin = y * self.decision_function(X)
+        return {
+            "stationarity_alpha": float(np.abs(self.alpha - X.T @ self.dual_coef).max()),
+            "stationarity_beta": float(abs(self.rho * self.beta - self.dual_coef.sum())),
+            "slack_formula": float(np.abs(self.xi * self.rho
+                                          - np.maximum(self.omega - self.theta, 0.0)).max())
+            if self.rho > 0 else 0.0,
+            "feasibility": float(np.maximum(1.0 - self.xi - margin, 0.0).max()),
+            "dual_feasibility": float(np.maximum(-self.omega, 0.0).max()),
+            "complementarity": float(np.abs(self.omega * (margin - 1.0 + self.xi)).max()),
+        }
+
+
+def _check_xy(X, y):
+    X = check_finite_array(X, "X", ndim=2)
+    y = check_finite_array(y, "y", ndim=1)
+    if y.shape[0] != X.shape[0]:
+        raise InvalidShapeError("y", "must have one entry per row of X")
+    if not np.isin(y, (-1.0, 1.0)).all():
+        raise InvalidParameterError("y", "labels must be -1 or +1")
+    return X, y
+
+
+def fit_svm(X, y, *, rho: float = 1e-2, theta: float = 1.0, tol: float = 1e-10,
+            polish: bool = True, max_polish: int = 3000) -> SVMFit:
+    r"""Solve the paper's SVM (2) (or (1) when ``rho=0``) with Clarabel, multipliers included.
+
+    Parameters
+    ----------
+    X : array_like (q, p)
+        Features, one record per row.
+    y : array_like (q,)
+        Labels in {-1, +1}.
+    rho : float, default 1e-2
+        Ridge on β and ξ (> 0 makes the solution unique; 0 solves the plain soft margin (1)).
+    theta : float, default 1
+        Hinge weight.
+    tol : float
+        Solver tolerance (gap and feasibility).
+    polish : bool, default True
+        Refine the interior-point solution on its active set (a linear KKT solve) when
+        ``rho > 0`` and at most ``max_polish`` records are active; the polished point is kept
+        only if it satisfies every KKT sign condition, so it is never worse.
+    max_polish : int
+        Largest active set polished (the solve is dense, O(k^3)).
+
+    Returns
+    -------
+    SVMFit
+
+    References
+    ----------
+    .. [1] F. Farokhi, problem (2) and KKT (15), with the spec's fix
+       :math:`\xi_i=\max(\omega_i-\theta,0)/\rho`.
+    .. [2] P. J. Goulart and Y. Chen, "Clarabel: An interior-point solver for conic programs
+       with quadratic objectives", 2024.
+    """
+    import clarabel
+
+    X, y = _check_xy(X, y)
+    if not (math.isfinite(rho) and rho >= 0):
+        raise InvalidParameterError("rho", f"must be finite and >= 0, got {rho!r}")
+    theta = check_positive(theta, "theta")
+    q, p = X.shape
+    # variables z = [alpha (p), beta, xi (q)]
+    P = sparse.diags(np.concatenate([np.ones(p), np.full(1 + q, float(rho))]), format="csc")
+    cost = np.concatenate([np.zeros(p + 1), np.full(q, theta)])
+    Z = y[:, None] * X
+    eye_q = sparse.identity(q, format="csc")
+    margin_rows = sparse.hstack([sparse.csc_matrix(-Z), sparse.csc_matrix(-y[:, None]), -eye_q])
+    slack_rows = sparse.hstack([sparse.csc_matrix((q, p + 1)), -eye_q])
+    A = sparse.vstack([margin_rows, slack_rows], format="csc")
+    b = np.concatenate([-np.ones(q), np.zeros(q)])
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = tol
+    settings.tol_gap_rel = tol
+    settings.tol_feas = tol
+    settings.tol_ktratio = min(1e-6, tol * 1e4)
+    settings.max_iter = 400
+    solver = clarabel.DefaultSolver(P, cost, A, b, [clarabel.NonnegativeConeT(2 * q)], settings)
+    sol = solver.solve()
+    status = str(sol.status)
+    if status not in ("Solved", "AlmostSolved"):
+        raise SolverError(f"Clarabel did not solve the SVM QP: {status}")
+    z = np.asarray(sol.x)
+    alpha, beta = z[:p].copy(), float(z[p])
+    omega = np.maximum(np.asarray(sol.z)[:q], 0.0)
+    if polish and rho > 0:
+        polished = _polish(X, y, omega, alpha, beta, rho, theta, max_polish)
+        if polished is not None:
+            omega = polished
+            alpha = X.T @ (omega * y)
+            beta = float(omega @ y) / rho
+    xi = np.maximum(0.0, 1.0 - y * (X @ alpha + beta))
+    obj = svm_objective(alpha, beta, xi, rho=rho, theta=theta)
+    return SVMFit(alpha=alpha, beta=beta, xi=xi, omega=omega, dual_coef=omega * y,
+                  rho=float(rho), theta=theta, objective=obj, status=status)
+
+
+def _polish(X, y, omega, alpha, beta, rho, theta, max_active=3000, max_rounds=8):
+    """Solve the KKT system of (2) exactly on an active set; None if no consistent set is found.
+
+    Records are split by their margin y_i f(x_i) at the solver's point: S1 (margin < 1, slack
+    > 0, omega = theta + rho xi), S0 (margin = 1, omega in [0, theta]) and free (omega = 0).
+    On A = S0 u S1 the KKT conditions are linear:
+    (Z_A Z_A^T + y_A y_A^T / rho + D_S1 / rho) omega_A = 1 + theta/rho [S1].
+    Violators are moved between the sets and the solve repeated (a few active-set rounds).
+    """
+    margin = y * (X @ alpha + beta)
+    tau = 1e-6
+    on_slack = margin < 1 - tau
+    active = on_slack | (np.abs(margin - 1) <= tau)
+    for _ in range(max_rounds):
+        k = int(active.sum())
+        if k == 0 or k > max_active:
+            return None
+        sl = on_slack[active]
+        Za = y[active, None] * X[active]
+        ya = y[active]
+        lhs = Za @ Za.T + np.outer(ya, ya) / rho + np.diag(sl / rho)
+        rhs = 1.0 + sl * theta / rho
+        try:
+            sol = np.linalg.solve(lhs, rhs)
+        except np.linalg.LinAlgError:
+            return None
+        if not np.isfinite(sol).all():
+            return None
+        new = np.zeros_like(omega)
+        new[active] = sol
+        a_new = X.T @ (new * y)
+        b_new = float(new @ y) / rho
+        marg = y * (X @ a_new + b_new)
+        tol = 1e-9 * max(1.0, theta)
+        idx = np.flatnonzero(active)
+        neg = idx[(sol < -tol) & ~sl]                    # S0 with omega < 0 -> free
+        over = idx[(sol > theta + tol) & ~sl]            # S0 with omega > theta -> S1
+        lost = idx[sl & (marg[idx] > 1 + 1e-9)]          # S1 whose slack vanished -> S0
+        enter = np.flatnonzero(~active & (marg < 1 - 1e-9))  # free violating the margin -> S0
+        if not (neg.size or over.size or lost.size or enter.size):
+            return np.maximum(new, 0.0)
+        active[neg] = False
+        on_slack[over] = True
+        on_slack[lost] = False
+        active[enter] = True
+    return None
+
+
+def svm_objective(alpha, beta, xi, *, rho: float, theta: float) -> float:
+    r"""Objective of (2): :math:`\frac12\|\alpha\|^2+\frac\rho2(\beta^2+\|\xi\|^2)+\theta\mathbb 1^\top\xi`."""
+    alpha = np.asarray(alpha, dtype=float)
+    xi = np.asarray(xi, dtype=float)
+    return float(0.5 * alpha @ alpha + 0.5 * rho * (beta * beta + xi @ xi) + theta * xi.sum())
+
+
+def hinge_objective(alpha, beta, X, y, *, rho: float, theta: float) -> float:
+    r"""The equivalent hinge form of (2): :math:`\frac12\|\alpha\|^2+\frac\rho2\beta^2+\sum_i(\theta h_i+\frac\rho2h_i^2)`."""
+    h = np.maximum(0.0, 1.0 - np.asarray(y, float) * (np.asarray(X, float) @ alpha + beta))
+    return svm_objective(alpha, beta, h, rho=rho, theta=theta)
+
+
+# -------------------------------------------------------------- correlated noise
+def correlated_svm_noise(fit: SVMFit, m: float, rng=None) -> np.ndarray:
+    r"""Draw Theorem 2.10's correlated noise :math:`W` (q, p) in O(qp), never forming Ψ.
+
+    :math:`\mathrm{vec}(W)\sim\mathcal N(0,mP)` with :math:`P=(I_q-cc^\top/\|c\|^2)\otimes P_\alpha`,
+    :math:`P_\alpha=I-\alpha\alpha^\top/\|\alpha\|^2` and :math:`c=\omega\circ y`: the orthogonal
+    projector onto :math:`\mathrm{null}(\Omega)`. Every row is orthogonal to α and
+    :math:`\sum_ic_iw_i=0`, so retraining on :math:`X+W` gives the same classifier.
+
+    **No differential-privacy guarantee.** The noise is built from the private data (the fit and
+    its multipliers) and leaves :math:`\alpha^{*\top}x_i` of every record exactly visible; use
+    :class:`CorrelatedSVMNoise` (explicit opt-in) for a release that says so.
+
+    References
+    ----------
+    .. [1] F. Farokhi, Theorem 2.10 and Proposition 2.9; spec §3.4 (closed form).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
+    m = check_positive(m, "m")
+    gen = make_rng(rng)
+    alpha, c = fit.alpha, fit.dual_coef
+    g = gen.standard_normal((c.size, alpha.size))
+    a2 = float(alpha @ alpha)
+    if a2 > 0:
+        g -= np.outer(g @ alpha, alpha / a2)
+    c2 = float(c @ c)
+    if c2 > 0:
+        g -= np.outer(c / c2, c @ g)
+    return math.sqrt(m) * g
+
+
+def _alpha_projector(alpha: np.ndarray) -> np.ndarray:
+    a2 = float(alpha @ alpha)
+    eye = np.eye(alpha.size)
+    return eye if a2 == 0 else eye - np.outer(alpha, alpha) / a2
+
+
+def correlated_noise_projector(fit: SVMFit) -> np.ndarray:
+    """The dense (qp, qp) projector P onto null(Ω) (row-major stacking). For small problems and tests."""
+    c = fit.dual_coef
+    c2 = float(c @ c)
+    left = np.eye(c.size) - (np.outer(c, c) / c2 if c2 > 0 else 0.0)
+    return np.kron(left, _alpha_projector(fit.alpha))
+
+
+def correlated_privacy_level(fit: SVMFit, m: float, weights=None) -> float:
+    r"""The privacy number the paper reports for the correlated noise: :math:`\min_i m\,\mathrm{Tr}(\Pi P_{ii})`.
+
+    Equals :math:`m(1-\max_ir_i)\mathrm{Tr}(\Pi P_\alpha)` with :math:`r_i=c_i^2/\|c\|^2`;
+    :math:`28.413m` on raw WDBC (the paper's ":math:`\ge28.4m`"). This is the error of the
+    efficient estimator :math:`\hat x=\bar x` *within* the null space; the components along α
+    (and :math:`\sum_ic_ix_i`) are revealed exactly, so the Fisher information is infinite
+    there and no DP guarantee follows (spec A21).
+    """
+    m = check_positive(m, "m")
+    pi = check_weights(weights, fit.alpha.size)
+    c = fit.dual_coef
+    c2 = float(c @ c)
+    max_r = float((c ** 2).max() / c2) if c2 > 0 else 0.0
+    return m * (1.0 - max_r) * float(np.trace(pi @ _alpha_projector(fit.alpha)))
+
+
+_CORRELATED_NOTES = (
+    "NO differential-privacy guarantee: the correlated noise of Theorem 2.10 is computed from the "
+    "private data (the SVM and its multipliers) and moves records only along the separating "
+    "hyperplane, so alpha*^T x_i is revealed exactly for every record, as is sum_i c_i x_i.",
+    "privacy is only the Fisher/CRB level min_i m Tr(Pi P_ii) in metadata['privacy_level'], an "
+    "estimation-error bound within the noise's null space, not a DP guarantee.",
+)
+
+
+class CorrelatedSVMNoise:
+    """Release a training set with Theorem 2.10's correlated noise (utility-preserving, NOT DP).
+
+    Construction raises :class:`~matrixdp.errors.UnsafeMechanismError` unless
+    ``allow_unsafe=True``: the release has no differential-privacy guarantee (see the module
+    docstring). Its :class:`~matrixdp.Release` carries ``privacy.epsilon = inf``,
+    ``privacy.exact = False``, ``privacy.refuted = True`` and notes saying so.
+
+    Parameters
+    ----------
+    m : float
+        Covariance cap, :math:`V_{ww}\\preceq mI` (larger m, more noise).
+    rho, theta : float
+        SVM parameters (paper: 1e-2 and 1).
+    weights : None or array_like
+        Π for the reported privacy level.
+    allow_unsafe : bool
+        Must be True to construct.
+
+    The randomness is given to :meth:`release` (``rng=``); the object keeps no generator.
+    """
+
+    name = "farokhi-correlated-svm"
+
+    def __init__(self, *, m: float, rho: float = 1e-2, theta: float = 1.0, weights=None,
+                 allow_unsafe: bool = False):
+        if not allow_unsafe:
+            raise UnsafeMechanismError(
+                "the correlated SVM noise (Farokhi, Theorem 2.10) has no differential-privacy "
+                "guarantee: it depends on the private data and reveals alpha^T x_i of every "
+                "record exactly; pass allow_unsafe=True to use it anyway")
+        self.m = check_positive(m, "m")
+        self.rho, self.theta, self.weights = rho, theta, weights
+
+    @property
+    def privacy(self) -> PrivacyGuarantee:
+        return PrivacyGuarantee(epsilon=math.inf, delta=1.0, neighbouring="local",
+                                calibration="none", exact=False, mechanism=self.name,
+                                refuted=True, notes=_CORRELATED_NOTES)
+
+    def release(self, X, y, rng=None) -> Release:
+        """Fit the SVM on (X, y), add the correlated noise to X; labels are returned untouched.
+
+        Parameters
+        ----------
+        X, y : array_like
+            Records in rows; labels in {-1, +1}.
+        rng : None, int or numpy.random.Generator
+            ``None`` (default) draws from the per-process secure stream, which nothing returned
+            keeps. A seed or a Generator makes the release reproducible, and so replayable by
+            anyone who knows the seed.
+
+        Returns
+        -------
+        Release
+            ``value`` is the noisy X; ``metadata`` has ``y``, ``fit`` and ``privacy_level``.
+            ``metadata["fit"]`` (the SVM and its multipliers) is computed from the private
+            data: keep it private.
+        """
+        import warnings
+
+        from ..errors import RefutedGuaranteeWarning
+
+        X, y = _check_xy(X, y)
+        gen = make_rng(rng)
+        fit = fit_svm(X, y, rho=self.rho, theta=self.theta)
+        W = correlated_svm_noise(fit, self.m, gen)
+        warnings.warn("correlated SVM noise release: NO differential-privacy guarantee "
+                      "(alpha^T x_i is revealed exactly)", RefutedGuaranteeWarning, stacklevel=2)
+        q, p = X.shape
+        per_entry = self.m * _null_space_dimension(fit) / (q * p)
+        noise = NoiseSummary(distribution="degenerate-gaussian", scale=math.sqrt(per_entry),
+                             per_entry_variance=per_entry,
+                             expected_squared_error=per_entry * q * p)
+        return Release(value=X + W, privacy=self.privacy, noise=noise,
+                       metadata={"y": y, "fit": fit, "m": self.m,
+                                 "privacy_level": correlated_privacy_level(fit, self.m,
+                                                                           self.weights)})
+
+
+def _null_space_dimension(fit: SVMFit) -> int:
+    """Tr(P) = dim null(Omega) = (q - [c != 0]) (p - [alpha != 0])."""
+    q, p = fit.dual_coef.size, fit.alpha.size
+    kq = q - (1 if float(fit.dual_coef @ fit.dual_coef) > 0 else 0)
+    kp = p - (1 if float(fit.alpha @ fit.alpha) > 0 else 0)
+    return kq * kp

@@ -1,0 +1,338 @@
+"""``matrixdp release``: every query on a small table, the JSON it writes, the bounds template,
+the ledger, and every bad input (one-line error naming the option, exit 1, nothing written)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from matrixdp.cli import main
+
+BOUNDS = {"age": (18.0, 90.0), "bmi": (15.0, 45.0), "bp": (80.0, 200.0)}
+
+
+def make_table(n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    age = rng.uniform(18, 90, n)
+    bmi = np.clip(22 + 0.1 * (age - 50) + rng.normal(0, 4, n), 15, 45)
+    bp = np.clip(90 + 0.5 * age + 0.8 * bmi + rng.normal(0, 10, n), 80, 200)
+    return pd.DataFrame({"age": age, "bmi": bmi, "bp": bp})
+
+
+@pytest.fixture()
+def table(tmp_path):
+    path = tmp_path / "patients.csv"
+    make_table().to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture()
+def bounds(tmp_path):
+    path = tmp_path / "bounds.toml"
+    lines = ["[columns]"] + [f"{k} = {{ lo = {lo}, hi = {hi} }}" for k, (lo, hi) in BOUNDS.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run(argv, capsys):
+    code = main(["release", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(code, err, *fragments):
+    assert code == 1, err
+    assert "Traceback" not in err
+    lines = [line for line in err.strip().splitlines() if line]
+    assert len(lines) == 1, err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+# ------------------------------------------------------------------ template
+def test_template_lists_column_names_and_no_value(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("height,weight\n171.25,68.5\n180.75,90.125\n")
+    code, out, err = run(["--template", data], capsys)
+    assert code == 0, err
+    assert "height = { lo = nan, hi = nan }" in out and "weight = { lo = nan, hi = nan }" in out
+    for value in ("171", "180", "68", "90"):
+        assert value not in out
+    # written to a file, then refused until the curator fills the ranges in
+    code, _, err = run(["--template", data, "--out", tmp_path / "b.toml"], capsys)
+    assert code == 0 and "fill in the PUBLIC ranges" in err
+    code, _, err = run([data, "--query", "mean", "--bounds", tmp_path / "b.toml", "--epsilon", 1,
+                        "--out", tmp_path / "r.json"], capsys)
+    one_line_error(code, err, "--bounds", "'height'", "fill in its PUBLIC range")
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_template_of_a_headerless_file_is_refused(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("1.5,2.5\n3.5,4.5\n")
+    code, _, err = run(["--template", data], capsys)
+    one_line_error(code, err, "--template", "looks like data, not a header")
+
+
+# ------------------------------------------------------------------ releases
+@pytest.mark.parametrize("query", ["mean", "sum", "covariance", "gram", "correlation", "pca"])
+def test_each_query_writes_its_release(query, table, bounds, tmp_path, capsys):
+    out = tmp_path / f"{query}.json"
+    code, stdout, err = run([table, "--query", query, "--bounds", bounds, "--epsilon", 1,
+                             "--delta", 1e-5, "--out", out, "--seed", 3], capsys)
+    assert code == 0, err
+    doc = json.loads(out.read_text())
+    assert doc["query"] == query and doc["columns"] == ["age", "bmi", "bp"]
+    g = doc["guarantee"]
+    assert (g["epsilon"], g["delta"], g["relation"], g["numerics"]) == (1.0, 1e-5, "replace-one",
+                                                                        "float")
+    assert g["calibration"] in ("analytic", "exact") and isinstance(g["exact"], bool)
+    assert doc["software"]["name"] == "matrixdp" and doc["software"]["version"]
+    assert doc["parameters"]["bounds"]["columns"]["bp"] == {"lo": 80.0, "hi": 200.0}
+    assert doc["parameters"]["seeded"] is True and "seed" not in doc["parameters"]
+    assert doc["parameters"]["n_records"] == 2000
+    std = np.asarray(doc["expected_error"]["entry_std"])
+    assert np.all(std > 0) and np.all(np.isfinite(std))
+    assert "guarantee: (epsilon=1, delta=1e-05)-DP" in stdout
+
+
+def test_released_values_are_close_to_the_truth_within_the_stated_error(table, bounds, tmp_path,
+                                                                        capsys):
+    """The stated per-entry error is the noise's scale: the released values differ from the
+    exact ones by a few of it (and by more than nothing: noise was added)."""
+    X = pd.read_csv(table).to_numpy()
+    truths = {"mean": X.mean(axis=0), "gram": X.T @ X / len(X), "covariance": np.cov(X.T, bias=True)}
+    for query, truth in truths.items():
+        out = tmp_path / f"{query}.json"
+        code, _, err = run([table, "--query", query, "--bounds", bounds, "--epsilon", 2, "--out",
+                            out, "--seed", 5], capsys)
+        assert code == 0, err
+        doc = json.loads(out.read_text())
+        rel = doc["released"]
+        value = np.asarray(rel["values"] if query == "mean" else rel["matrix"])
+        std = np.asarray(doc["expected_error"]["entry_std"])
+        z = np.abs(value - truth) / std
+        assert np.all(z < 6), (query, z)
+        assert np.any(value != truth)
+
+
+def test_stated_noise_std_is_the_real_one(table, bounds, tmp_path, capsys):
+    """Over 60 seeded releases of the mean, the empirical noise std matches the stated one within
+    15% (a wrong scale by 30% would fail)."""
+    X = pd.read_csv(table).to_numpy()
+    errors = []
+    for seed in range(60):
+        out = tmp_path / f"m{seed}.json"
+        assert run([table, "--query", "mean", "--bounds", bounds, "--epsilon", 1, "--out", out,
+                    "--seed", seed], capsys)[0] == 0
+        doc = json.loads(out.read_text())
+        errors.append(np.asarray(doc["released"]["values"]) - X.mean(axis=0))
+    stated = np.asarray(doc["expected_error"]["entry_std"])
+    empirical = np.asarray(errors).std(axis=0, ddof=1)
+    assert np.all(np.abs(empirical / stated - 1) < 0.15), empirical / stated
+    # the sensitivity is the public one: ||upper - lower|| / n
+    spans = np.array([hi - lo for lo, hi in BOUNDS.values()])
+    assert doc["expected_error"]["sensitivity_l2"] == pytest.approx(np.linalg.norm(spans) / 2000)
+
+
+@pytest.mark.parametrize("noise", ["auto", "iid"])
+def test_stated_gram_noise_std_is_the_real_one(noise, tmp_path, capsys):
+    """Over 60 seeded Gram releases the stated per-entry noise std is the real one.
+
+    auto picks an MVG allocation here (the ranges differ by 100x): its noise is shaped to the
+    ranges, the PSD projection (post-processing) does not bind on this well-conditioned
+    table, and every entry's empirical std matches the stated one within 25%, on average
+    within 8% (a scale off by 30% fails both). i.i.d. noise at the same (epsilon, delta)
+    swamps the small-range column, so the projection removes part of it: the stated std is
+    then an upper bound (the projection never increases the Frobenius error of a PSD truth)."""
+    rng = np.random.default_rng(11)
+    half = np.array([1.0, 10.0, 100.0])
+    X = rng.uniform(-half, half, size=(2000, 3))
+    pd.DataFrame(X, columns=["a", "b", "c"]).to_csv(tmp_path / "t.csv", index=False)
+    truth = X.T @ X / len(X)
+    bounds = [f"{c}={-h:g}:{h:g}" for c, h in zip("abc", half)]
+    errors = []
+    for seed in range(60):
+        out = tmp_path / f"g{seed}.json"
+        argv = [tmp_path / "t.csv", "--query", "gram", "--epsilon", 1, "--noise", noise,
+                "--out", out, "--seed", seed]
+        for b in bounds:
+            argv += ["--bounds", b]
+        assert run(argv, capsys)[0] == 0
+        doc = json.loads(out.read_text())
+        errors.append(np.asarray(doc["released"]["matrix"]) - truth)
+    stated = np.asarray(doc["expected_error"]["entry_std"])
+    ratio = np.asarray(errors).std(axis=0, ddof=1) / stated
+    assert doc["expected_error"]["noise"] == ("mvg" if noise == "auto" else "iid")
+    if noise == "auto":
+        assert np.all(np.abs(ratio - 1) < 0.25), ratio
+        assert abs(ratio.mean() - 1) < 0.08, ratio.mean()
+    else:
+        total = np.mean(np.sum(np.asarray(errors) ** 2, axis=(1, 2))) / np.sum(stated ** 2)
+        assert 0.7 < total < 1.1, total
+        assert abs(ratio[2, 2] - 1) < 0.25  # the large-range entry is not touched
+
+
+def test_linreg_with_target_in_bounds_file_and_ridge(table, bounds, tmp_path, capsys):
+    text = bounds.read_text()
+    bounds.write_text('target = "bp"\n' + text)
+    out = tmp_path / "lr.json"
+    code, _, err = run([table, "--query", "linreg", "--bounds", bounds, "--epsilon", 4, "--out",
+                        out, "--seed", 1], capsys)
+    assert code == 0, err
+    doc = json.loads(out.read_text())
+    assert doc["target"] == "bp" and doc["columns"] == ["age", "bmi"]
+    coef = doc["released"]["coef"]
+    assert set(coef) == {"age", "bmi"} and abs(coef["age"] - 0.5) < 0.3  # the true slope is ~0.5
+    assert doc["expected_error"]["entry_names"] == ["age", "bmi", "bp", "1"]
+    code, _, err = run([table, "--query", "linreg", "--bounds", bounds, "--epsilon", 1, "--alpha",
+                        0.5, "--out", tmp_path / "ridge.json"], capsys)
+    assert code == 0, err
+
+
+def test_bounds_on_the_command_line_and_parquet_input(tmp_path, capsys):
+    path = tmp_path / "t.parquet"
+    make_table(500).to_parquet(path)
+    out = tmp_path / "r.json"
+    code, _, err = run([path, "--query", "covariance", "--bounds", "age=18:90", "--bounds",
+                        "bp=80:200", "--epsilon", 1, "--out", out, "--noise", "iid"], capsys)
+    assert code == 0, err
+    doc = json.loads(out.read_text())
+    assert doc["columns"] == ["age", "bp"] and doc["expected_error"]["noise"] == "iid"
+
+
+def test_categorical_column_is_one_hot_with_public_categories(tmp_path, capsys):
+    frame = make_table(400)
+    frame["sex"] = np.where(frame["age"] > 50, "f", "m")
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "b.toml").write_text('[columns]\nage = { lo = 18, hi = 90 }\n'
+                                     'sex = { categories = ["f", "m", "x"] }\n')
+    out = tmp_path / "r.json"
+    code, _, err = run([tmp_path / "t.csv", "--query", "mean", "--bounds", tmp_path / "b.toml",
+                        "--epsilon", 1, "--out", out], capsys)
+    assert code == 0, err
+    assert json.loads(out.read_text())["columns"] == ["age", "sex=f", "sex=m", "sex=x"]
+    (tmp_path / "b.toml").write_text('[columns]\nsex = { categories = ["f"] }\n')
+    code, _, err = run([tmp_path / "t.csv", "--query", "mean", "--bounds", tmp_path / "b.toml",
+                        "--epsilon", 1, "--out", out, "--force"], capsys)
+    one_line_error(code, err, "DATA", "'sex'", "outside its public categories")
+
+
+def test_json_holds_nothing_from_the_data_but_the_record_count(tmp_path, capsys):
+    frame = make_table(300).round(3) + 0.000123  # every cell ends in a recognisable pattern
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    out = tmp_path / "r.json"
+    code, _, err = run([tmp_path / "t.csv", "--query", "covariance", "--bounds", "age=18:90",
+                        "--bounds", "bmi=15:45", "--bounds", "bp=80:200", "--epsilon", 1, "--out",
+                        out], capsys)
+    assert code == 0, err
+    text = out.read_text()
+    cells = {repr(float(v)) for v in frame.to_numpy().ravel()}
+    assert not any(c in text for c in cells)
+    exact = np.cov(frame.to_numpy().T, bias=True)
+    assert not any(repr(float(v)) in text for v in exact.ravel())
+
+
+# ------------------------------------------------------------------ ledger
+def test_ledger_is_charged_and_refuses_an_overspend(table, bounds, tmp_path, capsys):
+    from matrixdp.accounting import Ledger
+
+    ledger_path = tmp_path / "patients.ledger"
+    Ledger.create(ledger_path, dataset="patients v1", epsilon=1.5, delta=1e-5).close()
+    base = [table, "--bounds", bounds, "--epsilon", 0.7, "--delta", 1e-6, "--ledger", ledger_path]
+    code, out, err = run([*base, "--query", "covariance", "--out", tmp_path / "a.json"], capsys)
+    assert code == 0, err
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["ledger"]["history"][0]["label"] == "release covariance of patients.csv"
+    assert doc["ledger"]["budget"]["epsilon"] == 1.5 and "ledger" in out
+    code, _, err = run([*base, "--query", "pca", "--label", "pca v1", "--out",
+                        tmp_path / "b.json"], capsys)
+    assert code == 0, err
+    spent = json.loads((tmp_path / "b.json").read_text())["ledger"]["spent"]["epsilon"]
+    assert 0.7 < spent <= 1.4 + 1e-9  # two releases composed
+    code, _, err = run([*base[:3], "--epsilon", 1.6, *base[5:], "--query", "mean",
+                        "--out", tmp_path / "c.json"], capsys)
+    one_line_error(code, err, "budget")
+    assert not (tmp_path / "c.json").exists()
+    with Ledger.open(ledger_path) as ledger:
+        labels = [h["label"] for h in ledger.history()]
+    assert labels == ["release covariance of patients.csv", "pca v1"]
+
+
+def test_missing_ledger_is_a_one_line_error(table, bounds, tmp_path, capsys):
+    code, _, err = run([table, "--query", "mean", "--bounds", bounds, "--epsilon", 1, "--ledger",
+                        tmp_path / "none.ledger", "--out", tmp_path / "r.json"], capsys)
+    one_line_error(code, err, "none.ledger")
+    assert not (tmp_path / "r.json").exists()
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("argv, fragments", [
+    (["--query", "mean", "--out", "{tmp}/r.json", "--epsilon", "1"], ["--bounds", "--template"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--out", "{tmp}/r.json"], ["--epsilon"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "0", "--out", "{tmp}/r.json"],
+     ["--epsilon", "> 0"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--delta", "0",
+      "--out", "{tmp}/r.json"], ["--delta"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1"], ["--out", "required"]),
+    (["--bounds", "{bounds}", "--epsilon", "1", "--out", "{tmp}/r.json"], ["--query"]),
+    (["--query", "mean", "--bounds", "age=90:18", "--epsilon", "1", "--out", "{tmp}/r.json"],
+     ["--bounds", "lo < hi"]),
+    (["--query", "mean", "--bounds", "age=1", "--epsilon", "1", "--out", "{tmp}/r.json"],
+     ["--bounds", "COL=LO:HI"]),
+    (["--query", "mean", "--bounds", "height=0:3", "--epsilon", "1", "--out", "{tmp}/r.json"],
+     ["DATA", "'height' not found"]),
+    (["--query", "linreg", "--bounds", "{bounds}", "--epsilon", "1", "--out", "{tmp}/r.json"],
+     ["--target"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--target", "bp", "--epsilon", "1",
+      "--out", "{tmp}/r.json"], ["--target", "linreg only"]),
+    (["--query", "covariance", "--bounds", "{bounds}", "--epsilon", "1", "--numerics", "exact",
+      "--out", "{tmp}/r.json"], ["--numerics", "only 'float'"]),
+    (["--query", "pca", "--bounds", "{bounds}", "--epsilon", "1", "--components", "0",
+      "--out", "{tmp}/r.json"], ["--components"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--out", "{tmp}/r.json",
+      "--report", "{tmp}/r.json"], ["--report"]),
+    (["--query", "mean", "--bounds", "{tmp}/nope.toml", "--epsilon", "1", "--out",
+      "{tmp}/r.json"], ["--bounds", "not found"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--out", "{tmp}/no/r.json"],
+     ["--out", "does not exist"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--out", "{data}"],
+     ["--out", "is the input file"]),
+])
+def test_bad_input_is_a_one_line_error(argv, fragments, table, bounds, tmp_path, capsys):
+    argv = [a.format(tmp=tmp_path, bounds=bounds, data=table) for a in argv]
+    before = table.read_text()
+    code, _, err = run([table, *argv], capsys)
+    one_line_error(code, err, *fragments)
+    assert not (tmp_path / "r.json").exists()
+    assert table.read_text() == before
+
+
+def test_data_problems_name_the_input(tmp_path, bounds, capsys):
+    common = ["--query", "mean", "--bounds", bounds, "--epsilon", 1, "--out", tmp_path / "r.json"]
+    code, _, err = run([tmp_path, *common], capsys)
+    one_line_error(code, err, "DATA", "is a directory")
+    (tmp_path / "raw.csv").write_text("20,20,90\n30,25,100\n")
+    code, _, err = run([tmp_path / "raw.csv", *common], capsys)
+    one_line_error(code, err, "looks like data, not a header")
+    (tmp_path / "nan.csv").write_text("age,bmi,bp\n20,20,90\n30,,100\n")
+    code, _, err = run([tmp_path / "nan.csv", *common], capsys)
+    one_line_error(code, err, "'bmi'", "missing values")
+    (tmp_path / "out.csv").write_text("age,bmi,bp\n20,20,90\n300,25,100\n")
+    code, _, err = run([tmp_path / "out.csv", *common, "--no-clip"], capsys)
+    one_line_error(code, err, "'age'", "outside its public range")
+    assert "300" not in err
+
+
+def test_existing_output_needs_force(table, bounds, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    out.write_text("{}")
+    args = [table, "--query", "mean", "--bounds", bounds, "--epsilon", 1, "--out", out]
+    code, _, err = run(args, capsys)
+    one_line_error(code, err, "--out", "already exists", "--force")
+    assert out.read_text() == "{}"
+    assert run([*args, "--force"], capsys)[0] == 0
+    assert json.loads(out.read_text())["query"] == "mean"

@@ -1,0 +1,78 @@
+"""The bounds schema and table reading behind ``matrixdp release``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from matrixdp.cli._tables import (bounds_arrays, design_matrix, parse_bound_options, read_schema,
+                                  read_table, template_text)
+from matrixdp.errors import InvalidParameterError
+
+
+def test_template_round_trips_awkward_column_names(tmp_path):
+    names = ["age", "blood pressure", 'say "hi"', "x-1", "naïve"]
+    text = template_text(names)
+    filled = text.replace("nan, hi = nan", "0, hi = 1")
+    (tmp_path / "b.toml").write_text(filled, encoding="utf-8")
+    schema = read_schema(tmp_path / "b.toml")
+    assert schema.names == names
+    assert all((c.lo, c.hi) == (0.0, 1.0) for c in schema.columns)
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("[columns]\na = { lo = 0 }\n", "needs both lo and hi"),
+    ("[columns]\na = { lo = 1, hi = 0 }\n", "lo < hi"),
+    ("[columns]\na = { lo = 0, hi = inf }\n", "finite"),
+    ("[columns]\na = { lo = \"0\", hi = 1 }\n", "must be a number"),
+    ("[columns]\na = { categories = [] }\n", "PUBLIC categories"),
+    ("[columns]\na = { categories = [\"x\", \"x\"] }\n", "duplicate"),
+    ("[columns]\na = { lo = 0, hi = 1, step = 2 }\n", "unknown key"),
+    ("[columns]\na = 3\n", "expected"),
+    ("target = 3\n[columns]\na = { lo = 0, hi = 1 }\n", "target"),
+    ("[colums]\na = { lo = 0, hi = 1 }\n", "unknown key"),
+    ("[columns\n", "not valid TOML"),
+])
+def test_schema_errors_name_bounds(tmp_path, body, fragment):
+    (tmp_path / "b.toml").write_text(body)
+    with pytest.raises(InvalidParameterError, match=fragment) as info:
+        read_schema(tmp_path / "b.toml")
+    assert info.value.argument == "--bounds"
+
+
+def test_bound_options():
+    schema = parse_bound_options(["a=0:1", "b c=-5:5.5"])
+    assert schema.names == ["a", "b c"] and schema.column("b c").lo == -5.0
+    for bad in (["a=1"], ["a:1"], ["a=x:1"], ["a=0:1", "a=0:2"]):
+        with pytest.raises(InvalidParameterError):
+            parse_bound_options(bad)
+
+
+def test_design_matrix_clips_and_one_hot_encodes():
+    frame = pd.DataFrame({"x": [-1.0, 0.5, 9.0], "c": ["b", "a", "b"]})
+    (tmp := parse_bound_options(["x=0:1"]))
+    from matrixdp.cli._tables import Column
+
+    cols = [tmp.column("x"), Column("c", categories=("a", "b"))]
+    X = design_matrix(frame, cols)
+    assert np.array_equal(X, [[0.0, 0.0, 1.0], [0.5, 1.0, 0.0], [1.0, 0.0, 1.0]])
+    lo, hi, names = bounds_arrays(cols)
+    assert names == ["x", "c=a", "c=b"] and lo.tolist() == [0, 0, 0] and hi.tolist() == [1, 1, 1]
+    with pytest.raises(InvalidParameterError, match="outside its public range"):
+        design_matrix(frame, cols[:1], clip=False)
+
+
+def test_read_table_keeps_the_schema_order_and_refuses_unnamed_columns(tmp_path):
+    (tmp_path / "t.csv").write_text("a,b,c\n1,2,3\n4,5,6\n")
+    assert list(read_table(tmp_path / "t.csv", columns=["c", "a"]).columns) == ["c", "a"]
+    (tmp_path / "u.csv").write_text("a,,c\n1,2,3\n")
+    with pytest.raises(InvalidParameterError, match="without a name"):
+        read_table(tmp_path / "u.csv")
+
+
+def test_a_non_utf8_file_is_refused_without_quoting_its_bytes(tmp_path):
+    (tmp_path / "t.csv").write_bytes(b"name,x\n\xe9\xff\xfe,1\n")
+    with pytest.raises(InvalidParameterError, match="not valid UTF-8") as info:
+        read_table(tmp_path / "t.csv")
+    assert "xe9" not in str(info.value) and "0xff" not in str(info.value)

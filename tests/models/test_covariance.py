@@ -1,0 +1,285 @@
+"""DPCovariance: scikit-learn conventions, the noise it claims, bounds that never leak, auto vs i.i.d."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from matrixdp.calibration.gaussian import analytic_gaussian_sigma, max_gaussian_shift
+from matrixdp.errors import InvalidParameterError, OutOfBoundsError
+from matrixdp.models import DPCovariance
+from matrixdp.models.covariance import augmented_task
+
+EPS, DELTA = 1.0, 1e-6
+# a public table whose feature ranges run from 1 to 1,400 (as in the reviewer's check)
+HI = np.array([1.0, 7.0, 40.0, 250.0, 1400.0])
+LO = np.zeros_like(HI)
+
+
+def heterogeneous_table(n=4000, seed=0):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, HI.size))
+    z[:, 1:] += 0.6 * z[:, :1]  # correlated features
+    u = 1.0 / (1.0 + np.exp(-z))  # in (0, 1)
+    return u * HI
+
+
+@parametrize_with_checks([DPCovariance(bounds=(-5, 5), random_state=0),
+                          DPCovariance(bounds=(-5, 5), kind="correlation", random_state=0),
+                          DPCovariance(bounds=(-5, 5), kind="gram", noise="iid", random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_bounds_are_required():
+    with pytest.raises(InvalidParameterError, match="bounds"):
+        DPCovariance().fit(np.zeros((10, 2)))
+
+
+def test_unknown_kind_and_noise_are_rejected():
+    X = np.zeros((10, 2))
+    with pytest.raises(InvalidParameterError, match="kind"):
+        DPCovariance(bounds=(0, 1), kind="cov").fit(X)
+    with pytest.raises(InvalidParameterError, match="noise"):
+        DPCovariance(bounds=(0, 1), noise="laplace").fit(X)
+
+
+def test_planted_extreme_value_changes_nothing_public():
+    """Bounds are never read from the data: an extreme record is clipped and the noise is unchanged."""
+    X = heterogeneous_table(n=500)
+    planted = X.copy()
+    planted[7, 4] = 987654321.0
+    a = DPCovariance(bounds=(LO, HI), random_state=3).fit(X)
+    b = DPCovariance(bounds=(LO, HI), random_state=3).fit(planted)
+    assert a.privacy_ == b.privacy_
+    assert a.noise_summary_ == b.noise_summary_
+    assert a.expected_loss_ == b.expected_loss_
+    np.testing.assert_array_equal(a.entry_variance_, b.entry_variance_)
+    assert a.noise_candidates_ == b.noise_candidates_
+    # the clipped record is inside the box: the release is the same as for the record at the bound
+    at_bound = X.copy()
+    at_bound[7, 4] = HI[4]
+    c = DPCovariance(bounds=(LO, HI), random_state=3).fit(at_bound)
+    np.testing.assert_allclose(b.covariance_, c.covariance_)
+    with pytest.raises(OutOfBoundsError) as info:
+        DPCovariance(bounds=(LO, HI), clip=False).fit(planted)
+    assert "987654321" not in str(info.value)
+
+
+def test_noise_does_not_depend_on_the_data():
+    a = DPCovariance(bounds=(LO, HI), random_state=0).fit(heterogeneous_table(800, seed=1))
+    b = DPCovariance(bounds=(LO, HI), random_state=0).fit(heterogeneous_table(800, seed=2) * 0.1)
+    assert a.noise_summary_ == b.noise_summary_
+    np.testing.assert_array_equal(a.entry_variance_, b.entry_variance_)
+
+
+def _augmented_vertex_sensitivity(lo, hi, n):
+    """Brute force: sup ‖G(X) - G(X')‖_F over vertex records of the augmented centred box."""
+    task, _, _ = augmented_task(lo, hi, n, "covariance")
+    verts = np.array(list(itertools.product(*zip(task.lower, task.upper))))
+    outer = np.einsum("ki,kj->kij", verts, verts) / n
+    diff = outer[:, None] - outer[None, :]
+    return float(np.sqrt(np.max(np.sum(diff * diff, axis=(2, 3)))))
+
+
+def test_iid_noise_is_the_analytic_gaussian_at_the_exact_sensitivity():
+    lo, hi, n = np.zeros(4), np.array([1.0, 2.0, 3.0, 4.0]), 400
+    X = np.random.default_rng(0).uniform(lo, hi, size=(n, 4))
+    est = DPCovariance(bounds=(lo, hi), noise="iid", random_state=0).fit(X)
+    s2 = _augmented_vertex_sensitivity(lo, hi, n)
+    sigma = analytic_gaussian_sigma(EPS, DELTA, s2)
+    assert est.noise_summary_.scale == pytest.approx(sigma, rel=1e-9)
+    assert est.privacy_.exact
+
+
+def test_mvg_noise_meets_the_guarantee_on_every_vertex_pair():
+    """Independent check of the MVG calibration: the worst vertex pair's shift is at most μ*(ε, δ)."""
+    lo, hi, n = np.zeros(3), np.array([1.0, 5.0, 30.0]), 400
+    X = np.random.default_rng(0).uniform(lo, hi, size=(n, 3))
+    est = DPCovariance(bounds=(lo, hi), noise="mvg", random_state=0).fit(X)
+    v = np.sqrt(np.diagonal(est.entry_variance_))  # Σ = Ψ = diag(v)
+    task, _, _ = augmented_task(lo, hi, n, "covariance")
+    verts = np.array(list(itertools.product(*zip(task.lower, task.upper))))
+    outer = np.einsum("ki,kj->kij", verts, verts) / n
+    diff = outer[:, None] - outer[None, :]
+    mu2 = np.sum(diff * diff / np.outer(v, v), axis=(2, 3))
+    mu_star = max_gaussian_shift(EPS, DELTA)
+    assert np.sqrt(mu2.max()) <= mu_star * (1 + 1e-9)
+    # and the noise is not wildly larger than needed (a 1.3x noise scale would fail here)
+    assert np.sqrt(mu2.max()) >= mu_star / 1.3
+
+
+@pytest.mark.parametrize("noise", ["mvg", "iid"])
+def test_empirical_error_matches_the_claimed_expected_loss(noise):
+    """E‖Ĝ - G‖²_F = expected_loss_ for the Gram (all weights 1): accepted at ±12%; the same test
+    rejects a noise scale 0.7x or 1.3x the claimed one (variance 0.49x / 1.69x)."""
+    lo, hi, n = np.zeros(4), np.array([1.0, 4.0, 20.0, 90.0]), 300
+    X = np.random.default_rng(5).uniform(lo, hi, size=(n, 4))
+    truth = X.T @ X / n
+    errs = []
+    for seed in range(240):
+        est = DPCovariance(bounds=(lo, hi), kind="gram", noise=noise, project_psd=False,
+                           random_state=seed).fit(X)
+        errs.append(np.sum((est.covariance_ - truth) ** 2))
+    ratio = np.mean(errs) / est.expected_loss_
+    assert abs(ratio - 1.0) < 0.12, ratio
+    for wrong in (0.7 ** 2, 1.3 ** 2):
+        assert abs(ratio / wrong - 1.0) > 0.12
+    if noise == "iid":  # the expected loss is the NoiseSummary's per-entry variance, symmetrised
+        d = 4
+        assert est.expected_loss_ == pytest.approx(
+            est.noise_summary_.per_entry_variance * d * (d + 1) / 2, rel=1e-12)
+
+
+def test_auto_is_never_worse_than_iid_and_strictly_better_with_unequal_ranges():
+    rng = np.random.default_rng(11)
+    n = 1000
+    for _ in range(4):
+        d = int(rng.integers(2, 6))
+        hi = rng.uniform(0.5, 2.0, d)
+        X = rng.uniform(0, hi, size=(n, d))
+        for kind in ("covariance", "gram", "correlation"):
+            auto = DPCovariance(bounds=(0, hi), kind=kind, random_state=0).fit(X)
+            iid = DPCovariance(bounds=(0, hi), kind=kind, noise="iid", random_state=0).fit(X)
+            assert auto.expected_loss_ <= iid.expected_loss_ * (1 + 1e-12)
+    X = heterogeneous_table(500)
+    for kind in ("covariance", "gram", "correlation"):
+        auto = DPCovariance(bounds=(LO, HI), kind=kind, random_state=0).fit(X)
+        iid = DPCovariance(bounds=(LO, HI), kind=kind, noise="iid", random_state=0).fit(X)
+        assert auto.noise_ == "mvg"
+        assert auto.expected_loss_ < 0.5 * iid.expected_loss_
+
+
+def test_covariance_gain_on_ranges_1_to_1400_against_iid_and_rescaled_iid():
+    """Relative Frobenius error in the original units: MVG << i.i.d. and << i.i.d. on the unit box."""
+    X = heterogeneous_table(4000)
+    truth = np.cov(X.T, bias=True)
+    h = (HI - LO) / 2
+    errs = {"auto": [], "iid": [], "rescaled-iid": []}
+    for seed in range(15):
+        a = DPCovariance(bounds=(LO, HI), random_state=seed).fit(X)
+        i = DPCovariance(bounds=(LO, HI), noise="iid", random_state=seed).fit(X)
+        r = DPCovariance(bounds=(-1, 1), noise="iid", random_state=seed).fit((X - LO - h) / h)
+        for key, cov in (("auto", a.covariance_), ("iid", i.covariance_),
+                         ("rescaled-iid", r.covariance_ * np.outer(h, h))):
+            errs[key].append(np.linalg.norm(cov - truth) / np.linalg.norm(truth))
+    med = {k: float(np.median(v)) for k, v in errs.items()}
+    assert med["auto"] < 0.5 * med["iid"], med
+    assert med["auto"] < 0.5 * med["rescaled-iid"], med
+
+
+def test_correlation_prefers_the_rescaled_problem():
+    """For a correlation loss the allocation of the unit-box problem beats the original-units one."""
+    X = heterogeneous_table(4000)
+    truth = np.corrcoef(X.T)
+    est = DPCovariance(bounds=(LO, HI), kind="correlation", random_state=0).fit(X)
+    cands = est.noise_candidates_
+    assert est.allocation_ == "task-weighted"
+    assert cands["task-weighted"] < cands["mse-optimal"] < cands["iid"]
+    errs = {}
+    for alloc in ("auto", "iid"):
+        e = [np.linalg.norm(DPCovariance(bounds=(LO, HI), kind="correlation", noise=alloc,
+                                         random_state=s).fit(X).covariance_ - truth)
+             for s in range(10)]
+        errs[alloc] = float(np.median(e))
+    assert errs["auto"] < 0.5 * errs["iid"], errs
+    np.testing.assert_allclose(np.diagonal(est.covariance_), 1.0)
+
+
+def test_released_covariance_is_psd_and_location_near_the_mean():
+    X = heterogeneous_table(4000)
+    est = DPCovariance(bounds=(LO, HI), random_state=0).fit(X)
+    assert np.linalg.eigvalsh(est.covariance_)[0] >= -1e-9 * np.abs(est.covariance_).max()
+    np.testing.assert_allclose(est.location_, X.mean(axis=0), atol=0.05 * HI.max())
+
+
+def test_no_generator_is_kept_on_the_fitted_model():
+    est = DPCovariance(bounds=(LO, HI), random_state=None).fit(heterogeneous_table(200))
+    for value in vars(est).values():
+        assert not isinstance(value, (np.random.Generator, np.random.BitGenerator))
+
+
+def test_accountant_is_charged_before_the_release():
+    calls = []
+
+    class Ledger:
+        def spend(self, guarantee, label=None):
+            calls.append((guarantee.epsilon, guarantee.delta, label))
+
+    est = DPCovariance(bounds=(LO, HI), accountant=Ledger(), random_state=0)
+    est.fit(heterogeneous_table(200))
+    assert calls == [(EPS, DELTA, "DPCovariance.fit")]
+
+    class Refuse:
+        def spend(self, guarantee, label=None):
+            raise RuntimeError("budget exhausted")
+
+    refused = DPCovariance(bounds=(LO, HI), accountant=Refuse(), random_state=0)
+    with pytest.raises(RuntimeError, match="budget"):
+        refused.fit(heterogeneous_table(200))
+    assert not hasattr(refused, "covariance_")
+
+
+def test_second_moment_gain_matches_the_closed_form_where_the_bounds_are_attained():
+    """docs/derivations/when_mvg_wins.md §3: gain = H²(d² + d) / (S²(S² + H)), S = Σh, H = Σh².
+
+    h = (1, 1, 2, 2) has balanced sign sums for h and h², so both calibrations are exact."""
+    h = np.array([1.0, 1.0, 2.0, 2.0])
+    X = np.random.default_rng(0).uniform(-h, h, (500, 4))
+    mvg = DPCovariance(bounds=(-h, h), kind="gram", noise="mvg", random_state=0).fit(X)
+    iid = DPCovariance(bounds=(-h, h), kind="gram", noise="iid", random_state=0).fit(X)
+    assert mvg.privacy_.exact and iid.privacy_.exact
+    S, H, d = h.sum(), (h * h).sum(), h.size
+    assert iid.expected_loss_ / mvg.expected_loss_ == pytest.approx(
+        H * H * (d * d + d) / (S * S * (S * S + H)), rel=1e-9)
+
+
+def test_pickles_hold_no_generator():
+    import pickle
+
+    X = heterogeneous_table(200)
+    for rs in (None, np.random.default_rng(0)):
+        blob = pickle.dumps(DPCovariance(bounds=(LO, HI), random_state=rs).fit(X))
+        for marker in (b"AESCounter", b"ChaCha", b"PCG64", b"bit_generator", b"Generator"):
+            assert marker not in blob
+    with pytest.raises(InvalidParameterError, match="random_state"):
+        DPCovariance(bounds=(LO, HI), random_state=-3).fit(X)
+
+
+@pytest.mark.parametrize("kind", ["covariance", "gram", "correlation"])
+def test_add_remove_relation(kind):
+    """Add-remove: exact calibration, auto never worse than iid, estimates near the truth."""
+    X = heterogeneous_table(20000)
+    auto = DPCovariance(epsilon=5.0, bounds=(LO, HI), kind=kind, neighbouring="add-remove",
+                        random_state=0).fit(X)
+    iid = DPCovariance(epsilon=5.0, bounds=(LO, HI), kind=kind, neighbouring="add-remove",
+                       noise="iid", random_state=0).fit(X)
+    assert auto.privacy_.neighbouring == "add-remove" and auto.privacy_.exact
+    assert auto.expected_loss_ < iid.expected_loss_
+    truth = {"covariance": np.cov(X.T, bias=True), "gram": X.T @ X / len(X),
+             "correlation": np.corrcoef(X.T)}[kind]
+    assert np.linalg.norm(auto.covariance_ - truth) < 0.05 * np.linalg.norm(truth)
+    with pytest.raises(InvalidParameterError, match="neighbouring"):
+        DPCovariance(bounds=(LO, HI), neighbouring="local").fit(X[:10])
+
+
+def test_matrixdp_accountant_is_charged_once_and_refuses_overspending():
+    from matrixdp.accounting import Accountant
+    from matrixdp.errors import BudgetExceededError
+
+    X = heterogeneous_table(200)
+    acc = Accountant(epsilon=1.05, delta=1e-5)
+    DPCovariance(bounds=(LO, HI), accountant=acc, random_state=0).fit(X)
+    assert len(acc.spends) == 1
+    late = DPCovariance(bounds=(LO, HI), accountant=acc, random_state=1)
+    with pytest.raises(BudgetExceededError):
+        late.fit(X)
+    assert not hasattr(late, "covariance_") and len(acc.spends) == 1
+    # inside a `with` block: the default accountant is charged once (not again by the mechanism)
+    with Accountant(epsilon=10.0, delta=1e-5) as block:
+        DPCovariance(bounds=(LO, HI), random_state=0).fit(X)
+        DPCovariance(bounds=(LO, HI), accountant=block, random_state=0).fit(X)
+    assert len(block.spends) == 2

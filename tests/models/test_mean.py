@@ -1,0 +1,138 @@
+"""DPMean / DPStandardScaler: exact sensitivity of the moment vector, claimed noise, Cauchy-Schwarz gain."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from matrixdp.calibration.gaussian import analytic_gaussian_sigma, max_gaussian_shift
+from matrixdp.errors import InvalidParameterError, OutOfBoundsError
+from matrixdp.models import DPMean, DPStandardScaler
+from matrixdp.models.mean import _max_square_term
+
+EPS, DELTA = 1.0, 1e-6
+HI = np.array([1.0, 3.0, 20.0, 150.0])
+
+
+def table(n=2000, seed=0):
+    return np.random.default_rng(seed).uniform(0, 1, (n, HI.size)) ** 1.5 * HI
+
+
+@parametrize_with_checks([DPMean(bounds=(-5, 5), random_state=0),
+                          DPStandardScaler(bounds=(-5, 5), random_state=0),
+                          DPStandardScaler(bounds=(-5, 5), with_std=False, noise="iid",
+                                           random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_bounds_are_required():
+    with pytest.raises(InvalidParameterError, match="bounds"):
+        DPMean().fit(table(10))
+    with pytest.raises(InvalidParameterError, match="bounds"):
+        DPStandardScaler().fit(table(10))
+
+
+def test_max_square_term_against_a_grid():
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        h, p = rng.uniform(0.1, 5), rng.uniform(0.01, 3)
+        q = rng.uniform(0.01, 3) * rng.choice([1e-3, 1.0, 100.0])
+        g = np.linspace(-h, h, 401)
+        a, b = np.meshgrid(g, g)
+        brute = np.max(p * (a - b) ** 2 + q * (a * a - b * b) ** 2)
+        value, _ = _max_square_term(np.array([h]), np.array([p]), np.array([q]))
+        assert brute * (1 - 1e-12) <= value[0] <= brute * (1 + 2e-3)
+
+
+@pytest.mark.parametrize("noise", ["mvg", "iid"])
+def test_mean_noise_matches_the_claimed_variances(noise):
+    """Per-coordinate error variance = noise_variance_ (pooled, ±10%); 0.7x/1.3x scale rejected."""
+    X = table(500)
+    truth = X.mean(axis=0)
+    errs = np.array([DPMean(bounds=(0, HI), noise=noise, random_state=s).fit(X).mean_ - truth
+                     for s in range(400)])
+    var = DPMean(bounds=(0, HI), noise=noise, random_state=0).fit(X).noise_variance_
+    ratio = np.mean(errs ** 2 / var)
+    assert abs(ratio - 1) < 0.1, ratio
+    for wrong in (0.49, 1.69):
+        assert abs(ratio / wrong - 1) > 0.1
+
+
+def test_mean_calibration_is_exact_and_cauchy_schwarz_gain():
+    X, n = table(500), 500
+    mvg = DPMean(bounds=(0, HI), noise="mvg", random_state=0).fit(X)
+    iid = DPMean(bounds=(0, HI), noise="iid", random_state=0).fit(X)
+    w = HI / n  # the box of neighbouring differences is [-w, w]
+    mu_star = max_gaussian_shift(EPS, DELTA)
+    assert np.sqrt(np.sum(w * w / mvg.noise_variance_)) == pytest.approx(mu_star, rel=1e-9)
+    sigma = analytic_gaussian_sigma(EPS, DELTA, float(np.linalg.norm(w)))
+    np.testing.assert_allclose(iid.noise_variance_, sigma ** 2, rtol=1e-9)
+    gain = iid.noise_variance_.sum() / mvg.noise_variance_.sum()
+    d = HI.size
+    assert gain == pytest.approx(d * np.sum(w * w) / np.sum(w) ** 2, rel=1e-6)
+    auto = DPMean(bounds=(0, HI), random_state=0).fit(X)
+    assert auto.noise_ == "mvg" and auto.expected_loss_ == pytest.approx(mvg.expected_loss_)
+    equal = DPMean(bounds=(0, 2.0), random_state=0).fit(X / HI * 2)
+    assert equal.expected_loss_ <= DPMean(bounds=(0, 2.0), noise="iid").fit(X / HI * 2).expected_loss_
+
+
+def test_scaler_sensitivity_holds_on_a_grid_of_record_pairs():
+    X, n = table(300), 300
+    for noise in ("mvg", "iid"):
+        est = DPStandardScaler(bounds=(0, HI), noise=noise, random_state=0).fit(X)
+        var = est.noise_variance_
+        d = HI.size
+        h = HI / 2
+        worst = 0.0
+        for j in range(d):
+            g = np.linspace(-h[j], h[j], 401)
+            a, b = np.meshgrid(g, g)
+            worst += np.max((a - b) ** 2 / var[j] + (a * a - b * b) ** 2 / var[d + j]) / n ** 2
+        mu_star = max_gaussian_shift(EPS, DELTA)
+        assert np.sqrt(worst) <= mu_star * (1 + 1e-9)
+        assert np.sqrt(worst) >= mu_star * 0.999  # exact: not more noise than needed
+        assert est.privacy_.exact
+
+
+def test_scaler_is_close_with_a_large_budget_and_keeps_column_names():
+    pd = pytest.importorskip("pandas")
+    X = table(20000)
+    df = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    est = DPStandardScaler(epsilon=20.0, bounds=(0, HI), random_state=0)
+    est.set_output(transform="pandas").fit(df)
+    assert np.all(np.abs(est.mean_ - X.mean(axis=0)) < 0.01 * HI)
+    np.testing.assert_allclose(est.scale_, X.std(axis=0), rtol=0.05)
+    out = est.transform(df)
+    assert list(out.columns) == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(est.inverse_transform(out.to_numpy()), X, rtol=1e-9, atol=1e-9)
+
+
+def test_planted_extreme_value_changes_nothing_public():
+    X = table(300)
+    planted = X.copy()
+    planted[5, 3] = 31415926.0
+    a = DPStandardScaler(bounds=(0, HI), random_state=0).fit(X)
+    b = DPStandardScaler(bounds=(0, HI), random_state=0).fit(planted)
+    assert a.privacy_ == b.privacy_
+    np.testing.assert_array_equal(a.noise_variance_, b.noise_variance_)
+    with pytest.raises(OutOfBoundsError) as info:
+        DPMean(bounds=(0, HI), clip=False).fit(planted)
+    assert "31415926" not in str(info.value)
+
+
+@pytest.mark.parametrize("cls", [DPMean, DPStandardScaler])
+def test_add_remove_calibration_is_exact(cls):
+    """Add-remove: one record's vector (x - c, [(x - c)²], t) is the difference; μ = μ* exactly."""
+    X = table(3000)
+    for noise in ("mvg", "iid"):
+        est = cls(bounds=(0, HI), noise=noise, neighbouring="add-remove", random_state=0).fit(X)
+        h = HI / 2
+        t = float(np.sqrt(np.mean(h * h)))
+        w = np.concatenate([h, h * h, [t]]) if cls is DPStandardScaler else np.append(h, t)
+        mu = np.sqrt(np.sum(w * w / est.noise_variance_))
+        assert mu == pytest.approx(max_gaussian_shift(EPS, DELTA), rel=1e-9)
+        assert est.privacy_.neighbouring == "add-remove" and est.privacy_.exact
+        if noise == "mvg":  # (i.i.d. noise sized for the h⁴ of the widest feature is useless here)
+            assert np.all(np.abs(est.mean_ - X.mean(axis=0)) < 0.05 * HI)
