@@ -38,6 +38,11 @@ EXPERIMENTS = {
     "farokhi-adult": ("farokhi_adult", "Farokhi Fig. 6: SVM on Adult"),
     "farokhi-lending-club": ("farokhi_lending_club",
                              "Farokhi Fig. 7: ridge regression, Lending Club stand-in"),
+    "utility-covariance": ("utility_covariance",
+                           "Utility comparison: DP covariance vs diffprivlib, OpenDP, Analyze Gauss"),
+    "utility-pca": ("utility_pca", "Utility comparison: DP PCA (k = 2, 5) vs diffprivlib, OpenDP"),
+    "utility-regression": ("utility_regression",
+                           "Utility comparison: DP linear regression vs diffprivlib, OpenDP"),
 }
 
 
