@@ -126,6 +126,18 @@ def _base_entries() -> list[CatalogueEntry]:
                 epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration="analytic"),
             {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped()),
         CatalogueEntry(
+            "laplace-exact-numerics", "Laplace, numerics='exact' (lattice + exact discrete Laplace)",
+            lambda epsilon, sensitivity, dim: LaplaceMechanism(epsilon=epsilon,
+                                                               sensitivity=sensitivity,
+                                                               numerics="exact"),
+            {"epsilon": 1.0, "sensitivity": 1.0, "dim": 3}, _shaped()),
+        CatalogueEntry(
+            "gaussian-exact-numerics", "Gaussian, numerics='exact' (lattice + exact discrete "
+                                       "Gaussian, zCDP bound)",
+            lambda epsilon, delta, sensitivity, dim: GaussianMechanism(
+                epsilon=epsilon, delta=delta, sensitivity=sensitivity, numerics="exact"),
+            {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped()),
+        CatalogueEntry(
             "gaussian-classic", "Gaussian, classic calibration (epsilon < 1)",
             lambda epsilon, delta, sensitivity, dim: GaussianMechanism(
                 epsilon=epsilon, delta=delta, sensitivity=sensitivity, calibration="classic"),

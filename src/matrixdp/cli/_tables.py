@@ -82,6 +82,9 @@ def read_header(path, option: str = "DATA") -> list[str]:
             names = list(pq.read_schema(file).names)
         else:
             names = [str(c) for c in pd.read_csv(file, nrows=0).columns]
+    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
+        raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
+                                            "re-encode it as UTF-8") from None
     except Exception as exc:  # pandas/pyarrow raise many types for unreadable files
         raise InvalidParameterError(option, f"cannot read {path}: {_short(exc)}") from None
     if not names:

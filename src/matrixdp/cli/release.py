@@ -75,26 +75,21 @@ class _LedgerCharge:
 
 
 # ----------------------------------------------------------------------------- expected error
-def _moment_entry_std(lower, upper, n, kind, epsilon, delta, noise):
-    """Per-entry noise standard deviation of the released second moments (public numbers)."""
-    from ..models._moments import plan_second_moment  # public planning step of the estimators
-    from ..models.covariance import augmented_task
-
-    task, _, t = augmented_task(lower, upper, n, kind)
-    plan, _ = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
-    return np.sqrt(np.asarray(plan.entry_variance, dtype=np.float64)), t
-
-
-def _covariance_error_bound(lower, upper, n, epsilon, delta, noise) -> np.ndarray:
+def _covariance_error_bound(est, lower, upper) -> np.ndarray:
     """Root-mean-square error bound per entry of ``M - m mᵀ`` from the released moments.
 
-    With ``m`` the DP mean offset from the public centre (|m_i| <= h_i) and ``G`` the released
-    augmented moments, Minkowski's inequality gives
+    ``est.entry_variance_`` is the exact noise variance of each released entry of the
+    augmented second moments ``G`` of ``(x - c, t)`` (public: it follows from the bounds,
+    ``n`` and (epsilon, delta)). With ``m = G[:d, d] / t`` the DP mean's offset from the
+    public centre (``|m_i| <= h_i``), Minkowski's inequality gives
     ``rms(err_ij) <= sd(G_ij) + h_i sd(m_j) + h_j sd(m_i) + sqrt(3) sd(m_i) sd(m_j)``
     (before the PSD projection); every term is public.
     """
-    sd, t = _moment_entry_std(lower, upper, n, "covariance", epsilon, delta, noise)
+    from ..models.covariance import augmented_task
+
     d = len(lower)
+    _, _, t = augmented_task(lower, upper, 2, "covariance")  # t depends on the bounds only
+    sd = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64))
     h = 0.5 * (np.asarray(upper) - np.asarray(lower))
     sd_m = sd[:d, d] / t
     return (sd[:d, :d] + np.outer(h, sd_m) + np.outer(sd_m, h)
@@ -130,7 +125,6 @@ def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper):
 def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args):
     from ..models import DPCovariance, DPPCA
 
-    n = X.shape[0]
     if query == "pca":
         k = args.components
         est = DPPCA(n_components=k, epsilon=epsilon, delta=delta, bounds=(lower, upper),
@@ -139,7 +133,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                     "explained_variance": est.explained_variance_.tolist(),
                     "explained_variance_ratio": est.explained_variance_ratio_.tolist(),
                     "mean": est.mean_.tolist()}
-        std = _covariance_error_bound(lower, upper, n, epsilon, delta, est.noise_)
+        std = _covariance_error_bound(est, lower, upper)
         what = ("root-mean-square error bound of each entry of the DP covariance the components "
                 "are computed from (before the PSD projection)")
     else:
@@ -149,10 +143,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         if est.location_ is not None:
             released["mean"] = est.location_.tolist()
         if query == "gram":
-            std, _ = _moment_entry_std(lower, upper, n, "gram", epsilon, delta, est.noise_)
-            what = "standard deviation of the noise on each entry of the Gram matrix X'X/n"
+            std = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64))
+            what = ("standard deviation of the noise on each entry of the Gram matrix X'X/n "
+                    "(before the PSD projection, which never increases the total error)")
         else:
-            std = _covariance_error_bound(lower, upper, n, epsilon, delta, est.noise_)
+            std = _covariance_error_bound(est, lower, upper)
             what = ("root-mean-square error bound of each covariance entry (before the PSD "
                     "projection)")
             if query == "correlation":
@@ -183,16 +178,7 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     est.fit(X, y)
     released = {"coef": dict(zip(names, np.asarray(est.coef_).tolist())),
                 "intercept": float(est.intercept_)}
-    std = None
-    try:
-        from ..models._moments import plan_second_moment
-        from ..models.linear import regression_task
-
-        task = regression_task(lower, upper, ylo, yhi, X.shape[0], True)[0]
-        plan, _ = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=est.noise_)
-        std = np.sqrt(plan.entry_variance).tolist()
-    except (ImportError, AttributeError, TypeError):  # pragma: no cover - estimator internals moved
-        pass
+    std = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64)).tolist()
     summary = est.noise_summary_
     expected = {"noise": est.noise_, "distribution": summary.distribution,
                 "scale": summary.scale, "per_entry_variance": summary.per_entry_variance,

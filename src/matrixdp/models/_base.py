@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._budget import default_keepers
 from .._validation import check_delta, check_epsilon, check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ._moments import NOISE_CHOICES
@@ -155,18 +156,28 @@ def check_n_samples(n: int, minimum: int = 1) -> int:
 def charge_accountant(accountant, privacy, *, label: str) -> None:
     """The single place where a fit spends budget on ``accountant`` (before any noise is drawn).
 
-    ``None`` (default): nothing is tracked; the fitted ``privacy_`` states the guarantee. Any object
-    with a ``spend(guarantee, label=...)`` method (``matrixdp.accounting``'s accountants) is charged
-    the fit's (ε, δ) guarantee and may refuse it (raising ``BudgetExceededError``), in which case no
-    noise is drawn and nothing is released.
+    ``None`` (default): the default keepers of an enclosing ``with Accountant(...)`` / ``with
+    ledger:`` block are charged, if any; otherwise nothing is tracked and the fitted ``privacy_``
+    states the guarantee. Any object with a ``spend(guarantee, label=...)`` method
+    (``matrixdp.accounting``'s accountants and ledgers) is charged the fit's (ε, δ) guarantee and
+    may refuse it (raising ``BudgetExceededError``), in which case no noise is drawn and nothing
+    is released. The caller then draws the noise inside ``matrixdp._budget.suspended()``, so the
+    mechanism's own release is not charged a second time.
     """
-    if accountant is None:
-        return
-    spend = getattr(accountant, "spend", None)
-    if not callable(spend):
-        raise InvalidParameterError("accountant", "must be None or an accountant with a "
-                                                  "spend(guarantee, label=...) method")
-    try:
-        spend(privacy, label=label)
-    except TypeError:
-        spend(privacy)
+    keepers = (accountant,) if accountant is not None else default_keepers()
+    spends = []
+    for keeper in keepers:
+        spend = getattr(keeper, "spend", None)
+        if not callable(spend):
+            raise InvalidParameterError("accountant", "must be None or an accountant with a "
+                                                      "spend(guarantee, label=...) method")
+        spends.append(spend)
+    for keeper in keepers:  # every keeper checks first: one refusing leaves the others uncharged
+        check = getattr(keeper, "check", None)
+        if callable(check):
+            check(privacy)
+    for spend in spends:
+        try:
+            spend(privacy, label=label)
+        except TypeError:
+            spend(privacy)

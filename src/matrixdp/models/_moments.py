@@ -21,11 +21,13 @@ The loss is evaluated on the released matrix after symmetrisation: an entry's va
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._budget import suspended
 from ..errors import InvalidParameterError
 from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyGuarantee
 from ..queries import CovarianceQuery
@@ -227,7 +229,9 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     if before_release is not None:
         before_release(plan.mechanism.privacy)
     value = task.query().compute(Z)
-    rel = plan.mechanism.release(value, rng=rng)
+    # charged by the hook already: the mechanism's release is not charged again
+    with suspended() if before_release is not None else contextlib.nullcontext():
+        rel = plan.mechanism.release(value, rng=rng)
     released = np.asarray(rel.value, dtype=np.float64)
     released = 0.5 * (released + released.T)
     return MomentRelease(released, rel.privacy, rel.noise, plan.entry_variance,

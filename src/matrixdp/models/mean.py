@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._budget import suspended
 from ..calibration.mvg_exact import DirectionCosts, ShiftBound
 from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
@@ -166,7 +167,8 @@ def _release_vector(estimator, value, query, weights, *, epsilon, delta, noise, 
     losses = {name: float(np.dot(weights, var)) for _, name, _, var in plans}
     choice, alloc, mech, var = min(plans, key=lambda p: losses[p[1]])
     charge_accountant(estimator.accountant, mech.privacy, label=label)
-    rel = mech.release(value[None, :], rng=estimator.random_state)
+    with suspended():  # charged above: the mechanism's release is not charged again
+        rel = mech.release(value[None, :], rng=estimator.random_state)
     out = dict(value=np.asarray(rel.value, dtype=np.float64)[0], privacy=rel.privacy,
                noise_summary=rel.noise, noise=choice, allocation=alloc, variance=var,
                expected_loss=losses[alloc], candidates=losses)

@@ -23,8 +23,10 @@ from ..errors import (
     RefutedGuaranteeWarning,
     UnsafeMechanismError,
 )
+from ..accounting import charge, compose, parallel
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng, without_generators
+from ..mechanisms.lattice import check_numerics, exact_note
 from ._input import as_feature_matrix, as_label_vector
 from .covariance import (
     NOISE_LAYOUTS,
@@ -57,16 +59,6 @@ CLASS_SIZES = ("private", "public")
 DEFAULT_COUNTS_FRACTION = 0.1
 #: A warning is issued when ``dim`` exceeds this multiple of ``dfm_max_dim(n_features)``.
 DFM_WARNING_FACTOR = 2
-
-
-def _composed_epsilon(parts, relation: str) -> float:
-    """The ε of the sequence of pure-ε Laplace steps, by basic sequential composition
-    (:func:`matrixdp.accounting.composition.compose`; nothing tighter applies to pure ε)."""
-    from ..accounting.composition import compose
-
-    steps = [PrivacyGuarantee(epsilon=e, delta=0.0, neighbouring=relation, calibration="laplace")
-             for e in parts if e > 0]
-    return compose(steps, delta=0.0, method="basic").epsilon
 
 
 def split_budget(total: float, *, counts: float, mean_fraction: float) -> tuple[float, float, float]:
@@ -177,6 +169,11 @@ class RONGauss:
         Return synthetic features in R^m (``Z @ W.T``) instead of R^p.
     allow_unsafe : bool, default False
         Opt in to the unsafe reproduction modes.
+    numerics : {"float", "exact"}, default "float"
+        ``"exact"``: every Laplace step (mean, second moment, counts) rounds its value
+        to a public lattice and adds exact discrete Laplace noise (floating-point
+        safe; see ``docs/numerics.md``). ``"float"``: textbook floating-point
+        Laplace, whose guarantee assumes idealised real arithmetic.
     random_state : None, int or numpy.random.Generator
         Randomness of :meth:`fit` (the projection and the noise). ``None``
         (default) draws from the per-process cryptographically secure stream.
@@ -245,7 +242,7 @@ class RONGauss:
                  neighbouring="replace-one",
                  sensitivity="corrected",
                  noise="full", psd="clip", projection="haar", reconstruct=False,
-                 allow_unsafe=False, random_state=None):
+                 allow_unsafe=False, numerics="float", random_state=None):
         self.dim = dim
         self.epsilon = epsilon
         self.mean_fraction = mean_fraction
@@ -265,6 +262,7 @@ class RONGauss:
         self.projection = projection
         self.reconstruct = reconstruct
         self.allow_unsafe = allow_unsafe
+        self.numerics = numerics
         self.random_state = random_state
 
     # ------------------------------------------------------------ parameters
@@ -295,6 +293,7 @@ class RONGauss:
         return f"RONGauss({', '.join(changed)})"
 
     def _check_params(self) -> None:
+        check_numerics(self.numerics)
         if self.task not in TASKS:
             raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
         if self.sensitivity not in SENSITIVITY_MODES:
@@ -423,7 +422,7 @@ class RONGauss:
         return (lo + hi) / 2.0, (hi - lo) / 2.0
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X, y=None) -> "RONGauss":
+    def fit(self, X, y=None, *, accountant=None, ledger=None) -> "RONGauss":
         """Fit the DP generative model.
 
         Parameters
@@ -433,6 +432,9 @@ class RONGauss:
         y : array_like of shape (n_samples,), optional
             Labels: required for "regression" (within the public bound) and
             "classification" (each in the public ``classes``); ignored otherwise.
+        accountant, ledger : optional
+            Budget keepers (:mod:`matrixdp.accounting`) charged with the whole fit's guarantee
+            before any noise is drawn (default: those of an enclosing ``with`` block).
 
         Returns
         -------
@@ -466,24 +468,26 @@ class RONGauss:
             self.feature_names_in_ = names
         self.projection_ = W
         self.epsilon_mean_, self.epsilon_cov_, self.epsilon_counts_ = eps_mean, eps_cov, eps_counts
+        if self.task == "regression":
+            self.label_shift_, self.label_bound_ = shift, a
+        privacy = self._guarantee(p)  # known before any noise: charged first
 
-        if self.task == "classification":
-            self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
-        else:
-            labels, bound = None, None
-            if self.task == "regression":
-                labels, bound = y_centred, a
-                self.label_shift_, self.label_bound_ = shift, a
-            fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
-            self.mean_ = fit.mean
-            self.covariance_raw_ = fit.covariance_raw
-            self.covariance_ = fit.covariance
-            self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
-            self.mean_sensitivity_, self.cov_sensitivity_ = fit.mean_sensitivity, fit.cov_sensitivity
-            if self.neighbouring == "add-remove":
-                self.n_records_ = fit.count
+        with charge(privacy, accountant=accountant, ledger=ledger, label="ron-gauss fit"):
+            if self.task == "classification":
+                self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
+            else:
+                labels, bound = (y_centred, a) if self.task == "regression" else (None, None)
+                fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
+                self.mean_ = fit.mean
+                self.covariance_raw_ = fit.covariance_raw
+                self.covariance_ = fit.covariance
+                self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
+                self.mean_sensitivity_ = fit.mean_sensitivity
+                self.cov_sensitivity_ = fit.cov_sensitivity
+                if self.neighbouring == "add-remove":
+                    self.n_records_ = fit.count
 
-        self.privacy_ = self._guarantee(p)
+        self.privacy_ = privacy
         warn_if_noise_dominated(self.covariance_, None if self.task != "classification"
                                 else [str(c) for c in self.classes_])
         if self.privacy_.refuted:
@@ -551,10 +555,10 @@ class RONGauss:
             return fit_group_add_remove(X, W, labels=labels, label_bound=bound,
                                         epsilon_counts=eps_counts, epsilon_mean=eps_mean,
                                         epsilon_cov=eps_cov, psd=self.psd, rng=gen,
-                                        relation=self.neighbouring)
+                                        relation=self.neighbouring, numerics=self.numerics)
         return fit_group_replace_one(X, W, labels=labels, label_bound=bound, epsilon_mean=eps_mean,
                                      epsilon_cov=eps_cov, mode=self.sensitivity, noise=self.noise,
-                                     psd=self.psd, rng=gen)
+                                     psd=self.psd, rng=gen, numerics=self.numerics)
 
     def _fit_classes(self, X, y, classes, W, eps_mean, eps_cov, eps_counts, gen) -> None:
         private = self._sizes_private()
@@ -595,9 +599,33 @@ class RONGauss:
         self.mean_sensitivity_ = np.array([f.mean_sensitivity for f in fits])
         self.cov_sensitivity_ = np.array([f.cov_sensitivity for f in fits])
 
+    def _composed_epsilon(self) -> float:
+        """ε_μ + ε_Σ (+ counts) through the accountant's compositions (basic, exact for these
+        pure-ε Laplace steps): sequential within a group, then across the public classes."""
+
+        def step(eps, what):
+            return PrivacyGuarantee(epsilon=eps, delta=0.0, neighbouring=self.neighbouring,
+                                    calibration="laplace", mechanism=f"ron-gauss {what}")
+
+        group = [step(self.epsilon_mean_, "mean"), step(self.epsilon_cov_, "second moment")]
+        if self._sizes_private():
+            group.append(step(self.epsilon_counts_, "count(s)"))
+        part = compose(group, method="basic")
+        if self.task != "classification":
+            return part.epsilon
+        if self._sizes_private() and self.neighbouring == "replace-one":
+            # A replaced record may leave one class and join another: each group is calibrated
+            # with doubled add/remove sensitivities (half its epsilon per added or removed
+            # record), and the two groups it touches compose sequentially. (A replacement
+            # within one class moves one group by at most the doubled sensitivity: the same.)
+            half = step(part.epsilon / 2.0, "group (one record added or removed)")
+            return compose([half, half], method="basic").epsilon
+        # Disjoint records per public class, and a neighbour touches one class (add/remove, or
+        # replace-one with public class sizes: same-label neighbours).
+        return parallel([part] * len(self._public_classes()), partition_public=True).epsilon
+
     def _guarantee(self, p: int) -> PrivacyGuarantee:
-        total = _composed_epsilon((self.epsilon_counts_, self.epsilon_mean_, self.epsilon_cov_),
-                                  self.neighbouring)
+        total = self._composed_epsilon()
         add_remove = self.neighbouring == "add-remove"
         classification = self.task == "classification"
         if self._sizes_private():
@@ -619,6 +647,9 @@ class RONGauss:
                      f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)",
                      "n (the number of records) is public (bounded DP, as in the paper)"]
         notes.append("the projection W is data-independent; sampling is post-processing")
+        if self.numerics == "exact":
+            notes.insert(0, exact_note("every Laplace step uses the lattice discrete Laplace, "
+                                       "its lattice chosen from that step's public sensitivity"))
         refuted = False
         if classification:
             if add_remove:
@@ -774,7 +805,8 @@ class RONGauss:
         for value, name in ((n_samples, "n_samples"), (batch_size, "batch_size")):
             if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
                 raise InvalidParameterError(name, f"must be an integer >= 1, got {value!r}")
-        gen = self._sampling_rng if rng is None else make_rng(rng)
+        kept = getattr(self, "_sampling_rng", None)
+        gen = kept if rng is None and kept is not None else make_rng(rng)
         for start in range(0, int(n_samples), int(batch_size)):
             yield self.sample(min(int(batch_size), int(n_samples) - start), gen, add_mean=add_mean)
 
