@@ -38,6 +38,12 @@ EXPERIMENTS = {
     "farokhi-adult": ("farokhi_adult", "Farokhi Fig. 6: SVM on Adult"),
     "farokhi-lending-club": ("farokhi_lending_club",
                              "Farokhi Fig. 7: ridge regression, Lending Club stand-in"),
+    "ron-gauss-classification": ("ron_gauss_classification",
+                                 "RON-Gauss classification on Adult (spec §4.4 protocol)"),
+    "ron-gauss-regression": ("ron_gauss_regression",
+                             "RON-Gauss regression on Adult (spec §4.4 protocol)"),
+    "ron-gauss-clustering": ("ron_gauss_clustering",
+                             "RON-Gauss clustering on Adult (spec §4.4 protocol)"),
 }
 
 
@@ -55,6 +61,9 @@ DATASETS = {
     "farokhi-lending-club": ["load_lending_club"],
     "analytic-figures": [],
     "r1smg-dpsgd": ["load_adult"],
+    "ron-gauss-classification": ["load_adult"],
+    "ron-gauss-regression": ["load_adult"],
+    "ron-gauss-clustering": ["load_adult"],
 }
 
 #: Where ``experiments/`` sits when matrixdp runs from a source checkout (src layout).
