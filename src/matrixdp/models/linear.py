@@ -217,7 +217,8 @@ class DPRidge(DPLinearRegression):
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
     epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, clip, random_state, accountant
-        As in :class:`DPLinearRegression`.
+        As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the
+        seed).
     """
 
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,

@@ -274,6 +274,8 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     noise : {"auto", "mvg", "iid"}, default "auto"
     clip : bool, default True
     random_state : None, int or numpy.random.Generator
+        ``None``: the per-process secure stream. A seeded fit is replayable by whoever knows the
+        seed. A Generator passed here is not saved with the fitted model.
     accountant : object, optional
 
     Attributes
