@@ -1,7 +1,7 @@
 """RON-Gauss pre-processing (Algorithm 1): sample-wise normalisation, a DP mean, centring and
 re-normalisation.
 
-See ``docs/synth/ron_gauss.md`` for the derivation of the mean's sensitivity (Lemma 2).
+See ``docs/ron_gauss.md`` for the derivation of the mean's sensitivity (Lemma 2).
 """
 
 from __future__ import annotations
