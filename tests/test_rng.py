@@ -167,16 +167,10 @@ def _public_callables_with_a_seed():
                     yield f"{module.__name__}.{qualname}", fn
 
 
-#: Modules being rewritten by the layout change (baselines become Mechanism subclasses, the audit
-#: adapters go away); checked once that lands.
-_PENDING = ("matrixdp.baselines.", "matrixdp.audit.adapters.")
-
-
 def test_every_seed_parameter_documents_that_a_seeded_release_is_replayable():
     import inspect
 
     missing = [name for name, fn in _public_callables_with_a_seed()
-               if "replay" not in (inspect.getdoc(fn) or "").lower()
-               and not name.startswith(_PENDING)]
+               if "replay" not in (inspect.getdoc(fn) or "").lower()]
     assert not missing, ("these rng/random_state parameters do not say that a seeded release is "
                          f"replayable: {missing}")
