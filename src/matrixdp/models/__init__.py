@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 # DP estimators with public bounds, noise="auto" | "mvg" | "iid"
-# (docs/derivations/when_mvg_wins.md)
+# (docs/mvg.md (Part IV))
 from .covariance import DPCovariance
 from .linear import DPLinearRegression, DPRidge
 from .mean import DPMean, DPStandardScaler
