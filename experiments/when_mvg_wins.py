@@ -8,7 +8,7 @@ rescaling every feature to the unit box by its public bounds (the practitioner's
 back to the original units). Same (ε, δ), same replace-one relation, same public bounds everywhere.
 
 Writes ``results/when_mvg_wins.md`` and ``results/when_mvg_wins.csv``; the derivation these numbers
-check is ``docs/derivations/when_mvg_wins.md``.
+check is ``docs/when_mvg_wins.md``.
 
 Usage: ``python experiments/when_mvg_wins.py [--trials 50] [--out results]``
 """
@@ -289,7 +289,7 @@ def write(rows, theories, out: Path, trials: int, times):
              "analytic Gaussian at the exact (or tightest certified) sensitivity of the same query; "
              "`rescaled-iid` = the same after mapping every feature to [-1, 1] by its public bounds "
              "(results mapped back); `auto` = matrixdp's default (MVG allocation from public "
-             "information). Derivation: `docs/derivations/when_mvg_wins.md`.", "",
+             "information). Derivation: `docs/when_mvg_wins.md`.", "",
              "## Theory: exact expected-loss ratios (> 1: auto better)", "",
              "Each cell: `iid / auto` ; `rescaled-iid / auto`, the exact expected loss of the "
              "released statistics in the task's own loss (covariance: Frobenius in original units; "

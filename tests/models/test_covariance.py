@@ -224,7 +224,7 @@ def test_accountant_is_charged_before_the_release():
 
 
 def test_second_moment_gain_matches_the_closed_form_where_the_bounds_are_attained():
-    """docs/derivations/when_mvg_wins.md §3: gain = H²(d² + d) / (S²(S² + H)), S = Σh, H = Σh².
+    """docs/when_mvg_wins.md §3: gain = H²(d² + d) / (S²(S² + H)), S = Σh, H = Σh².
 
     h = (1, 1, 2, 2) has balanced sign sums for h and h², so both calibrations are exact."""
     h = np.array([1.0, 1.0, 2.0, 2.0])

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 # DP estimators with public bounds, noise="auto" | "mvg" | "iid"
-# (docs/derivations/when_mvg_wins.md)
+# (docs/when_mvg_wins.md)
 from .covariance import DPCovariance
 from .linear import DPLinearRegression, DPRidge
 from .mean import DPMean, DPStandardScaler

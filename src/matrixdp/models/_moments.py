@@ -10,7 +10,7 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
 - ``"mvg"``: :class:`~matrixdp.mechanisms.MVGMechanism`, equi-modal ``Σ = Ψ = diag(v)``, exact
   calibration, precision shares ``θ_i ∝ h_i √w_i`` (the closed form minimising the task's loss
   ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget;
-  ``docs/derivations/when_mvg_wins.md``);
+  ``docs/when_mvg_wins.md``);
 - ``"auto"``: the candidate (i.i.d., task-weighted MVG, Frobenius-MSE-optimal MVG) with the smallest
   *exact expected loss* computed from public information only (bounds, ``n``, shape, the task's
   weights). It is therefore never worse than ``"iid"`` in expected loss.

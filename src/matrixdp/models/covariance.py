@@ -2,7 +2,7 @@
 
 One release of the second moments of the records, centred at the middle of their public box and
 augmented with a public constant coordinate that carries the mean, through the noise allocation that
-minimises the task's expected loss (``docs/derivations/when_mvg_wins.md``).
+minimises the task's expected loss (``docs/when_mvg_wins.md``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def augmented_task(lower, upper, n_samples, kind: str, neighbouring: str = "repl
     constant). Under add-remove the release is the sum ``ZᵀZ`` and the corner ``n t²`` carries the
     (private) number of records, so every kind keeps the constant (``gram``: ``z = (x, t)``).
 
-    Loss weights (see ``docs/derivations/when_mvg_wins.md`` §4):
+    Loss weights (see ``docs/when_mvg_wins.md`` §4):
 
     - ``"covariance"`` / ``"gram"``: Frobenius error in the original units (``w_i = 1``);
     - ``"correlation"``: Frobenius error in units of the public half-widths (``w_i = 1/h_i²``),
@@ -237,7 +237,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     ----------
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential Privacy Mechanism
        Design Under Matrix-Valued Query", arXiv:1802.10077.
-    .. [2] matrixdp, ``docs/derivations/when_mvg_wins.md`` and ``docs/derivations/mvg_exact.md``.
+    .. [2] matrixdp, ``docs/when_mvg_wins.md`` and ``docs/mvg.md`` (the exact calibration).
 
     Examples
     --------

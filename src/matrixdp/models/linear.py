@@ -29,7 +29,7 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
     r"""The public second-moment task of linear regression.
 
     Coordinates: the ``d`` features, then the target, then (with an intercept) the constant ``t``.
-    Loss weights (``docs/derivations/when_mvg_wins.md`` §4): in units of the public half-widths,
+    Loss weights (``docs/when_mvg_wins.md`` §4): in units of the public half-widths,
     the coefficient error is ``Â⁻¹(δb - δA w)``; with ``‖w‖² ≈ 1`` spread over ``d'``
     feature-like coordinates (``d`` plus the intercept), an entry of ``Xᵀy`` weighs ``d'/2`` times an entry of ``XᵀX``, and ``yᵀy`` is
     unused. As a product form: ``w_feature = √(2/d')``, ``w_target = √(d'/2)`` in those units.
@@ -94,7 +94,7 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     ``(x - c_x, y - c_y, t)``, records clipped to the public boxes ``bounds_X`` and ``bounds_y``;
     the normal equations are then solved on the released matrix (post-processing). ``noise``
     chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the regression loss
-    (the target column weighs more than the features'; ``docs/derivations/when_mvg_wins.md``).
+    (the target column weighs more than the features'; ``docs/when_mvg_wins.md``).
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     ----------
     .. [1] O. Sheffet, "Differentially Private Ordinary Least Squares", ICML 2017 (sufficient
        statistics release).
-    .. [2] matrixdp, ``docs/derivations/when_mvg_wins.md``.
+    .. [2] matrixdp, ``docs/when_mvg_wins.md``.
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,

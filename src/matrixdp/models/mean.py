@@ -4,7 +4,7 @@ r"""DP mean and standard scaling with public per-feature bounds (scikit-learn AP
 release, the mean and the mean square about the public centre of the box. Their set of
 neighbouring differences is computed exactly (:class:`_MomentVectorQuery`), so both the i.i.d.
 Gaussian and the MVG allocation are calibrated to the tight sensitivity
-(``docs/derivations/when_mvg_wins.md``).
+(``docs/when_mvg_wins.md``).
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     to ``bounds``. A neighbouring difference lies in the box ``[-w, w]/n`` (``w`` = upper - lower):
     i.i.d. noise at the tight sensitivity ``‖w‖/n`` has total variance ``d‖w‖²σ₁²``, the MVG
     allocation (variance ∝ ``w_j``) ``(Σ_j w_j)²σ₁²`` (Cauchy-Schwarz;
-    ``docs/derivations/when_mvg_wins.md`` §2).
+    ``docs/when_mvg_wins.md`` §2).
 
     Parameters
     ----------
@@ -296,7 +296,7 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] matrixdp, ``docs/derivations/when_mvg_wins.md``.
+    .. [1] matrixdp, ``docs/when_mvg_wins.md``.
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
@@ -372,7 +372,7 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
 
     References
     ----------
-    .. [1] matrixdp, ``docs/derivations/when_mvg_wins.md``.
+    .. [1] matrixdp, ``docs/when_mvg_wins.md``.
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, with_mean=True, with_std=True,

@@ -63,7 +63,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     ----------
     .. [1] C. Dwork, K. Talwar, A. Thakurta and L. Zhang, "Analyze Gauss: optimal bounds for
        privacy-preserving principal component analysis", STOC 2014.
-    .. [2] matrixdp, ``docs/derivations/when_mvg_wins.md``.
+    .. [2] matrixdp, ``docs/when_mvg_wins.md``.
     """
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
