@@ -234,7 +234,7 @@ class DPRidge(DPLinearRegression):
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
     epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state
-        As in :class:`DPLinearRegression`.
+        As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
     accountant
         As in :class:`DPLinearRegression`.
     """
