@@ -321,7 +321,7 @@ def _benchmarks_section(lines, target) -> None:
             "`.csv`, `.png`). Adult, ε = 1, δ = 1e-9 for DPCopula/MST/AIM (add/remove), pure ε for "
             "RON-Gauss; train on synthetic, test on real; time = fit + sample on the shared 2-core "
             "machine (all methods measured in the same run, under the same load).", ""]
-    body += table + [""] + target
+    body += table + [""] + [("**" + t[3:] + "**") if t.startswith("## ") else t for t in target]
     write_section("Synthetic data vs MST and AIM", "\n".join(body))
 
 

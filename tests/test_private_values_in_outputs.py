@@ -102,12 +102,98 @@ def _error_cases():
         dim=2, epsilon=1.0, task="classification", classes=[0, 1]).fit(X, y_cls)
 
 
+    # queries: the data must lie in the query's public box / ball
+    from matrixdp.queries import CovarianceQuery, IdentityQuery
+
+    n, m = X.shape
+    yield "IdentityQuery.compute", lambda: IdentityQuery(
+        bounds=(0.0, 1.0), n_features=m, n_samples=n).compute(X)
+    yield "CovarianceQuery.compute", lambda: CovarianceQuery(
+        bounds=(0.0, 1.0), n_features=m, n_samples=n).compute(X)
+    yield "IdentityQuery(radius).compute", lambda: IdentityQuery(
+        radius=1.0, n_features=m, n_samples=n).compute(inside_ball)
+    yield "IdentityQuery wrong row count", lambda: IdentityQuery(
+        bounds=(0.0, 1.0), n_features=m, n_samples=n + 1).compute(X[:, :] * 0 + 0.5)
+    # a mechanism whose calibration needs a PSD value: the negative eigenvalue is private
+    from matrixdp.mechanisms import MVGMechanism
+    from matrixdp.queries import FrobeniusBall
+
+    not_psd = np.diag([-MARKER, 1.0, 2.0])
+    yield "MVGMechanism theorem3 value", lambda: MVGMechanism(
+        shape=(3, 3), epsilon=1.0, delta=1e-5,
+        sensitivity=FrobeniusBall(1.0, symmetric=True, psd=True, gamma=1.0),
+        calibration="theorem3").release(not_psd, rng=0)
+    # estimators refusing out-of-bound records (clip=False)
+    from matrixdp.models import DPCovariance, DPLinearRegression, DPMean, DPPCA
+
+    yield "DPMean(clip=False)", lambda: DPMean(bounds=(0.0, 1.0), clip=False).fit(X)
+    yield "DPCovariance(clip=False)", lambda: DPCovariance(bounds=(0.0, 1.0), clip=False).fit(X)
+    yield "DPPCA(clip=False)", lambda: DPPCA(2, bounds=(0.0, 1.0), clip=False).fit(X)
+    clean = np.random.default_rng(1).uniform(0.0, 1.0, size=X.shape)
+    yield "DPLinearRegression(clip=False) labels", lambda: DPLinearRegression(
+        bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0), clip=False).fit(clean, y_reg)
+    yield "DPLinearRegression y length", lambda: DPLinearRegression(
+        bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0)).fit(clean[:N_BAD], y_reg[:N_BAD + 1])
+    one_d = np.full(5, MARKER / 1e6)  # a 1-D input: scikit-learn would quote it
+    yield "DPMean on a 1-D array", lambda: DPMean(bounds=(0.0, 1.0)).fit(one_d)
+    strings = np.array([["987654.321x", "0.5"]], dtype=object)  # an unparsable private string
+    yield "DPMean on strings", lambda: DPMean(bounds=(0.0, 1.0)).fit(strings)
+    # a baseline: records outside the public row-norm bound
+    from matrixdp.baselines.mod_sulq import mod_sulq
+
+    yield "baselines.mod_sulq", lambda: mod_sulq(inside_ball, epsilon=1.0, delta=1e-5,
+                                                 row_norm_bound=1.0, n_components=1)
+    # DP copula: labels outside the public classes, values outside the public categories, NaN
+    import pandas as pd
+
+    from matrixdp.synth.copula import DPCopula
+    from matrixdp.synth.schema import TableSchema
+
+    schema = TableSchema(bounds={"income": (0.0, 200.0)}, categories={"colour": ["red", "blue"]})
+    frame = pd.DataFrame({"income": np.full(n, 50.0), "colour": ["red"] * n})
+    odd_colour = frame.assign(colour=["red"] * (n - N_BAD) + ["purple4242"] * N_BAD)
+    missing = frame.assign(income=[50.0] * (n - N_BAD) + [np.nan] * N_BAD)
+    yield "DPCopula labels", lambda: DPCopula(schema=schema, epsilon=1.0, classes=[0, 1]).fit(
+        frame, y_cls)
+    yield "DPCopula categories", lambda: DPCopula(schema=schema, epsilon=1.0).fit(odd_colour)
+    yield "DPCopula missing values", lambda: DPCopula(schema=schema, epsilon=1.0).fit(missing)
+
+
 ERROR_CASES = list(_error_cases())
 
 
 @pytest.mark.parametrize("name,call", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_errors_on_private_data_say_what_to_fix_not_what_the_data_holds(name, call):
-    _clean(_error_text(call), name)
+    from matrixdp.errors import MatrixDPError
+
+    text = _error_text(call)
+    # the refusal is matrixdp's own (about the data), not a failure of the case's set-up
+    assert text.split(":")[0] in {c.__name__ for c in _subclasses(MatrixDPError)}, text
+    _clean(text, name)
+
+
+def _subclasses(cls):
+    out = {cls}
+    for sub in cls.__subclasses__():
+        out |= _subclasses(sub)
+    return out
+
+
+def test_cli_release_errors_show_no_private_value(tmp_path, capsys):
+    import pandas as pd
+
+    from matrixdp.cli import main
+
+    X = _table(n=2000)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    path = tmp_path / "private.csv"
+    frame.to_csv(path, index=False)
+    bounds = [f"--bounds=f{j}=0:1" for j in range(X.shape[1])]
+    code = main(["release", str(path), "--query", "mean", *bounds, "--epsilon", "1",
+                 "--no-clip", "--out", str(tmp_path / "o.json")])
+    captured = capsys.readouterr()
+    assert code != 0
+    _clean(captured.out + captured.err, "matrixdp release")
 
 
 def test_cli_errors_show_no_private_value(tmp_path, capsys):
@@ -172,3 +258,22 @@ def test_a_fitted_ron_gauss_model_holds_no_private_value_outside_its_dp_outputs(
     public = {k: v for k, v in vars(model).items() if k not in dp_outputs}
     _assert_no_marker(public, f"RONGauss({task}) fitted attributes")
     _clean(repr(model) + str(model.privacy_) + " ".join(model.privacy_.notes), "RONGauss text")
+
+
+def test_fitted_estimators_hold_no_private_value_outside_their_dp_outputs():
+    from matrixdp.models import DPPCA, DPCovariance, DPMean
+
+    X = _wide_table()
+    wide = (-1e6, 1e6)
+    for est in (DPMean(bounds=wide, random_state=0), DPCovariance(bounds=wide, random_state=0),
+                DPPCA(2, bounds=wide, random_state=0)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(X)
+        for w in caught:
+            _clean(str(w.message), f"{type(est).__name__} warning")
+        dp_outputs = {"mean_", "covariance_", "components_", "explained_variance_",
+                      "explained_variance_ratio_", "singular_values_", "scale_", "var_",
+                      "precision_", "location_", "noise_candidates_", "expected_loss_"}
+        public = {k: v for k, v in vars(est).items() if k.endswith("_") and k not in dp_outputs}
+        _assert_no_marker(public, f"{type(est).__name__} fitted attributes")

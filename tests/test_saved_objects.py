@@ -321,3 +321,74 @@ def test_a_fitted_dp_directions_model_does_not_replay_its_noise(tmp_path):
     for route, saved in saved_copies(model, tmp_path).items():
         assert not replay_attack(saved, replay), f"the {route} copy replays the DP directions"
         assert saved.random_state is None, route
+
+
+# ----------------------------------------------------------------------------- estimators
+def _estimators():
+    from matrixdp.models import (DPPCA, DPCovariance, DPLinearRegression, DPMean, DPRidge,
+                                 DPStandardScaler)
+
+    box = {"bounds": (0.0, 1.0)}
+    xy = {"bounds_X": (0.0, 1.0), "bounds_y": (-1.0, 1.0)}
+    yield "DPMean", lambda rs: DPMean(random_state=rs, **box), False
+    yield "DPStandardScaler", lambda rs: DPStandardScaler(random_state=rs, **box), False
+    yield "DPCovariance", lambda rs: DPCovariance(random_state=rs, **box), False
+    yield "DPPCA", lambda rs: DPPCA(2, random_state=rs, **box), False
+    yield "DPLinearRegression", lambda rs: DPLinearRegression(random_state=rs, **xy), True
+    yield "DPRidge", lambda rs: DPRidge(random_state=rs, **xy), True
+
+
+ESTIMATORS = list(_estimators())
+
+
+def _fitted_arrays(estimator) -> list:
+    return [np.asarray(v) for k, v in sorted(vars(estimator).items())
+            if k.endswith("_") and isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+
+
+@pytest.mark.parametrize("name,build,supervised", ESTIMATORS, ids=[e[0] for e in ESTIMATORS])
+def test_a_fitted_estimator_with_a_generator_seed_does_not_replay_its_noise(name, build, supervised,
+                                                                           tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0, 1, size=(300, 3))
+    y = np.clip(X @ [0.5, -0.3, 0.2], -1, 1)
+    args = (X, y) if supervised else (X,)
+    model = build(np.random.Generator(secure_bit_generator())).fit(*args)
+    target = _fitted_arrays(model)
+    assert target, name
+
+    def replay(start) -> bool:
+        refit = _fitted_arrays(build(start()).fit(*args))
+        return all(a.shape == b.shape and np.allclose(a, b, rtol=0, atol=1e-12)
+                   for a, b in zip(refit, target))
+
+    for route, saved in saved_copies(model, tmp_path).items():
+        assert not replay_attack(saved, replay), f"{name}: the {route} copy replays the fit"
+        assert saved.random_state is None, f"{name}: the {route} copy keeps the Generator"
+
+
+def test_a_fitted_dp_copula_with_a_generator_seed_does_not_replay_its_noise(tmp_path):
+    import pandas as pd
+
+    from matrixdp.synth.copula import DPCopula
+    from matrixdp.synth.schema import TableSchema
+
+    rng = np.random.default_rng(5)
+    schema = TableSchema(bounds={"a": (0.0, 1.0), "b": (0.0, 1.0)},
+                         categories={"c": ["x", "y"]})
+    X = pd.DataFrame({"a": rng.uniform(size=200), "b": rng.uniform(size=200),
+                      "c": rng.choice(["x", "y"], size=200)})
+
+    def fit(random_state):
+        return DPCopula(schema=schema, epsilon=1.0, random_state=random_state).fit(X)
+
+    model = fit(np.random.Generator(secure_bit_generator()))
+    target = _fitted_arrays(model)
+
+    def replay(start) -> bool:
+        return all(np.allclose(a, b, rtol=0, atol=1e-12)
+                   for a, b in zip(_fitted_arrays(fit(start())), target))
+
+    for route, saved in saved_copies(model, tmp_path).items():
+        assert not replay_attack(saved, replay), f"the {route} copy replays the DP copula"
+        assert saved.random_state is None, route

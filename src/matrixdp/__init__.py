@@ -1,8 +1,8 @@
 """matrixdp: differential privacy for matrix-valued data.
 
 The classes and functions users call are importable from here; the subpackages
-(``calibration``, ``queries``, ``mechanisms``, ``models``, ``synth``, ``baselines``,
-``audit``, ``datasets``, ``cli``) and the bottom modules (``errors``, ``rng``) load
+(``calibration``, ``queries``, ``mechanisms``, ``accounting``, ``models``, ``synth``,
+``baselines``, ``audit``, ``datasets``, ``cli``) and the bottom modules (``errors``, ``rng``) load
 on first attribute access, so ``import matrixdp; matrixdp.datasets.load_adult``
 works without importing everything up front. See ``docs/index.md`` for the layout
 and the README for a tour.
@@ -28,16 +28,18 @@ from .mechanisms import (
 from .queries import CovarianceQuery, FrobeniusBall, IdentityQuery, KernelQuery
 
 #: Subpackages and modules loaded lazily on first access (``matrixdp.<name>``).
-SUBMODULES = ("audit", "baselines", "calibration", "cli", "datasets", "errors", "mechanisms",
-              "models", "queries", "rng", "synth")
+SUBMODULES = ("accounting", "audit", "baselines", "calibration", "cli", "datasets", "errors",
+              "mechanisms", "models", "queries", "rng", "synth")
 
 #: Public names of subpackages, loaded lazily: ``matrixdp.RONGauss`` imports ``matrixdp.synth``.
 _LAZY_NAMES = {
     "RONGauss": "synth",
     "DPDirectionsMVG": "models",
+    "Accountant": "accounting",
+    "Ledger": "accounting",
     "audit_mechanism": "audit",
     "exact_delta": "audit",
-    # scikit-learn DP estimators with public bounds (docs/mvg.md, "When MVG noise wins")
+    # scikit-learn DP estimators with public bounds (docs/when_mvg_wins.md)
     "DPCovariance": "models",
     "DPPCA": "models",
     "DPLinearRegression": "models",
@@ -48,6 +50,8 @@ _LAZY_NAMES = {
 
 __all__ = [
     "__version__",
+    "Accountant",
+    "Ledger",
     "CovarianceQuery",
     "DPCovariance",
     "DPDirectionsMVG",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from contextvars import ContextVar
 
-__all__ = ["charge", "default_keepers", "use_default"]
+__all__ = ["charge", "default_keepers", "use_default", "suspended"]
 
 #: The keepers made default by ``with Accountant(...):`` / ``with Ledger...:`` blocks, innermost
 #: last. A ContextVar, so threads and asyncio tasks each see their own stack.
@@ -31,6 +31,17 @@ def use_default(keeper):
     token = _DEFAULTS.set(_DEFAULTS.get() + (keeper,))
     try:
         yield keeper
+    finally:
+        _DEFAULTS.reset(token)
+
+
+@contextlib.contextmanager
+def suspended():
+    """No default keeper inside the block: for code that has already charged a release's budget
+    (an estimator's ``fit``) and then calls the mechanism that draws its noise."""
+    token = _DEFAULTS.set(())
+    try:
+        yield
     finally:
         _DEFAULTS.reset(token)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import sys
@@ -20,9 +21,15 @@ from matrixdp.errors import InvalidParameterError, UnsafeMechanismError
 dp_accounting = pytest.importorskip("dp_accounting")
 
 
+@functools.lru_cache(maxsize=None)
+def _claim(mu):
+    return gdp_epsilon(mu, 1e-6)
+
+
 def gauss(mu, **kw):
-    return PrivacyGuarantee(epsilon=1.0, delta=1e-6, calibration="analytic", exact=True,
-                            mechanism="gaussian", mu=mu, **kw)
+    """The guarantee of a Gaussian shift mu, claimed at delta = 1e-6 (consistent with mu)."""
+    return PrivacyGuarantee(epsilon=_claim(mu), delta=1e-6, calibration="analytic",
+                            exact=True, mechanism="gaussian", mu=mu, **kw)
 
 
 def pure(eps, laplace=True, **kw):
@@ -235,14 +242,15 @@ def test_parallel_composition():
     with pytest.raises(InvalidParameterError, match="partition_public"):
         parallel(parts, partition_public=False)
     p = parallel(parts, partition_public=True)
-    assert p.mu == 0.5 and p.epsilon == 1.0
+    assert p.mu == 0.5 and p.epsilon == max(g.epsilon for g in parts)
     p2 = parallel([pure(0.2), pure(0.7)], partition_public=True)
     assert (p2.epsilon, p2.delta) == (0.7, 0.0)
 
 
 def test_composing_ten_thousand_releases_is_fast_enough_to_be_routine():
     rng = np.random.default_rng(1)
-    seq = [gauss(m) for m in rng.uniform(0.001, 0.01, 10_000)]
+    seq = [PrivacyGuarantee(epsilon=0.05, delta=1e-9, mu=m) for m in rng.uniform(0.001, 0.01,
+                                                                               10_000)]
     total = compose(seq, delta=1e-6)
     assert total.calibration == "gdp" and total.epsilon < 10
 
@@ -270,3 +278,44 @@ def test_local_guarantee_restated_under_replace_one():
     compose([central, gauss(0.1)], delta=1e-5)  # composes with central releases
     with pytest.raises(InvalidParameterError):
         local_as_replace_one(central)
+
+
+def test_within_decides_like_compose():
+    from matrixdp.accounting.composition import compose_tally, within
+
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        seq = [gauss(m) for m in rng.uniform(0.05, 0.4, rng.integers(1, 6))]
+        if trial % 2:
+            seq += [pure(e) for e in rng.uniform(0.01, 0.3, rng.integers(1, 6))]
+        t = Tally.of(seq)
+        eps = compose_tally(t, 1e-6).epsilon
+        for budget in (0.9 * eps, 1.1 * eps):
+            assert within(t, 1e-6, budget) == (eps <= budget)
+
+
+def test_to_dp_event_matches_the_mechanisms_own_events():
+    from matrixdp.accounting import to_dp_event
+
+    gm = GaussianMechanism(epsilon=0.8, delta=1e-6, sensitivity=3.0)
+    assert to_dp_event(gm).noise_multiplier == pytest.approx(gm.to_dp_event().noise_multiplier)
+    lm = LaplaceMechanism(epsilon=0.4, sensitivity=2.0)
+    assert to_dp_event(lm.privacy).noise_multiplier == pytest.approx(
+        lm.to_dp_event().noise_multiplier)
+    assert isinstance(to_dp_event(approx(0.5, 1e-6)), dp_accounting.UnsupportedDpEvent)
+    assert isinstance(to_dp_event(pure(0.1, refuted=True)), dp_accounting.UnsupportedDpEvent)
+
+
+def test_mvg_with_dp_directions_carries_the_composed_mu():
+    from matrixdp import DPDirectionsMVG
+    from matrixdp.queries import IdentityQuery
+
+    X = np.random.default_rng(0).uniform(0, 1, size=(200, 4))
+    q = IdentityQuery(bounds=(0.0, 1.0), n_features=4, n_samples=200)
+    model = DPDirectionsMVG(shape=(200, 4), epsilon=1.0, delta=1e-5, sensitivity=q,
+                            random_state=1).fit(X)
+    mech, step = model.mechanism_, model.directions_.privacy
+    assert step.mu is not None
+    assert mech.privacy.mu == pytest.approx(math.hypot(step.mu, mech.mahalanobis_sensitivity))
+    # the exact GDP composition of the two steps is at least as tight as their basic split
+    assert gdp_delta(mech.privacy.mu, 1.0) <= 1e-5 * (1 + 1e-9)

@@ -229,3 +229,30 @@ def test_racing_processes_spend_exactly_the_budget(tmp_path):
     assert led.spent().epsilon == pytest.approx(1.0)
     with pytest.raises(BudgetExceededError):
         led.check(PrivacyGuarantee(epsilon=1e-9, delta=0.0))
+
+
+def test_threads_sharing_one_ledger_object(path):
+    import threading
+
+    led = Ledger.create(path, dataset="t", epsilon=0.5)  # 50 charges of 0.01
+    wins, errors = [], []
+
+    def spend():
+        while True:
+            try:
+                with led.charge(STEP, label="thread"):
+                    pass
+                wins.append(1)
+            except BudgetExceededError:
+                return
+            except Exception as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=spend) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(wins) == 50
+    assert led.spent().epsilon == pytest.approx(0.5)

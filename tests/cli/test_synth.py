@@ -196,6 +196,20 @@ def test_regression_on_a_non_numeric_target_and_bad_n(table, tmp_path, capsys):
 
 
 
+def test_synth_spends_through_a_ledger_and_refuses_when_over_budget(table, tmp_path, capsys):
+    pd.read_csv(table).drop(columns=["label"]).to_csv(table, index=False)
+    ledger = tmp_path / "data.db"
+    assert main(["budget", "init", str(ledger), "--epsilon", "1.5"]) == 0
+    args = [table, "--epsilon", 1.0, "--dim", 3, "--out", tmp_path / "syn.csv", "--seed", 1,
+            "--ledger", ledger]
+    code, out, err = run(args, capsys)
+    assert code == 0, err
+    assert f"ledger {ledger}: spent epsilon=1 " in out
+    code, _, err = run([*args[:-4], "--out", tmp_path / "syn2.csv", "--ledger", ledger], capsys)
+    assert code == 1 and "budget" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "syn2.csv").exists()
+
+
 # ------------------------------------------------------------ careless use
 def test_output_that_is_the_input_is_refused(table, tmp_path, capsys):
     before = table.read_text()
@@ -251,15 +265,21 @@ def test_headerless_csv_is_flagged(tmp_path, capsys):
 def test_summary_states_class_weighting_and_scale(table, tmp_path, capsys):
     code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
                           "--target", "label", "--classes", "lo,hi", "--reconstruct",
-                          "--out", tmp_path / "o.csv", "--seed", 3], capsys)
+                          "--class-weights", "uniform", "--out", tmp_path / "o.csv", "--seed", 3],
+                         capsys)
     assert code == 0, err
-    assert "records per class are EQUAL" in out and "--class-weights dp" in out
+    assert "records per class are EQUAL" in out and "(--class-weights uniform)" in out
     assert "NORMALISED scale" in out and "not in the input's units" in out
     code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
-                          "--target", "label", "--classes", "lo,hi", "--class-weights", "dp",
-                          "--epsilon-counts", 0.2, "--out", tmp_path / "p.csv", "--seed", 3], capsys)
+                          "--target", "label", "--classes", "lo,hi", "--out", tmp_path / "p.csv",
+                          "--seed", 3], capsys)
     assert code == 0, err
-    assert "follow the DP class counts" in out and "EQUAL" not in out
+    assert "follow the DP class counts (--class-weights auto)" in out and "EQUAL" not in out
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--class-sizes", "public",
+                          "--out", tmp_path / "q.csv", "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the true class sizes (--class-weights auto)" in out
 
 
 def test_noise_dominated_covariance_is_reported(table, tmp_path, capsys):
@@ -307,3 +327,27 @@ def test_no_progress_bar_off_a_terminal(table, tmp_path, capsys, monkeypatch):
                         "--seed", 3], capsys)
     assert code == 0
     assert "sampling" not in err
+
+
+def test_default_priors_follow_the_dp_counts_or_the_public_sizes(table, tmp_path, capsys):
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--out", tmp_path / "o.csv",
+                          "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the DP class counts (--class-weights auto)" in out
+    code, out, err = run([table, "--epsilon", 1, "--dim", 3, "--task", "classification",
+                          "--target", "label", "--classes", "lo,hi", "--class-sizes", "public",
+                          "--out", tmp_path / "p.csv", "--seed", 3], capsys)
+    assert code == 0, err
+    assert "follow the true class sizes (--class-weights auto)" in out
+
+
+def test_add_remove_prints_no_record_count(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label", "score"])
+    frame.to_csv(table, index=False)
+    n = len(frame)
+    code, out, err = run([table, "--epsilon", 1, "--dim", 2, "--neighbouring", "add-remove",
+                          "--out", tmp_path / "o.csv", "--seed", 4], capsys)
+    assert code == 0, err
+    assert f"{n} records" not in out and f"wrote {n} " not in out
+    assert "their number is private under add/remove" in out

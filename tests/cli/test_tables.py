@@ -69,3 +69,10 @@ def test_read_table_keeps_the_schema_order_and_refuses_unnamed_columns(tmp_path)
     (tmp_path / "u.csv").write_text("a,,c\n1,2,3\n")
     with pytest.raises(InvalidParameterError, match="without a name"):
         read_table(tmp_path / "u.csv")
+
+
+def test_a_non_utf8_file_is_refused_without_quoting_its_bytes(tmp_path):
+    (tmp_path / "t.csv").write_bytes(b"name,x\n\xe9\xff\xfe,1\n")
+    with pytest.raises(InvalidParameterError, match="not valid UTF-8") as info:
+        read_table(tmp_path / "t.csv")
+    assert "xe9" not in str(info.value) and "0xff" not in str(info.value)

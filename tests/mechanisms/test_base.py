@@ -12,7 +12,10 @@ from matrixdp.mechanisms import PrivacyGuarantee
 def test_guarantee_text_and_notes():
     g = PrivacyGuarantee(epsilon=1.0, delta=1e-5, calibration="analytic", exact=True)
     assert "epsilon=1" in str(g) and "exact" in str(g)
-    assert g.with_notes("a", "b").notes == ("a", "b")
+    assert g.with_notes("a", "b").notes[-2:] == ("a", "b")
+    # every guarantee states its numerics; the float default says what it assumes
+    assert g.numerics == "float" and g.notes[0].startswith("numerics: float")
+    assert "idealised real arithmetic" in g.notes[0]
 
 
 def test_refuted_guarantee_warns_on_release():

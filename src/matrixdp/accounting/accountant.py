@@ -12,20 +12,13 @@ from .._budget import use_default
 from .._validation import check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
-from .composition import METHODS, Tally, compose_tally, parallel
+from .composition import METHODS, Tally, compose_tally, parallel, within
 
-__all__ = ["Accountant", "fits", "budget_message"]
+__all__ = ["Accountant", "budget_message"]
 
 #: Relative slack on the ε comparison: absorbs floating-point rounding of a budget that fits
 #: exactly k releases (0.1 * 10 summed), far below any meaningful privacy difference.
 _REL_TOL = 1e-12
-
-
-def fits(total: PrivacyGuarantee, epsilon: float | None) -> bool:
-    """True when a composed ``total`` stays within the ε budget (None: unlimited)."""
-    if epsilon is None:
-        return True
-    return total.epsilon <= epsilon * (1 + _REL_TOL) + 1e-300
 
 
 def budget_message(what: PrivacyGuarantee, total: PrivacyGuarantee, epsilon, delta,
@@ -121,36 +114,33 @@ class Accountant:
         return max(0.0, self.epsilon - spent.epsilon), self.delta - spent_delta
 
     # ------------------------------------------------------------------ spending
-    def _would_be(self, guarantee) -> tuple[PrivacyGuarantee, PrivacyGuarantee]:
-        tally = self._tally.copy()
-        g = tally.add(guarantee)
-        return g, compose_tally(tally, self.delta, self.method)
-
     def check(self, guarantee) -> None:
         """Raise :class:`~matrixdp.errors.BudgetExceededError` if ``guarantee`` does not fit
         (and ``InvalidParameterError`` for a different neighbouring relation)."""
         if self.epsilon is None:
             self._tally.validate(guarantee)
             return
-        g, total = self._would_be(guarantee)
-        if not fits(total, self.epsilon):
+        tally = self._tally.copy()
+        g = tally.add(guarantee)
+        if not within(tally, self.delta, self.epsilon, self.method, _REL_TOL):
+            total = compose_tally(tally, self.delta, self.method)
             spent = self.total()
             raise BudgetExceededError(budget_message(g, total, self.epsilon, self.delta, spent))
 
     def spend(self, release_or_guarantee, *, label: str = "") -> PrivacyGuarantee:
         """Check, then record one release (a :class:`Release`, its guarantee or a mechanism).
 
-        Returns the composed total after the spend.
+        Returns the recorded guarantee (:meth:`total` composes everything spent).
         """
         self.check(release_or_guarantee)
         g = self._tally.add(release_or_guarantee)
         self._spends.append((str(label), g))
-        return self.total()
+        return g
 
     def spend_parallel(self, guarantees, *, partition_public: bool, label: str = ""
                        ) -> PrivacyGuarantee:
         """Spend the parallel composition of releases on disjoint, publicly partitioned records
-        (see :func:`~matrixdp.accounting.parallel`)."""
+        (see :func:`~matrixdp.accounting.parallel`); returns that composed guarantee."""
         return self.spend(parallel(guarantees, partition_public=partition_public), label=label)
 
     @contextlib.contextmanager

@@ -43,7 +43,7 @@ from ..calibration.gaussian import gaussian_log_delta_for_shift
 from ..errors import InvalidParameterError, UnsafeMechanismError
 from ..mechanisms.base import PrivacyGuarantee
 
-__all__ = ["METHODS", "Tally", "compose", "parallel", "basic_epsilon", "gdp_epsilon",
+__all__ = ["METHODS", "Tally", "compose", "compose_tally", "within", "parallel", "basic_epsilon", "gdp_epsilon",
            "gdp_delta", "rdp_epsilon", "advanced_epsilon", "kov_optimal_delta",
            "kov_closed_form_epsilon", "pld_epsilon", "pld_available", "local_as_replace_one"]
 
@@ -71,7 +71,7 @@ class _Key:
     laplace: bool
 
 
-def _is_laplace(g: PrivacyGuarantee) -> bool:
+def is_laplace_mechanism(g: PrivacyGuarantee) -> bool:
     # The Laplace mechanism (L1 sensitivity): its loss is that of a 1-D Laplace shift of ε.
     return g.delta == 0 and g.calibration == "laplace" and g.mechanism == "laplace" \
         and not g.refuted
@@ -131,7 +131,7 @@ class Tally:
         if self.relation is None:
             self.relation = g.neighbouring
         mu = None if g.mu is None else float(g.mu)
-        self.counts[_Key(float(g.epsilon), float(g.delta), mu, _is_laplace(g))] += int(count)
+        self.counts[_Key(float(g.epsilon), float(g.delta), mu, is_laplace_mechanism(g))] += int(count)
         self.n += int(count)
         self.all_exact = self.all_exact and bool(g.exact)
         self.refuted = self.refuted or bool(g.refuted)
@@ -357,7 +357,7 @@ def pld_available() -> bool:
     return True
 
 
-_PLD_MISSING = ("method='pld' needs the optional dependency dp-accounting "
+PLD_MISSING_MESSAGE = ("method='pld' needs the optional dependency dp-accounting "
                 "(pip install 'matrixdp[accounting]'); method='auto' falls back to the gdp, rdp, "
                 "advanced and basic compositions without it")
 
@@ -372,7 +372,7 @@ def pld_epsilon(tally: Tally, delta: float, discretisation: float = PLD_DISCRETI
     try:
         from dp_accounting.pld import common, privacy_loss_distribution as pld
     except ImportError as exc:
-        raise ImportError(_PLD_MISSING) from exc
+        raise ImportError(PLD_MISSING_MESSAGE) from exc
     total = None
     for key, count in tally.counts.items():
         if key.mu is not None:
@@ -463,6 +463,42 @@ def compose_tally(tally: Tally, delta: float | None = None, method: str = "auto"
         refuted=tally.refuted, mu=mu,
         notes=tuple(notes) + (("a composed guarantee includes a refuted one: NOT private as "
                                "claimed",) if tally.refuted else ()))
+
+
+#: The order in which ``within`` tries methods: cheapest first (any one that fits decides).
+_CHEAP_FIRST = ("rdp", "advanced", "pld")
+
+
+def within(tally: Tally, delta: float, epsilon: float | None, method: str = "auto",
+           rel_tol: float = 1e-12) -> bool:
+    """True when the composed ``tally`` is within ``(epsilon, delta)`` by ``method``.
+
+    Equivalent to ``compose_tally(tally, delta, method).epsilon <= epsilon`` (up to ``rel_tol``)
+    but faster for budget checks: with ``"auto"`` the exact GDP profile decides a Gaussian-only
+    sequence in one evaluation, otherwise methods are tried cheapest first and the first that
+    fits decides (each is a valid upper bound).
+    """
+    if epsilon is None or tally.n == 0:
+        return True
+    limit = epsilon * (1 + rel_tol) + 1e-300
+    if method != "auto":
+        return compose_tally(tally, delta, method).epsilon <= limit
+    if basic_epsilon(tally, delta) <= limit:  # the cheapest valid bound
+        return True
+    if tally.all_gdp:
+        # exact for the Gaussian shifts: decisive (no other method can do better)
+        k, _, _, mu, _ = tally.arrays()
+        mu = math.sqrt(math.fsum(k * mu ** 2))
+        return delta >= 1 or mu == 0 or (delta > 0 and
+                                          gdp_delta(mu, limit) <= delta * (1 + rel_tol))
+    for m in _CHEAP_FIRST:
+        if m != "basic" and delta == 0:
+            continue
+        if m == "pld" and (not pld_available() or len(tally.counts) > PLD_MAX_GROUPS):
+            continue
+        if _candidate(m, tally, delta) <= limit:
+            return True
+    return False
 
 
 def compose(guarantees, *, delta: float | None = None, method: str = "auto",

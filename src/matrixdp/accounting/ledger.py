@@ -17,14 +17,15 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 from .._budget import use_default
 from .._validation import check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError, LedgerError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
-from .accountant import budget_message, fits
-from .composition import METHODS, Tally, compose_tally
+from .accountant import budget_message
+from .composition import METHODS, Tally, compose_tally, within
 
 __all__ = ["Ledger", "LEDGER_MAGIC"]
 
@@ -124,6 +125,8 @@ class Ledger:
         self._tally = Tally(self.relation, self.allow_unsafe)
         self._last_id = 0
         self._tokens: list = []
+        # one connection per Ledger object: threads sharing it take turns per transaction
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ create / open
     @classmethod
@@ -164,7 +167,7 @@ class Ledger:
         if not path.parent.is_dir():
             raise LedgerError(f"{path}: the directory {path.parent} does not exist")
         meta = {"magic": LEDGER_MAGIC, "schema": str(SCHEMA_VERSION), "epsilon": repr(eps),
-                "delta": repr(dlt), "relation": rel, "method": method,
+                "delta": repr(dlt), "relation": str(rel), "method": method,
                 "allow_unsafe": "1" if allow_unsafe else "0",
                 "dataset_hash": dataset_hash(dataset), "created_at": _now()}
         # Build it under a temporary name, then link it into place: a crash never leaves a
@@ -279,6 +282,12 @@ class Ledger:
 
     @contextlib.contextmanager
     def _read(self):
+        with self._lock:
+            with self._read_unlocked() as con:
+                yield con
+
+    @contextlib.contextmanager
+    def _read_unlocked(self):
         con = self._connection()
         try:
             con.execute("BEGIN")
@@ -328,6 +337,10 @@ class Ledger:
 
     def _reserve(self, guarantee, label: str, status: str) -> int:
         """Check and durably record one entry in one IMMEDIATE transaction; return its id."""
+        with self._lock:
+            return self._reserve_unlocked(guarantee, label, status)
+
+    def _reserve_unlocked(self, guarantee, label: str, status: str) -> int:
         g = self._validated(guarantee)
         con = self._connection()
         try:
@@ -339,8 +352,8 @@ class Ledger:
             self._catch_up(con)
             tally = self._tally.copy()
             tally.add(g)
-            total = compose_tally(tally, self.delta, self.method)
-            if not fits(total, self.epsilon):
+            if not within(tally, self.delta, self.epsilon, self.method):
+                total = compose_tally(tally, self.delta, self.method)
                 spent = compose_tally(self._tally, self.delta if self.delta > 0 else None,
                                       self.method)
                 raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
@@ -351,7 +364,7 @@ class Ledger:
                 "calibration, exact, refuted, mechanism, notes, reserved_at, released_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (str(label), status, float(g.epsilon), float(g.delta),
-                 None if g.mu is None else float(g.mu), g.neighbouring, g.calibration,
+                 None if g.mu is None else float(g.mu), str(g.neighbouring), g.calibration,
                  int(bool(g.exact)), int(bool(g.refuted)), g.mechanism, json.dumps(g.notes),
                  now, now if status == "released" else None))
             con.execute("COMMIT")
@@ -362,6 +375,10 @@ class Ledger:
         return int(cur.lastrowid)
 
     def _finish(self, entry_id: int, status: str) -> None:
+        with self._lock:
+            self._finish_unlocked(entry_id, status)
+
+    def _finish_unlocked(self, entry_id: int, status: str) -> None:
         con = self._connection()
         con.execute("BEGIN IMMEDIATE")
         try:
@@ -380,8 +397,8 @@ class Ledger:
         with self._read():
             tally = self._tally.copy()
             tally.add(g)
-            total = compose_tally(tally, self.delta, self.method)
-            if not fits(total, self.epsilon):
+            if not within(tally, self.delta, self.epsilon, self.method):
+                total = compose_tally(tally, self.delta, self.method)
                 spent = compose_tally(self._tally, self.delta if self.delta > 0 else None,
                                       self.method)
                 raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(

@@ -7,7 +7,7 @@ privacy profile for the upper triangle's exact L2 sensitivity √2/n before it i
 analytic-Gaussian σ for that sensitivity (the smallest valid one) is available as
 ``calibration="analytic"``.
 
-Derivation: ``docs/derivations/baselines.md`` (section MOD-SULQ).
+Derivation: ``docs/baselines.md`` (section MOD-SULQ).
 """
 
 from __future__ import annotations
@@ -163,6 +163,9 @@ def mod_sulq(X, *, epsilon: float, delta: float, n_components: int, row_norm_bou
     calibration : {"paper", "analytic"}
         See :func:`mod_sulq_sigma`.
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
 
     Returns
     -------

@@ -82,6 +82,9 @@ def read_header(path, option: str = "DATA") -> list[str]:
             names = list(pq.read_schema(file).names)
         else:
             names = [str(c) for c in pd.read_csv(file, nrows=0).columns]
+    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
+        raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
+                                            "re-encode it as UTF-8") from None
     except Exception as exc:  # pandas/pyarrow raise many types for unreadable files
         raise InvalidParameterError(option, f"cannot read {path}: {_short(exc)}") from None
     if not names:
@@ -121,8 +124,10 @@ def read_table(path, option: str = "DATA", columns=None):
             frame = pd.read_parquet(file, columns=columns)
         else:
             frame = pd.read_csv(file, usecols=columns)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError,
-            OSError) as exc:
+    except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
+        raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
+                                            "re-encode it as UTF-8") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as exc:
         raise InvalidParameterError(option, f"cannot read {path}: {_short(exc)}") from None
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise InvalidParameterError(option, f"{path} has no data rows or no columns")

@@ -1,16 +1,26 @@
 """``matrixdp demo``: an end-to-end private release on generated data.
 
 The demo grows as capabilities land: each section is a function in ``SECTIONS``
-that takes the data, its public bounds, the budget and a generator, and prints
-what it released and the guarantee.
+that takes the data, the budget per release, a generator and the ledger every release is
+charged to (before its noise is drawn), and prints what it released and the guarantee. The
+total is read back from the ledger.
 """
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
+from pathlib import Path
+
 import numpy as np
+
+from ..accounting import Ledger, charge, local_as_replace_one
 
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..rng import make_rng
+
+#: The temporary ledger's budget, in releases of (epsilon, delta) each.
+DEMO_BUDGET_RELEASES = 10
 
 #: Public bounds of the generated table's features (known before seeing data).
 FEATURES = ("age", "systolic_bp", "cholesterol", "bmi")
@@ -35,10 +45,10 @@ def mean_mechanism(n_records: int, epsilon, delta) -> GaussianMechanism:
     return GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity)
 
 
-def section_mean(X, epsilon, delta, rng) -> None:
+def section_mean(X, epsilon, delta, rng, ledger=None) -> None:
     """Release the feature means with the analytic Gaussian mechanism."""
     mech = mean_mechanism(X.shape[0], epsilon, delta)
-    rel = mech.release(X.mean(axis=0), rng=rng)
+    rel = mech.release(X.mean(axis=0), rng=rng, ledger=ledger, label="feature means")
     print(f"\n[1] Feature means, Gaussian mechanism (L2 sensitivity {mech.sensitivity:.4g}, "
           f"sigma {mech.sigma:.4g})")
     for name, true, noisy in zip(FEATURES, X.mean(axis=0), rel.value):
@@ -46,20 +56,20 @@ def section_mean(X, epsilon, delta, rng) -> None:
     print(f"    guarantee: {rel.privacy}")
 
 
-def section_count(X, epsilon, delta, rng) -> None:
+def section_count(X, epsilon, delta, rng, ledger=None) -> None:
     """Release an age histogram with the Laplace mechanism."""
     edges = np.array([18, 30, 45, 60, 75, 90.0001])
     counts = np.histogram(X[:, 0], bins=edges)[0].astype(float)
     # Replace-one moves one record between two bins: L1 sensitivity 2.
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=2.0)
-    rel = mech.release(counts, rng=rng)
+    rel = mech.release(counts, rng=rng, ledger=ledger, label="age histogram")
     print(f"\n[2] Age histogram, Laplace mechanism (L1 sensitivity 2, scale {mech.scale:.4g})")
     for lo, hi, true, noisy in zip(edges[:-1], edges[1:], counts, rel.value):
         print(f"    [{lo:4.0f}, {hi:4.0f})  true {true:7.0f}   released {noisy:9.1f}")
     print(f"    guarantee: {rel.privacy}")
 
 
-def section_mvg_covariance(X, epsilon, delta, rng) -> None:
+def section_mvg_covariance(X, epsilon, delta, rng, ledger=None) -> None:
     """Release the second-moment matrix with directional MVG noise next to i.i.d. Gaussian noise."""
     from ..calibration.allocation import binary_allocation
     from ..mechanisms import MVGMechanism
@@ -72,14 +82,16 @@ def section_mvg_covariance(X, epsilon, delta, rng) -> None:
     important = [0, 1]  # age and systolic_bp: the entries we care most about
     block = np.ix_(important, important)
     gauss = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=query.sensitivity_l2)
-    rows = [("i.i.d. Gaussian (analytic)", gauss.release(value, rng=rng),
+    rows = [("i.i.d. Gaussian (analytic)",
+             gauss.release(value, rng=rng, ledger=ledger, label="second moment, iid Gaussian"),
              np.full(value.shape, gauss.variance))]
     for label, precision in (("MVG, binary 80% on age+bp", binary_allocation(important, 80, 4)),
                              ("MVG, MSE-optimal shares", "mse-optimal")):
         mech = MVGMechanism(shape=value.shape, epsilon=epsilon, delta=delta, sensitivity=query,
                             mode="equimodal", precision=precision)
         variances = np.outer(np.diagonal(mech.row_cov), np.diagonal(mech.col_cov))
-        rows.append((label, mech.release(value, rng=rng), variances))
+        rows.append((label, mech.release(value, rng=rng, ledger=ledger,
+                                         label=f"second moment, {label}"), variances))
     print("\n[3] Second-moment matrix about the public centre (4x4): MVG noise (exact "
           "calibration, equimodal) vs i.i.d. Gaussian noise")
     print(f"    {'mechanism':<28} {'|err|_F':>9} {'E|err|^2':>10} {'|err| age+bp':>13} "
@@ -91,10 +103,9 @@ def section_mvg_covariance(X, epsilon, delta, rng) -> None:
     for label, rel, _ in rows:
         print(f"    {label:<28} {rel.privacy}")
     print("    (three alternative releases of the same matrix; all three are counted below)")
-    return len(rows)
 
 
-def section_synthetic(X, epsilon, delta, rng) -> None:
+def section_synthetic(X, epsilon, delta, rng, ledger=None) -> None:
     """Fit RON-Gauss on the table with a public label and compare synthetic-trained accuracy."""
     from ..synth import RONGauss
     from ..synth.evaluate import classification_utility
@@ -107,7 +118,7 @@ def section_synthetic(X, epsilon, delta, rng) -> None:
     n_train = int(0.7 * len(X))
     model = RONGauss(dim=3, epsilon=epsilon, task="classification", classes=[0, 1],
                      random_state=int(rng.integers(2 ** 31)))
-    model.fit(features[:n_train], y[:n_train])
+    model.fit(features[:n_train], y[:n_train], ledger=ledger)
     # the synthetic classes keep the (DP) class balance: score with a class-balanced classifier
     from sklearn.linear_model import LogisticRegression
 
@@ -123,13 +134,16 @@ def section_synthetic(X, epsilon, delta, rng) -> None:
     print(f"    guarantee: {model.privacy_}")
 
 
-def section_dataset_release(X, epsilon, delta, rng) -> None:
+def section_dataset_release(X, epsilon, delta, rng, ledger=None) -> None:
     """Release the whole table with Fisher-optimal Gaussian noise (local DP per record)."""
     from ..mechanisms.fisher import FisherNoiseMechanism
 
     releaser = FisherNoiseMechanism(epsilon=epsilon, delta=delta,
-                                    feature_ranges=np.column_stack([LOWER, UPPER]))
-    rel = releaser.release(X, rng=rng)
+                                     feature_ranges=np.column_stack([LOWER, UPPER]))
+    # local DP per record is DP under replace-one: it composes with the central releases
+    with charge(local_as_replace_one(releaser.privacy), ledger=ledger,
+                label="whole table (local DP)"):
+        rel = releaser.release(X, rng=rng)
     print("\n[5] Whole-table release, Fisher-information-optimal Gaussian noise (Farokhi), "
           "every record noised independently")
     noise_std = (rel.value - X).std(axis=0)
@@ -142,7 +156,7 @@ def section_dataset_release(X, epsilon, delta, rng) -> None:
     print(f"    guarantee: {rel.privacy}")
 
 
-def section_audit(X, epsilon, delta, rng) -> int:
+def section_audit(X, epsilon, delta, rng, ledger=None) -> None:
     """Audit the Gaussian mechanism of section 1 on its worst-case pair (no data touched)."""
     from ..audit import audit_mechanism, exact_delta
 
@@ -157,7 +171,7 @@ def section_audit(X, epsilon, delta, rng) -> int:
           f"epsilon lower bound {result.epsilon_lower_bound:.3f} (95% confidence) <= claimed "
           f"{epsilon:g}: {'consistent' if result.passed else 'REFUTED'}")
     print("    (`matrixdp audit --all` audits every mechanism the library ships)")
-    return 0  # an audit runs on public witnesses: it spends no budget
+    # an audit runs on public witnesses: it spends no budget (not charged to the ledger)
 
 
 SECTIONS = [section_mean, section_count, section_mvg_covariance, section_synthetic,
@@ -190,13 +204,29 @@ def run(args) -> int:
           f"({', '.join(FEATURES)}), public bounds {LOWER.tolist()} .. {UPPER.tolist()}")
     print(f"Each release below spends epsilon={args.epsilon}, delta={args.delta} "
           f"(replace-one neighbours).")
-    total = 0
-    for section in SECTIONS:
-        # a section returns how many releases it made (None means one)
-        spent = section(X, args.epsilon, args.delta, gen)
-        total += 1 if spent is None else int(spent)
-    print(f"\nTotal by basic composition over {total} releases: "
-          f"epsilon={total * args.epsilon:g}, delta={total * args.delta:g}")
+    with contextlib.ExitStack() as stack:
+        if args.ledger is not None:
+            ledger = Ledger.open(args.ledger)
+            where = f"ledger {args.ledger}"
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="matrixdp-demo-"))
+            budget = DEMO_BUDGET_RELEASES
+            ledger = Ledger.create(Path(tmp) / "demo.ledger", dataset="matrixdp demo table",
+                                   epsilon=budget * args.epsilon,
+                                   delta=min(budget * args.delta, 0.5))
+            where = (f"a temporary ledger (budget {budget} x (epsilon, delta); pass --ledger to "
+                     "keep one)")
+        stack.callback(ledger.close)
+        print(f"Every release is charged to {where} before its noise is drawn.")
+        for section in SECTIONS:
+            section(X, args.epsilon, args.delta, gen, ledger=ledger)
+        history = ledger.history()
+        basic = ledger.spent(delta=sum(h["delta"] for h in history), method="basic")
+        tight = ledger.spent(delta=basic.delta)
+    print(f"\nTotal from the ledger by basic composition over {len(history)} releases: "
+          f"epsilon={basic.epsilon:g}, delta={basic.delta:g}")
+    print(f"Tightest valid composition at the same delta ({tight.calibration}): "
+          f"epsilon={tight.epsilon:.4g}")
     if args.seed is not None:
         print("note: --seed makes the noise reproducible; use it only for demonstrations.")
     return 0
@@ -210,4 +240,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--delta", type=float, default=1e-6, help="delta per release (default 1e-6)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed for reproducible output (default: secure randomness)")
+    p.add_argument("--ledger", default=None, metavar="DATASET.db",
+                   help="charge the releases to this privacy-budget ledger (see `matrixdp budget "
+                        "init`; default: a temporary one)")
     p.set_defaults(func=run)

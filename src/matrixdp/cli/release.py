@@ -26,8 +26,11 @@ from ._tables import (Schema, bounds_arrays, design_matrix, parse_bound_options,
 
 QUERIES = ("mean", "sum", "covariance", "gram", "correlation", "pca", "linreg")
 NOISES = ("auto", "mvg", "iid")
-#: Number representations the release can be computed in (more arrive with exact numerics).
-NUMERICS = ("float",)
+#: Number representations: "float" (idealised real arithmetic) or "exact" (lattice + exact
+#: discrete Gaussian noise; mean and sum only in this version, see docs/numerics.md).
+NUMERICS = ("float", "exact")
+#: Queries that can be released with exact numerics.
+EXACT_QUERIES = ("mean", "sum")
 #: Format version of RELEASE.json.
 FORMAT_VERSION = 1
 
@@ -75,26 +78,21 @@ class _LedgerCharge:
 
 
 # ----------------------------------------------------------------------------- expected error
-def _moment_entry_std(lower, upper, n, kind, epsilon, delta, noise):
-    """Per-entry noise standard deviation of the released second moments (public numbers)."""
-    from ..models._moments import plan_second_moment  # public planning step of the estimators
-    from ..models.covariance import augmented_task
-
-    task, _, t = augmented_task(lower, upper, n, kind)
-    plan, _ = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
-    return np.sqrt(np.asarray(plan.entry_variance, dtype=np.float64)), t
-
-
-def _covariance_error_bound(lower, upper, n, epsilon, delta, noise) -> np.ndarray:
+def _covariance_error_bound(est, lower, upper) -> np.ndarray:
     """Root-mean-square error bound per entry of ``M - m mᵀ`` from the released moments.
 
-    With ``m`` the DP mean offset from the public centre (|m_i| <= h_i) and ``G`` the released
-    augmented moments, Minkowski's inequality gives
+    ``est.entry_variance_`` is the exact noise variance of each released entry of the
+    augmented second moments ``G`` of ``(x - c, t)`` (public: it follows from the bounds,
+    ``n`` and (epsilon, delta)). With ``m = G[:d, d] / t`` the DP mean's offset from the
+    public centre (``|m_i| <= h_i``), Minkowski's inequality gives
     ``rms(err_ij) <= sd(G_ij) + h_i sd(m_j) + h_j sd(m_i) + sqrt(3) sd(m_i) sd(m_j)``
     (before the PSD projection); every term is public.
     """
-    sd, t = _moment_entry_std(lower, upper, n, "covariance", epsilon, delta, noise)
+    from ..models.covariance import augmented_task
+
     d = len(lower)
+    _, _, t = augmented_task(lower, upper, 2, "covariance")  # t depends on the bounds only
+    sd = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64))
     h = 0.5 * (np.asarray(upper) - np.asarray(lower))
     sd_m = sd[:d, d] / t
     return (sd[:d, :d] + np.outer(h, sd_m) + np.outer(sd_m, h)
@@ -127,10 +125,39 @@ def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper):
     return {"values": value.tolist()}, est.privacy_, expected
 
 
+def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, keeper):
+    """Mean or sum with exact numerics: the lattice Gaussian mechanism at the public sensitivity."""
+    from ..mechanisms import GaussianMechanism
+
+    if noise == "mvg":
+        raise InvalidParameterError("--noise", "--numerics exact releases i.i.d. discrete "
+                                               "Gaussian noise: use --noise auto or iid")
+    n = X.shape[0]
+    # replace-one: one record moves the sum by at most ||upper - lower||_2 (the mean by 1/n of it)
+    sensitivity = float(np.linalg.norm(upper - lower))
+    value = X.sum(axis=0)
+    if query == "mean":
+        sensitivity /= n
+        value = np.clip(value / n, lower, upper)
+    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                             numerics="exact")
+    # the mechanism charges the ledger itself (its sigma depends on the value's size)
+    kwargs = {} if keeper is None else {"ledger": keeper.ledger, "label": keeper.label}
+    rel = mech.release(value, rng=rng, **kwargs)
+    std = np.full(value.shape, math.sqrt(rel.noise.per_entry_variance))
+    expected = {"noise": "iid", "allocation": None, "distribution": rel.noise.distribution,
+                "scale": rel.noise.scale, "per_entry_variance": rel.noise.per_entry_variance,
+                "expected_squared_error": rel.noise.expected_squared_error,
+                "entry_std": std.tolist(),
+                "what": f"standard deviation of the noise on each released {query} (discrete "
+                        "Gaussian on a lattice, rounding included)",
+                "sensitivity_l2": sensitivity}
+    return {"values": np.asarray(rel.value, dtype=np.float64).tolist()}, rel.privacy, expected
+
+
 def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args):
     from ..models import DPCovariance, DPPCA
 
-    n = X.shape[0]
     if query == "pca":
         k = args.components
         est = DPPCA(n_components=k, epsilon=epsilon, delta=delta, bounds=(lower, upper),
@@ -139,7 +166,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                     "explained_variance": est.explained_variance_.tolist(),
                     "explained_variance_ratio": est.explained_variance_ratio_.tolist(),
                     "mean": est.mean_.tolist()}
-        std = _covariance_error_bound(lower, upper, n, epsilon, delta, est.noise_)
+        std = _covariance_error_bound(est, lower, upper)
         what = ("root-mean-square error bound of each entry of the DP covariance the components "
                 "are computed from (before the PSD projection)")
     else:
@@ -149,10 +176,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         if est.location_ is not None:
             released["mean"] = est.location_.tolist()
         if query == "gram":
-            std, _ = _moment_entry_std(lower, upper, n, "gram", epsilon, delta, est.noise_)
-            what = "standard deviation of the noise on each entry of the Gram matrix X'X/n"
+            std = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64))
+            what = ("standard deviation of the noise on each entry of the Gram matrix X'X/n "
+                    "(before the PSD projection, which never increases the total error)")
         else:
-            std = _covariance_error_bound(lower, upper, n, epsilon, delta, est.noise_)
+            std = _covariance_error_bound(est, lower, upper)
             what = ("root-mean-square error bound of each covariance entry (before the PSD "
                     "projection)")
             if query == "correlation":
@@ -183,16 +211,7 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     est.fit(X, y)
     released = {"coef": dict(zip(names, np.asarray(est.coef_).tolist())),
                 "intercept": float(est.intercept_)}
-    std = None
-    try:
-        from ..models._moments import plan_second_moment
-        from ..models.linear import regression_task
-
-        task = regression_task(lower, upper, ylo, yhi, X.shape[0], True)[0]
-        plan, _ = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=est.noise_)
-        std = np.sqrt(plan.entry_variance).tolist()
-    except (ImportError, AttributeError, TypeError):  # pragma: no cover - estimator internals moved
-        pass
+    std = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64)).tolist()
     summary = est.noise_summary_
     expected = {"noise": est.noise_, "distribution": summary.distribution,
                 "scale": summary.scale, "per_entry_variance": summary.per_entry_variance,
@@ -206,6 +225,8 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
 
 # ----------------------------------------------------------------------------- the command
 def _guarantee_dict(g, numerics: str) -> dict:
+    # the guarantee's own numerics note is the truth ("float" when any step was float)
+    numerics = getattr(g, "numerics", numerics)
     return {"epsilon": g.epsilon, "delta": g.delta, "relation": g.neighbouring,
             "calibration": g.calibration, "exact": bool(g.exact), "numerics": numerics,
             "mechanism": g.mechanism, "refuted": bool(g.refuted), "notes": list(g.notes),
@@ -246,8 +267,13 @@ def run(args) -> int:
     if args.query is None:
         raise InvalidParameterError("--query", f"is required: one of {', '.join(QUERIES)}")
     if args.numerics not in NUMERICS:
-        raise InvalidParameterError("--numerics", f"only 'float' is available in this version, "
-                                                  f"got {args.numerics!r}")
+        raise InvalidParameterError("--numerics", f"must be one of {', '.join(NUMERICS)}, got "
+                                                  f"{args.numerics!r}")
+    if args.numerics == "exact" and args.query not in EXACT_QUERIES:
+        raise InvalidParameterError(
+            "--numerics", f"exact numerics are available for --query {' and '.join(EXACT_QUERIES)} "
+                          "in this version; the matrix queries release in floating point "
+                          "(--numerics float)")
     eps, delta = _check_privacy(args)
     if args.out is None:
         raise InvalidParameterError("--out", "is required: the RELEASE.json file to write")
@@ -302,7 +328,10 @@ def run(args) -> int:
         keeper = _LedgerCharge(ledger, label)
     rng = args.seed  # None: the operating system's secure generator
     try:
-        if args.query in ("mean", "sum"):
+        if args.numerics == "exact":
+            released, guarantee, expected = _release_vector_exact(
+                args.query, X, lower, upper, eps, delta, args.noise, rng, keeper)
+        elif args.query in ("mean", "sum"):
             released, guarantee, expected = _release_vector(
                 args.query, X, lower, upper, eps, delta, args.noise, rng, keeper)
         elif args.query == "linreg":
@@ -407,9 +436,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--noise", choices=NOISES, default="auto",
                    help="auto (the least expected loss from public information), mvg "
                         "(matrix-variate Gaussian) or iid (analytic Gaussian)")
-    p.add_argument("--numerics", default="float",
-                   help="number representation of the noise: only 'float' (idealised real "
-                        "arithmetic) in this version")
+    p.add_argument("--numerics", default="float", metavar="{float,exact}",
+                   help="float (the guarantee assumes idealised real arithmetic) or exact "
+                        "(lattice + exact discrete Gaussian noise, floating-point safe; --query "
+                        "mean and sum)")
     p.add_argument("--components", type=int, default=None,
                    help="number of principal components (--query pca; default all)")
     p.add_argument("--alpha", type=float, default=None,

@@ -10,6 +10,8 @@ import math
 import sys
 import warnings
 
+import numpy as np
+
 from .._progress import Progress
 from ..errors import InvalidParameterError
 from ..synth import RONGauss
@@ -112,7 +114,7 @@ def run(args) -> int:
     else:
         features = frame
 
-    n_out = args.n if args.n is not None else frame.shape[0]
+    n_out = args.n
     model = RONGauss(dim=args.dim, epsilon=args.epsilon, mean_fraction=args.mean_fraction,
                      task=args.task, label_bound=_parse_label_bound(args.label_bound),
                      clip_labels=args.clip_labels, classes=classes,
@@ -120,9 +122,28 @@ def run(args) -> int:
                      epsilon_counts=args.epsilon_counts,
                      neighbouring=args.neighbouring,
                      reconstruct=args.reconstruct, random_state=args.seed)
+    ledger_line = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model.fit(features, y)
+        if args.ledger is None:
+            model.fit(features, y)
+        else:
+            from ..accounting import Ledger
+
+            ledger = Ledger.open(args.ledger)
+            try:
+                model.fit(features, y, ledger=ledger)  # refused before any noise if over budget
+                spent = ledger.spent()
+                ledger_line = (f"ledger {args.ledger}: spent epsilon={spent.epsilon:.6g} at "
+                               f"delta={spent.delta:.3g} ({spent.calibration}) of the budget "
+                               f"epsilon={ledger.epsilon:g}")
+            finally:
+                ledger.close()
+    if n_out is None:
+        # as many records as the input; under add/remove n is private, so its DP count instead
+        n_out = frame.shape[0] if args.neighbouring == "replace-one" else max(1, int(round(
+            float(np.sum(model.class_counts_)) if args.task == "classification"
+            else float(model.n_records_))))
     names = ([str(c) for c in features.columns] if args.reconstruct
              else [f"z{j + 1}" for j in range(args.dim)])
     _write_samples(model, n_out, out_path, names, args.target, args.quiet)
@@ -139,16 +160,22 @@ def run(args) -> int:
     else:
         print(f"  - columns z1..z{args.dim} are the projected (normalised) space, not input features")
     if args.task == "classification":
-        if args.class_weights == "dp":
-            print("  - records per class follow the DP class counts (--class-weights dp)")
-        else:
-            print("  - records per class are EQUAL (--class-weights uniform): the synthetic class "
-                  "proportions are not the real ones; --class-weights dp uses DP counts")
+        mode = args.class_weights
+        if mode == "auto":
+            private = args.neighbouring == "add-remove" or args.class_sizes == "private"
+            mode = "dp" if private else "exact"
+        print({"dp": "  - records per class follow the DP class counts",
+               "exact": "  - records per class follow the true class sizes",
+               "uniform": "  - records per class are EQUAL (--class-weights uniform): the synthetic "
+                          "class proportions are not the real ones"}[mode]
+              + f" (--class-weights {args.class_weights})")
     if args.task == "regression":
         print(f"  - the {args.target} column is in the input's units")
     print(f"guarantee: {model.privacy_}")
     for note in model.privacy_.notes:
         print(f"  - {note}")
+    if ledger_line:
+        print(ledger_line)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if args.seed is not None:
@@ -196,4 +223,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (bars appear only on a terminal; "
                         "MATRIXDP_PROGRESS=always forces them)")
+    p.add_argument("--ledger", default=None, metavar="DATASET.db",
+                   help="spend through this privacy-budget ledger (see `matrixdp budget init`); "
+                        "refused before any noise if the fit does not fit the budget")
     p.set_defaults(func=run)

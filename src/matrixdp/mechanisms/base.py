@@ -16,6 +16,10 @@ import numpy as np
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, RefutedGuaranteeWarning
 
+_FLOAT_NOTE = ("numerics: float — the guarantee assumes idealised real arithmetic; the bit-level "
+               "artefacts of floating-point sampling and rounding (Mironov 2012) are not covered "
+               "(use numerics='exact' where offered)")
+
 __all__ = ["Relation", "PrivacyGuarantee", "NoiseSummary", "Release", "Mechanism",
            "check_neighbouring"]
 
@@ -74,7 +78,10 @@ class PrivacyGuarantee:
     refuted : bool
         True when the claim is known to be false (an explicit unsafe opt-in).
     notes : tuple of str
-        Free-text caveats (composition parts, unsafe opt-ins, ...).
+        Free-text caveats (composition parts, unsafe opt-ins, ...). Every
+        guarantee carries a ``"numerics: ..."`` note: unless one is given, the
+        float note is appended (the claim assumes idealised real arithmetic);
+        see ``docs/numerics.md``.
     mu : float or None
         Gaussian differential privacy parameter when the release is a Gaussian shift: the
         privacy loss is dominated by N(0, 1) vs N(mu, 1) (mu-GDP), so ``delta(epsilon)`` is the
@@ -111,6 +118,22 @@ class PrivacyGuarantee:
         if isinstance(other, (int, float)) and other == 0:  # sum([g1, g2, ...])
             return self
         return NotImplemented
+
+    def __post_init__(self):
+        notes = tuple(self.notes)
+        if not any(str(n).startswith("numerics:") for n in notes):
+            notes = notes + (_FLOAT_NOTE,)
+        object.__setattr__(self, "notes", notes)
+
+    @property
+    def numerics(self) -> str:
+        """``"exact"`` when every step is floating-point safe (lattice + exact sampling), else ``"float"``.
+
+        A composed guarantee with one float step (a ``"numerics: float"`` note) is ``"float"``.
+        """
+        if any(n.startswith("numerics: float") for n in self.notes):
+            return "float"
+        return "exact" if any(n.startswith("numerics: exact") for n in self.notes) else "float"
 
     def __str__(self) -> str:
         kind = "pure " if self.delta == 0 else ""
@@ -177,10 +200,20 @@ class Mechanism(abc.ABC):
     Subclasses implement :meth:`_noise` (draw the noise for an array of a given
     shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates
     the value, adds the noise in one vectorised pass, and wraps the result.
+    :meth:`bias`, :meth:`variance` and :meth:`mse` (per-entry moments of the
+    error) are defined here once, from :meth:`noise_summary`.
+
+    Numerics: with ``numerics == "float"`` (default) the release is
+    ``value + _noise(...)`` in floating point, whose guarantee assumes idealised
+    real arithmetic. A subclass that offers ``numerics="exact"`` implements
+    :meth:`_release_exact` (a lattice release, see
+    :mod:`matrixdp.mechanisms.lattice`), which :meth:`release` then calls instead.
     """
 
     #: Human-readable name used in guarantees and audit tables.
     name: str = "mechanism"
+    #: "float" (idealised real arithmetic) or "exact" (lattice + exact integer sampling).
+    numerics: str = "float"
 
     # ------------------------------------------------------------------ API
     @property
@@ -229,10 +262,13 @@ class Mechanism(abc.ABC):
         from ..rng import make_rng
 
         arr = self._check_value(value)
-        privacy = self.privacy
+        privacy = self._privacy_for(arr.shape)
         with charge(privacy, accountant=accountant, ledger=ledger, label=label or self.name):
             gen = make_rng(rng)
-            noisy = arr + self._noise(arr.shape, gen)
+            if self.numerics == "exact":
+                noisy = self._release_exact(arr, gen)
+            else:
+                noisy = arr + self._noise(arr.shape, gen)
         if privacy.refuted:
             warnings.warn(f"{self.name}: the claimed {privacy} is refuted; this release is "
                           "NOT differentially private as claimed", RefutedGuaranteeWarning,
@@ -242,6 +278,51 @@ class Mechanism(abc.ABC):
 
     def _metadata(self) -> dict:
         return {}
+
+    # -------------------------------------------------------------- error moments
+    def _moment_shape(self) -> tuple[int, ...]:
+        """A value shape for the per-entry moments: the mechanism's own (``self.shape``) or
+        ``(1,)`` for i.i.d. noise, whose moments do not depend on it."""
+        return _as_shape(getattr(self, "shape", None) or (1,))
+
+    @property
+    def bias(self) -> float:
+        """Mean over the entries of ``E[noise]`` (0 for centred noise)."""
+        return float(self.noise_summary(self._moment_shape()).bias)
+
+    @property
+    def variance(self) -> float:
+        """Mean over the entries of ``Var(noise_ij)``."""
+        return float(self.noise_summary(self._moment_shape()).per_entry_variance)
+
+    @property
+    def mse(self) -> float:
+        """Mean over the entries of ``E[noise_ij²]`` (``E‖noise‖²`` divided by the size)."""
+        shape = self._moment_shape()
+        return float(self.noise_summary(shape).expected_squared_error) / max(1, int(np.prod(shape)))
+
+    # -------------------------------------------------------------- exact numerics
+    def _privacy_for(self, shape) -> PrivacyGuarantee:
+        """The guarantee of a release of ``shape`` (exact numerics may depend on the shape)."""
+        return self.privacy
+
+    def _release_exact(self, arr: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The exact-numerics release of ``arr`` (float64), for subclasses offering it."""
+        raise NotImplementedError(f"{type(self).__name__} has no exact numerics")
+
+    def _release_batch_exact(self, value, n: int, rng=None) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} has no exact numerics")
+
+    @property
+    def release_batch(self):
+        """``release_batch(value, n, rng)``: ``n`` independent exact releases (exact numerics only).
+
+        Float-numerics mechanisms have no such attribute (the auditor then draws
+        ``value + sample_noise``).
+        """
+        if self.numerics != "exact":
+            raise AttributeError("release_batch exists only with numerics='exact'")
+        return self._release_batch_exact
 
     # -------------------------------------------------------------- helpers
     def sample_noise(self, shape, rng=None) -> np.ndarray:
@@ -258,6 +339,10 @@ class Mechanism(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.privacy})"
+
+
+def _as_shape(shape) -> tuple[int, ...]:
+    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
 
 
 def _basic_sum(a: PrivacyGuarantee, b: PrivacyGuarantee) -> PrivacyGuarantee:
@@ -280,7 +365,9 @@ def _basic_sum(a: PrivacyGuarantee, b: PrivacyGuarantee) -> PrivacyGuarantee:
         mechanism=" + ".join(m for m in (a.mechanism, b.mechanism) if m), mu=mu,
         notes=("basic sequential composition (epsilons and deltas add)"
                + ("; mu is the exact GDP composition sqrt(mu1^2 + mu2^2)" if mu is not None
-                  else ""),))
+                  else ""),)
+        + (("numerics: exact — every composed step is floating-point safe",)
+           if a.numerics == b.numerics == "exact" else ()))
 
 
 def _restore_type(original, noisy: np.ndarray):

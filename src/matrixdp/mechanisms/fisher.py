@@ -35,6 +35,7 @@ from ..calibration.gaussian import gaussian_delta
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..rng import make_rng
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
+from .lattice import check_granularity, check_numerics
 from .fisher_bounded import BoundedOptimalNoise
 
 __all__ = ["FisherNoiseMechanism", "DEFAULT_REPORT_DELTA", "sample_optimal_gaussian",
@@ -98,6 +99,14 @@ class FisherNoiseMechanism(Mechanism):
         The box support of the noise, required for ``kind="bounded"``.
     n_grid : int
         Grid nodes per coordinate for ``kind="bounded"``.
+    numerics : {"float", "exact"}, default "float"
+        ``"float"``: Gaussian noise in floating point (the guarantee assumes idealised real
+        arithmetic). ``"exact"`` (``kind="gaussian"`` only): each record is whitened in float64,
+        released on a public lattice with exact discrete Gaussian noise and coloured back, at the
+        same (ε, δ); the noise is then σ_W (≈ 1.05–1.1) times the optimal noise of ``lam``
+        (``noise_summary`` and the guarantee's notes say so). See ``docs/numerics.md``.
+    granularity : float, optional
+        Exact numerics only: the lattice step in whitened units (a power of two).
 
     Attributes
     ----------
@@ -124,17 +133,22 @@ class FisherNoiseMechanism(Mechanism):
        Classification", IEEE Trans. Big Data, 2020 (Theorems 2.4–2.6).
     .. [2] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for Differential Privacy:
        Analytical Calibration and Optimal Denoising", ICML 2018.
-    .. [3] ``docs/release/fisher.md``.
+    .. [3] ``docs/fisher.md``.
     """
 
     name = "farokhi-fisher"
 
     def __init__(self, *, lam=None, epsilon=None, delta=None, weights=None, feature_ranges=None,
                  kind: str = "gaussian", clip: bool = False, noise_support=None,
-                 n_grid: int = 4000):
+                 n_grid: int = 4000, numerics: str = "float", granularity=None):
         if kind not in _KINDS:
             raise InvalidParameterError("kind", f"must be one of {_KINDS}, got {kind!r}")
         self.kind = kind
+        self.numerics = check_numerics(numerics)
+        self.granularity = check_granularity(granularity)
+        if self.numerics == "exact" and kind != "gaussian":
+            raise InvalidParameterError(
+                "numerics", f"'exact' is offered for kind='gaussian' only, got kind={kind!r}")
         if kind != "gaussian" and delta is not None and delta != 0:
             # never silently ignore a delta (or a NaN one): only the Gaussian kind has one
             raise InvalidParameterError(
@@ -179,6 +193,16 @@ class FisherNoiseMechanism(Mechanism):
                                                 weights=self.weights, n_grid=n_grid)
         elif noise_support is not None:
             raise InvalidParameterError("noise_support", "only used with kind='bounded'")
+        self._lattice = None
+        if self.numerics == "exact":
+            from .record_lattice import max_box_norm, record_lattice_plan
+
+            eps_claim = gaussian_ldp_epsilon(self.lam, self.delta, self.weights, self.widths)
+            self._lattice = record_lattice_plan(
+                spd_power(self.weights, 0.25) * self.lam ** 0.25,
+                optimal_gaussian_factor(self.lam, self.weights), self.widths,
+                max_box_norm(self.feature_ranges[:, 0], self.feature_ranges[:, 1]),
+                eps_claim, self.delta, self.granularity)
 
     # -------------------------------------------------------------- noise law
     @property
@@ -224,6 +248,11 @@ class FisherNoiseMechanism(Mechanism):
         """Exact δ(ε) of the Gaussian release as a local mechanism (``kind="gaussian"`` only)."""
         if self.kind != "gaussian":
             raise InvalidParameterError("kind", "the Gaussian privacy profile needs kind='gaussian'")
+        if self._lattice is not None:      # exact numerics: the discrete Gaussian's proven bound
+            from ..calibration.discrete import discrete_gaussian_delta
+
+            lat = self._lattice.lattice
+            return discrete_gaussian_delta(check_epsilon(epsilon), lat.sigma2, lat.sensitivity)
         return gaussian_delta(check_epsilon(epsilon), 1.0, self.whitened_sensitivity)
 
     def to_dp_event(self):
@@ -239,11 +268,23 @@ class FisherNoiseMechanism(Mechanism):
                                                 "kind='gaussian'")
         import dp_accounting
 
+        if self._lattice is not None:
+            lat = self._lattice.lattice
+            return dp_accounting.ZCDpEvent(rho=lat.sensitivity / (2 * float(lat.sigma2)))
         return dp_accounting.GaussianDpEvent(noise_multiplier=1.0 / self.whitened_sensitivity)
 
     # -------------------------------------------------------------- guarantee
     @cached_property
     def privacy(self) -> PrivacyGuarantee:
+        if self.kind == "gaussian" and self._lattice is not None:
+            eps = gaussian_ldp_epsilon(self.lam, self.delta, self.weights, self.widths)
+            notes = (self._lattice.note(), _LABEL_NOTE,
+                     f"the noise is {self._lattice.noise_scale:.6g} x the optimal Gaussian noise of "
+                     f"lam={self.lam:.6g} (the float path's epsilon at this lam, met by the discrete "
+                     "Gaussian's proven bound); fisher/crb/cost describe the float noise")
+            return PrivacyGuarantee(epsilon=eps, delta=self.delta, neighbouring="local",
+                                    calibration="discrete-zcdp", exact=False, mechanism=self.name,
+                                    notes=notes)
         if self.kind == "gaussian":
             k, exact = ldp_sensitivity_factor(self.weights, self.widths, return_exact=True)
             eps = gaussian_ldp_epsilon(self.lam, self.delta, self.weights, self.widths)
@@ -286,11 +327,16 @@ class FisherNoiseMechanism(Mechanism):
             per_entry_var = float(np.mean(self._bounded.second_moment - mean ** 2))
             bias = float(np.mean(mean))
         else:
+            if self._lattice is not None:
+                v = v * self._lattice.noise_scale ** 2
             per_entry_var = float(np.trace(v)) / self.n_features
             bias = 0.0
         return NoiseSummary(distribution=self.kind, scale=math.sqrt(per_entry_var),
                             per_entry_variance=per_entry_var,
                             expected_squared_error=q * float(np.trace(v)), bias=bias)
+
+    def _moment_shape(self) -> tuple[int, ...]:
+        return (1, self.n_features)
 
     # ---------------------------------------------------------------- release
     def _noise(self, shape, rng) -> np.ndarray:
@@ -303,6 +349,19 @@ class FisherNoiseMechanism(Mechanism):
         factor = optimal_gaussian_factor(self.lam, self.weights)
         return rng.standard_normal((q, self.n_features)) @ factor.T
 
+    def _release_exact(self, arr, gen):
+        from .record_lattice import record_lattice_release
+
+        return record_lattice_release(arr, self._lattice, gen)
+
+    def _release_batch_exact(self, value, n, rng=None):
+        from .record_lattice import record_lattice_release
+
+        X = self._check_value(value)
+        stacked = np.broadcast_to(X, (int(n),) + X.shape).reshape(-1, X.shape[1])
+        out = record_lattice_release(stacked, self._lattice, make_rng(rng))
+        return out.reshape((int(n),) + X.shape)
+
     def _check_value(self, value) -> np.ndarray:
         X = check_finite_array(value, "X", ndim=2)
         if X.shape[1] != self.n_features:
@@ -314,7 +373,7 @@ class FisherNoiseMechanism(Mechanism):
         check_in_bounds(X, low, high, "X")
         return X
 
-    def release(self, X, rng=None) -> Release:
+    def release(self, X, rng=None, *, accountant=None, ledger=None, label: str = "") -> Release:
         """Return the noisy features ``X + N`` (labels are not touched; release them yourself).
 
         Parameters
@@ -326,8 +385,12 @@ class FisherNoiseMechanism(Mechanism):
             noise is kept on the mechanism or the Release. An int seed or a Generator makes the
             release reproducible, and so replayable: anyone who knows the seed (or the
             generator's state) can regenerate the noise and subtract it.
+        accountant, ledger, label :
+            Budget keepers charged before the noise (see :meth:`Mechanism.release`); the
+            guarantee is local DP, so they must account under the ``"local"`` relation (or
+            charge ``matrixdp.accounting.local_as_replace_one(self.privacy)`` yourself).
         """
-        return super().release(X, rng=rng)
+        return super().release(X, rng=rng, accountant=accountant, ledger=ledger, label=label)
 
     def _metadata(self) -> dict:
         return {"lam": self.lam, "kind": self.kind, "crb": self.crb,

@@ -25,6 +25,7 @@ from ..errors import (
 )
 from ..queries import as_structure, is_structure
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
+from .lattice import check_granularity, check_numerics
 from .mvg_sampler import MVGSampler
 
 __all__ = ["MVGMechanism"]
@@ -143,6 +144,16 @@ class MVGMechanism(Mechanism):
         (:func:`~matrixdp.calibration.allocation.max_pnr_allocation`).
     neighbouring : str
         Recorded in the guarantee (default ``"replace-one"``).
+    numerics : {"float", "exact"}, default "float"
+        ``"float"``: Gaussian noise in floating point (the guarantee assumes
+        idealised real arithmetic). ``"exact"``: the whitened value
+        ``W = Σ^{-1/2} F Ψ^{-1/2}`` is released on a lattice with exact discrete
+        Gaussian noise and mapped back (floating-point safe; the float error of
+        computing W is budgeted; needs γ, from the query or ``gamma=``). The noise
+        is then about 1.1x the float path's (the discrete Gaussian's proven zCDP
+        bound). See ``docs/numerics.md``.
+    granularity : float, optional
+        Exact numerics only: the lattice step in W units (a power of two).
 
     Attributes
     ----------
@@ -164,8 +175,8 @@ class MVGMechanism(Mechanism):
        Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077.
     .. [2] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for
        Differential Privacy", ICML 2018.
-    .. [3] matrixdp, ``docs/derivations/mvg_exact.md`` (exact calibration) and
-       ``docs/derivations/mvg.md`` (the paper's theorems and our fixes).
+    .. [3] matrixdp, ``docs/mvg.md``: Part III (exact calibration) and Part II (the
+       paper's theorems and our fixes).
 
     Examples
     --------
@@ -184,8 +195,10 @@ class MVGMechanism(Mechanism):
                  mode: str | None = None, axis: int | None = None, directions=None,
                  precision=None, gamma=None, dp_directions=None,
                  signal_variances=None, pnr_rule: str = "floor",
-                 neighbouring: str = "replace-one"):
+                 neighbouring: str = "replace-one", numerics: str = "float", granularity=None):
         self.shape = _check_shape(shape)
+        self.numerics = check_numerics(numerics)
+        self.granularity = check_granularity(granularity)
         m, n = self.shape
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
@@ -271,6 +284,13 @@ class MVGMechanism(Mechanism):
         else:
             self._calibrate_theorem(gamma)
         self._finish()
+        self._lattice = None
+        if self.numerics == "exact":
+            from .mvg_lattice import mvg_lattice_plan
+
+            self._lattice = mvg_lattice_plan(self._row, self._col, self.mahalanobis_sensitivity,
+                                             self._eps_mvg, self._delta_mvg, self._gamma(gamma),
+                                             self.granularity)
 
     # ------------------------------------------------------------------ set-up helpers
     def _check_query_shape(self) -> None:
@@ -299,8 +319,19 @@ class MVGMechanism(Mechanism):
                                  "already computed; to estimate directions from private data use "
                                  "matrixdp.models.DPDirectionsMVG (the mechanism draws no "
                                  "randomness when it is built)")
-        self._eps_mvg = self.epsilon - spent.epsilon
-        self._delta_mvg = self.delta - spent.delta
+        # The split goes through sequential composition (basic: the reported total stays the
+        # caller's (epsilon, delta)): what the directions step spent, the MVG noise gets the rest.
+        from ..accounting.accountant import Accountant
+        from ..errors import BudgetExceededError
+
+        budget = Accountant(epsilon=self.epsilon, delta=self.delta, relation=self.neighbouring,
+                            method="basic")
+        try:
+            budget.spend(spent, label="dp directions")
+        except BudgetExceededError:
+            self._eps_mvg = self._delta_mvg = 0.0
+        else:
+            self._eps_mvg, self._delta_mvg = budget.remaining()
         if self._eps_mvg <= 0 or self._delta_mvg <= 0:
             raise InvalidPrivacyParameterError(
                 "dp_directions", f"its spend ({spent.epsilon:g}, {spent.delta:g}) leaves nothing "
@@ -490,6 +521,15 @@ class MVGMechanism(Mechanism):
     def privacy(self) -> PrivacyGuarantee:
         exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
                  and abs(self._theta_sum - 1) <= _SUM_TOL and self.dp_directions is None)
+        if self.numerics == "exact":
+            notes = (self._lattice.note(),) + tuple(self._notes)
+            if self.dp_directions is not None and self.dp_directions.numerics != "exact":
+                notes = ("numerics: float — the DP-directions step used floating-point noise "
+                         "(idealised real arithmetic); only the MVG noise is exact",) + notes
+            return PrivacyGuarantee(epsilon=self.epsilon, delta=self.delta,
+                                    neighbouring=self.neighbouring, calibration="discrete-zcdp",
+                                    exact=False, mechanism=self.name, notes=notes)
+            # no mu: the discrete Gaussian's loss is not exactly a Gaussian shift's (docs/numerics.md)
         # A Gaussian shift of at most the (exact or certified) Mahalanobis sensitivity: mu-GDP,
         # whatever the calibration; a DP-directions step composes in exactly when it is GDP too.
         mu = self.mahalanobis_sensitivity
@@ -500,7 +540,29 @@ class MVGMechanism(Mechanism):
                                 exact=bool(exact), mechanism=self.name, notes=tuple(self._notes),
                                 mu=mu)
 
+    @property
+    def noise_privacy(self) -> PrivacyGuarantee:
+        """The guarantee of the MVG noise alone: :attr:`privacy` without a DP-directions step.
+
+        With DP directions, the noise is calibrated to what the directions step left,
+        ``(epsilon, delta)`` minus its spend; charge this when the directions step was charged
+        on its own (as :class:`~matrixdp.models.DPDirectionsMVG` does).
+        """
+        if self.dp_directions is None:
+            return self.privacy
+        exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
+                 and abs(self._theta_sum - 1) <= _SUM_TOL)
+        return PrivacyGuarantee(epsilon=self._eps_mvg, delta=self._delta_mvg,
+                                neighbouring=self.neighbouring, calibration=self.calibration,
+                                exact=bool(exact), mechanism=f"{self.name} (noise step)",
+                                mu=self.mahalanobis_sensitivity)
+
     def _delta_at(self, epsilon: float) -> float:
+        if getattr(self, "_lattice", None) is not None:
+            from ..calibration.discrete import discrete_gaussian_delta
+
+            lat = self._lattice.lattice
+            return discrete_gaussian_delta(epsilon, lat.sigma2, lat.sensitivity)
         return math.exp(gaussian_log_delta_for_shift(epsilon, self.mahalanobis_sensitivity))
 
     def privacy_profile(self, epsilon) -> float:
@@ -514,6 +576,10 @@ class MVGMechanism(Mechanism):
     def noise_summary(self, shape=None) -> NoiseSummary:
         m, n = self.shape
         total = float(np.sum(self._row_eig.variances) * np.sum(self._col_eig.variances))
+        if self._lattice is not None:      # discrete Gaussian of std σ_W in W units
+            total *= self._lattice.noise_scale ** 2
+            per = total / (m * n)
+            return NoiseSummary("mvg-discrete", math.sqrt(per), per, total)
         per = total / (m * n)
         return NoiseSummary("mvg", math.sqrt(per), per, total)
 
@@ -540,7 +606,25 @@ class MVGMechanism(Mechanism):
     def _noise(self, shape, rng) -> np.ndarray:
         if tuple(shape) != self.shape:
             raise InvalidShapeError("shape", f"this mechanism draws {self.shape} noise, got {shape}")
+        if self._lattice is not None:      # exact numerics: the lattice noise, coloured
+            from .exact_sampling import discrete_gaussian
+            from .mvg_lattice import colour
+
+            lat = self._lattice.lattice
+            z = discrete_gaussian(self.shape, lat.sigma2, rng).astype(np.float64) * lat.granularity
+            return colour(z, self._lattice)
         return self._sampler.sample(rng)
+
+    def _release_exact(self, arr, gen):
+        from .mvg_lattice import mvg_lattice_release
+
+        return mvg_lattice_release(arr, self._lattice, gen)
+
+    def _release_batch_exact(self, value, n, rng=None):
+        from ..rng import make_rng
+        from .mvg_lattice import mvg_lattice_release
+
+        return mvg_lattice_release(self._check_value(value), self._lattice, make_rng(rng), n=n)
 
     def _metadata(self) -> dict:
         return {"mode": self.mode, "axis": self.axis, "calibration": self.calibration,
@@ -566,4 +650,7 @@ class MVGMechanism(Mechanism):
         """
         import dp_accounting
 
+        if self._lattice is not None:      # exact numerics: the discrete Gaussian's zCDP
+            lat = self._lattice.lattice
+            return dp_accounting.ZCDpEvent(rho=lat.sensitivity / (2 * float(lat.sigma2)))
         return dp_accounting.GaussianDpEvent(noise_multiplier=1.0 / self.mahalanobis_sensitivity)

@@ -7,7 +7,7 @@ receives its result: :class:`DPEigenDecomposition` (directions, noisy eigenvalue
 and the guarantee spent). :class:`DPDirectionsMVG` is the convenience path: it
 splits (ε, δ), estimates the directions in ``fit`` and configures an
 :class:`~matrixdp.mechanisms.mvg.MVGMechanism` along them. Math:
-``docs/derivations/mvg.md``.
+``docs/mvg.md``.
 
 Orientation: data ``X`` is ``(n_samples, n_features)`` (records in rows); the
 paper stores records in columns, so its ``X Xᵀ`` is our ``Xᵀ X``.
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._budget import charge
 from .._linalg import DIRECTIONS_REFERENCES, check_dim, cite
 from .._validation import (
     check_delta,
@@ -128,7 +129,8 @@ class DPEigenDecomposition:
 @_cite
 def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, sensitivity=None,
                         n_components: int | None = None, calibration: str = "classic",
-                        clip: bool = False, rng=None) -> DPEigenDecomposition:
+                        clip: bool = False, rng=None, accountant=None, ledger=None
+                        ) -> DPEigenDecomposition:
     """SuLQ-style DP eigen-decomposition of ``Xᵀ X`` (the paper's DP-SVD for directions, spec §6.5).
 
     Releases ``C̃ = Xᵀ X + E`` with ``E`` symmetric, its upper triangle (with the
@@ -165,6 +167,9 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
     rng : None, int or numpy.random.Generator
         ``None`` (default) draws from the per-process secure stream; a seed makes the
         release reproducible, so a seeded release is replayable by anyone who knows the seed.
+    accountant, ledger : optional
+        Budget keepers (:mod:`matrixdp.accounting`) charged before the noise is drawn
+        (default: those of an enclosing ``with`` block).
 
     Returns
     -------
@@ -206,18 +211,21 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
         sigma = classic_gaussian_sigma(eps, dlt, s_c)
     else:
         sigma = analytic_gaussian_sigma(eps, dlt, s_c)
-    gen = make_rng(rng)
-    raw = gen.standard_normal((n_features, n_features))
+    # The noise is N(0, sigma^2) on the upper triangle (mirrored): a Gaussian shift of at most
+    # ||upper triangle of the difference||_2 / sigma <= s_c / sigma, so the step is mu-GDP.
+    privacy = PrivacyGuarantee(
+        epsilon=eps, delta=dlt, calibration=calibration, exact=False, mu=float(s_c / sigma),
+        mechanism="dp-covariance-eigen (SuLQ Gaussian on X^T X)",
+        notes=(f"Frobenius sensitivity {s_c:.6g} of X^T X from public bounds "
+               "(an upper bound: the guarantee is a sufficient bound)",))
+    with charge(privacy, accountant=accountant, ledger=ledger, label="dp directions"):
+        gen = make_rng(rng)
+        raw = gen.standard_normal((n_features, n_features))
     upper = np.triu(raw)
     noise = upper + np.triu(raw, 1).T
     gram = x.T @ x + sigma * noise
     lam, vecs = np.linalg.eigh(gram)
     order = np.argsort(lam)[::-1][:k]
-    privacy = PrivacyGuarantee(
-        epsilon=eps, delta=dlt, calibration=calibration, exact=False,
-        mechanism="dp-covariance-eigen (SuLQ Gaussian on X^T X)",
-        notes=(f"Frobenius sensitivity {s_c:.6g} of X^T X from public bounds "
-               "(an upper bound: the guarantee is a sufficient bound)",))
     return DPEigenDecomposition(directions=np.ascontiguousarray(vecs[:, order]),
                                 eigenvalues=lam[order], noise_scale=float(sigma),
                                 sensitivity=float(s_c), privacy=privacy)
@@ -315,8 +323,13 @@ class DPDirectionsMVG:
         """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
         return without_generators(self.__dict__)
 
-    def fit(self, X) -> "DPDirectionsMVG":
-        """Estimate DP directions from the private records ``X`` and configure the mechanism."""
+    def fit(self, X, *, accountant=None, ledger=None) -> "DPDirectionsMVG":
+        """Estimate DP directions from the private records ``X`` and configure the mechanism.
+
+        ``accountant`` / ``ledger`` (or those of an enclosing ``with`` block) are charged with
+        the directions step before its noise is drawn; :meth:`release` charges the MVG noise
+        step. Together they compose to at most the total ``(epsilon, delta)``.
+        """
         from ..mechanisms.mvg import MVGMechanism
         from ..queries import as_structure
 
@@ -337,20 +350,24 @@ class DPDirectionsMVG:
         calib = "classic" if eps_d < 1 else "analytic"
         result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d,
                                      clip=getattr(q, "clip", False),
-                                     calibration=calib, rng=self.random_state, **kwargs)
+                                     calibration=calib, rng=self.random_state,
+                                     accountant=accountant, ledger=ledger, **kwargs)
         n_rec = data.shape[0]
         # per-record second moment along each direction
         self.directions_ = dataclasses.replace(result, eigenvalues=result.eigenvalues / n_rec)
         self.mechanism_ = MVGMechanism(dp_directions=self.directions_, **opts)
         return self
 
-    def release(self, value, rng=None):
+    def release(self, value, rng=None, *, accountant=None, ledger=None, label: str = "mvg"):
         """``self.mechanism_.release(value, rng=rng)`` (fit first).
 
         ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
         makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
-        (they regenerate the noise and subtract it).
+        (they regenerate the noise and subtract it). Budget keepers are charged with the MVG noise
+        step alone (``mechanism_.noise_privacy``): the directions step was charged in :meth:`fit`.
         """
         if not hasattr(self, "mechanism_"):
             raise MatrixDPError("DPDirectionsMVG: call fit(X) before release")
-        return self.mechanism_.release(value, rng=rng)
+        with charge(self.mechanism_.noise_privacy, accountant=accountant, ledger=ledger,
+                    label=label):
+            return self.mechanism_.release(value, rng=rng)

@@ -1,7 +1,7 @@
 """The DP second-moment matrix of RON-Gauss: sensitivities (paper and corrected), Laplace noise,
 symmetric/PSD repair and Gaussian sampling.
 
-See ``docs/synth/ron_gauss.md`` for the derivations and the worst-case witnesses.
+See ``docs/ron_gauss.md`` for the derivations and the worst-case witnesses.
 """
 
 from __future__ import annotations
@@ -114,7 +114,8 @@ def cov_witness_pair(p: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def noisy_second_moment(second_moment: np.ndarray, *, epsilon: float, sensitivity: float,
-                        noise: str = "full", rng=None) -> tuple[np.ndarray, LaplaceMechanism]:
+                        noise: str = "full", rng=None,
+                        numerics: str = "float") -> tuple[np.ndarray, LaplaceMechanism]:
     """Add Laplace(sensitivity/epsilon) noise to a p×p second-moment matrix.
 
     ``noise="full"`` adds i.i.d. noise to all p² entries (the paper's mechanism;
@@ -133,7 +134,7 @@ def noisy_second_moment(second_moment: np.ndarray, *, epsilon: float, sensitivit
     """
     check_epsilon(epsilon, "epsilon_cov")
     _check_noise(noise)
-    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=sensitivity)
+    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=sensitivity, numerics=numerics)
     gen = make_rng(rng)
     raw = np.asarray(mech.release(second_moment, rng=gen).value, dtype=np.float64)
     if noise == "triu":

@@ -3,7 +3,7 @@ replace-one relation (n public; the paper's mechanism) or the add/remove relatio
 DP sums; the spec's strict variant, section 3.3 (c)).
 
 RON-Gauss uses one group for the unsupervised and regression tasks and one group per public class
-for classification. Derivations: ``docs/synth/ron_gauss.md``.
+for classification. Derivations: ``docs/ron_gauss.md``.
 """
 
 from __future__ import annotations
@@ -62,7 +62,8 @@ def _augment(Xt, labels):
 
 
 def fit_group_replace_one(X, W, *, labels=None, label_bound=None, epsilon_mean, epsilon_cov,
-                          mode="corrected", noise="full", psd="clip", rng) -> GroupFit:
+                          mode="corrected", noise="full", psd="clip", rng,
+                          numerics="float") -> GroupFit:
     """Algorithm 1 + the DP second moment for n public records (the paper's relation).
 
     ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
@@ -74,12 +75,13 @@ def fit_group_replace_one(X, W, *, labels=None, label_bound=None, epsilon_mean, 
     # Algorithm 1 and the projection in one blocked pass plus X @ mu (see centred_projection);
     # equal to data_preprocessing(X, ...)[0] @ W up to summation order.
     r, total, Y = unit_row_pass(X, W)
-    mu_dp, mean_mech = dp_mean_from_sum(total, n, epsilon_mean, rng, mode=mode)
+    mu_dp, mean_mech = dp_mean_from_sum(total, n, epsilon_mean, rng, mode=mode,
+                                         numerics=numerics)
     Xt = _augment(centred_projection(X, W, r, Y, mu_dp), labels)
     sens = (cov_sensitivity(p, n, mode, noise) if labels is None
             else aug_cov_sensitivity(p, label_bound, n, mode, noise))
     raw, cov_mech = noisy_second_moment(Xt.T @ Xt / n, epsilon=epsilon_cov, sensitivity=sens,
-                                        noise=noise, rng=rng)
+                                        noise=noise, rng=rng, numerics=numerics)
     return GroupFit(mu_dp, raw, make_symmetric_psd(raw, psd), mean_mech.scale, cov_mech.scale,
                     mean_mech.sensitivity, sens, float(n))
 
@@ -92,7 +94,8 @@ GROUP_CHANGE_FACTOR = {"add-remove": 1.0, "replace-one": 2.0}
 
 
 def fit_group_add_remove(X, W, *, labels=None, label_bound=None, epsilon_counts, epsilon_mean,
-                         epsilon_cov, psd="clip", rng, relation="add-remove") -> GroupFit:
+                         epsilon_cov, psd="clip", rng, relation="add-remove",
+                         numerics="float") -> GroupFit:
     r"""DP count, DP sum of unit rows, DP scatter; ratios as post-processing (group size private).
 
     With ``relation="add-remove"`` (the strict variant):
@@ -119,17 +122,17 @@ def fit_group_add_remove(X, W, *, labels=None, label_bound=None, epsilon_counts,
     n, m = X.shape
     p = W.shape[1]
     count_mech = LaplaceMechanism(epsilon=epsilon_counts, sensitivity=factor,
-                                  neighbouring=relation)
+                                  neighbouring=relation, numerics=numerics)
     count = float(count_mech.release(float(n), rng=rng).value)
     denom = max(count, 1.0)
     r, total, Y = unit_row_pass(X, W)
     sum_mech = LaplaceMechanism(epsilon=epsilon_mean, sensitivity=factor * math.sqrt(m),
-                                neighbouring=relation)
+                                neighbouring=relation, numerics=numerics)
     mu_dp = np.asarray(sum_mech.release(total, rng=rng).value) / denom
     Xt = _augment(centred_projection(X, W, r, Y, mu_dp), labels)
     sens = factor * scatter_sensitivity_add_remove(p, label_bound if labels is not None else None)
     raw_sum, cov_mech = noisy_second_moment(Xt.T @ Xt, epsilon=epsilon_cov, sensitivity=sens,
-                                            noise="full", rng=rng)
+                                            noise="full", rng=rng, numerics=numerics)
     raw = raw_sum / denom
     return GroupFit(mu_dp, raw, make_symmetric_psd(raw, psd), sum_mech.scale / denom,
                     cov_mech.scale / denom, sum_mech.sensitivity, sens, count)

@@ -1,7 +1,7 @@
 """RON-Gauss pre-processing (Algorithm 1): sample-wise normalisation, a DP mean, centring and
 re-normalisation.
 
-See ``docs/synth/ron_gauss.md`` for the derivation of the mean's sensitivity (Lemma 2).
+See ``docs/ron_gauss.md`` for the derivation of the mean's sensitivity (Lemma 2).
 """
 
 from __future__ import annotations
@@ -89,29 +89,40 @@ def mean_sensitivity(m: int, n: int, mode: str = "corrected") -> float:
 
 
 def dp_mean(X_normalized: np.ndarray, epsilon: float, rng=None, *,
-            mode: str = "corrected") -> tuple[np.ndarray, LaplaceMechanism]:
+            mode: str = "corrected", numerics: str = "float") -> tuple[np.ndarray, LaplaceMechanism]:
     """The ε-DP mean of unit-norm rows (Algorithm 1, step 2), with its Laplace mechanism.
+
+    ``numerics="exact"`` uses the lattice discrete Laplace (floating-point safe).
 
     ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
     makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
     (they regenerate the noise and subtract it).
     """
     n, m = X_normalized.shape
-    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode))
+    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode),
+                            numerics=numerics)
     released = mech.release(X_normalized.mean(axis=0), rng=make_rng(rng))
     return np.asarray(released.value, dtype=np.float64), mech
 
 
 def dp_mean_from_sum(total: np.ndarray, n: int, epsilon: float, rng=None, *,
-                     mode: str = "corrected") -> tuple[np.ndarray, LaplaceMechanism]:
-    """:func:`dp_mean` from the sum of the unit rows (the same release and the same draws)."""
+                     mode: str = "corrected",
+                     numerics: str = "float") -> tuple[np.ndarray, LaplaceMechanism]:
+    """:func:`dp_mean` from the sum of the unit rows (the same release and the same draws).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     m = total.shape[0]
-    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode))
+    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode),
+                            numerics=numerics)
     released = mech.release(total / n, rng=make_rng(rng))
     return np.asarray(released.value, dtype=np.float64), mech
 
 
-def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "corrected"):
+def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "corrected",
+                       numerics: str = "float"):
     r"""Algorithm 1 of RON-Gauss (records in rows).
 
     1. normalise every record to unit norm;
@@ -126,6 +137,9 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
     epsilon_mean : float
         Budget ε_μ of the DP mean.
     rng : None, int or numpy.random.Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
     mode : {"corrected", "paper", "reference_code"}
         Mean-noise convention (see :func:`mean_sensitivity`).
 
@@ -141,14 +155,10 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
     References
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Algorithm 1.
-
-    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
-    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
-    (they regenerate the noise and subtract it).
     """
     check_epsilon(epsilon_mean, "epsilon_mean")
     X_norm = normalize_rows(X)
-    mu_dp, mech = dp_mean(X_norm, epsilon_mean, rng, mode=mode)
+    mu_dp, mech = dp_mean(X_norm, epsilon_mean, rng, mode=mode, numerics=numerics)
     return normalize_rows(X_norm - mu_dp), mu_dp, mech
 
 

@@ -2,7 +2,7 @@
 Gaussian generative model (unsupervised, regression and classification).
 
 The derivation, the corrections to the paper and the worst-case witnesses are in
-``docs/synth/ron_gauss.md``.
+``docs/ron_gauss.md``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ from ..errors import (
     RefutedGuaranteeWarning,
     UnsafeMechanismError,
 )
+from ..accounting import charge, compose, parallel
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng, without_generators
+from ..mechanisms.lattice import check_numerics, exact_note
 from ._input import as_feature_matrix, as_label_vector
 from .covariance import (
     NOISE_LAYOUTS,
@@ -64,8 +66,8 @@ def split_budget(total: float, *, counts: float, mean_fraction: float) -> tuple[
 
     ``counts`` is ε_n (0 when no counts are released); the rest is split
     ``mean_fraction`` : (1 − ``mean_fraction``) between the mean and the second moment.
-    Returns (ε_μ, ε_Σ, ε_n). Pure-ε Laplace steps compose additively and nothing tighter
-    applies to a handful of pure-ε steps, so no accountant is needed here.
+    Returns (ε_μ, ε_Σ, ε_n). The fitted guarantee composes the three pure-ε Laplace steps back
+    with :mod:`matrixdp.accounting`'s basic composition (nothing tighter applies to pure ε).
     """
     rest = total - counts
     if not rest > 0:
@@ -137,7 +139,7 @@ class RONGauss:
         DP class counts (ε_n), DP class sums and DP class scatters and divides
         them (post-processing); no noise scale or fitted attribute depends on
         the true sizes. "public": neighbours keep the label and the class sizes
-        are public (the paper's implicit model, docs/synth/ron_gauss.md); scales use
+        are public (the paper's implicit model, docs/ron_gauss.md); scales use
         the true n_c and "exact" class weights are not a leak. With
         ``neighbouring="add-remove"`` class sizes are always private.
     epsilon_counts : float, optional
@@ -148,7 +150,7 @@ class RONGauss:
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         "replace-one" is the paper's bounded DP (n public; for classification see
         ``class_sizes``).
-        "add-remove" is the strict variant (docs/synth/ron_gauss.md): DP counts, DP
+        "add-remove" is the strict variant (docs/ron_gauss.md): DP counts, DP
         sums and DP scatters, divided as post-processing; nothing about n or the
         class sizes is assumed public, and a record's label is protected too.
         Needs the corrected sensitivities.
@@ -167,6 +169,11 @@ class RONGauss:
         Return synthetic features in R^m (``Z @ W.T``) instead of R^p.
     allow_unsafe : bool, default False
         Opt in to the unsafe reproduction modes.
+    numerics : {"float", "exact"}, default "float"
+        ``"exact"``: every Laplace step (mean, second moment, counts) rounds its value
+        to a public lattice and adds exact discrete Laplace noise (floating-point
+        safe; see ``docs/numerics.md``). ``"float"``: textbook floating-point
+        Laplace, whose guarantee assumes idealised real arithmetic.
     random_state : None, int or numpy.random.Generator
         Randomness of :meth:`fit` (the projection and the noise). ``None``
         (default) draws from the per-process cryptographically secure stream.
@@ -210,6 +217,9 @@ class RONGauss:
         Released DP class counts (private class sizes, or add-remove).
     class_sizes_ : str
         Classification: "private" or "public", the relation the fit used.
+    class_priors_ : str
+        Classification: the class priors used ("dp", "exact" or "uniform";
+        ``class_weights="auto"`` resolved).
     n_records_ : float
         Released DP record count (add-remove, unsupervised/regression).
     label_shift_, label_bound_ : float
@@ -223,7 +233,7 @@ class RONGauss:
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss: Enhancing Utility in
        Non-Interactive Private Data Release", PoPETs 2019(1):26-46,
        doi:10.2478/popets-2019-0003.
-    .. [2] docs/synth/ron_gauss.md (derivations and corrections).
+    .. [2] docs/ron_gauss.md (derivations and corrections).
     """
 
     def __init__(self, *, dim, epsilon=None, mean_fraction=0.5, epsilon_mean=None, epsilon_cov=None,
@@ -232,7 +242,7 @@ class RONGauss:
                  neighbouring="replace-one",
                  sensitivity="corrected",
                  noise="full", psd="clip", projection="haar", reconstruct=False,
-                 allow_unsafe=False, random_state=None):
+                 allow_unsafe=False, numerics="float", random_state=None):
         self.dim = dim
         self.epsilon = epsilon
         self.mean_fraction = mean_fraction
@@ -252,6 +262,7 @@ class RONGauss:
         self.projection = projection
         self.reconstruct = reconstruct
         self.allow_unsafe = allow_unsafe
+        self.numerics = numerics
         self.random_state = random_state
 
     # ------------------------------------------------------------ parameters
@@ -282,6 +293,7 @@ class RONGauss:
         return f"RONGauss({', '.join(changed)})"
 
     def _check_params(self) -> None:
+        check_numerics(self.numerics)
         if self.task not in TASKS:
             raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
         if self.sensitivity not in SENSITIVITY_MODES:
@@ -410,7 +422,7 @@ class RONGauss:
         return (lo + hi) / 2.0, (hi - lo) / 2.0
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X, y=None) -> "RONGauss":
+    def fit(self, X, y=None, *, accountant=None, ledger=None) -> "RONGauss":
         """Fit the DP generative model.
 
         Parameters
@@ -420,6 +432,9 @@ class RONGauss:
         y : array_like of shape (n_samples,), optional
             Labels: required for "regression" (within the public bound) and
             "classification" (each in the public ``classes``); ignored otherwise.
+        accountant, ledger : optional
+            Budget keepers (:mod:`matrixdp.accounting`) charged with the whole fit's guarantee
+            before any noise is drawn (default: those of an enclosing ``with`` block).
 
         Returns
         -------
@@ -453,24 +468,26 @@ class RONGauss:
             self.feature_names_in_ = names
         self.projection_ = W
         self.epsilon_mean_, self.epsilon_cov_, self.epsilon_counts_ = eps_mean, eps_cov, eps_counts
+        if self.task == "regression":
+            self.label_shift_, self.label_bound_ = shift, a
+        privacy = self._guarantee(p)  # known before any noise: charged first
 
-        if self.task == "classification":
-            self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
-        else:
-            labels, bound = None, None
-            if self.task == "regression":
-                labels, bound = y_centred, a
-                self.label_shift_, self.label_bound_ = shift, a
-            fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
-            self.mean_ = fit.mean
-            self.covariance_raw_ = fit.covariance_raw
-            self.covariance_ = fit.covariance
-            self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
-            self.mean_sensitivity_, self.cov_sensitivity_ = fit.mean_sensitivity, fit.cov_sensitivity
-            if self.neighbouring == "add-remove":
-                self.n_records_ = fit.count
+        with charge(privacy, accountant=accountant, ledger=ledger, label="ron-gauss fit"):
+            if self.task == "classification":
+                self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
+            else:
+                labels, bound = (y_centred, a) if self.task == "regression" else (None, None)
+                fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
+                self.mean_ = fit.mean
+                self.covariance_raw_ = fit.covariance_raw
+                self.covariance_ = fit.covariance
+                self.mean_scale_, self.cov_scale_ = fit.mean_scale, fit.cov_scale
+                self.mean_sensitivity_ = fit.mean_sensitivity
+                self.cov_sensitivity_ = fit.cov_sensitivity
+                if self.neighbouring == "add-remove":
+                    self.n_records_ = fit.count
 
-        self.privacy_ = self._guarantee(p)
+        self.privacy_ = privacy
         warn_if_noise_dominated(self.covariance_, None if self.task != "classification"
                                 else [str(c) for c in self.classes_])
         if self.privacy_.refuted:
@@ -538,10 +555,10 @@ class RONGauss:
             return fit_group_add_remove(X, W, labels=labels, label_bound=bound,
                                         epsilon_counts=eps_counts, epsilon_mean=eps_mean,
                                         epsilon_cov=eps_cov, psd=self.psd, rng=gen,
-                                        relation=self.neighbouring)
+                                        relation=self.neighbouring, numerics=self.numerics)
         return fit_group_replace_one(X, W, labels=labels, label_bound=bound, epsilon_mean=eps_mean,
                                      epsilon_cov=eps_cov, mode=self.sensitivity, noise=self.noise,
-                                     psd=self.psd, rng=gen)
+                                     psd=self.psd, rng=gen, numerics=self.numerics)
 
     def _fit_classes(self, X, y, classes, W, eps_mean, eps_cov, eps_counts, gen) -> None:
         private = self._sizes_private()
@@ -570,6 +587,7 @@ class RONGauss:
             noisy = np.clip(self.class_counts_, 0.0, None)
             weights = noisy / noisy.sum() if noisy.sum() > 0 else np.full(k, 1.0 / k)
         self.class_sizes_ = "private" if private else "public"
+        self.class_priors_ = mode
         self.classes_ = classes
         self.class_weights_ = weights
         self.mean_ = np.stack([f.mean for f in fits])
@@ -581,8 +599,33 @@ class RONGauss:
         self.mean_sensitivity_ = np.array([f.mean_sensitivity for f in fits])
         self.cov_sensitivity_ = np.array([f.cov_sensitivity for f in fits])
 
+    def _composed_epsilon(self) -> float:
+        """ε_μ + ε_Σ (+ counts) through the accountant's compositions (basic, exact for these
+        pure-ε Laplace steps): sequential within a group, then across the public classes."""
+
+        def step(eps, what):
+            return PrivacyGuarantee(epsilon=eps, delta=0.0, neighbouring=self.neighbouring,
+                                    calibration="laplace", mechanism=f"ron-gauss {what}")
+
+        group = [step(self.epsilon_mean_, "mean"), step(self.epsilon_cov_, "second moment")]
+        if self._sizes_private():
+            group.append(step(self.epsilon_counts_, "count(s)"))
+        part = compose(group, method="basic")
+        if self.task != "classification":
+            return part.epsilon
+        if self._sizes_private() and self.neighbouring == "replace-one":
+            # A replaced record may leave one class and join another: each group is calibrated
+            # with doubled add/remove sensitivities (half its epsilon per added or removed
+            # record), and the two groups it touches compose sequentially. (A replacement
+            # within one class moves one group by at most the doubled sensitivity: the same.)
+            half = step(part.epsilon / 2.0, "group (one record added or removed)")
+            return compose([half, half], method="basic").epsilon
+        # Disjoint records per public class, and a neighbour touches one class (add/remove, or
+        # replace-one with public class sizes: same-label neighbours).
+        return parallel([part] * len(self._public_classes()), partition_public=True).epsilon
+
     def _guarantee(self, p: int) -> PrivacyGuarantee:
-        total = self.epsilon_mean_ + self.epsilon_cov_ + self.epsilon_counts_
+        total = self._composed_epsilon()
         add_remove = self.neighbouring == "add-remove"
         classification = self.task == "classification"
         if self._sizes_private():
@@ -604,11 +647,14 @@ class RONGauss:
                      f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)",
                      "n (the number of records) is public (bounded DP, as in the paper)"]
         notes.append("the projection W is data-independent; sampling is post-processing")
+        if self.numerics == "exact":
+            notes.insert(0, exact_note("every Laplace step uses the lattice discrete Laplace, "
+                                       "its lattice chosen from that step's public sensitivity"))
         refuted = False
         if classification:
             if add_remove:
                 notes.append("classification: per-class statistics on disjoint records compose in "
-                             "parallel; the public class list is used (add/remove neighbours; docs/synth/ron_gauss.md)")
+                             "parallel; the public class list is used (add/remove neighbours; docs/ron_gauss.md)")
             elif self._sizes_private():
                 notes.append("classification, class sizes PRIVATE: a neighbour replaces one record by "
                              "any other, whose label may differ; the sensitivities above cover the "
@@ -619,7 +665,7 @@ class RONGauss:
                 notes.append("classification, class sizes PUBLIC: neighbours replace one record by "
                              "another WITH THE SAME LABEL; the class sizes are public under this "
                              "relation and NOT protected (scales use them); the public class list "
-                             "is used (docs/synth/ron_gauss.md); per-class statistics compose "
+                             "is used (docs/ron_gauss.md); per-class statistics compose "
                              "in parallel")
             mode = self._class_weight_mode()
             notes.append(f"class priors: {mode}" + {
@@ -754,12 +800,17 @@ class RONGauss:
         Yields
         ------
         ndarray or (ndarray, ndarray)
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+        reproducible (replayable by anyone who knows it; these draws are post-processing of a DP
+        model, so replaying them reveals no private value).
         """
         self._check_fitted()
         for value, name in ((n_samples, "n_samples"), (batch_size, "batch_size")):
             if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
                 raise InvalidParameterError(name, f"must be an integer >= 1, got {value!r}")
-        gen = self._sampling_rng if rng is None else make_rng(rng)
+        kept = getattr(self, "_sampling_rng", None)
+        gen = kept if rng is None and kept is not None else make_rng(rng)
         for start in range(0, int(n_samples), int(batch_size)):
             yield self.sample(min(int(batch_size), int(n_samples) - start), gen, add_mean=add_mean)
 

@@ -1,0 +1,448 @@
+r"""Exact samplers on the integers: discrete Laplace and discrete Gaussian (no floating point).
+
+Every random decision is a comparison of a uniform integer from the generator
+(:meth:`numpy.random.Generator.integers`, which is exactly uniform on its range)
+with an integer computed exactly, so the output law is exactly the stated one
+whenever the generator's integers are uniform. The algorithms are those of
+Canonne, Kamath and Steinke (2020):
+
+* :func:`bernoulli_exp` draws Bernoulli(exp(−γ)) for a rational γ ≥ 0
+  (their Algorithm 1: the integer part as a run of Bernoulli(e⁻¹) trials, the
+  fractional part by the alternating-series trick);
+* :func:`discrete_laplace` draws P(z) ∝ exp(−|z|/b) on ℤ for a rational b > 0
+  (Algorithm 2);
+* :func:`discrete_gaussian` draws P(z) ∝ exp(−z²/(2σ²)) on ℤ for a rational
+  σ² > 0 (Algorithm 3: a discrete-Laplace proposal with an exact acceptance test).
+
+All three are vectorised: they draw whole arrays, and their Python loops run
+only over rejection *rounds* (each round acts on the still-undecided entries at
+once, selected with index arrays), never over entries. Integers stay in int64;
+the rare entries whose intermediate products could overflow (a proposal more
+than ~45 σ from 0) are finished with Python integers, exactly, one by one.
+
+The derivation, the cost and the guarantees are in ``docs/numerics.md``.
+
+References
+----------
+.. [1] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
+   Differential Privacy", NeurIPS 2020 (arXiv:2004.00010), Algorithms 1-3.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from numbers import Integral, Rational
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+
+__all__ = ["bernoulli_exp", "discrete_laplace", "discrete_gaussian", "as_fraction"]
+
+_I64_MAX = (1 << 63) - 1
+#: |W| below this squares without int64 overflow (⌊√(2⁶³ − 1)⌋).
+_SQUARE_SAFE = math.isqrt(_I64_MAX)
+#: The largest denominator used on the vectorised path (uniform draws in [0, B)).
+_FAST_DEN = 1 << 62
+
+
+def as_fraction(value, argument: str) -> Fraction:
+    """``value`` as an exact :class:`~fractions.Fraction` (> 0); floats convert exactly (they are dyadic)."""
+    if isinstance(value, bool):
+        raise InvalidParameterError(argument, f"must be a positive rational, got {value!r}")
+    if isinstance(value, (Rational, Integral, np.integer)):
+        frac = Fraction(int(value)) if isinstance(value, (Integral, np.integer)) else Fraction(value)
+    elif isinstance(value, (float, np.floating)) and math.isfinite(float(value)):
+        frac = Fraction(float(value))
+    else:
+        raise InvalidParameterError(argument, f"must be a positive rational, got {value!r}")
+    if frac <= 0:
+        raise InvalidParameterError(argument, f"must be > 0, got {value!r}")
+    return frac
+
+
+def _size(shape) -> tuple[tuple[int, ...], int]:
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
+    if any(k < 0 for k in shape):
+        raise InvalidParameterError("shape", f"must have non-negative entries, got {shape}")
+    return shape, int(np.prod(shape, dtype=np.int64)) if shape else 1
+
+
+# --------------------------------------------------------------- primitives
+def _uniform_below(high, m: int, rng) -> np.ndarray:
+    """``m`` uniform integers in [0, high) (``high`` a scalar < 2⁶², or an int64 array).
+
+    Small bounds are drawn as uint8/uint32 (cheaper; comparisons promote exactly).
+    """
+    if np.ndim(high) == 0:
+        h = int(high)
+        if h <= (1 << 8):
+            return rng.integers(0, h, size=m, dtype=np.uint8)
+        if h <= (1 << 32):
+            return rng.integers(0, h, size=m, dtype=np.uint32)
+    return rng.integers(0, high, size=m, dtype=np.int64)
+
+
+def _bernoulli_ratio(num: np.ndarray, den, rng) -> np.ndarray:
+    """Bernoulli(num/den) per entry: a uniform integer in [0, den) below ``num``."""
+    return _uniform_below(den, num.size, rng) < num
+
+
+def _bernoulli_exp_fraction(num: np.ndarray, den, rng) -> np.ndarray:
+    """Bernoulli(exp(−num/den)) per entry for 0 ≤ num ≤ den (CKS Algorithm 1, γ ≤ 1).
+
+    Round K (the same K for every undecided entry) draws A ~ Bernoulli(γ/K) as
+    Bernoulli(1/K) and Bernoulli(γ) together; an entry stops at the first A = 0 and
+    returns 1 when that K is odd. P(return 1) = Σ_K odd (γ^{K−1}/(K−1)! − γ^K/K!) = e^{−γ}.
+    """
+    m = num.size
+    out = np.empty(m, dtype=bool)
+    den_arr = np.ndim(den) > 0
+    a = _bernoulli_ratio(num, den, rng)        # K = 1: Bernoulli(γ)
+    out[~a] = True
+    idx = np.flatnonzero(a)
+    k = 2
+    while idx.size:
+        # Bernoulli(γ/K) = Bernoulli(1/K) ∧ Bernoulli(γ) (independent), cheapest draw first.
+        a = _uniform_below(k, idx.size, rng) == 0
+        live = idx[a]
+        if live.size:
+            a[a] = _bernoulli_ratio(num[live], den[live] if den_arr else den, rng)
+        out[idx[~a]] = (k % 2 == 1)
+        idx = idx[a]
+        k += 1
+    return out
+
+
+#: 20! < 2⁶³; T_k = 20!/(k−1)! for k = 1..21 are integers and P(K ≥ k) = 1/(k−1)! = T_k/20!
+#: for the stopping round K of Algorithm 1 with γ = 1.
+_FACT_N = math.factorial(20)
+_T = {k: _FACT_N // math.factorial(k - 1) for k in range(1, 22)}
+
+
+def _bernoulli_exp_minus_one(m: int, rng) -> np.ndarray:
+    """``m`` independent Bernoulli(e⁻¹) draws: Algorithm 1 with γ = 1, one uniform integer each.
+
+    With γ = 1 the stopping round K of Algorithm 1 has P(K ≥ k) = 1/(k−1)! (k − 1
+    successes of Bernoulli(1/j), j < k). One uniform U on [0, 20!) decides all these
+    events at once, exactly: K ≥ k ⇔ U < T_k = 20!/(k−1)! (k ≤ 21). Since K ≥ 2 always,
+    [K odd] is the parity of #{k ≥ 3 : U < T_k}, accumulated by XOR; the thresholds
+    below T_8 concern only U < 20!/7! (probability 1/5040) and are applied to that
+    subset. U = 0 (probability 1/20! ≈ 4·10⁻¹⁹) continues the rounds from k = 21.
+    """
+    u = rng.integers(0, _FACT_N, size=m, dtype=np.int64)
+    out = u < _T[3]
+    for k in range(4, 8):
+        out ^= u < _T[k]
+    sub = np.flatnonzero(u < _T[8])
+    if sub.size:
+        us = u[sub]
+        part = out[sub]
+        for k in range(8, 22):
+            part ^= us < _T[k]
+        for j in np.flatnonzero(us == 0):   # K >= 21 so far (odd): exact continuation
+            k = 21
+            while _uniform_below(k, 1, rng)[0] == 0:
+                k += 1
+            part[j] = bool(k & 1)
+        out[sub] = part
+    return out
+
+
+def _geometric_e(m: int, rng) -> np.ndarray:
+    """V with P(V ≥ j) = e^{−j}: the number of Bernoulli(e⁻¹) successes before the first failure."""
+    v = np.zeros(m, dtype=np.int64)
+    idx = np.arange(m)
+    while idx.size:
+        b = _bernoulli_exp_minus_one(idx.size, rng)
+        idx = idx[b]
+        v[idx] += 1
+    return v
+
+
+def _bernoulli_exp_int(k: np.ndarray, rng) -> np.ndarray:
+    """Bernoulli(e^{−k}) per entry for integers k ≥ 0: k Bernoulli(e⁻¹) successes in a row."""
+    out = k == 0
+    idx = np.flatnonzero(~out)
+    done = 0
+    while idx.size:
+        b = _bernoulli_exp_minus_one(idx.size, rng)
+        idx = idx[b]
+        done += 1
+        finished = k[idx] == done
+        out[idx[finished]] = True
+        idx = idx[~finished]
+    return out
+
+
+def _bernoulli_exp_rational(num: np.ndarray, den: int, rng) -> np.ndarray:
+    """Bernoulli(exp(−num/den)) for int64 num ≥ 0 and a scalar den < 2⁶² (any size of num/den)."""
+    q, r = np.divmod(num, den)
+    out = _bernoulli_exp_int(q, rng)
+    idx = np.flatnonzero(out)
+    if idx.size:
+        out[idx] = _bernoulli_exp_fraction(r[idx], den, rng)
+    return out
+
+
+# ------------------------------------------------- exact scalar fallbacks
+def _uniform_below_big(high: int, rng) -> int:
+    """One uniform integer in [0, high) for any positive Python int (32-bit chunks, rejection)."""
+    nbits = high.bit_length()
+    while True:
+        words = rng.integers(0, 1 << 32, size=(nbits + 31) // 32, dtype=np.uint64)
+        u = 0
+        for w in words:
+            u = (u << 32) | int(w)
+        u >>= 32 * len(words) - nbits
+        if u < high:
+            return u
+
+
+def _bernoulli_exp_scalar(num: int, den: int, rng) -> bool:
+    """Bernoulli(exp(−num/den)) for Python ints (Algorithm 1, one entry; used on rare overflow)."""
+    q, r = divmod(num, den)
+    for _ in range(q):       # terminates at the first failure: the loop is short with overwhelming probability
+        if not _bernoulli_exp_minus_one(1, rng)[0]:
+            return False
+    k = 1
+    while True:
+        if _uniform_below_big(k, rng) == 0 and _uniform_below_big(den, rng) < r:
+            k += 1
+            continue
+        return k % 2 == 1
+
+
+# ----------------------------------------------------------------- samplers
+def bernoulli_exp(gamma, size, rng) -> np.ndarray:
+    r"""Bernoulli(exp(−γ)) draws for a rational γ ≥ 0, exactly (CKS Algorithm 1).
+
+    Parameters
+    ----------
+    gamma : Fraction, int or float
+        γ ≥ 0 (a float is read as the exact dyadic rational it stores).
+    size : int or tuple
+    rng : numpy.random.Generator
+        The generator to draw from; its state determines every draw, so a seeded generator is
+        replayable by anyone who knows the seed (they regenerate the noise and subtract it).
+
+    Returns
+    -------
+    ndarray of bool
+    """
+    shape, n = _size(size)
+    g = Fraction(0) if gamma == 0 else as_fraction(gamma, "gamma")
+    num, den = g.numerator, g.denominator
+    if den >= _FAST_DEN or num > _I64_MAX:
+        out = np.array([_bernoulli_exp_scalar(num, den, rng) for _ in range(n)], dtype=bool)
+    else:
+        out = _bernoulli_exp_rational(np.full(n, num, dtype=np.int64), den, rng)
+    return out.reshape(shape)
+
+
+def _laplace_int(m: int, t: int, s: int, rng) -> np.ndarray:
+    """``m`` draws with P(z) ∝ exp(−|z|·s/t) (CKS Algorithm 2; t, s positive ints, t < 2⁶²)."""
+    out = np.empty(m, dtype=np.int64)
+    pending = np.arange(m)
+    while pending.size:
+        k = pending.size
+        u = _uniform_below(t, k, rng).astype(np.int64)
+        # D ~ Bernoulli(exp(−U/t)); reject the round for D = 0.
+        d = _bernoulli_exp_fraction(u, t, rng) if t > 1 else np.ones(k, dtype=bool)
+        keep = np.flatnonzero(d)
+        u = u[keep]
+        v = _geometric_e(keep.size, rng)
+        # X = U + t·V is geometric: P(X = x) ∝ e^{−x/t}. Guard the product against overflow.
+        limit = (_I64_MAX - t) // t
+        big = v > limit
+        x = u + t * np.where(big, 0, v)
+        y = x // s
+        sign = _uniform_below(2, keep.size, rng).astype(bool)
+        accept = ~(sign & (y == 0))          # big-V entries are redone exactly below
+        z = np.where(sign, -y, y)
+        if big.any():       # astronomically rare for t < 2⁵⁶; exact with Python ints
+            for j in np.flatnonzero(big):
+                xj = int(u[j]) + t * int(v[j])
+                yj = xj // s
+                if yj > _I64_MAX:
+                    raise OverflowError("discrete Laplace draw beyond int64")
+                accept[j] = not (sign[j] and yj == 0)
+                z[j] = -yj if sign[j] else yj
+        done = keep[accept]
+        out[pending[done]] = z[accept]
+        mask = np.ones(k, dtype=bool)
+        mask[done] = False
+        pending = pending[mask]
+    return out
+
+
+def discrete_laplace(shape, scale, rng) -> np.ndarray:
+    r"""Discrete Laplace draws, P(z) ∝ exp(−|z|/b) on ℤ, for a rational scale b > 0.
+
+    Exact (CKS Algorithm 2) with integer arithmetic only. Variance
+    2e^{−1/b}/(1 − e^{−1/b})².
+
+    Parameters
+    ----------
+    shape : int or tuple
+    scale : Fraction, int or float
+        b > 0; with b = t/s, t must be below 2⁶².
+    rng : numpy.random.Generator
+        The generator to draw from; its state determines every draw, so a seeded generator is
+        replayable by anyone who knows the seed (they regenerate the noise and subtract it).
+
+    Returns
+    -------
+    ndarray of int64
+    """
+    shape, n = _size(shape)
+    b = as_fraction(scale, "scale")
+    t, s = b.numerator, b.denominator
+    if t >= _FAST_DEN:
+        raise InvalidParameterError("scale", "numerator must be below 2**62 (use a coarser rational)")
+    return _laplace_int(n, t, s, rng).reshape(shape)
+
+
+class _GaussianPlan:
+    """Integers of Algorithm 3 for σ² = p/q: proposal scale t, and γ = W²·A/B with W = |y|·cden − cnum."""
+
+    __slots__ = ("t", "cnum", "cden", "a", "b")
+
+    def __init__(self, sigma2: Fraction):
+        p, q = sigma2.numerator, sigma2.denominator
+        root = math.isqrt(p // q)                 # ⌊σ⌋
+        cands = {root + 1, max(root, 1)}          # CKS's t = ⌊σ⌋ + 1, and ⌊σ⌋
+        for j in range(max(root.bit_length() - 1, 0), root.bit_length() + 1):
+            cands.add(1 << j)                     # powers of two near σ
+        best = None
+        for t in sorted(cands):
+            if t <= 0:
+                continue
+            c = sigma2 / t                        # the proposal's centre σ²/t
+            cnum, cden = c.numerator, c.denominator
+            ratio = Fraction(q, 2 * p * cden * cden)
+            # efficiency: acceptance ≈ √(2π)σ/(2t·e^{σ²/2t²}); keep t within [0.7σ, 1.5σ] when σ ≥ 1
+            sig = math.sqrt(p / q)
+            eff_ok = sig < 1 or (0.7 * sig <= t <= 1.5 * sig)
+            key = (not eff_ok, ratio.denominator.bit_length() + ratio.numerator.bit_length(),
+                   abs(t - sig))
+            if best is None or key < best[0]:
+                best = (key, t, cnum, cden, ratio.numerator, ratio.denominator)
+        _, self.t, self.cnum, self.cden, self.a, self.b = best
+
+
+def discrete_gaussian(shape, sigma2, rng) -> np.ndarray:
+    r"""Discrete Gaussian draws, P(z) ∝ exp(−z²/(2σ²)) on ℤ, for a rational σ² > 0.
+
+    Exact (CKS Algorithm 3) with integer arithmetic only: propose Y from the
+    discrete Laplace law with integer scale t ≈ σ, accept with probability
+    exp(−(|Y| − σ²/t)²/(2σ²)), evaluated exactly as Bernoulli(exp(−W²A/B)) with
+    integers W, A, B. It is fastest when σ² is an integer divisible by t (then
+    A/B = 1/(2σ²)); :func:`matrixdp.calibration.discrete.discrete_gaussian_sigma2`
+    returns such values.
+
+    Parameters
+    ----------
+    shape : int or tuple
+    sigma2 : Fraction, int or float
+        σ² > 0 (a float is read exactly).
+    rng : numpy.random.Generator
+        The generator to draw from; its state determines every draw, so a seeded generator is
+        replayable by anyone who knows the seed (they regenerate the noise and subtract it).
+
+    Returns
+    -------
+    ndarray of int64
+    """
+    shape, n = _size(shape)
+    s2 = as_fraction(sigma2, "sigma2")
+    plan = _GaussianPlan(s2)
+    if plan.t >= _FAST_DEN:
+        raise InvalidParameterError("sigma2", "is too large for the int64 sampler (sigma >= 2**62)")
+    if (plan.a == 1 and plan.b < _FAST_DEN and plan.b % plan.t == 0 and plan.cden < (1 << 31)
+            and 0 <= plan.cnum < 2_000_000_000):
+        return _gaussian_merged(n, plan, rng).reshape(shape)
+    return _gaussian_general(n, plan, rng).reshape(shape)
+
+
+def _gaussian_merged(n: int, plan: _GaussianPlan, rng) -> np.ndarray:
+    """Algorithm 3 with the proposal's and the target's acceptance tests merged into one.
+
+    Proposal: U uniform on [0, t), V with P(V ≥ j) = e^{−j}, a fair sign; X = U + tV.
+    Accept with probability exp(−U/t)·exp(−(X − c)²/(2σ²)) = exp(−(U·(B/t) + W²)/B)
+    (W = X·cden − cnum, γ = W²/B, t | B), rejecting sign = − with X = 0. Then
+    P(Y = ±x) ∝ e^{−v}e^{−u/t}e^{−γ(x)} = e^{−x/t}e^{−γ(x)} ∝ e^{−x²/(2σ²)}: the
+    discrete Gaussian, with one exact Bernoulli(exp(−·)) per proposal instead of two.
+    The numerator stays below 2⁶³ (B < 2⁶², W² < 4·10¹⁸); larger proposals (≳ 45σ)
+    finish with Python integers.
+    """
+    t, b = plan.t, plan.b
+    bt = b // t
+    cden, cnum = plan.cden, plan.cnum
+    out = np.empty(n, dtype=np.int64)
+    pending = np.arange(n)
+    limit_v = (_I64_MAX - t) // t
+    x_max = (2_000_000_000 + cnum) // cden
+    while pending.size:
+        k = pending.size
+        u = rng.integers(0, t, size=k, dtype=np.int64)
+        v = _geometric_e(k, rng)
+        sign = rng.integers(0, 2, size=k, dtype=np.uint8).view(bool)
+        big = v > limit_v if int(v.max(initial=0)) > limit_v else None
+        x = u + t * (np.where(big, 0, v) if big is not None else v)
+        keep = ~(sign & (x == 0))
+        if big is not None:
+            keep &= ~big
+        ok = keep & (x <= x_max)          # then |W| <= 2·10⁹ and W² < 4·10¹⁸
+        idx = np.flatnonzero(ok)
+        xs = x[idx]
+        w = xs * cden - cnum if cden != 1 else xs - cnum
+        accept = np.zeros(k, dtype=bool)
+        accept[idx] = _bernoulli_exp_rational(u[idx] * bt + w * w, b, rng)
+        rare = None
+        if idx.size != np.count_nonzero(keep) or big is not None:
+            rare = np.flatnonzero(keep & ~ok | (big if big is not None else False))
+        for j in (() if rare is None else rare):     # proposals ≳ 45σ out: exact with Python ints
+            xj = int(u[j]) + t * int(v[j])
+            if sign[j] and xj == 0:
+                continue
+            wj = xj * cden - cnum
+            if _bernoulli_exp_scalar(int(u[j]) * bt + wj * wj, b, rng):
+                accept[j] = True
+                if xj > _I64_MAX:
+                    raise OverflowError("discrete Gaussian draw beyond int64")
+                x[j] = xj
+        np.negative(x, out=x, where=sign)
+        done = np.flatnonzero(accept)
+        out[pending[done]] = x[done]
+        pending = pending[~accept]
+    return out
+
+
+def _gaussian_general(n: int, plan: _GaussianPlan, rng) -> np.ndarray:
+    """Algorithm 3 as written (any rational σ²): discrete-Laplace proposal, then its acceptance."""
+    fast = plan.b < _FAST_DEN and plan.a < (1 << 31) and plan.cden < (1 << 31)
+    out = np.empty(n, dtype=np.int64)
+    pending = np.arange(n)
+    while pending.size:
+        k = pending.size
+        y = _laplace_int(k, plan.t, 1, rng)
+        ay = np.abs(y)
+        accept = np.zeros(k, dtype=bool)
+        if fast:
+            # W² · A must stay below 2⁶³: bound |W| ≤ |y|·cden + cnum in float (huge margin).
+            wf = ay.astype(float) * plan.cden + float(plan.cnum)
+            ok = wf * wf * plan.a < 4.0e18
+            idx = np.flatnonzero(ok)
+            w = ay[idx] * plan.cden - plan.cnum
+            accept[idx] = _bernoulli_exp_rational(w * w * plan.a, plan.b, rng)
+            slow = np.flatnonzero(~ok)
+        else:
+            slow = np.arange(k)
+        for j in slow:      # rare on the fast path (a proposal ≳ 45σ out); exact with Python ints
+            w = int(ay[j]) * plan.cden - plan.cnum
+            accept[j] = _bernoulli_exp_scalar(w * w * plan.a, plan.b, rng)
+        out[pending[accept]] = y[accept]
+        pending = pending[~accept]
+    return out

@@ -1,0 +1,162 @@
+"""Exact integer samplers: Bernoulli(exp(-gamma)), discrete Laplace, discrete Gaussian.
+
+Distribution checks are chi-squared tests against the exact pmf at a fixed seed: each accepts the
+true parameter and rejects a parameter 30% off (the long, +-10% versions are in
+tests/statistical/test_exact_noise.py)."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from matrixdp.calibration.discrete import discrete_gaussian_pmf, discrete_gaussian_sigma2
+from matrixdp.errors import InvalidParameterError
+from matrixdp.mechanisms.exact_sampling import (
+    _GaussianPlan,
+    bernoulli_exp,
+    discrete_gaussian,
+    discrete_laplace,
+)
+from matrixdp.rng import make_rng
+
+ALPHA = 1e-4
+
+
+def laplace_pmf(k, scale):
+    q = math.exp(-1.0 / float(scale))
+    return (1 - q) / (1 + q) * q ** np.abs(np.asarray(k, dtype=float))
+
+
+def chi2_pvalue(draws, pmf):
+    """Chi-squared p-value of integer ``draws`` against ``pmf`` (bins with expected count >= 20, tails pooled)."""
+    n = draws.size
+    lo, hi = int(draws.min()), int(draws.max())
+    span = max(abs(lo), abs(hi)) + 1
+    ks = np.arange(-span, span + 1)
+    p = pmf(ks)
+    keep = n * p >= 20
+    inner = ks[keep]
+    a, b = inner.min(), inner.max()
+    counts = np.bincount(np.clip(draws, a - 1, b + 1) - (a - 1), minlength=b - a + 3)
+    expected = np.concatenate([[pmf(np.arange(-10 * span - 10, a)).sum()],
+                               pmf(np.arange(a, b + 1)),
+                               [pmf(np.arange(b + 1, 10 * span + 10)).sum()]]) * n
+    expected *= n / expected.sum()
+    return stats.chisquare(counts, expected).pvalue
+
+
+class OnlyIntegers:
+    """A generator that offers nothing but uniform integers (and counts the calls)."""
+
+    def __init__(self, seed):
+        self._gen = np.random.Generator(np.random.PCG64(seed))
+        self.calls = 0
+
+    def integers(self, *args, **kwargs):
+        self.calls += 1
+        return self._gen.integers(*args, **kwargs)
+
+
+@pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(7, 3), Fraction(5)])
+def test_bernoulli_exp_has_probability_exp_minus_gamma(gamma):
+    n = 400_000
+    draws = bernoulli_exp(gamma, n, make_rng(1))
+    p = math.exp(-float(gamma))
+    tol = 5 * math.sqrt(p * (1 - p) / n) + 1e-12
+    assert abs(draws.mean() - p) <= tol
+    if gamma > 0:     # the same tolerance rejects gamma 30% off
+        assert abs(draws.mean() - math.exp(-1.3 * float(gamma))) > tol
+        assert abs(draws.mean() - math.exp(-0.7 * float(gamma))) > tol
+
+
+def test_bernoulli_exp_exact_fallback_for_huge_denominators():
+    gamma = Fraction(2 ** 70 + 1, 2 ** 70)        # denominator beyond int64: Python-int path
+    draws = bernoulli_exp(gamma, 4000, make_rng(2))
+    p = math.exp(-1.0)
+    assert abs(draws.mean() - p) <= 5 * math.sqrt(p * (1 - p) / 4000)
+
+
+@pytest.mark.parametrize("scale", [Fraction(1, 2), Fraction(5, 2), Fraction(40)])
+def test_discrete_laplace_matches_its_pmf_and_rejects_scale_30_percent_off(scale):
+    draws = discrete_laplace(200_000, scale, make_rng(3))
+    assert draws.dtype == np.int64
+    assert chi2_pvalue(draws, lambda k: laplace_pmf(k, scale)) > ALPHA
+    for wrong in (0.7, 1.3):
+        assert chi2_pvalue(draws, lambda k: laplace_pmf(k, float(scale) * wrong)) < ALPHA
+
+
+@pytest.mark.parametrize("sigma2", [Fraction(1, 4), Fraction(10, 3), Fraction(100),
+                                    discrete_gaussian_sigma2(1.0, 1e-5, 1050625)])
+def test_discrete_gaussian_matches_its_pmf_and_rejects_sigma_30_percent_off(sigma2):
+    draws = discrete_gaussian(200_000, sigma2, make_rng(4))
+    assert draws.dtype == np.int64
+    if sigma2 > 10_000:      # wide support: compare the standardised draws in bins of sigma/8 instead
+        sigma = math.sqrt(sigma2)
+        edges = np.arange(-4, 4.001, 0.125) * sigma
+        for factor, ok in ((1.0, True), (0.7, False), (1.3, False)):
+            cdf = stats.norm(scale=sigma * factor).cdf    # DG ~ N to 1e-100 at this sigma
+            exp = np.diff(np.concatenate([[0.0], cdf(edges[1:-1]), [1.0]])) * draws.size
+            obs = np.bincount(np.searchsorted(edges[1:-1], draws, side="right"), minlength=exp.size)
+            assert (stats.chisquare(obs, exp).pvalue > ALPHA) == ok
+        return
+    assert chi2_pvalue(draws, lambda k: discrete_gaussian_pmf(k, sigma2)) > ALPHA
+    for wrong in (0.7, 1.3):
+        assert chi2_pvalue(draws, lambda k: discrete_gaussian_pmf(k, float(sigma2) * wrong ** 2)) < ALPHA
+
+
+def test_samplers_use_only_uniform_integers_and_loop_over_rounds_not_entries():
+    n = 100_000
+    gen = OnlyIntegers(5)
+    discrete_gaussian(n, Fraction(1000), gen)
+    discrete_laplace(n, Fraction(7, 2), gen)
+    # a loop over entries would need >= n calls; rounds of masked whole-array draws need a few thousand
+    assert gen.calls < n / 20
+
+
+def test_seeded_draws_replay_and_shapes():
+    a = discrete_gaussian((3, 4), 50, make_rng(7))
+    b = discrete_gaussian((3, 4), 50, make_rng(7))
+    assert a.shape == (3, 4) and np.array_equal(a, b)
+    assert discrete_laplace((), 2, make_rng(1)).shape == ()
+    assert discrete_gaussian(0, 2, make_rng(1)).shape == (0,)
+
+
+def test_gaussian_plan_of_a_calibrated_sigma_stays_on_the_int64_path():
+    for d2 in (1, 1050625, 10 ** 12):
+        plan = _GaussianPlan(discrete_gaussian_sigma2(1.0, 1e-5, d2))
+        assert plan.b < 2 ** 62 and plan.a == 1 and plan.cden < 2 ** 31
+
+
+def test_general_rationals_fall_back_to_python_integers_exactly():
+    sigma2 = Fraction(10 ** 20 + 1, 3 * 10 ** 18)          # ~33.3 with a huge denominator
+    draws = discrete_gaussian(3000, sigma2, make_rng(8))
+    var = float(sigma2)
+    assert abs(draws.mean()) < 5 * math.sqrt(var / 3000)
+    assert abs(draws.var() / var - 1) < 5 * math.sqrt(2 / 3000)
+
+
+def test_invalid_parameters_name_the_argument():
+    with pytest.raises(InvalidParameterError, match="sigma2"):
+        discrete_gaussian(3, 0, make_rng(0))
+    with pytest.raises(InvalidParameterError, match="scale"):
+        discrete_laplace(3, -1.0, make_rng(0))
+    with pytest.raises(InvalidParameterError, match="scale"):
+        discrete_laplace(3, float("nan"), make_rng(0))
+    with pytest.raises(InvalidParameterError, match="gamma"):
+        bernoulli_exp(-1, 3, make_rng(0))
+
+
+def test_rare_overflow_path_of_the_merged_sampler_keeps_the_law():
+    # sigma ~ 100 with a 2^23 denominator: W = x*2^23 - M overflows the int64-safe range beyond
+    # x ~ 2.4 sigma, so ~2% of proposals take the exact Python-integer path
+    m = (10_000 * 2 ** 23) // 100 | 1
+    sigma2 = Fraction(100 * m, 2 ** 23)          # t = floor(sigma) + 1 = 100 divides it
+    plan = _GaussianPlan(sigma2)
+    assert plan.a == 1 and plan.b % plan.t == 0 and plan.cden == 2 ** 23
+    draws = discrete_gaussian(40_000, sigma2, make_rng(9))
+    var = float(sigma2)
+    assert np.mean(np.abs(draws) > 2.4 * math.sqrt(var)) > 0.01      # the rare path was used
+    assert chi2_pvalue(np.clip(draws, -400, 400), lambda k: discrete_gaussian_pmf(k, sigma2)) > ALPHA
+    assert chi2_pvalue(np.clip(draws, -400, 400), lambda k: discrete_gaussian_pmf(k, 1.3 ** 2 * var)) < ALPHA
