@@ -52,7 +52,7 @@ MVG_REFERENCES = """
     ----------
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
        Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077,
-       Definition 2, Lemmas 6-7 and Sec. 6.3. See ``docs/derivations/mvg.md``.
+       Definition 2, Lemmas 6-7 and Sec. 6.3. See ``docs/mvg.md``.
     .. [2] A. K. Gupta and D. K. Nagar, "Matrix Variate Distributions",
        Chapman & Hall/CRC, 2000, Ch. 2.
 """
@@ -64,7 +64,7 @@ DIRECTIONS_REFERENCES = """
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
        Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077,
        Sec. 5-7 (directional noise, Algorithms 1-2, Theorem 7). Our fixes:
-       ``docs/derivations/mvg.md``.
+       ``docs/mvg.md``.
 """
 
 _cite = cite(MVG_REFERENCES)
@@ -197,6 +197,22 @@ class EigenCov:
         if self.directions is not None:
             object.__setattr__(self, "directions",
                                check_directions(self.directions, lam.size, "directions"))
+
+    @classmethod
+    def validated(cls, variances, directions=None) -> "EigenCov":
+        """Build from directions the caller has already passed through :func:`check_directions`.
+
+        Checks the variances as the constructor does but skips the O(d³) orthonormality check
+        (the MVG mechanism validates its directions once, when it is built).
+        """
+        if directions is None:
+            return cls(variances)
+        obj = cls(variances)  # validates the variances
+        object.__setattr__(obj, "directions", np.asarray(directions, dtype=np.float64))
+        if obj.directions.shape != (obj.variances.size, obj.variances.size):
+            raise InvalidShapeError("directions", f"must have shape {(obj.variances.size,) * 2}, "
+                                                  f"got {obj.directions.shape}")
+        return obj
 
     @property
     def dim(self) -> int:

@@ -11,7 +11,7 @@ ground energy :math:`E_{0,j}`. We solve it by second-order finite differences on
 tridiagonal eigenproblem), then sample by inverse CDF. As λ → 0 the density tends to
 :math:`\frac2L\sin^2(\pi(t-\underline n)/L)`, the :math:`\cos^2` law centred on the box; for a box much wider
 than :math:`(\lambda\vartheta)^{-1/4}` around 0 it tends to Theorem 2.4's Gaussian. The noise has a
-nonzero mean when the box is not symmetric. See ``docs/release/fisher.md``.
+nonzero mean when the box is not symmetric. See ``docs/fisher.md``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import cumulative_trapezoid, trapezoid
-from scipy.linalg import eigh_tridiagonal
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError
@@ -79,6 +77,9 @@ def box_ground_state(lam, theta: float, lower: float, upper: float,
     .. [1] F. Farokhi, Corollary 2.7 (corrected: coefficient :math:`\lambda\vartheta/4` in the
        n-variable), spec §3.3.
     """
+    from scipy.integrate import cumulative_trapezoid, trapezoid  # lazy: ~0.5 s of import
+    from scipy.linalg import eigh_tridiagonal
+
     lam = check_lam(lam)
     if not (np.isfinite(lower) and np.isfinite(upper) and upper > lower):
         raise InvalidParameterError("bounds", f"need finite lower < upper, got [{lower}, {upper}]")
@@ -131,7 +132,7 @@ class BoundedOptimalNoise:
 
     References
     ----------
-    .. [1] F. Farokhi, Theorem 2.6 and Corollary 2.7; ``docs/release/fisher.md``.
+    .. [1] F. Farokhi, Theorem 2.6 and Corollary 2.7; ``docs/fisher.md``.
     """
 
     def __init__(self, lam, lower, upper, *, weights=None, n_features: int | None = None,
