@@ -247,6 +247,9 @@ def run(task, argv=None, *, name, title):
         if t == 0:  # deterministic: computed once
             real_full = score(task, _unit(Xtr), ytr if task != "clustering" else None, _unit(Xte), yte_eval)
             cells.setdefault(("real (all m)", None, m), []).append(real_full)
+            if task == "regression":  # the trivial reference: predict the training mean
+                trivial = float(np.sqrt(np.mean((ytr.mean() - yte) ** 2))) * REG_UNIT
+                cells.setdefault(("predict the training mean", None, 0), []).append({"rmse": trivial})
         for p in args.dims:
             from matrixdp.synth import ron_matrix
 
@@ -303,7 +306,8 @@ def _write_md(path, title, task, rows, metrics, args, m, elapsed):
              "the paper's own experiments are unrecovered, so there are no paper numbers to compare).", ""]
     head = "| method | ε | p | " + " | ".join(METRIC_LABEL[k] for k in metrics) + " |"
     lines += [head, "|---|---|---|" + "---|" * len(metrics)]
-    order = {mth: i for i, mth in enumerate(("real (all m)", "real (RON, p)") + METHODS)}
+    order = {mth: i for i, mth in enumerate(("predict the training mean", "real (all m)", "real (RON, p)")
+                                            + METHODS)}
     for row in sorted(rows, key=lambda r: (order[r["method"]], r["epsilon"] if r["epsilon"] != "" else -1, r["p"])):
         eps = "—" if row["epsilon"] == "" else f"{row['epsilon']:g}"
         lines.append(f"| {row['method']} | {eps} | {row['p']} | "
