@@ -9,7 +9,7 @@ numeric columns divided by PUBLIC domain constants (age/100, education-num/16, c
 capital-loss/5000, hours-per-week/100; fnlwgt dropped), m = 104. Adult stands in for the
 paper's unnamed "three large real-world datasets": it is the only shipped dataset with
 n ≥ 10⁴ and m ≥ 50 (spec §4.4), and it is the dataset of the library's documented RON-Gauss
-table (docs/synth/ron_gauss.md).
+table (docs/ron_gauss.md).
 
 Methods (all pure ε-DP under the same replace-one relation; for classification the class sizes
 are public, i.e. a neighbour keeps its label: the paper's implicit model, spec §3.3 (a)):
