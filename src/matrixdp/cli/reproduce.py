@@ -41,11 +41,11 @@ EXPERIMENTS = {
     "farokhi-lending-club": ("farokhi_lending_club",
                              "Farokhi Fig. 7: ridge regression, Lending Club stand-in"),
     "ron-gauss-classification": ("ron_gauss_classification",
-                                 "RON-Gauss classification on Adult (spec §4.4 protocol)"),
+                                 "RON-Gauss classification on Adult (ε × p grid, baselines)"),
     "ron-gauss-regression": ("ron_gauss_regression",
-                             "RON-Gauss regression on Adult (spec §4.4 protocol)"),
+                             "RON-Gauss regression on Adult (ε × p grid, baselines)"),
     "ron-gauss-clustering": ("ron_gauss_clustering",
-                             "RON-Gauss clustering on Adult (spec §4.4 protocol)"),
+                             "RON-Gauss clustering on Adult (ε × p grid, baselines)"),
 }
 
 
