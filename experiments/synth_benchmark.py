@@ -96,8 +96,9 @@ def _run_ron_gauss(table, eps, seed, class_weights):
     Xte = design_matrix(table.test, table.schema)
     dim = min(13, Xtr.shape[1] - 1)
     kw = dict(dim=dim, epsilon=eps, task="classification", classes=[0, 1], random_state=seed)
-    if class_weights == "dp":
-        kw.update(class_weights="dp", epsilon_counts=0.1 * eps)
+    if class_weights == "uniform":  # the paper's Algorithm 5: public class sizes, equal shares
+        kw.update(class_sizes="public", class_weights="uniform")
+    # else the library default: private class sizes, DP class counts as the priors
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with PeakMemory() as mem:
@@ -111,7 +112,8 @@ def _run_ron_gauss(table, eps, seed, class_weights):
     row.update(tv_1way="", tv_2way="", corr_err="", fit_s=t1 - t0,
                sample_s=mem.seconds - (t1 - t0), total_s=mem.seconds,
                peak_mb=max(mem.peak_mb, traced), delta=0.0,
-               relation="replace-one (same label)")
+               relation=("replace-one (same label, public class sizes)" if class_weights == "uniform"
+                         else "replace-one (private class sizes)"))
     return row
 
 
@@ -123,13 +125,15 @@ OURS = {
 
 
 def run_ours(args) -> None:
-    out = RESULTS / "synth_benchmark_ours.csv"
+    out = RESULTS / f"synth_benchmark_ours{args.cache_suffix}.csv"
     if out.exists():
         out.unlink()
     for name in args.tables:
         table = load_table(name)
         for eps in args.epsilons:
             for method, fn in OURS.items():
+                if args.ours and not any(method.startswith(m) for m in args.ours):
+                    continue
                 for seed in range(args.seeds):
                     row = dict(table=name, method=method, epsilon=eps, seed=seed)
                     try:
@@ -228,7 +232,9 @@ def _read(path: Path) -> list:
 def report(args) -> None:
     import pandas as pd
 
-    rows = _read(RESULTS / "synth_benchmark_peers.csv") + _read(RESULTS / "synth_benchmark_ours.csv")
+    rows = _read(RESULTS / "synth_benchmark_peers.csv")
+    for path in sorted(RESULTS.glob("synth_benchmark_ours*.csv")):
+        rows += _read(path)
     if not rows:
         raise SystemExit("no results to report")
     df = pd.DataFrame(rows)
@@ -372,6 +378,8 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", nargs="+", default=["mst", "aim"])
     ap.add_argument("--peer-seeds", type=int, default=3)
     ap.add_argument("--fresh", action="store_true", help="peers: start a new peers cache")
+    ap.add_argument("--ours", nargs="+", default=None, help="ours: only methods with these prefixes")
+    ap.add_argument("--cache-suffix", default="", help="ours: suffix of the cache file (parallel runs)")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     if args.part == "peers":

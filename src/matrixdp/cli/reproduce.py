@@ -40,12 +40,17 @@ EXPERIMENTS = {
     "farokhi-adult": ("farokhi_adult", "Farokhi Fig. 6: SVM on Adult"),
     "farokhi-lending-club": ("farokhi_lending_club",
                              "Farokhi Fig. 7: ridge regression, Lending Club stand-in"),
+    "utility-covariance": ("utility_covariance",
+                           "Utility comparison: DP covariance vs diffprivlib, OpenDP, Analyze Gauss"),
+    "utility-pca": ("utility_pca", "Utility comparison: DP PCA (k = 2, 5) vs diffprivlib, OpenDP"),
+    "utility-regression": ("utility_regression",
+                           "Utility comparison: DP linear regression vs diffprivlib, OpenDP"),
     "ron-gauss-classification": ("ron_gauss_classification",
-                                 "RON-Gauss classification on Adult (ε × p grid, baselines)"),
+                                 "RON-Gauss classification on Adult (train on synthetic, test on real)"),
     "ron-gauss-regression": ("ron_gauss_regression",
-                             "RON-Gauss regression on Adult (ε × p grid, baselines)"),
+                             "RON-Gauss regression on Adult (train on synthetic, test on real)"),
     "ron-gauss-clustering": ("ron_gauss_clustering",
-                             "RON-Gauss clustering on Adult (ε × p grid, baselines)"),
+                             "RON-Gauss clustering on Adult (train on synthetic, test on real)"),
 }
 
 
@@ -68,6 +73,9 @@ DATASETS = {
     "ron-gauss-classification": ["load_adult"],
     "ron-gauss-regression": ["load_adult"],
     "ron-gauss-clustering": ["load_adult"],
+    "utility-covariance": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
+    "utility-pca": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
+    "utility-regression": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
 }
 
 #: Where ``experiments/`` sits when matrixdp runs from a source checkout (src layout).
