@@ -9,7 +9,7 @@ numeric columns divided by PUBLIC domain constants (age/100, education-num/16, c
 capital-loss/5000, hours-per-week/100; fnlwgt dropped), m = 104. Adult stands in for the
 paper's unnamed "three large real-world datasets": it is the only shipped dataset with
 n ≥ 10⁴ and m ≥ 50 (spec §4.4), and it is the dataset of the library's documented RON-Gauss
-table (docs/synth/ron_gauss.md).
+table (docs/ron_gauss.md).
 
 Methods (all pure ε-DP under the same replace-one relation; for classification the class sizes
 are public, i.e. a neighbour keeps its label: the paper's implicit model, spec §3.3 (a)):
@@ -247,6 +247,9 @@ def run(task, argv=None, *, name, title):
         if t == 0:  # deterministic: computed once
             real_full = score(task, _unit(Xtr), ytr if task != "clustering" else None, _unit(Xte), yte_eval)
             cells.setdefault(("real (all m)", None, m), []).append(real_full)
+            if task == "regression":  # the trivial reference: predict the training mean
+                trivial = float(np.sqrt(np.mean((ytr.mean() - yte) ** 2))) * REG_UNIT
+                cells.setdefault(("predict the training mean", None, 0), []).append({"rmse": trivial})
         for p in args.dims:
             from matrixdp.synth import ron_matrix
 
@@ -303,7 +306,8 @@ def _write_md(path, title, task, rows, metrics, args, m, elapsed):
              "the paper's own experiments are unrecovered, so there are no paper numbers to compare).", ""]
     head = "| method | ε | p | " + " | ".join(METRIC_LABEL[k] for k in metrics) + " |"
     lines += [head, "|---|---|---|" + "---|" * len(metrics)]
-    order = {mth: i for i, mth in enumerate(("real (all m)", "real (RON, p)") + METHODS)}
+    order = {mth: i for i, mth in enumerate(("predict the training mean", "real (all m)", "real (RON, p)")
+                                            + METHODS)}
     for row in sorted(rows, key=lambda r: (order[r["method"]], r["epsilon"] if r["epsilon"] != "" else -1, r["p"])):
         eps = "—" if row["epsilon"] == "" else f"{row['epsilon']:g}"
         lines.append(f"| {row['method']} | {eps} | {row['p']} | "

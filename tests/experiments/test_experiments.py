@@ -160,7 +160,7 @@ def test_exp2_mvg_and_iid_rows_share_one_sensitivity(tmp_path, data_home):
 #: The direction orderings results/mvg_fig4_directions.md reports for the exact calibration
 #: (REPRODUCTION.md, "MVG Figure 4"), as (panel prefix, ε values, labels from best to worst).
 FIG4_ORDERINGS = [
-    ("Exp. II (", (0.25, 0.5, 1.0, 2.0, 4.0), ("(d)", "(a)", "(c)", "(b)")),
+    ("Exp. II (", (0.25, 0.5, 1.0, 2.0, 4.0), ("i.i", "(d)", "(a)", "(c)", "(b)")),
     ("Exp. III (", (0.25, 0.5, 1.0, 2.0, 4.0), ("(c)", "(d)", "(a)")),
     ("Exp. I (", (2.0, 4.0), ("(c)", "(a)", "(b)")),
 ]
