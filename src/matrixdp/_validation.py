@@ -133,3 +133,11 @@ def check_in_bounds(arr: np.ndarray, lower, upper, argument: str = "X") -> None:
             "has entries outside the declared public bounds; clip the data to the bounds first "
             "(or pass clip=True where supported) or widen the bounds from domain knowledge - "
             "bounds must never be read from the private data")
+
+
+def check_square_matrix(value, argument: str = "value") -> np.ndarray:
+    """Return ``value`` as a finite square 2-D float array, or raise naming ``argument``."""
+    arr = check_finite_array(value, argument, ndim=2)
+    if arr.shape[0] != arr.shape[1]:
+        raise InvalidShapeError(argument, f"must be square, got {arr.shape}")
+    return arr

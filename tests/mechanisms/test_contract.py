@@ -162,6 +162,28 @@ def test_release_keeps_shape_and_states_its_guarantee(name):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
+def test_release_is_charged_to_the_accountant_before_any_draw(name):
+    """Every mechanism, baselines included, charges the same budget hook: a release that does
+    not fit is refused (nothing returned, nothing recorded), and one that fits is recorded."""
+    from matrixdp.accounting import Accountant
+    from matrixdp.errors import BudgetExceededError
+
+    case = CASES[name]
+    mech = _build(case)
+    p = mech.privacy
+    unsafe = dict(allow_unsafe=True) if p.refuted else {}
+    tight = Accountant(epsilon=p.epsilon / 2, delta=p.delta, **unsafe)
+    roomy = Accountant(**unsafe)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(BudgetExceededError):
+            mech.release(case.value, rng=0, accountant=tight)
+        mech.release(case.value, rng=0, accountant=roomy)
+    assert tight.total(delta=p.delta).epsilon == 0.0
+    assert roomy.total(delta=p.delta).epsilon == pytest.approx(p.epsilon, rel=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_seeded_releases_repeat(name):
     case = CASES[name]
     mech = _build(case)

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array, check_positive, check_row_norms
-from ..errors import InvalidParameterError, InvalidShapeError
-from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
+from .._validation import (check_delta, check_epsilon, check_finite_array, check_positive,
+                           check_row_norms, check_square_matrix)
+from ..errors import InvalidParameterError
+from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
 from ..rng import make_rng
 
 __all__ = ["JLCovariance", "JLSketchMechanism", "blocki_jl_covariance", "blocki_w"]
@@ -172,22 +173,14 @@ class JLSketchMechanism(Mechanism):
         return np.swapaxes(s, 1, 2) @ s / self.r
 
     def _check_value(self, value) -> np.ndarray:
-        arr = check_finite_array(value, "value", ndim=2)
-        if arr.shape[0] != arr.shape[1]:
-            raise InvalidShapeError("value", f"must be square, got {arr.shape}")
-        return arr
+        return check_square_matrix(value, "value")
 
-    def release(self, value, rng=None) -> Release:
-        """Release SᵀS/r for the lifted covariance ``value``.
+    def _randomise(self, arr: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """One draw of SᵀS/r for the lifted covariance ``arr`` (what :meth:`release` returns)."""
+        return self.release_batch(arr, 1, gen)[0]
 
-        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
-        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
-        (they regenerate the noise and subtract it).
-        """
-        arr = self._check_value(value)
-        out = self.release_batch(arr, 1, rng)[0]
-        return Release(value=out, privacy=self.privacy, noise=self.noise_summary(arr.shape),
-                       metadata={"r": self.r})
+    def _metadata(self) -> dict:
+        return {"r": self.r}
 
     def _noise(self, shape, rng) -> np.ndarray:
         raise InvalidParameterError("value", "the JL sketch is not additive noise: use release "

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_finite_array, check_positive, check_row_norms
-from ..errors import InvalidParameterError, InvalidShapeError
-from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
+from .._validation import check_finite_array, check_positive, check_row_norms, check_square_matrix
+from ..errors import InvalidParameterError
+from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
 from ..rng import make_rng
 
 __all__ = ["PCARelease", "ProjectorMechanism", "unit_ball_second_moment", "top_eigenvectors"]
@@ -132,21 +132,11 @@ class ProjectorMechanism(Mechanism):
         return v @ np.swapaxes(v, 1, 2)
 
     def _check_value(self, value) -> np.ndarray:
-        arr = check_finite_array(value, "value", ndim=2)
-        if arr.shape[0] != arr.shape[1]:
-            raise InvalidShapeError("value", f"must be square, got {arr.shape}")
-        return arr
+        return check_square_matrix(value, "value")
 
-    def release(self, value, rng=None) -> Release:
-        """Release the projector VVᵀ for the score matrix ``value``.
-
-        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
-        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
-        (they regenerate the noise and subtract it).
-        """
-        arr = self._check_value(value)
-        out = self.release_batch(arr, 1, rng)[0]
-        return Release(value=out, privacy=self.privacy, noise=self.noise_summary(arr.shape))
+    def _randomise(self, arr: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """One draw of the projector VVᵀ for the score matrix ``arr`` (what :meth:`release` returns)."""
+        return self.release_batch(arr, 1, gen)[0]
 
     def _noise(self, shape, rng) -> np.ndarray:
         raise InvalidParameterError("value", "the exponential mechanism is not additive noise: "

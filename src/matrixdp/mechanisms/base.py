@@ -264,17 +264,21 @@ class Mechanism(abc.ABC):
         arr = self._check_value(value)
         privacy = self._privacy_for(arr.shape)
         with charge(privacy, accountant=accountant, ledger=ledger, label=label or self.name):
-            gen = make_rng(rng)
-            if self.numerics == "exact":
-                noisy = self._release_exact(arr, gen)
-            else:
-                noisy = arr + self._noise(arr.shape, gen)
+            noisy = self._randomise(arr, make_rng(rng))
         if privacy.refuted:
             warnings.warn(f"{self.name}: the claimed {privacy} is refuted; this release is "
                           "NOT differentially private as claimed", RefutedGuaranteeWarning,
                           stacklevel=2)
         return Release(value=_restore_type(value, noisy), privacy=privacy,
                        noise=self.noise_summary(arr.shape), metadata=self._metadata())
+
+    def _randomise(self, arr: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        """The released value for the validated ``arr``: noise added once (on the lattice for
+        exact numerics). Mechanisms whose output is not ``value + noise`` (sketches, sampled
+        projectors) override this, never :meth:`release`, so every release is charged alike."""
+        if self.numerics == "exact":
+            return self._release_exact(arr, gen)
+        return arr + self._noise(arr.shape, gen)
 
     def _metadata(self) -> dict:
         return {}
