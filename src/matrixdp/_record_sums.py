@@ -70,7 +70,8 @@ def is_dask_collection(X) -> bool:
 def _dask_frame_to_array(X, columns):
     if columns is not None:
         X = X[list(columns)]
-    return X.to_dask_array(lengths=True)
+    # unknown partition lengths: computing them would be an extra pass over the data
+    return X.to_dask_array()
 
 
 def as_record_matrix(X, argument: str = "X", *, columns=None):

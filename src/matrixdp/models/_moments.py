@@ -218,17 +218,20 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto")
 
 
 def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, noise="auto",
-                          rng=None, before_release=None) -> MomentRelease:
+                          rng=None, before_release=None, value=None) -> MomentRelease:
     """Release ``(1/n) Zᵀ Z`` for records ``Z`` inside the task's public box.
 
-    ``Z`` must already be clipped to ``[task.lower, task.upper]`` (up to rounding).
+    ``Z`` must already be clipped to ``[task.lower, task.upper]`` (up to rounding). ``value``,
+    when given, is that matrix already reduced from the records (e.g. summed block by block on a
+    Dask cluster) and ``Z`` is ignored: the release is the same.
     ``before_release(privacy)`` is called with the guarantee before any noise is drawn (the
     accountant hook); it may raise to stop the release.
     """
     plan, candidates = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
     if before_release is not None:
         before_release(plan.mechanism.privacy)
-    value = task.query().compute(Z)
+    if value is None:
+        value = task.query().compute(Z)
     # charged by the hook already: the mechanism's release is not charged again
     with suspended() if before_release is not None else contextlib.nullcontext():
         rel = plan.mechanism.release(value, rng=rng)

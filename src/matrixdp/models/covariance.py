@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
+from ._dask import augmented_moments, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
                     check_privacy_params, clip_to_bounds, parse_bounds, validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
@@ -74,19 +75,27 @@ def augmented_task(lower, upper, n_samples: int, kind: str) -> tuple[MomentTask,
 def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, noise, label):
     """Release the task's second moments of ``X`` (already validated and clipped).
 
-    Returns ``(release, center, t)``.
+    Returns ``(release, center, t)``. A Dask ``X`` is clipped (per ``estimator.clip``) and
+    summed block by block; only the reduced matrix reaches the driver.
     """
-    n = X.shape[0]
-    task, center, t = augmented_task(lower, upper, n, kind)
-    if kind == "gram":
-        Z = X
+    value = Z = None
+    if is_dask_collection(X):
+        _, center, t = augmented_task(lower, upper, 1, kind)  # public: does not depend on n
+        n, value = augmented_moments(X, lower, upper, center, t, clip=estimator.clip)
+        task, center, t = augmented_task(lower, upper, n, kind)
     else:
-        Z = np.empty((n, X.shape[1] + 1))
-        np.subtract(X, center, out=Z[:, :-1])
-        Z[:, -1] = t
+        n = X.shape[0]
+        task, center, t = augmented_task(lower, upper, n, kind)
+        if kind == "gram":
+            Z = X
+        else:
+            Z = np.empty((n, X.shape[1] + 1))
+            np.subtract(X, center, out=Z[:, :-1])
+            Z[:, -1] = t
     rel = release_second_moment(
         Z, task, epsilon=epsilon, delta=delta, noise=noise, rng=estimator.random_state,
-        before_release=lambda p: charge_accountant(estimator.accountant, p, label=label))
+        before_release=lambda p: charge_accountant(estimator.accountant, p, label=label),
+        value=value)
     return rel, center, t
 
 

@@ -20,6 +20,7 @@ from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
+from ._dask import column_moments, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
                     check_privacy_params, clip_to_bounds, parse_bounds, validate_X)
 
@@ -238,8 +239,12 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
         check_n_samples(n)
         lo, hi = parse_bounds(self.bounds, d)
         X = clip_to_bounds(X, lo, hi, self.clip)
+        if is_dask_collection(X):  # clipped and summed block by block
+            n, mean, _ = column_moments(X, lo, hi, clip=self.clip, squares=False)
+        else:
+            mean = X.mean(axis=0)
         query = _MomentVectorQuery(lo, hi, n, squares=False)
-        value = np.clip(X.mean(axis=0), lo, hi)
+        value = np.clip(mean, lo, hi)
         out = _release_vector(self, value, query, np.ones(d), epsilon=eps, delta=delta,
                               noise=noise, label="DPMean.fit")
         self.mean_ = out["value"]
@@ -310,12 +315,17 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         lo, hi = parse_bounds(self.bounds, d)
         X = clip_to_bounds(X, lo, hi, self.clip)
         squares = bool(self.with_std)
+        if is_dask_collection(X):  # clipped and summed block by block
+            n, mean, sq = column_moments(X, lo, hi, clip=self.clip, squares=squares)
         query = _MomentVectorQuery(lo, hi, n, squares=squares)
         h = query.h
         hs = np.where(h > 0, h, 1.0)
-        mean = np.clip(X.mean(axis=0), lo, hi)
+        if not is_dask_collection(X):
+            mean = X.mean(axis=0)
+            sq = np.mean((X - query.center) ** 2, axis=0) if squares else None
+        mean = np.clip(mean, lo, hi)
         if squares:
-            sq = np.clip(np.mean((X - query.center) ** 2, axis=0), 0.0, h * h)
+            sq = np.clip(sq, 0.0, h * h)
             value = np.concatenate([mean, sq])
             weights = np.concatenate([1.0 / hs ** 2, 1.0 / hs ** 4])
         else:
