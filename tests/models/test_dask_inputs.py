@@ -126,7 +126,7 @@ def test_local_cluster_two_workers_gives_the_threaded_release():
     X, y = _data(n=20_000)
     ref = DPCovariance(bounds=(LO, HI), random_state=9).fit(X)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster):
         got = DPCovariance(bounds=(LO, HI), random_state=9).fit(da.from_array(X, chunks=3_000))
         frame = dd.from_pandas(pd.DataFrame(np.column_stack([X, y]),

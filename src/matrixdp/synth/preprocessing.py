@@ -16,7 +16,7 @@ from ..mechanisms import LaplaceMechanism
 from ..rng import make_rng
 
 __all__ = ["SENSITIVITY_MODES", "normalize_rows", "mean_sensitivity", "dp_mean",
-           "data_preprocessing"]
+           "dp_mean_from_sum", "data_preprocessing"]
 
 #: ``"corrected"`` is the default and the only mode whose guarantees are all valid.
 #: ``"paper"`` uses the paper's Lemma 4/5 covariance sensitivities (too small for p >= 3);
@@ -93,6 +93,16 @@ def dp_mean(X_normalized: np.ndarray, epsilon: float, rng=None, *,
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode),
                             numerics=numerics)
     released = mech.release(X_normalized.mean(axis=0), rng=make_rng(rng))
+    return np.asarray(released.value, dtype=np.float64), mech
+
+
+def dp_mean_from_sum(total, n: int, m: int, epsilon: float, rng=None, *, mode: str = "corrected",
+                     numerics: str = "float") -> tuple[np.ndarray, LaplaceMechanism]:
+    """:func:`dp_mean` from the (private) sum of the ``n`` normalised rows, e.g. reduced block
+    by block on a Dask cluster: the same mechanism and the same draws from ``rng``."""
+    mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode),
+                            numerics=numerics)
+    released = mech.release(np.asarray(total, dtype=np.float64) / n, rng=make_rng(rng))
     return np.asarray(released.value, dtype=np.float64), mech
 
 
