@@ -198,6 +198,22 @@ class EigenCov:
             object.__setattr__(self, "directions",
                                check_directions(self.directions, lam.size, "directions"))
 
+    @classmethod
+    def validated(cls, variances, directions=None) -> "EigenCov":
+        """Build from directions the caller has already passed through :func:`check_directions`.
+
+        Checks the variances as the constructor does but skips the O(d³) orthonormality check
+        (the MVG mechanism validates its directions once, when it is built).
+        """
+        if directions is None:
+            return cls(variances)
+        obj = cls(variances)  # validates the variances
+        object.__setattr__(obj, "directions", np.asarray(directions, dtype=np.float64))
+        if obj.directions.shape != (obj.variances.size, obj.variances.size):
+            raise InvalidShapeError("directions", f"must have shape {(obj.variances.size,) * 2}, "
+                                                  f"got {obj.directions.shape}")
+        return obj
+
     @property
     def dim(self) -> int:
         """Side of the covariance matrix."""

@@ -379,3 +379,43 @@ def test_identity_query_without_count_takes_it_from_the_shape():
     mech = MVGMechanism(shape=(248, 6), epsilon=1.0, delta=1 / 248, sensitivity=q, calibration="theorem2")
     assert mech.gamma == pytest.approx(math.sqrt(1488)) and q.n_samples is None
     assert len(mech.witnesses()) == 2
+
+
+@pytest.mark.parametrize("mode", ["unimodal", "equimodal", "iid"])
+def test_construction_computes_the_shift_bound_once_and_it_equals_a_fresh_one(monkeypatch, mode):
+    """The final Mahalanobis bound is the calibration's bound rescaled (mu^2 is linear in each
+    axis's precisions): one shift_bound and one orthonormality check per construction, and the
+    rescaled bound equals a fresh computation to 1e-12."""
+    import matrixdp._linalg as linalg
+    import matrixdp.mechanisms.mvg as mvg_module
+    from matrixdp.rng import random_directions
+
+    d = 12
+    query = (CovarianceQuery(bounds=(-1.0, 1.0), n_features=d, n_samples=40) if mode == "equimodal"
+             else IdentityQuery(bounds=(0.0, 1.0), n_features=d, n_samples=30))
+    shape = (d, d) if mode == "equimodal" else (30, d)
+    dirs = None if mode == "iid" else random_directions(d, d, rng=3)
+    calls = {"shift": 0, "check": 0}
+    original_shift = type(query).shift_bound
+    original_check = linalg.check_directions
+
+    def counting_shift(self, *a, **k):
+        calls["shift"] += 1
+        return original_shift(self, *a, **k)
+
+    def counting_check(*a, **k):
+        calls["check"] += 1
+        return original_check(*a, **k)
+
+    monkeypatch.setattr(type(query), "shift_bound", counting_shift)
+    monkeypatch.setattr(mvg_module, "check_directions", counting_check)
+    monkeypatch.setattr(linalg, "check_directions", counting_check)
+    mech = MVGMechanism(shape=shape, epsilon=1.0, delta=1e-5, sensitivity=query, mode=mode,
+                        directions=dirs)
+    assert calls["shift"] == 1
+    assert calls["check"] == (0 if dirs is None else 1)
+    fresh = original_shift(mech.query, mech._row, mech._col)
+    assert mech.mahalanobis_sensitivity == pytest.approx(fresh.value, rel=1e-12)
+    # uniform shares sum to 1: the calibration spends the whole budget
+    assert mech.mahalanobis_sensitivity == pytest.approx(mech.max_shift, rel=1e-9)
+    assert mech.privacy_profile(1.0) <= 1e-5 * (1 + 1e-7)

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from matrixdp.errors import InvalidPrivacyParameterError
-from matrixdp.synth import data_preprocessing, mean_sensitivity, normalize_rows
+from matrixdp.synth import data_preprocessing, mean_sensitivity, normalize_rows, ron_matrix
 
 
 def test_normalize_rows_unit_norm_zero_rows_and_idempotent():
@@ -103,3 +103,50 @@ def test_normalize_rows_is_exact_at_extreme_magnitudes(magnitude):
     if magnitude >= 1e-300:
         np.testing.assert_allclose(Xn, normalize_rows(X / magnitude), atol=1e-12)
 
+
+
+def _literal_projection(X, W, mu):
+    return normalize_rows(normalize_rows(X) - mu) @ W
+
+
+def test_one_pass_projection_equals_the_literal_algorithm_1():
+    """unit_row_pass + centred_projection == normalize(normalize(X) - mu) @ W within 1e-12
+    (summation order differs), including zero, huge, tiny and cancelling rows."""
+    from matrixdp.synth.preprocessing import centred_projection, unit_row_pass
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(10_000, 12)) + 0.5
+    X[3] = 0.0
+    X[4] *= 1e155
+    X[5] *= 1e-160
+    W = ron_matrix(12, 4, rng=1)
+    r, total, Y = unit_row_pass(X, W, chunk_rows=777)  # blocks that do not divide n
+    np.testing.assert_allclose(total, normalize_rows(X).sum(axis=0), rtol=0, atol=1e-10)
+    mu = total / X.shape[0] + rng.normal(scale=0.01, size=12)
+    X[6] = mu * 3.0  # normalised row equal to mu / |mu|: the centred norm cancels
+    X[7] = mu / np.linalg.norm(mu) * 7.0
+    r, total, Y = unit_row_pass(X, W, chunk_rows=777)
+    mu_unit = mu / np.linalg.norm(mu)  # a DP mean can have norm 1: row 7 then centres to 0
+    for m in (mu, mu_unit):
+        got = centred_projection(X, W, r, Y.copy(), m)
+        np.testing.assert_allclose(got, _literal_projection(X, W, m), rtol=0, atol=1e-12)
+
+
+def test_fit_is_unchanged_by_the_one_pass_preprocessing():
+    """A seeded RON-Gauss group fit equals the literal pipeline within 1e-12."""
+    from matrixdp.synth.covariance import cov_sensitivity, make_symmetric_psd, noisy_second_moment
+    from matrixdp.synth.group import fit_group_replace_one
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 9)) + 1.0
+    W = ron_matrix(9, 3, rng=2)
+    fit = fit_group_replace_one(X, W, epsilon_mean=1.0, epsilon_cov=1.0,
+                                rng=np.random.default_rng(11))
+    gen = np.random.default_rng(11)
+    X_bar, mu, _ = data_preprocessing(X, 1.0, gen)
+    Xt = X_bar @ W
+    raw, _ = noisy_second_moment(Xt.T @ Xt / 3000, epsilon=1.0, sensitivity=cov_sensitivity(3, 3000),
+                                 rng=gen)
+    np.testing.assert_allclose(fit.mean, mu, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(fit.covariance_raw, raw, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(fit.covariance, make_symmetric_psd(raw), rtol=0, atol=1e-12)

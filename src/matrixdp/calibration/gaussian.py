@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import log_ndtr
 
 from .._validation import (check_delta, check_epsilon, check_nonnegative_epsilon, check_positive,
                            check_sensitivity)
@@ -80,6 +78,8 @@ def gaussian_log_delta_for_shift(epsilon: float, shift: float) -> float:
         return -math.inf
     if math.isinf(shift):
         return 0.0
+    from scipy.special import log_ndtr  # lazy: keeps scipy out of ``import matrixdp``
+
     a = shift / 2.0 - epsilon / shift
     b = -shift / 2.0 - epsilon / shift
     log_pa = float(log_ndtr(a))
@@ -190,6 +190,8 @@ def max_gaussian_shift(epsilon, delta) -> float:
         lo -= 2.0
     while f(hi) < 0:
         hi += 1.0
+    from scipy.optimize import brentq  # lazy: scipy.optimize costs ~0.3 s at import
+
     log_mu = brentq(f, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
     # Err on the private side: step below the root by a relative 1e-12 (well above the
     # profile's evaluation error) and until the computed delta does not exceed the target.
@@ -264,6 +266,8 @@ def gaussian_epsilon(delta, sigma, sensitivity) -> float:
     hi = max(1.0, mu)
     while f(hi) > 0:
         hi *= 2.0
+    from scipy.optimize import brentq
+
     eps = brentq(f, 0.0, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
     # Report the safe side of the root: delta falls as epsilon grows.
     step = _SAFETY_MARGIN * max(eps, 1e-3)

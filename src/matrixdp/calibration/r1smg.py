@@ -23,7 +23,6 @@ import warnings
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
 
 from .._validation import check_delta, check_epsilon, check_sensitivity
 from ..errors import InvalidParameterError
@@ -92,8 +91,8 @@ def r1smg_log_psi(dim: int, delta: float) -> float:
     """
     m = check_r1smg_dim(dim)
     d = check_delta(delta)
-    return (2.0 / (m - 2)) * (math.log(d) + special.gammaln((m - 1) / 2.0)
-                              - 0.5 * math.log(math.pi) - special.gammaln(m / 2.0))
+    return (2.0 / (m - 2)) * (math.log(d) + _special().gammaln((m - 1) / 2.0)
+                              - 0.5 * math.log(math.pi) - _special().gammaln(m / 2.0))
 
 
 def r1smg_psi(dim: int, delta: float) -> float:
@@ -177,7 +176,7 @@ def paper_analytic_constant(epsilon, delta, dim) -> float:
     analytic variance is smaller.
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
-    return (special.ndtri(d) ** 2 + eps) * int(dim) / eps ** 2
+    return (_special().ndtri(d) ** 2 + eps) * int(dim) / eps ** 2
 
 
 def paper_mvg_constant(epsilon, rows, cols) -> float:
@@ -240,8 +239,8 @@ def gaussian_loss_skewness(cov_eigenvalues) -> float:
 def lemma2_angle_bound(dim, theta0) -> float:
     """Lemma 2's bound √π Γ(P/2)/Γ((P−1)/2) cos(θ₀)^{P−2} on Pr[|θ − π/2| ≥ θ₀]."""
     p = check_r1smg_dim(dim)
-    return math.exp(0.5 * math.log(math.pi) + special.gammaln(p / 2.0)
-                    - special.gammaln((p - 1) / 2.0) + (p - 2) * math.log(math.cos(theta0)))
+    return math.exp(0.5 * math.log(math.pi) + _special().gammaln(p / 2.0)
+                    - _special().gammaln((p - 1) / 2.0) + (p - 2) * math.log(math.cos(theta0)))
 
 
 # ------------------------------------------------------ what it really gives (§8.1)
@@ -266,7 +265,7 @@ def r1smg_log_noise_density(noise_norm, dim, sigma_star):
     m = check_r1smg_dim(dim)
     r = np.asarray(noise_norm, dtype=float)
     with np.errstate(divide="ignore"):
-        return (special.gammaln(m / 2.0) - 0.5 * m * math.log(math.pi)
+        return (_special().gammaln(m / 2.0) - 0.5 * m * math.log(math.pi)
                 - 0.5 * math.log(2 * math.pi * sigma_star) + (1 - m) * np.log(r)
                 - r ** 2 / (2.0 * sigma_star))
 
@@ -300,9 +299,9 @@ def r1smg_ball_delta_lower_bound(epsilon, dim, sigma_star, sensitivity) -> float
     eps = check_epsilon(epsilon)
     m = check_r1smg_dim(dim)
     sens = check_sensitivity(sensitivity)
-    p_x = 2.0 * special.ndtr(sens / (2.0 * math.sqrt(sigma_star))) - 1.0
+    p_x = 2.0 * _special().ndtr(sens / (2.0 * math.sqrt(sigma_star))) - 1.0
     # P[u₁² > 3/4] for u₁² ~ Beta(1/2, (M−1)/2): 1 − I_{3/4}(a, b) = I_{1/4}(b, a).
-    p_xp = special.betainc((m - 1) / 2.0, 0.5, 0.25)
+    p_xp = _special().betainc((m - 1) / 2.0, 0.5, 0.25)
     return max(0.0, float(p_x - math.exp(eps) * p_xp))
 
 
@@ -360,13 +359,13 @@ def r1smg_true_delta(epsilon, dim, sigma_star, sensitivity, *, order: int = 24,
     outer = 1.0 - np.geomspace(0.5, 1e-12, panels // 2 + 1)[1:]
     q_breaks = np.concatenate([[0.0], inner, outer, [1.0]])
     q, wq = _composite_nodes(q_breaks, order)
-    r = scale * special.ndtri(0.5 * (1.0 + q))  # ‖a‖/Δ
+    r = scale * _special().ndtri(0.5 * (1.0 + q))  # ‖a‖/Δ
     # Axis 2: p = P((1+u)/2 <= w), w ~ Beta(k, k).
     p_breaks = np.concatenate([[0.0], np.geomspace(1e-12, 0.5, panels // 2 + 1),
                                1.0 - np.geomspace(0.5, 1e-12, panels // 2 + 1)[1:], [1.0]])
     p, wp = _composite_nodes(p_breaks, order)
     k = (m - 1) / 2.0
-    u = 2.0 * special.betaincinv(k, k, p) - 1.0
+    u = 2.0 * _special().betaincinv(k, k, p) - 1.0
     delta = 0.0
     for r_chunk, w_chunk in zip(np.array_split(r, max(1, r.size // 256)),
                                 np.array_split(wq, max(1, r.size // 256))):
@@ -379,3 +378,10 @@ def r1smg_true_delta(epsilon, dim, sigma_star, sensitivity, *, order: int = 24,
         integrand = -np.expm1(np.minimum(eps - loss, 0.0))
         delta += float(w_chunk @ (integrand @ wp))
     return min(1.0, max(0.0, delta))
+
+
+def _special():
+    """scipy.special, imported on first use (keeps scipy out of ``import matrixdp``)."""
+    from scipy import special
+
+    return special

@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import cumulative_trapezoid, trapezoid
-from scipy.linalg import eigh_tridiagonal
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError
@@ -79,6 +77,9 @@ def box_ground_state(lam, theta: float, lower: float, upper: float,
     .. [1] F. Farokhi, Corollary 2.7 (corrected: coefficient :math:`\lambda\vartheta/4` in the
        n-variable), spec §3.3.
     """
+    from scipy.integrate import cumulative_trapezoid, trapezoid  # lazy: ~0.5 s of import
+    from scipy.linalg import eigh_tridiagonal
+
     lam = check_lam(lam)
     if not (np.isfinite(lower) and np.isfinite(upper) and upper > lower):
         raise InvalidParameterError("bounds", f"need finite lower < upper, got [{lower}, {upper}]")

@@ -396,6 +396,9 @@ class MVGMechanism(Mechanism):
         if self.mode == "iid":
             base = self.query.shift_bound(*self._axis_precisions(1.0))
             self._dir_prec = np.array(mu_star ** 2 / base.value_sq)
+            # mu^2 is linear in the row precision: the final bound is this one scaled (no second
+            # shift_bound, which is an eigendecomposition for record-box queries)
+            self._scaled_bound = base.scaled(float(self._dir_prec))
             self.precision_budget = mu_star ** 2
             self._theta_sum = 1.0
             return
@@ -423,7 +426,11 @@ class MVGMechanism(Mechanism):
         bound = self.query.shift_bound(*self._axis_precisions(p0))
         power = 2 if equi else 1
         target = (self._theta_sum ** power) * mu_star ** 2
-        self._dir_prec = p0 * (target / bound.value_sq) ** (1.0 / power)
+        scale = (target / bound.value_sq) ** (1.0 / power)
+        self._dir_prec = p0 * scale
+        # mu^2 is linear in each axis's precisions (one axis scaled: x scale; equi-modal: both,
+        # x scale^2), so the final bound is this one scaled: _finish needs no second shift_bound
+        self._scaled_bound = bound.scaled(scale ** power)
 
     def _calibrate_theorem(self, gamma) -> None:
         g = self._gamma(gamma)
@@ -477,13 +484,15 @@ class MVGMechanism(Mechanism):
         else:
             row, col = self._axis_precisions(self._dir_prec)
         self._row, self._col = row, col
-        self._bound = self.query.shift_bound(row, col)
+        scaled = self.__dict__.pop("_scaled_bound", None)
+        self._bound = scaled if scaled is not None else self.query.shift_bound(row, col)
         self.mahalanobis_sensitivity = self._bound.value
         self.mahalanobis_sensitivity_exact = bool(self._bound.exact)
         self.precisions = np.atleast_1d(np.asarray(self._dir_prec, dtype=np.float64))
         self.variances = 1.0 / self.precisions
-        self._row_eig = EigenCov(1.0 / row.precisions, row.directions)
-        self._col_eig = EigenCov(1.0 / col.precisions, col.directions)
+        # the directions were validated once in __init__ (check_directions is O(d^3))
+        self._row_eig = EigenCov.validated(1.0 / row.precisions, row.directions)
+        self._col_eig = EigenCov.validated(1.0 / col.precisions, col.directions)
         self._sampler = MVGSampler(self._row_eig, self._col_eig)
         # safety net: the claim must hold for the exact (or upper-bounded) shift
         delta_now = self._delta_at(self._eps_mvg)

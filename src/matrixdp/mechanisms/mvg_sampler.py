@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from .._linalg import (MVG_REFERENCES, PSD_RTOL, EigenCov, check_covariance, cite,
                        psd_error)
@@ -88,7 +87,7 @@ def _factor(cov, argument: str) -> _Factor:
             raise psd_error(argument, float(diag.min()), float(diag.max()))
         return _diag_factor(np.sqrt(diag))
     try:
-        lower = scipy.linalg.cholesky(arr, lower=True, check_finite=False)
+        lower = _sla().cholesky(arr, lower=True, check_finite=False)
         # LAPACK only reads one triangle; a non-finite or non-positive pivot means failure
         if np.all(np.diagonal(lower) > 0):
             return _Factor("lower", lower)
@@ -157,7 +156,7 @@ def _apply_affine(noise: np.ndarray, row: _Factor, col: _Factor) -> np.ndarray:
 def _apply_affine_trmm(noise: np.ndarray, row: _Factor, col: _Factor) -> np.ndarray:
     # Work on the Fortran view F = noiseᵀ (n x m, no copy): Zᵀ = B_col F B_rowᵀ.
     # Triangular factors use BLAS trmm (half the flops of a general product, in place).
-    trmm = scipy.linalg.blas.dtrmm
+    trmm = _sla().blas.dtrmm
     f = noise.T
     if col.kind == "lower":
         # L_col @ F: pass L_colᵀ (F-contiguous, upper) with trans_a
@@ -349,8 +348,8 @@ def mvg_logpdf(x, row_cov, col_cov, mean=None) -> float:
     if mean is not None:
         d = d - check_finite_array(mean, "mean", ndim=2, shape=(m, n))
     # whiten: L_Σ⁻¹ D L_Ψ⁻ᵀ has squared Frobenius norm tr[Ψ⁻¹ Dᵀ Σ⁻¹ D]
-    w = scipy.linalg.solve_triangular(row, d, lower=True)
-    w = scipy.linalg.solve_triangular(col, w.T, lower=True)
+    w = _sla().solve_triangular(row, d, lower=True)
+    w = _sla().solve_triangular(col, w.T, lower=True)
     logdet_row = 2.0 * np.sum(np.log(np.diagonal(row)))
     logdet_col = 2.0 * np.sum(np.log(np.diagonal(col)))
     return float(-0.5 * np.sum(w * w) - 0.5 * m * n * math.log(2 * math.pi)
@@ -372,7 +371,14 @@ def mvg_entropy(row_cov, col_cov) -> float:
 def _definite_cholesky(cov, argument: str) -> np.ndarray:
     arr = cov.matrix() if isinstance(cov, EigenCov) else check_covariance(cov, argument)
     try:
-        return scipy.linalg.cholesky(arr, lower=True, check_finite=False)
+        return _sla().cholesky(arr, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
         raise NotPositiveSemidefiniteError(
             argument, "must be positive definite for the density to exist") from None
+
+
+def _sla():
+    """scipy.linalg, imported on first use (keeps scipy out of ``import matrixdp``)."""
+    import scipy.linalg
+
+    return scipy.linalg

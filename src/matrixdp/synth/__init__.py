@@ -1,5 +1,6 @@
-"""Differentially private synthetic data: RON-Gauss and its building blocks."""
+"""Differentially private synthetic data: RON-Gauss and its building blocks, and DPCopula."""
 
+from .copula import DPCopula
 from .covariance import (
     aug_cov_sensitivity,
     cov_sensitivity,
@@ -12,9 +13,12 @@ from .dfm import dfm_bound, dfm_max_dim
 from .preprocessing import data_preprocessing, mean_sensitivity, normalize_rows
 from .projection import ron_matrix
 from .ron_gauss import RONGauss
+from .schema import TableSchema
 
 __all__ = [
+    "DPCopula",
     "RONGauss",
+    "TableSchema",
     "aug_cov_sensitivity",
     "cov_sensitivity",
     "cov_witness_pair",

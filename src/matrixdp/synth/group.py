@@ -20,7 +20,7 @@ from .covariance import (
     make_symmetric_psd,
     noisy_second_moment,
 )
-from .preprocessing import data_preprocessing, normalize_rows
+from .preprocessing import centred_projection, dp_mean_from_sum, unit_row_pass
 
 __all__ = ["GroupFit", "fit_group_replace_one", "fit_group_add_remove",
            "scatter_sensitivity_add_remove", "GROUP_CHANGE_FACTOR"]
@@ -72,8 +72,12 @@ def fit_group_replace_one(X, W, *, labels=None, label_bound=None, epsilon_mean, 
     """
     n = X.shape[0]
     p = W.shape[1]
-    X_bar, mu_dp, mean_mech = data_preprocessing(X, epsilon_mean, rng, mode=mode, numerics=numerics)
-    Xt = _augment(X_bar @ W, labels)
+    # Algorithm 1 and the projection in one blocked pass plus X @ mu (see centred_projection);
+    # equal to data_preprocessing(X, ...)[0] @ W up to summation order.
+    r, total, Y = unit_row_pass(X, W)
+    mu_dp, mean_mech = dp_mean_from_sum(total, n, epsilon_mean, rng, mode=mode,
+                                         numerics=numerics)
+    Xt = _augment(centred_projection(X, W, r, Y, mu_dp), labels)
     sens = (cov_sensitivity(p, n, mode, noise) if labels is None
             else aug_cov_sensitivity(p, label_bound, n, mode, noise))
     raw, cov_mech = noisy_second_moment(Xt.T @ Xt / n, epsilon=epsilon_cov, sensitivity=sens,
@@ -121,11 +125,11 @@ def fit_group_add_remove(X, W, *, labels=None, label_bound=None, epsilon_counts,
                                   neighbouring=relation, numerics=numerics)
     count = float(count_mech.release(float(n), rng=rng).value)
     denom = max(count, 1.0)
-    X_norm = normalize_rows(X)
+    r, total, Y = unit_row_pass(X, W)
     sum_mech = LaplaceMechanism(epsilon=epsilon_mean, sensitivity=factor * math.sqrt(m),
                                 neighbouring=relation, numerics=numerics)
-    mu_dp = np.asarray(sum_mech.release(X_norm.sum(axis=0), rng=rng).value) / denom
-    Xt = _augment(normalize_rows(X_norm - mu_dp) @ W, labels)
+    mu_dp = np.asarray(sum_mech.release(total, rng=rng).value) / denom
+    Xt = _augment(centred_projection(X, W, r, Y, mu_dp), labels)
     sens = factor * scatter_sensitivity_add_remove(p, label_bound if labels is not None else None)
     raw_sum, cov_mech = noisy_second_moment(Xt.T @ Xt, epsilon=epsilon_cov, sensitivity=sens,
                                             noise="full", rng=rng, numerics=numerics)

@@ -1,0 +1,257 @@
+"""Tables, public schemas, splits and metrics of the synthetic-data benchmark.
+
+Imported by ``synth_benchmark.py`` in both of its processes (matrixdp's generators in the main
+venv, MST/AIM in the benchmark venv), so every method is scored by the same code on the same
+splits. Needs numpy, pandas, scikit-learn and ``matrixdp.datasets`` / ``matrixdp.synth.schema``.
+
+Public bounds below are round domain ranges fixed in this file (units and documented ranges of
+each variable). They were written with the variables' definitions at hand, NOT computed by code
+from the records; values outside are clipped. Category lists come from the loaders' public lists.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT / "src"))
+
+from matrixdp.synth.schema import TableSchema  # noqa: E402
+
+try:  # one BLAS/OpenMP thread: on a shared 2-core machine, thread pools spin against other jobs
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+    pass
+
+TARGET = "__target__"
+EVAL_BINS = 10  # equal-width bins on the public bounds for the TV metrics (fixed, public)
+
+
+@dataclass
+class Table:
+    """A benchmark table: training/test frames (features only), labels, the public schema."""
+
+    name: str
+    train: object
+    test: object
+    y_train: np.ndarray
+    y_test: np.ndarray
+    schema: TableSchema
+    note: str
+
+
+def _adult():
+    from matrixdp.datasets import load_adult
+    from matrixdp.datasets.adult import ADULT_CATEGORIES
+
+    tr = load_adult(split="train", drop_missing=True).frame
+    te = load_adult(split="test", drop_missing=True).frame
+    bounds = {"age": (17, 90), "fnlwgt": (0, 1.5e6), "education-num": (1, 16),
+              "capital-gain": (0, 99999), "capital-loss": (0, 5000), "hours-per-week": (1, 99)}
+    schema = TableSchema(bounds=bounds, categories=ADULT_CATEGORIES,
+                         integer=tuple(bounds))
+    cols = list(bounds) + list(ADULT_CATEGORIES)
+    ytr = (tr["income"] == ">50K").to_numpy(dtype=int)
+    yte = (te["income"] == ">50K").to_numpy(dtype=int)
+    return Table("adult", tr[cols].reset_index(drop=True), te[cols].reset_index(drop=True), ytr, yte,
+                 schema, "official train/test split, rows with '?' dropped (30,162 / 15,060); "
+                         "target income >50K")
+
+
+def _split(frame, y, seed=0, test=0.3):
+    rng = np.random.default_rng(seed)  # a public, data-independent split
+    perm = rng.permutation(len(frame))
+    cut = int(round(len(frame) * (1 - test)))
+    a, b = perm[:cut], perm[cut:]
+    return (frame.iloc[a].reset_index(drop=True), frame.iloc[b].reset_index(drop=True), y[a], y[b])
+
+
+def _lending_club():
+    import pandas as pd
+    from matrixdp.datasets import load_lending_club
+    from matrixdp.datasets.lending_club import LENDING_CLUB_PURPOSES
+
+    d = load_lending_club(one_hot=False)
+    frame = pd.DataFrame(d.data, columns=d.feature_names)
+    bounds = {"int.rate": (0.0, 0.3), "installment": (0.0, 1000.0), "log.annual.inc": (7.0, 15.0),
+              "dti": (0.0, 30.0), "fico": (600, 850), "days.with.cr.line": (0.0, 20000.0),
+              "revol.bal": (0.0, 200000.0), "revol.util": (0.0, 120.0),
+              "inq.last.6mths": (0, 10), "delinq.2yrs": (0, 5), "pub.rec": (0, 5)}
+    for c in bounds:
+        frame[c] = frame[c].astype(float)
+    for c in ("fico", "inq.last.6mths", "delinq.2yrs", "pub.rec"):
+        frame[c] = frame[c].astype(np.int64)
+    frame["credit.policy"] = frame["credit.policy"].astype(float).astype(int).astype(str)
+    cats = {"credit.policy": ["0", "1"], "purpose": list(LENDING_CLUB_PURPOSES)}
+    schema = TableSchema(bounds=bounds, categories=cats,
+                         integer=("fico", "inq.last.6mths", "delinq.2yrs", "pub.rec"))
+    cols = list(bounds) + list(cats)
+    tr, te, ytr, yte = _split(frame[cols], np.asarray(d.target, dtype=int))
+    return Table("lending_club", tr, te, ytr, yte, schema,
+                 "9,578 loans, seeded 70/30 split (6,705 / 2,873); target not.fully.paid")
+
+
+def _ctg():
+    import pandas as pd
+    from matrixdp.datasets import load_ctg
+
+    d = load_ctg(target="NSP")
+    frame = pd.DataFrame(np.asarray(d.data, dtype=float), columns=d.feature_names)
+    rate = (0.0, 0.02)
+    bounds = {"LB": (80, 200), "AC": rate, "FM": (0.0, 0.5), "UC": rate, "DL": rate,
+              "DS": (0.0, 0.002), "DP": (0.0, 0.01), "ASTV": (0, 100), "MSTV": (0.0, 10.0),
+              "ALTV": (0, 100), "MLTV": (0.0, 60.0), "Width": (0, 200), "Min": (50, 200),
+              "Max": (100, 250), "Nmax": (0, 20), "Nzeros": (0, 10), "Mode": (50, 250),
+              "Mean": (50, 250), "Median": (50, 250), "Variance": (0, 300)}
+    ints = ("LB", "ASTV", "ALTV", "Width", "Min", "Max", "Nmax", "Nzeros", "Mode", "Mean",
+            "Median", "Variance")
+    for c in ints:
+        frame[c] = np.round(frame[c]).astype(np.int64)
+    frame["Tendency"] = np.round(frame["Tendency"]).astype(int).astype(str)
+    cats = {"Tendency": ["-1", "0", "1"]}
+    schema = TableSchema(bounds=bounds, categories=cats, integer=ints)
+    y = (np.asarray(d.target) > 1).astype(int)  # suspect or pathologic vs normal
+    cols = list(bounds) + list(cats)
+    tr, te, ytr, yte = _split(frame[cols], y)
+    return Table("ctg", tr, te, ytr, yte, schema,
+                 "2,126 cardiotocograms, seeded 70/30 split (1,488 / 638); target NSP != normal")
+
+
+LOADERS = {"adult": _adult, "lending_club": _lending_club, "ctg": _ctg}
+
+
+def load_table(name: str) -> Table:
+    os.environ.setdefault("MATRIXDP_DATA", "/work/shared/datasets")
+    return LOADERS[name]()
+
+
+# ------------------------------------------------------------------ encodings
+def design_matrix(frame, schema: TableSchema) -> np.ndarray:
+    """Numeric columns scaled to [0, 1] by their public bounds, then one-hot categories."""
+    parts = []
+    for c, (lo, hi) in schema.bounds.items():
+        parts.append(((np.clip(frame[c].to_numpy(dtype=float), lo, hi) - lo) / (hi - lo))[:, None])
+    for c, cats in schema.categories.items():
+        v = frame[c].to_numpy(dtype=object)
+        parts.append((v[:, None] == np.asarray(cats, dtype=object)[None, :]).astype(float))
+    return np.hstack(parts)
+
+
+def eval_codes(frame, y, schema: TableSchema) -> np.ndarray:
+    """Integer codes for the TV metrics: numeric columns on EVAL_BINS public bins, target last."""
+    out = []
+    for c, (lo, hi) in schema.bounds.items():
+        x = np.clip(frame[c].to_numpy(dtype=float), lo, hi)
+        out.append(np.minimum(((x - lo) / (hi - lo) * EVAL_BINS).astype(int), EVAL_BINS - 1))
+    for c, cats in schema.categories.items():
+        lookup = {v: i for i, v in enumerate(cats)}
+        out.append(np.array([lookup[v] for v in frame[c].to_numpy(dtype=object)]))
+    out.append(np.asarray(y, dtype=int))
+    return np.column_stack(out)
+
+
+def cardinalities(schema: TableSchema, n_classes: int = 2) -> list:
+    return ([EVAL_BINS] * len(schema.bounds) + [len(v) for v in schema.categories.values()]
+            + [n_classes])
+
+
+def marginal_tv(real: np.ndarray, syn: np.ndarray, cards: list) -> tuple[float, float]:
+    """Mean total-variation distance over all 1-way and all 2-way marginals."""
+    one = []
+    for j, k in enumerate(cards):
+        p = np.bincount(real[:, j], minlength=k) / len(real)
+        q = np.bincount(syn[:, j], minlength=k) / len(syn)
+        one.append(0.5 * np.abs(p - q).sum())
+    two = []
+    for a in range(len(cards)):
+        for b in range(a + 1, len(cards)):
+            ka, kb = cards[a], cards[b]
+            p = np.bincount(real[:, a] * kb + real[:, b], minlength=ka * kb) / len(real)
+            q = np.bincount(syn[:, a] * kb + syn[:, b], minlength=ka * kb) / len(syn)
+            two.append(0.5 * np.abs(p - q).sum())
+    return float(np.mean(one)), float(np.mean(two))
+
+
+def correlation_error(A: np.ndarray, B: np.ndarray) -> float:
+    """Frobenius norm of the difference of the Pearson correlation matrices (constant columns 0)."""
+    def corr(M):
+        M = M - M.mean(axis=0)
+        sd = np.sqrt((M ** 2).mean(axis=0))
+        Z = M / np.where(sd > 0, sd, 1.0)
+        C = Z.T @ Z / len(M)
+        np.fill_diagonal(C, 1.0)
+        return C
+    return float(np.linalg.norm(corr(A) - corr(B)))
+
+
+def tstr_scores(X_syn, y_syn, X_test, y_test) -> dict:
+    """Train on synthetic, test on real: accuracy, ROC AUC, balanced accuracy (LR and GB)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
+
+    out = {}
+    y_syn = np.asarray(y_syn, dtype=int)
+    for name, make in (("lr", lambda: LogisticRegression(max_iter=2000)),
+                       ("gb", lambda: HistGradientBoostingClassifier(random_state=0))):
+        if np.unique(y_syn).size < 2:  # one synthetic class: a constant predictor
+            prob = np.full(len(y_test), float(y_syn[0]) if y_syn.size else 0.0)
+        else:
+            clf = make().fit(X_syn, y_syn)
+            prob = clf.predict_proba(X_test)[:, 1]
+        pred = (prob > 0.5).astype(int)
+        out[f"{name}_acc"] = accuracy_score(y_test, pred)
+        out[f"{name}_auc"] = roc_auc_score(y_test, prob) if np.unique(prob).size > 1 else 0.5
+        out[f"{name}_bacc"] = balanced_accuracy_score(y_test, pred)
+    return out
+
+
+class PeakMemory:
+    """Peak resident memory above the level at entry (Linux: resets VmHWM via clear_refs)."""
+
+    def __enter__(self):
+        try:
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")
+        except OSError:
+            pass
+        self.start = _status("VmRSS")
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self.t0
+        self.peak_mb = max(0.0, (_status("VmHWM") - self.start) / 1024.0)
+        return False
+
+
+def _status(key: str) -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(key + ":"):
+                return float(line.split()[1])  # kB
+    return 0.0
+
+
+def score_all(table: Table, X_syn, y_syn) -> dict:
+    """Every metric of one synthetic table against the real training (TV, corr) and test (TSTR) data."""
+    schema = table.schema
+    Xs = design_matrix(X_syn, schema)
+    Xtr = design_matrix(table.train, schema)
+    Xte = design_matrix(table.test, schema)
+    out = tstr_scores(Xs, y_syn, Xte, table.y_test)
+    cards = cardinalities(schema)
+    tv1, tv2 = marginal_tv(eval_codes(table.train, table.y_train, schema),
+                           eval_codes(X_syn, y_syn, schema), cards)
+    out["tv_1way"], out["tv_2way"] = tv1, tv2
+    out["corr_err"] = correlation_error(np.column_stack([Xtr, table.y_train]),
+                                        np.column_stack([Xs, np.asarray(y_syn, dtype=float)]))
+    return out
