@@ -22,7 +22,7 @@ from .._record_sums import _tree_sum, as_record_matrix, is_dask_collection
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from .covariance import aug_cov_sensitivity, cov_sensitivity, make_symmetric_psd, noisy_second_moment
 from .group import GroupFit
-from .preprocessing import dp_mean_from_sum, normalize_rows
+from .preprocessing import centred_projection, dp_mean_from_sum, unit_row_pass
 
 __all__ = ["is_dask_collection", "dask_feature_matrix", "fit_group_replace_one_dask",
            "write_parquet_samples"]
@@ -63,19 +63,21 @@ def _finite(block):
     return arr
 
 
-def _first_pass(block, m):
-    """``[count, Σ normalize(x)]`` of one block."""
-    arr = _finite(block)[:, :m]
+def _first_pass(block, m, W):
+    """``[count, Σ normalize(x)]`` of one block (the in-memory fit's blocked pass)."""
+    arr = np.ascontiguousarray(_finite(block)[:, :m])
     out = np.empty(m + 1)
     out[0] = arr.shape[0]
-    out[1:] = normalize_rows(arr).sum(axis=0)
+    out[1:] = unit_row_pass(arr, W[:, :0])[1]
     return out
 
 
 def _second_pass(block, m, mu_dp, W, shift, bound, clip_labels):
     """``Σ u uᵀ`` of one block, ``u = (normalize(normalize(x) - μ) W, y - shift)``."""
     arr = _finite(block)
-    Xt = normalize_rows(normalize_rows(arr[:, :m]) - mu_dp) @ W
+    X = np.ascontiguousarray(arr[:, :m])
+    r, _, Y = unit_row_pass(X, W)
+    Xt = centred_projection(X, W, r, Y, mu_dp)
     if bound is not None:
         labels = arr[:, m] - shift
         if np.any(np.abs(labels) > bound):
@@ -106,11 +108,11 @@ def fit_group_replace_one_dask(mat, m, W, *, label_shift=0.0, label_bound=None, 
     ``mat`` holds the ``m`` features (and the raw label as column ``m`` when ``label_bound`` is
     given). ``rng`` is used exactly as in memory (the mean's noise, then the second moment's).
     """
-    first = _blockwise_total(mat, _first_pass, m)
+    first = _blockwise_total(mat, _first_pass, m, W)
     n = int(round(first[0]))
     if n < 1:
         raise InvalidShapeError("X", "has no samples")
-    mu_dp, mean_mech = dp_mean_from_sum(first[1:], n, m, epsilon_mean, rng, mode=mode,
+    mu_dp, mean_mech = dp_mean_from_sum(first[1:], n, epsilon_mean, rng, mode=mode,
                                         numerics=numerics)
     p = W.shape[1]
     second = _blockwise_total(mat, _second_pass, m, mu_dp, W, float(label_shift), label_bound,
