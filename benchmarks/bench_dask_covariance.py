@@ -48,6 +48,15 @@ def vm_hwm_mib() -> float:
     return float("nan")
 
 
+def cpu_seconds() -> float:
+    """User + system CPU time of this process, all its threads (less sensitive than wall time
+    to other jobs on a shared machine)."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
 def _estimator():
     from matrixdp.models import DPCovariance
 
@@ -76,15 +85,19 @@ def out_of_core(n: int, chunk: int, scheduler: str) -> dict:
     else:
         dask.config.set(scheduler="threads")
     X = da.random.default_rng(7).random((n, D), chunks=(min(chunk, n), D), dtype=np.float32)
+    cpu0 = cpu_seconds()
+    worker_cpu0 = client.run(cpu_seconds) if client is not None else {}
     t, est = timed(lambda: _estimator().fit(X))
+    cpu = cpu_seconds() - cpu0
     assert est.covariance_.shape == (D, D)
     workers = []
     if client is not None:
+        cpu += sum(v - worker_cpu0.get(k, 0.0) for k, v in client.run(cpu_seconds).items())
         workers = sorted(client.run(vm_hwm_mib).values())
         client.close()
         cluster.close()
-    return dict(n=n, scheduler=scheduler, seconds=t, rows_per_s=n / t, client_mib=vm_hwm_mib(),
-                worker_mib=max(workers) if workers else None)
+    return dict(n=n, scheduler=scheduler, seconds=t, rows_per_s=n / t, cpu_seconds=cpu,
+                client_mib=vm_hwm_mib(), worker_mib=max(workers) if workers else None)
 
 
 def fits_in_memory(n: int, chunk: int, repeats: int) -> dict:
@@ -94,14 +107,19 @@ def fits_in_memory(n: int, chunk: int, repeats: int) -> dict:
     dask.config.set(scheduler="threads")
     X = np.random.default_rng(1).random((n, D), dtype=np.float32)
     Xd = da.from_array(X, chunks=(chunk, D))
-    t_np, t_da = [], []
+    t_np, t_da, c_np, c_da = [], [], [], []
     for _ in range(repeats):  # interleaved: the machine's load hits both paths alike
+        c0 = cpu_seconds()
         t, ref = timed(lambda: _estimator().fit(X))
         t_np.append(t)
+        c_np.append(cpu_seconds() - c0)
+        c0 = cpu_seconds()
         t, got = timed(lambda: _estimator().fit(Xd))
         t_da.append(t)
+        c_da.append(cpu_seconds() - c0)
     np.testing.assert_allclose(got.covariance_, ref.covariance_, rtol=1e-6, atol=1e-9)
-    return dict(n=n, numpy_s=min(t_np), dask_s=min(t_da))
+    return dict(n=n, numpy_s=min(t_np), dask_s=min(t_da), numpy_cpu=min(c_np),
+                dask_cpu=min(c_da))
 
 
 def main(argv=None) -> None:
@@ -124,27 +142,30 @@ def main(argv=None) -> None:
              "", "`DPCovariance(bounds=(0, 1)).fit(X)` on the numpy array and on "
              f"`da.from_array(X, chunks=({chunk:,}, 20))` (threaded scheduler, {cores} threads). "
              f"BLAS threads: {blas}. Best of {args.repeats} interleaved runs.", "",
-             "| rows | numpy fit (s) | Dask fit (s) | rows/s per core, numpy (1 core) | "
-             f"rows/s per core, Dask ({cores} cores) | Dask / numpy per core |",
-             "|---:|---:|---:|---:|---:|---:|"]
+             "| rows | numpy fit, wall (s) | Dask fit, wall (s) | numpy, CPU (s) | Dask, CPU (s) | "
+             "rows per CPU-second, numpy | rows per CPU-second, Dask | Dask / numpy per core |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in (10**6, 4 * 10**6):
         r = fits_in_memory(n, min(chunk, n // 4), args.repeats)
-        per_np, per_da = n / r["numpy_s"], n / r["dask_s"] / cores
-        lines.append(f"| {n:,} | {r['numpy_s']:.3f} | {r['dask_s']:.3f} | {per_np:,.0f} | "
-                     f"{per_da:,.0f} | {per_da / per_np:.0%} |")
+        per_np, per_da = n / r["numpy_cpu"], n / r["dask_cpu"]
+        lines.append(f"| {n:,} | {r['numpy_s']:.3f} | {r['dask_s']:.3f} | {r['numpy_cpu']:.3f} | "
+                     f"{r['dask_cpu']:.3f} | {per_np:,.0f} | {per_da:,.0f} | "
+                     f"{per_da / per_np:.0%} |")
         rows.append(dict(kind="in-memory", n=n, scheduler="numpy", seconds=r["numpy_s"],
-                         rows_per_s=n / r["numpy_s"]))
+                         rows_per_s=n / r["numpy_s"], cpu_seconds=r["numpy_cpu"]))
         rows.append(dict(kind="in-memory", n=n, scheduler="threads", seconds=r["dask_s"],
-                         rows_per_s=n / r["dask_s"]))
+                         rows_per_s=n / r["dask_s"], cpu_seconds=r["dask_cpu"]))
         print(lines[-1], flush=True)
-    lines += ["", "The numpy path validates and copies the table to float64 (scikit-learn's "
+    lines += ["", "Per core = rows per CPU-second (user + system time of the process, all "
+              "threads), which a loaded shared machine distorts less than wall time. ",
+              "The numpy path validates and copies the table to float64 (scikit-learn's "
               "validation), clips it and builds the centred records before one Gram product; the "
               "Dask path does clip + Gram per block of float32 rows, in parallel.", ""]
 
     lines += ["### Out of core: generated block by block, never held whole", "",
-              "| rows | float32 size | scheduler | wall (s) | rows/s | s per 10^6 rows | "
-              "peak RSS client (MiB) | peak RSS per worker (MiB) |",
-              "|---:|---:|---|---:|---:|---:|---:|---:|"]
+              "| rows | float32 size | scheduler | wall (s) | rows/s | CPU (s) | "
+              "CPU s per 10^6 rows | peak RSS client (MiB) | peak RSS per worker (MiB) |",
+              "|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
     n = 10**6
     while n <= args.max_rows:
         for scheduler in ("threads", "distributed"):
@@ -152,15 +173,16 @@ def main(argv=None) -> None:
                                   "--chunk-rows", str(chunk)], capture_output=True, text=True)
             if out.returncode != 0:
                 print(out.stderr[-2000:], file=sys.stderr)
-                lines.append(f"| {n:,} | | {scheduler} | failed | | | | |")
+                lines.append(f"| {n:,} | | {scheduler} | failed | | | | | |")
                 continue
             r = json.loads(out.stdout.strip().splitlines()[-1])
             worker = f"{r['worker_mib']:,.0f}" if r["worker_mib"] else "(same process)"
             lines.append(f"| {n:,} | {n * D * 4 / 2**30:.2f} GiB | {scheduler} | "
-                         f"{r['seconds']:.1f} | {r['rows_per_s']:,.0f} | "
-                         f"{r['seconds'] / n * 1e6:.2f} | {r['client_mib']:,.0f} | {worker} |")
+                         f"{r['seconds']:.1f} | {r['rows_per_s']:,.0f} | {r['cpu_seconds']:.1f} | "
+                         f"{r['cpu_seconds'] / n * 1e6:.2f} | {r['client_mib']:,.0f} | {worker} |")
             rows.append(dict(kind="out-of-core", n=n, scheduler=scheduler, seconds=r["seconds"],
-                             rows_per_s=r["rows_per_s"], client_mib=r["client_mib"],
+                             rows_per_s=r["rows_per_s"], cpu_seconds=r["cpu_seconds"],
+                             client_mib=r["client_mib"],
                              worker_mib=r["worker_mib"]))
             print(lines[-1], flush=True)
         n *= 10
@@ -168,11 +190,15 @@ def main(argv=None) -> None:
               "(Dask's PCG64) is included in the times. Peak RSS is VmHWM of fresh processes: "
               "the benchmark's process per size (client; with the threaded scheduler also the "
               "workers) and, for `distributed`, the larger of the 2 worker processes "
-              "(`LocalCluster(n_workers=2, threads_per_worker=1, processes=True)`). Timings on a "
-              "shared 2-core machine under load from other jobs: compare rows of one run only.",
+              "(`LocalCluster(n_workers=2, threads_per_worker=1, processes=True)`); CPU time adds the "
+              "client's and the workers'. The distributed times include starting the cluster's "
+              "processes (a few seconds, more under load). Timings on a shared 2-core machine "
+              "under load from other jobs: wall times vary between runs; compare rows of one run "
+              "and prefer the CPU columns for linearity.",
               "", "Raw numbers: `results/dask_covariance.csv`."]
     CSV.parent.mkdir(exist_ok=True)
-    keys = ["kind", "n", "scheduler", "seconds", "rows_per_s", "client_mib", "worker_mib"]
+    keys = ["kind", "n", "scheduler", "seconds", "rows_per_s", "cpu_seconds", "client_mib",
+            "worker_mib"]
     with CSV.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
