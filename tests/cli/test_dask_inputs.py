@@ -87,7 +87,7 @@ def test_one_file_with_dask_flag_and_missing_column(tmp_path, capsys):
     empty.mkdir()
     assert main(["release", str(empty), "--query", "mean", *BOUNDS, "--epsilon", "1",
                  "--out", str(tmp_path / "z.json")]) == 1
-    assert "no Parquet or CSV file" in capsys.readouterr().err
+    assert "is a directory with no Parquet or CSV file" in capsys.readouterr().err
 
 
 def test_synth_from_parts_writes_parquet_partitions(tmp_path, capsys):

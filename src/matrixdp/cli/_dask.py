@@ -38,6 +38,9 @@ def dask_input_files(spec, *, force: bool, option: str = "DATA") -> list[Path] |
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in _TABLE_SUFFIXES)
         where = f"directory {text}"
+        if not files:
+            raise InvalidParameterError(option, f"{text} is a directory with no Parquet or CSV "
+                                                "file (a directory is read as one table with Dask)")
     elif _GLOB_CHARS & set(text):
         files = sorted(Path(p) for p in _glob.glob(text) if Path(p).is_file())
         where = f"pattern {text}"
