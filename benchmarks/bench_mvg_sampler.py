@@ -27,8 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import write_section  # noqa: E402
 
-from matrixdp._linalg import EigenCov  # noqa: E402
-from matrixdp.mechanisms.mvg_sampler import MVGSampler, sample_mvg
+from matrixdp.mechanisms.mvg_sampler import EigenCov, MVGSampler, sample_mvg  # noqa: E402
 
 SECTION = "MVG sampler"
 

@@ -143,7 +143,7 @@ def experiment2_rows(ctx, args, paper) -> list[common.Row]:
         return _pending([(f"{base} (Theorem 2)", paper["mvg-thm2"]),
                          (f"{base} (Theorem 3)", paper["mvg-thm3"]),
                          (f"{base} (exact calibration)", None)], ctx["delta"])
-    from matrixdp import DPDirectionsMVG, MVGMechanism
+    from matrixdp import MVGMechanism
     from matrixdp.queries import CovarianceQuery
 
     n, d, delta, cov = ctx["n"], ctx["d"], ctx["delta"], ctx["cov"]
@@ -184,7 +184,7 @@ def experiment3_rows(ctx, args, paper) -> list[common.Row]:
     if not mvg_available():
         return _pending([(f"{base} (Theorem 2)", paper["mvg"]),
                          (f"{base} (exact calibration)", None)], ctx["delta"])
-    from matrixdp import DPDirectionsMVG, MVGMechanism
+    from matrixdp import MVGMechanism
     from matrixdp.queries import IdentityQuery
 
     x, n, d, delta = ctx["x"], ctx["n"], ctx["d"], ctx["delta"]

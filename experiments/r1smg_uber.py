@@ -14,7 +14,7 @@ Protocol (spec r1smg.md §6.1, with its decisions and one finding):
   others as post-processing), which is what the paper's reported values fit
   (R1SMG ≈ 1.5·10⁴, others ≈ 5·10⁴); ℒ over all 7,921 cells is in the notes.
 
-R1SMG's claimed guarantee is refuted (``docs/mechanisms/r1smg.md``): the table reports its
+R1SMG's claimed guarantee is refuted (``docs/r1smg.md``): the table reports its
 true δ at the claimed ε and the ε of the classic Gaussian with the same per-entry noise.
 """
 

@@ -238,6 +238,7 @@ def report(args) -> None:
     ok = df[df["status"] == "ok"]
     g = ok.groupby(["table", "epsilon", "method"], sort=True)
     summ = g[METRICS].mean()
+    summ["total_s"] = g["total_s"].median()  # time: median over seeds (robust to the shared load)
     summ["seeds"] = g.size()
     sd = g[["lr_acc", "lr_auc", "lr_bacc"]].std()
     failed = df[df["status"] != "ok"]
@@ -249,8 +250,9 @@ def report(args) -> None:
              "equal-width public bins, target included) between the real training table and the "
              "synthetic one; corr err: Frobenius norm of the difference of the Pearson correlation "
              "matrices of the encoded tables (numeric scaled by bounds, one-hot categories, target). "
-             "Time: fit + sample of as many records as the training table, seconds, on a shared 2-core "
-             "machine. Peak (MB): for matrixdp's generators the larger of the resident-memory growth "
+             "Time: fit + sample of as many records as the training table, seconds, median over seeds, on "
+             "a shared 2-core machine (heavily loaded by other jobs during the run; all methods under "
+             "the same load). Peak (MB): for matrixdp's generators the larger of the resident-memory growth "
              "during the timed fit + sample and tracemalloc's peak of a second, untimed one; for "
              "MST/AIM (jax/torch allocations are invisible to tracemalloc) the resident-memory growth "
              "only, a lower bound when the process had already run a fit.",

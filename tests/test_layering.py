@@ -4,7 +4,7 @@ Layers, bottom to top (a module may import its own package, any lower layer and,
 layers 0 and 6, its layer's other modules; never a higher layer; lazy, function-level
 imports count):
 
-0. ``errors``, ``rng``, ``_validation``, ``_linalg``, ``_version``, ``_progress``, ``_record_sums``
+0. ``errors``, ``rng``, ``_validation``, ``_linalg``, ``_version``, ``_progress``, ``_record_sums``, ``_budget``
 1. ``calibration/`` (pure math) and ``datasets/`` (side by side: neither imports the other)
 2. ``queries/``
 3. ``mechanisms/`` and ``accounting/`` (accounting composes mechanisms' guarantees;

@@ -52,7 +52,7 @@ MVG_REFERENCES = """
     ----------
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
        Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077,
-       Definition 2, Lemmas 6-7 and Sec. 6.3. See ``docs/derivations/mvg.md``.
+       Definition 2, Lemmas 6-7 and Sec. 6.3. See ``docs/mvg.md``.
     .. [2] A. K. Gupta and D. K. Nagar, "Matrix Variate Distributions",
        Chapman & Hall/CRC, 2000, Ch. 2.
 """
@@ -64,7 +64,7 @@ DIRECTIONS_REFERENCES = """
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
        Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077,
        Sec. 5-7 (directional noise, Algorithms 1-2, Theorem 7). Our fixes:
-       ``docs/derivations/mvg.md``.
+       ``docs/mvg.md``.
 """
 
 _cite = cite(MVG_REFERENCES)

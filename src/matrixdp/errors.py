@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __all__ = [
     "MatrixDPError",
+    "NoExactProfileError",
     "InvalidParameterError",
     "InvalidPrivacyParameterError",
     "InvalidShapeError",
@@ -74,6 +75,10 @@ class UnsafeMechanismError(MatrixDPError, RuntimeError):
 
 class BudgetExceededError(MatrixDPError, RuntimeError):
     """A release would spend more privacy budget than is left."""
+
+
+class NoExactProfileError(MatrixDPError, TypeError):
+    """The mechanism has no known exact privacy profile (audit it black-box instead)."""
 
 
 class LedgerError(MatrixDPError, OSError):

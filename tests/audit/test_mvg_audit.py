@@ -1,17 +1,14 @@
 """Auditing MVG: every calibration and mode is consistent; an over-claim is caught."""
 
-
 import numpy as np
 import pytest
 
-import matrixdp.mechanisms.mvg as mvg_mod  # noqa: E402
-
-from matrixdp import MVGMechanism  # noqa: E402
-from matrixdp.audit import audit_mechanism, default_witnesses, exact_delta  # noqa: E402
-from matrixdp.audit import catalogue as cat  # noqa: E402
-from matrixdp.audit.statistics import log_likelihood_ratio_for  # noqa: E402
-from matrixdp.mechanisms.mvg_sampler import mvg_logpdf  # noqa: E402
-from matrixdp.queries import CovarianceQuery, IdentityQuery  # noqa: E402
+from matrixdp import MVGMechanism
+from matrixdp.audit import audit_mechanism, default_witnesses, exact_delta
+from matrixdp.audit import catalogue as cat
+from matrixdp.audit.statistics import log_likelihood_ratio_for
+from matrixdp.mechanisms.mvg_sampler import mvg_logpdf
+from matrixdp.queries import CovarianceQuery, IdentityQuery
 
 
 @pytest.mark.parametrize("config", cat.MVG_CONFIGS, ids=lambda c: f"{c[0]}-{c[1]}")

@@ -176,6 +176,36 @@ def test_stated_gram_noise_std_is_the_real_one(noise, tmp_path, capsys):
         assert abs(ratio[2, 2] - 1) < 0.25  # the large-range entry is not touched
 
 
+def test_exact_numerics_mean(table, bounds, tmp_path, capsys):
+    """--numerics exact: the lattice Gaussian; the JSON says so, the ledger is charged, and the
+    stated noise std is the real one (60 seeded releases, within 15%)."""
+    from matrixdp.accounting import Ledger
+
+    Ledger.create(tmp_path / "l.db", dataset="t", epsilon=100.0, delta=1e-3).close()
+    X = pd.read_csv(table).to_numpy()
+    errors = []
+    for seed in range(60):
+        out = tmp_path / f"e{seed}.json"
+        code, _, err = run([table, "--query", "mean", "--bounds", bounds, "--epsilon", 1,
+                            "--numerics", "exact", "--out", out, "--seed", seed]
+                           + (["--ledger", tmp_path / "l.db"] if seed < 2 else []), capsys)
+        assert code == 0, err
+        doc = json.loads(out.read_text())
+        errors.append(np.asarray(doc["released"]["values"]) - X.mean(axis=0))
+    g = doc["guarantee"]
+    assert g["numerics"] == "exact" and g["calibration"] == "discrete-zcdp"
+    assert doc["parameters"]["numerics"] == "exact"
+    stated = np.asarray(doc["expected_error"]["entry_std"])
+    ratio = np.asarray(errors).std(axis=0, ddof=1) / stated
+    assert np.all(np.abs(ratio - 1) < 0.15), ratio
+    with Ledger.open(tmp_path / "l.db") as ledger:
+        assert len(ledger.history()) == 2
+    # float releases say float
+    code, _, _ = run([table, "--query", "mean", "--bounds", bounds, "--epsilon", 1, "--out",
+                      tmp_path / "f.json"], capsys)
+    assert json.loads((tmp_path / "f.json").read_text())["guarantee"]["numerics"] == "float"
+
+
 def test_linreg_with_target_in_bounds_file_and_ridge(table, bounds, tmp_path, capsys):
     text = bounds.read_text()
     bounds.write_text('target = "bp"\n' + text)
@@ -290,7 +320,11 @@ def test_missing_ledger_is_a_one_line_error(table, bounds, tmp_path, capsys):
     (["--query", "mean", "--bounds", "{bounds}", "--target", "bp", "--epsilon", "1",
       "--out", "{tmp}/r.json"], ["--target", "linreg only"]),
     (["--query", "covariance", "--bounds", "{bounds}", "--epsilon", "1", "--numerics", "exact",
-      "--out", "{tmp}/r.json"], ["--numerics", "only 'float'"]),
+      "--out", "{tmp}/r.json"], ["--numerics", "mean and sum"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--numerics", "double",
+      "--out", "{tmp}/r.json"], ["--numerics", "float, exact"]),
+    (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--numerics", "exact",
+      "--noise", "mvg", "--out", "{tmp}/r.json"], ["--noise", "discrete"]),
     (["--query", "pca", "--bounds", "{bounds}", "--epsilon", "1", "--components", "0",
       "--out", "{tmp}/r.json"], ["--components"]),
     (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1", "--out", "{tmp}/r.json",

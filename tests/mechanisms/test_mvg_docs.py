@@ -5,7 +5,7 @@ import io
 import re
 from pathlib import Path
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "mechanisms" / "mvg.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "mvg.md"
 
 
 def test_user_guide_examples_run_and_claims_hold():

@@ -32,7 +32,7 @@ def test_requires_explicit_unsafe_opt_in():
                                     allow_unsafe=flag)
         msg = str(info.value)
         assert "does not give" in msg and "differential privacy" in msg
-        assert "docs/mechanisms/r1smg.md" in msg
+        assert "docs/r1smg.md" in msg
     with pytest.raises(UnsafeMechanismError):
         matrixdp.R1SMGMechanism(dim=10, epsilon=0.05, delta=1e-5, sensitivity=1.0)
     assert isinstance(make(), matrixdp.mechanisms.R1SMGMechanism)
@@ -66,7 +66,7 @@ def test_release_is_marked_refuted_and_warns():
     assert any("NOT a valid DP guarantee" in note for note in p.notes)
     assert rel.noise.expected_squared_error == pytest.approx(m.sigma_star)
     assert rel.noise.per_entry_variance == pytest.approx(m.sigma_star / 12)
-    assert rel.metadata["docs"] == "docs/mechanisms/r1smg.md"
+    assert rel.metadata["docs"] == "docs/r1smg.md"
     with pytest.raises(InvalidShapeError, match="dim=12"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m.release(np.zeros(11), rng=0)

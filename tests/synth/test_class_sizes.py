@@ -49,7 +49,10 @@ def _recovered_sizes(model) -> np.ndarray:
     public sizes, so n_c = 2 sqrt(m) / (eps_mu * mean_scale_) = 2 sqrt(m) / mean_sensitivity_."""
     from_scale = 2 * math.sqrt(M) / (model.epsilon_mean_ * np.asarray(model.mean_scale_))
     from_sensitivity = 2 * math.sqrt(M) / np.asarray(model.mean_sensitivity_)
-    return np.stack([from_scale, from_sensitivity])
+    # the second moment's sensitivity is sqrt(2) p / n_c under public sizes (corrected, full noise)
+    from_cov = math.sqrt(2) * DIM / np.asarray(model.cov_sensitivity_)
+    from_cov_scale = math.sqrt(2) * DIM / (model.epsilon_cov_ * np.asarray(model.cov_scale_))
+    return np.stack([from_scale, from_sensitivity, from_cov, from_cov_scale])
 
 
 def test_private_sizes_are_the_default_and_the_exact_sizes_are_not_recoverable():
@@ -60,7 +63,7 @@ def test_private_sizes_are_the_default_and_the_exact_sizes_are_not_recoverable()
     assert np.all(np.abs(_recovered_sizes(model) - true) > 1e-3)
     # the same attack works under the public-sizes relation (the check has power)
     public = _fit(X, y, class_sizes="public")
-    np.testing.assert_allclose(_recovered_sizes(public), np.stack([true, true]), rtol=1e-12)
+    np.testing.assert_allclose(_recovered_sizes(public), np.stack([true] * 4), rtol=1e-12)
 
 
 def test_under_private_sizes_nothing_but_dp_outputs_depends_on_the_class_sizes():

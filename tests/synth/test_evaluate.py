@@ -104,7 +104,7 @@ def test_adult_end_to_end_epsilon_1(data_home):
 
 @pytest.mark.slow
 def test_adult_end_to_end_epsilon_1_over_seeds(data_home):
-    """Ten seeds (numbers recorded in docs/synth/ron_gauss.md)."""
+    """Ten seeds (numbers recorded in docs/ron_gauss.md)."""
     reports = [_adult_run(data_home, seed=s) for s in range(10)]
     bal_syn = np.array([r.extra["balanced_accuracy"] for r in reports])
     bal_real = np.array([r.extra["balanced_accuracy_real"] for r in reports])

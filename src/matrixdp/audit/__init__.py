@@ -12,7 +12,7 @@ The method and how to audit your own mechanism are in ``docs/audit.md``.
 
 from .blackbox import AuditResult, TestOutcome, audit_mechanism, draw_outputs
 from .exact import NoExactProfileError, exact_delta, has_exact_profile, laplace_delta
-from .laplace_profile import laplace_vector_delta, laplace_vector_delta_bounds
+from ..calibration.laplace_profile import laplace_vector_delta, laplace_vector_delta_bounds
 from .statistics import distance_ratio, log_likelihood_ratio_for, projection
 from .clopper_pearson import clopper_pearson_interval, clopper_pearson_lower, clopper_pearson_upper
 from .witnesses import default_witnesses, sensitivity_witness

@@ -151,8 +151,8 @@ def draw_outputs(mechanism, value, n: int, rng=None) -> np.ndarray:
     """``n`` independent outputs of ``mechanism`` on ``value``, shape ``(n, *value.shape)``.
 
     Uses ``mechanism.release_batch(value, n, rng)`` when the mechanism has one (a
-    vectorised sampler of its output law, e.g. the audit adapters of
-    :mod:`matrixdp.audit.adapters`), ``value + noise`` for additive mechanisms
+    vectorised sampler of its output law, e.g. the non-additive baselines of
+    :mod:`matrixdp.baselines`), ``value + noise`` for additive mechanisms
     (those with ``sample_noise``), otherwise ``mechanism.release(value, rng).value``
     one at a time.
 

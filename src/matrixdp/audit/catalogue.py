@@ -19,8 +19,9 @@ import itertools
 
 from ..errors import InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee
-from .adapters import (GaussianSketchRelease, ProjectorRelease, SymmetricNoiseRelease,
-                       WishartRelease, upper_triangle)
+from ..baselines import (JLSketchMechanism, PPCAKMechanism, PPCAMechanism, SymmetricNoiseMechanism,
+                         WishartMechanism)
+from ..baselines.symmetric import upper_triangle
 from .blackbox import AuditResult, audit_mechanism
 from .exact import NoExactProfileError, exact_delta
 from .witnesses import default_witnesses, sensitivity_witness
@@ -210,7 +211,7 @@ def _farokhi_entries() -> list[CatalogueEntry]:
         def privacy_profile(eps):
             # Exact delta on the corner witness: independent Laplace coordinates in the basis,
             # coordinate j shifted by |(b - a) @ basis|_j with scale scales_j.
-            from .laplace_profile import laplace_vector_delta
+            from ..calibration.laplace_profile import laplace_vector_delta
 
             r = ranges(dim)
             return laplace_vector_delta(eps, scales, (r[:, 1] - r[:, 0]) @ basis)
@@ -308,7 +309,7 @@ class _LaplaceStepRelease:
     Draws i.i.d. Laplace noise through the shipped ``LaplaceMechanism`` the step
     uses, claims the step's budget (pure ε, δ = 0), gives the exact log-likelihood
     ratio, the worst-case witness pair of the step, and its exact privacy profile on
-    that pair (:func:`~matrixdp.audit.laplace_profile.laplace_vector_delta`: the
+    that pair (:func:`~matrixdp.calibration.laplace_profile.laplace_vector_delta`: the
     composition of per-coordinate Laplace losses with sensitivities |d_i|).
     """
 
@@ -342,7 +343,7 @@ class _LaplaceStepRelease:
         return [self._witness]
 
     def privacy_profile(self, epsilon):
-        from .laplace_profile import laplace_vector_delta
+        from ..calibration.laplace_profile import laplace_vector_delta
 
         return laplace_vector_delta(epsilon, self.scale, self.difference)
 
@@ -517,15 +518,15 @@ def format_table(rows: list[CatalogueRow]) -> str:
 # Entries for the baselines (:mod:`matrixdp.baselines`) and DP-SVD (``dp_covariance_eigen``).
 # Every entry runs the *shipped* function once on its witness dataset to read the
 # calibration and the guarantee it claims, then audits the law of its released
-# matrix on the two neighbouring datasets through an adapter of
-# :mod:`matrixdp.audit.adapters` (vectorised draws from the same sampler).
+# matrix on the two neighbouring datasets through the baseline's Mechanism subclass
+# (:mod:`matrixdp.baselines`: vectorised draws from the same sampler).
 #
 # Witnesses (records in rows, the rest of the dataset zero; ``R = 1``):
 #
 # * unit-ball second moment (MOD-SULQ, DP-SVD, PPCA, JL): the record e₁ against e₂,
 #   which attains the exact L2 sensitivity √2/n of the upper triangle (and the largest
 #   change of the exponential mechanisms' score, range 2);
-# * Wishart: the zero record against a unit record u = e₁ (``docs/derivations/baselines.md``:
+# * Wishart: the zero record against a unit record u = e₁ (``docs/baselines.md``:
 #   the support event has probability 1 − e^{−ε/3} under one neighbour, 0 under the other);
 # * box-bounded covariance (Analyze Gauss, symmetric Laplace, entries in [−c, c]): the pair
 #   of records whose outer products' upper triangles are farthest apart (L2 for Gaussian
@@ -600,26 +601,13 @@ def _second_moments(pair, scale: float):
     return tuple(np.asarray(x).T @ np.asarray(x) * scale for x in pair)
 
 
-def _with_datasets(adapter, datasets):
-    adapter.datasets = tuple(datasets)
-    return adapter
+def _with_datasets(mechanism, datasets):
+    """Attach the public witness datasets whose query answers the entry audits."""
+    mechanism.datasets = tuple(datasets)
+    return mechanism
 
 
 # ------------------------------------------------------------------ additive, Gaussian / Laplace
-def _triu_stream(sigma: float):
-    """Upper-triangle noise drawn as ``np.triu(standard_normal((d, d)) * sigma)`` (n at once)."""
-    def draw(n, d, rng):
-        return upper_triangle(rng.standard_normal((n, d, d))) * sigma
-    return draw
-
-
-def _mechanism_stream(mechanism):
-    """Upper-triangle noise drawn as ``symmetric_release`` does: ``mechanism.sample_noise(m)``."""
-    def draw(n, d, rng):
-        return mechanism.sample_noise((n, d * (d + 1) // 2), rng=rng)
-    return draw
-
-
 def _mod_sulq(calibration):
     def build(epsilon, delta, dim, records):
         from ..baselines import mod_sulq, unit_ball_upper_sensitivity
@@ -628,10 +616,10 @@ def _mod_sulq(calibration):
         rel = mod_sulq(datasets[0], epsilon=epsilon, delta=delta, n_components=1,
                        row_norm_bound=1.0, calibration=calibration, rng=0)
         n = int(records)
-        return _with_datasets(SymmetricNoiseRelease(
-            "mod-sulq" + ("" if calibration == "paper" else "-" + calibration), rel.privacy,
-            _second_moments(datasets, 1.0 / n), kind="gaussian", scale=rel.noise_scale,
-            draw_upper=_triu_stream(rel.noise_scale),
+        return _with_datasets(SymmetricNoiseMechanism(
+            name="mod-sulq" + ("" if calibration == "paper" else "-" + calibration),
+            privacy=rel.privacy, witness=_second_moments(datasets, 1.0 / n), dim=int(dim),
+            kind="gaussian", scale=rel.noise_scale,
             sensitivity=unit_ball_upper_sensitivity(dim, n)), datasets)
     return build
 
@@ -643,10 +631,10 @@ def _dp_covariance_eigen(calibration):
         datasets = unit_pair(records, dim)
         res = dp_covariance_eigen(datasets[0], epsilon=epsilon, delta=delta, norm_bound=1.0,
                                   calibration=calibration, rng=0)
-        return _with_datasets(SymmetricNoiseRelease(
-            "dp-covariance-eigen" + ("" if calibration == "classic" else "-" + calibration),
-            res.privacy, _second_moments(datasets, 1.0), kind="gaussian", scale=res.noise_scale,
-            draw_upper=_triu_stream(res.noise_scale), sensitivity=res.sensitivity), datasets)
+        return _with_datasets(SymmetricNoiseMechanism(
+            name="dp-covariance-eigen" + ("" if calibration == "classic" else "-" + calibration),
+            privacy=res.privacy, witness=_second_moments(datasets, 1.0), dim=int(dim),
+            kind="gaussian", scale=res.noise_scale, sensitivity=res.sensitivity), datasets)
     return build
 
 
@@ -665,9 +653,10 @@ def _analyze_gauss(epsilon, delta, dim, records):
     sens = covariance_upper_sensitivity(dim, 1.0, n, norm=2)
     mech = ClassicGaussianBaseline(epsilon=epsilon, delta=delta, sensitivity=sens)
     datasets = _box_datasets(records, dim, 1.0, 2)
-    return _with_datasets(SymmetricNoiseRelease(
-        "analyze-gauss", mech.privacy, _second_moments(datasets, 1.0 / n), kind="gaussian",
-        scale=mech.sigma, draw_upper=_mechanism_stream(mech), sensitivity=sens), datasets)
+    return _with_datasets(SymmetricNoiseMechanism(
+        name="analyze-gauss", privacy=mech.privacy, witness=_second_moments(datasets, 1.0 / n),
+        dim=int(dim), kind="gaussian", scale=mech.sigma, entry_mechanism=mech,
+        sensitivity=sens), datasets)
 
 
 def _symmetric_laplace(epsilon, dim, records):
@@ -678,9 +667,10 @@ def _symmetric_laplace(epsilon, dim, records):
     mech = LaplaceMechanism(epsilon=epsilon,
                             sensitivity=covariance_upper_sensitivity(dim, 1.0, n, norm=1))
     datasets = _box_datasets(records, dim, 1.0, 1)
-    return _with_datasets(SymmetricNoiseRelease(
-        "symmetric-laplace", mech.privacy, _second_moments(datasets, 1.0 / n), kind="laplace",
-        scale=mech.scale, draw_upper=_mechanism_stream(mech)), datasets)
+    return _with_datasets(SymmetricNoiseMechanism(
+        name="symmetric-laplace", privacy=mech.privacy,
+        witness=_second_moments(datasets, 1.0 / n), dim=int(dim), kind="laplace",
+        scale=mech.scale, entry_mechanism=mech), datasets)
 
 
 # ------------------------------------------------------------------------------- Wishart
@@ -690,9 +680,10 @@ def _wishart(epsilon, dim, records):
     datasets = unit_pair(records, dim, first=None, second=0)
     rel = wishart_pca(datasets[0], epsilon=epsilon, n_components=1, row_norm_bound=1.0,
                       allow_unsafe=True, rng=0)
-    return _with_datasets(WishartRelease(
-        "wishart", rel.privacy, _second_moments(datasets, 1.0 / int(records)),
-        scale=rel.metadata["scale"], support_failure=wishart_support_failure(epsilon)), datasets)
+    return _with_datasets(WishartMechanism(
+        name="wishart", privacy=rel.privacy, witness=_second_moments(datasets, 1.0 / int(records)),
+        dim=int(dim), scale=rel.metadata["scale"],
+        support_failure=wishart_support_failure(epsilon)), datasets)
 
 
 # ----------------------------------------------------------------------------- JL sketch
@@ -707,9 +698,10 @@ def _blocki_jl(epsilon, delta, dim, records, projections):
     privacy = PrivacyGuarantee(epsilon=float(epsilon), delta=float(delta),
                                calibration="Blocki et al. 2012 (w floor)", exact=False,
                                mechanism="blocki-jl")
-    adapter = GaussianSketchRelease("blocki-jl", privacy, lifted, r=int(projections))
-    adapter.w = res.w
-    return _with_datasets(adapter, datasets)
+    mech = JLSketchMechanism(name="blocki-jl", privacy=privacy, witness=lifted,
+                             r=int(projections))
+    mech.w = res.w
+    return _with_datasets(mech, datasets)
 
 
 # ------------------------------------------------------------------- exponential mechanism
@@ -719,40 +711,20 @@ PPCA_BACKGROUND = 4
 
 
 def _ppca(epsilon, dim, records):
-    from ..baselines import sample_bingham
-
     datasets = unit_pair(records, dim, background=PPCA_BACKGROUND)
-    privacy = PrivacyGuarantee(epsilon=float(epsilon), delta=0.0,
-                               calibration="exponential mechanism (exact Bingham sampler)",
-                               exact=True, mechanism="ppca")
-
-    def draw(score, n, rng):
-        return sample_bingham(0.5 * epsilon * score, n, rng=rng)
-
-    return _with_datasets(ProjectorRelease("ppca", privacy, _second_moments(datasets, 1.0),
-                                           epsilon=epsilon, draw=draw), datasets)
+    return _with_datasets(PPCAMechanism(epsilon=epsilon, name="ppca",
+                                        witness=_second_moments(datasets, 1.0)), datasets)
 
 
 def _ppca_k(epsilon, dim, records, components, sweeps):
     from ..baselines import ppca_components
 
     datasets = unit_pair(records, dim)
-    scores = _second_moments(datasets, 1.0)
     privacy = ppca_components(datasets[0], epsilon=epsilon, n_components=int(components),
                               row_norm_bound=1.0, sweeps=1, rng=0).privacy
-
-    def draw(score, n, rng):
-        # Faithful: the shipped function on the dataset whose score is `score`, one chain per draw.
-        idx = [k for k, s in enumerate(scores) if np.array_equal(s, score)]
-        if not idx:
-            raise InvalidParameterError("value", "ppca-k adapter: not one of its witness answers")
-        x = datasets[idx[0]]
-        return np.stack([ppca_components(x, epsilon=epsilon, n_components=int(components),
-                                         row_norm_bound=1.0, sweeps=int(sweeps),
-                                         rng=rng).components for _ in range(n)])
-
-    return _with_datasets(ProjectorRelease("ppca-k", privacy, scores, epsilon=epsilon, draw=draw),
-                          datasets)
+    return _with_datasets(PPCAKMechanism(
+        name="ppca-k", privacy=privacy, witness=_second_moments(datasets, 1.0), epsilon=epsilon,
+        n_components=int(components), sweeps=int(sweeps)), datasets)
 
 
 def _own_witness(mech, params):

@@ -6,13 +6,9 @@ import math
 
 from .._validation import check_epsilon
 from ..calibration.gaussian import gaussian_delta
-from ..errors import MatrixDPError
+from ..errors import NoExactProfileError
 
 __all__ = ["NoExactProfileError", "exact_delta", "laplace_delta", "has_exact_profile"]
-
-
-class NoExactProfileError(MatrixDPError, TypeError):
-    """The mechanism has no known exact privacy profile (audit it black-box instead)."""
 
 
 def laplace_delta(epsilon, mechanism_epsilon) -> float:

@@ -17,20 +17,28 @@
 * :func:`uniform_predictions`, :func:`random_unit_vector`, :func:`random_orthonormal_basis` —
   random-guess floors.
 
+The functions above take a dataset. The law of what each releases, as a function of its
+query answer, is a :class:`~matrixdp.mechanisms.base.Mechanism` subclass, which is what the
+auditor audits (same draws for the same seed): :class:`SymmetricNoiseMechanism` (MOD-SULQ,
+Analyze Gauss, ``symmetric_release``, DP-SVD's noisy Gram matrix), :class:`WishartMechanism`,
+:class:`JLSketchMechanism`, :class:`PPCAMechanism`, :class:`PPCAKMechanism`.
+
 i.i.d. Laplace is :class:`matrixdp.LaplaceMechanism`; the analytic Gaussian is
 :class:`matrixdp.GaussianMechanism`. Baselines the paper names but does not specify well
 enough to reproduce are listed in :data:`NOT_REPRODUCED` with the reason.
 """
 
 from .iid import ClassicGaussianBaseline, dwork_roth_sigma
-from .jl import JLCovariance, blocki_jl_covariance, blocki_w
+from .jl import JLCovariance, JLSketchMechanism, blocki_jl_covariance, blocki_w
 from .mod_sulq import mod_sulq, mod_sulq_beta, mod_sulq_sigma, unit_ball_upper_sensitivity
-from .pca_release import PCARelease, top_eigenvectors, unit_ball_second_moment
-from .ppca import ppca_top_component, sample_bingham
-from .ppca_k import ppca_components, sample_matrix_bingham_gibbs
+from .pca_release import PCARelease, ProjectorMechanism, top_eigenvectors, unit_ball_second_moment
+from .ppca import PPCAMechanism, ppca_top_component, sample_bingham
+from .ppca_k import PPCAKMechanism, ppca_components, sample_matrix_bingham_gibbs
 from .random_guess import random_orthonormal_basis, random_unit_vector, uniform_predictions
-from .symmetric import analyze_gauss, covariance_upper_sensitivity, symmetric_release
-from .wishart import sample_wishart, wishart_pca, wishart_scale, wishart_support_failure
+from .symmetric import (SymmetricNoiseMechanism, analyze_gauss, covariance_upper_sensitivity,
+                        symmetric_release)
+from .wishart import (WishartMechanism, sample_wishart, wishart_pca, wishart_scale,
+                      wishart_support_failure)
 
 #: Baselines of the MVG paper that matrixdp does not reproduce, and why.
 NOT_REPRODUCED: dict[str, str] = {
@@ -50,6 +58,12 @@ NOT_REPRODUCED: dict[str, str] = {
 __all__ = [
     "ClassicGaussianBaseline",
     "JLCovariance",
+    "JLSketchMechanism",
+    "PPCAKMechanism",
+    "PPCAMechanism",
+    "ProjectorMechanism",
+    "SymmetricNoiseMechanism",
+    "WishartMechanism",
     "NOT_REPRODUCED",
     "PCARelease",
     "analyze_gauss",

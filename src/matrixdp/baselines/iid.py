@@ -5,7 +5,7 @@ Dwork–Roth theorem (proved for ε < 1), which :class:`~matrixdp.GaussianMechan
 :class:`ClassicGaussianBaseline` accepts any ε but only when the *exact* privacy profile
 (Balle & Wang) confirms that the classic σ really gives (ε, δ)-DP, so it never over-claims.
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations

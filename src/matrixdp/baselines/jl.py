@@ -8,7 +8,7 @@ M·A' with M ∈ R^{r×(n+d)} i.i.d. N(0, 1). Each row of M·A' is N(0, AᵀA + 
 drawn directly from that covariance (same distribution, O(d³) instead of O(rnd)).
 The estimate of XᵀX/n is ((M A')ᵀ(M A')/r − w²I)·(2R)²/n.
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_finite_array, check_positive, check_row_norms
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, InvalidShapeError
+from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
 from ..rng import make_rng
 
-__all__ = ["JLCovariance", "blocki_jl_covariance", "blocki_w"]
+__all__ = ["JLCovariance", "JLSketchMechanism", "blocki_jl_covariance", "blocki_w"]
 
 
 def blocki_w(r: int, epsilon: float, delta: float) -> float:
@@ -97,3 +98,99 @@ def blocki_jl_covariance(X, *, epsilon: float, delta: float, r: int, row_norm_bo
     sketch = make_rng(rng).standard_normal((int(r), d)) @ chol.T
     estimate = (sketch.T @ sketch / r - (w * w) * np.eye(d)) * (scale * scale) / n
     return JLCovariance(sketch=sketch, covariance=estimate, w=w, scale=scale)
+
+
+class JLSketchMechanism(Mechanism):
+    r"""The JL sketch of Blocki et al. as a mechanism on its lifted covariance, released as SᵀS/r.
+
+    ``value`` is the lifted covariance Σ = AᵀA + w²I of the scaled records A
+    (:func:`blocki_jl_covariance` builds it from the data); the sketch S has r i.i.d.
+    N(0, Σ) rows, drawn as :func:`blocki_jl_covariance` draws them for the same seed. Its
+    likelihood depends on S only through G = SᵀS/r, so the release G has the same privacy
+    loss distribution as S:
+
+    log p(S | Σ′) − log p(S | Σ) = −(r/2)[log det(Σ⁻¹Σ′) − tr(Σ′⁻¹(Σ′ − Σ)Σ⁻¹ G)].
+
+    Not additive: G is unbiased for Σ with ``Var(G_ij) = (Σ_ij² + Σ_ii Σ_jj)/r``, which
+    depends on the value, so :meth:`noise_summary` has no data-independent variance (NaN).
+
+    Parameters
+    ----------
+    r : int
+        Number of projections.
+    privacy : PrivacyGuarantee
+        The claim of the theorem of [1] for the chosen (ε, δ) (public).
+    witness : (ndarray, ndarray), optional
+        Public neighbouring lifted covariances for :meth:`witnesses`.
+    name : str
+
+    References
+    ----------
+    .. [1] J. Blocki, A. Blum, A. Datta, O. Sheffet (2012). The Johnson–Lindenstrauss
+       transform itself preserves differential privacy. FOCS.
+    """
+
+    name = "blocki-jl"
+
+    def __init__(self, *, r: int, privacy: PrivacyGuarantee, witness=None, name: str | None = None):
+        if isinstance(r, bool) or int(r) != r or r < 1:
+            raise InvalidParameterError("r", f"must be a positive integer, got {r!r}")
+        if not isinstance(privacy, PrivacyGuarantee):
+            raise InvalidParameterError("privacy", "must be a PrivacyGuarantee")
+        self.r = int(r)
+        self._privacy = privacy
+        self._witness = None if witness is None else tuple(
+            check_finite_array(w, "witness", ndim=2) for w in witness)
+        if name is not None:
+            self.name = str(name)
+
+    @property
+    def privacy(self) -> PrivacyGuarantee:
+        return self._privacy
+
+    def sketches(self, value, n, rng=None) -> np.ndarray:
+        """``n`` sketches (n, r, d), drawn as :func:`blocki_jl_covariance` draws one."""
+        chol = np.linalg.cholesky(np.asarray(value, dtype=float))
+        return make_rng(rng).standard_normal((int(n), self.r, chol.shape[0])) @ chol.T
+
+    def release_batch(self, value, n, rng=None) -> np.ndarray:
+        """``n`` independent releases SᵀS/r on ``value``, shape ``(n, d, d)``."""
+        s = self.sketches(value, n, rng)
+        return np.swapaxes(s, 1, 2) @ s / self.r
+
+    def _check_value(self, value) -> np.ndarray:
+        arr = check_finite_array(value, "value", ndim=2)
+        if arr.shape[0] != arr.shape[1]:
+            raise InvalidShapeError("value", f"must be square, got {arr.shape}")
+        return arr
+
+    def release(self, value, rng=None) -> Release:
+        """Release SᵀS/r for the lifted covariance ``value``."""
+        arr = self._check_value(value)
+        out = self.release_batch(arr, 1, rng)[0]
+        return Release(value=out, privacy=self.privacy, noise=self.noise_summary(arr.shape),
+                       metadata={"r": self.r})
+
+    def _noise(self, shape, rng) -> np.ndarray:
+        raise InvalidParameterError("value", "the JL sketch is not additive noise: use release "
+                                             "or release_batch on a value")
+
+    def noise_summary(self, shape) -> NoiseSummary:
+        nan = float("nan")
+        return NoiseSummary("gaussian-sketch", nan, nan, nan, bias=0.0)
+
+    def log_likelihood_ratio(self, outputs, value, value_prime):
+        a = np.asarray(value, dtype=float)
+        b = np.asarray(value_prime, dtype=float)
+        diff = b - a
+        inv_a_diff = np.linalg.solve(a, diff)
+        _, logdet = np.linalg.slogdet(np.eye(a.shape[0]) + inv_a_diff)
+        weight = np.linalg.solve(b, inv_a_diff.T).T  # Σ⁻¹ D Σ′⁻¹ (symmetric up to rounding)
+        g = np.asarray(outputs, dtype=float)
+        return -0.5 * self.r * (logdet - np.tensordot(g, weight, axes=([1, 2], [0, 1])))
+
+    def witnesses(self) -> list:
+        """The public neighbouring pair given at construction."""
+        if self._witness is None:
+            raise InvalidParameterError("witness", "this mechanism was built without a witness")
+        return [self._witness]

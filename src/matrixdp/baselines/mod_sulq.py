@@ -7,7 +7,7 @@ privacy profile for the upper triangle's exact L2 sensitivity √2/n before it i
 analytic-Gaussian σ for that sensitivity (the smallest valid one) is available as
 ``calibration="analytic"``.
 
-Derivation: ``docs/derivations/baselines.md`` (section MOD-SULQ).
+Derivation: ``docs/baselines.md`` (section MOD-SULQ).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ A = XᵀX/(n R²) of records scaled into the unit ball by a public norm bound R.
 holds the result type and the two steps they have in common: checking the bound and taking
 the top eigenvectors of a (noisy) symmetric matrix.
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_finite_array, check_positive, check_row_norms
-from ..errors import InvalidParameterError
-from ..mechanisms.base import PrivacyGuarantee
+from ..errors import InvalidParameterError, InvalidShapeError
+from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, Release
+from ..rng import make_rng
 
-__all__ = ["PCARelease", "unit_ball_second_moment", "top_eigenvectors"]
+__all__ = ["PCARelease", "ProjectorMechanism", "unit_ball_second_moment", "top_eigenvectors"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,78 @@ def top_eigenvectors(matrix: np.ndarray, n_components: int) -> np.ndarray:
         raise InvalidParameterError("n_components", f"must be an integer in [1, {d}], got {n_components!r}")
     _, vec = np.linalg.eigh(0.5 * (matrix + matrix.T))
     return vec[:, ::-1][:, : int(n_components)]
+
+
+class ProjectorMechanism(Mechanism):
+    r"""Exponential-mechanism PCA on a score matrix S, released as the projector VVᵀ.
+
+    The mechanism samples ``V`` (``d × k``, orthonormal) with density ∝ etr((ε/2)VᵀSV),
+    ``S = XᵀX/R²`` (``value``). The density depends on V only through VVᵀ, so the
+    projector carries all of the output's information about the data. The
+    log-likelihood ratio is (ε/2)·tr((S′ − S)VVᵀ) up to an additive constant (the log
+    ratio of the normalising constants), which does not change any threshold test.
+    Subclasses draw V: :class:`~matrixdp.baselines.ppca.PPCAMechanism` (k = 1, exact
+    sampler) and :class:`~matrixdp.baselines.ppca_k.PPCAKMechanism` (Gibbs chain).
+
+    Not additive: the law of VVᵀ depends on the value, so :meth:`noise_summary` has no
+    data-independent moments (NaN).
+    """
+
+    name = "projector"
+
+    def __init__(self, *, epsilon: float, privacy: PrivacyGuarantee, witness=None,
+                 name: str | None = None):
+        if not isinstance(privacy, PrivacyGuarantee):
+            raise InvalidParameterError("privacy", "must be a PrivacyGuarantee")
+        self.epsilon = check_positive(epsilon, "epsilon")
+        self._privacy = privacy
+        self._witness = None if witness is None else tuple(
+            check_finite_array(w, "witness", ndim=2) for w in witness)
+        if name is not None:
+            self.name = str(name)
+
+    @property
+    def privacy(self) -> PrivacyGuarantee:
+        return self._privacy
+
+    def _draw(self, score: np.ndarray, n: int, rng) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def release_batch(self, value, n, rng=None) -> np.ndarray:
+        """``n`` independent projectors VVᵀ on the score ``value``, shape ``(n, d, d)``."""
+        v = np.asarray(self._draw(np.asarray(value, dtype=float), int(n), make_rng(rng)),
+                       dtype=float)
+        if v.ndim == 2:
+            v = v[:, :, None]
+        return v @ np.swapaxes(v, 1, 2)
+
+    def _check_value(self, value) -> np.ndarray:
+        arr = check_finite_array(value, "value", ndim=2)
+        if arr.shape[0] != arr.shape[1]:
+            raise InvalidShapeError("value", f"must be square, got {arr.shape}")
+        return arr
+
+    def release(self, value, rng=None) -> Release:
+        """Release the projector VVᵀ for the score matrix ``value``."""
+        arr = self._check_value(value)
+        out = self.release_batch(arr, 1, rng)[0]
+        return Release(value=out, privacy=self.privacy, noise=self.noise_summary(arr.shape))
+
+    def _noise(self, shape, rng) -> np.ndarray:
+        raise InvalidParameterError("value", "the exponential mechanism is not additive noise: "
+                                             "use release or release_batch on a value")
+
+    def noise_summary(self, shape) -> NoiseSummary:
+        nan = float("nan")
+        return NoiseSummary("exponential-mechanism", nan, nan, nan, bias=nan)
+
+    def log_likelihood_ratio(self, outputs, value, value_prime):
+        diff = np.asarray(value_prime, dtype=float) - np.asarray(value, dtype=float)
+        return 0.5 * self.epsilon * np.tensordot(np.asarray(outputs, dtype=float), diff,
+                                                 axes=([1, 2], [0, 1]))
+
+    def witnesses(self) -> list:
+        """The public neighbouring pair given at construction."""
+        if self._witness is None:
+            raise InvalidParameterError("witness", "this mechanism was built without a witness")
+        return [self._witness]

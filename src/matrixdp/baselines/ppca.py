@@ -7,7 +7,7 @@ mechanism with score sensitivity 1 and pure ε-DP. The density is a Bingham dist
 sampled exactly by rejection from an angular central Gaussian envelope (Kent, Ganeiber,
 Mardia 2018) in vectorised batches.
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from scipy.optimize import brentq
 
 from .._validation import check_epsilon, check_finite_array, check_positive, check_row_norms
 from ..errors import InvalidParameterError
+from ..mechanisms.base import PrivacyGuarantee
 from ..rng import make_rng
+from .pca_release import ProjectorMechanism
 
-__all__ = ["sample_bingham", "ppca_top_component"]
+__all__ = ["sample_bingham", "ppca_top_component", "PPCAMechanism"]
 
 
 def sample_bingham(concentration, size: int, rng=None, *, max_rounds: int = 1000) -> np.ndarray:
@@ -114,3 +116,39 @@ def ppca_top_component(X, *, epsilon: float, row_norm_bound: float, rng=None) ->
     check_row_norms(x, r, "X")
     a = (x.T @ x) / (r * r)
     return sample_bingham(0.5 * eps * a, 1, rng=rng)[0]
+
+
+class PPCAMechanism(ProjectorMechanism):
+    r"""PPCA's top component as a mechanism on the score S = XᵀX/R², released as vvᵀ.
+
+    ``v`` is drawn with density ∝ exp((ε/2) vᵀSv) by the exact sampler
+    :func:`sample_bingham`, the law :func:`ppca_top_component` samples (pure ε-DP,
+    replace-one, the exponential mechanism with a score of range 2).
+
+    Parameters
+    ----------
+    epsilon : float
+    privacy : PrivacyGuarantee, optional
+        Default: pure ε, exact (the exponential mechanism's guarantee).
+    witness : (ndarray, ndarray), optional
+        Public neighbouring scores for :meth:`witnesses`.
+    name : str
+
+    References
+    ----------
+    .. [1] K. Chaudhuri, A. D. Sarwate, K. Sinha (2013). A near-optimal algorithm for
+       differentially-private principal components. JMLR 14.
+    """
+
+    name = "ppca"
+
+    def __init__(self, *, epsilon: float, privacy: PrivacyGuarantee | None = None, witness=None,
+                 name: str | None = None):
+        if privacy is None:
+            privacy = PrivacyGuarantee(epsilon=check_epsilon(epsilon), delta=0.0,
+                                       calibration="exponential mechanism (exact Bingham sampler)",
+                                       exact=True, mechanism="ppca")
+        super().__init__(epsilon=epsilon, privacy=privacy, witness=witness, name=name)
+
+    def _draw(self, score, n, rng):
+        return sample_bingham(0.5 * self.epsilon * score, n, rng=rng)

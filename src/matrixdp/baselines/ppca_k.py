@@ -12,7 +12,7 @@ draw with concentration N_jᵀMN_j, sampled exactly by :func:`~matrixdp.baseline
 holds only in the limit of infinitely many sweeps (``privacy.exact`` is False and the
 guarantee carries a note). The chain starts from a Haar-random (data-independent) point.
 
-Derivation: ``docs/derivations/baselines.md`` (section PPCA for k components).
+Derivation: ``docs/baselines.md`` (section PPCA for k components).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from .._validation import check_epsilon, check_finite_array
 from ..errors import InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee
 from ..rng import make_rng
-from .pca_release import PCARelease, unit_ball_second_moment
+from .pca_release import PCARelease, ProjectorMechanism, unit_ball_second_moment
 from .ppca import sample_bingham
 from .random_guess import random_orthonormal_basis
 
-__all__ = ["sample_matrix_bingham_gibbs", "ppca_components"]
+__all__ = ["sample_matrix_bingham_gibbs", "ppca_components", "PPCAKMechanism"]
 
 APPROXIMATION_NOTE = (
     "PPCA-k samples the exponential mechanism with a finite Gibbs chain (Hoff 2009); pure "
@@ -141,3 +141,43 @@ def ppca_components(X, *, epsilon: float, n_components: int, row_norm_bound: flo
                                exact=False, mechanism="ppca-k", notes=(APPROXIMATION_NOTE,))
     return PCARelease(components=v, covariance=None, privacy=privacy, noise_scale=float("nan"),
                       metadata={"sweeps": int(sweeps), "row_norm_bound": float(row_norm_bound)})
+
+
+class PPCAKMechanism(ProjectorMechanism):
+    r"""PPCA for k components as a mechanism on the score S = XᵀX/R², released as VVᵀ.
+
+    Each draw runs its own Gibbs chain (:func:`sample_matrix_bingham_gibbs`, ``sweeps``
+    passes) on the concentration (ε/2)·S, as :func:`ppca_components` does for the same
+    seed; the guarantee is approximate for any finite number of sweeps.
+
+    Parameters
+    ----------
+    epsilon : float
+    n_components : int
+        ``k``.
+    sweeps : int
+        Gibbs sweeps per draw (public).
+    privacy : PrivacyGuarantee
+        The claim of :func:`ppca_components` (public).
+    witness : (ndarray, ndarray), optional
+    name : str
+    """
+
+    name = "ppca-k"
+
+    def __init__(self, *, epsilon: float, n_components: int, sweeps: int,
+                 privacy: PrivacyGuarantee, witness=None, name: str | None = None):
+        super().__init__(epsilon=epsilon, privacy=privacy, witness=witness, name=name)
+        if isinstance(n_components, bool) or int(n_components) != n_components or n_components < 1:
+            raise InvalidParameterError("n_components", f"must be a positive integer, got "
+                                                        f"{n_components!r}")
+        if isinstance(sweeps, bool) or int(sweeps) != sweeps or sweeps < 1:
+            raise InvalidParameterError("sweeps", f"must be a positive integer, got {sweeps!r}")
+        self.n_components = int(n_components)
+        self.sweeps = int(sweeps)
+
+    def _draw(self, score, n, rng):
+        concentration = 0.5 * self.epsilon * score
+        return np.stack([sample_matrix_bingham_gibbs(concentration, self.n_components,
+                                                     sweeps=self.sweeps, rng=rng)
+                         for _ in range(n)])

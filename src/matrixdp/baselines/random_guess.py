@@ -4,7 +4,7 @@ The MVG paper's "random guess" rows are unspecified; the spec (mvg.md §8.4) dec
 uniform predictions in the teacher range (regression), a uniformly random unit vector
 (first principal component) and a Haar-random orthonormal basis (all components).
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations

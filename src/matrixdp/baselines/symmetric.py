@@ -6,7 +6,7 @@ mirroring is post-processing, so the guarantee is that of the mechanism on the u
 triangle; the caller passes that triangle's sensitivity
 (:func:`covariance_upper_sensitivity`).
 
-Derivation: ``docs/derivations/baselines.md``.
+Derivation: ``docs/baselines.md``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ import numpy as np
 
 from .._validation import check_finite_array, check_positive
 from ..errors import InvalidParameterError, InvalidShapeError
-from ..mechanisms.base import Mechanism
+from ..calibration.gaussian import gaussian_delta
+from ..calibration.laplace_profile import laplace_vector_delta
+from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
 from ..rng import make_rng
 
 __all__ = ["symmetric_release", "covariance_upper_sensitivity", "analyze_gauss", "upper_triangle",
-           "mirror_upper"]
+           "mirror_upper", "SymmetricNoiseMechanism"]
 
 
 def upper_triangle(matrices) -> np.ndarray:
@@ -120,3 +122,131 @@ def analyze_gauss(matrix, *, sigma: float, rng=None) -> np.ndarray:
     return a + upper + np.triu(upper, 1).T
 
 
+
+
+class SymmetricNoiseMechanism(Mechanism):
+    r"""``value + N`` for a symmetric ``d × d`` value, ``N`` symmetric with an i.i.d. upper triangle.
+
+    The noise of MOD-SULQ, Analyze Gauss / :func:`symmetric_release` and the noisy Gram
+    matrix of :func:`~matrixdp.models.dp_directions.dp_covariance_eigen`: the upper
+    triangle (diagonal included) is i.i.d. Gaussian N(0, σ²) or Laplace(b) and mirrored,
+    so the release is as private as the noisy triangle. Its draws are those of the
+    shipped functions for the same seed.
+
+    Parameters
+    ----------
+    dim : int
+        ``d``.
+    kind : {"gaussian", "laplace"}
+    scale : float
+        σ (Gaussian) or b (Laplace) of each upper-triangular entry.
+    privacy : PrivacyGuarantee
+        The guarantee of the shipped function this noise belongs to (public).
+    entry_mechanism : Mechanism, optional
+        Draw the triangle as ``entry_mechanism.sample_noise((n, d(d+1)/2))``
+        (:func:`symmetric_release`); default: ``np.triu(standard_normal((d, d))) · σ``
+        (MOD-SULQ, Analyze Gauss, ``dp_covariance_eigen``).
+    sensitivity : float, optional
+        L2 sensitivity of the triangle the Gaussian σ was calibrated for: the exact profile
+        is then the Gaussian one at that sensitivity.
+    witness : (ndarray, ndarray), optional
+        Public neighbouring values (``d × d``): :meth:`witnesses`, and the difference the
+        profile is evaluated on when ``sensitivity`` is not given (always for Laplace).
+    name : str
+
+    References
+    ----------
+    .. [1] C. Dwork, K. Talwar, A. Thakurta, L. Zhang (2014). Analyze Gauss. STOC.
+    .. [2] K. Chaudhuri, A. D. Sarwate, K. Sinha (2013). A near-optimal algorithm for
+       differentially-private principal components. JMLR 14 (MOD-SULQ).
+    """
+
+    name = "symmetric-noise"
+
+    def __init__(self, *, dim: int, kind: str, scale: float, privacy: PrivacyGuarantee,
+                 entry_mechanism: Mechanism | None = None, sensitivity: float | None = None,
+                 witness=None, name: str | None = None):
+        if isinstance(dim, bool) or int(dim) != dim or dim < 1:
+            raise InvalidParameterError("dim", f"must be a positive integer, got {dim!r}")
+        if kind not in ("gaussian", "laplace"):
+            raise InvalidParameterError("kind", f"must be 'gaussian' or 'laplace', got {kind!r}")
+        if entry_mechanism is None and kind != "gaussian":
+            raise InvalidParameterError("entry_mechanism", "Laplace noise is drawn through its "
+                                                           "LaplaceMechanism")
+        if not isinstance(privacy, PrivacyGuarantee):
+            raise InvalidParameterError("privacy", "must be a PrivacyGuarantee")
+        self.dim = int(dim)
+        self.kind = kind
+        self.scale = check_positive(scale, "scale")
+        self._privacy = privacy
+        self.entry_mechanism = entry_mechanism
+        self.sensitivity = None if sensitivity is None else check_positive(sensitivity,
+                                                                           "sensitivity")
+        self._witness = None if witness is None else _check_pair(witness, self.dim)
+        if name is not None:
+            self.name = str(name)
+
+    @property
+    def privacy(self) -> PrivacyGuarantee:
+        return self._privacy
+
+    def _draw_upper(self, n: int, rng) -> np.ndarray:
+        d = self.dim
+        if self.entry_mechanism is not None:
+            return self.entry_mechanism.sample_noise((n, d * (d + 1) // 2), rng=rng)
+        return upper_triangle(rng.standard_normal((n, d, d))) * self.scale
+
+    def sample_noise_batch(self, n, shape, rng=None) -> np.ndarray:
+        """``n`` independent noise matrices, one vectorised draw."""
+        upper = np.asarray(self._draw_upper(int(n), make_rng(rng)), dtype=float)
+        return mirror_upper(upper, self.dim).reshape((int(n),) + tuple(shape))
+
+    def _noise(self, shape, rng) -> np.ndarray:
+        if tuple(shape) != (self.dim, self.dim):
+            raise InvalidShapeError("value", f"must be {self.dim} x {self.dim}, got {shape}")
+        return self.sample_noise_batch(1, shape, rng)[0]
+
+    def _check_value(self, value) -> np.ndarray:
+        return check_finite_array(value, "value", ndim=2, shape=(self.dim, self.dim))
+
+    def _moment_shape(self) -> tuple[int, ...]:
+        return (self.dim, self.dim)
+
+    def noise_summary(self, shape) -> NoiseSummary:
+        var = self.scale ** 2 * (1.0 if self.kind == "gaussian" else 2.0)
+        return NoiseSummary(self.kind, self.scale, var, var * self.dim * self.dim)
+
+    def log_likelihood_ratio(self, outputs, value, value_prime):
+        """log p(Y | value′) − log p(Y | value), on the free (upper-triangle) coordinates."""
+        y = upper_triangle(np.asarray(outputs, dtype=float))
+        ra = y - upper_triangle(value)
+        rb = y - upper_triangle(value_prime)
+        if self.kind == "gaussian":
+            return np.sum(ra * ra - rb * rb, axis=-1) / (2.0 * self.scale ** 2)
+        return np.sum(np.abs(ra) - np.abs(rb), axis=-1) / self.scale
+
+    def witnesses(self) -> list:
+        """The public neighbouring pair given at construction."""
+        if self._witness is None:
+            raise InvalidParameterError("witness", "this mechanism was built without a witness")
+        return [self._witness]
+
+    def privacy_profile(self, epsilon) -> float:
+        """δ(ε) of the noisy triangle: Gaussian at ``sensitivity`` (or the witness), Laplace on the witness."""
+        if self.kind == "gaussian":
+            sens = self.sensitivity
+            if sens is None:
+                a, b = self.witnesses()[0]
+                sens = float(np.linalg.norm(upper_triangle(b - a)))
+            return gaussian_delta(epsilon, self.scale, sens)
+        a, b = self.witnesses()[0]
+        return laplace_vector_delta(epsilon, self.scale, upper_triangle(b - a))
+
+
+def _check_pair(pair, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        a, b = pair
+    except (TypeError, ValueError):
+        raise InvalidParameterError("witness", "must be a pair of values") from None
+    return (check_finite_array(a, "witness", ndim=2, shape=(dim, dim)),
+            check_finite_array(b, "witness", ndim=2, shape=(dim, dim)))

@@ -10,7 +10,7 @@ positive definite} has probability exactly 1 − exp(−ε/3) under A and 0 unde
 δ < 1 − e^{−ε/3} holds; what does hold is (ε/3, 1 − e^{−ε/3})-DP, useless for δ ≪ ε.
 The mechanism is therefore an explicit opt-in (``allow_unsafe=True``).
 
-Derivation: ``docs/derivations/baselines.md`` (section Wishart mechanism).
+Derivation: ``docs/baselines.md`` (section Wishart mechanism).
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import numpy as np
 
 from .._validation import check_epsilon, check_finite_array, check_positive
 from ..errors import InvalidParameterError, UnsafeMechanismError
-from ..mechanisms.base import PrivacyGuarantee
+from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
 from ..rng import make_rng
 from .pca_release import PCARelease, top_eigenvectors, unit_ball_second_moment
 
-__all__ = ["wishart_scale", "sample_wishart", "wishart_support_failure", "wishart_pca"]
+__all__ = ["wishart_scale", "sample_wishart", "wishart_support_failure", "wishart_pca",
+           "WishartMechanism"]
 
 REFUTATION = (
     "Wishart noise is supported on the positive definite cone, so the support of A + W depends "
@@ -162,3 +163,99 @@ def wishart_pca(X, *, epsilon: float, n_components: int, row_norm_bound: float,
     return PCARelease(components=top_eigenvectors(noisy, n_components), covariance=noisy * r2,
                       privacy=privacy, noise_scale=c * math.sqrt(d + 1),
                       metadata={"scale": c, "dof": d + 1, "row_norm_bound": float(row_norm_bound)})
+
+
+class WishartMechanism(Mechanism):
+    r"""``value + W``, ``W ~ Wishart_d(d + 1, c·I)``: the noise of the Wishart mechanism (Jiang et al. 2016).
+
+    The release's density under answer A is ∝ exp(−tr(Y − A)/(2c)) on {Y − A ≻ 0}, so
+    the exact log-likelihood ratio of value′ against value is tr(value′ − value)/(2c)
+    where both densities are positive, −∞ where Y − value′ is not positive definite
+    and +∞ where Y − value is not: the indicator of the support event that refutes
+    the paper's pure ε claim (``docs/baselines.md``), so a black-box audit
+    sees the failure directly. Draws are those of :func:`wishart_pca` for the same seed.
+
+    Parameters
+    ----------
+    dim : int
+        ``d``.
+    scale : float
+        ``c`` (:func:`wishart_scale`).
+    privacy : PrivacyGuarantee
+        The (refuted) claim of :func:`wishart_pca` (public).
+    support_failure : float, optional
+        The exact δ on the witness (:func:`wishart_support_failure`), returned by
+        :meth:`privacy_profile` for every ε′.
+    witness : (ndarray, ndarray), optional
+        Public neighbouring values (``d × d``) for :meth:`witnesses`.
+    name : str
+    """
+
+    name = "wishart"
+
+    def __init__(self, *, dim: int, scale: float, privacy: PrivacyGuarantee,
+                 support_failure: float | None = None, witness=None, name: str | None = None):
+        if isinstance(dim, bool) or int(dim) != dim or dim < 1:
+            raise InvalidParameterError("dim", f"must be a positive integer, got {dim!r}")
+        if not isinstance(privacy, PrivacyGuarantee):
+            raise InvalidParameterError("privacy", "must be a PrivacyGuarantee")
+        self.dim = int(dim)
+        self.scale = check_positive(scale, "scale")
+        self._privacy = privacy
+        self._support_failure = None if support_failure is None else float(support_failure)
+        self._witness = None if witness is None else tuple(
+            check_finite_array(w, "witness", ndim=2, shape=(self.dim, self.dim)) for w in witness)
+        if name is not None:
+            self.name = str(name)
+
+    @property
+    def privacy(self) -> PrivacyGuarantee:
+        return self._privacy
+
+    def sample_noise_batch(self, n, shape, rng=None) -> np.ndarray:
+        """``n`` Wishart draws in one call."""
+        w = sample_wishart(self.dim, self.dim + 1, self.scale, size=int(n), rng=make_rng(rng))
+        return w.reshape((int(n),) + tuple(shape))
+
+    def _noise(self, shape, rng) -> np.ndarray:
+        return self.sample_noise_batch(1, shape, rng)[0]
+
+    def _check_value(self, value) -> np.ndarray:
+        return check_finite_array(value, "value", ndim=2, shape=(self.dim, self.dim))
+
+    def _moment_shape(self) -> tuple[int, ...]:
+        return (self.dim, self.dim)
+
+    def noise_summary(self, shape) -> NoiseSummary:
+        """E[W] = m c I, Var(W_ij) = m c²(1 + [i = j]) with m = d + 1 (biased noise)."""
+        d, m, c = self.dim, self.dim + 1, self.scale
+        var = m * c * c * (d + 1) / d
+        total = d * (m * c) ** 2 + m * c * c * d * (d + 1)
+        return NoiseSummary("wishart", c, var, total, bias=m * c / d)
+
+    def log_likelihood_ratio(self, outputs, value, value_prime):
+        y = np.asarray(outputs, dtype=float)
+        a = np.asarray(value, dtype=float)
+        b = np.asarray(value_prime, dtype=float)
+        in_a = np.linalg.eigvalsh(y - a)[..., 0] > 0
+        in_b = np.linalg.eigvalsh(y - b)[..., 0] > 0
+        inside = (np.trace(b) - np.trace(a)) / (2.0 * self.scale)
+        return np.where(in_a & in_b, inside, np.where(in_b, np.inf, -np.inf))
+
+    def witnesses(self) -> list:
+        """The public neighbouring pair given at construction."""
+        if self._witness is None:
+            raise InvalidParameterError("witness", "this mechanism was built without a witness")
+        return [self._witness]
+
+    def privacy_profile(self, epsilon) -> float:
+        r"""Exact δ(ε′) on the witness (x = 0 against a unit record u), for every ε′ ≥ 0.
+
+        Under A the release leaves the neighbour's support with probability
+        1 − e^{−ε/3}, and on the common support p_A/p_A′ = e^{−ε/3} ≤ 1, so
+        sup_S P_A(S) − e^{ε′} P_A′(S) = 1 − e^{−ε/3}; the other direction gives
+        max(0, 1 − e^{ε′ − ε/3}), which is smaller.
+        """
+        if self._support_failure is None:
+            raise InvalidParameterError("support_failure", "needed for the exact profile")
+        return self._support_failure

@@ -9,7 +9,7 @@ mse-optimal and max-PNR allocations under the exact linear budget of
 :mod:`matrixdp.calibration.mvg_exact`. Directions are validated by
 :func:`matrixdp._linalg.check_directions`; DP directions are estimated in
 :mod:`matrixdp.models.dp_directions`. Math and the paper's errors we fix:
-``docs/derivations/mvg.md``.
+``docs/mvg.md``.
 """
 
 from __future__ import annotations

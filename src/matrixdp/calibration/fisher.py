@@ -5,7 +5,7 @@ with its Fisher-matched Laplace baseline (pure math; their samplers are in
 
 Records are rows: ``X`` is ``(n_samples, n_features)`` and each row gets its own noise
 vector. The paper stacks records as columns; nothing else changes. The derivation is in
-``docs/release/fisher.md``.
+``docs/fisher.md``.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def optimal_gaussian_cov(lam, weights=None, n_features: int | None = None) -> np
 
     References
     ----------
-    .. [1] F. Farokhi, Theorem 2.4; ``docs/release/fisher.md``.
+    .. [1] F. Farokhi, Theorem 2.4; ``docs/fisher.md``.
     """
     lam = check_lam(lam)
     pi = check_weights(weights, n_features)

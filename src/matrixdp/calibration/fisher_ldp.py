@@ -11,7 +11,7 @@ assumes :math:`R_j=1` without saying so, and its constant :math:`1+\sqrt{2\ln(1/
 Talwar and Zhang) is **false** for :math:`\Delta_2\gtrsim3`: :func:`gaussian_ldp_epsilon` therefore
 defaults to the exact ε (Balle and Wang's profile) and only reports the paper's value on request,
 with a :class:`~matrixdp.errors.RefutedGuaranteeWarning` when the exact profile refutes it.
-See ``docs/release/fisher.md``.
+See ``docs/fisher.md``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Pure functions, no randomness. The exact profile is the oracle used by the
 auditor and by the exact calibration of the MVG mechanism; the derivation is in
-``docs/derivations/gaussian.md``.
+``docs/gaussian.md``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ supremum (the *Mahalanobis sensitivity*; the structures and their shift
 geometry are in :mod:`matrixdp.queries`) and turns budgets that are linear in
 the per-direction noise precisions into precisions. The allocations of the
 budget are in :mod:`matrixdp.calibration.allocation`. Derivation and proofs:
-``docs/derivations/mvg_exact.md``.
+``docs/mvg.md``.
 
 Precision here means *inverse variance* ``p_i = 1/λ_i(Σ)`` (not the paper's
 ``1/λ_i(Σ)²``).
@@ -47,7 +47,7 @@ REFERENCES = """
        Differential Privacy: Analytical Calibration and Optimal Denoising", ICML 2018.
     .. [2] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential
        Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077.
-    .. [3] matrixdp, ``docs/derivations/mvg_exact.md`` (the exact calibration).
+    .. [3] matrixdp, ``docs/mvg.md`` (the exact calibration).
 """
 
 _cite = cite(REFERENCES)

@@ -1,7 +1,7 @@
 """Precision budgets of the MVG mechanism from the paper's Theorems 2 and 3 (pure math, no randomness).
 
 These are the *paper-faithful* sufficient conditions of Chanyaswad et al. They
-are sound but very conservative (see ``docs/derivations/mvg.md``); the tight
+are sound but very conservative (see ``docs/mvg.md``); the tight
 calibration lives with the mechanism (``calibration="exact"``).
 
 Notation (paper orientation, ``f(X)`` is ``m x n``): ``s2`` is the Frobenius
@@ -42,7 +42,7 @@ _REFERENCE = """
        Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077
        (journal version of "MVG Mechanism: Differential Privacy under
        Matrix-Valued Query", CCS 2018). Derivation and our fixes:
-       ``docs/derivations/mvg.md``.
+       ``docs/mvg.md``.
 """
 
 

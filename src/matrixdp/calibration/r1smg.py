@@ -3,7 +3,7 @@ r"""Calibration math of the rank-1 singular multivariate Gaussian (R1SMG) mechan
 Everything here reproduces Ji & Li (2024) *as published*, plus the functions
 that measure what the published calibration really gives. The paper's
 Theorem 5 is **not sound**: R1SMG at ``r1smg_sigma_star(ε, δ, Δ, M)`` is not
-(ε, δ)-DP (see ``docs/mechanisms/r1smg.md``). The true privacy profile is
+(ε, δ)-DP (see ``docs/r1smg.md``). The true privacy profile is
 :func:`r1smg_true_delta`; :func:`r1smg_ball_delta_lower_bound` is the closed-form
 counterexample.
 

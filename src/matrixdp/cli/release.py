@@ -27,8 +27,11 @@ from ._tables import (Schema, bounds_arrays, design_matrix, parse_bound_options,
 
 QUERIES = ("mean", "sum", "covariance", "gram", "correlation", "pca", "linreg")
 NOISES = ("auto", "mvg", "iid")
-#: Number representations the release can be computed in (more arrive with exact numerics).
-NUMERICS = ("float",)
+#: Number representations: "float" (idealised real arithmetic) or "exact" (lattice + exact
+#: discrete Gaussian noise; mean and sum only in this version, see docs/numerics.md).
+NUMERICS = ("float", "exact")
+#: Queries that can be released with exact numerics.
+EXACT_QUERIES = ("mean", "sum")
 #: Format version of RELEASE.json.
 FORMAT_VERSION = 1
 
@@ -123,6 +126,36 @@ def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     return {"values": value.tolist()}, est.privacy_, expected
 
 
+def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, keeper):
+    """Mean or sum with exact numerics: the lattice Gaussian mechanism at the public sensitivity."""
+    from ..mechanisms import GaussianMechanism
+
+    if noise == "mvg":
+        raise InvalidParameterError("--noise", "--numerics exact releases i.i.d. discrete "
+                                               "Gaussian noise: use --noise auto or iid")
+    n = X.shape[0]
+    # replace-one: one record moves the sum by at most ||upper - lower||_2 (the mean by 1/n of it)
+    sensitivity = float(np.linalg.norm(upper - lower))
+    value = X.sum(axis=0)
+    if query == "mean":
+        sensitivity /= n
+        value = np.clip(value / n, lower, upper)
+    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                             numerics="exact")
+    # the mechanism charges the ledger itself (its sigma depends on the value's size)
+    kwargs = {} if keeper is None else {"ledger": keeper.ledger, "label": keeper.label}
+    rel = mech.release(value, rng=rng, **kwargs)
+    std = np.full(value.shape, math.sqrt(rel.noise.per_entry_variance))
+    expected = {"noise": "iid", "allocation": None, "distribution": rel.noise.distribution,
+                "scale": rel.noise.scale, "per_entry_variance": rel.noise.per_entry_variance,
+                "expected_squared_error": rel.noise.expected_squared_error,
+                "entry_std": std.tolist(),
+                "what": f"standard deviation of the noise on each released {query} (discrete "
+                        "Gaussian on a lattice, rounding included)",
+                "sensitivity_l2": sensitivity}
+    return {"values": np.asarray(rel.value, dtype=np.float64).tolist()}, rel.privacy, expected
+
+
 def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args):
     from ..models import DPCovariance, DPPCA
 
@@ -193,6 +226,8 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
 
 # ----------------------------------------------------------------------------- the command
 def _guarantee_dict(g, numerics: str) -> dict:
+    # the guarantee's own numerics note is the truth ("float" when any step was float)
+    numerics = getattr(g, "numerics", numerics)
     return {"epsilon": g.epsilon, "delta": g.delta, "relation": g.neighbouring,
             "calibration": g.calibration, "exact": bool(g.exact), "numerics": numerics,
             "mechanism": g.mechanism, "refuted": bool(g.refuted), "notes": list(g.notes),
@@ -233,8 +268,13 @@ def run(args) -> int:
     if args.query is None:
         raise InvalidParameterError("--query", f"is required: one of {', '.join(QUERIES)}")
     if args.numerics not in NUMERICS:
-        raise InvalidParameterError("--numerics", f"only 'float' is available in this version, "
-                                                  f"got {args.numerics!r}")
+        raise InvalidParameterError("--numerics", f"must be one of {', '.join(NUMERICS)}, got "
+                                                  f"{args.numerics!r}")
+    if args.numerics == "exact" and args.query not in EXACT_QUERIES:
+        raise InvalidParameterError(
+            "--numerics", f"exact numerics are available for --query {' and '.join(EXACT_QUERIES)} "
+                          "in this version; the matrix queries release in floating point "
+                          "(--numerics float)")
     eps, delta = _check_privacy(args)
     if args.out is None:
         raise InvalidParameterError("--out", "is required: the RELEASE.json file to write")
@@ -306,7 +346,13 @@ def run(args) -> int:
         try:
             if dask_files is not None:
                 n = int(len(frame))  # public under replace-one, as in memory
-            if args.query in ("mean", "sum"):
+            if args.numerics == "exact":
+                if dask_files is not None:
+                    raise InvalidParameterError("--numerics", "'exact' needs the table in memory "
+                                                              "(not a Dask input) in this version")
+                released, guarantee, expected = _release_vector_exact(
+                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper)
+            elif args.query in ("mean", "sum"):
                 released, guarantee, expected = _release_vector(
                     args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, n=n)
             elif args.query == "linreg":
@@ -414,9 +460,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--noise", choices=NOISES, default="auto",
                    help="auto (the least expected loss from public information), mvg "
                         "(matrix-variate Gaussian) or iid (analytic Gaussian)")
-    p.add_argument("--numerics", default="float",
-                   help="number representation of the noise: only 'float' (idealised real "
-                        "arithmetic) in this version")
+    p.add_argument("--numerics", default="float", metavar="{float,exact}",
+                   help="float (the guarantee assumes idealised real arithmetic) or exact "
+                        "(lattice + exact discrete Gaussian noise, floating-point safe; --query "
+                        "mean and sum)")
     p.add_argument("--components", type=int, default=None,
                    help="number of principal components (--query pca; default all)")
     p.add_argument("--alpha", type=float, default=None,

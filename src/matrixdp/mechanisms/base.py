@@ -200,6 +200,8 @@ class Mechanism(abc.ABC):
     Subclasses implement :meth:`_noise` (draw the noise for an array of a given
     shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates
     the value, adds the noise in one vectorised pass, and wraps the result.
+    :meth:`bias`, :meth:`variance` and :meth:`mse` (per-entry moments of the
+    error) are defined here once, from :meth:`noise_summary`.
 
     Numerics: with ``numerics == "float"`` (default) the release is
     ``value + _noise(...)`` in floating point, whose guarantee assumes idealised
@@ -277,6 +279,29 @@ class Mechanism(abc.ABC):
     def _metadata(self) -> dict:
         return {}
 
+    # -------------------------------------------------------------- error moments
+    def _moment_shape(self) -> tuple[int, ...]:
+        """A value shape for the per-entry moments: the mechanism's own (``self.shape``) or
+        ``(1,)`` for i.i.d. noise, whose moments do not depend on it."""
+        return _as_shape(getattr(self, "shape", None) or (1,))
+
+    @property
+    def bias(self) -> float:
+        """Mean over the entries of ``E[noise]`` (0 for centred noise)."""
+        return float(self.noise_summary(self._moment_shape()).bias)
+
+    @property
+    def variance(self) -> float:
+        """Mean over the entries of ``Var(noise_ij)``."""
+        return float(self.noise_summary(self._moment_shape()).per_entry_variance)
+
+    @property
+    def mse(self) -> float:
+        """Mean over the entries of ``E[noise_ij²]`` (``E‖noise‖²`` divided by the size)."""
+        shape = self._moment_shape()
+        return float(self.noise_summary(shape).expected_squared_error) / max(1, int(np.prod(shape)))
+
+    # -------------------------------------------------------------- exact numerics
     def _privacy_for(self, shape) -> PrivacyGuarantee:
         """The guarantee of a release of ``shape`` (exact numerics may depend on the shape)."""
         return self.privacy
@@ -314,6 +339,10 @@ class Mechanism(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.privacy})"
+
+
+def _as_shape(shape) -> tuple[int, ...]:
+    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
 
 
 def _basic_sum(a: PrivacyGuarantee, b: PrivacyGuarantee) -> PrivacyGuarantee:

@@ -133,7 +133,7 @@ class FisherNoiseMechanism(Mechanism):
        Classification", IEEE Trans. Big Data, 2020 (Theorems 2.4–2.6).
     .. [2] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for Differential Privacy:
        Analytical Calibration and Optimal Denoising", ICML 2018.
-    .. [3] ``docs/release/fisher.md``.
+    .. [3] ``docs/fisher.md``.
     """
 
     name = "farokhi-fisher"
@@ -334,6 +334,9 @@ class FisherNoiseMechanism(Mechanism):
         return NoiseSummary(distribution=self.kind, scale=math.sqrt(per_entry_var),
                             per_entry_variance=per_entry_var,
                             expected_squared_error=q * float(np.trace(v)), bias=bias)
+
+    def _moment_shape(self) -> tuple[int, ...]:
+        return (1, self.n_features)
 
     # ---------------------------------------------------------------- release
     def _noise(self, shape, rng) -> np.ndarray:

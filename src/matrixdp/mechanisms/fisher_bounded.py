@@ -11,7 +11,7 @@ ground energy :math:`E_{0,j}`. We solve it by second-order finite differences on
 tridiagonal eigenproblem), then sample by inverse CDF. As λ → 0 the density tends to
 :math:`\frac2L\sin^2(\pi(t-\underline n)/L)`, the :math:`\cos^2` law centred on the box; for a box much wider
 than :math:`(\lambda\vartheta)^{-1/4}` around 0 it tends to Theorem 2.4's Gaussian. The noise has a
-nonzero mean when the box is not symmetric. See ``docs/release/fisher.md``.
+nonzero mean when the box is not symmetric. See ``docs/fisher.md``.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ class BoundedOptimalNoise:
 
     References
     ----------
-    .. [1] F. Farokhi, Theorem 2.6 and Corollary 2.7; ``docs/release/fisher.md``.
+    .. [1] F. Farokhi, Theorem 2.6 and Corollary 2.7; ``docs/fisher.md``.
     """
 
     def __init__(self, lam, lower, upper, *, weights=None, n_features: int | None = None,

@@ -34,7 +34,7 @@ class GaussianMechanism(Mechanism):
     matrices). With ``calibration="analytic"`` (default) σ is the smallest
     that meets (ε, δ) (Balle & Wang 2018), so the guarantee is exact; with
     ``"classic"`` σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth, needs ε < 1), a sufficient
-    but loose bound. The derivation is in ``docs/derivations/gaussian.md``.
+    but loose bound. The derivation is in ``docs/gaussian.md``.
 
     With ``numerics="exact"`` the value of d entries is rounded to the lattice
     gℤᵈ (g a power of two, by default the largest with g√d ≤ 2⁻¹⁰Δ), discrete
@@ -116,20 +116,6 @@ class GaussianMechanism(Mechanism):
         return self.sigma
 
     @property
-    def variance(self) -> float:
-        if self.numerics == "exact":
-            return self._plan(1).noise_std ** 2
-        return self.sigma ** 2
-
-    @property
-    def bias(self) -> float:
-        return 0.0
-
-    @property
-    def mse(self) -> float:
-        return self.variance
-
-    @property
     def privacy(self) -> PrivacyGuarantee:
         if self.numerics == "exact":
             return self._privacy_for((1,))
@@ -166,7 +152,8 @@ class GaussianMechanism(Mechanism):
             # rounding to the lattice moves each entry by at most g/2 (a deterministic bias)
             return NoiseSummary("discrete-gaussian", plan.parameter, var,
                                 (var + plan.granularity ** 2 / 4) * size)
-        return NoiseSummary("gaussian", self.sigma, self.variance, self.variance * size)
+        var = self.sigma ** 2
+        return NoiseSummary("gaussian", self.sigma, var, var * size)
 
     def _noise(self, shape, rng):
         if self.numerics == "exact":

@@ -92,20 +92,6 @@ class LaplaceMechanism(Mechanism):
         return self._plans[size]
 
     @property
-    def variance(self) -> float:
-        if self.numerics == "exact":
-            return self._plan(1).noise_std ** 2
-        return 2.0 * self.scale ** 2
-
-    @property
-    def bias(self) -> float:
-        return 0.0
-
-    @property
-    def mse(self) -> float:
-        return self.variance
-
-    @property
     def privacy(self) -> PrivacyGuarantee:
         if self.numerics == "exact":
             return self._privacy_for((1,))
@@ -127,7 +113,8 @@ class LaplaceMechanism(Mechanism):
             var = plan.noise_std ** 2
             return NoiseSummary("discrete-laplace", plan.parameter, var,
                                 (var + plan.granularity ** 2 / 4) * size)
-        return NoiseSummary("laplace", self.scale, self.variance, self.variance * size)
+        var = 2.0 * self.scale ** 2
+        return NoiseSummary("laplace", self.scale, var, var * size)
 
     def _noise(self, shape, rng):
         if self.numerics == "exact":

@@ -175,8 +175,8 @@ class MVGMechanism(Mechanism):
        Privacy Mechanism Design Under Matrix-Valued Query", arXiv:1802.10077.
     .. [2] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for
        Differential Privacy", ICML 2018.
-    .. [3] matrixdp, ``docs/derivations/mvg_exact.md`` (exact calibration) and
-       ``docs/derivations/mvg.md`` (the paper's theorems and our fixes).
+    .. [3] matrixdp, ``docs/mvg.md``: Part III (exact calibration) and Part II (the
+       paper's theorems and our fixes).
 
     Examples
     --------

@@ -4,7 +4,7 @@
 columns; equivalently ``Z = B_Σ N B_Ψᵀ`` with ``N`` i.i.d. N(0, 1) and
 ``B Bᵀ`` the covariances. Σ (``row_cov``) is the covariance *between rows*
 (shared by every column), Ψ (``col_cov``) the covariance between columns.
-The math and the paper's conventions are in ``docs/derivations/mvg.md``.
+The math and the paper's conventions are in ``docs/mvg.md``.
 
 Covariances are given as square arrays or, when their eigen-decomposition is
 known (the mechanism builds Σ = W diag(λ) Wᵀ from directions and a precision
@@ -26,6 +26,7 @@ from ..errors import InvalidParameterError, InvalidShapeError, NotPositiveSemide
 from ..rng import make_rng
 
 __all__ = [
+    "EigenCov",
     "MVGSampler",
     "KRONECKER_MAX_DIM",
     "covariance_factor",

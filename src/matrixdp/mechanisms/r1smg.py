@@ -1,7 +1,7 @@
 r"""The rank-1 singular multivariate Gaussian (R1SMG) mechanism of Ji & Li (2024) — UNSAFE.
 
 Faithful to the paper, and **not differentially private as claimed**: the
-paper's Theorem 5 is unsound (``docs/mechanisms/r1smg.md``). It ships only for
+paper's Theorem 5 is unsound (``docs/r1smg.md``). It ships only for
 reproduction, behind ``allow_unsafe=True``.
 """
 
@@ -26,7 +26,7 @@ from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 __all__ = ["R1SMGMechanism", "R1SMG_DOCS"]
 
 #: The page that explains why R1SMG's calibration is not private.
-R1SMG_DOCS = "docs/mechanisms/r1smg.md"
+R1SMG_DOCS = "docs/r1smg.md"
 
 _REFUTED_NOTE = ("claimed (epsilon, delta) per Ji & Li 2024 Theorem 5; NOT a valid DP guarantee "
                  f"(see {R1SMG_DOCS}; matrixdp.audit.exact_delta gives the true delta)")
@@ -43,7 +43,7 @@ class R1SMGMechanism(Mechanism):
 
     The paper's calibration does **not** give (ε, δ)-DP: the noise has a radial
     density spike at the true value, and the real δ(ε) at the paper's σ* is
-    typically 0.1–0.97 (see ``docs/mechanisms/r1smg.md``, and
+    typically 0.1–0.97 (see ``docs/r1smg.md``, and
     :meth:`privacy_profile` for the true profile). Constructing this mechanism
     therefore requires ``allow_unsafe=True``; every release is marked
     ``privacy.refuted=True``, ``privacy.exact=False`` and warns
@@ -83,7 +83,7 @@ class R1SMGMechanism(Mechanism):
     .. [1] T. Ji and P. Li, "Less is More: Revisiting the Gaussian Mechanism for
        Differential Privacy", USENIX Security 2024 (arXiv:2306.02256v3),
        Definition 8, Theorems 5-6.
-    .. [2] matrixdp, ``docs/mechanisms/r1smg.md`` (counterexample and true profile).
+    .. [2] matrixdp, ``docs/r1smg.md`` (counterexample and true profile).
     """
 
     name = "r1smg"
@@ -110,17 +110,8 @@ class R1SMGMechanism(Mechanism):
     def per_entry_variance(self) -> float:
         return self.sigma_star / self.dim
 
-    @property
-    def variance(self) -> float:
-        return self.per_entry_variance
-
-    @property
-    def bias(self) -> float:
-        return 0.0
-
-    @property
-    def mse(self) -> float:
-        return self.per_entry_variance
+    def _moment_shape(self) -> tuple[int, ...]:
+        return (self.dim,)
 
     @property
     def equivalent_gaussian_epsilon(self) -> float:

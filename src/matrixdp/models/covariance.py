@@ -204,7 +204,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     ----------
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential Privacy Mechanism
        Design Under Matrix-Valued Query", arXiv:1802.10077.
-    .. [2] matrixdp, ``docs/mvg.md`` ("When MVG noise wins") and ``docs/derivations/mvg_exact.md``.
+    .. [2] matrixdp, ``docs/mvg.md`` ("When MVG noise wins"; Part III, the exact calibration).
 
     Examples
     --------

@@ -7,7 +7,7 @@ receives its result: :class:`DPEigenDecomposition` (directions, noisy eigenvalue
 and the guarantee spent). :class:`DPDirectionsMVG` is the convenience path: it
 splits (ε, δ), estimates the directions in ``fit`` and configures an
 :class:`~matrixdp.mechanisms.mvg.MVGMechanism` along them. Math:
-``docs/derivations/mvg.md``.
+``docs/mvg.md``.
 
 Orientation: data ``X`` is ``(n_samples, n_features)`` (records in rows); the
 paper stores records in columns, so its ``X Xᵀ`` is our ``Xᵀ X``.

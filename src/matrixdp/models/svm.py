@@ -14,7 +14,7 @@ maintained, ships wheels on PyPI with only numpy and scipy as dependencies, and 
 **The correlated noise has no differential-privacy guarantee.** It is computed from the private
 data (the classifier and its multipliers). It moves each record only along the separating
 hyperplane, so it reveals :math:`\alpha^{*\top}x_i` exactly for every record. See
-``docs/release/fisher.md``.
+``docs/fisher.md``.
 """
 
 from __future__ import annotations

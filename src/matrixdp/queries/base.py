@@ -3,7 +3,7 @@
 :class:`SensitivityStructure` is the interface the mechanisms and the auditor use
 (``shift_bound``, ``direction_costs``, ``witnesses``, ``check_value``, ``compute``);
 :class:`FrobeniusBall` is what a bare Frobenius sensitivity means. Derivations:
-``docs/derivations/mvg_exact.md``.
+``docs/mvg.md``.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ class FrobeniusBall(SensitivityStructure):
 
     References
     ----------
-    .. [1] matrixdp, ``docs/derivations/mvg_exact.md`` §3.1.
+    .. [1] matrixdp, ``docs/mvg.md`` §3.1.
     """
 
     def __init__(self, s2, *, shape=None, gamma=None, symmetric: bool = False, psd: bool = False):

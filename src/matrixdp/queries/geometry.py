@@ -7,7 +7,7 @@ with the helpers here: a Frobenius ball, one replaced record in a box or ball
 (identity query), and outer-product differences (covariance query) — exactly where
 that is computable, otherwise a certified upper bound flagged as such
 (:class:`~matrixdp.calibration.mvg_exact.ShiftBound`). Derivation and proofs:
-``docs/derivations/mvg_exact.md``.
+``docs/mvg.md``.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ class KernelQuery(SensitivityStructure):
     References
     ----------
     .. [1] T. Chanyaswad et al., arXiv:1802.10077, Sec. 4.4, Example 2.
-    .. [2] matrixdp, ``docs/derivations/mvg_exact.md``.
+    .. [2] matrixdp, ``docs/mvg.md``.
     """
 
     symmetric = True

@@ -17,7 +17,7 @@ Orientation: ``X`` is ``(n_samples, n_features)``, records in **rows**
 covariance query ``XXᵀ/n`` is our ``XᵀX/n`` (:class:`CovarianceQuery`).
 Neighbouring relation: replace one record (bounded DP), as in the papers.
 
-Derivations: ``docs/derivations/mvg_exact.md``.
+Derivations: ``docs/mvg.md``.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ class IdentityQuery(_RecordQuery):
     References
     ----------
     .. [1] T. Chanyaswad et al., arXiv:1802.10077, Sec. 5.4.1 and 8.1.
-    .. [2] matrixdp, ``docs/derivations/mvg_exact.md``.
+    .. [2] matrixdp, ``docs/mvg.md``.
     """
 
     feature_axis = 1
@@ -325,7 +325,7 @@ class CovarianceQuery(_RecordQuery):
     References
     ----------
     .. [1] T. Chanyaswad et al., arXiv:1802.10077, Sec. 4.4 (Example 1) and 8.2.
-    .. [2] matrixdp, ``docs/derivations/mvg_exact.md``.
+    .. [2] matrixdp, ``docs/mvg.md``.
     """
 
     symmetric = True

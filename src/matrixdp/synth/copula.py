@@ -5,7 +5,7 @@ bounds, categorical columns over their public categories) and a DP correlation m
 the records' normal scores; synthetic records are drawn from the Gaussian copula and decoded
 back to values within the bounds and to valid categories. Class priors come from the DP
 histograms, so synthetic data keep the real class balance. Derivation and accounting:
-``docs/synth/copula.md``.
+``docs/copula.md``.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ class DPCopula:
        multi-dimensional data using copula functions", EDBT 2014.
     .. [2] J. Dong, A. Roth, W. J. Su, "Gaussian differential privacy", JRSS-B 2022.
     .. [3] B. Balle, Y.-X. Wang, "Improving the Gaussian mechanism", ICML 2018.
-    .. [4] docs/synth/copula.md.
+    .. [4] docs/copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins=32,

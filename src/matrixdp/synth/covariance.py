@@ -1,7 +1,7 @@
 """The DP second-moment matrix of RON-Gauss: sensitivities (paper and corrected), Laplace noise,
 symmetric/PSD repair and Gaussian sampling.
 
-See ``docs/synth/ron_gauss.md`` for the derivations and the worst-case witnesses.
+See ``docs/ron_gauss.md`` for the derivations and the worst-case witnesses.
 """
 
 from __future__ import annotations

@@ -70,7 +70,9 @@ def classification_utility(model, X_train, y_train, X_test, y_test, *, n_samples
     estimator : scikit-learn classifier, optional
         Default: ``LogisticRegression(max_iter=2000)``. Cloned for each fit.
     rng : None, int or Generator
-        Randomness of the synthetic sample.
+        ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+        reproducible (replayable by anyone who knows it; these draws are post-processing of a DP
+        model, so replaying them reveals no private value).
 
     Returns
     -------
@@ -78,10 +80,6 @@ def classification_utility(model, X_train, y_train, X_test, y_test, *, n_samples
         ``baseline`` is the accuracy of always predicting the majority test class;
         ``extra`` holds the balanced accuracies (mean per-class recall, chance 1/K)
         of both models.
-
-    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
-    reproducible (replayable by anyone who knows it; these draws are post-processing of a DP model,
-    so replaying them reveals no private value).
     """
     from sklearn.base import clone
     from sklearn.linear_model import LogisticRegression

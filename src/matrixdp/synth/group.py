@@ -3,7 +3,7 @@ replace-one relation (n public; the paper's mechanism) or the add/remove relatio
 DP sums; the spec's strict variant, section 3.3 (c)).
 
 RON-Gauss uses one group for the unsupervised and regression tasks and one group per public class
-for classification. Derivations: ``docs/synth/ron_gauss.md``.
+for classification. Derivations: ``docs/ron_gauss.md``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """RON-Gauss pre-processing (Algorithm 1): sample-wise normalisation, a DP mean, centring and
 re-normalisation.
 
-See ``docs/synth/ron_gauss.md`` for the derivation of the mean's sensitivity (Lemma 2).
+See ``docs/ron_gauss.md`` for the derivation of the mean's sensitivity (Lemma 2).
 """
 
 from __future__ import annotations
@@ -132,6 +132,9 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
     epsilon_mean : float
         Budget ε_μ of the DP mean.
     rng : None, int or numpy.random.Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
     mode : {"corrected", "paper", "reference_code"}
         Mean-noise convention (see :func:`mean_sensitivity`).
 
@@ -147,10 +150,6 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
     References
     ----------
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Algorithm 1.
-
-    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
-    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
-    (they regenerate the noise and subtract it).
     """
     check_epsilon(epsilon_mean, "epsilon_mean")
     X_norm = normalize_rows(X)

@@ -41,7 +41,9 @@ def ron_matrix(m: int, p: int, rng=None, method: str = "haar") -> np.ndarray:
     m, p : int
         Original and projected dimensions, 1 <= p < m.
     rng : None, int or numpy.random.Generator
-        Randomness (W is data-independent and may be published).
+        ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+        reproducible (replayable by anyone who knows it; these draws are a data-independent public
+        projection, so replaying them reveals no private value).
     method : str, default "haar"
         - ``"haar"``: reduced QR of an m×p standard Gaussian matrix with the sign
           fix W = Q·diag(sign(diag R)) (Mezzadri 2007); W is then Haar-distributed
@@ -64,10 +66,6 @@ def ron_matrix(m: int, p: int, rng=None, method: str = "haar") -> np.ndarray:
     .. [1] F. Mezzadri, "How to generate random matrices from the classical
        compact groups", Notices of the AMS 54(5), 2007.
     .. [2] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss", PoPETs 2019, Algorithm 2.
-
-    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
-    reproducible (replayable by anyone who knows it; these draws are a data-independent public
-    projection, so replaying them reveals no private value).
     """
     m, p = check_dims(m, p)
     gen = make_rng(rng)

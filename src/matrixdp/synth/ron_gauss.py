@@ -2,7 +2,7 @@
 Gaussian generative model (unsupervised, regression and classification).
 
 The derivation, the corrections to the paper and the worst-case witnesses are in
-``docs/synth/ron_gauss.md``.
+``docs/ron_gauss.md``.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ class RONGauss:
         DP class counts (ε_n), DP class sums and DP class scatters and divides
         them (post-processing); no noise scale or fitted attribute depends on
         the true sizes. "public": neighbours keep the label and the class sizes
-        are public (the paper's implicit model, docs/synth/ron_gauss.md); scales use
+        are public (the paper's implicit model, docs/ron_gauss.md); scales use
         the true n_c and "exact" class weights are not a leak. With
         ``neighbouring="add-remove"`` class sizes are always private.
     epsilon_counts : float, optional
@@ -152,7 +152,7 @@ class RONGauss:
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         "replace-one" is the paper's bounded DP (n public; for classification see
         ``class_sizes``).
-        "add-remove" is the strict variant (docs/synth/ron_gauss.md): DP counts, DP
+        "add-remove" is the strict variant (docs/ron_gauss.md): DP counts, DP
         sums and DP scatters, divided as post-processing; nothing about n or the
         class sizes is assumed public, and a record's label is protected too.
         Needs the corrected sensitivities.
@@ -235,7 +235,7 @@ class RONGauss:
     .. [1] T. Chanyaswad, C. Liu, P. Mittal, "RON-Gauss: Enhancing Utility in
        Non-Interactive Private Data Release", PoPETs 2019(1):26-46,
        doi:10.2478/popets-2019-0003.
-    .. [2] docs/synth/ron_gauss.md (derivations and corrections).
+    .. [2] docs/ron_gauss.md (derivations and corrections).
     """
 
     def __init__(self, *, dim, epsilon=None, mean_fraction=0.5, epsilon_mean=None, epsilon_cov=None,
@@ -686,7 +686,7 @@ class RONGauss:
         if classification:
             if add_remove:
                 notes.append("classification: per-class statistics on disjoint records compose in "
-                             "parallel; the public class list is used (add/remove neighbours; docs/synth/ron_gauss.md)")
+                             "parallel; the public class list is used (add/remove neighbours; docs/ron_gauss.md)")
             elif self._sizes_private():
                 notes.append("classification, class sizes PRIVATE: a neighbour replaces one record by "
                              "any other, whose label may differ; the sensitivities above cover the "
@@ -697,7 +697,7 @@ class RONGauss:
                 notes.append("classification, class sizes PUBLIC: neighbours replace one record by "
                              "another WITH THE SAME LABEL; the class sizes are public under this "
                              "relation and NOT protected (scales use them); the public class list "
-                             "is used (docs/synth/ron_gauss.md); per-class statistics compose "
+                             "is used (docs/ron_gauss.md); per-class statistics compose "
                              "in parallel")
             mode = self._class_weight_mode()
             notes.append(f"class priors: {mode}" + {

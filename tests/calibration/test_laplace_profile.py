@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from matrixdp.audit import NoExactProfileError, laplace_delta
-from matrixdp.audit.laplace_profile import laplace_vector_delta, laplace_vector_delta_bounds
+from matrixdp.calibration.laplace_profile import laplace_vector_delta, laplace_vector_delta_bounds
 from matrixdp.errors import InvalidParameterError
 
 pytest.importorskip("dp_accounting")

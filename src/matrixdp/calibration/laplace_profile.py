@@ -15,7 +15,7 @@ Laplace mechanisms with sensitivities :math:`|d_i|` and scale b.
 
 ``dp-accounting`` is an optional dependency (extras ``test`` and
 ``accounting``); it is imported lazily, and without it only the exact-zero case
-is available (otherwise :class:`~matrixdp.audit.NoExactProfileError`).
+is available (otherwise :class:`~matrixdp.errors.NoExactProfileError`).
 
 The derivation is in ``docs/audit.md`` ("Laplace releases of vectors").
 """
@@ -25,8 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_nonnegative_epsilon, check_positive
-from ..errors import InvalidParameterError
-from .exact import NoExactProfileError
+from ..errors import InvalidParameterError, NoExactProfileError
 
 __all__ = ["laplace_vector_delta", "laplace_vector_delta_bounds", "DEFAULT_DISCRETIZATION"]
 

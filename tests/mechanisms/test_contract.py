@@ -1,0 +1,220 @@
+"""The Mechanism contract: every shipped Mechanism subclass runs through the same checks.
+
+For each subclass (found by walking ``Mechanism.__subclasses__()`` after importing every
+module of the package, so a new mechanism without a case here fails the first test):
+
+- a bad argument raises an ``InvalidParameterError`` naming that argument;
+- ``release`` keeps the value's shape;
+- the guarantee states ε > 0, δ in [0, 1), a :class:`Relation` and whether it is exact;
+- releases with the same seed repeat (and a different seed differs), and no generator state
+  is kept by the mechanism or its release;
+- ``bias``/``variance``/``mse`` (defined once on the base class) match the empirical
+  moments of the error at a fixed seed, within a stated tolerance that also rejects a
+  variance 30% off. Mechanisms whose error law depends on the value (not additive noise)
+  report NaN moments; they are listed in ``VALUE_DEPENDENT`` with the reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import pkgutil
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import matrixdp
+from matrixdp import PrivacyGuarantee, Relation
+from matrixdp.audit.blackbox import draw_outputs
+from matrixdp.errors import InvalidParameterError
+from matrixdp.mechanisms.base import Mechanism
+
+#: Draws for the moment checks (all entries of all draws are pooled).
+N_DRAWS = 4000
+#: Relative tolerance of the variance and mse checks (the sampling error of a pooled variance
+#: with >= 12,000 entries is below 3% for Gaussian noise and below 6% for Wishart's heavier tails).
+MOMENT_RTOL = 0.10
+
+#: Abstract bases (no draw of their own).
+ABSTRACT = {"ProjectorMechanism"}
+
+#: Non-additive releases: the error law depends on the value, so there are no data-independent
+#: moments (their noise_summary is NaN and the check asserts exactly that).
+VALUE_DEPENDENT = {
+    "JLSketchMechanism": "releases SᵀS/r, whose variance (Σ_ij² + Σ_ii Σ_jj)/r depends on Σ",
+    "PPCAMechanism": "releases a projector drawn by the exponential mechanism on the value",
+    "PPCAKMechanism": "releases a projector drawn by the exponential mechanism on the value",
+}
+
+_GUARANTEE = PrivacyGuarantee(epsilon=1.0, delta=1e-5, calibration="test", mechanism="test")
+
+
+@dataclass
+class Case:
+    build: Callable[..., Mechanism]
+    kwargs: dict
+    value: np.ndarray
+    bad: tuple  # (argument, bad value): build(**{**kwargs, argument: bad value}) must raise
+    extra: dict = field(default_factory=dict)
+
+
+def _cases() -> dict[str, Case]:
+    from matrixdp import baselines, mechanisms
+    from matrixdp.queries import IdentityQuery
+
+    ident = IdentityQuery(bounds=(0.0, 1.0), n_features=3, n_samples=4)
+    score = np.diag([3.0, 1.0, 0.5])
+    return {
+        "LaplaceMechanism": Case(mechanisms.LaplaceMechanism,
+                                 dict(epsilon=1.0, sensitivity=1.0), np.zeros(3),
+                                 ("epsilon", -1.0)),
+        "GaussianMechanism": Case(mechanisms.GaussianMechanism,
+                                  dict(epsilon=1.0, delta=1e-5, sensitivity=1.0), np.zeros(3),
+                                  ("delta", 2.0)),
+        "R1SMGMechanism": Case(mechanisms.R1SMGMechanism,
+                               dict(dim=5, epsilon=0.1, delta=1e-5, sensitivity=1.0,
+                                    allow_unsafe=True), np.zeros(5), ("dim", 2)),
+        "MVGMechanism": Case(mechanisms.MVGMechanism,
+                             dict(shape=(4, 3), epsilon=1.0, delta=1e-5, sensitivity=ident,
+                                  precision=[0.5, 0.3, 0.2]), np.full((4, 3), 0.5),
+                             ("shape", (0, 3))),
+        "FisherNoiseMechanism": Case(mechanisms.FisherNoiseMechanism,
+                                     dict(lam=1.0, delta=1e-5, feature_ranges=[[0.0, 1.0]] * 2),
+                                     np.full((20, 2), 0.5), ("kind", "uniform")),
+        "ClassicGaussianBaseline": Case(baselines.ClassicGaussianBaseline,
+                                        dict(epsilon=2.0, delta=1e-5, sensitivity=1.0),
+                                        np.zeros(3), ("sensitivity", -1.0)),
+        "SymmetricNoiseMechanism": Case(baselines.SymmetricNoiseMechanism,
+                                        dict(dim=3, kind="gaussian", scale=0.5,
+                                             privacy=_GUARANTEE), np.eye(3), ("kind", "uniform")),
+        "WishartMechanism": Case(baselines.WishartMechanism,
+                                 dict(dim=3, scale=0.2, privacy=_GUARANTEE), np.zeros((3, 3)),
+                                 ("scale", -1.0)),
+        "JLSketchMechanism": Case(baselines.JLSketchMechanism,
+                                  dict(r=5, privacy=_GUARANTEE), np.eye(3) + 0.1, ("r", 0)),
+        "PPCAMechanism": Case(baselines.PPCAMechanism, dict(epsilon=1.0), score,
+                              ("epsilon", -1.0)),
+        "PPCAKMechanism": Case(baselines.PPCAKMechanism,
+                               dict(epsilon=1.0, n_components=2, sweeps=2, privacy=_GUARANTEE),
+                               score, ("sweeps", 0)),
+    }
+
+
+def _shipped_subclasses() -> set[str]:
+    for info in pkgutil.walk_packages(matrixdp.__path__, "matrixdp."):
+        if info.name.endswith("__main__"):
+            continue
+        importlib.import_module(info.name)
+    found, todo = set(), [Mechanism]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            if sub.__module__.startswith("matrixdp.") and sub.__name__ not in found:
+                found.add(sub.__name__)
+                todo.append(sub)
+    return found - ABSTRACT
+
+
+CASES = _cases()
+
+
+def _build(case: Case, **changes) -> Mechanism:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # R1SMG's unsafe opt-in and Remark 1 warnings
+        return case.build(**{**case.kwargs, **changes})
+
+
+def _release(mech, value, rng):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # refuted-guarantee warnings (R1SMG)
+        return mech.release(value, rng=rng)
+
+
+def test_every_shipped_mechanism_has_a_contract_case():
+    assert _shipped_subclasses() == set(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_construction_errors_name_the_argument(name):
+    case = CASES[name]
+    argument, bad = case.bad
+    with pytest.raises(InvalidParameterError) as info:
+        _build(case, **{argument: bad})
+    assert info.value.argument == argument
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_release_keeps_shape_and_states_its_guarantee(name):
+    case = CASES[name]
+    mech = _build(case)
+    release = _release(mech, case.value, rng=0)
+    assert np.shape(release.value) == case.value.shape
+    assert np.all(np.isfinite(release.value))
+    p = release.privacy
+    assert isinstance(p, PrivacyGuarantee) and p == mech.privacy
+    assert math.isfinite(p.epsilon) and p.epsilon > 0
+    assert 0.0 <= p.delta < 1.0
+    assert Relation(p.neighbouring) in Relation
+    assert isinstance(p.exact, bool)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_seeded_releases_repeat(name):
+    case = CASES[name]
+    mech = _build(case)
+    first = _release(mech, case.value, rng=7).value
+    again = _release(_build(case), case.value, rng=7).value
+    other = _release(mech, case.value, rng=8).value
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bias_variance_mse_match_the_empirical_error(name):
+    case = CASES[name]
+    mech = _build(case)
+    bias, var, mse = mech.bias, mech.variance, mech.mse
+    if name in VALUE_DEPENDENT:
+        assert math.isnan(var) and math.isnan(mse), VALUE_DEPENDENT[name]
+        return
+    err = draw_outputs(mech, case.value, N_DRAWS, rng=12345) - case.value
+    m = err.size
+    emp_bias = float(err.mean())
+    emp_var = float(err.var(axis=0).mean())
+    emp_mse = float(np.mean(err * err))
+    assert abs(emp_bias - bias) <= 6 * math.sqrt(var / m) + 1e-12
+    assert emp_var == pytest.approx(var, rel=MOMENT_RTOL)
+    assert emp_mse == pytest.approx(mse, rel=MOMENT_RTOL)
+    # the tolerance has power: a variance 30% off is rejected
+    for wrong in (0.7, 1.3):
+        assert emp_var != pytest.approx(wrong * var, rel=MOMENT_RTOL)
+
+
+def _generators(obj, depth=0):
+    """Generator / BitGenerator objects reachable from ``obj``'s attributes (a few levels deep)."""
+    if isinstance(obj, (np.random.Generator, np.random.BitGenerator)):
+        return [obj]
+    if depth > 3:
+        return []
+    if isinstance(obj, dict):
+        children = list(obj.values())
+    elif isinstance(obj, (list, tuple)):
+        children = list(obj)
+    elif hasattr(obj, "__dict__") and type(obj).__module__.startswith("matrixdp"):
+        children = list(vars(obj).values())
+    else:
+        return []
+    return [g for child in children for g in _generators(child, depth + 1)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_generator_state_outlives_a_release(name):
+    """Pure configuration: no randomness is kept when built, nor after a seeded release."""
+    case = CASES[name]
+    mech = _build(case)
+    assert _generators(mech) == []
+    release = _release(mech, case.value, rng=np.random.default_rng(3))
+    assert _generators(mech) == [] and _generators(release) == []
