@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._record_sums import as_record_matrix, bounded_record_sums, is_dask_collection
+from .._record_sums import (as_record_matrix, bounded_record_sums, dask_target_records,
+                            is_dask_collection)
 from ..errors import InvalidParameterError, InvalidShapeError
 
 __all__ = ["is_dask_collection", "dask_records", "dask_target_records", "augmented_moments",
@@ -46,42 +47,6 @@ def dask_records(estimator, X, *, reset: bool):
     elif not (np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.bool_)):
         raise InvalidParameterError("X", "must be numeric")
     return as_record_matrix(X, "X")
-
-
-def dask_target_records(X, y):
-    """The lazy augmented table ``[X y]`` (records in rows) of a Dask ``X`` and target ``y``.
-
-    ``X`` and ``y`` must be Dask collections partitioned alike (e.g. columns of one frame).
-    """
-    import dask.array as da
-
-    if not is_dask_collection(y):
-        raise InvalidParameterError("y", "must be a Dask collection (array, Series or one-column "
-                                         "frame) partitioned like X when X is a Dask collection")
-    if hasattr(X, "to_dask_array") and hasattr(y, "to_dask_array"):
-        if getattr(y, "ndim", 1) == 2:
-            if len(y.columns) != 1:
-                raise InvalidShapeError("y", "must have one column")
-            y = y[y.columns[0]]
-        try:
-            frame = X.assign(_matrixdp_target_=y)
-        except Exception as exc:  # pragma: no cover - partitions that cannot be aligned
-            raise InvalidShapeError("y", "must be partitioned like X (e.g. a column of the same "
-                                         "frame)") from exc
-        return frame.to_dask_array()
-    Xa = X.to_dask_array(lengths=True) if hasattr(X, "to_dask_array") else X
-    ya = y.to_dask_array(lengths=True) if hasattr(y, "to_dask_array") else y
-    if ya.ndim == 2:
-        if ya.shape[1] != 1:
-            raise InvalidShapeError("y", "must have one column")
-        ya = ya[:, 0]
-    if ya.ndim != 1:
-        raise InvalidShapeError("y", "must be 1-D")
-    if any(np.isnan(c) for c in Xa.chunks[0] + ya.chunks[0]):
-        Xa, ya = Xa.compute_chunk_sizes(), ya.compute_chunk_sizes()  # lengths only, no values
-    if Xa.chunks[0] != ya.chunks[0]:
-        ya = ya.rechunk({0: Xa.chunks[0]})
-    return da.concatenate([Xa.rechunk({1: -1}), ya[:, None]], axis=1)
 
 
 def augmented_moments(Z, lower, upper, center, t: float, *, clip: bool):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._record_sums import _tree_sum, as_record_matrix, is_dask_collection
+from .._record_sums import tree_sum, as_record_matrix, dask_target_records, is_dask_collection
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from .covariance import aug_cov_sensitivity, cov_sensitivity, make_symmetric_psd, noisy_second_moment
 from .group import GroupFit
@@ -47,8 +47,6 @@ def dask_feature_matrix(X, y=None):
     if y is None:
         mat = as_record_matrix(X, "X")
     else:
-        from ..models._dask import dask_target_records
-
         mat = dask_target_records(X, y)
     if mat.ndim != 2:
         raise InvalidShapeError("X", "must be 2-D (n_samples, n_features)")
@@ -96,7 +94,7 @@ def _blockwise_total(mat, fn, *args):
     parts = [task(b, *args) for b in mat.to_delayed().ravel()]
     if not parts:
         raise InvalidShapeError("X", "has no samples")
-    (total,) = dask.compute(_tree_sum(parts))
+    (total,) = dask.compute(tree_sum(parts))
     return total
 
 
