@@ -75,6 +75,17 @@ def tuned_binary(make_mech, trial_for, important: list[int], dim: int, trials: i
     return best
 
 
+def iid_exact_row(make_iid, trial_for, label: str, trials: int, seed: int, delta: float,
+                  progress: bool, s2: float) -> common.Row:
+    """The exact-calibrated MVG with i.i.d. noise (``mode="iid"``) at the same query as the
+    directional rows: it isolates the effect of the directions from that of the calibration."""
+    mech = make_iid()
+    stats = common.run_trials(trial_for(mech), trials, seed, "mvg-iid-exact", progress)
+    return common.Row(label, 1.0, delta, stats, noise_std=noise_std(mech),
+                      notes=f"same query and s₂ = {s2:.4g} as the directional exact row; no direction "
+                            "is preferred (the equal-sensitivity control)")
+
+
 # ----------------------------------------------------------------------------- Experiment I
 
 def experiment1_rows(ctx, args, score, paper) -> list[common.Row]:
@@ -91,6 +102,8 @@ def experiment1_rows(ctx, args, score, paper) -> list[common.Row]:
 
     train, n, delta = ctx["train"], ctx["n"], ctx["delta"]
     query = IdentityQuery(bounds=(-1.0, 1.0), n_features=train.shape[1], n_samples=n)
+    if not math.isclose(query.sensitivity_l2, ctx["l2_sensitivity"]):
+        raise AssertionError("the MVG and i.i.d. rows must use the same sensitivity")
     progress = not args.no_progress
 
     def trial_for(mech):
@@ -108,6 +121,11 @@ def experiment1_rows(ctx, args, score, paper) -> list[common.Row]:
         rows.append(common.Row(f"{names['binary']} ({label})", 1.0, delta, stats,
                                paper=paper[paper_key] if paper_key else None, noise_std=noise_std(mech),
                                notes=describe(mech, f"best τ = {tau} of {TAU_GRID}")))
+    rows.append(iid_exact_row(
+        lambda: MVGMechanism(shape=train.shape, epsilon=1.0, delta=delta, sensitivity=query,
+                             calibration="exact", mode="iid"),
+        trial_for, "MVG, i.i.d. (exact calibration)", args.trials, args.seed, delta, progress,
+        query.sensitivity_l2))
     for calibration, label, paper_key in (("theorem2", "Theorem 2", "mvg-maxpnr"),
                                           ("exact", "exact calibration", None)):
         stds = []
@@ -148,11 +166,12 @@ def experiment2_rows(ctx, args, paper) -> list[common.Row]:
 
     n, d, delta, cov = ctx["n"], ctx["d"], ctx["delta"], ctx["cov"]
     value = 0.5 * (cov + cov.T)
-    # Records are centred rows with ‖x‖ <= 2c (checked in prepare): R = 2c reproduces the
-    # paper's s₂ = 2·m·c²/n ("paper") and γ = m·c²; "tight" is the exact √2·R²/n.
-    paper_query = CovarianceQuery(radius=ctx["row_bound"], n_samples=n, n_features=d,
-                                  sensitivity_bound="paper")
+    # Records are centred rows with ‖x‖ <= R = 2c (checked in prepare); γ = R². Every row,
+    # the theorems' included, uses the exact s₂ = √2·R²/n, the sensitivity the i.i.d. rows
+    # use too (the paper's 2R²/n would handicap whichever method gets it).
     tight_query = CovarianceQuery(radius=ctx["row_bound"], n_samples=n, n_features=d)
+    if not math.isclose(tight_query.sensitivity_l2, ctx["l2_sensitivity"]):
+        raise AssertionError("the MVG and i.i.d. rows must use the same sensitivity")
     progress = not args.no_progress
 
     def trial_for(mech):
@@ -161,8 +180,8 @@ def experiment2_rows(ctx, args, paper) -> list[common.Row]:
 
     rows = []
     for calibration, label, query, paper_key in (
-            ("theorem2", "Theorem 2", paper_query, "mvg-thm2"),
-            ("theorem3", "Theorem 3", paper_query, "mvg-thm3"),
+            ("theorem2", "Theorem 2", tight_query, "mvg-thm2"),
+            ("theorem3", "Theorem 3", tight_query, "mvg-thm3"),
             ("exact", "exact calibration", tight_query, None)):
         def make(theta, calibration=calibration, query=query):
             return MVGMechanism(shape=(d, d), epsilon=1.0, delta=delta, sensitivity=query,
@@ -173,6 +192,11 @@ def experiment2_rows(ctx, args, paper) -> list[common.Row]:
                                paper=paper[paper_key] if paper_key else None, noise_std=noise_std(mech),
                                notes=describe(mech, f"best τ = {tau}; s₂ = {query.sensitivity_l2:.4g}; "
                                                     "first PC = top left singular vector")))
+    rows.append(iid_exact_row(
+        lambda: MVGMechanism(shape=(d, d), epsilon=1.0, delta=delta, sensitivity=tight_query,
+                             calibration="exact", mode="iid"),
+        trial_for, "MVG, i.i.d. (exact calibration)", args.trials, args.seed, delta, progress,
+        tight_query.sensitivity_l2))
     return rows
 
 
@@ -192,6 +216,8 @@ def experiment3_rows(ctx, args, paper) -> list[common.Row]:
     # so s₂ = √21 as in the paper (the centre μ is data-derived, as in the paper, A13).
     mean = -x.min(axis=0)
     query = IdentityQuery(bounds=(-mean, 1.0 - mean), n_features=d, n_samples=n)
+    if not math.isclose(query.sensitivity_l2, ctx["l2_sensitivity"]):
+        raise AssertionError("the MVG and i.i.d. rows must use the same sensitivity")
     gamma_paper = math.sqrt(d * n)  # spec A2: the implied γ = sqrt(21·2126)
     important = [ctx["feature_names"].index(f) for f in ("LB", "ASTV", "ALTV")]
     progress = not args.no_progress
@@ -215,4 +241,9 @@ def experiment3_rows(ctx, args, paper) -> list[common.Row]:
         rows.append(common.Row(f"{base} ({label})", 1.0, delta, stats,
                                paper=paper[paper_key] if paper_key else None, noise_std=noise_std(mech),
                                notes=describe(mech, f"best τ = {tau}")))
+    rows.append(iid_exact_row(
+        lambda: MVGMechanism(shape=x.shape, epsilon=1.0, delta=delta, sensitivity=query,
+                             calibration="exact", mode="iid"),
+        trial_for, "MVG, i.i.d. (exact calibration)", args.trials, args.seed, delta, progress,
+        query.sensitivity_l2))
     return rows

@@ -10,7 +10,9 @@ binary allocation's τ% of the precision budget:
 * Exp. III (RSS): (a) {FHR, ASV, ALV}, (d) the other 18 features, (c) i.i.d. (no prior).
 
 Each curve is run with the paper's calibration (Theorem 2) and with the exact calibration,
-at a fixed τ (default 85; the paper's value is not stated). Exp. II uses the consistent
+at a fixed τ (default 85; the paper's value is not stated). Every panel has an i.i.d. curve
+(no prior) at the same query, hence the same sensitivity, as its directional curves; Exp. II
+uses the tight s₂ = √2·R²/n for every curve. Exp. II uses the consistent
 range c = 1 (at the paper's c = 100 every method is at random-guess level). Output:
 ``results/mvg_fig4_directions.{md,csv,png}``.
 """
@@ -58,8 +60,7 @@ def panels(args) -> list[dict]:
     q1 = IdentityQuery(bounds=(-1.0, 1.0), n_features=6, n_samples=c1["n"])
     c2 = exp2.prepare(args.data_home, bound=1.0)
     v2 = 0.5 * (c2["cov"] + c2["cov"].T)
-    q2 = CovarianceQuery(radius=c2["row_bound"], n_samples=c2["n"], n_features=4,
-                         sensitivity_bound="paper")
+    q2 = CovarianceQuery(radius=c2["row_bound"], n_samples=c2["n"], n_features=4)  # tight √2R²/n
     c3 = exp3.prepare(args.data_home)
     mean3 = -c3["x"].min(axis=0)
     q3 = IdentityQuery(bounds=(-mean3, 1.0 - mean3), n_features=21, n_samples=c3["n"])
@@ -73,11 +74,13 @@ def panels(args) -> list[dict]:
     return [
         {"panel": "Exp. I (RMSE)", "value": c1["train"], "delta": c1["delta"], "query": q1,
          "mode": "unimodal", "dim": 6, "gamma": None,
-         "sets": {"(a) {ALT, Y}": [2, 5], "(b) {ALT}": [2], "(c) {Y}": [5], "(d) {ALT, AST, Y}": [2, 3, 5]},
+         "sets": {"(a) {ALT, Y}": [2, 5], "(b) {ALT}": [2], "(c) {Y}": [5], "(d) {ALT, AST, Y}": [2, 3, 5],
+                  "i.i.d. (no prior)": None},
          "score": lambda noisy: exp1.krr_rmse(c1, noisy)},
         {"panel": "Exp. II (Δρ, c = 1)", "value": v2, "delta": c2["delta"], "query": q2,
          "mode": "equimodal", "dim": 4, "gamma": None,
-         "sets": {"(a) {ANC0, ANC3}": [0, 3], "(b) {ANC0}": [0], "(c) {ANC3}": [3], "(d) {ANC1, ANC2}": [1, 2]},
+         "sets": {"(a) {ANC0, ANC3}": [0, 3], "(b) {ANC0}": [0], "(c) {ANC3}": [3], "(d) {ANC1, ANC2}": [1, 2],
+                  "i.i.d. (no prior)": None},
          "score": lambda noisy: metrics.captured_variance_error(mvg_rows._first_pc_of_release(noisy), c2["cov"])},
         {"panel": "Exp. III (RSS)", "value": c3["x"], "delta": c3["delta"], "query": q3,
          "mode": "unimodal", "dim": 21, "gamma": float(np.sqrt(21 * c3["n"])),

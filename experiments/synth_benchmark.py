@@ -123,7 +123,7 @@ OURS = {
 
 
 def run_ours(args) -> None:
-    out = RESULTS / "synth_benchmark_ours.csv"
+    out = RESULTS / f"synth_benchmark_ours{args.cache_suffix}.csv"
     if out.exists():
         out.unlink()
     for name in args.tables:
@@ -228,7 +228,9 @@ def _read(path: Path) -> list:
 def report(args) -> None:
     import pandas as pd
 
-    rows = _read(RESULTS / "synth_benchmark_peers.csv") + _read(RESULTS / "synth_benchmark_ours.csv")
+    rows = _read(RESULTS / "synth_benchmark_peers.csv")
+    for path in sorted(RESULTS.glob("synth_benchmark_ours*.csv")):
+        rows += _read(path)
     if not rows:
         raise SystemExit("no results to report")
     df = pd.DataFrame(rows)
@@ -372,6 +374,7 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", nargs="+", default=["mst", "aim"])
     ap.add_argument("--peer-seeds", type=int, default=3)
     ap.add_argument("--fresh", action="store_true", help="peers: start a new peers cache")
+    ap.add_argument("--cache-suffix", default="", help="ours: suffix of the cache file (parallel runs)")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     if args.part == "peers":

@@ -138,6 +138,20 @@ def _error_cases():
     yield "DPMean on a 1-D array", lambda: DPMean(bounds=(0.0, 1.0)).fit(one_d)
     strings = np.array([["987654.321x", "0.5"]], dtype=object)  # an unparsable private string
     yield "DPMean on strings", lambda: DPMean(bounds=(0.0, 1.0)).fit(strings)
+    # DP copula: labels outside the public classes, values outside the public categories, NaN
+    import pandas as pd
+
+    from matrixdp.synth.copula import DPCopula
+    from matrixdp.synth.schema import TableSchema
+
+    schema = TableSchema(bounds={"income": (0.0, 200.0)}, categories={"colour": ["red", "blue"]})
+    frame = pd.DataFrame({"income": np.full(n, 50.0), "colour": ["red"] * n})
+    odd_colour = frame.assign(colour=["red"] * (n - N_BAD) + ["purple4242"] * N_BAD)
+    missing = frame.assign(income=[50.0] * (n - N_BAD) + [np.nan] * N_BAD)
+    yield "DPCopula labels", lambda: DPCopula(schema=schema, epsilon=1.0, classes=[0, 1]).fit(
+        frame, y_cls)
+    yield "DPCopula categories", lambda: DPCopula(schema=schema, epsilon=1.0).fit(odd_colour)
+    yield "DPCopula missing values", lambda: DPCopula(schema=schema, epsilon=1.0).fit(missing)
 
 
 ERROR_CASES = list(_error_cases())

@@ -39,7 +39,7 @@ _LAZY_NAMES = {
     "Ledger": "accounting",
     "audit_mechanism": "audit",
     "exact_delta": "audit",
-    # scikit-learn DP estimators with public bounds (docs/mvg.md, "When MVG noise wins")
+    # scikit-learn DP estimators with public bounds (docs/when_mvg_wins.md)
     "DPCovariance": "models",
     "DPPCA": "models",
     "DPLinearRegression": "models",

@@ -221,3 +221,65 @@ def test_accountant_is_charged_before_the_release():
     with pytest.raises(RuntimeError, match="budget"):
         refused.fit(heterogeneous_table(200))
     assert not hasattr(refused, "covariance_")
+
+
+def test_second_moment_gain_matches_the_closed_form_where_the_bounds_are_attained():
+    """docs/when_mvg_wins.md §3: gain = H²(d² + d) / (S²(S² + H)), S = Σh, H = Σh².
+
+    h = (1, 1, 2, 2) has balanced sign sums for h and h², so both calibrations are exact."""
+    h = np.array([1.0, 1.0, 2.0, 2.0])
+    X = np.random.default_rng(0).uniform(-h, h, (500, 4))
+    mvg = DPCovariance(bounds=(-h, h), kind="gram", noise="mvg", random_state=0).fit(X)
+    iid = DPCovariance(bounds=(-h, h), kind="gram", noise="iid", random_state=0).fit(X)
+    assert mvg.privacy_.exact and iid.privacy_.exact
+    S, H, d = h.sum(), (h * h).sum(), h.size
+    assert iid.expected_loss_ / mvg.expected_loss_ == pytest.approx(
+        H * H * (d * d + d) / (S * S * (S * S + H)), rel=1e-9)
+
+
+def test_pickles_hold_no_generator():
+    import pickle
+
+    X = heterogeneous_table(200)
+    for rs in (None, np.random.default_rng(0)):
+        blob = pickle.dumps(DPCovariance(bounds=(LO, HI), random_state=rs).fit(X))
+        for marker in (b"AESCounter", b"ChaCha", b"PCG64", b"bit_generator", b"Generator"):
+            assert marker not in blob
+    with pytest.raises(InvalidParameterError, match="random_state"):
+        DPCovariance(bounds=(LO, HI), random_state=-3).fit(X)
+
+
+@pytest.mark.parametrize("kind", ["covariance", "gram", "correlation"])
+def test_add_remove_relation(kind):
+    """Add-remove: exact calibration, auto never worse than iid, estimates near the truth."""
+    X = heterogeneous_table(20000)
+    auto = DPCovariance(epsilon=5.0, bounds=(LO, HI), kind=kind, neighbouring="add-remove",
+                        random_state=0).fit(X)
+    iid = DPCovariance(epsilon=5.0, bounds=(LO, HI), kind=kind, neighbouring="add-remove",
+                       noise="iid", random_state=0).fit(X)
+    assert auto.privacy_.neighbouring == "add-remove" and auto.privacy_.exact
+    assert auto.expected_loss_ < iid.expected_loss_
+    truth = {"covariance": np.cov(X.T, bias=True), "gram": X.T @ X / len(X),
+             "correlation": np.corrcoef(X.T)}[kind]
+    assert np.linalg.norm(auto.covariance_ - truth) < 0.05 * np.linalg.norm(truth)
+    with pytest.raises(InvalidParameterError, match="neighbouring"):
+        DPCovariance(bounds=(LO, HI), neighbouring="local").fit(X[:10])
+
+
+def test_matrixdp_accountant_is_charged_once_and_refuses_overspending():
+    from matrixdp.accounting import Accountant
+    from matrixdp.errors import BudgetExceededError
+
+    X = heterogeneous_table(200)
+    acc = Accountant(epsilon=1.05, delta=1e-5)
+    DPCovariance(bounds=(LO, HI), accountant=acc, random_state=0).fit(X)
+    assert len(acc.spends) == 1
+    late = DPCovariance(bounds=(LO, HI), accountant=acc, random_state=1)
+    with pytest.raises(BudgetExceededError):
+        late.fit(X)
+    assert not hasattr(late, "covariance_") and len(acc.spends) == 1
+    # inside a `with` block: the default accountant is charged once (not again by the mechanism)
+    with Accountant(epsilon=10.0, delta=1e-5) as block:
+        DPCovariance(bounds=(LO, HI), random_state=0).fit(X)
+        DPCovariance(bounds=(LO, HI), accountant=block, random_state=0).fit(X)
+    assert len(block.spends) == 2

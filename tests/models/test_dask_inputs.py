@@ -136,3 +136,23 @@ def test_local_cluster_two_workers_gives_the_threaded_release():
     np.testing.assert_allclose(got.covariance_, ref.covariance_, rtol=1e-9, atol=1e-11)
     ref_reg = DPLinearRegression(bounds_X=(LO, HI), bounds_y=(-4, 4), random_state=9).fit(X, y)
     np.testing.assert_allclose(reg.coef_, ref_reg.coef_, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("make, attr", [
+    (lambda: DPCovariance(bounds=(LO, HI), neighbouring="add-remove", random_state=2),
+     "covariance_"),
+    (lambda: DPCovariance(bounds=(LO, HI), kind="gram", neighbouring="add-remove",
+                          random_state=2), "covariance_"),
+    (lambda: DPStandardScaler(bounds=(LO, HI), neighbouring="add-remove", random_state=2),
+     "var_"),
+    (lambda: DPLinearRegression(bounds_X=(LO, HI), bounds_y=(-4, 4), neighbouring="add-remove",
+                                random_state=2), "coef_"),
+])
+def test_add_remove_sums_match_in_memory(make, attr, never_collected):
+    X, y = _data()
+    supervised = attr == "coef_"
+    ref = make().fit(X, y) if supervised else make().fit(X)
+    Xd = da.from_array(X, chunks=(1_200, D))
+    got = make().fit(Xd, da.from_array(y, chunks=1_200)) if supervised else make().fit(Xd)
+    np.testing.assert_allclose(getattr(got, attr), getattr(ref, attr), rtol=1e-8, atol=1e-10)
+    assert got.privacy_ == ref.privacy_ and got.privacy_.neighbouring == "add-remove"

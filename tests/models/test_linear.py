@@ -120,3 +120,17 @@ def test_accountant_label_names_the_estimator():
     X, y = table(200)
     DPRidge(bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, accountant=Ledger(), random_state=0).fit(X, y)
     assert calls == ["DPRidge.fit"]
+
+
+def test_add_remove_relation_solves_on_sums():
+    X, y = table(20000)
+    ols = LinearRegression().fit(X, y)
+    dp = DPLinearRegression(epsilon=50.0, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y,
+                            neighbouring="add-remove", random_state=0).fit(X, y)
+    assert dp.privacy_.neighbouring == "add-remove" and dp.privacy_.exact
+    assert dp.score(X, y) > ols.score(X, y) - 0.01
+    iid = DPLinearRegression(bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, neighbouring="add-remove",
+                             noise="iid", random_state=0).fit(X, y)
+    auto = DPLinearRegression(bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, neighbouring="add-remove",
+                              random_state=0).fit(X, y)
+    assert auto.expected_loss_ < iid.expected_loss_

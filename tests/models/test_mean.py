@@ -120,3 +120,19 @@ def test_planted_extreme_value_changes_nothing_public():
     with pytest.raises(OutOfBoundsError) as info:
         DPMean(bounds=(0, HI), clip=False).fit(planted)
     assert "31415926" not in str(info.value)
+
+
+@pytest.mark.parametrize("cls", [DPMean, DPStandardScaler])
+def test_add_remove_calibration_is_exact(cls):
+    """Add-remove: one record's vector (x - c, [(x - c)²], t) is the difference; μ = μ* exactly."""
+    X = table(3000)
+    for noise in ("mvg", "iid"):
+        est = cls(bounds=(0, HI), noise=noise, neighbouring="add-remove", random_state=0).fit(X)
+        h = HI / 2
+        t = float(np.sqrt(np.mean(h * h)))
+        w = np.concatenate([h, h * h, [t]]) if cls is DPStandardScaler else np.append(h, t)
+        mu = np.sqrt(np.sum(w * w / est.noise_variance_))
+        assert mu == pytest.approx(max_gaussian_shift(EPS, DELTA), rel=1e-9)
+        assert est.privacy_.neighbouring == "add-remove" and est.privacy_.exact
+        if noise == "mvg":  # (i.i.d. noise sized for the h⁴ of the widest feature is useless here)
+            assert np.all(np.abs(est.mean_ - X.mean(axis=0)) < 0.05 * HI)

@@ -30,6 +30,7 @@ EXPERIMENTS = {
     "mvg-exp3": ("mvg_exp3_ctg", "MVG Table 5: covariance estimation on Cardiotocography (RSS)"),
     "mvg-fig4": ("mvg_fig4_directions", "MVG Figure 4: the effect of noise directions over ε"),
     "r1smg-uber": ("r1smg_uber", "R1SMG case study I: Uber pickup counts"),
+    "r1smg-fig10": ("r1smg_uber_strict", "R1SMG Fig. 10 (Appendix D): every mechanism at ε = 1e-5"),
     "r1smg-pca": ("r1smg_pca", "R1SMG case study II: PCA (substitute dataset)"),
     "analytic-figures": ("analytic_figures", "R1SMG Fig. 9 and Farokhi Figs 1-2 (analytic)"),
     "r1smg-dpsgd": ("r1smg_dpsgd", "R1SMG case study III: DP-SGD, Gaussian vs R1SMG (digits, Adult)"),
@@ -38,6 +39,17 @@ EXPERIMENTS = {
     "farokhi-adult": ("farokhi_adult", "Farokhi Fig. 6: SVM on Adult"),
     "farokhi-lending-club": ("farokhi_lending_club",
                              "Farokhi Fig. 7: ridge regression, Lending Club stand-in"),
+    "utility-covariance": ("utility_covariance",
+                           "Utility comparison: DP covariance vs diffprivlib, OpenDP, Analyze Gauss"),
+    "utility-pca": ("utility_pca", "Utility comparison: DP PCA (k = 2, 5) vs diffprivlib, OpenDP"),
+    "utility-regression": ("utility_regression",
+                           "Utility comparison: DP linear regression vs diffprivlib, OpenDP"),
+    "ron-gauss-classification": ("ron_gauss_classification",
+                                 "RON-Gauss classification on Adult (train on synthetic, test on real)"),
+    "ron-gauss-regression": ("ron_gauss_regression",
+                             "RON-Gauss regression on Adult (train on synthetic, test on real)"),
+    "ron-gauss-clustering": ("ron_gauss_clustering",
+                             "RON-Gauss clustering on Adult (train on synthetic, test on real)"),
 }
 
 
@@ -48,6 +60,7 @@ DATASETS = {
     "mvg-exp3": ["load_ctg"],
     "mvg-fig4": ["load_liver", "load_movement_aal", "load_ctg"],
     "r1smg-uber": ["load_uber_apr14"],
+    "r1smg-fig10": ["load_uber_apr14"],
     "r1smg-pca": ["load_adult"],
     "farokhi-toy2d": [],
     "farokhi-wdbc": ["load_wdbc"],
@@ -55,6 +68,12 @@ DATASETS = {
     "farokhi-lending-club": ["load_lending_club"],
     "analytic-figures": [],
     "r1smg-dpsgd": ["load_adult"],
+    "ron-gauss-classification": ["load_adult"],
+    "ron-gauss-regression": ["load_adult"],
+    "ron-gauss-clustering": ["load_adult"],
+    "utility-covariance": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
+    "utility-pca": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
+    "utility-regression": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
 }
 
 #: Where ``experiments/`` sits when matrixdp runs from a source checkout (src layout).

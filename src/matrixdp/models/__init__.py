@@ -39,7 +39,8 @@ __all__ = [
     "svm_objective",
 ]
 
-# DP estimators with public bounds and noise="auto" | "mvg" | "iid" (docs/mvg.md, "When MVG noise wins")
+# DP estimators with public bounds, noise="auto" | "mvg" | "iid"
+# (docs/when_mvg_wins.md)
 from .covariance import DPCovariance
 from .linear import DPLinearRegression, DPRidge
 from .mean import DPMean, DPStandardScaler

@@ -1,4 +1,4 @@
-"""Shared plumbing of the scikit-learn DP estimators: public bounds, validation, the accountant hook.
+"""Plumbing shared by the scikit-learn DP estimators: public bounds, validation, accountant hook.
 
 Bounds are public inputs: they are parsed from the constructor's arguments only, never derived
 from ``X``. Data outside them is clipped (``clip=True``, the default, as diffprivlib does; the
@@ -9,13 +9,14 @@ of the data).
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
-from .._budget import default_keepers
 from .._validation import check_delta, check_epsilon, check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ._dask import dask_records, is_dask_collection
-from ._moments import NOISE_CHOICES
+from ._moments import NOISE_CHOICES, RELATIONS
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data
@@ -23,7 +24,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
-           "charge_accountant", "NoGeneratorStateMixin"]
+           "check_relation", "charging", "NoGeneratorStateMixin"]
 
 
 class NoGeneratorStateMixin:
@@ -43,7 +44,8 @@ class NoGeneratorStateMixin:
         return without_generators(state)
 
 
-def parse_bounds(bounds, n_features: int, argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
+def parse_bounds(bounds, n_features: int,
+                 argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
     """``(lower, upper)`` as float arrays of length ``n_features``; raise if missing or invalid.
 
     Scalars broadcast to every feature. A feature may have ``lower == upper`` (a public constant).
@@ -148,7 +150,19 @@ def _without_data(exc: ValueError) -> ValueError:
 
 
 def check_privacy_params(estimator) -> tuple[float, float, str]:
-    """Validate ``epsilon``, ``delta`` and ``noise`` at fit time (scikit-learn: not in __init__)."""
+    """Validate ``epsilon``, ``delta``, ``noise`` and ``random_state`` at fit time (scikit-learn:
+    not in ``__init__``).
+
+    ``random_state`` must be None (secure generator, the default), an int seed or a
+    :class:`numpy.random.Generator`; a Generator is dropped from pickles and copies of the fitted
+    model (:class:`NoGeneratorStateMixin`), since its state after ``fit`` would replay the noise.
+    """
+    rs = estimator.random_state
+    if rs is not None and not isinstance(rs, np.random.Generator) and (
+            isinstance(rs, bool) or not isinstance(rs, (int, np.integer)) or rs < 0):
+        raise InvalidParameterError(
+            "random_state", "must be None (a fresh cryptographically secure generator), an int "
+                            f"seed >= 0 or a numpy.random.Generator, got a {type(rs).__name__}")
     eps = check_epsilon(estimator.epsilon)
     delta = check_delta(estimator.delta)
     if estimator.noise not in NOISE_CHOICES:
@@ -157,37 +171,60 @@ def check_privacy_params(estimator) -> tuple[float, float, str]:
     return eps, delta, estimator.noise
 
 
+def check_relation(relation) -> str:
+    """``neighbouring`` of the second-moment and mean estimators: replace-one or add-remove."""
+    if relation not in RELATIONS:
+        raise InvalidParameterError("neighbouring", f"must be one of {RELATIONS}, got "
+                                                    f"{relation!r}")
+    return relation
+
+
 def check_n_samples(n: int, minimum: int = 1) -> int:
     if n < minimum:
         raise InvalidShapeError("X", f"needs at least {minimum} sample(s)")
     return n
 
 
-def charge_accountant(accountant, privacy, *, label: str) -> None:
-    """The single place where a fit spends budget on ``accountant`` (before any noise is drawn).
+class _SpendKeeper:
+    """Adapter: an object with only ``spend(guarantee, label=...)`` as a budget keeper."""
 
-    ``None`` (default): the default keepers of an enclosing ``with Accountant(...)`` / ``with
-    ledger:`` block are charged, if any; otherwise nothing is tracked and the fitted ``privacy_``
-    states the guarantee. Any object with a ``spend(guarantee, label=...)`` method
-    (``matrixdp.accounting``'s accountants and ledgers) is charged the fit's (ε, δ) guarantee and
-    may refuse it (raising ``BudgetExceededError``), in which case no noise is drawn and nothing
-    is released. The caller then draws the noise inside ``matrixdp._budget.suspended()``, so the
-    mechanism's own release is not charged a second time.
-    """
-    keepers = (accountant,) if accountant is not None else default_keepers()
-    spends = []
-    for keeper in keepers:
-        spend = getattr(keeper, "spend", None)
-        if not callable(spend):
-            raise InvalidParameterError("accountant", "must be None or an accountant with a "
-                                                      "spend(guarantee, label=...) method")
-        spends.append(spend)
-    for keeper in keepers:  # every keeper checks first: one refusing leaves the others uncharged
-        check = getattr(keeper, "check", None)
-        if callable(check):
-            check(privacy)
-    for spend in spends:
+    def __init__(self, spend):
+        self._spend = spend
+
+    def check(self, guarantee) -> None:  # ``spend`` checks (and may refuse) on entry
+        return None
+
+    @contextlib.contextmanager
+    def charge(self, guarantee, label: str = ""):
         try:
-            spend(privacy, label=label)
+            self._spend(guarantee, label=label)
         except TypeError:
-            spend(privacy)
+            self._spend(guarantee)
+        yield guarantee
+
+
+def charging(accountant, privacy, *, label: str):
+    """The single place where a fit spends budget: a context manager around the release.
+
+    ``accountant=None`` (default): the budget keepers of enclosing ``with Accountant(...)`` /
+    ``with Ledger(...)`` blocks, if any, are charged (:func:`matrixdp._budget.charge`); otherwise
+    nothing is tracked and the fitted ``privacy_`` states the guarantee. A budget keeper
+    (:class:`matrixdp.accounting.Accountant` or ``Ledger``: ``check`` + ``charge``) or any object
+    with a ``spend(guarantee, label=...)`` method is charged the fit's whole (ε, δ) guarantee on
+    entry and may refuse it (raising, e.g. ``BudgetExceededError``), in which case no noise is drawn
+    and nothing is released. Inside the block the mechanisms the estimator calls are not charged a
+    second time.
+    """
+    from .._budget import charge
+
+    keeper = accountant
+    if accountant is not None and not (callable(getattr(accountant, "check", None))
+                                       and callable(getattr(accountant, "charge", None))):
+        spend = getattr(accountant, "spend", None)
+        if not callable(spend):
+            raise InvalidParameterError("accountant", "must be None, a matrixdp.accounting "
+                                                      "Accountant or Ledger, or an object with a "
+                                                      "spend(guarantee, label=...) method")
+        keeper = _SpendKeeper(spend)
+    return charge(privacy, accountant=keeper, label=label)
+

@@ -49,11 +49,12 @@ def dask_records(estimator, X, *, reset: bool):
     return as_record_matrix(X, "X")
 
 
-def augmented_moments(Z, lower, upper, center, t: float, *, clip: bool):
-    """``(n, G)``: ``G = (1/n) Σ z zᵀ`` of the records ``z = (clip(x) - center, t)``.
+def augmented_moments(Z, lower, upper, center, t: float, *, clip: bool, mean: bool = True):
+    """``(n, G)``: ``G = (1/n) Σ z zᵀ`` (``mean=False``: the sum ``Σ z zᵀ``, add-remove) of the
+    records ``z = (clip(x) - center, t)``.
 
     ``t = 0`` leaves the constant coordinate out. Exactly the matrix the in-memory path builds
-    from the clipped, centred records (``CovarianceQuery.compute``), up to summation order.
+    from the clipped, centred records (the task's ``query().compute``), up to summation order.
     """
     sums = bounded_record_sums(Z, lower, upper, clip=clip, gram=True, center=center)
     n = int(sums.n)
@@ -61,21 +62,22 @@ def augmented_moments(Z, lower, upper, center, t: float, *, clip: bool):
         raise InvalidShapeError("X", "needs at least 1 sample(s)")
     d = sums.sum.size
     if t == 0.0:
-        G = sums.gram / n
+        G = np.array(sums.gram, dtype=np.float64)
     else:
         G = np.empty((d + 1, d + 1))
-        G[:d, :d] = sums.gram / n
-        G[:d, d] = G[d, :d] = t * sums.sum / n
-        G[d, d] = t * t
+        G[:d, :d] = sums.gram
+        G[:d, d] = G[d, :d] = t * sums.sum
+        G[d, d] = n * t * t
+    if mean:
+        G /= n
     return n, 0.5 * (G + G.T)
 
 
 def column_moments(Z, lower, upper, *, clip: bool, squares: bool):
-    """``(n, mean, mean square about the box centre or None)`` of the clipped records."""
+    """``(n, Σ (x - c), Σ (x - c)² or None)`` of the clipped records, ``c`` the box centre."""
     center = 0.5 * (np.asarray(lower, dtype=np.float64) + np.asarray(upper, dtype=np.float64))
     sums = bounded_record_sums(Z, lower, upper, clip=clip, gram=squares, center=center)
     n = int(sums.n)
     if n < 1:
         raise InvalidShapeError("X", "needs at least 1 sample(s)")
-    mean = center + sums.sum / n
-    return n, mean, (np.diagonal(sums.gram) / n if squares else None)
+    return n, sums.sum, (np.diagonal(sums.gram).copy() if squares else None)

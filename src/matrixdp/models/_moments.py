@@ -1,4 +1,4 @@
-"""One private release of a second-moment matrix, with the noise allocation chosen for a task's loss.
+"""One private release of a second-moment matrix, its noise allocation chosen for a task's loss.
 
 Every estimator in :mod:`matrixdp.models` that needs second moments (covariance, correlation,
 PCA, linear regression) releases the matrix ``G = (1/n) Σ_k z_k z_kᵀ`` of *public-box* records
@@ -9,8 +9,8 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
   Frobenius sensitivity of this same query (``CovarianceQuery.sensitivity_l2``);
 - ``"mvg"``: :class:`~matrixdp.mechanisms.MVGMechanism`, equi-modal ``Σ = Ψ = diag(v)``, exact
   calibration, precision shares ``θ_i ∝ h_i √w_i`` (the closed form minimising the task's loss
-  ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget; ``docs/mvg.md`` ("When MVG noise
-  wins"));
+  ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget;
+  ``docs/when_mvg_wins.md``);
 - ``"auto"``: the candidate (i.i.d., task-weighted MVG, Frobenius-MSE-optimal MVG) with the smallest
   *exact expected loss* computed from public information only (bounds, ``n``, shape, the task's
   weights). It is therefore never worse than ``"iid"`` in expected loss.
@@ -27,16 +27,113 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._budget import suspended
-from ..errors import InvalidParameterError
+from .._validation import check_finite_array
+from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound
+from ..queries.geometry import box_quadratic_max
+from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyGuarantee
-from ..queries import CovarianceQuery
+from ..queries import CovarianceQuery, SensitivityStructure
 
-__all__ = ["NOISE_CHOICES", "MomentTask", "MomentRelease", "release_second_moment",
+__all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease",
+           "release_second_moment",
            "plan_second_moment", "task_shares"]
 
 #: Accepted values of the estimators' ``noise`` parameter.
 NOISE_CHOICES = ("auto", "mvg", "iid")
+#: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
+ALLOCATIONS = ("iid", "task-weighted", "mse-optimal")
+#: Neighbouring relations the second-moment estimators support.
+RELATIONS = ("replace-one", "add-remove")
+
+
+class SumOfOuterProducts(SensitivityStructure):
+    r"""``S = Σ_k z_k z_kᵀ`` of records in a public box, under **add-remove** neighbours.
+
+    Adding or removing one record changes ``S`` by ``±z zᵀ``, so for noise precisions ``A = Σ⁻¹``,
+    ``B = Ψ⁻¹``:
+
+    .. math:: \mu(zz^\top)^2 = \|A^{1/2} z z^\top B^{1/2}\|_F^2 = (z^\top A z)(z^\top B z),
+
+    whose supremum over the box is ``(sup_z zᵀAz)²`` for equi-modal noise ``A = B`` — exact for a
+    diagonal ``A`` (the farthest vertex) and for ``k <= 16`` (vertex enumeration; see
+    :func:`~matrixdp.calibration.mvg_exact.box_quadratic_max`). Otherwise the product of the two
+    suprema is a certified upper bound, exact when one vertex attains both. Hence ``s₂ = R²``
+    (``R² = Σ_i h_i²``, exact) and, with standard-basis precisions ``p``, the equi-modal budget
+    ``μ² <= (Σ_i p_i h_i²)²`` holds with equality.
+    """
+
+    symmetric = True
+    psd = True
+    neighbouring = "add-remove"
+    feature_axis = 0
+
+    def __init__(self, lower, upper):
+        self.lower = np.asarray(lower, dtype=np.float64)
+        self.upper = np.asarray(upper, dtype=np.float64)
+        self.reach = np.maximum(np.abs(self.lower), np.abs(self.upper))
+        self.n_samples = None
+        k = self.lower.size
+        self.shape = (k, k)
+
+    @property
+    def sensitivity_l2(self) -> float:
+        return float(self.reach @ self.reach)
+
+    @property
+    def gamma(self) -> float:  # pragma: no cover - the theorem calibrations are not used here
+        raise InvalidParameterError("gamma", "a sum over a private number of records is unbounded")
+
+    def compute(self, Z) -> np.ndarray:
+        z = check_finite_array(Z, "Z", ndim=2)
+        if z.shape[1] != self.shape[0]:
+            raise InvalidShapeError("Z", f"must have {self.shape[0]} columns")
+        z = np.clip(z, self.lower, self.upper)  # rounding only: callers clip to the box first
+        out = z.T @ z
+        return 0.5 * (out + out.T)
+
+    def _quad_max(self, ap: AxisPrecision):
+        if ap.directions is None:
+            value = float(np.dot(ap.precisions, self.reach ** 2))
+            far = np.where(np.abs(self.upper) >= np.abs(self.lower), self.upper, self.lower)
+            return value, True, value, far
+        return box_quadratic_max(ap.matrix(), self.lower, self.upper)
+
+    def shift_bound(self, row, col) -> ShiftBound:
+        qa, ea, la, za = self._quad_max(row)
+        if row.same_as(col):
+            return ShiftBound(qa * qa, ea, la * la, np.outer(za, za), "sum-outer-equimodal")
+        qb, eb, lb, zb = self._quad_max(col)
+        upper = qa * qb
+        best, wit = -1.0, None
+        a_mat, b_mat = row.matrix(), col.matrix()
+        for z in (za, zb):
+            val = float(z @ a_mat @ z) * float(z @ b_mat @ z)
+            if val > best:
+                best, wit = val, z
+        exact = ea and eb and best >= upper * (1 - 1e-12)
+        return ShiftBound(best if exact else upper, bool(exact), best, np.outer(wit, wit),
+                          "sum-outer-product")
+
+    def direction_costs(self, row_dirs=None, col_dirs=None, *, axis=None, equimodal=False,
+                        shape=None) -> DirectionCosts:
+        dirs = row_dirs if row_dirs is not None else col_dirs
+        h = self.reach if dirs is None else np.abs(np.asarray(dirs)).T @ self.reach
+        if equimodal:
+            return DirectionCosts(h * h, power=2, exact=dirs is None,
+                                  description="sum of outer products, add-remove, Psi = Sigma: "
+                                              "mu^2 = (sum_i p_i h_i^2)^2")
+        r2 = float(self.reach @ self.reach)
+        return DirectionCosts(r2 * h * h, exact=False,
+                              description="sum of outer products, add-remove, one axis identity")
+
+    def witnesses(self, *, row_cov=None, col_cov=None):
+        """Pairs ``(S, S + zzᵀ)``: the empty-vs-one-record difference at the farthest vertex."""
+        far = np.where(np.abs(self.upper) >= np.abs(self.lower), self.upper, self.lower)
+        base = np.zeros(self.shape)
+        return [(base, base + np.outer(far, far))]
+
+    def __repr__(self) -> str:
+        return f"SumOfOuterProducts(k={self.shape[0]}, add-remove)"
 
 
 @dataclass(frozen=True)
@@ -47,8 +144,9 @@ class MomentTask:
     ----------
     lower, upper : ndarray (k,)
         Public bounds of the (centred) records ``z``; a constant coordinate has ``lower == upper``.
-    n_samples : int
-        Public number of records (replace-one neighbours).
+    n_samples : int or None
+        Public number of records (replace-one; the release is ``(1/n) ZᵀZ``), or None under
+        add-remove (the release is the sum ``ZᵀZ``; ``n`` is private).
     weights : ndarray (k,)
         Per-coordinate weights ``w`` of the product-form approximation ``W ≈ w wᵀ`` of the loss
         (used for the closed-form allocation).
@@ -65,12 +163,15 @@ class MomentTask:
     weights: np.ndarray
     loss_matrix: np.ndarray
     loss: str = "frobenius"
+    neighbouring: str = "replace-one"
 
     @property
     def reach(self) -> np.ndarray:
         return np.maximum(np.abs(self.lower), np.abs(self.upper))
 
-    def query(self) -> CovarianceQuery:
+    def query(self):
+        if self.neighbouring == "add-remove":
+            return SumOfOuterProducts(self.lower, self.upper)
         # clip=True only absorbs rounding: callers clip to the public box before centring
         return CovarianceQuery(bounds=(self.lower, self.upper), n_samples=self.n_samples,
                                clip=True)
@@ -179,7 +280,8 @@ class _Plan:
 
 
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
-    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=query.sensitivity_l2)
+    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=query.sensitivity_l2,
+                             neighbouring=task.neighbouring)
     k = task.lower.size
     var = _symmetrised_variance(np.full(k, mech.sigma))
     return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid")
@@ -188,13 +290,17 @@ def _plan_iid(task, epsilon, delta, query) -> _Plan:
 def _plan_mvg(task, epsilon, delta, query, shares, allocation) -> _Plan:
     k = task.lower.size
     mech = MVGMechanism(shape=(k, k), epsilon=epsilon, delta=delta, sensitivity=query,
-                        mode="equimodal", precision=shares)
+                        mode="equimodal", precision=shares, neighbouring=task.neighbouring)
     var = _symmetrised_variance(np.asarray(mech.variances, dtype=np.float64))
     return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "mvg", allocation)
 
 
-def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto"):
+def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
+                       allocation: str | None = None):
     """Choose the mechanism for ``task`` from public information only (no data involved).
+
+    ``allocation`` (``"iid"``, ``"task-weighted"`` or ``"mse-optimal"``, e.g. a fitted
+    estimator's ``allocation_``) rebuilds that one plan instead of choosing.
 
     Returns
     -------
@@ -203,37 +309,45 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto")
     """
     if noise not in NOISE_CHOICES:
         raise InvalidParameterError("noise", f"must be one of {NOISE_CHOICES}, got {noise!r}")
+    if allocation is not None and allocation not in ALLOCATIONS:
+        raise InvalidParameterError("allocation", f"must be None or one of {ALLOCATIONS}, got "
+                                                  f"{allocation!r}")
     query = task.query()
-    plans = []
-    if noise in ("auto", "iid"):
-        plans.append(_plan_iid(task, epsilon, delta, query))
-    if noise in ("auto", "mvg"):
-        plans.append(_plan_mvg(task, epsilon, delta, query, task_shares(task), "task-weighted"))
-    if noise == "auto":
-        h = task.reach
-        plans.append(_plan_mvg(task, epsilon, delta, query, h / math.fsum(h), "mse-optimal"))
+    h = task.reach
+    builders = {
+        "iid": lambda: _plan_iid(task, epsilon, delta, query),
+        "task-weighted": lambda: _plan_mvg(task, epsilon, delta, query, task_shares(task),
+                                           "task-weighted"),
+        "mse-optimal": lambda: _plan_mvg(task, epsilon, delta, query, h / math.fsum(h),
+                                         "mse-optimal"),
+    }
+    if allocation is not None:
+        names = [allocation]
+    else:
+        names = {"iid": ["iid"], "mvg": ["task-weighted"], "auto": list(ALLOCATIONS)}[noise]
+    plans = [builders[name]() for name in names]
     candidates = {p.allocation: p.expected_loss for p in plans}
     best = min(plans, key=lambda p: p.expected_loss)
     return best, candidates
 
 
 def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, noise="auto",
-                          rng=None, before_release=None, value=None) -> MomentRelease:
-    """Release ``(1/n) Zᵀ Z`` for records ``Z`` inside the task's public box.
+                          rng=None, charging=None, value=None) -> MomentRelease:
+    """Release ``(1/n) Zᵀ Z`` (replace-one) or ``ZᵀZ`` (add-remove) for records ``Z`` in the box.
 
-    ``Z`` must already be clipped to ``[task.lower, task.upper]`` (up to rounding). ``value``,
-    when given, is that matrix already reduced from the records (e.g. summed block by block on a
-    Dask cluster) and ``Z`` is ignored: the release is the same.
-    ``before_release(privacy)`` is called with the guarantee before any noise is drawn (the
-    accountant hook); it may raise to stop the release.
+    ``Z`` must already be clipped to ``[task.lower, task.upper]`` (up to rounding).
+    ``charging(privacy)`` returns the context manager the release runs in (the accountant hook,
+    :func:`matrixdp.models._base.charging`); it may raise on entry to stop the release before any
+    noise is drawn. ``value``, when given, is that matrix already reduced from the records (e.g.
+    summed block by block on a Dask cluster) and ``Z`` is ignored: the release is the same.
     """
+    import contextlib
+
     plan, candidates = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
-    if before_release is not None:
-        before_release(plan.mechanism.privacy)
     if value is None:
         value = task.query().compute(Z)
-    # charged by the hook already: the mechanism's release is not charged again
-    with suspended() if before_release is not None else contextlib.nullcontext():
+    ctx = contextlib.nullcontext() if charging is None else charging(plan.mechanism.privacy)
+    with ctx:
         rel = plan.mechanism.release(value, rng=rng)
     released = np.asarray(rel.value, dtype=np.float64)
     released = 0.5 * (released + released.T)

@@ -2,18 +2,20 @@
 
 One release of the second moments of the records, centred at the middle of their public box and
 augmented with a public constant coordinate that carries the mean, through the noise allocation that
-minimises the task's expected loss (``docs/mvg.md``, "When MVG noise wins").
+minimises the task's expected loss (``docs/when_mvg_wins.md``).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
 from ._dask import augmented_moments, is_dask_collection
-from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
-                    check_privacy_params, clip_to_bounds, parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
+                    check_relation, clip_to_bounds, parse_bounds, validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
 __all__ = ["DPCovariance"]
@@ -21,22 +23,32 @@ __all__ = ["DPCovariance"]
 KINDS = ("covariance", "gram", "correlation")
 
 
-def augmented_task(lower, upper, n_samples: int, kind: str) -> tuple[MomentTask, np.ndarray, float]:
+def augmented_task(lower, upper, n_samples, kind: str, neighbouring: str = "replace-one",
+                   n_components: int | None = None) -> tuple[MomentTask, np.ndarray, float]:
     r"""The public second-moment task behind ``kind``: records ``z = (x - c, t)``.
 
     ``c`` is the middle of the public box and ``t`` a public constant close to the root-mean-square
-    half-width, chosen so that the Frobenius sensitivity bound is attained
-    (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of ``x - c``. ``kind="gram"`` releases
-    ``(1/n) XᵀX`` directly (no centring, no constant).
+    half-width, chosen (replace-one) so that the Frobenius sensitivity bound is attained
+    (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of
+    ``x - c``. Replace-one ``kind="gram"`` releases ``(1/n) XᵀX`` directly (no centring, no
+    constant). Under add-remove the release is the sum ``ZᵀZ`` and the corner ``n t²`` carries the
+    (private) number of records, so every kind keeps the constant (``gram``: ``z = (x, t)``).
 
-    Loss weights (see ``docs/mvg.md``):
+    Loss weights (see ``docs/when_mvg_wins.md`` §4):
 
     - ``"covariance"`` / ``"gram"``: Frobenius error in the original units (``w_i = 1``);
     - ``"correlation"``: Frobenius error in units of the public half-widths (``w_i = 1/h_i²``),
       i.e. the loss of the problem rescaled to the unit box, which correlation is invariant to.
 
+    - ``"pca"`` (:class:`~matrixdp.models.DPPCA`; the covariance is released as for
+      ``"covariance"``): the unit-box weights of ``"correlation"``. A subspace's error is driven by
+      the noise relative to each feature's scale, whose public proxy is its range; measured on
+      tables with unequal ranges this captures more variance than the Frobenius weights
+      (``results/when_mvg_wins.md``, PCA rows at ε = 0.01 and 0.1).
+
     The mean coordinate's weight accounts for the first-order error ``δm mᵀ + m δmᵀ`` it puts into
-    the covariance, with the public prior ``E m_i² = h_i²/3`` (mean uniform in the box).
+    the covariance, with the public prior ``E m_i² = h_i²/3`` (mean uniform in the box); under
+    add-remove the corner's weight accounts for ``G δn / n`` with the prior ``G ≈ diag(h²/3)``.
 
     Returns
     -------
@@ -45,48 +57,65 @@ def augmented_task(lower, upper, n_samples: int, kind: str) -> tuple[MomentTask,
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)
     d = lo.size
-    if kind == "gram":
+    add_remove = neighbouring == "add-remove"
+    n = None if add_remove else n_samples
+    if kind == "gram" and not add_remove:
         w = np.ones(d)
-        return (MomentTask(lo, hi, n_samples, w, np.ones((d, d)), "frobenius (original units)"),
+        return (MomentTask(lo, hi, n, w, np.ones((d, d)), "frobenius (original units)"),
                 np.zeros(d), 0.0)
-    center = 0.5 * (lo + hi)
-    h = 0.5 * (hi - lo)
+    if kind == "gram":
+        center = np.zeros(d)
+        h = np.maximum(np.abs(lo), np.abs(hi))
+        lo_f, hi_f = lo, hi
+    else:
+        center = 0.5 * (lo + hi)
+        h = 0.5 * (hi - lo)
+        lo_f, hi_f = -h, h
     if not np.any(h > 0):
         raise InvalidParameterError("bounds", "at least one feature must have lower < upper")
-    t = balanced_constant(h, float(np.mean(h * h)))
+    target = float(np.mean(h * h))
+    t = math.sqrt(target) if add_remove else balanced_constant(h, target)
     # loss units per original unit, per feature
-    s = np.ones(d) if kind == "covariance" else np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 1.0)
+    s = np.ones(d) if kind not in ("correlation", "pca") else \
+        np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 1.0)
     hs2 = (s * h) ** 2
-    a = (2.0 / 3.0) * (hs2.sum() + hs2)  # loss per unit variance of the mean of coordinate i
+    # loss per unit variance of the mean of coordinate i (the gram does not use the mean)
+    a = np.zeros(d) if kind == "gram" else (2.0 / 3.0) * (hs2.sum() + hs2)
     k = d + 1
     loss = np.zeros((k, k))
     loss[:d, :d] = np.outer(s * s, s * s)
     loss[:d, d] = loss[d, :d] = a * s * s / (2.0 * t * t)
     weights = np.empty(k)
     weights[:d] = s * s
-    weights[d] = float(np.mean(a)) / (2.0 * t * t)
-    lo_z = np.append(-h, t)
-    hi_z = np.append(h, t)
-    name = "frobenius (original units)" if kind == "covariance" else \
-        "frobenius (units of the public half-widths)"
-    return MomentTask(lo_z, hi_z, n_samples, weights, loss, name), center, t
+    weights[d] = max(float(np.mean(a)) / (2.0 * t * t), 0.0)
+    if add_remove:  # δn = δG_tt / t² moves every estimate by G δn / n
+        loss[d, d] = float(np.sum(hs2 / 3.0) ** 2) / t ** 4
+        weights[d] = max(weights[d], math.sqrt(loss[d, d]))
+    lo_z = np.append(lo_f, t)
+    hi_z = np.append(hi_f, t)
+    name = "frobenius (units of the public half-widths)" if kind in ("correlation", "pca") else \
+        "frobenius (original units)"
+    return (MomentTask(lo_z, hi_z, n, weights, loss, name, neighbouring), center, t)
 
 
-def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, noise, label):
+def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, noise, label,
+                       n_components=None):
     """Release the task's second moments of ``X`` (already validated and clipped).
 
     Returns ``(release, center, t)``. A Dask ``X`` is clipped (per ``estimator.clip``) and
     summed block by block; only the reduced matrix reaches the driver.
     """
+    relation = check_relation(estimator.neighbouring)
     value = Z = None
-    if is_dask_collection(X):
-        _, center, t = augmented_task(lower, upper, 1, kind)  # public: does not depend on n
-        n, value = augmented_moments(X, lower, upper, center, t, clip=estimator.clip)
-        task, center, t = augmented_task(lower, upper, n, kind)
+    if is_dask_collection(X):  # t and the centre are public: they do not depend on n
+        _, center, t = augmented_task(lower, upper, 1, kind, relation, n_components)
+        n, value = augmented_moments(X, lower, upper, center, t, clip=estimator.clip,
+                                     mean=relation != "add-remove")
+        task, center, t = augmented_task(lower, upper, n, kind, relation, n_components)
     else:
         n = X.shape[0]
-        task, center, t = augmented_task(lower, upper, n, kind)
-        if kind == "gram":
+        task, center, t = augmented_task(lower, upper, n, kind, relation, n_components)
+        if task.lower.size == X.shape[1]:  # replace-one gram: the records themselves
             Z = X
         else:
             Z = np.empty((n, X.shape[1] + 1))
@@ -94,8 +123,7 @@ def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, nois
             Z[:, -1] = t
     rel = release_second_moment(
         Z, task, epsilon=epsilon, delta=delta, noise=noise, rng=estimator.random_state,
-        before_release=lambda p: charge_accountant(estimator.accountant, p, label=label),
-        value=value)
+        charging=lambda p: charging(estimator.accountant, p, label=label), value=value)
     return rel, center, t
 
 
@@ -108,11 +136,18 @@ def project_psd(matrix: np.ndarray) -> np.ndarray:
     return 0.5 * (out + out.T)
 
 
-def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: str):
-    """``(matrix, location)`` of ``kind`` from the released augmented second moments."""
+def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: str,
+                            neighbouring: str = "replace-one"):
+    """``(matrix, location)`` of ``kind`` from the released augmented second moments.
+
+    Under add-remove ``G`` holds sums: it is divided by the released count ``n̂ = G_tt / t²``
+    (floored at 1; post-processing).
+    """
     d = center.size
+    if neighbouring == "add-remove":
+        G = G / max(G[d, d] / (t * t), 1.0)
     if kind == "gram":
-        return G, None
+        return (G if G.shape[0] == d else G[:d, :d]), None
     M = G[:d, :d]
     m = G[:d, d] / t
     cov = M - np.outer(m, m)
@@ -146,7 +181,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
       public ranges differ.
     - ``"mvg"``: matrix-variate Gaussian noise ``MVG(0, Σ, Σ)`` with the closed-form allocation for
       the task's loss (variance ∝ range for the Frobenius loss), exactly calibrated.
-    - ``"iid"``: the analytic Gaussian mechanism at the exact Frobenius sensitivity of the same query.
+    - ``"iid"``: the analytic Gaussian mechanism at the Frobenius sensitivity of the same query
+      (exact where attained, else the certified bound; ``privacy_.exact`` says which).
 
     For ``kind="correlation"`` the loss is measured in units of the public half-widths, which is the
     same as releasing the problem rescaled to the unit box (correlation is invariant to it): there
@@ -164,6 +200,10 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         ``"gram"`` is the raw second moment ``XᵀX/n``; ``"covariance"`` divides by ``n`` (as
         :class:`sklearn.covariance.EmpiricalCovariance`).
     noise : {"auto", "mvg", "iid"}, default "auto"
+    neighbouring : {"replace-one", "add-remove"}, default "replace-one"
+        Replace-one (the number of records ``n`` is public; the release is ``(1/n)ZᵀZ``) or
+        add-remove (``n`` is private: the sum ``ZᵀZ`` is released, its corner carries the count, and
+        one record's difference ``±zzᵀ`` has the exact sensitivity ``R²``).
     project_psd : bool, default True
         Project the released matrix onto the PSD cone (post-processing; never increases the
         Frobenius error of a covariance).
@@ -171,11 +211,13 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         Clip records to ``bounds`` (no warning: the bounds are public and the guarantee unchanged);
         ``False`` raises :class:`~matrixdp.errors.OutOfBoundsError` for data outside them.
     random_state : None, int or numpy.random.Generator
-        ``None``: a cryptographically secure generator (use it for real releases). An int makes the
-        fit reproducible, and replayable by whoever knows the seed. Maps to ``rng=`` of the
-        mechanisms. No generator is kept on the fitted model.
-    accountant : object, optional
-        Charged the fit's guarantee before any noise is drawn (``spend(guarantee, label=...)``).
+        ``None``: a fresh cryptographically secure generator (use it for real releases). An int
+        makes the fit reproducible, and replayable by whoever knows the seed. Passed as ``rng=`` to
+        the mechanisms. A Generator is dropped from pickles and copies of the fitted model (its
+        state after the fit would replay the noise).
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------
@@ -204,7 +246,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     ----------
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential Privacy Mechanism
        Design Under Matrix-Valued Query", arXiv:1802.10077.
-    .. [2] matrixdp, ``docs/mvg.md`` ("When MVG noise wins"; Part III, the exact calibration).
+    .. [2] matrixdp, ``docs/when_mvg_wins.md`` and ``docs/mvg.md`` (the exact calibration).
 
     Examples
     --------
@@ -216,7 +258,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, kind="covariance", noise="auto",
-                 project_psd=True, clip=True, random_state=None, accountant=None):
+                 neighbouring="replace-one", project_psd=True, clip=True, random_state=None,
+                 accountant=None):
+        self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -238,7 +282,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         X = clip_to_bounds(X, lo, hi, self.clip)
         rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps, delta=delta,
                                             noise=noise, label="DPCovariance.fit")
-        cov, loc = covariance_from_release(rel.value, center, t, self.kind)
+        cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
         if self.project_psd or self.kind == "correlation":
             cov = project_psd(cov)
         if self.kind == "correlation":

@@ -17,22 +17,25 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
-from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
-                    check_privacy_params, clip_to_bounds, parse_bounds, parse_scalar_bounds,
+from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
+                    check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds,
                     validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
 __all__ = ["DPLinearRegression", "DPRidge"]
 
 
-def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples: int, fit_intercept: bool):
+def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
+                    neighbouring: str = "replace-one"):
     r"""The public second-moment task of linear regression.
 
     Coordinates: the ``d`` features, then the target, then (with an intercept) the constant ``t``.
-    Loss weights (``docs/mvg.md``): in units of the public half-widths, the coefficient error is
-    ``Â⁻¹(δb - δA w)``; with ``‖w‖² ≈ 1`` spread over ``d'`` feature-like coordinates (``d`` plus
-    the intercept), an entry of ``Xᵀy`` weighs ``d'/2`` times an entry of ``XᵀX``, and ``yᵀy`` is
+    Loss weights (``docs/when_mvg_wins.md`` §4): in units of the public half-widths,
+    the coefficient error is ``Â⁻¹(δb - δA w)``; with ``‖w‖² ≈ 1`` spread over ``d'``
+    feature-like coordinates (``d`` plus the intercept), an entry of ``Xᵀy`` weighs ``d'/2`` times an entry of ``XᵀX``, and ``yᵀy`` is
     unused. As a product form: ``w_feature = √(2/d')``, ``w_target = √(d'/2)`` in those units.
+    Under add-remove the sums ``ZᵀZ`` are released (``n`` is private and not needed: the normal
+    equations are solved on sums).
 
     Returns
     -------
@@ -54,7 +57,13 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples: int, fit_intercept: bool)
         raise InvalidParameterError("bounds_X", "at least one feature must have lower < upper")
     if hy <= 0:
         raise InvalidParameterError("bounds_y", "must have lower < upper")
-    t = balanced_constant(np.append(hx, hy), float(np.mean(hx * hx))) if fit_intercept else 0.0
+    add_remove = neighbouring == "add-remove"
+    if not fit_intercept:
+        t = 0.0
+    elif add_remove:
+        t = float(np.sqrt(np.mean(hx * hx)))
+    else:
+        t = balanced_constant(np.append(hx, hy), float(np.mean(hx * hx)))
     feat_h = np.append(hx, t) if fit_intercept else hx
     d_feat = feat_h.size
     a = math.sqrt(2.0 / d_feat)
@@ -74,8 +83,8 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples: int, fit_intercept: bool)
     loss[d, d] = 0.0  # yᵀy is not used by the solution
     if fit_intercept:
         loss[d + 1, d + 1] = 0.0  # t² is known
-    task = MomentTask(lo_all, hi_all, n_samples, weights, loss,
-                      "coefficient error (units of the public half-widths)")
+    task = MomentTask(lo_all, hi_all, None if add_remove else n_samples, weights, loss,
+                      "coefficient error (units of the public half-widths)", neighbouring)
     return task, cx, cy, t
 
 
@@ -86,7 +95,7 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     ``(x - c_x, y - c_y, t)``, records clipped to the public boxes ``bounds_X`` and ``bounds_y``;
     the normal equations are then solved on the released matrix (post-processing). ``noise``
     chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the regression loss
-    (the target column weighs more than the features'; ``docs/mvg.md``).
+    (the target column weighs more than the features'; ``docs/when_mvg_wins.md``).
 
     Parameters
     ----------
@@ -98,12 +107,17 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         Public target bounds (scalars). Required.
     fit_intercept : bool, default True
     noise : {"auto", "mvg", "iid"}, default "auto"
+    neighbouring : {"replace-one", "add-remove"}, default "replace-one"
+        Replace-one (``n`` public) or add-remove (``n`` private; the sums are released and solved,
+        ``n`` is never needed).
     clip : bool, default True
         Clip ``X`` and ``y`` to their bounds, or raise (``False``).
     random_state : None, int or numpy.random.Generator
-        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
-    accountant : object, optional
-        Charged the fit's guarantee before any noise is drawn.
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
+        Generator is dropped from pickles and copies of the fitted model.
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------
@@ -118,12 +132,13 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     ----------
     .. [1] O. Sheffet, "Differentially Private Ordinary Least Squares", ICML 2017 (sufficient
        statistics release).
-    .. [2] matrixdp, ``docs/mvg.md`` ("When MVG noise wins").
+    .. [2] matrixdp, ``docs/when_mvg_wins.md``.
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
-                 fit_intercept=True, noise="auto", clip=True, random_state=None,
-                 accountant=None):
+                 fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
+                 random_state=None, accountant=None):
+        self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
         self.bounds_X = bounds_X
@@ -141,16 +156,20 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         """Release the sufficient statistics of ``(X, y)`` and solve for the coefficients."""
         eps, delta, noise = check_privacy_params(self)
         alpha = self._ridge_alpha()
+        relation = check_relation(self.neighbouring)
+        intercept = bool(self.fit_intercept)
         Z = value = None
         if is_dask_collection(X):  # [X y] clipped and summed block by block
             d = validate_X(self, X, reset=True).shape[1]
             lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
             lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
-            _, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, 1, bool(self.fit_intercept))
+            # the centres and t are public: they do not depend on n
+            _, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, 1, intercept, relation)
             n, value = augmented_moments(dask_target_records(X, y), np.append(lo_x, lo_y),
-                                         np.append(hi_x, hi_y), np.append(cx, cy), t,
-                                         clip=self.clip)
-            task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, bool(self.fit_intercept))
+                                         np.append(hi_x, hi_y), np.append(cx, cy),
+                                         t if intercept else 0.0, clip=self.clip,
+                                         mean=relation == "replace-one")
+            task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, intercept, relation)
         else:
             X, y = validate_X(self, X, y=y, reset=True, supervised=True, y_numeric=True)
             n, d = X.shape
@@ -159,7 +178,7 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
             lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
             X = clip_to_bounds(X, lo_x, hi_x, self.clip, "X")
             y = clip_to_bounds(check_finite_array(y, "y", ndim=1), lo_y, hi_y, self.clip, "y")
-            task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, bool(self.fit_intercept))
+            task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, intercept, relation)
             k = task.lower.size
             Z = np.empty((n, k))
             np.subtract(X, cx, out=Z[:, :d])
@@ -169,9 +188,8 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         label = f"{type(self).__name__}.fit"
         rel = release_second_moment(
             Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
-            before_release=lambda p: charge_accountant(self.accountant, p, label=label),
-            value=value)
-        G = rel.value * n  # sums
+            charging=lambda p: charging(self.accountant, p, label=label), value=value)
+        G = rel.value * n if relation == "replace-one" else rel.value  # sums
         idx = list(range(d)) + ([d + 1] if self.fit_intercept else [])
         A = G[np.ix_(idx, idx)]
         b = G[idx, d]
@@ -229,16 +247,18 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, clip, random_state, accountant
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state
+        As in :class:`DPLinearRegression`.
+    accountant
         As in :class:`DPLinearRegression`.
     """
 
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
-                 fit_intercept=True, noise="auto", clip=True, random_state=None,
-                 accountant=None):
+                 fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
+                 random_state=None, accountant=None):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
-                         fit_intercept=fit_intercept, noise=noise, clip=clip,
-                         random_state=random_state, accountant=accountant)
+                         fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
+                         clip=clip, random_state=random_state, accountant=accountant)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:

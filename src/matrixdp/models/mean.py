@@ -3,7 +3,8 @@ r"""DP mean and standard scaling with public per-feature bounds (scikit-learn AP
 :class:`DPMean` releases the mean vector; :class:`DPStandardScaler` releases, in the same single
 release, the mean and the mean square about the public centre of the box. Their set of
 neighbouring differences is computed exactly (:class:`_MomentVectorQuery`), so both the i.i.d.
-Gaussian and the MVG allocation are calibrated to the tight sensitivity (``docs/mvg.md``).
+Gaussian and the MVG allocation are calibrated to the tight sensitivity
+(``docs/when_mvg_wins.md``).
 """
 
 from __future__ import annotations
@@ -14,21 +15,20 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._budget import suspended
 from ..calibration.mvg_exact import DirectionCosts, ShiftBound
 from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
 from ._dask import column_moments, is_dask_collection
-from ._base import (NoGeneratorStateMixin, charge_accountant, check_n_samples,
-                    check_privacy_params, clip_to_bounds, parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
+                    check_relation, clip_to_bounds, parse_bounds, validate_X)
 
 __all__ = ["DPMean", "DPStandardScaler"]
 
 
 def _max_square_term(h: np.ndarray, p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""``max_{a, b ∈ [-h, h]} p (a - b)² + q (a² - b²)²`` per feature, and the maximising ``u = a - b``.
+    r"""``max_{a, b ∈ [-h, h]} p (a - b)² + q (a² - b²)²`` per feature, and its ``u = a - b``.
 
     With ``u = a - b`` and ``s = a + b`` (``|u| + |s| <= 2h``) the term is ``u² (p + q s²)``,
     maximal on ``s = 2h - u``: ``f(u) = u² (p + q (2h - u)²)`` on ``[0, 2h]``. Its interior critical
@@ -57,33 +57,49 @@ class _MomentVectorQuery(SensitivityStructure):
     ``b = x' - c`` in ``[-h, h]``. For standard-basis precisions ``p`` (means), ``q`` (squares)
     the supremum of ``μ²`` is ``n⁻² Σ_j max_u u²(p_j + q_j(2h_j - u)²)`` (exact, closed form in
     :func:`_max_square_term`); for rotated precisions, the product-box bound (upper bound).
+
+    Add-remove (``n`` private): the value is the vector of *sums* ``(Σ(x - c), Σ(x - c)², n t)``
+    with a public constant ``t``; one record changes it by its own ``(a, a², t)``, so the supremum
+    for diagonal precisions is ``Σ_j p_j h_j² + q_j h_j⁴ + p_t t²`` (exact, at ``a = ±h``).
     """
 
     feature_axis = 1
-    neighbouring = "replace-one"
 
-    def __init__(self, lower, upper, n_samples: int, squares: bool):
+    def __init__(self, lower, upper, n_samples, squares: bool, neighbouring="replace-one",
+                 count_scale: float = 1.0):
         self.lower = np.asarray(lower, dtype=np.float64)
         self.upper = np.asarray(upper, dtype=np.float64)
         self.center = 0.5 * (self.lower + self.upper)
         self.h = 0.5 * (self.upper - self.lower)
         self.n_samples = 1  # one released row (the MVG mechanism's record axis)
-        self.n_records = int(n_samples)
+        self.neighbouring = neighbouring
+        self.add_remove = neighbouring == "add-remove"
+        self.n_records = None if self.add_remove else int(n_samples)
+        self.count_scale = float(count_scale)
         self.squares = bool(squares)
         d = self.h.size
-        self.shape = (1, 2 * d if squares else d)
+        self.shape = (1, (2 * d if squares else d) + (1 if self.add_remove else 0))
         if not np.any(self.h > 0):
             raise InvalidParameterError("bounds", "at least one feature must have lower < upper")
 
     @property
     def widths(self) -> np.ndarray:
         """Per-coordinate half-widths of the product box holding every difference."""
+        if self.add_remove:
+            w = self.h.copy()
+            if self.squares:
+                w = np.concatenate([w, self.h * self.h])
+            return np.append(w, self.count_scale)
         w = 2.0 * self.h / self.n_records
         if self.squares:
             w = np.concatenate([w, self.h * self.h / self.n_records])
         return w
 
     def _sup(self, p: np.ndarray, q: np.ndarray | None) -> tuple[float, np.ndarray]:
+        if self.add_remove:
+            w = self.widths[:-1]
+            return float(np.sum(p * w[:p.size] ** 2) + (0.0 if q is None else
+                                                         np.sum(q * w[p.size:] ** 2))), w
         n2 = float(self.n_records) ** 2
         if q is None:
             u = 2.0 * self.h
@@ -94,6 +110,8 @@ class _MomentVectorQuery(SensitivityStructure):
 
     @property
     def sensitivity_l2(self) -> float:
+        if self.add_remove:
+            return float(np.linalg.norm(self.widths))
         d = self.h.size
         value, _ = self._sup(np.ones(d), np.ones(d) if self.squares else None)
         return math.sqrt(value)
@@ -107,6 +125,8 @@ class _MomentVectorQuery(SensitivityStructure):
         return math.sqrt(g)
 
     def check_value(self, value: np.ndarray) -> None:
+        if self.add_remove:  # sums over a private number of records: no public range
+            return
         d = self.h.size
         v = np.asarray(value)
         slack = 1e-9 * (1.0 + np.abs(self.lower) + np.abs(self.upper))
@@ -122,12 +142,16 @@ class _MomentVectorQuery(SensitivityStructure):
             raise InvalidShapeError("col_cov", f"must be {self.shape[1]} x {self.shape[1]}")
         if col.directions is not None:
             box = record_box_shift(row, col, half_widths=self.widths)
-            if self.squares:  # the product box is a superset of the differences
+            if self.squares or self.add_remove:  # the product box is a superset of the differences
                 return ShiftBound(box.value_sq, False, 0.0, None, "moment-vector-product-box")
             return box
         d = self.h.size
+        if self.add_remove:
+            w = self.widths
+            value = row.max * float(np.dot(col.precisions, w * w))
+            return ShiftBound(value, True, value, w[None, :], "moment-vector-add-remove")
         p = col.precisions[:d]
-        q = col.precisions[d:] if self.squares else None
+        q = col.precisions[d:2 * d] if self.squares else None
         value, wit = self._sup(p, q)
         value *= row.max
         return ShiftBound(value, True, value, wit[None, :], "moment-vector-exact")
@@ -140,7 +164,8 @@ class _MomentVectorQuery(SensitivityStructure):
         w = self.widths
         if col_dirs is not None:
             w = np.abs(np.asarray(col_dirs)).T @ w
-        return DirectionCosts(w * w, exact=not self.squares and col_dirs is None,
+        exact = (self.add_remove or not self.squares) and col_dirs is None
+        return DirectionCosts(w * w, exact=exact,
                               description="moment vector: product-box linear budget")
 
     def witnesses(self, *, row_cov=None, col_cov=None):
@@ -152,7 +177,8 @@ def _release_vector(estimator, value, query, weights, *, epsilon, delta, noise, 
     k = query.shape[1]
     plans = []
     if noise in ("auto", "iid"):
-        mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=query.sensitivity_l2)
+        mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=query.sensitivity_l2,
+                                 neighbouring=query.neighbouring)
         plans.append(("iid", "iid", mech, np.full(k, mech.variance)))
     if noise in ("auto", "mvg"):
         w = query.widths
@@ -163,17 +189,68 @@ def _release_vector(estimator, value, query, weights, *, epsilon, delta, noise, 
             allocs.append(("mse-optimal", np.where(w > 0, w, 1e-6 * w.max())))
         for name, r in allocs:
             mech = MVGMechanism(shape=(1, k), epsilon=epsilon, delta=delta, sensitivity=query,
-                                mode="unimodal", axis=1, precision=r / math.fsum(r))
+                                mode="unimodal", axis=1, precision=r / math.fsum(r),
+                                neighbouring=query.neighbouring)
             plans.append(("mvg", name, mech, np.asarray(mech.variances, dtype=np.float64)))
     losses = {name: float(np.dot(weights, var)) for _, name, _, var in plans}
     choice, alloc, mech, var = min(plans, key=lambda p: losses[p[1]])
-    charge_accountant(estimator.accountant, mech.privacy, label=label)
-    with suspended():  # charged above: the mechanism's release is not charged again
+    with charging(estimator.accountant, mech.privacy, label=label):
         rel = mech.release(value[None, :], rng=estimator.random_state)
     out = dict(value=np.asarray(rel.value, dtype=np.float64)[0], privacy=rel.privacy,
                noise_summary=rel.noise, noise=choice, allocation=alloc, variance=var,
                expected_loss=losses[alloc], candidates=losses)
     return out
+
+
+def _fit_moment_vector(estimator, X, lo, hi, squares: bool, *, relative: bool, epsilon, delta,
+                       noise, label):
+    """Release the mean (and mean square about the box centre) of ``X``.
+
+    Returns ``(mean, mean_square or None, out, query)``. Loss weights: 1 (errors in the original
+    units, ``DPMean``) or relative to the half-widths (``1/h²``, ``1/h⁴``; the scaler)."""
+    n, d = X.shape
+    relation = check_relation(estimator.neighbouring)
+    sum_c = sq_c = None  # sums about the box centre, when reduced block by block (Dask)
+    if is_dask_collection(X):
+        n, sum_c, sq_c = column_moments(X, lo, hi, clip=estimator.clip, squares=squares)
+    h = 0.5 * (hi - lo)
+    hs = np.where(h > 0, h, 1.0)
+    if relative:
+        base = np.concatenate([1.0 / hs ** 2, 1.0 / hs ** 4]) if squares else 1.0 / hs ** 2
+        prior = (4.0 if squares else 3.0) * d / 9.0  # E‖(m', s')‖² in half-width units
+    else:
+        base = np.ones(d)
+        prior = float(np.sum(h * h)) / 3.0  # E‖m - c‖² for a mean uniform in the box
+    if relation == "add-remove":
+        t = float(np.sqrt(np.mean(h * h)))
+        query = _MomentVectorQuery(lo, hi, None, squares=squares, neighbouring=relation,
+                                   count_scale=t)
+        if sum_c is None:
+            Xc = X - query.center
+            sum_c, sq_c = Xc.sum(axis=0), (np.sum(Xc * Xc, axis=0) if squares else None)
+        parts = [sum_c] + ([sq_c] if squares else []) + [[n * t]]
+        value = np.concatenate(parts)
+        weights = np.append(base, prior / (t * t))  # δn = δ(n t)/t moves the means by m δn/n
+    else:
+        query = _MomentVectorQuery(lo, hi, n, squares=squares)
+        mean = np.clip(X.mean(axis=0) if sum_c is None else query.center + sum_c / n, lo, hi)
+        value = mean
+        if squares:
+            sq = np.mean((X - query.center) ** 2, axis=0) if sq_c is None else sq_c / n
+            sq = np.clip(sq, 0.0, h * h)
+            value = np.concatenate([mean, sq])
+        weights = base
+    out = _release_vector(estimator, value, query, weights, epsilon=epsilon, delta=delta,
+                          noise=noise, label=label)
+    released = out["value"]
+    if relation == "add-remove":
+        n_hat = max(released[-1] / query.count_scale, 1.0)
+        mean = query.center + released[:d] / n_hat
+        sq = released[d:2 * d] / n_hat if squares else None
+    else:
+        mean = released[:d]
+        sq = released[d:2 * d] if squares else None
+    return mean, sq, out, query
 
 
 def _set_release_attributes(estimator, out):
@@ -192,7 +269,8 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     One (ε, δ)-DP release (replace-one neighbours, ``n`` public) of the mean of the records clipped
     to ``bounds``. A neighbouring difference lies in the box ``[-w, w]/n`` (``w`` = upper - lower):
     i.i.d. noise at the tight sensitivity ``‖w‖/n`` has total variance ``d‖w‖²σ₁²``, the MVG
-    allocation (variance ∝ ``w_j``) ``(Σ_j w_j)²σ₁²`` (Cauchy-Schwarz; ``docs/mvg.md``).
+    allocation (variance ∝ ``w_j``) ``(Σ_j w_j)²σ₁²`` (Cauchy-Schwarz;
+    ``docs/when_mvg_wins.md`` §2).
 
     Parameters
     ----------
@@ -202,27 +280,35 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
         Public bounds, scalars or one value per feature. Required.
     noise : {"auto", "mvg", "iid"}, default "auto"
         ``"auto"``: the least exact expected squared error from the public bounds.
+    neighbouring : {"replace-one", "add-remove"}, default "replace-one"
+        Replace-one (``n`` public) or add-remove (``n`` private: the sums and ``n·t`` are released,
+        one record's vector ``(x - c, t)`` is the difference; ``mean_ = c + Σ(x - c) / n̂``).
     clip : bool, default True
     random_state : None, int or numpy.random.Generator
-        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
-    accountant : object, optional
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
+        Generator is dropped from pickles and copies of the fitted model.
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------
     mean_ : ndarray (n_features,)
     privacy_ : PrivacyGuarantee
-    noise_variance_ : ndarray (n_features,)
-        Exact noise variance of each entry of ``mean_`` (public).
+    noise_variance_ : ndarray
+        Exact noise variance of each released entry (public): of ``mean_`` under replace-one; of
+        the released sums (then the count ``n t``) under add-remove.
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_
         As in :class:`~matrixdp.models.DPCovariance`.
 
     References
     ----------
-    .. [1] matrixdp, ``docs/mvg.md`` ("When MVG noise wins").
+    .. [1] matrixdp, ``docs/when_mvg_wins.md``.
     """
 
-    def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto", clip=True,
-                 random_state=None, accountant=None):
+    def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
+                 neighbouring="replace-one", clip=True, random_state=None, accountant=None):
+        self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -239,15 +325,9 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
         check_n_samples(n)
         lo, hi = parse_bounds(self.bounds, d)
         X = clip_to_bounds(X, lo, hi, self.clip)
-        if is_dask_collection(X):  # clipped and summed block by block
-            n, mean, _ = column_moments(X, lo, hi, clip=self.clip, squares=False)
-        else:
-            mean = X.mean(axis=0)
-        query = _MomentVectorQuery(lo, hi, n, squares=False)
-        value = np.clip(mean, lo, hi)
-        out = _release_vector(self, value, query, np.ones(d), epsilon=eps, delta=delta,
-                              noise=noise, label="DPMean.fit")
-        self.mean_ = out["value"]
+        self.mean_, _, out, _ = _fit_moment_vector(self, X, lo, hi, False, relative=False,
+                                                   epsilon=eps, delta=delta, noise=noise,
+                                                   label="DPMean.fit")
         _set_release_attributes(self, out)
         return self
 
@@ -277,25 +357,35 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     with_mean, with_std : bool, default True
         As :class:`sklearn.preprocessing.StandardScaler`. ``with_std=False`` releases the mean only.
     noise : {"auto", "mvg", "iid"}, default "auto"
+    neighbouring : {"replace-one", "add-remove"}, default "replace-one"
+        As in :class:`DPMean` (add-remove releases the sums, the sums of squares and ``n·t``).
     clip : bool, default True
     random_state : None, int or numpy.random.Generator
-    accountant : object, optional
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
+        Generator is dropped from pickles and copies of the fitted model.
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------
     mean_, var_, scale_ : ndarray (n_features,)
         (``var_`` and ``scale_`` are None with ``with_std=False``.)
     n_samples_seen_ : int
-    privacy_, noise_, allocation_, noise_summary_, noise_variance_, expected_loss_, noise_candidates_
+    privacy_ : PrivacyGuarantee
+        The guarantee of the whole fit.
+    noise_, allocation_, noise_summary_, noise_variance_, expected_loss_, noise_candidates_
         As in :class:`DPMean`.
 
     References
     ----------
-    .. [1] matrixdp, ``docs/mvg.md`` ("When MVG noise wins").
+    .. [1] matrixdp, ``docs/when_mvg_wins.md``.
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, with_mean=True, with_std=True,
-                 noise="auto", clip=True, random_state=None, accountant=None):
+                 noise="auto", neighbouring="replace-one", clip=True, random_state=None,
+                 accountant=None):
+        self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -315,33 +405,17 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         lo, hi = parse_bounds(self.bounds, d)
         X = clip_to_bounds(X, lo, hi, self.clip)
         squares = bool(self.with_std)
-        if is_dask_collection(X):  # clipped and summed block by block
-            n, mean, sq = column_moments(X, lo, hi, clip=self.clip, squares=squares)
-        query = _MomentVectorQuery(lo, hi, n, squares=squares)
-        h = query.h
-        hs = np.where(h > 0, h, 1.0)
-        if not is_dask_collection(X):
-            mean = X.mean(axis=0)
-            sq = np.mean((X - query.center) ** 2, axis=0) if squares else None
-        mean = np.clip(mean, lo, hi)
+        self.mean_, sq, out, query = _fit_moment_vector(
+            self, X, lo, hi, squares, relative=True, epsilon=eps, delta=delta, noise=noise,
+            label="DPStandardScaler.fit")
         if squares:
-            sq = np.clip(sq, 0.0, h * h)
-            value = np.concatenate([mean, sq])
-            weights = np.concatenate([1.0 / hs ** 2, 1.0 / hs ** 4])
-        else:
-            value, weights = mean, 1.0 / hs ** 2
-        out = _release_vector(self, value, query, weights, epsilon=eps, delta=delta, noise=noise,
-                              label="DPStandardScaler.fit")
-        released = out["value"]
-        self.mean_ = released[:d]
-        if squares:
-            var = released[d:] - (self.mean_ - query.center) ** 2
+            var = sq - (self.mean_ - query.center) ** 2
             self.var_ = np.maximum(var, 0.0)
             self.scale_ = np.where(self.var_ > 0, np.sqrt(self.var_), 1.0)
         else:
             self.var_ = None
             self.scale_ = None
-        self.n_samples_seen_ = n
+        self.n_samples_seen_ = query.n_records if is_dask_collection(X) else n
         _set_release_attributes(self, out)
         return self
 

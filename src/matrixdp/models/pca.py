@@ -20,9 +20,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     One (ε, δ)-DP release of the centred, mean-augmented second moments (exactly as
     :class:`~matrixdp.models.DPCovariance` with ``kind="covariance"``), then an eigendecomposition
-    (post-processing). The covariance is measured in the original units, so features with wide public
-    ranges dominate as in :class:`sklearn.decomposition.PCA`; scale the data by its public bounds
-    first if that is not wanted.
+    (post-processing). The covariance is measured in the original units, so features with wide
+    public ranges dominate as in :class:`sklearn.decomposition.PCA`; scale the data by its public
+    bounds first if that is not wanted.
 
     Parameters
     ----------
@@ -33,10 +33,15 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required.
     noise : {"auto", "mvg", "iid"}, default "auto"
+    neighbouring : {"replace-one", "add-remove"}, default "replace-one"
+        As in :class:`~matrixdp.models.DPCovariance`.
     clip : bool, default True
     random_state : None, int or numpy.random.Generator
-        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
-    accountant : object, optional
+        ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
+        Generator is dropped from pickles and copies of the fitted model.
+    accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
+        Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
 
     Attributes
     ----------
@@ -49,19 +54,22 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     mean_ : ndarray (n_features,)
         The DP mean (released with the covariance).
     n_components_ : int
-    privacy_, noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
+    privacy_ : PrivacyGuarantee
+        The guarantee of the whole fit.
+    noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
 
     References
     ----------
     .. [1] C. Dwork, K. Talwar, A. Thakurta and L. Zhang, "Analyze Gauss: optimal bounds for
        privacy-preserving principal component analysis", STOC 2014.
-    .. [2] matrixdp, ``docs/mvg.md`` ("When MVG noise wins").
+    .. [2] matrixdp, ``docs/when_mvg_wins.md``.
     """
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
-                 clip=True, random_state=None, accountant=None):
+                 neighbouring="replace-one", clip=True, random_state=None, accountant=None):
         self.n_components = n_components
+        self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
         self.bounds = bounds
@@ -82,10 +90,16 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                                         f"n_features={d}], got {k!r}")
         lo, hi = parse_bounds(self.bounds, d)
         X = clip_to_bounds(X, lo, hi, self.clip)
-        rel, center, t = fit_second_moments(self, X, lo, hi, "covariance", epsilon=eps,
-                                            delta=delta, noise=noise, label="DPPCA.fit")
-        cov, mean = covariance_from_release(rel.value, center, t, "covariance")
-        cov = project_psd(cov)
+        rel, center, t = fit_second_moments(self, X, lo, hi, "pca", epsilon=eps,
+                                            delta=delta, noise=noise, label="DPPCA.fit",
+                                            n_components=k)
+        cov, mean = covariance_from_release(rel.value, center, t, "covariance", self.neighbouring)
+        # PSD projection in units of the public half-widths (post-processing): it removes the
+        # noise's negative part relative to each feature's scale, which keeps the subspace of
+        # the small-range features (measured: results/when_mvg_wins.md, PCA rows)
+        half = 0.5 * (hi - lo)
+        unit = np.where(half > 0, half, 1.0)
+        cov = project_psd(cov / np.outer(unit, unit)) * np.outer(unit, unit)
         lam, vec = np.linalg.eigh(cov)
         order = np.argsort(lam)[::-1][:k]
         lam = np.maximum(lam[order], 0.0)

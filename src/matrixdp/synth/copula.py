@@ -18,7 +18,7 @@ import numpy as np
 from .._validation import check_delta, check_epsilon, check_probability
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import PrivacyGuarantee
-from ..rng import make_rng
+from ..rng import make_rng, without_generators
 from ._budget import gdp_split
 from .schema import TableSchema
 
@@ -115,7 +115,8 @@ class DPCopula:
     random_state : None, int or numpy.random.Generator
         ``None`` (default) uses a cryptographically secure generator. An int makes the run
         replayable by whoever knows it (experiments and tests only). No generator is kept on
-        the fitted model.
+        the fitted model, and a Generator passed here is not saved with it (pickling,
+        ``copy.deepcopy`` and ``joblib.dump`` store ``random_state=None``).
 
     Attributes
     ----------
@@ -193,6 +194,10 @@ class DPCopula:
         return eps, delta, frac
 
     # ------------------------------------------------------------------ fit
+    def __getstate__(self) -> dict:
+        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
+        return without_generators(self.__dict__)
+
     def fit(self, X, y=None) -> "DPCopula":
         """Release the DP statistics of ``X`` (a DataFrame matching ``schema``), per class of ``y``.
 
@@ -230,14 +235,16 @@ class DPCopula:
                 raise InvalidParameterError("classes", "must be a non-empty list without duplicates")
             y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
             if y_arr.shape != (n,):
-                raise InvalidShapeError("y", f"must have shape ({n},), got {y_arr.shape}")
+                raise InvalidShapeError("y", "must be 1-D with one entry per row of X")
             import pandas as pd
 
             label = np.asarray(pd.Index(classes.tolist(), dtype=object).get_indexer(
                 y_arr.astype(object)), dtype=np.int64)
             if (label < 0).any():
+                # how many, and which, stays with the data: the message may reach a log
                 raise InvalidParameterError(
-                    "y", f"{int((label < 0).sum())} label(s) are not in the public class list")
+                    "y", "has labels that are not in the public class list; add the missing "
+                         "classes to the public list or drop those records")
         n_cls = classes.size
         gen = make_rng(self.random_state)  # local only: never stored on the model
 

@@ -120,7 +120,8 @@ class TableSchema:
             bad = ~np.isfinite(col)
             if bad.any():
                 raise InvalidParameterError(
-                    argument, f"column {name!r} has {int(bad.sum())} missing or non-finite value(s)")
+                    argument, f"column {name!r} has missing or non-finite values; impute or drop "
+                              "them before the release")
             numeric[name] = np.clip(col, lo, hi)
         codes = {}
         for name, cats in self.categories.items():
@@ -133,7 +134,7 @@ class TableSchema:
             code = table[values]  # NA (-1 from factorize) maps to the trailing -1
             if (code < 0).any():
                 raise InvalidParameterError(
-                    argument, f"column {name!r}: {int((code < 0).sum())} value(s) are not in the public "
-                              "category list")
+                    argument, f"column {name!r} has values that are not in the public category "
+                              "list; add them to the schema's categories or map them first")
             codes[name] = code
         return numeric, codes

@@ -1,0 +1,177 @@
+"""Utility comparison: DP linear regression, side by side (matrixdp, Analyze Gauss, diffprivlib, OpenDP).
+
+A fixed 70/30 train/test split per dataset (seed 0); trials vary only the mechanisms' randomness.
+Metrics on the test set, in the target's original units: RMSE (lower is better) and R². Every
+method's predictions are clipped to the public target bounds (post-processing, applied alike to
+the non-private reference). OpenDP has no multivariate linear regression (its ``LinearRegression``
+is Theil–Sen for one feature); its row solves the normal equations of its DP covariance of
+``(x, y)`` (``make_private_pca`` with every component, Amin et al. 2019) with its DP mean.
+Output: ``results/utility_regression.{md,csv,png}``. Protocol: ``_utility_common.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _utility_common as uc  # noqa: E402
+
+NAME = "utility_regression"
+TITLE = "Utility comparison — DP linear regression (test RMSE, R²)"
+TEST_FRACTION = 0.3
+
+
+def split(t: uc.Table, seed: int = 0):
+    perm = np.random.default_rng(seed).permutation(t.n)
+    n_test = int(round(TEST_FRACTION * t.n))
+    te, tr = perm[:n_test], perm[n_test:]
+    return t.X[tr], t.y[tr], t.X[te], t.y[te]
+
+
+def regression_fitter(method: str, t: uc.Table, eps: float, Xtr, ytr, Xte):
+    """``seed -> test predictions`` for one method."""
+    lo, hi, ylo, yhi = t.lo, t.hi, t.y_lo, t.y_hi
+    n, d = Xtr.shape
+    if method.startswith("matrixdp"):
+        from matrixdp.models import DPLinearRegression
+
+        noise = method[method.index("(") + 1:-1]
+        return lambda s: DPLinearRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(lo, hi),
+                                            bounds_y=(ylo, yhi), noise=noise,
+                                            random_state=s).fit(Xtr, ytr).predict(Xte)
+    if method == "iid, unit box":
+        from matrixdp.models import DPLinearRegression
+
+        w, wy = hi - lo, yhi - ylo
+        Xu, yu, Xteu = (Xtr - lo) / w, (ytr - ylo) / wy, (Xte - lo) / w
+        return lambda s: ylo + wy * DPLinearRegression(
+            epsilon=eps, delta=uc.DELTA, bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0), noise="iid",
+            random_state=s).fit(Xu, yu).predict(Xteu)
+    Z = np.column_stack([Xtr, ytr])
+    zlo, zhi = np.append(lo, ylo), np.append(hi, yhi)
+    if method == "Analyze Gauss":
+        def fit(s):
+            cov, mean = uc.analyze_gauss_covariance(Z, zlo, zhi, eps, uc.DELTA, np.random.default_rng(s))
+            coef, icpt = uc.ols_from_moments(cov, mean)
+            return Xte @ coef + icpt
+        return fit
+    if method == "diffprivlib":
+        from diffprivlib.models import LinearRegression
+
+        return lambda s: LinearRegression(epsilon=eps, bounds_X=(lo, hi), bounds_y=(ylo, yhi),
+                                          random_state=s).fit(Xtr.copy(), ytr.copy()).predict(Xte)
+    if method == "OpenDP":
+        c = 0.5 * (zlo + zhi)
+        norm = float(np.linalg.norm(0.5 * (zhi - zlo)))
+
+        def fit(s):
+            m = uc.opendp_pca(eps, norm, n, d + 1, d + 1).fit(Z - c)
+            cov = (m.components_.T * (m.singular_values_ ** 2 / n)) @ m.components_
+            coef, icpt = uc.ols_from_moments(cov, c + m.mean_)
+            return Xte @ coef + icpt
+        return fit
+    raise ValueError(method)
+
+
+def test_metrics(t: uc.Table, yte: np.ndarray, pred: np.ndarray) -> tuple[float, float]:
+    """(RMSE, R²) of predictions clipped to the public target bounds."""
+    p = np.clip(pred, t.y_lo, t.y_hi)
+    mse = float(np.mean((p - yte) ** 2))
+    return float(np.sqrt(mse)), 1.0 - mse / float(np.mean((yte - yte.mean()) ** 2))
+
+
+def reference_line(t: uc.Table) -> str:
+    """Non-private OLS and the constant predictor on the same split (a table row)."""
+    Xtr, ytr, Xte, yte = split(t)
+    A = np.column_stack([Xtr, np.ones(len(Xtr))])
+    beta = np.linalg.lstsq(A, ytr, rcond=None)[0]
+    ols = test_metrics(t, yte, Xte @ beta[:-1] + beta[-1])
+    const = test_metrics(t, yte, np.full(len(yte), ytr.mean()))
+    return (f"| {t.name} | {len(ytr)} / {len(yte)} | {uc.fmt(ols[0])} | {uc.fmt(ols[1])} | "
+            f"{uc.fmt(const[0])} |")
+
+
+def run(args) -> tuple[list[dict], list[uc.Table], list[str]]:
+    versions = uc.peer_versions()
+    rows, tables, refs = [], [], []
+    for ds in args.datasets:
+        uc.checkpoint(args, NAME, rows)
+        t = uc.load_table(ds, args.data_home)
+        tables.append(t)
+        Xtr, ytr, Xte, yte = split(t)
+        var = float(np.mean((yte - yte.mean()) ** 2))
+
+        def metrics(pred):
+            p = np.clip(pred, t.y_lo, t.y_hi)
+            mse = float(np.mean((p - yte) ** 2))
+            return np.sqrt(mse), 1.0 - mse / var
+
+        refs.append(reference_line(t))
+        for eps in args.epsilons:
+            for m in args.methods:
+                if m in ("diffprivlib", "OpenDP") and not versions.get(m):
+                    rows += uc.cell_rows([uc.Cell(ds, "regression", eps, m, [], [], status="not run",
+                                                  note=f"{m} not installed")], lambda c: {})
+                    continue
+                fit = regression_fitter(m, t, eps, Xtr, ytr, Xte)
+                r2s = []
+
+                def score(s, fit=fit, r2s=r2s):
+                    rmse, r2 = metrics(np.asarray(fit(s), float).ravel())
+                    r2s.append(r2)
+                    return rmse
+
+                cell = uc.run_method_cell(ds, "regression", eps, m, score, args,
+                                          extra_of=lambda r2s=r2s: {"r2": list(r2s)})
+                rows += uc.cell_rows([cell], lambda c: {"test RMSE": c.values, "test R²": c.extra["r2"]})
+            print(f"  {ds} ε = {eps:g} done", flush=True)
+    uc.checkpoint(args, NAME, rows)
+    return rows, tables, refs
+
+
+def write(rows, tables, refs, args) -> Path:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    uc.write_csv(out / f"{NAME}.csv", rows)
+    lines = uc.header_lines(TITLE, args, uc.peer_versions(), tables)
+    lines += ["Non-private references (same split; predictions clipped to the target bounds):", "",
+              "| dataset | train / test | OLS test RMSE | OLS test R² | predict the training mean: RMSE |",
+              "|---|---|---|---|---|"] + refs + [""]
+    lines += ["## Test RMSE (original target units; lower is better)", ""]
+    lines += uc.winners_table(rows, "test RMSE")
+    lines += uc.target_lines(uc.target_check(rows, "test RMSE"), "regression RMSE",
+                             "RMSE divided by matrixdp's default")
+    lines += ["## Test R² (higher is better)", ""]
+    lines += uc.winners_table(rows, "test R²", lower_is_better=False)
+    if not args.no_plot:
+        png = uc.plot(rows, "test RMSE", out / f"{NAME}.png",
+                      "DP linear regression: test RMSE vs ε (median, IQR band)", "test RMSE")
+        if png:
+            lines += [f"Plot: `{png.name}`.", ""]
+    path = out / f"{NAME}.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def main(argv=None) -> int:
+    args = uc.parse_args(TITLE, argv)
+    if args.render_only is not None:
+        rows = uc.merged_rows(args, NAME)
+        args.datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+        tables, refs = [], []
+        for ds in args.datasets:
+            t = uc.load_table(ds, args.data_home)
+            tables.append(t)
+            refs.append(reference_line(t))
+    else:
+        rows, tables, refs = run(args)
+    print(f"wrote {write(rows, tables, refs, args)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
