@@ -96,8 +96,9 @@ def _run_ron_gauss(table, eps, seed, class_weights):
     Xte = design_matrix(table.test, table.schema)
     dim = min(13, Xtr.shape[1] - 1)
     kw = dict(dim=dim, epsilon=eps, task="classification", classes=[0, 1], random_state=seed)
-    if class_weights == "dp":
-        kw.update(class_weights="dp", epsilon_counts=0.1 * eps)
+    if class_weights == "uniform":  # the paper's Algorithm 5: public class sizes, equal shares
+        kw.update(class_sizes="public", class_weights="uniform")
+    # else the library default: private class sizes, DP class counts as the priors
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with PeakMemory() as mem:
@@ -111,7 +112,8 @@ def _run_ron_gauss(table, eps, seed, class_weights):
     row.update(tv_1way="", tv_2way="", corr_err="", fit_s=t1 - t0,
                sample_s=mem.seconds - (t1 - t0), total_s=mem.seconds,
                peak_mb=max(mem.peak_mb, traced), delta=0.0,
-               relation="replace-one (same label)")
+               relation=("replace-one (same label, public class sizes)" if class_weights == "uniform"
+                         else "replace-one (private class sizes)"))
     return row
 
 
@@ -130,6 +132,8 @@ def run_ours(args) -> None:
         table = load_table(name)
         for eps in args.epsilons:
             for method, fn in OURS.items():
+                if args.ours and not any(method.startswith(m) for m in args.ours):
+                    continue
                 for seed in range(args.seeds):
                     row = dict(table=name, method=method, epsilon=eps, seed=seed)
                     try:
@@ -266,7 +270,12 @@ def report(args) -> None:
              "TSTR test data are the real test records mapped by `transform`. MST/AIM get every column "
              f"as public integer codes ({PEER_BINS} equal-width bins on the same public bounds for numeric "
              "columns, decoded uniformly within a bin as DPCopula does); smartnoise-synth reads each "
-             "column's domain size from the codes present.", ""]
+             "column's domain size from the codes present.", "",
+             "Seeds: 5 for matrixdp's generators; MST and AIM take minutes to tens of minutes per fit on "
+             "this shared machine, so they ran first, in the background, with few seeds (the `seeds` "
+             "column; missing rows are listed under failed runs). The parts ran as concurrent "
+             "processes of this script (`--part peers` / `--part ours`, caches "
+             "`results/synth_benchmark_{peers,ours*}.csv`), merged by `--part report`.", ""]
     for (table, eps), block in summ.groupby(level=[0, 1]):
         lines += [f"## {table}, ε = {eps:g}", "",
                   "| method | seeds | LR acc | LR AUC | LR bal. acc | GB acc | GB AUC | GB bal. acc | "
@@ -312,7 +321,7 @@ def _benchmarks_section(lines, target) -> None:
             "`.csv`, `.png`). Adult, ε = 1, δ = 1e-9 for DPCopula/MST/AIM (add/remove), pure ε for "
             "RON-Gauss; train on synthetic, test on real; time = fit + sample on the shared 2-core "
             "machine (all methods measured in the same run, under the same load).", ""]
-    body += table + [""] + target
+    body += table + [""] + [("**" + t[3:] + "**") if t.startswith("## ") else t for t in target]
     write_section("Synthetic data vs MST and AIM", "\n".join(body))
 
 
@@ -347,20 +356,23 @@ def _plot(summ) -> None:
     import matplotlib.pyplot as plt
 
     tables = sorted(set(summ.index.get_level_values(0)))
+    methods = sorted(set(summ.index.get_level_values(2)))
+    colour = {m: f"C{i}" for i, m in enumerate(methods)}  # one colour per method in every panel
     fig, axes = plt.subplots(2, len(tables), figsize=(5 * len(tables), 7), squeeze=False)
     for j, t in enumerate(tables):
         block = summ.loc[t]
         for method in sorted(set(block.index.get_level_values(1))):
             sub = block.xs(method, level=1)
-            axes[0, j].plot(sub.index, sub.lr_auc, marker="o", label=method)
-            axes[1, j].plot(sub.index, sub.total_s, marker="o", label=method)
+            axes[0, j].plot(sub.index, sub.lr_auc, marker="o", label=method, color=colour[method])
+            axes[1, j].plot(sub.index, sub.total_s, marker="o", label=method, color=colour[method])
         axes[0, j].set_title(f"{t}: TSTR ROC AUC (LR)")
         axes[1, j].set_title(f"{t}: fit + sample time (s)")
         axes[1, j].set_yscale("log")
         for ax in axes[:, j]:
             ax.set_xscale("log")
             ax.set_xlabel("ε")
-    axes[0, 0].legend(fontsize=7)
+    handles = [plt.Line2D([], [], color=colour[m], marker="o", label=m) for m in methods]
+    axes[0, 0].legend(handles=handles, fontsize=7)
     fig.tight_layout()
     fig.savefig(RESULTS / "synth_benchmark.png", dpi=110)
 
@@ -374,6 +386,7 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", nargs="+", default=["mst", "aim"])
     ap.add_argument("--peer-seeds", type=int, default=3)
     ap.add_argument("--fresh", action="store_true", help="peers: start a new peers cache")
+    ap.add_argument("--ours", nargs="+", default=None, help="ours: only methods with these prefixes")
     ap.add_argument("--cache-suffix", default="", help="ours: suffix of the cache file (parallel runs)")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)

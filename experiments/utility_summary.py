@@ -101,7 +101,8 @@ def main(argv=None) -> int:
             lines += uc.target_lines(uc.target_check(rows, metric), label,
                                      "value divided by matrixdp's default")
             lines += auto_vs_iid_ratio(rows, metric)
-        timeouts = [r for r in rows if r["status"] == "timeout"]
+        tasks = {r["task"] for r in rows if r["metric"] == metric}
+        timeouts = [r for r in rows if r["status"] == "timeout" and r["task"] in tasks]
         if timeouts:
             lines += ["Timed-out cells: " + "; ".join(f"{r['dataset']} ε = {float(r['epsilon']):g} "
                                                       f"{r['method']} ({r['note']})" for r in timeouts), ""]

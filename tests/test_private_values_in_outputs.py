@@ -138,6 +138,11 @@ def _error_cases():
     yield "DPMean on a 1-D array", lambda: DPMean(bounds=(0.0, 1.0)).fit(one_d)
     strings = np.array([["987654.321x", "0.5"]], dtype=object)  # an unparsable private string
     yield "DPMean on strings", lambda: DPMean(bounds=(0.0, 1.0)).fit(strings)
+    # a baseline: records outside the public row-norm bound
+    from matrixdp.baselines.mod_sulq import mod_sulq
+
+    yield "baselines.mod_sulq", lambda: mod_sulq(inside_ball, epsilon=1.0, delta=1e-5,
+                                                 row_norm_bound=1.0, n_components=1)
     # DP copula: labels outside the public classes, values outside the public categories, NaN
     import pandas as pd
 

@@ -131,3 +131,46 @@ def test_a_seed_still_gives_the_same_pcg64_stream_as_before_the_secure_stream():
     expected = np.random.Generator(np.random.PCG64(2024)).standard_normal(5)
     np.testing.assert_array_equal(make_rng(2024).standard_normal(5), expected)
     assert make_rng(2024) is not make_rng(2024)
+
+
+
+# ------------------------------------------------- every seed parameter says it is replayable
+def _public_callables_with_a_seed():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import matrixdp
+
+    seen = set()
+    for info in pkgutil.walk_packages(matrixdp.__path__, "matrixdp."):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]) or ".cli" in info.name:
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            members = [(name, obj)]
+            if inspect.isclass(obj):
+                members = [(name, obj)] + [(f"{name}.{k}", v) for k, v in vars(obj).items()
+                                           if inspect.isfunction(v) and not k.startswith("_")]
+            for qualname, fn in members:
+                target = fn.__init__ if inspect.isclass(fn) else fn
+                if not callable(target) or (module.__name__, qualname) in seen:
+                    continue
+                try:
+                    params = inspect.signature(target).parameters
+                except (TypeError, ValueError):
+                    continue
+                if {"rng", "random_state"} & set(params):
+                    seen.add((module.__name__, qualname))
+                    yield f"{module.__name__}.{qualname}", fn
+
+
+def test_every_seed_parameter_documents_that_a_seeded_release_is_replayable():
+    import inspect
+
+    missing = [name for name, fn in _public_callables_with_a_seed()
+               if "replay" not in (inspect.getdoc(fn) or "").lower()]
+    assert not missing, ("these rng/random_state parameters do not say that a seeded release is "
+                         f"replayable: {missing}")

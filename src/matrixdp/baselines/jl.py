@@ -76,6 +76,9 @@ def blocki_jl_covariance(X, *, epsilon: float, delta: float, r: int, row_norm_bo
     row_norm_bound : float
         Public bound R on row norms.
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
 
     Returns
     -------
@@ -149,12 +152,22 @@ class JLSketchMechanism(Mechanism):
         return self._privacy
 
     def sketches(self, value, n, rng=None) -> np.ndarray:
-        """``n`` sketches (n, r, d), drawn as :func:`blocki_jl_covariance` draws one."""
+        """``n`` sketches (n, r, d), drawn as :func:`blocki_jl_covariance` draws one.
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         chol = np.linalg.cholesky(np.asarray(value, dtype=float))
         return make_rng(rng).standard_normal((int(n), self.r, chol.shape[0])) @ chol.T
 
     def release_batch(self, value, n, rng=None) -> np.ndarray:
-        """``n`` independent releases SᵀS/r on ``value``, shape ``(n, d, d)``."""
+        """``n`` independent releases SᵀS/r on ``value``, shape ``(n, d, d)``.
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         s = self.sketches(value, n, rng)
         return np.swapaxes(s, 1, 2) @ s / self.r
 
@@ -165,7 +178,12 @@ class JLSketchMechanism(Mechanism):
         return arr
 
     def release(self, value, rng=None) -> Release:
-        """Release SᵀS/r for the lifted covariance ``value``."""
+        """Release SᵀS/r for the lifted covariance ``value``.
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         arr = self._check_value(value)
         out = self.release_batch(arr, 1, rng)[0]
         return Release(value=out, privacy=self.privacy, noise=self.noise_summary(arr.shape),

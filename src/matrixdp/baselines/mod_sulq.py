@@ -163,6 +163,9 @@ def mod_sulq(X, *, epsilon: float, delta: float, n_components: int, row_norm_bou
     calibration : {"paper", "analytic"}
         See :func:`mod_sulq_sigma`.
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
 
     Returns
     -------

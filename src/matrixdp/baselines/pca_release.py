@@ -119,7 +119,12 @@ class ProjectorMechanism(Mechanism):
         raise NotImplementedError
 
     def release_batch(self, value, n, rng=None) -> np.ndarray:
-        """``n`` independent projectors VVᵀ on the score ``value``, shape ``(n, d, d)``."""
+        """``n`` independent projectors VVᵀ on the score ``value``, shape ``(n, d, d)``.
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         v = np.asarray(self._draw(np.asarray(value, dtype=float), int(n), make_rng(rng)),
                        dtype=float)
         if v.ndim == 2:
@@ -133,7 +138,12 @@ class ProjectorMechanism(Mechanism):
         return arr
 
     def release(self, value, rng=None) -> Release:
-        """Release the projector VVᵀ for the score matrix ``value``."""
+        """Release the projector VVᵀ for the score matrix ``value``.
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         arr = self._check_value(value)
         out = self.release_batch(arr, 1, rng)[0]
         return Release(value=out, privacy=self.privacy, noise=self.noise_summary(arr.shape))

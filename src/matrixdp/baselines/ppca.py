@@ -34,6 +34,9 @@ def sample_bingham(concentration, size: int, rng=None, *, max_rounds: int = 1000
     size : int
         Number of draws.
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
     max_rounds : int
         Safety cap on rejection rounds (the acceptance rate is bounded below, so this
         is never reached in practice).
@@ -109,6 +112,10 @@ def ppca_top_component(X, *, epsilon: float, row_norm_bound: float, rng=None) ->
     .. [1] K. Chaudhuri, A. D. Sarwate, K. Sinha (2012). Near-optimal differentially
        private principal components. NeurIPS (the PPCA algorithm; its A = XᵀX/n with
        exponent nε/2 is the same density).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     x = check_finite_array(X, "X", ndim=2)
     eps = check_epsilon(epsilon)

@@ -57,6 +57,9 @@ def sample_matrix_bingham_gibbs(concentration, n_components: int, *, sweeps: int
     sweeps : int
         Number of full passes over the k columns (public, data-independent).
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
     init : array_like of shape (d, k), optional
         Starting point with orthonormal columns; by default a Haar-random one (drawn from
         ``rng``). A data-dependent start would leak beyond the mechanism.
@@ -118,6 +121,9 @@ def ppca_components(X, *, epsilon: float, n_components: int, row_norm_bound: flo
     sweeps : int, default 30
         Gibbs sweeps (public). The guarantee is approximate for any finite value.
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
 
     Returns
     -------

@@ -18,7 +18,12 @@ __all__ = ["uniform_predictions", "random_unit_vector", "random_orthonormal_basi
 
 
 def uniform_predictions(n: int, low: float, high: float, rng=None) -> np.ndarray:
-    """``n`` predictions drawn uniformly from [low, high] (a public target range)."""
+    """``n`` predictions drawn uniformly from [low, high] (a public target range).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are data-independent guesses, so
+    replaying them reveals no private value).
+    """
     if int(n) != n or n < 1:
         raise InvalidParameterError("n", f"must be a positive integer, got {n!r}")
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
@@ -27,7 +32,12 @@ def uniform_predictions(n: int, low: float, high: float, rng=None) -> np.ndarray
 
 
 def random_unit_vector(d: int, rng=None) -> np.ndarray:
-    """A unit vector uniform on the sphere S^{d−1}."""
+    """A unit vector uniform on the sphere S^{d−1}.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are data-independent guesses, so
+    replaying them reveals no private value).
+    """
     if int(d) != d or d < 1:
         raise InvalidParameterError("d", f"must be a positive integer, got {d!r}")
     v = make_rng(rng).standard_normal(int(d))
@@ -38,6 +48,10 @@ def random_orthonormal_basis(d: int, rng=None) -> np.ndarray:
     """A Haar-distributed d x d orthogonal matrix (columns are the basis vectors).
 
     :func:`matrixdp.rng.random_directions` (Gaussian QR with the sign fix, Mezzadri 2007).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+    reproducible (replayable by anyone who knows it; these draws are data-independent guesses, so
+    replaying them reveals no private value).
     """
     if int(d) != d or d < 1:
         raise InvalidParameterError("d", f"must be a positive integer, got {d!r}")

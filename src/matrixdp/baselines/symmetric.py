@@ -82,6 +82,9 @@ def symmetric_release(matrix, mechanism: Mechanism, rng=None) -> np.ndarray:
     mechanism : Mechanism
         Calibrated to the sensitivity of the **upper triangle** (diagonal included).
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
 
     Returns
     -------
@@ -111,6 +114,10 @@ def analyze_gauss(matrix, *, sigma: float, rng=None) -> np.ndarray:
     ----------
     .. [1] C. Dwork, K. Talwar, A. Thakurta, L. Zhang (2014). Analyze Gauss: optimal
        bounds for privacy-preserving principal component analysis. STOC.
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
     """
     s = check_positive(sigma, "sigma")
     a = check_finite_array(matrix, "matrix", ndim=2)
@@ -197,7 +204,12 @@ class SymmetricNoiseMechanism(Mechanism):
         return upper_triangle(rng.standard_normal((n, d, d))) * self.scale
 
     def sample_noise_batch(self, n, shape, rng=None) -> np.ndarray:
-        """``n`` independent noise matrices, one vectorised draw."""
+        """``n`` independent noise matrices, one vectorised draw.
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         upper = np.asarray(self._draw_upper(int(n), make_rng(rng)), dtype=float)
         return mirror_upper(upper, self.dim).reshape((int(n),) + tuple(shape))
 

@@ -62,6 +62,9 @@ def sample_wishart(d: int, dof: int, scale, size: int | None = None, rng=None) -
     size : int, optional
         Number of draws; None for one matrix.
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
 
     Returns
     -------
@@ -129,6 +132,9 @@ def wishart_pca(X, *, epsilon: float, n_components: int, row_norm_bound: float,
         Must be True: the mechanism's claim is refuted, and it is only available to
         reproduce the papers that compare against it.
     rng : None, int or Generator
+        ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
+        draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
+        regenerate the noise and subtract it).
 
     Returns
     -------
@@ -213,7 +219,12 @@ class WishartMechanism(Mechanism):
         return self._privacy
 
     def sample_noise_batch(self, n, shape, rng=None) -> np.ndarray:
-        """``n`` Wishart draws in one call."""
+        """``n`` Wishart draws in one call.
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+        makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+        (they regenerate the noise and subtract it).
+        """
         w = sample_wishart(self.dim, self.dim + 1, self.scale, size=int(n), rng=make_rng(rng))
         return w.reshape((int(n),) + tuple(shape))
 

@@ -224,6 +224,8 @@ def bernoulli_exp(gamma, size, rng) -> np.ndarray:
         γ ≥ 0 (a float is read as the exact dyadic rational it stores).
     size : int or tuple
     rng : numpy.random.Generator
+        The generator to draw from; its state determines every draw, so a seeded generator is
+        replayable by anyone who knows the seed (they regenerate the noise and subtract it).
 
     Returns
     -------
@@ -287,6 +289,8 @@ def discrete_laplace(shape, scale, rng) -> np.ndarray:
     scale : Fraction, int or float
         b > 0; with b = t/s, t must be below 2⁶².
     rng : numpy.random.Generator
+        The generator to draw from; its state determines every draw, so a seeded generator is
+        replayable by anyone who knows the seed (they regenerate the noise and subtract it).
 
     Returns
     -------
@@ -344,6 +348,8 @@ def discrete_gaussian(shape, sigma2, rng) -> np.ndarray:
     sigma2 : Fraction, int or float
         σ² > 0 (a float is read exactly).
     rng : numpy.random.Generator
+        The generator to draw from; its state determines every draw, so a seeded generator is
+        replayable by anyone who knows the seed (they regenerate the noise and subtract it).
 
     Returns
     -------

@@ -152,14 +152,24 @@ def to_lattice(arr: np.ndarray, granularity: float) -> np.ndarray:
 
 
 def lattice_noise(plan: LatticePlan, shape, rng) -> np.ndarray:
-    """Integer noise of ``shape`` for ``plan``."""
+    """Integer noise of ``shape`` for ``plan``.
+
+    ``rng`` is the Generator the noise is drawn from; its state determines every draw, so a
+    seeded one is replayable by anyone who knows the seed (they regenerate the noise and
+    subtract it).
+    """
     if plan.sigma2 is not None:
         return discrete_gaussian(shape, plan.sigma2, rng)
     return discrete_laplace(shape, plan.scale, rng)
 
 
 def lattice_release(arr: np.ndarray, plan: LatticePlan, rng, n: int | None = None) -> np.ndarray:
-    """``g·(R(x/g) + Z)`` (float64); with ``n``, ``n`` independent releases stacked on a new first axis."""
+    """``g·(R(x/g) + Z)`` (float64); with ``n``, ``n`` independent releases stacked on a new first axis.
+
+    ``rng`` is the Generator the noise is drawn from; its state determines every draw, so a
+    seeded one is replayable by anyone who knows the seed (they regenerate the noise and
+    subtract it).
+    """
     base = to_lattice(arr, plan.granularity)
     shape = base.shape if n is None else (int(n),) + base.shape
     noisy = base + lattice_noise(plan, shape, rng)

@@ -147,7 +147,12 @@ def colour(w: np.ndarray, plan: MVGLatticePlan) -> np.ndarray:
 
 
 def mvg_lattice_release(arr: np.ndarray, plan: MVGLatticePlan, rng, n: int | None = None) -> np.ndarray:
-    """The exact-numerics MVG release of ``arr`` (``n`` stacked releases when given)."""
+    """The exact-numerics MVG release of ``arr`` (``n`` stacked releases when given).
+
+    ``rng`` is the Generator the noise is drawn from; its state determines every draw, so a
+    seeded one is replayable by anyone who knows the seed (they regenerate the noise and
+    subtract it).
+    """
     lat = plan.lattice
     base = to_lattice(whiten(_project(np.asarray(arr, dtype=np.float64), plan.gamma), plan), lat.granularity)
     shape = base.shape if n is None else (int(n),) + base.shape

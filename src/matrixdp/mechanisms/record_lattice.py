@@ -89,7 +89,12 @@ def record_lattice_plan(whiten, colour, widths, max_record_norm: float, epsilon:
 
 
 def record_lattice_release(X: np.ndarray, plan: RecordLatticePlan, rng) -> np.ndarray:
-    """``F·g·(R(X Aᵀ/g) + Z)`` row by row (vectorised over all records)."""
+    """``F·g·(R(X Aᵀ/g) + Z)`` row by row (vectorised over all records).
+
+    ``rng`` is the Generator the noise is drawn from; its state determines every draw, so a
+    seeded one is replayable by anyone who knows the seed (they regenerate the noise and
+    subtract it).
+    """
     lat = plan.lattice
     base = to_lattice(np.asarray(X, dtype=np.float64) @ plan.whiten.T, lat.granularity)
     z = discrete_gaussian(base.shape, lat.sigma2, rng)

@@ -30,10 +30,10 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
     r"""The public second-moment task of linear regression.
 
     Coordinates: the ``d`` features, then the target, then (with an intercept) the constant ``t``.
-    Loss weights (``docs/when_mvg_wins.md`` §4): in units of the public half-widths,
-    the coefficient error is ``Â⁻¹(δb - δA w)``; with ``‖w‖² ≈ 1`` spread over ``d'``
-    feature-like coordinates (``d`` plus the intercept), an entry of ``Xᵀy`` weighs ``d'/2`` times an entry of ``XᵀX``, and ``yᵀy`` is
-    unused. As a product form: ``w_feature = √(2/d')``, ``w_target = √(d'/2)`` in those units.
+    Loss weights (``docs/when_mvg_wins.md`` §4): in units of the public half-widths, the
+    coefficient error is ``Â⁻¹(δb - δA w)``; with ``‖w‖² ≈ 1`` spread over ``d'`` feature-like
+    coordinates (``d`` plus the intercept), an entry of ``Xᵀy`` weighs ``d'/2`` times an entry of
+    ``XᵀX``, and ``yᵀy`` is unused. As a product form: ``w_feature = √(2/d')``, ``w_target = √(d'/2)`` in those units.
     Under add-remove the sums ``ZᵀZ`` are released (``n`` is private and not needed: the normal
     equations are solved on sums).
 
@@ -248,7 +248,7 @@ class DPRidge(DPLinearRegression):
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
     epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state
-        As in :class:`DPLinearRegression`.
+        As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
     accountant
         As in :class:`DPLinearRegression`.
     """

@@ -361,7 +361,8 @@ class DPCopula:
         ----------
         n_samples : int
         random_state : None, int or numpy.random.Generator
-            ``None`` (default): a fresh secure generator.
+            ``None`` (default): the per-process secure stream. A seed replays only these
+            samples (post-processing of the DP model, so replaying them reveals nothing private).
 
         Returns
         -------

@@ -108,7 +108,12 @@ def dp_mean(X_normalized: np.ndarray, epsilon: float, rng=None, *,
 def dp_mean_from_sum(total: np.ndarray, n: int, epsilon: float, rng=None, *,
                      mode: str = "corrected",
                      numerics: str = "float") -> tuple[np.ndarray, LaplaceMechanism]:
-    """:func:`dp_mean` from the sum of the unit rows (the same release and the same draws)."""
+    """:func:`dp_mean` from the sum of the unit rows (the same release and the same draws).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
+    (they regenerate the noise and subtract it).
+    """
     m = total.shape[0]
     mech = LaplaceMechanism(epsilon=epsilon, sensitivity=mean_sensitivity(m, n, mode),
                             numerics=numerics)

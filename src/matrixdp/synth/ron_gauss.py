@@ -832,6 +832,10 @@ class RONGauss:
         Yields
         ------
         ndarray or (ndarray, ndarray)
+
+        ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
+        reproducible (replayable by anyone who knows it; these draws are post-processing of a DP
+        model, so replaying them reveals no private value).
         """
         self._check_fitted()
         for value, name in ((n_samples, "n_samples"), (batch_size, "batch_size")):
