@@ -23,7 +23,7 @@ import numpy as np
 from .errors import InvalidParameterError, OutOfBoundsError
 
 __all__ = ["RecordSums", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
-           "DEFAULT_CHUNK_ROWS"]
+           "dask_target_records", "tree_sum", "DEFAULT_CHUNK_ROWS"]
 
 #: Rows per in-memory chunk: bounds the temporaries of a clip + Gram pass (~8 MB per
 #: 16 features at float64) while keeping BLAS calls large enough to run at full speed.
@@ -70,7 +70,8 @@ def is_dask_collection(X) -> bool:
 def _dask_frame_to_array(X, columns):
     if columns is not None:
         X = X[list(columns)]
-    return X.to_dask_array(lengths=True)
+    # unknown partition lengths: computing them would be an extra pass over the data
+    return X.to_dask_array()
 
 
 def as_record_matrix(X, argument: str = "X", *, columns=None):
@@ -109,6 +110,44 @@ def as_record_matrix(X, argument: str = "X", *, columns=None):
     return arr
 
 
+def dask_target_records(X, y):
+    """The lazy augmented table ``[X y]`` (records in rows) of a Dask ``X`` and target ``y``.
+
+    ``X`` and ``y`` must be Dask collections partitioned alike (e.g. columns of one frame).
+    """
+    import dask.array as da
+
+    from .errors import InvalidShapeError
+
+    if not is_dask_collection(y):
+        raise InvalidParameterError("y", "must be a Dask collection (array, Series or one-column "
+                                         "frame) partitioned like X when X is a Dask collection")
+    if hasattr(X, "to_dask_array") and hasattr(y, "to_dask_array"):
+        if getattr(y, "ndim", 1) == 2:
+            if len(y.columns) != 1:
+                raise InvalidShapeError("y", "must have one column")
+            y = y[y.columns[0]]
+        try:
+            frame = X.assign(_matrixdp_target_=y)
+        except Exception as exc:  # pragma: no cover - partitions that cannot be aligned
+            raise InvalidShapeError("y", "must be partitioned like X (e.g. a column of the same "
+                                         "frame)") from exc
+        return frame.to_dask_array()
+    Xa = X.to_dask_array(lengths=True) if hasattr(X, "to_dask_array") else X
+    ya = y.to_dask_array(lengths=True) if hasattr(y, "to_dask_array") else y
+    if ya.ndim == 2:
+        if ya.shape[1] != 1:
+            raise InvalidShapeError("y", "must have one column")
+        ya = ya[:, 0]
+    if ya.ndim != 1:
+        raise InvalidShapeError("y", "must be 1-D")
+    if any(np.isnan(c) for c in Xa.chunks[0] + ya.chunks[0]):
+        Xa, ya = Xa.compute_chunk_sizes(), ya.compute_chunk_sizes()  # lengths only, no values
+    if Xa.chunks[0] != ya.chunks[0]:
+        ya = ya.rechunk({0: Xa.chunks[0]})
+    return da.concatenate([Xa.rechunk({1: -1}), ya[:, None]], axis=1)
+
+
 def _check_bounds(lower, upper, d: int, argument: str) -> tuple[np.ndarray, np.ndarray]:
     lo = np.broadcast_to(np.asarray(lower, dtype=np.float64), (d,)).copy()
     hi = np.broadcast_to(np.asarray(upper, dtype=np.float64), (d,)).copy()
@@ -136,7 +175,7 @@ def _block_sums(block: np.ndarray, lo: np.ndarray, hi: np.ndarray, clip: bool,
     return RecordSums(arr.shape[0], arr.sum(axis=0), gram)
 
 
-def _tree_sum(parts: list, split_every: int = 8):
+def tree_sum(parts: list, split_every: int = 8):
     """Sum Dask delayed parts pairwise in a tree of fan-in ``split_every``."""
     from dask import delayed
 
@@ -199,7 +238,7 @@ def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True
         parts = [block_sums(b, lo, hi, clip, gram, center) for b in mat.to_delayed().ravel()]
         if not parts:
             return RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
-        (total,) = dask.compute(_tree_sum(parts))
+        (total,) = dask.compute(tree_sum(parts))
         return total
     total = RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
     step = int(chunk_rows)

@@ -10,6 +10,7 @@ optionally an HTML report with PNG plots. ``--ledger`` charges a budget ledger f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import platform
@@ -100,11 +101,11 @@ def _covariance_error_bound(est, lower, upper) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- the queries
-def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper):
+def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, n=None):
     """Mean (or sum = n x mean, post-processing with n public) through :class:`DPMean`."""
     from ..models import DPMean
 
-    n = X.shape[0]
+    n = X.shape[0] if n is None else n
     est = DPMean(epsilon=epsilon, delta=delta, bounds=(lower, upper), noise=noise,
                  random_state=rng, accountant=keeper).fit(X)
     scale = float(n) if query == "sum" else 1.0
@@ -283,11 +284,16 @@ def run(args) -> int:
         raise InvalidParameterError("--alpha", "applies to --query linreg only")
     if args.alpha is not None and not (math.isfinite(args.alpha) and args.alpha >= 0):
         raise InvalidParameterError("--alpha", f"must be >= 0, got {args.alpha:g}")
-    data = check_input_file(args.data, "DATA")
-    out = check_output_path(args.out, force=args.force, inputs=[data])
+    from ._dask import dask_input_files
+
+    dask_files = dask_input_files(args.data, force=getattr(args, "dask", False))
+    data = check_input_file(args.data, "DATA") if dask_files is None else Path(args.data)
+    inputs = [data] if dask_files is None else dask_files
+    out = check_output_path(args.out, force=args.force, inputs=inputs)
     report = None
     if args.report is not None:
-        report = check_output_path(args.report, force=args.force, inputs=[data], option="--report")
+        report = check_output_path(args.report, force=args.force, inputs=inputs,
+                                   option="--report")
         if report.resolve() == out.resolve():
             raise InvalidParameterError("--report", "must differ from --out")
         try:
@@ -308,13 +314,22 @@ def run(args) -> int:
     elif args.target is not None:
         raise InvalidParameterError("--target", "applies to --query linreg only")
 
-    frame = read_table(data, "DATA", columns=schema.names)
-    n = int(frame.shape[0])
     features = schema.features() if args.query == "linreg" else list(schema.columns)
     if not features:
         raise InvalidParameterError("--bounds", "lists no feature column")
-    X = design_matrix(frame, features, option="DATA", clip=not args.no_clip)
     lower, upper, names = bounds_arrays(features)
+    session = contextlib.nullcontext()
+    if dask_files is None:
+        frame = read_table(data, "DATA", columns=schema.names)
+        n = int(frame.shape[0])
+        X = design_matrix(frame, features, option="DATA", clip=not args.no_clip)
+    else:  # lazy: read, encoded and reduced partition by partition (cli/_dask.py)
+        from ._dask import dask_design_frame, dask_session, read_dask_table
+
+        frame = read_dask_table(dask_files, "DATA", columns=schema.names)
+        encoded = dask_design_frame(frame, list(schema.columns), clip=not args.no_clip)
+        X = encoded[names]
+        session = dask_session(scheduler=args.scheduler, quiet=args.quiet)
     if args.components is not None and not 1 <= args.components <= len(names):
         raise InvalidParameterError("--components", f"must be in [1, {len(names)}] (the number "
                                                     f"of released columns), got {args.components}")
@@ -327,26 +342,35 @@ def run(args) -> int:
         ledger = Ledger.open(args.ledger)
         keeper = _LedgerCharge(ledger, label)
     rng = args.seed  # None: the operating system's secure generator
-    try:
-        if args.numerics == "exact":
-            released, guarantee, expected = _release_vector_exact(
-                args.query, X, lower, upper, eps, delta, args.noise, rng, keeper)
-        elif args.query in ("mean", "sum"):
-            released, guarantee, expected = _release_vector(
-                args.query, X, lower, upper, eps, delta, args.noise, rng, keeper)
-        elif args.query == "linreg":
-            tcol = schema.column(schema.target)
-            y = design_matrix(frame, [tcol], option="DATA", clip=not args.no_clip)[:, 0]
-            released, guarantee, expected = _release_linreg(
-                X, y, lower, upper, tcol.lo, tcol.hi, eps, delta, args.noise, rng, keeper, args,
-                names, schema.target)
-        else:
-            released, guarantee, expected = _release_matrix(
-                args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, args)
-        ledger_state = _ledger_state(ledger) if ledger is not None else None
-    finally:
-        if ledger is not None:
-            ledger.close()
+    with session:
+        try:
+            if dask_files is not None:
+                n = int(len(frame))  # public under replace-one, as in memory
+            if args.numerics == "exact":
+                if dask_files is not None:
+                    raise InvalidParameterError("--numerics", "'exact' needs the table in memory "
+                                                              "(not a Dask input) in this version")
+                released, guarantee, expected = _release_vector_exact(
+                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper)
+            elif args.query in ("mean", "sum"):
+                released, guarantee, expected = _release_vector(
+                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, n=n)
+            elif args.query == "linreg":
+                tcol = schema.column(schema.target)
+                if dask_files is None:
+                    y = design_matrix(frame, [tcol], option="DATA", clip=not args.no_clip)[:, 0]
+                else:
+                    y = encoded[schema.target]
+                released, guarantee, expected = _release_linreg(
+                    X, y, lower, upper, tcol.lo, tcol.hi, eps, delta, args.noise, rng, keeper,
+                    args, names, schema.target)
+            else:
+                released, guarantee, expected = _release_matrix(
+                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, args)
+            ledger_state = _ledger_state(ledger) if ledger is not None else None
+        finally:
+            if ledger is not None:
+                ledger.close()
     del X, frame  # nothing below reads the data
 
     doc = {
@@ -422,7 +446,7 @@ def add_parser(subparsers) -> None:
                     "--template DATA --out bounds.toml`, fill in the ranges from domain "
                     "knowledge, then release.")
     p.add_argument("data", nargs="?", metavar="DATA", help="the table (CSV with a header row, or "
-                                                           ".parquet)")
+                   ".parquet), or a directory or glob of such files (read with Dask)")
     p.add_argument("--template", metavar="DATA", default=None,
                    help="write a bounds file for DATA listing its column names only (no value "
                         "from the data) to --out, or to standard output")
@@ -458,5 +482,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seed for reproducible noise (demonstrations only: a known seed voids "
                         "the guarantee; default: secure randomness)")
-    p.add_argument("--quiet", action="store_true", help="accepted for symmetry; nothing to draw")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (bars appear only on a terminal; "
+                        "MATRIXDP_PROGRESS=always forces them)")
+    p.add_argument("--dask", action="store_true",
+                   help="read DATA with Dask, partition by partition (automatic when DATA is a "
+                        "directory or a glob of Parquet/CSV files); see docs/scaling.md")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="with Dask: run on this existing distributed scheduler (e.g. "
+                        "tcp://10.0.0.5:8786) instead of local threads")
     p.set_defaults(func=run)

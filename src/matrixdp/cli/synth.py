@@ -6,11 +6,13 @@ Reads a CSV of numeric features (and an optional target column), fits
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import warnings
 
 import numpy as np
+from pathlib import Path
 
 from .._progress import Progress
 from ..errors import InvalidParameterError
@@ -81,6 +83,12 @@ def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bo
             table.to_csv(fh, index=False, header=(i == 0))
 
 
+def _fresh_session(args):
+    from ._dask import dask_session
+
+    return dask_session(scheduler=args.scheduler, quiet=args.quiet)
+
+
 def run(args) -> int:
     import pandas as pd
 
@@ -90,8 +98,27 @@ def run(args) -> int:
                         "task has no label column; drop --target to synthesise every column)")
     if args.n is not None and args.n < 1:
         raise InvalidParameterError("--n", f"must be >= 1, got {args.n}")
-    out_path = check_output_path(args.out, force=args.force, inputs=[args.input])
-    frame = _read_table(args.input)
+    from ._dask import dask_input_files
+
+    dask_files = dask_input_files(args.input, force=getattr(args, "dask", False), option="INPUT")
+    parquet_out = dask_files is not None and not str(args.out).lower().endswith(".csv")
+    if parquet_out:  # a directory of Parquet partitions, written by Dask
+        out_path = Path(args.out)
+        if out_path.exists() and not args.force:
+            raise InvalidParameterError("--out", f"{args.out} already exists; pass --force to "
+                                                 "replace it")
+        if out_path.exists() and not out_path.is_dir():
+            raise InvalidParameterError("--out", f"{args.out} is a file; Dask input writes a "
+                                                 "directory of Parquet files (or name a .csv file)")
+    else:
+        out_path = check_output_path(args.out, force=args.force,
+                                     inputs=[args.input] if dask_files is None else dask_files)
+    if dask_files is None:
+        frame = _read_table(args.input)
+    else:
+        from ._dask import read_dask_table
+
+        frame = read_dask_table(dask_files, "INPUT")
     y = None
     classes = None
     if args.task != "unsupervised":
@@ -103,6 +130,8 @@ def run(args) -> int:
                             f"(columns: {', '.join(map(str, frame.columns))})")
         y = frame[args.target]
         features = frame.drop(columns=[args.target])
+        if dask_files is not None and args.task != "regression":
+            raise InvalidParameterError("--task", "with Dask input: unsupervised or regression")
         if args.task == "regression" and not pd.api.types.is_numeric_dtype(y.dtype):
             raise InvalidParameterError("--target", f"regression needs a numeric target column, "
                                                     f"{args.target!r} is not")
@@ -123,8 +152,17 @@ def run(args) -> int:
                      neighbouring=args.neighbouring,
                      reconstruct=args.reconstruct, random_state=args.seed)
     ledger_line = None
-    with warnings.catch_warnings(record=True) as caught:
+    session = contextlib.nullcontext()
+    if dask_files is not None:
+        from ._dask import dask_session
+
+        session = dask_session(scheduler=args.scheduler, quiet=args.quiet)
+    with warnings.catch_warnings(record=True) as caught, session:
         warnings.simplefilter("always")
+        if dask_files is not None:  # public under replace-one (Dask input: replace-one only)
+            n_in = int(len(frame)) if args.neighbouring == "replace-one" else None
+        else:
+            n_in = frame.shape[0]
         if args.ledger is None:
             model.fit(features, y)
         else:
@@ -141,15 +179,20 @@ def run(args) -> int:
                 ledger.close()
     if n_out is None:
         # as many records as the input; under add/remove n is private, so its DP count instead
-        n_out = frame.shape[0] if args.neighbouring == "replace-one" else max(1, int(round(
+        n_out = n_in if args.neighbouring == "replace-one" else max(1, int(round(
             float(np.sum(model.class_counts_)) if args.task == "classification"
             else float(model.n_records_))))
     names = ([str(c) for c in features.columns] if args.reconstruct
              else [f"z{j + 1}" for j in range(args.dim)])
-    _write_samples(model, n_out, out_path, names, args.target, args.quiet)
+    if parquet_out:
+        with _fresh_session(args):
+            model.sample_to_parquet(out_path, n_out, random_state=args.seed,
+                                    label_column=args.target or "y")
+    else:
+        _write_samples(model, n_out, out_path, names, args.target, args.quiet)
 
     # n is public under replace-one neighbours only; under add/remove it is private
-    records = (f"{frame.shape[0]} records" if args.neighbouring == "replace-one"
+    records = (f"{n_in} records" if args.neighbouring == "replace-one"
                else "the input records (their number is private under add/remove)")
     print(f"matrixdp synth: RON-Gauss ({args.task}) on {records} x "
           f"{features.shape[1]} features, projected to dim={args.dim}")
@@ -223,6 +266,12 @@ def add_parser(subparsers) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (bars appear only on a terminal; "
                         "MATRIXDP_PROGRESS=always forces them)")
+    p.add_argument("--dask", action="store_true",
+                   help="read INPUT with Dask, partition by partition (automatic for a directory "
+                        "or glob of Parquet/CSV files); then --out DIR writes Parquet partitions "
+                        "(a .csv name writes one CSV); see docs/scaling.md")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="with Dask: run on this existing distributed scheduler instead of threads")
     p.add_argument("--ledger", default=None, metavar="DATASET.db",
                    help="spend through this privacy-budget ledger (see `matrixdp budget init`); "
                         "refused before any noise if the fit does not fit the budget")

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon, check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
+from ._dask import dask_records, is_dask_collection
 from ._moments import NOISE_CHOICES, RELATIONS
 
 try:  # scikit-learn >= 1.6
@@ -80,7 +81,13 @@ def parse_scalar_bounds(bounds, argument: str) -> tuple[float, float]:
 
 
 def clip_to_bounds(X: np.ndarray, lower, upper, clip: bool, argument: str = "X") -> np.ndarray:
-    """Clip to the public box, or raise without revealing anything about the data."""
+    """Clip to the public box, or raise without revealing anything about the data.
+
+    A Dask ``X`` is returned as it is: it is clipped (or checked) block by block where its
+    statistics are summed (:mod:`matrixdp.models._dask`).
+    """
+    if is_dask_collection(X):
+        return X
     if clip:
         return np.clip(X, lower, upper)
     if np.any(X < lower) or np.any(X > upper):
@@ -94,7 +101,10 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
     """scikit-learn's input validation (sets ``n_features_in_`` / ``feature_names_in_`` on fit).
 
     ``supervised=True`` validates ``(X, y)`` together (and raises if ``y`` is None).
+    A Dask ``X`` (unsupervised) stays lazy: see :func:`matrixdp.models._dask.dask_records`.
     """
+    if is_dask_collection(X) and not supervised:
+        return dask_records(estimator, X, reset=reset)
     try:
         if _sk_validate_data is not None:
             if not supervised:

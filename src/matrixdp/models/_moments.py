@@ -332,18 +332,20 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
 
 
 def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, noise="auto",
-                          rng=None, charging=None) -> MomentRelease:
+                          rng=None, charging=None, value=None) -> MomentRelease:
     """Release ``(1/n) Zᵀ Z`` (replace-one) or ``ZᵀZ`` (add-remove) for records ``Z`` in the box.
 
     ``Z`` must already be clipped to ``[task.lower, task.upper]`` (up to rounding).
     ``charging(privacy)`` returns the context manager the release runs in (the accountant hook,
     :func:`matrixdp.models._base.charging`); it may raise on entry to stop the release before any
-    noise is drawn.
+    noise is drawn. ``value``, when given, is that matrix already reduced from the records (e.g.
+    summed block by block on a Dask cluster) and ``Z`` is ignored: the release is the same.
     """
     import contextlib
 
     plan, candidates = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
-    value = task.query().compute(Z)
+    if value is None:
+        value = task.query().compute(Z)
     ctx = contextlib.nullcontext() if charging is None else charging(plan.mechanism.privacy)
     with ctx:
         rel = plan.mechanism.release(value, rng=rng)

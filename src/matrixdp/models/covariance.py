@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
+from ._dask import augmented_moments, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, parse_bounds, validate_X)
 from ._moments import MomentTask, balanced_constant, release_second_moment
@@ -101,20 +102,28 @@ def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, nois
                        n_components=None):
     """Release the task's second moments of ``X`` (already validated and clipped).
 
-    Returns ``(release, center, t)``.
+    Returns ``(release, center, t)``. A Dask ``X`` is clipped (per ``estimator.clip``) and
+    summed block by block; only the reduced matrix reaches the driver.
     """
-    n = X.shape[0]
     relation = check_relation(estimator.neighbouring)
-    task, center, t = augmented_task(lower, upper, n, kind, relation, n_components)
-    if task.lower.size == X.shape[1]:  # replace-one gram: the records themselves
-        Z = X
+    value = Z = None
+    if is_dask_collection(X):  # t and the centre are public: they do not depend on n
+        _, center, t = augmented_task(lower, upper, 1, kind, relation, n_components)
+        n, value = augmented_moments(X, lower, upper, center, t, clip=estimator.clip,
+                                     mean=relation != "add-remove")
+        task, center, t = augmented_task(lower, upper, n, kind, relation, n_components)
     else:
-        Z = np.empty((n, X.shape[1] + 1))
-        np.subtract(X, center, out=Z[:, :-1])
-        Z[:, -1] = t
+        n = X.shape[0]
+        task, center, t = augmented_task(lower, upper, n, kind, relation, n_components)
+        if task.lower.size == X.shape[1]:  # replace-one gram: the records themselves
+            Z = X
+        else:
+            Z = np.empty((n, X.shape[1] + 1))
+            np.subtract(X, center, out=Z[:, :-1])
+            Z[:, -1] = t
     rel = release_second_moment(
         Z, task, epsilon=epsilon, delta=delta, noise=noise, rng=estimator.random_state,
-        charging=lambda p: charging(estimator.accountant, p, label=label))
+        charging=lambda p: charging(estimator.accountant, p, label=label), value=value)
     return rel, center, t
 
 

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
+from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds,
                     validate_X)
@@ -155,26 +156,39 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         """Release the sufficient statistics of ``(X, y)`` and solve for the coefficients."""
         eps, delta, noise = check_privacy_params(self)
         alpha = self._ridge_alpha()
-        X, y = validate_X(self, X, y=y, reset=True, supervised=True, y_numeric=True)
-        n, d = X.shape
-        check_n_samples(n)
-        lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
-        lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
-        X = clip_to_bounds(X, lo_x, hi_x, self.clip, "X")
-        y = clip_to_bounds(check_finite_array(y, "y", ndim=1), lo_y, hi_y, self.clip, "y")
         relation = check_relation(self.neighbouring)
-        task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, bool(self.fit_intercept),
-                                          relation)
-        k = task.lower.size
-        Z = np.empty((n, k))
-        np.subtract(X, cx, out=Z[:, :d])
-        Z[:, d] = y - cy
-        if self.fit_intercept:
-            Z[:, d + 1] = t
+        intercept = bool(self.fit_intercept)
+        Z = value = None
+        if is_dask_collection(X):  # [X y] clipped and summed block by block
+            d = validate_X(self, X, reset=True).shape[1]
+            lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
+            lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
+            # the centres and t are public: they do not depend on n
+            _, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, 1, intercept, relation)
+            n, value = augmented_moments(dask_target_records(X, y), np.append(lo_x, lo_y),
+                                         np.append(hi_x, hi_y), np.append(cx, cy),
+                                         t if intercept else 0.0, clip=self.clip,
+                                         mean=relation == "replace-one")
+            task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, intercept, relation)
+        else:
+            X, y = validate_X(self, X, y=y, reset=True, supervised=True, y_numeric=True)
+            n, d = X.shape
+            check_n_samples(n)
+            lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
+            lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
+            X = clip_to_bounds(X, lo_x, hi_x, self.clip, "X")
+            y = clip_to_bounds(check_finite_array(y, "y", ndim=1), lo_y, hi_y, self.clip, "y")
+            task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, intercept, relation)
+            k = task.lower.size
+            Z = np.empty((n, k))
+            np.subtract(X, cx, out=Z[:, :d])
+            Z[:, d] = y - cy
+            if self.fit_intercept:
+                Z[:, d + 1] = t
         label = f"{type(self).__name__}.fit"
         rel = release_second_moment(
             Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
-            charging=lambda p: charging(self.accountant, p, label=label))
+            charging=lambda p: charging(self.accountant, p, label=label), value=value)
         G = rel.value * n if relation == "replace-one" else rel.value  # sums
         idx = list(range(d)) + ([d + 1] if self.fit_intercept else [])
         A = G[np.ix_(idx, idx)]

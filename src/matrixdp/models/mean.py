@@ -20,6 +20,7 @@ from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
+from ._dask import column_moments, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, parse_bounds, validate_X)
 
@@ -209,6 +210,9 @@ def _fit_moment_vector(estimator, X, lo, hi, squares: bool, *, relative: bool, e
     units, ``DPMean``) or relative to the half-widths (``1/h²``, ``1/h⁴``; the scaler)."""
     n, d = X.shape
     relation = check_relation(estimator.neighbouring)
+    sum_c = sq_c = None  # sums about the box centre, when reduced block by block (Dask)
+    if is_dask_collection(X):
+        n, sum_c, sq_c = column_moments(X, lo, hi, clip=estimator.clip, squares=squares)
     h = 0.5 * (hi - lo)
     hs = np.where(h > 0, h, 1.0)
     if relative:
@@ -221,16 +225,19 @@ def _fit_moment_vector(estimator, X, lo, hi, squares: bool, *, relative: bool, e
         t = float(np.sqrt(np.mean(h * h)))
         query = _MomentVectorQuery(lo, hi, None, squares=squares, neighbouring=relation,
                                    count_scale=t)
-        Xc = X - query.center
-        parts = [Xc.sum(axis=0)] + ([np.sum(Xc * Xc, axis=0)] if squares else []) + [[n * t]]
+        if sum_c is None:
+            Xc = X - query.center
+            sum_c, sq_c = Xc.sum(axis=0), (np.sum(Xc * Xc, axis=0) if squares else None)
+        parts = [sum_c] + ([sq_c] if squares else []) + [[n * t]]
         value = np.concatenate(parts)
         weights = np.append(base, prior / (t * t))  # δn = δ(n t)/t moves the means by m δn/n
     else:
         query = _MomentVectorQuery(lo, hi, n, squares=squares)
-        mean = np.clip(X.mean(axis=0), lo, hi)
+        mean = np.clip(X.mean(axis=0) if sum_c is None else query.center + sum_c / n, lo, hi)
         value = mean
         if squares:
-            sq = np.clip(np.mean((X - query.center) ** 2, axis=0), 0.0, h * h)
+            sq = np.mean((X - query.center) ** 2, axis=0) if sq_c is None else sq_c / n
+            sq = np.clip(sq, 0.0, h * h)
             value = np.concatenate([mean, sq])
         weights = base
     out = _release_vector(estimator, value, query, weights, epsilon=epsilon, delta=delta,
@@ -408,7 +415,7 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         else:
             self.var_ = None
             self.scale_ = None
-        self.n_samples_seen_ = n
+        self.n_samples_seen_ = query.n_records if is_dask_collection(X) else n
         _set_release_attributes(self, out)
         return self
 

@@ -27,6 +27,8 @@ from ..accounting import charge, compose, parallel
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng, without_generators
 from ..mechanisms.lattice import check_numerics, exact_note
+from ._dask import (dask_feature_matrix, fit_group_replace_one_dask, is_dask_collection,
+                    write_parquet_samples)
 from ._input import as_feature_matrix, as_label_vector
 from .covariance import (
     NOISE_LAYOUTS,
@@ -427,11 +429,20 @@ class RONGauss:
 
         Parameters
         ----------
-        X : array_like or pandas.DataFrame of shape (n_samples, n_features)
-            Finite numeric features (DataFrames: numeric columns only).
+        X : array_like, pandas.DataFrame, dask.array.Array or dask.dataframe.DataFrame
+            Finite numeric features (DataFrames: numeric columns only), shape
+            (n_samples, n_features). A Dask collection is fitted block by block
+            without collecting it (``task`` "unsupervised" or "regression",
+            ``neighbouring="replace-one"``): a **two-pass** fit, because the DP
+            mean must be released before the records can be centred (pass 1: sum
+            of the normalised records, DP mean on the driver; pass 2: centred,
+            re-normalised, projected second moment, noise on the driver). Same
+            seed, same release as in memory up to summation order
+            (``docs/scaling.md``).
         y : array_like of shape (n_samples,), optional
             Labels: required for "regression" (within the public bound) and
             "classification" (each in the public ``classes``); ignored otherwise.
+            With a Dask ``X``: a Dask collection partitioned like ``X``.
         accountant, ledger : optional
             Budget keepers (:mod:`matrixdp.accounting`) charged with the whole fit's guarantee
             before any noise is drawn (default: those of an enclosing ``with`` block).
@@ -444,14 +455,26 @@ class RONGauss:
         eps_mean, eps_cov, eps_counts = self._budgets()
         for attribute in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, attribute)  # no stale attributes from an earlier fit
-        X_arr, names = as_feature_matrix(X)
-        n, m = X_arr.shape
+        dask_input = is_dask_collection(X)
+        if dask_input:
+            if self.task == "classification" or self._sizes_private():
+                raise InvalidParameterError(
+                    "X", "a Dask collection is supported for task='unsupervised' or 'regression' "
+                         "with neighbouring='replace-one'; pass an in-memory array otherwise")
+            if self.task == "regression" and y is None:
+                raise InvalidParameterError("y", "is required for task='regression'")
+            X_arr, names = dask_feature_matrix(X, y if self.task == "regression" else None)
+            m = X_arr.shape[1] - (1 if self.task == "regression" else 0)
+        else:
+            X_arr, names = as_feature_matrix(X)
+            n, m = X_arr.shape
         p = check_dims(m, self.dim)[1]
 
         if self.task == "regression":
             shift, a = self._label_range()
-            y_arr = as_label_vector(y, n, numeric=True)
-            y_centred = self._check_labels(y_arr - shift, a)
+            if not dask_input:  # a Dask target is checked block by block
+                y_arr = as_label_vector(y, n, numeric=True)
+                y_centred = self._check_labels(y_arr - shift, a)
         elif self.task == "classification":
             classes = self._public_classes()
             y_arr = as_label_vector(y, n, numeric=False)
@@ -476,8 +499,17 @@ class RONGauss:
             if self.task == "classification":
                 self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
             else:
-                labels, bound = (y_centred, a) if self.task == "regression" else (None, None)
-                fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts, gen)
+                if dask_input:
+                    fit = fit_group_replace_one_dask(
+                        X_arr, m, W, label_shift=shift if self.task == "regression" else 0.0,
+                        label_bound=a if self.task == "regression" else None,
+                        clip_labels=self.clip_labels, epsilon_mean=eps_mean, epsilon_cov=eps_cov,
+                        mode=self.sensitivity, noise=self.noise, psd=self.psd, rng=gen,
+                        numerics=self.numerics)
+                else:
+                    labels, bound = (y_centred, a) if self.task == "regression" else (None, None)
+                    fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts,
+                                          gen)
                 self.mean_ = fit.mean
                 self.covariance_raw_ = fit.covariance_raw
                 self.covariance_ = fit.covariance
@@ -813,6 +845,64 @@ class RONGauss:
         gen = kept if rng is None and kept is not None else make_rng(rng)
         for start in range(0, int(n_samples), int(batch_size)):
             yield self.sample(min(int(batch_size), int(n_samples) - start), gen, add_mean=add_mean)
+
+    def sample_to_parquet(self, path, n_samples: int, *, partitions: int | None = None,
+                          rows_per_partition: int = 1_000_000, random_state=None,
+                          add_mean: bool = False, label_column: str = "y") -> list[str]:
+        """Write ``n_samples`` synthetic records as Parquet partitions with Dask (post-processing).
+
+        The table is never materialised: each partition is drawn by its own task (threads, or the
+        workers of an active ``distributed.Client``) and written to ``path/part.<i>.parquet``.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Output directory (created; existing ``part.*.parquet`` files are overwritten).
+        n_samples : int
+            Total number of synthetic records.
+        partitions : int, optional
+            Number of partitions (default: ``ceil(n_samples / rows_per_partition)``).
+        rows_per_partition : int, default 1000000
+            Used when ``partitions`` is not given.
+        random_state : None or int
+            One :class:`numpy.random.SeedSequence` spawns an independent generator per
+            partition: from the OS's entropy when ``None`` (default), or from the int, which
+            makes the output reproducible (and replayable by whoever knows it; it never touches
+            the fit's noise, which came from another stream). No generator is kept on the model.
+        add_mean : bool, default False
+            As for :meth:`sample`.
+        label_column : str, default "y"
+            Name of the label column ("regression" and "classification").
+
+        Returns
+        -------
+        list of str
+            The written files. Columns: the feature names with ``reconstruct=True`` (when the
+            model was fitted on a data frame), else ``z1..z{dim}``; then ``label_column``.
+        """
+        self._check_fitted()
+        for value, name in ((n_samples, "n_samples"), (rows_per_partition, "rows_per_partition")):
+            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+                raise InvalidParameterError(name, f"must be an integer >= 1, got {value!r}")
+        if partitions is None:
+            partitions = -(-int(n_samples) // int(rows_per_partition))
+        if isinstance(partitions, bool) or not isinstance(partitions, Integral) or \
+                not 1 <= partitions <= n_samples:
+            raise InvalidParameterError("partitions", f"must be an integer in [1, n_samples], got "
+                                                      f"{partitions!r}")
+        if random_state is not None and (isinstance(random_state, bool) or
+                                         not isinstance(random_state, Integral)):
+            raise InvalidParameterError("random_state", "must be None or an int (a seed for the "
+                                                        "per-partition generators)")
+        names = getattr(self, "feature_names_in_", None)
+        if self.reconstruct:
+            columns = ([str(c) for c in names] if names is not None
+                       else [f"x{i + 1}" for i in range(self.n_features_in_)])
+        else:
+            columns = [f"z{i + 1}" for i in range(self.projection_.shape[1])]
+        return write_parquet_samples(self, path, int(n_samples), partitions=int(partitions),
+                                     random_state=random_state, add_mean=add_mean,
+                                     columns=columns, label_column=label_column)
 
     def _with_mean(self, X_syn: np.ndarray) -> np.ndarray:
         return X_syn + (self.mean_ if self.reconstruct else self.mean_ @ self.projection_)
