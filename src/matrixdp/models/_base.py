@@ -228,3 +228,11 @@ def charging(accountant, privacy, *, label: str):
         keeper = _SpendKeeper(spend)
     return charge(privacy, accountant=keeper, label=label)
 
+
+def bounded_records(estimator, X):
+    """Validate ``X`` (``reset=True``), check its size, read the estimator's public ``bounds``
+    and clip (or check) the records to them: ``(X, lower, upper)``."""
+    X = validate_X(estimator, X, reset=True)
+    check_n_samples(X.shape[0])
+    lo, hi = parse_bounds(estimator.bounds, X.shape[1])
+    return clip_to_bounds(X, lo, hi, estimator.clip), lo, hi

@@ -353,3 +353,16 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     released = 0.5 * (released + released.T)
     return MomentRelease(released, rel.privacy, rel.noise, plan.entry_variance,
                          plan.expected_loss, plan.noise_choice, plan.allocation, candidates)
+
+
+def keep_release(estimator, rel: MomentRelease) -> None:
+    """Set the fitted attributes every second-moment estimator reports about its release:
+    ``privacy_``, ``noise_``, ``allocation_``, ``noise_summary_``, ``expected_loss_``,
+    ``entry_variance_`` and ``noise_candidates_`` (all public: no data, no noise)."""
+    estimator.privacy_ = rel.privacy
+    estimator.noise_ = rel.noise_choice
+    estimator.allocation_ = rel.allocation
+    estimator.noise_summary_ = rel.noise
+    estimator.expected_loss_ = rel.expected_loss
+    estimator.entry_variance_ = rel.entry_variance
+    estimator.noise_candidates_ = dict(rel.candidates)

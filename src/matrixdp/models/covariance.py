@@ -14,9 +14,9 @@ from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
 from ._dask import augmented_moments, is_dask_collection
-from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
-                    check_relation, clip_to_bounds, parse_bounds, validate_X)
-from ._moments import MomentTask, balanced_constant, release_second_moment
+from ._base import (NoGeneratorStateMixin, bounded_records, charging, check_privacy_params,
+                    check_relation)
+from ._moments import MomentTask, balanced_constant, release_second_moment, keep_release
 
 __all__ = ["DPCovariance"]
 
@@ -276,10 +276,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         eps, delta, noise = check_privacy_params(self)
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
-        X = validate_X(self, X, reset=True)
-        check_n_samples(X.shape[0])
-        lo, hi = parse_bounds(self.bounds, X.shape[1])
-        X = clip_to_bounds(X, lo, hi, self.clip)
+        X, lo, hi = bounded_records(self, X)
         rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps, delta=delta,
                                             noise=noise, label="DPCovariance.fit")
         cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
@@ -289,13 +286,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
             cov = correlation_from_covariance(cov)
         self.covariance_ = cov
         self.location_ = loc
-        self.privacy_ = rel.privacy
-        self.noise_ = rel.noise_choice
-        self.allocation_ = rel.allocation
-        self.noise_summary_ = rel.noise
-        self.expected_loss_ = rel.expected_loss
-        self.entry_variance_ = rel.entry_variance
-        self.noise_candidates_ = dict(rel.candidates)
+        keep_release(self, rel)
         return self
 
     def __sklearn_tags__(self):

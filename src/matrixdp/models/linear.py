@@ -18,9 +18,8 @@ from .._validation import check_finite_array
 from ..errors import InvalidParameterError
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
-                    check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds,
-                    validate_X)
-from ._moments import MomentTask, balanced_constant, release_second_moment
+                    check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds, validate_X)
+from ._moments import MomentTask, balanced_constant, release_second_moment, keep_release
 
 __all__ = ["DPLinearRegression", "DPRidge"]
 
@@ -203,13 +202,7 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         else:
             self.intercept_ = 0.0
         self.coef_ = coef
-        self.privacy_ = rel.privacy
-        self.noise_ = rel.noise_choice
-        self.allocation_ = rel.allocation
-        self.noise_summary_ = rel.noise
-        self.expected_loss_ = rel.expected_loss
-        self.entry_variance_ = rel.entry_variance
-        self.noise_candidates_ = dict(rel.candidates)
+        keep_release(self, rel)
         return self
 
     def predict(self, X):

@@ -21,8 +21,8 @@ from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
 from ._dask import column_moments, is_dask_collection
-from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
-                    check_relation, clip_to_bounds, parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, bounded_records, charging, check_privacy_params,
+                    check_relation, validate_X)
 
 __all__ = ["DPMean", "DPStandardScaler"]
 
@@ -320,11 +320,8 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Release the mean of ``X``."""
         eps, delta, noise = check_privacy_params(self)
-        X = validate_X(self, X, reset=True)
+        X, lo, hi = bounded_records(self, X)
         n, d = X.shape
-        check_n_samples(n)
-        lo, hi = parse_bounds(self.bounds, d)
-        X = clip_to_bounds(X, lo, hi, self.clip)
         self.mean_, _, out, _ = _fit_moment_vector(self, X, lo, hi, False, relative=False,
                                                    epsilon=eps, delta=delta, noise=noise,
                                                    label="DPMean.fit")
@@ -399,11 +396,8 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     def fit(self, X, y=None):
         """Release the mean (and second moment) of ``X``."""
         eps, delta, noise = check_privacy_params(self)
-        X = validate_X(self, X, reset=True)
+        X, lo, hi = bounded_records(self, X)
         n, d = X.shape
-        check_n_samples(n)
-        lo, hi = parse_bounds(self.bounds, d)
-        X = clip_to_bounds(X, lo, hi, self.clip)
         squares = bool(self.with_std)
         self.mean_, sq, out, query = _fit_moment_vector(
             self, X, lo, hi, squares, relative=True, epsilon=eps, delta=delta, noise=noise,

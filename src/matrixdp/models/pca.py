@@ -7,8 +7,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InvalidParameterError
-from ._base import (NoGeneratorStateMixin, check_n_samples, check_privacy_params, clip_to_bounds,
-                    parse_bounds, validate_X)
+from ._base import (NoGeneratorStateMixin, bounded_records, check_privacy_params, validate_X)
+from ._moments import keep_release
 from .covariance import covariance_from_release, fit_second_moments, project_psd
 
 __all__ = ["DPPCA"]
@@ -81,15 +81,12 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def fit(self, X, y=None):
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self)
-        X = validate_X(self, X, reset=True)
+        X, lo, hi = bounded_records(self, X)
         n, d = X.shape
-        check_n_samples(n)
         k = d if self.n_components is None else self.n_components
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
             raise InvalidParameterError("n_components", f"must be None or an int in [1, "
                                                         f"n_features={d}], got {k!r}")
-        lo, hi = parse_bounds(self.bounds, d)
-        X = clip_to_bounds(X, lo, hi, self.clip)
         rel, center, t = fit_second_moments(self, X, lo, hi, "pca", epsilon=eps,
                                             delta=delta, noise=noise, label="DPPCA.fit",
                                             n_components=k)
@@ -113,13 +110,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         self.explained_variance_ratio_ = lam / total if total > 0 else np.zeros(k)
         self.mean_ = mean
         self.n_components_ = int(k)
-        self.privacy_ = rel.privacy
-        self.noise_ = rel.noise_choice
-        self.allocation_ = rel.allocation
-        self.noise_summary_ = rel.noise
-        self.expected_loss_ = rel.expected_loss
-        self.entry_variance_ = rel.entry_variance
-        self.noise_candidates_ = dict(rel.candidates)
+        keep_release(self, rel)
         return self
 
     def transform(self, X):
