@@ -10,7 +10,7 @@
   dense random directions.
 
 Run with a Python that has opendp installed (kept out of matrixdp's dependencies), e.g.
-``PYTHONPATH=src /work/venv-opendp/bin/python benchmarks/bench_exact_noise.py``.
+``PYTHONPATH=src .venv-opendp/bin/python benchmarks/bench_exact_noise.py`` (a venv with opendp).
 Writes the "Exact noise" section of BENCHMARKS.md. Target: the exact path >= 100x faster
 than OpenDP per value.
 """

@@ -129,7 +129,11 @@ LOADERS = {"adult": _adult, "lending_club": _lending_club, "ctg": _ctg}
 
 
 def load_table(name: str) -> Table:
-    os.environ.setdefault("MATRIXDP_DATA", "/work/shared/datasets")
+    from matrixdp.cli.reproduce import find_data_home
+
+    home = find_data_home(Path(__file__).resolve().parent)  # $MATRIXDP_DATA, else shared/datasets
+    if home is not None:
+        os.environ.setdefault("MATRIXDP_DATA", str(home))
     return LOADERS[name]()
 
 

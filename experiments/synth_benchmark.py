@@ -5,7 +5,7 @@ public bounds, ε and seeds:
 
 * ours (this venv): DPCopula (class-conditional Gaussian copula, (ε, δ)-DP, add/remove),
   RON-Gauss faithful (uniform class weights, pure ε-DP) and RON-Gauss with DP class priors;
-* peers (``/work/venv-synth``, smartnoise-synth with its private-pgm ``mbi``): MST and AIM,
+* peers (a separate venv with the ``synth-benchmark`` extra, named by ``$MATRIXDP_SYNTH_PEER_PYTHON``; smartnoise-synth with its private-pgm ``mbi``): MST and AIM,
   (ε, δ)-DP under add/remove, run in a child process of this script.
 
 Outputs ``results/synth_benchmark.{md,csv,png}`` (per-part caches ``synth_benchmark_ours.csv`` and
@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _synth_tables import REPO_ROOT, PeakMemory, load_table, score_all  # noqa: E402
 
 RESULTS = REPO_ROOT / "results"
-PEER_PYTHON = os.environ.get("MATRIXDP_SYNTH_PEER_PYTHON", "/work/venv-synth/bin/python")
+#: The Python of the peers' own environment (``pip install ".[synth-benchmark]"`` in a separate venv).
+PEER_PYTHON = os.environ.get("MATRIXDP_SYNTH_PEER_PYTHON", str(REPO_ROOT / ".venv-synth" / "bin" / "python"))
 DELTA = 1e-9  # smartnoise-synth's default for MST and AIM; DPCopula uses the same
 PEER_BINS = 32  # numeric bins given to MST/AIM (the same public bins as DPCopula's default)
 FIELDS = ["table", "method", "epsilon", "delta", "relation", "seed", "lr_acc", "lr_auc", "lr_bacc",
