@@ -63,6 +63,28 @@ def test_regression_with_public_range_and_reconstruct(table, tmp_path, capsys):
     assert "labels bounded by the public range [0, 1]" in out
 
 
+def test_regression_labels_keep_their_dp_mean(tmp_path, capsys):
+    """The default --label-mean dp centres synthetic labels at a DP mean of the real ones; the
+    paper's Algorithm 4 (--label-mean public) centres them at the middle of the public range."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(20_000, 4))
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(4)])
+    frame["target"] = 20 + 10 * X[:, 0]          # real mean 25, public range [0, 100]
+    path = tmp_path / "reg.csv"
+    frame.to_csv(path, index=False)
+    means = {}
+    for mode in ("dp", "public"):
+        out_path = tmp_path / f"{mode}.csv"
+        code, out, err = run([path, "--epsilon", 2, "--dim", 2, "--task", "regression",
+                              "--target", "target", "--label-bound", "0,100", "--label-mean", mode,
+                              "--n", 20_000, "--out", out_path, "--seed", 4, "--quiet"], capsys)
+        assert code == 0, err
+        means[mode] = pd.read_csv(out_path)["target"].mean()
+        assert ("its DP mean" in out) == (mode == "dp")
+    assert abs(means["dp"] - 25) < 1.5
+    assert abs(means["public"] - 50) < 1.5
+
+
 def test_classification_with_progress_bar(table, tmp_path, capsys, monkeypatch):
     import matrixdp.cli.synth as synth_cli
 

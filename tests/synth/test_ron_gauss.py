@@ -461,3 +461,58 @@ def test_classification_exact_weights_follow_the_true_class_sizes(data):
     np.testing.assert_allclose(model.class_weights_, [share_b, 1 - share_b])
     _, ys = model.sample(1000)
     assert np.sum(ys == "b") == round(1000 * share_b)
+
+
+# ----------------------------------------------------------------------------- DP label mean
+def _regression_data(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    y = np.clip(30 + 5 * X[:, 0] + rng.normal(size=n), 0, 100)
+    return X, y
+
+
+def test_dp_label_mean_keeps_the_real_mean_and_its_budget_is_composed():
+    X, y = _regression_data(20_000)
+    faithful = RONGauss(dim=3, epsilon=2.0, task="regression", label_bound=(0, 100),
+                        random_state=1).fit(X, y)
+    dp = RONGauss(dim=3, epsilon=2.0, task="regression", label_bound=(0, 100), label_mean="dp",
+                  random_state=1).fit(X, y)
+    # the paper's Algorithm 4 centres labels at the public midpoint (50); "dp" at the DP mean
+    assert abs(faithful.sample(20_000)[1].mean() - 50) < 1.0
+    assert abs(dp.sample(20_000)[1].mean() - y.mean()) < 1.0
+    assert dp.epsilon_label_ == pytest.approx(0.2)
+    assert dp.privacy_.epsilon == pytest.approx(2.0)
+    assert dp.epsilon_mean_ + dp.epsilon_cov_ + dp.epsilon_label_ == pytest.approx(2.0)
+    assert any("epsilon_label" in note for note in dp.privacy_.notes)
+
+
+def test_dp_label_mean_noise_has_the_claimed_scale():
+    """Laplace scale 2a/(n ε_label): the released mean's spread over 600 seeds accepts the claimed
+    scale within ±15% and rejects 0.7x and 1.3x of it."""
+    X, y = _regression_data(200, seed=3)
+    a, n, eps_label = 50.0, 200, 0.1
+    scale = 2 * a / (n * eps_label)
+    released = np.array([
+        RONGauss(dim=2, epsilon=1.0, task="regression", label_bound=(0, 100), label_mean="dp",
+                 epsilon_label=eps_label, random_state=s).fit(X, y).label_mean_
+        for s in range(600)])
+    sd = (released - y.mean()).std()
+    claimed = math.sqrt(2) * scale
+    assert abs(sd / claimed - 1) < 0.15
+    assert abs(sd / (0.7 * claimed) - 1) > 0.15 and abs(sd / (1.3 * claimed) - 1) > 0.15
+
+
+def test_dp_label_mean_arguments_name_themselves():
+    X, y = _regression_data(500)
+    with pytest.raises(InvalidParameterError) as info:
+        RONGauss(dim=2, epsilon=1.0, task="classification", classes=[0, 1],
+                 label_mean="dp").fit(X, (y > 30).astype(int))
+    assert info.value.argument == "label_mean"
+    with pytest.raises(InvalidParameterError) as info:
+        RONGauss(dim=2, epsilon=1.0, task="regression", label_bound=(0, 100),
+                 epsilon_label=0.1).fit(X, y)
+    assert info.value.argument == "epsilon_label"
+    with pytest.raises(InvalidParameterError) as info:
+        RONGauss(dim=2, epsilon=1.0, task="regression", label_bound=(0, 100), label_mean="dp",
+                 epsilon_label=1.5).fit(X, y)
+    assert info.value.argument == "epsilon_label"

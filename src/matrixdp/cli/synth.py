@@ -147,6 +147,9 @@ def run(args) -> int:
     model = RONGauss(dim=args.dim, epsilon=args.epsilon, mean_fraction=args.mean_fraction,
                      task=args.task, label_bound=_parse_label_bound(args.label_bound),
                      clip_labels=args.clip_labels, classes=classes,
+                     label_mean=("dp" if args.task == "regression" and args.label_mean == "dp"
+                                 and args.neighbouring == "replace-one" and dask_files is None
+                                 else "public"),
                      class_weights=args.class_weights, class_sizes=args.class_sizes,
                      epsilon_counts=args.epsilon_counts,
                      neighbouring=args.neighbouring,
@@ -213,7 +216,10 @@ def run(args) -> int:
                           "class proportions are not the real ones"}[mode]
               + f" (--class-weights {args.class_weights})")
     if args.task == "regression":
-        print(f"  - the {args.target} column is in the input's units")
+        print(f"  - the {args.target} column is in the input's units, centred at "
+              + ("its DP mean (--label-mean dp)" if model.label_mean == "dp"
+                 else "the middle of its public range (the paper's Algorithm 4; a DP label mean "
+                      "needs --label-mean dp, replace-one neighbours and an in-memory table)"))
     print(f"guarantee: {model.privacy_}")
     for note in model.privacy_.notes:
         print(f"  - {note}")
@@ -244,6 +250,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--class-weights", choices=("auto", "dp", "exact", "uniform"), default="auto",
                    help="synthetic records per class: auto (default: the DP class counts when class "
                         "sizes are private, the true sizes when they are public), dp, exact, uniform")
+    p.add_argument("--label-mean", choices=("dp", "public"), default="dp",
+                   help="regression: centre synthetic labels at a DP mean of the labels (dp, "
+                        "default; 10%% of --epsilon) or at the middle of the public label range "
+                        "(public, the paper's Algorithm 4)")
     p.add_argument("--class-sizes", choices=("private", "public"), default="private",
                    help="classification: private (default; a neighbour may change a record's label, "
                         "class sizes protected by DP counts) or public (neighbours keep the label)")

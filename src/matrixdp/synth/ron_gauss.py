@@ -24,7 +24,7 @@ from ..errors import (
     UnsafeMechanismError,
 )
 from ..accounting import charge, compose, parallel
-from ..mechanisms import PrivacyGuarantee
+from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
 from ..rng import make_rng, without_generators
 from ..mechanisms.lattice import check_numerics, exact_note
 from ._dask import (dask_feature_matrix, fit_group_replace_one_dask, is_dask_collection,
@@ -123,6 +123,16 @@ class RONGauss:
     clip_labels : bool, default False
         Regression: clip labels into the bound instead of raising
         :class:`~matrixdp.errors.OutOfBoundsError`.
+    label_mean : {"public", "dp"}, default "public"
+        Regression: where synthetic labels are centred. "public" is the paper's
+        Algorithm 4 (the centre of the public label range; no label statistic is
+        released). "dp" also releases the labels' mean with the Laplace
+        mechanism (sensitivity 2a/n, budget ``epsilon_label``, composed into
+        ``privacy_``) and centres the synthetic labels there, so they keep the
+        real labels' mean (replace-one, in-memory input).
+    epsilon_label : float, optional
+        Budget of the DP label mean (``label_mean="dp"``). Part of ``epsilon``;
+        defaults to ``DEFAULT_COUNTS_FRACTION * epsilon``.
     classes : sequence, optional
         Classification: the PUBLIC list of classes (never read from y).
     class_weights : {"auto", "dp", "exact", "uniform"}, default "auto"
@@ -226,6 +236,9 @@ class RONGauss:
         Released DP record count (add-remove, unsupervised/regression).
     label_shift_, label_bound_ : float
         Regression only.
+    label_mean_ : float
+        Regression with ``label_mean="dp"``: the released DP mean of the labels
+        (in the labels' units), where synthetic labels are centred.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when fitted on a DataFrame.
@@ -239,7 +252,8 @@ class RONGauss:
     """
 
     def __init__(self, *, dim, epsilon=None, mean_fraction=0.5, epsilon_mean=None, epsilon_cov=None,
-                 task="unsupervised", label_bound=None, clip_labels=False, classes=None,
+                 task="unsupervised", label_bound=None, clip_labels=False, label_mean="public",
+                 epsilon_label=None, classes=None,
                  class_weights="auto", class_sizes="private", epsilon_counts=None,
                  neighbouring="replace-one",
                  sensitivity="corrected",
@@ -253,6 +267,8 @@ class RONGauss:
         self.task = task
         self.label_bound = label_bound
         self.clip_labels = clip_labels
+        self.label_mean = label_mean
+        self.epsilon_label = epsilon_label
         self.classes = classes
         self.class_weights = class_weights
         self.class_sizes = class_sizes
@@ -296,6 +312,15 @@ class RONGauss:
 
     def _check_params(self) -> None:
         check_numerics(self.numerics)
+        if self.label_mean not in ("public", "dp"):
+            raise InvalidParameterError(
+                "label_mean", f"must be 'public' or 'dp', got {self.label_mean!r}")
+        if self.label_mean == "dp" and (self.task != "regression"
+                                        or self.neighbouring != "replace-one"):
+            raise InvalidParameterError(
+                "label_mean", "'dp' is for task='regression' with replace-one neighbours")
+        if self.epsilon_label is not None and self.label_mean != "dp":
+            raise InvalidParameterError("epsilon_label", "is only used with label_mean='dp'")
         if self.task not in TASKS:
             raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
         if self.sensitivity not in SENSITIVITY_MODES:
@@ -374,6 +399,18 @@ class RONGauss:
             return self.class_weights
         return "dp" if self._sizes_private() else "exact"
 
+    def _label_budget(self) -> float:
+        """ε of the DP label mean (0 unless ``label_mean="dp"``)."""
+        if self.label_mean != "dp":
+            return 0.0
+        if self.epsilon_label is not None:
+            return check_epsilon(self.epsilon_label, "epsilon_label")
+        if self.epsilon is None:
+            raise InvalidParameterError(
+                "epsilon_label", "is required with epsilon_mean and epsilon_cov when "
+                                 "label_mean='dp'")
+        return DEFAULT_COUNTS_FRACTION * check_epsilon(self.epsilon, "epsilon")
+
     def _budgets(self) -> tuple[float, float, float]:
         eps_counts = 0.0
         needs_counts = self._sizes_private()
@@ -396,7 +433,10 @@ class RONGauss:
                 raise InvalidParameterError(
                     "epsilon", "give either epsilon (with mean_fraction) or epsilon_mean and "
                                "epsilon_cov, not both")
-            total = check_epsilon(self.epsilon, "epsilon")
+            total = check_epsilon(self.epsilon, "epsilon") - self._label_budget()
+            if not total > 0:
+                raise InvalidParameterError(
+                    "epsilon_label", f"must be smaller than epsilon={self.epsilon}")
             frac = check_probability(self.mean_fraction, "mean_fraction")
             return split_budget(total, counts=eps_counts, mean_fraction=frac)
         if self.epsilon_mean is None or self.epsilon_cov is None:
@@ -457,6 +497,9 @@ class RONGauss:
             delattr(self, attribute)  # no stale attributes from an earlier fit
         dask_input = is_dask_collection(X)
         if dask_input:
+            if self.label_mean == "dp":
+                raise InvalidParameterError(
+                    "label_mean", "'dp' needs an in-memory array (not built for Dask input yet)")
             if self.task == "classification" or self._sizes_private():
                 raise InvalidParameterError(
                     "X", "a Dask collection is supported for task='unsupervised' or 'regression' "
@@ -491,6 +534,7 @@ class RONGauss:
             self.feature_names_in_ = names
         self.projection_ = W
         self.epsilon_mean_, self.epsilon_cov_, self.epsilon_counts_ = eps_mean, eps_cov, eps_counts
+        self.epsilon_label_ = self._label_budget()
         if self.task == "regression":
             self.label_shift_, self.label_bound_ = shift, a
         privacy = self._guarantee(p)  # known before any noise: charged first
@@ -518,6 +562,13 @@ class RONGauss:
                 self.cov_sensitivity_ = fit.cov_sensitivity
                 if self.neighbouring == "add-remove":
                     self.n_records_ = fit.count
+                if self.epsilon_label_ > 0:
+                    # labels clipped into [-a, a] around the public centre: replacing one record
+                    # moves their mean by at most 2a/n (n public under replace-one)
+                    label_mech = LaplaceMechanism(epsilon=self.epsilon_label_,
+                                                  sensitivity=2.0 * a / n, numerics=self.numerics)
+                    released = label_mech.release(float(np.mean(y_centred)), rng=gen)
+                    self.label_mean_ = shift + float(released.value)
 
         self.privacy_ = privacy
         warn_if_noise_dominated(self.covariance_, None if self.task != "classification"
@@ -640,6 +691,8 @@ class RONGauss:
                                     calibration="laplace", mechanism=f"ron-gauss {what}")
 
         group = [step(self.epsilon_mean_, "mean"), step(self.epsilon_cov_, "second moment")]
+        if self.epsilon_label_ > 0:
+            group.append(step(self.epsilon_label_, "label mean"))
         if self._sizes_private():
             group.append(step(self.epsilon_counts_, "count(s)"))
         part = compose(group, method="basic")
@@ -678,6 +731,9 @@ class RONGauss:
             notes = [f"basic sequential composition: epsilon_mean={self.epsilon_mean_:.6g} (DP mean, "
                      f"Laplace) + epsilon_cov={self.epsilon_cov_:.6g} (DP second moment, Laplace)",
                      "n (the number of records) is public (bounded DP, as in the paper)"]
+        if self.epsilon_label_ > 0:
+            notes.append(f"+ epsilon_label={self.epsilon_label_:.6g} (DP mean of the clipped labels, "
+                         "Laplace, sensitivity 2a/n): synthetic labels are centred at it")
         notes.append("the projection W is data-independent; sampling is post-processing")
         if self.numerics == "exact":
             notes.insert(0, exact_note("every Laplace step uses the lattice discrete Laplace, "
@@ -804,7 +860,8 @@ class RONGauss:
         if self.task == "regression":
             Z = sample_gaussian(np.zeros(p + 1), self.covariance_, n_samples, gen)
             X_syn = self._maybe_reconstruct(Z[:, :p])
-            return (self._with_mean(X_syn) if add_mean else X_syn), Z[:, p] + self.label_shift_
+            centre = getattr(self, "label_mean_", self.label_shift_)
+            return (self._with_mean(X_syn) if add_mean else X_syn), Z[:, p] + centre
         counts = _allocate(n_samples, self.class_weights_)
         parts = [sample_gaussian(self.class_means_[j], self.covariance_[j], counts[j], gen)
                  for j in range(counts.size)]
