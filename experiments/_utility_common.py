@@ -652,6 +652,16 @@ def merged_rows(args, name: str) -> list[dict]:
     return rows
 
 
+def rows_and_tables(args, name: str, run) -> tuple[list[dict], list]:
+    """The results rows and their tables: re-read from the CSVs with ``--render-only`` (the
+    tables are reloaded for the datasets the rows name), else from ``run(args)``."""
+    if args.render_only is None:
+        return run(args)
+    rows = merged_rows(args, name)
+    args.datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    return rows, [load_table(ds, args.data_home) for ds in args.datasets]
+
+
 def checkpoint(args, name: str, rows: list[dict]) -> None:
     """Write the rows so far (a long run that stops still leaves its finished datasets)."""
     if rows:

@@ -140,12 +140,7 @@ def write(rows, tables, args) -> Path:
 
 def main(argv=None) -> int:
     args = uc.parse_args(TITLE, argv)
-    if args.render_only is not None:
-        rows = uc.merged_rows(args, NAME)
-        args.datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-        tables = [uc.load_table(ds, args.data_home) for ds in args.datasets]
-    else:
-        rows, tables = run(args)
+    rows, tables = uc.rows_and_tables(args, NAME, run)
     print(f"wrote {write(rows, tables, args)}")
     return 0
 
