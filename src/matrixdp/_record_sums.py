@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import check_in_bounds
 from .errors import InvalidParameterError, OutOfBoundsError
 
 __all__ = ["RecordSums", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
@@ -28,10 +29,6 @@ __all__ = ["RecordSums", "is_dask_collection", "as_record_matrix", "bounded_reco
 #: Rows per in-memory chunk: bounds the temporaries of a clip + Gram pass (~8 MB per
 #: 16 features at float64) while keeping BLAS calls large enough to run at full speed.
 DEFAULT_CHUNK_ROWS = 65_536
-
-_OUT_OF_BOUNDS = ("records lie outside the declared public bounds: pass clip=True to project "
-                  "them onto the bounds, or widen the bounds from domain knowledge (never from "
-                  "the data)")
 
 
 @dataclass(frozen=True)
@@ -167,8 +164,8 @@ def _block_sums(block: np.ndarray, lo: np.ndarray, hi: np.ndarray, clip: bool,
                                     "impute them before the release")
     if clip:
         np.clip(arr, lo, hi, out=arr)
-    elif np.any(arr < lo) or np.any(arr > hi):
-        raise OutOfBoundsError("X", _OUT_OF_BOUNDS)
+    else:
+        check_in_bounds(arr, lo, hi, "X")
     if center is not None:
         arr -= center
     gram = arr.T @ arr if with_gram else None

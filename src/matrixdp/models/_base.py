@@ -13,8 +13,8 @@ import contextlib
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array
-from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
+from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds
+from ..errors import InvalidParameterError, InvalidShapeError
 from ._dask import dask_records, is_dask_collection
 from ._moments import NOISE_CHOICES, RELATIONS
 
@@ -90,9 +90,7 @@ def clip_to_bounds(X: np.ndarray, lower, upper, clip: bool, argument: str = "X")
         return X
     if clip:
         return np.clip(X, lower, upper)
-    if np.any(X < lower) or np.any(X > upper):
-        raise OutOfBoundsError(argument, "has values outside the public bounds: pass clip=True "
-                                         "or widen the bounds")
+    check_in_bounds(X, lower, upper, argument)
     return X
 
 
