@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_finite_array, check_positive
+from .._validation import check_finite_array, check_positive, check_square_matrix
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..calibration.gaussian import gaussian_delta
 from ..calibration.laplace_profile import laplace_vector_delta
@@ -91,9 +91,7 @@ def symmetric_release(matrix, mechanism: Mechanism, rng=None) -> np.ndarray:
     ndarray of shape (d, d)
         Symmetric: noise N_ij = N_ji, one draw per upper-triangular entry.
     """
-    a = check_finite_array(matrix, "matrix", ndim=2)
-    if a.shape[0] != a.shape[1]:
-        raise InvalidShapeError("matrix", f"must be square, got {a.shape}")
+    a = check_square_matrix(matrix, "matrix")
     if not np.allclose(a, a.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(a).max()))):
         raise InvalidParameterError("matrix", "must be symmetric")
     d = a.shape[0]

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._linalg import cite
-from .._validation import check_finite_array, check_nonnegative_epsilon
-from ..errors import InvalidParameterError, InvalidShapeError, NotPositiveSemidefiniteError
+from .._validation import check_nonnegative_epsilon, check_square_matrix
+from ..errors import InvalidParameterError, NotPositiveSemidefiniteError
 from .gaussian import gaussian_log_delta_for_shift, max_gaussian_shift
 
 __all__ = [
@@ -76,9 +76,7 @@ class AxisPrecision:
     @classmethod
     def from_covariance(cls, cov, argument: str = "cov") -> "AxisPrecision":
         """Eigendecompose a symmetric positive definite covariance."""
-        arr = check_finite_array(cov, argument, ndim=2)
-        if arr.shape[0] != arr.shape[1]:
-            raise InvalidShapeError(argument, f"must be square, got {arr.shape}")
+        arr = check_square_matrix(cov, argument)
         scale = max(float(np.max(np.abs(arr))), 1e-300)
         if np.max(np.abs(arr - arr.T)) > 1e-8 * scale:
             raise NotPositiveSemidefiniteError(argument, "must be symmetric")
