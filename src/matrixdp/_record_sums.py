@@ -24,6 +24,7 @@ from ._validation import check_in_bounds
 from .errors import InvalidParameterError, OutOfBoundsError
 
 __all__ = ["RecordSums", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
+           "ball_record_sums",
            "dask_target_records", "tree_sum", "DEFAULT_CHUNK_ROWS"]
 
 #: Rows per in-memory chunk: bounds the temporaries of a clip + Gram pass (~8 MB per
@@ -241,4 +242,69 @@ def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True
     step = int(chunk_rows)
     for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
         total = total + _block_sums(mat[start:start + step], lo, hi, clip, gram, center)
+    return total
+
+
+def ball_record_sums(X, radius: float, *, clip: bool = True, gram: bool = True, center=None,
+                     argument: str = "X", bound_name: str = "radius",
+                     chunk_rows: int = DEFAULT_CHUNK_ROWS) -> RecordSums:
+    """Count, sum and Gram matrix of records checked against a public L2 ball.
+
+    The ball version of :func:`bounded_record_sums`: each record ``x - center`` must have
+    ``‖x - center‖ <= radius`` (a public bound); with ``clip=True`` a record outside is
+    rescaled onto the ball (a record-wise map, so the sensitivity of every ball-bounded query
+    is unchanged), with ``clip=False`` it raises :class:`~matrixdp.errors.OutOfBoundsError`
+    naming no value. Sums are of the *centred* records.
+
+    Parameters
+    ----------
+    X : array_like, pandas.DataFrame, dask.array.Array or dask.dataframe.DataFrame
+        Private records in rows.
+    radius : float
+        Public bound on each centred record's L2 norm (never read from the data).
+    clip, gram, center, argument, chunk_rows
+        As in :func:`bounded_record_sums`.
+    bound_name : str
+        Name of the bound in error messages.
+
+    Returns
+    -------
+    RecordSums
+        Exact (private) sums of the centred, norm-bounded records.
+
+    Notes
+    -----
+    Dask blocks are projected onto the ball where they live and then summed exactly like
+    :func:`bounded_record_sums` (a projected record lies in the box ``[-radius, radius]^d``,
+    so that function's clip is a no-op); only the reduced sums reach the driver.
+    """
+    from ._validation import check_row_norms
+
+    r = float(radius)
+    if not (np.isfinite(r) and r > 0):
+        raise InvalidParameterError(bound_name, f"must be a positive finite number, got {radius!r}")
+    mat = as_record_matrix(X, argument)
+    d = mat.shape[1]
+    if center is not None:
+        center = np.broadcast_to(np.asarray(center, dtype=np.float64), (d,)).copy()
+
+    def project(block):
+        arr = np.array(block, dtype=np.float64, copy=True)
+        if not np.all(np.isfinite(arr)):
+            raise OutOfBoundsError(argument, "records must be finite (NaN or infinity found); "
+                                             "drop or impute them before the release")
+        if center is not None:
+            arr -= center
+        return check_row_norms(arr, r, argument, bound_name=bound_name, clip=clip)
+
+    if is_dask_collection(mat):
+        return bounded_record_sums(mat.map_blocks(project, dtype=np.float64), -r, r, clip=True,
+                                   gram=gram, argument=argument)
+    if int(chunk_rows) < 1:
+        raise InvalidParameterError("chunk_rows", f"must be >= 1, got {chunk_rows!r}")
+    lo, hi = np.full(d, -r), np.full(d, r)
+    total = RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
+    step = int(chunk_rows)
+    for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
+        total = total + _block_sums(project(mat[start:start + step]), lo, hi, True, gram)
     return total

@@ -22,6 +22,8 @@ import numpy as np
 
 from .._budget import charge
 from .._linalg import DIRECTIONS_REFERENCES, check_dim, cite
+from .._record_sums import (as_record_matrix, ball_record_sums, bounded_record_sums,
+                            is_dask_collection)
 from .._validation import (
     check_delta,
     check_epsilon,
@@ -145,8 +147,10 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
 
     Parameters
     ----------
-    data : array_like, shape (n_samples, n_features)
-        Private records in rows (the paper's ``X`` transposed).
+    data : array_like, shape (n_samples, n_features), or a Dask array / data frame
+        Private records in rows (the paper's ``X`` transposed). Dask input is checked against
+        the public ``bounds`` / ``norm_bound`` and summed block by block; only ``Xᵀ X`` reaches
+        the driver (``docs/scaling.md``).
     epsilon, delta : float
         The budget for this step (the MVG mechanism passes 20% of its total).
     bounds : (lower, upper), optional
@@ -177,8 +181,17 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
     """
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
-    x = check_finite_array(data, "data", ndim=2)
-    n_samples, n_features = x.shape
+    lazy = is_dask_collection(data)
+    if lazy:  # checked and summed block by block below: only X^T X reaches the driver
+        x = as_record_matrix(data, "data")
+        if bounds is None and norm_bound is None:
+            raise InvalidParameterError("bounds", "Dask input needs public bounds or norm_bound: "
+                                                  "each block is checked against them where it "
+                                                  "lives")
+        n_samples, n_features = 1, x.shape[1]  # rows are counted (never echoed) by the sums
+    else:
+        x = check_finite_array(data, "data", ndim=2)
+        n_samples, n_features = x.shape
     if n_samples == 0 or n_features == 0:
         raise InvalidShapeError("data", f"must be non-empty, got shape {x.shape}")
     if calibration not in ("classic", "analytic"):
@@ -187,13 +200,19 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
         raise InvalidParameterError("bounds", "give at most one of bounds and norm_bound")
     if bounds is not None:
         lo, hi = _check_bounds(bounds, n_features)
-        if clip:
+        if lazy:
+            x_gram = bounded_record_sums(x, lo, hi, clip=clip, argument="data").gram
+        elif clip:
             x = np.clip(x, lo, hi)
         else:
             check_in_bounds(x, lo, hi, "data")
     elif norm_bound is not None:
         r = check_positive(norm_bound, "norm_bound")
-        x = check_row_norms(x, r, "data", bound_name="norm_bound", clip=clip)
+        if lazy:
+            x_gram = ball_record_sums(x, r, clip=clip, argument="data",
+                                      bound_name="norm_bound").gram
+        else:
+            x = check_row_norms(x, r, "data", bound_name="norm_bound", clip=clip)
     if sensitivity is not None:
         s_c = check_sensitivity(sensitivity)
     elif bounds is not None or norm_bound is not None:
@@ -223,7 +242,7 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
         raw = gen.standard_normal((n_features, n_features))
     upper = np.triu(raw)
     noise = upper + np.triu(raw, 1).T
-    gram = x.T @ x + sigma * noise
+    gram = (x_gram if lazy else x.T @ x) + sigma * noise
     lam, vecs = np.linalg.eigh(gram)
     order = np.argsort(lam)[::-1][:k]
     return DPEigenDecomposition(directions=np.ascontiguousarray(vecs[:, order]),
@@ -345,14 +364,21 @@ class DPDirectionsMVG:
                                                          "needs a query with public record "
                                                          "bounds (IdentityQuery or "
                                                          "CovarianceQuery)")
-        data, kwargs = q.dp_direction_bounds(check_finite_array(X, "dp_directions", ndim=2))
+        if is_dask_collection(X):  # only the d x d Gram matrix is computed on the driver
+            if q.n_samples is None:
+                raise InvalidParameterError("sensitivity", "Dask input needs a query with the "
+                                                           "public n_samples")
+            data, kwargs = q.dp_direction_bounds(as_record_matrix(X, "dp_directions"))
+            n_rec = q.n_samples
+        else:
+            data, kwargs = q.dp_direction_bounds(check_finite_array(X, "dp_directions", ndim=2))
+            n_rec = data.shape[0]
         eps_d, delta_d = frac * epsilon, frac * delta
         calib = "classic" if eps_d < 1 else "analytic"
         result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d,
                                      clip=getattr(q, "clip", False),
                                      calibration=calib, rng=self.random_state,
                                      accountant=accountant, ledger=ledger, **kwargs)
-        n_rec = data.shape[0]
         # per-record second moment along each direction
         self.directions_ = dataclasses.replace(result, eigenvalues=result.eigenvalues / n_rec)
         self.mechanism_ = MVGMechanism(dp_directions=self.directions_, **opts)

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from .._record_sums import ball_record_sums, bounded_record_sums, is_dask_collection
 from .._validation import check_finite_array, check_in_bounds, check_positive, check_row_norms
 from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
@@ -91,7 +92,11 @@ class _RecordQuery(SensitivityStructure):
             return self.radius ** 2
         return float(self.reach @ self.reach)
 
-    def _check_data(self, X) -> np.ndarray:
+    def _check_data(self, X, center=None) -> np.ndarray:
+        """``X`` (minus the public ``center``, if given) checked against the public domain.
+
+        The box bounds apply to the raw records, the ball's ``radius`` to ``x - center``.
+        """
         x = check_finite_array(X, "X", ndim=2)
         if x.shape[1] != self.n_features:
             raise InvalidShapeError("X", f"must have n_features={self.n_features} columns, got "
@@ -102,12 +107,34 @@ class _RecordQuery(SensitivityStructure):
                                          "count the query was built for); build the query with "
                                          "the data set's public size")
         if self.radius is not None:
-            x = check_row_norms(x, self.radius, "X", bound_name="radius", clip=self.clip)
-        elif self.clip:
+            if center is not None:
+                x = x - center
+            return check_row_norms(x, self.radius, "X", bound_name="radius", clip=self.clip)
+        if self.clip:
             x = np.clip(x, self.lower, self.upper)
         else:
             check_in_bounds(x, self.lower, self.upper, "X")
-        return x
+        return x if center is None else x - center
+
+    def _record_sums(self, X, center=None):
+        """Sums of the checked (and centred) records of ``X``, block by block.
+
+        For Dask collections: each block is checked against the public box or ball where it
+        lives and only the count, the sum and the Gram matrix reach the driver
+        (:mod:`matrixdp._record_sums`). The count must be the public ``n_samples``.
+        """
+        if self.radius is not None:
+            sums = ball_record_sums(X, self.radius, clip=self.clip, center=center,
+                                    bound_name="radius")
+        else:
+            sums = bounded_record_sums(X, self.lower, self.upper, clip=self.clip, center=center)
+        if self.n_samples is not None and sums.n != self.n_samples:
+            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows (the public "
+                                         "count the query was built for); build the query with "
+                                         "the data set's public size")
+        if sums.gram.shape != (self.n_features, self.n_features):
+            raise InvalidShapeError("X", f"must have n_features={self.n_features} columns")
+        return sums
 
     def _need_n(self) -> int:
         if self.n_samples is None:
@@ -389,8 +416,16 @@ class CovarianceQuery(_RecordQuery):
         return data - self.center, {"bounds": (self._lo, self._hi)}
 
     def compute(self, X) -> np.ndarray:
-        """``(X - c)ᵀ (X - c) / n`` after validating ``X`` against the public bounds."""
-        x = self._check_data(X) - self.center
+        """``(X - c)ᵀ (X - c) / n`` after validating ``X`` against the public bounds.
+
+        ``X`` may be a numpy array, a data frame, or a Dask array or data frame: Dask blocks are
+        checked and summed where they live, and only the ``d x d`` Gram matrix reaches the
+        driver (``docs/scaling.md``).
+        """
+        if is_dask_collection(X):
+            out = self._record_sums(X, center=self.center).gram * self.scale
+            return 0.5 * (out + out.T)
+        x = self._check_data(X, center=self.center)
         out = (x.T @ x) * self.scale
         return 0.5 * (out + out.T)
 
