@@ -402,7 +402,9 @@ def _ron_gauss_entries() -> list[CatalogueEntry]:
 
 
 def _baseline_entries() -> list[CatalogueEntry]:
-    """Experiment baselines that are mechanisms: the classic Gaussian accepted at epsilon >= 1."""
+    """Experiment baselines that are mechanisms: the classic Gaussian accepted at epsilon >= 1,
+    and H_b (hierarchical histogram, audited on its consistent leaves)."""
+    from ..baselines.hierarchical import HierarchicalHistogramMechanism
     from ..baselines.iid import ClassicGaussianBaseline
 
     return [CatalogueEntry(
@@ -410,7 +412,13 @@ def _baseline_entries() -> list[CatalogueEntry]:
         "classic Gaussian baseline at epsilon >= 1 (accepted only when its exact profile confirms)",
         lambda epsilon, delta, sensitivity, dim: ClassicGaussianBaseline(
             epsilon=epsilon, delta=delta, sensitivity=sensitivity),
-        {"epsilon": 2.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped())]
+        {"epsilon": 2.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped()),
+        CatalogueEntry(
+            "hb", "H_b hierarchical histogram (Laplace per level, constrained inference), "
+                  "replace-one: one record moved across top nodes",
+            lambda epsilon, side, branching: HierarchicalHistogramMechanism(
+                (int(side), int(side)), epsilon=epsilon, branching=int(branching)),
+            {"epsilon": 1.0, "side": 4, "branching": 2})]
 
 
 def _baseline_release_entries() -> list[CatalogueEntry]:
