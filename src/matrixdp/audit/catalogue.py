@@ -403,7 +403,8 @@ def _ron_gauss_entries() -> list[CatalogueEntry]:
 
 def _baseline_entries() -> list[CatalogueEntry]:
     """Experiment baselines that are mechanisms: the classic Gaussian accepted at epsilon >= 1,
-    and H_b (hierarchical histogram, audited on its consistent leaves)."""
+    H_b (hierarchical histogram, audited on its consistent leaves) and DAWA."""
+    from ..baselines.dawa import DAWAMechanism
     from ..baselines.hierarchical import HierarchicalHistogramMechanism
     from ..baselines.iid import ClassicGaussianBaseline
 
@@ -418,7 +419,12 @@ def _baseline_entries() -> list[CatalogueEntry]:
                   "replace-one: one record moved across top nodes",
             lambda epsilon, side, branching: HierarchicalHistogramMechanism(
                 (int(side), int(side)), epsilon=epsilon, branching=int(branching)),
-            {"epsilon": 1.0, "side": 4, "branching": 2})]
+            {"epsilon": 1.0, "side": 4, "branching": 2}),
+        CatalogueEntry(
+            "dawa", "DAWA (private dyadic partition + noisy bucket counts), replace-one: one "
+                    "record moved on a grid of ones",
+            lambda epsilon, side: DAWAMechanism((int(side), int(side)), epsilon=epsilon),
+            {"epsilon": 1.0, "side": 4}, max_samples=50_000)]  # one partition per draw
 
 
 def _baseline_release_entries() -> list[CatalogueEntry]:

@@ -16,6 +16,8 @@
   Blum, Datta, Sheffet 2012).
 * :class:`HierarchicalHistogramMechanism` — H_b, the hierarchical histogram of a 2-D grid of
   counts with constrained inference (Qardaji, Yang, Li 2013; Hay et al. 2010), pure ε-DP.
+* :class:`DAWAMechanism` — DAWA (Li, Hay, Miklau, Wang 2014) for a 2-D grid of counts and the
+  identity workload: private dyadic partition in Hilbert order, then noisy bucket counts.
 * :func:`uniform_predictions`, :func:`random_unit_vector`, :func:`random_orthonormal_basis` —
   random-guess floors.
 
@@ -30,6 +32,7 @@ i.i.d. Laplace is :class:`matrixdp.LaplaceMechanism`; the analytic Gaussian is
 enough to reproduce are listed in :data:`NOT_REPRODUCED` with the reason.
 """
 
+from .dawa import DAWAMechanism, dyadic_deviations, dyadic_partition, hilbert_order
 from .hierarchical import (HierarchicalHistogramMechanism, consistent_leaves, hb_branching,
                            hb_leaf_variance, hb_levels, level_counts)
 from .iid import ClassicGaussianBaseline, dwork_roth_sigma
@@ -61,6 +64,7 @@ NOT_REPRODUCED: dict[str, str] = {
 
 __all__ = [
     "ClassicGaussianBaseline",
+    "DAWAMechanism",
     "HierarchicalHistogramMechanism",
     "JLCovariance",
     "JLSketchMechanism",
@@ -77,9 +81,12 @@ __all__ = [
     "consistent_leaves",
     "covariance_upper_sensitivity",
     "dwork_roth_sigma",
+    "dyadic_deviations",
+    "dyadic_partition",
     "hb_branching",
     "hb_leaf_variance",
     "hb_levels",
+    "hilbert_order",
     "level_counts",
     "mod_sulq",
     "mod_sulq_beta",
