@@ -134,10 +134,10 @@ class DAWAMechanism(Mechanism):
     to them (``docs/baselines.md``). Sequential composition gives pure ε-DP. ``exact=False``,
     because the sensitivities are upper bounds.
 
-    **Not the reference code's calibration.** The DAWA paper puts noise of scale about 2/(ρε) on
-    every interval's cost, and its argument for that is not the Laplace mechanism on the cost
-    vector. We could not check that argument, so we use the scale proved here, which is L to 2L
-    times larger (``docs/baselines.md``).
+    **Not the reference code's calibration.** DAWA's reference code puts noise of scale about
+    2/(ρε) on every interval's cost. Its argument for that comes from the DAWA paper and is not the
+    Laplace mechanism on the cost vector. We could not check that argument, so we use the scale
+    proved here: L (add/remove) to 2L − 1 (replace-one) times larger (``docs/baselines.md``).
 
     Parameters
     ----------
