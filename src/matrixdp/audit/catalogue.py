@@ -402,10 +402,7 @@ def _ron_gauss_entries() -> list[CatalogueEntry]:
 
 
 def _baseline_entries() -> list[CatalogueEntry]:
-    """Experiment baselines that are mechanisms: the classic Gaussian accepted at epsilon >= 1,
-    H_b (hierarchical histogram, audited on its consistent leaves) and DAWA."""
-    from ..baselines.dawa import DAWAMechanism
-    from ..baselines.hierarchical import HierarchicalHistogramMechanism
+    """Experiment baselines that are mechanisms: the classic Gaussian accepted at epsilon >= 1."""
     from ..baselines.iid import ClassicGaussianBaseline
 
     return [CatalogueEntry(
@@ -413,7 +410,16 @@ def _baseline_entries() -> list[CatalogueEntry]:
         "classic Gaussian baseline at epsilon >= 1 (accepted only when its exact profile confirms)",
         lambda epsilon, delta, sensitivity, dim: ClassicGaussianBaseline(
             epsilon=epsilon, delta=delta, sensitivity=sensitivity),
-        {"epsilon": 2.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped()),
+        {"epsilon": 2.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped())]
+
+
+def _histogram_entries() -> list[CatalogueEntry]:
+    """The pure-epsilon histogram baselines of R1SMG case study I: H_b (audited on its consistent
+    leaves) and DAWA (whole releases, one partition per draw)."""
+    from ..baselines.dawa import DAWAMechanism
+    from ..baselines.hierarchical import HierarchicalHistogramMechanism
+
+    return [
         CatalogueEntry(
             "hb", "H_b hierarchical histogram (Laplace per level, constrained inference), "
                   "replace-one: one record moved across top nodes",
@@ -436,7 +442,8 @@ def _baseline_release_entries() -> list[CatalogueEntry]:
 _LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_base_entries, _mvg_entries,
                                                       _farokhi_entries, _ron_gauss_entries,
                                                       _baseline_entries,
-                                                      _baseline_release_entries]
+                                                      _baseline_release_entries,
+                                                      _histogram_entries]
 
 
 def catalogue(*, include_unsafe: bool = True) -> list[CatalogueEntry]:

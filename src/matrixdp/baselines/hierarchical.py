@@ -263,7 +263,10 @@ class HierarchicalHistogramMechanism(Mechanism):
         return self._noise_batch(shape[:-2], rng)
 
     def sample_noise_batch(self, n, shape, rng=None):
-        """``n`` independent noise draws of ``shape`` (the grid's) in one vectorised pass."""
+        """``n`` independent noise draws of ``shape`` (the grid's) in one vectorised pass.
+
+        ``rng``: ``None`` draws from the secure stream; a seed makes the draws replayable.
+        """
         from ..rng import make_rng
 
         return self._noise((int(n),) + tuple(shape), make_rng(rng))
