@@ -255,7 +255,9 @@ def main(argv=None) -> int:
          "ε is far above 1e-7 (see the row note), so its row is not a private release."),
         "The pure ε-DP histogram baselines (DAWA and H_b, Figs. 4(g, h) and 10(e, f)) run at the same ε with "
         "δ = 0, under the same replace-one relation; the paper reports no ℒ for them, only heat "
-        "maps. Their set-up (2-D hierarchy, branching rule) is ours: docs/baselines.md.",
+        "maps. Their set-up is ours (H_b: 2-D hierarchy and branching rule; DAWA: Hilbert order, "
+        "identity workload, and a partition noise we can prove, 2L − 1 = 25x the reference code's): "
+        "docs/baselines.md. Our DAWA is not a faithful reproduction of DAWA's accuracy.",
     ] + [f"Plot: `{p.name}`." for p in pngs]
     md, _ = common.write_results(name, title, rows, out, metric="ℒ = ‖noise‖²_F over the valid cells",
                                  unit=1.0, unit_label="raw", notes=notes)
