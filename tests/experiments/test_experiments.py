@@ -231,6 +231,11 @@ def test_r1smg_uber_case_study(tmp_path, data_home):
     assert float(r1["ours"]) == pytest.approx(300 * float(r1["noise_std"]) ** 2, rel=0.35)
     assert float(r1["ours"]) < float(analytic["ours"]) < float(classic["ours"])
     assert "true δ" in r1["notes"]
+    # H_b: pure ε (δ = 0), b = 10, h = 2, Laplace 8 per node, leaf variance 0.990·2·8² = 126.7
+    hb = next(row for name, row in table.items() if name.startswith("H_b"))
+    assert float(hb["delta"]) == 0.0 and float(hb["epsilon"]) == 0.5
+    assert float(hb["noise_std"]) == pytest.approx(np.sqrt(2 * 64 * (99 + 1 / 101) / 100), rel=1e-9)
+    assert float(hb["ours"]) == pytest.approx(300 * float(hb["noise_std"]) ** 2, rel=0.05)
 
 
 def test_r1smg_pca_case_study_on_adult(tmp_path, data_home):

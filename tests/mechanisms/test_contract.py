@@ -47,6 +47,7 @@ VALUE_DEPENDENT = {
     "JLSketchMechanism": "releases SᵀS/r, whose variance (Σ_ij² + Σ_ii Σ_jj)/r depends on Σ",
     "PPCAMechanism": "releases a projector drawn by the exponential mechanism on the value",
     "PPCAKMechanism": "releases a projector drawn by the exponential mechanism on the value",
+    "DAWAMechanism": "spreads noisy counts over buckets chosen from the value (a private partition)",
 }
 
 _GUARANTEE = PrivacyGuarantee(epsilon=1.0, delta=1e-5, calibration="test", mechanism="test")
@@ -97,6 +98,11 @@ def _cases() -> dict[str, Case]:
                                   dict(r=5, privacy=_GUARANTEE), np.eye(3) + 0.1, ("r", 0)),
         "PPCAMechanism": Case(baselines.PPCAMechanism, dict(epsilon=1.0), score,
                               ("epsilon", -1.0)),
+        "HierarchicalHistogramMechanism": Case(baselines.HierarchicalHistogramMechanism,
+                                               dict(shape=(5, 4), epsilon=1.0, branching=2),
+                                               np.full((5, 4), 3.0), ("branching", 1)),
+        "DAWAMechanism": Case(baselines.DAWAMechanism, dict(shape=(5, 4), epsilon=1.0),
+                              np.arange(20.0).reshape(5, 4), ("ratio", 1.0)),
         "PPCAKMechanism": Case(baselines.PPCAKMechanism,
                                dict(epsilon=1.0, n_components=2, sweeps=2, privacy=_GUARANTEE),
                                score, ("sweeps", 0)),

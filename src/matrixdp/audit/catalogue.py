@@ -413,6 +413,26 @@ def _baseline_entries() -> list[CatalogueEntry]:
         {"epsilon": 2.0, "delta": 1e-5, "sensitivity": 1.0, "dim": 3}, _shaped())]
 
 
+def _histogram_entries() -> list[CatalogueEntry]:
+    """The pure-epsilon histogram baselines of R1SMG case study I: H_b (audited on its consistent
+    leaves) and DAWA (whole releases, one partition per draw)."""
+    from ..baselines.dawa import DAWAMechanism
+    from ..baselines.hierarchical import HierarchicalHistogramMechanism
+
+    return [
+        CatalogueEntry(
+            "hb", "H_b hierarchical histogram (Laplace per level, constrained inference), "
+                  "replace-one: one record moved across top nodes",
+            lambda epsilon, side, branching: HierarchicalHistogramMechanism(
+                (int(side), int(side)), epsilon=epsilon, branching=int(branching)),
+            {"epsilon": 1.0, "side": 4, "branching": 2}),
+        CatalogueEntry(
+            "dawa", "DAWA (private dyadic partition + noisy bucket counts), replace-one: one "
+                    "record moved on a grid of ones",
+            lambda epsilon, side: DAWAMechanism((int(side), int(side)), epsilon=epsilon),
+            {"epsilon": 1.0, "side": 4}, max_samples=50_000)]  # one partition per draw
+
+
 def _baseline_release_entries() -> list[CatalogueEntry]:
     """The PCA / covariance baselines and DP-SVD, audited on their released matrices."""
     return baseline_entries()
@@ -422,7 +442,8 @@ def _baseline_release_entries() -> list[CatalogueEntry]:
 _LOADERS: list[Callable[[], list[CatalogueEntry]]] = [_base_entries, _mvg_entries,
                                                       _farokhi_entries, _ron_gauss_entries,
                                                       _baseline_entries,
-                                                      _baseline_release_entries]
+                                                      _baseline_release_entries,
+                                                      _histogram_entries]
 
 
 def catalogue(*, include_unsafe: bool = True) -> list[CatalogueEntry]:

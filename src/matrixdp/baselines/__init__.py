@@ -14,6 +14,10 @@
   Hoff's Gibbs sampler (approximate guarantee).
 * :func:`blocki_jl_covariance` — the JL transform as a private covariance sketch (Blocki,
   Blum, Datta, Sheffet 2012).
+* :class:`HierarchicalHistogramMechanism` — H_b, the hierarchical histogram of a 2-D grid of
+  counts with constrained inference (Qardaji, Yang, Li 2013; Hay et al. 2010), pure ε-DP.
+* :class:`DAWAMechanism` — DAWA (Li, Hay, Miklau, Wang 2014) for a 2-D grid of counts and the
+  identity workload: private dyadic partition in Hilbert order, then noisy bucket counts.
 * :func:`uniform_predictions`, :func:`random_unit_vector`, :func:`random_orthonormal_basis` —
   random-guess floors.
 
@@ -28,6 +32,9 @@ i.i.d. Laplace is :class:`matrixdp.LaplaceMechanism`; the analytic Gaussian is
 enough to reproduce are listed in :data:`NOT_REPRODUCED` with the reason.
 """
 
+from .dawa import DAWAMechanism, dyadic_deviations, dyadic_partition, hilbert_order
+from .hierarchical import (HierarchicalHistogramMechanism, consistent_leaves, hb_branching,
+                           hb_leaf_variance, hb_levels, level_counts)
 from .iid import ClassicGaussianBaseline, dwork_roth_sigma
 from .jl import JLCovariance, JLSketchMechanism, blocki_jl_covariance, blocki_w
 from .mod_sulq import mod_sulq, mod_sulq_beta, mod_sulq_sigma, unit_ball_upper_sensitivity
@@ -57,6 +64,8 @@ NOT_REPRODUCED: dict[str, str] = {
 
 __all__ = [
     "ClassicGaussianBaseline",
+    "DAWAMechanism",
+    "HierarchicalHistogramMechanism",
     "JLCovariance",
     "JLSketchMechanism",
     "PPCAKMechanism",
@@ -69,8 +78,16 @@ __all__ = [
     "analyze_gauss",
     "blocki_jl_covariance",
     "blocki_w",
+    "consistent_leaves",
     "covariance_upper_sensitivity",
     "dwork_roth_sigma",
+    "dyadic_deviations",
+    "dyadic_partition",
+    "hb_branching",
+    "hb_leaf_variance",
+    "hb_levels",
+    "hilbert_order",
+    "level_counts",
     "mod_sulq",
     "mod_sulq_beta",
     "mod_sulq_sigma",
