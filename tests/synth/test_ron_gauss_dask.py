@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from matrixdp.errors import InvalidParameterError, OutOfBoundsError
+from matrixdp.errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from matrixdp.synth import RONGauss
 
 da = pytest.importorskip("dask.array")
@@ -82,6 +82,8 @@ NEW_SETTINGS = {
     "classification, add-remove": dict(task="classification", neighbouring="add-remove"),
     "classification, public sizes, uniform weights, triu": dict(
         task="classification", class_sizes="public", class_weights="uniform", noise="triu"),
+    "classification, private sizes, exact numerics": dict(task="classification",
+                                                          numerics="exact"),
     "unsupervised, add-remove": dict(neighbouring="add-remove"),
     "regression, add-remove": dict(task="regression", neighbouring="add-remove"),
     "regression, replace-one, DP label mean": dict(task="regression", label_mean="dp"),
@@ -198,6 +200,12 @@ def test_dask_label_errors_name_no_value():
     got = RONGauss(**four).fit(Xd, da.from_array(_classes(X), chunks=150))
     ref = RONGauss(**four).fit(X, _classes(X))
     np.testing.assert_allclose(got.class_counts_, ref.class_counts_, rtol=1e-12)
+    # labels as a one-column Dask frame (and a two-column one is refused)
+    frame = dd.from_pandas(pd.DataFrame({"t": _classes(X)}), npartitions=3)
+    one = RONGauss(**four).fit(Xd, frame)
+    np.testing.assert_allclose(one.covariance_raw_, ref.covariance_raw_, rtol=1e-9, atol=1e-11)
+    with pytest.raises(InvalidShapeError, match="one column"):
+        RONGauss(**four).fit(Xd, frame.assign(u=frame["t"]))
 
 
 def test_settings_in_memory_refuses_are_refused_on_dask_too():

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._record_sums import tree_sum, as_record_matrix, dask_target_records, is_dask_collection
+from .._record_sums import (as_record_matrix, dask_target_records, dask_target_vector,
+                            is_dask_collection, tree_sum)
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ._input import LABELS_OUTSIDE, classes_outside
 from .group import GroupCalibration, GroupFit, release_group_mean, release_group_moment
@@ -77,22 +78,10 @@ def _series_codes(part, classes):
 def dask_class_codes(y, classes):
     """A lazy Dask collection of the class codes of ``y`` (positions in the public ``classes``),
     partitioned like ``y``; labels outside the list raise when a block is computed."""
-    if not is_dask_collection(y):
-        raise InvalidParameterError("y", "must be a Dask collection (array, Series or one-column "
-                                         "frame) partitioned like X when X is a Dask collection")
+    y = dask_target_vector(y)
     classes = np.asarray(classes)
-    if hasattr(y, "map_partitions"):
-        if getattr(y, "ndim", 1) == 2:
-            if len(y.columns) != 1:
-                raise InvalidShapeError("y", "must have one column")
-            y = y[y.columns[0]]
+    if hasattr(y, "to_dask_array"):
         return y.map_partitions(_series_codes, classes, meta=(y.name, "f8"))
-    if y.ndim == 2:
-        if y.shape[1] != 1:
-            raise InvalidShapeError("y", "must have one column")
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise InvalidShapeError("y", "must be 1-D")
     return y.map_blocks(_codes, classes, dtype=np.float64)
 
 
