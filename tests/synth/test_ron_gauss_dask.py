@@ -8,6 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
+from matrixdp.accounting import Accountant
 from matrixdp.errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from matrixdp.synth import RONGauss
 
@@ -184,9 +185,14 @@ def test_dask_label_errors_name_no_value():
     labels = _classes(X)
     labels[17] = "secret-label"
     kw = dict(dim=2, epsilon=1.0, task="classification", classes=["a", "b", "c"])
+    accountant = Accountant(epsilon=10.0)
     with pytest.raises(InvalidParameterError) as info:
-        RONGauss(**kw).fit(Xd, da.from_array(labels, chunks=150))
+        RONGauss(**kw).fit(Xd, da.from_array(labels, chunks=150), accountant=accountant)
     assert "secret" not in str(info.value) and "public class list" in str(info.value)
+    # pass 1 refused the labels before the budget was charged (as the in-memory check does)
+    assert accountant.spends == ()
+    RONGauss(**kw).fit(Xd, da.from_array(_classes(X), chunks=150), accountant=accountant)
+    assert len(accountant.spends) == 1
     with pytest.raises(InvalidParameterError, match="Dask collection"):
         RONGauss(**kw).fit(Xd, _classes(X))  # an in-memory y with a Dask X
     with pytest.raises(InvalidParameterError, match="is required"):

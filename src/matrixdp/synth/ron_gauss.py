@@ -523,6 +523,20 @@ class RONGauss:
         elif self.task == "unsupervised" and y is not None:
             warnings.warn("y is ignored with task='unsupervised'; pass task='regression' or "
                           "'classification' to synthesise labels", UserWarning, stacklevel=2)
+        if dask_input:
+            # pass 1 reads, checks (as the in-memory checks above) and sums every record into its
+            # group, before the budget is charged and before any noise (docs/scaling.md)
+            sums = dask_group_sums(X_arr, m, n_groups=None if classes is None else classes.size,
+                                   label_shift=shift, label_bound=a, clip_labels=self.clip_labels)
+            n = int(round(sums[:, 0].sum()))
+            if n < 1:
+                raise InvalidShapeError("X", "has no samples")
+            sizes = sums[:, 0]
+            label_mean = sums[0, m + 1] / n if self.task == "regression" else None
+        elif classes is not None:
+            sizes = np.array([np.count_nonzero(y_arr == c) for c in classes])
+        if classes is not None:
+            self._check_class_sizes(sizes, classes)
         self._warn_dfm(m, p)
 
         gen = make_rng(self.random_state)
@@ -542,11 +556,11 @@ class RONGauss:
                                label_bound=a, mode=self.sensitivity, noise=self.noise,
                                psd=self.psd, numerics=self.numerics)
         with charge(privacy, accountant=accountant, ledger=ledger, label="ron-gauss fit"):
-            if dask_input:
-                fits, sizes, n, label_mean = self._dask_groups(X_arr, m, W, cal, classes, shift,
-                                                               gen)
+            if dask_input:  # then one pass per group (docs/scaling.md)
+                fits = fit_groups_dask(X_arr, m, W, cal, sums, classified=classes is not None,
+                                       label_shift=shift, clip_labels=self.clip_labels, rng=gen)
             else:
-                fits, sizes, label_mean = self._memory_groups(X_arr, y_arr, W, cal, classes, gen)
+                fits, label_mean = self._memory_groups(X_arr, y_arr, W, cal, classes, gen)
             if classes is not None:
                 self._set_classes(fits, sizes, classes, W)
             else:
@@ -623,35 +637,16 @@ class RONGauss:
                 stacklevel=3)
 
     def _memory_groups(self, X, y, W, cal, classes, gen):
-        """Release the groups of an in-memory table: (fits, exact class sizes, label mean).
+        """Release the groups of an in-memory table: (fits, label mean or None).
 
         ``y``: the checked, centred labels (regression) or the class labels (classification).
         """
         if classes is None:
             labels = y if self.task == "regression" else None
-            return ([fit_group(cal, X, W, labels=labels, rng=gen)], None,
+            return ([fit_group(cal, X, W, labels=labels, rng=gen)],
                     None if labels is None else float(np.mean(labels)))
-        sizes = np.array([np.count_nonzero(y == c) for c in classes])
-        self._check_class_sizes(sizes, classes)
         # one pass per public class, vectorised inside; each class's mean, then its second moment
-        return [fit_group(cal, X[y == c], W, rng=gen) for c in classes], sizes, None
-
-    def _dask_groups(self, mat, m, W, cal, classes, shift, gen):
-        """Release the groups of a lazy Dask record matrix (``docs/scaling.md``): pass 1 checks
-        every record and sums it into its group before any noise; then one pass per group, in
-        the in-memory order. Returns (fits, exact class sizes, n, label mean)."""
-        sums = dask_group_sums(mat, m, n_groups=None if classes is None else classes.size,
-                               label_shift=shift, label_bound=cal.label_bound,
-                               clip_labels=self.clip_labels)
-        n = int(round(sums[:, 0].sum()))
-        if n < 1:
-            raise InvalidShapeError("X", "has no samples")
-        if classes is not None:
-            self._check_class_sizes(sums[:, 0], classes)
-        fits = fit_groups_dask(mat, m, W, cal, sums, classified=classes is not None,
-                               label_shift=shift, clip_labels=self.clip_labels, rng=gen)
-        label_mean = sums[0, m + 1] / n if self.task == "regression" else None
-        return fits, sums[:, 0], n, label_mean
+        return [fit_group(cal, X[y == c], W, rng=gen) for c in classes], None
 
     def _check_class_sizes(self, sizes, classes) -> None:
         """With public class sizes every class needs a record (checked before any noise)."""
