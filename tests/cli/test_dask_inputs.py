@@ -101,6 +101,7 @@ def test_synth_from_parts_writes_parquet_partitions(tmp_path, capsys):
     table = pd.read_parquet(out_dir)
     assert list(table.columns) == ["z1", "bp"] and len(table) == 4_500
     assert "4500 records" in out
+    assert "its DP mean (--label-mean dp)" in out  # the default, on Dask input too
     # the same fit in memory: identical first synthetic CSV rows for the same seed
     assert main(["synth", str(folder), "--epsilon", "2", "--dim", "1", "--seed", "3",
                  "--out", str(tmp_path / "a.csv"), "--n", "50"]) == 0
