@@ -24,8 +24,8 @@ from ._validation import check_in_bounds
 from .errors import InvalidParameterError, OutOfBoundsError
 
 __all__ = ["RecordSums", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
-           "ball_record_sums",
-           "dask_target_records", "tree_sum", "DEFAULT_CHUNK_ROWS"]
+           "ball_record_sums", "dask_target_records", "dask_target_vector", "tree_sum",
+           "DEFAULT_CHUNK_ROWS"]
 
 #: Rows per in-memory chunk: bounds the temporaries of a clip + Gram pass (~8 MB per
 #: 16 features at float64) while keeping BLAS calls large enough to run at full speed.
@@ -108,6 +108,29 @@ def as_record_matrix(X, argument: str = "X", *, columns=None):
     return arr
 
 
+def dask_target_vector(y):
+    """A Dask target as one lazy column: a Series (from a Series or a one-column frame) or a 1-D
+    array (from a 1-D or one-column array). Raises unless ``y`` is such a Dask collection."""
+    from .errors import InvalidShapeError
+
+    if not is_dask_collection(y):
+        raise InvalidParameterError("y", "must be a Dask collection (array, Series or one-column "
+                                         "frame) partitioned like X when X is a Dask collection")
+    if hasattr(y, "to_dask_array"):  # a Series or a frame
+        if getattr(y, "ndim", 1) == 2:
+            if len(y.columns) != 1:
+                raise InvalidShapeError("y", "must have one column")
+            y = y[y.columns[0]]
+        return y
+    if y.ndim == 2:
+        if y.shape[1] != 1:
+            raise InvalidShapeError("y", "must have one column")
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise InvalidShapeError("y", "must be 1-D")
+    return y
+
+
 def dask_target_records(X, y):
     """The lazy augmented table ``[X y]`` (records in rows) of a Dask ``X`` and target ``y``.
 
@@ -117,14 +140,8 @@ def dask_target_records(X, y):
 
     from .errors import InvalidShapeError
 
-    if not is_dask_collection(y):
-        raise InvalidParameterError("y", "must be a Dask collection (array, Series or one-column "
-                                         "frame) partitioned like X when X is a Dask collection")
+    y = dask_target_vector(y)
     if hasattr(X, "to_dask_array") and hasattr(y, "to_dask_array"):
-        if getattr(y, "ndim", 1) == 2:
-            if len(y.columns) != 1:
-                raise InvalidShapeError("y", "must have one column")
-            y = y[y.columns[0]]
         try:
             frame = X.assign(_matrixdp_target_=y)
         except Exception as exc:  # pragma: no cover - partitions that cannot be aligned
@@ -133,12 +150,6 @@ def dask_target_records(X, y):
         return frame.to_dask_array()
     Xa = X.to_dask_array(lengths=True) if hasattr(X, "to_dask_array") else X
     ya = y.to_dask_array(lengths=True) if hasattr(y, "to_dask_array") else y
-    if ya.ndim == 2:
-        if ya.shape[1] != 1:
-            raise InvalidShapeError("y", "must have one column")
-        ya = ya[:, 0]
-    if ya.ndim != 1:
-        raise InvalidShapeError("y", "must be 1-D")
     if any(np.isnan(c) for c in Xa.chunks[0] + ya.chunks[0]):
         Xa, ya = Xa.compute_chunk_sizes(), ya.compute_chunk_sizes()  # lengths only, no values
     if Xa.chunks[0] != ya.chunks[0]:

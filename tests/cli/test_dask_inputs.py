@@ -101,6 +101,7 @@ def test_synth_from_parts_writes_parquet_partitions(tmp_path, capsys):
     table = pd.read_parquet(out_dir)
     assert list(table.columns) == ["z1", "bp"] and len(table) == 4_500
     assert "4500 records" in out
+    assert "its DP mean (--label-mean dp)" in out  # the default, on Dask input too
     # the same fit in memory: identical first synthetic CSV rows for the same seed
     assert main(["synth", str(folder), "--epsilon", "2", "--dim", "1", "--seed", "3",
                  "--out", str(tmp_path / "a.csv"), "--n", "50"]) == 0
@@ -109,3 +110,35 @@ def test_synth_from_parts_writes_parquet_partitions(tmp_path, capsys):
     capsys.readouterr()
     np.testing.assert_allclose(pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv"),
                                rtol=1e-8, atol=1e-10)
+
+
+def test_synth_classification_from_parts(tmp_path, capsys):
+    """Classification on Dask input: Parquet partitions out, and the same fit as in memory."""
+    folder, whole = _parts(tmp_path)
+    for i, part in enumerate(sorted(folder.iterdir())):  # add a class column to every part
+        frame = pd.read_parquet(part)
+        frame["risk"] = np.where(frame.bp > 150, "high", "low")
+        frame.to_parquet(part, index=False)
+    table = pd.read_csv(whole)
+    table["risk"] = np.where(table.bp > 150, "high", "low")
+    table.to_csv(whole, index=False)
+    common = ["--epsilon", "2", "--dim", "1", "--task", "classification", "--target", "risk",
+              "--classes", "low,high", "--seed", "4", "--quiet"]
+    code = main(["synth", str(folder), *common, "--out", str(tmp_path / "syn")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    synthetic = pd.read_parquet(tmp_path / "syn")
+    assert list(synthetic.columns) == ["z1", "risk"] and len(synthetic) == 4_500
+    assert set(synthetic.risk) <= {"low", "high"} and "DP class counts" in out
+    assert main(["synth", str(folder), *common, "--out", str(tmp_path / "a.csv"), "--n", "60"]) == 0
+    assert main(["synth", str(whole), *common, "--out", str(tmp_path / "b.csv"), "--n", "60"]) == 0
+    capsys.readouterr()
+    a, b = pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv")
+    assert list(a.risk) == list(b.risk)
+    np.testing.assert_allclose(a.z1, b.z1, rtol=0, atol=1e-8)
+    # add/remove neighbours: the number of records is private, the output size is its DP count
+    assert main(["synth", str(folder), *common, "--neighbouring", "add-remove",
+                 "--out", str(tmp_path / "ar")]) == 0
+    out, _ = capsys.readouterr()
+    assert "private under add/remove" in out and "4500 records" not in out
+    assert abs(len(pd.read_parquet(tmp_path / "ar")) - 4_500) < 200

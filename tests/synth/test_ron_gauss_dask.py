@@ -1,4 +1,5 @@
-"""RON-Gauss on Dask input (two-pass blockwise fit) and partitioned Parquet sampling."""
+"""RON-Gauss on Dask input (blockwise fit in passes, every task and relation) and partitioned
+Parquet sampling."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pickle
 import numpy as np
 import pytest
 
-from matrixdp.errors import InvalidParameterError, OutOfBoundsError
+from matrixdp.accounting import Accountant
+from matrixdp.errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from matrixdp.synth import RONGauss
 
 da = pytest.importorskip("dask.array")
@@ -68,14 +70,159 @@ def test_regression_on_a_dask_frame(never_collected):
                                atol=1e-11)
 
 
-def test_unsupported_settings_say_so():
+def _classes(X):
+    """Three classes of unequal size (public list ["a", "b", "c"])."""
+    return np.where(X[:, 0] > 3.0, "a", np.where(X[:, 1] > 1.0, "b", "c"))
+
+
+#: every (task, relation, class sizes, label mean) setting the Dask fit gained, with its kwargs
+NEW_SETTINGS = {
+    "classification, replace-one, private sizes": dict(task="classification"),
+    "classification, replace-one, public sizes": dict(task="classification",
+                                                      class_sizes="public"),
+    "classification, add-remove": dict(task="classification", neighbouring="add-remove"),
+    "classification, public sizes, uniform weights, triu": dict(
+        task="classification", class_sizes="public", class_weights="uniform", noise="triu"),
+    "classification, private sizes, exact numerics": dict(task="classification",
+                                                          numerics="exact"),
+    "unsupervised, add-remove": dict(neighbouring="add-remove"),
+    "regression, add-remove": dict(task="regression", neighbouring="add-remove"),
+    "regression, replace-one, DP label mean": dict(task="regression", label_mean="dp"),
+}
+
+_FIT_ARRAYS = ("projection_", "mean_", "covariance_raw_", "covariance_", "mean_scale_",
+               "cov_scale_", "mean_sensitivity_", "cov_sensitivity_", "class_counts_",
+               "class_weights_", "class_means_", "n_records_", "label_mean_")
+
+
+def _kwargs(setting):
+    kw = dict(dim=3, epsilon=2.0, random_state=11, **NEW_SETTINGS[setting])
+    if kw.get("task") == "classification":
+        kw["classes"] = ["a", "b", "c"]
+    if kw.get("task") == "regression":
+        kw["label_bound"] = (-10, 10)
+    return kw
+
+
+def _labels(kw, X, y):
+    return {"classification": _classes(X), "regression": y}.get(kw.get("task"))
+
+
+@pytest.mark.parametrize("setting", sorted(NEW_SETTINGS))
+@pytest.mark.parametrize("frame", [False, True], ids=["array", "frame"])
+def test_new_settings_same_seed_same_release_and_samples(setting, frame, never_collected):
+    X, y = _data()
+    kw = _kwargs(setting)
+    labels = _labels(kw, X, y)
+    ref = RONGauss(**kw).fit(X, labels)
+    if frame:
+        cols = [f"f{i}" for i in range(X.shape[1])]
+        table = pd.DataFrame(X, columns=cols)
+        table["t"] = labels if labels is not None else 0.0
+        ddf = dd.from_pandas(table, npartitions=6)
+        got = RONGauss(**kw).fit(ddf[cols], None if labels is None else ddf["t"])
+        assert list(got.feature_names_in_) == cols
+    else:
+        yd = None if labels is None else da.from_array(labels, chunks=650)
+        got = RONGauss(**kw).fit(da.from_array(X, chunks=(650, X.shape[1])), yd)
+    assert got.privacy_ == ref.privacy_
+    compared = 0
+    for name in _FIT_ARRAYS:
+        assert hasattr(got, name) == hasattr(ref, name), name
+        if hasattr(ref, name):
+            compared += 1
+            np.testing.assert_allclose(getattr(got, name), getattr(ref, name), rtol=1e-9,
+                                       atol=1e-11, err_msg=name)
+    assert compared >= 9
+    if kw.get("task") == "classification":
+        np.testing.assert_array_equal(got.classes_, ref.classes_)
+        assert got.class_priors_ == ref.class_priors_ and got.class_sizes_ == ref.class_sizes_
+    # the same model gives the same synthetic records (sampling factors the covariance, whose
+    # eigenvectors can amplify the summation-order differences: records of scale ~0.1 agree to
+    # 1e-6 absolute)
+    out_ref, out_got = ref.sample(400, rng=5), got.sample(400, rng=5)
+    if not isinstance(out_ref, tuple):
+        out_ref, out_got = (out_ref, None), (out_got, None)
+    np.testing.assert_allclose(out_got[0], out_ref[0], rtol=0, atol=1e-6)
+    if kw.get("task") == "classification":
+        np.testing.assert_array_equal(out_got[1], out_ref[1])
+    elif out_ref[1] is not None:
+        np.testing.assert_allclose(out_got[1], out_ref[1], rtol=0, atol=1e-6)
+    # another seed is another release (the comparison above can fail)
+    other = RONGauss(**{**kw, "random_state": 12}).fit(X, labels)
+    assert not np.allclose(other.covariance_raw_, ref.covariance_raw_, rtol=1e-6)
+
+
+def test_driver_receives_only_reduced_statistics(never_collected, monkeypatch):
+    """Every value computed on the driver is a reduced statistic of public size: pass 1 gives
+    k x (m + 1) sums, each later pass one (p x p) scatter; 1 + k passes for k classes."""
+    import dask
+
+    X, _ = _data(n=3_000)
+    m, p = X.shape[1], 2
+    computed = []
+    real_compute = dask.compute
+
+    def spy(*args, **kwargs):
+        out = real_compute(*args, **kwargs)
+        computed.extend(np.shape(v) for v in out)
+        return out
+
+    monkeypatch.setattr(dask, "compute", spy)
+    labels = da.from_array(_classes(X), chunks=500)
+    RONGauss(dim=p, epsilon=1.0, task="classification", classes=["a", "b", "c"],
+             random_state=0).fit(da.from_array(X, chunks=500), labels)
+    assert computed == [(3, m + 1)] + [(p, p)] * 3
+    computed.clear()
+    RONGauss(dim=p, epsilon=1.0, neighbouring="add-remove", random_state=0).fit(
+        da.from_array(X, chunks=500))
+    assert computed == [(1, m + 1), (p, p)]
+
+
+def test_dask_label_errors_name_no_value():
+    X, y = _data(n=600)
+    Xd = da.from_array(X, chunks=150)
+    labels = _classes(X)
+    labels[17] = "secret-label"
+    kw = dict(dim=2, epsilon=1.0, task="classification", classes=["a", "b", "c"])
+    accountant = Accountant(epsilon=10.0)
+    with pytest.raises(InvalidParameterError) as info:
+        RONGauss(**kw).fit(Xd, da.from_array(labels, chunks=150), accountant=accountant)
+    assert "secret" not in str(info.value) and "public class list" in str(info.value)
+    # pass 1 refused the labels before the budget was charged (as the in-memory check does)
+    assert accountant.spends == ()
+    RONGauss(**kw).fit(Xd, da.from_array(_classes(X), chunks=150), accountant=accountant)
+    assert len(accountant.spends) == 1
+    with pytest.raises(InvalidParameterError, match="Dask collection"):
+        RONGauss(**kw).fit(Xd, _classes(X))  # an in-memory y with a Dask X
+    with pytest.raises(InvalidParameterError, match="is required"):
+        RONGauss(**kw).fit(Xd)
+    # public class sizes need every class: refused after pass 1, before any noise
+    with pytest.raises(InvalidParameterError, match="has no records"):
+        RONGauss(**{**kw, "classes": ["a", "b", "c", "d"]}, class_sizes="public").fit(
+            Xd, da.from_array(_classes(X), chunks=150))
+    # private class sizes handle an empty class, as in memory
+    four = {**kw, "classes": ["a", "b", "c", "d"], "random_state": 3}
+    got = RONGauss(**four).fit(Xd, da.from_array(_classes(X), chunks=150))
+    ref = RONGauss(**four).fit(X, _classes(X))
+    np.testing.assert_allclose(got.class_counts_, ref.class_counts_, rtol=1e-12)
+    # labels as a one-column Dask frame (and a two-column one is refused)
+    frame = dd.from_pandas(pd.DataFrame({"t": _classes(X)}), npartitions=3)
+    one = RONGauss(**four).fit(Xd, frame)
+    np.testing.assert_allclose(one.covariance_raw_, ref.covariance_raw_, rtol=1e-9, atol=1e-11)
+    with pytest.raises(InvalidShapeError, match="one column"):
+        RONGauss(**four).fit(Xd, frame.assign(u=frame["t"]))
+
+
+def test_settings_in_memory_refuses_are_refused_on_dask_too():
+    """label_mean='dp' is for regression under replace-one, in memory and on Dask alike."""
     X, y = _data(n=200)
-    Xd = da.from_array(X, chunks=50)
-    with pytest.raises(InvalidParameterError, match="replace-one"):
-        RONGauss(dim=2, epsilon=1.0, task="classification", classes=[0, 1]).fit(
-            Xd, da.from_array((y > 0).astype(int), chunks=50))
-    with pytest.raises(InvalidParameterError, match="replace-one"):
-        RONGauss(dim=2, epsilon=1.0, neighbouring="add-remove").fit(Xd)
+    for kw in (dict(task="regression", label_bound=10, label_mean="dp",
+                    neighbouring="add-remove"),
+               dict(task="classification", classes=["a", "b", "c"], label_mean="dp")):
+        for Xin, yin in ((X, y), (da.from_array(X, chunks=50), da.from_array(y, chunks=50))):
+            with pytest.raises(InvalidParameterError, match="label_mean"):
+                RONGauss(dim=2, epsilon=1.0, **kw).fit(Xin, yin)
 
 
 def test_sample_to_parquet_partitions_and_seeds(tmp_path):
@@ -107,10 +254,25 @@ def test_two_pass_fit_and_parquet_on_a_local_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     X, _ = _data(n=6_000)
     ref = RONGauss(dim=3, epsilon=2.0, random_state=2).fit(X)
+    cls_kw = dict(dim=2, epsilon=2.0, task="classification", classes=["a", "b", "c"],
+                  random_state=6)
+    cls_ref = RONGauss(**cls_kw).fit(X, _classes(X))
+    table = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])]).assign(t=_classes(X))
+    ddf = dd.from_pandas(table, npartitions=4)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster, \
             distributed.Client(cluster):
         got = RONGauss(dim=3, epsilon=2.0, random_state=2).fit(da.from_array(X, chunks=1_500))
         files = got.sample_to_parquet(tmp_path / "syn", 5_000, partitions=3, random_state=0)
+        cls_got = RONGauss(**cls_kw).fit(ddf.drop(columns="t"), ddf["t"])
+        cls_got.sample_to_parquet(tmp_path / "cls", 3_000, partitions=2, random_state=0,
+                                  label_column="t")
     np.testing.assert_allclose(got.covariance_raw_, ref.covariance_raw_, rtol=1e-9, atol=1e-11)
     assert len(files) == 3 and len(pd.read_parquet(tmp_path / "syn")) == 5_000
+    np.testing.assert_allclose(cls_got.covariance_raw_, cls_ref.covariance_raw_, rtol=1e-9,
+                               atol=1e-11)
+    np.testing.assert_allclose(cls_got.class_counts_, cls_ref.class_counts_, rtol=1e-12)
+    assert cls_got.privacy_ == cls_ref.privacy_
+    synthetic = pd.read_parquet(tmp_path / "cls")
+    assert list(synthetic.columns) == ["z1", "z2", "t"] and len(synthetic) == 3_000
+    assert set(synthetic["t"]) <= {"a", "b", "c"}

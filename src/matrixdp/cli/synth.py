@@ -130,8 +130,6 @@ def run(args) -> int:
                             f"(columns: {', '.join(map(str, frame.columns))})")
         y = frame[args.target]
         features = frame.drop(columns=[args.target])
-        if dask_files is not None and args.task != "regression":
-            raise InvalidParameterError("--task", "with Dask input: unsupervised or regression")
         if args.task == "regression" and not pd.api.types.is_numeric_dtype(y.dtype):
             raise InvalidParameterError("--target", f"regression needs a numeric target column, "
                                                     f"{args.target!r} is not")
@@ -148,8 +146,7 @@ def run(args) -> int:
                      task=args.task, label_bound=_parse_label_bound(args.label_bound),
                      clip_labels=args.clip_labels, classes=classes,
                      label_mean=("dp" if args.task == "regression" and args.label_mean == "dp"
-                                 and args.neighbouring == "replace-one" and dask_files is None
-                                 else "public"),
+                                 and args.neighbouring == "replace-one" else "public"),
                      class_weights=args.class_weights, class_sizes=args.class_sizes,
                      epsilon_counts=args.epsilon_counts,
                      neighbouring=args.neighbouring,
@@ -162,7 +159,7 @@ def run(args) -> int:
         session = dask_session(scheduler=args.scheduler, quiet=args.quiet)
     with warnings.catch_warnings(record=True) as caught, session:
         warnings.simplefilter("always")
-        if dask_files is not None:  # public under replace-one (Dask input: replace-one only)
+        if dask_files is not None:  # public under replace-one; private (not counted) otherwise
             n_in = int(len(frame)) if args.neighbouring == "replace-one" else None
         else:
             n_in = frame.shape[0]
@@ -219,7 +216,7 @@ def run(args) -> int:
         print(f"  - the {args.target} column is in the input's units, centred at "
               + ("its DP mean (--label-mean dp)" if model.label_mean == "dp"
                  else "the middle of its public range (the paper's Algorithm 4; a DP label mean "
-                      "needs --label-mean dp, replace-one neighbours and an in-memory table)"))
+                      "needs --label-mean dp and replace-one neighbours)"))
     print(f"guarantee: {model.privacy_}")
     for note in model.privacy_.notes:
         print(f"  - {note}")

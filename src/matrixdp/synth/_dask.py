@@ -1,40 +1,42 @@
-"""RON-Gauss on Dask collections: a two-pass, blockwise fit and partitioned synthetic output.
+"""RON-Gauss on Dask collections: a blockwise fit in passes, and partitioned synthetic output.
 
 The fit never collects the records. Algorithm 1 needs the DP mean of the normalised records
-*before* it can centre them, so a fit on a Dask collection reads the data twice:
+*before* it can centre them, so a fit on a Dask collection reads the data in passes:
 
-1. per block: normalise every record to unit norm and sum (count, sum) -> tree reduction ->
-   the DP mean is released on the driver (the same Laplace mechanism as in memory);
-2. per block: normalise, subtract the released DP mean, re-normalise, project with the public
-   ``W`` (and append the checked, centred label) and sum the second moments -> tree reduction ->
-   the DP second moment is released on the driver.
+1. per block: check the records (finite; labels within the public bound, or in the public
+   class list), normalise every record to unit norm and sum, per group: (count, Σ x̂) (and, for
+   regression, the sum of the checked labels) -> tree reduction -> driver;
+2. per group, in the in-memory fit's order: the group's DP mean (and DP count, when sizes are
+   private) is released on the driver; then one pass per block normalises, subtracts the
+   released mean, re-normalises, projects with the public ``W`` (and appends the checked,
+   centred label) and sums the second moments of that group's records -> tree reduction -> the
+   DP second moment is released on the driver.
 
-Only ``m + 1`` and ``(p + 1)²`` numbers reach the driver. The released values equal the
-in-memory ones for the same ``random_state`` up to floating-point summation order.
-See ``docs/scaling.md``.
+The unsupervised and regression tasks have one group (two passes); classification has one group
+per public class (1 + k passes): each class's second moment is released before the next class's
+count and mean, as in memory, so that the same ``random_state`` gives the same release. Only
+``k (m + 2)`` and ``(p + 1)²`` numbers per pass reach the driver; the releases are those of
+:mod:`matrixdp.synth.group` (the same calibration as in memory). See ``docs/scaling.md``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._record_sums import tree_sum, as_record_matrix, dask_target_records, is_dask_collection
+from .._record_sums import (as_record_matrix, dask_target_records, dask_target_vector,
+                            is_dask_collection, tree_sum)
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
-from .covariance import aug_cov_sensitivity, cov_sensitivity, make_symmetric_psd, noisy_second_moment
-from .group import GroupFit
-from .preprocessing import centred_projection, dp_mean_from_sum, unit_row_pass
+from ._input import LABELS_OUTSIDE, classes_outside
+from .group import GroupCalibration, GroupFit, release_group_mean, release_group_moment
+from .preprocessing import centred_projection, unit_row_pass
 
-__all__ = ["is_dask_collection", "dask_feature_matrix", "fit_group_replace_one_dask",
-           "write_parquet_samples"]
-
-_LABELS_OUTSIDE = ("has labels outside the public label bound; clip them first or pass "
-                   "clip_labels=True (CLI: --clip-labels), or widen the bound from domain "
-                   "knowledge (it must never be read from the data)")
-
+__all__ = ["is_dask_collection", "dask_feature_matrix", "dask_class_codes", "dask_group_sums",
+           "fit_groups_dask", "write_parquet_samples"]
 
 def dask_feature_matrix(X, y=None):
-    """Lazy records of a Dask ``X`` (with the label as a last column when ``y`` is given) and the
-    column names of a Dask DataFrame (None for arrays)."""
+    """Lazy records of a Dask ``X`` (with ``y`` as a last column when given: the raw label, or a
+    class code from :func:`dask_class_codes`) and the column names of a Dask DataFrame (None for
+    arrays)."""
     names = None
     if hasattr(X, "dtypes"):
         bad = [str(c) for c, dt in X.dtypes.items()
@@ -50,7 +52,37 @@ def dask_feature_matrix(X, y=None):
         mat = dask_target_records(X, y)
     if mat.ndim != 2:
         raise InvalidShapeError("X", "must be 2-D (n_samples, n_features)")
+    if len(mat.chunks[1]) != 1:  # every block holds whole records (features and label)
+        mat = mat.rechunk({1: -1})
     return mat, names
+
+
+def _codes(labels, classes):
+    """Index of every label in the public class list (float, for the record matrix); raises
+    when a label is not in it."""
+    labels = np.asarray(labels).reshape(-1)
+    codes = np.full(labels.shape[0], -1.0)
+    for j, c in enumerate(classes):  # the public classes, not the records
+        codes[labels == c] = j
+    if np.any(codes < 0):
+        raise InvalidParameterError("y", classes_outside(classes))
+    return codes
+
+
+def _series_codes(part, classes):
+    import pandas as pd
+
+    return pd.Series(_codes(part.to_numpy(), classes), index=part.index)
+
+
+def dask_class_codes(y, classes):
+    """A lazy Dask collection of the class codes of ``y`` (positions in the public ``classes``),
+    partitioned like ``y``; labels outside the list raise when a block is computed."""
+    y = dask_target_vector(y)
+    classes = np.asarray(classes)
+    if hasattr(y, "to_dask_array"):
+        return y.map_partitions(_series_codes, classes, meta=(y.name, "f8"))
+    return y.map_blocks(_codes, classes, dtype=np.float64)
 
 
 def _finite(block):
@@ -61,28 +93,48 @@ def _finite(block):
     return arr
 
 
-def _first_pass(block, m, W):
-    """``[count, Σ normalize(x)]`` of one block (the in-memory fit's blocked pass)."""
-    arr = np.ascontiguousarray(_finite(block)[:, :m])
-    out = np.empty(m + 1)
-    out[0] = arr.shape[0]
-    out[1:] = unit_row_pass(arr, W[:, :0])[1]
+def _checked_labels(arr, m, shift, bound, clip_labels):
+    labels = arr[:, m] - shift
+    if np.any(np.abs(labels) > bound):
+        if not clip_labels:
+            raise OutOfBoundsError("y", LABELS_OUTSIDE.format(
+                bound=f"[{shift - bound:g}, {shift + bound:g}]"))
+        labels = np.clip(labels, -bound, bound)
+    return labels
+
+
+def _first_pass(block, m, n_groups, shift, bound, clip_labels):
+    """Per group ``[count, Σ normalize(x), (Σ checked label)]`` of one block, shape
+    (n_groups, m + 1 (+ 1)). With ``n_groups``, column ``m`` holds the class code."""
+    arr = _finite(block)
+    X = np.ascontiguousarray(arr[:, :m])
+    extra = 0 if bound is None else 1
+    out = np.zeros((1 if n_groups is None else n_groups, m + 1 + extra))
+    if n_groups is None:
+        out[0, 0] = X.shape[0]
+        out[0, 1:m + 1] = unit_row_pass(X, np.zeros((m, 0)))[1]
+        if bound is not None:
+            out[0, m + 1] = _checked_labels(arr, m, shift, bound, clip_labels).sum()
+        return out
+    codes = arr[:, m]
+    for j in range(n_groups):  # the public classes, not the records
+        rows = codes == j
+        out[j, 0] = np.count_nonzero(rows)
+        out[j, 1:] = unit_row_pass(np.ascontiguousarray(X[rows]), np.zeros((m, 0)))[1]
     return out
 
 
-def _second_pass(block, m, mu_dp, W, shift, bound, clip_labels):
-    """``Σ u uᵀ`` of one block, ``u = (normalize(normalize(x) - μ) W, y - shift)``."""
+def _second_pass(block, m, mu, W, group, shift, bound, clip_labels):
+    """``Σ u uᵀ`` of one block's records (of class ``group`` when given),
+    ``u = (normalize(normalize(x) - μ) W, y - shift)``."""
     arr = _finite(block)
+    if group is not None:
+        arr = arr[arr[:, m] == group]
     X = np.ascontiguousarray(arr[:, :m])
     r, _, Y = unit_row_pass(X, W)
-    Xt = centred_projection(X, W, r, Y, mu_dp)
+    Xt = centred_projection(X, W, r, Y, mu)
     if bound is not None:
-        labels = arr[:, m] - shift
-        if np.any(np.abs(labels) > bound):
-            if not clip_labels:
-                raise OutOfBoundsError("y", _LABELS_OUTSIDE)
-            labels = np.clip(labels, -bound, bound)
-        Xt = np.hstack([Xt, labels[:, None]])
+        Xt = np.hstack([Xt, _checked_labels(arr, m, shift, bound, clip_labels)[:, None]])
     return Xt.T @ Xt
 
 
@@ -98,29 +150,33 @@ def _blockwise_total(mat, fn, *args):
     return total
 
 
-def fit_group_replace_one_dask(mat, m, W, *, label_shift=0.0, label_bound=None, clip_labels=False,
-                               epsilon_mean, epsilon_cov, mode="corrected", noise="full",
-                               psd="clip", rng, numerics="float") -> GroupFit:
-    """:func:`~matrixdp.synth.group.fit_group_replace_one` on a lazy Dask matrix, in two passes.
+def dask_group_sums(mat, m, *, n_groups=None, label_shift=0.0, label_bound=None,
+                    clip_labels=False) -> np.ndarray:
+    """Pass 1: the per-group reduced statistics of a lazy record matrix (private values).
 
-    ``mat`` holds the ``m`` features (and the raw label as column ``m`` when ``label_bound`` is
-    given). ``rng`` is used exactly as in memory (the mean's noise, then the second moment's).
+    ``mat`` holds the ``m`` features and, as column ``m``, the raw label (``label_bound``
+    given: regression) or the class code (``n_groups`` given: classification). Returns an
+    array of shape (groups, m + 1 (+ 1)): count, Σ x̂ (and Σ of the checked, centred labels).
+    Every record is checked here, before any noise is drawn.
     """
-    first = _blockwise_total(mat, _first_pass, m, W)
-    n = int(round(first[0]))
-    if n < 1:
-        raise InvalidShapeError("X", "has no samples")
-    mu_dp, mean_mech = dp_mean_from_sum(first[1:], n, epsilon_mean, rng, mode=mode,
-                                        numerics=numerics)
-    p = W.shape[1]
-    second = _blockwise_total(mat, _second_pass, m, mu_dp, W, float(label_shift), label_bound,
-                              bool(clip_labels))
-    sens = (cov_sensitivity(p, n, mode, noise) if label_bound is None
-            else aug_cov_sensitivity(p, label_bound, n, mode, noise))
-    raw, cov_mech = noisy_second_moment(second / n, epsilon=epsilon_cov, sensitivity=sens,
-                                        noise=noise, rng=rng, numerics=numerics)
-    return GroupFit(mu_dp, raw, make_symmetric_psd(raw, psd), mean_mech.scale, cov_mech.scale,
-                    mean_mech.sensitivity, sens, float(n))
+    return _blockwise_total(mat, _first_pass, m, n_groups, float(label_shift), label_bound,
+                            bool(clip_labels))
+
+
+def fit_groups_dask(mat, m, W, cal: GroupCalibration, sums: np.ndarray, *, classified: bool,
+                    label_shift=0.0, clip_labels=False, rng) -> list[GroupFit]:
+    """Release every group of ``sums`` (from :func:`dask_group_sums`) in the in-memory order:
+    the group's mean (:func:`~matrixdp.synth.group.release_group_mean`), one pass for its
+    scatter, its second moment (:func:`~matrixdp.synth.group.release_group_moment`); then the
+    next group. ``classified``: group j is the records of class code j."""
+    fits = []
+    for j in range(sums.shape[0]):
+        first = release_group_mean(cal, int(round(sums[j, 0])), sums[j, 1:m + 1], rng)
+        scatter = _blockwise_total(mat, _second_pass, m, first.mean, W,
+                                   float(j) if classified else None, float(label_shift),
+                                   cal.label_bound, bool(clip_labels))
+        fits.append(release_group_moment(cal, first, scatter, rng))
+    return fits
 
 
 def _sample_partition(model, size, seed, columns, label_column, add_mean):

@@ -7,7 +7,20 @@ import numpy as np
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, InvalidShapeError
 
-__all__ = ["as_feature_matrix", "as_label_vector"]
+__all__ = ["as_feature_matrix", "as_label_vector", "LABELS_OUTSIDE", "classes_outside"]
+
+#: The message for labels outside the public bound (no value, no count: it may reach a log).
+LABELS_OUTSIDE = ("has labels outside the public label bound {bound}; clip them first or pass "
+                  "clip_labels=True (CLI: --clip-labels), or widen the bound from domain "
+                  "knowledge (it must never be read from the data)")
+
+
+def classes_outside(classes) -> str:
+    """The message for labels outside the public class list (which values, and how many, stay
+    with the data: the message may reach a log)."""
+    return (f"has labels that are not in the public class list "
+            f"classes={np.asarray(classes).tolist()}; "
+            "add the missing classes to the public list or drop those records")
 
 
 def _is_dataframe(X) -> bool:

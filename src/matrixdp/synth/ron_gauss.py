@@ -27,9 +27,9 @@ from ..accounting import charge, compose, parallel
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
 from ..rng import make_rng, without_generators
 from ..mechanisms.lattice import check_numerics, exact_note
-from ._dask import (dask_feature_matrix, fit_group_replace_one_dask, is_dask_collection,
-                    write_parquet_samples)
-from ._input import as_feature_matrix, as_label_vector
+from ._dask import (dask_class_codes, dask_feature_matrix, dask_group_sums, fit_groups_dask,
+                    is_dask_collection, write_parquet_samples)
+from ._input import LABELS_OUTSIDE, as_feature_matrix, as_label_vector, classes_outside
 from .covariance import (
     NOISE_LAYOUTS,
     PSD_METHODS,
@@ -39,7 +39,7 @@ from .covariance import (
 )
 from ._checks import check_sample_memory, warn_if_noise_dominated
 from .dfm import dfm_max_dim
-from .group import fit_group_add_remove, fit_group_replace_one
+from .group import GroupCalibration, fit_group
 from .preprocessing import SENSITIVITY_MODES, normalize_rows
 from .projection import PROJECTIONS, check_dims, ron_matrix
 
@@ -129,7 +129,7 @@ class RONGauss:
         released). "dp" also releases the labels' mean with the Laplace
         mechanism (sensitivity 2a/n, budget ``epsilon_label``, composed into
         ``privacy_``) and centres the synthetic labels there, so they keep the
-        real labels' mean (replace-one, in-memory input).
+        real labels' mean (replace-one neighbours).
     epsilon_label : float, optional
         Budget of the DP label mean (``label_mean="dp"``). Part of ``epsilon``;
         defaults to ``DEFAULT_COUNTS_FRACTION * epsilon``.
@@ -472,17 +472,21 @@ class RONGauss:
         X : array_like, pandas.DataFrame, dask.array.Array or dask.dataframe.DataFrame
             Finite numeric features (DataFrames: numeric columns only), shape
             (n_samples, n_features). A Dask collection is fitted block by block
-            without collecting it (``task`` "unsupervised" or "regression",
-            ``neighbouring="replace-one"``): a **two-pass** fit, because the DP
-            mean must be released before the records can be centred (pass 1: sum
-            of the normalised records, DP mean on the driver; pass 2: centred,
-            re-normalised, projected second moment, noise on the driver). Same
-            seed, same release as in memory up to summation order
+            without collecting it (every task, both relations, both class-size
+            models): a fit in **passes**, because a group's DP mean must be
+            released before its records can be centred. Pass 1 checks and sums
+            the normalised records (per class for classification); then, per
+            group (one, or one per public class) in the in-memory order, the DP
+            mean (and count) is released on the driver and one pass sums the
+            centred, re-normalised, projected second moments, whose noise is
+            drawn on the driver: two passes, or 1 + k for k classes. Same seed,
+            same release and same guarantee as in memory up to summation order
             (``docs/scaling.md``).
         y : array_like of shape (n_samples,), optional
             Labels: required for "regression" (within the public bound) and
             "classification" (each in the public ``classes``); ignored otherwise.
-            With a Dask ``X``: a Dask collection partitioned like ``X``.
+            With a Dask ``X``: a Dask array, Series or one-column frame
+            partitioned like ``X`` (e.g. a column of the same frame).
         accountant, ledger : optional
             Budget keepers (:mod:`matrixdp.accounting`) charged with the whole fit's guarantee
             before any noise is drawn (default: those of an enclosing ``with`` block).
@@ -496,35 +500,43 @@ class RONGauss:
         for attribute in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, attribute)  # no stale attributes from an earlier fit
         dask_input = is_dask_collection(X)
-        if dask_input:
-            if self.label_mean == "dp":
-                raise InvalidParameterError(
-                    "label_mean", "'dp' needs an in-memory array (not built for Dask input yet)")
-            if self.task == "classification" or self._sizes_private():
-                raise InvalidParameterError(
-                    "X", "a Dask collection is supported for task='unsupervised' or 'regression' "
-                         "with neighbouring='replace-one'; pass an in-memory array otherwise")
-            if self.task == "regression" and y is None:
-                raise InvalidParameterError("y", "is required for task='regression'")
-            X_arr, names = dask_feature_matrix(X, y if self.task == "regression" else None)
-            m = X_arr.shape[1] - (1 if self.task == "regression" else 0)
+        shift, a = self._label_range() if self.task == "regression" else (0.0, None)
+        classes = self._public_classes() if self.task == "classification" else None
+        if dask_input:  # the records (and labels) are checked block by block, in pass 1
+            if self.task != "unsupervised" and y is None:
+                raise InvalidParameterError("y", f"is required for task={self.task!r}")
+            target = (None if self.task == "unsupervised" else
+                      y if self.task == "regression" else dask_class_codes(y, classes))
+            X_arr, names = dask_feature_matrix(X, target)
+            m = X_arr.shape[1] - (0 if target is None else 1)
         else:
             X_arr, names = as_feature_matrix(X)
             n, m = X_arr.shape
         p = check_dims(m, self.dim)[1]
 
-        if self.task == "regression":
-            shift, a = self._label_range()
-            if not dask_input:  # a Dask target is checked block by block
-                y_arr = as_label_vector(y, n, numeric=True)
-                y_centred = self._check_labels(y_arr - shift, a)
-        elif self.task == "classification":
-            classes = self._public_classes()
+        y_arr = None  # in memory: the checked, centred labels, or the class labels
+        if self.task == "regression" and not dask_input:
+            y_arr = self._check_labels(as_label_vector(y, n, numeric=True) - shift, a)
+        elif self.task == "classification" and not dask_input:
             y_arr = as_label_vector(y, n, numeric=False)
             self._check_classes(y_arr, classes)
-        elif y is not None:
+        elif self.task == "unsupervised" and y is not None:
             warnings.warn("y is ignored with task='unsupervised'; pass task='regression' or "
                           "'classification' to synthesise labels", UserWarning, stacklevel=2)
+        if dask_input:
+            # pass 1 reads, checks (as the in-memory checks above) and sums every record into its
+            # group, before the budget is charged and before any noise (docs/scaling.md)
+            sums = dask_group_sums(X_arr, m, n_groups=None if classes is None else classes.size,
+                                   label_shift=shift, label_bound=a, clip_labels=self.clip_labels)
+            n = int(round(sums[:, 0].sum()))
+            if n < 1:
+                raise InvalidShapeError("X", "has no samples")
+            sizes = sums[:, 0]
+            label_mean = sums[0, m + 1] / n if self.task == "regression" else None
+        elif classes is not None:
+            sizes = np.array([np.count_nonzero(y_arr == c) for c in classes])
+        if classes is not None:
+            self._check_class_sizes(sizes, classes)
         self._warn_dfm(m, p)
 
         gen = make_rng(self.random_state)
@@ -539,21 +551,20 @@ class RONGauss:
             self.label_shift_, self.label_bound_ = shift, a
         privacy = self._guarantee(p)  # known before any noise: charged first
 
+        cal = GroupCalibration(epsilon_mean=eps_mean, epsilon_cov=eps_cov, epsilon_counts=eps_counts,
+                               relation=self.neighbouring, sizes_private=self._sizes_private(),
+                               label_bound=a, mode=self.sensitivity, noise=self.noise,
+                               psd=self.psd, numerics=self.numerics)
         with charge(privacy, accountant=accountant, ledger=ledger, label="ron-gauss fit"):
-            if self.task == "classification":
-                self._fit_classes(X_arr, y_arr, classes, W, eps_mean, eps_cov, eps_counts, gen)
+            if dask_input:  # then one pass per group (docs/scaling.md)
+                fits = fit_groups_dask(X_arr, m, W, cal, sums, classified=classes is not None,
+                                       label_shift=shift, clip_labels=self.clip_labels, rng=gen)
             else:
-                if dask_input:
-                    fit = fit_group_replace_one_dask(
-                        X_arr, m, W, label_shift=shift if self.task == "regression" else 0.0,
-                        label_bound=a if self.task == "regression" else None,
-                        clip_labels=self.clip_labels, epsilon_mean=eps_mean, epsilon_cov=eps_cov,
-                        mode=self.sensitivity, noise=self.noise, psd=self.psd, rng=gen,
-                        numerics=self.numerics)
-                else:
-                    labels, bound = (y_centred, a) if self.task == "regression" else (None, None)
-                    fit = self._fit_group(X_arr, W, labels, bound, eps_mean, eps_cov, eps_counts,
-                                          gen)
+                fits, label_mean = self._memory_groups(X_arr, y_arr, W, cal, classes, gen)
+            if classes is not None:
+                self._set_classes(fits, sizes, classes, W)
+            else:
+                fit = fits[0]
                 self.mean_ = fit.mean
                 self.covariance_raw_ = fit.covariance_raw
                 self.covariance_ = fit.covariance
@@ -567,7 +578,7 @@ class RONGauss:
                     # moves their mean by at most 2a/n (n public under replace-one)
                     label_mech = LaplaceMechanism(epsilon=self.epsilon_label_,
                                                   sensitivity=2.0 * a / n, numerics=self.numerics)
-                    released = label_mech.release(float(np.mean(y_centred)), rng=gen)
+                    released = label_mech.release(float(label_mean), rng=gen)
                     self.label_mean_ = shift + float(released.value)
 
         self.privacy_ = privacy
@@ -591,10 +602,7 @@ class RONGauss:
         if outside.any():
             if self.clip_labels:
                 return np.clip(y_centred, -a, a)
-            raise OutOfBoundsError(
-                "y", f"has labels outside the public label bound {self._bound_text()}; clip them "
-                     "first or pass clip_labels=True (CLI: --clip-labels), or widen the bound from "
-                     "domain knowledge (it must never be read from the data)")
+            raise OutOfBoundsError("y", LABELS_OUTSIDE.format(bound=self._bound_text()))
         return y_centred
 
     def _bound_text(self) -> str:
@@ -616,10 +624,7 @@ class RONGauss:
     @staticmethod
     def _check_classes(y: np.ndarray, classes: np.ndarray) -> None:
         if not np.isin(y, classes).all():
-            # which values, and how many, stays with the data: the message may reach a log
-            raise InvalidParameterError(
-                "y", f"has labels that are not in the public class list classes={classes.tolist()}; "
-                     "add the missing classes to the public list or drop those records")
+            raise InvalidParameterError("y", classes_outside(classes))
 
     def _warn_dfm(self, m: int, p: int) -> None:
         if m <= 10:
@@ -631,29 +636,33 @@ class RONGauss:
                 "data may be far from Gaussian and the noise grows with dim", UserWarning,
                 stacklevel=3)
 
-    def _fit_group(self, X, W, labels, bound, eps_mean, eps_cov, eps_counts, gen):
-        if self._sizes_private():
-            # add/remove, or classes of private size under replace-one (the record may change
-            # class: doubled sensitivities, see fit_group_add_remove)
-            return fit_group_add_remove(X, W, labels=labels, label_bound=bound,
-                                        epsilon_counts=eps_counts, epsilon_mean=eps_mean,
-                                        epsilon_cov=eps_cov, psd=self.psd, rng=gen,
-                                        relation=self.neighbouring, numerics=self.numerics)
-        return fit_group_replace_one(X, W, labels=labels, label_bound=bound, epsilon_mean=eps_mean,
-                                     epsilon_cov=eps_cov, mode=self.sensitivity, noise=self.noise,
-                                     psd=self.psd, rng=gen, numerics=self.numerics)
+    def _memory_groups(self, X, y, W, cal, classes, gen):
+        """Release the groups of an in-memory table: (fits, label mean or None).
 
-    def _fit_classes(self, X, y, classes, W, eps_mean, eps_cov, eps_counts, gen) -> None:
-        private = self._sizes_private()
-        fits = []
-        for c in classes:  # one pass per public class, vectorised inside
-            Xc = X[y == c]
-            if Xc.shape[0] == 0 and not private:
+        ``y``: the checked, centred labels (regression) or the class labels (classification).
+        """
+        if classes is None:
+            labels = y if self.task == "regression" else None
+            return ([fit_group(cal, X, W, labels=labels, rng=gen)],
+                    None if labels is None else float(np.mean(labels)))
+        # one pass per public class, vectorised inside; each class's mean, then its second moment
+        return [fit_group(cal, X[y == c], W, rng=gen) for c in classes], None
+
+    def _check_class_sizes(self, sizes, classes) -> None:
+        """With public class sizes every class needs a record (checked before any noise)."""
+        if self._sizes_private():
+            return
+        for c, size in zip(classes, sizes):
+            if size == 0:
                 raise InvalidParameterError(
                     "y", f"class {c!r} of the public class list has no records; with public class "
                          "sizes RON-Gauss needs at least one per class (class_sizes='private' "
                          "handles empty classes)")
-            fits.append(self._fit_group(Xc, W, None, None, eps_mean, eps_cov, eps_counts, gen))
+
+    def _set_classes(self, fits, sizes, classes, W) -> None:
+        """The fitted attributes of a classification fit, from each class's releases (in the
+        public class order) and the exact class sizes (used only by "exact" class weights)."""
+        private = self._sizes_private()
         k = classes.size
         if private:
             self.class_counts_ = np.array([f.count for f in fits])
@@ -664,7 +673,7 @@ class RONGauss:
             if private:
                 warnings.warn("class_weights='exact' releases the exact class sizes, which are "
                               "private under this relation", PrivacyLeakWarning, stacklevel=3)
-            sizes = np.array([np.count_nonzero(y == c) for c in classes], dtype=np.float64)
+            sizes = np.asarray(sizes, dtype=np.float64)
             weights = sizes / sizes.sum()
         else:  # the DP counts released above: post-processing, no extra budget
             noisy = np.clip(self.class_counts_, 0.0, None)
