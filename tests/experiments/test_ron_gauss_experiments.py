@@ -77,3 +77,30 @@ def test_unit_rows_are_normalised_once_and_read_only():
     assert rg._unit(other) is not rg._unit(other)  # not cached: computed afresh
     np.testing.assert_array_equal(rg._unit(X.copy()), U)  # equal data, another object: recomputed
     rg._cache_unit()
+
+
+@pytest.mark.parametrize("method,task,expected", [
+    ("RON-Gauss", "clustering", {"mean_fraction": 0.5}),
+    (rg.MEAN_FRACTION_01, "classification", {"mean_fraction": 0.1}),
+    (rg.DP_LABEL_MEAN, "regression", {"mean_fraction": 0.5, "label_mean": "dp"}),
+])
+def test_ron_gauss_variants_pass_their_budget_split(monkeypatch, method, task, expected):
+    import matrixdp
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(**kw):
+        seen.update(kw)
+        raise Stop
+
+    monkeypatch.setattr(matrixdp, "RONGauss", record)
+    X, y = np.full((20, 3), 0.5), np.zeros(20)
+    with pytest.raises(Stop):
+        rg.fit_method(method, task, X, y, 2.0, 2, np.random.default_rng(0))
+    assert seen["epsilon"] == 2.0  # the total budget is the cell's ε for every variant
+    for key, value in expected.items():
+        assert seen[key] == value
+    assert ("label_mean" in seen) == ("label_mean" in expected)
