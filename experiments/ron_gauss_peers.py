@@ -244,23 +244,64 @@ def _run_peer(codes_path, sizes, rho, seed, out, workdir, timeout):
     return np.load(out), json.loads(job.read_text())["fit_s"], wall
 
 
-FIELDS = ["method", "epsilon", "delta", "relation", "trial", "rho_internal", "rho_replace_one",
+FIELDS = ["method", "epsilon", "delta", "relation", "trial", "p", "rho_internal", "rho_replace_one",
           "balanced_accuracy", "accuracy", "f1", "rmse", "nmi", "ari", "fit_s", "wall_s", "status"]
+METRICS = ("balanced_accuracy", "accuracy", "f1", "rmse", "nmi", "ari")
+TASK_METRICS = {"classification": ("balanced_accuracy", "accuracy", "f1"), "regression": ("rmse",),
+                "clustering": ("nmi", "ari")}
 
 
-def _score_table(codes, names, tasks, gen):
-    """All three tasks' metrics for one synthetic code table (rows shuffled: K-means reads a prefix)."""
+def _score_features(X, y, names, tests):
+    """All three tasks' metrics for one table in the classification layout (income label ``y``),
+    each model on the unit-norm records as the grid's "real (all m)" row."""
     import _ron_gauss_common as rg
     from matrixdp.synth import normalize_rows
 
-    X, y = decode(codes[gen.permutation(codes.shape[0])], names)
     out = {}
-    (Xte_c, yte_c), (Xte_r, yte_r), (Xte_k, yte_k) = tasks
+    (Xte_c, yte_c), (Xte_r, yte_r), (Xte_k, yte_k) = tests
     out.update(rg.score("classification", normalize_rows(X), y, normalize_rows(Xte_c), yte_c))
     j = names.index(rg.REG_TARGET)
     out.update(rg.score("regression", normalize_rows(np.delete(X, j, axis=1)), X[:, j],
                         normalize_rows(Xte_r), yte_r))
     out.update(rg.score("clustering", normalize_rows(X), None, normalize_rows(Xte_k), yte_k))
+    return out
+
+
+def _score_table(codes, names, tests, gen):
+    """:func:`_score_features` of a synthetic code table (rows shuffled: K-means reads a prefix)."""
+    X, y = decode(codes[gen.permutation(codes.shape[0])], names)
+    return _score_features(X, y, names, tests)
+
+
+def _append(path: Path, row: dict) -> None:
+    fields = FIELDS
+    if path.exists():  # keep the header of the file being resumed
+        with path.open() as fh:
+            fields = next(csv.reader(fh))
+    with path.open("a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        if fh.tell() == 0:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in fields})
+
+
+def _read(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def _ron_gauss_cells(train, tests, eps, p, seeds):
+    """RON-Gauss at (ε, p) exactly as the grid runs it (``fit_method``/``score``), one fit per task."""
+    import _ron_gauss_common as rg
+
+    out = {}
+    for (task, (Xtr, ytr)), (Xte, yte), seed in zip(train.items(), tests, seeds):
+        gen = np.random.default_rng(seed)
+        fitted = rg.fit_method("RON-Gauss", task, Xtr, ytr, eps, p, gen)
+        sc = rg.score(task, fitted.Z, fitted.y, fitted.transform(Xte), yte)
+        out.update({k: sc[k] for k in TASK_METRICS[task]})
     return out
 
 
@@ -270,30 +311,34 @@ def run(argv=None) -> int:
     import _ron_gauss_common as rg
 
     def extra(parser):
-        parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
+        parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS),
+                            choices=list(EPSILONS))
+        parser.add_argument("--dims", type=int, nargs="+", default=list(rg.DIMS),
+                            help="RON-Gauss dimensions run beside MST (the grid's)")
         parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per MST fit")
         parser.add_argument("--cache", type=Path, default=None,
-                            help="folder of per-cell rows (resume a partial run); default: <out>/.ron_gauss_peers")
+                            help="folder of per-cell rows (a rerun resumes a partial run); "
+                                 "default: <out>/.ron_gauss_peers")
 
     args = common.parse_args(TITLE, argv, default_trials=3, extra=extra)
     import warnings
 
-    warnings.simplefilter("ignore")
-    Xtr, ytr, Xte, yte, names = rg.load_adult_task("classification", args.data_home)
-    tasks = [rg.load_adult_task(t, args.data_home)[2:4] for t in ("classification", "regression",
-                                                                    "clustering")]
+    warnings.simplefilter("ignore")  # NoiseDominatedWarning at small ε, as in the grid
+    tasks = ("classification", "regression", "clustering")
+    loaded = {t: rg.load_adult_task(t, args.data_home) for t in tasks}
+    Xtr, ytr, _, _, names = loaded["classification"]
+    train = {t: loaded[t][:2] for t in tasks}
+    tests = [loaded[t][2:4] for t in tasks]
     attrs, sizes = table_domain(names)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cache = args.cache or out / ".ron_gauss_peers"
     cache.mkdir(parents=True, exist_ok=True)
-    rows_path = cache / "rows.csv"
-    done = {}
-    if rows_path.exists():
-        with rows_path.open() as fh:
-            done = {(float(r["epsilon"]), int(r["trial"])): r for r in csv.DictReader(fh)}
+    mst_path, rg_path = cache / "rows.csv", cache / "ron_gauss_rows.csv"
     started = time.time()
     children = np.random.SeedSequence(args.seed).spawn(args.trials)
+    # MST: one peer fit per (ε, trial), the slow part; cached so that a rerun resumes
+    done = {(float(r["epsilon"]), int(r["trial"])) for r in _read(mst_path)}
     with tempfile.TemporaryDirectory() as work:
         codes_path = Path(work) / "codes.npy"
         np.save(codes_path, encode(Xtr, ytr, names))
@@ -302,90 +347,156 @@ def run(argv=None) -> int:
             for eps in args.epsilons:
                 if (eps, t) in done:
                     continue
-                seed_seq = cell.get(eps) or np.random.SeedSequence([args.seed, t, int(eps * 1000)])
-                peer_seed, score_seed = seed_seq.generate_state(2)
+                peer_seed, score_seed = cell[eps].generate_state(2)
                 rho = mst_internal_rho(eps, DELTA)
                 row = dict(method="MST", epsilon=eps, delta=DELTA, relation="replace-one", trial=t,
                            rho_internal=rho, rho_replace_one=rho * MST_REPLACE_ONE_FACTOR)
                 try:
                     syn, fit_s, wall = _run_peer(codes_path, sizes, rho, int(peer_seed),
                                                  Path(work) / "syn.npy", work, args.timeout)
-                    row.update(_score_table(syn, names, tasks, np.random.default_rng(score_seed)),
+                    row.update(_score_table(syn, names, tests, np.random.default_rng(score_seed)),
                                fit_s=fit_s, wall_s=wall, status="ok")
                 except Exception as exc:  # keep going; the table lists what failed
                     row.update(status=f"failed: {type(exc).__name__}: {exc}"[:300])
-                new = not rows_path.exists()
-                with rows_path.open("a", newline="") as fh:
-                    w = csv.DictWriter(fh, fieldnames=FIELDS)
-                    if new:
-                        w.writeheader()
-                    w.writerow({k: row.get(k, "") for k in FIELDS})
-                done[(eps, t)] = {k: str(v) for k, v in row.items()}
+                _append(mst_path, row)
                 if not args.no_progress:
-                    print(f"[{NAME}] ε={eps:g} trial {t}: {row['status']} "
-                          f"{row.get('balanced_accuracy', '')} {row.get('fit_s', '')} "
+                    print(f"[{NAME}] MST ε={eps:g} trial {t}: {row['status']} "
                           f"({time.time() - started:.0f} s)", flush=True)
-    report(out, rows_path, args)
+    # RON-Gauss beside it: the grid's own code, same split and trials, its own child streams
+    done = {(float(r["epsilon"]), int(r["trial"]), int(r["p"])) for r in _read(rg_path)}
+    for t, child in enumerate(np.random.SeedSequence(args.seed).spawn(args.trials)):
+        child.spawn(len(EPSILONS))  # MST's streams (above)
+        streams = child.spawn(len(EPSILONS) * len(rg.DIMS))
+        for i, eps in enumerate(EPSILONS):
+            for k, p in enumerate(rg.DIMS):
+                if eps not in args.epsilons or p not in args.dims or (eps, t, p) in done:
+                    continue
+                t0 = time.perf_counter()
+                row = dict(method="RON-Gauss", epsilon=eps, delta=0.0, relation="replace-one", trial=t,
+                           p=p, **_ron_gauss_cells(train, tests, eps, p,
+                                                   streams[i * len(rg.DIMS) + k].spawn(3)),
+                           fit_s=time.perf_counter() - t0, status="ok")
+                _append(rg_path, row)
+        if not args.no_progress:
+            print(f"[{NAME}] RON-Gauss trial {t} ({time.time() - started:.0f} s)", flush=True)
+    # deterministic references: real data, and real data through the public bins (MST at ε = ∞)
+    refs = [dict(method="real (all m)", status="ok", **_score_features(Xtr, ytr, names, tests)),
+            dict(method="real, binned (public bins, midpoints)", status="ok",
+                 **_score_table(encode(Xtr, ytr, names), names, tests, np.random.default_rng(0)))]
+    report(out, _read(mst_path) + _read(rg_path) + refs, args, time.time() - started)
     return 0
 
 
-def report(out: Path, rows_path: Path, args=None) -> None:
-    """Summarise the per-cell rows into ``<out>/ron_gauss_peers.{csv,md,png}``."""
+def _f(v, d=3):
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"
+
+
+def report(out: Path, rows: list[dict], args, elapsed: float) -> None:
+    """``<out>/ron_gauss_peers.{csv,md,png}`` from the per-cell rows."""
     import pandas as pd
 
-    df = pd.read_csv(rows_path)
+    df = pd.DataFrame(rows)
+    for c in ["epsilon", "delta", "trial", "p", "rho_internal", "rho_replace_one", "fit_s", "wall_s",
+              *METRICS]:
+        df[c] = pd.to_numeric(df.get(c), errors="coerce")
+    df[["trial", "p"]] = df[["trial", "p"]].astype("Int64")
     df.to_csv(out / f"{NAME}.csv", index=False)
     ok = df[df["status"] == "ok"]
-    metrics = ["balanced_accuracy", "accuracy", "f1", "rmse", "nmi", "ari", "fit_s"]
-    g = ok.groupby("epsilon")
-    mean, sd, n = g[metrics].mean(), g[metrics].std(), g.size()
+    mst = ok[ok["method"] == "MST"].groupby("epsilon")
+    ron = ok[ok["method"] == "RON-Gauss"].groupby(["epsilon", "p"])
+    ref = ok[ok["method"].str.startswith("real")].set_index("method")
+    mst_mean, mst_sd, mst_n = mst[list(METRICS) + ["fit_s"]].mean(), mst[list(METRICS)].std(), mst.size()
+    ron_mean, ron_sd, ron_n = ron[list(METRICS)].mean(), ron[list(METRICS)].std(), ron.size()
+    dims = sorted(int(p) for p in ron_mean.index.get_level_values(1).unique()) if len(ron_mean) else []
     lines = [f"# {TITLE}", "",
-             "Produced by `experiments/ron_gauss_peers.py` (`matrixdp reproduce ron-gauss-peers`). "
-             "The RON-Gauss grid's split, scaling, models and metrics "
-             "(`experiments/_ron_gauss_common.py`); one MST table per (ε, trial) scored on all three "
-             "tasks, features unit-normed as the grid's \"real (all m)\" row.", "",
-             "**Guarantees differ in δ:** MST here is (ε, δ = 1e-9)-DP under replace-one "
-             "(internal ρ = 3/8 of the largest ρ meeting (ε, 1e-9) by the CKS20 conversion; the "
-             "derivation is in the script's docstring), while RON-Gauss in "
-             "`results/ron_gauss_{classification,regression,clustering}.md` is pure ε-DP "
-             "(δ = 0) under replace-one. At equal ε MST's guarantee is the weaker one.", "",
-             "| ε | trials | balanced accuracy | accuracy | F1 (>50K) | RMSE (hours) | NMI | ARI | "
-             "MST fit (s) |", "|---|---|---|---|---|---|---|---|---|"]
-    for eps in mean.index:
-        m, s = mean.loc[eps], sd.loc[eps]
-
-        def f(k, d=3):
-            return f"{m[k]:.{d}f} ± {0.0 if pd.isna(s[k]) else s[k]:.{d}f}"
-        lines.append(f"| {eps:g} | {int(n.loc[eps])} | {f('balanced_accuracy')} | {f('accuracy')} | "
-                     f"{f('f1')} | {f('rmse', 2)} | {f('nmi')} | {f('ari')} | {m['fit_s']:.0f} |")
-    lines += ["", "Mean ± sd over trials. Fit time: MST fit + sampling in the peer process on a "
-              "shared 2-core machine (other jobs running), seconds, mean over trials."]
+             "Produced by `experiments/ron_gauss_peers.py` (`matrixdp reproduce ron-gauss-peers`; MST "
+             "in a child process in the peers' environment). The RON-Gauss grid's Adult split, public "
+             "scaling, models and metrics (`experiments/_ron_gauss_common.py`). One MST table per "
+             "(ε, trial), scored on all three tasks with every feature unit-normed, as the grid's "
+             "\"real (all m)\" row. RON-Gauss runs beside it in the same script with the grid's own "
+             "code (`fit_method`, `score`), same split and trial count, its own seeds, one fit per "
+             f"task. Mean ± sd over trials; run time of this invocation {elapsed / 60:.1f} min "
+             "(cached cells are not re-run).", "",
+             "**Guarantees differ in δ:** MST is (ε, δ = 1e-9)-DP under replace-one (its internal "
+             "zCDP budget is 3/8 of the largest ρ meeting (ε, 1e-9) by the CKS20 conversion: replace-one "
+             "costs 8/3 times MST's add/remove accounting; derivation in the script's docstring). "
+             "RON-Gauss is pure ε-DP (δ = 0) under replace-one (classification: public class sizes). "
+             "At equal ε, MST's guarantee is the weaker one.", "",
+             "RON-Gauss columns: each p of the grid; \"best p\" is the best mean over p at that ε, a "
+             "choice made on the test set (not private, and it favours RON-Gauss).", ""]
+    refline = "References (deterministic): " + "; ".join(
+        f"{m}: bal. acc. {_f(r.balanced_accuracy)}, RMSE {_f(r.rmse, 2)} h, NMI {_f(r.nmi)}"
+        for m, r in ref.iterrows())
+    lines += [refline, ""]
+    for task, label, key, best in [("classification", "balanced accuracy (income)", "balanced_accuracy", max),
+                                   ("regression", "RMSE in hours (hours-per-week)", "rmse", min),
+                                   ("clustering", "NMI against income (K-means, k = 2)", "nmi", max)]:
+        d = 2 if key == "rmse" else 3
+        lines += [f"## {task.capitalize()}: {label}", "",
+                  "| ε | MST (δ = 1e-9) | trials | " + " | ".join(f"RON-Gauss p = {p} (δ = 0)" for p in dims)
+                  + " | RON-Gauss best p | MST vs best RON-Gauss |",
+                  "|---|---|---|" + "---|" * len(dims) + "---|---|"]
+        for eps in sorted(set(mst_mean.index) | set(ron_mean.index.get_level_values(0))):
+            cells, means = [], []
+            for p in dims:
+                if (eps, p) in ron_mean.index:
+                    m = ron_mean.loc[(eps, p), key]
+                    means.append((m, p))
+                    cells.append(f"{_f(m, d)} ± {_f(ron_sd.loc[(eps, p), key], d)}")
+                else:
+                    cells.append("–")
+            if eps in mst_mean.index:
+                mm = mst_mean.loc[eps, key]
+                mcell = f"{_f(mm, d)} ± {_f(mst_sd.loc[eps, key], d)}"
+                ntr = str(int(mst_n.loc[eps]))
+            else:
+                mm, mcell, ntr = None, "–", "0"
+            bcell, verdict = "–", "–"
+            if means:
+                bm, bp = best(means)
+                bcell = f"{_f(bm, d)} (p = {bp})"
+                if mm is not None:
+                    verdict = "MST better" if best(mm, bm) == mm and mm != bm else "RON-Gauss better"
+            lines.append(f"| {eps:g} | {mcell} | {ntr} | " + " | ".join(cells) + f" | {bcell} | {verdict} |")
+        lines.append("")
+    if len(mst_mean):
+        lines += ["MST fit + sample time (peer process, shared 2-core machine, mean over trials): "
+                  + ", ".join(f"ε = {e:g}: {mst_mean.loc[e, 'fit_s']:.0f} s" for e in mst_mean.index)
+                  + f". RON-Gauss trials per cell: {int(ron_n.min()) if len(ron_n) else 0}.", ""]
     failed = df[df["status"] != "ok"]
     if len(failed):
-        lines += ["", "## Failed or timed-out fits (verbatim)", ""]
-        lines += [f"- ε = {r.epsilon:g}, trial {int(r.trial)}: {r.status}" for r in failed.itertuples()]
+        lines += ["## Failed or timed-out fits (verbatim)", ""]
+        lines += [f"- {r.method} ε = {r.epsilon:g}, trial {int(r.trial)}: {r.status}" for r in failed.itertuples()]
+        lines.append("")
     notes = out / f"{NAME}_notes.md"
-    if notes.exists():  # run log, install log summary, timings: written by hand after the run
-        lines += ["", notes.read_text().strip()]
-    (out / f"{NAME}.md").write_text("\n".join(lines) + "\n")
-    _plot(out, mean, sd)
+    if notes.exists():  # the run log: install summary, timings, what was not run (kept by hand)
+        lines += [notes.read_text().strip(), ""]
+    (out / f"{NAME}.md").write_text("\n".join(lines))
+    _plot(out, mst_mean, mst_sd, ron_mean, dims)
 
 
-def _plot(out, mean, sd) -> None:
+def _plot(out, mst_mean, mst_sd, ron_mean, dims) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(10, 3.2))
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
     for ax, (key, label) in zip(axes, [("balanced_accuracy", "balanced accuracy"),
                                        ("rmse", "RMSE (hours)"), ("nmi", "NMI")]):
-        ax.errorbar(mean.index, mean[key], yerr=sd[key].fillna(0.0), marker="o", label="MST")
+        if len(mst_mean):
+            ax.errorbar(mst_mean.index, mst_mean[key], yerr=mst_sd[key].fillna(0.0), marker="o",
+                        color="k", label="MST (δ = 1e-9)")
+        for p in dims:
+            sub = ron_mean.xs(p, level=1)[key]
+            ax.plot(sub.index, sub.values, marker=".", lw=1, label=f"RON-Gauss p = {p} (δ = 0)")
         ax.set_xscale("log")
         ax.set_xlabel("ε")
         ax.set_title(label)
-    axes[0].legend(fontsize=7)
-    fig.suptitle(TITLE + " (δ = 1e-9, replace-one)", fontsize=9)
+        if key == "rmse":
+            ax.set_yscale("log")
+    axes[0].legend(fontsize=6)
+    fig.suptitle(TITLE + " (replace-one)", fontsize=9)
     fig.tight_layout()
     fig.savefig(out / f"{NAME}.png", dpi=110)
     plt.close(fig)
