@@ -43,10 +43,10 @@ Replacing one record moves one count between two cells of every marginal, so und
   "L2 sensitivity √2 ⇒ ρ doubles" covers the Gaussian steps only);
 * ``known_total = n`` and the synthetic row count n are public under replace-one (same n).
 
-By additive composition of zCDP (Bun & Steinke 2016, Lemma 2.3) MST with internal ρ is
+By additive composition of zCDP (Bun & Steinke 2016) MST with internal ρ is
 ρ_replace = (2 + 4 + 2)ρ/3 = (8/3)ρ-zCDP under replace-one. We take ρ* = the largest ρ with
 δ(ε, ρ) ≤ δ under the optimal zCDP → (ε, δ) conversion of Canonne, Kamath & Steinke 2020
-(Proposition 12; ``matrixdp.calibration.discrete.zcdp_delta``, the library's own) and give MST the
+(``matrixdp.calibration.discrete.zcdp_delta``, the library's own) and give MST the
 internal budget ρ = (3/8)ρ*: the released table is then (ε, δ = 1e-9)-DP under replace-one. MST
 therefore carries δ = 1e-9 while RON-Gauss is pure ε (δ = 0): at the same ε, MST's guarantee is
 the weaker one, which favours MST.
@@ -317,8 +317,8 @@ def run(argv=None) -> int:
                             help="RON-Gauss dimensions run beside MST (the grid's)")
         parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per MST fit")
         parser.add_argument("--cache", type=Path, default=None,
-                            help="folder of per-cell rows (a rerun resumes a partial run); "
-                                 "default: <out>/.ron_gauss_peers")
+                            help="folder of per-cell rows; a rerun with the same folder, seed and "
+                                 "trials resumes a partial run (default: a fresh temporary folder)")
 
     args = common.parse_args(TITLE, argv, default_trials=3, extra=extra)
     import warnings
@@ -332,7 +332,7 @@ def run(argv=None) -> int:
     attrs, sizes = table_domain(names)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cache = args.cache or out / ".ron_gauss_peers"
+    cache = args.cache or Path(tempfile.mkdtemp(prefix="ron_gauss_peers_"))
     cache.mkdir(parents=True, exist_ok=True)
     mst_path, rg_path = cache / "rows.csv", cache / "ron_gauss_rows.csv"
     started = time.time()
