@@ -4,8 +4,10 @@ The same Adult train/test split, public scaling, downstream models and metrics a
 scripts (``_ron_gauss_common.load_adult_task`` and ``score``): one MST synthetic table per
 (ε, trial) is scored on all three tasks: classification (income, logistic regression), regression
 (hours-per-week, ridge, RMSE in hours) and clustering (K-means, k = 2, NMI against income), each on
-the unit-norm records, as the grid's "real (all m)" reference. Writes
-``results/ron_gauss_peers.{md,csv,png}``.
+the unit-norm records, as the grid's "real (all m)" reference. RON-Gauss runs beside it in the
+same script (the grid's ``fit_method``/``score``, every p of the grid, the same trials, its own
+child streams), with two deterministic references: the real data, and the real data passed through
+the public bins below. Writes ``results/ron_gauss_peers.{md,csv,png}``.
 
 Discretisation (public, no data quantiles)
 ------------------------------------------
