@@ -51,6 +51,9 @@ EXPERIMENTS = {
                              "RON-Gauss regression on Adult (train on synthetic, test on real)"),
     "ron-gauss-clustering": ("ron_gauss_clustering",
                              "RON-Gauss clustering on Adult (train on synthetic, test on real)"),
+    "ron-gauss-peers": ("ron_gauss_peers",
+                        "MST (private-pgm, smartnoise-synth) beside the RON-Gauss grid on Adult "
+                        "(needs the synth-benchmark venv)"),
 }
 
 
@@ -73,6 +76,7 @@ DATASETS = {
     "ron-gauss-classification": ["load_adult"],
     "ron-gauss-regression": ["load_adult"],
     "ron-gauss-clustering": ["load_adult"],
+    "ron-gauss-peers": ["load_adult"],
     "utility-covariance": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
     "utility-pca": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
     "utility-regression": ["load_adult", "load_wdbc", "load_ctg", "load_lending_club", "load_liver", "load_movement_aal"],
