@@ -150,8 +150,9 @@ def fit_svm(X, y, *, rho: float = 1e-2, theta: float = 1.0, tol: float = 1e-10,
         Clarabel's tolerance (gap and feasibility) on the QP it solves.
     polish : bool, default True
         When ``rho > 0``, solve the KKT linear system of (2) exactly on the split of the records
-        (below / on / above the margin) read off the solver's point; the polished point is kept
-        only if it satisfies every KKT sign condition on every record, so it is never worse.
+        (below / on / above the margin) read off the solver's point (an equilibrated
+        (p+1+|S0|)-square solve, for any number of records); the polished point is kept only if
+        it satisfies every KKT sign condition on every record, so it is never worse.
     solver : {"auto", "working-set", "clarabel"}
         ``"working-set"``: Clarabel on a reduced QP over the records near the margin, the others
         condensed into a (p+1)x(p+1) quadratic, checked on every record and repeated until the
@@ -209,9 +210,10 @@ def fit_svm(X, y, *, rho: float = 1e-2, theta: float = 1.0, tol: float = 1e-10,
     if polish and rho > 0:
         polished = polish_partition(Z, rho, theta, Z @ w)
         if polished is not None:
-            omega = polished[1]
-            alpha = X.T @ (omega * y)
-            beta = float(omega @ y) / rho
+            # keep the solved w: recomputing alpha = X^T(omega y) cancels catastrophically on
+            # raw columns of scale 1e5-1e6 (Adult's fnlwgt) and would move margins by ~1e-4
+            w, omega = polished
+            alpha, beta = w[:p].copy(), float(w[p])
     xi = np.maximum(0.0, 1.0 - y * (X @ alpha + beta))
     obj = svm_objective(alpha, beta, xi, rho=rho, theta=theta)
     return SVMFit(alpha=alpha, beta=beta, xi=xi, omega=omega, dual_coef=omega * y,
