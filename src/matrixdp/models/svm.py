@@ -6,10 +6,13 @@ The SVM (problem (2) of the paper) is
 .. math:: \min_{\alpha,\beta,\xi}\ \tfrac12\|\alpha\|^2+\tfrac\rho2(\beta^2+\|\xi\|^2)+\theta\mathbb 1^\top\xi
           \quad\text{s.t.}\quad y_i(\alpha^\top x_i+\beta)\ge1-\xi_i,\ \ \xi_i\ge0 .
 
-It is solved as a QP by Clarabel, an interior-point solver, which returns the multipliers
-:math:`\omega` of the margin constraints to ~1e-10. First-order solvers of the dual stall here
-(spec §2.1), and the correlated noise needs accurate, KKT-consistent multipliers. Clarabel is
-maintained, ships wheels on PyPI with only numpy and scipy as dependencies, and has accurate duals.
+It is solved exactly, multipliers :math:`\omega` of the margin constraints included, by default
+with a working-set method (``models/_svm_solvers.py``): Clarabel, an interior-point QP solver, on
+the records near the margin with the others condensed into a (p+1)x(p+1) quadratic, the result
+checked against the KKT conditions on every record; ``solver="clarabel"`` solves the full QP.
+First-order solvers of the dual stall here (spec §2.1), and the correlated noise needs accurate,
+KKT-consistent multipliers. Clarabel is maintained, ships wheels on PyPI with only numpy and scipy
+as dependencies, and has accurate duals. See ``docs/fisher.md`` §6.
 
 **The correlated noise has no differential-privacy guarantee.** It is computed from the private
 data (the classifier and its multipliers). It moves each record only along the separating
