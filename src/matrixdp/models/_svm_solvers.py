@@ -100,7 +100,7 @@ def _solve_equilibrated(lhs: np.ndarray, rhs: np.ndarray):
 
 
 def polish_partition(Z: np.ndarray, rho: float, theta: float, margins: np.ndarray,
-                     max_rounds: int = 8, bands=(1e-6, 1e-8, 1e-10)):
+                     max_rounds: int = 30, bands=(1e-6, 1e-8, 1e-10, 1e-5, 1e-4)):
     """:func:`polish_split` for each of ``bands`` in turn (the widest whose S0 has at most p+1
     records and leads to a consistent split wins); None if none does."""
     for band in bands:
@@ -111,24 +111,29 @@ def polish_partition(Z: np.ndarray, rho: float, theta: float, margins: np.ndarra
 
 
 def polish_split(Z: np.ndarray, rho: float, theta: float, margins: np.ndarray,
-                 max_rounds: int = 8, band: float = 1e-6):
+                 max_rounds: int = 30, band: float = 1e-6):
     r"""Solve the KKT system of (2) exactly for the split read off ``margins``; None if no
     consistent split is found within ``max_rounds``.
 
-    S1 = margins < 1 - band, S0 = |margins - 1| <= band, free otherwise. The system is
+    S0 = the records with |margins - 1| <= band (the p+1 nearest if there are more), S1 = the
+    other records below the margin, free the rest. The system is
     :math:`(R+\rho Z_{S1}^\top Z_{S1})w-Z_{S0}^\top\omega_{S0}=(\theta+\rho)Z_{S1}^\top\mathbb 1`,
     :math:`Z_{S0}w=\mathbb 1`. Records violating a sign condition (S0 multipliers outside
-    :math:`[0,\theta]`, S1 above the margin, free below it) are moved and the solve repeated.
+    :math:`[0,\theta]`, S1 above the margin, free below it) are moved (those that crossed the
+    margin join S0, the worst first, while it has at most p+1 records) and the solve repeated.
     Returns ``(w, omega)`` satisfying every sign condition to ``SIGN_TOL``.
     """
     q, d = Z.shape
     r = _ridge(d, rho)
-    on_slack = margins < 1 - band
-    on_margin = np.abs(margins - 1) <= band
+    # S0 holds at most d = p+1 records (generically): the d nearest the margin within the band
+    gap = np.abs(margins - 1)
+    on_margin = gap <= band
+    if on_margin.sum() > d:
+        on_margin = np.zeros(q, dtype=bool)
+        on_margin[np.argpartition(gap, d - 1)[:d]] = True
+    on_slack = ~on_margin & (margins < 1)
     for _ in range(max_rounds):
         k = int(on_margin.sum())
-        if k > d:
-            return None
         Zs, Ze = Z[on_slack], Z[on_margin]
         lhs = np.zeros((d + k, d + k))
         lhs[:d, :d] = np.diag(r) + rho * (Zs.T @ Zs)
@@ -154,9 +159,15 @@ def polish_split(Z: np.ndarray, rho: float, theta: float, margins: np.ndarray,
         on_margin[to_free] = False
         on_margin[to_slack] = False
         on_slack[to_slack] = True
-        on_slack[lost] = False
-        on_margin[lost] = True
-        on_margin[enter] = True
+        # records that crossed the margin join S0, the worst first, while S0 has room
+        cross = np.concatenate([lost, enter])
+        room = d - int(on_margin.sum())
+        if cross.size > room:
+            if room <= 0 and not (to_free.size or to_slack.size):
+                return None
+            cross = cross[np.argsort(-np.abs(m[cross] - 1))[:max(room, 0)]]
+        on_slack[cross] = False
+        on_margin[cross] = True
     return None
 
 
