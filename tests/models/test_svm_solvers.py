@@ -130,6 +130,23 @@ def test_polish_rejects_an_inconsistent_split():
     assert _svm_solvers.polish_split(Z, 1e-2, 1.0, Z @ (0.5 * w), max_rounds=1) is None
 
 
+def test_polish_recovers_the_exact_point_from_an_inaccurate_one():
+    """Margins off by ~1e-5 (the full QP's on noisy Adult: ~1e-6) and a band holding more than
+    p+1 records: S0 is capped at the p+1 nearest, and the exact split and point are found."""
+    X, y = raw_scale_overlapping(6, q=5000)
+    Z = _svm_solvers.augmented_margins_matrix(X, y)
+    fit = fit_svm(X, y)
+    w = np.append(fit.alpha, fit.beta)
+    rng = np.random.default_rng(1)
+    margins = Z @ (w * (1 + 1e-5 * rng.standard_normal(w.size)))
+    assert (np.abs(margins - 1) <= 1e-2).sum() > w.size
+    for out in (_svm_solvers.polish_split(Z, 1e-2, 1.0, margins, band=1e-2),
+                _svm_solvers.polish_partition(Z, 1e-2, 1.0, margins)):
+        assert out is not None
+        np.testing.assert_allclose(out[0], w, rtol=1e-9)
+        np.testing.assert_allclose(out[1], fit.omega, atol=1e-9)
+
+
 def test_bad_solver_arguments():
     X, y = raw_scale_overlapping(0, q=50)
     with pytest.raises(InvalidParameterError):
