@@ -1,7 +1,7 @@
 """Farokhi §3.2.2, Fig. 6: Adult — SVM on the released data (optimal Gaussian vs Laplace).
 
 Each SVM fit is on all 48,842 rows. The exact working-set solver, warm-started from the previous
-draw, takes ~0.1-1 s a fit (the full Clarabel QP ~7-20 s; benchmarks/bench_svm_fit.py), so the
+draw, takes ~0.05-0.25 s a fit (the full Clarabel QP 6-18 s; benchmarks/bench_svm_fit.py), so the
 paper's --trials 100 over the default 7 lambdas (1,400 fits) runs in minutes on one core.
 Writes results/farokhi_adult.{md,csv,png}; the table records the sweep's wall time.
 """
