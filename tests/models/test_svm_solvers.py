@@ -60,7 +60,9 @@ def assert_same_solution(X, y, **kwargs):
     assert abs(new.objective - ref.objective) <= 1e-8 * abs(ref.objective)
     assert new.accuracy(X, y) == ref.accuracy(X, y)
     assert_kkt(new, X, y)
-    assert_kkt(ref, X, y)
+    # the full QP's interior point, where the polish cannot read its split, is accurate only to
+    # ~1e-5 in complementarity (noisy raw-scale Adult); the working set is held to KKT_TOL
+    assert_kkt(ref, X, y, tol=1e-4)
     return ref, new
 
 
