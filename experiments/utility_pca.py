@@ -4,7 +4,7 @@ Metric: the captured-variance deficit of the released top-k subspace V (k = 2 an
 ``1 − tr(VᵀCV) / (λ₁ + … + λ_k)`` with C the covariance of the records (clipped to the public
 bounds) in the original units: 0 is the non-private subspace, lower is better. The ratio
 ``tr(VᵀCV)/(λ₁ + … + λ_k)`` (captured variance relative to non-private) is 1 − deficit.
-Output: ``results/utility_pca.{md,csv,png}``. Protocol: ``_utility_common.py`` and BENCHMARKS.md.
+Output: ``results/utility_pca.{md,csv}`` and ``results/utility_pca_k{2,5}.png``. Protocol: ``_utility_common.py`` and BENCHMARKS.md.
 """
 
 from __future__ import annotations
