@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_in_bounds
+from ._validation import check_in_bounds, check_row_norms
 from .errors import InvalidParameterError, OutOfBoundsError
 
 __all__ = ["RecordSums", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
@@ -167,21 +167,56 @@ def _check_bounds(lower, upper, d: int, argument: str) -> tuple[np.ndarray, np.n
     return lo, hi
 
 
-def _block_sums(block: np.ndarray, lo: np.ndarray, hi: np.ndarray, clip: bool,
-                with_gram: bool, center: np.ndarray | None = None) -> RecordSums:
-    """Sums of one block of records (float64 whatever the block's dtype)."""
+def _block_sums(block: np.ndarray, *, with_gram: bool, clip: bool, lo=None, hi=None,
+                center: np.ndarray | None = None, radius: float | None = None,
+                argument: str = "X", bound_name: str = "radius") -> RecordSums:
+    """Sums of one block of records (float64 whatever the block's dtype), checked first.
+
+    Box (``radius`` None): each raw entry within ``[lo, hi]`` (clipped, or raise), then the
+    public ``center`` subtracted. Ball: ``x - center`` within the L2 ball of ``radius`` (rows
+    rescaled onto it, or raise). Messages name no value.
+    """
     arr = np.array(block, dtype=np.float64, copy=True)
     if not np.all(np.isfinite(arr)):
-        raise OutOfBoundsError("X", "records must be finite (NaN or infinity found); drop or "
-                                    "impute them before the release")
-    if clip:
-        np.clip(arr, lo, hi, out=arr)
-    else:
-        check_in_bounds(arr, lo, hi, "X")
+        raise OutOfBoundsError(argument, "records must be finite (NaN or infinity found); drop or "
+                                         "impute them before the release")
+    if radius is None:
+        if clip:
+            np.clip(arr, lo, hi, out=arr)
+        else:
+            check_in_bounds(arr, lo, hi, argument)
     if center is not None:
         arr -= center
+    if radius is not None:
+        arr = check_row_norms(arr, radius, argument, bound_name=bound_name, clip=clip)
     gram = arr.T @ arr if with_gram else None
     return RecordSums(arr.shape[0], arr.sum(axis=0), gram)
+
+
+def _sum_blocks(mat, gram: bool, chunk_rows: int, *, center=None, **checks) -> RecordSums:
+    """Add up :func:`_block_sums` over the blocks of a Dask matrix (in a tree, only the sums
+    reaching the driver) or over row chunks of an in-memory one (bounded temporaries)."""
+    if int(chunk_rows) < 1:
+        raise InvalidParameterError("chunk_rows", f"must be >= 1, got {chunk_rows!r}")
+    d = mat.shape[1]
+    if center is not None:
+        checks["center"] = np.broadcast_to(np.asarray(center, dtype=np.float64), (d,)).copy()
+    empty = RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
+    if is_dask_collection(mat):
+        import dask
+        from dask import delayed
+
+        block_sums = delayed(_block_sums, pure=True)
+        parts = [block_sums(b, with_gram=gram, **checks) for b in mat.to_delayed().ravel()]
+        if not parts:
+            return empty
+        (total,) = dask.compute(tree_sum(parts))
+        return total
+    total = empty
+    step = int(chunk_rows)
+    for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
+        total = total + _block_sums(mat[start:start + step], with_gram=gram, **checks)
+    return total
 
 
 def tree_sum(parts: list, split_every: int = 8):
@@ -232,28 +267,10 @@ def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True
     ``distributed.Client``). Results agree with the in-memory path up to floating-point
     summation order.
     """
-    if int(chunk_rows) < 1:
-        raise InvalidParameterError("chunk_rows", f"must be >= 1, got {chunk_rows!r}")
     mat = as_record_matrix(X, argument)
-    d = mat.shape[1]
-    lo, hi = _check_bounds(lower, upper, d, "bounds")
-    if center is not None:
-        center = np.broadcast_to(np.asarray(center, dtype=np.float64), (d,)).copy()
-    if is_dask_collection(mat):
-        import dask
-        from dask import delayed
-
-        block_sums = delayed(_block_sums, pure=True)
-        parts = [block_sums(b, lo, hi, clip, gram, center) for b in mat.to_delayed().ravel()]
-        if not parts:
-            return RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
-        (total,) = dask.compute(tree_sum(parts))
-        return total
-    total = RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
-    step = int(chunk_rows)
-    for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
-        total = total + _block_sums(mat[start:start + step], lo, hi, clip, gram, center)
-    return total
+    lo, hi = _check_bounds(lower, upper, mat.shape[1], "bounds")
+    return _sum_blocks(mat, gram, chunk_rows, clip=clip, lo=lo, hi=hi, center=center,
+                       argument=argument)
 
 
 def ball_record_sums(X, radius: float, *, clip: bool = True, gram: bool = True, center=None,
@@ -285,37 +302,11 @@ def ball_record_sums(X, radius: float, *, clip: bool = True, gram: bool = True, 
 
     Notes
     -----
-    Dask blocks are projected onto the ball where they live and then summed exactly like
-    :func:`bounded_record_sums` (a projected record lies in the box ``[-radius, radius]^d``,
-    so that function's clip is a no-op); only the reduced sums reach the driver.
+    Dask blocks are checked (or projected onto the ball) where they live and summed in the same
+    tree as :func:`bounded_record_sums`; only the reduced sums reach the driver.
     """
-    from ._validation import check_row_norms
-
     r = float(radius)
     if not (np.isfinite(r) and r > 0):
         raise InvalidParameterError(bound_name, f"must be a positive finite number, got {radius!r}")
-    mat = as_record_matrix(X, argument)
-    d = mat.shape[1]
-    if center is not None:
-        center = np.broadcast_to(np.asarray(center, dtype=np.float64), (d,)).copy()
-
-    def project(block):
-        arr = np.array(block, dtype=np.float64, copy=True)
-        if not np.all(np.isfinite(arr)):
-            raise OutOfBoundsError(argument, "records must be finite (NaN or infinity found); "
-                                             "drop or impute them before the release")
-        if center is not None:
-            arr -= center
-        return check_row_norms(arr, r, argument, bound_name=bound_name, clip=clip)
-
-    if is_dask_collection(mat):
-        return bounded_record_sums(mat.map_blocks(project, dtype=np.float64), -r, r, clip=True,
-                                   gram=gram, argument=argument)
-    if int(chunk_rows) < 1:
-        raise InvalidParameterError("chunk_rows", f"must be >= 1, got {chunk_rows!r}")
-    lo, hi = np.full(d, -r), np.full(d, r)
-    total = RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
-    step = int(chunk_rows)
-    for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
-        total = total + _block_sums(project(mat[start:start + step]), lo, hi, True, gram)
-    return total
+    return _sum_blocks(as_record_matrix(X, argument), gram, chunk_rows, clip=clip, center=center,
+                       radius=r, argument=argument, bound_name=bound_name)
