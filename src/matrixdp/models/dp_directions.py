@@ -188,11 +188,10 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
             raise InvalidParameterError("bounds", "Dask input needs public bounds or norm_bound: "
                                                   "each block is checked against them where it "
                                                   "lives")
-        n_samples, n_features = 1, x.shape[1]  # rows are counted (never echoed) by the sums
     else:
         x = check_finite_array(data, "data", ndim=2)
-        n_samples, n_features = x.shape
-    if n_samples == 0 or n_features == 0:
+    n_features = x.shape[1]
+    if n_features == 0 or (not lazy and x.shape[0] == 0):  # Dask rows are counted by the sums
         raise InvalidShapeError("data", f"must be non-empty, got shape {x.shape}")
     if calibration not in ("classic", "analytic"):
         raise InvalidParameterError("calibration", f"must be 'classic' or 'analytic', got {calibration!r}")

@@ -102,10 +102,7 @@ class _RecordQuery(SensitivityStructure):
             raise InvalidShapeError("X", f"must have n_features={self.n_features} columns, got "
                                          f"{x.shape[1]}")
         if self.n_samples is not None and x.shape[0] != self.n_samples:
-            # the actual row count is not echoed: it may be private (add/remove neighbours)
-            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows (the public "
-                                         "count the query was built for); build the query with "
-                                         "the data set's public size")
+            raise self._count_mismatch()
         if self.radius is not None:
             if center is not None:
                 x = x - center
@@ -129,12 +126,16 @@ class _RecordQuery(SensitivityStructure):
         else:
             sums = bounded_record_sums(X, self.lower, self.upper, clip=self.clip, center=center)
         if self.n_samples is not None and sums.n != self.n_samples:
-            raise InvalidShapeError("X", f"must have n_samples={self.n_samples} rows (the public "
-                                         "count the query was built for); build the query with "
-                                         "the data set's public size")
+            raise self._count_mismatch()
         if sums.gram.shape != (self.n_features, self.n_features):
             raise InvalidShapeError("X", f"must have n_features={self.n_features} columns")
         return sums
+
+    def _count_mismatch(self) -> InvalidShapeError:
+        # the actual row count is not echoed: it may be private (add/remove neighbours)
+        return InvalidShapeError("X", f"must have n_samples={self.n_samples} rows (the public "
+                                      "count the query was built for); build the query with the "
+                                      "data set's public size")
 
     def _need_n(self) -> int:
         if self.n_samples is None:
