@@ -25,8 +25,8 @@ import numpy as np
 
 from .._record_sums import (as_record_matrix, dask_target_records, dask_target_vector,
                             is_dask_collection, tree_sum)
-from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
-from ._input import LABELS_OUTSIDE, classes_outside
+from ..errors import InvalidParameterError, InvalidShapeError
+from ._input import checked_centred_labels, classes_outside
 from .group import GroupCalibration, GroupFit, release_group_mean, release_group_moment
 from .preprocessing import centred_projection, unit_row_pass
 
@@ -94,13 +94,7 @@ def _finite(block):
 
 
 def _checked_labels(arr, m, shift, bound, clip_labels):
-    labels = arr[:, m] - shift
-    if np.any(np.abs(labels) > bound):
-        if not clip_labels:
-            raise OutOfBoundsError("y", LABELS_OUTSIDE.format(
-                bound=f"[{shift - bound:g}, {shift + bound:g}]"))
-        labels = np.clip(labels, -bound, bound)
-    return labels
+    return checked_centred_labels(arr[:, m] - shift, shift, bound, clip_labels)
 
 
 def _first_pass(block, m, n_groups, shift, bound, clip_labels):

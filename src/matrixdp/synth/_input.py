@@ -5,14 +5,30 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_finite_array
-from ..errors import InvalidParameterError, InvalidShapeError
+from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 
-__all__ = ["as_feature_matrix", "as_label_vector", "LABELS_OUTSIDE", "classes_outside"]
+__all__ = ["as_feature_matrix", "as_label_vector", "label_range_text", "checked_centred_labels",
+           "classes_outside"]
 
-#: The message for labels outside the public bound (no value, no count: it may reach a log).
-LABELS_OUTSIDE = ("has labels outside the public label bound {bound}; clip them first or pass "
-                  "clip_labels=True (CLI: --clip-labels), or widen the bound from domain "
-                  "knowledge (it must never be read from the data)")
+
+def label_range_text(shift: float, bound: float) -> str:
+    """The public label range ``[shift - bound, shift + bound]`` as text."""
+    return f"[{shift - bound:g}, {shift + bound:g}]"
+
+
+def checked_centred_labels(y_centred: np.ndarray, shift: float, bound: float,
+                           clip: bool) -> np.ndarray:
+    """Labels centred at the public range's middle ``shift``, within ``±bound``: clipped to it
+    (``clip=True``) or refused with a message that names no value and no count (it may reach a
+    log). The bound is public: never read from the labels."""
+    if np.any(np.abs(y_centred) > bound):
+        if not clip:
+            raise OutOfBoundsError(
+                "y", f"has labels outside the public label bound {label_range_text(shift, bound)}; "
+                     "clip them first or pass clip_labels=True (CLI: --clip-labels), or widen the "
+                     "bound from domain knowledge (it must never be read from the data)")
+        return np.clip(y_centred, -bound, bound)
+    return y_centred
 
 
 def classes_outside(classes) -> str:

@@ -18,7 +18,6 @@ from .._validation import check_epsilon, check_positive, check_probability
 from ..errors import (
     InvalidParameterError,
     InvalidShapeError,
-    OutOfBoundsError,
     PrivacyLeakWarning,
     RefutedGuaranteeWarning,
     UnsafeMechanismError,
@@ -29,7 +28,8 @@ from ..rng import make_rng, without_generators
 from ..mechanisms.lattice import check_numerics, exact_note
 from ._dask import (dask_class_codes, dask_feature_matrix, dask_group_sums, fit_groups_dask,
                     is_dask_collection, write_parquet_samples)
-from ._input import LABELS_OUTSIDE, as_feature_matrix, as_label_vector, classes_outside
+from ._input import (as_feature_matrix, as_label_vector, checked_centred_labels,
+                     classes_outside, label_range_text)
 from .covariance import (
     NOISE_LAYOUTS,
     PSD_METHODS,
@@ -516,7 +516,8 @@ class RONGauss:
 
         y_arr = None  # in memory: the checked, centred labels, or the class labels
         if self.task == "regression" and not dask_input:
-            y_arr = self._check_labels(as_label_vector(y, n, numeric=True) - shift, a)
+            y_arr = checked_centred_labels(as_label_vector(y, n, numeric=True) - shift, shift,
+                                           a, self.clip_labels)
         elif self.task == "classification" and not dask_input:
             y_arr = as_label_vector(y, n, numeric=False)
             self._check_classes(y_arr, classes)
@@ -597,17 +598,8 @@ class RONGauss:
         """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
         return without_generators(self.__dict__)
 
-    def _check_labels(self, y_centred: np.ndarray, a: float) -> np.ndarray:
-        outside = np.abs(y_centred) > a
-        if outside.any():
-            if self.clip_labels:
-                return np.clip(y_centred, -a, a)
-            raise OutOfBoundsError("y", LABELS_OUTSIDE.format(bound=self._bound_text()))
-        return y_centred
-
     def _bound_text(self) -> str:
-        shift, a = self._label_range()
-        return f"[{shift - a:g}, {shift + a:g}]"
+        return label_range_text(*self._label_range())
 
     def _public_classes(self) -> np.ndarray:
         if self.classes is None:
