@@ -36,7 +36,7 @@ import numpy as np
 from scipy import sparse
 
 __all__ = ["augmented_margins_matrix", "clarabel_qp", "polish_partition", "polish_split",
-           "working_set_solve"]
+           "ridge_diagonal", "working_set_solve"]
 
 #: Margin tolerance of the final sign checks (margins are O(1)).
 SIGN_TOL = 1e-9
@@ -49,7 +49,8 @@ def augmented_margins_matrix(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return y[:, None] * np.hstack([X, np.ones((X.shape[0], 1))])
 
 
-def _ridge(d: int, rho: float) -> np.ndarray:
+def ridge_diagonal(d: int, rho: float) -> np.ndarray:
+    """The diagonal of R = diag(1, ..., 1, rho) of (2) in w = (alpha, beta), length d = p + 1."""
     r = np.ones(d)
     r[-1] = rho
     return r
@@ -124,7 +125,7 @@ def polish_split(Z: np.ndarray, rho: float, theta: float, margins: np.ndarray,
     Returns ``(w, omega)`` satisfying every sign condition to ``SIGN_TOL``.
     """
     q, d = Z.shape
-    r = _ridge(d, rho)
+    r = ridge_diagonal(d, rho)
     # S0 holds at most d = p+1 records (generically): the d nearest the margin within the band
     gap = np.abs(margins - 1)
     on_margin = gap <= band
@@ -174,7 +175,7 @@ def polish_split(Z: np.ndarray, rho: float, theta: float, margins: np.ndarray,
 def _condensed_start(Z: np.ndarray, rho: float, theta: float) -> np.ndarray:
     """Every record in S1: the ridge-type solution, a cold start when no warm start is given."""
     d = Z.shape[1]
-    lhs = np.diag(_ridge(d, rho)) + rho * (Z.T @ Z)
+    lhs = np.diag(ridge_diagonal(d, rho)) + rho * (Z.T @ Z)
     w = _solve_equilibrated(lhs, (theta + rho) * Z.sum(axis=0))
     return np.zeros(d) if w is None else w
 
@@ -235,7 +236,7 @@ def working_set_solve(Z: np.ndarray, rho: float, theta: float, tol: float, *, w0
     # variables v = w / s with unit-scale columns: raw features span ~10 decades
     s = 1.0 / np.maximum(np.abs(Z).max(axis=0), np.finfo(float).tiny)
     Zs = Z * s
-    r = _ridge(d, rho) * s * s
+    r = ridge_diagonal(d, rho) * s * s
 
     def split(margins, k):
         work = np.zeros(q, dtype=bool)
@@ -262,7 +263,7 @@ def working_set_solve(Z: np.ndarray, rho: float, theta: float, tol: float, *, w0
         if rnd < recentre_rounds:
             # the reduced model agrees with (2) to first order at the previous point, so the step
             # descends; an exact line search on (2) keeps the rounds monotone (no oscillation)
-            t = _line_search(Z, _ridge(d, rho), rho, theta, w_prev, w - w_prev, m_prev)
+            t = _line_search(Z, ridge_diagonal(d, rho), rho, theta, w_prev, w - w_prev, m_prev)
             w = w_prev + t * (w - w_prev)
             m = Z @ w
             if t < 1.0:

@@ -36,6 +36,7 @@ from ._svm_solvers import (
     augmented_margins_matrix,
     clarabel_qp,
     polish_partition,
+    ridge_diagonal,
     working_set_solve,
 )
 
@@ -204,9 +205,8 @@ def fit_svm(X, y, *, rho: float = 1e-2, theta: float = 1.0, tol: float = 1e-10,
         if omega is None:  # not reached in practice: fall back on the full QP
             solver = "clarabel"
     if solver == "clarabel":
-        ridge = np.ones(p + 1)
-        ridge[p] = rho
-        w, omega, status = clarabel_qp(Z, np.diag(ridge), np.zeros(p + 1), rho, theta, tol)
+        w, omega, status = clarabel_qp(Z, np.diag(ridge_diagonal(p + 1, rho)), np.zeros(p + 1),
+                                       rho, theta, tol)
         if status not in ("Solved", "AlmostSolved"):
             raise SolverError(f"Clarabel did not solve the SVM QP: {status}")
     alpha, beta = w[:p].copy(), float(w[p])
