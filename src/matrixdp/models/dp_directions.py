@@ -36,7 +36,8 @@ from .._validation import (
 from ..calibration.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
 from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError
 from ..mechanisms.base import PrivacyGuarantee
-from ..rng import make_rng, without_generators
+from ..mechanisms.draw import charged_noise
+from ..rng import without_generators
 
 __all__ = [
     "DPDirectionsMVG",
@@ -236,9 +237,9 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
         mechanism="dp-covariance-eigen (SuLQ Gaussian on X^T X)",
         notes=(f"Frobenius sensitivity {s_c:.6g} of X^T X from public bounds "
                "(an upper bound: the guarantee is a sufficient bound)",))
-    with charge(privacy, accountant=accountant, ledger=ledger, label="dp directions"):
-        gen = make_rng(rng)
-        raw = gen.standard_normal((n_features, n_features))
+    with charged_noise(privacy, rng, accountant=accountant, ledger=ledger,
+                       label="dp directions") as src:
+        raw = src.gaussian((n_features, n_features))
     upper = np.triu(raw)
     noise = upper + np.triu(raw, 1).T
     gram = (x_gram if lazy else x.T @ x) + sigma * noise

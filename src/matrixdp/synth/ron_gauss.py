@@ -24,6 +24,7 @@ from ..errors import (
 )
 from ..accounting import charge, compose, parallel
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
+from ..mechanisms.draw import public_randomness
 from ..rng import make_rng, without_generators
 from ..mechanisms.lattice import check_numerics, exact_note
 from ._dask import (dask_class_codes, dask_feature_matrix, dask_group_sums, fit_groups_dask,
@@ -852,6 +853,7 @@ class RONGauss:
             gen = self._sampling_rng
         else:
             gen = make_rng(rng)
+        gen = public_randomness(gen)  # sampling from the released model: post-processing
         W = self.projection_
         p = W.shape[1]
         check_sample_memory(n_samples, W.shape[0] + p + 1)
@@ -868,7 +870,7 @@ class RONGauss:
                  for j in range(counts.size)]
         X_syn = np.vstack(parts)
         y_syn = np.repeat(self.classes_, counts)
-        order = gen.permutation(n_samples)
+        order = gen.shuffled_indices(n_samples)
         return self._maybe_reconstruct(X_syn[order]), y_syn[order]
 
     def sample_batches(self, n_samples: int, batch_size: int = 100_000, rng=None, *,
