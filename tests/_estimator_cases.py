@@ -120,7 +120,7 @@ def _directions(relation, **keeper):
 
     q = IdentityQuery(bounds=(-1, 1), n_features=D, n_samples=N)
     return DPDirectionsMVG(shape=(N, D), epsilon=1.0, delta=1e-6, sensitivity=q,
-                           random_state=0)
+                           random_state=0, **keeper)
 
 
 def _ron_gauss(relation, task="unsupervised", **keeper):
@@ -129,7 +129,7 @@ def _ron_gauss(relation, task="unsupervised", **keeper):
     extra = {"classification": dict(classes=[0, 1]),
              "regression": dict(label_bound=1.0)}.get(task, {})
     return RONGauss(dim=2, epsilon=1.0, neighbouring=relation, task=task, random_state=0,
-                    **extra)
+                    **extra, **keeper)
 
 
 def _ron_sample(model):
@@ -170,21 +170,21 @@ CASES: dict[str, Case] = {
     "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
                     released=frozenset({"coef_", "intercept_"})),
     "DPDirectionsMVG": Case(_directions, _numeric, _fit_x, relations=("replace-one",),
-                            released=frozenset({"directions_", "mechanism_"}), keeper=("fit",)),
-    "RONGauss": Case(_ron_gauss, _numeric, _fit_x, keeper=("fit",), sample=_ron_sample,
+                            released=frozenset({"directions_", "mechanism_"}), keeper=("init", "fit")),
+    "RONGauss": Case(_ron_gauss, _numeric, _fit_x, keeper=("init", "fit"), sample=_ron_sample,
                      released=frozenset({"mean_", "covariance_", "covariance_raw_",
                                          "n_records_",
                                          # add/remove: the Laplace scale on the sums divided
                                          # by the released DP count (docstring)
                                          "mean_scale_", "cov_scale_"})),
     "RONGauss/classification": Case(
-        lambda r, **k: _ron_gauss(r, "classification"), lambda r: _numeric(r, labels="class"),
-        _fit_xy, keeper=("fit",), sample=_ron_sample,
+        lambda r, **k: _ron_gauss(r, "classification", **k), lambda r: _numeric(r, labels="class"),
+        _fit_xy, keeper=("init", "fit"), sample=_ron_sample,
         released=frozenset({"mean_", "covariance_", "covariance_raw_", "class_means_",
                             "class_counts_", "class_weights_", "mean_scale_", "cov_scale_"})),
     "RONGauss/regression": Case(
-        lambda r, **k: _ron_gauss(r, "regression"), lambda r: _numeric(r, labels="real"),
-        _fit_xy, keeper=("fit",), sample=_ron_sample,
+        lambda r, **k: _ron_gauss(r, "regression", **k), lambda r: _numeric(r, labels="real"),
+        _fit_xy, keeper=("init", "fit"), sample=_ron_sample,
         released=frozenset({"mean_", "covariance_", "covariance_raw_", "n_records_",
                             "label_mean_", "mean_scale_", "cov_scale_"})),
     "DPCopula": Case(_copula, _frame, _fit_xy, relations=("add-remove",), keeper=("init", "fit"),

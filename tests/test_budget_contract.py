@@ -66,6 +66,19 @@ def test_a_tiny_explicit_accountant_refuses_the_fit(name, where):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
+def test_every_estimator_takes_the_accountant_keyword(name):
+    """One keyword for every estimator: ``accountant=`` in the constructor (an Accountant or a
+    Ledger), also a scikit-learn-style parameter (``get_params``)."""
+    case = CASES[name]
+    assert "init" in case.keeper
+    acc = Accountant(epsilon=1.0)
+    est = case.make(case.relations[0], accountant=acc)
+    assert est.accountant is acc
+    if hasattr(est, "get_params"):
+        assert est.get_params()["accountant"] is acc
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_the_fit_is_recorded_by_an_enclosing_accountant_and_ledger(name, tmp_path):
     case = CASES[name]
     relation = case.relations[0]
