@@ -121,6 +121,10 @@ def _baseline_calls():
                                                        rng=0),
         "CorrelatedSVMNoise (no DP)": lambda: CorrelatedSVMNoise(m=1.0, allow_unsafe=True)
         .release(X, y, rng=0),
+        "DAWAMechanism.partition": lambda: B.DAWAMechanism((4, 4), epsilon=1.0)
+        .partition(np.ones((4, 4)), rng=0),
+        "HierarchicalHistogramMechanism.noisy_levels": lambda: B.HierarchicalHistogramMechanism(
+            (4, 4), epsilon=1.0).noisy_levels(np.ones((4, 4)), rng=0),
     }
 
 

@@ -40,6 +40,8 @@ SAMPLING = frozenset({
     "normalvariate", "noncentral_chisquare", "noncentral_f",
 })
 
+RANDOM_MODULES = frozenset({"numpy.random", "random", "secrets", "scipy.stats"})
+
 #: The seam modules (paths relative to the package): the only places allowed to draw anywhere.
 SEAM_MODULES = frozenset({
     "rng.py",                          # the secure stream; Haar directions (public randomness)
@@ -83,6 +85,10 @@ def _offences(path: Path) -> list[str]:
     mech_classes = _mechanism_classes(module_name) if "_noise" in path.read_text() or \
         "_randomise" in path.read_text() or "Mechanism" in path.read_text() else set()
     out = []
+    # sampling functions imported by name (``from numpy.random import normal``)
+    bare = {alias.asname or alias.name for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module in RANDOM_MODULES
+            for alias in node.names if alias.name in SAMPLING}
 
     def visit(node, cls=None, func=None):
         for child in ast.iter_child_nodes(node):
@@ -92,14 +98,19 @@ def _offences(path: Path) -> list[str]:
                 # nested functions keep the enclosing method's name
                 visit(child, cls, func if func is not None else child.name)
             else:
-                if (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
-                        and child.func.attr in SAMPLING):
+                called = None
+                if isinstance(child, ast.Call):
+                    if isinstance(child.func, ast.Attribute) and child.func.attr in SAMPLING:
+                        called = child.func.attr
+                    elif isinstance(child.func, ast.Name) and child.func.id in bare:
+                        called = child.func.id
+                if called is not None:
                     allowed = (cls in mech_classes and func in MECHANISM_DRAW_METHODS) or (
                         cls is None and rel.startswith(SAMPLER_PACKAGE) and func is not None
                         and func.startswith("sample_"))
                     if not allowed:
                         where = f"{cls}.{func}" if cls else (func or "<module>")
-                        out.append(f"{rel}:{child.lineno} {where} calls .{child.func.attr}(...)")
+                        out.append(f"{rel}:{child.lineno} {where} calls .{called}(...)")
                 visit(child, cls, func)
 
     visit(tree)
@@ -126,6 +137,9 @@ def test_the_scan_catches_a_bare_draw(tmp_path, monkeypatch):
     src = ("import numpy as np\n"
            "def fit(X, rng):\n"
            "    return X + np.random.default_rng(rng).standard_normal(X.shape)\n"
+           "from numpy.random import normal as draw\n"
+           "def g(n):\n"
+           "    return draw(size=n)\n"
            "class Est:\n"
            "    def _noise(self, shape, gen):\n"
            "        return gen.laplace(0.0, 1.0, size=shape)\n")
@@ -134,7 +148,7 @@ def test_the_scan_catches_a_bare_draw(tmp_path, monkeypatch):
         found = _offences(fake)
     finally:
         fake.unlink()
-    assert len(found) == 2  # a _noise method of a class that is not a Mechanism is no seam
+    assert len(found) == 3  # a _noise method of a class that is not a Mechanism is no seam
     assert "fit calls .standard_normal" in found[0]
 
 
