@@ -131,7 +131,12 @@ def charged_noise(privacy, rng=None, *, accountant=None, ledger=None, label: str
 
 def charged_gaussian(value, sigma: float, *, privacy, rng=None, accountant=None, ledger=None,
                      label: str = "") -> np.ndarray:
-    """``value + sigma * N(0, I)``, charged ``privacy`` first (see :func:`charged_noise`)."""
+    """``value + sigma * N(0, I)``, charged ``privacy`` first (see :func:`charged_noise`).
+
+    ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
+    makes the release reproducible, and so replayable by anyone who knows the seed (they
+    regenerate the noise and subtract it).
+    """
     arr = np.asarray(value, dtype=np.float64)
     with charged_noise(privacy, rng, accountant=accountant, ledger=ledger, label=label) as src:
         return arr + sigma * src.gaussian(arr.shape)
