@@ -130,3 +130,29 @@ def test_budget_split_composes_to_total():
                                        bounds=(-1, 1), rng=0)
     assert svd_privacy.epsilon + 0.8 * eps == pytest.approx(eps)
     assert svd_privacy.delta + 0.8 * delta == pytest.approx(delta)
+
+
+# ------------------------------------------- issue 23 item 6: the exact noise step's label
+@pytest.mark.parametrize("numerics", ["exact", "float"])
+def test_dp_directions_mvg_noise_privacy_names_its_numerics(numerics):
+    """``noise_privacy`` of the lattice (discrete Gaussian) noise says exact numerics, its
+    zCDP calibration and carries no Gaussian-shift mu; the float one keeps its mu.
+    Before the fix the exact case said ``numerics=float`` and carried a mu."""
+    from matrixdp.models import DPDirectionsMVG
+    from matrixdp.queries import IdentityQuery
+
+    X = np.random.default_rng(4).uniform(-1, 1, size=(60, 3))
+    q = IdentityQuery(bounds=(-1, 1), n_features=3, n_samples=60)
+    model = DPDirectionsMVG(shape=(60, 3), epsilon=1.0, delta=1e-5, sensitivity=q,
+                            numerics=numerics, random_state=1).fit(X)
+    noise = model.mechanism_.noise_privacy
+    assert noise.epsilon < 1.0 and noise.delta < 1e-5  # the part left after the directions
+    if numerics == "exact":
+        assert noise.numerics == "exact"
+        assert noise.mu is None
+        assert noise.calibration == "discrete-zcdp"
+        rel = model.release(np.zeros((60, 3)), rng=2)
+        assert rel.noise.distribution.startswith("discrete") or "lattice" in str(rel.privacy.notes)
+    else:
+        assert noise.numerics == "float"
+        assert noise.mu == pytest.approx(model.mechanism_.mahalanobis_sensitivity)

@@ -207,11 +207,20 @@ class DAWAMechanism(Mechanism):
     def partition(self, value, rng=None) -> np.ndarray:
         """Stage 1 alone: the bucket of every cell (grid-shaped), spending ρε.
 
+        The ρε is charged (to the enclosing ``with Accountant(...)`` / ``with Ledger(...)``
+        block) before the noise is drawn, as :meth:`release` charges the whole ε.
         ``rng``: ``None`` draws from the secure stream; a seed makes the draws replayable.
         """
+        from .._budget import charge
+
         arr = self._check_value(value)
         out = np.empty(arr.size, dtype=np.int64)
-        out[self._order] = self._partition(arr.ravel()[self._order], make_rng(rng))
+        stage = PrivacyGuarantee(
+            epsilon=self.ratio * self.epsilon, delta=0.0, neighbouring=self.neighbouring,
+            calibration=f"laplace (DAWA partition, L1 cost sensitivity {self.cost_sensitivity:g})",
+            exact=False, mechanism=f"{self.name} partition")
+        with charge(stage, label=f"{self.name} partition"):
+            out[self._order] = self._partition(arr.ravel()[self._order], make_rng(rng))
         return out.reshape(self.shape)
 
     def _partition(self, x: np.ndarray, gen: np.random.Generator) -> np.ndarray:

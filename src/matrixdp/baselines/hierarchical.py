@@ -242,12 +242,13 @@ class HierarchicalHistogramMechanism(Mechanism):
 
         ``rng``: ``None`` draws from the secure stream; a seed makes the draws replayable.
         """
-        from ..rng import make_rng
+        from ..mechanisms.draw import charged_noise
 
         arr = self._check_value(value)
-        gen = make_rng(rng)
-        return [lvl + gen.laplace(0.0, self.scale, size=lvl.shape)
-                for lvl in level_counts(arr, self.branching, self.levels)]
+        # a release of the value's levels: charged like ``release``
+        with charged_noise(self.privacy, rng, label=self.name) as src:
+            return [lvl + src.laplacian(lvl.shape, self.scale)
+                    for lvl in level_counts(arr, self.branching, self.levels)]
 
     def _noise_batch(self, lead: tuple, rng: np.random.Generator) -> np.ndarray:
         b, h = self.branching, self.levels

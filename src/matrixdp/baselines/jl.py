@@ -22,6 +22,7 @@ from .._validation import (check_delta, check_epsilon, check_finite_array, check
                            check_row_norms, check_square_matrix)
 from ..errors import InvalidParameterError
 from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
+from ..mechanisms.draw import charged_noise
 from ..rng import make_rng
 
 __all__ = ["JLCovariance", "JLSketchMechanism", "blocki_jl_covariance", "blocki_w"]
@@ -64,7 +65,9 @@ def blocki_jl_covariance(X, *, epsilon: float, delta: float, r: int, row_norm_bo
 
     Guarantee: (ε, δ)-DP under replace-one neighbours for rows in the public R-ball, by the
     theorem of [1] (a sufficient bound; no exact profile is known, so the auditor checks it
-    black-box only). No ``PrivacyGuarantee`` object is attached to the result.
+    black-box only). No ``PrivacyGuarantee`` object is attached to the result; the sketch is
+    drawn through :func:`~matrixdp.mechanisms.draw.charged_noise`, so the enclosing
+    ``with Accountant(...)`` / ``with Ledger(...)`` block is charged (ε, δ) before the draw.
 
     Parameters
     ----------
@@ -99,9 +102,17 @@ def blocki_jl_covariance(X, *, epsilon: float, delta: float, r: int, row_norm_bo
     a = x / scale
     lifted = a.T @ a + (w * w) * np.eye(d)
     chol = np.linalg.cholesky(lifted)
-    sketch = make_rng(rng).standard_normal((int(r), d)) @ chol.T
+    privacy = _blocki_privacy(epsilon, delta)
+    with charged_noise(privacy, rng, label="blocki-jl") as src:
+        sketch = src.gaussian((int(r), d)) @ chol.T
     estimate = (sketch.T @ sketch / r - (w * w) * np.eye(d)) * (scale * scale) / n
     return JLCovariance(sketch=sketch, covariance=estimate, w=w, scale=scale)
+
+
+def _blocki_privacy(epsilon: float, delta: float) -> PrivacyGuarantee:
+    return PrivacyGuarantee(epsilon=float(epsilon), delta=float(delta),
+                            calibration="Blocki et al. 2012 (w floor)", exact=False,
+                            mechanism="blocki-jl")
 
 
 class JLSketchMechanism(Mechanism):
@@ -159,8 +170,11 @@ class JLSketchMechanism(Mechanism):
         makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
         (they regenerate the noise and subtract it).
         """
+        return self._draw_sketches(value, n, make_rng(rng))
+
+    def _draw_sketches(self, value, n, gen) -> np.ndarray:
         chol = np.linalg.cholesky(np.asarray(value, dtype=float))
-        return make_rng(rng).standard_normal((int(n), self.r, chol.shape[0])) @ chol.T
+        return gen.standard_normal((int(n), self.r, chol.shape[0])) @ chol.T
 
     def release_batch(self, value, n, rng=None) -> np.ndarray:
         """``n`` independent releases SᵀS/r on ``value``, shape ``(n, d, d)``.

@@ -20,7 +20,7 @@ from .._validation import check_delta, check_epsilon
 from ..calibration.gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_log_delta_for_shift
 from ..errors import InvalidParameterError, InvalidPrivacyParameterError, UnsafeMechanismError
 from ..mechanisms.base import PrivacyGuarantee
-from ..rng import make_rng
+from ..mechanisms.draw import charged_noise
 from .pca_release import PCARelease, top_eigenvectors, unit_ball_second_moment
 
 __all__ = ["unit_ball_upper_sensitivity", "mod_sulq_beta", "mod_sulq_sigma", "mod_sulq"]
@@ -180,8 +180,8 @@ def mod_sulq(X, *, epsilon: float, delta: float, n_components: int, row_norm_bou
     a, n = unit_ball_second_moment(X, row_norm_bound)
     d = a.shape[0]
     sigma, privacy = mod_sulq_sigma(d, n, epsilon, delta, calibration=calibration)
-    gen = make_rng(rng)
-    upper = np.triu(gen.standard_normal((d, d)) * sigma)
+    with charged_noise(privacy, rng, label="mod-sulq") as src:
+        upper = np.triu(src.gaussian((d, d), sigma))
     noisy = a + upper + np.triu(upper, 1).T
     r2 = float(row_norm_bound) ** 2
     return PCARelease(components=top_eigenvectors(noisy, n_components), covariance=noisy * r2,

@@ -18,7 +18,7 @@ from scipy.optimize import brentq
 from .._validation import check_epsilon, check_finite_array, check_positive, check_row_norms
 from ..errors import InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee
-from ..rng import make_rng
+from ..mechanisms.draw import charged_noise, public_randomness
 from .pca_release import ProjectorMechanism
 
 __all__ = ["sample_bingham", "ppca_top_component", "PPCAMechanism"]
@@ -63,24 +63,24 @@ def sample_bingham(concentration, size: int, rng=None, *, max_rounds: int = 1000
         raise InvalidParameterError("concentration", "must be a symmetric square matrix")
     if int(size) != size or size < 1:
         raise InvalidParameterError("size", f"must be a positive integer, got {size!r}")
-    gen = make_rng(rng)
+    src = public_randomness(rng)  # a charged NoiseSource (ppca_top_component) passes through
     d = m.shape[0]
     eigval, eigvec = np.linalg.eigh(m)
     lam = eigval.max() - eigval  # eigenvalues of B, >= 0, smallest 0
     if d == 1:
-        return gen.choice([-1.0, 1.0], size=(size, 1))
+        return src.pick([-1.0, 1.0], (size, 1))
     b = brentq(lambda t: np.sum(1.0 / (t + 2.0 * lam)) - 1.0, 1e-12, float(d))
     omega = 1.0 + 2.0 * lam / b  # Ω in B's eigenbasis (diagonal)
     log_m_star = -(d - b) / 2.0 + (d / 2.0) * np.log(d / b)
     out = np.empty((0, d))
     batch = max(16, 2 * size)
     for _ in range(max_rounds):
-        y = gen.standard_normal((batch, d)) / np.sqrt(omega)
+        y = src.gaussian((batch, d)) / np.sqrt(omega)
         v = y / np.linalg.norm(y, axis=1, keepdims=True)
         quad_b = (v * v) @ lam
         quad_omega = (v * v) @ omega
         log_ratio = -quad_b + (d / 2.0) * np.log(quad_omega) - log_m_star
-        accept = np.log(gen.uniform(size=batch)) < log_ratio
+        accept = np.log(src.uniform_on(batch)) < log_ratio
         out = np.vstack([out, v[accept]])
         if out.shape[0] >= size:
             return out[:size] @ eigvec.T
@@ -122,7 +122,14 @@ def ppca_top_component(X, *, epsilon: float, row_norm_bound: float, rng=None) ->
     r = check_positive(row_norm_bound, "row_norm_bound")
     check_row_norms(x, r, "X")
     a = (x.T @ x) / (r * r)
-    return sample_bingham(0.5 * eps * a, 1, rng=rng)[0]
+    with charged_noise(_ppca_privacy(eps), rng, label="ppca") as src:
+        return sample_bingham(0.5 * eps * a, 1, rng=src)[0]
+
+
+def _ppca_privacy(eps: float) -> PrivacyGuarantee:
+    return PrivacyGuarantee(epsilon=eps, delta=0.0,
+                            calibration="exponential mechanism (exact Bingham sampler)",
+                            exact=True, mechanism="ppca")
 
 
 class PPCAMechanism(ProjectorMechanism):
@@ -152,9 +159,7 @@ class PPCAMechanism(ProjectorMechanism):
     def __init__(self, *, epsilon: float, privacy: PrivacyGuarantee | None = None, witness=None,
                  name: str | None = None):
         if privacy is None:
-            privacy = PrivacyGuarantee(epsilon=check_epsilon(epsilon), delta=0.0,
-                                       calibration="exponential mechanism (exact Bingham sampler)",
-                                       exact=True, mechanism="ppca")
+            privacy = _ppca_privacy(check_epsilon(epsilon))
         super().__init__(epsilon=epsilon, privacy=privacy, witness=witness, name=name)
 
     def _draw(self, score, n, rng):

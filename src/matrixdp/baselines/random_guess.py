@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..rng import make_rng, random_directions
+from ..mechanisms.draw import public_randomness
+from ..rng import random_directions
 
 __all__ = ["uniform_predictions", "random_unit_vector", "random_orthonormal_basis"]
 
@@ -28,7 +29,7 @@ def uniform_predictions(n: int, low: float, high: float, rng=None) -> np.ndarray
         raise InvalidParameterError("n", f"must be a positive integer, got {n!r}")
     if not (np.isfinite(low) and np.isfinite(high) and low < high):
         raise InvalidParameterError("high", f"need finite low < high, got [{low}, {high}]")
-    return make_rng(rng).uniform(low, high, size=int(n))
+    return public_randomness(rng).uniform_on(int(n), low, high)
 
 
 def random_unit_vector(d: int, rng=None) -> np.ndarray:
@@ -40,7 +41,7 @@ def random_unit_vector(d: int, rng=None) -> np.ndarray:
     """
     if int(d) != d or d < 1:
         raise InvalidParameterError("d", f"must be a positive integer, got {d!r}")
-    v = make_rng(rng).standard_normal(int(d))
+    v = public_randomness(rng).gaussian(int(d))
     return v / np.linalg.norm(v)
 
 

@@ -11,6 +11,8 @@ Derivation: ``docs/baselines.md``.
 
 from __future__ import annotations
 
+import math
+
 
 import numpy as np
 
@@ -19,6 +21,7 @@ from ..errors import InvalidParameterError, InvalidShapeError
 from ..calibration.gaussian import gaussian_delta
 from ..calibration.laplace_profile import laplace_vector_delta
 from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
+from ..mechanisms.draw import charged_noise
 from ..rng import make_rng
 
 __all__ = ["symmetric_release", "covariance_upper_sensitivity", "analyze_gauss", "upper_triangle",
@@ -99,7 +102,8 @@ def symmetric_release(matrix, mechanism: Mechanism, rng=None) -> np.ndarray:
     return a + mirror_upper(noise_upper, d)
 
 
-def analyze_gauss(matrix, *, sigma: float, rng=None) -> np.ndarray:
+def analyze_gauss(matrix, *, sigma: float, rng=None, privacy: PrivacyGuarantee | None = None
+                  ) -> np.ndarray:
     """Analyze Gauss (Dwork, Talwar, Thakurta, Zhang 2014): A + E, E symmetric, i.i.d. N(0, σ²)
     upper triangle. ``sigma`` must come from a calibration for the upper triangle's L2
     sensitivity (e.g. :func:`~matrixdp.baselines.dwork_roth_sigma`).
@@ -116,14 +120,24 @@ def analyze_gauss(matrix, *, sigma: float, rng=None) -> np.ndarray:
     ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
     makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
     (they regenerate the noise and subtract it).
+
+    ``privacy``: the guarantee ``sigma`` was calibrated for; the noise is drawn through
+    :func:`~matrixdp.mechanisms.draw.charged_noise`, which charges it to the enclosing
+    ``with Accountant(...)`` / ``with Ledger(...)`` block first. Without it the function cannot
+    state its guarantee, so it charges an unbounded one (ε = ∞): refused inside any budget
+    block, uncharged outside.
     """
     s = check_positive(sigma, "sigma")
     a = check_finite_array(matrix, "matrix", ndim=2)
     if a.shape[0] != a.shape[1] or not np.allclose(a, a.T):
         raise InvalidShapeError("matrix", f"must be square and symmetric, got shape {a.shape}")
-    gen = make_rng(rng)
+    if privacy is None:
+        privacy = PrivacyGuarantee(epsilon=math.inf, delta=1.0, calibration="caller's sigma",
+                                   exact=False, mechanism="analyze-gauss",
+                                   notes=("sigma given without its guarantee: none is claimed",))
     d = a.shape[0]
-    upper = np.triu(gen.standard_normal((d, d)) * s)
+    with charged_noise(privacy, rng, label="analyze-gauss") as src:
+        upper = np.triu(src.gaussian((d, d), s))
     return a + upper + np.triu(upper, 1).T
 
 

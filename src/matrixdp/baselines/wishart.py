@@ -22,6 +22,7 @@ import numpy as np
 from .._validation import check_epsilon, check_finite_array, check_positive
 from ..errors import InvalidParameterError, UnsafeMechanismError
 from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
+from ..mechanisms.draw import charged_noise, public_randomness
 from ..rng import make_rng
 from .pca_release import PCARelease, top_eigenvectors, unit_ball_second_moment
 
@@ -93,9 +94,9 @@ def sample_wishart(d: int, dof: int, scale, size: int | None = None, rng=None) -
             chol = np.linalg.cholesky(c)
         except np.linalg.LinAlgError as exc:
             raise InvalidParameterError("scale", "must be positive definite") from exc
-    gen = make_rng(rng)
+    src = public_randomness(rng)  # a charged NoiseSource (wishart_pca) passes through
     count = 1 if size is None else int(size)
-    g = chol @ gen.standard_normal((count, d, dof))
+    g = chol @ src.gaussian((count, d, dof))
     w = g @ np.swapaxes(g, 1, 2)
     return w[0] if size is None else w
 
@@ -159,12 +160,14 @@ def wishart_pca(X, *, epsilon: float, n_components: int, row_norm_bound: float,
     a, n = unit_ball_second_moment(X, row_norm_bound)
     d = a.shape[0]
     c = wishart_scale(n, eps)
-    noisy = a + sample_wishart(d, d + 1, c, rng=rng)
     holds = wishart_support_failure(eps)
     privacy = PrivacyGuarantee(
         epsilon=eps, delta=0.0, calibration="paper (Jiang et al. 2016)", exact=False,
         mechanism="wishart", refuted=True,
         notes=(REFUTATION, f"holds: ({eps / 3:.4g}, {holds:.4g})-DP"))
+    # charged like every release (a keeper refuses the refuted claim unless it allows unsafe)
+    with charged_noise(privacy, rng, label="wishart") as src:
+        noisy = a + sample_wishart(d, d + 1, c, rng=src)
     r2 = float(row_norm_bound) ** 2
     return PCARelease(components=top_eigenvectors(noisy, n_components), covariance=noisy * r2,
                       privacy=privacy, noise_scale=c * math.sqrt(d + 1),

@@ -550,6 +550,13 @@ class MVGMechanism(Mechanism):
         """
         if self.dp_directions is None:
             return self.privacy
+        if self.numerics == "exact":
+            # the lattice discrete Gaussian: its zCDP bound, its numerics note, and no mu
+            # (its loss is not exactly a Gaussian shift's; docs/numerics.md)
+            return PrivacyGuarantee(epsilon=self._eps_mvg, delta=self._delta_mvg,
+                                    neighbouring=self.neighbouring, calibration="discrete-zcdp",
+                                    exact=False, mechanism=f"{self.name} (noise step)",
+                                    notes=(self._lattice.note(),) + tuple(self._notes))
         exact = (self.calibration == "exact" and self.mahalanobis_sensitivity_exact
                  and abs(self._theta_sum - 1) <= _SUM_TOL)
         return PrivacyGuarantee(epsilon=self._eps_mvg, delta=self._delta_mvg,

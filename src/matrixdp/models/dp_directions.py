@@ -36,7 +36,8 @@ from .._validation import (
 from ..calibration.gaussian import analytic_gaussian_sigma, classic_gaussian_sigma
 from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError
 from ..mechanisms.base import PrivacyGuarantee
-from ..rng import make_rng, without_generators
+from ..mechanisms.draw import charged_noise
+from ..rng import without_generators
 
 __all__ = [
     "DPDirectionsMVG",
@@ -236,9 +237,9 @@ def dp_covariance_eigen(data, *, epsilon, delta, bounds=None, norm_bound=None, s
         mechanism="dp-covariance-eigen (SuLQ Gaussian on X^T X)",
         notes=(f"Frobenius sensitivity {s_c:.6g} of X^T X from public bounds "
                "(an upper bound: the guarantee is a sufficient bound)",))
-    with charge(privacy, accountant=accountant, ledger=ledger, label="dp directions"):
-        gen = make_rng(rng)
-        raw = gen.standard_normal((n_features, n_features))
+    with charged_noise(privacy, rng, accountant=accountant, ledger=ledger,
+                       label="dp directions") as src:
+        raw = src.gaussian((n_features, n_features))
     upper = np.triu(raw)
     noise = upper + np.triu(raw, 1).T
     gram = (x_gram if lazy else x.T @ x) + sigma * noise
@@ -303,6 +304,11 @@ class DPDirectionsMVG:
         replayable by whoever knows the seed. Only used in :meth:`fit`. A Generator
         passed here is not saved with the model (pickling, ``copy.deepcopy`` and
         ``joblib.dump`` store ``random_state=None``): its state would replay the fit.
+    accountant : Accountant or Ledger, optional
+        The budget keeper charged by :meth:`fit` (the directions step) and :meth:`release`
+        (the noise step) before their noise is drawn; the keyword every matrixdp estimator
+        takes (an ``accountant=`` / ``ledger=`` given to ``fit`` or ``release`` overrides it).
+        Default: the keepers of the enclosing ``with`` blocks, if any.
     **mvg_options
         The :class:`~matrixdp.mechanisms.mvg.MVGMechanism` arguments (``shape``,
         ``epsilon``, ``delta`` (the totals), ``sensitivity`` (a query with public record
@@ -329,12 +335,14 @@ class DPDirectionsMVG:
     (1.0, 0.2)
     """
 
-    def __init__(self, *, fraction: float = 0.2, random_state=None, **mvg_options):
+    def __init__(self, *, fraction: float = 0.2, random_state=None, accountant=None,
+                 **mvg_options):
         for name in ("directions", "dp_directions"):
             if name in mvg_options:
                 raise InvalidParameterError(name, "the directions are estimated in fit")
         self.fraction = fraction
         self.random_state = random_state
+        self.accountant = accountant
         self.mvg_options = mvg_options
 
     def __getstate__(self) -> dict:
@@ -372,6 +380,8 @@ class DPDirectionsMVG:
         else:
             data, kwargs = q.dp_direction_bounds(check_finite_array(X, "dp_directions", ndim=2))
             n_rec = data.shape[0]
+        if accountant is None and ledger is None:
+            accountant = self.accountant
         eps_d, delta_d = frac * epsilon, frac * delta
         calib = "classic" if eps_d < 1 else "analytic"
         result = dp_covariance_eigen(data, epsilon=eps_d, delta=delta_d,
@@ -393,6 +403,8 @@ class DPDirectionsMVG:
         """
         if not hasattr(self, "mechanism_"):
             raise MatrixDPError("DPDirectionsMVG: call fit(X) before release")
+        if accountant is None and ledger is None:
+            accountant = self.accountant
         with charge(self.mechanism_.noise_privacy, accountant=accountant, ledger=ledger,
                     label=label):
             return self.mechanism_.release(value, rng=rng)

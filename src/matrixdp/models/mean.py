@@ -368,7 +368,9 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     ----------
     mean_, var_, scale_ : ndarray (n_features,)
         (``var_`` and ``scale_`` are None with ``with_std=False``.)
-    n_samples_seen_ : int
+    n_samples_seen_ : int or None
+        The number of records under replace-one (public there); ``None`` under add-remove,
+        where the count is private.
     privacy_ : PrivacyGuarantee
         The guarantee of the whole fit.
     noise_, allocation_, noise_summary_, noise_variance_, expected_loss_, noise_candidates_
@@ -397,7 +399,6 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         """Release the mean (and second moment) of ``X``."""
         eps, delta, noise = check_privacy_params(self)
         X, lo, hi = bounded_records(self, X)
-        n, d = X.shape
         squares = bool(self.with_std)
         self.mean_, sq, out, query = _fit_moment_vector(
             self, X, lo, hi, squares, relative=True, epsilon=eps, delta=delta, noise=noise,
@@ -409,7 +410,9 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         else:
             self.var_ = None
             self.scale_ = None
-        self.n_samples_seen_ = query.n_records if is_dask_collection(X) else n
+        # public n under replace-one; None under add-remove, where n is private (in memory and
+        # on Dask alike: the exact count would tell neighbours apart with certainty)
+        self.n_samples_seen_ = query.n_records
         _set_release_attributes(self, out)
         return self
 

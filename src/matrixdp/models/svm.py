@@ -30,6 +30,7 @@ import numpy as np
 from .._validation import check_finite_array, check_positive
 from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError, UnsafeMechanismError
 from ..mechanisms.base import NoiseSummary, PrivacyGuarantee, Release
+from ..mechanisms.draw import charged_noise
 from ..rng import make_rng
 from ..calibration.fisher import check_weights
 from ._svm_solvers import (
@@ -258,9 +259,10 @@ def correlated_svm_noise(fit: SVMFit, m: float, rng=None) -> np.ndarray:
     (they regenerate the noise and subtract it).
     """
     m = check_positive(m, "m")
-    gen = make_rng(rng)
     alpha, c = fit.alpha, fit.dual_coef
-    g = gen.standard_normal((c.size, alpha.size))
+    # no DP guarantee to charge: the refuted claim is charged, so a budget keeper refuses it
+    with charged_noise(_correlated_privacy(), rng, label=CorrelatedSVMNoise.name) as src:
+        g = src.gaussian((c.size, alpha.size))
     a2 = float(alpha @ alpha)
     if a2 > 0:
         g -= np.outer(g @ alpha, alpha / a2)
@@ -310,6 +312,12 @@ _CORRELATED_NOTES = (
 )
 
 
+def _correlated_privacy() -> PrivacyGuarantee:
+    return PrivacyGuarantee(epsilon=math.inf, delta=1.0, neighbouring="local",
+                            calibration="none", exact=False, mechanism=CorrelatedSVMNoise.name,
+                            refuted=True, notes=_CORRELATED_NOTES)
+
+
 class CorrelatedSVMNoise:
     """Release a training set with Theorem 2.10's correlated noise (utility-preserving, NOT DP).
 
@@ -346,9 +354,7 @@ class CorrelatedSVMNoise:
 
     @property
     def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee(epsilon=math.inf, delta=1.0, neighbouring="local",
-                                calibration="none", exact=False, mechanism=self.name,
-                                refuted=True, notes=_CORRELATED_NOTES)
+        return _correlated_privacy()
 
     def release(self, X, y, rng=None) -> Release:
         """Fit the SVM on (X, y), add the correlated noise to X; labels are returned untouched.

@@ -18,7 +18,8 @@ import numpy as np
 from .._validation import check_delta, check_epsilon, check_probability
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import PrivacyGuarantee
-from ..rng import make_rng, without_generators
+from ..mechanisms.draw import charged_noise, public_randomness
+from ..rng import without_generators
 from ._budget import gdp_split
 from .schema import TableSchema
 
@@ -117,6 +118,18 @@ class DPCopula:
         replayable by whoever knows it (experiments and tests only). No generator is kept on
         the fitted model, and a Generator passed here is not saved with it (pickling,
         ``copy.deepcopy`` and ``joblib.dump`` store ``random_state=None``).
+    accountant : Accountant or Ledger, optional
+        The budget keeper charged with the whole fit's ``privacy_`` before any noise is drawn
+        (:class:`~matrixdp.errors.BudgetExceededError` if it does not fit, and nothing is
+        released); the same keyword as every matrixdp estimator. Default: the keepers of the
+        enclosing ``with Accountant(...)`` / ``with Ledger(...)`` blocks, if any.
+
+    Notes
+    -----
+    Column metadata comes from the public ``schema`` only, never from the data's dtypes:
+    a numeric column is integer (rounded, ``int64`` in the synthetic table) exactly when the
+    schema names it in ``integer``; a numeric column the schema does not name is continuous
+    (``float64``), whatever the dtype of the frame passed to ``fit``.
 
     Attributes
     ----------
@@ -155,7 +168,7 @@ class DPCopula:
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins=32,
-                 marginal_fraction=0.5, clip_scale=1.0, random_state=None):
+                 marginal_fraction=0.5, clip_scale=1.0, random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -164,6 +177,7 @@ class DPCopula:
         self.marginal_fraction = marginal_fraction
         self.clip_scale = clip_scale
         self.random_state = random_state
+        self.accountant = accountant
 
     # scikit-learn parameter protocol (without importing scikit-learn)
     def get_params(self, deep: bool = True) -> dict:
@@ -198,7 +212,7 @@ class DPCopula:
         """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
         return without_generators(self.__dict__)
 
-    def fit(self, X, y=None) -> "DPCopula":
+    def fit(self, X, y=None, *, accountant=None, ledger=None) -> "DPCopula":
         """Release the DP statistics of ``X`` (a DataFrame matching ``schema``), per class of ``y``.
 
         Parameters
@@ -207,6 +221,10 @@ class DPCopula:
             Columns exactly those of ``schema``; numeric values are clipped into the public bounds.
         y : array_like of shape (n_samples,), optional
             Labels, each in the public ``classes``.
+        accountant, ledger : optional
+            Budget keepers for this fit (as :class:`RONGauss.fit` takes them); default: the
+            ``accountant`` parameter, else the enclosing ``with`` blocks. The whole ``privacy_``
+            is charged before any noise is drawn.
 
         Returns
         -------
@@ -246,7 +264,8 @@ class DPCopula:
                     "y", "has labels that are not in the public class list; add the missing "
                          "classes to the public list or drop those records")
         n_cls = classes.size
-        gen = make_rng(self.random_state)  # local only: never stored on the model
+        if accountant is None and ledger is None:
+            accountant = self.accountant
 
         # bin index of every record in every column (public bins)
         edges, card, bins = {}, {}, {}
@@ -266,13 +285,42 @@ class DPCopula:
         sens_corr = correlation_sensitivity(k, clip)
         sigma_marg = sens_marg / mu_marg
         sigma_corr = sens_corr / mu_corr if k > 1 else 0.0
+        # the guarantee is known before any noise: charged first, the draws happen inside
+        privacy = _guarantee(eps, delta, n_cls, mu, (mu_marg, sens_marg, sigma_marg),
+                             (mu_corr, sens_corr, sigma_corr))
+        with charged_noise(privacy, self.random_state, accountant=accountant, ledger=ledger,
+                           label="dp-copula fit") as src:
+            raw, class_counts, probs, orders, corr_raw, corr = self._release(
+                src, cols, schema, label, bins, card, n_cls, k, clip, sigma_marg, sigma_corr)
 
+        self.columns_ = cols
+        self.n_features_in_ = k
+        self.feature_names_in_ = np.asarray(cols, dtype=object)
+        self.classes_ = classes
+        self.class_counts_ = class_counts
+        self.class_priors_ = class_counts / class_counts.sum()
+        self.marginal_counts_ = raw
+        self.marginals_ = probs
+        self.orders_ = orders
+        self.bin_edges_ = edges
+        self.correlation_raw_ = corr_raw
+        self.correlation_ = corr
+        self.marginal_sigma_, self.correlation_sigma_ = sigma_marg, sigma_corr
+        self.marginal_sensitivity_, self.correlation_sensitivity_ = sens_marg, sens_corr
+        # public schema only: never the data's dtypes (one record would flip them)
+        self.integer_columns_ = tuple(schema.integer)
+        self.privacy_ = privacy
+        return self
+
+    def _release(self, src, cols, schema, label, bins, card, n_cls, k, clip, sigma_marg,
+                 sigma_corr):
+        """The two noisy releases and their post-processing; ``src`` is the charged noise."""
         # 1. DP histograms: one bincount over (class, bin) per column
         raw = {}
         for name in cols:
             counts = np.bincount(label * card[name] + bins[name], minlength=n_cls * card[name])
             counts = counts.reshape(n_cls, card[name]).astype(np.float64)
-            raw[name] = counts + sigma_marg * gen.standard_normal(counts.shape)
+            raw[name] = counts + sigma_marg * src.gaussian(counts.shape)
         # class sizes: inverse-variance average of the histogram totals (Var = card * sigma^2)
         w = np.array([1.0 / card[c] for c in cols])
         totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)  # (n_cls, k)
@@ -320,32 +368,13 @@ class DPCopula:
             S *= np.minimum(1.0, clip / np.maximum(norms, 1e-300))[:, None]
             if k > 1:
                 G = S.T @ S
-                corr_raw[j] = G[iu] + sigma_corr * gen.standard_normal(iu[0].size)
+                corr_raw[j] = G[iu] + sigma_corr * src.gaussian(iu[0].size)
                 sd = np.sqrt(np.maximum(score_var[j], 1e-12))
                 R = np.eye(k)
                 R[iu] = corr_raw[j] / (class_counts[j] * sd[iu[0]] * sd[iu[1]])
                 R[(iu[1], iu[0])] = R[iu]
                 corr[j] = _nearest_correlation(R)
-
-        self.columns_ = cols
-        self.n_features_in_ = k
-        self.feature_names_in_ = np.asarray(cols, dtype=object)
-        self.classes_ = classes
-        self.class_counts_ = class_counts
-        self.class_priors_ = class_counts / class_counts.sum()
-        self.marginal_counts_ = raw
-        self.marginals_ = probs
-        self.orders_ = orders
-        self.bin_edges_ = edges
-        self.correlation_raw_ = corr_raw
-        self.correlation_ = corr
-        self.marginal_sigma_, self.correlation_sigma_ = sigma_marg, sigma_corr
-        self.marginal_sensitivity_, self.correlation_sensitivity_ = sens_marg, sens_corr
-        self.integer_columns_ = tuple(schema.integer) or tuple(
-            c for c in schema.bounds if np.issubdtype(X[c].dtype, np.integer))
-        self.privacy_ = _guarantee(eps, delta, n_cls, mu, (mu_marg, sens_marg, sigma_marg),
-                                   (mu_corr, sens_corr, sigma_corr))
-        return self
+        return raw, class_counts, probs, orders, corr_raw, corr
 
     def _check_fitted(self):
         if not hasattr(self, "privacy_"):
@@ -378,7 +407,7 @@ class DPCopula:
         import pandas as pd
         from scipy.special import ndtr
 
-        gen = make_rng(random_state)
+        src = public_randomness(random_state)  # post-processing of the released statistics
         schema = self.schema
         cols = self.columns_
         k = len(cols)
@@ -393,7 +422,7 @@ class DPCopula:
                 continue
             vals, vecs = np.linalg.eigh(self.correlation_[j])
             root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-            U[start:start + m] = ndtr(gen.standard_normal((m, k)) @ root.T)
+            U[start:start + m] = ndtr(src.gaussian((m, k)) @ root.T)
             start += m
         out = {}
         for col_idx, c in enumerate(cols):
@@ -431,7 +460,7 @@ class DPCopula:
                 # categorical dtype over the PUBLIC categories (no per-value string conversion)
                 out[c] = pd.Categorical.from_codes(code, categories=list(cats))
         frame = pd.DataFrame(out, columns=cols)
-        perm = gen.permutation(int(n_samples))
+        perm = src.shuffled_indices(int(n_samples))
         frame = frame.iloc[perm].reset_index(drop=True)
         if n_cls == 1 and self.classes_[0] is None:
             return frame

@@ -13,6 +13,7 @@ import numpy as np
 from .._validation import check_epsilon, check_positive
 from ..errors import InvalidParameterError
 from ..mechanisms import LaplaceMechanism
+from ..mechanisms.draw import public_randomness
 from ..rng import make_rng
 from .preprocessing import check_sensitivity_mode
 
@@ -194,10 +195,10 @@ def sample_gaussian(mean: np.ndarray, covariance: np.ndarray, n_samples: int, rn
     reproducible (replayable by anyone who knows it; these draws are post-processing of a DP model,
     so replaying them reveals no private value).
     """
-    gen = make_rng(rng)
+    src = public_randomness(rng)  # post-processing of the released covariance
     vals, vecs = np.linalg.eigh(np.asarray(covariance, dtype=np.float64))
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-    z = gen.standard_normal((int(n_samples), root.shape[0]))
+    z = src.gaussian((int(n_samples), root.shape[0]))
     return np.asarray(mean, dtype=np.float64) + z @ root.T
 
 

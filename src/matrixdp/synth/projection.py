@@ -8,6 +8,7 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ..mechanisms.draw import public_randomness
 from ..rng import make_rng, random_directions
 
 __all__ = ["PROJECTIONS", "ron_matrix", "check_dims"]
@@ -71,13 +72,14 @@ def ron_matrix(m: int, p: int, rng=None, method: str = "haar") -> np.ndarray:
     gen = make_rng(rng)
     if method == "haar":
         return random_directions(m, p, rng=gen)
+    src = public_randomness(gen)  # a data-independent public projection
     if method == "gaussian_qr_unfixed":
-        q, _ = np.linalg.qr(gen.standard_normal((m, p)), mode="reduced")
+        q, _ = np.linalg.qr(src.gaussian((m, p)), mode="reduced")
         return q
     if method == "paper_uniform_qr_columns":
-        q, _ = np.linalg.qr(gen.uniform(size=(m, m)))
+        q, _ = np.linalg.qr(src.uniform_on((m, m)))
         return np.ascontiguousarray(q[:, :p])
     if method == "code_uniform_qr_rows":
-        q, _ = np.linalg.qr(gen.uniform(size=(m, m)))
+        q, _ = np.linalg.qr(src.uniform_on((m, m)))
         return np.ascontiguousarray(q[:p, :].T)
     raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got {method!r}")

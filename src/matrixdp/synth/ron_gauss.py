@@ -24,6 +24,7 @@ from ..errors import (
 )
 from ..accounting import charge, compose, parallel
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
+from ..mechanisms.draw import public_randomness
 from ..rng import make_rng, without_generators
 from ..mechanisms.lattice import check_numerics, exact_note
 from ._dask import (dask_class_codes, dask_feature_matrix, dask_group_sums, fit_groups_dask,
@@ -196,6 +197,10 @@ class RONGauss:
         only. A Generator passed here is not saved with the model (pickling,
         ``copy.deepcopy`` and ``joblib.dump`` store ``random_state=None``),
         because its state would replay the fit.
+    accountant : Accountant or Ledger, optional
+        The budget keeper charged with the whole fit's guarantee before any noise is drawn
+        (the keyword every matrixdp estimator takes; ``fit(..., accountant=, ledger=)``
+        overrides it). Default: the keepers of the enclosing ``with`` blocks, if any.
 
     Notes
     -----
@@ -258,7 +263,7 @@ class RONGauss:
                  neighbouring="replace-one",
                  sensitivity="corrected",
                  noise="full", psd="clip", projection="haar", reconstruct=False,
-                 allow_unsafe=False, numerics="float", random_state=None):
+                 allow_unsafe=False, numerics="float", random_state=None, accountant=None):
         self.dim = dim
         self.epsilon = epsilon
         self.mean_fraction = mean_fraction
@@ -282,6 +287,7 @@ class RONGauss:
         self.allow_unsafe = allow_unsafe
         self.numerics = numerics
         self.random_state = random_state
+        self.accountant = accountant
 
     # ------------------------------------------------------------ parameters
     # scikit-learn's get_params/set_params protocol without importing scikit-learn (which
@@ -556,6 +562,8 @@ class RONGauss:
                                relation=self.neighbouring, sizes_private=self._sizes_private(),
                                label_bound=a, mode=self.sensitivity, noise=self.noise,
                                psd=self.psd, numerics=self.numerics)
+        if accountant is None and ledger is None:
+            accountant = self.accountant
         with charge(privacy, accountant=accountant, ledger=ledger, label="ron-gauss fit"):
             if dask_input:  # then one pass per group (docs/scaling.md)
                 fits = fit_groups_dask(X_arr, m, W, cal, sums, classified=classes is not None,
@@ -852,6 +860,7 @@ class RONGauss:
             gen = self._sampling_rng
         else:
             gen = make_rng(rng)
+        gen = public_randomness(gen)  # sampling from the released model: post-processing
         W = self.projection_
         p = W.shape[1]
         check_sample_memory(n_samples, W.shape[0] + p + 1)
@@ -868,7 +877,7 @@ class RONGauss:
                  for j in range(counts.size)]
         X_syn = np.vstack(parts)
         y_syn = np.repeat(self.classes_, counts)
-        order = gen.permutation(n_samples)
+        order = gen.shuffled_indices(n_samples)
         return self._maybe_reconstruct(X_syn[order]), y_syn[order]
 
     def sample_batches(self, n_samples: int, batch_size: int = 100_000, rng=None, *,

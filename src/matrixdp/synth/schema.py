@@ -30,7 +30,9 @@ class TableSchema:
         For each categorical column, its PUBLIC list of categories (no duplicates).
     integer : sequence of str, optional
         Numeric columns whose synthetic values are rounded to integers (e.g. an age
-        in years). Defaults to the numeric columns with an integer dtype in ``fit``.
+        in years). Public, like the rest of the schema: a numeric column not named here is
+        continuous (float), whatever the dtype of the data (reading the dtype would let one
+        record with a non-integer value change the output's column type).
 
     Notes
     -----

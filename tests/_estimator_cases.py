@@ -1,0 +1,195 @@
+"""Every shipped estimator and generator with a recipe to fit it, for the generic contract tests
+(``tests/test_budget_contract.py``, ``tests/test_neighbour_invariance.py``).
+
+:func:`shipped_estimators` enumerates the public classes with a ``fit`` method of
+:mod:`matrixdp.models` and :mod:`matrixdp.synth`; the tests fail when one has no case here, so a
+new class cannot be forgotten.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+import matrixdp.models
+import matrixdp.synth
+
+N, D = 120, 3
+ALL = ("replace-one", "add-remove")
+
+
+def shipped_estimators() -> set[str]:
+    out = set()
+    for module in (matrixdp.models, matrixdp.synth):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and callable(getattr(obj, "fit", None)):
+                out.add(obj.__name__)
+    return out
+
+
+@dataclass
+class Case:
+    """``make(relation, **keeper)`` builds the estimator; ``data(relation)`` gives (D, D′);
+    ``fit(estimator, data)`` fits it. ``released`` names the fitted attributes that are noisy
+    releases or their post-processing: they may differ between D and D′ (their type, dtype and
+    shape may not); every other fitted attribute must be identical. ``keeper`` says how the
+    estimator takes an explicit budget keeper: "init" (the ``accountant=`` parameter), "fit"
+    (``fit(..., accountant=)``) or both."""
+
+    make: Callable
+    data: Callable
+    fit: Callable
+    relations: tuple = ALL
+    released: frozenset = frozenset()
+    keeper: tuple = ("init",)
+    sample: Callable | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _numeric(relation, seed=0, labels=None):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (N, D))
+    if labels == "real":
+        y = np.clip(X @ np.array([0.5, -0.3, 0.2]) + 0.1 * rng.standard_normal(N), -1, 1)
+    elif labels == "class":
+        y = (X[:, 0] > 0).astype(np.int64)
+    else:
+        y = None
+    if relation == "add-remove":
+        X2, y2 = X[:-1], (None if y is None else y[:-1])
+    else:  # replace the last record by another one in the public box
+        X2 = X.copy()
+        X2[-1] = [-0.9, 0.8, -0.7]
+        y2 = None if y is None else y.copy()
+        if y2 is not None:
+            y2[-1] = 1 - y2[-1] if labels == "class" else -y2[-1]
+    return (X, y), (X2, y2)
+
+
+def _fit_x(est, data, **kw):
+    return est.fit(data[0], **kw)
+
+
+def _fit_xy(est, data, **kw):
+    return est.fit(data[0], data[1], **kw)
+
+
+def _frame(relation):
+    """A mixed table whose integer-valued column has an integer dtype in D; D′ adds (or
+    replaces) one record with a non-integer value there, which flips the column's dtype."""
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    age = rng.integers(18, 90, N)
+    frame = pd.DataFrame({"age": age.astype(np.int64),
+                          "income": rng.uniform(0, 100, N),
+                          "colour": rng.choice(["red", "green", "blue"], N)})
+    y = rng.integers(0, 2, N)
+    extra = pd.DataFrame({"age": [30.5], "income": [50.0], "colour": ["red"]})
+    if relation == "add-remove":
+        frame2 = pd.concat([frame, extra], ignore_index=True)
+        y2 = np.append(y, 1)
+    else:
+        frame2 = pd.concat([frame.iloc[:-1], extra], ignore_index=True)
+        y2 = np.append(y[:-1], 1)
+    return (frame, y), (frame2, y2)
+
+
+def _copula(relation, **keeper):
+    from matrixdp.synth import DPCopula, TableSchema
+
+    # the schema names no integer column: every numeric column is continuous, whatever dtypes
+    schema = TableSchema(bounds={"age": (18, 90), "income": (0, 100)},
+                         categories={"colour": ["red", "green", "blue"]})
+    return DPCopula(schema=schema, epsilon=1.0, delta=1e-6, classes=[0, 1], n_bins=8,
+                    random_state=0, **keeper)
+
+
+def _sample_frame(model):
+    out = model.sample(40, random_state=0)
+    return out[0] if isinstance(out, tuple) else out
+
+
+def _directions(relation, **keeper):
+    from matrixdp.models import DPDirectionsMVG
+    from matrixdp.queries import IdentityQuery
+
+    q = IdentityQuery(bounds=(-1, 1), n_features=D, n_samples=N)
+    return DPDirectionsMVG(shape=(N, D), epsilon=1.0, delta=1e-6, sensitivity=q,
+                           random_state=0, **keeper)
+
+
+def _ron_gauss(relation, task="unsupervised", **keeper):
+    from matrixdp.synth import RONGauss
+
+    extra = {"classification": dict(classes=[0, 1]),
+             "regression": dict(label_bound=1.0)}.get(task, {})
+    return RONGauss(dim=2, epsilon=1.0, neighbouring=relation, task=task, random_state=0,
+                    **extra, **keeper)
+
+
+def _ron_sample(model):
+    import pandas as pd
+
+    out = model.sample(40, rng=0)
+    X = out[0] if isinstance(out, tuple) else out
+    frame = pd.DataFrame(X)
+    if isinstance(out, tuple):
+        frame["y"] = out[1]
+    return frame
+
+
+_B = dict(epsilon=1.0, delta=1e-6, random_state=0)
+_BX = dict(bounds=(-1, 1), **_B)
+_BXY = dict(bounds_X=(-1, 1), bounds_y=(-1, 1), **_B)
+
+
+def _m(cls_name, **kw):
+    def make(relation, **keeper):
+        cls = getattr(matrixdp.models, cls_name)
+        return cls(neighbouring=relation, **kw, **keeper)
+    return make
+
+
+CASES: dict[str, Case] = {
+    "DPCovariance": Case(_m("DPCovariance", **_BX), _numeric, _fit_x,
+                         released=frozenset({"covariance_", "location_"})),
+    "DPPCA": Case(_m("DPPCA", n_components=2, **_BX), _numeric, _fit_x,
+                  released=frozenset({"components_", "explained_variance_",
+                                      "explained_variance_ratio_", "mean_"})),
+    "DPMean": Case(_m("DPMean", **_BX), _numeric, _fit_x, released=frozenset({"mean_"})),
+    "DPStandardScaler": Case(_m("DPStandardScaler", **_BX), _numeric, _fit_x,
+                             released=frozenset({"mean_", "var_", "scale_"})),
+    "DPLinearRegression": Case(_m("DPLinearRegression", **_BXY),
+                               lambda r: _numeric(r, labels="real"), _fit_xy,
+                               released=frozenset({"coef_", "intercept_"})),
+    "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
+                    released=frozenset({"coef_", "intercept_"})),
+    "DPDirectionsMVG": Case(_directions, _numeric, _fit_x, relations=("replace-one",),
+                            released=frozenset({"directions_", "mechanism_"}), keeper=("init", "fit")),
+    "RONGauss": Case(_ron_gauss, _numeric, _fit_x, keeper=("init", "fit"), sample=_ron_sample,
+                     released=frozenset({"mean_", "covariance_", "covariance_raw_",
+                                         "n_records_",
+                                         # add/remove: the Laplace scale on the sums divided
+                                         # by the released DP count (docstring)
+                                         "mean_scale_", "cov_scale_"})),
+    "RONGauss/classification": Case(
+        lambda r, **k: _ron_gauss(r, "classification", **k), lambda r: _numeric(r, labels="class"),
+        _fit_xy, keeper=("init", "fit"), sample=_ron_sample,
+        released=frozenset({"mean_", "covariance_", "covariance_raw_", "class_means_",
+                            "class_counts_", "class_weights_", "mean_scale_", "cov_scale_"})),
+    "RONGauss/regression": Case(
+        lambda r, **k: _ron_gauss(r, "regression", **k), lambda r: _numeric(r, labels="real"),
+        _fit_xy, keeper=("init", "fit"), sample=_ron_sample,
+        released=frozenset({"mean_", "covariance_", "covariance_raw_", "n_records_",
+                            "label_mean_", "mean_scale_", "cov_scale_"})),
+    "DPCopula": Case(_copula, _frame, _fit_xy, relations=("add-remove",), keeper=("init", "fit"),
+                     released=frozenset({"class_counts_", "class_priors_", "marginals_",
+                                         "marginal_counts_", "correlation_", "correlation_raw_",
+                                         "orders_"}),
+                     sample=_sample_frame),
+}

@@ -1,0 +1,148 @@
+"""Every shipped estimator and generator is charged: a tiny budget refuses it before any noise.
+
+The classes are enumerated from :mod:`matrixdp.models` and :mod:`matrixdp.synth` (public
+classes with ``fit``), so a new one without a case in ``tests/_estimator_cases.py`` fails
+:func:`test_every_shipped_estimator_has_a_case`. On main before issue 23 DPCopula fitted inside
+``with Accountant(1e-3, ...)`` and the accountant showed ε = 0.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _estimator_cases import CASES, shipped_estimators  # noqa: E402
+
+from matrixdp.accounting import Accountant, Ledger  # noqa: E402
+from matrixdp.errors import BudgetExceededError, UnsafeMechanismError  # noqa: E402
+
+TINY = dict(epsilon=1e-3, delta=1e-12)
+
+
+def test_every_shipped_estimator_has_a_case():
+    missing = shipped_estimators() - set(CASES)
+    assert not missing, f"add a case to tests/_estimator_cases.py for {sorted(missing)}"
+
+
+def _fit(case, relation, **keeper):
+    init = keeper if "init" in case.keeper else {}
+    est = case.make(relation, **init)
+    D, _ = case.data(relation)
+    fit_kw = keeper if "init" not in case.keeper else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return case.fit(est, D, **fit_kw)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_tiny_enclosing_budget_refuses_the_fit(name):
+    case = CASES[name]
+    relation = case.relations[0]
+    with Accountant(**TINY, relation=relation) as acc:
+        with pytest.raises(BudgetExceededError):
+            _fit(case, relation)
+    assert acc.spends == ()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("where", ["init", "fit"])
+def test_a_tiny_explicit_accountant_refuses_the_fit(name, where):
+    case = CASES[name]
+    if where not in case.keeper:
+        pytest.skip(f"{name} takes its keeper in {case.keeper}")
+    relation = case.relations[0]
+    acc = Accountant(**TINY, relation=relation)
+    init = {"accountant": acc} if where == "init" else {}
+    est = case.make(relation, **init)
+    D, _ = case.data(relation)
+    with pytest.raises(BudgetExceededError):
+        case.fit(est, D, **({"accountant": acc} if where == "fit" else {}))
+    assert acc.spends == ()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_estimator_takes_the_accountant_keyword(name):
+    """One keyword for every estimator: ``accountant=`` in the constructor (an Accountant or a
+    Ledger), also a scikit-learn-style parameter (``get_params``)."""
+    case = CASES[name]
+    assert "init" in case.keeper
+    acc = Accountant(epsilon=1.0)
+    est = case.make(case.relations[0], accountant=acc)
+    assert est.accountant is acc
+    if hasattr(est, "get_params"):
+        assert est.get_params()["accountant"] is acc
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_fit_is_recorded_by_an_enclosing_accountant_and_ledger(name, tmp_path):
+    case = CASES[name]
+    relation = case.relations[0]
+    with Accountant(epsilon=100.0, delta=1e-3, relation=relation) as acc:
+        model = _fit(case, relation)
+    assert len(acc.spends) == 1
+    assert acc.spends[0][1].epsilon == pytest.approx(_total_epsilon(model), rel=1e-9)
+    ledger = Ledger.create(tmp_path / "t.ledger", dataset="probe", epsilon=100.0, delta=1e-3,
+                           relation=relation)
+    with ledger:
+        _fit(case, relation)
+    assert len(ledger.history()) == 1
+    assert ledger.spent().epsilon > 0
+
+
+def _total_epsilon(model) -> float:
+    if hasattr(model, "privacy_"):
+        return model.privacy_.epsilon
+    return model.directions_.privacy.epsilon  # DPDirectionsMVG: fit charges the directions step
+
+
+# ----------------------------------------------------------- baselines and unsafe releases
+def _baseline_calls():
+    from matrixdp import baselines as B
+    from matrixdp.models import CorrelatedSVMNoise
+
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (40, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    return {
+        "mod_sulq": lambda: B.mod_sulq(X, epsilon=1.0, delta=1e-6, n_components=1,
+                                       row_norm_bound=1.0, rng=0),
+        "blocki_jl_covariance": lambda: B.blocki_jl_covariance(
+            X, epsilon=1.0, delta=1e-6, r=4, row_norm_bound=1.0, rng=0),
+        "ppca_top_component": lambda: B.ppca_top_component(X, epsilon=1.0, row_norm_bound=1.0,
+                                                           rng=0),
+        "analyze_gauss (no stated guarantee)": lambda: B.analyze_gauss(np.eye(3), sigma=1.0,
+                                                                       rng=0),
+        "wishart_pca (refuted)": lambda: B.wishart_pca(X, epsilon=1.0, n_components=1,
+                                                       row_norm_bound=1.0, allow_unsafe=True,
+                                                       rng=0),
+        "CorrelatedSVMNoise (no DP)": lambda: CorrelatedSVMNoise(m=1.0, allow_unsafe=True)
+        .release(X, y, rng=0),
+        "DAWAMechanism.partition": lambda: B.DAWAMechanism((4, 4), epsilon=1.0)
+        .partition(np.ones((4, 4)), rng=0),
+        "HierarchicalHistogramMechanism.noisy_levels": lambda: B.HierarchicalHistogramMechanism(
+            (4, 4), epsilon=1.0).noisy_levels(np.ones((4, 4)), rng=0),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_baseline_calls()))
+def test_baseline_releases_are_charged(name):
+    call = _baseline_calls()[name]
+    with Accountant(**TINY) as acc:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises((BudgetExceededError, UnsafeMechanismError)):
+                call()
+    assert acc.spends == ()
+
+
+def test_baseline_release_is_recorded_when_it_fits():
+    from matrixdp import baselines as B
+
+    X = np.random.default_rng(0).uniform(-0.5, 0.5, (40, 3))
+    with Accountant(epsilon=5.0, delta=1e-3) as acc:
+        B.mod_sulq(X, epsilon=1.0, delta=1e-6, n_components=1, row_norm_bound=1.0, rng=0)
+    assert len(acc.spends) == 1 and acc.spends[0][1].epsilon == pytest.approx(1.0)
