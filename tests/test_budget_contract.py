@@ -114,6 +114,8 @@ def _baseline_calls():
             X, epsilon=1.0, delta=1e-6, r=4, row_norm_bound=1.0, rng=0),
         "ppca_top_component": lambda: B.ppca_top_component(X, epsilon=1.0, row_norm_bound=1.0,
                                                            rng=0),
+        "ppca_components": lambda: B.ppca_components(X, epsilon=1.0, n_components=2,
+                                                     row_norm_bound=1.0, sweeps=2, rng=0),
         "analyze_gauss (no stated guarantee)": lambda: B.analyze_gauss(np.eye(3), sigma=1.0,
                                                                        rng=0),
         "wishart_pca (refuted)": lambda: B.wishart_pca(X, epsilon=1.0, n_components=1,

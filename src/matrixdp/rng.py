@@ -18,7 +18,7 @@ import numpy as np
 from ._linalg import check_dim
 from .errors import InvalidParameterError
 
-__all__ = ["make_rng", "secure_bit_generator", "secure_stream", "fresh_secure_rng", "is_secure",
+__all__ = ["make_rng", "haar_from_gaussian", "secure_bit_generator", "secure_stream", "fresh_secure_rng", "is_secure",
            "SEED_WARNING", "random_directions",
            "without_generators"]
 
@@ -179,7 +179,16 @@ def random_directions(dim, n_directions=None, rng=None) -> np.ndarray:
     k = dim if n_directions is None else check_dim(n_directions, "n_directions")
     if k > dim:
         raise InvalidParameterError("n_directions", f"must be <= dim = {dim}, got {k}")
-    q, r = np.linalg.qr(make_rng(rng).standard_normal((dim, k)), mode="reduced")
+    return haar_from_gaussian(make_rng(rng).standard_normal((dim, k)))
+
+
+def haar_from_gaussian(gaussian) -> np.ndarray:
+    """Orthonormal columns from a standard Gaussian ``(dim, k)`` matrix: QR with R's signs fixed.
+
+    The deterministic half of :func:`random_directions`, for callers that draw the Gaussian
+    matrix through a charged noise source (:mod:`matrixdp.mechanisms.draw`).
+    """
+    q, r = np.linalg.qr(np.asarray(gaussian, dtype=float), mode="reduced")
     signs = np.sign(np.diag(r))
     signs[signs == 0] = 1.0
     return q * signs

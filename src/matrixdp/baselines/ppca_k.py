@@ -22,10 +22,10 @@ import numpy as np
 from .._validation import check_epsilon, check_finite_array
 from ..errors import InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee
-from ..rng import make_rng
+from ..mechanisms.draw import charged_noise, public_randomness
+from ..rng import haar_from_gaussian
 from .pca_release import PCARelease, ProjectorMechanism, unit_ball_second_moment
 from .ppca import sample_bingham
-from .random_guess import random_orthonormal_basis
 
 __all__ = ["sample_matrix_bingham_gibbs", "ppca_components", "PPCAKMechanism"]
 
@@ -88,9 +88,9 @@ def sample_matrix_bingham_gibbs(concentration, n_components: int, *, sweeps: int
     if int(sweeps) != sweeps or sweeps < 1:
         raise InvalidParameterError("sweeps", f"must be a positive integer, got {sweeps!r}")
     k = int(n_components)
-    gen = make_rng(rng)
+    src = public_randomness(rng)  # a charged NoiseSource (ppca_components) passes through
     if init is None:
-        v = random_orthonormal_basis(d, rng=gen)[:, :k]
+        v = haar_from_gaussian(src.gaussian((d, d)))[:, :k]  # the law of random_orthonormal_basis
     else:
         v = check_finite_array(init, "init", ndim=2, shape=(d, k)).copy()
         if not np.allclose(v.T @ v, np.eye(k), atol=1e-8):
@@ -99,7 +99,7 @@ def sample_matrix_bingham_gibbs(concentration, n_components: int, *, sweeps: int
         for j in range(k):
             basis = _complement_basis(np.delete(v, j, axis=1))
             local = basis.T @ m @ basis
-            z = sample_bingham(0.5 * (local + local.T), 1, rng=gen)[0]
+            z = sample_bingham(0.5 * (local + local.T), 1, rng=src)[0]
             v[:, j] = basis @ z
     return v
 
@@ -142,9 +142,10 @@ def ppca_components(X, *, epsilon: float, n_components: int, row_norm_bound: flo
     eps = check_epsilon(epsilon)
     a, n = unit_ball_second_moment(X, row_norm_bound)
     concentration = 0.5 * eps * n * a
-    v = sample_matrix_bingham_gibbs(concentration, n_components, sweeps=sweeps, rng=make_rng(rng))
     privacy = PrivacyGuarantee(epsilon=eps, delta=0.0, calibration="exponential mechanism (Gibbs)",
                                exact=False, mechanism="ppca-k", notes=(APPROXIMATION_NOTE,))
+    with charged_noise(privacy, rng, label="ppca-k") as src:
+        v = sample_matrix_bingham_gibbs(concentration, n_components, sweeps=sweeps, rng=src)
     return PCARelease(components=v, covariance=None, privacy=privacy, noise_scale=float("nan"),
                       metadata={"sweeps": int(sweeps), "row_norm_bound": float(row_norm_bound)})
 
