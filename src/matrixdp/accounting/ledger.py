@@ -479,6 +479,28 @@ class Ledger:
             tally.add(g)
             return within(tally, self.delta, self.epsilon, self.method)
 
+    def largest_fitting(self, make, rtol: float = 1e-6) -> float:
+        """The largest ε such that the guarantee ``make(ε)`` fits now (bisection on the same
+        check that refuses a release; 0.0 when nothing fits)."""
+        with self._read():
+            base = self._tally.copy()
+
+        def fits(e):
+            tally = base.copy()
+            tally.add(self._validated(make(e)))
+            return within(tally, self.delta, self.epsilon, self.method)
+
+        lo, hi = 0.0, self.epsilon
+        if fits(hi):
+            return hi
+        if not fits(hi * 1e-9):
+            return 0.0
+        lo = hi * 1e-9
+        while hi - lo > rtol * hi:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        return lo
+
     def history(self) -> list[dict]:
         """Every entry, oldest first: id, label, status, ε, δ, μ, mechanism, calibration, exact,
         refuted, reserved_at, released_at."""
