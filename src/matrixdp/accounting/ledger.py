@@ -479,27 +479,51 @@ class Ledger:
             tally.add(g)
             return within(tally, self.delta, self.epsilon, self.method)
 
-    def largest_fitting(self, make, rtol: float = 1e-6) -> float:
-        """The largest ε such that the guarantee ``make(ε)`` fits now (bisection on the same
-        check that refuses a release; 0.0 when nothing fits)."""
+    def largest_fitting(self, make, rtol: float = 1e-3) -> float:
+        """The largest ε (to a relative ``rtol``, from below) such that the guarantee ``make(ε)``
+        fits now: bisection on the same check that refuses a release (0.0 when nothing fits).
+
+        The cheap composition bounds (basic, RDP, advanced: each monotone in ε) are bisected
+        first and give the lower end of the bracket, so the costly PLD check runs a few times
+        only.
+        """
         with self._read():
             base = self._tally.copy()
+        limit = self.epsilon * (1 + 1e-12)
 
-        def fits(e):
+        def tally_with(e):
             tally = base.copy()
             tally.add(self._validated(make(e)))
-            return within(tally, self.delta, self.epsilon, self.method)
+            return tally
 
-        lo, hi = 0.0, self.epsilon
+        def fits(e):
+            return within(tally_with(e), self.delta, self.epsilon, self.method)
+
+        def cheap(e):
+            for m in ("basic", "rdp", "advanced"):
+                if self.method not in ("auto", m) or (m != "basic" and self.delta == 0):
+                    continue
+                try:
+                    if compose_tally(tally_with(e), self.delta, m).epsilon <= limit:
+                        return True
+                except Exception:  # a method that does not apply to this sequence
+                    continue
+            return False
+
+        def bisect(test, lo, hi, tol):
+            while hi - lo > tol * hi:
+                mid = 0.5 * (lo + hi)
+                lo, hi = (mid, hi) if test(mid) else (lo, mid)
+            return lo
+
+        hi = self.epsilon
         if fits(hi):
             return hi
-        if not fits(hi * 1e-9):
-            return 0.0
         lo = hi * 1e-9
-        while hi - lo > rtol * hi:
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-        return lo
+        if not fits(lo):
+            return 0.0
+        lo = max(lo, bisect(cheap, 0.0, hi, 1e-9) if cheap(lo) else lo)
+        return bisect(fits, lo, hi, rtol)
 
     def history(self) -> list[dict]:
         """Every entry, oldest first: id, label, status, ε, δ, μ, mechanism, calibration, exact,

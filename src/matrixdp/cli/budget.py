@@ -95,7 +95,7 @@ def _init(args) -> int:
 
 def largest_fitting(led) -> list[tuple[str, float]]:
     """The largest Laplace (pure ε) and Gaussian releases that still fit, as the refusal decides
-    (the same check, under the same composition): ``[(what, epsilon), ...]``."""
+    (the same check, under the same composition; to 0.1%, from below): ``[(what, eps), ...]``."""
     from ..mechanisms import GaussianMechanism, LaplaceMechanism
 
     out = []
@@ -111,6 +111,17 @@ def largest_fitting(led) -> list[tuple[str, float]]:
         except Exception:  # a relation the mechanism does not support: skip the line
             continue
     return out
+
+
+def _round_down(x: float, digits: int = 6) -> str:
+    """``x`` to ``digits`` significant digits, never rounded up (a printed figure that fits)."""
+    if x <= 0 or not math.isfinite(x):
+        return f"{x:g}"
+    text = f"{x:.{digits}g}"
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    while float(text) > x:
+        text = f"{float(text) - step:.{digits}g}"
+    return text
 
 
 def _show(args) -> int:
@@ -140,7 +151,8 @@ def _show(args) -> int:
     print(f"  remaining: about epsilon={left:.6g} (the budget minus the composed spend), "
           f"delta={delta_left:.3g}")
     for what, eps in fits:
-        print(f"             the largest {what} release that still fits: epsilon={eps:.6g}")
+        print(f"             the largest {what} release that still fits: "
+              f"epsilon={_round_down(eps, 3)}")
     print(f"  entries:   {counts['released']} released, {counts['reserved']} reserved "
           f"(a crash before release; counted), {counts['aborted']} aborted (counted)")
     return 0
