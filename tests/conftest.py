@@ -45,3 +45,10 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("slow") is not None \
                 and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
+
+
+@pytest.fixture(autouse=True)
+def _ledger_state_dir(tmp_path_factory, monkeypatch):
+    """Ledgers remember the longest history seen per user (restored-backup detection): keep
+    that record out of the tester's home (subprocesses inherit the variable)."""
+    monkeypatch.setenv("MATRIXDP_STATE_DIR", str(tmp_path_factory.mktemp("matrixdp-state")))

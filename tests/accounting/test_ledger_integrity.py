@@ -241,3 +241,27 @@ def test_spending_through_the_cli_on_a_read_only_ledger(shared_dir):
     assert f"cannot write the ledger at {path}: permission denied" in res.stderr
     assert "corrupt" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
     assert not (shared_dir / "out.json").exists()
+
+
+def test_a_restored_backup_is_detected(tmp_path):
+    path = make(tmp_path, n=3)
+    backup = tmp_path / "backup.ledger"
+    shutil.copy(path, backup)
+    led = Ledger.open(path)
+    led.spend(STEP, label="s4")
+    led.spend(STEP, label="s5")
+    led.close()
+    shutil.copy(backup, path)  # the curator restores yesterday's copy: 2 spends forgotten
+    with pytest.raises(LedgerError, match="holds 3 entries but this user saw 5.*restored backup"):
+        Ledger.open(path)
+    with pytest.raises(LedgerError, match="restored backup"):
+        Ledger.open(path, readonly=True)
+
+
+def test_the_record_of_what_was_seen_lives_outside_the_ledger(tmp_path, monkeypatch):
+    state = tmp_path / "state"
+    monkeypatch.setenv("MATRIXDP_STATE_DIR", str(state))
+    path = make(tmp_path, n=2)
+    files = list((state / "ledgers").iterdir())
+    assert len(files) == 1 and b"t.ledger" not in files[0].read_bytes()
+    Ledger.open(path, readonly=True).close()

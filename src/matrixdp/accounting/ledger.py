@@ -139,6 +139,40 @@ def _connect(path: Path, timeout: float, must_exist: bool, readonly: bool = Fals
     return con
 
 
+def _state_file(genesis: str) -> Path:
+    """Where this user keeps the high-water mark of one ledger (``$MATRIXDP_STATE_DIR``, else
+    ``$XDG_STATE_HOME/matrixdp``, else ``~/.local/state/matrixdp``)."""
+    base = os.environ.get("MATRIXDP_STATE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                               ".local", "state")
+        base = os.path.join(xdg, "matrixdp")
+    return Path(base) / "ledgers" / f"{genesis}.json"
+
+
+def _seen(genesis: str) -> tuple[int, str] | None:
+    try:
+        data = json.loads(_state_file(genesis).read_text())
+        return int(data["entries"]), str(data["head"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _record_seen(genesis: str, entries: int, head: str) -> None:
+    """Remember (best effort) the longest history of this ledger seen by this user."""
+    seen = _seen(genesis)
+    if seen is not None and seen[0] >= entries:
+        return
+    file = _state_file(genesis)
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps({"entries": entries, "head": head}))
+        os.replace(tmp, file)
+    except OSError:
+        pass
+
+
 def _reopen(path: str, genesis: str, readonly: bool) -> "Ledger":
     """Unpickle a :class:`Ledger`: open the file again and check it is the same ledger."""
     led = Ledger.open(path, readonly=readonly)
@@ -397,12 +431,30 @@ class Ledger:
             raise LedgerError(f"{path}: this ledger was created for another dataset{name}, not "
                               f"{str(dataset)!r} (the identity's hash differs)")
         try:
-            with ledger._read():
-                pass
+            with ledger._read() as con:
+                ledger._check_seen(con)
         except LedgerError:
             ledger.close()
             raise
         return ledger
+
+    def _check_seen(self, con) -> None:
+        """Refuse a ledger older than one this user saw (a restored backup, a copy of an old
+        version): its history must extend the longest history recorded for its chain."""
+        seen = _seen(self._genesis)
+        if seen is not None and seen[0] > 0:
+            n, head = seen
+            row = con.execute("SELECT chain FROM spends WHERE id = ?", (n,)).fetchone()
+            if row is None or row[0] != head:
+                have = con.execute("SELECT COUNT(*) FROM spends").fetchone()[0]
+                raise LedgerError(
+                    f"{self.path}: the ledger does not verify: it holds {have} entries but this "
+                    f"user saw {n} (up to entry {n}, now missing or different): a restored "
+                    "backup or an old copy would forget spent budget; open the newest ledger "
+                    f"(the record of what was seen: {_state_file(self._genesis)})")
+        if self._last_id:
+            _record_seen(self._genesis, self._last_id,
+                         con.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()[0])
 
     def close(self) -> None:
         """Close the connection (the file stays consistent whether or not this is called)."""
@@ -600,6 +652,7 @@ class Ledger:
                 con.execute("ROLLBACK")
             raise
         self.charged_here.append((entry, g))
+        _record_seen(self._genesis, entry, chain)
         return entry
 
     def _finish(self, entry_id: int, status: str) -> None:
