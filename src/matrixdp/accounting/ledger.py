@@ -232,6 +232,8 @@ class Ledger:
         self._genesis = meta["genesis"]
         self._tally = Tally(self.relation, self.allow_unsafe)
         self._last_id = 0
+        self._head = None  # the chain value of entry _last_id, once verified
+        self._data_version = None
         self._tokens: list = []
         #: ``(id, guarantee)`` of the entries this object reserved (what this process charged)
         self.charged_here: list = []
@@ -469,16 +471,30 @@ class Ledger:
         return self._con
 
     def _catch_up(self, con) -> str:
-        """Verify the whole chain (and the budget in meta), then add the entries committed since
-        the last read to the in-memory tally; return the chain's head."""
-        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-        _check_meta(self.path, meta, self._genesis)
-        rows = con.execute(f"SELECT {_CHAINED}, chain FROM spends ORDER BY id").fetchall()
-        head = _verify_rows(self.path, self._genesis, rows, meta.get("head"))
+        """Verify the chain (and the budget in meta), then add the entries committed since the
+        last read to the in-memory tally; return the chain's head.
+
+        The whole chain is verified whenever another connection committed since this one last
+        looked (SQLite's ``data_version``); otherwise only the new entries are, from the head
+        this object verified last (its tally was built from verified entries only).
+        """
+        version = con.execute("PRAGMA data_version").fetchone()[0]
+        if self._head is None or version != self._data_version:
+            meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+            _check_meta(self.path, meta, self._genesis)
+            rows = con.execute(f"SELECT {_CHAINED}, chain FROM spends ORDER BY id").fetchall()
+            head = _verify_rows(self.path, self._genesis, 0, rows, meta.get("head"))
+        else:
+            rows = con.execute(f"SELECT {_CHAINED}, chain FROM spends WHERE id > ? ORDER BY id",
+                               (self._last_id,)).fetchall()
+            stored = con.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
+            head = _verify_rows(self.path, self._head, self._last_id, rows,
+                                None if stored is None else stored[0])
         for row in rows:
             if row[0] > self._last_id:
                 self._tally.add(_row_guarantee((row[0],) + tuple(row[2:10])))
                 self._last_id = row[0]
+        self._head, self._data_version = head, version
         return head
 
     @contextlib.contextmanager
@@ -732,10 +748,11 @@ def _check_meta(path: Path, meta: dict, genesis: str | None) -> None:
                           "accepted (restore the ledger from a backup)")
 
 
-def _verify_rows(path: Path, genesis: str, rows, head) -> str:
-    """Walk the chain; raise naming the first entry that does not verify; return the head."""
-    value = genesis
-    previous_id = 0
+def _verify_rows(path: Path, start: str, start_id: int, rows, head) -> str:
+    """Walk the chain from ``start`` (the value of entry ``start_id``; the genesis for 0); raise
+    naming the first entry that does not verify; return the head."""
+    value = start
+    previous_id = start_id
     for row in rows:
         if row[0] != previous_id + 1 or _link(value, row[:-1]) != row[-1]:
             what = f"entry {row[0]} ({row[1]!r})"
@@ -747,7 +764,7 @@ def _verify_rows(path: Path, genesis: str, rows, head) -> str:
         value = row[-1]
         previous_id = row[0]
     if head != value:
-        what = (f"entries after {previous_id} were removed" if rows
+        what = (f"entries after {previous_id} were removed" if previous_id
                 else "its entries were removed")
         raise LedgerError(f"{path}: the ledger does not verify: {what} (the chain's head in meta "
                           f"does not match; the first bad row is {previous_id + 1}); restore the "
