@@ -266,3 +266,26 @@ def test_sigint_in_a_real_process(tables):
     assert "interrupted: charged epsilon=0.5, delta=0 to ledger" in line
     assert "no output was written" in line
     assert not out.exists() and not list(tables.glob("*.part"))
+
+
+@pytest.mark.parametrize("command, argv", [
+    ("audit", ["audit"]), ("reproduce", ["reproduce", "list"])])
+def test_ctrl_c_in_other_long_commands(command, argv, capsys, monkeypatch):
+    import importlib
+
+    module = importlib.import_module(f"matrixdp.cli.{command}")
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    real_add = module.add_parser
+
+    def add_parser(subparsers):
+        real_add(subparsers)
+        subparsers.choices[command].set_defaults(func=interrupted)
+
+    monkeypatch.setattr(module, "add_parser", add_parser)
+    assert main(argv) == 130
+    line = one_line(capsys.readouterr().err)
+    assert line.startswith(f"matrixdp {command}: interrupted: no ledger was charged; ")
+    assert ("no output was written" in line) == (command == "audit")

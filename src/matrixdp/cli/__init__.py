@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         # Ctrl-C: one line saying what was charged and what was (not) written; exit 130.
         print(f"matrixdp {args.command}: interrupted: {budget.interrupted_message()}; "
-              f"{_paths.interrupted_outputs()}", file=sys.stderr)
+              f"{_paths.interrupted_outputs(args.command)}", file=sys.stderr)
         return 130
     except (MatrixDPError, ValueError, OSError) as exc:
         # User errors get one line, never a traceback.

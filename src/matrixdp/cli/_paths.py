@@ -89,9 +89,11 @@ def atomic_output(path: Path, mode: str = "w", **kwargs):
         raise
 
 
-def interrupted_outputs() -> str:
+def interrupted_outputs(command: str = "") -> str:
     """What an interrupted run left: the outputs it completed (partial ``.part`` files are
     removed by :func:`atomic_output`)."""
+    if command == "reproduce":  # experiment scripts write their results folders themselves
+        return "the experiment's results files written so far may be incomplete"
     if not COMPLETED:
         return "no output was written (partial .part files removed)"
     return ("only these outputs were completed before the interrupt: "
