@@ -25,7 +25,9 @@ import hashlib
 import json
 import os
 import sqlite3
+import math
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -201,6 +203,18 @@ class Ledger:
         Composition method (see :func:`~matrixdp.accounting.compose`).
     dataset_hash : str
         SHA-256 of the dataset identity given at creation.
+    dataset_name : str or None
+        The dataset's public name, when given at creation (``dataset_name=``).
+    readonly : bool
+        Opened with ``readonly=True`` (refuses to spend).
+
+    Notes
+    -----
+    Tamper-evident: the budget and every entry are chained with SHA-256 and verified on open and
+    before every spend; an edit raises :class:`~matrixdp.errors.LedgerError` naming the first bad
+    entry. A ledger is a handle: ``copy.copy``, ``copy.deepcopy`` and ``sklearn.base.clone``
+    return the same object, and a pickle holds the path and the chain's identity, so a worker
+    process re-opens (and charges) the same file. Threat model and rules: ``docs/security.md``.
 
     Examples
     --------
@@ -234,6 +248,7 @@ class Ledger:
         self._last_id = 0
         self._head = None  # the chain value of entry _last_id, once verified
         self._data_version = None
+        self._recorded_at = -math.inf
         self._tokens: list = []
         #: ``(id, guarantee)`` of the entries this object reserved (what this process charged)
         self.charged_here: list = []
@@ -461,6 +476,11 @@ class Ledger:
     def close(self) -> None:
         """Close the connection (the file stays consistent whether or not this is called)."""
         if self._con is not None:
+            with contextlib.suppress(Exception):  # best effort: the restored-backup record
+                with self._read():
+                    pass
+                if self._last_id:
+                    _record_seen(self._genesis, self._last_id, self._head)
             self._con.close()
             self._con = None
 
@@ -668,7 +688,12 @@ class Ledger:
                 con.execute("ROLLBACK")
             raise
         self.charged_here.append((entry, g))
-        _record_seen(self._genesis, entry, chain)
+        # the record of what was seen (restored-backup check) at most once a second, and on
+        # close: a file write per spend would cost as much as the spend's own commit
+        now_s = time.monotonic()
+        if now_s - self._recorded_at > 1.0:
+            _record_seen(self._genesis, entry, chain)
+            self._recorded_at = now_s
         return entry
 
     def _finish(self, entry_id: int, status: str) -> None:
