@@ -33,3 +33,22 @@ def data_home() -> Path:
     if not path.is_dir():
         pytest.skip(f"shared datasets not found at {path} (set MATRIXDP_DATA)")
     return path
+
+
+#: Per-test time limits (pytest-timeout; the default is ``timeout`` in pyproject.toml): a test
+#: marked ``slow`` gets this many seconds instead, unless it sets its own ``timeout`` marker.
+SLOW_TIMEOUT = 1200
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("slow") is not None \
+                and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
+
+
+@pytest.fixture(autouse=True)
+def _ledger_state_dir(tmp_path_factory, monkeypatch):
+    """Ledgers remember the longest history seen per user (restored-backup detection): keep
+    that record out of the tester's home (subprocesses inherit the variable)."""
+    monkeypatch.setenv("MATRIXDP_STATE_DIR", str(tmp_path_factory.mktemp("matrixdp-state")))

@@ -18,6 +18,10 @@ from matrixdp.errors import BudgetExceededError, InvalidParameterError, LedgerEr
 
 FORK = mp.get_context("fork")
 STEP = LaplaceMechanism(epsilon=0.01, sensitivity=1.0).privacy
+#: Bound of every "spend until refused" loop: far more than any budget here admits, so a ledger
+#: that never refuses makes the test fail instead of looping forever.
+MAX_TRIES = 200
+NEVER_REFUSED = -1
 
 
 @pytest.fixture
@@ -121,8 +125,7 @@ def _spender(path, tag, conn):
     """Charge STEP repeatedly; acknowledge each reservation ('R') and release ('C')."""
     led = Ledger.open(path)
     conn.send(("ready", None))
-    i = 0
-    while True:
+    for i in range(100_000):  # bounded; killed by the parent long before
         label = f"{tag}-{i}"
         try:
             with led.charge(STEP, label=label):
@@ -131,7 +134,6 @@ def _spender(path, tag, conn):
         except BudgetExceededError:
             conn.send(("full", None))
             time.sleep(60)
-        i += 1
 
 
 def _kill_and_check(path, budget, kills, seed):
@@ -141,7 +143,7 @@ def _kill_and_check(path, budget, kills, seed):
         parent, child = FORK.Pipe()
         proc = FORK.Process(target=_spender, args=(path, f"k{k}", child), daemon=True)
         proc.start()
-        assert parent.recv()[0] == "ready"
+        assert parent.poll(60) and parent.recv()[0] == "ready"
         time.sleep(rng.uniform(0.0, 0.12))
         os.kill(proc.pid, signal.SIGKILL)
         proc.join()
@@ -198,12 +200,14 @@ def _racer(path, start, conn):
     led = Ledger.open(path)
     start.wait()
     won = 0
-    while True:
+    for _ in range(MAX_TRIES):  # bounded: a ledger that never refuses fails, not hangs
         try:
             led.spend(LaplaceMechanism(epsilon=0.125, sensitivity=1.0).privacy, label=str(os.getpid()))
             won += 1
         except BudgetExceededError:
             break
+    else:
+        won = NEVER_REFUSED
     conn.send(won)
 
 
@@ -219,7 +223,9 @@ def test_racing_processes_spend_exactly_the_budget(tmp_path):
         pipes.append(parent)
         procs.append(proc)
     start.set()
+    assert all(p.poll(120) for p in pipes), "a racing process did not finish within 120 s"
     wins = [p.recv() for p in pipes]
+    assert NEVER_REFUSED not in wins, "the ledger never refused a process"
     for proc in procs:
         proc.join(timeout=60)
         assert proc.exitcode == 0
@@ -238,7 +244,7 @@ def test_threads_sharing_one_ledger_object(path):
     wins, errors = [], []
 
     def spend():
-        while True:
+        for _ in range(MAX_TRIES):  # bounded: a ledger that never refuses fails, not hangs
             try:
                 with led.charge(STEP, label="thread"):
                     pass
@@ -248,11 +254,13 @@ def test_threads_sharing_one_ledger_object(path):
             except Exception as exc:  # pragma: no cover - reported below
                 errors.append(exc)
                 return
+        errors.append(AssertionError("the ledger never refused this thread"))
 
     threads = [threading.Thread(target=spend) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a thread did not finish within 120 s"
     assert not errors and len(wins) == 50
     assert led.spent().epsilon == pytest.approx(0.5)

@@ -15,7 +15,7 @@ from .._budget import charge, default_keepers
 from .accountant import Accountant
 from .composition import METHODS, Tally, compose, local_as_replace_one, parallel, pld_available
 from .events import to_dp_event
-from .ledger import Ledger
+from .ledger import Ledger, LedgerWarning
 
-__all__ = ["Accountant", "Ledger", "compose", "parallel", "charge", "default_keepers",
+__all__ = ["Accountant", "Ledger", "LedgerWarning", "compose", "parallel", "charge", "default_keepers",
            "METHODS", "Tally", "pld_available", "local_as_replace_one", "to_dp_event"]

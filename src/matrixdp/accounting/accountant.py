@@ -56,6 +56,13 @@ class Accountant:
     diffprivlib's ``BudgetAccountant`` does. The ε comparison has a relative slack of 1e-12
     (floating-point rounding).
 
+    An accountant is a handle, not a value: ``copy.copy``, ``copy.deepcopy`` and so
+    ``sklearn.base.clone`` return the same object, so every fold of ``cross_val_score`` or
+    ``GridSearchCV`` (in one process) charges it. It cannot be pickled: in another process a
+    copy would charge a separate tally, so pickling raises ``TypeError`` (use a
+    :class:`~matrixdp.accounting.Ledger` across processes; to save an estimator fitted with
+    ``accountant=acc``, ``set_params(accountant=None)`` first). See ``docs/security.md``.
+
     Examples
     --------
     >>> from matrixdp import GaussianMechanism
@@ -153,6 +160,25 @@ class Accountant:
         finally:
             g = self._tally.add(guarantee)
             self._spends.append((str(label), g))
+
+    # ------------------------------------------------------------------ a handle, not a value
+    def __copy__(self) -> "Accountant":
+        # A budget keeper is a handle: sklearn.base.clone deep-copies an estimator's parameters,
+        # and a copy would let every fold of cross_val_score / GridSearchCV spend the budget
+        # again on its own private tally. Copies are therefore the same object.
+        return self
+
+    def __deepcopy__(self, memo) -> "Accountant":
+        return self
+
+    def __reduce_ex__(self, protocol):
+        # A pickle is how a budget goes to another process (joblib/loky, multiprocessing):
+        # a copy there would charge its own tally and the spends would be lost. Refuse loudly.
+        raise TypeError(
+            "an in-memory Accountant cannot be shared across processes; use a Ledger(path) "
+            "(it pickles as its path and every process charges the one file) or n_jobs=1 (a "
+            "copy in another process would charge a separate tally); to save a fitted model, "
+            "set_params(accountant=None) before pickling it")
 
     # ------------------------------------------------------------------ default
     def __enter__(self) -> "Accountant":

@@ -7,6 +7,14 @@ two leaves the reservation counted as spent, since the noise may have been seen:
 never under-counts. Writers take the write lock before reading the balance (``BEGIN
 IMMEDIATE``), so processes spending against one ledger never overspend together. The file holds
 no private data: labels, guarantees, timestamps and a hash of the dataset's identity.
+
+Tamper evidence: the budget (``meta``) and every entry are chained with SHA-256 (each entry's
+``chain`` is the hash of the previous chain value and the entry's canonical bytes; ``meta``
+keeps the chain's start and its head), so an edited, deleted, inserted or reordered entry, a
+changed budget or removed last entries are found on the next open or spend. A ledger is a
+handle: copies (``copy.deepcopy``, ``sklearn.base.clone``) are the same object, and a pickle
+holds only its path and identity, so a worker process re-opens the same file. The threat model:
+``docs/security.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +25,10 @@ import hashlib
 import json
 import os
 import sqlite3
+import math
 import threading
+import time
+import warnings
 from pathlib import Path
 
 from .._budget import use_default
@@ -27,13 +38,15 @@ from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
 from .accountant import budget_message
 from .composition import METHODS, Tally, compose_tally, within
 
-__all__ = ["Ledger", "LEDGER_MAGIC"]
+__all__ = ["Ledger", "LEDGER_MAGIC", "LedgerWarning"]
 
 #: Identifies a matrixdp ledger: SQLite's ``application_id`` header field ("MDPL") and a row
 #: of the ``meta`` table.
 APPLICATION_ID = 0x4D44504C
 LEDGER_MAGIC = "matrixdp privacy-budget ledger"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Version 1 ledgers (no chain) are adopted once, with a :class:`LedgerWarning`.
+_ADOPTABLE_SCHEMAS = ("1",)
 _SQLITE_HEADER = b"SQLite format 3\x00"
 #: Entry states; every one of them counts as spent.
 STATUSES = ("reserved", "released", "aborted")
@@ -54,11 +67,23 @@ CREATE TABLE spends (
     mechanism TEXT NOT NULL,
     notes TEXT NOT NULL,
     reserved_at TEXT NOT NULL,
-    released_at TEXT
+    released_at TEXT,
+    chain TEXT NOT NULL
 );
 """
 
 _COLUMNS = "id, epsilon, delta, mu, neighbouring, calibration, exact, refuted, mechanism"
+#: The columns a chain link covers: everything but ``status`` and ``released_at``, which change
+#: once (reserved -> released/aborted) and do not matter to the budget (every status counts).
+_CHAINED = ("id, label, epsilon, delta, mu, neighbouring, calibration, exact, refuted, "
+            "mechanism, notes, reserved_at")
+#: The meta keys the chain's start covers (the budget and the dataset's identity).
+_META_CHAINED = ("magic", "schema", "epsilon", "delta", "relation", "method", "allow_unsafe",
+                 "dataset_hash", "dataset_name", "created_at")
+
+
+class LedgerWarning(UserWarning):
+    """A ledger was adopted or read without the full tamper-evident chain (see the message)."""
 
 
 def _now() -> str:
@@ -71,12 +96,93 @@ def dataset_hash(dataset) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _connect(path: Path, timeout: float, must_exist: bool) -> sqlite3.Connection:
-    uri = path.resolve().as_uri() + ("?mode=rw" if must_exist else "?mode=rwc")
+def _canonical(values) -> bytes:
+    return json.dumps(list(values), separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=True).encode("utf-8")
+
+
+def _genesis(meta: dict) -> str:
+    """The chain's start: SHA-256 over the canonical budget and dataset identity."""
+    body = _canonical([LEDGER_MAGIC] + [meta.get(k, "") for k in _META_CHAINED])
+    return hashlib.sha256(b"matrixdp-ledger-genesis\n" + body).hexdigest()
+
+
+def _link(previous: str, row) -> str:
+    """The chain value of one entry: SHA-256 of the previous value and the entry's bytes."""
+    return hashlib.sha256(previous.encode("ascii") + b"\n" + _canonical(row)).hexdigest()
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write the ledger file and create its ``-wal`` beside it."""
+    return os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK)
+
+
+def _permission_denied(path: Path) -> LedgerError:
+    folder = path.resolve().parent
+    where = (f"the folder {folder} is read-only" if os.access(path, os.W_OK)
+             else "the file is read-only")
+    return LedgerError(f"cannot write the ledger at {path}: permission denied ({where}; "
+                       "`matrixdp budget show` and `history` read it as it is)")
+
+
+def _connect(path: Path, timeout: float, must_exist: bool, readonly: bool = False
+             ) -> sqlite3.Connection:
+    uri = path.resolve().as_uri()
+    if readonly:
+        # no write access: read through SQLite's read-only modes, which create no -wal/-shm.
+        # ``immutable`` when no write-ahead log is pending (nothing else is writing it).
+        wal = Path(str(path) + "-wal")
+        uri += "?mode=ro" if wal.exists() else "?mode=ro&immutable=1"
+    else:
+        uri += "?mode=rw" if must_exist else "?mode=rwc"
     con = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None,
                           check_same_thread=False)
     con.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     return con
+
+
+def _state_file(genesis: str) -> Path:
+    """Where this user keeps the high-water mark of one ledger (``$MATRIXDP_STATE_DIR``, else
+    ``$XDG_STATE_HOME/matrixdp``, else ``~/.local/state/matrixdp``)."""
+    base = os.environ.get("MATRIXDP_STATE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                               ".local", "state")
+        base = os.path.join(xdg, "matrixdp")
+    return Path(base) / "ledgers" / f"{genesis}.json"
+
+
+def _seen(genesis: str) -> tuple[int, str] | None:
+    try:
+        data = json.loads(_state_file(genesis).read_text())
+        return int(data["entries"]), str(data["head"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _record_seen(genesis: str, entries: int, head: str) -> None:
+    """Remember (best effort) the longest history of this ledger seen by this user."""
+    seen = _seen(genesis)
+    if seen is not None and seen[0] >= entries:
+        return
+    file = _state_file(genesis)
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps({"entries": entries, "head": head}))
+        os.replace(tmp, file)
+    except OSError:
+        pass
+
+
+def _reopen(path: str, genesis: str, readonly: bool) -> "Ledger":
+    """Unpickle a :class:`Ledger`: open the file again and check it is the same ledger."""
+    led = Ledger.open(path, readonly=readonly)
+    if led._genesis != genesis:
+        led.close()
+        raise LedgerError(f"{path}: the ledger there is not the one that was pickled (another "
+                          "budget or dataset identity)")
+    return led
 
 
 class Ledger:
@@ -97,6 +203,18 @@ class Ledger:
         Composition method (see :func:`~matrixdp.accounting.compose`).
     dataset_hash : str
         SHA-256 of the dataset identity given at creation.
+    dataset_name : str or None
+        The dataset's public name, when given at creation (``dataset_name=``).
+    readonly : bool
+        Opened with ``readonly=True`` (refuses to spend).
+
+    Notes
+    -----
+    Tamper-evident: the budget and every entry are chained with SHA-256 and verified on open and
+    before every spend; an edit raises :class:`~matrixdp.errors.LedgerError` naming the first bad
+    entry. A ledger is a handle: ``copy.copy``, ``copy.deepcopy`` and ``sklearn.base.clone``
+    return the same object, and a pickle holds the path and the chain's identity, so a worker
+    process re-opens (and charges) the same file. Threat model and rules: ``docs/security.md``.
 
     Examples
     --------
@@ -111,28 +229,51 @@ class Ledger:
     >>> ledger.close()
     """
 
-    def __init__(self, path, con: sqlite3.Connection, meta: dict, timeout: float):
+    def __init__(self, path, con: sqlite3.Connection, meta: dict, timeout: float,
+                 readonly: bool = False):
         self.path = Path(path)
         self._con = con
         self._timeout = timeout
+        self.readonly = bool(readonly)
         self.epsilon = float(meta["epsilon"])
         self.delta = float(meta["delta"])
         self.relation = meta["relation"]
         self.method = meta["method"]
         self.allow_unsafe = meta["allow_unsafe"] == "1"
         self.dataset_hash = meta["dataset_hash"]
+        self.dataset_name = meta.get("dataset_name") or None
         self.created_at = meta["created_at"]
+        self._genesis = meta["genesis"]
         self._tally = Tally(self.relation, self.allow_unsafe)
         self._last_id = 0
+        self._head = None  # the chain value of entry _last_id, once verified
+        self._data_version = None
+        self._recorded_at = -math.inf
         self._tokens: list = []
+        #: ``(id, guarantee)`` of the entries this object reserved (what this process charged)
+        self.charged_here: list = []
         # one connection per Ledger object: threads sharing it take turns per transaction
         self._lock = threading.RLock()
+
+    # ------------------------------------------------------------------ a handle, not a value
+    def __copy__(self) -> "Ledger":
+        # A budget keeper is a handle: a copy that charged separately would let every fold of a
+        # cross-validation (sklearn.base.clone deep-copies parameters) spend the budget again.
+        return self
+
+    def __deepcopy__(self, memo) -> "Ledger":
+        return self
+
+    def __reduce__(self):
+        # Pickled as its path and identity: a worker process (joblib/loky, multiprocessing)
+        # re-opens the same file and charges it under the same write lock.
+        return (_reopen, (str(self.path.resolve()), self._genesis, self.readonly))
 
     # ------------------------------------------------------------------ create / open
     @classmethod
     def create(cls, path, *, dataset, epsilon, delta=0.0, relation: str = "replace-one",
-               method: str = "auto", allow_unsafe: bool = False, timeout: float = 60.0
-               ) -> "Ledger":
+               method: str = "auto", allow_unsafe: bool = False, timeout: float = 60.0,
+               dataset_name: str | None = None) -> "Ledger":
         """Create a new ledger file (refuses to overwrite an existing one).
 
         Parameters
@@ -141,7 +282,7 @@ class Ledger:
         dataset : str or bytes
             The dataset's identity (name, version, path); only its SHA-256 is stored.
         epsilon : float
-            The ε budget (>= 0).
+            The ε budget (> 0).
         delta : float
             The δ at which the composed spend is compared with ε (default 0: pure DP only).
         relation : str
@@ -151,9 +292,14 @@ class Ledger:
             Let refuted guarantees be spent (the total is then marked refuted).
         timeout : float
             Seconds to wait for another process's write lock.
+        dataset_name : str, optional
+            A public name of the dataset, stored in clear so that a mismatch can name both
+            (the command line stores ``--dataset`` here); ``None``: only the hash is stored.
         """
         path = Path(path)
         eps = check_nonnegative_epsilon(epsilon)
+        if eps <= 0:
+            raise InvalidParameterError("epsilon", f"a budget must be > 0, got {epsilon!r}")
         dlt = float(delta)
         if not 0 <= dlt < 1:
             raise InvalidParameterError("delta", f"must be in [0, 1), got {delta!r}")
@@ -166,31 +312,42 @@ class Ledger:
                               "overwritten (open it with Ledger.open, or choose a new path)")
         if not path.parent.is_dir():
             raise LedgerError(f"{path}: the directory {path.parent} does not exist")
+        if not os.access(path.resolve().parent, os.W_OK):
+            raise LedgerError(f"cannot write the ledger at {path}: permission denied (the "
+                              f"folder {path.resolve().parent} is read-only)")
         meta = {"magic": LEDGER_MAGIC, "schema": str(SCHEMA_VERSION), "epsilon": repr(eps),
                 "delta": repr(dlt), "relation": str(rel), "method": method,
                 "allow_unsafe": "1" if allow_unsafe else "0",
-                "dataset_hash": dataset_hash(dataset), "created_at": _now()}
+                "dataset_hash": dataset_hash(dataset),
+                "dataset_name": "" if dataset_name is None else str(dataset_name),
+                "created_at": _now()}
+        meta["genesis"] = meta["head"] = _genesis(meta)
         # Build it under a temporary name, then link it into place: a crash never leaves a
         # half-made ledger at ``path``, and an existing file is never replaced.
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        con = _connect(tmp, timeout, must_exist=False)
         try:
-            con.execute("PRAGMA journal_mode = WAL")
-            con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            con.execute("BEGIN IMMEDIATE")
-            for stmt in _SCHEMA.strip().split(";"):
-                if stmt.strip():
-                    con.execute(stmt)
-            con.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
-            con.execute("COMMIT")
-        finally:
-            con.close()
-        try:
+            con = _connect(tmp, timeout, must_exist=False)
+            try:
+                con.execute("PRAGMA journal_mode = WAL")
+                con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                con.execute("BEGIN IMMEDIATE")
+                for stmt in _SCHEMA.strip().split(";"):
+                    if stmt.strip():
+                        con.execute(stmt)
+                con.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
+                con.execute("COMMIT")
+            finally:
+                con.close()
             os.link(tmp, path)
         except FileExistsError:
             raise LedgerError(f"{path}: a file already exists there; a ledger is never "
                               "overwritten") from None
+        except (PermissionError, sqlite3.OperationalError) as exc:
+            if isinstance(exc, PermissionError) or not os.access(path.parent, os.W_OK):
+                raise LedgerError(f"cannot write the ledger at {path}: permission denied") \
+                    from None
+            raise
         finally:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
@@ -199,25 +356,47 @@ class Ledger:
         return cls.open(path, timeout=timeout)
 
     @classmethod
-    def open(cls, path, *, dataset=None, timeout: float = 60.0) -> "Ledger":
+    def open(cls, path, *, dataset=None, timeout: float = 60.0, readonly: bool = False
+             ) -> "Ledger":
         """Open an existing ledger; ``dataset`` (optional) must match the one it was made for.
+
+        Parameters
+        ----------
+        path : str or Path
+        dataset : str or bytes, optional
+            The dataset's identity; refused (``LedgerError``) when it is not the ledger's.
+        timeout : float
+            Seconds to wait for another process's write lock.
+        readonly : bool
+            Only read (``spent``, ``remaining``, ``history``). A file this process may not
+            write is read through SQLite's read-only modes, leaving no ``-wal``/``-shm`` behind.
 
         Raises
         ------
         LedgerError
-            The file is missing, is not an SQLite file, is another application's database, or
-            is corrupted (never silently reset).
+            The file is missing, is not an SQLite file, is another application's database, is
+            corrupted (never silently reset), does not verify (an entry or the budget was
+            edited, entries removed or reordered: the message names the first bad entry), or
+            may not be written (``readonly=False``: "cannot write the ledger at PATH:
+            permission denied").
         """
         path = Path(path)
         if not path.is_file():
             raise LedgerError(f"{path}: no ledger there; create one with Ledger.create or "
                               "`matrixdp budget init`")
-        with open(path, "rb") as fh:
-            head = fh.read(100)
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(100)
+        except PermissionError:
+            raise LedgerError(f"cannot read the ledger at {path}: permission denied") from None
         if len(head) < 100 or not head.startswith(_SQLITE_HEADER):
             raise LedgerError(f"{path}: not a matrixdp ledger (not an SQLite database file)")
+        writable = _writable(path)
+        if not readonly and not writable:
+            raise _permission_denied(path)
+        ro_mode = readonly and not writable  # a writable file is read normally (WAL cleaned up)
         try:
-            con = _connect(path, timeout, must_exist=True)
+            con = _connect(path, timeout, must_exist=True, readonly=ro_mode)
         except sqlite3.Error as exc:
             raise LedgerError(f"{path}: cannot open the ledger ({exc})") from None
         try:
@@ -229,10 +408,11 @@ class Ledger:
             if check != "ok":
                 raise LedgerError(f"{path}: the ledger is corrupted (SQLite quick_check: "
                                   f"{check}); restore it from a backup, never reset it")
-            con.execute("PRAGMA synchronous = FULL")
-            mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise LedgerError(f"{path}: cannot switch the ledger to write-ahead logging")
+            if not ro_mode:
+                con.execute("PRAGMA synchronous = FULL")
+                mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise LedgerError(f"{path}: cannot switch the ledger to write-ahead logging")
             try:
                 meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
             except sqlite3.Error:
@@ -241,28 +421,66 @@ class Ledger:
                       "allow_unsafe", "dataset_hash", "created_at")
             if meta.get("magic") != LEDGER_MAGIC or any(k not in meta for k in needed):
                 raise LedgerError(f"{path}: the ledger's metadata is missing or damaged")
+            if meta["schema"] in _ADOPTABLE_SCHEMAS:
+                if readonly:
+                    raise LedgerError(
+                        f"{path}: a schema-{meta['schema']} ledger (no tamper-evident chain); "
+                        "open it once with write access (any spend, or Ledger.open) to adopt it")
+                meta = _adopt(con, path, meta)
             if meta["schema"] != str(SCHEMA_VERSION):
                 raise LedgerError(f"{path}: ledger schema {meta['schema']} is not supported "
                                   f"(this matrixdp reads schema {SCHEMA_VERSION})")
+            _check_meta(path, meta, None)
         except sqlite3.DatabaseError as exc:
             con.close()
+            if "readonly" in str(exc) or "unable to open" in str(exc):
+                raise (_permission_denied(path) if not writable else LedgerError(
+                    f"{path}: cannot open the ledger ({exc})")) from None
             raise LedgerError(f"{path}: the ledger is corrupted or not a matrixdp ledger "
                               f"({exc}); never reset, restore it from a backup") from None
         except LedgerError:
             con.close()
             raise
-        ledger = cls(path, con, meta, timeout)
+        ledger = cls(path, con, meta, timeout, readonly=readonly)
         if dataset is not None and dataset_hash(dataset) != ledger.dataset_hash:
             ledger.close()
-            raise LedgerError(f"{path}: this ledger was created for another dataset (the "
-                              "identity's hash differs)")
-        with ledger._read():
-            pass
+            name = f" {ledger.dataset_name!r}" if ledger.dataset_name else ""
+            raise LedgerError(f"{path}: this ledger was created for another dataset{name}, not "
+                              f"{str(dataset)!r} (the identity's hash differs)")
+        try:
+            with ledger._read() as con:
+                ledger._check_seen(con)
+        except LedgerError:
+            ledger.close()
+            raise
         return ledger
+
+    def _check_seen(self, con) -> None:
+        """Refuse a ledger older than one this user saw (a restored backup, a copy of an old
+        version): its history must extend the longest history recorded for its chain."""
+        seen = _seen(self._genesis)
+        if seen is not None and seen[0] > 0:
+            n, head = seen
+            row = con.execute("SELECT chain FROM spends WHERE id = ?", (n,)).fetchone()
+            if row is None or row[0] != head:
+                have = con.execute("SELECT COUNT(*) FROM spends").fetchone()[0]
+                raise LedgerError(
+                    f"{self.path}: the ledger does not verify: it holds {have} entries but this "
+                    f"user saw {n} (up to entry {n}, now missing or different): a restored "
+                    "backup or an old copy would forget spent budget; open the newest ledger "
+                    f"(the record of what was seen: {_state_file(self._genesis)})")
+        if self._last_id:
+            _record_seen(self._genesis, self._last_id,
+                         con.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()[0])
 
     def close(self) -> None:
         """Close the connection (the file stays consistent whether or not this is called)."""
         if self._con is not None:
+            with contextlib.suppress(Exception):  # best effort: the restored-backup record
+                with self._read():
+                    pass
+                if self._last_id:
+                    _record_seen(self._genesis, self._last_id, self._head)
             self._con.close()
             self._con = None
 
@@ -272,13 +490,32 @@ class Ledger:
             raise LedgerError(f"{self.path}: the ledger is closed")
         return self._con
 
-    def _catch_up(self, con) -> None:
-        """Add the entries committed since the last read to the in-memory tally."""
-        rows = con.execute(f"SELECT {_COLUMNS} FROM spends WHERE id > ? ORDER BY id",
-                           (self._last_id,)).fetchall()
+    def _catch_up(self, con) -> str:
+        """Verify the chain (and the budget in meta), then add the entries committed since the
+        last read to the in-memory tally; return the chain's head.
+
+        The whole chain is verified whenever another connection committed since this one last
+        looked (SQLite's ``data_version``); otherwise only the new entries are, from the head
+        this object verified last (its tally was built from verified entries only).
+        """
+        version = con.execute("PRAGMA data_version").fetchone()[0]
+        if self._head is None or version != self._data_version:
+            meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+            _check_meta(self.path, meta, self._genesis)
+            rows = con.execute(f"SELECT {_CHAINED}, chain FROM spends ORDER BY id").fetchall()
+            head = _verify_rows(self.path, self._genesis, 0, rows, meta.get("head"))
+        else:
+            rows = con.execute(f"SELECT {_CHAINED}, chain FROM spends WHERE id > ? ORDER BY id",
+                               (self._last_id,)).fetchall()
+            stored = con.execute("SELECT value FROM meta WHERE key = 'head'").fetchone()
+            head = _verify_rows(self.path, self._head, self._last_id, rows,
+                                None if stored is None else stored[0])
         for row in rows:
-            self._tally.add(_row_guarantee(row))
-            self._last_id = row[0]
+            if row[0] > self._last_id:
+                self._tally.add(_row_guarantee((row[0],) + tuple(row[2:10])))
+                self._last_id = row[0]
+        self._head, self._data_version = head, version
+        return head
 
     @contextlib.contextmanager
     def _read(self):
@@ -297,7 +534,14 @@ class Ledger:
             finally:
                 con.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{self.path}: cannot read the ledger ({exc})") from None
+            raise self._db_error(exc, "read") from None
+
+    def _db_error(self, exc, action: str) -> LedgerError:
+        text = str(exc)
+        if ("readonly" in text or "unable to open" in text or "permission" in text.lower()) \
+                and not _writable(self.path):
+            return _permission_denied(self.path)
+        return LedgerError(f"{self.path}: cannot {action} the ledger ({exc})")
 
     def spent(self, delta=None, method=None) -> PrivacyGuarantee:
         """The composed guarantee of every entry (reserved ones included) at ``delta``
@@ -314,6 +558,60 @@ class Ledger:
                 else float(delta)
             spent = compose_tally(self._tally, spent_delta, self.method)
         return max(0.0, self.epsilon - spent.epsilon), max(0.0, self.delta - spent_delta)
+
+    def fits(self, guarantee) -> bool:
+        """Whether ``guarantee`` fits the budget now (as :meth:`check`, without raising)."""
+        g = self._validated(guarantee)
+        with self._read():
+            tally = self._tally.copy()
+            tally.add(g)
+            return within(tally, self.delta, self.epsilon, self.method)
+
+    def largest_fitting(self, make, rtol: float = 1e-3) -> float:
+        """The largest ε (to a relative ``rtol``, from below) such that the guarantee ``make(ε)``
+        fits now: bisection on the same check that refuses a release (0.0 when nothing fits).
+
+        The cheap composition bounds (basic, RDP, advanced: each monotone in ε) are bisected
+        first and give the lower end of the bracket, so the costly PLD check runs a few times
+        only.
+        """
+        with self._read():
+            base = self._tally.copy()
+        limit = self.epsilon * (1 + 1e-12)
+
+        def tally_with(e):
+            tally = base.copy()
+            tally.add(self._validated(make(e)))
+            return tally
+
+        def fits(e):
+            return within(tally_with(e), self.delta, self.epsilon, self.method)
+
+        def cheap(e):
+            for m in ("basic", "rdp", "advanced"):
+                if self.method not in ("auto", m) or (m != "basic" and self.delta == 0):
+                    continue
+                try:
+                    if compose_tally(tally_with(e), self.delta, m).epsilon <= limit:
+                        return True
+                except Exception:  # a method that does not apply to this sequence
+                    continue
+            return False
+
+        def bisect(test, lo, hi, tol):
+            while hi - lo > tol * hi:
+                mid = 0.5 * (lo + hi)
+                lo, hi = (mid, hi) if test(mid) else (lo, mid)
+            return lo
+
+        hi = self.epsilon
+        if fits(hi):
+            return hi
+        lo = hi * 1e-9
+        if not fits(lo):
+            return 0.0
+        lo = max(lo, bisect(cheap, 0.0, hi, 1e-9) if cheap(lo) else lo)
+        return bisect(fits, lo, hi, rtol)
 
     def history(self) -> list[dict]:
         """Every entry, oldest first: id, label, status, ε, δ, μ, mechanism, calibration, exact,
@@ -335,6 +633,20 @@ class Ledger:
         g = Tally(self.relation, self.allow_unsafe).validate(guarantee)
         return g
 
+    def _writing(self) -> sqlite3.Connection:
+        if self.readonly:
+            raise LedgerError(f"{self.path}: the ledger was opened read-only; open it with "
+                              "Ledger.open(path) to spend")
+        con = self._connection()
+        try:
+            con.execute("BEGIN IMMEDIATE")  # the write lock before reading the balance
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise LedgerError(f"{self.path}: could not take the ledger's write lock within "
+                                  f"{self._timeout:g} s ({exc})") from None
+            raise self._db_error(exc, "write") from None
+        return con
+
     def _reserve(self, guarantee, label: str, status: str) -> int:
         """Check and durably record one entry in one IMMEDIATE transaction; return its id."""
         with self._lock:
@@ -342,14 +654,9 @@ class Ledger:
 
     def _reserve_unlocked(self, guarantee, label: str, status: str) -> int:
         g = self._validated(guarantee)
-        con = self._connection()
+        con = self._writing()
         try:
-            con.execute("BEGIN IMMEDIATE")  # the write lock before reading the balance
-        except sqlite3.OperationalError as exc:
-            raise LedgerError(f"{self.path}: could not take the ledger's write lock within "
-                              f"{self._timeout:g} s ({exc})") from None
-        try:
-            self._catch_up(con)
+            head = self._catch_up(con)
             tally = self._tally.copy()
             tally.add(g)
             if not within(tally, self.delta, self.epsilon, self.method):
@@ -359,28 +666,42 @@ class Ledger:
                 raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
                     g, total, self.epsilon, self.delta, spent))
             now = _now()
-            cur = con.execute(
-                "INSERT INTO spends (label, status, epsilon, delta, mu, neighbouring, "
-                "calibration, exact, refuted, mechanism, notes, reserved_at, released_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (str(label), status, float(g.epsilon), float(g.delta),
-                 None if g.mu is None else float(g.mu), str(g.neighbouring), g.calibration,
-                 int(bool(g.exact)), int(bool(g.refuted)), g.mechanism, json.dumps(g.notes),
-                 now, now if status == "released" else None))
+            entry = self._last_id + 1
+            row = (entry, str(label), float(g.epsilon), float(g.delta),
+                   None if g.mu is None else float(g.mu), str(g.neighbouring), g.calibration,
+                   int(bool(g.exact)), int(bool(g.refuted)), g.mechanism, json.dumps(g.notes),
+                   now)
+            chain = _link(head, row)
+            con.execute(
+                "INSERT INTO spends (id, label, epsilon, delta, mu, neighbouring, calibration, "
+                "exact, refuted, mechanism, notes, reserved_at, status, released_at, chain) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row + (status, now if status == "released" else None, chain))
+            con.execute("UPDATE meta SET value = ? WHERE key = 'head'", (chain,))
             con.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            with contextlib.suppress(sqlite3.Error):
+                con.execute("ROLLBACK")
+            raise self._db_error(exc, "write") from None
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 con.execute("ROLLBACK")
             raise
-        return int(cur.lastrowid)
+        self.charged_here.append((entry, g))
+        # the record of what was seen (restored-backup check) at most once a second, and on
+        # close: a file write per spend would cost as much as the spend's own commit
+        now_s = time.monotonic()
+        if now_s - self._recorded_at > 1.0:
+            _record_seen(self._genesis, entry, chain)
+            self._recorded_at = now_s
+        return entry
 
     def _finish(self, entry_id: int, status: str) -> None:
         with self._lock:
             self._finish_unlocked(entry_id, status)
 
     def _finish_unlocked(self, entry_id: int, status: str) -> None:
-        con = self._connection()
-        con.execute("BEGIN IMMEDIATE")
+        con = self._writing()
         try:
             con.execute("UPDATE spends SET status = ?, released_at = ? WHERE id = ?",
                         (status, _now(), entry_id))
@@ -394,6 +715,9 @@ class Ledger:
         """Raise :class:`~matrixdp.errors.BudgetExceededError` if ``guarantee`` does not fit now
         (advisory: :meth:`charge` and :meth:`spend` check again under the write lock)."""
         g = self._validated(guarantee)
+        if self.readonly:
+            raise LedgerError(f"{self.path}: the ledger was opened read-only; open it with "
+                              "Ledger.open(path) to spend")
         with self._read():
             tally = self._tally.copy()
             tally.add(g)
@@ -437,6 +761,78 @@ class Ledger:
     def __repr__(self) -> str:
         return (f"Ledger({str(self.path)!r}; budget epsilon={self.epsilon:.6g}, "
                 f"delta={self.delta:.3g}, {self.relation}, method={self.method!r})")
+
+
+def _check_meta(path: Path, meta: dict, genesis: str | None) -> None:
+    """The budget in ``meta`` is the one the chain started from (and, when given, the one this
+    object opened)."""
+    start = _genesis(meta)
+    if meta.get("genesis") != start or (genesis is not None and start != genesis):
+        raise LedgerError(f"{path}: the ledger does not verify: its budget or dataset identity "
+                          "(the meta table) was edited after creation; a changed budget is never "
+                          "accepted (restore the ledger from a backup)")
+
+
+def _verify_rows(path: Path, start: str, start_id: int, rows, head) -> str:
+    """Walk the chain from ``start`` (the value of entry ``start_id``; the genesis for 0); raise
+    naming the first entry that does not verify; return the head."""
+    value = start
+    previous_id = start_id
+    for row in rows:
+        if row[0] != previous_id + 1 or _link(value, row[:-1]) != row[-1]:
+            what = f"entry {row[0]} ({row[1]!r})"
+            if row[0] > previous_id + 1:
+                what = f"entry {previous_id + 1} (missing; the next entry is {row[0]})"
+            raise LedgerError(f"{path}: the ledger does not verify: the first bad row is {what} "
+                              "(edited, inserted, deleted or reordered after it was recorded); "
+                              "restore the ledger from a backup, never edit it")
+        value = row[-1]
+        previous_id = row[0]
+    if head != value:
+        what = (f"entries after {previous_id} were removed" if previous_id
+                else "its entries were removed")
+        raise LedgerError(f"{path}: the ledger does not verify: {what} (the chain's head in meta "
+                          f"does not match; the first bad row is {previous_id + 1}); restore the "
+                          "ledger from a backup, never edit it")
+    return value
+
+
+def _adopt(con, path: Path, meta: dict) -> dict:
+    """Give a schema-1 ledger (no chain) its chain, once, under the write lock, and warn."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        cur = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        if cur.get("schema") != "1":  # another process adopted it meanwhile
+            con.execute("COMMIT")
+            return cur
+        cur["schema"] = str(SCHEMA_VERSION)
+        cur.setdefault("dataset_name", "")
+        cur["genesis"] = _genesis(cur)
+        con.execute("ALTER TABLE spends ADD COLUMN chain TEXT")
+        value = cur["genesis"]
+        rows = con.execute(f"SELECT {_CHAINED} FROM spends ORDER BY id").fetchall()
+        previous_id = 0
+        for row in rows:
+            # ids of a chained ledger are 1, 2, 3, ...: renumber a gap left by a deleted row
+            if row[0] != previous_id + 1:
+                con.execute("UPDATE spends SET id = ? WHERE id = ?", (previous_id + 1, row[0]))
+                row = (previous_id + 1,) + tuple(row[1:])
+            value = _link(value, row)
+            con.execute("UPDATE spends SET chain = ? WHERE id = ?", (value, row[0]))
+            previous_id = row[0]
+        cur["head"] = value
+        con.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                        [(k, cur[k]) for k in ("schema", "dataset_name", "genesis", "head")])
+        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        con.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            con.execute("ROLLBACK")
+        raise
+    warnings.warn(f"{path}: a schema-1 ledger without a tamper-evident chain was adopted as it is "
+                  f"({len(rows)} entries): edits made to it before now cannot be detected; every "
+                  "change from now on is", LedgerWarning, stacklevel=3)
+    return cur
 
 
 def _row_guarantee(row) -> PrivacyGuarantee:

@@ -65,8 +65,17 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from . import _paths, budget
+
+    budget.OPENED.clear()
+    _paths.COMPLETED.clear()
     try:
         return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        # Ctrl-C: one line saying what was charged and what was (not) written; exit 130.
+        print(f"matrixdp {args.command}: interrupted: {budget.interrupted_message()}; "
+              f"{_paths.interrupted_outputs(args.command)}", file=sys.stderr)
+        return 130
     except (MatrixDPError, ValueError, OSError) as exc:
         # User errors get one line, never a traceback.
         print(f"matrixdp {args.command}: error: {exc}", file=sys.stderr)

@@ -14,7 +14,10 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError
 
-__all__ = ["check_input_file", "check_output_path", "atomic_output"]
+__all__ = ["check_input_file", "check_output_path", "atomic_output", "COMPLETED"]
+
+#: Outputs completed (renamed into place) by this run of the command line (the Ctrl-C message).
+COMPLETED: list = []
 
 
 def check_input_file(path, option: str = "INPUT") -> Path:
@@ -80,6 +83,18 @@ def atomic_output(path: Path, mode: str = "w", **kwargs):
         with open(part, mode, **kwargs) as fh:
             yield fh
         os.replace(part, path)
+        COMPLETED.append(path)
     except BaseException:
         part.unlink(missing_ok=True)
         raise
+
+
+def interrupted_outputs(command: str = "") -> str:
+    """What an interrupted run left: the outputs it completed (partial ``.part`` files are
+    removed by :func:`atomic_output`)."""
+    if command == "reproduce":  # experiment scripts write their results folders themselves
+        return "the experiment's results files written so far may be incomplete"
+    if not COMPLETED:
+        return "no output was written (partial .part files removed)"
+    return ("only these outputs were completed before the interrupt: "
+            + ", ".join(str(p) for p in COMPLETED) + " (partial .part files removed)")

@@ -337,9 +337,9 @@ def run(args) -> int:
     ledger = keeper = None
     label = args.label or f"release {args.query} of {data.name}"
     if args.ledger is not None:
-        from ..accounting import Ledger
+        from .budget import open_ledger
 
-        ledger = Ledger.open(args.ledger)
+        ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.data)
         keeper = _LedgerCharge(ledger, label)
     rng = args.seed  # None: the operating system's secure generator
     with session:
@@ -474,6 +474,9 @@ def add_parser(subparsers) -> None:
                    help="budget ledger charged before any noise is drawn (the release is "
                         "refused if it does not fit)")
     p.add_argument("--label", default=None, help="public label of the ledger entry")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="the dataset the --ledger was created for (`budget init --dataset`); "
+                        "default: DATA's file name or stem must be that name")
     p.add_argument("--out", default=None, metavar="FILE",
                    help="RELEASE.json to write (with --template: the bounds file)")
     p.add_argument("--report", default=None, metavar="REPORT.html",

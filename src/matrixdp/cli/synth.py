@@ -166,9 +166,9 @@ def run(args) -> int:
         if args.ledger is None:
             model.fit(features, y)
         else:
-            from ..accounting import Ledger
+            from .budget import open_ledger
 
-            ledger = Ledger.open(args.ledger)
+            ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
             try:
                 model.fit(features, y, ledger=ledger)  # refused before any noise if over budget
                 spent = ledger.spent()
@@ -282,4 +282,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--ledger", default=None, metavar="DATASET.db",
                    help="spend through this privacy-budget ledger (see `matrixdp budget init`); "
                         "refused before any noise if the fit does not fit the budget")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="the dataset the --ledger was created for (`budget init --dataset`); "
+                        "default: INPUT's file name or stem must be that name")
     p.set_defaults(func=run)
