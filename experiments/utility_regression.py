@@ -51,6 +51,11 @@ def regression_fitter(method: str, t: uc.Table, eps: float, Xtr, ytr, Xte):
         return lambda s: ylo + wy * DPLinearRegression(
             epsilon=eps, delta=uc.DELTA, bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0), noise="iid",
             random_state=s).fit(Xu, yu).predict(Xteu)
+    if method == "AdaSSP":
+        from matrixdp.models import AdaSSPRegression
+
+        return lambda s: AdaSSPRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(lo, hi),
+                                          bounds_y=(ylo, yhi), random_state=s).fit(Xtr, ytr).predict(Xte)
     Z = np.column_stack([Xtr, ytr])
     zlo, zhi = np.append(lo, ylo), np.append(hi, yhi)
     if method == "Analyze Gauss":
