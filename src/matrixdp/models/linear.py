@@ -156,6 +156,8 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     #: Target of the adaptive lift of the released Gram's smallest eigenvalue, in units of the
     #: noise's spectral edge (``solve_released_normal_equations``); public, fixed.
     _shrink = 1.0
+    #: Project the release onto its public feasible set before solving (``feasible_moments``).
+    _feasible = False
 
     def _ridge_alpha(self) -> float:
         return 0.0
@@ -199,6 +201,8 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
             charging=lambda p: charging(self.accountant, p, label=label), value=value)
         scale = float(n) if relation == "replace-one" else 1.0
         G = rel.value * scale  # sums
+        if self._feasible:
+            G = feasible_moments(G, task, scale)
         noise_sd = np.sqrt(np.diag(rel.entry_variance)) * scale  # sd of each diagonal entry
         idx = list(range(d)) + ([d + 1] if self.fit_intercept else [])
         A = G[np.ix_(idx, idx)].copy()
@@ -229,6 +233,18 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         # DP noise at scikit-learn's tiny test sizes (n = 200, epsilon = 1) cannot promise R² > 0.5
         tags.regressor_tags.poor_score = True
         return tags
+
+
+def feasible_moments(G, task, scale):
+    """The nearest (Frobenius) matrix of second-moment sums the public boxes allow: PSD, and with a
+    public ``n`` every entry within ``n ×`` its corner-product range (Dykstra; :mod:`matrixdp.feasible`).
+    Post-processing; never farther from the true sums than the release."""
+    from ..feasible import project_psd, project_psd_box, second_moment_entry_bounds
+
+    if task.n_samples is None:  # add-remove: n is private, only the cone is public
+        return project_psd(G)
+    lo, hi = second_moment_entry_bounds(task.lower, task.upper)
+    return project_psd_box(G, lo * scale, hi * scale)
 
 
 def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_penalised=None,
