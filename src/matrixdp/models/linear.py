@@ -157,7 +157,7 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     #: noise's spectral edge (``solve_released_normal_equations``); public, fixed.
     _shrink = 1.0
     #: Project the release onto its public feasible set before solving (``feasible_moments``).
-    _feasible = False
+    _feasible = True
 
     def _ridge_alpha(self) -> float:
         return 0.0
