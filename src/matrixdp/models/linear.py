@@ -97,9 +97,12 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
 
     One (ε, δ)-DP release (replace-one neighbours; ``n`` public) of the second moments of
     ``(x - c_x, y - c_y, t)``, records clipped to the public boxes ``bounds_X`` and ``bounds_y``;
-    the normal equations are then solved on the released matrix (post-processing). ``noise``
-    chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the regression loss
-    (the target column weighs more than the features'; ``docs/when_mvg_wins.md``).
+    the release is then projected onto the sums the public boxes allow (PSD, entry ranges;
+    :mod:`matrixdp.feasible`) and the normal equations are solved with a noise-aware adaptive
+    ridge that shrinks only the directions the noise swamps (post-processing; ``docs/regression.md``).
+    ``noise`` chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the
+    regression loss (the target column weighs more than the features'; ``docs/when_mvg_wins.md``);
+    ``"auto"`` also considers i.i.d. noise on the records rescaled to the unit box.
 
     Parameters
     ----------
@@ -130,13 +133,17 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     privacy_ : PrivacyGuarantee
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
+    ridge_ : float
+        The adaptive ridge ``λ`` of the solve (a function of the release only).
     n_features_in_, feature_names_in_
 
     References
     ----------
     .. [1] O. Sheffet, "Differentially Private Ordinary Least Squares", ICML 2017 (sufficient
        statistics release).
-    .. [2] matrixdp, ``docs/when_mvg_wins.md``.
+    .. [2] matrixdp, ``docs/when_mvg_wins.md``, ``docs/regression.md``.
+    .. [3] Y.-X. Wang, "Revisiting differentially private linear regression: optimal and adaptive
+       prediction & estimation in unbounded domain", UAI 2018 (the adaptive ridge).
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
