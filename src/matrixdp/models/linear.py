@@ -251,7 +251,7 @@ def feasible_moments(G, task, scale):
     if task.n_samples is None:  # add-remove: n is private, only the cone is public
         return project_psd(G)
     lo, hi = second_moment_entry_bounds(task.lower, task.upper)
-    return project_psd_box(G, lo * scale, hi * scale)
+    return project_psd_box(G, lo * scale, hi * scale, tol=1e-7, max_iter=200)
 
 
 def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_penalised=None,
