@@ -191,8 +191,9 @@ def test_near_collinear_features_error_still_falls_with_epsilon():
     assert all(a > b for a, b in zip(mses, mses[1:])), mses
 
 
-def test_ridge_is_regularised_before_any_repair():
-    """DPRidge(alpha=1) adds alpha to the noisy Gram itself: never worse than the unpenalised fit
+def test_ridge_never_divides_noise_by_alpha():
+    """DPRidge(alpha) adds alpha before the adaptive lift (no eigenvalue is clipped and then left at
+    alpha, as before: that divided noise by alpha). Never worse than the unpenalised fit
     by more than noise (10%), and its coefficients stay on the scale of the data (the old order,
     clip negative eigenvalues then add alpha, gave coefficients of 1e6 at alpha = 1)."""
     X, y = table(2000)

@@ -263,9 +263,11 @@ def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_pen
     noise is ``E = D^{1/2} W D^{1/2}`` with ``D = diag(s)`` and ``W`` a symmetric matrix of unit-scale
     entries (off-diagonal variance 1/2), whose spectral norm is ``≈ √(2k)`` (semicircle edge).
 
-    1. The user's ridge ``α`` is added to the first ``n_penalised`` diagonal entries *first*
-       (on the noisy matrix: nothing is clipped before, so no noise is divided by ``α``); the
-       intercept's constant coordinate is not penalised by ``α``.
+    1. The user's ridge ``α`` is added to the first ``n_penalised`` diagonal entries before the
+       lift (the intercept's constant coordinate is not penalised by ``α``). Whatever repair
+       preceded (the feasible projection clips negative eigenvalues), step 2 lifts every
+       direction to the noise edge, so no noise is ever divided by ``α`` (the old order, clip
+       and then add ``α``, did exactly that).
     2. In the noise's own metric, ``Ã = D^{-1/2}(Â + αI)D^{-1/2}``, the smallest eigenvalue is
        lifted to ``shrink·√(2k)`` (the noise's edge) by ``λ = max(0, shrink·√(2k) - λ_min(Ã))``.
        Directions where the data are weaker than the noise are shrunk instead of being solved
