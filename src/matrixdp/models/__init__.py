@@ -43,7 +43,8 @@ __all__ = [
 # (docs/when_mvg_wins.md)
 from .covariance import DPCovariance
 from .linear import DPLinearRegression, DPRidge
+from .adassp import AdaSSPRegression
 from .mean import DPMean, DPStandardScaler
 from .pca import DPPCA
 
-__all__ += ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "DPMean", "DPStandardScaler"]
+__all__ += ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "AdaSSPRegression", "DPMean", "DPStandardScaler"]

@@ -41,7 +41,9 @@ __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "Mo
 #: Accepted values of the estimators' ``noise`` parameter.
 NOISE_CHOICES = ("auto", "mvg", "iid")
 #: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
-ALLOCATIONS = ("iid", "task-weighted", "mse-optimal")
+ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "iid-unit-box")
+#: What ``"auto"`` compares unless a task names its own candidates.
+DEFAULT_CANDIDATES = ("iid", "task-weighted", "mse-optimal")
 #: Neighbouring relations the second-moment estimators support.
 RELATIONS = ("replace-one", "add-remove")
 
@@ -155,6 +157,10 @@ class MomentTask:
         entry of ``G`` is not used, e.g. a known corner).
     loss : str
         Name of the loss, for messages and metadata.
+    neighbouring : str
+    candidates : tuple of str
+        The allocations ``noise="auto"`` compares (``"iid-unit-box"``: i.i.d. Gaussian on the
+        records rescaled by the public half-widths to the unit box, mapped back).
     """
 
     lower: np.ndarray
@@ -164,6 +170,7 @@ class MomentTask:
     loss_matrix: np.ndarray
     loss: str = "frobenius"
     neighbouring: str = "replace-one"
+    candidates: tuple = DEFAULT_CANDIDATES
 
     @property
     def reach(self) -> np.ndarray:
@@ -277,6 +284,7 @@ class _Plan:
     expected_loss: float
     noise_choice: str
     allocation: str
+    scale: np.ndarray | None = None  # released on the records rescaled by this public vector
 
 
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
@@ -285,6 +293,20 @@ def _plan_iid(task, epsilon, delta, query) -> _Plan:
     k = task.lower.size
     var = _symmetrised_variance(np.full(k, mech.sigma))
     return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid")
+
+
+def _plan_iid_unit_box(task, epsilon, delta) -> _Plan:
+    """i.i.d. Gaussian on the records rescaled to the unit box (public scaling), mapped back."""
+    import dataclasses
+
+    h = task.reach
+    scale = np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 1.0)
+    unit = dataclasses.replace(task, lower=task.lower * scale, upper=task.upper * scale)
+    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=unit.query().sensitivity_l2,
+                             neighbouring=task.neighbouring)
+    k = task.lower.size
+    var = _symmetrised_variance(np.full(k, mech.sigma)) / np.outer(scale, scale) ** 2
+    return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid-unit-box", scale)
 
 
 def _plan_mvg(task, epsilon, delta, query, shares, allocation) -> _Plan:
@@ -320,11 +342,12 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
                                            "task-weighted"),
         "mse-optimal": lambda: _plan_mvg(task, epsilon, delta, query, h / math.fsum(h),
                                          "mse-optimal"),
+        "iid-unit-box": lambda: _plan_iid_unit_box(task, epsilon, delta),
     }
     if allocation is not None:
         names = [allocation]
     else:
-        names = {"iid": ["iid"], "mvg": ["task-weighted"], "auto": list(ALLOCATIONS)}[noise]
+        names = {"iid": ["iid"], "mvg": ["task-weighted"], "auto": list(task.candidates)}[noise]
     plans = [builders[name]() for name in names]
     candidates = {p.allocation: p.expected_loss for p in plans}
     best = min(plans, key=lambda p: p.expected_loss)
@@ -347,9 +370,13 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     if value is None:
         value = task.query().compute(Z)
     ctx = contextlib.nullcontext() if charging is None else charging(plan.mechanism.privacy)
+    if plan.scale is not None:
+        value = value * np.outer(plan.scale, plan.scale)
     with ctx:
         rel = plan.mechanism.release(value, rng=rng)
     released = np.asarray(rel.value, dtype=np.float64)
+    if plan.scale is not None:
+        released = released / np.outer(plan.scale, plan.scale)
     released = 0.5 * (released + released.T)
     return MomentRelease(released, rel.privacy, rel.noise, plan.entry_variance,
                          plan.expected_loss, plan.noise_choice, plan.allocation, candidates)

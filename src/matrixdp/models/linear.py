@@ -19,9 +19,13 @@ from ..errors import InvalidParameterError
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds, validate_X)
-from ._moments import MomentTask, balanced_constant, release_second_moment, keep_release
+from ._moments import (DEFAULT_CANDIDATES, MomentTask, balanced_constant, keep_release,
+                       release_second_moment)
 
 __all__ = ["DPLinearRegression", "DPRidge"]
+
+#: The allocations ``noise="auto"`` compares for regression (``_moments.plan_second_moment``).
+REGRESSION_CANDIDATES = DEFAULT_CANDIDATES + ("iid-unit-box",)
 
 
 def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
@@ -83,7 +87,8 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
     if fit_intercept:
         loss[d + 1, d + 1] = 0.0  # t² is known
     task = MomentTask(lo_all, hi_all, None if add_remove else n_samples, weights, loss,
-                      "coefficient error (units of the public half-widths)", neighbouring)
+                      "coefficient error (units of the public half-widths)", neighbouring,
+                      candidates=REGRESSION_CANDIDATES)
     return task, cx, cy, t
 
 
@@ -92,9 +97,12 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
 
     One (ε, δ)-DP release (replace-one neighbours; ``n`` public) of the second moments of
     ``(x - c_x, y - c_y, t)``, records clipped to the public boxes ``bounds_X`` and ``bounds_y``;
-    the normal equations are then solved on the released matrix (post-processing). ``noise``
-    chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the regression loss
-    (the target column weighs more than the features'; ``docs/when_mvg_wins.md``).
+    the release is then projected onto the sums the public boxes allow (PSD, entry ranges;
+    :mod:`matrixdp.feasible`) and the normal equations are solved with a noise-aware adaptive
+    ridge that shrinks only the directions the noise swamps (post-processing; ``docs/regression.md``).
+    ``noise`` chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the
+    regression loss (the target column weighs more than the features'; ``docs/when_mvg_wins.md``);
+    ``"auto"`` also considers i.i.d. noise on the records rescaled to the unit box.
 
     Parameters
     ----------
@@ -125,13 +133,17 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     privacy_ : PrivacyGuarantee
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
+    ridge_ : float
+        The adaptive ridge ``λ`` of the solve (a function of the release only).
     n_features_in_, feature_names_in_
 
     References
     ----------
     .. [1] O. Sheffet, "Differentially Private Ordinary Least Squares", ICML 2017 (sufficient
        statistics release).
-    .. [2] matrixdp, ``docs/when_mvg_wins.md``.
+    .. [2] matrixdp, ``docs/when_mvg_wins.md``, ``docs/regression.md``.
+    .. [3] Y.-X. Wang, "Revisiting differentially private linear regression: optimal and adaptive
+       prediction & estimation in unbounded domain", UAI 2018 (the adaptive ridge).
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
@@ -147,6 +159,12 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         self.clip = clip
         self.random_state = random_state
         self.accountant = accountant
+
+    #: Target of the adaptive lift of the released Gram's smallest eigenvalue, in units of the
+    #: noise's spectral edge (``solve_released_normal_equations``); public, fixed.
+    _shrink = 1.0
+    #: Project the release onto its public feasible set before solving (``feasible_moments``).
+    _feasible = True
 
     def _ridge_alpha(self) -> float:
         return 0.0
@@ -188,14 +206,19 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         rel = release_second_moment(
             Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
             charging=lambda p: charging(self.accountant, p, label=label), value=value)
-        G = rel.value * n if relation == "replace-one" else rel.value  # sums
+        scale = float(n) if relation == "replace-one" else 1.0
+        G = rel.value * scale  # sums
+        if self._feasible:
+            G = feasible_moments(G, task, scale)
+        noise_sd = np.sqrt(np.diag(rel.entry_variance)) * scale  # sd of each diagonal entry
         idx = list(range(d)) + ([d + 1] if self.fit_intercept else [])
-        A = G[np.ix_(idx, idx)]
+        A = G[np.ix_(idx, idx)].copy()
         b = G[idx, d]
-        A = _psd_part(A)
-        if alpha > 0:
-            A[np.arange(d), np.arange(d)] += alpha
-        beta = np.linalg.lstsq(A, b, rcond=None)[0]
+        sd = noise_sd[idx]
+        if self.fit_intercept and relation == "replace-one":
+            A[d, d] = n * t * t  # Σ t² = n t² is public: no need for its noisy value
+        beta, self.ridge_ = solve_released_normal_equations(
+            A, b, sd, alpha=alpha, n_penalised=d, shrink=self._shrink)
         coef = beta[:d]
         if self.fit_intercept:
             self.intercept_ = float(cy - cx @ coef + beta[d] * t)
@@ -219,14 +242,69 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         return tags
 
 
-def _psd_part(A: np.ndarray) -> np.ndarray:
-    """Nearest PSD matrix (negative eigenvalues of the noisy Gram set to 0; post-processing)."""
+def feasible_moments(G, task, scale):
+    """The nearest (Frobenius) matrix of second-moment sums the public boxes allow: PSD, and with a
+    public ``n`` every entry within ``n ×`` its corner-product range (Dykstra; :mod:`matrixdp.feasible`).
+    Post-processing; never farther from the true sums than the release."""
+    from ..feasible import project_psd, project_psd_box, second_moment_entry_bounds
+
+    if task.n_samples is None:  # add-remove: n is private, only the cone is public
+        return project_psd(G)
+    lo, hi = second_moment_entry_bounds(task.lower, task.upper)
+    return project_psd_box(G, lo * scale, hi * scale, tol=1e-7, max_iter=200)
+
+
+def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_penalised=None,
+                                    shrink: float = 1.0):
+    r"""Solve ``(Â + αI + λD) β = b̂`` on released sums, ``λ >= 0`` set from the released matrix.
+
+    Post-processing of the release (no budget). ``Â`` is the released (noisy, symmetric) ``XᵀX``
+    block, ``noise_sd`` the public standard deviations ``s_i`` of its diagonal noise entries; the
+    noise is ``E = D^{1/2} W D^{1/2}`` with ``D = diag(s)`` and ``W`` a symmetric matrix of unit-scale
+    entries (off-diagonal variance 1/2), whose spectral norm is ``≈ √(2k)`` (semicircle edge).
+
+    1. The user's ridge ``α`` is added to the first ``n_penalised`` diagonal entries before the
+       lift (the intercept's constant coordinate is not penalised by ``α``). Whatever repair
+       preceded (the feasible projection clips negative eigenvalues), step 2 lifts every
+       direction to the noise edge, so no noise is ever divided by ``α`` (the old order, clip
+       and then add ``α``, did exactly that).
+    2. In the noise's own metric, ``Ã = D^{-1/2}(Â + αI)D^{-1/2}``, the smallest eigenvalue is
+       lifted to ``shrink·√(2k)`` (the noise's edge) by ``λ = max(0, shrink·√(2k) - λ_min(Ã))``.
+       Directions where the data are weaker than the noise are shrunk instead of being solved
+       with a noise-over-noise ratio, which does not fall with ε (the bias of a plain solve
+       after a PSD repair, issue #24); when the released Gram is well above the noise, ``λ = 0``
+       and the solve is ordinary least squares on the release. The constant coordinate is lifted
+       too: when the noise swamps the data, the intercept shrinks towards the centre of the
+       public target range rather than following a noisy mean (measured better at small ε).
+
+    This is the adaptive ridge of AdaSSP [1]_ with its private ``λ_min`` replaced by the
+    ``λ_min`` of the release itself (free, since it is post-processing), in the noise's metric.
+
+    Returns
+    -------
+    (beta, lam) : (ndarray, float)
+
+    References
+    ----------
+    .. [1] Y.-X. Wang, "Revisiting differentially private linear regression: optimal and adaptive
+       prediction & estimation in unbounded domain", UAI 2018.
+    .. [2] matrixdp, ``docs/regression.md``.
+    """
     A = 0.5 * (A + A.T)
-    lam, vec = np.linalg.eigh(A)
-    if lam[0] >= 0:
-        return A.copy()
-    out = (vec * np.maximum(lam, 0.0)) @ vec.T
-    return 0.5 * (out + out.T)
+    k = A.shape[0]
+    m = k if n_penalised is None else int(n_penalised)
+    if alpha > 0:
+        A[np.arange(m), np.arange(m)] += alpha
+    s = np.sqrt(np.maximum(np.asarray(noise_sd, dtype=np.float64), 0.0))
+    lam = 0.0
+    if shrink > 0 and np.all(s > 0):
+        white = A / np.outer(s, s)
+        edge = shrink * math.sqrt(2.0 * k)
+        lam = max(0.0, edge - float(np.linalg.eigvalsh(0.5 * (white + white.T))[0]))
+        if lam > 0:
+            A = A + np.diag(lam * s * s)
+    beta = np.linalg.lstsq(A, b, rcond=None)[0]
+    return beta, lam
 
 
 class DPRidge(DPLinearRegression):
