@@ -11,7 +11,9 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
   calibration, precision shares ``θ_i ∝ h_i √w_i`` (the closed form minimising the task's loss
   ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget;
   ``docs/when_mvg_wins.md``);
-- ``"auto"``: the candidate (i.i.d., task-weighted MVG, Frobenius-MSE-optimal MVG) with the smallest
+- ``"auto"``: the candidate (i.i.d., task-weighted MVG, Frobenius-MSE-optimal MVG, and i.i.d. in
+  units of the public half-widths — the unit-box recipe, an MVG with equal precision shares) with
+  the smallest
   *exact expected loss* computed from public information only (bounds, ``n``, shape, the task's
   weights). It is therefore never worse than ``"iid"`` in expected loss.
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -41,7 +43,7 @@ __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "Mo
 #: Accepted values of the estimators' ``noise`` parameter.
 NOISE_CHOICES = ("auto", "mvg", "iid")
 #: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
-ALLOCATIONS = ("iid", "task-weighted", "mse-optimal")
+ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "unit-box")
 #: Neighbouring relations the second-moment estimators support.
 RELATIONS = ("replace-one", "add-remove")
 
@@ -277,6 +279,8 @@ class _Plan:
     expected_loss: float
     noise_choice: str
     allocation: str
+    #: False when the sensitivity the mechanism was calibrated to is only an upper bound
+    sensitivity_exact: bool = True
 
 
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
@@ -284,7 +288,8 @@ def _plan_iid(task, epsilon, delta, query) -> _Plan:
                              neighbouring=task.neighbouring)
     k = task.lower.size
     var = _symmetrised_variance(np.full(k, mech.sigma))
-    return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid")
+    return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid",
+                 bool(getattr(query, "sensitivity_l2_exact", True)))
 
 
 def _plan_mvg(task, epsilon, delta, query, shares, allocation) -> _Plan:
@@ -320,6 +325,10 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
                                            "task-weighted"),
         "mse-optimal": lambda: _plan_mvg(task, epsilon, delta, query, h / math.fsum(h),
                                          "mse-optimal"),
+        # i.i.d. noise in units of the public half-widths (the "rescale to the unit box, add
+        # i.i.d. noise" recipe): noise variance ∝ h_i², i.e. equal precision shares h_i² p_i
+        "unit-box": lambda: _plan_mvg(task, epsilon, delta, query, np.full(h.size, 1.0 / h.size),
+                                      "unit-box"),
     }
     if allocation is not None:
         names = [allocation]
@@ -351,7 +360,13 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
         rel = plan.mechanism.release(value, rng=rng)
     released = np.asarray(rel.value, dtype=np.float64)
     released = 0.5 * (released + released.T)
-    return MomentRelease(released, rel.privacy, rel.noise, plan.entry_variance,
+    privacy = rel.privacy
+    if privacy.exact and not plan.sensitivity_exact:
+        # the noise is the smallest for the declared sensitivity, but that sensitivity is only
+        # a certified upper bound on the query's: the claim holds, it is not tight
+        privacy = replace(privacy, exact=False,
+                          notes=privacy.notes + ("sensitivity: certified upper bound (not attained)",))
+    return MomentRelease(released, privacy, rel.noise, plan.entry_variance,
                          plan.expected_loss, plan.noise_choice, plan.allocation, candidates)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
+from ..feasible import nearest_correlation
 from ._dask import augmented_moments, is_dask_collection
 from ._base import (NoGeneratorStateMixin, bounded_records, charging, check_privacy_params,
                     check_relation)
@@ -21,6 +22,45 @@ from ._moments import MomentTask, balanced_constant, release_second_moment, keep
 __all__ = ["DPCovariance"]
 
 KINDS = ("covariance", "gram", "correlation")
+#: Estimation methods of :class:`DPCovariance` and :class:`~matrixdp.models.DPPCA`.
+METHODS = ("moments", "coinpress")
+
+
+def check_method(estimator, kind: str) -> str:
+    """The estimator's ``method`` (validated against ``kind`` and the neighbouring relation)."""
+    method = estimator.method
+    if method not in METHODS:
+        raise InvalidParameterError("method", f"must be one of {METHODS}, got {method!r}")
+    if method == "coinpress":
+        if kind == "gram":
+            raise InvalidParameterError("method", "'coinpress' estimates a covariance; use "
+                                                  "method='moments' for kind='gram'")
+        if check_relation(estimator.neighbouring) != "replace-one":
+            raise InvalidParameterError("method", "'coinpress' needs neighbouring='replace-one' "
+                                                  "(a public number of records)")
+    return method
+
+
+def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
+    """Fit ``estimator`` with :func:`~matrixdp.models.coinpress.coinpress_covariance`; sets the
+    release attributes (``noise_ = "coinpress"``) and returns ``(covariance, location)``."""
+    from .coinpress import coinpress_covariance
+
+    if is_dask_collection(X):
+        raise InvalidParameterError("method", "'coinpress' needs an in-memory X (it makes several "
+                                              "passes over the records)")
+    res = coinpress_covariance(
+        X, lo, hi, epsilon=epsilon, delta=delta, steps=estimator.coinpress_steps,
+        rng=estimator.random_state,
+        charging=lambda p: charging(estimator.accountant, p, label=label))
+    estimator.privacy_ = res.privacy
+    estimator.noise_ = "coinpress"
+    estimator.allocation_ = "coinpress"
+    estimator.noise_summary_ = None
+    estimator.expected_loss_ = None
+    estimator.entry_variance_ = None
+    estimator.noise_candidates_ = {}
+    return res.covariance, res.location
 
 
 def augmented_task(lower, upper, n_samples, kind: str, neighbouring: str = "replace-one",
@@ -136,6 +176,29 @@ def project_psd(matrix: np.ndarray) -> np.ndarray:
     return 0.5 * (out + out.T)
 
 
+def project_feasible(cov: np.ndarray, lower, upper, kind: str) -> np.ndarray:
+    """Frobenius projection of a released matrix onto what the public box allows (post-processing).
+
+    ``"covariance"``/``"correlation"``: PSD, variances in ``[0, h_i²]`` (Popoviciu, ``h`` the
+    public half-widths) and ``|C_ij| <= h_i h_j`` (Cauchy–Schwarz), solved in units of the
+    half-widths (a congruence, so the set is the same); ``"gram"``: PSD and every entry between the
+    public bounds of the mean of ``x_i x_j``. The true matrix lies in the set, so the projection
+    never increases the Frobenius error in those units (``docs/postprocessing.md``).
+    """
+    from ..feasible import project_covariance, project_psd_box, second_moment_entry_bounds
+
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    if kind == "gram":
+        mlo, mhi = second_moment_entry_bounds(lo, hi)
+        return project_psd_box(cov, mlo, mhi)
+    h = 0.5 * (hi - lo)
+    unit = np.where(h > 0, h, 1.0)
+    scaled = cov / np.outer(unit, unit)
+    out = project_covariance(scaled, variance_max=np.where(h > 0, 1.0, 0.0))
+    return out * np.outer(unit, unit)
+
+
 def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: str,
                             neighbouring: str = "replace-one"):
     """``(matrix, location)`` of ``kind`` from the released augmented second moments.
@@ -200,13 +263,18 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         ``"gram"`` is the raw second moment ``XᵀX/n``; ``"covariance"`` divides by ``n`` (as
         :class:`sklearn.covariance.EmpiricalCovariance`).
     noise : {"auto", "mvg", "iid"}, default "auto"
+        The noise of ``method="moments"``.
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         Replace-one (the number of records ``n`` is public; the release is ``(1/n)ZᵀZ``) or
         add-remove (``n`` is private: the sum ``ZᵀZ`` is released, its corner carries the count, and
         one record's difference ``±zzᵀ`` has the exact sensitivity ``R²``).
     project_psd : bool, default True
-        Project the released matrix onto the PSD cone (post-processing; never increases the
-        Frobenius error of a covariance).
+        Project the released matrix onto its public feasible set (post-processing, no budget):
+        PSD with variances at most the squared public half-widths and Cauchy–Schwarz bounds
+        (``"gram"``: PSD with every entry within the box's bounds on ``mean(x_i x_j)``), via
+        :mod:`matrixdp.feasible`, in units of the public half-widths, where it never increases
+        the Frobenius error (the true matrix lies in the set; ``docs/postprocessing.md``).
+        ``kind="correlation"`` is always projected (nearest correlation matrix).
     clip : bool, default True
         Clip records to ``bounds`` (no warning: the bounds are public and the guarantee unchanged);
         ``False`` raises :class:`~matrixdp.errors.OutOfBoundsError` for data outside them.
@@ -218,6 +286,18 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+    method : {"moments", "coinpress"}, default "moments"
+        ``"moments"``: one release of the second moments with the noise of ``noise``.
+        ``"coinpress"``: the iterative estimator of Biswas et al. (2020) adapted to the public
+        box (:func:`~matrixdp.models.coinpress.coinpress_covariance`, ``docs/coinpress.md``):
+        ``coinpress_steps`` releases composed exactly (GDP) to the same (ε, δ); the first is the
+        one-shot release at a quarter of the budget, the next ones whiten the records by the
+        released estimate. Replace-one, in-memory ``X``, not ``kind="gram"``. Its benefit
+        depends on the data (how much smaller the records' spread is than the box), so
+        ``noise="auto"`` cannot score it from public facts and never picks it; measured
+        (``results/utility_covariance.md``) it wins at large ``ε n`` and loses at small.
+    coinpress_steps : int, default 2
+        Number of releases of ``method="coinpress"``.
 
     Attributes
     ----------
@@ -228,7 +308,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     privacy_ : PrivacyGuarantee
         The guarantee of the whole fit.
     noise_ : str
-        ``"iid"`` or ``"mvg"`` (what was used).
+        ``"iid"`` or ``"mvg"`` (what was used), ``"coinpress"`` for that method (whose
+        ``noise_summary_``, ``expected_loss_`` and ``entry_variance_`` are None).
     noise_summary_ : NoiseSummary
         The mechanism's description of the raw noise (data-independent).
     expected_loss_ : float
@@ -247,6 +328,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential Privacy Mechanism
        Design Under Matrix-Valued Query", arXiv:1802.10077.
     .. [2] matrixdp, ``docs/when_mvg_wins.md`` and ``docs/mvg.md`` (the exact calibration).
+    .. [3] S. Biswas, Y. Dong, G. Kamath and J. Ullman, "CoinPress: Practical Private Mean and
+       Covariance Estimation", NeurIPS 2020.
 
     Examples
     --------
@@ -259,7 +342,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, kind="covariance", noise="auto",
                  neighbouring="replace-one", project_psd=True, clip=True, random_state=None,
-                 accountant=None):
+                 accountant=None, method="moments", coinpress_steps=2):
+        self.method = method
+        self.coinpress_steps = coinpress_steps
         self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
@@ -276,17 +361,22 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         eps, delta, noise = check_privacy_params(self)
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
+        method = check_method(self, self.kind)
         X, lo, hi = bounded_records(self, X)
-        rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps, delta=delta,
-                                            noise=noise, label="DPCovariance.fit")
-        cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
+        if method == "coinpress":
+            cov, loc = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
+                                     label="DPCovariance.fit")
+        else:
+            rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
+                                                delta=delta, noise=noise, label="DPCovariance.fit")
+            cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
+            keep_release(self, rel)
         if self.project_psd or self.kind == "correlation":
-            cov = project_psd(cov)
+            cov = project_feasible(cov, lo, hi, self.kind)
         if self.kind == "correlation":
-            cov = correlation_from_covariance(cov)
+            cov = nearest_correlation(correlation_from_covariance(cov))
         self.covariance_ = cov
         self.location_ = loc
-        keep_release(self, rel)
         return self
 
     def __sklearn_tags__(self):
