@@ -37,6 +37,7 @@ from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyG
 from ..queries import CovarianceQuery, SensitivityStructure
 
 __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease",
+           "augmented_task",
            "release_second_moment",
            "plan_second_moment", "task_shares"]
 
@@ -381,3 +382,78 @@ def keep_release(estimator, rel: MomentRelease) -> None:
     estimator.expected_loss_ = rel.expected_loss
     estimator.entry_variance_ = rel.entry_variance
     estimator.noise_candidates_ = dict(rel.candidates)
+
+
+def augmented_task(lower, upper, n_samples, kind: str, neighbouring: str = "replace-one",
+                   n_components: int | None = None) -> tuple[MomentTask, np.ndarray, float]:
+    r"""The public second-moment task behind ``kind``: records ``z = (x - c, t)``.
+
+    ``c`` is the middle of the public box and ``t`` a public constant close to the root-mean-square
+    half-width, chosen (replace-one) so that the Frobenius sensitivity bound is attained
+    (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of
+    ``x - c``. Replace-one ``kind="gram"`` releases ``(1/n) XᵀX`` directly (no centring, no
+    constant). Under add-remove the release is the sum ``ZᵀZ`` and the corner ``n t²`` carries the
+    (private) number of records, so every kind keeps the constant (``gram``: ``z = (x, t)``).
+
+    Loss weights (see ``docs/when_mvg_wins.md`` §4):
+
+    - ``"covariance"`` / ``"gram"``: Frobenius error in the original units (``w_i = 1``);
+    - ``"correlation"``: Frobenius error in units of the public half-widths (``w_i = 1/h_i²``),
+      i.e. the loss of the problem rescaled to the unit box, which correlation is invariant to.
+
+    - ``"pca"`` (:class:`~matrixdp.models.DPPCA`; the covariance is released as for
+      ``"covariance"``): the unit-box weights of ``"correlation"``. A subspace's error is driven by
+      the noise relative to each feature's scale, whose public proxy is its range; measured on
+      tables with unequal ranges this captures more variance than the Frobenius weights
+      (``results/when_mvg_wins.md``, PCA rows at ε = 0.01 and 0.1).
+
+    The mean coordinate's weight accounts for the first-order error ``δm mᵀ + m δmᵀ`` it puts into
+    the covariance, with the public prior ``E m_i² = h_i²/3`` (mean uniform in the box); under
+    add-remove the corner's weight accounts for ``G δn / n`` with the prior ``G ≈ diag(h²/3)``.
+
+    Returns
+    -------
+    (task, center, t)
+    """
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    d = lo.size
+    add_remove = neighbouring == "add-remove"
+    n = None if add_remove else n_samples
+    if kind == "gram" and not add_remove:
+        w = np.ones(d)
+        return (MomentTask(lo, hi, n, w, np.ones((d, d)), "frobenius (original units)"),
+                np.zeros(d), 0.0)
+    if kind == "gram":
+        center = np.zeros(d)
+        h = np.maximum(np.abs(lo), np.abs(hi))
+        lo_f, hi_f = lo, hi
+    else:
+        center = 0.5 * (lo + hi)
+        h = 0.5 * (hi - lo)
+        lo_f, hi_f = -h, h
+    if not np.any(h > 0):
+        raise InvalidParameterError("bounds", "at least one feature must have lower < upper")
+    target = float(np.mean(h * h))
+    t = math.sqrt(target) if add_remove else balanced_constant(h, target)
+    # loss units per original unit, per feature
+    s = np.ones(d) if kind not in ("correlation", "pca") else \
+        np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 1.0)
+    hs2 = (s * h) ** 2
+    # loss per unit variance of the mean of coordinate i (the gram does not use the mean)
+    a = np.zeros(d) if kind == "gram" else (2.0 / 3.0) * (hs2.sum() + hs2)
+    k = d + 1
+    loss = np.zeros((k, k))
+    loss[:d, :d] = np.outer(s * s, s * s)
+    loss[:d, d] = loss[d, :d] = a * s * s / (2.0 * t * t)
+    weights = np.empty(k)
+    weights[:d] = s * s
+    weights[d] = max(float(np.mean(a)) / (2.0 * t * t), 0.0)
+    if add_remove:  # δn = δG_tt / t² moves every estimate by G δn / n
+        loss[d, d] = float(np.sum(hs2 / 3.0) ** 2) / t ** 4
+        weights[d] = max(weights[d], math.sqrt(loss[d, d]))
+    lo_z = np.append(lo_f, t)
+    hi_z = np.append(hi_f, t)
+    name = "frobenius (units of the public half-widths)" if kind in ("correlation", "pca") else \
+        "frobenius (original units)"
+    return (MomentTask(lo_z, hi_z, n, weights, loss, name, neighbouring), center, t)

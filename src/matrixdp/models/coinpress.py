@@ -22,7 +22,7 @@ from ..errors import InvalidParameterError
 from ..feasible import project_covariance
 from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..rng import make_rng
-from ._moments import plan_second_moment
+from ._moments import augmented_task, plan_second_moment
 
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq"]
 
@@ -133,7 +133,6 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
     .. [2] matrixdp, ``docs/coinpress.md``.
     """
     from ..calibration.gaussian import gaussian_epsilon
-    from .covariance import augmented_task, covariance_from_release
 
     X = np.asarray(X, dtype=np.float64)
     lo = np.asarray(lower, dtype=np.float64)
@@ -171,8 +170,9 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
         rel = plan.mechanism.release(task.query().compute(Z), rng=gen)
         G = np.asarray(rel.value, dtype=np.float64)
         mu_used = float(rel.privacy.mu)
-        C, m_abs = covariance_from_release(0.5 * (G + G.T), center, t, "covariance")
-        m = m_abs - center  # mean of x - c
+        G = 0.5 * (G + G.T)
+        m = G[:k, k] / t  # mean of x - c
+        C = G[:k, :k] - np.outer(m, m)
         Q = np.diag(np.sqrt(np.diagonal(plan.entry_variance))[:k])  # noise row covariance
         radii.append(float(np.sum(task.reach ** 2)))
         rest = max(mu_star ** 2 - mu_used ** 2, 0.0)
