@@ -99,27 +99,42 @@ def project_psd(matrix: np.ndarray) -> np.ndarray:
     return 0.5 * (out + out.T)
 
 
-def project_feasible(cov: np.ndarray, lower, upper, kind: str) -> np.ndarray:
+def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "original") -> np.ndarray:
     """Frobenius projection of a released matrix onto what the public box allows (post-processing).
 
     ``"covariance"``/``"correlation"``: PSD, variances in ``[0, h_i²]`` (Popoviciu, ``h`` the
-    public half-widths) and ``|C_ij| <= h_i h_j`` (Cauchy–Schwarz), solved in units of the
-    half-widths (a congruence, so the set is the same); ``"gram"``: PSD and every entry between the
-    public bounds of the mean of ``x_i x_j``. The true matrix lies in the set, so the projection
-    never increases the Frobenius error in those units (``docs/postprocessing.md``).
+    public half-widths) and ``|C_ij| <= h_i h_j`` (Cauchy–Schwarz); ``"gram"``: PSD and every
+    entry between the public bounds of the mean of ``x_i x_j``. The true matrix lies in the set,
+    so the projection never increases the Frobenius error *in the units it is computed in*:
+    ``units="original"`` (the loss of a covariance) or ``"unit-box"`` (units of the half-widths:
+    the loss of a correlation or of PCA on features of unequal ranges). A projection in one
+    unit system can increase the error measured in another (``docs/postprocessing.md``).
     """
-    from ..feasible import project_covariance, project_psd_box, second_moment_entry_bounds
+    from ..feasible import covariance_entry_bounds, project_psd_box, second_moment_entry_bounds
 
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)
     if kind == "gram":
-        mlo, mhi = second_moment_entry_bounds(lo, hi)
-        return project_psd_box(cov, mlo, mhi)
+        return _project_psd_box(cov, *second_moment_entry_bounds(lo, hi))
     h = 0.5 * (hi - lo)
+    if units == "original":
+        return _project_psd_box(cov, *covariance_entry_bounds(h * h))
     unit = np.where(h > 0, h, 1.0)
     scaled = cov / np.outer(unit, unit)
-    out = project_covariance(scaled, variance_max=np.where(h > 0, 1.0, 0.0))
+    out = _project_psd_box(scaled, *covariance_entry_bounds(np.where(h > 0, 1.0, 0.0)))
     return out * np.outer(unit, unit)
+
+
+def _project_psd_box(matrix, lower, upper):
+    """:func:`matrixdp.feasible.project_psd_box`, with the exact shortcut: when the PSD projection
+    already lies in the box it is the projection onto the intersection (a subset of the cone)."""
+    from ..feasible import project_psd as psd, project_psd_box
+
+    out = psd(matrix)
+    slack = 1e-12 * max(float(np.abs(upper).max()), float(np.abs(lower).max()), 1e-300)
+    if np.all(out >= lower - slack) and np.all(out <= upper + slack):
+        return out
+    return project_psd_box(matrix, lower, upper, tol=1e-9, max_iter=300)
 
 
 def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: str,
@@ -195,8 +210,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         Project the released matrix onto its public feasible set (post-processing, no budget):
         PSD with variances at most the squared public half-widths and Cauchy–Schwarz bounds
         (``"gram"``: PSD with every entry within the box's bounds on ``mean(x_i x_j)``), via
-        :mod:`matrixdp.feasible`, in units of the public half-widths, where it never increases
-        the Frobenius error (the true matrix lies in the set; ``docs/postprocessing.md``).
+        :mod:`matrixdp.feasible`, in the units of the loss (original units; half-widths for
+        ``"correlation"``), where it never increases the Frobenius error (the true matrix lies
+        in the set; ``docs/postprocessing.md``).
         ``kind="correlation"`` is always projected (nearest correlation matrix).
     clip : bool, default True
         Clip records to ``bounds`` (no warning: the bounds are public and the guarantee unchanged);
@@ -295,7 +311,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
             cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
             keep_release(self, rel)
         if self.project_psd or self.kind == "correlation":
-            cov = project_feasible(cov, lo, hi, self.kind)
+            cov = project_feasible(cov, lo, hi, self.kind,
+                                   units="unit-box" if self.kind == "correlation" else "original")
         if self.kind == "correlation":
             cov = nearest_correlation(correlation_from_covariance(cov))
         self.covariance_ = cov

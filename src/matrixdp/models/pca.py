@@ -118,7 +118,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         # (post-processing): it removes the noise's negative part relative to each feature's
         # scale, which keeps the subspace of the small-range features (measured:
         # results/when_mvg_wins.md, PCA rows)
-        cov = project_feasible(cov, lo, hi, "covariance")
+        cov = project_feasible(cov, lo, hi, "covariance", units="unit-box")
         lam, vec = np.linalg.eigh(cov)
         order = np.argsort(lam)[::-1][:k]
         lam = np.maximum(lam[order], 0.0)
