@@ -167,10 +167,11 @@ def test_covariance_gain_on_ranges_1_to_1400_against_iid_and_rescaled_iid():
                          ("rescaled-iid", r.covariance_ * np.outer(h, h))):
             errs[key].append(np.linalg.norm(cov - truth) / np.linalg.norm(truth))
     med = {k: float(np.median(v)) for k, v in errs.items()}
-    assert med["auto"] < 0.5 * med["iid"], med
-    # both are projected onto the feasible set in units of the half-widths, which helps the
-    # unit-box release most (measured ratio ~0.58 at these seeds; 0.45 before the projection)
-    assert med["auto"] < 0.7 * med["rescaled-iid"], med
+    # every release is projected onto the feasible set (variances <= h², Cauchy–Schwarz), which
+    # removes most of the i.i.d. noise on the small-range features: measured auto/iid 0.55
+    # with these seeds (0.12 with a PSD projection only), auto/rescaled-iid 0.33
+    assert med["auto"] < 0.7 * med["iid"], med
+    assert med["auto"] < 0.5 * med["rescaled-iid"], med
 
 
 def test_correlation_prefers_the_rescaled_problem():
