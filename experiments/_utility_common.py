@@ -521,7 +521,7 @@ def winners_table(rows: list[dict], metric: str, lower_is_better: bool = True,
 
 
 def best_ratio_lines(rows: list[dict], metric: str, lower_is_better: bool = True,
-                     max_ratio: float = 1.2, share: float = 0.9) -> list[str]:
+                     max_ratio: float = 1.2, share: float = 0.9, relative: bool = False) -> list[str]:
     """Markdown: per (dataset, ε) cell the best method and matrixdp's default's median divided
     by the best median, and the issue's targets (default best in ``share`` of the cells, never
     more than ``max_ratio`` × the best), computed from the table (never hand-edited)."""
@@ -548,7 +548,10 @@ def best_ratio_lines(rows: list[dict], metric: str, lower_is_better: bool = True
             n_best += is_best
             n_within += bool(ratio <= max_ratio)
             if not is_best:
-                losses.append(f"{ds} ε = {e:g}: {', '.join(winners)} ({ratio:.3g}×)")
+                why = ""
+                if lower_is_better and top > 1.0 and relative:
+                    why = "; every method's median relative error exceeds 1 (worse than releasing 0)"
+                losses.append(f"{ds} ε = {e:g}: {', '.join(winners)} ({ratio:.3g}×{why})")
             lines.append(f"| {ds} | {e:g} | {' = '.join(winners)} | {fmt(sign * top)} | {fmt(me)} | "
                          f"{ratio:.3g} |")
     if not n_cells:

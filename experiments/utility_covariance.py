@@ -171,7 +171,7 @@ def write(rows, tables, args) -> Path:
     lines += uc.target_lines(uc.target_check(rows, "relative Frobenius error"),
                              "covariance error", "error divided by matrixdp's default")
     lines += ["### Best method per cell and matrixdp's default against it", ""]
-    lines += uc.best_ratio_lines(rows, "relative Frobenius error")
+    lines += uc.best_ratio_lines(rows, "relative Frobenius error", relative=True)
     lines += psd_effect_lines(rows)
     lines += ["## Relative Frobenius error of the implied correlation matrix (same releases)", "",
               "A scale-free loss: it favours noise that is i.i.d. in units of the public ranges "
