@@ -118,7 +118,9 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
     steps : int, default 2
         Number of releases (1 is the one-shot release).
     rng : None, int or Generator
-        One generator is made for all steps and not kept.
+        ``None``: a fresh cryptographically secure generator. An int makes the release
+        reproducible, and replayable by whoever knows the seed. One generator is made for all
+        steps and not kept.
     charging : callable, optional
         ``charging(guarantee)`` returns the context manager the releases run in.
     margin : float, default 1.0
