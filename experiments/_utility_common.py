@@ -56,7 +56,9 @@ DELTA = 1e-6
 DATASETS = ("adult", "wdbc", "ctg", "lending_club", "liver", "movement_aal", "synthetic")
 
 METHODS = ("matrixdp (auto)", "matrixdp (mvg)", "matrixdp (iid)", "iid, unit box",
-           "Analyze Gauss", "diffprivlib", "OpenDP")
+           "matrixdp (coinpress)", "Analyze Gauss", "diffprivlib", "OpenDP")
+#: Methods only the covariance and PCA scripts run (``parse_args(methods=...)``).
+COVARIANCE_METHODS = ("matrixdp (coinpress)",)
 MATRIXDP_DEFAULT = "matrixdp (auto)"
 TIE = 1e-9  # medians within this relative distance are a tie (e.g. identical noise on a unit box)
 
@@ -69,6 +71,11 @@ METHOD_NOTES = {
                       "sensitivity of the same query (same tight sensitivity)",
     "iid, unit box": "every feature (and the target) rescaled to [0, 1] by its public bounds, "
                      "matrixdp noise='iid' there, result mapped back to the original units",
+    "matrixdp (coinpress)": "CoinPress (Biswas et al. 2020) adapted to the public box: "
+                            "method='coinpress', 2 releases composed exactly (GDP) to (ε, δ): "
+                            "the one-shot auto release at 1/4 of μ², then the records whitened by "
+                            "it, clipped to a ball and released with i.i.d. Gaussian noise "
+                            "(docs/coinpress.md)",
     "Analyze Gauss": "Dwork et al. 2014: symmetric i.i.d. Gaussian on the same centred, "
                      "mean-augmented second moments; knows only the box's row-norm bound R "
                      "(s₂ = √2·R²/n, exact for the ball); classic σ where its exact profile "
@@ -396,12 +403,16 @@ def quantiles(values) -> tuple[float, float, float]:
     return float(med), float(q25), float(q75)
 
 
-def parse_args(description: str, argv=None, extra=None) -> argparse.Namespace:
+def parse_args(description: str, argv=None, extra=None, methods=None) -> argparse.Namespace:
+    """Command line of a utility script; ``methods`` (default: every method but the
+    covariance-only ones) are the default and the allowed ``--methods``."""
+    if methods is None:
+        methods = tuple(m for m in METHODS if m not in COVARIANCE_METHODS)
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--trials", type=int, default=50, help="trials per cell (default 50)")
     p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     p.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
-    p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    p.add_argument("--methods", nargs="+", default=list(methods), choices=list(methods))
     p.add_argument("--out", type=Path, default=DEFAULT_OUT)
     p.add_argument("--seed", type=int, default=20261124)
     p.add_argument("--data-home", type=Path, default=None)
@@ -506,6 +517,54 @@ def winners_table(rows: list[dict], metric: str, lower_is_better: bool = True,
                 for e in eps_list]
         lines += ["", "Lowest median: " + "; ".join(wins) + ".", ""] if lower_is_better else \
             ["", "Highest median: " + "; ".join(wins) + ".", ""]
+    return lines
+
+
+def best_ratio_lines(rows: list[dict], metric: str, lower_is_better: bool = True,
+                     max_ratio: float = 1.2, share: float = 0.9, relative: bool = False) -> list[str]:
+    """Markdown: per (dataset, ε) cell the best method and matrixdp's default's median divided
+    by the best median, and the issue's targets (default best in ``share`` of the cells, never
+    more than ``max_ratio`` × the best), computed from the table (never hand-edited)."""
+    sel = [r for r in rows if r["metric"] == metric and r["status"] == "ok"]
+    sign = 1.0 if lower_is_better else -1.0
+    lines = ["| dataset | ε | best method | best median | default median | default / best |",
+             "|---|---|---|---|---|---|"]
+    n_cells = n_best = n_within = 0
+    losses = []
+    for ds in dict.fromkeys(r["dataset"] for r in sel):
+        for e in sorted({float(r["epsilon"]) for r in sel if r["dataset"] == ds}):
+            cell = {r["method"]: float(r["median"]) for r in sel
+                    if r["dataset"] == ds and float(r["epsilon"]) == e}
+            if MATRIXDP_DEFAULT not in cell:
+                continue
+            top = min(sign * v for v in cell.values())
+            winners = [m for m in METHODS if m in cell and sign * cell[m] <= top + TIE * abs(top)]
+            me = cell[MATRIXDP_DEFAULT]
+            ratio = me / (sign * top) if top != 0 else float("nan")
+            if not lower_is_better:
+                ratio = 1.0 / ratio if ratio else float("nan")
+            n_cells += 1
+            is_best = MATRIXDP_DEFAULT in winners
+            n_best += is_best
+            n_within += bool(ratio <= max_ratio)
+            if not is_best:
+                why = ""
+                if lower_is_better and top > 1.0 and relative:
+                    why = "; every method's median relative error exceeds 1 (worse than releasing 0)"
+                losses.append(f"{ds} ε = {e:g}: {', '.join(winners)} ({ratio:.3g}×{why})")
+            lines.append(f"| {ds} | {e:g} | {' = '.join(winners)} | {fmt(sign * top)} | {fmt(me)} | "
+                         f"{ratio:.3g} |")
+    if not n_cells:
+        return []
+    ok_best = n_best >= share * n_cells
+    ok_ratio = n_within == n_cells
+    lines += ["", f"Target: matrixdp's default has the best median in ≥ {share:.0%} of the cells — "
+                  f"**{'met' if ok_best else 'NOT met'}**: {n_best} of {n_cells}; never more than "
+                  f"{max_ratio:g}× the best — **{'met' if ok_ratio else 'NOT met'}**: "
+                  f"{n_within} of {n_cells} cells within.", ""]
+    if losses:
+        lines += ["Cells where another method has a lower median than the default: "
+                  + "; ".join(losses) + ".", ""]
     return lines
 
 

@@ -1,4 +1,4 @@
-"""Utility comparison: DP PCA, side by side (matrixdp, Analyze Gauss, diffprivlib, OpenDP).
+"""Utility comparison: DP PCA, side by side (matrixdp incl. CoinPress, Analyze Gauss, diffprivlib, OpenDP).
 
 Metric: the captured-variance deficit of the released top-k subspace V (k = 2 and 5, where k < d),
 ``1 − tr(VᵀCV) / (λ₁ + … + λ_k)`` with C the covariance of the records (clipped to the public
@@ -33,6 +33,11 @@ def pca_fitter(method: str, t: uc.Table, eps: float, k: int):
     """``seed -> components (k, d)`` for one method."""
     X, lo, hi, n, d = t.X, t.lo, t.hi, t.n, t.d
     h = 0.5 * (hi - lo)
+    if method == "matrixdp (coinpress)":
+        from matrixdp.models import DPPCA
+
+        return lambda s: DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
+                               method="coinpress", random_state=s).fit(X).components_
     if method.startswith("matrixdp"):
         from matrixdp.models import DPPCA
 
@@ -110,6 +115,8 @@ def write(rows, tables, args) -> Path:
         lines += uc.winners_table(rows, metric)
         lines += uc.target_lines(uc.target_check(rows, metric), f"PCA k = {k}",
                                  "deficit divided by matrixdp's default")
+        lines += [f"### k = {k}: best method per cell and matrixdp's default against it", ""]
+        lines += uc.best_ratio_lines(rows, metric)
         if not args.no_plot:
             png = uc.plot(rows, metric, out / f"{NAME}_k{k}.png",
                           f"DP PCA, k = {k}: captured-variance deficit vs ε (median, IQR band)",
@@ -122,7 +129,7 @@ def write(rows, tables, args) -> Path:
 
 
 def main(argv=None) -> int:
-    args = uc.parse_args(TITLE, argv)
+    args = uc.parse_args(TITLE, argv, methods=uc.METHODS)
     rows, tables = uc.rows_and_tables(args, NAME, run)
     print(f"wrote {write(rows, tables, args)}")
     return 0

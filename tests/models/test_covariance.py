@@ -167,7 +167,10 @@ def test_covariance_gain_on_ranges_1_to_1400_against_iid_and_rescaled_iid():
                          ("rescaled-iid", r.covariance_ * np.outer(h, h))):
             errs[key].append(np.linalg.norm(cov - truth) / np.linalg.norm(truth))
     med = {k: float(np.median(v)) for k, v in errs.items()}
-    assert med["auto"] < 0.5 * med["iid"], med
+    # every release is projected onto the feasible set (variances <= h², Cauchy–Schwarz), which
+    # removes most of the i.i.d. noise on the small-range features: measured auto/iid 0.55
+    # with these seeds, auto/rescaled-iid 0.33
+    assert med["auto"] < 0.7 * med["iid"], med
     assert med["auto"] < 0.5 * med["rescaled-iid"], med
 
 
@@ -177,7 +180,11 @@ def test_correlation_prefers_the_rescaled_problem():
     truth = np.corrcoef(X.T)
     est = DPCovariance(bounds=(LO, HI), kind="correlation", random_state=0).fit(X)
     cands = est.noise_candidates_
-    assert est.allocation_ == "task-weighted"
+    # the unit-box candidate (equal precision shares) and the task-weighted allocation nearly
+    # coincide for this loss (they differ only in the mean coordinate's share)
+    assert est.allocation_ in ("task-weighted", "unit-box")
+    assert cands[est.allocation_] == min(cands.values())
+    assert cands["unit-box"] < 1.1 * cands["task-weighted"]
     assert cands["task-weighted"] < cands["mse-optimal"] < cands["iid"]
     errs = {}
     for alloc in ("auto", "iid"):
@@ -283,3 +290,157 @@ def test_matrixdp_accountant_is_charged_once_and_refuses_overspending():
         DPCovariance(bounds=(LO, HI), random_state=0).fit(X)
         DPCovariance(bounds=(LO, HI), accountant=block, random_state=0).fit(X)
     assert len(block.spends) == 2
+
+
+# ----------------------------------------------------------------------------- issue 24
+
+@pytest.mark.parametrize("hi, exact", [([1.0, 1000.0], True), ([1.0, 2.0, 1000.0], False)])
+def test_iid_exact_flag_follows_the_query_sensitivity(hi, exact):
+    """``privacy_.exact`` of noise='iid' is the query's ``sensitivity_l2_exact`` (the analytic σ is
+    the smallest for the declared sensitivity, which is tight only where it is attained)."""
+    hi = np.asarray(hi)
+    task, _, _ = augmented_task(-hi, hi, 200, "covariance")
+    assert task.query().sensitivity_l2_exact is exact
+    X = np.random.default_rng(0).uniform(-hi, hi, size=(200, hi.size))
+    est = DPCovariance(bounds=(-hi, hi), noise="iid", random_state=0).fit(X)
+    assert est.noise_ == "iid"
+    assert est.privacy_.exact is exact
+    assert (est.privacy_.epsilon, est.privacy_.delta) == (EPS, DELTA)
+
+
+def test_auto_considers_the_unit_box_candidate():
+    """i.i.d. noise after rescaling to the unit box is a candidate of 'auto' (decided from the
+    public bounds): its expected loss is reported, and 'auto' takes the least."""
+    X = heterogeneous_table(1000)
+    for kind in ("covariance", "correlation"):
+        est = DPCovariance(bounds=(LO, HI), kind=kind, random_state=0).fit(X)
+        assert set(est.noise_candidates_) == {"iid", "task-weighted", "mse-optimal", "unit-box"}
+        assert est.expected_loss_ == min(est.noise_candidates_.values())
+
+
+def test_predicted_ranking_of_the_noises_matches_the_measured_one():
+    """The expected-loss model against measurement, on synthetic data with known structure.
+
+    For every candidate allocation, the released second moments of a table with ranges 1 … 1,400
+    are drawn 300 times: the measured mean loss (the task's weighted Frobenius loss) is within
+    ±15% of the predicted one (a model off by 30% fails), and the measured relative Frobenius
+    error of the final covariance (after the release, before any projection) ranks the candidates
+    as the predicted losses do."""
+    from matrixdp.models._moments import plan_second_moment
+    from matrixdp.models.covariance import covariance_from_release
+
+    X = heterogeneous_table(2000)
+    n = X.shape[0]
+    task, center, t = augmented_task(LO, HI, n, "covariance")
+    Z = np.column_stack([X - center, np.full(n, t)])
+    G = task.query().compute(Z)
+    truth = np.cov(X.T, bias=True)
+    rng = np.random.default_rng(2024)
+    predicted, measured, cov_err = {}, {}, {}
+    for alloc in task.candidates:  # exactly what noise="auto" compares
+        plan, _ = plan_second_moment(task, epsilon=EPS, delta=DELTA, allocation=alloc)
+        losses, errs = [], []
+        # a plan released on the records rescaled to the unit box maps back by its public scale
+        s = np.ones(G.shape[0]) if plan.scale is None else plan.scale
+        for _ in range(300):
+            Gh = np.asarray(plan.mechanism.release(G * np.outer(s, s), rng=rng).value)
+            Gh = 0.5 * (Gh + Gh.T) / np.outer(s, s)
+            losses.append(float(np.sum(task.loss_matrix * (Gh - G) ** 2)))
+            cov, _ = covariance_from_release(Gh, center, t, "covariance")
+            errs.append(float(np.linalg.norm(cov - truth) ** 2))
+        predicted[alloc] = plan.expected_loss
+        measured[alloc] = float(np.mean(losses))
+        cov_err[alloc] = float(np.mean(errs))
+        assert abs(measured[alloc] / predicted[alloc] - 1) < 0.15, (alloc, measured, predicted)
+    by_prediction = sorted(predicted, key=predicted.get)
+    assert sorted(cov_err, key=cov_err.get) == by_prediction, (predicted, cov_err)
+    assert sorted(measured, key=measured.get) == by_prediction
+    auto = DPCovariance(bounds=(LO, HI), random_state=0).fit(X)
+    assert auto.allocation_ == by_prediction[0]
+
+
+def test_feasible_projection_never_hurts_and_is_on_by_default():
+    """The default projects onto PSD ∩ {C_ii <= h_i², |C_ij| <= h_i h_j} (post-processing, in the
+    original units): over 20 seeded releases its error never exceeds the PSD-only projection's
+    or the raw release's (Frobenius, original units), and the result is PSD. The variance bounds
+    are met where Dykstra's iteration converges (equal ranges, below); with ranges 1 … 1,400 it
+    stops before the smallest feature's bound is met (``matrixdp.feasible.project_psd_box``
+    converges slowly on ill-scaled matrices), so they are not asserted there."""
+    from matrixdp.models.covariance import project_feasible, project_psd
+
+    X = heterogeneous_table(300)
+    truth = np.cov(X.T, bias=True)
+    h = (HI - LO) / 2
+    for seed in range(20):
+        raw = DPCovariance(epsilon=0.3, bounds=(LO, HI), noise="iid", project_psd=False,
+                           random_state=seed).fit(X).covariance_
+        default = DPCovariance(epsilon=0.3, bounds=(LO, HI), noise="iid",
+                               random_state=seed).fit(X).covariance_
+        np.testing.assert_allclose(default, project_feasible(raw, LO, HI, "covariance"))
+        e_feas = np.linalg.norm(default - truth)
+        assert e_feas <= np.linalg.norm(project_psd(raw) - truth) * (1 + 1e-6)
+        assert e_feas <= np.linalg.norm(raw - truth) * (1 + 1e-6)
+        assert np.linalg.eigvalsh(default)[0] >= -1e-9 * np.abs(default).max()
+    Xs = np.random.default_rng(1).uniform(0, 1, size=(50, 4))  # small n: the noise is large
+    for seed in range(10):
+        cov = DPCovariance(epsilon=0.1, bounds=(0, 1), noise="iid",
+                           random_state=seed).fit(Xs).covariance_
+        assert np.all(np.diagonal(cov) <= 0.25 + 1e-4)  # Dykstra stops at a tolerance
+        assert np.all(np.abs(cov) <= 0.25 + 1e-4)
+
+
+def concentrated_table(n, seed=0):
+    """Gaussian records whose spread is a small part of the public box [-10, 10]^4."""
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(4, 4))
+    cov = a @ a.T / 4 + 0.2 * np.eye(4)
+    return np.clip(rng.multivariate_normal([1.0, -2.0, 0.5, 3.0], cov, size=n), -10, 10), cov
+
+
+def test_coinpress_charges_once_and_is_reproducible():
+    from matrixdp.accounting import Accountant
+
+    X, _ = concentrated_table(2000)
+    acc = Accountant(epsilon=5.0, delta=1e-5)
+    est = DPCovariance(epsilon=1.0, bounds=(-10, 10), method="coinpress", random_state=4,
+                       accountant=acc).fit(X)
+    assert est.noise_ == "coinpress"
+    assert (est.privacy_.epsilon, est.privacy_.delta) == (1.0, 1e-6)
+    assert est.privacy_.mu == pytest.approx(max_gaussian_shift(1.0, 1e-6))
+    assert not est.privacy_.exact
+    assert len(acc.spends) == 1  # one charge for the whole fit, before any noise
+    assert acc.spends[0][1] == est.privacy_
+    again = DPCovariance(epsilon=1.0, bounds=(-10, 10), method="coinpress",
+                         random_state=4).fit(X)
+    np.testing.assert_array_equal(est.covariance_, again.covariance_)
+    other = DPCovariance(epsilon=1.0, bounds=(-10, 10), method="coinpress",
+                         random_state=5).fit(X)
+    assert not np.array_equal(est.covariance_, other.covariance_)
+
+
+def test_coinpress_rejects_what_it_does_not_support():
+    X = np.zeros((10, 2))
+    with pytest.raises(InvalidParameterError, match="method"):
+        DPCovariance(bounds=(0, 1), method="coinpress", kind="gram").fit(X)
+    with pytest.raises(InvalidParameterError, match="method"):
+        DPCovariance(bounds=(0, 1), method="coinpress", neighbouring="add-remove").fit(X)
+    with pytest.raises(InvalidParameterError, match="method"):
+        DPCovariance(bounds=(0, 1), method="amin").fit(X)
+    with pytest.raises(InvalidParameterError, match="steps"):
+        DPCovariance(bounds=(0, 1), method="coinpress", coinpress_steps=0).fit(X)
+
+
+def test_coinpress_wins_where_the_records_fill_little_of_the_box():
+    """Records concentrated in a small ellipsoid of a wide public box, large ε n: the whitened
+    step of CoinPress has a much smaller sensitivity than the box (measured median error ratio
+    ~0.3 at these seeds; the check is < 0.6), and its error decreases with ε."""
+    X, _ = concentrated_table(20000)
+    truth = np.cov(X.T, bias=True)
+    med = {}
+    for method, eps in (("moments", 2.0), ("coinpress", 2.0), ("coinpress", 0.5)):
+        errs = [np.linalg.norm(DPCovariance(epsilon=eps, bounds=(-10, 10), method=method,
+                                            random_state=s).fit(X).covariance_ - truth)
+                for s in range(10)]
+        med[(method, eps)] = float(np.median(errs))
+    assert med[("coinpress", 2.0)] < 0.6 * med[("moments", 2.0)], med
+    assert med[("coinpress", 2.0)] < med[("coinpress", 0.5)], med

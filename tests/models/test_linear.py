@@ -245,7 +245,9 @@ def _forced_allocation_errors(monkeypatch, widths, eps, seeds=20, n=20000):
     ols = LinearRegression().fit(X, y).coef_
     plan = moments.plan_second_moment
     out = {}
-    for alloc in ("iid", "task-weighted", "mse-optimal", "iid-unit-box"):
+    from matrixdp.models.linear import REGRESSION_CANDIDATES
+
+    for alloc in REGRESSION_CANDIDATES:  # exactly what noise="auto" compares
         monkeypatch.setattr(moments, "plan_second_moment",
                             lambda task, a=alloc, **kw: plan(task, epsilon=kw["epsilon"],
                                                              delta=kw["delta"], allocation=a))

@@ -83,3 +83,19 @@ def test_pandas_output_and_feature_names():
     assert list(est.feature_names_in_) == list("vwxyz")
     back = est.inverse_transform(out.to_numpy())
     assert back.shape == (400, 5)
+
+
+def test_coinpress_method_gives_orthonormal_components_near_pca():
+    """method='coinpress' (issue 24): orthonormal components, the fit's whole (ε, δ) in one
+    guarantee, and with a large budget the subspace of the non-private PCA."""
+    rng = np.random.default_rng(3)
+    X = np.clip(rng.normal(size=(20000, 4)) * [3.0, 1.0, 0.5, 0.2], -10, 10)
+    est = DPPCA(n_components=2, epsilon=50.0, bounds=(-10, 10), method="coinpress",
+                random_state=0).fit(X)
+    V = est.components_
+    np.testing.assert_allclose(V @ V.T, np.eye(2), atol=1e-12)
+    assert est.noise_ == "coinpress"
+    assert (est.privacy_.epsilon, est.privacy_.delta) == (50.0, 1e-6)
+    ref = PCA(n_components=2).fit(X).components_
+    # principal angles: |cos| of the subspaces near 1
+    assert np.linalg.svd(V @ ref.T, compute_uv=False).min() > 0.99

@@ -11,7 +11,9 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
   calibration, precision shares ``θ_i ∝ h_i √w_i`` (the closed form minimising the task's loss
   ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget;
   ``docs/when_mvg_wins.md``);
-- ``"auto"``: the candidate (i.i.d., task-weighted MVG, Frobenius-MSE-optimal MVG) with the smallest
+- ``"auto"``: the candidate (i.i.d., task-weighted MVG, Frobenius-MSE-optimal MVG, and i.i.d. in
+  units of the public half-widths — the unit-box recipe, an MVG with equal precision shares) with
+  the smallest
   *exact expected loss* computed from public information only (bounds, ``n``, shape, the task's
   weights). It is therefore never worse than ``"iid"`` in expected loss.
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -35,15 +37,16 @@ from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyG
 from ..queries import CovarianceQuery, SensitivityStructure
 
 __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease",
+           "augmented_task",
            "release_second_moment",
            "plan_second_moment", "task_shares"]
 
 #: Accepted values of the estimators' ``noise`` parameter.
 NOISE_CHOICES = ("auto", "mvg", "iid")
 #: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
-ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "iid-unit-box")
+ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "unit-box", "iid-unit-box")
 #: What ``"auto"`` compares unless a task names its own candidates.
-DEFAULT_CANDIDATES = ("iid", "task-weighted", "mse-optimal")
+DEFAULT_CANDIDATES = ("iid", "task-weighted", "mse-optimal", "unit-box")
 #: Neighbouring relations the second-moment estimators support.
 RELATIONS = ("replace-one", "add-remove")
 
@@ -285,6 +288,8 @@ class _Plan:
     noise_choice: str
     allocation: str
     scale: np.ndarray | None = None  # released on the records rescaled by this public vector
+    #: False when the sensitivity the mechanism was calibrated to is only an upper bound
+    sensitivity_exact: bool = True
 
 
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
@@ -292,7 +297,8 @@ def _plan_iid(task, epsilon, delta, query) -> _Plan:
                              neighbouring=task.neighbouring)
     k = task.lower.size
     var = _symmetrised_variance(np.full(k, mech.sigma))
-    return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid")
+    return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid",
+                 sensitivity_exact=bool(getattr(query, "sensitivity_l2_exact", True)))
 
 
 def _plan_iid_unit_box(task, epsilon, delta) -> _Plan:
@@ -302,11 +308,13 @@ def _plan_iid_unit_box(task, epsilon, delta) -> _Plan:
     h = task.reach
     scale = np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 1.0)
     unit = dataclasses.replace(task, lower=task.lower * scale, upper=task.upper * scale)
-    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=unit.query().sensitivity_l2,
+    unit_query = unit.query()
+    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=unit_query.sensitivity_l2,
                              neighbouring=task.neighbouring)
     k = task.lower.size
     var = _symmetrised_variance(np.full(k, mech.sigma)) / np.outer(scale, scale) ** 2
-    return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid-unit-box", scale)
+    return _Plan(mech, var, float(np.sum(task.loss_matrix * var)), "iid", "iid-unit-box", scale,
+                 sensitivity_exact=bool(getattr(unit_query, "sensitivity_l2_exact", True)))
 
 
 def _plan_mvg(task, epsilon, delta, query, shares, allocation) -> _Plan:
@@ -342,6 +350,11 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
                                            "task-weighted"),
         "mse-optimal": lambda: _plan_mvg(task, epsilon, delta, query, h / math.fsum(h),
                                          "mse-optimal"),
+        # MVG noise in units of the public half-widths with equal precision shares (noise
+        # variance ∝ h_i²)
+        "unit-box": lambda: _plan_mvg(task, epsilon, delta, query, np.full(h.size, 1.0 / h.size),
+                                      "unit-box"),
+        # the Gaussian mechanism, i.i.d. on the records rescaled to the unit box, mapped back
         "iid-unit-box": lambda: _plan_iid_unit_box(task, epsilon, delta),
     }
     if allocation is not None:
@@ -378,7 +391,13 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     if plan.scale is not None:
         released = released / np.outer(plan.scale, plan.scale)
     released = 0.5 * (released + released.T)
-    return MomentRelease(released, rel.privacy, rel.noise, plan.entry_variance,
+    privacy = rel.privacy
+    if privacy.exact and not plan.sensitivity_exact:
+        # the noise is the smallest for the declared sensitivity, but that sensitivity is only
+        # a certified upper bound on the query's: the claim holds, it is not tight
+        privacy = replace(privacy, exact=False,
+                          notes=privacy.notes + ("sensitivity: certified upper bound (not attained)",))
+    return MomentRelease(released, privacy, rel.noise, plan.entry_variance,
                          plan.expected_loss, plan.noise_choice, plan.allocation, candidates)
 
 
@@ -393,3 +412,78 @@ def keep_release(estimator, rel: MomentRelease) -> None:
     estimator.expected_loss_ = rel.expected_loss
     estimator.entry_variance_ = rel.entry_variance
     estimator.noise_candidates_ = dict(rel.candidates)
+
+
+def augmented_task(lower, upper, n_samples, kind: str, neighbouring: str = "replace-one",
+                   n_components: int | None = None) -> tuple[MomentTask, np.ndarray, float]:
+    r"""The public second-moment task behind ``kind``: records ``z = (x - c, t)``.
+
+    ``c`` is the middle of the public box and ``t`` a public constant close to the root-mean-square
+    half-width, chosen (replace-one) so that the Frobenius sensitivity bound is attained
+    (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of
+    ``x - c``. Replace-one ``kind="gram"`` releases ``(1/n) XᵀX`` directly (no centring, no
+    constant). Under add-remove the release is the sum ``ZᵀZ`` and the corner ``n t²`` carries the
+    (private) number of records, so every kind keeps the constant (``gram``: ``z = (x, t)``).
+
+    Loss weights (see ``docs/when_mvg_wins.md`` §4):
+
+    - ``"covariance"`` / ``"gram"``: Frobenius error in the original units (``w_i = 1``);
+    - ``"correlation"``: Frobenius error in units of the public half-widths (``w_i = 1/h_i²``),
+      i.e. the loss of the problem rescaled to the unit box, which correlation is invariant to.
+
+    - ``"pca"`` (:class:`~matrixdp.models.DPPCA`; the covariance is released as for
+      ``"covariance"``): the unit-box weights of ``"correlation"``. A subspace's error is driven by
+      the noise relative to each feature's scale, whose public proxy is its range; measured on
+      tables with unequal ranges this captures more variance than the Frobenius weights
+      (``results/when_mvg_wins.md``, PCA rows at ε = 0.01 and 0.1).
+
+    The mean coordinate's weight accounts for the first-order error ``δm mᵀ + m δmᵀ`` it puts into
+    the covariance, with the public prior ``E m_i² = h_i²/3`` (mean uniform in the box); under
+    add-remove the corner's weight accounts for ``G δn / n`` with the prior ``G ≈ diag(h²/3)``.
+
+    Returns
+    -------
+    (task, center, t)
+    """
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    d = lo.size
+    add_remove = neighbouring == "add-remove"
+    n = None if add_remove else n_samples
+    if kind == "gram" and not add_remove:
+        w = np.ones(d)
+        return (MomentTask(lo, hi, n, w, np.ones((d, d)), "frobenius (original units)"),
+                np.zeros(d), 0.0)
+    if kind == "gram":
+        center = np.zeros(d)
+        h = np.maximum(np.abs(lo), np.abs(hi))
+        lo_f, hi_f = lo, hi
+    else:
+        center = 0.5 * (lo + hi)
+        h = 0.5 * (hi - lo)
+        lo_f, hi_f = -h, h
+    if not np.any(h > 0):
+        raise InvalidParameterError("bounds", "at least one feature must have lower < upper")
+    target = float(np.mean(h * h))
+    t = math.sqrt(target) if add_remove else balanced_constant(h, target)
+    # loss units per original unit, per feature
+    s = np.ones(d) if kind not in ("correlation", "pca") else \
+        np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 1.0)
+    hs2 = (s * h) ** 2
+    # loss per unit variance of the mean of coordinate i (the gram does not use the mean)
+    a = np.zeros(d) if kind == "gram" else (2.0 / 3.0) * (hs2.sum() + hs2)
+    k = d + 1
+    loss = np.zeros((k, k))
+    loss[:d, :d] = np.outer(s * s, s * s)
+    loss[:d, d] = loss[d, :d] = a * s * s / (2.0 * t * t)
+    weights = np.empty(k)
+    weights[:d] = s * s
+    weights[d] = max(float(np.mean(a)) / (2.0 * t * t), 0.0)
+    if add_remove:  # δn = δG_tt / t² moves every estimate by G δn / n
+        loss[d, d] = float(np.sum(hs2 / 3.0) ** 2) / t ** 4
+        weights[d] = max(weights[d], math.sqrt(loss[d, d]))
+    lo_z = np.append(lo_f, t)
+    hi_z = np.append(hi_f, t)
+    name = "frobenius (units of the public half-widths)" if kind in ("correlation", "pca") else \
+        "frobenius (original units)"
+    return (MomentTask(lo_z, hi_z, n, weights, loss, name, neighbouring), center, t)

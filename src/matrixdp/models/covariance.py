@@ -7,95 +7,58 @@ minimises the task's expected loss (``docs/when_mvg_wins.md``).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
+from ..feasible import nearest_correlation
 from ._dask import augmented_moments, is_dask_collection
 from ._base import (NoGeneratorStateMixin, bounded_records, charging, check_privacy_params,
                     check_relation)
-from ._moments import MomentTask, balanced_constant, release_second_moment, keep_release
+from ._moments import augmented_task, release_second_moment, keep_release
 
 __all__ = ["DPCovariance"]
 
 KINDS = ("covariance", "gram", "correlation")
+#: Estimation methods of :class:`DPCovariance` and :class:`~matrixdp.models.DPPCA`.
+METHODS = ("moments", "coinpress")
 
 
-def augmented_task(lower, upper, n_samples, kind: str, neighbouring: str = "replace-one",
-                   n_components: int | None = None) -> tuple[MomentTask, np.ndarray, float]:
-    r"""The public second-moment task behind ``kind``: records ``z = (x - c, t)``.
+def check_method(estimator, kind: str) -> str:
+    """The estimator's ``method`` (validated against ``kind`` and the neighbouring relation)."""
+    method = estimator.method
+    if method not in METHODS:
+        raise InvalidParameterError("method", f"must be one of {METHODS}, got {method!r}")
+    if method == "coinpress":
+        if kind == "gram":
+            raise InvalidParameterError("method", "'coinpress' estimates a covariance; use "
+                                                  "method='moments' for kind='gram'")
+        if check_relation(estimator.neighbouring) != "replace-one":
+            raise InvalidParameterError("method", "'coinpress' needs neighbouring='replace-one' "
+                                                  "(a public number of records)")
+    return method
 
-    ``c`` is the middle of the public box and ``t`` a public constant close to the root-mean-square
-    half-width, chosen (replace-one) so that the Frobenius sensitivity bound is attained
-    (:func:`~matrixdp.models._moments.balanced_constant`); ``G[:d, d] / t`` is the mean of
-    ``x - c``. Replace-one ``kind="gram"`` releases ``(1/n) XᵀX`` directly (no centring, no
-    constant). Under add-remove the release is the sum ``ZᵀZ`` and the corner ``n t²`` carries the
-    (private) number of records, so every kind keeps the constant (``gram``: ``z = (x, t)``).
 
-    Loss weights (see ``docs/when_mvg_wins.md`` §4):
+def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
+    """Fit ``estimator`` with :func:`~matrixdp.models.coinpress.coinpress_covariance`; sets the
+    release attributes (``noise_ = "coinpress"``) and returns ``(covariance, location)``."""
+    from .coinpress import coinpress_covariance
 
-    - ``"covariance"`` / ``"gram"``: Frobenius error in the original units (``w_i = 1``);
-    - ``"correlation"``: Frobenius error in units of the public half-widths (``w_i = 1/h_i²``),
-      i.e. the loss of the problem rescaled to the unit box, which correlation is invariant to.
-
-    - ``"pca"`` (:class:`~matrixdp.models.DPPCA`; the covariance is released as for
-      ``"covariance"``): the unit-box weights of ``"correlation"``. A subspace's error is driven by
-      the noise relative to each feature's scale, whose public proxy is its range; measured on
-      tables with unequal ranges this captures more variance than the Frobenius weights
-      (``results/when_mvg_wins.md``, PCA rows at ε = 0.01 and 0.1).
-
-    The mean coordinate's weight accounts for the first-order error ``δm mᵀ + m δmᵀ`` it puts into
-    the covariance, with the public prior ``E m_i² = h_i²/3`` (mean uniform in the box); under
-    add-remove the corner's weight accounts for ``G δn / n`` with the prior ``G ≈ diag(h²/3)``.
-
-    Returns
-    -------
-    (task, center, t)
-    """
-    lo = np.asarray(lower, dtype=np.float64)
-    hi = np.asarray(upper, dtype=np.float64)
-    d = lo.size
-    add_remove = neighbouring == "add-remove"
-    n = None if add_remove else n_samples
-    if kind == "gram" and not add_remove:
-        w = np.ones(d)
-        return (MomentTask(lo, hi, n, w, np.ones((d, d)), "frobenius (original units)"),
-                np.zeros(d), 0.0)
-    if kind == "gram":
-        center = np.zeros(d)
-        h = np.maximum(np.abs(lo), np.abs(hi))
-        lo_f, hi_f = lo, hi
-    else:
-        center = 0.5 * (lo + hi)
-        h = 0.5 * (hi - lo)
-        lo_f, hi_f = -h, h
-    if not np.any(h > 0):
-        raise InvalidParameterError("bounds", "at least one feature must have lower < upper")
-    target = float(np.mean(h * h))
-    t = math.sqrt(target) if add_remove else balanced_constant(h, target)
-    # loss units per original unit, per feature
-    s = np.ones(d) if kind not in ("correlation", "pca") else \
-        np.where(h > 0, 1.0 / np.where(h > 0, h, 1.0), 1.0)
-    hs2 = (s * h) ** 2
-    # loss per unit variance of the mean of coordinate i (the gram does not use the mean)
-    a = np.zeros(d) if kind == "gram" else (2.0 / 3.0) * (hs2.sum() + hs2)
-    k = d + 1
-    loss = np.zeros((k, k))
-    loss[:d, :d] = np.outer(s * s, s * s)
-    loss[:d, d] = loss[d, :d] = a * s * s / (2.0 * t * t)
-    weights = np.empty(k)
-    weights[:d] = s * s
-    weights[d] = max(float(np.mean(a)) / (2.0 * t * t), 0.0)
-    if add_remove:  # δn = δG_tt / t² moves every estimate by G δn / n
-        loss[d, d] = float(np.sum(hs2 / 3.0) ** 2) / t ** 4
-        weights[d] = max(weights[d], math.sqrt(loss[d, d]))
-    lo_z = np.append(lo_f, t)
-    hi_z = np.append(hi_f, t)
-    name = "frobenius (units of the public half-widths)" if kind in ("correlation", "pca") else \
-        "frobenius (original units)"
-    return (MomentTask(lo_z, hi_z, n, weights, loss, name, neighbouring), center, t)
+    if is_dask_collection(X):
+        raise InvalidParameterError("method", "'coinpress' needs an in-memory X (it makes several "
+                                              "passes over the records)")
+    res = coinpress_covariance(
+        X, lo, hi, epsilon=epsilon, delta=delta, steps=estimator.coinpress_steps,
+        rng=estimator.random_state,
+        charging=lambda p: charging(estimator.accountant, p, label=label))
+    estimator.privacy_ = res.privacy
+    estimator.noise_ = "coinpress"
+    estimator.allocation_ = "coinpress"
+    estimator.noise_summary_ = None
+    estimator.expected_loss_ = None
+    estimator.entry_variance_ = None
+    estimator.noise_candidates_ = {}
+    return res.covariance, res.location
 
 
 def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, noise, label,
@@ -134,6 +97,44 @@ def project_psd(matrix: np.ndarray) -> np.ndarray:
         return matrix
     out = (vec * np.maximum(lam, 0.0)) @ vec.T
     return 0.5 * (out + out.T)
+
+
+def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "original") -> np.ndarray:
+    """Frobenius projection of a released matrix onto what the public box allows (post-processing).
+
+    ``"covariance"``/``"correlation"``: PSD, variances in ``[0, h_i²]`` (Popoviciu, ``h`` the
+    public half-widths) and ``|C_ij| <= h_i h_j`` (Cauchy–Schwarz); ``"gram"``: PSD and every
+    entry between the public bounds of the mean of ``x_i x_j``. The true matrix lies in the set,
+    so the projection never increases the Frobenius error *in the units it is computed in*:
+    ``units="original"`` (the loss of a covariance) or ``"unit-box"`` (units of the half-widths:
+    the loss of a correlation or of PCA on features of unequal ranges). A projection in one
+    unit system can increase the error measured in another (``docs/postprocessing.md``).
+    """
+    from ..feasible import covariance_entry_bounds, project_psd_box, second_moment_entry_bounds
+
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    if kind == "gram":
+        return _project_psd_box(cov, *second_moment_entry_bounds(lo, hi))
+    h = 0.5 * (hi - lo)
+    if units == "original":
+        return _project_psd_box(cov, *covariance_entry_bounds(h * h))
+    unit = np.where(h > 0, h, 1.0)
+    scaled = cov / np.outer(unit, unit)
+    out = _project_psd_box(scaled, *covariance_entry_bounds(np.where(h > 0, 1.0, 0.0)))
+    return out * np.outer(unit, unit)
+
+
+def _project_psd_box(matrix, lower, upper):
+    """:func:`matrixdp.feasible.project_psd_box`, with the exact shortcut: when the PSD projection
+    already lies in the box it is the projection onto the intersection (a subset of the cone)."""
+    from ..feasible import project_psd as psd, project_psd_box
+
+    out = psd(matrix)
+    slack = 1e-12 * max(float(np.abs(upper).max()), float(np.abs(lower).max()), 1e-300)
+    if np.all(out >= lower - slack) and np.all(out <= upper + slack):
+        return out
+    return project_psd_box(matrix, lower, upper, tol=1e-9, max_iter=300)
 
 
 def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: str,
@@ -200,13 +201,19 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         ``"gram"`` is the raw second moment ``XᵀX/n``; ``"covariance"`` divides by ``n`` (as
         :class:`sklearn.covariance.EmpiricalCovariance`).
     noise : {"auto", "mvg", "iid"}, default "auto"
+        The noise of ``method="moments"``.
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         Replace-one (the number of records ``n`` is public; the release is ``(1/n)ZᵀZ``) or
         add-remove (``n`` is private: the sum ``ZᵀZ`` is released, its corner carries the count, and
         one record's difference ``±zzᵀ`` has the exact sensitivity ``R²``).
     project_psd : bool, default True
-        Project the released matrix onto the PSD cone (post-processing; never increases the
-        Frobenius error of a covariance).
+        Project the released matrix onto its public feasible set (post-processing, no budget):
+        PSD with variances at most the squared public half-widths and Cauchy–Schwarz bounds
+        (``"gram"``: PSD with every entry within the box's bounds on ``mean(x_i x_j)``), via
+        :mod:`matrixdp.feasible`, in the units of the loss (original units; half-widths for
+        ``"correlation"``), where it never increases the Frobenius error (the true matrix lies
+        in the set; ``docs/postprocessing.md``).
+        ``kind="correlation"`` is always projected (nearest correlation matrix).
     clip : bool, default True
         Clip records to ``bounds`` (no warning: the bounds are public and the guarantee unchanged);
         ``False`` raises :class:`~matrixdp.errors.OutOfBoundsError` for data outside them.
@@ -218,6 +225,18 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+    method : {"moments", "coinpress"}, default "moments"
+        ``"moments"``: one release of the second moments with the noise of ``noise``.
+        ``"coinpress"``: the iterative estimator of Biswas et al. (2020) adapted to the public
+        box (:func:`~matrixdp.models.coinpress.coinpress_covariance`, ``docs/coinpress.md``):
+        ``coinpress_steps`` releases composed exactly (GDP) to the same (ε, δ); the first is the
+        one-shot release at a quarter of the budget, the next ones whiten the records by the
+        released estimate. Replace-one, in-memory ``X``, not ``kind="gram"``. Its benefit
+        depends on the data (how much smaller the records' spread is than the box), so
+        ``noise="auto"`` cannot score it from public facts and never picks it; measured
+        (``results/utility_covariance.md``) it wins at large ``ε n`` and loses at small.
+    coinpress_steps : int, default 2
+        Number of releases of ``method="coinpress"``.
 
     Attributes
     ----------
@@ -228,7 +247,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     privacy_ : PrivacyGuarantee
         The guarantee of the whole fit.
     noise_ : str
-        ``"iid"`` or ``"mvg"`` (what was used).
+        ``"iid"`` or ``"mvg"`` (what was used), ``"coinpress"`` for that method (whose
+        ``noise_summary_``, ``expected_loss_`` and ``entry_variance_`` are None).
     noise_summary_ : NoiseSummary
         The mechanism's description of the raw noise (data-independent).
     expected_loss_ : float
@@ -247,6 +267,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     .. [1] T. Chanyaswad, A. Dytso, H. V. Poor and P. Mittal, "A Differential Privacy Mechanism
        Design Under Matrix-Valued Query", arXiv:1802.10077.
     .. [2] matrixdp, ``docs/when_mvg_wins.md`` and ``docs/mvg.md`` (the exact calibration).
+    .. [3] S. Biswas, Y. Dong, G. Kamath and J. Ullman, "CoinPress: Practical Private Mean and
+       Covariance Estimation", NeurIPS 2020.
 
     Examples
     --------
@@ -259,7 +281,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, kind="covariance", noise="auto",
                  neighbouring="replace-one", project_psd=True, clip=True, random_state=None,
-                 accountant=None):
+                 accountant=None, method="moments", coinpress_steps=2):
+        self.method = method
+        self.coinpress_steps = coinpress_steps
         self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
@@ -276,17 +300,23 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         eps, delta, noise = check_privacy_params(self)
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
+        method = check_method(self, self.kind)
         X, lo, hi = bounded_records(self, X)
-        rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps, delta=delta,
-                                            noise=noise, label="DPCovariance.fit")
-        cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
+        if method == "coinpress":
+            cov, loc = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
+                                     label="DPCovariance.fit")
+        else:
+            rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
+                                                delta=delta, noise=noise, label="DPCovariance.fit")
+            cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
+            keep_release(self, rel)
         if self.project_psd or self.kind == "correlation":
-            cov = project_psd(cov)
+            cov = project_feasible(cov, lo, hi, self.kind,
+                                   units="unit-box" if self.kind == "correlation" else "original")
         if self.kind == "correlation":
-            cov = correlation_from_covariance(cov)
+            cov = nearest_correlation(correlation_from_covariance(cov))
         self.covariance_ = cov
         self.location_ = loc
-        keep_release(self, rel)
         return self
 
     def __sklearn_tags__(self):

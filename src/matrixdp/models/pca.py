@@ -9,7 +9,9 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import InvalidParameterError
 from ._base import (NoGeneratorStateMixin, bounded_records, check_privacy_params, validate_X)
 from ._moments import keep_release
-from .covariance import covariance_from_release, fit_second_moments, project_psd
+from ..feasible import orthonormalise
+from .covariance import (check_method, covariance_from_release, fit_coinpress,
+                         fit_second_moments, project_feasible)
 
 __all__ = ["DPPCA"]
 
@@ -33,6 +35,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required.
     noise : {"auto", "mvg", "iid"}, default "auto"
+        The noise of ``method="moments"``.
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         As in :class:`~matrixdp.models.DPCovariance`.
     clip : bool, default True
@@ -42,6 +45,14 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+    method : {"moments", "coinpress"}, default "moments"
+        How the covariance is released, as in :class:`~matrixdp.models.DPCovariance`
+        (``"coinpress"``: Biswas et al. 2020 adapted to the public box, ``docs/coinpress.md``).
+    coinpress_steps : int, default 2
+
+    Post-processing (no budget): the released covariance is projected onto the feasible set
+    (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
+    the components are orthonormalised.
 
     Attributes
     ----------
@@ -64,10 +75,15 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     .. [1] C. Dwork, K. Talwar, A. Thakurta and L. Zhang, "Analyze Gauss: optimal bounds for
        privacy-preserving principal component analysis", STOC 2014.
     .. [2] matrixdp, ``docs/when_mvg_wins.md``.
+    .. [3] S. Biswas, Y. Dong, G. Kamath and J. Ullman, "CoinPress: Practical Private Mean and
+       Covariance Estimation", NeurIPS 2020.
     """
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
-                 neighbouring="replace-one", clip=True, random_state=None, accountant=None):
+                 neighbouring="replace-one", clip=True, random_state=None, accountant=None,
+                 method="moments", coinpress_steps=2):
+        self.method = method
+        self.coinpress_steps = coinpress_steps
         self.n_components = n_components
         self.neighbouring = neighbouring
         self.epsilon = epsilon
@@ -81,26 +97,32 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def fit(self, X, y=None):
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self)
+        method = check_method(self, "covariance")
         X, lo, hi = bounded_records(self, X)
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
             raise InvalidParameterError("n_components", f"must be None or an int in [1, "
                                                         f"n_features={d}], got {k!r}")
-        rel, center, t = fit_second_moments(self, X, lo, hi, "pca", epsilon=eps,
-                                            delta=delta, noise=noise, label="DPPCA.fit",
-                                            n_components=k)
-        cov, mean = covariance_from_release(rel.value, center, t, "covariance", self.neighbouring)
-        # PSD projection in units of the public half-widths (post-processing): it removes the
-        # noise's negative part relative to each feature's scale, which keeps the subspace of
-        # the small-range features (measured: results/when_mvg_wins.md, PCA rows)
-        half = 0.5 * (hi - lo)
-        unit = np.where(half > 0, half, 1.0)
-        cov = project_psd(cov / np.outer(unit, unit)) * np.outer(unit, unit)
+        if method == "coinpress":
+            cov, mean = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
+                                      label="DPPCA.fit")
+        else:
+            rel, center, t = fit_second_moments(self, X, lo, hi, "pca", epsilon=eps,
+                                                delta=delta, noise=noise, label="DPPCA.fit",
+                                                n_components=k)
+            cov, mean = covariance_from_release(rel.value, center, t, "covariance",
+                                                self.neighbouring)
+            keep_release(self, rel)
+        # projection onto the feasible covariances in units of the public half-widths
+        # (post-processing): it removes the noise's negative part relative to each feature's
+        # scale, which keeps the subspace of the small-range features (measured:
+        # results/when_mvg_wins.md, PCA rows)
+        cov = project_feasible(cov, lo, hi, "covariance", units="unit-box")
         lam, vec = np.linalg.eigh(cov)
         order = np.argsort(lam)[::-1][:k]
         lam = np.maximum(lam[order], 0.0)
-        comps = vec[:, order].T
+        comps = orthonormalise(vec[:, order]).T  # exact orthonormal rows (post-processing)
         # deterministic signs (as scikit-learn's svd_flip): largest |entry| of each row positive
         big = np.argmax(np.abs(comps), axis=1)
         comps *= np.sign(comps[np.arange(k), big])[:, None]
@@ -110,7 +132,6 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         self.explained_variance_ratio_ = lam / total if total > 0 else np.zeros(k)
         self.mean_ = mean
         self.n_components_ = int(k)
-        keep_release(self, rel)
         return self
 
     def transform(self, X):
