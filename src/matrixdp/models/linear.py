@@ -125,6 +125,9 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     privacy_ : PrivacyGuarantee
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
+    moments_ : ndarray (k, k)
+        The released (DP) second moments of ``(x - c_x, y - c_y, t)`` (sums under add-remove);
+        ``coef_`` and ``intercept_`` are solved from it (post-processing).
     n_features_in_, feature_names_in_
 
     References
