@@ -473,7 +473,7 @@ def _bar_labels(query, key, names, shape, target=None):
     if key == "intercept":
         return ["intercept"]
     if key in ("values", "mean", "coef"):
-        return [f"{key}[{c}]" for c in names]
+        return [f"{query if key == 'values' else key}[{c}]" for c in names]
     if key == "matrix":
         return [f"{query}[{a}, {b}]" for a in names for b in names]
     if key == "components":
@@ -499,7 +499,8 @@ def noise_warnings(doc: dict) -> list[str]:
         worst = np.unravel_index(int(np.argmax(np.where(over, rel, -1.0))), rel.shape)
         total = int(np.triu(np.ones(rel.shape, bool)).sum()) if key == "matrix" and rel.ndim == 2 \
             else rel.size
-        out.append(f"{key}: noise dominates {int(over.sum())} of the {total} released "
+        what = q if key in ("values", "matrix") else key.replace("_", " ")
+        out.append(f"{what}: noise dominates {int(over.sum())} of the {total} released "
                    f"number{'' if total == 1 else 's'} (expected error above "
                    f"{NOISE_DOMINATES:.0%} of the public range; worst: {labels[worst]}, "
                    f"{float(rel[worst]):.0%} of its range); a larger epsilon, more records, "
