@@ -303,10 +303,14 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     sd_mean = np.sqrt(G_var[:d, d]) / t
     if project:
         mean = clamp(mean, lower, upper)
-        # Frobenius projection in units of the public half-widths (as DPPCA): PSD, variances in
-        # [0, h²], Cauchy-Schwarz; the same set in any units, the metric weighs every feature alike
-        unit = np.where(hh > 0, hh, 1.0)
-        cov = project_covariance(cov / unit, variance_max=np.where(h > 0, 1.0, 0.0)) * unit
+        # PSD, variances in [0, h²], Cauchy-Schwarz. The metric is the query's loss: Frobenius in
+        # the original units for a covariance (its error can only shrink in that norm), in units
+        # of the public half-widths for correlation and PCA (as DPPCA; every feature alike)
+        if query == "covariance":
+            cov = project_covariance(cov, variance_max=h * h)
+        else:
+            unit = np.where(hh > 0, hh, 1.0)
+            cov = project_covariance(cov / unit, variance_max=np.where(h > 0, 1.0, 0.0)) * unit
     cov_lo, cov_hi = -hh.copy(), hh.copy()
     np.fill_diagonal(cov_lo, 0.0)
     mean_bar = _bar(mean, sd_mean, dist, upper - lower, lo=lower if project else None,
@@ -439,11 +443,12 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     _, cx, cy, t = regression_task(lower, upper, ylo, yhi, n, True)
     G = np.asarray(est.moments_, dtype=np.float64)
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)
-    if project:
+    if project:  # in units of the public half-widths (every coordinate weighs alike)
         hx, hy = 0.5 * (upper - lower), 0.5 * (yhi - ylo)
-        mlo, mhi = second_moment_entry_bounds(np.concatenate([-hx, [-hy, t]]),
-                                              np.concatenate([hx, [hy, t]]))
-        G = project_psd_box(G, mlo, mhi)
+        unit = np.concatenate([np.where(hx > 0, hx, 1.0), [hy, t]])
+        mlo, mhi = second_moment_entry_bounds(np.concatenate([-hx, [-hy, t]]) / unit,
+                                              np.concatenate([hx, [hy, t]]) / unit)
+        G = project_psd_box(G / np.outer(unit, unit), mlo, mhi) * np.outer(unit, unit)
     idx = list(range(d)) + [d + 1]
     beta, coef, intercept, M = _linreg_solve(G, idx, d, n, float(args.alpha or 0.0), cx, cy, t)
     if not project:  # the estimator's own solution (its normal matrix made PSD)
@@ -460,7 +465,8 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     yw = float(yhi - ylo)
     xw = np.where(upper - lower > 0, upper - lower, 1.0)
     what = ("delta-method (first-order) noise std of each coefficient, from the public noise "
-            "variances of the released statistics (post-processing)")
+            "variances of the released statistics (post-processing); 'error / public range' "
+            "compares it with (range of the target) / (range of the feature)")
     bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True, what=what),
             "intercept": _bar(np.array([intercept]), np.array([intercept_std]), "gaussian",
                               np.array([yw]), approximate=True, what=what)}
@@ -725,24 +731,27 @@ def _projection_note(query: str, project: bool) -> dict:
     what = {
         "mean": "means clamped to their public ranges",
         "sum": "sums clamped to n times the public ranges",
-        "covariance": "mean clamped to the public ranges; covariance projected (Frobenius, in "
-                      "units of the public half-widths) onto PSD matrices with variances in "
-                      "[0, (hi-lo)^2/4] and Cauchy-Schwarz bounds |C_ij| <= sqrt(v_i v_j)",
+        "covariance": "mean clamped to the public ranges; covariance projected (Frobenius) onto "
+                      "PSD matrices with variances in [0, (hi-lo)^2/4] and Cauchy-Schwarz "
+                      "bounds |C_ij| <= sqrt(v_i v_j)",
         "gram": "X'X/n projected onto PSD matrices whose entries lie between the public "
                 "corner products",
-        "correlation": "covariance projected as for --query covariance, then the nearest valid "
-                       "correlation matrix (PSD, unit diagonal)",
-        "pca": "covariance projected as for --query covariance; components its orthonormal "
-               "eigenvectors, explained variances its eigenvalues",
-        "linreg": "released sufficient statistics projected onto PSD matrices within the public "
-                  "entry bounds (means in range, variances at most their maxima, the constant "
-                  "exact); coefficients solved on the projected statistics",
+        "correlation": "covariance projected as for --query covariance (Frobenius in units of "
+                       "the public half-widths), then the nearest valid correlation matrix (PSD, "
+                       "unit diagonal)",
+        "pca": "covariance projected as for --query covariance (Frobenius in units of the "
+               "public half-widths); components its orthonormal eigenvectors, explained "
+               "variances its eigenvalues",
+        "linreg": "released sufficient statistics projected (Frobenius, in units of the public "
+                  "half-widths) onto PSD matrices within the public entry bounds (means in "
+                  "range, variances at most their maxima, the constant exact); coefficients "
+                  "solved on the projected statistics",
     }[query]
     return {"applied": bool(project), "what": what if project else "none (--no-project)",
             "note": "post-processing of the DP release using public bounds only: it costs no "
                     "privacy budget, and since the true statistic lies in the feasible set, the "
-                    "projection never moves the release away from it (per entry for a box, in "
-                    "Frobenius norm for a matrix)"}
+                    "projection never moves the release away from it (per entry for a box; for "
+                    "a matrix in the Frobenius norm it is computed in, stated above)"}
 
 
 def _plain_number(obj):
