@@ -203,6 +203,18 @@ def _matrix_rows(row_names, col_names, matrix) -> list[dict]:
     return [{"name": r, "cells": [fmt(v) for v in line]} for r, line in zip(row_names, matrix)]
 
 
+#: Matrices up to this many columns also get a table of per-entry intervals (wider ones: the JSON).
+MAX_INTERVAL_COLUMNS = 12
+
+
+def _interval_rows(row_names, bar) -> list[dict] | None:
+    lower, upper = np.asarray(bar["lower"]), np.asarray(bar["upper"])
+    if lower.ndim != 2 or lower.shape[1] > MAX_INTERVAL_COLUMNS:
+        return None
+    return [{"name": r, "cells": [f"[{fmt(a)}, {fmt(b)}]" for a, b in zip(lo, hi)]}
+            for r, lo, hi in zip(row_names, lower, upper)]
+
+
 def build_context(doc: dict, stem: str) -> tuple[dict, list[tuple[str, callable]]]:
     """The template's context and the plots to draw (file name, drawing function)."""
     q, names, rel = doc["query"], doc["columns"], doc["released"]
@@ -268,7 +280,9 @@ def build_context(doc: dict, stem: str) -> tuple[dict, list[tuple[str, callable]
         k = comps.shape[0]
         pcs = [f"PC{i + 1}" for i in range(k)]
         matrices.append({"title": "Principal components (loadings; rows have unit length)",
-                         "cols": names, "rows": _matrix_rows(pcs, names, comps)})
+                         "cols": names, "rows": _matrix_rows(pcs, names, comps),
+                         "intervals": _interval_rows(pcs, bars["components"]),
+                         "what": bars["components"]["what"]})
         ev = np.asarray(rel["explained_variance"])
         ratio = np.asarray(rel["explained_variance_ratio"])
         eb = bars["explained_variance"]
@@ -292,7 +306,8 @@ def build_context(doc: dict, stem: str) -> tuple[dict, list[tuple[str, callable]
         mat = np.asarray(rel["matrix"])
         mb = bars["matrix"]
         matrices.append({"title": f"Released {q} matrix", "cols": names,
-                         "rows": _matrix_rows(names, names, mat)})
+                         "rows": _matrix_rows(names, names, mat),
+                         "intervals": _interval_rows(names, mb), "what": mb["what"]})
         if q == "correlation":
             colour, caption = mat, "The released correlation matrix."
         else:  # columns in different units: colour by the share of the largest possible value
