@@ -145,6 +145,25 @@ def _moment_expected(est, what, loss_units) -> dict:
             "loss_units": loss_units, "what": what}
 
 
+def _project_scaled(M, lower, upper, unit):
+    """Nearest PSD matrix within the entry box ``[lower, upper]`` (Frobenius in the units
+    ``M / (unit unitᵀ)``: every coordinate weighs alike, and Dykstra's iterations converge fast
+    where the public scales differ by orders of magnitude), then made exactly feasible on the
+    diagonal: a congruence ``D M D`` with ``D <= 1`` brings any variance left above its maximum
+    (the iterations' tolerance) down to it and keeps the matrix PSD (post-processing)."""
+    from ..feasible import project_psd_box
+
+    unit = np.where(np.asarray(unit, dtype=np.float64) > 0, unit, 1.0)
+    uu = np.outer(unit, unit)
+    out = project_psd_box(M / uu, np.asarray(lower) / uu, np.asarray(upper) / uu) * uu
+    dmax = np.diag(np.asarray(upper, dtype=np.float64))
+    diag = np.diag(out)
+    shrink = np.where(diag > dmax, np.sqrt(np.maximum(dmax, 0.0) / np.where(diag > 0, diag, 1.0)),
+                      1.0)
+    out = out * np.outer(shrink, shrink)
+    return 0.5 * (out + out.T)
+
+
 def _covariance_of(G, center, t):
     """``(M - m mᵀ, centre + m)`` from released augmented moments (post-processing)."""
     d = center.size
@@ -264,8 +283,8 @@ def _pca_std(lam, vec, B):
 
 def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args, names,
                     project):
-    from ..feasible import (clamp, nearest_correlation, orthonormalise, project_covariance,
-                            project_psd_box, second_moment_entry_bounds)
+    from ..feasible import (clamp, covariance_entry_bounds, nearest_correlation, orthonormalise,
+                            project_covariance, second_moment_entry_bounds)
     from ..models import DPCovariance, DPPCA
     from ..models.covariance import augmented_task, correlation_from_covariance
 
@@ -286,7 +305,8 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     bars = {}
     if query == "gram":
         mlo, mhi = second_moment_entry_bounds(lower, upper)
-        matrix = project_psd_box(G, mlo, mhi) if project else 0.5 * (G + G.T)
+        reach = np.maximum(np.abs(lower), np.abs(upper))
+        matrix = _project_scaled(G, mlo, mhi, reach) if project else 0.5 * (G + G.T)
         std = np.sqrt(G_var)
         released = {"matrix": matrix.tolist()}
         width = np.where(mhi - mlo > 0, mhi - mlo, 1.0)
@@ -303,14 +323,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     sd_mean = np.sqrt(G_var[:d, d]) / t
     if project:
         mean = clamp(mean, lower, upper)
-        # PSD, variances in [0, h²], Cauchy-Schwarz. The metric is the query's loss: Frobenius in
-        # the original units for a covariance (its error can only shrink in that norm), in units
-        # of the public half-widths for correlation and PCA (as DPPCA; every feature alike)
-        if query == "covariance":
-            cov = project_covariance(cov, variance_max=h * h)
-        else:
-            unit = np.where(hh > 0, hh, 1.0)
-            cov = project_covariance(cov / unit, variance_max=np.where(h > 0, 1.0, 0.0)) * unit
+        # PSD, variances in [0, h²], Cauchy-Schwarz; Frobenius in units of the public
+        # half-widths (as DPPCA: every feature alike; in the original units Dykstra's iterations
+        # stall when the ranges differ by orders of magnitude)
+        cov_lo, cov_hi = covariance_entry_bounds(h * h)
+        cov = _project_scaled(cov, cov_lo, cov_hi, h)
     cov_lo, cov_hi = -hh.copy(), hh.copy()
     np.fill_diagonal(cov_lo, 0.0)
     mean_bar = _bar(mean, sd_mean, dist, upper - lower, lo=lower if project else None,
@@ -431,7 +448,7 @@ def _linreg_std(beta, M, G_var, idx, d, n, cx, t):
 
 def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, keeper, args,
                     names, target, project, n):
-    from ..feasible import project_psd_box, second_moment_entry_bounds
+    from ..feasible import second_moment_entry_bounds
     from ..models import DPLinearRegression, DPRidge
     from ..models.linear import regression_task
 
@@ -445,10 +462,9 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)
     if project:  # in units of the public half-widths (every coordinate weighs alike)
         hx, hy = 0.5 * (upper - lower), 0.5 * (yhi - ylo)
-        unit = np.concatenate([np.where(hx > 0, hx, 1.0), [hy, t]])
-        mlo, mhi = second_moment_entry_bounds(np.concatenate([-hx, [-hy, t]]) / unit,
-                                              np.concatenate([hx, [hy, t]]) / unit)
-        G = project_psd_box(G / np.outer(unit, unit), mlo, mhi) * np.outer(unit, unit)
+        mlo, mhi = second_moment_entry_bounds(np.concatenate([-hx, [-hy, t]]),
+                                              np.concatenate([hx, [hy, t]]))
+        G = _project_scaled(G, mlo, mhi, np.concatenate([hx, [hy, t]]))
     idx = list(range(d)) + [d + 1]
     beta, coef, intercept, M = _linreg_solve(G, idx, d, n, float(args.alpha or 0.0), cx, cy, t)
     if not project:  # the estimator's own solution (its normal matrix made PSD)
@@ -731,11 +747,11 @@ def _projection_note(query: str, project: bool) -> dict:
     what = {
         "mean": "means clamped to their public ranges",
         "sum": "sums clamped to n times the public ranges",
-        "covariance": "mean clamped to the public ranges; covariance projected (Frobenius) onto "
-                      "PSD matrices with variances in [0, (hi-lo)^2/4] and Cauchy-Schwarz "
-                      "bounds |C_ij| <= sqrt(v_i v_j)",
-        "gram": "X'X/n projected onto PSD matrices whose entries lie between the public "
-                "corner products",
+        "covariance": "mean clamped to the public ranges; covariance projected (Frobenius, in "
+                      "units of the public half-widths) onto PSD matrices with variances in "
+                      "[0, (hi-lo)^2/4] and Cauchy-Schwarz bounds |C_ij| <= sqrt(v_i v_j)",
+        "gram": "X'X/n projected (Frobenius, in units of the largest public |value| of each "
+                "column) onto PSD matrices whose entries lie between the public corner products",
         "correlation": "covariance projected as for --query covariance (Frobenius in units of "
                        "the public half-widths), then the nearest valid correlation matrix (PSD, "
                        "unit diagonal)",
