@@ -555,3 +555,15 @@ def test_linreg_drops_one_level_per_categorical_column(tmp_path, capsys):
     doc, _ = release_doc(capsys, tmp_path / "t.csv", tmp_path / "b.toml", "mean",
                          tmp_path / "m.json", eps=5)
     assert doc["columns"] == ["x", "g=a", "g=b", "g=c", "y"]
+
+
+def test_relation_mismatch_with_the_ledger_names_relations_without_enum_reprs(table, bounds,
+                                                                               tmp_path, capsys):
+    """Issue 25: an error printed `<Relation.REPLACE_ONE: 'replace-one'>`."""
+    assert main(["budget", "init", str(tmp_path / "ar.db"), "--epsilon", "3", "--delta", "1e-5",
+                 "--relation", "add-remove"]) == 0
+    capsys.readouterr()
+    code, _, err = run([table, "--query", "mean", "--bounds", bounds, "--epsilon", 1, "--ledger",
+                        tmp_path / "ar.db", "--out", tmp_path / "r.json"], capsys)
+    one_line_error(code, err, "'replace-one'", "'add-remove'")
+    assert "<Relation" not in err and "Relation." not in err
