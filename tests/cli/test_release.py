@@ -174,9 +174,11 @@ def test_stated_gram_noise_std_is_the_real_one(noise, tmp_path, capsys):
     assert doc["expected_error"]["noise"] == ("mvg" if noise == "auto" else "iid")
     assert np.all(np.abs(ratio - 1) < 0.25), ratio
     assert abs(ratio.mean() - 1) < 0.08, ratio.mean()
-    # the projection (default) never increases the Frobenius error of a feasible truth
-    raw_sq = np.sum(np.asarray(errors) ** 2, axis=(1, 2))
-    proj_sq = np.sum(np.asarray(projected) ** 2, axis=(1, 2))
+    # the projection (default) never increases the Frobenius error of a feasible truth, in the
+    # units it is computed in (each column's largest public |value|)
+    unit = np.outer(half, half)
+    raw_sq = np.sum((np.asarray(errors) / unit) ** 2, axis=(1, 2))
+    proj_sq = np.sum((np.asarray(projected) / unit) ** 2, axis=(1, 2))
     assert np.all(proj_sq <= raw_sq * (1 + 1e-9))
     if noise == "iid":  # i.i.d. noise swamps the small-range column: the projection removes some
         assert proj_sq.mean() < 0.9 * raw_sq.mean()
