@@ -374,13 +374,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         return released, est.privacy_, expected, bars
     # pca: eigenpairs of the (projected) covariance; components orthonormal
     k = est.n_components_
-    if not project:  # the estimator's own output (PSD-projected in half-width units)
-        cov_used = cov
-        comps = np.asarray(est.components_, dtype=np.float64)
-        lam_all, vec_all = np.linalg.eigh(cov_used)
-    else:
-        cov_used = cov
-        lam_all, vec_all = np.linalg.eigh(cov_used)
+    lam_all, vec_all = np.linalg.eigh(cov)
     order = np.argsort(lam_all)[::-1]
     lam_all, vec_all = lam_all[order], vec_all[:, order]
     if project:
@@ -388,9 +382,10 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         big = np.argmax(np.abs(comps), axis=1)
         comps = comps * np.sign(comps[np.arange(k), big])[:, None]
         lam = np.maximum(lam_all[:k], 0.0)
-        total = float(np.trace(cov_used))
+        total = float(np.trace(cov))
         ratio = lam / total if total > 0 else np.zeros(k)
-    else:
+    else:  # the estimator's own output (its PSD projection in half-width units only)
+        comps = np.asarray(est.components_, dtype=np.float64)
         lam = np.asarray(est.explained_variance_, dtype=np.float64)
         ratio = np.asarray(est.explained_variance_ratio_, dtype=np.float64)
         mean = np.asarray(est.mean_, dtype=np.float64)
