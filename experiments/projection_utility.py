@@ -132,8 +132,11 @@ def main_(argv=None) -> int:
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="two datasets, 4 trials")
     ap.add_argument("--out", default=str(REPO_ROOT / "results"))
+    ap.add_argument("--datasets", nargs="*", default=None, help=f"subset of {DATASETS}")
+    ap.add_argument("--queries", nargs="*", default=None, help=f"subset of {QUERIES}")
     args = ap.parse_args(argv)
-    datasets = ("liver", "synthetic") if args.quick else DATASETS
+    datasets = ("liver", "synthetic") if args.quick else tuple(args.datasets or DATASETS)
+    queries = tuple(args.queries or QUERIES)
     trials = 4 if args.quick else args.trials
     rows = []
     t0 = time.time()
@@ -144,7 +147,7 @@ def main_(argv=None) -> int:
             data, bounds, _ = write_inputs(table, tmp)
             t = truths(table)
             for eps in EPSILONS:
-                for query in QUERIES:
+                for query in queries:
                     # d < 3 for pca components 2 is fine; every dataset has >= 5 columns
                     err = {True: [], False: []}
                     score = {True: [], False: []}

@@ -175,8 +175,8 @@ def test_stated_gram_noise_std_is_the_real_one(noise, tmp_path, capsys):
     assert np.all(np.abs(ratio - 1) < 0.25), ratio
     assert abs(ratio.mean() - 1) < 0.08, ratio.mean()
     # the projection (default) never increases the Frobenius error of a feasible truth, in the
-    # units it is computed in (each column's largest public |value|)
-    unit = np.outer(half, half)
+    # units it is computed in (the columns' own)
+    unit = 1.0
     raw_sq = np.sum((np.asarray(errors) / unit) ** 2, axis=(1, 2))
     proj_sq = np.sum((np.asarray(projected) / unit) ** 2, axis=(1, 2))
     assert np.all(proj_sq <= raw_sq * (1 + 1e-9))
@@ -444,9 +444,9 @@ def test_projection_makes_every_query_feasible_and_no_project_keeps_the_raw_rele
 
 def test_projection_never_increases_the_frobenius_error_of_the_covariance(table, bounds,
                                                                           tmp_path, capsys):
-    """In the norm the projection is computed in (Frobenius, units of the public half-widths)."""
+    """In the norm the projection is computed in (Frobenius, the columns' units)."""
     X = pd.read_csv(table).to_numpy()
-    h = np.array([(hi - lo) / 2 for lo, hi in BOUNDS.values()])
+    h = np.ones(3)
     truth = np.cov(X.T, bias=True) / np.outer(h, h)
     for seed in range(8):
         proj, _ = release_doc(capsys, table, bounds, "covariance", tmp_path / "a.json", eps=0.2,

@@ -147,10 +147,10 @@ def _moment_expected(est, what, loss_units) -> dict:
 
 def _project_scaled(M, lower, upper, unit):
     """Nearest PSD matrix within the entry box ``[lower, upper]`` (Frobenius in the units
-    ``M / (unit unitᵀ)``: every coordinate weighs alike, and Dykstra's iterations converge fast
-    where the public scales differ by orders of magnitude), then made exactly feasible on the
-    diagonal: a congruence ``D M D`` with ``D <= 1`` brings any variance left above its maximum
-    (the iterations' tolerance) down to it and keeps the matrix PSD (post-processing)."""
+    ``M / (unit unitᵀ)``), then made exactly feasible on the diagonal: a congruence ``D M D``
+    with ``D <= 1`` brings any variance Dykstra's iterations left above its maximum (they converge
+    slowly when the public scales differ by orders of magnitude) down to it and keeps the matrix
+    PSD (post-processing)."""
     from ..feasible import project_psd_box
 
     unit = np.where(np.asarray(unit, dtype=np.float64) > 0, unit, 1.0)
@@ -305,8 +305,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     bars = {}
     if query == "gram":
         mlo, mhi = second_moment_entry_bounds(lower, upper)
-        reach = np.maximum(np.abs(lower), np.abs(upper))
-        matrix = _project_scaled(G, mlo, mhi, reach) if project else 0.5 * (G + G.T)
+        matrix = _project_scaled(G, mlo, mhi, np.ones(d)) if project else 0.5 * (G + G.T)
         std = np.sqrt(G_var)
         released = {"matrix": matrix.tolist()}
         width = np.where(mhi - mlo > 0, mhi - mlo, 1.0)
@@ -323,11 +322,12 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     sd_mean = np.sqrt(G_var[:d, d]) / t
     if project:
         mean = clamp(mean, lower, upper)
-        # PSD, variances in [0, h²], Cauchy-Schwarz; Frobenius in units of the public
-        # half-widths (as DPPCA: every feature alike; in the original units Dykstra's iterations
-        # stall when the ranges differ by orders of magnitude)
+        # PSD, variances in [0, h²], Cauchy-Schwarz, in the metric of the query's loss: Frobenius
+        # in the original units for a covariance (in half-width units the projection moved noise
+        # of the small-range columns into the large-range ones: results/projection_utility.md),
+        # in units of the public half-widths for correlation and PCA (as DPPCA)
         cov_lo, cov_hi = covariance_entry_bounds(h * h)
-        cov = _project_scaled(cov, cov_lo, cov_hi, h)
+        cov = _project_scaled(cov, cov_lo, cov_hi, h if query != "covariance" else np.ones(d))
     cov_lo, cov_hi = -hh.copy(), hh.copy()
     np.fill_diagonal(cov_lo, 0.0)
     mean_bar = _bar(mean, sd_mean, dist, upper - lower, lo=lower if project else None,
@@ -743,15 +743,15 @@ def _projection_note(query: str, project: bool) -> dict:
         "mean": "means clamped to their public ranges",
         "sum": "sums clamped to n times the public ranges",
         "covariance": "mean clamped to the public ranges; covariance projected (Frobenius, in "
-                      "units of the public half-widths) onto PSD matrices with variances in "
+                      "the columns' units) onto PSD matrices with variances in "
                       "[0, (hi-lo)^2/4] and Cauchy-Schwarz bounds |C_ij| <= sqrt(v_i v_j)",
-        "gram": "X'X/n projected (Frobenius, in units of the largest public |value| of each "
-                "column) onto PSD matrices whose entries lie between the public corner products",
-        "correlation": "covariance projected as for --query covariance (Frobenius in units of "
-                       "the public half-widths), then the nearest valid correlation matrix (PSD, "
-                       "unit diagonal)",
-        "pca": "covariance projected as for --query covariance (Frobenius in units of the "
-               "public half-widths); components its orthonormal eigenvectors, explained "
+        "gram": "X'X/n projected (Frobenius, in the columns' units) onto PSD matrices whose "
+                "entries lie between the public corner products",
+        "correlation": "covariance projected onto the set of --query covariance (Frobenius in "
+                       "units of the public half-widths), then the nearest valid correlation "
+                       "matrix (PSD, unit diagonal)",
+        "pca": "covariance projected onto the set of --query covariance (Frobenius in units of "
+               "the public half-widths); components its orthonormal eigenvectors, explained "
                "variances its eigenvalues",
         "linreg": "released sufficient statistics projected (Frobenius, in units of the public "
                   "half-widths) onto PSD matrices within the public entry bounds (means in "
