@@ -409,18 +409,25 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     return released, est.privacy_, expected, bars
 
 
-def _linreg_solve(G, idx, d, n, alpha, cx, cy, t):
+#: Relative cutoff of the projected normal equations' spectrum (units of the public half-widths):
+#: directions the projection left almost flat are dropped instead of amplified.
+LINREG_RCOND = 1e-3
+
+
+def _linreg_solve(G, idx, d, n, alpha, cx, cy, t, unit=None, rcond=None):
     A = G[np.ix_(idx, idx)] * n
     b = G[idx, d] * n
     M = A.copy()
     M[np.arange(len(cx)), np.arange(len(cx))] += alpha
-    beta = np.linalg.lstsq(M, b, rcond=None)[0]
+    u = np.ones(len(idx)) if unit is None else np.where(np.asarray(unit) > 0, unit, 1.0)
+    # solved in units of the public scales, where a relative cutoff treats every feature alike
+    beta = np.linalg.lstsq(M * np.outer(u, u), b * u, rcond=rcond)[0] * u
     coef = beta[:len(cx)]
     intercept = float(cy - cx @ coef + beta[-1] * t)
     return beta, coef, intercept, M
 
 
-def _linreg_std(beta, M, G_var, idx, d, n, cx, t):
+def _linreg_std(beta, M, G_var, idx, d, n, cx, t, unit=None, rcond=None):
     """Delta-method noise std of the coefficients and the intercept (post-processing).
 
     ``beta = M⁻¹ b`` with ``M = n A + alpha I``: to first order ``dbeta = -n M⁻¹ dG[idx, J] u``,
@@ -433,7 +440,10 @@ def _linreg_std(beta, M, G_var, idx, d, n, cx, t):
     V = np.asarray(G_var, dtype=np.float64)
     Cv = np.outer(beta, beta) * V[np.ix_(idx, idx)]
     np.fill_diagonal(Cv, V[np.ix_(idx, J)] @ (u * u))
-    Minv = np.linalg.pinv(M)
+    u = np.ones(len(idx)) if unit is None else np.where(np.asarray(unit) > 0, unit, 1.0)
+    # the same (scaled, cut-off) inverse as the solve
+    Minv = np.linalg.pinv(M * np.outer(u, u), rcond=1e-15 if rcond is None else rcond) \
+        * np.outer(u, u)
     cov_beta = (n * n) * Minv @ Cv @ Minv.T
     g = np.append(-np.asarray(cx), t)
     coef_std = np.sqrt(np.clip(np.diag(cov_beta)[:len(cx)], 0.0, None))
@@ -461,10 +471,15 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
                                               np.concatenate([hx, [hy, t]]))
         G = _project_scaled(G, mlo, mhi, np.concatenate([hx, [hy, t]]))
     idx = list(range(d)) + [d + 1]
-    beta, coef, intercept, M = _linreg_solve(G, idx, d, n, float(args.alpha or 0.0), cx, cy, t)
+    hx = 0.5 * (upper - lower)
+    beta, coef, intercept, M = _linreg_solve(
+        G, idx, d, n, float(args.alpha or 0.0), cx, cy, t, unit=1.0 / np.append(hx, t),
+        rcond=LINREG_RCOND if project else None)
     if not project:  # the estimator's own solution (its normal matrix made PSD)
         coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
-    coef_std, intercept_std = _linreg_std(beta, M, G_var, idx, d, n, cx, t)
+    coef_std, intercept_std = _linreg_std(beta, M, G_var, idx, d, n, cx, t,
+                                          unit=1.0 / np.append(hx, t),
+                                          rcond=LINREG_RCOND if project else None)
     released = {"coef": dict(zip(names, coef.tolist())), "intercept": intercept}
     std = np.sqrt(G_var).tolist()
     expected = _moment_expected(
@@ -756,7 +771,8 @@ def _projection_note(query: str, project: bool) -> dict:
         "linreg": "released sufficient statistics projected (Frobenius, in units of the public "
                   "half-widths) onto PSD matrices within the public entry bounds (means in "
                   "range, variances at most their maxima, the constant exact); coefficients "
-                  "solved on the projected statistics",
+                  "solved on the projected statistics in the same units, dropping directions "
+                  "whose eigenvalue is below 1e-3 of the largest",
     }[query]
     return {"applied": bool(project), "what": what if project else "none (--no-project)",
             "note": "post-processing of the DP release using public bounds only: it costs no "
