@@ -33,6 +33,8 @@ def fmt(x, spec: str = ".4g") -> str:
             return "not a number"
         if math.isinf(v):
             return "unbounded"
+        if spec == ".4g" and 1e4 <= abs(v) < 1e15:  # 23,130 rather than 2.313e+04
+            return f"{float(format(v, spec)):,.0f}"
         return format(v, spec)
     return str(x)
 
@@ -124,7 +126,7 @@ def _heatmap(values, row_names, col_names, title: str, path: Path, *, signed: bo
                        vmax=vmax or (float(arr.max()) or 1.0))
     ax.set_xticks(range(w), [str(c) for c in col_names], rotation=45, ha="right", fontsize=8)
     ax.set_yticks(range(h), [str(r) for r in row_names], fontsize=8)
-    shown = arr if text is None else np.atleast_2d(np.asarray(text, dtype=np.float64))
+    shown = _dust_free(arr if text is None else np.atleast_2d(np.asarray(text, dtype=np.float64)))
     if h * w <= 144:
         lo, hi = im.get_clim()
         for (i, j), v in np.ndenumerate(arr):
@@ -199,8 +201,16 @@ def _vector_rows(labels, value, bar, units, frac: float) -> list[dict]:
     return rows
 
 
+def _dust_free(matrix) -> np.ndarray:
+    """Entries below 1e-8 of the largest shown as 0 (rounding left by the projections)."""
+    arr = np.asarray(matrix, dtype=np.float64)
+    top = float(np.max(np.abs(arr))) if arr.size else 0.0
+    return np.where(np.abs(arr) < 1e-8 * top, 0.0, arr)
+
+
 def _matrix_rows(row_names, col_names, matrix) -> list[dict]:
-    return [{"name": r, "cells": [fmt(v) for v in line]} for r, line in zip(row_names, matrix)]
+    return [{"name": r, "cells": [fmt(v) for v in line]}
+            for r, line in zip(row_names, _dust_free(matrix))]
 
 
 #: Matrices up to this many columns also get a table of per-entry intervals (wider ones: the JSON).
