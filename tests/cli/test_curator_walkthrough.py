@@ -57,10 +57,13 @@ def test_walkthrough_runs(tmp_path, monkeypatch, capsys):
             template = Path("bounds.toml").read_text()
             assert "age = { lo = nan, hi = nan }" in template
             Path("bounds.toml").write_text(toml_block(text))  # the curator fills the ranges in
+    plots = {"covariance": ["value", "error"], "pca": ["components", "explained"],
+             "linreg": ["coef"]}
     for name in ("covariance", "pca", "linreg"):
         doc = json.loads(Path(f"{name}.json").read_text())
         assert doc["query"] == name and doc["guarantee"]["relation"] == "replace-one"
-        for part in (f"{name}.html", f"{name}_error.png", f"{name}_value.png"):
+        assert set(doc["error_bars"]) and doc["projection"]["applied"] is True
+        for part in [f"{name}.html"] + [f"{name}_{p}.png" for p in plots[name]]:
             assert Path(part).is_file(), part
     assert json.loads(Path("linreg.json").read_text())["target"] == "systolic_bp"
     assert [h["status"] for h in doc["ledger"]["history"]] == ["released"] * 3

@@ -1,5 +1,5 @@
-"""The HTML report of ``matrixdp release``: parsed without a browser (always), and rendered in a
-headless Chromium when one is installed (skipped with the reason otherwise)."""
+"""The HTML report of ``matrixdp release``: parsed without a browser (always), and rendered for
+every query in a headless Chromium when one is installed (skipped with the reason otherwise)."""
 
 from __future__ import annotations
 
@@ -15,17 +15,25 @@ import pytest
 from matrixdp.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+QUERIES = ("mean", "sum", "covariance", "gram", "correlation", "pca", "linreg")
+#: The plots of each query: vectors are bars with error bars, only matrices are heatmaps.
+PLOTS = {"mean": ["value"], "sum": ["value"], "covariance": ["value", "error"],
+         "gram": ["value", "error"], "correlation": ["value", "error"],
+         "pca": ["components", "explained"], "linreg": ["coef"]}
 
 
 class _Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.ids, self.images, self.text, self.tables = set(), [], [], 0
+        self.section_order = []
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if "id" in attrs:
             self.ids.add(attrs["id"])
+            if tag == "section":
+                self.section_order.append(attrs["id"])
         if tag == "img":
             self.images.append(attrs.get("src"))
         if tag == "table":
@@ -33,6 +41,13 @@ class _Page(HTMLParser):
 
     def handle_data(self, data):
         self.text.append(data)
+
+
+def parse(path):
+    page = _Page()
+    page.feed(path.read_text())
+    page.joined = " ".join(" ".join(page.text).split())
+    return page
 
 
 @pytest.fixture(scope="module")
@@ -53,39 +68,105 @@ def released(tmp_path_factory):
     return tmp
 
 
+@pytest.fixture(scope="module")
+def every_query(tmp_path_factory):
+    """One report per query on a small table with a categorical column (noise dominates some
+    numbers at this size, so the warning box is exercised too)."""
+    tmp = tmp_path_factory.mktemp("queries")
+    rng = np.random.default_rng(1)
+    n = 600
+    frame = pd.DataFrame({"age": rng.uniform(20, 80, n), "sex": rng.integers(1, 3, n),
+                          "group": rng.choice(["a", "b", "c"], n)})
+    frame["bp"] = np.clip(90 + 0.5 * frame.age + rng.normal(0, 10, n), 80, 200)
+    frame.to_csv(tmp / "t.csv", index=False)
+    (tmp / "b.toml").write_text(
+        'target = "bp"\n[columns]\nage = { lo = 18, hi = 90 }\nsex = { lo = 1, hi = 2 }\n'
+        'group = { categories = ["a", "b", "c"] }\nbp = { lo = 80, hi = 200 }\n')
+    for query in QUERIES:
+        assert main(["release", str(tmp / "t.csv"), "--query", query, "--bounds",
+                     str(tmp / "b.toml"), "--epsilon", "1", "--out", str(tmp / f"{query}.json"),
+                     "--report", str(tmp / f"{query}.html")]) == 0
+    return tmp
+
+
 def test_report_has_every_section_and_its_plots(released):
-    html = (released / "r.html").read_text()
-    page = _Page()
-    page.feed(html)
-    assert {"guarantee", "released", "error", "parameters", "ledger"} <= page.ids
-    assert sorted(page.images) == ["r_error.png", "r_value.png"]
+    page = parse(released / "r.html")
+    assert {"summary", "guarantee", "released", "error", "parameters", "ledger"} <= page.ids
+    # the plain-language guarantee comes first, the technical table after the results
+    assert page.section_order[0] == "summary"
+    assert page.section_order.index("guarantee") > page.section_order.index("released")
+    assert sorted(page.images) == ["r_components.png", "r_explained.png"]
     for name in page.images:
         payload = (released / name).read_bytes()
         assert payload.startswith(PNG_MAGIC) and len(payload) > 2000
-    text = " ".join(page.text)
+    text = page.joined
     doc = json.loads((released / "r.json").read_text())
-    assert "replace-one" in text and "PC1" in text and "pca of t" in text
+    assert "replacing any one person's record" in text and "PC1" in text and "pca of t" in text
+    assert "factor of 2.72" in text  # e^1
     assert f"{doc['guarantee']['epsilon']:.4g}" in text
-    # the released components are shown (4 significant digits), the ledger after the release too
     assert f"{doc['released']['components'][0][0]:.4g}" in text
     assert "remaining epsilon" in text
+    html = (released / "r.html").read_text()
     assert "``" not in html and "Traceback" not in html
 
 
-def test_report_for_every_query_shape(tmp_path):
-    rng = np.random.default_rng(1)
-    pd.DataFrame(rng.uniform(size=(400, 3)), columns=["x", "y", "z"]).to_csv(tmp_path / "t.csv",
-                                                                          index=False)
-    for query in ("mean", "gram", "correlation", "linreg"):
-        extra = ["--target", "z"] if query == "linreg" else []
-        assert main(["release", str(tmp_path / "t.csv"), "--query", query, "--bounds", "x=0:1",
-                     "--bounds", "y=0:1", "--bounds", "z=0:1", *extra, "--epsilon", "1",
-                     "--out", str(tmp_path / f"{query}.json"), "--report",
-                     str(tmp_path / f"{query}.html")]) == 0
-        page = _Page()
-        page.feed((tmp_path / f"{query}.html").read_text())
-        assert len(page.images) == 2 and all((tmp_path / i).is_file() for i in page.images)
-        assert "No ledger was charged" in " ".join(page.text)
+@pytest.mark.parametrize("query", QUERIES)
+def test_report_of_each_query(every_query, query):
+    tmp = every_query
+    page = parse(tmp / f"{query}.html")
+    doc = json.loads((tmp / f"{query}.json").read_text())
+    assert page.images == [f"{query}_{p}.png" for p in PLOTS[query]]
+    for name in page.images:
+        assert (tmp / name).read_bytes().startswith(PNG_MAGIC)
+    text = page.joined
+    assert text.index("What this guarantees") < text.index("What was released")
+    assert "No ledger was charged" in text
+    # every released vector has its error bars in a table: std, 95% interval, share of the range;
+    # every matrix a table of per-entry intervals (and the relative error heatmap)
+    if query not in ("gram",):
+        assert "noise std" in text and "95% interval" in text and "error / public range" in text
+    if query in ("covariance", "gram", "correlation", "pca"):
+        assert "95% interval of each entry" in text
+    # the noise-dominates verdict is stated either way, and matches the JSON's warnings
+    if doc["warnings"]:
+        assert "Noise dominates." in text
+        for w in doc["warnings"]:
+            assert " ".join(w.split()) in text
+    else:
+        assert "No released number has an expected error above 10%" in text
+    assert "Post-processing onto the possible values" in text
+    # no enum reprs, no NaN spelt as infinity, no leftover template markup
+    html = (tmp / f"{query}.html").read_text()
+    for bad in ("<Relation", "infinity", "{{", "{%", "nan,"):
+        assert bad not in html, bad
+
+
+def test_linreg_report_shows_coefficients_with_intervals_and_reference_coding(every_query):
+    doc = json.loads((every_query / "linreg.json").read_text())
+    text = parse(every_query / "linreg.html").joined
+    assert list(doc["released"]["coef"]) == ["age", "sex", "group=b", "group=c"]
+    assert "reference: the first listed category" in text
+    bars = doc["error_bars"]["coef"]
+    for name, lo, hi in zip(doc["released"]["coef"], bars["lower"], bars["upper"]):
+        assert name in text
+        assert f"[{lo:.4g}, {hi:.4g}]" in text
+    assert "units of bp per unit of age" in text and "versus the reference category" in text
+
+
+def test_pca_loss_table_states_its_units(every_query):
+    text = parse(every_query / "pca.html").joined
+    assert "the loss is the squared Frobenius error of the covariance in units of the public " \
+           "half-widths (dimensionless)" in text
+    assert "× the least" in text
+
+
+def test_mean_report_states_errors_relative_to_the_public_range(every_query):
+    doc = json.loads((every_query / "mean.json").read_text())
+    text = parse(every_query / "mean.html").joined
+    bar = doc["error_bars"]["values"]
+    # age: range 72 years; its row says how much of it the noise std is, in age's units
+    assert "of 72" in text and "units of age" in text
+    assert np.isclose(bar["relative"][0], bar["std"][0] / 72.0)
 
 
 def _chromium():
@@ -96,20 +177,24 @@ def _chromium():
     return None
 
 
-def test_report_renders_in_a_headless_browser(released):
+@pytest.mark.parametrize("query", QUERIES)
+def test_report_renders_in_a_headless_browser(every_query, query):
     browser = _chromium()
     if browser is None:
         pytest.skip("no headless browser: install Debian's chromium (apt-get install chromium) "
-                    "to render the report; the HTML is still checked by the parser test")
-    url = (released / "r.html").resolve().as_uri()
+                    "to render the report; the HTML is still checked by the parser tests")
+    url = (every_query / f"{query}.html").resolve().as_uri()
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
     dom = subprocess.run([browser, *flags, "--virtual-time-budget=5000", "--dump-dom", url],
                          capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
-    # the page's script counts the plots that decoded: both PNGs loaded and have a size
-    assert 'data-plots-loaded="2/2"' in dom.stdout
-    assert "Budget ledger" in dom.stdout and "What was released" in dom.stdout
-    shot = released / "shot.png"
+    k = len(PLOTS[query])
+    # the page's script counts the plots that decoded: every PNG loaded and has a size
+    assert f'data-plots-loaded="{k}/{k}"' in dom.stdout
+    for heading in ("What this guarantees", "What was released", "How precise it is",
+                    "The guarantee, technically", "Budget ledger"):
+        assert heading in dom.stdout
+    shot = every_query / f"shot_{query}.png"
     subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1000,1400", url],
                    capture_output=True, timeout=120, check=True)
     assert shot.read_bytes().startswith(PNG_MAGIC)

@@ -114,8 +114,8 @@ class Tally:
                                                      f"got {type(g).__name__}")
         if self.relation is not None and g.neighbouring != self.relation:
             raise InvalidParameterError(
-                "neighbouring", f"a {g.neighbouring!r} guarantee cannot compose with "
-                                f"{self.relation!r} ones (different neighbouring relations)")
+                "neighbouring", f"a '{g.neighbouring}' guarantee cannot compose with "
+                                f"'{self.relation}' ones (different neighbouring relations)")
         if g.refuted and not self.allow_unsafe:
             raise UnsafeMechanismError(
                 f"the guarantee of {g.mechanism or 'this release'} is refuted (known not to "
@@ -545,7 +545,7 @@ def local_as_replace_one(guarantee: PrivacyGuarantee) -> PrivacyGuarantee:
     g = getattr(guarantee, "privacy", guarantee)
     if g.neighbouring != "local":
         raise InvalidParameterError("guarantee", f"must be a local-DP guarantee, got "
-                                                 f"{g.neighbouring!r}")
+                                                 f"'{g.neighbouring}'")
     return replace(g, neighbouring="replace-one",
                    notes=g.notes + ("local DP per record, restated under replace-one neighbours",))
 

@@ -150,9 +150,11 @@ class Column:
     def is_categorical(self) -> bool:
         return bool(self.categories)
 
-    def output_names(self) -> list[str]:
+    def output_names(self, drop_first: bool = False) -> list[str]:
+        """Names of the encoded columns; ``drop_first`` leaves out the reference (first) category."""
         if self.is_categorical:
-            return [f"{self.name}={c}" for c in self.categories]
+            cats = self.categories[1:] if drop_first else self.categories
+            return [f"{self.name}={c}" for c in cats]
         return [self.name]
 
 
@@ -305,13 +307,19 @@ def _toml_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def design_matrix(frame, columns, option: str = "DATA", clip: bool = True) -> np.ndarray:
+def design_matrix(frame, columns, option: str = "DATA", clip: bool = True,
+                  drop_first: bool = False) -> np.ndarray:
     """Encode the schema's columns of ``frame`` as a float matrix within the public bounds.
 
     Numeric columns are clipped into their public range (``clip=True``) or refused when
     outside; categorical columns become one 0/1 column per public category (a value that
     is not a listed category is refused). Missing values are refused. Messages name the
     column, never a value or a count computed from the data.
+
+    ``drop_first=True`` is *reference coding* (for a regression with an intercept): the first
+    public category of each categorical column is the reference and gets no column, so the
+    design is not collinear with the intercept; each remaining column's coefficient is the
+    difference from the reference category.
     """
     import pandas as pd
 
@@ -328,7 +336,10 @@ def design_matrix(frame, columns, option: str = "DATA", clip: bool = True) -> np
             if not np.isin(values, cats).all():
                 raise InvalidParameterError(
                     option, f"column {col.name!r} holds values outside its public categories")
-            blocks.append((values[:, None] == cats[None, :]).astype(np.float64))
+            if drop_first:
+                cats = cats[1:]
+            if cats.size:
+                blocks.append((values[:, None] == cats[None, :]).astype(np.float64))
             continue
         if not pd.api.types.is_numeric_dtype(series.dtype):
             raise InvalidParameterError(
@@ -344,18 +355,24 @@ def design_matrix(frame, columns, option: str = "DATA", clip: bool = True) -> np
                 option, f"column {col.name!r} has values outside its public range "
                         f"[{col.lo:g}, {col.hi:g}]")
         blocks.append(x[:, None])
+    if not blocks:
+        return np.empty((frame.shape[0], 0))
     return np.hstack(blocks)
 
 
-def bounds_arrays(columns) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Lower and upper bounds and names of the encoded columns (one-hot columns are [0, 1])."""
+def bounds_arrays(columns, drop_first: bool = False) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Lower and upper bounds and names of the encoded columns (one-hot columns are [0, 1]).
+
+    ``drop_first``: reference coding, as in :func:`design_matrix`.
+    """
     lo, hi, names = [], [], []
     for col in columns:
         if col.is_categorical:
-            lo += [0.0] * len(col.categories)
-            hi += [1.0] * len(col.categories)
+            k = len(col.categories) - (1 if drop_first else 0)
+            lo += [0.0] * k
+            hi += [1.0] * k
         else:
             lo.append(col.lo)
             hi.append(col.hi)
-        names += col.output_names()
+        names += col.output_names(drop_first)
     return np.asarray(lo), np.asarray(hi), names

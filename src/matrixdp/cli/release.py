@@ -78,38 +78,118 @@ class _LedgerCharge:
         return entry
 
 
-# ----------------------------------------------------------------------------- expected error
-def _covariance_error_bound(est, lower, upper) -> np.ndarray:
+# ----------------------------------------------------------------------------- error bars
+#: Coverage of the intervals written beside every released number.
+LEVEL = 0.95
+#: "Noise dominates" when a released number's expected error (noise std or RMS bound) exceeds
+#: this fraction of its public range.
+NOISE_DOMINATES = 0.10
+
+_INTERVAL_NOTE = (
+    "Each interval is the released value plus or minus the {pct} quantile of its noise, computed "
+    "from the public noise scale only (never from the data). It is a noise-only interval: it "
+    "ignores clipping bias (records outside the public ranges). When the release was projected "
+    "onto the feasible set (post-processing, the default), the interval is centred on the "
+    "projected value and cut to the public range of the entry; because the projection onto a "
+    "convex set that contains the true value never moves the release away from it (entrywise "
+    "for a box; in total, Frobenius norm, for a matrix), the box-projected intervals (means, "
+    "sums) cover at least as often as the raw ones, while for projected matrices the per-entry "
+    "coverage is approximate.")
+
+
+def _bar(value, std, distribution, scale, *, lo=None, hi=None, approximate=False,
+         what="noise standard deviation") -> dict:
+    """Error bar of a released array: std, a LEVEL interval, and the error relative to ``scale``."""
+    from ..mechanisms.base import noise_half_width
+
+    value = np.asarray(value, dtype=np.float64)
+    std = np.broadcast_to(np.asarray(std, dtype=np.float64), value.shape)
+    half = noise_half_width(distribution if not approximate else "gaussian", std, LEVEL)
+    lower, upper = value - half, value + half
+    if lo is not None:
+        lower = np.minimum(np.maximum(lower, lo), value)
+        upper = np.maximum(np.minimum(upper, hi), value)
+    scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), value.shape)
+    safe = np.where(scale > 0, scale, 1.0)
+    return {"std": std.tolist(), "lower": lower.tolist(), "upper": upper.tolist(),
+            "relative": (std / safe).tolist(), "scale": scale.tolist(),
+            "approximate": bool(approximate), "what": what}
+
+
+def _covariance_error_bound(G_var, lower, upper, t) -> np.ndarray:
     """Root-mean-square error bound per entry of ``M - m mᵀ`` from the released moments.
 
-    ``est.entry_variance_`` is the exact noise variance of each released entry of the
-    augmented second moments ``G`` of ``(x - c, t)`` (public: it follows from the bounds,
-    ``n`` and (epsilon, delta)). With ``m = G[:d, d] / t`` the DP mean's offset from the
-    public centre (``|m_i| <= h_i``), Minkowski's inequality gives
+    ``G_var`` is the exact noise variance of each released entry of the augmented second
+    moments ``G`` of ``(x - c, t)`` (public: it follows from the bounds, ``n`` and
+    (epsilon, delta)). With ``m = G[:d, d] / t`` the DP mean's offset from the public centre
+    (``|m_i| <= h_i``), Minkowski's inequality gives
     ``rms(err_ij) <= sd(G_ij) + h_i sd(m_j) + h_j sd(m_i) + sqrt(3) sd(m_i) sd(m_j)``
-    (before the PSD projection); every term is public.
+    (before the projection); every term is public.
     """
-    from ..models.covariance import augmented_task
-
     d = len(lower)
-    _, _, t = augmented_task(lower, upper, 2, "covariance")  # t depends on the bounds only
-    sd = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64))
+    sd = np.sqrt(np.asarray(G_var, dtype=np.float64))
     h = 0.5 * (np.asarray(upper) - np.asarray(lower))
     sd_m = sd[:d, d] / t
     return (sd[:d, :d] + np.outer(h, sd_m) + np.outer(sd_m, h)
             + math.sqrt(3.0) * np.outer(sd_m, sd_m))
 
 
+def _moment_expected(est, what, loss_units) -> dict:
+    summary = est.noise_summary_
+    return {"noise": est.noise_, "allocation": getattr(est, "allocation_", None),
+            "distribution": summary.distribution, "scale": summary.scale,
+            "per_entry_variance": summary.per_entry_variance,
+            "expected_squared_error": summary.expected_squared_error,
+            "expected_loss": getattr(est, "expected_loss_", None),
+            "noise_candidates": getattr(est, "noise_candidates_", {}),
+            "loss_units": loss_units, "what": what}
+
+
+def _project_scaled(M, lower, upper, unit):
+    """Nearest PSD matrix within the entry box ``[lower, upper]`` (Frobenius in the units
+    ``M / (unit unitᵀ)``), then made exactly feasible on the diagonal: a congruence ``D M D``
+    with ``D <= 1`` brings any variance Dykstra's iterations left above its maximum (they converge
+    slowly when the public scales differ by orders of magnitude) down to it and keeps the matrix
+    PSD (post-processing)."""
+    from ..feasible import project_psd_box
+
+    unit = np.where(np.asarray(unit, dtype=np.float64) > 0, unit, 1.0)
+    uu = np.outer(unit, unit)
+    out = project_psd_box(M / uu, np.asarray(lower) / uu, np.asarray(upper) / uu) * uu
+    dmax = np.diag(np.asarray(upper, dtype=np.float64))
+    diag = np.diag(out)
+    shrink = np.where(diag > dmax, np.sqrt(np.maximum(dmax, 0.0) / np.where(diag > 0, diag, 1.0)),
+                      1.0)
+    out = out * np.outer(shrink, shrink)
+    return 0.5 * (out + out.T)
+
+
+def _covariance_of(G, center, t):
+    """``(M - m mᵀ, centre + m)`` from released augmented moments (post-processing)."""
+    d = center.size
+    m = G[:d, d] / t
+    cov = G[:d, :d] - np.outer(m, m)
+    return 0.5 * (cov + cov.T), center + m
+
+
+def _entry_names(names):
+    return [[f"{a}, {b}" for b in names] for a in names]
+
+
 # ----------------------------------------------------------------------------- the queries
-def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, n=None):
+def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, project, n=None):
     """Mean (or sum = n x mean, post-processing with n public) through :class:`DPMean`."""
+    from ..feasible import clamp
     from ..models import DPMean
 
     n = X.shape[0] if n is None else n
     est = DPMean(epsilon=epsilon, delta=delta, bounds=(lower, upper), noise=noise,
                  random_state=rng, accountant=keeper).fit(X)
     scale = float(n) if query == "sum" else 1.0
-    value = scale * np.asarray(est.mean_, dtype=np.float64)
+    value = np.asarray(est.mean_, dtype=np.float64)
+    if project:
+        value = clamp(value, lower, upper)
+    value = scale * value
     std = scale * np.sqrt(np.asarray(est.noise_variance_, dtype=np.float64))
     summary = est.noise_summary_
     expected = {"noise": est.noise_, "allocation": getattr(est, "allocation_", None),
@@ -118,16 +198,21 @@ def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                 "expected_squared_error": float(np.sum(std ** 2)),
                 "expected_loss": getattr(est, "expected_loss_", None),
                 "noise_candidates": getattr(est, "noise_candidates_", {}),
+                "loss_units": f"squared error of the {query}s, in the columns' units squared",
                 "entry_std": std.tolist(),
                 "what": f"standard deviation of the noise on each released {query}",
                 # replace-one: one record moves the mean by at most ||upper - lower||_2 / n
                 "sensitivity_l2": float(np.linalg.norm(upper - lower)) / (1.0 if query == "sum"
                                                                           else n)}
-    return {"values": value.tolist()}, est.privacy_, expected
+    bars = {"values": _bar(value, std, summary.distribution, scale * (upper - lower),
+                           lo=scale * lower if project else None,
+                           hi=scale * upper if project else None)}
+    return {"values": value.tolist()}, est.privacy_, expected, bars
 
 
-def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, keeper):
+def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, keeper, project):
     """Mean or sum with exact numerics: the lattice Gaussian mechanism at the public sensitivity."""
+    from ..feasible import clamp
     from ..mechanisms import GaussianMechanism
 
     if noise == "mvg":
@@ -137,6 +222,7 @@ def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, ke
     # replace-one: one record moves the sum by at most ||upper - lower||_2 (the mean by 1/n of it)
     sensitivity = float(np.linalg.norm(upper - lower))
     value = X.sum(axis=0)
+    scale = float(n) if query == "sum" else 1.0
     if query == "mean":
         sensitivity /= n
         value = np.clip(value / n, lower, upper)
@@ -145,83 +231,313 @@ def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, ke
     # the mechanism charges the ledger itself (its sigma depends on the value's size)
     kwargs = {} if keeper is None else {"ledger": keeper.ledger, "label": keeper.label}
     rel = mech.release(value, rng=rng, **kwargs)
-    std = np.full(value.shape, math.sqrt(rel.noise.per_entry_variance))
+    out = np.asarray(rel.value, dtype=np.float64)
+    if project:
+        out = clamp(out, scale * lower, scale * upper)
+    std = np.full(value.shape, rel.std)
     expected = {"noise": "iid", "allocation": None, "distribution": rel.noise.distribution,
                 "scale": rel.noise.scale, "per_entry_variance": rel.noise.per_entry_variance,
                 "expected_squared_error": rel.noise.expected_squared_error,
+                "loss_units": f"squared error of the {query}s, in the columns' units squared",
                 "entry_std": std.tolist(),
                 "what": f"standard deviation of the noise on each released {query} (discrete "
                         "Gaussian on a lattice, rounding included)",
                 "sensitivity_l2": sensitivity}
-    return {"values": np.asarray(rel.value, dtype=np.float64).tolist()}, rel.privacy, expected
+    bars = {"values": _bar(out, std, rel.noise.distribution, scale * (upper - lower),
+                           lo=scale * lower if project else None,
+                           hi=scale * upper if project else None)}
+    return {"values": out.tolist()}, rel.privacy, expected, bars
 
 
-def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args):
+def _pca_std(lam, vec, B):
+    """First-order (perturbation) noise std of eigenvalues and eigenvector entries.
+
+    ``B`` holds per-entry error scales of the symmetric covariance (treated as independent across
+    the upper triangle); ``lam``, ``vec`` are the released (projected) eigenpairs (columns). A
+    plug-in approximation from released values only (post-processing); eigenvector entries are
+    capped at 1 (they lie in [-1, 1]), which is what close eigenvalues give.
+    """
+    B2 = np.asarray(B) ** 2
+    d = vec.shape[0]
+    iu = np.triu_indices(d, 1)
+    lam_std = np.empty(d)
+    pair_var = np.zeros((d, d))
+    for k in range(d):  # d is the number of released columns (small): one pass per eigenvector
+        vk = vec[:, k]
+        lam_std[k] = math.sqrt(max(float(np.sum(vk ** 4 * np.diag(B2))
+                                         + 4.0 * np.sum((np.outer(vk, vk) ** 2 * B2)[iu])), 0.0))
+        # var(v_l' dS v_k) for every l: diagonal and upper-triangle contributions
+        A = vec[:, :, None] * vk[None, None, :]  # A[i, l, j] = v_l[i] v_k[j]
+        sym = A + np.transpose(A, (2, 1, 0))  # v_l[i] v_k[j] + v_l[j] v_k[i]
+        diag_part = np.einsum("il,ii->l", (vec * vk[:, None]) ** 2, B2)
+        off = np.einsum("ilj,ij->l", sym ** 2, np.triu(B2, 1))
+        pair_var[:, k] = diag_part + off
+    gaps = lam[None, :] - lam[:, None]  # gaps[l, k] = lam_k - lam_l
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(np.eye(d, dtype=bool), 0.0, pair_var / gaps ** 2)
+    ratio = np.where(np.isfinite(ratio), ratio, np.inf)
+    comp_var = (vec ** 2) @ ratio  # [i, k] = sum_l v_l[i]^2 ratio[l, k]
+    comp_std = np.minimum(np.sqrt(comp_var), 1.0)
+    return lam_std, comp_std.T
+
+
+def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args, names,
+                    project):
+    from ..feasible import (clamp, covariance_entry_bounds, nearest_correlation, orthonormalise,
+                            project_covariance, second_moment_entry_bounds)
     from ..models import DPCovariance, DPPCA
+    from ..models.covariance import augmented_task, correlation_from_covariance
 
+    d = len(lower)
+    h = 0.5 * (upper - lower)
+    hh = np.outer(h, h)
     if query == "pca":
         k = args.components
         est = DPPCA(n_components=k, epsilon=epsilon, delta=delta, bounds=(lower, upper),
                     noise=noise, random_state=rng, accountant=keeper).fit(X)
-        released = {"components": est.components_.tolist(),
-                    "explained_variance": est.explained_variance_.tolist(),
-                    "explained_variance_ratio": est.explained_variance_ratio_.tolist(),
-                    "mean": est.mean_.tolist()}
-        std = _covariance_error_bound(est, lower, upper)
-        what = ("root-mean-square error bound of each entry of the DP covariance the components "
-                "are computed from (before the PSD projection)")
     else:
         est = DPCovariance(epsilon=epsilon, delta=delta, bounds=(lower, upper), kind=query,
-                           noise=noise, random_state=rng, accountant=keeper).fit(X)
-        released = {"matrix": est.covariance_.tolist()}
-        if est.location_ is not None:
-            released["mean"] = est.location_.tolist()
-        if query == "gram":
-            std = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64))
-            what = ("standard deviation of the noise on each entry of the Gram matrix X'X/n "
-                    "(before the PSD projection, which never increases the total error)")
-        else:
-            std = _covariance_error_bound(est, lower, upper)
-            what = ("root-mean-square error bound of each covariance entry (before the PSD "
-                    "projection)")
-            if query == "correlation":
-                h = 0.5 * (upper - lower)
-                safe = np.where(h > 0, h, 1.0)
-                std = std / np.outer(safe, safe)
-                what = ("error bound of the underlying covariance in units of the public "
-                        "half-widths (a correlation's own error also depends on the private "
-                        "variances)")
-    summary = est.noise_summary_
-    expected = {"noise": est.noise_, "allocation": getattr(est, "allocation_", None),
-                "distribution": summary.distribution, "scale": summary.scale,
-                "per_entry_variance": summary.per_entry_variance,
-                "expected_squared_error": summary.expected_squared_error,
-                "expected_loss": est.expected_loss_,
-                "noise_candidates": est.noise_candidates_,
-                "entry_std": np.asarray(std).tolist(), "what": what}
-    return released, est.privacy_, expected
+                           noise=noise, project_psd=False, random_state=rng,
+                           accountant=keeper).fit(X)
+    dist = est.noise_summary_.distribution
+    G_var = np.asarray(est.entry_variance_, dtype=np.float64)
+    G = np.asarray(est.moments_, dtype=np.float64)
+    bars = {}
+    if query == "gram":
+        mlo, mhi = second_moment_entry_bounds(lower, upper)
+        matrix = _project_scaled(G, mlo, mhi, np.ones(d)) if project else 0.5 * (G + G.T)
+        std = np.sqrt(G_var)
+        released = {"matrix": matrix.tolist()}
+        width = np.where(mhi - mlo > 0, mhi - mlo, 1.0)
+        bars["matrix"] = _bar(matrix, std, dist, width, lo=mlo if project else None,
+                              hi=mhi if project else None)
+        expected = _moment_expected(est, "standard deviation of the noise on each entry of the "
+                                         "Gram matrix X'X/n", "squared Frobenius error of X'X/n, "
+                                                               "in the columns' units squared")
+        expected["entry_std"] = std.tolist()
+        return released, est.privacy_, expected, bars
+    _, center, t = augmented_task(lower, upper, 2, "covariance")  # public: bounds only
+    B = _covariance_error_bound(G_var, lower, upper, t)
+    cov, mean = _covariance_of(G, center, t)
+    sd_mean = np.sqrt(G_var[:d, d]) / t
+    if project:
+        mean = clamp(mean, lower, upper)
+        # PSD, variances in [0, h²], Cauchy-Schwarz, in the metric of the query's loss: Frobenius
+        # in the original units for a covariance (in half-width units the projection moved noise
+        # of the small-range columns into the large-range ones: results/projection_utility.md),
+        # in units of the public half-widths for correlation and PCA (as DPPCA)
+        cov_lo, cov_hi = covariance_entry_bounds(h * h)
+        cov = _project_scaled(cov, cov_lo, cov_hi, h if query != "covariance" else np.ones(d))
+    cov_lo, cov_hi = -hh.copy(), hh.copy()
+    np.fill_diagonal(cov_lo, 0.0)
+    mean_bar = _bar(mean, sd_mean, dist, upper - lower, lo=lower if project else None,
+                    hi=upper if project else None)
+    if query == "covariance":
+        released = {"matrix": cov.tolist(), "mean": mean.tolist()}
+        width = 2.0 * hh  # off-diagonal entries lie in [-h_i h_j, h_i h_j], variances in [0, h_i²]
+        np.fill_diagonal(width, h * h)
+        bars["matrix"] = _bar(cov, B, dist, np.where(width > 0, width, 1.0),
+                              lo=cov_lo if project else None, hi=cov_hi if project else None,
+                              approximate=True, what="root-mean-square error bound")
+        bars["mean"] = mean_bar
+        expected = _moment_expected(
+            est, "root-mean-square error bound of each covariance entry (the mean's own noise "
+                 "included); the range of an entry is [-h_i h_j, h_i h_j] with h the public "
+                 "half-widths", "squared Frobenius error of the covariance, in the columns' "
+                                "units squared")
+        expected["entry_std"] = B.tolist()
+        return released, est.privacy_, expected, bars
+    if query == "correlation":
+        corr = np.asarray(est.covariance_, dtype=np.float64) if not project else \
+            nearest_correlation(correlation_from_covariance(cov))
+        # plug-in (post-processing of the released variances): d rho ~ d S_ij / (s_i s_j)
+        var = np.clip(np.diag(cov if project else project_covariance(cov)), 0.0, None)
+        sd = np.sqrt(var)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            std = np.where(np.outer(sd, sd) > 0, B / np.outer(sd, sd), 1.0)
+        std = np.minimum(std, 1.0)
+        np.fill_diagonal(std, 0.0)
+        released = {"matrix": corr.tolist(), "mean": mean.tolist()}
+        off = np.ones((d, d)) * -1.0
+        np.fill_diagonal(off, 1.0)
+        bars["matrix"] = _bar(corr, std, dist, 2.0, lo=off, hi=np.ones((d, d)),
+                              approximate=True, what="first-order error of each correlation "
+                                                     "(plug-in from the released variances)")
+        bars["mean"] = mean_bar
+        expected = _moment_expected(
+            est, "first-order error of each correlation, from the public error bound of the "
+                 "covariance divided by the released standard deviations (post-processing; "
+                 "approximate, capped at 1)",
+            "squared Frobenius error of the covariance in units of the public half-widths "
+            "(dimensionless)")
+        expected["entry_std"] = std.tolist()
+        return released, est.privacy_, expected, bars
+    # pca: eigenpairs of the (projected) covariance; components orthonormal
+    k = est.n_components_
+    lam_all, vec_all = np.linalg.eigh(cov)
+    order = np.argsort(lam_all)[::-1]
+    lam_all, vec_all = lam_all[order], vec_all[:, order]
+    if project:
+        comps = orthonormalise(vec_all[:, :k]).T
+        big = np.argmax(np.abs(comps), axis=1)
+        comps = comps * np.sign(comps[np.arange(k), big])[:, None]
+        lam = np.maximum(lam_all[:k], 0.0)
+        total = float(np.trace(cov))
+        ratio = lam / total if total > 0 else np.zeros(k)
+    else:  # the estimator's own output (its PSD projection in half-width units only)
+        comps = np.asarray(est.components_, dtype=np.float64)
+        lam = np.asarray(est.explained_variance_, dtype=np.float64)
+        ratio = np.asarray(est.explained_variance_ratio_, dtype=np.float64)
+        mean = np.asarray(est.mean_, dtype=np.float64)
+    lam_std, comp_std = _pca_std(lam_all, vec_all, B)
+    released = {"components": comps.tolist(), "explained_variance": lam.tolist(),
+                "explained_variance_ratio": ratio.tolist(), "mean": mean.tolist()}
+    total_var = float(np.sum(h * h))  # the largest total variance the public box allows
+    bars["components"] = _bar(comps, comp_std[:k], "gaussian", 2.0, lo=-1.0, hi=1.0,
+                              approximate=True, what="first-order (perturbation) error of each "
+                                                     "loading; capped at 1")
+    bars["explained_variance"] = _bar(lam, lam_std[:k], "gaussian", total_var, lo=0.0,
+                                      hi=total_var, approximate=True,
+                                      what="first-order error of each eigenvalue")
+    bars["mean"] = mean_bar
+    expected = _moment_expected(
+        est, "first-order error of the loadings and explained variances, from the public "
+             "root-mean-square error bound of each covariance entry",
+        "squared Frobenius error of the covariance in units of the public half-widths "
+        "(dimensionless)")
+    expected["entry_std"] = B.tolist()
+    return released, est.privacy_, expected, bars
+
+
+#: Relative cutoff of the projected normal equations' spectrum (units of the public half-widths):
+#: directions the projection left almost flat are dropped instead of amplified.
+LINREG_RCOND = 1e-3
+
+
+def _linreg_solve(G, idx, d, n, alpha, cx, cy, t, unit=None, rcond=None):
+    A = G[np.ix_(idx, idx)] * n
+    b = G[idx, d] * n
+    M = A.copy()
+    M[np.arange(len(cx)), np.arange(len(cx))] += alpha
+    u = np.ones(len(idx)) if unit is None else np.where(np.asarray(unit) > 0, unit, 1.0)
+    # solved in units of the public scales, where a relative cutoff treats every feature alike
+    beta = np.linalg.lstsq(M * np.outer(u, u), b * u, rcond=rcond)[0] * u
+    coef = beta[:len(cx)]
+    intercept = float(cy - cx @ coef + beta[-1] * t)
+    return beta, coef, intercept, M
+
+
+def _linreg_std(beta, M, G_var, idx, d, n, cx, t, unit=None, rcond=None):
+    """Delta-method noise std of the coefficients and the intercept (post-processing).
+
+    ``beta = M⁻¹ b`` with ``M = n A + alpha I``: to first order ``dbeta = -n M⁻¹ dG[idx, J] u``,
+    ``J = idx + [target]``, ``u = (beta, -1)``. The symmetrised noise of the released moments has
+    independent upper-triangle entries of public variances ``G_var`` (i.i.d. and diagonal-MVG
+    noise alike), so the covariance of ``dG[idx, J] u`` is exact given ``u``.
+    """
+    J = list(idx) + [d]
+    u = np.append(beta, -1.0)
+    V = np.asarray(G_var, dtype=np.float64)
+    Cv = np.outer(beta, beta) * V[np.ix_(idx, idx)]
+    np.fill_diagonal(Cv, V[np.ix_(idx, J)] @ (u * u))
+    u = np.ones(len(idx)) if unit is None else np.where(np.asarray(unit) > 0, unit, 1.0)
+    # the same (scaled, cut-off) inverse as the solve
+    Minv = np.linalg.pinv(M * np.outer(u, u), rcond=1e-15 if rcond is None else rcond) \
+        * np.outer(u, u)
+    cov_beta = (n * n) * Minv @ Cv @ Minv.T
+    g = np.append(-np.asarray(cx), t)
+    coef_std = np.sqrt(np.clip(np.diag(cov_beta)[:len(cx)], 0.0, None))
+    intercept_std = math.sqrt(max(float(g @ cov_beta @ g), 0.0))
+    return coef_std, intercept_std
 
 
 def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, keeper, args,
-                    names, target):
+                    names, target, project, n):
+    from ..feasible import second_moment_entry_bounds
     from ..models import DPLinearRegression, DPRidge
+    from ..models.linear import regression_task
 
     common = dict(epsilon=epsilon, delta=delta, bounds_X=(lower, upper), bounds_y=(ylo, yhi),
                   noise=noise, random_state=rng, accountant=keeper)
     est = (DPRidge(alpha=args.alpha, **common) if args.alpha else DPLinearRegression(**common))
     est.fit(X, y)
-    released = {"coef": dict(zip(names, np.asarray(est.coef_).tolist())),
-                "intercept": float(est.intercept_)}
-    std = np.sqrt(np.asarray(est.entry_variance_, dtype=np.float64)).tolist()
-    summary = est.noise_summary_
-    expected = {"noise": est.noise_, "distribution": summary.distribution,
-                "scale": summary.scale, "per_entry_variance": summary.per_entry_variance,
-                "expected_squared_error": summary.expected_squared_error,
-                "expected_loss": getattr(est, "expected_loss_", None),
-                "entry_std": std, "entry_names": [*names, target, "1"],
-                "what": ("standard deviation of the noise on each released sufficient statistic "
-                         "[X y 1]'[X y 1]/n (centred at the middle of the public ranges)")}
-    return released, est.privacy_, expected
+    d = len(lower)
+    _, cx, cy, t = regression_task(lower, upper, ylo, yhi, n, True)
+    G = np.asarray(est.moments_, dtype=np.float64)
+    G_var = np.asarray(est.entry_variance_, dtype=np.float64)
+    if project:  # in units of the public half-widths (every coordinate weighs alike)
+        hx, hy = 0.5 * (upper - lower), 0.5 * (yhi - ylo)
+        mlo, mhi = second_moment_entry_bounds(np.concatenate([-hx, [-hy, t]]),
+                                              np.concatenate([hx, [hy, t]]))
+        G = _project_scaled(G, mlo, mhi, np.concatenate([hx, [hy, t]]))
+    idx = list(range(d)) + [d + 1]
+    hx = 0.5 * (upper - lower)
+    beta, coef, intercept, M = _linreg_solve(
+        G, idx, d, n, float(args.alpha or 0.0), cx, cy, t, unit=1.0 / np.append(hx, t),
+        rcond=LINREG_RCOND if project else None)
+    if not project:  # the estimator's own solution (its normal matrix made PSD)
+        coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
+    coef_std, intercept_std = _linreg_std(beta, M, G_var, idx, d, n, cx, t,
+                                          unit=1.0 / np.append(hx, t),
+                                          rcond=LINREG_RCOND if project else None)
+    released = {"coef": dict(zip(names, coef.tolist())), "intercept": intercept}
+    std = np.sqrt(G_var).tolist()
+    expected = _moment_expected(
+        est, "standard deviation of the noise on each released sufficient statistic "
+             "[X y 1]'[X y 1]/n (centred at the middle of the public ranges)",
+        "squared coefficient error in units of the public half-widths (dimensionless)")
+    expected["entry_std"] = std
+    expected["entry_names"] = [*names, target, "1"]
+    yw = float(yhi - ylo)
+    xw = np.where(upper - lower > 0, upper - lower, 1.0)
+    what = ("delta-method (first-order) noise std of each coefficient, from the public noise "
+            "variances of the released statistics (post-processing); 'error / public range' "
+            "compares it with (range of the target) / (range of the feature)")
+    bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True, what=what),
+            "intercept": _bar(np.array([intercept]), np.array([intercept_std]), "gaussian",
+                              np.array([yw]), approximate=True, what=what)}
+    return released, est.privacy_, expected, bars
+
+
+# ----------------------------------------------------------------------------- noise warnings
+def _bar_labels(query, key, names, shape, target=None):
+    """Public labels of the entries of a released array (column names, never values)."""
+    if key == "intercept":
+        return ["intercept"]
+    if key in ("values", "mean", "coef"):
+        return [f"{query if key == 'values' else key}[{c}]" for c in names]
+    if key == "matrix":
+        return [f"{query}[{a}, {b}]" for a in names for b in names]
+    if key == "components":
+        return [f"PC{i + 1}[{c}]" for i in range(shape[0]) for c in names]
+    if key == "explained_variance":
+        return [f"explained variance of PC{i + 1}" for i in range(shape[0])]
+    return [f"{key}[{i}]" for i in range(int(np.prod(shape)))]
+
+
+def noise_warnings(doc: dict) -> list[str]:
+    """One "noise dominates" line per released array whose expected error exceeds
+    NOISE_DOMINATES of its public range (computed from public quantities only)."""
+    out = []
+    q, names = doc["query"], doc["columns"]
+    for key, bar in doc["error_bars"].items():
+        rel = np.asarray(bar["relative"], dtype=np.float64)
+        over = rel > NOISE_DOMINATES
+        if key == "matrix" and rel.ndim == 2:  # a symmetric matrix: count each pair once
+            over = np.triu(over)
+        if not over.any():
+            continue
+        labels = np.asarray(_bar_labels(q, key, names, rel.shape), dtype=object).reshape(rel.shape)
+        worst = np.unravel_index(int(np.argmax(np.where(over, rel, -1.0))), rel.shape)
+        total = int(np.triu(np.ones(rel.shape, bool)).sum()) if key == "matrix" and rel.ndim == 2 \
+            else rel.size
+        what = q if key in ("values", "matrix") else key.replace("_", " ")
+        out.append(f"{what}: noise dominates {int(over.sum())} of the {total} released "
+                   f"number{'' if total == 1 else 's'} (expected error above "
+                   f"{NOISE_DOMINATES:.0%} of the public range; worst: {labels[worst]}, "
+                   f"{float(rel[worst]):.0%} of its range); a larger epsilon, more records, "
+                   "fewer columns or tighter public bounds reduce it")
+    return out
 
 
 # ----------------------------------------------------------------------------- the command
@@ -317,12 +633,20 @@ def run(args) -> int:
     features = schema.features() if args.query == "linreg" else list(schema.columns)
     if not features:
         raise InvalidParameterError("--bounds", "lists no feature column")
-    lower, upper, names = bounds_arrays(features)
+    # linreg: reference coding (the first public category of each categorical feature is the
+    # reference, absorbed in the intercept), so the design is not collinear
+    reference = args.query == "linreg"
+    lower, upper, names = bounds_arrays(features, drop_first=reference)
+    if not names:
+        raise InvalidParameterError("--bounds", "lists no feature column with more than its "
+                                                "reference category")
+    project = not args.no_project
     session = contextlib.nullcontext()
     if dask_files is None:
         frame = read_table(data, "DATA", columns=schema.names)
         n = int(frame.shape[0])
-        X = design_matrix(frame, features, option="DATA", clip=not args.no_clip)
+        X = design_matrix(frame, features, option="DATA", clip=not args.no_clip,
+                          drop_first=reference)
     else:  # lazy: read, encoded and reduced partition by partition (cli/_dask.py)
         from ._dask import dask_design_frame, dask_session, read_dask_table
 
@@ -350,23 +674,25 @@ def run(args) -> int:
                 if dask_files is not None:
                     raise InvalidParameterError("--numerics", "'exact' needs the table in memory "
                                                               "(not a Dask input) in this version")
-                released, guarantee, expected = _release_vector_exact(
-                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper)
+                released, guarantee, expected, bars = _release_vector_exact(
+                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, project)
             elif args.query in ("mean", "sum"):
-                released, guarantee, expected = _release_vector(
-                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, n=n)
+                released, guarantee, expected, bars = _release_vector(
+                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, project,
+                    n=n)
             elif args.query == "linreg":
                 tcol = schema.column(schema.target)
                 if dask_files is None:
                     y = design_matrix(frame, [tcol], option="DATA", clip=not args.no_clip)[:, 0]
                 else:
                     y = encoded[schema.target]
-                released, guarantee, expected = _release_linreg(
+                released, guarantee, expected, bars = _release_linreg(
                     X, y, lower, upper, tcol.lo, tcol.hi, eps, delta, args.noise, rng, keeper,
-                    args, names, schema.target)
+                    args, names, schema.target, project, n)
             else:
-                released, guarantee, expected = _release_matrix(
-                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, args)
+                released, guarantee, expected, bars = _release_matrix(
+                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, args,
+                    names, project)
             ledger_state = _ledger_state(ledger) if ledger is not None else None
         finally:
             if ledger is not None:
@@ -378,8 +704,16 @@ def run(args) -> int:
         "query": args.query, "columns": names,
         "target": schema.target if args.query == "linreg" else None,
         "released": released,
+        "projection": _projection_note(args.query, project),
         "guarantee": _guarantee_dict(guarantee, args.numerics),
         "expected_error": expected,
+        "error_bars": bars,
+        "error_bars_note": {"level": LEVEL,
+                            "text": _INTERVAL_NOTE.format(pct=f"{LEVEL:.0%}")},
+        "noise_dominates_fraction": NOISE_DOMINATES,
+        "categorical_coding": ("reference: the first listed category of each categorical "
+                               "feature is the reference (no column; absorbed in the intercept)"
+                               if reference else "one 0/1 column per public category"),
         "parameters": {
             "epsilon": eps, "delta": delta, "noise": args.noise, "numerics": args.numerics,
             "bounds": schema.to_json(), "clip": not args.no_clip,
@@ -393,6 +727,7 @@ def run(args) -> int:
         "software": _software(),
         "ledger": ledger_state,
     }
+    doc["warnings"] = noise_warnings(doc)
     with atomic_output(out, "w") as fh:
         json.dump(doc, fh, indent=2, allow_nan=False, default=_plain_number)
         fh.write("\n")
@@ -409,10 +744,41 @@ def run(args) -> int:
     if ledger_state is not None:
         print(f"ledger {args.ledger}: spent epsilon={ledger_state['spent']['epsilon']:.6g} of "
               f"{ledger_state['budget']['epsilon']:g}")
+    for line in doc["warnings"]:
+        print(f"warning: {line}", file=sys.stderr)
     if args.seed is not None:
         print("note: --seed makes the noise reproducible; a known seed voids the privacy "
               "guarantee (the seed is not written to the JSON file).")
     return 0
+
+
+def _projection_note(query: str, project: bool) -> dict:
+    """What the post-processing onto the feasible set did (public: it uses the bounds only)."""
+    what = {
+        "mean": "means clamped to their public ranges",
+        "sum": "sums clamped to n times the public ranges",
+        "covariance": "mean clamped to the public ranges; covariance projected (Frobenius, in "
+                      "the columns' units) onto PSD matrices with variances in "
+                      "[0, (hi-lo)^2/4] and Cauchy-Schwarz bounds |C_ij| <= sqrt(v_i v_j)",
+        "gram": "X'X/n projected (Frobenius, in the columns' units) onto PSD matrices whose "
+                "entries lie between the public corner products",
+        "correlation": "covariance projected onto the set of --query covariance (Frobenius in "
+                       "units of the public half-widths), then the nearest valid correlation "
+                       "matrix (PSD, unit diagonal)",
+        "pca": "covariance projected onto the set of --query covariance (Frobenius in units of "
+               "the public half-widths); components its orthonormal eigenvectors, explained "
+               "variances its eigenvalues",
+        "linreg": "released sufficient statistics projected (Frobenius, in units of the public "
+                  "half-widths) onto PSD matrices within the public entry bounds (means in "
+                  "range, variances at most their maxima, the constant exact); coefficients "
+                  "solved on the projected statistics in the same units, dropping directions "
+                  "whose eigenvalue is below 1e-3 of the largest",
+    }[query]
+    return {"applied": bool(project), "what": what if project else "none (--no-project)",
+            "note": "post-processing of the DP release using public bounds only: it costs no "
+                    "privacy budget, and since the true statistic lies in the feasible set, the "
+                    "projection never moves the release away from it (per entry for a box; for "
+                    "a matrix in the Frobenius norm it is computed in, stated above)"}
 
 
 def _plain_number(obj):
@@ -468,6 +834,12 @@ def add_parser(subparsers) -> None:
                    help="number of principal components (--query pca; default all)")
     p.add_argument("--alpha", type=float, default=None,
                    help="ridge penalty (--query linreg; default: ordinary least squares)")
+    p.add_argument("--no-project", action="store_true",
+                   help="keep the raw noisy statistics: no projection onto the values the "
+                        "statistic can take (by default means are clamped to their public "
+                        "ranges, covariances made PSD within the variance and Cauchy-Schwarz "
+                        "bounds, correlations valid, components orthonormal; post-processing, "
+                        "free of budget)")
     p.add_argument("--no-clip", action="store_true",
                    help="refuse values outside the public ranges instead of clipping them")
     p.add_argument("--ledger", default=None, metavar="LEDGER",

@@ -21,7 +21,7 @@ _FLOAT_NOTE = ("numerics: float — the guarantee assumes idealised real arithme
                "(use numerics='exact' where offered)")
 
 __all__ = ["Relation", "PrivacyGuarantee", "NoiseSummary", "Release", "Mechanism",
-           "check_neighbouring"]
+           "check_neighbouring", "noise_half_width"]
 
 
 class Relation(str, Enum):
@@ -193,6 +193,67 @@ class Release:
     noise: NoiseSummary
     metadata: dict = field(default_factory=dict)
 
+    @property
+    def std(self) -> float:
+        """Standard deviation of the noise on one released entry, from the public noise summary.
+
+        ``sqrt(noise.per_entry_variance)``: exact for i.i.d. noise; for correlated noise (MVG,
+        ``per_entry_variance`` is the mean over the entries) the root-mean-square over entries.
+        Computed from public quantities only (the calibration), never from the data or the noise.
+        """
+        return math.sqrt(max(float(self.noise.per_entry_variance), 0.0))
+
+    def interval(self, level: float = 0.95):
+        """Noise-only interval ``(lower, upper)`` around the released value, entrywise.
+
+        Covers the exact (un-noised) query answer with probability ``level`` for each entry,
+        over the noise alone: Gaussian noise (``gaussian``, ``mvg``, ``discrete-gaussian``) uses
+        the normal quantile of :attr:`std`; Laplace noise its exact quantile ``b log(1/(1-level))``
+        (``b = std/sqrt(2)``); any other noise law Chebyshev's ``std / sqrt(1-level)``
+        (conservative). Bias (clipping, post-processing) is not included: the interval is about
+        the noise of this release, computed from public quantities only.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            In (0, 1).
+
+        Returns
+        -------
+        (lower, upper) : floats or ndarrays of the value's shape
+        """
+        half = noise_half_width(self.noise.distribution, self.std, level)
+        value = np.asarray(self.value, dtype=np.float64)
+        lower, upper = value - half, value + half
+        if np.ndim(self.value) == 0:
+            return float(lower), float(upper)
+        return lower, upper
+
+
+#: Noise laws whose entries are (close to) normal: intervals use the normal quantile.
+_NORMAL_LAWS = ("gaussian", "mvg", "discrete-gaussian", "mvg-discrete")
+
+
+def noise_half_width(distribution: str, std, level: float = 0.95):
+    """Half-width of a symmetric noise-only interval of coverage ``level`` (entrywise).
+
+    ``std`` (float or array) is the public noise standard deviation; see
+    :meth:`Release.interval` for the rule per noise law.
+    """
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise InvalidParameterError("level", f"must be in (0, 1), got {level:g}")
+    std = np.asarray(std, dtype=np.float64)
+    if distribution in _NORMAL_LAWS:
+        from scipy.stats import norm
+
+        half = std * float(norm.ppf(0.5 + level / 2.0))
+    elif distribution in ("laplace", "discrete-laplace"):
+        half = std / math.sqrt(2.0) * math.log(1.0 / (1.0 - level))
+    else:
+        half = std / math.sqrt(1.0 - level)
+    return float(half) if half.ndim == 0 else half
+
 
 class Mechanism(abc.ABC):
     """Base class: pure configuration plus :meth:`release`.
@@ -355,8 +416,8 @@ def _basic_sum(a: PrivacyGuarantee, b: PrivacyGuarantee) -> PrivacyGuarantee:
 
     if a.neighbouring != b.neighbouring:
         raise InvalidParameterError(
-            "neighbouring", f"cannot compose a {a.neighbouring!r} guarantee with a "
-                            f"{b.neighbouring!r} one (different neighbouring relations)")
+            "neighbouring", f"cannot compose a '{a.neighbouring}' guarantee with a "
+                            f"'{b.neighbouring}' one (different neighbouring relations)")
     if a.refuted or b.refuted:
         raise UnsafeMechanismError(
             "a refuted guarantee does not compose; use matrixdp.accounting.compose(..., "

@@ -216,8 +216,8 @@ class MVGMechanism(Mechanism):
             self.query.n_samples = m
         if not self._sensitivity_is_number and self.query.neighbouring != self.neighbouring:
             raise InvalidParameterError(
-                "neighbouring", f"{self.neighbouring!r} differs from the relation the query's "
-                                f"sensitivity was derived for ({self.query.neighbouring!r})")
+                "neighbouring", f"'{self.neighbouring}' differs from the relation the query's "
+                                f"sensitivity was derived for ('{self.query.neighbouring}')")
         if mode is None:
             directional = directions is not None or precision is not None or \
                 dp_directions is not None

@@ -125,9 +125,9 @@ _SCRUBBED = (
     ("inconsistent numbers of samples", InvalidShapeError, "y",
      "must have one entry per row of X"),
     ("NaN", InvalidParameterError, "X",
-     "contains NaN or infinite values (infinity): clean or impute them before a private release"),
+     "contains NaN (missing) values: impute or drop them before a private release"),
     ("infinity", InvalidParameterError, "X",
-     "contains NaN or infinite values (infinity): clean or impute them before a private release"),
+     "contains infinite values: clean them before a private release"),
 )
 
 

@@ -404,7 +404,10 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
 def keep_release(estimator, rel: MomentRelease) -> None:
     """Set the fitted attributes every second-moment estimator reports about its release:
     ``privacy_``, ``noise_``, ``allocation_``, ``noise_summary_``, ``expected_loss_``,
-    ``entry_variance_`` and ``noise_candidates_`` (all public: no data, no noise)."""
+    ``entry_variance_`` and ``noise_candidates_`` (all public: no data, no noise), and
+    ``moments_``, the released (DP) second-moment matrix itself (the output of the mechanism,
+    from which everything else the estimator reports is post-processing)."""
+    estimator.moments_ = np.array(rel.value, dtype=np.float64, copy=True)
     estimator.privacy_ = rel.privacy
     estimator.noise_ = rel.noise_choice
     estimator.allocation_ = rel.allocation

@@ -260,6 +260,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     entry_variance_ : ndarray (k, k)
         Exact variance of each entry of the released (symmetrised) second-moment matrix of the
         records ``(x - c, t)`` (``(x)`` for ``"gram"``); public, data-independent.
+    moments_ : ndarray (k, k)
+        The released (DP) second-moment matrix of those records (sums under add-remove); every
+        other fitted matrix is post-processing of it.
     n_features_in_, feature_names_in_
 
     References

@@ -135,6 +135,9 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         As in :class:`~matrixdp.models.DPCovariance`.
     ridge_ : float
         The adaptive ridge ``λ`` of the solve (a function of the release only).
+    moments_ : ndarray (k, k)
+        The released (DP) second moments of ``(x - c_x, y - c_y, t)`` (sums under add-remove);
+        ``coef_`` and ``intercept_`` are solved from it (post-processing).
     n_features_in_, feature_names_in_
 
     References
