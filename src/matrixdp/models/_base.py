@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
-           "check_relation", "charging", "NoGeneratorStateMixin"]
+           "check_relation", "charging", "NoGeneratorStateMixin", "fit_bounds", "finish_bounds"]
 
 
 class NoGeneratorStateMixin:
@@ -234,3 +234,44 @@ def bounded_records(estimator, X):
     check_n_samples(X.shape[0])
     lo, hi = parse_bounds(estimator.bounds, X.shape[1])
     return clip_to_bounds(X, lo, hi, estimator.clip), lo, hi
+
+
+def fit_bounds(estimator, X, epsilon: float):
+    """:func:`bounded_records` with public bounds, or ``bounds="dp"`` (:mod:`.dp_bounds`).
+
+    Returns ``(X, lower, upper, epsilon_left)``. With DP bounds a share of ``epsilon`` is spent
+    first on exponential-mechanism quantiles over a public grid, charged as its own entry
+    (label ``"<Estimator>.fit bounds"``) to the fit's budget keeper; ``bounds_`` and
+    ``bounds_privacy_`` record the estimate and its guarantee, and :func:`finish_bounds` adds
+    that guarantee to ``privacy_``. With public bounds ``bounds_privacy_`` is None.
+    """
+    from .dp_bounds import as_dp_bounds, bounds_rng, dp_bounds, split_epsilon
+
+    spec = as_dp_bounds(estimator.bounds)
+    if spec is None:
+        estimator.bounds_privacy_ = None
+        X, lo, hi = bounded_records(estimator, X)
+        return X, lo, hi, epsilon
+    X = validate_X(estimator, X, reset=True)
+    if is_dask_collection(X):
+        raise InvalidParameterError("bounds", "'dp' needs the table in memory (not a Dask "
+                                              "collection) in this version; pass public bounds")
+    check_n_samples(X.shape[0])
+    eps_bounds, eps_left = split_epsilon(epsilon, spec)
+    label = f"{type(estimator).__name__}.fit bounds"
+    lo, hi, privacy = dp_bounds(
+        X, epsilon=eps_bounds, spec=spec, neighbouring=str(getattr(estimator, "neighbouring",
+                                                                   "replace-one")),
+        rng=bounds_rng(estimator.random_state),
+        charging=lambda p: charging(estimator.accountant, p, label=label), label=label)
+    estimator.bounds_ = (lo, hi)
+    estimator.bounds_privacy_ = privacy
+    return np.clip(X, lo, hi), lo, hi, eps_left
+
+
+def finish_bounds(estimator) -> None:
+    """Compose the DP bounds' guarantee (if any) into the fitted ``privacy_`` (basic composition:
+    pure ε_bounds + (ε_fit, δ) = (ε, δ))."""
+    extra = getattr(estimator, "bounds_privacy_", None)
+    if extra is not None:
+        estimator.privacy_ = extra + estimator.privacy_

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from ..errors import InvalidParameterError
 from ._dask import augmented_moments, is_dask_collection
 from ._base import (NoGeneratorStateMixin, bounded_records, charging, check_privacy_params,
+                    finish_bounds, fit_bounds,
                     check_relation)
 from ._moments import MomentTask, balanced_constant, release_second_moment, keep_release
 
@@ -196,6 +197,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         In (0, 1).
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required; never derived from the data.
+        Or ``"dp"`` / :class:`~matrixdp.models.dp_bounds.DPBounds`: a share (default 10%) of
+        ``epsilon`` estimates them (exponential-mechanism quantiles over a PUBLIC grid, charged as
+        its own entry; ``bounds_`` and ``bounds_privacy_`` after fit; see docs/bounds.md).
     kind : {"covariance", "gram", "correlation"}, default "covariance"
         ``"gram"`` is the raw second moment ``XᵀX/n``; ``"covariance"`` divides by ``n`` (as
         :class:`sklearn.covariance.EmpiricalCovariance`).
@@ -276,7 +280,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         eps, delta, noise = check_privacy_params(self)
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
-        X, lo, hi = bounded_records(self, X)
+        X, lo, hi, eps = fit_bounds(self, X, eps)
         rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps, delta=delta,
                                             noise=noise, label="DPCovariance.fit")
         cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
@@ -287,6 +291,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         self.covariance_ = cov
         self.location_ = loc
         keep_release(self, rel)
+        finish_bounds(self)
         return self
 
     def __sklearn_tags__(self):
