@@ -1,0 +1,61 @@
+"""bounds="dp": a DP estimate charged as its own entry, composed into privacy_, never read off
+the data."""
+
+import numpy as np
+import pytest
+
+from matrixdp.accounting import Accountant, Ledger
+from matrixdp.errors import InvalidParameterError
+from matrixdp.models import DPCovariance, DPMean, DPStandardScaler
+from matrixdp.models.dp_bounds import DPBounds, dp_bounds
+
+RNG = np.random.default_rng(5)
+X = RNG.normal(50.0, 10.0, size=(4000, 3))
+
+
+@pytest.mark.parametrize("cls", [DPMean, DPStandardScaler, DPCovariance])
+def test_dp_bounds_are_charged_as_their_own_entry_and_add_up_to_epsilon(cls, tmp_path):
+    ledger = Ledger.create(tmp_path / "l.db", dataset="x", epsilon=5.0, delta=1e-5)
+    est = cls(epsilon=1.0, delta=1e-6, bounds="dp", random_state=3, accountant=ledger).fit(X)
+    labels = [h["label"] for h in ledger.history()]
+    assert labels == [f"{cls.__name__}.fit bounds", f"{cls.__name__}.fit"]
+    eps = [h["epsilon"] for h in ledger.history()]
+    assert eps[0] == pytest.approx(0.1) and eps[1] == pytest.approx(0.9)
+    assert est.privacy_.epsilon == pytest.approx(1.0) and est.bounds_privacy_.delta == 0.0
+    lo, hi = est.bounds_
+    assert np.all(lo < 30) and np.all(hi > 70) and np.all(lo > 0) and np.all(hi < 200)
+    ledger.close()
+
+
+def test_dp_bounds_give_a_useful_mean():
+    errs = [np.abs(DPMean(epsilon=1.0, bounds="dp", random_state=s).fit(X).mean_ - X.mean(0))
+            for s in range(5)]
+    assert np.max(errs) < 1.0
+
+
+def test_the_estimate_moves_with_the_mechanism_not_the_data_extremes():
+    # one extreme record does not move the bounds (a min/max would jump to it)
+    Y = X.copy()
+    Y[0, 0] = 1e8
+    a = DPMean(epsilon=1.0, bounds="dp", random_state=4).fit(X).bounds_
+    b = DPMean(epsilon=1.0, bounds="dp", random_state=4).fit(Y).bounds_
+    np.testing.assert_array_equal(a[1], b[1])
+    assert b[1][0] < 1e3
+
+
+def test_a_public_domain_gives_a_linear_grid_inside_it():
+    acc = Accountant()
+    lo, hi, g = dp_bounds(X, epsilon=0.5, spec=DPBounds(domain=(0, 100), n_points=101),
+                          rng=1, accountant=acc)
+    assert np.all(lo >= 0) and np.all(hi <= 100) and g.epsilon == 0.5
+    assert np.all(np.isclose(lo, np.round(lo))) and acc.total(delta=1e-9).epsilon == \
+        pytest.approx(0.5)
+
+
+def test_bad_specs_name_bounds():
+    for bad in ("min-max", DPBounds):
+        with pytest.raises((InvalidParameterError, TypeError)):
+            DPMean(epsilon=1.0, bounds=bad).fit(X) if bad != DPBounds else DPBounds(fraction=1.5)
+    with pytest.raises(InvalidParameterError) as info:
+        DPMean(epsilon=1.0, bounds="min-max").fit(X)
+    assert info.value.argument == "bounds"
