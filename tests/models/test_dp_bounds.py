@@ -59,3 +59,25 @@ def test_bad_specs_name_bounds():
     with pytest.raises(InvalidParameterError) as info:
         DPMean(epsilon=1.0, bounds="min-max").fit(X)
     assert info.value.argument == "bounds"
+
+
+def test_linear_regression_with_dp_bounds_for_features_and_target(tmp_path):
+    from matrixdp.models import DPLinearRegression
+
+    rng = np.random.default_rng(8)
+    Xr = rng.normal(10.0, 2.0, size=(20_000, 2))
+    y = Xr @ np.array([1.5, -0.5]) + 3.0 + rng.normal(0, 0.5, 20_000)
+    ledger = Ledger.create(tmp_path / "l.db", dataset="x", epsilon=5.0, delta=1e-5)
+    est = DPLinearRegression(epsilon=2.0, delta=1e-6, bounds_X="dp", bounds_y="dp",
+                             random_state=2, accountant=ledger).fit(Xr, y)
+    hist = ledger.history()
+    ledger.close()
+    assert [h["label"] for h in hist] == ["DPLinearRegression.fit bounds", "DPLinearRegression.fit"]
+    assert est.privacy_.epsilon == pytest.approx(2.0)
+    np.testing.assert_allclose(est.coef_, [1.5, -0.5], atol=0.3)
+    lo_x, hi_x, lo_y, hi_y = est.bounds_
+    assert lo_y < 20 < hi_y and np.all(lo_x < 8) and np.all(hi_x > 12)
+    # public bounds: no bounds entry, bounds_privacy_ None
+    pub = DPLinearRegression(epsilon=2.0, bounds_X=(0, 20), bounds_y=(-10, 40),
+                             random_state=2).fit(Xr, y)
+    assert pub.bounds_privacy_ is None and pub.privacy_.epsilon == pytest.approx(2.0)
