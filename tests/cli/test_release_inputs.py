@@ -68,12 +68,19 @@ def test_dp_true_column_is_estimated_charged_and_written(data, tmp_path, capsys)
     assert hi != real.max() and lo != real.min()
 
 
-def test_dp_column_without_domain_needs_both_or_neither(tmp_path, data, capsys):
+def test_dp_column_with_a_one_sided_domain_and_a_bad_one(tmp_path, data, capsys):
     bounds = tmp_path / "b.toml"
     bounds.write_text("[columns]\nincome = { dp = true, lo = 0 }\n")
+    out = tmp_path / "r.json"
     code = main(["release", str(data), "--query", "mean", "--bounds", str(bounds), "--epsilon",
-                 "1", "--out", str(tmp_path / "r.json")])
-    _one_line(code, capsys.readouterr().err, "--bounds", "both lo and hi")
+                 "2", "--out", str(out), "--seed", "3"])
+    assert code == 0, capsys.readouterr().err
+    lo, hi = json.loads(out.read_text())["dp_bounds"]["ranges"]["income"]
+    assert lo >= 0 and 30_000 < hi < 1e6  # the log grid cut at 0 (gamma(3, 1e4) data)
+    bounds.write_text("[columns]\nincome = { dp = true, lo = 5, hi = 1 }\n")
+    code = main(["release", str(data), "--query", "mean", "--bounds", str(bounds), "--epsilon",
+                 "1", "--out", str(tmp_path / "r2.json")])
+    _one_line(code, capsys.readouterr().err, "--bounds", "lo < hi")
 
 
 def test_reading_a_large_csv_reports_progress_in_a_log(data, tmp_path, capsys, monkeypatch):

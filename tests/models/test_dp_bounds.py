@@ -81,3 +81,29 @@ def test_linear_regression_with_dp_bounds_for_features_and_target(tmp_path):
     pub = DPLinearRegression(epsilon=2.0, bounds_X=(0, 20), bounds_y=(-10, 40),
                              random_state=2).fit(Xr, y)
     assert pub.bounds_privacy_ is None and pub.privacy_.epsilon == pytest.approx(2.0)
+
+
+def test_too_few_records_for_the_log_grid_warn_and_a_domain_does_not():
+    from matrixdp.models.dp_bounds import records_needed
+
+    small = X[:300]
+    with pytest.warns(UserWarning, match="PUBLIC domain"):
+        DPMean(epsilon=1.0, bounds="dp", random_state=1).fit(small)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DPMean(epsilon=1.0, bounds=DPBounds(domain=(0, 200)), random_state=1).fit(small)
+    # the rule: the far candidates' total probability m exp(-eps_row n / 4) is below e^-3
+    n = records_needed(0.1, 3, 209)
+    assert 209 * np.exp(-(0.1 / 6) * n / 4) == pytest.approx(np.exp(-3.0))
+
+
+def test_median_mad_is_the_default_and_quantiles_remain_available():
+    lo, hi, _ = dp_bounds(X, epsilon=1.0, rng=3)
+    assert np.all(lo < 20) and np.all(hi > 80) and np.all(hi < 200)
+    # the quantiles themselves (widen=0) on a fine grid in a public domain
+    lo2, hi2, _ = dp_bounds(X, epsilon=1.0, rng=3, spec=DPBounds(
+        method="quantiles", quantiles=(0.05, 0.95), widen=0.0, domain=(0, 100), n_points=201))
+    q05, q95 = np.quantile(X, [0.05, 0.95], axis=0)
+    assert np.all(np.abs(lo2 - q05) < 2) and np.all(np.abs(hi2 - q95) < 2)

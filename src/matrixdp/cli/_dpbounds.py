@@ -52,12 +52,15 @@ def resolve_dp_columns(schema: Schema, frame, *, epsilon: float, relation: str, 
     ranges = {}
     guarantees = []
     # columns with a public domain each get a linear grid in it; the others the log-scale grid
+    # columns with a two-sided domain share one linear-grid release; the others are grouped by
+    # their one-sided cut of the log-scale grid (e.g. lo = 0 for a non-negative quantity)
     groups = {}
     for j, col in enumerate(cols):
-        groups.setdefault(col.lo is None, []).append(j)
+        key = ("linear",) if col.lo is not None and col.hi is not None else ("log", col.lo, col.hi)
+        groups.setdefault(key, []).append(j)
     share = epsilon / len(cols)
-    for uses_log, idx in groups.items():
-        spec = (DPBounds() if uses_log else
+    for key, idx in groups.items():
+        spec = (DPBounds(domain=(key[1], key[2])) if key[0] == "log" else
                 DPBounds(domain=(np.array([cols[j].lo for j in idx]),
                                  np.array([cols[j].hi for j in idx]))))
         lo, hi, g = dp_bounds(X[:, idx], epsilon=share * len(idx), spec=spec,

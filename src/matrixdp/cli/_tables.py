@@ -312,14 +312,16 @@ def _make_column(name: str, spec) -> Column:
                                                 "numeric columns, not to categories")
     if dp:
         # the range, if given, is the PUBLIC domain the DP estimate searches (else a log grid)
+        # lo and hi: a linear grid in that domain; one of them: the log grid cut there;
+        # neither: the whole log grid (docs/bounds.md)
         lo = _number(spec["lo"], f"{name}.lo") if "lo" in spec else None
         hi = _number(spec["hi"], f"{name}.hi") if "hi" in spec else None
-        if (lo is None) != (hi is None):
-            raise InvalidParameterError(
-                "--bounds", f"column {name!r}: with dp = true give both lo and hi (the PUBLIC "
-                            "domain searched) or neither (a log-scale grid, see docs/bounds.md)")
-        if lo is not None and not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-            raise InvalidParameterError("--bounds", f"column {name!r}: needs finite lo < hi")
+        for v in (lo, hi):
+            if v is not None and not math.isfinite(v):
+                raise InvalidParameterError("--bounds", f"column {name!r}: lo and hi must be "
+                                                        "finite")
+        if lo is not None and hi is not None and not lo < hi:
+            raise InvalidParameterError("--bounds", f"column {name!r}: needs lo < hi")
         return Column(name, lo=lo, hi=hi, integer=integer, dp=True)
     if "categories" in spec:
         cats = spec["categories"]
