@@ -536,7 +536,10 @@ def test_bad_option_values_are_one_line(capsys):
     for argv in (["synth", "x.csv", "--epsilon", "abc", "--out", "o.csv"],
                  ["synth", "x.csv", "--epsilon", "1", "--n", "many", "--out", "o.csv"],
                  ["release", "x.csv", "--epsilon", "abc"],
-                 ["synth", "x.csv", "--epsilon", "1", "--model", "gan", "--out", "o.csv"]):
+                 ["synth", "x.csv", "--epsilon", "1", "--model", "gan", "--out", "o.csv"],
+                 ["synth", "x.csv", "--epsilon", "1", "--seed", "-1", "--out", "o.csv"],
+                 ["release", "x.csv", "--seed", "1.5"], ["audit", "--seed", "x"],
+                 ["demo", "--epsilon", "abc"]):
         with pytest.raises(SystemExit) as info:
             main(argv)
         err = capsys.readouterr().err

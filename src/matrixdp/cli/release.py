@@ -24,6 +24,7 @@ from ..errors import InvalidParameterError
 from ._paths import atomic_output, check_input_file, check_output_path
 from ._tables import (Schema, bounds_arrays, check_sep, design_matrix, parse_bound_options,
                       read_header, read_schema, read_table, template_text)
+from ._options import seed as _seed
 
 QUERIES = ("mean", "sum", "covariance", "gram", "correlation", "pca", "linreg")
 NOISES = ("auto", "mvg", "iid")
@@ -520,7 +521,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--report", default=None, metavar="REPORT.html",
                    help="also write an HTML report with PNG plots beside it")
     p.add_argument("--force", action="store_true", help="replace existing output files")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=_seed, default=None,
                    help="seed for reproducible noise (demonstrations only: a known seed voids "
                         "the guarantee; default: secure randomness)")
     p.add_argument("--quiet", action="store_true",

@@ -23,6 +23,7 @@ from ..errors import InvalidParameterError
 from ..synth import RONGauss
 from ._paths import atomic_output, check_disk_space, check_output_path
 from ._rows import RowProgress, human_bytes
+from ._options import seed as _seed
 
 #: Rows sampled per step (memory stays constant in --n; progress is counted in rows).
 CHUNK = 50_000
@@ -610,7 +611,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--reconstruct", action="store_true",
                    help="write features mapped back to R^m (W z, on the normalised scale) instead of "
                         "the projected z")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=_seed, default=None,
                    help="seed for reproducible output (default: secure randomness)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (bars appear only on a terminal; "
