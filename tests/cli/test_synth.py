@@ -566,3 +566,13 @@ def test_log_progress_prints_a_line_every_interval_off_a_terminal():
     quiet = io.StringIO()
     RowProgress(10, "x", quiet=True, stream=quiet, interval=0).update(10)
     assert quiet.getvalue() == ""
+
+
+def test_ron_gauss_writes_a_report_too(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label"])
+    frame.to_csv(table, index=False)
+    code, out, err = run([table, "--model", "ron-gauss", "--epsilon", 1, "--dim", 2, "--n", 50,
+                          "--out", tmp_path / "s.csv", "--report", tmp_path / "r.html"], capsys)
+    assert code == 0, err
+    html = (tmp_path / "r.html").read_text()
+    assert "RON-Gauss" in html and "What the guarantee means" in html and "z1" in html

@@ -142,8 +142,7 @@ def run(args) -> int:
         if args.dim is None:
             raise InvalidParameterError("--dim", "is required with --model ron-gauss (the "
                                                  "projected dimension p)")
-        for option, value in (("--bounds", args.bounds), ("--delta", args.delta),
-                              ("--report", args.report)):
+        for option, value in (("--bounds", args.bounds), ("--delta", args.delta)):
             if value is not None:
                 raise InvalidParameterError(option, "applies to --model copula only")
         return _run_ron_gauss(args)
@@ -368,7 +367,9 @@ def _write_synth_report(doc: dict, path) -> None:
            else "one person's record is replaced by another")
     rows = []
     for name, spec in doc["columns"].items():
-        if "categories" in spec:
+        if "what" in spec:
+            what = spec["what"]
+        elif "categories" in spec:
             what = "categories: " + ", ".join(map(str, spec["categories"]))
         else:
             what = f"[{spec['lo']:.6g}, {spec['hi']:.6g}]"
@@ -385,8 +386,12 @@ def _write_synth_report(doc: dict, path) -> None:
         f"(the synthetic table and this report) has nearly the same probability: at most a "
         f"factor e<sup>&epsilon;</sup> apart, except with probability &delta;. Guarantee: "
         f"{e(doc['guarantee'])}.</p>",
-        "<p>Model: DPCopula (class-conditional Gaussian copula over DP histograms). The "
-        "synthetic records are drawn from DP statistics only; sampling is post-processing.</p>",
+        "<p>Model: " + ("DPCopula (class-conditional Gaussian copula over DP histograms), in "
+                        "the input's columns, units and categories" if doc["model"] == "copula"
+                        else "RON-Gauss (random orthonormal projection, DP mean and covariance); "
+                             "the columns are not in the input's units") +
+        ". The synthetic records are drawn from DP statistics only; sampling is "
+        "post-processing.</p>",
     ]
     if doc["seeded"]:
         parts.append("<p><b>Seeded run</b>: whoever knows the seed can replay the noise.</p>")
@@ -433,6 +438,12 @@ def _run_ron_gauss(args) -> int:
     else:
         out_path = check_output_path(args.out, force=args.force,
                                      inputs=[args.input] if dask_files is None else dask_files)
+    report = None
+    if args.report is not None:
+        report = check_output_path(args.report, force=args.force, inputs=[args.input],
+                                   option="--report")
+        if report.resolve() == out_path.resolve():
+            raise InvalidParameterError("--report", "must differ from --out")
     if dask_files is None:
         frame = _read_table(args.input, sep=args.sep, quiet=args.quiet)
     else:
@@ -471,7 +482,7 @@ def _run_ron_gauss(args) -> int:
                      epsilon_counts=args.epsilon_counts,
                      neighbouring=args.neighbouring,
                      reconstruct=args.reconstruct, random_state=args.seed)
-    ledger_line = None
+    ledger_line = ledger_state = None
     session = contextlib.nullcontext()
     if dask_files is not None:
         from ._dask import dask_session
@@ -492,6 +503,7 @@ def _run_ron_gauss(args) -> int:
             try:
                 model.fit(features, y, ledger=ledger)  # refused before any noise if over budget
                 spent = ledger.spent()
+                ledger_state = _ledger_state(ledger)
                 ledger_line = (f"ledger {args.ledger}: spent epsilon={spent.epsilon:.6g} at "
                                f"delta={spent.delta:.3g} ({spent.calibration}) of the budget "
                                f"epsilon={ledger.epsilon:g}")
@@ -547,6 +559,18 @@ def _run_ron_gauss(args) -> int:
         print(f"  - {note}")
     if ledger_line:
         print(ledger_line)
+    if report is not None:
+        relation = args.neighbouring
+        doc = {"model": "ron-gauss", "source_file": Path(args.input).name, "n_out": n_out,
+               "guarantee": str(model.privacy_), "relation": relation,
+               "notes": list(model.privacy_.notes),
+               "columns": {name: {"what": ("W z on RON-Gauss's normalised scale"
+                                           if args.reconstruct else "projected coordinate")}
+                           for name in names},
+               "target": args.target, "dp_bounds_guarantee": None, "ledger": ledger_state,
+               "seeded": args.seed is not None, "out": Path(args.out).name}
+        _write_synth_report(doc, report)
+        print(f"wrote {args.report}")
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if args.seed is not None:
@@ -575,7 +599,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--sep", default=None, metavar="CHAR",
                    help="CSV delimiter of INPUT and --out (default ','; 'tab' for a tab)")
     p.add_argument("--report", default=None, metavar="REPORT.html",
-                   help="copula: also write an HTML report (guarantee, schema, DP bounds, ledger)")
+                   help="also write an HTML report (the guarantee in words, the columns, DP "
+                        "bounds, the ledger)")
     p.add_argument("--label", default=None, help="public label of the ledger entry")
     p.add_argument("--dim", type=int, default=None,
                    help="ron-gauss: projected dimension p (1 <= p < features)")
