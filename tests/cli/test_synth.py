@@ -576,3 +576,13 @@ def test_ron_gauss_writes_a_report_too(table, tmp_path, capsys):
     assert code == 0, err
     html = (tmp_path / "r.html").read_text()
     assert "RON-Gauss" in html and "What the guarantee means" in html and "z1" in html
+
+
+def test_ron_gauss_reads_and_writes_with_sep_tab(table, tmp_path, capsys):
+    tsv = tmp_path / "d.tsv"
+    pd.read_csv(table).drop(columns=["label"]).to_csv(tsv, index=False, sep="\t")
+    out = tmp_path / "s.tsv"
+    code, _, err = run([tsv, "--sep", "tab", "--epsilon", 1, "--dim", 2, "--n", 20, "--out", out],
+                       capsys)
+    assert code == 0, err
+    assert pd.read_csv(out, sep="\t").shape == (20, 2)

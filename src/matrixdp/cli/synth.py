@@ -525,8 +525,10 @@ def _run_ron_gauss(args) -> int:
         if args.target:
             target_kind = [("cat", [str(c) for c in classes])] if classes else [("float", None)]
         _size_check(n_out, [("float", None)] * len(names) + target_kind, out_path, args.quiet)
+        from ._tables import check_sep
+
         _write_samples(_ron_gauss_draw(model, names, args.target), n_out, out_path, args.quiet,
-                       sep=args.sep or ",")
+                       sep=check_sep(args.sep) or ",")
 
     # n is public under replace-one neighbours only; under add/remove it is private
     records = (f"{n_in} records" if args.neighbouring == "replace-one"

@@ -252,7 +252,9 @@ def snap_outward(grids: np.ndarray, lower: np.ndarray, upper: np.ndarray):
 
 def bounds_rng(random_state):
     """The generator of the bounds step: an independent stream for an int seed (the fit's own
-    stream stays as it is), the caller's Generator otherwise (sequential use), or the secure one."""
+    stream stays as it is), the caller's Generator otherwise (sequential use), or the secure one.
+
+    A seeded estimate is replayable by whoever knows the seed (as every seeded release)."""
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
         return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(random_state),
                                                                             0x62646e64])))
