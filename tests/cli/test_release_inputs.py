@@ -87,7 +87,6 @@ def test_reading_a_large_csv_reports_progress_in_a_log(data, tmp_path, capsys, m
     import matrixdp.cli._tables as tables
 
     monkeypatch.setattr(tables, "PROGRESS_BYTES", 1000)  # "large" for this test
-    monkeypatch.setattr(tables, "CHUNK_ROWS", 500)
     monkeypatch.setenv("MATRIXDP_PROGRESS_INTERVAL", "0")
     monkeypatch.delenv("MATRIXDP_PROGRESS", raising=False)
     code = main(["release", str(data), "--query", "mean", "--bounds", "age=18:90", "--epsilon",
@@ -96,7 +95,7 @@ def test_reading_a_large_csv_reports_progress_in_a_log(data, tmp_path, capsys, m
     assert code == 0, err
     lines = [line for line in err.splitlines() if line.startswith("reading d.csv")]
     assert len(lines) >= 2 and lines[-1].endswith("(100.0%)")
-    # the chunked read gives the same table as the plain one
+    # the counted read gives the same table as the plain one
     frame = tables.read_table(data, columns=["age"], quiet=True)
     assert frame.equals(pd.read_csv(data, usecols=["age"]))
     code = main(["release", str(data), "--query", "mean", "--bounds", "age=18:90", "--epsilon",

@@ -137,10 +137,8 @@ def _short(exc: Exception) -> str:
     return text[0] if text else type(exc).__name__
 
 
-#: CSV files larger than this are read in chunks with progress (bytes read of the file size).
+#: CSV files larger than this report their reading progress (bytes read of the file size).
 PROGRESS_BYTES = 64_000_000
-#: Rows per chunk of a large CSV.
-CHUNK_ROWS = 500_000
 
 
 class _CountingFile:
@@ -166,12 +164,11 @@ def _read_csv_with_progress(pd, file: Path, columns, sep, quiet: bool, option: s
     from ._rows import RowProgress
 
     size = file.stat().st_size
+    # one parse (no chunks to concatenate: no second copy of the table); the parser pulls the
+    # file in blocks through read(), which advances the progress
     with open(file, "rb") as raw, RowProgress(size, f"reading {file.name}", quiet=quiet,
                                               unit="bytes") as bar:
-        reader = pd.read_csv(_CountingFile(raw, bar), usecols=columns, sep=sep,
-                             chunksize=CHUNK_ROWS)
-        parts = list(reader)
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+        return pd.read_csv(_CountingFile(raw, bar), usecols=columns, sep=sep)
 
 
 def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool = False):
@@ -187,8 +184,8 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
     sep : str, optional
         CSV delimiter (default ``,``); see :func:`read_header` for the hint when it looks wrong.
     quiet : bool
-        No progress for a large CSV (one above :data:`PROGRESS_BYTES` is read in chunks and
-        reports the bytes read: a bar on a terminal, a line every few seconds in a log).
+        No progress for a large CSV (one above :data:`PROGRESS_BYTES` reports the bytes read:
+        a bar on a terminal, a line every few seconds in a log).
     """
     pd = _pandas(option)
 
