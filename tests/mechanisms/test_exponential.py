@@ -69,3 +69,32 @@ def test_a_zero_probability_candidate_is_never_selected():
     idx = ExponentialMechanism.indices(ExponentialMechanism(epsilon=5000.0).release(
         np.tile([0.0, -1e9, 0.0], (5000, 1)), rng=2))
     assert not np.any(idx == 1)
+
+
+@pytest.mark.parametrize("q,relation", [(0.5, "replace-one"), (0.25, "replace-one"),
+                                        (0.5, "add-remove"), (0.9, "add-remove")])
+def test_exact_privacy_loss_of_a_quantile_selection_on_neighbouring_tables(q, relation):
+    """The exact log-ratio of the selection probabilities on neighbouring tables stays within
+    epsilon, and comes close to it: a calibration off by a factor 2 (dropping the 2 of
+    exp(eps u / 2 Delta)) would exceed epsilon on these pairs."""
+    from matrixdp.calibration.quantile import quantile_utility_sensitivity
+    from matrixdp.queries.quantile import quantile_scores
+
+    rng = np.random.default_rng(11)
+    grid = np.linspace(-3, 3, 61)
+    eps = 0.8
+    sens = quantile_utility_sensitivity(q, relation)
+    mech = ExponentialMechanism(epsilon=eps, sensitivity=sens, neighbouring=relation)
+    worst = 0.0
+    for _ in range(40):
+        X = rng.normal(size=(25, 1))
+        Y = X.copy()
+        if relation == "replace-one":
+            Y[rng.integers(25)] = rng.choice([-10.0, 10.0])
+        else:
+            Y = np.vstack([X, [[rng.choice([-10.0, 10.0])]]])
+        p = mech.probabilities(quantile_scores(X, grid, q))
+        p2 = mech.probabilities(quantile_scores(Y, grid, q))
+        worst = max(worst, float(np.max(np.abs(np.log(p) - np.log(p2)))))
+    assert worst <= eps * (1 + 1e-9)
+    assert worst > 0.5 * eps  # so the same check refutes a mechanism twice as loose
