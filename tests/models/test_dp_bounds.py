@@ -6,14 +6,14 @@ import pytest
 
 from matrixdp.accounting import Accountant, Ledger
 from matrixdp.errors import InvalidParameterError
-from matrixdp.models import DPCovariance, DPMean, DPStandardScaler
+from matrixdp.models import DPPCA, DPCovariance, DPMean, DPStandardScaler
 from matrixdp.models.dp_bounds import DPBounds, dp_bounds
 
 RNG = np.random.default_rng(5)
 X = RNG.normal(50.0, 10.0, size=(4000, 3))
 
 
-@pytest.mark.parametrize("cls", [DPMean, DPStandardScaler, DPCovariance])
+@pytest.mark.parametrize("cls", [DPMean, DPStandardScaler, DPCovariance, DPPCA])
 def test_dp_bounds_are_charged_as_their_own_entry_and_add_up_to_epsilon(cls, tmp_path):
     ledger = Ledger.create(tmp_path / "l.db", dataset="x", epsilon=5.0, delta=1e-5)
     est = cls(epsilon=1.0, delta=1e-6, bounds="dp", random_state=3, accountant=ledger).fit(X)

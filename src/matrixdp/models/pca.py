@@ -7,7 +7,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InvalidParameterError
-from ._base import (NoGeneratorStateMixin, bounded_records, check_privacy_params, validate_X)
+from ._base import (NoGeneratorStateMixin, check_privacy_params, finish_bounds, fit_bounds,
+                    validate_X)
 from ._moments import keep_release
 from .covariance import covariance_from_release, fit_second_moments, project_psd
 
@@ -32,6 +33,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     delta : float, default 1e-6
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required.
+        Or ``"dp"`` / :class:`~matrixdp.models.dp_bounds.DPBounds`: a share (default 10%) of
+        ``epsilon`` estimates them (docs/bounds.md).
     noise : {"auto", "mvg", "iid"}, default "auto"
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         As in :class:`~matrixdp.models.DPCovariance`.
@@ -81,7 +84,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def fit(self, X, y=None):
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self)
-        X, lo, hi = bounded_records(self, X)
+        X, lo, hi, eps = fit_bounds(self, X, eps)
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
@@ -111,6 +114,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         self.mean_ = mean
         self.n_components_ = int(k)
         keep_release(self, rel)
+        finish_bounds(self)
         return self
 
     def transform(self, X):
