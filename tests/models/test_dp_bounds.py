@@ -107,3 +107,21 @@ def test_median_mad_is_the_default_and_quantiles_remain_available():
         method="quantiles", quantiles=(0.05, 0.95), widen=0.0, domain=(0, 100), n_points=201))
     q05, q95 = np.quantile(X, [0.05, 0.95], axis=0)
     assert np.all(np.abs(lo2 - q05) < 2) and np.all(np.abs(hi2 - q95) < 2)
+
+
+def test_shared_values_can_be_the_median_and_a_zero_spread_is_flagged():
+    Z = np.zeros((4000, 2))
+    Z[:500, 0] = RNG.uniform(1, 100, 500)  # zero-inflated column 0
+    Z[:, 1] = RNG.integers(40, 60, 4000)   # integers on an integer grid
+    with pytest.warns(UserWarning, match=r"column\(s\) 0 is 0"):
+        lo, hi, _ = dp_bounds(Z, epsilon=2.0, spec=DPBounds(domain=(0, 200), n_points=201),
+                              rng=4)
+    assert lo[0] == 0.0 and hi[0] <= 2.0  # a grid step or two around the DP median 0
+    assert lo[1] < 45 and hi[1] > 55
+
+
+def test_a_constant_column_has_its_value_as_median():
+    from matrixdp.queries.quantile import quantile_scores
+
+    s = quantile_scores(np.full((100, 1), 5.0), np.arange(11.0), 0.5)
+    assert s[0].argmax() == 5 and s[0, 5] == 0.0

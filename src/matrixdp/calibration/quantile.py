@@ -1,10 +1,10 @@
 """Exponential-mechanism quantiles over a public grid: the exact selection probabilities.
 
 Pure math (no randomness). The utility of a grid point ``g`` for the quantile ``q`` of a column
-is ``u(g) = -|(1 - q) L(g) - q R(g)|`` with ``L(g) = #{x <= g}`` and ``R(g) = #{x > g}``; it is
-largest where ``L(g) = q n`` and needs no record count. One record moves ``u`` by at most 1
-(replace-one: ``L`` and ``R`` move by one in opposite directions) or ``max(q, 1 - q)``
-(add/remove), so the exponential mechanism selects ``g_j`` with probability
+is ``u(g) = -|(1 - q) L(g) - q R(g)|`` with ``L(g) = #{x < g} + #{x = g}/2`` and
+``R(g) = #{x > g} + #{x = g}/2``; it is largest where ``L(g) = q n`` and needs no record count.
+One record contributes ``a ∈ {0, 1/2, 1}`` to ``L`` and ``1 - a`` to ``R``, so it moves ``u`` by at
+most 1 (replace-one: ``a`` changes by at most 1) or ``max(q, 1 - q)`` (add/remove: ``|a - q|``), so the exponential mechanism selects ``g_j`` with probability
 ``exp(ε u_j / (2 Δ)) / Σ_k exp(ε u_k / (2 Δ))`` (McSherry & Talwar 2007). Derivation and the
 public grids: ``docs/bounds.md``.
 """
@@ -58,7 +58,8 @@ def exponential_log_probabilities(scores, epsilon, sensitivity=1.0) -> np.ndarra
 
 
 def quantile_utility_sensitivity(quantile: float, neighbouring: str = "replace-one") -> float:
-    """Δ of ``u(g) = -|(1-q) L(g) - q R(g)|``: 1 (replace-one) or ``max(q, 1-q)`` (add/remove)."""
+    """Δ of ``u(g) = -|(1-q) L(g) - q R(g)|`` (ties counted half on each side): 1 (replace-one)
+    or ``max(q, 1-q)`` (add/remove)."""
     q = float(quantile)
     if not 0.0 < q < 1.0:
         raise InvalidParameterError("quantile", f"must be in (0, 1), got {quantile!r}")

@@ -222,6 +222,15 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
                                            for j in range(d)]), rng=rng)
         mad = spreads[rows, ExponentialMechanism.indices(rel)]
     lower, upper = snap_outward(grids, med - spec.widen * mad, med + spec.widen * mad)
+    if np.any(mad == 0):  # read off the DP output only (post-processing)
+        import warnings
+
+        cols = ", ".join(str(j) for j in np.flatnonzero(mad == 0))
+        warnings.warn(
+            f"bounds='dp': the DP spread (MAD) of column(s) {cols} is 0 (more than half of the "
+            "records may share one value); their bounds are one grid step around the DP median "
+            "and clip the other values: give them a PUBLIC range (docs/bounds.md)",
+            UserWarning, stacklevel=3)
     return lower, upper, privacy
 
 

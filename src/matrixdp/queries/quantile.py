@@ -1,7 +1,8 @@
 """The utility of public grid points as a column's quantile (the exponential mechanism's input).
 
-``u(g) = -|(1 - q) #{x <= g} - q #{x > g}|`` for every grid point and every column, from one
-sort per column (vectorised over records and grid points). Its sensitivity is
+``u(g) = -|(1 - q) L(g) - q R(g)|`` with ``L(g) = #{x < g} + #{x = g}/2`` and ``R = n - L``,
+for every grid point and every column, from one sort per column (vectorised over records and
+grid points). Its sensitivity is
 :func:`matrixdp.calibration.quantile.quantile_utility_sensitivity`; derivation in
 ``docs/bounds.md``.
 """
@@ -43,5 +44,9 @@ def quantile_scores(X, grid, quantile: float) -> np.ndarray:
         raise InvalidParameterError("X", "must be a finite (n, d) array")
     n = A.shape[0]
     S = np.sort(A, axis=0)
-    below = np.stack([np.searchsorted(S[:, j], g, side="right") for j in range(A.shape[1])])
+    # a record equal to g counts half below and half above, so a value many records share
+    # (0 in a zero-inflated column, an integer on an integer grid) can be the quantile
+    below = np.stack([0.5 * (np.searchsorted(S[:, j], g, side="left")
+                             + np.searchsorted(S[:, j], g, side="right"))
+                      for j in range(A.shape[1])])
     return -np.abs((1.0 - q) * below - q * (n - below))
