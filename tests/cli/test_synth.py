@@ -99,7 +99,8 @@ def test_classification_with_progress_bar(table, tmp_path, capsys, monkeypatch):
     assert syn.shape == (450, 4)
     assert set(syn["label"]) == {"lo", "hi"}
     assert sorted(syn["label"].value_counts().tolist()) == [225, 225]
-    assert "sampling" in err and "5/5" in err  # the progress bar on stderr
+    # the progress bar on stderr counts rows, not chunks (issue #25)
+    assert "sampling" in err and "450/450" in err and "rows/s" in err
     assert "class sizes PRIVATE" in out
 
 
@@ -373,3 +374,215 @@ def test_add_remove_prints_no_record_count(table, tmp_path, capsys):
     assert code == 0, err
     assert f"{n} records" not in out and f"wrote {n} " not in out
     assert "their number is private under add/remove" in out
+
+
+# ----------------------------------------------------------------------------- DPCopula (issue #25)
+BOUNDS = """target = "smoker"
+[columns]
+age = { lo = 18, hi = 90, integer = true }
+bmi = { lo = 15, hi = 45 }
+sex = { categories = ["F", "M"] }
+charges = { lo = 0, hi = 60000 }
+smoker = { categories = ["yes", "no"] }
+"""
+
+
+@pytest.fixture()
+def mixed(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 2000
+    age = rng.integers(18, 90, n)
+    frame = pd.DataFrame({
+        "age": age, "bmi": np.round(rng.normal(27, 4, n), 1), "sex": rng.choice(["F", "M"], n),
+        "charges": np.round(1000 + 300 * age + rng.gamma(2, 3000, n), 2),
+        "smoker": rng.choice(["yes", "no"], n, p=[0.2, 0.8]),
+        "notes": "private free text that is not in the schema"})
+    path = tmp_path / "mixed.csv"
+    frame.to_csv(path, index=False)
+    bounds = tmp_path / "bounds.toml"
+    bounds.write_text(BOUNDS)
+    return path, bounds
+
+
+def test_copula_is_the_default_and_keeps_columns_units_and_categories(mixed, tmp_path, capsys):
+    path, bounds = mixed
+    out = tmp_path / "syn.csv"
+    code, stdout, err = run([path, "--bounds", bounds, "--epsilon", 2, "--out", out, "--seed", 3,
+                             "--n", 1500], capsys)
+    assert code == 0, err
+    syn = pd.read_csv(out)
+    assert list(syn.columns) == ["age", "bmi", "sex", "charges", "smoker"]  # schema order
+    assert syn.shape == (1500, 5)
+    assert pd.api.types.is_integer_dtype(syn["age"]) and syn["age"].between(18, 90).all()
+    assert pd.api.types.is_float_dtype(syn["bmi"]) and syn["bmi"].between(15, 45).all()
+    assert syn["charges"].between(0, 60000).all()
+    assert set(syn["sex"]) == {"F", "M"} and set(syn["smoker"]) == {"yes", "no"}
+    # the units are the input's: the synthetic mean age is near the real one (not normalised)
+    assert abs(syn["age"].mean() - pd.read_csv(path)["age"].mean()) < 6
+    assert "DPCopula" in stdout and "guarantee: (epsilon=2, delta=1e-09)-DP [add-remove" in stdout
+    assert "writing 1,500 rows" in err
+
+
+def test_copula_charges_the_ledger_the_requested_epsilon_under_replace_one(mixed, tmp_path,
+                                                                           capsys):
+    from matrixdp.accounting import Ledger
+
+    path, bounds = mixed
+    db = tmp_path / "l.db"
+    Ledger.create(db, dataset="mixed", epsilon=1.05, delta=1e-6).close()
+    args = [path, "--bounds", bounds, "--epsilon", 1, "--out", tmp_path / "a.csv", "--ledger", db,
+            "--seed", 1, "--report", tmp_path / "r.html"]
+    code, stdout, err = run(args, capsys)
+    assert code == 0, err
+    ledger = Ledger.open(db)
+    (entry,) = ledger.history()
+    # the requested epsilon, recorded as such (the copula is fitted at mu/2 under add/remove)
+    assert entry["epsilon"] == pytest.approx(1.0) and entry["status"] == "released"
+    ledger.close()
+    html = (tmp_path / "r.html").read_text()
+    assert "What the guarantee means" in html and "replaced by another" in html
+    assert "synth copula of mixed.csv" in html
+    # a second run would overspend: refused before any noise, nothing written
+    args[args.index("--out") + 1] = tmp_path / "b.csv"
+    args[-1] = tmp_path / "r2.html"
+    code, _, err = run(args, capsys)
+    assert_one_line_error(code, err, "budget")
+    assert not (tmp_path / "b.csv").exists()
+
+
+def test_copula_dp_bounds_column_is_charged_as_its_own_entry(mixed, tmp_path, capsys):
+    from matrixdp.accounting import Ledger
+
+    path, bounds = mixed
+    bounds.write_text(BOUNDS.replace("charges = { lo = 0, hi = 60000 }",
+                                     "charges = { dp = true, lo = 0, hi = 1000000 }"))
+    db = tmp_path / "l.db"
+    Ledger.create(db, dataset="mixed", epsilon=5, delta=1e-6).close()
+    code, stdout, err = run([path, "--bounds", bounds, "--epsilon", 2, "--out", tmp_path / "s.csv",
+                             "--ledger", db, "--seed", 2], capsys)
+    assert code == 0, err
+    ledger = Ledger.open(db)
+    hist = ledger.history()
+    ledger.close()
+    assert [h["epsilon"] for h in hist] == pytest.approx([0.2, 1.8])
+    assert hist[0]["delta"] == 0.0 and "bounds" in hist[0]["label"]
+    assert "DP bounds (10% of --epsilon)" in stdout
+    syn = pd.read_csv(tmp_path / "s.csv")
+    lo, hi = [float(v) for v in stdout.split("  - charges: [")[1].split("]")[0].split(",")]
+    assert 0 <= lo < hi <= 1e6 and syn["charges"].between(lo, hi).all()
+    # the estimate is not the data's min/max (which would leak): a coarse grid point
+    real = pd.read_csv(path)["charges"]
+    assert lo != real.min() and hi != real.max()
+
+
+def test_copula_needs_bounds_and_refuses_ron_gauss_options(mixed, tmp_path, capsys):
+    path, bounds = mixed
+    code, _, err = run([path, "--epsilon", 1, "--out", tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--bounds", "is required")
+    code, _, err = run([path, "--bounds", bounds, "--epsilon", 1, "--out", tmp_path / "o.csv",
+                        "--reconstruct"], capsys)
+    assert_one_line_error(code, err, "--reconstruct", "ron-gauss")
+    code, _, err = run([path, "--model", "ron-gauss", "--epsilon", 1, "--out",
+                        tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--dim")
+
+
+def test_semicolon_file_gets_a_delimiter_hint_and_sep_reads_it(mixed, tmp_path, capsys):
+    path, bounds = mixed
+    semi = tmp_path / "semi.csv"
+    pd.read_csv(path).to_csv(semi, index=False, sep=";")
+    code, _, err = run([semi, "--bounds", bounds, "--epsilon", 1, "--out", tmp_path / "o.csv"],
+                       capsys)
+    assert_one_line_error(code, err, "looks ';'-separated", "--sep ';'")
+    code, _, err = run([semi, "--bounds", bounds, "--epsilon", 1, "--out", tmp_path / "o.csv",
+                        "--sep", ";", "--n", 50], capsys)
+    assert code == 0, err
+    assert pd.read_csv(tmp_path / "o.csv", sep=";").shape == (50, 5)
+    code, _, err = run([semi, "--bounds", bounds, "--epsilon", 1, "--out", tmp_path / "o2.csv",
+                        "--sep", ";;"], capsys)
+    assert_one_line_error(code, err, "--sep", "one character")
+
+
+def test_huge_n_is_refused_up_front_with_a_size_estimate(mixed, tmp_path, capsys):
+    path, bounds = mixed
+    out = tmp_path / "big.csv"
+    code, _, err = run([path, "--bounds", bounds, "--epsilon", 1, "--out", out,
+                        "--n", 100_000_000_000], capsys)
+    assert_one_line_error(code, err, "--n", "TB", "free")
+    assert not out.exists() and not (tmp_path / "big.csv.part").exists()
+    numeric = tmp_path / "numeric.csv"
+    pd.read_csv(path)[["age", "bmi", "charges"]].to_csv(numeric, index=False)
+    code, _, err = run([numeric, "--epsilon", 1, "--dim", 2, "--out", out,
+                        "--n", 100_000_000_000], capsys)  # RON-Gauss too
+    assert_one_line_error(code, err, "--n", "TB", "free")
+    assert not out.exists()
+
+
+def test_row_bytes_estimate_is_an_upper_bound_of_the_written_csv(mixed, tmp_path, capsys):
+    from matrixdp.cli.synth import row_bytes
+
+    path, bounds = mixed
+    out = tmp_path / "s.csv"
+    code, _, err = run([path, "--bounds", bounds, "--epsilon", 1, "--out", out, "--n", 3000],
+                       capsys)
+    assert code == 0, err
+    est = 3000 * row_bytes([("int", (18, 90)), ("float", None), ("cat", ["F", "M"]),
+                            ("float", None), ("cat", ["yes", "no"])])
+    size = out.stat().st_size
+    assert size <= est < 4 * size
+
+
+def test_bad_option_values_are_one_line(capsys):
+    for argv in (["synth", "x.csv", "--epsilon", "abc", "--out", "o.csv"],
+                 ["synth", "x.csv", "--epsilon", "1", "--n", "many", "--out", "o.csv"],
+                 ["release", "x.csv", "--epsilon", "abc"],
+                 ["synth", "x.csv", "--epsilon", "1", "--model", "gan", "--out", "o.csv"],
+                 ["synth", "x.csv", "--epsilon", "1", "--seed", "-1", "--out", "o.csv"],
+                 ["release", "x.csv", "--seed", "1.5"], ["audit", "--seed", "x"],
+                 ["demo", "--epsilon", "abc"]):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        err = capsys.readouterr().err
+        assert info.value.code == 2
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert len(lines) == 1 and "usage" not in err and "--help" in lines[0], err
+
+
+def test_log_progress_prints_a_line_every_interval_off_a_terminal():
+    import io
+
+    from matrixdp.cli._rows import RowProgress
+
+    ticks = iter([0.0, 1.0, 6.0, 7.0, 12.5])
+    stream = io.StringIO()
+    bar = RowProgress(1000, "matrixdp synth: sampling", stream=stream, interval=5,
+                      clock=lambda: next(ticks))
+    for _ in range(4):
+        bar.update(250)
+    bar.close()
+    lines = stream.getvalue().splitlines()
+    assert lines == ["matrixdp synth: sampling: 500 of 1,000 rows (50.0%)",
+                     "matrixdp synth: sampling: 1,000 of 1,000 rows (100.0%)"]
+    quiet = io.StringIO()
+    RowProgress(10, "x", quiet=True, stream=quiet, interval=0).update(10)
+    assert quiet.getvalue() == ""
+
+
+def test_ron_gauss_writes_a_report_too(table, tmp_path, capsys):
+    frame = pd.read_csv(table).drop(columns=["label"])
+    frame.to_csv(table, index=False)
+    code, out, err = run([table, "--model", "ron-gauss", "--epsilon", 1, "--dim", 2, "--n", 50,
+                          "--out", tmp_path / "s.csv", "--report", tmp_path / "r.html"], capsys)
+    assert code == 0, err
+    html = (tmp_path / "r.html").read_text()
+    assert "RON-Gauss" in html and "What the guarantee means" in html and "z1" in html
+
+
+def test_ron_gauss_reads_and_writes_with_sep_tab(table, tmp_path, capsys):
+    tsv = tmp_path / "d.tsv"
+    pd.read_csv(table).drop(columns=["label"]).to_csv(tsv, index=False, sep="\t")
+    out = tmp_path / "s.tsv"
+    code, _, err = run([tsv, "--sep", "tab", "--epsilon", 1, "--dim", 2, "--n", 20, "--out", out],
+                       capsys)
+    assert code == 0, err
+    assert pd.read_csv(out, sep="\t").shape == (20, 2)

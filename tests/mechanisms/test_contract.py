@@ -47,6 +47,7 @@ VALUE_DEPENDENT = {
     "JLSketchMechanism": "releases SᵀS/r, whose variance (Σ_ij² + Σ_ii Σ_jj)/r depends on Σ",
     "PPCAMechanism": "releases a projector drawn by the exponential mechanism on the value",
     "PPCAKMechanism": "releases a projector drawn by the exponential mechanism on the value",
+    "ExponentialMechanism": "selects a public candidate by utilities computed from the data",
     "DAWAMechanism": "spreads noisy counts over buckets chosen from the value (a private partition)",
 }
 
@@ -98,6 +99,10 @@ def _cases() -> dict[str, Case]:
                                   dict(r=5, privacy=_GUARANTEE), np.eye(3) + 0.1, ("r", 0)),
         "PPCAMechanism": Case(baselines.PPCAMechanism, dict(epsilon=1.0), score,
                               ("epsilon", -1.0)),
+        "ExponentialMechanism": Case(mechanisms.ExponentialMechanism,
+                                     dict(epsilon=1.0, sensitivity=1.0),
+                                     -np.abs(np.arange(12.0).reshape(2, 6) - 3.0),
+                                     ("sensitivity", 0.0)),
         "HierarchicalHistogramMechanism": Case(baselines.HierarchicalHistogramMechanism,
                                                dict(shape=(5, 4), epsilon=1.0, branching=2),
                                                np.full((5, 4), 3.0), ("branching", 1)),

@@ -21,8 +21,22 @@ from ..errors import MatrixDPError
 SUBCOMMANDS = ["demo", "audit", "reproduce", "synth", "budget", "release"]
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: ``matrixdp CMD: error: ... (see --help)``.
+
+    argparse prints the whole usage (a dozen lines for ``synth``) before a bad option value;
+    a curator needs only the option, what was wrong and where the help is. Subparsers made by
+    ``add_subparsers`` inherit this class, so every subcommand behaves alike. Exit status 2
+    (argparse's, for a command line that could not be parsed).
+    """
+
+    def error(self, message):  # noqa: D401 - argparse's hook
+        text = " ".join(str(message).split())
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="matrixdp",
         description="Differential privacy for matrix-valued data: private releases, "
                     "synthetic data, audits and paper reproductions.")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import InvalidParameterError
 
-__all__ = ["check_input_file", "check_output_path", "atomic_output", "COMPLETED"]
+__all__ = ["check_input_file", "check_output_path", "atomic_output", "check_disk_space", "COMPLETED"]
 
 #: Outputs completed (renamed into place) by this run of the command line (the Ctrl-C message).
 COMPLETED: list = []
@@ -98,3 +98,21 @@ def interrupted_outputs(command: str = "") -> str:
         return "no output was written (partial .part files removed)"
     return ("only these outputs were completed before the interrupt: "
             + ", ".join(str(p) for p in COMPLETED) + " (partial .part files removed)")
+
+
+def check_disk_space(path, needed_bytes: float, *, option: str = "--out", advice: str = "") -> None:
+    """Refuse (one line naming ``option``) when the folder of ``path`` has less free space than
+    ``needed_bytes`` (an estimate from public quantities), before anything is written."""
+    import shutil
+
+    from ._rows import human_bytes
+
+    folder = Path(path).resolve().parent
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:  # pragma: no cover - no way to know: let the write itself fail
+        return
+    if needed_bytes > free:
+        raise InvalidParameterError(
+            option, f"the output would take about {human_bytes(needed_bytes)} but {folder} has "
+                    f"{human_bytes(free)} free" + (f"; {advice}" if advice else ""))

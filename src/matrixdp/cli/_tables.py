@@ -11,6 +11,9 @@ never from the data::
     bmi = { lo = 15, hi = 45 }
     charges = { lo = 0, hi = 60000 }
     region = { categories = ["north", "south"] }   # one 0/1 column per category
+    children = { lo = 0, hi = 10, integer = true } # synthetic values rounded to integers
+    income = { dp = true, lo = 0, hi = 1e7 }       # no range known: a DP estimate inside
+                                                   # this PUBLIC domain (docs/bounds.md)
 
 Only the columns listed are read; the order of the file is the order of the release.
 ``matrixdp release --template DATA`` writes such a file with the column names only
@@ -31,7 +34,7 @@ from ..errors import InvalidParameterError
 from ._paths import check_input_file
 
 __all__ = ["Column", "Schema", "read_table", "read_header", "read_schema", "parse_bound_options",
-           "template_text", "design_matrix", "bounds_arrays"]
+           "template_text", "design_matrix", "bounds_arrays", "check_sep", "delimiter_hint"]
 
 #: File suffixes read as Parquet (everything else is read as CSV).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -70,8 +73,40 @@ def _pandas(option: str):
     return pandas
 
 
-def read_header(path, option: str = "DATA") -> list[str]:
-    """The column names of a CSV or Parquet file (reads no data rows)."""
+#: Delimiters a one-column header is checked for (the hint names the likely one).
+OTHER_DELIMITERS = {";": "';'", "\t": "'\\t' (tab)", "|": "'|'"}
+
+
+def check_sep(sep, option: str = "--sep"):
+    """The CSV delimiter of ``--sep`` (one character; ``\\t`` or ``tab`` for a tab), or None."""
+    if sep is None:
+        return None
+    text = {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(str(sep), str(sep))
+    if len(text) != 1 or text in ('"', "\n", "\r"):
+        raise InvalidParameterError(option, "must be one character, e.g. --sep ';' or --sep tab "
+                                            f"(got {sep!r})")
+    return text
+
+
+def delimiter_hint(names, path, sep) -> str | None:
+    """A hint when a CSV read with ``sep`` has one column whose name holds another delimiter."""
+    if len(names) != 1:
+        return None
+    name = str(names[0])
+    for delim, shown in OTHER_DELIMITERS.items():
+        if delim != (sep or ",") and delim in name:
+            flag = "tab" if delim == "\t" else delim
+            return (f"{path} was read as one column, but its header contains {shown}: it looks "
+                    f"{shown}-separated; pass --sep '{flag}'")
+    return None
+
+
+def read_header(path, option: str = "DATA", sep=None) -> list[str]:
+    """The column names of a CSV or Parquet file (reads no data rows).
+
+    ``sep`` is the CSV delimiter (default ``,``). A CSV that comes out as one column whose name
+    contains ``;``, a tab or ``|`` is refused with a one-line hint to pass ``--sep``.
+    """
     pd = _pandas(option)
 
     file = check_input_file(path, option)
@@ -81,7 +116,7 @@ def read_header(path, option: str = "DATA") -> list[str]:
 
             names = list(pq.read_schema(file).names)
         else:
-            names = [str(c) for c in pd.read_csv(file, nrows=0).columns]
+            names = [str(c) for c in pd.read_csv(file, nrows=0, sep=sep or ",").columns]
     except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
         raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
                                             "re-encode it as UTF-8") from None
@@ -89,6 +124,10 @@ def read_header(path, option: str = "DATA") -> list[str]:
         raise InvalidParameterError(option, f"cannot read {path}: {_short(exc)}") from None
     if not names:
         raise InvalidParameterError(option, f"{path} has no columns")
+    if not _is_parquet(file):
+        hint = delimiter_hint(names, path, sep)
+        if hint:
+            raise InvalidParameterError(option, hint)
     _check_header(names, path, option)
     return names
 
@@ -98,7 +137,41 @@ def _short(exc: Exception) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def read_table(path, option: str = "DATA", columns=None):
+#: CSV files larger than this report their reading progress (bytes read of the file size).
+PROGRESS_BYTES = 64_000_000
+
+
+class _CountingFile:
+    """A binary file whose ``read`` counts the bytes handed to the CSV parser."""
+
+    def __init__(self, fh, progress):
+        self._fh = fh
+        self._progress = progress
+
+    def read(self, size=-1):
+        data = self._fh.read(size)
+        self._progress.update(len(data))
+        return data
+
+    def __iter__(self):  # pragma: no cover - pandas reads with read()
+        return iter(self._fh)
+
+    def __getattr__(self, name):
+        return getattr(self._fh, name)
+
+
+def _read_csv_with_progress(pd, file: Path, columns, sep, quiet: bool, option: str):
+    from ._rows import RowProgress
+
+    size = file.stat().st_size
+    # one parse (no chunks to concatenate: no second copy of the table); the parser pulls the
+    # file in blocks through read(), which advances the progress
+    with open(file, "rb") as raw, RowProgress(size, f"reading {file.name}", quiet=quiet,
+                                              unit="bytes") as bar:
+        return pd.read_csv(_CountingFile(raw, bar), usecols=columns, sep=sep)
+
+
+def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool = False):
     """Read a CSV or Parquet file into a DataFrame, refusing a file without a header row.
 
     Parameters
@@ -108,11 +181,17 @@ def read_table(path, option: str = "DATA", columns=None):
         How the command line calls this input (used in every message).
     columns : list of str, optional
         Read only these columns (each must exist).
+    sep : str, optional
+        CSV delimiter (default ``,``); see :func:`read_header` for the hint when it looks wrong.
+    quiet : bool
+        No progress for a large CSV (one above :data:`PROGRESS_BYTES` reports the bytes read:
+        a bar on a terminal, a line every few seconds in a log).
     """
     pd = _pandas(option)
 
     file = check_input_file(path, option)
-    header = read_header(file, option)
+    sep = check_sep(sep)
+    header = read_header(file, option, sep=sep)
     if columns is not None:
         missing = [c for c in columns if c not in header]
         if missing:
@@ -122,8 +201,10 @@ def read_table(path, option: str = "DATA", columns=None):
     try:
         if _is_parquet(file):
             frame = pd.read_parquet(file, columns=columns)
+        elif file.stat().st_size > PROGRESS_BYTES:
+            frame = _read_csv_with_progress(pd, file, columns, sep or ",", quiet, option)
         else:
-            frame = pd.read_csv(file, usecols=columns)
+            frame = pd.read_csv(file, usecols=columns, sep=sep or ",")
     except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
         raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
                                             "re-encode it as UTF-8") from None
@@ -145,6 +226,8 @@ class Column:
     lo: float | None = None
     hi: float | None = None
     categories: tuple = ()
+    integer: bool = False
+    dp: bool = False
 
     @property
     def is_categorical(self) -> bool:
@@ -185,6 +268,10 @@ class Schema:
         for c in self.columns:
             cols[c.name] = ({"categories": list(c.categories)} if c.is_categorical
                             else {"lo": c.lo, "hi": c.hi})
+            if c.integer:
+                cols[c.name]["integer"] = True
+            if c.dp:
+                cols[c.name]["dp"] = True
         return {"columns": cols, "target": self.target}
 
 
@@ -211,9 +298,30 @@ def _make_column(name: str, spec) -> Column:
         raise InvalidParameterError(
             "--bounds", f"column {name!r}: expected {{ lo = ..., hi = ... }} or "
                         f"{{ categories = [...] }}, got {spec!r}")
-    unknown = set(spec) - {"lo", "hi", "categories"}
+    unknown = set(spec) - {"lo", "hi", "categories", "integer", "dp"}
     if unknown:
         raise InvalidParameterError("--bounds", f"column {name!r}: unknown key(s) {sorted(unknown)}")
+    for key in ("integer", "dp"):
+        if key in spec and not isinstance(spec[key], bool):
+            raise InvalidParameterError("--bounds", f"column {name!r}: {key} must be true or "
+                                                    f"false, got {spec[key]!r}")
+    integer, dp = bool(spec.get("integer", False)), bool(spec.get("dp", False))
+    if "categories" in spec and (integer or dp):
+        raise InvalidParameterError("--bounds", f"column {name!r}: integer and dp apply to "
+                                                "numeric columns, not to categories")
+    if dp:
+        # the range, if given, is the PUBLIC domain the DP estimate searches (else a log grid)
+        # lo and hi: a linear grid in that domain; one of them: the log grid cut there;
+        # neither: the whole log grid (docs/bounds.md)
+        lo = _number(spec["lo"], f"{name}.lo") if "lo" in spec else None
+        hi = _number(spec["hi"], f"{name}.hi") if "hi" in spec else None
+        for v in (lo, hi):
+            if v is not None and not math.isfinite(v):
+                raise InvalidParameterError("--bounds", f"column {name!r}: lo and hi must be "
+                                                        "finite")
+        if lo is not None and hi is not None and not lo < hi:
+            raise InvalidParameterError("--bounds", f"column {name!r}: needs lo < hi")
+        return Column(name, lo=lo, hi=hi, integer=integer, dp=True)
     if "categories" in spec:
         cats = spec["categories"]
         if not isinstance(cats, list) or not cats:
@@ -233,7 +341,7 @@ def _make_column(name: str, spec) -> Column:
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
         raise InvalidParameterError("--bounds", f"column {name!r}: needs finite lo < hi, "
                                                 f"got lo={lo:g}, hi={hi:g}")
-    return Column(name, lo=lo, hi=hi)
+    return Column(name, lo=lo, hi=hi, integer=integer)
 
 
 def read_schema(path) -> Schema:

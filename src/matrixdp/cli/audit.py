@@ -11,6 +11,7 @@ import argparse
 import time
 
 from ..errors import InvalidParameterError
+from ._options import seed as _seed
 
 
 def add_parser(subparsers) -> None:
@@ -31,7 +32,7 @@ def add_parser(subparsers) -> None:
                    help="fewer samples (CI setting; weaker lower bounds)")
     p.add_argument("--samples", type=int, default=None,
                    help="draws per neighbouring value (default 200000, 20000 with --fast)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the audit's sampling")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the audit's sampling")
     p.add_argument("--confidence", type=float, default=0.95,
                    help="confidence of each lower bound (default 0.95)")
     p.add_argument("--epsilon", type=float, default=None, help="override the claimed epsilon")

@@ -18,6 +18,7 @@ from ..accounting import Ledger, charge, local_as_replace_one
 
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..rng import make_rng
+from ._options import seed as _seed
 
 #: The temporary ledger's budget, in releases of (epsilon, delta) each.
 DEMO_BUDGET_RELEASES = 10
@@ -238,7 +239,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--records", type=int, default=5000, help="number of generated records (default 5000)")
     p.add_argument("--epsilon", type=float, default=1.0, help="epsilon per release (default 1)")
     p.add_argument("--delta", type=float, default=1e-6, help="delta per release (default 1e-6)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=_seed, default=None,
                    help="seed for reproducible output (default: secure randomness)")
     p.add_argument("--ledger", default=None, metavar="DATASET.db",
                    help="charge the releases to this privacy-budget ledger (see `matrixdp budget "

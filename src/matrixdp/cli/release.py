@@ -22,8 +22,9 @@ import numpy as np
 from .._version import __version__
 from ..errors import InvalidParameterError
 from ._paths import atomic_output, check_input_file, check_output_path
-from ._tables import (Schema, bounds_arrays, design_matrix, parse_bound_options, read_header,
-                      read_schema, read_table, template_text)
+from ._tables import (Schema, bounds_arrays, check_sep, design_matrix, parse_bound_options,
+                      read_header, read_schema, read_table, template_text)
+from ._options import seed as _seed
 
 QUERIES = ("mean", "sum", "covariance", "gram", "correlation", "pca", "linreg")
 NOISES = ("auto", "mvg", "iid")
@@ -560,7 +561,8 @@ def _software() -> dict:
 
 def write_template(args) -> int:
     data = args.template
-    names = read_header(data, option="--template")  # the header row only: no data row is read
+    # the header row only: no data row is read
+    names = read_header(data, option="--template", sep=check_sep(args.sep))
     text = template_text(names, data_name=Path(data).name)
     if args.out is None:
         sys.stdout.write(text)
@@ -642,11 +644,17 @@ def run(args) -> int:
                                                 "reference category")
     project = not args.no_project
     session = contextlib.nullcontext()
+    from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns
+
+    wants_dp_bounds = bool(dp_columns(schema))
+    if wants_dp_bounds and dask_files is not None:
+        raise InvalidParameterError("--bounds", "dp = true needs the table in memory (not a Dask "
+                                                "input) in this version")
     if dask_files is None:
-        frame = read_table(data, "DATA", columns=schema.names)
+        frame = read_table(data, "DATA", columns=schema.names, sep=args.sep, quiet=args.quiet)
         n = int(frame.shape[0])
-        X = design_matrix(frame, features, option="DATA", clip=not args.no_clip,
-                          drop_first=reference)
+        X = None if wants_dp_bounds else design_matrix(frame, features, option="DATA",
+                                                       clip=not args.no_clip, drop_first=reference)
     else:  # lazy: read, encoded and reduced partition by partition (cli/_dask.py)
         from ._dask import dask_design_frame, dask_session, read_dask_table
 
@@ -666,6 +674,25 @@ def run(args) -> int:
         ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.data)
         keeper = _LedgerCharge(ledger, label)
     rng = args.seed  # None: the operating system's secure generator
+    bounds_guarantee, dp_ranges = None, {}
+    if wants_dp_bounds:  # a share of epsilon buys the missing ranges, charged as its own entry
+        from ._dpbounds import resolve_dp_columns
+
+        try:
+            eps_bounds = DP_BOUNDS_FRACTION * eps
+            eps -= eps_bounds
+            schema, bounds_guarantee, dp_ranges = resolve_dp_columns(
+                schema, frame, epsilon=eps_bounds, relation="replace-one", ledger=ledger,
+                label=f"{label}: bounds", option="DATA",
+                rng=None if args.seed is None else np.random.default_rng([int(args.seed), 2]))
+        except BaseException:
+            if ledger is not None:
+                ledger.close()
+            raise
+        features = schema.features() if args.query == "linreg" else list(schema.columns)
+        lower, upper, names = bounds_arrays(features, drop_first=reference)
+        X = design_matrix(frame, features, option="DATA", clip=not args.no_clip,
+                          drop_first=reference)
     with session:
         try:
             if dask_files is not None:
@@ -698,6 +725,8 @@ def run(args) -> int:
             if ledger is not None:
                 ledger.close()
     del X, frame  # nothing below reads the data
+    if bounds_guarantee is not None:
+        guarantee = bounds_guarantee + guarantee
 
     doc = {
         "format": "matrixdp-release", "format_version": FORMAT_VERSION,
@@ -715,7 +744,8 @@ def run(args) -> int:
                                "feature is the reference (no column; absorbed in the intercept)"
                                if reference else "one 0/1 column per public category"),
         "parameters": {
-            "epsilon": eps, "delta": delta, "noise": args.noise, "numerics": args.numerics,
+            "epsilon": eps if bounds_guarantee is None else eps + bounds_guarantee.epsilon,
+            "delta": delta, "noise": args.noise, "numerics": args.numerics,
             "bounds": schema.to_json(), "clip": not args.no_clip,
             "components": args.components, "alpha": args.alpha,
             "n_records": n,
@@ -727,6 +757,12 @@ def run(args) -> int:
         "software": _software(),
         "ledger": ledger_state,
     }
+    if bounds_guarantee is not None:
+        doc["dp_bounds"] = {"ranges": {k: list(v) for k, v in dp_ranges.items()},
+                            "epsilon": bounds_guarantee.epsilon,
+                            "guarantee": str(bounds_guarantee),
+                            "method": "exponential-mechanism quartiles over a public grid, "
+                                      "widened by 1.5 IQR (docs/bounds.md)"}
     doc["warnings"] = noise_warnings(doc)
     with atomic_output(out, "w") as fh:
         json.dump(doc, fh, indent=2, allow_nan=False, default=_plain_number)
@@ -737,6 +773,10 @@ def run(args) -> int:
 
         pngs = write_report(doc, report)
     print(f"matrixdp release: {args.query} of {len(names)} column(s) from {data.name}")
+    if bounds_guarantee is not None:
+        print(f"DP bounds ({DP_BOUNDS_FRACTION:.0%} of --epsilon): {bounds_guarantee}")
+        for name, (lo, hi) in dp_ranges.items():
+            print(f"  - {name}: [{lo:.6g}, {hi:.6g}] (docs/bounds.md)")
     print(f"guarantee: {guarantee}")
     print(f"wrote {args.out}")
     if report is not None:
@@ -817,6 +857,8 @@ def add_parser(subparsers) -> None:
                    help="write a bounds file for DATA listing its column names only (no value "
                         "from the data) to --out, or to standard output")
     p.add_argument("--query", choices=QUERIES, default=None, help="what to release")
+    p.add_argument("--sep", default=None, metavar="CHAR",
+                   help="CSV delimiter (default ','; 'tab' for a tab)")
     p.add_argument("--bounds", action="append", default=[], metavar="BOUNDS.toml|COL=LO:HI",
                    help="public bounds: a TOML file from --template, or repeated COL=LO:HI")
     p.add_argument("--target", default=None,
@@ -854,7 +896,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--report", default=None, metavar="REPORT.html",
                    help="also write an HTML report with PNG plots beside it")
     p.add_argument("--force", action="store_true", help="replace existing output files")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=_seed, default=None,
                    help="seed for reproducible noise (demonstrations only: a known seed voids "
                         "the guarantee; default: secure randomness)")
     p.add_argument("--quiet", action="store_true",

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from ..errors import DatasetError, InvalidParameterError, MatrixDPError
+from ._options import seed as _seed
 
 #: Experiment names and the script that produces them.
 EXPERIMENTS = {
@@ -215,7 +216,7 @@ def add_parser(subparsers) -> None:
                              "committed results unless the run has at least as many trials)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite committed results even with fewer trials")
-    parser.add_argument("--seed", type=int, default=None, help="base seed of the trials")
+    parser.add_argument("--seed", type=_seed, default=None, help="base seed of the trials")
     parser.add_argument("--data-home", type=Path, default=None,
                         help="dataset folder (default: $MATRIXDP_DATA, else shared/datasets beside "
                              "the checkout, else the user cache)")

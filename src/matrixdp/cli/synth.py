@@ -1,7 +1,12 @@
-"""``matrixdp synth``: differentially private synthetic data from a CSV file with RON-Gauss.
+"""``matrixdp synth``: differentially private synthetic tables from a CSV file.
 
-Reads a CSV of numeric features (and an optional target column), fits
-:class:`matrixdp.RONGauss`, prints the privacy guarantee and writes the synthetic records.
+``--model copula`` (the default): :class:`matrixdp.synth.DPCopula` on the columns of a PUBLIC
+bounds file (the format of ``matrixdp release``: ranges, categories, ``integer = true``,
+``dp = true``); the output has the input's columns, units and categories. ``--model ron-gauss``:
+:class:`matrixdp.RONGauss` on numeric features (projected or normalised output). Both charge a
+``--ledger`` before any noise, print the guarantee, and can write an HTML report. Before
+sampling, the output's size is estimated and refused when it exceeds the free disk space;
+progress is counted in rows (a bar on a terminal, a line every few seconds in a log).
 """
 
 from __future__ import annotations
@@ -14,13 +19,19 @@ import warnings
 import numpy as np
 from pathlib import Path
 
-from .._progress import Progress
 from ..errors import InvalidParameterError
 from ..synth import RONGauss
-from ._paths import atomic_output, check_output_path
+from ._paths import atomic_output, check_disk_space, check_output_path
+from ._rows import RowProgress, human_bytes
+from ._options import seed as _seed
 
-#: Rows sampled per step (the progress bar advances once per chunk).
+#: Rows sampled per step (memory stays constant in --n; progress is counted in rows).
 CHUNK = 50_000
+#: The generators.
+MODELS = ("copula", "ron-gauss")
+#: Characters of one float in the CSV (pandas writes up to 17 significant digits, a sign,
+#: a point and an exponent) and of the separator.
+FLOAT_CHARS = 24
 
 
 def _parse_label_bound(text):
@@ -59,28 +70,59 @@ def _parse_classes(text, column):
     return parts
 
 
-def _read_table(path: str):
+def _read_table(path: str, sep=None, quiet: bool = False, columns=None):
     from ._tables import read_table
 
-    return read_table(path, option="INPUT")
+    return read_table(path, option="INPUT", sep=sep, quiet=quiet, columns=columns)
 
 
-def _write_samples(model, n_out: int, path, header: list[str], target, quiet: bool) -> None:
-    """Sample ``n_out`` records in chunks of :data:`CHUNK` and append each chunk to the CSV
-    (memory stays constant in ``n_out``); the file appears under its name only when complete."""
+def _write_samples(draw, n_out: int, path, quiet: bool, sep: str = ",") -> None:
+    """Write ``n_out`` records drawn ``draw(size) -> DataFrame`` in chunks of :data:`CHUNK`
+    (memory stays constant in ``n_out``); the file appears under its name only when complete.
+    Progress is counted in rows."""
+    with atomic_output(path, "w", newline="") as fh, \
+            RowProgress(n_out, "matrixdp synth: sampling", quiet=quiet) as bar:
+        for i in range(math.ceil(n_out / CHUNK)):
+            size = min(CHUNK, n_out - i * CHUNK)
+            draw(size).to_csv(fh, index=False, header=(i == 0), sep=sep)
+            bar.update(size)
+
+
+def _ron_gauss_draw(model, header, target):
     import pandas as pd
 
-    n_chunks = math.ceil(n_out / CHUNK)
-    bar = Progress(range(n_chunks), desc="sampling", enabled=not quiet and n_chunks > 1)
-    with atomic_output(path, "w", newline="") as fh:
-        for i in bar:
-            size = min(CHUNK, n_out - i * CHUNK)
-            out = model.sample(size)
-            X_syn, y_syn = (out if isinstance(out, tuple) else (out, None))
-            table = pd.DataFrame(X_syn, columns=header)
-            if y_syn is not None:
-                table[target] = y_syn
-            table.to_csv(fh, index=False, header=(i == 0))
+    def draw(size):
+        out = model.sample(size)
+        X_syn, y_syn = (out if isinstance(out, tuple) else (out, None))
+        table = pd.DataFrame(X_syn, columns=header)
+        if y_syn is not None:
+            table[target] = y_syn
+        return table
+    return draw
+
+
+def row_bytes(columns) -> int:
+    """Upper estimate of one CSV row's bytes from the PUBLIC schema only: ``columns`` is a list
+    of ``("float", None)``, ``("int", (lo, hi))`` or ``("cat", categories)``."""
+    total = 0
+    for kind, info in columns:
+        if kind == "int":
+            total += max(len(str(int(math.floor(info[0])))), len(str(int(math.ceil(info[1]))))) + 1
+        elif kind == "cat":
+            total += max(len(str(c)) for c in info) + 3  # quotes and the separator
+        else:
+            total += FLOAT_CHARS + 1
+    return total + 1
+
+
+def _size_check(n_out: int, columns, out_path, quiet: bool) -> None:
+    """Estimate the output's size up front and refuse it when the disk has less free space."""
+    estimate = n_out * row_bytes(columns)
+    check_disk_space(out_path, estimate, option="--n",
+                     advice="choose a smaller --n or an --out folder on a larger disk")
+    if not quiet:
+        print(f"matrixdp synth: writing {n_out:,} rows, about {human_bytes(estimate)} "
+              f"(estimated from the public schema)", file=sys.stderr)
 
 
 def _fresh_session(args):
@@ -90,14 +132,297 @@ def _fresh_session(args):
 
 
 def run(args) -> int:
+    model = args.model or ("ron-gauss" if args.dim is not None else "copula")
+    if args.n is not None and args.n < 1:
+        raise InvalidParameterError("--n", f"must be >= 1, got {args.n}")
+    if not (math.isfinite(args.epsilon) and args.epsilon > 0):
+        raise InvalidParameterError("--epsilon", f"must be a finite number > 0, got "
+                                                 f"{args.epsilon:g}")
+    if model == "ron-gauss":
+        if args.dim is None:
+            raise InvalidParameterError("--dim", "is required with --model ron-gauss (the "
+                                                 "projected dimension p)")
+        for option, value in (("--bounds", args.bounds), ("--delta", args.delta)):
+            if value is not None:
+                raise InvalidParameterError(option, "applies to --model copula only")
+        return _run_ron_gauss(args)
+    ron_only = [("--dim", args.dim is not None), ("--task", args.task != "unsupervised"),
+                ("--reconstruct", args.reconstruct), ("--label-bound", args.label_bound is not None),
+                ("--classes", args.classes is not None), ("--dask", args.dask),
+                ("--target", args.target is not None)]
+    for option, given in ron_only:
+        if given:
+            hint = (" (name the class column with target = \"COL\" in the bounds file)"
+                    if option == "--target" else "")
+            raise InvalidParameterError(option, f"applies to --model ron-gauss only{hint}")
+    return _run_copula(args)
+
+
+def _copula_plan(epsilon: float, delta: float, relation: str):
+    """``(epsilon_fit, guarantee)``: the ε DPCopula is fitted with (it calibrates under add/remove
+    neighbours) and the guarantee charged, both known before the fit from (ε, δ) alone.
+
+    Under replace-one (a replace-one ledger) a replacement is a removal plus an addition, so a
+    μ-GDP release under add/remove is 2μ-GDP under replace-one (group privacy, Dong, Roth & Su
+    2022): the copula is fitted at μ/2, where μ meets the requested (ε, δ), so the replace-one
+    charge is exactly the requested ε.
+    """
+    from ..accounting.composition import gdp_epsilon
+    from ..calibration import max_gaussian_shift
+    from ..mechanisms import PrivacyGuarantee
+
+    mu = max_gaussian_shift(epsilon, delta)
+    notes = ("DPCopula: histograms and normal-score moments, Gaussian noise composed as "
+             "Gaussian DP; see docs/copula.md",)
+    if relation == "add-remove":
+        return epsilon, PrivacyGuarantee(epsilon=epsilon, delta=delta, neighbouring="add-remove",
+                                         calibration="analytic-gdp", mechanism="dp-copula", mu=mu,
+                                         notes=notes)
+    eps_fit = gdp_epsilon(mu / 2, delta)
+    return eps_fit, PrivacyGuarantee(
+        epsilon=epsilon, delta=delta, neighbouring="replace-one",
+        calibration="analytic-gdp (group privacy)", mechanism="dp-copula", mu=mu,
+        notes=notes + (f"replace-one: fitted at mu={mu / 2:.6g} (epsilon={eps_fit:.6g} under "
+                       f"add/remove), which is mu={mu:.6g} under replace-one by group privacy "
+                       "(a replacement is a removal plus an addition)",))
+
+
+def _copula_schema(schema, option="--bounds"):
+    from ..synth import TableSchema
+
+    bounds = {c.name: (c.lo, c.hi) for c in schema.columns if not c.is_categorical}
+    cats = {c.name: list(c.categories) for c in schema.columns if c.is_categorical}
+    integer = [c.name for c in schema.columns if c.integer]
+    return TableSchema(bounds=bounds, categories=cats, integer=tuple(integer))
+
+
+def _run_copula(args) -> int:
+    import pandas as pd
+
+    from .._budget import charge
+    from ..synth import DPCopula
+    from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns, resolve_dp_columns
+    from ._tables import read_schema
+
+    if args.bounds is None:
+        raise InvalidParameterError(
+            "--bounds", "is required with --model copula: a bounds file with the PUBLIC range, "
+                        "categories or dp = true of every column to synthesise (write one with "
+                        "`matrixdp release --template DATA --out bounds.toml`)")
+    delta = 1e-9 if args.delta is None else args.delta
+    if not 0.0 < delta < 1.0:
+        raise InvalidParameterError("--delta", f"must be in (0, 1), got {delta:g}")
+    eps = float(args.epsilon)
+    from ._tables import check_sep
+
+    sep = check_sep(args.sep)
+    schema = read_schema(args.bounds)
+    out_path = check_output_path(args.out, force=args.force, inputs=[args.input])
+    report = None
+    if args.report is not None:
+        report = check_output_path(args.report, force=args.force, inputs=[args.input],
+                                   option="--report")
+        if report.resolve() == out_path.resolve():
+            raise InvalidParameterError("--report", "must differ from --out")
+    target = schema.target
+    if target is not None:
+        if target not in schema.names:
+            raise InvalidParameterError("--bounds", f"the target {target!r} is not a column of "
+                                                    "the bounds file")
+        if not schema.column(target).is_categorical:
+            raise InvalidParameterError("--bounds", f"the target {target!r} must be categorical "
+                                                    "(its PUBLIC classes as categories) for the "
+                                                    "class-conditional copula")
+    frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names)
+
+    ledger = None
+    label = args.label or f"synth copula of {Path(args.input).name}"
+    relation = "add-remove"
+    if args.ledger is not None:
+        from ..accounting import Ledger
+
+        ledger = Ledger.open(args.ledger)
+        relation = str(ledger.relation)
+    try:
+        bounds_guarantee, ranges = None, {}
+        eps_fit = eps
+        if dp_columns(schema):
+            eps_bounds = DP_BOUNDS_FRACTION * eps
+            eps_fit = eps - eps_bounds
+            schema, bounds_guarantee, ranges = resolve_dp_columns(
+                schema, frame, epsilon=eps_bounds, relation=relation, ledger=ledger,
+                label=f"{label}: bounds", rng=_bounds_seed(args.seed))
+        table_schema = _copula_schema(schema)
+        y = None
+        features = frame
+        if target is not None:
+            y = frame[target]
+            features = frame.drop(columns=[target])
+            table_schema = _copula_schema(type(schema)(
+                tuple(c for c in schema.columns if c.name != target)))
+        eps_model, guarantee = _copula_plan(eps_fit, delta, relation)
+        model = DPCopula(schema=table_schema, epsilon=eps_model, delta=delta,
+                         classes=None if target is None else list(schema.column(target).categories),
+                         random_state=args.seed)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            # charged whole before any draw; the ledger refuses what does not fit
+            with charge(guarantee, ledger=ledger, label=label):
+                model.fit(features, y)
+        if abs(model.privacy_.epsilon - eps_model) > 1e-9 * eps_model:  # pragma: no cover - a bug
+            raise RuntimeError("the charged guarantee differs from the fitted one")
+        ledger_state = _ledger_state(ledger) if ledger is not None else None
+    finally:
+        if ledger is not None:
+            ledger.close()
+    n_in_dp = max(1, int(round(float(np.sum(model.class_counts_)))))
+    del frame, features, y  # nothing below reads the data
+    n_out = args.n if args.n is not None else n_in_dp
+    columns = []
+    for c in schema.columns:
+        if c.is_categorical:
+            columns.append(("cat", c.categories))
+        elif c.integer:
+            columns.append(("int", (c.lo, c.hi)))
+        else:
+            columns.append(("float", None))
+    _size_check(n_out, columns, out_path, args.quiet)
+    order = schema.names
+    sampler = None if args.seed is None else np.random.default_rng([int(args.seed), 1])
+
+    def draw(size):
+        out = model.sample(size, random_state=sampler)
+        table, labels = (out if isinstance(out, tuple) else (out, None))
+        if labels is not None:
+            table[target] = pd.Categorical(labels, categories=list(schema.column(target).categories))
+        return table[order]
+
+    _write_samples(draw, n_out, out_path, args.quiet, sep=sep or ",")
+
+    print(f"matrixdp synth: DPCopula on {len(order)} columns of {Path(args.input).name} "
+          f"(the number of records is protected: add/remove neighbours)")
+    print(f"wrote {n_out} synthetic records to {args.out} (the input's columns, units and "
+          "categories; numeric values within their public ranges)")
+    if args.n is None:
+        print("  - as many records as the DP count of the input (the true count is private)")
+    if target is not None:
+        print(f"  - {target}: one copula per public class; class shares follow the DP counts")
+    integer = [c.name for c in schema.columns if c.integer]
+    if integer:
+        print(f"  - integer columns (rounded): {', '.join(integer)}")
+    if bounds_guarantee is not None:
+        print(f"DP bounds ({DP_BOUNDS_FRACTION:.0%} of --epsilon): {bounds_guarantee}")
+        for name, (lo, hi) in ranges.items():
+            print(f"  - {name}: [{lo:.6g}, {hi:.6g}] (exponential-mechanism quantiles over a "
+                  "public grid; docs/bounds.md)")
+    total = guarantee if bounds_guarantee is None else bounds_guarantee + guarantee
+    print(f"guarantee: {total}")
+    for note in guarantee.notes[1:] + model.privacy_.notes:
+        print(f"  - {note}")
+    if ledger_state is not None:
+        print(f"ledger {args.ledger}: spent epsilon={ledger_state['spent']['epsilon']:.6g} at "
+              f"delta={ledger_state['spent']['delta']:.3g} of the budget "
+              f"epsilon={ledger_state['budget']['epsilon']:g}")
+    if report is not None:
+        doc = {"model": "copula", "source_file": Path(args.input).name, "n_out": n_out,
+               "guarantee": str(total), "relation": relation, "epsilon": eps, "delta": delta,
+               "notes": list(guarantee.notes[1:] + model.privacy_.notes), "columns": schema.to_json()["columns"],
+               "target": target, "dp_bounds": {k: list(v) for k, v in ranges.items()},
+               "dp_bounds_guarantee": None if bounds_guarantee is None else str(bounds_guarantee),
+               "ledger": ledger_state, "seeded": args.seed is not None, "out": Path(args.out).name}
+        _write_synth_report(doc, report)
+        print(f"wrote {args.report}")
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    if args.seed is not None:
+        print("note: --seed makes the noise reproducible; a known seed voids the privacy guarantee.")
+    return 0
+
+
+def _bounds_seed(seed):
+    if seed is None:
+        return None
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), 2])))
+
+
+def _ledger_state(ledger) -> dict:
+    spent = ledger.spent()
+    return {
+        "path": ledger.path.name,
+        "budget": {"epsilon": ledger.epsilon, "delta": ledger.delta,
+                   "relation": str(ledger.relation)},
+        "spent": {"epsilon": spent.epsilon, "delta": spent.delta, "text": str(spent)},
+        "history": [{k: h[k] for k in ("id", "label", "status", "epsilon", "delta")}
+                    for h in ledger.history()],
+    }
+
+
+def _write_synth_report(doc: dict, path) -> None:
+    """A plain HTML report of a synthetic table: the guarantee in words, then the public schema,
+    the DP bounds (each its own line) and the ledger. Only public or DP quantities appear."""
+    import html
+
+    e = html.escape
+    rel = ("one person's record is added or removed" if doc["relation"] == "add-remove"
+           else "one person's record is replaced by another")
+    rows = []
+    for name, spec in doc["columns"].items():
+        if "what" in spec:
+            what = spec["what"]
+        elif "categories" in spec:
+            what = "categories: " + ", ".join(map(str, spec["categories"]))
+        else:
+            what = f"[{spec['lo']:.6g}, {spec['hi']:.6g}]"
+            if spec.get("dp"):
+                what += " (DP estimate)"
+            if spec.get("integer"):
+                what += ", integers"
+        rows.append(f"<tr><td>{e(name)}</td><td>{e(what)}</td></tr>")
+    parts = [
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>matrixdp synth: {e(doc['out'])}</title></head><body>",
+        f"<h1>Synthetic table {e(doc['out'])} ({doc['n_out']} records)</h1>",
+        f"<p><b>What the guarantee means.</b> Whether or not {rel}, every output of this run "
+        f"(the synthetic table and this report) has nearly the same probability: at most a "
+        f"factor e<sup>&epsilon;</sup> apart, except with probability &delta;. Guarantee: "
+        f"{e(doc['guarantee'])}.</p>",
+        "<p>Model: " + ("DPCopula (class-conditional Gaussian copula over DP histograms), in "
+                        "the input's columns, units and categories" if doc["model"] == "copula"
+                        else "RON-Gauss (random orthonormal projection, DP mean and covariance); "
+                             "the columns are not in the input's units") +
+        ". The synthetic records are drawn from DP statistics only; sampling is "
+        "post-processing.</p>",
+    ]
+    if doc["seeded"]:
+        parts.append("<p><b>Seeded run</b>: whoever knows the seed can replay the noise.</p>")
+    parts.append("<h2>Columns (public schema)</h2><table><tr><th>column</th><th>range or "
+                 "categories</th></tr>" + "".join(rows) + "</table>")
+    if doc["dp_bounds_guarantee"]:
+        parts.append(f"<h2>DP bounds</h2><p>Ranges of the columns marked dp = true were "
+                     f"estimated with DP and charged as their own entry: "
+                     f"{e(doc['dp_bounds_guarantee'])}.</p>")
+    parts.append("<h2>Technical notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in doc["notes"])
+                 + "</ul>")
+    led = doc["ledger"]
+    if led is not None:
+        parts.append(f"<h2>Budget ledger {e(led['path'])}</h2><p>Spent {e(led['spent']['text'])} "
+                     f"of epsilon={led['budget']['epsilon']:g}.</p><table><tr><th>id</th>"
+                     "<th>label</th><th>status</th><th>epsilon</th><th>delta</th></tr>"
+                     + "".join(f"<tr><td>{h['id']}</td><td>{e(str(h['label']))}</td><td>"
+                               f"{e(str(h['status']))}</td><td>{h['epsilon']:.6g}</td><td>"
+                               f"{h['delta']:.3g}</td></tr>" for h in led["history"]) + "</table>")
+    parts.append("</body></html>\n")
+    with atomic_output(Path(path), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(parts))
+
+
+def _run_ron_gauss(args) -> int:
     import pandas as pd
 
     if args.target and args.task == "unsupervised":
         raise InvalidParameterError(
             "--target", "needs --task regression or --task classification (the unsupervised "
                         "task has no label column; drop --target to synthesise every column)")
-    if args.n is not None and args.n < 1:
-        raise InvalidParameterError("--n", f"must be >= 1, got {args.n}")
     from ._dask import dask_input_files
 
     dask_files = dask_input_files(args.input, force=getattr(args, "dask", False), option="INPUT")
@@ -113,8 +438,14 @@ def run(args) -> int:
     else:
         out_path = check_output_path(args.out, force=args.force,
                                      inputs=[args.input] if dask_files is None else dask_files)
+    report = None
+    if args.report is not None:
+        report = check_output_path(args.report, force=args.force, inputs=[args.input],
+                                   option="--report")
+        if report.resolve() == out_path.resolve():
+            raise InvalidParameterError("--report", "must differ from --out")
     if dask_files is None:
-        frame = _read_table(args.input)
+        frame = _read_table(args.input, sep=args.sep, quiet=args.quiet)
     else:
         from ._dask import read_dask_table
 
@@ -151,7 +482,7 @@ def run(args) -> int:
                      epsilon_counts=args.epsilon_counts,
                      neighbouring=args.neighbouring,
                      reconstruct=args.reconstruct, random_state=args.seed)
-    ledger_line = None
+    ledger_line = ledger_state = None
     session = contextlib.nullcontext()
     if dask_files is not None:
         from ._dask import dask_session
@@ -172,6 +503,7 @@ def run(args) -> int:
             try:
                 model.fit(features, y, ledger=ledger)  # refused before any noise if over budget
                 spent = ledger.spent()
+                ledger_state = _ledger_state(ledger)
                 ledger_line = (f"ledger {args.ledger}: spent epsilon={spent.epsilon:.6g} at "
                                f"delta={spent.delta:.3g} ({spent.calibration}) of the budget "
                                f"epsilon={ledger.epsilon:g}")
@@ -189,7 +521,14 @@ def run(args) -> int:
             model.sample_to_parquet(out_path, n_out, random_state=args.seed,
                                     label_column=args.target or "y")
     else:
-        _write_samples(model, n_out, out_path, names, args.target, args.quiet)
+        target_kind = []
+        if args.target:
+            target_kind = [("cat", [str(c) for c in classes])] if classes else [("float", None)]
+        _size_check(n_out, [("float", None)] * len(names) + target_kind, out_path, args.quiet)
+        from ._tables import check_sep
+
+        _write_samples(_ron_gauss_draw(model, names, args.target), n_out, out_path, args.quiet,
+                       sep=check_sep(args.sep) or ",")
 
     # n is public under replace-one neighbours only; under add/remove it is private
     records = (f"{n_in} records" if args.neighbouring == "replace-one"
@@ -222,6 +561,18 @@ def run(args) -> int:
         print(f"  - {note}")
     if ledger_line:
         print(ledger_line)
+    if report is not None:
+        relation = args.neighbouring
+        doc = {"model": "ron-gauss", "source_file": Path(args.input).name, "n_out": n_out,
+               "guarantee": str(model.privacy_), "relation": relation,
+               "notes": list(model.privacy_.notes),
+               "columns": {name: {"what": ("W z on RON-Gauss's normalised scale"
+                                           if args.reconstruct else "projected coordinate")}
+                           for name in names},
+               "target": args.target, "dp_bounds_guarantee": None, "ledger": ledger_state,
+               "seeded": args.seed is not None, "out": Path(args.out).name}
+        _write_synth_report(doc, report)
+        print(f"wrote {args.report}")
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if args.seed is not None:
@@ -231,11 +582,30 @@ def run(args) -> int:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "synth", help="differentially private synthetic data from a CSV (RON-Gauss)",
-        description="Differentially private synthetic data from a CSV file with RON-Gauss.")
-    p.add_argument("input", help="input CSV with a header row; feature columns must be numeric")
-    p.add_argument("--epsilon", type=float, required=True, help="total privacy budget (pure epsilon-DP)")
-    p.add_argument("--dim", type=int, required=True, help="projected dimension p (1 <= p < features)")
+        "synth", help="differentially private synthetic tables from a CSV (DPCopula, RON-Gauss)",
+        description="Differentially private synthetic data from a CSV file. --model copula (the "
+                    "default): a table in the input's columns, units and categories, from a "
+                    "PUBLIC bounds file (the format of `matrixdp release --template`). --model "
+                    "ron-gauss: RON-Gauss projections of numeric features.")
+    p.add_argument("input", help="input CSV with a header row")
+    p.add_argument("--model", choices=MODELS, default=None,
+                   help="copula (default; DPCopula, needs --bounds) or ron-gauss (needs --dim; "
+                        "chosen automatically when --dim is given)")
+    p.add_argument("--bounds", default=None, metavar="BOUNDS.toml",
+                   help="copula: PUBLIC ranges (lo, hi), categories, integer = true or dp = true "
+                        "per column; target = \"COL\" names a categorical class column")
+    p.add_argument("--epsilon", type=float, required=True,
+                   help="total privacy budget (copula: with --delta; ron-gauss: pure epsilon-DP)")
+    p.add_argument("--delta", type=float, default=None,
+                   help="copula: delta (default 1e-9)")
+    p.add_argument("--sep", default=None, metavar="CHAR",
+                   help="CSV delimiter of INPUT and --out (default ','; 'tab' for a tab)")
+    p.add_argument("--report", default=None, metavar="REPORT.html",
+                   help="also write an HTML report (the guarantee in words, the columns, DP "
+                        "bounds, the ledger)")
+    p.add_argument("--label", default=None, help="public label of the ledger entry")
+    p.add_argument("--dim", type=int, default=None,
+                   help="ron-gauss: projected dimension p (1 <= p < features)")
     p.add_argument("--task", choices=("unsupervised", "regression", "classification"),
                    default="unsupervised", help="which RON-Gauss algorithm (default unsupervised)")
     p.add_argument("--target", default=None, help="label column (regression / classification)")
@@ -268,7 +638,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--reconstruct", action="store_true",
                    help="write features mapped back to R^m (W z, on the normalised scale) instead of "
                         "the projected z")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=_seed, default=None,
                    help="seed for reproducible output (default: secure randomness)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (bars appear only on a terminal; "

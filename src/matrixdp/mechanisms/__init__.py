@@ -5,10 +5,12 @@
 * :mod:`.laplace`, :mod:`.gaussian` — the scalar/vector workhorses.
 * :mod:`.r1smg` — rank-1 singular multivariate Gaussian (gated unsafe).
 * :mod:`.mvg` (+ :mod:`.mvg_sampler`) — matrix-variate Gaussian noise.
+* :mod:`.exponential` — the exponential mechanism over public candidates (DP quantiles).
 * :mod:`.fisher` (+ :mod:`.fisher_bounded`) — Farokhi's whole-table Fisher-optimal noise.
 """
 
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, Relation, Release
+from .exponential import ExponentialMechanism
 from .fisher import FisherNoiseMechanism
 from .gaussian import GaussianMechanism
 from .laplace import LaplaceMechanism
@@ -21,6 +23,7 @@ __all__ = [
     "PrivacyGuarantee",
     "Relation",
     "Release",
+    "ExponentialMechanism",
     "FisherNoiseMechanism",
     "GaussianMechanism",
     "LaplaceMechanism",

@@ -24,7 +24,8 @@ except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
 __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params",
-           "check_relation", "charging", "NoGeneratorStateMixin"]
+           "check_relation", "charging", "NoGeneratorStateMixin", "fit_bounds", "finish_bounds",
+           "fit_xy_bounds"]
 
 
 class NoGeneratorStateMixin:
@@ -54,6 +55,10 @@ def parse_bounds(bounds, n_features: int,
         raise InvalidParameterError(
             argument, "is required: pass public bounds=(lower, upper) (scalars or one value per "
                       "feature) from domain knowledge; bounds are never derived from the data")
+    if isinstance(bounds, str) or type(bounds).__name__ == "DPBounds":
+        raise InvalidParameterError(
+            argument, "'dp' bounds are estimated in fit from a table in memory (not a Dask "
+                      "collection, not this estimator); pass public bounds=(lower, upper)")
     try:
         lower, upper = bounds
     except (TypeError, ValueError):
@@ -74,7 +79,7 @@ def parse_bounds(bounds, n_features: int,
     return lo, hi
 
 
-def parse_scalar_bounds(bounds, argument: str) -> tuple[float, float]:
+def parse_scalar_bounds(bounds, argument: str) -> tuple[float, float]:  # noqa: D401
     """A pair of finite scalars ``lower <= upper`` (e.g. ``bounds_y``)."""
     lo, hi = parse_bounds(bounds, 1, argument)
     return float(lo[0]), float(hi[0])
@@ -234,3 +239,80 @@ def bounded_records(estimator, X):
     check_n_samples(X.shape[0])
     lo, hi = parse_bounds(estimator.bounds, X.shape[1])
     return clip_to_bounds(X, lo, hi, estimator.clip), lo, hi
+
+
+def fit_bounds(estimator, X, epsilon: float):
+    """:func:`bounded_records` with public bounds, or ``bounds="dp"`` (:mod:`.dp_bounds`).
+
+    Returns ``(X, lower, upper, epsilon_left)``. With DP bounds a share of ``epsilon`` is spent
+    first on exponential-mechanism quantiles over a public grid, charged as its own entry
+    (label ``"<Estimator>.fit bounds"``) to the fit's budget keeper; ``bounds_`` and
+    ``bounds_privacy_`` record the estimate and its guarantee, and :func:`finish_bounds` adds
+    that guarantee to ``privacy_``. With public bounds ``bounds_privacy_`` is None.
+    """
+    from .dp_bounds import as_dp_bounds, bounds_rng, dp_bounds, split_epsilon
+
+    spec = as_dp_bounds(estimator.bounds)
+    if spec is None:
+        estimator.bounds_privacy_ = None
+        X, lo, hi = bounded_records(estimator, X)
+        return X, lo, hi, epsilon
+    X = validate_X(estimator, X, reset=True)
+    if is_dask_collection(X):
+        raise InvalidParameterError("bounds", "'dp' needs the table in memory (not a Dask "
+                                              "collection) in this version; pass public bounds")
+    check_n_samples(X.shape[0])
+    eps_bounds, eps_left = split_epsilon(epsilon, spec)
+    label = f"{type(estimator).__name__}.fit bounds"
+    lo, hi, privacy = dp_bounds(
+        X, epsilon=eps_bounds, spec=spec, neighbouring=str(getattr(estimator, "neighbouring",
+                                                                   "replace-one")),
+        rng=bounds_rng(estimator.random_state),
+        charging=lambda p: charging(estimator.accountant, p, label=label), label=label)
+    estimator.bounds_ = (lo, hi)
+    estimator.bounds_privacy_ = privacy
+    return np.clip(X, lo, hi), lo, hi, eps_left
+
+
+def finish_bounds(estimator) -> None:
+    """Compose the DP bounds' guarantee (if any) into the fitted ``privacy_`` (basic composition:
+    pure ε_bounds + (ε_fit, δ) = (ε, δ))."""
+    extra = getattr(estimator, "bounds_privacy_", None)
+    if extra is not None:
+        estimator.privacy_ = extra + estimator.privacy_
+
+
+def fit_xy_bounds(estimator, X, y, epsilon: float):
+    """``(lo_x, hi_x, lo_y, hi_y, epsilon_left)`` for a regression whose ``bounds_X`` and/or
+    ``bounds_y`` may be ``"dp"``: the DP ones are estimated in one exponential-mechanism release
+    (charged as ``"<Estimator>.fit bounds"``), the public ones parsed as usual. ``X`` and ``y``
+    are validated arrays in memory. Sets ``bounds_privacy_`` (None without DP bounds)."""
+    from .dp_bounds import as_dp_bounds, bounds_rng, dp_bounds, split_epsilon
+
+    d = X.shape[1]
+    spec_x, spec_y = as_dp_bounds(estimator.bounds_X), as_dp_bounds(estimator.bounds_y)
+    estimator.bounds_privacy_ = None
+    lo_x = hi_x = lo_y = hi_y = None
+    if spec_x is None:
+        lo_x, hi_x = parse_bounds(estimator.bounds_X, d, "bounds_X")
+    if spec_y is None:
+        lo_y, hi_y = parse_scalar_bounds(estimator.bounds_y, "bounds_y")
+    if spec_x is None and spec_y is None:
+        return lo_x, hi_x, lo_y, hi_y, epsilon
+    spec = spec_x if spec_x is not None else spec_y
+    cols = ([X] if spec_x is not None else []) + ([np.asarray(y)[:, None]] if spec_y is not None
+                                                  else [])
+    eps_bounds, eps_left = split_epsilon(epsilon, spec)
+    label = f"{type(estimator).__name__}.fit bounds"
+    lo, hi, privacy = dp_bounds(
+        np.hstack(cols), epsilon=eps_bounds, spec=spec,
+        neighbouring=str(getattr(estimator, "neighbouring", "replace-one")),
+        rng=bounds_rng(estimator.random_state),
+        charging=lambda p: charging(estimator.accountant, p, label=label), label=label)
+    if spec_x is not None:
+        lo_x, hi_x = lo[:d], hi[:d]
+    if spec_y is not None:
+        lo_y, hi_y = float(lo[-1]), float(hi[-1])
+    estimator.bounds_ = (lo_x, hi_x, lo_y, hi_y)
+    estimator.bounds_privacy_ = privacy
+    return lo_x, hi_x, lo_y, hi_y, eps_left

@@ -13,7 +13,8 @@ from sklearn.base import BaseEstimator
 from ..errors import InvalidParameterError
 from ..feasible import nearest_correlation
 from ._dask import augmented_moments, is_dask_collection
-from ._base import (NoGeneratorStateMixin, bounded_records, charging, check_privacy_params,
+from ._base import (NoGeneratorStateMixin, charging, check_privacy_params,
+                    finish_bounds, fit_bounds,
                     check_relation)
 from ._moments import augmented_task, release_second_moment, keep_release
 
@@ -197,6 +198,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         In (0, 1).
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required; never derived from the data.
+        Or ``"dp"`` / :class:`~matrixdp.models.dp_bounds.DPBounds`: a share (default 10%) of
+        ``epsilon`` estimates them (exponential-mechanism quantiles over a PUBLIC grid, charged as
+        its own entry; ``bounds_`` and ``bounds_privacy_`` after fit; see docs/bounds.md).
     kind : {"covariance", "gram", "correlation"}, default "covariance"
         ``"gram"`` is the raw second moment ``XᵀX/n``; ``"covariance"`` divides by ``n`` (as
         :class:`sklearn.covariance.EmpiricalCovariance`).
@@ -304,7 +308,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
         method = check_method(self, self.kind)
-        X, lo, hi = bounded_records(self, X)
+        X, lo, hi, eps = fit_bounds(self, X, eps)
         if method == "coinpress":
             cov, loc = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPCovariance.fit")
@@ -320,6 +324,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
             cov = nearest_correlation(correlation_from_covariance(cov))
         self.covariance_ = cov
         self.location_ = loc
+        finish_bounds(self)
         return self
 
     def __sklearn_tags__(self):

@@ -18,7 +18,8 @@ from .._validation import check_finite_array
 from ..errors import InvalidParameterError
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
-                    check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds, validate_X)
+                    check_relation, clip_to_bounds, finish_bounds, fit_xy_bounds, parse_bounds,
+                    parse_scalar_bounds, validate_X)
 from ._moments import (DEFAULT_CANDIDATES, MomentTask, balanced_constant, keep_release,
                        release_second_moment)
 
@@ -108,10 +109,13 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     ----------
     epsilon : float, default 1.0
     delta : float, default 1e-6
-    bounds_X : (lower, upper)
+    bounds_X : (lower, upper) or "dp"
         Public feature bounds, scalars or one value per feature. Required.
-    bounds_y : (lower, upper)
+    bounds_y : (lower, upper) or "dp"
         Public target bounds (scalars). Required.
+        Either may be ``"dp"`` (or a :class:`~matrixdp.models.dp_bounds.DPBounds`): a share
+        (default 10%) of ``epsilon`` estimates it in memory (exponential-mechanism quantiles over
+        a PUBLIC grid, charged as its own entry; ``bounds_``, ``bounds_privacy_``; docs/bounds.md).
     fit_intercept : bool, default True
     noise : {"auto", "mvg", "iid"}, default "auto"
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
@@ -181,6 +185,7 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         Z = value = None
         if is_dask_collection(X):  # [X y] clipped and summed block by block
             d = validate_X(self, X, reset=True).shape[1]
+            self.bounds_privacy_ = None
             lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
             lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
             # the centres and t are public: they do not depend on n
@@ -194,8 +199,9 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
             X, y = validate_X(self, X, y=y, reset=True, supervised=True, y_numeric=True)
             n, d = X.shape
             check_n_samples(n)
-            lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
-            lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
+            # public bounds, or "dp": a share of epsilon estimates them (docs/bounds.md)
+            lo_x, hi_x, lo_y, hi_y, eps = fit_xy_bounds(self, X, check_finite_array(
+                y, "y", ndim=1), eps)
             X = clip_to_bounds(X, lo_x, hi_x, self.clip, "X")
             y = clip_to_bounds(check_finite_array(y, "y", ndim=1), lo_y, hi_y, self.clip, "y")
             task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, intercept, relation)
@@ -229,6 +235,7 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
             self.intercept_ = 0.0
         self.coef_ = coef
         keep_release(self, rel)
+        finish_bounds(self)
         return self
 
     def predict(self, X):

@@ -21,7 +21,8 @@ from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
 from ._dask import column_moments, is_dask_collection
-from ._base import (NoGeneratorStateMixin, bounded_records, charging, check_privacy_params,
+from ._base import (NoGeneratorStateMixin, charging, check_privacy_params,
+                    finish_bounds, fit_bounds,
                     check_relation, validate_X)
 
 __all__ = ["DPMean", "DPStandardScaler"]
@@ -278,6 +279,9 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     delta : float, default 1e-6
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required.
+        Or ``"dp"`` / :class:`~matrixdp.models.dp_bounds.DPBounds`: a share (default 10%) of
+        ``epsilon`` estimates them (exponential-mechanism quantiles over a PUBLIC grid, charged as
+        its own entry; ``bounds_`` and ``bounds_privacy_`` after fit; see docs/bounds.md).
     noise : {"auto", "mvg", "iid"}, default "auto"
         ``"auto"``: the least exact expected squared error from the public bounds.
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
@@ -320,12 +324,13 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Release the mean of ``X``."""
         eps, delta, noise = check_privacy_params(self)
-        X, lo, hi = bounded_records(self, X)
+        X, lo, hi, eps = fit_bounds(self, X, eps)
         n, d = X.shape
         self.mean_, _, out, _ = _fit_moment_vector(self, X, lo, hi, False, relative=False,
                                                    epsilon=eps, delta=delta, noise=noise,
                                                    label="DPMean.fit")
         _set_release_attributes(self, out)
+        finish_bounds(self)
         return self
 
     def __sklearn_tags__(self):
@@ -351,6 +356,9 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     delta : float, default 1e-6
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required.
+        Or ``"dp"`` / :class:`~matrixdp.models.dp_bounds.DPBounds`: a share (default 10%) of
+        ``epsilon`` estimates them (exponential-mechanism quantiles over a PUBLIC grid, charged as
+        its own entry; ``bounds_`` and ``bounds_privacy_`` after fit; see docs/bounds.md).
     with_mean, with_std : bool, default True
         As :class:`sklearn.preprocessing.StandardScaler`. ``with_std=False`` releases the mean only.
     noise : {"auto", "mvg", "iid"}, default "auto"
@@ -398,7 +406,8 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     def fit(self, X, y=None):
         """Release the mean (and second moment) of ``X``."""
         eps, delta, noise = check_privacy_params(self)
-        X, lo, hi = bounded_records(self, X)
+        X, lo, hi, eps = fit_bounds(self, X, eps)
+        n, d = X.shape
         squares = bool(self.with_std)
         self.mean_, sq, out, query = _fit_moment_vector(
             self, X, lo, hi, squares, relative=True, epsilon=eps, delta=delta, noise=noise,
@@ -414,6 +423,7 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         # on Dask alike: the exact count would tell neighbours apart with certainty)
         self.n_samples_seen_ = query.n_records
         _set_release_attributes(self, out)
+        finish_bounds(self)
         return self
 
     def transform(self, X):

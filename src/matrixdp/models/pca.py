@@ -7,7 +7,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import InvalidParameterError
-from ._base import (NoGeneratorStateMixin, bounded_records, check_privacy_params, validate_X)
+from ._base import (NoGeneratorStateMixin, check_privacy_params, finish_bounds, fit_bounds,
+                    validate_X)
 from ._moments import keep_release
 from ..feasible import orthonormalise
 from .covariance import (check_method, covariance_from_release, fit_coinpress,
@@ -34,6 +35,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     delta : float, default 1e-6
     bounds : (lower, upper)
         Public bounds, scalars or one value per feature. Required.
+        Or ``"dp"`` / :class:`~matrixdp.models.dp_bounds.DPBounds`: a share (default 10%) of
+        ``epsilon`` estimates them (docs/bounds.md).
     noise : {"auto", "mvg", "iid"}, default "auto"
         The noise of ``method="moments"``.
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
@@ -98,7 +101,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self)
         method = check_method(self, "covariance")
-        X, lo, hi = bounded_records(self, X)
+        X, lo, hi, eps = fit_bounds(self, X, eps)
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
@@ -132,6 +135,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         self.explained_variance_ratio_ = lam / total if total > 0 else np.zeros(k)
         self.mean_ = mean
         self.n_components_ = int(k)
+        finish_bounds(self)
         return self
 
     def transform(self, X):

@@ -1,0 +1,127 @@
+"""bounds="dp": a DP estimate charged as its own entry, composed into privacy_, never read off
+the data."""
+
+import numpy as np
+import pytest
+
+from matrixdp.accounting import Accountant, Ledger
+from matrixdp.errors import InvalidParameterError
+from matrixdp.models import DPPCA, DPCovariance, DPMean, DPStandardScaler
+from matrixdp.models.dp_bounds import DPBounds, dp_bounds
+
+RNG = np.random.default_rng(5)
+X = RNG.normal(50.0, 10.0, size=(4000, 3))
+
+
+@pytest.mark.parametrize("cls", [DPMean, DPStandardScaler, DPCovariance, DPPCA])
+def test_dp_bounds_are_charged_as_their_own_entry_and_add_up_to_epsilon(cls, tmp_path):
+    ledger = Ledger.create(tmp_path / "l.db", dataset="x", epsilon=5.0, delta=1e-5)
+    est = cls(epsilon=1.0, delta=1e-6, bounds="dp", random_state=3, accountant=ledger).fit(X)
+    labels = [h["label"] for h in ledger.history()]
+    assert labels == [f"{cls.__name__}.fit bounds", f"{cls.__name__}.fit"]
+    eps = [h["epsilon"] for h in ledger.history()]
+    assert eps[0] == pytest.approx(0.1) and eps[1] == pytest.approx(0.9)
+    assert est.privacy_.epsilon == pytest.approx(1.0) and est.bounds_privacy_.delta == 0.0
+    lo, hi = est.bounds_
+    assert np.all(lo < 30) and np.all(hi > 70) and np.all(lo > 0) and np.all(hi < 200)
+    ledger.close()
+
+
+def test_dp_bounds_give_a_useful_mean():
+    errs = [np.abs(DPMean(epsilon=1.0, bounds="dp", random_state=s).fit(X).mean_ - X.mean(0))
+            for s in range(5)]
+    assert np.max(errs) < 1.0
+
+
+def test_the_estimate_moves_with_the_mechanism_not_the_data_extremes():
+    # one extreme record does not move the bounds (a min/max would jump to it)
+    Y = X.copy()
+    Y[0, 0] = 1e8
+    a = DPMean(epsilon=1.0, bounds="dp", random_state=4).fit(X).bounds_
+    b = DPMean(epsilon=1.0, bounds="dp", random_state=4).fit(Y).bounds_
+    np.testing.assert_array_equal(a[1], b[1])
+    assert b[1][0] < 1e3
+
+
+def test_a_public_domain_gives_a_linear_grid_inside_it():
+    acc = Accountant()
+    lo, hi, g = dp_bounds(X, epsilon=0.5, spec=DPBounds(domain=(0, 100), n_points=101),
+                          rng=1, accountant=acc)
+    assert np.all(lo >= 0) and np.all(hi <= 100) and g.epsilon == 0.5
+    assert np.all(np.isclose(lo, np.round(lo))) and acc.total(delta=1e-9).epsilon == \
+        pytest.approx(0.5)
+
+
+def test_bad_specs_name_bounds():
+    for bad in ("min-max", DPBounds):
+        with pytest.raises((InvalidParameterError, TypeError)):
+            DPMean(epsilon=1.0, bounds=bad).fit(X) if bad != DPBounds else DPBounds(fraction=1.5)
+    with pytest.raises(InvalidParameterError) as info:
+        DPMean(epsilon=1.0, bounds="min-max").fit(X)
+    assert info.value.argument == "bounds"
+
+
+def test_linear_regression_with_dp_bounds_for_features_and_target(tmp_path):
+    from matrixdp.models import DPLinearRegression
+
+    rng = np.random.default_rng(8)
+    Xr = rng.normal(10.0, 2.0, size=(20_000, 2))
+    y = Xr @ np.array([1.5, -0.5]) + 3.0 + rng.normal(0, 0.5, 20_000)
+    ledger = Ledger.create(tmp_path / "l.db", dataset="x", epsilon=5.0, delta=1e-5)
+    est = DPLinearRegression(epsilon=2.0, delta=1e-6, bounds_X="dp", bounds_y="dp",
+                             random_state=2, accountant=ledger).fit(Xr, y)
+    hist = ledger.history()
+    ledger.close()
+    assert [h["label"] for h in hist] == ["DPLinearRegression.fit bounds", "DPLinearRegression.fit"]
+    assert est.privacy_.epsilon == pytest.approx(2.0)
+    np.testing.assert_allclose(est.coef_, [1.5, -0.5], atol=0.3)
+    lo_x, hi_x, lo_y, hi_y = est.bounds_
+    assert lo_y < 20 < hi_y and np.all(lo_x < 8) and np.all(hi_x > 12)
+    # public bounds: no bounds entry, bounds_privacy_ None
+    pub = DPLinearRegression(epsilon=2.0, bounds_X=(0, 20), bounds_y=(-10, 40),
+                             random_state=2).fit(Xr, y)
+    assert pub.bounds_privacy_ is None and pub.privacy_.epsilon == pytest.approx(2.0)
+
+
+def test_too_few_records_for_the_log_grid_warn_and_a_domain_does_not():
+    from matrixdp.models.dp_bounds import records_needed
+
+    small = X[:300]
+    with pytest.warns(UserWarning, match="PUBLIC domain"):
+        DPMean(epsilon=1.0, bounds="dp", random_state=1).fit(small)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DPMean(epsilon=1.0, bounds=DPBounds(domain=(0, 200)), random_state=1).fit(small)
+    # the rule: the far candidates' total probability m exp(-eps_row n / 4) is below e^-3
+    n = records_needed(0.1, 3, 209)
+    assert 209 * np.exp(-(0.1 / 6) * n / 4) == pytest.approx(np.exp(-3.0))
+
+
+def test_median_mad_is_the_default_and_quantiles_remain_available():
+    lo, hi, _ = dp_bounds(X, epsilon=1.0, rng=3)
+    assert np.all(lo < 20) and np.all(hi > 80) and np.all(hi < 200)
+    # the quantiles themselves (widen=0) on a fine grid in a public domain
+    lo2, hi2, _ = dp_bounds(X, epsilon=1.0, rng=3, spec=DPBounds(
+        method="quantiles", quantiles=(0.05, 0.95), widen=0.0, domain=(0, 100), n_points=201))
+    q05, q95 = np.quantile(X, [0.05, 0.95], axis=0)
+    assert np.all(np.abs(lo2 - q05) < 2) and np.all(np.abs(hi2 - q95) < 2)
+
+
+def test_shared_values_can_be_the_median_and_a_zero_spread_is_flagged():
+    Z = np.zeros((4000, 2))
+    Z[:500, 0] = RNG.uniform(1, 100, 500)  # zero-inflated column 0
+    Z[:, 1] = RNG.integers(40, 60, 4000)   # integers on an integer grid
+    with pytest.warns(UserWarning, match=r"column\(s\) 0 is 0"):
+        lo, hi, _ = dp_bounds(Z, epsilon=2.0, spec=DPBounds(domain=(0, 200), n_points=201),
+                              rng=4)
+    assert lo[0] == 0.0 and hi[0] <= 2.0  # a grid step or two around the DP median 0
+    assert lo[1] < 45 and hi[1] > 55
+
+
+def test_a_constant_column_has_its_value_as_median():
+    from matrixdp.queries.quantile import quantile_scores
+
+    s = quantile_scores(np.full((100, 1), 5.0), np.arange(11.0), 0.5)
+    assert s[0].argmax() == 5 and s[0, 5] == 0.0
