@@ -157,18 +157,23 @@ def _m(cls_name, **kw):
 
 CASES: dict[str, Case] = {
     "DPCovariance": Case(_m("DPCovariance", **_BX), _numeric, _fit_x,
-                         released=frozenset({"covariance_", "location_"})),
+                         released=frozenset({"covariance_", "location_", "moments_"})),
     "DPPCA": Case(_m("DPPCA", n_components=2, **_BX), _numeric, _fit_x,
                   released=frozenset({"components_", "explained_variance_",
-                                      "explained_variance_ratio_", "mean_"})),
+                                      "explained_variance_ratio_", "mean_", "moments_"})),
     "DPMean": Case(_m("DPMean", **_BX), _numeric, _fit_x, released=frozenset({"mean_"})),
     "DPStandardScaler": Case(_m("DPStandardScaler", **_BX), _numeric, _fit_x,
                              released=frozenset({"mean_", "var_", "scale_"})),
     "DPLinearRegression": Case(_m("DPLinearRegression", **_BXY),
                                lambda r: _numeric(r, labels="real"), _fit_xy,
-                               released=frozenset({"coef_", "intercept_"})),
+                               # moments_: the release; ridge_: a function of it (post-processing)
+                               released=frozenset({"coef_", "intercept_", "moments_", "ridge_"})),
     "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
-                    released=frozenset({"coef_", "intercept_"})),
+                    released=frozenset({"coef_", "intercept_", "moments_", "ridge_"})),
+    "AdaSSPRegression": Case(_m("AdaSSPRegression", **_BXY), lambda r: _numeric(r, labels="real"),
+                             _fit_xy,
+                             # ridge_: AdaSSP's lambda, from its released lambda_min
+                             released=frozenset({"coef_", "intercept_", "ridge_"})),
     "DPDirectionsMVG": Case(_directions, _numeric, _fit_x, relations=("replace-one",),
                             released=frozenset({"directions_", "mechanism_"}), keeper=("init", "fit")),
     "RONGauss": Case(_ron_gauss, _numeric, _fit_x, keeper=("init", "fit"), sample=_ron_sample,

@@ -566,6 +566,7 @@ def test_relation_mismatch_with_the_ledger_names_relations_without_enum_reprs(ta
                  "--relation", "add-remove"]) == 0
     capsys.readouterr()
     code, _, err = run([table, "--query", "mean", "--bounds", bounds, "--epsilon", 1, "--ledger",
-                        tmp_path / "ar.db", "--out", tmp_path / "r.json"], capsys)
+                        tmp_path / "ar.db", "--dataset", "ar", "--out", tmp_path / "r.json"],
+                       capsys)
     one_line_error(code, err, "'replace-one'", "'add-remove'")
     assert "<Relation" not in err and "Relation." not in err
