@@ -177,8 +177,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     public constant ``t`` so that the same matrix also carries the mean; the covariance is
     ``M̂ - m̂ m̂ᵀ``. The noise is chosen by ``noise``:
 
-    - ``"auto"`` (default): among i.i.d. Gaussian noise and MVG allocations, the one with the least
-      exact expected loss for ``kind``, computed from the public bounds, ``n`` and the shape only
+    - ``"auto"`` (default): among i.i.d. Gaussian noise and MVG allocations (task-weighted,
+      MSE-optimal, and i.i.d. in units of the public half-widths, i.e. the unit-box recipe), the
+      one with the least exact expected loss for ``kind``, computed from the public bounds, ``n`` and the shape only
       (never from the data). Never worse than ``"iid"`` in expected loss; strictly better when the
       public ranges differ.
     - ``"mvg"``: matrix-variate Gaussian noise ``MVG(0, Σ, Σ)`` with the closed-form allocation for
@@ -260,7 +261,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     noise_candidates_ : dict
         Expected loss of each allocation ``"auto"`` considered (public).
     allocation_ : str
-        ``"iid"``, ``"task-weighted"`` or ``"mse-optimal"``.
+        ``"iid"``, ``"task-weighted"``, ``"mse-optimal"`` or ``"unit-box"`` (``"coinpress"`` for
+        that method).
     entry_variance_ : ndarray (k, k)
         Exact variance of each entry of the released (symmetrised) second-moment matrix of the
         records ``(x - c, t)`` (``(x)`` for ``"gram"``); public, data-independent.
