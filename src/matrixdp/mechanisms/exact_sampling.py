@@ -38,7 +38,8 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 
-__all__ = ["bernoulli_exp", "discrete_laplace", "discrete_gaussian", "as_fraction"]
+__all__ = ["bernoulli_exp", "discrete_laplace", "discrete_gaussian", "discrete_gaussian_blocks",
+           "as_fraction"]
 
 _I64_MAX = (1 << 63) - 1
 #: |W| below this squares without int64 overflow (⌊√(2⁶³ − 1)⌋).
@@ -568,8 +569,9 @@ class _TablePlan:
 
     #: Fixed-point bits of the bin table's exp bounds.
     _PREC = 160
-    #: Bits of the uniform integer that picks a column and a position (plus one sign bit).
-    _BITS = 62
+    #: Bits of the uniform integer that pick a column and a position; with 8 more bits for the
+    #: first round of the in-bin factor and a sign bit the draw is a 63-bit integer.
+    _BITS = 54
 
     def __init__(self, sigma2: Fraction, scale_bits: int | None = None, tail_bins: int | None = None):
         p, q = sigma2.numerator, sigma2.denominator
@@ -687,7 +689,7 @@ def _table_plan(sigma2: Fraction):
     if plan is False:
         try:
             sigma = math.sqrt(float(sigma2))
-            ok = 0.25 <= sigma <= 2.0 ** 26 and 2 * key[0] < _FAST_DEN and key[1] < (1 << 31)
+            ok = 0.25 <= sigma <= 2.0 ** 26 and 2 * key[0] < (1 << 53) and key[1] < (1 << 31)
             plan = _TablePlan(sigma2) if ok else None
         except (ValueError, OverflowError):
             plan = None
@@ -714,65 +716,155 @@ def _bernoulli_exp_fraction_rest(num: np.ndarray, den, rng) -> np.ndarray:
     return out
 
 
+#: Entries per block of the table sampler: its ~30 passes then stay in the CPU cache.
+_TABLE_BLOCK = 1 << 15
+
+
 def _gaussian_table(n: int, plan: _TablePlan, rng) -> np.ndarray:
     """``n`` exact discrete Gaussian draws by the table sampler (see :class:`_TablePlan`)."""
-    out = None
-    pending = None                                # None: all n entries
+    out = np.empty(n, dtype=np.int64)
+    for start, stop, block in _gaussian_table_blocks(n, plan, rng):
+        out[start:stop] = block
+    return out
+
+
+def _gaussian_table_blocks(n: int, plan: _TablePlan, rng):
+    """Yield ``(start, stop, draws)`` for consecutive blocks of :data:`_TABLE_BLOCK` entries.
+
+    The loop runs over blocks, not entries; the work arrays (and the yielded ``draws``
+    buffer, which the consumer must use before asking for the next block) are allocated once,
+    so the passes stay in the CPU cache.
+    """
+    size = min(n, _TABLE_BLOCK)
+    work = _TableWork(size)
+    buf = np.empty(size, dtype=np.int64)
+    for start in range(0, n, _TABLE_BLOCK):
+        stop = min(n, start + _TABLE_BLOCK)
+        y = buf[:stop - start]
+        _table_round(y, plan, rng, work)
+        pending = np.flatnonzero(~work.accept[:stop - start])
+        while pending.size:                       # rejected entries: new rounds on them only
+            redo = np.empty(pending.size, dtype=np.int64)
+            small = _TableWork(pending.size)
+            _table_round(redo, plan, rng, small)
+            acc = small.accept
+            y[pending[acc]] = redo[acc]
+            pending = pending[~acc]
+        yield start, stop, y
+
+
+def discrete_gaussian_blocks(n: int, sigma2, rng):
+    """``n`` discrete Gaussian draws as ``(start, stop, draws)`` blocks (same law and order as
+    :func:`discrete_gaussian`); ``draws`` may be a reused buffer: consume it before the next.
+
+    For callers that post-process the noise block by block while it is in the CPU cache
+    (the lattice release adds the rounded value and scales back).
+    """
+    s2 = as_fraction(sigma2, "sigma2")
+    table = _table_plan(s2) if n >= _TABLE_MIN_SIZE else None
+    if table is None:
+        yield 0, n, discrete_gaussian(n, s2, rng)
+        return
+    yield from _gaussian_table_blocks(n, table, rng)
+
+
+class _TableWork:
+    """Work arrays of one block of the table sampler (reused from block to block)."""
+
+    __slots__ = ("a", "b", "c", "d", "e", "f", "g", "flag", "accept")
+
+    def __init__(self, size: int):
+        self.a, self.b, self.c, self.d, self.e, self.f, self.g = (np.empty(size, dtype=np.int64)
+                                                                  for _ in range(7))
+        self.flag, self.accept = np.empty(size, dtype=bool), np.empty(size, dtype=bool)
+
+
+def _table_round(y: np.ndarray, plan: _TablePlan, rng, work: _TableWork) -> None:
+    """One proposal per entry of ``y``: writes the draws into ``y`` and which were accepted
+    into ``work.accept[:y.size]`` (the rejected entries of ``y`` hold garbage).
+
+    One uniform integer on [0, 2^(9 + lcol + lpos)) per entry: its top bit is the sign, the
+    next 8 bits B start the in-bin factor's uniform U = (B + U')/256, the rest pick the alias
+    column and the position in it.
+    """
+    k = y.size
     lw, w, nbins, lpos, ncol = plan.lw, plan.w, plan.nbins, plan.lpos, plan.ncol
     lcol = ncol.bit_length() - 1
-    mask = (1 << lpos) - 1
-    while True:
-        k = n if pending is None else pending.size
-        if k == 0:
-            return out
-        raw = rng.integers(0, 2 << (lcol + lpos), size=k, dtype=np.int64)
-        sign = raw & 1
-        raw >>= 1
-        col = raw >> lpos
-        val = raw & mask
-        col += (val >= plan.prob[col]) * ncol    # the column's second piece: its alias bin
-        b = plan.piece_bin[col]
-        off = (val + plan.piece_base[col]) >> lcol   # uniform on [0, w·v_b) inside bin b
-        if lw:
-            i = off & (w - 1)
-            jj = off >> lw
-            bw = b << lw
-            y = bw + i
-        else:
-            y, jj = b, off
-        safe = plan.safe[b]                       # 0 for the tail and reject bins
-        accept = jj < safe
-        accept &= (y - sign) != -1                # sign − with y = 0 is rejected
-        amb = np.flatnonzero(~accept)
-        amb = amb[jj[amb] >= safe[amb]]
-        for j in amb:                             # rare: M·F_b within one unit of jj, tail, reject
-            bj = int(b[j])
-            if bj == nbins:                       # tail: probability m/S per proposal
-                yt = plan.tail_draw(rng)
-                if yt is not None:
-                    if yt > _I64_MAX:
-                        raise OverflowError("discrete Gaussian draw beyond int64")
-                    y[j] = yt
-                    accept[j] = True
-            elif bj < nbins and not (sign[j] and y[j] == 0):
-                accept[j] = plan.body_factor(bj, int(jj[j]), rng)
-        if lw:
-            # exp(−(y² − (bw)²)/(2σ²)) = exp(−i(2bw + i)q/(2p)), γ ≤ 1 (Algorithm 1, round 1
-            # for every entry, later rounds for the few whose round 1 drew A = 1)
-            num = (bw + bw + i) * i
-            if plan.q != 1:
-                num *= plan.q
-            tail_rows = amb[b[amb] == nbins] if amb.size else amb
-            num[tail_rows] = 0
-            a1 = _uniform_below(plan.gden, k, rng) < num
-            a1 &= accept
-            more = np.flatnonzero(a1)
+    low = lcol + lpos
+    a, b, c, d, e, safe = work.a[:k], work.b[:k], work.c[:k], work.d[:k], work.e[:k], work.f[:k]
+    bw = work.g[:k]
+    flag, accept = work.flag[:k], work.accept[:k]
+    raw = rng.integers(0, 1 << (low + 9), size=k, dtype=np.int64)
+    np.right_shift(raw, low + 8, out=e)           # the top bit: a fair sign s (int64 0/1)
+    if lw:
+        np.right_shift(raw, low, out=d)
+        d &= 255                                   # B: 8 uniform bits
+    np.bitwise_and(raw, (1 << low) - 1, out=raw)
+    np.right_shift(raw, lpos, out=a)              # alias column
+    np.bitwise_and(raw, (1 << lpos) - 1, out=raw)  # uniform position in the column
+    np.take(plan.prob, a, out=c)
+    np.greater_equal(raw, c, out=flag)            # the column's second piece: its alias bin
+    np.multiply(flag, ncol, out=c)
+    a += c
+    np.take(plan.piece_bin, a, out=b)             # bin
+    np.take(plan.piece_base, a, out=c)
+    raw += c
+    raw >>= lcol                                   # uniform on [0, w·v_b) inside bin b
+    if lw:
+        np.bitwise_and(raw, w - 1, out=a)         # i: offset in the bin
+        raw >>= lw                                 # jj: uniform on [0, v_b)
+        np.left_shift(b, lw, out=bw)
+        np.add(bw, a, out=y)                      # y = bw + i
+    else:
+        np.copyto(y, b)
+    jj = raw
+    np.take(plan.safe, b, out=safe)               # 0 for the tail and reject bins
+    np.less(jj, safe, out=accept)
+    np.subtract(y, e, out=c)
+    np.not_equal(c, -1, out=flag)                 # y − s = −1 ⇔ sign − with y = 0: rejected
+    accept &= flag
+    np.logical_not(accept, out=flag)
+    amb = np.flatnonzero(flag)
+    amb = amb[jj[amb] >= safe[amb]]
+    tail_rows = []
+    for j in amb:                                 # rare: M·F_b within one unit of jj, tail, reject
+        bj = int(b[j])
+        if bj == nbins:                           # tail: probability m/S per proposal
+            tail_rows.append(j)
+            yt = plan.tail_draw(rng)
+            if yt is not None:
+                if yt > _I64_MAX:
+                    raise OverflowError("discrete Gaussian draw beyond int64")
+                y[j] = yt
+                accept[j] = True
+        elif bj < nbins and not (e[j] and y[j] == 0):
+            accept[j] = plan.body_factor(bj, int(jj[j]), rng)
+    if lw:
+        # The in-bin factor exp(−γ), γ = (y² − (bw)²)/(2σ²) = i(2bw + i)q/(2p) = num/den ≤ 1, by
+        # Algorithm 1. Its round 1 draws A = [U < γ] with U = (B + U')/256: A = 0 when
+        # B·den ≥ 256·num, A = 1 when (B + 1)·den ≤ 256·num, otherwise A = [U' < 256γ − B]
+        # from a fresh uniform integer. Accept on A = 0; rounds K ≥ 2 for the rest.
+        den = plan.gden
+        d *= den                                   # B·den
+        np.add(bw, y, out=c)                      # 2bw + i (y ≥ 0 here, except tail rows)
+        c *= a                                     # i(2bw + i)
+        if plan.q != 1:
+            c *= plan.q
+        c <<= 8                                    # 256·num
+        if tail_rows:
+            c[tail_rows] = 0                      # no in-bin factor for a tail value
+        np.less(d, c, out=flag)
+        flag &= accept
+        idx = np.flatnonzero(flag)
+        if idx.size:
+            dd, cc = d[idx], c[idx]
+            a1 = dd + den <= cc
+            unsure = np.flatnonzero(~a1)
+            if unsure.size:
+                a1[unsure] = _uniform_below(den, unsure.size, rng) < cc[unsure] - dd[unsure]
+            more = idx[a1]
             if more.size:
-                accept[more] = _bernoulli_exp_fraction_rest(num[more], plan.gden, rng)
-        y *= 1 - 2 * sign
-        if pending is None:
-            out = y
-            pending = np.flatnonzero(~accept)
-        else:
-            out[pending[accept]] = y[accept]
-            pending = pending[~accept]
+                accept[more] = _bernoulli_exp_fraction_rest(c[more] >> 8, den, rng)
+    np.negative(e, out=e)                         # 0 or −1
+    y ^= e                                         # (y ^ −s) + s = y or −y
+    y -= e
