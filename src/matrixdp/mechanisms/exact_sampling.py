@@ -12,7 +12,11 @@ Canonne, Kamath and Steinke (2020):
 * :func:`discrete_laplace` draws P(z) ∝ exp(−|z|/b) on ℤ for a rational b > 0
   (Algorithm 2);
 * :func:`discrete_gaussian` draws P(z) ∝ exp(−z²/(2σ²)) on ℤ for a rational
-  σ² > 0 (Algorithm 3: a discrete-Laplace proposal with an exact acceptance test).
+  σ² > 0: for 64 draws or more (0.25 ≤ σ ≤ 2²⁶) by the *table sampler* — rejection from a
+  proposal with integer weights (an exact integer alias table), acceptance decided by uniform
+  integers against integer bounds of exp(−·) computed once per σ² with Python integers, and
+  the rare undecided comparisons finished lazily with more uniform bits; otherwise by
+  Algorithm 3 (a discrete-Laplace proposal with an exact acceptance test).
 
 All three are vectorised: they draw whole arrays, and their Python loops run
 only over rejection *rounds* (each round acts on the still-undecided entries at
@@ -336,7 +340,9 @@ class _GaussianPlan:
 def discrete_gaussian(shape, sigma2, rng) -> np.ndarray:
     r"""Discrete Gaussian draws, P(z) ∝ exp(−z²/(2σ²)) on ℤ, for a rational σ² > 0.
 
-    Exact (CKS Algorithm 3) with integer arithmetic only: propose Y from the
+    Exact with integer arithmetic only. From 64 draws on (and 0.25 ≤ σ ≤ 2²⁶) the table
+    sampler is used (``docs/numerics.md``, "The table sampler"; its integer tables are cached
+    per σ²). Otherwise CKS Algorithm 3: propose Y from the
     discrete Laplace law with integer scale t ≈ σ, accept with probability
     exp(−(|Y| − σ²/t)²/(2σ²)), evaluated exactly as Bernoulli(exp(−W²A/B)) with
     integers W, A, B. It is fastest when σ² is an integer divisible by t (then
