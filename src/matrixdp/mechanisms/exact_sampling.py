@@ -765,6 +765,10 @@ def discrete_gaussian_blocks(n: int, sigma2, rng):
 
     For callers that post-process the noise block by block while it is in the CPU cache
     (the lattice release adds the rounded value and scales back).
+
+    ``rng`` is the Generator the noise is drawn from; its state determines every draw, so a
+    seeded generator is replayable by anyone who knows the seed (they regenerate the noise and
+    subtract it).
     """
     s2 = as_fraction(sigma2, "sigma2")
     table = _table_plan(s2) if n >= _TABLE_MIN_SIZE else None
