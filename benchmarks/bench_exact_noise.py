@@ -52,8 +52,8 @@ def opendp_measurements(sigma: float):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=1_000_000)
-    parser.add_argument("--opendp-entries", type=int, default=1_000_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--opendp-entries", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--mvg-size", type=int, default=1000)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
@@ -73,8 +73,41 @@ def main(argv=None) -> int:
         print(f"{name}: {t:.4f} s ({t / entries * 1e6:.3f} us/value)", flush=True)
         return t
 
-    timed("matrixdp Gaussian, numerics='float' (secure rng)", lambda: flt.release(x), n, reps)
-    t_exact = timed("matrixdp Gaussian, numerics='exact' (secure rng)", lambda: exact.release(x), n, reps)
+    # float vs exact Gaussian interleaved round by round (a shared machine drifts): best of each
+    # and the median of the per-round ratios. "Previous sampler" = Algorithm 3 of Canonne et al.
+    # (the exact path before the table sampler), forced by raising the table's minimum size.
+    from matrixdp.mechanisms import exact_sampling as _es
+
+    def exact_previous():
+        keep = _es._TABLE_MIN_SIZE
+        _es._TABLE_MIN_SIZE = 1 << 62
+        try:
+            exact.release(x)
+        finally:
+            _es._TABLE_MIN_SIZE = keep
+
+    t0 = time.perf_counter()
+    _es._TABLE_CACHE.clear()
+    _es._table_plan(exact._plan(n).sigma2)
+    setup = time.perf_counter() - t0
+    cands = {"float": lambda: flt.release(x), "exact": lambda: exact.release(x),
+             "previous": exact_previous}
+    per_round = {k: [] for k in cands}
+    for _ in range(reps):
+        for k, fn in cands.items():
+            t0 = time.perf_counter()
+            fn()
+            per_round[k].append(time.perf_counter() - t0)
+    ratio_rounds = sorted(e / f for e, f in zip(per_round["exact"], per_round["float"]))
+    ratio_median = ratio_rounds[len(ratio_rounds) // 2]
+    for name, key in (("matrixdp Gaussian, numerics='float' (secure rng)", "float"),
+                      ("matrixdp Gaussian, numerics='exact' (secure rng), table sampler", "exact"),
+                      ("matrixdp Gaussian, numerics='exact', previous sampler (CKS Algorithm 3)",
+                       "previous")):
+        t = min(per_round[key])
+        rows.append((name, n, t, t / n))
+        print(f"{name}: {t:.4f} s", flush=True)
+    t_exact = min(per_round["exact"])
     timed("matrixdp Laplace, numerics='float' (secure rng)", lambda: lap_flt.release(x), n, reps)
     timed("matrixdp Laplace, numerics='exact' (secure rng)", lambda: lap_exact.release(x), n, reps)
     odp = opendp_measurements(sigma)
@@ -124,15 +157,18 @@ def main(argv=None) -> int:
     t_float = rows[0][2]
     verdict = []
     if ratios:
-        ok = min(ratios.values()) >= 100
         verdict.append(
             f"Per value, the exact path is **{ratios['float']:.0f}x** faster than OpenDP's float-vector "
-            f"Gaussian and **{ratios['int']:.0f}x** faster than its integer-vector (discrete) Gaussian: "
-            + ("the 100x target is met against both." if ok else
-               ("the 100x target is met against the float-vector measurement (the like-for-like "
-                "real-valued release) but NOT against the integer one." if ratios["float"] >= 100
-                else "the 100x target is NOT met.")))
-    verdict.append(f"The exact path costs {t_exact / t_float:.1f}x the float path for the Gaussian.")
+            f"Gaussian (target >= 1000x: {'met' if ratios['float'] >= 1000 else 'NOT met'}) and "
+            f"**{ratios['int']:.0f}x** faster than its integer-vector (discrete) Gaussian (target >= 200x: "
+            f"{'met' if ratios['int'] >= 200 else 'NOT met'}).")
+    verdict.append(
+        f"The exact Gaussian costs **{t_exact / t_float:.2f}x** the float path (best of {reps} each; "
+        f"median of the {reps} interleaved per-round ratios {ratio_median:.2f}x; target <= 3x: "
+        f"{'met' if ratio_median <= 3 else 'NOT met'}); the previous sampler cost "
+        f"{min(per_round['previous']) / t_float:.1f}x. The table sampler's one-off set-up for this "
+        f"sigma (integer tables from exact exp bounds, cached per sigma^2) took {setup * 1e3:.0f} ms, "
+        "not included in the release times.")
     lines += ["", " ".join(verdict), "",
               f"MVG {size}x{size} (gamma = 10, Frobenius sensitivity 1), best of {reps}:", "",
               "| noise | float s | exact s | exact/float time | exact/float noise std |",

@@ -6,7 +6,7 @@ Each repeat starts a new Python process that times ``import matrixdp`` with ``pe
 ``python -X importtime`` lists the heaviest imports and says whether scipy / pandas / sklearn
 are loaded at all.
 
-Run: ``python benchmarks/bench_import.py [--repeats 7]``. Target: ``import matrixdp`` <= 0.2 s.
+Run: ``python benchmarks/bench_import.py [--repeats 7]``. Target: ``import matrixdp`` <= 0.08 s of CPU.
 """
 
 from __future__ import annotations
@@ -64,6 +64,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     numpy_runs = timed("numpy", args.repeats)
     ours_runs = timed("matrixdp", args.repeats)
+    # first use: the lazily loaded mechanisms (numpy, the mechanisms subpackage) on top
+    first_runs = timed("matrixdp; matrixdp.GaussianMechanism", args.repeats)
     top, loaded = heaviest()
 
     def stats(runs, k):
@@ -74,6 +76,8 @@ def main(argv=None) -> int:
     cmed, cbest = stats(ours_runs, 1)
     nmed, nbest = stats(numpy_runs, 0)
     ncmed, ncbest = stats(numpy_runs, 1)
+    fmed, fbest = stats(first_runs, 0)
+    fcmed, fcbest = stats(first_runs, 1)
     print(f"import matrixdp: wall median {med:.3f} s (best {best:.3f}), CPU median {cmed:.3f} s; "
           f"import numpy: wall median {nmed:.3f} s, CPU median {ncmed:.3f} s; loaded: {loaded}")
     body = [f"Fresh interpreter per run, {args.repeats} runs; produced by `benchmarks/bench_import.py`. "
@@ -82,14 +86,21 @@ def main(argv=None) -> int:
             "", "| import | wall median (s) | wall best (s) | CPU median (s) | CPU best (s) |",
             "|---|---|---|---|---|",
             f"| `import numpy` (floor) | {nmed:.3f} | {nbest:.3f} | {ncmed:.3f} | {ncbest:.3f} |",
-            f"| `import matrixdp` | {med:.3f} | {best:.3f} | {cmed:.3f} | {cbest:.3f} |", "",
+            f"| `import matrixdp` | {med:.3f} | {best:.3f} | {cmed:.3f} | {cbest:.3f} |",
+            f"| `import matrixdp; matrixdp.GaussianMechanism` (first use) | {fmed:.3f} | {fbest:.3f} | "
+            f"{fcmed:.3f} | {fcbest:.3f} |", "",
+            "`import matrixdp` loads only the package's `__init__`; the classes and subpackages load "
+            "on first access (PEP 562 module `__getattr__`), so the first use pays for numpy and the "
+            "mechanisms subpackage (third row).", "",
             "Loaded by `import matrixdp`: " + ", ".join(f"{k} {'yes' if v else 'no'}"
                                                       for k, v in loaded.items()) + ".", "",
             "Heaviest imports (`python -X importtime`, cumulative µs, top levels):", "",
             "| module | cumulative (µs) |", "|---|---|"]
     body += [f"| `{name}` | {us} |" for us, _, name in top]
-    body += ["", f"Target: `import matrixdp` <= 0.2 s: wall median {'met' if med <= 0.2 else 'NOT met'}, "
-             f"CPU median {'met' if cmed <= 0.2 else 'NOT met'}; matrixdp's own share beyond numpy: "
+    body += ["", f"Target (issue #27): `import matrixdp` CPU median <= 0.08 s: "
+             f"{'met' if cmed <= 0.08 else 'NOT met'} ({cmed:.3f} s); with the first use of a mechanism "
+             f"{fcmed:.3f} s, of which matrixdp's share beyond the bare numpy import is "
+             f"{fcmed - ncmed:.3f} s CPU. Older share measure (import alone beyond numpy): "
              f"{med - nmed:.3f} s wall, {cmed - ncmed:.3f} s CPU (medians). The machine is shared, "
              "so absolute times vary between runs."]
     if not args.no_write:

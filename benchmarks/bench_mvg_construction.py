@@ -1,8 +1,9 @@
 """Benchmark: building an MVGMechanism with random directions at d = 2000, next to one release.
 
-The exact calibration needs the query's Mahalanobis shift bound (for a record-box query, an
-eigendecomposition of a d x d matrix) and an orthonormality check of the directions (a d x d
-Gram). The constructor now computes each once; this script times, in one run:
+The exact calibration needs the query's Mahalanobis shift bound (for a record-box query, the
+box maximum of a quadratic form with the d x d precision; its largest eigenpair now comes from
+the precision's eigen-form, not from an eigendecomposition) and an orthonormality check of the
+directions (a d x d Gram). The constructor computes each once; this script times, in one run:
 
 * the construction (``MVGMechanism(..., directions=D)`` with an ``IdentityQuery``);
 * one release of a (50, d) value;
@@ -55,6 +56,17 @@ def main(argv=None) -> int:
     t_release = best_of(lambda: mech.release(value, rng=0), args.repeats)
     t_shift = best_of(lambda: query.shift_bound(mech._row, mech._col), args.repeats)
     t_check = best_of(lambda: check_directions(D, d), args.repeats)
+    # the box maximum inside the shift bound, with the eigendecomposition it used to run
+    # (eigen=None) and with the eigen-form the precision already has (what the bound uses now)
+    from matrixdp.queries.geometry import box_quadratic_max
+
+    col, w = mech._col, query.half_widths
+    a = col.matrix()
+    t_box_eigh = best_of(lambda: box_quadratic_max(a, -w, w), args.repeats)
+    t_box_now = best_of(lambda: box_quadratic_max(a, -w, w, eigen=(col.precisions, col.directions)),
+                        args.repeats)
+    same = box_quadratic_max(a, -w, w)[0] == box_quadratic_max(
+        a, -w, w, eigen=(col.precisions, col.directions))[0]
     saved = t_shift + t_check
     print(f"d={d}: construction {t_build:.3f}s, release {t_release:.3f}s "
           f"({t_build / t_release:.1f}x); no longer repeated: shift_bound {t_shift:.3f}s + "
@@ -69,6 +81,14 @@ def main(argv=None) -> int:
         f"| work no longer repeated: one more `query.shift_bound` | {t_shift:.3f} |",
         f"| work no longer repeated: one more `check_directions` | {t_check:.3f} |",
         f"| previous construction (= construction + the two rows above) | {t_build + saved:.3f} |",
+        f"| box maximum in the shift bound, with an eigendecomposition (before) | {t_box_eigh:.3f} |",
+        f"| box maximum, eigen-form of the precision (now: no decomposition) | {t_box_now:.3f} |",
+        "",
+        f"Same bound from both box-maximum paths: {same}. Target (issue #27): construction <= 2x one "
+        f"release: NOT met ({t_build / t_release:.0f}x). What bounds it: forming the d x d precision "
+        "(one d^3 product), the bound R^T|A|R and the vertex search that certifies it, and the d x d "
+        "Gram product of the orthonormality check; removing these needs a bound that avoids the "
+        "dense precision (not done).",
         "",
         f"Construction / release: {t_build / t_release:.1f}x now, "
         f"{(t_build + saved) / t_release:.1f}x with the repeated work. The bound used is the "

@@ -1,6 +1,6 @@
 """matrixdp: differential privacy for matrix-valued data.
 
-The classes and functions users call are importable from here; the subpackages
+The classes and functions users call are importable from here (loaded on first access); the subpackages
 (``calibration``, ``queries``, ``mechanisms``, ``accounting``, ``models``, ``synth``,
 ``baselines``, ``audit``, ``datasets``, ``cli``) and the bottom modules (``errors``, ``rng``) load
 on first attribute access, so ``import matrixdp; matrixdp.datasets.load_adult``
@@ -13,26 +13,29 @@ from __future__ import annotations
 import importlib
 
 from ._version import __version__
-from .mechanisms import (
-    FisherNoiseMechanism,
-    GaussianMechanism,
-    LaplaceMechanism,
-    Mechanism,
-    MVGMechanism,
-    NoiseSummary,
-    PrivacyGuarantee,
-    R1SMGMechanism,
-    Relation,
-    Release,
-)
-from .queries import CovarianceQuery, FrobeniusBall, IdentityQuery, KernelQuery
 
 #: Subpackages and modules loaded lazily on first access (``matrixdp.<name>``).
 SUBMODULES = ("accounting", "audit", "baselines", "calibration", "cli", "datasets", "errors",
               "mechanisms", "models", "queries", "rng", "synth")
 
 #: Public names of subpackages, loaded lazily: ``matrixdp.RONGauss`` imports ``matrixdp.synth``.
+#: The mechanisms and queries load on first access too (issue #27: ``import matrixdp`` itself
+#: imports neither numpy nor any subpackage; ``matrixdp.GaussianMechanism`` loads what it needs).
 _LAZY_NAMES = {
+    "FisherNoiseMechanism": "mechanisms",
+    "GaussianMechanism": "mechanisms",
+    "LaplaceMechanism": "mechanisms",
+    "Mechanism": "mechanisms",
+    "MVGMechanism": "mechanisms",
+    "NoiseSummary": "mechanisms",
+    "PrivacyGuarantee": "mechanisms",
+    "R1SMGMechanism": "mechanisms",
+    "Relation": "mechanisms",
+    "Release": "mechanisms",
+    "CovarianceQuery": "queries",
+    "FrobeniusBall": "queries",
+    "IdentityQuery": "queries",
+    "KernelQuery": "queries",
     "RONGauss": "synth",
     "DPDirectionsMVG": "models",
     "Accountant": "accounting",

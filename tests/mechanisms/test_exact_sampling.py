@@ -160,3 +160,95 @@ def test_rare_overflow_path_of_the_merged_sampler_keeps_the_law():
     assert np.mean(np.abs(draws) > 2.4 * math.sqrt(var)) > 0.01      # the rare path was used
     assert chi2_pvalue(np.clip(draws, -400, 400), lambda k: discrete_gaussian_pmf(k, sigma2)) > ALPHA
     assert chi2_pvalue(np.clip(draws, -400, 400), lambda k: discrete_gaussian_pmf(k, 1.3 ** 2 * var)) < ALPHA
+
+
+# ------------------------------------------------------------- the table sampler
+from matrixdp.mechanisms.exact_sampling import (  # noqa: E402
+    _alias_tables,
+    _exp_neg_bounds,
+    _gaussian_table,
+    _lazy_below,
+    _table_plan,
+    _TablePlan,
+)
+
+
+def test_exp_bounds_bracket_the_true_value_within_three_units():
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.prec = 4000
+    gen = np.random.default_rng(1)
+    cases = [(0, 1, 62), (1, 1, 0), (1, 3, 1), (7, 2, 200), (10 ** 12, 7, 62), (5, 10 ** 15, 300)]
+    cases += [(int(gen.integers(1, 10 ** 9)), int(gen.integers(1, 10 ** 9)), int(gen.choice([10, 62, 160])))
+              for _ in range(200)]
+    for num, den, prec in cases:
+        lo, hi = _exp_neg_bounds(num, den, prec)
+        true = mpmath.exp(-mpmath.mpf(num) / den) * mpmath.mpf(2) ** prec
+        assert lo <= true <= hi and hi - lo <= 3, (num, den, prec)
+
+
+def test_lazy_comparison_is_bernoulli_of_its_bounds():
+    # p = 1/3 given only through bounds: frequency within 5 standard errors, and decisions need few bits
+    third = lambda prec: ((1 << prec) // 3, -(-(1 << prec) // 3))   # noqa: E731
+    gen = make_rng(4)
+    hits = sum(_lazy_below(third, 0, 0, gen) for _ in range(20_000))
+    assert abs(hits / 20_000 - 1 / 3) < 5 * math.sqrt(2 / 9 / 20_000)
+
+
+def test_alias_tables_tile_every_bin_exactly():
+    weights = [5, 0, 17, 1, 9, 0, 32]
+    n, total = 8, sum(weights)
+    prob, alias, own, other = _alias_tables(weights, n, total)
+    mass = np.zeros(n, dtype=np.int64)
+    for c in range(n):
+        mass[c] += prob[c]
+        mass[alias[c]] += total - prob[c]
+        assert 0 <= own[c] and 0 <= other[c]
+    assert list(mass) == [n * w for w in weights] + [0] * (n - len(weights))
+
+
+@pytest.mark.parametrize("sigma2, scale_bits, tail_bins", [
+    (Fraction(10, 3), 4, 3),            # tail from 1.6 sigma: the tail branch is used a lot
+    (Fraction(400), 5, 30),             # sigma 20, tail from 1.5 sigma
+    (Fraction(3 * 2000 ** 2 + 1, 3), 5, None),  # sigma ~2000: bins of width 4 (in-bin factor)
+])
+def test_table_sampler_rare_paths_keep_the_law(sigma2, scale_bits, tail_bins):
+    # A tiny scale M makes the lazy comparisons frequent; an early tail makes the tail branch frequent.
+    plan = _TablePlan(sigma2, scale_bits=scale_bits, tail_bins=tail_bins)
+    draws = _gaussian_table(20_000, plan, make_rng(5))
+    if tail_bins is not None:
+        assert np.mean(np.abs(draws) >= plan.t) > 0.05          # the tail branch produced values
+    else:
+        assert plan.w > 1
+        sigma = math.sqrt(sigma2)
+        edges = np.arange(-4, 4.001, 0.25) * sigma
+        for factor, ok in ((1.0, True), (0.7, False), (1.3, False)):
+            cdf = stats.norm(scale=sigma * factor).cdf    # DG ~ N to 1e-100 at this sigma
+            exp = np.diff(np.concatenate([[0.0], cdf(edges[1:-1]), [1.0]])) * draws.size
+            obs = np.bincount(np.searchsorted(edges[1:-1], draws, side="right"), minlength=exp.size)
+            assert (stats.chisquare(obs, exp).pvalue > ALPHA) == ok
+        return
+    assert chi2_pvalue(draws, lambda k: discrete_gaussian_pmf(k, sigma2)) > ALPHA
+    for wrong in (0.7, 1.3):
+        assert chi2_pvalue(draws, lambda k: discrete_gaussian_pmf(k, float(sigma2) * wrong ** 2)) < ALPHA
+
+
+@pytest.mark.parametrize("sigma2", [Fraction(1, 10), Fraction(10, 3), Fraction(400), Fraction(90001, 3)])
+def test_table_sampler_default_plan_matches_pmf_and_rejects_scale_30_percent_off(sigma2):
+    assert _table_plan(sigma2) is not None
+    draws = discrete_gaussian(100_000, sigma2, make_rng(6))
+    assert chi2_pvalue(draws, lambda k: discrete_gaussian_pmf(k, sigma2)) > ALPHA
+    for wrong in (0.7, 1.3):
+        assert chi2_pvalue(draws, lambda k: discrete_gaussian_pmf(k, float(sigma2) * wrong ** 2)) < ALPHA
+
+
+def test_table_sampler_at_a_calibrated_lattice_sigma():
+    # the sigma of a 10^6-entry exact release (sigma ~ 4e6 lattice units): moments and normality
+    sigma2 = discrete_gaussian_sigma2(1.0, 1e-5, 18_000_000_000_000)
+    plan = _table_plan(sigma2)
+    assert plan is not None and plan.w > 1
+    draws = discrete_gaussian(200_000, sigma2, make_rng(7))
+    var = float(sigma2)
+    assert abs(draws.mean()) < 5 * math.sqrt(var / draws.size)
+    assert abs(draws.var() / var - 1) < 5 * math.sqrt(2 / draws.size)
+    assert stats.kstest(draws / math.sqrt(var), "norm").pvalue > ALPHA
+    assert stats.kstest(draws / (0.7 * math.sqrt(var)), "norm").pvalue < ALPHA

@@ -63,6 +63,32 @@ def test_discrete_gaussian_million_draws(sigma2):
     assert not moments_ok(draws, lambda k: discrete_gaussian_pmf(k, float(sigma2) * 0.81), wrong_var)
 
 
+@pytest.mark.parametrize("sigma2", [Fraction(10, 3), Fraction(400), Fraction(3 * 2000 ** 2 + 1, 3)])
+def test_table_sampler_million_draws_reject_a_sigma_two_percent_off(sigma2):
+    # The default discrete_gaussian path for >= 64 draws is the table sampler (issue #27); at
+    # 10^6 draws chi-squared against the exact pmf accepts the true sigma and rejects sigma +-2%.
+    from matrixdp.mechanisms.exact_sampling import _table_plan
+
+    assert _table_plan(sigma2) is not None
+    draws = discrete_gaussian(N, sigma2, make_rng(21))
+    if sigma2 > 10_000:       # wide support: bins of sigma/16 against the exact pmf summed per bin
+        sigma = math.sqrt(sigma2)
+        edges = np.round(np.arange(-5, 5.001, 1 / 16) * sigma).astype(np.int64)
+        ks = np.arange(-int(12 * sigma), int(12 * sigma) + 1)
+
+        def pvalue(s2):
+            p = discrete_gaussian_pmf(ks, s2)
+            exp = np.bincount(np.searchsorted(edges, ks, side="right"), weights=p, minlength=edges.size + 1)
+            obs = np.bincount(np.searchsorted(edges, draws, side="right"), minlength=edges.size + 1)
+            return stats.chisquare(obs, exp / exp.sum() * N).pvalue
+    else:
+        def pvalue(s2):
+            return chi2_pvalue(draws, lambda k: discrete_gaussian_pmf(k, s2))
+    assert pvalue(sigma2) > ALPHA
+    for wrong in (0.98, 1.02):
+        assert pvalue(float(sigma2) * wrong ** 2) < ALPHA
+
+
 @pytest.mark.parametrize("scale", [Fraction(5, 2), Fraction(30)])
 def test_discrete_laplace_million_draws(scale):
     draws = discrete_laplace(N, scale, make_rng(12))

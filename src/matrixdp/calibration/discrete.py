@@ -36,7 +36,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
 
 from .._validation import check_delta, check_epsilon, check_nonnegative_epsilon, check_positive
 from ..errors import InvalidParameterError, InvalidPrivacyParameterError
@@ -223,6 +222,8 @@ def _zcdp_log_delta(eps: float, r: float) -> float:
         return am1 * (alpha * r - eps) - math.log(alpha) + am1 * (math.log(am1) - math.log(alpha))
 
     centre = min(max(math.log(max((eps + r) / (2 * r) - 1.0, 1e-9)), -25.0), 45.0)
+    from scipy.optimize import minimize_scalar   # lazy: `import matrixdp` stays scipy-free
+
     res = minimize_scalar(log_delta, bounds=(centre - 8.0, centre + 8.0), method="bounded",
                           options={"xatol": 1e-12})
     return min(float(res.fun), log_delta(centre), 0.0)
@@ -245,6 +246,8 @@ def _rho_for(epsilon: float, delta: float) -> float:
     lo, hi = math.log(1e-12), math.log(1e6)
     if f(lo) > 0:
         raise InvalidPrivacyParameterError("delta", f"is too small for epsilon={epsilon!r}")
+    from scipy.optimize import brentq             # lazy: `import matrixdp` stays scipy-free
+
     return math.exp(brentq(f, lo, hi, xtol=1e-14, rtol=1e-14))
 
 

@@ -12,7 +12,11 @@ Canonne, Kamath and Steinke (2020):
 * :func:`discrete_laplace` draws P(z) ∝ exp(−|z|/b) on ℤ for a rational b > 0
   (Algorithm 2);
 * :func:`discrete_gaussian` draws P(z) ∝ exp(−z²/(2σ²)) on ℤ for a rational
-  σ² > 0 (Algorithm 3: a discrete-Laplace proposal with an exact acceptance test).
+  σ² > 0: for 64 draws or more (0.25 ≤ σ ≤ 2²⁶) by the *table sampler* — rejection from a
+  proposal with integer weights (an exact integer alias table), acceptance decided by uniform
+  integers against integer bounds of exp(−·) computed once per σ² with Python integers, and
+  the rare undecided comparisons finished lazily with more uniform bits; otherwise by
+  Algorithm 3 (a discrete-Laplace proposal with an exact acceptance test).
 
 All three are vectorised: they draw whole arrays, and their Python loops run
 only over rejection *rounds* (each round acts on the still-undecided entries at
@@ -38,7 +42,8 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 
-__all__ = ["bernoulli_exp", "discrete_laplace", "discrete_gaussian", "as_fraction"]
+__all__ = ["bernoulli_exp", "discrete_laplace", "discrete_gaussian", "discrete_gaussian_blocks",
+           "as_fraction"]
 
 _I64_MAX = (1 << 63) - 1
 #: |W| below this squares without int64 overflow (⌊√(2⁶³ − 1)⌋).
@@ -335,7 +340,9 @@ class _GaussianPlan:
 def discrete_gaussian(shape, sigma2, rng) -> np.ndarray:
     r"""Discrete Gaussian draws, P(z) ∝ exp(−z²/(2σ²)) on ℤ, for a rational σ² > 0.
 
-    Exact (CKS Algorithm 3) with integer arithmetic only: propose Y from the
+    Exact with integer arithmetic only. From 64 draws on (and 0.25 ≤ σ ≤ 2²⁶) the table
+    sampler is used (``docs/numerics.md``, "The table sampler"; its integer tables are cached
+    per σ²). Otherwise CKS Algorithm 3: propose Y from the
     discrete Laplace law with integer scale t ≈ σ, accept with probability
     exp(−(|Y| − σ²/t)²/(2σ²)), evaluated exactly as Bernoulli(exp(−W²A/B)) with
     integers W, A, B. It is fastest when σ² is an integer divisible by t (then
@@ -357,6 +364,10 @@ def discrete_gaussian(shape, sigma2, rng) -> np.ndarray:
     """
     shape, n = _size(shape)
     s2 = as_fraction(sigma2, "sigma2")
+    if n >= _TABLE_MIN_SIZE:
+        table = _table_plan(s2)
+        if table is not None:
+            return _gaussian_table(n, table, rng).reshape(shape)
     plan = _GaussianPlan(s2)
     if plan.t >= _FAST_DEN:
         raise InvalidParameterError("sigma2", "is too large for the int64 sampler (sigma >= 2**62)")
@@ -446,3 +457,424 @@ def _gaussian_general(n: int, plan: _GaussianPlan, rng) -> np.ndarray:
         out[pending[accept]] = y[accept]
         pending = pending[~accept]
     return out
+
+
+# ---------------------------------------------------- the table sampler
+# A faster exact discrete Gaussian (docs/numerics.md, "The table sampler"). Rejection from a
+# piecewise-uniform proposal with *integer* weights, whose acceptance probabilities are
+# decided by comparing uniform integers with integer bounds of exp(−·) computed once per σ²
+# with Python integers (rigorous directed rounding). A comparison that the bounds cannot
+# decide (probability ≲ 2⁻³⁰ per draw) is finished by drawing more uniform bits and
+# tightening the bounds ("lazy" comparison), so every decision is exact.
+
+def _exp_neg_bounds(num: int, den: int, prec: int) -> tuple[int, int]:
+    """Integers ``lo ≤ 2^prec · exp(−num/den) ≤ hi`` (num ≥ 0, den > 0), with hi − lo ≤ 3.
+
+    exp(y) for y = x/2^s ≤ 1 by its Taylor series with every term rounded down (lower
+    sum) and up (upper sum, plus a bound on the remainder), squared s times with directed
+    rounding, then inverted with directed rounding. Only Python integers are used.
+    """
+    if num == 0:
+        return 1 << prec, 1 << prec
+    if num * 10_000 >= den * (prec + 1) * 6_932:   # x ≥ (prec + 1)·0.6932 > (prec + 1)·ln 2
+        return 0, 1
+    s = (-(-num // den)).bit_length()            # 2^s ≥ ⌈x⌉ ≥ x
+    work = prec + 2 * s + 16
+    d = den << s
+    lo = hi = t_lo = t_hi = 1 << work
+    n = 0
+    while True:
+        n += 1
+        t_lo = t_lo * num // (d * n)
+        t_hi = -((-t_hi * num) // (d * n))
+        lo += t_lo
+        hi += t_hi
+        if t_hi <= 1:
+            hi += 1                              # the remainder after term n is ≤ term n ≤ 1 unit
+            break
+    for _ in range(s):
+        lo = (lo * lo) >> work
+        hi = -((-hi * hi) >> work)
+    top = 1 << (prec + work)
+    return top // hi, -(-top // lo)
+
+
+def _lazy_below(bounds, y: int, k: int, rng) -> bool:
+    """Whether U < p, for U uniform on [0, 1) whose first k bits are the integer y.
+
+    ``bounds(prec)`` returns integers lo ≤ 2^prec·p ≤ hi. More bits of U are drawn (64 at a
+    time) until the bounds decide; the answer is exactly Bernoulli(p) over U's unseen bits.
+    """
+    while True:
+        lo, hi = bounds(k)
+        if y + 1 <= lo:
+            return True
+        if y >= hi:
+            return False
+        words = rng.integers(0, 1 << 32, size=2, dtype=np.uint64)
+        y = (y << 64) | (int(words[0]) << 32) | int(words[1])
+        k += 64
+
+
+def _alias_tables(weights: list[int], n: int, total: int):
+    """Walker's alias tables for integer ``weights`` (padded with zeros to n columns), exactly.
+
+    Column c (chosen uniformly) of capacity ``total`` holds bin c on [0, prob_c) and bin
+    alias_c on [prob_c, total); every bin b gets pieces of total length n·weight_b. ``own_c``
+    and ``other_c`` are the positions of the two pieces inside their bin's union, so a uniform
+    V in the column gives a uniform position on [0, n·weight_b) in the chosen bin.
+    """
+    scaled = [n * wt for wt in weights] + [0] * (n - len(weights))
+    prob = [total] * n
+    alias = list(range(n))
+    small = [b for b in range(n) if scaled[b] < total]
+    large = [b for b in range(n) if scaled[b] >= total]
+    rest = scaled[:]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        prob[s], alias[s] = rest[s], g
+        rest[g] -= total - rest[s]
+        (small if rest[g] < total else large).append(g)
+    for b in small + large:          # exact arithmetic: what is left fills its column exactly
+        prob[b] = total
+        if rest[b] != total:
+            raise AssertionError("alias table construction lost mass")  # pragma: no cover
+    used = [0] * n
+    own, other = [0] * n, [0] * n
+    for c in range(n):
+        own[c] = used[c]
+        used[c] += prob[c]
+        other[c] = used[alias[c]]
+        used[alias[c]] += total - prob[c]
+    if any(used[b] != scaled[b] for b in range(n)):
+        raise AssertionError("alias pieces do not tile the bins")  # pragma: no cover
+    as64 = lambda a: np.array(a, dtype=np.int64)   # noqa: E731
+    return as64(prob), as64(alias), as64(own), as64(other)
+
+
+class _TablePlan:
+    r"""The integer tables of the table sampler for σ² = p/q (public; computed once per σ²).
+
+    Bins of width w = 2^lw cover y ∈ [0, T), T = B·w. Bin b has the integer weight
+    u_b = w·v_b with v_b = ⌊M·F_b⌋ + 1 > M·F_b, F_b = exp(−(bw)²/(2σ²)), for an integer
+    scale M; the tail y ≥ T has the integer weight m, and a "reject" bin fills the total to
+    S = 2^L. One uniform 63-bit integer gives a fair sign, an alias column and a uniform V
+    in it (Walker's alias method, integer weights): that picks bin b with probability u_b/S,
+    a uniform offset i ∈ [0, w) and an integer jj uniform on [0, v_b). The value y = bw + i
+    is accepted with probability (M·F_b/v_b) · exp(−(y² − (bw)²)/(2σ²)). The first factor
+    is "jj + U < M·F_b" for a fresh uniform U: true for jj below ``safe_b`` = ⌊lower bound
+    of M·F_b⌋, otherwise decided lazily; the second is Algorithm 1 of Canonne, Kamath and
+    Steinke with a rational γ ≤ 1. Each (sign, y) then has probability M·exp(−y²/(2σ²))/(2S)
+    per round, sign − with y = 0 excepted: the discrete Gaussian. The tail proposes
+    y = T + j, j ≥ 0, from a discrete Laplace of scale s_t (its negative half rejected) and
+    accepts with probability M·exp(−(T+j)²/(2σ²) + j/s_t)·coth(1/(2 s_t))/m ≤ 1, lazily.
+    """
+
+    __slots__ = ("p", "q", "lw", "w", "scale", "nbins", "t", "v", "safe", "m", "s_tail",
+                 "gden", "lcol", "lpos", "ncol", "prob", "piece_bin", "piece_base")
+
+    #: Fixed-point bits of the bin table's exp bounds.
+    _PREC = 160
+    #: Bits of the uniform integer that pick a column and a position; with 8 more bits for the
+    #: first round of the in-bin factor and a sign bit the draw is a 63-bit integer.
+    _BITS = 54
+
+    def __init__(self, sigma2: Fraction, scale_bits: int | None = None, tail_bins: int | None = None):
+        p, q = sigma2.numerator, sigma2.denominator
+        sigma = math.sqrt(p / q)
+        self.p, self.q = p, q
+        lw = max(0, math.floor(math.log2(sigma)) - 8) if sigma >= 1 else 0
+        # the tail starts where M·exp(−T²/2σ²)·(2σ²/T) < 1 for M ≈ 2^40/σ (m then stays small)
+        z = sigma * math.sqrt(2.0 * math.log(2.0) * 44) + 2
+        while True:
+            w = 1 << lw
+            nbins = max(1, math.ceil(z / w)) if tail_bins is None else tail_bins
+            t = nbins * w
+            # γ' = (y² − (bw)²)/(2σ²) ≤ (T² − (T − w)²)/(2σ²) must stay ≤ 1 (Algorithm 1's range)
+            if lw == 0 or (w - 1) * (2 * t - w - 1) * q <= 2 * p:
+                break
+            lw -= 1
+        self.lw, self.w, self.nbins, self.t = lw, w, nbins, t
+        self.gden = 2 * p
+        s_tail = 1                      # 1/s_t ≤ (2T + 1)/(2σ²): the tail acceptance falls in j
+        while 2 * p > s_tail * (2 * t + 1) * q:
+            s_tail <<= 1
+        self.s_tail = s_tail
+        ncol = 1 << max(1, (nbins + 1).bit_length())      # ≥ nbins + 2 columns
+        self.lcol = ncol.bit_length() - 1
+        self.lpos = self._BITS - self.lcol
+        total = 1 << self.lpos
+        # F_b bounds by the recurrence F_{b+1} = F_b·ρ^{2b+1}, ρ = exp(−w²/(2σ²)), directed rounding
+        prec = self._PREC
+        r_lo, r_hi = _exp_neg_bounds(w * w * q, 2 * p, prec)
+        r2_lo, r2_hi = (r_lo * r_lo) >> prec, -((-r_hi * r_hi) >> prec)
+        f_lo = f_hi = 1 << prec
+        g_lo, g_hi = r_lo, r_hi
+        f_bounds = []
+        for _ in range(nbins):
+            f_bounds.append((f_lo, f_hi))
+            f_lo, f_hi = (f_lo * g_lo) >> prec, -((-f_hi * g_hi) >> prec)
+            g_lo, g_hi = (g_lo * r2_lo) >> prec, -((-g_hi * r2_hi) >> prec)
+        a_lo, a_hi = _exp_neg_bounds(t * t * q, 2 * p, 96)
+        e_lo, e_hi = _exp_neg_bounds(1, s_tail, 96)
+        one = 1 << 96
+        coth_hi = Fraction(one + e_hi, one - e_hi)
+        f_sum = sum(fh for _, fh in f_bounds) / float(1 << prec)
+        if scale_bits is not None:
+            scale = 1 << scale_bits
+        else:
+            scale = max(1, int((total * (1 - 2.0 ** -12) - w * (nbins + 2)) / (w * f_sum)))
+        while True:
+            v = [(fh * scale >> prec) + 1 for _, fh in f_bounds]
+            m = max(1, math.ceil(Fraction(a_hi * scale, one) * coth_hi))
+            used = w * sum(v) + m
+            if scale_bits is not None:       # tests: a small M; the column just fits it
+                self.lpos = max(1, (used - 1).bit_length())
+                total = 1 << self.lpos
+            if used <= total:
+                break
+            if scale_bits is not None or scale <= 1:
+                raise ValueError("table weights exceed the column capacity")
+            scale = scale * 1023 // 1024
+        self.scale, self.m = scale, m
+        self.v = np.array(v, dtype=np.int64)
+        # safe_b for the body; 0 for the tail and reject bins (they go to the rare path)
+        self.safe = np.array([fl * scale >> prec for fl, _ in f_bounds] + [0, 0], dtype=np.int64)
+        weights = [w * vb for vb in v] + [m, total - used]     # body bins, tail, reject
+        prob, alias, own, other = _alias_tables(weights, ncol, total)
+        # one gather per table: index c (first piece) or c + ncol (second piece, the alias bin)
+        self.ncol, self.prob = ncol, prob
+        self.piece_bin = np.concatenate([np.arange(ncol, dtype=np.int64), alias])
+        self.piece_base = np.concatenate([own, other - prob])
+
+    # ---------------------------------------------- rare, exact, one entry at a time
+    def body_factor(self, b: int, jj: int, rng) -> bool:
+        """Bernoulli(P(jj + U < M·F_b)) for a fresh uniform U (lazy, exact)."""
+        num, den, scale = (b * self.w) ** 2 * self.q, 2 * self.p, self.scale
+        extra = scale.bit_length() + 4
+
+        def bounds(prec):
+            lo, hi = _exp_neg_bounds(num, den, prec + extra)
+            base = jj << (prec + extra)
+            return (lo * scale - base) >> extra, -((-(hi * scale - base)) >> extra)
+
+        return _lazy_below(bounds, 0, 0, rng)
+
+    def tail_draw(self, rng):
+        """One proposal of the tail branch: y ≥ T, or None when rejected (exact)."""
+        j = int(_laplace_int(1, self.s_tail, 1, rng)[0])
+        if j < 0:
+            return None
+        y = self.t + j
+        # acceptance M·exp(−γ)·(1 + e^{−λ})/((1 − e^{−λ})·m), γ = y²/(2σ²) − j/s_t ≥ 0
+        gnum = y * y * self.q * self.s_tail - 2 * self.p * j
+        gden = 2 * self.p * self.s_tail
+        scale, m, s_tail = self.scale, self.m, self.s_tail
+
+        def bounds(prec):
+            work = prec + scale.bit_length() + 8
+            a_lo, a_hi = _exp_neg_bounds(gnum, gden, work)
+            e_lo, e_hi = _exp_neg_bounds(1, s_tail, work)
+            one = 1 << work
+            lo = Fraction(a_lo * scale, one) * Fraction(one + e_lo, one - e_lo) / m
+            hi = Fraction(a_hi * scale, one) * Fraction(one + e_hi, one - e_hi) / m
+            return math.floor(lo * (1 << prec)), math.ceil(hi * (1 << prec))
+
+        return y if _lazy_below(bounds, 0, 0, rng) else None
+
+
+_TABLE_CACHE: dict = {}
+#: Below this many draws the one-off table set-up (≈ 1-20 ms) is not worth it: Algorithm 3.
+_TABLE_MIN_SIZE = 64
+
+
+def _table_plan(sigma2: Fraction):
+    """The cached :class:`_TablePlan` of σ², or None when σ² is outside the table sampler's range."""
+    key = (sigma2.numerator, sigma2.denominator)
+    plan = _TABLE_CACHE.get(key, False)
+    if plan is False:
+        try:
+            sigma = math.sqrt(float(sigma2))
+            ok = 0.25 <= sigma <= 2.0 ** 26 and 2 * key[0] < (1 << 53) and key[1] < (1 << 31)
+            plan = _TablePlan(sigma2) if ok else None
+        except (ValueError, OverflowError):
+            plan = None
+        if len(_TABLE_CACHE) > 64:
+            _TABLE_CACHE.clear()
+        _TABLE_CACHE[key] = plan
+    return plan
+
+
+def _bernoulli_exp_fraction_rest(num: np.ndarray, den, rng) -> np.ndarray:
+    """Rounds K ≥ 2 of :func:`_bernoulli_exp_fraction` for entries whose round 1 drew A = 1."""
+    m = num.size
+    out = np.empty(m, dtype=bool)
+    idx = np.arange(m)
+    k = 2
+    while idx.size:
+        a = _uniform_below(k, idx.size, rng) == 0
+        live = idx[a]
+        if live.size:
+            a[a] = _bernoulli_ratio(num[live], den, rng)
+        out[idx[~a]] = (k % 2 == 1)
+        idx = idx[a]
+        k += 1
+    return out
+
+
+#: Entries per block of the table sampler: its ~30 passes then stay in the CPU cache.
+_TABLE_BLOCK = 1 << 15
+
+
+def _gaussian_table(n: int, plan: _TablePlan, rng) -> np.ndarray:
+    """``n`` exact discrete Gaussian draws by the table sampler (see :class:`_TablePlan`)."""
+    out = np.empty(n, dtype=np.int64)
+    for start, stop, block in _gaussian_table_blocks(n, plan, rng):
+        out[start:stop] = block
+    return out
+
+
+def _gaussian_table_blocks(n: int, plan: _TablePlan, rng):
+    """Yield ``(start, stop, draws)`` for consecutive blocks of :data:`_TABLE_BLOCK` entries.
+
+    The loop runs over blocks, not entries; the work arrays (and the yielded ``draws``
+    buffer, which the consumer must use before asking for the next block) are allocated once,
+    so the passes stay in the CPU cache.
+    """
+    size = min(n, _TABLE_BLOCK)
+    work = _TableWork(size)
+    buf = np.empty(size, dtype=np.int64)
+    for start in range(0, n, _TABLE_BLOCK):
+        stop = min(n, start + _TABLE_BLOCK)
+        y = buf[:stop - start]
+        _table_round(y, plan, rng, work)
+        pending = np.flatnonzero(~work.accept[:stop - start])
+        while pending.size:                       # rejected entries: new rounds on them only
+            redo = np.empty(pending.size, dtype=np.int64)
+            small = _TableWork(pending.size)
+            _table_round(redo, plan, rng, small)
+            acc = small.accept
+            y[pending[acc]] = redo[acc]
+            pending = pending[~acc]
+        yield start, stop, y
+
+
+def discrete_gaussian_blocks(n: int, sigma2, rng):
+    """``n`` discrete Gaussian draws as ``(start, stop, draws)`` blocks (same law and order as
+    :func:`discrete_gaussian`); ``draws`` may be a reused buffer: consume it before the next.
+
+    For callers that post-process the noise block by block while it is in the CPU cache
+    (the lattice release adds the rounded value and scales back).
+
+    ``rng`` is the Generator the noise is drawn from; its state determines every draw, so a
+    seeded generator is replayable by anyone who knows the seed (they regenerate the noise and
+    subtract it).
+    """
+    s2 = as_fraction(sigma2, "sigma2")
+    table = _table_plan(s2) if n >= _TABLE_MIN_SIZE else None
+    if table is None:
+        yield 0, n, discrete_gaussian(n, s2, rng)
+        return
+    yield from _gaussian_table_blocks(n, table, rng)
+
+
+class _TableWork:
+    """Work arrays of one block of the table sampler (reused from block to block)."""
+
+    __slots__ = ("a", "b", "c", "d", "e", "f", "g", "flag", "accept")
+
+    def __init__(self, size: int):
+        self.a, self.b, self.c, self.d, self.e, self.f, self.g = (np.empty(size, dtype=np.int64)
+                                                                  for _ in range(7))
+        self.flag, self.accept = np.empty(size, dtype=bool), np.empty(size, dtype=bool)
+
+
+def _table_round(y: np.ndarray, plan: _TablePlan, rng, work: _TableWork) -> None:
+    """One proposal per entry of ``y``: writes the draws into ``y`` and which were accepted
+    into ``work.accept[:y.size]`` (the rejected entries of ``y`` hold garbage).
+
+    One uniform integer on [0, 2^(9 + lcol + lpos)) per entry: its top bit is the sign, the
+    next 8 bits B start the in-bin factor's uniform U = (B + U')/256, the rest pick the alias
+    column and the position in it.
+    """
+    k = y.size
+    lw, w, nbins, lpos, ncol = plan.lw, plan.w, plan.nbins, plan.lpos, plan.ncol
+    lcol = ncol.bit_length() - 1
+    low = lcol + lpos
+    a, b, c, d, e, safe = work.a[:k], work.b[:k], work.c[:k], work.d[:k], work.e[:k], work.f[:k]
+    bw = work.g[:k]
+    flag, accept = work.flag[:k], work.accept[:k]
+    raw = rng.integers(0, 1 << (low + 9), size=k, dtype=np.int64)
+    np.right_shift(raw, low + 8, out=e)           # the top bit: a fair sign s (int64 0/1)
+    if lw:
+        np.right_shift(raw, low, out=d)
+        d &= 255                                   # B: 8 uniform bits
+    np.bitwise_and(raw, (1 << low) - 1, out=raw)
+    np.right_shift(raw, lpos, out=a)              # alias column
+    np.bitwise_and(raw, (1 << lpos) - 1, out=raw)  # uniform position in the column
+    np.take(plan.prob, a, out=c)
+    np.greater_equal(raw, c, out=flag)            # the column's second piece: its alias bin
+    np.multiply(flag, ncol, out=c)
+    a += c
+    np.take(plan.piece_bin, a, out=b)             # bin
+    np.take(plan.piece_base, a, out=c)
+    raw += c
+    raw >>= lcol                                   # uniform on [0, w·v_b) inside bin b
+    if lw:
+        np.bitwise_and(raw, w - 1, out=a)         # i: offset in the bin
+        raw >>= lw                                 # jj: uniform on [0, v_b)
+        np.left_shift(b, lw, out=bw)
+        np.add(bw, a, out=y)                      # y = bw + i
+    else:
+        np.copyto(y, b)
+    jj = raw
+    np.take(plan.safe, b, out=safe)               # 0 for the tail and reject bins
+    np.less(jj, safe, out=accept)
+    np.subtract(y, e, out=c)
+    np.not_equal(c, -1, out=flag)                 # y − s = −1 ⇔ sign − with y = 0: rejected
+    accept &= flag
+    np.logical_not(accept, out=flag)
+    amb = np.flatnonzero(flag)
+    amb = amb[jj[amb] >= safe[amb]]
+    tail_rows = []
+    for j in amb:                                 # rare: M·F_b within one unit of jj, tail, reject
+        bj = int(b[j])
+        if bj == nbins:                           # tail: probability m/S per proposal
+            tail_rows.append(j)
+            yt = plan.tail_draw(rng)
+            if yt is not None:
+                if yt > _I64_MAX:
+                    raise OverflowError("discrete Gaussian draw beyond int64")
+                y[j] = yt
+                accept[j] = True
+        elif bj < nbins and not (e[j] and y[j] == 0):
+            accept[j] = plan.body_factor(bj, int(jj[j]), rng)
+    if lw:
+        # The in-bin factor exp(−γ), γ = (y² − (bw)²)/(2σ²) = i(2bw + i)q/(2p) = num/den ≤ 1, by
+        # Algorithm 1. Its round 1 draws A = [U < γ] with U = (B + U')/256: A = 0 when
+        # B·den ≥ 256·num, A = 1 when (B + 1)·den ≤ 256·num, otherwise A = [U' < 256γ − B]
+        # from a fresh uniform integer. Accept on A = 0; rounds K ≥ 2 for the rest.
+        den = plan.gden
+        d *= den                                   # B·den
+        np.add(bw, y, out=c)                      # 2bw + i (y ≥ 0 here, except tail rows)
+        c *= a                                     # i(2bw + i)
+        if plan.q != 1:
+            c *= plan.q
+        c <<= 8                                    # 256·num
+        if tail_rows:
+            c[tail_rows] = 0                      # no in-bin factor for a tail value
+        np.less(d, c, out=flag)
+        flag &= accept
+        idx = np.flatnonzero(flag)
+        if idx.size:
+            dd, cc = d[idx], c[idx]
+            a1 = dd + den <= cc
+            unsure = np.flatnonzero(~a1)
+            if unsure.size:
+                a1[unsure] = _uniform_below(den, unsure.size, rng) < cc[unsure] - dd[unsure]
+            more = idx[a1]
+            if more.size:
+                accept[more] = _bernoulli_exp_fraction_rest(c[more] >> 8, den, rng)
+    np.negative(e, out=e)                         # 0 or −1
+    y ^= e                                         # (y ^ −s) + s = y or −y
+    y -= e

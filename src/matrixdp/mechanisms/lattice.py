@@ -30,7 +30,7 @@ from ..calibration.discrete import (
     lattice_l2_sensitivity_squared,
 )
 from ..errors import InvalidParameterError
-from .exact_sampling import discrete_gaussian, discrete_laplace
+from .exact_sampling import discrete_gaussian, discrete_gaussian_blocks, discrete_laplace
 
 __all__ = ["NUMERICS", "check_numerics", "check_granularity", "LatticePlan",
            "gaussian_lattice_plan", "laplace_lattice_plan", "lattice_release",
@@ -147,8 +147,11 @@ def gaussian_plan_delta(plan: LatticePlan, epsilon) -> float:
 def to_lattice(arr: np.ndarray, granularity: float) -> np.ndarray:
     """R(x/g) as int64: exact division by the power of two g, clipping to ±2⁶¹, round-to-nearest."""
     lim = math.ldexp(float(_LATTICE_LIMIT), 0) * granularity
-    x = np.clip(np.asarray(arr, dtype=np.float64), -lim, lim) / granularity
-    return np.rint(x).astype(np.int64)
+    arr = np.asarray(arr, dtype=np.float64)
+    x = np.clip(arr, -lim, lim, out=np.empty_like(arr))
+    x *= 1.0 / granularity          # g is a power of two: 1/g is exact and so is the product
+    np.rint(x, out=x)
+    return x.astype(np.int64)
 
 
 def lattice_noise(plan: LatticePlan, shape, rng) -> np.ndarray:
@@ -170,7 +173,28 @@ def lattice_release(arr: np.ndarray, plan: LatticePlan, rng, n: int | None = Non
     seeded one is replayable by anyone who knows the seed (they regenerate the noise and
     subtract it).
     """
+    if plan.sigma2 is not None and n is None:
+        return _gaussian_release_blocks(np.asarray(arr, dtype=np.float64), plan, rng)
     base = to_lattice(arr, plan.granularity)
     shape = base.shape if n is None else (int(n),) + base.shape
-    noisy = base + lattice_noise(plan, shape, rng)
-    return noisy.astype(np.float64) * plan.granularity
+    noisy = lattice_noise(plan, shape, rng)
+    noisy += base
+    out = noisy.astype(np.float64)
+    out *= plan.granularity
+    return out
+
+
+def _gaussian_release_blocks(arr: np.ndarray, plan: LatticePlan, rng) -> np.ndarray:
+    """:func:`lattice_release` for the discrete Gaussian, block by block while the noise is in
+    the CPU cache: the same operations as :func:`to_lattice` and the same output, bit for bit."""
+    flat = arr.reshape(-1)
+    out = np.empty(flat.size, dtype=np.float64)
+    g = plan.granularity
+    lim = math.ldexp(float(_LATTICE_LIMIT), 0) * g
+    for start, stop, z in discrete_gaussian_blocks(flat.size, plan.sigma2, rng):
+        x = np.clip(flat[start:stop], -lim, lim, out=out[start:stop])
+        x *= 1.0 / g
+        np.rint(x, out=x)
+        z += x.astype(np.int64)                 # R(x/g) + Z, exactly, in int64
+        np.multiply(z, g, out=x)                # g·(R(x/g) + Z): post-processing
+    return out.reshape(arr.shape)

@@ -64,7 +64,7 @@ def _greedy_box_max(a: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     return value, x
 
 
-def box_quadratic_max(matrix, lower, upper) -> tuple[float, bool, float, np.ndarray]:
+def box_quadratic_max(matrix, lower, upper, *, eigen=None) -> tuple[float, bool, float, np.ndarray]:
     r"""``sup_{x in [lower, upper]} xᵀ A x`` for a symmetric PSD ``A``.
 
     The function is convex, so the supremum is attained at a vertex of the box.
@@ -72,6 +72,9 @@ def box_quadratic_max(matrix, lower, upper) -> tuple[float, bool, float, np.ndar
     enumerating the ``2^d`` vertices, for ``d <= ENUMERATION_MAX_DIM``; otherwise
     the upper bound ``min(λ_max(A)‖R‖², Rᵀ|A|R)`` with ``R_j = max(|lo_j|, |hi_j|)``,
     reported exact only when a locally optimal vertex attains it.
+
+    ``eigen=(values, vectors)``, when ``A = V diag(values) Vᵀ`` is known (an MVG precision built
+    from orthonormal directions), gives λ_max and its eigenvector without an eigendecomposition.
 
     Returns
     -------
@@ -93,9 +96,14 @@ def box_quadratic_max(matrix, lower, upper) -> tuple[float, bool, float, np.ndar
         vals = np.einsum("ij,jk,ik->i", verts, a, verts)
         k = int(np.argmax(vals))
         return float(vals[k]), True, float(vals[k]), verts[k]
-    lam_max = float(np.linalg.eigvalsh(a)[-1])
+    if eigen is not None:
+        values, vectors = eigen
+        j = int(np.argmax(values))
+        lam_max, top = float(values[j]), np.asarray(vectors)[:, j]
+    else:
+        lam, vecs = np.linalg.eigh(a)
+        lam_max, top = float(lam[-1]), vecs[:, -1]
     upper_value = min(lam_max * float(reach @ reach), float(reach @ np.abs(a) @ reach))
-    top = np.linalg.eigh(a)[1][:, -1]
     start = np.where(top >= 0, hi, lo)
     best, arg = _greedy_box_max(a, lo, hi, start)
     b2, x2 = _greedy_box_max(a, lo, hi, far.copy())
@@ -167,7 +175,8 @@ def record_box_shift(row: AxisPrecision, col: AxisPrecision, *, half_widths=None
             quad = low = float(np.dot(col.precisions, w * w))
             exact, d = True, w.copy()
         else:
-            quad, exact, low, d = box_quadratic_max(col.matrix(), -w, w)
+            quad, exact, low, d = box_quadratic_max(col.matrix(), -w, w,
+                                                    eigen=(col.precisions, col.directions))
         method = "record-box"
     e = np.zeros(row.dim)
     e[k] = 1.0
