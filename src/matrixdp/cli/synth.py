@@ -332,6 +332,11 @@ def _run_copula(args) -> int:
                "ledger": ledger_state, "seeded": args.seed is not None, "out": Path(args.out).name}
         _write_synth_report(doc, report)
         print(f"wrote {args.report}")
+    return _finish(caught, args)
+
+
+def _finish(caught, args) -> int:
+    """Print the fit's warnings and, for a seeded run, what the seed means; exit status 0."""
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if args.seed is not None:
@@ -573,11 +578,7 @@ def _run_ron_gauss(args) -> int:
                "seeded": args.seed is not None, "out": Path(args.out).name}
         _write_synth_report(doc, report)
         print(f"wrote {args.report}")
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
-    if args.seed is not None:
-        print("note: --seed makes the noise reproducible; a known seed voids the privacy guarantee.")
-    return 0
+    return _finish(caught, args)
 
 
 def add_parser(subparsers) -> None:

@@ -377,7 +377,6 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     noise is drawn. ``value``, when given, is that matrix already reduced from the records (e.g.
     summed block by block on a Dask cluster) and ``Z`` is ignored: the release is the same.
     """
-    import contextlib
 
     plan, candidates = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
     if value is None:

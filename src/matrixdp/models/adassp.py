@@ -16,12 +16,10 @@ compares with :class:`~matrixdp.models.DPLinearRegression` are in ``docs/regress
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..calibration.gaussian import max_gaussian_shift
@@ -30,6 +28,7 @@ from ..mechanisms import GaussianMechanism
 from ..rng import make_rng
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds, validate_X)
+from .linear import LinearPredictorMixin
 
 __all__ = ["AdaSSPRegression", "adassp_plan"]
 
@@ -56,7 +55,7 @@ def adassp_plan(epsilon: float, delta: float, feature_reach: float, target_reach
     return (*mechs, total)
 
 
-class AdaSSPRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
+class AdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
     r"""AdaSSP differentially private linear regression (Wang 2018, Algorithm 2), own implementation.
 
     Same public inputs, neighbouring relation and record clipping as
@@ -165,14 +164,3 @@ class AdaSSPRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         self.privacy_ = total
         return self
 
-    def predict(self, X):
-        """``X @ coef_ + intercept_``."""
-        check_is_fitted(self, "coef_")
-        X = validate_X(self, X, reset=False)
-        return X @ self.coef_ + self.intercept_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
-        tags.regressor_tags.poor_score = True
-        return tags

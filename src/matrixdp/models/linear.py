@@ -95,7 +95,26 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
     return task, cx, cy, t
 
 
-class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
+class LinearPredictorMixin:
+    """``predict`` and the scikit-learn tags shared by the DP linear regressions (``coef_``,
+    ``intercept_``, ``random_state``)."""
+
+    def predict(self, X):
+        """``X @ coef_ + intercept_``."""
+        check_is_fitted(self, "coef_")
+        X = validate_X(self, X, reset=False)
+        return X @ self.coef_ + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        # DP noise at scikit-learn's tiny test sizes (n = 200, epsilon = 1) cannot promise R² > 0.5
+        tags.regressor_tags.poor_score = True
+        return tags
+
+
+class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorMixin,
+                         BaseEstimator):
     r"""Differentially private least squares from released sufficient statistics.
 
     One (ε, δ)-DP release (replace-one neighbours; ``n`` public) of the second moments of
@@ -240,18 +259,6 @@ class DPLinearRegression(NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
         finish_bounds(self)
         return self
 
-    def predict(self, X):
-        """``X @ coef_ + intercept_``."""
-        check_is_fitted(self, "coef_")
-        X = validate_X(self, X, reset=False)
-        return X @ self.coef_ + self.intercept_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = self.random_state is None
-        # DP noise at scikit-learn's tiny test sizes (n = 200, epsilon = 1) cannot promise R² > 0.5
-        tags.regressor_tags.poor_score = True
-        return tags
 
 
 def feasible_moments(G, task, scale):
