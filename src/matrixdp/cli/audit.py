@@ -67,7 +67,8 @@ def add_parser(subparsers) -> None:
 
 
 #: Generators the membership check can fit: name -> (module, class).
-SYNTH_GENERATORS = {"copula": ("matrixdp.synth.copula", "DPCopula")}
+SYNTH_GENERATORS = {"copula": ("matrixdp.synth.copula", "DPCopula"),
+                    "tree-copula": ("matrixdp.synth.tree_copula", "DPTreeCopula")}
 
 
 def _table_schema(schema, frame):
