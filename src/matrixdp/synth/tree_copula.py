@@ -265,19 +265,50 @@ class DPTreeCopula:
         eps, delta, shares = self._check_params()
         for attribute in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, attribute)
-        schema = self.schema
-        cols = schema.check_columns(X)
-        numeric, codes = schema.encode(X)
-        classes, label = self._labels(y, X.shape[0])
-        fine, coarse, card, ccard = self._codes(cols, numeric, codes)
+        from .._record_sums import is_dask_collection
+
+        dask_input = is_dask_collection(X)
+        if dask_input:
+            cols = self._dask_columns(X)
+            classes = self._labels(None if y is None else np.zeros(0, dtype=object), 0)[0]
+            reduce = _dask_reducer(self, X, y, cols, classes)
+        else:
+            cols = self.schema.check_columns(X)
+            classes, label = self._labels(y, X.shape[0])
+            block = self._block_codes(X, label, cols)
+            reduce = lambda fn, *args: fn(block, *args)  # noqa: E731 - one in-memory block
+        card, ccard = self._cards(cols)
         mu, mechs, sens = self._plan(eps, delta, shares, cols)
         privacy = self._guarantee(eps, delta, classes.size, mu, mechs)
         gen = make_rng(self.random_state)  # local only: never stored on the model
         with charge(privacy, accountant=accountant, ledger=ledger, label="dp-tree-copula fit"):
-            stats = _fit_stats(self.schema, cols, fine, coarse, card, ccard, label, classes.size,
-                               mechs, float(self.clip_scale), gen)
+            stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
+                               float(self.clip_scale), gen)
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
+
+    def _dask_columns(self, X):
+        cols = list(X.columns)
+        missing = [c for c in self.schema.columns if c not in cols]
+        extra = [c for c in cols if c not in self.schema.bounds and c not in self.schema.categories]
+        if missing or extra:
+            raise InvalidShapeError("X", f"columns must match the schema: missing {missing}, not in "
+                                         f"schema {extra}")
+        return cols
+
+    def _cards(self, cols):
+        card = {c: self.n_bins if c in self.schema.bounds else self.schema.categories[c].size
+                for c in cols}
+        ccard = {c: self.pair_bins if c in self.schema.bounds else card[c] for c in cols}
+        return card, ccard
+
+    def _block_codes(self, frame, label, cols):
+        """Fine and coarse codes and class codes of one block of records (None when empty)."""
+        if frame.shape[0] == 0:
+            return None
+        numeric, codes = self.schema.encode(frame)
+        fine, coarse, _, _ = self._codes(cols, numeric, codes)
+        return fine, coarse, label
 
     def _codes(self, cols, numeric, codes):
         fine, coarse, card, ccard = {}, {}, {}, {}
@@ -408,6 +439,43 @@ class DPTreeCopula:
             start += m
         return fine, within
 
+    def sample_to_parquet(self, path, n_samples: int, *, partitions: int | None = None,
+                          rows_per_partition: int = 1_000_000, label_column: str = "y",
+                          random_state=None) -> list:
+        """Write ``n_samples`` synthetic records as Parquet files under ``path``, one partition at
+        a time on the Dask workers (never all in memory). The label, when fitted with one, is the
+        column ``label_column``. Each partition samples from a child of one
+        :class:`numpy.random.SeedSequence` (from ``random_state``, or OS entropy when ``None``);
+        post-processing, no budget. Returns the written files.
+        """
+        self._check_fitted()
+        from pathlib import Path
+
+        import dask.dataframe as dd
+        from dask import delayed
+
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
+            raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
+        parts = int(partitions or max(1, -(-int(n_samples) // int(rows_per_partition))))
+        sizes = np.full(parts, int(n_samples) // parts, dtype=np.int64)
+        sizes[: int(n_samples) % parts] += 1
+        seeds = np.random.SeedSequence(random_state if isinstance(random_state, Integral) else None
+                                       ).spawn(parts)
+
+        def one(size, seed):
+            out = self.sample(int(size), random_state=np.random.default_rng(seed))
+            if isinstance(out, tuple):
+                frame, labels = out
+                frame[label_column] = labels
+                return frame
+            return out
+
+        meta = one(1, np.random.SeedSequence(0)).iloc[:0]
+        frame = dd.from_delayed([delayed(one, pure=False)(int(k), s) for k, s in zip(sizes, seeds)],
+                                meta=meta, verify_meta=False)
+        frame.to_parquet(str(path), write_index=False, compute=True)
+        return sorted(str(f) for f in Path(path).glob("*.parquet"))
+
     def _decode(self, fine, within):
         import pandas as pd
 
@@ -523,16 +591,69 @@ def _spanning_tree(W: np.ndarray, start: np.ndarray) -> list:
     return edges
 
 
-def _fit_stats(schema, cols, fine, coarse, card, ccard, label, n_cls, mechs, clip_scale, gen):
-    """The Gaussian releases (each through its Mechanism, so charged) and their post-processing."""
+def _hist_pass(block, cols, card, n_cls):
+    """Per block: the one-way counts of every class and column, side by side."""
+    if block is None:
+        return np.zeros((n_cls, sum(card[c] for c in cols)))
+    fine, _, label = block
+    return np.concatenate([np.bincount(label * card[c] + fine[c], minlength=n_cls * card[c])
+                           .reshape(n_cls, card[c]).astype(np.float64) for c in cols], axis=1)
+
+
+def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard):
+    """Per block: clipped score moments of the numeric columns and the coarse pair counts."""
+    k_num = len(num)
+    iu = np.triu_indices(k_num, 1)
+    cells = sum(ccard[cols[a]] * ccard[cols[b]] for a, b in pairs)
+    G = np.zeros((n_cls, iu[0].size))
+    N = np.zeros((n_cls, cells))
+    if block is None:
+        return G, N
+    fine, coarse, label = block
+    if scores_per_class is not None:
+        for j in range(n_cls):
+            mask = label == j
+            S = np.empty((int(mask.sum()), k_num))
+            for t, i in enumerate(num):
+                S[:, t] = scores_per_class[j][t][fine[cols[i]][mask]]
+            norms = np.sqrt(np.einsum("ij,ij->i", S, S))
+            S *= np.minimum(1.0, clip / np.maximum(norms, 1e-300))[:, None]
+            G[j] = (S.T @ S)[iu]
+    start = 0
+    for a, b in pairs:
+        ca, cb = cols[a], cols[b]
+        size = ccard[ca] * ccard[cb]
+        N[:, start:start + size] = np.bincount(
+            (label * ccard[ca] + coarse[ca]) * ccard[cb] + coarse[cb],
+            minlength=n_cls * size).reshape(n_cls, size)
+        start += size
+    return G, N
+
+
+def _edge_pass(block, cols, trees, ccard, n_cls):
+    """Per block: the coarse counts of every class's tree edges, concatenated."""
+    sizes = [ccard[cols[a]] * ccard[cols[b]] for j in range(n_cls) for a, b in trees[j]]
+    if block is None:
+        return np.zeros(sum(sizes))
+    _, coarse, label = block
+    out = []
+    for j in range(n_cls):
+        mask = label == j
+        for a, b in trees[j]:
+            ca, cb = cols[a], cols[b]
+            out.append(np.bincount(coarse[ca][mask] * ccard[cb] + coarse[cb][mask],
+                                   minlength=ccard[ca] * ccard[cb]).astype(np.float64))
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen):
+    """Three passes over the records (``reduce`` sums a block function over the blocks) and the
+    Gaussian releases between them, each through its Mechanism (so charged), on the driver."""
     k = len(cols)
     num = [i for i, c in enumerate(cols) if c in schema.bounds]
     ratio = {c: card[c] // ccard[c] for c in cols}
-    # 1. one-way histograms: all classes and columns in one release
-    hist = [np.bincount(label * card[c] + fine[c], minlength=n_cls * card[c]).reshape(n_cls, card[c])
-            for c in cols]
-    noisy = np.asarray(mechs["histograms"].release(
-        np.concatenate([h.astype(np.float64) for h in hist], axis=1), rng=gen).value)
+    # pass 1 -> release 1: one-way histograms, all classes and columns in one release
+    noisy = np.asarray(mechs["histograms"].release(reduce(_hist_pass, cols, card, n_cls), rng=gen).value)
     raw = dict(zip(cols, np.split(noisy, np.cumsum([card[c] for c in cols])[:-1], axis=1)))
     w = np.array([1.0 / card[c] for c in cols])
     totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)
@@ -541,25 +662,28 @@ def _fit_stats(schema, cols, fine, coarse, card, ccard, label, n_cls, mechs, cli
     for c in cols:
         empty = probs[c].sum(axis=1) <= 0
         probs[c][empty] = 1.0 / card[c]
-    # 2. numeric score moments (DPCopula's step on the numeric columns)
+    # pass 2: score moments of the numeric columns (scores from the released histograms) and the
+    # coarse counts of every pair with a categorical column
     k_num = len(num)
+    pairs = [(a, b) for a in range(k) for b in range(a + 1, k) if not (a in num and b in num)] \
+        if "edges" in mechs else []
+    scores_per_class, sds = None, np.ones((n_cls, k_num))
+    if "correlation" in mechs:
+        scores_per_class = []
+        for j in range(n_cls):
+            per = []
+            for t, i in enumerate(num):
+                _, score, var = interval_score_moments(probs[cols[i]][j])
+                per.append(score)
+                sds[j, t] = math.sqrt(max(var, 1e-12))
+            scores_per_class.append(per)
+    G, N = reduce(_moment_pass, cols, num, n_cls, scores_per_class,
+                  clip_scale * math.sqrt(max(k_num, 1)), pairs, ccard)
+    # release 2: numeric score moments
     corr = np.tile(np.eye(k_num), (n_cls, 1, 1))
     corr_raw = np.zeros((n_cls, k_num * (k_num - 1) // 2))
     if "correlation" in mechs:
         iu = np.triu_indices(k_num, 1)
-        clip = clip_scale * math.sqrt(k_num)
-        G = np.zeros((n_cls, iu[0].size))
-        sds = np.ones((n_cls, k_num))
-        for j in range(n_cls):
-            mask = label == j
-            S = np.empty((int(mask.sum()), k_num))
-            for t, i in enumerate(num):
-                _, score, var = interval_score_moments(probs[cols[i]][j])
-                S[:, t] = score[fine[cols[i]][mask]]
-                sds[j, t] = math.sqrt(max(var, 1e-12))
-            norms = np.sqrt(np.einsum("ij,ij->i", S, S))
-            S *= np.minimum(1.0, clip / np.maximum(norms, 1e-300))[:, None]
-            G[j] = (S.T @ S)[iu]
         corr_raw = np.asarray(mechs["correlation"].release(G, rng=gen).value)
         for j in range(n_cls):
             R = np.eye(k_num)
@@ -571,17 +695,17 @@ def _fit_stats(schema, cols, fine, coarse, card, ccard, label, n_cls, mechs, cli
     scores_raw = np.zeros((n_cls, 0))
     if "edges" not in mechs:
         return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges
-    # 3. scores of the pairs with a categorical column, against the released histograms
+    # release 3: pair scores against the released histograms (fixed before this release)
     pc = {c: np.stack([_coarsen(probs[c][j], ratio[c] > 1, ratio[c]) for j in range(n_cls)])
           for c in cols}
-    pairs = [(a, b) for a in range(k) for b in range(a + 1, k) if not (a in num and b in num)]
     scores = np.zeros((n_cls, len(pairs)))
+    start = 0
     for p, (a, b) in enumerate(pairs):
         ca, cb = cols[a], cols[b]
-        N = np.bincount((label * ccard[ca] + coarse[ca]) * ccard[cb] + coarse[cb],
-                        minlength=n_cls * ccard[ca] * ccard[cb]).reshape(n_cls, ccard[ca], ccard[cb])
+        size = ccard[ca] * ccard[cb]
         E = class_counts[:, None, None] * pc[ca][:, :, None] * pc[cb][:, None, :]
-        scores[:, p] = np.abs(N - E).sum(axis=(1, 2))
+        scores[:, p] = np.abs(N[:, start:start + size] - E.reshape(n_cls, size)).sum(axis=1)
+        start += size
     if "scores" in mechs:
         scores_raw = np.asarray(mechs["scores"].release(scores, rng=gen).value)
     else:  # a single candidate pair: nothing to choose, nothing released
@@ -593,19 +717,48 @@ def _fit_stats(schema, cols, fine, coarse, card, ccard, label, n_cls, mechs, cli
         for (a, b), v in zip(pairs, scores_raw[j] / size):
             W[a, b] = W[b, a] = v
         trees[j] = _spanning_tree(W, np.asarray(num, dtype=np.int64))
-    # 4. the edge tables of every class's tree, in one release: one record is in one class and
-    # adds 1 to one cell of each of its class's edge tables
-    tables, shapes = [], []
-    for j in range(n_cls):
-        mask = label == j
-        for a, b in trees[j]:
-            ca, cb = cols[a], cols[b]
-            tables.append(np.bincount(coarse[ca][mask] * ccard[cb] + coarse[cb][mask],
-                                      minlength=ccard[ca] * ccard[cb]).astype(np.float64))
-            shapes.append((ccard[ca], ccard[cb]))
-    noisy = np.asarray(mechs["edges"].release(np.concatenate(tables), rng=gen).value)
+    # pass 3 -> release 4: the edge tables of every class's tree in one release (one record is in
+    # one class and adds 1 to one cell of each of its class's edge tables)
+    noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, ccard, n_cls), rng=gen).value)
+    shapes = [(ccard[cols[a]], ccard[cols[b]]) for j in range(n_cls) for a, b in trees[j]]
     parts = np.split(noisy, np.cumsum([a * b for a, b in shapes])[:-1])
     n_e = len(trees[0])
     raw_edges = [[parts[j * n_e + e].reshape(shapes[j * n_e + e]) for e in range(n_e)]
                  for j in range(n_cls)]
     return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges
+
+
+def _dask_reducer(model, X, y, cols, classes):
+    """``reduce(fn, *args)``: ``fn`` on every partition's codes (lazily, never collecting the
+    records), summed in a tree on the workers; only the sums reach the driver."""
+    import dask
+    from dask import delayed
+
+    from .._record_sums import tree_sum
+
+    xparts = X.to_delayed()
+    if y is None:
+        yparts = [None] * len(xparts)
+    else:
+        yparts = y.to_delayed()
+        if len(yparts) != len(xparts):
+            raise InvalidShapeError("y", "must be partitioned like X (same number of partitions)")
+
+    def codes(xp, yp):
+        label = (np.zeros(xp.shape[0], dtype=np.int64) if yp is None
+                 else model._labels(yp, xp.shape[0])[1])
+        return model._block_codes(xp[cols], label, cols)
+
+    blocks = [delayed(codes, pure=True)(xp, yp) for xp, yp in zip(xparts, yparts)]
+
+    def reduce(fn, *args):
+        parts = [delayed(fn, pure=True)(b, *args) for b in blocks]
+        if fn is _moment_pass:  # returns (G, N): sum them as one flat vector
+            parts = [delayed(lambda t: np.concatenate([t[0].ravel(), t[1].ravel()]))(q) for q in parts]
+            first = fn(None, *args)
+            flat = dask.compute(tree_sum(parts))[0]
+            g = first[0].size
+            return flat[:g].reshape(first[0].shape), flat[g:].reshape(first[1].shape)
+        return dask.compute(tree_sum(parts))[0]
+
+    return reduce
