@@ -6,7 +6,11 @@ import pandas as pd
 from matrixdp.cli import main
 
 
-def test_audit_synth_copula_prints_bounds_beside_the_formal_epsilon(tmp_path, capsys):
+import pytest
+
+
+@pytest.mark.parametrize("generator", ["copula", "tree-copula"])
+def test_audit_synth_prints_bounds_beside_the_formal_epsilon(generator, tmp_path, capsys):
     rng = np.random.default_rng(0)
     n = 400
     frame = pd.DataFrame({"age": rng.integers(18, 90, n), "score": rng.random(n),
@@ -18,7 +22,7 @@ def test_audit_synth_copula_prints_bounds_beside_the_formal_epsilon(tmp_path, ca
     bounds.write_text('target = "label"\n[columns]\nage = { lo = 18, hi = 90 }\n'
                       'score = { lo = 0, hi = 1 }\ncolour = { categories = ["red", "green", "blue"] }\n'
                       'label = { categories = [0, 1] }\n')
-    code = main(["audit", "--synth", "copula", "--data", str(data), "--bounds", str(bounds),
+    code = main(["audit", "--synth", generator, "--data", str(data), "--bounds", str(bounds),
                  "--epsilon", "1", "--runs", "2", "--canaries", "50", "--seed", "0"])
     out = capsys.readouterr().out
     assert code == 0

@@ -198,3 +198,14 @@ def test_ron_gauss_dask_classification_and_add_remove_already_exist():
 
     text = (pathlib.Path(__file__).parent / "test_ron_gauss_dask.py").read_text()
     assert "classification" in text and "add-remove" in text
+
+
+def test_pickle_drops_a_generator_random_state():
+    import pickle
+
+    X, y = table(300)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1],
+                     random_state=np.random.default_rng(0)).fit(X, y)
+    back = pickle.loads(pickle.dumps(m))
+    assert back.random_state is None
+    assert back.sample(5, random_state=0)[0].shape == (5, 5)
