@@ -23,7 +23,7 @@ Usage::
 DPCopula side by side in one run at ε ∈ {0.3, 1, 3}, δ = 1e-9, the same public schemas, with the
 largest pairwise-correlation error and SDMetrics-style column-shape / column-pair-trend scores
 (implemented in ``matrixdp.synth.evaluate``). MST/AIM are not re-run there (no benchmark venv with
-smartnoise-synth + mbi on this machine); their rows from ``results/synth_benchmark_peers.csv`` (an
+smartnoise-synth + mbi was set up in this session); their rows from ``results/synth_benchmark_peers.csv`` (an
 earlier run, mbi 1.1.0's handicapped sampler, ε = 1 only overlaps) are quoted and labelled as such.
 """
 
@@ -497,10 +497,11 @@ def compare_report(args) -> None:
             lines += ["## For reference only: MST / AIM from an EARLIER run (not side by side)", "",
                       "From `results/synth_benchmark_peers.csv` (smartnoise-synth with mbi 1.1.0, whose "
                       "sampler is handicapped — issue #26; smartnoise's MST also passes the exact row "
-                      "count, not DP under add/remove). Not re-run here: no benchmark venv with "
-                      "smartnoise-synth + mbi could be installed in this session. ε = 1 only; the "
-                      "fixed-sampler MST is reported in the issue to reach e.g. AUC 0.709 on the survey "
-                      "table, not in this file.", "",
+                      "count, not DP under add/remove). Not re-run here: installing smartnoise-synth + mbi "
+                      "(torch/jax) in a separate venv was not attempted in this session (time), so "
+                      "these rows are NOT a side-by-side comparison: different run, machine load, ε "
+                      "grid and a handicapped peer sampler. ε = 1 only. The fixed-sampler MST is "
+                      "stronger (issue #26); no number for it is claimed here.", "",
                       "| table | method | LR acc | LR AUC | LR bal. acc | TV 1-way | TV 2-way | corr err | time (s) |",
                       "|---|---|---|---|---|---|---|---|---|"]
             for (table, method), r in pg.iterrows():
