@@ -414,7 +414,7 @@ def run_compare(args) -> None:
     from matrixdp.synth.copula import DPCopula
     from matrixdp.synth.tree_copula import DPTreeCopula
 
-    out = RESULTS / "synth_benchmark_tree.csv"
+    out = RESULTS / f"synth_benchmark_tree{args.cache_suffix}.csv"  # suffix: parallel runs
     rows = []
     for name in args.tables:
         table = load_table(name)
@@ -437,7 +437,8 @@ def run_compare(args) -> None:
 def compare_report(args) -> None:
     import pandas as pd
 
-    df = pd.read_csv(RESULTS / "synth_benchmark_tree.csv")
+    df = pd.concat([pd.read_csv(f) for f in sorted(RESULTS.glob("synth_benchmark_tree*.csv"))],
+                   ignore_index=True)
     ok = df[df["status"] == "ok"]
     g = ok.groupby(["table", "epsilon", "method"], sort=True)
     summ = g[COMPARE_METRICS].mean()
