@@ -439,6 +439,8 @@ def compare_report(args) -> None:
 
     df = pd.concat([pd.read_csv(f) for f in sorted(RESULTS.glob("synth_benchmark_tree*.csv"))],
                    ignore_index=True)
+    # a (table, method, ε, seed) run by two parallel parts is the same seeded run: count it once
+    df = df.drop_duplicates(subset=["table", "method", "epsilon", "seed"], keep="first")
     ok = df[df["status"] == "ok"]
     g = ok.groupby(["table", "epsilon", "method"], sort=True)
     summ = g[COMPARE_METRICS].mean()
