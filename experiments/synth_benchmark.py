@@ -457,8 +457,11 @@ def compare_report(args) -> None:
              "SDMetrics-style ColumnShapes (1 − KS or 1 − TV) and ColumnPairTrends (1 − |Δρ|/2 or "
              "1 − TV of the contingency table), implemented in `matrixdp.synth.evaluate` (1 = "
              "perfect). Time: fit + sample of as many records as the training table, median over "
-             "seeds, on a shared, heavily loaded 2-core machine. Means over seeds; the better "
-             "generator of each metric is in bold (ties unmarked).", ""]
+             "seeds, on a shared, heavily loaded 2-core machine. Means over seeds (the `seeds` "
+             "column: the committed run used 2 seeds for CTG and Lending Club and 1 for Adult, for "
+             "lack of time on the loaded machine, in two concurrent processes of this script, "
+             "`--cache-suffix _adult` for Adult); the better generator of each metric is in bold "
+             "(ties unmarked). With 1–2 seeds, differences in the third decimal are noise.", ""]
     for (table, eps), block in summ.groupby(level=[0, 1]):
         lines += [f"## {table}, ε = {eps:g}", "",
                   "| method | seeds | LR acc | LR AUC | LR bal. acc | GB acc | GB AUC | GB bal. acc | "
