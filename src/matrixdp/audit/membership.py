@@ -255,6 +255,8 @@ def membership_audit(fit_sample, X, y=None, *, schema, classes=None, canaries=No
         Kernel bandwidth of the shadow attack in the encoded space.
     rng : None, int or Generator
         Drives the canary choice, inclusion coins and the seeds passed to ``fit_sample``.
+        ``None`` (default): the secure per-process stream. A seed makes the whole audit (and so
+        the generator's fits, through the seeds it passes) replayable by whoever knows it.
 
     Returns
     -------

@@ -446,7 +446,8 @@ class DPTreeCopula:
         a time on the Dask workers (never all in memory). The label, when fitted with one, is the
         column ``label_column``. Each partition samples from a child of one
         :class:`numpy.random.SeedSequence` (from ``random_state``, or OS entropy when ``None``);
-        post-processing, no budget. Returns the written files.
+        a seeded call is replayable by whoever knows the seed (post-processing of the DP model,
+        so replaying it reveals nothing private; no budget). Returns the written files.
         """
         self._check_fitted()
         from pathlib import Path
