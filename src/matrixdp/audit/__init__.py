@@ -5,6 +5,8 @@
 - :func:`audit_mechanism` — a lower bound on ε from samples, valid at a stated confidence.
 - :func:`default_witnesses` — worst-case neighbouring pairs.
 - :func:`check_pair` — whether a pair is neighbouring for a mechanism (the auditor refuses others).
+- :func:`membership_audit` — membership inference on a synthetic-data generator's output, an ε lower
+  bound beside the formal ε (``docs/synth_audit.md``).
 - :mod:`matrixdp.audit.catalogue` — audits every shipped mechanism (``matrixdp audit --all``).
 
 The method and how to audit your own mechanism are in ``docs/audit.md``.
@@ -17,6 +19,7 @@ from .statistics import distance_ratio, log_likelihood_ratio_for, projection
 from .clopper_pearson import clopper_pearson_interval, clopper_pearson_lower, clopper_pearson_upper
 from .witnesses import default_witnesses, sensitivity_witness
 from .pairs import PairCheck, check_pair
+from .membership import MembershipAuditResult, membership_audit
 
 __all__ = [
     "AuditResult",
@@ -39,4 +42,6 @@ __all__ = [
     "sensitivity_witness",
     "PairCheck",
     "check_pair",
+    "MembershipAuditResult",
+    "membership_audit",
 ]

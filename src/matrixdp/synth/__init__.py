@@ -1,4 +1,4 @@
-"""Differentially private synthetic data: RON-Gauss and its building blocks, and DPCopula."""
+"""Differentially private synthetic data: RON-Gauss and its building blocks, DPCopula and DPTreeCopula."""
 
 from .copula import DPCopula
 from .covariance import (
@@ -14,9 +14,11 @@ from .preprocessing import data_preprocessing, mean_sensitivity, normalize_rows
 from .projection import ron_matrix
 from .ron_gauss import RONGauss
 from .schema import TableSchema
+from .tree_copula import DPTreeCopula
 
 __all__ = [
     "DPCopula",
+    "DPTreeCopula",
     "RONGauss",
     "TableSchema",
     "aug_cov_sensitivity",
