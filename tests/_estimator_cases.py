@@ -109,6 +109,15 @@ def _copula(relation, **keeper):
                     random_state=0, **keeper)
 
 
+def _tree_copula(relation, **keeper):
+    from matrixdp.synth import DPTreeCopula, TableSchema
+
+    schema = TableSchema(bounds={"age": (18, 90), "income": (0, 100)},
+                         categories={"colour": ["red", "green", "blue"]})
+    return DPTreeCopula(schema=schema, epsilon=1.0, delta=1e-6, classes=[0, 1], n_bins=8,
+                        random_state=0, **keeper)
+
+
 def _sample_frame(model):
     out = model.sample(40, random_state=0)
     return out[0] if isinstance(out, tuple) else out
@@ -197,4 +206,12 @@ CASES: dict[str, Case] = {
                                          "marginal_counts_", "correlation_", "correlation_raw_",
                                          "orders_"}),
                      sample=_sample_frame),
+    "DPTreeCopula": Case(_tree_copula, _frame, _fit_xy, relations=("add-remove",),
+                         keeper=("init", "fit"),
+                         released=frozenset({"class_counts_", "class_priors_", "marginals_",
+                                             "correlation_", "correlation_raw_", "scores_raw_",
+                                             "edge_counts_", "edge_tables_",
+                                             # the tree is chosen from the released scores
+                                             "tree_"}),
+                         sample=_sample_frame),
 }

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_probability
 from ..errors import InvalidParameterError
-from ..rng import make_rng
+from ..mechanisms.draw import public_randomness
 from .clopper_pearson import clopper_pearson_interval
 
 __all__ = ["MembershipAuditResult", "membership_audit", "one_run_p_value", "one_run_epsilon_lower",
@@ -288,13 +288,13 @@ def membership_audit(fit_sample, X, y=None, *, schema, classes=None, canaries=No
         raise InvalidParameterError("delta", f"must be in [0, 1), got {delta}")
     if (y is None) != (classes is None):
         raise InvalidParameterError("classes", "give the public classes exactly when labels are given")
-    gen = make_rng(rng)
+    gen = public_randomness(rng)  # the audit's own coin flips: no private value is released
     y_arr = None if y is None else np.asarray(y)
     if canaries is None:
         m = int(n_canaries)
         if not 2 <= m < len(X):
             raise InvalidParameterError("n_canaries", f"must be in [2, rows of X), got {n_canaries}")
-        pick = gen.permutation(len(X))
+        pick = gen.shuffled_indices(len(X))
         can_idx, base_idx = pick[:m], np.sort(pick[m:])
         base = X.iloc[base_idx].reset_index(drop=True)
         can = X.iloc[can_idx].reset_index(drop=True)
@@ -314,15 +314,15 @@ def membership_audit(fit_sample, X, y=None, *, schema, classes=None, canaries=No
     scores = {a: [] for a in attacks}
     members = []
     for _ in range(int(n_runs)):
-        inside = gen.random(m) < 0.5
+        inside = gen.uniform_on(m) < 0.5
         frame = pd.concat([base, can[inside]], ignore_index=True)
         labels = None if y_base is None else np.concatenate([y_base, y_can[inside]])
-        X_syn, y_syn = _call(fit_sample, frame, labels, int(gen.integers(2 ** 31)))
+        X_syn, y_syn = _call(fit_sample, frame, labels, int(gen.integers_below(2 ** 31)))
         enc_syn = encode_records(X_syn, schema, y_syn if y_can is not None else None, classes)
         if "dcr" in attacks:
             scores["dcr"].append(dcr_scores(enc_can, enc_syn))
         if "shadow" in attacks:
-            X_sh, y_sh = _call(fit_sample, base, y_base, int(gen.integers(2 ** 31)))
+            X_sh, y_sh = _call(fit_sample, base, y_base, int(gen.integers_below(2 ** 31)))
             enc_sh = encode_records(X_sh, schema, y_sh if y_can is not None else None, classes)
             scores["shadow"].append(shadow_scores(enc_can, enc_syn, enc_sh, bandwidth))
         members.append(inside)
@@ -334,7 +334,7 @@ def membership_audit(fit_sample, X, y=None, *, schema, classes=None, canaries=No
         correct = 0
         for run in range(int(n_runs)):
             # rank with random tie-breaking (ties carry no information about membership)
-            order = np.lexsort((gen.random(m), S[run]))
+            order = np.lexsort((gen.uniform_on(m), S[run]))
             correct += int(members[run][order[-g:]].sum() + (~members[run][order[:g]]).sum())
         guesses = 2 * g * int(n_runs)
         lo, hi = clopper_pearson_interval(correct, guesses, confidence)

@@ -91,6 +91,10 @@ class NoiseSource:
         """``permutation(n)``."""
         return self._g().permutation(int(n))
 
+    def integers_below(self, high: int, shape=None):
+        """``integers(high, size=shape)``: uniform integers in ``[0, high)`` (e.g. child seeds)."""
+        return self._g().integers(int(high), size=shape)
+
 
 @contextlib.contextmanager
 def charged_noise(privacy, rng=None, *, accountant=None, ledger=None, label: str = ""):

@@ -22,6 +22,7 @@ import numpy as np
 from .._validation import check_delta, check_epsilon
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import GaussianMechanism, PrivacyGuarantee
+from ..mechanisms.draw import public_randomness
 from ..rng import make_rng, without_generators
 from ._budget import gdp_split
 from .copula import correlation_sensitivity, interval_score_moments, simplex_projection
@@ -102,6 +103,12 @@ class DPTreeCopula:
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
+    accountant : Accountant or Ledger, optional
+        The budget keeper charged with the whole fit's ``privacy_`` before any noise is drawn
+        (:class:`~matrixdp.errors.BudgetExceededError` if it does not fit, and nothing is
+        released); the same keyword as every matrixdp estimator. ``fit(accountant=, ledger=)``
+        overrides it. Default: the keepers of the enclosing ``with Accountant(...)`` /
+        ``with Ledger(...)`` blocks, if any.
 
     Attributes
     ----------
@@ -134,7 +141,8 @@ class DPTreeCopula:
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins=32, pair_bins=8,
-                 shares=(0.35, 0.25, 0.1, 0.3), clip_scale=1.0, smoothing=1.0, random_state=None):
+                 shares=(0.35, 0.25, 0.1, 0.3), clip_scale=1.0, smoothing=1.0, random_state=None,
+                 accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -145,6 +153,7 @@ class DPTreeCopula:
         self.clip_scale = clip_scale
         self.smoothing = smoothing
         self.random_state = random_state
+        self.accountant = accountant
 
     def get_params(self, deep: bool = True) -> dict:
         names = [k for k in inspect.signature(type(self).__init__).parameters if k != "self"]
@@ -280,6 +289,8 @@ class DPTreeCopula:
         card, ccard = self._cards(cols)
         mu, mechs, sens = self._plan(eps, delta, shares, cols)
         privacy = self._guarantee(eps, delta, classes.size, mu, mechs)
+        if accountant is None and ledger is None:
+            accountant = self.accountant
         gen = make_rng(self.random_state)  # local only: never stored on the model
         with charge(privacy, accountant=accountant, ledger=ledger, label="dp-tree-copula fit"):
             stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
@@ -382,7 +393,7 @@ class DPTreeCopula:
         self._check_fitted()
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
-        gen = make_rng(random_state)
+        gen = public_randomness(random_state)  # post-processing of the released model
         n = int(n_samples)
         k = len(self.columns_)
         counts = _largest_remainder(n, self.class_priors_)
@@ -501,8 +512,8 @@ class DPTreeCopula:
 def _sampling_draws(gen, n: int, k: int, k_num: int) -> dict:
     """The one place sampling draws its randomness (post-processing of the released model):
     latent normals of the numeric block, uniforms for the tree, the output permutation."""
-    return {"normal": gen.standard_normal((n, k_num)), "uniform": gen.random((n, k)),
-            "permutation": gen.permutation(n)}
+    return {"normal": gen.gaussian((n, k_num)), "uniform": gen.uniform_on((n, k)),
+            "permutation": gen.shuffled_indices(n)}
 
 
 def _largest_remainder(n_samples: int, weights: np.ndarray) -> np.ndarray:
