@@ -116,7 +116,7 @@ def main(argv=None) -> int:
         f"({'meets' if gnow <= gtarget * glimit else 'misses'} the {gtarget:.1f}x target; "
         f"{gnow / glimit * 1.4:.1f} us scaled to the 1.4 us limit of an idle machine). Load average "
         f"during the run: {os.getloadavg()[0]:.1f}. What the call still does: validation of the value "
-        "(a finite sum of squares proves every entry finite; otherwise the full check), the cached "
+        "(a float64 array: one isfinite pass; anything else: the full check), the cached "
         "guarantee and noise summary (frozen, public, per shape; forgotten when the mechanism's "
         "configuration changes), the budget seam (skipped only when no keeper is given or made "
         "default, where charge() is a no-op; with a keeper the charge still precedes the draw), the "
