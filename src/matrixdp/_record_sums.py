@@ -30,6 +30,8 @@ __all__ = ["RecordSums", "ColumnStack", "is_dask_collection", "as_record_matrix"
 #: Rows per in-memory chunk: bounds the temporaries of a clip + Gram pass (~8 MB per
 #: 16 features at float64) while keeping BLAS calls large enough to run at full speed.
 DEFAULT_CHUNK_ROWS = 65_536
+#: In memory a chunk is also at most 1/8 of the rows, but never fewer than this many.
+_MIN_CHUNK_ROWS = 4_096
 
 
 @dataclass(frozen=True)
@@ -244,7 +246,9 @@ def _sum_blocks(mat, gram: bool, chunk_rows: int, *, center=None, **checks) -> R
         (total,) = dask.compute(tree_sum(parts))
         return total
     total = empty
-    step = int(chunk_rows)
+    # at most an eighth of the table per chunk (bounded temporaries relative to the input too),
+    # but never under _MIN_CHUNK_ROWS rows, which keeps the BLAS calls large
+    step = min(int(chunk_rows), max(_MIN_CHUNK_ROWS, -(-mat.shape[0] // 8)))
     fresh = isinstance(mat, ColumnStack)  # its chunks are new float64 arrays: no second copy
     for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
         total = total + _block_sums(mat[start:start + step], with_gram=gram, fresh=fresh,
