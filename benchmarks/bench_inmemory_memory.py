@@ -112,7 +112,7 @@ def main(argv=None) -> int:
         "row chunk of the clipped, centred records (min(65,536, max(4,096, n/8)) rows x d "
         "float64; for the regression the chunk of [X y], built once) and the d x d sums: about "
         "1/8 of the input, more only for tables under 32,768 rows (where the 4,096-row floor "
-        "keeps BLAS calls large), plus the public planning of the noise, which depends on d only (for d + 1 <= 16 the exact box maximisation enumerates 2^(d+1) vertices: a few MB, independent of n). Before, the fit held a clipped copy of X, the augmented table Z and the query's own clipped copy of Z at once (about 4x the input, more than the issue's "a full copy + a clipped copy"). The seeded outputs differ from before in the last bits only (summation "
+        "keeps BLAS calls large), plus the public planning of the noise, which depends on d only (for d + 1 <= 16 the exact box maximisation enumerates 2^(d+1) vertices: a few MB, independent of n). Before, the fit held a clipped copy of X, the augmented table Z and the query's own clipped copy of Z at once (about 4x the input, more than the issue's 'a full copy + a clipped copy'). The seeded outputs differ from before in the last bits only (summation "
         "order: row chunks instead of one Gram of the whole table); the changed outputs are "
         "`moments_` and everything derived from it (`covariance_`, `location_`, `components_`, "
         "`coef_`, `intercept_`) of DPCovariance, DPPCA and DPLinearRegression (and "
