@@ -105,3 +105,42 @@ def test_center_is_subtracted_after_clipping():
     np.testing.assert_allclose(got.gram, Z.T @ Z, rtol=1e-12, atol=1e-9)
     dsk = bounded_record_sums(da.from_array(X, chunks=(999, 4)), lo, hi, center=c)
     np.testing.assert_allclose(dsk.gram, Z.T @ Z, rtol=1e-12, atol=1e-9)
+
+
+def test_column_stack_sums_equal_the_concatenated_table():
+    from matrixdp._record_sums import ColumnStack
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-2, 2, size=(10_000, 3))
+    y = rng.uniform(-3, 3, size=10_000)
+    lo, hi = np.array([-1, -1, -1, -2.0]), np.array([1, 1, 1, 2.0])
+    center = np.array([0.1, 0, -0.1, 0.5])
+    full = bounded_record_sums(np.column_stack([X, y]), lo, hi, center=center, chunk_rows=999)
+    lazy = bounded_record_sums(ColumnStack(X, y), lo, hi, center=center, chunk_rows=999)
+    assert lazy.n == full.n == 10_000
+    np.testing.assert_allclose(lazy.sum, full.sum, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(lazy.gram, full.gram, rtol=1e-12, atol=1e-9)
+    # the inputs are untouched (clipping happens on chunk copies)
+    assert np.abs(X).max() > 1.5 and np.abs(y).max() > 2.5
+    with pytest.raises(OutOfBoundsError):
+        bounded_record_sums(ColumnStack(X, y), lo, hi, clip=False)
+
+
+def test_in_memory_chunks_bounded_by_an_eighth_of_the_rows():
+    import matrixdp._record_sums as rs
+
+    seen = []
+    original = rs._block_sums
+
+    def spy(block, **kw):
+        seen.append(block.shape[0])
+        return original(block, **kw)
+
+    X = np.random.default_rng(1).uniform(-1, 1, size=(80_000, 2))
+    rs._block_sums = spy
+    try:
+        out = bounded_record_sums(X, -1, 1)
+    finally:
+        rs._block_sums = original
+    assert max(seen) == 10_000 and sum(seen) == 80_000
+    np.testing.assert_allclose(out.gram, X.T @ X, rtol=1e-10)

@@ -23,13 +23,15 @@ import numpy as np
 from ._validation import check_in_bounds, check_row_norms
 from .errors import InvalidParameterError, OutOfBoundsError
 
-__all__ = ["RecordSums", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
+__all__ = ["RecordSums", "ColumnStack", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
            "ball_record_sums", "dask_target_records", "dask_target_vector", "tree_sum",
            "DEFAULT_CHUNK_ROWS"]
 
 #: Rows per in-memory chunk: bounds the temporaries of a clip + Gram pass (~8 MB per
 #: 16 features at float64) while keeping BLAS calls large enough to run at full speed.
 DEFAULT_CHUNK_ROWS = 65_536
+#: In memory a chunk is also at most 1/8 of the rows, but never fewer than this many.
+_MIN_CHUNK_ROWS = 4_096
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,35 @@ class RecordSums:
     def __add__(self, other: "RecordSums") -> "RecordSums":
         gram = None if self.gram is None or other.gram is None else self.gram + other.gram
         return RecordSums(self.n + other.n, self.sum + other.sum, gram)
+
+
+class ColumnStack:
+    """In-memory records ``[A B ...]`` (columns side by side) without building the table.
+
+    The in-memory counterpart of a lazy Dask concatenation: :func:`bounded_record_sums` reads it
+    in row chunks, so a regression's ``[X y]`` is never copied whole. Each part is a 2-D array
+    (records in rows) or a 1-D array (one column), all with the same number of rows.
+    """
+
+    ndim = 2
+
+    def __init__(self, *parts):
+        from .errors import InvalidShapeError
+
+        cols = [np.asarray(p) for p in parts]
+        cols = [c[:, None] if c.ndim == 1 else c for c in cols]
+        if not cols or any(c.ndim != 2 for c in cols):
+            raise InvalidParameterError("X", "must be 2-D (records in rows)")
+        n = cols[0].shape[0]
+        if any(c.shape[0] != n for c in cols):
+            raise InvalidShapeError("y", "must have one entry per row of X")
+        self.parts = cols
+        self.shape = (n, sum(c.shape[1] for c in cols))
+
+    def __getitem__(self, rows):
+        if not isinstance(rows, slice):
+            raise TypeError("ColumnStack supports row slices only")
+        return np.concatenate([c[rows] for c in self.parts], axis=1, dtype=np.float64)
 
 
 def is_dask_collection(X) -> bool:
@@ -97,6 +128,8 @@ def as_record_matrix(X, argument: str = "X", *, columns=None):
             raise InvalidParameterError(argument, f"must be 2-D (records in rows), got {X.ndim}-D")
         if len(X.chunks[1]) != 1:
             X = X.rechunk({1: -1})
+        return X
+    if isinstance(X, ColumnStack):  # read in row chunks by the sums: never copied whole
         return X
     if columns is not None and hasattr(X, "loc"):
         X = X[list(columns)]
@@ -169,14 +202,14 @@ def _check_bounds(lower, upper, d: int, argument: str) -> tuple[np.ndarray, np.n
 
 def _block_sums(block: np.ndarray, *, with_gram: bool, clip: bool, lo=None, hi=None,
                 center: np.ndarray | None = None, radius: float | None = None,
-                argument: str = "X", bound_name: str = "radius") -> RecordSums:
+                argument: str = "X", bound_name: str = "radius", fresh: bool = False) -> RecordSums:
     """Sums of one block of records (float64 whatever the block's dtype), checked first.
 
     Box (``radius`` None): each raw entry within ``[lo, hi]`` (clipped, or raise), then the
     public ``center`` subtracted. Ball: ``x - center`` within the L2 ball of ``radius`` (rows
     rescaled onto it, or raise). Messages name no value.
     """
-    arr = np.array(block, dtype=np.float64, copy=True)
+    arr = np.array(block, dtype=np.float64, copy=not fresh)
     if not np.all(np.isfinite(arr)):
         raise OutOfBoundsError(argument, "records must be finite (NaN or infinity found); drop or "
                                          "impute them before the release")
@@ -213,9 +246,13 @@ def _sum_blocks(mat, gram: bool, chunk_rows: int, *, center=None, **checks) -> R
         (total,) = dask.compute(tree_sum(parts))
         return total
     total = empty
-    step = int(chunk_rows)
+    # at most an eighth of the table per chunk (bounded temporaries relative to the input too),
+    # but never under _MIN_CHUNK_ROWS rows, which keeps the BLAS calls large
+    step = min(int(chunk_rows), max(_MIN_CHUNK_ROWS, -(-mat.shape[0] // 8)))
+    fresh = isinstance(mat, ColumnStack)  # its chunks are new float64 arrays: no second copy
     for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
-        total = total + _block_sums(mat[start:start + step], with_gram=gram, **checks)
+        total = total + _block_sums(mat[start:start + step], with_gram=gram, fresh=fresh,
+                                    **checks)
     return total
 
 

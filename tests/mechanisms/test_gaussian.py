@@ -90,3 +90,66 @@ def test_profile_and_dp_event():
     event = m.to_dp_event()
     assert isinstance(event, dp_accounting.GaussianDpEvent)
     assert event.noise_multiplier == pytest.approx(m.sigma)
+
+
+# --------------------------------------------------------------- the small-release fast path
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_fast_path_still_rejects_non_finite_float64_arrays(bad):
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)
+    for shape in [(10,), (3, 4)]:
+        x = np.zeros(shape)
+        x.flat[-1] = bad
+        with pytest.raises(NonFiniteInputError):
+            m.release(x)
+        with pytest.raises(NonFiniteInputError):
+            m.release(x[:, None] if x.ndim == 1 else x.T)  # non-contiguous views too
+
+
+def test_fast_path_accepts_huge_finite_entries():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)
+    out = m.release(np.full(4, 1e300), rng=0).value
+    assert np.all(np.isfinite(out))
+
+
+def test_fast_path_same_floats_as_before():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=2.0)
+    x = np.arange(10.0)
+    z = np.random.Generator(np.random.PCG64(5)).standard_normal(10)
+    np.testing.assert_array_equal(m.release(x, rng=5).value, x + z * m.sigma)
+
+
+def test_cached_terms_follow_configuration_changes():
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)
+    x = np.zeros(10)
+    r1 = m.release(x, rng=0)
+    m.sigma = 2 * m.sigma
+    r2 = m.release(x, rng=0)
+    assert r2.noise.scale == pytest.approx(2 * r1.noise.scale)
+    assert r2.privacy.mu == pytest.approx(r1.privacy.mu / 2)
+    m.epsilon = 0.5
+    assert m.release(x, rng=0).privacy.epsilon == 0.5
+    assert m.release(np.zeros(3)).noise.expected_squared_error == pytest.approx(3 * m.sigma ** 2)
+
+
+def test_charge_still_refuses_before_the_draw():
+    from matrixdp.accounting import Accountant
+    from matrixdp.errors import BudgetExceededError
+
+    m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)
+    acc = Accountant(epsilon=1.0, delta=1e-6)
+
+    class Spy(np.random.Generator):
+        draws = 0
+
+        def standard_normal(self, *a, **k):
+            Spy.draws += 1
+            return super().standard_normal(*a, **k)
+
+    gen = Spy(np.random.PCG64(0))
+    with acc:
+        m.release(np.zeros(10), rng=gen)
+        with pytest.raises(BudgetExceededError):
+            m.release(np.zeros(10), rng=gen)
+    assert Spy.draws == 1
+    m.release(np.zeros(10), rng=gen, accountant=Accountant(epsilon=1.0, delta=1e-6))
+    assert Spy.draws == 2

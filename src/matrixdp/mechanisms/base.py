@@ -13,8 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from .._budget import charge, default_keepers
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, RefutedGuaranteeWarning
+from ..rng import make_rng
+
+_FLOAT64 = np.dtype(np.float64)
 
 _FLOAT_NOTE = ("numerics: float — the guarantee assumes idealised real arithmetic; the bit-level "
                "artefacts of floating-point sampling and rounding (Mironov 2012) are not covered "
@@ -292,7 +296,16 @@ class Mechanism(abc.ABC):
 
     def _check_value(self, value) -> np.ndarray:
         """Validate the value to release; subclasses add shape/structure checks."""
+        if type(value) is np.ndarray and value.dtype is _FLOAT64 and np.isfinite(value).all():
+            # Fast path for the common case (a finite float64 array): what the full check would
+            # conclude, without its dtype inspection. Anything else: the full check decides.
+            return value
         return check_finite_array(value, "value")
+
+    def _release_terms(self, shape) -> tuple:
+        """The guarantee and the noise summary of a release of ``shape`` (both public, both
+        depending only on the configuration and the shape; subclasses may cache them)."""
+        return self._privacy_for(shape), self.noise_summary(shape)
 
     def release(self, value, rng=None, *, accountant=None, ledger=None, label: str = "") -> Release:
         """Release ``value`` with noise.
@@ -319,19 +332,24 @@ class Mechanism(abc.ABC):
         -------
         Release
         """
-        from .._budget import charge
-        from ..rng import make_rng
-
         arr = self._check_value(value)
-        privacy = self._privacy_for(arr.shape)
-        with charge(privacy, accountant=accountant, ledger=ledger, label=label or self.name):
+        privacy, noise = self._release_terms(arr.shape)
+        if accountant is None and ledger is None and not default_keepers():
+            # No keeper to charge (none given, none made default by a ``with`` block): what
+            # ``charge`` would do here is run the block uncharged, so skip its machinery.
             noisy = self._randomise(arr, make_rng(rng))
+        else:
+            with charge(privacy, accountant=accountant, ledger=ledger, label=label or self.name):
+                noisy = self._randomise(arr, make_rng(rng))
         if privacy.refuted:
             warnings.warn(f"{self.name}: the claimed {privacy} is refuted; this release is "
                           "NOT differentially private as claimed", RefutedGuaranteeWarning,
                           stacklevel=2)
-        return Release(value=_restore_type(value, noisy), privacy=privacy,
-                       noise=self.noise_summary(arr.shape), metadata=self._metadata())
+        if type(value) is np.ndarray and value.dtype is _FLOAT64:
+            released = noisy
+        else:
+            released = _restore_type(value, noisy)
+        return Release(value=released, privacy=privacy, noise=noise, metadata=self._metadata())
 
     def _randomise(self, arr: np.ndarray, gen: np.random.Generator) -> np.ndarray:
         """The released value for the validated ``arr``: noise added once (on the lattice for
@@ -397,8 +415,6 @@ class Mechanism(abc.ABC):
         makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
         (they regenerate the noise and subtract it).
         """
-        from ..rng import make_rng
-
         shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(k) for k in shape)
         return self._noise(shape, make_rng(rng))
 

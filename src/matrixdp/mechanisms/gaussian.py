@@ -103,6 +103,29 @@ class GaussianMechanism(Mechanism):
         else:
             self.sigma = classic_gaussian_sigma(self.epsilon, self.delta, self.sensitivity)
 
+    def __setattr__(self, name, value):
+        # Any change of configuration forgets the cached release terms (see _release_terms).
+        object.__setattr__(self, name, value)
+        if name != "_terms":
+            object.__setattr__(self, "_terms", {})
+
+    def _release_terms(self, shape) -> tuple:
+        """The (guarantee, noise summary) of a release of ``shape``, cached per shape.
+
+        Both are frozen and depend only on the public configuration and the shape; the cache is
+        emptied whenever an attribute is set, and bounded (cleared past 64 shapes).
+        """
+        terms = self.__dict__.get("_terms")
+        if terms is None:
+            terms = {}
+            object.__setattr__(self, "_terms", terms)
+        found = terms.get(shape)
+        if found is None:
+            if len(terms) >= 64:
+                terms.clear()
+            found = terms[shape] = (self._privacy_for(shape), self.noise_summary(shape))
+        return found
+
     def _plan(self, size: int):
         """The lattice plan for a value of ``size`` entries (public; cached)."""
         size = max(int(size), 1)
@@ -145,7 +168,7 @@ class GaussianMechanism(Mechanism):
         return gaussian_delta(epsilon, self.sigma, self.sensitivity)
 
     def noise_summary(self, shape) -> NoiseSummary:
-        size = int(np.prod(shape))
+        size = int(np.prod(shape)) if np.ndim(shape) else int(shape)
         if self.numerics == "exact":
             plan = self._plan(size)
             var = plan.noise_std ** 2
@@ -162,6 +185,15 @@ class GaussianMechanism(Mechanism):
         noise = rng.standard_normal(size=shape)
         noise *= self.sigma
         return noise
+
+    def _randomise(self, arr, gen):
+        if self.numerics == "exact":
+            return self._release_exact(arr, gen)
+        # value + noise with one allocation (the same floats as ``arr + sigma * z``)
+        out = gen.standard_normal(size=arr.shape)
+        out *= self.sigma
+        out += arr
+        return out
 
     def _release_exact(self, arr, gen):
         return lattice_release(arr, self._plan(arr.size), gen)

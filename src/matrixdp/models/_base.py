@@ -232,16 +232,19 @@ def charging(accountant, privacy, *, label: str):
     return charge(privacy, accountant=keeper, label=label)
 
 
-def bounded_records(estimator, X):
+def bounded_records(estimator, X, *, clip_now: bool = True):
     """Validate ``X`` (``reset=True``), check its size, read the estimator's public ``bounds``
-    and clip (or check) the records to them: ``(X, lower, upper)``."""
+    and clip (or check) the records to them: ``(X, lower, upper)``. ``clip_now=False`` leaves
+    the records unclipped, for callers that clip them chunk by chunk where they are summed."""
     X = validate_X(estimator, X, reset=True)
     check_n_samples(X.shape[0])
     lo, hi = parse_bounds(estimator.bounds, X.shape[1])
+    if not clip_now:
+        return X, lo, hi
     return clip_to_bounds(X, lo, hi, estimator.clip), lo, hi
 
 
-def fit_bounds(estimator, X, epsilon: float):
+def fit_bounds(estimator, X, epsilon: float, *, clip_now: bool = True):
     """:func:`bounded_records` with public bounds, or ``bounds="dp"`` (:mod:`.dp_bounds`).
 
     Returns ``(X, lower, upper, epsilon_left)``. With DP bounds a share of ``epsilon`` is spent
@@ -249,13 +252,14 @@ def fit_bounds(estimator, X, epsilon: float):
     (label ``"<Estimator>.fit bounds"``) to the fit's budget keeper; ``bounds_`` and
     ``bounds_privacy_`` record the estimate and its guarantee, and :func:`finish_bounds` adds
     that guarantee to ``privacy_``. With public bounds ``bounds_privacy_`` is None.
+    ``clip_now=False``: the records are returned unclipped (the caller clips them in chunks).
     """
     from .dp_bounds import as_dp_bounds, bounds_rng, dp_bounds, split_epsilon
 
     spec = as_dp_bounds(estimator.bounds)
     if spec is None:
         estimator.bounds_privacy_ = None
-        X, lo, hi = bounded_records(estimator, X)
+        X, lo, hi = bounded_records(estimator, X, clip_now=clip_now)
         return X, lo, hi, epsilon
     X = validate_X(estimator, X, reset=True)
     if is_dask_collection(X):
@@ -271,7 +275,7 @@ def fit_bounds(estimator, X, epsilon: float):
         charging=lambda p: charging(estimator.accountant, p, label=label), label=label)
     estimator.bounds_ = (lo, hi)
     estimator.bounds_privacy_ = privacy
-    return np.clip(X, lo, hi), lo, hi, eps_left
+    return (np.clip(X, lo, hi) if clip_now else X), lo, hi, eps_left
 
 
 def finish_bounds(estimator) -> None:

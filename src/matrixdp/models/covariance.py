@@ -64,29 +64,23 @@ def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
 
 def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, noise, label,
                        n_components=None):
-    """Release the task's second moments of ``X`` (already validated and clipped).
+    """Release the task's second moments of ``X`` (validated; clipped here, chunk by chunk).
 
-    Returns ``(release, center, t)``. A Dask ``X`` is clipped (per ``estimator.clip``) and
-    summed block by block; only the reduced matrix reaches the driver.
+    Returns ``(release, center, t)``. ``X`` (numpy or Dask) is clipped (per ``estimator.clip``)
+    and summed in row chunks or blocks; only the reduced matrix reaches the release.
     """
     relation = check_relation(estimator.neighbouring)
-    value = Z = None
-    if is_dask_collection(X):  # t and the centre are public: they do not depend on n
-        _, center, t = augmented_task(lower, upper, 1, kind, relation, n_components)
-        n, value = augmented_moments(X, lower, upper, center, t, clip=estimator.clip,
-                                     mean=relation != "add-remove")
-        task, center, t = augmented_task(lower, upper, n, kind, relation, n_components)
-    else:
-        n = X.shape[0]
-        task, center, t = augmented_task(lower, upper, n, kind, relation, n_components)
-        if task.lower.size == X.shape[1]:  # replace-one gram: the records themselves
-            Z = X
-        else:
-            Z = np.empty((n, X.shape[1] + 1))
-            np.subtract(X, center, out=Z[:, :-1])
-            Z[:, -1] = t
+    # Dask or numpy alike: the records are clipped (per ``estimator.clip``), centred and summed
+    # in row chunks / blocks (:mod:`matrixdp._record_sums`), so no full copy of X is made; t and
+    # the centre are public (they do not depend on n).
+    _, center, t = augmented_task(lower, upper, 1, kind, relation, n_components)
+    # DP bounds always clip (the records are not known to lie in an estimated box)
+    clip = bool(estimator.clip) or getattr(estimator, "bounds_privacy_", None) is not None
+    n, value = augmented_moments(X, lower, upper, center, t, clip=clip,
+                                 mean=relation != "add-remove")
+    task, center, t = augmented_task(lower, upper, n, kind, relation, n_components)
     rel = release_second_moment(
-        Z, task, epsilon=epsilon, delta=delta, noise=noise, rng=estimator.random_state,
+        None, task, epsilon=epsilon, delta=delta, noise=noise, rng=estimator.random_state,
         charging=lambda p: charging(estimator.accountant, p, label=label), value=value)
     return rel, center, t
 
@@ -310,7 +304,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
         method = check_method(self, self.kind)
-        X, lo, hi, eps = fit_bounds(self, X, eps)
+        # the moments path clips in row chunks where it sums (no full clipped copy)
+        X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method == "coinpress")
         if method == "coinpress":
             cov, loc = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPCovariance.fit")

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
+from .._record_sums import ColumnStack
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, finish_bounds, fit_xy_bounds, parse_bounds,
@@ -223,15 +224,17 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             # public bounds, or "dp": a share of epsilon estimates them (docs/bounds.md)
             lo_x, hi_x, lo_y, hi_y, eps = fit_xy_bounds(self, X, check_finite_array(
                 y, "y", ndim=1), eps)
-            X = clip_to_bounds(X, lo_x, hi_x, self.clip, "X")
-            y = clip_to_bounds(check_finite_array(y, "y", ndim=1), lo_y, hi_y, self.clip, "y")
+            y = check_finite_array(y, "y", ndim=1)
+            if not self.clip:  # records outside the box raise (before any sum), as before
+                clip_to_bounds(X, lo_x, hi_x, False, "X")
+                clip_to_bounds(y, lo_y, hi_y, False, "y")
             task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, intercept, relation)
-            k = task.lower.size
-            Z = np.empty((n, k))
-            np.subtract(X, cx, out=Z[:, :d])
-            Z[:, d] = y - cy
-            if self.fit_intercept:
-                Z[:, d + 1] = t
+            # [X y] clipped, centred and summed in row chunks (matrixdp._record_sums): neither
+            # a clipped copy of X nor the augmented table is ever built whole
+            _, value = augmented_moments(ColumnStack(X, y), np.append(lo_x, lo_y),
+                                         np.append(hi_x, hi_y), np.append(cx, cy),
+                                         t if intercept else 0.0, clip=True,
+                                         mean=relation == "replace-one")
         label = f"{type(self).__name__}.fit"
         rel = release_second_moment(
             Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,

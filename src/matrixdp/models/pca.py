@@ -101,7 +101,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self)
         method = check_method(self, "covariance")
-        X, lo, hi, eps = fit_bounds(self, X, eps)
+        # the moments path clips in row chunks where it sums (no full clipped copy)
+        X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method == "coinpress")
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
