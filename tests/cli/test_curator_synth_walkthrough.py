@@ -49,7 +49,10 @@ def test_synth_walkthrough_runs(tmp_path, monkeypatch, capsys):
     assert list(syn.columns) == ["age", "bmi", "systolic_bp"]
     assert pd.api.types.is_integer_dtype(syn["systolic_bp"])
     assert syn["bmi"].between(10, 60).all() and syn["age"].between(18, 90).all()
-    assert abs(len(syn) - 2000) < 200  # the DP count of the records
+    # the DP count of the records: the walkthrough runs unseeded, as a curator would, so the count
+    # is random (its noise is ~100 records here; a 200-record bound failed 1 run in ~20). Its
+    # calibration is tested in tests/synth; this only catches a count that is not the table's.
+    assert abs(len(syn) - 2000) < 600
     html = Path("synthetic.html").read_text()
     assert "What the guarantee means" in html and "DP estimate" in html
     ledger = Ledger.open("patients.db")
