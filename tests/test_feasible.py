@@ -278,6 +278,8 @@ def test_project_psd_box_second_moment_case_is_optimal():
         worst = max(worst, np.sum((noisy - out) * (yv - out)))
     assert worst <= 1e-5 * np.linalg.norm(noisy) ** 2
     assert np.linalg.norm(out - true) <= np.linalg.norm(noisy - true)
+    reference = _plain_dykstra(noisy.copy(), mlo, mhi, 20000)
+    np.testing.assert_allclose(out, reference, atol=1e-6 * np.abs(mhi).max())
 
 
 def test_project_psd_box_reports_non_convergence():
@@ -288,5 +290,8 @@ def test_project_psd_box_reports_non_convergence():
     e = rng.standard_normal((4, 4)) * np.sqrt(np.outer(np.diag(mhi), np.diag(mhi)))
     noisy = (e + e.T) / 2
     with pytest.warns(RuntimeWarning, match="before converging"):
-        res = feasible.project_psd_box(noisy, mlo, mhi, tol=1e-14, max_iter=2, return_info=True)
+        res = feasible.project_psd_box(noisy, mlo, mhi, tol=1e-14, max_iter=2, return_info=True,
+                                       method="dykstra")
     assert not res.converged and res.iterations == 2
+    auto = feasible.project_psd_box(noisy, mlo, mhi, return_info=True)  # the Newton path: no warning
+    assert auto.converged and auto.iterations == 0 and auto.violation <= 1e-10

@@ -89,16 +89,21 @@ def project_psd(matrix, *, floor: float = 0.0) -> np.ndarray:
 
 
 def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
-                    max_iter: int = DEFAULT_MAX_ITER, return_info: bool = False):
+                    max_iter: int = DEFAULT_MAX_ITER, return_info: bool = False,
+                    method: str = "auto"):
     """The Frobenius-nearest PSD matrix whose entries lie in the public box ``[lower, upper]``.
 
     First the exact projection onto the larger set PSD ∩ {diagonal in its box} is computed
     (:func:`project_psd_diagonal`, a semismooth Newton method on the dual [4]_ [5]_); when it
     already meets the off-diagonal bounds it is the answer (the projection onto a superset that
     lands in the subset), which is always the case for covariance bounds (Cauchy–Schwarz is
-    implied by PSD). Otherwise Dykstra's alternating projections [1]_ between the PSD cone and
-    the entrywise box run, warm-started from that dual solution (Dykstra's method is block
-    coordinate ascent on the dual, so it converges from any dual starting point). They stop when
+    implied by PSD). Otherwise the same Newton method runs on the dual over a symmetric matrix
+    of multipliers, one per entry. Only if that fails to converge in 200 steps do Dykstra's
+    alternating projections [1]_ between the PSD cone and the entrywise box run, warm-started
+    from its dual iterate (Dykstra's method is block coordinate ascent on the dual, so it
+    converges from any dual starting point). Newton stops when every entry meets its box to
+    ``min(tol, 1e-12)`` relative to its bound (or the eigendecomposition's rounding floor); Dykstra
+    stops when
     a sweep changes the iterate by less than ``tol`` relative to its norm **and** the PSD iterate
     meets the box to ``sqrt(tol)`` relative to the largest finite bound; if ``max_iter`` sweeps
     pass first a ``RuntimeWarning`` says so. The result is exactly PSD (the last step is the PSD
@@ -115,9 +120,11 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     max_iter : int
         At most this many Dykstra sweeps.
     return_info : bool
-        Return a :class:`ProjectionResult` (``dual``: the diagonal multipliers of the warm
-        start; ``iterations``: Dykstra sweeps, 0 when the diagonal solution was exact;
+        Return a :class:`ProjectionResult` (``dual``: the matrix of multipliers;
+        ``iterations``: Dykstra sweeps, 0 when a Newton solution was exact;
         ``violation``: the worst box violation relative to the largest finite bound).
+    method : {"auto", "dykstra"}
+        ``"dykstra"`` skips the Newton steps (plain Dykstra from the release; for comparison).
     """
     x = _square(matrix, "matrix")
     d = x.shape[0]
@@ -134,23 +141,31 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         return float(np.max(np.maximum(np.maximum(lo - m, m - hi), 0.0))) / big
 
     dlo, dhi = np.diag(lo).copy(), np.diag(hi).copy()
-    ydual = np.zeros(d)
-    if np.all(dhi >= 0):  # else no PSD matrix meets the box: Dykstra alone (and its warning)
-        first = project_psd_diagonal(x, np.maximum(dlo, 0.0), dhi, tol=min(tol, 1e-12),
-                                     return_info=True)
-        ydual = first.dual
-        slack = 1e-12 * big
+    ydual = np.zeros((d, d))
+    slack = 1e-12 * big
+    p = np.zeros_like(x)
+    q = np.zeros_like(x)
+    if method not in ("auto", "dykstra"):
+        raise InvalidParameterError("method", "must be 'auto' or 'dykstra'")
+    if method == "auto" and np.all(dhi >= 0):  # else no PSD matrix meets the box: Dykstra alone
+        # 1. PSD ∩ {diagonal in its box}: exact, and enough when the off-diagonal bounds hold
+        first = _dual_newton(x, np.maximum(dlo, 0.0), dhi, diagonal=True, tol=min(tol, 1e-12),
+                             max_iter=200)
         if first.converged and np.all(first.matrix >= lo - slack) and np.all(first.matrix <= hi + slack):
             out = first.matrix
+            return ProjectionResult(out, np.diag(first.dual), True, 0, violation(out)) if return_info else out
+        # 2. the whole box: the same Newton method on the matrix of multipliers
+        full = _dual_newton(x, lo, hi, diagonal=False, tol=min(tol, 1e-12), max_iter=200,
+                            y0=np.diag(first.dual))
+        ydual = full.dual
+        if full.converged:
+            out = full.matrix
             return ProjectionResult(out, ydual, True, 0, violation(out)) if return_info else out
-        # warm start keeping Dykstra's invariant x + p + q = C: x = X(y), p = -(C + Diag y)_-,
-        # q = -Diag y
-        p = x + np.diag(ydual) - first.matrix
-        q = -np.diag(ydual)
-        x = first.matrix
-    else:
-        p = np.zeros_like(x)
-        q = np.zeros_like(x)
+        # 3. Dykstra, warm-started keeping its invariant x + p + q = C: x = X(Y),
+        # p = C + Y - X(Y) (the clipped negative part), q = -Y
+        p = x + ydual - full.matrix
+        q = -ydual
+        x = full.matrix
     converged = False
     sweeps = 0
     feas_tol = np.sqrt(tol)
@@ -192,22 +207,29 @@ def _psd_parts(a):
     return (x + x.T) / 2.0, lam, vec
 
 
-def _diag_jacobian_operator(lam, vec):
-    """``h -> diag(P'(A)[Diag h])``, the (Clarke) derivative of ``diag P_psd(A + Diag y)`` in ``y``
-    (Malick 2004; Qi and Sun 2006), and its diagonal (a Jacobi preconditioner)."""
+def _jacobian_operator(lam, vec, diagonal):
+    """``H -> P'(A)[H] = Q (Ω ∘ (Qᵀ H Q)) Qᵀ``, a (Clarke) generalised derivative of the PSD
+    projection at ``A = Q Diag(lam) Qᵀ`` (Malick 2004; Qi and Sun 2006), restricted to diagonal
+    ``H`` and read on the diagonal when ``diagonal``; with an approximation of its diagonal (a
+    Jacobi preconditioner; exact in the diagonal case)."""
     pos = np.maximum(lam, 0.0)
     dl = lam[:, None] - lam[None, :]
     dp = pos[:, None] - pos[None, :]
     same = np.abs(dl) <= 1e-14 * max(1.0, float(np.abs(lam).max()))
     omega = np.where(same, (lam[:, None] > 0) & (lam[None, :] > 0), dp / np.where(same, 1.0, dl))
-
-    def apply(h):
-        m = (vec.T * h) @ vec  # Qᵀ Diag(h) Q
-        return np.einsum("ij,ij->i", vec @ (omega * m), vec)
-
     sq = vec * vec
-    diagonal = np.einsum("ij,ij->i", sq @ omega, sq)
-    return apply, diagonal
+    if diagonal:
+        def apply(h):
+            m = (vec.T * h) @ vec  # Qᵀ Diag(h) Q
+            return np.einsum("ij,ij->i", vec @ (omega * m), vec)
+
+        return apply, np.einsum("ij,ij->i", sq @ omega, sq)
+
+    def apply_full(h):
+        m = vec @ (omega * (vec.T @ h @ vec)) @ vec.T
+        return (m + m.T) / 2.0
+
+    return apply_full, sq @ omega @ sq.T
 
 
 def _pcg(apply, rhs, precond, tol, max_iter):
@@ -233,6 +255,112 @@ def _pcg(apply, rhs, precond, tol, max_iter):
         p = z + (rz_new / rz) * p
         rz = rz_new
     return x
+
+
+def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
+    """Semismooth Newton on the dual of min ½‖X - C‖² s.t. X PSD, lo <= (diag X or X) <= hi."""
+    d = c.shape[0]
+    if diagonal:
+        def embed(y):
+            return np.diag(y)
+
+        def extract(x):
+            return np.diag(x)
+    else:
+        def embed(y):
+            return y
+
+        def extract(x):
+            return x
+    finite = np.concatenate([np.abs(lo[np.isfinite(lo)]), np.abs(hi[np.isfinite(hi)])])
+    big = float(finite.max()) if finite.size else 1.0
+    big = big if big > 0 else 1.0
+    scale = np.maximum(np.maximum(np.where(np.isfinite(lo), np.abs(lo), 0.0),
+                                  np.where(np.isfinite(hi), np.abs(hi), 0.0)), big * 1e-300)
+    # the tolerance is relative to each bound's own scale (never looser than tol * bound)
+    atol = tol * np.where(scale > 0, scale, big)
+    y_min = np.where(np.isfinite(hi), -np.inf, 0.0)  # u_i = inf: y_i < 0 would make the dual -inf
+    y_max = np.where(np.isfinite(lo), np.inf, 0.0)
+
+    def dual_neg(y, x):  # minimised: ½‖X(y)‖² - Σ min(l y, u y)
+        lin = np.where(y > 0, np.where(np.isfinite(lo), lo, 0.0) * y,
+                       np.where(np.isfinite(hi), hi, 0.0) * y)
+        return 0.5 * float(np.sum(x * x)) - float(lin.sum())
+
+    def residual(y, g):
+        # natural residual of the optimality conditions: g_i in [l_i, u_i], y_i > 0 => g_i = l_i,
+        # y_i < 0 => g_i = u_i  <=>  g = Π_[l,u](g - y)
+        return g - np.clip(g - y, lo, hi)
+
+    y = np.zeros(lo.shape) if y0 is None else np.clip(y0, y_min, y_max)
+    # start (y = 0): the PSD projection already meets the box => it is the answer
+    x, lam, vec = _psd_parts(c + embed(y))
+    g = extract(x).copy()
+    converged = False
+    it = 0
+    for it in range(int(max_iter) + 1):
+        res = residual(y, g)
+        viol = np.maximum(np.maximum(lo - g, g - hi), 0.0)
+        # the eigendecomposition of C + Diag y is exact only to ~eps ‖C + Diag y‖: never ask for more
+        floor = 64 * np.finfo(float).eps * max(float(np.abs(lam).max()), 1e-300)
+        if np.all(np.abs(res) <= np.maximum(atol, floor)) and np.all(viol <= np.maximum(atol, floor)):
+            converged = True
+            break
+        if it == max_iter:
+            break
+        w = g - y
+        free = (w > lo) & (w < hi)  # Π' = 1 there: the bound is inactive, y_i -> 0
+        act = ~free
+        apply_v, v_diag = _jacobian_operator(lam, vec, diagonal)
+        delta = np.zeros(lo.shape)
+        delta[free] = -y[free]
+        if np.any(act):
+            target = np.where(w < lo, lo, hi)  # the bound g_i must reach on an active row
+            rhs = (target - g)[act]
+            if np.any(free):
+                rhs = rhs - apply_v(delta)[act]
+            mu = 1e-12  # a tiny ridge: V_AA may be singular (rows in the clipped eigenspace)
+
+            def apply_act(h, _act=act, _mu=mu):
+                full = np.zeros(lo.shape)
+                full[_act] = h
+                return apply_v(full)[_act] + _mu * h
+
+            # inexact Newton: the linear system only as accurately as the residual calls for
+            eta = min(1e-2, float(np.linalg.norm(res)) / big)
+            delta[act] = _pcg(apply_act, rhs, np.maximum(v_diag[act], 1e-8) + mu,
+                              max(eta, 1e-14), 2 * int(act.sum()) + 50)
+        # Armijo backtracking on the (convex) negative dual, keeping y's sign constraints
+        f0 = dual_neg(y, x)
+        step = 1.0
+        accepted = False
+        for _ in range(50):
+            y_try = np.clip(y + step * delta, y_min, y_max)
+            x_try, lam_try, vec_try = _psd_parts(c + embed(y_try))
+            f_try = dual_neg(y_try, x_try)
+            if f_try < f0:
+                accepted = True
+                break
+            step *= 0.5
+        if not accepted:  # fall back to a projected gradient step (the dual's gradient is 1-Lipschitz)
+            grad = extract(x) - np.where(y > 0, lo, np.where(y < 0, hi, np.clip(extract(x), lo, hi)))
+            y_try = np.clip(y - grad, y_min, y_max)
+            x_try, lam_try, vec_try = _psd_parts(c + embed(y_try))
+        y, x, lam, vec = y_try, x_try, lam_try, vec_try
+        g = extract(x).copy()
+    if converged and diagonal:
+        # remove the last rounding: a congruence D X D (so still PSD) with D_ii = sqrt(bound / g_i)
+        # on the few entries a hair outside their box (a relative change of at most ~tol)
+        target = np.clip(g, lo, hi)
+        fix = (target != g) & (g > 0)
+        if np.any(fix):
+            dd = np.ones(d)
+            dd[fix] = np.sqrt(target[fix] / g[fix])
+            x = x * np.outer(dd, dd)
+            x = (x + x.T) / 2.0
+            g = extract(x).copy()
+    violation = float(np.max(np.maximum(np.maximum(lo - g, g - hi), 0.0) / np.where(scale > 0, scale, big)))
+    return ProjectionResult(x, y, converged, it, violation)
 
 
 def project_psd_diagonal(matrix, lower=None, upper=None, *, tol: float = 1e-12, max_iter: int = 200,
@@ -280,102 +408,13 @@ def project_psd_diagonal(matrix, lower=None, upper=None, *, tol: float = 1e-12, 
         raise InvalidParameterError("lower", "every lower bound must be <= its upper bound")
     if np.any(hi < 0):
         raise InvalidParameterError("upper", "a PSD matrix has a non-negative diagonal: upper must be >= 0")
-    finite = np.concatenate([np.abs(lo[np.isfinite(lo)]), np.abs(hi[np.isfinite(hi)])])
-    big = float(finite.max()) if finite.size else 1.0
-    big = big if big > 0 else 1.0
-    scale = np.maximum(np.maximum(np.where(np.isfinite(lo), np.abs(lo), 0.0),
-                                  np.where(np.isfinite(hi), np.abs(hi), 0.0)), big * 1e-300)
-    # the tolerance is relative to each bound's own scale (never looser than tol * bound)
-    atol = tol * np.where(scale > 0, scale, big)
-    y_min = np.where(np.isfinite(hi), -np.inf, 0.0)  # u_i = inf: y_i < 0 would make the dual -inf
-    y_max = np.where(np.isfinite(lo), np.inf, 0.0)
-
-    def dual_neg(y, x):  # minimised: ½‖X(y)‖² - Σ min(l y, u y)
-        lin = np.where(y > 0, np.where(np.isfinite(lo), lo, 0.0) * y,
-                       np.where(np.isfinite(hi), hi, 0.0) * y)
-        return 0.5 * float(np.sum(x * x)) - float(lin.sum())
-
-    def residual(y, g):
-        # natural residual of the optimality conditions: g_i in [l_i, u_i], y_i > 0 => g_i = l_i,
-        # y_i < 0 => g_i = u_i  <=>  g = Π_[l,u](g - y)
-        return g - np.clip(g - y, lo, hi)
-
-    y = np.zeros(d)
-    # start: the PSD projection already meets the box => it is the answer (y = 0)
-    x, lam, vec = _psd_parts(c)
-    g = np.diag(x).copy()
-    converged = False
-    it = 0
-    for it in range(int(max_iter) + 1):
-        res = residual(y, g)
-        viol = np.maximum(np.maximum(lo - g, g - hi), 0.0)
-        # the eigendecomposition of C + Diag y is exact only to ~eps ‖C + Diag y‖: never ask for more
-        floor = 64 * np.finfo(float).eps * max(float(np.abs(lam).max()), 1e-300)
-        if np.all(np.abs(res) <= np.maximum(atol, floor)) and np.all(viol <= np.maximum(atol, floor)):
-            converged = True
-            break
-        if it == max_iter:
-            break
-        w = g - y
-        free = (w > lo) & (w < hi)  # Π' = 1 there: the bound is inactive, y_i -> 0
-        act = ~free
-        apply_v, v_diag = _diag_jacobian_operator(lam, vec)
-        delta = np.zeros(d)
-        delta[free] = -y[free]
-        if np.any(act):
-            target = np.where(w < lo, lo, hi)  # the bound g_i must reach on an active row
-            rhs = (target - g)[act]
-            if np.any(free):
-                rhs = rhs - apply_v(delta)[act]
-            mu = 1e-12  # a tiny ridge: V_AA may be singular (rows in the clipped eigenspace)
-
-            def apply_act(h, _act=act, _mu=mu):
-                full = np.zeros(d)
-                full[_act] = h
-                return apply_v(full)[_act] + _mu * h
-
-            # inexact Newton: the linear system only as accurately as the residual calls for
-            eta = min(1e-2, float(np.linalg.norm(res)) / big)
-            delta[act] = _pcg(apply_act, rhs, np.maximum(v_diag[act], 1e-8) + mu,
-                              max(eta, 1e-14), 2 * d + 50)
-        # Armijo backtracking on the (convex) negative dual, keeping y's sign constraints
-        f0 = dual_neg(y, x)
-        step = 1.0
-        accepted = False
-        for _ in range(50):
-            y_try = np.clip(y + step * delta, y_min, y_max)
-            x_try, lam_try, vec_try = _psd_parts(c + np.diag(y_try))
-            f_try = dual_neg(y_try, x_try)
-            if f_try < f0:
-                accepted = True
-                break
-            step *= 0.5
-        if not accepted:  # fall back to a projected gradient step (the dual's gradient is 1-Lipschitz)
-            grad = np.diag(x) - np.where(y > 0, lo, np.where(y < 0, hi, np.clip(np.diag(x), lo, hi)))
-            y_try = np.clip(y - grad, y_min, y_max)
-            x_try, lam_try, vec_try = _psd_parts(c + np.diag(y_try))
-        y, x, lam, vec = y_try, x_try, lam_try, vec_try
-        g = np.diag(x).copy()
-    if converged:
-        # remove the last rounding: a congruence D X D (so still PSD) with D_ii = sqrt(bound / g_i)
-        # on the few entries a hair outside their box (a relative change of at most ~tol)
-        target = np.clip(g, lo, hi)
-        fix = (target != g) & (g > 0)
-        if np.any(fix):
-            dd = np.ones(d)
-            dd[fix] = np.sqrt(target[fix] / g[fix])
-            x = x * np.outer(dd, dd)
-            x = (x + x.T) / 2.0
-            g = np.diag(x).copy()
-    violation = float(np.max(np.maximum(np.maximum(lo - g, g - hi), 0.0) / np.where(scale > 0, scale, big)))
-    if not converged:
+    res = _dual_newton(c, lo, hi, diagonal=True, tol=tol, max_iter=max_iter)
+    if not res.converged:
         # no value computed from the matrix is printed (it may be a release of private data)
-        warnings.warn(f"project_psd_diagonal stopped after {it} Newton steps before the diagonal "
-                      f"bounds were met to tol={tol:g}; the result is PSD but may violate them",
+        warnings.warn(f"project_psd_diagonal stopped after {res.iterations} Newton steps before the "
+                      f"diagonal bounds were met to tol={tol:g}; the result is PSD but may violate them",
                       RuntimeWarning, stacklevel=2)
-    if return_info:
-        return ProjectionResult(x, y, converged, it, violation)
-    return x
+    return res if return_info else res.matrix
 
 
 def covariance_entry_bounds(variance_max) -> tuple[np.ndarray, np.ndarray]:
