@@ -90,7 +90,7 @@ def project_psd(matrix, *, floor: float = 0.0) -> np.ndarray:
 
 def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
                     max_iter: int = DEFAULT_MAX_ITER, return_info: bool = False,
-                    method: str = "auto"):
+                    method: str = "auto", newton_max_iter: int = 50):
     """The Frobenius-nearest PSD matrix whose entries lie in the public box ``[lower, upper]``.
 
     First the exact projection onto the larger set PSD ∩ {diagonal in its box} is computed
@@ -98,7 +98,7 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     already meets the off-diagonal bounds it is the answer (the projection onto a superset that
     lands in the subset), which is always the case for covariance bounds (Cauchy–Schwarz is
     implied by PSD). Otherwise the same Newton method runs on the dual over a symmetric matrix
-    of multipliers, one per entry. Only if that fails to converge in 200 steps do Dykstra's
+    of multipliers, one per entry. Only if that fails to converge in ``newton_max_iter`` steps do Dykstra's
     alternating projections [1]_ between the PSD cone and the entrywise box run, warm-started
     from its dual iterate (Dykstra's method is block coordinate ascent on the dual, so it
     converges from any dual starting point). Newton stops when every entry meets its box to
@@ -125,6 +125,11 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         ``violation``: the worst box violation relative to the largest finite bound).
     method : {"auto", "dykstra"}
         ``"dykstra"`` skips the Newton steps (plain Dykstra from the release; for comparison).
+    newton_max_iter : int
+        At most this many Newton steps on the matrix of multipliers before falling back to
+        Dykstra. The matrix Newton method converges in a few steps for small ``d`` (≤ 50 in
+        benchmarks/bench_feasible.py) but can stall for larger ``d`` (active-set changes of the
+        many entry bounds); then the warm-started Dykstra runs and warns if it stops early.
     """
     x = _square(matrix, "matrix")
     d = x.shape[0]
@@ -155,8 +160,8 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
             out = first.matrix
             return ProjectionResult(out, np.diag(first.dual), True, 0, violation(out)) if return_info else out
         # 2. the whole box: the same Newton method on the matrix of multipliers
-        full = _dual_newton(x, lo, hi, diagonal=False, tol=min(tol, 1e-12), max_iter=200,
-                            y0=np.diag(first.dual))
+        full = _dual_newton(x, lo, hi, diagonal=False, tol=min(tol, 1e-12),
+                            max_iter=newton_max_iter, y0=np.diag(first.dual))
         ydual = full.dual
         if full.converged:
             out = full.matrix
@@ -329,7 +334,7 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
             # inexact Newton: the linear system only as accurately as the residual calls for
             eta = min(1e-2, float(np.linalg.norm(res)) / big)
             delta[act] = _pcg(apply_act, rhs, np.maximum(v_diag[act], 1e-8) + mu,
-                              max(eta, 1e-14), 2 * int(act.sum()) + 50)
+                              max(eta, 1e-14), min(2 * int(act.sum()) + 50, 500))
         # Armijo backtracking on the (convex) negative dual, keeping y's sign constraints
         f0 = dual_neg(y, x)
         step = 1.0
@@ -343,8 +348,8 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
                 break
             step *= 0.5
         if not accepted:  # fall back to a projected gradient step (the dual's gradient is 1-Lipschitz)
-            grad = extract(x) - np.where(y > 0, lo, np.where(y < 0, hi, np.clip(extract(x), lo, hi)))
-            y_try = np.clip(y - grad, y_min, y_max)
+            # (y - F(y) = y - g + Π(g - y): the proximal gradient step of the dual, step 1)
+            y_try = np.clip(y - res, y_min, y_max)
             x_try, lam_try, vec_try = _psd_parts(c + embed(y_try))
         y, x, lam, vec = y_try, x_try, lam_try, vec_try
         g = extract(x).copy()
