@@ -53,6 +53,8 @@ FEASIBLE_REFERENCES = """
 #: Default stopping rule of the alternating projections: relative change in Frobenius norm.
 DEFAULT_TOL = 1e-10
 DEFAULT_MAX_ITER = 500
+#: project_psd_box runs the Newton method with one multiplier per entry only up to this d.
+MATRIX_NEWTON_MAX_DIM = 60
 
 
 def _square(matrix, argument: str) -> np.ndarray:
@@ -127,7 +129,8 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         ``"dykstra"`` skips the Newton steps (plain Dykstra from the release; for comparison).
     newton_max_iter : int
         At most this many Newton steps on the matrix of multipliers before falling back to
-        Dykstra. The matrix Newton method converges in a few steps for small ``d`` (≤ 50 in
+        Dykstra (run only when ``d <= MATRIX_NEWTON_MAX_DIM = 60``; above, the fallback is
+        Dykstra warm-started from the diagonal solution). The matrix Newton method converges in a few steps for small ``d`` (≤ 50 in
         benchmarks/bench_feasible.py) but can stall for larger ``d`` (active-set changes of the
         many entry bounds); then the warm-started Dykstra runs and warns if it stops early.
     """
@@ -159,9 +162,13 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         if first.converged and np.all(first.matrix >= lo - slack) and np.all(first.matrix <= hi + slack):
             out = first.matrix
             return ProjectionResult(out, np.diag(first.dual), True, 0, violation(out)) if return_info else out
-        # 2. the whole box: the same Newton method on the matrix of multipliers
-        full = _dual_newton(x, lo, hi, diagonal=False, tol=min(tol, 1e-12),
-                            max_iter=newton_max_iter, y0=np.diag(first.dual))
+        # 2. the whole box: the same Newton method on the matrix of multipliers (small d only:
+        # its linear systems have d² unknowns)
+        if d <= MATRIX_NEWTON_MAX_DIM and newton_max_iter > 0:
+            full = _dual_newton(x, lo, hi, diagonal=False, tol=min(tol, 1e-12),
+                                max_iter=newton_max_iter, y0=np.diag(first.dual))
+        else:
+            full = first._replace(converged=False, dual=np.diag(first.dual))
         ydual = full.dual
         if full.converged:
             out = full.matrix
