@@ -8,7 +8,7 @@ so that variance bounds and the PSD cone both bind. In one run, for each d:
 * the same projection by Dykstra's alternating projections (``project_psd_box(...,
   method="dykstra")``, the previous solver) with its previous defaults (tol 1e-10, 500 sweeps);
 * ``project_psd_box`` on second-moment bounds of records in ``[0, range]`` (every entry >= 0, a
-  bound PSD does not imply: Newton on a matrix of multipliers for d <= 60, else Dykstra
+  bound PSD does not imply: Newton on a matrix of multipliers for d <= 30, else Dykstra
   warm-started from the diagonal solution, default 500 sweeps);
 * ``nearest_correlation`` of the release scaled to unit variances.
 

@@ -54,7 +54,7 @@ FEASIBLE_REFERENCES = """
 DEFAULT_TOL = 1e-10
 DEFAULT_MAX_ITER = 500
 #: project_psd_box runs the Newton method with one multiplier per entry only up to this d.
-MATRIX_NEWTON_MAX_DIM = 60
+MATRIX_NEWTON_MAX_DIM = 30
 
 
 def _square(matrix, argument: str) -> np.ndarray:
@@ -129,7 +129,7 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         ``"dykstra"`` skips the Newton steps (plain Dykstra from the release; for comparison).
     newton_max_iter : int
         At most this many Newton steps on the matrix of multipliers before falling back to
-        Dykstra (run only when ``d <= MATRIX_NEWTON_MAX_DIM = 60``; above, the fallback is
+        Dykstra (run only when ``d <= MATRIX_NEWTON_MAX_DIM = 30``; above, the fallback is
         Dykstra warm-started from the diagonal solution). The matrix Newton method converges in a few steps for small ``d`` (≤ 50 in
         benchmarks/bench_feasible.py) but can stall for larger ``d`` (active-set changes of the
         many entry bounds); then the warm-started Dykstra runs and warns if it stops early.
