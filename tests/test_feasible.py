@@ -137,3 +137,161 @@ def test_clamp_and_errors():
         feasible.project_psd(np.ones((2, 3)))
     with pytest.raises(InvalidParameterError):
         feasible.covariance_entry_bounds([-1.0])
+
+
+# --- the exact dual solver (project_psd_diagonal) and the robust Dykstra -------------------------
+
+RANGES = np.geomspace(0.5, 700.0, 10)  # badly scaled public feature ranges
+
+
+def _badly_scaled_release(seed, scale_noise=0.7):
+    """A covariance release with variances bounded by (range/2)², noise ∝ the public scales."""
+    rng = np.random.default_rng(seed)
+    v = RANGES ** 2 / 4
+    d = v.size
+    c = _random_cov(rng, d)
+    s = np.sqrt(np.diag(c))
+    true = c / np.outer(s, s) * np.sqrt(np.outer(v, v)) * 0.8
+    e = rng.standard_normal((d, d)) * np.sqrt(np.outer(v, v)) * scale_noise
+    return true + (e + e.T) / 2, v
+
+
+def _plain_dykstra(x, lo, hi, sweeps):
+    p = np.zeros_like(x)
+    q = np.zeros_like(x)
+    for _ in range(sweeps):
+        y = feasible.project_psd(x + p)
+        p = x + p - y
+        x_new = np.clip(y + q, lo, hi)
+        q = y + q - x_new
+        x = x_new
+    return feasible.project_psd(x)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_badly_scaled_covariance_projection_is_exact_and_optimal(seed):
+    noisy, v = _badly_scaled_release(seed)
+    d = v.size
+    res = feasible.project_psd_diagonal(noisy, 0.0, v, return_info=True)
+    out = res.matrix
+    assert res.converged
+    assert np.all(np.diag(out) <= v * (1 + 1e-8)) and np.all(np.diag(out) >= -1e-8 * v)
+    assert np.linalg.eigvalsh(out).min() >= -1e-12 * v.max()
+    np.testing.assert_allclose(feasible.project_covariance(noisy, variance_max=v), out)
+    # some variance bound is active (the test exercises the constraint, not only the cone)
+    assert np.any(np.abs(np.diag(out) - v) <= 1e-8 * v)
+    # certificate: X = P_psd(C + Diag y), complementarity of y with the bounds
+    y = res.dual
+    np.testing.assert_allclose(feasible.project_psd(noisy + np.diag(y)), out, atol=1e-9 * v.max())
+    g = np.diag(out)
+    assert np.all(np.abs(g[y < 0] - v[y < 0]) <= 1e-8 * v[y < 0])
+    assert np.all(np.abs(g[y > 0]) <= 1e-8 * v.max())
+    # variational inequality: <C - P, Y - P> <= 0 for feasible Y (random, and the extreme ones)
+    rng = np.random.default_rng(1000 + seed)
+    worst = -np.inf
+    for _ in range(300):
+        yv = _random_cov(rng, d)
+        yv = yv * np.sqrt(np.outer(v, v)) / np.sqrt(np.outer(np.diag(yv), np.diag(yv))) * rng.uniform(0, 1)
+        worst = max(worst, np.sum((noisy - out) * (yv - out)))
+    assert worst <= 1e-9 * np.linalg.norm(noisy) ** 2
+    shrunk = out * 0.5  # feasible, not nearest: the same check rejects it
+    assert np.sum((noisy - shrunk) * (out - shrunk)) > 1e-3 * np.linalg.norm(noisy)
+
+
+def test_old_dykstra_fails_where_the_dual_solver_succeeds():
+    """Why the dual solver exists: 3,000 Dykstra sweeps leave a variance over its bound; made
+    feasible by the congruence D X D (D <= 1, the CLI's former repair) it is farther from the
+    release than the exact projection."""
+    noisy, v = _badly_scaled_release(0)
+    lo, hi = feasible.covariance_entry_bounds(v)
+    dyk = _plain_dykstra(noisy.copy(), lo, hi, 3000)
+    assert np.max(np.diag(dyk) / v) > 1 + 1e-3
+    out = feasible.project_covariance(noisy, variance_max=v)
+    assert np.max(np.diag(out) / v) <= 1 + 1e-8
+    shrink = np.minimum(np.sqrt(v / np.diag(dyk)), 1.0)
+    repaired = dyk * np.outer(shrink, shrink)
+    assert np.linalg.norm(out - noisy) < np.linalg.norm(repaired - noisy)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dual_solver_agrees_with_long_dykstra_on_a_well_scaled_case(seed):
+    rng = np.random.default_rng(200 + seed)
+    d = 5
+    vmax = rng.uniform(0.5, 2.0, d)
+    noisy = _noisy(rng, np.zeros((d, d)), 1.5)
+    lo, hi = feasible.covariance_entry_bounds(vmax)
+    reference = _plain_dykstra(noisy.copy(), lo, hi, 20000)
+    out = feasible.project_covariance(noisy, variance_max=vmax)
+    np.testing.assert_allclose(out, reference, atol=1e-6)
+    # and it moved (the bounds bind): not the PSD projection
+    assert np.linalg.norm(out - feasible.project_psd(noisy)) > 1e-2
+
+
+def test_nearest_correlation_dual_agrees_with_long_dykstra():
+    rng = np.random.default_rng(7)
+    d = 6
+    noisy = _noisy(rng, _random_correlation(rng, d), 0.8)
+    lo = np.full((d, d), -np.inf)
+    hi = np.full((d, d), np.inf)
+    np.fill_diagonal(lo, 1.0)
+    np.fill_diagonal(hi, 1.0)
+    reference = _plain_dykstra(noisy.copy(), lo, hi, 20000)
+    out = feasible.nearest_correlation(noisy)
+    np.testing.assert_allclose(out, reference, atol=1e-6)
+    assert np.linalg.norm(out - feasible.project_psd(noisy)) > 1e-2
+
+
+def test_project_psd_diagonal_handles_one_sided_and_missing_bounds():
+    rng = np.random.default_rng(8)
+    noisy = _noisy(rng, np.zeros((6, 6)), 2.0)
+    np.testing.assert_allclose(feasible.project_psd_diagonal(noisy), feasible.project_psd(noisy), atol=1e-12)
+    out = feasible.project_psd_diagonal(noisy, lower=1.0)  # a lower bound only: diagonal >= 1
+    assert np.all(np.diag(out) >= 1 - 1e-12)
+    assert np.linalg.eigvalsh(out).min() >= -1e-12
+    with pytest.raises(InvalidParameterError):
+        feasible.project_psd_diagonal(noisy, 1.0, 0.5)
+    with pytest.raises(InvalidParameterError):
+        feasible.project_psd_diagonal(noisy, None, -1.0)
+
+
+def test_project_psd_box_second_moment_case_is_optimal():
+    """Off-diagonal bounds that PSD does not imply (second moments of records in a box): the
+    warm-started Dykstra path, checked by the variational inequality on feasible points built
+    from records in the box."""
+    rng = np.random.default_rng(9)
+    lo_x = np.array([0.5, -1.0, 2.0, -0.2])
+    hi_x = np.array([1.0, 3.0, 40.0, 0.3])
+    mlo, mhi = feasible.second_moment_entry_bounds(lo_x, hi_x)
+    recs = rng.uniform(lo_x, hi_x, size=(200, 4))
+    true = recs.T @ recs / 200
+    e = rng.standard_normal((4, 4)) * np.sqrt(np.outer(np.diag(mhi), np.diag(mhi))) * 0.5
+    noisy = true + (e + e.T) / 2
+    res = feasible.project_psd_box(noisy, mlo, mhi, tol=1e-12, max_iter=20000, return_info=True)
+    out = res.matrix
+    assert res.converged and res.violation <= 1e-6
+    assert np.linalg.eigvalsh(out).min() >= -1e-10 * np.abs(mhi).max()
+    worst = -np.inf
+    for _ in range(300):
+        k = rng.integers(1, 6)
+        corner = np.where(rng.random((k, 4)) < 0.5, lo_x, hi_x)
+        yv = corner.T @ corner / k
+        worst = max(worst, np.sum((noisy - out) * (yv - out)))
+    assert worst <= 1e-5 * np.linalg.norm(noisy) ** 2
+    assert np.linalg.norm(out - true) <= np.linalg.norm(noisy - true)
+    reference = _plain_dykstra(noisy.copy(), mlo, mhi, 20000)
+    np.testing.assert_allclose(out, reference, atol=1e-6 * np.abs(mhi).max())
+
+
+def test_project_psd_box_reports_non_convergence():
+    rng = np.random.default_rng(9)
+    lo_x = np.array([0.5, -1.0, 2.0, -0.2])
+    hi_x = np.array([1.0, 3.0, 40.0, 0.3])
+    mlo, mhi = feasible.second_moment_entry_bounds(lo_x, hi_x)
+    e = rng.standard_normal((4, 4)) * np.sqrt(np.outer(np.diag(mhi), np.diag(mhi)))
+    noisy = (e + e.T) / 2
+    with pytest.warns(RuntimeWarning, match="before converging"):
+        res = feasible.project_psd_box(noisy, mlo, mhi, tol=1e-14, max_iter=2, return_info=True,
+                                       method="dykstra")
+    assert not res.converged and res.iterations == 2
+    auto = feasible.project_psd_box(noisy, mlo, mhi, return_info=True)  # the Newton path: no warning
+    assert auto.converged and auto.iterations == 0 and auto.violation <= 1e-10
