@@ -16,11 +16,12 @@ from numbers import Integral
 
 import numpy as np
 from .._validation import check_delta, check_epsilon, check_probability
-from ..errors import InvalidParameterError, InvalidShapeError
+from ..errors import InvalidParameterError
 from ..mechanisms import PrivacyGuarantee
 from ..mechanisms.draw import charged_noise, public_randomness
 from ..rng import without_generators
 from ._budget import gdp_split
+from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
 __all__ = ["DPCopula", "simplex_projection", "interval_score_moments",
@@ -244,25 +245,7 @@ class DPCopula:
             classes = np.array([None], dtype=object)
             label = np.zeros(n, dtype=np.int64)
         else:
-            if self.classes is None:
-                raise InvalidParameterError(
-                    "classes", "labels need the PUBLIC class list (reading it from y would reveal "
-                               "which labels occur)")
-            classes = np.asarray(list(self.classes))
-            if classes.ndim != 1 or classes.size < 1 or np.unique(classes).size != classes.size:
-                raise InvalidParameterError("classes", "must be a non-empty list without duplicates")
-            y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-            if y_arr.shape != (n,):
-                raise InvalidShapeError("y", "must be 1-D with one entry per row of X")
-            import pandas as pd
-
-            label = np.asarray(pd.Index(classes.tolist(), dtype=object).get_indexer(
-                y_arr.astype(object)), dtype=np.int64)
-            if (label < 0).any():
-                # how many, and which, stays with the data: the message may reach a log
-                raise InvalidParameterError(
-                    "y", "has labels that are not in the public class list; add the missing "
-                         "classes to the public list or drop those records")
+            classes, label = public_class_labels(self.classes, y, n)
         n_cls = classes.size
         if accountant is None and ledger is None:
             accountant = self.accountant
@@ -412,7 +395,7 @@ class DPCopula:
         cols = self.columns_
         k = len(cols)
         n_cls = self.classes_.size
-        counts = _allocate(int(n_samples), self.class_priors_)
+        counts = largest_remainder(int(n_samples), self.class_priors_)
         label = np.repeat(np.arange(n_cls), counts)
         U = np.empty((int(n_samples), k))
         start = 0
@@ -516,13 +499,3 @@ def _nearest_correlation(R: np.ndarray) -> np.ndarray:
     d = np.sqrt(np.diag(A))
     A = A / d[:, None] / d[None, :]
     return (A + A.T) / 2.0
-
-
-def _allocate(n_samples: int, weights: np.ndarray) -> np.ndarray:
-    """Split n_samples by weights with the largest-remainder rule (deterministic)."""
-    raw = n_samples * np.asarray(weights, dtype=np.float64)
-    counts = np.floor(raw).astype(np.int64)
-    short = n_samples - int(counts.sum())
-    if short > 0:
-        counts[np.argsort(-(raw - counts), kind="stable")[:short]] += 1
-    return counts

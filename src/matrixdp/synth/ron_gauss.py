@@ -29,6 +29,7 @@ from ..rng import make_rng, without_generators
 from ..mechanisms.lattice import check_numerics, exact_note
 from ._dask import (dask_class_codes, dask_feature_matrix, dask_group_sums, fit_groups_dask,
                     is_dask_collection, write_parquet_samples)
+from .labels import largest_remainder
 from ._input import (as_feature_matrix, as_label_vector, checked_centred_labels,
                      classes_outside, label_range_text)
 from .covariance import (
@@ -872,7 +873,7 @@ class RONGauss:
             X_syn = self._maybe_reconstruct(Z[:, :p])
             centre = getattr(self, "label_mean_", self.label_shift_)
             return (self._with_mean(X_syn) if add_mean else X_syn), Z[:, p] + centre
-        counts = _allocate(n_samples, self.class_weights_)
+        counts = largest_remainder(n_samples, self.class_weights_)
         parts = [sample_gaussian(self.class_means_[j], self.covariance_[j], counts[j], gen)
                  for j in range(counts.size)]
         X_syn = np.vstack(parts)
@@ -1020,13 +1021,3 @@ def _sampling_stream(random_state):
         seed = np.random.SeedSequence(int(random_state), spawn_key=_SAMPLING_SPAWN_KEY)
         return np.random.Generator(np.random.PCG64(seed))
     return None
-
-
-def _allocate(n_samples: int, weights: np.ndarray) -> np.ndarray:
-    """Split n_samples by weights with the largest-remainder rule (deterministic)."""
-    raw = n_samples * np.asarray(weights, dtype=np.float64)
-    counts = np.floor(raw).astype(np.int64)
-    short = n_samples - int(counts.sum())
-    if short > 0:
-        counts[np.argsort(-(raw - counts), kind="stable")[:short]] += 1
-    return counts

@@ -26,6 +26,7 @@ from ..mechanisms.draw import public_randomness
 from ..rng import make_rng, without_generators
 from ._budget import gdp_split
 from .copula import correlation_sensitivity, interval_score_moments, simplex_projection
+from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
 __all__ = ["DPTreeCopula", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
@@ -197,25 +198,7 @@ class DPTreeCopula:
             if self.classes is not None:
                 raise InvalidParameterError("y", "is required when classes are given")
             return np.array([None], dtype=object), np.zeros(n, dtype=np.int64)
-        if self.classes is None:
-            raise InvalidParameterError(
-                "classes", "labels need the PUBLIC class list (reading it from y would reveal "
-                           "which labels occur)")
-        classes = np.asarray(list(self.classes))
-        if classes.ndim != 1 or classes.size < 1 or np.unique(classes).size != classes.size:
-            raise InvalidParameterError("classes", "must be a non-empty list without duplicates")
-        y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-        if y_arr.shape != (n,):
-            raise InvalidShapeError("y", "must be 1-D with one entry per row of X")
-        import pandas as pd
-
-        label = np.asarray(pd.Index(classes.tolist(), dtype=object).get_indexer(
-            y_arr.astype(object)), dtype=np.int64)
-        if (label < 0).any():
-            raise InvalidParameterError(
-                "y", "has labels that are not in the public class list; add the missing classes "
-                     "to the public list or drop those records")
-        return classes, label
+        return public_class_labels(self.classes, y, n)
 
     # ------------------------------------------------------------------ plan (public)
     def _plan(self, eps, delta, shares, cols):
@@ -396,7 +379,7 @@ class DPTreeCopula:
         gen = public_randomness(random_state)  # post-processing of the released model
         n = int(n_samples)
         k = len(self.columns_)
-        counts = _largest_remainder(n, self.class_priors_)
+        counts = largest_remainder(n, self.class_priors_)
         label = np.repeat(np.arange(self.classes_.size), counts)
         draws = _sampling_draws(gen, n, k, self.correlation_.shape[-1] if self.correlation_.size else 0)
         fine, within = self._sample_codes(counts, draws)
@@ -514,16 +497,6 @@ def _sampling_draws(gen, n: int, k: int, k_num: int) -> dict:
     latent normals of the numeric block, uniforms for the tree, the output permutation."""
     return {"normal": gen.gaussian((n, k_num)), "uniform": gen.uniform_on((n, k)),
             "permutation": gen.shuffled_indices(n)}
-
-
-def _largest_remainder(n_samples: int, weights: np.ndarray) -> np.ndarray:
-    """Split n_samples by weights with the largest-remainder rule (deterministic)."""
-    raw = n_samples * np.asarray(weights, dtype=np.float64)
-    counts = np.floor(raw).astype(np.int64)
-    short = n_samples - int(counts.sum())
-    if short > 0:
-        counts[np.argsort(-(raw - counts), kind="stable")[:short]] += 1
-    return counts
 
 
 def _coarsen(p: np.ndarray, numeric: bool, ratio: int) -> np.ndarray:
