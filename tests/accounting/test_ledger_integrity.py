@@ -258,6 +258,33 @@ def test_a_restored_backup_is_detected(tmp_path):
         Ledger.open(path, readonly=True)
 
 
+def test_a_spend_committed_while_another_process_opens_is_not_a_restored_backup(tmp_path,
+                                                                              monkeypatch):
+    """Racing processes: another connection commits a spend (and records it as seen) after this
+    open took its read snapshot. The record must be read before the snapshot, or the open sees
+    "1 entry recorded, 0 in the file" and refuses a healthy ledger as a restored backup (this
+    failed on CI under load before the fix)."""
+    path = make(tmp_path, n=0)
+    other = Ledger.open(path)
+    original = Ledger._catch_up
+    raced = []
+
+    def catch_up_then_race(self, con):
+        head = original(self, con)
+        if not raced and self is not other:  # inside the new handle's read snapshot
+            raced.append(True)
+            other.spend(STEP, label="racer")
+        return head
+
+    monkeypatch.setattr(Ledger, "_catch_up", catch_up_then_race)
+    led = Ledger.open(path)  # refused as "a restored backup" before the fix
+    assert raced
+    monkeypatch.setattr(Ledger, "_catch_up", original)
+    assert len(led.history()) == 1
+    led.close()
+    other.close()
+
+
 def test_the_record_of_what_was_seen_lives_outside_the_ledger(tmp_path, monkeypatch):
     state = tmp_path / "state"
     monkeypatch.setenv("MATRIXDP_STATE_DIR", str(state))

@@ -448,17 +448,21 @@ class Ledger:
             raise LedgerError(f"{path}: this ledger was created for another dataset{name}, not "
                               f"{str(dataset)!r} (the identity's hash differs)")
         try:
+            # the record first, the ledger's snapshot after: a record says r entries only once
+            # they were committed, so a later snapshot holds at least r unless the file is older
+            # (reading them the other way round refused racing processes as restored backups)
+            seen = _seen(ledger._genesis)
             with ledger._read() as con:
-                ledger._check_seen(con)
+                ledger._check_seen(con, seen)
         except LedgerError:
             ledger.close()
             raise
         return ledger
 
-    def _check_seen(self, con) -> None:
+    def _check_seen(self, con, seen) -> None:
         """Refuse a ledger older than one this user saw (a restored backup, a copy of an old
-        version): its history must extend the longest history recorded for its chain."""
-        seen = _seen(self._genesis)
+        version): its history must extend ``seen``, the longest history recorded for its chain,
+        read *before* ``con``'s snapshot."""
         if seen is not None and seen[0] > 0:
             n, head = seen
             row = con.execute("SELECT chain FROM spends WHERE id = ?", (n,)).fetchone()
