@@ -362,10 +362,10 @@ def test_predicted_ranking_of_the_noises_matches_the_measured_one():
 def test_feasible_projection_never_hurts_and_is_on_by_default():
     """The default projects onto PSD ∩ {C_ii <= h_i², |C_ij| <= h_i h_j} (post-processing, in the
     original units): over 20 seeded releases its error never exceeds the PSD-only projection's
-    or the raw release's (Frobenius, original units), and the result is PSD. The variance bounds
-    are met where Dykstra's iteration converges (equal ranges, below); with ranges 1 … 1,400 it
-    stops before the smallest feature's bound is met (``matrixdp.feasible.project_psd_box``
-    converges slowly on ill-scaled matrices), so they are not asserted there."""
+    or the raw release's (Frobenius, original units), and the result is PSD with every variance
+    within its public bound h_i², also with ranges 1 … 1,400 (the exact dual solver of
+    ``matrixdp.feasible.project_psd_diagonal``; Dykstra's iteration alone stopped with the smallest
+    feature's variance over its bound there)."""
     from matrixdp.models.covariance import project_feasible, project_psd
 
     X = heterogeneous_table(300)
@@ -381,12 +381,15 @@ def test_feasible_projection_never_hurts_and_is_on_by_default():
         assert e_feas <= np.linalg.norm(project_psd(raw) - truth) * (1 + 1e-6)
         assert e_feas <= np.linalg.norm(raw - truth) * (1 + 1e-6)
         assert np.linalg.eigvalsh(default)[0] >= -1e-9 * np.abs(default).max()
+        assert np.all(np.diagonal(default) <= h * h * (1 + 1e-8))
+        d = np.sqrt(np.clip(np.diagonal(default), 0, None))
+        assert np.all(np.abs(default) <= np.outer(d, d) * (1 + 1e-8) + 1e-12)
     Xs = np.random.default_rng(1).uniform(0, 1, size=(50, 4))  # small n: the noise is large
     for seed in range(10):
         cov = DPCovariance(epsilon=0.1, bounds=(0, 1), noise="iid",
                            random_state=seed).fit(Xs).covariance_
-        assert np.all(np.diagonal(cov) <= 0.25 + 1e-4)  # Dykstra stops at a tolerance
-        assert np.all(np.abs(cov) <= 0.25 + 1e-4)
+        assert np.all(np.diagonal(cov) <= 0.25 * (1 + 1e-8))
+        assert np.all(np.abs(cov) <= 0.25 * (1 + 1e-8))
 
 
 def concentrated_table(n, seed=0):
