@@ -46,7 +46,8 @@ def covariance_fitter(method: str, t: uc.Table, eps: float):
                                       method="coinpress", random_state=s).fit(X).covariance_
     if method == "matrixdp (auto)":  # the default, with its PSD-only projection kept apart
         from matrixdp.models import DPCovariance
-        from matrixdp.models.covariance import project_feasible, project_psd
+        from matrixdp.feasible import project_psd
+        from matrixdp.models.covariance import project_feasible
 
         def fit_auto(s):
             raw = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(lo, hi), project_psd=False,

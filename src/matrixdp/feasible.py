@@ -156,6 +156,11 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     if method not in ("auto", "dykstra"):
         raise InvalidParameterError("method", "must be 'auto' or 'dykstra'")
     if method == "auto" and np.all(dhi >= 0):  # else no PSD matrix meets the box: Dykstra alone
+        # 0. the PSD projection already in the box is the projection onto the intersection (a
+        # subset of the cone): one eigendecomposition, exact
+        out = project_psd(x)
+        if np.all(out >= lo - slack) and np.all(out <= hi + slack):
+            return ProjectionResult(out, np.zeros((d, d)), True, 0, violation(out)) if return_info else out
         # 1. PSD ∩ {diagonal in its box}: exact, and enough when the off-diagonal bounds hold
         first = _dual_newton(x, np.maximum(dlo, 0.0), dhi, diagonal=True, tol=min(tol, 1e-12),
                              max_iter=200)

@@ -366,7 +366,8 @@ def test_feasible_projection_never_hurts_and_is_on_by_default():
     within its public bound h_i², also with ranges 1 … 1,400 (the exact dual solver of
     ``matrixdp.feasible.project_psd_diagonal``; Dykstra's iteration alone stopped with the smallest
     feature's variance over its bound there)."""
-    from matrixdp.models.covariance import project_feasible, project_psd
+    from matrixdp.feasible import project_psd
+    from matrixdp.models.covariance import project_feasible
 
     X = heterogeneous_table(300)
     truth = np.cov(X.T, bias=True)

@@ -85,15 +85,6 @@ def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, nois
     return rel, center, t
 
 
-def project_psd(matrix: np.ndarray) -> np.ndarray:
-    """Nearest (Frobenius) PSD matrix: negative eigenvalues set to 0 (post-processing)."""
-    lam, vec = np.linalg.eigh(0.5 * (matrix + matrix.T))
-    if lam[0] >= 0:
-        return matrix
-    out = (vec * np.maximum(lam, 0.0)) @ vec.T
-    return 0.5 * (out + out.T)
-
-
 def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "original") -> np.ndarray:
     """Frobenius projection of a released matrix onto what the public box allows (post-processing).
 
@@ -107,6 +98,9 @@ def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "
     """
     from ..feasible import covariance_entry_bounds, project_psd_box, second_moment_entry_bounds
 
+    def _project_psd_box(matrix, lower, upper):
+        return project_psd_box(matrix, lower, upper, tol=1e-9, max_iter=300)
+
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)
     if kind == "gram":
@@ -118,18 +112,6 @@ def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "
     scaled = cov / np.outer(unit, unit)
     out = _project_psd_box(scaled, *covariance_entry_bounds(np.where(h > 0, 1.0, 0.0)))
     return out * np.outer(unit, unit)
-
-
-def _project_psd_box(matrix, lower, upper):
-    """:func:`matrixdp.feasible.project_psd_box`, with the exact shortcut: when the PSD projection
-    already lies in the box it is the projection onto the intersection (a subset of the cone)."""
-    from ..feasible import project_psd as psd, project_psd_box
-
-    out = psd(matrix)
-    slack = 1e-12 * max(float(np.abs(upper).max()), float(np.abs(lower).max()), 1e-300)
-    if np.all(out >= lower - slack) and np.all(out <= upper + slack):
-        return out
-    return project_psd_box(matrix, lower, upper, tol=1e-9, max_iter=300)
 
 
 def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: str,
