@@ -184,28 +184,24 @@ def marginal_tv(real: np.ndarray, syn: np.ndarray, cards: list) -> tuple[float, 
     return float(np.mean(one)), float(np.mean(two))
 
 
+def _pearson(M: np.ndarray) -> np.ndarray:
+    """Pearson correlation matrix of the columns of M (a constant column correlates 0)."""
+    M = M - M.mean(axis=0)
+    sd = np.sqrt((M ** 2).mean(axis=0))
+    Z = M / np.where(sd > 0, sd, 1.0)
+    C = Z.T @ Z / len(M)
+    np.fill_diagonal(C, 1.0)
+    return C
+
+
 def correlation_error(A: np.ndarray, B: np.ndarray) -> float:
     """Frobenius norm of the difference of the Pearson correlation matrices (constant columns 0)."""
-    def corr(M):
-        M = M - M.mean(axis=0)
-        sd = np.sqrt((M ** 2).mean(axis=0))
-        Z = M / np.where(sd > 0, sd, 1.0)
-        C = Z.T @ Z / len(M)
-        np.fill_diagonal(C, 1.0)
-        return C
-    return float(np.linalg.norm(corr(A) - corr(B)))
+    return float(np.linalg.norm(_pearson(A) - _pearson(B)))
 
 
 def max_correlation_error(A: np.ndarray, B: np.ndarray) -> float:
     """The largest absolute difference of any pairwise Pearson correlation (constant columns 0)."""
-    def corr(M):
-        M = M - M.mean(axis=0)
-        sd = np.sqrt((M ** 2).mean(axis=0))
-        Z = M / np.where(sd > 0, sd, 1.0)
-        C = Z.T @ Z / len(M)
-        np.fill_diagonal(C, 1.0)
-        return C
-    return float(np.abs(corr(A) - corr(B)).max())
+    return float(np.abs(_pearson(A) - _pearson(B)).max())
 
 
 def tstr_scores(X_syn, y_syn, X_test, y_test) -> dict:
