@@ -48,13 +48,13 @@ FEASIBLE_REFERENCES = """
        Matrix Analysis and Applications 26(1), 2004.
     .. [5] H. Qi and D. Sun, "A quadratically convergent Newton method for computing the nearest
        correlation matrix", SIAM Journal on Matrix Analysis and Applications 28(2), 2006.
+    .. [6] D. P. Bertsekas, "Projected Newton methods for optimization problems with simple
+       constraints", SIAM Journal on Control and Optimization 20(2), 1982.
 """
 
 #: Default stopping rule of the alternating projections: relative change in Frobenius norm.
 DEFAULT_TOL = 1e-10
 DEFAULT_MAX_ITER = 500
-#: project_psd_box runs the Newton method with one multiplier per entry only up to this d.
-MATRIX_NEWTON_MAX_DIM = 30
 
 
 def _square(matrix, argument: str) -> np.ndarray:
@@ -92,24 +92,30 @@ def project_psd(matrix, *, floor: float = 0.0) -> np.ndarray:
 
 def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
                     max_iter: int = DEFAULT_MAX_ITER, return_info: bool = False,
-                    method: str = "auto", newton_max_iter: int = 50):
+                    method: str = "auto", newton_max_iter: int = 300):
     """The Frobenius-nearest PSD matrix whose entries lie in the public box ``[lower, upper]``.
 
-    First the exact projection onto the larger set PSD ∩ {diagonal in its box} is computed
-    (:func:`project_psd_diagonal`, a semismooth Newton method on the dual [4]_ [5]_); when it
-    already meets the off-diagonal bounds it is the answer (the projection onto a superset that
-    lands in the subset), which is always the case for covariance bounds (Cauchy–Schwarz is
-    implied by PSD). Otherwise the same Newton method runs on the dual over a symmetric matrix
-    of multipliers, one per entry. Only if that fails to converge in ``newton_max_iter`` steps do Dykstra's
-    alternating projections [1]_ between the PSD cone and the entrywise box run, warm-started
-    from its dual iterate (Dykstra's method is block coordinate ascent on the dual, so it
-    converges from any dual starting point). Newton stops when every entry meets its box to
-    ``min(tol, 1e-12)`` relative to its bound (or the eigendecomposition's rounding floor); Dykstra
-    stops when
-    a sweep changes the iterate by less than ``tol`` relative to its norm **and** the PSD iterate
-    meets the box to ``sqrt(tol)`` relative to the largest finite bound; if ``max_iter`` sweeps
-    pass first a ``RuntimeWarning`` says so. The result is exactly PSD (the last step is the PSD
-    projection).
+    First the PSD projection (exact when it already meets the box), then the exact projection
+    onto the larger set PSD ∩ {diagonal in its box} (:func:`project_psd_diagonal`, a
+    semismooth Newton method on the dual [4]_ [5]_): when that already meets the off-diagonal
+    bounds it is the answer (the projection onto a superset that lands in the subset), which is
+    always the case for covariance bounds (Cauchy–Schwarz is implied by PSD). Otherwise a
+    projected Newton method [6]_ runs on the dual over the symmetric matrix of multipliers
+    ``Y`` (one per entry), warm-started from the diagonal solution: the dual
+    ``½‖(C + Y)_+‖² - Σ min(l_ij Y_ij, u_ij Y_ij)`` is smooth on every orthant, so each step
+    keeps the sign of every multiplier (an exact projection onto the orthant, an entry at 0
+    released to the side its gradient points to), free entries take a Newton step with the
+    generalised Jacobian of the eigenvalue clipping (conjugate gradients), and the arc is
+    searched with Bertsekas' Armijo rule (derivation in docs/postprocessing.md). It stops when
+    the KKT conditions hold to ``min(tol, 1e-12)`` relative to each bound's own scale (or the
+    eigendecomposition's rounding floor ``64 eps ‖C + Y‖₂``): every entry in its box, a
+    positive multiplier only on an entry at its lower bound, a negative one only at its upper
+    bound. The result ``(C + Y)_+`` is then exactly the projection for those multipliers.
+    Only if Newton has not converged in ``newton_max_iter`` steps do Dykstra's alternating
+    projections [1]_ run, warm-started from its dual iterate, and warn if they stop early;
+    Dykstra stops when a sweep changes the iterate by less than ``tol`` relative to its norm
+    **and** the PSD iterate meets the box to ``sqrt(tol)`` relative to the largest finite bound.
+    The result is PSD (the last step is an eigenvalue clipping).
 
     Parameters
     ----------
@@ -120,7 +126,7 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     tol : float
         Stopping tolerance (see above).
     max_iter : int
-        At most this many Dykstra sweeps.
+        At most this many Dykstra sweeps (the fallback).
     return_info : bool
         Return a :class:`ProjectionResult` (``dual``: the matrix of multipliers;
         ``iterations``: Dykstra sweeps, 0 when a Newton solution was exact;
@@ -128,11 +134,8 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     method : {"auto", "dykstra"}
         ``"dykstra"`` skips the Newton steps (plain Dykstra from the release; for comparison).
     newton_max_iter : int
-        At most this many Newton steps on the matrix of multipliers before falling back to
-        Dykstra (run only when ``d <= MATRIX_NEWTON_MAX_DIM = 30``; above, the fallback is
-        Dykstra warm-started from the diagonal solution). The matrix Newton method converges in a few steps for small ``d`` (≤ 50 in
-        benchmarks/bench_feasible.py) but can stall for larger ``d`` (active-set changes of the
-        many entry bounds); then the warm-started Dykstra runs and warns if it stops early.
+        At most this many projected Newton steps on the matrix of multipliers (0: skip them).
+        ``benchmarks/bench_feasible.py`` measures the steps taken at d = 10 … 200.
     """
     x = _square(matrix, "matrix")
     d = x.shape[0]
@@ -167,11 +170,11 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         if first.converged and np.all(first.matrix >= lo - slack) and np.all(first.matrix <= hi + slack):
             out = first.matrix
             return ProjectionResult(out, np.diag(first.dual), True, 0, violation(out)) if return_info else out
-        # 2. the whole box: the same Newton method on the matrix of multipliers (small d only:
-        # its linear systems have d² unknowns)
-        if d <= MATRIX_NEWTON_MAX_DIM and newton_max_iter > 0:
-            full = _dual_newton(x, lo, hi, diagonal=False, tol=min(tol, 1e-12),
-                                max_iter=newton_max_iter, y0=np.diag(first.dual))
+        # 2. the whole box: projected Newton on the dual over the matrix of multipliers,
+        # warm-started from the diagonal solution (any d: CG on the free entries)
+        if newton_max_iter > 0:
+            full = _box_projected_newton(x, lo, hi, tol=min(tol, 1e-12), max_iter=newton_max_iter,
+                                         y0=np.diag(first.dual))
         else:
             full = first._replace(converged=False, dual=np.diag(first.dual))
         ydual = full.dual
@@ -377,6 +380,111 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
             x = (x + x.T) / 2.0
             g = extract(x).copy()
     violation = float(np.max(np.maximum(np.maximum(lo - g, g - hi), 0.0) / np.where(scale > 0, scale, big)))
+    return ProjectionResult(x, y, converged, it, violation)
+
+
+def _box_projected_newton(c, lo, hi, *, tol, max_iter, y0=None):
+    r"""Projected Newton (Bertsekas 1982) on the dual of ``min ½‖X - C‖² s.t. X PSD, lo <= X <= hi``.
+
+    The dual, as a minimisation over a symmetric matrix of multipliers ``Y``, is
+    ``F(Y) = ½‖(C + Y)_+‖² - Σ_ij min(l_ij Y_ij, u_ij Y_ij)`` (convex; ``X(Y) = (C + Y)_+``).
+    Writing ``Y = P - N`` with ``P, N >= 0`` makes it a smooth problem under bound constraints;
+    on each orthant the linear part is smooth, so a step never crosses ``Y_ij = 0`` (the
+    projection onto the current orthant), and an entry at 0 is released to the side its
+    gradient points to. Free entries take an (inexact, CG) Newton step with the generalised
+    Jacobian of the eigenvalue clipping; entries ε-close to 0 whose gradient pushes them there
+    take a projected gradient step; the arc ``Y(α) = Π(Y + α D)`` is searched with Bertsekas'
+    Armijo rule. Converges when ``X(Y)`` meets the box and complementarity holds to ``tol``
+    relative to each bound's own scale (the natural residual of the KKT conditions).
+    """
+    finite = np.concatenate([np.abs(lo[np.isfinite(lo)]), np.abs(hi[np.isfinite(hi)])])
+    big = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    scale = np.maximum(np.where(np.isfinite(lo), np.abs(lo), 0.0),
+                       np.where(np.isfinite(hi), np.abs(hi), 0.0))
+    scale = np.where(scale > 0, scale, big)
+    atol = tol * scale
+    lo_f = np.where(np.isfinite(lo), lo, 0.0)
+    hi_f = np.where(np.isfinite(hi), hi, 0.0)
+    can_pos = np.isfinite(lo)  # Y_ij > 0 (the lower bound active) needs a finite lower bound
+    can_neg = np.isfinite(hi)
+
+    def lin(y):
+        return np.where(y > 0, lo_f * y, hi_f * y)
+
+    y = np.zeros_like(c) if y0 is None else np.asarray(y0, float).copy()
+    y = np.where(y > 0, np.where(can_pos, y, 0.0), np.where(can_neg, y, 0.0))
+    y = 0.5 * (y + y.T)
+    x, lam, vec = _psd_parts(c + y)
+    converged = False
+    it = 0
+    sigma = 1e-4
+    for it in range(int(max_iter) + 1):
+        res = x - np.clip(x - y, lo, hi)  # natural residual: 0 <=> KKT
+        viol = np.maximum(np.maximum(lo - x, x - hi), 0.0)
+        floor = 64 * np.finfo(float).eps * max(float(np.abs(lam).max()), 1e-300)
+        thr = np.maximum(atol, floor)
+        if np.all(np.abs(res) <= thr) and np.all(viol <= thr):
+            converged = True
+            break
+        if it == max_iter:
+            break
+        # the side (orthant) of every entry, and the gradient of F on that side
+        side = np.sign(y)
+        at0 = side == 0
+        side = np.where(at0 & (x < lo) & can_pos, 1.0, side)
+        side = np.where(at0 & (x > hi) & can_neg, -1.0, side)
+        grad = np.where(side > 0, x - lo_f, np.where(side < 0, x - hi_f, 0.0))
+        fixed = side == 0  # at 0 and inside its box: optimal there, no step
+        # ε-active entries (Bertsekas): close to 0 and pushed towards it
+        eps_act = min(1e-3 * big, float(np.linalg.norm(res)))
+        active = (~fixed) & (np.abs(y) <= eps_act) & (grad * side > 0)
+        free = (~fixed) & (~active)
+        direction = np.zeros_like(y)
+        direction[active] = -grad[active]
+        if np.any(free):
+            apply_v, v_diag = _jacobian_operator(lam, vec, diagonal=False)
+            mu = min(1e-2, max(1e-10, float(np.linalg.norm(res)) / big))
+
+            def apply_free(h, _free=free, _mu=mu):
+                full = np.zeros_like(y)
+                full[_free] = h
+                return apply_v(full)[_free] + _mu * h
+
+            rhs = -grad[free]
+            eta = min(1e-2, float(np.linalg.norm(res)) / big)
+            direction[free] = _pcg(apply_free, rhs, np.maximum(v_diag[free], 1e-8) + mu,
+                                   max(eta, 1e-14), min(2 * int(free.sum()) + 50, 500))
+        direction = 0.5 * (direction + direction.T)
+
+        def project(v, _side=side):
+            return np.where(_side > 0, np.maximum(v, 0.0), np.where(_side < 0, np.minimum(v, 0.0), 0.0))
+
+        lin0 = lin(y)
+        res_norm = float(np.linalg.norm(res))
+        step = 1.0
+        accepted = False
+        for _ in range(40):
+            y_try = project(y + step * direction)
+            x_try, lam_try, vec_try = _psd_parts(c + y_try)
+            # F(y_try) - F(y), summed as differences (no cancellation of two large values)
+            df = 0.5 * float(np.sum((x_try - x) * (x_try + x))) - float(np.sum(lin(y_try) - lin0))
+            pred = step * float(np.sum(grad[free] * direction[free])) + \
+                float(np.sum(grad[active] * (y_try - y)[active]))
+            if df <= sigma * pred:
+                accepted = True
+                break
+            step *= 0.5
+        if not accepted:
+            # rounding can hide the decrease near the solution: take the full step if it
+            # reduces the natural residual, else a projected gradient step (1-Lipschitz)
+            y_try = project(y + direction)
+            x_try, lam_try, vec_try = _psd_parts(c + y_try)
+            r_try = x_try - np.clip(x_try - y_try, lo, hi)
+            if float(np.linalg.norm(r_try)) >= res_norm:
+                y_try = project(y - grad)
+                x_try, lam_try, vec_try = _psd_parts(c + y_try)
+        y, x, lam, vec = y_try, x_try, lam_try, vec_try
+    violation = float(np.max(np.maximum(np.maximum(lo - x, x - hi), 0.0) / scale))
     return ProjectionResult(x, y, converged, it, violation)
 
 
