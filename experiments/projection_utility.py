@@ -38,7 +38,12 @@ from matrixdp.cli import main  # noqa: E402
 
 DATASETS = ("liver", "wdbc", "ctg", "lending_club", "adult", "synthetic")
 EPSILONS = (0.1, 1.0)
-QUERIES = ("mean", "covariance", "correlation", "gram", "pca", "linreg")
+QUERIES = ("mean", "covariance", "correlation", "gram", "pca", "linreg", "ridge")
+#: The estimator behind each query of ``matrixdp release`` ("ridge" is ``--query linreg --alpha 1``).
+ESTIMATOR = {"mean": "DPMean", "covariance": "DPCovariance", "correlation": "DPCovariance",
+             "gram": "DPCovariance", "pca": "DPPCA", "linreg": "DPLinearRegression",
+             "ridge": "DPRidge(alpha=1)"}
+RIDGE_ALPHA = 1.0
 
 
 def _toml_key(name: str) -> str:
@@ -61,8 +66,10 @@ def write_inputs(table, tmp: Path) -> tuple[Path, Path, list[str]]:
 
 
 def run_cli(data, bounds, query, eps, seed, project: bool, out: Path) -> dict:
-    argv = ["release", str(data), "--query", query, "--bounds", str(bounds), "--epsilon",
-            str(eps), "--out", str(out), "--seed", str(seed), "--force"]
+    argv = ["release", str(data), "--query", "linreg" if query == "ridge" else query, "--bounds",
+            str(bounds), "--epsilon", str(eps), "--out", str(out), "--seed", str(seed), "--force"]
+    if query == "ridge":
+        argv += ["--alpha", str(RIDGE_ALPHA)]
     if query == "pca":
         argv += ["--components", "2"]
     if not project:
@@ -84,8 +91,10 @@ def truths(table):
     corr = cov / np.outer(np.where(sd > 0, sd, 1), np.where(sd > 0, sd, 1))
     A = np.column_stack([X, np.ones(n)])
     beta = np.linalg.lstsq(A, y, rcond=None)[0]
+    pen = np.append(np.full(X.shape[1], RIDGE_ALPHA), 0.0)  # the intercept is not penalised
+    ridge = np.linalg.solve(A.T @ A + np.diag(pen), A.T @ y)
     return {"mean": Z.mean(axis=0), "covariance": cov, "correlation": corr, "gram": Z.T @ Z / n,
-            "linreg": beta, "Z": Z}
+            "linreg": beta, "ridge": ridge, "Z": Z}
 
 
 def released_cells(doc, query):
@@ -96,7 +105,7 @@ def released_cells(doc, query):
         m = np.asarray(r["matrix"])
         iu = np.triu_indices(m.shape[0])
         return m[iu], np.asarray(doc["error_bars"]["matrix"]["std"])[iu]
-    if query == "linreg":
+    if query in ("linreg", "ridge"):
         v = np.append(list(r["coef"].values()), r["intercept"])
         s = np.append(doc["error_bars"]["coef"]["std"], doc["error_bars"]["intercept"]["std"])
         return v, s
@@ -109,7 +118,7 @@ def truth_cells(t, query):
     if query in ("covariance", "correlation", "gram"):
         m = t[query]
         return m[np.triu_indices(m.shape[0])]
-    return t["linreg"]
+    return t[query]
 
 
 def captured(doc, Z):
@@ -162,10 +171,10 @@ def main_(argv=None) -> int:
                             err[project].append(np.abs(v - truth_cells(t, query)))
                             if not project:
                                 std = s
-                            if query == "linreg":
+                            if query in ("linreg", "ridge"):
                                 score[project].append(r2(doc, t["Z"]))
                     row = {"dataset": name, "n": table.n, "d": table.d + 1, "epsilon": eps,
-                           "query": query, "trials": trials}
+                           "query": query, "estimator": ESTIMATOR[query], "trials": trials}
                     if query != "pca":
                         ep, er = np.mean(err[True], axis=0), np.mean(err[False], axis=0)
                         safe = np.where(std > 0, std, np.inf)
@@ -186,7 +195,7 @@ def main_(argv=None) -> int:
                     print(f"{name} eps={eps} {query}: {row}", flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    fields = ["dataset", "n", "d", "epsilon", "query", "trials", "cells", "cells_better",
+    fields = ["dataset", "n", "d", "epsilon", "query", "estimator", "trials", "cells", "cells_better",
               "cells_worse", "max_excess_in_std", "median_error_ratio", "total_error_ratio",
               "score", "score_projected", "score_raw"]
     with open(out / "projection_utility.csv", "w", newline="") as fh:
@@ -210,23 +219,27 @@ def main_(argv=None) -> int:
         "cell's mean absolute error, in units of that cell's stated noise std (the public std "
         "of the raw release); a value below 1 means no cell got worse by as much as its noise. "
         "`total`: root-sum-square error of all cells, projected / raw. PCA: median share of the "
-        "true top-2 variance captured by the released components; linreg: median in-sample R².",
+        "true top-2 variance captured by the released components; linreg/ridge: median "
+        "in-sample R². `ridge` is `--query linreg --alpha 1` (its truth: the non-private ridge "
+        "with the same alpha). Both linear-regression arms run the estimator's own solve (its "
+        "adaptive ridge) on the same release, with and without the projection.",
         "",
-        "| dataset | ε | query | cells | better | worse | max excess (std) | median err ratio | "
-        "total err ratio | score (projected / raw) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| dataset | ε | query | estimator | cells | better | worse | max excess (std) | "
+        "median err ratio | total err ratio | score (projected / raw) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         score = (f"{r['score']}: {r['score_projected']:.3g} / {r['score_raw']:.3g}"
                  if "score" in r else "")
         if "cells" in r:
-            lines.append(f"| {r['dataset']} | {r['epsilon']:g} | {r['query']} | {r['cells']} | "
+            lines.append(f"| {r['dataset']} | {r['epsilon']:g} | {r['query']} | {r['estimator']} | "
+                         f"{r['cells']} | "
                          f"{r['cells_better']} | {r['cells_worse']} | "
                          f"{r['max_excess_in_std']:.3g} | {r['median_error_ratio']:.3g} | "
                          f"{r['total_error_ratio']:.3g} | {score} |")
         else:
-            lines.append(f"| {r['dataset']} | {r['epsilon']:g} | {r['query']} | | | | | | | "
-                         f"{score} |")
+            lines.append(f"| {r['dataset']} | {r['epsilon']:g} | {r['query']} | {r['estimator']} | "
+                         f"| | | | | | {score} |")
     lines += ["", f"Largest excess over all cells: {worst['max_excess_in_std']:.3g} noise std "
                   f"({worst['dataset']}, ε = {worst['epsilon']:g}, {worst['query']})."]
     (out / "projection_utility.md").write_text("\n".join(lines) + "\n")

@@ -284,3 +284,78 @@ def test_auto_expected_loss_ranks_candidates_as_measured(monkeypatch, widths):
                               random_state=0).fit(np.zeros((5000, widths.size)), np.zeros(5000))
     assert res[auto.allocation_][1] <= 1.3 * best_meas, (auto.allocation_, res)
     assert set(auto.noise_candidates_) == set(names)
+
+
+def _badly_scaled_regression(seed=5, n=2000, d=10):
+    rng = np.random.default_rng(seed)
+    widths = np.geomspace(1, 1000, d)
+
+    def make(m):
+        u = rng.beta(2, 5, (m, d))
+        return u * widths, np.clip(1 + u @ np.linspace(-2, 2, d) + 0.3 * rng.standard_normal(m),
+                                   -5, 5)
+
+    (X, y), (Xt, yt) = make(n), make(2000)
+    return X, y, Xt, yt, widths
+
+
+def test_projection_is_feasible_and_never_farther_in_its_norm():
+    """The default projection of the released sums (Frobenius in the noise's metric) lies in the
+    public feasible set (PSD, corner-product box, Σ t² pinned) and is never farther from the true
+    sums than the release in that norm (non-expansive: the truth is feasible)."""
+    from matrixdp.feasible import second_moment_entry_bounds
+    from matrixdp.models.linear import feasible_moments, projection_units, regression_task
+
+    X, y, _, _, widths = _badly_scaled_regression()
+    n, d = X.shape
+    task, cx, cy, t = regression_task(np.zeros(d), widths, -5.0, 5.0, n, True)
+    Z = np.column_stack([X - cx, y - cy, np.full(n, t)])
+    truth = Z.T @ Z
+    lo, hi = second_moment_entry_bounds(task.lower, task.upper)
+    for seed in range(5):
+        est = DPLinearRegression(epsilon=0.5, bounds_X=(np.zeros(d), widths), bounds_y=(-5, 5),
+                                 random_state=seed).fit(X, y)
+        G = est.moments_ * n
+        sd = np.sqrt(np.diag(est.entry_variance_)) * n
+        u = projection_units("noise", task, sd)
+        P = feasible_moments(G, task, float(n), u)
+        scale = np.maximum(np.abs(lo), np.abs(hi)) * n
+        assert np.all(P >= lo * n - 1e-8 * scale) and np.all(P <= hi * n + 1e-8 * scale)
+        assert np.linalg.eigvalsh(P / np.outer(u, u)).min() >= -1e-9 * np.abs(P / np.outer(u, u)).max()
+        uu = np.outer(u, u)
+        assert np.linalg.norm((P - truth) / uu) <= np.linalg.norm((G - truth) / uu) * (1 + 1e-12)
+
+
+@pytest.mark.slow
+def test_projection_does_not_hurt_regression_on_badly_scaled_features():
+    """Features with public widths 1 … 1000 (records skewed low in their boxes): on the same
+    releases (paired, 20 seeds per ε), the default solve (projected in the noise's metric) has a
+    mean test MSE within 6% of the unprojected solve at each ε ∈ {0.3, 1, 3} and within 2% on
+    average over them, while the projection in the sums' original units (the previous default)
+    is more than 10% worse than unprojected on average (measured 16-34%: it moves the precise
+    small-scale sums to fix the noisy large-scale ones)."""
+    from matrixdp.models.linear import regression_task, solve_moments
+
+    X, y, Xt, yt, widths = _badly_scaled_regression()
+    n, d = X.shape
+    task, cx, cy, t = regression_task(np.zeros(d), widths, -5.0, 5.0, n, True)
+
+    def mse(beta):
+        pred = Xt @ beta[:d] + cy - cx @ beta[:d] + beta[d] * t
+        return np.mean((np.clip(pred, -5, 5) - yt) ** 2)
+
+    ratio_default, ratio_original = [], []
+    for eps in (0.3, 1.0, 3.0):
+        err = {"default": [], "raw": [], "original": []}
+        for seed in range(20):
+            est = DPLinearRegression(epsilon=eps, bounds_X=(np.zeros(d), widths), bounds_y=(-5, 5),
+                                     random_state=seed).fit(X, y)
+            err["default"].append(np.mean((np.clip(est.predict(Xt), -5, 5) - yt) ** 2))
+            for units, key in ((None, "raw"), ("original", "original")):
+                beta = solve_moments(est.moments_ * n, est.entry_variance_, task, n, t,
+                                     projection=units)[0]
+                err[key].append(mse(beta))
+        ratio_default.append(np.mean(err["default"]) / np.mean(err["raw"]))
+        ratio_original.append(np.mean(err["original"]) / np.mean(err["raw"]))
+    assert max(ratio_default) <= 1.06 and np.mean(ratio_default) <= 1.02, ratio_default
+    assert np.mean(ratio_original) >= 1.10, ratio_original

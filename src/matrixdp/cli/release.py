@@ -410,28 +410,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     return released, est.privacy_, expected, bars
 
 
-#: Relative cutoff of the projected normal equations' spectrum (units of the public half-widths):
-#: directions the projection left almost flat are dropped instead of amplified.
-LINREG_RCOND = 1e-3
-
-
-def _linreg_solve(G, idx, d, n, alpha, cx, cy, t, unit=None, rcond=None):
-    A = G[np.ix_(idx, idx)] * n
-    b = G[idx, d] * n
-    M = A.copy()
-    M[np.arange(len(cx)), np.arange(len(cx))] += alpha
-    u = np.ones(len(idx)) if unit is None else np.where(np.asarray(unit) > 0, unit, 1.0)
-    # solved in units of the public scales, where a relative cutoff treats every feature alike
-    beta = np.linalg.lstsq(M * np.outer(u, u), b * u, rcond=rcond)[0] * u
-    coef = beta[:len(cx)]
-    intercept = float(cy - cx @ coef + beta[-1] * t)
-    return beta, coef, intercept, M
-
-
 def _linreg_std(beta, M, G_var, idx, d, n, cx, t, unit=None, rcond=None):
     """Delta-method noise std of the coefficients and the intercept (post-processing).
 
-    ``beta = M⁻¹ b`` with ``M = n A + alpha I``: to first order ``dbeta = -n M⁻¹ dG[idx, J] u``,
+    ``beta = M⁻¹ b`` with ``M = n A + alpha I + λ D`` the matrix the solve inverted (the adaptive
+    ridge ``λ`` read as fixed): to first order ``dbeta = -n M⁻¹ dG[idx, J] u``,
     ``J = idx + [target]``, ``u = (beta, -1)``. The symmetrised noise of the released moments has
     independent upper-triangle entries of public variances ``G_var`` (i.i.d. and diagonal-MVG
     noise alike), so the covariance of ``dG[idx, J] u`` is exact given ``u``.
@@ -442,7 +425,7 @@ def _linreg_std(beta, M, G_var, idx, d, n, cx, t, unit=None, rcond=None):
     Cv = np.outer(beta, beta) * V[np.ix_(idx, idx)]
     np.fill_diagonal(Cv, V[np.ix_(idx, J)] @ (u * u))
     u = np.ones(len(idx)) if unit is None else np.where(np.asarray(unit) > 0, unit, 1.0)
-    # the same (scaled, cut-off) inverse as the solve
+    # the inverse the solve applied, in units where the coordinates weigh alike
     Minv = np.linalg.pinv(M * np.outer(u, u), rcond=1e-15 if rcond is None else rcond) \
         * np.outer(u, u)
     cov_beta = (n * n) * Minv @ Cv @ Minv.T
@@ -454,33 +437,30 @@ def _linreg_std(beta, M, G_var, idx, d, n, cx, t, unit=None, rcond=None):
 
 def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, keeper, args,
                     names, target, project, n):
-    from ..feasible import second_moment_entry_bounds
     from ..models import DPLinearRegression, DPRidge
-    from ..models.linear import regression_task
+    from ..models.linear import regression_task, solve_moments
 
     common = dict(epsilon=epsilon, delta=delta, bounds_X=(lower, upper), bounds_y=(ylo, yhi),
                   noise=noise, random_state=rng, accountant=keeper)
     est = (DPRidge(alpha=args.alpha, **common) if args.alpha else DPLinearRegression(**common))
     est.fit(X, y)
     d = len(lower)
-    _, cx, cy, t = regression_task(lower, upper, ylo, yhi, n, True)
-    G = np.asarray(est.moments_, dtype=np.float64)
+    task, cx, cy, t = regression_task(lower, upper, ylo, yhi, n, True)
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)
-    if project:  # in units of the public half-widths (every coordinate weighs alike)
-        hx, hy = 0.5 * (upper - lower), 0.5 * (yhi - ylo)
-        mlo, mhi = second_moment_entry_bounds(np.concatenate([-hx, [-hy, t]]),
-                                              np.concatenate([hx, [hy, t]]))
-        G = _project_scaled(G, mlo, mhi, np.concatenate([hx, [hy, t]]))
     idx = list(range(d)) + [d + 1]
-    hx = 0.5 * (upper - lower)
-    beta, coef, intercept, M = _linreg_solve(
-        G, idx, d, n, float(args.alpha or 0.0), cx, cy, t, unit=1.0 / np.append(hx, t),
-        rcond=LINREG_RCOND if project else None)
-    if not project:  # the estimator's own solution (its normal matrix made PSD)
+    # the estimator's own solve (post-processing of its release); --no-project solves the raw
+    # release the same way, so the two arms differ only by the projection
+    beta, _, M = solve_moments(np.asarray(est.moments_, dtype=np.float64) * n, G_var, task, n, t,
+                               alpha=float(args.alpha or 0.0), shrink=est._shrink,
+                               projection=est._projection if project else None,
+                               return_normal=True)
+    coef = beta[:d]
+    intercept = float(cy - cx @ coef + beta[d] * t)
+    if project:  # the same numbers as the estimator's fitted attributes
         coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
+    hx = 0.5 * (upper - lower)
     coef_std, intercept_std = _linreg_std(beta, M, G_var, idx, d, n, cx, t,
-                                          unit=1.0 / np.append(hx, t),
-                                          rcond=LINREG_RCOND if project else None)
+                                          unit=1.0 / np.append(hx, t))
     released = {"coef": dict(zip(names, coef.tolist())), "intercept": intercept}
     std = np.sqrt(G_var).tolist()
     expected = _moment_expected(
@@ -808,11 +788,11 @@ def _projection_note(query: str, project: bool) -> dict:
         "pca": "covariance projected onto the set of --query covariance (Frobenius in units of "
                "the public half-widths); components its orthonormal eigenvectors, explained "
                "variances its eigenvalues",
-        "linreg": "released sufficient statistics projected (Frobenius, in units of the public "
-                  "half-widths) onto PSD matrices within the public entry bounds (means in "
-                  "range, variances at most their maxima, the constant exact); coefficients "
-                  "solved on the projected statistics in the same units, dropping directions "
-                  "whose eigenvalue is below 1e-3 of the largest",
+        "linreg": "released sufficient statistics projected onto PSD matrices within the "
+                  "public entry bounds (means in range, variances at most their maxima, the "
+                  "constant exact), as DPLinearRegression does (docs/regression.md); "
+                  "coefficients solved on them with its noise-aware adaptive ridge "
+                  "(--no-project: the same solve on the raw release)",
     }[query]
     return {"applied": bool(project), "what": what if project else "none (--no-project)",
             "note": "post-processing of the DP release using public bounds only: it costs no "
