@@ -21,6 +21,7 @@ __all__ = [
     "DIRECTIONS_REFERENCES",
     "MVG_REFERENCES",
     "ORTHONORMAL_ATOL",
+    "PROBE_FALSE_ACCEPT",
     "PSD_RTOL",
     "SYMMETRY_RTOL",
     "EigenCov",
@@ -28,6 +29,8 @@ __all__ = [
     "check_dim",
     "check_directions",
     "cite",
+    "orthonormal_by_probes",
+    "probe_count",
     "covariance_eigenvalues",
     "psd_error",
     "standard_directions",
@@ -251,10 +254,117 @@ def check_dim(dim, argument: str = "dim") -> int:
     return int(dim)
 
 
+#: Bound on the probability that :func:`orthonormal_by_probes` accepts columns with
+#: ``max|WᵀW - I| > atol`` (with the number of probes of :func:`probe_count`).
+PROBE_FALSE_ACCEPT = 1e-19
+
+
+def _probe_threshold(d: int, atol: float) -> float:
+    """``τ(d) = max(atol/10, 2.5 γ_d d)``: the certified bound on ``|(E v)_i|`` a probe must meet.
+
+    The rounding bound of ``Wᵀ(W v)`` is about ``γ_d d`` for orthonormal ``W`` and Gaussian ``v``;
+    τ depends on ``d`` and ``atol`` only (fixed before the probes are drawn).
+    """
+    u = np.finfo(np.float64).eps / 2
+    gamma = d * u / (1.0 - d * u)
+    return max(atol / 10.0, 2.5 * gamma * d)
+
+
+def probe_count(dim: int, atol: float = ORTHONORMAL_ATOL) -> int:
+    """Probes :func:`orthonormal_by_probes` needs for a false acceptance <= ``PROBE_FALSE_ACCEPT``.
+
+    Each probe passes a matrix with ``max|WᵀW - I| > atol`` with probability at most
+    ``q = sqrt(2/pi) τ(d)/atol`` (:func:`_probe_threshold`); ``k = ceil(log(1e-19)/log q)``.
+    0 when ``q >= 1/2`` (large ``d``: rounding alone is near ``atol``): use the exact check.
+    """
+    q = float(np.sqrt(2.0 / np.pi)) * _probe_threshold(int(dim), atol) / atol
+    if q >= 0.5:
+        return 0
+    return int(np.ceil(np.log(PROBE_FALSE_ACCEPT) / np.log(q)))
+
+
+#: Rows of W per block of :func:`orthonormal_by_probes` (the block stays in cache for both products).
+_PROBE_BLOCK = 32
+
+
+def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHONORMAL_ATOL) -> bool:
+    r"""A randomized certificate that ``max|WᵀW - I| <= atol``, in O(k d²) (Freivalds-style).
+
+    With ``E = WᵀW - I`` and ``k`` independent standard normal probes ``v`` (drawn independently
+    of ``W``), it computes ``r = Wᵀ(W v) - v`` and a rigorous bound ``e`` on the rounding error
+    of ``r`` against ``E v`` (``|fl - exact| <= γ_d Σ|terms|`` for any summation order,
+    ``γ_d = d u / (1 - d u)``), and returns True only when ``|r| + e <= τ`` everywhere, so
+    ``|(E v)_i| <= τ`` for every row ``i`` and probe; ``τ = max(atol/10, 2.5 γ_d d)`` depends on
+    ``d`` and ``atol`` only. If some ``|E_ij| > atol``, row ``i`` has ``(E v)_i ~ N(0, s²)``
+    with ``s >= |E_ij| > atol``, which lies in ``[-τ, τ]`` with probability at most
+    ``q = sqrt(2/pi) τ/atol`` per probe (0.08 for ``d <= 1800``, 0.088 at ``d = 2000``): all
+    ``k`` probes pass with probability at most ``q^k``, at most :data:`PROBE_FALSE_ACCEPT`
+    (1e-19) with ``k = probe_count(d)`` (18 at ``d = 2000``). False means "not certified" (the
+    caller runs the exact check), never "not orthonormal".
+
+    Parameters
+    ----------
+    w : ndarray (d, d)
+        Finite float64 matrix.
+    probes : ndarray (d, k)
+        Independent standard normal draws, independent of ``w``.
+    atol : float
+        The tolerance of the exact check.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    .. [1] R. Freivalds, "Probabilistic Machines Can Use Less Running Time", IFIP Congress 1977.
+    .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002,
+       Sec. 3.1 and 3.5 (error bounds of inner products and matrix products).
+    """
+    v = np.asarray(probes, dtype=np.float64)
+    d = w.shape[0]
+    if v.ndim != 2 or v.shape[0] != d or v.shape[1] < 1:
+        raise InvalidShapeError("probes", f"must have shape ({d}, k), got {v.shape}")
+    u = np.finfo(np.float64).eps / 2
+    gamma = d * u / (1.0 - d * u)
+    tau = _probe_threshold(d, atol)
+    # one pass over W by row blocks: y_b = W_b v, z += W_bᵀ y_b, column norms and ‖y‖²
+    z = np.zeros((d, v.shape[1]))
+    col_sq = np.zeros(d)
+    y_sq = np.zeros(v.shape[1])
+    for start in range(0, d, _PROBE_BLOCK):
+        wb = w[start:start + _PROBE_BLOCK]
+        yb = wb @ v
+        z += wb.T @ yb
+        col_sq += np.einsum("ij,ij->j", wb, wb)
+        y_sq += np.einsum("ij,ij->j", yb, yb)
+    col = np.sqrt(col_sq)                               # ‖W_:,i‖₂
+    frob = float(np.sqrt(np.sum(col_sq)))               # ‖W‖_F
+    v_norm = np.sqrt(np.einsum("ij,ij->j", v, v))       # ‖v‖₂ per probe
+    y_norm = np.sqrt(y_sq)                              # ‖ŷ‖₂ per probe
+    # |ŷ - Wv|_l <= γ ‖W_l,:‖ ‖v‖ and Σ_l |W_li| ‖W_l,:‖ <= ‖W_:,i‖ ‖W‖_F (Cauchy-Schwarz);
+    # |ẑ - Wᵀŷ|_i <= γ ‖W_:,i‖ ‖ŷ‖; the subtraction adds u |ẑ - v|. The factor 1.01 covers the
+    # rounding of the norms themselves (relative error <= d u).
+    err = 1.01 * (gamma * col[:, None] * (frob * v_norm + y_norm)[None, :]
+                  + 2 * u * (np.abs(z) + np.abs(v)))
+    z -= v
+    np.abs(z, out=z)
+    z += err
+    return bool(np.max(z) <= tau)
+
+
 @_cite_directions
 def check_directions(directions, dim, argument: str = "directions", *,
-                     atol: float = ORTHONORMAL_ATOL) -> np.ndarray:
+                     atol: float = ORTHONORMAL_ATOL, probes=None) -> np.ndarray:
     """Validate a matrix of orthonormal directions (columns) and return it as float64.
+
+    Without ``probes`` the check forms ``WᵀW`` (O(d³)). With ``probes`` (a ``(dim, k)`` array of
+    independent standard normal draws, drawn *after* and independently of ``W``) it first tries
+    the O(k d²) certificate of :func:`orthonormal_by_probes`; when the certificate does not pass,
+    the exact check decides. So the result is the exact check's except with probability at most
+    ``(sqrt(2/pi) τ/atol) ** k`` (``k = probes.shape[1]``; at most ``PROBE_FALSE_ACCEPT`` with
+    ``k = probe_count(dim)``) that columns with ``max|WᵀW - I| > atol`` are accepted; never does
+    it reject directions the exact check accepts.
 
     Parameters
     ----------
@@ -266,6 +376,8 @@ def check_directions(directions, dim, argument: str = "directions", *,
         Name used in error messages.
     atol : float
         Tolerance of ``max|WᵀW - I|``.
+    probes : ndarray (dim, k), optional
+        Fresh standard normal probes for the randomized certificate (see above).
 
     Returns
     -------
@@ -282,7 +394,11 @@ def check_directions(directions, dim, argument: str = "directions", *,
     """
     dim = check_dim(dim)
     w = check_finite_array(directions, argument, ndim=2, shape=(dim, dim))
-    err = float(np.max(np.abs(w.T @ w - np.eye(dim))))
+    if probes is not None and orthonormal_by_probes(w, probes, atol):
+        return w
+    gram = w.T @ w
+    gram[np.diag_indices(dim)] -= 1.0
+    err = float(np.max(np.abs(gram)))
     if err > atol:
         raise InvalidParameterError(
             argument, f"columns must be orthonormal (W^T W = I); max|W^T W - I| = {err:.3g} "

@@ -21,7 +21,9 @@ __all__ = [
     "ENUMERATION_MAX_DIM",
     "TIGHTNESS_RTOL",
     "box_quadratic_max",
+    "DENSE_BOX_MAX_DIM",
     "direction_reach",
+    "eigen_box_quadratic_bound",
     "frobenius_ball_shift",
     "record_box_shift",
     "outer_product_shift",
@@ -117,7 +119,92 @@ def direction_reach(directions: np.ndarray | None, reach: np.ndarray) -> np.ndar
     """``h_i = sup_{x in box} |u_iᵀ x| = Σ_k |u_ik| R_k`` for every direction."""
     if directions is None:
         return reach.copy()
-    return np.abs(directions).T @ reach
+    u = np.asarray(directions)
+    out = np.zeros(u.shape[1])
+    buf = np.empty((min(_REACH_BLOCK, u.shape[0]), u.shape[1]))
+    for start in range(0, u.shape[0], _REACH_BLOCK):  # row blocks: no d x d temporary
+        rows = u[start:start + _REACH_BLOCK]
+        blk = np.abs(rows, out=buf[:rows.shape[0]])
+        out += reach[start:start + rows.shape[0]] @ blk
+    return out
+
+
+#: Rows of ``|U|`` formed at a time by :func:`direction_reach`.
+_REACH_BLOCK = 32
+
+
+#: Above this side, a record-box bound with known directions is computed from the eigen-form
+#: ``U diag(p) Uᵀ`` (O(d²), no d x d precision: :func:`eigen_box_quadratic_bound`).
+DENSE_BOX_MAX_DIM = 256
+
+
+def eigen_box_quadratic_bound(values, vectors, lower, upper, *, reach_h=None
+                              ) -> tuple[float, bool, float, np.ndarray]:
+    r"""An upper bound on ``sup_{x in [lower, upper]} xᵀ A x`` for ``A = U diag(p) Uᵀ``, in O(d²).
+
+    ``U`` has orthonormal columns ``u_j`` and ``p >= 0``. With ``R_k = max(|lo_k|, |hi_k|)`` and
+    ``h_j = Σ_k |U_kj| R_k >= |u_jᵀ x|`` on the box, for every ``c >= 0``
+
+    .. math:: x^\top A x = c\|x\|^2 + \sum_j (p_j - c)(u_j^\top x)^2
+              \le c\|R\|^2 + \sum_j |p_j - c|\, h_j^2 =: f(c),
+
+    and ``f(c) >= Rᵀ|A|R`` (``|A_kl| <= c δ_kl + Σ_j |p_j - c| |U_kj||U_lj|``). The bound is
+    ``min(λ_max ‖R‖², min_c f(c))`` (``f`` is convex and piecewise linear: its minimum is at
+    ``c = 0`` or some ``p_j``), never below the dense :func:`box_quadratic_max`'s
+    ``min(λ_max ‖R‖², Rᵀ|A|R)`` (nor below the supremum). It is reported exact when a candidate
+    vertex (the signs of the top eigenvector, the far corner) attains it.
+
+    Parameters
+    ----------
+    values : array_like (d,)
+        ``p``.
+    vectors : ndarray (d, d)
+        ``U`` (orthonormal columns; the caller has checked them).
+    lower, upper : array_like (d,)
+        The box.
+    reach_h : array_like (d,), optional
+        ``h = |U|ᵀ R`` if already computed.
+
+    Returns
+    -------
+    (value, exact, lower_value, argmax) : as :func:`box_quadratic_max`.
+    """
+    p = np.asarray(values, dtype=np.float64)
+    u = np.asarray(vectors, dtype=np.float64)
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    reach = np.maximum(np.abs(lo), np.abs(hi))
+    far = np.where(np.abs(hi) >= np.abs(lo), hi, lo)
+    r2 = float(reach @ reach)
+    j = int(np.argmax(p))
+    # candidate vertices: the signs of the top eigenvector, the far corner
+    cand = np.stack([np.where(u[:, j] >= 0, hi, lo), far], axis=1)
+    if reach_h is None:   # h = |U|ᵀR and Uᵀ cand in one pass over U by row blocks
+        h = np.zeros(u.shape[1])
+        proj = np.zeros((u.shape[1], 2))
+        buf = np.empty((min(_REACH_BLOCK, u.shape[0]), u.shape[1]))
+        for start in range(0, u.shape[0], _REACH_BLOCK):
+            rows = u[start:start + _REACH_BLOCK]
+            stop = start + rows.shape[0]
+            proj += rows.T @ cand[start:stop]
+            h += reach[start:stop] @ np.abs(rows, out=buf[:rows.shape[0]])
+    else:
+        h = np.asarray(reach_h, dtype=np.float64)
+        proj = u.T @ cand
+    hh = h * h
+    order = np.argsort(p)
+    ps, ws = p[order], hh[order]
+    cw = np.cumsum(ws)                      # Σ_{i<=k} h_i² (sorted by p)
+    cpw = np.cumsum(ps * ws)                # Σ_{i<=k} p_i h_i²
+    tw, tpw = cw[-1], cpw[-1]
+    # f(c) at c = p_(k): c r2 + (c cw_k - cpw_k) + (tpw - cpw_k) - c (tw - cw_k)
+    f = ps * r2 + (ps * cw - cpw) + (tpw - cpw) - ps * (tw - cw)
+    upper_value = min(float(p[j]) * r2, float(tpw), float(np.min(f)))
+    vals = p @ (proj * proj)
+    k = int(np.argmax(vals))
+    best = float(vals[k])
+    exact = best >= upper_value * (1 - TIGHTNESS_RTOL)
+    return (best if exact else upper_value), exact, best, cand[:, k].copy()
 
 
 def _shift_sq(d: np.ndarray, row: AxisPrecision, col: AxisPrecision) -> float:
@@ -151,7 +238,7 @@ def frobenius_ball_shift(radius: float, row: AxisPrecision, col: AxisPrecision) 
 
 @_cite
 def record_box_shift(row: AxisPrecision, col: AxisPrecision, *, half_widths=None,
-                     radius=None) -> ShiftBound:
+                     radius=None, dense: bool | None = None) -> ShiftBound:
     r"""Supremum for the identity query: one record (row) of the value replaced.
 
     ``D = e_k dᵀ`` with ``d`` in the box ``[-w, w]`` (per-feature ranges ``w``) or
@@ -161,22 +248,37 @@ def record_box_shift(row: AxisPrecision, col: AxisPrecision, *, half_widths=None
 
     The first factor is exact; the second is exact for the ball, for a diagonal
     Ψ⁻¹ and for ``n_features <= ENUMERATION_MAX_DIM`` (see :func:`box_quadratic_max`).
+    For ``n_features > DENSE_BOX_MAX_DIM`` (unless ``dense=True``) the box maximum is bounded from
+    the eigen-form of Ψ⁻¹ in O(d²) (:func:`eigen_box_quadratic_bound`: never below the dense
+    bound, so at least as conservative) and the ball's λ_max is the largest precision.
+    ``dense=True`` forms Ψ⁻¹ and runs the dense search (its witness is better: the auditor's
+    :meth:`~matrixdp.queries.IdentityQuery.witnesses` uses it).
     """
     row_diag = row.diagonal()
     k = int(np.argmax(row_diag))
+    if dense is None:
+        dense = col.dim <= DENSE_BOX_MAX_DIM
     if radius is not None:
-        lam, vecs = np.linalg.eigh(col.matrix())
-        quad, exact, low = 4.0 * radius * radius * lam[-1], True, 4.0 * radius * radius * lam[-1]
-        d = 2.0 * radius * vecs[:, -1]
+        if dense or col.directions is None:
+            lam, vecs = np.linalg.eigh(col.matrix())
+            top_value, top = lam[-1], vecs[:, -1]
+        else:  # the eigen-form gives λ_max(Ψ⁻¹) = max p and its direction
+            j = int(np.argmax(col.precisions))
+            top_value, top = col.precisions[j], col.directions[:, j]
+        quad, exact = 4.0 * radius * radius * top_value, True
+        low = quad
+        d = 2.0 * radius * top
         method = "record-ball"
     else:
         w = np.asarray(half_widths, dtype=np.float64)
         if col.directions is None:  # diagonal: the vertex d = w attains the maximum
             quad = low = float(np.dot(col.precisions, w * w))
             exact, d = True, w.copy()
-        else:
+        elif dense:
             quad, exact, low, d = box_quadratic_max(col.matrix(), -w, w,
                                                     eigen=(col.precisions, col.directions))
+        else:
+            quad, exact, low, d = eigen_box_quadratic_bound(col.precisions, col.directions, -w, w)
         method = "record-box"
     e = np.zeros(row.dim)
     e[k] = 1.0
