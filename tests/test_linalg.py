@@ -91,3 +91,17 @@ def test_one_probe_passes_a_just_too_large_error_at_most_at_the_stated_rate():
     passed = sum(orthonormal_by_probes(w, rng.standard_normal((d, 1))) for _ in range(4000))
     bound = np.sqrt(2 / np.pi) * _probe_threshold(d, 1e-8) / 2e-8       # 0.04 per row
     assert passed <= 4000 * bound          # expected about 4000 * bound² = 6
+
+
+def test_check_directions_with_probes_still_refuses_non_finite_and_wrong_shapes():
+    from matrixdp._linalg import probe_count
+
+    d = 300
+    probes = np.random.default_rng(3).standard_normal((d, probe_count(d)))
+    for bad in (np.nan, np.inf):
+        w = _orthonormal(d, 2)
+        w[10, 20] = bad
+        with pytest.raises(NonFiniteInputError):
+            check_directions(w, d, probes=probes)
+    with pytest.raises(InvalidShapeError):
+        check_directions(np.eye(d)[:, :-1], d, probes=probes)

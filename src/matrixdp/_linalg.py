@@ -350,6 +350,8 @@ def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHO
     z -= v
     np.abs(z, out=z)
     z += err
+    # NaN/inf anywhere in W reach z or err (v has no zero entry almost surely): max is then
+    # NaN or inf and the comparison fails
     return bool(np.max(z) <= tau)
 
 
@@ -393,9 +395,13 @@ def check_directions(directions, dim, argument: str = "directions", *,
         Columns not orthonormal within ``atol``.
     """
     dim = check_dim(dim)
+    if probes is not None:
+        # a certified W is finite (a NaN/inf entry makes the products or the column norms
+        # non-finite and the certificate fail), so its finiteness pass is needed only after
+        w = check_finite_array(directions, argument, ndim=2, shape=(dim, dim), finite=False)
+        if orthonormal_by_probes(w, probes, atol):
+            return w
     w = check_finite_array(directions, argument, ndim=2, shape=(dim, dim))
-    if probes is not None and orthonormal_by_probes(w, probes, atol):
-        return w
     gram = w.T @ w
     gram[np.diag_indices(dim)] -= 1.0
     err = float(np.max(np.abs(gram)))

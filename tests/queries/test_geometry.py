@@ -152,3 +152,19 @@ def test_record_box_shift_uses_the_eigen_form_above_the_dense_size():
     ball = record_box_shift(row, col, radius=0.7)
     ball_dense = record_box_shift(row, col, radius=0.7, dense=True)
     assert ball.exact and ball.value_sq == pytest.approx(ball_dense.value_sq, rel=1e-12)
+
+
+def test_memoised_reach_is_scoped_to_its_block():
+    from matrixdp.queries.geometry import direction_reach, memoised_reach
+    from matrixdp.rng import random_directions
+
+    u = random_directions(40, 40, rng=1)
+    r = np.linspace(0.5, 1.5, 40)
+    want = np.abs(u).T @ r
+    with memoised_reach():
+        first = direction_reach(u, r)
+        first[:] = 0.0                       # callers get copies: the memo is not corrupted
+        np.testing.assert_allclose(direction_reach(u, r), want, rtol=1e-14)
+        np.testing.assert_allclose(direction_reach(u, 2 * r), 2 * want, rtol=1e-14)
+    u[:, 0] = -u[:, 0] * 2                   # changed after the block: recomputed
+    np.testing.assert_allclose(direction_reach(u, r), np.abs(u).T @ r, rtol=1e-14)

@@ -24,6 +24,7 @@ from ..errors import (
     NotPositiveSemidefiniteError,
 )
 from ..queries import as_structure, is_structure
+from ..queries.geometry import memoised_reach
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 from .lattice import check_granularity, check_numerics
 from .mvg_sampler import MVGSampler
@@ -301,7 +302,8 @@ class MVGMechanism(Mechanism):
 
         # ---- calibration
         if calibration == "exact":
-            self._calibrate_exact()
+            with memoised_reach():  # |U|ᵀR once for the direction costs and the shift bound
+                self._calibrate_exact()
         else:
             self._calibrate_theorem(gamma)
         self._finish()

@@ -12,6 +12,9 @@ that is computable, otherwise a certified upper bound flagged as such
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import numpy as np
 
 from .._linalg import cite
@@ -23,6 +26,7 @@ __all__ = [
     "box_quadratic_max",
     "DENSE_BOX_MAX_DIM",
     "direction_reach",
+    "memoised_reach",
     "eigen_box_quadratic_bound",
     "frobenius_ball_shift",
     "record_box_shift",
@@ -115,10 +119,40 @@ def box_quadratic_max(matrix, lower, upper, *, eigen=None) -> tuple[float, bool,
     return (best if exact else upper_value), exact, best, arg
 
 
+#: Per-block memo of :func:`direction_reach` (see :func:`memoised_reach`); None outside a block.
+_REACH_MEMO: contextvars.ContextVar = contextvars.ContextVar("matrixdp_reach_memo", default=None)
+
+
+@contextlib.contextmanager
+def memoised_reach():
+    """Within the block, :func:`direction_reach` computes ``|U|ᵀR`` once per (U, R) pair.
+
+    For one construction (the MVG mechanism's calibration asks for the same ``|U|ᵀR`` in its
+    direction costs and in its shift bound): the memo holds the arrays it was given, keyed by
+    identity, and is dropped when the block ends, so no later change of an array is missed.
+    """
+    token = _REACH_MEMO.set({})
+    try:
+        yield
+    finally:
+        _REACH_MEMO.reset(token)
+
+
 def direction_reach(directions: np.ndarray | None, reach: np.ndarray) -> np.ndarray:
     """``h_i = sup_{x in box} |u_iᵀ x| = Σ_k |u_ik| R_k`` for every direction."""
     if directions is None:
         return reach.copy()
+    memo = _REACH_MEMO.get()
+    if memo is None:
+        return _direction_reach(directions, reach)
+    key = (id(directions), np.asarray(reach, dtype=np.float64).tobytes())
+    found = memo.get(key)
+    if found is None or found[0] is not directions:
+        found = memo[key] = (directions, _direction_reach(directions, reach))
+    return found[1].copy()
+
+
+def _direction_reach(directions, reach) -> np.ndarray:
     u = np.asarray(directions)
     out = np.zeros(u.shape[1])
     buf = np.empty((min(_REACH_BLOCK, u.shape[0]), u.shape[1]))
@@ -178,19 +212,22 @@ def eigen_box_quadratic_bound(values, vectors, lower, upper, *, reach_h=None
     r2 = float(reach @ reach)
     j = int(np.argmax(p))
     # candidate vertices: the signs of the top eigenvector, the far corner
-    cand = np.stack([np.where(u[:, j] >= 0, hi, lo), far], axis=1)
+    cand_t = np.stack([np.where(u[:, j] >= 0, hi, lo), far])    # (2, d): rows are vertices
+    memo = _REACH_MEMO.get()
+    if reach_h is None and memo is not None:
+        reach_h = direction_reach(vectors, reach)
     if reach_h is None:   # h = |U|ᵀR and Uᵀ cand in one pass over U by row blocks
         h = np.zeros(u.shape[1])
-        proj = np.zeros((u.shape[1], 2))
+        proj_t = np.zeros((2, u.shape[1]))
         buf = np.empty((min(_REACH_BLOCK, u.shape[0]), u.shape[1]))
         for start in range(0, u.shape[0], _REACH_BLOCK):
             rows = u[start:start + _REACH_BLOCK]
             stop = start + rows.shape[0]
-            proj += rows.T @ cand[start:stop]
+            proj_t += cand_t[:, start:stop] @ rows
             h += reach[start:stop] @ np.abs(rows, out=buf[:rows.shape[0]])
     else:
         h = np.asarray(reach_h, dtype=np.float64)
-        proj = u.T @ cand
+        proj_t = cand_t @ u                       # (Uᵀ x)ᵀ for both vertices
     hh = h * h
     order = np.argsort(p)
     ps, ws = p[order], hh[order]
@@ -200,11 +237,11 @@ def eigen_box_quadratic_bound(values, vectors, lower, upper, *, reach_h=None
     # f(c) at c = p_(k): c r2 + (c cw_k - cpw_k) + (tpw - cpw_k) - c (tw - cw_k)
     f = ps * r2 + (ps * cw - cpw) + (tpw - cpw) - ps * (tw - cw)
     upper_value = min(float(p[j]) * r2, float(tpw), float(np.min(f)))
-    vals = p @ (proj * proj)
+    vals = (proj_t * proj_t) @ p
     k = int(np.argmax(vals))
     best = float(vals[k])
     exact = best >= upper_value * (1 - TIGHTNESS_RTOL)
-    return (best if exact else upper_value), exact, best, cand[:, k].copy()
+    return (best if exact else upper_value), exact, best, cand_t[k].copy()
 
 
 def _shift_sq(d: np.ndarray, row: AxisPrecision, col: AxisPrecision) -> float:
