@@ -97,7 +97,7 @@ def main(argv=None) -> int:
     parser.add_argument("--calls", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--size", type=int, default=10)
-    parser.add_argument("--before", default="c0d2e39",
+    parser.add_argument("--before", default="4d66303",
                         help="git revision timed as 'before' in a child process")
     parser.add_argument("--no-write", action="store_true", help="print only; do not touch BENCHMARKS.md")
     args = parser.parse_args(argv)

@@ -200,11 +200,22 @@ def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS,
     # Cache-sized blocks are small BLAS calls: multi-threaded BLAS spends more on waking its
     # threads than on the arithmetic (3-10x slower on a loaded 2-core machine), one thread reads
     # memory as fast as the pass needs.
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         _unit_row_blocks(X, W, r, total, Y, chunk_rows, check_finite)
     return r, total, Y
+
+
+_CONTROLLER = []
+
+
+def _one_blas_thread():
+    """``threadpool_limits(1, "blas")`` from one cached controller (a fresh ``threadpool_limits``
+    rescans the loaded libraries: about a millisecond per call)."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def _unit_row_blocks(X, W, r, total, Y, chunk_rows, check_finite=False) -> None:
@@ -272,9 +283,7 @@ def centred_scatter(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray, 
     mu2 = float(mu @ mu)
     k = W.shape[1] + (0 if labels is None else 1)
     scatter = np.zeros((k, k))
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         for start in range(0, n, chunk_rows):
             stop = min(n, start + chunk_rows)
             xb, rb = X[start:stop], r[start:stop]
