@@ -172,6 +172,7 @@ _REACH_BLOCK = 32
 DENSE_BOX_MAX_DIM = 256
 
 
+@_cite
 def eigen_box_quadratic_bound(values, vectors, lower, upper, *, reach_h=None
                               ) -> tuple[float, bool, float, np.ndarray]:
     r"""An upper bound on ``sup_{x in [lower, upper]} xᵀ A x`` for ``A = U diag(p) Uᵀ``, in O(d²).
@@ -202,6 +203,10 @@ def eigen_box_quadratic_bound(values, vectors, lower, upper, *, reach_h=None
     Returns
     -------
     (value, exact, lower_value, argmax) : as :func:`box_quadratic_max`.
+
+    Notes
+    -----
+    Derivation: ``docs/mvg.md``, Part III, Sec. 3.2 ("Large d").
     """
     p = np.asarray(values, dtype=np.float64)
     u = np.asarray(vectors, dtype=np.float64)
