@@ -283,10 +283,6 @@ def probe_count(dim: int, atol: float = ORTHONORMAL_ATOL) -> int:
     return int(np.ceil(np.log(PROBE_FALSE_ACCEPT) / np.log(q)))
 
 
-#: Rows of W per block of :func:`orthonormal_by_probes` (the block stays in cache for both products).
-_PROBE_BLOCK = 32
-
-
 def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHONORMAL_ATOL) -> bool:
     r"""A randomized certificate that ``max|WᵀW - I| <= atol``, in O(k d²) (Freivalds-style).
 
@@ -328,20 +324,15 @@ def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHO
     u = np.finfo(np.float64).eps / 2
     gamma = d * u / (1.0 - d * u)
     tau = _probe_threshold(d, atol)
-    # one pass over W by row blocks: y_b = W_b v, z += W_bᵀ y_b, column norms and ‖y‖²
-    z = np.zeros((d, v.shape[1]))
-    col_sq = np.zeros(d)
-    y_sq = np.zeros(v.shape[1])
-    for start in range(0, d, _PROBE_BLOCK):
-        wb = w[start:start + _PROBE_BLOCK]
-        yb = wb @ v
-        z += wb.T @ yb
-        col_sq += np.einsum("ij,ij->j", wb, wb)
-        y_sq += np.einsum("ij,ij->j", yb, yb)
+    # the probes as rows (k x d): both products have the wide shape BLAS runs fastest
+    vt = np.ascontiguousarray(v.T)
+    yt = vt @ w.T                                       # ŷᵀ = (W v)ᵀ
+    z = (yt @ w).T                                      # ẑ = Wᵀ ŷ, (d, k)
+    col_sq = np.einsum("ij,ij->j", w, w)
     col = np.sqrt(col_sq)                               # ‖W_:,i‖₂
     frob = float(np.sqrt(np.sum(col_sq)))               # ‖W‖_F
-    v_norm = np.sqrt(np.einsum("ij,ij->j", v, v))       # ‖v‖₂ per probe
-    y_norm = np.sqrt(y_sq)                              # ‖ŷ‖₂ per probe
+    v_norm = np.sqrt(np.einsum("ij,ij->i", vt, vt))     # ‖v‖₂ per probe
+    y_norm = np.sqrt(np.einsum("ij,ij->i", yt, yt))     # ‖ŷ‖₂ per probe
     # |ŷ - Wv|_l <= γ ‖W_l,:‖ ‖v‖ and Σ_l |W_li| ‖W_l,:‖ <= ‖W_:,i‖ ‖W‖_F (Cauchy-Schwarz);
     # |ẑ - Wᵀŷ|_i <= γ ‖W_:,i‖ ‖ŷ‖; the subtraction adds u |ẑ - v|. The factor 1.01 covers the
     # rounding of the norms themselves (relative error <= d u).
