@@ -167,10 +167,14 @@ def main(argv=None) -> int:
         "does not pass, the exact check decides, so it never refuses what the exact check "
         "accepts); (3) the noise factor W diag(√λ) is never formed (the draw is scaled by √λ "
         "before the product with W: seeded MVG releases with directions change in the last "
-        "bits); (4) μ*(ε, δ) is cached (it was solved twice per construction). What bounds the "
-        "rest: the certificate's k narrow products with W (the largest part), the finiteness "
-        "pass over W, the pass computing |U|ᵀR (twice: once for the direction costs, once in the "
-        "bound) and the candidate vertices, each O(d²) like the release itself."])
+        "bits); (4) μ*(ε, δ) is cached (it was solved twice per construction); (5) |U|ᵀR is "
+        "computed once for the direction costs and the bound (memoised within the construction). "
+        "What bounds the rest: the certificate (two products of W with the k probe rows, the "
+        "release's shape, plus a pass for the column norms of its rounding bound: the largest "
+        "part), the pass computing |U|ᵀR and the one evaluating the candidate vertices, each "
+        "O(d²) like the release itself; a sound certificate with fewer probes needs a smaller "
+        "rounding bound than the worst-case γ_d one (not done). The exact check and the dense "
+        "bound remain for d < 256 (the probes) and d <= 256 (the bound)."])
     print(body)
     if not args.no_write:
         write_section("MVG construction", body)
