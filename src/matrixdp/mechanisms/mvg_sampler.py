@@ -42,6 +42,11 @@ KRONECKER_MAX_DIM = 4096
 # Below this side, BLAS trmm's call overhead outweighs its halved flops.
 _TRMM_MIN_DIM = 512
 
+# From this side on, an EigenCov's factor W diag(√λ) is not formed (a d x d copy per sampler):
+# each draw is scaled by √λ instead (O(mn)); below it the formed factor keeps seeded draws as
+# they were.
+_EIGEN_FACTOR_MIN_DIM = 256
+
 _cite = cite(MVG_REFERENCES)
 
 
@@ -85,6 +90,8 @@ def _factor(cov, argument: str) -> _Factor:
         root = np.sqrt(cov.variances)
         if cov.directions is None:
             return _diag_factor(root)
+        if root.size < _EIGEN_FACTOR_MIN_DIM:   # small: the factor costs nothing to form
+            return _Factor("full", cov.directions * root)
         return _Factor("eigen", cov.directions, root)
     arr = check_covariance(cov, argument)
     if _is_diagonal(arr):

@@ -154,6 +154,8 @@ def direction_reach(directions: np.ndarray | None, reach: np.ndarray) -> np.ndar
 
 def _direction_reach(directions, reach) -> np.ndarray:
     u = np.asarray(directions)
+    if u.shape[0] <= DENSE_BOX_MAX_DIM:  # small: one product (the same floats as before)
+        return np.abs(u).T @ reach
     out = np.zeros(u.shape[1])
     buf = np.empty((min(_REACH_BLOCK, u.shape[0]), u.shape[1]))
     for start in range(0, u.shape[0], _REACH_BLOCK):  # row blocks: no d x d temporary
