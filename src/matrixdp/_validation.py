@@ -76,8 +76,15 @@ def check_probability(value, argument: str) -> float:
 
 
 def check_finite_array(value, argument: str = "value", *, ndim: int | None = None,
-                       shape: tuple | None = None, dtype=np.float64) -> np.ndarray:
-    """Convert ``value`` to a numeric ndarray and reject NaN/inf and wrong shapes."""
+                       shape: tuple | None = None, dtype=np.float64,
+                       finite: bool = True) -> np.ndarray:
+    """Convert ``value`` to a numeric ndarray and reject NaN/inf and wrong shapes.
+
+    ``finite=False`` skips the NaN/inf pass: only for a caller that checks finiteness itself in
+    a pass that already reads every entry, before anything is charged or released (RON-Gauss's
+    blocked pass, :func:`~matrixdp.synth.preprocessing.unit_row_pass`), raising
+    :func:`non_finite_error`.
+    """
     try:
         arr = np.asarray(value)
     except Exception as exc:  # pragma: no cover - numpy raises many types
@@ -92,10 +99,15 @@ def check_finite_array(value, argument: str = "value", *, ndim: int | None = Non
         raise InvalidShapeError(argument, f"must have {ndim} dimension(s), got {arr.ndim}")
     if shape is not None and arr.shape != tuple(shape):
         raise InvalidShapeError(argument, f"must have shape {tuple(shape)}, got {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise NonFiniteInputError(argument, "contains NaN or infinite entries; clean or impute "
-                                            "them before a private release")
+    if finite and not np.isfinite(arr).all():
+        raise non_finite_error(argument)
     return arr
+
+
+def non_finite_error(argument: str) -> NonFiniteInputError:
+    """The error for NaN/inf entries (which entries, and how many, stay with the data)."""
+    return NonFiniteInputError(argument, "contains NaN or infinite entries; clean or impute "
+                                         "them before a private release")
 
 
 def check_row_norms(arr: np.ndarray, bound: float, argument: str = "X", *,

@@ -36,3 +36,28 @@ def test_sample_noise_shapes():
     m = matrixdp.LaplaceMechanism(epsilon=1, sensitivity=1)
     assert m.sample_noise(5, rng=0).shape == (5,)
     assert m.sample_noise((2, 3), rng=0).shape == (2, 3)
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 4), ()])
+def test_the_fast_finiteness_check_refuses_every_non_finite_entry(shape):
+    """The release's fast path proves finiteness by a finite sum of squares: NaN and +-inf
+    anywhere are refused, finite entries whose squares overflow fall back to the full check
+    (accepted), and a non-float64 value takes the full check."""
+    from matrixdp import GaussianMechanism
+    from matrixdp.errors import NonFiniteInputError
+
+    mech = GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)
+    base = np.zeros(shape)
+    for bad in (np.nan, np.inf, -np.inf):
+        for index in np.ndindex(shape):
+            x = base.copy()
+            x[index] = bad
+            with pytest.raises(NonFiniteInputError):
+                mech.release(x, rng=0)
+    huge = np.full(shape, 1e200)
+    assert np.all(np.isfinite(mech.release(huge, rng=0).value))
+    assert mech.release(huge, rng=0).value.shape == shape
+    with pytest.raises(NonFiniteInputError):
+        mech.release(np.full(shape, np.nan, dtype=np.float32), rng=0)
+    out = mech.release(np.zeros(shape, dtype=np.float32), rng=3).value   # restored to float32
+    np.testing.assert_array_equal(out, mech.release(np.zeros(shape), rng=3).value.astype(np.float32))

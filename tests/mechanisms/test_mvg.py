@@ -419,3 +419,40 @@ def test_construction_computes_the_shift_bound_once_and_it_equals_a_fresh_one(mo
     # uniform shares sum to 1: the calibration spends the whole budget
     assert mech.mahalanobis_sensitivity == pytest.approx(mech.max_shift, rel=1e-9)
     assert mech.privacy_profile(1.0) <= 1e-5 * (1 + 1e-7)
+
+
+@pytest.mark.parametrize("precision", ["uniform", "spread"])
+def test_large_d_calibration_is_the_dense_one_or_more_conservative(monkeypatch, precision):
+    """Above DENSE_BOX_MAX_DIM the shift bound comes from the eigen-form (no d x d precision) and
+    the orthonormality check from probes: on random directions the calibration equals the dense
+    one (uniform shares) or adds at least as much noise in every direction (spread shares)."""
+    import matrixdp.queries.geometry as geometry
+    from matrixdp.rng import random_directions
+
+    d = geometry.DENSE_BOX_MAX_DIM + 44
+    rng = np.random.default_rng(5)
+    theta = None if precision == "uniform" else rng.dirichlet(np.full(d, 0.3))
+    query = IdentityQuery(bounds=(0.0, 1.0), n_features=d, n_samples=20)
+    for seed in range(3):
+        dirs = random_directions(d, d, rng=seed)
+        kw = dict(shape=(20, d), epsilon=1.0, delta=1e-5, sensitivity=query, directions=dirs,
+                  precision=theta)
+        new = MVGMechanism(**kw)
+        with monkeypatch.context() as m:
+            m.setattr(geometry, "DENSE_BOX_MAX_DIM", 10 ** 6)
+            old = MVGMechanism(**kw)
+        assert np.all(new.precisions <= old.precisions * (1 + 1e-12))
+        assert new.privacy_profile(1.0) <= 1e-5 * (1 + 1e-7)
+        if precision == "uniform":
+            np.testing.assert_allclose(new.precisions, old.precisions, rtol=1e-12)
+
+
+def test_large_d_non_orthonormal_directions_are_refused():
+    from matrixdp.rng import random_directions
+
+    d = 300
+    dirs = random_directions(d, d, rng=1)
+    dirs[:, 5] *= 1 + 1e-7
+    query = IdentityQuery(bounds=(0.0, 1.0), n_features=d, n_samples=20)
+    with pytest.raises(InvalidParameterError, match="orthonormal"):
+        MVGMechanism(shape=(20, d), epsilon=1.0, delta=1e-5, sensitivity=query, directions=dirs)

@@ -318,3 +318,23 @@ def test_mutual_information_is_half_log_pnr():
             - scipy.stats.norm.cdf((grid - width / 2) / np.sqrt(s))) / width
     h_y_uniform = -scipy.integrate.trapezoid(np.where(dens > 0, dens * np.log(dens), 0.0), grid)
     assert mi_gauss <= h_y_uniform - np.log(width)
+
+
+def test_eigen_factor_is_applied_by_scaling_the_draw_at_large_d():
+    """From d = 256 on, an EigenCov's factor W diag(√λ) is not formed: the draw is scaled by √λ
+    before the product with W. Same seed: equal to the formed factor's draw up to rounding."""
+    from matrixdp._linalg import EigenCov
+    from matrixdp.mechanisms.mvg_sampler import MVGSampler
+    from matrixdp.rng import random_directions
+
+    d = 300
+    w = random_directions(d, d, rng=1)
+    lam = np.random.default_rng(2).uniform(0.5, 2.0, d)
+    sampler = MVGSampler(np.eye(7), EigenCov(lam, w))
+    got = sampler.sample(rng=5)
+    z = np.random.Generator(np.random.PCG64(5)).standard_normal((7, d))
+    want = z @ (w * np.sqrt(lam)).T
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+    np.testing.assert_allclose(sampler.col_factor, w * np.sqrt(lam), rtol=0, atol=0)
+    batch = sampler.sample(rng=5, size=3)
+    assert batch.shape == (3, 7, d)

@@ -71,3 +71,100 @@ def test_outer_product_unimodal_ball_exact_ky_fan():
     n = np.einsum("ki,kj->kij", x, x) - np.einsum("ki,kj->kij", y, y)
     mu2 = 2.0 * 0.25 * np.einsum("kij,jl,kli->k", n, a, n)
     assert mu2.max() <= b.value_sq * (1 + 1e-12)
+
+
+# ----------------------------------------------------------------------------- eigen-form box bound
+def _random_case(rng, d, kind):
+    from matrixdp.rng import random_directions
+
+    if kind == "sparse":        # 2x2 rotations: a near-permutation, where R^T|A|R is tight
+        u = np.eye(d)
+        for k in range(0, d - 1, 2):
+            t = rng.uniform(0, np.pi)
+            u[k:k + 2, k:k + 2] = [[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]
+        u = u[:, rng.permutation(d)]
+    else:
+        u = random_directions(d, d, rng=int(rng.integers(1 << 30)))
+    p = {"flat": rng.uniform(0.9, 1.1, d), "spread": rng.lognormal(0, 1.5, d),
+         "spike": np.r_[50.0, np.ones(d - 1)]}[rng.choice(["flat", "spread", "spike"])]
+    lo, hi = -rng.uniform(0.1, 2, d), rng.uniform(0.1, 2, d)
+    return u, p, lo, hi
+
+
+@pytest.mark.parametrize("kind", ["dense", "sparse"])
+def test_eigen_box_bound_is_never_below_the_dense_bound_nor_the_supremum(kind):
+    """Old (dense precision, eigendecomposition-free) vs new (eigen-form, O(d²)) on 60 random
+    (U, p, box): the new bound is an upper bound at least as large as the old one (at least as
+    conservative), its witness attains its lower value, and with flat precisions and dense
+    directions (the benchmark's case) it equals the old value."""
+    from matrixdp.queries.geometry import eigen_box_quadratic_bound
+
+    rng = np.random.default_rng(17)
+    for trial in range(60):
+        d = int(rng.integers(17, 70))
+        u, p, lo, hi = _random_case(rng, d, kind)
+        a = (u * p) @ u.T
+        a = 0.5 * (a + a.T)
+        old, old_exact, old_low, _ = box_quadratic_max(a, lo, hi, eigen=(p, u))
+        new, exact, low, arg = eigen_box_quadratic_bound(p, u, lo, hi)
+        assert new >= old * (1 - 1e-12), (trial, new, old)
+        assert low <= new * (1 + 1e-12) and arg @ a @ arg == pytest.approx(low, rel=1e-10)
+        assert np.all((arg == lo) | (arg == hi))
+        # random vertices never exceed it (it is an upper bound on the supremum)
+        verts = np.where(rng.random((4000, d)) < 0.5, lo, hi)
+        assert np.einsum("ij,jk,ik->i", verts, a, verts).max() <= new * (1 + 1e-12)
+        if exact:
+            assert new == low
+        reach = np.maximum(np.abs(lo), np.abs(hi))
+        if kind == "dense" and old == pytest.approx(p.max() * reach @ reach, rel=1e-12):
+            assert new == pytest.approx(old, rel=1e-12)
+
+
+def test_eigen_box_bound_exact_where_a_sign_vertex_is_the_top_eigenvector():
+    """A Hadamard-like top direction with the largest precision: λ_max ‖R‖² is attained at the
+    vertex of its signs, so the bound is exact (as the dense search finds)."""
+    from matrixdp.queries.geometry import eigen_box_quadratic_bound
+
+    d = 32
+    h = np.array([[1.0]])
+    while h.shape[0] < d:
+        h = np.block([[h, h], [h, -h]])
+    u = h / np.sqrt(d)
+    p = np.r_[5.0, np.ones(d - 1)]
+    val, exact, low, arg = eigen_box_quadratic_bound(p, u, -np.ones(d), np.ones(d))
+    assert exact and val == pytest.approx(5.0 * d, rel=1e-12) and val == low
+
+
+def test_record_box_shift_uses_the_eigen_form_above_the_dense_size():
+    from matrixdp.queries.geometry import DENSE_BOX_MAX_DIM, record_box_shift
+    from matrixdp.rng import random_directions
+
+    d = DENSE_BOX_MAX_DIM + 4
+    rng = np.random.default_rng(2)
+    u = random_directions(d, d, rng=4)
+    col = AxisPrecision(rng.uniform(0.5, 2.0, d), u)
+    row = AxisPrecision(np.full(3, 2.0))
+    w = rng.uniform(0.5, 1.5, d)
+    fast = record_box_shift(row, col, half_widths=w)
+    dense = record_box_shift(row, col, half_widths=w, dense=True)
+    assert fast.value_sq >= dense.value_sq * (1 - 1e-12)
+    assert fast.value_sq == pytest.approx(dense.value_sq, rel=1e-12)   # flat p, dense U
+    ball = record_box_shift(row, col, radius=0.7)
+    ball_dense = record_box_shift(row, col, radius=0.7, dense=True)
+    assert ball.exact and ball.value_sq == pytest.approx(ball_dense.value_sq, rel=1e-12)
+
+
+def test_memoised_reach_is_scoped_to_its_block():
+    from matrixdp.queries.geometry import direction_reach, memoised_reach
+    from matrixdp.rng import random_directions
+
+    u = random_directions(40, 40, rng=1)
+    r = np.linspace(0.5, 1.5, 40)
+    want = np.abs(u).T @ r
+    with memoised_reach():
+        first = direction_reach(u, r)
+        first[:] = 0.0                       # callers get copies: the memo is not corrupted
+        np.testing.assert_allclose(direction_reach(u, r), want, rtol=1e-14)
+        np.testing.assert_allclose(direction_reach(u, 2 * r), 2 * want, rtol=1e-14)
+    u[:, 0] = -u[:, 0] * 2                   # changed after the block: recomputed
+    np.testing.assert_allclose(direction_reach(u, r), np.abs(u).T @ r, rtol=1e-14)

@@ -150,3 +150,46 @@ def test_fit_is_unchanged_by_the_one_pass_preprocessing():
     np.testing.assert_allclose(fit.mean, mu, rtol=0, atol=1e-12)
     np.testing.assert_allclose(fit.covariance_raw, raw, rtol=0, atol=1e-12)
     np.testing.assert_allclose(fit.covariance, make_symmetric_psd(raw), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("offset", [0.5, 1e3])
+def test_blocked_scatter_equals_the_gram_of_the_literal_projection(offset):
+    """centred_scatter (X @ mu, the centred rows and their Gram block by block) equals
+    U.T @ U of the literal Algorithm 1 within 1e-12 relative, with labels appended, on data
+    near the origin and badly centred data (offset 1e3: every unit row is close to the mean, so
+    the centred norms are small and many rows take the explicitly centred path)."""
+    from matrixdp.synth.preprocessing import centred_scatter, unit_row_pass
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(9_000, 10)) + offset
+    X[3] = 0.0
+    X[4] *= 1e155
+    W = ron_matrix(10, 4, rng=3)
+    labels = rng.uniform(-1, 1, size=9_000)
+    r, total, Y = unit_row_pass(X, W, chunk_rows=1000)
+    for mu in (total / 9_000 + rng.normal(scale=1e-4, size=10),
+               total / np.linalg.norm(total)):
+        U = np.hstack([_literal_projection(X, W, mu), labels[:, None]])
+        want = U.T @ U
+        got = centred_scatter(X, W, r, Y, mu, labels, chunk_rows=777)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+        got = centred_scatter(X, W, r, Y, mu, chunk_rows=777)
+        np.testing.assert_allclose(got, want[:4, :4], rtol=1e-12,
+                                   atol=1e-12 * np.abs(want).max())
+
+
+def test_unit_row_pass_refuses_non_finite_entries_only_when_asked():
+    from matrixdp.errors import NonFiniteInputError
+    from matrixdp.synth.preprocessing import unit_row_pass
+
+    W = ron_matrix(5, 2, rng=0)
+    X = np.random.default_rng(1).normal(size=(50, 5))
+    X[7] *= 1e200                      # finite: its squared norm overflows, still accepted
+    unit_row_pass(X, W, check_finite=True, chunk_rows=16)
+    for bad in (np.nan, np.inf, -np.inf):
+        Z = X.copy()
+        Z[33, 2] = bad
+        with pytest.raises(NonFiniteInputError) as info:
+            unit_row_pass(Z, W, check_finite=True, chunk_rows=16)
+        assert info.value.argument == "X"
+        unit_row_pass(Z, W, chunk_rows=16)   # the Dask path checks its blocks itself

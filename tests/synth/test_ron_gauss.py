@@ -516,3 +516,20 @@ def test_dp_label_mean_arguments_name_themselves():
         RONGauss(dim=2, epsilon=1.0, task="regression", label_bound=(0, 100), label_mean="dp",
                  epsilon_label=1.5).fit(X, y)
     assert info.value.argument == "epsilon_label"
+
+
+@pytest.mark.parametrize("task", ["unsupervised", "classification"])
+def test_non_finite_records_are_refused_before_the_budget_is_charged(task):
+    """The finiteness check now runs inside the first blocked pass: still before the charge."""
+    from matrixdp.accounting import Accountant
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = np.where(np.arange(300) % 2 == 0, "a", "b")
+    X[201, 3] = np.nan                  # in class "b"
+    acct = Accountant(epsilon=10.0)
+    kw = {"classes": ["a", "b"], "task": "classification"} if task == "classification" else {}
+    with pytest.raises(NonFiniteInputError):
+        RONGauss(dim=2, epsilon=1.0, random_state=0, **kw).fit(
+            X, y if task == "classification" else None, accountant=acct)
+    assert acct.remaining()[0] == 10.0

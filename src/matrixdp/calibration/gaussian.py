@@ -7,6 +7,7 @@ auditor and by the exact calibration of the MVG mechanism; the derivation is in
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -177,8 +178,12 @@ def max_gaussian_shift(epsilon, delta) -> float:
     float
         :math:`\mu^* > 0`.
     """
-    eps = check_epsilon(epsilon)
-    d = check_delta(delta)
+    return _max_gaussian_shift(check_epsilon(epsilon), check_delta(delta))
+
+
+@functools.lru_cache(maxsize=256)
+def _max_gaussian_shift(eps: float, d: float) -> float:
+    """:func:`max_gaussian_shift` on validated floats (a pure function of public inputs: cached)."""
     target = math.log(d)
 
     def f(log_mu: float) -> float:

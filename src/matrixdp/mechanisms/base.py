@@ -16,7 +16,7 @@ import numpy as np
 from .._budget import charge, default_keepers
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError, RefutedGuaranteeWarning
-from ..rng import make_rng
+from ..rng import make_rng, secure_stream
 
 _FLOAT64 = np.dtype(np.float64)
 
@@ -197,6 +197,14 @@ class Release:
     noise: NoiseSummary
     metadata: dict = field(default_factory=dict)
 
+    @classmethod
+    def _of(cls, value, privacy, noise, metadata) -> "Release":
+        """The same object ``Release(value, privacy, noise, metadata)`` builds, without the
+        frozen dataclass's per-field ``object.__setattr__`` (the hot path of small releases)."""
+        obj = object.__new__(cls)
+        obj.__dict__.update(value=value, privacy=privacy, noise=noise, metadata=metadata)
+        return obj
+
     @property
     def std(self) -> float:
         """Standard deviation of the noise on one released entry, from the public noise summary.
@@ -296,10 +304,14 @@ class Mechanism(abc.ABC):
 
     def _check_value(self, value) -> np.ndarray:
         """Validate the value to release; subclasses add shape/structure checks."""
-        if type(value) is np.ndarray and value.dtype is _FLOAT64 and np.isfinite(value).all():
-            # Fast path for the common case (a finite float64 array): what the full check would
-            # conclude, without its dtype inspection. Anything else: the full check decides.
-            return value
+        if type(value) is np.ndarray and value.dtype is _FLOAT64:
+            # Fast path for the common case (a float64 array): a NaN or infinite entry makes the
+            # sum of squares NaN or infinite, so a finite x.x proves every entry finite (one BLAS
+            # dot, no boolean temporary). A non-finite x.x (NaN/inf, or finite entries whose
+            # squares overflow): the full check decides.
+            flat = value if value.ndim == 1 else value.reshape(-1)
+            if math.isfinite(flat.dot(flat)):
+                return value
         return check_finite_array(value, "value")
 
     def _release_terms(self, shape) -> tuple:
@@ -334,22 +346,21 @@ class Mechanism(abc.ABC):
         """
         arr = self._check_value(value)
         privacy, noise = self._release_terms(arr.shape)
+        gen = secure_stream() if rng is None else make_rng(rng)
         if accountant is None and ledger is None and not default_keepers():
             # No keeper to charge (none given, none made default by a ``with`` block): what
             # ``charge`` would do here is run the block uncharged, so skip its machinery.
-            noisy = self._randomise(arr, make_rng(rng))
+            noisy = self._randomise(arr, gen)
         else:
             with charge(privacy, accountant=accountant, ledger=ledger, label=label or self.name):
-                noisy = self._randomise(arr, make_rng(rng))
+                noisy = self._randomise(arr, gen)
         if privacy.refuted:
             warnings.warn(f"{self.name}: the claimed {privacy} is refuted; this release is "
                           "NOT differentially private as claimed", RefutedGuaranteeWarning,
                           stacklevel=2)
-        if type(value) is np.ndarray and value.dtype is _FLOAT64:
-            released = noisy
-        else:
-            released = _restore_type(value, noisy)
-        return Release(value=released, privacy=privacy, noise=noise, metadata=self._metadata())
+        if type(value) is not np.ndarray or value.dtype is not _FLOAT64:
+            noisy = _restore_type(value, noisy)
+        return Release._of(noisy, privacy, noise, self._metadata())
 
     def _randomise(self, arr: np.ndarray, gen: np.random.Generator) -> np.ndarray:
         """The released value for the validated ``arr``: noise added once (on the lattice for

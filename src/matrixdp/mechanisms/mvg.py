@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .._linalg import EigenCov, check_directions
+from .._linalg import EigenCov, check_directions, probe_count
 from .._validation import (check_delta, check_epsilon, check_finite_array, check_nonnegative_epsilon,
                            check_positive)
 from ..calibration.allocation import (PNR_RULES, check_precision_allocation,
@@ -24,6 +24,7 @@ from ..errors import (
     NotPositiveSemidefiniteError,
 )
 from ..queries import as_structure, is_structure
+from ..queries.geometry import memoised_reach
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 from .lattice import check_granularity, check_numerics
 from .mvg_sampler import MVGSampler
@@ -68,6 +69,26 @@ def _max_asymmetry(arr: np.ndarray, block: int = 256) -> float:
         cols = arr[:, start:start + block].T
         worst = max(worst, float(np.max(np.abs(rows - cols))))
     return worst
+
+
+#: Below this side the exact O(d³) orthonormality check is cheap: no probes are drawn.
+_PROBE_MIN_DIM = 256
+
+
+def _orthonormality_probes(dim: int):
+    """Fresh public probes for :func:`~matrixdp._linalg.orthonormal_by_probes` (None: exact check).
+
+    They are public randomness (no data, nothing released): a check of public directions that
+    affects no output except with probability <= 1e-19 (then it accepts directions the exact
+    check would refuse). Drawn from the secure stream so that no fixed probe set exists that
+    directions could be (even accidentally) aligned with.
+    """
+    k = probe_count(dim) if dim >= _PROBE_MIN_DIM else 0
+    if k == 0:
+        return None
+    from .draw import public_randomness
+
+    return public_randomness(None).gaussian((dim, k))
 
 
 class MVGMechanism(Mechanism):
@@ -274,13 +295,15 @@ class MVGMechanism(Mechanism):
             theta = None
         else:
             self.directions = None if directions is None else \
-                check_directions(directions, self._dim, "directions")
+                check_directions(directions, self._dim, "directions",
+                                 probes=_orthonormality_probes(self._dim))
             theta = self._resolve_precision(precision, signal_variances, eigenvalues, pnr_rule)
         self.theta = theta
 
         # ---- calibration
         if calibration == "exact":
-            self._calibrate_exact()
+            with memoised_reach():  # |U|ᵀR once for the direction costs and the shift bound
+                self._calibrate_exact()
         else:
             self._calibrate_theorem(gamma)
         self._finish()

@@ -42,16 +42,24 @@ KRONECKER_MAX_DIM = 4096
 # Below this side, BLAS trmm's call overhead outweighs its halved flops.
 _TRMM_MIN_DIM = 512
 
+# From this side on, an EigenCov's factor W diag(√λ) is not formed (a d x d copy per sampler):
+# each draw is scaled by √λ instead (O(mn)); below it the formed factor keeps seeded draws as
+# they were.
+_EIGEN_FACTOR_MIN_DIM = 256
+
 _cite = cite(MVG_REFERENCES)
 
 
 # ----------------------------------------------------------------------------- factors
 @dataclass(frozen=True)
 class _Factor:
-    """Internal: a validated factor; ``kind`` is "identity", "diag" (vector), "lower" (Cholesky) or "full"."""
+    """Internal: a validated factor; ``kind`` is "identity", "diag" (vector), "lower" (Cholesky),
+    "full" or "eigen" (``value`` = orthonormal directions W, ``root`` = √λ: the factor
+    ``W diag(√λ)`` is never formed; a draw scales its noise by ``root`` instead, O(mn))."""
 
     kind: str
     value: np.ndarray
+    root: np.ndarray | None = None
 
     @property
     def dim(self) -> int:
@@ -62,6 +70,8 @@ class _Factor:
             return np.eye(self.value.shape[0])
         if self.kind == "diag":
             return np.diag(self.value)
+        if self.kind == "eigen":
+            return self.value * self.root
         return self.value
 
 
@@ -80,7 +90,9 @@ def _factor(cov, argument: str) -> _Factor:
         root = np.sqrt(cov.variances)
         if cov.directions is None:
             return _diag_factor(root)
-        return _Factor("full", cov.directions * root)
+        if root.size < _EIGEN_FACTOR_MIN_DIM:   # small: the factor costs nothing to form
+            return _Factor("full", cov.directions * root)
+        return _Factor("eigen", cov.directions, root)
     arr = check_covariance(cov, argument)
     if _is_diagonal(arr):
         diag = np.diagonal(arr)
@@ -142,14 +154,18 @@ def _apply_affine(noise: np.ndarray, row: _Factor, col: _Factor) -> np.ndarray:
     """``B_row @ noise @ B_colᵀ`` for a (m, n) or (k, m, n) ``noise``, consuming ``noise``."""
     if row.kind == "diag":
         noise *= row.value[:, None]
+    elif row.kind == "eigen":      # W diag(√λ) N = W (√λ ⊙ N): scale the noise, not W
+        noise *= row.root[:, None]
     if col.kind == "diag":
         noise *= col.value
+    elif col.kind == "eigen":
+        noise *= col.root
     if (noise.ndim == 2 and noise.flags.c_contiguous and min(noise.shape) >= _TRMM_MIN_DIM
             and "lower" in (row.kind, col.kind)):
         return _apply_affine_trmm(noise, row, col)
-    if row.kind in ("lower", "full"):
+    if row.kind in ("lower", "full", "eigen"):
         noise = row.value @ noise
-    if col.kind in ("lower", "full"):
+    if col.kind in ("lower", "full", "eigen"):
         noise = noise @ col.value.T
     return noise
 
@@ -162,13 +178,13 @@ def _apply_affine_trmm(noise: np.ndarray, row: _Factor, col: _Factor) -> np.ndar
     if col.kind == "lower":
         # L_col @ F: pass L_colᵀ (F-contiguous, upper) with trans_a
         f = trmm(1.0, col.value.T, f, side=0, lower=0, trans_a=1, overwrite_b=1)
-    elif col.kind == "full":
+    elif col.kind in ("full", "eigen"):
         f = col.value @ f
     if row.kind == "lower":
         f = np.asfortranarray(f)
         # F @ L_rowᵀ: L_rowᵀ is upper; pass it F-contiguous without transposition
         f = trmm(1.0, row.value.T, f, side=1, lower=0, trans_a=0, overwrite_b=1)
-    elif row.kind == "full":
+    elif row.kind in ("full", "eigen"):
         f = f @ row.value.T
     return f.T
 

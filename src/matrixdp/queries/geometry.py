@@ -12,6 +12,9 @@ that is computable, otherwise a certified upper bound flagged as such
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import numpy as np
 
 from .._linalg import cite
@@ -21,7 +24,10 @@ __all__ = [
     "ENUMERATION_MAX_DIM",
     "TIGHTNESS_RTOL",
     "box_quadratic_max",
+    "DENSE_BOX_MAX_DIM",
     "direction_reach",
+    "memoised_reach",
+    "eigen_box_quadratic_bound",
     "frobenius_ball_shift",
     "record_box_shift",
     "outer_product_shift",
@@ -113,11 +119,136 @@ def box_quadratic_max(matrix, lower, upper, *, eigen=None) -> tuple[float, bool,
     return (best if exact else upper_value), exact, best, arg
 
 
+#: Per-block memo of :func:`direction_reach` (see :func:`memoised_reach`); None outside a block.
+_REACH_MEMO: contextvars.ContextVar = contextvars.ContextVar("matrixdp_reach_memo", default=None)
+
+
+@contextlib.contextmanager
+def memoised_reach():
+    """Within the block, :func:`direction_reach` computes ``|U|ᵀR`` once per (U, R) pair.
+
+    For one construction (the MVG mechanism's calibration asks for the same ``|U|ᵀR`` in its
+    direction costs and in its shift bound): the memo holds the arrays it was given, keyed by
+    identity, and is dropped when the block ends, so no later change of an array is missed.
+    """
+    token = _REACH_MEMO.set({})
+    try:
+        yield
+    finally:
+        _REACH_MEMO.reset(token)
+
+
 def direction_reach(directions: np.ndarray | None, reach: np.ndarray) -> np.ndarray:
     """``h_i = sup_{x in box} |u_iᵀ x| = Σ_k |u_ik| R_k`` for every direction."""
     if directions is None:
         return reach.copy()
-    return np.abs(directions).T @ reach
+    memo = _REACH_MEMO.get()
+    if memo is None:
+        return _direction_reach(directions, reach)
+    key = (id(directions), np.asarray(reach, dtype=np.float64).tobytes())
+    found = memo.get(key)
+    if found is None or found[0] is not directions:
+        found = memo[key] = (directions, _direction_reach(directions, reach))
+    return found[1].copy()
+
+
+def _direction_reach(directions, reach) -> np.ndarray:
+    u = np.asarray(directions)
+    if u.shape[0] <= DENSE_BOX_MAX_DIM:  # small: one product (the same floats as before)
+        return np.abs(u).T @ reach
+    out = np.zeros(u.shape[1])
+    buf = np.empty((min(_REACH_BLOCK, u.shape[0]), u.shape[1]))
+    for start in range(0, u.shape[0], _REACH_BLOCK):  # row blocks: no d x d temporary
+        rows = u[start:start + _REACH_BLOCK]
+        blk = np.abs(rows, out=buf[:rows.shape[0]])
+        out += reach[start:start + rows.shape[0]] @ blk
+    return out
+
+
+#: Rows of ``|U|`` formed at a time by :func:`direction_reach`.
+_REACH_BLOCK = 32
+
+
+#: Above this side, a record-box bound with known directions is computed from the eigen-form
+#: ``U diag(p) Uᵀ`` (O(d²), no d x d precision: :func:`eigen_box_quadratic_bound`).
+DENSE_BOX_MAX_DIM = 256
+
+
+@_cite
+def eigen_box_quadratic_bound(values, vectors, lower, upper, *, reach_h=None
+                              ) -> tuple[float, bool, float, np.ndarray]:
+    r"""An upper bound on ``sup_{x in [lower, upper]} xᵀ A x`` for ``A = U diag(p) Uᵀ``, in O(d²).
+
+    ``U`` has orthonormal columns ``u_j`` and ``p >= 0``. With ``R_k = max(|lo_k|, |hi_k|)`` and
+    ``h_j = Σ_k |U_kj| R_k >= |u_jᵀ x|`` on the box, for every ``c >= 0``
+
+    .. math:: x^\top A x = c\|x\|^2 + \sum_j (p_j - c)(u_j^\top x)^2
+              \le c\|R\|^2 + \sum_j |p_j - c|\, h_j^2 =: f(c),
+
+    and ``f(c) >= Rᵀ|A|R`` (``|A_kl| <= c δ_kl + Σ_j |p_j - c| |U_kj||U_lj|``). The bound is
+    ``min(λ_max ‖R‖², min_c f(c))`` (``f`` is convex and piecewise linear: its minimum is at
+    ``c = 0`` or some ``p_j``), never below the dense :func:`box_quadratic_max`'s
+    ``min(λ_max ‖R‖², Rᵀ|A|R)`` (nor below the supremum). It is reported exact when a candidate
+    vertex (the signs of the top eigenvector, the far corner) attains it.
+
+    Parameters
+    ----------
+    values : array_like (d,)
+        ``p``.
+    vectors : ndarray (d, d)
+        ``U`` (orthonormal columns; the caller has checked them).
+    lower, upper : array_like (d,)
+        The box.
+    reach_h : array_like (d,), optional
+        ``h = |U|ᵀ R`` if already computed.
+
+    Returns
+    -------
+    (value, exact, lower_value, argmax) : as :func:`box_quadratic_max`.
+
+    Notes
+    -----
+    Derivation: ``docs/mvg.md``, Part III, Sec. 3.2 ("Large d").
+    """
+    p = np.asarray(values, dtype=np.float64)
+    u = np.asarray(vectors, dtype=np.float64)
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    reach = np.maximum(np.abs(lo), np.abs(hi))
+    far = np.where(np.abs(hi) >= np.abs(lo), hi, lo)
+    r2 = float(reach @ reach)
+    j = int(np.argmax(p))
+    # candidate vertices: the signs of the top eigenvector, the far corner
+    cand_t = np.stack([np.where(u[:, j] >= 0, hi, lo), far])    # (2, d): rows are vertices
+    memo = _REACH_MEMO.get()
+    if reach_h is None and memo is not None:
+        reach_h = direction_reach(vectors, reach)
+    if reach_h is None:   # h = |U|ᵀR and Uᵀ cand in one pass over U by row blocks
+        h = np.zeros(u.shape[1])
+        proj_t = np.zeros((2, u.shape[1]))
+        buf = np.empty((min(_REACH_BLOCK, u.shape[0]), u.shape[1]))
+        for start in range(0, u.shape[0], _REACH_BLOCK):
+            rows = u[start:start + _REACH_BLOCK]
+            stop = start + rows.shape[0]
+            proj_t += cand_t[:, start:stop] @ rows
+            h += reach[start:stop] @ np.abs(rows, out=buf[:rows.shape[0]])
+    else:
+        h = np.asarray(reach_h, dtype=np.float64)
+        proj_t = cand_t @ u                       # (Uᵀ x)ᵀ for both vertices
+    hh = h * h
+    order = np.argsort(p)
+    ps, ws = p[order], hh[order]
+    cw = np.cumsum(ws)                      # Σ_{i<=k} h_i² (sorted by p)
+    cpw = np.cumsum(ps * ws)                # Σ_{i<=k} p_i h_i²
+    tw, tpw = cw[-1], cpw[-1]
+    # f(c) at c = p_(k): c r2 + (c cw_k - cpw_k) + (tpw - cpw_k) - c (tw - cw_k)
+    f = ps * r2 + (ps * cw - cpw) + (tpw - cpw) - ps * (tw - cw)
+    upper_value = min(float(p[j]) * r2, float(tpw), float(np.min(f)))
+    vals = (proj_t * proj_t) @ p
+    k = int(np.argmax(vals))
+    best = float(vals[k])
+    exact = best >= upper_value * (1 - TIGHTNESS_RTOL)
+    return (best if exact else upper_value), exact, best, cand_t[k].copy()
 
 
 def _shift_sq(d: np.ndarray, row: AxisPrecision, col: AxisPrecision) -> float:
@@ -151,7 +282,7 @@ def frobenius_ball_shift(radius: float, row: AxisPrecision, col: AxisPrecision) 
 
 @_cite
 def record_box_shift(row: AxisPrecision, col: AxisPrecision, *, half_widths=None,
-                     radius=None) -> ShiftBound:
+                     radius=None, dense: bool | None = None) -> ShiftBound:
     r"""Supremum for the identity query: one record (row) of the value replaced.
 
     ``D = e_k dᵀ`` with ``d`` in the box ``[-w, w]`` (per-feature ranges ``w``) or
@@ -161,22 +292,37 @@ def record_box_shift(row: AxisPrecision, col: AxisPrecision, *, half_widths=None
 
     The first factor is exact; the second is exact for the ball, for a diagonal
     Ψ⁻¹ and for ``n_features <= ENUMERATION_MAX_DIM`` (see :func:`box_quadratic_max`).
+    For ``n_features > DENSE_BOX_MAX_DIM`` (unless ``dense=True``) the box maximum is bounded from
+    the eigen-form of Ψ⁻¹ in O(d²) (:func:`eigen_box_quadratic_bound`: never below the dense
+    bound, so at least as conservative) and the ball's λ_max is the largest precision.
+    ``dense=True`` forms Ψ⁻¹ and runs the dense search (its witness is better: the auditor's
+    :meth:`~matrixdp.queries.IdentityQuery.witnesses` uses it).
     """
     row_diag = row.diagonal()
     k = int(np.argmax(row_diag))
+    if dense is None:
+        dense = col.dim <= DENSE_BOX_MAX_DIM
     if radius is not None:
-        lam, vecs = np.linalg.eigh(col.matrix())
-        quad, exact, low = 4.0 * radius * radius * lam[-1], True, 4.0 * radius * radius * lam[-1]
-        d = 2.0 * radius * vecs[:, -1]
+        if dense or col.directions is None:
+            lam, vecs = np.linalg.eigh(col.matrix())
+            top_value, top = lam[-1], vecs[:, -1]
+        else:  # the eigen-form gives λ_max(Ψ⁻¹) = max p and its direction
+            j = int(np.argmax(col.precisions))
+            top_value, top = col.precisions[j], col.directions[:, j]
+        quad, exact = 4.0 * radius * radius * top_value, True
+        low = quad
+        d = 2.0 * radius * top
         method = "record-ball"
     else:
         w = np.asarray(half_widths, dtype=np.float64)
         if col.directions is None:  # diagonal: the vertex d = w attains the maximum
             quad = low = float(np.dot(col.precisions, w * w))
             exact, d = True, w.copy()
-        else:
+        elif dense:
             quad, exact, low, d = box_quadratic_max(col.matrix(), -w, w,
                                                     eigen=(col.precisions, col.directions))
+        else:
+            quad, exact, low, d = eigen_box_quadratic_bound(col.precisions, col.directions, -w, w)
         method = "record-box"
     e = np.zeros(row.dim)
     e[k] = 1.0

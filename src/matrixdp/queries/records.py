@@ -273,7 +273,10 @@ class IdentityQuery(_RecordQuery):
         ds = [self._frobenius_worst()]
         if row_cov is not None or col_cov is not None:
             row, col = self._axis_precisions(row_cov, col_cov)
-            ds.append(self.shift_bound(row, col).witness)
+            self.shift_bound(row, col)  # validates the shapes
+            # the dense search finds better witnesses than the eigen-form bound's candidates
+            ds.append(record_box_shift(row, col, half_widths=self.half_widths, radius=self.radius,
+                                       dense=True).witness)
         for d in ds:
             k = int(np.flatnonzero(np.any(d != 0, axis=1))[0]) if np.any(d) else 0
             x, x_prime = self._records_for(d[k])

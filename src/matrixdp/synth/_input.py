@@ -44,11 +44,13 @@ def _is_dataframe(X) -> bool:
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "to_numpy")
 
 
-def as_feature_matrix(X, argument: str = "X") -> tuple[np.ndarray, np.ndarray | None]:
+def as_feature_matrix(X, argument: str = "X", *,
+                      finite: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Return ``X`` as a finite float64 (n_samples, n_features) array and its column names.
 
     DataFrames must have numeric (or boolean) columns only; other columns are named in
-    the error with a hint to one-hot encode them.
+    the error with a hint to one-hot encode them. ``finite=False``: the caller checks
+    finiteness in its own first pass over ``X``, before any budget is charged.
     """
     names = None
     if _is_dataframe(X):
@@ -63,7 +65,7 @@ def as_feature_matrix(X, argument: str = "X") -> tuple[np.ndarray, np.ndarray | 
                           "or drop them")
         names = np.asarray([str(c) for c in X.columns], dtype=object)
         X = X.to_numpy(dtype=np.float64)
-    arr = check_finite_array(X, argument)
+    arr = check_finite_array(X, argument, finite=finite)
     if arr.ndim != 2:
         raise InvalidShapeError(argument, f"must be 2-D (n_samples, n_features), got shape {arr.shape}")
     if arr.shape[0] < 1:

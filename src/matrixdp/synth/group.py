@@ -20,7 +20,7 @@ from .covariance import (
     make_symmetric_psd,
     noisy_second_moment,
 )
-from .preprocessing import centred_projection, dp_mean_from_sum, unit_row_pass
+from .preprocessing import centred_scatter, dp_mean_from_sum, unit_row_pass
 
 __all__ = ["GroupFit", "GroupCalibration", "MeanRelease", "release_group_mean",
            "release_group_moment", "fit_group", "fit_group_replace_one", "fit_group_add_remove",
@@ -56,10 +56,6 @@ def scatter_sensitivity_add_remove(p: int, label_bound: float | None = None) -> 
     if label_bound is None:
         return float(p)
     return (math.sqrt(p) + float(label_bound)) ** 2
-
-
-def _augment(Xt, labels):
-    return Xt if labels is None else np.hstack([Xt, labels[:, None]])
 
 
 #: How much one neighbouring change can move the counts, sums and scatters of the groups, as a
@@ -175,9 +171,13 @@ def release_group_moment(cal: GroupCalibration, first: MeanRelease, scatter: np.
                     mech.scale / denom, first.sensitivity, sens, first.count)
 
 
-def fit_group(cal: GroupCalibration, X, W, *, labels=None, rng) -> GroupFit:
+def fit_group(cal: GroupCalibration, X, W, *, labels=None, rng, stats=None) -> GroupFit:
     """Fit one in-memory group: Algorithm 1's statistics in one blocked pass, the mean's
-    release, the centred projection (``centred_projection``), the second moment's release.
+    release, the scatter of the centred projection (``centred_scatter``: a second blocked pass
+    for ``X @ mu``), the second moment's release.
+
+    ``stats``: ``unit_row_pass(X, W)`` already computed (RON-Gauss runs it before charging, so
+    that it also checks the records' finiteness without spending anything).
 
     ``labels`` (regression): the checked labels, centred at the public range's middle, appended
     to the projected rows (``cal.label_bound`` bounds them).
@@ -188,10 +188,10 @@ def fit_group(cal: GroupCalibration, X, W, *, labels=None, rng) -> GroupFit:
     """
     # Algorithm 1 and the projection in one blocked pass plus X @ mu (see centred_projection);
     # equal to data_preprocessing(X, ...)[0] @ W up to summation order.
-    r, total, Y = unit_row_pass(X, W)
+    r, total, Y = unit_row_pass(X, W) if stats is None else stats
     first = release_group_mean(cal, X.shape[0], total, rng)
-    Xt = _augment(centred_projection(X, W, r, Y, first.mean), labels)
-    return release_group_moment(cal, first, Xt.T @ Xt, rng)
+    scatter = centred_scatter(X, W, r, Y, first.mean, labels)
+    return release_group_moment(cal, first, scatter, rng)
 
 
 def fit_group_replace_one(X, W, *, labels=None, label_bound=None, epsilon_mean, epsilon_cov,

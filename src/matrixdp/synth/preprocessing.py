@@ -10,13 +10,14 @@ import math
 
 import numpy as np
 
-from .._validation import check_epsilon
+from .._validation import check_epsilon, non_finite_error
 from ..errors import InvalidParameterError
 from ..mechanisms import LaplaceMechanism
 from ..rng import make_rng
 
 __all__ = ["SENSITIVITY_MODES", "normalize_rows", "mean_sensitivity", "dp_mean",
-           "data_preprocessing", "dp_mean_from_sum", "unit_row_pass", "centred_projection"]
+           "data_preprocessing", "dp_mean_from_sum", "unit_row_pass", "centred_projection",
+           "centred_scatter"]
 
 #: Rows per block of the one-pass statistics (a block of 100 features is ~3 MB: stays in cache).
 CHUNK_ROWS = 4096
@@ -168,7 +169,8 @@ def check_sensitivity_mode(mode: str) -> None:
         raise InvalidParameterError("sensitivity", f"must be one of {SENSITIVITY_MODES}, got {mode!r}")
 
 
-def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS):
+def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS,
+                  check_finite: bool = False):
     r"""One blocked pass over X: row norms r, :math:`\sum_i x_i/r_i` and ``X @ W``.
 
     The statistics RON-Gauss needs from the normalised rows, without forming them: block by
@@ -176,6 +178,10 @@ def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS)
     normalised rows as :math:`(1/r)^\top X_b` and the projection :math:`X_b W`. Zero rows
     have r = 0 and contribute nothing (as in :func:`normalize_rows`); rows whose squared norm
     may have overflowed or underflowed are recomputed with the scaled norm.
+
+    ``check_finite=True`` refuses NaN/inf entries (``NonFiniteInputError`` for ``X``) at no
+    extra read: a row with one has a NaN or infinite squared norm, so it is among the rows
+    recomputed anyway, where its entries are checked. Run it before any budget is charged.
 
     Returns
     -------
@@ -194,14 +200,25 @@ def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS)
     # Cache-sized blocks are small BLAS calls: multi-threaded BLAS spends more on waking its
     # threads than on the arithmetic (3-10x slower on a loaded 2-core machine), one thread reads
     # memory as fast as the pass needs.
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        _unit_row_blocks(X, W, r, total, Y, chunk_rows)
+    with _one_blas_thread():
+        _unit_row_blocks(X, W, r, total, Y, chunk_rows, check_finite)
     return r, total, Y
 
 
-def _unit_row_blocks(X, W, r, total, Y, chunk_rows) -> None:
+_CONTROLLER = []
+
+
+def _one_blas_thread():
+    """``threadpool_limits(1, "blas")`` from one cached controller (a fresh ``threadpool_limits``
+    rescans the loaded libraries: about a millisecond per call)."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+
+
+def _unit_row_blocks(X, W, r, total, Y, chunk_rows, check_finite=False) -> None:
     n = X.shape[0]
     for start in range(0, n, chunk_rows):
         stop = min(n, start + chunk_rows)
@@ -211,6 +228,8 @@ def _unit_row_blocks(X, W, r, total, Y, chunk_rows) -> None:
         odd = ~((sq > _SAFE_SQ[0]) & (sq < _SAFE_SQ[1]))  # includes 0, inf and nan
         if odd.any():
             rows = block[odd]
+            if check_finite and not np.isfinite(rows).all():
+                raise non_finite_error("X")
             peak = np.max(np.abs(rows), axis=1)
             rb[odd] = peak * np.linalg.norm(rows / np.where(peak > 0, peak, 1.0)[:, None], axis=1)
         r[start:stop] = rb
@@ -246,3 +265,39 @@ def centred_projection(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarra
         rows = X[bad]
         Y[bad] = normalize_rows(normalize_rows(rows) - mu) @ W
     return Y
+
+
+def centred_scatter(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray, mu: np.ndarray,
+                    labels: np.ndarray | None = None, *, chunk_rows: int = CHUNK_ROWS) -> np.ndarray:
+    r"""``Σ_i u_i u_iᵀ`` for the rows ``u_i`` of ``centred_projection(X, W, r, Y, mu)`` (with the
+    label appended when ``labels`` is given), by row blocks: the second read of X (``X_b @ mu``),
+    the centred projected rows of the block and their Gram stay in cache; no n x p array is built.
+
+    The same per-row arithmetic as :func:`centred_projection` (rows where the centred norm
+    cancels are centred explicitly), summed block by block: equal to ``U.T @ U`` up to summation
+    order. ``Y`` is not modified.
+    """
+    mu = np.asarray(mu, dtype=np.float64)
+    n = X.shape[0]
+    b = mu @ W
+    mu2 = float(mu @ mu)
+    k = W.shape[1] + (0 if labels is None else 1)
+    scatter = np.zeros((k, k))
+    with _one_blas_thread():
+        for start in range(0, n, chunk_rows):
+            stop = min(n, start + chunk_rows)
+            xb, rb = X[start:stop], r[start:stop]
+            inv = np.divide(1.0, rb, out=np.zeros_like(rb), where=rb > 0)
+            t = (xb @ mu) * inv
+            c2 = 1.0 - 2.0 * t + mu2
+            c2[rb == 0] = mu2
+            ub = Y[start:stop] * inv[:, None]
+            ub -= b
+            bad = c2 < _CANCEL_SQ
+            ub /= np.sqrt(np.where(bad, 1.0, c2))[:, None]
+            if bad.any():
+                ub[bad] = normalize_rows(normalize_rows(xb[bad]) - mu) @ W
+            if labels is not None:
+                ub = np.hstack([ub, labels[start:stop, None]])
+            scatter += ub.T @ ub
+    return scatter

@@ -42,7 +42,7 @@ from .covariance import (
 from ._checks import check_sample_memory, warn_if_noise_dominated
 from .dfm import dfm_max_dim
 from .group import GroupCalibration, fit_group
-from .preprocessing import SENSITIVITY_MODES, normalize_rows
+from .preprocessing import SENSITIVITY_MODES, normalize_rows, unit_row_pass
 from .projection import PROJECTIONS, check_dims, ron_matrix
 
 __all__ = ["RONGauss", "TASKS", "CLASS_WEIGHTS", "CLASS_SIZES", "RELATIONS", "DFM_WARNING_FACTOR",
@@ -517,7 +517,8 @@ class RONGauss:
             X_arr, names = dask_feature_matrix(X, target)
             m = X_arr.shape[1] - (0 if target is None else 1)
         else:
-            X_arr, names = as_feature_matrix(X)
+            # finiteness is checked in the first blocked pass, before the budget is charged
+            X_arr, names = as_feature_matrix(X, finite=False)
             n, m = X_arr.shape
         p = check_dims(m, self.dim)[1]
 
@@ -565,12 +566,15 @@ class RONGauss:
                                psd=self.psd, numerics=self.numerics)
         if accountant is None and ledger is None:
             accountant = self.accountant
+        # in memory: each group's first blocked pass (norms, sum of unit rows, X @ W) also checks
+        # that the records are finite; it runs before the charge, so bad input costs nothing
+        stats = None if dask_input else self._memory_passes(X_arr, y_arr, W, classes)
         with charge(privacy, accountant=accountant, ledger=ledger, label="ron-gauss fit"):
             if dask_input:  # then one pass per group (docs/scaling.md)
                 fits = fit_groups_dask(X_arr, m, W, cal, sums, classified=classes is not None,
                                        label_shift=shift, clip_labels=self.clip_labels, rng=gen)
             else:
-                fits, label_mean = self._memory_groups(X_arr, y_arr, W, cal, classes, gen)
+                fits, label_mean = self._memory_groups(X_arr, y_arr, W, cal, classes, gen, stats)
             if classes is not None:
                 self._set_classes(fits, sizes, classes, W)
             else:
@@ -637,17 +641,26 @@ class RONGauss:
                 "data may be far from Gaussian and the noise grows with dim", UserWarning,
                 stacklevel=3)
 
-    def _memory_groups(self, X, y, W, cal, classes, gen):
+    @staticmethod
+    def _memory_passes(X, y, W, classes) -> list:
+        """Each group's first blocked pass (``unit_row_pass``, finiteness checked): no noise."""
+        if classes is None:
+            return [unit_row_pass(X, W, check_finite=True)]
+        return [unit_row_pass(X[y == c], W, check_finite=True) for c in classes]
+
+    def _memory_groups(self, X, y, W, cal, classes, gen, stats):
         """Release the groups of an in-memory table: (fits, label mean or None).
 
-        ``y``: the checked, centred labels (regression) or the class labels (classification).
+        ``y``: the checked, centred labels (regression) or the class labels (classification);
+        ``stats``: the groups' first passes (:meth:`_memory_passes`).
         """
         if classes is None:
             labels = y if self.task == "regression" else None
-            return ([fit_group(cal, X, W, labels=labels, rng=gen)],
+            return ([fit_group(cal, X, W, labels=labels, rng=gen, stats=stats[0])],
                     None if labels is None else float(np.mean(labels)))
         # one pass per public class, vectorised inside; each class's mean, then its second moment
-        return [fit_group(cal, X[y == c], W, rng=gen) for c in classes], None
+        return [fit_group(cal, X[y == c], W, rng=gen, stats=s)
+                for c, s in zip(classes, stats)], None
 
     def _check_class_sizes(self, sizes, classes) -> None:
         """With public class sizes every class needs a record (checked before any noise)."""
