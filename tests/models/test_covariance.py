@@ -454,10 +454,10 @@ def test_correlation_path_is_as_good_as_iid_on_the_unit_box():
     """``kind="correlation"`` (the loss in units of the public half-widths) against the
     practitioner's recipe, i.i.d. Gaussian on the records rescaled to the unit box and the
     correlation of that covariance, over the same 40 seeds on ranges 1 … 1,400: its median
-    relative Frobenius error is at most 1.1× the recipe's (measured ≈ 1.0; the candidate
-    "unit-box" is the recipe's noise in distribution). The correlation implied by the default
-    *covariance* release (original-units loss) fails the same bound (measured ≈ 1.6× here, up
-    to 48× on Adult in results/utility_summary.md before the benchmark used this path)."""
+    Frobenius error is at most 1.1× the recipe's (measured 1.0: auto picks "unit-box" here, the
+    recipe's noise, and the same seeds give the same draws). The correlation implied by the
+    default *covariance* release (original-units loss) fails the same bound (measured 5.6× here;
+    up to 48× on Adult in results/utility_summary.md before the benchmark used this path)."""
     from matrixdp.models.covariance import correlation_from_covariance
 
     X = heterogeneous_table(1500)
