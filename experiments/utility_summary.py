@@ -161,7 +161,14 @@ def main(argv=None) -> int:
              "(1/4 of μ² to the first step) were chosen among β ∈ {0.1, 0.01, 0.001} and 2 or 3 "
              "steps by looking at synthetic, liver, wdbc and ctg at ε ∈ {0.1, 1, 5}; adult, "
              "lending_club and movement_aal were not looked at before the committed run (held out). "
-             "noise='auto' has no tuned constant: it minimises the exact expected loss.", ""]
+             "noise='auto' has no tuned constant: it minimises the exact expected loss. Its "
+             "candidates were checked one by one, forced, on every table "
+             "(`auto_allocation_check.md`); no rule of auto was changed by that check (a rule "
+             "tuned on synthetic, liver, wdbc and ctg had to hold on adult, lending_club and "
+             "movement_aal first; see `docs/when_mvg_wins.md` §7).", "",
+             "Correlation rows: the matrixdp rows are `DPCovariance(kind=\"correlation\")` "
+             "(the library's correlation estimator, its own release with the same seeds); the "
+             "other rows are the correlation implied by their covariance release.", ""]
     for name, metric, label, lower in TASKS:
         path = Path(args.out) / f"{name}.csv"
         if not path.is_file():
