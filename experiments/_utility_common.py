@@ -446,7 +446,10 @@ def fmt(v: float) -> str:
 # ----------------------------------------------------------------------------- output
 
 CSV_FIELDS = ["dataset", "task", "metric", "epsilon", "delta", "method", "median", "q25", "q75",
-              "trials", "median_fit_seconds", "status", "note"]
+              "trials", "median_fit_seconds", "status", "note", "values"]
+#: ``values``: the per-trial values, space-separated, in trial-seed order (every method of a cell
+#: runs the same seeds, ``run_cell``), so two methods can be compared trial by trial (paired
+#: tests in ``utility_summary.py``); empty in rows written before it was recorded.
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
@@ -463,6 +466,12 @@ def read_csv(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
+def trial_values(row: dict) -> np.ndarray | None:
+    """The per-trial values of a CSV row (trial-seed order), or None where they were not recorded."""
+    text = (row.get("values") or "").strip()
+    return np.array([float(v) for v in text.split()]) if text else None
+
+
 def cell_rows(cells: list[Cell], metric_of: Callable[[Cell], dict]) -> list[dict]:
     """Long-format CSV rows: one per (cell, metric)."""
     rows = []
@@ -477,7 +486,8 @@ def cell_rows(cells: list[Cell], metric_of: Callable[[Cell], dict]) -> list[dict
             rows.append({"dataset": c.dataset, "task": c.task, "metric": metric, "epsilon": c.epsilon,
                          "delta": DELTA, "method": c.method, "median": med, "q25": q25, "q75": q75,
                          "trials": len(vals), "median_fit_seconds": float(np.median(c.times)),
-                         "status": c.status, "note": c.note})
+                         "status": c.status, "note": c.note,
+                         "values": " ".join(repr(float(v)) for v in vals)})
     return rows
 
 

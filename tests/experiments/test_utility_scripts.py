@@ -71,6 +71,46 @@ def test_covariance_script_recovers_the_covariance_at_large_epsilon(tmp_path, da
             assert float(small[0]["median"]) > float(big[0]["median"])
     for peer in ("diffprivlib", "OpenDP"):
         assert {r["status"] for r in _by(rows, method=peer)} <= {"ok", "not run", "timeout"}
+    for m in MATRIXDP:  # matrixdp rows: DPCovariance(kind="correlation"); the others: implied
+        big, small = (float(_by(rows, dataset="synthetic", method=m, epsilon=e,
+                                metric="correlation relative Frobenius error")[0]["median"])
+                      for e in (1e8, 1.0))
+        assert big < small, m
+        if m in ("matrixdp (auto)", "matrixdp (mvg)", "iid, unit box"):
+            # noise scaled to each feature's range vanishes at ε = 1e8; i.i.d. noise sized for
+            # the 1,400-wide feature still swamps the width-1 feature's correlations there
+            assert big < 1e-3, m
+    for r in _by(rows, status="ok"):  # per-trial values, as many as trials, median consistent
+        vals = uc.trial_values(r)
+        assert vals is not None and vals.size == int(r["trials"]) == 2, r
+        assert float(r["median"]) == pytest.approx(float(np.median(vals)))
+
+
+def _summary_rows(default, best):
+    rows = []
+    for m, vals in (("matrixdp (auto)", default), ("iid, unit box", best)):
+        rows.append({"dataset": "d", "metric": "e", "epsilon": 1.0, "method": m,
+                     "median": float(np.median(vals)) if vals is not None else 1.0,
+                     "status": "ok",
+                     "values": "" if vals is None else " ".join(repr(float(v)) for v in vals)})
+    return rows
+
+
+def test_summary_paired_test_separates_worse_from_noise():
+    """The summary's "not significantly worse" count: a default worse on every one of 10 paired
+    trials is significantly worse (exact one-sided Wilcoxon p = 2^-10); one that loses the
+    median by 1% with differences of both signs is not; a best row without per-trial values is
+    not testable (and not counted as not worse)."""
+    summary = importlib.import_module("utility_summary")
+    rng = np.random.default_rng(0)
+    best = rng.uniform(1.0, 2.0, 10)
+    worse = summary.paired_not_worse(_summary_rows(best * 1.05, best), "e", True)[0]
+    assert "not significantly worse 0 of 1; significantly worse 1" in worse, worse
+    noisy = best * 1.01 * np.where(np.arange(10) % 2 == 0, 1.2, 0.85)
+    same = summary.paired_not_worse(_summary_rows(noisy, best), "e", True)[0]
+    assert "not significantly worse 1 of 1; significantly worse 0" in same, same
+    untestable = summary.paired_not_worse(_summary_rows(best * 1.05, None), "e", True)[0]
+    assert "not significantly worse 0 of 1" in untestable and "not testable 1" in untestable
 
 
 def test_pca_script_deficit_in_range_and_zero_at_large_epsilon(tmp_path, data_home):
