@@ -50,8 +50,10 @@ class AdaptiveResult:
     choice : str
         ``"moments"`` or ``"coinpress"``: what the second half of the budget was spent on.
     predicted : dict
-        ``{"moments": ..., "coinpress": ...}``: the expected squared errors (in the task's loss
-        units) the choice compared; functions of DP releases and public inputs only.
+        ``"moments"``, ``"coinpress"``: the expected squared errors (in the loss units of the
+        choice) it compared; ``"clipping_loss"``: the released clipping-loss scalar ``b̂``
+        (floored at 0); ``"clipping_loss_sd"``: its noise's standard deviation (public). All
+        functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
         chosen).
@@ -207,7 +209,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         del Dx
         cap = float(np.sum((weights * (hl + np.abs(m))) ** 2))
         mu_b = math.sqrt(bias_share) * mu_star
-        b_hat, _, mu_b_got = gdp_release(np.array([[float(np.mean(lost))]]), cap / n, mu_b,
+        b_hat, sigma_b, mu_b_got = gdp_release(np.array([[float(np.mean(lost))]]), cap / n, mu_b,
                                          epsilon, delta, gen)
         b_hat = max(float(b_hat[0, 0]), 0.0)
         del lost
@@ -248,5 +250,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     cov[np.ix_(live, live)] = C
     loc[live] = np.clip(center + m, lo_l, hi_l)
     return AdaptiveResult(cov, loc, guarantee, choice,
-                          {"moments": float(pred_mom), "coinpress": float(pred_cp)}, allocation,
+                          {"moments": float(pred_mom), "coinpress": float(pred_cp),
+                           "clipping_loss": b_hat, "clipping_loss_sd": float(sigma_b)},
+                          allocation,
                           (mu1, mu_b_got, mu2_got), V)
