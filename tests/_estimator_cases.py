@@ -170,6 +170,18 @@ CASES: dict[str, Case] = {
     "DPPCA": Case(_m("DPPCA", n_components=2, **_BX), _numeric, _fit_x,
                   released=frozenset({"components_", "explained_variance_",
                                       "explained_variance_ratio_", "mean_", "moments_"})),
+    # method="adaptive" (issue 24): the kind of its last release is chosen from DP releases,
+    # so which one was used is itself released
+    "DPCovariance[adaptive]": Case(
+        _m("DPCovariance", method="adaptive", **_BX), _numeric, _fit_x,
+        relations=("replace-one",),
+        released=frozenset({"covariance_", "location_", "allocation_", "adaptive_choice_",
+                            "adaptive_predicted_"})),
+    "DPPCA[adaptive]": Case(
+        _m("DPPCA", n_components=2, method="adaptive", **_BX), _numeric, _fit_x,
+        relations=("replace-one",),
+        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
+                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
     "DPMean": Case(_m("DPMean", **_BX), _numeric, _fit_x, released=frozenset({"mean_"})),
     "DPStandardScaler": Case(_m("DPStandardScaler", **_BX), _numeric, _fit_x,
                              released=frozenset({"mean_", "var_", "scale_"})),

@@ -24,7 +24,8 @@ from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
 
-__all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq"]
+__all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
+           "gdp_release", "unwhiten", "whitened_records", "whitened_release", "whitening"]
 
 #: Failure probability behind the whitened clipping radius (a utility parameter only: privacy
 #: never depends on it, since every record is clipped to the radius whatever the data).
@@ -74,7 +75,7 @@ class CoinPressResult:
     radii_sq: tuple
 
 
-def _release(value, sensitivity, mu, epsilon, delta, gen):
+def gdp_release(value, sensitivity, mu, epsilon, delta, gen):
     """One Gaussian release with GDP parameter ``mu`` (``mu <= μ*(ε, δ)``).
 
     :class:`~matrixdp.mechanisms.GaussianMechanism` calibrated to (ε, δ) at sensitivity
@@ -89,6 +90,67 @@ def _release(value, sensitivity, mu, epsilon, delta, gen):
 def _second_moments(Z, n):
     out = Z.T @ Z / n
     return 0.5 * (out + out.T)
+
+
+def whitening(C, Q, m, h, *, margin: float = 1.0, beta: float = BETA):
+    """The public whitening of a CoinPress step from the previous (released) estimate.
+
+    ``C`` and ``m`` are the released covariance and mean of ``x - c`` (``c`` the box's middle),
+    ``Q`` the previous noise's row covariance and ``h`` the public half-widths. Returns
+    ``(S, A, A_inv, r2)``: ``S = Π(C) + margin·√(2k)·Q``, ``A = S^{-1/2}``, ``A_inv = S^{1/2}``
+    and the squared clipping radius ``r2`` of the whitened records (the Gaussian radius, capped
+    by the image of the box). Post-processing of released values only.
+    """
+    k = h.size
+    Cp = project_covariance(C, variance_max=h ** 2)
+    S = Cp + margin * math.sqrt(2.0 * k) * Q
+    w, V = np.linalg.eigh(0.5 * (S + S.T))
+    w = np.maximum(w, 1e-300)
+    A = (V / np.sqrt(w)) @ V.T  # S^{-1/2}
+    A_inv = (V * np.sqrt(w)) @ V.T  # S^{1/2}
+    # the box's image: ‖A(x - c - m)‖ <= ‖A‖₂ √Σ(h_i + |m_i|)²
+    box_r2 = float(np.sum((h + np.abs(m)) ** 2) / w.min())
+    r2 = min(gaussian_radius_sq(k, beta), box_r2)
+    return S, A, A_inv, r2
+
+
+def whitened_records(Xl, center, m, A, r2):
+    """``(Y, f)``: the whitened records ``A(x - c - m)`` clipped to the ball of radius
+    ``√r2``, and each record's clipping factor ``f`` (``1`` inside the ball)."""
+    Y = (Xl - center - m) @ A
+    norms = np.sqrt(np.einsum("ij,ij->i", Y, Y))
+    f = np.minimum(1.0, math.sqrt(r2) / np.maximum(norms, 1e-300))
+    Y *= f[:, None]
+    return Y, f
+
+
+def whitened_release(Xl, center, m, A, r2, mu_t, epsilon, delta, gen, Z=None, Y=None):
+    """One whitened CoinPress release at GDP ``mu_t``: the second moments of ``(y, τ)``,
+    ``τ² = r2/k``, with i.i.d. Gaussian noise at sensitivity ``√2 (r2 + τ²)/n``.
+
+    ``Z`` is an ``(n, k + 1)`` work array (overwritten); ``Y`` the clipped whitened records if
+    already computed. Returns ``(Gy, sigma, mu)``.
+    """
+    n, k = Xl.shape
+    if Y is None:
+        Y, _ = whitened_records(Xl, center, m, A, r2)
+    if Z is None:
+        Z = np.empty((n, k + 1))
+    t2 = r2 / k
+    Z[:, :k] = Y
+    Z[:, k] = math.sqrt(t2)
+    sens = math.sqrt(2.0) * (r2 + t2) / n
+    return gdp_release(_second_moments(Z, n), sens, mu_t, epsilon, delta, gen)
+
+
+def unwhiten(Gy, r2, m, A_inv):
+    """``(C, m)`` in the units of ``x - c`` from a whitened release ``Gy`` (post-processing)."""
+    k = m.size
+    t = math.sqrt(r2 / k)
+    my = Gy[:k, k] / t
+    Cy = Gy[:k, :k] - np.outer(my, my)
+    C = A_inv @ Cy @ A_inv
+    return 0.5 * (C + C.T), m + A_inv @ my
 
 
 def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng=None,
@@ -183,30 +245,12 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
             mu_t = math.sqrt(rest * share)
             if mu_t <= 0:
                 break
-            Cp = project_covariance(C, variance_max=h[live] ** 2)
-            S = Cp + margin * math.sqrt(2.0 * k) * Q
-            w, V = np.linalg.eigh(0.5 * (S + S.T))
-            w = np.maximum(w, 1e-300)
-            A = (V / np.sqrt(w)) @ V.T  # S^{-1/2}
-            A_inv = (V * np.sqrt(w)) @ V.T  # S^{1/2}
-            # the box's image: ‖A(x - c - m)‖ <= ‖A‖₂ √Σ(h_i + |m_i|)²
-            box_r2 = float(np.sum((h[live] + np.abs(m)) ** 2) / w.min())
-            r2 = min(gaussian_radius_sq(k, beta), box_r2)
-            Y = (Xl - center - m) @ A
-            norms = np.sqrt(np.einsum("ij,ij->i", Y, Y))
-            Y *= np.minimum(1.0, math.sqrt(r2) / np.maximum(norms, 1e-300))[:, None]
-            t2 = r2 / k
-            Z[:, :k] = Y
-            Z[:, k] = math.sqrt(t2)
-            sens = math.sqrt(2.0) * (r2 + t2) / n
-            Gy, sigma, mu_got = _release(_second_moments(Z, n), sens, mu_t, epsilon, delta, gen)
+            S, A, A_inv, r2 = whitening(C, Q, m, h[live], margin=margin, beta=beta)
+            Gy, sigma, mu_got = whitened_release(Xl, center, m, A, r2, mu_t, epsilon, delta,
+                                                 gen, Z)
             mu_used = math.sqrt(mu_used ** 2 + mu_got ** 2)
             radii.append(float(r2))
-            my = Gy[:k, k] / math.sqrt(t2)
-            Cy = Gy[:k, :k] - np.outer(my, my)
-            C = A_inv @ Cy @ A_inv
-            C = 0.5 * (C + C.T)
-            m = m + A_inv @ my
+            C, m = unwhiten(Gy, r2, m, A_inv)
             Q = sigma * S
     del gen
     if mu_used > mu_star * (1 + 1e-9):  # pragma: no cover - the shares are built to sum to μ*²
