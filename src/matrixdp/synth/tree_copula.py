@@ -2,7 +2,8 @@
 categorical columns attached by a tree of DP 2-way marginals.
 
 Per public class: DP histograms of every column (as DPCopula), a DP correlation of the numeric
-columns' normal scores (as DPCopula, numeric columns only), a DP release of how far every pair
+columns' normal scores (numeric columns only; by default one release pooled over the classes and
+normalised by its released trace), a DP release of how far every pair
 involving a categorical column is from independence, a maximum spanning tree that hangs every
 categorical column on a numeric or categorical parent (post-processing of the released scores),
 and DP 2-way histograms of the tree's edges. Synthetic records: class, numeric block from the
@@ -86,13 +87,18 @@ class DPTreeCopula:
 
     For each PUBLIC class c (one group without labels), under add/remove neighbours, four
     Gaussian releases composed as Gaussian DP (exact for Gaussian shifts; each parallel over the
-    classes, which partition the records):
+    classes, which partition the records, except the pooled correlation, one release of a sum
+    over the classes):
 
     1. one-way histograms of every column (numeric: ``n_bins`` equal-width bins of the public
        bounds; categorical: the public categories), L2 sensitivity √k;
-    2. the off-diagonal second moments of the numeric columns' normal scores, each record's score
-       vector clipped to norm ``clip_scale``·√k_num (as DPCopula; L2 sensitivity
-       :func:`~matrixdp.synth.copula.correlation_sensitivity`);
+    2. the second moments of the copula columns' normal scores (the numeric columns, plus the
+       two-category columns when ``binary_latent``), each record's score vector clipped to norm
+       ``clip_scale``·√k_num: by default (``normalise="trace"``) the off-diagonal entries and the
+       diagonal divided by √2, L2 sensitivity C²/√2 (:func:`moment_sensitivity`); with
+       ``normalise="count"`` the off-diagonal entries only (as DPCopula,
+       :func:`~matrixdp.synth.copula.correlation_sensitivity`). By default
+       (``correlation="pooled"``) one release of the moments summed over the classes;
     3. for every pair (a, b) with at least one categorical column, the score
        :math:`q_{ab} = \sum_{u,v} |N_{ab}(u, v) - \hat n_c \hat p_a(u) \hat p_b(v)|` on coarse
        codes (numeric columns on ``pair_bins`` bins) against the released histograms of step 1:
@@ -121,14 +127,30 @@ class DPTreeCopula:
         Fine bins per numeric column (one-way histograms).
     pair_bins : int, default 8
         Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``.
-    shares : (float, float, float, float), default (0.35, 0.25, 0.1, 0.3)
-        Split of the Gaussian budget μ² between the histograms, the numeric correlation, the
+    shares : "auto" or (float, float, float, float), default "auto"
+        Split of the Gaussian budget μ² between the histograms, the copula correlation, the
         scores and the edge tables; the share of a release the schema makes empty (no numeric
-        pair, no categorical column) goes to the others in proportion.
+        pair, no categorical column) goes to the others in proportion. ``"auto"``: in proportion
+        to (k, k_latent, k_tree/4 + 1/2, k_tree) from the public column counts
+        (:func:`auto_shares`). The previous default was (0.35, 0.25, 0.1, 0.3).
     clip_scale : float, default 1.0
     smoothing : float, default 1.0
         Pseudo-counts per cell (in units of the edge tables' noise σ) of the independence prior
         mixed into each noisy edge table before fitting its margins.
+    correlation : {"pooled", "per-class", "shrunk"}, default "pooled"
+        ``"pooled"``: one latent correlation for all classes, from one release of the
+        within-class score moments summed over the classes (its noise is relative to n, not to
+        the smallest class). ``"per-class"`` (the previous default): one release per class.
+        ``"shrunk"``: per-class releases, each shrunk toward their sum by its noise variance
+        (assumed spread of the classes' correlations: ``SHRINK_SPREAD``).
+    normalise : {"trace", "count"}, default "trace"
+        Divide the released moments by the effective count n̂·(released trace / Σ score
+        variances) (``"trace"``; undoes most of the shrinkage by the clipping) or by the DP
+        class size (``"count"``, the previous default).
+    binary_latent : bool, default False
+        Put the two-category columns into the copula as thresholded latent Gaussians instead of
+        the tree (their correlation with the numeric columns is then attenuated by the coarse
+        score; not the default).
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
@@ -145,8 +167,9 @@ class DPTreeCopula:
     classes_, class_counts_, class_priors_ : ndarray
     marginals_ : dict of str -> ndarray (n_classes, n_bins_j)
         DP one-way probabilities per class (after simplex projection).
-    correlation_ : ndarray (n_classes, k_num, k_num)
-        Repaired correlation of the numeric columns' latent Gaussians.
+    correlation_ : ndarray (n_classes, k_latent, k_latent)
+        Repaired correlation of the copula columns' latent Gaussians (identical rows when
+        pooled).
     tree_ : list (per class) of list of (parent, child)
         Edges as column indices, in sampling order (every child categorical).
     edge_tables_ : list (per class) of list of ndarray
@@ -166,7 +189,9 @@ class DPTreeCopula:
     .. [3] R. McKenna, G. Miklau, D. Sheldon, "Winning the NIST contest: a scalable and general
        approach to differentially private synthetic data" (MST), JPC 2021.
     .. [4] J. Dong, A. Roth, W. J. Su, "Gaussian differential privacy", JRSS-B 2022.
-    .. [5] docs/tree_copula.md.
+    .. [5] B. Efron, C. Morris, "Stein's estimation rule and its competitors -- an empirical
+       Bayes approach", JASA 1973 (the partial pooling of ``correlation="shrunk"``).
+    .. [6] docs/tree_copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins=32, pair_bins=8,
