@@ -175,7 +175,9 @@ class DPTreeCopula:
     edge_tables_ : list (per class) of list of ndarray
         Fitted coarse joint probabilities of each edge (parent codes × child codes).
     scores_raw_, correlation_raw_ : ndarray
-        The noisy scores and score moments as released.
+        The noisy scores and score moments as released (``correlation_raw_``: one row when
+        pooled, else one per class; the off-diagonal entries, then with ``normalise="trace"``
+        the diagonal divided by √2).
     sigmas_, sensitivities_ : dict of str -> float
         Noise scale and L2 sensitivity of each release.
     columns_ : list of str
