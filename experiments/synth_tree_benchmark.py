@@ -65,7 +65,7 @@ def _run(cls, kw, table, eps, seed, full=False):
 def run(args) -> None:
     import pandas as pd
 
-    out = RESULTS / f"synth_tree_benchmark{args.cache_suffix}.csv"
+    out = RESULTS / f"{args.stem}{args.cache_suffix}.csv"
     rows = []
     methods = _methods()
     for name in args.tables:
@@ -88,7 +88,7 @@ def run(args) -> None:
 def report(args) -> None:
     import pandas as pd
 
-    df = pd.concat([pd.read_csv(f) for f in sorted(RESULTS.glob("synth_tree_benchmark*.csv"))],
+    df = pd.concat([pd.read_csv(f) for f in sorted(RESULTS.glob(f"{args.stem}*.csv"))],
                    ignore_index=True)
     df = df.drop_duplicates(subset=["table", "method", "epsilon", "seed"], keep="first")
     ok = df[df["status"] == "ok"]
@@ -102,19 +102,26 @@ def report(args) -> None:
             "tv_2way": "TV 2-way", "corr_err": "corr err", "corr_max": "corr max",
             "shape": "shape", "pair_trend": "pair trend", "total_s": "time (s)"}
     lines = ["# DPTreeCopula (new defaults) vs previous DPTreeCopula vs DPCopula (issue #26)", "",
-             "Produced by `python experiments/synth_tree_benchmark.py` (one run; the three "
+             f"Produced by `python experiments/synth_tree_benchmark.py{' --full' if args.full else ''}"
+             f"{'' if args.stem == 'synth_tree_benchmark' else ' --stem ' + args.stem}"
+             f"{' --tables ' + ' '.join(args.tables) + ' --epsilons ' + ' '.join(f'{e:g}' for e in args.epsilons) if args.full else ''}` "
+             "(one run; the three "
              "generators side by side on the same splits, public schemas, seeds and (ε, δ = 1e-9), "
-             "add/remove neighbours; metrics of `experiments/_synth_tables.score_all`). TSTR: "
+             "add/remove neighbours; the metrics of `experiments/_synth_tables.score_all`, computed by its helpers). TSTR: "
              "logistic regression (LR) and histogram gradient boosting (GB) trained on synthetic, "
              "tested on real. TV 1-/2-way: mean total variation over all 1-/2-way marginals (numeric "
              "on 10 public bins, target included). corr err: Frobenius norm of the difference of the "
              "correlation matrices of the encoded tables (one-hot categories); corr max: the largest "
              "error of any single pairwise correlation. Shape / pair trend: SDMetrics-style scores "
-             "from `matrixdp.synth.evaluate` (1 = perfect); GB and shape / pair trend only with "
-             "`--full` (the committed run did without them: the shared machine's load average was "
-             "25–35 and `score_all` took 1–2 minutes per CTG run). Time: fit + sample of as many records "
+             "from `matrixdp.synth.evaluate` (1 = perfect); " + (
+                 "this is the `--full` run (all of `score_all`'s metrics), on fewer tables and ε "
+                 "than `results/synth_tree_benchmark.md` for the machine's load. " if args.full else
+                 "GB and shape / pair trend only with `--full` (this run did without them: the "
+                 "shared machine's load average was 25–35 and `score_all` took 1–2 minutes per CTG "
+                 "run; `results/synth_tree_full.md` has them for CTG and Adult at ε = 1). ") +
+             "Time: fit + sample of as many records "
              "as the training table, median over seeds, on a shared 2-core machine under heavy load "
-             "(load average 10–25 during the run). Means over seeds; the best of the three in bold.",
+             "(load average 25–35 during the run). Means over seeds; the best of the three in bold.",
              "",
              f"`{NEW}` = `DPTreeCopula()` with this round's defaults (shares='auto', "
              "correlation='pooled', normalise='trace', binary_latent=False, pair_bins=8, smoothing=1.0); "
@@ -157,7 +164,7 @@ def report(args) -> None:
         lines += ["## Failed runs (verbatim)", ""] + [
             f"- {r.table} {r.method} ε={r.epsilon:g} seed {int(r.seed)}: {r.status}"
             for _, r in failed.iterrows()] + [""]
-    (RESULTS / "synth_tree_benchmark.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{args.stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
@@ -168,6 +175,8 @@ def main(argv=None) -> int:
     ap.add_argument("--epsilons", nargs="+", type=float, default=[0.3, 1.0, 3.0])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--cache-suffix", default="")
+    ap.add_argument("--stem", default="synth_tree_benchmark",
+                    help="results/<stem>.md and <stem><suffix>.csv (the --full run: synth_tree_full)")
     ap.add_argument("--full", action="store_true",
                     help="score with score_all (adds gradient boosting and the SDMetrics-style scores)")
     args = ap.parse_args(argv)
