@@ -318,7 +318,9 @@ class DPTreeCopula:
                            f"mu {m.privacy.mu:.6g}" for name, m in mechs.items())
         return replace(total, epsilon=eps, mechanism="dp-tree-copula", notes=total.notes + (
             f"Gaussian releases composed as Gaussian DP (mu*={mu:.6g}): {detail}",
-            "classes are public and partition the records: each release composes in parallel",
+            "classes are public and partition the records: each per-class release composes in "
+            "parallel" + ("; the pooled correlation is one release of a sum over the classes (a "
+                          "record changes one term)" if self.correlation == "pooled" else ""),
             "add/remove neighbours: n and the class sizes are not assumed public",
             "bounds, categories, bins, classes and integer columns are public; the tree is chosen "
             "from released scores; sampling is post-processing",
