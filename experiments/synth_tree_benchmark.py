@@ -118,7 +118,7 @@ def report(args) -> None:
                  "than `results/synth_tree_benchmark.md` for the machine's load. " if args.full else
                  "GB and shape / pair trend only with `--full` (this run did without them: the "
                  "shared machine's load average was 25–35 and `score_all` took 1–2 minutes per CTG "
-                 "run; `results/synth_tree_full.md` has them for CTG and Adult at ε = 1). ") +
+                 "run; `results/synth_tree_full.md` has them for CTG at ε = 1; its Adult run was stopped for the load). ") +
              "Time: fit + sample of as many records "
              "as the training table, median over seeds, on a shared 2-core machine under heavy load "
              "(load average 25–35 during the run). Means over seeds; the best of the three in bold.",
