@@ -34,19 +34,128 @@ def table(n, seed=0):
 
 def test_sigmas_follow_from_the_public_schema_and_the_gdp_split():
     X, y = table(2000)
-    eps, delta, shares = 1.0, 1e-9, np.array([0.35, 0.25, 0.1, 0.3])
-    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0).fit(X, y)
-    mu = max_gaussian_shift(eps, delta) * np.sqrt(shares / shares.sum())
+    eps, delta = 1.0, 1e-9
     k, k_num, k_cat = 5, 2, 3
     C = math.sqrt(k_num)
+    # default: shares="auto" from the column counts, the moments released with their diagonal
+    shares = np.array([k, k_num, 0.25 * k_cat + 0.5, k_cat])
+    np.testing.assert_allclose(tc.auto_shares(k, k_num, k_cat), shares)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0).fit(X, y)
+    mu = max_gaussian_shift(eps, delta) * np.sqrt(shares / shares.sum())
     expected = {"histograms": math.sqrt(k) / mu[0],
-                "correlation": C ** 2 * math.sqrt((1 - 1 / k_num) / 2) / mu[1],
+                "correlation": C ** 2 / math.sqrt(2) / mu[1],
                 "scores": math.sqrt(k * (k - 1) / 2 - 1) / mu[2],  # all pairs but the numeric one
                 "edges": math.sqrt(k_cat) / mu[3]}
     for name, sigma in expected.items():
         assert m.sigmas_[name] == pytest.approx(sigma, rel=1e-6), name
     assert m.privacy_.epsilon == pytest.approx(eps) and m.privacy_.delta == delta
     assert m.privacy_.neighbouring == "add-remove"
+    # the previous defaults, spelled out: fixed shares, off-diagonal moments only
+    shares = np.array([0.35, 0.25, 0.1, 0.3])
+    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
+                     shares=tuple(shares), normalise="count", correlation="per-class").fit(X, y)
+    mu = max_gaussian_shift(eps, delta) * np.sqrt(shares / shares.sum())
+    expected = {"histograms": math.sqrt(k) / mu[0],
+                "correlation": C ** 2 * math.sqrt((1 - 1 / k_num) / 2) / mu[1],
+                "scores": math.sqrt(k * (k - 1) / 2 - 1) / mu[2],
+                "edges": math.sqrt(k_cat) / mu[3]}
+    for name, sigma in expected.items():
+        assert m.sigmas_[name] == pytest.approx(sigma, rel=1e-6), name
+    # binary_latent moves the two-category column c into the copula: 3 latent, 2 tree columns
+    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
+                     binary_latent=True).fit(X, y)
+    shares = tc.auto_shares(5, 3, 2)
+    mu = max_gaussian_shift(eps, delta) * np.sqrt(shares / shares.sum())
+    assert m.sigmas_["correlation"] == pytest.approx(3 / math.sqrt(2) / mu[1], rel=1e-6)
+    assert m.sigmas_["scores"] == pytest.approx(math.sqrt(10 - 3) / mu[2], rel=1e-6)
+    assert m.sigmas_["edges"] == pytest.approx(math.sqrt(2) / mu[3], rel=1e-6)
+    assert m.correlation_.shape == (2, 3, 3)
+
+
+def test_moment_sensitivity_is_attained_and_never_exceeded():
+    rng = np.random.default_rng(0)
+    C, k = 3.0, 6
+    iu = np.triu_indices(k, 1)
+    worst = 0.0
+    for _ in range(2000):
+        s = rng.standard_normal(k) * rng.random(k) ** 3
+        s *= C / np.linalg.norm(s) * rng.choice([1.0, rng.random()])
+        M = np.outer(s, s)
+        worst = max(worst, np.linalg.norm(np.concatenate([M[iu], np.diag(M) / math.sqrt(2)])))
+    bound = tc.moment_sensitivity(C)
+    assert worst <= bound * (1 + 1e-12)
+    assert worst > 0.999 * bound  # attained by every vector on the sphere
+
+
+def test_pooled_correlation_is_one_release_shared_by_the_classes():
+    X, y = table(3000)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert m.correlation_raw_.shape == (1, 1 + 2)  # one off-diagonal entry + the diagonal
+    np.testing.assert_allclose(m.correlation_[0], m.correlation_[1])
+    per = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0,
+                       correlation="per-class").fit(X, y)
+    assert per.correlation_raw_.shape == (2, 3)
+    shrunk = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0,
+                          correlation="shrunk").fit(X, y)
+    assert shrunk.privacy_.epsilon == pytest.approx(1.0)
+
+
+def _correlated(n, k, rho, seed=0):
+    rng = np.random.default_rng(seed)
+    L = np.linalg.cholesky(np.full((k, k), rho) + (1 - rho) * np.eye(k))
+    Z = rng.standard_normal((n, k)) @ L.T
+    cols = [f"v{i}" for i in range(k)]
+    frame = pd.DataFrame(np.clip(Z, -4, 4), columns=cols)
+    return frame, TableSchema(bounds={c: (-4.0, 4.0) for c in cols}, categories={})
+
+
+def test_trace_normalisation_removes_the_clipping_shrinkage():
+    # 10 columns with correlation 0.8: about a third of the score vectors are clipped to
+    # norm sqrt(10), which shrinks the moments; dividing by the record count (the previous
+    # default) attenuates every correlation to about 0.43, dividing by the released trace
+    # leaves about 0.72 (the clipping down-weights the records far along the common factor,
+    # a bias the trace cannot undo).
+    X, schema = _correlated(20000, 10, 0.8)
+    out = {}
+    for norm in ("count", "trace"):
+        m = DPTreeCopula(schema=schema, epsilon=1e4, random_state=0, normalise=norm).fit(X)
+        out[norm] = m.correlation_[0][np.triu_indices(10, 1)].mean()
+    assert out["count"] < 0.5  # attenuated by the clipping
+    assert abs(out["trace"] - 0.8) < 0.12 and out["trace"] > out["count"] + 0.2
+
+
+def test_binary_latent_puts_a_binary_column_in_the_copula():
+    # binary_latent=True: the two-category column is a thresholded latent Gaussian of the copula
+    # (no tree edge). Its correlation with the numeric columns is kept but attenuated: the
+    # copula uses the correlation of the coarse two-valued score as the latent correlation
+    # (about 0.8 of it here), which is why it is not the default (results/synth_tree_tuning*.md).
+    rng = np.random.default_rng(1)
+    n = 8000
+    x = rng.uniform(0, 10, n)
+    z = np.clip(10 * x + rng.normal(0, 5, n), 0, 100)
+    c = np.where(x + rng.normal(0, 1.5, n) > 5, "v", "u")
+    X = pd.DataFrame({"x": x, "z": z, "c": c})
+    schema = TableSchema(bounds={"x": (0.0, 10.0), "z": (0.0, 100.0)}, categories={"c": ["u", "v"]})
+    real = np.corrcoef(X["z"], X["c"] == "v")[0, 1]  # about 0.79
+    got = {}
+    for flag in (False, True):
+        m = DPTreeCopula(schema=schema, epsilon=1e4, random_state=0, binary_latent=flag).fit(X)
+        Xs = m.sample(n, random_state=1)
+        got[flag] = np.corrcoef(Xs["z"], Xs["c"].astype(str) == "v")[0, 1]
+        assert (m.tree_[0] == []) == flag and m.correlation_.shape[-1] == 2 + flag
+    assert abs(got[False] - real) < 0.06  # through the tree edge x -> c
+    assert 0.7 * real < got[True] < 0.9 * real  # the documented attenuation
+    assert set(Xs["c"].astype(str)) == {"u", "v"}
+
+
+@pytest.mark.parametrize("bad", [dict(correlation="both"), dict(normalise="n"), dict(binary_latent=1),
+                                 dict(shares="fixed"), dict(shares=(1, 1, 1))])
+def test_rejects_bad_options(bad):
+    from matrixdp.errors import InvalidParameterError
+
+    X, y = table(100)
+    with pytest.raises(InvalidParameterError):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], **bad).fit(X, y)
 
 
 def test_released_edge_noise_has_the_calibrated_scale():
@@ -158,7 +267,7 @@ def test_audit_does_not_flag_the_correct_generator():
 
 def test_audit_flags_noise_100x_too_small(monkeypatch):
     for name in ("histogram_sensitivity", "score_sensitivity", "pair_sensitivity",
-                 "correlation_sensitivity"):
+                 "correlation_sensitivity", "moment_sensitivity"):
         f = getattr(tc, name)
         monkeypatch.setattr(tc, name, lambda *a, _f=f: _f(*a) / 100.0)
     base, can = audit_tables()

@@ -2,7 +2,8 @@
 categorical columns attached by a tree of DP 2-way marginals.
 
 Per public class: DP histograms of every column (as DPCopula), a DP correlation of the numeric
-columns' normal scores (as DPCopula, numeric columns only), a DP release of how far every pair
+columns' normal scores (numeric columns only; by default one release pooled over the classes and
+normalised by its released trace), a DP release of how far every pair
 involving a categorical column is from independence, a maximum spanning tree that hangs every
 categorical column on a numeric or categorical parent (post-processing of the released scores),
 and DP 2-way histograms of the tree's edges. Synthetic records: class, numeric block from the
@@ -29,7 +30,35 @@ from .copula import correlation_sensitivity, interval_score_moments, simplex_pro
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+__all__ = ["DPTreeCopula", "auto_shares", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+
+
+#: Assumed spread (standard deviation) of a latent correlation between the classes, in the
+#: partial pooling of ``correlation="shrunk"`` (a public constant, not fitted to data).
+SHRINK_SPREAD = 0.1
+
+
+def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
+    """The default split of μ² (``shares="auto"``), from public column counts only.
+
+    Weights k (histograms), k_latent (copula correlation), k_tree/4 + 1/2 (pair scores) and
+    k_tree (edge tables): the one-way histograms and the edge tables then get about the same
+    noise per cell (σ = √k/μ_h vs √k_tree/μ_e), and a schema with few tree columns spends little
+    on choosing and fitting their parents.
+    """
+    return np.array([k, k_latent, 0.25 * k_tree + 0.5, k_tree], dtype=np.float64)
+
+
+def moment_sensitivity(clip: float) -> float:
+    r"""L2 sensitivity (add/remove) of the upper off-diagonal entries of :math:`\sum_i s_i s_i^\top`
+    together with its diagonal divided by √2, for score vectors clipped to :math:`\|s\|_2 \le C`.
+
+    One record adds :math:`s_j s_l` (j < l) and :math:`s_j^2/\sqrt2`; the squared norm of that is
+    :math:`\sum_{j<l} s_j^2 s_l^2 + \tfrac12 \sum_j s_j^4 = \tfrac12 \|s\|^4 \le C^4/2`, so
+    :math:`C^2/\sqrt2` (attained by any s on the sphere) -- at most :math:`\sqrt{k/(k-1)}` times
+    the off-diagonal part alone (:func:`~matrixdp.synth.copula.correlation_sensitivity`).
+    """
+    return float(clip) ** 2 / math.sqrt(2.0)
 
 
 def histogram_sensitivity(n_columns: int) -> float:
@@ -58,13 +87,18 @@ class DPTreeCopula:
 
     For each PUBLIC class c (one group without labels), under add/remove neighbours, four
     Gaussian releases composed as Gaussian DP (exact for Gaussian shifts; each parallel over the
-    classes, which partition the records):
+    classes, which partition the records, except the pooled correlation, one release of a sum
+    over the classes):
 
     1. one-way histograms of every column (numeric: ``n_bins`` equal-width bins of the public
        bounds; categorical: the public categories), L2 sensitivity √k;
-    2. the off-diagonal second moments of the numeric columns' normal scores, each record's score
-       vector clipped to norm ``clip_scale``·√k_num (as DPCopula; L2 sensitivity
-       :func:`~matrixdp.synth.copula.correlation_sensitivity`);
+    2. the second moments of the copula columns' normal scores (the numeric columns, plus the
+       two-category columns when ``binary_latent``), each record's score vector clipped to norm
+       ``clip_scale``·√k_num: by default (``normalise="trace"``) the off-diagonal entries and the
+       diagonal divided by √2, L2 sensitivity C²/√2 (:func:`moment_sensitivity`); with
+       ``normalise="count"`` the off-diagonal entries only (as DPCopula,
+       :func:`~matrixdp.synth.copula.correlation_sensitivity`). By default
+       (``correlation="pooled"``) one release of the moments summed over the classes;
     3. for every pair (a, b) with at least one categorical column, the score
        :math:`q_{ab} = \sum_{u,v} |N_{ab}(u, v) - \hat n_c \hat p_a(u) \hat p_b(v)|` on coarse
        codes (numeric columns on ``pair_bins`` bins) against the released histograms of step 1:
@@ -93,14 +127,30 @@ class DPTreeCopula:
         Fine bins per numeric column (one-way histograms).
     pair_bins : int, default 8
         Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``.
-    shares : (float, float, float, float), default (0.35, 0.25, 0.1, 0.3)
-        Split of the Gaussian budget μ² between the histograms, the numeric correlation, the
+    shares : "auto" or (float, float, float, float), default "auto"
+        Split of the Gaussian budget μ² between the histograms, the copula correlation, the
         scores and the edge tables; the share of a release the schema makes empty (no numeric
-        pair, no categorical column) goes to the others in proportion.
+        pair, no categorical column) goes to the others in proportion. ``"auto"``: in proportion
+        to (k, k_latent, k_tree/4 + 1/2, k_tree) from the public column counts
+        (:func:`auto_shares`). The previous default was (0.35, 0.25, 0.1, 0.3).
     clip_scale : float, default 1.0
     smoothing : float, default 1.0
         Pseudo-counts per cell (in units of the edge tables' noise σ) of the independence prior
         mixed into each noisy edge table before fitting its margins.
+    correlation : {"pooled", "per-class", "shrunk"}, default "pooled"
+        ``"pooled"``: one latent correlation for all classes, from one release of the
+        within-class score moments summed over the classes (its noise is relative to n, not to
+        the smallest class). ``"per-class"`` (the previous default): one release per class.
+        ``"shrunk"``: per-class releases, each shrunk toward their sum by its noise variance
+        (assumed spread of the classes' correlations: ``SHRINK_SPREAD``).
+    normalise : {"trace", "count"}, default "trace"
+        Divide the released moments by the effective count n̂·(released trace / Σ score
+        variances) (``"trace"``; undoes most of the shrinkage by the clipping) or by the DP
+        class size (``"count"``, the previous default).
+    binary_latent : bool, default False
+        Put the two-category columns into the copula as thresholded latent Gaussians instead of
+        the tree (their correlation with the numeric columns is then attenuated by the coarse
+        score; not the default).
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
@@ -117,14 +167,17 @@ class DPTreeCopula:
     classes_, class_counts_, class_priors_ : ndarray
     marginals_ : dict of str -> ndarray (n_classes, n_bins_j)
         DP one-way probabilities per class (after simplex projection).
-    correlation_ : ndarray (n_classes, k_num, k_num)
-        Repaired correlation of the numeric columns' latent Gaussians.
+    correlation_ : ndarray (n_classes, k_latent, k_latent)
+        Repaired correlation of the copula columns' latent Gaussians (identical rows when
+        pooled).
     tree_ : list (per class) of list of (parent, child)
         Edges as column indices, in sampling order (every child categorical).
     edge_tables_ : list (per class) of list of ndarray
         Fitted coarse joint probabilities of each edge (parent codes × child codes).
     scores_raw_, correlation_raw_ : ndarray
-        The noisy scores and score moments as released.
+        The noisy scores and score moments as released (``correlation_raw_``: one row when
+        pooled, else one per class; the off-diagonal entries, then with ``normalise="trace"``
+        the diagonal divided by √2).
     sigmas_, sensitivities_ : dict of str -> float
         Noise scale and L2 sensitivity of each release.
     columns_ : list of str
@@ -138,11 +191,14 @@ class DPTreeCopula:
     .. [3] R. McKenna, G. Miklau, D. Sheldon, "Winning the NIST contest: a scalable and general
        approach to differentially private synthetic data" (MST), JPC 2021.
     .. [4] J. Dong, A. Roth, W. J. Su, "Gaussian differential privacy", JRSS-B 2022.
-    .. [5] docs/tree_copula.md.
+    .. [5] B. Efron, C. Morris, "Stein's estimation rule and its competitors -- an empirical
+       Bayes approach", JASA 1973 (the partial pooling of ``correlation="shrunk"``).
+    .. [6] docs/tree_copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins=32, pair_bins=8,
-                 shares=(0.35, 0.25, 0.1, 0.3), clip_scale=1.0, smoothing=1.0, random_state=None,
+                 shares="auto", clip_scale=1.0, smoothing=1.0, correlation="pooled",
+                 normalise="trace", binary_latent=False, random_state=None,
                  accountant=None):
         self.schema = schema
         self.epsilon = epsilon
@@ -153,6 +209,9 @@ class DPTreeCopula:
         self.shares = shares
         self.clip_scale = clip_scale
         self.smoothing = smoothing
+        self.correlation = correlation
+        self.binary_latent = binary_latent
+        self.normalise = normalise
         self.random_state = random_state
         self.accountant = accountant
 
@@ -183,9 +242,23 @@ class DPTreeCopula:
                 raise InvalidParameterError(name, f"must be an integer >= 2, got {v!r}")
         if self.n_bins % self.pair_bins:
             raise InvalidParameterError("pair_bins", f"must divide n_bins={self.n_bins}, got {self.pair_bins}")
-        shares = np.asarray(self.shares, dtype=np.float64)
+        if self.correlation not in ("per-class", "pooled", "shrunk"):
+            raise InvalidParameterError("correlation", "must be 'per-class', 'pooled' or 'shrunk', "
+                                                       f"got {self.correlation!r}")
+        if self.normalise not in ("count", "trace"):
+            raise InvalidParameterError("normalise", f"must be 'count' or 'trace', got {self.normalise!r}")
+        if not isinstance(self.binary_latent, (bool, np.bool_)):
+            raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
+        if isinstance(self.shares, str):
+            if self.shares != "auto":
+                raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}")
+            return eps, delta, "auto"
+        try:
+            shares = np.asarray(self.shares, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}") from None
         if shares.shape != (4,) or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
-            raise InvalidParameterError("shares", f"must be four positive numbers, got {self.shares!r}")
+            raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}")
         for name in ("clip_scale", "smoothing"):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
@@ -206,16 +279,20 @@ class DPTreeCopula:
         from ..accounting.composition import gdp_epsilon
 
         k = len(cols)
-        k_num = sum(c in self.schema.bounds for c in cols)
+        k_num = len(self._latent(cols))  # the copula block: numeric (+ binary) columns
         k_cat = k - k_num
         n_scores = k * (k - 1) // 2 - k_num * (k_num - 1) // 2
         n_edges = k_cat if k_num > 0 else max(k_cat - 1, 0)
         sens = {"histograms": histogram_sensitivity(k),
-                "correlation": correlation_sensitivity(k_num, float(self.clip_scale) * math.sqrt(k_num))
+                "correlation": (moment_sensitivity(float(self.clip_scale) * math.sqrt(k_num))
+                                if self.normalise == "trace" else
+                                correlation_sensitivity(k_num, float(self.clip_scale) * math.sqrt(k_num)))
                 if k_num > 1 else 0.0,
                 "scores": score_sensitivity(n_scores) if n_edges > 0 and n_scores > 1 else 0.0,
                 "edges": pair_sensitivity(n_edges) if n_edges > 0 else 0.0}
         used = np.array([sens[name] > 0 for name in sens])
+        if isinstance(shares, str):  # "auto": from the public column counts only
+            shares = auto_shares(k, k_num, k_cat)
         mu, mus = gdp_split(eps, delta, np.where(used, shares, 0.0))
         mus = mus * (1.0 - 1e-9)  # stay inside the budget through the calibration round trip
         mechs = {}
@@ -230,7 +307,10 @@ class DPTreeCopula:
 
         from ..accounting import compose, parallel
 
-        steps = [parallel([m.privacy] * n_cls, partition_public=True) for m in mechs.values()]
+        # a pooled correlation is one release of the sum over classes (a record is in one term)
+        steps = [m.privacy if (name == "correlation" and self.correlation == "pooled")
+                 else parallel([m.privacy] * n_cls, partition_public=True)
+                 for name, m in mechs.items()]
         total = compose(steps, delta=delta, method="gdp")
         if total.epsilon > eps * (1 + 1e-9):
             raise RuntimeError(f"DPTreeCopula accounting bug: composed epsilon {total.epsilon} > {eps}")
@@ -238,7 +318,9 @@ class DPTreeCopula:
                            f"mu {m.privacy.mu:.6g}" for name, m in mechs.items())
         return replace(total, epsilon=eps, mechanism="dp-tree-copula", notes=total.notes + (
             f"Gaussian releases composed as Gaussian DP (mu*={mu:.6g}): {detail}",
-            "classes are public and partition the records: each release composes in parallel",
+            "classes are public and partition the records: each per-class release composes in "
+            "parallel" + ("; the pooled correlation is one release of a sum over the classes (a "
+                          "record changes one term)" if self.correlation == "pooled" else ""),
             "add/remove neighbours: n and the class sizes are not assumed public",
             "bounds, categories, bins, classes and integer columns are public; the tree is chosen "
             "from released scores; sampling is post-processing",
@@ -277,7 +359,9 @@ class DPTreeCopula:
         gen = make_rng(self.random_state)  # local only: never stored on the model
         with charge(privacy, accountant=accountant, ledger=ledger, label="dp-tree-copula fit"):
             stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
-                               float(self.clip_scale), gen)
+                               float(self.clip_scale), gen, self._latent(cols),
+                               self.correlation == "pooled", self.normalise == "trace",
+                               self.correlation == "shrunk")
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
 
@@ -289,6 +373,12 @@ class DPTreeCopula:
             raise InvalidShapeError("X", f"columns must match the schema: missing {missing}, not in "
                                          f"schema {extra}")
         return cols
+
+    def _latent(self, cols) -> list:
+        """Indices of the copula block (public schema only): the numeric columns, and the
+        two-category columns when ``binary_latent``."""
+        return [i for i, c in enumerate(cols) if c in self.schema.bounds
+                or (self.binary_latent and self.schema.categories[c].size == 2)]
 
     def _cards(self, cols):
         card = {c: self.n_bins if c in self.schema.bounds else self.schema.categories[c].size
@@ -396,7 +486,7 @@ class DPTreeCopula:
 
         cols, k = self.columns_, len(self.columns_)
         ratio = self.n_bins // self.pair_bins
-        num_idx = [i for i, c in enumerate(cols) if c in self.schema.bounds]
+        num_idx = self._latent(cols)
         n = int(np.sum(counts))
         fine = np.zeros((n, k), dtype=np.int64)
         within = np.full((n, k), 0.5)
@@ -416,12 +506,12 @@ class DPTreeCopula:
                 for t, i in enumerate(num_idx):
                     cum = np.concatenate([[0.0], np.cumsum(self.marginals_[cols[i]][j])])
                     cum /= cum[-1]
-                    b = np.clip(np.searchsorted(cum, U[:, t], side="right") - 1, 0, self.n_bins - 1)
+                    b = np.clip(np.searchsorted(cum, U[:, t], side="right") - 1, 0, cum.size - 2)
                     b = _nonzero_bin(b, np.diff(cum))
                     mass = cum[b + 1] - cum[b]
                     within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
                     fine[sl, i] = b
-                    coarse[:, i] = b // ratio
+                    coarse[:, i] = b // ratio if cols[i] in self.schema.bounds else b
             else:  # no numeric column: the first categorical column is the root
                 root = int(self.tree_[j][0][0]) if self.tree_[j] else 0
                 coarse[:, root] = _inverse_cdf(self.marginals_[cols[root]][j][None, :],
@@ -585,12 +675,13 @@ def _hist_pass(block, cols, card, n_cls):
                            .reshape(n_cls, card[c]).astype(np.float64) for c in cols], axis=1)
 
 
-def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard):
-    """Per block: clipped score moments of the numeric columns and the coarse pair counts."""
+def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard, diagonal=False):
+    """Per block: clipped score moments of the copula columns (off-diagonal, then the diagonal
+    divided by √2 when ``diagonal``) and the coarse pair counts."""
     k_num = len(num)
     iu = np.triu_indices(k_num, 1)
     cells = sum(ccard[cols[a]] * ccard[cols[b]] for a, b in pairs)
-    G = np.zeros((n_cls, iu[0].size))
+    G = np.zeros((n_cls, iu[0].size + (k_num if diagonal else 0)))
     N = np.zeros((n_cls, cells))
     if block is None:
         return G, N
@@ -603,7 +694,8 @@ def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard):
                 S[:, t] = scores_per_class[j][t][fine[cols[i]][mask]]
             norms = np.sqrt(np.einsum("ij,ij->i", S, S))
             S *= np.minimum(1.0, clip / np.maximum(norms, 1e-300))[:, None]
-            G[j] = (S.T @ S)[iu]
+            M = S.T @ S
+            G[j] = np.concatenate([M[iu], np.diag(M) / math.sqrt(2.0)]) if diagonal else M[iu]
     start = 0
     for a, b in pairs:
         ca, cb = cols[a], cols[b]
@@ -631,11 +723,11 @@ def _edge_pass(block, cols, trees, ccard, n_cls):
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen):
+def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
+               trace, shrink=False):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver."""
     k = len(cols)
-    num = [i for i, c in enumerate(cols) if c in schema.bounds]
     ratio = {c: card[c] // ccard[c] for c in cols}
     # pass 1 -> release 1: one-way histograms, all classes and columns in one release
     noisy = np.asarray(mechs["histograms"].release(reduce(_hist_pass, cols, card, n_cls), rng=gen).value)
@@ -663,16 +755,39 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen)
                 sds[j, t] = math.sqrt(max(var, 1e-12))
             scores_per_class.append(per)
     G, N = reduce(_moment_pass, cols, num, n_cls, scores_per_class,
-                  clip_scale * math.sqrt(max(k_num, 1)), pairs, ccard)
+                  clip_scale * math.sqrt(max(k_num, 1)), pairs, ccard, trace)
     # release 2: numeric score moments
     corr = np.tile(np.eye(k_num), (n_cls, 1, 1))
     corr_raw = np.zeros((n_cls, k_num * (k_num - 1) // 2))
     if "correlation" in mechs:
         iu = np.triu_indices(k_num, 1)
-        corr_raw = np.asarray(mechs["correlation"].release(G, rng=gen).value)
+        n_off = iu[0].size
+        corr_raw = np.asarray(mechs["correlation"].release(
+            G.sum(axis=0, keepdims=True) if pooled else G, rng=gen).value)
+        if trace:  # effective count after clipping: released trace / the scores' total variance
+            tr = corr_raw[:, n_off:].sum(axis=1) * math.sqrt(2.0)
+            var = sds ** 2
+            if pooled:  # one shrink factor for all classes: trace / (sum_j n_j * sum_t var_jt)
+                ratio_ = tr[0] / max(float(class_counts @ var.sum(axis=1)), 1e-300)
+                count = class_counts * min(max(ratio_, 1e-3), 1.0)
+            else:
+                ratio_ = tr / np.maximum(class_counts * var.sum(axis=1), 1e-300)
+                count = class_counts * np.clip(ratio_, 1e-3, 1.0)
+        else:
+            count = class_counts
+        scale = count[:, None] * sds[:, iu[0]] * sds[:, iu[1]]  # (n_cls, pairs)
+        if pooled:  # one release of the within-class moments summed over the classes
+            estimate = np.repeat(corr_raw[:, :n_off] / scale.sum(axis=0, keepdims=True), n_cls, axis=0)
+        else:
+            estimate = corr_raw[:, :n_off] / scale
+            if shrink:  # partial pooling: each class's estimate shrunk toward the pooled one
+                pooled_est = corr_raw[:, :n_off].sum(axis=0) / scale.sum(axis=0)
+                tau2 = (mechs["correlation"].sigma / scale) ** 2  # noise variance of each entry
+                w = SHRINK_SPREAD ** 2 / (SHRINK_SPREAD ** 2 + tau2)
+                estimate = w * estimate + (1.0 - w) * pooled_est[None, :]
         for j in range(n_cls):
             R = np.eye(k_num)
-            R[iu] = corr_raw[j] / (class_counts[j] * sds[j, iu[0]] * sds[j, iu[1]])
+            R[iu] = estimate[j]
             R[(iu[1], iu[0])] = R[iu]
             corr[j] = _repair_correlation(R)
     trees = [[] for _ in range(n_cls)]
