@@ -152,8 +152,39 @@ def test_dask_input_errors():
         DPCopula(**kw).fit(ddf[list(X.columns)])
     with pytest.raises(InvalidParameterError, match="Dask Series"):
         DPCopula(**kw).fit(ddf[list(X.columns)], y)
+    da = pytest.importorskip("dask.array")
     with pytest.raises(InvalidShapeError, match="partitioned like X"):
-        DPCopula(**kw).fit(ddf[list(X.columns)], dd.from_pandas(pd.Series(y), npartitions=3))
+        DPCopula(**kw).fit(ddf[list(X.columns)], da.from_array(y, chunks=100))
+    with pytest.raises(InvalidShapeError, match="one column"):
+        DPCopula(**kw).fit(ddf[list(X.columns)], ddf[["t", "age"]])
+
+
+def test_labels_are_paired_with_their_records_by_index():
+    """A Dask Series of labels from another source, partitioned differently (even with unknown
+    divisions), is paired by index, as Dask aligns it; a one-column frame works too."""
+    X, y = _table(n=1_500, seed=2)
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"], random_state=9)
+    ref = DPCopula(**kw).fit(X, y)
+    Xd = dd.from_pandas(X, npartitions=2)
+    for labels in (dd.from_pandas(pd.Series(y), npartitions=3),
+                   dd.from_pandas(pd.Series(y), npartitions=5).clear_divisions(),
+                   dd.from_pandas(pd.DataFrame({"t": y}), npartitions=2)):
+        got = DPCopula(**kw).fit(Xd.clear_divisions() if labels.known_divisions is False
+                                 else Xd, labels)
+        _same_release(got, ref)
+
+
+def test_a_parquet_source_with_the_label_column(tmp_path):
+    """``frame[features]`` and ``frame["y"]`` of one Parquet source: Dask partitions the two
+    projections differently (it fuses small projected reads); they are read as one frame."""
+    X, y = _table(n=6_000, seed=3)
+    for i in range(4):
+        X.iloc[i * 1500:(i + 1) * 1500].assign(t=y[i * 1500:(i + 1) * 1500]).to_parquet(
+            tmp_path / f"part.{i}.parquet", index=False)
+    frame = dd.read_parquet(str(tmp_path))
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"], random_state=2)
+    got = DPCopula(**kw).fit(frame[list(X.columns)], frame["t"])
+    _same_release(got, DPCopula(**kw).fit(X, y))
 
 
 def test_an_empty_partition_contributes_nothing():
@@ -238,3 +269,22 @@ def test_fit_and_parquet_on_a_local_cluster(tmp_path):
     synthetic = pd.read_parquet(tmp_path / "syn")
     assert list(synthetic.columns) == list(X.columns) + ["t"] and len(synthetic) == 3_000
     assert set(synthetic["t"]) <= {"no", "yes"}
+
+
+def test_tree_copula_reads_a_parquet_source_with_the_label_column(tmp_path):
+    """The same pairing for DPTreeCopula's Dask fit (its seeded Dask fit equals the in-memory
+    one: tests/synth/test_tree_copula.py)."""
+    from matrixdp.synth.tree_copula import DPTreeCopula
+
+    X, y = _table(n=6_000, seed=4)
+    for i in range(4):
+        X.iloc[i * 1500:(i + 1) * 1500].assign(t=y[i * 1500:(i + 1) * 1500]).to_parquet(
+            tmp_path / f"part.{i}.parquet", index=False)
+    frame = dd.read_parquet(str(tmp_path))
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"], random_state=2)
+    got = DPTreeCopula(**kw).fit(frame[list(X.columns)], frame["t"])
+    ref = DPTreeCopula(**kw).fit(X, y)
+    assert got.tree_ == ref.tree_
+    np.testing.assert_allclose(got.class_counts_, ref.class_counts_, rtol=1e-12)
+    np.testing.assert_allclose(got.correlation_raw_, ref.correlation_raw_, rtol=1e-9, atol=1e-8)
+    np.testing.assert_allclose(got.scores_raw_, ref.scores_raw_, rtol=1e-12, atol=1e-9)

@@ -32,7 +32,7 @@ from .preprocessing import centred_projection, unit_row_pass
 
 __all__ = ["is_dask_collection", "dask_feature_matrix", "dask_class_codes", "dask_group_sums",
            "fit_groups_dask", "write_parquet_samples", "dask_schema_columns",
-           "dask_block_reducer", "write_sampled_frames"]
+           "aligned_partitions", "dask_block_reducer", "write_sampled_frames"]
 
 def dask_feature_matrix(X, y=None):
     """Lazy records of a Dask ``X`` (with ``y`` as a last column when given: the raw label, or a
@@ -229,9 +229,45 @@ def _apply_block(xp, yp, codes, fn, args):
     return fn(codes(xp, yp), *args)
 
 
+_LABEL = "__matrixdp_label__"
+
+
+def aligned_partitions(X, y) -> tuple[list, list]:
+    """Delayed partitions of the Dask DataFrame ``X`` and the matching parts of the labels ``y``
+    (a Dask Series, a one-column Dask frame, or None: ``[None, ...]``).
+
+    A label column of the same frame (``frame[features]``, ``frame["y"]``) is paired row by row
+    through one frame (Dask may otherwise partition the two projections of a Parquet source
+    differently); labels from another source are paired by index when Dask can align them, else
+    partition by partition, which then must match."""
+    if y is None:
+        xparts = X.to_delayed()
+        return xparts, [None] * len(xparts)
+    if not is_dask_collection(y):
+        raise InvalidParameterError("y", "must be a Dask Series partitioned like X when X is a "
+                                         "Dask collection")
+    if getattr(y, "ndim", 1) == 2:  # a one-column frame
+        if len(y.columns) != 1:
+            raise InvalidShapeError("y", f"must be one column, got {len(y.columns)}")
+        y = y[y.columns[0]]
+    if hasattr(y, "to_frame"):  # a Dask Series: one frame with the features
+        try:
+            both = X.assign(**{_LABEL: y})
+        except (ValueError, TypeError, NotImplementedError):
+            both = None
+        if both is not None:
+            cols = list(X.columns)
+            parts = both.to_delayed()
+            return [p[cols] for p in parts], [p[_LABEL] for p in parts]
+    xparts, yparts = X.to_delayed(), y.to_delayed()
+    if len(yparts) != len(xparts):
+        raise InvalidShapeError("y", "must be partitioned like X (same number of partitions)")
+    return xparts, list(np.ravel(yparts))
+
+
 def dask_block_reducer(X, y, codes):
     """``reduce(fn, *args)``: ``fn(codes(x_part, y_part), *args)`` on every partition of the Dask
-    DataFrame ``X`` (and of the labels ``y``, partitioned like ``X``, or None), summed in a tree
+    DataFrame ``X`` (and of the labels ``y``, see :func:`aligned_partitions`), summed in a tree
     on the workers. The records are read again by every call and never collected; only the sums
     (of a size fixed by the public schema) reach the driver."""
     import dask
@@ -239,20 +275,7 @@ def dask_block_reducer(X, y, codes):
 
     from .._record_sums import tree_sum
 
-    xparts = X.to_delayed()
-    if y is None:
-        yparts = [None] * len(xparts)
-    else:
-        if not is_dask_collection(y):
-            raise InvalidParameterError("y", "must be a Dask Series partitioned like X when X is a "
-                                             "Dask collection")
-        if getattr(y, "ndim", 1) == 2:  # a one-column frame
-            if len(y.columns) != 1:
-                raise InvalidShapeError("y", f"must be one column, got {len(y.columns)}")
-            y = y[y.columns[0]]
-        yparts = y.to_delayed()
-        if len(yparts) != len(xparts):
-            raise InvalidShapeError("y", "must be partitioned like X (same number of partitions)")
+    xparts, yparts = aligned_partitions(X, y)
     if not xparts:
         raise InvalidShapeError("X", "has no partitions")
     task = delayed(_apply_block, pure=True)
