@@ -1,0 +1,279 @@
+"""Benchmark: DPTreeCopula and DPCopula fitted out of core on Dask and sampled to Parquet, with the
+peak resident memory of the whole process tree.
+
+1. ``generate``: a PUBLIC synthetic source table of ``--rows`` rows (6 continuous + 4 integer
+   numeric columns, 3 categorical columns, a binary label) written as Parquet files of
+   ``--chunk-rows`` rows under ``--dir`` (not in the repository; deleted afterwards unless
+   ``--keep``). It is generated chunk by chunk from a fixed seed (public data: a benchmark input).
+2. per model: ``fit`` on ``dask.dataframe.read_parquet`` of that directory (one partition per
+   file, never collected; Dask's threaded scheduler with ``--workers`` threads), then
+   ``sample_to_parquet`` of ``--rows`` synthetic rows in chunks of ``--chunk-rows``; the written
+   row count is checked from the Parquet metadata, and the output is deleted.
+
+Every phase runs in a fresh child process; this process samples the resident memory (RSS) of
+the child and all its descendants every 0.2 s from ``/proc`` (via psutil) and reports the peak
+of their sum, per phase (fit and sample are timed inside the child), with the wall time.
+Same public schema, ε = 1, δ = 1e-9 (add/remove), public classes {0, 1} for both models.
+Target (issue #26): a 10⁸-row table synthesised out of core with peak memory ≤ 2 GiB.
+
+Run: ``nice -n 10 python benchmarks/bench_synth_outofcore.py --rows 100000000``
+(``--models copula tree``; several ``--rows`` values run one after the other).
+Writes ``results/synth_outofcore.csv`` (rows appended per run) and the "Synthetic data out of core
+on Dask" section of BENCHMARKS.md (from every row of the CSV).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SRC = ROOT / "src"
+CSV = ROOT / "results" / "synth_outofcore.csv"
+FIELDS = ["rows", "model", "phase", "wall_s", "peak_rss_mib", "chunk_rows", "workers", "files",
+          "run_utc"]
+
+CONTINUOUS = [f"x{i}" for i in range(6)]
+INTEGER = [f"n{i}" for i in range(4)]
+CATEGORICAL = {"colour": ["red", "green", "blue", "black"],
+               "region": [f"r{i}" for i in range(12)],
+               "grade": ["A", "B", "C", "D", "E"]}
+EPSILON, DELTA = 1.0, 1e-9
+
+
+def schema():
+    """The public schema (fixed here, never read from the table)."""
+    from matrixdp.synth.schema import TableSchema
+
+    bounds = {c: (-5.0, 5.0) for c in CONTINUOUS}
+    bounds.update({c: (0, 100) for c in INTEGER})
+    return TableSchema(bounds=bounds, categories=CATEGORICAL, integer=tuple(INTEGER))
+
+
+# ------------------------------------------------------------------ child phases
+def generate(rows: int, chunk_rows: int, out: Path) -> int:
+    """Write the public source table; returns the number of files."""
+    import pandas as pd
+
+    out.mkdir(parents=True, exist_ok=True)
+    n_files = -(-rows // chunk_rows)
+    seeds = np.random.SeedSequence(20261126).spawn(n_files)
+    width = len(str(n_files - 1))
+    mix = np.linalg.cholesky(0.6 * np.eye(4) + 0.4)
+    for i, seed in enumerate(seeds):
+        m = min(chunk_rows, rows - i * chunk_rows)
+        gen = np.random.default_rng(seed)
+        y = (gen.uniform(size=m) < 0.3).astype(np.int8)
+        Z = gen.standard_normal((m, 4)) @ mix.T + 0.8 * y[:, None]
+        cols = {}
+        for j, c in enumerate(CONTINUOUS):
+            cols[c] = Z[:, j % 4] * (1 + 0.2 * j) + 0.5 * gen.standard_normal(m)
+        for j, c in enumerate(INTEGER):
+            cols[c] = np.clip(np.round(40 + 12 * Z[:, (j + 1) % 4] + 5 * gen.standard_normal(m)),
+                              0, 100).astype(np.int32)
+        for j, (c, cats) in enumerate(CATEGORICAL.items()):
+            u = 1.0 / (1.0 + np.exp(-(Z[:, j] + 0.7 * gen.standard_normal(m))))
+            codes = np.minimum((u * len(cats)).astype(np.int64), len(cats) - 1)
+            cols[c] = pd.Categorical.from_codes(codes, categories=cats)
+        cols["y"] = y
+        pd.DataFrame(cols).to_parquet(out / f"part.{i:0{width}d}.parquet", index=False)
+    return n_files
+
+
+def fit_and_sample(model_name: str, rows: int, chunk_rows: int, workers: int, source: Path,
+                   out: Path, marks: Path) -> dict:
+    import dask
+    import dask.dataframe as dd
+    import pyarrow.parquet as pq
+
+    from matrixdp.synth.copula import DPCopula
+    from matrixdp.synth.tree_copula import DPTreeCopula
+
+    dask.config.set(scheduler="threads", num_workers=workers)
+    cls = {"copula": DPCopula, "tree": DPTreeCopula}[model_name]
+    features = CONTINUOUS + INTEGER + list(CATEGORICAL)
+    frame = dd.read_parquet(str(source))
+    stamps = {"fit_start": time.time()}
+    model = cls(schema=schema(), epsilon=EPSILON, delta=DELTA, classes=[0, 1],
+                random_state=0).fit(frame[features], frame["y"])
+    stamps["fit_end"] = stamps["sample_start"] = time.time()
+    if model_name == "copula":
+        files = model.sample_to_parquet(out, rows, chunk_rows=chunk_rows, random_state=1)
+    else:
+        files = model.sample_to_parquet(out, rows, rows_per_partition=chunk_rows, random_state=1)
+    stamps["sample_end"] = time.time()
+    written = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    if written != rows:
+        raise RuntimeError(f"{model_name}: wrote {written} rows, expected {rows}")
+    marks.write_text(json.dumps({**stamps, "files": len(files),
+                                 "class_priors": [float(v) for v in model.class_priors_]}))
+    return stamps
+
+
+# ------------------------------------------------------------------ parent: RSS sampler
+def run_child(args: list[str]) -> tuple[float, list[tuple[float, float]]]:
+    """Run this script as a child with ``args``; returns (wall seconds, [(time, tree RSS MiB)])."""
+    import psutil
+
+    env = dict(os.environ, PYTHONPATH=str(SRC), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    t0 = time.time()
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", *args],
+                            env=env)
+    samples: list[tuple[float, float]] = []
+    parent = psutil.Process(proc.pid)
+
+    def tree_rss() -> float:
+        total = 0
+        try:
+            procs = [parent] + parent.children(recursive=True)
+        except psutil.NoSuchProcess:
+            return 0.0
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except psutil.NoSuchProcess:
+                pass
+        return total / 2 ** 20
+
+    stop = threading.Event()
+
+    def sampler():
+        while not stop.is_set():
+            samples.append((time.time(), tree_rss()))
+            stop.wait(0.2)
+
+    thread = threading.Thread(target=sampler, daemon=True)
+    thread.start()
+    code = proc.wait()
+    stop.set()
+    thread.join()
+    if code != 0:
+        raise RuntimeError(f"child {args} failed with status {code}")
+    return time.time() - t0, samples
+
+
+def peak(samples, start=None, end=None) -> float:
+    vals = [r for t, r in samples if (start is None or t >= start - 0.2)
+            and (end is None or t <= end + 0.2)]
+    return max(vals) if vals else float("nan")
+
+
+def report() -> str:
+    with CSV.open() as f:
+        rows = list(csv.DictReader(f))
+    lines = [
+        "`nice -n 10 python benchmarks/bench_synth_outofcore.py --rows N`: a public synthetic "
+        "source table of N rows (6 continuous + 4 integer numeric columns, 3 categorical columns "
+        "with 4/12/5 categories, a binary label) as Parquet files of `chunk_rows` rows on local "
+        "disk; each model is fitted on `dask.dataframe.read_parquet` of it (never collected; the "
+        "threaded scheduler with `workers` threads) at ε = 1, δ = 1e-9 (add/remove, public "
+        "classes {0, 1}, the same public schema), then writes N synthetic rows with "
+        "`sample_to_parquet` in chunks of `chunk_rows` (row count checked from the Parquet "
+        "metadata). Peak memory is the largest sum of the resident memory of the child process "
+        "and all its descendants, sampled every 0.2 s from /proc during the phase; `generate` "
+        "writes the source table (not part of the target). The machine's 2 cores were shared with "
+        "other jobs throughout, so wall times are upper bounds of an idle machine's. "
+        "Target (issue #26): a 10⁸-row table synthesised out of core with peak memory ≤ 2 GiB "
+        "(2048 MiB). Results: `results/synth_outofcore.csv`.", "",
+        "| rows | model | phase | wall (s) | peak RSS (MiB) | ≤ 2 GiB | chunk rows | workers | run (UTC) |",
+        "|---:|---|---|---:|---:|---|---:|---:|---|"]
+    for r in rows:
+        ok = "yes" if float(r["peak_rss_mib"]) <= 2048 else "**no**"
+        lines.append(f"| {int(r['rows']):,} | {r['model']} | {r['phase']} | "
+                     f"{float(r['wall_s']):.1f} | {float(r['peak_rss_mib']):.0f} | {ok} | "
+                     f"{int(r['chunk_rows']):,} | {r['workers']} | {r['run_utc']} |")
+    return "\n".join(lines)
+
+
+def record(rows: list[dict], write: bool) -> None:
+    """Append ``rows`` to the CSV and refresh the BENCHMARKS.md section (after every phase, so a
+    long run that is stopped keeps what it measured)."""
+    for r in rows:
+        print(r, flush=True)
+    if not write:
+        return
+    CSV.parent.mkdir(exist_ok=True)
+    new = not CSV.exists()
+    with CSV.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=FIELDS)
+        if new:
+            writer.writeheader()
+        for r in rows:
+            writer.writerow({**r, "wall_s": f"{r['wall_s']:.2f}",
+                             "peak_rss_mib": f"{r['peak_rss_mib']:.1f}"})
+    sys.path.insert(0, str(HERE))
+    from _report import write_section
+
+    write_section("Synthetic data out of core on Dask", report())
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000_000])
+    parser.add_argument("--chunk-rows", type=int, default=1_000_000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--models", nargs="+", default=["copula", "tree"],
+                        choices=["copula", "tree"])
+    parser.add_argument("--dir", type=Path, default=Path("/work/tmp-synth"))
+    parser.add_argument("--keep", action="store_true", help="keep the source table")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        phase, *rest = args.child
+        if phase == "generate":
+            generate(int(rest[0]), int(rest[1]), Path(rest[2]))
+        else:
+            fit_and_sample(phase, int(rest[0]), int(rest[1]), int(rest[2]), Path(rest[3]),
+                           Path(rest[4]), Path(rest[5]))
+        return 0
+
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    write = not args.no_write
+    for rows in args.rows:
+        source = args.dir / f"source-{rows}"
+        if source.exists():
+            shutil.rmtree(source)
+        wall, samples = run_child(["generate", str(rows), str(args.chunk_rows), str(source)])
+        n_files = len(list(source.glob("*.parquet")))
+        record([dict(rows=rows, model="-", phase="generate", wall_s=wall,
+                     peak_rss_mib=peak(samples), chunk_rows=args.chunk_rows, workers=1,
+                     files=n_files, run_utc=stamp)], write)
+        try:
+            for name in args.models:
+                out = args.dir / f"synthetic-{name}-{rows}"
+                marks = args.dir / f"marks-{name}-{rows}.json"
+                wall, samples = run_child([name, str(rows), str(args.chunk_rows),
+                                           str(args.workers), str(source), str(out), str(marks)])
+                m = json.loads(marks.read_text())
+                common = dict(rows=rows, model=name, chunk_rows=args.chunk_rows,
+                              workers=args.workers, files=m["files"], run_utc=stamp)
+                record([dict(common, phase="fit", wall_s=m["fit_end"] - m["fit_start"],
+                             peak_rss_mib=peak(samples, m["fit_start"], m["fit_end"])),
+                        dict(common, phase="sample_to_parquet",
+                             wall_s=m["sample_end"] - m["sample_start"],
+                             peak_rss_mib=peak(samples, m["sample_start"], m["sample_end"])),
+                        dict(common, phase="whole process (start-up, fit, sample)",
+                             wall_s=wall, peak_rss_mib=peak(samples))], write)
+                shutil.rmtree(out, ignore_errors=True)
+                marks.unlink(missing_ok=True)
+        finally:
+            if not args.keep:
+                shutil.rmtree(source, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
