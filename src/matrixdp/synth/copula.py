@@ -135,6 +135,11 @@ class DPCopula:
     schema names it in ``integer``; a numeric column the schema does not name is continuous
     (``float64``), whatever the dtype of the frame passed to ``fit``.
 
+    ``fit`` also takes a Dask DataFrame (out of core: two passes of blockwise sums, the noise
+    drawn on the driver, the same release as in memory for the same seed), and
+    :meth:`sample_to_parquet` writes a synthetic table of any size in chunks (``docs/copula.md``,
+    "Out of core (Dask)").
+
     Attributes
     ----------
     privacy_ : PrivacyGuarantee
