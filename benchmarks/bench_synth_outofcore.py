@@ -42,7 +42,7 @@ ROOT = HERE.parent
 SRC = ROOT / "src"
 CSV = ROOT / "results" / "synth_outofcore.csv"
 FIELDS = ["rows", "model", "phase", "wall_s", "peak_rss_mib", "chunk_rows", "workers", "files",
-          "run_utc"]
+          "fitted_on", "run_utc"]
 
 CONTINUOUS = [f"x{i}" for i in range(6)]
 INTEGER = [f"n{i}" for i in range(4)]
@@ -91,11 +91,12 @@ def generate(rows: int, chunk_rows: int, out: Path) -> int:
     return n_files
 
 
-def fit_and_sample(model_name: str, rows: int, chunk_rows: int, workers: int, source: Path,
-                   out: Path, marks: Path) -> dict:
+def fit_phase(model_name: str, workers: int, source: Path, model_file: Path, marks: Path):
+    """Fit on the Parquet source with Dask; pickle the fitted model (post-processing state only)."""
+    import pickle
+
     import dask
     import dask.dataframe as dd
-    import pyarrow.parquet as pq
 
     from matrixdp.synth.copula import DPCopula
     from matrixdp.synth.tree_copula import DPTreeCopula
@@ -104,21 +105,35 @@ def fit_and_sample(model_name: str, rows: int, chunk_rows: int, workers: int, so
     cls = {"copula": DPCopula, "tree": DPTreeCopula}[model_name]
     features = CONTINUOUS + INTEGER + list(CATEGORICAL)
     frame = dd.read_parquet(str(source))
-    stamps = {"fit_start": time.time()}
+    start = time.time()
     model = cls(schema=schema(), epsilon=EPSILON, delta=DELTA, classes=[0, 1],
                 random_state=0).fit(frame[features], frame["y"])
-    stamps["fit_end"] = stamps["sample_start"] = time.time()
+    end = time.time()
+    model_file.write_bytes(pickle.dumps(model))
+    marks.write_text(json.dumps({"start": start, "end": end,
+                                 "files": len(list(source.glob("*.parquet")))}))
+
+
+def sample_phase(model_name: str, rows: int, chunk_rows: int, workers: int, model_file: Path,
+                 out: Path, marks: Path):
+    """``sample_to_parquet`` of ``rows`` rows from the pickled model; checks the row count."""
+    import pickle
+
+    import dask
+    import pyarrow.parquet as pq
+
+    dask.config.set(scheduler="threads", num_workers=workers)
+    model = pickle.loads(model_file.read_bytes())
+    start = time.time()
     if model_name == "copula":
         files = model.sample_to_parquet(out, rows, chunk_rows=chunk_rows, random_state=1)
     else:
         files = model.sample_to_parquet(out, rows, rows_per_partition=chunk_rows, random_state=1)
-    stamps["sample_end"] = time.time()
+    end = time.time()
     written = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
     if written != rows:
         raise RuntimeError(f"{model_name}: wrote {written} rows, expected {rows}")
-    marks.write_text(json.dumps({**stamps, "files": len(files),
-                                 "class_priors": [float(v) for v in model.class_priors_]}))
-    return stamps
+    marks.write_text(json.dumps({"start": start, "end": end, "files": len(files)}))
 
 
 # ------------------------------------------------------------------ parent: RSS sampler
@@ -181,14 +196,19 @@ def report() -> str:
         "threaded scheduler with `workers` threads) at ε = 1, δ = 1e-9 (add/remove, public "
         "classes {0, 1}, the same public schema), then writes N synthetic rows with "
         "`sample_to_parquet` in chunks of `chunk_rows` (row count checked from the Parquet "
-        "metadata). Peak memory is the largest sum of the resident memory of the child process "
-        "and all its descendants, sampled every 0.2 s from /proc during the phase; `generate` "
+        "metadata). Each phase runs in a fresh child process (the runs of 14:47 UTC ran fit and "
+        "sample in one process and split its memory timeline at the phase boundaries; their "
+        "'whole process' row is that process's peak). `fitted on` is the size of the table the "
+        "sampled model was fitted on (sampling does not read the data; a sample of N rows from a "
+        "model fitted on fewer rows measures sampling alone). Peak memory is the largest sum of "
+        "the resident memory of the child process and all its descendants, sampled every 0.2 s "
+        "from /proc (psutil); `generate` "
         "writes the source table (not part of the target). The machine's 2 cores were shared with "
         "other jobs throughout, so wall times are upper bounds of an idle machine's. "
         "Target (issue #26): a 10⁸-row table synthesised out of core with peak memory ≤ 2 GiB "
         "(2048 MiB). Results: `results/synth_outofcore.csv`.", "",
-        "| rows | model (copula = DPCopula, tree = DPTreeCopula) | phase | wall (s) | peak RSS (MiB) | ≤ 2 GiB | chunk rows | workers | run (UTC) |",
-        "|---:|---|---|---:|---:|---|---:|---:|---|"]
+        "| rows | model (copula = DPCopula, tree = DPTreeCopula) | phase | fitted on | wall (s) | peak RSS (MiB) | ≤ 2 GiB | chunk rows | workers | run (UTC) |",
+        "|---:|---|---|---:|---:|---:|---|---:|---:|---|"]
     sizes = sorted({int(r["rows"]) for r in rows})
     measured = {(int(r["rows"]), r["model"]) for r in rows if r["phase"] == "fit"}
     missing = [m for m in ("copula", "tree") if (sizes[-1], m) not in measured]
@@ -198,7 +218,8 @@ def report() -> str:
                      f"{', '.join(names[m] for m in missing)} (see the smaller runs).")
     for r in rows:
         ok = "yes" if float(r["peak_rss_mib"]) <= 2048 else "**no**"
-        lines.append(f"| {int(r['rows']):,} | {r['model']} | {r['phase']} | "
+        fitted = f"{int(r['fitted_on']):,}" if r.get("fitted_on") else ""
+        lines.append(f"| {int(r['rows']):,} | {r['model']} | {r['phase']} | {fitted} | "
                      f"{float(r['wall_s']):.1f} | {float(r['peak_rss_mib']):.0f} | {ok} | "
                      f"{int(r['chunk_rows']):,} | {r['workers']} | {r['run_utc']} |")
     return "\n".join(lines)
@@ -236,6 +257,13 @@ def main(argv=None) -> int:
     parser.add_argument("--dir", type=Path, default=Path("/work/tmp-synth"))
     parser.add_argument("--keep", action="store_true", help="keep the source table")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--phases", nargs="+", default=["fit", "sample"],
+                        choices=["fit", "sample"])
+    parser.add_argument("--fit-rows", type=int, default=None,
+                        help="rows of the source the model is fitted on (default: --rows); "
+                             "sampling from a model fitted on fewer rows measures sampling alone")
+    parser.add_argument("--reuse-source", action="store_true",
+                        help="keep an existing source table of the right size")
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite the BENCHMARKS.md section from the CSV, run nothing")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -247,42 +275,57 @@ def main(argv=None) -> int:
         phase, *rest = args.child
         if phase == "generate":
             generate(int(rest[0]), int(rest[1]), Path(rest[2]))
+        elif phase == "fit":
+            fit_phase(rest[0], int(rest[1]), Path(rest[2]), Path(rest[3]), Path(rest[4]))
         else:
-            fit_and_sample(phase, int(rest[0]), int(rest[1]), int(rest[2]), Path(rest[3]),
-                           Path(rest[4]), Path(rest[5]))
+            sample_phase(rest[0], int(rest[1]), int(rest[2]), int(rest[3]), Path(rest[4]),
+                         Path(rest[5]), Path(rest[6]))
         return 0
 
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     write = not args.no_write
+    args.dir.mkdir(parents=True, exist_ok=True)
     for rows in args.rows:
-        source = args.dir / f"source-{rows}"
-        if source.exists():
-            shutil.rmtree(source)
-        wall, samples = run_child(["generate", str(rows), str(args.chunk_rows), str(source)])
-        n_files = len(list(source.glob("*.parquet")))
-        record([dict(rows=rows, model="-", phase="generate", wall_s=wall,
-                     peak_rss_mib=peak(samples), chunk_rows=args.chunk_rows, workers=1,
-                     files=n_files, run_utc=stamp)], write)
+        fit_rows = args.fit_rows or rows
+        source = args.dir / f"source-{fit_rows}"
+        fresh = False
+        if "fit" in args.phases:
+            if not (args.reuse_source and len(list(source.glob("*.parquet")))
+                    == -(-fit_rows // args.chunk_rows)):
+                shutil.rmtree(source, ignore_errors=True)
+                wall, samples = run_child(["generate", str(fit_rows), str(args.chunk_rows),
+                                           str(source)])
+                fresh = True
+                record([dict(rows=fit_rows, model="-", phase="generate", wall_s=wall,
+                             peak_rss_mib=peak(samples), chunk_rows=args.chunk_rows, workers=1,
+                             files=len(list(source.glob("*.parquet"))), fitted_on="",
+                             run_utc=stamp)], write)
         try:
             for name in args.models:
-                out = args.dir / f"synthetic-{name}-{rows}"
+                model_file = args.dir / f"model-{name}-{fit_rows}.pkl"
                 marks = args.dir / f"marks-{name}-{rows}.json"
-                wall, samples = run_child([name, str(rows), str(args.chunk_rows),
-                                           str(args.workers), str(source), str(out), str(marks)])
-                m = json.loads(marks.read_text())
-                common = dict(rows=rows, model=name, chunk_rows=args.chunk_rows,
-                              workers=args.workers, files=m["files"], run_utc=stamp)
-                record([dict(common, phase="fit", wall_s=m["fit_end"] - m["fit_start"],
-                             peak_rss_mib=peak(samples, m["fit_start"], m["fit_end"])),
-                        dict(common, phase="sample_to_parquet",
-                             wall_s=m["sample_end"] - m["sample_start"],
-                             peak_rss_mib=peak(samples, m["sample_start"], m["sample_end"])),
-                        dict(common, phase="whole process (start-up, fit, sample)",
-                             wall_s=wall, peak_rss_mib=peak(samples))], write)
-                shutil.rmtree(out, ignore_errors=True)
+                common = dict(model=name, chunk_rows=args.chunk_rows, workers=args.workers,
+                              run_utc=stamp)
+                if "fit" in args.phases:
+                    wall, samples = run_child(["fit", name, str(args.workers), str(source),
+                                               str(model_file), str(marks)])
+                    m = json.loads(marks.read_text())
+                    record([dict(common, rows=fit_rows, phase="fit", wall_s=m["end"] - m["start"],
+                                 peak_rss_mib=peak(samples), files=m["files"], fitted_on="",
+                                 )], write)
+                if "sample" in args.phases:
+                    out = args.dir / f"synthetic-{name}-{rows}"
+                    wall, samples = run_child(["sample", name, str(rows), str(args.chunk_rows),
+                                               str(args.workers), str(model_file), str(out),
+                                               str(marks)])
+                    m = json.loads(marks.read_text())
+                    record([dict(common, rows=rows, phase="sample_to_parquet",
+                                 wall_s=m["end"] - m["start"], peak_rss_mib=peak(samples),
+                                 files=m["files"], fitted_on=fit_rows)], write)
+                    shutil.rmtree(out, ignore_errors=True)
                 marks.unlink(missing_ok=True)
         finally:
-            if not args.keep:
+            if fresh and not args.keep:
                 shutil.rmtree(source, ignore_errors=True)
     return 0
 
