@@ -222,7 +222,68 @@ def report() -> str:
         lines.append(f"| {int(r['rows']):,} | {r['model']} | {r['phase']} | {fitted} | "
                      f"{float(r['wall_s']):.1f} | {float(r['peak_rss_mib']):.0f} | {ok} | "
                      f"{int(r['chunk_rows']):,} | {r['workers']} | {r['run_utc']} |")
+    if PARTIAL.exists():
+        with PARTIAL.open() as f:
+            partial = list(csv.DictReader(f))
+        lines += ["", "Runs followed with `--watch` (`results/synth_outofcore_partial.csv`): the "
+                  "process tree's peak resident memory, CPU time and chunk files written so far; "
+                  "status `running` means the run had **not finished** when the watch stopped "
+                  "(its wall time is not a result).", "",
+                  "| run | started (UTC) | elapsed (s) | CPU (s) | peak RSS (MiB) | chunk files | status |",
+                  "|---|---|---:|---:|---:|---:|---|"]
+        lines += [f"| {r['label']} | {r['started_utc']} | {r['elapsed_s']} | {r['cpu_s']} | "
+                  f"{float(r['peak_rss_mib']):.0f} | {r['chunk_files_written']} | {r['status']} |"
+                  for r in partial]
     return "\n".join(lines)
+
+
+PARTIAL = ROOT / "results" / "synth_outofcore_partial.csv"
+
+
+def watch(specs: list[str], until: float) -> None:
+    """Follow running phase processes (``label:pid:output_dir``) until they end or until the
+    epoch time ``until``: every 5 s the resident memory of each process tree (peak kept), its CPU
+    time and the number of chunk files written; ``results/synth_outofcore_partial.csv`` is
+    rewritten every 30 s. For runs that may not finish in the time available: the rows say how
+    far they got (``status`` running), never a finished time."""
+    import psutil
+
+    state = []
+    for spec in specs:
+        label, pid, out = spec.split(":", 2)
+        proc = psutil.Process(int(pid))
+        state.append(dict(label=label, proc=proc, out=Path(out) if out else None, peak=0.0,
+                          cpu=0.0, started=proc.create_time(), last=time.time(),
+                          status="running"))
+    last_write = 0.0
+    while True:
+        alive = False
+        for st in state:
+            if st["status"] != "running":
+                continue
+            try:
+                procs = [st["proc"]] + st["proc"].children(recursive=True)
+                rss = sum(p.memory_info().rss for p in procs) / 2 ** 20
+                cpu = sum(sum(p.cpu_times()[:2]) for p in procs)
+                st["peak"], st["cpu"], st["last"] = max(st["peak"], rss), max(st["cpu"], cpu), time.time()
+                alive = True
+            except psutil.NoSuchProcess:
+                st["status"] = "ended"
+        now = time.time()
+        if now - last_write >= 30 or not alive or now >= until:
+            with PARTIAL.open("w", newline="") as f:
+                writer = csv.writer(f)
+                writer.writerow(["label", "started_utc", "elapsed_s", "cpu_s", "peak_rss_mib",
+                                 "chunk_files_written", "status"])
+                for st in state:
+                    files = len(list(st["out"].glob("*.parquet"))) if st["out"] and st["out"].exists() else ""
+                    writer.writerow([st["label"], time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(st["started"])),
+                                     f"{st['last'] - st['started']:.0f}", f"{st['cpu']:.0f}",
+                                     f"{st['peak']:.1f}", files, st["status"]])
+            last_write = now
+        if not alive or now >= until:
+            return
+        time.sleep(5)
 
 
 def record(rows: list[dict], write: bool) -> None:
@@ -264,10 +325,21 @@ def main(argv=None) -> int:
                              "sampling from a model fitted on fewer rows measures sampling alone")
     parser.add_argument("--reuse-source", action="store_true",
                         help="keep an existing source table of the right size")
+    parser.add_argument("--watch", nargs="+", metavar="LABEL:PID:OUTDIR",
+                        help="follow running phase processes (see watch()); run nothing else")
+    parser.add_argument("--watch-until", default=None, help="stop watching at HH:MM UTC")
     parser.add_argument("--report-only", action="store_true",
                         help="rewrite the BENCHMARKS.md section from the CSV, run nothing")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.watch:
+        until = float("inf")
+        if args.watch_until:
+            hh, mm = (int(v) for v in args.watch_until.split(":"))
+            t = time.gmtime()
+            until = time.mktime((t.tm_year, t.tm_mon, t.tm_mday, hh, mm, 0, 0, 0, 0)) - time.timezone
+        watch(args.watch, until)
+        return 0
     if args.report_only:
         record([], True)
         return 0
