@@ -213,6 +213,16 @@ def report() -> str:
     measured = {(int(r["rows"]), r["model"]) for r in rows if r["phase"] == "fit"}
     missing = [m for m in ("copula", "tree") if (sizes[-1], m) not in measured]
     names = {"copula": "DPCopula", "tree": "DPTreeCopula"}
+    for m in ("copula", "tree"):
+        top = [r for r in rows if r["model"] == m and int(r["rows"]) == sizes[-1]
+               and r["phase"] in ("fit", "sample_to_parquet")]
+        if top:
+            worst = max(float(r["peak_rss_mib"]) for r in top)
+            phases = ", ".join(f"{r['phase']} {float(r['peak_rss_mib']):.0f} MiB in "
+                               f"{float(r['wall_s']):.0f} s" for r in top)
+            lines[0] += (f" **{names[m]} at {sizes[-1]:,} rows: {phases}; largest peak "
+                         f"{worst:.0f} MiB ({'meets' if worst <= 2048 else 'misses'} the "
+                         f"≤ 2 GiB target).**")
     if missing:
         lines[0] += (f" Not measured at {sizes[-1]:,} rows: "
                      f"{', '.join(names[m] for m in missing)} (see the smaller runs).")
