@@ -31,7 +31,8 @@ from .group import GroupCalibration, GroupFit, release_group_mean, release_group
 from .preprocessing import centred_projection, unit_row_pass
 
 __all__ = ["is_dask_collection", "dask_feature_matrix", "dask_class_codes", "dask_group_sums",
-           "fit_groups_dask", "write_parquet_samples"]
+           "fit_groups_dask", "write_parquet_samples", "dask_schema_columns",
+           "aligned_partitions", "dask_block_reducer", "write_sampled_frames"]
 
 def dask_feature_matrix(X, y=None):
     """Lazy records of a Dask ``X`` (with ``y`` as a last column when given: the raw label, or a
@@ -205,3 +206,140 @@ def write_parquet_samples(model, path, n_samples: int, *, partitions: int, rando
     frame = dd.from_delayed(parts, meta=meta, verify_meta=False)
     frame.to_parquet(str(path), write_index=False, compute=True)
     return sorted(str(f) for f in Path(path).glob("*.parquet"))
+
+
+# ---------------------------------------------------------------- tabular generators (DPCopula)
+def dask_schema_columns(schema, X) -> list:
+    """The column order of a Dask DataFrame ``X`` after checking it holds exactly the public
+    schema's columns (names only: nothing is computed)."""
+    if not (hasattr(X, "columns") and hasattr(X, "dtypes")):
+        raise InvalidParameterError("X", "must be a Dask DataFrame (the generator works on named "
+                                         "columns)")
+    cols = list(X.columns)
+    missing = [c for c in schema.columns if c not in cols]
+    extra = [c for c in cols if c not in schema.bounds and c not in schema.categories]
+    if missing or extra:
+        raise InvalidShapeError("X", f"columns must match the schema: missing {missing}, not in "
+                                     f"schema {extra}")
+    return cols
+
+
+def _apply_block(xp, yp, codes, fn, args):
+    # one task per partition: the codes never outlive the block function (bounded memory)
+    return fn(codes(xp, yp), *args)
+
+
+_LABEL = "__matrixdp_label__"
+
+
+def aligned_partitions(X, y) -> tuple[list, list]:
+    """Delayed partitions of the Dask DataFrame ``X`` and the matching parts of the labels ``y``
+    (a Dask Series, a one-column Dask frame, or None: ``[None, ...]``).
+
+    A label column of the same frame (``frame[features]``, ``frame["y"]``) is paired row by row
+    through one frame (Dask may otherwise partition the two projections of a Parquet source
+    differently); labels from another source are paired by index when Dask can align them, else
+    partition by partition, which then must match."""
+    if y is None:
+        xparts = X.to_delayed()
+        return xparts, [None] * len(xparts)
+    if not is_dask_collection(y):
+        raise InvalidParameterError("y", "must be a Dask Series partitioned like X when X is a "
+                                         "Dask collection")
+    if getattr(y, "ndim", 1) == 2:  # a one-column frame
+        if len(y.columns) != 1:
+            raise InvalidShapeError("y", f"must be one column, got {len(y.columns)}")
+        y = y[y.columns[0]]
+    if hasattr(y, "to_frame"):  # a Dask Series: one frame with the features
+        try:
+            both = X.assign(**{_LABEL: y})
+        except (ValueError, TypeError, NotImplementedError):
+            both = None
+        if both is not None:
+            cols = list(X.columns)
+            parts = both.to_delayed()
+            return [p[cols] for p in parts], [p[_LABEL] for p in parts]
+    xparts, yparts = X.to_delayed(), y.to_delayed()
+    if len(yparts) != len(xparts):
+        raise InvalidShapeError("y", "must be partitioned like X (same number of partitions)")
+    return xparts, list(np.ravel(yparts))
+
+
+def dask_block_reducer(X, y, codes):
+    """``reduce(fn, *args)``: ``fn(codes(x_part, y_part), *args)`` on every partition of the Dask
+    DataFrame ``X`` (and of the labels ``y``, see :func:`aligned_partitions`), summed in a tree
+    on the workers. The records are read again by every call and never collected; only the sums
+    (of a size fixed by the public schema) reach the driver."""
+    import dask
+    from dask import delayed
+
+    from .._record_sums import tree_sum
+
+    xparts, yparts = aligned_partitions(X, y)
+    if not xparts:
+        raise InvalidShapeError("X", "has no partitions")
+    task = delayed(_apply_block, pure=True)
+
+    def reduce(fn, *args):
+        parts = [task(xp, yp, codes, fn, args) for xp, yp in zip(xparts, yparts)]
+        (total,) = dask.compute(tree_sum(parts))
+        return total
+
+    return reduce
+
+
+def _sampled_chunk(model, size, seed, label_column):
+    out = model.sample(int(size), random_state=np.random.default_rng(seed))
+    if isinstance(out, tuple):
+        frame, labels = out
+        frame[label_column] = labels
+        return frame
+    return out
+
+
+def _write_chunk(model, size, seed, label_column, file):
+    frame = _sampled_chunk(model, size, seed, label_column)
+    frame.to_parquet(file, index=False)
+    return file
+
+
+def write_sampled_frames(model, path, n_samples, *, chunk_rows, label_column="y",
+                         random_state=None) -> list:
+    """Write ``model.sample`` output in chunks of at most ``chunk_rows`` records, one Parquet file
+    per chunk (``part.<i>.parquet`` under ``path``), each chunk sampled and written by one Dask
+    task so that at most one chunk per worker thread is in memory. Each chunk samples from a
+    child of one :class:`numpy.random.SeedSequence`. Returns the written files in order."""
+    from numbers import Integral
+    from pathlib import Path
+
+    import dask
+    from dask import delayed
+
+    from ..mechanisms.draw import public_randomness
+
+    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
+        raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, Integral) or chunk_rows < 1:
+        raise InvalidParameterError("chunk_rows", f"must be an integer >= 1, got {chunk_rows!r}")
+    if not isinstance(label_column, str) or label_column in getattr(model, "columns_", ()):
+        raise InvalidParameterError("label_column", "must be a string that is not a column name")
+    if isinstance(random_state, np.random.Generator):  # a public seed for the chunks' streams
+        random_state = int(public_randomness(random_state).integers_below(2 ** 62))
+    elif random_state is not None and (isinstance(random_state, bool)
+                                       or not isinstance(random_state, Integral)):
+        raise InvalidParameterError("random_state", "must be None, an int or a numpy Generator")
+    n_samples, chunk_rows = int(n_samples), int(chunk_rows)
+    parts = -(-n_samples // chunk_rows)
+    sizes = np.full(parts, n_samples // parts, dtype=np.int64)
+    sizes[: n_samples % parts] += 1
+    seeds = np.random.SeedSequence(random_state).spawn(parts)
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("part.*.parquet"):
+        old.unlink()
+    width = len(str(parts - 1))
+    files = [str(out / f"part.{i:0{width}d}.parquet") for i in range(parts)]
+    task = delayed(_write_chunk, pure=False)
+    (written,) = dask.compute([task(model, int(k), s, label_column, f)
+                               for k, s, f in zip(sizes, seeds, files)])
+    return list(written)

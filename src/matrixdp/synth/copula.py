@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from functools import partial
 from numbers import Integral
 
 import numpy as np
@@ -20,7 +21,9 @@ from ..errors import InvalidParameterError
 from ..mechanisms import PrivacyGuarantee
 from ..mechanisms.draw import charged_noise, public_randomness
 from ..rng import without_generators
+from .._record_sums import is_dask_collection
 from ._budget import gdp_split
+from ._dask import dask_block_reducer, dask_schema_columns, write_sampled_frames
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
@@ -132,6 +135,11 @@ class DPCopula:
     schema names it in ``integer``; a numeric column the schema does not name is continuous
     (``float64``), whatever the dtype of the frame passed to ``fit``.
 
+    ``fit`` also takes a Dask DataFrame (out of core: two passes of blockwise sums, the noise
+    drawn on the driver, the same release as in memory for the same seed), and
+    :meth:`sample_to_parquet` writes a synthetic table of any size in chunks (``docs/copula.md``,
+    "Out of core (Dask)").
+
     Attributes
     ----------
     privacy_ : PrivacyGuarantee
@@ -218,10 +226,18 @@ class DPCopula:
 
         Parameters
         ----------
-        X : pandas.DataFrame
+        X : pandas.DataFrame or dask.dataframe.DataFrame
             Columns exactly those of ``schema``; numeric values are clipped into the public bounds.
+            A Dask DataFrame is fitted out of core, block by block, without collecting it: pass 1
+            sums every partition's histograms (and checks its values and labels) before the
+            budget is charged, the histogram noise is drawn on the driver, pass 2 sums the
+            clipped score moments against the released histograms, and their noise is drawn on
+            the driver. The same mechanisms, the same draws in the same order: a seeded Dask fit
+            releases what the in-memory fit releases, up to summation order (the exact counts
+            are integers, so the histograms agree exactly). The row count is never computed.
         y : array_like of shape (n_samples,), optional
-            Labels, each in the public ``classes``.
+            Labels, each in the public ``classes``. With a Dask ``X``: a Dask Series (or a
+            one-column frame) partitioned like ``X``, e.g. a column of the same frame.
         accountant, ledger : optional
             Budget keepers for this fit (as :class:`RONGauss.fit` takes them); default: the
             ``accountant`` parameter, else the enclosing ``with`` blocks. The whole ``privacy_``
@@ -235,32 +251,24 @@ class DPCopula:
         for attribute in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, attribute)
         schema = self.schema
-        cols = schema.check_columns(X)
-        numeric, codes = schema.encode(X)
-        n = X.shape[0]
-        k = len(cols)
-        if y is None:
-            if self.classes is not None:
-                raise InvalidParameterError("y", "is required when classes are given")
-            classes = np.array([None], dtype=object)
-            label = np.zeros(n, dtype=np.int64)
+        if is_dask_collection(X):
+            # out of core: the records are read block by block, twice (histograms, then score
+            # moments); only the per-block sums reach the driver, where the noise is drawn
+            cols = dask_schema_columns(schema, X)
+            classes = self._classes(None if y is None else np.zeros(0, dtype=object), 0)[0]
+            reduce = dask_block_reducer(X, y, partial(_dask_codes, self, cols))
         else:
-            classes, label = public_class_labels(self.classes, y, n)
+            cols = schema.check_columns(X)
+            classes, label = self._classes(y, X.shape[0])
+            block = self._block_codes(X, label, cols)
+            reduce = lambda fn, *args: fn(block, *args)  # noqa: E731 - one in-memory block
+        k = len(cols)
         n_cls = classes.size
         if accountant is None and ledger is None:
             accountant = self.accountant
-
-        # bin index of every record in every column (public bins)
-        edges, card, bins = {}, {}, {}
-        for name in cols:
-            if name in schema.bounds:
-                lo, hi = schema.bounds[name]
-                e = np.linspace(lo, hi, self.n_bins + 1)
-                edges[name] = e
-                b = np.clip(np.searchsorted(e, numeric[name], side="right") - 1, 0, self.n_bins - 1)
-                bins[name], card[name] = b, self.n_bins
-            else:
-                bins[name], card[name] = codes[name], schema.categories[name].size
+        card = {c: self.n_bins if c in schema.bounds else schema.categories[c].size for c in cols}
+        edges = {c: np.linspace(*schema.bounds[c], self.n_bins + 1) for c in cols
+                 if c in schema.bounds}
 
         mu, (mu_marg, mu_corr) = gdp_split(eps, delta, [frac, 1.0 - frac])
         clip = float(self.clip_scale) * math.sqrt(k)
@@ -271,10 +279,13 @@ class DPCopula:
         # the guarantee is known before any noise: charged first, the draws happen inside
         privacy = _guarantee(eps, delta, n_cls, mu, (mu_marg, sens_marg, sigma_marg),
                              (mu_corr, sens_corr, sigma_corr))
+        # pass 1 (histogram counts) reads and checks every record before the budget is charged,
+        # so a refused table (a label outside the class list, a non-finite value) costs nothing
+        counts = reduce(_histogram_pass, cols, card, n_cls)
         with charged_noise(privacy, self.random_state, accountant=accountant, ledger=ledger,
                            label="dp-copula fit") as src:
             raw, class_counts, probs, orders, corr_raw, corr = self._release(
-                src, cols, schema, label, bins, card, n_cls, k, clip, sigma_marg, sigma_corr)
+                src, cols, schema, reduce, counts, card, n_cls, k, clip, sigma_marg, sigma_corr)
 
         self.columns_ = cols
         self.n_features_in_ = k
@@ -295,15 +306,41 @@ class DPCopula:
         self.privacy_ = privacy
         return self
 
-    def _release(self, src, cols, schema, label, bins, card, n_cls, k, clip, sigma_marg,
-                 sigma_corr):
-        """The two noisy releases and their post-processing; ``src`` is the charged noise."""
-        # 1. DP histograms: one bincount over (class, bin) per column
-        raw = {}
+    def _classes(self, y, n):
+        """``(classes, codes)``: the public class list (``[None]`` without labels) and each
+        label's index in it."""
+        if y is None:
+            if self.classes is not None:
+                raise InvalidParameterError("y", "is required when classes are given")
+            return np.array([None], dtype=object), np.zeros(n, dtype=np.int64)
+        return public_class_labels(self.classes, y, n)
+
+    def _block_codes(self, frame, label, cols):
+        """The public bin (numeric) or category code of every value of one block of records,
+        and the class codes: ``(bins, label)``, or None for an empty block."""
+        if frame.shape[0] == 0:
+            return None
+        numeric, codes = self.schema.encode(frame)
+        bins = {}
         for name in cols:
-            counts = np.bincount(label * card[name] + bins[name], minlength=n_cls * card[name])
-            counts = counts.reshape(n_cls, card[name]).astype(np.float64)
-            raw[name] = counts + sigma_marg * src.gaussian(counts.shape)
+            if name in self.schema.bounds:
+                e = np.linspace(*self.schema.bounds[name], self.n_bins + 1)
+                bins[name] = np.clip(np.searchsorted(e, numeric[name], side="right") - 1, 0,
+                                     self.n_bins - 1)
+            else:
+                bins[name] = codes[name]
+        return bins, label
+
+    def _release(self, src, cols, schema, reduce, counts, card, n_cls, k, clip, sigma_marg,
+                 sigma_corr):
+        """The two noisy releases and their post-processing; ``src`` is the charged noise,
+        ``counts`` the exact histograms of every class and column side by side, and
+        ``reduce(fn, *args)`` sums ``fn`` over the blocks of records (one block in memory)."""
+        # 1. DP histograms
+        raw = {}
+        for name, part in zip(cols, np.split(counts, np.cumsum([card[c] for c in cols])[:-1],
+                                             axis=1)):
+            raw[name] = part + sigma_marg * src.gaussian(part.shape)
         # class sizes: inverse-variance average of the histogram totals (Var = card * sigma^2)
         w = np.array([1.0 / card[c] for c in cols])
         totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)  # (n_cls, k)
@@ -328,30 +365,30 @@ class DPCopula:
                 order = np.arange(card[c])
             orders[c] = np.tile(order, (n_cls, 1))
 
-        # 2. DP off-diagonal score moments per class (scores from the released histograms)
+        # 2. DP off-diagonal score moments per class (scores from the released histograms):
+        # per class and column, the score of every bin code (a lookup table; public once the
+        # histograms are released)
         iu = np.triu_indices(k, 1)
         corr_raw = np.zeros((n_cls, iu[0].size))
         corr = np.tile(np.eye(k), (n_cls, 1, 1))
         score_var = np.ones((n_cls, k))
+        lookup = [[None] * k for _ in range(n_cls)]
         for j in range(n_cls):
-            mask = label == j
-            S = np.empty((int(mask.sum()), k))
             for col_idx, c in enumerate(cols):
                 p = probs[c][j]
                 if c in orders:
                     pos = np.empty(card[c], dtype=np.int64)
                     pos[orders[c][j]] = np.arange(card[c])
                     _, score, var = interval_score_moments(p[orders[c][j]])
-                    S[:, col_idx] = score[pos[bins[c][mask]]]
+                    lookup[j][col_idx] = score[pos]
                 else:
                     _, score, var = interval_score_moments(p)
-                    S[:, col_idx] = score[bins[c][mask]]
+                    lookup[j][col_idx] = score
                 score_var[j, col_idx] = var
-            norms = np.sqrt(np.einsum("ij,ij->i", S, S))
-            S *= np.minimum(1.0, clip / np.maximum(norms, 1e-300))[:, None]
-            if k > 1:
-                G = S.T @ S
-                corr_raw[j] = G[iu] + sigma_corr * src.gaussian(iu[0].size)
+        if k > 1:
+            G = reduce(_moment_pass, cols, lookup, n_cls, clip)
+            for j in range(n_cls):
+                corr_raw[j] = G[j] + sigma_corr * src.gaussian(iu[0].size)
                 sd = np.sqrt(np.maximum(score_var[j], 1e-12))
                 R = np.eye(k)
                 R[iu] = corr_raw[j] / (class_counts[j] * sd[iu[0]] * sd[iu[1]])
@@ -448,6 +485,73 @@ class DPCopula:
         if n_cls == 1 and self.classes_[0] is None:
             return frame
         return frame, self.classes_[label[perm]]
+
+
+    def sample_to_parquet(self, path, n_samples: int, *, chunk_rows: int = 250_000,
+                          label_column: str = "y", random_state=None) -> list:
+        """Write ``n_samples`` synthetic records as Parquet files under ``path``, one chunk of at
+        most ``chunk_rows`` records per file, sampled and written chunk by chunk as Dask tasks
+        (on the current scheduler; never all records in memory: peak memory grows with
+        ``chunk_rows`` times the number of worker threads, not with ``n_samples``).
+
+        Post-processing of the released statistics: no budget is spent.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Output directory (created; existing ``part.*.parquet`` files are replaced).
+        n_samples : int
+        chunk_rows : int, default 250_000
+        label_column : str, default "y"
+            Name of the label column when the model was fitted with labels.
+        random_state : None, int or numpy.random.Generator
+            Each chunk samples from a child of one :class:`numpy.random.SeedSequence` (from the
+            int, from a seed drawn from the Generator, or from OS entropy when ``None``); a
+            seeded call is replayable (replaying post-processing reveals nothing private).
+
+        Returns
+        -------
+        files : list of str
+            The written files, in order.
+        """
+        self._check_fitted()
+        return write_sampled_frames(self, path, n_samples, chunk_rows=chunk_rows,
+                                    label_column=label_column, random_state=random_state)
+
+def _dask_codes(model, cols, frame, labels):
+    """Codes of one partition (``labels``: its part of ``y``, or None)."""
+    label = model._classes(labels, frame.shape[0])[1]
+    return model._block_codes(frame[cols], label, cols)
+
+
+def _histogram_pass(block, cols, card, n_cls) -> np.ndarray:
+    """Per block: the counts of every class and bin of every column, side by side
+    (shape (n_cls, sum of the cardinalities))."""
+    if block is None:
+        return np.zeros((n_cls, sum(card[c] for c in cols)))
+    bins, label = block
+    return np.concatenate([np.bincount(label * card[c] + bins[c], minlength=n_cls * card[c])
+                           .reshape(n_cls, card[c]).astype(np.float64) for c in cols], axis=1)
+
+
+def _moment_pass(block, cols, lookup, n_cls, clip) -> np.ndarray:
+    """Per block: the off-diagonal sums of the clipped score vectors' outer products, per class
+    (shape (n_cls, k(k-1)/2)); ``lookup[j][i]`` is the score of each code of column i in class j."""
+    k = len(cols)
+    iu = np.triu_indices(k, 1)
+    G = np.zeros((n_cls, iu[0].size))
+    if block is None:
+        return G
+    bins, label = block
+    for j in range(n_cls):  # the public classes, not the records
+        mask = label == j
+        S = np.empty((int(mask.sum()), k))
+        for col_idx, c in enumerate(cols):
+            S[:, col_idx] = lookup[j][col_idx][bins[c][mask]]
+        norms = np.sqrt(np.einsum("ij,ij->i", S, S))
+        S *= np.minimum(1.0, clip / np.maximum(norms, 1e-300))[:, None]
+        G[j] = (S.T @ S)[iu]
+    return G
 
 
 def _guarantee(eps, delta, n_cls, mu, marg, corr) -> PrivacyGuarantee:

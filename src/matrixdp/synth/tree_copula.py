@@ -836,13 +836,11 @@ def _dask_reducer(model, X, y, cols, classes):
 
     from .._record_sums import tree_sum
 
-    xparts = X.to_delayed()
-    if y is None:
-        yparts = [None] * len(xparts)
-    else:
-        yparts = y.to_delayed()
-        if len(yparts) != len(xparts):
-            raise InvalidShapeError("y", "must be partitioned like X (same number of partitions)")
+    from ._dask import aligned_partitions
+
+    # labels paired row by row with their records (a label column of the same Parquet frame is
+    # partitioned differently from the features when read on its own)
+    xparts, yparts = aligned_partitions(X, y)
 
     def codes(xp, yp):
         label = (np.zeros(xp.shape[0], dtype=np.int64) if yp is None
