@@ -51,7 +51,7 @@ DELTA = 1e-9  # smartnoise-synth's default for MST and AIM; DPCopula uses the sa
 PEER_BINS = 32  # numeric bins given to MST/AIM (the same public bins as DPCopula's default)
 #: AIM's configuration (smartnoise-synth's defaults are max_model_size=80 MB and rounds = 16 × the
 #: number of columns, which did not finish one Adult fit in 41 min on the shared machine).
-AIM_KW = {"max_model_size": 10, "rounds": 20}
+AIM_KW = {"max_model_size": 10, "rounds": 15}
 FIELDS = ["table", "method", "epsilon", "delta", "relation", "seed", "lr_acc", "lr_auc", "lr_bacc",
           "gb_acc", "gb_auc", "gb_bacc", "tv_1way", "tv_2way", "corr_err", "corr_max", "shape",
           "pair_trend", "fit_s", "sample_s", "total_s", "peak_mb", "status"]
