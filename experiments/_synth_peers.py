@@ -64,20 +64,49 @@ def sample_fixed(model, rows: int, rng: np.random.Generator):
             keys = np.ravel_multi_index(tuple(data[p] for p in parents), joint.shape[:-1])
         else:
             keys = np.zeros(n, dtype=np.int64)
-        mass = cond.sum(axis=1, keepdims=True)
-        cond = np.where(mass > 0, cond / np.where(mass > 0, mass, 1.0), 1.0 / k)
-        cdf = np.cumsum(cond, axis=1)
-        cdf[:, -1] = 1.0
-        # stratified inversion within each parent group, strata dealt to the rows at random
-        by_group = np.lexsort((rng.random(n), keys))
-        counts = np.bincount(keys, minlength=cond.shape[0])
-        starts = np.cumsum(counts) - counts
-        rank = np.empty(n, dtype=np.int64)
-        rank[by_group] = np.arange(n) - starts[keys[by_group]]
-        u = (rank + rng.random(n)) / counts[keys]
-        data[col] = np.minimum((u[:, None] >= cdf[keys]).sum(axis=1), k - 1).astype(np.int64)
+        data[col] = conditional_draw(cond, keys, rng)
         used.add(col)
     return Dataset({c: data[c] for c in domain.attrs}, domain)
+
+
+def conditional_draw(cond: np.ndarray, keys: np.ndarray, rng, positional: bool = False):
+    """One child column given its parents: stratified inversion within each parent group.
+
+    Parameters
+    ----------
+    cond : ndarray of shape (n_groups, k)
+        Unnormalised conditional table, one row per parent configuration (a row of zeros is
+        read as uniform).
+    keys : ndarray of int, shape (n,)
+        Each record's parent configuration (a row of ``cond``).
+    rng : numpy.random.Generator
+        Randomness of the draw.
+    positional : bool
+        Rank the records of a group by their position, as mbi 1.1.0 does (the defect; kept only
+        so a test can show it), instead of at random.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        The child's codes. In a group of ``n_g`` records the strata ``(r + U) / n_g``,
+        ``r = 0..n_g-1``, are dealt to its records in a random order, so each category's count is
+        within one or two of ``n_g × p`` and two children drawn this way are independent given
+        the group.
+    """
+    n = keys.size
+    k = cond.shape[1]
+    mass = cond.sum(axis=1, keepdims=True)
+    cond = np.where(mass > 0, cond / np.where(mass > 0, mass, 1.0), 1.0 / k)
+    cdf = np.cumsum(cond, axis=1)
+    cdf[:, -1] = 1.0
+    tiebreak = np.arange(n) if positional else rng.random(n)
+    by_group = np.lexsort((tiebreak, keys))
+    counts = np.bincount(keys, minlength=cond.shape[0])
+    starts = np.cumsum(counts) - counts
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_group] = np.arange(n) - starts[keys[by_group]]
+    u = (rank + rng.random(n)) / counts[keys]
+    return np.minimum((u[:, None] >= cdf[keys]).sum(axis=1), k - 1).astype(np.int64)
 
 
 def junction_tree_marginals(model):
