@@ -1,30 +1,30 @@
-"""Synthetic data side by side: matrixdp's generators vs MST and AIM (smartnoise-synth).
+"""Synthetic data side by side: matrixdp's generators vs MST and AIM (smartnoise-synth), issue #26.
 
 One run scores every method with the same code (``_synth_tables.py``) on the same tables, splits,
-public bounds, ε and seeds:
+public schema, (ε, δ = 1e-9) and seeds, ε ∈ {0.3, 1, 3} by default:
 
-* ours (this venv): DPCopula (class-conditional Gaussian copula, (ε, δ)-DP, add/remove),
-  RON-Gauss faithful (uniform class weights, pure ε-DP) and RON-Gauss with DP class priors;
-* peers (a separate venv with the ``synth-benchmark`` extra, named by ``$MATRIXDP_SYNTH_PEER_PYTHON``; smartnoise-synth with its private-pgm ``mbi``): MST and AIM,
-  (ε, δ)-DP under add/remove, run in a child process of this script.
+* ours (this venv): DPCopula, DPTreeCopula ((ε, δ)-DP, add/remove) and RON-Gauss (faithful,
+  uniform class weights; and with DP class priors; pure ε-DP, replace-one);
+* peers (a separate venv with the ``synth-benchmark`` extra, named by ``$MATRIXDP_SYNTH_PEER_PYTHON``;
+  smartnoise-synth 1.0.8 with private-pgm's ``mbi`` 1.1.0): MST and AIM, (ε, δ)-DP under add/remove,
+  each fit once per seed and sampled twice, by mbi 1.1.0's stock sampler and by our fixed one
+  (``_synth_peers.py``: random, not positional, ranks within each parent group).
 
-Outputs ``results/synth_benchmark.{md,csv,png}`` (per-part caches ``synth_benchmark_ours.csv`` and
-``synth_benchmark_peers.csv`` let the slow peers run first, in the background, with ``--part``).
+Outputs ``results/synth_benchmark.{md,csv,png}`` and the synthetic-data section of BENCHMARKS.md.
+Per-part caches (``synth_benchmark_peers*.csv``, ``synth_benchmark_ours*.csv``) let the slow peers
+run first, in the background and in parallel (``--cache-suffix``), and let ours be rerun alone.
 
 Usage::
 
     python experiments/synth_benchmark.py                      # everything, then the report
-    python experiments/synth_benchmark.py --part peers ...     # MST/AIM only (benchmark venv)
-    python experiments/synth_benchmark.py --part ours          # matrixdp generators only
-    python experiments/synth_benchmark.py --part report        # merge the caches
-    python experiments/synth_benchmark.py --part compare       # DPTreeCopula vs DPCopula, eps 0.3/1/3
+    $MATRIXDP_SYNTH_PEER_PYTHON experiments/synth_benchmark.py --part peers [--cache-suffix _x]
+    python experiments/synth_benchmark.py --part ours          # matrixdp generators only (fast)
+    python experiments/synth_benchmark.py --part report        # merge the caches, render
+    python experiments/synth_benchmark.py --part compare       # DPTreeCopula vs DPCopula only
 
-``--part compare`` writes ``results/synth_benchmark_tree.{md,csv}``: DPTreeCopula (issue #26) and
-DPCopula side by side in one run at ε ∈ {0.3, 1, 3}, δ = 1e-9, the same public schemas, with the
-largest pairwise-correlation error and SDMetrics-style column-shape / column-pair-trend scores
-(implemented in ``matrixdp.synth.evaluate``). MST/AIM are not re-run there (no benchmark venv with
-smartnoise-synth + mbi was set up in this session); their rows from ``results/synth_benchmark_peers.csv`` (an
-earlier run, mbi 1.1.0's handicapped sampler, ε = 1 only overlaps) are quoted and labelled as such.
+``--part compare`` writes ``results/synth_benchmark_tree.{md,csv}``: DPTreeCopula and DPCopula side
+by side with SDMetrics-style column-shape / column-pair-trend scores
+(``matrixdp.synth.evaluate``); the peers are in ``results/synth_benchmark.md``.
 """
 
 from __future__ import annotations
