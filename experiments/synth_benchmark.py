@@ -93,10 +93,9 @@ def _run_ours_generator(cls, table, eps, seed):
         t0 = time.perf_counter()
         model, t1 = fit_sample()
         X_syn, y_syn = model.sample(len(table.train), random_state=seed + 10_000)
-    traced = _traced_peak_mb(lambda: fit_sample()[0].sample(len(table.train), random_state=seed))
     row = score_all(table, X_syn, y_syn)
     row.update(fit_s=t1 - t0, sample_s=mem.seconds - (t1 - t0), total_s=mem.seconds,
-               peak_mb=max(mem.peak_mb, traced), delta=DELTA, relation="add-remove")
+               peak_mb=mem.peak_mb, delta=DELTA, relation="add-remove")
     return row
 
 
@@ -242,9 +241,11 @@ def _run_peer(table, method, eps, seed) -> list:
     return rows
 
 
-def _done(path: Path) -> set:
-    """(table, method, ε, seed) already in a cache with status ok: a restarted run skips them."""
-    return {(r["table"], r["method"], float(r["epsilon"]), int(r["seed"])) for r in _read(path)
+def _done() -> set:
+    """(table, method, ε, seed) already in any peers cache with status ok: a restarted run, or a
+    concurrent one, skips them (read afresh before every fit)."""
+    rows = [r for path in sorted(RESULTS.glob("synth_benchmark_peers*.csv")) for r in _read(path)]
+    return {(r["table"], r["method"], float(r["epsilon"]), int(r["seed"])) for r in rows
             if r.get("status") == "ok"}
 
 
@@ -252,7 +253,6 @@ def run_peers(args) -> None:
     out = RESULTS / f"synth_benchmark_peers{args.cache_suffix}.csv"
     if args.fresh and out.exists():
         out.unlink()
-    done = _done(out)
     _record_peer_versions()
     tables = {name: load_table(name) for name in args.tables}
     # seeds outermost: every cell gets a first seed before any gets a second
@@ -260,7 +260,7 @@ def run_peers(args) -> None:
         for name in args.tables:
             for eps in args.epsilons:
                 for method in args.methods:
-                    if (name, f"{method.upper()} (fixed sampler)", eps, seed) in done:
+                    if (name, f"{method.upper()} (fixed sampler)", eps, seed) in _done():
                         continue
                     base = dict(table=name, epsilon=eps, seed=seed)
                     try:
