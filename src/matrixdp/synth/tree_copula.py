@@ -539,6 +539,8 @@ class DPTreeCopula:
         import dask.dataframe as dd
         from dask import delayed
 
+        from ._dask import _sampled_chunk
+
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
         parts = int(partitions or max(1, -(-int(n_samples) // int(rows_per_partition))))
@@ -547,17 +549,9 @@ class DPTreeCopula:
         seeds = np.random.SeedSequence(random_state if isinstance(random_state, Integral) else None
                                        ).spawn(parts)
 
-        def one(size, seed):
-            out = self.sample(int(size), random_state=np.random.default_rng(seed))
-            if isinstance(out, tuple):
-                frame, labels = out
-                frame[label_column] = labels
-                return frame
-            return out
-
-        meta = one(1, np.random.SeedSequence(0)).iloc[:0]
-        frame = dd.from_delayed([delayed(one, pure=False)(int(k), s) for k, s in zip(sizes, seeds)],
-                                meta=meta, verify_meta=False)
+        meta = _sampled_chunk(self, 1, np.random.SeedSequence(0), label_column).iloc[:0]
+        frame = dd.from_delayed([delayed(_sampled_chunk, pure=False)(self, int(k), s, label_column)
+                                 for k, s in zip(sizes, seeds)], meta=meta, verify_meta=False)
         frame.to_parquet(str(path), write_index=False, compute=True)
         return sorted(str(f) for f in Path(path).glob("*.parquet"))
 
