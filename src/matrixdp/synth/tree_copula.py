@@ -539,7 +539,7 @@ class DPTreeCopula:
         import dask.dataframe as dd
         from dask import delayed
 
-        from ._dask import _sampled_chunk
+        from ._dask import sampled_chunk
 
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
@@ -549,8 +549,8 @@ class DPTreeCopula:
         seeds = np.random.SeedSequence(random_state if isinstance(random_state, Integral) else None
                                        ).spawn(parts)
 
-        meta = _sampled_chunk(self, 1, np.random.SeedSequence(0), label_column).iloc[:0]
-        frame = dd.from_delayed([delayed(_sampled_chunk, pure=False)(self, int(k), s, label_column)
+        meta = sampled_chunk(self, 1, np.random.SeedSequence(0), label_column).iloc[:0]
+        frame = dd.from_delayed([delayed(sampled_chunk, pure=False)(self, int(k), s, label_column)
                                  for k, s in zip(sizes, seeds)], meta=meta, verify_meta=False)
         frame.to_parquet(str(path), write_index=False, compute=True)
         return sorted(str(f) for f in Path(path).glob("*.parquet"))
