@@ -276,3 +276,24 @@ def score_all(table: Table, X_syn, y_syn) -> dict:
     except ImportError:  # pragma: no cover
         pass
     return out
+
+
+#: Metrics of the synthetic-data tables where lower is better (the rest: higher is better).
+LOWER_IS_BETTER = {"tv_1way", "tv_2way", "corr_err", "corr_max", "total_s"}
+
+
+def metric_row(method, r, block, metrics) -> str:
+    """One Markdown row of a per-(table, ε) block: ``r``'s mean of each metric, the best of the
+    block in bold (ties unmarked), "–" where missing."""
+    import pandas as pd
+
+    cells = []
+    for m in metrics:
+        v, vals = r[m], block[m].dropna()
+        best = vals.min() if m in LOWER_IS_BETTER else vals.max()
+        d = 2 if m in ("corr_err", "total_s") else 3
+        text = "–" if pd.isna(v) else f"{v:.{d}f}"
+        if len(vals) > 1 and v == best and (vals != best).any():
+            text = f"**{text}**"
+        cells.append(text)
+    return f"| {method} | {int(r.seeds)} | " + " | ".join(cells) + " |"

@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _synth_tables import REPO_ROOT, PeakMemory, load_table, score_all  # noqa: E402
+from _synth_tables import (LOWER_IS_BETTER, REPO_ROOT, PeakMemory, load_table,  # noqa: E402
+                          metric_row, score_all)
 
 RESULTS = REPO_ROOT / "results"
 #: The Python of the peers' own environment (``pip install ".[synth-benchmark]"`` in a separate venv).
@@ -594,7 +595,6 @@ COMPARE_FIELDS = ["table", "method", "epsilon", "delta", "seed", "lr_acc", "lr_a
                   "shape", "pair_trend", "fit_s", "sample_s", "total_s", "peak_mb", "status"]
 COMPARE_METRICS = ["lr_acc", "lr_auc", "lr_bacc", "gb_acc", "gb_auc", "gb_bacc", "tv_1way",
                    "tv_2way", "corr_err", "corr_max", "shape", "pair_trend", "total_s"]
-LOWER_IS_BETTER = {"tv_1way", "tv_2way", "corr_err", "corr_max", "total_s"}
 
 
 def _run_generator(cls, table, eps, seed):
@@ -671,17 +671,7 @@ def compare_report(args) -> None:
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         block = block.droplevel([0, 1])
         for method, r in block.iterrows():
-            cells = []
-            for m in COMPARE_METRICS:
-                v = r[m]
-                vals = block[m].dropna()
-                best = (vals.min() if m in LOWER_IS_BETTER else vals.max())
-                d = 2 if m in ("corr_err", "total_s") else 3
-                text = "–" if pd.isna(v) else f"{v:.{d}f}"
-                if len(vals) > 1 and v == best and (vals != best).any():
-                    text = f"**{text}**"
-                cells.append(text)
-            lines.append(f"| {method} | {int(r.seeds)} | " + " | ".join(cells) + " |")
+            lines.append(metric_row(method, r, block, COMPARE_METRICS))
         lines.append("")
     wins = {}
     for m in COMPARE_METRICS:

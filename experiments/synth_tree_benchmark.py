@@ -25,7 +25,8 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _synth_tables import REPO_ROOT, PeakMemory, load_table, score_all  # noqa: E402
+from _synth_tables import (LOWER_IS_BETTER, REPO_ROOT, PeakMemory, load_table,  # noqa: E402
+                          metric_row, score_all)
 from synth_tree_tuning import light_scores  # noqa: E402
 
 RESULTS = REPO_ROOT / "results"
@@ -38,7 +39,6 @@ FIELDS = ["table", "method", "epsilon", "delta", "seed", "lr_acc", "lr_auc", "lr
           "fit_s", "sample_s", "total_s", "peak_mb", "status"]
 METRICS = ["lr_acc", "lr_auc", "lr_bacc", "gb_acc", "gb_auc", "gb_bacc", "tv_1way", "tv_2way",
            "corr_err", "corr_max", "shape", "pair_trend", "total_s"]
-LOWER = {"tv_1way", "tv_2way", "corr_err", "corr_max", "total_s"}
 NEW, OLD, COP = "DPTreeCopula", "DPTreeCopula (previous defaults)", "DPCopula"
 
 
@@ -134,16 +134,7 @@ def report(args) -> None:
                   "|---|---|" + "---|" * len(metrics)]
         block = block.droplevel([0, 1])
         for method, r in block.iterrows():
-            cells = []
-            for m in metrics:
-                v, vals = r[m], block[m].dropna()
-                best = vals.min() if m in LOWER else vals.max()
-                d = 2 if m in ("corr_err", "total_s") else 3
-                text = "–" if pd.isna(v) else f"{v:.{d}f}"
-                if len(vals) > 1 and v == best and (vals != best).any():
-                    text = f"**{text}**"
-                cells.append(text)
-            lines.append(f"| {method} | {int(r.seeds)} | " + " | ".join(cells) + " |")
+            lines.append(metric_row(method, r, block, metrics))
         lines.append("")
     lines += ["## Where the new DPTreeCopula beats each other generator (table × ε cells, means over seeds)", "",
               "| vs | " + " | ".join(head[m] for m in metrics if m != "total_s") + " |",
@@ -155,7 +146,7 @@ def report(args) -> None:
                 continue
             piv = summ[m].unstack("method")
             if {NEW, other} <= set(piv.columns):
-                better = (piv[NEW] < piv[other]) if m in LOWER else (piv[NEW] > piv[other])
+                better = (piv[NEW] < piv[other]) if m in LOWER_IS_BETTER else (piv[NEW] > piv[other])
                 cells.append(f"{int(better.sum())}/{len(piv)}")
         lines.append(f"| {other} | " + " | ".join(cells) + " |")
     lines.append("")
