@@ -30,7 +30,7 @@ from ._input import checked_centred_labels, classes_outside
 from .group import GroupCalibration, GroupFit, release_group_mean, release_group_moment
 from .preprocessing import centred_projection, unit_row_pass
 
-__all__ = ["is_dask_collection", "sampled_chunk", "dask_feature_matrix", "dask_class_codes", "dask_group_sums",
+__all__ = ["is_dask_collection", "sampled_chunk", "sampled_array_chunk", "dask_feature_matrix", "dask_class_codes", "dask_group_sums",
            "fit_groups_dask", "write_parquet_samples", "dask_schema_columns",
            "aligned_partitions", "dask_block_reducer", "write_sampled_frames"]
 
@@ -174,7 +174,9 @@ def fit_groups_dask(mat, m, W, cal: GroupCalibration, sums: np.ndarray, *, class
     return fits
 
 
-def _sample_partition(model, size, seed, columns, label_column, add_mean):
+def sampled_array_chunk(model, size, seed, columns, label_column, add_mean):
+    """One partition of :meth:`~matrixdp.synth.RONGauss.sample_to_parquet`: ``size`` records
+    sampled with a child seed, as a frame with ``columns`` (and the labels as ``label_column``)."""
     import pandas as pd
 
     out = model.sample(int(size), rng=np.random.default_rng(seed), add_mean=add_mean)
@@ -186,10 +188,13 @@ def _sample_partition(model, size, seed, columns, label_column, add_mean):
     return pd.DataFrame(out, columns=columns)
 
 
-def write_parquet_samples(model, path, n_samples: int, *, partitions: int, random_state=None,
-                          add_mean=False, columns=None, label_column="y"):
-    """Write ``n_samples`` synthetic records as ``partitions`` Parquet files (see
-    :meth:`~matrixdp.synth.RONGauss.sample_to_parquet`). Returns the list of written files."""
+def write_parquet_samples(sample_part, path, n_samples: int, *, partitions: int,
+                          random_state=None):
+    """Write ``n_samples`` synthetic records as ``partitions`` Parquet files, one Dask task per
+    partition: ``sample_part(size, seed)`` returns the partition's frame, ``seed`` a child of one
+    :class:`numpy.random.SeedSequence` (from ``random_state``, or OS entropy when ``None``;
+    nothing is kept on the model). Used by :meth:`~matrixdp.synth.RONGauss.sample_to_parquet`
+    and :meth:`~matrixdp.synth.DPTreeCopula.sample_to_parquet`. Returns the written files."""
     from pathlib import Path
 
     import dask.dataframe as dd
@@ -197,13 +202,11 @@ def write_parquet_samples(model, path, n_samples: int, *, partitions: int, rando
 
     sizes = np.full(partitions, n_samples // partitions, dtype=np.int64)
     sizes[: n_samples % partitions] += 1
-    # one SeedSequence (from random_state, or OS entropy when None) spawns a child per partition;
-    # nothing is kept on the model
     seeds = np.random.SeedSequence(random_state).spawn(partitions)
-    meta = _sample_partition(model, 1, 0, columns, label_column, add_mean).iloc[:0]
-    task = delayed(_sample_partition, pure=False)
-    parts = [task(model, int(k), s, columns, label_column, add_mean) for k, s in zip(sizes, seeds)]
-    frame = dd.from_delayed(parts, meta=meta, verify_meta=False)
+    meta = sample_part(1, np.random.SeedSequence(0)).iloc[:0]
+    task = delayed(sample_part, pure=False)
+    frame = dd.from_delayed([task(int(k), s) for k, s in zip(sizes, seeds)], meta=meta,
+                            verify_meta=False)
     frame.to_parquet(str(path), write_index=False, compute=True)
     return sorted(str(f) for f in Path(path).glob("*.parquet"))
 

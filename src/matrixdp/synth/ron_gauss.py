@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -28,7 +29,7 @@ from ..mechanisms.draw import public_randomness
 from ..rng import make_rng, without_generators
 from ..mechanisms.lattice import check_numerics, exact_note
 from ._dask import (dask_class_codes, dask_feature_matrix, dask_group_sums, fit_groups_dask,
-                    is_dask_collection, write_parquet_samples)
+                    is_dask_collection, sampled_array_chunk, write_parquet_samples)
 from .labels import largest_remainder
 from ._input import (as_feature_matrix, as_label_vector, checked_centred_labels,
                      classes_outside, label_range_text)
@@ -981,9 +982,10 @@ class RONGauss:
                        else [f"x{i + 1}" for i in range(self.n_features_in_)])
         else:
             columns = [f"z{i + 1}" for i in range(self.projection_.shape[1])]
-        return write_parquet_samples(self, path, int(n_samples), partitions=int(partitions),
-                                     random_state=random_state, add_mean=add_mean,
-                                     columns=columns, label_column=label_column)
+        part = partial(sampled_array_chunk, self, columns=columns, label_column=label_column,
+                       add_mean=add_mean)
+        return write_parquet_samples(part, path, int(n_samples), partitions=int(partitions),
+                                     random_state=random_state)
 
     def _with_mean(self, X_syn: np.ndarray) -> np.ndarray:
         return X_syn + (self.mean_ if self.reconstruct else self.mean_ @ self.projection_)

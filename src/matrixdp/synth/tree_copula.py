@@ -534,26 +534,17 @@ class DPTreeCopula:
         so replaying it reveals nothing private; no budget). Returns the written files.
         """
         self._check_fitted()
-        from pathlib import Path
+        from functools import partial
 
-        import dask.dataframe as dd
-        from dask import delayed
-
-        from ._dask import sampled_chunk
+        from ._dask import sampled_chunk, write_parquet_samples
 
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
         parts = int(partitions or max(1, -(-int(n_samples) // int(rows_per_partition))))
-        sizes = np.full(parts, int(n_samples) // parts, dtype=np.int64)
-        sizes[: int(n_samples) % parts] += 1
-        seeds = np.random.SeedSequence(random_state if isinstance(random_state, Integral) else None
-                                       ).spawn(parts)
-
-        meta = sampled_chunk(self, 1, np.random.SeedSequence(0), label_column).iloc[:0]
-        frame = dd.from_delayed([delayed(sampled_chunk, pure=False)(self, int(k), s, label_column)
-                                 for k, s in zip(sizes, seeds)], meta=meta, verify_meta=False)
-        frame.to_parquet(str(path), write_index=False, compute=True)
-        return sorted(str(f) for f in Path(path).glob("*.parquet"))
+        return write_parquet_samples(
+            partial(sampled_chunk, self, label_column=label_column), path, int(n_samples),
+            partitions=parts,
+            random_state=random_state if isinstance(random_state, Integral) else None)
 
     def _decode(self, fine, within):
         import pandas as pd
