@@ -51,12 +51,23 @@ def _perturbed(dim, seed, i, j, size):
 def test_probe_count_reaches_the_stated_false_acceptance():
     from matrixdp._linalg import PROBE_FALSE_ACCEPT, _probe_threshold, probe_count
 
-    for d in (256, 1000, 2000, 3000):
+    for d in (256, 1000, 2000, 3000, 10000):
         k = probe_count(d)
         q = np.sqrt(2 / np.pi) * _probe_threshold(d, 1e-8) / 1e-8
         assert k >= 1 and q ** k <= PROBE_FALSE_ACCEPT < q ** (k - 1)
-    assert probe_count(2000) == 19
-    assert probe_count(20000) == 0      # rounding alone near atol: the exact check decides
+    assert probe_count(2000) == 8       # 19 with the unsplit γ_d rounding bound
+    assert probe_count(10 ** 5) == 0    # rounding alone near atol: the exact check decides
+
+
+def test_probe_threshold_is_the_split_rounding_bound():
+    """τ(d) = 2 γ_m (d + sqrt(d)) with m = s + ceil(d/s) - 1, s = ceil(sqrt(d)): at d = 2000,
+    s = 45 and m = 89 (an unsplit inner product would need γ_2000, 22x larger)."""
+    from matrixdp._linalg import _probe_chunk, _probe_gamma, _probe_threshold
+
+    u = 2.0 ** -53
+    assert [_probe_chunk(d) for d in (1, 2, 4, 5, 2000, 2025, 2026)] == [1, 2, 2, 3, 45, 45, 46]
+    assert _probe_gamma(2000) == pytest.approx(89 * u / (1 - 89 * u), rel=1e-15)
+    assert _probe_threshold(2000) == pytest.approx(2 * 89 * u * (2000 + np.sqrt(2000)), rel=1e-12)
 
 
 def test_probe_certificate_accepts_orthonormal_and_rejects_perturbed_columns():
@@ -79,18 +90,49 @@ def test_probe_certificate_accepts_orthonormal_and_rejects_perturbed_columns():
     assert np.array_equal(check_directions(w, d, probes=probes), check_directions(w, d))
 
 
-def test_one_probe_passes_a_just_too_large_error_at_most_at_the_stated_rate():
-    """Per probe, columns with an error s > atol pass with probability <= sqrt(2/pi) tau/s
-    (both rows i and j of E must pass: about 0.04² here). 4000 single probes; an accept-all
-    certificate (or one ignoring E) fails by thousands."""
+@pytest.mark.parametrize("size", ["20 tau", 2e-8])
+def test_one_probe_passes_a_too_large_error_at_most_at_the_stated_rate(size):
+    """Per probe, columns with an error s pass with probability <= sqrt(2/pi) tau/s (both rows i
+    and j of E must pass: about 0.04² for s = 20 tau, 1e-8 for s = 2e-8). 4000 single probes;
+    an accept-all certificate (or one ignoring E) fails by thousands."""
     from matrixdp._linalg import _probe_threshold, orthonormal_by_probes
 
     d = 256
-    w = _perturbed(d, 9, 3, 100, 2e-8)
+    size = 20 * _probe_threshold(d) if size == "20 tau" else size
+    w = _perturbed(d, 9, 3, 100, size)
     rng = np.random.default_rng(11)
     passed = sum(orthonormal_by_probes(w, rng.standard_normal((d, 1))) for _ in range(4000))
-    bound = np.sqrt(2 / np.pi) * _probe_threshold(d, 1e-8) / 2e-8       # 0.04 per row
-    assert passed <= 4000 * bound          # expected about 4000 * bound² = 6
+    bound = np.sqrt(2 / np.pi) * _probe_threshold(d) / size             # per row
+    assert passed <= 4000 * bound          # expected about 4000 * bound²
+
+
+def test_probe_certificate_at_d_610_refuses_small_defects_and_passes_rounding():
+    """The brief's cases on the certificate alone (no exact fallback), several probe sets each:
+    one entry perturbed by 1e-6 and one column scaled by 1 + 1e-7 (max|WᵀW - I| = 2e-7) are never
+    certified; a rounding-level perturbation of orthonormal columns (a few ulps per entry) is
+    certified every time (so the mechanism never falls back to the O(d³) check for it)."""
+    from matrixdp._linalg import orthonormal_by_probes, probe_count
+
+    d = 610                                # s = 25: the last pieces are short (610 = 24 * 25 + 10)
+    q = _orthonormal(d, 21)
+    entry = q.copy()
+    entry[123, 456] += 1e-6
+    column = q.copy()
+    column[:, 77] *= 1 + 1e-7
+    noise = np.random.default_rng(4).uniform(-4, 4, size=q.shape)
+    ulps = q * (1 + noise * np.finfo(float).eps)
+    for w in (entry, column):
+        assert np.max(np.abs(w.T @ w - np.eye(d))) > 1e-7
+    assert np.max(np.abs(ulps.T @ ulps - np.eye(d))) < 1e-13
+    rng = np.random.default_rng(8)
+    for _ in range(5):
+        probes = rng.standard_normal((d, probe_count(d)))
+        assert not orthonormal_by_probes(entry, probes)
+        assert not orthonormal_by_probes(column, probes)
+        assert orthonormal_by_probes(ulps, probes)
+        assert orthonormal_by_probes(q, probes)
+        assert orthonormal_by_probes(np.asfortranarray(q), probes)   # any memory layout
+        assert not orthonormal_by_probes(np.asfortranarray(entry), probes)
 
 
 def test_check_directions_with_probes_still_refuses_non_finite_and_wrong_shapes():

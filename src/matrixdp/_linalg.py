@@ -9,6 +9,7 @@ References section to docstrings.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -259,23 +260,44 @@ def check_dim(dim, argument: str = "dim") -> int:
 PROBE_FALSE_ACCEPT = 1e-19
 
 
-def _probe_threshold(d: int, atol: float) -> float:
-    """``τ(d) = max(atol/10, 2.5 γ_d d)``: the certified bound on ``|(E v)_i|`` a probe must meet.
+def _probe_chunk(d: int) -> int:
+    """``s = ceil(sqrt(d))``: the certificate sums every inner product of length ``d`` as
+    ``ceil(d/s)`` pieces of length ``<= s``."""
+    return math.isqrt(d - 1) + 1 if d > 1 else 1
 
-    The rounding bound of ``Wᵀ(W v)`` is about ``γ_d d`` for orthonormal ``W`` and Gaussian ``v``;
-    τ depends on ``d`` and ``atol`` only (fixed before the probes are drawn).
+
+def _probe_gamma(d: int) -> float:
+    """``γ_m = m u / (1 - m u)``, ``m = s + ceil(d/s) - 1`` (``s`` of :func:`_probe_chunk`).
+
+    The rounding factor of an inner product of length ``d`` computed as ``ceil(d/s)`` inner
+    products of length ``<= s`` (each in any order, e.g. by BLAS: ``γ_s``) that are then added
+    (``ceil(d/s) - 1`` additions): ``(1 + θ_s)(1 + θ_{ceil(d/s)-1}) = 1 + θ_m`` (Higham, Lemma
+    3.3). ``m ≈ 2 sqrt(d)`` instead of ``d`` for one unsplit inner product.
     """
+    s = _probe_chunk(d)
+    m = s + -(-d // s) - 1
     u = np.finfo(np.float64).eps / 2
-    gamma = d * u / (1.0 - d * u)
-    return max(atol / 10.0, 2.5 * gamma * d)
+    return m * u / (1.0 - m * u)
+
+
+def _probe_threshold(d: int, atol: float = ORTHONORMAL_ATOL) -> float:
+    """``τ(d) = 2 γ_m (d + sqrt(d))``: the certified bound on ``|(E v)_i|`` a probe must meet.
+
+    About twice the rounding bound of :func:`orthonormal_by_probes` for orthonormal ``W`` and a
+    standard normal probe (``γ_m ‖W_:,i‖ (‖W‖_F ‖v‖ + ‖Wv‖)`` with ``‖v‖ ≈ ‖Wv‖ ≈ sqrt(d)``, so
+    orthonormal directions pass unless ``‖v‖ > 1.9 sqrt(d)``); it depends on ``d`` only, fixed
+    before the probes are drawn (``atol`` is not used: kept for the signature).
+    """
+    return 2.0 * _probe_gamma(int(d)) * (d + math.sqrt(d))
 
 
 def probe_count(dim: int, atol: float = ORTHONORMAL_ATOL) -> int:
     """Probes :func:`orthonormal_by_probes` needs for a false acceptance <= ``PROBE_FALSE_ACCEPT``.
 
     Each probe passes a matrix with ``max|WᵀW - I| > atol`` with probability at most
-    ``q = sqrt(2/pi) τ(d)/atol`` (:func:`_probe_threshold`); ``k = ceil(log(1e-19)/log q)``.
-    0 when ``q >= 1/2`` (large ``d``: rounding alone is near ``atol``): use the exact check.
+    ``q = sqrt(2/pi) τ(d)/atol`` (:func:`_probe_threshold`); ``k = ceil(log(1e-19)/log q)``
+    (8 at ``d = 2000``, 14 at ``d = 10000``). 0 when ``q >= 1/2`` (``d`` above about 30000:
+    rounding alone is near ``atol``): use the exact check.
     """
     q = float(np.sqrt(2.0 / np.pi)) * _probe_threshold(int(dim), atol) / atol
     if q >= 0.5:
@@ -283,38 +305,32 @@ def probe_count(dim: int, atol: float = ORTHONORMAL_ATOL) -> int:
     return int(np.ceil(np.log(PROBE_FALSE_ACCEPT) / np.log(q)))
 
 
-def _column_sq_norms(w: np.ndarray, block: int = 32) -> np.ndarray:
-    """``Σ_l W_li²`` for every column: squares of a row block in a cached buffer, summed by a
-    BLAS product with ones (faster than a strided reduction over the whole matrix)."""
-    buf = np.empty((min(block, w.shape[0]), w.shape[1]))
-    ones = np.ones(buf.shape[0])
-    out = np.zeros(w.shape[1])
-    for start in range(0, w.shape[0], block):
-        rows = w[start:start + block]
-        sq = np.multiply(rows, rows, out=buf[:rows.shape[0]])
-        out += ones[:rows.shape[0]] @ sq
-    return out
-
-
 def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHONORMAL_ATOL) -> bool:
     r"""A randomized certificate that ``max|WᵀW - I| <= atol``, in O(k d²) (Freivalds-style).
 
     With ``E = WᵀW - I`` and ``k`` independent standard normal probes ``v`` (drawn independently
     of ``W``), it computes ``r = Wᵀ(W v) - v`` and a rigorous bound ``e`` on the rounding error
-    of ``r`` against ``E v`` (``|fl - exact| <= γ_d Σ|terms|`` for any summation order,
-    ``γ_d = d u / (1 - d u)``), and returns True only when ``|r| + e <= τ`` everywhere, so
-    ``|(E v)_i| <= τ`` for every row ``i`` and probe; ``τ = max(atol/10, 2.5 γ_d d)`` depends on
-    ``d`` and ``atol`` only. If some ``|E_ij| > atol``, row ``i`` has ``(E v)_i ~ N(0, s²)``
-    with ``s >= |E_ij| > atol``, which lies in ``[-τ, τ]`` with probability at most
-    ``q = sqrt(2/pi) τ/atol`` per probe (0.08 for ``d <= 1800``, 0.088 at ``d = 2000``): all
-    ``k`` probes pass with probability at most ``q^k``, at most :data:`PROBE_FALSE_ACCEPT`
-    (1e-19) with ``k = probe_count(d)`` (18 at ``d = 2000``). False means "not certified" (the
-    caller runs the exact check), never "not orthonormal".
+    of ``r`` against ``E v``, and returns True only when ``|r| + e <= τ`` everywhere, so
+    ``|(E v)_i| <= τ`` for every row ``i`` and probe; ``τ = 2 γ_m (d + sqrt(d))`` depends on
+    ``d`` only (:func:`_probe_threshold`). Every inner product of length ``d`` is computed as
+    ``ceil(d/s)`` products of length ``<= s = ceil(sqrt(d))`` that are then added, so its
+    rounding error is at most ``γ_m Σ|terms|`` with ``m = s + ceil(d/s) - 1 ≈ 2 sqrt(d)``
+    whatever order BLAS sums in (instead of ``γ_d``): with ``ŷ = fl(W v)`` and ``ẑ = fl(Wᵀ ŷ)``,
+
+    .. math:: |(Ev)_i - r_i| \le γ_m \|W_{:,i}\| (\|W\|_F \|v\| + \|ŷ\|) + u |ẑ_i - v_i|
+
+    (``Σ_l |W_li| ‖W_l,:‖ <= ‖W_:,i‖ ‖W‖_F`` by Cauchy-Schwarz), computed from the actual norms.
+    If some ``|E_ij| > atol``, row ``i`` has ``(E v)_i ~ N(0, s²)`` with ``s >= |E_ij| > atol``,
+    which lies in ``[-τ, τ]`` with probability at most ``q = sqrt(2/pi) τ/atol`` per probe
+    (0.0032 at ``d = 2000``): all ``k`` probes pass with probability at most ``q^k``, at most
+    :data:`PROBE_FALSE_ACCEPT` (1e-19) with ``k = probe_count(d)`` (8 at ``d = 2000``). False
+    means "not certified" (the caller runs the exact check), never "not orthonormal". Derivation:
+    ``docs/mvg.md``, Part III, Sec. 3.2.
 
     Parameters
     ----------
     w : ndarray (d, d)
-        Finite float64 matrix.
+        Float64 matrix (NaN or inf entries make the certificate fail).
     probes : ndarray (d, k)
         Independent standard normal draws, independent of ``w``.
     atol : float
@@ -328,35 +344,44 @@ def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHO
     ----------
     .. [1] R. Freivalds, "Probabilistic Machines Can Use Less Running Time", IFIP Congress 1977.
     .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002,
-       Sec. 3.1 and 3.5 (error bounds of inner products and matrix products).
+       Sec. 3.1 and 3.5, Lemma 3.3 (error bounds of inner products and matrix products).
     """
     v = np.asarray(probes, dtype=np.float64)
     d = w.shape[0]
     if v.ndim != 2 or v.shape[0] != d or v.shape[1] < 1:
         raise InvalidShapeError("probes", f"must have shape ({d}, k), got {v.shape}")
     u = np.finfo(np.float64).eps / 2
-    gamma = d * u / (1.0 - d * u)
+    s = _probe_chunk(d)
+    gamma = _probe_gamma(d)
     tau = _probe_threshold(d, atol)
-    # the probes as rows (k x d): both products have the wide shape BLAS runs fastest
+    # the probes as rows (k x d): the products have the wide shape BLAS runs fastest
     vt = np.ascontiguousarray(v.T)
-    yt = vt @ w.T                                       # ŷᵀ = (W v)ᵀ
-    z = (yt @ w).T                                      # ẑ = Wᵀ ŷ, (d, k)
-    col_sq = _column_sq_norms(w)
-    col = np.sqrt(col_sq)                               # ‖W_:,i‖₂
-    frob = float(np.sqrt(np.sum(col_sq)))               # ‖W‖_F
-    v_norm = np.sqrt(np.einsum("ij,ij->i", vt, vt))     # ‖v‖₂ per probe
-    y_norm = np.sqrt(np.einsum("ij,ij->i", yt, yt))     # ‖ŷ‖₂ per probe
-    # |ŷ - Wv|_l <= γ ‖W_l,:‖ ‖v‖ and Σ_l |W_li| ‖W_l,:‖ <= ‖W_:,i‖ ‖W‖_F (Cauchy-Schwarz);
-    # |ẑ - Wᵀŷ|_i <= γ ‖W_:,i‖ ‖ŷ‖; the subtraction adds u |ẑ - v|. The factor 1.01 covers the
-    # rounding of the norms themselves (relative error <= d u).
-    err = 1.01 * (gamma * col[:, None] * (frob * v_norm + y_norm)[None, :]
-                  + 2 * u * (np.abs(z) + np.abs(v)))
-    z -= v
-    np.abs(z, out=z)
-    z += err
-    # NaN/inf anywhere in W reach z or err (v has no zero entry almost surely): max is then
-    # NaN or inf and the comparison fails
-    return bool(np.max(z) <= tau)
+    k = vt.shape[0]
+    yt = np.zeros((k, d))                                # ŷᵀ = (W v)ᵀ, summed over W's column blocks
+    for start in range(0, d, s):
+        yt += vt[:, start:start + s] @ w[:, start:start + s].T
+    zt = np.zeros((k, d))                                # ẑᵀ = (Wᵀ ŷ)ᵀ, over W's row blocks
+    col_sq = np.zeros(d)                                 # Σ_l W_li², from the row block in cache
+    buf = np.empty((min(s, d), d))
+    ones = np.ones(buf.shape[0])
+    for start in range(0, d, s):
+        rows = w[start:start + s]
+        zt += yt[:, start:start + s] @ rows
+        sq = np.multiply(rows, rows, out=buf[:rows.shape[0]])
+        col_sq += ones[:rows.shape[0]] @ sq
+    col = np.sqrt(col_sq)                                # ‖W_:,i‖₂
+    frob = float(np.sqrt(np.sum(col_sq)))                # ‖W‖_F
+    v_norm = np.sqrt(np.einsum("ij,ij->i", vt, vt))      # ‖v‖₂ per probe
+    y_norm = np.sqrt(np.einsum("ij,ij->i", yt, yt))      # ‖ŷ‖₂ per probe
+    # the factor 1.01 covers the rounding of the norms and of this bound (relative <= ~d u)
+    err = 1.01 * (gamma * (frob * v_norm + y_norm)[:, None] * col[None, :]
+                  + 2 * u * (np.abs(zt) + np.abs(vt)))
+    zt -= vt
+    np.abs(zt, out=zt)
+    zt += err
+    # NaN/inf anywhere in W reach ẑ or the norms (v has no zero entry almost surely): max is then
+    # NaN or inf and the comparison fails. (1 - 4u): the rounding of |r| + e itself.
+    return bool(np.max(zt) <= tau * (1.0 - 4 * u))
 
 
 @_cite_directions

@@ -447,12 +447,45 @@ def test_large_d_calibration_is_the_dense_one_or_more_conservative(monkeypatch, 
             np.testing.assert_allclose(new.precisions, old.precisions, rtol=1e-12)
 
 
-def test_large_d_non_orthonormal_directions_are_refused():
+@pytest.mark.parametrize("defect", ["column", "entry"])
+def test_large_d_non_orthonormal_directions_are_refused(defect):
     from matrixdp.rng import random_directions
 
     d = 300
     dirs = random_directions(d, d, rng=1)
-    dirs[:, 5] *= 1 + 1e-7
+    if defect == "column":
+        dirs[:, 5] *= 1 + 1e-7
+    else:
+        dirs[17, 250] += 1e-6
     query = IdentityQuery(bounds=(0.0, 1.0), n_features=d, n_samples=20)
     with pytest.raises(InvalidParameterError, match="orthonormal"):
         MVGMechanism(shape=(20, d), epsilon=1.0, delta=1e-5, sensitivity=query, directions=dirs)
+
+
+def test_large_d_orthonormality_probes_leave_the_secure_stream_and_the_calibration_alone(
+        monkeypatch):
+    """The probes come from a fresh OS-keyed generator, not from the secure noise stream (the
+    construction draws nothing from it), and the calibration is the one with the exact check
+    (identical precisions and bound): the probes decide nothing but accept/refuse."""
+    import matrixdp.mechanisms.mvg as mvg_module
+    import matrixdp.rng as rng_module
+    from matrixdp.rng import random_directions
+
+    d = 300
+    dirs = random_directions(d, d, rng=4)
+    query = IdentityQuery(bounds=(0.0, 1.0), n_features=d, n_samples=20)
+    kw = dict(shape=(20, d), epsilon=1.0, delta=1e-5, sensitivity=query, directions=dirs)
+
+    def refuse():
+        raise AssertionError("the construction drew from the secure noise stream")
+
+    with monkeypatch.context() as m:
+        m.setattr(rng_module, "secure_stream", refuse)
+        m.setattr(rng_module, "fresh_secure_rng", refuse)
+        probed = MVGMechanism(**kw)
+    with monkeypatch.context() as m:
+        m.setattr(mvg_module, "_orthonormality_probes", lambda dim: None)   # the exact check
+        exact = MVGMechanism(**kw)
+    assert np.array_equal(probed.precisions, exact.precisions)
+    assert probed.mahalanobis_sensitivity == exact.mahalanobis_sensitivity
+    assert probed.directions is dirs or np.array_equal(probed.directions, dirs)

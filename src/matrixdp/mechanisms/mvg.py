@@ -80,15 +80,19 @@ def _orthonormality_probes(dim: int):
 
     They are public randomness (no data, nothing released): a check of public directions that
     affects no output except with probability <= 1e-19 (then it accepts directions the exact
-    check would refuse). Drawn from the secure stream so that no fixed probe set exists that
-    directions could be (even accidentally) aligned with.
+    check would refuse). Drawn from a fresh generator keyed with OS entropy, independent of the
+    directions and of the secure noise stream (no draw is taken from that stream, so seeded and
+    secure releases are unaffected); no fixed probe set exists that directions could be (even
+    accidentally) aligned with. The decision does not depend on the probes except with that
+    probability: when they do not certify, the exact check decides.
     """
     k = probe_count(dim) if dim >= _PROBE_MIN_DIM else 0
     if k == 0:
         return None
     from .draw import public_randomness
 
-    return public_randomness(None).gaussian((dim, k))
+    # (k, dim) drawn, returned as its (dim, k) transpose: the certificate works on probe rows
+    return public_randomness(np.random.default_rng()).gaussian((k, dim)).T
 
 
 class MVGMechanism(Mechanism):
