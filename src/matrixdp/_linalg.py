@@ -259,6 +259,9 @@ def check_dim(dim, argument: str = "dim") -> int:
 #: ``max|WᵀW - I| > atol`` (with the number of probes of :func:`probe_count`).
 PROBE_FALSE_ACCEPT = 1e-19
 
+#: The unit roundoff of float64, ``u = 2**-53``.
+_U = 2.0 ** -53
+
 
 def _probe_chunk(d: int) -> int:
     """``s = ceil(sqrt(d))``: the certificate sums every inner product of length ``d`` as
@@ -276,8 +279,7 @@ def _probe_gamma(d: int) -> float:
     """
     s = _probe_chunk(d)
     m = s + -(-d // s) - 1
-    u = np.finfo(np.float64).eps / 2
-    return m * u / (1.0 - m * u)
+    return m * _U / (1.0 - m * _U)
 
 
 def _probe_threshold(d: int, atol: float = ORTHONORMAL_ATOL) -> float:
@@ -350,7 +352,7 @@ def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHO
     d = w.shape[0]
     if v.ndim != 2 or v.shape[0] != d or v.shape[1] < 1:
         raise InvalidShapeError("probes", f"must have shape ({d}, k), got {v.shape}")
-    u = np.finfo(np.float64).eps / 2
+    u = _U
     s = _probe_chunk(d)
     gamma = _probe_gamma(d)
     tau = _probe_threshold(d, atol)
