@@ -26,6 +26,7 @@ __all__ = [
     "PSD_RTOL",
     "SYMMETRY_RTOL",
     "EigenCov",
+    "ProbeCertificate",
     "check_covariance",
     "check_dim",
     "check_directions",
@@ -348,42 +349,91 @@ def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHO
     .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002,
        Sec. 3.1 and 3.5, Lemma 3.3 (error bounds of inner products and matrix products).
     """
-    v = np.asarray(probes, dtype=np.float64)
-    d = w.shape[0]
-    if v.ndim != 2 or v.shape[0] != d or v.shape[1] < 1:
-        raise InvalidShapeError("probes", f"must have shape ({d}, k), got {v.shape}")
-    u = _U
-    s = _probe_chunk(d)
-    gamma = _probe_gamma(d)
-    tau = _probe_threshold(d, atol)
-    # the probes as rows (k x d): the products have the wide shape BLAS runs fastest
-    vt = np.ascontiguousarray(v.T)
-    k = vt.shape[0]
-    yt = np.zeros((k, d))                                # ŷᵀ = (W v)ᵀ, summed over W's column blocks
-    for start in range(0, d, s):
-        yt += vt[:, start:start + s] @ w[:, start:start + s].T
-    zt = np.zeros((k, d))                                # ẑᵀ = (Wᵀ ŷ)ᵀ, over W's row blocks
-    col_sq = np.zeros(d)                                 # Σ_l W_li², from the row block in cache
-    buf = np.empty((min(s, d), d))
-    ones = np.ones(buf.shape[0])
-    for start in range(0, d, s):
-        rows = w[start:start + s]
-        zt += yt[:, start:start + s] @ rows
-        sq = np.multiply(rows, rows, out=buf[:rows.shape[0]])
-        col_sq += ones[:rows.shape[0]] @ sq
-    col = np.sqrt(col_sq)                                # ‖W_:,i‖₂
-    frob = float(np.sqrt(np.sum(col_sq)))                # ‖W‖_F
-    v_norm = np.sqrt(np.einsum("ij,ij->i", vt, vt))      # ‖v‖₂ per probe
-    y_norm = np.sqrt(np.einsum("ij,ij->i", yt, yt))      # ‖ŷ‖₂ per probe
-    # the factor 1.01 covers the rounding of the norms and of this bound (relative <= ~d u)
-    err = 1.01 * (gamma * (frob * v_norm + y_norm)[:, None] * col[None, :]
-                  + 2 * u * (np.abs(zt) + np.abs(vt)))
-    zt -= vt
-    np.abs(zt, out=zt)
-    zt += err
-    # NaN/inf anywhere in W reach ẑ or the norms (v has no zero entry almost surely): max is then
-    # NaN or inf and the comparison fails. (1 - 4u): the rounding of |r| + e itself.
-    return bool(np.max(zt) <= tau * (1.0 - 4 * u))
+    return ProbeCertificate(w, probes, atol).passed()
+
+
+class ProbeCertificate:
+    """:func:`orthonormal_by_probes` in two steps, so that its second pass over ``W`` can carry
+    other products with ``W``.
+
+    The constructor computes ``ŷ = fl(W v)`` (the first pass, by column blocks of ``W``);
+    :meth:`project` returns ``rows @ W`` for a caller's rows *and* the certificate's
+    ``ẑᵀ = ŷᵀ W`` from one product per row block (one read of ``W`` for both);
+    :meth:`passed` finishes (running the second pass alone if :meth:`project` was not called) and
+    returns the decision of :func:`orthonormal_by_probes`, which is this class's only use of the
+    probes: the rows given to :meth:`project` do not enter it.
+
+    Parameters
+    ----------
+    w : ndarray (d, d)
+        Float64 matrix.
+    probes : ndarray (d, k)
+        Independent standard normal draws, independent of ``w``.
+    atol : float
+        The tolerance of the exact check.
+    """
+
+    def __init__(self, w: np.ndarray, probes: np.ndarray, atol: float = ORTHONORMAL_ATOL):
+        v = np.asarray(probes, dtype=np.float64)
+        d = w.shape[0]
+        if v.ndim != 2 or v.shape[0] != d or v.shape[1] < 1:
+            raise InvalidShapeError("probes", f"must have shape ({d}, k), got {v.shape}")
+        self._w, self._atol, self._s = w, atol, _probe_chunk(d)
+        # the probes as rows (k x d): the products have the wide shape BLAS runs fastest
+        self._vt = vt = np.ascontiguousarray(v.T)
+        s = self._s
+        self._yt = yt = np.zeros((vt.shape[0], d))       # ŷᵀ = (W v)ᵀ, over W's column blocks
+        for start in range(0, d, s):
+            yt += vt[:, start:start + s] @ w[:, start:start + s].T
+        self._zt = None
+
+    @property
+    def finite(self) -> bool:
+        """Whether ``ŷ`` is finite (False when ``W`` has a NaN or infinite entry)."""
+        return bool(np.isfinite(self._yt).all())
+
+    def project(self, rows: np.ndarray) -> np.ndarray:
+        """``rows @ W`` for ``rows`` of shape ``(r, d)``, summed by the certificate's row blocks
+        together with its second product (the first call only; later calls multiply directly)."""
+        rows = np.asarray(rows, dtype=np.float64)
+        w = self._w
+        if self._zt is not None:
+            return rows @ w
+        k, s = self._yt.shape[0], self._s
+        stacked = np.concatenate([self._yt, rows])
+        out = np.zeros((stacked.shape[0], w.shape[1]))
+        for start in range(0, w.shape[0], s):
+            out += stacked[:, start:start + s] @ w[start:start + s]
+        self._zt = out[:k]
+        return out[k:]
+
+    def passed(self) -> bool:
+        """The certificate's decision (see :func:`orthonormal_by_probes`)."""
+        w, vt, yt, s = self._w, self._vt, self._yt, self._s
+        d = w.shape[0]
+        if self._zt is None:
+            zt = np.zeros_like(yt)                       # ẑᵀ = (Wᵀ ŷ)ᵀ, over W's row blocks
+            for start in range(0, d, s):
+                zt += yt[:, start:start + s] @ w[start:start + s]
+        else:
+            zt = self._zt.copy()
+        u = _U
+        gamma = _probe_gamma(d)
+        tau = _probe_threshold(d, self._atol)
+        col_sq = np.einsum("ij,ij->j", w, w)             # Σ_l W_li² (one pass, no temporary)
+        col = np.sqrt(col_sq)                            # ‖W_:,i‖₂
+        frob = float(np.sqrt(np.sum(col_sq)))            # ‖W‖_F
+        v_norm = np.sqrt(np.einsum("ij,ij->i", vt, vt))  # ‖v‖₂ per probe
+        y_norm = np.sqrt(np.einsum("ij,ij->i", yt, yt))  # ‖ŷ‖₂ per probe
+        # the factor 1.01 covers the rounding of the norms and of this bound (relative <= ~d u)
+        err = 1.01 * (gamma * (frob * v_norm + y_norm)[:, None] * col[None, :]
+                      + 2 * u * (np.abs(zt) + np.abs(vt)))
+        zt -= vt
+        np.abs(zt, out=zt)
+        zt += err
+        # NaN/inf anywhere in W reach ẑ or the norms (v has no zero entry almost surely): max is
+        # then NaN or inf and the comparison fails. (1 - 4u): the rounding of |r| + e itself.
+        return bool(np.max(zt) <= tau * (1.0 - 4 * u))
 
 
 @_cite_directions

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .._linalg import EigenCov, check_directions, probe_count
+from .._linalg import EigenCov, ProbeCertificate, check_directions, probe_count
 from .._validation import (check_delta, check_epsilon, check_finite_array, check_nonnegative_epsilon,
                            check_positive)
 from ..calibration.allocation import (PNR_RULES, check_precision_allocation,
@@ -294,22 +294,27 @@ class MVGMechanism(Mechanism):
 
         # ---- directions and allocation of the directional axis
         self._dim = m if (mode == "equimodal" or self.axis == 0) else n
-        if mode == "iid":
-            self.directions = None
-            theta = None
-        else:
-            self.directions = None if directions is None else \
-                check_directions(directions, self._dim, "directions",
-                                 probes=_orthonormality_probes(self._dim))
-            theta = self._resolve_precision(precision, signal_variances, eigenvalues, pnr_rule)
-        self.theta = theta
+        self.directions, cert = None, None
+        if mode != "iid" and directions is not None:
+            self.directions, cert = self._start_directions_check(directions)
+        try:
+            theta = None if mode == "iid" else \
+                self._resolve_precision(precision, signal_variances, eigenvalues, pnr_rule)
+            self.theta = theta
 
-        # ---- calibration
-        if calibration == "exact":
-            with memoised_reach():  # |U|ᵀR once for the direction costs and the shift bound
-                self._calibrate_exact()
-        else:
-            self._calibrate_theorem(gamma)
+            # ---- calibration
+            if calibration == "exact":
+                # |U|ᵀR once for the direction costs and the shift bound; the bound's product
+                # with U in the same pass as the certificate's second product
+                projector = None if cert is None else (self.directions, cert.project)
+                with memoised_reach(projector):
+                    self._calibrate_exact()
+            else:
+                self._calibrate_theorem(gamma)
+        except Exception:
+            self._finish_directions_check(cert)   # refused directions are reported first
+            raise
+        self._finish_directions_check(cert)
         self._finish()
         self._lattice = None
         if self.numerics == "exact":
@@ -320,6 +325,32 @@ class MVGMechanism(Mechanism):
                                              self.granularity)
 
     # ------------------------------------------------------------------ set-up helpers
+    def _start_directions_check(self, directions):
+        """Validated directions and, for ``d >= 256``, a started randomized certificate.
+
+        Below 256 (or when the probes cannot help) the exact check runs here. Otherwise the
+        certificate's first pass runs here and its decision is taken by
+        :meth:`_finish_directions_check` after the calibration (which may share its second pass
+        over the directions): nothing is released or returned before, and a refusal is raised
+        before any error of the calibration.
+        """
+        probes = _orthonormality_probes(self._dim)
+        if probes is None:
+            return check_directions(directions, self._dim, "directions"), None
+        # finiteness: a NaN/inf entry makes ŷ non-finite, and the exact check then raises
+        w = check_finite_array(directions, "directions", ndim=2, shape=(self._dim, self._dim),
+                               finite=False)
+        cert = ProbeCertificate(w, probes)
+        if not cert.finite:
+            return check_directions(w, self._dim, "directions"), None
+        return w, cert
+
+    def _finish_directions_check(self, cert) -> None:
+        """The certificate's decision; when it does not certify, the exact check decides
+        (raising for directions that are not orthonormal within 1e-8)."""
+        if cert is not None and not cert.passed():
+            check_directions(self.directions, self._dim, "directions")
+
     def _check_query_shape(self) -> None:
         qshape = getattr(self.query, "shape", None)
         if qshape is None:

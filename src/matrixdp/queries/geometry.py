@@ -124,18 +124,39 @@ _REACH_MEMO: contextvars.ContextVar = contextvars.ContextVar("matrixdp_reach_mem
 
 
 @contextlib.contextmanager
-def memoised_reach():
+def memoised_reach(projector=None):
     """Within the block, :func:`direction_reach` computes ``|U|ᵀR`` once per (U, R) pair.
 
     For one construction (the MVG mechanism's calibration asks for the same ``|U|ᵀR`` in its
     direction costs and in its shift bound): the memo holds the arrays it was given, keyed by
     identity, and is dropped when the block ends, so no later change of an array is missed.
+
+    ``projector``: an optional pair ``(U, fn)`` with ``fn(rows)`` equal to ``rows @ U`` (up to
+    summation order): :func:`project_rows` uses it for that same array ``U`` (the MVG mechanism
+    computes its orthonormality certificate's second product in the same pass over ``U``).
     """
-    token = _REACH_MEMO.set({})
+    memo = {}
+    if projector is not None:
+        memo[_PROJECTOR] = projector
+    token = _REACH_MEMO.set(memo)
     try:
         yield
     finally:
         _REACH_MEMO.reset(token)
+
+
+#: Key of the projector in the memo of :func:`memoised_reach`.
+_PROJECTOR = "projector"
+
+
+def project_rows(rows: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """``rows @ directions``, through the projector of :func:`memoised_reach` when one is
+    registered for this very array (same object)."""
+    memo = _REACH_MEMO.get()
+    hook = None if memo is None else memo.get(_PROJECTOR)
+    if hook is not None and hook[0] is directions:
+        return hook[1](rows)
+    return rows @ np.asarray(directions, dtype=np.float64)
 
 
 def direction_reach(directions: np.ndarray | None, reach: np.ndarray) -> np.ndarray:
@@ -234,7 +255,7 @@ def eigen_box_quadratic_bound(values, vectors, lower, upper, *, reach_h=None
             h += reach[start:stop] @ np.abs(rows, out=buf[:rows.shape[0]])
     else:
         h = np.asarray(reach_h, dtype=np.float64)
-        proj_t = cand_t @ u                       # (Uᵀ x)ᵀ for both vertices
+        proj_t = project_rows(cand_t, vectors)    # (Uᵀ x)ᵀ for both vertices
     hh = h * h
     order = np.argsort(p)
     ps, ws = p[order], hh[order]
