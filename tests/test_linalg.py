@@ -147,3 +147,27 @@ def test_check_directions_with_probes_still_refuses_non_finite_and_wrong_shapes(
             check_directions(w, d, probes=probes)
     with pytest.raises(InvalidShapeError):
         check_directions(np.eye(d)[:, :-1], d, probes=probes)
+
+
+def test_probe_certificate_in_two_steps_projects_and_decides_as_the_one_call():
+    """ProbeCertificate.project returns rows @ W (summed by row blocks, to rounding) and the
+    decision is that of orthonormal_by_probes, whether or not project ran; a second project is
+    the plain product."""
+    from matrixdp._linalg import ProbeCertificate, orthonormal_by_probes, probe_count
+
+    d = 300
+    q = _orthonormal(d, 6)
+    bad = _perturbed(d, 6, 4, 250, 1e-6)
+    rng = np.random.default_rng(12)
+    rows = rng.uniform(-1, 1, size=(2, d))
+    for w in (q, bad):
+        probes = rng.standard_normal((d, probe_count(d)))
+        cert = ProbeCertificate(w, probes)
+        assert cert.finite
+        np.testing.assert_allclose(cert.project(rows), rows @ w, rtol=0, atol=1e-13)
+        assert np.array_equal(cert.project(rows), rows @ w)
+        assert cert.passed() == orthonormal_by_probes(w, probes) == (w is q)
+        assert ProbeCertificate(w, probes).passed() == (w is q)
+    w = q.copy()
+    w[3, 4] = np.nan
+    assert not ProbeCertificate(w, rng.standard_normal((d, 2))).finite

@@ -489,3 +489,32 @@ def test_large_d_orthonormality_probes_leave_the_secure_stream_and_the_calibrati
     assert np.array_equal(probed.precisions, exact.precisions)
     assert probed.mahalanobis_sensitivity == exact.mahalanobis_sensitivity
     assert probed.directions is dirs or np.array_equal(probed.directions, dirs)
+
+
+@pytest.mark.parametrize("defect", ["nan", "zero column", "bad shares"])
+def test_large_d_directions_refusal_comes_before_the_calibration(defect):
+    """Above 256 the certificate decides after the calibration (sharing a pass over the
+    directions), but a refusal is still what the caller sees: non-finite directions raise
+    NonFiniteInputError, non-orthonormal ones (even when the calibration also fails, here with
+    invalid shares) the orthonormality error, as with the check before the calibration."""
+    from matrixdp.errors import NonFiniteInputError
+    from matrixdp.rng import random_directions
+
+    d = 300
+    dirs = random_directions(d, d, rng=2)
+    kw = {}
+    if defect == "nan":
+        dirs[7, 8] = np.nan
+    elif defect == "zero column":
+        dirs[:, 9] = 0.0
+    else:
+        dirs[:, 9] *= 1 + 1e-6
+        kw["precision"] = np.full(d, -1.0 / d)
+    query = IdentityQuery(bounds=(0.0, 1.0), n_features=d, n_samples=20)
+    error = NonFiniteInputError if defect == "nan" else InvalidParameterError
+    with pytest.raises(error) as info:
+        MVGMechanism(shape=(20, d), epsilon=1.0, delta=1e-5, sensitivity=query, directions=dirs,
+                     **kw)
+    assert info.value.argument == "directions"
+    if defect != "nan":
+        assert "orthonormal" in str(info.value)
