@@ -171,3 +171,16 @@ def test_probe_certificate_in_two_steps_projects_and_decides_as_the_one_call():
     w = q.copy()
     w[3, 4] = np.nan
     assert not ProbeCertificate(w, rng.standard_normal((d, 2))).finite
+
+
+def test_check_directions_refuses_overflowing_columns():
+    """Finite but huge entries: WᵀW overflows (inf, or NaN where +inf and -inf meet, which the
+    comparison must not let through); refused with the certificate and without it."""
+    from matrixdp._linalg import probe_count
+
+    d = 300
+    w = _orthonormal(d, 3) * 1e200
+    with np.errstate(over="ignore", invalid="ignore"):
+        for probes in (None, np.random.default_rng(0).standard_normal((d, probe_count(d)))):
+            with pytest.raises(InvalidParameterError, match="orthonormal"):
+                check_directions(w, d, probes=probes)

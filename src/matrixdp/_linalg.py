@@ -486,7 +486,7 @@ def check_directions(directions, dim, argument: str = "directions", *,
     gram = w.T @ w
     gram[np.diag_indices(dim)] -= 1.0
     err = float(np.max(np.abs(gram)))
-    if err > atol:
+    if not err <= atol:   # NaN (an overflow of WᵀW summing +inf and -inf) is refused too
         raise InvalidParameterError(
             argument, f"columns must be orthonormal (W^T W = I); max|W^T W - I| = {err:.3g} "
                       f"exceeds {atol:g}")
