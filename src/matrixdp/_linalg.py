@@ -299,7 +299,7 @@ def probe_count(dim: int, atol: float = ORTHONORMAL_ATOL) -> int:
 
     Each probe passes a matrix with ``max|WᵀW - I| > atol`` with probability at most
     ``q = sqrt(2/pi) τ(d)/atol`` (:func:`_probe_threshold`); ``k = ceil(log(1e-19)/log q)``
-    (8 at ``d = 2000``, 14 at ``d = 10000``). 0 when ``q >= 1/2`` (``d`` above about 30000:
+    (8 at ``d = 2000``, 14 at ``d = 10000``). 0 when ``q >= 1/2`` (``d`` above about 58000:
     rounding alone is near ``atol``): use the exact check.
     """
     q = float(np.sqrt(2.0 / np.pi)) * _probe_threshold(int(dim), atol) / atol
