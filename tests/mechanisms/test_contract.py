@@ -251,3 +251,43 @@ def test_no_generator_state_outlives_a_release(name):
     assert _generators(mech) == []
     release = _release(mech, case.value, rng=np.random.default_rng(3))
     assert _generators(mech) == [] and _generators(release) == []
+
+
+def _array_kwargs(case: Case) -> dict:
+    """The case's kwargs with every list/array argument as a fresh float ndarray, and an MVG
+    variant with explicit directions (the arguments a caller could mutate after construction)."""
+    out = {k: (np.array(v, dtype=np.float64) if isinstance(v, (list, np.ndarray)) else v)
+           for k, v in case.kwargs.items()}
+    return out
+
+
+def _mutable_cases():
+    cases = {name: (case, _array_kwargs(case)) for name, case in CASES.items()
+             if any(isinstance(v, np.ndarray) for v in _array_kwargs(case).values())}
+    mvg = CASES["MVGMechanism"]
+    w = np.linalg.qr(np.random.default_rng(5).standard_normal((3, 3)))[0]
+    cases["MVGMechanism (directions)"] = (mvg, {**_array_kwargs(mvg), "directions": w})
+    return cases
+
+
+MUTABLE = _mutable_cases()
+
+
+@pytest.mark.parametrize("name", sorted(MUTABLE))
+def test_array_arguments_are_owned_not_shared(name):
+    """A mechanism keeps its own copy of every array it was configured with: changing the
+    caller's array after construction (directions, precisions, ranges) cannot change the noise
+    the calibration was computed for. Checked by release: a seeded release after the caller's
+    arrays are overwritten equals the release of a mechanism built from untouched copies."""
+    case, kwargs = MUTABLE[name]
+    arrays = {k: v for k, v in kwargs.items() if isinstance(v, np.ndarray)}
+    assert arrays, "a case here has at least one array argument"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mech = case.build(**kwargs)
+        reference = case.build(**{**kwargs, **{k: v.copy() for k, v in arrays.items()}})
+    for v in arrays.values():
+        v *= 1e-3          # the caller's buffers, overwritten after construction
+    got = _release(mech, case.value, rng=11).value
+    want = _release(reference, case.value, rng=11).value
+    np.testing.assert_array_equal(got, want)
