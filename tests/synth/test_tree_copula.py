@@ -301,6 +301,22 @@ def test_dask_fit_agrees_with_the_in_memory_fit_and_writes_parquet(tmp_path):
     assert back["x"].between(0, 10).all()
 
 
+def test_sample_to_parquet_honours_a_generator_random_state(tmp_path):
+    # a Generator seeds the chunks as an int does (it used to be ignored: OS entropy)
+    pytest.importorskip("dask")
+    X, y = table(1000)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+
+    def written(name, seed):
+        m.sample_to_parquet(tmp_path / name, 700, random_state=np.random.default_rng(seed))
+        return pd.read_parquet(tmp_path / name)
+
+    first, again, other = written("g1", 3), written("g2", 3), written("g3", 4)
+    pd.testing.assert_frame_equal(first, again)
+    assert len(first) == 700
+    assert not first.equals(other)
+
+
 def test_ron_gauss_dask_classification_and_add_remove_already_exist():
     # round 2 landed RON-Gauss classification / add-remove on Dask: its tests live beside it
     import pathlib

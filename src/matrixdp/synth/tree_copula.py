@@ -540,11 +540,15 @@ class DPTreeCopula:
 
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
+        if isinstance(random_state, np.random.Generator):  # a public seed for the partitions
+            random_state = int(public_randomness(random_state).integers_below(2 ** 62))
+        elif random_state is not None and (isinstance(random_state, bool)
+                                           or not isinstance(random_state, Integral)):
+            raise InvalidParameterError("random_state", "must be None, an int or a numpy Generator")
         parts = int(partitions or max(1, -(-int(n_samples) // int(rows_per_partition))))
         return write_parquet_samples(
             partial(sampled_chunk, self, label_column=label_column), path, int(n_samples),
-            partitions=parts,
-            random_state=random_state if isinstance(random_state, Integral) else None)
+            partitions=parts, random_state=random_state)
 
     def _decode(self, fine, within):
         import pandas as pd
