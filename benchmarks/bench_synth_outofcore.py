@@ -125,10 +125,8 @@ def sample_phase(model_name: str, rows: int, chunk_rows: int, workers: int, mode
     dask.config.set(scheduler="threads", num_workers=workers)
     model = pickle.loads(model_file.read_bytes())
     start = time.time()
-    if model_name == "copula":
-        files = model.sample_to_parquet(out, rows, chunk_rows=chunk_rows, random_state=1)
-    else:
-        files = model.sample_to_parquet(out, rows, rows_per_partition=chunk_rows, random_state=1)
+    # both generators write through synth._dask.write_sampled_frames (one file per chunk)
+    files = model.sample_to_parquet(out, rows, chunk_rows=chunk_rows, random_state=1)
     end = time.time()
     written = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
     if written != rows:

@@ -294,7 +294,7 @@ def test_dask_fit_agrees_with_the_in_memory_fit_and_writes_parquet(tmp_path):
         for s, t in zip(a, b):
             np.testing.assert_allclose(s, t)
     pd.testing.assert_frame_equal(dsk.sample(200, random_state=3)[0], mem.sample(200, random_state=3)[0])
-    files = dsk.sample_to_parquet(tmp_path / "out", 1000, partitions=3, random_state=0)
+    files = dsk.sample_to_parquet(tmp_path / "out", 1000, chunk_rows=334, random_state=0)
     assert len(files) == 3
     back = pd.concat([pd.read_parquet(f) for f in files])
     assert len(back) == 1000 and set(back["y"]) <= {0, 1}
@@ -315,6 +315,59 @@ def test_sample_to_parquet_honours_a_generator_random_state(tmp_path):
     pd.testing.assert_frame_equal(first, again)
     assert len(first) == 700
     assert not first.equals(other)
+
+
+def test_sample_to_parquet_chunks_schema_and_replay(tmp_path):
+    dask = pytest.importorskip("dask")
+    X, y = table(3000)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=2.0, classes=[0, 1], random_state=1).fit(X, y)
+    files = m.sample_to_parquet(tmp_path / "a", 2_501, chunk_rows=1_000, random_state=7)
+    # ceil(2501 / 1000) = 3 chunks of sizes differing by at most one, one file each, in order
+    assert [f.rsplit("/", 1)[1] for f in files] == ["part.0.parquet", "part.1.parquet",
+                                                      "part.2.parquet"]
+    assert [len(pd.read_parquet(f)) for f in files] == [834, 834, 833]
+    back = pd.read_parquet(tmp_path / "a")
+    assert len(back) == 2_501 and list(back.columns) == list(X.columns) + ["y"]
+    assert back["z"].dtype.kind == "i" and back["z"].between(0, 100).all()
+    assert back["x"].dtype.kind == "f" and back["x"].between(0, 10).all()
+    for c in ("a", "b", "c"):  # the public categories, as pandas categoricals
+        assert list(back[c].cat.categories) == list(SCHEMA.categories[c])
+    assert set(back["y"]) <= {0, 1}
+    # each chunk is m.sample(size) from its own child of SeedSequence(7)
+    seeds = np.random.SeedSequence(7).spawn(3)
+    first, labels = m.sample(834, random_state=np.random.default_rng(seeds[0]))
+    pd.testing.assert_frame_equal(pd.read_parquet(files[0]), first.assign(y=labels))
+    # the output depends on the seed, n and chunk_rows only: not on the scheduler or workers
+    with dask.config.set(scheduler="synchronous"):
+        m.sample_to_parquet(tmp_path / "sync", 2_501, chunk_rows=1_000, random_state=7)
+    with dask.config.set(scheduler="threads", num_workers=3):
+        m.sample_to_parquet(tmp_path / "thr", 2_501, chunk_rows=1_000, random_state=7)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "sync"), back)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "thr"), back)
+    # another seed differs; a rewrite with fewer chunks replaces the old files
+    m.sample_to_parquet(tmp_path / "b", 2_501, chunk_rows=1_000, random_state=8)
+    assert not pd.read_parquet(tmp_path / "b").equals(back)
+    again = m.sample_to_parquet(tmp_path / "a", 2_501, chunk_rows=5_000, random_state=7)
+    assert len(again) == 1 and sorted(p.name for p in (tmp_path / "a").iterdir()) == ["part.0.parquet"]
+    assert len(pd.read_parquet(tmp_path / "a")) == 2_501
+    # unlabelled: no label column
+    plain = DPTreeCopula(schema=SCHEMA, epsilon=2.0, random_state=1).fit(X)
+    plain.sample_to_parquet(tmp_path / "c", 500, chunk_rows=200, random_state=0)
+    assert list(pd.read_parquet(tmp_path / "c").columns) == list(X.columns)
+
+
+def test_sample_to_parquet_validates_its_arguments(tmp_path):
+    from matrixdp.errors import InvalidParameterError
+
+    X, y = table(500)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    for kw, name in ((dict(n_samples=0), "n_samples"), (dict(n_samples=10, chunk_rows=0), "chunk_rows"),
+                     (dict(n_samples=10, label_column="x"), "label_column"),
+                     (dict(n_samples=10, random_state="x"), "random_state")):
+        with pytest.raises(InvalidParameterError, match=name):
+            m.sample_to_parquet(tmp_path / "x", **kw)
+    with pytest.raises(Exception, match="not fitted"):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0).sample_to_parquet(tmp_path / "y", 10)
 
 
 def test_ron_gauss_dask_classification_and_add_remove_already_exist():

@@ -523,32 +523,48 @@ class DPTreeCopula:
             start += m
         return fine, within
 
-    def sample_to_parquet(self, path, n_samples: int, *, partitions: int | None = None,
-                          rows_per_partition: int = 1_000_000, label_column: str = "y",
-                          random_state=None) -> list:
-        """Write ``n_samples`` synthetic records as Parquet files under ``path``, one partition at
-        a time on the Dask workers (never all in memory). The label, when fitted with one, is the
-        column ``label_column``. Each partition samples from a child of one
-        :class:`numpy.random.SeedSequence` (from ``random_state``, or OS entropy when ``None``);
-        a seeded call is replayable by whoever knows the seed (post-processing of the DP model,
-        so replaying it reveals nothing private; no budget). Returns the written files.
+    def sample_to_parquet(self, path, n_samples: int, *, chunk_rows: int = 250_000,
+                          label_column: str = "y", random_state=None) -> list:
+        """Write ``n_samples`` synthetic records as Parquet files under ``path``, one chunk of at
+        most ``chunk_rows`` records per file, each chunk sampled and written by its own Dask task
+        (on the current scheduler; never all records in memory: peak memory grows with
+        ``chunk_rows`` times the number of worker threads, not with ``n_samples``).
+
+        Post-processing of the released statistics: no budget is spent. The chunking and the
+        seeds are those of :meth:`DPCopula.sample_to_parquet
+        <matrixdp.synth.DPCopula.sample_to_parquet>` (``docs/tree_copula.md``, "Out of core").
+
+        Parameters
+        ----------
+        path : str or path-like
+            Output directory (created; existing ``part.*.parquet`` files are replaced).
+        n_samples : int
+        chunk_rows : int, default 250_000
+            The records are split into ``ceil(n_samples / chunk_rows)`` chunks of sizes that
+            differ by at most one, written as ``part.<i>.parquet`` (``i`` zero-padded).
+        label_column : str, default "y"
+            Name of the label column when the model was fitted with labels.
+        random_state : None, int or numpy.random.Generator
+            Each chunk samples from a child of one :class:`numpy.random.SeedSequence` (from the
+            int, from a seed drawn from the Generator, or from OS entropy when ``None``); a
+            seeded call is replayable by whoever knows the seed (replaying post-processing of
+            the DP model reveals nothing private). The output depends on the seed, ``n_samples``
+            and ``chunk_rows`` only, not on the scheduler or its number of workers.
+
+        Returns
+        -------
+        files : list of str
+            The written files, in order.
+
+        References
+        ----------
+        .. [1] docs/tree_copula.md, "Out of core (Dask)".
         """
         self._check_fitted()
-        from functools import partial
+        from ._dask import write_sampled_frames
 
-        from ._dask import sampled_chunk, write_parquet_samples
-
-        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
-            raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
-        if isinstance(random_state, np.random.Generator):  # a public seed for the partitions
-            random_state = int(public_randomness(random_state).integers_below(2 ** 62))
-        elif random_state is not None and (isinstance(random_state, bool)
-                                           or not isinstance(random_state, Integral)):
-            raise InvalidParameterError("random_state", "must be None, an int or a numpy Generator")
-        parts = int(partitions or max(1, -(-int(n_samples) // int(rows_per_partition))))
-        return write_parquet_samples(
-            partial(sampled_chunk, self, label_column=label_column), path, int(n_samples),
-            partitions=parts, random_state=random_state)
+        return write_sampled_frames(self, path, n_samples, chunk_rows=chunk_rows,
+                                    label_column=label_column, random_state=random_state)
 
     def _decode(self, fine, within):
         import pandas as pd
