@@ -387,3 +387,66 @@ def test_pickle_drops_a_generator_random_state():
     back = pickle.loads(pickle.dumps(m))
     assert back.random_state is None
     assert back.sample(5, random_state=0)[0].shape == (5, 5)
+
+
+def test_shrunk_counts_keep_a_strong_class_difference_and_drop_pure_noise():
+    rng = np.random.default_rng(0)
+    counts = np.array([900.0, 100.0])
+    p0 = np.full(16, 1 / 16)
+    p1 = np.r_[np.full(8, 0.115), np.full(8, 0.01)]  # a real class difference
+    sigma = 1.0
+    true = np.stack([counts[0] * p0, counts[1] * p1])
+    # strong signal (sigma 1 against a class-1 excess of ~4.7 per bin over its pooled share):
+    # little shrinkage
+    noisy = true + sigma * rng.standard_normal(true.shape)
+    out = tc._shrunk_counts(noisy, counts, sigma)
+    assert np.abs(out - true).max() < 4 * sigma
+    assert out[1, :8].sum() > 0.85 * counts[1]
+    # no class difference, pure noise at sigma 40: shrunk to the pooled shape, far closer to the
+    # truth than the raw counts (over 50 seeds, the mean error at least halves)
+    same = np.stack([counts[0] * p0, counts[1] * p0])
+    err_raw, err_shrunk = [], []
+    for s in range(50):
+        g = np.random.default_rng(s)
+        noisy = same + 40.0 * g.standard_normal(same.shape)
+        out = tc._shrunk_counts(noisy, counts, 40.0)
+        err_raw.append(np.abs(noisy[1] - same[1]).sum())
+        err_shrunk.append(np.abs(out[1] - same[1]).sum())
+    assert np.mean(err_shrunk) < 0.5 * np.mean(err_raw)
+    # no noise: nothing changes
+    np.testing.assert_allclose(tc._shrunk_counts(true, counts, 0.0), true)
+
+
+def test_shrunk_marginals_are_post_processing_of_the_same_release():
+    X, y = table(2000)
+    kw = dict(schema=SCHEMA, epsilon=0.5, classes=[0, 1], random_state=4)
+    a = DPTreeCopula(**kw).fit(X, y)
+    b = DPTreeCopula(marginals="shrunk", **kw).fit(X, y)
+    assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_
+    np.testing.assert_allclose(a.class_counts_, b.class_counts_)
+    assert any(not np.allclose(a.marginals_[c], b.marginals_[c]) for c in a.columns_)
+    for c in b.columns_:
+        np.testing.assert_allclose(b.marginals_[c].sum(axis=1), 1.0)
+    with pytest.raises(Exception, match="marginals"):
+        DPTreeCopula(marginals="pooled", **kw).fit(X, y)
+
+
+def test_a_one_bin_marginal_does_not_collapse_the_correlation():
+    # x3 is constant: its DP marginal is one bin (score variance 0), so its correlation estimates
+    # are noise / ~0; they must not spread into a rank-one correlation of the other columns
+    rng = np.random.default_rng(0)
+    n = 20_000
+    z = rng.multivariate_normal([0, 0], [[1, 0.8], [0.8, 1]], size=n)
+    X = pd.DataFrame({"x1": np.clip(5 + 1.5 * z[:, 0], 0, 10), "x2": np.clip(5 + 1.5 * z[:, 1], 0, 10),
+                      "x3": np.full(n, 5.2)})
+    schema = TableSchema(bounds={c: (0.0, 10.0) for c in X.columns}, categories={})
+    one_bin = 0
+    for seed in range(6):
+        m = DPTreeCopula(schema=schema, epsilon=20.0, random_state=seed).fit(X)
+        C = m.correlation_[0]
+        assert C[0, 1] == pytest.approx(0.8, abs=0.1)  # the previous code: -0.118 at seed 1
+        if tc.interval_score_moments(m.marginals_["x3"][0])[2] <= tc.MIN_SCORE_VARIANCE:
+            one_bin += 1  # the case under test: a one-bin marginal
+            assert C[0, 2] == 0.0 and C[1, 2] == 0.0
+        assert abs(C[0, 2]) < 0.05 and abs(C[1, 2]) < 0.05
+    assert one_bin >= 1

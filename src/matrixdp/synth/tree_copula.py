@@ -37,6 +37,10 @@ __all__ = ["DPTreeCopula", "auto_shares", "moment_sensitivity", "histogram_sensi
 #: partial pooling of ``correlation="shrunk"`` (a public constant, not fitted to data).
 SHRINK_SPREAD = 0.1
 
+#: Score variance below which a copula column counts as constant in a class (its DP marginal has
+#: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
+MIN_SCORE_VARIANCE = 1e-8
+
 
 def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
     """The default split of μ² (``shares="auto"``), from public column counts only.
@@ -151,6 +155,13 @@ class DPTreeCopula:
         Put the two-category columns into the copula as thresholded latent Gaussians instead of
         the tree (their correlation with the numeric columns is then attenuated by the coarse
         score; not the default).
+    marginals : {"per-class", "shrunk"}, default "per-class"
+        ``"per-class"``: each class's one-way probabilities from its own noisy histogram.
+        ``"shrunk"``: each class's noisy histogram shrunk toward the pooled histogram (the sum
+        over the classes, scaled to the class's DP size) by a positive-part James–Stein factor
+        per class and column, from the known noise variance (post-processing of release 1: the
+        same privacy). For tables whose smallest class is small against the noise
+        (``docs/tree_copula.md``, "Low ε"); not the default.
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
@@ -198,8 +209,8 @@ class DPTreeCopula:
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins=32, pair_bins=8,
                  shares="auto", clip_scale=1.0, smoothing=1.0, correlation="pooled",
-                 normalise="trace", binary_latent=False, random_state=None,
-                 accountant=None):
+                 normalise="trace", binary_latent=False, marginals="per-class",
+                 random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -212,6 +223,7 @@ class DPTreeCopula:
         self.correlation = correlation
         self.binary_latent = binary_latent
         self.normalise = normalise
+        self.marginals = marginals
         self.random_state = random_state
         self.accountant = accountant
 
@@ -247,6 +259,8 @@ class DPTreeCopula:
                                                        f"got {self.correlation!r}")
         if self.normalise not in ("count", "trace"):
             raise InvalidParameterError("normalise", f"must be 'count' or 'trace', got {self.normalise!r}")
+        if self.marginals not in ("per-class", "shrunk"):
+            raise InvalidParameterError("marginals", f"must be 'per-class' or 'shrunk', got {self.marginals!r}")
         if not isinstance(self.binary_latent, (bool, np.bool_)):
             raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
         if isinstance(self.shares, str):
@@ -361,7 +375,7 @@ class DPTreeCopula:
             stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
-                               self.correlation == "shrunk")
+                               self.correlation == "shrunk", self.marginals == "shrunk")
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
 
@@ -728,8 +742,22 @@ def _edge_pass(block, cols, trees, ccard, n_cls):
     return np.concatenate(out) if out else np.zeros(0)
 
 
+def _shrunk_counts(raw, class_counts, sigma):
+    """Each class's noisy counts (rows of ``raw``) shrunk toward the pooled counts scaled to the
+    class's size, by the positive-part James–Stein factor from the noise variance of the
+    difference (post-processing of released values only)."""
+    share = class_counts / class_counts.sum()
+    expected = share[:, None] * raw.sum(axis=0)[None, :]
+    diff = raw - expected
+    n_cls = raw.shape[0]
+    # noise of diff_j per bin: e_j - share_j * sum_i e_i, variance sigma^2 ((1-s_j)^2 + s_j^2 (k-1))
+    var = sigma ** 2 * ((1.0 - share) ** 2 + share ** 2 * (n_cls - 1))
+    w = np.clip(1.0 - raw.shape[1] * var / np.maximum((diff ** 2).sum(axis=1), 1e-300), 0.0, 1.0)
+    return expected + w[:, None] * diff
+
+
 def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
-               trace, shrink=False):
+               trace, shrink=False, shrink_marginals=False):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver."""
     k = len(cols)
@@ -740,6 +768,9 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen,
     w = np.array([1.0 / card[c] for c in cols])
     totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)
     class_counts = np.clip(totals @ w / w.sum(), 1.0, None)
+    if shrink_marginals and n_cls > 1:  # post-processing of the released histograms
+        sigma_h = mechs["histograms"].sigma
+        raw = {c: _shrunk_counts(raw[c], class_counts, sigma_h) for c in cols}
     probs = {c: simplex_projection(raw[c] / class_counts[:, None], 1.0) for c in cols}
     for c in cols:
         empty = probs[c].sum(axis=1) <= 0
@@ -790,6 +821,15 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen,
                 tau2 = (mechs["correlation"].sigma / scale) ** 2  # noise variance of each entry
                 w = SHRINK_SPREAD ** 2 / (SHRINK_SPREAD ** 2 + tau2)
                 estimate = w * estimate + (1.0 - w) * pooled_est[None, :]
+        # post-processing guards: a pair with a (near-)constant score in every class that enters
+        # its estimate (a one-bin DP marginal) has a scale of ~0, so its estimate is the noise
+        # divided by ~0, which the repair below spreads to every pair (a rank-one correlation);
+        # such a pair carries no information: 0. Any estimate lies in [-1, 1].
+        informative = sds ** 2 > MIN_SCORE_VARIANCE
+        usable = informative[:, iu[0]] & informative[:, iu[1]]
+        if pooled:
+            usable = np.repeat(usable.any(axis=0, keepdims=True), n_cls, axis=0)
+        estimate = np.clip(np.where(usable, estimate, 0.0), -1.0, 1.0)
         for j in range(n_cls):
             R = np.eye(k_num)
             R[iu] = estimate[j]
