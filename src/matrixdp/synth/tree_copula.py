@@ -128,7 +128,9 @@ class DPTreeCopula:
     classes : sequence, optional
         PUBLIC class list; required when ``fit`` gets labels.
     n_bins : int, default 32
-        Fine bins per numeric column (one-way histograms).
+        Fine bins per numeric column (one-way histograms). On a small table at low ε, fewer bins
+        (8) keep more of the class-conditional structure and lose one-way shape on larger
+        tables (measured in ``docs/tree_copula.md``, "Low ε and small classes").
     pair_bins : int, default 8
         Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``.
     shares : "auto" or (float, float, float, float), default "auto"
@@ -155,13 +157,17 @@ class DPTreeCopula:
         Put the two-category columns into the copula as thresholded latent Gaussians instead of
         the tree (their correlation with the numeric columns is then attenuated by the coarse
         score; not the default).
-    marginals : {"per-class", "shrunk"}, default "per-class"
+    marginals : {"per-class", "shrunk", "smoothed"}, default "per-class"
         ``"per-class"``: each class's one-way probabilities from its own noisy histogram.
+        ``"smoothed"``: each class's noisy histogram of every numeric column replaced by its
+        means over groups of 1, 2, 4, ... neighbouring bins (at least 4 groups), the group size
+        chosen per class and column by Stein's unbiased risk estimate from the known noise
+        variance (post-processing of release 1: the same privacy).
         ``"shrunk"``: each class's noisy histogram shrunk toward the pooled histogram (the sum
         over the classes, scaled to the class's DP size) by a positive-part James–Stein factor
         per class and column, from the known noise variance (post-processing of release 1: the
-        same privacy). For tables whose smallest class is small against the noise
-        (``docs/tree_copula.md``, "Low ε"); not the default.
+        same privacy). Options for tables whose smallest class is small against the noise,
+        measured in ``docs/tree_copula.md``, "Low ε and small classes"; not the default.
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
@@ -204,7 +210,11 @@ class DPTreeCopula:
     .. [4] J. Dong, A. Roth, W. J. Su, "Gaussian differential privacy", JRSS-B 2022.
     .. [5] B. Efron, C. Morris, "Stein's estimation rule and its competitors -- an empirical
        Bayes approach", JASA 1973 (the partial pooling of ``correlation="shrunk"``).
-    .. [6] docs/tree_copula.md.
+    .. [6] C. M. Stein, "Estimation of the mean of a multivariate normal distribution", Ann.
+       Statist. 1981 (the unbiased risk estimate of ``marginals="smoothed"``).
+    .. [7] W. James, C. Stein, "Estimation with quadratic loss", Berkeley Symp. 1961
+       (``marginals="shrunk"``).
+    .. [8] docs/tree_copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins=32, pair_bins=8,
@@ -259,8 +269,9 @@ class DPTreeCopula:
                                                        f"got {self.correlation!r}")
         if self.normalise not in ("count", "trace"):
             raise InvalidParameterError("normalise", f"must be 'count' or 'trace', got {self.normalise!r}")
-        if self.marginals not in ("per-class", "shrunk"):
-            raise InvalidParameterError("marginals", f"must be 'per-class' or 'shrunk', got {self.marginals!r}")
+        if self.marginals not in ("per-class", "shrunk", "smoothed"):
+            raise InvalidParameterError("marginals", "must be 'per-class', 'shrunk' or 'smoothed', "
+                                                     f"got {self.marginals!r}")
         if not isinstance(self.binary_latent, (bool, np.bool_)):
             raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
         if isinstance(self.shares, str):
@@ -375,7 +386,7 @@ class DPTreeCopula:
             stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
-                               self.correlation == "shrunk", self.marginals == "shrunk")
+                               self.correlation == "shrunk", self.marginals)
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
 
@@ -756,8 +767,26 @@ def _shrunk_counts(raw, class_counts, sigma):
     return expected + w[:, None] * diff
 
 
+def _smoothed_counts(raw, sigma):
+    """Each row of the noisy counts ``raw`` (n_rows, d) replaced by its means over groups of L
+    neighbouring bins, L in 1, 2, 4, ... (d / L >= 4 groups), L chosen per row by Stein's
+    unbiased risk estimate of the squared error, ``||r - P_L r||² + σ² (2 d / L - d)``
+    (``P_L`` the group-mean projection, trace d / L). Group sums are kept. Post-processing."""
+    n, d = raw.shape
+    best = raw.copy()
+    risk = np.full(n, float(d) * sigma ** 2)  # L = 1: no smoothing, risk d σ²
+    L = 2
+    while d % L == 0 and d // L >= 4:
+        means = np.repeat(raw.reshape(n, d // L, L).mean(axis=2), L, axis=1)
+        sure = ((raw - means) ** 2).sum(axis=1) + sigma ** 2 * (2.0 * d / L - d)
+        better = sure < risk
+        best[better], risk[better] = means[better], sure[better]
+        L *= 2
+    return best
+
+
 def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
-               trace, shrink=False, shrink_marginals=False):
+               trace, shrink=False, marginals="per-class"):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver."""
     k = len(cols)
@@ -768,9 +797,12 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen,
     w = np.array([1.0 / card[c] for c in cols])
     totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)
     class_counts = np.clip(totals @ w / w.sum(), 1.0, None)
-    if shrink_marginals and n_cls > 1:  # post-processing of the released histograms
-        sigma_h = mechs["histograms"].sigma
+    sigma_h = mechs["histograms"].sigma
+    if marginals == "shrunk" and n_cls > 1:  # post-processing of the released histograms
         raw = {c: _shrunk_counts(raw[c], class_counts, sigma_h) for c in cols}
+    elif marginals == "smoothed":  # numeric columns only: their bins are ordered
+        raw = {c: _smoothed_counts(raw[c], sigma_h) if c in schema.bounds else raw[c]
+               for c in cols}
     probs = {c: simplex_projection(raw[c] / class_counts[:, None], 1.0) for c in cols}
     for c in cols:
         empty = probs[c].sum(axis=1) <= 0
