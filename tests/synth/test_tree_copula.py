@@ -477,3 +477,68 @@ def test_smoothed_marginals_are_post_processing_of_the_same_release():
     np.testing.assert_allclose(a.class_counts_, b.class_counts_)
     for c in ("a", "b", "c"):  # categorical columns are not smoothed
         np.testing.assert_allclose(a.marginals_[c], b.marginals_[c])
+
+
+def test_auto_bins_rule():
+    # average records per bin and class >= 2 sigma: the largest such of 32, 16, 8
+    assert tc.auto_bins(64_000, 2, 100.0) == 32   # 1000 per bin >= 200
+    assert tc.auto_bins(6_400, 2, 100.0) == 16    # 100 at 32 bins, 200 at 16
+    assert tc.auto_bins(6_399, 2, 100.0) == 8
+    assert tc.auto_bins(100, 2, 100.0) == 8 and tc.auto_bins(-50, 2, 100.0) == 8
+
+
+def test_auto_bins_spends_a_charged_count_and_picks_bins_from_it():
+    from matrixdp.accounting import Accountant
+
+    X, y = table(2000)
+    eps, delta = 1.0, 1e-9
+    acc = Accountant(epsilon=eps, delta=delta)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
+                     n_bins="auto").fit(X, y, accountant=acc)
+    d = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0).fit(X, y)
+    # the count gets AUTO_BINS_SHARE of mu^2 (sensitivity 1); every other sigma grows by
+    # 1/sqrt(1 - share); the composition stays within (eps, delta), charged once
+    mu = max_gaussian_shift(eps, delta)
+    assert m.sigmas_["count"] == pytest.approx(1.0 / (mu * math.sqrt(tc.AUTO_BINS_SHARE)), rel=1e-6)
+    for name, sigma in d.sigmas_.items():
+        assert m.sigmas_[name] == pytest.approx(sigma / math.sqrt(1 - tc.AUTO_BINS_SHARE), rel=1e-6)
+    assert m.privacy_.epsilon == pytest.approx(eps)
+    with pytest.raises(Exception):  # the whole budget was charged
+        DPTreeCopula(schema=SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
+    refused = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], n_bins="auto")
+    with pytest.raises(Exception):  # refused before the count is drawn
+        refused.fit(X, y, accountant=Accountant(epsilon=0.5, delta=delta))
+    assert not hasattr(refused, "record_count_") and not hasattr(refused, "privacy_")
+    # the DP count is near n (sigma ~ 33 at eps = 1) and the bins follow the rule
+    assert abs(m.record_count_ - 2000) < 5 * m.sigmas_["count"]
+    assert m.n_bins_ == tc.auto_bins(m.record_count_, 2, m.sigmas_["histograms"])
+    assert m.n_bins_ == 16  # 2000 records, 2 classes, sigma_h ~ 19: 62 per bin at 16, 31 at 32 (< 37)
+    assert all(m.marginals_[c].shape == (2, 16) for c in ("x", "z"))
+    assert len(m.bin_edges_["x"]) == 17 and d.n_bins_ == 32 and d.record_count_ is None
+    # a small table at a small eps: 8 bins
+    X, y = table(1000)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=0.2, classes=[0, 1], random_state=0,
+                     n_bins="auto").fit(X, y)
+    assert m.n_bins_ == 8 and all(m.marginals_[c].shape == (2, 8) for c in ("x", "z"))
+    Xs, ys = m.sample(500, random_state=1)
+    assert Xs["x"].between(0, 10).all() and set(ys) <= {0, 1}
+    # a large table at a large eps keeps 32 bins
+    X, y = table(40_000)
+    big = DPTreeCopula(schema=SCHEMA, epsilon=8.0, classes=[0, 1], random_state=0,
+                       n_bins="auto").fit(X, y)
+    assert big.n_bins_ == 32
+    with pytest.raises(Exception, match="pair_bins"):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="auto", pair_bins=16).fit(X)
+
+
+def test_auto_bins_on_dask_equals_in_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = table(3000)
+    kw = dict(schema=SCHEMA, epsilon=0.5, classes=[0, 1], random_state=5, n_bins="auto")
+    mem = DPTreeCopula(**kw).fit(X, y)
+    dsk = DPTreeCopula(**kw).fit(dd.from_pandas(X, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3))
+    assert dsk.n_bins_ == mem.n_bins_ and dsk.record_count_ == mem.record_count_
+    assert dsk.tree_ == mem.tree_
+    for c in mem.columns_:
+        np.testing.assert_allclose(dsk.marginals_[c], mem.marginals_[c])
+    np.testing.assert_allclose(dsk.correlation_raw_, mem.correlation_raw_, rtol=1e-9, atol=1e-6)

@@ -37,6 +37,14 @@ __all__ = ["DPTreeCopula", "auto_shares", "moment_sensitivity", "histogram_sensi
 #: partial pooling of ``correlation="shrunk"`` (a public constant, not fitted to data).
 SHRINK_SPREAD = 0.1
 
+#: ``n_bins="auto"``: the candidate bin counts (largest first), the share of μ² spent on the DP
+#: record count that chooses among them, and the required average records per bin and class in
+#: units of the histograms' noise σ (public constants; the ratio was chosen on CTG and Lending
+#: Club, ``docs/tree_copula.md``, "Low ε and small classes").
+AUTO_BINS = (32, 16, 8)
+AUTO_BINS_SHARE = 0.02
+AUTO_BINS_RATIO = 2.0
+
 #: Score variance below which a copula column counts as constant in a class (its DP marginal has
 #: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
 MIN_SCORE_VARIANCE = 1e-8
@@ -51,6 +59,18 @@ def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
     on choosing and fitting their parents.
     """
     return np.array([k, k_latent, 0.25 * k_tree + 0.5, k_tree], dtype=np.float64)
+
+
+def auto_bins(n_records: float, n_classes: int, sigma: float) -> int:
+    """The bins per numeric column of ``n_bins="auto"``: the largest of ``AUTO_BINS`` whose
+    average records per bin and class, ``n_records / (n_classes · bins)``, is at least
+    ``AUTO_BINS_RATIO`` times the histograms' noise ``sigma`` (else the smallest). ``n_records``
+    is the DP record count: post-processing of a release and of public values."""
+    per_class = max(float(n_records), 0.0) / int(n_classes)
+    for bins in AUTO_BINS:
+        if per_class / bins >= AUTO_BINS_RATIO * float(sigma):
+            return bins
+    return AUTO_BINS[-1]
 
 
 def moment_sensitivity(clip: float) -> float:
@@ -127,10 +147,13 @@ class DPTreeCopula:
     delta : float, default 1e-9
     classes : sequence, optional
         PUBLIC class list; required when ``fit`` gets labels.
-    n_bins : int, default 32
+    n_bins : int or "auto", default 32
         Fine bins per numeric column (one-way histograms). On a small table at low ε, fewer bins
         (8) keep more of the class-conditional structure and lose one-way shape on larger
-        tables (measured in ``docs/tree_copula.md``, "Low ε and small classes").
+        tables (measured in ``docs/tree_copula.md``, "Low ε and small classes"). ``"auto"``:
+        first a DP count of the records (a fifth Gaussian release, sensitivity 1, with
+        ``AUTO_BINS_SHARE`` of μ²; the other shares scaled down), then :func:`auto_bins` picks
+        32, 16 or 8 from it and the histograms' σ; ``pair_bins`` must divide 8. Not the default.
     pair_bins : int, default 8
         Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``.
     shares : "auto" or (float, float, float, float), default "auto"
@@ -184,6 +207,10 @@ class DPTreeCopula:
     classes_, class_counts_, class_priors_ : ndarray
     marginals_ : dict of str -> ndarray (n_classes, n_bins_j)
         DP one-way probabilities per class (after simplex projection).
+    n_bins_ : int
+        The bins per numeric column used (``n_bins``, or the choice of ``"auto"``).
+    record_count_ : float or None
+        The DP record count of ``n_bins="auto"`` (None otherwise).
     correlation_ : ndarray (n_classes, k_latent, k_latent)
         Repaired correlation of the copula columns' latent Gaussians (identical rows when
         pooled).
@@ -260,10 +287,14 @@ class DPTreeCopula:
         delta = check_delta(self.delta, "delta")
         for name in ("n_bins", "pair_bins"):
             v = getattr(self, name)
+            if name == "n_bins" and isinstance(v, str) and v == "auto":
+                continue
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 2:
-                raise InvalidParameterError(name, f"must be an integer >= 2, got {v!r}")
-        if self.n_bins % self.pair_bins:
-            raise InvalidParameterError("pair_bins", f"must divide n_bins={self.n_bins}, got {self.pair_bins}")
+                alt = " or 'auto'" if name == "n_bins" else ""
+                raise InvalidParameterError(name, f"must be an integer >= 2{alt}, got {v!r}")
+        smallest = AUTO_BINS[-1] if self._auto_bins() else self.n_bins
+        if smallest % self.pair_bins:
+            raise InvalidParameterError("pair_bins", f"must divide n_bins={smallest}, got {self.pair_bins}")
         if self.correlation not in ("per-class", "pooled", "shrunk"):
             raise InvalidParameterError("correlation", "must be 'per-class', 'pooled' or 'shrunk', "
                                                        f"got {self.correlation!r}")
@@ -290,6 +321,13 @@ class DPTreeCopula:
                     and math.isfinite(v)) or (name == "clip_scale" and v == 0):
                 raise InvalidParameterError(name, f"must be a {'positive' if name == 'clip_scale' else 'non-negative'} number, got {v!r}")
         return eps, delta, shares
+
+    def _auto_bins(self) -> bool:
+        return isinstance(self.n_bins, str) and self.n_bins == "auto"
+
+    def _bins(self) -> int:
+        """The fine bins in use (fitted models pickled before ``n_bins_`` existed: ``n_bins``)."""
+        return int(getattr(self, "n_bins_", self.n_bins))
 
     def _labels(self, y, n):
         if y is None:
@@ -318,7 +356,11 @@ class DPTreeCopula:
         used = np.array([sens[name] > 0 for name in sens])
         if isinstance(shares, str):  # "auto": from the public column counts only
             shares = auto_shares(k, k_num, k_cat)
-        mu, mus = gdp_split(eps, delta, np.where(used, shares, 0.0))
+        weights = np.where(used, shares, 0.0)
+        if self._auto_bins():  # a DP record count first, with AUTO_BINS_SHARE of mu^2
+            weights = np.append(weights / weights.sum() * (1.0 - AUTO_BINS_SHARE), AUTO_BINS_SHARE)
+            sens["count"] = 1.0  # add/remove: one record moves the count by 1
+        mu, mus = gdp_split(eps, delta, weights)
         mus = mus * (1.0 - 1e-9)  # stay inside the budget through the calibration round trip
         mechs = {}
         for (name, s), m in zip(sens.items(), mus):
@@ -333,7 +375,7 @@ class DPTreeCopula:
         from ..accounting import compose, parallel
 
         # a pooled correlation is one release of the sum over classes (a record is in one term)
-        steps = [m.privacy if (name == "correlation" and self.correlation == "pooled")
+        steps = [m.privacy if name == "count" or (name == "correlation" and self.correlation == "pooled")
                  else parallel([m.privacy] * n_cls, partition_public=True)
                  for name, m in mechs.items()]
         total = compose(steps, delta=delta, method="gdp")
@@ -345,7 +387,9 @@ class DPTreeCopula:
             f"Gaussian releases composed as Gaussian DP (mu*={mu:.6g}): {detail}",
             "classes are public and partition the records: each per-class release composes in "
             "parallel" + ("; the pooled correlation is one release of a sum over the classes (a "
-                          "record changes one term)" if self.correlation == "pooled" else ""),
+                          "record changes one term)" if self.correlation == "pooled" else "")
+            + ("; n_bins='auto': one DP count of all records, then the bins chosen from it "
+               "(post-processing)" if "count" in mechs else ""),
             "add/remove neighbours: n and the class sizes are not assumed public",
             "bounds, categories, bins, classes and integer columns are public; the tree is chosen "
             "from released scores; sampling is post-processing",
@@ -374,15 +418,29 @@ class DPTreeCopula:
         else:
             cols = self.schema.check_columns(X)
             classes, label = self._labels(y, X.shape[0])
-            block = self._block_codes(X, label, cols)
-            reduce = lambda fn, *args: fn(block, *args)  # noqa: E731 - one in-memory block
-        card, ccard = self._cards(cols)
+            encoded = self.schema.encode(X) if X.shape[0] else None  # checked before any noise
+            blocks = {}
+
+            def reduce(fn, *args):  # one in-memory block, binned once n_bins_ is known
+                if "codes" not in blocks:
+                    blocks["codes"] = None if encoded is None else (
+                        *self._codes(cols, *encoded)[:2], label)
+                return fn(blocks["codes"], *args)
         mu, mechs, sens = self._plan(eps, delta, shares, cols)
         privacy = self._guarantee(eps, delta, classes.size, mu, mechs)
         if accountant is None and ledger is None:
             accountant = self.accountant
         gen = make_rng(self.random_state)  # local only: never stored on the model
         with charge(privacy, accountant=accountant, ledger=ledger, label="dp-tree-copula fit"):
+            self.record_count_ = None
+            if "count" in mechs:  # n_bins="auto": the DP record count chooses the bins
+                n_records = int(len(X)) if dask_input else int(X.shape[0])
+                self.record_count_ = float(np.asarray(mechs["count"].release(
+                    np.array([float(n_records)]), rng=gen).value)[0])
+                self.n_bins_ = auto_bins(self.record_count_, classes.size, mechs["histograms"].sigma)
+            else:
+                self.n_bins_ = int(self.n_bins)
+            card, ccard = self._cards(cols)
             stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
@@ -406,7 +464,7 @@ class DPTreeCopula:
                 or (self.binary_latent and self.schema.categories[c].size == 2)]
 
     def _cards(self, cols):
-        card = {c: self.n_bins if c in self.schema.bounds else self.schema.categories[c].size
+        card = {c: self._bins() if c in self.schema.bounds else self.schema.categories[c].size
                 for c in cols}
         ccard = {c: self.pair_bins if c in self.schema.bounds else card[c] for c in cols}
         return card, ccard
@@ -421,14 +479,15 @@ class DPTreeCopula:
 
     def _codes(self, cols, numeric, codes):
         fine, coarse, card, ccard = {}, {}, {}, {}
-        ratio = self.n_bins // self.pair_bins
+        n_bins = self._bins()
+        ratio = n_bins // self.pair_bins
         for c in cols:
             if c in self.schema.bounds:
                 lo, hi = self.schema.bounds[c]
-                b = np.minimum(((numeric[c] - lo) / (hi - lo) * self.n_bins).astype(np.int64),
-                               self.n_bins - 1)
+                b = np.minimum(((numeric[c] - lo) / (hi - lo) * n_bins).astype(np.int64),
+                               n_bins - 1)
                 fine[c], coarse[c] = b, b // ratio
-                card[c], ccard[c] = self.n_bins, self.pair_bins
+                card[c], ccard[c] = n_bins, self.pair_bins
             else:
                 fine[c] = coarse[c] = codes[c]
                 card[c] = ccard[c] = self.schema.categories[c].size
@@ -437,7 +496,7 @@ class DPTreeCopula:
     def _finish(self, cols, classes, stats, mechs, sens, privacy):
         probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges = stats
         n_cls = classes.size
-        ratio = self.n_bins // self.pair_bins
+        ratio = self._bins() // self.pair_bins
         sigma_e = mechs["edges"].sigma if "edges" in mechs else 0.0
         edge_tables = []
         for j in range(n_cls):
@@ -463,7 +522,7 @@ class DPTreeCopula:
         self.edge_counts_ = raw_edges
         self.sigmas_ = {name: m.sigma for name, m in mechs.items()}
         self.sensitivities_ = dict(sens)
-        self.bin_edges_ = {c: np.linspace(*self.schema.bounds[c], self.n_bins + 1)
+        self.bin_edges_ = {c: np.linspace(*self.schema.bounds[c], self._bins() + 1)
                            for c in self.numeric_columns_}
         self.privacy_ = privacy
 
@@ -510,7 +569,7 @@ class DPTreeCopula:
         from scipy.special import ndtr
 
         cols, k = self.columns_, len(self.columns_)
-        ratio = self.n_bins // self.pair_bins
+        ratio = self._bins() // self.pair_bins
         num_idx = self._latent(cols)
         n = int(np.sum(counts))
         fine = np.zeros((n, k), dtype=np.int64)
