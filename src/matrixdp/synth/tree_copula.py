@@ -30,7 +30,7 @@ from .copula import correlation_sensitivity, interval_score_moments, simplex_pro
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_shares", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
