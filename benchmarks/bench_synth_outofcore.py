@@ -125,10 +125,8 @@ def sample_phase(model_name: str, rows: int, chunk_rows: int, workers: int, mode
     dask.config.set(scheduler="threads", num_workers=workers)
     model = pickle.loads(model_file.read_bytes())
     start = time.time()
-    if model_name == "copula":
-        files = model.sample_to_parquet(out, rows, chunk_rows=chunk_rows, random_state=1)
-    else:
-        files = model.sample_to_parquet(out, rows, rows_per_partition=chunk_rows, random_state=1)
+    # both generators write through synth._dask.write_sampled_frames (one file per chunk)
+    files = model.sample_to_parquet(out, rows, chunk_rows=chunk_rows, random_state=1)
     end = time.time()
     written = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
     if written != rows:
@@ -201,7 +199,11 @@ def report() -> str:
         "'whole process' row is that process's peak; at 15:14 UTC the fit on 10⁸ rows and the "
         "10⁸-row sample from the model fitted on 10⁶ rows ran at the same time, two process "
         "trees each measured on its own, for lack of time; the 15:50 UTC sample is from the model "
-        "fitted on 10⁸ rows). `fitted on` is the size of the table the "
+        "fitted on 10⁸ rows; the DPTreeCopula rows from 18:13 UTC on are after its "
+        "`sample_to_parquet` moved to `write_sampled_frames`, one file per chunk of `chunk_rows` "
+        "rows with at most one chunk per worker thread in memory, as DPCopula; the 14:47 UTC "
+        "DPTreeCopula rows are the previous writer, one `dask.dataframe.from_delayed(...)"
+        ".to_parquet`). `fitted on` is the size of the table the "
         "sampled model was fitted on (sampling does not read the data; a sample of N rows from a "
         "model fitted on fewer rows measures sampling alone). Peak memory is the largest sum of "
         "the resident memory of the child process and all its descendants, sampled every 0.2 s "
@@ -227,8 +229,10 @@ def report() -> str:
                          f"{worst:.0f} MiB ({'meets' if worst <= 2048 else 'misses'} the "
                          f"≤ 2 GiB target).**")
     if missing:
-        lines[0] += (f" Not measured at {sizes[-1]:,} rows: "
-                     f"{', '.join(names[m] for m in missing)} (see the smaller runs).")
+        lines[0] += (f" Fit not measured at {sizes[-1]:,} rows: "
+                     f"{', '.join(names[m] for m in missing)} (see the smaller runs; a "
+                     f"`sample_to_parquet` row at that size, if any, samples from the model "
+                     f"fitted on the smaller table given in `fitted on`).")
     for r in rows:
         ok = "yes" if float(r["peak_rss_mib"]) <= 2048 else "**no**"
         fitted = f"{int(r['fitted_on']):,}" if r.get("fitted_on") else ""

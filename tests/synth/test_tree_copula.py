@@ -294,11 +294,80 @@ def test_dask_fit_agrees_with_the_in_memory_fit_and_writes_parquet(tmp_path):
         for s, t in zip(a, b):
             np.testing.assert_allclose(s, t)
     pd.testing.assert_frame_equal(dsk.sample(200, random_state=3)[0], mem.sample(200, random_state=3)[0])
-    files = dsk.sample_to_parquet(tmp_path / "out", 1000, partitions=3, random_state=0)
+    files = dsk.sample_to_parquet(tmp_path / "out", 1000, chunk_rows=334, random_state=0)
     assert len(files) == 3
     back = pd.concat([pd.read_parquet(f) for f in files])
     assert len(back) == 1000 and set(back["y"]) <= {0, 1}
     assert back["x"].between(0, 10).all()
+
+
+def test_sample_to_parquet_honours_a_generator_random_state(tmp_path):
+    # a Generator seeds the chunks as an int does (it used to be ignored: OS entropy)
+    pytest.importorskip("dask")
+    X, y = table(1000)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+
+    def written(name, seed):
+        m.sample_to_parquet(tmp_path / name, 700, random_state=np.random.default_rng(seed))
+        return pd.read_parquet(tmp_path / name)
+
+    first, again, other = written("g1", 3), written("g2", 3), written("g3", 4)
+    pd.testing.assert_frame_equal(first, again)
+    assert len(first) == 700
+    assert not first.equals(other)
+
+
+def test_sample_to_parquet_chunks_schema_and_replay(tmp_path):
+    dask = pytest.importorskip("dask")
+    X, y = table(3000)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=2.0, classes=[0, 1], random_state=1).fit(X, y)
+    files = m.sample_to_parquet(tmp_path / "a", 2_501, chunk_rows=1_000, random_state=7)
+    # ceil(2501 / 1000) = 3 chunks of sizes differing by at most one, one file each, in order
+    assert [f.rsplit("/", 1)[1] for f in files] == ["part.0.parquet", "part.1.parquet",
+                                                      "part.2.parquet"]
+    assert [len(pd.read_parquet(f)) for f in files] == [834, 834, 833]
+    back = pd.read_parquet(tmp_path / "a")
+    assert len(back) == 2_501 and list(back.columns) == list(X.columns) + ["y"]
+    assert back["z"].dtype.kind == "i" and back["z"].between(0, 100).all()
+    assert back["x"].dtype.kind == "f" and back["x"].between(0, 10).all()
+    for c in ("a", "b", "c"):  # the public categories, as pandas categoricals
+        assert list(back[c].cat.categories) == list(SCHEMA.categories[c])
+    assert set(back["y"]) <= {0, 1}
+    # each chunk is m.sample(size) from its own child of SeedSequence(7)
+    seeds = np.random.SeedSequence(7).spawn(3)
+    first, labels = m.sample(834, random_state=np.random.default_rng(seeds[0]))
+    pd.testing.assert_frame_equal(pd.read_parquet(files[0]), first.assign(y=labels))
+    # the output depends on the seed, n and chunk_rows only: not on the scheduler or workers
+    with dask.config.set(scheduler="synchronous"):
+        m.sample_to_parquet(tmp_path / "sync", 2_501, chunk_rows=1_000, random_state=7)
+    with dask.config.set(scheduler="threads", num_workers=3):
+        m.sample_to_parquet(tmp_path / "thr", 2_501, chunk_rows=1_000, random_state=7)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "sync"), back)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "thr"), back)
+    # another seed differs; a rewrite with fewer chunks replaces the old files
+    m.sample_to_parquet(tmp_path / "b", 2_501, chunk_rows=1_000, random_state=8)
+    assert not pd.read_parquet(tmp_path / "b").equals(back)
+    again = m.sample_to_parquet(tmp_path / "a", 2_501, chunk_rows=5_000, random_state=7)
+    assert len(again) == 1 and sorted(p.name for p in (tmp_path / "a").iterdir()) == ["part.0.parquet"]
+    assert len(pd.read_parquet(tmp_path / "a")) == 2_501
+    # unlabelled: no label column
+    plain = DPTreeCopula(schema=SCHEMA, epsilon=2.0, random_state=1).fit(X)
+    plain.sample_to_parquet(tmp_path / "c", 500, chunk_rows=200, random_state=0)
+    assert list(pd.read_parquet(tmp_path / "c").columns) == list(X.columns)
+
+
+def test_sample_to_parquet_validates_its_arguments(tmp_path):
+    from matrixdp.errors import InvalidParameterError
+
+    X, y = table(500)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    for kw, name in ((dict(n_samples=0), "n_samples"), (dict(n_samples=10, chunk_rows=0), "chunk_rows"),
+                     (dict(n_samples=10, label_column="x"), "label_column"),
+                     (dict(n_samples=10, random_state="x"), "random_state")):
+        with pytest.raises(InvalidParameterError, match=name):
+            m.sample_to_parquet(tmp_path / "x", **kw)
+    with pytest.raises(Exception, match="not fitted"):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0).sample_to_parquet(tmp_path / "y", 10)
 
 
 def test_ron_gauss_dask_classification_and_add_remove_already_exist():
@@ -318,3 +387,158 @@ def test_pickle_drops_a_generator_random_state():
     back = pickle.loads(pickle.dumps(m))
     assert back.random_state is None
     assert back.sample(5, random_state=0)[0].shape == (5, 5)
+
+
+def test_shrunk_counts_keep_a_strong_class_difference_and_drop_pure_noise():
+    rng = np.random.default_rng(0)
+    counts = np.array([900.0, 100.0])
+    p0 = np.full(16, 1 / 16)
+    p1 = np.r_[np.full(8, 0.115), np.full(8, 0.01)]  # a real class difference
+    sigma = 1.0
+    true = np.stack([counts[0] * p0, counts[1] * p1])
+    # strong signal (sigma 1 against a class-1 excess of ~4.7 per bin over its pooled share):
+    # little shrinkage
+    noisy = true + sigma * rng.standard_normal(true.shape)
+    out = tc._shrunk_counts(noisy, counts, sigma)
+    assert np.abs(out - true).max() < 4 * sigma
+    assert out[1, :8].sum() > 0.85 * counts[1]
+    # no class difference, pure noise at sigma 40: shrunk to the pooled shape, far closer to the
+    # truth than the raw counts (over 50 seeds, the mean error at least halves)
+    same = np.stack([counts[0] * p0, counts[1] * p0])
+    err_raw, err_shrunk = [], []
+    for s in range(50):
+        g = np.random.default_rng(s)
+        noisy = same + 40.0 * g.standard_normal(same.shape)
+        out = tc._shrunk_counts(noisy, counts, 40.0)
+        err_raw.append(np.abs(noisy[1] - same[1]).sum())
+        err_shrunk.append(np.abs(out[1] - same[1]).sum())
+    assert np.mean(err_shrunk) < 0.5 * np.mean(err_raw)
+    # no noise: nothing changes
+    np.testing.assert_allclose(tc._shrunk_counts(true, counts, 0.0), true)
+
+
+def test_shrunk_marginals_are_post_processing_of_the_same_release():
+    X, y = table(2000)
+    kw = dict(schema=SCHEMA, epsilon=0.5, classes=[0, 1], random_state=4)
+    a = DPTreeCopula(**kw).fit(X, y)
+    b = DPTreeCopula(marginals="shrunk", **kw).fit(X, y)
+    assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_
+    np.testing.assert_allclose(a.class_counts_, b.class_counts_)
+    assert any(not np.allclose(a.marginals_[c], b.marginals_[c]) for c in a.columns_)
+    for c in b.columns_:
+        np.testing.assert_allclose(b.marginals_[c].sum(axis=1), 1.0)
+    with pytest.raises(Exception, match="marginals"):
+        DPTreeCopula(marginals="pooled", **kw).fit(X, y)
+
+
+def test_a_one_bin_marginal_does_not_collapse_the_correlation():
+    # x3 is constant: its DP marginal is one bin (score variance 0), so its correlation estimates
+    # are noise / ~0; they must not spread into a rank-one correlation of the other columns
+    rng = np.random.default_rng(0)
+    n = 20_000
+    z = rng.multivariate_normal([0, 0], [[1, 0.8], [0.8, 1]], size=n)
+    X = pd.DataFrame({"x1": np.clip(5 + 1.5 * z[:, 0], 0, 10), "x2": np.clip(5 + 1.5 * z[:, 1], 0, 10),
+                      "x3": np.full(n, 5.2)})
+    schema = TableSchema(bounds={c: (0.0, 10.0) for c in X.columns}, categories={})
+    one_bin = 0
+    for seed in range(6):
+        m = DPTreeCopula(schema=schema, epsilon=20.0, random_state=seed).fit(X)
+        C = m.correlation_[0]
+        assert C[0, 1] == pytest.approx(0.8, abs=0.1)  # the previous code: -0.118 at seed 1
+        if tc.interval_score_moments(m.marginals_["x3"][0])[2] <= tc.MIN_SCORE_VARIANCE:
+            one_bin += 1  # the case under test: a one-bin marginal
+            assert C[0, 2] == 0.0 and C[1, 2] == 0.0
+        assert abs(C[0, 2]) < 0.05 and abs(C[1, 2]) < 0.05
+    assert one_bin >= 1
+
+
+def test_smoothed_counts_average_noise_away_and_keep_a_sharp_shape():
+    rng = np.random.default_rng(1)
+    d = 32
+    flat = np.full((200, d), 20.0)  # a flat histogram under sigma 20: grouping cuts the error
+    noisy = flat + 20.0 * rng.standard_normal(flat.shape)
+    out = tc._smoothed_counts(noisy, 20.0)
+    err_raw = np.sqrt(((noisy - flat) ** 2).mean())
+    err_out = np.sqrt(((out - flat) ** 2).mean())
+    assert err_out < 0.5 * err_raw  # groups of 8 bins: ~0.35 of the raw error
+    np.testing.assert_allclose(out.reshape(200, 4, 8).sum(axis=2), noisy.reshape(200, 4, 8).sum(axis=2))
+    # a sharp shape (alternating 0 / 400) under sigma 5: never smoothed
+    sharp = np.tile([0.0, 400.0], (50, d // 2))
+    noisy = sharp + 5.0 * rng.standard_normal(sharp.shape)
+    np.testing.assert_array_equal(tc._smoothed_counts(noisy, 5.0), noisy)
+
+
+def test_smoothed_marginals_are_post_processing_of_the_same_release():
+    X, y = table(2000)
+    kw = dict(schema=SCHEMA, epsilon=0.3, classes=[0, 1], random_state=4)
+    a = DPTreeCopula(**kw).fit(X, y)
+    b = DPTreeCopula(marginals="smoothed", **kw).fit(X, y)
+    assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_
+    np.testing.assert_allclose(a.class_counts_, b.class_counts_)
+    for c in ("a", "b", "c"):  # categorical columns are not smoothed
+        np.testing.assert_allclose(a.marginals_[c], b.marginals_[c])
+
+
+def test_auto_bins_rule():
+    # average records per bin and class >= 2 sigma: the largest such of 32, 16, 8
+    assert tc.auto_bins(64_000, 2, 100.0) == 32   # 1000 per bin >= 200
+    assert tc.auto_bins(6_400, 2, 100.0) == 16    # 100 at 32 bins, 200 at 16
+    assert tc.auto_bins(6_399, 2, 100.0) == 8
+    assert tc.auto_bins(100, 2, 100.0) == 8 and tc.auto_bins(-50, 2, 100.0) == 8
+
+
+def test_auto_bins_spends_a_charged_count_and_picks_bins_from_it():
+    from matrixdp.accounting import Accountant
+
+    X, y = table(2000)
+    eps, delta = 1.0, 1e-9
+    acc = Accountant(epsilon=eps, delta=delta)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
+                     n_bins="auto").fit(X, y, accountant=acc)
+    d = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0).fit(X, y)
+    # the count gets AUTO_BINS_SHARE of mu^2 (sensitivity 1); every other sigma grows by
+    # 1/sqrt(1 - share); the composition stays within (eps, delta), charged once
+    mu = max_gaussian_shift(eps, delta)
+    assert m.sigmas_["count"] == pytest.approx(1.0 / (mu * math.sqrt(tc.AUTO_BINS_SHARE)), rel=1e-6)
+    for name, sigma in d.sigmas_.items():
+        assert m.sigmas_[name] == pytest.approx(sigma / math.sqrt(1 - tc.AUTO_BINS_SHARE), rel=1e-6)
+    assert m.privacy_.epsilon == pytest.approx(eps)
+    with pytest.raises(Exception):  # the whole budget was charged
+        DPTreeCopula(schema=SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
+    refused = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], n_bins="auto")
+    with pytest.raises(Exception):  # refused before the count is drawn
+        refused.fit(X, y, accountant=Accountant(epsilon=0.5, delta=delta))
+    assert not hasattr(refused, "record_count_") and not hasattr(refused, "privacy_")
+    # the DP count is near n (sigma ~ 33 at eps = 1) and the bins follow the rule
+    assert abs(m.record_count_ - 2000) < 5 * m.sigmas_["count"]
+    assert m.n_bins_ == tc.auto_bins(m.record_count_, 2, m.sigmas_["histograms"])
+    assert m.n_bins_ == 16  # 2000 records, 2 classes, sigma_h ~ 19: 62 per bin at 16, 31 at 32 (< 37)
+    assert all(m.marginals_[c].shape == (2, 16) for c in ("x", "z"))
+    assert len(m.bin_edges_["x"]) == 17 and d.n_bins_ == 32 and d.record_count_ is None
+    # a small table at a small eps: 8 bins
+    X, y = table(1000)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=0.2, classes=[0, 1], random_state=0,
+                     n_bins="auto").fit(X, y)
+    assert m.n_bins_ == 8 and all(m.marginals_[c].shape == (2, 8) for c in ("x", "z"))
+    Xs, ys = m.sample(500, random_state=1)
+    assert Xs["x"].between(0, 10).all() and set(ys) <= {0, 1}
+    # a large table at a large eps keeps 32 bins
+    X, y = table(40_000)
+    big = DPTreeCopula(schema=SCHEMA, epsilon=8.0, classes=[0, 1], random_state=0,
+                       n_bins="auto").fit(X, y)
+    assert big.n_bins_ == 32
+    with pytest.raises(Exception, match="pair_bins"):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="auto", pair_bins=16).fit(X)
+
+
+def test_auto_bins_on_dask_equals_in_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = table(3000)
+    kw = dict(schema=SCHEMA, epsilon=0.5, classes=[0, 1], random_state=5, n_bins="auto")
+    mem = DPTreeCopula(**kw).fit(X, y)
+    dsk = DPTreeCopula(**kw).fit(dd.from_pandas(X, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3))
+    assert dsk.n_bins_ == mem.n_bins_ and dsk.record_count_ == mem.record_count_
+    assert dsk.tree_ == mem.tree_
+    for c in mem.columns_:
+        np.testing.assert_allclose(dsk.marginals_[c], mem.marginals_[c])
+    np.testing.assert_allclose(dsk.correlation_raw_, mem.correlation_raw_, rtol=1e-9, atol=1e-6)

@@ -194,7 +194,8 @@ def write_parquet_samples(sample_part, path, n_samples: int, *, partitions: int,
     partition: ``sample_part(size, seed)`` returns the partition's frame, ``seed`` a child of one
     :class:`numpy.random.SeedSequence` (from ``random_state``, or OS entropy when ``None``;
     nothing is kept on the model). Used by :meth:`~matrixdp.synth.RONGauss.sample_to_parquet`
-    and :meth:`~matrixdp.synth.DPTreeCopula.sample_to_parquet`. Returns the written files."""
+    (the tabular generators write through :func:`write_sampled_frames`, which keeps at most one
+    chunk per worker thread in memory). Returns the written files."""
     from pathlib import Path
 
     import dask.dataframe as dd
@@ -313,7 +314,10 @@ def write_sampled_frames(model, path, n_samples, *, chunk_rows, label_column="y"
     """Write ``model.sample`` output in chunks of at most ``chunk_rows`` records, one Parquet file
     per chunk (``part.<i>.parquet`` under ``path``), each chunk sampled and written by one Dask
     task so that at most one chunk per worker thread is in memory. Each chunk samples from a
-    child of one :class:`numpy.random.SeedSequence`. Returns the written files in order."""
+    child of one :class:`numpy.random.SeedSequence`, so the output depends on ``random_state``,
+    ``n_samples`` and ``chunk_rows`` only. Used by :meth:`~matrixdp.synth.DPCopula.sample_to_parquet`
+    and :meth:`~matrixdp.synth.DPTreeCopula.sample_to_parquet`. Returns the written files in
+    order."""
     from numbers import Integral
     from pathlib import Path
 

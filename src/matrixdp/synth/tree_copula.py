@@ -30,12 +30,24 @@ from .copula import correlation_sensitivity, interval_score_moments, simplex_pro
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_shares", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
 #: partial pooling of ``correlation="shrunk"`` (a public constant, not fitted to data).
 SHRINK_SPREAD = 0.1
+
+#: ``n_bins="auto"``: the candidate bin counts (largest first), the share of μ² spent on the DP
+#: record count that chooses among them, and the required average records per bin and class in
+#: units of the histograms' noise σ (public constants; the ratio was chosen on CTG and Lending
+#: Club, ``docs/tree_copula.md``, "Low ε and small classes").
+AUTO_BINS = (32, 16, 8)
+AUTO_BINS_SHARE = 0.02
+AUTO_BINS_RATIO = 2.0
+
+#: Score variance below which a copula column counts as constant in a class (its DP marginal has
+#: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
+MIN_SCORE_VARIANCE = 1e-8
 
 
 def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
@@ -47,6 +59,18 @@ def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
     on choosing and fitting their parents.
     """
     return np.array([k, k_latent, 0.25 * k_tree + 0.5, k_tree], dtype=np.float64)
+
+
+def auto_bins(n_records: float, n_classes: int, sigma: float) -> int:
+    """The bins per numeric column of ``n_bins="auto"``: the largest of ``AUTO_BINS`` whose
+    average records per bin and class, ``n_records / (n_classes · bins)``, is at least
+    ``AUTO_BINS_RATIO`` times the histograms' noise ``sigma`` (else the smallest). ``n_records``
+    is the DP record count: post-processing of a release and of public values."""
+    per_class = max(float(n_records), 0.0) / int(n_classes)
+    for bins in AUTO_BINS:
+        if per_class / bins >= AUTO_BINS_RATIO * float(sigma):
+            return bins
+    return AUTO_BINS[-1]
 
 
 def moment_sensitivity(clip: float) -> float:
@@ -123,8 +147,13 @@ class DPTreeCopula:
     delta : float, default 1e-9
     classes : sequence, optional
         PUBLIC class list; required when ``fit`` gets labels.
-    n_bins : int, default 32
-        Fine bins per numeric column (one-way histograms).
+    n_bins : int or "auto", default 32
+        Fine bins per numeric column (one-way histograms). On a small table at low ε, fewer bins
+        (8) keep more of the class-conditional structure and lose one-way shape on larger
+        tables (measured in ``docs/tree_copula.md``, "Low ε and small classes"). ``"auto"``:
+        first a DP count of the records (a fifth Gaussian release, sensitivity 1, with
+        ``AUTO_BINS_SHARE`` of μ²; the other shares scaled down), then :func:`auto_bins` picks
+        32, 16 or 8 from it and the histograms' σ; ``pair_bins`` must divide 8. Not the default.
     pair_bins : int, default 8
         Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``.
     shares : "auto" or (float, float, float, float), default "auto"
@@ -151,6 +180,17 @@ class DPTreeCopula:
         Put the two-category columns into the copula as thresholded latent Gaussians instead of
         the tree (their correlation with the numeric columns is then attenuated by the coarse
         score; not the default).
+    marginals : {"per-class", "shrunk", "smoothed"}, default "per-class"
+        ``"per-class"``: each class's one-way probabilities from its own noisy histogram.
+        ``"smoothed"``: each class's noisy histogram of every numeric column replaced by its
+        means over groups of 1, 2, 4, ... neighbouring bins (at least 4 groups), the group size
+        chosen per class and column by Stein's unbiased risk estimate from the known noise
+        variance (post-processing of release 1: the same privacy).
+        ``"shrunk"``: each class's noisy histogram shrunk toward the pooled histogram (the sum
+        over the classes, scaled to the class's DP size) by a positive-part James–Stein factor
+        per class and column, from the known noise variance (post-processing of release 1: the
+        same privacy). Options for tables whose smallest class is small against the noise,
+        measured in ``docs/tree_copula.md``, "Low ε and small classes"; not the default.
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
@@ -167,6 +207,10 @@ class DPTreeCopula:
     classes_, class_counts_, class_priors_ : ndarray
     marginals_ : dict of str -> ndarray (n_classes, n_bins_j)
         DP one-way probabilities per class (after simplex projection).
+    n_bins_ : int
+        The bins per numeric column used (``n_bins``, or the choice of ``"auto"``).
+    record_count_ : float or None
+        The DP record count of ``n_bins="auto"`` (None otherwise).
     correlation_ : ndarray (n_classes, k_latent, k_latent)
         Repaired correlation of the copula columns' latent Gaussians (identical rows when
         pooled).
@@ -193,13 +237,17 @@ class DPTreeCopula:
     .. [4] J. Dong, A. Roth, W. J. Su, "Gaussian differential privacy", JRSS-B 2022.
     .. [5] B. Efron, C. Morris, "Stein's estimation rule and its competitors -- an empirical
        Bayes approach", JASA 1973 (the partial pooling of ``correlation="shrunk"``).
-    .. [6] docs/tree_copula.md.
+    .. [6] C. M. Stein, "Estimation of the mean of a multivariate normal distribution", Ann.
+       Statist. 1981 (the unbiased risk estimate of ``marginals="smoothed"``).
+    .. [7] W. James, C. Stein, "Estimation with quadratic loss", Berkeley Symp. 1961
+       (``marginals="shrunk"``).
+    .. [8] docs/tree_copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins=32, pair_bins=8,
                  shares="auto", clip_scale=1.0, smoothing=1.0, correlation="pooled",
-                 normalise="trace", binary_latent=False, random_state=None,
-                 accountant=None):
+                 normalise="trace", binary_latent=False, marginals="per-class",
+                 random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -212,6 +260,7 @@ class DPTreeCopula:
         self.correlation = correlation
         self.binary_latent = binary_latent
         self.normalise = normalise
+        self.marginals = marginals
         self.random_state = random_state
         self.accountant = accountant
 
@@ -238,15 +287,22 @@ class DPTreeCopula:
         delta = check_delta(self.delta, "delta")
         for name in ("n_bins", "pair_bins"):
             v = getattr(self, name)
+            if name == "n_bins" and isinstance(v, str) and v == "auto":
+                continue
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 2:
-                raise InvalidParameterError(name, f"must be an integer >= 2, got {v!r}")
-        if self.n_bins % self.pair_bins:
-            raise InvalidParameterError("pair_bins", f"must divide n_bins={self.n_bins}, got {self.pair_bins}")
+                alt = " or 'auto'" if name == "n_bins" else ""
+                raise InvalidParameterError(name, f"must be an integer >= 2{alt}, got {v!r}")
+        smallest = AUTO_BINS[-1] if self._auto_bins() else self.n_bins
+        if smallest % self.pair_bins:
+            raise InvalidParameterError("pair_bins", f"must divide n_bins={smallest}, got {self.pair_bins}")
         if self.correlation not in ("per-class", "pooled", "shrunk"):
             raise InvalidParameterError("correlation", "must be 'per-class', 'pooled' or 'shrunk', "
                                                        f"got {self.correlation!r}")
         if self.normalise not in ("count", "trace"):
             raise InvalidParameterError("normalise", f"must be 'count' or 'trace', got {self.normalise!r}")
+        if self.marginals not in ("per-class", "shrunk", "smoothed"):
+            raise InvalidParameterError("marginals", "must be 'per-class', 'shrunk' or 'smoothed', "
+                                                     f"got {self.marginals!r}")
         if not isinstance(self.binary_latent, (bool, np.bool_)):
             raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
         if isinstance(self.shares, str):
@@ -265,6 +321,13 @@ class DPTreeCopula:
                     and math.isfinite(v)) or (name == "clip_scale" and v == 0):
                 raise InvalidParameterError(name, f"must be a {'positive' if name == 'clip_scale' else 'non-negative'} number, got {v!r}")
         return eps, delta, shares
+
+    def _auto_bins(self) -> bool:
+        return isinstance(self.n_bins, str) and self.n_bins == "auto"
+
+    def _bins(self) -> int:
+        """The fine bins in use (fitted models pickled before ``n_bins_`` existed: ``n_bins``)."""
+        return int(getattr(self, "n_bins_", self.n_bins))
 
     def _labels(self, y, n):
         if y is None:
@@ -293,7 +356,11 @@ class DPTreeCopula:
         used = np.array([sens[name] > 0 for name in sens])
         if isinstance(shares, str):  # "auto": from the public column counts only
             shares = auto_shares(k, k_num, k_cat)
-        mu, mus = gdp_split(eps, delta, np.where(used, shares, 0.0))
+        weights = np.where(used, shares, 0.0)
+        if self._auto_bins():  # a DP record count first, with AUTO_BINS_SHARE of mu^2
+            weights = np.append(weights / weights.sum() * (1.0 - AUTO_BINS_SHARE), AUTO_BINS_SHARE)
+            sens["count"] = 1.0  # add/remove: one record moves the count by 1
+        mu, mus = gdp_split(eps, delta, weights)
         mus = mus * (1.0 - 1e-9)  # stay inside the budget through the calibration round trip
         mechs = {}
         for (name, s), m in zip(sens.items(), mus):
@@ -308,7 +375,7 @@ class DPTreeCopula:
         from ..accounting import compose, parallel
 
         # a pooled correlation is one release of the sum over classes (a record is in one term)
-        steps = [m.privacy if (name == "correlation" and self.correlation == "pooled")
+        steps = [m.privacy if name == "count" or (name == "correlation" and self.correlation == "pooled")
                  else parallel([m.privacy] * n_cls, partition_public=True)
                  for name, m in mechs.items()]
         total = compose(steps, delta=delta, method="gdp")
@@ -320,7 +387,9 @@ class DPTreeCopula:
             f"Gaussian releases composed as Gaussian DP (mu*={mu:.6g}): {detail}",
             "classes are public and partition the records: each per-class release composes in "
             "parallel" + ("; the pooled correlation is one release of a sum over the classes (a "
-                          "record changes one term)" if self.correlation == "pooled" else ""),
+                          "record changes one term)" if self.correlation == "pooled" else "")
+            + ("; n_bins='auto': one DP count of all records, then the bins chosen from it "
+               "(post-processing)" if "count" in mechs else ""),
             "add/remove neighbours: n and the class sizes are not assumed public",
             "bounds, categories, bins, classes and integer columns are public; the tree is chosen "
             "from released scores; sampling is post-processing",
@@ -349,19 +418,33 @@ class DPTreeCopula:
         else:
             cols = self.schema.check_columns(X)
             classes, label = self._labels(y, X.shape[0])
-            block = self._block_codes(X, label, cols)
-            reduce = lambda fn, *args: fn(block, *args)  # noqa: E731 - one in-memory block
-        card, ccard = self._cards(cols)
+            encoded = self.schema.encode(X) if X.shape[0] else None  # checked before any noise
+            blocks = {}
+
+            def reduce(fn, *args):  # one in-memory block, binned once n_bins_ is known
+                if "codes" not in blocks:
+                    blocks["codes"] = None if encoded is None else (
+                        *self._codes(cols, *encoded)[:2], label)
+                return fn(blocks["codes"], *args)
         mu, mechs, sens = self._plan(eps, delta, shares, cols)
         privacy = self._guarantee(eps, delta, classes.size, mu, mechs)
         if accountant is None and ledger is None:
             accountant = self.accountant
         gen = make_rng(self.random_state)  # local only: never stored on the model
         with charge(privacy, accountant=accountant, ledger=ledger, label="dp-tree-copula fit"):
+            self.record_count_ = None
+            if "count" in mechs:  # n_bins="auto": the DP record count chooses the bins
+                n_records = int(len(X)) if dask_input else int(X.shape[0])
+                self.record_count_ = float(np.asarray(mechs["count"].release(
+                    np.array([float(n_records)]), rng=gen).value)[0])
+                self.n_bins_ = auto_bins(self.record_count_, classes.size, mechs["histograms"].sigma)
+            else:
+                self.n_bins_ = int(self.n_bins)
+            card, ccard = self._cards(cols)
             stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
-                               self.correlation == "shrunk")
+                               self.correlation == "shrunk", self.marginals)
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
 
@@ -381,7 +464,7 @@ class DPTreeCopula:
                 or (self.binary_latent and self.schema.categories[c].size == 2)]
 
     def _cards(self, cols):
-        card = {c: self.n_bins if c in self.schema.bounds else self.schema.categories[c].size
+        card = {c: self._bins() if c in self.schema.bounds else self.schema.categories[c].size
                 for c in cols}
         ccard = {c: self.pair_bins if c in self.schema.bounds else card[c] for c in cols}
         return card, ccard
@@ -396,14 +479,15 @@ class DPTreeCopula:
 
     def _codes(self, cols, numeric, codes):
         fine, coarse, card, ccard = {}, {}, {}, {}
-        ratio = self.n_bins // self.pair_bins
+        n_bins = self._bins()
+        ratio = n_bins // self.pair_bins
         for c in cols:
             if c in self.schema.bounds:
                 lo, hi = self.schema.bounds[c]
-                b = np.minimum(((numeric[c] - lo) / (hi - lo) * self.n_bins).astype(np.int64),
-                               self.n_bins - 1)
+                b = np.minimum(((numeric[c] - lo) / (hi - lo) * n_bins).astype(np.int64),
+                               n_bins - 1)
                 fine[c], coarse[c] = b, b // ratio
-                card[c], ccard[c] = self.n_bins, self.pair_bins
+                card[c], ccard[c] = n_bins, self.pair_bins
             else:
                 fine[c] = coarse[c] = codes[c]
                 card[c] = ccard[c] = self.schema.categories[c].size
@@ -412,7 +496,7 @@ class DPTreeCopula:
     def _finish(self, cols, classes, stats, mechs, sens, privacy):
         probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges = stats
         n_cls = classes.size
-        ratio = self.n_bins // self.pair_bins
+        ratio = self._bins() // self.pair_bins
         sigma_e = mechs["edges"].sigma if "edges" in mechs else 0.0
         edge_tables = []
         for j in range(n_cls):
@@ -438,7 +522,7 @@ class DPTreeCopula:
         self.edge_counts_ = raw_edges
         self.sigmas_ = {name: m.sigma for name, m in mechs.items()}
         self.sensitivities_ = dict(sens)
-        self.bin_edges_ = {c: np.linspace(*self.schema.bounds[c], self.n_bins + 1)
+        self.bin_edges_ = {c: np.linspace(*self.schema.bounds[c], self._bins() + 1)
                            for c in self.numeric_columns_}
         self.privacy_ = privacy
 
@@ -485,7 +569,7 @@ class DPTreeCopula:
         from scipy.special import ndtr
 
         cols, k = self.columns_, len(self.columns_)
-        ratio = self.n_bins // self.pair_bins
+        ratio = self._bins() // self.pair_bins
         num_idx = self._latent(cols)
         n = int(np.sum(counts))
         fine = np.zeros((n, k), dtype=np.int64)
@@ -523,28 +607,48 @@ class DPTreeCopula:
             start += m
         return fine, within
 
-    def sample_to_parquet(self, path, n_samples: int, *, partitions: int | None = None,
-                          rows_per_partition: int = 1_000_000, label_column: str = "y",
-                          random_state=None) -> list:
-        """Write ``n_samples`` synthetic records as Parquet files under ``path``, one partition at
-        a time on the Dask workers (never all in memory). The label, when fitted with one, is the
-        column ``label_column``. Each partition samples from a child of one
-        :class:`numpy.random.SeedSequence` (from ``random_state``, or OS entropy when ``None``);
-        a seeded call is replayable by whoever knows the seed (post-processing of the DP model,
-        so replaying it reveals nothing private; no budget). Returns the written files.
+    def sample_to_parquet(self, path, n_samples: int, *, chunk_rows: int = 250_000,
+                          label_column: str = "y", random_state=None) -> list:
+        """Write ``n_samples`` synthetic records as Parquet files under ``path``, one chunk of at
+        most ``chunk_rows`` records per file, each chunk sampled and written by its own Dask task
+        (on the current scheduler; never all records in memory: peak memory grows with
+        ``chunk_rows`` times the number of worker threads, not with ``n_samples``).
+
+        Post-processing of the released statistics: no budget is spent. The chunking and the
+        seeds are those of :meth:`DPCopula.sample_to_parquet
+        <matrixdp.synth.DPCopula.sample_to_parquet>` (``docs/tree_copula.md``, "Out of core").
+
+        Parameters
+        ----------
+        path : str or path-like
+            Output directory (created; existing ``part.*.parquet`` files are replaced).
+        n_samples : int
+        chunk_rows : int, default 250_000
+            The records are split into ``ceil(n_samples / chunk_rows)`` chunks of sizes that
+            differ by at most one, written as ``part.<i>.parquet`` (``i`` zero-padded).
+        label_column : str, default "y"
+            Name of the label column when the model was fitted with labels.
+        random_state : None, int or numpy.random.Generator
+            Each chunk samples from a child of one :class:`numpy.random.SeedSequence` (from the
+            int, from a seed drawn from the Generator, or from OS entropy when ``None``); a
+            seeded call is replayable by whoever knows the seed (replaying post-processing of
+            the DP model reveals nothing private). The output depends on the seed, ``n_samples``
+            and ``chunk_rows`` only, not on the scheduler or its number of workers.
+
+        Returns
+        -------
+        files : list of str
+            The written files, in order.
+
+        References
+        ----------
+        .. [1] docs/tree_copula.md, "Out of core (Dask)".
         """
         self._check_fitted()
-        from functools import partial
+        from ._dask import write_sampled_frames
 
-        from ._dask import sampled_chunk, write_parquet_samples
-
-        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
-            raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
-        parts = int(partitions or max(1, -(-int(n_samples) // int(rows_per_partition))))
-        return write_parquet_samples(
-            partial(sampled_chunk, self, label_column=label_column), path, int(n_samples),
-            partitions=parts,
-            random_state=random_state if isinstance(random_state, Integral) else None)
+        return write_sampled_frames(self, path, n_samples, chunk_rows=chunk_rows,
+                                    label_column=label_column, random_state=random_state)
 
     def _decode(self, fine, within):
         import pandas as pd
@@ -708,8 +812,40 @@ def _edge_pass(block, cols, trees, ccard, n_cls):
     return np.concatenate(out) if out else np.zeros(0)
 
 
+def _shrunk_counts(raw, class_counts, sigma):
+    """Each class's noisy counts (rows of ``raw``) shrunk toward the pooled counts scaled to the
+    class's size, by the positive-part James–Stein factor from the noise variance of the
+    difference (post-processing of released values only)."""
+    share = class_counts / class_counts.sum()
+    expected = share[:, None] * raw.sum(axis=0)[None, :]
+    diff = raw - expected
+    n_cls = raw.shape[0]
+    # noise of diff_j per bin: e_j - share_j * sum_i e_i, variance sigma^2 ((1-s_j)^2 + s_j^2 (k-1))
+    var = sigma ** 2 * ((1.0 - share) ** 2 + share ** 2 * (n_cls - 1))
+    w = np.clip(1.0 - raw.shape[1] * var / np.maximum((diff ** 2).sum(axis=1), 1e-300), 0.0, 1.0)
+    return expected + w[:, None] * diff
+
+
+def _smoothed_counts(raw, sigma):
+    """Each row of the noisy counts ``raw`` (n_rows, d) replaced by its means over groups of L
+    neighbouring bins, L in 1, 2, 4, ... (d / L >= 4 groups), L chosen per row by Stein's
+    unbiased risk estimate of the squared error, ``||r - P_L r||² + σ² (2 d / L - d)``
+    (``P_L`` the group-mean projection, trace d / L). Group sums are kept. Post-processing."""
+    n, d = raw.shape
+    best = raw.copy()
+    risk = np.full(n, float(d) * sigma ** 2)  # L = 1: no smoothing, risk d σ²
+    L = 2
+    while d % L == 0 and d // L >= 4:
+        means = np.repeat(raw.reshape(n, d // L, L).mean(axis=2), L, axis=1)
+        sure = ((raw - means) ** 2).sum(axis=1) + sigma ** 2 * (2.0 * d / L - d)
+        better = sure < risk
+        best[better], risk[better] = means[better], sure[better]
+        L *= 2
+    return best
+
+
 def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
-               trace, shrink=False):
+               trace, shrink=False, marginals="per-class"):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver."""
     k = len(cols)
@@ -720,6 +856,12 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen,
     w = np.array([1.0 / card[c] for c in cols])
     totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)
     class_counts = np.clip(totals @ w / w.sum(), 1.0, None)
+    sigma_h = mechs["histograms"].sigma
+    if marginals == "shrunk" and n_cls > 1:  # post-processing of the released histograms
+        raw = {c: _shrunk_counts(raw[c], class_counts, sigma_h) for c in cols}
+    elif marginals == "smoothed":  # numeric columns only: their bins are ordered
+        raw = {c: _smoothed_counts(raw[c], sigma_h) if c in schema.bounds else raw[c]
+               for c in cols}
     probs = {c: simplex_projection(raw[c] / class_counts[:, None], 1.0) for c in cols}
     for c in cols:
         empty = probs[c].sum(axis=1) <= 0
@@ -770,6 +912,15 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen,
                 tau2 = (mechs["correlation"].sigma / scale) ** 2  # noise variance of each entry
                 w = SHRINK_SPREAD ** 2 / (SHRINK_SPREAD ** 2 + tau2)
                 estimate = w * estimate + (1.0 - w) * pooled_est[None, :]
+        # post-processing guards: a pair with a (near-)constant score in every class that enters
+        # its estimate (a one-bin DP marginal) has a scale of ~0, so its estimate is the noise
+        # divided by ~0, which the repair below spreads to every pair (a rank-one correlation);
+        # such a pair carries no information: 0. Any estimate lies in [-1, 1].
+        informative = sds ** 2 > MIN_SCORE_VARIANCE
+        usable = informative[:, iu[0]] & informative[:, iu[1]]
+        if pooled:
+            usable = np.repeat(usable.any(axis=0, keepdims=True), n_cls, axis=0)
+        estimate = np.clip(np.where(usable, estimate, 0.0), -1.0, 1.0)
         for j in range(n_cls):
             R = np.eye(k_num)
             R[iu] = estimate[j]

@@ -1,0 +1,92 @@
+"""DPTreeCopula variants side by side, mean ± standard deviation over seeds (issue #26, the
+downstream gaps at low ε: CTG at ε = 0.3 and Lending Club accuracy / balanced accuracy).
+
+Every variant is ``DPTreeCopula(**kwargs)`` on the same splits, public schemas, seeds and
+(ε, δ = 1e-9), add/remove neighbours, scored by ``synth_tree_tuning.light_scores`` (logistic
+regression TSTR, TV 1-/2-way, correlation errors) through ``synth_tree_benchmark._run``. Peers
+(MST/AIM) are not rerun: compare with the committed rows of ``results/synth_benchmark.md``.
+
+Writes ``results/<stem>.{csv,md}``.
+
+Usage::
+
+    nice -n 10 python experiments/synth_tree_diagnose.py --tables ctg --epsilons 0.3 1 --seeds 5 \\
+        --variants 'default={}' 'bins16={"n_bins": 16}' 'shrunk={"marginals": "shrunk"}'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _synth_tables import REPO_ROOT, load_table  # noqa: E402
+from synth_tree_benchmark import _run  # noqa: E402
+
+RESULTS = REPO_ROOT / "results"
+METRICS = ["lr_acc", "lr_auc", "lr_bacc", "tv_1way", "tv_2way", "corr_err", "corr_max"]
+HEAD = {"lr_acc": "LR acc", "lr_auc": "LR AUC", "lr_bacc": "LR bal. acc", "tv_1way": "TV 1-way",
+        "tv_2way": "TV 2-way", "corr_err": "corr err", "corr_max": "corr max"}
+
+
+def main(argv=None) -> int:
+    import pandas as pd
+
+    from matrixdp.synth.tree_copula import DPTreeCopula
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", nargs="+", default=["ctg"])
+    ap.add_argument("--epsilons", nargs="+", type=float, default=[0.3])
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--variants", nargs="+", default=["default={}"],
+                    help="NAME=JSON keyword arguments of DPTreeCopula")
+    ap.add_argument("--stem", default="synth_tree_diagnose")
+    args = ap.parse_args(argv)
+    variants = {}
+    for spec in args.variants:
+        name, kw = spec.split("=", 1)
+        variants[name] = json.loads(kw)
+    rows = []
+    for table_name in args.tables:
+        table = load_table(table_name)
+        for eps in args.epsilons:
+            for seed in range(args.seeds):
+                for name, kw in variants.items():
+                    row = dict(table=table_name, variant=name, kwargs=json.dumps(kw),
+                               epsilon=eps, seed=seed)
+                    try:
+                        row.update(_run(DPTreeCopula, kw, table, eps, seed), status="ok")
+                    except Exception as exc:  # the table says what failed
+                        row.update(status=f"failed: {type(exc).__name__}: {exc}"[:200])
+                        traceback.print_exc()
+                    rows.append(row)
+                    print(table_name, name, eps, seed, row.get("lr_auc"), flush=True)
+    df = pd.DataFrame(rows)
+    df.to_csv(RESULTS / f"{args.stem}.csv", index=False)
+    ok = df[df["status"] == "ok"]
+    lines = [f"# DPTreeCopula variants, mean ± sd over seeds (`{' '.join(['python experiments/synth_tree_diagnose.py'] + (argv or sys.argv[1:]))}`)", "",
+             "Same splits, public schemas, seeds and (ε, δ = 1e-9), add/remove; logistic-regression "
+             "TSTR on the real test split, TV and correlation errors against the real training "
+             "split (`synth_tree_tuning.light_scores`). Variants: "
+             + "; ".join(f"`{n}` = `DPTreeCopula(**{kw})`" for n, kw in variants.items()) + ".", ""]
+    for (t, eps), block in ok.groupby(["table", "epsilon"], sort=False):
+        lines += [f"## {t}, ε = {eps:g}", "", "| variant | seeds | "
+                  + " | ".join(HEAD[m] for m in METRICS) + " |", "|---|---|" + "---|" * len(METRICS)]
+        for name, r in block.groupby("variant", sort=False):
+            cells = [f"{r[m].mean():.3f} ± {r[m].std(ddof=1):.3f}" for m in METRICS]
+            lines.append(f"| {name} | {len(r)} | " + " | ".join(cells) + " |")
+        lines.append("")
+    failed = df[df["status"] != "ok"]
+    if len(failed):
+        lines += ["## Failed runs", ""] + [f"- {r.table} {r.variant} ε={r.epsilon:g} seed "
+                                           f"{r.seed}: {r.status}" for r in failed.itertuples()]
+    (RESULTS / f"{args.stem}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
