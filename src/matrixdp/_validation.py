@@ -104,6 +104,21 @@ def check_finite_array(value, argument: str = "value", *, ndim: int | None = Non
     return arr
 
 
+def owned_array(arr: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``arr`` that the library owns.
+
+    A mechanism's calibration is computed from its public configuration (directions, ranges)
+    once, at construction; a release that read the caller's array could then draw noise for a
+    configuration other than the one the guarantee was computed for (the caller's array changed
+    after construction). Every array a mechanism keeps and reads again at release time is stored
+    through this function (``tests/mechanisms/test_contract.py``: the caller's arrays are
+    overwritten after construction and the seeded release must not change).
+    """
+    out = np.array(arr, copy=True, order="K")
+    out.setflags(write=False)
+    return out
+
+
 def non_finite_error(argument: str) -> NonFiniteInputError:
     """The error for NaN/inf entries (which entries, and how many, stay with the data)."""
     return NonFiniteInputError(argument, "contains NaN or infinite entries; clean or impute "

@@ -264,9 +264,21 @@ def _array_kwargs(case: Case) -> dict:
 def _mutable_cases():
     cases = {name: (case, _array_kwargs(case)) for name, case in CASES.items()
              if any(isinstance(v, np.ndarray) for v in _array_kwargs(case).values())}
+    from matrixdp import mechanisms
+    from matrixdp.queries import IdentityQuery
+
     mvg = CASES["MVGMechanism"]
     w = np.linalg.qr(np.random.default_rng(5).standard_normal((3, 3)))[0]
     cases["MVGMechanism (directions)"] = (mvg, {**_array_kwargs(mvg), "directions": w})
+    # d >= 256: the directions are checked by the randomized certificate and the noise factor
+    # is never formed, so the release reads the directions themselves
+    d = 300
+    big = Case(mechanisms.MVGMechanism,
+               dict(shape=(2, d), epsilon=1.0, delta=1e-5,
+                    sensitivity=IdentityQuery(bounds=(0.0, 1.0), n_features=d)),
+               np.full((2, d), 0.5), ("shape", (0, d)))
+    w = np.linalg.qr(np.random.default_rng(6).standard_normal((d, d)))[0]
+    cases["MVGMechanism (directions, d = 300)"] = (big, {**big.kwargs, "directions": w})
     return cases
 
 
