@@ -31,6 +31,7 @@ from .coinpress import (BETA, gdp_release, unwhiten, whitened_records, whitened_
                         whitening)
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
+           "moments_loss",
            "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO", "COUNT_Z", "DECISIONS"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
@@ -145,19 +146,42 @@ def clipping_loss_counts(Xl, center, m, A, r2, weights, edges) -> np.ndarray:
     return counts
 
 
+def moments_loss(V, m, weights, t, v_first=None) -> float:
+    r"""Expected squared Frobenius error, in the units ``D = diag(weights)``, of the covariance
+    ``M̂ − m̂m̂ᵀ`` read from a release of the augmented second moments with independent entry
+    noise of variance ``V`` ((k + 1) × (k + 1)), given the released mean ``m`` (of ``x − c``).
+
+    ``δC = δM − (δm mᵀ + m δmᵀ) − δm δmᵀ`` with ``δm_i = δG_{ik}/t`` of variance
+    ``v_i = V_{ik}/t²``; with ``s_i = w_i² v_i`` the expectation is
+    ``Σ_ij w_i² w_j² V_ij + 2 Σ_i s_i (Σ_j w_j² m_j² + w_i² m_i²) + (Σ s_i)² + 2 Σ s_i²``
+    (the entries are independent; ``E‖abᵀ + baᵀ‖² = 2‖b‖² E‖a‖² + 2 E(aᵀb)²``). ``m_i²`` is
+    debiased by the first release's variance ``v_first`` (floored at 0). The task's loss matrix
+    uses the prior ``E m_i² = h_i²/3`` in place of the released mean (docs/when_mvg_wins.md);
+    here the mean is released, so the prediction uses it (post-processing).
+    """
+    k = m.size
+    w2 = weights * weights
+    m2 = m * m if v_first is None else np.maximum(m * m - v_first, 0.0)
+    v = V[:k, k] / (t * t)
+    s_ = w2 * v
+    quad = float(np.sum(np.outer(w2, w2) * V[:k, :k]))
+    lin = 2.0 * float(np.sum(s_ * (np.sum(w2 * m2) + w2 * m2)))
+    return quad + lin + float(np.sum(s_)) ** 2 + 2.0 * float(np.sum(s_ * s_))
+
+
 def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covariance",
                         n_components=None, rng=None, charging=None,
                         first_share: float = FIRST_SHARE, bias_share: float = BIAS_SHARE,
                         margin: float = 1.0, beta: float = BETA,
                         select_units: str | None = None,
-                        decision: str = "counts") -> AdaptiveResult:
+                        decision: str = "counts", first_kind: str | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
     largest shift that is (ε, δ)-DP:
 
     1. the one-shot release of the mean-augmented second moments (``noise="auto"``, the
-       allocation of least expected loss for ``kind``) at ``μ₁² = first_share·μ*²``. From it
+       allocation of least expected loss for ``first_kind``) at ``μ₁² = first_share·μ*²``. From it
        (post-processing): the CoinPress whitening ``S`` (:func:`~.coinpress.whitening`), the
        expected loss of a second moments release averaged with the first, ``P_mom``, and the
        noise part of the expected loss of a whitened step, ``P_cp``, both at the rest of the
@@ -205,6 +229,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``kind="pca"`` with ``decision="clipping-loss"`` (the first version).
     decision : {"counts", "clipping-loss"}, default "counts"
         The private statistic of step 2.
+    first_kind : {"covariance", "pca"}, optional
+        The task the first release's noise is allocated for. Default ``"covariance"`` (original
+        units, as CoinPress' first step: the whitening and the centre of the CoinPress step are
+        then accurate for the features that dominate the original units); ``kind`` with
+        ``decision="clipping-loss"`` (the first version). The moments branch averages it with a
+        second release allocated for ``kind``.
 
     Returns
     -------
@@ -217,6 +247,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     .. [2] J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 2022.
     .. [3] matrixdp, ``docs/coinpress.md`` (section "Adaptive").
     """
+    if first_kind is None:
+        first_kind = "covariance" if decision == "counts" else kind
+    if first_kind not in ("covariance", "pca"):
+        raise InvalidParameterError("first_kind", f"must be 'covariance' or 'pca', got "
+                                                  f"{first_kind!r}")
     if decision not in DECISIONS:
         raise InvalidParameterError("decision", f"must be one of {DECISIONS}, got {decision!r}")
     if select_units is None:
@@ -260,8 +295,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         # 1. the one-shot moments release at μ₁, with the allocation of least expected loss
         # for ``kind``
         task, center, t = augmented_task(lo_l, hi_l, n, kind, n_components=n_components)
+        task1 = task if first_kind == kind else \
+            augmented_task(lo_l, hi_l, n, first_kind, n_components=n_components)[0]
         eps1 = gaussian_epsilon(delta, 1.0, math.sqrt(first_share) * mu_star)
-        plan1, candidates = plan_second_moment(task, epsilon=eps1, delta=delta, noise="auto")
+        plan1, candidates = plan_second_moment(task1, epsilon=eps1, delta=delta, noise="auto")
         Z = np.empty((n, k + 1))
         np.subtract(Xl, center, out=Z[:, :k])
         Z[:, k] = t
@@ -286,8 +323,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                       delta=delta, noise="auto")[0]
             var = 1.0 / (1.0 / np.maximum(plan1.entry_variance, 1e-300)
                          + 1.0 / np.maximum(plan.entry_variance, 1e-300))
-            return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan
+            if decision == "clipping-loss":  # the first version: the task's prior mean
+                return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan
+            return moments_loss(var, m, weights, t, v_first), p_cp, plan
 
+        v_first = plan1.entry_variance[:k, k] / (t * t)  # the variance of m̂ (public)
         mu_rest = math.sqrt(max(mu_star ** 2 - mu1 ** 2, 0.0))
         mu2 = math.sqrt(max(mu_rest ** 2 - mu_b ** 2, 0.0))
         if mu2 <= 0:  # pragma: no cover - the shares leave a positive remainder
