@@ -260,8 +260,8 @@ def small_box_table(n, seed=0):
 
 def test_the_choice_is_coinpress_where_the_records_fill_5_percent_of_the_box():
     """n = 5000, ε = 1, 60 repetitions (data and noise seeds fixed): the whitened step is the
-    right branch (measured: the CoinPress error is several times below the one-shot release's
-    here), and the private choice takes it in at least 90% of the repetitions."""
+    right branch (measured on one such table, 20 seeds: median relative error 1.35 for
+    ``method="coinpress"`` against 7.45 for the one-shot release), and the private choice takes it in at least 90% of the repetitions."""
     choices = _branch_counts(small_box_table, 60)
     assert choices.count("coinpress") >= 0.9 * len(choices), choices
 
