@@ -67,9 +67,11 @@ class AdaptiveResult:
         ``"moments"`` or ``"coinpress"``: what the second half of the budget was spent on.
     predicted : dict
         ``"moments"``, ``"coinpress"``: the expected squared errors (in the loss units of the
-        choice) it compared; ``"clipping_loss"``: the released clipping-loss scalar ``b̂``
-        (floored at 0); ``"clipping_loss_sd"``: its noise's standard deviation (public). All
-        functions of DP releases and public inputs only.
+        choice) it compared; ``"clipping_loss"``: the reading ``b̂`` of the clipping loss (from
+        the counts, or the released scalar floored at 0; 0 when no statistic was released);
+        ``"clipping_loss_sd"``: the statistic's noise standard deviation (in records for the
+        counts; public); ``"statistic"``: ``"counts"``, ``"clipping-loss"`` or ``"none"`` (the
+        first release decided). All functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
         chosen).
