@@ -252,9 +252,12 @@ def write(rows, args) -> Path:
              "records; the trials of a cell use the same seeds for every method.", "",
              "Tuning disclosure: the adaptive method's constants (1/4 of μ² to the first release, "
              "as CoinPress; 0.03 to the decision statistic; for the counts the bin ratio 4, the "
-             "3-sd threshold and the first edge at 1/16 of the decision threshold) were set "
-             "looking at synthetic, liver, wdbc and ctg only; adult, lending_club and "
-             "movement_aal are held out (marked *).", ""]
+             "3-sd threshold and the first edge at 1/16 of the decision threshold; the reading at "
+             "the bins' upper edges; the moments prediction from the released mean; the first "
+             "look allocated for the covariance's loss and the choice in original units, for "
+             "PCA too) were set looking at synthetic, liver, wdbc and ctg only; adult, "
+             "lending_club and movement_aal are held out (marked *). Why the misses: "
+             "`docs/coinpress.md` § Measured and `results/adaptive_covariance_diagnosis.md`.", ""]
     lines += table_lines(rows, "covariance", "Covariance: relative Frobenius error (lower is "
                                              "better)")
     lines += table_lines(rows, "pca", "PCA: captured-variance deficit (lower is better)")
