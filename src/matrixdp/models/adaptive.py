@@ -3,11 +3,14 @@
 CoinPress (:mod:`matrixdp.models.coinpress`) wins when the records fill a small part of their
 public box and loses when they do not; which case holds depends on the private data, so it cannot
 be decided from public facts. Here the decision is itself part of the DP release: a first Gaussian
-release (the one-shot ``noise="auto"`` release at a quarter of the budget) and a private scalar
-(how much a CoinPress whitening step would clip) give both candidates' expected error, and the rest
-of the budget goes either to a second moments release (averaged with the first one, which loses
-nothing under exact GDP composition) or to a CoinPress whitened step. The math is in
-``docs/coinpress.md`` (section "Adaptive").
+release (the one-shot ``noise="auto"`` release at a quarter of the budget) and a private
+histogram of record counts (how far beyond the whitened ball of a CoinPress step the records lie,
+in bins of the loss they would lose) give both candidates' expected error, and the rest of the
+budget goes either to a second moments release (averaged with the first one, which loses nothing
+under exact GDP composition) or to a CoinPress whitened step. The counts have sensitivity ``√2``
+whatever the box, so the decision's noise does not grow with the box (the clipping-loss scalar of
+the first version, ``decision="clipping-loss"``, had sensitivity the box's reach over ``n``). The
+math is in ``docs/coinpress.md`` (section "Adaptive").
 """
 
 from __future__ import annotations
@@ -27,12 +30,25 @@ from ._moments import augmented_task, plan_second_moment
 from .coinpress import (BETA, gdp_release, unwhiten, whitened_records, whitened_release,
                         whitening)
 
-__all__ = ["AdaptiveResult", "adaptive_covariance", "FIRST_SHARE", "BIAS_SHARE"]
+__all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
+           "moments_loss",
+           "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO", "COUNT_Z", "DECISIONS"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
-#: Share of ``μ²`` of the private clipping-loss scalar.
+#: Share of ``μ²`` of the private decision statistic (the counts, or the clipping-loss scalar).
 BIAS_SHARE = 0.03
+#: Ratio of consecutive bin edges of the clipping-loss histogram (a record's loss is known to a
+#: factor ``√BIN_RATIO`` from its bin).
+BIN_RATIO = 4.0
+#: A released count is read as zero unless it exceeds ``COUNT_Z`` noise standard deviations
+#: (a bin with no record passes with probability 0.13%).
+COUNT_Z = 3.0
+#: Lower edge of the first bin, as a fraction of the decision threshold ``√(margin)``.
+FIRST_EDGE = 1.0 / 16.0
+#: The private statistics the choice can be made from: ``"counts"`` (the histogram, default) and
+#: ``"clipping-loss"`` (the scalar of the first version, kept for the side-by-side comparison).
+DECISIONS = ("counts", "clipping-loss")
 
 
 @dataclass(frozen=True)
@@ -51,9 +67,11 @@ class AdaptiveResult:
         ``"moments"`` or ``"coinpress"``: what the second half of the budget was spent on.
     predicted : dict
         ``"moments"``, ``"coinpress"``: the expected squared errors (in the loss units of the
-        choice) it compared; ``"clipping_loss"``: the released clipping-loss scalar ``b̂``
-        (floored at 0); ``"clipping_loss_sd"``: its noise's standard deviation (public). All
-        functions of DP releases and public inputs only.
+        choice) it compared; ``"clipping_loss"``: the reading ``b̂`` of the clipping loss (from
+        the counts, or the released scalar floored at 0; 0 when no statistic was released);
+        ``"clipping_loss_sd"``: the statistic's noise standard deviation (in records for the
+        counts; public); ``"statistic"``: ``"counts"``, ``"clipping-loss"`` or ``"none"`` (the
+        first release decided). All functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
         chosen).
@@ -94,29 +112,95 @@ def coinpress_noise_loss(S, weights, sigma):
     return 0.5 * sigma * sigma * (float(np.trace(M)) ** 2 + float(np.sum(M * M)))
 
 
+def clipping_loss_bins(threshold: float, cap: float, *, ratio: float = BIN_RATIO,
+                       first: float = FIRST_EDGE) -> np.ndarray:
+    """Public bin edges ``τ_0 < τ_1 < … < τ_J`` of the clipping-loss histogram.
+
+    ``τ_j = first·threshold·ratio^j``, the last edge the first one at or above ``cap`` (the
+    largest loss a record in the box can have). Records with a loss ``<= τ_0`` are in no bin.
+    Computed from public values only (the decision threshold is a function of the first release
+    and public inputs).
+    """
+    t0 = first * threshold
+    if not (t0 > 0 and math.isfinite(t0)) or cap <= t0:
+        return np.array([max(t0, 0.0), max(t0, 0.0)])
+    nb = max(1, min(64, int(math.ceil(math.log(cap / t0) / math.log(ratio)))))
+    return t0 * ratio ** np.arange(nb + 1, dtype=np.float64)
+
+
+def clipping_loss_counts(Xl, center, m, A, r2, weights, edges) -> np.ndarray:
+    r"""Counts of records per bin of their clipping loss ``g = ‖D(x − c − m̂)‖²(1 − f²)``.
+
+    ``f = min(1, r/‖A(x − c − m̂)‖)`` is the record's factor in the whitened CoinPress clipping
+    and ``D = diag(weights)``. Bin ``j`` (``1 <= j <= J``) holds the records with
+    ``τ_{j−1} < g <= τ_j``; records with ``g <= τ_0`` (every record the step would not clip) are
+    counted nowhere. A record is in at most one bin, so replacing one record changes at most two
+    counts by one: the L2 sensitivity of the vector is ``√2``, whatever the box.
+    """
+    _, f = whitened_records(Xl, center, m, A, r2)
+    Dx = (Xl - center - m) * weights
+    g = np.einsum("ij,ij->i", Dx, Dx) * (1.0 - f * f)
+    del Dx, f
+    nb = edges.size - 1
+    j = np.searchsorted(edges, g, side="left")  # edges[j-1] < g <= edges[j]
+    j = np.minimum(j, nb)  # rounding above the last edge (cap) stays in the last bin
+    counts = np.bincount(j, minlength=nb + 1)[1:].astype(np.float64)
+    return counts
+
+
+def moments_loss(V, m, weights, t, v_first=None) -> float:
+    r"""Expected squared Frobenius error, in the units ``D = diag(weights)``, of the covariance
+    ``M̂ − m̂m̂ᵀ`` read from a release of the augmented second moments with independent entry
+    noise of variance ``V`` ((k + 1) × (k + 1)), given the released mean ``m`` (of ``x − c``).
+
+    ``δC = δM − (δm mᵀ + m δmᵀ) − δm δmᵀ`` with ``δm_i = δG_{ik}/t`` of variance
+    ``v_i = V_{ik}/t²``; with ``s_i = w_i² v_i`` the expectation is
+    ``Σ_ij w_i² w_j² V_ij + 2 Σ_i s_i (Σ_j w_j² m_j² + w_i² m_i²) + (Σ s_i)² + 2 Σ s_i²``
+    (the entries are independent; ``E‖abᵀ + baᵀ‖² = 2‖b‖² E‖a‖² + 2 E(aᵀb)²``). ``m_i²`` is
+    debiased by the first release's variance ``v_first`` (floored at 0). The task's loss matrix
+    uses the prior ``E m_i² = h_i²/3`` in place of the released mean (docs/when_mvg_wins.md);
+    here the mean is released, so the prediction uses it (post-processing).
+    """
+    k = m.size
+    w2 = weights * weights
+    m2 = m * m if v_first is None else np.maximum(m * m - v_first, 0.0)
+    v = V[:k, k] / (t * t)
+    s_ = w2 * v
+    quad = float(np.sum(np.outer(w2, w2) * V[:k, :k]))
+    lin = 2.0 * float(np.sum(s_ * (np.sum(w2 * m2) + w2 * m2)))
+    return quad + lin + float(np.sum(s_)) ** 2 + 2.0 * float(np.sum(s_ * s_))
+
+
 def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covariance",
                         n_components=None, rng=None, charging=None,
                         first_share: float = FIRST_SHARE, bias_share: float = BIAS_SHARE,
                         margin: float = 1.0, beta: float = BETA,
-                        select_units: str | None = None) -> AdaptiveResult:
+                        select_units: str | None = None,
+                        decision: str = "counts", first_kind: str | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
     largest shift that is (ε, δ)-DP:
 
     1. the one-shot release of the mean-augmented second moments (``noise="auto"``, the
-       allocation of least expected loss for ``kind``) at ``μ₁² = first_share·μ*²``;
-    2. the CoinPress whitening ``S`` is computed from it (:func:`~.coinpress.whitening`), and the
-       mean, over records, of the squared norm the whitened clipping would remove,
-       ``b = (1/n)Σ ‖D(x − c − m̂)‖²(1 − f²)`` (``f`` the record's clipping factor, ``D`` the loss
-       weights), is released with Gaussian noise at ``μ_b² = bias_share·μ*²`` (sensitivity
-       ``Σ_i D_i²(h_i + |m̂_i|)²/n``). It bounds the clipping bias: ``‖bias‖_F <= b``;
-    3. with the rest, ``μ₂² = μ*² − μ₁² − μ_b²``, whichever of these has the smaller expected
-       squared error (computed from the releases above and public inputs only, so the choice is
-       post-processing): a second moments release with the same allocation, averaged with the
-       first entry by entry with inverse-variance weights (the average has the variance of one
-       release at ``√(μ₁² + μ₂²)``), or a CoinPress whitened step (expected loss
-       ``(σ²/2)(tr(DSD)² + tr((DSD)²)) + b̂²``).
+       allocation of least expected loss for ``first_kind``) at ``μ₁² = first_share·μ*²``. From it
+       (post-processing): the CoinPress whitening ``S`` (:func:`~.coinpress.whitening`), the
+       expected loss of a second moments release averaged with the first, ``P_mom``, and the
+       noise part of the expected loss of a whitened step, ``P_cp``, both at the rest of the
+       budget;
+    2. at ``μ_b² = bias_share·μ*²``, the decision statistic. ``decision="counts"``: if
+       ``P_mom <= P_cp`` (moments win whatever the clipping) or the largest possible clipping
+       loss is below ``√(P_mom − P_cp)`` (CoinPress wins whatever the data), no statistic is
+       needed and ``μ_b`` goes to the last release; otherwise the histogram of the records'
+       clipping losses ``g = ‖D(x − c − m̂)‖²(1 − f²)`` in geometric bins placed around the
+       decision threshold ``√(P_mom − P_cp)`` (:func:`clipping_loss_counts`, sensitivity
+       ``√2``), read as ``b̂ = Σ_j τ_j ñ_j / n`` over the bins whose noisy count exceeds
+       ``COUNT_Z`` noise sds (``τ_j`` the bin's upper edge). ``decision="clipping-loss"``
+       (the first version): the scalar ``b = (1/n) Σ g`` with sensitivity
+       ``Σ_i D_i²(h_i + |m̂_i|)²/n``. ``b`` bounds the Frobenius norm of the clipping bias;
+    3. with the rest, ``μ₂² = μ*² − μ₁² − μ_b²``: the CoinPress step if
+       ``P_cp + b̂² < P_mom``, else a second moments release with the same allocation averaged
+       with the first entry by entry with inverse-variance weights.
 
     Parameters
     ----------
@@ -127,8 +211,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     epsilon, delta : float
         The whole budget.
     kind : {"covariance", "pca"}
-        The loss: Frobenius in the original units, or in units of the public half-widths (the
-        loss :class:`~matrixdp.models.DPPCA` allocates its noise for).
+        The task the noise of the moments releases is allocated for (Frobenius loss in the
+        original units, or the PCA task in units of the public half-widths, as
+        :class:`~matrixdp.models.DPPCA`).
     n_components : int, optional
         Passed to the task (PCA).
     rng : None, int or Generator
@@ -140,6 +225,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         Shares of ``μ*²`` of releases 1 and 2 (utility only; the total never exceeds ``μ*``).
     margin, beta : float
         The whitening parameters of :func:`~.coinpress.coinpress_covariance`.
+    select_units : {"original", "unit-box"}, optional
+        Units of the loss the choice compares. Default: ``"original"`` (the units in which the
+        covariance error and the PCA's captured variance are measured); ``"unit-box"`` for
+        ``kind="pca"`` with ``decision="clipping-loss"`` (the first version).
+    decision : {"counts", "clipping-loss"}, default "counts"
+        The private statistic of step 2.
+    first_kind : {"covariance", "pca"}, optional
+        The task the first release's noise is allocated for. Default ``"covariance"`` (original
+        units, as CoinPress' first step: the whitening and the centre of the CoinPress step are
+        then accurate for the features that dominate the original units); ``kind`` with
+        ``decision="clipping-loss"`` (the first version). The moments branch averages it with a
+        second release allocated for ``kind``.
 
     Returns
     -------
@@ -152,8 +249,16 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     .. [2] J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 2022.
     .. [3] matrixdp, ``docs/coinpress.md`` (section "Adaptive").
     """
+    if first_kind is None:
+        first_kind = "covariance" if decision == "counts" else kind
+    if first_kind not in ("covariance", "pca"):
+        raise InvalidParameterError("first_kind", f"must be 'covariance' or 'pca', got "
+                                                  f"{first_kind!r}")
+    if decision not in DECISIONS:
+        raise InvalidParameterError("decision", f"must be one of {DECISIONS}, got {decision!r}")
     if select_units is None:
-        select_units = "original" if kind == "covariance" else "unit-box"
+        select_units = "unit-box" if (kind == "pca" and decision == "clipping-loss") else \
+            "original"
     if select_units not in ("original", "unit-box"):
         raise InvalidParameterError("select_units", f"must be 'original' or 'unit-box', got "
                                                     f"{select_units!r}")
@@ -172,7 +277,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         calibration="analytic, exact GDP composition of 3 Gaussian releases",
         exact=False, mechanism="adaptive", mu=mu_star,
         notes=(f"sequential composition: GDP shares {first_share:g}, {bias_share:g} and the rest "
-               "of mu^2; the last release's kind is chosen from the first two (post-processing)",))
+               f"of mu^2; the decision statistic is {decision!r}; the last release's kind is "
+               "chosen from the first two (post-processing)",))
     h = 0.5 * (hi - lo)
     live = h > 0
     k = int(live.sum())
@@ -191,8 +297,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         # 1. the one-shot moments release at μ₁, with the allocation of least expected loss
         # for ``kind``
         task, center, t = augmented_task(lo_l, hi_l, n, kind, n_components=n_components)
+        task1 = task if first_kind == kind else \
+            augmented_task(lo_l, hi_l, n, first_kind, n_components=n_components)[0]
         eps1 = gaussian_epsilon(delta, 1.0, math.sqrt(first_share) * mu_star)
-        plan1, candidates = plan_second_moment(task, epsilon=eps1, delta=delta, noise="auto")
+        plan1, candidates = plan_second_moment(task1, epsilon=eps1, delta=delta, noise="auto")
         Z = np.empty((n, k + 1))
         np.subtract(Xl, center, out=Z[:, :k])
         Z[:, k] = t
@@ -201,32 +309,68 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         m = G1[:k, k] / t
         C = G1[:k, :k] - np.outer(m, m)
         Q = np.diag(np.sqrt(np.diagonal(plan1.entry_variance))[:k])
-        # 2. the clipping loss of the whitened step, at μ_b
         S, A, A_inv, r2 = whitening(C, Q, m, hl, margin=margin, beta=beta)
-        Y, f = whitened_records(Xl, center, m, A, r2)
-        Dx = (Xl - center - m) * weights
-        lost = np.einsum("ij,ij->i", Dx, Dx) * (1.0 - f * f)
-        del Dx
+        # the largest loss a record in the box can lose to the clipping (public)
         cap = float(np.sum((weights * (hl + np.abs(m))) ** 2))
         mu_b = math.sqrt(bias_share) * mu_star
-        b_hat, sigma_b, mu_b_got = gdp_release(np.array([[float(np.mean(lost))]]), cap / n, mu_b,
-                                         epsilon, delta, gen)
-        b_hat = max(float(b_hat[0, 0]), 0.0)
-        del lost
-        # 3. the rest of the budget where the expected loss is smaller
-        mu2 = math.sqrt(max(mu_star ** 2 - mu1 ** 2 - mu_b_got ** 2, 0.0))
-        if mu2 <= 0:  # pragma: no cover - the shares leave a positive remainder
-            raise RuntimeError("no budget left for the last release")
-        sigma2 = math.sqrt(2.0) * (r2 + r2 / k) / (n * mu2)
-        pred_cp = coinpress_noise_loss(S, weights, sigma2) + b_hat * b_hat
-        eps2 = gaussian_epsilon(delta, 1.0, mu2)
-        plan2, _ = plan_second_moment(task, epsilon=eps2, delta=delta, noise="auto")
-        V = 1.0 / (1.0 / np.maximum(plan1.entry_variance, 1e-300)
-                   + 1.0 / np.maximum(plan2.entry_variance, 1e-300))
         sel_task = task if (select_units == "original") == (kind == "covariance") else \
             augmented_task(lo_l, hi_l, n, "covariance" if select_units == "original" else "pca",
                            n_components=n_components)[0]
-        pred_mom = float(np.sum(sel_task.loss_matrix * V))
+
+        def predictions(mu_last):
+            """(P_mom, P_cp noise part, the moments plan) for a last release at ``mu_last``."""
+            sig = math.sqrt(2.0) * (r2 + r2 / k) / (n * mu_last)
+            p_cp = coinpress_noise_loss(S, weights, sig)
+            plan = plan_second_moment(task, epsilon=gaussian_epsilon(delta, 1.0, mu_last),
+                                      delta=delta, noise="auto")[0]
+            var = 1.0 / (1.0 / np.maximum(plan1.entry_variance, 1e-300)
+                         + 1.0 / np.maximum(plan.entry_variance, 1e-300))
+            if decision == "clipping-loss":  # the first version: the task's prior mean
+                return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan
+            return moments_loss(var, m, weights, t, v_first), p_cp, plan
+
+        v_first = plan1.entry_variance[:k, k] / (t * t)  # the variance of m̂ (public)
+        mu_rest = math.sqrt(max(mu_star ** 2 - mu1 ** 2, 0.0))
+        mu2 = math.sqrt(max(mu_rest ** 2 - mu_b ** 2, 0.0))
+        if mu2 <= 0:  # pragma: no cover - the shares leave a positive remainder
+            raise RuntimeError("no budget left for the last release")
+        pred_mom, noise_cp, plan2 = predictions(mu2)
+        b_hat, sigma_b, mu_b_got = 0.0, 0.0, 0.0
+        stat = "none"
+        Y = None
+        if decision == "clipping-loss":
+            # 2. the first version: the mean clipping loss, sensitivity = the box's reach / n
+            Y, f = whitened_records(Xl, center, m, A, r2)
+            Dx = (Xl - center - m) * weights
+            lost = np.einsum("ij,ij->i", Dx, Dx) * (1.0 - f * f)
+            del Dx
+            b, sigma_b, mu_b_got = gdp_release(np.array([[float(np.mean(lost))]]), cap / n,
+                                               mu_b, epsilon, delta, gen)
+            b_hat = max(float(b[0, 0]), 0.0)
+            del lost
+            stat = "clipping-loss"
+        else:
+            gap = pred_mom - noise_cp
+            if gap > 0 and cap * cap >= gap:
+                # 2. the counts of records per bin of clipping loss around √gap (sensitivity √2)
+                edges = clipping_loss_bins(math.sqrt(gap), cap)
+                counts = clipping_loss_counts(Xl, center, m, A, r2, weights, edges)
+                noisy, sigma_b, mu_b_got = gdp_release(counts, math.sqrt(2.0), mu_b, epsilon,
+                                                       delta, gen)
+                del counts
+                kept = np.where(noisy > COUNT_Z * sigma_b, noisy, 0.0)
+                # each bin read at its upper edge: an upper bound of the binned part of b (up
+                # to the counts' noise), so the choice errs towards the moments release
+                b_hat = float(np.sum(np.minimum(edges[1:], cap) * kept)) / n
+                stat = "counts"
+            else:
+                # no statistic can change the choice: μ_b goes to the last release (one
+                # Gaussian release at √(μ_b² + μ₂²) is a post-processing of two releases of the
+                # same value at μ_b and μ₂, so the composition below is unchanged)
+                mu2 = mu_rest
+                pred_mom, noise_cp, plan2 = predictions(mu2)
+        pred_cp = noise_cp + b_hat * b_hat
+        # 3. the rest of the budget where the expected loss is smaller
         if pred_cp < pred_mom:
             Gy, _, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen, Z,
                                               Y=Y)
@@ -239,6 +383,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             w1 = 1.0 / np.maximum(plan1.entry_variance, 1e-300)
             w2 = 1.0 / np.maximum(plan2.entry_variance, 1e-300)
             G = (w1 * G1 + w2 * G2) / (w1 + w2)
+            V = 1.0 / (w1 + w2)
             m = G[:k, k] / t
             C = G[:k, :k] - np.outer(m, m)
             C = 0.5 * (C + C.T)
@@ -251,6 +396,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     loc[live] = np.clip(center + m, lo_l, hi_l)
     return AdaptiveResult(cov, loc, guarantee, choice,
                           {"moments": float(pred_mom), "coinpress": float(pred_cp),
-                           "clipping_loss": b_hat, "clipping_loss_sd": float(sigma_b)},
+                           "clipping_loss": b_hat, "clipping_loss_sd": float(sigma_b),
+                           "statistic": stat},
                           allocation,
                           (mu1, mu_b_got, mu2_got), V)
