@@ -208,6 +208,14 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     def _ridge_alpha(self) -> float:
         return 0.0
 
+    def _solve_release(self, G, entry_variance, task, n, t, fit_intercept, alpha, **kw):
+        """The fit's one solve of its release (post-processing; :func:`solve_moments`); ``kw``
+        (e.g. ``return_normal=True``) is passed on, and the first two outputs are
+        ``(beta, ridge)``."""
+        return solve_moments(G, entry_variance, task, n, t, fit_intercept=fit_intercept,
+                             alpha=alpha, shrink=self._shrink,
+                             projection=self._projection if self._feasible else None, **kw)
+
     def fit(self, X, y):
         """Release the sufficient statistics of ``(X, y)`` and solve for the coefficients."""
         eps, delta, noise = check_privacy_params(self)
@@ -250,10 +258,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
             charging=lambda p: charging(self.accountant, p, label=label), value=value)
         scale = float(n) if relation == "replace-one" else 1.0
-        beta, self.ridge_ = solve_moments(
-            rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
-            alpha=alpha, shrink=self._shrink,
-            projection=self._projection if self._feasible else None)
+        beta, self.ridge_ = self._solve_release(rel.value * scale, rel.entry_variance, task, n,
+                                                t, intercept, alpha)
         coef = beta[:d]
         if self.fit_intercept:
             self.intercept_ = float(cy - cx @ coef + beta[d] * t)
