@@ -129,8 +129,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     ``(x - c_x, y - c_y, t)``, records clipped to the public boxes ``bounds_X`` and ``bounds_y``;
     the release is then projected onto the sums the public boxes allow (PSD, entry ranges;
     :mod:`matrixdp.feasible`; Frobenius in the noise's own metric) and the normal equations are
-    solved with a noise-aware adaptive ridge that shrinks only the directions the noise swamps
-    (post-processing; ``docs/regression.md`` §2-3).
+    solved with a noise-aware adaptive ridge that shrinks only the directions the noise swamps,
+    with the intercept not penalised where the release places the target's mean (a public
+    rule; post-processing; ``docs/regression.md`` §2-3).
     ``noise`` chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the
     regression loss (the target column weighs more than the features'; ``docs/when_mvg_wins.md``);
     ``"auto"`` also considers i.i.d. noise on the records rescaled to the unit box.
