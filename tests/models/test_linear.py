@@ -233,6 +233,29 @@ def test_solve_lifts_only_what_the_noise_swamps():
     del rng
 
 
+def test_solve_leaves_the_intercept_free_when_asked():
+    """n_lifted = d: the last (constant) coordinate is not lifted; λ is read on the features'
+    Gram centred by it (Schur complement). A feature with no signal beside an exact constant
+    diagonal n: the slope is shrunk, the intercept is the released mean b_t / n exactly; lifting
+    every coordinate instead shrinks the intercept by n / (n + λ s_t)."""
+    from matrixdp.models.linear import solve_released_normal_equations
+
+    n, mean = 100.0, 3.0
+    A = np.array([[0.0, 0.0], [0.0, n]])
+    b = np.array([5.0, n * mean])
+    s = np.array([4.0, 25.0])
+    beta, lam = solve_released_normal_equations(A.copy(), b, s, n_lifted=1)
+    assert lam == pytest.approx(2.0)  # edge √(2k) = 2, centred Gram 0
+    assert beta[1] == pytest.approx(mean) and beta[0] == pytest.approx(5.0 / (2.0 * 4.0))
+    beta_all, lam_all = solve_released_normal_equations(A.copy(), b, s)
+    assert lam_all == pytest.approx(2.0)
+    assert beta_all[1] == pytest.approx(n * mean / (n + 2.0 * 25.0))  # pulled towards 0
+    # the feature correlated with the constant: λ is read on the centred Gram, not on A
+    A3 = np.array([[n * 4.0, n * 2.0], [n * 2.0, n]])  # x = 2 always: centred variance 0
+    _, lam3 = solve_released_normal_equations(A3.copy(), np.array([0.0, 0.0]), s, n_lifted=1)
+    assert lam3 == pytest.approx(2.0)
+
+
 def _forced_allocation_errors(monkeypatch, widths, eps, seeds=20, n=20000):
     """(expected loss, measured coefficient error in half-width units) of every candidate."""
     import matrixdp.models._moments as moments
