@@ -345,7 +345,13 @@ def write(rows, tables, refs, args) -> Path:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     uc.write_csv(out / f"{NAME}.csv", rows)
-    lines = uc.header_lines(TITLE, args, uc.peer_versions(), tables)
+    versions = getattr(args, "kept_versions", None) or uc.peer_versions()
+    lines = uc.header_lines(TITLE, args, versions, tables)
+    kept = getattr(args, "kept_methods", None)
+    if kept:
+        lines += [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
+                  "same seeds and trial counts (`--keep-rows-from`; peer versions as that run "
+                  "reported them); every other row was run for this file.", ""]
     lines += ["Every cell's trials use the same seeds whichever process runs it, so a grid run as "
               "several processes (e.g. by dataset, or one method added later) and merged with "
               "`--render-only` is the same as one run.", "",
@@ -372,8 +378,47 @@ def write(rows, tables, refs, args) -> Path:
     return path
 
 
+def _keep_rows_flag(p) -> None:
+    p.add_argument("--keep-rows-from", type=Path, default=None, metavar="CSV",
+                   help="run only --methods and take every other method's rows (e.g. the "
+                        "peers') from this CSV of an earlier run with the same seeds and trial "
+                        "counts; the report covers both")
+
+
+def _reported_versions(md: Path) -> dict | None:
+    """The peer versions an earlier report states ("Peers: diffprivlib 0.6.6, OpenDP 0.16.0."),
+    or None when it is missing or says otherwise."""
+    import re
+
+    if not md.exists():
+        return None
+    m = re.search(r"Peers: (.*?)\.\s*$", md.read_text(), flags=re.M)
+    if not m or "not installed" in m.group(1):
+        return None
+    return dict(part.rsplit(" ", 1) for part in m.group(1).split(", "))
+
+
+def merge_kept_rows(args, rows: list[dict], previous: list[dict]) -> list[dict]:
+    """``rows`` (the methods just run) plus the rows of ``previous`` (read from
+    ``--keep-rows-from`` before the run: its checkpoints may overwrite that file) of every other
+    method, for the datasets just run, in the dataset order of the benchmark; ``args.methods``
+    becomes every method present (for the report's list of methods)."""
+    ran = set(args.methods)
+    kept = [dict(r) for r in previous if r["method"] not in ran and r["dataset"] in args.datasets]
+    args.kept_methods = [m for m in uc.METHODS if any(r["method"] == m for r in kept)]
+    for r in kept:
+        r["epsilon"] = float(r["epsilon"])
+    order = {d: i for i, d in enumerate(uc.DATASETS)}
+    merged = sorted(kept + rows, key=lambda r: order.get(r["dataset"], len(order)))
+    present = {r["method"] for r in merged}
+    args.methods = [m for m in uc.METHODS if m in present]
+    return merged
+
+
 def main(argv=None) -> int:
-    args = uc.parse_args(TITLE, argv)
+    args = uc.parse_args(TITLE, argv, extra=_keep_rows_flag)
+    if args.keep_rows_from is not None and args.render_only is not None:
+        raise SystemExit("--keep-rows-from runs methods; it cannot be combined with --render-only")
     if args.render_only is not None:
         rows = uc.merged_rows(args, NAME)
         args.datasets = list(dict.fromkeys(r["dataset"] for r in rows))
@@ -383,7 +428,13 @@ def main(argv=None) -> int:
             tables.append(t)
             refs.append(reference_line(t))
     else:
+        previous = None if args.keep_rows_from is None else uc.read_csv(args.keep_rows_from)
+        if previous is not None:
+            args.kept_versions = _reported_versions(Path(args.keep_rows_from).with_suffix(".md"))
         rows, tables, refs = run(args)
+        if previous is not None:
+            rows = merge_kept_rows(args, rows, previous)
+            uc.checkpoint(args, NAME, rows)
     print(f"wrote {write(rows, tables, refs, args)}")
     return 0
 

@@ -570,3 +570,26 @@ def test_relation_mismatch_with_the_ledger_names_relations_without_enum_reprs(ta
                        capsys)
     one_line_error(code, err, "'replace-one'", "'add-remove'")
     assert "<Relation" not in err and "Relation." not in err
+
+
+@pytest.mark.parametrize("extra", [[], ["--no-project"], ["--alpha", "1"]])
+def test_linreg_solves_its_release_once(tmp_path, capsys, monkeypatch, extra):
+    """The released coefficients, the error bars' matrix and the estimator's fitted attributes
+    come from one solve of the release (the CLI used to fit and then solve it again; a seeded
+    run's JSON is byte-identical to the two-solve version's)."""
+    import matrixdp.models.linear as linear
+
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0, [1, 10], size=(1500, 2))
+    y = np.clip(1 + X[:, 0] + 0.2 * X[:, 1] + rng.normal(0, 1, 1500), -5, 10)
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": y}).to_csv(tmp_path / "t.csv", index=False)
+    calls = []
+    solve = linear.solve_moments
+    monkeypatch.setattr(linear, "solve_moments", lambda *a, **k: calls.append(1) or solve(*a, **k))
+    argv = [tmp_path / "t.csv", "--query", "linreg", "--target", "y", "--epsilon", 1,
+            "--bounds", "a=0:1", "--bounds", "b=0:10", "--bounds", "y=-5:10", "--seed", 4,
+            "--out", tmp_path / "r.json", *extra]
+    assert run(argv, capsys)[0] == 0
+    assert len(calls) == 1
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["error_bars"]["coef"]["std"][0] > 0

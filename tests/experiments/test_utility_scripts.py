@@ -148,3 +148,29 @@ def test_regression_script_matches_ols_at_large_epsilon(tmp_path, data_home):
             # width-1 feature there (σ ≈ 0.02), so those rows only have to improve with ε
             assert big == pytest.approx(ols, rel=1e-3), m
     assert {r["metric"] for r in rows} == {"test RMSE", "test R²"}
+
+
+def test_regression_script_keeps_other_rows_from_an_earlier_run(tmp_path, data_home):
+    """--keep-rows-from: the methods named are rerun (same seeds: identical values), every other
+    method's rows come from the earlier CSV unchanged, and the report lists both."""
+    mod = importlib.import_module("utility_regression")
+    first, second = tmp_path / "first", tmp_path / "second"
+    args = TINY + ["--epsilons", "1"]
+    assert mod.main(args + ["--out", str(first), "--methods", "matrixdp (auto)",
+                            "Analyze Gauss"]) == 0
+    old = uc.read_csv(first / "utility_regression.csv")
+    for r in old:  # mark the kept row so that a rerun of it would show
+        if r["method"] == "Analyze Gauss":
+            r["note"] = "kept"
+    uc.write_csv(first / "utility_regression.csv", old)
+    assert mod.main(args + ["--out", str(second), "--methods", "matrixdp (auto)",
+                            "--keep-rows-from", str(first / "utility_regression.csv")]) == 0
+    new = uc.read_csv(second / "utility_regression.csv")
+    assert len(new) == len(old)
+    kept = _by(new, method="Analyze Gauss")
+    assert kept and all(r["note"] == "kept" for r in kept)
+    for r in _by(new, method="matrixdp (auto)"):
+        twin = _by(old, method="matrixdp (auto)", dataset=r["dataset"], metric=r["metric"])[0]
+        assert r["values"] == twin["values"]
+    text = (second / "utility_regression.md").read_text()
+    assert "Rows of Analyze Gauss: kept from an earlier run" in text and "#### liver" in text

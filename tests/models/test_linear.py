@@ -233,6 +233,29 @@ def test_solve_lifts_only_what_the_noise_swamps():
     del rng
 
 
+def test_solve_leaves_the_intercept_free_when_asked():
+    """n_lifted = d: the last (constant) coordinate is not lifted; λ is read on the features'
+    Gram centred by it (Schur complement). A feature with no signal beside an exact constant
+    diagonal n: the slope is shrunk, the intercept is the released mean b_t / n exactly; lifting
+    every coordinate instead shrinks the intercept by n / (n + λ s_t)."""
+    from matrixdp.models.linear import solve_released_normal_equations
+
+    n, mean = 100.0, 3.0
+    A = np.array([[0.0, 0.0], [0.0, n]])
+    b = np.array([5.0, n * mean])
+    s = np.array([4.0, 25.0])
+    beta, lam = solve_released_normal_equations(A.copy(), b, s, n_lifted=1)
+    assert lam == pytest.approx(2.0)  # edge √(2k) = 2, centred Gram 0
+    assert beta[1] == pytest.approx(mean) and beta[0] == pytest.approx(5.0 / (2.0 * 4.0))
+    beta_all, lam_all = solve_released_normal_equations(A.copy(), b, s)
+    assert lam_all == pytest.approx(2.0)
+    assert beta_all[1] == pytest.approx(n * mean / (n + 2.0 * 25.0))  # pulled towards 0
+    # the feature correlated with the constant: λ is read on the centred Gram, not on A
+    A3 = np.array([[n * 4.0, n * 2.0], [n * 2.0, n]])  # x = 2 always: centred variance 0
+    _, lam3 = solve_released_normal_equations(A3.copy(), np.array([0.0, 0.0]), s, n_lifted=1)
+    assert lam3 == pytest.approx(2.0)
+
+
 def _forced_allocation_errors(monkeypatch, widths, eps, seeds=20, n=20000):
     """(expected loss, measured coefficient error in half-width units) of every candidate."""
     import matrixdp.models._moments as moments
@@ -332,8 +355,8 @@ def test_projection_does_not_hurt_regression_on_badly_scaled_features():
     releases (paired, 20 seeds per ε), the default solve (projected in the noise's metric) has a
     mean test MSE within 6% of the unprojected solve at each ε ∈ {0.3, 1, 3} and within 2% on
     average over them, while the projection in the sums' original units (the previous default)
-    is more than 10% worse than unprojected on average (measured 16-34%: it moves the precise
-    small-scale sums to fix the noisy large-scale ones)."""
+    is more than 10% worse than the default on average (it moves the precise small-scale sums
+    to fix the noisy large-scale ones)."""
     from matrixdp.models.linear import regression_task, solve_moments
 
     X, y, Xt, yt, widths = _badly_scaled_regression()
@@ -358,4 +381,48 @@ def test_projection_does_not_hurt_regression_on_badly_scaled_features():
         ratio_default.append(np.mean(err["default"]) / np.mean(err["raw"]))
         ratio_original.append(np.mean(err["original"]) / np.mean(err["raw"]))
     assert max(ratio_default) <= 1.06 and np.mean(ratio_default) <= 1.02, ratio_default
-    assert np.mean(ratio_original) >= 1.10, ratio_original
+    # the original units: measured 0.98-1.11 × unprojected, 1.13-1.48 × the default (with the
+    # unpenalised intercept; with the intercept lifted too it was 1.16-1.34 × unprojected)
+    assert np.mean(ratio_original) >= 1.10 * np.mean(ratio_default), (ratio_original,
+                                                                     ratio_default)
+
+
+def _liver_like(n, seed):
+    """n records, 5 features concentrated in a small part of wide public boxes, a skewed target
+    in [0, 20] whose mean (≈ 3.6) is far from the box centre 10 and which the features barely
+    predict (the regime of the liver table: n = 241, d = 5)."""
+    rng = np.random.default_rng(seed)
+    mean = np.array([90.0, 70.0, 30.0, 24.0, 37.0])
+    sd = np.array([4.6, 18.0, 19.0, 9.0, 37.0])
+    lo = np.array([50.0, 20.0, 2.0, 5.0, 5.0])
+    hi = np.array([200.0, 200.0, 200.0, 100.0, 500.0])
+    X = np.clip(mean + sd * rng.standard_normal((n, 5)), lo, hi)
+    y = np.clip(rng.gamma(1.1, 3.2, n) + 0.3 * (X[:, 4] - 37.0) / 37.0, 0.0, 20.0)
+    return X, y, lo, hi
+
+
+def test_low_epsilon_skewed_target_is_not_pulled_to_the_box_centre():
+    """Liver-like regime at ε = 0.3 (n = 241, d = 5; the features swamped by the noise): the
+    adaptive ridge must not shrink the intercept towards the centre of the target's box when
+    the release places the target's mean (here 4.2, the centre 10). Median test RMSE over 20
+    seeds within 20% of predicting the (non-private) training mean (measured 1.13×); the
+    previous rule (the constant coordinate lifted like the features) is more than 30% above it
+    on the same releases (measured 1.40×; on liver itself 4.33 against 3.0)."""
+    from matrixdp.models.linear import regression_task, solve_moments
+
+    X, y, lo, hi = _liver_like(241, 0)
+    Xt, yt, _, _ = _liver_like(4000, 1)
+    n, d = X.shape
+    const = np.sqrt(np.mean((yt - y.mean()) ** 2))
+    task, cx, cy, t = regression_task(lo, hi, 0.0, 20.0, n, True)
+    new, old = [], []
+    for seed in range(20):
+        est = DPLinearRegression(epsilon=0.3, bounds_X=(lo, hi), bounds_y=(0, 20),
+                                 random_state=seed).fit(X, y)
+        new.append(np.sqrt(np.mean((np.clip(est.predict(Xt), 0, 20) - yt) ** 2)))
+        beta = solve_moments(est.moments_ * n, est.entry_variance_, task, n, t,
+                             lift_intercept=True)[0]
+        pred = Xt @ beta[:d] + cy - cx @ beta[:d] + beta[d] * t
+        old.append(np.sqrt(np.mean((np.clip(pred, 0, 20) - yt) ** 2)))
+    assert np.median(new) <= 1.2 * const, (np.median(new), const)
+    assert np.median(old) >= 1.3 * const, (np.median(old), const)  # the test can tell them apart

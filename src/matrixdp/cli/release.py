@@ -438,26 +438,34 @@ def _linreg_std(beta, M, G_var, idx, d, n, cx, t, unit=None, rcond=None):
 def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, keeper, args,
                     names, target, project, n):
     from ..models import DPLinearRegression, DPRidge
-    from ..models.linear import regression_task, solve_moments
+    from ..models.linear import regression_task
 
     common = dict(epsilon=epsilon, delta=delta, bounds_X=(lower, upper), bounds_y=(ylo, yhi),
                   noise=noise, random_state=rng, accountant=keeper)
-    est = (DPRidge(alpha=args.alpha, **common) if args.alpha else DPLinearRegression(**common))
+    base = DPRidge if args.alpha else DPLinearRegression
+    solved = {}
+
+    class _Solve(base):
+        # the estimator's one solve (post-processing of its release), keeping the coefficients
+        # in the centred coordinates and the matrix it inverted for the error bars;
+        # --no-project solves the raw release the same way, so the two arms differ only by the
+        # projection
+        _feasible = bool(project)
+
+        def _solve_release(self, *a, **kw):
+            beta, lam, solved["M"] = super()._solve_release(*a, return_normal=True, **kw)
+            solved["beta"] = beta
+            return beta, lam
+
+    _Solve.__name__ = _Solve.__qualname__ = base.__name__  # the ledger's label: "<name>.fit"
+    est = _Solve(alpha=args.alpha, **common) if args.alpha else _Solve(**common)
     est.fit(X, y)
     d = len(lower)
-    task, cx, cy, t = regression_task(lower, upper, ylo, yhi, n, True)
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)
     idx = list(range(d)) + [d + 1]
-    # the estimator's own solve (post-processing of its release); --no-project solves the raw
-    # release the same way, so the two arms differ only by the projection
-    beta, _, M = solve_moments(np.asarray(est.moments_, dtype=np.float64) * n, G_var, task, n, t,
-                               alpha=float(args.alpha or 0.0), shrink=est._shrink,
-                               projection=est._projection if project else None,
-                               return_normal=True)
-    coef = beta[:d]
-    intercept = float(cy - cx @ coef + beta[d] * t)
-    if project:  # the same numbers as the estimator's fitted attributes
-        coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
+    _, cx, _, t = regression_task(lower, upper, ylo, yhi, n, True)  # public centres and t
+    beta, M = solved["beta"], solved["M"]
+    coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
     hx = 0.5 * (upper - lower)
     coef_std, intercept_std = _linreg_std(beta, M, G_var, idx, d, n, cx, t,
                                           unit=1.0 / np.append(hx, t))
