@@ -139,7 +139,8 @@ class MVGMechanism(Mechanism):
         paper's layout), 1 = columns. Default 0, except 1 for an
         :class:`~matrixdp.queries.IdentityQuery` (its features are columns).
     directions : array_like (d, d), optional
-        Orthonormal columns (default: the standard basis).
+        Orthonormal columns (default: the standard basis). The mechanism keeps a read-only
+        copy: changing the caller's array afterwards does not change the noise.
     precision : None, "uniform", "mse-optimal", "max-pnr" or array_like (d,)
         Shares θ of the privacy budget (each > 0, sum <= 1; e.g.
         :func:`~matrixdp.calibration.allocation.binary_allocation`). Under the exact
