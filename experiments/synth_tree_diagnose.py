@@ -6,6 +6,11 @@ Every variant is ``DPTreeCopula(**kwargs)`` on the same splits, public schemas, 
 regression TSTR, TV 1-/2-way, correlation errors) through ``synth_tree_benchmark._run``. Peers
 (MST/AIM) are not rerun: compare with the committed rows of ``results/synth_benchmark.md``.
 
+A variant's JSON may carry ``"_constants": {"NAME": value}``: public constants of
+``matrixdp.synth.tree_copula`` (e.g. ``CLASS_BINS_RATIO``) set for that variant's fits only. The
+bins each fit used (``n_bins_``, or per class ``class_bins_``) are recorded in the CSV and, for
+seed 0, in the table.
+
 Writes ``results/<stem>.{csv,md}``.
 
 Usage::
@@ -35,7 +40,16 @@ HEAD = {"lr_acc": "LR acc", "lr_auc": "LR AUC", "lr_bacc": "LR bal. acc", "tv_1w
 def main(argv=None) -> int:
     import pandas as pd
 
+    from matrixdp.synth import tree_copula
     from matrixdp.synth.tree_copula import DPTreeCopula
+
+    class Recorded(DPTreeCopula):  # keeps the last fitted model to record the bins it used
+        last = None
+
+        def fit(self, *a, **k):
+            out = super().fit(*a, **k)
+            Recorded.last = out
+            return out
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", nargs="+", default=["ctg"])
@@ -57,11 +71,23 @@ def main(argv=None) -> int:
                 for name, kw in variants.items():
                     row = dict(table=table_name, variant=name, kwargs=json.dumps(kw),
                                epsilon=eps, seed=seed)
+                    kw = dict(kw)
+                    constants = kw.pop("_constants", {})
+                    saved = {c: getattr(tree_copula, c) for c in constants}
                     try:
-                        row.update(_run(DPTreeCopula, kw, table, eps, seed), status="ok")
+                        for c, v in constants.items():
+                            setattr(tree_copula, c, v)
+                        Recorded.last = None
+                        row.update(_run(Recorded, kw, table, eps, seed), status="ok")
+                        m = Recorded.last
+                        cb = getattr(m, "class_bins_", None)
+                        row["bins"] = "/".join(map(str, cb)) if cb is not None else str(m.n_bins_)
                     except Exception as exc:  # the table says what failed
                         row.update(status=f"failed: {type(exc).__name__}: {exc}"[:200])
                         traceback.print_exc()
+                    finally:
+                        for c, v in saved.items():
+                            setattr(tree_copula, c, v)
                     rows.append(row)
                     print(table_name, name, eps, seed, row.get("lr_auc"), flush=True)
     df = pd.DataFrame(rows)
@@ -73,11 +99,12 @@ def main(argv=None) -> int:
              "split (`synth_tree_tuning.light_scores`). Variants: "
              + "; ".join(f"`{n}` = `DPTreeCopula(**{kw})`" for n, kw in variants.items()) + ".", ""]
     for (t, eps), block in ok.groupby(["table", "epsilon"], sort=False):
-        lines += [f"## {t}, ε = {eps:g}", "", "| variant | seeds | "
-                  + " | ".join(HEAD[m] for m in METRICS) + " |", "|---|---|" + "---|" * len(METRICS)]
+        lines += [f"## {t}, ε = {eps:g}", "", "| variant | seeds | bins (seed 0) | "
+                  + " | ".join(HEAD[m] for m in METRICS) + " |", "|---|---|---|" + "---|" * len(METRICS)]
         for name, r in block.groupby("variant", sort=False):
             cells = [f"{r[m].mean():.3f} ± {r[m].std(ddof=1):.3f}" for m in METRICS]
-            lines.append(f"| {name} | {len(r)} | " + " | ".join(cells) + " |")
+            bins = r.sort_values("seed")["bins"].iloc[0]
+            lines.append(f"| {name} | {len(r)} | {bins} | " + " | ".join(cells) + " |")
         lines.append("")
     failed = df[df["status"] != "ok"]
     if len(failed):

@@ -30,7 +30,7 @@ from .copula import correlation_sensitivity, interval_score_moments, simplex_pro
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
@@ -44,6 +44,12 @@ SHRINK_SPREAD = 0.1
 AUTO_BINS = (32, 16, 8)
 AUTO_BINS_SHARE = 0.02
 AUTO_BINS_RATIO = 2.0
+
+#: ``n_bins="per-class"``: a class's numeric histograms get the largest of ``AUTO_BINS`` whose
+#: expected records per bin, n̂_c / bins, reach ``CLASS_BINS_RATIO`` times the histograms' noise σ
+#: (signal-to-noise at least 1 per bin; a public constant chosen on CTG only,
+#: ``docs/tree_copula.md``, "Bins per class").
+CLASS_BINS_RATIO = 1.0
 
 #: Score variance below which a copula column counts as constant in a class (its DP marginal has
 #: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
@@ -71,6 +77,19 @@ def auto_bins(n_records: float, n_classes: int, sigma: float) -> int:
         if per_class / bins >= AUTO_BINS_RATIO * float(sigma):
             return bins
     return AUTO_BINS[-1]
+
+
+def class_bins(class_counts, sigma: float, ratio: float = None) -> np.ndarray:
+    """The bins per numeric column of each class under ``n_bins="per-class"``: for class c the
+    largest of ``AUTO_BINS`` with ``class_counts[c] / bins >= ratio * sigma`` (else the smallest),
+    ``ratio`` defaulting to ``CLASS_BINS_RATIO``. ``class_counts`` are the DP class sizes released
+    before the histograms and ``sigma`` the histograms' public noise scale: post-processing."""
+    r = CLASS_BINS_RATIO if ratio is None else float(ratio)
+    n = np.maximum(np.asarray(class_counts, dtype=np.float64), 0.0)
+    out = np.full(n.shape, AUTO_BINS[-1], dtype=np.int64)
+    for bins in AUTO_BINS[::-1]:  # smallest first: the largest that passes wins
+        out = np.where(n / bins >= r * float(sigma), bins, out)
+    return out
 
 
 def moment_sensitivity(clip: float) -> float:
@@ -287,12 +306,12 @@ class DPTreeCopula:
         delta = check_delta(self.delta, "delta")
         for name in ("n_bins", "pair_bins"):
             v = getattr(self, name)
-            if name == "n_bins" and isinstance(v, str) and v == "auto":
+            if name == "n_bins" and isinstance(v, str) and v in ("auto", "per-class"):
                 continue
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 2:
-                alt = " or 'auto'" if name == "n_bins" else ""
+                alt = ", 'auto' or 'per-class'" if name == "n_bins" else ""
                 raise InvalidParameterError(name, f"must be an integer >= 2{alt}, got {v!r}")
-        smallest = AUTO_BINS[-1] if self._auto_bins() else self.n_bins
+        smallest = AUTO_BINS[-1] if self._auto_bins() or self._class_bins() else self.n_bins
         if smallest % self.pair_bins:
             raise InvalidParameterError("pair_bins", f"must divide n_bins={smallest}, got {self.pair_bins}")
         if self.correlation not in ("per-class", "pooled", "shrunk"):
@@ -303,6 +322,9 @@ class DPTreeCopula:
         if self.marginals not in ("per-class", "shrunk", "smoothed"):
             raise InvalidParameterError("marginals", "must be 'per-class', 'shrunk' or 'smoothed', "
                                                      f"got {self.marginals!r}")
+        if self._class_bins() and self.marginals != "per-class":
+            raise InvalidParameterError("marginals", "must be 'per-class' with n_bins='per-class' "
+                                                     f"(the classes' histograms differ in size), got {self.marginals!r}")
         if not isinstance(self.binary_latent, (bool, np.bool_)):
             raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
         if isinstance(self.shares, str):
@@ -324,6 +346,9 @@ class DPTreeCopula:
 
     def _auto_bins(self) -> bool:
         return isinstance(self.n_bins, str) and self.n_bins == "auto"
+
+    def _class_bins(self) -> bool:
+        return isinstance(self.n_bins, str) and self.n_bins == "per-class"
 
     def _bins(self) -> int:
         """The fine bins in use (fitted models pickled before ``n_bins_`` existed: ``n_bins``)."""
@@ -360,6 +385,10 @@ class DPTreeCopula:
         if self._auto_bins():  # a DP record count first, with AUTO_BINS_SHARE of mu^2
             weights = np.append(weights / weights.sum() * (1.0 - AUTO_BINS_SHARE), AUTO_BINS_SHARE)
             sens["count"] = 1.0  # add/remove: one record moves the count by 1
+        if self._class_bins():  # DP class sizes first, at the histograms' noise per entry
+            # (weight = the histograms' weight per column, sensitivity 1: one more one-bin column)
+            weights = np.append(weights, weights[0] / k)
+            sens["class_counts"] = 1.0  # add/remove: one record moves one class's count by 1
         mu, mus = gdp_split(eps, delta, weights)
         mus = mus * (1.0 - 1e-9)  # stay inside the budget through the calibration round trip
         mechs = {}
@@ -375,7 +404,7 @@ class DPTreeCopula:
         from ..accounting import compose, parallel
 
         # a pooled correlation is one release of the sum over classes (a record is in one term)
-        steps = [m.privacy if name == "count" or (name == "correlation" and self.correlation == "pooled")
+        steps = [m.privacy if name in ("count", "class_counts") or (name == "correlation" and self.correlation == "pooled")
                  else parallel([m.privacy] * n_cls, partition_public=True)
                  for name, m in mechs.items()]
         total = compose(steps, delta=delta, method="gdp")
@@ -389,7 +418,9 @@ class DPTreeCopula:
             "parallel" + ("; the pooled correlation is one release of a sum over the classes (a "
                           "record changes one term)" if self.correlation == "pooled" else "")
             + ("; n_bins='auto': one DP count of all records, then the bins chosen from it "
-               "(post-processing)" if "count" in mechs else ""),
+               "(post-processing)" if "count" in mechs else "")
+            + ("; n_bins='per-class': one release of the class sizes (sensitivity 1), then each "
+               "class's bins chosen from it (post-processing)" if "class_counts" in mechs else ""),
             "add/remove neighbours: n and the class sizes are not assumed public",
             "bounds, categories, bins, classes and integer columns are public; the tree is chosen "
             "from released scores; sampling is post-processing",
@@ -433,7 +464,14 @@ class DPTreeCopula:
         gen = make_rng(self.random_state)  # local only: never stored on the model
         with charge(privacy, accountant=accountant, ledger=ledger, label="dp-tree-copula fit"):
             self.record_count_ = None
-            if "count" in mechs:  # n_bins="auto": the DP record count chooses the bins
+            self.class_bins_ = None
+            prior_counts = None
+            if "class_counts" in mechs:  # n_bins="per-class": the DP class sizes choose the bins
+                self.n_bins_ = AUTO_BINS[0]  # the common fine grid; a class's bins merge its cells
+                prior_counts = np.asarray(mechs["class_counts"].release(
+                    reduce(_class_pass, classes.size), rng=gen).value, dtype=np.float64)
+                self.class_bins_ = class_bins(prior_counts, mechs["histograms"].sigma)
+            elif "count" in mechs:  # n_bins="auto": the DP record count chooses the bins
                 n_records = int(len(X)) if dask_input else int(X.shape[0])
                 self.record_count_ = float(np.asarray(mechs["count"].release(
                     np.array([float(n_records)]), rng=gen).value)[0])
@@ -444,7 +482,8 @@ class DPTreeCopula:
             stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
-                               self.correlation == "shrunk", self.marginals)
+                               self.correlation == "shrunk", self.marginals,
+                               self.class_bins_, prior_counts)
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
 
@@ -755,12 +794,24 @@ def _spanning_tree(W: np.ndarray, start: np.ndarray) -> list:
     return edges
 
 
-def _hist_pass(block, cols, card, n_cls):
-    """Per block: the one-way counts of every class and column, side by side."""
+def _class_pass(block, n_cls):
+    """Per block: the record count of every class."""
+    if block is None:
+        return np.zeros(n_cls)
+    return np.bincount(block[2], minlength=n_cls).astype(np.float64)
+
+
+def _hist_pass(block, cols, card, n_cls, merge=None):
+    """Per block: the one-way counts of every class and column, side by side. ``merge`` (column
+    -> (n_cls,) ints, ``n_bins="per-class"``): class j's fine codes of that column are divided by
+    ``merge[c][j]``, so its counts fill the first ``card[c] // merge[c][j]`` cells of its row."""
     if block is None:
         return np.zeros((n_cls, sum(card[c] for c in cols)))
     fine, _, label = block
-    return np.concatenate([np.bincount(label * card[c] + fine[c], minlength=n_cls * card[c])
+    merge = merge or {}
+    return np.concatenate([np.bincount(label * card[c] + (fine[c] // merge[c][label] if c in merge
+                                                          else fine[c]),
+                                       minlength=n_cls * card[c])
                            .reshape(n_cls, card[c]).astype(np.float64) for c in cols], axis=1)
 
 
@@ -845,24 +896,55 @@ def _smoothed_counts(raw, sigma):
 
 
 def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
-               trace, shrink=False, marginals="per-class"):
+               trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
-    Gaussian releases between them, each through its Mechanism (so charged), on the driver."""
+    Gaussian releases between them, each through its Mechanism (so charged), on the driver.
+
+    ``bins_per_class`` (``n_bins="per-class"``): the bins of each class's numeric histograms,
+    chosen from ``prior_counts`` (the released class sizes); only those cells are released, and
+    each class's probabilities are spread evenly over the common fine grid of ``card``."""
     k = len(cols)
     ratio = {c: card[c] // ccard[c] for c in cols}
-    # pass 1 -> release 1: one-way histograms, all classes and columns in one release
-    noisy = np.asarray(mechs["histograms"].release(reduce(_hist_pass, cols, card, n_cls), rng=gen).value)
-    raw = dict(zip(cols, np.split(noisy, np.cumsum([card[c] for c in cols])[:-1], axis=1)))
-    w = np.array([1.0 / card[c] for c in cols])
-    totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)
-    class_counts = np.clip(totals @ w / w.sum(), 1.0, None)
     sigma_h = mechs["histograms"].sigma
+    # pass 1 -> release 1: one-way histograms, all classes and columns in one release
+    cells = {c: np.full(n_cls, card[c], dtype=np.int64) for c in cols}  # released cells per class
+    merge = None
+    if bins_per_class is not None:
+        merge = {c: card[c] // np.asarray(bins_per_class, dtype=np.int64) for c in cols
+                 if c in schema.bounds}
+        cells.update({c: card[c] // merge[c] for c in merge})
+    counts = reduce(_hist_pass, cols, card, n_cls, merge)
+    if merge is None:
+        noisy = np.asarray(mechs["histograms"].release(counts, rng=gen).value)
+    else:  # only the cells each class uses are released (the others are not data)
+        used = np.concatenate([np.arange(card[c])[None, :] < cells[c][:, None] for c in cols], axis=1)
+        noisy = np.zeros_like(counts)
+        noisy[used] = np.asarray(mechs["histograms"].release(counts[used], rng=gen).value)
+    raw = dict(zip(cols, np.split(noisy, np.cumsum([card[c] for c in cols])[:-1], axis=1)))
+    # class sizes: inverse-variance average of the histogram totals (variance cells · σ_h²) and,
+    # with n_bins="per-class", the released class sizes (variance σ_count²)
+    totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)
+    if prior_counts is None and merge is None:
+        w = np.array([1.0 / card[c] for c in cols])
+        class_counts = np.clip(totals @ w / w.sum(), 1.0, None)
+    else:
+        w = np.stack([1.0 / cells[c] for c in cols], axis=1)  # (n_cls, k), in units of 1 / σ_h²
+        est, weight = (totals * w).sum(axis=1), w.sum(axis=1)
+        if prior_counts is not None:
+            w0 = (sigma_h / mechs["class_counts"].sigma) ** 2
+            est, weight = est + w0 * np.asarray(prior_counts, dtype=np.float64), weight + w0
+        class_counts = np.clip(est / weight, 1.0, None)
     if marginals == "shrunk" and n_cls > 1:  # post-processing of the released histograms
         raw = {c: _shrunk_counts(raw[c], class_counts, sigma_h) for c in cols}
     elif marginals == "smoothed":  # numeric columns only: their bins are ordered
         raw = {c: _smoothed_counts(raw[c], sigma_h) if c in schema.bounds else raw[c]
                for c in cols}
-    probs = {c: simplex_projection(raw[c] / class_counts[:, None], 1.0) for c in cols}
+    probs = {c: simplex_projection(raw[c] / class_counts[:, None], 1.0) for c in cols
+             if merge is None or c not in merge}
+    for c in (merge or {}):  # each class projected on its own cells, spread over the fine grid
+        probs[c] = np.stack([np.repeat(simplex_projection(raw[c][j, :cells[c][j]] / class_counts[j],
+                                                          1.0)[0] / merge[c][j], merge[c][j])
+                             for j in range(n_cls)])
     for c in cols:
         empty = probs[c].sum(axis=1) <= 0
         probs[c][empty] = 1.0 / card[c]
