@@ -542,3 +542,121 @@ def test_auto_bins_on_dask_equals_in_memory():
     for c in mem.columns_:
         np.testing.assert_allclose(dsk.marginals_[c], mem.marginals_[c])
     np.testing.assert_allclose(dsk.correlation_raw_, mem.correlation_raw_, rtol=1e-9, atol=1e-6)
+
+
+def test_class_bins_rule():
+    # per class: the largest of 32, 16, 8 with n_c / bins >= CLASS_BINS_RATIO * sigma (ratio 1)
+    assert tc.CLASS_BINS_RATIO == 1.0
+    np.testing.assert_array_equal(tc.class_bins([3200, 1600, 1599, 800, 100, -5], 100.0),
+                                  [32, 16, 8, 8, 8, 8])
+    np.testing.assert_array_equal(tc.class_bins([3200, 3199], 50.0, ratio=2.0), [32, 16])
+    assert tc.class_bins([10.0], 0.0, ratio=0.0).tolist() == [32]
+
+
+def _uneven(n, seed=0):
+    """``table`` with about one record in ten in class 1."""
+    X, _ = table(n, seed)
+    y = (np.random.default_rng(seed + 1).random(n) < 0.1).astype(int)
+    return X, y
+
+
+def test_per_class_bins_are_charged_and_composed_exactly():
+    from matrixdp.synth._budget import gdp_delta
+
+    X, y = _uneven(20_000)
+    eps, delta = 0.5, 1e-9
+    acc = Accountant(epsilon=eps, delta=delta)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
+                     n_bins="per-class").fit(X, y, accountant=acc)
+    # the class sizes are one more column of the histograms: weight k / k = 1 next to the
+    # auto shares, sensitivity 1, so the same sigma as the histograms
+    k, k_num, k_cat = 5, 2, 3
+    shares = np.append(tc.auto_shares(k, k_num, k_cat), 1.0)
+    mu = max_gaussian_shift(eps, delta) * np.sqrt(shares / shares.sum())
+    expected = {"histograms": math.sqrt(k) / mu[0], "correlation": k_num / math.sqrt(2) / mu[1],
+                "scores": math.sqrt(k * (k - 1) / 2 - 1) / mu[2], "edges": math.sqrt(k_cat) / mu[3],
+                "class_counts": 1.0 / mu[4]}
+    assert set(m.sigmas_) == set(expected)
+    for name, sigma in expected.items():
+        assert m.sigmas_[name] == pytest.approx(sigma, rel=1e-6), name
+    assert m.sigmas_["class_counts"] == pytest.approx(m.sigmas_["histograms"], rel=1e-9)
+    # exact composition: the five shifts compose to the mu of (eps, delta), not more
+    mus = [m.sensitivities_[name] / s for name, s in m.sigmas_.items()]
+    assert gdp_delta(eps, mus) <= delta * (1 + 1e-6)
+    assert gdp_delta(eps, mus) >= delta * (1 - 1e-3)
+    assert m.privacy_.epsilon == pytest.approx(eps) and m.privacy_.delta == delta
+    with pytest.raises(Exception):  # the whole budget was charged, once
+        DPTreeCopula(schema=SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
+    # refused before the class sizes are drawn: nothing is released or kept
+    refused = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], n_bins="per-class")
+    with pytest.raises(Exception):
+        refused.fit(X, y, accountant=Accountant(epsilon=0.3, delta=delta))
+    assert not hasattr(refused, "class_bins_") and not hasattr(refused, "privacy_")
+    # sigma_h ~ 16: about 18,000 records in class 0 (>= 16 per bin at 32 bins) and 2,000 in
+    # class 1 (62 per bin at 32): both 32 here; at eps = 0.05 (sigma_h ~ 140) 32 and 8
+    assert m.class_bins_.tolist() == tc.class_bins(m.class_sizes_raw_, m.sigmas_["histograms"]).tolist()
+    assert m.n_bins_ == 32 and m.record_count_ is None
+    low = DPTreeCopula(schema=SCHEMA, epsilon=0.05, classes=[0, 1], random_state=0,
+                       n_bins="per-class").fit(X, y)
+    assert low.class_bins_.tolist() == [32, 8]
+    assert low.class_bins_.tolist() == tc.class_bins(low.class_sizes_raw_, low.sigmas_["histograms"]).tolist()
+    for c in ("x", "z"):  # class 1 spread evenly over groups of 4 fine bins; shapes (2, 32)
+        p = low.marginals_[c]
+        assert p.shape == (2, 32)
+        np.testing.assert_allclose(p[1].reshape(8, 4), p[1].reshape(8, 4)[:, :1].repeat(4, axis=1))
+        np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    Xs, ys = low.sample(2000, random_state=1)
+    assert Xs["x"].between(0, 10).all() and set(ys) <= {0, 1}
+    # the default has none of it
+    d = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], random_state=0).fit(X, y)
+    assert d.class_bins_ is None and d.class_sizes_raw_ is None and "class_counts" not in d.sigmas_
+
+
+def test_per_class_bins_release_noise_at_the_stated_scale():
+    # the released class sizes scatter around the true counts with the stated sigma (200 seeded fits; +-10%; a wrong scale, e.g. sqrt(2) larger, fails)
+    X, y = _uneven(3000)
+    true = np.bincount(y, minlength=2)
+    dev = []
+    for seed in range(200):
+        m = DPTreeCopula(schema=SCHEMA, epsilon=0.3, classes=[0, 1], random_state=seed,
+                         n_bins="per-class").fit(X, y)
+        dev.append(m.class_sizes_raw_ - true)
+    dev = np.concatenate(dev)
+    sigma = m.sigmas_["class_counts"]
+    assert abs(dev.mean()) < 3 * sigma / math.sqrt(dev.size)
+    assert dev.std() == pytest.approx(sigma, rel=0.1)
+
+
+def test_per_class_bins_refusals():
+    X, y = table(500)
+    with pytest.raises(Exception, match="pair_bins"):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="per-class", pair_bins=16).fit(X)
+    for marginals in ("smoothed", "shrunk"):
+        with pytest.raises(Exception, match="marginals"):
+            DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], n_bins="per-class",
+                         marginals=marginals).fit(X, y)
+    with pytest.raises(Exception, match="n_bins"):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="per_class").fit(X)
+    # without labels: one class, one release of the record count
+    m = DPTreeCopula(schema=SCHEMA, epsilon=1.0, random_state=0, n_bins="per-class").fit(X)
+    assert m.class_sizes_raw_.shape == (1,) and m.class_bins_.shape == (1,)
+    assert isinstance(m.sample(50, random_state=0), pd.DataFrame)
+
+
+def test_per_class_bins_on_dask_equals_in_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _uneven(4000)
+    kw = dict(schema=SCHEMA, epsilon=0.1, classes=[0, 1], random_state=5, n_bins="per-class")
+    mem = DPTreeCopula(**kw).fit(X, y)
+    assert mem.class_bins_.tolist() != [32, 32]  # the merged path is exercised
+    dsk = DPTreeCopula(**kw).fit(dd.from_pandas(X, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3))
+    np.testing.assert_array_equal(dsk.class_bins_, mem.class_bins_)
+    np.testing.assert_allclose(dsk.class_sizes_raw_, mem.class_sizes_raw_)
+    np.testing.assert_allclose(dsk.class_counts_, mem.class_counts_)
+    assert dsk.tree_ == mem.tree_
+    for c in mem.columns_:
+        np.testing.assert_allclose(dsk.marginals_[c], mem.marginals_[c])
+    np.testing.assert_allclose(dsk.correlation_raw_, mem.correlation_raw_, rtol=1e-9, atol=1e-6)
+    for a, b in zip(dsk.edge_counts_, mem.edge_counts_):
+        for s, t in zip(a, b):
+            np.testing.assert_allclose(s, t, rtol=1e-9, atol=1e-6)

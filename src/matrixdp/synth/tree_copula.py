@@ -166,13 +166,19 @@ class DPTreeCopula:
     delta : float, default 1e-9
     classes : sequence, optional
         PUBLIC class list; required when ``fit`` gets labels.
-    n_bins : int or "auto", default 32
+    n_bins : int, "auto" or "per-class", default 32
         Fine bins per numeric column (one-way histograms). On a small table at low ε, fewer bins
         (8) keep more of the class-conditional structure and lose one-way shape on larger
         tables (measured in ``docs/tree_copula.md``, "Low ε and small classes"). ``"auto"``:
         first a DP count of the records (a fifth Gaussian release, sensitivity 1, with
         ``AUTO_BINS_SHARE`` of μ²; the other shares scaled down), then :func:`auto_bins` picks
-        32, 16 or 8 from it and the histograms' σ; ``pair_bins`` must divide 8. Not the default.
+        32, 16 or 8 from it and the histograms' σ; ``pair_bins`` must divide 8. ``"per-class"``:
+        first a DP release of the class sizes (sensitivity 1, with the histograms' μ² share of
+        one column, so at the histograms' σ), then :func:`class_bins` gives each class the
+        largest of 32, 16, 8 bins with n̂_c / bins ≥ ``CLASS_BINS_RATIO``·σ; a class's
+        probabilities are spread evenly over the common 32-bin grid, the class sizes average
+        both releases, ``pair_bins`` must divide 8 and ``marginals`` must be ``"per-class"``
+        (``docs/tree_copula.md``, "Bins per class"). Neither is the default.
     pair_bins : int, default 8
         Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``.
     shares : "auto" or (float, float, float, float), default "auto"
@@ -230,6 +236,9 @@ class DPTreeCopula:
         The bins per numeric column used (``n_bins``, or the choice of ``"auto"``).
     record_count_ : float or None
         The DP record count of ``n_bins="auto"`` (None otherwise).
+    class_sizes_raw_, class_bins_ : ndarray (n_classes,) or None
+        ``n_bins="per-class"``: the released class sizes and the bins each class's numeric
+        histograms used (None otherwise; ``n_bins_`` is then the common grid, 32).
     correlation_ : ndarray (n_classes, k_latent, k_latent)
         Repaired correlation of the copula columns' latent Gaussians (identical rows when
         pooled).
@@ -464,13 +473,14 @@ class DPTreeCopula:
         gen = make_rng(self.random_state)  # local only: never stored on the model
         with charge(privacy, accountant=accountant, ledger=ledger, label="dp-tree-copula fit"):
             self.record_count_ = None
-            self.class_bins_ = None
+            self.class_bins_ = self.class_sizes_raw_ = None
             prior_counts = None
             if "class_counts" in mechs:  # n_bins="per-class": the DP class sizes choose the bins
                 self.n_bins_ = AUTO_BINS[0]  # the common fine grid; a class's bins merge its cells
                 prior_counts = np.asarray(mechs["class_counts"].release(
                     reduce(_class_pass, classes.size), rng=gen).value, dtype=np.float64)
                 self.class_bins_ = class_bins(prior_counts, mechs["histograms"].sigma)
+                self.class_sizes_raw_ = prior_counts
             elif "count" in mechs:  # n_bins="auto": the DP record count chooses the bins
                 n_records = int(len(X)) if dask_input else int(X.shape[0])
                 self.record_count_ = float(np.asarray(mechs["count"].release(
