@@ -660,3 +660,17 @@ def test_per_class_bins_on_dask_equals_in_memory():
     for a, b in zip(dsk.edge_counts_, mem.edge_counts_):
         for s, t in zip(a, b):
             np.testing.assert_allclose(s, t, rtol=1e-9, atol=1e-6)
+
+
+def test_per_class_bins_keep_the_column_order_and_pickle():
+    import pickle
+
+    X, y = _uneven(2000)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=0.1, classes=[0, 1], random_state=2,
+                     n_bins="per-class").fit(X, y)
+    assert list(m.marginals_) == list(X.columns) == m.columns_
+    back = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(back.class_bins_, m.class_bins_)
+    a, _ = back.sample(300, random_state=3)
+    b, _ = m.sample(300, random_state=3)
+    pd.testing.assert_frame_equal(a, b)

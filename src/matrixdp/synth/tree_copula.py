@@ -955,6 +955,7 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen,
         probs[c] = np.stack([np.repeat(simplex_projection(raw[c][j, :cells[c][j]] / class_counts[j],
                                                           1.0)[0] / merge[c][j], merge[c][j])
                              for j in range(n_cls)])
+    probs = {c: probs[c] for c in cols}  # in column order
     for c in cols:
         empty = probs[c].sum(axis=1) <= 0
         probs[c][empty] = 1.0 / card[c]
