@@ -40,7 +40,7 @@ def test_sigmas_follow_from_the_public_schema_and_the_gdp_split():
     # default: shares="auto" from the column counts, the moments released with their diagonal
     shares = np.array([k, k_num, 0.25 * k_cat + 0.5, k_cat])
     np.testing.assert_allclose(tc.auto_shares(k, k_num, k_cat), shares)
-    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0).fit(X, y)
+    m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0, n_bins=32).fit(X, y)
     mu = max_gaussian_shift(eps, delta) * np.sqrt(shares / shares.sum())
     expected = {"histograms": math.sqrt(k) / mu[0],
                 "correlation": C ** 2 / math.sqrt(2) / mu[1],
@@ -53,7 +53,8 @@ def test_sigmas_follow_from_the_public_schema_and_the_gdp_split():
     # the previous defaults, spelled out: fixed shares, off-diagonal moments only
     shares = np.array([0.35, 0.25, 0.1, 0.3])
     m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
-                     shares=tuple(shares), normalise="count", correlation="per-class").fit(X, y)
+                     shares=tuple(shares), normalise="count", correlation="per-class",
+                     n_bins=32).fit(X, y)
     mu = max_gaussian_shift(eps, delta) * np.sqrt(shares / shares.sum())
     expected = {"histograms": math.sqrt(k) / mu[0],
                 "correlation": C ** 2 * math.sqrt((1 - 1 / k_num) / 2) / mu[1],
@@ -63,7 +64,7 @@ def test_sigmas_follow_from_the_public_schema_and_the_gdp_split():
         assert m.sigmas_[name] == pytest.approx(sigma, rel=1e-6), name
     # binary_latent moves the two-category column c into the copula: 3 latent, 2 tree columns
     m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
-                     binary_latent=True).fit(X, y)
+                     binary_latent=True, n_bins=32).fit(X, y)
     shares = tc.auto_shares(5, 3, 2)
     mu = max_gaussian_shift(eps, delta) * np.sqrt(shares / shares.sum())
     assert m.sigmas_["correlation"] == pytest.approx(3 / math.sqrt(2) / mu[1], rel=1e-6)
@@ -419,7 +420,7 @@ def test_shrunk_counts_keep_a_strong_class_difference_and_drop_pure_noise():
 
 def test_shrunk_marginals_are_post_processing_of_the_same_release():
     X, y = table(2000)
-    kw = dict(schema=SCHEMA, epsilon=0.5, classes=[0, 1], random_state=4)
+    kw = dict(schema=SCHEMA, epsilon=0.5, classes=[0, 1], random_state=4, n_bins=32)
     a = DPTreeCopula(**kw).fit(X, y)
     b = DPTreeCopula(marginals="shrunk", **kw).fit(X, y)
     assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_
@@ -442,7 +443,7 @@ def test_a_one_bin_marginal_does_not_collapse_the_correlation():
     schema = TableSchema(bounds={c: (0.0, 10.0) for c in X.columns}, categories={})
     one_bin = 0
     for seed in range(6):
-        m = DPTreeCopula(schema=schema, epsilon=20.0, random_state=seed).fit(X)
+        m = DPTreeCopula(schema=schema, epsilon=20.0, random_state=seed, n_bins=32).fit(X)
         C = m.correlation_[0]
         assert C[0, 1] == pytest.approx(0.8, abs=0.1)  # the previous code: -0.118 at seed 1
         if tc.interval_score_moments(m.marginals_["x3"][0])[2] <= tc.MIN_SCORE_VARIANCE:
@@ -470,7 +471,7 @@ def test_smoothed_counts_average_noise_away_and_keep_a_sharp_shape():
 
 def test_smoothed_marginals_are_post_processing_of_the_same_release():
     X, y = table(2000)
-    kw = dict(schema=SCHEMA, epsilon=0.3, classes=[0, 1], random_state=4)
+    kw = dict(schema=SCHEMA, epsilon=0.3, classes=[0, 1], random_state=4, n_bins=32)
     a = DPTreeCopula(**kw).fit(X, y)
     b = DPTreeCopula(marginals="smoothed", **kw).fit(X, y)
     assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_
@@ -495,7 +496,7 @@ def test_auto_bins_spends_a_charged_count_and_picks_bins_from_it():
     acc = Accountant(epsilon=eps, delta=delta)
     m = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
                      n_bins="auto").fit(X, y, accountant=acc)
-    d = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0).fit(X, y)
+    d = DPTreeCopula(schema=SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0, n_bins=32).fit(X, y)
     # the count gets AUTO_BINS_SHARE of mu^2 (sensitivity 1); every other sigma grows by
     # 1/sqrt(1 - share); the composition stays within (eps, delta), charged once
     mu = max_gaussian_shift(eps, delta)
@@ -608,7 +609,7 @@ def test_per_class_bins_are_charged_and_composed_exactly():
     Xs, ys = low.sample(2000, random_state=1)
     assert Xs["x"].between(0, 10).all() and set(ys) <= {0, 1}
     # the default has none of it
-    d = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], random_state=0).fit(X, y)
+    d = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], random_state=0, n_bins=32).fit(X, y)
     assert d.class_bins_ is None and d.class_sizes_raw_ is None and "class_counts" not in d.sigmas_
 
 
