@@ -761,20 +761,21 @@ def _gaussian_table_blocks(n: int, plan: _TablePlan, rng):
     so the passes stay in the CPU cache.
     """
     size = min(n, _TABLE_BLOCK)
-    work = _TableWork(size)
-    buf = np.empty(size, dtype=np.int64)
+    work, spare = _TableWork(size), _TableWork(size)
+    buf, spare_y = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
     for start in range(0, n, _TABLE_BLOCK):
         stop = min(n, start + _TABLE_BLOCK)
         y = buf[:stop - start]
         _table_round(y, plan, rng, work)
         pending = np.flatnonzero(work.rej[:stop - start])
         while pending.size:                       # rejected entries: new rounds on them only
-            redo = np.empty(pending.size, dtype=np.int64)
-            small = _TableWork(pending.size)
-            _table_round(redo, plan, rng, small)
-            acc = ~small.rej
+            k = pending.size
+            redo = spare_y[:k]
+            _table_round(redo, plan, rng, spare)
+            rej = spare.rej[:k]
+            acc = ~rej
             y[pending[acc]] = redo[acc]
-            pending = pending[small.rej]
+            pending = pending[rej]
         yield start, stop, y
 
 
