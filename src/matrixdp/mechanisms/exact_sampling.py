@@ -741,7 +741,7 @@ def _bernoulli_exp_fraction_rest(num: np.ndarray, den, rng) -> np.ndarray:
     return out
 
 
-#: Entries per block of the table sampler: its ~30 passes then stay in the CPU cache.
+#: Entries per block of the table sampler: its ~17 passes and 4 gathers then stay in the CPU cache.
 _TABLE_BLOCK = 1 << 15
 
 
@@ -830,7 +830,7 @@ def _table_round(y: np.ndarray, plan: _TablePlan, rng, work: _TableWork) -> None
     One uniform integer on [0, 2^nbits), nbits = 9 + lcol + lpos, per entry: its top bit is the
     sign, the next 8 bits B start the in-bin factor's uniform U = (B + U')/256, the rest pick the
     alias column and the position in it. The common row (accepted by ``safe_b`` and with B too
-    large for the in-bin factor's first round to draw A = 1) costs ~16 whole-array passes and four
+    large for the in-bin factor's first round to draw A = 1) costs 17 whole-array passes and four
     table gathers; the other rows ("special": ≈ 3 % at a calibrated σ, from bin 0, the tail, the
     reject bin, jj ≥ safe_b, or B < bg) are finished on index arrays, in index order, with the
     same generator calls in the same order as the row-by-row description in docs/numerics.md.
