@@ -665,6 +665,8 @@ class _TablePlan:
         num_max = (w - 1) * (2 * t - w - 1) * q
         bg = min(256, -(-256 * num_max // (2 * p)))
         self.blim = np.uint64((bg << 56) - 1) if bg > 0 else None
+        for table in (self.v, self.safe, self.cprob, self.pbin, self.pbase, self.pbw, self.pthr):
+            table.setflags(write=False)    # cached per σ² and shared by every call: never written
 
     # ---------------------------------------------- rare, exact, one entry at a time
     def body_factor(self, b: int, jj: int, rng) -> bool:
