@@ -252,3 +252,120 @@ def test_table_sampler_at_a_calibrated_lattice_sigma():
     assert abs(draws.var() / var - 1) < 5 * math.sqrt(2 / draws.size)
     assert stats.kstest(draws / math.sqrt(var), "norm").pvalue > ALPHA
     assert stats.kstest(draws / (0.7 * math.sqrt(var)), "norm").pvalue < ALPHA
+
+
+# ------------------------------------------- the table sampler against a row-by-row reference
+from matrixdp.mechanisms.exact_sampling import (  # noqa: E402
+    _TABLE_BLOCK,
+    _bernoulli_exp_fraction_rest,
+    _uniform_below,
+)
+
+
+def reference_table_draws(n, plan, rng):
+    """The table sampler written row by row with Python integers (docs/numerics.md, "The table
+    sampler"), making the generator calls the description fixes, in the same order: per block of
+    _TABLE_BLOCK rows, one ``integers(0, 2**nbits)`` per row (sign, 8 bits B, alias column,
+    position), then the rare rows' exact decisions in row order, then the in-bin factor's
+    Algorithm-1 rounds for the rows that need them; rejected rows get new rounds, in row order.
+    It shares with the vectorised sampler only the plan's integer tables and the exact scalar
+    primitives of the rare branches (tail, lazy first factor, Algorithm 1's rounds K >= 2)."""
+    lw, w, nbins, lpos, lcol, ncol = plan.lw, plan.w, plan.nbins, plan.lpos, plan.lcol, plan.ncol
+    total = 1 << lpos
+    v = [int(x) for x in plan.v]
+    weights = [w * vb for vb in v] + [plan.m, total - w * sum(v) - plan.m]
+    prob, alias, own, other = (list(map(int, t)) for t in _alias_tables(weights, ncol, total))
+    safe = [int(x) for x in plan.safe]
+    den, q = 2 * plan.p, plan.q
+    low = lcol + lpos
+    nbits = low + 9
+
+    def one_round(k):
+        raw = rng.integers(0, 1 << nbits, size=k, dtype=np.int64)
+        rows = []
+        for r in map(int, raw):
+            s, bb, col, pos = r >> (low + 8), (r >> low) & 255, (r >> lpos) & (ncol - 1), r & (total - 1)
+            if pos < prob[col]:
+                b, base = col, own[col]
+            else:
+                b, base = alias[col], other[col] - prob[col]
+            u = (pos + base) >> lcol
+            rows.append({"s": s, "B": bb, "b": b, "i": u & (w - 1), "jj": u >> lw,
+                         "y": b * w + (u & (w - 1)), "tail": False})
+        for row in rows:                                  # the first factor, row by row
+            zero = row["s"] == 1 and row["y"] == 0
+            row["acc"] = row["jj"] < safe[row["b"]] and not zero
+            if row["jj"] >= safe[row["b"]]:
+                if row["b"] == nbins:
+                    row["tail"] = True
+                    yt = plan.tail_draw(rng)
+                    if yt is not None:
+                        row["y"], row["acc"] = yt, True
+                elif row["b"] < nbins and not zero:
+                    row["acc"] = plan.body_factor(row["b"], row["jj"], rng)
+        if lw:                                            # the in-bin factor, round 1 then K >= 2
+            need = [row for row in rows if row["acc"] and not row["tail"]
+                    and row["B"] * den < 256 * row["i"] * (2 * row["b"] * w + row["i"]) * q]
+            for row in need:
+                row["num"] = row["i"] * (2 * row["b"] * w + row["i"]) * q
+                row["a1"] = (row["B"] + 1) * den <= 256 * row["num"]
+            unsure = [row for row in need if not row["a1"]]
+            if unsure:
+                draws = _uniform_below(den, len(unsure), rng)
+                for row, d in zip(unsure, draws):
+                    row["a1"] = int(d) < 256 * row["num"] - row["B"] * den
+            more = [row for row in need if row["a1"]]
+            if more:
+                rest = _bernoulli_exp_fraction_rest(np.array([row["num"] for row in more], dtype=np.int64),
+                                                    den, rng)
+                for row, ok in zip(more, rest):
+                    row["acc"] = bool(ok)
+        return [(-row["y"] if row["s"] else row["y"]) if row["acc"] else None for row in rows]
+
+    out = []
+    for start in range(0, n, _TABLE_BLOCK):
+        block = one_round(min(n, start + _TABLE_BLOCK) - start)
+        pending = [j for j, val in enumerate(block) if val is None]
+        while pending:
+            redo = one_round(len(pending))
+            for j, val in zip(pending, redo):
+                block[j] = val
+            pending = [j for j, val in zip(pending, redo) if val is None]
+        out += block
+    return np.array(out, dtype=np.int64)
+
+
+@pytest.mark.parametrize("plan_args, n", [
+    ((discrete_gaussian_sigma2(1.0, 1e-5, 1050625),), 6000),          # calibrated: w = 16, q = 512
+    ((discrete_gaussian_sigma2(1.0, 1e-5, 18_000_000_000_000),), 2 * _TABLE_BLOCK + 123),  # w = 2^14
+    ((Fraction(3 * 2000 ** 2 + 1, 3),), 6000),                        # w = 4, q = 3
+    ((Fraction(10, 3),), 6000),                                       # w = 1
+    ((Fraction(1, 10),), 6000),                                       # w = 1, y = 0 most of the time
+    ((Fraction(10, 3), 4, 3), 6000),                                  # tiny M, early tail: rare paths
+    ((Fraction(3 * 2000 ** 2 + 1, 3), 5, None), 6000),                # tiny M with w = 4
+    ((Fraction(3 * 2000 ** 2 + 1, 3), 5, 900), 3000),                 # w = 4, tail from 1.8 sigma
+])
+def test_table_sampler_equals_the_row_by_row_reference_for_a_fixed_seed(plan_args, n):
+    # Pins the vectorised passes (fused, reordered, special rows on index arrays) to the algorithm
+    # as written: same values, and the generator left in the same state (same calls, same order).
+    plan = _TablePlan(*plan_args)
+    gen_fast, gen_ref = make_rng(31), make_rng(31)
+    fast = _gaussian_table(n, plan, gen_fast)
+    ref = reference_table_draws(n, plan, gen_ref)
+    assert np.array_equal(fast, ref)
+    assert np.array_equal(gen_fast.integers(0, 1 << 62, size=4), gen_ref.integers(0, 1 << 62, size=4))
+
+
+@pytest.mark.parametrize("sigma2", [discrete_gaussian_sigma2(1.0, 1e-5, 1050625),
+                                    discrete_gaussian_sigma2(1.0, 1e-5, 18_000_000_000_000),
+                                    Fraction(3 * 2000 ** 2 + 1, 3), Fraction(10 ** 9 + 7, 3)])
+def test_in_bin_prefilter_skips_only_rows_whose_first_round_is_decided(sigma2):
+    # A body row with B >= bg is accepted by the vectorised passes without the in-bin test: that
+    # is exact only if B*den >= 256*num for every (b, i), and bg is the least such value.
+    plan = _TablePlan(sigma2)
+    assert plan.w > 1
+    b = np.arange(plan.nbins, dtype=object)
+    i = plan.w - 1                                     # num grows with i: the last offset
+    num_max = int(max(i * (2 * b * plan.w + i) * plan.q))
+    bg = int(plan.blim) + 1 >> 56
+    assert bg * plan.gden >= 256 * num_max > (bg - 1) * plan.gden

@@ -191,10 +191,15 @@ def _gaussian_release_blocks(arr: np.ndarray, plan: LatticePlan, rng) -> np.ndar
     out = np.empty(flat.size, dtype=np.float64)
     g = plan.granularity
     lim = math.ldexp(float(_LATTICE_LIMIT), 0) * g
+    lattice = None
     for start, stop, z in discrete_gaussian_blocks(flat.size, plan.sigma2, rng):
         x = np.clip(flat[start:stop], -lim, lim, out=out[start:stop])
         x *= 1.0 / g
         np.rint(x, out=x)
-        z += x.astype(np.int64)                 # R(x/g) + Z, exactly, in int64
+        if lattice is None:
+            lattice = np.empty(z.size, dtype=np.int64)
+        r = lattice[:z.size]
+        np.copyto(r, x, casting="unsafe")       # R(x/g) as int64 (integral floats: exact)
+        z += r                                  # R(x/g) + Z, exactly, in int64
         np.multiply(z, g, out=x)                # g·(R(x/g) + Z): post-processing
     return out.reshape(arr.shape)
