@@ -362,6 +362,15 @@ def report(args) -> None:
     summ["total_s"] = timed.groupby(["table", "epsilon", "method"])["total_s"].median()
     summ["seeds"] = g.size()
     n_quality_only = int((ok["timing"] == QUALITY_ONLY).sum())
+    fill = ok[(ok["timing"] == QUALITY_ONLY) & (ok.method == MST_REF)]
+    ref_t = timed[timed.method == MST_REF].groupby(["table", "epsilon"])["total_s"].median()
+    fill_ratio = (ref_t.reindex(list(zip(fill.table, fill.epsilon))).to_numpy()
+                  / fill.total_s.to_numpy()) if len(fill) else np.array([np.nan])
+    fill_text = (f"; for scale, the {len(fill)} MST fill-in fits took {fill.total_s.min():.0f}–"
+                 f"{fill.total_s.max():.0f} s at a 1-minute load average of "
+                 f"{fill.load_1m.min():.1f}–{fill.load_1m.max():.1f} on the 2 cores, "
+                 "and the committed run's MST time of the same cell is "
+                 f"{np.nanmin(fill_ratio):.1f}–{np.nanmax(fill_ratio):.1f}× theirs" if len(fill) else "")
     sd = g[DOWNSTREAM].std()
     failed = df[df["status"] != "ok"]
     versions = json.loads(PEER_VERSIONS.read_text()) if PEER_VERSIONS.exists() else {}
@@ -388,7 +397,7 @@ def report(args) -> None:
         + (f"the {n_quality_only // 2} peer fits of seeds filled in later, under another load "
            "(`--quality-only`), count in every metric but not in the time column or \u00d7 MST "
            "(their times and the load average are in `results/synth_benchmark.csv`, columns "
-           "`timing`, `load_1m`); " if n_quality_only else "") +
+           f"`timing`, `load_1m`{fill_text}); " if n_quality_only else "") +
         f"\u00d7 MST: {MST_REF}'s median time divided by the method's. **Caveat on time:** in the "
         "committed run the load fell sharply near its end (26 Nov, ~16:15 UTC): most peer fits ran "
         "under the heavy load and most of ours (all of Adult ε = 1, 3) did not, so the speed "
