@@ -401,7 +401,7 @@ def report(args) -> None:
         f"\u00d7 MST: {MST_REF}'s median time divided by the method's. **Caveat on time:** in the "
         "committed run the load fell sharply near its end (26 Nov, ~16:15 UTC): most peer fits ran "
         "under the heavy load and most of ours (all of Adult ε = 1, 3) did not, so the speed "
-        "ratios overstate the speed-up, by up to an order of magnitude in some cells (the same "
+        "ratios overstate the speed-up, by an order of magnitude or more in some cells (the same "
         "Lending Club MST fit, ε = 3 seed 0, run twice by two concurrent peer processes, took "
         "2,397 s under load and 316 s after it: raw caches `results/synth_benchmark_peers_*.csv`; "
         "the report keeps one of the duplicates). "
