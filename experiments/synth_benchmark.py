@@ -370,7 +370,8 @@ def report(args) -> None:
                  f"{fill.total_s.max():.0f} s at a 1-minute load average of "
                  f"{fill.load_1m.min():.1f}–{fill.load_1m.max():.1f} on the 2 cores, "
                  "and the committed run's MST time of the same cell is "
-                 f"{np.nanmin(fill_ratio):.1f}–{np.nanmax(fill_ratio):.1f}× theirs" if len(fill) else "")
+                 f"{np.nanmin(fill_ratio):.1f}–{np.nanmax(fill_ratio):.1f}× theirs"
+                 if len(fill) else "")
     sd = g[DOWNSTREAM].std()
     failed = df[df["status"] != "ok"]
     versions = json.loads(PEER_VERSIONS.read_text()) if PEER_VERSIONS.exists() else {}
@@ -490,8 +491,8 @@ def report(args) -> None:
               "--peer-seeds 2 [--cache-suffix _x]",
               "# a seed filled in later, under another load: metrics only, its time stays out of "
               "× MST",
-              "$MATRIXDP_SYNTH_PEER_PYTHON experiments/synth_benchmark.py --part peers --quality-only "
-              "--seed-start 1 --peer-seeds 1 --tables adult --epsilons 1 --methods mst "
+              "$MATRIXDP_SYNTH_PEER_PYTHON experiments/synth_benchmark.py --part peers "
+              "--quality-only --seed-start 1 --peer-seeds 1 --tables adult --epsilons 1 --methods mst "
               "--cache-suffix _y",
               "# ours (seconds): rewrites results/synth_benchmark_ours.csv only",
               "python experiments/synth_benchmark.py --part ours",
@@ -515,11 +516,11 @@ def _benchmarks_section(summ, short) -> None:
 
     body = ["From `experiments/synth_benchmark.py` (every table × ε ∈ {0.3, 1, 3}, δ = 1e-9, "
             "add/remove, the metric definitions, peer versions and configurations: "
-            "`results/synth_benchmark.md`, `.csv`, `.png`). Fit + sample time, median over the seeds of "
-            "the committed timing run (peer seeds filled in later, under another load, count in the "
-            "metrics only), on the shared 2-core machine (dozens of concurrent jobs of other "
-            "sessions: every time is inflated, the long peer fits' most; the load fell near the end "
-            "of the run, see the caveat in `results/synth_benchmark.md`); ratio = "
+            "`results/synth_benchmark.md`, `.csv`, `.png`). Fit + sample time, median over the "
+            "seeds of the committed timing run (peer seeds filled in later, under another load, "
+            "count in the metrics only), on the shared 2-core machine (dozens of concurrent jobs "
+            "of other sessions: every time is inflated, the long peer fits' most; the load fell "
+            "near the end of the run, see the caveat in `results/synth_benchmark.md`); ratio = "
             f"{MST_REF}'s time / the method's (– where MST did not run).", "",
             "| table | ε | method | time (s) | × MST |", "|---|---|---|---|---|"]
     for (table, eps), block in summ.groupby(level=[0, 1]):
