@@ -61,3 +61,24 @@ def test_the_fast_finiteness_check_refuses_every_non_finite_entry(shape):
         mech.release(np.full(shape, np.nan, dtype=np.float32), rng=0)
     out = mech.release(np.zeros(shape, dtype=np.float32), rng=3).value   # restored to float32
     np.testing.assert_array_equal(out, mech.release(np.zeros(shape), rng=3).value.astype(np.float32))
+
+
+@pytest.mark.parametrize("shape", [(40_000,), (250, 200)])
+def test_the_fast_finiteness_check_of_a_large_value(shape):
+    """Above ``_DOT_MAX`` entries the sum of squares is numpy's own loop (not a BLAS dot): the
+    same refusals (NaN/inf at the first, a middle and the last entry) and the same fallback
+    for overflowing squares."""
+    from matrixdp import GaussianMechanism
+    from matrixdp.errors import NonFiniteInputError
+    from matrixdp.mechanisms.base import _DOT_MAX
+
+    assert int(np.prod(shape)) > _DOT_MAX
+    mech = GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)
+    size = int(np.prod(shape))
+    for bad in (np.nan, np.inf, -np.inf):
+        for flat_index in (0, size // 2, size - 1):
+            x = np.zeros(shape)
+            x.reshape(-1)[flat_index] = bad
+            with pytest.raises(NonFiniteInputError):
+                mech.release(x, rng=0)
+    assert np.all(np.isfinite(mech.release(np.full(shape, 1e200), rng=0).value))

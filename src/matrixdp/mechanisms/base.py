@@ -19,6 +19,9 @@ from ..errors import InvalidParameterError, RefutedGuaranteeWarning
 from ..rng import make_rng, secure_stream
 
 _FLOAT64 = np.dtype(np.float64)
+#: Largest value (entries) whose finiteness check is a BLAS dot; above it, ``np.einsum`` (one
+#: thread: a long BLAS dot wakes the BLAS thread pool).
+_DOT_MAX = 32_768
 
 _FLOAT_NOTE = ("numerics: float — the guarantee assumes idealised real arithmetic; the bit-level "
                "artefacts of floating-point sampling and rounding (Mironov 2012) are not covered "
@@ -306,11 +309,16 @@ class Mechanism(abc.ABC):
         """Validate the value to release; subclasses add shape/structure checks."""
         if type(value) is np.ndarray and value.dtype is _FLOAT64:
             # Fast path for the common case (a float64 array): a NaN or infinite entry makes the
-            # sum of squares NaN or infinite, so a finite x.x proves every entry finite (one BLAS
-            # dot, no boolean temporary). A non-finite x.x (NaN/inf, or finite entries whose
-            # squares overflow): the full check decides.
+            # sum of squares NaN or infinite, so a finite x.x proves every entry finite (no
+            # boolean temporary). A non-finite x.x (NaN/inf, or finite entries whose squares
+            # overflow): the full check decides. Small values: one BLAS dot (the fastest call);
+            # large ones: numpy's own single-threaded loop, because OpenBLAS runs a long dot on
+            # its thread pool, which on a busy 2-core machine waited milliseconds for a sum of
+            # microseconds (65,536 values: 8 ms against 17 us) and left workers spinning
+            # (BENCHMARKS.md, "Exact noise").
             flat = value if value.ndim == 1 else value.reshape(-1)
-            if math.isfinite(flat.dot(flat)):
+            ss = flat.dot(flat) if flat.size <= _DOT_MAX else np.einsum("i,i->", flat, flat)
+            if math.isfinite(ss):
                 return value
         return check_finite_array(value, "value")
 
