@@ -18,7 +18,8 @@ start-up, import and table set-up. Run it niced on a shared machine, e.g.
 Writes the raw figures to ``results/exact_noise_process.txt`` and, with ``--write``, the
 "Exact noise: whole-process paired runs" section of BENCHMARKS.md (with ``--blas-threads N``:
 ``results/exact_noise_process_blasN.txt`` and a section of that name: both paths validate the
-value with one BLAS dot product, whose idle OpenBLAS threads spin and add the same CPU to both). Target (issue #27): the
+value by a sum of squares: before it was numpy's own loop above 32,768 entries, a BLAS dot whose idle
+OpenBLAS threads spun and added the same CPU to both). Target (issue #27): the
 exact path's CPU per release <= 3x the float path's.
 """
 
@@ -184,10 +185,11 @@ def main(argv=None) -> int:
             "64-bit generator word (the float path: one ziggurat normal from the same generator), 17 "
             "whole-array integer passes and 4 table gathers on blocks of 2^15 values, about 3.5% "
             "special rows finished on index arrays, and one new round per block for the ~0.2% "
-            "rejected rows. Both paths check the value's finiteness with one BLAS dot product; with "
-            "the default OpenBLAS threads its idle workers spin after it and add the same CPU "
-            "(~10-15 ms per release here) to both paths, which is why the float path's CPU per "
-            "release depends on the BLAS threads (compare the sections with and without "
+            "rejected rows. Both paths check the value's finiteness by a sum of squares; since "
+            "it is numpy's single-threaded loop above 32,768 entries (it was a BLAS dot, whose "
+            "idle OpenBLAS workers spun after it and added ~10-15 ms of CPU per release to both "
+            "paths; `--before` runs show the old check's cost in the exact path), the CPU per "
+            "release no longer depends on the BLAS threads (compare the section run with "
             "`--blas-threads 1`)."),
         ])
         write_section(title, body)
