@@ -197,10 +197,14 @@ class OwnsConfiguration:
                 return init(self, *args, **kw)
             state["_owning_configuration"] = True
             try:
-                return init(self, *(owned(a) for a in args),
-                            **{k: owned(v) for k, v in kw.items()})
+                init(self, *(owned(a) for a in args), **{k: owned(v) for k, v in kw.items()})
             finally:
                 state.pop("_owning_configuration", None)
+            # what a caller gets back (mech.precisions, mech.theta, ...) cannot be written
+            # either: the arrays the constructor kept are made read-only (no copy)
+            for value in state.values():
+                if isinstance(value, np.ndarray):
+                    value.setflags(write=False)
 
         __init__._owns_configuration = True
         cls.__init__ = __init__

@@ -16,6 +16,7 @@ module of the package, so a new mechanism without a case here fails the first te
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import pkgutil
@@ -433,11 +434,12 @@ def test_array_arguments_are_owned_not_shared(name):
     import copy
 
     case = MUTABLE[name]
+    kwargs = copy.deepcopy(case.kwargs)   # the caller's objects (the case's stay untouched)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reference = case.build(**copy.deepcopy(case.kwargs))
-        mech = case.build(**case.kwargs)
-    for v in case.kwargs.values():
+        mech = case.build(**kwargs)
+    for v in kwargs.values():
         _scribble(v)                       # the caller's objects, overwritten after construction
     assert mech.privacy == reference.privacy
     got = _release(mech, case.value, rng=11)
@@ -467,7 +469,20 @@ def test_a_widened_query_does_not_widen_the_release_bounds_check():
 
     q = IdentityQuery(bounds=(0.0, 1.0), n_features=3, n_samples=4)
     mech = mechanisms.MVGMechanism(shape=(4, 3), epsilon=1.0, delta=1e-5, sensitivity=q)
-    q.upper[:] = 1e3                      # the caller widens its query after construction
-    q.upper = np.full(3, 1e3)
+    with contextlib.suppress(ValueError):  # the caller widens its query after construction
+        q.upper[:] = 1e3                   # (in place: refused now, its arrays are read-only)
+    q.upper = np.full(3, 1e3)              # (rebinding the attribute)
     with pytest.raises(OutOfBoundsError):
         mech.release(np.full((4, 3), 500.0), rng=0)
+
+
+@pytest.mark.parametrize("name", sorted(CASES) + [f"mutable: {k}" for k in sorted(MUTABLE)])
+def test_arrays_a_mechanism_gives_back_are_read_only(name):
+    """What a caller gets back from a mechanism (``mech.precisions``, ``mech.theta``,
+    ``mech.feature_ranges``, ...) cannot be written into: a write would reach what the mechanism
+    reads later (e.g. MVG's precisions are the ones its witnesses are built with)."""
+    case = CASES[name] if name in CASES else MUTABLE[name.removeprefix("mutable: ")]
+    mech = _build(case)
+    writable = [k for k, v in vars(mech).items()
+                if isinstance(v, np.ndarray) and v.flags.writeable]
+    assert writable == []
