@@ -143,8 +143,8 @@ def owned(value):
 
     - an ndarray (or anything with ``__array__``: a pandas object, a list-like buffer) becomes a
       read-only copy (:func:`owned_array`);
-    - a list or tuple becomes a tuple of owned items, a dict a ``MappingProxyType`` of owned
-      values;
+    - a list or tuple becomes a tuple of owned items, a dict a new dict of owned values (not a
+      ``MappingProxyType``, which cannot be pickled);
     - a dataclass is rebuilt from owned fields (a frozen one then cannot change at all);
     - an :class:`OwnsConfiguration` object is kept when its class passes by reference (a
       mechanism: immutable configuration that owns its own arrays) and deep-copied otherwise (a
@@ -158,7 +158,8 @@ def owned(value):
     if type(value) in (list, tuple):
         return tuple(owned(v) for v in value)
     if isinstance(value, (dict, MappingProxyType)):
-        return MappingProxyType({k: owned(v) for k, v in value.items()})
+        # a plain dict copy, not a MappingProxyType: a mechanism must stay picklable
+        return {k: owned(v) for k, v in value.items()}
     if isinstance(value, OwnsConfiguration):
         return value if type(value)._pass_by_reference else copy.deepcopy(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -173,8 +174,8 @@ class OwnsConfiguration:
     """Mixin: every argument of the constructor is copied on the way in (:func:`owned`).
 
     The one seam for "configuration is not shared with the caller": a subclass's ``__init__``
-    receives read-only copies of the caller's arrays (tuples for lists, a ``MappingProxyType``
-    for a dict, a deep copy of a query), so nothing it keeps and reads again later (at a release,
+    receives read-only copies of the caller's arrays (tuples for lists, a new dict for a dict,
+    a deep copy of a query), so nothing it keeps and reads again later (at a release,
     a bounds check, a witness) can be changed by the caller afterwards. The copy is taken once
     per construction, never per release; a subclass's ``super().__init__`` does not copy again.
     See ``docs/security.md`` ("Configuration is copied on the way in").

@@ -486,3 +486,30 @@ def test_arrays_a_mechanism_gives_back_are_read_only(name):
     writable = [k for k, v in vars(mech).items()
                 if isinstance(v, np.ndarray) and v.flags.writeable]
     assert writable == []
+
+
+def test_big_arrays_are_copied_once_per_construction_and_never_per_release(monkeypatch):
+    """The cost of owning: MVG's d x d directions (d = 300, the path where the release reads them)
+    are copied once by the constructor seam (the mechanism's own validation does not copy them
+    again) and not at all by a release."""
+    from matrixdp import _validation, mechanisms
+    from matrixdp.queries import IdentityQuery
+
+    copies = []
+    real = _validation.owned_array
+
+    def counting(arr):
+        out = real(arr)
+        if out is not arr and out.size >= 1000:
+            copies.append(out.shape)
+        return out
+
+    monkeypatch.setattr(_validation, "owned_array", counting)
+    d = 300
+    w = np.linalg.qr(np.random.default_rng(6).standard_normal((d, d)))[0]
+    mech = mechanisms.MVGMechanism(shape=(2, d), epsilon=1.0, delta=1e-5, directions=w,
+                                   sensitivity=IdentityQuery(bounds=(0.0, 1.0), n_features=d))
+    assert copies == [(d, d)]
+    assert not np.shares_memory(mech.directions, w) and not mech.directions.flags.writeable
+    mech.release(np.full((2, d), 0.5), rng=1)
+    assert copies == [(d, d)]
