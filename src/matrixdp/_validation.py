@@ -147,8 +147,9 @@ def owned(value):
       ``MappingProxyType``, which cannot be pickled);
     - a dataclass is rebuilt from owned fields (a frozen one then cannot change at all);
     - an :class:`OwnsConfiguration` object is kept when its class passes by reference (a
-      mechanism: immutable configuration that owns its own arrays) and deep-copied otherwise (a
-      query: public attributes a caller may reassign);
+      mechanism: immutable configuration that owns its own arrays) and otherwise copied with
+      owned attributes (a query: public attributes a caller may rebind; its arrays are already
+      read-only and are shared, not copied);
     - scalars, strings, enums, callables and budget keepers (handles by design) are kept.
     """
     if isinstance(value, _IMMUTABLE):
@@ -161,11 +162,19 @@ def owned(value):
         # a plain dict copy, not a MappingProxyType: a mechanism must stay picklable
         return {k: owned(v) for k, v in value.items()}
     if isinstance(value, OwnsConfiguration):
-        return value if type(value)._pass_by_reference else copy.deepcopy(value)
+        if type(value)._pass_by_reference:
+            return value
+        # a new object whose attributes are owned: its read-only arrays are shared (free), a
+        # caller's later rebinding of an attribute does not reach it, callables are kept
+        out = copy.copy(value)
+        for k, v in vars(out).items():
+            out.__dict__[k] = owned(v)
+        return out
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.replace(value, **{f.name: owned(getattr(value, f.name))
                                              for f in dataclasses.fields(value) if f.init})
-    if hasattr(value, "__array__") and not callable(value):
+    if hasattr(value, "__array__") and not callable(value) \
+            and not hasattr(value, "__dask_graph__"):   # never compute a lazy collection here
         return owned_array(np.asarray(value))
     return value
 
@@ -175,14 +184,15 @@ class OwnsConfiguration:
 
     The one seam for "configuration is not shared with the caller": a subclass's ``__init__``
     receives read-only copies of the caller's arrays (tuples for lists, a new dict for a dict,
-    a deep copy of a query), so nothing it keeps and reads again later (at a release,
-    a bounds check, a witness) can be changed by the caller afterwards. The copy is taken once
+    a copy of a query with owned attributes), so nothing it keeps and reads again later (at a
+    release, a bounds check, a witness) can be changed by the caller afterwards. The copy is taken once
     per construction, never per release; a subclass's ``super().__init__`` does not copy again.
     See ``docs/security.md`` ("Configuration is copied on the way in").
     """
 
     #: ``True``: an instance passed to another constructor is kept as it is (it owns its own
-    #: configuration and the library never changes it); ``False``: it is deep-copied.
+    #: configuration and the library never changes it); ``False``: it is copied with owned
+    #: attributes (:func:`owned`).
     _pass_by_reference = True
 
     def __init_subclass__(cls, **kwargs):
@@ -206,6 +216,7 @@ class OwnsConfiguration:
             for value in state.values():
                 if isinstance(value, np.ndarray):
                     value.setflags(write=False)
+                    _OWNED[id(value)] = value   # the object's own: passing it on is free
 
         __init__._owns_configuration = True
         cls.__init__ = __init__

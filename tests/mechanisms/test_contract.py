@@ -410,6 +410,29 @@ def _scribble(obj, depth=0) -> None:
                 _scribble(v, depth + 1)
 
 
+def _arrays(obj, depth=0, seen=None) -> list:
+    """Every ndarray reachable from ``obj`` (attributes, containers, dataclass fields)."""
+    import dataclasses
+
+    seen = set() if seen is None else seen
+    if id(obj) in seen or depth > 4:
+        return []
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        return [obj]
+    if isinstance(obj, dict):
+        children = list(obj.values())
+    elif isinstance(obj, (list, tuple)):
+        children = list(obj)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        children = [getattr(obj, f.name) for f in dataclasses.fields(obj)]
+    elif hasattr(obj, "__dict__") and type(obj).__module__.startswith("matrixdp"):
+        children = list(vars(obj).values())
+    else:
+        return []
+    return [a for child in children for a in _arrays(child, depth + 1, seen)]
+
+
 def _metadata_equal(a: dict, b: dict) -> bool:
     if set(a) != set(b):
         return False
@@ -439,6 +462,11 @@ def test_array_arguments_are_owned_not_shared(name):
         warnings.simplefilter("ignore")
         reference = case.build(**copy.deepcopy(case.kwargs))
         mech = case.build(**kwargs)
+    # nothing the mechanism keeps shares memory with what the caller passed (a mechanism passed
+    # by reference, e.g. entry_mechanism, is configuration that owns its own arrays)
+    passed = _arrays([v for v in kwargs.values() if not isinstance(v, Mechanism)])
+    kept = _arrays(mech)
+    assert not any(np.shares_memory(a, b) for a in kept for b in passed)
     for v in kwargs.values():
         _scribble(v)                       # the caller's objects, overwritten after construction
     assert mech.privacy == reference.privacy

@@ -108,6 +108,14 @@ def _scribble(obj) -> None:
             _scribble(v)
 
 
+def _arrays(obj) -> list:
+    if isinstance(obj, np.ndarray):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [a for v in obj for a in _arrays(v)]
+    return []
+
+
 def _answers(q, x):
     """Every public answer of ``q`` as comparable values (an error counts as an answer)."""
     def attempt(f):
@@ -158,6 +166,9 @@ def test_query_configuration_is_owned_not_shared(name):
     cls, args, kwargs, x = CASES[name]
     reference = cls(*copy.deepcopy(args), **copy.deepcopy(kwargs))
     q = cls(*args, **kwargs)
+    passed = [a for v in (*args, *kwargs.values()) for a in _arrays(v)]
+    kept = _arrays(tuple(vars(q).values()))
+    assert not any(np.shares_memory(a, b) for a in kept for b in passed)
     for v in (*args, *kwargs.values()):
         _scribble(v)                     # the caller's objects, overwritten after construction
     assert _equal(_answers(q, x), _answers(reference, x))

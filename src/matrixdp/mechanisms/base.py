@@ -277,8 +277,8 @@ class Mechanism(OwnsConfiguration, abc.ABC):
 
     Configuration is copied on the way in (:class:`~matrixdp._validation.OwnsConfiguration`):
     every constructor argument reaches the subclass's ``__init__`` as a read-only copy (arrays),
-    a tuple (lists), a deep copy (a query), so no array the caller keeps can change the noise
-    after the calibration was computed.
+    a tuple (lists), a copy with owned attributes (a query), so no array the caller keeps can
+    change the noise after the calibration was computed.
 
     Subclasses implement :meth:`_noise` (draw the noise for an array of a given
     shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates

@@ -46,7 +46,7 @@ class SensitivityStructure(OwnsConfiguration, abc.ABC):
 
     Configuration is copied on the way in (:class:`~matrixdp._validation.OwnsConfiguration`):
     the bounds, center and counts a query keeps are its own, and a mechanism built on a query
-    keeps its own deep copy (its public attributes may be reassigned by the caller afterwards).
+    keeps its own copy (its public attributes may be reassigned by the caller afterwards).
 
     Attributes
     ----------
