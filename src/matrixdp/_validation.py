@@ -115,7 +115,7 @@ def check_finite_array(value, argument: str = "value", *, ndim: int | None = Non
 _OWNED: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
 
 
-def owned_array(arr) -> np.ndarray:
+def owned_array(arr, *, fresh: bool = False) -> np.ndarray:
     """A read-only copy of ``arr`` that the library owns.
 
     A mechanism's calibration is computed from its public configuration (directions, ranges)
@@ -124,9 +124,10 @@ def owned_array(arr) -> np.ndarray:
     after construction). Every array argument of a :class:`OwnsConfiguration` constructor goes
     through this function (``tests/mechanisms/test_contract.py``: the caller's arrays are
     overwritten after construction and the seeded release must not change). An array this
-    function already made is returned as it is (no second copy).
+    function already made (or that an :class:`OwnsConfiguration` object froze) is returned as
+    it is (no second copy), unless ``fresh``.
     """
-    if isinstance(arr, np.ndarray) and _OWNED.get(id(arr)) is arr:
+    if not fresh and isinstance(arr, np.ndarray) and _OWNED.get(id(arr)) is arr:
         return arr
     out = np.array(arr, copy=True, order="K")
     out.setflags(write=False)
@@ -148,8 +149,7 @@ def owned(value):
     - a dataclass is rebuilt from owned fields (a frozen one then cannot change at all);
     - an :class:`OwnsConfiguration` object is kept when its class passes by reference (a
       mechanism: immutable configuration that owns its own arrays) and otherwise copied with
-      owned attributes (a query: public attributes a caller may rebind; its arrays are already
-      read-only and are shared, not copied);
+      owned attributes (a query: public attributes a caller may rebind; its arrays are copied);
     - scalars, strings, enums, callables and budget keepers (handles by design) are kept.
     """
     if isinstance(value, _IMMUTABLE):
@@ -164,11 +164,13 @@ def owned(value):
     if isinstance(value, OwnsConfiguration):
         if type(value)._pass_by_reference:
             return value
-        # a new object whose attributes are owned: its read-only arrays are shared (free), a
-        # caller's later rebinding of an attribute does not reach it, callables are kept
+        # a new object whose attributes are owned: a caller's later rebinding of an attribute
+        # does not reach it, its arrays (small: bounds, a center) are fresh read-only copies
+        # (the caller's query keeps its own), callables are kept
         out = copy.copy(value)
         for k, v in vars(out).items():
-            out.__dict__[k] = owned(v)
+            out.__dict__[k] = owned_array(v, fresh=True) if isinstance(v, np.ndarray) \
+                else owned(v)
         return out
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.replace(value, **{f.name: owned(getattr(value, f.name))
@@ -211,15 +213,24 @@ class OwnsConfiguration:
                 init(self, *(owned(a) for a in args), **{k: owned(v) for k, v in kw.items()})
             finally:
                 state.pop("_owning_configuration", None)
-            # what a caller gets back (mech.precisions, mech.theta, ...) cannot be written
-            # either: the arrays the constructor kept are made read-only (no copy)
-            for value in state.values():
-                if isinstance(value, np.ndarray):
-                    value.setflags(write=False)
-                    _OWNED[id(value)] = value   # the object's own: passing it on is free
+            _freeze(state)
 
         __init__._owns_configuration = True
         cls.__init__ = __init__
+
+    def __setstate__(self, state):
+        # an unpickled or deep-copied object: its arrays are fresh (writable) copies
+        self.__dict__.update(state)
+        _freeze(self.__dict__)
+
+
+def _freeze(state: dict) -> None:
+    """What a caller gets back (``mech.precisions``, ``mech.theta``, ...) cannot be written
+    either: the arrays an object keeps as attributes are made read-only (no copy)."""
+    for value in state.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+            _OWNED[id(value)] = value   # the object's own: passing it on is free
 
 
 def non_finite_error(argument: str) -> NonFiniteInputError:

@@ -509,11 +509,15 @@ def test_arrays_a_mechanism_gives_back_are_read_only(name):
     """What a caller gets back from a mechanism (``mech.precisions``, ``mech.theta``,
     ``mech.feature_ranges``, ...) cannot be written into: a write would reach what the mechanism
     reads later (e.g. MVG's precisions are the ones its witnesses are built with)."""
+    import copy
+    import pickle
+
     case = CASES[name] if name in CASES else MUTABLE[name.removeprefix("mutable: ")]
     mech = _build(case)
-    writable = [k for k, v in vars(mech).items()
-                if isinstance(v, np.ndarray) and v.flags.writeable]
-    assert writable == []
+    for obj in (mech, copy.deepcopy(mech), pickle.loads(pickle.dumps(mech))):
+        writable = [k for k, v in vars(obj).items()
+                    if isinstance(v, np.ndarray) and v.flags.writeable]
+        assert writable == []
 
 
 def test_big_arrays_are_copied_once_per_construction_and_never_per_release(monkeypatch):
@@ -526,8 +530,8 @@ def test_big_arrays_are_copied_once_per_construction_and_never_per_release(monke
     copies = []
     real = _validation.owned_array
 
-    def counting(arr):
-        out = real(arr)
+    def counting(arr, **kw):
+        out = real(arr, **kw)
         if out is not arr and out.size >= 1000:
             copies.append(out.shape)
         return out

@@ -6,7 +6,8 @@ importing every module of the package, so a new query without a case fails the f
 case passes every non-scalar constructor argument as an object the caller keeps; the caller
 then overwrites them in place, and every public answer of the query (sensitivity, gamma, shape,
 direction costs, shift bound, witnesses, ``compute``, ``check_value``) must equal that of a query
-built from untouched copies.
+built from untouched copies; nothing the query keeps shares memory with the caller's arrays, and
+the arrays it keeps (what a caller gets back) are read-only.
 """
 
 from __future__ import annotations
@@ -172,3 +173,7 @@ def test_query_configuration_is_owned_not_shared(name):
     for v in (*args, *kwargs.values()):
         _scribble(v)                     # the caller's objects, overwritten after construction
     assert _equal(_answers(q, x), _answers(reference, x))
+    # what the caller gets back (q.lower, q.center, ...) cannot be written into
+    for obj in (q, copy.deepcopy(q)):
+        assert [k for k, v in vars(obj).items()
+                if isinstance(v, np.ndarray) and v.flags.writeable] == []
