@@ -250,10 +250,15 @@ class Ledger:
         self._data_version = None
         self._recorded_at = -math.inf
         self._tokens: list = []
-        #: ``(id, guarantee)`` of the entries this object reserved (what this process charged)
-        self.charged_here: list = []
+        self._charged_here: list = []
         # one connection per Ledger object: threads sharing it take turns per transaction
         self._lock = threading.RLock()
+
+    @property
+    def charged_here(self) -> tuple:
+        """``((id, guarantee), ...)`` of the entries this object reserved (what this process
+        charged); a tuple: what a caller gets back cannot change the record."""
+        return tuple(self._charged_here)
 
     # ------------------------------------------------------------------ a handle, not a value
     def __copy__(self) -> "Ledger":
@@ -691,7 +696,7 @@ class Ledger:
             with contextlib.suppress(sqlite3.Error):
                 con.execute("ROLLBACK")
             raise
-        self.charged_here.append((entry, g))
+        self._charged_here.append((entry, g))
         # the record of what was seen (restored-backup check) at most once a second, and on
         # close: a file write per spend would cost as much as the spend's own commit
         now_s = time.monotonic()

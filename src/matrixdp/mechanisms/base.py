@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._budget import charge, default_keepers
-from .._validation import check_finite_array
+from .._validation import OwnsConfiguration, check_finite_array
 from ..errors import InvalidParameterError, RefutedGuaranteeWarning
 from ..rng import make_rng, secure_stream
 
@@ -127,6 +127,11 @@ class PrivacyGuarantee:
         return NotImplemented
 
     def __post_init__(self):
+        # copied on the way in: a 0-d array the caller keeps must not change a recorded claim
+        for name in ("epsilon", "delta", "mu"):
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray):
+                object.__setattr__(self, name, float(value))
         notes = tuple(self.notes)
         if not any(str(n).startswith("numerics:") for n in notes):
             notes = notes + (_FLOAT_NOTE,)
@@ -270,8 +275,13 @@ def noise_half_width(distribution: str, std, level: float = 0.95):
     return float(half) if half.ndim == 0 else half
 
 
-class Mechanism(abc.ABC):
+class Mechanism(OwnsConfiguration, abc.ABC):
     """Base class: pure configuration plus :meth:`release`.
+
+    Configuration is copied on the way in (:class:`~matrixdp._validation.OwnsConfiguration`):
+    every constructor argument reaches the subclass's ``__init__`` as a read-only copy (arrays),
+    a tuple (lists), a copy with owned attributes (a query), so no array the caller keeps can
+    change the noise after the calibration was computed.
 
     Subclasses implement :meth:`_noise` (draw the noise for an array of a given
     shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates

@@ -10,8 +10,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validation import (check_delta, check_epsilon, check_finite_array, check_in_bounds,
-                           owned_array)
+from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds
 from ..calibration.fisher import (
     check_lam,
     check_weights,
@@ -63,7 +62,7 @@ def _check_feature_ranges(feature_ranges) -> np.ndarray:
                                 f"must be an (n_features, 2) array of (low, high), got {arr.shape}")
     if not (arr[:, 1] > arr[:, 0]).all():
         raise InvalidParameterError("feature_ranges", "every high must exceed its low")
-    return owned_array(arr)  # read again at release (the bounds check): the mechanism's own copy
+    return arr  # read again at release (the bounds check): the constructor seam copied it
 
 
 class FisherNoiseMechanism(Mechanism):

@@ -10,7 +10,6 @@ import numpy as np
 
 from .._linalg import EigenCov, ProbeCertificate, check_directions, probe_count
 from .._validation import (check_delta, check_epsilon, check_finite_array, check_nonnegative_epsilon,
-                           owned_array,
                            check_positive)
 from ..calibration.allocation import (PNR_RULES, check_precision_allocation,
                                       exact_max_pnr_allocation, max_pnr_allocation,
@@ -338,12 +337,13 @@ class MVGMechanism(Mechanism):
         """
         probes = _orthonormality_probes(self._dim)
         if probes is None:
-            return owned_array(check_directions(directions, self._dim, "directions")), None
+            return check_directions(directions, self._dim, "directions"), None
         # finiteness: a NaN/inf entry makes ŷ non-finite, and the exact check then raises.
-        # The certificate checks the mechanism's own copy: the release reads these directions
-        # (the noise factor is never formed), so a caller's later change must not reach it.
-        w = owned_array(check_finite_array(directions, "directions", ndim=2,
-                                           shape=(self._dim, self._dim), finite=False))
+        # The certificate checks the mechanism's own copy (the constructor seam copied the
+        # caller's array): the release reads these directions (the noise factor is never
+        # formed), so a caller's later change must not reach them.
+        w = check_finite_array(directions, "directions", ndim=2, shape=(self._dim, self._dim),
+                               finite=False)
         cert = ProbeCertificate(w, probes)
         if not cert.finite:
             return check_directions(w, self._dim, "directions"), None

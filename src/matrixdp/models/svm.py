@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_finite_array, check_positive
+from .._validation import OwnsConfiguration, check_finite_array, check_positive
 from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError, UnsafeMechanismError
 from ..mechanisms.base import NoiseSummary, PrivacyGuarantee, Release
 from ..mechanisms.draw import charged_noise
@@ -318,7 +318,7 @@ def _correlated_privacy() -> PrivacyGuarantee:
                             refuted=True, notes=_CORRELATED_NOTES)
 
 
-class CorrelatedSVMNoise:
+class CorrelatedSVMNoise(OwnsConfiguration):
     """Release a training set with Theorem 2.10's correlated noise (utility-preserving, NOT DP).
 
     Construction raises :class:`~matrixdp.errors.UnsafeMechanismError` unless
@@ -337,7 +337,9 @@ class CorrelatedSVMNoise:
     allow_unsafe : bool
         Must be True to construct.
 
-    The randomness is given to :meth:`release` (``rng=``); the object keeps no generator.
+    The randomness is given to :meth:`release` (``rng=``); the object keeps no generator. Its
+    configuration is copied on the way in (``weights``, read again by :meth:`release` for the
+    reported privacy level, is a read-only copy).
     """
 
     name = "farokhi-correlated-svm"

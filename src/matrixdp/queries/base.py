@@ -13,7 +13,7 @@ import abc
 import numpy as np
 
 from .._linalg import check_directions
-from .._validation import check_positive, check_sensitivity
+from .._validation import OwnsConfiguration, check_positive, check_sensitivity
 from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound
 from ..errors import InvalidParameterError
 from .geometry import frobenius_ball_shift
@@ -41,8 +41,12 @@ def signed_permutation(dirs) -> bool:
     return bool(np.all(np.count_nonzero(np.abs(dirs) > 1e-12, axis=0) == 1))
 
 
-class SensitivityStructure(abc.ABC):
+class SensitivityStructure(OwnsConfiguration, abc.ABC):
     """The set of differences ``f(X) - f(X')`` over neighbouring datasets, with its public bounds.
+
+    Configuration is copied on the way in (:class:`~matrixdp._validation.OwnsConfiguration`):
+    the bounds, center and counts a query keeps are its own, and a mechanism built on a query
+    keeps its own copy (its public attributes may be reassigned by the caller afterwards).
 
     Attributes
     ----------
@@ -70,6 +74,7 @@ class SensitivityStructure(abc.ABC):
     accepted as a structure (:func:`is_structure`).
     """
 
+    _pass_by_reference = False
     neighbouring = "replace-one"
     symmetric = False
     psd = False
