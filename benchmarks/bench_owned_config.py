@@ -1,7 +1,7 @@
 """Benchmark: the cost of copying configuration on the way in (the constructor seam).
 
 Every ``Mechanism`` and query receives its constructor arguments through
-:func:`matrixdp._validation.owned` (read-only copies of arrays, a deep copy of a query). This
+:func:`matrixdp._owned.owned` (read-only copies of arrays, a deep copy of a query). This
 script times, paired and interleaved in one process (one BLAS thread), the construction of an
 ``MVGMechanism`` with random orthonormal directions at d = 2000 — the largest array a mechanism is
 configured with (32 MB) — through the seam and with the seam bypassed (the class's unwrapped

@@ -4,7 +4,7 @@ Layers, bottom to top (a module may import its own package, any lower layer and,
 layers 0 and 6, its layer's other modules; never a higher layer; lazy, function-level
 imports count):
 
-0. ``errors``, ``rng``, ``_validation``, ``_linalg``, ``_version``, ``_progress``, ``_record_sums``, ``_budget``, ``feasible``
+0. ``errors``, ``rng``, ``_validation``, ``_owned``, ``_linalg``, ``_version``, ``_progress``, ``_record_sums``, ``_budget``, ``feasible``
 1. ``calibration/`` (pure math) and ``datasets/`` (side by side: neither imports the other)
 2. ``queries/``
 3. ``mechanisms/`` and ``accounting/`` (accounting composes mechanisms' guarantees;
@@ -29,7 +29,7 @@ PACKAGE = "matrixdp"
 
 #: Layer of each top-level module or subpackage of matrixdp.
 LAYERS = {
-    "errors": 0, "rng": 0, "_validation": 0, "_linalg": 0, "_version": 0, "_progress": 0,
+    "errors": 0, "rng": 0, "_validation": 0, "_owned": 0, "_linalg": 0, "_version": 0, "_progress": 0,
     "_record_sums": 0, "_budget": 0, "feasible": 0,
     "calibration": 1, "datasets": 1,
     "queries": 2,

@@ -524,11 +524,11 @@ def test_big_arrays_are_copied_once_per_construction_and_never_per_release(monke
     """The cost of owning: MVG's d x d directions (d = 300, the path where the release reads them)
     are copied once by the constructor seam (the mechanism's own validation does not copy them
     again) and not at all by a release."""
-    from matrixdp import _validation, mechanisms
+    from matrixdp import _owned, mechanisms
     from matrixdp.queries import IdentityQuery
 
     copies = []
-    real = _validation.owned_array
+    real = _owned.owned_array
 
     def counting(arr, **kw):
         out = real(arr, **kw)
@@ -536,7 +536,7 @@ def test_big_arrays_are_copied_once_per_construction_and_never_per_release(monke
             copies.append(out.shape)
         return out
 
-    monkeypatch.setattr(_validation, "owned_array", counting)
+    monkeypatch.setattr(_owned, "owned_array", counting)
     d = 300
     w = np.linalg.qr(np.random.default_rng(6).standard_normal((d, d)))[0]
     mech = mechanisms.MVGMechanism(shape=(2, d), epsilon=1.0, delta=1e-5, directions=w,

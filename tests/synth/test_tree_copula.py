@@ -488,6 +488,20 @@ def test_auto_bins_rule():
     assert tc.auto_bins(100, 2, 100.0) == 8 and tc.auto_bins(-50, 2, 100.0) == 8
 
 
+def _charged_once_and_refused_first(X, y, acc, n_bins, drawn_attr, eps, delta, too_small):
+    """A fit with ``n_bins`` charged the whole budget of ``acc`` once (nothing more fits), and a
+    fit whose keeper cannot pay is refused before its first release (``drawn_attr``, the
+    option's first DP output, is never set; nothing is released or kept)."""
+    from matrixdp.accounting import Accountant
+
+    with pytest.raises(Exception):
+        DPTreeCopula(schema=SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
+    refused = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], n_bins=n_bins)
+    with pytest.raises(Exception):
+        refused.fit(X, y, accountant=Accountant(epsilon=too_small, delta=delta))
+    assert not hasattr(refused, drawn_attr) and not hasattr(refused, "privacy_")
+
+
 def test_auto_bins_spends_a_charged_count_and_picks_bins_from_it():
     from matrixdp.accounting import Accountant
 
@@ -504,12 +518,7 @@ def test_auto_bins_spends_a_charged_count_and_picks_bins_from_it():
     for name, sigma in d.sigmas_.items():
         assert m.sigmas_[name] == pytest.approx(sigma / math.sqrt(1 - tc.AUTO_BINS_SHARE), rel=1e-6)
     assert m.privacy_.epsilon == pytest.approx(eps)
-    with pytest.raises(Exception):  # the whole budget was charged
-        DPTreeCopula(schema=SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
-    refused = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], n_bins="auto")
-    with pytest.raises(Exception):  # refused before the count is drawn
-        refused.fit(X, y, accountant=Accountant(epsilon=0.5, delta=delta))
-    assert not hasattr(refused, "record_count_") and not hasattr(refused, "privacy_")
+    _charged_once_and_refused_first(X, y, acc, "auto", "record_count_", eps, delta, 0.5)
     # the DP count is near n (sigma ~ 33 at eps = 1) and the bins follow the rule
     assert abs(m.record_count_ - 2000) < 5 * m.sigmas_["count"]
     assert m.n_bins_ == tc.auto_bins(m.record_count_, 2, m.sigmas_["histograms"])
@@ -586,13 +595,7 @@ def test_per_class_bins_are_charged_and_composed_exactly():
     assert gdp_delta(eps, mus) <= delta * (1 + 1e-6)
     assert gdp_delta(eps, mus) >= delta * (1 - 1e-3)
     assert m.privacy_.epsilon == pytest.approx(eps) and m.privacy_.delta == delta
-    with pytest.raises(Exception):  # the whole budget was charged, once
-        DPTreeCopula(schema=SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
-    # refused before the class sizes are drawn: nothing is released or kept
-    refused = DPTreeCopula(schema=SCHEMA, epsilon=eps, classes=[0, 1], n_bins="per-class")
-    with pytest.raises(Exception):
-        refused.fit(X, y, accountant=Accountant(epsilon=0.3, delta=delta))
-    assert not hasattr(refused, "class_bins_") and not hasattr(refused, "privacy_")
+    _charged_once_and_refused_first(X, y, acc, "per-class", "class_bins_", eps, delta, 0.3)
     # sigma_h ~ 16: about 18,000 records in class 0 (>= 16 per bin at 32 bins) and 2,000 in
     # class 1 (62 per bin at 32): both 32 here; at eps = 0.05 (sigma_h ~ 140) 32 and 8
     assert m.class_bins_.tolist() == tc.class_bins(m.class_sizes_raw_, m.sigmas_["histograms"]).tolist()

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .._budget import charge, default_keepers
-from .._validation import OwnsConfiguration, check_finite_array
+from .._owned import OwnsConfiguration
+from .._validation import check_finite_array
 from ..errors import InvalidParameterError, RefutedGuaranteeWarning
 from ..rng import make_rng, secure_stream
 
@@ -278,7 +279,7 @@ def noise_half_width(distribution: str, std, level: float = 0.95):
 class Mechanism(OwnsConfiguration, abc.ABC):
     """Base class: pure configuration plus :meth:`release`.
 
-    Configuration is copied on the way in (:class:`~matrixdp._validation.OwnsConfiguration`):
+    Configuration is copied on the way in (:class:`~matrixdp._owned.OwnsConfiguration`):
     every constructor argument reaches the subclass's ``__init__`` as a read-only copy (arrays),
     a tuple (lists), a copy with owned attributes (a query), so no array the caller keeps can
     change the noise after the calibration was computed.

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import OwnsConfiguration, check_finite_array, check_positive
+from .._owned import OwnsConfiguration
+from .._validation import check_finite_array, check_positive
 from ..errors import InvalidParameterError, InvalidShapeError, MatrixDPError, UnsafeMechanismError
 from ..mechanisms.base import NoiseSummary, PrivacyGuarantee, Release
 from ..mechanisms.draw import charged_noise

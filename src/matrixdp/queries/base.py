@@ -13,7 +13,8 @@ import abc
 import numpy as np
 
 from .._linalg import check_directions
-from .._validation import OwnsConfiguration, check_positive, check_sensitivity
+from .._owned import OwnsConfiguration
+from .._validation import check_positive, check_sensitivity
 from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound
 from ..errors import InvalidParameterError
 from .geometry import frobenius_ball_shift
@@ -44,7 +45,7 @@ def signed_permutation(dirs) -> bool:
 class SensitivityStructure(OwnsConfiguration, abc.ABC):
     """The set of differences ``f(X) - f(X')`` over neighbouring datasets, with its public bounds.
 
-    Configuration is copied on the way in (:class:`~matrixdp._validation.OwnsConfiguration`):
+    Configuration is copied on the way in (:class:`~matrixdp._owned.OwnsConfiguration`):
     the bounds, center and counts a query keeps are its own, and a mechanism built on a query
     keeps its own copy (its public attributes may be reassigned by the caller afterwards).
 
