@@ -181,7 +181,11 @@ def main(argv=None) -> int:
         "on x . mu, and mu is the DP mean, released only after the first pass; the raw sums "
         "Σx, Σxxᵀ cannot give the per-row re-normalisation). The blocked passes run on one BLAS "
         "thread (cache-sized calls), so at 2 threads the limit's multi-threaded X @ W gains "
-        "where the fit does not (not done: splitting the row blocks over two threads).")
+        "where the fit does not. Splitting the row blocks into two fixed halves, each summed on "
+        "its own thread of one BLAS thread (commit d4408a5, reverted in e959e4a), was measured "
+        "again on an idle machine (load 0.8) with this script: fit / limit at 2 threads 2.16x "
+        "against 2.13x without it, so it is not kept; what holds the fit back at 2 threads was "
+        "not found.")
     print(body)
     if not args.no_write:
         write_section("RON-Gauss fit at 1 and 2 BLAS threads (issue #27)", body)
