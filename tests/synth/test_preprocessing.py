@@ -193,3 +193,43 @@ def test_unit_row_pass_refuses_non_finite_entries_only_when_asked():
             unit_row_pass(Z, W, check_finite=True, chunk_rows=16)
         assert info.value.argument == "X"
         unit_row_pass(Z, W, chunk_rows=16)   # the Dask path checks its blocks itself
+
+
+def test_blocked_passes_do_not_depend_on_the_blas_threads():
+    """With two BLAS threads allowed the two halves of the blocked passes run in two threads;
+    the halves are fixed by n, so r, the sum, X @ W and the scatter are bit-identical with one
+    thread, with two, and from a worker thread (which never starts threads), and a NaN in the
+    second half is still refused (raised from the second thread)."""
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    from matrixdp.errors import NonFiniteInputError
+    from matrixdp.synth.preprocessing import _halves, centred_scatter, unit_row_pass
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(20_000, 16)) + 0.4
+    W = ron_matrix(16, 5, rng=4)
+    labels = rng.uniform(-1, 1, size=20_000)
+    assert _halves(20_000, 1000) == [(0, 10_000), (10_000, 20_000)]
+    assert _halves(1999, 1000) == [(0, 1999)]
+
+    def run():
+        r, total, Y = unit_row_pass(X, W, chunk_rows=1000, check_finite=True)
+        return r, total, Y, centred_scatter(X, W, r, Y, total / 20_000, labels, chunk_rows=1000)
+
+    with threadpool_limits(1):
+        one = run()
+    with threadpool_limits(2):
+        two = run()
+    box = []
+    worker = threading.Thread(target=lambda: box.append(run()))
+    worker.start()
+    worker.join()
+    for got in (two, box[0]):
+        for a, b in zip(one, got):
+            assert np.array_equal(a, b)
+    Z = X.copy()
+    Z[15_000, 3] = np.nan
+    with threadpool_limits(2), pytest.raises(NonFiniteInputError):
+        unit_row_pass(Z, W, chunk_rows=1000, check_finite=True)

@@ -195,27 +195,91 @@ def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS,
     n, m = X.shape
     p = W.shape[1]
     r = np.empty(n)
-    total = np.zeros(m)
     Y = np.empty((n, p))
+    parts = [np.zeros(m) for _ in _halves(n, chunk_rows)]
+
+    def work(i, start, stop):
+        _unit_row_blocks(X[start:stop], W, r[start:stop], parts[i], Y[start:stop], chunk_rows,
+                         check_finite)
+
     # Cache-sized blocks are small BLAS calls: multi-threaded BLAS spends more on waking its
     # threads than on the arithmetic (3-10x slower on a loaded 2-core machine), one thread reads
-    # memory as fast as the pass needs.
-    with _one_blas_thread():
-        _unit_row_blocks(X, W, r, total, Y, chunk_rows, check_finite)
+    # memory as fast as the pass needs; with two BLAS threads allowed, the halves run in two
+    # threads of one BLAS thread each.
+    _run_halves(work, n, chunk_rows)
+    total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
     return r, total, Y
+
+
+def _halves(n: int, chunk_rows: int) -> list[tuple[int, int]]:
+    """The row ranges the blocked passes sum separately: two block-aligned halves from
+    ``2 * chunk_rows`` rows on, else one range. Fixed by ``n`` (and ``chunk_rows``) alone, so
+    the sums, added in this order, do not depend on how many threads ran them."""
+    if n < 2 * chunk_rows:
+        return [(0, n)]
+    half = (n // 2 // chunk_rows) * chunk_rows
+    return [(0, half), (half, n)]
+
+
+def _blas_threads() -> int:
+    """The BLAS thread limit in force (the caller's ``threadpool_limits``), 1 if unknown."""
+    try:
+        info = _controller().select(user_api="blas").info()
+        return max([int(lib.get("num_threads", 1)) for lib in info] or [1])
+    except Exception:  # pragma: no cover - threadpoolctl can always describe its libraries
+        return 1
+
+
+def _run_halves(work, n: int, chunk_rows: int) -> None:
+    """``work(i, start, stop)`` for each range of :func:`_halves`, with one BLAS thread each;
+    the second range in a second thread when the caller (from the main thread) allows two or
+    more BLAS threads (numpy and BLAS release the GIL). An exception of either range is raised
+    here. The results do not depend on the threads (:func:`_halves`)."""
+    import threading
+
+    ranges = _halves(n, chunk_rows)
+    # not from a worker thread (a Dask block, a thread pool): no threads inside threads
+    two = len(ranges) == 2 and threading.current_thread() is threading.main_thread() \
+        and _blas_threads() >= 2
+    with _one_blas_thread():
+        if not two:
+            for i, (start, stop) in enumerate(ranges):
+                work(i, start, stop)
+            return
+        errors = []
+
+        def second():
+            try:
+                work(1, *ranges[1])
+            except BaseException as exc:  # re-raised in the calling thread
+                errors.append(exc)
+
+        thread = threading.Thread(target=second, name="matrixdp-blocked-pass")
+        thread.start()
+        try:
+            work(0, *ranges[0])
+        finally:
+            thread.join()
+        if errors:
+            raise errors[0]
 
 
 _CONTROLLER = []
 
 
-def _one_blas_thread():
-    """``threadpool_limits(1, "blas")`` from one cached controller (a fresh ``threadpool_limits``
-    rescans the loaded libraries: about a millisecond per call)."""
+def _controller():
+    """One cached ``ThreadpoolController`` (a fresh one rescans the loaded libraries: about a
+    millisecond per call)."""
     if not _CONTROLLER:
         from threadpoolctl import ThreadpoolController
 
         _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+    return _CONTROLLER[0]
+
+
+def _one_blas_thread():
+    """``threadpool_limits(1, "blas")`` from the cached controller."""
+    return _controller().limit(limits=1, user_api="blas")
 
 
 def _unit_row_blocks(X, W, r, total, Y, chunk_rows, check_finite=False) -> None:
@@ -282,10 +346,12 @@ def centred_scatter(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray, 
     b = mu @ W
     mu2 = float(mu @ mu)
     k = W.shape[1] + (0 if labels is None else 1)
-    scatter = np.zeros((k, k))
-    with _one_blas_thread():
-        for start in range(0, n, chunk_rows):
-            stop = min(n, start + chunk_rows)
+    parts = [np.zeros((k, k)) for _ in _halves(n, chunk_rows)]
+
+    def work(i, first, last):
+        scatter = parts[i]
+        for start in range(first, last, chunk_rows):
+            stop = min(last, start + chunk_rows)
             xb, rb = X[start:stop], r[start:stop]
             inv = np.divide(1.0, rb, out=np.zeros_like(rb), where=rb > 0)
             t = (xb @ mu) * inv
@@ -300,4 +366,6 @@ def centred_scatter(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray, 
             if labels is not None:
                 ub = np.hstack([ub, labels[start:stop, None]])
             scatter += ub.T @ ub
-    return scatter
+
+    _run_halves(work, n, chunk_rows)
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
