@@ -233,3 +233,45 @@ def test_blocked_passes_do_not_depend_on_the_blas_threads():
     Z[15_000, 3] = np.nan
     with threadpool_limits(2), pytest.raises(NonFiniteInputError):
         unit_row_pass(Z, W, chunk_rows=1000, check_finite=True)
+
+
+@pytest.mark.parametrize("task", ["unsupervised", "regression", "classification"])
+def test_ron_gauss_fit_is_bit_identical_at_one_and_two_blas_threads(task):
+    """A seeded fit whose groups span two halves of the blocked passes (each class too), which
+    run in two threads when two BLAS threads are allowed, releases exactly the same model with
+    one BLAS thread and with two: every fitted array and number, and the samples."""
+    from threadpoolctl import threadpool_limits
+
+    from matrixdp import RONGauss
+    from matrixdp.synth.preprocessing import CHUNK_ROWS, _halves
+
+    n = 5 * CHUNK_ROWS + 17
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(n, 12)) + 0.2
+    kw, y = {}, None
+    if task == "regression":
+        kw, y = {"label_bound": (-3.0, 3.0)}, np.clip(X[:, 0] + rng.normal(size=n), -3, 3)
+    elif task == "classification":
+        kw, y = {"classes": [0, 1]}, (X[:, 1] > 0.2).astype(int)
+        assert all(len(_halves(int(np.sum(y == c)), CHUNK_ROWS)) == 2 for c in (0, 1))
+
+    def fit():
+        model = RONGauss(dim=4, epsilon=1.0, task=task, random_state=5, **kw).fit(X, y)
+        return model, model.sample(200)
+
+    with threadpool_limits(1):
+        one, sample_one = fit()
+    with threadpool_limits(2):
+        two, sample_two = fit()
+    fitted = {k: v for k, v in vars(one).items() if k.endswith("_") and not k.startswith("_")}
+    assert "covariance_raw_" in fitted and fitted.keys() == {
+        k for k in vars(two) if k.endswith("_") and not k.startswith("_")}
+    for name, value in fitted.items():
+        other = getattr(two, name)
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(value, other), name
+        elif name != "privacy_":
+            assert value == other, name
+    for a, b in zip(sample_one if isinstance(sample_one, tuple) else (sample_one,),
+                    sample_two if isinstance(sample_two, tuple) else (sample_two,)):
+        assert np.array_equal(np.asarray(a), np.asarray(b))

@@ -205,7 +205,7 @@ def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS,
     # Cache-sized blocks are small BLAS calls: multi-threaded BLAS spends more on waking its
     # threads than on the arithmetic (3-10x slower on a loaded 2-core machine), one thread reads
     # memory as fast as the pass needs; with two BLAS threads allowed, the halves run in two
-    # threads of one BLAS thread each.
+    # threads of one BLAS thread each (see _run_halves for when that gains nothing).
     _run_halves(work, n, chunk_rows)
     total = parts[0] if len(parts) == 1 else parts[0] + parts[1]
     return r, total, Y
@@ -234,7 +234,18 @@ def _run_halves(work, n: int, chunk_rows: int) -> None:
     """``work(i, start, stop)`` for each range of :func:`_halves`, with one BLAS thread each;
     the second range in a second thread when the caller (from the main thread) allows two or
     more BLAS threads (numpy and BLAS release the GIL). An exception of either range is raised
-    here. The results do not depend on the threads (:func:`_halves`)."""
+    here. The results do not depend on the threads (:func:`_halves`).
+
+    Both threads must leave the GIL while they compute: numpy's ``@`` keeps it for products with
+    a small output (measured: ``(1/r) @ X_b``, 100 values, and the block Gram ``U_b^T U_b``), so
+    the passes call :func:`numpy.dot` there, which releases it around the BLAS call.
+
+    The second thread needs a free core. Right after a multi-threaded BLAS call (by anyone in
+    the process) OpenBLAS's pthreads workers busy-wait for their next job for ~0.1-0.2 s
+    (``OPENBLAS_THREAD_TIMEOUT``), and lowering the BLAS limit does not park them; during that
+    window a worker holds the second core and the split runs about as fast as one thread
+    (400,000 x 100, p = 10, 2 cores: ``unit_row_pass`` 23 ms from a quiet pool, 40-45 ms right
+    after a 2-thread ``X @ W``, 43 ms sequential; ``benchmarks/bench_ron_gauss_threads.py``)."""
     import threading
 
     ranges = _halves(n, chunk_rows)
@@ -298,7 +309,7 @@ def _unit_row_blocks(X, W, r, total, Y, chunk_rows, check_finite=False) -> None:
             rb[odd] = peak * np.linalg.norm(rows / np.where(peak > 0, peak, 1.0)[:, None], axis=1)
         r[start:stop] = rb
         inv = np.divide(1.0, rb, out=np.zeros_like(rb), where=rb > 0)
-        total += inv @ block
+        total += np.dot(inv, block)  # not @: it keeps the GIL (see _run_halves)
         np.matmul(block, W, out=Y[start:stop])
 
 
@@ -365,7 +376,7 @@ def centred_scatter(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray, 
                 ub[bad] = normalize_rows(normalize_rows(xb[bad]) - mu) @ W
             if labels is not None:
                 ub = np.hstack([ub, labels[start:stop, None]])
-            scatter += ub.T @ ub
+            scatter += np.dot(ub.T, ub)  # not @: it keeps the GIL (see _run_halves)
 
     _run_halves(work, n, chunk_rows)
     return parts[0] if len(parts) == 1 else parts[0] + parts[1]
