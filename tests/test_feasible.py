@@ -335,7 +335,7 @@ def _clarabel_psd_box(c, lo, hi):
     out = np.zeros((d, d))
     out[rows, cols] = x
     out[cols, rows] = x
-    return out
+    return out, str(sol.status)
 
 
 @pytest.mark.parametrize("d", [5, 20, 50, 100])
@@ -378,7 +378,12 @@ def test_project_psd_box_agrees_with_clarabel(d):
     noisy, _, mlo, mhi = _second_moment_problem(d, seed=1)
     with threadpool_limits(1):
         p = feasible.project_psd_box(noisy, mlo, mhi)
-    ref = _clarabel_psd_box(noisy, mlo, mhi)
-    assert np.linalg.norm(p - ref) <= 1e-7 * np.linalg.norm(ref)
+    ref, status = _clarabel_psd_box(noisy, mlo, mhi)
     # the objective: ours is not farther from the release than the interior-point solution
     assert np.linalg.norm(p - noisy) <= np.linalg.norm(ref - noisy) * (1 + 1e-9)
+    # a "Solved" reference is accurate to the solver's 1e-12 tolerances; an "AlmostSolved" one
+    # (d = 20, 50: Clarabel stops short of its tolerances) is not, and its point moved between runs
+    # with the BLAS thread setting (relative distance to ours 1.3e-9 with 2 threads, 5.4e-6 with
+    # one, its objective then the worse one and its smallest eigenvalue +1e-5: an interior point
+    # short of the optimum); the KKT test above certifies ours exactly at d = 5..100
+    assert np.linalg.norm(p - ref) <= (1e-7 if status == "Solved" else 1e-5) * np.linalg.norm(ref)
