@@ -47,6 +47,31 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
 
 
+def _blas_threads() -> int | None:
+    try:
+        import numpy  # noqa: F401  (load the BLAS libraries: threadpoolctl sees loaded ones only)
+        import scipy.linalg  # noqa: F401
+        from threadpoolctl import threadpool_info
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        return None
+    counts = [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
+    return max(counts) if counts else None
+
+
+#: The BLAS threads the tests start with (the machine's default).
+BLAS_THREADS_AT_START = _blas_threads()
+
+
+def pytest_collection_finish(session):
+    """Undo a global BLAS thread limit set while collecting: some experiments modules call
+    ``threadpool_limits(1)`` on import (for their scripts), and a test module importing one would
+    otherwise run the rest of the suite on one BLAS thread."""
+    if BLAS_THREADS_AT_START is not None and _blas_threads() != BLAS_THREADS_AT_START:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=BLAS_THREADS_AT_START, user_api="blas")
+
+
 @pytest.fixture(autouse=True)
 def _ledger_state_dir(tmp_path_factory, monkeypatch):
     """Ledgers remember the longest history seen per user (restored-backup detection): keep
