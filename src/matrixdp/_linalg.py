@@ -409,14 +409,11 @@ class ProbeCertificate:
 
     def passed(self) -> bool:
         """The certificate's decision (see :func:`orthonormal_by_probes`)."""
-        w, vt, yt, s = self._w, self._vt, self._yt, self._s
+        w, vt, yt = self._w, self._vt, self._yt
         d = w.shape[0]
-        if self._zt is None:
-            zt = np.zeros_like(yt)                       # ẑᵀ = (Wᵀ ŷ)ᵀ, over W's row blocks
-            for start in range(0, d, s):
-                zt += yt[:, start:start + s] @ w[start:start + s]
-        else:
-            zt = self._zt.copy()
+        if self._zt is None:  # ẑᵀ = (Wᵀ ŷ)ᵀ, over W's row blocks: the second pass alone
+            self.project(np.empty((0, d)))
+        zt = self._zt.copy()
         u = _U
         gamma = _probe_gamma(d)
         tau = _probe_threshold(d, self._atol)
