@@ -30,8 +30,8 @@ from ._input import checked_centred_labels, classes_outside
 from .group import GroupCalibration, GroupFit, release_group_mean, release_group_moment
 from .preprocessing import centred_projection, unit_row_pass
 
-__all__ = ["is_dask_collection", "sampled_chunk", "sampled_array_chunk", "dask_feature_matrix", "dask_class_codes", "dask_group_sums",
-           "fit_groups_dask", "write_parquet_samples", "dask_schema_columns",
+__all__ = ["is_dask_collection", "sampled_array_chunk", "dask_feature_matrix", "dask_class_codes",
+           "dask_group_sums", "fit_groups_dask", "write_parquet_samples", "dask_schema_columns",
            "aligned_partitions", "dask_block_reducer", "write_sampled_frames"]
 
 def dask_feature_matrix(X, y=None):
@@ -292,7 +292,7 @@ def dask_block_reducer(X, y, codes):
     return reduce
 
 
-def sampled_chunk(model, size, seed, label_column):
+def _sampled_chunk(model, size, seed, label_column):
     """Sample ``size`` records from a fitted generator with a child seed (one chunk of
     ``sample_to_parquet``); labels, if any, become the column ``label_column``. No budget."""
     out = model.sample(int(size), random_state=np.random.default_rng(seed))
@@ -304,7 +304,7 @@ def sampled_chunk(model, size, seed, label_column):
 
 
 def _write_chunk(model, size, seed, label_column, file):
-    frame = sampled_chunk(model, size, seed, label_column)
+    frame = _sampled_chunk(model, size, seed, label_column)
     frame.to_parquet(file, index=False)
     return file
 
