@@ -40,6 +40,32 @@ def check_method(estimator, kind: str) -> str:
     return method
 
 
+SHRINKAGES = ("none", "off-diagonal", "whole")
+#: ``kind="correlation"`` shrinks its off-diagonal entries by groups whose noise variances (in
+#: correlation units) are within this ratio (chosen on synthetic, liver, wdbc and ctg among
+#: one group and ratios 2, 4, 16: ``results/covariance_shrinkage.md``).
+CORRELATION_GROUP_RATIO = 2.0
+
+
+def check_shrinkage(estimator, kind: str, method: str) -> str:
+    """The fit's ``shrinkage`` (validated against kind and method)."""
+    shrinkage = estimator.shrinkage
+    if shrinkage not in SHRINKAGES:
+        raise InvalidParameterError("shrinkage", f"must be one of {SHRINKAGES}, got {shrinkage!r}")
+    if shrinkage == "none":
+        return shrinkage
+    if kind == "gram":
+        raise InvalidParameterError("shrinkage", "shrinks a covariance or a correlation; use "
+                                                 "shrinkage='none' for kind='gram'")
+    if kind == "correlation" and shrinkage == "whole":
+        raise InvalidParameterError("shrinkage", "a correlation's diagonal is 1: use "
+                                                 "'off-diagonal' (towards the identity)")
+    if method != "moments":
+        raise InvalidParameterError("shrinkage", "needs method='moments' (the noise variance "
+                                                 "of each entry is known there)")
+    return shrinkage
+
+
 def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
     """Fit ``estimator`` with :func:`~matrixdp.models.coinpress.coinpress_covariance`; sets the
     release attributes (``noise_ = "coinpress"``) and returns ``(covariance, location)``."""
@@ -158,6 +184,92 @@ def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: s
     m = G[:d, d] / t
     cov = M - np.outer(m, m)
     return 0.5 * (cov + cov.T), center + m
+
+
+def covariance_noise(G: np.ndarray, V: np.ndarray, center: np.ndarray, t: float, lower, upper,
+                     neighbouring: str = "replace-one"):
+    r"""Noise model of the covariance ``Ĉ = M̂ - m̂ m̂ᵀ`` read from a released ``Ĝ``.
+
+    ``V`` is the (public) variance of each entry of ``Ĝ - G`` (independent entries). With
+    ``δm = e/t`` (``e`` the noise of ``Ĝ[:d, d]``, variances ``u_i = V_id/t²``), the error of an
+    off-diagonal entry is ``E_ij - m_i δm_j - m_j δm_i - δm_i δm_j``, of variance
+    ``V_ij + m_i² u_j + m_j² u_i + u_i u_j``. The mean ``m`` is private: ``m_i²`` is estimated from
+    the release (``m̂_i² - u_i``, clipped to ``[0, h_i²]``; post-processing). Returns
+    ``(variance, m̃, u)``: the ``(d, d)`` entry variances (diagonal: ``V_ii + 4 m_i² u_i +
+    2 u_i²``), the plug-in mean (signed) and ``u``.
+    """
+    d = center.size
+    h = 0.5 * (np.asarray(upper, dtype=np.float64) - np.asarray(lower, dtype=np.float64))
+    G = np.asarray(G, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    if neighbouring == "add-remove":  # G / n̂ (n̂ the released count): the noise scales with it
+        n_hat = max(G[d, d] / (t * t), 1.0)
+        G, V = G / n_hat, V / (n_hat * n_hat)
+    u = V[:d, d] / (t * t)
+    m_hat = G[:d, d] / t
+    m2 = np.clip(m_hat * m_hat - u, 0.0, h * h)
+    var = V[:d, :d] + np.outer(m2, u) + np.outer(u, m2) + np.outer(u, u)
+    np.fill_diagonal(var, np.diagonal(V)[:d] + 4.0 * m2 * u + 2.0 * u * u)
+    return var, np.sign(m_hat) * np.sqrt(m2), u
+
+
+def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.ndarray, t: float,
+                      lower, upper, kind: str, neighbouring: str = "replace-one", *,
+                      diagonal: bool = False, group_ratio: float | None = None):
+    """James–Stein shrinkage of a released covariance (before its projection).
+
+    ``kind="covariance"``: the Frobenius loss in original units; the off-diagonal entries are
+    shrunk towards 0 (``diagonal=True``: the whole matrix, in one group). ``"correlation"``:
+    the off-diagonal entries with weights ``1/(d̂_i d̂_j)`` (``d̂_i`` the released variance, at
+    least its noise sd and at most ``h_i²``), the first-order loss of the implied correlation,
+    shrunk towards the identity. Uses the release and public quantities only
+    (:func:`covariance_noise`, :func:`~matrixdp.feasible.james_stein_shrink`,
+    ``docs/postprocessing.md``). Returns ``(matrix, factors)``.
+    """
+    from ..feasible import james_stein_shrink, variance_groups
+
+    var, m, u = covariance_noise(G, V, center, t, lower, upper, neighbouring)
+    d = center.size
+    if kind == "correlation":
+        diagonal = False
+        h = 0.5 * (np.asarray(upper, dtype=np.float64) - np.asarray(lower, dtype=np.float64))
+        sd = np.sqrt(np.diagonal(var))
+        dd = np.minimum(np.maximum(np.diagonal(cov), sd), h * h)
+        inv = np.where(dd > 0, 1.0 / np.where(dd > 0, dd, 1.0), 0.0)
+        w = np.outer(inv, inv)
+    else:
+        w = np.ones((d, d))
+    # the variance of the noise without the mean's linear cross terms m_i δm_j + m_j δm_i,
+    # which correlate the entries (public for kind="covariance")
+    ind = var - np.outer(m * m, u) - np.outer(u, m * m)
+    np.fill_diagonal(ind, np.diagonal(var) - 4.0 * m * m * u)
+    su = np.sqrt(u)
+
+    def cross_eigenvalue(mask):
+        # the weighted covariance of the cross terms over the entries (i <= j) in ``mask`` is
+        # L D_u Lᵀ (rows: entries, weights ω = 2w off the diagonal, w on it); its non-zero
+        # eigenvalues are those of U^½ K U^½, K = Σ_rows ω l lᵀ = 2 (diag(W₀ m²) + W₀ ∘ m mᵀ)
+        # + diag(4 w_ii m_i²) (W₀: the off-diagonal weights in the mask)
+        if d == 0:
+            return 0.0
+        w0 = np.where(mask, w, 0.0)
+        wd = np.diagonal(w0).copy()
+        np.fill_diagonal(w0, 0.0)
+        K = 2.0 * (np.diag(w0 @ (m * m)) + w0 * np.outer(m, m)) + np.diag(4.0 * wd * m * m)
+        return float(np.linalg.eigvalsh(su[:, None] * K * su[None, :])[-1])
+
+    if group_ratio is None:
+        groups = None
+        mask = np.ones((d, d), dtype=bool)
+        if not diagonal:
+            np.fill_diagonal(mask, False)
+        cross = cross_eigenvalue(mask)
+    else:
+        groups = variance_groups(w * ind, ratio=group_ratio)
+        cross = {int(g): cross_eigenvalue(groups == g) for g in np.unique(groups) if g >= 0}
+    res = james_stein_shrink(cov, var, diagonal=diagonal, weights=w, groups=groups,
+                             independent_variance=ind, correlated_eigenvalue=cross)
+    return res.matrix, res.factors
 
 
 def correlation_from_covariance(cov: np.ndarray) -> np.ndarray:
@@ -317,7 +429,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, kind="covariance", noise="auto",
                  neighbouring="replace-one", project_psd=True, clip=True, random_state=None,
-                 accountant=None, method="moments", coinpress_steps=2):
+                 accountant=None, method="moments", coinpress_steps=2, shrinkage="none"):
+        self.shrinkage = shrinkage
         self.method = method
         self.coinpress_steps = coinpress_steps
         self.neighbouring = neighbouring
@@ -337,6 +450,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
         method = check_method(self, self.kind)
+        shrink = check_shrinkage(self, self.kind, method)
         # the moments path clips in row chunks where it sums (no full clipped copy)
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         if method == "coinpress":
@@ -351,6 +465,12 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                                                 delta=delta, noise=noise, label="DPCovariance.fit")
             cov, loc = covariance_from_release(rel.value, center, t, self.kind, self.neighbouring)
             keep_release(self, rel)
+        self.shrinkage_factors_ = None
+        if shrink != "none":
+            cov, self.shrinkage_factors_ = shrink_covariance(
+                cov, rel.value, rel.entry_variance, center, t, lo, hi, self.kind,
+                check_relation(self.neighbouring), diagonal=shrink == "whole",
+                group_ratio=CORRELATION_GROUP_RATIO if self.kind == "correlation" else None)
         if self.project_psd or self.kind == "correlation":
             cov = project_feasible(cov, lo, hi, self.kind,
                                    units="unit-box" if self.kind == "correlation" else "original")
