@@ -467,15 +467,22 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
             keep_release(self, rel)
         self.shrinkage_factors_ = None
         if shrink != "none":
-            cov, self.shrinkage_factors_ = shrink_covariance(
+            shrunk, self.shrinkage_factors_ = shrink_covariance(
                 cov, rel.value, rel.entry_variance, center, t, lo, hi, self.kind,
                 check_relation(self.neighbouring), diagonal=shrink == "whole",
                 group_ratio=CORRELATION_GROUP_RATIO if self.kind == "correlation" else None)
+            if self.kind == "covariance":  # a correlation applies the factors at the end
+                cov = shrunk
         if self.project_psd or self.kind == "correlation":
             cov = project_feasible(cov, lo, hi, self.kind,
                                    units="unit-box" if self.kind == "correlation" else "original")
         if self.kind == "correlation":
             cov = nearest_correlation(correlation_from_covariance(cov))
+            if shrink != "none":
+                # the factors computed from the raw release, applied to the correlation (its
+                # diagonal factor is 1); projected again onto the correlation matrices (by
+                # groups the Hadamard product need not stay PSD)
+                cov = nearest_correlation(cov * self.shrinkage_factors_)
         self.covariance_ = cov
         self.location_ = loc
         finish_bounds(self)
