@@ -266,7 +266,7 @@ def write(rows, args) -> Path:
              "changed after the held-out rows were seen. The one change after the first "
              "committed run (the correlation factors applied to the final correlation instead "
              "of the covariance before its projection) was made for a test on pure noise, and "
-             "the first run's held-out correlation rows had been printed by then.", "",
+             "the first run wrote held-out correlation rows, which were not looked at.", "",
              "## Covariance (original units)", ""]
     cov_lines, cov_ratios = table(rows, "relative Frobenius error", METHODS, (SHRINK, WHOLE))
     lines += cov_lines
