@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -119,3 +121,29 @@ def test_add_remove_sums_have_the_claimed_variances(noise):
     assert abs(ratio - 1) < 0.12, ratio
     for wrong in (0.49, 1.69):
         assert abs(ratio / wrong - 1) > 0.12
+
+
+# --------------------------------------------------------------------- a public constant column
+@pytest.mark.parametrize("noise", ["auto", "iid", "mvg"])
+def test_zero_width_column_is_released_by_every_noise_option(noise):
+    """A column whose public bounds are equal (lower == upper) is public and constant: every
+    plan must still build (``mse-optimal`` used to give it a zero precision share and raise),
+    and the released second moment of the constant column is the public value."""
+    from matrixdp.models import DPCovariance, DPLinearRegression, DPPCA
+    from matrixdp.models._moments import positive_shares
+
+    rng = np.random.default_rng(11)
+    X = rng.uniform(0.0, 1.0, size=(3000, 4))
+    X[:, 2] = 0.5
+    lo, hi = np.array([0.0, 0.0, 0.5, 0.0]), np.array([1.0, 1.0, 0.5, 1.0])
+    common = dict(epsilon=1.0, delta=1e-6, noise=noise, random_state=3)
+    cov = DPCovariance(bounds=(lo, hi), **common).fit(X).covariance_
+    assert np.all(np.isfinite(cov))
+    np.testing.assert_allclose(cov[2], 0.0, atol=1e-12)  # a constant has no variance
+    lin = DPLinearRegression(bounds_X=(lo, hi), bounds_y=(0.0, 1.0), **common).fit(X, X[:, 0])
+    assert np.all(np.isfinite(lin.coef_)) and abs(lin.coef_[0] - 1.0) < 0.3
+    comp = DPPCA(n_components=2, bounds=(lo, hi), **common).fit(X).components_
+    np.testing.assert_allclose(comp[:, 2], 0.0, atol=1e-9)
+    shares = positive_shares(np.array([2.0, 0.0, 1.0]))
+    assert np.all(shares > 0) and shares[1] < 1e-6 and math.isclose(shares.sum(), 1.0)
+    np.testing.assert_allclose(positive_shares(np.zeros(4)), 0.25)

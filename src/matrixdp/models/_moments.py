@@ -265,11 +265,20 @@ def task_shares(task: MomentTask) -> np.ndarray:
     h = task.reach
     w = np.maximum(task.weights, 0.0)
     raw = h * np.sqrt(w)
+    return positive_shares(raw if np.any(raw > 0) else h)
+
+
+def positive_shares(raw: np.ndarray) -> np.ndarray:
+    """``raw`` normalised to precision shares that are all positive (public post-processing).
+
+    A coordinate with zero weight or zero reach (a column whose public bounds are equal: it is
+    public and carries no information) still needs a positive share for the mechanism to be
+    samplable; it gets ``1e-6`` of the largest share (all equal if every entry is 0).
+    """
+    raw = np.asarray(raw, dtype=np.float64)
     if not np.any(raw > 0):
-        raw = h.copy()
-    # a coordinate with zero weight still needs a (small) positive share to be samplable
-    floor = 1e-6 * raw.max()
-    raw = np.where(raw > 0, raw, floor)
+        return np.full(raw.size, 1.0 / raw.size)
+    raw = np.where(raw > 0, raw, 1e-6 * raw.max())
     return raw / math.fsum(raw)
 
 
@@ -348,7 +357,7 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
         "iid": lambda: _plan_iid(task, epsilon, delta, query),
         "task-weighted": lambda: _plan_mvg(task, epsilon, delta, query, task_shares(task),
                                            "task-weighted"),
-        "mse-optimal": lambda: _plan_mvg(task, epsilon, delta, query, h / math.fsum(h),
+        "mse-optimal": lambda: _plan_mvg(task, epsilon, delta, query, positive_shares(h),
                                          "mse-optimal"),
         # MVG noise in units of the public half-widths with equal precision shares (noise
         # variance ∝ h_i²)
