@@ -32,8 +32,8 @@ from .coinpress import (BETA, gdp_release, unwhiten, whitened_records, whitened_
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
            "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",
-           "pca_gaps", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO", "COUNT_Z", "DECISIONS",
-           "RANKINGS"]
+           "pca_frame", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO", "COUNT_Z", "DECISIONS",
+           "RANKINGS", "RESOLVE_Z"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -50,9 +50,8 @@ FIRST_EDGE = 1.0 / 16.0
 #: The private statistics the choice can be made from: ``"counts"`` (the histogram, default) and
 #: ``"clipping-loss"`` (the scalar of the first version, kept for the side-by-side comparison).
 DECISIONS = ("counts", "clipping-loss")
-#: A direction of the first release's complement counts in the PCA-loss prediction only if its
-#: eigenvalue is at least ``RESOLVE_Z`` noise sds below the q-th one, itself less ``RESOLVE_Z``
-#: sds (:func:`pca_gaps`).
+#: Noise sds of the first release by which the PCA-loss prediction's eigen-frame resolves the
+#: order of two directions (:func:`pca_frame`).
 RESOLVE_Z = 2.0
 #: How the two branches are ranked: ``"frobenius"`` (expected squared Frobenius error of the
 #: covariance) or ``"pca-loss"`` (expected captured-variance deficit of the top-q subspace;
@@ -232,30 +231,42 @@ def coinpress_pair_variance(S, U, q, sigma):
     return s, sigma * sigma * dS * dS
 
 
-def pca_gaps(lam, s1, diag1, q, z=None):
-    r"""The eigengaps ``λ_i − λ_j`` (``i < q <= j``) of the true covariance, estimated from the
-    first release ``Ĉ₁ = C + E₁`` (post-processing).
+def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z):
+    r"""The eigen-frame and the eigengaps the PCA-loss prediction uses, from the first release
+    (post-processing of ``Ĉ₁ = C + E₁`` and its public noise variances ``V₁``).
 
-    In the plane of ``u_i, u_j`` the released block is ``[[λ_i + e_i, e], [e, λ_j + e_j]]``,
-    whose eigenvalue difference ``ĝ`` satisfies ``ĝ² = (g + e_i − e_j)² + 4e²``, so
-    ``E ĝ² = g² + var(e_i) + var(e_j) + 4 var(e)`` (``e_i, e_j`` taken independent): the
-    noise's expected inflation of the gap is removed by
-    ``g̃² = max(ĝ² − var(e_i) − var(e_j) − 4 var(e), 0)``. ``s1``, ``diag1``: the first
-    release's noise variances in the frame (:func:`moments_pair_variance`); ``lam``: the
-    eigenvalues of ``Ĉ₁``, descending. Returns the (q, k − q) array of ``g̃``.
+    1. **Order.** The eigenvectors ``û_j`` of ``Ĉ₁`` are ordered by the upper confidence value
+       ``λ̂_j + z·sd_j``, ``sd_j² = var(û_jᵀE₁û_j)`` (:func:`moments_pair_variance`): a
+       released eigenvalue pushed down by the noise (a direction of large noise, often with a
+       negative released eigenvalue) may belong to the top ``q``. The first ``q`` form the top.
+    2. **Gaps.** In the plane of ``û_i, û_j`` the released block is
+       ``[[λ_i + e_i, e], [e, λ_j + e_j]]``, whose eigenvalue difference ``ĝ`` satisfies
+       ``ĝ² = (g + e_i − e_j)² + 4e²``, so ``E ĝ² = g² + N_ij``,
+       ``N_ij = var(e_i) + var(e_j) + 4 var(e)`` (``e_i, e_j`` taken independent). The
+       noise's expected inflation is removed, ``g̃² = max(ĝ² − N_ij, 0)``, and the gap is
+       floored at the first release's resolution, ``g̃ >= √N_ij / 2``: a gap the first look
+       cannot see is not taken as 0 (which would predict no loss for either branch).
+    3. **Pairs that count.** Pair ``(i, j)`` (``i`` in the top, ``j`` not) counts unless ``i`` is
+       resolved above the cut (``λ̂_i − z sd_i > λ̂_{q+1} + z sd_{q+1}``) while ``j`` is not
+       resolved below it (``λ̂_j + z sd_j >= λ̂_q − z sd_q``): then ``û_j`` may be a top
+       direction and rotating ``û_i`` into it loses nothing. A pair of directions on both
+       sides of an unresolved cut counts (that is where the loss is).
+
+    Returns ``(U, gaps)``: the frame (k, k), columns in the order above, and the (q, k − q)
+    gaps (0 for the pairs that do not count).
     """
+    lam, U = np.linalg.eigh(0.5 * (C1 + C1.T))
+    sd = np.sqrt(moments_pair_variance(V1, m, t, U, 1)[1])
+    o = np.argsort(-(lam + z * sd), kind="stable")
+    lam, U, sd = lam[o], U[:, o], sd[o]
+    s1, diag1 = moments_pair_variance(V1, m, t, U, q)
     g_hat = lam[:q, None] - lam[None, q:]
-    g2 = g_hat * g_hat - diag1[:q, None] - diag1[None, q:] - 4.0 * s1[:, q:]
-    g = np.sqrt(np.maximum(g2, 0.0))
-    z = RESOLVE_Z if z is None else z
-    if z > 0:
-        # a direction of the complement whose released eigenvalue is not resolved below the
-        # q-th (within z noise sds) may belong to the top-q subspace: its pairs are not
-        # counted (gap 0)
-        sd = np.sqrt(diag1)
-        resolved = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
-        g = np.where(resolved[None, :], g, 0.0)
-    return g
+    noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
+    g = np.maximum(np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0)), 0.5 * np.sqrt(noise))
+    below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
+    above_cut = lam[:q] - z * sd[:q] > lam[q] + z * sd[q]
+    keep = below_cut[None, :] | ~above_cut[:, None]
+    return U, np.where(keep, g, 0.0)
 
 
 def pca_deficit(g, s):
@@ -345,7 +356,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         counts): the expected captured-variance deficit of the top ``n_components`` subspace,
         ``Σ_{i<q<=j} (g_ij/2)(1 − g_ij/√(g_ij² + 4 s_ij))`` over the first release's
         eigen-frame, with the gaps ``g`` from the first release's spectrum after the noise's
-        expected inflation is removed (:func:`pca_gaps`) and ``s`` each branch's noise variance
+        expected inflation is removed (:func:`pca_frame`) and ``s`` each branch's noise variance
         in that frame (:func:`moments_pair_variance`, :func:`coinpress_pair_variance`); the
         whitened step's clipping bias ``b`` enters by concavity as at most
         ``(b²/2)·max ∂/∂s`` (``docs/coinpress.md`` § Adaptive (PCA)). Post-processing of the
@@ -451,10 +462,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         if ranking == "pca-loss" and q < k:
             # the first release's eigen-frame and its gaps, the noise's inflation removed
             # (post-processing of the first release; docs/coinpress.md § Adaptive (PCA))
-            lam1, U1 = np.linalg.eigh(0.5 * (C + C.T))
-            lam1, U1 = lam1[::-1], U1[:, ::-1]
-            s1, diag1 = moments_pair_variance(plan1.entry_variance, m, t, U1, q)
-            gaps = pca_gaps(lam1, s1, diag1, q)
+            U1, gaps = pca_frame(C, plan1.entry_variance, m, t, q)
         else:
             ranking_used = "frobenius"
 
