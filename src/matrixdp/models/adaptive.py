@@ -9,8 +9,10 @@ in bins of the loss they would lose) give both candidates' expected error, and t
 budget goes either to a second moments release (averaged with the first one, which loses nothing
 under exact GDP composition) or to a CoinPress whitened step. The counts have sensitivity ``√2``
 whatever the box, so the decision's noise does not grow with the box (the clipping-loss scalar of
-the first version, ``decision="clipping-loss"``, had sensitivity the box's reach over ``n``). The
-math is in ``docs/coinpress.md`` (section "Adaptive").
+the first version, ``decision="clipping-loss"``, had sensitivity the box's reach over ``n``). For
+PCA (``kind="pca"``) the two branches are ranked by their expected captured-variance deficit of
+the top-q subspace (``ranking="pca-loss"``), not by the covariance's Frobenius error. The math is
+in ``docs/coinpress.md`` (sections "Adaptive" and "Adaptive (PCA)").
 """
 
 from __future__ import annotations
