@@ -67,7 +67,8 @@ def test_charges_once_before_noise_and_is_reproducible():
     assert est.noise_ == "adaptive"
     assert est.adaptive_choice_ in ("moments", "coinpress")
     assert set(est.adaptive_predicted_) == {"moments", "coinpress", "clipping_loss",
-                                           "clipping_loss_sd", "statistic"}
+                                           "clipping_loss_sd", "statistic", "ranking"}
+    assert est.adaptive_predicted_["ranking"] == "frobenius"  # the covariance path
     assert len(acc.spends) == 1 and acc.spends[0][1] == est.privacy_
     assert est.privacy_.mu == pytest.approx(max_gaussian_shift(1.0, 1e-6))
     again = DPCovariance(epsilon=1.0, bounds=(-10, 10), method="adaptive",

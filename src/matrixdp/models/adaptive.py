@@ -9,8 +9,10 @@ in bins of the loss they would lose) give both candidates' expected error, and t
 budget goes either to a second moments release (averaged with the first one, which loses nothing
 under exact GDP composition) or to a CoinPress whitened step. The counts have sensitivity ``√2``
 whatever the box, so the decision's noise does not grow with the box (the clipping-loss scalar of
-the first version, ``decision="clipping-loss"``, had sensitivity the box's reach over ``n``). The
-math is in ``docs/coinpress.md`` (section "Adaptive").
+the first version, ``decision="clipping-loss"``, had sensitivity the box's reach over ``n``). For
+PCA (``kind="pca"``) the two branches are ranked by their expected captured-variance deficit of
+the top-q subspace (``ranking="pca-loss"``), not by the covariance's Frobenius error. The math is
+in ``docs/coinpress.md`` (sections "Adaptive" and "Adaptive (PCA)").
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from .coinpress import (BETA, gdp_release, unwhiten, whitened_records, whitened_
                         whitening)
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
-           "moments_loss",
-           "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO", "COUNT_Z", "DECISIONS"]
+           "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",
+           "pca_frame", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO", "COUNT_Z", "DECISIONS",
+           "RANKINGS", "RESOLVE_Z"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -49,6 +52,13 @@ FIRST_EDGE = 1.0 / 16.0
 #: The private statistics the choice can be made from: ``"counts"`` (the histogram, default) and
 #: ``"clipping-loss"`` (the scalar of the first version, kept for the side-by-side comparison).
 DECISIONS = ("counts", "clipping-loss")
+#: Noise sds of the first release by which the PCA-loss prediction's eigen-frame resolves the
+#: order of two directions (:func:`pca_frame`).
+RESOLVE_Z = 2.0
+#: How the two branches are ranked: ``"frobenius"`` (expected squared Frobenius error of the
+#: covariance) or ``"pca-loss"`` (expected captured-variance deficit of the top-q subspace;
+#: ``docs/coinpress.md`` § Adaptive (PCA)).
+RANKINGS = ("frobenius", "pca-loss")
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,8 @@ class AdaptiveResult:
         the counts, or the released scalar floored at 0; 0 when no statistic was released);
         ``"clipping_loss_sd"``: the statistic's noise standard deviation (in records for the
         counts; public); ``"statistic"``: ``"counts"``, ``"clipping-loss"`` or ``"none"`` (the
-        first release decided). All functions of DP releases and public inputs only.
+        first release decided); ``"ranking"``: ``"frobenius"`` or ``"pca-loss"`` (what the
+        two predictions measure). All functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
         chosen).
@@ -171,12 +182,115 @@ def moments_loss(V, m, weights, t, v_first=None) -> float:
     return quad + lin + float(np.sum(s_)) ** 2 + 2.0 * float(np.sum(s_ * s_))
 
 
+def moments_pair_variance(V, m, t, U, q):
+    r"""Variances of the noise of a moments release in the frame ``U`` (public).
+
+    The covariance ``M̂ − m̂m̂ᵀ`` read from a release of the augmented second moments with
+    independent entry noise of variance ``V`` ((k + 1) × (k + 1), symmetric entries) has, to
+    first order, the error ``E = δM − δm mᵀ − m δmᵀ`` (``δm_a = δG_{ak}/t``, variance
+    ``v_a = V_{ak}/t²``, independent of ``δM``). For orthonormal columns ``u_i`` of ``U``:
+
+        var(u_iᵀ δM u_j) = [(U∘U)ᵀ V (U∘U)]_ij + T_ij − Σ_a U_ai² U_aj² V_aa,
+        T_ij = Σ_ab V_ab U_ai U_aj U_bi U_bj,
+        var(u_iᵀ(δm mᵀ + m δmᵀ)u_j) = Σ_a v_a (U_ai p_j + U_aj p_i)²,  p = Uᵀm.
+
+    Returns ``(s, diag)``: ``s`` (q, k) the variances of ``u_iᵀEu_j`` for the first ``q``
+    columns ``i`` and every ``j``, ``diag`` (k,) the variances of ``u_jᵀEu_j``
+    (``docs/coinpress.md`` § Adaptive (PCA)).
+    """
+    k = m.size
+    Vm = V[:k, :k]
+    v = V[:k, k] / (t * t)
+    U2 = U * U
+    Uq = U[:, :q]
+    W = Uq[:, :, None] * U[:, None, :]  # W[a, i, j] = U_ai U_aj
+    VW = (Vm @ W.reshape(k, -1)).reshape(W.shape)
+    T = np.einsum("aij,aij->ij", W, VW)
+    dV = np.diagonal(Vm)
+    s = U2[:, :q].T @ Vm @ U2 + T - (U2[:, :q] * dV[:, None]).T @ U2
+    p = U.T @ m
+    qv = U2.T @ v
+    cross = (Uq * v[:, None]).T @ U
+    s = s + (p[None, :] ** 2 * qv[:q, None] + p[:q, None] ** 2 * qv[None, :]
+             + 2.0 * p[:q, None] * p[None, :] * cross)
+    quad_d = np.einsum("aj,ab,bj->j", U2, Vm, U2)
+    diag = 2.0 * quad_d - (U2 * U2 * dV[:, None]).sum(axis=0) + 4.0 * p * p * qv
+    return np.maximum(s, 0.0), np.maximum(diag, 0.0)
+
+
+def coinpress_pair_variance(S, U, q, sigma):
+    r"""Variances of the whitened step's noise ``S^{1/2} N S^{1/2}`` in the frame ``U``.
+
+    ``N`` is the symmetrised i.i.d. noise (variance ``σ²`` on the diagonal, ``σ²/2`` off it),
+    whose law is invariant under rotations: for vectors ``x, y``,
+    ``var(xᵀNy) = (σ²/2)(‖x‖²‖y‖² + (xᵀy)²)``; with ``x = S^{1/2}u_i``, ``y = S^{1/2}u_j`` and
+    ``S̃ = UᵀSU``: ``(σ²/2)(S̃_ii S̃_jj + S̃_ij²)``. Returns ``(s, diag)`` as
+    :func:`moments_pair_variance`.
+    """
+    St = U.T @ S @ U
+    dS = np.diagonal(St)
+    s = 0.5 * sigma * sigma * (dS[:q, None] * dS[None, :] + St[:q, :] ** 2)
+    return s, sigma * sigma * dS * dS
+
+
+def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z):
+    r"""The eigen-frame and the eigengaps the PCA-loss prediction uses, from the first release
+    (post-processing of ``Ĉ₁ = C + E₁`` and its public noise variances ``V₁``).
+
+    1. **Order.** The eigenvectors ``û_j`` of ``Ĉ₁`` are ordered by the upper confidence value
+       ``λ̂_j + z·sd_j``, ``sd_j² = var(û_jᵀE₁û_j)`` (:func:`moments_pair_variance`): a
+       released eigenvalue pushed down by the noise (a direction of large noise, often with a
+       negative released eigenvalue) may belong to the top ``q``. The first ``q`` form the top.
+    2. **Gaps.** In the plane of ``û_i, û_j`` the released block is
+       ``[[λ_i + e_i, e], [e, λ_j + e_j]]``, whose eigenvalue difference ``ĝ`` satisfies
+       ``ĝ² = (g + e_i − e_j)² + 4e²``, so ``E ĝ² = g² + N_ij``,
+       ``N_ij = var(e_i) + var(e_j) + 4 var(e)`` (``e_i, e_j`` taken independent). The
+       noise's expected inflation is removed, ``g̃² = max(ĝ² − N_ij, 0)``, and the gap is
+       floored at the first release's resolution, ``g̃ >= √N_ij / 2``: a gap the first look
+       cannot see is not taken as 0 (which would predict no loss for either branch).
+    3. **Pairs that count.** Pair ``(i, j)`` (``i`` in the top, ``j`` not) counts unless ``i`` is
+       resolved above the cut (``λ̂_i − z sd_i > λ̂_{q+1} + z sd_{q+1}``) while ``j`` is not
+       resolved below it (``λ̂_j + z sd_j >= λ̂_q − z sd_q``): then ``û_j`` may be a top
+       direction and rotating ``û_i`` into it loses nothing. A pair of directions on both
+       sides of an unresolved cut counts (that is where the loss is).
+
+    Returns ``(U, gaps)``: the frame (k, k), columns in the order above, and the (q, k − q)
+    gaps (0 for the pairs that do not count).
+    """
+    lam, U = np.linalg.eigh(0.5 * (C1 + C1.T))
+    sd = np.sqrt(moments_pair_variance(V1, m, t, U, 1)[1])
+    o = np.argsort(-(lam + z * sd), kind="stable")
+    lam, U, sd = lam[o], U[:, o], sd[o]
+    s1, diag1 = moments_pair_variance(V1, m, t, U, q)
+    g_hat = lam[:q, None] - lam[None, q:]
+    noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
+    g = np.maximum(np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0)), 0.5 * np.sqrt(noise))
+    below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
+    above_cut = lam[:q] - z * sd[:q] > lam[q] + z * sd[q]
+    keep = below_cut[None, :] | ~above_cut[:, None]
+    return U, np.where(keep, g, 0.0)
+
+
+def pca_deficit(g, s):
+    r"""Expected loss of captured variance of one pair of eigen-directions with gap ``g`` under
+    an off-diagonal perturbation of variance ``s``: ``(g/2)(1 − g/√(g² + 4s))`` (the rotation
+    of a 2 × 2 block, plug-in; ``s/g`` for small noise, ``g/2`` for large), computed as
+    ``2gs/(R(R + g))``, ``R = √(g² + 4s)``. Also returns the derivative in ``s``,
+    ``g²/R³`` (the function is concave in ``s``). Elementwise."""
+    R = np.sqrt(g * g + 4.0 * s)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where(R > 0, 2.0 * g * s / np.maximum(R * (R + g), 1e-300), 0.0)
+        df = np.where(R > 0, g * g / np.maximum(R ** 3, 1e-300), 0.0)
+    return f, df
+
+
 def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covariance",
                         n_components=None, rng=None, charging=None,
                         first_share: float = FIRST_SHARE, bias_share: float = BIAS_SHARE,
                         margin: float = 1.0, beta: float = BETA,
                         select_units: str | None = None,
-                        decision: str = "counts", first_kind: str | None = None) -> AdaptiveResult:
+                        decision: str = "counts", first_kind: str | None = None,
+                        ranking: str | None = None, branch: str | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -237,6 +351,21 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         then accurate for the features that dominate the original units); ``kind`` with
         ``decision="clipping-loss"`` (the first version). The moments branch averages it with a
         second release allocated for ``kind``.
+    ranking : {"frobenius", "pca-loss"}, optional
+        What the two branches are ranked by. ``"frobenius"``: the expected squared Frobenius
+        error of the covariance (default for ``kind="covariance"`` and for
+        ``decision="clipping-loss"``). ``"pca-loss"`` (default for ``kind="pca"`` with the
+        counts): the expected captured-variance deficit of the top ``n_components`` subspace,
+        ``Σ_{i<q<=j} (g_ij/2)(1 − g_ij/√(g_ij² + 4 s_ij))`` over the first release's
+        eigen-frame, with the gaps ``g`` from the first release's spectrum after the noise's
+        expected inflation is removed (:func:`pca_frame`) and ``s`` each branch's noise variance
+        in that frame (:func:`moments_pair_variance`, :func:`coinpress_pair_variance`); the
+        whitened step's clipping bias ``b`` enters by concavity as at most
+        ``(b²/2)·max ∂/∂s`` (``docs/coinpress.md`` § Adaptive (PCA)). Post-processing of the
+        first release and public inputs only: the releases and their shares are unchanged.
+    branch : {"moments", "coinpress"}, optional
+        Spend the last release on this branch whatever the prediction (diagnostics and tests:
+        the predictions and the statistic are computed and released as usual).
 
     Returns
     -------
@@ -254,6 +383,17 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if first_kind not in ("covariance", "pca"):
         raise InvalidParameterError("first_kind", f"must be 'covariance' or 'pca', got "
                                                   f"{first_kind!r}")
+    if ranking is None:
+        ranking = "pca-loss" if (kind == "pca" and decision == "counts") else "frobenius"
+    if ranking not in RANKINGS:
+        raise InvalidParameterError("ranking", f"must be one of {RANKINGS}, got {ranking!r}")
+    if ranking == "pca-loss" and (kind != "pca" or decision != "counts"):
+        raise InvalidParameterError("ranking", "'pca-loss' needs kind='pca' and "
+                                               "decision='counts'")
+    ranking_used = ranking
+    if branch not in (None, "moments", "coinpress"):
+        raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
+                                              f"{branch!r}")
     if decision not in DECISIONS:
         raise InvalidParameterError("decision", f"must be one of {DECISIONS}, got {decision!r}")
     if select_units is None:
@@ -262,6 +402,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if select_units not in ("original", "unit-box"):
         raise InvalidParameterError("select_units", f"must be 'original' or 'unit-box', got "
                                                     f"{select_units!r}")
+    if ranking == "pca-loss" and select_units == "unit-box":
+        raise InvalidParameterError("ranking", "'pca-loss' is measured in the original units "
+                                               "(select_units='original')")
     if kind not in ("covariance", "pca"):
         raise InvalidParameterError("kind", f"must be 'covariance' or 'pca', got {kind!r}")
     if not (0 < first_share and 0 < bias_share and first_share + bias_share < 1):
@@ -317,24 +460,44 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             augmented_task(lo_l, hi_l, n, "covariance" if select_units == "original" else "pca",
                            n_components=n_components)[0]
 
+        q = k if n_components is None else min(int(n_components), k)
+        if ranking == "pca-loss" and q < k:
+            # the first release's eigen-frame and its gaps, the noise's inflation removed
+            # (post-processing of the first release; docs/coinpress.md § Adaptive (PCA))
+            U1, gaps = pca_frame(C, plan1.entry_variance, m, t, q)
+        else:
+            ranking_used = "frobenius"
+
         def predictions(mu_last):
-            """(P_mom, P_cp noise part, the moments plan) for a last release at ``mu_last``."""
+            """(P_mom, P_cp noise part, the moments plan, the clipping bias' coefficient c and
+            its saturation: the bias b adds at most min(c b², sat) to P_cp) for a last release
+            at ``mu_last``."""
             sig = math.sqrt(2.0) * (r2 + r2 / k) / (n * mu_last)
-            p_cp = coinpress_noise_loss(S, weights, sig)
             plan = plan_second_moment(task, epsilon=gaussian_epsilon(delta, 1.0, mu_last),
                                       delta=delta, noise="auto")[0]
             var = 1.0 / (1.0 / np.maximum(plan1.entry_variance, 1e-300)
                          + 1.0 / np.maximum(plan.entry_variance, 1e-300))
+            if ranking_used == "pca-loss":
+                s_mom = moments_pair_variance(var, m, t, U1, q)[0][:, q:]
+                s_cp = coinpress_pair_variance(S, U1, q, sig)[0][:, q:]
+                f_mom, _ = pca_deficit(gaps, s_mom)
+                f_cp, df_cp = pca_deficit(gaps, s_cp)
+                # a deterministic B with ‖B‖_F <= b puts at most b²/2 on the pairs i < q <= j;
+                # f is concave in s, so the bias adds at most (b²/2)·max ∂f/∂s
+                return (float(f_mom.sum()), float(f_cp.sum()), plan,
+                        0.5 * float(df_cp.max(initial=0.0)),
+                        float(np.sum(0.5 * gaps - f_cp)))
+            p_cp = coinpress_noise_loss(S, weights, sig)
             if decision == "clipping-loss":  # the first version: the task's prior mean
-                return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan
-            return moments_loss(var, m, weights, t, v_first), p_cp, plan
+                return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf
+            return moments_loss(var, m, weights, t, v_first), p_cp, plan, 1.0, math.inf
 
         v_first = plan1.entry_variance[:k, k] / (t * t)  # the variance of m̂ (public)
         mu_rest = math.sqrt(max(mu_star ** 2 - mu1 ** 2, 0.0))
         mu2 = math.sqrt(max(mu_rest ** 2 - mu_b ** 2, 0.0))
         if mu2 <= 0:  # pragma: no cover - the shares leave a positive remainder
             raise RuntimeError("no budget left for the last release")
-        pred_mom, noise_cp, plan2 = predictions(mu2)
+        pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
         b_hat, sigma_b, mu_b_got = 0.0, 0.0, 0.0
         stat = "none"
         Y = None
@@ -351,9 +514,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             stat = "clipping-loss"
         else:
             gap = pred_mom - noise_cp
-            if gap > 0 and cap * cap >= gap:
-                # 2. the counts of records per bin of clipping loss around √gap (sensitivity √2)
-                edges = clipping_loss_bins(math.sqrt(gap), cap)
+            if gap > 0 and coef * cap * cap >= gap and sat >= gap:
+                # 2. the counts of records per bin of clipping loss around the decision
+                # threshold √(gap/c) of b (sensitivity √2)
+                edges = clipping_loss_bins(math.sqrt(gap / coef), cap)
                 counts = clipping_loss_counts(Xl, center, m, A, r2, weights, edges)
                 noisy, sigma_b, mu_b_got = gdp_release(counts, math.sqrt(2.0), mu_b, epsilon,
                                                        delta, gen)
@@ -368,10 +532,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 # Gaussian release at √(μ_b² + μ₂²) is a post-processing of two releases of the
                 # same value at μ_b and μ₂, so the composition below is unchanged)
                 mu2 = mu_rest
-                pred_mom, noise_cp, plan2 = predictions(mu2)
-        pred_cp = noise_cp + b_hat * b_hat
+                pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
+        pred_cp = noise_cp + min(coef * b_hat * b_hat, sat)
         # 3. the rest of the budget where the expected loss is smaller
-        if pred_cp < pred_mom:
+        if (pred_cp < pred_mom) if branch is None else (branch == "coinpress"):
             Gy, _, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen, Z,
                                               Y=Y)
             C, m = unwhiten(Gy, r2, m, A_inv)
@@ -397,6 +561,6 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     return AdaptiveResult(cov, loc, guarantee, choice,
                           {"moments": float(pred_mom), "coinpress": float(pred_cp),
                            "clipping_loss": b_hat, "clipping_loss_sd": float(sigma_b),
-                           "statistic": stat},
+                           "statistic": stat, "ranking": ranking_used},
                           allocation,
                           (mu1, mu_b_got, mu2_got), V)

@@ -52,13 +52,15 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         How the covariance is released, as in :class:`~matrixdp.models.DPCovariance`
         (``"coinpress"``: Biswas et al. 2020 adapted to the public box, ``docs/coinpress.md``;
         ``"adaptive"``: a private first look chooses between a second moments release and a
-        CoinPress step by their expected Frobenius error of the covariance; section "Adaptive"
-        of ``docs/coinpress.md``). Measured (``results/adaptive_covariance.md``, k = 2, 50
-        trials): within 1.2× of the better of ``"moments"`` and ``"coinpress"`` in 19 of 20
-        cells of the tables the rule was set on but only 7 of 15 held-out cells: on
-        lending_club at ε <= 2 it loses the top subspace (deficit up to 7700× that of
-        ``"moments"``), and on movement_aal it misses CoinPress' 5× gain: the Frobenius error
-        is not the PCA's loss. Experimental, not recommended.
+        CoinPress step by their expected captured-variance deficit of the top ``n_components``
+        subspace; section "Adaptive (PCA)" of ``docs/coinpress.md``). Measured
+        (``results/adaptive_pca.md``, 50 trials): within 1.2× of the best of ``"moments"``,
+        ``"coinpress"`` and i.i.d. noise on the unit box in 19 of 20 cells (k = 2) and 12 of
+        15 (k = 5) of the tables the rule was set on, but only 8 of 15 (k = 2) and 0 of 10
+        (k = 5) held-out cells: the prediction ranks the released matrices before this
+        estimator's projection, which changes the moments release's deficit by large factors
+        (lending_club: the whitened step is chosen, up to 1350× worse), and the first look
+        costs the moments branch up to 2.5× (adult, k = 5). Experimental, not recommended.
     coinpress_steps : int, default 2
 
     Post-processing (no budget): the released covariance is projected onto the feasible set

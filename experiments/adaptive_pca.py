@@ -1,0 +1,286 @@
+"""DPPCA(method='adaptive') ranked by the PCA loss against the Frobenius ranking, auto, coinpress and iid on the unit box.
+
+Metric: the captured-variance deficit ``1 − tr(VᵀCV)/(λ₁ + … + λ_k)`` of the released top-k
+subspace (k = 2 and 5, where k < d), as ``utility_pca.py`` and ``adaptive_covariance.py``: same
+public bounds, δ = 1e-6, replace-one relation with a public n, and the same trial seeds
+(``--seed 20261124``: trial i of a cell uses the i-th state of ``SeedSequence(seed)``, as
+``adaptive_covariance.py``). Output: ``results/adaptive_pca.{md,csv}``.
+
+Methods, all run in the same process on the same seeds:
+
+* ``adaptive (frobenius)``: ``DPPCA(method="adaptive")`` with the branches ranked by the
+  covariance's expected Frobenius error (``ranking="frobenius"``; the rule measured in
+  ``results/adaptive_covariance.md`` as "adaptive (new)");
+* ``adaptive (pca-loss)``: the same releases, ranked by the expected captured-variance deficit
+  (``ranking="pca-loss"``, ``docs/coinpress.md`` § Adaptive (PCA); the library's rule for
+  ``DPPCA(method="adaptive")`` after this change);
+* ``auto``: ``DPPCA()`` (the default, one-shot release, ``noise="auto"``);
+* ``coinpress``: ``DPPCA(method="coinpress")``;
+* ``iid, unit box``: features rescaled to [0, 1] by their public bounds, ``DPCovariance(noise="iid")``,
+  mapped back, top-k eigenvectors (as ``utility_pca.py``).
+
+Tuning disclosure: the PCA-loss rule (the 2 × 2 rotation loss, the gap debiasing, the concavity
+bound of the clipping bias, and everything ``adaptive_covariance.py`` lists) was fixed looking at
+synthetic, liver, wdbc and ctg only (``TUNED``); adult, lending_club and movement_aal (``HELD_OUT``)
+and ``diabetes`` (scikit-learn's ``load_diabetes(scaled=False)``, ``NEVER_SEEN``) were run once,
+after the rule was fixed and committed, with ``--merge``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import functools
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _utility_common as uc  # noqa: E402
+
+NAME = "adaptive_pca"
+OLD, NEW = "adaptive (frobenius)", "adaptive (pca-loss)"
+AUTO, CP, UNIT = "auto", "coinpress", "iid, unit box"
+METHODS = (OLD, NEW, AUTO, CP, UNIT)
+PEERS = (AUTO, CP, UNIT)  # the criterion's reference: min of these
+TUNED = ("synthetic", "liver", "wdbc", "ctg")
+HELD_OUT = ("adult", "lending_club", "movement_aal")
+NEVER_SEEN = ("diabetes",)
+KS = (2, 5)
+
+#: Public bounds of ``load_diabetes(scaled=False)``, written before the table was run, from what
+#: its documentation says the columns are (scikit-learn's DESCR and Efron et al. 2004, Table 1:
+#: age in years, sex, body-mass index, average blood pressure, six blood serum measurements) and
+#: the usual clinical reporting ranges of those quantities; none is the table's envelope.
+#: Disclosure: the table's column minima and maxima were printed once while checking that the
+#: loader works offline, before these bounds were written; the bounds were taken from the ranges
+#: above, not from those values. No rule was chosen on this table.
+DIABETES_BOUNDS = {
+    "age": (18.0, 100.0),    # adult patients, years
+    "sex": (1.0, 2.0),       # coded 1/2 in the unscaled file (two categories)
+    "bmi": (10.0, 70.0),     # kg/m², the range of adult BMI charts
+    "bp": (40.0, 200.0),     # average (mean arterial) blood pressure, mm Hg
+    "s1": (50.0, 500.0),     # tc, total serum cholesterol, mg/dL
+    "s2": (0.0, 400.0),      # ldl, mg/dL
+    "s3": (5.0, 150.0),      # hdl, mg/dL
+    "s4": (0.0, 20.0),       # tch, total cholesterol / HDL ratio
+    "s5": (2.3, 8.0),        # ltg, log of serum triglycerides (ln of 10 … 3000 mg/dL)
+    "s6": (20.0, 600.0),     # glu, blood glucose, mg/dL
+}
+
+
+def load(name, data_home=None) -> uc.Table:
+    if name != "diabetes":
+        return uc.load_table(name, data_home)
+    from sklearn.datasets import load_diabetes
+
+    ds = load_diabetes(scaled=False)
+    names = list(ds.feature_names)
+    lo = np.array([DIABETES_BOUNDS[c][0] for c in names])
+    hi = np.array([DIABETES_BOUNDS[c][1] for c in names])
+    X = np.clip(np.asarray(ds.data, float), lo, hi)
+    y = np.clip(np.asarray(ds.target, float), 0.0, 400.0)
+    return uc.Table("diabetes", X, y, names, "disease progression", lo, hi, 0.0, 400.0,
+                    "DIABETES_BOUNDS (documentation and clinical ranges)")
+
+
+def top_k(cov, k):
+    lam, vec = np.linalg.eigh(0.5 * (cov + cov.T))
+    return vec[:, ::-1][:, :k].T
+
+
+@contextlib.contextmanager
+def _ranking(ranking):
+    """``DPPCA(method="adaptive")`` with the given ranking, for the fits of one method only."""
+    from matrixdp.models import adaptive
+
+    orig = adaptive.adaptive_covariance
+    adaptive.adaptive_covariance = functools.partial(orig, ranking=ranking)
+    try:
+        yield
+    finally:
+        adaptive.adaptive_covariance = orig
+
+
+def fitter(method, t, eps, k):
+    """``seed -> (components, adaptive choice or None)``."""
+    from matrixdp.models import DPCovariance, DPPCA
+
+    lo, hi, X = t.lo, t.hi, t.X
+    if method == UNIT:
+        w = hi - lo
+        Xu = (X - lo) / w
+        return lambda s: (top_k(w[:, None] * DPCovariance(
+            epsilon=eps, delta=uc.DELTA, bounds=(0.0, 1.0), noise="iid",
+            random_state=s).fit(Xu).covariance_ * w, k), None)
+    kw = {AUTO: {}, CP: {"method": "coinpress"}}.get(method, {"method": "adaptive"})
+    ranking = {OLD: "frobenius", NEW: "pca-loss"}.get(method)
+
+    def fit(s):
+        ctx = _ranking(ranking) if ranking else contextlib.nullcontext()
+        with ctx:
+            est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
+                        random_state=s, **kw).fit(X)
+        return est.components_, getattr(est, "adaptive_choice_", None)
+    return fit
+
+
+def run(args) -> list[dict]:
+    rows = []
+    path = Path(args.out) / f"{NAME}.csv"
+    if args.merge and path.exists():
+        with open(path, newline="") as fh:
+            rows = [r for r in csv.DictReader(fh) if r["dataset"] not in args.datasets]
+    for ds in args.datasets:
+        t = load(ds, args.data_home)
+        C = np.cov(t.X.T, bias=True)
+        lam = np.sort(np.linalg.eigvalsh(C))[::-1]
+        for k in args.ks:
+            if k >= t.d:
+                continue
+            best = float(lam[:k].sum())
+            for eps in args.epsilons:
+                t0 = time.perf_counter()
+                for m in args.methods:
+                    fit = fitter(m, t, eps, k)
+                    choices = []
+
+                    def score(s, fit=fit, choices=choices):
+                        V, ch = fit(s)
+                        choices.append(ch)
+                        q, _ = np.linalg.qr(np.asarray(V, float).T)
+                        return 1.0 - float(np.trace(q.T @ C @ q)) / best
+                    values, times = uc.run_cell(score, args.trials, args.seed, None)
+                    med, q25, q75 = uc.quantiles(values)
+                    cp = [c for c in choices if c is not None]
+                    rows.append({"dataset": ds, "group": group(ds), "task": f"pca k={k}",
+                                 "epsilon": eps, "method": m, "median": med, "q25": q25,
+                                 "q75": q75, "trials": len(values),
+                                 "median_fit_seconds": float(np.median(times)),
+                                 "coinpress_chosen": (f"{sum(c == 'coinpress' for c in cp)}/"
+                                                      f"{len(cp)}") if cp else ""})
+                print(f"  {ds} k = {k} ε = {eps:g} done ({time.perf_counter() - t0:.1f} s)",
+                      flush=True)
+        write(rows, args)
+    return rows
+
+
+def group(ds):
+    return "tuning" if ds in TUNED else "held out" if ds in HELD_OUT else "never seen"
+
+
+def cells(rows, k):
+    out = {}
+    for r in rows:
+        if r["task"] == f"pca k={k}":
+            out.setdefault((r["dataset"], float(r["epsilon"])), {})[r["method"]] = r
+    order = {ds: i for i, ds in enumerate(TUNED + HELD_OUT + NEVER_SEEN)}
+    keep = [(key, by) for key, by in out.items() if all(m in by for m in METHODS)]
+    return sorted(keep, key=lambda x: (order.get(x[0][0], 99), x[0][1]))
+
+
+def table_lines(rows, k):
+    cs = cells(rows, k)
+    if not cs:
+        return []
+    lines = [f"## PCA k = {k}: captured-variance deficit (lower is better)", "",
+             "Median over trials (IQR in the CSV). `best` is min(auto, coinpress, iid unit box); "
+             "`/ best` divides by it (criterion: new ≤ 1.2 on held-out cells); `cp ≥ 1.2× auto` "
+             "marks cells where coinpress beats auto by ≥ 1.2× (there new must be below auto); "
+             "`chosen` counts fits that spent the last release on the CoinPress step. "
+             "Held-out tables are marked *, the never-seen table **.", "",
+             "| dataset | ε | adaptive (frobenius) | adaptive (pca-loss) | auto | coinpress | "
+             "iid, unit box | frob / best | new / best | new / auto | cp ≥ 1.2× auto | "
+             "chosen frob | chosen new |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    stats = {"tuning": [], "held out": [], "never seen": []}
+    for (ds, eps), by in cs:
+        med = {m: float(by[m]["median"]) for m in METHODS}
+        best = min(med[m] for m in PEERS)
+        rn = med[NEW] / best if best > 0 else float("nan")
+        ro = med[OLD] / best if best > 0 else float("nan")
+        ra = med[NEW] / med[AUTO] if med[AUTO] > 0 else float("nan")
+        cpw = med[CP] * 1.2 <= med[AUTO]
+        stats[group(ds)].append((ds, eps, rn, ro, ra, cpw))
+        star = {"tuning": "", "held out": "*", "never seen": "**"}[group(ds)]
+        flag = ("yes, new < auto" if ra < 1 else "**yes, new ≥ auto**") if cpw else ""
+        new = f"{rn:.3g}" if rn <= 1.2 else f"**{rn:.3g}**"
+        lines.append(f"| {ds}{star} | {eps:g} | " + " | ".join(uc.fmt(med[m]) for m in METHODS)
+                     + f" | {ro:.3g} | {new} | {ra:.3g} | {flag} | "
+                     f"{by[OLD]['coinpress_chosen']} | {by[NEW]['coinpress_chosen']} |")
+    lines.append("")
+    for g, sel in stats.items():
+        if not sel:
+            continue
+        rn = np.array([x[2] for x in sel])
+        ro = np.array([x[3] for x in sel])
+        cpw = [x for x in sel if x[5]]
+        lines.append(
+            f"- {g} ({len(sel)} cells): new / best median {np.median(rn):.3g}, max "
+            f"{rn.max():.3g}, within 1.2×: **{int(np.sum(rn <= 1.2))} of {len(sel)}** (frobenius "
+            f"ranking: {int(np.sum(ro <= 1.2))} of {len(sel)}, max {ro.max():.3g}); cells where "
+            f"coinpress beats auto by ≥ 1.2×: {len(cpw)}, new below auto in "
+            f"{sum(x[4] < 1 for x in cpw)} of them")
+        bad = [x for x in sel if x[2] > 1.2]
+        if bad:
+            lines.append("  - new > 1.2× best: " + "; ".join(
+                f"{x[0]} ε = {x[1]:g} ({x[2]:.3g}×)" for x in bad))
+        miss = [x for x in cpw if x[4] >= 1]
+        if miss:
+            lines.append("  - coinpress ≥ 1.2× better than auto but new not below auto: "
+                         + "; ".join(f"{x[0]} ε = {x[1]:g} ({x[4]:.3g}× auto)" for x in miss))
+    return lines + [""]
+
+
+def write(rows, args) -> Path:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / f"{NAME}.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    done = sorted({r["dataset"] for r in rows})
+    lines = [f"# DPPCA(method='adaptive'): branches ranked by the PCA loss vs by the Frobenius "
+             "error, auto, coinpress and iid on the unit box", "",
+             f"Generated by `experiments/{NAME}.py --trials {args.trials}` (seed {args.seed}, the "
+             "seeds of `adaptive_covariance.py`); tables in this file: " + ", ".join(done) + ". "
+             f"δ = {uc.DELTA:g}, replace-one with public n, public bounds as in "
+             "`results/utility_bounds.md` (diabetes: `DIABETES_BOUNDS` in the script). Every "
+             "method gets the same (ε, δ), bounds and records; the trials of a cell use the same "
+             "seeds for every method.", "",
+             "Tuning disclosure: the PCA-loss rule was fixed looking at synthetic, liver, wdbc and "
+             "ctg only; adult, lending_club, movement_aal (held out, *) and diabetes (never seen, "
+             "**) were run once afterwards, with `--merge`. The rule: `docs/coinpress.md` § "
+             "Adaptive (PCA).", ""]
+    for k in KS:
+        lines += table_lines(rows, k)
+    path = out / f"{NAME}.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--trials", type=int, default=50)
+    p.add_argument("--epsilons", type=float, nargs="+", default=list(uc.EPSILONS))
+    p.add_argument("--datasets", nargs="+", default=list(TUNED),
+                   choices=list(TUNED + HELD_OUT + NEVER_SEEN))
+    p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    p.add_argument("--ks", type=int, nargs="+", default=list(KS))
+    p.add_argument("--out", type=Path, default=uc.DEFAULT_OUT)
+    p.add_argument("--seed", type=int, default=20261124)
+    p.add_argument("--merge", action="store_true",
+                   help="keep the existing CSV's rows of the tables not in --datasets")
+    p.add_argument("--data-home", type=Path, default=None)
+    args = p.parse_args(argv)
+    rows = run(args)
+    print(f"wrote {write(rows, args)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
