@@ -11,10 +11,13 @@ from ._base import (NoGeneratorStateMixin, check_privacy_params, finish_bounds, 
                     validate_X)
 from ._moments import keep_release
 from ..feasible import orthonormalise
-from .covariance import (check_method, covariance_from_release, fit_adaptive, fit_coinpress,
-                         fit_second_moments, project_feasible)
+from .covariance import (check_method, covariance_from_release, covariance_noise, fit_adaptive,
+                         fit_coinpress, fit_second_moments, project_feasible)
 
 __all__ = ["DPPCA"]
+
+#: The post-processings of DPPCA's released covariance before its eigendecomposition.
+PROJECTIONS = ("unit-box", "noise", "original", "none")
 
 
 class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -62,6 +65,13 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         (lending_club: the whitened step is chosen, up to 1350× worse), and the first look
         costs the moments branch up to 2.5× (adult, k = 5). Experimental, not recommended.
     coinpress_steps : int, default 2
+    projection : {"unit-box", "noise", "original", "none"}, default "unit-box"
+        The Frobenius projection of the released covariance onto the feasible set before the
+        eigendecomposition (post-processing: the guarantee is unchanged), in units of the
+        public half-widths, in the noise's own metric (units ``v_i^{1/4}``, ``v_i`` the public
+        noise variance of the released variance ``i``, as the regression path; ``method=
+        "moments"`` only, else the half-widths), in the original units, or none. Measured side
+        by side in ``results/pca_projection.md``.
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
@@ -82,6 +92,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         The guarantee of the whole fit.
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
+    projection_ : str
+        The projection applied (``"noise"`` falls back to ``"unit-box"`` without entry variances).
     adaptive_choice_, adaptive_predicted_
         ``method="adaptive"`` only, as in :class:`~matrixdp.models.DPCovariance`.
 
@@ -96,7 +108,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
-                 method="moments", coinpress_steps=2):
+                 method="moments", coinpress_steps=2, projection="unit-box"):
         self.method = method
         self.coinpress_steps = coinpress_steps
         self.n_components = n_components
@@ -108,11 +120,15 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         self.clip = clip
         self.random_state = random_state
         self.accountant = accountant
+        self.projection = projection
 
     def fit(self, X, y=None):
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self)
         method = check_method(self, "covariance")
+        if self.projection not in PROJECTIONS:
+            raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got "
+                                                      f"{self.projection!r}")
         # the moments path clips in row chunks where it sums (no full clipped copy)
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         n, d = X.shape
@@ -126,18 +142,29 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         elif method == "adaptive":
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k)
-        else:
+        noise_var = None
+        if method not in ("coinpress", "adaptive"):
             rel, center, t = fit_second_moments(self, X, lo, hi, "pca", epsilon=eps,
                                                 delta=delta, noise=noise, label="DPPCA.fit",
                                                 n_components=k)
             cov, mean = covariance_from_release(rel.value, center, t, "covariance",
                                                 self.neighbouring)
             keep_release(self, rel)
-        # projection onto the feasible covariances in units of the public half-widths
-        # (post-processing): it removes the noise's negative part relative to each feature's
-        # scale, which keeps the subspace of the small-range features (measured:
-        # results/when_mvg_wins.md, PCA rows)
-        cov = project_feasible(cov, lo, hi, "covariance", units="unit-box")
+            if self.projection == "noise" and rel.entry_variance is not None:
+                # the covariance's entry variances: the plan's (public) and the release
+                noise_var = covariance_noise(rel.value, rel.entry_variance, center, t, lo, hi,
+                                             self.neighbouring)[0]
+        # projection onto the feasible covariances (post-processing; docs/postprocessing.md).
+        # "unit-box", units of the public half-widths: removes the noise's negative part
+        # relative to each feature's scale, which keeps the subspace of the small-range features
+        # (measured: results/when_mvg_wins.md, PCA rows; results/pca_projection.md)
+        units = self.projection
+        if units == "noise" and noise_var is None:
+            units = "unit-box"  # no entry variances (coinpress, adaptive)
+        if units != "none":
+            cov = project_feasible(cov, lo, hi, "covariance", units=units,
+                                   noise_variance=noise_var)
+        self.projection_ = units
         lam, vec = np.linalg.eigh(cov)
         order = np.argsort(lam)[::-1][:k]
         lam = np.maximum(lam[order], 0.0)
