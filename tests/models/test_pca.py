@@ -144,3 +144,109 @@ def test_predicted_ranking_of_the_noises_matches_the_measured_subspace_error(mon
     assert sorted(measured, key=measured.get) == sorted(predicted, key=predicted.get), \
         (predicted, measured)
     assert measured[auto.allocation_] == min(measured.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# The metric of the feasible-set projection (``projection=``; results/pca_projection.md)
+
+
+def _noisy_release(seed=0, d=6):
+    """A covariance far outside the feasible set: ranges 1 … 1,000, heteroscedastic noise."""
+    rng = np.random.default_rng(seed)
+    widths = np.geomspace(1.0, 1000.0, d)
+    h = widths / 2
+    a = rng.uniform(-1, 1, size=(d, d)) * 0.4 * np.outer(h, h)
+    truth = np.diag(0.05 * h * h)
+    noise_var = (0.5 * np.outer(h, h)) ** 2 * rng.uniform(0.5, 2.0, size=(d, d))
+    noise_var = 0.5 * (noise_var + noise_var.T)
+    return truth + 0.5 * (a + a.T), np.zeros(d), widths, noise_var
+
+
+@pytest.mark.parametrize("units", ["noise", "unit-box", "original"])
+def test_every_projection_metric_is_feasible_and_the_identity_on_feasible_input(units):
+    from matrixdp.models.covariance import project_feasible
+
+    for seed in range(5):
+        cov, lo, hi, nv = _noisy_release(seed)
+        h = (hi - lo) / 2
+        out = project_feasible(cov, lo, hi, "covariance", units=units, noise_variance=nv)
+        scale = np.abs(out).max()
+        np.testing.assert_allclose(out, out.T, atol=1e-12 * scale)
+        assert np.linalg.eigvalsh(out / np.outer(h, h))[0] >= -1e-7
+        assert np.all(np.diagonal(out) >= -1e-7 * h * h)
+        assert np.all(np.diagonal(out) <= h * h * (1 + 1e-7))
+        assert np.all(np.abs(out) <= np.outer(h, h) * (1 + 1e-7))
+        assert np.linalg.norm(out - cov) > 1e-2 * np.linalg.norm(cov)  # it did move
+        # a feasible input is returned unchanged
+        rng = np.random.default_rng(seed)
+        z = np.clip(0.5 + 0.2 * rng.standard_normal((400, h.size)), 0, 1) * hi
+        feasible = np.cov(z.T, bias=True)
+        again = project_feasible(feasible, lo, hi, "covariance", units=units, noise_variance=nv)
+        np.testing.assert_allclose(again, feasible, rtol=1e-7, atol=1e-9 * np.abs(feasible).max())
+
+
+def test_noise_metric_needs_the_entry_variances_and_projection_is_validated():
+    from matrixdp.models.covariance import project_feasible
+
+    cov, lo, hi, nv = _noisy_release()
+    with pytest.raises(InvalidParameterError, match="noise_variance"):
+        project_feasible(cov, lo, hi, "covariance", units="noise")
+    with pytest.raises(InvalidParameterError, match="noise_variance"):
+        project_feasible(cov, lo, hi, "covariance", units="noise", noise_variance=nv[:3, :3])
+    with pytest.raises(InvalidParameterError, match="units"):
+        project_feasible(cov, lo, hi, "covariance", units="half-width")
+    with pytest.raises(InvalidParameterError, match="projection"):
+        DPPCA(2, bounds=(0, HI), projection="spectral").fit(table(50))
+
+
+def test_the_projection_is_post_processing_same_release_same_charge():
+    """Every ``projection`` leaves the guarantee, the charge and the release itself unchanged."""
+    from matrixdp.accounting import Accountant
+
+    X = table(500)
+    fits = {}
+    for p in ("unit-box", "noise", "original", "none"):
+        acc = Accountant(epsilon=10.0, delta=1e-3)
+        fits[p] = (DPPCA(2, epsilon=0.7, delta=1e-6, bounds=(0, HI), random_state=3,
+                         accountant=acc, projection=p).fit(X), acc)
+    ref, ref_acc = fits["unit-box"]
+    for p, (m, acc) in fits.items():
+        assert m.projection_ == p
+        assert m.privacy_ == ref.privacy_
+        assert len(acc.spends) == 1
+        assert acc.total() == ref_acc.total()
+        np.testing.assert_array_equal(m.moments_, ref.moments_)
+    assert not np.allclose(fits["none"][0].components_, ref.components_)
+    # without entry variances (coinpress) the noise metric falls back to the half-widths
+    cp = DPPCA(2, bounds=(0, HI), random_state=3, method="coinpress",
+               projection="noise").fit(X)
+    assert cp.projection_ == "unit-box"
+
+
+def test_noise_metric_wins_where_measured_on_the_synthetic_table():
+    """results/pca_projection.md, synthetic k = 2, ε = 0.1 (widths 1 … 1,400): deficit 0.0069 in
+    the noise metric and in units of the half-widths, 0.29 in the original units / unprojected.
+    Here (the same generator, 15 seeds; the original units' deficit is heavy-tailed, 0.002 …
+    0.58, so the mean is compared): the noise metric's mean deficit is below a quarter of the
+    original units' (measured 0.0075 vs 0.16) and its median within ±30% of the half-widths'."""
+    rng = np.random.default_rng(7)
+    widths = np.array([1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 1400.0])
+    d = widths.size
+    a = rng.normal(size=(d, d))
+    corr = a @ a.T + d * np.eye(d)
+    s = np.sqrt(np.diag(corr))
+    corr = corr / np.outer(s, s)
+    z = rng.standard_normal((5000, d)) @ np.linalg.cholesky(corr).T
+    X = np.clip(0.5 + z / 6.0, 0.0, 1.0) * widths
+    cov = np.cov(X.T, bias=True)
+    best = np.sort(np.linalg.eigvalsh(cov))[::-1][:2].sum()
+    med, mean = {}, {}
+    for p in ("noise", "unit-box", "original"):
+        vals = []
+        for seed in range(15):
+            c = DPPCA(2, epsilon=0.1, bounds=(np.zeros(d), widths), random_state=seed,
+                      projection=p).fit(X).components_
+            vals.append(1.0 - np.trace(c @ cov @ c.T) / best)
+        med[p], mean[p] = float(np.median(vals)), float(np.mean(vals))
+    assert mean["noise"] < 0.25 * mean["original"], mean
+    assert 0.7 * med["unit-box"] <= med["noise"] <= 1.3 * med["unit-box"], med
