@@ -174,3 +174,29 @@ def test_regression_script_keeps_other_rows_from_an_earlier_run(tmp_path, data_h
         assert r["values"] == twin["values"]
     text = (second / "utility_regression.md").read_text()
     assert "Rows of Analyze Gauss: kept from an earlier run" in text and "#### liver" in text
+
+
+def test_heldout_diabetes_script_matches_ols_at_large_epsilon(tmp_path):
+    """experiments/heldout_diabetes.py on tiny settings: at ε = 1e8 the matrixdp rows (the
+    estimator, DPRidge through the CLI's --alpha 1, the unit-box trick) reproduce non-private OLS
+    on the same splits, the DP-mean row the training mean, and the public bounds hold every
+    record (a wrong bound, unit or split would fail)."""
+    mod = importlib.import_module("heldout_diabetes")
+    methods = ["matrixdp (auto)", "iid, unit box", "CLI --alpha 1", "DP mean"]
+    assert mod.main(["--trials", "2", "--cov-trials", "2", "--check-trials", "0",
+                     "--epsilons", "1e8", "--out",
+                     str(tmp_path), "--methods", *methods, "--cov-methods",
+                     "matrixdp (auto)"]) == 0
+    rows = uc.read_csv(tmp_path / "heldout_diabetes.csv")
+
+    def med(method, metric="test MSE"):
+        return float(_by(rows, task="regression", method=method, metric=metric)[0]["median"])
+
+    for m in ("matrixdp (auto)", "iid, unit box"):
+        assert med(m) == pytest.approx(med("OLS (non-private)"), rel=1e-3), m
+    # the CLI row is ridge at alpha = 1 (sums units): near OLS, not equal (measured -0.15%)
+    assert med("CLI --alpha 1") == pytest.approx(med("OLS (non-private)"), rel=1e-2)
+    assert med("DP mean") == pytest.approx(med("training mean (non-private)"), rel=1e-6)
+    cov = float(_by(rows, task="covariance", method="matrixdp (auto)")[0]["median"])
+    assert cov < 1e-4
+    assert "| target | 25 | 346 | 0 |" in (tmp_path / "heldout_diabetes.md").read_text()
