@@ -30,7 +30,7 @@ from .copula import correlation_sensitivity, interval_score_moments, simplex_pro
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_pair_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
@@ -50,6 +50,11 @@ AUTO_BINS_RATIO = 2.0
 #: (signal-to-noise at least 1 per bin; a public constant chosen on CTG only,
 #: ``docs/tree_copula.md``, "Bins per class").
 CLASS_BINS_RATIO = 1.0
+
+#: ``pair_bins="integers"``: the coarse cells of a numeric column in the pair scores and edge
+#: tables -- the first entry, or the second for an integer column whose public range the second
+#: resolves (every integer value in its own cell) and the first does not (public constants).
+PAIR_BINS = (8, 16)
 
 #: Score variance below which a copula column counts as constant in a class (its DP marginal has
 #: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
@@ -90,6 +95,23 @@ def class_bins(class_counts, sigma: float, ratio: float = None) -> np.ndarray:
     for bins in AUTO_BINS[::-1]:  # smallest first: the largest that passes wins
         out = np.where(n / bins >= r * float(sigma), bins, out)
     return out
+
+
+def integer_pair_bins(bounds, integer: bool, fine_bins: int) -> int:
+    """Coarse cells of a numeric column under ``pair_bins="integers"``, from the public schema.
+
+    ``PAIR_BINS[1]`` (16) for an integer column whose public range (hi − lo) is at least
+    ``PAIR_BINS[0]`` (8) and below ``PAIR_BINS[1]``: equal-width cells of width (hi − lo)/16 < 1
+    then hold at most one integer value each, where 8 cells would merge neighbouring values (Adult's
+    ``education-num``, 1–16: 8 cells put two education levels in each). Else ``PAIR_BINS[0]``
+    (a narrower integer range is resolved by 8 cells already, a wider one by neither). Never more
+    cells than ``fine_bins`` (the fine grid must be a multiple).
+    """
+    lo, hi = (float(v) for v in bounds)
+    width = hi - lo
+    if integer and PAIR_BINS[0] <= width < PAIR_BINS[1] and fine_bins % PAIR_BINS[1] == 0:
+        return PAIR_BINS[1]
+    return PAIR_BINS[0]
 
 
 def moment_sensitivity(clip: float) -> float:
@@ -277,7 +299,7 @@ class DPTreeCopula:
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins="per-class", pair_bins=8,
                  shares="auto", clip_scale=1.0, smoothing=1.0, correlation="pooled",
                  normalise="trace", binary_latent=False, marginals="per-class",
-                 random_state=None, accountant=None):
+                 edge_prior="joint", random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -291,6 +313,7 @@ class DPTreeCopula:
         self.binary_latent = binary_latent
         self.normalise = normalise
         self.marginals = marginals
+        self.edge_prior = edge_prior
         self.random_state = random_state
         self.accountant = accountant
 
@@ -317,13 +340,17 @@ class DPTreeCopula:
         delta = check_delta(self.delta, "delta")
         for name in ("n_bins", "pair_bins"):
             v = getattr(self, name)
-            if name == "n_bins" and isinstance(v, str) and v in ("auto", "per-class"):
+            if isinstance(v, str) and v in (("auto", "per-class") if name == "n_bins" else ("integers",)):
                 continue
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 2:
-                alt = ", 'auto' or 'per-class'" if name == "n_bins" else ""
+                alt = ", 'auto' or 'per-class'" if name == "n_bins" else " or 'integers'"
                 raise InvalidParameterError(name, f"must be an integer >= 2{alt}, got {v!r}")
-        smallest = AUTO_BINS[-1] if self._auto_bins() or self._class_bins() else self.n_bins
-        if smallest % self.pair_bins:
+        # "per-class": every class's probabilities live on the common grid AUTO_BINS[0] (a merged
+        # class's cells are spread evenly over it), so the coarse codes only need to divide it;
+        # "auto" may choose AUTO_BINS[-1] for the whole table
+        smallest = (AUTO_BINS[-1] if self._auto_bins() else AUTO_BINS[0] if self._class_bins()
+                    else self.n_bins)
+        if smallest % (PAIR_BINS[0] if self._integer_pairs() else self.pair_bins):
             raise InvalidParameterError("pair_bins", f"must divide n_bins={smallest}, got {self.pair_bins}")
         if self.correlation not in ("per-class", "pooled", "shrunk"):
             raise InvalidParameterError("correlation", "must be 'per-class', 'pooled' or 'shrunk', "
@@ -337,6 +364,8 @@ class DPTreeCopula:
             raise InvalidParameterError("marginals", "must be 'per-class' with n_bins='per-class' "
                                                      f"(the classes' histograms differ in size), got {self.marginals!r}; "
                                                      "pass n_bins=32 (or 'auto') with it")
+        if not (isinstance(self.edge_prior, str) and self.edge_prior in ("joint", "row")):
+            raise InvalidParameterError("edge_prior", f"must be 'joint' or 'row', got {self.edge_prior!r}")
         if not isinstance(self.binary_latent, (bool, np.bool_)):
             raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
         if isinstance(self.shares, str):
@@ -515,10 +544,20 @@ class DPTreeCopula:
         return [i for i, c in enumerate(cols) if c in self.schema.bounds
                 or (self.binary_latent and self.schema.categories[c].size == 2)]
 
+    def _integer_pairs(self) -> bool:
+        return isinstance(self.pair_bins, str) and self.pair_bins == "integers"
+
+    def _pair_cells(self, c) -> int:
+        """Coarse cells of numeric column ``c`` in the scores and edge tables (public schema
+        only): ``pair_bins``, or with ``pair_bins="integers"`` :func:`integer_pair_bins`."""
+        if not self._integer_pairs():
+            return int(self.pair_bins)
+        return integer_pair_bins(self.schema.bounds[c], c in self.schema.integer, self._bins())
+
     def _cards(self, cols):
         card = {c: self._bins() if c in self.schema.bounds else self.schema.categories[c].size
                 for c in cols}
-        ccard = {c: self.pair_bins if c in self.schema.bounds else card[c] for c in cols}
+        ccard = {c: self._pair_cells(c) if c in self.schema.bounds else card[c] for c in cols}
         return card, ccard
 
     def _block_codes(self, frame, label, cols):
@@ -532,14 +571,13 @@ class DPTreeCopula:
     def _codes(self, cols, numeric, codes):
         fine, coarse, card, ccard = {}, {}, {}, {}
         n_bins = self._bins()
-        ratio = n_bins // self.pair_bins
         for c in cols:
             if c in self.schema.bounds:
                 lo, hi = self.schema.bounds[c]
                 b = np.minimum(((numeric[c] - lo) / (hi - lo) * n_bins).astype(np.int64),
                                n_bins - 1)
-                fine[c], coarse[c] = b, b // ratio
-                card[c], ccard[c] = n_bins, self.pair_bins
+                fine[c], coarse[c] = b, b // (n_bins // self._pair_cells(c))
+                card[c], ccard[c] = n_bins, self._pair_cells(c)
             else:
                 fine[c] = coarse[c] = codes[c]
                 card[c] = ccard[c] = self.schema.categories[c].size
@@ -548,15 +586,16 @@ class DPTreeCopula:
     def _finish(self, cols, classes, stats, mechs, sens, privacy):
         probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges = stats
         n_cls = classes.size
-        ratio = self._bins() // self.pair_bins
+        ratio = {c: self._bins() // self._pair_cells(c) for c in self.schema.bounds}
         sigma_e = mechs["edges"].sigma if "edges" in mechs else 0.0
         edge_tables = []
         for j in range(n_cls):
             tabs = []
             for (a, b), T in zip(trees[j], raw_edges[j]):
-                pa = _coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio)
-                pb = _coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio)
-                tabs.append(_fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e))
+                pa = _coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio.get(cols[a], 1))
+                pb = _coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio.get(cols[b], 1))
+                tabs.append(_fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
+                                       per_row=getattr(self, "edge_prior", "joint") == "row"))
             edge_tables.append(tabs)
         self.columns_ = cols
         self.numeric_columns_ = [c for c in cols if c in self.schema.bounds]
@@ -621,7 +660,7 @@ class DPTreeCopula:
         from scipy.special import ndtr
 
         cols, k = self.columns_, len(self.columns_)
-        ratio = self._bins() // self.pair_bins
+        ratio = {c: self._bins() // self._pair_cells(c) for c in self.schema.bounds}
         num_idx = self._latent(cols)
         n = int(np.sum(counts))
         fine = np.zeros((n, k), dtype=np.int64)
@@ -647,7 +686,7 @@ class DPTreeCopula:
                     mass = cum[b + 1] - cum[b]
                     within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
                     fine[sl, i] = b
-                    coarse[:, i] = b // ratio if cols[i] in self.schema.bounds else b
+                    coarse[:, i] = b // ratio[cols[i]] if cols[i] in self.schema.bounds else b
             else:  # no numeric column: the first categorical column is the root
                 root = int(self.tree_[j][0][0]) if self.tree_[j] else 0
                 coarse[:, root] = _inverse_cdf(self.marginals_[cols[root]][j][None, :],
@@ -758,13 +797,24 @@ def _inverse_cdf(P: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
     return idx
 
 
-def _fit_table(raw, total, pa, pb, prior_mass, iterations: int = 30) -> np.ndarray:
+def _fit_table(raw, total, pa, pb, prior_mass, iterations: int = 30, per_row: bool = False) -> np.ndarray:
     """A joint table from a noisy count table: simplex projection, an independence prior of
     ``prior_mass`` pseudo-counts per cell, then iterative proportional fitting to the one-way
-    probabilities ``pa``, ``pb`` (all post-processing of released statistics)."""
+    probabilities ``pa``, ``pb`` (all post-processing of released statistics).
+
+    ``per_row=False`` (``edge_prior="joint"``): the prior is ``prior_mass · cells · pa ⊗ pb``, so
+    every parent row gets prior mass in proportion to its share and every row's conditional is
+    pulled toward ``pb`` by the same fraction. ``per_row=True`` (``edge_prior="row"``): every
+    parent row gets ``prior_mass`` per cell, ``prior_mass · kb · pb`` (a Dirichlet prior on each
+    row's conditional): a row's noise does not depend on its mass, so rare rows are pulled toward
+    ``pb`` and well-populated rows keep their own conditional (``docs/tree_copula.md``)."""
     shape = raw.shape
     T = simplex_projection(raw.reshape(1, -1), float(total))[0].reshape(shape)
-    T = T + prior_mass * shape[0] * shape[1] * np.outer(pa, pb)
+    if per_row:
+        pbn = pb / max(pb.sum(), 1e-300)
+        T = T + prior_mass * shape[1] * np.broadcast_to(pbn[None, :], shape)
+    else:
+        T = T + prior_mass * shape[0] * shape[1] * np.outer(pa, pb)
     T = T / max(T.sum(), 1e-300)
     ra, rb = pa / max(pa.sum(), 1e-300), pb / max(pb.sum(), 1e-300)
     for _ in range(iterations):
