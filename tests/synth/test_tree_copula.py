@@ -633,8 +633,11 @@ def test_per_class_bins_release_noise_at_the_stated_scale():
 
 def test_per_class_bins_refusals():
     X, y = table(500)
+    # the coarse codes must divide the common fine grid (32) of the per-class bins
     with pytest.raises(Exception, match="pair_bins"):
-        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="per-class", pair_bins=16).fit(X)
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="per-class", pair_bins=12).fit(X)
+    with pytest.raises(Exception, match="pair_bins"):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="auto", pair_bins=16).fit(X)  # may pick 8
     for marginals in ("smoothed", "shrunk"):
         with pytest.raises(Exception, match="marginals"):
             DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], n_bins="per-class",

@@ -30,7 +30,7 @@ from .copula import correlation_sensitivity, interval_score_moments, simplex_pro
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_pair_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
@@ -50,11 +50,6 @@ AUTO_BINS_RATIO = 2.0
 #: (signal-to-noise at least 1 per bin; a public constant chosen on CTG only,
 #: ``docs/tree_copula.md``, "Bins per class").
 CLASS_BINS_RATIO = 1.0
-
-#: ``pair_bins="integers"``: the coarse cells of a numeric column in the pair scores and edge
-#: tables -- the first entry, or the second for an integer column whose public range the second
-#: resolves (every integer value in its own cell) and the first does not (public constants).
-PAIR_BINS = (8, 16)
 
 #: Score variance below which a copula column counts as constant in a class (its DP marginal has
 #: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
@@ -97,21 +92,23 @@ def class_bins(class_counts, sigma: float, ratio: float = None) -> np.ndarray:
     return out
 
 
-def integer_pair_bins(bounds, integer: bool, fine_bins: int) -> int:
-    """Coarse cells of a numeric column under ``pair_bins="integers"``, from the public schema.
+def integer_edge_bins(bounds, integer: bool, pair_bins: int, fine_bins: int) -> int:
+    """Cells of a numeric column in the edge tables under ``edge_bins="integers"``, from the
+    public schema only.
 
-    ``PAIR_BINS[1]`` (16) for an integer column whose public range (hi − lo) is at least
-    ``PAIR_BINS[0]`` (8) and below ``PAIR_BINS[1]``: equal-width cells of width (hi − lo)/16 < 1
-    then hold at most one integer value each, where 8 cells would merge neighbouring values (Adult's
-    ``education-num``, 1–16: 8 cells put two education levels in each). Else ``PAIR_BINS[0]``
-    (a narrower integer range is resolved by 8 cells already, a wider one by neither). Never more
-    cells than ``fine_bins`` (the fine grid must be a multiple).
+    ``2 · pair_bins`` for an integer column whose public range hi − lo is at least ``pair_bins``
+    and below ``2 · pair_bins``: equal-width cells of width (hi − lo) / (2 · pair_bins) < 1 then
+    hold at most one integer value each, where ``pair_bins`` cells put two neighbouring values in
+    one cell (Adult's ``education-num``, 1–16, on 8 cells: two education levels per cell, so the
+    edge to ``education`` cannot carry their one-to-one relation). Else ``pair_bins`` (a narrower
+    integer range is resolved already, a wider one by neither). Only when ``2 · pair_bins`` divides
+    the fine grid ``fine_bins``.
     """
     lo, hi = (float(v) for v in bounds)
-    width = hi - lo
-    if integer and PAIR_BINS[0] <= width < PAIR_BINS[1] and fine_bins % PAIR_BINS[1] == 0:
-        return PAIR_BINS[1]
-    return PAIR_BINS[0]
+    width, pb = hi - lo, int(pair_bins)
+    if integer and pb <= width < 2 * pb and fine_bins % (2 * pb) == 0:
+        return 2 * pb
+    return pb
 
 
 def moment_sensitivity(clip: float) -> float:
@@ -299,7 +296,7 @@ class DPTreeCopula:
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins="per-class", pair_bins=8,
                  shares="auto", clip_scale=1.0, smoothing=1.0, correlation="pooled",
                  normalise="trace", binary_latent=False, marginals="per-class",
-                 edge_prior="joint", random_state=None, accountant=None):
+                 edge_prior="joint", edge_bins=None, random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -314,6 +311,7 @@ class DPTreeCopula:
         self.normalise = normalise
         self.marginals = marginals
         self.edge_prior = edge_prior
+        self.edge_bins = edge_bins
         self.random_state = random_state
         self.accountant = accountant
 
@@ -340,18 +338,20 @@ class DPTreeCopula:
         delta = check_delta(self.delta, "delta")
         for name in ("n_bins", "pair_bins"):
             v = getattr(self, name)
-            if isinstance(v, str) and v in (("auto", "per-class") if name == "n_bins" else ("integers",)):
+            if name == "n_bins" and isinstance(v, str) and v in ("auto", "per-class"):
                 continue
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 2:
-                alt = ", 'auto' or 'per-class'" if name == "n_bins" else " or 'integers'"
+                alt = ", 'auto' or 'per-class'" if name == "n_bins" else ""
                 raise InvalidParameterError(name, f"must be an integer >= 2{alt}, got {v!r}")
         # "per-class": every class's probabilities live on the common grid AUTO_BINS[0] (a merged
         # class's cells are spread evenly over it), so the coarse codes only need to divide it;
         # "auto" may choose AUTO_BINS[-1] for the whole table
         smallest = (AUTO_BINS[-1] if self._auto_bins() else AUTO_BINS[0] if self._class_bins()
                     else self.n_bins)
-        if smallest % (PAIR_BINS[0] if self._integer_pairs() else self.pair_bins):
+        if smallest % self.pair_bins:
             raise InvalidParameterError("pair_bins", f"must divide n_bins={smallest}, got {self.pair_bins}")
+        if self.edge_bins is not None and not (isinstance(self.edge_bins, str) and self.edge_bins == "integers"):
+            raise InvalidParameterError("edge_bins", f"must be None or 'integers', got {self.edge_bins!r}")
         if self.correlation not in ("per-class", "pooled", "shrunk"):
             raise InvalidParameterError("correlation", "must be 'per-class', 'pooled' or 'shrunk', "
                                                        f"got {self.correlation!r}")
@@ -520,8 +520,8 @@ class DPTreeCopula:
                 self.n_bins_ = auto_bins(self.record_count_, classes.size, mechs["histograms"].sigma)
             else:
                 self.n_bins_ = int(self.n_bins)
-            card, ccard = self._cards(cols)
-            stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
+            card, ccard, ecard = self._cards(cols)
+            stats = _fit_stats(self.schema, cols, card, ccard, ecard, reduce, classes.size, mechs,
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
                                self.correlation == "shrunk", self.marginals,
@@ -544,21 +544,21 @@ class DPTreeCopula:
         return [i for i, c in enumerate(cols) if c in self.schema.bounds
                 or (self.binary_latent and self.schema.categories[c].size == 2)]
 
-    def _integer_pairs(self) -> bool:
-        return isinstance(self.pair_bins, str) and self.pair_bins == "integers"
-
-    def _pair_cells(self, c) -> int:
-        """Coarse cells of numeric column ``c`` in the scores and edge tables (public schema
-        only): ``pair_bins``, or with ``pair_bins="integers"`` :func:`integer_pair_bins`."""
-        if not self._integer_pairs():
+    def _edge_cells(self, c) -> int:
+        """Cells of numeric column ``c`` in the edge tables (public schema only): ``pair_bins``,
+        or with ``edge_bins="integers"`` :func:`integer_edge_bins`."""
+        if getattr(self, "edge_bins", None) is None:
             return int(self.pair_bins)
-        return integer_pair_bins(self.schema.bounds[c], c in self.schema.integer, self._bins())
+        return integer_edge_bins(self.schema.bounds[c], c in self.schema.integer, int(self.pair_bins),
+                                 self._bins())
 
     def _cards(self, cols):
+        """Cells per column: fine (one-way histograms), coarse (pair scores) and edge tables."""
         card = {c: self._bins() if c in self.schema.bounds else self.schema.categories[c].size
                 for c in cols}
-        ccard = {c: self._pair_cells(c) if c in self.schema.bounds else card[c] for c in cols}
-        return card, ccard
+        ccard = {c: self.pair_bins if c in self.schema.bounds else card[c] for c in cols}
+        ecard = {c: self._edge_cells(c) if c in self.schema.bounds else card[c] for c in cols}
+        return card, ccard, ecard
 
     def _block_codes(self, frame, label, cols):
         """Fine and coarse codes and class codes of one block of records (None when empty)."""
@@ -576,8 +576,8 @@ class DPTreeCopula:
                 lo, hi = self.schema.bounds[c]
                 b = np.minimum(((numeric[c] - lo) / (hi - lo) * n_bins).astype(np.int64),
                                n_bins - 1)
-                fine[c], coarse[c] = b, b // (n_bins // self._pair_cells(c))
-                card[c], ccard[c] = n_bins, self._pair_cells(c)
+                fine[c], coarse[c] = b, b // (n_bins // self.pair_bins)
+                card[c], ccard[c] = n_bins, self.pair_bins
             else:
                 fine[c] = coarse[c] = codes[c]
                 card[c] = ccard[c] = self.schema.categories[c].size
@@ -586,7 +586,7 @@ class DPTreeCopula:
     def _finish(self, cols, classes, stats, mechs, sens, privacy):
         probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges = stats
         n_cls = classes.size
-        ratio = {c: self._bins() // self._pair_cells(c) for c in self.schema.bounds}
+        ratio = {c: self._bins() // self._edge_cells(c) for c in self.schema.bounds}
         sigma_e = mechs["edges"].sigma if "edges" in mechs else 0.0
         edge_tables = []
         for j in range(n_cls):
@@ -660,7 +660,7 @@ class DPTreeCopula:
         from scipy.special import ndtr
 
         cols, k = self.columns_, len(self.columns_)
-        ratio = {c: self._bins() // self._pair_cells(c) for c in self.schema.bounds}
+        ratio = {c: self._bins() // self._edge_cells(c) for c in self.schema.bounds}
         num_idx = self._latent(cols)
         n = int(np.sum(counts))
         fine = np.zeros((n, k), dtype=np.int64)
@@ -910,19 +910,21 @@ def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard, 
     return G, N
 
 
-def _edge_pass(block, cols, trees, ccard, n_cls):
-    """Per block: the coarse counts of every class's tree edges, concatenated."""
-    sizes = [ccard[cols[a]] * ccard[cols[b]] for j in range(n_cls) for a, b in trees[j]]
+def _edge_pass(block, cols, trees, card, ecard, n_cls):
+    """Per block: the counts of every class's tree edges on the edge cells ``ecard`` (a numeric
+    column's fine code divided by ``card // ecard``; a categorical column's code), concatenated."""
+    sizes = [ecard[cols[a]] * ecard[cols[b]] for j in range(n_cls) for a, b in trees[j]]
     if block is None:
         return np.zeros(sum(sizes))
-    _, coarse, label = block
+    fine, _, label = block
+    coarse = {c: fine[c] // (card[c] // ecard[c]) for c in cols}
     out = []
     for j in range(n_cls):
         mask = label == j
         for a, b in trees[j]:
             ca, cb = cols[a], cols[b]
-            out.append(np.bincount(coarse[ca][mask] * ccard[cb] + coarse[cb][mask],
-                                   minlength=ccard[ca] * ccard[cb]).astype(np.float64))
+            out.append(np.bincount(coarse[ca][mask] * ecard[cb] + coarse[cb][mask],
+                                   minlength=ecard[ca] * ecard[cb]).astype(np.float64))
     return np.concatenate(out) if out else np.zeros(0)
 
 
@@ -958,7 +960,7 @@ def _smoothed_counts(raw, sigma):
     return best
 
 
-def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
+def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
                trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver.
@@ -1101,8 +1103,9 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen,
         trees[j] = _spanning_tree(W, np.asarray(num, dtype=np.int64))
     # pass 3 -> release 4: the edge tables of every class's tree in one release (one record is in
     # one class and adds 1 to one cell of each of its class's edge tables)
-    noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, ccard, n_cls), rng=gen).value)
-    shapes = [(ccard[cols[a]], ccard[cols[b]]) for j in range(n_cls) for a, b in trees[j]]
+    noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, card, ecard, n_cls),
+                                              rng=gen).value)
+    shapes = [(ecard[cols[a]], ecard[cols[b]]) for j in range(n_cls) for a, b in trees[j]]
     parts = np.split(noisy, np.cumsum([a * b for a, b in shapes])[:-1])
     n_e = len(trees[0])
     raw_edges = [[parts[j * n_e + e].reshape(shapes[j * n_e + e]) for e in range(n_e)]
