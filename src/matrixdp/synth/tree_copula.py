@@ -196,12 +196,13 @@ class DPTreeCopula:
         one column, so at the histograms' σ), then :func:`class_bins` gives each class the
         largest of 32, 16, 8 bins with n̂_c / bins ≥ ``CLASS_BINS_RATIO``·σ; a class's
         probabilities are spread evenly over the common 32-bin grid, the class sizes average
-        both releases, ``pair_bins`` must divide 8 and ``marginals`` must be ``"per-class"``
+        both releases, ``pair_bins`` must divide 32 and ``marginals`` must be ``"per-class"``
         (``docs/tree_copula.md``, "Bins per class"). ``"per-class"`` is the default (since
         issue #26: CTG at ε = 0.3 LR AUC 0.781 against 0.688 with 32 bins, Adult unchanged,
         ``results/synth_tree_diagnose_classbins.md``); ``n_bins=32`` is the previous default.
     pair_bins : int, default 8
-        Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``.
+        Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``
+        (with ``n_bins="per-class"``: the common 32-bin grid).
     shares : "auto" or (float, float, float, float), default "auto"
         Split of the Gaussian budget μ² between the histograms, the copula correlation, the
         scores and the edge tables; the share of a release the schema makes empty (no numeric
@@ -209,9 +210,25 @@ class DPTreeCopula:
         to (k, k_latent, k_tree/4 + 1/2, k_tree) from the public column counts
         (:func:`auto_shares`). The previous default was (0.35, 0.25, 0.1, 0.3).
     clip_scale : float, default 1.0
-    smoothing : float, default 1.0
+    smoothing : float, default 0.5
         Pseudo-counts per cell (in units of the edge tables' noise σ) of the independence prior
-        mixed into each noisy edge table before fitting its margins.
+        mixed into each noisy edge table before fitting its margins (1.0 before issue #26's
+        pairwise change, with ``edge_prior="joint"``).
+    edge_prior : {"row", "joint"}, default "row"
+        How that prior is spread (post-processing of the edge release). ``"row"``: every parent
+        row gets ``smoothing``·σ pseudo-counts per cell, shaped by the child's DP one-way
+        probabilities (a Dirichlet prior on each row's conditional): rows with few records, whose
+        conditional is mostly noise, are pulled toward the child's marginal, well-populated rows
+        keep their own. ``"joint"`` (the previous default): ``smoothing``·σ·cells pseudo-counts
+        spread as the product of both margins, so every row is pulled by the same fraction
+        (``docs/tree_copula.md``, "Pairwise fidelity").
+    edge_bins : "integers" or None, default "integers"
+        Cells of a numeric parent in the edge tables (public schema only). ``None``: ``pair_bins``
+        as in the pair scores (the previous default). ``"integers"``: ``2·pair_bins`` for an
+        integer column whose public range hi − lo lies in [pair_bins, 2·pair_bins), so that
+        every integer value gets its own cell (:func:`integer_edge_bins`; e.g. Adult's
+        ``education-num``, 1–16); the scores, and so the tree, keep ``pair_bins``. The edge
+        release's sensitivity does not depend on the cells (one record, one cell per table).
     correlation : {"pooled", "per-class", "shrunk"}, default "pooled"
         ``"pooled"``: one latent correlation for all classes, from one release of the
         within-class score moments summed over the classes (its noise is relative to n, not to
@@ -266,7 +283,8 @@ class DPTreeCopula:
     tree_ : list (per class) of list of (parent, child)
         Edges as column indices, in sampling order (every child categorical).
     edge_tables_ : list (per class) of list of ndarray
-        Fitted coarse joint probabilities of each edge (parent codes × child codes).
+        Fitted joint probabilities of each edge (parent cells × child codes; a numeric
+        parent on its edge cells, see ``edge_bins``).
     scores_raw_, correlation_raw_ : ndarray
         The noisy scores and score moments as released (``correlation_raw_``: one row when
         pooled, else one per class; the off-diagonal entries, then with ``normalise="trace"``
@@ -290,13 +308,15 @@ class DPTreeCopula:
        Statist. 1981 (the unbiased risk estimate of ``marginals="smoothed"``).
     .. [7] W. James, C. Stein, "Estimation with quadratic loss", Berkeley Symp. 1961
        (``marginals="shrunk"``).
-    .. [8] docs/tree_copula.md.
+    .. [8] S. E. Fienberg, P. W. Holland, "Simultaneous estimation of multinomial cell
+       probabilities", JASA 1973 (pseudo-count priors: ``edge_prior``).
+    .. [9] docs/tree_copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins="per-class", pair_bins=8,
-                 shares="auto", clip_scale=1.0, smoothing=1.0, correlation="pooled",
+                 shares="auto", clip_scale=1.0, smoothing=0.5, correlation="pooled",
                  normalise="trace", binary_latent=False, marginals="per-class",
-                 edge_prior="joint", edge_bins=None, random_state=None, accountant=None):
+                 edge_prior="row", edge_bins="integers", random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
