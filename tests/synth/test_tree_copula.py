@@ -151,7 +151,8 @@ def test_binary_latent_puts_a_binary_column_in_the_copula():
 
 @pytest.mark.parametrize("bad", [dict(correlation="both"), dict(normalise="n"), dict(binary_latent=1),
                                  dict(shares="fixed"), dict(shares=(1, 1, 1)), dict(edge_prior="cell"),
-                                 dict(edge_prior=None), dict(edge_bins="auto"), dict(edge_bins=16)])
+                                 dict(edge_prior=None), dict(edge_bins="auto"), dict(edge_bins=16),
+                                 dict(smoothing=-1.0), dict(smoothing=float("nan")), dict(clip_scale=0)])
 def test_rejects_bad_options(bad):
     from matrixdp.errors import InvalidParameterError
 

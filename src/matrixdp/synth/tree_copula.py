@@ -165,9 +165,10 @@ class DPTreeCopula:
        :math:`q_{ab} = \sum_{u,v} |N_{ab}(u, v) - \hat n_c \hat p_a(u) \hat p_b(v)|` on coarse
        codes (numeric columns on ``pair_bins`` bins) against the released histograms of step 1:
        L2 sensitivity √P for P such pairs (:func:`score_sensitivity`);
-    4. the coarse 2-way histograms of the edges of a maximum spanning tree of the noisy scores
+    4. the 2-way histograms of the edges of a maximum spanning tree of the noisy scores
        (normalised by the pair's cell count) that hangs every categorical column on one parent,
-       numeric or categorical (post-processing): L2 sensitivity √(number of categorical columns).
+       numeric or categorical (post-processing), a numeric parent on its public edge cells
+       (``edge_bins``): L2 sensitivity √(number of categorical columns), whatever the cells.
 
     Sampling is post-processing: class from the DP class sizes; the numeric block from the
     copula (latent Gaussian with the repaired DP correlation, decoded through the DP histograms);
@@ -388,6 +389,12 @@ class DPTreeCopula:
             raise InvalidParameterError("edge_prior", f"must be 'joint' or 'row', got {self.edge_prior!r}")
         if not isinstance(self.binary_latent, (bool, np.bool_)):
             raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
+        # checked for every shares value (with shares='auto' they were not checked before)
+        for name in ("clip_scale", "smoothing"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+                    and math.isfinite(v)) or (name == "clip_scale" and v == 0):
+                raise InvalidParameterError(name, f"must be a {'positive' if name == 'clip_scale' else 'non-negative'} number, got {v!r}")
         if isinstance(self.shares, str):
             if self.shares != "auto":
                 raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}")
@@ -398,11 +405,6 @@ class DPTreeCopula:
             raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}") from None
         if shares.shape != (4,) or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
             raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}")
-        for name in ("clip_scale", "smoothing"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
-                    and math.isfinite(v)) or (name == "clip_scale" and v == 0):
-                raise InvalidParameterError(name, f"must be a {'positive' if name == 'clip_scale' else 'non-negative'} number, got {v!r}")
         return eps, delta, shares
 
     def _auto_bins(self) -> bool:
