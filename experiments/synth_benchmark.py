@@ -171,7 +171,7 @@ def run_ours(args) -> None:
         import pandas as pd
 
         kept = pd.read_csv(out)
-        kept = kept[~kept["method"].isin(selected)]
+        kept = kept[~kept["method"].isin(selected)].reindex(columns=FIELDS)  # the current columns
         kept.to_csv(out, index=False)
         print(f"kept {len(kept)} rows of other methods in {out.name}", flush=True)
     elif out.exists():
