@@ -135,6 +135,8 @@ def _fair():
     age, years married and number of children are numeric with round ranges of the variables'
     meaning (not read from the records): age 15-65 (married adults), yrs_married 0-45, children
     0-10 (a count: integer). Target: affairs > 0 (the ``affairs`` column itself is dropped).
+    Written before any generator ran on the table, but after each column's minimum, maximum and
+    distinct values were printed while checking that it loads (so not written blind).
     Needs statsmodels (a benchmark-only dependency: ``pip install .[experiments]``)."""
     import pandas as pd
     import statsmodels.api as sm
