@@ -51,6 +51,9 @@ AUTO_BINS_RATIO = 2.0
 #: ``docs/tree_copula.md``, "Bins per class").
 CLASS_BINS_RATIO = 1.0
 
+#: ``shares="auto"``: the one-way histograms' weight per column (a public constant; 1 = weight k).
+AUTO_SHARES_HIST_WEIGHT = 1.0
+
 #: Score variance below which a copula column counts as constant in a class (its DP marginal has
 #: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
 MIN_SCORE_VARIANCE = 1e-8
@@ -64,7 +67,7 @@ def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
     noise per cell (σ = √k/μ_h vs √k_tree/μ_e), and a schema with few tree columns spends little
     on choosing and fitting their parents.
     """
-    return np.array([k, k_latent, 0.25 * k_tree + 0.5, k_tree], dtype=np.float64)
+    return np.array([AUTO_SHARES_HIST_WEIGHT * k, k_latent, 0.25 * k_tree + 0.5, k_tree], dtype=np.float64)
 
 
 def auto_bins(n_records: float, n_classes: int, sigma: float) -> int:
