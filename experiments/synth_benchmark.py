@@ -166,7 +166,15 @@ OURS = {
 
 def run_ours(args) -> None:
     out = RESULTS / f"synth_benchmark_ours{args.cache_suffix}.csv"
-    if out.exists():
+    selected = [m for m in OURS if any(m == o or m.startswith(o + " ") for o in args.ours)]
+    if out.exists() and args.keep_other_methods:  # rerun only the selected methods' rows
+        import pandas as pd
+
+        kept = pd.read_csv(out)
+        kept = kept[~kept["method"].isin(selected)].reindex(columns=FIELDS)  # the current columns
+        kept.to_csv(out, index=False)
+        print(f"kept {len(kept)} rows of other methods in {out.name}", flush=True)
+    elif out.exists():
         out.unlink()
     for name in args.tables:
         table = load_table(name)
@@ -763,6 +771,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ours", nargs="+", default=["DPCopula", "DPTreeCopula", "RON-Gauss"],
                     help="ours: these methods ('RON-Gauss': both of its variants)")
     ap.add_argument("--cache-suffix", default="", help="ours: suffix of the cache file (parallel runs)")
+    ap.add_argument("--keep-other-methods", action="store_true",
+                    help="ours: keep the cached rows of the methods not in --ours (rerun only those)")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     if args.part == "compare":

@@ -58,6 +58,9 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", nargs="+", default=["default={}"],
                     help="NAME=JSON keyword arguments of DPTreeCopula")
     ap.add_argument("--stem", default="synth_tree_diagnose")
+    ap.add_argument("--check-against", default=None,
+                    help="a variant name: list, for every other variant, the table × ε × metric "
+                         "cells where it is worse than this one by more than this one's seed sd")
     args = ap.parse_args(argv)
     variants = {}
     for spec in args.variants:
@@ -106,6 +109,8 @@ def main(argv=None) -> int:
             bins = r.sort_values("seed")["bins"].iloc[0]
             lines.append(f"| {name} | {len(r)} | {bins} | " + " | ".join(cells) + " |")
         lines.append("")
+    if args.check_against:
+        lines += criterion(ok, args.check_against)
     failed = df[df["status"] != "ok"]
     if len(failed):
         lines += ["## Failed runs", ""] + [f"- {r.table} {r.variant} ε={r.epsilon:g} seed "
@@ -113,6 +118,32 @@ def main(argv=None) -> int:
     (RESULTS / f"{args.stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
+
+
+def criterion(ok, base: str) -> list:
+    """The adoption check: cells (table × ε × metric) where a variant's mean is worse than the
+    ``base`` variant's mean by more than the base's seed standard deviation (higher is better for
+    the downstream metrics, lower for the errors)."""
+    higher = {"lr_acc", "lr_auc", "lr_bacc"}
+    g = ok.groupby(["table", "epsilon", "variant"])[METRICS]
+    mean, sd = g.mean(), g.std(ddof=1)
+    cells = list(ok.groupby(["table", "epsilon"], sort=False).groups)
+    lines = [f"## Check against `{base}`: cells worse by more than `{base}`'s seed sd", "",
+             "| variant | cells better | cells worse by > sd | which |", "|---|---|---|---|"]
+    for v in ok["variant"].unique():
+        if v == base:
+            continue
+        bad, better = [], 0
+        for t, e in cells:
+            for m in METRICS:
+                b, s, x = mean.loc[(t, e, base), m], sd.loc[(t, e, base), m], mean.loc[(t, e, v), m]
+                gain = (x - b) if m in higher else (b - x)
+                better += gain > 0
+                if gain < -s:
+                    bad.append(f"{t} ε={e:g} {HEAD[m]} {x:.4f} vs {b:.4f} (sd {s:.4f})")
+        lines.append(f"| {v} | {better} of {len(cells) * len(METRICS)} | {len(bad)} | "
+                     + ("; ".join(bad) or "–") + " |")
+    return lines + [""]
 
 
 if __name__ == "__main__":

@@ -150,7 +150,9 @@ def test_binary_latent_puts_a_binary_column_in_the_copula():
 
 
 @pytest.mark.parametrize("bad", [dict(correlation="both"), dict(normalise="n"), dict(binary_latent=1),
-                                 dict(shares="fixed"), dict(shares=(1, 1, 1))])
+                                 dict(shares="fixed"), dict(shares=(1, 1, 1)), dict(edge_prior="cell"),
+                                 dict(edge_prior=None), dict(edge_bins="auto"), dict(edge_bins=16),
+                                 dict(smoothing=-1.0), dict(smoothing=float("nan")), dict(clip_scale=0)])
 def test_rejects_bad_options(bad):
     from matrixdp.errors import InvalidParameterError
 
@@ -633,8 +635,11 @@ def test_per_class_bins_release_noise_at_the_stated_scale():
 
 def test_per_class_bins_refusals():
     X, y = table(500)
+    # the coarse codes must divide the common fine grid (32) of the per-class bins
     with pytest.raises(Exception, match="pair_bins"):
-        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="per-class", pair_bins=16).fit(X)
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="per-class", pair_bins=12).fit(X)
+    with pytest.raises(Exception, match="pair_bins"):
+        DPTreeCopula(schema=SCHEMA, epsilon=1.0, n_bins="auto", pair_bins=16).fit(X)  # may pick 8
     for marginals in ("smoothed", "shrunk"):
         with pytest.raises(Exception, match="marginals"):
             DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], n_bins="per-class",
@@ -678,3 +683,123 @@ def test_per_class_bins_keep_the_column_order_and_pickle():
     a, _ = back.sample(300, random_state=3)
     b, _ = m.sample(300, random_state=3)
     pd.testing.assert_frame_equal(a, b)
+
+
+# ---------------------------------------------------------------- pairwise fidelity (issue #26)
+# An integer column with a public range of 10 (0..10): 8 edge cells merge neighbouring values,
+# 16 give every value its own cell (edge_bins="integers").
+INT_SCHEMA = TableSchema(bounds={"x": (0.0, 10.0), "n": (0, 10)},
+                         categories={"a": CATS, "c": ["u", "v"]}, integer=("n",))
+
+
+def int_table(n, seed=0):
+    """``a`` is a function of the integer ``n`` (a one-to-one code for n < 5, so neighbouring
+    values of n that 8 cells merge, 0 and 1, have different ``a``); x is independent of both."""
+    rng = np.random.default_rng(seed)
+    nn = rng.integers(0, 5, n)
+    a = np.where(rng.random(n) < 0.95, nn, rng.integers(0, 5, n))
+    x = rng.uniform(0, 10, n)
+    c = np.where(rng.random(n) < 0.5, "u", "v")
+    y = (x + rng.normal(0, 2, n) > 5).astype(int)
+    return pd.DataFrame({"x": x, "n": nn.astype(np.int64), "a": [CATS[i] for i in a], "c": c}), y
+
+
+def test_integer_edge_bins_rule():
+    assert tc.integer_edge_bins((1, 16), True, 8, 32) == 16     # Adult's education-num: 15 < 16
+    assert tc.integer_edge_bins((0, 10), True, 8, 32) == 16
+    assert tc.integer_edge_bins((0, 8), True, 8, 32) == 16      # 9 values: 8 cells merge two
+    assert tc.integer_edge_bins((0, 7), True, 8, 32) == 8       # 8 values: 8 cells resolve them
+    assert tc.integer_edge_bins((0, 16), True, 8, 32) == 8      # 17 values: 16 cells cannot
+    assert tc.integer_edge_bins((0, 10), False, 8, 32) == 8     # not an integer column
+    assert tc.integer_edge_bins((0, 10), True, 8, 8) == 8       # the fine grid has 8 bins only
+    assert tc.integer_edge_bins((0, 5), True, 4, 32) == 8       # scales with pair_bins
+
+
+def test_edge_bins_resolve_integer_values_and_keep_the_sensitivity():
+    X, y = int_table(4000)
+    kw = dict(schema=INT_SCHEMA, epsilon=2.0, classes=[0, 1], random_state=0)
+    new = DPTreeCopula(**kw).fit(X, y)                            # default: edge_bins="integers"
+    old = DPTreeCopula(edge_bins=None, **kw).fit(X, y)
+    # privacy: the same releases, sensitivities and noise scales (cells do not enter them)
+    assert new.sigmas_ == old.sigmas_ and new.sensitivities_ == old.sensitivities_
+    assert new.privacy_.epsilon == old.privacy_.epsilon and new.privacy_.delta == old.privacy_.delta
+    assert new.sensitivities_["edges"] == pytest.approx(math.sqrt(2))  # two categorical columns
+    assert new.tree_ == old.tree_                                 # the scores keep pair_bins
+    cols = new.columns_
+    for j in range(2):
+        for (p, ch), T_new, T_old in zip(new.tree_[j], new.edge_counts_[j], old.edge_counts_[j]):
+            if cols[p] == "n":
+                assert T_new.shape[0] == 16 and T_old.shape[0] == 8
+            elif cols[p] == "x":
+                assert T_new.shape[0] == T_old.shape[0] == 8
+    # the one-to-one part of a | n survives with 16 cells and is blurred with 8
+    agree = {}
+    for name, m in (("new", new), ("old", old)):
+        Xs, _ = m.sample(8000, random_state=1)
+        agree[name] = float(np.mean(Xs["a"].astype(str).to_numpy()
+                                    == np.array([f"k{v}" for v in Xs["n"]])))
+    real = float(np.mean(X["a"].astype(str).to_numpy() == np.array([f"k{v}" for v in X["n"]])))
+    assert all((cols.index("n"), cols.index("a")) in tr for tr in new.tree_)  # a hangs on n
+    assert abs(agree["new"] - real) < 0.08
+    assert agree["new"] > agree["old"] + 0.1  # 8 cells merge n = 0 and 1: a fifth of the records
+
+
+def test_edge_noise_on_integer_cells_has_the_calibrated_scale():
+    X, y = int_table(3000)
+    resid = []
+    for seed in range(15):
+        m = DPTreeCopula(schema=INT_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=seed).fit(X, y)
+        fine = m._codes(m.columns_, *INT_SCHEMA.encode(X))[0]
+        cells = {c: m._edge_cells(c) if c in INT_SCHEMA.bounds else len(INT_SCHEMA.categories[c])
+                 for c in m.columns_}
+        code = {c: fine[c] // (m.n_bins_ // cells[c]) if c in INT_SCHEMA.bounds else fine[c]
+                for c in m.columns_}
+        for j in range(2):
+            mask = y == j
+            for (a, b), noisy in zip(m.tree_[j], m.edge_counts_[j]):
+                ca, cb = m.columns_[a], m.columns_[b]
+                assert noisy.shape == (cells[ca], cells[cb])
+                true = np.zeros(noisy.shape)
+                np.add.at(true, (code[ca][mask], code[cb][mask]), 1.0)
+                resid.append((noisy - true).ravel())
+    sd = np.concatenate(resid).std()
+    sigma = m.sigmas_["edges"]
+    assert 0.9 * sigma < sd < 1.1 * sigma  # rejects a scale off by 30%
+    assert m._edge_cells("n") == 16 and m._edge_cells("x") == 8
+
+
+def test_row_prior_pulls_rare_rows_and_keeps_populated_ones():
+    # parent row 0: 1000 records, child always 0; row 1: 10 records, child always 1 (noise-like)
+    raw = np.array([[1000.0, 0.0, 0.0], [0.0, 10.0, 0.0]])
+    pa = raw.sum(axis=1) / raw.sum()
+    pb = raw.sum(axis=0) / raw.sum()
+    prior = 20.0  # pseudo-counts per cell
+    row = tc._fit_table(raw, raw.sum(), pa, pb, prior, per_row=True)
+    joint = tc._fit_table(raw, raw.sum(), pa, pb, prior, per_row=False)
+    cond = lambda T: T / T.sum(axis=1, keepdims=True)  # noqa: E731
+    # both fit the margins
+    for T in (row, joint):
+        np.testing.assert_allclose(T.sum(axis=1), pa, atol=1e-6)
+        np.testing.assert_allclose(T.sum(axis=0), pb, atol=1e-6)
+    # the populated row keeps its conditional under the row prior (60 pseudo-counts vs 1000)...
+    assert cond(row)[0, 0] > 0.95
+    # ...the joint prior spreads 20 * 6 pseudo-counts by pa: row 0 gets ~119 of them, row 1 ~1
+    assert cond(joint)[1, 1] > cond(row)[1, 1]  # the rare row is pulled less by "joint"
+    assert cond(row)[1, 1] < 0.6                # and toward the marginal by "row"
+
+
+def test_pairwise_defaults_on_dask_equal_in_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = int_table(3000)
+    kw = dict(schema=INT_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=7)
+    mem = DPTreeCopula(**kw).fit(X, y)
+    assert any(t.shape[0] == 16 for tabs in mem.edge_counts_ for t in tabs)  # integer cells used
+    dsk = DPTreeCopula(**kw).fit(dd.from_pandas(X, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3))
+    assert dsk.tree_ == mem.tree_
+    for a, b in zip(dsk.edge_counts_, mem.edge_counts_):
+        for s_, t in zip(a, b):
+            np.testing.assert_allclose(s_, t, rtol=1e-9, atol=1e-6)
+    for a, b in zip(dsk.edge_tables_, mem.edge_tables_):
+        for s_, t in zip(a, b):
+            np.testing.assert_allclose(s_, t, rtol=1e-9, atol=1e-9)
+    pd.testing.assert_frame_equal(dsk.sample(300, random_state=2)[0], mem.sample(300, random_state=2)[0])

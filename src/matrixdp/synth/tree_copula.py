@@ -30,7 +30,7 @@ from .copula import correlation_sensitivity, interval_score_moments, simplex_pro
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
@@ -51,6 +51,9 @@ AUTO_BINS_RATIO = 2.0
 #: ``docs/tree_copula.md``, "Bins per class").
 CLASS_BINS_RATIO = 1.0
 
+#: ``shares="auto"``: the one-way histograms' weight per column (a public constant; 1 = weight k).
+AUTO_SHARES_HIST_WEIGHT = 1.0
+
 #: Score variance below which a copula column counts as constant in a class (its DP marginal has
 #: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
 MIN_SCORE_VARIANCE = 1e-8
@@ -64,7 +67,7 @@ def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
     noise per cell (σ = √k/μ_h vs √k_tree/μ_e), and a schema with few tree columns spends little
     on choosing and fitting their parents.
     """
-    return np.array([k, k_latent, 0.25 * k_tree + 0.5, k_tree], dtype=np.float64)
+    return np.array([AUTO_SHARES_HIST_WEIGHT * k, k_latent, 0.25 * k_tree + 0.5, k_tree], dtype=np.float64)
 
 
 def auto_bins(n_records: float, n_classes: int, sigma: float) -> int:
@@ -90,6 +93,25 @@ def class_bins(class_counts, sigma: float, ratio: float = None) -> np.ndarray:
     for bins in AUTO_BINS[::-1]:  # smallest first: the largest that passes wins
         out = np.where(n / bins >= r * float(sigma), bins, out)
     return out
+
+
+def integer_edge_bins(bounds, integer: bool, pair_bins: int, fine_bins: int) -> int:
+    """Cells of a numeric column in the edge tables under ``edge_bins="integers"``, from the
+    public schema only.
+
+    ``2 · pair_bins`` for an integer column whose public range hi − lo is at least ``pair_bins``
+    and below ``2 · pair_bins``: equal-width cells of width (hi − lo) / (2 · pair_bins) < 1 then
+    hold at most one integer value each, where ``pair_bins`` cells put two neighbouring values in
+    one cell (Adult's ``education-num``, 1–16, on 8 cells: two education levels per cell, so the
+    edge to ``education`` cannot carry their one-to-one relation). Else ``pair_bins`` (a narrower
+    integer range is resolved already, a wider one by neither). Only when ``2 · pair_bins`` divides
+    the fine grid ``fine_bins``.
+    """
+    lo, hi = (float(v) for v in bounds)
+    width, pb = hi - lo, int(pair_bins)
+    if integer and pb <= width < 2 * pb and fine_bins % (2 * pb) == 0:
+        return 2 * pb
+    return pb
 
 
 def moment_sensitivity(clip: float) -> float:
@@ -146,9 +168,10 @@ class DPTreeCopula:
        :math:`q_{ab} = \sum_{u,v} |N_{ab}(u, v) - \hat n_c \hat p_a(u) \hat p_b(v)|` on coarse
        codes (numeric columns on ``pair_bins`` bins) against the released histograms of step 1:
        L2 sensitivity √P for P such pairs (:func:`score_sensitivity`);
-    4. the coarse 2-way histograms of the edges of a maximum spanning tree of the noisy scores
+    4. the 2-way histograms of the edges of a maximum spanning tree of the noisy scores
        (normalised by the pair's cell count) that hangs every categorical column on one parent,
-       numeric or categorical (post-processing): L2 sensitivity √(number of categorical columns).
+       numeric or categorical (post-processing), a numeric parent on its public edge cells
+       (``edge_bins``): L2 sensitivity √(number of categorical columns), whatever the cells.
 
     Sampling is post-processing: class from the DP class sizes; the numeric block from the
     copula (latent Gaussian with the repaired DP correlation, decoded through the DP histograms);
@@ -177,12 +200,13 @@ class DPTreeCopula:
         one column, so at the histograms' σ), then :func:`class_bins` gives each class the
         largest of 32, 16, 8 bins with n̂_c / bins ≥ ``CLASS_BINS_RATIO``·σ; a class's
         probabilities are spread evenly over the common 32-bin grid, the class sizes average
-        both releases, ``pair_bins`` must divide 8 and ``marginals`` must be ``"per-class"``
+        both releases, ``pair_bins`` must divide 32 and ``marginals`` must be ``"per-class"``
         (``docs/tree_copula.md``, "Bins per class"). ``"per-class"`` is the default (since
         issue #26: CTG at ε = 0.3 LR AUC 0.781 against 0.688 with 32 bins, Adult unchanged,
         ``results/synth_tree_diagnose_classbins.md``); ``n_bins=32`` is the previous default.
     pair_bins : int, default 8
-        Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``.
+        Coarse bins per numeric column in the scores and edge tables; must divide ``n_bins``
+        (with ``n_bins="per-class"``: the common 32-bin grid).
     shares : "auto" or (float, float, float, float), default "auto"
         Split of the Gaussian budget μ² between the histograms, the copula correlation, the
         scores and the edge tables; the share of a release the schema makes empty (no numeric
@@ -190,9 +214,25 @@ class DPTreeCopula:
         to (k, k_latent, k_tree/4 + 1/2, k_tree) from the public column counts
         (:func:`auto_shares`). The previous default was (0.35, 0.25, 0.1, 0.3).
     clip_scale : float, default 1.0
-    smoothing : float, default 1.0
+    smoothing : float, default 0.5
         Pseudo-counts per cell (in units of the edge tables' noise σ) of the independence prior
-        mixed into each noisy edge table before fitting its margins.
+        mixed into each noisy edge table before fitting its margins (1.0 before issue #26's
+        pairwise change, with ``edge_prior="joint"``).
+    edge_prior : {"row", "joint"}, default "row"
+        How that prior is spread (post-processing of the edge release). ``"row"``: every parent
+        row gets ``smoothing``·σ pseudo-counts per cell, shaped by the child's DP one-way
+        probabilities (a Dirichlet prior on each row's conditional): rows with few records, whose
+        conditional is mostly noise, are pulled toward the child's marginal, well-populated rows
+        keep their own. ``"joint"`` (the previous default): ``smoothing``·σ·cells pseudo-counts
+        spread as the product of both margins, so every row is pulled by the same fraction
+        (``docs/tree_copula.md``, "Pairwise fidelity").
+    edge_bins : "integers" or None, default "integers"
+        Cells of a numeric parent in the edge tables (public schema only). ``None``: ``pair_bins``
+        as in the pair scores (the previous default). ``"integers"``: ``2·pair_bins`` for an
+        integer column whose public range hi − lo lies in [pair_bins, 2·pair_bins), so that
+        every integer value gets its own cell (:func:`integer_edge_bins`; e.g. Adult's
+        ``education-num``, 1–16); the scores, and so the tree, keep ``pair_bins``. The edge
+        release's sensitivity does not depend on the cells (one record, one cell per table).
     correlation : {"pooled", "per-class", "shrunk"}, default "pooled"
         ``"pooled"``: one latent correlation for all classes, from one release of the
         within-class score moments summed over the classes (its noise is relative to n, not to
@@ -247,7 +287,8 @@ class DPTreeCopula:
     tree_ : list (per class) of list of (parent, child)
         Edges as column indices, in sampling order (every child categorical).
     edge_tables_ : list (per class) of list of ndarray
-        Fitted coarse joint probabilities of each edge (parent codes × child codes).
+        Fitted joint probabilities of each edge (parent cells × child codes; a numeric
+        parent on its edge cells, see ``edge_bins``).
     scores_raw_, correlation_raw_ : ndarray
         The noisy scores and score moments as released (``correlation_raw_``: one row when
         pooled, else one per class; the off-diagonal entries, then with ``normalise="trace"``
@@ -271,13 +312,15 @@ class DPTreeCopula:
        Statist. 1981 (the unbiased risk estimate of ``marginals="smoothed"``).
     .. [7] W. James, C. Stein, "Estimation with quadratic loss", Berkeley Symp. 1961
        (``marginals="shrunk"``).
-    .. [8] docs/tree_copula.md.
+    .. [8] S. E. Fienberg, P. W. Holland, "Simultaneous estimation of multinomial cell
+       probabilities", JASA 1973 (pseudo-count priors: ``edge_prior``).
+    .. [9] docs/tree_copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins="per-class", pair_bins=8,
-                 shares="auto", clip_scale=1.0, smoothing=1.0, correlation="pooled",
+                 shares="auto", clip_scale=1.0, smoothing=0.5, correlation="pooled",
                  normalise="trace", binary_latent=False, marginals="per-class",
-                 random_state=None, accountant=None):
+                 edge_prior="row", edge_bins="integers", random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -291,6 +334,8 @@ class DPTreeCopula:
         self.binary_latent = binary_latent
         self.normalise = normalise
         self.marginals = marginals
+        self.edge_prior = edge_prior
+        self.edge_bins = edge_bins
         self.random_state = random_state
         self.accountant = accountant
 
@@ -322,9 +367,15 @@ class DPTreeCopula:
             if isinstance(v, bool) or not isinstance(v, Integral) or v < 2:
                 alt = ", 'auto' or 'per-class'" if name == "n_bins" else ""
                 raise InvalidParameterError(name, f"must be an integer >= 2{alt}, got {v!r}")
-        smallest = AUTO_BINS[-1] if self._auto_bins() or self._class_bins() else self.n_bins
+        # "per-class": every class's probabilities live on the common grid AUTO_BINS[0] (a merged
+        # class's cells are spread evenly over it), so the coarse codes only need to divide it;
+        # "auto" may choose AUTO_BINS[-1] for the whole table
+        smallest = (AUTO_BINS[-1] if self._auto_bins() else AUTO_BINS[0] if self._class_bins()
+                    else self.n_bins)
         if smallest % self.pair_bins:
             raise InvalidParameterError("pair_bins", f"must divide n_bins={smallest}, got {self.pair_bins}")
+        if self.edge_bins is not None and not (isinstance(self.edge_bins, str) and self.edge_bins == "integers"):
+            raise InvalidParameterError("edge_bins", f"must be None or 'integers', got {self.edge_bins!r}")
         if self.correlation not in ("per-class", "pooled", "shrunk"):
             raise InvalidParameterError("correlation", "must be 'per-class', 'pooled' or 'shrunk', "
                                                        f"got {self.correlation!r}")
@@ -337,8 +388,16 @@ class DPTreeCopula:
             raise InvalidParameterError("marginals", "must be 'per-class' with n_bins='per-class' "
                                                      f"(the classes' histograms differ in size), got {self.marginals!r}; "
                                                      "pass n_bins=32 (or 'auto') with it")
+        if not (isinstance(self.edge_prior, str) and self.edge_prior in ("joint", "row")):
+            raise InvalidParameterError("edge_prior", f"must be 'joint' or 'row', got {self.edge_prior!r}")
         if not isinstance(self.binary_latent, (bool, np.bool_)):
             raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
+        # checked for every shares value (with shares='auto' they were not checked before)
+        for name in ("clip_scale", "smoothing"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+                    and math.isfinite(v)) or (name == "clip_scale" and v == 0):
+                raise InvalidParameterError(name, f"must be a {'positive' if name == 'clip_scale' else 'non-negative'} number, got {v!r}")
         if isinstance(self.shares, str):
             if self.shares != "auto":
                 raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}")
@@ -349,11 +408,6 @@ class DPTreeCopula:
             raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}") from None
         if shares.shape != (4,) or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
             raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}")
-        for name in ("clip_scale", "smoothing"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
-                    and math.isfinite(v)) or (name == "clip_scale" and v == 0):
-                raise InvalidParameterError(name, f"must be a {'positive' if name == 'clip_scale' else 'non-negative'} number, got {v!r}")
         return eps, delta, shares
 
     def _auto_bins(self) -> bool:
@@ -491,8 +545,8 @@ class DPTreeCopula:
                 self.n_bins_ = auto_bins(self.record_count_, classes.size, mechs["histograms"].sigma)
             else:
                 self.n_bins_ = int(self.n_bins)
-            card, ccard = self._cards(cols)
-            stats = _fit_stats(self.schema, cols, card, ccard, reduce, classes.size, mechs,
+            card, ccard, ecard = self._cards(cols)
+            stats = _fit_stats(self.schema, cols, card, ccard, ecard, reduce, classes.size, mechs,
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
                                self.correlation == "shrunk", self.marginals,
@@ -515,11 +569,21 @@ class DPTreeCopula:
         return [i for i, c in enumerate(cols) if c in self.schema.bounds
                 or (self.binary_latent and self.schema.categories[c].size == 2)]
 
+    def _edge_cells(self, c) -> int:
+        """Cells of numeric column ``c`` in the edge tables (public schema only): ``pair_bins``,
+        or with ``edge_bins="integers"`` :func:`integer_edge_bins`."""
+        if getattr(self, "edge_bins", None) is None:
+            return int(self.pair_bins)
+        return integer_edge_bins(self.schema.bounds[c], c in self.schema.integer, int(self.pair_bins),
+                                 self._bins())
+
     def _cards(self, cols):
+        """Cells per column: fine (one-way histograms), coarse (pair scores) and edge tables."""
         card = {c: self._bins() if c in self.schema.bounds else self.schema.categories[c].size
                 for c in cols}
         ccard = {c: self.pair_bins if c in self.schema.bounds else card[c] for c in cols}
-        return card, ccard
+        ecard = {c: self._edge_cells(c) if c in self.schema.bounds else card[c] for c in cols}
+        return card, ccard, ecard
 
     def _block_codes(self, frame, label, cols):
         """Fine and coarse codes and class codes of one block of records (None when empty)."""
@@ -532,13 +596,12 @@ class DPTreeCopula:
     def _codes(self, cols, numeric, codes):
         fine, coarse, card, ccard = {}, {}, {}, {}
         n_bins = self._bins()
-        ratio = n_bins // self.pair_bins
         for c in cols:
             if c in self.schema.bounds:
                 lo, hi = self.schema.bounds[c]
                 b = np.minimum(((numeric[c] - lo) / (hi - lo) * n_bins).astype(np.int64),
                                n_bins - 1)
-                fine[c], coarse[c] = b, b // ratio
+                fine[c], coarse[c] = b, b // (n_bins // self.pair_bins)
                 card[c], ccard[c] = n_bins, self.pair_bins
             else:
                 fine[c] = coarse[c] = codes[c]
@@ -548,15 +611,16 @@ class DPTreeCopula:
     def _finish(self, cols, classes, stats, mechs, sens, privacy):
         probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges = stats
         n_cls = classes.size
-        ratio = self._bins() // self.pair_bins
+        ratio = {c: self._bins() // self._edge_cells(c) for c in self.schema.bounds}
         sigma_e = mechs["edges"].sigma if "edges" in mechs else 0.0
         edge_tables = []
         for j in range(n_cls):
             tabs = []
             for (a, b), T in zip(trees[j], raw_edges[j]):
-                pa = _coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio)
-                pb = _coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio)
-                tabs.append(_fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e))
+                pa = _coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio.get(cols[a], 1))
+                pb = _coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio.get(cols[b], 1))
+                tabs.append(_fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
+                                       per_row=getattr(self, "edge_prior", "joint") == "row"))
             edge_tables.append(tabs)
         self.columns_ = cols
         self.numeric_columns_ = [c for c in cols if c in self.schema.bounds]
@@ -621,7 +685,7 @@ class DPTreeCopula:
         from scipy.special import ndtr
 
         cols, k = self.columns_, len(self.columns_)
-        ratio = self._bins() // self.pair_bins
+        ratio = {c: self._bins() // self._edge_cells(c) for c in self.schema.bounds}
         num_idx = self._latent(cols)
         n = int(np.sum(counts))
         fine = np.zeros((n, k), dtype=np.int64)
@@ -647,7 +711,7 @@ class DPTreeCopula:
                     mass = cum[b + 1] - cum[b]
                     within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
                     fine[sl, i] = b
-                    coarse[:, i] = b // ratio if cols[i] in self.schema.bounds else b
+                    coarse[:, i] = b // ratio[cols[i]] if cols[i] in self.schema.bounds else b
             else:  # no numeric column: the first categorical column is the root
                 root = int(self.tree_[j][0][0]) if self.tree_[j] else 0
                 coarse[:, root] = _inverse_cdf(self.marginals_[cols[root]][j][None, :],
@@ -758,13 +822,24 @@ def _inverse_cdf(P: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
     return idx
 
 
-def _fit_table(raw, total, pa, pb, prior_mass, iterations: int = 30) -> np.ndarray:
+def _fit_table(raw, total, pa, pb, prior_mass, iterations: int = 30, per_row: bool = False) -> np.ndarray:
     """A joint table from a noisy count table: simplex projection, an independence prior of
     ``prior_mass`` pseudo-counts per cell, then iterative proportional fitting to the one-way
-    probabilities ``pa``, ``pb`` (all post-processing of released statistics)."""
+    probabilities ``pa``, ``pb`` (all post-processing of released statistics).
+
+    ``per_row=False`` (``edge_prior="joint"``): the prior is ``prior_mass · cells · pa ⊗ pb``, so
+    every parent row gets prior mass in proportion to its share and every row's conditional is
+    pulled toward ``pb`` by the same fraction. ``per_row=True`` (``edge_prior="row"``): every
+    parent row gets ``prior_mass`` per cell, ``prior_mass · kb · pb`` (a Dirichlet prior on each
+    row's conditional): a row's noise does not depend on its mass, so rare rows are pulled toward
+    ``pb`` and well-populated rows keep their own conditional (``docs/tree_copula.md``)."""
     shape = raw.shape
     T = simplex_projection(raw.reshape(1, -1), float(total))[0].reshape(shape)
-    T = T + prior_mass * shape[0] * shape[1] * np.outer(pa, pb)
+    if per_row:
+        pbn = pb / max(pb.sum(), 1e-300)
+        T = T + prior_mass * shape[1] * np.broadcast_to(pbn[None, :], shape)
+    else:
+        T = T + prior_mass * shape[0] * shape[1] * np.outer(pa, pb)
     T = T / max(T.sum(), 1e-300)
     ra, rb = pa / max(pa.sum(), 1e-300), pb / max(pb.sum(), 1e-300)
     for _ in range(iterations):
@@ -860,19 +935,21 @@ def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard, 
     return G, N
 
 
-def _edge_pass(block, cols, trees, ccard, n_cls):
-    """Per block: the coarse counts of every class's tree edges, concatenated."""
-    sizes = [ccard[cols[a]] * ccard[cols[b]] for j in range(n_cls) for a, b in trees[j]]
+def _edge_pass(block, cols, trees, card, ecard, n_cls):
+    """Per block: the counts of every class's tree edges on the edge cells ``ecard`` (a numeric
+    column's fine code divided by ``card // ecard``; a categorical column's code), concatenated."""
+    sizes = [ecard[cols[a]] * ecard[cols[b]] for j in range(n_cls) for a, b in trees[j]]
     if block is None:
         return np.zeros(sum(sizes))
-    _, coarse, label = block
+    fine, _, label = block
+    coarse = {c: fine[c] // (card[c] // ecard[c]) for c in cols}
     out = []
     for j in range(n_cls):
         mask = label == j
         for a, b in trees[j]:
             ca, cb = cols[a], cols[b]
-            out.append(np.bincount(coarse[ca][mask] * ccard[cb] + coarse[cb][mask],
-                                   minlength=ccard[ca] * ccard[cb]).astype(np.float64))
+            out.append(np.bincount(coarse[ca][mask] * ecard[cb] + coarse[cb][mask],
+                                   minlength=ecard[ca] * ecard[cb]).astype(np.float64))
     return np.concatenate(out) if out else np.zeros(0)
 
 
@@ -908,7 +985,7 @@ def _smoothed_counts(raw, sigma):
     return best
 
 
-def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
+def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
                trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver.
@@ -1051,8 +1128,9 @@ def _fit_stats(schema, cols, card, ccard, reduce, n_cls, mechs, clip_scale, gen,
         trees[j] = _spanning_tree(W, np.asarray(num, dtype=np.int64))
     # pass 3 -> release 4: the edge tables of every class's tree in one release (one record is in
     # one class and adds 1 to one cell of each of its class's edge tables)
-    noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, ccard, n_cls), rng=gen).value)
-    shapes = [(ccard[cols[a]], ccard[cols[b]]) for j in range(n_cls) for a, b in trees[j]]
+    noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, card, ecard, n_cls),
+                                              rng=gen).value)
+    shapes = [(ecard[cols[a]], ecard[cols[b]]) for j in range(n_cls) for a, b in trees[j]]
     parts = np.split(noisy, np.cumsum([a * b for a, b in shapes])[:-1])
     n_e = len(trees[0])
     raw_edges = [[parts[j * n_e + e].reshape(shapes[j * n_e + e]) for e in range(n_e)]
