@@ -225,7 +225,10 @@ class DPTreeCopula:
         conditional is mostly noise, are pulled toward the child's marginal, well-populated rows
         keep their own. ``"joint"`` (the previous default): ``smoothing``·σ·cells pseudo-counts
         spread as the product of both margins, so every row is pulled by the same fraction
-        (``docs/tree_copula.md``, "Pairwise fidelity").
+        (``docs/tree_copula.md``, "Pairwise fidelity"). Measured with ``edge_bins="integers"`` and
+        ``smoothing=0.5`` against the previous defaults (``results/synth_tree_diagnose_pairs.md``,
+        5 seeds): Adult 2-way TV 0.0604 / 0.0433 / 0.0384 vs 0.0643 / 0.0469 / 0.0420 at
+        ε = 0.3 / 1 / 3, 28 of 63 table × ε × metric cells better, 1 worse by more than the sd.
     edge_bins : "integers" or None, default "integers"
         Cells of a numeric parent in the edge tables (public schema only). ``None``: ``pair_bins``
         as in the pair scores (the previous default). ``"integers"``: ``2·pair_bins`` for an
