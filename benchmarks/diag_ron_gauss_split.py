@@ -162,7 +162,7 @@ def _two_processes(fn, ranges) -> float:
             os.write(done_w, b"x")
             os._exit(0)
         pids.append(pid)
-    time.sleep(0.05)
+    time.sleep(0.5)  # the children's warm-up done, their cores idle again
     t0 = time.perf_counter()
     os.write(go_w, b"gg")
     os.read(done_r, 1)
