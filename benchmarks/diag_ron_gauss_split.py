@@ -107,12 +107,17 @@ def main(argv=None) -> int:
              "one Python thread, 2-thread BLAS per block, straight after X @ W": (blas2_pass, True)}
     runs: dict = {k: [] for k in cases}
     with threadpool_limits(limits=1, user_api="blas"):
-        one = []
+        one, alone = [], []
+        first_half = pp._halves(n, c)[0][1]
         for _ in range(args.repeats):
             time.sleep(args.pause)
             t0 = time.perf_counter()
             split()
             one.append(time.perf_counter() - t0)
+            time.sleep(args.pause)
+            t0 = time.perf_counter()
+            pp.unit_row_pass(X[:first_half], W, check_finite=True)
+            alone.append(time.perf_counter() - t0)
     with threadpool_limits(limits=2, user_api="blas"):
         for _ in range(args.repeats):
             for name, (fn, after) in cases.items():
@@ -125,7 +130,9 @@ def main(argv=None) -> int:
     passes = ["| unit_row_pass, 2 BLAS threads allowed | best (s) | median (s) |",
               "|---|---:|---:|",
               f"| for reference: 1 BLAS thread (sequential halves) | {min(one):.4f} | "
-              f"{np.median(one):.4f} |"]
+              f"{np.median(one):.4f} |",
+              f"| for reference: the first half alone, 1 BLAS thread (the other core idle) | "
+              f"{min(alone):.4f} | {np.median(alone):.4f} |"]
     passes += [f"| {k} | {min(v):.4f} | {np.median(v):.4f} |" for k, v in runs.items()]
     text = (
         "# The two-thread split of RON-Gauss's blocked passes: what the halves contend on\n\n"

@@ -24,7 +24,7 @@ __all__ = ["SENSITIVITY_MODES", "normalize_rows", "mean_sensitivity", "dp_mean",
 CHUNK_ROWS = 4096
 #: Rows per block of the second pass (:func:`centred_scatter`), which keeps only the block's p
 #: projected rows in cache (X_b is streamed once, by X_b @ mu): larger blocks, fewer numpy calls
-#: (400,000 x 100, p = 10, 1 BLAS thread: 17.8 ms at 8192 rows, 18.4 ms at 4096 and at 16384;
+#: (400,000 x 100, p = 10, 1 BLAS thread: 18.2 ms at 8192 rows, 19.2 at 4096, 19.1 at 16384;
 #: results/ron_gauss_split_diag.md).
 SCATTER_ROWS = 8192
 # Squared norms outside this range may have overflowed or lost precision in a plain dot product;
@@ -258,8 +258,8 @@ def _run_halves(work, n: int, chunk_rows: int) -> None:
     core: every numpy call hands the GIL to the other thread, and the woken thread is placed on
     the waker's core (wake-affine), so the pair stays together while the other core idles
     (400,000 x 100, p = 10, best / median of 7: ``centred_scatter`` over two unpinned threads
-    15.7 / 19.5 ms, one thread 18.3 / 18.6, two pinned threads 11.3 / 12.3, two forked processes
-    12.2 / 13.1; ``results/ron_gauss_split_diag.md``)."""
+    11.6 / 18.1 ms, one thread 18.5 / 18.9, two pinned threads 11.5 / 12.0, two forked processes
+    12.4 / 12.8; ``results/ron_gauss_split_diag.md``)."""
     import threading
 
     ranges = _halves(n, chunk_rows)
