@@ -92,7 +92,7 @@ def main(argv=None) -> int:
     ap.add_argument("--p", type=int, default=10)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeats", type=int, default=7)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--pause", type=float, default=0.3,
                     help="seconds before each timed call (lets the BLAS workers park)")
     ap.add_argument("--before", nargs="+", default=["4d66303", "8253a83"],
@@ -107,6 +107,7 @@ def main(argv=None) -> int:
 
     # before vs now, whole fits in child processes, alternated
     ba: dict = {}
+    per_round: dict = {}  # each round's fit / limit (its own bests of --repeats)
     with tempfile.TemporaryDirectory() as tmp:
         codes = []
         for rev in args.before:
@@ -120,6 +121,7 @@ def main(argv=None) -> int:
             for _ in range(args.rounds):
                 for key, src in codes:
                     got = child(src, args, threads)
+                    per_round.setdefault((key, threads), []).append(got["fit"] / got["limit"])
                     cur = ba.setdefault((key, threads), got)
                     for k in ("limit", "fit", "fit_after_limit"):
                         cur[k] = min(cur[k], got[k])
@@ -193,7 +195,8 @@ def main(argv=None) -> int:
                        + "; before " + ", ".join(
                            f"{ba[(rev, t)]['fit'] / ba[(rev, t)]['limit']:.2f}x (`{rev}`)"
                            for rev in args.before) + "; "
-                       f"straight after the limit {after:.2f}x); "
+                       f"straight after the limit {after:.2f}x; each round's own ratio "
+                       f"{min(per_round[('now', t)]):.2f}-{max(per_round[('now', t)]):.2f}x); "
                        f"the second read of X (X @ mu) alone costs {second:.2f}x the limit; the "
                        f"first "
                        f"pass + centred_scatter = {(results[t][URP] + results[t][SCAT]) / lim_t:.2f}x, "
