@@ -1,6 +1,7 @@
 """Algorithm 1: normalisation, the DP mean and its Laplace scale (spec section 6, items 1-3, 7, 8)."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -243,9 +244,9 @@ def test_ron_gauss_fit_is_bit_identical_at_one_and_two_blas_threads(task):
     from threadpoolctl import threadpool_limits
 
     from matrixdp import RONGauss
-    from matrixdp.synth.preprocessing import CHUNK_ROWS, _halves
+    from matrixdp.synth.preprocessing import CHUNK_ROWS, SCATTER_ROWS, _halves
 
-    n = 5 * CHUNK_ROWS + 17
+    n = 5 * max(CHUNK_ROWS, SCATTER_ROWS) + 17
     rng = np.random.default_rng(11)
     X = rng.normal(size=(n, 12)) + 0.2
     kw, y = {}, None
@@ -253,7 +254,8 @@ def test_ron_gauss_fit_is_bit_identical_at_one_and_two_blas_threads(task):
         kw, y = {"label_bound": (-3.0, 3.0)}, np.clip(X[:, 0] + rng.normal(size=n), -3, 3)
     elif task == "classification":
         kw, y = {"classes": [0, 1]}, (X[:, 1] > 0.2).astype(int)
-        assert all(len(_halves(int(np.sum(y == c)), CHUNK_ROWS)) == 2 for c in (0, 1))
+        assert all(len(_halves(int(np.sum(y == c)), rows)) == 2
+                   for c in (0, 1) for rows in (CHUNK_ROWS, SCATTER_ROWS))
 
     def fit():
         model = RONGauss(dim=4, epsilon=1.0, task=task, random_state=5, **kw).fit(X, y)
@@ -275,3 +277,39 @@ def test_ron_gauss_fit_is_bit_identical_at_one_and_two_blas_threads(task):
     for a, b in zip(sample_one if isinstance(sample_one, tuple) else (sample_one,),
                     sample_two if isinstance(sample_two, tuple) else (sample_two,)):
         assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="pinning threads needs Linux and two allowed CPUs")
+def test_split_pins_the_two_threads_to_different_cpus_and_restores_the_callers():
+    """With two BLAS threads allowed the halves run pinned to disjoint CPU sets that cover the
+    caller's (the scheduler otherwise often runs both on one core); the calling thread's
+    affinity is restored afterwards, also when a half raises."""
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    from matrixdp.synth.preprocessing import _run_halves
+
+    allowed = os.sched_getaffinity(0)
+    seen = {}
+
+    def work(i, start, stop):
+        seen[i] = (os.sched_getaffinity(0), threading.current_thread() is threading.main_thread())
+        if fail and i == 1:
+            raise ValueError("second half")
+
+    fail = False
+    with threadpool_limits(2):
+        _run_halves(work, 20_000, 1000)
+    assert seen[0][1] and not seen[1][1]  # the second half ran in another thread
+    assert not seen[0][0] & seen[1][0] and seen[0][0] | seen[1][0] == allowed
+    assert os.sched_getaffinity(0) == allowed
+    fail = True
+    with threadpool_limits(2), pytest.raises(ValueError, match="second half"):
+        _run_halves(work, 20_000, 1000)
+    assert os.sched_getaffinity(0) == allowed
+    with threadpool_limits(1):  # one BLAS thread: one thread, not pinned
+        fail = False
+        _run_halves(work, 20_000, 1000)
+    assert seen[1] == (allowed, True)

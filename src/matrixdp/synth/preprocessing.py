@@ -7,6 +7,7 @@ See ``docs/ron_gauss.md`` for the derivation of the mean's sensitivity (Lemma 2)
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -21,6 +22,11 @@ __all__ = ["SENSITIVITY_MODES", "normalize_rows", "mean_sensitivity", "dp_mean",
 
 #: Rows per block of the one-pass statistics (a block of 100 features is ~3 MB: stays in cache).
 CHUNK_ROWS = 4096
+#: Rows per block of the second pass (:func:`centred_scatter`), which keeps only the block's p
+#: projected rows in cache (X_b is streamed once, by X_b @ mu): larger blocks, fewer numpy calls
+#: (400,000 x 100, p = 10, 1 BLAS thread: 18.2 ms at 8192 rows, 19.2 at 4096, 19.1 at 16384;
+#: results/ron_gauss_split_diag.md).
+SCATTER_ROWS = 8192
 # Squared norms outside this range may have overflowed or lost precision in a plain dot product;
 # those rows (rare) take the scaled path of normalize_rows.
 _SAFE_SQ = (1e-280, 1e280)
@@ -245,7 +251,15 @@ def _run_halves(work, n: int, chunk_rows: int) -> None:
     (``OPENBLAS_THREAD_TIMEOUT``), and lowering the BLAS limit does not park them; during that
     window a worker holds the second core and the split runs about as fast as one thread
     (400,000 x 100, p = 10, 2 cores: ``unit_row_pass`` 23 ms from a quiet pool, 40-45 ms right
-    after a 2-thread ``X @ W``, 43 ms sequential; ``benchmarks/bench_ron_gauss_threads.py``)."""
+    after a 2-thread ``X @ W``, 43 ms sequential; ``benchmarks/bench_ron_gauss_threads.py``).
+
+    The two threads are pinned to different CPUs for the pass (Linux; :func:`_split_cpus`), the
+    calling thread's affinity restored afterwards. Unpinned, the scheduler often ran both on one
+    core: every numpy call hands the GIL to the other thread, and the woken thread is placed on
+    the waker's core (wake-affine), so the pair stays together while the other core idles
+    (400,000 x 100, p = 10, best / median of 7: ``centred_scatter`` over two unpinned threads
+    11.6 / 18.1 ms, one thread 18.5 / 18.9, two pinned threads 11.5 / 12.0, two forked processes
+    12.4 / 12.8; ``results/ron_gauss_split_diag.md``)."""
     import threading
 
     ranges = _halves(n, chunk_rows)
@@ -258,21 +272,64 @@ def _run_halves(work, n: int, chunk_rows: int) -> None:
                 work(i, start, stop)
             return
         errors = []
+        cpus = _split_cpus()
 
         def second():
             try:
+                if cpus is not None:
+                    _set_affinity(cpus[2])
                 work(1, *ranges[1])
             except BaseException as exc:  # re-raised in the calling thread
                 errors.append(exc)
 
         thread = threading.Thread(target=second, name="matrixdp-blocked-pass")
-        thread.start()
+        pinned = cpus is not None and _set_affinity(cpus[1])
         try:
-            work(0, *ranges[0])
+            thread.start()
+            try:
+                work(0, *ranges[0])
+            finally:
+                thread.join()
         finally:
-            thread.join()
+            if pinned:  # the caller's affinity back
+                _set_affinity(cpus[0])
         if errors:
             raise errors[0]
+
+
+def _split_cpus():
+    """``(allowed, mine, other)``: the CPUs the calling thread may use, the one it runs on (it
+    stays there for the pass) and the rest (for the second thread); ``None`` where threads
+    cannot be pinned (not Linux) or fewer than two CPUs are allowed."""
+    try:
+        allowed = frozenset(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return None
+    if len(allowed) < 2:
+        return None
+    here = _current_cpu()
+    if here not in allowed:
+        here = min(allowed)
+    return allowed, frozenset([here]), allowed - {here}
+
+
+def _current_cpu() -> int:
+    """The CPU the calling thread runs on (Linux: field 39 of /proc/thread-self/stat), -1 if
+    unknown."""
+    try:
+        with open("/proc/thread-self/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[36])
+    except (OSError, ValueError, IndexError):  # pragma: no cover - no procfs
+        return -1
+
+
+def _set_affinity(cpus) -> bool:
+    """Pin the calling thread to ``cpus``; False (and no change) where that is refused."""
+    try:
+        os.sched_setaffinity(0, cpus)
+        return True
+    except (AttributeError, OSError):  # pragma: no cover - not Linux, or not permitted
+        return False
 
 
 _CONTROLLER = []
@@ -299,16 +356,18 @@ def _unit_row_blocks(X, W, r, total, Y, chunk_rows, check_finite=False) -> None:
         stop = min(n, start + chunk_rows)
         block = X[start:stop]
         sq = np.einsum("ij,ij->i", block, block)
-        rb = np.sqrt(sq)
-        odd = ~((sq > _SAFE_SQ[0]) & (sq < _SAFE_SQ[1]))  # includes 0, inf and nan
-        if odd.any():
+        rb = np.sqrt(sq, out=r[start:stop])
+        # two reductions decide whether any row is odd (a NaN makes both comparisons False)
+        if sq.min() > _SAFE_SQ[0] and sq.max() < _SAFE_SQ[1]:
+            inv = 1.0 / rb  # no zero row in this block
+        else:
+            odd = ~((sq > _SAFE_SQ[0]) & (sq < _SAFE_SQ[1]))  # includes 0, inf and nan
             rows = block[odd]
             if check_finite and not np.isfinite(rows).all():
                 raise non_finite_error("X")
             peak = np.max(np.abs(rows), axis=1)
             rb[odd] = peak * np.linalg.norm(rows / np.where(peak > 0, peak, 1.0)[:, None], axis=1)
-        r[start:stop] = rb
-        inv = np.divide(1.0, rb, out=np.zeros_like(rb), where=rb > 0)
+            inv = np.divide(1.0, rb, out=np.zeros_like(rb), where=rb > 0)
         total += np.dot(inv, block)  # not @: it keeps the GIL (see _run_halves)
         np.matmul(block, W, out=Y[start:stop])
 
@@ -343,7 +402,8 @@ def centred_projection(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarra
 
 
 def centred_scatter(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray, mu: np.ndarray,
-                    labels: np.ndarray | None = None, *, chunk_rows: int = CHUNK_ROWS) -> np.ndarray:
+                    labels: np.ndarray | None = None, *,
+                    chunk_rows: int = SCATTER_ROWS) -> np.ndarray:
     r"""``Σ_i u_i u_iᵀ`` for the rows ``u_i`` of ``centred_projection(X, W, r, Y, mu)`` (with the
     label appended when ``labels`` is given), by row blocks: the second read of X (``X_b @ mu``),
     the centred projected rows of the block and their Gram stay in cache; no n x p array is built.
@@ -356,7 +416,8 @@ def centred_scatter(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray, 
     n = X.shape[0]
     b = mu @ W
     mu2 = float(mu @ mu)
-    k = W.shape[1] + (0 if labels is None else 1)
+    p = W.shape[1]
+    k = p + (0 if labels is None else 1)
     parts = [np.zeros((k, k)) for _ in _halves(n, chunk_rows)]
 
     def work(i, first, last):
@@ -364,19 +425,31 @@ def centred_scatter(X: np.ndarray, W: np.ndarray, r: np.ndarray, Y: np.ndarray, 
         for start in range(first, last, chunk_rows):
             stop = min(last, start + chunk_rows)
             xb, rb = X[start:stop], r[start:stop]
-            inv = np.divide(1.0, rb, out=np.zeros_like(rb), where=rb > 0)
-            t = (xb @ mu) * inv
-            c2 = 1.0 - 2.0 * t + mu2
-            c2[rb == 0] = mu2
-            ub = Y[start:stop] * inv[:, None]
-            ub -= b
-            bad = c2 < _CANCEL_SQ
-            ub /= np.sqrt(np.where(bad, 1.0, c2))[:, None]
-            if bad.any():
-                ub[bad] = normalize_rows(normalize_rows(xb[bad]) - mu) @ W
+            zero = not rb.all()
+            inv = (np.divide(1.0, rb, out=np.zeros_like(rb), where=rb > 0) if zero
+                   else 1.0 / rb)
+            # c2 = 1 - 2 t + |mu|^2, t = (x_b . mu) / r, in place (the same operations)
+            c2 = np.dot(xb, mu)
+            c2 *= inv
+            c2 *= 2.0
+            np.subtract(1.0, c2, out=c2)
+            c2 += mu2
+            if zero:
+                c2[rb == 0] = mu2
+            bad = c2 < _CANCEL_SQ if c2.min() < _CANCEL_SQ else None
+            # the block's centred rows as the columns of a k x rows array: the per-row scalars
+            # broadcast along rows of length `rows`, not p (numpy's inner loops over p = 10
+            # values are several times slower); the same operations on the same values
+            ut = np.empty((k, stop - start))
+            ub = ut[:p]
+            np.multiply(Y[start:stop].T, inv, out=ub)
+            ub -= b[:, None]
+            ub /= np.sqrt(c2 if bad is None else np.where(bad, 1.0, c2))
+            if bad is not None:  # the centred norm cancels: centre these rows explicitly
+                ub[:, bad] = (normalize_rows(normalize_rows(xb[bad]) - mu) @ W).T
             if labels is not None:
-                ub = np.hstack([ub, labels[start:stop, None]])
-            scatter += np.dot(ub.T, ub)  # not @: it keeps the GIL (see _run_halves)
+                ut[p] = labels[start:stop]
+            scatter += np.dot(ut, ut.T)  # not @: it keeps the GIL (see _run_halves)
 
     _run_halves(work, n, chunk_rows)
     return parts[0] if len(parts) == 1 else parts[0] + parts[1]
