@@ -635,7 +635,7 @@ del _func
 
 
 class ShrinkageResult(NamedTuple):
-    """What :func:`shrink_off_diagonal` returns: the matrix and the factors it applied."""
+    """What :func:`james_stein_shrink` returns: the matrix and the factors it applied."""
 
     matrix: np.ndarray
     #: ``(k, k)``: the factor ``λ ∈ [0, 1]`` each entry was multiplied by (1 on the diagonal).

@@ -168,7 +168,13 @@ def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "
     h = 0.5 * (hi - lo)
     if units == "original":
         return _project_psd_box(cov, *covariance_entry_bounds(h * h))
-    if units == "noise":
+    # the other choices: the same projection in per-feature units (a diagonal congruence),
+    # with the entry bounds expressed in those units
+    if units == "unit-box":
+        unit = np.where(h > 0, h, 1.0)
+        uu = np.outer(unit, unit)
+        bounds = covariance_entry_bounds(np.where(h > 0, 1.0, 0.0))
+    elif units == "noise":
         if noise_variance is None:
             raise InvalidParameterError("noise_variance", "units='noise' needs the release's "
                                                           "(public) entry variances")
@@ -179,16 +185,11 @@ def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "
                                                           f"entries, got shape {v.shape}")
         unit = np.where(v > 0, np.sqrt(np.sqrt(np.maximum(v, 0.0))), 1.0)
         uu = np.outer(unit, unit)
-        lo_e, hi_e = covariance_entry_bounds(h * h)
-        out = _project_psd_box(cov / uu, lo_e / uu, hi_e / uu) * uu
-        return 0.5 * (out + out.T)
-    if units != "unit-box":
+        bounds = tuple(b / uu for b in covariance_entry_bounds(h * h))
+    else:
         raise InvalidParameterError("units", "must be 'original', 'unit-box' or 'noise', "
                                              f"got {units!r}")
-    unit = np.where(h > 0, h, 1.0)
-    scaled = cov / np.outer(unit, unit)
-    out = _project_psd_box(scaled, *covariance_entry_bounds(np.where(h > 0, 1.0, 0.0)))
-    return out * np.outer(unit, unit)
+    return _project_psd_box(cov / uu, *bounds) * uu
 
 
 def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: str,

@@ -142,14 +142,14 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
             raise InvalidParameterError("n_components", f"must be None or an int in [1, "
                                                         f"n_features={d}], got {k!r}")
+        noise_var = None
         if method == "coinpress":
             cov, mean = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
                                       label="DPPCA.fit")
         elif method == "adaptive":
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k)
-        noise_var = None
-        if method not in ("coinpress", "adaptive"):
+        else:
             rel, center, t = fit_second_moments(self, X, lo, hi, "pca", epsilon=eps,
                                                 delta=delta, noise=noise, label="DPPCA.fit",
                                                 n_components=k)
