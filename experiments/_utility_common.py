@@ -339,6 +339,31 @@ class FitTimeout(Exception):
     """One fit exceeded the per-fit time limit."""
 
 
+def dppca_release(X, lo, hi, *, n_components: int, epsilon: float, seed: int, **kwargs):
+    """``(covariance, noise_variance)`` that ``DPPCA(...).fit(X)`` hands to its feasible-set
+    projection: the released covariance before any post-processing, and the ``noise_variance``
+    argument of that call (None unless ``projection="noise"``). A diagnostic: the estimator keeps
+    only its components, so the call to ``project_feasible`` is intercepted for the fit (with
+    ``projection="none"`` nothing is projected and nothing is caught)."""
+    import matrixdp.models.pca as pca_mod
+    from matrixdp.models import DPPCA
+
+    captured = {}
+    orig = pca_mod.project_feasible
+
+    def grab(cov, *a, **kw):
+        captured["cov"], captured["nv"] = cov, kw.get("noise_variance")
+        return orig(cov, *a, **kw)
+
+    pca_mod.project_feasible = grab
+    try:
+        DPPCA(n_components=n_components, epsilon=epsilon, delta=DELTA, bounds=(lo, hi),
+              random_state=int(seed), **kwargs).fit(X)
+    finally:
+        pca_mod.project_feasible = orig
+    return captured["cov"], captured["nv"]
+
+
 def run_cell(fit_score: Callable[[int], tuple], trials: int, seed: int,
              time_limit: float | None = None) -> tuple[list, list]:
     """Run ``fit_score(trial_seed) -> metric value`` ``trials`` times, timing each fit.

@@ -39,8 +39,6 @@ UNITS = ("unit-box", "original", "none")
 
 
 def run(args):
-    import matrixdp.models.pca as pca_mod
-    from matrixdp.models import DPPCA
     from matrixdp.models.adaptive import adaptive_covariance
     from matrixdp.models.covariance import project_feasible
 
@@ -64,18 +62,8 @@ def run(args):
                 vals = {(m, u): [] for m in methods for u in UNITS}
                 picks = 0
                 for s in seeds:
-                    captured = {}
-                    orig = pca_mod.project_feasible
-
-                    def grab(cov, *a, **kw):
-                        captured["cov"] = cov
-                        return orig(cov, *a, **kw)
-                    pca_mod.project_feasible = grab
-                    try:
-                        DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                              random_state=int(s)).fit(t.X)
-                    finally:
-                        pca_mod.project_feasible = orig
+                    released, _ = uc.dppca_release(t.X, t.lo, t.hi, n_components=k,
+                                                   epsilon=eps, seed=s)
                     mom = adaptive_covariance(t.X, t.lo, t.hi, epsilon=eps, delta=uc.DELTA,
                                               kind="pca", n_components=k, rng=int(s),
                                               branch="moments")
@@ -83,7 +71,7 @@ def run(args):
                                              kind="pca", n_components=k, rng=int(s),
                                              branch="coinpress")
                     picks += mom.predicted["coinpress"] < mom.predicted["moments"]
-                    for m, cov in (("auto", captured["cov"]),
+                    for m, cov in (("auto", released),
                                    ("adaptive, moments branch", mom.covariance),
                                    ("adaptive, coinpress branch", cp.covariance)):
                         for u in UNITS:

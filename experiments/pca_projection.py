@@ -53,8 +53,6 @@ RULE = "noise"
 
 
 def run(args):
-    import matrixdp.models.pca as pca_mod
-    from matrixdp.models import DPPCA
     from matrixdp.models.covariance import project_feasible
 
     seeds = np.random.SeedSequence(args.seed).generate_state(args.trials)
@@ -76,29 +74,17 @@ def run(args):
             for eps in args.epsilons:
                 vals = {u: [] for u in UNITS}
                 for s in seeds:
-                    captured = {}
-                    orig = pca_mod.project_feasible
-
-                    def grab(cov, *a, **kw):
-                        captured["cov"] = cov
-                        captured["nv"] = kw.get("noise_variance")
-                        return orig(cov, *a, **kw)
-                    pca_mod.project_feasible = grab
-                    try:
-                        DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                              random_state=int(s), projection="noise").fit(t.X)
-                    finally:
-                        pca_mod.project_feasible = orig
-                    cov = captured["cov"]
+                    cov, nv = uc.dppca_release(t.X, t.lo, t.hi, n_components=k, epsilon=eps,
+                                               seed=s, projection="noise")
                     # how far the noise's units are from the half-widths (public quantities)
-                    r = np.diagonal(captured["nv"]) ** 0.25 / np.where(t.hi > t.lo,
+                    r = np.diagonal(nv) ** 0.25 / np.where(t.hi > t.lo,
                                                                        0.5 * (t.hi - t.lo), 1.0)
                     sp = float(r.max() / r.min())
                     args.spread[ds] = max(args.spread.get(ds, 1.0), sp)
                     for u in UNITS:
                         c = cov if u == "none" else project_feasible(
                             cov, t.lo, t.hi, "covariance", units=u,
-                            noise_variance=captured["nv"])
+                            noise_variance=nv)
                         vals[u].append(deficit(c))
                 for u, v in vals.items():
                     rows.append({"dataset": ds, "set": "tuning" if ds in TUNING else "held-out",
