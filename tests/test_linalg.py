@@ -53,7 +53,7 @@ def test_probe_count_reaches_the_stated_false_acceptance():
 
     for d in (256, 1000, 2000, 3000, 10000):
         k = probe_count(d)
-        q = np.sqrt(2 / np.pi) * _probe_threshold(d, 1e-8) / 1e-8
+        q = np.sqrt(2 / np.pi) * _probe_threshold(d) / 1e-8
         assert k >= 1 and q ** k <= PROBE_FALSE_ACCEPT < q ** (k - 1)
     assert probe_count(2000) == 8       # 19 with the unsplit γ_d rounding bound
     assert probe_count(10 ** 5) == 0    # rounding alone near atol: the exact check decides

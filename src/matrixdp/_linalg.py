@@ -283,13 +283,14 @@ def _probe_gamma(d: int) -> float:
     return m * _U / (1.0 - m * _U)
 
 
-def _probe_threshold(d: int, atol: float = ORTHONORMAL_ATOL) -> float:
+def _probe_threshold(d: int) -> float:
     """``τ(d) = 2 γ_m (d + sqrt(d))``: the certified bound on ``|(E v)_i|`` a probe must meet.
 
     About twice the rounding bound of :func:`orthonormal_by_probes` for orthonormal ``W`` and a
     standard normal probe (``γ_m ‖W_:,i‖ (‖W‖_F ‖v‖ + ‖Wv‖)`` with ``‖v‖ ≈ ‖Wv‖ ≈ sqrt(d)``, so
     orthonormal directions pass unless ``‖v‖ > 1.9 sqrt(d)``); it depends on ``d`` only, fixed
-    before the probes are drawn (``atol`` is not used: kept for the signature).
+    before the probes are drawn. It does not depend on the tolerance being certified: that
+    enters only through the number of probes (:func:`probe_count`).
     """
     return 2.0 * _probe_gamma(int(d)) * (d + math.sqrt(d))
 
@@ -302,14 +303,17 @@ def probe_count(dim: int, atol: float = ORTHONORMAL_ATOL) -> int:
     (8 at ``d = 2000``, 14 at ``d = 10000``). 0 when ``q >= 1/2`` (``d`` above about 58000:
     rounding alone is near ``atol``): use the exact check.
     """
-    q = float(np.sqrt(2.0 / np.pi)) * _probe_threshold(int(dim), atol) / atol
+    q = float(np.sqrt(2.0 / np.pi)) * _probe_threshold(int(dim)) / atol
     if q >= 0.5:
         return 0
     return int(np.ceil(np.log(PROBE_FALSE_ACCEPT) / np.log(q)))
 
 
-def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHONORMAL_ATOL) -> bool:
+def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray) -> bool:
     r"""A randomized certificate that ``max|WᵀW - I| <= atol``, in O(k d²) (Freivalds-style).
+
+    The decision does not depend on ``atol``; the tolerance it certifies, with false acceptance
+    at most :data:`PROBE_FALSE_ACCEPT`, is set by the number of probes ``k = probe_count(d, atol)``.
 
     With ``E = WᵀW - I`` and ``k`` independent standard normal probes ``v`` (drawn independently
     of ``W``), it computes ``r = Wᵀ(W v) - v`` and a rigorous bound ``e`` on the rounding error
@@ -335,9 +339,8 @@ def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHO
     w : ndarray (d, d)
         Float64 matrix (NaN or inf entries make the certificate fail).
     probes : ndarray (d, k)
-        Independent standard normal draws, independent of ``w``.
-    atol : float
-        The tolerance of the exact check.
+        Independent standard normal draws, independent of ``w``; ``k = probe_count(d, atol)``
+        for the tolerance ``atol`` to be certified.
 
     Returns
     -------
@@ -349,7 +352,7 @@ def orthonormal_by_probes(w: np.ndarray, probes: np.ndarray, atol: float = ORTHO
     .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002,
        Sec. 3.1 and 3.5, Lemma 3.3 (error bounds of inner products and matrix products).
     """
-    return ProbeCertificate(w, probes, atol).passed()
+    return ProbeCertificate(w, probes).passed()
 
 
 class ProbeCertificate:
@@ -368,17 +371,16 @@ class ProbeCertificate:
     w : ndarray (d, d)
         Float64 matrix.
     probes : ndarray (d, k)
-        Independent standard normal draws, independent of ``w``.
-    atol : float
-        The tolerance of the exact check.
+        Independent standard normal draws, independent of ``w`` (``k`` sets the certified
+        tolerance, as in :func:`orthonormal_by_probes`).
     """
 
-    def __init__(self, w: np.ndarray, probes: np.ndarray, atol: float = ORTHONORMAL_ATOL):
+    def __init__(self, w: np.ndarray, probes: np.ndarray):
         v = np.asarray(probes, dtype=np.float64)
         d = w.shape[0]
         if v.ndim != 2 or v.shape[0] != d or v.shape[1] < 1:
             raise InvalidShapeError("probes", f"must have shape ({d}, k), got {v.shape}")
-        self._w, self._atol, self._s = w, atol, _probe_chunk(d)
+        self._w, self._s = w, _probe_chunk(d)
         # the probes as rows (k x d): the products have the wide shape BLAS runs fastest
         self._vt = vt = np.ascontiguousarray(v.T)
         s = self._s
@@ -416,7 +418,7 @@ class ProbeCertificate:
         zt = self._zt.copy()
         u = _U
         gamma = _probe_gamma(d)
-        tau = _probe_threshold(d, self._atol)
+        tau = _probe_threshold(d)
         col_sq = np.einsum("ij,ij->j", w, w)             # Σ_l W_li² (one pass, no temporary)
         col = np.sqrt(col_sq)                            # ‖W_:,i‖₂
         frob = float(np.sqrt(np.sum(col_sq)))            # ‖W‖_F
@@ -477,7 +479,7 @@ def check_directions(directions, dim, argument: str = "directions", *,
         # a certified W is finite (a NaN/inf entry makes the products or the column norms
         # non-finite and the certificate fail), so its finiteness pass is needed only after
         w = check_finite_array(directions, argument, ndim=2, shape=(dim, dim), finite=False)
-        if orthonormal_by_probes(w, probes, atol):
+        if orthonormal_by_probes(w, probes):
             return w
     w = check_finite_array(directions, argument, ndim=2, shape=(dim, dim))
     gram = w.T @ w
