@@ -7,7 +7,7 @@ This script separates noise from post-processing: for every table of the regress
 measures, over the same seeded trials, (a) the estimator with the allocation forced to
 ``"iid-unit-box"``, (b) the recipe (records and target rescaled to [0, 1], ``noise="iid"``, mapped
 back), each with and without the projection onto the public feasible set before the solve
-(``DPLinearRegression._feasible``). Without the projection (a) and (b) are the same estimator up to
+(``DPLinearRegression(projection=...)``). Without the projection (a) and (b) are the same estimator up to
 the public constant ``t``; with it, (a) projects in the original units and (b) in unit-box units.
 Output: ``results/regression_projection_units.{md,csv}``.
 """
@@ -36,8 +36,8 @@ def run(args):
     import matrixdp.models._moments as moments
     from matrixdp.models import DPLinearRegression
 
-    class Unprojected(DPLinearRegression):
-        _feasible = False
+    def Unprojected(**kw):  # noqa: N802 - used like the class beside it
+        return DPLinearRegression(projection="none", **kw)
 
     plan = moments.plan_second_moment
     seeds = [int(s) for s in np.random.SeedSequence(args.seed).generate_state(args.trials)]

@@ -94,11 +94,9 @@ def regression_fitter(method: str, t: uc.Table, eps: float, Xtr, ytr, Xte):
     if method == "matrixdp (auto, unprojected)":
         from matrixdp.models import DPLinearRegression
 
-        class Unprojected(DPLinearRegression):
-            _feasible = False
-
-        return lambda s: Unprojected(epsilon=eps, delta=uc.DELTA, bounds_X=(lo, hi),
-                                   bounds_y=(ylo, yhi), random_state=s).fit(Xtr, ytr).predict(Xte)
+        return lambda s: DPLinearRegression(
+            epsilon=eps, delta=uc.DELTA, bounds_X=(lo, hi), bounds_y=(ylo, yhi), random_state=s,
+            projection="none").fit(Xtr, ytr).predict(Xte)
     if method == "DPRidge (alpha = 1)":
         from matrixdp.models import DPRidge
 

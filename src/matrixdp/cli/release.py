@@ -410,65 +410,22 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     return released, est.privacy_, expected, bars
 
 
-def _linreg_std(beta, M, G_var, idx, d, n, cx, t, unit=None, rcond=None):
-    """Delta-method noise std of the coefficients and the intercept (post-processing).
-
-    ``beta = M⁻¹ b`` with ``M = n A + alpha I + λ D`` the matrix the solve inverted (the adaptive
-    ridge ``λ`` read as fixed): to first order ``dbeta = -n M⁻¹ dG[idx, J] u``,
-    ``J = idx + [target]``, ``u = (beta, -1)``. The symmetrised noise of the released moments has
-    independent upper-triangle entries of public variances ``G_var`` (i.i.d. and diagonal-MVG
-    noise alike), so the covariance of ``dG[idx, J] u`` is exact given ``u``.
-    """
-    J = list(idx) + [d]
-    u = np.append(beta, -1.0)
-    V = np.asarray(G_var, dtype=np.float64)
-    Cv = np.outer(beta, beta) * V[np.ix_(idx, idx)]
-    np.fill_diagonal(Cv, V[np.ix_(idx, J)] @ (u * u))
-    u = np.ones(len(idx)) if unit is None else np.where(np.asarray(unit) > 0, unit, 1.0)
-    # the inverse the solve applied, in units where the coordinates weigh alike
-    Minv = np.linalg.pinv(M * np.outer(u, u), rcond=1e-15 if rcond is None else rcond) \
-        * np.outer(u, u)
-    cov_beta = (n * n) * Minv @ Cv @ Minv.T
-    g = np.append(-np.asarray(cx), t)
-    coef_std = np.sqrt(np.clip(np.diag(cov_beta)[:len(cx)], 0.0, None))
-    intercept_std = math.sqrt(max(float(g @ cov_beta @ g), 0.0))
-    return coef_std, intercept_std
-
-
 def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, keeper, args,
-                    names, target, project, n):
+                    names, target, project):
     from ..models import DPLinearRegression, DPRidge
-    from ..models.linear import regression_task
+    from ..models.linear import PROJECTION_UNITS
 
     common = dict(epsilon=epsilon, delta=delta, bounds_X=(lower, upper), bounds_y=(ylo, yhi),
-                  noise=noise, random_state=rng, accountant=keeper)
-    base = DPRidge if args.alpha else DPLinearRegression
-    solved = {}
-
-    class _Solve(base):
-        # the estimator's one solve (post-processing of its release), keeping the coefficients
-        # in the centred coordinates and the matrix it inverted for the error bars;
-        # --no-project solves the raw release the same way, so the two arms differ only by the
-        # projection
-        _feasible = bool(project)
-
-        def _solve_release(self, *a, **kw):
-            beta, lam, solved["M"] = super()._solve_release(*a, return_normal=True, **kw)
-            solved["beta"] = beta
-            return beta, lam
-
-    _Solve.__name__ = _Solve.__qualname__ = base.__name__  # the ledger's label: "<name>.fit"
-    est = _Solve(alpha=args.alpha, **common) if args.alpha else _Solve(**common)
+                  noise=noise, random_state=rng, accountant=keeper,
+                  # --no-project solves the raw release the same way: the two arms differ only
+                  # by the projection
+                  projection=PROJECTION_UNITS if project else "none")
+    est = DPRidge(alpha=args.alpha, **common) if args.alpha else DPLinearRegression(**common)
     est.fit(X, y)
-    d = len(lower)
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)
-    idx = list(range(d)) + [d + 1]
-    _, cx, _, t = regression_task(lower, upper, ylo, yhi, n, True)  # public centres and t
-    beta, M = solved["beta"], solved["M"]
     coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
-    hx = 0.5 * (upper - lower)
-    coef_std, intercept_std = _linreg_std(beta, M, G_var, idx, d, n, cx, t,
-                                          unit=1.0 / np.append(hx, t))
+    # delta-method error bars: post-processing the estimator computes from public variances
+    coef_std, intercept_std = np.asarray(est.coef_std_), float(est.intercept_std_)
     released = {"coef": dict(zip(names, coef.tolist())), "intercept": intercept}
     std = np.sqrt(G_var).tolist()
     expected = _moment_expected(
@@ -703,7 +660,7 @@ def run(args) -> int:
                     y = encoded[schema.target]
                 released, guarantee, expected, bars = _release_linreg(
                     X, y, lower, upper, tcol.lo, tcol.hi, eps, delta, args.noise, rng, keeper,
-                    args, names, schema.target, project, n)
+                    args, names, schema.target, project)
             else:
                 released, guarantee, expected, bars = _release_matrix(
                     args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, args,

@@ -24,7 +24,7 @@ from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_priv
 from ._moments import (MomentTask, balanced_constant, keep_release,
                        release_second_moment)
 
-__all__ = ["DPLinearRegression", "DPRidge"]
+__all__ = ["DPLinearRegression", "DPRidge", "coefficient_noise_std"]
 
 #: The allocations ``noise="auto"`` compares for regression (``_moments.plan_second_moment``):
 #: the set measured in results/utility_regression.md (the covariance candidate "unit-box", MVG with
@@ -37,6 +37,8 @@ REGRESSION_CANDIDATES = ("iid", "task-weighted", "mse-optimal", "iid-unit-box")
 #: the noise in. The original units (the previous default) made the test error worse than no
 #: projection by up to 5% on wdbc, lending_club and ctg (results/projection_regression.md).
 PROJECTION_UNITS = "noise"
+#: The values of the estimators' ``projection`` parameter (``"none"``: solve the raw release).
+PROJECTIONS = ("noise", "half-width", "original", "none")
 
 
 def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
@@ -160,11 +162,24 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+    projection : {"noise", "half-width", "original", "none"}, default "noise"
+        The norm in which the release is projected onto the sums its public boxes allow before
+        the solve (the noise's own metric by default; ``results/projection_regression.md``), or
+        ``"none"``: solve the raw release. Post-processing either way.
 
     Attributes
     ----------
     coef_ : ndarray (n_features,)
     intercept_ : float
+    coef_std_ : ndarray (n_features,)
+        First-order (delta-method) noise standard deviation of each coefficient, from the public
+        noise variances of the released statistics and the matrix the solve inverted (the adaptive
+        ridge read as fixed): post-processing, no budget. An approximation, best where the noise
+        is small against the data (:func:`coefficient_noise_std`, ``docs/regression.md`` §6). It
+        ignores the feasible projection, which can only pull the release towards the feasible
+        set: where the projection binds, the bar overstates the spread.
+    intercept_std_ : float
+        The same for the intercept (0 without ``fit_intercept``).
     privacy_ : PrivacyGuarantee
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
@@ -186,7 +201,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
-                 random_state=None, accountant=None):
+                 random_state=None, accountant=None, projection=PROJECTION_UNITS):
+        self.projection = projection
         self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
@@ -201,26 +217,22 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     #: Target of the adaptive lift of the released Gram's smallest eigenvalue, in units of the
     #: noise's spectral edge (``solve_released_normal_equations``); public, fixed.
     _shrink = 1.0
-    #: Project the release onto its public feasible set before solving (``feasible_moments``).
-    _feasible = True
-    #: The units the projection's Frobenius norm is computed in (``solve_moments``).
-    _projection = PROJECTION_UNITS
 
     def _ridge_alpha(self) -> float:
         return 0.0
 
-    def _solve_release(self, G, entry_variance, task, n, t, fit_intercept, alpha, **kw):
-        """The fit's one solve of its release (post-processing; :func:`solve_moments`); ``kw``
-        (e.g. ``return_normal=True``) is passed on, and the first two outputs are
-        ``(beta, ridge)``."""
-        return solve_moments(G, entry_variance, task, n, t, fit_intercept=fit_intercept,
-                             alpha=alpha, shrink=self._shrink,
-                             projection=self._projection if self._feasible else None, **kw)
+    def _projection_units(self):
+        """The validated ``projection`` (``None`` for ``"none"``)."""
+        if self.projection not in PROJECTIONS:
+            raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got "
+                                                      f"{self.projection!r}")
+        return None if self.projection == "none" else self.projection
 
     def fit(self, X, y):
         """Release the sufficient statistics of ``(X, y)`` and solve for the coefficients."""
         eps, delta, noise = check_privacy_params(self)
         alpha = self._ridge_alpha()
+        projection = self._projection_units()
         relation = check_relation(self.neighbouring)
         intercept = bool(self.fit_intercept)
         Z = value = None
@@ -259,14 +271,19 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
             charging=lambda p: charging(self.accountant, p, label=label), value=value)
         scale = float(n) if relation == "replace-one" else 1.0
-        beta, self.ridge_ = self._solve_release(rel.value * scale, rel.entry_variance, task, n,
-                                                t, intercept, alpha)
+        beta, self.ridge_, normal = solve_moments(
+            rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
+            alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
         coef = beta[:d]
         if self.fit_intercept:
             self.intercept_ = float(cy - cx @ coef + beta[d] * t)
         else:
             self.intercept_ = 0.0
         self.coef_ = coef
+        half = 0.5 * (hi_x - lo_x)
+        self.coef_std_, self.intercept_std_ = coefficient_noise_std(
+            beta, normal, rel.entry_variance, scale, cx, t if intercept else None,
+            widths=np.append(half, t) if intercept else half)
         keep_release(self, rel)
         finish_bounds(self)
         return self
@@ -453,6 +470,69 @@ def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_pen
     return (beta, lam, A) if return_normal else (beta, lam)
 
 
+def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, widths=None,
+                          rcond=1e-15):
+    r"""Delta-method noise standard deviations of the coefficients and the intercept.
+
+    Post-processing of public quantities and the release: ``beta = M⁻¹ b`` in the task's centred
+    coordinates, with ``M`` (``normal``) the matrix the solve inverted (``n A + αI + λD``, the
+    adaptive ridge ``λ`` read as fixed). To first order ``dβ = -s M⁻¹ dG[idx, J] u`` with
+    ``J = idx + [target]``, ``u = (β, -1)`` and ``s`` the release's ``scale`` (``n`` when the
+    mean ``(1/n)Σzzᵀ`` was released, 1 for sums). The symmetrised noise of the released moments
+    has independent upper-triangle entries of public variances ``entry_variance`` (i.i.d. and
+    diagonal-MVG noise alike), so the covariance of ``dG[idx, J] u`` is exact given ``u``:
+
+    .. math:: \operatorname{Cov}(dβ) = s^2 M^{-1} C_v M^{-\top}, \quad
+              (C_v)_{ij} = β_i β_j V_{ij} \ (i \ne j), \quad (C_v)_{ii} = \textstyle\sum_l V_{il} u_l^2.
+
+    Parameters
+    ----------
+    beta : ndarray (m,)
+        The solved coefficients in centred coordinates (``m = d + 1`` with an intercept: the last
+        one multiplies the constant ``t``).
+    normal : ndarray (m, m)
+        The matrix the solve inverted.
+    entry_variance : ndarray (k, k)
+        Public noise variance of each released entry of the moments of ``(x - c_x, y - c_y, t)``.
+    scale : float
+        ``n`` (replace-one: the mean was released) or 1 (add-remove: the sums).
+    cx : ndarray (d,)
+        The public feature centres.
+    t : float or None
+        The public constant of the intercept (``None``: no intercept).
+    widths : ndarray (m,), optional
+        Public per-coordinate scales ``h`` (e.g. the features' half-widths and ``t``): ``M`` is
+        pseudo-inverted as ``M / (h hᵀ)``, where the coordinates weigh alike (conditioning only;
+        a non-positive scale counts as 1).
+
+    Returns
+    -------
+    (coef_std, intercept_std) : (ndarray (d,), float)
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` (the solve), ``docs/cli.md`` (error bars).
+    """
+    beta = np.asarray(beta, dtype=np.float64)
+    d = len(cx)
+    idx = list(range(d)) + ([d + 1] if t is not None else [])
+    J = idx + [d]
+    V = np.asarray(entry_variance, dtype=np.float64)
+    u = np.append(beta, -1.0)
+    Cv = np.outer(beta, beta) * V[np.ix_(idx, idx)]
+    np.fill_diagonal(Cv, V[np.ix_(idx, J)] @ (u * u))
+    h = np.ones(len(idx)) if widths is None else np.asarray(widths, dtype=np.float64)
+    w = 1.0 / np.where(h > 0, h, 1.0)
+    Minv = np.linalg.pinv(np.asarray(normal, dtype=np.float64) * np.outer(w, w),
+                          rcond=rcond) * np.outer(w, w)
+    cov_beta = (scale * scale) * Minv @ Cv @ Minv.T
+    coef_std = np.sqrt(np.clip(np.diag(cov_beta)[:d], 0.0, None))
+    if t is None:
+        return coef_std, 0.0
+    g = np.append(-np.asarray(cx, dtype=np.float64), t)
+    return coef_std, math.sqrt(max(float(g @ cov_beta @ g), 0.0))
+
+
 class DPRidge(DPLinearRegression):
     r"""Differentially private ridge regression: :class:`DPLinearRegression` with ``+ alpha·I``.
 
@@ -464,7 +544,7 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection
         As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
     accountant
         As in :class:`DPLinearRegression`.
@@ -472,10 +552,11 @@ class DPRidge(DPLinearRegression):
 
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
-                 random_state=None, accountant=None):
+                 random_state=None, accountant=None, projection=PROJECTION_UNITS):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
-                         clip=clip, random_state=random_state, accountant=accountant)
+                         clip=clip, random_state=random_state, accountant=accountant,
+                         projection=projection)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
