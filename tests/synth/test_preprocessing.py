@@ -313,3 +313,31 @@ def test_split_pins_the_two_threads_to_different_cpus_and_restores_the_callers()
         fail = False
         _run_halves(work, 20_000, 1000)
     assert seen[1] == (allowed, True)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="pinning threads needs Linux and two allowed CPUs")
+@pytest.mark.parametrize("value", ["0", "off"])
+def test_pinning_can_be_turned_off(monkeypatch, value):
+    """MATRIXDP_PIN_THREADS=0 (or off): the halves still run in two threads, unpinned (each keeps
+    the caller's whole CPU set)."""
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    from matrixdp.synth.preprocessing import PIN_ENV, _run_halves
+
+    allowed = os.sched_getaffinity(0)
+    seen = {}
+
+    def work(i, start, stop):
+        seen[i] = (os.sched_getaffinity(0), threading.current_thread() is threading.main_thread())
+
+    monkeypatch.setenv(PIN_ENV, value)
+    with threadpool_limits(2):
+        _run_halves(work, 20_000, 1000)
+    assert seen[0] == (allowed, True) and seen[1] == (allowed, False)
+    monkeypatch.setenv(PIN_ENV, "1")  # any other value pins
+    with threadpool_limits(2):
+        _run_halves(work, 20_000, 1000)
+    assert seen[0][0] != allowed and not seen[0][0] & seen[1][0]

@@ -297,10 +297,18 @@ def _run_halves(work, n: int, chunk_rows: int) -> None:
             raise errors[0]
 
 
+#: Environment variable that turns the pinning of the two threads off (``"0"``, ``"false"``,
+#: ``"no"`` or ``"off"``), e.g. for a caller that manages CPU affinity itself; read at each pass.
+PIN_ENV = "MATRIXDP_PIN_THREADS"
+
+
 def _split_cpus():
     """``(allowed, mine, other)``: the CPUs the calling thread may use, the one it runs on (it
     stays there for the pass) and the rest (for the second thread); ``None`` where threads
-    cannot be pinned (not Linux) or fewer than two CPUs are allowed."""
+    cannot be pinned (not Linux), fewer than two CPUs are allowed, or :data:`PIN_ENV` turns
+    pinning off."""
+    if os.environ.get(PIN_ENV, "").strip().lower() in ("0", "false", "no", "off"):
+        return None
     try:
         allowed = frozenset(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
