@@ -147,8 +147,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             cov, mean = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
                                       label="DPPCA.fit")
         elif method == "adaptive":
+            # the PCA-loss ranking reads its frame after the projection applied below
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
-                                     label="DPPCA.fit", kind="pca", n_components=k)
+                                     label="DPPCA.fit", kind="pca", n_components=k,
+                                     projection="unit-box" if self.projection == "noise"
+                                     else self.projection)
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, "pca", epsilon=eps,
                                                 delta=delta, noise=noise, label="DPPCA.fit",
