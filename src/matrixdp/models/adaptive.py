@@ -25,7 +25,7 @@ import numpy as np
 
 from ..calibration.gaussian import gaussian_epsilon, max_gaussian_shift
 from ..errors import InvalidParameterError
-from ..feasible import project_covariance
+from ..feasible import covariance_entry_bounds, project_covariance, project_psd_box
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
@@ -276,12 +276,17 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z):
 
 def project_feasible_units(C, lower, upper, units):
     """``C`` projected onto the covariances the public box allows, in ``units`` (``"unit-box"``
-    or ``"original"``), as :class:`~matrixdp.models.DPPCA` post-processes its release
-    (:func:`~matrixdp.models.covariance.project_feasible`; post-processing of public bounds and
-    a DP release)."""
-    from .covariance import project_feasible
-
-    return project_feasible(C, lower, upper, "covariance", units=units)
+    or ``"original"``): the same computation as
+    :func:`~matrixdp.models.covariance.project_feasible` with ``kind="covariance"``, which
+    :class:`~matrixdp.models.DPPCA` applies to its release (post-processing of public bounds and
+    a DP release; here rather than imported, as ``covariance`` imports this module)."""
+    h = 0.5 * (np.asarray(upper, dtype=np.float64) - np.asarray(lower, dtype=np.float64))
+    if units == "original":
+        return project_psd_box(C, *covariance_entry_bounds(h * h), tol=1e-9, max_iter=300)
+    unit = np.where(h > 0, h, 1.0)
+    uu = np.outer(unit, unit)
+    bounds = covariance_entry_bounds(np.where(h > 0, 1.0, 0.0))
+    return project_psd_box(C / uu, *bounds, tol=1e-9, max_iter=300) * uu
 
 
 def pca_deficit(g, s):
