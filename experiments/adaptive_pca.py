@@ -21,9 +21,32 @@ Methods, all run in the same process on the same seeds:
 
 Tuning disclosure: the PCA-loss rule (the 2 × 2 rotation loss, the gap debiasing, the concavity
 bound of the clipping bias, and everything ``adaptive_covariance.py`` lists) was fixed looking at
-synthetic, liver, wdbc and ctg only (``TUNED``); adult, lending_club and movement_aal (``HELD_OUT``)
-and ``diabetes`` (scikit-learn's ``load_diabetes(scaled=False)``, ``NEVER_SEEN``) were run once,
-after the rule was fixed and committed, with ``--merge``.
+synthetic, liver, wdbc and ctg only (``TUNED``); adult, lending_club and movement_aal and
+``diabetes`` were run once after that (commit bc5897c). Round 3 (issue #24, H2): the frame of the
+prediction is read from the first release *after* DPPCA's projection (``projection=`` of
+``adaptive_covariance``). That fix was found by diagnosing lending_club and checked on adult,
+movement_aal and the tuning tables (3–4 seeds, ``/tmp`` diagnostics, not committed): **adult,
+lending_club and movement_aal are no longer held out** (``USED``). The check that counts is on
+the never-seen tables (``NEVER_SEEN``): ``diabetes`` (scikit-learn's ``load_diabetes(scaled=False)``,
+run in round 2 with the previous rule, not looked at for this fix) and ``digits`` (scikit-learn's
+``load_digits``, 1797 × 64 pixels, public bounds [0, 16] per pixel by the data's definition).
+Disclosure: before the deciding run, a 2-trial smoke test at ε = 1 (liver and digits, output in
+``/tmp``) checked that the digits loader works; its two digits cells were printed (adaptive
+0.896× and 1.03× best); nothing was changed after it. A 10-trial run of the other tables with the
+fix (also ``/tmp``) showed the rule failing on them (36 of 60 cells within 1.2×, max 11.7×:
+adult k = 5 at 1.9–2.3×, movement_aal k = 2 ε = 5) before the deciding run; the rule was not
+changed after it, and a variant tried after it (the first look allocated for PCA,
+``first_kind="pca"``: 35 of 60, max 70×) was not adopted.
+
+Pre-registered default rule (written and committed before the deciding run): ``DPPCA``'s default
+becomes ``method="adaptive"`` iff, for k = 2 and k = 5 over all benchmark cells (the seven
+benchmark tables × 5 ε) and the never-seen cells,
+(a) adaptive (pca-loss) / best(auto, coinpress, iid unit box) <= 1.2 in >= 90% of the cells and
+    <= 2 in every cell,
+(b) the median over the cells of adaptive (pca-loss) / auto <= 1.0,
+(c) on the never-seen tables no cell has adaptive (pca-loss) > 1.2 × auto.
+Evaluated by ``default_rule`` below on the medians of the committed run (50 trials); the outcome
+is written in the results file whichever it is.
 """
 
 from __future__ import annotations
@@ -48,8 +71,11 @@ AUTO, CP, UNIT = "auto", "coinpress", "iid, unit box"
 METHODS = (OLD, NEW, AUTO, CP, UNIT)
 PEERS = (AUTO, CP, UNIT)  # the criterion's reference: min of these
 TUNED = ("synthetic", "liver", "wdbc", "ctg")
-HELD_OUT = ("adult", "lending_club", "movement_aal")
-NEVER_SEEN = ("diabetes",)
+#: held out until round 3; used to fix the frame of the prediction (no longer held out)
+HELD_OUT = USED = ("adult", "lending_club", "movement_aal")
+NEVER_SEEN = ("diabetes", "digits")
+#: the pre-registered default rule's thresholds (module docstring)
+RULE_RATIO, RULE_SHARE, RULE_MAX, RULE_MEDIAN_AUTO, RULE_NEVER_AUTO = 1.2, 0.9, 2.0, 1.0, 1.2
 KS = (2, 5)
 
 #: Public bounds of ``load_diabetes(scaled=False)``, written before the table was run, from what
@@ -74,6 +100,16 @@ DIABETES_BOUNDS = {
 
 
 def load(name, data_home=None) -> uc.Table:
+    if name == "digits":
+        # scikit-learn's load_digits: 8 × 8 pixels, each an integer count in [0, 16] by the
+        # data's definition (the public bounds), 1797 records
+        from sklearn.datasets import load_digits
+        ds = load_digits()
+        X = np.asarray(ds.data, float)
+        lo, hi = np.zeros(X.shape[1]), np.full(X.shape[1], 16.0)
+        y = np.asarray(ds.target, float)
+        return uc.Table("digits", np.clip(X, lo, hi), y, [f"pixel_{i}" for i in range(X.shape[1])],
+                        "digit (0-9)", lo, hi, 0.0, 9.0, "[0, 16] per pixel (load_digits' definition)")
     if name != "diabetes":
         return uc.load_table(name, data_home)
     from sklearn.datasets import load_diabetes
@@ -170,7 +206,51 @@ def run(args) -> list[dict]:
 
 
 def group(ds):
-    return "tuning" if ds in TUNED else "held out" if ds in HELD_OUT else "never seen"
+    return "tuning" if ds in TUNED else "used" if ds in USED else "never seen"
+
+
+def default_rule(rows) -> tuple[bool, list[str]]:
+    """The pre-registered default rule (module docstring) on the medians of ``rows``: returns
+    ``(passed, lines)``, the lines naming every failing cell."""
+    ratios, autos, never, bad = [], [], [], []
+    for k in KS:
+        for (ds, eps), by in cells(rows, k):
+            med = {m: float(by[m]["median"]) for m in METHODS}
+            best = min(med[m] for m in PEERS)
+            r = med[NEW] / best if best > 0 else float("inf")
+            ra = med[NEW] / med[AUTO] if med[AUTO] > 0 else float("inf")
+            ratios.append((k, ds, eps, r))
+            autos.append(ra)
+            if group(ds) == "never seen":
+                never.append((k, ds, eps, ra))
+    if not ratios:
+        return False, ["- no cells"]
+    r = np.array([x[3] for x in ratios])
+    share = float(np.mean(r <= RULE_RATIO))
+    a_ok = share >= RULE_SHARE and bool(np.all(r <= RULE_MAX))
+    med_auto = float(np.median(autos))
+    b_ok = med_auto <= RULE_MEDIAN_AUTO
+    c_bad = [x for x in never if x[3] > RULE_NEVER_AUTO]
+    c_ok = bool(never) and not c_bad
+    over = [x for x in ratios if x[3] > RULE_RATIO]
+    lines = [f"- (a) adaptive / best ≤ {RULE_RATIO:g} in {int(np.sum(r <= RULE_RATIO))} of {r.size} "
+             f"cells ({100 * share:.0f}%; needs ≥ {100 * RULE_SHARE:.0f}%), max {r.max():.3g} "
+             f"(needs ≤ {RULE_MAX:g}): **{'met' if a_ok else 'NOT met'}**",
+             f"- (b) median of adaptive / auto over the {len(autos)} cells: {med_auto:.3g} (needs "
+             f"≤ {RULE_MEDIAN_AUTO:g}): **{'met' if b_ok else 'NOT met'}**",
+             f"- (c) never-seen cells with adaptive > {RULE_NEVER_AUTO:g} × auto: {len(c_bad)} of "
+             f"{len(never)}: **{'met' if c_ok else 'NOT met'}**"]
+    if over:
+        lines.append("- cells over " + f"{RULE_RATIO:g}× best: " + "; ".join(
+            f"k = {x[0]} {x[1]} ε = {x[2]:g} ({x[3]:.3g}×)" for x in over))
+    if c_bad:
+        lines.append("- never-seen cells over " + f"{RULE_NEVER_AUTO:g}× auto: " + "; ".join(
+            f"k = {x[0]} {x[1]} ε = {x[2]:g} ({x[3]:.3g}×)" for x in c_bad))
+    passed = a_ok and b_ok and c_ok
+    lines.append(f"- **outcome: {'PASSED' if passed else 'FAILED'}** (the default "
+                 f"{'becomes' if passed else 'stays'} " + ("`method=\"auto\"` → adaptive)" if passed
+                                                           else "`method=\"moments\"`)"))
+    return passed, lines
 
 
 def cells(rows, k):
@@ -178,7 +258,7 @@ def cells(rows, k):
     for r in rows:
         if r["task"] == f"pca k={k}":
             out.setdefault((r["dataset"], float(r["epsilon"])), {})[r["method"]] = r
-    order = {ds: i for i, ds in enumerate(TUNED + HELD_OUT + NEVER_SEEN)}
+    order = {ds: i for i, ds in enumerate(TUNED + USED + NEVER_SEEN)}
     keep = [(key, by) for key, by in out.items() if all(m in by for m in METHODS)]
     return sorted(keep, key=lambda x: (order.get(x[0][0], 99), x[0][1]))
 
@@ -192,12 +272,13 @@ def table_lines(rows, k):
              "`/ best` divides by it (criterion: new ≤ 1.2 on held-out cells); `cp ≥ 1.2× auto` "
              "marks cells where coinpress beats auto by ≥ 1.2× (there new must be below auto); "
              "`chosen` counts fits that spent the last release on the CoinPress step. "
-             "Held-out tables are marked *, the never-seen table **.", "",
+             "Tables used to fix the round-3 rule (held out before it) are marked *, the "
+             "never-seen tables **.", "",
              "| dataset | ε | adaptive (frobenius) | adaptive (pca-loss) | auto | coinpress | "
              "iid, unit box | frob / best | new / best | new / auto | cp ≥ 1.2× auto | "
              "chosen frob | chosen new |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    stats = {"tuning": [], "held out": [], "never seen": []}
+    stats = {"tuning": [], "used": [], "never seen": []}
     for (ds, eps), by in cs:
         med = {m: float(by[m]["median"]) for m in METHODS}
         best = min(med[m] for m in PEERS)
@@ -206,7 +287,7 @@ def table_lines(rows, k):
         ra = med[NEW] / med[AUTO] if med[AUTO] > 0 else float("nan")
         cpw = med[CP] * 1.2 <= med[AUTO]
         stats[group(ds)].append((ds, eps, rn, ro, ra, cpw))
-        star = {"tuning": "", "held out": "*", "never seen": "**"}[group(ds)]
+        star = {"tuning": "", "used": "*", "never seen": "**"}[group(ds)]
         flag = ("yes, new < auto" if ra < 1 else "**yes, new ≥ auto**") if cpw else ""
         new = f"{rn:.3g}" if rn <= 1.2 else f"**{rn:.3g}**"
         lines.append(f"| {ds}{star} | {eps:g} | " + " | ".join(uc.fmt(med[m]) for m in METHODS)
@@ -253,9 +334,23 @@ def write(rows, args) -> Path:
              "method gets the same (ε, δ), bounds and records; the trials of a cell use the same "
              "seeds for every method.", "",
              "Tuning disclosure: the PCA-loss rule was fixed looking at synthetic, liver, wdbc and "
-             "ctg only; adult, lending_club, movement_aal (held out, *) and diabetes (never seen, "
-             "**) were run once afterwards, with `--merge`. The rule: `docs/coinpress.md` § "
-             "Adaptive (PCA).", ""]
+             "ctg only (round 2). Round 3 (the frame read after DPPCA's projection) was found "
+             "by diagnosing lending_club and checked on adult, movement_aal and the tuning "
+             "tables: **adult, lending_club and movement_aal (*) are no longer held out**. The "
+             "check that counts is on the never-seen tables (**): diabetes (not looked at for "
+             "this fix) and scikit-learn's digits (1797 × 64, bounds [0, 16] per pixel; a 2-trial "
+             "smoke test at ε = 1 checked its loader before the deciding run, nothing was "
+             "changed after it). A 10-trial run of the seven benchmark tables with the fix "
+             "showed the rule failing before the deciding run (36 of 60 cells within 1.2×); "
+             "the rule was not changed. The prediction: `docs/coinpress.md` § Adaptive (PCA).",
+             "",
+             "## Pre-registered default rule (committed before the deciding run)", "",
+             "DPPCA's default becomes adaptive iff, for k = 2 and k = 5 over all benchmark cells "
+             "and the never-seen cells, (a) adaptive (pca-loss) / best(auto, coinpress, iid unit "
+             "box) ≤ 1.2 in ≥ 90% of cells and ≤ 2 in every cell, (b) the median over cells of "
+             "adaptive / auto ≤ 1.0, (c) on never-seen tables no cell has adaptive > 1.2× auto.",
+             ""]
+    lines += default_rule(rows)[1] + [""]
     for k in KS:
         lines += table_lines(rows, k)
     path = out / f"{NAME}.md"
@@ -267,8 +362,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=50)
     p.add_argument("--epsilons", type=float, nargs="+", default=list(uc.EPSILONS))
-    p.add_argument("--datasets", nargs="+", default=list(TUNED),
-                   choices=list(TUNED + HELD_OUT + NEVER_SEEN))
+    p.add_argument("--datasets", nargs="+", default=list(TUNED + USED + NEVER_SEEN),
+                   choices=list(TUNED + USED + NEVER_SEEN))
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     p.add_argument("--ks", type=int, nargs="+", default=list(KS))
     p.add_argument("--out", type=Path, default=uc.DEFAULT_OUT)

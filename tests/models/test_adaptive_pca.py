@@ -14,6 +14,7 @@ from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPCovariance, DPPCA
 from matrixdp.models.adaptive import (adaptive_covariance, coinpress_pair_variance,
                                       moments_pair_variance, pca_deficit, pca_frame)
+from matrixdp.models.covariance import project_feasible
 
 
 def _sym_noise(rng, V, reps):
@@ -125,7 +126,31 @@ def small_gap_table(n=20000, seed=0):
     return np.clip(X, lo, hi), lo, hi
 
 
-def _deficit(C, cov, k):
+def unequal_scales_table(n=5000, seed=0):
+    """Columns of very unequal public ranges, as lending_club: a balance-like feature in a box
+    [0, 2·10⁶] that it fills to ~1% (log-normal around 1.5·10⁴: λ₁ ≈ 3.5·10⁸), a day count in
+    [100, 2·10⁴] (sd 2500: λ₂ ≈ 5.8·10⁶), a score, three indicators, a feature filling its box
+    and a rate. Measured (20 seeds, ε = 0.5–2, after DPPCA's unit-box projection): the moments
+    release's deficit is 100–30,000× below the whitened step's; the frame of the unprojected
+    first release predicted the opposite in 20 of 20 fits."""
+    rng = np.random.default_rng(seed)
+    X = np.empty((n, 8))
+    X[:, 0] = rng.lognormal(np.log(1.5e4), 0.8, n)
+    X[:, 1] = rng.normal(4500.0, 2500.0, n)
+    X[:, 2] = rng.normal(700.0, 40.0, n)
+    X[:, 3:6] = rng.integers(0, 2, (n, 3))
+    X[:, 6] = rng.uniform(0.0, 50.0, n)
+    X[:, 7] = rng.normal(0.12, 0.03, n)
+    lo = np.array([0.0, 100.0, 500.0, 0.0, 0.0, 0.0, 0.0, 0.05])
+    hi = np.array([2e6, 2e4, 1000.0, 1.0, 1.0, 1.0, 50.0, 0.5])
+    return np.clip(X, lo, hi), lo, hi
+
+
+def _deficit(C, cov, k, lo=None, hi=None):
+    """Captured-variance deficit of the top-k subspace of ``cov``, after DPPCA's default
+    projection (units of the half-widths) when the bounds are given."""
+    if lo is not None:
+        cov = project_feasible(cov, lo, hi, "covariance", units="unit-box")
     top = np.linalg.eigh(cov)[1][:, ::-1][:, :k]
     return 1.0 - np.trace(top.T @ C @ top) / np.sort(np.linalg.eigvalsh(C))[::-1][:k].sum()
 
@@ -136,7 +161,8 @@ def test_the_pca_loss_prediction_ranks_the_branches(make, eps, right):
     """Known spectrum, k = 2, 50 repetitions (seeds 0–49): each repetition runs both branches
     on the same first release (``branch=``) and measures the captured-variance deficit. The
     right branch is the one with the lower median deficit, and by a margin (≥ 2×, so the case
-    is not a tie); the prediction must name it in at least 45 of 50 repetitions."""
+    is not a tie); the prediction must name it in at least 45 of 50 repetitions. The deficit is
+    measured after DPPCA's default projection, the matrix the prediction's frame is read from."""
     X, lo, hi = make()
     C = np.cov(X.T, bias=True)
     meas = {"moments": [], "coinpress": []}
@@ -145,7 +171,7 @@ def test_the_pca_loss_prediction_ranks_the_branches(make, eps, right):
         for br in meas:
             res = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, kind="pca",
                                       n_components=2, rng=s, branch=br)
-            meas[br].append(_deficit(C, res.covariance, 2))
+            meas[br].append(_deficit(C, res.covariance, 2, lo, hi))
         assert res.predicted["ranking"] == "pca-loss"
         p = res.predicted
         picked.append("coinpress" if p["coinpress"] < p["moments"] else "moments")
@@ -153,6 +179,70 @@ def test_the_pca_loss_prediction_ranks_the_branches(make, eps, right):
     wrong = "moments" if right == "coinpress" else "coinpress"
     assert med[right] * 2.0 <= med[wrong], med
     assert picked.count(right) >= 45, (picked.count(right), med)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps", [0.5, 2.0])
+def test_the_frame_of_the_projected_release_ranks_unequal_scales(eps):
+    """Very unequal public ranges (:func:`unequal_scales_table`), k = 2, 40 repetitions: both
+    branches run on the same first release and are measured after DPPCA's projection. The
+    moments release is right by ≥ 10× (median); the prediction read in the frame of the
+    projected first release (the default) must name it in ≥ 34 of 40 fits. The frame of the
+    unprojected first release (``projection="none"``, the previous rule, here asked to predict
+    the same post-processing) names it in at most 6 of 40: the assertion fails for it."""
+    X, lo, hi = unequal_scales_table()
+    C = np.cov(X.T, bias=True)
+    meas = {"moments": [], "coinpress": []}
+    picked = {"unit-box": 0, "none": 0}
+    for s in range(40):
+        for br in meas:
+            res = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, kind="pca",
+                                      n_components=2, rng=s, branch=br)
+            meas[br].append(_deficit(C, res.covariance, 2, lo, hi))
+        for proj in picked:
+            p = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, kind="pca",
+                                    n_components=2, rng=s, branch="moments",
+                                    projection=proj).predicted
+            picked[proj] += p["moments"] <= p["coinpress"]
+    med = {br: float(np.median(v)) for br, v in meas.items()}
+    assert med["moments"] * 10.0 <= med["coinpress"], med
+    assert picked["unit-box"] >= 34, (picked, med)
+    assert picked["none"] <= 6, (picked, med)
+
+
+@pytest.mark.parametrize("units", ["unit-box", "original"])
+def test_the_frame_projection_is_dppcas(units):
+    """The projection the frame is read after is DPPCA's (``project_feasible``), bit for bit,
+    on noisy symmetric matrices with negative eigenvalues and a zero-width feature."""
+    from matrixdp.models.adaptive import project_feasible_units
+
+    rng = np.random.default_rng(5)
+    lo = np.array([0.0, -3.0, 10.0, 2.0, 0.0])
+    hi = np.array([2e6, 3.0, 20.0, 2.0, 1.0])
+    for _ in range(20):
+        A = rng.normal(size=(5, 5)) * np.outer(hi - lo + 1, hi - lo + 1) * 0.3
+        A = 0.5 * (A + A.T)
+        np.testing.assert_array_equal(project_feasible_units(A, lo, hi, units),
+                                      project_feasible(A, lo, hi, "covariance", units=units))
+
+
+def test_the_frame_projection_is_validated_and_reaches_dppca():
+    """``projection`` is checked; DPPCA hands its own projection to the ranking (``"noise"``
+    falls back to ``"unit-box"`` for this method, as its post-processing does)."""
+    X, lo, hi = unequal_scales_table(2000)
+    with pytest.raises(InvalidParameterError):
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                            projection="noise")
+    a = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+              projection="noise", random_state=4).fit(X)
+    b = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+              random_state=4).fit(X)
+    assert a.projection_ == b.projection_ == "unit-box"
+    assert a.adaptive_predicted_ == b.adaptive_predicted_
+    np.testing.assert_array_equal(a.components_, b.components_)
+    c = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                            rng=4)
+    assert c.predicted == b.adaptive_predicted_
 
 
 @pytest.mark.parametrize("make,eps", [(large_gap_table, 0.3), (large_gap_table, 3.0),

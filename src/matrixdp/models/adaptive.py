@@ -25,7 +25,7 @@ import numpy as np
 
 from ..calibration.gaussian import gaussian_epsilon, max_gaussian_shift
 from ..errors import InvalidParameterError
-from ..feasible import project_covariance
+from ..feasible import covariance_entry_bounds, project_covariance, project_psd_box
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
@@ -35,7 +35,7 @@ from .coinpress import (BETA, gdp_release, unwhiten, whitened_records, whitened_
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
            "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",
            "pca_frame", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO", "COUNT_Z", "DECISIONS",
-           "RANKINGS", "RESOLVE_Z"]
+           "RANKINGS", "RESOLVE_Z", "FRAME_PROJECTIONS"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -59,6 +59,9 @@ RESOLVE_Z = 2.0
 #: covariance) or ``"pca-loss"`` (expected captured-variance deficit of the top-q subspace;
 #: ``docs/coinpress.md`` § Adaptive (PCA)).
 RANKINGS = ("frobenius", "pca-loss")
+#: The post-processings of the released covariance the PCA-loss frame can be read after
+#: (:func:`adaptive_covariance`'s ``projection``; DPPCA's choices).
+FRAME_PROJECTIONS = ("unit-box", "original", "none")
 
 
 @dataclass(frozen=True)
@@ -271,6 +274,21 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z):
     return U, np.where(keep, g, 0.0)
 
 
+def project_feasible_units(C, lower, upper, units):
+    """``C`` projected onto the covariances the public box allows, in ``units`` (``"unit-box"``
+    or ``"original"``): the same computation as
+    :func:`~matrixdp.models.covariance.project_feasible` with ``kind="covariance"``, which
+    :class:`~matrixdp.models.DPPCA` applies to its release (post-processing of public bounds and
+    a DP release; here rather than imported, as ``covariance`` imports this module)."""
+    h = 0.5 * (np.asarray(upper, dtype=np.float64) - np.asarray(lower, dtype=np.float64))
+    if units == "original":
+        return project_psd_box(C, *covariance_entry_bounds(h * h), tol=1e-9, max_iter=300)
+    unit = np.where(h > 0, h, 1.0)
+    uu = np.outer(unit, unit)
+    bounds = covariance_entry_bounds(np.where(h > 0, 1.0, 0.0))
+    return project_psd_box(C / uu, *bounds, tol=1e-9, max_iter=300) * uu
+
+
 def pca_deficit(g, s):
     r"""Expected loss of captured variance of one pair of eigen-directions with gap ``g`` under
     an off-diagonal perturbation of variance ``s``: ``(g/2)(1 − g/√(g² + 4s))`` (the rotation
@@ -290,7 +308,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         margin: float = 1.0, beta: float = BETA,
                         select_units: str | None = None,
                         decision: str = "counts", first_kind: str | None = None,
-                        ranking: str | None = None, branch: str | None = None) -> AdaptiveResult:
+                        ranking: str | None = None, branch: str | None = None,
+                        projection: str = "unit-box") -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -366,6 +385,13 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     branch : {"moments", "coinpress"}, optional
         Spend the last release on this branch whatever the prediction (diagnostics and tests:
         the predictions and the statistic are computed and released as usual).
+    projection : {"unit-box", "original", "none"}, default "unit-box"
+        ``ranking="pca-loss"`` only: the post-processing the caller applies to the released
+        covariance before its eigendecomposition (:class:`~matrixdp.models.DPPCA`'s
+        ``projection``; ``"noise"`` falls back to ``"unit-box"`` there for this method). The
+        prediction's eigen-frame and gaps are read from the first release post-processed the
+        same way (:func:`~matrixdp.models.covariance.project_feasible` with the public bounds;
+        ``docs/coinpress.md`` § Adaptive (PCA), "The frame of the projected release").
 
     Returns
     -------
@@ -391,6 +417,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         raise InvalidParameterError("ranking", "'pca-loss' needs kind='pca' and "
                                                "decision='counts'")
     ranking_used = ranking
+    if projection not in FRAME_PROJECTIONS:
+        raise InvalidParameterError("projection", f"must be one of {FRAME_PROJECTIONS}, got "
+                                                  f"{projection!r}")
     if branch not in (None, "moments", "coinpress"):
         raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
                                               f"{branch!r}")
@@ -462,9 +491,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
 
         q = k if n_components is None else min(int(n_components), k)
         if ranking == "pca-loss" and q < k:
-            # the first release's eigen-frame and its gaps, the noise's inflation removed
-            # (post-processing of the first release; docs/coinpress.md § Adaptive (PCA))
-            U1, gaps = pca_frame(C, plan1.entry_variance, m, t, q)
+            # the first release's eigen-frame and its gaps, the noise's inflation removed, read
+            # from the first release post-processed as the caller will post-process the last
+            # one (post-processing of the first release and the public bounds;
+            # docs/coinpress.md § Adaptive (PCA))
+            C_frame = C if projection == "none" else project_feasible_units(
+                C, lo_l, hi_l, projection)
+            U1, gaps = pca_frame(C_frame, plan1.entry_variance, m, t, q)
+            del C_frame
         else:
             ranking_used = "frobenius"
 

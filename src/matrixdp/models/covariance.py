@@ -89,10 +89,11 @@ def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
 
 
 def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, kind="covariance",
-                 n_components=None):
+                 n_components=None, **options):
     """Fit ``estimator`` with :func:`~matrixdp.models.adaptive.adaptive_covariance`; sets the
     release attributes (``noise_ = "adaptive"``, ``adaptive_choice_``, ``adaptive_predicted_``)
-    and returns ``(covariance, location)`` (not yet projected)."""
+    and returns ``(covariance, location)`` (not yet projected). ``options`` go to
+    ``adaptive_covariance`` (DPPCA: ``projection``)."""
     from .adaptive import adaptive_covariance
 
     if is_dask_collection(X):
@@ -101,7 +102,7 @@ def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, kind="covarianc
     res = adaptive_covariance(
         X, lo, hi, epsilon=epsilon, delta=delta, kind=kind, n_components=n_components,
         rng=estimator.random_state,
-        charging=lambda p: charging(estimator.accountant, p, label=label))
+        charging=lambda p: charging(estimator.accountant, p, label=label), **options)
     if hasattr(estimator, "moments_"):  # a previous moments fit's release
         del estimator.moments_
     estimator.privacy_ = res.privacy
