@@ -288,7 +288,8 @@ def default_rule_lines(rows) -> list[str]:
              "cells and ≤ 1.5× in every cell, (b) the median over cells of adaptive / auto is "
              "≤ 1.0, and (c) no never-seen cell has adaptive > 1.2× auto. 50 trials per cell.", "",
              f"- cells: {r['bench']} benchmark + {r['never']} never-seen"
-             + ("" if r["complete"] else " (**incomplete**: the rule cannot pass on a partial run)"),
+             + ("" if r["complete"]
+                else " (**incomplete**: the rule cannot pass on a partial run)"),
              f"- (a) cells ≤ 1.2× best: {r['share']:.1%} (need ≥ 95%); max {r['max']:.3g}× "
              f"(need ≤ 1.5): {yes[r['a']]}"
              + (" — cells above 1.2×: " + "; ".join(f"{name(x)} ({x['new']:.3g}×)"

@@ -381,7 +381,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
        (the first version): the scalar ``b = (1/n) Σ g`` with sensitivity
        ``Σ_i D_i²(h_i + |m̂_i|)²/n``. ``b`` bounds the Frobenius norm of the clipping bias;
     3. with the rest, ``μ₂² = μ*² − μ₁² − μ_b²``: the CoinPress step if
-       ``P_cp + b̂² < P_mom`` (``"capped"``: ``b̂ + DECISION_Z·sd(b̂)`` in place of ``b̂``), else a second moments release with the same allocation averaged
+       ``P_cp + b̂² < P_mom`` (``"capped"``: ``b̂ + DECISION_Z·sd(b̂)`` in place of ``b̂``),
+       else a second moments release with the same allocation averaged
        with the first entry by entry with inverse-variance weights.
 
     Parameters
