@@ -10,8 +10,8 @@ import pytest
 from matrixdp.calibration.gaussian import max_gaussian_shift
 from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPCovariance, DPPCA
-from matrixdp.models.adaptive import (adaptive_covariance, clipping_loss_bins,
-                                      clipping_loss_counts)
+from matrixdp.models.adaptive import (COUNT_Z, DECISION_Z, adaptive_covariance, capped_level,
+                                      clipping_loss_bins, clipping_loss_counts, read_counts)
 from matrixdp.models.coinpress import whitening
 
 
@@ -67,7 +67,9 @@ def test_charges_once_before_noise_and_is_reproducible():
     assert est.noise_ == "adaptive"
     assert est.adaptive_choice_ in ("moments", "coinpress")
     assert set(est.adaptive_predicted_) == {"moments", "coinpress", "clipping_loss",
-                                           "clipping_loss_sd", "statistic", "ranking"}
+                                           "clipping_loss_sd", "statistic", "ranking",
+                                           "reading", "clipping_loss_reading_sd",
+                                           "reading_level"}
     assert est.adaptive_predicted_["ranking"] == "frobenius"  # the covariance path
     assert len(acc.spends) == 1 and acc.spends[0][1] == est.privacy_
     assert est.privacy_.mu == pytest.approx(max_gaussian_shift(1.0, 1e-6))
@@ -291,3 +293,91 @@ def test_old_decision_is_still_available_and_reported():
     assert old.predicted["statistic"] == "clipping-loss"
     with pytest.raises(InvalidParameterError, match="decision"):
         adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, decision="trace")
+
+
+def test_the_capped_level_gives_the_reading_its_stated_noise():
+    """``capped_level``: the capped reading's noise sd ``σ√(Σ min(τ_j, L)²)/n`` equals the
+    threshold over ``COUNT_Z`` whenever ``L`` is below the top edge, and is at most that when every
+    bin is read in full (``L = τ_J``). 300 random (edges, σ, n, threshold) cases."""
+    rng = np.random.default_rng(11)
+    below = 0
+    for _ in range(300):
+        thr = float(10 ** rng.uniform(-3, 3))
+        cap = thr * float(10 ** rng.uniform(0, 6))
+        edges = clipping_loss_bins(thr, cap)
+        sigma = float(10 ** rng.uniform(0, 2.5))
+        n = int(10 ** rng.uniform(2, 5.5))
+        L = capped_level(edges, sigma, n, thr)
+        w = np.minimum(edges[1:], L)
+        sd = sigma * math.sqrt(float(np.sum(w * w))) / n
+        if L < edges[-1]:
+            below += 1
+            assert sd == pytest.approx(thr / COUNT_Z, rel=1e-9)
+        else:
+            assert L == edges[-1] and sd <= thr / COUNT_Z * (1 + 1e-12)
+    assert 30 < below < 270  # both cases occur
+
+
+def _noisy_reads(exact, edges, sigma, n, thr, reading, draws=4000, seed=3):
+    rng = np.random.default_rng(seed)
+    noisy = exact[None, :] + rng.normal(0.0, sigma, (draws, exact.size))
+    return np.array([read_counts(y, edges, sigma, n, thr, reading)[:2] for y in noisy])
+
+
+def test_the_capped_reading_sees_a_thin_tail_that_the_threshold_reading_reads_as_zero():
+    """A heavy tail of few records per bin (adult's shape: 130, 70, 40, 18, 2 records in the
+    top bins, ~ the bins' noise sd 18): the threshold reading keeps only the bins above 3 sds and
+    reads the tail as ~nothing; the capped reading is unbiased for ``Σ min(τ_j, L) n_j / n``
+    (the resolved bins' excess only adds) with the noise sd it reports (±10%).
+    4000 noise draws, fixed seed."""
+    thr, n, sigma = 1.0, 32561, 18.2
+    edges = clipping_loss_bins(thr, 1.6e4 * thr)
+    exact = np.zeros(edges.size - 1)
+    exact[-5:] = [130, 70, 40, 18, 2]
+    L = capped_level(edges, sigma, n, thr)
+    capped_part = float(np.sum(np.minimum(edges[1:], L) * exact)) / n
+    true_upper = float(np.sum(edges[1:] * exact)) / n  # the tail read at the bins' upper edges
+    assert true_upper > 4 * thr  # the whitened step's bias is far above the threshold
+    cap_reads = _noisy_reads(exact, edges, sigma, n, thr, "capped")
+    thr_reads = _noisy_reads(exact, edges, sigma, n, thr, "threshold")
+    se = cap_reads[:, 0].std() / math.sqrt(len(cap_reads))
+    assert cap_reads[:, 0].mean() >= capped_part - 4 * se
+    # without the resolved bins' excess, the reading is unbiased with the sd it reports
+    w = np.minimum(edges[1:], L)
+    rng = np.random.default_rng(3)
+    lin = (exact[None, :] + rng.normal(0.0, sigma, (4000, exact.size))) @ w / n
+    assert lin.mean() == pytest.approx(capped_part, abs=4 * lin.std() / math.sqrt(4000))
+    assert lin.std() == pytest.approx(cap_reads[0, 1], rel=0.1)
+    assert cap_reads[0, 1] == pytest.approx(thr / COUNT_Z, rel=1e-9)
+    # the choice: the whitened step only if b̂ + DECISION_Z sd < threshold
+    choose_cp = cap_reads[:, 0] + DECISION_Z * cap_reads[:, 1] < thr
+    assert choose_cp.mean() < 0.05
+    # the previous reading misses most of the tail and would choose the whitened step often
+    assert np.median(thr_reads[:, 0]) < 0.25 * true_upper
+    assert (thr_reads[:, 0] < thr).mean() > 0.5
+
+
+def test_an_empty_histogram_rarely_blocks_the_whitened_step():
+    """No record is clipped (every count 0): the capped reading is pure noise of sd
+    threshold/COUNT_Z, so ``b̂ + DECISION_Z·sd`` exceeds the threshold with probability
+    ``P(Z > COUNT_Z − DECISION_Z) = 6.7%`` (plus the rare false resolution of a bin): at most 9%
+    of 4000 draws, fixed seed."""
+    thr, n, sigma = 1.0, 2126, 8.0
+    edges = clipping_loss_bins(thr, 1.0e3 * thr)
+    exact = np.zeros(edges.size - 1)
+    reads = _noisy_reads(exact, edges, sigma, n, thr, "capped")
+    blocked = reads[:, 0] + DECISION_Z * reads[:, 1] >= thr
+    assert 0.04 < blocked.mean() < 0.09
+
+
+def test_the_reading_is_chosen_by_kind_and_reported():
+    X = tailed_table(20000)
+    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
+    cov = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=0)
+    assert cov.predicted["statistic"] == "counts"
+    assert cov.predicted["reading"] == "capped"
+    assert cov.predicted["clipping_loss_reading_sd"] > 0
+    old = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=0, reading="threshold")
+    assert old.predicted["reading"] == "threshold"
+    with pytest.raises(InvalidParameterError, match="reading"):
+        adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, reading="median")

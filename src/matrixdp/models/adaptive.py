@@ -34,8 +34,9 @@ from .coinpress import (BETA, gdp_release, unwhiten, whitened_records, whitened_
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
            "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",
-           "pca_frame", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO", "COUNT_Z", "DECISIONS",
-           "RANKINGS", "RESOLVE_Z", "FRAME_PROJECTIONS"]
+           "pca_frame", "read_counts", "capped_level", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO",
+           "COUNT_Z", "DECISION_Z", "DECISIONS", "READINGS", "RANKINGS", "RESOLVE_Z",
+           "FRAME_PROJECTIONS"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -47,6 +48,17 @@ BIN_RATIO = 4.0
 #: A released count is read as zero unless it exceeds ``COUNT_Z`` noise standard deviations
 #: (a bin with no record passes with probability 0.13%).
 COUNT_Z = 3.0
+#: How the released counts are read into ``b̂`` (``docs/coinpress.md`` § Adaptive, "Reading"):
+#: ``"capped"`` (default for ``kind="covariance"``): every bin, at ``min(τ_j, L)``, with the level
+#: ``L`` the largest whose reading has noise sd at most ``threshold/COUNT_Z``, plus the excess
+#: ``τ_j − L`` of the bins above ``L`` whose count exceeds ``COUNT_Z`` sds; ``"threshold"`` (the
+#: previous reading, default for ``kind="pca"``): only the bins whose count exceeds ``COUNT_Z``
+#: sds, at ``τ_j``.
+READINGS = ("capped", "threshold")
+#: The capped reading chooses the whitened step only if ``b̂ + DECISION_Z·sd(b̂)`` is below the
+#: decision threshold (an upper confidence value: the reading misses the part of the records'
+#: losses above ``L``, so an unresolved tail errs towards the moments release).
+DECISION_Z = 1.5
 #: Lower edge of the first bin, as a fraction of the decision threshold ``√(margin)``.
 FIRST_EDGE = 1.0 / 16.0
 #: The private statistics the choice can be made from: ``"counts"`` (the histogram, default) and
@@ -85,7 +97,11 @@ class AdaptiveResult:
         ``"clipping_loss_sd"``: the statistic's noise standard deviation (in records for the
         counts; public); ``"statistic"``: ``"counts"``, ``"clipping-loss"`` or ``"none"`` (the
         first release decided); ``"ranking"``: ``"frobenius"`` or ``"pca-loss"`` (what the
-        two predictions measure). All functions of DP releases and public inputs only.
+        two predictions measure); ``"reading"``: ``"capped"``, ``"threshold"`` or ``"none"``;
+        ``"clipping_loss_reading_sd"``: the noise sd of the capped reading ``b̂`` (0 for the
+        others; the capped ``b̂`` is not floored, it may be negative) and ``"reading_level"``
+        its level ``L`` (NaN without counts). All functions of DP releases and public inputs
+        only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
         chosen).
@@ -160,6 +176,56 @@ def clipping_loss_counts(Xl, center, m, A, r2, weights, edges) -> np.ndarray:
     j = np.minimum(j, nb)  # rounding above the last edge (cap) stays in the last bin
     counts = np.bincount(j, minlength=nb + 1)[1:].astype(np.float64)
     return counts
+
+
+def capped_level(edges, sigma: float, n: int, threshold: float, z: float = COUNT_Z) -> float:
+    r"""The level ``L`` of the capped reading (public: edges, noise sd, ``n``, threshold).
+
+    The reading ``(1/n) Σ_j min(τ_j, L) ñ_j`` of counts released with i.i.d. noise of sd ``σ``
+    has noise sd ``σ √(Σ_j min(τ_j, L)²) / n``, increasing in ``L``; ``L`` is the largest value
+    at which it is at most ``threshold / z`` (``τ_J``, every bin read in full, if that is already
+    the case at ``L = τ_J``). On ``[τ_{i−1}, τ_i]`` the sum is ``Σ_{j<i} τ_j² + (J − i + 1)L²``,
+    so ``L`` is found in closed form on the first segment that holds it (vectorised over bins).
+    """
+    tau = np.asarray(edges, dtype=np.float64)[1:]
+    J = tau.size
+    if J == 0 or not (sigma > 0 and n > 0 and threshold > 0):
+        return float(tau[-1]) if J else 0.0
+    target = (n * threshold / (z * sigma)) ** 2  # the allowed Σ_j min(τ_j, L)²
+    if float(np.sum(tau * tau)) <= target:
+        return float(tau[-1])
+    below = np.concatenate(([0.0], np.cumsum(tau * tau)[:-1]))  # Σ_{j<i} τ_j², i = 1 … J
+    left = np.arange(J, 0, -1, dtype=np.float64)  # bins read at L on segment i: J − i + 1
+    L = np.sqrt(np.maximum(target - below, 0.0) / left)
+    i = int(np.argmax(L <= tau))  # the first segment whose L lies at or below its upper edge
+    return float(L[i])
+
+
+def read_counts(noisy, edges, sigma: float, n: int, threshold: float,
+                reading: str = "capped", z: float = COUNT_Z) -> tuple[float, float, float]:
+    r"""The reading ``b̂`` of the clipping loss from the released counts (post-processing).
+
+    ``"threshold"``: ``b̂ = Σ_j τ_j ñ_j / n`` over the bins with ``ñ_j > z σ`` (others read as
+    0); returns ``(b̂, 0, τ_J)`` (its noise is not used by the choice). ``"capped"``:
+    ``b̂ = (1/n)[Σ_j min(τ_j, L) ñ_j + Σ_{j: τ_j > L, ñ_j > zσ} (τ_j − L) ñ_j]`` with
+    ``L = capped_level(edges, σ, n, threshold, z)``: every bin is read (a tail of few records
+    per bin is no longer read as zero), each record at most at ``L`` unless its bin is resolved;
+    the first sum is unbiased for ``(1/n) Σ_j min(τ_j, L) n_j >= (1/n) Σ_i min(g_i, L)`` with
+    noise sd ``s = σ √(Σ_j min(τ_j, L)²)/n <= threshold/z``. Returns ``(b̂, s, L)``.
+    Functions of the released counts and public values only (``docs/coinpress.md``
+    § Adaptive, "Reading").
+    """
+    y = np.asarray(noisy, dtype=np.float64).ravel()
+    tau = np.asarray(edges, dtype=np.float64)[1:]
+    kept = np.where(y > z * sigma, y, 0.0)
+    if reading == "threshold":
+        return float(np.sum(tau * kept)) / n, 0.0, float(tau[-1])
+    if reading != "capped":
+        raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
+    L = capped_level(edges, sigma, n, threshold, z)
+    w = np.minimum(tau, L)
+    b = (float(np.sum(w * y)) + float(np.sum((tau - w) * kept))) / n
+    return b, float(sigma * math.sqrt(float(np.sum(w * w))) / n), L
 
 
 def moments_loss(V, m, weights, t, v_first=None) -> float:
@@ -309,7 +375,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         select_units: str | None = None,
                         decision: str = "counts", first_kind: str | None = None,
                         ranking: str | None = None, branch: str | None = None,
-                        projection: str = "unit-box") -> AdaptiveResult:
+                        projection: str = "unit-box",
+                        reading: str | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -327,12 +394,15 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
        needed and ``μ_b`` goes to the last release; otherwise the histogram of the records'
        clipping losses ``g = ‖D(x − c − m̂)‖²(1 − f²)`` in geometric bins placed around the
        decision threshold ``√(P_mom − P_cp)`` (:func:`clipping_loss_counts`, sensitivity
-       ``√2``), read as ``b̂ = Σ_j τ_j ñ_j / n`` over the bins whose noisy count exceeds
-       ``COUNT_Z`` noise sds (``τ_j`` the bin's upper edge). ``decision="clipping-loss"``
+       ``√2``), read into ``b̂`` (``reading``: ``"capped"``, every bin at
+       ``min(τ_j, L)`` with noise sd at most the threshold over ``COUNT_Z``, or ``"threshold"``,
+       ``Σ_j τ_j ñ_j / n`` over the bins whose noisy count exceeds ``COUNT_Z`` noise sds, ``τ_j``
+       the bin's upper edge). ``decision="clipping-loss"``
        (the first version): the scalar ``b = (1/n) Σ g`` with sensitivity
        ``Σ_i D_i²(h_i + |m̂_i|)²/n``. ``b`` bounds the Frobenius norm of the clipping bias;
     3. with the rest, ``μ₂² = μ*² − μ₁² − μ_b²``: the CoinPress step if
-       ``P_cp + b̂² < P_mom``, else a second moments release with the same allocation averaged
+       ``P_cp + b̂² < P_mom`` (``"capped"``: ``b̂ + DECISION_Z·sd(b̂)`` in place of ``b̂``),
+       else a second moments release with the same allocation averaged
        with the first entry by entry with inverse-variance weights.
 
     Parameters
@@ -382,6 +452,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         whitened step's clipping bias ``b`` enters by concavity as at most
         ``(b²/2)·max ∂/∂s`` (``docs/coinpress.md`` § Adaptive (PCA)). Post-processing of the
         first release and public inputs only: the releases and their shares are unchanged.
+    reading : {"capped", "threshold"}, optional
+        How ``decision="counts"`` reads the released counts (:func:`read_counts`). Default
+        ``"capped"`` for ``kind="covariance"``: every bin read at ``min(τ_j, L)`` (the level
+        ``L`` set so that the reading's noise sd is at most the decision threshold over
+        ``COUNT_Z``), plus the excess above ``L`` of the resolved bins, and the whitened step
+        chosen only if ``b̂ + DECISION_Z·sd(b̂)`` is below the threshold. ``"threshold"``
+        (default for ``kind="pca"``, whose ranking was not re-measured with the new reading):
+        only the bins whose count exceeds ``COUNT_Z`` sds, at their upper edges.
     branch : {"moments", "coinpress"}, optional
         Spend the last release on this branch whatever the prediction (diagnostics and tests:
         the predictions and the statistic are computed and released as usual).
@@ -420,6 +498,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if projection not in FRAME_PROJECTIONS:
         raise InvalidParameterError("projection", f"must be one of {FRAME_PROJECTIONS}, got "
                                                   f"{projection!r}")
+    if reading is None:
+        reading = "capped" if kind == "covariance" else "threshold"
+    if reading not in READINGS:
+        raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
     if branch not in (None, "moments", "coinpress"):
         raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
                                               f"{branch!r}")
@@ -533,6 +615,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             raise RuntimeError("no budget left for the last release")
         pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
         b_hat, sigma_b, mu_b_got = 0.0, 0.0, 0.0
+        b_sd, level = 0.0, math.nan
         stat = "none"
         Y = None
         if decision == "clipping-loss":
@@ -556,10 +639,16 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 noisy, sigma_b, mu_b_got = gdp_release(counts, math.sqrt(2.0), mu_b, epsilon,
                                                        delta, gen)
                 del counts
-                kept = np.where(noisy > COUNT_Z * sigma_b, noisy, 0.0)
-                # each bin read at its upper edge: an upper bound of the binned part of b (up
-                # to the counts' noise), so the choice errs towards the moments release
-                b_hat = float(np.sum(np.minimum(edges[1:], cap) * kept)) / n
+                # each bin read at its upper edge (an upper bound of its records' losses), so
+                # the choice errs towards the moments release; "capped": every bin, each record
+                # at most at the level L whose reading has noise sd <= threshold/COUNT_Z
+                # (docs/coinpress.md § Adaptive, "Reading")
+                b_hat, b_sd, level = read_counts(noisy, np.minimum(edges, cap), sigma_b, n,
+                                                 math.sqrt(gap / coef), reading)
+                if reading == "capped":
+                    b_dec = max(b_hat + DECISION_Z * b_sd, 0.0)
+                else:
+                    b_dec = b_hat
                 stat = "counts"
             else:
                 # no statistic can change the choice: μ_b goes to the last release (one
@@ -567,7 +656,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 # same value at μ_b and μ₂, so the composition below is unchanged)
                 mu2 = mu_rest
                 pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
-        pred_cp = noise_cp + min(coef * b_hat * b_hat, sat)
+        if stat != "counts":
+            b_dec = b_hat
+        pred_cp = noise_cp + min(coef * b_dec * b_dec, sat)
         # 3. the rest of the budget where the expected loss is smaller
         if (pred_cp < pred_mom) if branch is None else (branch == "coinpress"):
             Gy, _, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen, Z,
@@ -595,6 +686,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     return AdaptiveResult(cov, loc, guarantee, choice,
                           {"moments": float(pred_mom), "coinpress": float(pred_cp),
                            "clipping_loss": b_hat, "clipping_loss_sd": float(sigma_b),
-                           "statistic": stat, "ranking": ranking_used},
+                           "statistic": stat, "ranking": ranking_used,
+                           "reading": reading if stat == "counts" else "none",
+                           "clipping_loss_reading_sd": b_sd, "reading_level": level},
                           allocation,
                           (mu1, mu_b_got, mu2_got), V)
