@@ -24,6 +24,7 @@ from .errors import InvalidParameterError, InvalidShapeError
 
 __all__ = [
     "FEASIBLE_REFERENCES",
+    "project_feasible",
     "clamp",
     "covariance_entry_bounds",
     "nearest_correlation",
@@ -632,6 +633,57 @@ for _func in (project_psd, project_psd_box, project_psd_diagonal, project_covari
               nearest_correlation):
     _func.__doc__ = (_func.__doc__ or "") + FEASIBLE_REFERENCES
 del _func
+
+
+def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "original",
+                     noise_variance=None) -> np.ndarray:
+    """Frobenius projection of a released matrix onto what the public box allows (post-processing).
+
+    ``"covariance"``/``"correlation"``: PSD, variances in ``[0, h_i²]`` (Popoviciu, ``h`` the
+    public half-widths) and ``|C_ij| <= h_i h_j`` (Cauchy–Schwarz); ``"gram"``: PSD and every
+    entry between the public bounds of the mean of ``x_i x_j``. The true matrix lies in the set,
+    so the projection never increases the Frobenius error *in the units it is computed in*:
+    ``units="original"`` (the loss of a covariance), ``"unit-box"`` (units of the half-widths:
+    the loss of a correlation or of PCA on features of unequal ranges) or ``"noise"`` (the
+    noise's own metric, as the regression path: units ``v_i^{1/4}`` with ``v_i`` the noise
+    variance of the diagonal entry ``i``, given as ``noise_variance``, a ``(d, d)`` matrix of
+    entry variances or its diagonal; entry ``(i, j)`` is weighted ``1/sqrt(v_i v_j)``, the
+    rank-one diagonal-congruence approximation of ``1/Var(E_ij)``). Every choice is a positive
+    diagonal congruence, so each projects onto the same set; a projection in one unit system
+    can increase the error measured in another (``docs/postprocessing.md``).
+    """
+    def _project_psd_box(matrix, lower, upper):
+        return project_psd_box(matrix, lower, upper, tol=1e-9, max_iter=300)
+
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    if kind == "gram":
+        return _project_psd_box(cov, *second_moment_entry_bounds(lo, hi))
+    h = 0.5 * (hi - lo)
+    if units == "original":
+        return _project_psd_box(cov, *covariance_entry_bounds(h * h))
+    # the other choices: the same projection in per-feature units (a diagonal congruence),
+    # with the entry bounds expressed in those units
+    if units == "unit-box":
+        unit = np.where(h > 0, h, 1.0)
+        uu = np.outer(unit, unit)
+        bounds = covariance_entry_bounds(np.where(h > 0, 1.0, 0.0))
+    elif units == "noise":
+        if noise_variance is None:
+            raise InvalidParameterError("noise_variance", "units='noise' needs the release's "
+                                                          "(public) entry variances")
+        v = np.asarray(noise_variance, dtype=np.float64)
+        v = np.diagonal(v) if v.ndim == 2 else v
+        if v.shape != h.shape:
+            raise InvalidParameterError("noise_variance", f"must have {h.size} diagonal "
+                                                          f"entries, got shape {v.shape}")
+        unit = np.where(v > 0, np.sqrt(np.sqrt(np.maximum(v, 0.0))), 1.0)
+        uu = np.outer(unit, unit)
+        bounds = tuple(b / uu for b in covariance_entry_bounds(h * h))
+    else:
+        raise InvalidParameterError("units", "must be 'original', 'unit-box' or 'noise', "
+                                             f"got {units!r}")
+    return _project_psd_box(cov / uu, *bounds) * uu
 
 
 class ShrinkageResult(NamedTuple):

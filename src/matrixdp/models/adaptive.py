@@ -25,7 +25,7 @@ import numpy as np
 
 from ..calibration.gaussian import gaussian_epsilon, max_gaussian_shift
 from ..errors import InvalidParameterError
-from ..feasible import covariance_entry_bounds, project_covariance, project_psd_box
+from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
@@ -340,21 +340,6 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z):
     return U, np.where(keep, g, 0.0)
 
 
-def project_feasible_units(C, lower, upper, units):
-    """``C`` projected onto the covariances the public box allows, in ``units`` (``"unit-box"``
-    or ``"original"``): the same computation as
-    :func:`~matrixdp.models.covariance.project_feasible` with ``kind="covariance"``, which
-    :class:`~matrixdp.models.DPPCA` applies to its release (post-processing of public bounds and
-    a DP release; here rather than imported, as ``covariance`` imports this module)."""
-    h = 0.5 * (np.asarray(upper, dtype=np.float64) - np.asarray(lower, dtype=np.float64))
-    if units == "original":
-        return project_psd_box(C, *covariance_entry_bounds(h * h), tol=1e-9, max_iter=300)
-    unit = np.where(h > 0, h, 1.0)
-    uu = np.outer(unit, unit)
-    bounds = covariance_entry_bounds(np.where(h > 0, 1.0, 0.0))
-    return project_psd_box(C / uu, *bounds, tol=1e-9, max_iter=300) * uu
-
-
 def pca_deficit(g, s):
     r"""Expected loss of captured variance of one pair of eigen-directions with gap ``g`` under
     an off-diagonal perturbation of variance ``s``: ``(g/2)(1 − g/√(g² + 4s))`` (the rotation
@@ -577,8 +562,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             # from the first release post-processed as the caller will post-process the last
             # one (post-processing of the first release and the public bounds;
             # docs/coinpress.md § Adaptive (PCA))
-            C_frame = C if projection == "none" else project_feasible_units(
-                C, lo_l, hi_l, projection)
+            C_frame = C if projection == "none" else project_feasible(
+                C, lo_l, hi_l, "covariance", units=projection)
             U1, gaps = pca_frame(C_frame, plan1.entry_variance, m, t, q)
             del C_frame
         else:
