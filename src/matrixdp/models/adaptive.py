@@ -453,7 +453,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         covariance before its eigendecomposition (:class:`~matrixdp.models.DPPCA`'s
         ``projection``; ``"noise"`` falls back to ``"unit-box"`` there for this method). The
         prediction's eigen-frame and gaps are read from the first release post-processed the
-        same way (:func:`~matrixdp.models.covariance.project_feasible` with the public bounds;
+        same way (:func:`~matrixdp.feasible.project_feasible` with the public bounds;
         ``docs/coinpress.md`` § Adaptive (PCA), "The frame of the projected release").
 
     Returns
