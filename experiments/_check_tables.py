@@ -1,0 +1,98 @@
+"""Check tables for the estimators (issue #24): tables no rule of ``matrixdp.models`` was chosen on.
+
+Each loader returns an ``_utility_common.Table`` whose records are clipped to PUBLIC bounds written
+from the dataset's documentation and the definition of its codes, never from the table. Status
+(update it when a table is used to design a rule):
+
+* ``digits`` — scikit-learn's ``load_digits`` (1797 × 64 pixel counts, [0, 16] by definition).
+  Seen in round 3 by ``adaptive_covariance.py`` and ``adaptive_pca.py`` (used as never-seen there).
+* ``anes96`` — statsmodels' 1996 American National Election Study extract (944 × 10 features,
+  target ``vote``). **Never seen**: the bounds below were written from
+  ``statsmodels.datasets.anes96.NOTE`` and committed before any run on the table and before any
+  of its values was printed.
+* ``randhie`` — statsmodels' RAND Health Insurance Experiment (20,190 × 9 features, target
+  ``mdvis``). Used by the synthetic-data work (``experiments/_synth_tables.py``, a different
+  schema); **never seen by any estimator**: the bounds below (the same documented ranges as the
+  synthetic-data schema, plus the 0/1 indicators) were committed before any estimator run.
+
+Needs statsmodels for the last two (a benchmark-only dependency: ``pip install .[experiments]``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import _utility_common as uc
+
+#: ANES 1996 (statsmodels ``anes96.NOTE``): codes and units from the documentation only.
+ANES96_BOUNDS = {
+    "popul": (0.0, 10000.0),     # census place population in 1000s: a round cap above any US city
+    "TVnews": (0.0, 7.0),        # times per week the respondent watches TV news (days of a week)
+    "PID": (0.0, 6.0),           # party identification, coded 0 (strong Democrat) … 6
+    "age": (18.0, 100.0),        # voting-age respondents, capped at 100
+    "educ": (1.0, 7.0),          # education, coded 1 (1-8 grades) … 7 (PhD)
+    "income": (1.0, 24.0),       # household income bracket, coded 1 … 24
+    "selfLR": (1.0, 7.0),        # 1 extremely liberal … 7 extremely conservative
+    "ClinLR": (1.0, 7.0),
+    "DoleLR": (1.0, 7.0),
+    "logpopul": (math.log(0.1), math.log(10000.1)),  # log(popul + .1) over popul's range
+}
+ANES96_TARGET = ("vote", 0.0, 1.0)  # 0 Clinton, 1 Dole
+
+#: RAND HIE (statsmodels ``randhie.NOTE``): lncoins = ln(coinsurance + 1), 0 <= coinsurance
+#: <= 100; lpi = ln(max(1, incentive payment)) >= 0, upper end a round guess (ln of ~$3,000);
+#: fmde >= 0, a round guess; disea a count of chronic diseases, a round guess; the rest are
+#: documented 0/1 indicators. Target mdvis: outpatient MD visits in a year, a round cap.
+RANDHIE_BOUNDS = {
+    "lncoins": (0.0, 4.7), "idp": (0.0, 1.0), "lpi": (0.0, 8.0), "fmde": (0.0, 10.0),
+    "physlm": (0.0, 1.0), "disea": (0.0, 50.0), "hlthg": (0.0, 1.0), "hlthf": (0.0, 1.0),
+    "hlthp": (0.0, 1.0),
+}
+RANDHIE_TARGET = ("mdvis", 0.0, 100.0)
+
+
+def _table(name, frame, bounds, target, source) -> uc.Table:
+    names = list(bounds)
+    lo = np.array([bounds[c][0] for c in names])
+    hi = np.array([bounds[c][1] for c in names])
+    X = np.clip(frame[names].to_numpy(dtype=float), lo, hi)
+    col, ylo, yhi = target
+    y = np.clip(frame[col].to_numpy(dtype=float), ylo, yhi)
+    return uc.Table(name, X, y, names, col, lo, hi, ylo, yhi, source)
+
+
+def digits() -> uc.Table:
+    """scikit-learn's load_digits: 8 × 8 pixels, each an integer count in [0, 16] by the data's
+    definition (the public bounds), 1797 records."""
+    from sklearn.datasets import load_digits
+
+    ds = load_digits()
+    X = np.asarray(ds.data, float)
+    lo, hi = np.zeros(X.shape[1]), np.full(X.shape[1], 16.0)
+    return uc.Table("digits", np.clip(X, lo, hi), np.asarray(ds.target, float),
+                    [f"pixel_{i}" for i in range(X.shape[1])], "digit (0-9)", lo, hi, 0.0, 9.0,
+                    "[0, 16] per pixel (load_digits' definition)")
+
+
+def anes96() -> uc.Table:
+    import statsmodels.api as sm
+
+    return _table("anes96", sm.datasets.anes96.load_pandas().data, ANES96_BOUNDS, ANES96_TARGET,
+                  "ANES96_BOUNDS (statsmodels anes96.NOTE: codes and units)")
+
+
+def randhie() -> uc.Table:
+    import statsmodels.api as sm
+
+    return _table("randhie", sm.datasets.randhie.load_pandas().data, RANDHIE_BOUNDS,
+                  RANDHIE_TARGET, "RANDHIE_BOUNDS (statsmodels randhie.NOTE)")
+
+
+LOADERS = {"digits": digits, "anes96": anes96, "randhie": randhie}
+
+
+def load(name: str) -> uc.Table:
+    """A check table by name (``LOADERS``)."""
+    return LOADERS[name]()
