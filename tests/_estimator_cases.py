@@ -187,10 +187,13 @@ CASES: dict[str, Case] = {
                              released=frozenset({"mean_", "var_", "scale_"})),
     "DPLinearRegression": Case(_m("DPLinearRegression", **_BXY),
                                lambda r: _numeric(r, labels="real"), _fit_xy,
-                               # moments_: the release; ridge_: a function of it (post-processing)
-                               released=frozenset({"coef_", "intercept_", "moments_", "ridge_"})),
+                               # moments_: the release; ridge_ and the delta-method error bars
+                               # coef_std_/intercept_std_: functions of it (post-processing)
+                               released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
+                                                   "coef_std_", "intercept_std_"})),
     "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
-                    released=frozenset({"coef_", "intercept_", "moments_", "ridge_"})),
+                    released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
+                                        "coef_std_", "intercept_std_"})),
     "AdaSSPRegression": Case(_m("AdaSSPRegression", **_BXY), lambda r: _numeric(r, labels="real"),
                              _fit_xy,
                              # ridge_: AdaSSP's lambda, from its released lambda_min
