@@ -278,3 +278,17 @@ def test_projected_keeps_the_raw_factor_where_the_public_noise_exceeds_the_box()
                      shrinkage="projected").fit(correlated_table(3000))
     assert np.all((c.shrinkage_factors_ >= 0.5) & (c.shrinkage_factors_ <= 1.0))
     np.testing.assert_allclose(np.diagonal(c.covariance_), 1.0)
+
+
+def test_projected_under_add_remove_uses_the_mean_units():
+    """Add-remove releases sums: the noise-bound branch compares the noise of the mean (the
+    sum's divided by the released count²) with the box, so at ε = 0.3, n = 1000 no group
+    takes the raw factor (whose smallest value there is 0.46: compared in sum units, every
+    group would) and every factor is in [1/2, 1]."""
+    X = correlated_table(1000)
+    kw = dict(bounds=(LO, HI), kind="correlation", epsilon=0.3, random_state=5,
+              neighbouring="add-remove")
+    raw = DPCovariance(shrinkage="off-diagonal", **kw).fit(X).shrinkage_factors_
+    assert raw.min() < 0.5
+    c = DPCovariance(shrinkage="projected", **kw).fit(X)
+    assert np.all((c.shrinkage_factors_ >= 0.5) & (c.shrinkage_factors_ <= 1.0))

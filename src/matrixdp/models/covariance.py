@@ -267,7 +267,10 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
         # they keep the raw release's James-Stein factor (docs/postprocessing.md)
         h2 = np.broadcast_to(h * h, (d,))
         hh = np.where(h2 > 0, h2, 1.0)
-        ratio = np.asarray(V, dtype=np.float64)[:d, :d] / np.outer(hh, hh)
+        Vd = np.asarray(V, dtype=np.float64)[:d, :d]
+        if neighbouring == "add-remove":  # the release is a sum: in units of the mean
+            Vd = Vd / max(float(np.asarray(G, dtype=np.float64)[d, d]) / (t * t), 1.0) ** 2
+        ratio = Vd / np.outer(hh, hh)
         lab = np.asarray(groups) if groups is not None else np.where(np.eye(d, dtype=bool), -1, 0)
         pos = lab >= 0
         raw_js = np.zeros((d, d), dtype=bool)
