@@ -36,6 +36,7 @@ __all__ = [
     "ProjectionResult",
     "second_moment_entry_bounds",
     "ShrinkageResult",
+    "projected_stein_shrink",
     "james_stein_shrink",
     "variance_groups",
 ]
@@ -776,6 +777,19 @@ def james_stein_shrink(matrix, noise_variance, *, diagonal: bool = False, weight
        approach", Ann. Statist. 27(3), 1999 (James–Stein shrinkage by blocks).
     """
     y = _square(matrix, "matrix")
+    iu, inv, uniq, ss, c, _ = _stein_groups(y, noise_variance, diagonal, weights, groups,
+                                            independent_variance, correlated_eigenvalue)
+    lam = np.where(c <= 0.0, 1.0, np.where(ss <= c, 0.0, 1.0 - c / np.where(ss > 0, ss, 1.0)))
+    lam = np.where(uniq < 0, 1.0, lam)
+    factors = _group_factors(y.shape[0], iu, inv, lam)
+    return ShrinkageResult(y * factors, factors)
+
+
+def _stein_groups(y, noise_variance, diagonal, weights, groups, independent_variance,
+                  correlated_eigenvalue):
+    """Per group of entries (i <= j) of the release ``y``: the weighted sum of squares
+    ``Σ ω_ij y_ij²`` and the Stein constant ``c = tr Σ_g - 2 λ_max(Σ_g)`` (see
+    :func:`james_stein_shrink`); returns ``(iu, inv, labels, ss, c)``."""
     k = y.shape[0]
 
     def _same_shape(arr, name):
@@ -810,10 +824,83 @@ def james_stein_shrink(matrix, noise_variance, *, diagonal: bool = False, weight
         top = top + np.array([max(float(correlated_eigenvalue.get(int(g), 0.0)), 0.0) for g in uniq])
     else:
         top = top + max(float(correlated_eigenvalue), 0.0)
-    c = tr - 2.0 * top
-    lam = np.where(c <= 0.0, 1.0, np.where(ss <= c, 0.0, 1.0 - c / np.where(ss > 0, ss, 1.0)))
-    lam = np.where(uniq < 0, 1.0, lam)
+    return iu, inv, uniq, ss, tr - 2.0 * top, tr
+
+
+def _group_factors(k, iu, inv, lam):
     factors = np.ones((k, k))
     factors[iu] = lam[inv]
     factors.T[iu] = lam[inv]
-    return ShrinkageResult(y * factors, factors)
+    return factors
+
+
+def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, groups=None,
+                           independent_variance=None, correlated_eigenvalue=0.0,
+                           floor: float = 0.5) -> ShrinkageResult:
+    r"""Shrink a post-processed estimate ``reference`` towards 0 by groups, with factors set
+    from the raw release ``matrix`` (the off-diagonal entries; the diagonal is kept).
+
+    :func:`james_stein_shrink`'s factor ``1 - c/‖y_g‖²`` is the oracle factor of the *raw*
+    release ``y``. When the estimate actually reported is a projection ``r`` of it (e.g. the
+    nearest correlation matrix), the projection has already removed part of the noise, and
+    the raw factor over-shrinks it. The oracle factor of ``r`` is ``⟨r_g, θ_g⟩/‖r_g‖²``; with
+    ``r_g = θ_g + ρ_g``, ``ρ_g`` orthogonal to ``θ_g``, it is ``‖θ_g‖²/‖r_g‖²``. The signal
+    energy is estimated from the raw release without bias (``E‖y_g‖²_ω = ‖θ_g‖²_ω + tr Σ_g``),
+    so
+
+    .. math:: λ_g = \min\Big(1, \max\Big(\mathrm{floor},
+              \frac{\|y_g\|^2_ω - \operatorname{tr}Σ_g}{\|r_g\|^2}\Big)\Big);
+
+    a group with ``c_g = tr Σ_g - 2 λ_max(Σ_g) <= 0`` (fewer than about three entries' worth of
+    noise) is kept, as in :func:`james_stein_shrink`. ``‖r_g‖²`` counts both triangles and is
+    unweighted (``reference`` is in the loss's units); ``‖y_g‖²_ω`` uses the ``weights``
+    (which should put the release in those units). The floor (default 1/2) bounds the move:
+    the entries of a group become a convex combination ``λ r_g + (1 - λ)·0`` with
+    ``λ >= floor``, so (convexity of the loss) the group's loss is at most
+    ``max(L(r_g), floor·L(r_g) + (1 - floor)·L(0))``: never more than half-way from the
+    projection's loss to the target's. The estimate of the signal energy is a difference of two
+    large numbers and, alone, often lands at 0 or at 1 (``docs/postprocessing.md``,
+    "Shrinkage", ``"projected"``). No risk theorem beyond that bound: the measured effect is in
+    ``results/covariance_shrinkage.md``. Post-processing: it uses the release, ``reference``
+    (a function of the release) and public noise variances only.
+
+    Parameters
+    ----------
+    matrix : array_like (k, k)
+        The raw (symmetric) release, in the units of ``weights``.
+    noise_variance : array_like (k, k)
+        Variance of the noise of each entry of ``matrix``.
+    reference : array_like (k, k)
+        The estimate to shrink (symmetric; a function of ``matrix``).
+    weights, groups, independent_variance, correlated_eigenvalue
+        As in :func:`james_stein_shrink` (``diagonal=False``).
+    floor : float, default 0.5
+        Smallest factor, in [0, 1].
+
+    Returns
+    -------
+    ShrinkageResult
+        ``(reference ∘ factors, factors)``.
+
+    References
+    ----------
+    .. [1] W. James and C. Stein, "Estimation with quadratic loss", Proc. Fourth Berkeley Symp.
+       Math. Statist. Prob. 1, 1961.
+    .. [2] T. T. Cai, "Adaptive wavelet estimation: a block thresholding and oracle inequality
+       approach", Ann. Statist. 27(3), 1999 (James–Stein shrinkage by blocks).
+    """
+    y = _square(matrix, "matrix")
+    r = _square(reference, "reference")
+    if r.shape != y.shape:
+        raise InvalidShapeError("reference", f"must have shape {y.shape}, got {r.shape}")
+    floor = float(floor)
+    if not 0.0 <= floor <= 1.0:
+        raise InvalidParameterError("floor", f"must be in [0, 1], got {floor!r}")
+    iu, inv, uniq, ss, c, tr = _stein_groups(y, noise_variance, False, weights, groups,
+                                             independent_variance, correlated_eigenvalue)
+    omega = np.where(iu[0] == iu[1], 1.0, 2.0)
+    rr = np.bincount(inv, weights=omega * r[iu] ** 2, minlength=uniq.size)
+    lam = np.clip((ss - tr) / np.where(rr > 0, rr, 1.0), floor, 1.0)
+    lam = np.where((c <= 0.0) | (rr <= 0.0) | (uniq < 0), 1.0, lam)
+    factors = _group_factors(y.shape[0], iu, inv, lam)
+    return ShrinkageResult(r * factors, factors)
