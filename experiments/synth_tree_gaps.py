@@ -17,6 +17,7 @@ Writes ``results/<out>.csv`` (one row per variant x cell x seed) and ``results/<
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -41,6 +42,15 @@ VARIANTS = {
     "correlation per-class": {"correlation": "per-class"},
     "clip 1.5": {"clip_scale": 1.5},
     "pair_bins 4": {"pair_bins": 4},
+    "merged_bins pooled": {"merged_bins": "pooled"},
+    "sparse cells 1": {"sparse": "cells", "sparse_threshold": 1.0},
+    "sparse cells 2": {"sparse": "cells", "sparse_threshold": 2.0},
+    "sparse cells 3": {"sparse": "cells", "sparse_threshold": 3.0},
+    "sparse tails 2": {"sparse": "tails", "sparse_threshold": 2.0},
+    "sparse tails 3": {"sparse": "tails", "sparse_threshold": 3.0},
+    "sparse tails 4": {"sparse": "tails", "sparse_threshold": 4.0},
+    "sparse pooled 3": {"sparse": "pooled", "sparse_threshold": 3.0},
+    "sparse resolved 3": {"sparse": "resolved", "sparse_threshold": 3.0},
 }
 
 
@@ -96,7 +106,7 @@ def main(argv=None) -> int:
     df = pd.DataFrame(rows)
     lines = [f"# DPTreeCopula design screen (issue #26, round 3): `{args.out}`", "",
              "Produced by `python experiments/synth_tree_gaps.py "
-             + " ".join(argv if argv is not None else sys.argv[1:]) + "`. LR-only TSTR on tuning "
+             + shlex.join(argv if argv is not None else sys.argv[1:]) + "`. LR-only TSTR on tuning "
              "tables (same splits, public schema, δ = 1e-9, seeds 0..n−1 for every variant: the "
              "default's seeds are the benchmark's). Δ: variant − default on the same seeds; sd: "
              "the default's seed sd. Design only: the decision uses every target metric "

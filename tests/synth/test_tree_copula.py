@@ -803,3 +803,57 @@ def test_pairwise_defaults_on_dask_equal_in_memory():
         for s_, t in zip(a, b):
             np.testing.assert_allclose(s_, t, rtol=1e-9, atol=1e-9)
     pd.testing.assert_frame_equal(dsk.sample(300, random_state=2)[0], mem.sample(300, random_state=2)[0])
+
+
+def test_sparse_tails_zero_the_noise_beyond_the_strong_span_and_keep_the_rest():
+    # strong cells (>= the cut 90) 1 and 2: the span is [1, 2]; cells 3 and 7 lie beyond it
+    counts = np.array([[-5.0, 500.0, 300.0, 80.0, -3.0, 0.0, 2.0, 40.0]])
+    tails = tc._thresholded(counts, 920.0, cut=90.0, tails=True)
+    assert tails.shape == counts.shape and tails.sum() == pytest.approx(1.0)
+    assert np.all(tails[0, [0, 3, 4, 5, 6, 7]] == 0.0) and np.all(tails[0, 1:3] > 0.0)
+    # without sparse, the isolated noise cell 7 keeps mass after the projection
+    assert tc.simplex_projection(counts / 920.0, 1.0)[0, 7] > 0.0
+    counts2 = np.array([[-5.0, 500.0, 60.0, 300.0, -3.0, 0.0, 2.0, 40.0]])
+    t2 = tc._thresholded(counts2, 900.0, cut=90.0, tails=True)
+    assert t2[0, 2] > 0.0 and t2[0, 7] == 0.0  # a weak cell inside the span is kept
+    cells = tc._thresholded(counts2, 900.0, cut=90.0, tails=False)
+    assert cells[0, 2] == 0.0 and cells.sum() == pytest.approx(1.0)  # "cells" drops it
+    # no strong cell: the simplex projection of all cells (as without sparse)
+    weak = np.array([[10.0, 20.0, 5.0]])
+    np.testing.assert_allclose(tc._thresholded(weak, 35.0, cut=90.0),
+                               tc.simplex_projection(weak / 35.0, 1.0))
+
+
+def test_sparse_and_merged_bins_are_post_processing_of_the_same_releases():
+    X, y = table(3000)
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=5)
+    a = DPTreeCopula(**kw).fit(X, y)
+    for extra in ({"sparse": "tails"}, {"sparse": "cells", "sparse_threshold": 2.0},
+                  {"merged_bins": "pooled"}):
+        b = DPTreeCopula(**kw, **extra).fit(X, y)
+        assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_, extra
+        np.testing.assert_allclose(a.class_sizes_raw_, b.class_sizes_raw_)  # the same noise draws
+        for c in ("a", "b", "c"):  # categorical columns untouched
+            np.testing.assert_allclose(a.marginals_[c], b.marginals_[c])
+        for c in ("x", "z"):
+            np.testing.assert_allclose(b.marginals_[c].sum(axis=1), 1.0)
+        Xs, ys = b.sample(500, random_state=1)
+        assert Xs.shape == (500, 5) and set(np.unique(ys)) <= {0, 1}
+
+
+def test_merged_bins_pooled_keeps_each_merged_cells_mass():
+    P = np.array([[0.1, 0.3, 0.2, 0.4],      # a class on 4 fine bins
+                  [0.25, 0.25, 0.25, 0.25]])  # a class on 2 merged cells of 2 bins, spread evenly
+    out = tc._pooled_within(P, np.array([300.0, 100.0]), np.array([1, 2]))
+    np.testing.assert_allclose(out[0], P[0])
+    np.testing.assert_allclose(out[1].reshape(2, 2).sum(axis=1), [0.5, 0.5])  # masses kept
+    profile = 300 * P[0] + 100 * P[1]
+    np.testing.assert_allclose(out[1][:2] / out[1][:2].sum(), profile[:2] / profile[:2].sum())
+
+
+def test_sparse_and_merged_bins_refusals():
+    X, y = table(200)
+    for bad in ({"sparse": "yes"}, {"sparse": "tails", "sparse_threshold": -1.0},
+                {"sparse_threshold": float("nan")}, {"merged_bins": "odd"}):
+        with pytest.raises(Exception, match="sparse|merged_bins"):
+            DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], **bad).fit(X, y)
