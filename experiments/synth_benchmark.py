@@ -411,7 +411,18 @@ def significance_report(args) -> None:
              "the cell, 2 seeds. Gap = ours − best peer. se = √(sd_ours²/n_ours + sd_peer²/n_peer) "
              "(the peer's sd from 2 seeds is itself very uncertain). **Rule (fixed before the 20-seed "
              "run):** a loss is *outside seed noise* when gap < −2·se, and *within seed noise* "
-             "otherwise; a gain likewise when gap > 2·se.", ""]
+             "otherwise; a gain likewise when gap > 2·se.", "",
+             "Runs merged here (each its own cache `results/synth_benchmark_significance*.csv`; "
+             "`P='python experiments/synth_benchmark.py --part significance'`): the default, "
+             "`$P --seeds 20 --ours DPTreeCopula`; CTG ε = 3 screens, `$P --cells ctg:3 --seeds 10 "
+             "--tree-kw '{\"correlation\": \"per-class\"}' --label correlation=per-class "
+             "--cache-suffix _screen_pc` (likewise `clip_scale` 1.5 / 2, `correlation` shrunk); the "
+             "check runs of the rule section, `$P --seeds 5 --cells <the 15 cells> --tree-kw <the "
+             "candidate> --label <label> --cache-suffix _check_<name>` and the default on the check "
+             "tables, `$P --seeds 5 --cells fair:0.3 fair:1 fair:3 randhie:0.3 randhie:1 randhie:3 "
+             "--ours DPTreeCopula --cache-suffix _check_default`; 20 seeds of an option in the lost "
+             "cells, `$P --seeds 20 --cells adult:1 ctg:3 --tree-kw <kw> --label <label> "
+             "--cache-suffix <suffix>` (`_sparse_tails`, `_check_pooled`).", ""]
     for (table, eps), block in ours.groupby(["table", "epsilon"]):
         cellp = peers[(peers.table == table) & (peers.epsilon == eps)]
         if not len(cellp):  # a check table without peer rows: only the default-change section

@@ -829,6 +829,7 @@ def test_sparse_and_merged_bins_are_post_processing_of_the_same_releases():
     kw = dict(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=5)
     a = DPTreeCopula(**kw).fit(X, y)
     for extra in ({"sparse": "tails"}, {"sparse": "cells", "sparse_threshold": 2.0},
+                  {"sparse": "pooled"}, {"sparse": "resolved", "sparse_threshold": 1.0},
                   {"merged_bins": "pooled"}):
         b = DPTreeCopula(**kw, **extra).fit(X, y)
         assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_, extra
@@ -857,3 +858,26 @@ def test_sparse_and_merged_bins_refusals():
                 {"sparse_threshold": float("nan")}, {"merged_bins": "odd"}):
         with pytest.raises(Exception, match="sparse|merged_bins"):
             DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], **bad).fit(X, y)
+
+
+def test_sparse_pooled_cuts_isolated_noise_only_where_the_bulk_is_resolved():
+    rng = np.random.default_rng(0)
+    n = 20000
+    x = np.clip(rng.normal(1.0, 0.5, n), 0, 10)  # the bulk in the first 8 of 32 bins of [0, 10]
+    X = pd.DataFrame({"x": x, "z": np.full(n, 50), "a": ["k0"] * n, "b": ["k1"] * n, "c": ["u"] * n})
+    y = (rng.random(n) < 0.5).astype(int)
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=[0, 1], n_bins=32)
+    tail = slice(12, 32)  # far beyond the bulk (x > 3.75): no records
+    mass_off, mass_on = [], []
+    for seed in range(5):
+        off = DPTreeCopula(**kw, random_state=seed).fit(X, y)
+        on = DPTreeCopula(**kw, random_state=seed, sparse="pooled").fit(X, y)
+        mass_off.append(off.marginals_["x"][:, tail].sum())
+        mass_on.append(on.marginals_["x"][:, tail].sum())
+        np.testing.assert_allclose(on.marginals_["x"].sum(axis=1), 1.0)
+    assert np.mean(mass_off) > 0.0 and max(mass_on) == 0.0  # pure noise removed in every seed
+    # a tiny table: the average bin is below the cut, the column is left as without sparse
+    small_X, small_y = X.iloc[:60], y[:60]
+    off = DPTreeCopula(**kw, random_state=1).fit(small_X, small_y)
+    on = DPTreeCopula(**kw, random_state=1, sparse="pooled").fit(small_X, small_y)
+    np.testing.assert_allclose(off.marginals_["x"], on.marginals_["x"])

@@ -268,15 +268,19 @@ class DPTreeCopula:
         pooled profile Σ_c n̂_c p̂_c of all classes within that cell, so a small class borrows the
         within-cell shape of the classes released on finer bins (``docs/tree_copula.md``,
         "Merged bins"). Measured in ``results/synth_benchmark_significance.md``; not the default.
-    sparse : {None, "tails", "cells"}, default None
+    sparse : {None, "pooled", "tails", "resolved", "cells"}, default None
         ``None``: each class's noisy numeric histogram becomes probabilities by simplex
-        projection. ``"tails"``: the cells beyond the first and the last cell whose noisy count
-        reaches ``sparse_threshold``·σ (σ the histograms' noise scale) are set to 0, the span
-        between them projected as before. ``"cells"``: every cell below ``sparse_threshold``·σ
-        is set to 0 and the kept cells normalised. Post-processing of release 1 (no budget): the
-        empty bins of a heavy-tailed column (Adult's capital-gain) otherwise keep pure-noise mass
-        far out in the tail, which tilts a downstream linear model (``docs/tree_copula.md``,
-        "Sparse histograms"). Measured in ``results/synth_tree_gaps_sparse.md``; not the default.
+        projection. Otherwise the cells outside a *span* are set to 0 and the span projected as
+        before (post-processing of release 1, no budget): the empty bins of a heavy-tailed
+        column (Adult's capital-gain) otherwise keep pure-noise mass far out in the tail, which
+        tilts a downstream linear model (``docs/tree_copula.md``, "Sparse histograms").
+        ``"pooled"``: one span per column, from the first to the last fine bin whose count summed
+        over the classes reaches ``sparse_threshold`` times that sum's noise sd, and only for a
+        column whose average fine bin (DP total / bins) reaches that cut. ``"tails"``: each
+        class's own span (cells at or above ``sparse_threshold``·σ, σ the histograms' noise
+        scale). ``"resolved"``: the class's own span where its DP size per released cell reaches
+        the cut, else the pooled span. ``"cells"``: every cell below the cut set to 0. Measured in
+        ``results/synth_tree_gaps_*.md`` and ``results/synth_benchmark_significance.md``.
     sparse_threshold : float, default 3.0
         The cut of ``sparse`` in units of the histograms' σ.
     random_state : None, int or numpy.random.Generator
