@@ -51,6 +51,7 @@ VARIANTS = {
     "sparse tails 4": {"sparse": "tails", "sparse_threshold": 4.0},
     "sparse pooled 3": {"sparse": "pooled", "sparse_threshold": 3.0},
     "sparse resolved 3": {"sparse": "resolved", "sparse_threshold": 3.0},
+    "sparse tested 3": {"sparse": "tested", "sparse_threshold": 3.0},
 }
 
 

@@ -420,9 +420,10 @@ class DPTreeCopula:
                                                      f"(the classes' histograms differ in size), got {self.marginals!r}; "
                                                      "pass n_bins=32 (or 'auto') with it")
         sp, st = getattr(self, "sparse", None), getattr(self, "sparse_threshold", 3.0)
-        if sp is not None and not (isinstance(sp, str) and sp in ("tails", "cells", "pooled", "resolved")):
-            raise InvalidParameterError("sparse", "must be None, 'tails', 'cells', 'pooled' or 'resolved', "
-                                                  f"got {sp!r}")
+        if sp is not None and not (isinstance(sp, str) and sp in ("tails", "cells", "pooled", "resolved",
+                                                                  "tested")):
+            raise InvalidParameterError("sparse", "must be None, 'tails', 'cells', 'pooled', 'resolved' or "
+                                                  f"'tested', got {sp!r}")
         if not (isinstance(st, (int, float)) and not isinstance(st, bool) and math.isfinite(st)
                 and st >= 0):
             raise InvalidParameterError("sparse_threshold", f"must be a non-negative number, got {st!r}")
@@ -1127,7 +1128,7 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
         raw = {c: _smoothed_counts(raw[c], sigma_h) if c in schema.bounds else raw[c]
                for c in cols}
     spans = {}
-    if sparse[0] in ("pooled", "resolved"):  # one span per column from the classes' summed counts
+    if sparse[0] in ("pooled", "resolved", "tested"):  # one span per column from the summed counts
         for c in cols:
             if c not in schema.bounds:
                 continue
@@ -1140,6 +1141,14 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
             # otherwise the bulk itself may fall below the cut, and the column is left as is
             if float(class_counts.sum()) / card[c] >= cut:
                 spans[c] = _span(fine_counts[None, :], cut)[0]
+                if sparse[0] == "tested" and spans[c].any():
+                    # keep a side whose summed counts are not consistent with zero records: the
+                    # sum over n bins has noise sd σ·√(n Σ_j 1/m_j); cut it only below t times that
+                    inside = np.flatnonzero(spans[c])
+                    var_per_bin = sigma_h ** 2 * float(np.sum(1.0 / np.asarray(m, dtype=np.float64)))
+                    for side in (np.arange(0, inside[0]), np.arange(inside[-1] + 1, card[c])):
+                        if side.size and fine_counts[side].sum() >= sparse[1] * math.sqrt(var_per_bin * side.size):
+                            spans[c][side] = True
 
     def to_probs(counts, n_hat, c, j=None):  # noisy counts (rows) -> probabilities
         if sparse[0] is None or c not in schema.bounds:
@@ -1147,9 +1156,9 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
         if sparse[0] == "resolved" and float(np.sum(n_hat)) / counts.shape[1] >= sparse[1] * sigma_h:
             # a class resolved above the cut (its DP size per released cell): its own span
             return _thresholded(counts, n_hat, sparse[1] * sigma_h, tails=True)
-        if sparse[0] in ("pooled", "resolved") and c not in spans:
+        if sparse[0] in ("pooled", "resolved", "tested") and c not in spans:
             return simplex_projection(counts / n_hat, 1.0)
-        if sparse[0] in ("pooled", "resolved"):
+        if sparse[0] in ("pooled", "resolved", "tested"):
             span = spans[c]
             if j is not None:  # a class on merged cells: a cell is in if any of its bins is
                 width = card[c] // counts.shape[1]
