@@ -830,6 +830,7 @@ def test_sparse_and_merged_bins_are_post_processing_of_the_same_releases():
     a = DPTreeCopula(**kw).fit(X, y)
     for extra in ({"sparse": "tails"}, {"sparse": "cells", "sparse_threshold": 2.0},
                   {"sparse": "pooled"}, {"sparse": "resolved", "sparse_threshold": 1.0},
+                  {"sparse": "tested"},
                   {"merged_bins": "pooled"}):
         b = DPTreeCopula(**kw, **extra).fit(X, y)
         assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_, extra
@@ -860,7 +861,8 @@ def test_sparse_and_merged_bins_refusals():
             DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], **bad).fit(X, y)
 
 
-def test_sparse_pooled_cuts_isolated_noise_only_where_the_bulk_is_resolved():
+@pytest.mark.parametrize("mode", ["pooled", "tested"])
+def test_sparse_pooled_cuts_isolated_noise_only_where_the_bulk_is_resolved(mode):
     rng = np.random.default_rng(0)
     n = 20000
     x = np.clip(rng.normal(1.0, 0.5, n), 0, 10)  # the bulk in the first 8 of 32 bins of [0, 10]
@@ -871,7 +873,7 @@ def test_sparse_pooled_cuts_isolated_noise_only_where_the_bulk_is_resolved():
     mass_off, mass_on = [], []
     for seed in range(5):
         off = DPTreeCopula(**kw, random_state=seed).fit(X, y)
-        on = DPTreeCopula(**kw, random_state=seed, sparse="pooled").fit(X, y)
+        on = DPTreeCopula(**kw, random_state=seed, sparse=mode).fit(X, y)
         mass_off.append(off.marginals_["x"][:, tail].sum())
         mass_on.append(on.marginals_["x"][:, tail].sum())
         np.testing.assert_allclose(on.marginals_["x"].sum(axis=1), 1.0)
@@ -879,5 +881,21 @@ def test_sparse_pooled_cuts_isolated_noise_only_where_the_bulk_is_resolved():
     # a tiny table: the average bin is below the cut, the column is left as without sparse
     small_X, small_y = X.iloc[:60], y[:60]
     off = DPTreeCopula(**kw, random_state=1).fit(small_X, small_y)
-    on = DPTreeCopula(**kw, random_state=1, sparse="pooled").fit(small_X, small_y)
+    on = DPTreeCopula(**kw, random_state=1, sparse=mode).fit(small_X, small_y)
     np.testing.assert_allclose(off.marginals_["x"], on.marginals_["x"])
+
+
+def test_sparse_tested_keeps_a_real_tail_that_pooled_cuts():
+    # 3% of the records spread thinly far out (each bin below the cut, their sum far above the
+    # sum's noise): "pooled" drops that side, "tested" keeps it
+    rng = np.random.default_rng(1)
+    n = 20000
+    x = np.where(rng.random(n) < 0.97, np.clip(rng.normal(1.0, 0.3, n), 0, 10), rng.uniform(4, 10, n))
+    X = pd.DataFrame({"x": x, "z": np.full(n, 50), "a": ["k0"] * n, "b": ["k1"] * n, "c": ["u"] * n})
+    y = (rng.random(n) < 0.5).astype(int)
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=[0, 1], n_bins=32, random_state=2)
+    tail = slice(13, 32)  # x >= 4.06
+    pooled = DPTreeCopula(**kw, sparse="pooled").fit(X, y).marginals_["x"][:, tail].sum(axis=1)
+    tested = DPTreeCopula(**kw, sparse="tested").fit(X, y).marginals_["x"][:, tail].sum(axis=1)
+    assert np.all(pooled == 0.0)
+    np.testing.assert_allclose(tested, 0.03 * 19 / 19.2, atol=0.012)  # the real tail, ±0.012

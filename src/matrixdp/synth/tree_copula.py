@@ -279,7 +279,9 @@ class DPTreeCopula:
         column whose average fine bin (DP total / bins) reaches that cut. ``"tails"``: each
         class's own span (cells at or above ``sparse_threshold``·σ, σ the histograms' noise
         scale). ``"resolved"``: the class's own span where its DP size per released cell reaches
-        the cut, else the pooled span. ``"cells"``: every cell below the cut set to 0. Measured in
+        the cut, else the pooled span. ``"tested"``: the pooled span, but a side beyond it is cut
+        only when its summed counts stay below ``sparse_threshold`` times that sum's noise sd.
+        ``"cells"``: every cell below the cut set to 0. Measured in
         ``results/synth_tree_gaps_*.md`` and ``results/synth_benchmark_significance.md``.
     sparse_threshold : float, default 3.0
         The cut of ``sparse`` in units of the histograms' σ.
