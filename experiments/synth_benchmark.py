@@ -21,6 +21,8 @@ Usage::
     python experiments/synth_benchmark.py --part ours          # matrixdp generators only (fast)
     python experiments/synth_benchmark.py --part report        # merge the caches, render
     python experiments/synth_benchmark.py --part compare       # DPTreeCopula vs DPCopula only
+    python experiments/synth_benchmark.py --part reference     # non-private ceiling rows
+    python experiments/synth_benchmark.py --part significance --seeds 20 --ours DPTreeCopula
 
 ``--part compare`` writes ``results/synth_benchmark_tree.{md,csv}``: DPTreeCopula and DPCopula side
 by side with SDMetrics-style column-shape / column-pair-trend scores
@@ -193,6 +195,335 @@ def run_ours(args) -> None:
                     print(name, method, eps, seed, row.get("lr_auc"), row.get("total_s"), flush=True)
 
 
+# ------------------------------------------------------------- non-private reference (ceiling)
+REAL_DATA = "Real data (non-private)"
+MAJORITY = "Majority class (non-private)"
+REFERENCE = (REAL_DATA, MAJORITY)
+REFERENCE_CACHE = "synth_benchmark_ours_reference.csv"  # read by --part report with ours*
+SWEEP = RESULTS / "synth_benchmark_reference_sweep.csv"
+
+
+def _pareto(y_test, prob) -> list:
+    """(acc, bal. acc) of every threshold of the score ``prob`` (predict 1 when prob >= t), kept
+    where no other threshold has both a higher accuracy and a higher balanced accuracy."""
+    order = np.argsort(-prob, kind="stable")
+    y = np.asarray(y_test, dtype=int)[order]
+    p, n = y.sum(), y.size - y.sum()
+    tp = np.concatenate([[0], np.cumsum(y)])  # predicting the top i as positive, i = 0..N
+    fp = np.concatenate([[0], np.cumsum(1 - y)])
+    keep = np.concatenate([[True], np.diff(prob[order]) != 0, [True]])  # ties split no further
+    acc = (tp + (n - fp)) / y.size
+    bacc = 0.5 * (tp / p + (n - fp) / n)
+    acc, bacc = acc[keep], bacc[keep]
+    front = []
+    best = -1.0
+    for i in np.argsort(-acc, kind="stable"):  # by accuracy, highest first
+        if bacc[i] > best:
+            front.append((float(acc[i]), float(bacc[i])))
+            best = bacc[i]
+    return front
+
+
+def run_reference(args) -> None:
+    """The ceiling of every cell: LR and GB trained on the REAL training split (scored as the
+    synthetic tables are), and the predictor of the training split's majority class. Non-private
+    (ε = ∞): repeated in every ε block for reading, one deterministic row per table. Also the
+    (accuracy, balanced accuracy) front over all thresholds of the real-data LR's score, and of an
+    LR fitted to the test split itself (an oracle no generator can reach), for the feasibility
+    of the downstream target pairs (``_reference_lines``)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from _synth_tables import design_matrix, tstr_scores
+
+    out = RESULTS / REFERENCE_CACHE
+    if out.exists():
+        out.unlink()
+    sweep = []
+    for name in args.tables:
+        table = load_table(name)
+        Xtr = design_matrix(table.train, table.schema)
+        Xte = design_matrix(table.test, table.schema)
+        real = tstr_scores(Xtr, table.y_train, Xte, table.y_test)
+        majority_label = int(np.mean(table.y_train) > 0.5)
+        majority = tstr_scores(Xtr, np.full(len(Xtr), majority_label), Xte, table.y_test)
+        for eps in args.epsilons:
+            for method, scores in ((REAL_DATA, real), (MAJORITY, majority)):
+                _append(out, dict(table=name, method=method, epsilon=eps, seed=0,
+                                  relation="non-private", status="ok", **scores))
+        for fit_on, X, y in (("train", Xtr, table.y_train), ("test (oracle)", Xte, table.y_test)):
+            prob = LogisticRegression(max_iter=2000).fit(X, y).predict_proba(Xte)[:, 1]
+            sweep += [dict(table=name, lr_fitted_on=fit_on, acc=a, bacc=b)
+                      for a, b in _pareto(table.y_test, prob)]
+        print(name, "real", {k: round(v, 4) for k, v in real.items()}, flush=True)
+    import pandas as pd
+
+    pd.DataFrame(sweep).to_csv(SWEEP, index=False)
+
+
+def _reference_lines(ok) -> list:
+    """Per table × ε: can one LR reach the best peer's LR accuracy AND the best peer's LR
+    balanced accuracy together (the two downstream targets that pull apart on skewed tables)?"""
+    import pandas as pd
+
+    if not (ok.method == REAL_DATA).any():
+        return []
+    front = pd.read_csv(SWEEP) if SWEEP.exists() else pd.DataFrame(columns=["table", "lr_fitted_on", "acc", "bacc"])
+
+    infeasible = []
+
+    def best_bacc(table, fit_on, acc_min):
+        f = front[(front.table == table) & (front.lr_fitted_on == fit_on) & (front.acc >= acc_min - 1e-12)]
+        return f"{f.bacc.max():.3f}" if len(f) else "none"
+
+    lines = ["## The non-private ceiling, and which target pairs an LR can meet", "",
+             f"*{REAL_DATA}*: the same LR and GB trained on the real training split, scored on the "
+             f"same test split (ε = ∞; one deterministic row per table, repeated in every ε block). "
+             f"*{MAJORITY}*: always the majority class of the real training split. Both from "
+             "`python experiments/synth_benchmark.py --part reference` (cache "
+             f"`results/{REFERENCE_CACHE}`, threshold fronts `results/{SWEEP.name}`). Targets: the "
+             "best peer row of the cell for LR accuracy and, separately, for LR balanced accuracy "
+             "(as in the targets table). *Sweep*: the highest balanced accuracy of any threshold of "
+             "the real-data LR's score whose accuracy reaches the accuracy target; *oracle*: the "
+             "same for an LR fitted to the test split itself (an upper reference no generator can "
+             "reach).", "",
+             "| table | ε | target LR acc | target LR bal. acc | real-data LR acc | real-data LR bal. acc "
+             "| both met by the real-data LR | sweep: max bal. acc at acc ≥ target | oracle: same |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for (table, eps), block in ok.groupby(["table", "epsilon"]):
+        peers = block[block.method.str.startswith(("MST", "AIM"))]
+        real = block[block.method == REAL_DATA]
+        if not len(peers) or not len(real):
+            continue
+        means = peers.groupby("method")[["lr_acc", "lr_bacc"]].mean()
+        t_acc, t_bacc = means.lr_acc.max(), means.lr_bacc.max()
+        r = real.iloc[0]
+        both = (r.lr_acc >= t_acc) and (r.lr_bacc >= t_bacc)
+        lines.append(f"| {table} | {eps:g} | {t_acc:.4f} ({means.lr_acc.idxmax()}) | {t_bacc:.4f} "
+                     f"({means.lr_bacc.idxmax()}) | {r.lr_acc:.4f} | {r.lr_bacc:.4f} | "
+                     f"{'yes' if both else 'NO'} | {best_bacc(table, 'train', t_acc)} | "
+                     f"{best_bacc(table, 'test (oracle)', t_acc)} |")
+        sweep = front[(front.table == table) & (front.lr_fitted_on == "train")
+                      & (front.acc >= t_acc - 1e-12)]
+        if not both and (not len(sweep) or sweep.bacc.max() < t_bacc):
+            maj = block[block.method == MAJORITY].lr_acc
+            infeasible.append(f"{table} ε = {eps:g} (targets {t_acc:.4f} / {t_bacc:.4f}; real-data LR "
+                              f"{r.lr_acc:.4f} / {r.lr_bacc:.4f}; best threshold "
+                              f"{sweep.bacc.max() if len(sweep) else float('nan'):.4f} at accuracy ≥ "
+                              f"{t_acc:.4f}; majority class "
+                              f"{maj.iloc[0] if len(maj) else float('nan'):.4f})")
+    lines.append("")
+    if infeasible:
+        lines += ["**Infeasible target pairs for this classifier:** " + ", ".join(infeasible) + ". "
+                  "There, an LR trained on the real training data itself misses the pair at "
+                  "threshold 0.5, and no threshold of its score reaches the balanced-accuracy "
+                  "target while keeping the accuracy target (where the accuracy target equals the "
+                  "majority class's accuracy, it is met by a peer that predicts the majority class "
+                  "throughout, balanced accuracy 0.500; the balanced-accuracy target comes from "
+                  "another peer row, with a lower accuracy). A generator whose output matches the real distribution cannot "
+                  "meet both; only an LR fitted to the test split itself, with its threshold tuned "
+                  "on it, reaches the pair (oracle column).", ""]
+    return lines
+
+
+# ------------------------------------------------ significance of the remaining losses (issue #26)
+#: The cells where DPTreeCopula lost a downstream target with 5 seeds (issue #26, round 3).
+SIGNIFICANCE_CELLS = ["adult:1", "ctg:3"]
+
+
+def _variant_name(args) -> str:
+    return f"DPTreeCopula ({args.label})" if args.tree_kw else "DPTreeCopula"
+
+
+def run_significance(args) -> None:
+    """Many seeds of our generators in the named cells (``--cells table:eps``), against the cached
+    peer rows: ``results/synth_benchmark_significance{suffix}.{csv,md}``. Seeds 0..4 are the seeded
+    runs of the committed benchmark rows (same seeds, same outputs); the benchmark tables keep
+    their 5 seeds. ``--tree-kw`` (JSON) runs a DPTreeCopula variant under ``--label``."""
+    import json
+
+    from matrixdp.synth.copula import DPCopula
+    from matrixdp.synth.tree_copula import DPTreeCopula
+
+    out = RESULTS / f"synth_benchmark_significance{args.cache_suffix}.csv"
+    kw = json.loads(args.tree_kw) if args.tree_kw else {}
+
+    def tree(**extra):
+        mult = extra.pop("auto_shares_mult", None)
+
+        def make(**k):
+            if mult is not None:  # the auto weights of the table's public column counts, scaled
+                from matrixdp.synth.tree_copula import auto_shares
+
+                n_num = len(k["schema"].bounds)
+                n_all = n_num + len(k["schema"].categories)
+                extra["shares"] = tuple(float(w) for w in
+                                        auto_shares(n_all, n_num, n_all - n_num) * np.asarray(mult))
+            return DPTreeCopula(**k, **extra)
+
+        return make
+
+    runners = {"DPCopula": DPCopula, "DPTreeCopula": tree()}
+    if kw:
+        runners = {_variant_name(args): tree(**kw)}
+    selected = [m for m in runners if kw or m in args.ours]
+    done = {(r["table"], r["method"], float(r["epsilon"]), int(r["seed"])) for r in _read(out)
+            if r.get("status") == "ok"}
+    for cell in args.cells:
+        name, eps = cell.split(":")
+        eps = float(eps)
+        table = load_table(name)
+        for method in selected:
+            for seed in range(args.seeds):
+                if (name, method, eps, seed) in done:
+                    continue
+                row = dict(table=name, method=method, epsilon=eps, seed=seed)
+                try:
+                    row.update(_run_ours_generator(runners[method], table, eps, seed), status="ok")
+                except Exception as exc:  # keep going; the table says what failed
+                    row.update(status=f"failed: {type(exc).__name__}: {exc}"[:200])
+                    traceback.print_exc()
+                _append(out, row)
+                print(name, method, eps, seed, row.get("lr_auc"), row.get("lr_bacc"), flush=True)
+    significance_report(args)
+
+
+def significance_report(args) -> None:
+    import pandas as pd
+
+    frames = [pd.read_csv(p) for p in sorted(RESULTS.glob("synth_benchmark_significance*.csv"))]
+    ours = pd.concat(frames, ignore_index=True)
+    ours = ours[ours.status == "ok"].drop_duplicates(subset=["table", "method", "epsilon", "seed"])
+    df = _load_rows()
+    # the default's committed benchmark rows (seeds 0-4: the same seeded runs) for the rule's
+    # cells this part did not rerun; the peer section keeps the cells run here
+    committed = df[(df.method == "DPTreeCopula") & (df.status == "ok")]
+    with_committed = pd.concat([ours, committed.reindex(columns=ours.columns)], ignore_index=True)
+    with_committed = with_committed.drop_duplicates(subset=["table", "method", "epsilon", "seed"])
+    peers = df[(df.status == "ok") & df.method.str.startswith(("MST", "AIM"))]
+    metrics = [("lr_acc", "LR acc"), ("lr_auc", "LR AUC"), ("lr_bacc", "LR bal. acc")]
+    lines = ["# Are DPTreeCopula's remaining downstream losses outside seed noise? (issue #26)", "",
+             "Produced by `python experiments/synth_benchmark.py --part significance --seeds 20` "
+             "(our generators only, seconds per seed; peer rows from the committed caches, never "
+             "rerun). Same tables, splits, public schema, (ε, δ = 1e-9), add/remove, scoring code "
+             "as `results/synth_benchmark.md`. Seeds 0–4 are the same seeded runs as the committed "
+             "benchmark rows (the benchmark tables keep those 5 seeds; this file adds seeds 5–19). "
+             "Best peer: the peer row (MST/AIM × sampler) with the highest mean of that metric in "
+             "the cell, 2 seeds. Gap = ours − best peer. se = √(sd_ours²/n_ours + sd_peer²/n_peer) "
+             "(the peer's sd from 2 seeds is itself very uncertain). **Rule (fixed before the 20-seed "
+             "run):** a loss is *outside seed noise* when gap < −2·se, and *within seed noise* "
+             "otherwise; a gain likewise when gap > 2·se.", "",
+             "Runs merged here (each its own cache `results/synth_benchmark_significance*.csv`; "
+             "`P='python experiments/synth_benchmark.py --part significance'`): the default, "
+             "`$P --seeds 20 --ours DPTreeCopula`; CTG ε = 3 screens, `$P --cells ctg:3 --seeds 10 "
+             "--tree-kw '{\"correlation\": \"per-class\"}' --label correlation=per-class "
+             "--cache-suffix _screen_pc` (likewise `clip_scale` 1.5 / 2, `correlation` shrunk); the "
+             "check runs of the rule section, `$P --seeds 5 --cells <the 15 cells> --tree-kw <the "
+             "candidate> --label <label> --cache-suffix _check_<name>` and the default on the check "
+             "tables, `$P --seeds 5 --cells fair:0.3 fair:1 fair:3 randhie:0.3 randhie:1 randhie:3 "
+             "--ours DPTreeCopula --cache-suffix _check_default`; 20 seeds of an option in the lost "
+             "cells, `$P --seeds 20 --cells adult:1 ctg:3 --tree-kw <kw> --label <label> "
+             "--cache-suffix <suffix>` (`_sparse_tails`, `_check_pooled`).", ""]
+    for (table, eps), block in ours.groupby(["table", "epsilon"]):
+        cellp = peers[(peers.table == table) & (peers.epsilon == eps)]
+        if not len(cellp):  # a check table without peer rows: only the default-change section
+            continue
+        lines += [f"## {table}, ε = {eps:g}", "",
+                  "| method | metric | seeds | ours mean ± sd | seeds 0–4 mean | best peer | peer mean ± sd (n) "
+                  "| gap | se | gap / se | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for method, mb in block.groupby("method", sort=False):
+            for key, label in metrics:
+                o = mb[key].astype(float)
+                first5 = mb[mb.seed < 5][key].astype(float).mean()
+                pm = cellp.groupby("method")[key].agg(["mean", "std", "size"])
+                best = pm["mean"].idxmax()
+                p = pm.loc[best]
+                gap = o.mean() - p["mean"]
+                se = math.sqrt(o.std() ** 2 / len(o) + (p["std"] if p["size"] > 1 else 0.0) ** 2 / p["size"])
+                z = gap / se if se > 0 else float("nan")
+                verdict = ("loss outside seed noise" if gap < -2 * se else
+                           "gain outside seed noise" if gap > 2 * se else "within seed noise")
+                lines.append(f"| {method} | {label} | {len(o)} | {o.mean():.4f} ± {o.std():.4f} | "
+                             f"{first5:.4f} | {best} | {p['mean']:.4f} ± {p['std']:.4f} ({int(p['size'])}) | "
+                             f"{gap:+.4f} | {se:.4f} | {z:+.1f} | {verdict} |")
+        lines.append("")
+    lines += _default_change_lines(with_committed)
+    (RESULTS / "synth_benchmark_significance.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+#: The metrics of the default-change rule (issue #26's targets) and whether higher is better.
+RULE_METRICS = [("lr_acc", "LR acc", True), ("lr_auc", "LR AUC", True), ("lr_bacc", "LR bal. acc", True),
+                ("tv_2way", "TV 2-way", False), ("corr_max", "corr max", False)]
+
+
+#: The cells of the default-change rule: the benchmark grid and the two check tables.
+RULE_CELLS = [(t, e) for t in ("adult", "ctg", "lending_club", "fair", "randhie") for e in (0.3, 1.0, 3.0)]
+
+
+def _default_change_lines(ours) -> list:
+    """Each DPTreeCopula variant against the default on the seeds both ran, per cell: the rule
+    of the round-3 brief, fixed before the check run."""
+    lines = ["## Variants against the default (the default-change rule)", "",
+             "**Candidate put to the rule** (chosen on the LR-only screen of adult ε = 1, "
+             "`results/synth_tree_gaps.md`, the largest AUC gain of 10 variants there, +0.0010, before "
+             "the check run): the auto shares with the one-way histograms' weight doubled "
+             "(`AUTO_SHARES_HIST_WEIGHT` 1 → 2; label `histograms x2`, run with `--tree-kw "
+             "'{\"auto_shares_mult\": [2, 1, 1, 1]}'`). **Second candidate** (written here before its "
+             "check run, after the first failed): `sparse=\"pooled\"`, `sparse_threshold=3` (label "
+             "`sparse=pooled`; post-processing of the one-way histograms, `docs/tree_copula.md`, "
+             "\"Sparse histograms\"), chosen on the LR-only screens of the three tuning tables "
+             "(`results/synth_tree_gaps_pooled_guard.md`: no LR metric of the 9 cells worse than "
+             "0.83 default sd; CTG ε = 3 balanced accuracy +0.063, Adult ε = 0.3 / 1 AUC +0.0072 / "
+             "+0.0023) after the per-class variants `tails`, `cells` and `resolved` lost on CTG "
+             "or Lending Club there. **Third candidate** (written here before its check run, after the "
+             "second failed on pairwise metrics): `sparse=\"tested\"`, `sparse_threshold=3` (label "
+             "`sparse=tested`): `pooled`'s span, but a side beyond it is cut only when its summed "
+             "counts are consistent with no records (below 3 noise sd of that sum), chosen on "
+             "`results/synth_tree_gaps_tested.md` (no LR metric of the 9 tuning cells worse than "
+             "0.72 default sd). The other variants below were screened on ctg ε = 3 or adult "
+             "ε = 1 only and were not put to the check.", "",
+             "**Rule (written before the check run):** a variant becomes DPTreeCopula's default only "
+             "if, in every cell (table × ε) of the 3 × 3 benchmark grid (adult, ctg, lending_club × "
+             "ε ∈ {0.3, 1, 3}) AND of the two check tables (fair, randhie × the same ε), none of "
+             "the target metrics (LR acc, LR AUC, LR bal. acc: higher is better; TV 2-way, corr "
+             "max: lower is better) is worse than the default's mean by more than the default's "
+             "seed sd in that cell (same seeds for both). Otherwise it ships as an option, with these "
+             "numbers. A cell the variant did not run counts as not passed.", "",
+             "| variant | table | ε | seeds | worst metric (variant − default, in default sd) | "
+             "cells' verdict |", "|---|---|---|---|---|---|"]
+    base = ours[ours.method == "DPTreeCopula"]
+    verdicts = {}
+    for method in [m for m in ours.method.unique() if m != "DPTreeCopula"]:
+        var = ours[ours.method == method]
+        for (table, eps), vb in var.groupby(["table", "epsilon"]):
+            bb = base[(base.table == table) & (base.epsilon == eps) & base.seed.isin(vb.seed)]
+            vb = vb[vb.seed.isin(bb.seed)]
+            if len(bb) < 2:
+                continue
+            worst, worst_text = float("inf"), ""
+            for key, label, higher in RULE_METRICS:
+                sd = bb[key].std()
+                diff = vb[key].mean() - bb[key].mean()
+                score = (diff if higher else -diff) / sd if sd > 0 else 0.0
+                if score < worst:
+                    worst, worst_text = score, f"{label} {diff:+.4f} ({score:+.1f} sd)"
+            lines.append(f"| {method} | {table} | {eps:g} | {len(bb)} | {worst_text} | "
+                         f"{'passes' if worst >= -1.0 else 'FAILS'} |")
+            verdicts.setdefault(method, {})[(table, float(eps))] = worst >= -1.0
+    lines.append("")
+    for method, cells in verdicts.items():
+        missing = [c for c in RULE_CELLS if c not in cells]
+        failed = [c for c, ok in cells.items() if not ok and c in RULE_CELLS]
+        ok_all = not missing and not failed
+        lines.append(f"- {method}: {sum(cells.get(c, False) for c in RULE_CELLS)} of "
+                     f"{len(RULE_CELLS)} rule cells pass"
+                     + (f"; failed: {', '.join(f'{t} ε = {e:g}' for t, e in failed)}" if failed else "")
+                     + (f"; not run: {len(missing)}" if missing else "")
+                     + (" → may become the default" if ok_all else " → NOT a default (option only)"))
+    lines.append("")
+    return lines
+
+
 # ------------------------------------------------------------------ peers
 def _peer_frame(table, frame, y):
     """Every column as public integer codes (numeric: PEER_BINS bins on the bounds), target last."""
@@ -353,7 +684,7 @@ def _load_rows():
 
 METHOD_ORDER = ["DPCopula", "DPTreeCopula", "MST (fixed sampler)", "MST (stock sampler)",
                 "AIM (fixed sampler)", "AIM (stock sampler)", "RON-Gauss (faithful, uniform classes)",
-                "RON-Gauss (DP class priors)"]
+                "RON-Gauss (DP class priors)", REAL_DATA, MAJORITY]
 
 
 def _order(methods) -> list:
@@ -392,7 +723,8 @@ def report(args) -> None:
     versions = json.loads(PEER_VERSIONS.read_text()) if PEER_VERSIONS.exists() else {}
     vtext = ", ".join(f"{k} {v}" for k, v in versions.items()) or "not recorded"
     is_peer = ok.method.str.startswith(("MST", "AIM"))
-    seeds_ours = sorted(set(ok[~is_peer].groupby(["table", "epsilon", "method"]).size()))
+    is_ref = ok.method.isin(REFERENCE)
+    seeds_ours = sorted(set(ok[~is_peer & ~is_ref].groupby(["table", "epsilon", "method"]).size()))
     seeds_peers = sorted(set(ok[is_peer].groupby(["table", "epsilon", "method"]).size()))
     from synth_speed_pairs import summary_sentence  # the same-load pairs (their own csv)
 
@@ -487,6 +819,7 @@ def report(args) -> None:
         lines.append("")
     target, short = _target_lines(summ)
     lines += target
+    lines += _reference_lines(ok)
     missing = []
     for table in sorted(set(df.table)):
         for eps in sorted(set(df.epsilon.dropna())):
@@ -517,6 +850,11 @@ def report(args) -> None:
               "--cache-suffix _y",
               "# ours (seconds): rewrites results/synth_benchmark_ours.csv only",
               "python experiments/synth_benchmark.py --part ours",
+              "# the non-private ceiling (real-data LR/GB, majority class; seconds): "
+              "results/synth_benchmark_ours_reference.csv",
+              "python experiments/synth_benchmark.py --part reference",
+              "# 20 seeds of DPTreeCopula in the cells it lost: results/synth_benchmark_significance.md",
+              "python experiments/synth_benchmark.py --part significance --seeds 20 --ours DPTreeCopula",
               "# merge every cache (peers*, ours*) into this file, the csv and the png",
               "python experiments/synth_benchmark.py --part report",
               "```", "",
@@ -547,7 +885,7 @@ def _benchmarks_section(summ, short) -> None:
     for (table, eps), block in summ.groupby(level=[0, 1]):
         block = block.droplevel([0, 1])
         ref = block["total_s"].get(MST_REF, np.nan)
-        for method in _order(block.index):
+        for method in [m for m in _order(block.index) if m not in REFERENCE]:  # untimed
             t = block.loc[method, "total_s"]
             ratio = ref / t
             text = "–" if np.isnan(ratio) else (f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.2f}")
@@ -757,7 +1095,8 @@ def compare_report(args) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=["all", "ours", "peers", "report", "compare",
-                                       "compare-report"], default="all")
+                                       "compare-report", "reference", "significance"],
+                    default="all")
     ap.add_argument("--tables", nargs="+", default=["adult", "lending_club", "ctg"])
     ap.add_argument("--epsilons", nargs="+", type=float, default=[0.3, 1.0, 3.0])
     ap.add_argument("--seeds", type=int, default=5)
@@ -773,6 +1112,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cache-suffix", default="", help="ours: suffix of the cache file (parallel runs)")
     ap.add_argument("--keep-other-methods", action="store_true",
                     help="ours: keep the cached rows of the methods not in --ours (rerun only those)")
+    ap.add_argument("--cells", nargs="+", default=SIGNIFICANCE_CELLS,
+                    help="significance: table:epsilon cells")
+    ap.add_argument("--tree-kw", default="", help="significance: JSON keywords of a DPTreeCopula "
+                    "variant ('auto_shares_mult': four factors of the auto shares' weights)")
+    ap.add_argument("--label", default="variant", help="significance: the variant's label")
     args = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     if args.part == "compare":
@@ -783,6 +1127,10 @@ def main(argv=None) -> int:
         run_peers(args)
     elif args.part == "ours":
         run_ours(args)
+    elif args.part == "reference":
+        run_reference(args)
+    elif args.part == "significance":
+        run_significance(args)
     elif args.part == "report":
         report(args)
     else:

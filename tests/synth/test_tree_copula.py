@@ -803,3 +803,99 @@ def test_pairwise_defaults_on_dask_equal_in_memory():
         for s_, t in zip(a, b):
             np.testing.assert_allclose(s_, t, rtol=1e-9, atol=1e-9)
     pd.testing.assert_frame_equal(dsk.sample(300, random_state=2)[0], mem.sample(300, random_state=2)[0])
+
+
+def test_sparse_tails_zero_the_noise_beyond_the_strong_span_and_keep_the_rest():
+    # strong cells (>= the cut 90) 1 and 2: the span is [1, 2]; cells 3 and 7 lie beyond it
+    counts = np.array([[-5.0, 500.0, 300.0, 80.0, -3.0, 0.0, 2.0, 40.0]])
+    tails = tc._thresholded(counts, 920.0, cut=90.0, tails=True)
+    assert tails.shape == counts.shape and tails.sum() == pytest.approx(1.0)
+    assert np.all(tails[0, [0, 3, 4, 5, 6, 7]] == 0.0) and np.all(tails[0, 1:3] > 0.0)
+    # without sparse, the isolated noise cell 7 keeps mass after the projection
+    assert tc.simplex_projection(counts / 920.0, 1.0)[0, 7] > 0.0
+    counts2 = np.array([[-5.0, 500.0, 60.0, 300.0, -3.0, 0.0, 2.0, 40.0]])
+    t2 = tc._thresholded(counts2, 900.0, cut=90.0, tails=True)
+    assert t2[0, 2] > 0.0 and t2[0, 7] == 0.0  # a weak cell inside the span is kept
+    cells = tc._thresholded(counts2, 900.0, cut=90.0, tails=False)
+    assert cells[0, 2] == 0.0 and cells.sum() == pytest.approx(1.0)  # "cells" drops it
+    # no strong cell: the simplex projection of all cells (as without sparse)
+    weak = np.array([[10.0, 20.0, 5.0]])
+    np.testing.assert_allclose(tc._thresholded(weak, 35.0, cut=90.0),
+                               tc.simplex_projection(weak / 35.0, 1.0))
+
+
+def test_sparse_and_merged_bins_are_post_processing_of_the_same_releases():
+    X, y = table(3000)
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=5)
+    a = DPTreeCopula(**kw).fit(X, y)
+    for extra in ({"sparse": "tails"}, {"sparse": "cells", "sparse_threshold": 2.0},
+                  {"sparse": "pooled"}, {"sparse": "resolved", "sparse_threshold": 1.0},
+                  {"sparse": "tested"},
+                  {"merged_bins": "pooled"}):
+        b = DPTreeCopula(**kw, **extra).fit(X, y)
+        assert a.sigmas_ == b.sigmas_ and a.privacy_ == b.privacy_, extra
+        np.testing.assert_allclose(a.class_sizes_raw_, b.class_sizes_raw_)  # the same noise draws
+        for c in ("a", "b", "c"):  # categorical columns untouched
+            np.testing.assert_allclose(a.marginals_[c], b.marginals_[c])
+        for c in ("x", "z"):
+            np.testing.assert_allclose(b.marginals_[c].sum(axis=1), 1.0)
+        Xs, ys = b.sample(500, random_state=1)
+        assert Xs.shape == (500, 5) and set(np.unique(ys)) <= {0, 1}
+
+
+def test_merged_bins_pooled_keeps_each_merged_cells_mass():
+    P = np.array([[0.1, 0.3, 0.2, 0.4],      # a class on 4 fine bins
+                  [0.25, 0.25, 0.25, 0.25]])  # a class on 2 merged cells of 2 bins, spread evenly
+    out = tc._pooled_within(P, np.array([300.0, 100.0]), np.array([1, 2]))
+    np.testing.assert_allclose(out[0], P[0])
+    np.testing.assert_allclose(out[1].reshape(2, 2).sum(axis=1), [0.5, 0.5])  # masses kept
+    profile = 300 * P[0] + 100 * P[1]
+    np.testing.assert_allclose(out[1][:2] / out[1][:2].sum(), profile[:2] / profile[:2].sum())
+
+
+def test_sparse_and_merged_bins_refusals():
+    X, y = table(200)
+    for bad in ({"sparse": "yes"}, {"sparse": "tails", "sparse_threshold": -1.0},
+                {"sparse_threshold": float("nan")}, {"merged_bins": "odd"}):
+        with pytest.raises(Exception, match="sparse|merged_bins"):
+            DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], **bad).fit(X, y)
+
+
+@pytest.mark.parametrize("mode", ["pooled", "tested"])
+def test_sparse_pooled_cuts_isolated_noise_only_where_the_bulk_is_resolved(mode):
+    rng = np.random.default_rng(0)
+    n = 20000
+    x = np.clip(rng.normal(1.0, 0.5, n), 0, 10)  # the bulk in the first 8 of 32 bins of [0, 10]
+    X = pd.DataFrame({"x": x, "z": np.full(n, 50), "a": ["k0"] * n, "b": ["k1"] * n, "c": ["u"] * n})
+    y = (rng.random(n) < 0.5).astype(int)
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=[0, 1], n_bins=32)
+    tail = slice(12, 32)  # far beyond the bulk (x > 3.75): no records
+    mass_off, mass_on = [], []
+    for seed in range(5):
+        off = DPTreeCopula(**kw, random_state=seed).fit(X, y)
+        on = DPTreeCopula(**kw, random_state=seed, sparse=mode).fit(X, y)
+        mass_off.append(off.marginals_["x"][:, tail].sum())
+        mass_on.append(on.marginals_["x"][:, tail].sum())
+        np.testing.assert_allclose(on.marginals_["x"].sum(axis=1), 1.0)
+    assert np.mean(mass_off) > 0.0 and max(mass_on) == 0.0  # pure noise removed in every seed
+    # a tiny table: the average bin is below the cut, the column is left as without sparse
+    small_X, small_y = X.iloc[:60], y[:60]
+    off = DPTreeCopula(**kw, random_state=1).fit(small_X, small_y)
+    on = DPTreeCopula(**kw, random_state=1, sparse=mode).fit(small_X, small_y)
+    np.testing.assert_allclose(off.marginals_["x"], on.marginals_["x"])
+
+
+def test_sparse_tested_keeps_a_real_tail_that_pooled_cuts():
+    # 3% of the records spread thinly far out (each bin below the cut, their sum far above the
+    # sum's noise): "pooled" drops that side, "tested" keeps it
+    rng = np.random.default_rng(1)
+    n = 20000
+    x = np.where(rng.random(n) < 0.97, np.clip(rng.normal(1.0, 0.3, n), 0, 10), rng.uniform(4, 10, n))
+    X = pd.DataFrame({"x": x, "z": np.full(n, 50), "a": ["k0"] * n, "b": ["k1"] * n, "c": ["u"] * n})
+    y = (rng.random(n) < 0.5).astype(int)
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=[0, 1], n_bins=32, random_state=2)
+    tail = slice(13, 32)  # x >= 4.06
+    pooled = DPTreeCopula(**kw, sparse="pooled").fit(X, y).marginals_["x"][:, tail].sum(axis=1)
+    tested = DPTreeCopula(**kw, sparse="tested").fit(X, y).marginals_["x"][:, tail].sum(axis=1)
+    assert np.all(pooled == 0.0)
+    np.testing.assert_allclose(tested, 0.03 * 19 / 19.2, atol=0.012)  # the real tail, ±0.012

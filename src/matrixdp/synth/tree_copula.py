@@ -261,6 +261,30 @@ class DPTreeCopula:
         per class and column, from the known noise variance (post-processing of release 1: the
         same privacy). Options for tables whose smallest class is small against the noise,
         measured in ``docs/tree_copula.md``, "Low ε and small classes"; not the default.
+    merged_bins : {"even", "pooled"}, default "even"
+        With ``n_bins="per-class"``, how a class released on fewer bins spreads each of its
+        merged cells over the common fine grid (post-processing of release 1, no budget).
+        ``"even"``: evenly (uniform within the merged cell). ``"pooled"``: in proportion to the
+        pooled profile Σ_c n̂_c p̂_c of all classes within that cell, so a small class borrows the
+        within-cell shape of the classes released on finer bins (``docs/tree_copula.md``,
+        "Merged bins"). Measured in ``results/synth_benchmark_significance.md``; not the default.
+    sparse : {None, "pooled", "tails", "resolved", "cells"}, default None
+        ``None``: each class's noisy numeric histogram becomes probabilities by simplex
+        projection. Otherwise the cells outside a *span* are set to 0 and the span projected as
+        before (post-processing of release 1, no budget): the empty bins of a heavy-tailed
+        column (Adult's capital-gain) otherwise keep pure-noise mass far out in the tail, which
+        tilts a downstream linear model (``docs/tree_copula.md``, "Sparse histograms").
+        ``"pooled"``: one span per column, from the first to the last fine bin whose count summed
+        over the classes reaches ``sparse_threshold`` times that sum's noise sd, and only for a
+        column whose average fine bin (DP total / bins) reaches that cut. ``"tails"``: each
+        class's own span (cells at or above ``sparse_threshold``·σ, σ the histograms' noise
+        scale). ``"resolved"``: the class's own span where its DP size per released cell reaches
+        the cut, else the pooled span. ``"tested"``: the pooled span, but a side beyond it is cut
+        only when its summed counts stay below ``sparse_threshold`` times that sum's noise sd.
+        ``"cells"``: every cell below the cut set to 0. Measured in
+        ``results/synth_tree_gaps_*.md`` and ``results/synth_benchmark_significance.md``.
+    sparse_threshold : float, default 3.0
+        The cut of ``sparse`` in units of the histograms' σ.
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
@@ -317,13 +341,16 @@ class DPTreeCopula:
        (``marginals="shrunk"``).
     .. [8] S. E. Fienberg, P. W. Holland, "Simultaneous estimation of multinomial cell
        probabilities", JASA 1973 (pseudo-count priors: ``edge_prior``).
-    .. [9] docs/tree_copula.md.
+    .. [9] G. Cormode, C. Procopiuc, D. Srivastava, T. T. L. Tran, "Differentially private
+       summaries for sparse data", ICDT 2012 (thresholded noisy counts: ``sparse``).
+    .. [10] docs/tree_copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins="per-class", pair_bins=8,
                  shares="auto", clip_scale=1.0, smoothing=0.5, correlation="pooled",
                  normalise="trace", binary_latent=False, marginals="per-class",
-                 edge_prior="row", edge_bins="integers", random_state=None, accountant=None):
+                 edge_prior="row", edge_bins="integers", merged_bins="even", sparse=None,
+                 sparse_threshold=3.0, random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -339,6 +366,9 @@ class DPTreeCopula:
         self.marginals = marginals
         self.edge_prior = edge_prior
         self.edge_bins = edge_bins
+        self.merged_bins = merged_bins
+        self.sparse = sparse
+        self.sparse_threshold = sparse_threshold
         self.random_state = random_state
         self.accountant = accountant
 
@@ -391,6 +421,16 @@ class DPTreeCopula:
             raise InvalidParameterError("marginals", "must be 'per-class' with n_bins='per-class' "
                                                      f"(the classes' histograms differ in size), got {self.marginals!r}; "
                                                      "pass n_bins=32 (or 'auto') with it")
+        sp, st = getattr(self, "sparse", None), getattr(self, "sparse_threshold", 3.0)
+        if sp is not None and not (isinstance(sp, str) and sp in ("tails", "cells", "pooled", "resolved",
+                                                                  "tested")):
+            raise InvalidParameterError("sparse", "must be None, 'tails', 'cells', 'pooled', 'resolved' or "
+                                                  f"'tested', got {sp!r}")
+        if not (isinstance(st, (int, float)) and not isinstance(st, bool) and math.isfinite(st)
+                and st >= 0):
+            raise InvalidParameterError("sparse_threshold", f"must be a non-negative number, got {st!r}")
+        if not (isinstance(self.merged_bins, str) and self.merged_bins in ("even", "pooled")):
+            raise InvalidParameterError("merged_bins", f"must be 'even' or 'pooled', got {self.merged_bins!r}")
         if not (isinstance(self.edge_prior, str) and self.edge_prior in ("joint", "row")):
             raise InvalidParameterError("edge_prior", f"must be 'joint' or 'row', got {self.edge_prior!r}")
         if not isinstance(self.binary_latent, (bool, np.bool_)):
@@ -553,7 +593,9 @@ class DPTreeCopula:
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
                                self.correlation == "shrunk", self.marginals,
-                               self.class_bins_, prior_counts)
+                               self.class_bins_, prior_counts,
+                               getattr(self, "merged_bins", "even") == "pooled",
+                               (getattr(self, "sparse", None), float(getattr(self, "sparse_threshold", 3.0))))
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
 
@@ -956,6 +998,60 @@ def _edge_pass(block, cols, trees, card, ecard, n_cls):
     return np.concatenate(out) if out else np.zeros(0)
 
 
+def _span(counts, cut):
+    """Per row: True from the first to the last cell whose count reaches ``cut`` (all False
+    when none does)."""
+    strong = np.atleast_2d(counts) >= cut
+    idx = np.arange(strong.shape[1])[None, :]
+    first = np.argmax(strong, axis=1)[:, None]
+    last = strong.shape[1] - 1 - np.argmax(strong[:, ::-1], axis=1)[:, None]
+    return (idx >= first) & (idx <= last) & strong.any(axis=1, keepdims=True)
+
+
+def _thresholded(counts, n_hat, cut, tails=True):
+    """``sparse``: probabilities from rows of noisy counts that ignore pure-noise cells.
+
+    ``tails=False`` (``sparse="cells"``): the cells below ``cut`` (= ``sparse_threshold`` × the
+    histograms' σ) are set to 0 and the kept cells normalised. ``tails=True``
+    (``sparse="tails"``): only the cells outside the span from the first to the last cell at or
+    above ``cut`` are set to 0; the span is simplex-projected as a whole (as without ``sparse``).
+    A row with no cell at or above ``cut`` falls back to the simplex projection of all cells.
+    Post-processing of release 1 (``cut`` is public: a multiple of the public σ)."""
+    counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+    fallback = simplex_projection(counts / n_hat, 1.0)  # n_hat: a scalar or one per row
+    strong = counts >= cut
+    any_ = strong.any(axis=1, keepdims=True)
+    if tails:
+        idx = np.arange(counts.shape[1])[None, :]
+        first = np.argmax(strong, axis=1)[:, None]
+        last = counts.shape[1] - 1 - np.argmax(strong[:, ::-1], axis=1)[:, None]
+        span = (idx >= first) & (idx <= last)
+        # outside the span a value far below any count: the projection sets it to exactly 0
+        kept = simplex_projection(np.where(span, counts / n_hat, -1e6), 1.0)
+    else:
+        kept = np.where(strong, counts, 0.0)
+        kept = kept / np.maximum(kept.sum(axis=1, keepdims=True), 1e-300)
+    return np.where(any_, kept, fallback)
+
+
+def _pooled_within(P, class_counts, merge):
+    """``merged_bins="pooled"``: each class's mass in one of its merged cells (``merge[j]`` fine
+    bins wide) spread over those fine bins in proportion to the pooled profile
+    ``Σ_i n̂_i P_i`` of all classes, not evenly; evenly where the profile has no mass there.
+    Each merged cell keeps its mass, so the released (coarse) cells are unchanged; the finer
+    shape comes from the classes released on finer bins. Post-processing of release 1."""
+    P = np.array(P, dtype=np.float64)
+    profile = np.asarray(class_counts, dtype=np.float64) @ P
+    for j, m in enumerate(np.asarray(merge, dtype=np.int64)):
+        if m <= 1:
+            continue
+        prof = profile.reshape(-1, m)
+        tot = prof.sum(axis=1, keepdims=True)
+        shape = np.where(tot > 0, prof / np.where(tot > 0, tot, 1.0), 1.0 / m)
+        P[j] = (P[j].reshape(-1, m).sum(axis=1, keepdims=True) * shape).ravel()
+    return P
+
+
 def _shrunk_counts(raw, class_counts, sigma):
     """Each class's noisy counts (rows of ``raw``) shrunk toward the pooled counts scaled to the
     class's size, by the positive-part James–Stein factor from the noise variance of the
@@ -989,7 +1085,8 @@ def _smoothed_counts(raw, sigma):
 
 
 def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
-               trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None):
+               trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None,
+               pooled_within=False, sparse=(None, 3.0)):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver.
 
@@ -1032,12 +1129,56 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
     elif marginals == "smoothed":  # numeric columns only: their bins are ordered
         raw = {c: _smoothed_counts(raw[c], sigma_h) if c in schema.bounds else raw[c]
                for c in cols}
-    probs = {c: simplex_projection(raw[c] / class_counts[:, None], 1.0) for c in cols
-             if merge is None or c not in merge}
+    spans = {}
+    if sparse[0] in ("pooled", "resolved", "tested"):  # one span per column from the summed counts
+        for c in cols:
+            if c not in schema.bounds:
+                continue
+            m = merge[c] if merge is not None and c in merge else np.ones(n_cls, dtype=np.int64)
+            fine_counts = sum(np.repeat(raw[c][j, :card[c] // m[j]] / m[j], m[j]) for j in range(n_cls))
+            # a fine bin's noise: class j's cell noise σ spread over its m_j bins, summed
+            noise = sigma_h * math.sqrt(float(np.sum(1.0 / np.asarray(m, dtype=np.float64) ** 2)))
+            cut = sparse[1] * noise
+            # only where the average fine bin is resolved above the cut (DP total, public σ):
+            # otherwise the bulk itself may fall below the cut, and the column is left as is
+            if float(class_counts.sum()) / card[c] >= cut:
+                spans[c] = _span(fine_counts[None, :], cut)[0]
+                if sparse[0] == "tested" and spans[c].any():
+                    # keep a side whose summed counts are not consistent with zero records: the
+                    # sum over n bins has noise sd σ·√(n Σ_j 1/m_j); cut it only below t times that
+                    inside = np.flatnonzero(spans[c])
+                    var_per_bin = sigma_h ** 2 * float(np.sum(1.0 / np.asarray(m, dtype=np.float64)))
+                    for side in (np.arange(0, inside[0]), np.arange(inside[-1] + 1, card[c])):
+                        if side.size and fine_counts[side].sum() >= sparse[1] * math.sqrt(var_per_bin * side.size):
+                            spans[c][side] = True
+
+    def to_probs(counts, n_hat, c, j=None):  # noisy counts (rows) -> probabilities
+        if sparse[0] is None or c not in schema.bounds:
+            return simplex_projection(counts / n_hat, 1.0)
+        if sparse[0] == "resolved" and float(np.sum(n_hat)) / counts.shape[1] >= sparse[1] * sigma_h:
+            # a class resolved above the cut (its DP size per released cell): its own span
+            return _thresholded(counts, n_hat, sparse[1] * sigma_h, tails=True)
+        if sparse[0] in ("pooled", "resolved", "tested") and c not in spans:
+            return simplex_projection(counts / n_hat, 1.0)
+        if sparse[0] in ("pooled", "resolved", "tested"):
+            span = spans[c]
+            if j is not None:  # a class on merged cells: a cell is in if any of its bins is
+                width = card[c] // counts.shape[1]
+                span = span.reshape(-1, width).any(axis=1)
+            if not span.any():
+                return simplex_projection(counts / n_hat, 1.0)
+            return simplex_projection(np.where(span[None, :], counts / n_hat, -1e6), 1.0)
+        return _thresholded(counts, n_hat, sparse[1] * sigma_h, tails=sparse[0] == "tails")
+
+    probs = {c: (to_probs(raw[c], class_counts[:, None], c) if sparse[0] != "resolved" else
+                 np.vstack([to_probs(raw[c][j:j + 1], class_counts[j], c, j) for j in range(n_cls)]))
+             for c in cols if merge is None or c not in merge}
     for c in (merge or {}):  # each class projected on its own cells, spread over the fine grid
-        probs[c] = np.stack([np.repeat(simplex_projection(raw[c][j, :cells[c][j]] / class_counts[j],
-                                                          1.0)[0] / merge[c][j], merge[c][j])
+        probs[c] = np.stack([np.repeat(to_probs(raw[c][j:j + 1, :cells[c][j]], class_counts[j],
+                                                c, j)[0] / merge[c][j], merge[c][j])
                              for j in range(n_cls)])
+    if pooled_within and merge is not None:  # merged_bins="pooled": post-processing
+        probs.update({c: _pooled_within(probs[c], class_counts, merge[c]) for c in merge})
     probs = {c: probs[c] for c in cols}  # in column order
     for c in cols:
         empty = probs[c].sum(axis=1) <= 0
