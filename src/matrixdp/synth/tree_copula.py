@@ -268,7 +268,7 @@ class DPTreeCopula:
         pooled profile Σ_c n̂_c p̂_c of all classes within that cell, so a small class borrows the
         within-cell shape of the classes released on finer bins (``docs/tree_copula.md``,
         "Merged bins"). Measured in ``results/synth_benchmark_significance.md``; not the default.
-    sparse : {None, "pooled", "tails", "resolved", "cells"}, default None
+    sparse : {None, "pooled", "tails", "resolved", "tested", "cells"}, default None
         ``None``: each class's noisy numeric histogram becomes probabilities by simplex
         projection. Otherwise the cells outside a *span* are set to 0 and the span projected as
         before (post-processing of release 1, no budget): the empty bins of a heavy-tailed
@@ -421,7 +421,7 @@ class DPTreeCopula:
             raise InvalidParameterError("marginals", "must be 'per-class' with n_bins='per-class' "
                                                      f"(the classes' histograms differ in size), got {self.marginals!r}; "
                                                      "pass n_bins=32 (or 'auto') with it")
-        sp, st = getattr(self, "sparse", None), getattr(self, "sparse_threshold", 3.0)
+        sp, st = self.sparse, self.sparse_threshold
         if sp is not None and not (isinstance(sp, str) and sp in ("tails", "cells", "pooled", "resolved",
                                                                   "tested")):
             raise InvalidParameterError("sparse", "must be None, 'tails', 'cells', 'pooled', 'resolved' or "
@@ -594,8 +594,8 @@ class DPTreeCopula:
                                self.correlation == "pooled", self.normalise == "trace",
                                self.correlation == "shrunk", self.marginals,
                                self.class_bins_, prior_counts,
-                               getattr(self, "merged_bins", "even") == "pooled",
-                               (getattr(self, "sparse", None), float(getattr(self, "sparse_threshold", 3.0))))
+                               self.merged_bins == "pooled",
+                               (self.sparse, float(self.sparse_threshold)))
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
 
