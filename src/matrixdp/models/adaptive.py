@@ -107,8 +107,10 @@ class AdaptiveResult:
         two predictions measure); ``"reading"``: ``"capped"``, ``"threshold"`` or ``"none"``;
         ``"clipping_loss_reading_sd"``: the noise sd of the capped reading ``b̂`` (0 for the
         others; the capped ``b̂`` is not floored, it may be negative) and ``"reading_level"``
-        its level ``L`` (NaN without counts). All functions of DP releases and public inputs
-        only.
+        its level ``L`` (NaN without counts); ``"coinpress_bias"``: the clipping-bias term
+        added to the whitened step's prediction and ``"bias"``: how it was predicted
+        (``"model"`` or ``"bound"``; always ``"bound"`` for the Frobenius ranking). All
+        functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
         chosen).
@@ -478,8 +480,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         eigen-frame, with the gaps ``g`` from the first release's spectrum after the noise's
         expected inflation is removed (:func:`pca_frame`) and ``s`` each branch's noise variance
         in that frame (:func:`moments_pair_variance`, :func:`coinpress_pair_variance`); the
-        whitened step's clipping bias ``b`` enters by concavity as at most
-        ``(b²/2)·max ∂/∂s`` (``docs/coinpress.md`` § Adaptive (PCA)). Post-processing of the
+        whitened step's clipping bias ``b`` enters as ``bias`` says (by default the
+        one-direction model of :func:`pca_bias_model`, capped by the concavity bound
+        ``(b²/2)·max ∂/∂s``; ``docs/coinpress.md`` § Adaptive (PCA)). Post-processing of the
         first release and public inputs only: the releases and their shares are unchanged.
     reading : {"capped", "threshold"}, optional
         How ``decision="counts"`` reads the released counts (:func:`read_counts`). Default
