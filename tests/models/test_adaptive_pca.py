@@ -366,7 +366,7 @@ def test_the_bias_model_is_closer_to_the_true_bias_than_the_bound(direction):
     closer to the term the true clipping bias gives (in log ratio) than the round-3 bound, by at
     least a factor e² (7.4×), and still above it (the model errs towards the moments release:
     a tail that carries the clipped mass is nearly an eigen-direction of the records'
-    covariance, so the true pair couplings are small; measured 10²–10⁵× below the model here)."""
+    covariance, so the true pair couplings are small)."""
     for seed in range(2):
         true, bound, model = _tail_case(seed, direction)
         assert 0 < true < model <= bound
