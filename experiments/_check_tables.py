@@ -19,6 +19,12 @@ Round 3 (H5): ``covariance_shrinkage.py`` ran ``DPCovariance`` (covariance and c
 all three as the check of a pre-registered rule; randhie was then looked at (post hoc, its
 correlation groups at ε = 1): none of the three is unseen by the correlation shrinkage now.
 
+Also round 3 (H4): ``anes96`` and ``randhie`` were the check tables of the deciding runs of
+``adaptive_covariance.py`` (covariance) and ``adaptive_pca.py`` (PCA k = 2, 5), after the rules
+were fixed and committed; no rule was designed on them, but their results are now seen
+(``results/adaptive_covariance.md``, ``results/adaptive_pca.md``): a rule changed because of them
+must be checked on another table.
+
 Needs statsmodels for the last two (a benchmark-only dependency: ``pip install .[experiments]``).
 """
 

@@ -69,7 +69,7 @@ def test_charges_once_before_noise_and_is_reproducible():
     assert set(est.adaptive_predicted_) == {"moments", "coinpress", "clipping_loss",
                                            "clipping_loss_sd", "statistic", "ranking",
                                            "reading", "clipping_loss_reading_sd",
-                                           "reading_level"}
+                                           "reading_level", "coinpress_bias", "bias"}
     assert est.adaptive_predicted_["ranking"] == "frobenius"  # the covariance path
     assert len(acc.spends) == 1 and acc.spends[0][1] == est.privacy_
     assert est.privacy_.mu == pytest.approx(max_gaussian_shift(1.0, 1e-6))

@@ -36,7 +36,7 @@ __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipp
            "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",
            "pca_frame", "read_counts", "capped_level", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO",
            "COUNT_Z", "DECISION_Z", "DECISIONS", "READINGS", "RANKINGS", "RESOLVE_Z",
-           "FRAME_PROJECTIONS"]
+           "FRAME_PROJECTIONS", "BIASES", "pca_bias_model"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -74,6 +74,13 @@ RANKINGS = ("frobenius", "pca-loss")
 #: The post-processings of the released covariance the PCA-loss frame can be read after
 #: (:func:`adaptive_covariance`'s ``projection``; DPPCA's choices).
 FRAME_PROJECTIONS = ("unit-box", "original", "none")
+#: How the PCA-loss ranking predicts the whitened step's clipping bias (``docs/coinpress.md``
+#: § Adaptive (PCA), "The clipping bias, modelled"): ``"model"`` (default, round 4): a rank-one
+#: bias of size ``b̂/√BIN_RATIO`` (the bins' geometric middles) along a direction drawn from the
+#: first release's Gaussian model, its expected pair couplings put through the pairwise
+#: deficit, capped by the bound (:func:`pca_bias_model`); ``"bound"`` (round 3): the worst case
+#: ``min(c b̂², sat)``.
+BIASES = ("model", "bound")
 
 
 @dataclass(frozen=True)
@@ -100,8 +107,10 @@ class AdaptiveResult:
         two predictions measure); ``"reading"``: ``"capped"``, ``"threshold"`` or ``"none"``;
         ``"clipping_loss_reading_sd"``: the noise sd of the capped reading ``b̂`` (0 for the
         others; the capped ``b̂`` is not floored, it may be negative) and ``"reading_level"``
-        its level ``L`` (NaN without counts). All functions of DP releases and public inputs
-        only.
+        its level ``L`` (NaN without counts); ``"coinpress_bias"``: the clipping-bias term
+        added to the whitened step's prediction and ``"bias"``: how it was predicted
+        (``"model"`` or ``"bound"``; always ``"bound"`` for the Frobenius ranking). All
+        functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
         chosen).
@@ -353,6 +362,43 @@ def pca_deficit(g, s):
     return f, df
 
 
+def pca_bias_model(b, S, U, q, gaps, s_cp, weights=None, ratio: float = BIN_RATIO):
+    r"""The expected increase of the whitened step's captured-variance deficit from its clipping
+    bias, under a one-direction model drawn from the first release (post-processing of released
+    values only; ``docs/coinpress.md`` § Adaptive (PCA), "The clipping bias, modelled").
+
+    The step clips the whitened records ``y = A a`` (``a = x − c − m̂``, ``A = S^{-1/2}``); the
+    bias of the second moments is ``−P``, ``P = (1/n) Σ_i (1 − f_i²) a_i a_iᵀ`` (PSD), of trace
+    ``b = (1/n) Σ_i g_i`` in the units ``D`` (what the counts measure). The counts give ``b``,
+    not the direction. The triangle-inequality bound is attained by a rank-one ``P`` (the clipped
+    records along one direction, e.g. one heavy-tailed feature); the bound then puts that
+    direction where it hurts most. The model keeps the rank one and draws the direction from the
+    first release's Gaussian model of the records, ``a ∝ S^{1/2} z``, ``z ~ N(0, I)``:
+    ``P = b_mid · S^{1/2}zzᵀS^{1/2} / tr(DSD)`` (``E tr(DPD) = b_mid``), with
+    ``b_mid = b/√ratio`` (each record at its bin's geometric middle instead of its upper edge).
+    In the frame ``U`` (``S̃ = UᵀSU``), by Isserlis' theorem
+    ``E P̃_ij² = b_mid² (S̃_ii S̃_jj + 2 S̃_ij²) / tr(DSD)²``, and the prediction is
+    ``Σ_{i<=q<j} f(g_ij, s_ij + E P̃_ij²) − f(g_ij, s_ij)`` (:func:`pca_deficit`; ``f`` is
+    concave in ``s``, so by Jensen this is at least the model's expected increase). The diagonal
+    of ``P`` (a shrinkage of the eigenvalues, which may reorder them) is left out.
+    ``gaps`` and ``s_cp`` are the (q, k − q) pair gaps and the step's noise variances.
+    """
+    if not (b > 0):
+        return 0.0
+    k = S.shape[0]
+    w = np.ones(k) if weights is None else np.asarray(weights, dtype=np.float64)
+    tr = float(np.sum(w * w * np.diagonal(S)))
+    if not (tr > 0):
+        return 0.0
+    St = U.T @ S @ U
+    dS = np.diagonal(St)
+    extra = (b / math.sqrt(ratio) / tr) ** 2 * (dS[:q, None] * dS[None, q:]
+                                                  + 2.0 * St[:q, q:] ** 2)
+    f0, _ = pca_deficit(gaps, s_cp)
+    f1, _ = pca_deficit(gaps, s_cp + extra)
+    return float(np.sum(f1 - f0))
+
+
 def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covariance",
                         n_components=None, rng=None, charging=None,
                         first_share: float = FIRST_SHARE, bias_share: float = BIAS_SHARE,
@@ -361,7 +407,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         decision: str = "counts", first_kind: str | None = None,
                         ranking: str | None = None, branch: str | None = None,
                         projection: str = "unit-box",
-                        reading: str | None = None) -> AdaptiveResult:
+                        reading: str | None = None, bias: str | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -434,8 +480,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         eigen-frame, with the gaps ``g`` from the first release's spectrum after the noise's
         expected inflation is removed (:func:`pca_frame`) and ``s`` each branch's noise variance
         in that frame (:func:`moments_pair_variance`, :func:`coinpress_pair_variance`); the
-        whitened step's clipping bias ``b`` enters by concavity as at most
-        ``(b²/2)·max ∂/∂s`` (``docs/coinpress.md`` § Adaptive (PCA)). Post-processing of the
+        whitened step's clipping bias ``b`` enters as ``bias`` says (by default the
+        one-direction model of :func:`pca_bias_model`, capped by the concavity bound
+        ``(b²/2)·max ∂/∂s``; ``docs/coinpress.md`` § Adaptive (PCA)). Post-processing of the
         first release and public inputs only: the releases and their shares are unchanged.
     reading : {"capped", "threshold"}, optional
         How ``decision="counts"`` reads the released counts (:func:`read_counts`). Default
@@ -487,6 +534,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         reading = "capped" if kind == "covariance" else "threshold"
     if reading not in READINGS:
         raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
+    if bias is None:
+        bias = "model"
+    if bias not in BIASES:
+        raise InvalidParameterError("bias", f"must be one of {BIASES}, got {bias!r}")
     if branch not in (None, "moments", "coinpress"):
         raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
                                               f"{branch!r}")
@@ -569,6 +620,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         else:
             ranking_used = "frobenius"
 
+        pair_cp = [None]  # the whitened step's pair noise variances (pca-loss ranking)
+
         def predictions(mu_last):
             """(P_mom, P_cp noise part, the moments plan, the clipping bias' coefficient c and
             its saturation: the bias b adds at most min(c b², sat) to P_cp) for a last release
@@ -583,6 +636,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 s_cp = coinpress_pair_variance(S, U1, q, sig)[0][:, q:]
                 f_mom, _ = pca_deficit(gaps, s_mom)
                 f_cp, df_cp = pca_deficit(gaps, s_cp)
+                pair_cp[0] = s_cp
                 # a deterministic B with ‖B‖_F <= b puts at most b²/2 on the pairs i < q <= j;
                 # f is concave in s, so the bias adds at most (b²/2)·max ∂f/∂s
                 return (float(f_mom.sum()), float(f_cp.sum()), plan,
@@ -643,7 +697,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
         if stat != "counts":
             b_dec = b_hat
-        pred_cp = noise_cp + min(coef * b_dec * b_dec, sat)
+        bias_cp = min(coef * b_dec * b_dec, sat)
+        if ranking_used == "pca-loss" and bias == "model" and bias_cp > 0:
+            # the expected bias under the one-direction model, capped by the bound
+            # (docs/coinpress.md § Adaptive (PCA), "The clipping bias, modelled")
+            bias_cp = min(bias_cp, pca_bias_model(b_dec, S, U1, q, gaps, pair_cp[0], weights))
+        pred_cp = noise_cp + bias_cp
         # 3. the rest of the budget where the expected loss is smaller
         if (pred_cp < pred_mom) if branch is None else (branch == "coinpress"):
             Gy, _, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen, Z,
@@ -673,6 +732,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                            "clipping_loss": b_hat, "clipping_loss_sd": float(sigma_b),
                            "statistic": stat, "ranking": ranking_used,
                            "reading": reading if stat == "counts" else "none",
-                           "clipping_loss_reading_sd": b_sd, "reading_level": level},
+                           "clipping_loss_reading_sd": b_sd, "reading_level": level,
+                           "coinpress_bias": float(bias_cp),
+                           "bias": bias if ranking_used == "pca-loss" else "bound"},
                           allocation,
                           (mu1, mu_b_got, mu2_got), V)
