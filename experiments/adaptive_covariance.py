@@ -35,19 +35,19 @@ all 35 benchmark cells (7 tables × ε ∈ {0.1, 0.5, 1, 2, 5}) and the never-se
 every cell, and (b) the median over cells of adaptive / auto is ≤ 1.0, and (c) no never-seen cell
 has adaptive > 1.2× auto. 50 trials per cell. (Round 3's outcome: failed.)
 
-Round 4 (issue #24, H4): the whitened step's clipping bias is modelled for the PCA-loss ranking
+Round 3b (issue #24, H4): the whitened step's clipping bias is modelled for the PCA-loss ranking
 (``bias="model"``, ``docs/coinpress.md`` § Adaptive (PCA), "The clipping bias, modelled"); the
 covariance's Frobenius ranking keeps the bound ``b̂²`` (the rank-one case the model keeps; a
 middle-of-bin reading would choose the whitened step more often on adult ε = 1, where it already
 loses), so **the covariance code path is unchanged** and its benchmark cells are those of the
 round-3 run (same code, same seeds; liver's five covariance cells were rerun to check the
-identity). diabetes and digits (``SEEN_R3``) were used to design round 4 and are no longer
+identity). diabetes and digits (``SEEN_R3``) were used to design round 3b and are no longer
 never-seen. The check tables are ``anes96`` and ``randhie`` (``NEVER_SEEN``,
 ``_check_tables.py``, bounds committed before any run), added with ``--tasks covariance
 --datasets anes96 randhie --merge``; the PCA rows (k = 2) of this file use
 ``DPPCA(method="adaptive")``'s default and are rerun on the round-4 code with ``--tasks pca``.
 
-Pre-registered default rule (round 4; written here before the deciding run): the covariance
+Pre-registered default rule (round 3b; written here before the deciding run): the covariance
 default becomes ``method="auto"`` resolving to the adaptive method iff, over the 35 benchmark
 cells and the 10 check cells (anes96, randhie × ε ∈ {0.1, 0.5, 1, 2, 5}), (a) adaptive's median is
 ≤ 1.2× the best of (auto, coinpress) in ≥ 95% of cells and ≤ 1.5× in every cell, (b) the median
@@ -83,9 +83,9 @@ TUNED = ("synthetic", "liver", "wdbc", "ctg")
 #: adult was used to design the capped reading (round 3): no longer held out.
 DESIGN = TUNED + ("adult",)
 HELD_OUT = ("adult", "lending_club", "movement_aal")
-#: never seen until round 3 (its check tables); used to design round 4 (seen now)
+#: never seen until round 3 (its check tables); used to design round 3b (seen now)
 SEEN_R3 = ("diabetes", "digits")
-#: round 4's check tables (``_check_tables.py``: bounds committed before any run), never seen by
+#: round 3b's check tables (``_check_tables.py``: bounds committed before any run), never seen by
 #: any estimator before the deciding run
 NEVER_SEEN = CHECK = ("anes96", "randhie")
 #: Extra ε of a table (diabetes: where CoinPress was 1.9–10.7× better than the default).
@@ -299,7 +299,7 @@ def default_rule_lines(rows) -> list[str]:
     def name(x):
         return f"{x['key'][0]} ε = {x['key'][2]:g}"
     yes = {True: "**met**", False: "**not met**"}
-    lines = ["## The pre-registered default rule (covariance, round 4)", "",
+    lines = ["## The pre-registered default rule (covariance, round 3b)", "",
              "Written in the script's docstring and here before the deciding run: the covariance "
              "default becomes `method=\"auto\"` resolving to the adaptive method iff, over the 35 "
              "benchmark cells and the 10 check cells (anes96, randhie × ε ∈ {0.1, 0.5, 1, 2, 5}; "
@@ -307,7 +307,7 @@ def default_rule_lines(rows) -> list[str]:
              "best of (auto, coinpress) in ≥ 95% of cells and ≤ 1.5× in every cell, (b) the "
              "median over cells of adaptive / auto is ≤ 1.0, and (c) no check-table cell has "
              "adaptive > 1.2× auto. 50 trials per cell. The covariance code path is unchanged "
-             "in round 4 (the bias model is for the PCA ranking), so the benchmark cells are "
+             "in round 3b (the bias model is for the PCA ranking), so the benchmark cells are "
              "round 3's and (a) was known to fail before the run (adult ε = 1).", "",
              f"- cells: {r['bench']} benchmark + {r['never']} check"
              + ("" if r["complete"]
@@ -338,7 +338,7 @@ def table_lines(rows, task_prefix, title):
              "coinpress beats auto by at least 1.2× (there new adaptive must be below auto); "
              "`chosen` is how often adaptive spent its last release on the CoinPress step. "
              "Held-out tables are marked *, round 3's never-seen tables (diabetes, digits; "
-             "design tables in round 4) ‡, round 4's check tables (never seen before it) †."
+             "design tables in round 3b) ‡, round 3b's check tables (never seen before it) †."
              + (" `adaptive (threshold)` is the previous reading of the same counts "
                 "(`reading=\"threshold\"`), `adaptive (new)` the capped reading." if
                 task_prefix == "covariance" else

@@ -1,4 +1,4 @@
-"""Design diagnostic (non-private; round 4, issue #24): the whitened step's clipping-bias term of
+"""Design diagnostic (non-private; round 3b, issue #24): the whitened step's clipping-bias term of
 DPPCA(method="adaptive")'s PCA-loss prediction against the same term computed from the true bias.
 
 For seeded fits of ``DPPCA(method="adaptive")`` the releases run as usual; the quantities the

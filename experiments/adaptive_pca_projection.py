@@ -19,7 +19,7 @@ misses of ``results/adaptive_pca.md`` after the fact (nothing is tuned on them).
 Output: ``results/adaptive_pca_projection.{md,csv}``. A diagnostic: nothing in the library is
 chosen from it.
 
-Round 4: the ``picks cp`` column is round 3's prediction (``bias="bound"``, pinned so that the
+Round 3b: the ``picks cp`` column is round 3's prediction (``bias="bound"``, pinned so that the
 committed output stays what it describes; the releases do not depend on the bias term).
 """
 

@@ -75,7 +75,7 @@ RANKINGS = ("frobenius", "pca-loss")
 #: (:func:`adaptive_covariance`'s ``projection``; DPPCA's choices).
 FRAME_PROJECTIONS = ("unit-box", "original", "none")
 #: How the PCA-loss ranking predicts the whitened step's clipping bias (``docs/coinpress.md``
-#: § Adaptive (PCA), "The clipping bias, modelled"): ``"model"`` (default, round 4): a rank-one
+#: § Adaptive (PCA), "The clipping bias, modelled"): ``"model"`` (default, round 3b): a rank-one
 #: bias of size ``b̂/√BIN_RATIO`` (the bins' geometric middles) along a direction drawn from the
 #: first release's Gaussian model, its expected pair couplings put through the pairwise
 #: deficit, capped by the bound (:func:`pca_bias_model`); ``"bound"`` (round 3): the worst case

@@ -59,7 +59,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         subspace, read in the frame of its first release post-processed by ``projection``;
         section "Adaptive (PCA)" of ``docs/coinpress.md``; the whitened step's clipping bias from
         a one-direction model, "The clipping bias, modelled"). Measured (``results/adaptive_pca.md``,
-        round 4, 50 trials, k = 2 and 5 on the seven benchmark tables and the never-seen check
+        round 3b, 50 trials, k = 2 and 5 on the seven benchmark tables and the never-seen check
         tables anes96 and randhie): within 1.2× of the best of ``"moments"``, ``"coinpress"`` and
         i.i.d. noise on the unit box in 58 of 80 cells, worst 3.1× (adult, k = 2, ε = 0.1); the
         first look costs the moments branch up to 2.25× (adult, k = 5) and 1.58× on anes96. The
