@@ -14,9 +14,14 @@ Two parts, same public bounds, δ = 1e-6, replace-one with public n as ``adaptiv
      with inverse-variance weights;
    * ``pca first``: both releases allocated for the PCA task (``first_kind="pca"``), i.e. one PCA
      release at ``0.97 μ*²``;
-   * ``second re-allocated``: the first release as it is, the second's allocation chosen among
-     the library's candidates (and the PCA task's closed form re-weighted by the first
-     release's precision) to minimise the loss of the combination.
+   * ``combined, best candidate``: the first release as it is, the second's allocation the best
+     of the library's candidates for the loss of the combination;
+   * ``combined, optimised shares``: the second's MVG precision shares optimised for the loss of
+     the combination (:func:`optimised_combination`);
+   * ``first alone``: the first release's own loss in the PCA units;
+   * ``half-way first`` (not in the library): the first release's MVG shares the geometric mean
+     of the covariance and PCA plans' implied shares; its combination's PCA loss, and its own
+     covariance loss (original units) over the covariance-allocated first look's.
    Ratios to ``auto`` say what each part costs in the task's own loss (for small noise the
    captured-variance deficit is linear in the noise variances, so this is the first-order cost).
 2. **Measured deficits** (``--trials`` seeds per cell from ``--seed``; the committed run uses a
