@@ -45,7 +45,7 @@ identity). diabetes and digits (``SEEN_R3``) were used to design round 3b and ar
 never-seen. The check tables are ``anes96`` and ``randhie`` (``NEVER_SEEN``,
 ``_check_tables.py``, bounds committed before any run), added with ``--tasks covariance
 --datasets anes96 randhie --merge``; the PCA rows (k = 2) of this file use
-``DPPCA(method="adaptive")``'s default and are rerun on the round-4 code with ``--tasks pca``.
+``DPPCA(method="adaptive")``'s default and are rerun on the round-3b code with ``--tasks pca``.
 
 Pre-registered default rule (round 3b; written here before the deciding run): the covariance
 default becomes ``method="auto"`` resolving to the adaptive method iff, over the 35 benchmark

@@ -20,7 +20,7 @@ misses in ``results/adaptive_pca.md`` (movement_aal k = 2 ε = 5, adult k = 2 ε
 ε = 1), chosen after that run. Output: ``results/adaptive_pca_diagnosis.md``.
 
 Round 3b: the predictions here are round 3's (``bias="bound"``, pinned so that the committed
-output stays what it describes; the releases do not depend on the bias term). The round-4 bias
+output stays what it describes; the releases do not depend on the bias term). The round-3b bias
 model is diagnosed in ``experiments/adaptive_pca_bias.py``.
 """
 

@@ -390,3 +390,65 @@ def test_the_bias_option_is_validated_and_reported():
     ref = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=1, bias="bound")
     assert cov.predicted == ref.predicted and cov.predicted["bias"] == "bound"
     np.testing.assert_array_equal(cov.covariance, ref.covariance)
+
+
+def _pca_moments_case(n=400, seed=11):
+    """Records spread over boxes of very unequal widths (half-widths 1, 10, 100, 1000): the first
+    look (allocated for the covariance, original units) and the second release (for the PCA
+    task, half-width units) get different allocations; the records lie well inside the box (the
+    released mean is not clipped)."""
+    h = np.array([1.0, 10.0, 100.0, 1000.0])
+    X = np.random.default_rng(seed).uniform(-0.5, 0.5, (n, 4)) * h
+    return X, -h, h
+
+
+def test_the_pca_moments_branch_combines_the_two_allocations_by_inverse_variance():
+    """The moments branch of kind="pca" (issue 24, round 3c: the first look's cost): the
+    reported entry variance is the inverse-variance combination of the two plans' public
+    variances, rebuilt here from the GDP parameters the fit reports, and every entry is at most
+    either release's (the first look never adds noise to an entry). The two allocations differ
+    by orders of magnitude on these bounds (checked: the ratio V₁/V₂ spans > 10⁴), so a
+    combination with the wrong weights (e.g. the plain average) gives a different matrix."""
+    from matrixdp.calibration.gaussian import gaussian_epsilon
+    from matrixdp.models._moments import augmented_task, plan_second_moment
+
+    X, lo, hi = _pca_moments_case()
+    res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                              rng=0, branch="moments")
+    assert res.choice == "moments"
+    n = X.shape[0]
+    task_c = augmented_task(lo, hi, n, "covariance", n_components=2)[0]
+    task_p = augmented_task(lo, hi, n, "pca", n_components=2)[0]
+    V1 = plan_second_moment(task_c, epsilon=gaussian_epsilon(1e-6, 1.0, res.mus[0]),
+                            delta=1e-6)[0].entry_variance
+    V2 = plan_second_moment(task_p, epsilon=gaussian_epsilon(1e-6, 1.0, res.mus[2]),
+                            delta=1e-6)[0].entry_variance
+    ratio = V1 / V2
+    assert ratio.max() / ratio.min() > 1e4
+    np.testing.assert_allclose(res.entry_variance, 1.0 / (1.0 / V1 + 1.0 / V2), rtol=1e-6)
+    assert np.all(res.entry_variance <= np.minimum(V1, V2) * (1 + 1e-12))
+    assert not np.allclose(res.entry_variance, 0.25 * (V1 + V2), rtol=0.05)
+
+
+def test_the_pca_moments_branch_has_the_stated_noise_scale():
+    """Statistical check of the combination with unequal allocations: the released mean's
+    error over the exact standard deviation the fit states, 300 fits × 4 features = 1200
+    z-scores, standard deviation in [0.9, 1.1] (sampling error ~0.02; a plain average of the two
+    releases, or weights inverted, puts the features' z-scores far outside: the first look's
+    variance on the narrow features is > 10⁴ times the second's)."""
+    X, lo, hi = _pca_moments_case()
+    truth = X.mean(axis=0)
+    from matrixdp.models._moments import augmented_task
+
+    t = augmented_task(lo, hi, X.shape[0], "pca", n_components=2)[2]
+    z = []
+    for s in range(300):
+        res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
+                                  n_components=2, rng=s, branch="moments")
+        sd = np.sqrt(res.entry_variance[:4, 4]) / t
+        z.append((res.location - truth) / sd)
+    z = np.asarray(z)
+    assert abs(float(np.mean(z))) < 0.1
+    assert 0.9 < float(np.std(z)) < 1.1
+    # every feature on its own (300 z-scores each: sampling error of the sd ~0.04)
+    assert np.all((z.std(axis=0) > 0.8) & (z.std(axis=0) < 1.2))
