@@ -28,6 +28,7 @@ method gets the same bounds. They are written to ``results/utility_bounds.md``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import functools
 import math
@@ -362,6 +363,32 @@ def dppca_release(X, lo, hi, *, n_components: int, epsilon: float, seed: int, **
     finally:
         pca_mod.project_feasible = orig
     return captured["cov"], captured["nv"]
+
+
+@contextlib.contextmanager
+def adaptive_options(**kw):
+    """``method="adaptive"`` fits (DPCovariance, DPPCA) with the given options of
+    ``matrixdp.models.adaptive.adaptive_covariance``, inside the block only (an experiment's
+    variant rows; the library's defaults are untouched outside it)."""
+    from matrixdp.models import adaptive
+
+    orig = adaptive.adaptive_covariance
+    adaptive.adaptive_covariance = functools.partial(orig, **kw)
+    try:
+        yield
+    finally:
+        adaptive.adaptive_covariance = orig
+
+
+def deficit_scorer(fit, C, best, choices):
+    """``seed -> captured-variance deficit`` of ``fit(seed) = (components, choice)`` against the
+    covariance ``C`` whose top-k variance is ``best``; each fit's choice is appended to ``choices``."""
+    def score(s):
+        V, ch = fit(s)
+        choices.append(ch)
+        q, _ = np.linalg.qr(np.asarray(V, float).T)
+        return 1.0 - float(np.trace(q.T @ C @ q)) / best
+    return score
 
 
 def run_cell(fit_score: Callable[[int], tuple], trials: int, seed: int,

@@ -61,7 +61,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import functools
 import sys
 import time
 from pathlib import Path
@@ -125,14 +124,8 @@ def _decision(method):
     if kw is None:
         yield
         return
-    from matrixdp.models import adaptive
-
-    orig = adaptive.adaptive_covariance
-    adaptive.adaptive_covariance = functools.partial(orig, **kw)
-    try:
+    with uc.adaptive_options(**kw):
         yield
-    finally:
-        adaptive.adaptive_covariance = orig
 
 
 def covariance_fit(method, t, eps):

@@ -78,7 +78,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import functools
 import sys
 import time
 from pathlib import Path
@@ -154,18 +153,7 @@ def top_k(cov, k):
     return vec[:, ::-1][:, :k].T
 
 
-@contextlib.contextmanager
-def _options(**kw):
-    """``DPPCA(method="adaptive")`` with the given options of ``adaptive_covariance``, for the
-    fits of one method only."""
-    from matrixdp.models import adaptive
-
-    orig = adaptive.adaptive_covariance
-    adaptive.adaptive_covariance = functools.partial(orig, **kw)
-    try:
-        yield
-    finally:
-        adaptive.adaptive_covariance = orig
+_options = uc.adaptive_options
 
 
 def fitter(method, t, eps, k):
@@ -212,11 +200,7 @@ def run(args) -> list[dict]:
                     fit = fitter(m, t, eps, k)
                     choices = []
 
-                    def score(s, fit=fit, choices=choices):
-                        V, ch = fit(s)
-                        choices.append(ch)
-                        q, _ = np.linalg.qr(np.asarray(V, float).T)
-                        return 1.0 - float(np.trace(q.T @ C @ q)) / best
+                    score = uc.deficit_scorer(fit, C, best, choices)
                     values, times = uc.run_cell(score, args.trials, args.seed, None)
                     med, q25, q75 = uc.quantiles(values)
                     cp = [c for c in choices if c is not None]

@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import functools
 import math
 import shlex
 import sys
@@ -168,16 +167,7 @@ def optimised_combination(task, V1, base, loss):
     return min(L0, loss(1.0 / (P1 + 1.0 / p.entry_variance)))
 
 
-@contextlib.contextmanager
-def _options(**kw):
-    from matrixdp.models import adaptive
-
-    orig = adaptive.adaptive_covariance
-    adaptive.adaptive_covariance = functools.partial(orig, **kw)
-    try:
-        yield
-    finally:
-        adaptive.adaptive_covariance = orig
+_options = uc.adaptive_options
 
 
 def fitter(method, t, eps, k):
@@ -217,11 +207,7 @@ def run(args):
                     fit = fitter(m, t, eps, k)
                     choices = []
 
-                    def score(s, fit=fit, choices=choices):
-                        V, ch = fit(s)
-                        choices.append(ch)
-                        q, _ = np.linalg.qr(np.asarray(V, float).T)
-                        return 1.0 - float(np.trace(q.T @ C @ q)) / best
+                    score = uc.deficit_scorer(fit, C, best, choices)
                     values, _ = uc.run_cell(score, args.trials, args.seed, None)
                     cp = [c for c in choices if c is not None]
                     rows.append({"dataset": ds, "k": k, "epsilon": eps, "method": m,
