@@ -789,7 +789,9 @@ def _stein_groups(y, noise_variance, diagonal, weights, groups, independent_vari
                   correlated_eigenvalue):
     """Per group of entries (i <= j) of the release ``y``: the weighted sum of squares
     ``Σ ω_ij y_ij²`` and the Stein constant ``c = tr Σ_g - 2 λ_max(Σ_g)`` (see
-    :func:`james_stein_shrink`); returns ``(iu, inv, labels, ss, c)``."""
+    :func:`james_stein_shrink`); returns ``(iu, inv, labels, ss, c, tr)``: the upper-triangle
+    indices, each entry's group index, the group labels, and per group ``ss``, ``c`` and the
+    noise trace ``tr Σ_g``."""
     k = y.shape[0]
 
     def _same_shape(arr, name):

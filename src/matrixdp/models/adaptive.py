@@ -407,7 +407,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         decision: str = "counts", first_kind: str | None = None,
                         ranking: str | None = None, branch: str | None = None,
                         projection: str = "unit-box",
-                        reading: str | None = None, bias: str | None = None) -> AdaptiveResult:
+                        reading: str | None = None, bias: str = "model") -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -502,6 +502,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         prediction's eigen-frame and gaps are read from the first release post-processed the
         same way (:func:`~matrixdp.feasible.project_feasible` with the public bounds;
         ``docs/coinpress.md`` § Adaptive (PCA), "The frame of the projected release").
+    bias : {"model", "bound"}, default "model"
+        ``ranking="pca-loss"`` only: how the whitened step's clipping bias enters its predicted
+        deficit (:data:`BIASES`): ``"model"``, the one-direction model of
+        :func:`pca_bias_model` capped by the bound; ``"bound"``, the worst case
+        ``min(c b̂², sat)`` (round 3; the Frobenius ranking always uses it). Post-processing.
 
     Returns
     -------
@@ -534,8 +539,6 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         reading = "capped" if kind == "covariance" else "threshold"
     if reading not in READINGS:
         raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
-    if bias is None:
-        bias = "model"
     if bias not in BIASES:
         raise InvalidParameterError("bias", f"must be one of {BIASES}, got {bias!r}")
     if branch not in (None, "moments", "coinpress"):

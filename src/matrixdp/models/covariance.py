@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..errors import InvalidParameterError
-from ..feasible import nearest_correlation, project_feasible  # noqa: F401 - re-exported
+from ..feasible import nearest_correlation, project_feasible
 from ._dask import augmented_moments, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_privacy_params,
                     finish_bounds, fit_bounds,
@@ -149,6 +149,12 @@ def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, nois
     return rel, center, t
 
 
+def released_count(G: np.ndarray, d: int, t: float) -> float:
+    """``n̂ = G_dd / t²``: the record count a release of sums (add-remove) carries in its constant
+    coordinate ``d``, floored at 1 (post-processing)."""
+    return max(float(G[d, d]) / (t * t), 1.0)
+
+
 def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: str,
                             neighbouring: str = "replace-one"):
     """``(matrix, location)`` of ``kind`` from the released augmented second moments.
@@ -158,7 +164,7 @@ def covariance_from_release(G: np.ndarray, center: np.ndarray, t: float, kind: s
     """
     d = center.size
     if neighbouring == "add-remove":
-        G = G / max(G[d, d] / (t * t), 1.0)
+        G = G / released_count(G, d, t)
     if kind == "gram":
         return (G if G.shape[0] == d else G[:d, :d]), None
     M = G[:d, :d]
@@ -184,7 +190,7 @@ def covariance_noise(G: np.ndarray, V: np.ndarray, center: np.ndarray, t: float,
     G = np.asarray(G, dtype=np.float64)
     V = np.asarray(V, dtype=np.float64)
     if neighbouring == "add-remove":  # G / n̂ (n̂ the released count): the noise scales with it
-        n_hat = max(G[d, d] / (t * t), 1.0)
+        n_hat = released_count(G, d, t)
         G, V = G / n_hat, V / (n_hat * n_hat)
     u = V[:d, d] / (t * t)
     m_hat = G[:d, d] / t
@@ -269,7 +275,7 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
         hh = np.where(h2 > 0, h2, 1.0)
         Vd = np.asarray(V, dtype=np.float64)[:d, :d]
         if neighbouring == "add-remove":  # the release is a sum: in units of the mean
-            Vd = Vd / max(float(np.asarray(G, dtype=np.float64)[d, d]) / (t * t), 1.0) ** 2
+            Vd = Vd / released_count(np.asarray(G, dtype=np.float64), d, t) ** 2
         ratio = Vd / np.outer(hh, hh)
         lab = np.asarray(groups) if groups is not None else np.where(np.eye(d, dtype=bool), -1, 0)
         pos = lab >= 0

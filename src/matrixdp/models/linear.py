@@ -511,7 +511,7 @@ def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, wi
 
     References
     ----------
-    .. [1] matrixdp, ``docs/regression.md`` (the solve), ``docs/cli.md`` (error bars).
+    .. [1] matrixdp, ``docs/regression.md`` (the solve), ``docs/curator.md`` (the CLI's error bars).
     """
     beta = np.asarray(beta, dtype=np.float64)
     d = len(cx)

@@ -10,9 +10,9 @@ from ..errors import InvalidParameterError
 from ._base import (NoGeneratorStateMixin, check_privacy_params, finish_bounds, fit_bounds,
                     validate_X)
 from ._moments import keep_release
-from ..feasible import orthonormalise
+from ..feasible import orthonormalise, project_feasible
 from .covariance import (check_method, covariance_from_release, covariance_noise, fit_adaptive,
-                         fit_coinpress, fit_second_moments, project_feasible)
+                         fit_coinpress, fit_second_moments)
 
 __all__ = ["DPPCA"]
 
