@@ -504,6 +504,21 @@ CSV_FIELDS = ["dataset", "task", "metric", "epsilon", "delta", "method", "median
 #: tests in ``utility_summary.py``); empty in rows written before it was recorded.
 
 
+def write_rows(path: Path, rows: list[dict]) -> None:
+    """``rows`` as a CSV with the first row's keys as the header (a script's own columns)."""
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def top_subspace_deficit(cov, C, k: int, best: float) -> float:
+    """Captured-variance deficit ``1 − tr(UᵀCU)/best`` of the top-``k`` eigenvectors ``U`` of the
+    released ``cov`` against the true covariance ``C`` (``best``: its top-``k`` variance)."""
+    top = np.linalg.eigh(0.5 * (cov + cov.T))[1][:, ::-1][:, :k]
+    return 1.0 - float(np.trace(top.T @ C @ top)) / best
+
+
 def write_csv(path: Path, rows: list[dict]) -> None:
     with open(path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=CSV_FIELDS)

@@ -68,8 +68,7 @@ def run(args):
             best = float(lam[:k].sum())
 
             def deficit(cov, k=k, best=best):
-                top = np.linalg.eigh(0.5 * (cov + cov.T))[1][:, ::-1][:, :k]
-                return 1.0 - float(np.trace(top.T @ C @ top)) / best
+                return uc.top_subspace_deficit(cov, C, k, best)
 
             for eps in args.epsilons:
                 vals = {u: [] for u in UNITS}
@@ -110,10 +109,7 @@ def write(rows, args):
     order = {d: i for i, d in enumerate(TUNING + HELD_OUT)}
     rows.sort(key=lambda r: (order[r["dataset"]], r["task"], float(r["epsilon"]),
                              UNITS.index(r["projection"])))
-    with open(out / f"{NAME}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    uc.write_rows(out / f"{NAME}.csv", rows)
     trials = sorted({int(r["trials"]) for r in rows})
     cells = {}
     for r in rows:
