@@ -200,8 +200,47 @@ def _randhie():
                  "never seen before the round-3 check")
 
 
+def _anes96():
+    """statsmodels' ``anes96`` table (1996 American National Election Study extract, 944
+    respondents), a NEVER-SEEN check table for ``matrixdp.synth`` (round 3, the CLI's default
+    generator): no rule or default of ``matrixdp.synth`` was chosen on it. (The estimators' rules
+    of issue #24 used its numeric view as a check table, ``_check_tables.py``; none of its values
+    was looked at for synthetic data.)
+
+    Public schema written from the dataset's documentation (``statsmodels.datasets.anes96.NOTE``)
+    only, committed before any run on the table and before any of its values was printed (only
+    the column names, shape and dtypes were read): the coded answers are categories with their
+    documented codes: PID 0-6 (party identification), educ 1-7, income 1-24 (brackets),
+    selfLR / ClinLR / DoleLR 1-7 (left-right scale). Numeric: popul (census place population in
+    1000s; a round cap above any US city, as in ``_check_tables.ANES96_BOUNDS``) 0-10,000; TVnews
+    (times per week) 0-7, integer; age 18-100 (voting age, capped), integer. ``logpopul`` is
+    dropped (a function of popul). Target: vote (0 Clinton, 1 Dole).
+    Needs statsmodels (a benchmark-only dependency: ``pip install .[experiments]``)."""
+    import pandas as pd
+    import statsmodels.api as sm
+
+    raw = sm.datasets.anes96.load_pandas().data
+    bounds = {"popul": (0.0, 10000.0), "TVnews": (0.0, 7.0), "age": (18.0, 100.0)}
+    codes = {"PID": range(0, 7), "educ": range(1, 8), "income": range(1, 25),
+             "selfLR": range(1, 8), "ClinLR": range(1, 8), "DoleLR": range(1, 8)}
+    frame = pd.DataFrame({c: raw[c].astype(float) for c in bounds})
+    for c in ("TVnews", "age"):
+        frame[c] = np.round(frame[c]).astype(np.int64)
+    for c in codes:
+        frame[c] = raw[c].round().astype(int).astype(str)
+    schema = TableSchema(bounds=bounds,
+                         categories={c: [str(v) for v in v_] for c, v_ in codes.items()},
+                         integer=("TVnews", "age"))
+    y = (raw["vote"].to_numpy() > 0.5).astype(int)
+    cols = list(bounds) + list(codes)
+    tr, te, ytr, yte = _split(frame[cols], y)
+    return Table("anes96", tr, te, ytr, yte, schema,
+                 "944 respondents (statsmodels anes96), seeded 70/30 split; target vote (Dole); "
+                 "never seen by matrixdp.synth before the round-3 CLI-default check")
+
+
 LOADERS = {"adult": _adult, "lending_club": _lending_club, "ctg": _ctg, "fair": _fair,
-           "randhie": _randhie}
+           "randhie": _randhie, "anes96": _anes96}
 
 
 def load_table(name: str) -> Table:
