@@ -487,6 +487,76 @@ def test_copula_needs_bounds_and_refuses_ron_gauss_options(mixed, tmp_path, caps
     assert_one_line_error(code, err, "--dim")
 
 
+def test_tree_copula_writes_the_library_models_table_in_the_inputs_units(mixed, tmp_path, capsys):
+    """``--model tree-copula`` runs DPTreeCopula itself: the CSV is the seeded library fit's sample
+    (same ε under add/remove, same seeds), in the input's columns, units and categories."""
+    from matrixdp.synth import DPTreeCopula, TableSchema
+
+    path, bounds = mixed
+    out = tmp_path / "tree.csv"
+    code, stdout, err = run([path, "--bounds", bounds, "--model", "tree-copula", "--epsilon", 2,
+                             "--out", out, "--seed", 3, "--n", 1500], capsys)
+    assert code == 0, err
+    syn = pd.read_csv(out)
+    assert list(syn.columns) == ["age", "bmi", "sex", "charges", "smoker"]
+    assert pd.api.types.is_integer_dtype(syn["age"]) and syn["age"].between(18, 90).all()
+    assert syn["bmi"].between(15, 45).all() and syn["charges"].between(0, 60000).all()
+    assert set(syn["sex"]) == {"F", "M"} and set(syn["smoker"]) == {"yes", "no"}
+    assert "DPTreeCopula on 5 columns" in stdout
+    assert "guarantee: (epsilon=2, delta=1e-09)-DP [add-remove" in stdout
+    # the same table as the library's own seeded fit + sample (post-processing of one release)
+    real = pd.read_csv(path)
+    schema = TableSchema(bounds={"age": (18, 90), "bmi": (15, 45), "charges": (0, 60000)},
+                         categories={"sex": ["F", "M"]}, integer=("age",))
+    model = DPTreeCopula(schema=schema, epsilon=2.0, delta=1e-9, classes=["yes", "no"],
+                         random_state=3).fit(real[["age", "bmi", "sex", "charges"]], real["smoker"])
+    X, y = model.sample(1500, random_state=np.random.default_rng([3, 1]))
+    np.testing.assert_array_equal(syn["age"].to_numpy(), X["age"].to_numpy())
+    np.testing.assert_allclose(syn["charges"].to_numpy(), X["charges"].to_numpy(), rtol=1e-12)
+    assert (syn["sex"].to_numpy() == X["sex"].astype(str).to_numpy()).all()
+    assert (syn["smoker"].to_numpy() == np.asarray(y).astype(str)).all()
+    # and not DPCopula's table
+    code, _, err = run([path, "--bounds", bounds, "--epsilon", 2, "--out", tmp_path / "cop.csv",
+                        "--seed", 3, "--n", 1500], capsys)
+    assert code == 0, err
+    assert not pd.read_csv(tmp_path / "cop.csv").equals(syn)
+
+
+def test_tree_copula_charges_the_ledger_and_its_report_names_the_model(mixed, tmp_path, capsys):
+    from matrixdp.accounting import Ledger
+
+    path, bounds = mixed
+    db = tmp_path / "l.db"
+    Ledger.create(db, dataset="mixed", epsilon=1.05, delta=1e-6).close()
+    args = [path, "--bounds", bounds, "--model", "tree-copula", "--epsilon", 1, "--out",
+            tmp_path / "a.csv", "--ledger", db, "--seed", 1, "--report", tmp_path / "r.html"]
+    code, stdout, err = run(args, capsys)
+    assert code == 0, err
+    ledger = Ledger.open(db)
+    (entry,) = ledger.history()
+    # replace-one ledger: the requested epsilon (fitted at mu/2 under add/remove, group privacy)
+    assert entry["epsilon"] == pytest.approx(1.0) and entry["status"] == "released"
+    assert entry["label"] == "synth tree-copula of mixed.csv"
+    ledger.close()
+    html = (tmp_path / "r.html").read_text()
+    assert "DPTreeCopula" in html and "replaced by another" in html
+    args[args.index("--out") + 1] = tmp_path / "b.csv"
+    args[-1] = tmp_path / "r2.html"
+    code, _, err = run(args, capsys)
+    assert_one_line_error(code, err, "budget")
+    assert not (tmp_path / "b.csv").exists()
+
+
+def test_tree_copula_needs_bounds_and_refuses_ron_gauss_options(mixed, tmp_path, capsys):
+    path, bounds = mixed
+    code, _, err = run([path, "--model", "tree-copula", "--epsilon", 1, "--out",
+                        tmp_path / "o.csv"], capsys)
+    assert_one_line_error(code, err, "--bounds", "--model tree-copula")
+    code, _, err = run([path, "--model", "tree-copula", "--bounds", bounds, "--epsilon", 1,
+                        "--out", tmp_path / "o.csv", "--dim", 2], capsys)
+    assert_one_line_error(code, err, "--dim", "ron-gauss")
+
+
 def test_semicolon_file_gets_a_delimiter_hint_and_sep_reads_it(mixed, tmp_path, capsys):
     path, bounds = mixed
     semi = tmp_path / "semi.csv"

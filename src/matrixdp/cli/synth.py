@@ -2,7 +2,10 @@
 
 ``--model copula`` (the default): :class:`matrixdp.synth.DPCopula` on the columns of a PUBLIC
 bounds file (the format of ``matrixdp release``: ranges, categories, ``integer = true``,
-``dp = true``); the output has the input's columns, units and categories. ``--model ron-gauss``:
+``dp = true``); the output has the input's columns, units and categories. ``--model
+tree-copula``: :class:`matrixdp.synth.DPTreeCopula` on the same bounds file and output (a copula
+for the numeric columns and a tree of DP 2-way marginals for the categorical ones; better
+pairwise structure, ``docs/tree_copula.md``). ``--model ron-gauss``:
 :class:`matrixdp.RONGauss` on numeric features (projected or normalised output). Both charge a
 ``--ledger`` before any noise, print the guarantee, and can write an HTML report. Before
 sampling, the output's size is estimated and refused when it exceeds the free disk space;
@@ -28,7 +31,10 @@ from ._options import seed as _seed
 #: Rows sampled per step (memory stays constant in --n; progress is counted in rows).
 CHUNK = 50_000
 #: The generators.
-MODELS = ("copula", "ron-gauss")
+MODELS = ("copula", "tree-copula", "ron-gauss")
+#: The table generators on a bounds file: CLI name -> (class name, mechanism tag, derivation note).
+TABLE_MODELS = {"copula": ("DPCopula", "dp-copula", "docs/copula.md"),
+                "tree-copula": ("DPTreeCopula", "dp-tree-copula", "docs/tree_copula.md")}
 #: Characters of one float in the CSV (pandas writes up to 17 significant digits, a sign,
 #: a point and an exponent) and of the separator.
 FLOAT_CHARS = 24
@@ -144,7 +150,8 @@ def run(args) -> int:
                                                  "projected dimension p)")
         for option, value in (("--bounds", args.bounds), ("--delta", args.delta)):
             if value is not None:
-                raise InvalidParameterError(option, "applies to --model copula only")
+                raise InvalidParameterError(option, "applies to --model copula or tree-copula "
+                                                    "only")
         return _run_ron_gauss(args)
     ron_only = [("--dim", args.dim is not None), ("--task", args.task != "unsupervised"),
                 ("--reconstruct", args.reconstruct), ("--label-bound", args.label_bound is not None),
@@ -155,12 +162,13 @@ def run(args) -> int:
             hint = (" (name the class column with target = \"COL\" in the bounds file)"
                     if option == "--target" else "")
             raise InvalidParameterError(option, f"applies to --model ron-gauss only{hint}")
-    return _run_copula(args)
+    return _run_copula(args, model)
 
 
-def _copula_plan(epsilon: float, delta: float, relation: str):
-    """``(epsilon_fit, guarantee)``: the ε DPCopula is fitted with (it calibrates under add/remove
-    neighbours) and the guarantee charged, both known before the fit from (ε, δ) alone.
+def _copula_plan(epsilon: float, delta: float, relation: str, model: str = "copula"):
+    """``(epsilon_fit, guarantee)``: the ε the table generator (DPCopula or DPTreeCopula, both
+    calibrated under add/remove neighbours and composed as Gaussian DP) is fitted with, and the
+    guarantee charged, both known before the fit from (ε, δ) alone.
 
     Under replace-one (a replace-one ledger) a replacement is a removal plus an addition, so a
     μ-GDP release under add/remove is 2μ-GDP under replace-one (group privacy, Dong, Roth & Su
@@ -171,17 +179,20 @@ def _copula_plan(epsilon: float, delta: float, relation: str):
     from ..calibration import max_gaussian_shift
     from ..mechanisms import PrivacyGuarantee
 
+    name, mechanism, doc = TABLE_MODELS[model]
     mu = max_gaussian_shift(epsilon, delta)
-    notes = ("DPCopula: histograms and normal-score moments, Gaussian noise composed as "
-             "Gaussian DP; see docs/copula.md",)
+    notes = ((f"{name}: histograms and normal-score moments, Gaussian noise composed as "
+              f"Gaussian DP; see {doc}",) if model == "copula" else
+             (f"{name}: histograms, normal-score moments, pair scores and the tree's 2-way "
+              f"histograms, Gaussian noise composed as Gaussian DP; see {doc}",))
     if relation == "add-remove":
         return epsilon, PrivacyGuarantee(epsilon=epsilon, delta=delta, neighbouring="add-remove",
-                                         calibration="analytic-gdp", mechanism="dp-copula", mu=mu,
+                                         calibration="analytic-gdp", mechanism=mechanism, mu=mu,
                                          notes=notes)
     eps_fit = gdp_epsilon(mu / 2, delta)
     return eps_fit, PrivacyGuarantee(
         epsilon=epsilon, delta=delta, neighbouring="replace-one",
-        calibration="analytic-gdp (group privacy)", mechanism="dp-copula", mu=mu,
+        calibration="analytic-gdp (group privacy)", mechanism=mechanism, mu=mu,
         notes=notes + (f"replace-one: fitted at mu={mu / 2:.6g} (epsilon={eps_fit:.6g} under "
                        f"add/remove), which is mu={mu:.6g} under replace-one by group privacy "
                        "(a replacement is a removal plus an addition)",))
@@ -196,17 +207,17 @@ def _copula_schema(schema, option="--bounds"):
     return TableSchema(bounds=bounds, categories=cats, integer=tuple(integer))
 
 
-def _run_copula(args) -> int:
+def _run_copula(args, model_name: str = "copula") -> int:
     import pandas as pd
 
+    from .. import synth
     from .._budget import charge
-    from ..synth import DPCopula
     from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns, resolve_dp_columns
     from ._tables import read_schema
 
     if args.bounds is None:
         raise InvalidParameterError(
-            "--bounds", "is required with --model copula: a bounds file with the PUBLIC range, "
+            "--bounds", f"is required with --model {model_name}: a bounds file with the PUBLIC range, "
                         "categories or dp = true of every column to synthesise (write one with "
                         "`matrixdp release --template DATA --out bounds.toml`)")
     delta = 1e-9 if args.delta is None else args.delta
@@ -236,7 +247,7 @@ def _run_copula(args) -> int:
     frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names)
 
     ledger = None
-    label = args.label or f"synth copula of {Path(args.input).name}"
+    label = args.label or f"synth {model_name} of {Path(args.input).name}"
     relation = "add-remove"
     if args.ledger is not None:
         from ..accounting import Ledger
@@ -260,8 +271,9 @@ def _run_copula(args) -> int:
             features = frame.drop(columns=[target])
             table_schema = _copula_schema(type(schema)(
                 tuple(c for c in schema.columns if c.name != target)))
-        eps_model, guarantee = _copula_plan(eps_fit, delta, relation)
-        model = DPCopula(schema=table_schema, epsilon=eps_model, delta=delta,
+        eps_model, guarantee = _copula_plan(eps_fit, delta, relation, model_name)
+        generator = getattr(synth, TABLE_MODELS[model_name][0])
+        model = generator(schema=table_schema, epsilon=eps_model, delta=delta,
                          classes=None if target is None else list(schema.column(target).categories),
                          random_state=args.seed)
         with warnings.catch_warnings(record=True) as caught:
@@ -299,14 +311,14 @@ def _run_copula(args) -> int:
 
     _write_samples(draw, n_out, out_path, args.quiet, sep=sep or ",")
 
-    print(f"matrixdp synth: DPCopula on {len(order)} columns of {Path(args.input).name} "
+    print(f"matrixdp synth: {TABLE_MODELS[model_name][0]} on {len(order)} columns of {Path(args.input).name} "
           f"(the number of records is protected: add/remove neighbours)")
     print(f"wrote {n_out} synthetic records to {args.out} (the input's columns, units and "
           "categories; numeric values within their public ranges)")
     if args.n is None:
         print("  - as many records as the DP count of the input (the true count is private)")
     if target is not None:
-        print(f"  - {target}: one copula per public class; class shares follow the DP counts")
+        print(f"  - {target}: one model per public class; class shares follow the DP counts")
     integer = [c.name for c in schema.columns if c.integer]
     if integer:
         print(f"  - integer columns (rounded): {', '.join(integer)}")
@@ -324,7 +336,7 @@ def _run_copula(args) -> int:
               f"delta={ledger_state['spent']['delta']:.3g} of the budget "
               f"epsilon={ledger_state['budget']['epsilon']:g}")
     if report is not None:
-        doc = {"model": "copula", "source_file": Path(args.input).name, "n_out": n_out,
+        doc = {"model": model_name, "source_file": Path(args.input).name, "n_out": n_out,
                "guarantee": str(total), "relation": relation, "epsilon": eps, "delta": delta,
                "notes": list(guarantee.notes[1:] + model.privacy_.notes), "columns": schema.to_json()["columns"],
                "target": target, "dp_bounds": {k: list(v) for k, v in ranges.items()},
@@ -362,6 +374,16 @@ def _ledger_state(ledger) -> dict:
     }
 
 
+#: What each table generator is, in the report's words.
+_TABLE_MODEL_WORDS = {
+    "copula": "DPCopula (class-conditional Gaussian copula over DP histograms), in the input's "
+              "columns, units and categories",
+    "tree-copula": "DPTreeCopula (per class: a Gaussian copula for the numeric columns and a tree "
+                   "of DP two-way tables for the categorical ones, over DP histograms), in the "
+                   "input's columns, units and categories",
+}
+
+
 def _write_synth_report(doc: dict, path) -> None:
     """A plain HTML report of a synthetic table: the guarantee in words, then the public schema,
     the DP bounds (each its own line) and the ledger. Only public or DP quantities appear."""
@@ -391,8 +413,7 @@ def _write_synth_report(doc: dict, path) -> None:
         f"(the synthetic table and this report) has nearly the same probability: at most a "
         f"factor e<sup>&epsilon;</sup> apart, except with probability &delta;. Guarantee: "
         f"{e(doc['guarantee'])}.</p>",
-        "<p>Model: " + ("DPCopula (class-conditional Gaussian copula over DP histograms), in "
-                        "the input's columns, units and categories" if doc["model"] == "copula"
+        "<p>Model: " + (_TABLE_MODEL_WORDS[doc["model"]] if doc["model"] in _TABLE_MODEL_WORDS
                         else "RON-Gauss (random orthonormal projection, DP mean and covariance); "
                              "the columns are not in the input's units") +
         ". The synthetic records are drawn from DP statistics only; sampling is "
@@ -583,22 +604,27 @@ def _run_ron_gauss(args) -> int:
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
-        "synth", help="differentially private synthetic tables from a CSV (DPCopula, RON-Gauss)",
+        "synth", help="differentially private synthetic tables from a CSV (DPCopula, "
+                      "DPTreeCopula, RON-Gauss)",
         description="Differentially private synthetic data from a CSV file. --model copula (the "
                     "default): a table in the input's columns, units and categories, from a "
                     "PUBLIC bounds file (the format of `matrixdp release --template`). --model "
-                    "ron-gauss: RON-Gauss projections of numeric features.")
+                    "tree-copula: the same table and bounds file with DPTreeCopula (better "
+                    "pairwise structure between categorical columns). --model ron-gauss: "
+                    "RON-Gauss projections of numeric features.")
     p.add_argument("input", help="input CSV with a header row")
     p.add_argument("--model", choices=MODELS, default=None,
-                   help="copula (default; DPCopula, needs --bounds) or ron-gauss (needs --dim; "
-                        "chosen automatically when --dim is given)")
+                   help="copula (default; DPCopula, needs --bounds), tree-copula "
+                        "(DPTreeCopula, needs --bounds) or ron-gauss (needs --dim; chosen "
+                        "automatically when --dim is given)")
     p.add_argument("--bounds", default=None, metavar="BOUNDS.toml",
-                   help="copula: PUBLIC ranges (lo, hi), categories, integer = true or dp = true "
+                   help="copula, tree-copula: PUBLIC ranges (lo, hi), categories, integer = true or dp = true "
                         "per column; target = \"COL\" names a categorical class column")
     p.add_argument("--epsilon", type=float, required=True,
-                   help="total privacy budget (copula: with --delta; ron-gauss: pure epsilon-DP)")
+                   help="total privacy budget (copula, tree-copula: with --delta; ron-gauss: "
+                        "pure epsilon-DP)")
     p.add_argument("--delta", type=float, default=None,
-                   help="copula: delta (default 1e-9)")
+                   help="copula, tree-copula: delta (default 1e-9)")
     p.add_argument("--sep", default=None, metavar="CHAR",
                    help="CSV delimiter of INPUT and --out (default ','; 'tab' for a tab)")
     p.add_argument("--report", default=None, metavar="REPORT.html",
