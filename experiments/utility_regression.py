@@ -22,7 +22,8 @@ import _utility_common as uc  # noqa: E402
 
 #: Regression-only methods (added to the shared lists for this script).
 EXTRA_METHODS = ("matrixdp (auto, unprojected)", "DPRidge (alpha = 1)", "AdaSSP",
-                 "AdaSSP, unit box")
+                 "AdaSSP, unit box", "Boosted AdaSSP", "Boosted AdaSSP, unit box",
+                 "Boosted AdaSSP, τ = 𝒴")
 uc.METHODS = tuple(dict.fromkeys(uc.METHODS[:4] + EXTRA_METHODS + uc.METHODS[4:]))
 uc.METHOD_NOTES.update({
     "matrixdp (auto)": "matrixdp DPLinearRegression, noise='auto' (the default): allocation chosen "
@@ -42,6 +43,16 @@ uc.METHOD_NOTES.update({
               "features centred in their box, original units",
     "AdaSSP, unit box": "AdaSSP after rescaling every feature and the target to [0, 1] by the "
                         "public bounds (the setting the paper assumes), mapped back",
+    "Boosted AdaSSP": "Boosted AdaSSP (Tang et al. 2024), matrixdp's own implementation "
+                      "(matrixdp.models.BoostedAdaSSPRegression) with its defaults: AdaSSP's "
+                      "λ_min and XᵀX released once, then T = 100 rounds releasing Xᵀr for the "
+                      "residuals clipped to τ = 𝒴/√T (𝒴 the target's public half-range); all "
+                      "releases composed by Gaussian DP to (ε, δ); same replace-one relation and "
+                      "bounds; original units",
+    "Boosted AdaSSP, unit box": "Boosted AdaSSP (defaults) after rescaling every feature and the "
+                                "target to [0, 1] by the public bounds, mapped back",
+    "Boosted AdaSSP, τ = 𝒴": "Boosted AdaSSP with residual_clip = 𝒴 (the paper's one threshold "
+                             "for labels and residuals), T = 100, original units",
 })
 for _m in ("matrixdp (mvg)", "matrixdp (iid)", "iid, unit box"):
     uc.METHOD_NOTES[_m] += "; solved like the default (feasible projection, adaptive ridge)"
@@ -130,6 +141,19 @@ def regression_fitter(method: str, t: uc.Table, eps: float, Xtr, ytr, Xte):
         return lambda s: ylo + wy * AdaSSPRegression(
             epsilon=eps, delta=uc.DELTA, bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0),
             random_state=s).fit(Xu, yu).predict(Xteu)
+    if method.startswith("Boosted AdaSSP"):
+        from matrixdp.models import BoostedAdaSSPRegression
+
+        if method == "Boosted AdaSSP, unit box":
+            w, wy = hi - lo, yhi - ylo
+            Xu, yu, Xteu = (Xtr - lo) / w, (ytr - ylo) / wy, (Xte - lo) / w
+            return lambda s: ylo + wy * BoostedAdaSSPRegression(
+                epsilon=eps, delta=uc.DELTA, bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0),
+                random_state=s).fit(Xu, yu).predict(Xteu)
+        tau = 0.5 * (yhi - ylo) if method == "Boosted AdaSSP, τ = 𝒴" else None
+        return lambda s: BoostedAdaSSPRegression(
+            epsilon=eps, delta=uc.DELTA, bounds_X=(lo, hi), bounds_y=(ylo, yhi),
+            residual_clip=tau, random_state=s).fit(Xtr, ytr).predict(Xte)
     Z = np.column_stack([Xtr, ytr])
     zlo, zhi = np.append(lo, ylo), np.append(hi, yhi)
     if method == "Analyze Gauss":
@@ -345,6 +369,9 @@ def write(rows, tables, refs, args) -> Path:
     uc.write_csv(out / f"{NAME}.csv", rows)
     versions = getattr(args, "kept_versions", None) or uc.peer_versions()
     lines = uc.header_lines(TITLE, args, versions, tables)
+    command = getattr(args, "command", None)
+    if command:
+        lines += [f"Command (this run): `{command}`", ""]
     kept = getattr(args, "kept_methods", None)
     if kept:
         lines += [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
@@ -415,6 +442,11 @@ def merge_kept_rows(args, rows: list[dict], previous: list[dict]) -> list[dict]:
 
 def main(argv=None) -> int:
     args = uc.parse_args(TITLE, argv, extra=_keep_rows_flag)
+    if argv is None:
+        import shlex
+
+        args.command = "python experiments/utility_regression.py " + " ".join(
+            shlex.quote(a) for a in sys.argv[1:])
     if args.keep_rows_from is not None and args.render_only is not None:
         raise SystemExit("--keep-rows-from runs methods; it cannot be combined with --render-only")
     if args.render_only is not None:
