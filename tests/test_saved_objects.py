@@ -337,8 +337,8 @@ def _estimators():
     yield "DPLinearRegression", lambda rs: DPLinearRegression(random_state=rs, **xy), True
     yield "DPRidge", lambda rs: DPRidge(random_state=rs, **xy), True
     yield "AdaSSPRegression", lambda rs: AdaSSPRegression(random_state=rs, **xy), True
-    yield "BoostedAdaSSPRegression", lambda rs: BoostedAdaSSPRegression(n_rounds=10, random_state=rs,
-                                                                        **xy), True
+    yield "BoostedAdaSSPRegression", lambda rs: BoostedAdaSSPRegression(
+        n_rounds=10, random_state=rs, **xy), True
 
 
 ESTIMATORS = list(_estimators())

@@ -34,7 +34,8 @@ def test_sklearn_compatible(estimator, check):
 
 
 @pytest.mark.parametrize("kw,name", [
-    ({"n_rounds": 0}, "n_rounds"), ({"n_rounds": 2.5}, "n_rounds"), ({"n_rounds": True}, "n_rounds"),
+    ({"n_rounds": 0}, "n_rounds"), ({"n_rounds": 2.5}, "n_rounds"),
+    ({"n_rounds": True}, "n_rounds"),
     ({"learning_rate": 0.0}, "learning_rate"), ({"learning_rate": 1.5}, "learning_rate"),
     ({"residual_clip": -1.0}, "residual_clip"), ({"residual_clip": float("nan")}, "residual_clip"),
     ({"residual_clip": float("inf")}, "residual_clip"), ({"residual_clip": "1"}, "residual_clip"),

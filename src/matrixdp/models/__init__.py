@@ -48,5 +48,5 @@ from .boosted_adassp import BoostedAdaSSPRegression
 from .mean import DPMean, DPStandardScaler
 from .pca import DPPCA
 
-__all__ += ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "AdaSSPRegression", "BoostedAdaSSPRegression",
-            "DPMean", "DPStandardScaler"]
+__all__ += ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "AdaSSPRegression",
+            "BoostedAdaSSPRegression", "DPMean", "DPStandardScaler"]

@@ -4,10 +4,10 @@ AdaSSP's ``λ_min`` and ``X̃ᵀX̃`` are released once (as in :mod:`.adassp`) a
 privately regularised solve ``Γ = (X̃ᵀX̃^ + λI)⁻¹``. Then, for ``T`` rounds, the residuals of the
 current model ``r = ỹ - X̃θ`` are clipped to a public ``[-τ, τ]`` and ``X̃ᵀr`` is released with
 Gaussian noise (L2 sensitivity ``2𝒳τ`` replace-one, ``𝒳τ`` add-remove); the model moves by
-``η·Γ X̃ᵀr^``. The ``T + 2`` Gaussian releases compose in Gaussian DP: ``μ*²/3`` each to
-``λ_min`` and ``X̃ᵀX̃``, ``μ*²/(3T)`` to each round, so the fit is exactly (ε, δ)-DP (adaptive
-composition: each round's residuals depend on earlier releases only through ``θ``). The math is
-in ``docs/regression.md`` §4b.
+``η·Γ X̃ᵀr^`` (defaults ``T = 100``, ``η = 1``, ``τ = 𝒴/√T``). The ``T + 2`` Gaussian releases
+compose in Gaussian DP: ``μ*²/3`` each to ``λ_min`` and ``X̃ᵀX̃``, ``μ*²/(3T)`` to each round, so
+the fit is exactly (ε, δ)-DP (adaptive composition: each round's residuals depend on earlier
+releases only through ``θ``). The math is in ``docs/regression.md`` §4b.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def _check_positive(value, name: str, upper: float = math.inf) -> float:
 
 class BoostedAdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorMixin,
                               BaseEstimator):
-    r"""Boosted AdaSSP differentially private linear regression (Tang et al. 2024), own implementation.
+    r"""Boosted AdaSSP DP linear regression (Tang et al. 2024), own implementation.
 
     Same public inputs, neighbouring relation, record clipping, ``λ_min`` release and ridge as
     :class:`~matrixdp.models.AdaSSPRegression`; instead of one release of ``X̃ᵀỹ`` it runs
