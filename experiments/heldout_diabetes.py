@@ -75,7 +75,8 @@ TEST_FRACTION = 0.2
 #: experiments/utility_regression.py (same functions).
 REG_METHODS = ("matrixdp (auto)", "matrixdp (iid)", "iid, unit box", "matrixdp (mvg)",
                "AdaSSP", "AdaSSP, unit box", "DPRidge (alpha = 0.001)", "DPRidge (alpha = 1)",
-               "DPRidge (alpha = 100)", "CLI --alpha 1", "DP mean", "diffprivlib", "OpenDP")
+               "DPRidge (alpha = 100)", "CLI --alpha 1", "DP mean", "diffprivlib", "OpenDP",
+               "Boosted AdaSSP", "Boosted AdaSSP, unit box", "Boosted AdaSSP, τ = 𝒴")
 COV_METHODS = ("matrixdp (auto)", "matrixdp (iid)", "iid, unit box", "matrixdp (coinpress)",
                "diffprivlib", "OpenDP")
 PCA_METHODS = COV_METHODS
@@ -434,7 +435,8 @@ def findings(rows, args, choices):
 def write(rows, t, moved, args, versions, choices, exact_lines):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    uc.write_csv(out / f"{NAME}.csv", rows)
+    name = getattr(args, "name", NAME)
+    uc.write_csv(out / f"{name}.csv", rows)
     E = args.epsilons
     peers = ", ".join(f"{k} {v}" if v else f"{k} not installed" for k, v in versions.items())
     lines = ["# Held-out check — scikit-learn's diabetes table (issue #24)", "",
@@ -459,15 +461,16 @@ def write(rows, t, moved, args, versions, choices, exact_lines):
     lines += _table(rows, "regression", "test R²", methods, E, lower_is_better=False)
     f_lines, lost = findings(rows, args, choices)
     lines += f_lines
+    versus = [m for m in ("AdaSSP", "AdaSSP, unit box", "diffprivlib", "OpenDP", "DP mean",
+                          "Boosted AdaSSP", "Boosted AdaSSP, unit box", "Boosted AdaSSP, τ = 𝒴")
+              if m in args.methods]
     lines += ["### 4. Peers and AdaSSP against the default (median test MSE, paired ratio "
               "default / peer; < 1: the default wins)", "",
-              "| ε | " + " | ".join(m for m in ("AdaSSP", "AdaSSP, unit box", "diffprivlib",
-                                                "OpenDP", "DP mean")) + " |",
-              "|---|---|---|---|---|---|"]
+              "| ε | " + " | ".join(versus) + " |", "|---|" + "---|" * len(versus)]
     for e in E:
         a = _vals(_get(rows, "regression", "test MSE", "matrixdp (auto)", e))
         cells = []
-        for m in ("AdaSSP", "AdaSSP, unit box", "diffprivlib", "OpenDP", "DP mean"):
+        for m in versus:
             b = _vals(_get(rows, "regression", "test MSE", m, e))
             if a is None or b is None:
                 cells.append("—")
@@ -485,7 +488,9 @@ def write(rows, t, moved, args, versions, choices, exact_lines):
     lines += losses_lines(rows, E, list(args.methods), list(args.cov_methods))
     lines += check_lines(rows, E)
     lines += exact_lines
-    path = out / f"{NAME}.md"
+    if getattr(args, "command", None):
+        lines[4:4] = [f"Command (this run): `{args.command}`", ""]
+    path = out / f"{name}.md"
     path.write_text("\n".join(lines))
     return path
 
@@ -617,7 +622,14 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=20261126)
     p.add_argument("--time-limit", type=float, default=30.0)
     p.add_argument("--out", type=Path, default=uc.DEFAULT_OUT)
+    p.add_argument("--name", default=NAME,
+                   help=f"stem of the output files (default {NAME}; e.g. a run of a few --methods)")
     args = p.parse_args(argv)
+    if argv is None:
+        import shlex
+
+        args.command = "python experiments/heldout_diabetes.py " + " ".join(
+            shlex.quote(a) for a in sys.argv[1:])
     versions = uc.peer_versions()
     t, moved = load()
 

@@ -22,7 +22,8 @@ import _utility_common as uc  # noqa: E402
 
 #: Regression-only methods (added to the shared lists for this script).
 EXTRA_METHODS = ("matrixdp (auto, unprojected)", "DPRidge (alpha = 1)", "AdaSSP",
-                 "AdaSSP, unit box")
+                 "AdaSSP, unit box", "Boosted AdaSSP", "Boosted AdaSSP, unit box",
+                 "Boosted AdaSSP, τ = 𝒴")
 uc.METHODS = tuple(dict.fromkeys(uc.METHODS[:4] + EXTRA_METHODS + uc.METHODS[4:]))
 uc.METHOD_NOTES.update({
     "matrixdp (auto)": "matrixdp DPLinearRegression, noise='auto' (the default): allocation chosen "
@@ -42,6 +43,16 @@ uc.METHOD_NOTES.update({
               "features centred in their box, original units",
     "AdaSSP, unit box": "AdaSSP after rescaling every feature and the target to [0, 1] by the "
                         "public bounds (the setting the paper assumes), mapped back",
+    "Boosted AdaSSP": "Boosted AdaSSP (Tang et al. 2024), matrixdp's own implementation "
+                      "(matrixdp.models.BoostedAdaSSPRegression) with its defaults: AdaSSP's "
+                      "λ_min and XᵀX released once, then T = 100 rounds releasing Xᵀr for the "
+                      "residuals clipped to τ = 𝒴/√T (𝒴 the target's public half-range); all "
+                      "releases composed by Gaussian DP to (ε, δ); same replace-one relation and "
+                      "bounds; original units",
+    "Boosted AdaSSP, unit box": "Boosted AdaSSP (defaults) after rescaling every feature and the "
+                                "target to [0, 1] by the public bounds, mapped back",
+    "Boosted AdaSSP, τ = 𝒴": "Boosted AdaSSP with residual_clip = 𝒴 (the paper's one threshold "
+                             "for labels and residuals), T = 100, original units",
 })
 for _m in ("matrixdp (mvg)", "matrixdp (iid)", "iid, unit box"):
     uc.METHOD_NOTES[_m] += "; solved like the default (feasible projection, adaptive ridge)"
@@ -130,6 +141,19 @@ def regression_fitter(method: str, t: uc.Table, eps: float, Xtr, ytr, Xte):
         return lambda s: ylo + wy * AdaSSPRegression(
             epsilon=eps, delta=uc.DELTA, bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0),
             random_state=s).fit(Xu, yu).predict(Xteu)
+    if method.startswith("Boosted AdaSSP"):
+        from matrixdp.models import BoostedAdaSSPRegression
+
+        if method == "Boosted AdaSSP, unit box":
+            w, wy = hi - lo, yhi - ylo
+            Xu, yu, Xteu = (Xtr - lo) / w, (ytr - ylo) / wy, (Xte - lo) / w
+            return lambda s: ylo + wy * BoostedAdaSSPRegression(
+                epsilon=eps, delta=uc.DELTA, bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0),
+                random_state=s).fit(Xu, yu).predict(Xteu)
+        tau = 0.5 * (yhi - ylo) if method == "Boosted AdaSSP, τ = 𝒴" else None
+        return lambda s: BoostedAdaSSPRegression(
+            epsilon=eps, delta=uc.DELTA, bounds_X=(lo, hi), bounds_y=(ylo, yhi),
+            residual_clip=tau, random_state=s).fit(Xtr, ytr).predict(Xte)
     Z = np.column_stack([Xtr, ytr])
     zlo, zhi = np.append(lo, ylo), np.append(hi, yhi)
     if method == "Analyze Gauss":
@@ -339,12 +363,69 @@ def feasibility_lines(rows, floors, metric: str = "test RMSE", eps: float = 1.0,
     return lines + [""]
 
 
+#: (row, the row it is compared with) for the Boosted AdaSSP section (docs/regression.md §4b).
+BOOSTED_PAIRS = (("Boosted AdaSSP", "AdaSSP"), ("Boosted AdaSSP", uc.MATRIXDP_DEFAULT),
+                 ("Boosted AdaSSP, unit box", "AdaSSP, unit box"),
+                 ("Boosted AdaSSP, unit box", uc.MATRIXDP_DEFAULT),
+                 ("Boosted AdaSSP, τ = 𝒴", "AdaSSP"), ("Boosted AdaSSP, τ = 𝒴", uc.MATRIXDP_DEFAULT))
+#: Tables no rule of the library was chosen on (docs/when_mvg_wins.md §7; holdout_synthetic).
+HELD_OUT = ("adult", "lending_club", "movement_aal", HOLDOUT)
+
+
+def boosted_lines(rows, metric: str = "test RMSE") -> list[str]:
+    """The pre-registered comparison of docs/regression.md §4b: per pair, the cells where the
+    Boosted row's median is lower, the range of the ratio of medians, the same on the held-out
+    tables, and the per-cell ratios. Computed from the rows, never hand-edited."""
+    sel = {(r["dataset"], float(r["epsilon"]), r["method"]): float(r["median"]) for r in rows
+           if r["metric"] == metric and r["status"] == "ok"}
+    pairs = [(a, b) for a, b in BOOSTED_PAIRS
+             if any(k[2] == a for k in sel) and any(k[2] == b for k in sel)]
+    if not pairs:
+        return []
+    lines = ["## Boosted AdaSSP against AdaSSP and the default (median test RMSE)", "",
+             "Pre-registered in docs/regression.md §4b before this run. `lower in`: cells where the "
+             "first row's median is below the second's; ratio = first / second (< 1: Boosted "
+             f"AdaSSP is better). Held-out tables: {', '.join(HELD_OUT)}.", "",
+             "| Boosted row | compared with | lower in | ratio range | held out: lower in | "
+             "held out: ratio range |", "|---|---|---|---|---|---|"]
+    cells = sorted({(k[0], k[1]) for k in sel}, key=lambda c: (uc.DATASETS.index(c[0])
+                                                               if c[0] in uc.DATASETS else 99, c[1]))
+    per_cell = {}
+    for a, b in pairs:
+        ratios = {c: sel[c + (a,)] / sel[c + (b,)] for c in cells
+                  if c + (a,) in sel and c + (b,) in sel and sel[c + (b,)] > 0}
+        per_cell[(a, b)] = ratios
+        held = {c: r for c, r in ratios.items() if c[0] in HELD_OUT}
+
+        def rng(rs):
+            return f"{min(rs):.3g}–{max(rs):.3g}" if rs else "—"
+        lines.append(f"| {a} | {b} | {sum(r < 1 for r in ratios.values())} of {len(ratios)} | "
+                     f"{rng(list(ratios.values()))} | {sum(r < 1 for r in held.values())} of "
+                     f"{len(held)} | {rng(list(held.values()))} |")
+    _, without = ratio_to_best([r for r in rows if not r["method"].startswith("Boosted")])
+    _, with_all = ratio_to_best(rows)
+    lines += ["", f"The default's counts with and without the Boosted rows: best median (ties "
+              f"included) in {with_all['best']} of {with_all['cells']} cells with them, "
+              f"{without['best']} of {without['cells']} without; more than 1.2× the best in "
+              f"{len(with_all['over_1_2'])} cells with them, {len(without['over_1_2'])} without."]
+    lines += ["", "Per cell (ratio of medians):", "",
+              "| dataset | ε | " + " | ".join(f"{a} / {b}" for a, b in pairs) + " |",
+              "|---|---|" + "---|" * len(pairs)]
+    for c in cells:
+        lines.append(f"| {c[0]} | {c[1]:g} | " + " | ".join(
+            f"{per_cell[p][c]:.3g}" if c in per_cell[p] else "—" for p in pairs) + " |")
+    return lines + [""]
+
+
 def write(rows, tables, refs, args) -> Path:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     uc.write_csv(out / f"{NAME}.csv", rows)
     versions = getattr(args, "kept_versions", None) or uc.peer_versions()
     lines = uc.header_lines(TITLE, args, versions, tables)
+    command = getattr(args, "command", None)
+    if command:
+        lines += [f"Command (this run): `{command}`", ""]
     kept = getattr(args, "kept_methods", None)
     if kept:
         lines += [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
@@ -364,6 +445,7 @@ def write(rows, tables, refs, args) -> Path:
     floors = {t.name: ols_rmse(t) for t in tables}
     lines += ratio_to_best(rows, floors=floors)[0]
     lines += feasibility_lines(rows, floors)
+    lines += boosted_lines(rows)
     lines += ["## Test R² (higher is better)", ""]
     lines += uc.winners_table(rows, "test R²", lower_is_better=False)
     if not args.no_plot:
@@ -415,6 +497,11 @@ def merge_kept_rows(args, rows: list[dict], previous: list[dict]) -> list[dict]:
 
 def main(argv=None) -> int:
     args = uc.parse_args(TITLE, argv, extra=_keep_rows_flag)
+    if argv is None:
+        import shlex
+
+        args.command = "python experiments/utility_regression.py " + " ".join(
+            shlex.quote(a) for a in sys.argv[1:])
     if args.keep_rows_from is not None and args.render_only is not None:
         raise SystemExit("--keep-rows-from runs methods; it cannot be combined with --render-only")
     if args.render_only is not None:

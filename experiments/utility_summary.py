@@ -17,7 +17,8 @@ import _utility_common as uc  # noqa: E402
 #: Regression-only rows (``utility_regression.EXTRA_METHODS``), listed after the shared ones;
 #: ``CHECK_ONLY`` rows are a check, not competitors (as in ``utility_regression.ratio_to_best``).
 REGRESSION_METHODS = ("matrixdp (auto, unprojected)", "DPRidge (alpha = 1)", "AdaSSP",
-                      "AdaSSP, unit box")
+                      "AdaSSP, unit box", "Boosted AdaSSP", "Boosted AdaSSP, unit box",
+                      "Boosted AdaSSP, τ = 𝒴")
 CHECK_ONLY = ("DPRidge (alpha = 1)",)
 uc.METHODS = tuple(dict.fromkeys(uc.METHODS + REGRESSION_METHODS))
 #: One-sided level of the paired test, and the fewest pairs at which it can reject at that level

@@ -198,6 +198,9 @@ CASES: dict[str, Case] = {
                              _fit_xy,
                              # ridge_: AdaSSP's lambda, from its released lambda_min
                              released=frozenset({"coef_", "intercept_", "ridge_"})),
+    "BoostedAdaSSPRegression": Case(_m("BoostedAdaSSPRegression", n_rounds=5, **_BXY),
+                                    lambda r: _numeric(r, labels="real"), _fit_xy,
+                                    released=frozenset({"coef_", "intercept_", "ridge_"})),
     "DPDirectionsMVG": Case(_directions, _numeric, _fit_x, relations=("replace-one",),
                             released=frozenset({"directions_", "mechanism_"}), keeper=("init", "fit")),
     "RONGauss": Case(_ron_gauss, _numeric, _fit_x, keeper=("init", "fit"), sample=_ron_sample,

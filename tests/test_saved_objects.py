@@ -325,8 +325,8 @@ def test_a_fitted_dp_directions_model_does_not_replay_its_noise(tmp_path):
 
 # ----------------------------------------------------------------------------- estimators
 def _estimators():
-    from matrixdp.models import (DPPCA, AdaSSPRegression, DPCovariance, DPLinearRegression,
-                                 DPMean, DPRidge, DPStandardScaler)
+    from matrixdp.models import (DPPCA, AdaSSPRegression, BoostedAdaSSPRegression, DPCovariance,
+                                 DPLinearRegression, DPMean, DPRidge, DPStandardScaler)
 
     box = {"bounds": (0.0, 1.0)}
     xy = {"bounds_X": (0.0, 1.0), "bounds_y": (-1.0, 1.0)}
@@ -337,6 +337,8 @@ def _estimators():
     yield "DPLinearRegression", lambda rs: DPLinearRegression(random_state=rs, **xy), True
     yield "DPRidge", lambda rs: DPRidge(random_state=rs, **xy), True
     yield "AdaSSPRegression", lambda rs: AdaSSPRegression(random_state=rs, **xy), True
+    yield "BoostedAdaSSPRegression", lambda rs: BoostedAdaSSPRegression(
+        n_rounds=10, random_state=rs, **xy), True
 
 
 ESTIMATORS = list(_estimators())

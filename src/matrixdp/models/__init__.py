@@ -44,7 +44,9 @@ __all__ = [
 from .covariance import DPCovariance
 from .linear import DPLinearRegression, DPRidge
 from .adassp import AdaSSPRegression
+from .boosted_adassp import BoostedAdaSSPRegression
 from .mean import DPMean, DPStandardScaler
 from .pca import DPPCA
 
-__all__ += ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "AdaSSPRegression", "DPMean", "DPStandardScaler"]
+__all__ += ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "AdaSSPRegression",
+            "BoostedAdaSSPRegression", "DPMean", "DPStandardScaler"]

@@ -30,7 +30,8 @@ from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_priv
                     check_relation, clip_to_bounds, parse_bounds, parse_scalar_bounds, validate_X)
 from .linear import LinearPredictorMixin
 
-__all__ = ["AdaSSPRegression", "adassp_plan"]
+__all__ = ["AdaSSPRegression", "adassp_plan", "adassp_design", "adassp_ridge", "check_rho",
+           "AdaSSPDesign"]
 
 
 def adassp_plan(epsilon: float, delta: float, feature_reach: float, target_reach: float,
@@ -53,6 +54,77 @@ def adassp_plan(epsilon: float, delta: float, feature_reach: float, target_reach
                                neighbouring=neighbouring) for s in sens]
     total = compose([m.privacy for m in mechs], delta=delta, method="gdp")
     return (*mechs, total)
+
+
+def check_rho(rho) -> float:
+    """``rho``, the failure probability of AdaSSP's high-probability bounds: in (0, 1)."""
+    if isinstance(rho, bool) or not isinstance(rho, (int, float, np.floating)) or \
+            not 0 < rho < 1:
+        raise InvalidParameterError("rho", f"must be in (0, 1), got {rho!r}")
+    return float(rho)
+
+
+class AdaSSPDesign:
+    """The records AdaSSP releases from, built from the public boxes only (shared by
+    :class:`AdaSSPRegression` and :class:`~matrixdp.models.BoostedAdaSSPRegression`).
+
+    ``Xt`` rows ``x̃ = (x - c_x, t)`` (``t`` only with an intercept), ``yc = y - c_y``, both
+    clipped to their boxes; ``reach_x = sup ‖x̃‖`` and ``reach_y = sup |ỹ|`` over the boxes;
+    ``k`` coordinates. Every attribute but ``Xt`` and ``yc`` is public.
+    """
+
+    def __init__(self, Xt, yc, cx, cy, t, reach_x, reach_y, fit_intercept):
+        self.Xt, self.yc = Xt, yc
+        self.cx, self.cy, self.t = cx, cy, t
+        self.reach_x, self.reach_y = reach_x, reach_y
+        self.fit_intercept = fit_intercept
+        self.d = cx.shape[0]
+        self.k = Xt.shape[1]
+
+    def coefficients(self, beta):
+        """``(coef_, intercept_)`` in the original units from ``β`` on ``x̃``."""
+        d, coef = self.d, beta[:self.d]
+        return coef, float(self.cy - self.cx @ coef
+                           + (beta[d] * self.t if self.fit_intercept else 0.0))
+
+
+def adassp_design(estimator, X, y) -> AdaSSPDesign:
+    """Validate ``X``, ``y`` and the public boxes of ``estimator`` (``bounds_X``, ``bounds_y``,
+    ``fit_intercept``, ``clip``) and centre the records in their boxes."""
+    X, y = validate_X(estimator, X, y=y, reset=True, supervised=True, y_numeric=True)
+    n, d = X.shape
+    check_n_samples(n)
+    lo_x, hi_x = parse_bounds(estimator.bounds_X, d, "bounds_X")
+    lo_y, hi_y = parse_scalar_bounds(estimator.bounds_y, "bounds_y")
+    X = clip_to_bounds(X, lo_x, hi_x, estimator.clip, "X")
+    y = clip_to_bounds(check_finite_array(y, "y", ndim=1), lo_y, hi_y, estimator.clip, "y")
+    if estimator.fit_intercept:
+        cx, cy = 0.5 * (lo_x + hi_x), 0.5 * (lo_y + hi_y)
+        hx, hy = 0.5 * (hi_x - lo_x), 0.5 * (hi_y - lo_y)
+        t = float(np.sqrt(np.mean(hx * hx)))
+    else:
+        cx, cy = np.zeros(d), 0.0
+        hx = np.maximum(np.abs(lo_x), np.abs(hi_x))
+        hy = max(abs(lo_y), abs(hi_y))
+        t = 0.0
+    if hy <= 0 or not np.any(hx > 0):
+        raise InvalidParameterError("bounds_X" if hy > 0 else "bounds_y",
+                                    "must have lower < upper")
+    k = d + (1 if estimator.fit_intercept else 0)
+    Xt = np.empty((n, k))
+    np.subtract(X, cx, out=Xt[:, :d])
+    if estimator.fit_intercept:
+        Xt[:, d] = t
+    reach_x = math.sqrt(float(hx @ hx) + t * t)
+    return AdaSSPDesign(Xt, y - cy, cx, cy, t, reach_x, float(hy), bool(estimator.fit_intercept))
+
+
+def adassp_ridge(lam_noisy: float, sigma_lam: float, sigma_gram: float, delta: float, k: int,
+                 rho: float) -> float:
+    """Algorithm 2's ridge: a high-probability lower bound of the released ``λ_min``, then
+    ``λ = max(0, σ₂·√(k log(2k²/ρ)) - λ̃_min)`` (a function of releases and public values)."""
+    lam_low = max(0.0, lam_noisy - sigma_lam * math.sqrt(math.log(6.0 / delta)))
+    return max(0.0, sigma_gram * math.sqrt(k * math.log(2.0 * k * k / rho)) - lam_low)
 
 
 class AdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorMixin, BaseEstimator):
@@ -111,39 +183,14 @@ class AdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorMix
         """Release ``λ_min``, ``X̃ᵀX̃`` and ``X̃ᵀỹ`` and solve the privately regularised system."""
         eps, delta, _ = check_privacy_params(self)
         relation = check_relation(self.neighbouring)
-        rho = self.rho
-        if isinstance(rho, bool) or not isinstance(rho, (int, float, np.floating)) or \
-                not 0 < rho < 1:
-            raise InvalidParameterError("rho", f"must be in (0, 1), got {rho!r}")
-        X, y = validate_X(self, X, y=y, reset=True, supervised=True, y_numeric=True)
-        n, d = X.shape
-        check_n_samples(n)
-        lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
-        lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
-        X = clip_to_bounds(X, lo_x, hi_x, self.clip, "X")
-        y = clip_to_bounds(check_finite_array(y, "y", ndim=1), lo_y, hi_y, self.clip, "y")
-        if self.fit_intercept:
-            cx, cy = 0.5 * (lo_x + hi_x), 0.5 * (lo_y + hi_y)
-            hx, hy = 0.5 * (hi_x - lo_x), 0.5 * (hi_y - lo_y)
-            t = float(np.sqrt(np.mean(hx * hx)))
-        else:
-            cx, cy = np.zeros(d), 0.0
-            hx = np.maximum(np.abs(lo_x), np.abs(hi_x))
-            hy = max(abs(lo_y), abs(hi_y))
-            t = 0.0
-        if hy <= 0 or not np.any(hx > 0):
-            raise InvalidParameterError("bounds_X" if hy > 0 else "bounds_y",
-                                        "must have lower < upper")
-        k = d + (1 if self.fit_intercept else 0)
-        Xt = np.empty((n, k))
-        np.subtract(X, cx, out=Xt[:, :d])
-        if self.fit_intercept:
-            Xt[:, d] = t
-        reach_x = math.sqrt(float(hx @ hx) + t * t)
-        m_lam, m_gram, m_xy, total = adassp_plan(eps, delta, reach_x, float(hy), k, relation, rho)
+        rho = check_rho(self.rho)
+        design = adassp_design(self, X, y)
+        Xt, yc, k = design.Xt, design.yc, design.k
+        m_lam, m_gram, m_xy, total = adassp_plan(eps, delta, design.reach_x, design.reach_y, k,
+                                                 relation, rho)
         gram = Xt.T @ Xt
         gram = 0.5 * (gram + gram.T)
-        xty = Xt.T @ (y - cy)
+        xty = Xt.T @ yc
         lam_min = max(float(np.linalg.eigvalsh(gram)[0]), 0.0)
         gen = make_rng(self.random_state)  # one stream for the three draws; not kept
         label = f"{type(self).__name__}.fit"
@@ -153,13 +200,9 @@ class AdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorMix
             xty_noisy = np.asarray(m_xy.release(xty, rng=gen).value, dtype=np.float64)
         del gen
         gram_noisy = 0.5 * (gram_noisy + gram_noisy.T)
-        # Algorithm 2: a high-probability lower bound of λ_min, then the ridge
-        lam_low = max(0.0, lam_noisy - m_lam.sigma * math.sqrt(math.log(6.0 / delta)))
-        lam = max(0.0, m_gram.sigma * math.sqrt(k * math.log(2.0 * k * k / rho)) - lam_low)
+        lam = adassp_ridge(lam_noisy, m_lam.sigma, m_gram.sigma, delta, k, rho)
         beta = np.linalg.lstsq(gram_noisy + lam * np.eye(k), xty_noisy, rcond=None)[0]
-        coef = beta[:d]
-        self.coef_ = coef
-        self.intercept_ = float(cy - cx @ coef + (beta[d] * t if self.fit_intercept else 0.0))
+        self.coef_, self.intercept_ = design.coefficients(beta)
         self.ridge_ = lam
         self.privacy_ = total
         return self
