@@ -179,6 +179,29 @@ def cells(rows) -> list[dict]:
     return out
 
 
+def consistency_lines(rows, out) -> list[str]:
+    """The first 15 trials of the old cells against round 3's ``covariance_shrinkage.csv`` (the
+    same seeds: they must be the same values, else the default changed since round 3)."""
+    path = Path(out) / "covariance_shrinkage.csv"
+    if not path.exists():
+        return []
+    names = {DEFAULT: "default", PROJECTED: "default + shrinkage (projected)"}
+    old = {(o["dataset"], float(o["epsilon"]), o["method"]): uc.trial_values(o)
+           for o in uc.read_csv(path) if o["metric"] == METRIC and o["status"] == "ok"}
+    n = same = 0
+    for r in rows:
+        b = old.get((r["dataset"], float(r["epsilon"]), names[r["method"]]))
+        a = uc.trial_values(r)
+        if b is None or a is None:
+            continue
+        n += 1
+        same += bool(np.allclose(a[:b.size], b, rtol=1e-12, atol=0.0))
+    return [f"Consistency: in {same} of the {n} (cell, row) pairs also in round 3's "
+            "`results/covariance_shrinkage.csv`, the first 15 trials here equal that run's 15 "
+            "trials (relative tolerance 1e-12): the default and `\"projected\"` are unchanged "
+            "since round 3 and the trial seeds are the same."]
+
+
 def write(rows, args) -> Path:
     cs_ = cells(rows)
     trials = max(c["trials"] for c in cs_)
@@ -215,6 +238,7 @@ def write(rows, args) -> Path:
         sel = np.array([c["ratio"] for c in cs_ if c["group"] == g])
         lines.append(f"- {g} ({sel.size} cells): ratio min {sel.min():.3f}, median "
                      f"{np.median(sel):.3f}, max {sel.max():.3f}.")
+    lines += [""] + consistency_lines(rows, args.out)
     lines += ["", "## Cells", "",
               "`paired median` / `paired mean`: the median / mean over trials of the per-trial "
               "ratio projected / default (same release); `worse`: trials where `projected` is "
