@@ -43,7 +43,11 @@ author may partly remember; scikit-learn's wine ``DESCR`` has a summary-statisti
 was NOT printed. ``fair`` was used by the synthetic-data work (``experiments/_synth_tables.py``,
 a different schema, its min/max printed there by another round), never by any estimator of
 ``matrixdp.models``; the bounds here were written independently from ``fair.NOTE``.
-**Never seen by any correlation rule** until that script's deciding run.
+Used once, in that script's deciding run (replace-one; the rule passed) and then in its
+pre-registered add-remove extension (failed on iris ε = 2): ``results/correlation_default_check.md``
+and ``results/correlation_default_check_add_remove.md``. All three are **seen now** (their
+DPCovariance correlation errors are published there); a rule changed because of them must be
+checked on another table.
 
 Needs statsmodels for anes96, randhie, star98, elnino and fair (a benchmark-only dependency:
 ``pip install .[experiments]``).
