@@ -803,3 +803,44 @@ def checkpoint(args, name: str, rows: list[dict]) -> None:
     if rows:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         write_csv(Path(args.out) / f"{name}.csv", rows)
+
+
+# ----------------------------------------------------------------------------- keeping rows
+
+def keep_rows_flag(p) -> None:
+    """``--keep-rows-from CSV`` (run only ``--methods``; every other method's rows from CSV)."""
+    p.add_argument("--keep-rows-from", type=Path, default=None, metavar="CSV",
+                   help="run only --methods and take every other method's rows (e.g. the "
+                        "peers') from this CSV of an earlier run with the same seeds and trial "
+                        "counts; the report covers both")
+
+
+def reported_versions(md: Path) -> dict | None:
+    """The peer versions an earlier report states ("Peers: diffprivlib 0.6.6, OpenDP 0.16.0."),
+    or None when it is missing or says otherwise."""
+    import re
+
+    if not md.exists():
+        return None
+    m = re.search(r"Peers: (.*?)\.\s*$", md.read_text(), flags=re.M)
+    if not m or "not installed" in m.group(1):
+        return None
+    return dict(part.rsplit(" ", 1) for part in m.group(1).split(", "))
+
+
+def merge_kept_rows(args, rows: list[dict], previous: list[dict], methods=METHODS) -> list[dict]:
+    """``rows`` (the methods just run) plus the rows of ``previous`` (read from
+    ``--keep-rows-from`` before the run: its checkpoints may overwrite that file) of every other
+    method, for the datasets just run, in the dataset order of the benchmark; ``args.methods``
+    becomes every method present and ``args.kept_methods`` the kept ones. (The same as
+    ``utility_regression.py``'s copy, which can import this one.)"""
+    ran = set(args.methods)
+    kept = [dict(r) for r in previous if r["method"] not in ran and r["dataset"] in args.datasets]
+    args.kept_methods = [m for m in methods if any(r["method"] == m for r in kept)]
+    for r in kept:
+        r["epsilon"] = float(r["epsilon"])
+    order = {d: i for i, d in enumerate(DATASETS)}
+    merged = sorted(kept + rows, key=lambda r: order.get(r["dataset"], len(order)))
+    present = {r["method"] for r in merged}
+    args.methods = [m for m in methods if m in present]
+    return merged

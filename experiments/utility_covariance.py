@@ -190,7 +190,13 @@ def write(rows, tables, args) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     uc.write_csv(out / f"{NAME}.csv", rows)
     uc.write_bounds(tables, out)
-    lines = uc.header_lines(TITLE, args, uc.peer_versions(), tables)
+    versions = getattr(args, "kept_versions", None) or uc.peer_versions()
+    lines = uc.header_lines(TITLE, args, versions, tables)
+    kept = getattr(args, "kept_methods", None)
+    if kept:
+        lines += [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
+                  "same seeds and trial counts (`--keep-rows-from`; peer versions as that run "
+                  "reported them); every other row was run for this file.", ""]
     lines += ["## Relative Frobenius error of the covariance (original units; lower is better)", ""]
     lines += uc.winners_table(rows, "relative Frobenius error")
     lines += uc.target_lines(uc.target_check(rows, "relative Frobenius error"),
@@ -202,7 +208,10 @@ def write(rows, tables, args) -> Path:
               "A scale-free loss: it favours noise that is i.i.d. in units of the public ranges "
               "(the unit-box row). The matrixdp rows (auto, mvg, iid, coinpress) are the library's "
               "correlation estimator, `DPCovariance(kind=\"correlation\")` with the row's "
-              "`noise`/`method` (its own release, same seeds), whose noise allocation is chosen "
+              "`noise`/`method` and its default `shrinkage=\"auto\"` (`\"projected\"` for the "
+              "moments rows auto, mvg, iid; `\"none\"` for coinpress; "
+              "`results/correlation_default_check.md`) (its own release, same seeds), whose "
+              "noise allocation is chosen "
               "for this loss; the other rows are the correlation implied by their covariance "
               "release above (diffprivlib and OpenDP have no correlation estimator). Rows kept "
               "from a run before this change derived every row from the covariance releases "
@@ -220,8 +229,20 @@ def write(rows, tables, args) -> Path:
 
 
 def main(argv=None) -> int:
-    args = uc.parse_args(TITLE, argv, methods=uc.METHODS)
-    rows, tables = uc.rows_and_tables(args, NAME, run)
+    # --keep-rows-from: as utility_regression.py (e.g. rerun matrixdp's rows after a default
+    # changed and keep the peers' rows, which need diffprivlib/OpenDP installed)
+    args = uc.parse_args(TITLE, argv, methods=uc.METHODS, extra=uc.keep_rows_flag)
+    if args.keep_rows_from is not None and args.render_only is not None:
+        raise SystemExit("--keep-rows-from runs methods; it cannot be combined with --render-only")
+    if args.keep_rows_from is None:
+        rows, tables = uc.rows_and_tables(args, NAME, run)
+    else:
+        # read before the run: its checkpoints overwrite <out>/utility_covariance.csv
+        previous = uc.read_csv(args.keep_rows_from)
+        args.kept_versions = uc.reported_versions(Path(args.keep_rows_from).with_suffix(".md"))
+        rows, tables = run(args)
+        rows = uc.merge_kept_rows(args, rows, previous)
+        uc.checkpoint(args, NAME, rows)
     print(f"wrote {write(rows, tables, args)}")
     return 0
 

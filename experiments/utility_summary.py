@@ -168,7 +168,9 @@ def main(argv=None) -> int:
              "tuned on synthetic, liver, wdbc and ctg had to hold on adult, lending_club and "
              "movement_aal first; see `docs/when_mvg_wins.md` §7).", "",
              "Correlation rows: the matrixdp rows are `DPCovariance(kind=\"correlation\")` "
-             "(the library's correlation estimator, its own release with the same seeds); the "
+             "(the library's correlation estimator, its own release with the same seeds, with its "
+             "default `shrinkage=\"auto\"`: `\"projected\"` for auto, mvg and iid, `\"none\"` "
+             "for coinpress; `correlation_default_check.md`); the "
              "other rows are the correlation implied by their covariance release.", ""]
     for name, metric, label, lower in TASKS:
         path = Path(args.out) / f"{name}.csv"

@@ -200,3 +200,28 @@ def test_heldout_diabetes_script_matches_ols_at_large_epsilon(tmp_path):
     cov = float(_by(rows, task="covariance", method="matrixdp (auto)")[0]["median"])
     assert cov < 1e-4
     assert "| target | 25 | 346 | 0 |" in (tmp_path / "heldout_diabetes.md").read_text()
+
+
+def test_covariance_keep_rows_from_reruns_only_the_named_methods(tmp_path, data_home):
+    """--keep-rows-from: the methods run are rerun (same seeds: the same values), every other
+    method's rows are taken from the earlier CSV unchanged, and the report says which."""
+    mod = importlib.import_module("utility_covariance")
+    first, second = tmp_path / "first", tmp_path / "second"
+    base = ["--trials", "2", "--datasets", "liver", "--no-plot", "--epsilons", "1"]
+    assert mod.main(base + ["--out", str(first), "--methods", "matrixdp (auto)",
+                            "Analyze Gauss"]) == 0
+    old = uc.read_csv(first / "utility_covariance.csv")
+    # mark the kept method's rows: a rerun would not reproduce the mark
+    for r in old:
+        if r["method"] == "Analyze Gauss":
+            r["note"] = "kept-marker"
+    uc.write_csv(first / "utility_covariance.csv", old)
+    assert mod.main(base + ["--out", str(second), "--methods", "matrixdp (auto)",
+                            "--keep-rows-from", str(first / "utility_covariance.csv")]) == 0
+    new = uc.read_csv(second / "utility_covariance.csv")
+    kept = _by(new, method="Analyze Gauss")
+    assert kept and all(r["note"] == "kept-marker" for r in kept)
+    for r in _by(new, method="matrixdp (auto)"):
+        o = _by(old, method="matrixdp (auto)", metric=r["metric"])
+        assert len(o) == 1 and o[0]["values"] == r["values"]
+    assert "Rows of Analyze Gauss: kept" in (second / "utility_covariance.md").read_text()

@@ -104,7 +104,8 @@ def test_shrinkage_is_post_processing_same_guarantee_same_release():
     for kind, shrink in (("covariance", "off-diagonal"), ("covariance", "whole"),
                          ("correlation", "off-diagonal"), ("correlation", "projected")):
         calls.clear()
-        a = DPCovariance(bounds=(LO, HI), kind=kind, random_state=4, accountant=Ledger()).fit(X)
+        a = DPCovariance(bounds=(LO, HI), kind=kind, random_state=4, accountant=Ledger(),
+                         shrinkage="none").fit(X)
         b = DPCovariance(bounds=(LO, HI), kind=kind, random_state=4, accountant=Ledger(),
                          shrinkage=shrink).fit(X)
         assert calls[0] == calls[1] and len(calls) == 2
@@ -118,7 +119,8 @@ def test_shrinkage_vanishes_as_epsilon_grows():
     X = correlated_table()
     for kind, shrink in (("covariance", "off-diagonal"), ("covariance", "whole"),
                          ("correlation", "off-diagonal"), ("correlation", "projected")):
-        a = DPCovariance(epsilon=1e6, bounds=(LO, HI), kind=kind, random_state=5).fit(X)
+        a = DPCovariance(epsilon=1e6, bounds=(LO, HI), kind=kind, random_state=5,
+                         shrinkage="none").fit(X)
         b = DPCovariance(epsilon=1e6, bounds=(LO, HI), kind=kind, random_state=5,
                          shrinkage=shrink).fit(X)
         assert b.shrinkage_factors_.min() > 1 - 1e-6
@@ -128,14 +130,15 @@ def test_shrinkage_vanishes_as_epsilon_grows():
 def test_pure_noise_release_is_shrunk_towards_the_target():
     """At ε = 0.02 (n = 300, independent features) the release is noise: over 20 fixed seeds the
     shrunk correlation is closer to the identity (the truth here, up to sampling) than the
-    default's by at least half, and the whole-matrix covariance shrinkage is smaller in norm."""
+    unshrunk release's by at least half, and the whole-matrix covariance shrinkage is smaller in
+    norm."""
     X = independent_table()
     R = np.corrcoef(X.T)
     C = np.cov(X.T, bias=True)
     err_a, err_b, cov_a, cov_b = [], [], [], []
     for s in range(20):
         kw = dict(epsilon=0.02, bounds=(LO, HI), random_state=s)
-        a = DPCovariance(kind="correlation", **kw).fit(X)
+        a = DPCovariance(kind="correlation", shrinkage="none", **kw).fit(X)
         b = DPCovariance(kind="correlation", shrinkage="off-diagonal", **kw).fit(X)
         err_a.append(np.linalg.norm(a.covariance_ - R))
         err_b.append(np.linalg.norm(b.covariance_ - R))
@@ -292,3 +295,54 @@ def test_projected_under_add_remove_uses_the_mean_units():
     assert raw.min() < 0.5
     c = DPCovariance(shrinkage="projected", **kw).fit(X)
     assert np.all((c.shrinkage_factors_ >= 0.5) & (c.shrinkage_factors_ <= 1.0))
+
+
+# ------------------------------------------- shrinkage="auto", the default (issue 24, round 3d)
+
+def test_default_correlation_is_the_projected_shrinkage():
+    """The default (shrinkage="auto") of kind="correlation", method="moments", replace-one is
+    shrinkage="projected": the same seed gives the same matrix, factors and guarantee; and it
+    is not the unshrunk release (ε = 0.5, n = 300: the factors are below 1)."""
+    X = independent_table(300)
+    kw = dict(bounds=(LO, HI), kind="correlation", epsilon=0.5, random_state=7)
+    auto = DPCovariance(**kw).fit(X)
+    proj = DPCovariance(shrinkage="projected", **kw).fit(X)
+    none = DPCovariance(shrinkage="none", **kw).fit(X)
+    assert DPCovariance().get_params()["shrinkage"] == "auto"
+    assert auto.shrinkage_ == "projected" and none.shrinkage_ == "none"
+    np.testing.assert_array_equal(auto.covariance_, proj.covariance_)
+    np.testing.assert_array_equal(auto.shrinkage_factors_, proj.shrinkage_factors_)
+    assert auto.privacy_ == none.privacy_
+    np.testing.assert_array_equal(auto.moments_, none.moments_)
+    assert auto.shrinkage_factors_.min() < 0.9
+    assert not np.allclose(auto.covariance_, none.covariance_)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(kind="covariance"),
+    dict(kind="gram"),
+    dict(kind="covariance", neighbouring="add-remove"),
+    dict(kind="correlation", neighbouring="add-remove"),
+    dict(kind="correlation", method="coinpress"),
+    dict(kind="correlation", method="adaptive"),
+    dict(kind="covariance", method="coinpress"),
+])
+def test_auto_is_none_everywhere_else_bit_for_bit(kw):
+    """Covariance, Gram, add-remove (the rule failed there), CoinPress and adaptive: the default
+    is shrinkage="none", bit for bit (same seed), with no factors."""
+    X = correlated_table(600)
+    a = DPCovariance(bounds=(LO, HI), epsilon=1.0, random_state=9, **kw).fit(X)
+    b = DPCovariance(bounds=(LO, HI), epsilon=1.0, random_state=9, shrinkage="none", **kw).fit(X)
+    assert a.shrinkage_ == "none" and a.shrinkage_factors_ is None
+    np.testing.assert_array_equal(a.covariance_, b.covariance_)
+    if kw.get("kind") != "gram":
+        np.testing.assert_array_equal(a.location_, b.location_)
+
+
+def test_explicit_projected_still_needs_moments_and_correlation():
+    X = independent_table()
+    with pytest.raises(InvalidParameterError, match="shrinkage"):
+        DPCovariance(bounds=(LO, HI), kind="correlation", method="coinpress",
+                     shrinkage="projected").fit(X)
+    with pytest.raises(InvalidParameterError, match="shrinkage"):
+        DPCovariance(bounds=(LO, HI), kind="gram", shrinkage="projected").fit(X)

@@ -297,9 +297,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         est = DPPCA(n_components=k, epsilon=epsilon, delta=delta, bounds=(lower, upper),
                     noise=noise, random_state=rng, accountant=keeper).fit(X)
     else:
+        # shrinkage="none": the command post-processes the raw release itself and its error
+        # bars are those of the unshrunk matrices (the library's correlation default shrinks)
         est = DPCovariance(epsilon=epsilon, delta=delta, bounds=(lower, upper), kind=query,
                            noise=noise, project_psd=False, random_state=rng,
-                           accountant=keeper).fit(X)
+                           accountant=keeper, shrinkage="none").fit(X)
     dist = est.noise_summary_.distribution
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)
     G = np.asarray(est.moments_, dtype=np.float64)
