@@ -832,8 +832,8 @@ def merge_kept_rows(args, rows: list[dict], previous: list[dict], methods=METHOD
     """``rows`` (the methods just run) plus the rows of ``previous`` (read from
     ``--keep-rows-from`` before the run: its checkpoints may overwrite that file) of every other
     method, for the datasets just run, in the dataset order of the benchmark; ``args.methods``
-    becomes every method present and ``args.kept_methods`` the kept ones. (The same as
-    ``utility_regression.py``'s copy, which can import this one.)"""
+    becomes every method present and ``args.kept_methods`` the kept ones. A script that extends
+    ``METHODS`` passes ``methods=uc.METHODS`` (the default is bound when this module loads)."""
     ran = set(args.methods)
     kept = [dict(r) for r in previous if r["method"] not in ran and r["dataset"] in args.datasets]
     args.kept_methods = [m for m in methods if any(r["method"] == m for r in kept)]

@@ -458,45 +458,8 @@ def write(rows, tables, refs, args) -> Path:
     return path
 
 
-def _keep_rows_flag(p) -> None:
-    p.add_argument("--keep-rows-from", type=Path, default=None, metavar="CSV",
-                   help="run only --methods and take every other method's rows (e.g. the "
-                        "peers') from this CSV of an earlier run with the same seeds and trial "
-                        "counts; the report covers both")
-
-
-def _reported_versions(md: Path) -> dict | None:
-    """The peer versions an earlier report states ("Peers: diffprivlib 0.6.6, OpenDP 0.16.0."),
-    or None when it is missing or says otherwise."""
-    import re
-
-    if not md.exists():
-        return None
-    m = re.search(r"Peers: (.*?)\.\s*$", md.read_text(), flags=re.M)
-    if not m or "not installed" in m.group(1):
-        return None
-    return dict(part.rsplit(" ", 1) for part in m.group(1).split(", "))
-
-
-def merge_kept_rows(args, rows: list[dict], previous: list[dict]) -> list[dict]:
-    """``rows`` (the methods just run) plus the rows of ``previous`` (read from
-    ``--keep-rows-from`` before the run: its checkpoints may overwrite that file) of every other
-    method, for the datasets just run, in the dataset order of the benchmark; ``args.methods``
-    becomes every method present (for the report's list of methods)."""
-    ran = set(args.methods)
-    kept = [dict(r) for r in previous if r["method"] not in ran and r["dataset"] in args.datasets]
-    args.kept_methods = [m for m in uc.METHODS if any(r["method"] == m for r in kept)]
-    for r in kept:
-        r["epsilon"] = float(r["epsilon"])
-    order = {d: i for i, d in enumerate(uc.DATASETS)}
-    merged = sorted(kept + rows, key=lambda r: order.get(r["dataset"], len(order)))
-    present = {r["method"] for r in merged}
-    args.methods = [m for m in uc.METHODS if m in present]
-    return merged
-
-
 def main(argv=None) -> int:
-    args = uc.parse_args(TITLE, argv, extra=_keep_rows_flag)
+    args = uc.parse_args(TITLE, argv, extra=uc.keep_rows_flag)
     if argv is None:
         import shlex
 
@@ -515,10 +478,10 @@ def main(argv=None) -> int:
     else:
         previous = None if args.keep_rows_from is None else uc.read_csv(args.keep_rows_from)
         if previous is not None:
-            args.kept_versions = _reported_versions(Path(args.keep_rows_from).with_suffix(".md"))
+            args.kept_versions = uc.reported_versions(Path(args.keep_rows_from).with_suffix(".md"))
         rows, tables, refs = run(args)
         if previous is not None:
-            rows = merge_kept_rows(args, rows, previous)
+            rows = uc.merge_kept_rows(args, rows, previous, methods=uc.METHODS)
             uc.checkpoint(args, NAME, rows)
     print(f"wrote {write(rows, tables, refs, args)}")
     return 0
