@@ -907,6 +907,8 @@ TRIAGE: dict = {
         "centre, which is the true mean in this symmetric scenario (offset 0.03); from ε = 1 "
         "the intercept is free and the noise-dominated slopes carry the 40 noisy feature means "
         "into the level (offset 0.45). Not a defect of the rule's privacy",
+    (None, "regression", "≤ 1.05× OLS", "iid, unit box"): _NOISE_FLOOR.replace(
+        "The default reaches", "i.i.d. on the unit box, like the default, reaches"),
     (None, "regression", "≤ 1.05× OLS", "iid"): _RAW_IID,
     (None, "regression", "≤ 1.05× OLS", "AdaSSP"): _RAW_IID,
     (None, "regression", "≤ 1.05× OLS", None): _NOISE_FLOOR,
