@@ -294,7 +294,8 @@ def units(names):
         if nm in TABLE_BOUNDS:
             X, y, feats, target, lo, hi, y_lo, y_hi, moved = load_statsmodels(nm)
             out.append(Unit(nm, "table", X, y, feats, lo, hi, y_lo, y_hi, {}, moved,
-                            f"statsmodels {nm}, target {target}"))
+                            f"statsmodels {nm}, " + (f"target {target}" if target
+                                                     else "covariance only (one feature)")))
         else:
             X, y, lo, hi, y_lo, y_hi, kw = make_scenario(nm)
             out.append(Unit(nm, "scenario", X, y, [f"x{j}" for j in range(X.shape[1])], lo, hi,
