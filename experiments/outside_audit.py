@@ -851,6 +851,18 @@ def cli_checks(u: Unit, log):
                         out.append(dict(unit=u.name, task="cli", check="coefficients in the input's units",
                                         subject=subj, verdict="PASS" if mse <= OLS_RATIO * mse_ols else "FAIL",
                                         detail=f"in-sample MSE / OLS = {mse / mse_ols:.4g}"))
+                if query == "linreg":  # added after the first full run
+                    from matrixdp.cli.release import noise_warnings
+
+                    warns = [w for w in noise_warnings(doc) if w.startswith("intercept")]
+                    outside = [n for n, a, b in zip(u.names, u.lo, u.hi) if not a <= 0 <= b]
+                    bad = bool(warns) and bool(outside)
+                    out.append(dict(
+                        unit=u.name, task="cli", check="no intercept warning for an "
+                        "extrapolation to x = 0 outside the box", subject=subj,
+                        verdict="FAIL" if bad else "PASS",
+                        detail=(f"0 is outside the public box of {outside}; the report says "
+                                f"'{warns[0][:120]}'" if bad else "ok")))
                 txt = rep.read_text() if rep.exists() else ""
                 ok_rep = bool(txt) and ("ε" in txt or "epsilon" in txt.lower())
                 out.append(dict(unit=u.name, task="cli", check="report written, states ε",
@@ -935,6 +947,12 @@ TRIAGE: dict = {
         "neighbouring='replace-one' (a public n); the error names the argument "
         "(models/covariance.py, DPCovariance docstring)",
     (None, "flags", "fits at ε=1", None): "DOCUMENTED REFUSAL (as 'runs' above)",
+    (None, "cli", "no intercept warning", None): "REPORT WORDING, not fixed: the intercept is "
+        "the prediction at x = 0, here year 0, 1935 years outside the public box; its noise is "
+        "an extrapolation and its 'public range' (the target's) does not bound it, so the "
+        "'noise dominates … % of its range' line points the curator at the wrong remedy. The "
+        "level inside the box is not reported. Proposal in the report (compare the prediction "
+        "at the box centre, or say the intercept is an extrapolation)",
     ("const_equal", "cli", "constant column", None): "LIMITATION, not fixed: the CLI's bounds "
         "parser (cli/_tables.py, shared with `matrixdp synth`) requires lo < hi and says so; the "
         "Python estimators accept lower == upper (a public constant column). Workaround: drop "
@@ -1100,8 +1118,10 @@ def findings_lines(rows, us, E):
           "(ε, δ, relation, not refuted); `exact` of the i.i.d. covariance matched its query's "
           "exactness; no fitted object kept a generator through pickling; no warning or error "
           "printed a statistic of the records; the CLI's covariance/PCA/regression outputs were "
-          "in the input's units. The one CLI FAIL is a refusal of lower == upper that the "
-          "Python API accepts (see its triage).", ""]
+          "in the input's units. The CLI FAILs are report/interface issues, not privacy or "
+          "numbers: a refusal of lower == upper that the Python API accepts, and a 'noise "
+          "dominates' line about an intercept that is an extrapolation to x = 0 far outside "
+          "the box (see their triage).", ""]
     return L
 
 
@@ -1150,8 +1170,7 @@ def write(rows, checks, us, args, command, elapsed):
          f"at ε = {E[-1]:g}.", "",
          "The level diagnostic of 'Findings' 1 (the columns after 'best option / DP mean') is "
          "computed by a full run, or recomputed on the same splits and seeds by "
-         "`python experiments/outside_audit.py --rewrite --diagnose` (the committed file: the "
-         "run above, then that command once the DP mean's level was clipped as it is scored).",
+         "`python experiments/outside_audit.py --rewrite --diagnose`.",
          "", f"## Summary: {n_pass} PASS, {n_fail} FAIL, {n_na} N/A", ""]
     fails = [c for c in checks if c["verdict"] == "FAIL"]
     if fails:
