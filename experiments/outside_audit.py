@@ -947,12 +947,12 @@ TRIAGE: dict = {
         "neighbouring='replace-one' (a public n); the error names the argument "
         "(models/covariance.py, DPCovariance docstring)",
     (None, "flags", "fits at ε=1", None): "DOCUMENTED REFUSAL (as 'runs' above)",
-    (None, "cli", "no intercept warning", None): "REPORT WORDING, not fixed: the intercept is "
+    (None, "cli", "no intercept warning", None): "REPORT WORDING (fixed after this check's "
+        "first run, see 'Findings' 4): the intercept is "
         "the prediction at x = 0, here year 0, 1935 years outside the public box; its noise is "
         "an extrapolation and its 'public range' (the target's) does not bound it, so the "
         "'noise dominates … % of its range' line points the curator at the wrong remedy. The "
-        "level inside the box is not reported. Proposal in the report (compare the prediction "
-        "at the box centre, or say the intercept is an extrapolation)",
+        "level inside the box is not reported",
     ("const_equal", "cli", "constant column", None): "LIMITATION, not fixed: the CLI's bounds "
         "parser (cli/_tables.py, shared with `matrixdp synth`) requires lo < hi and says so; the "
         "Python estimators accept lower == upper (a public constant column). Workaround: drop "
@@ -1118,10 +1118,12 @@ def findings_lines(rows, us, E):
           "(ε, δ, relation, not refuted); `exact` of the i.i.d. covariance matched its query's "
           "exactness; no fitted object kept a generator through pickling; no warning or error "
           "printed a statistic of the records; the CLI's covariance/PCA/regression outputs were "
-          "in the input's units. The CLI FAILs are report/interface issues, not privacy or "
-          "numbers: a refusal of lower == upper that the Python API accepts, and a 'noise "
-          "dominates' line about an intercept that is an extrapolation to x = 0 far outside "
-          "the box (see their triage).", ""]
+          "in the input's units. Fixed: the CLI's 'noise dominates' line about an intercept "
+          "that is an extrapolation to x = 0 far outside the box (grunfeld: year 0; FAIL at "
+          "commit 626860e, now an error bar marked 'extrapolation' without a verdict; "
+          "tests/cli/test_release.py::test_intercept_outside_the_box_is_an_extrapolation_not_a_"
+          "noise_warning). Not fixed: the CLI refuses lower == upper, which the Python API "
+          "accepts (see its triage).", ""]
     return L
 
 
