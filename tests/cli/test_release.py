@@ -593,3 +593,29 @@ def test_linreg_solves_its_release_once(tmp_path, capsys, monkeypatch, extra):
     assert len(calls) == 1
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["error_bars"]["coef"]["std"][0] > 0
+
+
+def test_intercept_outside_the_box_is_an_extrapolation_not_a_noise_warning(tmp_path, capsys):
+    """The intercept is the prediction at x = 0. With 0 outside a feature's public box (age in
+    18-90) the target's range does not bound it: no "noise dominates" verdict on it (the outside
+    audit found the warning on grunfeld's intercept at year 0, results/outside_audit.md), the
+    error bar is kept and says why. With 0 inside every box the verdict stays."""
+    data, bounds, frame = small_noisy_table(tmp_path, n=150)
+    doc, err = release_doc(capsys, data, bounds, "linreg", tmp_path / "r.json", eps=0.2)
+    ib = doc["error_bars"]["intercept"]
+    assert ib["extrapolation"] is True and ib["relative"][0] > 0.1 and ib["std"][0] > 0
+    assert "outside the public range of age, sex" in ib["what"]
+    assert not [w for w in doc["warnings"] if w.startswith("intercept")]
+    assert not [line for line in err.splitlines() if line.startswith("warning: intercept")]
+    assert [w for w in doc["warnings"] if w.startswith("coef")]  # the others still warn
+    # the same table centred: 0 inside every box, the intercept is a level inside the box
+    centred = frame.assign(age=frame.age - 54, sex=frame.sex - 1)
+    centred.to_csv(tmp_path / "c.csv", index=False)
+    (tmp_path / "c.toml").write_text(
+        'target = "bp"\n[columns]\nage = { lo = -36, hi = 36 }\nsex = { lo = 0, hi = 1 }\n'
+        'group = { categories = ["a", "b", "c"] }\nbp = { lo = 80, hi = 200 }\n')
+    doc, _ = release_doc(capsys, tmp_path / "c.csv", tmp_path / "c.toml", "linreg",
+                         tmp_path / "c.json", eps=0.2)
+    ib = doc["error_bars"]["intercept"]
+    assert "extrapolation" not in ib and ib["relative"][0] > 0.1
+    assert [w for w in doc["warnings"] if w.startswith("intercept")]

@@ -225,3 +225,48 @@ def test_covariance_keep_rows_from_reruns_only_the_named_methods(tmp_path, data_
         o = _by(old, method="matrixdp (auto)", metric=r["metric"])
         assert len(o) == 1 and o[0]["values"] == r["values"]
     assert "Rows of Analyze Gauss: kept" in (second / "utility_covariance.md").read_text()
+
+
+def test_outside_audit_script_at_large_epsilon(tmp_path):
+    """experiments/outside_audit.py on tiny settings: at ε = 1e8 every regression row but the
+    raw-units i.i.d. ones reproduces non-private OLS on the same splits, the DP-mean row the
+    training mean, the covariance default the table's covariance; the flag, pickle and message
+    checks pass; a scenario with add/remove refuses CoinPress (a documented refusal, reported as
+    a FAIL of 'runs'). A wrong target, unit, split or relation would fail."""
+    mod = importlib.import_module("outside_audit")
+    assert mod.main(["--units", "grunfeld", "add_remove", "--trials", "2", "--cov-trials", "2",
+                     "--epsilons", "1e8", "--no-beyond", "--cli-unit", "none",
+                     "--out", str(tmp_path)]) == 0
+    rows = uc.read_csv(tmp_path / "outside_audit.csv")
+
+    def med(unit, method, task="regression"):
+        return float(_by(rows, unit=unit, task=task, method=method)[0]["median"])
+
+    for unit in ("grunfeld", "add_remove"):
+        ols = med(unit, "OLS (non-private)")
+        for m in ("default", "mvg", "iid, unit box", "DPRidge(alpha=1e-3)"):
+            assert med(unit, m) == pytest.approx(ols, rel=2e-3), (unit, m)
+        assert med(unit, "DP mean") == pytest.approx(med(unit, "training mean (non-private)"),
+                                                     rel=1e-4)
+        assert med(unit, "default", "covariance") < 1e-3
+    assert _by(rows, unit="add_remove", task="covariance", method="coinpress")[0]["status"] \
+        == "error"
+    checks = uc.read_csv(tmp_path / "outside_audit_checks.csv")
+    for name in ("privacy_ = request", "pickle keeps no generator",
+                 "no private value in messages", "refusal prints no private value"):
+        got = [c for c in checks if c["check"] == name]
+        assert got and all(c["verdict"] == "PASS" for c in got), name
+    relations = {c["unit"]: c["detail"] for c in checks if c["check"] == "privacy_ = request"
+                 and c["subject"] == "DPCovariance()"}
+    assert "relation=add-remove" in relations["add_remove"]
+    assert "relation=replace-one" in relations["grunfeld"]
+
+
+def test_outside_audit_leak_detector():
+    """The message check flags a printed private value (3+ significant digits, relative 1e-3)
+    and ignores short or integer numbers."""
+    mod = importlib.import_module("outside_audit")
+    assert mod.message_leaks("mean is 12.3456 here", [12.3457]) == [12.3456]
+    assert mod.message_leaks("mean is 1.2346e+01", [12.3456]) == [pytest.approx(12.346)]
+    assert mod.message_leaks("epsilon 0.5, 12 columns, 3.1 s", [12.0, 3.1, 0.5]) == []
+    assert mod.message_leaks("value 12.5", [12.3456]) == []

@@ -197,7 +197,7 @@ def _vector_rows(labels, value, bar, units, frac: float) -> list[dict]:
                      "lower": fmt(bar["lower"][i]), "upper": fmt(bar["upper"][i]),
                      "relative": pct(bar["relative"][i]), "units": units[i],
                      "scale": fmt(bar["scale"][i]),
-                     "dominated": bar["relative"][i] > frac})
+                     "dominated": bar["relative"][i] > frac and not bar.get("extrapolation")})
     return rows
 
 

@@ -444,6 +444,18 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True, what=what),
             "intercept": _bar(np.array([intercept]), np.array([intercept_std]), "gaussian",
                               np.array([yw]), approximate=True, what=what)}
+    # The intercept is the prediction at x = 0. Where 0 lies outside a feature's public box it is
+    # an extrapolation: the target's range does not bound it, so its error is not compared with
+    # that range (no "noise dominates" verdict; the error bar itself is kept). Public: bounds only.
+    outside = [c for c, a, b in zip(names, lower, upper) if not a <= 0.0 <= b]
+    if outside:
+        listed = ", ".join(outside[:3]) + (f" and {len(outside) - 3} more" if len(outside) > 3
+                                           else "")
+        bars["intercept"]["extrapolation"] = True
+        bars["intercept"]["what"] = (
+            f"{what}. The intercept is the prediction at x = 0, outside the public range of "
+            f"{listed}: an extrapolation, whose error the target's range does not bound (no "
+            "'noise dominates' verdict; centre the features to read a level inside the box)")
     return released, est.privacy_, expected, bars
 
 
@@ -469,6 +481,8 @@ def noise_warnings(doc: dict) -> list[str]:
     out = []
     q, names = doc["query"], doc["columns"]
     for key, bar in doc["error_bars"].items():
+        if bar.get("extrapolation"):  # e.g. an intercept at x = 0 outside the box: no range
+            continue
         rel = np.asarray(bar["relative"], dtype=np.float64)
         over = rel > NOISE_DOMINATES
         if key == "matrix" and rel.ndim == 2:  # a symmetric matrix: count each pair once

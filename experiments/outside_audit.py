@@ -1,0 +1,1316 @@
+"""Outside-style audit of the defaults on never-seen tables and curator scenarios (issue #24, task B).
+
+The harness that found issue #24 measured the library from outside, on tables the team had not
+seen. This script does the same on NEW tables (statsmodels' ``ccard``, ``grunfeld``,
+``modechoice``, ``statecrime``, ``heart``, ``spector``; ``engel`` for covariance only, it has one
+feature) and on synthetic stress scenarios a curator meets (a small corner of a loose box, a
+heavy-tailed feature, near-collinear features, constant columns, binary features, d large
+against n, a label range 100x too loose, add/remove neighbours, no intercept). It runs the public
+API at its defaults and at its options and writes one PASS/FAIL line per check.
+
+Output: ``results/outside_audit.{md,csv}``. The command is in the results file.
+
+The public bounds below were written from each table's documentation
+(``statsmodels.datasets.<name>.NOTE``, and the named source where the NOTE defers to it) and
+from the meaning of its variables, and committed before anything was run on the tables (only
+column names and shapes were read). They are deliberately loose-but-honest, as a curator's would
+be. Where the documentation omits a unit, the assumption is written next to the bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# ----------------------------------------------------------------------------- public bounds
+#: table -> (target, {column: (lower, upper)}) ; the target's bounds are in the same dict.
+#: Only documentation and domain knowledge; no value of a table was looked at.
+TABLE_BOUNDS = {
+    # Greene, Econometric Analysis (the NOTE's source), credit card expenditure data: AVGEXP is the
+    # average monthly credit card expenditure (US dollars), AGE in years (adults holding a card),
+    # INCOME in $10,000s per year, INCOMESQ its square, OWNRENT 1 if the holder owns the home.
+    "ccard": ("AVGEXP", {
+        "AVGEXP": (0.0, 5000.0),    # $/month; a card's monthly spend, loose upper
+        "AGE": (18.0, 100.0),       # card holders are adults
+        "INCOME": (0.0, 20.0),      # $10,000s: up to $200k a year
+        "INCOMESQ": (0.0, 400.0),   # INCOME², implied by INCOME's bound
+        "OWNRENT": (0.0, 1.0),      # binary
+    }),
+    # Grunfeld (1950), investment of 11 large US firms 1935-1954. The NOTE says "in 1947 dollars";
+    # the source data (Grunfeld 1958; Greene) are in MILLIONS of 1947 dollars (assumption stated).
+    # The largest firm of the period (General Motors) was worth a few billion dollars.
+    "grunfeld": ("invest", {
+        "invest": (0.0, 2000.0),    # gross investment, $ million per year
+        "value": (0.0, 10000.0),    # market value, $ million
+        "capital": (0.0, 5000.0),   # stock of plant and equipment, $ million
+        "year": (1935.0, 1954.0),   # NOTE: 1935 - 1954
+    }),
+    # Greene's intercity mode choice (Sydney-Canberra-Melbourne, 1987). One record per traveller:
+    # the row of the CHOSEN mode (choice == 1; each of the 210 individuals chose exactly one, so a
+    # traveller is one record). Target gc, the generalised cost (dollars). Mode as 3 binaries
+    # (air, train, bus; car is the baseline).
+    "modechoice": ("gc", {
+        "gc": (0.0, 1000.0),        # dollars: in-vehicle cost + time cost
+        "ttme": (0.0, 180.0),       # terminal waiting time, minutes (0 for car)
+        "invc": (0.0, 500.0),       # in-vehicle cost, dollars (an air fare of the time < 500)
+        "invt": (0.0, 1500.0),      # in-vehicle time, minutes (Sydney-Melbourne by bus ~ 14 h)
+        "hinc": (0.0, 200.0),       # household income, $1000s
+        "psize": (1.0, 10.0),       # travelling group size (number of people)
+        "mode_air": (0.0, 1.0),
+        "mode_train": (0.0, 1.0),
+        "mode_bus": (0.0, 1.0),
+    }),
+    # US states 2009 (50 + DC). Target murder rate per 100,000 (the statsmodels endog). The
+    # percentages are 0-100; 'single' is documented as a ratio of household counts and may be
+    # stored as a fraction or a percent: 0-100 holds both (loose on purpose).
+    "statecrime": ("murder", {
+        "murder": (0.0, 50.0),      # per 100,000 a year (the highest US jurisdictions ~ 20-30)
+        "urban": (0.0, 100.0),      # % in urbanized areas
+        "poverty": (0.0, 100.0),    # % below the poverty line
+        "hs_grad": (0.0, 100.0),    # % high-school graduates
+        "single": (0.0, 100.0),     # single-parent family households (fraction or %)
+    }),
+    # Stanford heart transplant survival (69 patients). survival: days after surgery (follow-up of
+    # the program, 1967-1974, at most ~ 7 years: 0-3650 is loose), censors 0/1, age in years.
+    "heart": ("survival", {
+        "survival": (0.0, 3650.0),
+        "censors": (0.0, 1.0),
+        "age": (0.0, 100.0),
+    }),
+    # Spector & Mazzeo (1980), 32 students. GRADE 0/1 (improved), GPA on the US 4-point scale,
+    # TUCE the Test of Understanding of College Economics score (number of correct answers; the
+    # test has about 30 items: 0-50 is loose), PSI 0/1.
+    "spector": ("GRADE", {
+        "GRADE": (0.0, 1.0),
+        "GPA": (0.0, 4.0),
+        "TUCE": (0.0, 50.0),
+        "PSI": (0.0, 1.0),
+    }),
+    # Engel (1857): 235 Belgian working-class households, annual income and food expenditure in
+    # Belgian francs. One feature only: covariance (2 x 2) only, no regression or PCA.
+    "engel": (None, {
+        "income": (0.0, 10000.0),   # francs a year (a worker's wage of the time ~ 1-3 francs/day)
+        "foodexp": (0.0, 10000.0),  # at most the income
+    }),
+}
+#: Column order used for each table (features; the target comes last in covariance/PCA).
+TABLE_FEATURES = {
+    "ccard": ["AGE", "INCOME", "INCOMESQ", "OWNRENT"],
+    "grunfeld": ["value", "capital", "year"],
+    "modechoice": ["ttme", "invc", "invt", "hinc", "psize", "mode_air", "mode_train", "mode_bus"],
+    "statecrime": ["urban", "poverty", "hs_grad", "single"],
+    "heart": ["censors", "age"],
+    "spector": ["GPA", "TUCE", "PSI"],
+    "engel": ["income", "foodexp"],
+}
+
+
+def load_statsmodels(name: str):
+    """``(X, y, feature_names, target_name, lo, hi, y_lo, y_hi, moved)`` of one table, records
+    clipped to the public bounds above (``moved``: how many values the clipping moved, per
+    column). ``y`` is None for covariance-only tables."""
+    import statsmodels.datasets as smd
+
+    target, bounds = TABLE_BOUNDS[name]
+    feats = TABLE_FEATURES[name]
+    df = getattr(smd, name).load_pandas().data
+    if name == "modechoice":
+        df = df[df["choice"] == 1].copy()
+        for code, col in ((1, "mode_air"), (2, "mode_train"), (3, "mode_bus")):
+            df[col] = (df["mode"] == code).astype(float)
+    X = df[feats].to_numpy(float)
+    lo = np.array([bounds[c][0] for c in feats])
+    hi = np.array([bounds[c][1] for c in feats])
+    moved = {c: int(np.sum((X[:, j] < lo[j]) | (X[:, j] > hi[j]))) for j, c in enumerate(feats)}
+    X = np.clip(X, lo, hi)
+    y, y_lo, y_hi = None, None, None
+    if target is not None:
+        y_lo, y_hi = bounds[target]
+        y = df[target].to_numpy(float)
+        moved[target] = int(np.sum((y < y_lo) | (y > y_hi)))
+        y = np.clip(y, y_lo, y_hi)
+    return X, y, feats, target, lo, hi, y_lo, y_hi, moved
+
+
+# ----------------------------------------------------------------------------- synthetic scenarios
+#: Synthetic stress scenarios (seeded generators). Each returns X, y, lo, hi, y_lo, y_hi and the
+#: estimator keywords the scenario changes. Bounds are the scenario's public box (by design).
+SCENARIOS = {
+    "corner": "5 features in [0, 100] filling only [0, 5] (a small corner of a loose public box)",
+    "heavy_tail": "one lognormal feature (sigma 1.5) in a public box [0, 200] (clipped), 3 normal",
+    "collinear": "x2 = x1 + N(0, 0.01²) (correlation ~ 0.999), 4 features in [-1, 1]",
+    "const_equal": "a constant column declared with lower == upper (= 3), 3 other features",
+    "const_loose": "a column constant at 0.5 whose public bounds are [0, 1], 3 other features",
+    "binary": "6 binary (0/1) features, a linear target",
+    "wide": "n = 500, d = 40 features in [-1, 1]",
+    "loose_label": "4 features in [-1, 1]; labels in [-1, 1] declared in [-100, 100]",
+    "add_remove": "4 features in [-1, 1], neighbouring='add-remove' (n private)",
+    "no_intercept": "4 features in [-1, 1], y = Xb + e with no intercept, fit_intercept=False",
+}
+
+
+def make_scenario(name: str, seed: int = 20261128):
+    """``(X, y, lo, hi, y_lo, y_hi, kwargs)``; kwargs are the estimator options it sets."""
+    rng = np.random.default_rng([seed, sorted(SCENARIOS).index(name)])
+    n, d = 2000, 4
+    kw: dict = {}
+
+    def target(X, beta, scale, noise, offset=0.0):
+        return offset + X @ beta * scale + noise * rng.standard_normal(len(X))
+
+    if name == "corner":
+        d = 5
+        X = rng.uniform(0, 5, (n, d))
+        lo, hi = np.zeros(d), np.full(d, 100.0)
+        y = target(X / 5, rng.uniform(-1, 1, d), 1.0, 0.3)
+        y_lo, y_hi = -5.0, 5.0
+    elif name == "heavy_tail":
+        X = np.column_stack([rng.lognormal(0.0, 1.5, n), rng.normal(0, 0.3, (n, 3))])
+        lo, hi = np.array([0.0, -1, -1, -1]), np.array([200.0, 1, 1, 1])
+        X = np.clip(X, lo, hi)
+        y = 0.1 * np.log1p(X[:, 0]) + X[:, 1:] @ np.array([0.5, -0.3, 0.2]) + 0.1 * rng.standard_normal(n)
+        y_lo, y_hi = -3.0, 3.0
+    elif name == "collinear":
+        x1 = rng.uniform(-0.9, 0.9, n)
+        X = np.column_stack([x1, x1 + 0.01 * rng.standard_normal(n), rng.uniform(-1, 1, (n, 2))])
+        lo, hi = -np.ones(d), np.ones(d)
+        y = target(X, np.array([0.5, 0.5, -0.4, 0.3]), 1.0, 0.2)
+        y_lo, y_hi = -3.0, 3.0
+    elif name in ("const_equal", "const_loose"):
+        c = 3.0 if name == "const_equal" else 0.5
+        X = np.column_stack([rng.uniform(-1, 1, (n, 3)), np.full(n, c)])
+        lo = np.array([-1.0, -1, -1, 3.0 if name == "const_equal" else 0.0])
+        hi = np.array([1.0, 1, 1, 3.0 if name == "const_equal" else 1.0])
+        y = target(X[:, :3], np.array([0.6, -0.4, 0.3]), 1.0, 0.2)
+        y_lo, y_hi = -3.0, 3.0
+    elif name == "binary":
+        d = 6
+        X = (rng.uniform(size=(n, d)) < np.linspace(0.1, 0.6, d)).astype(float)
+        lo, hi = np.zeros(d), np.ones(d)
+        y = target(X, rng.uniform(-1, 1, d), 1.0, 0.3, offset=0.5)
+        y_lo, y_hi = -4.0, 5.0
+    elif name == "wide":
+        n, d = 500, 40
+        X = rng.uniform(-1, 1, (n, d))
+        lo, hi = -np.ones(d), np.ones(d)
+        y = target(X, rng.uniform(-1, 1, d) / np.sqrt(d), 1.0, 0.2)
+        y_lo, y_hi = -4.0, 4.0
+    elif name == "loose_label":
+        X = rng.uniform(-1, 1, (n, d))
+        lo, hi = -np.ones(d), np.ones(d)
+        y = np.clip(target(X, np.array([0.3, -0.2, 0.2, 0.1]), 1.0, 0.1), -1, 1)
+        y_lo, y_hi = -100.0, 100.0
+    elif name in ("add_remove", "no_intercept"):
+        X = rng.uniform(-1, 1, (n, d))
+        lo, hi = -np.ones(d), np.ones(d)
+        y = target(X, np.array([0.5, -0.4, 0.3, 0.2]), 1.0, 0.2,
+                   offset=0.7 if name == "add_remove" else 0.0)
+        y_lo, y_hi = -3.0, 3.0
+        kw = ({"neighbouring": "add-remove"} if name == "add_remove"
+              else {"fit_intercept": False})
+    else:
+        raise ValueError(name)
+    y = np.clip(y, y_lo, y_hi)
+    return X, y, lo, hi, y_lo, y_hi, kw
+
+
+# ----------------------------------------------------------------------------- measurement
+# Everything below was added after the bounds above were committed (commit 3d86743).
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import csv  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import pickle  # noqa: E402
+import re  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from scipy import stats  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+NAME = "outside_audit"
+EPSILONS = (0.3, 1.0, 3.0, 10.0, 100.0, 1e4)
+DELTA = 1e-6
+TEST_FRACTION = 0.3
+STAT_TABLES = ("ccard", "grunfeld", "modechoice", "statecrime", "heart", "spector", "engel")
+REG_METHODS = ("default", "iid", "iid, unit box", "mvg", "AdaSSP", "DPRidge(alpha=1)",
+               "DPRidge(alpha=1e-3)")
+OWN_OPTIONS = ("iid", "iid, unit box", "mvg")
+#: Reference rows (not checked): the DP mean of the training target as the prediction
+#: (matrixdp DPMean, the target's public bounds, the whole (ε, δ), the unit's relation).
+REF_METHODS = ("DP mean",)
+#: Diagnostic ε beyond the grid (added after the first full run, to tell a noise floor from a
+#: bias: not part of any check).
+BEYOND = (1e6, 1e8)
+BEYOND_REG = ("default", "iid", "iid, unit box", "AdaSSP")
+BEYOND_COV = (("covariance", "coinpress"), ("correlation", "default"), ("correlation", "iid"),
+              ("pca", "coinpress"))
+COV_METHODS = ("default", "iid", "coinpress")
+#: Check thresholds, fixed before the first run.
+MONO_SLACK = 1.10      # a later ε's median may exceed an earlier one's by 10% (noise) ...
+MONO_P = 0.01          # ... or more, unless a one-sided Mann-Whitney test says p < 0.01
+OLS_RATIO = 1.05       # regression at ε = 1e4: median test MSE <= 1.05 x OLS's
+OPTION_RATIO = 1.2     # default <= 1.2 x its best option (FAIL only if also p < 0.05)
+RIDGE_RATIO = 1.2      # DPRidge <= 1.2 x the default (FAIL only if also p < 0.05)
+NEAR_EXACT = 0.05      # covariance/correlation relative error and PCA deficit at ε = 1e4
+
+
+@dataclass
+class Unit:
+    """One table or scenario: records clipped to the public bounds and the options it sets."""
+
+    name: str
+    kind: str  # "table" or "scenario"
+    X: np.ndarray
+    y: np.ndarray | None
+    names: list
+    lo: np.ndarray
+    hi: np.ndarray
+    y_lo: float | None
+    y_hi: float | None
+    kw: dict = field(default_factory=dict)
+    moved: dict = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def neighbouring(self) -> str:
+        return self.kw.get("neighbouring", "replace-one")
+
+    @property
+    def intercept(self) -> bool:
+        return self.kw.get("fit_intercept", True)
+
+
+def units(names):
+    out = []
+    for nm in names:
+        if nm in TABLE_BOUNDS:
+            X, y, feats, target, lo, hi, y_lo, y_hi, moved = load_statsmodels(nm)
+            out.append(Unit(nm, "table", X, y, feats, lo, hi, y_lo, y_hi, {}, moved,
+                            f"statsmodels {nm}, " + (f"target {target}" if target
+                                                     else "covariance only (one feature)")))
+        else:
+            X, y, lo, hi, y_lo, y_hi, kw = make_scenario(nm)
+            out.append(Unit(nm, "scenario", X, y, [f"x{j}" for j in range(X.shape[1])], lo, hi,
+                            y_lo, y_hi, kw, {}, SCENARIOS[nm]))
+    return out
+
+
+def splits(n: int, trials: int, seed: int):
+    out = []
+    for s in np.random.SeedSequence(seed).generate_state(trials):
+        perm = np.random.default_rng(int(s)).permutation(n)
+        k = int(round(TEST_FRACTION * n))
+        out.append((perm[k:], perm[:k]))
+    return out
+
+
+class Messages:
+    """Every warning and error message seen while fitting (to look for private values)."""
+
+    def __init__(self):
+        self.texts: list[tuple[str, str]] = []
+
+    @contextlib.contextmanager
+    def watch(self, where: str):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            try:
+                yield
+            finally:
+                for w in rec:
+                    self.texts.append((where, f"{w.category.__name__}: {w.message}"))
+
+
+# ------------------------------------------------------------------ regression
+
+def reg_fitter(method, u: Unit, eps, Xtr, ytr):
+    """``seed -> fitted predictor (callable on X)``."""
+    from matrixdp.models import AdaSSPRegression, DPLinearRegression, DPRidge
+
+    base = dict(epsilon=eps, delta=DELTA, bounds_X=(u.lo, u.hi), bounds_y=(u.y_lo, u.y_hi), **u.kw)
+    if method == "default":
+        return lambda s: DPLinearRegression(random_state=s, **base).fit(Xtr, ytr).predict
+    if method == "DP mean":
+        from matrixdp.models import DPMean
+
+        def fit_mean(s):
+            m = float(DPMean(epsilon=eps, delta=DELTA, bounds=(u.y_lo, u.y_hi),
+                             neighbouring=u.neighbouring, random_state=s).fit(ytr[:, None]).mean_[0])
+            return lambda Xt: np.full(len(Xt), m)
+        return fit_mean
+    if method in ("iid", "mvg"):
+        return lambda s: DPLinearRegression(noise=method, random_state=s, **base).fit(Xtr, ytr).predict
+    if method == "AdaSSP":
+        return lambda s: AdaSSPRegression(random_state=s, **base).fit(Xtr, ytr).predict
+    if method.startswith("DPRidge"):
+        a = float(method.split("=")[1].rstrip(")"))
+        return lambda s: DPRidge(alpha=a, random_state=s, **base).fit(Xtr, ytr).predict
+    if method == "iid, unit box":
+        if not u.intercept:
+            return None  # rescaling to the unit box adds an intercept: not the same model
+        w = np.where(u.hi > u.lo, u.hi - u.lo, 1.0)
+        wy = u.y_hi - u.y_lo
+        Xu, yu = (Xtr - u.lo) / w, (ytr - u.y_lo) / wy
+        hi_u = np.where(u.hi > u.lo, 1.0, 0.0)
+        kw = {k: v for k, v in u.kw.items()}
+
+        def fit(s):
+            est = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(np.zeros(u.X.shape[1]), hi_u),
+                                     bounds_y=(0.0, 1.0), noise="iid", random_state=s, **kw).fit(Xu, yu)
+            return lambda Xt: u.y_lo + wy * est.predict((Xt - u.lo) / w)
+        return fit
+    raise ValueError(method)
+
+
+def run_regression(u: Unit, args, msgs: Messages, log):
+    rows = []
+    sp = splits(u.X.shape[0], args.trials, args.seed)
+    seeds = [int(s) for s in np.random.SeedSequence(args.seed + 1).generate_state(args.trials)]
+    ref = {"OLS (non-private)": [], "training mean (non-private)": []}
+    for tr, te in sp:
+        Xtr, ytr, Xte, yte = u.X[tr], u.y[tr], u.X[te], u.y[te]
+        A = np.column_stack([Xtr, np.ones(len(tr))]) if u.intercept else Xtr
+        beta = np.linalg.lstsq(A, ytr, rcond=None)[0]
+        p_ols = (Xte @ beta[:-1] + beta[-1]) if u.intercept else Xte @ beta
+        for k, p in (("OLS (non-private)", p_ols),
+                     ("training mean (non-private)", np.full(len(te), ytr.mean()))):
+            ref[k].append(float(np.mean((np.clip(p, u.y_lo, u.y_hi) - yte) ** 2)))
+    for k, v in ref.items():
+        for eps in args.epsilons:
+            rows.append(_row(u, "regression", "test MSE", eps, k, v))
+    jobs = [(e, m) for e in args.epsilons for m in REG_METHODS + REF_METHODS]
+    if args.beyond:
+        jobs += [(e, m) for e in BEYOND for m in BEYOND_REG]
+    for eps, m in jobs:
+        if True:
+            vals, status, note, t0 = [], "ok", "", time.perf_counter()
+            for i, ((tr, te), s) in enumerate(zip(sp, seeds)):
+                Xtr, ytr, Xte, yte = u.X[tr], u.y[tr], u.X[te], u.y[te]
+                try:
+                    with msgs.watch(f"{u.name} regression {m} eps={eps:g}"):
+                        fit = reg_fitter(m, u, eps, Xtr, ytr)
+                        if fit is None:
+                            status, note = "n/a", "not the same model without an intercept"
+                            break
+                        p = np.asarray(fit(s)(Xte), float)
+                except Exception as exc:  # noqa: BLE001 - reported as the cell's status
+                    status, note = "error", f"{type(exc).__name__}: {exc}"[:300]
+                    msgs.texts.append((f"{u.name} regression {m} eps={eps:g}", note))
+                    break
+                if not np.all(np.isfinite(p)):
+                    status, note = "error", "non-finite predictions"
+                    break
+                vals.append(float(np.mean((np.clip(p, u.y_lo, u.y_hi) - yte) ** 2)))
+            rows.append(_row(u, "regression", "test MSE", eps, m, vals if status == "ok" else [],
+                             status, note, time.perf_counter() - t0))
+    log(f"  {u.name} regression")
+    return rows
+
+
+# ------------------------------------------------------------------ covariance and PCA
+
+def _corr(C):
+    s = np.sqrt(np.clip(np.diag(C), 0, None))
+    ok = s > 0
+    R = np.zeros_like(C)
+    R[np.ix_(ok, ok)] = C[np.ix_(ok, ok)] / np.outer(s[ok], s[ok])
+    np.fill_diagonal(R, 1.0)  # convention for a constant column: correlation 0, diagonal 1
+    return R
+
+
+def cov_fitter(method, task, u: Unit, eps, Z, lo, hi, k):
+    from matrixdp.models import DPCovariance, DPPCA
+
+    base = dict(epsilon=eps, delta=DELTA, bounds=(lo, hi), neighbouring=u.neighbouring)
+    opt = {"default": {}, "iid": {"noise": "iid"}, "coinpress": {"method": "coinpress"}}[method]
+    if task == "pca":
+        return lambda s: DPPCA(n_components=k, random_state=s, **base, **opt).fit(Z).components_
+    kind = "correlation" if task == "correlation" else "covariance"
+    return lambda s: DPCovariance(kind=kind, random_state=s, **base, **opt).fit(Z).covariance_
+
+
+def cov_data(u: Unit):
+    if u.y is None:
+        return u.X, u.lo, u.hi
+    return (np.column_stack([u.X, u.y]), np.append(u.lo, u.y_lo), np.append(u.hi, u.y_hi))
+
+
+def run_covariance(u: Unit, args, msgs: Messages, log):
+    rows = []
+    Z, lo, hi = cov_data(u)
+    C = np.cov(Z.T, bias=True)
+    R = _corr(C)
+    k = 2
+    lam = np.sort(np.linalg.eigvalsh(C))[::-1]
+    best = float(lam[:k].sum())
+    tasks = ["covariance", "correlation"] + (["pca"] if Z.shape[1] > k else [])
+    seeds = [int(s) for s in np.random.SeedSequence(args.seed + 2).generate_state(args.cov_trials)]
+    jobs = [(e, t, m) for e in args.epsilons for t in tasks for m in COV_METHODS]
+    if args.beyond:
+        jobs += [(e, t, m) for e in BEYOND for t, m in BEYOND_COV
+                 if t in tasks and not (m == "coinpress" and u.neighbouring != "replace-one")]
+    for eps, task, m in jobs:
+        metric = ("captured-variance deficit, k=2" if task == "pca"
+                  else "relative Frobenius error")
+        if True:
+            if True:
+                vals, status, note, t0 = [], "ok", "", time.perf_counter()
+                for s in seeds:
+                    try:
+                        with msgs.watch(f"{u.name} {task} {m} eps={eps:g}"):
+                            out = np.asarray(cov_fitter(m, task, u, eps, Z, lo, hi, k)(s), float)
+                    except Exception as exc:  # noqa: BLE001
+                        status, note = "error", f"{type(exc).__name__}: {exc}"[:300]
+                        msgs.texts.append((f"{u.name} {task} {m} eps={eps:g}", note))
+                        break
+                    if not np.all(np.isfinite(out)):
+                        status, note = "error", "non-finite output"
+                        break
+                    if task == "pca":
+                        V = out.T
+                        vals.append(1.0 - float(np.trace(V.T @ C @ V)) / best if best > 0 else 0.0)
+                    else:
+                        T = R if task == "correlation" else C
+                        vals.append(float(np.linalg.norm(out - T) / np.linalg.norm(T)))
+                rows.append(_row(u, task, metric, eps, m, vals if status == "ok" else [],
+                                 status, note, time.perf_counter() - t0))
+    log(f"  {u.name} covariance/PCA")
+    return rows
+
+
+def _row(u, task, metric, eps, method, vals, status="ok", note="", seconds=0.0):
+    r = {"unit": u.name, "unit_kind": u.kind, "task": task, "metric": metric, "epsilon": eps,
+         "delta": DELTA, "relation": u.neighbouring, "method": method, "trials": len(vals),
+         "median": float(np.median(vals)) if len(vals) else "",
+         "q25": float(np.percentile(vals, 25)) if len(vals) else "",
+         "q75": float(np.percentile(vals, 75)) if len(vals) else "",
+         "seconds": round(seconds, 3), "status": status, "note": note,
+         "values": " ".join(repr(float(v)) for v in vals)}
+    return r
+
+
+# ------------------------------------------------------------------ checks on the numbers
+
+def _vals(r):
+    return np.array([float(v) for v in r["values"].split()]) if r and r["values"] else np.array([])
+
+
+def _get(rows, unit, task, method, eps):
+    for r in rows:
+        if (r["unit"], r["task"], r["method"]) == (unit, task, method) and r["epsilon"] == eps:
+            return r
+    return None
+
+
+def _wilcoxon_greater(a, b):
+    """One-sided paired p that a > b."""
+    d = a - b
+    if np.all(d == 0):
+        return 1.0
+    return float(stats.wilcoxon(a, b, alternative="greater").pvalue)
+
+
+def _mwu_greater(a, b):
+    return float(stats.mannwhitneyu(a, b, alternative="greater").pvalue)
+
+
+def number_checks(rows, args):
+    """One dict per check: unit, check, subject, verdict (PASS/FAIL/N/A), detail."""
+    out = []
+    E = list(args.epsilons)
+    for uname in dict.fromkeys(r["unit"] for r in rows):
+        for task in ("regression", "covariance", "correlation", "pca"):
+            methods = REG_METHODS if task == "regression" else COV_METHODS
+            paired = task == "regression"
+            if not any(r["unit"] == uname and r["task"] == task for r in rows):
+                continue
+            for m in methods:
+                cells = [_get(rows, uname, task, m, e) for e in E]
+                if any(c is None or c["status"] != "ok" for c in cells):
+                    bad = [c for c in cells if c is not None and c["status"] != "ok"]
+                    st = bad[0]["status"] if bad else "missing"
+                    out.append(dict(unit=uname, task=task, check="runs", subject=m,
+                                    verdict="N/A" if st == "n/a" else "FAIL",
+                                    detail=f"{st}: {bad[0]['note'] if bad else ''}"[:300]))
+                    continue
+                # monotone in ε
+                worst = None
+                for i in range(len(E)):
+                    for j in range(i + 1, len(E)):
+                        a, b = _vals(cells[i]), _vals(cells[j])
+                        mi, mj = np.median(a), np.median(b)
+                        if mj > MONO_SLACK * mi + 1e-12:
+                            p = _mwu_greater(b, a)
+                            if p < MONO_P and (worst is None or mj / mi > worst[2]):
+                                worst = (E[i], E[j], mj / mi, p)
+                out.append(dict(unit=uname, task=task, check="falls with ε", subject=m,
+                                verdict="FAIL" if worst else "PASS",
+                                detail=(f"median at ε={worst[1]:g} is {worst[2]:.3g}x that at "
+                                        f"ε={worst[0]:g} (one-sided MWU p={worst[3]:.2g})"
+                                        if worst else "no significant rise")))
+                last = _vals(cells[-1])
+                if task == "regression":
+                    ols = _vals(_get(rows, uname, task, "OLS (non-private)", E[-1]))
+                    ratio = float(np.median(last) / np.median(ols))
+                    out.append(dict(unit=uname, task=task, check=f"≤ {OLS_RATIO}× OLS at ε={E[-1]:g}",
+                                    subject=m, verdict="PASS" if ratio <= OLS_RATIO else "FAIL",
+                                    detail=f"median test MSE / OLS = {ratio:.4g}"))
+                else:
+                    med = float(np.median(last))
+                    out.append(dict(unit=uname, task=task, check=f"≤ {NEAR_EXACT} at ε={E[-1]:g}",
+                                    subject=m, verdict="PASS" if med <= NEAR_EXACT else "FAIL",
+                                    detail=f"median {med:.3g}"))
+            # the default against its options
+            opts = OWN_OPTIONS if task == "regression" else ("iid", "coinpress")
+            worst, skipped = None, []
+            for e in E:
+                d = _get(rows, uname, task, "default", e)
+                if d is None or d["status"] != "ok":
+                    continue
+                for o in opts:
+                    r = _get(rows, uname, task, o, e)
+                    if r is None or r["status"] != "ok":
+                        skipped.append(o)
+                        continue
+                    a, b = _vals(d), _vals(r)
+                    ratio = float(np.median(a) / np.median(b)) if np.median(b) > 0 else np.inf
+                    if ratio > OPTION_RATIO:
+                        p = _wilcoxon_greater(a, b) if paired else _mwu_greater(a, b)
+                        if p < 0.05 and (worst is None or ratio > worst[2]):
+                            worst = (e, o, ratio, p)
+            out.append(dict(unit=uname, task=task, check=f"default ≤ {OPTION_RATIO}× its best option",
+                            subject="default", verdict="FAIL" if worst else "PASS",
+                            detail=(f"worst: ε={worst[0]:g} vs {worst[1]}: {worst[2]:.3g}x "
+                                    f"({'Wilcoxon' if paired else 'MWU'} p={worst[3]:.2g})"
+                                    if worst else "never significantly > 1.2x")
+                            + (f"; options not run: {sorted(set(skipped))}" if skipped else "")))
+            if task == "regression":
+                for m in ("DPRidge(alpha=1)", "DPRidge(alpha=1e-3)"):
+                    worst = None
+                    for e in E:
+                        d, r = _get(rows, uname, task, "default", e), _get(rows, uname, task, m, e)
+                        if not d or not r or d["status"] != "ok" or r["status"] != "ok":
+                            continue
+                        a, b = _vals(r), _vals(d)
+                        ratio = float(np.median(a) / np.median(b))
+                        if ratio > RIDGE_RATIO:
+                            p = _wilcoxon_greater(a, b)
+                            if p < 0.05 and (worst is None or ratio > worst[1]):
+                                worst = (e, ratio, p)
+                    out.append(dict(unit=uname, task=task, check=f"ridge ≤ {RIDGE_RATIO}× the default",
+                                    subject=m, verdict="FAIL" if worst else "PASS",
+                                    detail=(f"ε={worst[0]:g}: {worst[1]:.3g}x (Wilcoxon p={worst[2]:.2g})"
+                                            if worst else "never significantly > 1.2x")))
+    return out
+
+
+# ------------------------------------------------------------------ flags, messages, pickles
+
+def _private_numbers(u: Unit):
+    """Statistics of the private records a message must not print (relative match 1e-3)."""
+    Z, lo, hi = cov_data(u)
+    vals = []
+    for A in (Z, u.X):
+        vals += list(A.min(0)) + list(A.max(0)) + list(A.mean(0)) + list(A.std(0))
+        vals += list(np.median(A, 0)) + list(A.sum(0))
+    C = np.cov(Z.T, bias=True)
+    vals += list(C.ravel())
+    public = set(np.round(np.concatenate([lo, hi, [DELTA, u.X.shape[0], u.X.shape[1]],
+                                          list(EPSILONS)]), 12))
+    return [v for v in vals if np.isfinite(v) and abs(v) > 1e-9 and round(v, 12) not in public
+            and not float(v).is_integer()]
+
+
+_NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def message_leaks(text: str, private) -> list[float]:
+    hits = []
+    for tok in _NUM.findall(text):
+        try:
+            x = float(tok)
+        except ValueError:
+            continue
+        if x == 0 or float(x).is_integer() and abs(x) < 1e6:
+            continue
+        sig = len(re.sub(r"[^0-9]", "", tok.split("e")[0].split("E")[0]).lstrip("0"))
+        if sig < 3:  # too few digits to identify a value
+            continue
+        for v in private:
+            if abs(x - v) <= 1e-3 * abs(v):
+                hits.append(x)
+                break
+    return hits
+
+
+def _generators(obj, depth=0, seen=None):
+    """Paths to numpy Generator / BitGenerator / SeedSequence objects in an object graph."""
+    seen = seen if seen is not None else set()
+    if id(obj) in seen or depth > 6:
+        return []
+    seen.add(id(obj))
+    if isinstance(obj, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence,
+                        np.random.RandomState)):
+        return [type(obj).__name__]
+    out = []
+    items = []
+    if isinstance(obj, dict):
+        items = list(obj.items())
+    elif isinstance(obj, (list, tuple, set)):
+        items = list(enumerate(obj))
+    elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+        items = list(vars(obj).items())
+    for k, v in items:
+        if isinstance(v, (np.ndarray, str, bytes, int, float)):
+            continue
+        out += [f"{k}.{p}" for p in _generators(v, depth + 1, seen)]
+    return out
+
+
+def flag_checks(u: Unit, msgs: Messages):
+    """privacy_ consistent with the request, exact flag, pickles without generators, error
+    messages on refused input without private values."""
+    from matrixdp.models import (AdaSSPRegression, DPCovariance, DPLinearRegression, DPPCA,
+                                 DPRidge)
+    from matrixdp.models._moments import augmented_task
+
+    out = []
+    eps = 1.0
+    Z, lo, hi = cov_data(u)
+    rel = u.neighbouring
+    ests = []
+    if u.y is not None:
+        rb = dict(epsilon=eps, delta=DELTA, bounds_X=(u.lo, u.hi), bounds_y=(u.y_lo, u.y_hi), **u.kw)
+        ests += [("DPLinearRegression()", DPLinearRegression(**rb), True),
+                 ("DPLinearRegression(noise='iid')", DPLinearRegression(noise="iid", **rb), True),
+                 ("DPLinearRegression(noise='mvg')", DPLinearRegression(noise="mvg", **rb), True),
+                 ("AdaSSPRegression()", AdaSSPRegression(**rb), True),
+                 ("DPRidge(alpha=1)", DPRidge(alpha=1.0, **rb), True)]
+    cb = dict(epsilon=eps, delta=DELTA, bounds=(lo, hi), neighbouring=rel)
+    ests += [("DPCovariance()", DPCovariance(**cb), False),
+             ("DPCovariance(noise='iid')", DPCovariance(noise="iid", **cb), False),
+             ("DPCovariance(kind='correlation')", DPCovariance(kind="correlation", **cb), False),
+             ("DPCovariance(method='coinpress')", DPCovariance(method="coinpress", **cb), False)]
+    if Z.shape[1] > 2:
+        ests += [("DPPCA(n_components=2)", DPPCA(n_components=2, **cb), False),
+                 ("DPPCA(n_components=2, method='coinpress')",
+                  DPPCA(n_components=2, method="coinpress", **cb), False)]
+    for label, est, reg in ests:
+        for rs_label, rs in (("random_state=Generator", np.random.default_rng(7)),
+                             ("random_state=None", None)):
+            est.set_params(random_state=rs)
+            try:
+                with msgs.watch(f"{u.name} flags {label}"):
+                    est.fit(u.X, u.y) if reg else est.fit(Z)
+            except Exception as exc:  # noqa: BLE001
+                note = f"{type(exc).__name__}: {exc}"[:300]
+                msgs.texts.append((f"{u.name} flags {label}", note))
+                out.append(dict(unit=u.name, task="flags", check="fits at ε=1", subject=label,
+                                verdict="FAIL", detail=note))
+                break
+            if rs is None:
+                g = est.privacy_
+                ok = (g.epsilon <= eps * (1 + 1e-9) and g.epsilon >= 0.99 * eps
+                      and g.delta <= DELTA * (1 + 1e-9) and str(getattr(g.neighbouring, "value",
+                                                                         g.neighbouring)) == rel
+                      and not g.refuted and isinstance(g.exact, (bool, np.bool_)))
+                out.append(dict(unit=u.name, task="flags", check="privacy_ = request", subject=label,
+                                verdict="PASS" if ok else "FAIL",
+                                detail=f"ε={g.epsilon:.6g} δ={g.delta:.3g} relation={g.neighbouring} "
+                                       f"exact={g.exact} calibration={g.calibration}"))
+                if label == "DPCovariance(noise='iid')":
+                    task = augmented_task(lo, hi, Z.shape[0], "covariance", rel)[0]
+                    want = bool(task.query().sensitivity_l2_exact)
+                    out.append(dict(unit=u.name, task="flags", check="exact = query's exactness",
+                                    subject=label, verdict="PASS" if bool(g.exact) == want else "FAIL",
+                                    detail=f"privacy_.exact={g.exact}, sensitivity_l2_exact={want}"))
+            blob = pickle.dumps(est)
+            back = pickle.loads(blob)
+            gens = _generators(back)
+            out.append(dict(unit=u.name, task="flags", check="pickle keeps no generator",
+                            subject=f"{label}, {rs_label}", verdict="FAIL" if gens else "PASS",
+                            detail=", ".join(gens)[:200] or "none found"))
+    # refused input: an out-of-range value with clip=False; the message must not print it
+    bad = u.X.copy()
+    j = int(np.argmax(u.hi - u.lo))
+    bad[0, j] = u.hi[j] + 0.123456789 * (1 + abs(u.hi[j]))
+    secret = float(bad[0, j])
+    for label, fit in ((("DPCovariance(clip=False)",
+                         lambda: DPCovariance(clip=False, **cb).fit(
+                             np.column_stack([bad, u.y]) if u.y is not None else bad))),
+                       (("DPLinearRegression(clip=False)",
+                         (lambda: DPLinearRegression(clip=False, **rb).fit(bad, u.y))
+                         if u.y is not None else None))):
+        if fit is None:
+            continue
+        try:
+            with msgs.watch(f"{u.name} refused {label}"):
+                fit()
+            out.append(dict(unit=u.name, task="flags", check="out-of-range refused", subject=label,
+                            verdict="FAIL", detail="accepted a value outside the bounds"))
+        except Exception as exc:  # noqa: BLE001
+            text = f"{type(exc).__name__}: {exc}"
+            leak = message_leaks(text, [secret])
+            out.append(dict(unit=u.name, task="flags", check="refusal prints no private value",
+                            subject=label, verdict="FAIL" if leak else "PASS",
+                            detail=(f"prints {leak}" if leak else text[:160])))
+    return out
+
+
+def message_checks(u: Unit, msgs: Messages):
+    private = _private_numbers(u)
+    seen = {}
+    for where, text in msgs.texts:
+        if where.startswith(u.name + " "):
+            seen.setdefault(text, where)
+    leaks = [(t, w, message_leaks(t, private)) for t, w in seen.items()]
+    leaks = [x for x in leaks if x[2]]
+    return [dict(unit=u.name, task="messages", check="no private value in messages",
+                 subject=f"{len(seen)} distinct messages", verdict="FAIL" if leaks else "PASS",
+                 detail=("; ".join(f"{w}: {t[:120]} -> {h}" for t, w, h in leaks[:3])
+                         if leaks else "none matches a statistic of the records"
+                         + ("; messages: " + " / ".join(sorted(t[:150] for t in seen)) if seen else "")))]
+
+
+# ------------------------------------------------------------------ CLI
+
+def cli_checks(u: Unit, log):
+    from matrixdp.cli import main as cli_main
+
+    out = []
+    Z, lo, hi = cov_data(u)
+    names = list(u.names) + ["y"]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        data = work / f"{u.name}.csv"
+        np.savetxt(data, Z, delimiter=",", header=",".join(names), comments="")
+        bounds = []
+        for n, a, b in zip(names, lo, hi):
+            bounds += ["--bounds", f"{n}={a:g}:{b:g}"]
+        C = np.cov(Z.T, bias=True)
+        for query, extra in (("covariance", []), ("pca", ["--components", "2"]),
+                             ("linreg", ["--target", "y"])):
+            for eps in (1.0, 1e4):
+                js, rep = work / f"{query}_{eps:g}.json", work / f"{query}_{eps:g}.html"
+                argv = (["release", str(data), "--query", query, "--epsilon", repr(eps),
+                         "--delta", repr(DELTA), "--seed", "11", "--out", str(js), "--report",
+                         str(rep), "--quiet", "--force"] + bounds + extra)
+                err = io.StringIO()
+                with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(err):
+                    try:
+                        rc = cli_main(argv)
+                    except SystemExit as exc:
+                        rc = exc.code
+                    except Exception as exc:  # noqa: BLE001
+                        rc = f"{type(exc).__name__}: {exc}"
+                subj = f"release --query {query} --epsilon {eps:g}"
+                if rc not in (0, None) or not js.exists():
+                    out.append(dict(unit=u.name, task="cli", check="runs", subject=subj,
+                                    verdict="FAIL", detail=f"exit {rc}; {err.getvalue()[-200:]}"))
+                    continue
+                doc = json.loads(js.read_text())
+                rel = doc.get("released", {})
+                priv = doc.get("privacy", doc.get("guarantee", {}))
+                ok_priv = (abs(float(priv.get("epsilon", -1)) - eps) <= 1e-9 * eps
+                           and float(priv.get("delta", 1)) <= DELTA * (1 + 1e-9))
+                out.append(dict(unit=u.name, task="cli", check="JSON states the (ε, δ) asked",
+                                subject=subj, verdict="PASS" if ok_priv else "FAIL",
+                                detail=json.dumps(priv)[:200]))
+                if eps == 1e4:
+                    if query == "covariance":
+                        M = np.array(rel["matrix"], float)
+                        err_ = float(np.linalg.norm(M - C) / np.linalg.norm(C))
+                        out.append(dict(unit=u.name, task="cli", check="output in the input's units",
+                                        subject=subj, verdict="PASS" if err_ <= NEAR_EXACT else "FAIL",
+                                        detail=f"relative Frobenius error vs the table's covariance {err_:.3g}"))
+                    elif query == "pca":
+                        comp = rel["components"]
+                        V = np.array(comp["values"] if isinstance(comp, dict) else comp, float)
+                        V = V.T if V.shape[0] == 2 else V
+                        lam = np.sort(np.linalg.eigvalsh(C))[::-1]
+                        deficit = 1 - float(np.trace(V.T @ C @ V)) / float(lam[:2].sum())
+                        out.append(dict(unit=u.name, task="cli", check="components capture the top-2 variance",
+                                        subject=subj, verdict="PASS" if deficit <= NEAR_EXACT else "FAIL",
+                                        detail=f"captured-variance deficit {deficit:.3g}"))
+                    else:
+                        coef = np.array([rel["coef"][n] for n in u.names], float)
+                        pred = u.X @ coef + float(rel["intercept"])
+                        A = np.column_stack([u.X, np.ones(len(u.X))])
+                        beta = np.linalg.lstsq(A, u.y, rcond=None)[0]
+                        mse = float(np.mean((pred - u.y) ** 2))
+                        mse_ols = float(np.mean((A @ beta - u.y) ** 2))
+                        out.append(dict(unit=u.name, task="cli", check="coefficients in the input's units",
+                                        subject=subj, verdict="PASS" if mse <= OLS_RATIO * mse_ols else "FAIL",
+                                        detail=f"in-sample MSE / OLS = {mse / mse_ols:.4g}"))
+                if query == "linreg":  # added after the first full run
+                    from matrixdp.cli.release import noise_warnings
+
+                    warns = [w for w in noise_warnings(doc) if w.startswith("intercept")]
+                    outside = [n for n, a, b in zip(u.names, u.lo, u.hi) if not a <= 0 <= b]
+                    bad = bool(warns) and bool(outside)
+                    out.append(dict(
+                        unit=u.name, task="cli", check="no intercept warning for an "
+                        "extrapolation to x = 0 outside the box", subject=subj,
+                        verdict="FAIL" if bad else "PASS",
+                        detail=(f"0 is outside the public box of {outside}; the report says "
+                                f"'{warns[0][:120]}'" if bad else "ok")))
+                txt = rep.read_text() if rep.exists() else ""
+                ok_rep = bool(txt) and ("ε" in txt or "epsilon" in txt.lower())
+                out.append(dict(unit=u.name, task="cli", check="report written, states ε",
+                                subject=subj, verdict="PASS" if ok_rep else "FAIL",
+                                detail=f"{len(txt)} characters"))
+                leak = message_leaks(err.getvalue() + so.getvalue(), _private_numbers(u))
+                out.append(dict(unit=u.name, task="cli", check="console prints no private value",
+                                subject=subj, verdict="FAIL" if leak else "PASS",
+                                detail=str(leak[:3]) if leak else "ok"))
+    log(f"  {u.name} CLI")
+    return out
+
+
+def cli_constant_check():
+    """Added after the first full run: does the CLI accept a constant column declared with
+    lower == upper, as the Python estimators do (const_equal)?"""
+    from matrixdp.cli import main as cli_main
+
+    u = units(["const_equal"])[0]
+    Z, lo, hi = cov_data(u)
+    names = list(u.names) + ["y"]
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "c.csv"
+        np.savetxt(data, Z, delimiter=",", header=",".join(names), comments="")
+        argv = ["release", str(data), "--query", "covariance", "--epsilon", "1", "--seed", "1",
+                "--out", str(Path(tmp) / "c.json"), "--quiet", "--force"]
+        for n, a, b in zip(names, lo, hi):
+            argv += ["--bounds", f"{n}={a:g}:{b:g}"]
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            try:
+                rc = cli_main(argv)
+            except SystemExit as exc:
+                rc = exc.code
+    ok = rc in (0, None)
+    return [dict(unit="const_equal", task="cli", check="constant column (lower == upper) accepted "
+                 "as by the Python API", subject="release --query covariance",
+                 verdict="PASS" if ok else "FAIL",
+                 detail=f"exit {rc}; {err.getvalue().strip()[-160:]}")]
+
+
+# ------------------------------------------------------------------ output
+
+#: (unit, ε) -> level_diagnostic(...) of the cells where the default loses to the DP mean
+#: (filled by a full run; --rewrite leaves them out).
+DIAGNOSTICS: dict = {}
+#: Triage of each FAIL (written after reading the run; keyed by (unit, task, check, subject)
+#: prefixes). A check's verdict is never changed here: only explained.
+_REG_SOLVE = ("LIMITATION, not fixed (a default change needs a pre-registered rule): where the "
+              "slopes explain little, the joint release's noisy level (target mean) and the "
+              "unshrunk noise of the released Xᵀy (docs/regression.md §3 lifts only the Gram) "
+              "make every option worse than the DP mean, and whichever option happens to shrink "
+              "more wins. See 'Findings' 1")
+_NOISE_FLOOR = ("EXPECTED DP (noise, not bias): 36–147 training records in loose public boxes; "
+                "ε = 10⁴ is not the non-private limit. The default reaches ≤ 1.05× OLS at "
+                "ε = 10⁶ (statecrime 1.05×) and 1.00× at 10⁸ (diagnostic table)")
+_RAW_IID = ("DOCUMENTED LIMITATION of i.i.d. noise in original units (docs/when_mvg_wins.md; "
+            "docs/regression.md §3 for noise='iid'; AdaSSP releases in original units too): the "
+            "noise is set by the widest column, so a narrow column stays swamped (and is shrunk "
+            "by the adaptive ridge) up to ε ≫ 10⁴ (heart iid 1.30× OLS at ε = 10⁸); the default "
+            "avoids it (≤ 1.01× at 10⁶ on these units)")
+_COINPRESS_BIAS = ("DOCUMENTED DESIGN, understated: CoinPress clips the whitened records at a "
+                   "per-record rate β = 0.1 (docs/coinpress.md, step 3: 'a small clipping "
+                   "bias'); on skewed or heavy-tailed columns the bias is 12–45% of ‖C‖_F and "
+                   "GROWS with ε (the whitening sharpens, more records are clipped; flat to "
+                   "ε = 10⁸ in the diagnostic table). Not the default; docs note added "
+                   "(coinpress.md); an ε-dependent radius is proposed in 'Findings' 3")
+_COINPRESS_WINS = ("DOCUMENTED LIMITATION: the default is the one-shot box release; CoinPress "
+                   "adapts to where the data lie and wins where they fill a small part of the "
+                   "box (docs/coinpress.md 'When it wins'); the private switch "
+                   "method='adaptive' exists but its pre-registered default rule failed "
+                   "(results/adaptive_covariance.md, adaptive_pca.md). Not changed here "
+                   "(no default change on these tables alone)")
+#: (unit, ε) -> level_diagnostic(...) of the cells where the default loses to the DP mean
+#: (filled by a full run; --rewrite leaves them out).
+DIAGNOSTICS: dict = {}
+#: Triage of each FAIL (written after reading the run; keyed by (unit, task, check, subject)
+#: prefixes, None = any, first match wins). A check's verdict is never changed here: only
+#: explained.
+TRIAGE: dict = {
+    (None, None, "runs", "coinpress"): "DOCUMENTED REFUSAL: method='coinpress' needs "
+        "neighbouring='replace-one' (a public n); the error names the argument "
+        "(models/covariance.py, DPCovariance docstring)",
+    (None, "flags", "fits at ε=1", None): "DOCUMENTED REFUSAL (as 'runs' above)",
+    (None, "cli", "no intercept warning", None): "REPORT WORDING (fixed after this check's "
+        "first run, see 'Findings' 4): the intercept is "
+        "the prediction at x = 0, here year 0, 1935 years outside the public box; its noise is "
+        "an extrapolation and its 'public range' (the target's) does not bound it, so the "
+        "'noise dominates … % of its range' line points the curator at the wrong remedy. The "
+        "level inside the box is not reported",
+    ("const_equal", "cli", "constant column", None): "LIMITATION, not fixed: the CLI's bounds "
+        "parser (cli/_tables.py, shared with `matrixdp synth`) requires lo < hi and says so; the "
+        "Python estimators accept lower == upper (a public constant column). Workaround: drop "
+        "the column from the CLI table. Proposal in 'Findings' 4",
+    (None, "regression", "default ≤", None): _REG_SOLVE,
+    ("wide", "regression", "falls with ε", "iid, unit box"): "same LIMITATION as the default's "
+        "'Findings' 1, seen through the intercept rule: at ε = 0.3 the target's mean is judged "
+        "swamped (linear.target_mean_informative) and the intercept is pulled to the box "
+        "centre, which is the true mean in this symmetric scenario (offset 0.03); from ε = 1 "
+        "the intercept is free and the noise-dominated slopes carry the 40 noisy feature means "
+        "into the level (offset 0.45). Not a defect of the rule's privacy",
+    (None, "regression", "≤ 1.05× OLS", "iid, unit box"): _NOISE_FLOOR.replace(
+        "The default reaches", "i.i.d. on the unit box, like the default, reaches"),
+    (None, "regression", "≤ 1.05× OLS", "iid"): _RAW_IID,
+    (None, "regression", "≤ 1.05× OLS", "AdaSSP"): _RAW_IID,
+    (None, "regression", "≤ 1.05× OLS", None): _NOISE_FLOOR,
+    (None, None, "falls with ε", "coinpress"): _COINPRESS_BIAS,
+    ("const_loose", "correlation", None, None): "EXPECTED: the column is constant, its "
+        "correlations are undefined (the reference sets them to 0); any DP estimate of them "
+        "is noise over noise. The library cannot know the column is constant (its bounds say "
+        "it is not); with lower == upper (const_equal) it releases 0 exactly",
+    (None, None, "≤ 0.05 at", "coinpress"): _COINPRESS_BIAS,
+    (None, "correlation", "≤ 0.05 at", "iid"): _RAW_IID,
+    (None, None, "≤ 0.05 at", "iid"): "EXPECTED DP (noise): the box is 20× (corner) or 100× "
+        "(loose_label) wider than the data; falls 10× per 100× ε (diagnostic table)",
+    (None, None, "≤ 0.05 at", "default"): "EXPECTED DP (noise, not bias): small n (statecrime "
+        "51, ccard 72) or a box much wider than the data (corner, loose_label); falls 10× per "
+        "100× ε (diagnostic table: ≤ 0.043 at ε = 10⁶)",
+    (None, None, "default ≤", None): _COINPRESS_WINS,
+}
+
+
+def _fmt(v):
+    if v == "" or v is None:
+        return "—"
+    v = float(v)
+    if v == 0:
+        return "0"
+    return f"{v:.3g}" if 1e-3 <= abs(v) < 1e5 else f"{v:.2e}"
+
+
+def triage_of(c):
+    for key, text in TRIAGE.items():
+        if all(k is None or (str(c[f]).startswith(k)) for k, f in zip(key, ("unit", "task", "check", "subject"))):
+            return text
+    return ""
+
+
+def level_diagnostic(u: Unit, eps: float, args) -> dict:
+    """Where does the default's error come from in a losing cell (same splits and seeds): the
+    share of fits whose released target mean is judged swamped (the intercept is then pulled to
+    the centre of the target's box; linear.target_mean_informative), the public noise sd of the
+    released target mean over the target's half-width, the median |mean test prediction − test
+    mean| (the level), the median sd of the test predictions, and the same level error for the DP
+    mean, clipped to the target's bounds as its predictions are (public quantities and test
+    errors only)."""
+    from matrixdp.models import DPLinearRegression, DPMean
+    from matrixdp.models import linear as L
+
+    sp = splits(u.X.shape[0], args.trials, args.seed)
+    seeds = [int(s) for s in np.random.SeedSequence(args.seed + 1).generate_state(args.trials)]
+    out = []
+    d = u.lo.size
+    for (tr, te), s in zip(sp, seeds):
+        Xtr, ytr, Xte, yte = u.X[tr], u.y[tr], u.X[te], u.y[te]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(u.lo, u.hi),
+                                     bounds_y=(u.y_lo, u.y_hi), random_state=s, **u.kw).fit(Xtr, ytr)
+            m = float(DPMean(epsilon=eps, delta=DELTA, bounds=(u.y_lo, u.y_hi),
+                             neighbouring=u.neighbouring, random_state=s).fit(ytr[:, None]).mean_[0])
+        task, _, _, t = L.regression_task(u.lo, u.hi, u.y_lo, u.y_hi, len(tr), True)
+        p = np.clip(est.predict(Xte), u.y_lo, u.y_hi)
+        out.append((float(L.target_mean_informative(est.entry_variance_, task, t)),
+                    math.sqrt(est.entry_variance_[d, d + 1]) / t / (0.5 * (u.y_hi - u.y_lo)),
+                    abs(p.mean() - yte.mean()), float(np.std(p)),
+                    abs(float(np.clip(m, u.y_lo, u.y_hi)) - yte.mean())))
+    a = np.array(out)
+    return dict(swamped=1 - a[:, 0].mean(), noise=float(a[0, 1]), level=float(np.median(a[:, 2])),
+                spread=float(np.median(a[:, 3])), mean_level=float(np.median(a[:, 4])))
+
+
+def diagnose(rows, us, args):
+    """level_diagnostic of every cell where the default loses to the DP mean (findings 1)."""
+    for u in us:
+        for e in args.epsilons:
+            d, m = _get(rows, u.name, "regression", "default", e), _get(rows, u.name,
+                                                                        "regression", "DP mean", e)
+            if (d and m and d["status"] == "ok" and m["status"] == "ok" and u.intercept
+                    and u.neighbouring == "replace-one"
+                    and np.median(_vals(d)) > 1.2 * np.median(_vals(m))):
+                DIAGNOSTICS[(u.name, float(e))] = level_diagnostic(u, e, args)
+
+
+def findings_lines(rows, us, E):
+    """The findings, with every number read from the rows (medians; paired Wilcoxon where the
+    trials share splits and seeds)."""
+    L = ["## Findings", "",
+         "**1. Regression (not fixed; a limitation of the solve, proposal in the report).** "
+         "`DPLinearRegression()` predicts worse than the DP mean of the training target "
+         "(`DPMean`, same (ε, δ), splits and seeds) in these cells (default / DP mean > 1.2, "
+         "one-sided paired Wilcoxon p < 0.05):", "",
+         "| unit | ε | default | DP mean | default / DP mean | p | best option / DP mean | "
+         "target mean swamped (fits) | its noise sd / half-width | level error, default | "
+         "level error, DP mean | sd of predictions | sd of y |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for u in us:
+        for e in E:
+            d, m = _get(rows, u.name, "regression", "default", e), _get(rows, u.name, "regression",
+                                                                       "DP mean", e)
+            if not d or not m or d["status"] != "ok" or m["status"] != "ok":
+                continue
+            a, b = _vals(d), _vals(m)
+            r = float(np.median(a) / np.median(b))
+            if r > 1.2:
+                p = _wilcoxon_greater(a, b)
+                if p < 0.05:
+                    opts = [_get(rows, u.name, "regression", o, e) for o in OWN_OPTIONS]
+                    best = min(float(o["median"]) for o in opts if o and o["status"] == "ok")
+                    dg = DIAGNOSTICS.get((u.name, float(e)))
+                    extra = (f" {dg['swamped']:.0%} | {dg['noise']:.2g} | {_fmt(dg['level'])} | "
+                             f"{_fmt(dg['mean_level'])} | {_fmt(dg['spread'])} | {_fmt(u.y.std())} |"
+                             if dg else " — | — | — | — | — | — |")
+                    L.append(f"| {u.name} | {e:g} | {_fmt(np.median(a))} | {_fmt(np.median(b))} "
+                             f"| {r:.3g} | {p:.2g} | {best / float(np.median(b)):.3g} |" + extra)
+    L += ["", "Level error: median |mean test prediction − test mean| (medians over the trials; "
+          "the DP mean's prediction clipped to the target's bounds, as scored). 'Swamped': "
+          "linear.target_mean_informative is False and the intercept is pulled to the centre "
+          "of the target's box. Two mechanisms, both from spending the budget on the joint "
+          "release of every moment. (a) The level: the target's mean in the joint release is "
+          "far noisier than a DP mean that spends all of ε on it (and is clamped to the box). On "
+          "the smallest tables at ε = 0.3 (ccard, statecrime, heart: 36–50 training records) it "
+          "is swamped in every fit and the intercept goes to the centre of a box whose targets "
+          "sit near one edge; on wide (d = 40) it is judged informative but its noise (0.26–0.79 "
+          "of the half-width at ε ≤ 1) still makes the level error 2.9–4.3× the DP mean's. (b) The "
+          "slopes: the adaptive ridge (docs/regression.md §3) lifts the released Gram only where "
+          "its own noise swamps it and never shrinks the noise of the released Xᵀy; with a label "
+          "box 100× wider than the labels (loose_label) that noise dominates and the predictions "
+          "spread 2.6–38× as much as y itself. The default's choice among its own options is "
+          "secondary: the 'default ≤ 1.2× its best option' FAILs (loose_label, wide, "
+          "modechoice, no_intercept) are cells where an option's larger noise happened to "
+          "trigger more shrinkage. A post-processing shrink of the slopes was tried on the "
+          "synthetic scenarios (results/outside_audit_shrink.md) and abandoned there.", "",
+          "**2. Covariance/PCA default vs CoinPress (documented, not changed).** CoinPress "
+          "beats the one-shot box release wherever the data fill a small part of the box "
+          "(docs/coinpress.md 'When it wins'; the switch rule of method='adaptive' failed its "
+          "pre-registered check, results/adaptive_covariance.md).", "",
+          "**3. CoinPress's clipping bias grows with ε (documented as 'small'; docs note "
+          "added).** Relative Frobenius error of `DPCovariance(method='coinpress')`, smallest "
+          "median over the ε grid against ε = 10⁴ and the diagnostic 10⁸:", "",
+          "| unit | smallest median (ε) | ε = 10⁴ | ε = 10⁸ |", "|---|---|---|---|"]
+    for u in us:
+        cells = [_get(rows, u.name, "covariance", "coinpress", e) for e in E]
+        if any(c is None or c["status"] != "ok" for c in cells):
+            continue
+        meds = [float(c["median"]) for c in cells]
+        i = int(np.argmin(meds))
+        far = _get(rows, u.name, "covariance", "coinpress", 1e8)
+        if meds[-1] > 1.2 * meds[i]:
+            L.append(f"| {u.name} | {_fmt(meds[i])} ({E[i]:g}) | {_fmt(meds[-1])} | "
+                     f"{_fmt(far['median']) if far and far['status'] == 'ok' else '—'} |")
+    L += ["", "**4. Flags, messages, pickles, CLI.** Every `privacy_` matched the request "
+          "(ε, δ, relation, not refuted); `exact` of the i.i.d. covariance matched its query's "
+          "exactness; no fitted object kept a generator through pickling; no warning or error "
+          "printed a statistic of the records; the CLI's covariance/PCA/regression outputs were "
+          "in the input's units. Fixed: the CLI's 'noise dominates' line about an intercept "
+          "that is an extrapolation to x = 0 far outside the box (grunfeld: year 0; FAIL at "
+          "commit 626860e, now an error bar marked 'extrapolation' without a verdict; "
+          "tests/cli/test_release.py::test_intercept_outside_the_box_is_an_extrapolation_not_a_"
+          "noise_warning). Not fixed: the CLI refuses lower == upper, which the Python API "
+          "accepts (see its triage).", ""]
+    return L
+
+
+def write(rows, checks, us, args, command, elapsed):
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    keys = list(rows[0].keys())
+    with open(out / f"{NAME}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    if DIAGNOSTICS:
+        with open(out / f"{NAME}_diagnostics.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["unit", "epsilon", "swamped", "noise", "level", "spread", "mean_level"])
+            for (un, e), dg in DIAGNOSTICS.items():
+                w.writerow([un, e] + [dg[k] for k in ("swamped", "noise", "level", "spread",
+                                                       "mean_level")])
+    ckeys = ["unit", "task", "check", "subject", "verdict", "detail"]
+    with open(out / f"{NAME}_checks.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=ckeys + ["triage"])
+        w.writeheader()
+        for c in checks:
+            w.writerow({**{k: c[k] for k in ckeys}, "triage": triage_of(c)})
+    E = list(args.epsilons)
+    n_pass = sum(c["verdict"] == "PASS" for c in checks)
+    n_fail = sum(c["verdict"] == "FAIL" for c in checks)
+    n_na = sum(c["verdict"] == "N/A" for c in checks)
+    L = ["# Outside-style audit of the defaults on never-seen tables and scenarios (issue #24, task B)", "",
+         f"Generated by `experiments/outside_audit.py` (do not edit by hand). Command: `{command}` "
+         f"({elapsed / 60:.1f} min). δ = {DELTA:g}; ε ∈ {{{', '.join(f'{e:g}' for e in E)}}}; "
+         f"{args.trials} trials per regression cell (fixed seeded {int((1 - TEST_FRACTION) * 100)}/"
+         f"{int(TEST_FRACTION * 100)} splits; split i and mechanism seed i shared by every method, "
+         f"so regression comparisons are paired), {args.cov_trials} per covariance/PCA cell (whole "
+         f"table). Seed {args.seed}. Every method of a unit gets the same records, (ε, δ), "
+         "neighbouring relation and public bounds.", "",
+         "The public bounds of the statsmodels tables were committed (3d86743) before any run, "
+         "from the tables' documentation; thresholds of the checks are constants of the script "
+         f"fixed before the first run: falls with ε = no later ε whose median exceeds an earlier "
+         f"one's by > {MONO_SLACK}× with one-sided Mann–Whitney p < {MONO_P}; regression at "
+         f"ε = {E[-1]:g} ≤ {OLS_RATIO}× OLS's median test MSE; the default > {OPTION_RATIO}× its "
+         f"best option (i.i.d., i.i.d. on the unit box, MVG; covariance: i.i.d., CoinPress) "
+         f"with a one-sided test p < 0.05 (Wilcoxon paired for regression, Mann–Whitney "
+         f"otherwise) is a FAIL; DPRidge > {RIDGE_RATIO}× the default likewise; covariance / "
+         f"correlation relative Frobenius error and PCA captured-variance deficit ≤ {NEAR_EXACT} "
+         f"at ε = {E[-1]:g}.", "",
+         "The level diagnostic of 'Findings' 1 (the columns after 'best option / DP mean') is "
+         "computed by a full run, or recomputed on the same splits and seeds by "
+         "`python experiments/outside_audit.py --rewrite --diagnose`.",
+         "", f"## Summary: {n_pass} PASS, {n_fail} FAIL, {n_na} N/A", ""]
+    fails = [c for c in checks if c["verdict"] == "FAIL"]
+    if fails:
+        L += ["| unit | task | check | subject | detail | triage |", "|---|---|---|---|---|---|"]
+        for c in fails:
+            L.append(f"| {c['unit']} | {c['task']} | {c['check']} | {c['subject']} | "
+                     f"{c['detail']} | {triage_of(c) or 'not triaged'} |")
+        L.append("")
+    L += findings_lines(rows, us, E)
+    L += ["## Units and their public bounds", "",
+          "| unit | kind | n | d | relation | what | bounds (lower–upper; values clipped) |",
+          "|---|---|---|---|---|---|---|"]
+    for u in us:
+        if u.kind == "table":
+            b = "; ".join(f"{n} {a:g}–{h:g} ({u.moved.get(n, 0)})" for n, a, h in zip(u.names, u.lo, u.hi))
+            if u.y is not None:
+                t = TABLE_BOUNDS[u.name][0]
+                b += f"; target {t} {u.y_lo:g}–{u.y_hi:g} ({u.moved.get(t, 0)})"
+        else:
+            b = (f"X in the scenario's box; y {u.y_lo:g}–{u.y_hi:g}" + (f"; {u.kw}" if u.kw else ""))
+        L.append(f"| {u.name} | {u.kind} | {u.X.shape[0]} | {u.X.shape[1]} | {u.neighbouring} | "
+                 f"{u.note} | {b} |")
+    L.append("")
+    for task, metric, methods in (("regression", "test MSE", ("OLS (non-private)",
+                                   "training mean (non-private)") + REG_METHODS + REF_METHODS),
+                                  ("covariance", "relative Frobenius error", COV_METHODS),
+                                  ("correlation", "relative Frobenius error", COV_METHODS),
+                                  ("pca", "captured-variance deficit, k=2", COV_METHODS)):
+        L += [f"## {task}: {metric} (median over trials; lower is better)", "",
+              "| unit | method | " + " | ".join(f"ε = {e:g}" for e in E) + " |",
+              "|---|---|" + "---|" * len(E)]
+        for u in us:
+            for m in methods:
+                cells = [_get(rows, u.name, task, m, e) for e in E]
+                if all(c is None for c in cells):
+                    continue
+                L.append(f"| {u.name} | {m} | " + " | ".join(
+                    (_fmt(c["median"]) if c and c["status"] == "ok" else (c["status"] if c else "—"))
+                    for c in cells) + " |")
+        L.append("")
+    if args.beyond:
+        L += ["## Diagnostic: ε beyond the grid (not checked; tells a noise floor from a bias)", "",
+              "Regression: median test MSE / OLS's; covariance, correlation: relative Frobenius "
+              "error; PCA: captured-variance deficit (medians).", "",
+              "| unit | task | method | ε = " + f"{E[-1]:g} | " + " | ".join(f"ε = {e:g}" for e in BEYOND)
+              + " |", "|---|---|---|---|" + "---|" * len(BEYOND)]
+        for u in us:
+            for task, m in [("regression", m) for m in BEYOND_REG] + list(BEYOND_COV):
+                cells = [_get(rows, u.name, task, m, e) for e in (E[-1],) + BEYOND]
+                if any(c is None for c in cells):
+                    continue
+                ols = _get(rows, u.name, "regression", "OLS (non-private)", E[-1])
+                den = float(ols["median"]) if task == "regression" else 1.0
+
+                def f(c):
+                    return _fmt(float(c["median"]) / den) if c["status"] == "ok" else c["status"]
+                L.append(f"| {u.name} | {task} | {m} | " + " | ".join(f(c) for c in cells) + " |")
+        L.append("")
+    L += ["## Every check", "", "| unit | task | check | subject | verdict | detail |",
+          "|---|---|---|---|---|---|"]
+    for c in checks:
+        L.append(f"| {c['unit']} | {c['task']} | {c['check']} | {c['subject']} | {c['verdict']} | "
+                 f"{c['detail']} |")
+    L.append("")
+    (out / f"{NAME}.md").write_text("\n".join(L))
+    return out / f"{NAME}.md"
+
+
+def rewrite(args) -> int:
+    """Regenerate the results file from its CSVs (same rows, same checks; new triage text)."""
+    rows = list(csv.DictReader(open(args.out / f"{NAME}.csv")))
+    for r in rows:
+        r["epsilon"] = float(r["epsilon"])
+    checks = list(csv.DictReader(open(args.out / f"{NAME}_checks.csv")))
+    diag = args.out / f"{NAME}_diagnostics.csv"
+    if diag.exists():
+        for r in csv.DictReader(open(diag)):
+            DIAGNOSTICS[(r["unit"], float(r["epsilon"]))] = {
+                k: float(r[k]) for k in ("swamped", "noise", "level", "spread", "mean_level")}
+    md = (args.out / f"{NAME}.md").read_text()
+    command = re.search(r"Command: `([^`]*)`", md).group(1)
+    minutes = float(re.search(r"` \(([0-9.]+) min\)", md).group(1))
+    names = list(dict.fromkeys(r["unit"] for r in rows))
+    us = units(names)
+    if args.diagnose:
+        DIAGNOSTICS.clear()
+        diagnose(rows, us, args)
+    print(f"wrote {write(rows, checks, us, args, command, 60 * minutes)}")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--units", nargs="+", default=list(STAT_TABLES) + list(SCENARIOS))
+    p.add_argument("--trials", type=int, default=20)
+    p.add_argument("--cov-trials", type=int, default=20)
+    p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
+    p.add_argument("--seed", type=int, default=20261128)
+    p.add_argument("--cli-unit", default="grunfeld")
+    p.add_argument("--no-cov", action="store_true")
+    p.add_argument("--beyond", action=argparse.BooleanOptionalAction, default=True,
+                   help="also the diagnostic ε beyond the grid (1e6, 1e8; not checked)")
+    p.add_argument("--out", type=Path, default=REPO / "results")
+    p.add_argument("--rewrite", action="store_true",
+                   help="rewrite the .md from the committed CSVs (after editing TRIAGE); no fit")
+    p.add_argument("--diagnose", action="store_true",
+                   help="with --rewrite: recompute the level diagnostic of findings 1 (fits)")
+    args = p.parse_args(argv)
+    if args.rewrite:
+        return rewrite(args)
+    command = "python experiments/outside_audit.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    t0 = time.time()
+
+    def log(msg):
+        print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
+
+    us = units(args.units)
+    rows, checks = [], []
+    for u in us:
+        msgs = Messages()
+        if u.y is not None:
+            rows += run_regression(u, args, msgs, log)
+        if not args.no_cov:
+            rows += run_covariance(u, args, msgs, log)
+        checks += flag_checks(u, msgs)
+        checks += message_checks(u, msgs)
+        if u.name == args.cli_unit:
+            checks += cli_checks(u, log)
+        if u.name == "const_equal":
+            checks += cli_constant_check()
+        log(f"{u.name} done")
+    checks = number_checks(rows, args) + checks
+    diagnose(rows, us, args)
+    log("diagnostics done")
+    checks.sort(key=lambda c: [x.name for x in us].index(c["unit"]))
+    print(f"wrote {write(rows, checks, us, args, command.strip(), time.time() - t0)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
