@@ -83,6 +83,45 @@ def test_linear_regression_with_dp_bounds_for_features_and_target(tmp_path):
     assert pub.bounds_privacy_ is None and pub.privacy_.epsilon == pytest.approx(2.0)
 
 
+def test_regression_dp_bounds_for_features_and_target_each_use_their_own_domain(tmp_path):
+    """bounds_X and bounds_y both DPBounds: one release, but the target's candidates come from the
+    target's domain (before: the features' spec was used for every column, so y's bounds fell
+    inside X's domain, and a per-feature domain crashed on the extra column)."""
+    from matrixdp.models import DPLinearRegression
+
+    rng = np.random.default_rng(9)
+    Xr = rng.uniform(-1.0, 1.0, size=(5000, 3))
+    y = 55.0 + Xr @ np.array([2.0, -1.0, 1.0]) + rng.normal(0, 1.0, 5000)
+    for bx in (DPBounds(domain=(-1.0, 1.0)), DPBounds(domain=(-np.ones(3), np.ones(3)))):
+        ledger = Ledger.create(tmp_path / f"l{id(bx)}.db", dataset="x", epsilon=5.0, delta=1e-5)
+        est = DPLinearRegression(epsilon=2.0, delta=1e-6, bounds_X=bx,
+                                 bounds_y=DPBounds(domain=(0.0, 100.0)), random_state=2,
+                                 accountant=ledger).fit(Xr, y)
+        hist = ledger.history()
+        ledger.close()
+        assert [h["label"] for h in hist] == ["DPLinearRegression.fit bounds",
+                                              "DPLinearRegression.fit"]
+        lo_x, hi_x, lo_y, hi_y = est.bounds_
+        assert np.all(lo_x >= -1.0) and np.all(hi_x <= 1.0)
+        assert 40.0 < lo_y < 55.0 < hi_y < 70.0  # inside the target's domain, around its values
+        np.testing.assert_allclose(est.coef_, [2.0, -1.0, 1.0], atol=0.3)
+        assert est.privacy_.epsilon == pytest.approx(2.0)
+
+
+def test_regression_dp_bounds_that_cannot_share_one_release_are_refused():
+    from matrixdp.models import DPLinearRegression
+
+    Xr = RNG.uniform(-1.0, 1.0, size=(500, 2))
+    y = Xr.sum(axis=1)
+    cases = [(DPBounds(domain=(-1, 1), fraction=0.2), DPBounds(domain=(-5, 5)), "share"),
+             ("dp", DPBounds(domain=(-5, 5)), "two-sided domain"),
+             (DPBounds(domain=(-1, 1)), DPBounds(domain=(0, None)), "two-sided domain")]
+    for bx, by, match in cases:
+        with pytest.raises(InvalidParameterError, match=match) as info:
+            DPLinearRegression(epsilon=1.0, bounds_X=bx, bounds_y=by, random_state=0).fit(Xr, y)
+        assert info.value.argument == "bounds_y"
+
+
 def test_too_few_records_for_the_log_grid_warn_and_a_domain_does_not():
     from matrixdp.models.dp_bounds import records_needed
 

@@ -291,7 +291,7 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
     ``bounds_y`` may be ``"dp"``: the DP ones are estimated in one exponential-mechanism release
     (charged as ``"<Estimator>.fit bounds"``), the public ones parsed as usual. ``X`` and ``y``
     are validated arrays in memory. Sets ``bounds_privacy_`` (None without DP bounds)."""
-    from .dp_bounds import as_dp_bounds, bounds_rng, dp_bounds, split_epsilon
+    from .dp_bounds import as_dp_bounds, bounds_rng, dp_bounds, joint_spec, split_epsilon
 
     d = X.shape[1]
     spec_x, spec_y = as_dp_bounds(estimator.bounds_X), as_dp_bounds(estimator.bounds_y)
@@ -303,7 +303,10 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
         lo_y, hi_y = parse_scalar_bounds(estimator.bounds_y, "bounds_y")
     if spec_x is None and spec_y is None:
         return lo_x, hi_x, lo_y, hi_y, epsilon
-    spec = spec_x if spec_x is not None else spec_y
+    if spec_x is not None and spec_y is not None:  # one release for [X, y]: each its own domain
+        spec = joint_spec(spec_x, spec_y, d)
+    else:
+        spec = spec_x if spec_x is not None else spec_y
     cols = ([X] if spec_x is not None else []) + ([np.asarray(y)[:, None]] if spec_y is not None
                                                   else [])
     eps_bounds, eps_left = split_epsilon(epsilon, spec)

@@ -102,6 +102,37 @@ def as_dp_bounds(bounds):
     return None
 
 
+def joint_spec(spec_x: DPBounds, spec_y: DPBounds, d: int) -> DPBounds:
+    """One :class:`DPBounds` for the columns ``[X, y]`` of a regression whose ``bounds_X`` and
+    ``bounds_y`` are both DP (one exponential-mechanism release estimates both): the features'
+    domain (broadcast to ``d``) followed by the target's. The two specs must agree on everything
+    but the domain, and give a two-sided domain both or neither (the candidates of every column
+    are then of one kind); otherwise a clear error, never one spec silently used for both."""
+    from dataclasses import replace
+
+    if replace(spec_x, domain=None) != replace(spec_y, domain=None):
+        raise InvalidParameterError(
+            "bounds_y", "with bounds_X also DP, both DPBounds must share fraction, n_points, "
+                        "method, quantiles and widen (one release estimates both); they differ")
+    dx, dy = spec_x.domain, spec_y.domain
+    if dx is None and dy is None:
+        return spec_x
+    two_sided = [dom is not None and all(v is not None for v in dom) for dom in (dx, dy)]
+    if not all(two_sided):
+        if dx is not None and dy is not None and all(np.ndim(v) == 0 for v in (*dx, *dy)) \
+                and tuple(dx) == tuple(dy):
+            return spec_x  # the same one-sided scalar domain for every column
+        raise InvalidParameterError(
+            "bounds_y", "with bounds_X also DP, give both DPBounds a two-sided domain "
+                        "(lower, upper), or neither")
+    (lo_x, hi_x), (lo_y, hi_y) = dx, dy
+    if np.ndim(lo_y) != 0 or np.ndim(hi_y) != 0:
+        raise InvalidParameterError("bounds_y", "DPBounds.domain of the target takes scalars")
+    lo = np.append(np.broadcast_to(np.asarray(lo_x, dtype=np.float64), (d,)), float(lo_y))
+    hi = np.append(np.broadcast_to(np.asarray(hi_x, dtype=np.float64), (d,)), float(hi_y))
+    return replace(spec_x, domain=(lo, hi))
+
+
 def _grids(spec: DPBounds, d: int) -> np.ndarray:
     """(d, m) public candidates per feature."""
     if spec.domain is None:
