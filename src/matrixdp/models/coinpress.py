@@ -183,8 +183,10 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
     Replace-one neighbours with a public ``n``. Step 1 is matrixdp's own one-shot release
     (``noise="auto"``: the mean-augmented second moments of ``x - c`` with the allocation of least
     expected Frobenius loss) at a share of the budget. Step ``t > 1`` whitens by
-    ``S = Ĉ + λQ`` (``Ĉ`` the previous estimate projected to the feasible set, ``Q`` the previous
-    noise's row covariance, ``λ = margin·√(2k)`` its expected spectral norm in ``Q`` units),
+    ``S = Ĉ + λQ`` (``Ĉ`` the previous estimate projected to the feasible set, ``Q`` the noise
+    scale of that estimate — after step 1 the noise of ``Ĉ = G − m̂m̂ᵀ``, the released mean's term
+    included (:func:`first_noise_scale`), after a whitened step its row covariance ``σ S`` —
+    ``λ = margin·√(2k)`` its expected spectral norm in ``Q`` units),
     centres at the released mean, clips the whitened records ``y`` to the radius ``r`` (the
     Gaussian radius, capped by the box's image), and releases the second moments of ``(y, τ)``
     with i.i.d. Gaussian noise, sensitivity ``√2 (r² + τ²)/n``. The estimate of the last step is
