@@ -73,13 +73,13 @@ def test_first_noise_scale_is_the_closed_form():
 
 def test_the_margin_is_post_processing_and_switchable():
     """``mean_margin`` changes only the whitening (a function of the first release): the budget,
-    the guarantee and the first release are the same; the default is the mean's margin, and
-    ``False`` reproduces the previous margin's fit."""
+    the guarantee and the first release are the same; the default is the margin of ``G``'s
+    noise (unchanged behaviour), ``True`` the margin with the mean's term."""
     X = off_centre_table(3000, seed=1)
     lo, hi = np.zeros(3), np.full(3, 10.0)
     a = coinpress_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=5)
-    b = coinpress_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=5, mean_margin=True)
-    c = coinpress_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=5, mean_margin=False)
+    b = coinpress_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=5, mean_margin=False)
+    c = coinpress_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=5, mean_margin=True)
     assert np.array_equal(a.covariance, b.covariance)
     assert not np.array_equal(a.covariance, c.covariance)
     assert a.privacy == c.privacy

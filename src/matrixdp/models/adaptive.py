@@ -408,7 +408,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         ranking: str | None = None, branch: str | None = None,
                         projection: str = "unit-box",
                         reading: str | None = None, bias: str = "model",
-                        mean_margin: bool = True) -> AdaptiveResult:
+                        mean_margin: bool = False) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -460,10 +460,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         Shares of ``μ*²`` of releases 1 and 2 (utility only; the total never exceeds ``μ*``).
     margin, beta : float
         The whitening parameters of :func:`~.coinpress.coinpress_covariance`.
-    mean_margin : bool, default True
-        As :func:`~.coinpress.coinpress_covariance`: the whitening margin of the first release
-        includes the released mean's term of ``Ĉ``'s noise (round 3d; ``False``: the noise of
-        ``G`` alone, as before). Post-processing of the first release.
+    mean_margin : bool, default False
+        As :func:`~.coinpress.coinpress_covariance`: ``True`` makes the whitening margin of the
+        first release include the released mean's term of ``Ĉ``'s noise (round 3d, not the
+        default: measured better on anes96, worse on lending_club, liver, ctg and diabetes,
+        ``results/adaptive_covariance_margin/adaptive_covariance.md``). Post-processing of the
+        first release.
     select_units : {"original", "unit-box"}, optional
         Units of the loss the choice compares. Default: ``"original"`` (the units in which the
         covariance error and the PCA's captured variance are measured); ``"unit-box"`` for
