@@ -125,6 +125,26 @@ def first_noise_scale(entry_variance, m, t, *, mean_noise: bool = True) -> np.nd
     debiased by its variance (``max(m̂_i² − v_i, 0)``). ``mean_noise=False`` gives the noise of
     ``G``'s block alone, ``√V_ii`` (the estimators' default margin, which leaves out the mean's
     term: ``docs/coinpress.md`` § The algorithm, step 1).
+
+    Parameters
+    ----------
+    entry_variance : ndarray (k + 1, k + 1)
+        Entry variances of the released (symmetrised) ``G`` (public: the plan's).
+    m : ndarray (k,)
+        The released mean of ``x − c``.
+    t : float
+        The public constant of the augmented records ``z = (x − c, t)``.
+    mean_noise : bool, default True
+        Include the mean's term.
+
+    Returns
+    -------
+    ndarray (k, k)
+        ``diag(q)``.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/coinpress.md`` (§ The algorithm, step 1; § Measured (round 3d)).
     """
     V = np.asarray(entry_variance, dtype=np.float64)
     k = m.size
