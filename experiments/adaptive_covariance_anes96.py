@@ -19,11 +19,22 @@ Both whitening margins are run (``--margins``): ``G`` (``mean_margin=False``: th
 the noise of the first release's ``G`` alone, the code of round 3b that missed) and ``mean``
 (``mean_margin=True``, round 3d: ``Q`` is the noise of ``Ĉ = G − m̂m̂ᵀ``, including the released
 mean's term, ``matrixdp.models.coinpress.first_noise_scale``). Output:
-``results/adaptive_covariance_anes96.{md,csv}``.
+``results/adaptive_covariance_<dataset>.{md,csv}``.
 
-Usage::
+``--dataset adult`` (or another benchmark table) runs the same per-trial diagnostic there (the
+``S₀₀``/``C₀₀`` columns are then the feature of largest variance: fnlwgt on adult).
+``--bias-share`` sets the statistic's share of ``μ*²`` (a diagnostic of what the decision would
+need, not a setting). ``--report`` rewrites the .md from the CSV.
 
-    cd experiments && python adaptive_covariance_anes96.py --trials 50
+Usage (the committed results)::
+
+    cd experiments
+    python adaptive_covariance_anes96.py --trials 50
+    python adaptive_covariance_anes96.py --trials 200 --seed 777 \
+        --out ../results/adaptive_covariance_anes96_replicate
+    python adaptive_covariance_anes96.py --trials 200 --seed 777 --epsilons 5 --margins G \
+        --bias-share 0.11 --out ../results/adaptive_covariance_anes96_share
+    python adaptive_covariance_anes96.py --dataset adult --epsilons 1 2 --trials 50
 """
 
 from __future__ import annotations
