@@ -232,9 +232,11 @@ def test_outside_audit_script_at_large_epsilon(tmp_path):
     raw-units i.i.d. ones reproduces non-private OLS on the same splits, the DP-mean row the
     training mean, the covariance default the table's covariance; the flag, pickle and message
     checks pass; a scenario with add/remove refuses CoinPress (a documented refusal, reported as
-    a FAIL of 'runs'). A wrong target, unit, split or relation would fail."""
+    a FAIL of 'runs'). A wrong target, unit, split or relation would fail. Synthetic units only:
+    the statsmodels tables need the experiments extra, which the test environment does not
+    install."""
     mod = importlib.import_module("outside_audit")
-    assert mod.main(["--units", "grunfeld", "add_remove", "--trials", "2", "--cov-trials", "2",
+    assert mod.main(["--units", "corner", "add_remove", "--trials", "2", "--cov-trials", "2",
                      "--epsilons", "1e8", "--no-beyond", "--cli-unit", "none",
                      "--out", str(tmp_path)]) == 0
     rows = uc.read_csv(tmp_path / "outside_audit.csv")
@@ -242,13 +244,15 @@ def test_outside_audit_script_at_large_epsilon(tmp_path):
     def med(unit, method, task="regression"):
         return float(_by(rows, unit=unit, task=task, method=method)[0]["median"])
 
-    for unit in ("grunfeld", "add_remove"):
+    for unit in ("corner", "add_remove"):
         ols = med(unit, "OLS (non-private)")
         for m in ("default", "mvg", "iid, unit box", "DPRidge(alpha=1e-3)"):
             assert med(unit, m) == pytest.approx(ols, rel=2e-3), (unit, m)
         assert med(unit, "DP mean") == pytest.approx(med(unit, "training mean (non-private)"),
                                                      rel=1e-4)
-        assert med(unit, "default", "covariance") < 1e-3
+        # noise only (the analytic Gaussian's sigma falls like 1/sqrt(eps) at large eps, and the
+        # corner's box is 20x wider than its records): about 1e-3 at eps = 1e8, 6e-6 at 1e12
+        assert med(unit, "default", "covariance") < 5e-3
     assert _by(rows, unit="add_remove", task="covariance", method="coinpress")[0]["status"] \
         == "error"
     checks = uc.read_csv(tmp_path / "outside_audit_checks.csv")
@@ -259,7 +263,7 @@ def test_outside_audit_script_at_large_epsilon(tmp_path):
     relations = {c["unit"]: c["detail"] for c in checks if c["check"] == "privacy_ = request"
                  and c["subject"] == "DPCovariance()"}
     assert "relation=add-remove" in relations["add_remove"]
-    assert "relation=replace-one" in relations["grunfeld"]
+    assert "relation=replace-one" in relations["corner"]
 
 
 def test_outside_audit_leak_detector():
