@@ -656,3 +656,27 @@ def test_ron_gauss_reads_and_writes_with_sep_tab(table, tmp_path, capsys):
                        capsys)
     assert code == 0, err
     assert pd.read_csv(out, sep="\t").shape == (20, 2)
+
+
+@pytest.mark.parametrize("model", ["copula", "tree-copula"])
+def test_string_categories_match_codes_that_look_like_numbers(tmp_path, capsys, model):
+    # issue #26 (synth outside audit): a bounds file listing codes as strings ("0", "1", "07")
+    # was refused because the CSV reader parsed the column as numbers; such a column is now
+    # read as text, and the output keeps the codes as written (leading zeros included)
+    rng = np.random.default_rng(4)
+    n = 600
+    x = rng.normal(50, 10, n)
+    frame = pd.DataFrame({"x": x, "b": np.where(x > 50, "1", "0"),
+                          "zip": rng.choice(["07", "10", "99"], n)})
+    path = tmp_path / "codes.csv"
+    frame.to_csv(path, index=False)
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('[columns]\nx = { lo = 0, hi = 100 }\nb = { categories = ["0", "1"] }\n'
+                      'zip = { categories = ["07", "10", "99"] }\n')
+    out = tmp_path / "syn.csv"
+    code, _, err = run([path, "--model", model, "--bounds", bounds, "--epsilon", 3, "--seed", 2,
+                        "--out", out, "--quiet"], capsys)
+    assert code == 0, err
+    syn = pd.read_csv(out, dtype=str)
+    assert set(syn["b"]) == {"0", "1"}
+    assert set(syn["zip"]) == {"07", "10", "99"}
