@@ -680,3 +680,28 @@ def test_string_categories_match_codes_that_look_like_numbers(tmp_path, capsys, 
     syn = pd.read_csv(out, dtype=str)
     assert set(syn["b"]) == {"0", "1"}
     assert set(syn["zip"]) == {"07", "10", "99"}
+
+
+@pytest.mark.parametrize("model", ["copula", "tree-copula"])
+def test_table_models_refuse_a_ledger_of_another_dataset(mixed, tmp_path, capsys, model):
+    # issue #26 (synth outside audit): --model copula/tree-copula opened --ledger without the
+    # dataset check of every other spending command (ron-gauss included), so a ledger created
+    # for another dataset was charged; now refused in one line, before anything is spent
+    from matrixdp.accounting import Ledger
+
+    path, bounds = mixed
+    db = tmp_path / "other.db"
+    assert main(["budget", "init", str(db), "--epsilon", "5", "--delta", "1e-6",
+                 "--dataset", "other"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "s.csv"
+    code, _, err = run([path, "--model", model, "--bounds", bounds, "--epsilon", 1, "--out", out,
+                        "--ledger", db, "--quiet"], capsys)
+    assert_one_line_error(code, err, "other")
+    assert not out.exists()
+    with Ledger.open(db) as led:
+        assert led.history() == []
+    # naming the dataset explicitly is the documented way to use it
+    code, _, err = run([path, "--model", model, "--bounds", bounds, "--epsilon", 1, "--out", out,
+                        "--ledger", db, "--dataset", "other", "--quiet"], capsys)
+    assert code == 0, err

@@ -256,9 +256,10 @@ def _run_copula(args, model_name: str = "copula") -> int:
     label = args.label or f"synth {model_name} of {Path(args.input).name}"
     relation = "add-remove"
     if args.ledger is not None:
-        from ..accounting import Ledger
+        from .budget import open_ledger
 
-        ledger = Ledger.open(args.ledger)
+        # bound to its dataset like every other spending command (--dataset or the input's name)
+        ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
         relation = str(ledger.relation)
     try:
         bounds_guarantee, ranges = None, {}
