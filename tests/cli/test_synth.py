@@ -656,3 +656,52 @@ def test_ron_gauss_reads_and_writes_with_sep_tab(table, tmp_path, capsys):
                        capsys)
     assert code == 0, err
     assert pd.read_csv(out, sep="\t").shape == (20, 2)
+
+
+@pytest.mark.parametrize("model", ["copula", "tree-copula"])
+def test_string_categories_match_codes_that_look_like_numbers(tmp_path, capsys, model):
+    # issue #26 (synth outside audit): a bounds file listing codes as strings ("0", "1", "07")
+    # was refused because the CSV reader parsed the column as numbers; such a column is now
+    # read as text, and the output keeps the codes as written (leading zeros included)
+    rng = np.random.default_rng(4)
+    n = 600
+    x = rng.normal(50, 10, n)
+    frame = pd.DataFrame({"x": x, "b": np.where(x > 50, "1", "0"),
+                          "zip": rng.choice(["07", "10", "99"], n)})
+    path = tmp_path / "codes.csv"
+    frame.to_csv(path, index=False)
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('[columns]\nx = { lo = 0, hi = 100 }\nb = { categories = ["0", "1"] }\n'
+                      'zip = { categories = ["07", "10", "99"] }\n')
+    out = tmp_path / "syn.csv"
+    code, _, err = run([path, "--model", model, "--bounds", bounds, "--epsilon", 3, "--seed", 2,
+                        "--out", out, "--quiet"], capsys)
+    assert code == 0, err
+    syn = pd.read_csv(out, dtype=str)
+    assert set(syn["b"]) == {"0", "1"}
+    assert set(syn["zip"]) == {"07", "10", "99"}
+
+
+@pytest.mark.parametrize("model", ["copula", "tree-copula"])
+def test_table_models_refuse_a_ledger_of_another_dataset(mixed, tmp_path, capsys, model):
+    # issue #26 (synth outside audit): --model copula/tree-copula opened --ledger without the
+    # dataset check of every other spending command (ron-gauss included), so a ledger created
+    # for another dataset was charged; now refused in one line, before anything is spent
+    from matrixdp.accounting import Ledger
+
+    path, bounds = mixed
+    db = tmp_path / "other.db"
+    assert main(["budget", "init", str(db), "--epsilon", "5", "--delta", "1e-6",
+                 "--dataset", "other"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "s.csv"
+    code, _, err = run([path, "--model", model, "--bounds", bounds, "--epsilon", 1, "--out", out,
+                        "--ledger", db, "--quiet"], capsys)
+    assert_one_line_error(code, err, "other")
+    assert not out.exists()
+    with Ledger.open(db) as led:
+        assert led.history() == []
+    # naming the dataset explicitly is the documented way to use it
+    code, _, err = run([path, "--model", model, "--bounds", bounds, "--epsilon", 1, "--out", out,
+                        "--ledger", db, "--dataset", "other", "--quiet"], capsys)
+    assert code == 0, err

@@ -192,3 +192,29 @@ def test_scores_are_conditional_means_of_a_standard_normal():
     assert var == pytest.approx(2 / math.pi)
     _, score, var = interval_score_moments(np.full(2000, 1 / 2000))
     assert var == pytest.approx(1.0, abs=0.01)  # fine bins: almost the normal itself
+
+
+def test_a_one_bin_column_gets_no_spurious_correlation():
+    # issue #26 (synth outside audit, scenario const_data): a column whose records are all equal
+    # has, when its DP marginal keeps one bin, a constant score; its correlation estimate was
+    # the noise divided by ~0 (saturated after the repair), so the synthetic within-bin position
+    # followed another column (corr -0.95). Now such a column's correlations are 0.
+    from matrixdp.synth import DPCopula
+
+    rng = np.random.default_rng(20261128)
+    n = 2000
+    x = rng.normal(50, 10, n)
+    z = 0.6 * (x - 50) / 10 + 0.8 * rng.normal(size=n)
+    frame = pd.DataFrame({"x": x, "z": z, "k": np.full(n, 5.0)})
+    schema = TableSchema(bounds={"x": (0, 100), "z": (-5, 5), "k": (0, 10)})
+    one_bin = 0
+    for seed in range(8):
+        m = DPCopula(schema=schema, epsilon=3.0, random_state=seed).fit(frame)
+        if np.count_nonzero(m.marginals_["k"][0]) == 1:
+            one_bin += 1
+            R = m.correlation_[0]
+            assert R[2, 0] == 0.0 and R[2, 1] == 0.0 and R[0, 2] == 0.0
+            assert R[0, 1] > 0.3  # the real x-z correlation (0.6) is still estimated
+            syn = m.sample(4000, random_state=seed)
+            assert abs(np.corrcoef(syn["k"], syn["x"])[0, 1]) < 0.1
+    assert one_bin >= 1  # the case is exercised

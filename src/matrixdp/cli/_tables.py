@@ -160,7 +160,7 @@ class _CountingFile:
         return getattr(self._fh, name)
 
 
-def _read_csv_with_progress(pd, file: Path, columns, sep, quiet: bool, option: str):
+def _read_csv_with_progress(pd, file: Path, columns, sep, quiet: bool, option: str, dtype=None):
     from ._rows import RowProgress
 
     size = file.stat().st_size
@@ -168,10 +168,11 @@ def _read_csv_with_progress(pd, file: Path, columns, sep, quiet: bool, option: s
     # file in blocks through read(), which advances the progress
     with open(file, "rb") as raw, RowProgress(size, f"reading {file.name}", quiet=quiet,
                                               unit="bytes") as bar:
-        return pd.read_csv(_CountingFile(raw, bar), usecols=columns, sep=sep)
+        return pd.read_csv(_CountingFile(raw, bar), usecols=columns, sep=sep, dtype=dtype)
 
 
-def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool = False):
+def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool = False,
+               text_columns=()):
     """Read a CSV or Parquet file into a DataFrame, refusing a file without a header row.
 
     Parameters
@@ -186,6 +187,9 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
     quiet : bool
         No progress for a large CSV (one above :data:`PROGRESS_BYTES` reports the bytes read:
         a bar on a terminal, a line every few seconds in a log).
+    text_columns : sequence of str
+        CSV columns read as text, not parsed as numbers (a column whose PUBLIC categories are
+        strings such as ``"0"``, ``"01"``: parsed as numbers, its values would never match them).
     """
     pd = _pandas(option)
 
@@ -198,13 +202,15 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
             raise InvalidParameterError(
                 option, f"column(s) {', '.join(map(repr, missing))} not found in {path} "
                         f"(columns: {', '.join(header)})")
+    dtype = {c: str for c in text_columns} or None
     try:
         if _is_parquet(file):
             frame = pd.read_parquet(file, columns=columns)
         elif file.stat().st_size > PROGRESS_BYTES:
-            frame = _read_csv_with_progress(pd, file, columns, sep or ",", quiet, option)
+            frame = _read_csv_with_progress(pd, file, columns, sep or ",", quiet, option,
+                                            dtype=dtype)
         else:
-            frame = pd.read_csv(file, usecols=columns, sep=sep or ",")
+            frame = pd.read_csv(file, usecols=columns, sep=sep or ",", dtype=dtype)
     except UnicodeDecodeError:  # its message quotes a byte of the file: keep it out of logs
         raise InvalidParameterError(option, f"cannot read {path}: it is not valid UTF-8 text; "
                                             "re-encode it as UTF-8") from None

@@ -76,10 +76,11 @@ def _parse_classes(text, column):
     return parts
 
 
-def _read_table(path: str, sep=None, quiet: bool = False, columns=None):
+def _read_table(path: str, sep=None, quiet: bool = False, columns=None, text_columns=()):
     from ._tables import read_table
 
-    return read_table(path, option="INPUT", sep=sep, quiet=quiet, columns=columns)
+    return read_table(path, option="INPUT", sep=sep, quiet=quiet, columns=columns,
+                      text_columns=text_columns)
 
 
 def _write_samples(draw, n_out: int, path, quiet: bool, sep: str = ",") -> None:
@@ -244,15 +245,21 @@ def _run_copula(args, model_name: str = "copula") -> int:
             raise InvalidParameterError("--bounds", f"the target {target!r} must be categorical "
                                                     "(its PUBLIC classes as categories) for the "
                                                     "class-conditional copula")
-    frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names)
+    # a column whose public categories are all strings is read as text: parsed as numbers,
+    # codes such as "0", "1" or "01" would never match the categories listed in the bounds file
+    text = [c.name for c in schema.columns
+            if c.is_categorical and all(isinstance(v, str) for v in c.categories)]
+    frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names,
+                        text_columns=text)
 
     ledger = None
     label = args.label or f"synth {model_name} of {Path(args.input).name}"
     relation = "add-remove"
     if args.ledger is not None:
-        from ..accounting import Ledger
+        from .budget import open_ledger
 
-        ledger = Ledger.open(args.ledger)
+        # bound to its dataset like every other spending command (--dataset or the input's name)
+        ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
         relation = str(ledger.relation)
     try:
         bounds_guarantee, ranges = None, {}

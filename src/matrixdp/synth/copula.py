@@ -31,6 +31,11 @@ __all__ = ["DPCopula", "simplex_projection", "interval_score_moments",
            "correlation_sensitivity"]
 
 
+#: Score variance below which a column counts as constant in a class (its DP marginal has one
+#: bin): its correlations are 0 (post-processing; the same guard as DPTreeCopula's).
+MIN_SCORE_VARIANCE = 1e-8
+
+
 def simplex_projection(values: np.ndarray, total: float) -> np.ndarray:
     """Euclidean projection of each row of ``values`` onto {h >= 0, sum(h) = total}.
 
@@ -390,8 +395,14 @@ class DPCopula:
             for j in range(n_cls):
                 corr_raw[j] = G[j] + sigma_corr * src.gaussian(iu[0].size)
                 sd = np.sqrt(np.maximum(score_var[j], 1e-12))
+                # a column whose DP marginal has one bin in this class has a constant score: its
+                # estimate would be the noise divided by ~0, which the repair spreads to every
+                # pair; it carries no information, so 0 (as DPTreeCopula, docs/copula.md)
+                informative = score_var[j] > MIN_SCORE_VARIANCE
+                usable = informative[iu[0]] & informative[iu[1]]
                 R = np.eye(k)
-                R[iu] = corr_raw[j] / (class_counts[j] * sd[iu[0]] * sd[iu[1]])
+                R[iu] = np.where(usable, corr_raw[j] / (class_counts[j] * sd[iu[0]] * sd[iu[1]]),
+                                 0.0)
                 R[(iu[1], iu[0])] = R[iu]
                 corr[j] = _nearest_correlation(R)
         return raw, class_counts, probs, orders, corr_raw, corr
