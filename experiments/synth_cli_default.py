@@ -89,7 +89,7 @@ def run(args) -> None:
                 rows.append(row)
             print(f"{TABLE} eps={eps:g} {name}: done", flush=True)
     RESULTS.mkdir(exist_ok=True)
-    with open(RESULTS / f"{STEM}.csv", "w", newline="") as fh:
+    with open(RESULTS / f"{args.stem}.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
@@ -120,13 +120,14 @@ def decide(rows, epsilons):
 
 
 def render(args) -> None:
-    with open(RESULTS / f"{STEM}.csv") as fh:
+    with open(RESULTS / f"{args.stem}.csv") as fh:
         rows = list(csv.DictReader(fh))
+    command = "python synth_cli_default.py" + ("" if args.stem == STEM else f" --stem {args.stem}")
     epsilons = sorted({float(r["epsilon"]) for r in rows})
     seeds = len({r["seed"] for r in rows})
     out = [f"# `matrixdp synth`'s default generator: DPCopula or DPTreeCopula (issue #26)", "",
            f"Produced by `experiments/synth_cli_default.py` (one run; command: `cd experiments && "
-           f"python synth_cli_default.py`). Table: **{TABLE}** (statsmodels' 1996 ANES extract, "
+           f"{command}`). Table: **{TABLE}** (statsmodels' 1996 ANES extract, "
            "944 respondents, seeded 70/30 split, target vote), never seen by any rule of "
            "`matrixdp.synth`; its public schema (`experiments/_synth_tables.py::_anes96`) was "
            "written from the dataset's documentation and committed before this run. "
@@ -157,7 +158,7 @@ def render(args) -> None:
         out.append("")
     out += ["Lower is better for " + ", ".join(sorted(m for m in REPORTED if m in LOWER_IS_BETTER))
             + "; higher for the rest (shape / pair_trend: SDMetrics-style, 1 = perfect)."]
-    (RESULTS / f"{STEM}.md").write_text("\n".join(out) + "\n")
+    (RESULTS / f"{args.stem}.md").write_text("\n".join(out) + "\n")
     print("\n".join(out[:40]))
 
 
@@ -166,6 +167,8 @@ def main(argv=None) -> None:
     p.add_argument("--seeds", type=int, default=SEEDS)
     p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     p.add_argument("--render-only", action="store_true")
+    p.add_argument("--stem", default=STEM, help="results/<stem>.{csv,md} (a rerun keeps the "
+                                                "deciding run's files)")
     args = p.parse_args(argv)
     if not args.render_only:
         run(args)
