@@ -844,3 +844,14 @@ def merge_kept_rows(args, rows: list[dict], previous: list[dict], methods=METHOD
     present = {r["method"] for r in merged}
     args.methods = [m for m in methods if m in present]
     return merged
+
+
+def seeded_splits(n: int, trials: int, seed: int, test_fraction: float) -> list:
+    """``trials`` fixed (train, test) index splits of ``n`` records, one per seed of
+    ``SeedSequence(seed)``, with ``round(test_fraction · n)`` test records (public indices only)."""
+    out = []
+    for s in np.random.SeedSequence(seed).generate_state(trials):
+        perm = np.random.default_rng(int(s)).permutation(n)
+        k = int(round(test_fraction * n))
+        out.append((perm[k:], perm[:k]))
+    return out

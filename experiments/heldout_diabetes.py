@@ -110,12 +110,7 @@ def load():
 
 def splits(n: int, trials: int, seed: int):
     """``trials`` fixed 80/20 splits (seeded)."""
-    out = []
-    for s in np.random.SeedSequence(seed).generate_state(trials):
-        perm = np.random.default_rng(int(s)).permutation(n)
-        k = int(round(TEST_FRACTION * n))
-        out.append((perm[k:], perm[:k]))
-    return out
+    return uc.seeded_splits(n, trials, seed, TEST_FRACTION)
 
 
 def _cli_fitter(t, eps, Xtr, ytr, Xte, workdir: Path, tag: str):

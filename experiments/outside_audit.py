@@ -233,6 +233,10 @@ from pathlib import Path  # noqa: E402
 
 from scipy import stats  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _utility_common as uc  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
@@ -305,12 +309,7 @@ def units(names):
 
 
 def splits(n: int, trials: int, seed: int):
-    out = []
-    for s in np.random.SeedSequence(seed).generate_state(trials):
-        perm = np.random.default_rng(int(s)).permutation(n)
-        k = int(round(TEST_FRACTION * n))
-        out.append((perm[k:], perm[:k]))
-    return out
+    return uc.seeded_splits(n, trials, seed, TEST_FRACTION)
 
 
 class Messages:
