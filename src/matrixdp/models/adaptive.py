@@ -29,8 +29,8 @@ from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
-from .coinpress import (BETA, first_noise_scale, gdp_release, unwhiten, whitened_records, whitened_release,
-                        whitening)
+from .coinpress import (BETA, first_noise_scale, gdp_release, unwhiten, whitened_records,
+                        whitened_release, whitening)
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
            "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",

@@ -31,7 +31,7 @@ from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_priv
 from .linear import LinearPredictorMixin
 
 __all__ = ["AdaSSPRegression", "adassp_plan", "adassp_design", "adassp_ridge", "check_rho",
-           "AdaSSPDesign"]
+           "AdaSSPDesign", "gram_mechanisms", "release_gram"]
 
 
 def adassp_plan(epsilon: float, delta: float, feature_reach: float, target_reach: float,
@@ -46,14 +46,34 @@ def adassp_plan(epsilon: float, delta: float, feature_reach: float, target_reach
 
     mu = max_gaussian_shift(epsilon, delta)
     eps_part = gdp_epsilon(mu / math.sqrt(3.0), delta)
-    X2 = feature_reach * feature_reach
-    replace = neighbouring == "replace-one"
-    sens = (X2, math.sqrt(2.0) * X2 if replace else X2,
-            (2.0 if replace else 1.0) * feature_reach * target_reach)
-    mechs = [GaussianMechanism(epsilon=eps_part, delta=delta, sensitivity=s,
-                               neighbouring=neighbouring) for s in sens]
+    sens_xy = (2.0 if neighbouring == "replace-one" else 1.0) * feature_reach * target_reach
+    mechs = [*gram_mechanisms(eps_part, delta, feature_reach, neighbouring),
+             GaussianMechanism(epsilon=eps_part, delta=delta, sensitivity=sens_xy,
+                               neighbouring=neighbouring)]
     total = compose([m.privacy for m in mechs], delta=delta, method="gdp")
     return (*mechs, total)
+
+
+def gram_mechanisms(epsilon: float, delta: float, feature_reach: float,
+                    neighbouring: str = "replace-one"):
+    """``(mech_lambda, mech_gram)``: the Gaussian mechanisms of ``λ_min(X̃ᵀX̃)`` (sensitivity
+    ``𝒳²``, Weyl) and of ``X̃ᵀX̃`` (Frobenius ``√2·𝒳²`` replace-one, ``𝒳²`` add-remove), each at
+    ``epsilon`` (shared by AdaSSP and Boosted AdaSSP; public, no data)."""
+    X2 = feature_reach * feature_reach
+    sens = (X2, math.sqrt(2.0) * X2 if neighbouring == "replace-one" else X2)
+    return tuple(GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=s,
+                                   neighbouring=neighbouring) for s in sens)
+
+
+def release_gram(Xt, mech_lambda, mech_gram, gen):
+    """``(λ̃_min, X̃ᵀX̃^)``: the releases of ``λ_min`` and of the (symmetrised) Gram matrix of the
+    records ``Xt``, in that order from ``gen``. The caller charges the fit before calling."""
+    gram = Xt.T @ Xt
+    gram = 0.5 * (gram + gram.T)
+    lam_min = max(float(np.linalg.eigvalsh(gram)[0]), 0.0)
+    lam_noisy = float(np.asarray(mech_lambda.release(np.array([lam_min]), rng=gen).value)[0])
+    gram_noisy = np.asarray(mech_gram.release(gram, rng=gen).value, dtype=np.float64)
+    return lam_noisy, 0.5 * (gram_noisy + gram_noisy.T)
 
 
 def check_rho(rho) -> float:
@@ -188,18 +208,12 @@ class AdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorMix
         Xt, yc, k = design.Xt, design.yc, design.k
         m_lam, m_gram, m_xy, total = adassp_plan(eps, delta, design.reach_x, design.reach_y, k,
                                                  relation, rho)
-        gram = Xt.T @ Xt
-        gram = 0.5 * (gram + gram.T)
-        xty = Xt.T @ yc
-        lam_min = max(float(np.linalg.eigvalsh(gram)[0]), 0.0)
         gen = make_rng(self.random_state)  # one stream for the three draws; not kept
         label = f"{type(self).__name__}.fit"
         with charging(self.accountant, total, label=label):
-            lam_noisy = float(np.asarray(m_lam.release(np.array([lam_min]), rng=gen).value)[0])
-            gram_noisy = np.asarray(m_gram.release(gram, rng=gen).value, dtype=np.float64)
-            xty_noisy = np.asarray(m_xy.release(xty, rng=gen).value, dtype=np.float64)
+            lam_noisy, gram_noisy = release_gram(Xt, m_lam, m_gram, gen)
+            xty_noisy = np.asarray(m_xy.release(Xt.T @ yc, rng=gen).value, dtype=np.float64)
         del gen
-        gram_noisy = 0.5 * (gram_noisy + gram_noisy.T)
         lam = adassp_ridge(lam_noisy, m_lam.sigma, m_gram.sigma, delta, k, rho)
         beta = np.linalg.lstsq(gram_noisy + lam * np.eye(k), xty_noisy, rcond=None)[0]
         self.coef_, self.intercept_ = design.coefficients(beta)

@@ -23,7 +23,7 @@ from ..errors import InvalidParameterError
 from ..mechanisms import GaussianMechanism
 from ..rng import make_rng
 from ._base import NoGeneratorStateMixin, charging, check_privacy_params, check_relation
-from .adassp import adassp_design, adassp_ridge, check_rho
+from .adassp import adassp_design, adassp_ridge, check_rho, gram_mechanisms, release_gram
 from .linear import LinearPredictorMixin
 
 __all__ = ["BoostedAdaSSPRegression", "boosted_adassp_plan"]
@@ -48,16 +48,10 @@ def boosted_adassp_plan(epsilon: float, delta: float, feature_reach: float, resi
     mu = max_gaussian_shift(epsilon, delta)
     eps_third = gdp_epsilon(mu / math.sqrt(3.0), delta)
     eps_round = gdp_epsilon(mu / math.sqrt(3.0 * n_rounds), delta)
-    X2 = feature_reach * feature_reach
-    replace = neighbouring == "replace-one"
-    mech_lambda = GaussianMechanism(epsilon=eps_third, delta=delta, sensitivity=X2,
-                                    neighbouring=neighbouring)
-    mech_gram = GaussianMechanism(epsilon=eps_third, delta=delta,
-                                  sensitivity=math.sqrt(2.0) * X2 if replace else X2,
-                                  neighbouring=neighbouring)
+    mech_lambda, mech_gram = gram_mechanisms(eps_third, delta, feature_reach, neighbouring)
     mech_round = GaussianMechanism(epsilon=eps_round, delta=delta,
-                                   sensitivity=(2.0 if replace else 1.0) * feature_reach
-                                   * residual_clip, neighbouring=neighbouring)
+                                   sensitivity=(2.0 if neighbouring == "replace-one" else 1.0)
+                                   * feature_reach * residual_clip, neighbouring=neighbouring)
     total = compose([mech_lambda.privacy, mech_gram.privacy] + [mech_round.privacy] * n_rounds,
                     delta=delta, method="gdp")
     return mech_lambda, mech_gram, mech_round, total
@@ -168,16 +162,11 @@ class BoostedAdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, Regre
             tau = design.reach_y / math.sqrt(T)
         m_lam, m_gram, m_round, total = boosted_adassp_plan(eps, delta, design.reach_x, tau, T,
                                                             relation)
-        gram = Xt.T @ Xt
-        gram = 0.5 * (gram + gram.T)
-        lam_min = max(float(np.linalg.eigvalsh(gram)[0]), 0.0)
         theta = np.zeros(k)
         gen = make_rng(self.random_state)  # one stream for every draw; not kept
         label = f"{type(self).__name__}.fit"
         with charging(self.accountant, total, label=label):
-            lam_noisy = float(np.asarray(m_lam.release(np.array([lam_min]), rng=gen).value)[0])
-            gram_noisy = np.asarray(m_gram.release(gram, rng=gen).value, dtype=np.float64)
-            gram_noisy = 0.5 * (gram_noisy + gram_noisy.T)
+            lam_noisy, gram_noisy = release_gram(Xt, m_lam, m_gram, gen)
             lam = adassp_ridge(lam_noisy, m_lam.sigma, m_gram.sigma, delta, k, rho)
             # the fixed solve of every round: post-processing of the two releases
             solve = np.linalg.pinv(gram_noisy + lam * np.eye(k), hermitian=True)

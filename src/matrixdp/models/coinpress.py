@@ -25,7 +25,8 @@ from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
 
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
-           "first_noise_scale", "gdp_release", "unwhiten", "whitened_records", "whitened_release", "whitening"]
+           "first_noise_scale", "gdp_release", "unwhiten", "whitened_records", "whitened_release",
+           "whitening"]
 
 #: Failure probability behind the whitened clipping radius (a utility parameter only: privacy
 #: never depends on it, since every record is clipped to the radius whatever the data).
