@@ -18,6 +18,7 @@ import contextlib
 import math
 import sys
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from pathlib import Path
@@ -32,9 +33,30 @@ from ._options import seed as _seed
 CHUNK = 50_000
 #: The generators.
 MODELS = ("copula", "tree-copula", "ron-gauss")
-#: The table generators on a bounds file: CLI name -> (class name, mechanism tag, derivation note).
-TABLE_MODELS = {"copula": ("DPCopula", "dp-copula", "docs/copula.md"),
-                "tree-copula": ("DPTreeCopula", "dp-tree-copula", "docs/tree_copula.md")}
+class TableModel(NamedTuple):
+    """A table generator on a bounds file: its class in :mod:`matrixdp.synth`, the mechanism tag
+    of its guarantee, its derivation note, what it releases and what it is (the report's words)."""
+
+    cls: str
+    mechanism: str
+    doc: str
+    releases: str
+    words: str
+
+
+#: The table generators on a bounds file, by CLI name.
+TABLE_MODELS = {
+    "copula": TableModel(
+        "DPCopula", "dp-copula", "docs/copula.md", "histograms and normal-score moments",
+        "DPCopula (class-conditional Gaussian copula over DP histograms), in the input's "
+        "columns, units and categories"),
+    "tree-copula": TableModel(
+        "DPTreeCopula", "dp-tree-copula", "docs/tree_copula.md",
+        "histograms, normal-score moments, pair scores and the tree's 2-way histograms",
+        "DPTreeCopula (per class: a Gaussian copula for the numeric columns and a tree of DP "
+        "two-way tables for the categorical ones, over DP histograms), in the input's columns, "
+        "units and categories"),
+}
 #: Characters of one float in the CSV (pandas writes up to 17 significant digits, a sign,
 #: a point and an exponent) and of the separator.
 FLOAT_CHARS = 24
@@ -180,12 +202,11 @@ def _copula_plan(epsilon: float, delta: float, relation: str, model: str = "copu
     from ..calibration import max_gaussian_shift
     from ..mechanisms import PrivacyGuarantee
 
-    name, mechanism, doc = TABLE_MODELS[model]
+    spec = TABLE_MODELS[model]
+    mechanism = spec.mechanism
     mu = max_gaussian_shift(epsilon, delta)
-    notes = ((f"{name}: histograms and normal-score moments, Gaussian noise composed as "
-              f"Gaussian DP; see {doc}",) if model == "copula" else
-             (f"{name}: histograms, normal-score moments, pair scores and the tree's 2-way "
-              f"histograms, Gaussian noise composed as Gaussian DP; see {doc}",))
+    notes = (f"{spec.cls}: {spec.releases}, Gaussian noise composed as Gaussian DP; "
+             f"see {spec.doc}",)
     if relation == "add-remove":
         return epsilon, PrivacyGuarantee(epsilon=epsilon, delta=delta, neighbouring="add-remove",
                                          calibration="analytic-gdp", mechanism=mechanism, mu=mu,
@@ -218,7 +239,8 @@ def _run_copula(args, model_name: str = "copula") -> int:
 
     if args.bounds is None:
         raise InvalidParameterError(
-            "--bounds", f"is required with --model {model_name}: a bounds file with the PUBLIC range, "
+            "--bounds", f"is required with --model {model_name}: a bounds file with the PUBLIC "
+                        "range, "
                         "categories or dp = true of every column to synthesise (write one with "
                         "`matrixdp release --template DATA --out bounds.toml`)")
     delta = 1e-9 if args.delta is None else args.delta
@@ -279,7 +301,7 @@ def _run_copula(args, model_name: str = "copula") -> int:
             table_schema = _copula_schema(type(schema)(
                 tuple(c for c in schema.columns if c.name != target)))
         eps_model, guarantee = _copula_plan(eps_fit, delta, relation, model_name)
-        generator = getattr(synth, TABLE_MODELS[model_name][0])
+        generator = getattr(synth, TABLE_MODELS[model_name].cls)
         model = generator(schema=table_schema, epsilon=eps_model, delta=delta,
                          classes=None if target is None else list(schema.column(target).categories),
                          random_state=args.seed)
@@ -318,7 +340,8 @@ def _run_copula(args, model_name: str = "copula") -> int:
 
     _write_samples(draw, n_out, out_path, args.quiet, sep=sep or ",")
 
-    print(f"matrixdp synth: {TABLE_MODELS[model_name][0]} on {len(order)} columns of {Path(args.input).name} "
+    print(f"matrixdp synth: {TABLE_MODELS[model_name].cls} on {len(order)} columns of "
+          f"{Path(args.input).name} "
           f"(the number of records is protected: add/remove neighbours)")
     print(f"wrote {n_out} synthetic records to {args.out} (the input's columns, units and "
           "categories; numeric values within their public ranges)")
@@ -381,16 +404,6 @@ def _ledger_state(ledger) -> dict:
     }
 
 
-#: What each table generator is, in the report's words.
-_TABLE_MODEL_WORDS = {
-    "copula": "DPCopula (class-conditional Gaussian copula over DP histograms), in the input's "
-              "columns, units and categories",
-    "tree-copula": "DPTreeCopula (per class: a Gaussian copula for the numeric columns and a tree "
-                   "of DP two-way tables for the categorical ones, over DP histograms), in the "
-                   "input's columns, units and categories",
-}
-
-
 def _write_synth_report(doc: dict, path) -> None:
     """A plain HTML report of a synthetic table: the guarantee in words, then the public schema,
     the DP bounds (each its own line) and the ledger. Only public or DP quantities appear."""
@@ -420,7 +433,7 @@ def _write_synth_report(doc: dict, path) -> None:
         f"(the synthetic table and this report) has nearly the same probability: at most a "
         f"factor e<sup>&epsilon;</sup> apart, except with probability &delta;. Guarantee: "
         f"{e(doc['guarantee'])}.</p>",
-        "<p>Model: " + (_TABLE_MODEL_WORDS[doc["model"]] if doc["model"] in _TABLE_MODEL_WORDS
+        "<p>Model: " + (TABLE_MODELS[doc["model"]].words if doc["model"] in TABLE_MODELS
                         else "RON-Gauss (random orthonormal projection, DP mean and covariance); "
                              "the columns are not in the input's units") +
         ". The synthetic records are drawn from DP statistics only; sampling is "
@@ -625,7 +638,8 @@ def add_parser(subparsers) -> None:
                         "(DPTreeCopula, needs --bounds) or ron-gauss (needs --dim; chosen "
                         "automatically when --dim is given)")
     p.add_argument("--bounds", default=None, metavar="BOUNDS.toml",
-                   help="copula, tree-copula: PUBLIC ranges (lo, hi), categories, integer = true or dp = true "
+                   help="copula, tree-copula: PUBLIC ranges (lo, hi), categories, integer = true "
+                        "or dp = true "
                         "per column; target = \"COL\" names a categorical class column")
     p.add_argument("--epsilon", type=float, required=True,
                    help="total privacy budget (copula, tree-copula: with --delta; ron-gauss: "
