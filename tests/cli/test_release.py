@@ -318,7 +318,7 @@ def test_missing_ledger_is_a_one_line_error(table, bounds, tmp_path, capsys):
     (["--query", "mean", "--bounds", "{bounds}", "--epsilon", "1"], ["--out", "required"]),
     (["--bounds", "{bounds}", "--epsilon", "1", "--out", "{tmp}/r.json"], ["--query"]),
     (["--query", "mean", "--bounds", "age=90:18", "--epsilon", "1", "--out", "{tmp}/r.json"],
-     ["--bounds", "lo < hi"]),
+     ["--bounds", "lo <= hi"]),
     (["--query", "mean", "--bounds", "age=1", "--epsilon", "1", "--out", "{tmp}/r.json"],
      ["--bounds", "COL=LO:HI"]),
     (["--query", "mean", "--bounds", "height=0:3", "--epsilon", "1", "--out", "{tmp}/r.json"],
@@ -619,3 +619,63 @@ def test_intercept_outside_the_box_is_an_extrapolation_not_a_noise_warning(tmp_p
     ib = doc["error_bars"]["intercept"]
     assert "extrapolation" not in ib and ib["relative"][0] > 0.1
     assert [w for w in doc["warnings"] if w.startswith("intercept")]
+
+
+# ------------------------------------------------------------ a public constant column (lo == hi)
+def _constant_column_table(tmp_path):
+    rng = np.random.default_rng(11)
+    n = 400
+    x1, x2 = rng.uniform(0, 10, n), rng.uniform(-1, 1, n)
+    y = np.clip(0.5 * x1 + x2 + rng.normal(0, 0.5, n), -5, 10)
+    data = tmp_path / "t.csv"
+    pd.DataFrame({"x1": x1, "x2": x2, "x3": 3.0, "y": y}).to_csv(data, index=False)
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('target = "y"\n[columns]\nx1 = { lo = 0, hi = 10 }\n'
+                      'x2 = { lo = -1, hi = 1 }\nx3 = { lo = 3, hi = 3 }\ny = { lo = -5, hi = 10 }\n')
+    return data, bounds
+
+
+@pytest.mark.parametrize("query", ["mean", "sum", "covariance", "gram", "correlation", "linreg"])
+def test_a_public_constant_column_is_accepted_and_released_exactly(query, tmp_path, capsys):
+    """lower == upper in the bounds (a public constant, as the Python API accepts): the projected
+    release gives the constant's entries their only possible value, with a zero error bar, and no
+    'noise dominates' verdict names the column (audit: results/outside_audit.md, const_equal)."""
+    data, bounds = _constant_column_table(tmp_path)
+    out = tmp_path / "r.json"
+    code = main(["release", str(data), "--bounds", str(bounds), "--query", query, "--epsilon",
+                 "1", "--seed", "5", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "x3" not in "".join(line for line in err.splitlines() if "noise dominates" in line)
+    doc = json.loads(out.read_text())
+    rel, bars = doc["released"], doc["error_bars"]
+    if query in ("mean", "sum"):
+        exact = 3.0 * (400 if query == "sum" else 1)
+        assert rel["values"][2] == pytest.approx(exact, abs=1e-9)
+        assert bars["values"]["std"][2] == 0.0 and bars["values"]["relative"][2] == 0.0
+    elif query == "gram":  # the constant's own second moment 3² is pinned; its products are not
+        assert rel["matrix"][2][2] == pytest.approx(9.0, abs=1e-9)
+        assert bars["matrix"]["std"][2][2] == 0.0 and bars["matrix"]["std"][0][2] > 0.0
+    elif query in ("covariance", "correlation"):
+        M = np.asarray(rel["matrix"])
+        off = [j for j in range(4) if j != 2]
+        assert np.all(M[2, off] == 0.0) and np.all(M[off, 2] == 0.0)
+        assert np.all(np.asarray(bars["matrix"]["std"])[2, off] == 0.0)
+        assert rel["mean"][2] == pytest.approx(3.0, abs=1e-9)
+    else:
+        assert rel["coef"]["x3"] == 0.0 and bars["coef"]["std"][2] == 0.0
+        assert bars["coef"]["std"][0] > 0.0
+
+
+def test_an_unprojected_constant_column_is_reported_as_noise_dominated(tmp_path, capsys):
+    """--no-project keeps the raw noise on the constant: its error is all of its (zero) range,
+    reported at the 100% cap, not as a ratio with a made-up unit."""
+    data, bounds = _constant_column_table(tmp_path)
+    out = tmp_path / "r.json"
+    code = main(["release", str(data), "--bounds", str(bounds), "--query", "mean", "--epsilon",
+                 "1", "--seed", "5", "--no-project", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "mean[x3], 100% of its range" in err
+    bars = json.loads(out.read_text())["error_bars"]["values"]
+    assert bars["relative"][2] == 1.0 and bars["std"][2] > 0.0

@@ -23,7 +23,7 @@ def test_template_round_trips_awkward_column_names(tmp_path):
 
 @pytest.mark.parametrize("body, fragment", [
     ("[columns]\na = { lo = 0 }\n", "needs both lo and hi"),
-    ("[columns]\na = { lo = 1, hi = 0 }\n", "lo < hi"),
+    ("[columns]\na = { lo = 1, hi = 0 }\n", "lo <= hi"),
     ("[columns]\na = { lo = 0, hi = inf }\n", "finite"),
     ("[columns]\na = { lo = \"0\", hi = 1 }\n", "must be a number"),
     ("[columns]\na = { categories = [] }\n", "PUBLIC categories"),

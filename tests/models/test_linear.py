@@ -531,3 +531,35 @@ def test_projection_none_solves_the_raw_release():
     assert not np.allclose(a.coef_, b.coef_)  # at n = 300, eps = 0.5 the projection is active
     with pytest.raises(InvalidParameterError, match="projection"):
         DPRidge(projection="box", **kw).fit(X, y)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"noise": "iid"}, {"neighbouring": "add-remove"},
+                                    {"neighbouring": "add-remove", "noise": "iid"}])
+def test_a_public_constant_feature_gets_coefficient_zero_with_no_noise(kwargs):
+    """lower == upper for a feature (a public constant): with an intercept its centred sums are 0
+    for every record whatever n is, so the projection pins them (replace-one: the entry box;
+    add-remove: the PSD cone with those rows at 0) and its coefficient is 0 with a zero error bar;
+    the other coefficients keep theirs. Without the projection the noise stays."""
+    rng = np.random.default_rng(3)
+    n = 500
+    X = np.column_stack([rng.uniform(0, 10, n), rng.uniform(-1, 1, n), np.full(n, 3.0)])
+    y = np.clip(0.5 * X[:, 0] + X[:, 1] + rng.normal(0, 0.5, n), -5, 10)
+    common = dict(epsilon=1.0, bounds_X=([0, -1, 3], [10, 1, 3]), bounds_y=(-5, 10), **kwargs)
+    for seed in range(3):
+        m = DPLinearRegression(random_state=seed, **common).fit(X, y)
+        assert abs(m.coef_[2]) < 1e-12 and m.coef_std_[2] == 0.0
+        assert np.all(m.coef_std_[:2] > 0)
+        raw = DPLinearRegression(random_state=seed, projection="none", **common).fit(X, y)
+        assert raw.coef_std_[2] > 0 and abs(raw.coef_[2]) > 1e-6
+
+
+def test_a_constant_feature_without_intercept_is_a_real_coefficient():
+    """Without an intercept the features are not centred: a constant column of 3 carries the
+    level, its coefficient is estimated (noisy) and keeps its error bar."""
+    rng = np.random.default_rng(4)
+    n = 500
+    X = np.column_stack([rng.uniform(0, 10, n), np.full(n, 3.0)])
+    y = np.clip(0.5 * X[:, 0] + 1.0 + rng.normal(0, 0.5, n), -5, 10)
+    m = DPLinearRegression(epsilon=1.0, bounds_X=([0, 3], [10, 3]), bounds_y=(-5, 10),
+                           fit_intercept=False, random_state=0).fit(X, y)
+    assert m.coef_std_[1] > 0 and abs(m.coef_[1]) > 1e-3

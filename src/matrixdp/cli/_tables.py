@@ -344,8 +344,8 @@ def _make_column(name: str, spec) -> Column:
         raise InvalidParameterError(
             "--bounds", f"column {name!r}: fill in its PUBLIC range (lo, hi) from domain "
                         "knowledge, or delete the line to leave the column out")
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise InvalidParameterError("--bounds", f"column {name!r}: needs finite lo < hi, "
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise InvalidParameterError("--bounds", f"column {name!r}: needs finite lo <= hi, "
                                                 f"got lo={lo:g}, hi={hi:g}")
     return Column(name, lo=lo, hi=hi, integer=integer)
 

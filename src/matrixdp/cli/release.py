@@ -107,13 +107,23 @@ def _bar(value, std, distribution, scale, *, lo=None, hi=None, approximate=False
     std = np.broadcast_to(np.asarray(std, dtype=np.float64), value.shape)
     half = noise_half_width(distribution if not approximate else "gaussian", std, LEVEL)
     lower, upper = value - half, value + half
+    pinned = np.zeros(value.shape, dtype=bool)
     if lo is not None:
-        lower = np.minimum(np.maximum(lower, lo), value)
-        upper = np.maximum(np.minimum(upper, hi), value)
+        lo_b = np.broadcast_to(np.asarray(lo, dtype=np.float64), value.shape)
+        hi_b = np.broadcast_to(np.asarray(hi, dtype=np.float64), value.shape)
+        lower = np.minimum(np.maximum(lower, lo_b), value)
+        upper = np.maximum(np.minimum(upper, hi_b), value)
+        # a public range of zero width (lower == upper in the bounds: a public constant) pins the
+        # projected entry to its only possible value: no error is left (public: bounds only)
+        pinned = lo_b == hi_b
+        std = np.where(pinned, 0.0, std)
     scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), value.shape)
-    safe = np.where(scale > 0, scale, 1.0)
+    # an entry whose public range has zero width but which was not projected: any noise is all
+    # of its range (reported as 100%, the cap)
+    relative = np.where(scale > 0, std / np.where(scale > 0, scale, 1.0),
+                        np.where(std > 0, 1.0, 0.0))
     return {"std": std.tolist(), "lower": lower.tolist(), "upper": upper.tolist(),
-            "relative": (std / safe).tolist(), "scale": scale.tolist(),
+            "relative": relative.tolist(), "scale": scale.tolist(),
             "approximate": bool(approximate), "what": what}
 
 
@@ -311,8 +321,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         matrix = _project_scaled(G, mlo, mhi, np.ones(d)) if project else 0.5 * (G + G.T)
         std = np.sqrt(G_var)
         released = {"matrix": matrix.tolist()}
-        width = np.where(mhi - mlo > 0, mhi - mlo, 1.0)
-        bars["matrix"] = _bar(matrix, std, dist, width, lo=mlo if project else None,
+        bars["matrix"] = _bar(matrix, std, dist, mhi - mlo, lo=mlo if project else None,
                               hi=mhi if project else None)
         expected = _moment_expected(est, "standard deviation of the noise on each entry of the "
                                          "Gram matrix X'X/n", "squared Frobenius error of X'X/n, "
@@ -339,7 +348,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         released = {"matrix": cov.tolist(), "mean": mean.tolist()}
         width = 2.0 * hh  # off-diagonal entries lie in [-h_i h_j, h_i h_j], variances in [0, h_i²]
         np.fill_diagonal(width, h * h)
-        bars["matrix"] = _bar(cov, B, dist, np.where(width > 0, width, 1.0),
+        bars["matrix"] = _bar(cov, B, dist, width,
                               lo=cov_lo if project else None, hi=cov_hi if project else None,
                               approximate=True, what="root-mean-square error bound")
         bars["mean"] = mean_bar
@@ -363,7 +372,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         released = {"matrix": corr.tolist(), "mean": mean.tolist()}
         off = np.ones((d, d)) * -1.0
         np.fill_diagonal(off, 1.0)
-        bars["matrix"] = _bar(corr, std, dist, 2.0, lo=off, hi=np.ones((d, d)),
+        on = np.ones((d, d))
+        if project:  # a public constant column's correlations are released as 0 exactly
+            const = np.logical_or.outer(lower == upper, lower == upper) & ~np.eye(d, dtype=bool)
+            off[const], on[const] = 0.0, 0.0
+        bars["matrix"] = _bar(corr, std, dist, 2.0, lo=off, hi=on,
                               approximate=True, what="first-order error of each correlation "
                                                      "(plug-in from the released variances)")
         bars["mean"] = mean_bar

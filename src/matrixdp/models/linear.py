@@ -284,6 +284,12 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         self.coef_std_, self.intercept_std_ = coefficient_noise_std(
             beta, normal, rel.entry_variance, scale, cx, t if intercept else None,
             widths=np.append(half, t) if intercept else half)
+        if projection is not None:
+            # a public constant feature (lower == upper) at its centre 0 (the centred task, with
+            # an intercept): the projection fixed its rows of the released sums at their known
+            # value 0, so its coefficient is 0 with no noise left
+            pinned = (np.asarray(task.lower[:d]) == 0) & (np.asarray(task.upper[:d]) == 0)
+            self.coef_std_ = np.where(pinned, 0.0, self.coef_std_)
         keep_release(self, rel)
         finish_bounds(self)
         return self
@@ -302,7 +308,12 @@ def feasible_moments(G, task, scale, unit=None):
 
     u = np.ones(G.shape[0]) if unit is None else np.asarray(unit, dtype=np.float64)
     uu = np.outer(u, u)
-    if task.n_samples is None:  # add-remove: n is private, only the cone is public
+    if task.n_samples is None:  # add-remove: n is private, only the cone is public ...
+        # ... and the rows of a coordinate whose public box is the single point 0 (a public
+        # constant column, centred): its sums are 0 whatever n is. The PSD cone with those rows
+        # fixed at 0 is the cone of the other block, so the projection zeroes them first.
+        pinned = (np.asarray(task.lower) == 0) & (np.asarray(task.upper) == 0)
+        G = np.where(pinned[:, None] | pinned[None, :], 0.0, G)
         return project_psd(G / uu) * uu
     lo, hi = second_moment_entry_bounds(task.lower, task.upper)
     out = project_psd_box(G / uu, lo * scale / uu, hi * scale / uu, tol=1e-7, max_iter=200) * uu
