@@ -705,3 +705,28 @@ def test_table_models_refuse_a_ledger_of_another_dataset(mixed, tmp_path, capsys
     code, _, err = run([path, "--model", model, "--bounds", bounds, "--epsilon", 1, "--out", out,
                         "--ledger", db, "--dataset", "other", "--quiet"], capsys)
     assert code == 0, err
+
+
+@pytest.mark.parametrize("model", ["copula", "tree-copula"])
+def test_a_public_constant_column_is_written_as_its_value_and_not_modelled(mixed, tmp_path,
+                                                                          capsys, model):
+    """lo == hi in the bounds (a public constant): every synthetic record gets the value (public,
+    no budget), the other columns are modelled exactly as without it (same seed, same rows)."""
+    path, bounds = mixed
+    frame = pd.read_csv(path)
+    frame["site"] = 7
+    with_const = tmp_path / "with_site.csv"
+    frame.to_csv(with_const, index=False)
+    bounds_const = tmp_path / "bounds_site.toml"
+    bounds_const.write_text(BOUNDS + "site = { lo = 7, hi = 7, integer = true }\n")
+    out, ref = tmp_path / "syn.csv", tmp_path / "ref.csv"
+    code, _, err = run([with_const, "--bounds", bounds_const, "--model", model, "--epsilon", 2,
+                        "--out", out, "--seed", 3, "--n", 400], capsys)
+    assert code == 0, err
+    code, _, err = run([path, "--bounds", bounds, "--model", model, "--epsilon", 2, "--out", ref,
+                        "--seed", 3, "--n", 400], capsys)
+    assert code == 0, err
+    syn, base = pd.read_csv(out), pd.read_csv(ref)
+    assert list(syn.columns) == list(base.columns) + ["site"]
+    assert (syn["site"] == 7).all() and pd.api.types.is_integer_dtype(syn["site"])
+    pd.testing.assert_frame_equal(syn.drop(columns=["site"]), base)

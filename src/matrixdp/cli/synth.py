@@ -292,14 +292,22 @@ def _run_copula(args, model_name: str = "copula") -> int:
             schema, bounds_guarantee, ranges = resolve_dp_columns(
                 schema, frame, epsilon=eps_bounds, relation=relation, ledger=ledger,
                 label=f"{label}: bounds", rng=_bounds_seed(args.seed))
-        table_schema = _copula_schema(schema)
+        # a public constant (lo == hi) is not modelled: every synthetic record gets its value
+        # (public; no budget). The model sees the other columns.
+        constants = {c.name: c.lo for c in schema.columns
+                     if not c.is_categorical and c.lo == c.hi and c.name != target}
+        if len(constants) == len(schema.columns) - (target is not None):
+            raise InvalidParameterError("--bounds", "every feature column is a public constant "
+                                                    "(lo = hi): nothing to synthesise")
+        modelled = [c for c in schema.columns if c.name not in constants]
         y = None
-        features = frame
+        features = frame.drop(columns=list(constants))
+        table_schema = _copula_schema(type(schema)(tuple(modelled)))
         if target is not None:
             y = frame[target]
-            features = frame.drop(columns=[target])
+            features = features.drop(columns=[target])
             table_schema = _copula_schema(type(schema)(
-                tuple(c for c in schema.columns if c.name != target)))
+                tuple(c for c in modelled if c.name != target)))
         eps_model, guarantee = _copula_plan(eps_fit, delta, relation, model_name)
         generator = getattr(synth, TABLE_MODELS[model_name].cls)
         model = generator(schema=table_schema, epsilon=eps_model, delta=delta,
@@ -336,6 +344,8 @@ def _run_copula(args, model_name: str = "copula") -> int:
         table, labels = (out if isinstance(out, tuple) else (out, None))
         if labels is not None:
             table[target] = pd.Categorical(labels, categories=list(schema.column(target).categories))
+        for name, value in constants.items():
+            table[name] = int(value) if schema.column(name).integer else float(value)
         return table[order]
 
     _write_samples(draw, n_out, out_path, args.quiet, sep=sep or ",")
