@@ -25,7 +25,8 @@ from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
 
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
-           "moment_radius_sq", "step_radius_sq", "check_beta", "first_noise_scale", "gdp_release",
+           "moment_radius_sq", "step_radius_sq", "check_beta", "radius_edges",
+           "whitened_norm_counts", "counts_radius_sq", "first_noise_scale", "gdp_release",
            "unwhiten", "whitened_records", "whitened_release", "whitening"]
 
 #: Failure probability behind the whitened clipping radius (a utility parameter only: privacy
@@ -97,16 +98,75 @@ def step_radius_sq(k: int, n: int, mu: float, beta="auto") -> float:
     return gaussian_radius_sq(k, beta)
 
 
-def check_beta(beta):
-    """``beta`` validated: ``"auto"`` or a float in ``(0, 1)``."""
+#: Names ``beta`` accepts besides a float (``docs/coinpress.md`` § The clipping radius).
+BETA_RULES = ("auto", "counts")
+#: ``beta="counts"``: the share of a whitened step's ``μ_t²`` spent on the counts that choose
+#: its radius (2 steps: 0.04 · 3/4 = 0.03 of ``μ*²``, the share of the adaptive method's
+#: statistic).
+RADIUS_COUNT_SHARE = 0.04
+#: ``beta="counts"``: a noisy count is read (else taken as 0) only above this many noise sds.
+RADIUS_COUNT_Z = 3.0
+#: ``beta="counts"``: the ratio of consecutive candidate squared radii (bin edges).
+RADIUS_BIN_RATIO = 2.0
+
+
+def check_beta(beta, allowed=BETA_RULES):
+    """``beta`` validated: one of ``allowed`` or a float in ``(0, 1)``."""
+    msg = f"must be one of {allowed} or a float in (0, 1), got {beta!r}"
     if isinstance(beta, str):
-        if beta != "auto":
-            raise InvalidParameterError("beta", f"must be 'auto' or a float in (0, 1), got {beta!r}")
+        if beta not in allowed:
+            raise InvalidParameterError("beta", msg)
         return beta
     if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating, np.integer)) \
             or not 0.0 < float(beta) < 1.0:
-        raise InvalidParameterError("beta", f"must be 'auto' or a float in (0, 1), got {beta!r}")
+        raise InvalidParameterError("beta", msg)
     return beta
+
+
+def radius_edges(floor_sq: float, box_sq: float) -> np.ndarray:
+    """The candidate squared radii of ``beta="counts"``: ``e_0 = min(floor, box)``, growing by
+    ``RADIUS_BIN_RATIO``, the last one the box's image ``box_sq`` (public: from released values
+    and the bounds)."""
+    e0 = min(floor_sq, box_sq)
+    if box_sq <= e0:
+        return np.array([e0])
+    J = max(int(math.ceil(math.log(box_sq / e0) / math.log(RADIUS_BIN_RATIO))), 1)
+    edges = e0 * RADIUS_BIN_RATIO ** np.arange(J + 1, dtype=np.float64)
+    edges[-1] = box_sq
+    return edges
+
+
+def whitened_norm_counts(Xl, center, m, A, edges) -> np.ndarray:
+    """Counts of records per bin of their squared whitened norm ``u = ‖A(x − c − m̂)‖²``: bin
+    ``j`` (``1 <= j <= J``) holds ``e_{j−1} < u <= e_j``; records with ``u <= e_0`` are counted
+    nowhere. A record is in at most one bin, so replacing one record changes at most two counts
+    by one: the L2 sensitivity is ``√2`` whatever the box."""
+    Y = (Xl - center - m) @ A
+    u = np.einsum("ij,ij->i", Y, Y)
+    del Y
+    J = edges.size - 1
+    j = np.minimum(np.searchsorted(edges, u, side="left"), J)  # rounding above the box: bin J
+    return np.bincount(j, minlength=J + 1)[1:].astype(np.float64)
+
+
+def counts_radius_sq(noisy, edges, sigma: float, n: int, k: int, mu: float,
+                     z: float = RADIUS_COUNT_Z) -> float:
+    r"""The squared radius ``beta="counts"`` picks from the released counts (post-processing).
+
+    Among the edges ``e_i``, the one that minimises the estimated clipping bias plus the
+    whitened step's noise, ``b̂(e_i) + a e_i`` with ``a = (k + 1)^{3/2}/(√k n μ)``
+    (:func:`moment_radius_sq`) and ``b̂(e_i) = (1/n) Σ_{j > i} ñ_j (½(e_{j−1} + e_j) − e_i)``:
+    each record of bin ``j`` read at the bin's middle, a count kept only if it exceeds ``z``
+    noise sds (else 0).
+    """
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.size == 1:
+        return float(edges[0])
+    kept = np.where(noisy > z * sigma, noisy, 0.0)
+    mid = 0.5 * (edges[:-1] + edges[1:])
+    bias = np.maximum(mid[None, :] - edges[:, None], 0.0) @ kept / n
+    a = (k + 1.0) ** 1.5 / (math.sqrt(k) * n * mu)
+    return float(edges[int(np.argmin(bias * bias + (a * edges) ** 2))])
 
 
 @dataclass(frozen=True)
@@ -369,9 +429,27 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
             mu_t = math.sqrt(rest * share)
             if mu_t <= 0:
                 break
-            S, A, A_inv, r2 = whitening(C, Q, m, h[live], margin=margin, beta=beta, n=n,
-                                        mu=mu_t)
-            Gy, sigma, mu_got = whitened_release(Xl, center, m, A, r2, mu_t, epsilon, delta,
+            mu_w = mu_t
+            if beta == "counts":
+                # the radius from DP counts of the whitened norms (sensitivity √2) at a share
+                # of the step's budget; the radius is post-processing of them
+                S, A, A_inv, r2 = whitening(C, Q, m, h[live], margin=margin, beta=BETA)
+                wS = np.linalg.eigvalsh(0.5 * (S + S.T))
+                box_r2 = float(np.sum((h[live] + np.abs(m)) ** 2) / max(wS.min(), 1e-300))
+                edges = radius_edges(r2, box_r2)
+                if edges.size > 1:
+                    mu_c = math.sqrt(RADIUS_COUNT_SHARE) * mu_t
+                    mu_w = math.sqrt(1.0 - RADIUS_COUNT_SHARE) * mu_t
+                    counts = whitened_norm_counts(Xl, center, m, A, edges)
+                    noisy, sigma_c, mu_c_got = gdp_release(counts, math.sqrt(2.0), mu_c,
+                                                           epsilon, delta, gen)
+                    del counts
+                    mu_used = math.sqrt(mu_used ** 2 + mu_c_got ** 2)
+                    r2 = counts_radius_sq(noisy, edges, sigma_c, n, k, mu_w)
+            else:
+                S, A, A_inv, r2 = whitening(C, Q, m, h[live], margin=margin, beta=beta, n=n,
+                                            mu=mu_t)
+            Gy, sigma, mu_got = whitened_release(Xl, center, m, A, r2, mu_w, epsilon, delta,
                                                  gen, Z)
             mu_used = math.sqrt(mu_used ** 2 + mu_got ** 2)
             radii.append(float(r2))
