@@ -73,6 +73,9 @@ Run (from experiments/)::
     PYTHONPATH=../src python coinpress_radius.py --part benchmark \\
         --old OLD_COV_CSV OLD_PCA_CSV --new NEW_COV_CSV NEW_PCA_CSV
     PYTHONPATH=../src python coinpress_radius.py --part check
+    PYTHONPATH=../src python coinpress_radius.py --part adaptive \\
+        --old ../results/adaptive_covariance.csv \\
+        --new ../results/coinpress_radius_adaptive/adaptive_covariance.csv
 """
 
 from __future__ import annotations
@@ -364,9 +367,52 @@ def write_check(rows, args, elapsed):
     print(f"wrote {out / f'{NAME}_check.md'}")
 
 
+def compare_adaptive(args):
+    """The covariance rows of ``adaptive_covariance.py`` rerun with the default radius against
+    the committed ones (β = 0.1 then; same seeds and trials)."""
+    def load(p):
+        with open(p, newline="") as fh:
+            return {(r["dataset"], r["task"], float(r["epsilon"]), r["method"]): r
+                    for r in csv.DictReader(fh)}
+    old, new = load(args.old[0]), load(args.new[0])
+    L = ["# method='adaptive' and 'coinpress' with beta=\"auto\" against β = 0.1 (covariance)", "",
+         f"Command (from experiments/): `{args.command}`. Old: the committed "
+         "`results/adaptive_covariance.csv` (β = 0.1); new: "
+         "`results/coinpress_radius_adaptive/adaptive_covariance.csv`, made by `adaptive_covariance.py "
+         "--trials 50 --tasks covariance --datasets adult lending_club movement_aal --methods "
+         "'matrixdp (auto)' 'matrixdp (coinpress)' 'matrixdp (adaptive)' --out "
+         "../results/coinpress_radius_adaptive` (same seeds, 50 trials). Median relative "
+         "Frobenius error; 'whitened step chosen': fits of 50 in which the adaptive method chose "
+         "the CoinPress branch.", "",
+         "| dataset | ε | auto (default) | coinpress β = 0.1 | coinpress auto | ratio | "
+         "adaptive β = 0.1 | adaptive auto | ratio | whitened step chosen (0.1 → auto) |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = []
+    for key, r in new.items():
+        ds, task, eps, method = key
+        if method != "matrixdp (adaptive)":
+            continue
+        g = lambda m, d: float(d[(ds, task, eps, m)]["median"])  # noqa: E731
+        ca, cb = g("matrixdp (coinpress)", old), g("matrixdp (coinpress)", new)
+        aa, ab = g("matrixdp (adaptive)", old), g("matrixdp (adaptive)", new)
+        au = g("matrixdp (auto)", new)
+        ch = (old[key].get("coinpress_chosen", ""), r.get("coinpress_chosen", ""))
+        rows.append([ds, eps, au, ca, cb, cb / ca, aa, ab, ab / aa, *ch])
+        L.append(f"| {ds} | {eps:g} | {fmt(au)} | {fmt(ca)} | {fmt(cb)} | {cb / ca:.3g} | "
+                 f"{fmt(aa)} | {fmt(ab)} | {ab / aa:.3g} | {ch[0]} → {ch[1]} |")
+    out = args.out / f"{NAME}_adaptive.md"
+    out.write_text("\n".join(L + [""]))
+    with open(out.with_suffix(".csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["dataset", "epsilon", "auto", "coinpress_0.1", "coinpress_auto", "ratio",
+                    "adaptive_0.1", "adaptive_auto", "ratio", "chosen_0.1", "chosen_auto"])
+        w.writerows(rows)
+    print(f"wrote {out}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("audit", "benchmark", "check"), required=True)
+    p.add_argument("--part", choices=("audit", "benchmark", "check", "adaptive"), required=True)
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--seed", type=int, default=20261128)
     p.add_argument("--old", nargs="+", type=Path)
@@ -375,7 +421,9 @@ def main(argv=None):
     args = p.parse_args(argv)
     args.command = "PYTHONPATH=../src python coinpress_radius.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
-    if args.part == "check":
+    if args.part == "adaptive":
+        compare_adaptive(args)
+    elif args.part == "check":
         t0 = time.perf_counter()
         rows = run_check(args)
         write_check(rows, args, time.perf_counter() - t0)
