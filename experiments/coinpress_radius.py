@@ -71,7 +71,8 @@ Run (from experiments/)::
 
     PYTHONPATH=../src python coinpress_radius.py --part audit
     PYTHONPATH=../src python coinpress_radius.py --part benchmark \\
-        --old OLD_COV_CSV OLD_PCA_CSV --new NEW_COV_CSV NEW_PCA_CSV
+        --old fc672f4:results/utility_covariance.csv fc672f4:results/utility_pca.csv \\
+        --new ../results/utility_covariance.csv ../results/utility_pca.csv
     PYTHONPATH=../src python coinpress_radius.py --part check
     PYTHONPATH=../src python coinpress_radius.py --part adaptive \\
         --old ../results/adaptive_covariance.csv \\
@@ -209,7 +210,18 @@ def write_audit(rows, args, elapsed):
 
 
 def read(path):
-    with open(path, newline="") as fh:
+    """The coinpress rows of a CSV; ``COMMIT:path`` reads the file as committed (``git show``)."""
+    import io
+    import subprocess
+
+    p = str(path)
+    if ":" in p and not Path(p).exists():
+        text = subprocess.run(["git", "-C", str(REPO), "show", p], check=True,
+                              capture_output=True, text=True).stdout
+        fh = io.StringIO(text)
+    else:
+        fh = open(p, newline="")
+    with fh:
         return [r for r in csv.DictReader(fh) if r["method"] == "matrixdp (coinpress)"]
 
 
@@ -415,7 +427,8 @@ def main(argv=None):
     p.add_argument("--part", choices=("audit", "benchmark", "check", "adaptive"), required=True)
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--seed", type=int, default=20261128)
-    p.add_argument("--old", nargs="+", type=Path)
+    p.add_argument("--old", nargs="+", type=Path,
+                   help="CSVs, or COMMIT:results/x.csv for a committed version")
     p.add_argument("--new", nargs="+", type=Path)
     p.add_argument("--out", type=Path, default=REPO / "results")
     args = p.parse_args(argv)
