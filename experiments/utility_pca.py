@@ -107,7 +107,13 @@ def write(rows, tables, args) -> Path:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     uc.write_csv(out / f"{NAME}.csv", rows)
-    lines = uc.header_lines(TITLE, args, uc.peer_versions(), tables)
+    versions = getattr(args, "kept_versions", None) or uc.peer_versions()
+    lines = uc.header_lines(TITLE, args, versions, tables)
+    kept = getattr(args, "kept_methods", None)
+    if kept:
+        lines += [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
+                  "same seeds and trial counts (`--keep-rows-from`; peer versions as that run "
+                  "reported them); every other row was run for this file.", ""]
     lines += ["k ≥ d cells are skipped (liver has d = 5, movement_aal d = 4: no k = 5).", ""]
     for k in KS:
         metric = f"captured-variance deficit, k={k}"
@@ -129,8 +135,20 @@ def write(rows, tables, args) -> Path:
 
 
 def main(argv=None) -> int:
-    args = uc.parse_args(TITLE, argv, methods=uc.METHODS)
-    rows, tables = uc.rows_and_tables(args, NAME, run)
+    # --keep-rows-from: as utility_covariance.py (rerun some methods' rows, e.g. after a change
+    # of method='coinpress', and keep the others', e.g. the peers', which need diffprivlib/OpenDP)
+    args = uc.parse_args(TITLE, argv, methods=uc.METHODS, extra=uc.keep_rows_flag)
+    if args.keep_rows_from is not None and args.render_only is not None:
+        raise SystemExit("--keep-rows-from runs methods; it cannot be combined with --render-only")
+    if args.keep_rows_from is None:
+        rows, tables = uc.rows_and_tables(args, NAME, run)
+    else:
+        # read before the run: its checkpoints overwrite <out>/utility_pca.csv
+        previous = uc.read_csv(args.keep_rows_from)
+        args.kept_versions = uc.reported_versions(Path(args.keep_rows_from).with_suffix(".md"))
+        rows, tables = run(args)
+        rows = uc.merge_kept_rows(args, rows, previous)
+        uc.checkpoint(args, NAME, rows)
     print(f"wrote {write(rows, tables, args)}")
     return 0
 

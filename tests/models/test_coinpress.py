@@ -87,3 +87,206 @@ def test_the_margin_is_post_processing_and_switchable():
     for mm in (True, False):
         r = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=5, mean_margin=mm)
         assert np.sqrt(sum(x * x for x in r.mus)) <= max_gaussian_shift(2.0, 1e-6) * (1 + 1e-9)
+
+
+# ----------------------------------------------------------------------------- the clipping radius
+# (issue #24: the error of the fixed rate β = 0.1 stops falling with ε; docs/coinpress.md
+# § The clipping radius)
+
+from matrixdp.errors import InvalidParameterError  # noqa: E402
+from matrixdp.models.coinpress import (BETA, gaussian_radius_sq, moment_radius_sq,  # noqa: E402
+                                       step_radius_sq)
+
+
+def skewed_table(n=5000, seed=3):
+    """Lognormal(0, 1) columns scaled by (1, 2, 0.5, 1), in the generous public box [0, 100]⁴
+    (clipped; the largest value of the second column is ~40)."""
+    rng = np.random.default_rng(seed)
+    X = rng.lognormal(0.0, 1.0, (n, 4)) * np.array([1.0, 2.0, 0.5, 1.0])
+    return np.clip(X, 0.0, 100.0), np.zeros(4), np.full(4, 100.0)
+
+
+def _median_error(X, lo, hi, eps, beta, seeds=range(10)):
+    C = np.cov(X.T, bias=True)
+    return float(np.median([np.linalg.norm(
+        coinpress_covariance(X, lo, hi, epsilon=eps, delta=1e-6, rng=s, beta=beta).covariance - C)
+        / np.linalg.norm(C) for s in seeds]))
+
+
+def test_the_default_radius_error_keeps_falling_with_epsilon_on_skewed_records():
+    """Skewed records (lognormal columns, n = 5000, d = 4): the default ``beta="auto"``'s median
+    relative Frobenius error over 10 seeds falls strictly from ε = 10² to 10⁴ to 10⁸ and is below
+    0.01 at 10⁸ (measured: 0.077, 0.020, 2.7e-5). The fixed rate β = 0.1 fails that bound: its
+    clipping bias does not vanish (measured 0.32, 0.35, 0.35, i.e. it rises)."""
+    X, lo, hi = skewed_table()
+    new = [_median_error(X, lo, hi, e, "auto") for e in (1e2, 1e4, 1e8)]
+    old = [_median_error(X, lo, hi, e, 0.1) for e in (1e2, 1e4, 1e8)]
+    assert new[0] > new[1] > new[2], new
+    assert new[2] < 0.01, new
+    assert old[2] > 0.1, old  # the fixed rate's bias: the bound above could fail
+    assert old[2] >= old[0], old
+
+
+def test_a_float_beta_reproduces_the_fixed_rate_bit_for_bit():
+    """``beta=0.1`` gives, bit for bit, what ``coinpress_covariance`` and
+    ``adaptive_covariance`` released before ``"auto"`` (values produced by main at fc672f4 with
+    the same seed; float.hex)."""
+    from matrixdp.models.adaptive import adaptive_covariance
+
+    rng = np.random.default_rng(42)
+    X = np.clip(rng.lognormal(0, 1, (3000, 3)), 0, 30)
+    lo, hi = np.zeros(3), np.full(3, 30.0)
+    r = coinpress_covariance(X, lo, hi, epsilon=1000.0, delta=1e-6, rng=7, beta=0.1)
+    iu = np.triu_indices(3)
+    assert [v.hex() for v in r.covariance[iu]] == [
+        '0x1.727ac829d64e8p+1', '0x1.65b7adb64eca8p-5', '-0x1.d47bf326b4604p-9',
+        '0x1.7e2417ee242e5p+1', '-0x1.670b53fe4f824p-6', '0x1.52689f54ccd12p+1']
+    assert [v.hex() for v in r.location] == [
+        '0x1.978c5988bff28p+0', '0x1.964ee974f0d40p+0', '0x1.8c94adf3fdb70p+0']
+    assert [float(x).hex() for x in r.radii_sq] == ['0x1.c200000000000p+9',
+                                                    '0x1.9b92fb0224d65p+3']
+    a = adaptive_covariance(X, lo, hi, epsilon=1000.0, delta=1e-6, rng=7, beta=0.1)
+    assert a.choice == "moments"
+    assert [v.hex() for v in a.covariance[iu]] == [
+        '0x1.2955c14096940p+2', '0x1.0b08654e62000p-6', '-0x1.50508d520d000p-5',
+        '0x1.25e4c3e9227e0p+2', '-0x1.74822c1e00000p-5', '0x1.eb7521f2dc800p+1']
+    # the auto radius differs here (ε n is large) ...
+    b = coinpress_covariance(X, lo, hi, epsilon=1000.0, delta=1e-6, rng=7)
+    assert b.radii_sq[1] > r.radii_sq[1]
+    # ... and is the fixed rate's where the budget is small (the floor binds): identical output
+    for eps in (0.03, 0.1):
+        c = coinpress_covariance(X, lo, hi, epsilon=eps, delta=1e-6, rng=7)
+        d = coinpress_covariance(X, lo, hi, epsilon=eps, delta=1e-6, rng=7, beta=BETA)
+        assert c.radii_sq == d.radii_sq
+        assert np.array_equal(c.covariance, d.covariance)
+
+
+def test_the_radius_is_public_the_charge_is_unchanged():
+    """The radius is a function of public inputs only: ``beta`` changes neither the guarantee
+    passed to the accountant (one charge, the whole (ε, δ), before any noise) nor the first
+    release, for CoinPress and the adaptive method."""
+    from matrixdp.models.adaptive import adaptive_covariance
+
+    X, lo, hi = skewed_table(2000, seed=4)
+    for fn in (coinpress_covariance, adaptive_covariance):
+        seen = {}
+        for beta in ("auto", 0.1, 0.01):
+            charges = []
+
+            def charging(g, charges=charges):
+                charges.append(g)
+                import contextlib
+                return contextlib.nullcontext()
+            res = fn(X, lo, hi, epsilon=1e4, delta=1e-6, rng=3, beta=beta, charging=charging)
+            assert len(charges) == 1 and charges[0] == res.privacy
+            assert res.privacy.epsilon == 1e4 and res.privacy.delta == 1e-6
+            seen[beta] = res
+        assert seen["auto"].privacy == seen[0.1].privacy == seen[0.01].privacy
+        if fn is coinpress_covariance:
+            assert seen["auto"].radii_sq[0] == seen[0.1].radii_sq[0]  # the box's step
+            assert seen["auto"].radii_sq[1] > seen[0.1].radii_sq[1]
+
+
+def test_the_auto_radius_minimises_its_bound_and_grows_with_the_budget():
+    """``moment_radius_sq`` is the minimiser of ``4 k(k+2)(k+4)/(27 r⁴) + a r²`` with
+    ``a = (k+1)^{3/2}/(√k n μ)`` (checked against a grid), grows like ``(n μ)^{1/3}``, and the
+    default radius is never below the fixed rate's."""
+    for k, n, mu in ((2, 100, 0.5), (4, 5000, 3.0), (10, 30000, 1e3)):
+        a = (k + 1) ** 1.5 / (np.sqrt(k) * n * mu)
+        x = np.geomspace(1e-2, 1e6, 200001)
+        f = 4 * k * (k + 2) * (k + 4) / (27 * x * x) + a * x
+        assert moment_radius_sq(k, n, mu) == pytest.approx(x[np.argmin(f)], rel=1e-3)
+        assert moment_radius_sq(k, 8 * n, mu) == pytest.approx(2 * moment_radius_sq(k, n, mu))
+        assert step_radius_sq(k, n, mu) >= gaussian_radius_sq(k, BETA)
+        assert step_radius_sq(k, n, mu, 0.01) == gaussian_radius_sq(k, 0.01)
+    assert step_radius_sq(4, 50, 0.01) == gaussian_radius_sq(4, BETA)  # the floor binds
+
+
+def test_the_sixth_moment_bound_on_the_clipping_bias():
+    """``(a − r²)₊ <= 4a³/(27 r⁴)`` for every ``a >= 0`` (the bias bound behind the radius), with
+    equality at ``a = 3r²/2``."""
+    r2 = 7.0
+    a = np.linspace(0, 100, 100001)
+    assert np.all(np.maximum(a - r2, 0) <= 4 * a ** 3 / (27 * r2 ** 2) + 1e-12)
+    assert 1.5 * r2 - r2 == pytest.approx(4 * (1.5 * r2) ** 3 / (27 * r2 ** 2))
+
+
+@pytest.mark.parametrize("beta", ["fixed", 0.0, 1.0, -0.1, True, None])
+def test_bad_beta_is_refused(beta):
+    X, lo, hi = skewed_table(200)
+    with pytest.raises(InvalidParameterError, match="beta"):
+        coinpress_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, rng=0, beta=beta)
+
+
+# ----------------------------------------------------------------------------- beta="counts"
+
+from matrixdp.models.coinpress import (RADIUS_COUNT_SHARE, counts_radius_sq,  # noqa: E402
+                                       radius_edges, whitened_norm_counts)
+
+
+def test_the_norm_counts_have_sensitivity_sqrt2():
+    """Replace-one neighbours, the public whitening and edges fixed: replacing one record
+    changes the count vector by at most √2 in L2 norm, attained (a record moved between two
+    bins). 500 replacements, among them the box's corners and its middle."""
+    rng = np.random.default_rng(5)
+    X, lo, hi = skewed_table(400, seed=6)
+    c = 0.5 * (lo + hi)
+    m = X.mean(axis=0) - c
+    A = np.diag(1.0 / X.std(axis=0))
+    edges = radius_edges(gaussian_radius_sq(4, BETA), 1e5)
+    base = whitened_norm_counts(X, c, m, A, edges)
+    assert base.sum() > 0 and edges[0] == gaussian_radius_sq(4, BETA)
+    assert np.allclose(edges[1:-1] / edges[:-2], 2.0) and edges[-1] == 1e5
+    worst = 0.0
+    for t in range(500):
+        Y = X.copy()
+        i = int(rng.integers(400))
+        Y[i] = (hi if t % 3 == 0 else lo if t % 3 == 1 else rng.uniform(lo, hi))
+        worst = max(worst, float(np.linalg.norm(whitened_norm_counts(Y, c, m, A, edges) - base)))
+    assert worst == pytest.approx(np.sqrt(2.0))
+
+
+def test_the_counts_radius_reads_the_counts():
+    """No count above the threshold: the fixed-rate radius (``e_0``). A large resolved count
+    far out: the radius that covers it once the noise is small, the floor when it is large."""
+    edges = radius_edges(10.0, 10.0 * 2 ** 6)
+    quiet = np.zeros(6)
+    assert counts_radius_sq(quiet + 2.0, edges, 1.0, 1000, 4, 1.0) == 10.0
+    tail = quiet.copy()
+    tail[4] = 50.0  # 50 records with squared norm in (160, 320]
+    assert counts_radius_sq(tail, edges, 1.0, 1000, 4, 1e3) == 320.0
+    assert counts_radius_sq(tail, edges, 1.0, 1000, 4, 1e-3) == 10.0
+
+
+def test_the_counts_radius_error_falls_with_epsilon_and_keeps_the_budget():
+    """``beta="counts"`` on the skewed table: median error over 10 seeds falls from ε = 10² to
+    10⁴ to 10⁸ and is below 0.01 at 10⁸; the guarantee and the single charge are those of the
+    other radii; with 3 steps the composed GDP parameter stays within μ* (else the fit raises)."""
+    X, lo, hi = skewed_table()
+    med = [_median_error(X, lo, hi, e, "counts") for e in (1e2, 1e4, 1e8)]
+    assert med[0] > med[1] > med[2] and med[2] < 0.01, med
+    charges = []
+
+    def charging(g):
+        import contextlib
+        charges.append(g)
+        return contextlib.nullcontext()
+    a = coinpress_covariance(X, lo, hi, epsilon=10.0, delta=1e-6, rng=1, beta="counts",
+                             charging=charging)
+    b = coinpress_covariance(X, lo, hi, epsilon=10.0, delta=1e-6, rng=1, beta=0.1)
+    assert len(charges) == 1 and charges[0] == a.privacy == b.privacy
+    for steps in (2, 3):
+        r = coinpress_covariance(X, lo, hi, epsilon=1e4, delta=1e-6, rng=2, beta="counts",
+                                 steps=steps)
+        assert len(r.radii_sq) == steps
+    assert 0 < RADIUS_COUNT_SHARE < 0.1
+
+
+def test_the_adaptive_method_refuses_the_counts_radius():
+    """``method="adaptive"`` decides with counts of its own; the counts radius is CoinPress's
+    option only."""
+    from matrixdp.models.adaptive import adaptive_covariance
+
+    X, lo, hi = skewed_table(200)
+    with pytest.raises(InvalidParameterError, match="beta"):
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, rng=0, beta="counts")

@@ -29,7 +29,7 @@ from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
-from .coinpress import (BETA, first_noise_scale, gdp_release, unwhiten, whitened_records,
+from .coinpress import (check_beta, first_noise_scale, gdp_release, unwhiten, whitened_records,
                         whitened_release, whitening)
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
@@ -402,7 +402,7 @@ def pca_bias_model(b, S, U, q, gaps, s_cp, weights=None, ratio: float = BIN_RATI
 def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covariance",
                         n_components=None, rng=None, charging=None,
                         first_share: float = FIRST_SHARE, bias_share: float = BIAS_SHARE,
-                        margin: float = 1.0, beta: float = BETA,
+                        margin: float = 1.0, beta="auto",
                         select_units: str | None = None,
                         decision: str = "counts", first_kind: str | None = None,
                         ranking: str | None = None, branch: str | None = None,
@@ -458,8 +458,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``charging(guarantee)`` returns the context manager the releases run in.
     first_share, bias_share : float
         Shares of ``μ*²`` of releases 1 and 2 (utility only; the total never exceeds ``μ*``).
-    margin, beta : float
-        The whitening parameters of :func:`~.coinpress.coinpress_covariance`.
+    margin : float
+        The whitening margin of :func:`~.coinpress.coinpress_covariance`.
+    beta : "auto" or float, default "auto"
+        The whitened radius of :func:`~.coinpress.coinpress_covariance`; ``"auto"`` is taken
+        at the whitened step's GDP parameter when the statistic is released,
+        ``μ₂ = √(μ*² − μ₁² − μ_b²)`` (the radius is fixed before the statistic, which counts the
+        records it clips; ``docs/coinpress.md`` § The clipping radius). A float: the fixed
+        per-record rate (``0.1`` is the behaviour before ``"auto"``).
     mean_margin : bool, default False
         As :func:`~.coinpress.coinpress_covariance`: ``True`` makes the whitening margin of the
         first release include the released mean's term of ``Ĉ``'s noise (round 3d, not the
@@ -567,6 +573,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if not (0 < first_share and 0 < bias_share and first_share + bias_share < 1):
         raise InvalidParameterError("first_share", "first_share and bias_share must be > 0 "
                                                    "with a sum < 1")
+    beta = check_beta(beta, ("auto",))
     X = np.asarray(X, dtype=np.float64)
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)
@@ -609,7 +616,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         m = G1[:k, k] / t
         C = G1[:k, :k] - np.outer(m, m)
         Q = first_noise_scale(plan1.entry_variance, m, t, mean_noise=mean_margin)
-        S, A, A_inv, r2 = whitening(C, Q, m, hl, margin=margin, beta=beta)
+        # the radius' step budget: μ₂, the whitened step's GDP parameter when the statistic is
+        # released (public: μ₁ is the first release's calibration)
+        mu_cp = math.sqrt(max(mu_star ** 2 - mu1 ** 2 - bias_share * mu_star ** 2, 0.0))
+        S, A, A_inv, r2 = whitening(C, Q, m, hl, margin=margin, beta=beta, n=n,
+                                    mu=max(mu_cp, 1e-300))
         # the largest loss a record in the box can lose to the clipping (public)
         cap = float(np.sum((weights * (hl + np.abs(m))) ** 2))
         mu_b = math.sqrt(bias_share) * mu_star

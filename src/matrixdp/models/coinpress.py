@@ -25,11 +25,13 @@ from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
 
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
-           "first_noise_scale", "gdp_release", "unwhiten", "whitened_records", "whitened_release",
-           "whitening"]
+           "moment_radius_sq", "step_radius_sq", "check_beta", "radius_edges",
+           "whitened_norm_counts", "counts_radius_sq", "first_noise_scale", "gdp_release",
+           "unwhiten", "whitened_records", "whitened_release", "whitening"]
 
 #: Failure probability behind the whitened clipping radius (a utility parameter only: privacy
-#: never depends on it, since every record is clipped to the radius whatever the data).
+#: never depends on it, since every record is clipped to the radius whatever the data). With
+#: ``beta="auto"`` (the default) it is the floor of the radius: the Gaussian radius at this rate.
 BETA = 0.1
 
 
@@ -52,6 +54,119 @@ def gaussian_radius_sq(k: int, beta: float = BETA) -> float:
     clipping bias for a much smaller sensitivity when ``k`` is small."""
     L = math.log(1.0 / beta)
     return k + 2.0 * math.sqrt(k * L) + 2.0 * L
+
+
+def moment_radius_sq(k: int, n: int, mu: float) -> float:
+    r"""The squared whitened radius that minimises a bound on a whitened step's error for any
+    records whose whitened sixth moment is the Gaussian model's, ``E‖y‖⁶ = k(k + 2)(k + 4)``.
+
+    Clipping at ``r`` biases the whitened second moments by a PSD matrix of trace
+    ``E(‖y‖² − r²)₊ <= 4 E‖y‖⁶/(27 r⁴)`` (as ``(a − r²)₊ <= 4a³/(27 r⁴)`` for ``a >= 0``),
+    which bounds its Frobenius norm; the step's noise has expected Frobenius norm about
+    ``a_n r²`` with ``a_n = (k + 1)^{3/2}/(√k n μ)`` (i.i.d. entries of sd
+    ``σ = √2 (r² + r²/k)/(n μ)`` on a symmetric ``k × k`` matrix). The sum is least at
+    ``r² = (8 k(k + 2)(k + 4) / (27 a_n))^{1/3}``, which grows like ``(n μ)^{1/3}``
+    (``docs/coinpress.md`` § The clipping radius). Public: ``k``, ``n`` (replace-one, public)
+    and the step's GDP parameter ``μ`` only.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/coinpress.md`` (§ The clipping radius).
+    """
+    a = (k + 1.0) ** 1.5 / (math.sqrt(k) * n * mu)
+    return (8.0 * k * (k + 2.0) * (k + 4.0) / (27.0 * a)) ** (1.0 / 3.0)
+
+
+def step_radius_sq(k: int, n: int, mu: float, beta="auto") -> float:
+    """The squared Gaussian-model radius of a whitened step before the box's cap.
+
+    ``beta`` a float: ``gaussian_radius_sq(k, beta)`` (a fixed per-record clipping rate, the
+    behaviour before ``"auto"``). ``beta="auto"``: the larger of the fixed-rate radius at
+    ``BETA`` and :func:`moment_radius_sq` for the step's ``n`` and ``μ``, i.e. the rate
+    ``BETA`` where the budget is small and a radius growing like ``(n μ)^{1/3}`` where it is
+    large, so that the clipping bias vanishes as ε grows (``docs/coinpress.md`` § The clipping
+    radius).
+
+    References
+    ----------
+    .. [1] B. Laurent and P. Massart, "Adaptive estimation of a quadratic functional by model
+       selection", Annals of Statistics 28(5), 2000 (the fixed-rate radius).
+    .. [2] matrixdp, ``docs/coinpress.md`` (§ The clipping radius).
+    """
+    if isinstance(beta, str):
+        return max(gaussian_radius_sq(k, BETA), moment_radius_sq(k, n, mu))
+    return gaussian_radius_sq(k, beta)
+
+
+#: Names ``beta`` accepts besides a float (``docs/coinpress.md`` § The clipping radius).
+BETA_RULES = ("auto", "counts")
+#: ``beta="counts"``: the share of a whitened step's ``μ_t²`` spent on the counts that choose
+#: its radius (2 steps: 0.04 · 3/4 = 0.03 of ``μ*²``, the share of the adaptive method's
+#: statistic).
+RADIUS_COUNT_SHARE = 0.04
+#: ``beta="counts"``: a noisy count is read (else taken as 0) only above this many noise sds.
+RADIUS_COUNT_Z = 3.0
+#: ``beta="counts"``: the ratio of consecutive candidate squared radii (bin edges).
+RADIUS_BIN_RATIO = 2.0
+
+
+def check_beta(beta, allowed=BETA_RULES):
+    """``beta`` validated: one of ``allowed`` or a float in ``(0, 1)``."""
+    msg = f"must be one of {allowed} or a float in (0, 1), got {beta!r}"
+    if isinstance(beta, str):
+        if beta not in allowed:
+            raise InvalidParameterError("beta", msg)
+        return beta
+    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating, np.integer)) \
+            or not 0.0 < float(beta) < 1.0:
+        raise InvalidParameterError("beta", msg)
+    return beta
+
+
+def radius_edges(floor_sq: float, box_sq: float) -> np.ndarray:
+    """The candidate squared radii of ``beta="counts"``: ``e_0 = min(floor, box)``, growing by
+    ``RADIUS_BIN_RATIO``, the last one the box's image ``box_sq`` (public: from released values
+    and the bounds)."""
+    e0 = min(floor_sq, box_sq)
+    if box_sq <= e0:
+        return np.array([e0])
+    J = max(int(math.ceil(math.log(box_sq / e0) / math.log(RADIUS_BIN_RATIO))), 1)
+    edges = e0 * RADIUS_BIN_RATIO ** np.arange(J + 1, dtype=np.float64)
+    edges[-1] = box_sq
+    return edges
+
+
+def whitened_norm_counts(Xl, center, m, A, edges) -> np.ndarray:
+    """Counts of records per bin of their squared whitened norm ``u = ‖A(x − c − m̂)‖²``: bin
+    ``j`` (``1 <= j <= J``) holds ``e_{j−1} < u <= e_j``; records with ``u <= e_0`` are counted
+    nowhere. A record is in at most one bin, so replacing one record changes at most two counts
+    by one: the L2 sensitivity is ``√2`` whatever the box."""
+    Y = (Xl - center - m) @ A
+    u = np.einsum("ij,ij->i", Y, Y)
+    del Y
+    J = edges.size - 1
+    j = np.minimum(np.searchsorted(edges, u, side="left"), J)  # rounding above the box: bin J
+    return np.bincount(j, minlength=J + 1)[1:].astype(np.float64)
+
+
+def counts_radius_sq(noisy, edges, sigma: float, n: int, k: int, mu: float,
+                     z: float = RADIUS_COUNT_Z) -> float:
+    r"""The squared radius ``beta="counts"`` picks from the released counts (post-processing).
+
+    Among the edges ``e_i``, the one that minimises the estimated clipping bias plus the
+    whitened step's noise, ``b̂(e_i) + a e_i`` with ``a = (k + 1)^{3/2}/(√k n μ)``
+    (:func:`moment_radius_sq`) and ``b̂(e_i) = (1/n) Σ_{j > i} ñ_j (½(e_{j−1} + e_j) − e_i)``:
+    each record of bin ``j`` read at the bin's middle, a count kept only if it exceeds ``z``
+    noise sds (else 0).
+    """
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.size == 1:
+        return float(edges[0])
+    kept = np.where(noisy > z * sigma, noisy, 0.0)
+    mid = 0.5 * (edges[:-1] + edges[1:])
+    bias = np.maximum(mid[None, :] - edges[:, None], 0.0) @ kept / n
+    a = (k + 1.0) ** 1.5 / (math.sqrt(k) * n * mu)
+    return float(edges[int(np.argmin(bias * bias + (a * edges) ** 2))])
 
 
 @dataclass(frozen=True)
@@ -93,14 +208,16 @@ def _second_moments(Z, n):
     return 0.5 * (out + out.T)
 
 
-def whitening(C, Q, m, h, *, margin: float = 1.0, beta: float = BETA):
+def whitening(C, Q, m, h, *, margin: float = 1.0, beta=BETA, n=None, mu=None):
     """The public whitening of a CoinPress step from the previous (released) estimate.
 
     ``C`` and ``m`` are the released covariance and mean of ``x - c`` (``c`` the box's middle),
     ``Q`` the previous noise's row covariance and ``h`` the public half-widths. Returns
     ``(S, A, A_inv, r2)``: ``S = Π(C) + margin·√(2k)·Q``, ``A = S^{-1/2}``, ``A_inv = S^{1/2}``
-    and the squared clipping radius ``r2`` of the whitened records (the Gaussian radius, capped
-    by the image of the box). Post-processing of released values only.
+    and the squared clipping radius ``r2`` of the whitened records (:func:`step_radius_sq`,
+    capped by the image of the box). ``beta="auto"`` needs the public ``n`` and the GDP
+    parameter ``mu`` of the step that clips. Post-processing of released values and public
+    inputs only.
     """
     k = h.size
     Cp = project_covariance(C, variance_max=h ** 2)
@@ -111,7 +228,9 @@ def whitening(C, Q, m, h, *, margin: float = 1.0, beta: float = BETA):
     A_inv = (V * np.sqrt(w)) @ V.T  # S^{1/2}
     # the box's image: ‖A(x - c - m)‖ <= ‖A‖₂ √Σ(h_i + |m_i|)²
     box_r2 = float(np.sum((h + np.abs(m)) ** 2) / w.min())
-    r2 = min(gaussian_radius_sq(k, beta), box_r2)
+    if isinstance(beta, str) and (n is None or mu is None):
+        raise InvalidParameterError("beta", "'auto' needs the step's n and mu")
+    r2 = min(step_radius_sq(k, n, mu, beta), box_r2)
     return S, A, A_inv, r2
 
 
@@ -198,7 +317,7 @@ def unwhiten(Gy, r2, m, A_inv):
 
 def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng=None,
                          charging=None, margin: float = 1.0,
-                         beta: float = BETA, mean_margin: bool = False) -> CoinPressResult:
+                         beta="auto", mean_margin: bool = False) -> CoinPressResult:
     r"""Iterative (CoinPress-style) DP covariance and mean of records clipped to a public box.
 
     Replace-one neighbours with a public ``n``. Step 1 is matrixdp's own one-shot release
@@ -209,8 +328,9 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
     ``Ĉ = G − m̂m̂ᵀ``, the released mean's term included, :func:`first_noise_scale`), after a
     whitened step its row covariance ``σ S`` —
     ``λ = margin·√(2k)`` its expected spectral norm in ``Q`` units),
-    centres at the released mean, clips the whitened records ``y`` to the radius ``r`` (the
-    Gaussian radius, capped by the box's image), and releases the second moments of ``(y, τ)``
+    centres at the released mean, clips the whitened records ``y`` to the radius ``r``
+    (:func:`step_radius_sq` of the step's public ``n`` and GDP parameter, capped by the box's
+    image), and releases the second moments of ``(y, τ)``
     with i.i.d. Gaussian noise, sensitivity ``√2 (r² + τ²)/n``. The estimate of the last step is
     mapped back. ``privacy.exact`` is False: the composition is exact GDP, but the sensitivity
     bounds of the whitened steps are not claimed tight.
@@ -233,8 +353,15 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
         ``charging(guarantee)`` returns the context manager the releases run in.
     margin : float, default 1.0
         Multiplier of the whitening margin (utility only).
-    beta : float, default BETA
-        Per-record clipping rate of the whitened radius for Gaussian records (utility only).
+    beta : "auto" or float, default "auto"
+        The whitened clipping radius (utility only: every record is clipped whatever the data).
+        ``"auto"``: per step, the larger of the Gaussian radius at the rate ``BETA = 0.1`` and
+        the radius that balances a sixth-moment bound on the clipping bias against the step's
+        noise, ``r² ∝ (√k n μ_t)^{1/3}`` (:func:`moment_radius_sq`; ``docs/coinpress.md``
+        § The clipping radius), so the bias vanishes as ε grows; where the budget is small the
+        radius is the fixed rate's. A float: the fixed per-record rate of the Gaussian radius
+        (``0.1`` reproduces the behaviour before ``"auto"``, whose clipping bias does not fall
+        with ε on skewed or heavy-tailed records).
     mean_margin : bool, default False
         ``True``: the first step's whitening margin ``Q`` is the noise scale of the covariance it
         reads, ``Ĉ = G − m̂m̂ᵀ``, including the released mean's term ``δm mᵀ + m δmᵀ``
@@ -258,6 +385,7 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
     hi = np.asarray(upper, dtype=np.float64)
     n, d = X.shape
     shares = coinpress_shares(steps)
+    beta = check_beta(beta)
     mu_star = max_gaussian_shift(epsilon, delta)
     guarantee = PrivacyGuarantee(
         epsilon=float(epsilon), delta=float(delta), neighbouring="replace-one",
@@ -301,8 +429,27 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
             mu_t = math.sqrt(rest * share)
             if mu_t <= 0:
                 break
-            S, A, A_inv, r2 = whitening(C, Q, m, h[live], margin=margin, beta=beta)
-            Gy, sigma, mu_got = whitened_release(Xl, center, m, A, r2, mu_t, epsilon, delta,
+            mu_w = mu_t
+            if beta == "counts":
+                # the radius from DP counts of the whitened norms (sensitivity √2) at a share
+                # of the step's budget; the radius is post-processing of them
+                S, A, A_inv, r2 = whitening(C, Q, m, h[live], margin=margin, beta=BETA)
+                wS = np.linalg.eigvalsh(0.5 * (S + S.T))
+                box_r2 = float(np.sum((h[live] + np.abs(m)) ** 2) / max(wS.min(), 1e-300))
+                edges = radius_edges(r2, box_r2)
+                if edges.size > 1:
+                    mu_c = math.sqrt(RADIUS_COUNT_SHARE) * mu_t
+                    mu_w = math.sqrt(1.0 - RADIUS_COUNT_SHARE) * mu_t
+                    counts = whitened_norm_counts(Xl, center, m, A, edges)
+                    noisy, sigma_c, mu_c_got = gdp_release(counts, math.sqrt(2.0), mu_c,
+                                                           epsilon, delta, gen)
+                    del counts
+                    mu_used = math.sqrt(mu_used ** 2 + mu_c_got ** 2)
+                    r2 = counts_radius_sq(noisy, edges, sigma_c, n, k, mu_w)
+            else:
+                S, A, A_inv, r2 = whitening(C, Q, m, h[live], margin=margin, beta=beta, n=n,
+                                            mu=mu_t)
+            Gy, sigma, mu_got = whitened_release(Xl, center, m, A, r2, mu_w, epsilon, delta,
                                                  gen, Z)
             mu_used = math.sqrt(mu_used ** 2 + mu_got ** 2)
             radii.append(float(r2))

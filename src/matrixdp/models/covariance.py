@@ -383,7 +383,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         box (:func:`~matrixdp.models.coinpress.coinpress_covariance`, ``docs/coinpress.md``):
         ``coinpress_steps`` releases composed exactly (GDP) to the same (ε, δ); the first is the
         one-shot release at a quarter of the budget, the next ones whiten the records by the
-        released estimate. Replace-one, in-memory ``X``, not ``kind="gram"``. Its benefit
+        released estimate and clip them to a radius that grows with the step's budget
+        (``beta="auto"``, so the clipping bias vanishes as ε grows; ``docs/coinpress.md``
+        § The clipping radius). Replace-one, in-memory ``X``, not ``kind="gram"``. Its benefit
         depends on the data (how much smaller the records' spread is than the box), so
         ``noise="auto"`` cannot score it from public facts and never picks it; measured
         (``results/utility_covariance.md``) it wins at large ``ε n`` and loses at small.
