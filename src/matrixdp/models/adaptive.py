@@ -29,8 +29,8 @@ from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
-from .coinpress import (check_beta, first_noise_scale, gdp_release, unwhiten, whitened_records,
-                        whitened_release, whitening)
+from .coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhiten,
+                        whitened_records, whitened_release, whitening)
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
            "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",
@@ -402,7 +402,7 @@ def pca_bias_model(b, S, U, q, gaps, s_cp, weights=None, ratio: float = BIN_RATI
 def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covariance",
                         n_components=None, rng=None, charging=None,
                         first_share: float = FIRST_SHARE, bias_share: float = BIAS_SHARE,
-                        margin: float = 1.0, beta="auto",
+                        margin: float = 1.0, beta=BETA,
                         select_units: str | None = None,
                         decision: str = "counts", first_kind: str | None = None,
                         ranking: str | None = None, branch: str | None = None,
@@ -460,8 +460,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         Shares of ``μ*²`` of releases 1 and 2 (utility only; the total never exceeds ``μ*``).
     margin : float
         The whitening margin of :func:`~.coinpress.coinpress_covariance`.
-    beta : "auto" or float, default "auto"
-        The whitened radius of :func:`~.coinpress.coinpress_covariance`; ``"auto"`` is taken
+    beta : float or "auto", default BETA (0.1)
+        The whitened radius of :func:`~.coinpress.coinpress_covariance`; ``"auto"`` (opt-in) is taken
         at the whitened step's GDP parameter when the statistic is released,
         ``μ₂ = √(μ*² − μ₁² − μ_b²)`` (the radius is fixed before the statistic, which counts the
         records it clips; ``docs/coinpress.md`` § The clipping radius). A float: the fixed

@@ -31,7 +31,7 @@ __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gauss
 
 #: Failure probability behind the whitened clipping radius (a utility parameter only: privacy
 #: never depends on it, since every record is clipped to the radius whatever the data). With
-#: ``beta="auto"`` (the default) it is the floor of the radius: the Gaussian radius at this rate.
+#: the default; with ``beta="auto"`` it is the floor of the radius: the Gaussian radius at this rate.
 BETA = 0.1
 
 
@@ -317,7 +317,7 @@ def unwhiten(Gy, r2, m, A_inv):
 
 def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng=None,
                          charging=None, margin: float = 1.0,
-                         beta="auto", mean_margin: bool = False) -> CoinPressResult:
+                         beta=BETA, mean_margin: bool = False) -> CoinPressResult:
     r"""Iterative (CoinPress-style) DP covariance and mean of records clipped to a public box.
 
     Replace-one neighbours with a public ``n``. Step 1 is matrixdp's own one-shot release
@@ -353,15 +353,18 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
         ``charging(guarantee)`` returns the context manager the releases run in.
     margin : float, default 1.0
         Multiplier of the whitening margin (utility only).
-    beta : "auto" or float, default "auto"
+    beta : float, "auto" or "counts", default BETA (0.1)
         The whitened clipping radius (utility only: every record is clipped whatever the data).
-        ``"auto"``: per step, the larger of the Gaussian radius at the rate ``BETA = 0.1`` and
+        A float (default ``BETA = 0.1``): the fixed per-record rate of the Gaussian radius; its
+        clipping bias does not fall with ε on skewed or heavy-tailed records. ``"auto"``
+        (opt-in; its pre-registered check for the default failed: up to 2.8× worse on the
+        covariance and up to 35× on PCA at moderate ε on light-tailed tables,
+        ``results/coinpress_radius_benchmark.md``): per step, the larger of the Gaussian radius at the rate ``BETA = 0.1`` and
         the radius that balances a sixth-moment bound on the clipping bias against the step's
         noise, ``r² ∝ (√k n μ_t)^{1/3}`` (:func:`moment_radius_sq`; ``docs/coinpress.md``
         § The clipping radius), so the bias vanishes as ε grows; where the budget is small the
-        radius is the fixed rate's. A float: the fixed per-record rate of the Gaussian radius
-        (``0.1`` reproduces the behaviour before ``"auto"``, whose clipping bias does not fall
-        with ε on skewed or heavy-tailed records).
+        radius is the fixed rate's. ``"counts"`` (opt-in): the radius chosen from DP counts of
+        the whitened records' norms (a share of the step's budget; ``docs/coinpress.md``).
     mean_margin : bool, default False
         ``True``: the first step's whitening margin ``Q`` is the noise scale of the covariance it
         reads, ``Ĉ = G − m̂m̂ᵀ``, including the released mean's term ``δm mᵀ + m δmᵀ``

@@ -98,7 +98,7 @@ def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
                                               "passes over the records)")
     res = coinpress_covariance(
         X, lo, hi, epsilon=epsilon, delta=delta, steps=estimator.coinpress_steps,
-        rng=estimator.random_state,
+        beta=estimator.coinpress_beta, rng=estimator.random_state,
         charging=lambda p: charging(estimator.accountant, p, label=label))
     estimator.privacy_ = res.privacy
     estimator.noise_ = "coinpress"
@@ -123,7 +123,7 @@ def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, kind="covarianc
                                               "passes over the records)")
     res = adaptive_covariance(
         X, lo, hi, epsilon=epsilon, delta=delta, kind=kind, n_components=n_components,
-        rng=estimator.random_state,
+        beta=estimator.coinpress_beta, rng=estimator.random_state,
         charging=lambda p: charging(estimator.accountant, p, label=label), **options)
     if hasattr(estimator, "moments_"):  # a previous moments fit's release
         del estimator.moments_
@@ -383,9 +383,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         box (:func:`~matrixdp.models.coinpress.coinpress_covariance`, ``docs/coinpress.md``):
         ``coinpress_steps`` releases composed exactly (GDP) to the same (ε, δ); the first is the
         one-shot release at a quarter of the budget, the next ones whiten the records by the
-        released estimate and clip them to a radius that grows with the step's budget
-        (``beta="auto"``, so the clipping bias vanishes as ε grows; ``docs/coinpress.md``
-        § The clipping radius). Replace-one, in-memory ``X``, not ``kind="gram"``. Its benefit
+        released estimate and clip them to the radius of ``coinpress_beta``. Replace-one, in-memory ``X``, not ``kind="gram"``. Its benefit
         depends on the data (how much smaller the records' spread is than the box), so
         ``noise="auto"`` cannot score it from public facts and never picks it; measured
         (``results/utility_covariance.md``) it wins at large ``ε n`` and loses at small.
@@ -409,6 +407,16 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         making it the default failed, hence not the default.
     coinpress_steps : int, default 2
         Number of releases of ``method="coinpress"``.
+    coinpress_beta : float or "auto", default 0.1
+        The whitened clipping radius of ``method="coinpress"`` and ``"adaptive"`` (utility only;
+        the guarantee is the same). ``0.1``: the Gaussian radius at a per-record clipping rate
+        of 0.1, whose clipping bias does not fall with ε on skewed or heavy-tailed records
+        (``results/outside_audit.md`` Findings 3). ``"auto"``: a radius that grows with the
+        step's budget, so the error keeps falling with ε (``docs/coinpress.md`` § The clipping
+        radius; ccard at ε = 10⁴: 0.133 → 0.0075, ``results/coinpress_radius.md``); not the
+        default because at moderate ε on light-tailed tables it is up to 2.8× worse on the
+        covariance (``results/coinpress_radius_benchmark.md``, a pre-registered check that
+        failed). Use ``"auto"`` at large ε or with heavy tails.
     shrinkage : {"auto", "none", "off-diagonal", "whole", "projected"}, default "auto"
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release
@@ -504,10 +512,12 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, kind="covariance", noise="auto",
                  neighbouring="replace-one", project_psd=True, clip=True, random_state=None,
-                 accountant=None, method="moments", coinpress_steps=2, shrinkage="auto"):
+                 accountant=None, method="moments", coinpress_steps=2, shrinkage="auto",
+                 coinpress_beta=0.1):
         self.shrinkage = shrinkage
         self.method = method
         self.coinpress_steps = coinpress_steps
+        self.coinpress_beta = coinpress_beta
         self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta

@@ -69,6 +69,10 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         ``docs/coinpress.md``). The pre-registered rule for making it the default fails.
         Experimental, not recommended.
     coinpress_steps : int, default 2
+    coinpress_beta : float or "auto", default 0.1
+        The whitened clipping radius of ``method="coinpress"`` / ``"adaptive"``, as
+        :class:`~matrixdp.models.DPCovariance`'s (``"auto"``: a radius growing with the budget,
+        opt-in; at moderate ε it costs up to 11× on PCA, ``results/coinpress_radius_benchmark.md``).
     projection : {"unit-box", "noise", "original", "none"}, default "unit-box"
         The Frobenius projection of the released covariance onto the feasible set before the
         eigendecomposition (post-processing: the guarantee is unchanged), in units of the
@@ -117,9 +121,10 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
-                 method="moments", coinpress_steps=2, projection="unit-box"):
+                 method="moments", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1):
         self.method = method
         self.coinpress_steps = coinpress_steps
+        self.coinpress_beta = coinpress_beta
         self.n_components = n_components
         self.neighbouring = neighbouring
         self.epsilon = epsilon
