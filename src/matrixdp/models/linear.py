@@ -48,7 +48,7 @@ LEVEL_SHARE_CAP = 0.5
 #: ``level_share="auto"`` treats the slopes as hopeless below this :func:`slope_capacity`
 #: (chosen on the development tables: at 1, wdbc ε = 3 (0.66) lost 12% to the constant model).
 HOPELESS_CAPACITY = 0.5
-#: ``level_share="auto"`` where no slope can rise above the noise (``slope_capacity < 1``):
+#: ``level_share="auto"`` where the slopes are hopeless (``slope_capacity < HOPELESS_CAPACITY``):
 #: nearly the whole budget buys the target's mean, and the constant model is returned.
 HOPELESS_SHARE = 0.95
 #: ``level_share``: the share of the budget (of ``μ*²`` in Gaussian DP) spent on a dedicated
@@ -276,7 +276,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         return self.select
 
     def _level_share(self, task, t, n, lo_y, hi_y, eps, delta, noise, relation,
-                     intercept) -> float:
+                     intercept) -> tuple[float, bool]:
         """``(share, hopeless)``: the validated share of ``μ*²`` spent on the dedicated DP mean
         of the target (0 where it does not apply: add-remove, no intercept) and, for ``"auto"``,
         whether the slopes are hopeless (:func:`auto_level_share`). Public inputs only."""
@@ -517,6 +517,9 @@ def release_with_target_mean(value, task, t, n, lo_y, hi_y, share, *, epsilon, d
         rel = release_second_moment(None, task, epsilon=eps_joint, delta=delta, noise=noise,
                                     rng=gen, value=value, plan=plan)
         mean = float(np.asarray(mech.release(np.array([exact_mean]), rng=gen).value)[0])
+    if total.exact and not rel.privacy.exact:  # e.g. a certified (not attained) sensitivity
+        total = replace(total, exact=False, notes=total.notes + tuple(
+            n for n in rel.privacy.notes if n not in total.notes))
     return replace(rel, privacy=total), mean, float(mech.sigma) ** 2
 
 
