@@ -681,3 +681,33 @@ def test_level_share_and_select_are_validated(kw):
     X, y = _loose_label_table(100)
     with pytest.raises(InvalidParameterError):
         DPLinearRegression(epsilon=1.0, random_state=0, **kw, **LOOSE).fit(X, y)
+
+
+def test_auto_level_share_follows_the_public_slope_capacity():
+    """``level_share="auto"`` from public inputs only: on 20 records in a loose box at ε = 0.3
+    no slope can be resolved (slope capacity < 0.5), so 95% of the budget buys the mean and the
+    constant model is returned; on 20,000 records at ε = 10 the share is tiny and the slopes
+    are kept (and the fit is within 2% of the default's test MSE)."""
+    import matrixdp.models.linear as lin
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0, 10, (20, 3))
+    y = X @ np.array([1.0, -0.5, 0.2]) + rng.standard_normal(20)
+    tiny = DPLinearRegression(epsilon=0.3, bounds_X=(0, 100), bounds_y=(-100, 100),
+                              level_share="auto", random_state=0).fit(X, y)
+    assert tiny.level_share_ == lin.HOPELESS_SHARE and tiny.selected_ == "constant"
+    np.testing.assert_array_equal(tiny.coef_, np.zeros(3))
+    assert tiny.privacy_.epsilon == pytest.approx(0.3, rel=1e-9)
+
+    X = rng.uniform(-1, 1, (20000, 4))
+    w = np.array([0.5, -0.3, 0.2, 0.1])
+    y = np.clip(X @ w + 0.1 * rng.standard_normal(20000), -2, 2)
+    Xt = rng.uniform(-1, 1, (4000, 4))
+    kw = dict(epsilon=10.0, bounds_X=(-1, 1), bounds_y=(-2, 2))
+    big = DPLinearRegression(level_share="auto", random_state=0, **kw).fit(X, y)
+    assert 0 < big.level_share_ < 0.05 and big.selected_ == "fit"
+    auto = _median_test_mse(lambda s: DPLinearRegression(level_share="auto", random_state=s, **kw),
+                            X, y, Xt, Xt @ w, seeds=8)
+    default = _median_test_mse(lambda s: DPLinearRegression(random_state=s, **kw),
+                               X, y, Xt, Xt @ w, seeds=8)
+    assert auto <= 1.02 * default, (auto, default)
