@@ -493,7 +493,9 @@ def release_with_target_mean(value, task, t, n, lo_y, hi_y, share, *, epsilon, d
     """The joint release at ``(1 - share) μ*²`` and a Gaussian DP mean of the target at
     ``share · μ*²``, composed exactly to (ε, δ) in Gaussian DP and charged once, before either
     draw (replace-one, with an intercept: ``value`` is ``(1/n) Σ z zᵀ``, so the exact mean of
-    ``y - c_y`` is its entry ``(y, t)`` over ``t``).
+    ``y - c_y`` is its entry ``(y, t)`` over ``t``). ``rng``: None (secure), an int seed or a
+    Generator; one generator draws both releases; a seeded release is replayable by whoever
+    knows the seed.
 
     Returns
     -------
