@@ -10,8 +10,11 @@ index whose base is 1 or 100), the bound covers both and is loose on purpose. On
 names and the documented numbers of observations were looked at before these bounds were
 committed; no value of any of these tables was printed or plotted.
 
-Status: **never seen** by any regression rule. Used ONLY for the deciding run of
-``regression_floor.py --part check`` (the rule in its docstring, committed before that run).
+Status: never seen by any regression rule until the deciding run of
+``regression_floor.py --part check`` (the rule in ``decide``, committed before that run;
+``results/regression_floor_check.md``). **Seen since** (round of issue #24, task F), and diagnosed
+after that run (``--part diagnose``): a rule changed because of them must be checked on other
+tables.
 """
 
 from __future__ import annotations
