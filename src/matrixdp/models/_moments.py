@@ -377,7 +377,7 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
 
 
 def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, noise="auto",
-                          rng=None, charging=None, value=None) -> MomentRelease:
+                          rng=None, charging=None, value=None, plan=None) -> MomentRelease:
     """Release ``(1/n) Zᵀ Z`` (replace-one) or ``ZᵀZ`` (add-remove) for records ``Z`` in the box.
 
     ``Z`` must already be clipped to ``[task.lower, task.upper]`` (up to rounding).
@@ -385,9 +385,13 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     :func:`matrixdp.models._base.charging`); it may raise on entry to stop the release before any
     noise is drawn. ``value``, when given, is that matrix already reduced from the records (e.g.
     summed block by block on a Dask cluster) and ``Z`` is ignored: the release is the same.
+    ``plan``: ``(plan, candidates)`` of :func:`plan_second_moment` for these arguments, already
+    computed by the caller (e.g. to compose its guarantee with another release before charging).
     """
 
-    plan, candidates = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
+    if plan is None:
+        plan = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
+    plan, candidates = plan
     if value is None:
         value = task.query().compute(Z)
     ctx = contextlib.nullcontext() if charging is None else charging(plan.mechanism.privacy)

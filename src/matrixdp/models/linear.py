@@ -39,6 +39,21 @@ REGRESSION_CANDIDATES = ("iid", "task-weighted", "mse-optimal", "iid-unit-box")
 PROJECTION_UNITS = "noise"
 #: The values of the estimators' ``projection`` parameter (``"none"``: solve the raw release).
 PROJECTIONS = ("noise", "half-width", "original", "none")
+#: ``select``: ``"none"`` (always the fitted slopes) or ``"risk"`` (the fit or the constant model,
+#: whichever has the lower estimated out-of-sample risk; post-processing; docs/regression.md §3b).
+SELECTIONS = ("none", "risk")
+SELECT = "none"
+#: ``level_share="auto"`` never spends more than this share of ``μ*²`` on the target's mean.
+LEVEL_SHARE_CAP = 0.5
+#: ``level_share="auto"`` treats the slopes as hopeless below this :func:`slope_capacity`
+#: (chosen on the development tables: at 1, wdbc ε = 3 (0.66) lost 12% to the constant model).
+HOPELESS_CAPACITY = 0.5
+#: ``level_share="auto"`` where the slopes are hopeless (``slope_capacity < HOPELESS_CAPACITY``):
+#: nearly the whole budget buys the target's mean, and the constant model is returned.
+HOPELESS_SHARE = 0.95
+#: ``level_share``: the share of the budget (of ``μ*²`` in Gaussian DP) spent on a dedicated
+#: Gaussian DP mean of the target (docs/regression.md §3b); 0 = the joint release only.
+LEVEL_SHARE = 0.0
 
 
 def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
@@ -166,6 +181,19 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         The norm in which the release is projected onto the sums its public boxes allow before
         the solve (the noise's own metric by default; ``results/projection_regression.md``), or
         ``"none"``: solve the raw release. Post-processing either way.
+    level_share : float in [0, 1) or "auto", default 0.0
+        Share of the budget (of ``μ*²``: the joint release and the mean compose exactly to
+        (ε, δ) in Gaussian DP) spent on a dedicated Gaussian DP mean of the target, combined with
+        the joint release's mean by inverse public variance (replace-one with an intercept only;
+        ignored otherwise). ``"auto"`` chooses it from public inputs (:func:`auto_level_share`)
+        and, where no slope can rise above the noise whatever the records are, spends 95% on the
+        mean and returns the constant model. ``docs/regression.md`` §3b. Opt-in: the pre-registered
+        check of it as the default is ``results/regression_floor_check.md``.
+    select : {"none", "risk"}, default "none"
+        ``"risk"``: return the fitted slopes or the constant model (the released mean), whichever
+        has the lower estimated out-of-sample risk (Mallows-Cp/Stein correction from the release
+        and its public noise; post-processing, no budget; replace-one only;
+        :func:`risk_selection`, ``docs/regression.md`` §3b). Opt-in.
 
     Attributes
     ----------
@@ -187,7 +215,20 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         The adaptive ridge ``λ`` of the solve (a function of the release only).
     moments_ : ndarray (k, k)
         The released (DP) second moments of ``(x - c_x, y - c_y, t)`` (sums under add-remove);
-        ``coef_`` and ``intercept_`` are solved from it (post-processing).
+        ``coef_`` and ``intercept_`` are solved from it (post-processing). With a level share,
+        its target-mean entry ``(y, t)`` (and that entry of ``entry_variance_``) is the
+        inverse-variance combination of the joint release and ``target_mean_``.
+    level_share_ : float
+        The share of ``μ*²`` spent on the dedicated DP mean (0: none).
+    target_mean_, target_mean_variance_ : float or None
+        The dedicated DP mean of the target (original units) and its public noise variance
+        (``None`` without a level share).
+    selected_ : {"fit", "constant"}
+        What ``coef_``/``intercept_`` are: the solved slopes, or the constant model (``coef_ = 0``,
+        the released mean of the target) chosen by ``select="risk"`` or by ``level_share="auto"``
+        where the slopes are hopeless.
+    risk_estimates_ : dict or None
+        ``select="risk"``: the two corrected risk estimates (up to a common constant).
     n_features_in_, feature_names_in_
 
     References
@@ -197,11 +238,18 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     .. [2] matrixdp, ``docs/when_mvg_wins.md``, ``docs/regression.md``.
     .. [3] Y.-X. Wang, "Revisiting differentially private linear regression: optimal and adaptive
        prediction & estimation in unbounded domain", UAI 2018 (the adaptive ridge).
+    .. [4] C. L. Mallows, "Some comments on Cp", Technometrics 1973; C. M. Stein, "Estimation of
+       the mean of a multivariate normal distribution", Ann. Statist. 1981 (``select="risk"``).
+    .. [5] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (the level
+       share's composition).
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
-                 random_state=None, accountant=None, projection=PROJECTION_UNITS):
+                 random_state=None, accountant=None, projection=PROJECTION_UNITS,
+                 level_share=LEVEL_SHARE, select=SELECT):
+        self.level_share = level_share
+        self.select = select
         self.projection = projection
         self.neighbouring = neighbouring
         self.epsilon = epsilon
@@ -220,6 +268,32 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
 
     def _ridge_alpha(self) -> float:
         return 0.0
+
+    def _select(self) -> str:
+        if self.select not in SELECTIONS:
+            raise InvalidParameterError("select", f"must be one of {SELECTIONS}, got "
+                                                  f"{self.select!r}")
+        return self.select
+
+    def _level_share(self, task, t, n, lo_y, hi_y, eps, delta, noise, relation,
+                     intercept) -> tuple[float, bool]:
+        """``(share, hopeless)``: the validated share of ``μ*²`` spent on the dedicated DP mean
+        of the target (0 where it does not apply: add-remove, no intercept) and, for ``"auto"``,
+        whether the slopes are hopeless (:func:`auto_level_share`). Public inputs only."""
+        s = self.level_share
+        if isinstance(s, str):
+            if s != "auto":
+                raise InvalidParameterError("level_share", f"must be 'auto' or a number in "
+                                                           f"[0, 1), got {s!r}")
+        elif isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)) \
+                or not 0.0 <= float(s) < 1.0:
+            raise InvalidParameterError("level_share", f"must be 'auto' or a number in [0, 1), "
+                                                       f"got {s!r}")
+        if relation != "replace-one" or not intercept:
+            return 0.0, False
+        if s == "auto":
+            return auto_level_share(task, t, n, lo_y, hi_y, eps, delta, noise)
+        return float(s), False
 
     def _projection_units(self):
         """The validated ``projection`` (``None`` for ``"none"``)."""
@@ -267,13 +341,47 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                          t if intercept else 0.0, clip=True,
                                          mean=relation == "replace-one")
         label = f"{type(self).__name__}.fit"
-        rel = release_second_moment(
-            Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
-            charging=lambda p: charging(self.accountant, p, label=label), value=value)
+        select = self._select()
+        share, hopeless = self._level_share(task, t, n, lo_y, hi_y, eps, delta, noise,
+                                            relation, intercept)
+        self.level_share_ = share
+        self.target_mean_ = None
+        if share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
+            rel, mean_rel, v_mean = release_with_target_mean(
+                value, task, t, n, lo_y, hi_y, share, epsilon=eps, delta=delta, noise=noise,
+                rng=self.random_state, charging=lambda p: charging(self.accountant, p,
+                                                                    label=label))
+            self.target_mean_ = float(cy + mean_rel)
+            self.target_mean_variance_ = float(v_mean)
+            rel = combine_target_mean(rel, mean_rel, v_mean, t)
+        else:
+            rel = release_second_moment(
+                Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
+                charging=lambda p: charging(self.accountant, p, label=label), value=value)
         scale = float(n) if relation == "replace-one" else 1.0
         beta, self.ridge_, normal = solve_moments(
             rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
             alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
+        self.selected_ = "fit"
+        self.risk_estimates_ = None
+        if hopeless:  # public: no slope can rise above the noise (auto_level_share)
+            beta = np.zeros_like(beta)
+            beta[d] = rel.value[d, d + 1] / (t * t)
+            self.selected_ = "constant"
+        elif select == "risk" and relation == "replace-one":
+            def resolve(Gh):
+                return solve_moments(Gh * scale, rel.entry_variance, task, n, t,
+                                     fit_intercept=intercept, alpha=alpha, shrink=self._shrink,
+                                     projection=projection)[0]
+            div = solve_divergence(rel.value, rel.entry_variance, beta, resolve, intercept)
+            keep, self.risk_estimates_ = risk_selection(rel.value, rel.entry_variance, beta,
+                                                        normal / scale, t, intercept,
+                                                        divergence=div)
+            if not keep:  # the intercept-only (or zero) model: post-processing of the release
+                beta = np.zeros_like(beta)
+                if intercept:
+                    beta[d] = rel.value[d, d + 1] / (t * t)
+                self.selected_ = "constant"
         coef = beta[:d]
         if self.fit_intercept:
             self.intercept_ = float(cy - cx @ coef + beta[d] * t)
@@ -290,10 +398,236 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             # value 0, so its coefficient is 0 with no noise left
             pinned = (np.asarray(task.lower[:d]) == 0) & (np.asarray(task.upper[:d]) == 0)
             self.coef_std_ = np.where(pinned, 0.0, self.coef_std_)
+        if self.selected_ == "constant":
+            self.coef_std_ = np.zeros(d)
+            self.intercept_std_ = math.sqrt(max(float(rel.entry_variance[d, d + 1]), 0.0)) / t \
+                if intercept else 0.0
         keep_release(self, rel)
         finish_bounds(self)
         return self
 
+
+
+def split_level_share(epsilon: float, delta: float, share: float) -> tuple[float, float]:
+    r"""``(ε_joint, ε_mean)``: the (ε, δ) budget split in Gaussian DP, ``μ_joint² = (1 - s) μ*²``
+    and ``μ_mean² = s μ*²`` with ``μ*`` the exact Gaussian shift of (ε, δ), so that the two
+    Gaussian-shift releases compose exactly to (ε, δ) (Dong, Roth & Su 2022). Public."""
+    from ..accounting.composition import gdp_epsilon
+    from ..calibration.gaussian import max_gaussian_shift
+
+    mu = max_gaussian_shift(epsilon, delta)
+    return (gdp_epsilon(mu * math.sqrt(1.0 - share), delta),
+            gdp_epsilon(mu * math.sqrt(share), delta))
+
+
+def target_mean_mechanism(epsilon: float, delta: float, lo_y: float, hi_y: float, n: int):
+    """The Gaussian mechanism of the replace-one mean of ``n`` targets in ``[lo_y, hi_y]``
+    (sensitivity ``(hi_y - lo_y)/n``; public, no data)."""
+    from ..mechanisms import GaussianMechanism
+
+    return GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=(hi_y - lo_y) / n,
+                             neighbouring="replace-one")
+
+
+def joint_level_variance(task, t, epsilon, delta, noise) -> float:
+    """Public noise variance of the target's mean inside the joint release at the full budget
+    (entry ``(y, t)`` of the planned allocation, divided by ``t²``)."""
+    from ._moments import plan_second_moment
+
+    d = task.lower.size - 2
+    plan, _ = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
+    return float(plan.entry_variance[d, d + 1]) / (t * t)
+
+
+def auto_level_share(task, t, n, lo_y, hi_y, epsilon, delta, noise) -> tuple[float, bool]:
+    r"""``level_share="auto"``: ``(s, hopeless)``, the share ``s`` of ``μ*²`` for the dedicated
+    DP mean of the target and whether the slopes are hopeless, from public inputs only (bounds,
+    ``n``, ε, δ, the allocation's public noise; ``docs/regression.md`` §3b).
+
+    With ``v_J`` the noise variance of the target's mean in the joint release and ``v_M`` that
+    of a DP mean spending all of ε, both at the full budget, ``r = v_J / v_M``. Spending ``s``
+    multiplies the joint release's noise variances by ``1/(1 - s)`` and leaves the level a
+    variance ``v_M / ((1 - s)/r + s)`` (inverse-variance combination). The share that balances
+    the two losses, ``1/(1 - s) = v_M⁻¹ ·`` (level variance), is ``s_bal = (r - 1)/(2r - 1)``
+    (< 1/2). ``q`` = :func:`slope_capacity` is the public best-case signal-to-noise of the slopes
+    in units of the adaptive ridge's noise edge:
+
+    * ``r <= 1``: ``s = 0`` (the joint release places the mean as well as a dedicated one);
+    * ``q < 0.5`` (``HOPELESS_CAPACITY``: even records at the corners of the box would leave
+      every feature at half the noise edge): hopeless, ``s = 0.95`` and the estimator returns
+      the constant model (the level);
+    * otherwise ``s = s_bal / max(q, 1)``: the better the slopes can be resolved, the less of
+      the budget leaves them.
+
+    The thresholds 0.5 and 0.95 were chosen on the development tables
+    (``results/regression_floor_audit.md``, ``..._bench.md``), not derived.
+    """
+    from ._moments import plan_second_moment
+
+    d = task.lower.size - 2
+    plan, _ = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
+    ev = np.asarray(plan.entry_variance, dtype=np.float64)
+    v_j = float(ev[d, d + 1]) / (t * t)
+    v_m = target_mean_mechanism(epsilon, delta, lo_y, hi_y, n).sigma ** 2
+    r = v_j / v_m
+    q = slope_capacity(task, ev)
+    hopeless = q < HOPELESS_CAPACITY
+    if not r > 1.0:
+        return 0.0, hopeless
+    if hopeless:
+        return HOPELESS_SHARE, True
+    s_bal = min((r - 1.0) / (2.0 * r - 1.0), LEVEL_SHARE_CAP)
+    return float(s_bal / max(q, 1.0)), False
+
+
+def slope_capacity(task, entry_variance) -> float:
+    r"""Public best-case signal-to-noise of the slopes in the joint release: the largest
+    ``h_j² / sd_j`` over the features (``h_j`` the public half-width, the largest per-record
+    second moment a feature centred in its box can have; ``sd_j`` the public noise sd of its
+    diagonal entry), in units of the adaptive ridge's noise edge ``√(2k)``. Below 1, no
+    feature can rise above the noise edge whatever the records are: the solve's slopes are
+    shrunk in every direction."""
+    d = task.lower.size - 2
+    h = 0.5 * (np.asarray(task.upper, float) - np.asarray(task.lower, float))[:d]
+    sd = np.sqrt(np.maximum(np.diag(np.asarray(entry_variance, float))[:d], 1e-300))
+    k = d + 1
+    return float(np.max(h * h / sd) / math.sqrt(2.0 * k))
+
+
+def release_with_target_mean(value, task, t, n, lo_y, hi_y, share, *, epsilon, delta, noise,
+                             rng, charging):
+    """The joint release at ``(1 - share) μ*²`` and a Gaussian DP mean of the target at
+    ``share · μ*²``, composed exactly to (ε, δ) in Gaussian DP and charged once, before either
+    draw (replace-one, with an intercept: ``value`` is ``(1/n) Σ z zᵀ``, so the exact mean of
+    ``y - c_y`` is its entry ``(y, t)`` over ``t``). ``rng``: None (secure), an int seed or a
+    Generator; one generator draws both releases; a seeded release is replayable by whoever
+    knows the seed.
+
+    Returns
+    -------
+    (release, mean, variance) : MomentRelease (its ``privacy`` the composed guarantee), the
+        released mean of ``y - c_y`` and its public noise variance
+    """
+    from dataclasses import replace
+
+    from ..accounting.composition import compose
+    from ..rng import make_rng
+    from ._moments import plan_second_moment
+
+    d = task.lower.size - 2
+    eps_joint, eps_mean = split_level_share(epsilon, delta, share)
+    plan = plan_second_moment(task, epsilon=eps_joint, delta=delta, noise=noise)
+    mech = target_mean_mechanism(eps_mean, delta, lo_y, hi_y, n)
+    total = compose([plan[0].mechanism.privacy, mech.privacy], delta=delta, method="gdp")
+    gen = make_rng(rng)  # one stream for both draws
+    exact_mean = float(np.asarray(value)[d, d + 1]) / t
+    with charging(total):
+        rel = release_second_moment(None, task, epsilon=eps_joint, delta=delta, noise=noise,
+                                    rng=gen, value=value, plan=plan)
+        mean = float(np.asarray(mech.release(np.array([exact_mean]), rng=gen).value)[0])
+    if total.exact and not rel.privacy.exact:  # e.g. a certified (not attained) sensitivity
+        total = replace(total, exact=False, notes=total.notes + tuple(
+            n for n in rel.privacy.notes if n not in total.notes))
+    return replace(rel, privacy=total), mean, float(mech.sigma) ** 2
+
+
+def combine_target_mean(rel, mean, v_mean, t):
+    """The release with its target-mean entry ``(y, t)`` replaced by the inverse-variance
+    combination of the joint release's mean and the dedicated one (independent noises; public
+    variances), and that entry's variance updated. Post-processing."""
+    from dataclasses import replace
+
+    d = rel.value.shape[0] - 2
+    G = np.array(rel.value, dtype=np.float64, copy=True)
+    V = np.array(rel.entry_variance, dtype=np.float64, copy=True)
+    v_j = float(V[d, d + 1]) / (t * t)
+    l_j = float(G[d, d + 1]) / t
+    if v_j > 0:
+        v = 1.0 / (1.0 / v_j + 1.0 / v_mean)
+        level = v * (l_j / v_j + mean / v_mean)
+    else:  # pragma: no cover - the joint release always has noise on that entry
+        v, level = v_j, l_j
+    G[d, d + 1] = G[d + 1, d] = level * t
+    V[d, d + 1] = V[d + 1, d] = v * t * t
+    return replace(rel, value=G, entry_variance=V)
+
+
+def solve_divergence(G, entry_variance, beta, solve, fit_intercept, step=1e-3):
+    r"""``∂θ̂_j/∂b_j`` for each coefficient ``j``: the derivative of the solve (projection,
+    adaptive ridge and all: ``solve(G) -> θ̂``) in the released ``Xᵀy`` entry ``(j, y)`` of the
+    per-record moments ``G``, by forward differences of ``step`` times that entry's public noise
+    standard deviation. Post-processing (``d + 1`` extra solves)."""
+    G = np.asarray(G, dtype=np.float64)
+    V = np.asarray(entry_variance, dtype=np.float64)
+    k = G.shape[0]
+    d = k - (2 if fit_intercept else 1)
+    idx = list(range(d)) + ([d + 1] if fit_intercept else [])
+    out = np.zeros(len(idx))
+    for pos, j in enumerate(idx):
+        h = step * math.sqrt(max(float(V[j, d]), 0.0))
+        if h <= 0:
+            continue
+        Gh = G.copy()
+        Gh[j, d] += h
+        Gh[d, j] += h
+        out[pos] = (solve(Gh)[pos] - beta[pos]) / h
+    return out
+
+
+def risk_selection(G, entry_variance, beta, M, t, fit_intercept, divergence=None):
+    r"""Whether the fitted slopes beat the constant model in estimated out-of-sample risk.
+
+    Post-processing of the replace-one release ``G = (1/n) Σ z zᵀ`` (centred records, with the
+    constant ``t``) and its public entry variances ``V``: the risk of a linear predictor ``θ`` is
+    ``R(θ) = S_yy - 2θᵀS_xy + θᵀS_xxθ`` in the true second moments ``S``; ``R̂(θ)`` plugs in the
+    release (unbiased for a fixed ``θ``). The fitted ``θ̂ = M⁻¹ b̂`` (``M`` the per-record matrix
+    the solve inverted, the adaptive ridge read as fixed) is chosen on the same noise, so
+    ``R̂(θ̂)`` is optimistic by ``2 E[uᵀ M⁻¹ u]`` to first order, ``u = e_b - E_A θ`` the noise of
+    the normal equations at ``θ`` (a Mallows-Cp / SURE correction; ``Cov(u)`` is exact given ``θ``
+    from the independent upper-triangle entries of the symmetrised noise, as in
+    :func:`coefficient_noise_std`). The constant model ``θ₀`` (intercept only: the released mean
+    ``L`` of ``y - c_y``; without an intercept, zero) has ``R̂(θ₀) = -L²`` (``0``) and optimism
+    ``2 Var(L)`` (``0``); ``S_yy`` is common to both and dropped. ``docs/regression.md`` §3b.
+
+    Returns
+    -------
+    (keep_fit, risks) : (bool, dict)
+        ``risks``: the two corrected estimates (``"fit"``, ``"constant"``), up to the common
+        ``S_yy``; public functions of the release.
+    """
+    G = np.asarray(G, dtype=np.float64)
+    V = np.array(entry_variance, dtype=np.float64, copy=True)
+    beta = np.asarray(beta, dtype=np.float64)
+    k = G.shape[0]
+    d = k - (2 if fit_intercept else 1)
+    idx = list(range(d)) + ([d + 1] if fit_intercept else [])
+    A = G[np.ix_(idx, idx)].copy()
+    if fit_intercept:
+        A[-1, -1] = t * t  # Σ t² = n t² is public: exact, no noise
+        V[d + 1, d + 1] = 0.0
+    b = G[idx, d]
+    J = idx + [d]
+    u = np.append(beta, -1.0)
+    Cv = np.outer(beta, beta) * V[np.ix_(idx, idx)]
+    np.fill_diagonal(Cv, V[np.ix_(idx, J)] @ (u * u))
+    Minv = np.linalg.pinv(0.5 * (M + M.T))
+    pen = 2.0 * float(np.trace(Minv @ Cv))
+    if divergence is not None:
+        # Stein's lemma for the Gaussian noise of Xᵀy (exact for that part, whatever the solve
+        # does, projection included); the Gram's part is the first-order one, scaled by the
+        # same ratio of the exact to the first-order Xᵀy part
+        vb = V[idx, d]
+        pen_b1 = 2.0 * float(np.sum(vb * np.diag(Minv)))
+        pen_b = 2.0 * float(np.sum(vb * np.asarray(divergence, dtype=np.float64)))
+        ratio = pen_b / pen_b1 if pen_b1 > 0 else 1.0
+        pen = pen_b + max(pen - pen_b1, 0.0) * max(ratio, 0.0)
+    risk_fit = float(beta @ A @ beta - 2.0 * beta @ b + pen)
+    if fit_intercept:
+        level = float(G[d, d + 1]) / t
+        risk_const = -level * level + 2.0 * float(V[d, d + 1]) / (t * t)
+    else:
+        risk_const = 0.0
+    return risk_fit <= risk_const, {"fit": risk_fit, "constant": risk_const}
 
 
 def feasible_moments(G, task, scale, unit=None):
@@ -555,7 +889,7 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select
         As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
     accountant
         As in :class:`DPLinearRegression`.
@@ -563,11 +897,12 @@ class DPRidge(DPLinearRegression):
 
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
-                 random_state=None, accountant=None, projection=PROJECTION_UNITS):
+                 random_state=None, accountant=None, projection=PROJECTION_UNITS,
+                 level_share=LEVEL_SHARE, select=SELECT):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
-                         projection=projection)
+                         projection=projection, level_share=level_share, select=select)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
