@@ -304,7 +304,7 @@ def render(args) -> None:
     out.append("")
     # wins per metric
     out += ["## Summary per metric (over the cells)", "",
-            "| metric | cells tree better (w̄ < 0) | cells beyond +2 se | cells beyond −2 se | "
+            "| metric | cells tree better (w̄ < 0) | cells tree worse by > 2 se | cells tree better by > 2 se | "
             "mean (tree − copula) |", "|---|---|---|---|---|"]
     for m in RULE_METRICS:
         cs = [c for c in checks if c["metric"] == m]
