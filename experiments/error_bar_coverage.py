@@ -190,7 +190,9 @@ def entry_classes(query: str, key: str, shape) -> dict:
 def run_cell(sc: Scenario, query: str, eps: float, project: bool, trials: int) -> list[dict]:
     truth = truths(sc, query)
     vals, lows, ups, stds, approx = {}, {}, {}, {}, {}
-    for seed in range(trials):
+    for trial in range(trials):
+        # seeds differ across ε (the cells are independent), shared by both projections
+        seed = 10_000 * EPSILONS.index(eps) + trial
         released, bars = release(sc, query, eps, project, seed)
         for key in truth:
             v = released_array(released, key, sc.names)
@@ -246,18 +248,19 @@ def check_cli_path(sc: Scenario) -> None:
                                                                                     index=False)
         for query in ("covariance", "pca", "linreg"):
             out = Path(tmp) / f"{query}.json"
-            argv = [str(data), "--query", query, "--epsilon", "1", "--seed", "3", "--out",
+            argv = ["release", str(data), "--query", query, "--epsilon", "1", "--seed", "3", "--out",
                     str(out), "--quiet"]
             for c, a, b in zip(sc.names, sc.lo, sc.hi):
-                argv += ["--bounds", f"{c}={a!r}:{b!r}"]
+                argv += ["--bounds", f"{c}={float(a)!r}:{float(b)!r}"]
             if query == "linreg":
                 argv += ["--bounds", f"y={sc.ylo!r}:{sc.yhi!r}", "--target", "y"]
             import contextlib
             import io
 
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(
-                    io.StringIO()):
-                assert main(argv) == 0
+            err = io.StringIO()
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                rc = main(argv)
+            assert rc == 0, err.getvalue()
             doc = json.loads(out.read_text())
             _, bars = release(sc, query, 1.0, True, 3)
             for key, bar in bars.items():
@@ -274,7 +277,7 @@ def _fmt(v, digits=3):
 
 def write_outputs(rows, args, elapsed, scs):
     RESULTS.mkdir(exist_ok=True)
-    with open(RESULTS / f"{NAME}.csv", "w", newline="") as fh:
+    with open(RESULTS / f"{args.name}.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=CSV_FIELDS)
         w.writeheader()
         for r in rows:
@@ -289,11 +292,13 @@ def write_outputs(rows, args, elapsed, scs):
         f"OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python {NAME}.py"
         + (f" --trials {args.trials}" if args.trials != DEFAULT_TRIALS else "")
         + (f" --scenarios {' '.join(map(repr, args.scenarios))}" if args.scenarios else "")
-        + "`", "",
+        + (f" --name {args.name}" if args.name != NAME else "")
+        + (f" --label {args.label!r}" if args.label else "") + "`", "",
+        *([f"Library code measured: {args.label}", ""] if args.label else []),
         f"matrixdp {matrixdp.__version__}, numpy {np.__version__}, Python "
         f"{platform.python_version()}; {elapsed / 60:.1f} min on a shared 2-core machine.", "",
         f"Setup: δ = {DELTA:g}, replace-one, `--noise auto`, {args.trials} seeded releases per "
-        "cell (seeds 0 … trials−1), every release through the CLI's own functions "
+        "cell (seeds 10000 k + 0 … trials−1 for the k-th ε, the same for both projections), every release through the CLI's own functions "
         "(`_release_vector`, `_release_matrix`, `_release_linreg`; a start-up check requires "
         "`matrixdp.cli.main([... --out ...])` to write the same bars). Truth: the statistic of "
         "the same clipped records (see the script's docstring). Coverage: share of releases "
@@ -345,7 +350,7 @@ def write_outputs(rows, args, elapsed, scs):
               "| scenario | query | entries | projected | ε | cov mean | worst (entry) | ratio "
               "median [min, max] |", "|---|---|---|---|---|---|---|---|"]
     lines += [_row(r) for r in rows]
-    (RESULTS / f"{NAME}.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{args.name}.md").write_text("\n".join(lines) + "\n")
 
 
 def _row(r):
@@ -363,6 +368,8 @@ def main(argv=None):
     p.add_argument("--trials", type=int, default=DEFAULT_TRIALS)
     p.add_argument("--scenarios", nargs="*", default=None, help="substrings of scenario names")
     p.add_argument("--queries", nargs="*", default=list(QUERIES))
+    p.add_argument("--name", default=NAME, help="results/NAME.{md,csv} to write")
+    p.add_argument("--label", default="", help="a line saying which library code was measured")
     args = p.parse_args(argv)
     scs = [s for s in scenarios()
            if not args.scenarios or any(k in s.name for k in args.scenarios)]
@@ -384,5 +391,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT / "src"))
     main()
