@@ -365,8 +365,13 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         matrix = _project_scaled(G, mlo, mhi, np.ones(d)) if project else 0.5 * (G + G.T)
         std = np.sqrt(G_var)
         released = {"matrix": matrix.tolist()}
+        # projected: the noise std, but the Frobenius projection can move one entry away from
+        # the truth (never the whole matrix): per entry the interval is approximate
         bars["matrix"] = _bar(matrix, std, dist, mhi - mlo, lo=mlo if project else None,
-                              hi=mhi if project else None)
+                              hi=mhi if project else None, approximate=project,
+                              what="noise standard deviation" + (
+                                  " (of the raw entry; the projected entry's error is "
+                                  "usually smaller, per entry not always)" if project else ""))
         expected = _moment_expected(est, "standard deviation of the noise on each entry of the "
                                          "Gram matrix X'X/n", "squared Frobenius error of X'X/n, "
                                                                "in the columns' units squared")
@@ -507,7 +512,11 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     xw = np.where(upper - lower > 0, upper - lower, 1.0)
     what = ("delta-method (first-order) noise std of each coefficient, from the public noise "
             "variances of the released statistics (post-processing); 'error / public range' "
-            "compares it with (range of the target) / (range of the feature)")
+            "compares it with (range of the target) / (range of the feature). It does not "
+            "include the bias of the noise-aware ridge, which shrinks the coefficients by an "
+            "amount of the order of the noise: where the features' spread is small against "
+            "their public ranges or n is small, the intervals cover far less than 95% "
+            "(results/error_bar_coverage.md)")
     bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True, what=what),
             "intercept": _bar(np.array([intercept]), np.array([intercept_std]), "gaussian",
                               np.array([yw]), approximate=True, what=what)}
