@@ -340,8 +340,9 @@ def _eigenvalue_bias(lam, vec, V, m, u):
     """Second-order bias of the released eigenvalues (a plug-in from the release).
 
     With ``σ²_lk = var(v_lᵀ dS v_k)`` (:func:`_sym_outer_std`), perturbation theory to second
-    order gives ``E[dλ_k] = sum_{l≠k} σ²_lk / (λ_k - λ_l)``: noise spreads the eigenvalues apart
-    (the top ones are inflated, the bottom ones deflated). Released eigenpairs and public noise
+    order gives ``E[dλ_k] = v_kᵀ E[dS] v_k + sum_{l≠k} σ²_lk / (λ_k - λ_l)``: noise spreads the
+    eigenvalues apart (the top ones are inflated, the bottom ones deflated), and
+    ``E[dS] = -diag(u)`` (the mean's own noise, ``-δ δᵀ``). Released eigenpairs and public noise
     variances only (post-processing); equal eigenvalues contribute nothing.
     """
     d = vec.shape[0]
@@ -349,7 +350,8 @@ def _eigenvalue_bias(lam, vec, V, m, u):
     pair = _sym_outer_std(vec.T[:, None, :], vec.T[None, :, :], V, m, u) ** 2  # [l, k]
     gaps = lam[None, :] - lam[:, None]  # gaps[l, k] = lam_k - lam_l
     keep = ~np.eye(d, dtype=bool) & (gaps != 0)
-    return np.sum(np.where(keep, pair / np.where(keep, gaps, 1.0), 0.0), axis=0)
+    return (np.sum(np.where(keep, pair / np.where(keep, gaps, 1.0), 0.0), axis=0)
+            - (vec * vec).T @ u)
 
 
 def _widen(bar, bias, lo, hi):
