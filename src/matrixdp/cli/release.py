@@ -95,7 +95,10 @@ _INTERVAL_NOTE = (
     "convex set that contains the true value never moves the release away from it (entrywise "
     "for a box; in total, Frobenius norm, for a matrix), the box-projected intervals (means, "
     "sums) cover at least as often as the raw ones, while for projected matrices the per-entry "
-    "coverage is approximate.")
+    "coverage is approximate. PCA's explained-variance intervals also reach out by the "
+    "eigenvalues' second-order bias on the side the truth lies. Bars marked approximate are "
+    "first-order or plug-in; their measured coverage is in results/error_bar_coverage.md of "
+    "the matrixdp repository.")
 
 
 def _bar(value, std, distribution, scale, *, lo=None, hi=None, approximate=False,
@@ -367,7 +370,7 @@ def _widen(bar, bias, lo, hi):
 def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args, names,
                     project):
     from ..feasible import (clamp, covariance_entry_bounds, nearest_correlation, orthonormalise,
-                            project_covariance, project_feasible, second_moment_entry_bounds)
+                            project_feasible, second_moment_entry_bounds)
     from ..models import DPCovariance, DPPCA
     from ..models.covariance import augmented_task, correlation_from_covariance
 
@@ -446,7 +449,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
             nearest_correlation(correlation_from_covariance(cov))
         # first order with plug-ins (post-processing of the released correlations and
         # variances): d rho = d S_ij / (s_i s_j) - rho / 2 (d S_ii / S_ii + d S_jj / S_jj)
-        var = np.clip(np.diag(cov if project else project_covariance(cov)), 0.0, None)
+        # --no-project: the estimator's correlation comes from its covariance projected in
+        # half-width units (DPCovariance always projects a correlation): its variances are the
+        # plug-ins that match what is released
+        var = np.clip(np.diag(cov if project else project_feasible(
+            cov, lower, upper, "correlation", units="unit-box")), 0.0, None)
         std = np.minimum(_correlation_std(np.clip(corr, -1.0, 1.0), var, V, m_off, u), 1.0)
         np.fill_diagonal(std, 0.0)
         released = {"matrix": corr.tolist(), "mean": mean.tolist()}
