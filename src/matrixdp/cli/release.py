@@ -466,7 +466,10 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         bars["matrix"] = _bar(corr, std, dist, 2.0, lo=off, hi=on,
                               approximate=True, what="first-order noise std of each "
                                                      "correlation (plug-in from the released "
-                                                     "correlations and variances; capped at 1)")
+                                                     "correlations and variances; capped at 1); "
+                                                     "for |correlation| near 1 the intervals "
+                                                     "cover less than 95% "
+                                                     "(results/error_bar_coverage_heldout.md)")
         bars["mean"] = mean_bar
         expected = _moment_expected(
             est, "first-order noise std of each correlation, from the public noise variances "
@@ -503,8 +506,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                 "explained_variance_ratio": ratio.tolist(), "mean": mean.tolist()}
     total_var = float(np.sum(h * h))  # the largest total variance the public box allows
     bars["components"] = _bar(comps, comp_std[:k], "gaussian", 2.0, lo=-1.0, hi=1.0,
-                              approximate=True, what="first-order (perturbation) error of each "
-                                                     "loading; capped at 1")
+                              approximate=True,
+                              what="first-order (perturbation) noise std of each loading, capped "
+                                   "at 1; indicative only: where eigenvalues are close or epsilon "
+                                   "is low the intervals cover well under 95% "
+                                   "(results/error_bar_coverage.md)")
     bars["explained_variance"] = _bar(lam, lam_std[:k], "gaussian", total_var, lo=0.0,
                                       hi=total_var, approximate=True,
                                       what="first-order noise std of each eigenvalue; the "
