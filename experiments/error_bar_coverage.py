@@ -1,4 +1,4 @@
-"""Do the error bars of ``matrixdp release`` tell the truth? Empirical coverage of the 95% intervals.
+"""Do the error bars of ``matrixdp release`` tell the truth? Coverage of the 95% intervals.
 
 For every query of ``matrixdp release`` (mean, sum, covariance, gram, correlation, pca, linreg),
 every scenario below, ε ∈ {0.3, 1, 3, 10} (δ = 1e-6, replace-one, n public) and both the
@@ -312,8 +312,8 @@ def check_cli_path(sc: Scenario) -> None:
                                                                                     index=False)
         for query in ("covariance", "pca", "linreg"):
             out = Path(tmp) / f"{query}.json"
-            argv = ["release", str(data), "--query", query, "--epsilon", "1", "--seed", "3", "--out",
-                    str(out), "--quiet"]
+            argv = ["release", str(data), "--query", query, "--epsilon", "1", "--seed", "3",
+                    "--out", str(out), "--quiet"]
             for c, a, b in zip(sc.names, sc.lo, sc.hi):
                 argv += ["--bounds", f"{c}={float(a)!r}:{float(b)!r}"]
             if query == "linreg":
@@ -363,7 +363,8 @@ def write_outputs(rows, args, elapsed, scs):
         f"matrixdp {matrixdp.__version__}, numpy {np.__version__}, Python "
         f"{platform.python_version()}; {elapsed / 60:.1f} min on a shared 2-core machine.", "",
         f"Setup: δ = {DELTA:g}, replace-one, `--noise auto`, {args.trials} seeded releases per "
-        "cell (seeds 10000 k + 0 … trials−1 for the k-th ε, the same for both projections), every release through the CLI's own functions "
+        "cell (seeds 10000 k + 0 … trials−1 for the k-th ε, the same for both projections), "
+        "every release through the CLI's own functions "
         "(`_release_vector`, `_release_matrix`, `_release_linreg`; a start-up check requires "
         "`matrixdp.cli.main([... --out ...])` to write the same bars). Truth: the statistic of "
         "the same clipped records (see the script's docstring). Coverage: share of releases "

@@ -440,8 +440,8 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         expected = _moment_expected(
             est, "noise standard deviation of each covariance entry (the mean's own noise "
                  "included, a plug-in from the release); the range of an entry is "
-                 "[-h_i h_j, h_i h_j] with h the public half-widths", "squared Frobenius error of the covariance, in the columns' "
-                                "units squared")
+                 "[-h_i h_j, h_i h_j] with h the public half-widths",
+            "squared Frobenius error of the covariance, in the columns' units squared")
         expected["entry_std"] = B.tolist()
         return released, est.privacy_, expected, bars
     if query == "correlation":
