@@ -95,7 +95,10 @@ _INTERVAL_NOTE = (
     "convex set that contains the true value never moves the release away from it (entrywise "
     "for a box; in total, Frobenius norm, for a matrix), the box-projected intervals (means, "
     "sums) cover at least as often as the raw ones, while for projected matrices the per-entry "
-    "coverage is approximate.")
+    "coverage is approximate. PCA's explained-variance intervals also reach out by the "
+    "eigenvalues' second-order bias on the side the truth lies. Bars marked approximate are "
+    "first-order or plug-in; their measured coverage is in results/error_bar_coverage.md of "
+    "the matrixdp repository.")
 
 
 def _bar(value, std, distribution, scale, *, lo=None, hi=None, approximate=False,
@@ -127,22 +130,72 @@ def _bar(value, std, distribution, scale, *, lo=None, hi=None, approximate=False
             "approximate": bool(approximate), "what": what}
 
 
-def _covariance_error_bound(G_var, lower, upper, t) -> np.ndarray:
-    """Root-mean-square error bound per entry of ``M - m mᵀ`` from the released moments.
+def _covariance_noise_model(G, G_var, center, t, lower, upper):
+    """``(V, m, u)``: the noise model of ``S = M - m mᵀ`` read from released augmented moments.
 
-    ``G_var`` is the exact noise variance of each released entry of the augmented second
-    moments ``G`` of ``(x - c, t)`` (public: it follows from the bounds, ``n`` and
-    (epsilon, delta)). With ``m = G[:d, d] / t`` the DP mean's offset from the public centre
-    (``|m_i| <= h_i``), Minkowski's inequality gives
-    ``rms(err_ij) <= sd(G_ij) + h_i sd(m_j) + h_j sd(m_i) + sqrt(3) sd(m_i) sd(m_j)``
-    (before the projection); every term is public.
+    ``V`` (``d x d``) holds the public noise variances of the released centred second moments
+    ``M = G[:d, :d]`` (independent upper-triangle entries: i.i.d. and diagonal-MVG noise alike),
+    ``u`` those of the mean offset ``G[:d, d] / t`` and ``m`` a plug-in of the (private) offset
+    of the mean from the public centre, read from the release (:func:`~matrixdp.models.covariance.
+    covariance_noise`; post-processing). Nothing is read from the data.
     """
+    from ..models.covariance import covariance_noise
+
     d = len(lower)
-    sd = np.sqrt(np.asarray(G_var, dtype=np.float64))
-    h = 0.5 * (np.asarray(upper) - np.asarray(lower))
-    sd_m = sd[:d, d] / t
-    return (sd[:d, :d] + np.outer(h, sd_m) + np.outer(sd_m, h)
-            + math.sqrt(3.0) * np.outer(sd_m, sd_m))
+    _, m, u = covariance_noise(G, G_var, center, t, lower, upper)
+    return np.asarray(G_var, dtype=np.float64)[:d, :d], m, u
+
+
+def _sym_outer_std(w, v, V, m, u) -> np.ndarray:
+    """Noise std of ``f(S) = wᵀ S v`` for a covariance ``S`` released from augmented moments.
+
+    ``S = M - m mᵀ`` is released from the moments ``M`` (symmetric noise ``E`` with independent
+    upper-triangle entries of variances ``V``) and the mean offset ``m`` (independent noise ``δ``
+    of variances ``u``), so ``dS = E - (m δᵀ + δ mᵀ) - δ δᵀ`` and, with ``W = (w vᵀ + v wᵀ)/2``
+    and ``Q = V' + 2 u uᵀ`` (``V'``: ``V`` with its off-diagonal doubled, each pair being one
+    draw)::
+
+        var f = sum_ab W_ab² Q_ab + sum_j (w_j (v·m) + v_j (w·m))² u_j
+              = ½ [(w²)ᵀ Q v² + (w∘v)ᵀ Q (w∘v)] + sum_j (w_j (v·m) + v_j (w·m))² u_j,
+
+    exact given ``m`` (the mean's cross terms correlate the entries of ``S``: a sum of per-entry
+    variances would miss them). ``w``, ``v``: arrays ``(..., d)``, broadcast. ``m`` is the
+    release's plug-in (:func:`_covariance_noise_model`): public quantities and released values
+    only (post-processing).
+    """
+    w, v = np.broadcast_arrays(np.asarray(w, dtype=np.float64), np.asarray(v, dtype=np.float64))
+    Q = 2.0 * np.asarray(V, dtype=np.float64)
+    np.fill_diagonal(Q, np.diagonal(V))
+    Q = Q + 2.0 * np.outer(u, u)
+    wv = w * v
+    var = 0.5 * (np.einsum("...a,ab,...b->...", w * w, Q, v * v)
+                 + np.einsum("...a,ab,...b->...", wv, Q, wv))
+    var = var + np.einsum("...j,j->...", (w * (v @ m)[..., None] + v * (w @ m)[..., None]) ** 2,
+                          u)
+    return np.sqrt(np.clip(var, 0.0, None))
+
+
+def _correlation_std(rho, S_diag, V, m, u) -> np.ndarray:
+    """First-order noise std of each correlation ``ρ_ij = S_ij / sqrt(S_ii S_jj)`` (i ≠ j).
+
+    ``dρ_ij = a dS_ij + b_i dS_ii + b_j dS_jj`` with ``a = 1/sqrt(S_ii S_jj)`` and
+    ``b_i = -ρ_ij / (2 S_ii)``; its variance follows from the noise model of ``S``
+    (:func:`_sym_outer_std`, the same three terms). ``rho`` and ``S_diag`` are the released
+    correlations and variances (plug-ins, post-processing); entries with a zero variance get 1.
+    """
+    S_diag = np.asarray(S_diag, dtype=np.float64)
+    pos = S_diag > 0
+    sd = np.sqrt(np.where(pos, S_diag, 1.0))
+    a = 1.0 / np.outer(sd, sd)
+    b = -0.5 * rho / np.where(pos, S_diag, 1.0)[:, None]  # b[i, j] = b_i of the pair (i, j)
+    bt = b.T  # b_j of the pair (i, j)
+    Vd = np.diagonal(V)
+    var = (a * a * (V + np.outer(u, u)) + b * b * (Vd + 2.0 * u * u)[:, None]
+           + bt * bt * (Vd + 2.0 * u * u)[None, :]
+           + u[:, None] * (a * m[None, :] + 2.0 * b * m[:, None]) ** 2
+           + u[None, :] * (a * m[:, None] + 2.0 * bt * m[None, :]) ** 2)
+    std = np.sqrt(np.clip(var, 0.0, None))
+    return np.where(np.outer(pos, pos), std, 1.0)
 
 
 def _moment_expected(est, what, loss_units) -> dict:
@@ -260,42 +313,64 @@ def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, ke
     return {"values": out.tolist()}, rel.privacy, expected, bars
 
 
-def _pca_std(lam, vec, B):
+def _pca_std(lam, vec, V, m, u):
     """First-order (perturbation) noise std of eigenvalues and eigenvector entries.
 
-    ``B`` holds per-entry error scales of the symmetric covariance (treated as independent across
-    the upper triangle); ``lam``, ``vec`` are the released (projected) eigenpairs (columns). A
-    plug-in approximation from released values only (post-processing); eigenvector entries are
-    capped at 1 (they lie in [-1, 1]), which is what close eigenvalues give.
+    ``lam``, ``vec`` are the released (projected) eigenpairs (columns) of the covariance and
+    ``(V, m, u)`` its noise model (:func:`_covariance_noise_model`). To first order
+    ``dλ_k = v_kᵀ dS v_k`` and ``dv_k[i] = w_kiᵀ dS v_k`` with
+    ``w_ki = sum_{l≠k} v_l v_l[i] / (λ_k - λ_l)``: functionals ``wᵀ dS v`` whose std
+    :func:`_sym_outer_std` gives, the mean's cross terms included. A plug-in approximation from
+    released values only (post-processing); eigenvector entries are capped at 1 (they lie in
+    [-1, 1]), which is what close eigenvalues give. Returns ``(lam_std (d,), comp_std (d, d))``,
+    ``comp_std[k, i]`` the std of entry ``i`` of component ``k``.
     """
-    B2 = np.asarray(B) ** 2
     d = vec.shape[0]
-    iu = np.triu_indices(d, 1)
-    lam_std = np.empty(d)
-    pair_var = np.zeros((d, d))
-    for k in range(d):  # d is the number of released columns (small): one pass per eigenvector
-        vk = vec[:, k]
-        lam_std[k] = math.sqrt(max(float(np.sum(vk ** 4 * np.diag(B2))
-                                         + 4.0 * np.sum((np.outer(vk, vk) ** 2 * B2)[iu])), 0.0))
-        # var(v_l' dS v_k) for every l: diagonal and upper-triangle contributions
-        A = vec[:, :, None] * vk[None, None, :]  # A[i, l, j] = v_l[i] v_k[j]
-        sym = A + np.transpose(A, (2, 1, 0))  # v_l[i] v_k[j] + v_l[j] v_k[i]
-        diag_part = np.einsum("il,ii->l", (vec * vk[:, None]) ** 2, B2)
-        off = np.einsum("ilj,ij->l", sym ** 2, np.triu(B2, 1))
-        pair_var[:, k] = diag_part + off
+    V, m, u = (np.asarray(a, dtype=np.float64) for a in (V, m, u))
+    lam_std = _sym_outer_std(vec.T, vec.T, V, m, u)
     gaps = lam[None, :] - lam[:, None]  # gaps[l, k] = lam_k - lam_l
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(np.eye(d, dtype=bool), 0.0, pair_var / gaps ** 2)
-    ratio = np.where(np.isfinite(ratio), ratio, np.inf)
-    comp_var = (vec ** 2) @ ratio  # [i, k] = sum_l v_l[i]^2 ratio[l, k]
-    comp_std = np.minimum(np.sqrt(comp_var), 1.0)
-    return lam_std, comp_std.T
+        inv = np.where(np.eye(d, dtype=bool), 0.0, 1.0 / gaps)
+    inv = np.where(np.isfinite(inv), inv, 1e150)  # equal eigenvalues: the loadings are free
+    w = np.einsum("al,il,lk->kia", vec, vec, inv)  # w[k, i] = sum_l v_l v_l[i] inv[l, k]
+    with np.errstate(over="ignore", invalid="ignore"):
+        comp_std = _sym_outer_std(w, vec.T[:, None, :], V, m, u)
+    comp_std = np.minimum(np.where(np.isfinite(comp_std), comp_std, 1.0), 1.0)
+    return lam_std, comp_std
+
+
+def _eigenvalue_bias(lam, vec, V, m, u):
+    """Second-order bias of the released eigenvalues (a plug-in from the release).
+
+    With ``σ²_lk = var(v_lᵀ dS v_k)`` (:func:`_sym_outer_std`), perturbation theory to second
+    order gives ``E[dλ_k] = v_kᵀ E[dS] v_k + sum_{l≠k} σ²_lk / (λ_k - λ_l)``: noise spreads the
+    eigenvalues apart (the top ones are inflated, the bottom ones deflated), and
+    ``E[dS] = -diag(u)`` (the mean's own noise, ``-δ δᵀ``). Released eigenpairs and public noise
+    variances only (post-processing); equal eigenvalues contribute nothing.
+    """
+    d = vec.shape[0]
+    V, m, u = (np.asarray(a, dtype=np.float64) for a in (V, m, u))
+    pair = _sym_outer_std(vec.T[:, None, :], vec.T[None, :, :], V, m, u) ** 2  # [l, k]
+    gaps = lam[None, :] - lam[:, None]  # gaps[l, k] = lam_k - lam_l
+    keep = ~np.eye(d, dtype=bool) & (gaps != 0)
+    return (np.sum(np.where(keep, pair / np.where(keep, gaps, 1.0), 0.0), axis=0)
+            - (vec * vec).T @ u)
+
+
+def _widen(bar, bias, lo, hi):
+    """Extend an interval on the side where a released value's second-order bias puts the truth
+    (``truth ≈ value - bias``), cut to ``[lo, hi]``; post-processing of public quantities."""
+    lower, upper = np.asarray(bar["lower"]), np.asarray(bar["upper"])
+    bias = np.broadcast_to(np.asarray(bias, dtype=np.float64), lower.shape)
+    bar["lower"] = np.maximum(lower - np.maximum(bias, 0.0), lo).tolist()
+    bar["upper"] = np.minimum(upper - np.minimum(bias, 0.0), hi).tolist()
+    return bar
 
 
 def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args, names,
                     project):
     from ..feasible import (clamp, covariance_entry_bounds, nearest_correlation, orthonormalise,
-                            project_covariance, second_moment_entry_bounds)
+                            project_feasible, second_moment_entry_bounds)
     from ..models import DPCovariance, DPPCA
     from ..models.covariance import augmented_task, correlation_from_covariance
 
@@ -321,15 +396,22 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         matrix = _project_scaled(G, mlo, mhi, np.ones(d)) if project else 0.5 * (G + G.T)
         std = np.sqrt(G_var)
         released = {"matrix": matrix.tolist()}
+        # projected: the noise std, but the Frobenius projection can move one entry away from
+        # the truth (never the whole matrix): per entry the interval is approximate
         bars["matrix"] = _bar(matrix, std, dist, mhi - mlo, lo=mlo if project else None,
-                              hi=mhi if project else None)
+                              hi=mhi if project else None, approximate=project,
+                              what="noise standard deviation" + (
+                                  " (of the raw entry; the projected entry's error is "
+                                  "usually smaller, per entry not always)" if project else ""))
         expected = _moment_expected(est, "standard deviation of the noise on each entry of the "
                                          "Gram matrix X'X/n", "squared Frobenius error of X'X/n, "
                                                                "in the columns' units squared")
         expected["entry_std"] = std.tolist()
         return released, est.privacy_, expected, bars
     _, center, t = augmented_task(lower, upper, 2, "covariance")  # public: bounds only
-    B = _covariance_error_bound(G_var, lower, upper, t)
+    # noise model of the covariance from public variances and the release (post-processing)
+    V, m_off, u = _covariance_noise_model(G, G_var, center, t, lower, upper)
+    B = _sym_outer_std(np.eye(d)[:, None, :], np.eye(d)[None, :, :], V, m_off, u)
     cov, mean = _covariance_of(G, center, t)
     sd_mean = np.sqrt(G_var[:d, d]) / t
     if project:
@@ -350,24 +432,29 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         np.fill_diagonal(width, h * h)
         bars["matrix"] = _bar(cov, B, dist, width,
                               lo=cov_lo if project else None, hi=cov_hi if project else None,
-                              approximate=True, what="root-mean-square error bound")
+                              approximate=True,
+                              what="noise standard deviation of each entry, the mean's noise "
+                                   "included (its offset from the public centre read from the "
+                                   "release: a plug-in)")
         bars["mean"] = mean_bar
         expected = _moment_expected(
-            est, "root-mean-square error bound of each covariance entry (the mean's own noise "
-                 "included); the range of an entry is [-h_i h_j, h_i h_j] with h the public "
-                 "half-widths", "squared Frobenius error of the covariance, in the columns' "
-                                "units squared")
+            est, "noise standard deviation of each covariance entry (the mean's own noise "
+                 "included, a plug-in from the release); the range of an entry is "
+                 "[-h_i h_j, h_i h_j] with h the public half-widths",
+            "squared Frobenius error of the covariance, in the columns' units squared")
         expected["entry_std"] = B.tolist()
         return released, est.privacy_, expected, bars
     if query == "correlation":
         corr = np.asarray(est.covariance_, dtype=np.float64) if not project else \
             nearest_correlation(correlation_from_covariance(cov))
-        # plug-in (post-processing of the released variances): d rho ~ d S_ij / (s_i s_j)
-        var = np.clip(np.diag(cov if project else project_covariance(cov)), 0.0, None)
-        sd = np.sqrt(var)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            std = np.where(np.outer(sd, sd) > 0, B / np.outer(sd, sd), 1.0)
-        std = np.minimum(std, 1.0)
+        # first order with plug-ins (post-processing of the released correlations and
+        # variances): d rho = d S_ij / (s_i s_j) - rho / 2 (d S_ii / S_ii + d S_jj / S_jj)
+        # --no-project: the estimator's correlation comes from its covariance projected in
+        # half-width units (DPCovariance always projects a correlation): its variances are the
+        # plug-ins that match what is released
+        var = np.clip(np.diag(cov if project else project_feasible(
+            cov, lower, upper, "correlation", units="unit-box")), 0.0, None)
+        std = np.minimum(_correlation_std(np.clip(corr, -1.0, 1.0), var, V, m_off, u), 1.0)
         np.fill_diagonal(std, 0.0)
         released = {"matrix": corr.tolist(), "mean": mean.tolist()}
         off = np.ones((d, d)) * -1.0
@@ -377,12 +464,16 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
             const = np.logical_or.outer(lower == upper, lower == upper) & ~np.eye(d, dtype=bool)
             off[const], on[const] = 0.0, 0.0
         bars["matrix"] = _bar(corr, std, dist, 2.0, lo=off, hi=on,
-                              approximate=True, what="first-order error of each correlation "
-                                                     "(plug-in from the released variances)")
+                              approximate=True, what="first-order noise std of each "
+                                                     "correlation (plug-in from the released "
+                                                     "correlations and variances; capped at 1); "
+                                                     "for |correlation| near 1 the intervals "
+                                                     "cover less than 95% "
+                                                     "(results/error_bar_coverage_heldout.md)")
         bars["mean"] = mean_bar
         expected = _moment_expected(
-            est, "first-order error of each correlation, from the public error bound of the "
-                 "covariance divided by the released standard deviations (post-processing; "
+            est, "first-order noise std of each correlation, from the public noise variances "
+                 "of the moments and the released correlations and variances (post-processing; "
                  "approximate, capped at 1)",
             "squared Frobenius error of the covariance in units of the public half-widths "
             "(dimensionless)")
@@ -390,6 +481,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         return released, est.privacy_, expected, bars
     # pca: eigenpairs of the (projected) covariance; components orthonormal
     k = est.n_components_
+    if not project:
+        # --no-project releases the estimator's own eigenvectors, which come from its covariance
+        # projected in half-width units (DPPCA's default): the bars are computed from that same
+        # matrix, so they describe what is released (post-processing of the release)
+        cov = project_feasible(cov, lower, upper, "covariance", units=est.projection_)
     lam_all, vec_all = np.linalg.eigh(cov)
     order = np.argsort(lam_all)[::-1]
     lam_all, vec_all = lam_all[order], vec_all[:, order]
@@ -405,20 +501,31 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
         lam = np.asarray(est.explained_variance_, dtype=np.float64)
         ratio = np.asarray(est.explained_variance_ratio_, dtype=np.float64)
         mean = np.asarray(est.mean_, dtype=np.float64)
-    lam_std, comp_std = _pca_std(lam_all, vec_all, B)
+    lam_std, comp_std = _pca_std(lam_all, vec_all, V, m_off, u)
     released = {"components": comps.tolist(), "explained_variance": lam.tolist(),
                 "explained_variance_ratio": ratio.tolist(), "mean": mean.tolist()}
     total_var = float(np.sum(h * h))  # the largest total variance the public box allows
     bars["components"] = _bar(comps, comp_std[:k], "gaussian", 2.0, lo=-1.0, hi=1.0,
-                              approximate=True, what="first-order (perturbation) error of each "
-                                                     "loading; capped at 1")
+                              approximate=True,
+                              what="first-order (perturbation) noise std of each loading, capped "
+                                   "at 1; indicative only: where eigenvalues are close or epsilon "
+                                   "is low the intervals cover well under 95% "
+                                   "(results/error_bar_coverage.md)")
     bars["explained_variance"] = _bar(lam, lam_std[:k], "gaussian", total_var, lo=0.0,
                                       hi=total_var, approximate=True,
-                                      what="first-order error of each eigenvalue")
+                                      what="first-order noise std of each eigenvalue; the "
+                                           "interval also reaches out by the second-order bias "
+                                           "(noise spreads the eigenvalues apart) on the side "
+                                           "the truth lies")
+    # noise spreads the eigenvalues apart (second order): the interval reaches out on the side
+    # the truth lies (measured: results/error_bar_coverage.md)
+    _widen(bars["explained_variance"], _eigenvalue_bias(lam_all, vec_all, V, m_off, u)[:k], 0.0,
+           total_var)
     bars["mean"] = mean_bar
     expected = _moment_expected(
         est, "first-order error of the loadings and explained variances, from the public "
-             "root-mean-square error bound of each covariance entry",
+             "noise variances of the moments (the mean's included, a plug-in from the "
+             "release); entry_std: each covariance entry's noise std",
         "squared Frobenius error of the covariance in units of the public half-widths "
         "(dimensionless)")
     expected["entry_std"] = B.tolist()
@@ -453,7 +560,11 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     xw = np.where(upper - lower > 0, upper - lower, 1.0)
     what = ("delta-method (first-order) noise std of each coefficient, from the public noise "
             "variances of the released statistics (post-processing); 'error / public range' "
-            "compares it with (range of the target) / (range of the feature)")
+            "compares it with (range of the target) / (range of the feature). It does not "
+            "include the bias of the noise-aware ridge, which shrinks the coefficients by an "
+            "amount of the order of the noise: where the features' spread is small against "
+            "their public ranges or n is small, the intervals cover far less than 95% "
+            "(results/error_bar_coverage.md)")
     bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True, what=what),
             "intercept": _bar(np.array([intercept]), np.array([intercept_std]), "gaussian",
                               np.array([yw]), approximate=True, what=what)}
