@@ -743,3 +743,20 @@ def test_auto_level_share_follows_the_public_slope_capacity():
     default = _median_test_mse(lambda s: DPLinearRegression(random_state=s, **kw),
                                X, y, Xt, Xt @ w, seeds=8)
     assert auto <= 1.02 * default, (auto, default)
+
+
+def test_a_public_constant_feature_does_not_set_the_ridge_of_the_others():
+    """The pinned constant's zero diagonal is left out of the adaptive ridge's λ_min: with a
+    large budget nothing is lifted (ridge_ == 0, as without the column) and the other
+    coefficients are OLS's; before, λ sat at the noise edge whatever ε was."""
+    rng = np.random.default_rng(5)
+    n = 2000
+    X = np.column_stack([rng.uniform(0, 10, n), rng.uniform(-1, 1, n), np.full(n, 3.0)])
+    y = np.clip(0.5 * X[:, 0] + X[:, 1] + rng.normal(0, 0.5, n), -5, 10)
+    ols = LinearRegression().fit(X[:, :2], y).coef_
+    for kw in ({}, {"neighbouring": "add-remove"}):
+        m = DPLinearRegression(epsilon=1e4, bounds_X=([0, -1, 3], [10, 1, 3]), bounds_y=(-5, 10),
+                               random_state=0, **kw).fit(X, y)
+        assert m.ridge_ == 0.0
+        np.testing.assert_allclose(m.coef_[:2], ols, rtol=0.02)
+        assert m.coef_[2] == 0.0

@@ -568,6 +568,11 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True, what=what),
             "intercept": _bar(np.array([intercept]), np.array([intercept_std]), "gaussian",
                               np.array([yw]), approximate=True, what=what)}
+    # the noise-aware ridge lifted the release (lambda > 0, read off the release: public): the
+    # estimates are shrunk by an amount the noise-only intervals leave out; say so
+    shrunk = bool(float(getattr(est, "ridge_", 0.0)) > 0.0)
+    for bar in bars.values():
+        bar["shrunk"] = shrunk
     # The intercept is the prediction at x = 0. Where 0 lies outside a feature's public box it is
     # an extrapolation: the target's range does not bound it, so its error is not compared with
     # that range (no "noise dominates" verdict; the error bar itself is kept). Public: bounds only.
@@ -623,6 +628,13 @@ def noise_warnings(doc: dict) -> list[str]:
                    f"{NOISE_DOMINATES:.0%} of the public range; worst: {labels[worst]}, "
                    f"{float(rel[worst]):.0%} of its range); a larger epsilon, more records, "
                    "fewer columns or tighter public bounds reduce it")
+    if any(bar.get("shrunk") for bar in doc["error_bars"].values()):
+        out.append(f"{q}: the release was too noisy to solve unregularised, so the noise-aware "
+                   "ridge shrank the estimates towards 0 (and the intercept towards the centre "
+                   "of the target's range); their intervals show the noise only, not that "
+                   "shrinkage, and can miss the truth far more often than 5% "
+                   "(results/error_bar_coverage.md); a larger epsilon, more records or tighter "
+                   "public bounds reduce it")
     return out
 
 

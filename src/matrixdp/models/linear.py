@@ -711,17 +711,24 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
     replace_one = task.n_samples is not None
     scale = float(n) if replace_one else 1.0
     noise_sd = np.sqrt(np.diag(np.asarray(entry_variance, dtype=np.float64))) * scale
-    idx = list(range(d)) + ([d + 1] if fit_intercept else [])
     G_raw = np.asarray(G, dtype=np.float64)
     if projection is not None:
         G = feasible_moments(G_raw, task, scale, projection_units(projection, task, noise_sd))
+        # a public constant feature at its centre (box [0, 0] in the centred task): the
+        # projection fixed its rows at 0, so its coefficient is 0 and it is left out of the
+        # solve (its zero diagonal would otherwise set the adaptive ridge's λ_min for every
+        # other feature)
+        pinned = (np.asarray(task.lower[:d]) == 0) & (np.asarray(task.upper[:d]) == 0)
     else:
         G = G_raw
+        pinned = np.zeros(d, dtype=bool)
+    features = [j for j in range(d) if not pinned[j]]
+    idx = features + ([d + 1] if fit_intercept else [])
 
     def normal(M):
         A = M[np.ix_(idx, idx)].copy()
         if fit_intercept and replace_one:
-            A[d, d] = n * t * t  # Σ t² = n t² is public: no need for its noisy value
+            A[-1, -1] = n * t * t  # Σ t² = n t² is public: no need for its noisy value
         return A
 
     A = normal(G)
@@ -730,10 +737,24 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
     if lift_intercept is None:
         lift_intercept = not replace_one or (fit_intercept and not target_mean_informative(
             entry_variance, task, t))
-    n_lifted = d if fit_intercept and not lift_intercept else None
-    return solve_released_normal_equations(A, b, noise_sd[idx], alpha=alpha, n_penalised=d,
-                                           shrink=shrink, lift_matrix=lift, n_lifted=n_lifted,
-                                           return_normal=return_normal)
+    m = len(features)
+    n_lifted = m if fit_intercept and not lift_intercept else None
+    out = solve_released_normal_equations(A, b, noise_sd[idx], alpha=alpha, n_penalised=m,
+                                          shrink=shrink, lift_matrix=lift, n_lifted=n_lifted,
+                                          return_normal=return_normal)
+    if m == d:
+        return out
+    # back to every coordinate: the pinned coefficients are 0; the inverted matrix gets an
+    # identity block there (decoupled, so no other coefficient's noise is changed)
+    full = np.array(features + ([d] if fit_intercept else []))
+    k = d + (1 if fit_intercept else 0)
+    beta = np.zeros(k)
+    beta[full] = out[0]
+    if not return_normal:
+        return beta, out[1]
+    M = np.eye(k)
+    M[np.ix_(full, full)] = out[2]
+    return beta, out[1], M
 
 
 def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_penalised=None,
