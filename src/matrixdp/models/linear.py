@@ -456,13 +456,18 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             pinned = (np.asarray(task.lower[:d]) == 0) & (np.asarray(task.upper[:d]) == 0)
             self.coef_std_ = np.where(pinned, 0.0, self.coef_std_)
         if level_post is not None and self.selected_ != "constant":
-            # first order, the level's noise (variance v) scaled by the local weight w; the
-            # correlation of the level's noise with the slopes' is ignored, and the prior's bias
-            # towards c_y is not a noise and is not in the bar
-            v = max(float(rel.entry_variance[d, d + 1]), 0.0) / (t * t)
-            w2 = self.level_weight_ ** 2
-            self.intercept_std_ = math.sqrt(max(self.intercept_std_ ** 2 - (1.0 - w2) * v,
-                                                w2 * v))
+            # intercept = c_y + L - (c_x + m̂_x)·β_x: to first order its noise is the level's
+            # (variance v, scaled by the local weight w), the slopes' and the released feature
+            # means'; their correlations are ignored, and the prior's bias towards c_y is not a
+            # noise and is not in the bar (docs/regression.md §3c)
+            V = np.asarray(rel.entry_variance, dtype=np.float64)
+            v = max(float(V[d, d + 1]), 0.0) / (t * t)
+            cov = coefficient_noise_std(beta, normal, V, scale, cx, t, widths=np.append(
+                half, t), return_cov=True)[:d, :d]
+            g = cx + np.asarray(normal, dtype=np.float64)[d, :d] / (n * t)
+            var = self.level_weight_ ** 2 * v + float(g @ cov @ g) + float(
+                np.sum(beta[:d] ** 2 * np.maximum(V[np.arange(d), d + 1], 0.0)) / (t * t))
+            self.intercept_std_ = math.sqrt(max(var, 0.0))
         if self.selected_ == "constant":
             self.coef_std_ = np.zeros(d)
             self.intercept_std_ = self.level_weight_ * math.sqrt(max(float(
@@ -932,7 +937,7 @@ def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_pen
 
 
 def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, widths=None,
-                          rcond=1e-15):
+                          rcond=1e-15, return_cov=False):
     r"""Delta-method noise standard deviations of the coefficients and the intercept.
 
     Post-processing of public quantities and the release: ``beta = M⁻¹ b`` in the task's centred
@@ -966,6 +971,9 @@ def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, wi
         pseudo-inverted as ``M / (h hᵀ)``, where the coordinates weigh alike (conditioning only;
         a non-positive scale counts as 1).
 
+    return_cov : bool, default False
+        Return the first-order covariance ``Cov(dβ)`` (``m × m``, centred coordinates) instead.
+
     Returns
     -------
     (coef_std, intercept_std) : (ndarray (d,), float)
@@ -987,6 +995,8 @@ def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, wi
     Minv = np.linalg.pinv(np.asarray(normal, dtype=np.float64) * np.outer(w, w),
                           rcond=rcond) * np.outer(w, w)
     cov_beta = (scale * scale) * Minv @ Cv @ Minv.T
+    if return_cov:
+        return cov_beta
     coef_std = np.sqrt(np.clip(np.diag(cov_beta)[:d], 0.0, None))
     if t is None:
         return coef_std, 0.0
