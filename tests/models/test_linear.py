@@ -835,6 +835,12 @@ def test_level_prior_keeps_the_slopes_and_where_it_does_not_apply():
     ref = DPLinearRegression(**kw).fit(Xb, yb)
     assert big.level_weight_ > 0.999
     assert big.intercept_ == pytest.approx(ref.intercept_, abs=2e-3)
+    # with select="risk" the prior moves the kept model's level only (same selection)
+    sel = DPLinearRegression(epsilon=1.0, random_state=2, select="risk", **TINY).fit(X, y)
+    selp = DPLinearRegression(epsilon=1.0, random_state=2, select="risk", level_prior="gauss",
+                              **TINY).fit(X, y)
+    assert selp.selected_ == sel.selected_ and selp.risk_estimates_ == sel.risk_estimates_
+    np.testing.assert_array_equal(selp.coef_, sel.coef_)
     for other in ({"neighbouring": "add-remove"}, {"fit_intercept": False}):
         e = DPLinearRegression(epsilon=1.0, random_state=2, level_prior="gauss", **other,
                                **TINY).fit(X, y)

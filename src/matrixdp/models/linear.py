@@ -213,7 +213,10 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``N(c_y, h_y²/3)``, i.e. ``L = c_y + w (L̂ - c_y)``, ``w = ρh²/(ρh² + v)``, ``ρ = 1/3``; a
         float sets ``ρ``. Post-processing, no budget. It shrinks hard where the released level
         is noisy (tiny ``n``, small ε) and not where it is precise. Replace-one with an
-        intercept only (ignored otherwise). ``docs/regression.md`` §3c.
+        intercept only (ignored otherwise). With ``select="risk"`` the selection reads the
+        release's own level; the prior is applied to whichever model it keeps.
+        ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
+        ``results/regression_level_prior_check.md`` (failed).
 
     Attributes
     ----------
