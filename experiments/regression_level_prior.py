@@ -23,8 +23,9 @@ Parts (``--part``):
   :func:`decide`.
 
 Tuning disclosure: the candidate has no tuned constant (ρ = 1/3 is the project's prior, fixed by
-the brief before any run). Before the rule was committed, three versions were run, on the
-development parts ``floor`` (and, for the last, ``audit`` and ``bench``) only: (1) the Gaussian
+the brief before any run). Before the rule was committed, three versions were run and looked at
+on the development part ``floor`` only (the ``audit`` and ``bench`` runs of the last version
+were started before the rule's commit and first read after it, before the deciding run): (1) the Gaussian
 weight on the release's level entry before the solve, then a free intercept (up to 12x the
 default on linnerud ε = 0.3: the free intercept removed the extra shrinkage of the slopes the
 lifted solve gives); (2) the slopes kept and the weight applied to the level of the projected
@@ -60,9 +61,10 @@ NAME = "regression_level_prior"
 DISCLOSURE = (
     "Tuning disclosure: the candidates have no tuned constant (the prior variance ρ h² with ρ = 1/3 "
     "is the project's 'uniform in the box' prior, fixed by the brief before any run). Before the "
-    "rule (the docstring of `decide`) was committed, on the development parts only (task F's 10 "
-    "check tables, seen since F's deciding run; for the last version also the outside audit's "
-    "units and the 40 benchmark cells), three versions: (1) the weight on the level entry before "
+    "rule (the docstring of `decide`) was committed, three versions were looked at on task F's 10 "
+    "check tables only (seen since F's deciding run; the runs of the last version on the outside "
+    "audit's units and the 40 benchmark cells were first read after the rule's commit, before "
+    "the deciding run): (1) the weight on the level entry before "
     "the solve, then a free intercept (up to 12x the default on linnerud ε = 0.3: the slopes lost "
     "the lifted solve's shrinkage); (2) the slopes kept, the weight on the projected release's "
     "level (up to 178x on cancer ε = 0.3, whose mean sits at the box edge); (3) the shipped one: "
