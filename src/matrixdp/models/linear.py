@@ -270,6 +270,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
        the mean of a multivariate normal distribution", Ann. Statist. 1981 (``select="risk"``).
     .. [5] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (the level
        share's composition).
+    .. [6] B. Efron, "Tweedie's formula and selection bias", JASA 2011 (``level_prior``: the
+       posterior mean of a Gaussian location and its derivative, ``level_weight_``).
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
