@@ -760,3 +760,187 @@ def test_a_public_constant_feature_does_not_set_the_ridge_of_the_others():
         assert m.ridge_ == 0.0
         np.testing.assert_allclose(m.coef_[:2], ols, rtol=0.02)
         assert m.coef_[2] == 0.0
+    # the pinned rows add no variance to the other bars: the intercept's bar is of the size it
+    # has without the column (it was 300x larger when the pinned rows' noise was counted)
+    for prior in ("none", "gauss"):
+        kw = dict(epsilon=0.5, bounds_y=(-5, 10), random_state=0, level_prior=prior)
+        a = DPLinearRegression(bounds_X=([0, -1, 3], [10, 1, 3]), **kw).fit(X, y)
+        b = DPLinearRegression(bounds_X=([0, -1], [10, 1]), **kw).fit(X[:, :2], y)
+        assert 0.5 < a.intercept_std_ / b.intercept_std_ < 2.0
+
+
+# ----------------------------------------------------------------- level prior (docs/regression.md §3c)
+
+def test_level_prior_weight_and_posterior_extremes():
+    """v → 0 leaves the released level; v → ∞ gives the box centre; the weight is in [0, 1]."""
+    from matrixdp.models.linear import level_posterior, level_prior_weight
+
+    h = 5.0
+    assert level_prior_weight(0.0, h) == 1.0
+    assert level_prior_weight(1e-12, h) == pytest.approx(1.0, abs=1e-12)
+    assert level_prior_weight(1e12, h) < 1e-10 and level_prior_weight(np.inf, h) == 0.0
+    assert level_prior_weight(h * h / 3, h) == pytest.approx(0.5)  # v equal to the prior variance
+    for prior in ("box", 1.0 / 3.0):
+        level, w = level_posterior(2.0, 1e-10, h, prior)
+        assert level == pytest.approx(2.0, abs=1e-6) and w == pytest.approx(1.0, abs=1e-6)
+        level, w = level_posterior(2.0, 1e10, h, prior)
+        assert abs(level) < 1e-3 and 0.0 <= w < 1e-3
+        level, w = level_posterior(-40.0, 4.0, h, prior)  # far outside: clamped into the box
+        assert -h <= level <= h and 0.0 <= w <= 1.0
+    # the Gaussian prior's posterior is the linear weight, clamped
+    level, w = level_posterior(3.0, h * h / 3, h, 1.0 / 3.0)
+    assert w == pytest.approx(0.5) and level == pytest.approx(1.5)
+
+
+def _tiny_level_table(offset, n=20, seed=3):
+    """20 records, three features in a loose box; the target's mean at ``offset`` half-widths
+    from the centre of its box [-100, 100]."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 10, (n, 3))
+    y = offset * 100.0 + X @ np.array([1.0, -0.5, 0.2]) - 3.5 + rng.standard_normal(n)
+    return X, np.clip(y, -100, 100)
+
+
+TINY = dict(bounds_X=(0, 100), bounds_y=(-100, 100))
+
+
+def test_level_prior_weight_is_public_and_uses_only_the_release(monkeypatch):
+    """The Gaussian weight depends only on public inputs (bounds, n, ε, δ, the allocation): two
+    tables of the same shape give the same weight, equal to the formula on the release's public
+    variance; and nothing private is read after the release (the exact moments and the records
+    are overwritten right after it: the fitted model is unchanged)."""
+    import matrixdp.models.linear as lin
+
+    X, y = _tiny_level_table(0.0)
+    X2, y2 = _tiny_level_table(0.8, seed=11)
+    kw = dict(epsilon=1.0, level_prior="gauss", random_state=4, **TINY)
+    a = DPLinearRegression(**kw).fit(X, y)
+    b = DPLinearRegression(**kw).fit(X2, y2)
+    assert a.level_weight_ == b.level_weight_ and 0.0 < a.level_weight_ < 1.0
+    d = X.shape[1]
+    task, _, _, t = lin.regression_task(np.zeros(d), np.full(d, 100.0), -100.0, 100.0, 20, True)
+    v = a.entry_variance_[d, d + 1] / t ** 2
+    assert a.level_weight_ == pytest.approx(lin.level_prior_weight(v, 100.0, 1.0 / 3.0), rel=1e-12)
+
+    for prior in ("gauss", "box"):
+        kw = dict(epsilon=1.0, level_prior=prior, random_state=4, **TINY)
+        clean = DPLinearRegression(**kw).fit(X, y)
+        Xc, yc = X.copy(), y.copy()
+        original = lin.release_second_moment
+
+        def release_then_forget(Z, task, *args, value=None, **kwargs):
+            out = original(Z, task, *args, value=value, **kwargs)
+            value[...] = np.nan  # the exact (private) moments
+            Xc[...] = 1e6
+            yc[...] = -1e6
+            return out
+
+        monkeypatch.setattr(lin, "release_second_moment", release_then_forget)
+        est = DPLinearRegression(**kw).fit(Xc, yc)
+        monkeypatch.setattr(lin, "release_second_moment", original)
+        np.testing.assert_array_equal(est.coef_, clean.coef_)
+        assert est.intercept_ == clean.intercept_ and est.level_weight_ == clean.level_weight_
+
+
+def test_level_prior_keeps_the_slopes_and_where_it_does_not_apply():
+    X, y = _tiny_level_table(0.5)
+    base = DPLinearRegression(epsilon=1.0, random_state=2, **TINY).fit(X, y)
+    assert base.level_weight_ == 1.0
+    est = DPLinearRegression(epsilon=1.0, random_state=2, level_prior="gauss", **TINY).fit(X, y)
+    np.testing.assert_array_equal(est.coef_, base.coef_)  # only the level moves
+    assert est.intercept_ != base.intercept_
+    assert est.privacy_ == base.privacy_  # post-processing: the same release
+    # precise level (large n, large ε): weight ≈ 1, the fit is (nearly) the default's
+    rng = np.random.default_rng(0)
+    Xb = rng.uniform(0, 1, (20000, 2))
+    yb = np.clip(0.3 + Xb @ np.array([0.2, 0.1]) + 0.05 * rng.standard_normal(20000), 0, 1)
+    kw = dict(epsilon=10.0, bounds_X=(0, 1), bounds_y=(0, 1), random_state=1)
+    big = DPLinearRegression(level_prior="gauss", **kw).fit(Xb, yb)
+    ref = DPLinearRegression(**kw).fit(Xb, yb)
+    assert big.level_weight_ > 0.999
+    assert big.intercept_ == pytest.approx(ref.intercept_, abs=2e-3)
+    # with select="risk" the prior moves the kept model's level only (same selection)
+    sel = DPLinearRegression(epsilon=1.0, random_state=2, select="risk", **TINY).fit(X, y)
+    selp = DPLinearRegression(epsilon=1.0, random_state=2, select="risk", level_prior="gauss",
+                              **TINY).fit(X, y)
+    assert selp.selected_ == sel.selected_ and selp.risk_estimates_ == sel.risk_estimates_
+    np.testing.assert_array_equal(selp.coef_, sel.coef_)
+    for other in ({"neighbouring": "add-remove"}, {"fit_intercept": False}):
+        e = DPLinearRegression(epsilon=1.0, random_state=2, level_prior="gauss", **other,
+                               **TINY).fit(X, y)
+        r = DPLinearRegression(epsilon=1.0, random_state=2, **other, **TINY).fit(X, y)
+        assert e.level_weight_ == 1.0
+        np.testing.assert_array_equal(e.coef_, r.coef_)
+        assert e.intercept_ == r.intercept_
+
+
+@pytest.mark.parametrize("prior", ["uniform", 0.0, -1.0, True, np.nan])
+def test_level_prior_is_validated(prior):
+    X, y = _tiny_level_table(0.0)
+    with pytest.raises(InvalidParameterError):
+        DPLinearRegression(epsilon=1.0, random_state=0, level_prior=prior, **TINY).fit(X, y)
+
+
+@functools.lru_cache(maxsize=4)
+def _tiny_level_errors(offset):
+    """Level errors of the constant model (``level_share="auto"`` on 20 records at ε = 0.3
+    returns it: the slopes are hopeless) with and without the Gaussian prior, 300 seeds."""
+    X, y = _tiny_level_table(offset)
+    raw, post, w, v, bar = [], [], None, None, None
+    for s in range(300):
+        kw = dict(epsilon=0.3, level_share="auto", random_state=s, **TINY)
+        a = DPLinearRegression(**kw).fit(X, y)
+        b = DPLinearRegression(level_prior="gauss", **kw).fit(X, y)
+        assert a.selected_ == b.selected_ == "constant"
+        raw.append(a.intercept_ - y.mean())
+        post.append(b.intercept_ - y.mean())
+        w = b.level_weight_
+        v = a.intercept_std_ ** 2
+        bar = b.intercept_std_
+    return np.array(raw), np.array(post), w, v, bar, y.mean()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("offset", [0.0, 0.8])
+def test_level_prior_mse_is_near_the_better_of_centre_and_raw_level(offset):
+    """A tiny table (20 records, ε = 0.3) with the target's mean at the centre of its box and
+    one at 0.8 half-widths: the Gaussian-prior level's MSE (300 seeded fits) is at most the
+    better of the box centre's and the raw DP level's, plus 0.05 h² (stated tolerance: at the
+    centre the prior's estimator cannot be exactly 0), and within ±15% of its closed form
+    ``w² v + (1 - w)² m²`` (at the centre this rejects a weight off by 30%). The constant
+    model's ``intercept_std_`` is ``w`` times the raw level's and matches the spread (±15%)."""
+    raw, post, w, v, bar, mean = _tiny_level_errors(offset)
+    h = 100.0
+    m2 = mean ** 2  # centred coordinates: the box centre is 0
+    mse_post, mse_raw = float(np.mean(post ** 2)), float(np.mean(raw ** 2))
+    assert mse_raw == pytest.approx(v, rel=0.2)  # the raw level's noise is the public one
+    assert mse_post <= min(m2, mse_raw) + 0.05 * h * h, (mse_post, m2, mse_raw)
+    expected = w * w * v + (1 - w) ** 2 * m2
+    assert mse_post == pytest.approx(expected, rel=0.15)
+    if offset == 0.0:  # there the MSE is the noise w² v: a weight off by 30% is rejected
+        for wrong in (1.3 * w, w / 1.3):
+            alt = wrong ** 2 * v + (1 - wrong) ** 2 * m2
+            assert abs(mse_post - alt) > 0.15 * alt, (mse_post, alt)
+    # the constant model's error bar is the shrunk level's noise std w·sd (the bias not in it)
+    assert bar == pytest.approx(w * np.sqrt(v), rel=1e-9)
+    assert np.std(post) == pytest.approx(bar, rel=0.15)
+    assert np.std(raw) == pytest.approx(np.sqrt(v), rel=0.15)
+
+
+def test_level_prior_intercept_bar_covers_the_spread():
+    """With the fitted slopes kept, ``intercept_std_`` (first order: the level's noise scaled by
+    ``w``, the slopes' and the released feature means') is not below the intercept's spread
+    over 100 seeded fits (it ignores the feasible projection, like the default's bar, so it may
+    overstate it), and ``DPRidge`` passes ``level_prior`` through."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 10, (60, 3))
+    y = np.clip(20 + X @ np.array([1.0, -0.5, 0.2]) + rng.standard_normal(60), -100, 100)
+    fits = [DPLinearRegression(epsilon=1.0, level_prior="gauss", random_state=s, **TINY)
+            .fit(X, y) for s in range(100)]
+    w = fits[0].level_weight_
+    assert 0.3 < w < 0.95
+    spread = np.std([f.intercept_ for f in fits])
+    bar = np.median([f.intercept_std_ for f in fits])
+    assert spread <= bar <= 3.0 * spread, (spread, bar)
+    r = DPRidge(alpha=1.0, epsilon=1.0, level_prior="gauss", random_state=0, **TINY).fit(X, y)
+    assert r.level_weight_ == w

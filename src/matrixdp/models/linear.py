@@ -54,6 +54,17 @@ HOPELESS_SHARE = 0.95
 #: ``level_share``: the share of the budget (of ``μ*²`` in Gaussian DP) spent on a dedicated
 #: Gaussian DP mean of the target (docs/regression.md §3b); 0 = the joint release only.
 LEVEL_SHARE = 0.0
+#: ``level_prior``: ``"none"`` (the release's level as it is; where the release cannot place the
+#: target's mean the adaptive ridge pulls the intercept to the box centre), ``"box"`` (the
+#: posterior mean of the level under the public prior "uniform in the box", given the released
+#: level and its public Gaussian noise: a truncated normal) or ``"gauss"`` (under the Gaussian
+#: prior ``N(c_y, h_y²/3)``, the box prior's variance: a constant weight). A float ``ρ > 0``:
+#: the Gaussian prior ``N(c_y, ρ h_y²)``. docs/regression.md §3c.
+LEVEL_PRIOR = "none"
+LEVEL_PRIORS = ("none", "box", "gauss")
+#: The variance of the uniform prior over the box in units of ``h_y²`` (the project's public
+#: prior for means, results/auto_mean_prior.md); ``level_prior="gauss"`` uses it. Not tuned.
+LEVEL_PRIOR_BOX = 1.0 / 3.0
 
 
 def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
@@ -194,6 +205,18 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         has the lower estimated out-of-sample risk (Mallows-Cp/Stein correction from the release
         and its public noise; post-processing, no budget; replace-one only;
         :func:`risk_selection`, ``docs/regression.md`` §3b). Opt-in.
+    level_prior : {"none", "box", "gauss"} or float > 0, default "none"
+        Replace the fitted level (the prediction at the released mean of the features; after
+        any ``level_share`` combination) by the posterior mean of the target's mean given the
+        released level and its public noise variance ``v``, under a public prior; the slopes are
+        kept. ``"box"``: uniform in the target's box (a normal truncated to the box). ``"gauss"``:
+        ``N(c_y, h_y²/3)``, i.e. ``L = c_y + w (L̂ - c_y)``, ``w = ρh²/(ρh² + v)``, ``ρ = 1/3``; a
+        float sets ``ρ``. Post-processing, no budget. It shrinks hard where the released level
+        is noisy (tiny ``n``, small ε) and not where it is precise. Replace-one with an
+        intercept only (ignored otherwise). With ``select="risk"`` the selection reads the
+        release's own level; the prior is applied to whichever model it keeps.
+        ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
+        ``results/regression_level_prior_check.md`` (failed).
 
     Attributes
     ----------
@@ -227,6 +250,11 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         What ``coef_``/``intercept_`` are: the solved slopes, or the constant model (``coef_ = 0``,
         the released mean of the target) chosen by ``select="risk"`` or by ``level_share="auto"``
         where the slopes are hopeless.
+    level_weight_ : float
+        The local weight ``w = ∂L/∂L̂`` of the posterior level in the released one (1: no prior;
+        ``level_prior``; for ``"gauss"`` a public constant). ``intercept_std_`` is then first
+        order with the level's noise scaled by ``w``; the prior's bias towards ``c_y`` is not in
+        it.
     risk_estimates_ : dict or None
         ``select="risk"``: the two corrected risk estimates (up to a common constant).
     n_features_in_, feature_names_in_
@@ -242,12 +270,15 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
        the mean of a multivariate normal distribution", Ann. Statist. 1981 (``select="risk"``).
     .. [5] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (the level
        share's composition).
+    .. [6] B. Efron, "Tweedie's formula and selection bias", JASA 2011 (``level_prior``: the
+       posterior mean of a Gaussian location and its derivative, ``level_weight_``).
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
-                 level_share=LEVEL_SHARE, select=SELECT):
+                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR):
+        self.level_prior = level_prior
         self.level_share = level_share
         self.select = select
         self.projection = projection
@@ -294,6 +325,26 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         if s == "auto":
             return auto_level_share(task, t, n, lo_y, hi_y, eps, delta, noise)
         return float(s), False
+
+    def _level_prior(self, relation, intercept):
+        """The validated prior of the target's mean: ``None`` (no prior; also where it does not
+        apply: add-remove, no intercept), ``"box"`` (uniform in the box) or a float ``ρ`` (the
+        Gaussian prior's variance in units of ``h_y²``). Public."""
+        p = self.level_prior
+        if isinstance(p, str):
+            if p not in LEVEL_PRIORS:
+                raise InvalidParameterError("level_prior", f"must be one of {LEVEL_PRIORS} or a "
+                                                           f"number > 0, got {p!r}")
+            prior = {"none": None, "box": "box", "gauss": LEVEL_PRIOR_BOX}[p]
+        elif isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(p) or not float(p) > 0.0:
+            raise InvalidParameterError("level_prior", f"must be one of {LEVEL_PRIORS} or a "
+                                                       f"number > 0, got {p!r}")
+        else:
+            prior = float(p)
+        if relation != "replace-one" or not intercept:
+            return None
+        return prior
 
     def _projection_units(self):
         """The validated ``projection`` (``None`` for ``"none"``)."""
@@ -342,6 +393,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                          mean=relation == "replace-one")
         label = f"{type(self).__name__}.fit"
         select = self._select()
+        rho = self._level_prior(relation, intercept)
         share, hopeless = self._level_share(task, t, n, lo_y, hi_y, eps, delta, noise,
                                             relation, intercept)
         self.level_share_ = share
@@ -358,6 +410,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             rel = release_second_moment(
                 Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
                 charging=lambda p: charging(self.accountant, p, label=label), value=value)
+        # post-processing: the level's posterior mean under the public prior, and its local
+        # weight (the derivative in the released level; public for the Gaussian prior)
+        self.level_weight_, level_post = 1.0, None
+        if rho is not None:
+            level_post, self.level_weight_ = level_posterior(
+                float(rel.value[d, d + 1]) / t, float(rel.entry_variance[d, d + 1]) / (t * t),
+                0.5 * (hi_y - lo_y), rho)
         scale = float(n) if relation == "replace-one" else 1.0
         beta, self.ridge_, normal = solve_moments(
             rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
@@ -382,6 +441,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                 if intercept:
                     beta[d] = rel.value[d, d + 1] / (t * t)
                 self.selected_ = "constant"
+        if level_post is not None:  # the slopes are kept; the level is the posterior mean
+            beta[d] = level_post / t if self.selected_ == "constant" else \
+                place_level(beta, normal, n, t, level_post)
         coef = beta[:d]
         if self.fit_intercept:
             self.intercept_ = float(cy - cx @ coef + beta[d] * t)
@@ -389,19 +451,37 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             self.intercept_ = 0.0
         self.coef_ = coef
         half = 0.5 * (hi_x - lo_x)
+        # a public constant feature (lower == upper) at its centre 0 (the centred task, with an
+        # intercept): the projection fixed its rows of the released sums at their known value 0,
+        # so no noise is left there: its coefficient is 0 with a zero bar, and its rows add no
+        # variance to the others' or the intercept's bars
+        pinned = (np.asarray(task.lower[:d]) == 0) & (np.asarray(task.upper[:d]) == 0) \
+            if projection is not None else np.zeros(d, dtype=bool)
+        V_bars = np.array(rel.entry_variance, dtype=np.float64, copy=True)
+        V_bars[np.flatnonzero(pinned), :] = 0.0
+        V_bars[:, np.flatnonzero(pinned)] = 0.0
         self.coef_std_, self.intercept_std_ = coefficient_noise_std(
-            beta, normal, rel.entry_variance, scale, cx, t if intercept else None,
+            beta, normal, V_bars, scale, cx, t if intercept else None,
             widths=np.append(half, t) if intercept else half)
         if projection is not None:
-            # a public constant feature (lower == upper) at its centre 0 (the centred task, with
-            # an intercept): the projection fixed its rows of the released sums at their known
-            # value 0, so its coefficient is 0 with no noise left
-            pinned = (np.asarray(task.lower[:d]) == 0) & (np.asarray(task.upper[:d]) == 0)
             self.coef_std_ = np.where(pinned, 0.0, self.coef_std_)
+        if level_post is not None and self.selected_ != "constant":
+            # intercept = c_y + L - (c_x + m̂_x)·β_x: to first order its noise is the level's
+            # (variance v, scaled by the local weight w), the slopes' and the released feature
+            # means'; their correlations are ignored, and the prior's bias towards c_y is not a
+            # noise and is not in the bar (docs/regression.md §3c)
+            V = V_bars
+            v = max(float(V[d, d + 1]), 0.0) / (t * t)
+            cov = coefficient_noise_std(beta, normal, V, scale, cx, t, widths=np.append(
+                half, t), return_cov=True)[:d, :d]
+            g = cx + np.asarray(normal, dtype=np.float64)[d, :d] / (n * t)
+            var = self.level_weight_ ** 2 * v + float(g @ cov @ g) + float(
+                np.sum(beta[:d] ** 2 * np.maximum(V[np.arange(d), d + 1], 0.0)) / (t * t))
+            self.intercept_std_ = math.sqrt(max(var, 0.0))
         if self.selected_ == "constant":
             self.coef_std_ = np.zeros(d)
-            self.intercept_std_ = math.sqrt(max(float(rel.entry_variance[d, d + 1]), 0.0)) / t \
-                if intercept else 0.0
+            self.intercept_std_ = self.level_weight_ * math.sqrt(max(float(
+                rel.entry_variance[d, d + 1]), 0.0)) / t if intercept else 0.0
         keep_release(self, rel)
         finish_bounds(self)
         return self
@@ -550,6 +630,57 @@ def combine_target_mean(rel, mean, v_mean, t):
     G[d, d + 1] = G[d + 1, d] = level * t
     V[d, d + 1] = V[d + 1, d] = v * t * t
     return replace(rel, value=G, entry_variance=V)
+
+
+def level_prior_weight(v, half_width, rho=LEVEL_PRIOR_BOX) -> float:
+    r"""The posterior weight ``w = ρh² / (ρh² + v)`` of a released level of public noise
+    variance ``v`` under the public Gaussian prior ``N(c, ρh²)`` (``h`` the public half-width):
+    the posterior mean is ``c + w (L̂ - c)``. Public inputs only; ``w → 1`` as ``v → 0`` and
+    ``w → 0`` as ``v → ∞``."""
+    prior = float(rho) * float(half_width) ** 2
+    if not v > 0:
+        return 1.0
+    if not np.isfinite(v):
+        return 0.0
+    return prior / (prior + float(v))
+
+
+def level_posterior(level, v, half_width, prior="box") -> tuple[float, float]:
+    r"""Posterior mean of the target's mean ``m`` (centred: the box is ``[-h, h]``) given the
+    released level ``L̂ = m + N(0, v)`` (``v`` public) under a public prior, and the local weight
+    ``w = ∂E[m | L̂]/∂L̂ = Var(m | L̂)/v ∈ [0, 1]`` (Tweedie's identity for a Gaussian location).
+
+    ``prior="box"``: ``m`` uniform on ``[-h, h]``, so ``m | L̂`` is ``N(L̂, v)`` truncated to the
+    box. A float ``ρ``: ``m ~ N(0, ρh²)``, ``w = ρh²/(ρh² + v)`` (:func:`level_prior_weight`) and the
+    mean ``w L̂``, clamped to the box. Either way ``v → 0`` leaves ``L̂`` (inside the box)
+    and ``v → ∞`` gives the centre 0. Post-processing of the release; docs/regression.md §3c."""
+    from scipy import stats
+
+    h = float(half_width)
+    if not v > 0:
+        return float(np.clip(level, -h, h)), 1.0
+    if prior != "box":
+        w = level_prior_weight(v, h, prior)
+        return float(np.clip(w * level, -h, h)), w
+    sd = math.sqrt(v)
+    a, b = (-h - level) / sd, (h - level) / sd
+    mean, var = stats.truncnorm.stats(a, b, loc=level, scale=sd, moments="mv")
+    mean, var = float(mean), float(var)
+    if not np.isfinite(mean):  # pragma: no cover - far outside the box: the nearest edge
+        return float(np.clip(level, -h, h)), 0.0
+    return float(np.clip(mean, -h, h)), float(np.clip(var / v, 0.0, 1.0))
+
+
+def place_level(beta, normal, n, t, level) -> float:
+    r"""The constant's coefficient ``β_t`` that puts the fitted prediction at the released mean
+    of the features, ``m̂_x``, at ``level`` (centred coordinates); the slopes are kept.
+
+    Replace-one, with an intercept: row ``t`` of the matrix the solve inverted (``normal``,
+    ``n A + λD``) holds the released feature sums of the constant row, ``n t m̂_x``.
+    Post-processing (``docs/regression.md`` §3c)."""
+    d = len(beta) - 1
+    mx = np.asarray(normal, dtype=np.float64)[d, :d] / (n * t)
+    return (float(level) - float(mx @ beta[:d])) / t
 
 
 def solve_divergence(G, entry_variance, beta, solve, fit_intercept, step=1e-3):
@@ -837,7 +968,7 @@ def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_pen
 
 
 def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, widths=None,
-                          rcond=1e-15):
+                          rcond=1e-15, return_cov=False):
     r"""Delta-method noise standard deviations of the coefficients and the intercept.
 
     Post-processing of public quantities and the release: ``beta = M⁻¹ b`` in the task's centred
@@ -871,6 +1002,9 @@ def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, wi
         pseudo-inverted as ``M / (h hᵀ)``, where the coordinates weigh alike (conditioning only;
         a non-positive scale counts as 1).
 
+    return_cov : bool, default False
+        Return the first-order covariance ``Cov(dβ)`` (``m × m``, centred coordinates) instead.
+
     Returns
     -------
     (coef_std, intercept_std) : (ndarray (d,), float)
@@ -892,6 +1026,8 @@ def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, wi
     Minv = np.linalg.pinv(np.asarray(normal, dtype=np.float64) * np.outer(w, w),
                           rcond=rcond) * np.outer(w, w)
     cov_beta = (scale * scale) * Minv @ Cv @ Minv.T
+    if return_cov:
+        return cov_beta
     coef_std = np.sqrt(np.clip(np.diag(cov_beta)[:d], 0.0, None))
     if t is None:
         return coef_std, 0.0
@@ -910,7 +1046,7 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior
         As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
     accountant
         As in :class:`DPLinearRegression`.
@@ -919,11 +1055,12 @@ class DPRidge(DPLinearRegression):
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
-                 level_share=LEVEL_SHARE, select=SELECT):
+                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
-                         projection=projection, level_share=level_share, select=select)
+                         projection=projection, level_share=level_share, select=select,
+                         level_prior=level_prior)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
