@@ -798,6 +798,22 @@ def rows_and_tables(args, name: str, run) -> tuple[list[dict], list]:
     return rows, [load_table(ds, args.data_home) for ds in args.datasets]
 
 
+def rows_keeping_others(args, name: str, run) -> tuple[list[dict], list]:
+    """``rows_and_tables``, or with ``--keep-rows-from``: run only ``--methods`` and merge every
+    other method's rows from that CSV (read before the run: the run's checkpoints overwrite
+    ``<out>/<name>.csv``). Used by utility_covariance.py and utility_pca.py."""
+    if args.keep_rows_from is not None and args.render_only is not None:
+        raise SystemExit("--keep-rows-from runs methods; it cannot be combined with --render-only")
+    if args.keep_rows_from is None:
+        return rows_and_tables(args, name, run)
+    previous = read_csv(args.keep_rows_from)
+    args.kept_versions = reported_versions(Path(args.keep_rows_from).with_suffix(".md"))
+    rows, tables = run(args)
+    rows = merge_kept_rows(args, rows, previous)
+    checkpoint(args, name, rows)
+    return rows, tables
+
+
 def checkpoint(args, name: str, rows: list[dict]) -> None:
     """Write the rows so far (a long run that stops still leaves its finished datasets)."""
     if rows:

@@ -138,17 +138,7 @@ def main(argv=None) -> int:
     # --keep-rows-from: as utility_covariance.py (rerun some methods' rows, e.g. after a change
     # of method='coinpress', and keep the others', e.g. the peers', which need diffprivlib/OpenDP)
     args = uc.parse_args(TITLE, argv, methods=uc.METHODS, extra=uc.keep_rows_flag)
-    if args.keep_rows_from is not None and args.render_only is not None:
-        raise SystemExit("--keep-rows-from runs methods; it cannot be combined with --render-only")
-    if args.keep_rows_from is None:
-        rows, tables = uc.rows_and_tables(args, NAME, run)
-    else:
-        # read before the run: its checkpoints overwrite <out>/utility_pca.csv
-        previous = uc.read_csv(args.keep_rows_from)
-        args.kept_versions = uc.reported_versions(Path(args.keep_rows_from).with_suffix(".md"))
-        rows, tables = run(args)
-        rows = uc.merge_kept_rows(args, rows, previous)
-        uc.checkpoint(args, NAME, rows)
+    rows, tables = uc.rows_keeping_others(args, NAME, run)
     print(f"wrote {write(rows, tables, args)}")
     return 0
 
