@@ -503,9 +503,9 @@ def main(argv=None):
                 for eps in EPSILONS:
                     rows += run_cell(sc, query, eps, project, args.trials)
             print(f"{time.time() - t0:7.0f}s {sc.name} {query}", flush=True)
-    if args.queries == list(QUERIES):
+    if args.queries == list(QUERIES) or args.name != NAME:
         write_outputs(rows, args, time.time() - t0, scs)
-    else:  # a partial run: print, do not overwrite the results
+    else:  # a partial run under the default name: print, do not overwrite the results
         for r in rows:
             print(_row(r))
     return rows
