@@ -191,6 +191,22 @@ CASES: dict[str, Case] = {
                                # coef_std_/intercept_std_: functions of it (post-processing)
                                released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
                                                    "coef_std_", "intercept_std_"})),
+    # the regression opt-ins of issue 24 (docs/regression.md §3b-3c): a dedicated DP mean of
+    # the target in the same charge, the risk selection and the level prior (post-processing)
+    "DPLinearRegression[level]": Case(
+        _m("DPLinearRegression", level_share="auto", select="risk", level_prior="gauss", **_BXY),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "target_mean_", "selected_", "risk_estimates_"})),
+    "DPRidge[level]": Case(
+        _m("DPRidge", level_share=0.5, level_prior="box", **_BXY),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "target_mean_", "level_weight_"})),
+    "DPCovariance[coinpress radius]": Case(
+        _m("DPCovariance", method="coinpress", coinpress_beta="auto", epsilon=50.0,
+           **{k: v for k, v in _BX.items() if k != "epsilon"}), _numeric, _fit_x,
+        relations=("replace-one",), released=frozenset({"covariance_", "location_"})),
     "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
                     released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
                                         "coef_std_", "intercept_std_"})),
