@@ -573,7 +573,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if not (0 < first_share and 0 < bias_share and first_share + bias_share < 1):
         raise InvalidParameterError("first_share", "first_share and bias_share must be > 0 "
                                                    "with a sum < 1")
-    beta = check_beta(beta, ("auto",))
+    beta = check_beta(beta, ("auto", "late"))
     X = np.asarray(X, dtype=np.float64)
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)

@@ -25,7 +25,7 @@ from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
 
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
-           "moment_radius_sq", "step_radius_sq", "check_beta", "radius_edges",
+           "moment_radius_sq", "step_radius_sq", "LATE_FACTOR", "check_beta", "radius_edges",
            "whitened_norm_counts", "counts_radius_sq", "first_noise_scale", "gdp_release",
            "unwhiten", "whitened_records", "whitened_release", "whitening"]
 
@@ -85,7 +85,9 @@ def step_radius_sq(k: int, n: int, mu: float, beta="auto") -> float:
     ``BETA`` and :func:`moment_radius_sq` for the step's ``n`` and ``μ``, i.e. the rate
     ``BETA`` where the budget is small and a radius growing like ``(n μ)^{1/3}`` where it is
     large, so that the clipping bias vanishes as ε grows (``docs/coinpress.md`` § The clipping
-    radius).
+    radius). ``beta="late"``: the larger of the fixed-rate radius and
+    ``moment_radius_sq / LATE_FACTOR``, the same growth switched on at ``LATE_FACTOR³`` times the
+    ``n μ`` (the fixed rate wherever the utility benchmark lives, unbounded as ``n μ → ∞``).
 
     References
     ----------
@@ -93,13 +95,23 @@ def step_radius_sq(k: int, n: int, mu: float, beta="auto") -> float:
        selection", Annals of Statistics 28(5), 2000 (the fixed-rate radius).
     .. [2] matrixdp, ``docs/coinpress.md`` (§ The clipping radius).
     """
+    if beta == "late":
+        return max(gaussian_radius_sq(k, BETA), moment_radius_sq(k, n, mu) / LATE_FACTOR)
     if isinstance(beta, str):
         return max(gaussian_radius_sq(k, BETA), moment_radius_sq(k, n, mu))
     return gaussian_radius_sq(k, beta)
 
 
+#: ``beta="late"``: the divisor of :func:`moment_radius_sq` (the switch to a growing radius moved
+#: to ``LATE_FACTOR³`` times the ``n μ`` of ``"auto"``). Chosen from public facts only: the
+#: smallest integer above the largest ``moment_radius_sq / gaussian_radius_sq(k, BETA)`` of the
+#: utility benchmark's CoinPress cells (4.52: adult, n = 32561, k = 6, ε = 5, δ = 1e-6,
+#: ``μ_t = √0.75 μ*``), so the radius there is the fixed rate's (``docs/coinpress.md``
+#: § The clipping radius; ``experiments/coinpress_late_radius.py``).
+LATE_FACTOR = 5.0
+
 #: Names ``beta`` accepts besides a float (``docs/coinpress.md`` § The clipping radius).
-BETA_RULES = ("auto", "counts")
+BETA_RULES = ("auto", "late", "counts")
 #: ``beta="counts"``: the share of a whitened step's ``μ_t²`` spent on the counts that choose
 #: its radius (2 steps: 0.04 · 3/4 = 0.03 of ``μ*²``, the share of the adaptive method's
 #: statistic).
@@ -229,7 +241,7 @@ def whitening(C, Q, m, h, *, margin: float = 1.0, beta=BETA, n=None, mu=None):
     # the box's image: ‖A(x - c - m)‖ <= ‖A‖₂ √Σ(h_i + |m_i|)²
     box_r2 = float(np.sum((h + np.abs(m)) ** 2) / w.min())
     if isinstance(beta, str) and (n is None or mu is None):
-        raise InvalidParameterError("beta", "'auto' needs the step's n and mu")
+        raise InvalidParameterError("beta", f"{beta!r} needs the step's n and mu")
     r2 = min(step_radius_sq(k, n, mu, beta), box_r2)
     return S, A, A_inv, r2
 
