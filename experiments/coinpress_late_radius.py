@@ -34,6 +34,12 @@ If it fails it ships as an opt-in only if useful, else the code is left out.
 Run (from experiments/)::
 
     PYTHONPATH=../src python coinpress_late_radius.py
+    PYTHONPATH=../src python coinpress_late_radius.py --record-auto
+
+``--record-auto`` (added after the deciding run, for the record only; it decides nothing): the
+same audit units and never-seen tables with β = 0.1, ``"late"`` and ``"auto"`` side by side
+(same seeds), to show what the late switch costs against ``"auto"`` at ε = 10⁸ and what
+``"auto"`` costs at ε ≤ 5 on the never-seen tables. Writes ``results/coinpress_late_radius_auto.md``.
 """
 
 from __future__ import annotations
@@ -167,15 +173,58 @@ def med_of(rows, part, name, metric, eps, beta):
                 and r["metric"] == metric and r["epsilon"] == eps and r["beta"] == beta)
 
 
+def record_auto(args, command, seeds):
+    import _late_radius_tables as lt
+
+    items = [(u.name,) + tuple(oa.cov_data(u))
+             for u in oa.units(["ccard", "grunfeld", "engel", "heavy_tail"])]
+    items += [(nm,) + lt.load(nm) for nm in lt.SCHEMAS]
+    rows, L = [], []
+    t0 = time.perf_counter()
+    for name, Z, lo, hi in items:
+        L += [f"## {name} (n = {Z.shape[0]}, d = {Z.shape[1]})", "",
+              "| ε | cov 0.1 | cov late | cov auto | pca 0.1 | pca late | pca auto |",
+              "|---|---|---|---|---|---|---|"]
+        for eps in (0.5, 1.0, 5.0, 100.0, 1e4, 1e8):
+            med = {}
+            for beta in (0.1, "late", "auto"):
+                fro, dfc, _ = _errors(Z, lo, hi, eps, beta, seeds)
+                for metric, vals in (("covariance", fro), ("pca k=2", dfc)):
+                    med[(metric, str(beta))] = float(np.median(vals))
+                    rows.append({"table": name, "n": Z.shape[0], "d": Z.shape[1],
+                                 "metric": metric, "epsilon": eps, "beta": str(beta),
+                                 "median": float(np.median(vals))})
+            L.append(f"| {eps:g} | " + " | ".join(fmt(med[(m, b)]) for m in ("covariance", "pca k=2")
+                                                for b in ("0.1", "late", "auto")) + " |")
+        L.append("")
+        print(f"  record {name} done", flush=True)
+    head = ["# beta=0.1, \"late\" and \"auto\" side by side (for the record; decides nothing)", "",
+            f"Command (from experiments/): `{command}`; {args.trials} seeds per cell "
+            f"(SeedSequence({args.seed})), wall {time.perf_counter() - t0:.0f} s. Run after the "
+            "deciding run of `coinpress_late_radius.md`; same protocol (coinpress_covariance, 2 "
+            "steps, δ = 1e-6, replace-one, public n, same bounds and seeds). Medians of the "
+            "covariance relative Frobenius error and the PCA k = 2 captured-variance deficit.", ""]
+    (args.out / f"{NAME}_auto.md").write_text("\n".join(head + L))
+    with open(args.out / f"{NAME}_auto.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"wrote {args.out / NAME}_auto.md")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--out", type=Path, default=REPO / "results")
+    p.add_argument("--record-auto", action="store_true")
     args = p.parse_args(argv)
     command = "PYTHONPATH=../src python coinpress_late_radius.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
     seeds = [int(s) for s in np.random.SeedSequence(args.seed).generate_state(args.trials)]
+    if args.record_auto:
+        record_auto(args, command, seeds)
+        return 0
     t0 = time.perf_counter()
     rows, body = [], []
     ok_a = run_identity(body, rows)

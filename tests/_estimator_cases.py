@@ -207,6 +207,10 @@ CASES: dict[str, Case] = {
         _m("DPCovariance", method="coinpress", coinpress_beta="auto", epsilon=50.0,
            **{k: v for k, v in _BX.items() if k != "epsilon"}), _numeric, _fit_x,
         relations=("replace-one",), released=frozenset({"covariance_", "location_"})),
+    "DPCovariance[coinpress late radius]": Case(
+        _m("DPCovariance", method="coinpress", coinpress_beta="late", epsilon=50.0,
+           **{k: v for k, v in _BX.items() if k != "epsilon"}), _numeric, _fit_x,
+        relations=("replace-one",), released=frozenset({"covariance_", "location_"})),
     "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
                     released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
                                         "coef_std_", "intercept_std_"})),

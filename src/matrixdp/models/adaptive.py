@@ -460,8 +460,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         Shares of ``μ*²`` of releases 1 and 2 (utility only; the total never exceeds ``μ*``).
     margin : float
         The whitening margin of :func:`~.coinpress.coinpress_covariance`.
-    beta : float or "auto", default BETA (0.1)
-        The whitened radius of :func:`~.coinpress.coinpress_covariance`; ``"auto"`` (opt-in) is taken
+    beta : float, "auto" or "late", default BETA (0.1)
+        The whitened radius of :func:`~.coinpress.coinpress_covariance`; ``"auto"`` and ``"late"``
+        (opt-in) are taken
         at the whitened step's GDP parameter when the statistic is released,
         ``μ₂ = √(μ*² − μ₁² − μ_b²)`` (the radius is fixed before the statistic, which counts the
         records it clips; ``docs/coinpress.md`` § The clipping radius). A float: the fixed

@@ -407,7 +407,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         making it the default failed, hence not the default.
     coinpress_steps : int, default 2
         Number of releases of ``method="coinpress"``.
-    coinpress_beta : float or "auto", default 0.1
+    coinpress_beta : float, "auto" or "late", default 0.1
         The whitened clipping radius of ``method="coinpress"`` and ``"adaptive"`` (utility only;
         the guarantee is the same). ``0.1``: the Gaussian radius at a per-record clipping rate
         of 0.1, whose clipping bias does not fall with ε on skewed or heavy-tailed records
@@ -416,7 +416,11 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         radius; ccard at ε = 10⁴: 0.133 → 0.0075, ``results/coinpress_radius.md``); not the
         default because at moderate ε on light-tailed tables it is up to 2.8× worse on the
         covariance (``results/coinpress_radius_benchmark.md``, a pre-registered check that
-        failed). Use ``"auto"`` at large ε or with heavy tails.
+        failed). Use ``"auto"`` at large ε or with heavy tails. ``"late"`` (opt-in): the same
+        growth switched on at 125× the ``n μ``, so the radius is ``0.1``'s at moderate budgets
+        (bit-identical on the whole utility benchmark) and still grows as ε → ∞; not the
+        default because at ε = 10⁸ it left 0.12 error on two audit units (a pre-registered check
+        that failed, ``results/coinpress_late_radius.md``).
     shrinkage : {"auto", "none", "off-diagonal", "whole", "projected"}, default "auto"
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release

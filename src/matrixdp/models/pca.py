@@ -69,10 +69,12 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         ``docs/coinpress.md``). The pre-registered rule for making it the default fails.
         Experimental, not recommended.
     coinpress_steps : int, default 2
-    coinpress_beta : float or "auto", default 0.1
+    coinpress_beta : float, "auto" or "late", default 0.1
         The whitened clipping radius of ``method="coinpress"`` / ``"adaptive"``, as
         :class:`~matrixdp.models.DPCovariance`'s (``"auto"``: a radius growing with the budget,
-        opt-in; at moderate ε it costs up to 11× on PCA, ``results/coinpress_radius_benchmark.md``).
+        opt-in; at moderate ε it costs up to 11× on PCA, ``results/coinpress_radius_benchmark.md``;
+        ``"late"``: that growth switched on late, ``0.1``'s radius at moderate budgets,
+        opt-in, ``results/coinpress_late_radius.md``).
     projection : {"unit-box", "noise", "original", "none"}, default "unit-box"
         The Frobenius projection of the released covariance onto the feasible set before the
         eigendecomposition (post-processing: the guarantee is unchanged), in units of the
