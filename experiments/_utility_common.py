@@ -798,6 +798,16 @@ def rows_and_tables(args, name: str, run) -> tuple[list[dict], list]:
     return rows, [load_table(ds, args.data_home) for ds in args.datasets]
 
 
+def kept_rows_note(args) -> list[str]:
+    """The report's line naming the methods whose rows ``--keep-rows-from`` kept (none: [])."""
+    kept = getattr(args, "kept_methods", None)
+    if not kept:
+        return []
+    return [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
+            "same seeds and trial counts (`--keep-rows-from`; peer versions as that run "
+            "reported them); every other row was run for this file.", ""]
+
+
 def rows_keeping_others(args, name: str, run) -> tuple[list[dict], list]:
     """``rows_and_tables``, or with ``--keep-rows-from``: run only ``--methods`` and merge every
     other method's rows from that CSV (read before the run: the run's checkpoints overwrite

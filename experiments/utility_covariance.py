@@ -192,11 +192,7 @@ def write(rows, tables, args) -> Path:
     uc.write_bounds(tables, out)
     versions = getattr(args, "kept_versions", None) or uc.peer_versions()
     lines = uc.header_lines(TITLE, args, versions, tables)
-    kept = getattr(args, "kept_methods", None)
-    if kept:
-        lines += [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
-                  "same seeds and trial counts (`--keep-rows-from`; peer versions as that run "
-                  "reported them); every other row was run for this file.", ""]
+    lines += uc.kept_rows_note(args)
     lines += ["## Relative Frobenius error of the covariance (original units; lower is better)", ""]
     lines += uc.winners_table(rows, "relative Frobenius error")
     lines += uc.target_lines(uc.target_check(rows, "relative Frobenius error"),

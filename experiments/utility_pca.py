@@ -109,11 +109,7 @@ def write(rows, tables, args) -> Path:
     uc.write_csv(out / f"{NAME}.csv", rows)
     versions = getattr(args, "kept_versions", None) or uc.peer_versions()
     lines = uc.header_lines(TITLE, args, versions, tables)
-    kept = getattr(args, "kept_methods", None)
-    if kept:
-        lines += [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
-                  "same seeds and trial counts (`--keep-rows-from`; peer versions as that run "
-                  "reported them); every other row was run for this file.", ""]
+    lines += uc.kept_rows_note(args)
     lines += ["k ≥ d cells are skipped (liver has d = 5, movement_aal d = 4: no k = 5).", ""]
     for k in KS:
         metric = f"captured-variance deficit, k={k}"

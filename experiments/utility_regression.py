@@ -426,11 +426,7 @@ def write(rows, tables, refs, args) -> Path:
     command = getattr(args, "command", None)
     if command:
         lines += [f"Command (this run): `{command}`", ""]
-    kept = getattr(args, "kept_methods", None)
-    if kept:
-        lines += [f"Rows of {', '.join(kept)}: kept from an earlier run of this script with the "
-                  "same seeds and trial counts (`--keep-rows-from`; peer versions as that run "
-                  "reported them); every other row was run for this file.", ""]
+    lines += uc.kept_rows_note(args)
     lines += ["Every cell's trials use the same seeds whichever process runs it, so a grid run as "
               "several processes (e.g. by dataset, or one method added later) and merged with "
               "`--render-only` is the same as one run.", "",
