@@ -424,8 +424,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         self.selected_ = "fit"
         self.risk_estimates_ = None
         if hopeless:  # public: no slope can rise above the noise (auto_level_share)
-            beta = np.zeros_like(beta)
-            beta[d] = rel.value[d, d + 1] / (t * t)
+            beta = constant_model(rel.value, beta, t, intercept)
             self.selected_ = "constant"
         elif select == "risk" and relation == "replace-one":
             def resolve(Gh):
@@ -437,9 +436,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                                         normal / scale, t, intercept,
                                                         divergence=div)
             if not keep:  # the intercept-only (or zero) model: post-processing of the release
-                beta = np.zeros_like(beta)
-                if intercept:
-                    beta[d] = rel.value[d, d + 1] / (t * t)
+                beta = constant_model(rel.value, beta, t, intercept)
                 self.selected_ = "constant"
         if level_post is not None:  # the slopes are kept; the level is the posterior mean
             beta[d] = level_post / t if self.selected_ == "constant" else \
@@ -455,8 +452,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         # intercept): the projection fixed its rows of the released sums at their known value 0,
         # so no noise is left there: its coefficient is 0 with a zero bar, and its rows add no
         # variance to the others' or the intercept's bars
-        pinned = (np.asarray(task.lower[:d]) == 0) & (np.asarray(task.upper[:d]) == 0) \
-            if projection is not None else np.zeros(d, dtype=bool)
+        pinned = pinned_coordinates(task)[:d] if projection is not None else np.zeros(d, dtype=bool)
         V_bars = np.array(rel.entry_variance, dtype=np.float64, copy=True)
         V_bars[np.flatnonzero(pinned), :] = 0.0
         V_bars[:, np.flatnonzero(pinned)] = 0.0
@@ -488,6 +484,18 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
 
 
 
+def constant_model(G, beta, t, fit_intercept) -> np.ndarray:
+    """The coefficients of the constant model in the task's centred coordinates: no slope, and
+    with an intercept the constant's coefficient that predicts the released mean of ``y - c_y``
+    (entry ``(y, t)`` of the per-record release ``G`` over ``t``); without one, zero.
+    Post-processing of the release."""
+    out = np.zeros_like(np.asarray(beta, dtype=np.float64))
+    if fit_intercept:
+        d = len(out) - 1
+        out[d] = float(np.asarray(G)[d, d + 1]) / (t * t)
+    return out
+
+
 def split_level_share(epsilon: float, delta: float, share: float) -> tuple[float, float]:
     r"""``(ε_joint, ε_mean)``: the (ε, δ) budget split in Gaussian DP, ``μ_joint² = (1 - s) μ*²``
     and ``μ_mean² = s μ*²`` with ``μ*`` the exact Gaussian shift of (ε, δ), so that the two
@@ -507,16 +515,6 @@ def target_mean_mechanism(epsilon: float, delta: float, lo_y: float, hi_y: float
 
     return GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=(hi_y - lo_y) / n,
                              neighbouring="replace-one")
-
-
-def joint_level_variance(task, t, epsilon, delta, noise) -> float:
-    """Public noise variance of the target's mean inside the joint release at the full budget
-    (entry ``(y, t)`` of the planned allocation, divided by ``t²``)."""
-    from ._moments import plan_second_moment
-
-    d = task.lower.size - 2
-    plan, _ = plan_second_moment(task, epsilon=epsilon, delta=delta, noise=noise)
-    return float(plan.entry_variance[d, d + 1]) / (t * t)
 
 
 def auto_level_share(task, t, n, lo_y, hi_y, epsilon, delta, noise) -> tuple[float, bool]:
@@ -761,6 +759,13 @@ def risk_selection(G, entry_variance, beta, M, t, fit_intercept, divergence=None
     return risk_fit <= risk_const, {"fit": risk_fit, "constant": risk_const}
 
 
+def pinned_coordinates(task) -> np.ndarray:
+    """The coordinates whose public box is the single point 0: a public constant column
+    (``lower == upper``) in the centred task, whose second moments are 0 for every record
+    whatever ``n`` is. Public (bounds only)."""
+    return (np.asarray(task.lower) == 0) & (np.asarray(task.upper) == 0)
+
+
 def feasible_moments(G, task, scale, unit=None):
     """The nearest matrix of second-moment sums the public boxes allow: PSD, and with a public
     ``n`` every entry within ``n ×`` its corner-product range (:func:`matrixdp.feasible.project_psd_box`).
@@ -777,7 +782,7 @@ def feasible_moments(G, task, scale, unit=None):
         # ... and the rows of a coordinate whose public box is the single point 0 (a public
         # constant column, centred): its sums are 0 whatever n is. The PSD cone with those rows
         # fixed at 0 is the cone of the other block, so the projection zeroes them first.
-        pinned = (np.asarray(task.lower) == 0) & (np.asarray(task.upper) == 0)
+        pinned = pinned_coordinates(task)
         G = np.where(pinned[:, None] | pinned[None, :], 0.0, G)
         return project_psd(G / uu) * uu
     lo, hi = second_moment_entry_bounds(task.lower, task.upper)
@@ -849,7 +854,7 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
         # projection fixed its rows at 0, so its coefficient is 0 and it is left out of the
         # solve (its zero diagonal would otherwise set the adaptive ridge's λ_min for every
         # other feature)
-        pinned = (np.asarray(task.lower[:d]) == 0) & (np.asarray(task.upper[:d]) == 0)
+        pinned = pinned_coordinates(task)[:d]
     else:
         G = G_raw
         pinned = np.zeros(d, dtype=bool)
