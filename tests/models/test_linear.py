@@ -944,3 +944,14 @@ def test_level_prior_intercept_bar_covers_the_spread():
     assert spread <= bar <= 3.0 * spread, (spread, bar)
     r = DPRidge(alpha=1.0, epsilon=1.0, level_prior="gauss", random_state=0, **TINY).fit(X, y)
     assert r.level_weight_ == w
+
+
+def test_a_refit_without_a_level_share_leaves_no_stale_target_mean():
+    """``target_mean_`` and ``target_mean_variance_`` are None without a level share, also after
+    a fit that had one (the variance used to survive the refit)."""
+    X, y = table(n=500)
+    m = DPLinearRegression(epsilon=1.0, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, level_share=0.3,
+                           random_state=0).fit(X, y)
+    assert m.target_mean_ is not None and m.target_mean_variance_ > 0
+    m.set_params(level_share=0.0).fit(X, y)
+    assert m.target_mean_ is None and m.target_mean_variance_ is None

@@ -397,7 +397,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         share, hopeless = self._level_share(task, t, n, lo_y, hi_y, eps, delta, noise,
                                             relation, intercept)
         self.level_share_ = share
-        self.target_mean_ = None
+        self.target_mean_ = self.target_mean_variance_ = None
         if share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
             rel, mean_rel, v_mean = release_with_target_mean(
                 value, task, t, n, lo_y, hi_y, share, epsilon=eps, delta=delta, noise=noise,
