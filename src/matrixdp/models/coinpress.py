@@ -25,13 +25,14 @@ from ..rng import make_rng
 from ._moments import augmented_task, plan_second_moment
 
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
-           "moment_radius_sq", "step_radius_sq", "LATE_FACTOR", "check_beta", "radius_edges",
-           "whitened_norm_counts", "counts_radius_sq", "first_noise_scale", "gdp_release",
+           "step_noise_slope", "moment_radius_sq", "step_radius_sq", "LATE_FACTOR", "check_beta",
+           "radius_edges", "whitened_norm_counts", "counts_radius_sq", "first_noise_scale", "gdp_release",
            "unwhiten", "whitened_records", "whitened_release", "whitening"]
 
 #: Failure probability behind the whitened clipping radius (a utility parameter only: privacy
-#: never depends on it, since every record is clipped to the radius whatever the data). With
-#: the default; with ``beta="auto"`` it is the floor of the radius: the Gaussian radius at this rate.
+#: never depends on it, since every record is clipped to the radius whatever the data). The
+#: default rate; with ``beta="auto"`` or ``"late"`` the Gaussian radius at this rate is the floor
+#: of the radius.
 BETA = 0.1
 
 
@@ -56,6 +57,13 @@ def gaussian_radius_sq(k: int, beta: float = BETA) -> float:
     return k + 2.0 * math.sqrt(k * L) + 2.0 * L
 
 
+def step_noise_slope(k: int, n: int, mu: float) -> float:
+    """``a = (k + 1)^{3/2}/(√k n μ)``: a whitened step's expected noise Frobenius norm on the
+    ``k × k`` block per unit of squared radius (i.i.d. entries of sd ``√2 (r² + r²/k)/(n μ)``;
+    ``docs/coinpress.md`` § The clipping radius). Public inputs only."""
+    return (k + 1.0) ** 1.5 / (math.sqrt(k) * n * mu)
+
+
 def moment_radius_sq(k: int, n: int, mu: float) -> float:
     r"""The squared whitened radius that minimises a bound on a whitened step's error for any
     records whose whitened sixth moment is the Gaussian model's, ``E‖y‖⁶ = k(k + 2)(k + 4)``.
@@ -73,7 +81,7 @@ def moment_radius_sq(k: int, n: int, mu: float) -> float:
     ----------
     .. [1] matrixdp, ``docs/coinpress.md`` (§ The clipping radius).
     """
-    a = (k + 1.0) ** 1.5 / (math.sqrt(k) * n * mu)
+    a = step_noise_slope(k, n, mu)
     return (8.0 * k * (k + 2.0) * (k + 4.0) / (27.0 * a)) ** (1.0 / 3.0)
 
 
@@ -177,7 +185,7 @@ def counts_radius_sq(noisy, edges, sigma: float, n: int, k: int, mu: float,
     kept = np.where(noisy > z * sigma, noisy, 0.0)
     mid = 0.5 * (edges[:-1] + edges[1:])
     bias = np.maximum(mid[None, :] - edges[:, None], 0.0) @ kept / n
-    a = (k + 1.0) ** 1.5 / (math.sqrt(k) * n * mu)
+    a = step_noise_slope(k, n, mu)
     return float(edges[int(np.argmin(bias * bias + (a * edges) ** 2))])
 
 
@@ -220,7 +228,8 @@ def _second_moments(Z, n):
     return 0.5 * (out + out.T)
 
 
-def whitening(C, Q, m, h, *, margin: float = 1.0, beta=BETA, n=None, mu=None):
+def whitening(C, Q, m, h, *, margin: float = 1.0, beta=BETA, n=None, mu=None,
+              return_box_sq=False):
     """The public whitening of a CoinPress step from the previous (released) estimate.
 
     ``C`` and ``m`` are the released covariance and mean of ``x - c`` (``c`` the box's middle),
@@ -228,8 +237,9 @@ def whitening(C, Q, m, h, *, margin: float = 1.0, beta=BETA, n=None, mu=None):
     ``(S, A, A_inv, r2)``: ``S = Π(C) + margin·√(2k)·Q``, ``A = S^{-1/2}``, ``A_inv = S^{1/2}``
     and the squared clipping radius ``r2`` of the whitened records (:func:`step_radius_sq`,
     capped by the image of the box). ``beta="auto"`` needs the public ``n`` and the GDP
-    parameter ``mu`` of the step that clips. Post-processing of released values and public
-    inputs only.
+    parameter ``mu`` of the step that clips. ``return_box_sq``: also return the squared radius
+    of the box's image (``beta="counts"`` chooses among radii up to it). Post-processing of
+    released values and public inputs only.
     """
     k = h.size
     Cp = project_covariance(C, variance_max=h ** 2)
@@ -243,7 +253,7 @@ def whitening(C, Q, m, h, *, margin: float = 1.0, beta=BETA, n=None, mu=None):
     if isinstance(beta, str) and (n is None or mu is None):
         raise InvalidParameterError("beta", f"{beta!r} needs the step's n and mu")
     r2 = min(step_radius_sq(k, n, mu, beta), box_r2)
-    return S, A, A_inv, r2
+    return (S, A, A_inv, r2, box_r2) if return_box_sq else (S, A, A_inv, r2)
 
 
 def first_noise_scale(entry_variance, m, t, *, mean_noise: bool = True) -> np.ndarray:
@@ -452,9 +462,8 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
             if beta == "counts":
                 # the radius from DP counts of the whitened norms (sensitivity √2) at a share
                 # of the step's budget; the radius is post-processing of them
-                S, A, A_inv, r2 = whitening(C, Q, m, h[live], margin=margin, beta=BETA)
-                wS = np.linalg.eigvalsh(0.5 * (S + S.T))
-                box_r2 = float(np.sum((h[live] + np.abs(m)) ** 2) / max(wS.min(), 1e-300))
+                S, A, A_inv, r2, box_r2 = whitening(C, Q, m, h[live], margin=margin, beta=BETA,
+                                                    return_box_sq=True)
                 edges = radius_edges(r2, box_r2)
                 if edges.size > 1:
                     mu_c = math.sqrt(RADIUS_COUNT_SHARE) * mu_t
