@@ -407,3 +407,22 @@ def test_the_late_radius_charge_is_unchanged():
         if fn is coinpress_covariance:
             assert seen["late"].radii_sq[0] == seen[0.1].radii_sq[0]
             assert seen["late"].radii_sq[1] > seen[0.1].radii_sq[1]
+
+
+@pytest.mark.parametrize("method, bad", [("coinpress", "sometimes"), ("coinpress", 1.5),
+                                         ("adaptive", "counts")])
+def test_an_invalid_coinpress_beta_is_named_as_the_estimator_parameter(method, bad):
+    """The estimators' error names their own parameter ``coinpress_beta`` (not the function's
+    ``beta``), before any budget is charged."""
+    from matrixdp.accounting import Accountant
+    from matrixdp.models import DPPCA, DPCovariance
+
+    X, lo, hi = skewed_table(200)
+    for make in (lambda acc: DPCovariance(epsilon=1.0, bounds=(lo, hi), method=method,
+                                          coinpress_beta=bad, accountant=acc),
+                 lambda acc: DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method=method,
+                                   coinpress_beta=bad, accountant=acc)):
+        acc = Accountant(epsilon=10.0, delta=1e-3)
+        with pytest.raises(InvalidParameterError, match="coinpress_beta"):
+            make(acc).fit(X)
+        assert acc.spends == ()

@@ -130,16 +130,17 @@ RADIUS_COUNT_Z = 3.0
 RADIUS_BIN_RATIO = 2.0
 
 
-def check_beta(beta, allowed=BETA_RULES):
-    """``beta`` validated: one of ``allowed`` or a float in ``(0, 1)``."""
+def check_beta(beta, allowed=BETA_RULES, name="beta"):
+    """``beta`` validated: one of ``allowed`` or a float in ``(0, 1)``; errors name the
+    parameter as ``name`` (the estimators pass ``"coinpress_beta"``)."""
     msg = f"must be one of {allowed} or a float in (0, 1), got {beta!r}"
     if isinstance(beta, str):
         if beta not in allowed:
-            raise InvalidParameterError("beta", msg)
+            raise InvalidParameterError(name, msg)
         return beta
     if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating, np.integer)) \
             or not 0.0 < float(beta) < 1.0:
-        raise InvalidParameterError("beta", msg)
+        raise InvalidParameterError(name, msg)
     return beta
 
 

@@ -91,11 +91,12 @@ def check_shrinkage(estimator, kind: str, method: str) -> str:
 def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
     """Fit ``estimator`` with :func:`~matrixdp.models.coinpress.coinpress_covariance`; sets the
     release attributes (``noise_ = "coinpress"``) and returns ``(covariance, location)``."""
-    from .coinpress import coinpress_covariance
+    from .coinpress import check_beta, coinpress_covariance
 
     if is_dask_collection(X):
         raise InvalidParameterError("method", "'coinpress' needs an in-memory X (it makes several "
                                               "passes over the records)")
+    check_beta(estimator.coinpress_beta, name="coinpress_beta")
     res = coinpress_covariance(
         X, lo, hi, epsilon=epsilon, delta=delta, steps=estimator.coinpress_steps,
         beta=estimator.coinpress_beta, rng=estimator.random_state,
@@ -117,10 +118,12 @@ def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, kind="covarianc
     and returns ``(covariance, location)`` (not yet projected). ``options`` go to
     ``adaptive_covariance`` (DPPCA: ``projection``)."""
     from .adaptive import adaptive_covariance
+    from .coinpress import check_beta
 
     if is_dask_collection(X):
         raise InvalidParameterError("method", "'adaptive' needs an in-memory X (it makes several "
                                               "passes over the records)")
+    check_beta(estimator.coinpress_beta, ("auto", "late"), name="coinpress_beta")
     res = adaptive_covariance(
         X, lo, hi, epsilon=epsilon, delta=delta, kind=kind, n_components=n_components,
         beta=estimator.coinpress_beta, rng=estimator.random_state,
