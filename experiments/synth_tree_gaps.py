@@ -52,6 +52,16 @@ VARIANTS = {
     "sparse pooled 3": {"sparse": "pooled", "sparse_threshold": 3.0},
     "sparse resolved 3": {"sparse": "resolved", "sparse_threshold": 3.0},
     "sparse tested 3": {"sparse": "tested", "sparse_threshold": 3.0},
+    # task T (issue #26): hierarchical one-way histograms of the numeric columns (histogram_tree;
+    # the first screen ran on every numeric column, "all": the rule "wide" came after it)
+    "tree 4 t0": {"histogram_tree": 4, "histogram_tree_threshold": 0.0, "histogram_tree_columns": "all"},
+    "tree 4 t1": {"histogram_tree": 4, "histogram_tree_threshold": 1.0, "histogram_tree_columns": "all"},
+    "tree 4 t2": {"histogram_tree": 4, "histogram_tree_threshold": 2.0, "histogram_tree_columns": "all"},
+    "tree 4 t3": {"histogram_tree": 4, "histogram_tree_threshold": 3.0, "histogram_tree_columns": "all"},
+    "tree 8 t2": {"histogram_tree": 8, "histogram_tree_threshold": 2.0, "histogram_tree_columns": "all"},
+    "tree 2 t2": {"histogram_tree": 2, "histogram_tree_threshold": 2.0, "histogram_tree_columns": "all"},
+    "tree 4 t2 wide": {"histogram_tree": 4, "histogram_tree_threshold": 2.0},
+    "tree 8 t2 wide": {"histogram_tree": 8, "histogram_tree_threshold": 2.0},
 }
 
 

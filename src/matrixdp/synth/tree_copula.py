@@ -30,7 +30,7 @@ from .copula import correlation_sensitivity, interval_score_moments, simplex_pro
 from .labels import largest_remainder, public_class_labels
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_levels", "wide_range_columns", "tree_histogram_sensitivity", "tree_inference_matrix"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
@@ -144,6 +144,95 @@ def score_sensitivity(n_pairs: int) -> float:
 def pair_sensitivity(n_edges: int) -> float:
     """L2 sensitivity (add/remove) of the 2-way histograms of ``n_edges`` tree edges."""
     return math.sqrt(int(n_edges))
+
+
+#: ``histogram_tree_columns="wide"``: a numeric column gets the tree when its public range is
+#: non-negative and spans at least this many of its units (counts, money, sizes; a public rule
+#: written before the check of task T, ``docs/tree_copula.md``, "Hierarchical one-way histograms").
+WIDE_RANGE = 1000.0
+
+
+def wide_range_columns(schema) -> list:
+    """The numeric columns of ``schema`` whose public bounds satisfy lo >= 0 and
+    hi - lo >= ``WIDE_RANGE`` (public schema only)."""
+    return [c for c, (lo, hi) in schema.bounds.items()
+            if float(lo) >= 0 and float(hi) - float(lo) >= WIDE_RANGE]
+
+
+def tree_levels(cells: int, branching: int) -> list:
+    """Widths (in released cells) of the coarse levels of a ``branching``-ary tree over ``cells``
+    equal-width cells, finest first: b, b², ... while the width is below ``cells`` and divides it
+    (the root, all cells, is not a level). Public: depends on the grid and ``branching`` only.
+    E.g. 32 cells, b = 4: [4, 16] (8 nodes, then 2); b = 8: [8] (4 nodes); b = 2: [2, 4, 8, 16]."""
+    out, w = [], int(branching)
+    while w < int(cells) and int(cells) % w == 0:
+        out.append(w)
+        w *= int(branching)
+    return out
+
+
+def tree_histogram_sensitivity(n_columns: int, n_numeric: int, n_levels: int) -> float:
+    """L2 sensitivity (add/remove) of the one-way histograms of ``n_columns`` columns when each
+    of the ``n_numeric`` numeric ones also releases ``n_levels`` coarse levels of a tree over its
+    cells (``histogram_tree``): one record adds 1 to one cell of every column and to one node of
+    each level of every numeric column's tree, √(k + k_num·L)."""
+    return math.sqrt(int(n_columns) + int(n_numeric) * int(n_levels))
+
+
+def tree_inference_matrix(cells: int, widths) -> np.ndarray:
+    r"""The (cells × cells) matrix :math:`(\sum_\ell A_\ell^\top A_\ell)^{-1}` of the least-squares
+    (constrained) inference of Hay et al. (2010) for a tree whose levels are the leaves (A_0 = I)
+    and the coarse levels of ``widths`` (A_ℓ sums each block of w_ℓ neighbouring leaves), all
+    observed with the same noise variance: the consistent leaf estimate is
+    :math:`\hat x = M^{-1}(y_0 + \sum_\ell A_\ell^\top y_\ell)`, with covariance σ² M⁻¹. Public."""
+    M = np.eye(int(cells))
+    for w in widths:
+        M += np.kron(np.eye(int(cells) // int(w)), np.ones((int(w), int(w))))
+    return np.linalg.inv(M)
+
+
+def _tree_estimate(leaves, nodes, widths, sigma, threshold):
+    """``histogram_tree``: counts of the rows of ``leaves`` (rows, m) made consistent with their
+    coarse ``nodes`` (one (rows, m / w) array per width of ``widths``) by least squares, then
+    distributed top down: every parent's count is split among its children by the simplex
+    projection of the children's estimates onto the parent's count, after setting to 0 the
+    children of width > 1 (subtrees) whose estimate is below ``threshold`` times its public noise
+    sd (unless all children of the parent are). The root's count is each row's sum of estimates
+    (the caller rescales). Post-processing of the release: ``sigma`` and the tree are public."""
+    leaves = np.atleast_2d(np.asarray(leaves, dtype=np.float64))
+    rows, m = leaves.shape
+    Minv = tree_inference_matrix(m, widths)
+    rhs = leaves + sum(np.repeat(np.atleast_2d(y), w, axis=1) for y, w in zip(nodes, widths))
+    x = rhs @ Minv  # Minv is symmetric
+    return x, Minv
+
+
+def _tree_probs(leaves, nodes, widths, sigma, threshold, n_hat):
+    """Probabilities (rows, m) from the tree release of ``_tree_estimate``; each row's total is
+    ``n_hat`` (the DP class size; a scalar or one per row)."""
+    x, Minv = _tree_estimate(leaves, nodes, widths, sigma, threshold)
+    rows, m = x.shape
+    total = np.broadcast_to(np.asarray(n_hat, dtype=np.float64), (rows,)).astype(np.float64)
+    mass = total[:, None]  # (rows, 1): the root
+    parent_w = m
+    for w in list(widths)[::-1] + [1]:
+        est = x.reshape(rows, m // w, w).sum(axis=2)  # children of width w
+        k = parent_w // w  # children per parent
+        grp = est.reshape(rows, m // parent_w, k)
+        low = np.zeros(grp.shape, dtype=bool)
+        if w > 1 and threshold > 0:
+            block = np.zeros(m)
+            block[:w] = 1.0
+            sd = float(sigma) * math.sqrt(float(block @ Minv @ block))  # public: sd of a node
+            low = grp < float(threshold) * sd
+            low &= ~low.all(axis=2, keepdims=True)  # keep a parent's children if all are low
+        par = np.maximum(mass.reshape(-1), 0.0)
+        flat = grp.reshape(-1, k) / np.where(par > 0, par, 1.0)[:, None]
+        flat = np.where(low.reshape(-1, k), -1e6, flat)  # a zeroed subtree: exactly 0 after projection
+        share = simplex_projection(flat, 1.0)
+        mass = (share * par[:, None]).reshape(rows, m // w)  # a parent without mass: 0
+        parent_w = w
+    return mass / np.maximum(total, 1e-300)[:, None]
 
 
 class DPTreeCopula:
@@ -350,7 +439,9 @@ class DPTreeCopula:
                  shares="auto", clip_scale=1.0, smoothing=0.5, correlation="pooled",
                  normalise="trace", binary_latent=False, marginals="per-class",
                  edge_prior="row", edge_bins="integers", merged_bins="even", sparse=None,
-                 sparse_threshold=3.0, random_state=None, accountant=None):
+                 sparse_threshold=3.0, histogram_tree=None, histogram_tree_threshold=2.0,
+                 histogram_tree_columns="wide",
+                 random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -369,6 +460,9 @@ class DPTreeCopula:
         self.merged_bins = merged_bins
         self.sparse = sparse
         self.sparse_threshold = sparse_threshold
+        self.histogram_tree = histogram_tree
+        self.histogram_tree_threshold = histogram_tree_threshold
+        self.histogram_tree_columns = histogram_tree_columns
         self.random_state = random_state
         self.accountant = accountant
 
@@ -429,6 +523,24 @@ class DPTreeCopula:
         if not (isinstance(st, (int, float)) and not isinstance(st, bool) and math.isfinite(st)
                 and st >= 0):
             raise InvalidParameterError("sparse_threshold", f"must be a non-negative number, got {st!r}")
+        bt, tt = getattr(self, "histogram_tree", None), getattr(self, "histogram_tree_threshold", 2.0)
+        if bt is not None:
+            if isinstance(bt, bool) or not isinstance(bt, Integral) or bt < 2:
+                raise InvalidParameterError("histogram_tree", f"must be None or an integer branching >= 2, got {bt!r}")
+            grid = AUTO_BINS[0] if (self._auto_bins() or self._class_bins()) else int(self.n_bins)
+            if not tree_levels(grid, int(bt)):
+                raise InvalidParameterError("histogram_tree", f"branching {bt!r} gives no coarse level "
+                                                              f"on {grid} bins (it must divide them and be smaller)")
+            tc = getattr(self, "histogram_tree_columns", "wide")
+            if not (isinstance(tc, str) and tc in ("wide", "all")):
+                if isinstance(tc, str) or not all(c in self.schema.bounds for c in tc):
+                    raise InvalidParameterError("histogram_tree_columns", "must be 'wide', 'all' or a "
+                                                                          "list of numeric columns of the schema")
+            if sp is not None or self.marginals != "per-class":
+                raise InvalidParameterError("histogram_tree", "cannot be combined with sparse= or "
+                                                              "marginals= other than 'per-class'")
+        if not (isinstance(tt, (int, float)) and not isinstance(tt, bool) and math.isfinite(tt) and tt >= 0):
+            raise InvalidParameterError("histogram_tree_threshold", f"must be a non-negative number, got {tt!r}")
         if not (isinstance(self.merged_bins, str) and self.merged_bins in ("even", "pooled")):
             raise InvalidParameterError("merged_bins", f"must be 'even' or 'pooled', got {self.merged_bins!r}")
         if not (isinstance(self.edge_prior, str) and self.edge_prior in ("joint", "row")):
@@ -452,6 +564,26 @@ class DPTreeCopula:
         if shares.shape != (4,) or not np.all(np.isfinite(shares)) or np.any(shares <= 0):
             raise InvalidParameterError("shares", f"must be 'auto' or four positive numbers, got {self.shares!r}")
         return eps, delta, shares
+
+    def _tree_branching(self):
+        """``histogram_tree`` (None: the flat histograms; fitted models pickled before it: None)."""
+        b = getattr(self, "histogram_tree", None)
+        return None if b is None else int(b)
+
+    def _tree_columns(self, cols) -> list:
+        """The numeric columns that release a tree (public: ``histogram_tree_columns`` and the
+        schema's bounds); none without ``histogram_tree``."""
+        if self._tree_branching() is None:
+            return []
+        tc = getattr(self, "histogram_tree_columns", "wide")
+        chosen = (wide_range_columns(self.schema) if isinstance(tc, str) and tc == "wide" else
+                  list(self.schema.bounds) if isinstance(tc, str) else list(tc))
+        return [c for c in cols if c in chosen]
+
+    def _tree_grid(self) -> int:
+        """The largest released grid of a numeric column (public: the sensitivity counts its
+        levels; a class on fewer cells has no more levels)."""
+        return AUTO_BINS[0] if (self._auto_bins() or self._class_bins()) else int(self.n_bins)
 
     def _auto_bins(self) -> bool:
         return isinstance(self.n_bins, str) and self.n_bins == "auto"
@@ -480,7 +612,9 @@ class DPTreeCopula:
         k_cat = k - k_num
         n_scores = k * (k - 1) // 2 - k_num * (k_num - 1) // 2
         n_edges = k_cat if k_num > 0 else max(k_cat - 1, 0)
-        sens = {"histograms": histogram_sensitivity(k),
+        sens = {"histograms": histogram_sensitivity(k) if self._tree_branching() is None else
+                tree_histogram_sensitivity(k, len(self._tree_columns(cols)),
+                                           len(tree_levels(self._tree_grid(), self._tree_branching()))),
                 "correlation": (moment_sensitivity(float(self.clip_scale) * math.sqrt(k_num))
                                 if self.normalise == "trace" else
                                 correlation_sensitivity(k_num, float(self.clip_scale) * math.sqrt(k_num)))
@@ -595,7 +729,10 @@ class DPTreeCopula:
                                self.correlation == "shrunk", self.marginals,
                                self.class_bins_, prior_counts,
                                self.merged_bins == "pooled",
-                               (self.sparse, float(self.sparse_threshold)))
+                               (self.sparse, float(self.sparse_threshold)),
+                               (self._tree_branching() if self._tree_columns(cols) else None,
+                                float(getattr(self, "histogram_tree_threshold", 2.0)),
+                                self._tree_columns(cols)))
         self._finish(cols, classes, stats, mechs, sens, privacy)
         return self
 
@@ -1086,13 +1223,16 @@ def _smoothed_counts(raw, sigma):
 
 def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
                trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None,
-               pooled_within=False, sparse=(None, 3.0)):
+               pooled_within=False, sparse=(None, 3.0), tree=(None, 0.0, ())):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver.
 
     ``bins_per_class`` (``n_bins="per-class"``): the bins of each class's numeric histograms,
     chosen from ``prior_counts`` (the released class sizes); only those cells are released, and
-    each class's probabilities are spread evenly over the common fine grid of ``card``."""
+    each class's probabilities are spread evenly over the common fine grid of ``card``.
+    ``tree`` = (branching, threshold) (``histogram_tree``): each numeric column's released cells
+    of each class also release the coarse levels of a tree (same mechanism, one release), and
+    its probabilities come from :func:`_tree_probs`."""
     k = len(cols)
     ratio = {c: card[c] // ccard[c] for c in cols}
     sigma_h = mechs["histograms"].sigma
@@ -1104,12 +1244,36 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
                  if c in schema.bounds}
         cells.update({c: card[c] // merge[c] for c in merge})
     counts = reduce(_hist_pass, cols, card, n_cls, merge)
-    if merge is None:
+    branching, tree_t, tree_cols = tree
+    tnodes = {}
+    if branching is None and merge is None:
         noisy = np.asarray(mechs["histograms"].release(counts, rng=gen).value)
-    else:  # only the cells each class uses are released (the others are not data)
+    elif branching is None:  # only the cells each class uses are released (the others are not data)
         used = np.concatenate([np.arange(card[c])[None, :] < cells[c][:, None] for c in cols], axis=1)
         noisy = np.zeros_like(counts)
         noisy[used] = np.asarray(mechs["histograms"].release(counts[used], rng=gen).value)
+    else:  # histogram_tree: the used cells, then every numeric column's coarse levels, one release
+        used = np.concatenate([np.arange(card[c])[None, :] < cells[c][:, None] for c in cols], axis=1)
+        offset = dict(zip(cols, np.concatenate([[0], np.cumsum([card[c] for c in cols])[:-1]])))
+        layout, node_parts = [], []  # (column, class, width, nodes) in release order
+        for c in cols:
+            if c not in tree_cols:
+                continue
+            for j in range(n_cls):
+                m = int(cells[c][j])
+                leaf = counts[j, offset[c]:offset[c] + m]
+                for w in tree_levels(m, branching):
+                    node_parts.append(leaf.reshape(m // w, w).sum(axis=1))
+                    layout.append((c, j, w, m // w))
+        n_used = int(used.sum())
+        vec = np.concatenate([counts[used]] + node_parts)
+        released = np.asarray(mechs["histograms"].release(vec, rng=gen).value)
+        noisy = np.zeros_like(counts)
+        noisy[used] = released[:n_used]
+        pos = n_used
+        for c, j, w, size in layout:
+            tnodes.setdefault(c, [[] for _ in range(n_cls)])[j].append(released[pos:pos + size])
+            pos += size
     raw = dict(zip(cols, np.split(noisy, np.cumsum([card[c] for c in cols])[:-1], axis=1)))
     # class sizes: inverse-variance average of the histogram totals (variance cells · σ_h²) and,
     # with n_bins="per-class", the released class sizes (variance σ_count²)
@@ -1153,6 +1317,12 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
                             spans[c][side] = True
 
     def to_probs(counts, n_hat, c, j=None):  # noisy counts (rows) -> probabilities
+        if branching is not None and c in tree_cols:  # histogram_tree: per class (row)
+            n_hat = np.broadcast_to(np.asarray(n_hat, dtype=np.float64).ravel(), (counts.shape[0],))
+            rows = range(counts.shape[0]) if j is None else [j]
+            return np.vstack([_tree_probs(counts[r:r + 1], tnodes.get(c, [[]] * n_cls)[cls],
+                                          tree_levels(counts.shape[1], branching), sigma_h, tree_t,
+                                          n_hat[r]) for r, cls in enumerate(rows)])
         if sparse[0] is None or c not in schema.bounds:
             return simplex_projection(counts / n_hat, 1.0)
         if sparse[0] == "resolved" and float(np.sum(n_hat)) / counts.shape[1] >= sparse[1] * sigma_h:
