@@ -207,12 +207,41 @@ def _tree_estimate(leaves, nodes, widths, sigma, threshold):
     return x, Minv
 
 
-def _tree_probs(leaves, nodes, widths, sigma, threshold, n_hat):
+def _tree_probs(leaves, nodes, widths, sigma, threshold, n_hat, projection="global", max_drop=None):
     """Probabilities (rows, m) from the tree release of ``_tree_estimate``; each row's total is
-    ``n_hat`` (the DP class size; a scalar or one per row)."""
+    ``n_hat`` (the DP class size; a scalar or one per row).
+
+    ``projection="global"``: the subtrees whose consistent estimate is below ``threshold`` times
+    its public noise sd are found top down (a subtree inside a dropped one is dropped; a parent
+    whose children are all below keeps them all), and the consistent leaf estimates outside them
+    are simplex-projected onto the class size in ONE projection, as the flat histogram is.
+    ``"nested"``: every parent's mass is split among its children by a simplex projection of
+    their estimates onto it, level by level (the first version screened).
+
+    ``max_drop`` (a share, or None): a level's subtrees are dropped only in the rows (classes)
+    where ``threshold`` × the node sd is at most ``max_drop`` × ``n_hat``, so that the real
+    mass a dropped subtree can hold (below the cut) is a small share of the class."""
     x, Minv = _tree_estimate(leaves, nodes, widths, sigma, threshold)
     rows, m = x.shape
     total = np.broadcast_to(np.asarray(n_hat, dtype=np.float64), (rows,)).astype(np.float64)
+    if projection == "global":
+        keep = np.ones((rows, m), dtype=bool)
+        parent_w = m
+        for w in list(widths)[::-1]:
+            if threshold <= 0:
+                break
+            est = x.reshape(rows, m // w, w).sum(axis=2)
+            block = np.zeros(m)
+            block[:w] = 1.0
+            sd = float(sigma) * math.sqrt(float(block @ Minv @ block))  # public: sd of a node
+            grp = est.reshape(rows, m // parent_w, parent_w // w)
+            low = grp < float(threshold) * sd
+            low &= ~low.all(axis=2, keepdims=True)  # keep a parent's children if all are low
+            if max_drop is not None:  # only where the cut is a small share of the class
+                low &= (float(threshold) * sd <= float(max_drop) * total)[:, None, None]
+            keep &= ~np.repeat(low.reshape(rows, m // w), w, axis=1)
+            parent_w = w
+        return simplex_projection(np.where(keep, x / np.maximum(total, 1e-300)[:, None], -1e6), 1.0)
     mass = total[:, None]  # (rows, 1): the root
     parent_w = m
     for w in list(widths)[::-1] + [1]:
@@ -440,7 +469,8 @@ class DPTreeCopula:
                  normalise="trace", binary_latent=False, marginals="per-class",
                  edge_prior="row", edge_bins="integers", merged_bins="even", sparse=None,
                  sparse_threshold=3.0, histogram_tree=None, histogram_tree_threshold=2.0,
-                 histogram_tree_columns="wide",
+                 histogram_tree_columns="wide", histogram_tree_projection="global",
+                 histogram_tree_max_drop=0.005,
                  random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
@@ -463,6 +493,8 @@ class DPTreeCopula:
         self.histogram_tree = histogram_tree
         self.histogram_tree_threshold = histogram_tree_threshold
         self.histogram_tree_columns = histogram_tree_columns
+        self.histogram_tree_projection = histogram_tree_projection
+        self.histogram_tree_max_drop = histogram_tree_max_drop
         self.random_state = random_state
         self.accountant = accountant
 
@@ -531,6 +563,13 @@ class DPTreeCopula:
             if not tree_levels(grid, int(bt)):
                 raise InvalidParameterError("histogram_tree", f"branching {bt!r} gives no coarse level "
                                                               f"on {grid} bins (it must divide them and be smaller)")
+            if getattr(self, "histogram_tree_projection", "global") not in ("global", "nested"):
+                raise InvalidParameterError("histogram_tree_projection", "must be 'global' or 'nested', got "
+                                                                         f"{self.histogram_tree_projection!r}")
+            md = getattr(self, "histogram_tree_max_drop", None)
+            if md is not None and not (isinstance(md, (int, float)) and not isinstance(md, bool)
+                                       and math.isfinite(md) and md > 0):
+                raise InvalidParameterError("histogram_tree_max_drop", f"must be None or a positive share, got {md!r}")
             tc = getattr(self, "histogram_tree_columns", "wide")
             if not (isinstance(tc, str) and tc in ("wide", "all")):
                 if isinstance(tc, str) or not all(c in self.schema.bounds for c in tc):
@@ -569,6 +608,33 @@ class DPTreeCopula:
         """``histogram_tree`` (None: the flat histograms; fitted models pickled before it: None)."""
         b = getattr(self, "histogram_tree", None)
         return None if b is None else int(b)
+
+    def _tree_usable(self, class_sizes, mechs, sens, cols) -> bool:
+        """``histogram_tree`` with ``n_bins="per-class"``: release the tree only if some class's
+        DP size ``n̂_c`` makes the cut of the coarsest level usable, threshold × its node sd ≤
+        ``histogram_tree_max_drop`` × n̂_c (always with ``max_drop=None``). If so, the planned
+        flat histogram mechanism is replaced by one with the tree's sensitivity and the SAME μ
+        (so the same guarantee; σ grows with the sensitivity). Post-processing of the released
+        class sizes and public values; the choice composes adaptively (each release's μ is fixed)."""
+        from ..accounting.composition import gdp_epsilon
+
+        b, grid = self._tree_branching(), self._tree_grid()
+        widths = tree_levels(grid, b)
+        d_tree = tree_histogram_sensitivity(len(cols), len(self._tree_columns(cols)), len(widths))
+        flat = mechs["histograms"]
+        mu_h = sens["histograms"] / flat.sigma
+        md = getattr(self, "histogram_tree_max_drop", None)
+        if md is not None:
+            block = np.zeros(grid)
+            block[:widths[-1]] = 1.0
+            sd_top = d_tree / mu_h * math.sqrt(float(block @ tree_inference_matrix(grid, widths) @ block))
+            t = float(getattr(self, "histogram_tree_threshold", 2.0))
+            if not np.any(t * sd_top <= float(md) * np.asarray(class_sizes, dtype=np.float64)):
+                return False
+        mechs["histograms"] = GaussianMechanism(epsilon=flat.epsilon, delta=flat.delta, sensitivity=d_tree,
+                                                neighbouring="add-remove")
+        sens["histograms"] = d_tree
+        return True
 
     def _tree_columns(self, cols) -> list:
         """The numeric columns that release a tree (public: ``histogram_tree_columns`` and the
@@ -612,7 +678,10 @@ class DPTreeCopula:
         k_cat = k - k_num
         n_scores = k * (k - 1) // 2 - k_num * (k_num - 1) // 2
         n_edges = k_cat if k_num > 0 else max(k_cat - 1, 0)
-        sens = {"histograms": histogram_sensitivity(k) if self._tree_branching() is None else
+        # histogram_tree with n_bins="per-class": planned flat; the tree is added (same mu, larger
+        # sensitivity and sigma) only if the released class sizes make its cut usable (fit)
+        sens = {"histograms": histogram_sensitivity(k) if self._tree_branching() is None
+                or self._class_bins() else
                 tree_histogram_sensitivity(k, len(self._tree_columns(cols)),
                                            len(tree_levels(self._tree_grid(), self._tree_branching()))),
                 "correlation": (moment_sensitivity(float(self.clip_scale) * math.sqrt(k_num))
@@ -663,7 +732,11 @@ class DPTreeCopula:
             + ("; n_bins='auto': one DP count of all records, then the bins chosen from it "
                "(post-processing)" if "count" in mechs else "")
             + ("; n_bins='per-class': one release of the class sizes (sensitivity 1), then each "
-               "class's bins chosen from it (post-processing)" if "class_counts" in mechs else ""),
+               "class's bins chosen from it (post-processing)" if "class_counts" in mechs else "")
+            + ("; histogram_tree: the one-way histograms also release coarse levels of a tree over "
+               "each chosen numeric column (one release, sensitivity sqrt(k + columns x levels)); "
+               "with n_bins='per-class' whether to add them is chosen from the released class sizes "
+               "at a fixed mu (adaptive composition)" if self._tree_branching() is not None else ""),
             "add/remove neighbours: n and the class sizes are not assumed public",
             "bounds, categories, bins, classes and integer columns are public; the tree is chosen "
             "from released scores; sampling is post-processing",
@@ -705,6 +778,10 @@ class DPTreeCopula:
         if accountant is None and ledger is None:
             accountant = self.accountant
         gen = make_rng(self.random_state)  # local only: never stored on the model
+        tree_cols = self._tree_columns(cols)
+        # the bins rules see the noise a flat release of the same budget would have (with
+        # histogram_tree the release's sigma is larger by its sensitivity; public either way)
+        sigma_bins = mechs["histograms"].sigma * histogram_sensitivity(len(cols)) / sens["histograms"]
         with charge(privacy, accountant=accountant, ledger=ledger, label="dp-tree-copula fit"):
             self.record_count_ = None
             self.class_bins_ = self.class_sizes_raw_ = None
@@ -713,13 +790,15 @@ class DPTreeCopula:
                 self.n_bins_ = AUTO_BINS[0]  # the common fine grid; a class's bins merge its cells
                 prior_counts = np.asarray(mechs["class_counts"].release(
                     reduce(_class_pass, classes.size), rng=gen).value, dtype=np.float64)
-                self.class_bins_ = class_bins(prior_counts, mechs["histograms"].sigma)
+                self.class_bins_ = class_bins(prior_counts, sigma_bins)
                 self.class_sizes_raw_ = prior_counts
+                if tree_cols and not self._tree_usable(prior_counts, mechs, sens, cols):
+                    tree_cols = []  # no class large enough: the flat release as planned
             elif "count" in mechs:  # n_bins="auto": the DP record count chooses the bins
                 n_records = int(len(X)) if dask_input else int(X.shape[0])
                 self.record_count_ = float(np.asarray(mechs["count"].release(
                     np.array([float(n_records)]), rng=gen).value)[0])
-                self.n_bins_ = auto_bins(self.record_count_, classes.size, mechs["histograms"].sigma)
+                self.n_bins_ = auto_bins(self.record_count_, classes.size, sigma_bins)
             else:
                 self.n_bins_ = int(self.n_bins)
             card, ccard, ecard = self._cards(cols)
@@ -730,10 +809,15 @@ class DPTreeCopula:
                                self.class_bins_, prior_counts,
                                self.merged_bins == "pooled",
                                (self.sparse, float(self.sparse_threshold)),
-                               (self._tree_branching() if self._tree_columns(cols) else None,
+                               (self._tree_branching() if tree_cols else None,
                                 float(getattr(self, "histogram_tree_threshold", 2.0)),
-                                self._tree_columns(cols)))
+                                tree_cols,
+                                getattr(self, "histogram_tree_projection", "global"),
+                                getattr(self, "histogram_tree_max_drop", None)))
+        if tree_cols and "class_counts" in mechs:  # the same mu: the notes state the tree's sigma
+            privacy = self._guarantee(eps, delta, classes.size, mu, mechs)
         self._finish(cols, classes, stats, mechs, sens, privacy)
+        self.histogram_tree_columns_ = list(tree_cols)
         return self
 
     def _dask_columns(self, X):
@@ -791,7 +875,7 @@ class DPTreeCopula:
         return fine, coarse, card, ccard
 
     def _finish(self, cols, classes, stats, mechs, sens, privacy):
-        probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges = stats
+        probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes = stats
         n_cls = classes.size
         ratio = {c: self._bins() // self._edge_cells(c) for c in self.schema.bounds}
         sigma_e = mechs["edges"].sigma if "edges" in mechs else 0.0
@@ -818,6 +902,8 @@ class DPTreeCopula:
         self.tree_ = trees
         self.edge_tables_ = edge_tables
         self.edge_counts_ = raw_edges
+        # histogram_tree: the released (noisy) coarse levels, column -> per class -> finest first
+        self.histogram_tree_counts_ = tnodes or None
         self.sigmas_ = {name: m.sigma for name, m in mechs.items()}
         self.sensitivities_ = dict(sens)
         self.bin_edges_ = {c: np.linspace(*self.schema.bounds[c], self._bins() + 1)
@@ -1223,7 +1309,7 @@ def _smoothed_counts(raw, sigma):
 
 def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
                trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None,
-               pooled_within=False, sparse=(None, 3.0), tree=(None, 0.0, ())):
+               pooled_within=False, sparse=(None, 3.0), tree=(None, 0.0, (), "global", None)):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver.
 
@@ -1244,7 +1330,7 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
                  if c in schema.bounds}
         cells.update({c: card[c] // merge[c] for c in merge})
     counts = reduce(_hist_pass, cols, card, n_cls, merge)
-    branching, tree_t, tree_cols = tree
+    branching, tree_t, tree_cols, tree_projection, tree_max_drop = tree
     tnodes = {}
     if branching is None and merge is None:
         noisy = np.asarray(mechs["histograms"].release(counts, rng=gen).value)
@@ -1322,7 +1408,8 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
             rows = range(counts.shape[0]) if j is None else [j]
             return np.vstack([_tree_probs(counts[r:r + 1], tnodes.get(c, [[]] * n_cls)[cls],
                                           tree_levels(counts.shape[1], branching), sigma_h, tree_t,
-                                          n_hat[r]) for r, cls in enumerate(rows)])
+                                          n_hat[r], tree_projection, tree_max_drop)
+                              for r, cls in enumerate(rows)])
         if sparse[0] is None or c not in schema.bounds:
             return simplex_projection(counts / n_hat, 1.0)
         if sparse[0] == "resolved" and float(np.sum(n_hat)) / counts.shape[1] >= sparse[1] * sigma_h:
@@ -1417,7 +1504,7 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
     raw_edges = [[] for _ in range(n_cls)]
     scores_raw = np.zeros((n_cls, 0))
     if "edges" not in mechs:
-        return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges
+        return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes
     # release 3: pair scores against the released histograms (fixed before this release)
     pc = {c: np.stack([_coarsen(probs[c][j], ratio[c] > 1, ratio[c]) for j in range(n_cls)])
           for c in cols}
@@ -1449,7 +1536,7 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
     n_e = len(trees[0])
     raw_edges = [[parts[j * n_e + e].reshape(shapes[j * n_e + e]) for e in range(n_e)]
                  for j in range(n_cls)]
-    return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges
+    return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes
 
 
 def _dask_reducer(model, X, y, cols, classes):
