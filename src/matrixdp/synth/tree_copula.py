@@ -191,14 +191,11 @@ def tree_inference_matrix(cells: int, widths) -> np.ndarray:
     return np.linalg.inv(M)
 
 
-def _tree_estimate(leaves, nodes, widths, sigma, threshold):
-    """``histogram_tree``: counts of the rows of ``leaves`` (rows, m) made consistent with their
-    coarse ``nodes`` (one (rows, m / w) array per width of ``widths``) by least squares, then
-    distributed top down: every parent's count is split among its children by the simplex
-    projection of the children's estimates onto the parent's count, after setting to 0 the
-    children of width > 1 (subtrees) whose estimate is below ``threshold`` times its public noise
-    sd (unless all children of the parent are). The root's count is each row's sum of estimates
-    (the caller rescales). Post-processing of the release: ``sigma`` and the tree are public."""
+def _tree_estimate(leaves, nodes, widths, sigma=None, threshold=None):
+    """``histogram_tree``: the rows of noisy ``leaves`` (rows, m) made consistent with their noisy
+    coarse ``nodes`` (one (rows, m / w) array per width of ``widths``) by least squares (Hay et
+    al. 2010): returns the consistent leaves and the public matrix M⁻¹ (their covariance / σ²).
+    ``sigma`` and ``threshold`` are not used (kept for the callers' signature). Post-processing."""
     leaves = np.atleast_2d(np.asarray(leaves, dtype=np.float64))
     rows, m = leaves.shape
     Minv = tree_inference_matrix(m, widths)
