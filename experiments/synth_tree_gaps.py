@@ -52,7 +52,45 @@ VARIANTS = {
     "sparse pooled 3": {"sparse": "pooled", "sparse_threshold": 3.0},
     "sparse resolved 3": {"sparse": "resolved", "sparse_threshold": 3.0},
     "sparse tested 3": {"sparse": "tested", "sparse_threshold": 3.0},
+    # task T (issue #26): hierarchical one-way histograms of the numeric columns (histogram_tree;
+    # the first screen ran on every numeric column, "all": the rule "wide" came after it)
+    "tree 4 t0": {"histogram_tree": 4, "histogram_tree_threshold": 0.0, "histogram_tree_columns": "all"},
+    "tree 4 t1": {"histogram_tree": 4, "histogram_tree_threshold": 1.0, "histogram_tree_columns": "all"},
+    "tree 4 t2": {"histogram_tree": 4, "histogram_tree_threshold": 2.0, "histogram_tree_columns": "all"},
+    "tree 4 t3": {"histogram_tree": 4, "histogram_tree_threshold": 3.0, "histogram_tree_columns": "all"},
+    "tree 8 t2": {"histogram_tree": 8, "histogram_tree_threshold": 2.0, "histogram_tree_columns": "all"},
+    "tree 2 t2": {"histogram_tree": 2, "histogram_tree_threshold": 2.0, "histogram_tree_columns": "all"},
+    "tree 4 t2 wide": {"histogram_tree": 4, "histogram_tree_threshold": 2.0},
+    "tree 8 t2 wide": {"histogram_tree": 8, "histogram_tree_threshold": 2.0},
+    "tree 4 t0 wide": {"histogram_tree": 4, "histogram_tree_threshold": 0.0},
+    "tree 4 t3 wide": {"histogram_tree": 4, "histogram_tree_threshold": 3.0},
+    "tree 4 t2 revol.bal": {"histogram_tree": 4, "histogram_tree_columns": ["revol.bal"]},
+    "tree 4 t2 days": {"histogram_tree": 4, "histogram_tree_columns": ["days.with.cr.line"]},
+    "tree 4 t2 installment": {"histogram_tree": 4, "histogram_tree_columns": ["installment"]},
+    "tree 4 t0 revol.bal": {"histogram_tree": 4, "histogram_tree_threshold": 0.0,
+                            "histogram_tree_columns": ["revol.bal"]},
+    "tree 4 t2 capital-gain": {"histogram_tree": 4, "histogram_tree_columns": ["capital-gain"]},
+    "tree 4 t2 fnlwgt": {"histogram_tree": 4, "histogram_tree_columns": ["fnlwgt"]},
 }
+# every variant above ran with histogram_tree_projection="nested" (the first version); "global"
+# (one projection of the consistent leaves outside the dropped subtrees) came after them
+for _name, _kw in list(VARIANTS.items()):
+    if "histogram_tree" in _kw:
+        _kw.setdefault("histogram_tree_projection", "nested")
+        _kw.setdefault("histogram_tree_max_drop", None)
+        VARIANTS[_name.replace("tree", "gtree", 1)] = {**_kw, "histogram_tree_projection": "global"}
+# then the relative cut (histogram_tree_max_drop): a class's subtrees are dropped only where the
+# cut is at most this share of its DP size (after gtree cut LC's thin real tails)
+for _t in (2.0, 3.0):
+    for _md in (0.0025, 0.005, 0.01):
+        VARIANTS[f"rtree 4 t{_t:g} md{_md:g} wide"] = {
+            "histogram_tree": 4, "histogram_tree_threshold": _t, "histogram_tree_max_drop": _md,
+            "histogram_tree_projection": "global"}
+# (rtree ran before the tree release was made conditional on the DP class sizes; atree: the
+# released tree only if some class's cut is at most max_drop of its DP size, else flat)
+for _md in (0.005, 0.01):
+    VARIANTS[f"atree 4 t2 md{_md:g} wide"] = {"histogram_tree": 4, "histogram_tree_threshold": 2.0,
+                                              "histogram_tree_max_drop": _md}
 
 
 def _kw(table, variant) -> dict:

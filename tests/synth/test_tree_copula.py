@@ -899,3 +899,207 @@ def test_sparse_tested_keeps_a_real_tail_that_pooled_cuts():
     tested = DPTreeCopula(**kw, sparse="tested").fit(X, y).marginals_["x"][:, tail].sum(axis=1)
     assert np.all(pooled == 0.0)
     np.testing.assert_allclose(tested, 0.03 * 19 / 19.2, atol=0.012)  # the real tail, ±0.012
+
+
+# ----------------------------------------------------------------- histogram_tree (task T)
+WIDE_SCHEMA = TableSchema(bounds={"x": (0.0, 10.0), "g": (0.0, 99_999.0), "h": (0.0, 50_000.0)},
+                          categories={"a": CATS}, integer=("g", "h"))
+
+
+def wide_table(n, seed=0):
+    """A money-like column ``g`` (public range 0..99,999) with most records at 0 and the rest
+    below 20,000: the upper half of its range is empty; ``h`` fills its range evenly."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(int)
+    g = np.where(rng.random(n) < 0.1 + 0.3 * y, rng.integers(1_000, 20_000, n), 0)
+    h = rng.integers(0, 50_001, n)
+    x = np.clip(rng.normal(5, 2, n), 0, 10)
+    a = rng.integers(0, 5, n)
+    return pd.DataFrame({"x": x, "g": g, "h": h, "a": [CATS[i] for i in a]}), y
+
+
+def test_wide_range_rule_and_tree_levels():
+    assert tc.wide_range_columns(WIDE_SCHEMA) == ["g", "h"]  # lo >= 0 and hi - lo >= 1000
+    assert tc.wide_range_columns(SCHEMA) == []
+    assert tc.wide_range_columns(TableSchema(bounds={"m": (-5_000.0, 5_000.0)})) == []
+    assert tc.tree_levels(32, 4) == [4, 16] and tc.tree_levels(32, 2) == [2, 4, 8, 16]
+    assert tc.tree_levels(32, 8) == [8] and tc.tree_levels(8, 4) == [4] and tc.tree_levels(8, 8) == []
+    assert tc.tree_histogram_sensitivity(4, 2, 2) == pytest.approx(math.sqrt(8))
+
+
+def test_tree_inference_is_exact_without_noise_and_reduces_the_leaf_variance():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 100, (3, 32)).astype(float)
+    widths = tc.tree_levels(32, 4)
+    nodes = [x.reshape(3, 32 // w, w).sum(axis=2) for w in widths]
+    est, Minv = tc._tree_estimate(x, nodes, widths, 1.0, 0.0)
+    np.testing.assert_allclose(est, x, atol=1e-9)  # consistent input is returned unchanged
+    # least squares with equal noise: leaf variance sigma^2 M^-1_uu < sigma^2, and a node of 16
+    # leaves is estimated with far less than the sum of 16 leaves' variance
+    assert 0.7 < Minv[0, 0] < 0.85
+    block = np.r_[np.ones(16), np.zeros(16)]
+    assert block @ Minv @ block < 1.0 < 16.0
+    # Monte Carlo: the estimate's covariance is sigma^2 M^-1 (+-10 %)
+    noise = rng.standard_normal((4000, 32 + sum(32 // w for w in widths)))
+    leaves, rest = noise[:, :32], noise[:, 32:]
+    parts = np.split(rest, np.cumsum([32 // w for w in widths])[:-1], axis=1)
+    e, _ = tc._tree_estimate(leaves, parts, widths, 1.0, 0.0)
+    assert e[:, 0].var() == pytest.approx(Minv[0, 0], rel=0.1)
+    assert (e @ block).var() == pytest.approx(block @ Minv @ block, rel=0.1)
+
+
+def test_histogram_tree_sigma_budget_and_charge():
+    from matrixdp.synth._budget import gdp_delta
+
+    X, y = wide_table(3000)
+    eps, delta = 1.0, 1e-9
+    acc = Accountant(epsilon=eps, delta=delta)
+    m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
+                     n_bins=32, histogram_tree=4).fit(X, y, accountant=acc)
+    d = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=eps, delta=delta, classes=[0, 1], random_state=0,
+                     n_bins=32).fit(X, y)
+    k = 4
+    # g and h release two coarse levels each (8 and 2 nodes on 32 bins): sensitivity sqrt(k + 2*2)
+    assert m.sensitivities_["histograms"] == pytest.approx(math.sqrt(k + 4))
+    assert m.sigmas_["histograms"] == pytest.approx(d.sigmas_["histograms"] * math.sqrt((k + 4) / k), rel=1e-9)
+    for name in ("correlation", "scores", "edges"):  # the other releases keep their sigma
+        assert m.sigmas_[name] == pytest.approx(d.sigmas_[name], rel=1e-9)
+    mus = [m.sensitivities_[n] / s for n, s in m.sigmas_.items()]
+    assert gdp_delta(eps, mus) <= delta * (1 + 1e-6) and gdp_delta(eps, mus) >= delta * (1 - 1e-3)
+    assert m.privacy_.epsilon == pytest.approx(eps) and m.privacy_.delta == delta
+    # charged once: nothing more fits, and a keeper that cannot pay refuses before any release
+    with pytest.raises(Exception):
+        DPTreeCopula(schema=WIDE_SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
+    refused = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=eps, classes=[0, 1], histogram_tree=4)
+    with pytest.raises(Exception):
+        refused.fit(X, y, accountant=Accountant(epsilon=0.5, delta=delta))
+    assert not hasattr(refused, "histogram_tree_counts_") and not hasattr(refused, "privacy_")
+    # only the chosen columns: "wide" here is g and h; an explicit list of one column
+    one = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=eps, classes=[0, 1], random_state=0, n_bins=32,
+                       histogram_tree=4, histogram_tree_columns=["g"]).fit(X, y)
+    assert one.sensitivities_["histograms"] == pytest.approx(math.sqrt(k + 2))
+    assert set(one.histogram_tree_counts_) == {"g"}
+    # a schema with no wide column: the option changes nothing (same sigma, same draws)
+    Xs, ys = table(1000)
+    a = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=2).fit(Xs, ys)
+    b = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=2, histogram_tree=4).fit(Xs, ys)
+    assert a.sigmas_ == b.sigmas_ and b.histogram_tree_counts_ is None
+    for c in a.columns_:
+        np.testing.assert_array_equal(a.marginals_[c], b.marginals_[c])
+
+
+def test_histogram_tree_nodes_carry_noise_at_the_stated_scale():
+    # released coarse nodes minus the true node counts: sd = the histograms' sigma (+-10 %;
+    # 40 seeded fits x 2 columns x 2 classes x 10 nodes; a scale off by 30 % fails)
+    X, y = wide_table(2000)
+    codes = {c: np.minimum((X[c].to_numpy(float) - lo) / (hi - lo) * 32, 31).astype(int)
+             for c, (lo, hi) in WIDE_SCHEMA.bounds.items()}
+    resid = []
+    for seed in range(40):
+        m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=seed,
+                         n_bins=32, histogram_tree=4).fit(X, y)
+        for c in ("g", "h"):
+            for j in range(2):
+                leaf = np.bincount(codes[c][y == j], minlength=32).astype(float)
+                for w, noisy in zip(tc.tree_levels(32, 4), m.histogram_tree_counts_[c][j]):
+                    resid.append(noisy - leaf.reshape(-1, w).sum(axis=1))
+    resid = np.concatenate(resid)
+    sigma = m.sigmas_["histograms"]
+    assert abs(resid.mean()) < 4 * sigma / math.sqrt(resid.size)
+    assert resid.std() == pytest.approx(sigma, rel=0.1)
+
+
+def test_histogram_tree_zeroes_the_empty_tail_that_the_flat_histogram_keeps():
+    # g's upper 80 % is empty; at eps = 0.3 the flat histogram's projection leaves pure-noise
+    # mass there, the tree (threshold 2 sd, no share limit) removes nearly all of it (20 seeds)
+    X, y = wide_table(4000)
+    tail = {"flat": [], "tree": [], "limited": []}
+    for seed in range(20):
+        for name, kw in (("flat", {}), ("tree", {"histogram_tree": 4, "histogram_tree_max_drop": None}),
+                         ("limited", {"histogram_tree": 4})):
+            m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=0.3, classes=[0, 1], random_state=seed,
+                             n_bins=32, **kw).fit(X, y)
+            tail[name].append(m.marginals_["g"][:, 7:].sum(axis=1))  # bins above 21,875
+    flat, tree = np.mean(tail["flat"]), np.mean(tail["tree"])
+    assert flat > 0.01 and tree < 0.25 * flat
+    # with the default share limit (0.5 % of the class) the cut (2 sd ~ 200 records) is too
+    # large for these classes: nothing is dropped, and the tail keeps about the flat mass
+    assert np.mean(tail["limited"]) > 0.5 * flat
+    # the populated bins keep their mass: the share of g = 0 stays near the truth (+-0.05)
+    m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0, n_bins=32,
+                     histogram_tree=4, histogram_tree_max_drop=None).fit(X, y)
+    for j in range(2):
+        real = np.mean(X["g"].to_numpy()[y == j] < 99_999 / 32)
+        assert abs(m.marginals_["g"][j, 0] - real) < 0.05
+
+
+def test_histogram_tree_replays_keeps_no_secret_and_refuses_bad_options():
+    import pickle
+
+    X, y = wide_table(1500)
+    kw = dict(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=7, histogram_tree=4)
+    a, b = DPTreeCopula(**kw).fit(X, y), DPTreeCopula(**kw).fit(X, y)
+    for c in a.columns_:
+        np.testing.assert_array_equal(a.marginals_[c], b.marginals_[c])
+    pd.testing.assert_frame_equal(a.sample(200, random_state=1)[0], b.sample(200, random_state=1)[0])
+    assert not any(isinstance(v, np.random.Generator) for v in vars(a).values())
+    state = pickle.loads(pickle.dumps(a))
+    assert "random_state" in vars(state) and not any(isinstance(v, np.random.Generator) for v in vars(state).values())
+    for bad in ({"histogram_tree": 1}, {"histogram_tree": 3}, {"histogram_tree": True},
+                {"histogram_tree": 4, "sparse": "tails"}, {"histogram_tree": 4, "histogram_tree_columns": ["a"]},
+                {"histogram_tree": 4, "histogram_tree_threshold": -1.0},
+                {"histogram_tree": 4, "histogram_tree_columns": "every"}):
+        with pytest.raises(Exception, match="histogram_tree"):
+            DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], **bad).fit(X, y)
+
+
+def test_histogram_tree_on_dask_equals_in_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = wide_table(3000)
+    kw = dict(schema=WIDE_SCHEMA, epsilon=0.3, classes=[0, 1], random_state=5, histogram_tree=4,
+              histogram_tree_max_drop=None)
+    mem = DPTreeCopula(**kw).fit(X, y)
+    assert mem.histogram_tree_columns_ == ["g", "h"]
+    dsk = DPTreeCopula(**kw).fit(dd.from_pandas(X, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3))
+    np.testing.assert_array_equal(dsk.class_bins_, mem.class_bins_)
+    for c in ("g", "h"):
+        for s, t in zip(dsk.histogram_tree_counts_[c], mem.histogram_tree_counts_[c]):
+            for u, v in zip(s, t):
+                np.testing.assert_allclose(u, v, rtol=1e-9, atol=1e-6)
+    for c in mem.columns_:
+        np.testing.assert_allclose(dsk.marginals_[c], mem.marginals_[c], atol=1e-9)
+    np.testing.assert_allclose(dsk.correlation_raw_, mem.correlation_raw_, rtol=1e-9, atol=1e-6)
+
+
+def test_histogram_tree_is_released_only_when_a_class_can_use_its_cut():
+    # n_bins="per-class": the tree is added after the DP class sizes, only if for some class
+    # threshold x (top node sd) <= max_drop x n_hat; the guarantee is the same either way
+    X, y = wide_table(3000)
+    eps, delta = 1.0, 1e-9
+    flat = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=eps, classes=[0, 1], random_state=0).fit(X, y)
+    small = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=eps, classes=[0, 1], random_state=0,
+                         histogram_tree=4).fit(X, y)  # 0.5 % of ~2,100 records: ~10 < the cut
+    assert small.histogram_tree_columns_ == [] and small.histogram_tree_counts_ is None
+    assert small.sigmas_ == flat.sigmas_ and small.sensitivities_ == flat.sensitivities_
+    for c in flat.columns_:  # the same draws: the flat release as planned
+        np.testing.assert_array_equal(small.marginals_[c], flat.marginals_[c])
+    acc = Accountant(epsilon=eps, delta=delta)
+    big = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=eps, classes=[0, 1], random_state=0, histogram_tree=4,
+                       histogram_tree_max_drop=0.05).fit(X, y, accountant=acc)
+    assert big.histogram_tree_columns_ == ["g", "h"]
+    k, L = 4, 2
+    assert big.sensitivities_["histograms"] == pytest.approx(math.sqrt(k + 2 * L))
+    # same mu for the histograms: sigma grows by the sensitivity ratio, the others unchanged
+    assert big.sigmas_["histograms"] == pytest.approx(flat.sigmas_["histograms"] * math.sqrt((k + 2 * L) / k), rel=1e-9)
+    for name in ("correlation", "scores", "edges", "class_counts"):
+        assert big.sigmas_[name] == pytest.approx(flat.sigmas_[name], rel=1e-9)
+    assert big.privacy_.epsilon == pytest.approx(eps) and big.privacy_.delta == delta
+    assert "histogram_tree" in " ".join(big.privacy_.notes)
+    with pytest.raises(Exception):  # charged once: the keeper is spent
+        DPTreeCopula(schema=WIDE_SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
+    # the rule, recomputed from the released class sizes and the public sigma
+    W = tc.tree_levels(32, 4)
+    block = np.r_[np.ones(W[-1]), np.zeros(32 - W[-1])]
+    sd_top = big.sigmas_["histograms"] * math.sqrt(block @ tc.tree_inference_matrix(32, W) @ block)
+    assert np.any(2.0 * sd_top <= 0.05 * big.class_sizes_raw_)
+    assert not np.any(2.0 * sd_top <= 0.005 * big.class_sizes_raw_)
