@@ -250,3 +250,61 @@ def test_noise_metric_wins_where_measured_on_the_synthetic_table():
         med[p], mean[p] = float(np.median(vals)), float(np.mean(vals))
     assert mean["noise"] < 0.25 * mean["original"], mean
     assert 0.7 * med["unit-box"] <= med["noise"] <= 1.3 * med["unit-box"], med
+
+
+# ---------------------------------------------------------------------------------------------
+# noise="unit-box" (issue #24: results/pca_auto_diagnosis.md, results/pca_auto_check.md)
+
+
+def test_unit_box_noise_is_the_equal_share_allocation_with_the_same_guarantee():
+    """``noise="unit-box"`` releases with the allocation ``"auto"`` scores under that name (same
+    exact expected loss), entry variances ∝ r_i² r_j² off the diagonal (r the public reach of each
+    coordinate of the released second moments, the mean coordinate's included: i.i.d. noise on
+    the records rescaled to the unit box), and the requested (ε, δ)."""
+    X = table(2000)
+    auto = DPPCA(2, epsilon=0.7, delta=1e-7, bounds=(0, HI), random_state=0).fit(X)
+    ub = DPPCA(2, epsilon=0.7, delta=1e-7, bounds=(0, HI), noise="unit-box",
+               random_state=0).fit(X)
+    assert ub.allocation_ == "unit-box"
+    assert ub.noise_candidates_ == {"unit-box": pytest.approx(auto.noise_candidates_["unit-box"])}
+    assert ub.expected_loss_ == pytest.approx(auto.noise_candidates_["unit-box"])
+    assert (ub.privacy_.epsilon, ub.privacy_.delta) == (0.7, 1e-7)
+    V = ub.entry_variance_
+    r = np.sqrt(np.diagonal(V)) ** 0.5  # diagonal variance v_i² with v_i ∝ r_i²
+    off = V / np.outer(r * r, r * r)
+    mask = ~np.eye(V.shape[0], dtype=bool)
+    np.testing.assert_allclose(off[mask], off[mask][0], rtol=1e-9)
+    # the reach of the features: the half-widths of the public box (the unit box's rescaling)
+    h = HI / 2
+    np.testing.assert_allclose(r[:5] / r[0], h / h[0], rtol=1e-9)
+
+
+def test_unit_box_noise_scale_matches_its_entry_variances():
+    """The released second moments of ``noise="unit-box"`` scatter around their mean with the
+    public entry variances: the mean of ((Ĝ - mean) / sd)² over 400 seeds is within ±30% of 1
+    for every diagonal entry (its sampling sd is ≈ 0.07), which rejects a noise 30% too large or
+    too small on any coordinate, e.g. the task-weighted allocation's (its mean coordinate's
+    diagonal variance is 0.57× unit-box's here, its features' 1.14×)."""
+    X = table(2000)
+    fits = [DPPCA(2, epsilon=1.0, bounds=(0, HI), noise="unit-box", random_state=s).fit(X)
+            for s in range(400)]
+    G = np.stack([f.moments_ for f in fits])
+    V = fits[0].entry_variance_
+    z2 = (G - G.mean(axis=0)) ** 2 / V * (400 / 399)
+    ratios = np.diagonal(z2.mean(axis=0))
+    assert np.all(np.abs(ratios - 1.0) < 0.3), ratios
+    tw = DPPCA(2, epsilon=1.0, bounds=(0, HI), noise="mvg", random_state=0).fit(X)
+    wrong = np.diagonal(z2.mean(axis=0) * V / tw.entry_variance_)
+    assert np.any(np.abs(wrong - 1.0) > 0.3), wrong
+
+
+def test_unit_box_noise_is_a_dppca_option_only():
+    """The other second-moment estimators keep their noise choices: ``"unit-box"`` is refused
+    (naming the argument) rather than silently mapped to another allocation."""
+    from matrixdp.models import DPCovariance
+
+    X = table(200)
+    with pytest.raises(InvalidParameterError, match="noise"):
+        DPCovariance(bounds=(0, HI), noise="unit-box").fit(X)
+    with pytest.raises(InvalidParameterError, match="noise"):
+        DPPCA(2, bounds=(0, HI), noise="unit_box").fit(X)

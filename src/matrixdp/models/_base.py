@@ -152,9 +152,10 @@ def _without_data(exc: ValueError) -> ValueError:
     return exc
 
 
-def check_privacy_params(estimator) -> tuple[float, float, str]:
+def check_privacy_params(estimator, extra_noise: tuple = ()) -> tuple[float, float, str]:
     """Validate ``epsilon``, ``delta``, ``noise`` and ``random_state`` at fit time (scikit-learn:
-    not in ``__init__``).
+    not in ``__init__``). ``extra_noise``: choices of ``noise`` the estimator accepts beyond
+    :data:`~matrixdp.models._moments.NOISE_CHOICES` (e.g. DPPCA's ``"unit-box"``).
 
     ``random_state`` must be None (secure generator, the default), an int seed or a
     :class:`numpy.random.Generator`; a Generator is dropped from pickles and copies of the fitted
@@ -168,8 +169,9 @@ def check_privacy_params(estimator) -> tuple[float, float, str]:
                             f"seed >= 0 or a numpy.random.Generator, got a {type(rs).__name__}")
     eps = check_epsilon(estimator.epsilon)
     delta = check_delta(estimator.delta)
-    if estimator.noise not in NOISE_CHOICES:
-        raise InvalidParameterError("noise", f"must be one of {NOISE_CHOICES}, got "
+    choices = NOISE_CHOICES + tuple(extra_noise)
+    if estimator.noise not in choices:
+        raise InvalidParameterError("noise", f"must be one of {choices}, got "
                                              f"{estimator.noise!r}")
     return eps, delta, estimator.noise
 

@@ -43,6 +43,9 @@ __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "Mo
 
 #: Accepted values of the estimators' ``noise`` parameter.
 NOISE_CHOICES = ("auto", "mvg", "iid")
+#: ``noise`` values :func:`plan_second_moment` also accepts: one allocation forced by its name
+#: (DPPCA's ``noise="unit-box"``: i.i.d. Gaussian noise on the records rescaled to the unit box).
+FORCED_NOISE = ("unit-box",)
 #: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
 ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "unit-box", "iid-unit-box")
 #: What ``"auto"`` compares unless a task names its own candidates.
@@ -346,8 +349,9 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
     (plan, candidates) : (_Plan, dict)
         The chosen plan and ``{allocation name: expected loss}`` of every candidate.
     """
-    if noise not in NOISE_CHOICES:
-        raise InvalidParameterError("noise", f"must be one of {NOISE_CHOICES}, got {noise!r}")
+    if noise not in NOISE_CHOICES + FORCED_NOISE:
+        raise InvalidParameterError("noise", f"must be one of {NOISE_CHOICES + FORCED_NOISE}, "
+                                             f"got {noise!r}")
     if allocation is not None and allocation not in ALLOCATIONS:
         raise InvalidParameterError("allocation", f"must be None or one of {ALLOCATIONS}, got "
                                                   f"{allocation!r}")
@@ -369,7 +373,8 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
     if allocation is not None:
         names = [allocation]
     else:
-        names = {"iid": ["iid"], "mvg": ["task-weighted"], "auto": list(task.candidates)}[noise]
+        names = {"iid": ["iid"], "mvg": ["task-weighted"], "unit-box": ["unit-box"],
+                 "auto": list(task.candidates)}[noise]
     plans = [builders[name]() for name in names]
     candidates = {p.allocation: p.expected_loss for p in plans}
     best = min(plans, key=lambda p: p.expected_loss)
