@@ -1251,3 +1251,19 @@ def test_geometric_bins_on_dask_equal_in_memory():
             for u, v in zip(s, t):
                 np.testing.assert_allclose(u, v, rtol=1e-9, atol=1e-6)
         pd.testing.assert_frame_equal(dsk.sample(200, random_state=3)[0], mem.sample(200, random_state=3)[0])
+
+
+def test_geometric_bins_on_named_columns():
+    X, y = wide_table(1500)
+    m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0,
+                     bin_edges=["h"]).fit(X, y)
+    assert m.geometric_columns_ == ["h"]
+    np.testing.assert_array_equal(m.bin_edges_["h"], tc.geometric_edges((0.0, 50_000.0), 32))
+    np.testing.assert_array_equal(m.bin_edges_["g"], np.linspace(0.0, 99_999.0, 33))
+    for bad in (["a"], ["nope"], "h"):
+        with pytest.raises(Exception, match="bin_edges"):
+            DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], bin_edges=bad).fit(X, y)
+    neg = TableSchema(bounds={"m": (-5.0, 5_000.0)}, categories={"a": CATS})
+    with pytest.raises(Exception, match="bin_edges"):
+        DPTreeCopula(schema=neg, epsilon=1.0, classes=[0, 1], bin_edges=["m"]).fit(
+            pd.DataFrame({"m": [1.0, 2.0], "a": [CATS[0], CATS[1]]}), [0, 1])

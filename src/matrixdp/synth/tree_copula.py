@@ -469,9 +469,10 @@ class DPTreeCopula:
         Subtrees of a class are dropped only where the cut is at most this share of its DP size,
         and (``n_bins="per-class"``) the tree is released only if some class passes; ``None``:
         always.
-    bin_edges : {"equal", "geometric-wide"}, default "equal"
+    bin_edges : "equal", "geometric-wide" or list of str, default "equal"
         The public fine-bin edges of the numeric columns. ``"equal"``: equal-width bins of the
-        public bounds. ``"geometric-wide"``: for each wide column (:func:`wide_range_columns`:
+        public bounds. A list: geometric edges (below) on the named numeric columns (public lower
+        bound >= 0), equal-width on the others. ``"geometric-wide"``: for each wide column (:func:`wide_range_columns`:
         lo >= 0 and hi − lo >= 1000 of its units, e.g. Adult's fnlwgt, capital-gain and
         capital-loss) bins equal-width in t(x) = log(1 + S(x − lo)/(hi − lo)) / log(1 + S),
         S = ``GEOMETRIC_SPAN`` (100) (:func:`geometric_edges`): nearly equal below the public
@@ -676,7 +677,11 @@ class DPTreeCopula:
             raise InvalidParameterError("histogram_tree_threshold", f"must be a non-negative number, got {tt!r}")
         be = getattr(self, "bin_edges", "equal")
         if not (isinstance(be, str) and be in ("equal", "geometric-wide")):
-            raise InvalidParameterError("bin_edges", f"must be 'equal' or 'geometric-wide', got {be!r}")
+            if (isinstance(be, str) or not isinstance(be, (list, tuple))
+                    or not all(isinstance(c, str) and c in self.schema.bounds and float(self.schema.bounds[c][0]) >= 0
+                               for c in be)):
+                raise InvalidParameterError("bin_edges", "must be 'equal', 'geometric-wide' or a list of numeric "
+                                                         f"columns with public lower bound >= 0, got {be!r}")
         if not (isinstance(self.merged_bins, str) and self.merged_bins in ("even", "pooled")):
             raise InvalidParameterError("merged_bins", f"must be 'even' or 'pooled', got {self.merged_bins!r}")
         if not (isinstance(self.edge_prior, str) and self.edge_prior in ("joint", "row")):
@@ -747,7 +752,9 @@ class DPTreeCopula:
         """The numeric columns binned on geometric edges (public: ``bin_edges`` and the schema's
         bounds; fitted models pickled before ``bin_edges`` existed: none)."""
         be = getattr(self, "bin_edges", "equal")
-        return wide_range_columns(self.schema) if be == "geometric-wide" else []
+        if isinstance(be, str):
+            return wide_range_columns(self.schema) if be == "geometric-wide" else []
+        return [c for c in self.schema.bounds if c in set(be)]
 
     def _edges(self, c) -> np.ndarray:
         """The public fine-bin edges of numeric column ``c`` (``bin_edges`` and the bounds only)."""
