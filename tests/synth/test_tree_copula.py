@@ -1103,3 +1103,167 @@ def test_histogram_tree_is_released_only_when_a_class_can_use_its_cut():
     sd_top = big.sigmas_["histograms"] * math.sqrt(block @ tc.tree_inference_matrix(32, W) @ block)
     assert np.any(2.0 * sd_top <= 0.05 * big.class_sizes_raw_)
     assert not np.any(2.0 * sd_top <= 0.005 * big.class_sizes_raw_)
+
+
+# ----------------------------------------------------------------- bin_edges (task T2)
+def test_geometric_edges_are_a_function_of_the_public_bounds_only():
+    e = tc.geometric_edges((0.0, 99_999.0), 32)
+    assert e.size == 33 and e[0] == 0.0 and e[-1] == 99_999.0 and np.all(np.diff(e) > 0)
+    # equal-width in t(x) = log(1 + 100 x / W) / log(101): t of the edges is j / 32
+    np.testing.assert_allclose(tc.geometric_position(e, (0.0, 99_999.0)), np.arange(33) / 32, atol=1e-12)
+    np.testing.assert_allclose(e[1], 99_999.0 * (101 ** (1 / 32) - 1) / 100, rtol=1e-12)  # 155.1
+    # geometric above the scale W/100: each bin 101^(1/32) times as wide as the one before
+    w = np.diff(e)
+    np.testing.assert_allclose(w[1:] / w[:-1], 101 ** (1 / 32), rtol=1e-9)
+    assert np.sum(e[:-1] >= 50_000) == 4  # the upper half of the range: 4 bins, not 16
+    x = np.array([-5.0, 0.0, 1.0, 155.0, 50_000.0, 99_999.0, 2e5])
+    np.testing.assert_allclose(tc.geometric_value(tc.geometric_position(x, (0.0, 99_999.0)), (0.0, 99_999.0)),
+                               np.clip(x, 0.0, 99_999.0), rtol=1e-12, atol=1e-9)
+    # a shifted range: the same shape, moved
+    np.testing.assert_allclose(tc.geometric_edges((1_000.0, 2_000.0), 8),
+                               1_000.0 + tc.geometric_edges((0.0, 1_000.0), 8), rtol=1e-12)
+    # the fitted edges: the same whatever the data; only wide columns are geometric
+    X1, y1 = wide_table(1500, seed=1)
+    X2, y2 = wide_table(900, seed=2)
+    X2["g"] = 99_999  # a very different column
+    kw = dict(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0, bin_edges="geometric-wide")
+    a, b = DPTreeCopula(**kw).fit(X1, y1), DPTreeCopula(**kw).fit(X2, y2)
+    assert a.geometric_columns_ == b.geometric_columns_ == ["g", "h"]
+    for c in ("x", "g", "h"):
+        np.testing.assert_array_equal(a.bin_edges_[c], b.bin_edges_[c])
+    np.testing.assert_array_equal(a.bin_edges_["g"], tc.geometric_edges((0.0, 99_999.0), 32))
+    np.testing.assert_array_equal(a.bin_edges_["x"], np.linspace(0.0, 10.0, 33))
+    d = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X1, y1)
+    assert d.geometric_columns_ == [] and np.array_equal(d.bin_edges_["g"], np.linspace(0.0, 99_999.0, 33))
+
+
+def test_geometric_bins_keep_the_release_sigma_and_guarantee():
+    X, y = wide_table(3000)
+    acc = Accountant(epsilon=1.0, delta=1e-9)
+    for kw in ({}, {"histogram_tree": 4, "histogram_tree_max_drop": None}):
+        d = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=3, **kw).fit(X, y)
+        g = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=3,
+                         bin_edges="geometric-wide", **kw).fit(X, y, accountant=acc if not kw else None)
+        assert g.sigmas_ == d.sigmas_ and g.sensitivities_ == d.sensitivities_
+        assert g.privacy_.epsilon == d.privacy_.epsilon and g.privacy_.delta == d.privacy_.delta
+        assert g.histogram_tree_columns_ == d.histogram_tree_columns_
+        # the categorical column and the equal-width x are binned as before: same noise, same
+        # one-way marginals (the release is the same draw, only g's and h's cells move)
+        for c in ("x", "a"):
+            np.testing.assert_array_equal(g.marginals_[c], d.marginals_[c])
+        assert not np.allclose(g.marginals_["g"], d.marginals_["g"])
+    with pytest.raises(Exception):  # charged once: nothing more fits
+        DPTreeCopula(schema=WIDE_SCHEMA, epsilon=0.01, classes=[0, 1],
+                     bin_edges="geometric-wide").fit(X, y, accountant=acc)
+
+
+def test_geometric_bins_count_the_records_of_each_geometric_bin():
+    # at a large eps the released shares of g on the geometric bins match the true shares of
+    # those bins (+-0.01); the equal-width shares would put g's 1,000..20,000 in bins 0..6
+    X, y = wide_table(20_000)
+    m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=50.0, classes=[0, 1], random_state=0, n_bins=32,
+                     bin_edges="geometric-wide").fit(X, y)
+    e = tc.geometric_edges((0.0, 99_999.0), 32)
+    for j in range(2):
+        g = X["g"].to_numpy(float)[y == j]
+        true = np.bincount(np.clip(np.searchsorted(e, g, side="right") - 1, 0, 31), minlength=32) / g.size
+        np.testing.assert_allclose(m.marginals_["g"][j], true, atol=0.01)
+        assert true[:7].sum() < 0.95  # a wrong (equal-width) binning would fail the check above
+
+
+def test_geometric_values_are_drawn_inside_their_bins_uniformly_in_t():
+    X, y = wide_table(3000)
+    schema = TableSchema(bounds={"x": (0.0, 10.0), "g": (0.0, 99_999.0), "h": (0.0, 50_000.0)},
+                         categories={"a": CATS})  # no integer rounding: the raw draws
+    m = DPTreeCopula(schema=schema, epsilon=1.0, classes=[0, 1], random_state=0,
+                     bin_edges="geometric-wide").fit(X, y)
+    rng = np.random.default_rng(0)
+    n, k = 20_000, len(m.columns_)
+    fine = rng.integers(0, 32, (n, k))
+    within = rng.random((n, k))
+    fine[:, m.columns_.index("a")] = rng.integers(0, len(CATS), n)
+    out = m._decode(fine, within)
+    for c in ("g", "h", "x"):
+        e, b, v = m.bin_edges_[c], fine[:, m.columns_.index(c)], out[c].to_numpy()
+        assert np.all(v >= e[b] - 1e-9 * e[-1]) and np.all(v <= e[b + 1] + 1e-9 * e[-1])
+    # g: the position within its bin in t is the uniform draw (log-uniform above the scale)
+    i = m.columns_.index("g")
+    t = tc.geometric_position(out["g"].to_numpy(), (0.0, 99_999.0)) * 32 - fine[:, i]
+    np.testing.assert_allclose(t, within[:, i], atol=1e-9)
+    # the middle draw of a bin is its middle in t, below the bin's midpoint (log-uniform, not
+    # uniform): in the top bin (86,434..99,999) about 92,900
+    e = m.bin_edges_["g"]
+    mid = m._decode(np.full((1, k), 31) * (np.arange(k) != m.columns_.index("a")), np.full((1, k), 0.5))["g"][0]
+    assert mid == pytest.approx(tc.geometric_value(31.5 / 32, (0.0, 99_999.0)), rel=1e-12)
+    assert e[31] + 0.4 * (e[32] - e[31]) < mid < 0.5 * (e[31] + e[32]) - 100
+    # and the sampled values of every column stay in the public bounds, in bins with mass
+    Xs, _ = m.sample(5000, random_state=1)
+    assert Xs["g"].between(0, 99_999).all() and Xs["h"].between(0, 50_000).all()
+
+
+def test_geometric_bins_leave_less_noise_mass_in_an_empty_tail():
+    # g's records are below 20,000; above 50,000 the equal-width grid has 16 pure-noise bins,
+    # the geometric grid 4: the projected mass left there shrinks (eps = 0.3, 20 seeds)
+    X, y = wide_table(4000)
+    tail = {"equal": [], "geometric-wide": []}
+    for seed in range(20):
+        for be in tail:
+            m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=0.3, classes=[0, 1], random_state=seed,
+                             n_bins=32, bin_edges=be).fit(X, y)
+            e = m.bin_edges_["g"]
+            tail[be].append(m.marginals_["g"][:, e[:-1] >= 48_000].sum(axis=1))
+    assert np.mean(tail["equal"]) > 0.01
+    assert np.mean(tail["geometric-wide"]) < 0.5 * np.mean(tail["equal"])
+
+
+def test_geometric_bins_replay_keep_no_secret_and_refuse_bad_options():
+    import pickle
+
+    X, y = wide_table(1500)
+    kw = dict(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=7, bin_edges="geometric-wide")
+    a, b = DPTreeCopula(**kw).fit(X, y), DPTreeCopula(**kw).fit(X, y)
+    for c in a.columns_:
+        np.testing.assert_array_equal(a.marginals_[c], b.marginals_[c])
+    pd.testing.assert_frame_equal(a.sample(300, random_state=1)[0], b.sample(300, random_state=1)[0])
+    assert not any(isinstance(v, np.random.Generator) for v in vars(a).values())
+    back = pickle.loads(pickle.dumps(a))
+    pd.testing.assert_frame_equal(back.sample(300, random_state=1)[0], a.sample(300, random_state=1)[0])
+    assert a.get_params()["bin_edges"] == "geometric-wide"
+    for bad in ("geometric", "log", None, 1):
+        with pytest.raises(Exception, match="bin_edges"):
+            DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], bin_edges=bad).fit(X, y)
+
+
+def test_geometric_bins_on_dask_equal_in_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = wide_table(3000)
+    for extra in ({}, {"histogram_tree": 4, "histogram_tree_max_drop": None}):
+        kw = dict(schema=WIDE_SCHEMA, epsilon=0.5, classes=[0, 1], random_state=5,
+                  bin_edges="geometric-wide", **extra)
+        mem = DPTreeCopula(**kw).fit(X, y)
+        dsk = DPTreeCopula(**kw).fit(dd.from_pandas(X, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3))
+        assert dsk.geometric_columns_ == mem.geometric_columns_ == ["g", "h"]
+        np.testing.assert_array_equal(dsk.class_bins_, mem.class_bins_)
+        for c in mem.columns_:
+            np.testing.assert_allclose(dsk.marginals_[c], mem.marginals_[c], atol=1e-9)
+        np.testing.assert_allclose(dsk.correlation_raw_, mem.correlation_raw_, rtol=1e-9, atol=1e-6)
+        for s, t in zip(dsk.edge_counts_, mem.edge_counts_):
+            for u, v in zip(s, t):
+                np.testing.assert_allclose(u, v, rtol=1e-9, atol=1e-6)
+        pd.testing.assert_frame_equal(dsk.sample(200, random_state=3)[0], mem.sample(200, random_state=3)[0])
+
+
+def test_geometric_bins_on_named_columns():
+    X, y = wide_table(1500)
+    m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0,
+                     bin_edges=["h"]).fit(X, y)
+    assert m.geometric_columns_ == ["h"]
+    np.testing.assert_array_equal(m.bin_edges_["h"], tc.geometric_edges((0.0, 50_000.0), 32))
+    np.testing.assert_array_equal(m.bin_edges_["g"], np.linspace(0.0, 99_999.0, 33))
+    for bad in (["a"], ["nope"], "h"):
+        with pytest.raises(Exception, match="bin_edges"):
+            DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], bin_edges=bad).fit(X, y)
+    neg = TableSchema(bounds={"m": (-5.0, 5_000.0)}, categories={"a": CATS})
+    with pytest.raises(Exception, match="bin_edges"):
+        DPTreeCopula(schema=neg, epsilon=1.0, classes=[0, 1], bin_edges=["m"]).fit(
+            pd.DataFrame({"m": [1.0, 2.0], "a": [CATS[0], CATS[1]]}), [0, 1])
