@@ -9,6 +9,7 @@ the coefficients. Everything after the release is post-processing.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -17,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
 from .._record_sums import ColumnStack
+from ..rng import make_rng
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, finish_bounds, fit_xy_bounds, parse_bounds,
@@ -277,7 +279,10 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
-                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR):
+                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
+                 boost_rounds=0, boost_clip=None):
+        self.boost_rounds = boost_rounds
+        self.boost_clip = boost_clip
         self.level_prior = level_prior
         self.level_share = level_share
         self.select = select
@@ -346,6 +351,30 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             return None
         return prior
 
+    def _boost(self, hy: float):
+        """``(T, τ)``: the validated ``boost_rounds`` and the residual clip (``boost_clip`` or
+        ``BOOST_CLIP · h_y``, ``h_y`` the target's public half-width); ``(0, None)``: no boosting.
+        Public inputs only."""
+        T = self.boost_rounds
+        if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
+            raise InvalidParameterError("boost_rounds", f"must be an int >= 0, got {T!r}")
+        if T == 0:
+            return 0, None
+        tau = self.boost_clip
+        if tau is None:
+            tau = BOOST_CLIP * hy
+        elif isinstance(tau, bool) or not isinstance(tau, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(tau) or not float(tau) > 0:
+            raise InvalidParameterError("boost_clip", f"must be None or a finite number > 0, "
+                                                      f"got {tau!r}")
+        for name, value, off in (("level_share", self.level_share, LEVEL_SHARE),
+                                 ("select", self.select, SELECT),
+                                 ("level_prior", self.level_prior, LEVEL_PRIOR)):
+            if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off:
+                raise InvalidParameterError(name, f"must be {off!r} with boost_rounds > 0 "
+                                                  f"(not combined), got {value!r}")
+        return int(T), float(tau)
+
     def _projection_units(self):
         """The validated ``projection`` (``None`` for ``"none"``)."""
         if self.projection not in PROJECTIONS:
@@ -361,6 +390,12 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         relation = check_relation(self.neighbouring)
         intercept = bool(self.fit_intercept)
         Z = value = None
+        boosting = self.boost_rounds
+        if is_dask_collection(X) and not (isinstance(boosting, (int, np.integer))
+                                          and not isinstance(boosting, bool) and boosting == 0):
+            raise InvalidParameterError("boost_rounds", "boosting reads the records once per "
+                                                        "round: pass numpy or pandas data, or "
+                                                        "boost_rounds=0 for Dask collections")
         if is_dask_collection(X):  # [X y] clipped and summed block by block
             d = validate_X(self, X, reset=True).shape[1]
             self.bounds_privacy_ = None
@@ -398,7 +433,39 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                             relation, intercept)
         self.level_share_ = share
         self.target_mean_ = self.target_mean_variance_ = None
-        if share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
+        n_rounds, tau = self._boost(0.5 * (hi_y - lo_y) if intercept else
+                                    max(abs(lo_y), abs(hi_y)))
+        self.boost_rounds_, self.boost_clip_ = n_rounds, tau
+        scale = float(n) if relation == "replace-one" else 1.0
+        boosted_cov = None
+        if n_rounds > 0:  # the joint release and T rounds, composed in GDP, charged once
+            plan, mech_round, total = boosted_plan(task, eps, delta, noise, n_rounds, tau,
+                                                   BOOST_JOINT_SHARE, intercept)
+            eps_joint = plan[0].mechanism.privacy.epsilon
+            w = boost_unit_widths(task, intercept)
+            Zc = np.clip(X, lo_x, hi_x) - cx
+            if intercept:
+                Zc = np.column_stack([Zc, np.full(n, t)])
+            yc = np.clip(y, lo_y, hi_y) - cy
+            gen = make_rng(self.random_state)  # one stream for every draw; not kept
+            with charging(self.accountant, total, label=label):
+                rel = release_second_moment(None, task, epsilon=eps_joint, delta=delta,
+                                            noise=noise, rng=gen, value=value, plan=plan)
+                beta0, self.ridge_, normal = solve_moments(
+                    rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
+                    alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
+                pen = np.zeros(beta0.size)
+                pen[:d] = alpha  # DPRidge: the rounds step on the ridge's gradient (public α)
+                beta, n_avg, Minv = boost_rounds(Zc, yc, beta0, normal, w, mech_round, n_rounds,
+                                                 tau, BOOST_STEP, gen, penalty=pen)
+            del gen, Zc, yc
+            if total.exact and not rel.privacy.exact:
+                total = replace(total, exact=False, notes=total.notes + tuple(
+                    m for m in rel.privacy.notes if m not in total.notes))
+            rel = replace(rel, privacy=total)
+            # the rounds' noise in the averaged model, to first order (the solve read as exact)
+            boosted_cov = (mech_round.sigma ** 2 / n_avg) * (Minv * (w * w)) @ Minv
+        elif share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
             rel, mean_rel, v_mean = release_with_target_mean(
                 value, task, t, n, lo_y, hi_y, share, epsilon=eps, delta=delta, noise=noise,
                 rng=self.random_state, charging=lambda p: charging(self.accountant, p,
@@ -417,13 +484,15 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             level_post, self.level_weight_ = level_posterior(
                 float(rel.value[d, d + 1]) / t, float(rel.entry_variance[d, d + 1]) / (t * t),
                 0.5 * (hi_y - lo_y), rho)
-        scale = float(n) if relation == "replace-one" else 1.0
-        beta, self.ridge_, normal = solve_moments(
-            rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
-            alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
+        if n_rounds == 0:
+            beta, self.ridge_, normal = solve_moments(
+                rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
+                alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
         self.selected_ = "fit"
         self.risk_estimates_ = None
-        if hopeless:  # public: no slope can rise above the noise (auto_level_share)
+        if n_rounds > 0:
+            pass
+        elif hopeless:  # public: no slope can rise above the noise (auto_level_share)
             beta = constant_model(rel.value, beta, t, intercept)
             self.selected_ = "constant"
         elif select == "risk" and relation == "replace-one":
@@ -459,6 +528,11 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         self.coef_std_, self.intercept_std_ = coefficient_noise_std(
             beta, normal, V_bars, scale, cx, t if intercept else None,
             widths=np.append(half, t) if intercept else half)
+        if boosted_cov is not None:
+            self.coef_std_ = np.sqrt(np.clip(np.diag(boosted_cov)[:d], 0.0, None))
+            g = np.append(-cx, t)
+            self.intercept_std_ = math.sqrt(max(float(g @ boosted_cov @ g), 0.0)) \
+                if intercept else 0.0
         if projection is not None:
             self.coef_std_ = np.where(pinned, 0.0, self.coef_std_)
         if level_post is not None and self.selected_ != "constant":
@@ -482,6 +556,99 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         finish_bounds(self)
         return self
 
+
+
+# --- boosting on the joint release (docs/regression.md §4c) ------------------------------------
+
+#: ``boost_rounds="auto"`` / the design constants of the boosted fit (docs/regression.md §4c),
+#: chosen on the development tables (results/regression_boosted_dev.md); public, not data.
+BOOST_ROUNDS = 20
+#: Share of ``μ*²`` (Gaussian DP) the joint release of the second moments gets; the rounds
+#: share the rest equally.
+BOOST_JOINT_SHARE = 0.5
+#: The residual clip ``τ`` in units of the target's public half-width ``h_y`` (the largest
+#: residual of the constant model at the box centre).
+BOOST_CLIP = 0.5
+#: The step ``η`` of each round.
+BOOST_STEP = 1.0
+
+
+def boost_unit_widths(task, fit_intercept: bool) -> np.ndarray:
+    """The public per-coordinate scale ``w`` of the rounds' records: the feature reaches (0 for a
+    public constant feature, which then adds nothing) and, with an intercept, the constant
+    ``t``. A round releases ``Σ_i u_i r_i`` for ``u = z / w`` in the unit box. Public."""
+    d = task.lower.size - (2 if fit_intercept else 1)
+    w = np.asarray(task.reach, dtype=np.float64)[:d]
+    return np.append(w, task.reach[d + 1]) if fit_intercept else w
+
+
+def boosted_plan(task, epsilon: float, delta: float, noise: str, n_rounds: int,
+                 residual_clip: float, joint_share: float, fit_intercept: bool):
+    r"""The mechanisms of the boosted fit and their composed guarantee (public; no data).
+
+    The joint release of the second moments gets the Gaussian-DP shift ``μ*√s`` (``s`` =
+    ``joint_share``), each of the ``T`` rounds ``μ*√((1 - s)/T)``: ``s μ*² + T (1 - s) μ*²/T =
+    μ*²``, so the ``T + 1`` releases compose exactly to (ε, δ) (Dong, Roth & Su 2022; the rounds
+    are adaptive, which Gaussian-DP composition allows). A round releases ``Σ_i u_i clip(r_i,
+    ±τ)`` with ``u`` the record on the unit box (``‖u‖ <= √(d₊ + 1)``, ``d₊`` the features with
+    a non-zero reach, ``+1`` for the constant): L2 sensitivity ``2τ√(d₊ + 1)`` replace-one,
+    ``τ√(d₊ + 1)`` add-remove.
+
+    Returns
+    -------
+    (plan, mech_round, total) : (plan, candidates) of :func:`plan_second_moment`,
+        GaussianMechanism, PrivacyGuarantee
+    """
+    from ..accounting.composition import compose, gdp_epsilon
+    from ..calibration.gaussian import max_gaussian_shift
+    from ..mechanisms import GaussianMechanism
+    from ._moments import plan_second_moment
+
+    mu = max_gaussian_shift(epsilon, delta)
+    eps_joint = gdp_epsilon(mu * math.sqrt(joint_share), delta)
+    eps_round = gdp_epsilon(mu * math.sqrt((1.0 - joint_share) / n_rounds), delta)
+    plan = plan_second_moment(task, epsilon=eps_joint, delta=delta, noise=noise)
+    w = boost_unit_widths(task, fit_intercept)
+    reach = math.sqrt(float(np.count_nonzero(w > 0)))
+    factor = 2.0 if task.neighbouring == "replace-one" else 1.0
+    mech_round = GaussianMechanism(epsilon=eps_round, delta=delta,
+                                   sensitivity=factor * residual_clip * reach,
+                                   neighbouring=task.neighbouring)
+    total = compose([plan[0].mechanism.privacy] + [mech_round.privacy] * n_rounds, delta=delta,
+                    method="gdp")
+    return plan, mech_round, total
+
+
+def boost_rounds(Z, yc, beta, M, w, mech_round, n_rounds: int, residual_clip: float,
+                 step: float, gen, penalty=None):
+    r"""``T`` boosting rounds from ``beta`` with the fixed solve ``M⁻¹``; returns the average of
+    the last ``⌈T/2⌉`` iterates (tail averaging) and the number averaged.
+
+    ``Z``: the records in the task's centred coordinates (features minus their box centre, then
+    the constant ``t``), clipped to the box; ``yc``: the centred, clipped target; ``M``: the
+    matrix the joint release's solve inverted (sums units). Each round releases
+    ``g = Σ_i u_i clip(y_i - z_iᵀβ, ±τ)`` (``u = z / w``) through ``mech_round`` and steps
+    ``β ← β + η M⁻¹ (w ⊙ ĝ - p ⊙ β)`` (``p``: ``penalty``, a public ridge on the features, 0 by
+    default). Every draw goes through the mechanism; the caller charges first.
+
+    Returns
+    -------
+    (beta, m, Minv) : the averaged model, the number of iterates averaged, ``M⁻¹``
+    """
+    p = np.zeros_like(beta) if penalty is None else np.asarray(penalty, dtype=np.float64)
+    Minv = np.linalg.pinv(0.5 * (M + M.T), hermitian=True)
+    safe = np.where(w > 0, w, 1.0)
+    U = np.where(w > 0, Z / safe, 0.0)
+    start = n_rounds - (n_rounds + 1) // 2
+    acc = np.zeros_like(beta)
+    for it in range(n_rounds):
+        r = np.clip(yc - Z @ beta, -residual_clip, residual_clip)
+        g = np.asarray(mech_round.release(U.T @ r, rng=gen).value, dtype=np.float64)
+        beta = beta + step * (Minv @ (w * g - p * beta))
+        if it >= start:
+            acc += beta
+    m = n_rounds - start
+    return acc / m, m, Minv
 
 
 def constant_model(G, beta, t, fit_intercept) -> np.ndarray:
@@ -1060,12 +1227,14 @@ class DPRidge(DPLinearRegression):
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
-                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR):
+                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
+                 boost_rounds=0, boost_clip=None):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
                          projection=projection, level_share=level_share, select=select,
-                         level_prior=level_prior)
+                         level_prior=level_prior, boost_rounds=boost_rounds,
+                         boost_clip=boost_clip)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
