@@ -280,6 +280,8 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=20261124)
     p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     p.add_argument("--tables", nargs="+", default=None)
+    p.add_argument("--grid", type=int, default=1, choices=sorted(DEV_GRIDS),
+                   help="--part dev: which design grid (results/regression_boosted_dev[k].md)")
     args = p.parse_args(argv)
     args.command = "python experiments/regression_boosted.py " + " ".join(
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
@@ -290,7 +292,7 @@ def main(argv=None) -> int:
         names = args.tables or list(BENCH_TABLES)
         tables = [uc.load_table(n) for n in names]
     if args.part == "dev":
-        configs = _dev_configs()
+        configs = _dev_configs(args.grid)
         rows = run_cells(tables, (DEFAULT,), args.epsilons, args.trials, args.seed, configs)
         lines, _ = ratio_table(rows, DEFAULT, DEFAULT)
         summary = ["## Each configuration against the default (median test RMSE ratio)", "",
@@ -302,7 +304,8 @@ def main(argv=None) -> int:
             r = np.array(list(rs.values()))
             summary.append(f"| {label} | {int(np.sum(r <= 1.05))} of {len(r)} | {r.max():.3g} | "
                            f"{np.exp(np.mean(np.log(r))):.3g} |")
-        out = write(rows, tables, "regression_boosted_dev",
+        out = write(rows, tables, "regression_boosted_dev" + ("" if args.grid == 1 else
+                                                              str(args.grid)),
                     "Boosting on matrixdp's release — design grid (development tables)", args,
                     summary + ["", "## Per cell (median, ratio to the default)", ""] + lines)
     else:
@@ -340,12 +343,20 @@ def main(argv=None) -> int:
     return 0
 
 
-def _dev_configs():
+#: The design grids of ``--part dev --grid k``: (rounds, τ / h_y, the joint release's share).
+DEV_GRIDS = {1: ((10, 30), (0.25, 0.5, 1.0), (0.5, 0.75)),
+             # after grid 1: more rounds and a larger τ were worse (noise accumulates where the
+             # solve barely contracts); fewer rounds
+             2: ((1, 2, 3, 5), (0.25, 0.5, 1.0), (0.5, 0.7))}
+
+
+def _dev_configs(grid=1):
     """The design grid of ``--part dev`` (T, τ in units of h_y, the joint release's share)."""
     out = {}
-    for T in (10, 30):
-        for c in (0.25, 0.5, 1.0):
-            for s in (0.5, 0.75):
+    Ts, cs, ss = DEV_GRIDS[grid]
+    for T in Ts:
+        for c in cs:
+            for s in ss:
                 out[f"T={T} τ={c:g}·h_y share={s:g}"] = dict(boost_rounds=T, joint_share=s,
                                                             clip_factor=c)
     return out
