@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
-from .._record_sums import ColumnStack
+from .._record_sums import ColumnStack, residual_correlation_sums
 from ..rng import make_rng
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
@@ -280,7 +280,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds=0, boost_clip=None):
+                 boost_rounds="auto", boost_clip=None):
         self.boost_rounds = boost_rounds
         self.boost_clip = boost_clip
         self.level_prior = level_prior
@@ -352,14 +352,26 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         return prior
 
     def _boost(self, hy: float):
-        """``(T, τ)``: the validated ``boost_rounds`` and the residual clip (``boost_clip`` or
-        ``BOOST_CLIP · h_y``, ``h_y`` the target's public half-width); ``(0, None)``: no boosting.
-        Public inputs only."""
+        """``(T, τ)``: the validated ``boost_rounds`` (``"auto"``: ``BOOST_ROUNDS`` unless one of
+        the level opt-ins ``level_share``, ``select``, ``level_prior`` is set, then 0) and the
+        residual clip (``boost_clip`` or ``BOOST_CLIP · h_y``, ``h_y`` the target's public
+        half-width); ``(0, None)``: no boosting. Public inputs only."""
         T = self.boost_rounds
-        if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
-            raise InvalidParameterError("boost_rounds", f"must be an int >= 0, got {T!r}")
+        opt_ins = [(name, value) for name, value, off in (
+            ("level_share", self.level_share, LEVEL_SHARE), ("select", self.select, SELECT),
+            ("level_prior", self.level_prior, LEVEL_PRIOR))
+            if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
+        if isinstance(T, str) and T == "auto":
+            T = 0 if opt_ins else BOOST_ROUNDS
+        elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
+            raise InvalidParameterError("boost_rounds", f"must be 'auto' or an int >= 0, got "
+                                                        f"{T!r}")
         if T == 0:
             return 0, None
+        if opt_ins:
+            name, value = opt_ins[0]
+            raise InvalidParameterError(name, f"cannot be combined with boost_rounds > 0 (use "
+                                              f"boost_rounds=0), got {value!r}")
         tau = self.boost_clip
         if tau is None:
             tau = BOOST_CLIP * hy
@@ -367,12 +379,6 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                 or not np.isfinite(tau) or not float(tau) > 0:
             raise InvalidParameterError("boost_clip", f"must be None or a finite number > 0, "
                                                       f"got {tau!r}")
-        for name, value, off in (("level_share", self.level_share, LEVEL_SHARE),
-                                 ("select", self.select, SELECT),
-                                 ("level_prior", self.level_prior, LEVEL_PRIOR)):
-            if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off:
-                raise InvalidParameterError(name, f"must be {off!r} with boost_rounds > 0 "
-                                                  f"(not combined), got {value!r}")
         return int(T), float(tau)
 
     def _projection_units(self):
@@ -390,12 +396,6 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         relation = check_relation(self.neighbouring)
         intercept = bool(self.fit_intercept)
         Z = value = None
-        boosting = self.boost_rounds
-        if is_dask_collection(X) and not (isinstance(boosting, (int, np.integer))
-                                          and not isinstance(boosting, bool) and boosting == 0):
-            raise InvalidParameterError("boost_rounds", "boosting reads the records once per "
-                                                        "round: pass numpy or pandas data, or "
-                                                        "boost_rounds=0 for Dask collections")
         if is_dask_collection(X):  # [X y] clipped and summed block by block
             d = validate_X(self, X, reset=True).shape[1]
             self.bounds_privacy_ = None
@@ -443,10 +443,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                                    BOOST_JOINT_SHARE, intercept)
             eps_joint = plan[0].mechanism.privacy.epsilon
             w = boost_unit_widths(task, intercept)
-            Zc = np.clip(X, lo_x, hi_x) - cx
-            if intercept:
-                Zc = np.column_stack([Zc, np.full(n, t)])
-            yc = np.clip(y, lo_y, hi_y) - cy
+            unit = np.where(w > 0, 1.0 / np.where(w > 0, w, 1.0), 0.0)
+            records = dask_target_records(X, y) if is_dask_collection(X) else ColumnStack(X, y)
+
+            def correlation(b):  # the exact clipped residual correlation, block by block
+                return residual_correlation_sums(records, np.append(lo_x, lo_y),
+                                                 np.append(hi_x, hi_y), np.append(cx, cy),
+                                                 t if intercept else 0.0, b, tau, unit)
             gen = make_rng(self.random_state)  # one stream for every draw; not kept
             with charging(self.accountant, total, label=label):
                 rel = release_second_moment(None, task, epsilon=eps_joint, delta=delta,
@@ -456,9 +459,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                     alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
                 pen = np.zeros(beta0.size)
                 pen[:d] = alpha  # DPRidge: the rounds step on the ridge's gradient (public α)
-                beta, n_avg, Minv = boost_rounds(Zc, yc, beta0, normal, w, mech_round, n_rounds,
-                                                 tau, BOOST_STEP, gen, penalty=pen)
-            del gen, Zc, yc
+                beta, n_avg, Minv = boost_rounds(correlation, beta0, normal, w, mech_round,
+                                                 n_rounds, BOOST_STEP, gen, penalty=pen)
+            del gen, records
             if total.exact and not rel.privacy.exact:
                 total = replace(total, exact=False, notes=total.notes + tuple(
                     m for m in rel.privacy.notes if m not in total.notes))
@@ -621,37 +624,29 @@ def boosted_plan(task, epsilon: float, delta: float, noise: str, n_rounds: int,
     return plan, mech_round, total
 
 
-def boost_rounds(Z, yc, beta, M, w, mech_round, n_rounds: int, residual_clip: float,
-                 step: float, gen, penalty=None):
+def boost_rounds(correlation, beta, M, w, mech_round, n_rounds: int, step: float, gen,
+                 penalty=None):
     r"""``T`` boosting rounds from ``beta`` with the fixed solve ``M⁻¹``; returns the average of
-    the last ``⌈T/2⌉`` iterates (tail averaging) and the number averaged.
+    the last ``⌈T/2⌉`` iterates (tail averaging), the number averaged and ``M⁻¹``.
 
-    ``Z``: the records in the task's centred coordinates (features minus their box centre, then
-    the constant ``t``), clipped to the box; ``yc``: the centred, clipped target; ``M``: the
-    matrix the joint release's solve inverted (sums units). Each round releases
-    ``g = Σ_i u_i clip(y_i - z_iᵀβ, ±τ)`` (``u = z / w``) through ``mech_round`` and steps
-    ``β ← β + η M⁻¹ (w ⊙ ĝ - p ⊙ β)`` (``p``: ``penalty``, a public ridge on the features, 0 by
-    default). Every draw goes through the mechanism; the caller charges first.
-
-    Returns
-    -------
-    (beta, m, Minv) : the averaged model, the number of iterates averaged, ``M⁻¹``
+    ``correlation(β)``: the exact clipped residual correlation ``Σ_i u_i clip(y_i - z_iᵀβ, ±τ)``
+    on the unit box (``u = z / w``; :func:`matrixdp._record_sums.residual_correlation_sums`),
+    ``M``: the matrix the joint release's solve inverted (sums units). Each round releases it
+    through ``mech_round`` and steps ``β ← β + η M⁻¹ (w ⊙ ĝ - p ⊙ β)`` (``p``: ``penalty``, a
+    public ridge on the features, 0 by default). Every draw goes through the mechanism; the
+    caller charges the whole fit first.
     """
     p = np.zeros_like(beta) if penalty is None else np.asarray(penalty, dtype=np.float64)
     Minv = np.linalg.pinv(0.5 * (M + M.T), hermitian=True)
-    safe = np.where(w > 0, w, 1.0)
-    U = np.where(w > 0, Z / safe, 0.0)
     start = n_rounds - (n_rounds + 1) // 2
     acc = np.zeros_like(beta)
-    for it in range(n_rounds):
-        r = np.clip(yc - Z @ beta, -residual_clip, residual_clip)
-        g = np.asarray(mech_round.release(U.T @ r, rng=gen).value, dtype=np.float64)
+    for it in range(n_rounds):  # rounds, not records
+        g = np.asarray(mech_round.release(correlation(beta), rng=gen).value, dtype=np.float64)
         beta = beta + step * (Minv @ (w * g - p * beta))
         if it >= start:
             acc += beta
     m = n_rounds - start
     return acc / m, m, Minv
-
 
 def constant_model(G, beta, t, fit_intercept) -> np.ndarray:
     """The coefficients of the constant model in the task's centred coordinates: no slope, and
@@ -1230,7 +1225,7 @@ class DPRidge(DPLinearRegression):
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds=0, boost_clip=None):
+                 boost_rounds="auto", boost_clip=None):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
