@@ -3,7 +3,9 @@
 The records ``z = (x - c_x, y - c_y, t)`` (centred at the middle of their public boxes, plus a
 public constant ``t`` for the intercept) have second moments that hold ``XᵀX``, ``Xᵀy``, the
 means and ``n``-normalised sums; one (ε, δ)-DP release of them (``models._moments``) is solved for
-the coefficients. Everything after the release is post-processing.
+the coefficients. Everything after the release is post-processing, except the boosting rounds
+(``boost_rounds``, the default): a few further releases of the clipped residual correlation,
+composed with the joint release in Gaussian DP (``docs/regression.md`` §4c).
 """
 
 from __future__ import annotations
@@ -161,7 +163,11 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     :mod:`matrixdp.feasible`; Frobenius in the noise's own metric) and the normal equations are
     solved with a noise-aware adaptive ridge that shrinks only the directions the noise swamps,
     with the intercept not penalised where the release places the target's mean (a public
-    rule; post-processing; ``docs/regression.md`` §2-3).
+    rule; post-processing; ``docs/regression.md`` §2-3). By default (``boost_rounds="auto"``)
+    that release gets 70% of the budget and two boosting rounds spend the rest: each releases
+    the features' correlation with the residuals clipped to a public ``±τ`` and corrects the
+    model through the fixed solve, which removes most of the bias the noisy Gram and the
+    adaptive ridge leave (``docs/regression.md`` §4c); everything composes exactly to (ε, δ).
     ``noise`` chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the
     regression loss (the target column weighs more than the features'; ``docs/when_mvg_wins.md``);
     ``"auto"`` also considers i.i.d. noise on the records rescaled to the unit box.
@@ -219,6 +225,21 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         release's own level; the prior is applied to whichever model it keeps.
         ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
         ``results/regression_level_prior_check.md`` (failed).
+    boost_rounds : "auto" or int >= 0, default "auto"
+        Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70%
+        of ``μ*²`` (Gaussian DP) and its solve gives the start ``β₀`` and the fixed solve
+        ``M⁻¹``; each of ``T`` rounds releases the correlation of the features (on the unit box)
+        with the residuals clipped to ``±boost_clip`` (Gaussian, ``0.3 μ*²/T`` each) and steps
+        ``β ← β + M⁻¹ ĝ``; the model is the average of the last ``⌈T/2⌉`` iterates. All
+        ``T + 1`` releases compose exactly to (ε, δ) and are charged once, before any draw.
+        ``"auto"``: ``T = 2`` (``BOOST_ROUNDS``) unless ``level_share``, ``select`` or
+        ``level_prior`` is set (then 0); the default since the pre-registered check on
+        never-seen tables (``results/regression_boosted_check.md``). ``0``: the single joint
+        release (the previous default). An int > 0 with a level opt-in raises.
+    boost_clip : float > 0 or None, default None
+        The public residual clip ``τ`` of the rounds, in the target's units. ``None``:
+        ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the target's public half-width, with no intercept
+        ``max |bound|``). Never read from the data.
 
     Attributes
     ----------
@@ -230,7 +251,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ridge read as fixed): post-processing, no budget. An approximation, best where the noise
         is small against the data (:func:`coefficient_noise_std`, ``docs/regression.md`` §6). It
         ignores the feasible projection, which can only pull the release towards the feasible
-        set: where the projection binds, the bar overstates the spread.
+        set: where the projection binds, the bar overstates the spread. With boosting rounds
+        (``boost_rounds_ > 0``) it is the rounds' noise in the averaged model, ``σ_r² M⁻¹ W² M⁻¹
+        / m`` (``m`` iterates averaged), the solve read as exact (``docs/regression.md`` §4c).
     intercept_std_ : float
         The same for the intercept (0 without ``fit_intercept``).
     privacy_ : PrivacyGuarantee
@@ -257,6 +280,10 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``level_prior``; for ``"gauss"`` a public constant). ``intercept_std_`` is then first
         order with the level's noise scaled by ``w``; the prior's bias towards ``c_y`` is not in
         it.
+    boost_rounds_ : int
+        The rounds the fit ran (0: the single joint release).
+    boost_clip_ : float or None
+        Their residual clip ``τ`` (``None`` without rounds).
     risk_estimates_ : dict or None
         ``select="risk"``: the two corrected risk estimates (up to a common constant).
     n_features_in_, feature_names_in_
@@ -274,6 +301,10 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
        share's composition).
     .. [6] B. Efron, "Tweedie's formula and selection bias", JASA 2011 (``level_prior``: the
        posterior mean of a Gaussian location and its derivative, ``level_weight_``).
+    .. [7] S. Tang, S. Aydore, M. Kearns, S. Rho, A. Roth, Y. Wang, Y.-X. Wang, Z. S. Wu,
+       "Improved Differentially Private Regression via Gradient Boosting", SaTML 2024,
+       arXiv:2303.03451 (boosting rounds on one released Gram; ``boost_rounds``,
+       ``docs/regression.md`` §4c).
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
@@ -1215,8 +1246,10 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior, boost_rounds, boost_clip
         As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
+        The boosting rounds step on the ridge's gradient ``Xᵀr - alpha·w`` (``alpha`` public),
+        so they converge to the ridge solution, not to least squares.
     accountant
         As in :class:`DPLinearRegression`.
     """
