@@ -252,8 +252,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         is small against the data (:func:`coefficient_noise_std`, ``docs/regression.md`` §6). It
         ignores the feasible projection, which can only pull the release towards the feasible
         set: where the projection binds, the bar overstates the spread. With boosting rounds
-        (``boost_rounds_ > 0``) it is the rounds' noise in the averaged model, ``σ_r² M⁻¹ W² M⁻¹
-        / m`` (``m`` iterates averaged), the solve read as exact (``docs/regression.md`` §4c).
+        (``boost_rounds_ > 0``) it is the linearised rounds' covariance: the joint release's
+        delta-method covariance contracted by the rounds plus the rounds' own noise
+        (:func:`boosted_covariance`, ``docs/regression.md`` §4c).
     intercept_std_ : float
         The same for the intercept (0 without ``fit_intercept``).
     privacy_ : PrivacyGuarantee
@@ -497,8 +498,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                 total = replace(total, exact=False, notes=total.notes + tuple(
                     m for m in rel.privacy.notes if m not in total.notes))
             rel = replace(rel, privacy=total)
-            # the rounds' noise in the averaged model, to first order (the solve read as exact)
-            boosted_cov = (mech_round.sigma ** 2 / n_avg) * (Minv * (w * w)) @ Minv
+            # for the error bars: the matrix the solve inverted without the adaptive lift (the
+            # release's own estimate of the Gram the rounds contract against); post-processing
+            M0 = solve_moments(rel.value * scale, rel.entry_variance, task, n, t,
+                               fit_intercept=intercept, alpha=alpha, shrink=0.0,
+                               projection=projection, return_normal=True)[2]
+            boosted_cov = (beta0, np.eye(Minv.shape[0]) - Minv @ M0, Minv * w,
+                           mech_round.sigma, n_rounds)
         elif share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
             rel, mean_rel, v_mean = release_with_target_mean(
                 value, task, t, n, lo_y, hi_y, share, epsilon=eps, delta=delta, noise=noise,
@@ -562,7 +568,12 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         self.coef_std_, self.intercept_std_ = coefficient_noise_std(
             beta, normal, V_bars, scale, cx, t if intercept else None,
             widths=np.append(half, t) if intercept else half)
-        if boosted_cov is not None:
+        if boosted_cov is not None:  # the start's noise contracted by the rounds, and theirs
+            beta0, K, R, sigma_r, rounds = boosted_cov
+            C0 = coefficient_noise_std(beta0, normal, V_bars, scale, cx, t if intercept else None,
+                                       widths=np.append(half, t) if intercept else half,
+                                       return_cov=True)
+            boosted_cov = boosted_covariance(C0, K, R, sigma_r, rounds)
             self.coef_std_ = np.sqrt(np.clip(np.diag(boosted_cov)[:d], 0.0, None))
             g = np.append(-cx, t)
             self.intercept_std_ = math.sqrt(max(float(g @ boosted_cov @ g), 0.0)) \
@@ -653,6 +664,33 @@ def boosted_plan(task, epsilon: float, delta: float, noise: str, n_rounds: int,
     total = compose([plan[0].mechanism.privacy] + [mech_round.privacy] * n_rounds, delta=delta,
                     method="gdp")
     return plan, mech_round, total
+
+
+def boosted_covariance(C0, K, R, sigma_r: float, n_rounds: int) -> np.ndarray:
+    r"""First-order covariance of the boosted model (``docs/regression.md`` §4c).
+
+    Linearised rounds (no residual clipped; ``η = 1``): ``δ_k = K δ_{k-1} + R e_k`` with
+    ``δ₀`` the start's error (covariance ``C0``, the joint release's delta-method covariance),
+    ``K = I - M⁻¹M₀`` (``M₀`` the solve's matrix without the adaptive lift: the release's
+    estimate of the Gram), ``R = M⁻¹W`` and ``e_k ~ N(0, σ_r² I)``. The model averages the last
+    ``⌈T/2⌉`` iterates ``S``: ``δ̄ = A₀δ₀ + Σ_j B_j R e_j`` with ``A₀ = mean_{k∈S} K^k`` and
+    ``B_j = (1/m) Σ_{k∈S, k>=j} K^{k-j}``. Post-processing of public quantities and the release.
+    """
+    T = int(n_rounds)
+    k = K.shape[0]
+    powers = [np.eye(k)]
+    for _ in range(T):
+        powers.append(K @ powers[-1])
+    start = T - (T + 1) // 2
+    tail = range(start + 1, T + 1)  # iterates β_k, k = start+1 .. T
+    m = len(tail)
+    A0 = sum(powers[i] for i in tail) / m
+    cov = A0 @ C0 @ A0.T
+    RR = R @ R.T
+    for j in range(1, T + 1):
+        B = sum((powers[i - j] for i in tail if i >= j), np.zeros((k, k))) / m
+        cov = cov + sigma_r ** 2 * (B @ RR @ B.T)
+    return 0.5 * (cov + cov.T)
 
 
 def boost_rounds(correlation, beta, M, w, mech_round, n_rounds: int, step: float, gen,
