@@ -152,8 +152,10 @@ def _median_test_mse(make_est, X, y, Xt, yt, seeds=15, clip=None):
 
 @pytest.mark.slow
 def test_error_falls_with_epsilon_and_reaches_ols():
-    """Well-conditioned problem: the median test MSE (15 seeds) falls at every step of ε and is
-    within 5% of OLS at ε = 1e4."""
+    """Well-conditioned problem: the median test MSE (15 seeds) falls at every step of ε until
+    it is within 1% of OLS's, stays there, and is within 5% of OLS at ε = 1e4. (The boosted
+    default reaches OLS's error at ε = 1e3 and then moves by ±0.2% around it: measured 2.2315e-6
+    at 1e3 and 2.2354e-6 at 1e4 against OLS's 2.2385e-6; the single release fell at every step.)"""
     rng = np.random.default_rng(0)
     n, d = 20000, 5
     X = rng.uniform(-1, 1, (n, d))
@@ -166,7 +168,8 @@ def test_error_falls_with_epsilon_and_reaches_ols():
     mses = [_median_test_mse(lambda s, e=eps: DPLinearRegression(
         epsilon=e, bounds_X=(-1, 1), bounds_y=(-3, 3), random_state=s), X, y, Xt, yt)
         for eps in (0.3, 1, 3, 10, 100, 1e3, 1e4)]
-    assert all(a > b for a, b in zip(mses, mses[1:])), mses
+    floor = 1.01 * ols_mse
+    assert all(a > b or (a <= floor and b <= floor) for a, b in zip(mses, mses[1:])), mses
     assert mses[-1] <= 1.05 * ols_mse, (mses[-1], ols_mse)
 
 
