@@ -203,6 +203,16 @@ CASES: dict[str, Case] = {
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "target_mean_", "level_weight_"})),
+    # boosting on the joint release (docs/regression.md §4c): the joint release and the rounds'
+    # releases of the clipped residual correlations, composed and charged once
+    "DPLinearRegression[boosted]": Case(
+        _m("DPLinearRegression", boost_rounds=3, **_BXY), lambda r: _numeric(r, labels="real"),
+        _fit_xy, released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                                     "intercept_std_"})),
+    "DPRidge[boosted]": Case(
+        _m("DPRidge", boost_rounds=2, **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_"})),
     "DPCovariance[coinpress radius]": Case(
         _m("DPCovariance", method="coinpress", coinpress_beta="auto", epsilon=50.0,
            **{k: v for k, v in _BX.items() if k != "epsilon"}), _numeric, _fit_x,

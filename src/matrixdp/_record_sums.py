@@ -25,6 +25,7 @@ from .errors import InvalidParameterError, OutOfBoundsError
 
 __all__ = ["RecordSums", "ColumnStack", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
            "ball_record_sums", "dask_target_records", "dask_target_vector", "tree_sum",
+           "residual_correlation_sums",
            "DEFAULT_CHUNK_ROWS"]
 
 #: Rows per in-memory chunk: bounds the temporaries of a clip + Gram pass (~8 MB per
@@ -265,6 +266,65 @@ def tree_sum(parts: list, split_every: int = 8):
         parts = [add(*parts[i:i + split_every]) if len(parts[i:i + split_every]) > 1
                  else parts[i] for i in range(0, len(parts), split_every)]
     return parts[0]
+
+
+def _block_residual_correlation(block, *, lo, hi, center, t, beta, tau, unit,
+                                fresh: bool = False) -> np.ndarray:
+    """``Σ u_i clip(y_i - z_iᵀβ, ±τ)`` over one block of ``[x y]`` records (see
+    :func:`residual_correlation_sums`)."""
+    arr = np.array(block, dtype=np.float64, copy=not fresh)
+    if not np.all(np.isfinite(arr)):
+        raise OutOfBoundsError("X", "records must be finite (NaN or infinity found); drop or "
+                                    "impute them before the release")
+    np.clip(arr, lo, hi, out=arr)
+    arr -= center
+    d = arr.shape[1] - 1
+    x, y = arr[:, :d], arr[:, d]
+    pred = x @ beta[:d]
+    if t:
+        pred += t * beta[d]
+    r = np.clip(y - pred, -tau, tau)
+    out = x.T @ r
+    if t:
+        out = np.append(out, t * r.sum())
+    return out * unit
+
+
+def residual_correlation_sums(XY, lower, upper, center, t: float, beta, tau: float, unit, *,
+                              chunk_rows: int = DEFAULT_CHUNK_ROWS) -> np.ndarray:
+    """``Σ_i u_i clip(y_i - z_iᵀβ, -τ, τ)``: the clipped residual correlation of one boosting
+    round (``models.linear``, ``docs/regression.md`` §4c), block by block.
+
+    ``XY``: the records ``[x y]`` in rows (``ColumnStack(X, y)`` in memory, or
+    :func:`dask_target_records`); each entry is clipped to its public interval ``[lower,
+    upper]`` and the public ``center`` subtracted; ``z = (x - c_x, t)`` (``t = 0``: no constant
+    coordinate); ``u = z ⊙ unit`` with ``unit`` the public per-coordinate rescaling (0 drops a
+    coordinate). Exact (private) sums of ``d (+1)`` numbers; release them through a mechanism.
+    For Dask input only those numbers reach the driver (tree reduction, as
+    :func:`bounded_record_sums`).
+    """
+    mat = as_record_matrix(XY, "X")
+    lo, hi = _check_bounds(lower, upper, mat.shape[1], "bounds")
+    c = np.broadcast_to(np.asarray(center, dtype=np.float64), (mat.shape[1],)).copy()
+    kw = dict(lo=lo, hi=hi, center=c, t=float(t), beta=np.asarray(beta, dtype=np.float64),
+              tau=float(tau), unit=np.asarray(unit, dtype=np.float64))
+    size = mat.shape[1] - 1 + (1 if t else 0)
+    if is_dask_collection(mat):
+        import dask
+        from dask import delayed
+
+        part = delayed(_block_residual_correlation, pure=True)
+        parts = [part(b, **kw) for b in mat.to_delayed().ravel()]
+        if not parts:
+            return np.zeros(size)
+        (total,) = dask.compute(tree_sum(parts))
+        return np.asarray(total, dtype=np.float64)
+    total = np.zeros(size)
+    step = min(int(chunk_rows), max(_MIN_CHUNK_ROWS, -(-mat.shape[0] // 8)))
+    fresh = isinstance(mat, ColumnStack)
+    for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
+        total = total + _block_residual_correlation(mat[start:start + step], fresh=fresh, **kw)
+    return total
 
 
 def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True, center=None,

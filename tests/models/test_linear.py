@@ -152,8 +152,10 @@ def _median_test_mse(make_est, X, y, Xt, yt, seeds=15, clip=None):
 
 @pytest.mark.slow
 def test_error_falls_with_epsilon_and_reaches_ols():
-    """Well-conditioned problem: the median test MSE (15 seeds) falls at every step of ε and is
-    within 5% of OLS at ε = 1e4."""
+    """Well-conditioned problem: the median test MSE (15 seeds) falls at every step of ε until
+    it is within 1% of OLS's, stays there, and is within 5% of OLS at ε = 1e4. (The boosted
+    default reaches OLS's error at ε = 1e3 and then moves by ±0.2% around it: measured 2.2315e-6
+    at 1e3 and 2.2354e-6 at 1e4 against OLS's 2.2385e-6; the single release fell at every step.)"""
     rng = np.random.default_rng(0)
     n, d = 20000, 5
     X = rng.uniform(-1, 1, (n, d))
@@ -166,7 +168,8 @@ def test_error_falls_with_epsilon_and_reaches_ols():
     mses = [_median_test_mse(lambda s, e=eps: DPLinearRegression(
         epsilon=e, bounds_X=(-1, 1), bounds_y=(-3, 3), random_state=s), X, y, Xt, yt)
         for eps in (0.3, 1, 3, 10, 100, 1e3, 1e4)]
-    assert all(a > b for a, b in zip(mses, mses[1:])), mses
+    floor = 1.01 * ols_mse
+    assert all(a > b or (a <= floor and b <= floor) for a, b in zip(mses, mses[1:])), mses
     assert mses[-1] <= 1.05 * ols_mse, (mses[-1], ols_mse)
 
 
@@ -278,8 +281,9 @@ def _forced_allocation_errors(monkeypatch, widths, eps, seeds=20, n=20000):
                                                              delta=kw["delta"], allocation=a))
         errs = []
         for s in range(seeds):
+            # the allocation's own error: the single joint release (no boosting rounds)
             est = DPLinearRegression(epsilon=eps, bounds_X=(0, widths), bounds_y=(-1, 1),
-                                     random_state=s).fit(X, y)
+                                     boost_rounds=0, random_state=s).fit(X, y)
             errs.append(np.sum(((est.coef_ - ols) * widths / 2) ** 2))
         out[alloc] = (est.expected_loss_, float(np.mean(errs)))
     monkeypatch.setattr(moments, "plan_second_moment", plan)
@@ -477,13 +481,17 @@ def test_held_out_medical_table_issue_24_findings():
 
 # ----------------------------------------------------------------------------- error bars
 @pytest.mark.parametrize("kwargs", [{}, {"fit_intercept": False}, {"neighbouring": "add-remove"},
-                                    {"noise": "iid", "projection": "none"}])
+                                    {"noise": "iid", "projection": "none", "boost_rounds": 0},
+                                    {"boost_rounds": 0}])
 def test_coef_std_matches_the_spread_over_seeds(kwargs):
     """coef_std_ / intercept_std_ (delta method, public variances) against the standard deviation of
     coef_ over 400 seeded fits of one table, at a budget where the noise is small against the data
     (the first-order regime it is derived for): within ±25% per coefficient, and a scale 1.5×
-    off is rejected. (i.i.d. noise is checked unprojected: there the projection binds on the
-    narrow feature and the bar overstates its spread, see the next test.)"""
+    off is rejected. (i.i.d. noise is checked unprojected and without boosting rounds: there the
+    projection binds on the narrow feature and the bar overstates its spread, see the next test;
+    with rounds the adaptive ridge lifts that feature and the bar overstates it too,
+    test_linear_boosting.py.) The default boosts (``{}``); ``boost_rounds=0`` is the single
+    release's delta-method bar."""
     X, y = table(20000, seed=3)
     fits = [DPLinearRegression(epsilon=50.0, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y,
                                random_state=s, **kwargs).fit(X, y) for s in range(400)]
@@ -507,7 +515,7 @@ def test_coef_std_is_conservative_where_the_projection_binds():
     by more than the ±25% sampling tolerance."""
     X, y = table(20000, seed=3)
     fits = [DPLinearRegression(epsilon=50.0, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, noise="iid",
-                               random_state=s).fit(X, y) for s in range(400)]
+                               boost_rounds=0, random_state=s).fit(X, y) for s in range(400)]
     ratio = np.array([f.coef_ for f in fits]).std(axis=0, ddof=1) / np.median(
         [f.coef_std_ for f in fits], axis=0)
     assert np.all(ratio < 1.25), ratio
@@ -719,7 +727,7 @@ def test_auto_level_share_follows_the_public_slope_capacity():
     """``level_share="auto"`` from public inputs only: on 20 records in a loose box at ε = 0.3
     no slope can be resolved (slope capacity < 0.5), so 95% of the budget buys the mean and the
     constant model is returned; on 20,000 records at ε = 10 the share is tiny and the slopes
-    are kept (and the fit is within 2% of the default's test MSE)."""
+    are kept (and the fit is within 2% of the single release's test MSE, boost_rounds=0)."""
     import matrixdp.models.linear as lin
 
     rng = np.random.default_rng(3)
@@ -740,7 +748,8 @@ def test_auto_level_share_follows_the_public_slope_capacity():
     assert 0 < big.level_share_ < 0.05 and big.selected_ == "fit"
     auto = _median_test_mse(lambda s: DPLinearRegression(level_share="auto", random_state=s, **kw),
                             X, y, Xt, Xt @ w, seeds=8)
-    default = _median_test_mse(lambda s: DPLinearRegression(random_state=s, **kw),
+    # the single release it was designed against (a level share turns the rounds off)
+    default = _median_test_mse(lambda s: DPLinearRegression(boost_rounds=0, random_state=s, **kw),
                                X, y, Xt, Xt @ w, seeds=8)
     assert auto <= 1.02 * default, (auto, default)
 
@@ -844,7 +853,7 @@ def test_level_prior_weight_is_public_and_uses_only_the_release(monkeypatch):
 
 def test_level_prior_keeps_the_slopes_and_where_it_does_not_apply():
     X, y = _tiny_level_table(0.5)
-    base = DPLinearRegression(epsilon=1.0, random_state=2, **TINY).fit(X, y)
+    base = DPLinearRegression(epsilon=1.0, random_state=2, boost_rounds=0, **TINY).fit(X, y)
     assert base.level_weight_ == 1.0
     est = DPLinearRegression(epsilon=1.0, random_state=2, level_prior="gauss", **TINY).fit(X, y)
     np.testing.assert_array_equal(est.coef_, base.coef_)  # only the level moves
@@ -856,7 +865,7 @@ def test_level_prior_keeps_the_slopes_and_where_it_does_not_apply():
     yb = np.clip(0.3 + Xb @ np.array([0.2, 0.1]) + 0.05 * rng.standard_normal(20000), 0, 1)
     kw = dict(epsilon=10.0, bounds_X=(0, 1), bounds_y=(0, 1), random_state=1)
     big = DPLinearRegression(level_prior="gauss", **kw).fit(Xb, yb)
-    ref = DPLinearRegression(**kw).fit(Xb, yb)
+    ref = DPLinearRegression(boost_rounds=0, **kw).fit(Xb, yb)
     assert big.level_weight_ > 0.999
     assert big.intercept_ == pytest.approx(ref.intercept_, abs=2e-3)
     # with select="risk" the prior moves the kept model's level only (same selection)
@@ -868,7 +877,8 @@ def test_level_prior_keeps_the_slopes_and_where_it_does_not_apply():
     for other in ({"neighbouring": "add-remove"}, {"fit_intercept": False}):
         e = DPLinearRegression(epsilon=1.0, random_state=2, level_prior="gauss", **other,
                                **TINY).fit(X, y)
-        r = DPLinearRegression(epsilon=1.0, random_state=2, **other, **TINY).fit(X, y)
+        r = DPLinearRegression(epsilon=1.0, random_state=2, boost_rounds=0, **other,
+                               **TINY).fit(X, y)
         assert e.level_weight_ == 1.0
         np.testing.assert_array_equal(e.coef_, r.coef_)
         assert e.intercept_ == r.intercept_

@@ -541,7 +541,12 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
                   noise=noise, random_state=rng, accountant=keeper,
                   # --no-project solves the raw release the same way: the two arms differ only
                   # by the projection
-                  projection=PROJECTION_UNITS if project else "none")
+                  projection=PROJECTION_UNITS if project else "none",
+                  # the single release of [X y 1]'[X y 1] (the library's default before its
+                  # boosting rounds, docs/regression.md §4c): this report states that one
+                  # release's noise and its bars' coverage was measured for it
+                  # (results/error_bar_coverage.md); the rounds' bars are not measured
+                  boost_rounds=0)
     est = DPRidge(alpha=args.alpha, **common) if args.alpha else DPLinearRegression(**common)
     est.fit(X, y)
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)

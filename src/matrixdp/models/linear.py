@@ -3,12 +3,15 @@
 The records ``z = (x - c_x, y - c_y, t)`` (centred at the middle of their public boxes, plus a
 public constant ``t`` for the intercept) have second moments that hold ``XᵀX``, ``Xᵀy``, the
 means and ``n``-normalised sums; one (ε, δ)-DP release of them (``models._moments``) is solved for
-the coefficients. Everything after the release is post-processing.
+the coefficients. Everything after the release is post-processing, except the boosting rounds
+(``boost_rounds``, the default): a few further releases of the clipped residual correlation,
+composed with the joint release in Gaussian DP (``docs/regression.md`` §4c).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -16,7 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
-from .._record_sums import ColumnStack
+from .._record_sums import ColumnStack, residual_correlation_sums
+from ..rng import make_rng
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, finish_bounds, fit_xy_bounds, parse_bounds,
@@ -159,7 +163,11 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     :mod:`matrixdp.feasible`; Frobenius in the noise's own metric) and the normal equations are
     solved with a noise-aware adaptive ridge that shrinks only the directions the noise swamps,
     with the intercept not penalised where the release places the target's mean (a public
-    rule; post-processing; ``docs/regression.md`` §2-3).
+    rule; post-processing; ``docs/regression.md`` §2-3). By default (``boost_rounds="auto"``)
+    that release gets 70% of the budget and two boosting rounds spend the rest: each releases
+    the features' correlation with the residuals clipped to a public ``±τ`` and corrects the
+    model through the fixed solve, which removes most of the bias the noisy Gram and the
+    adaptive ridge leave (``docs/regression.md`` §4c); everything composes exactly to (ε, δ).
     ``noise`` chooses the allocation as in :class:`~matrixdp.models.DPCovariance`, for the
     regression loss (the target column weighs more than the features'; ``docs/when_mvg_wins.md``);
     ``"auto"`` also considers i.i.d. noise on the records rescaled to the unit box.
@@ -217,6 +225,21 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         release's own level; the prior is applied to whichever model it keeps.
         ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
         ``results/regression_level_prior_check.md`` (failed).
+    boost_rounds : "auto" or int >= 0, default "auto"
+        Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70%
+        of ``μ*²`` (Gaussian DP) and its solve gives the start ``β₀`` and the fixed solve
+        ``M⁻¹``; each of ``T`` rounds releases the correlation of the features (on the unit box)
+        with the residuals clipped to ``±boost_clip`` (Gaussian, ``0.3 μ*²/T`` each) and steps
+        ``β ← β + M⁻¹ ĝ``; the model is the average of the last ``⌈T/2⌉`` iterates. All
+        ``T + 1`` releases compose exactly to (ε, δ) and are charged once, before any draw.
+        ``"auto"``: ``T = 2`` (``BOOST_ROUNDS``) unless ``level_share``, ``select`` or
+        ``level_prior`` is set (then 0); the default since the pre-registered check on
+        never-seen tables (``results/regression_boosted_check.md``). ``0``: the single joint
+        release (the previous default). An int > 0 with a level opt-in raises.
+    boost_clip : float > 0 or None, default None
+        The public residual clip ``τ`` of the rounds, in the target's units. ``None``:
+        ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the target's public half-width, with no intercept
+        ``max |bound|``). Never read from the data.
 
     Attributes
     ----------
@@ -228,7 +251,10 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ridge read as fixed): post-processing, no budget. An approximation, best where the noise
         is small against the data (:func:`coefficient_noise_std`, ``docs/regression.md`` §6). It
         ignores the feasible projection, which can only pull the release towards the feasible
-        set: where the projection binds, the bar overstates the spread.
+        set: where the projection binds, the bar overstates the spread. With boosting rounds
+        (``boost_rounds_ > 0``) it is the linearised rounds' covariance: the joint release's
+        delta-method covariance contracted by the rounds plus the rounds' own noise
+        (:func:`boosted_covariance`, ``docs/regression.md`` §4c).
     intercept_std_ : float
         The same for the intercept (0 without ``fit_intercept``).
     privacy_ : PrivacyGuarantee
@@ -255,6 +281,10 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``level_prior``; for ``"gauss"`` a public constant). ``intercept_std_`` is then first
         order with the level's noise scaled by ``w``; the prior's bias towards ``c_y`` is not in
         it.
+    boost_rounds_ : int
+        The rounds the fit ran (0: the single joint release).
+    boost_clip_ : float or None
+        Their residual clip ``τ`` (``None`` without rounds).
     risk_estimates_ : dict or None
         ``select="risk"``: the two corrected risk estimates (up to a common constant).
     n_features_in_, feature_names_in_
@@ -272,12 +302,19 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
        share's composition).
     .. [6] B. Efron, "Tweedie's formula and selection bias", JASA 2011 (``level_prior``: the
        posterior mean of a Gaussian location and its derivative, ``level_weight_``).
+    .. [7] S. Tang, S. Aydore, M. Kearns, S. Rho, A. Roth, Y. Wang, Y.-X. Wang, Z. S. Wu,
+       "Improved Differentially Private Regression via Gradient Boosting", SaTML 2024,
+       arXiv:2303.03451 (boosting rounds on one released Gram; ``boost_rounds``,
+       ``docs/regression.md`` §4c).
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
-                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR):
+                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
+                 boost_rounds="auto", boost_clip=None):
+        self.boost_rounds = boost_rounds
+        self.boost_clip = boost_clip
         self.level_prior = level_prior
         self.level_share = level_share
         self.select = select
@@ -346,6 +383,36 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             return None
         return prior
 
+    def _boost(self, hy: float):
+        """``(T, τ)``: the validated ``boost_rounds`` (``"auto"``: ``BOOST_ROUNDS`` unless one of
+        the level opt-ins ``level_share``, ``select``, ``level_prior`` is set, then 0) and the
+        residual clip (``boost_clip`` or ``BOOST_CLIP · h_y``, ``h_y`` the target's public
+        half-width); ``(0, None)``: no boosting. Public inputs only."""
+        T = self.boost_rounds
+        opt_ins = [(name, value) for name, value, off in (
+            ("level_share", self.level_share, LEVEL_SHARE), ("select", self.select, SELECT),
+            ("level_prior", self.level_prior, LEVEL_PRIOR))
+            if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
+        if isinstance(T, str) and T == "auto":
+            T = 0 if opt_ins else BOOST_ROUNDS
+        elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
+            raise InvalidParameterError("boost_rounds", f"must be 'auto' or an int >= 0, got "
+                                                        f"{T!r}")
+        if T == 0:
+            return 0, None
+        if opt_ins:
+            name, value = opt_ins[0]
+            raise InvalidParameterError(name, f"cannot be combined with boost_rounds > 0 (use "
+                                              f"boost_rounds=0), got {value!r}")
+        tau = self.boost_clip
+        if tau is None:
+            tau = BOOST_CLIP * hy
+        elif isinstance(tau, bool) or not isinstance(tau, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(tau) or not float(tau) > 0:
+            raise InvalidParameterError("boost_clip", f"must be None or a finite number > 0, "
+                                                      f"got {tau!r}")
+        return int(T), float(tau)
+
     def _projection_units(self):
         """The validated ``projection`` (``None`` for ``"none"``)."""
         if self.projection not in PROJECTIONS:
@@ -398,7 +465,47 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                             relation, intercept)
         self.level_share_ = share
         self.target_mean_ = self.target_mean_variance_ = None
-        if share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
+        n_rounds, tau = self._boost(0.5 * (hi_y - lo_y) if intercept else
+                                    max(abs(lo_y), abs(hi_y)))
+        self.boost_rounds_, self.boost_clip_ = n_rounds, tau
+        scale = float(n) if relation == "replace-one" else 1.0
+        boosted_cov = None
+        if n_rounds > 0:  # the joint release and T rounds, composed in GDP, charged once
+            plan, mech_round, total = boosted_plan(task, eps, delta, noise, n_rounds, tau,
+                                                   BOOST_JOINT_SHARE, intercept)
+            eps_joint = plan[0].mechanism.privacy.epsilon
+            w = boost_unit_widths(task, intercept)
+            unit = np.where(w > 0, 1.0 / np.where(w > 0, w, 1.0), 0.0)
+            records = dask_target_records(X, y) if is_dask_collection(X) else ColumnStack(X, y)
+
+            def correlation(b):  # the exact clipped residual correlation, block by block
+                return residual_correlation_sums(records, np.append(lo_x, lo_y),
+                                                 np.append(hi_x, hi_y), np.append(cx, cy),
+                                                 t if intercept else 0.0, b, tau, unit)
+            gen = make_rng(self.random_state)  # one stream for every draw; not kept
+            with charging(self.accountant, total, label=label):
+                rel = release_second_moment(None, task, epsilon=eps_joint, delta=delta,
+                                            noise=noise, rng=gen, value=value, plan=plan)
+                beta0, self.ridge_, normal = solve_moments(
+                    rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
+                    alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
+                pen = np.zeros(beta0.size)
+                pen[:d] = alpha  # DPRidge: the rounds step on the ridge's gradient (public α)
+                beta, n_avg, Minv = boost_rounds(correlation, beta0, normal, w, mech_round,
+                                                 n_rounds, BOOST_STEP, gen, penalty=pen)
+            del gen, records
+            if total.exact and not rel.privacy.exact:
+                total = replace(total, exact=False, notes=total.notes + tuple(
+                    m for m in rel.privacy.notes if m not in total.notes))
+            rel = replace(rel, privacy=total)
+            # for the error bars: the matrix the solve inverted without the adaptive lift (the
+            # release's own estimate of the Gram the rounds contract against); post-processing
+            M0 = solve_moments(rel.value * scale, rel.entry_variance, task, n, t,
+                               fit_intercept=intercept, alpha=alpha, shrink=0.0,
+                               projection=projection, return_normal=True)[2]
+            boosted_cov = (beta0, np.eye(Minv.shape[0]) - Minv @ M0, Minv * w,
+                           mech_round.sigma, n_rounds)
+        elif share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
             rel, mean_rel, v_mean = release_with_target_mean(
                 value, task, t, n, lo_y, hi_y, share, epsilon=eps, delta=delta, noise=noise,
                 rng=self.random_state, charging=lambda p: charging(self.accountant, p,
@@ -417,13 +524,15 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             level_post, self.level_weight_ = level_posterior(
                 float(rel.value[d, d + 1]) / t, float(rel.entry_variance[d, d + 1]) / (t * t),
                 0.5 * (hi_y - lo_y), rho)
-        scale = float(n) if relation == "replace-one" else 1.0
-        beta, self.ridge_, normal = solve_moments(
-            rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
-            alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
+        if n_rounds == 0:
+            beta, self.ridge_, normal = solve_moments(
+                rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
+                alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
         self.selected_ = "fit"
         self.risk_estimates_ = None
-        if hopeless:  # public: no slope can rise above the noise (auto_level_share)
+        if n_rounds > 0:
+            pass
+        elif hopeless:  # public: no slope can rise above the noise (auto_level_share)
             beta = constant_model(rel.value, beta, t, intercept)
             self.selected_ = "constant"
         elif select == "risk" and relation == "replace-one":
@@ -459,6 +568,16 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         self.coef_std_, self.intercept_std_ = coefficient_noise_std(
             beta, normal, V_bars, scale, cx, t if intercept else None,
             widths=np.append(half, t) if intercept else half)
+        if boosted_cov is not None:  # the start's noise contracted by the rounds, and theirs
+            beta0, K, R, sigma_r, rounds = boosted_cov
+            C0 = coefficient_noise_std(beta0, normal, V_bars, scale, cx, t if intercept else None,
+                                       widths=np.append(half, t) if intercept else half,
+                                       return_cov=True)
+            boosted_cov = boosted_covariance(C0, K, R, sigma_r, rounds)
+            self.coef_std_ = np.sqrt(np.clip(np.diag(boosted_cov)[:d], 0.0, None))
+            g = np.append(-cx, t)
+            self.intercept_std_ = math.sqrt(max(float(g @ boosted_cov @ g), 0.0)) \
+                if intercept else 0.0
         if projection is not None:
             self.coef_std_ = np.where(pinned, 0.0, self.coef_std_)
         if level_post is not None and self.selected_ != "constant":
@@ -483,6 +602,120 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         return self
 
 
+
+# --- boosting on the joint release (docs/regression.md §4c) ------------------------------------
+
+#: The design constants of the boosted fit (``boost_rounds > 0``; docs/regression.md §4c),
+#: chosen on the 8 development tables (results/regression_boosted_dev.md, ..._dev2.md: the
+#: configuration with every cell within 1.05× of the default and the lowest geometric mean);
+#: public, never read from the data. ``BOOST_ROUNDS`` is the ``T`` the experiments call "the
+#: boosted fit" (``DPLinearRegression(boost_rounds=BOOST_ROUNDS)``).
+BOOST_ROUNDS = 2
+#: Share of ``μ*²`` (Gaussian DP) the joint release of the second moments gets; the rounds
+#: share the rest equally.
+BOOST_JOINT_SHARE = 0.7
+#: The residual clip ``τ`` in units of the target's public half-width ``h_y``.
+BOOST_CLIP = 0.25
+#: The step ``η`` of each round.
+BOOST_STEP = 1.0
+
+
+def boost_unit_widths(task, fit_intercept: bool) -> np.ndarray:
+    """The public per-coordinate scale ``w`` of the rounds' records: the feature reaches (0 for a
+    public constant feature, which then adds nothing) and, with an intercept, the constant
+    ``t``. A round releases ``Σ_i u_i r_i`` for ``u = z / w`` in the unit box. Public."""
+    d = task.lower.size - (2 if fit_intercept else 1)
+    w = np.asarray(task.reach, dtype=np.float64)[:d]
+    return np.append(w, task.reach[d + 1]) if fit_intercept else w
+
+
+def boosted_plan(task, epsilon: float, delta: float, noise: str, n_rounds: int,
+                 residual_clip: float, joint_share: float, fit_intercept: bool):
+    r"""The mechanisms of the boosted fit and their composed guarantee (public; no data).
+
+    The joint release of the second moments gets the Gaussian-DP shift ``μ*√s`` (``s`` =
+    ``joint_share``), each of the ``T`` rounds ``μ*√((1 - s)/T)``: ``s μ*² + T (1 - s) μ*²/T =
+    μ*²``, so the ``T + 1`` releases compose exactly to (ε, δ) (Dong, Roth & Su 2022; the rounds
+    are adaptive, which Gaussian-DP composition allows). A round releases ``Σ_i u_i clip(r_i,
+    ±τ)`` with ``u`` the record on the unit box (``‖u‖ <= √(d₊ + 1)``, ``d₊`` the features with
+    a non-zero reach, ``+1`` for the constant): L2 sensitivity ``2τ√(d₊ + 1)`` replace-one,
+    ``τ√(d₊ + 1)`` add-remove.
+
+    Returns
+    -------
+    (plan, mech_round, total) : (plan, candidates) of :func:`plan_second_moment`,
+        GaussianMechanism, PrivacyGuarantee
+    """
+    from ..accounting.composition import compose, gdp_epsilon
+    from ..calibration.gaussian import max_gaussian_shift
+    from ..mechanisms import GaussianMechanism
+    from ._moments import plan_second_moment
+
+    mu = max_gaussian_shift(epsilon, delta)
+    eps_joint = gdp_epsilon(mu * math.sqrt(joint_share), delta)
+    eps_round = gdp_epsilon(mu * math.sqrt((1.0 - joint_share) / n_rounds), delta)
+    plan = plan_second_moment(task, epsilon=eps_joint, delta=delta, noise=noise)
+    w = boost_unit_widths(task, fit_intercept)
+    reach = math.sqrt(float(np.count_nonzero(w > 0)))
+    factor = 2.0 if task.neighbouring == "replace-one" else 1.0
+    mech_round = GaussianMechanism(epsilon=eps_round, delta=delta,
+                                   sensitivity=factor * residual_clip * reach,
+                                   neighbouring=task.neighbouring)
+    total = compose([plan[0].mechanism.privacy] + [mech_round.privacy] * n_rounds, delta=delta,
+                    method="gdp")
+    return plan, mech_round, total
+
+
+def boosted_covariance(C0, K, R, sigma_r: float, n_rounds: int) -> np.ndarray:
+    r"""First-order covariance of the boosted model (``docs/regression.md`` §4c).
+
+    Linearised rounds (no residual clipped; ``η = 1``): ``δ_k = K δ_{k-1} + R e_k`` with
+    ``δ₀`` the start's error (covariance ``C0``, the joint release's delta-method covariance),
+    ``K = I - M⁻¹M₀`` (``M₀`` the solve's matrix without the adaptive lift: the release's
+    estimate of the Gram), ``R = M⁻¹W`` and ``e_k ~ N(0, σ_r² I)``. The model averages the last
+    ``⌈T/2⌉`` iterates ``S``: ``δ̄ = A₀δ₀ + Σ_j B_j R e_j`` with ``A₀ = mean_{k∈S} K^k`` and
+    ``B_j = (1/m) Σ_{k∈S, k>=j} K^{k-j}``. Post-processing of public quantities and the release.
+    """
+    T = int(n_rounds)
+    k = K.shape[0]
+    powers = [np.eye(k)]
+    for _ in range(T):
+        powers.append(K @ powers[-1])
+    start = T - (T + 1) // 2
+    tail = range(start + 1, T + 1)  # iterates β_k, k = start+1 .. T
+    m = len(tail)
+    A0 = sum(powers[i] for i in tail) / m
+    cov = A0 @ C0 @ A0.T
+    RR = R @ R.T
+    for j in range(1, T + 1):
+        B = sum((powers[i - j] for i in tail if i >= j), np.zeros((k, k))) / m
+        cov = cov + sigma_r ** 2 * (B @ RR @ B.T)
+    return 0.5 * (cov + cov.T)
+
+
+def boost_rounds(correlation, beta, M, w, mech_round, n_rounds: int, step: float, gen,
+                 penalty=None):
+    r"""``T`` boosting rounds from ``beta`` with the fixed solve ``M⁻¹``; returns the average of
+    the last ``⌈T/2⌉`` iterates (tail averaging), the number averaged and ``M⁻¹``.
+
+    ``correlation(β)``: the exact clipped residual correlation ``Σ_i u_i clip(y_i - z_iᵀβ, ±τ)``
+    on the unit box (``u = z / w``; :func:`matrixdp._record_sums.residual_correlation_sums`),
+    ``M``: the matrix the joint release's solve inverted (sums units). Each round releases it
+    through ``mech_round`` and steps ``β ← β + η M⁻¹ (w ⊙ ĝ - p ⊙ β)`` (``p``: ``penalty``, a
+    public ridge on the features, 0 by default). Every draw goes through the mechanism; the
+    caller charges the whole fit first.
+    """
+    p = np.zeros_like(beta) if penalty is None else np.asarray(penalty, dtype=np.float64)
+    Minv = np.linalg.pinv(0.5 * (M + M.T), hermitian=True)
+    start = n_rounds - (n_rounds + 1) // 2
+    acc = np.zeros_like(beta)
+    for it in range(n_rounds):  # rounds, not records
+        g = np.asarray(mech_round.release(correlation(beta), rng=gen).value, dtype=np.float64)
+        beta = beta + step * (Minv @ (w * g - p * beta))
+        if it >= start:
+            acc += beta
+    m = n_rounds - start
+    return acc / m, m, Minv
 
 def constant_model(G, beta, t, fit_intercept) -> np.ndarray:
     """The coefficients of the constant model in the task's centred coordinates: no slope, and
@@ -1051,8 +1284,10 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior, boost_rounds, boost_clip
         As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
+        The boosting rounds step on the ridge's gradient ``Xᵀr - alpha·w`` (``alpha`` public),
+        so they converge to the ridge solution, not to least squares.
     accountant
         As in :class:`DPLinearRegression`.
     """
@@ -1060,12 +1295,14 @@ class DPRidge(DPLinearRegression):
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
-                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR):
+                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
+                 boost_rounds="auto", boost_clip=None):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
                          projection=projection, level_share=level_share, select=select,
-                         level_prior=level_prior)
+                         level_prior=level_prior, boost_rounds=boost_rounds,
+                         boost_clip=boost_clip)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
