@@ -399,19 +399,25 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             raise InvalidParameterError("boost_rounds", f"must be 'auto' or an int >= 0, got "
                                                         f"{T!r}")
         if T == 0:
-            return 0, None
+            return 0, None, None
         if opt_ins:
             name, value = opt_ins[0]
             raise InvalidParameterError(name, f"cannot be combined with boost_rounds > 0 (use "
                                               f"boost_rounds=0), got {value!r}")
         tau = self.boost_clip
         if tau is None:
-            tau = BOOST_CLIP * hy
+            tau = BOOST_CLIP_RULE
+        if isinstance(tau, str):
+            if tau not in BOOST_CLIP_RULES:
+                raise InvalidParameterError("boost_clip", f"must be None, one of "
+                                                          f"{BOOST_CLIP_RULES} or a finite number "
+                                                          f"> 0, got {tau!r}")
+            return int(T), float(BOOST_CLIP * hy), tau
         elif isinstance(tau, bool) or not isinstance(tau, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(tau) or not float(tau) > 0:
             raise InvalidParameterError("boost_clip", f"must be None or a finite number > 0, "
                                                       f"got {tau!r}")
-        return int(T), float(tau)
+        return int(T), float(tau), "fixed"
 
     def _projection_units(self):
         """The validated ``projection`` (``None`` for ``"none"``)."""
@@ -465,9 +471,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                             relation, intercept)
         self.level_share_ = share
         self.target_mean_ = self.target_mean_variance_ = None
-        n_rounds, tau = self._boost(0.5 * (hi_y - lo_y) if intercept else
-                                    max(abs(lo_y), abs(hi_y)))
-        self.boost_rounds_, self.boost_clip_ = n_rounds, tau
+        hy = 0.5 * (hi_y - lo_y) if intercept else max(abs(lo_y), abs(hi_y))
+        n_rounds, tau, clip_rule = self._boost(hy)
+        self.boost_rounds_, self.boost_clip_, self.boost_clips_ = n_rounds, tau, None
         scale = float(n) if relation == "replace-one" else 1.0
         boosted_cov = None
         if n_rounds > 0:  # the joint release and T rounds, composed in GDP, charged once
@@ -478,7 +484,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             unit = np.where(w > 0, 1.0 / np.where(w > 0, w, 1.0), 0.0)
             records = dask_target_records(X, y) if is_dask_collection(X) else ColumnStack(X, y)
 
-            def correlation(b):  # the exact clipped residual correlation, block by block
+            def correlation(b, tau=tau):  # the exact clipped residual correlation, by block
                 return residual_correlation_sums(records, np.append(lo_x, lo_y),
                                                  np.append(hi_x, hi_y), np.append(cx, cy),
                                                  t if intercept else 0.0, b, tau, unit)
@@ -491,8 +497,39 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                     alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
                 pen = np.zeros(beta0.size)
                 pen[:d] = alpha  # DPRidge: the rounds step on the ridge's gradient (public α)
-                beta, n_avg, Minv = boost_rounds(correlation, beta0, normal, w, mech_round,
-                                                 n_rounds, BOOST_STEP, gen, penalty=pen)
+                clip = None
+                if clip_rule == "grow":  # public: the release's count, ε, δ, d, the box, β
+                    from ..mechanisms import GaussianMechanism
+                    if relation == "replace-one":
+                        n_pub = float(n)
+                    elif intercept:  # add-remove: the released count n̂ (post-processing)
+                        n_pub = max(float(rel.value[d + 1, d + 1]) / (t * t), 0.0)
+                    else:  # add-remove without the constant: no released count
+                        n_pub = 0.0
+                    # the released residual scale at the start (post-processing): RSS(β₀)/n
+                    a = np.zeros(rel.value.shape[0])
+                    a[:d], a[d] = -beta0[:d], 1.0
+                    if intercept:
+                        a[d + 1] = -beta0[d]
+                    rss = float(a @ (rel.value * scale) @ a)
+                    spread = math.sqrt(max(rss, 0.0) / n_pub) if n_pub > 0 else 0.0
+                    tau_grow = growing_clip(tau, hy, eps, delta, n_rounds, BOOST_JOINT_SHARE,
+                                            n_pub, w, task.neighbouring, spread)
+
+                    def clip(b):  # never above the largest residual any record can have
+                        tk = min(tau_grow, residual_cap(b, w, hy))
+                        # the same (ε, δ) (the same μ_r) at the sensitivity of this τ
+                        return tk, GaussianMechanism(
+                            epsilon=mech_round.epsilon, delta=mech_round.delta,
+                            sensitivity=mech_round.sensitivity * tk / tau,
+                            calibration=mech_round.calibration,
+                            neighbouring=mech_round.neighbouring)
+                beta, n_avg, Minv, taus = boost_rounds(correlation, beta0, normal, w,
+                                                       mech_round, n_rounds, BOOST_STEP, gen,
+                                                       penalty=pen, clip=clip)
+            taus = [tau if tk is None else tk for tk in taus]
+            self.boost_clips_ = tuple(taus)
+            self.boost_clip_ = float(taus[-1])
             del gen, records
             if total.exact and not rel.privacy.exact:
                 total = replace(total, exact=False, notes=total.notes + tuple(
@@ -504,7 +541,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                fit_intercept=intercept, alpha=alpha, shrink=0.0,
                                projection=projection, return_normal=True)[2]
             boosted_cov = (beta0, np.eye(Minv.shape[0]) - Minv @ M0, Minv * w,
-                           mech_round.sigma, n_rounds)
+                           [mech_round.sigma * tk / tau for tk in taus], n_rounds)
         elif share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
             rel, mean_rel, v_mean = release_with_target_mean(
                 value, task, t, n, lo_y, hi_y, share, epsilon=eps, delta=delta, noise=noise,
@@ -618,6 +655,52 @@ BOOST_JOINT_SHARE = 0.7
 BOOST_CLIP = 0.25
 #: The step ``η`` of each round.
 BOOST_STEP = 1.0
+#: The rules for the residual clip of the rounds (``boost_clip``; docs/regression.md §4d):
+#: ``"fixed"``: ``τ = BOOST_CLIP · h_y``; ``"grow"``: ``τ_k = min(max(BOOST_CLIP · h_y,
+#: BOOST_CLIP_GROWTH · h_y · μ_r √n / (c (d₊ + 1))), h_y + Σ_j w_j |β_{k-1, j}|)`` (growing with
+#: the rounds' Gaussian-DP shift μ_r and the public/released count, capped at the largest
+#: residual any record in the box can have: no clipping, an exact least-squares step, once the
+#: cap is reached).
+BOOST_CLIP_RULES = ("fixed", "grow")
+#: The rule ``boost_clip=None`` uses.
+BOOST_CLIP_RULE = "fixed"
+#: ``κ`` of the ``"grow"`` rule (chosen on the 8 development tables,
+#: results/regression_boost_clip_dev2.md, by the rule in experiments/regression_boost_clip.py).
+BOOST_CLIP_GROWTH = 4.0
+#: ``m`` of the ``"grow"`` rule: the clip never exceeds ``m`` released residual scales.
+BOOST_CLIP_SPREAD = 3.0
+
+
+def growing_clip(tau0: float, hy: float, epsilon: float, delta: float, n_rounds: int,
+                 joint_share: float, n_public: float, w, neighbouring: str,
+                 spread: float = math.inf) -> float:
+    r"""The ``"grow"`` rule's clip before the cap:
+    ``max(τ₀, min(κ h_y μ_r √n / (c (d₊ + 1)), m σ̂))``.
+
+    ``σ̂ = spread``: the residual scale ``√(RSS(β₀)/n)`` read from the joint release at the start
+    (post-processing); ``m = BOOST_CLIP_SPREAD``: no need to clip far above the residuals' own
+    scale, where a larger ``τ`` only adds noise.
+
+    ``μ_r = μ*√((1 - s)/T)`` the Gaussian-DP shift of one round, ``n`` the public count
+    (replace-one) or the joint release's count ``n̂`` (add-remove; post-processing), ``c`` = 2
+    (replace-one) or 1 (add-remove), ``d₊ + 1`` the coordinates with a non-zero reach, ``κ`` =
+    ``BOOST_CLIP_GROWTH``. A round's noise on the coefficients is ``∝ τ/(μ_r n)`` and the
+    sampling error of least squares ``∝ 1/√n``: ``τ ∝ μ_r √n`` keeps their ratio fixed, so the
+    clipping bias (the Huber pull) vanishes as the noise does. Public inputs only.
+    """
+    from ..calibration.gaussian import max_gaussian_shift
+
+    mu_r = max_gaussian_shift(epsilon, delta) * math.sqrt((1.0 - joint_share) / n_rounds)
+    k = float(np.count_nonzero(np.asarray(w) > 0))
+    c = 2.0 if neighbouring == "replace-one" else 1.0
+    grow = BOOST_CLIP_GROWTH * hy * mu_r * math.sqrt(max(n_public, 0.0)) / (c * max(k, 1.0))
+    return float(max(tau0, min(grow, BOOST_CLIP_SPREAD * spread)))
+
+
+def residual_cap(beta, w, hy: float) -> float:
+    """The largest residual ``|y - c_y - zᵀβ|`` any record in the public box can have:
+    ``h_y + Σ_j w_j |β_j|`` (``w`` the coordinates' public reach). Public given ``β``."""
+    return float(hy + np.sum(np.asarray(w, dtype=np.float64) * np.abs(beta)))
 
 
 def boost_unit_widths(task, fit_intercept: bool) -> np.ndarray:
@@ -666,7 +749,7 @@ def boosted_plan(task, epsilon: float, delta: float, noise: str, n_rounds: int,
     return plan, mech_round, total
 
 
-def boosted_covariance(C0, K, R, sigma_r: float, n_rounds: int) -> np.ndarray:
+def boosted_covariance(C0, K, R, sigma_r, n_rounds: int) -> np.ndarray:
     r"""First-order covariance of the boosted model (``docs/regression.md`` §4c).
 
     Linearised rounds (no residual clipped; ``η = 1``): ``δ_k = K δ_{k-1} + R e_k`` with
@@ -689,12 +772,13 @@ def boosted_covariance(C0, K, R, sigma_r: float, n_rounds: int) -> np.ndarray:
     RR = R @ R.T
     for j in range(1, T + 1):
         B = sum((powers[i - j] for i in tail if i >= j), np.zeros((k, k))) / m
-        cov = cov + sigma_r ** 2 * (B @ RR @ B.T)
+        s_j = sigma_r[j - 1] if np.ndim(sigma_r) else sigma_r  # per round (the "grow" clip)
+        cov = cov + s_j ** 2 * (B @ RR @ B.T)
     return 0.5 * (cov + cov.T)
 
 
 def boost_rounds(correlation, beta, M, w, mech_round, n_rounds: int, step: float, gen,
-                 penalty=None):
+                 penalty=None, clip=None):
     r"""``T`` boosting rounds from ``beta`` with the fixed solve ``M⁻¹``; returns the average of
     the last ``⌈T/2⌉`` iterates (tail averaging), the number averaged and ``M⁻¹``.
 
@@ -709,13 +793,21 @@ def boost_rounds(correlation, beta, M, w, mech_round, n_rounds: int, step: float
     Minv = np.linalg.pinv(0.5 * (M + M.T), hermitian=True)
     start = n_rounds - (n_rounds + 1) // 2
     acc = np.zeros_like(beta)
+    taus = []
     for it in range(n_rounds):  # rounds, not records
-        g = np.asarray(mech_round.release(correlation(beta), rng=gen).value, dtype=np.float64)
+        if clip is None:
+            mech, g = mech_round, correlation(beta)
+            taus.append(None)
+        else:  # τ from public inputs and β (earlier releases); same μ_r, noise ∝ τ
+            tau, mech = clip(beta)
+            g = correlation(beta, tau)
+            taus.append(tau)
+        g = np.asarray(mech.release(g, rng=gen).value, dtype=np.float64)
         beta = beta + step * (Minv @ (w * g - p * beta))
         if it >= start:
             acc += beta
     m = n_rounds - start
-    return acc / m, m, Minv
+    return acc / m, m, Minv, taus
 
 def constant_model(G, beta, t, fit_intercept) -> np.ndarray:
     """The coefficients of the constant model in the task's centred coordinates: no slope, and
