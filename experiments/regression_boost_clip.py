@@ -320,7 +320,7 @@ def main(argv=None) -> int:
                 f"- (b) binary tables, grow / single release ≤ 1.01 at ε ≥ 10 (max "
                 f"{max(r for (ds, e), r in binr.items() if e >= 10):.3g}) and ≤ 1.05 everywhere "
                 f"(max {max(binr.values()):.3g}): **{'met' if ba and bb else 'NOT met'}**",
-                f"- cells failing: " + (", ".join(
+                "- cells failing: " + (", ".join(
                     [f"{ds} ε = {e:g} ({r:.3g} vs fixed)" for (ds, e), r in cont.items()
                      if r > 1.05] + [f"{ds} ε = {e:g} ({r:.3g} vs single)"
                                      for (ds, e), r in binr.items()

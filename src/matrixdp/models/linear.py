@@ -236,10 +236,19 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``level_prior`` is set (then 0); the default since the pre-registered check on
         never-seen tables (``results/regression_boosted_check.md``). ``0``: the single joint
         release (the previous default). An int > 0 with a level opt-in raises.
-    boost_clip : float > 0 or None, default None
-        The public residual clip ``τ`` of the rounds, in the target's units. ``None``:
-        ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the target's public half-width, with no intercept
-        ``max |bound|``). Never read from the data.
+    boost_clip : float > 0, "fixed", "grow" or None, default None
+        The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
+        ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the
+        target's public half-width, with no intercept ``max |bound|``); the rounds' fixed point
+        is then a Huber fit, which on a 0/1 target stays above least squares at every ε.
+        ``"grow"`` (opt-in; ``docs/regression.md`` §4d): round ``k`` clips at
+        ``min(max(h_y/4, min(κ h_y μ_r √n / (c (d₊ + 1)), 3 σ̂)), h_y + Σ w|β_{k-1}|)`` — growing
+        with the round's Gaussian-DP shift ``μ_r`` and the public (replace-one) or released
+        (add-remove) count, at most three released residual scales ``σ̂`` (read from the joint
+        release) and capped at the largest residual any record in the box can have; the fit
+        reaches least squares as ε grows. Same composed (ε, δ): each round keeps its ``μ_r``
+        and its noise scales with its ``τ``. Its pre-registered check as the default failed
+        (``results/regression_boost_clip_check.md``). Public inputs and earlier releases only.
 
     Attributes
     ----------
@@ -284,7 +293,10 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     boost_rounds_ : int
         The rounds the fit ran (0: the single joint release).
     boost_clip_ : float or None
-        Their residual clip ``τ`` (``None`` without rounds).
+        Their residual clip ``τ`` (the last round's; ``None`` without rounds).
+    boost_clips_ : tuple of float or None
+        Each round's ``τ_k`` (all equal unless ``boost_clip="grow"``; then a function of the
+        public inputs and the earlier releases: post-processing).
     risk_estimates_ : dict or None
         ``select="risk"``: the two corrected risk estimates (up to a common constant).
     n_features_in_, feature_names_in_
@@ -516,7 +528,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                     tau_grow = growing_clip(tau, hy, eps, delta, n_rounds, BOOST_JOINT_SHARE,
                                             n_pub, w, task.neighbouring, spread)
 
-                    def clip(b):  # never above the largest residual any record can have
+                    def grow_clip(b):  # never above the largest residual any record has
                         tk = min(tau_grow, residual_cap(b, w, hy))
                         # the same (ε, δ) (the same μ_r) at the sensitivity of this τ
                         return tk, GaussianMechanism(
@@ -524,6 +536,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                             sensitivity=mech_round.sensitivity * tk / tau,
                             calibration=mech_round.calibration,
                             neighbouring=mech_round.neighbouring)
+                    clip = grow_clip
                 beta, n_avg, Minv, taus = boost_rounds(correlation, beta0, normal, w,
                                                        mech_round, n_rounds, BOOST_STEP, gen,
                                                        penalty=pen, clip=clip)
