@@ -209,6 +209,13 @@ CASES: dict[str, Case] = {
         _m("DPLinearRegression", boost_rounds=3, **_BXY), lambda r: _numeric(r, labels="real"),
         _fit_xy, released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                                      "intercept_std_"})),
+    # the growing residual clip (docs/regression.md §4d): each round's τ is a function of the
+    # public inputs and the earlier releases, so boost_clip_/boost_clips_ are released values
+    "DPLinearRegression[boosted, grow clip]": Case(
+        _m("DPLinearRegression", boost_rounds=2, boost_clip="grow", **_BXY),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "boost_clip_", "boost_clips_"})),
     "DPRidge[boosted]": Case(
         _m("DPRidge", boost_rounds=2, **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
