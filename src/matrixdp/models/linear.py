@@ -524,6 +524,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                     if intercept:
                         a[d + 1] = -beta0[d]
                     rss = float(a @ (rel.value * scale) @ a)
+                    # its LOWER confidence bound from the release's public entry variances:
+                    # a noisy σ̂ never lifts τ where nothing needs it (task R3)
+                    rss = rss_lower_bound(rss, a, rel.entry_variance * scale * scale)
                     spread = math.sqrt(max(rss, 0.0) / n_pub) if n_pub > 0 else 0.0
                     tau_grow = growing_clip(tau, hy, eps, delta, n_rounds, BOOST_JOINT_SHARE,
                                             n_pub, w, task.neighbouring, spread)
@@ -682,6 +685,28 @@ BOOST_CLIP_RULE = "fixed"
 BOOST_CLIP_GROWTH = 4.0
 #: ``m`` of the ``"grow"`` rule: the clip never exceeds ``m`` released residual scales.
 BOOST_CLIP_SPREAD = 3.0
+#: ``z`` of the ``"grow"`` rule: the residual scale ``σ̂`` of the ceiling is read at the lower
+#: confidence bound ``RSS - z · sd(RSS)`` of the released RSS (``sd`` from the release's public
+#: entry variances; task R3, docs/regression.md §4d). ``0``: the point estimate (task R2).
+BOOST_CLIP_SPREAD_Z = 2.0
+
+
+def rss_lower_bound(rss: float, a, entry_variance, z: float | None = None) -> float:
+    r"""A lower confidence bound ``max(RSS - z·sd, 0)`` of a released quadratic form
+    ``RSS = aᵀ Ĝ a`` whose noise ``E`` (symmetric) has independent upper-triangle entries of
+    public variances ``V`` (``entry_variance``):
+    ``Var(aᵀ E a) = Σ_i a_i⁴ V_ii + 4 Σ_{i<j} a_i² a_j² V_ij = 2 (a²)ᵀ V (a²) - Σ_i a_i⁴ V_ii``.
+
+    ``z = BOOST_CLIP_SPREAD_Z`` by default. Post-processing of the release and public
+    quantities only (``a`` is a function of the release). The variance treats ``a`` as fixed
+    (``β₀`` is fitted on the same release, which biases the RSS down: the bound only gets more
+    conservative, i.e. the ceiling ``m σ̂`` lower, the clip closer to the fixed one).
+    """
+    z = BOOST_CLIP_SPREAD_Z if z is None else float(z)
+    a2 = np.asarray(a, dtype=np.float64) ** 2
+    V = np.asarray(entry_variance, dtype=np.float64)
+    var = 2.0 * float(a2 @ V @ a2) - float(np.sum(a2 * a2 * np.diag(V)))
+    return float(max(rss - z * math.sqrt(max(var, 0.0)), 0.0))
 
 
 def growing_clip(tau0: float, hy: float, epsilon: float, delta: float, n_rounds: int,
