@@ -464,3 +464,56 @@ def test_boosted_covariance_takes_a_sigma_per_round():
                                0.25 * R @ R.T, atol=1e-14)  # K = 0: the last round's only
     np.testing.assert_allclose(boosted_covariance(C0, np.eye(3), R, [0.5, 0.5, 0.5], 3),
                                boosted_covariance(C0, np.eye(3), R, 0.5, 3), atol=1e-14)
+
+
+def test_rss_lower_bound_matches_the_noise_of_the_quadratic_form():
+    """``Var(aᵀEa)`` for symmetric noise with independent upper-triangle entries of variances V:
+    the closed form matches a Monte Carlo estimate within 10% (a factor-2 error on the
+    off-diagonal terms, or a missing diagonal, is far outside it), and the bound is
+    ``max(RSS - z·sd, 0)``."""
+    from matrixdp.models.linear import BOOST_CLIP_SPREAD_Z, rss_lower_bound
+
+    gen = np.random.default_rng(7)
+    k = 4
+    a = np.array([0.5, -1.5, 1.0, 2.0])
+    V = np.diag([1.0, 2.0, 0.5, 3.0]) + 0.0
+    iu = np.triu_indices(k, 1)
+    V[iu] = [0.3, 1.2, 0.7, 2.5, 0.4, 1.1]
+    V = np.triu(V) + np.triu(V, 1).T
+    reps = 40000
+    E = np.zeros((reps, k, k))
+    ii, jj = np.triu_indices(k)
+    E[:, ii, jj] = gen.standard_normal((reps, ii.size)) * np.sqrt(V[ii, jj])
+    E = E + np.triu(E, 1).transpose(0, 2, 1)
+    q = np.einsum("i,rij,j->r", a, E, a)
+    sd = (1000.0 - rss_lower_bound(1000.0, a, V, z=1.0))
+    assert sd == pytest.approx(float(np.std(q)), rel=0.1)
+    # z scales the sd, the default is BOOST_CLIP_SPREAD_Z, and the bound is floored at 0
+    assert 1000.0 - rss_lower_bound(1000.0, a, V) == pytest.approx(BOOST_CLIP_SPREAD_Z * sd)
+    assert rss_lower_bound(0.5 * sd, a, V, z=1.0) == 0.0
+    assert rss_lower_bound(5.0, a, np.zeros((k, k))) == 5.0
+
+
+def test_the_lower_bound_of_the_released_scale_keeps_the_clip_down_on_a_tiny_table():
+    """The ceiling m·σ̂ reads σ̂ at its lower confidence bound (z = 2): on a tiny table the
+    released RSS is noisy and the point estimate (z = 0, task R2) lifts the clip far above the
+    fixed h_y/4 where the bound keeps it there (results/regression_boost_clip_check.md, infert).
+    Per seed the clip is never higher than with z = 0, and it stays at h_y/4 more often."""
+    import matrixdp.models.linear as lin
+
+    gen = np.random.default_rng(3)
+    X = gen.uniform(0, 1, (150, 3))
+    y = (X @ [0.3, -0.2, 0.4] + 0.1 * gen.standard_normal(150) > 0.25).astype(float)
+    kw = dict(epsilon=3.0, bounds_X=(0, 1), bounds_y=(0, 1), boost_clip="grow")
+    seeds = range(8)
+    low = [max(DPLinearRegression(random_state=s, **kw).fit(X, y).boost_clips_) for s in seeds]
+    old = lin.BOOST_CLIP_SPREAD_Z
+    try:
+        lin.BOOST_CLIP_SPREAD_Z = 0.0
+        point = [max(DPLinearRegression(random_state=s, **kw).fit(X, y).boost_clips_)
+                 for s in seeds]
+    finally:
+        lin.BOOST_CLIP_SPREAD_Z = old
+    assert all(a <= b + 1e-12 for a, b in zip(low, point))
+    assert sum(a == pytest.approx(0.125) for a in low) >= \
+        sum(b == pytest.approx(0.125) for b in point) + 2
