@@ -245,10 +245,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``min(max(h_y/4, min(κ h_y μ_r √n / (c (d₊ + 1)), 3 σ̂)), h_y + Σ w|β_{k-1}|)`` — growing
         with the round's Gaussian-DP shift ``μ_r`` and the public (replace-one) or released
         (add-remove) count, at most three released residual scales ``σ̂`` (read from the joint
-        release) and capped at the largest residual any record in the box can have; the fit
-        reaches least squares as ε grows. Same composed (ε, δ): each round keeps its ``μ_r``
-        and its noise scales with its ``τ``. Its pre-registered check as the default failed
-        (``results/regression_boost_clip_check.md``). Public inputs and earlier releases only.
+        release at a lower confidence bound, ``z = 2`` standard deviations of the release's own
+        noise below its RSS) and capped at the largest residual any record in the box can
+        have; the fit reaches least squares as ε grows. Same composed (ε, δ): each round keeps
+        its ``μ_r`` and its noise scales with its ``τ``. Both pre-registered checks as the
+        default failed (``results/regression_boost_clip_check.md``; the second, after the
+        lower bound was added, on one cell: ``results/regression_boost_clip_check2.md``).
+        Public inputs and earlier releases only.
 
     Attributes
     ----------
@@ -673,7 +676,8 @@ BOOST_CLIP = 0.25
 BOOST_STEP = 1.0
 #: The rules for the residual clip of the rounds (``boost_clip``; docs/regression.md §4d):
 #: ``"fixed"``: ``τ = BOOST_CLIP · h_y``; ``"grow"``: ``τ_k = min(max(BOOST_CLIP · h_y,
-#: BOOST_CLIP_GROWTH · h_y · μ_r √n / (c (d₊ + 1))), h_y + Σ_j w_j |β_{k-1, j}|)`` (growing with
+#: min(BOOST_CLIP_GROWTH · h_y · μ_r √n / (c (d₊ + 1)), BOOST_CLIP_SPREAD · σ̂)),
+#: h_y + Σ_j w_j |β_{k-1, j}|)`` (σ̂ at a lower confidence bound, ``rss_lower_bound``; growing with
 #: the rounds' Gaussian-DP shift μ_r and the public/released count, capped at the largest
 #: residual any record in the box can have: no clipping, an exact least-squares step, once the
 #: cap is reached).
@@ -716,7 +720,8 @@ def growing_clip(tau0: float, hy: float, epsilon: float, delta: float, n_rounds:
     ``max(τ₀, min(κ h_y μ_r √n / (c (d₊ + 1)), m σ̂))``.
 
     ``σ̂ = spread``: the residual scale ``√(RSS(β₀)/n)`` read from the joint release at the start
-    (post-processing); ``m = BOOST_CLIP_SPREAD``: no need to clip far above the residuals' own
+    (post-processing), the caller passing its lower confidence bound (``rss_lower_bound``:
+    ``RSS - z·sd(RSS)``, ``z = BOOST_CLIP_SPREAD_Z``; task R3); ``m = BOOST_CLIP_SPREAD``: no need to clip far above the residuals' own
     scale, where a larger ``τ`` only adds noise.
 
     ``μ_r = μ*√((1 - s)/T)`` the Gaussian-DP shift of one round, ``n`` the public count
