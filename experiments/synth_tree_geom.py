@@ -64,8 +64,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _synth_tables import (REPO_ROOT, cardinalities, design_matrix, eval_codes,  # noqa: E402
-                           load_table, marginal_tv, max_correlation_error)
+from _synth_tables import REPO_ROOT, load_table  # noqa: E402
+from synth_tree_hist import scores  # noqa: E402  (the same metrics as the histogram_tree check)
 
 RESULTS = REPO_ROOT / "results"
 DELTA = 1e-9
@@ -86,28 +86,6 @@ def _table(name):
     from _synth_tables_geom import load_geom_table
 
     return load_geom_table(name)
-
-
-def scores(table, X_syn, y_syn) -> dict:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
-
-    schema = table.schema
-    Xs, Xtr, Xte = (design_matrix(f, schema) for f in (X_syn, table.train, table.test))
-    y_syn = np.asarray(y_syn, dtype=int)
-    if np.unique(y_syn).size < 2:
-        prob = np.full(len(table.y_test), float(y_syn[0]) if y_syn.size else 0.0)
-    else:
-        prob = LogisticRegression(max_iter=2000).fit(Xs, y_syn).predict_proba(Xte)[:, 1]
-    pred = (prob > 0.5).astype(int)
-    out = {"lr_acc": accuracy_score(table.y_test, pred),
-           "lr_auc": roc_auc_score(table.y_test, prob) if np.unique(prob).size > 1 else 0.5,
-           "lr_bacc": balanced_accuracy_score(table.y_test, pred)}
-    _, out["tv_2way"] = marginal_tv(eval_codes(table.train, table.y_train, schema),
-                                    eval_codes(X_syn, y_syn, schema), cardinalities(schema))
-    out["corr_max"] = max_correlation_error(np.column_stack([Xtr, table.y_train]),
-                                            np.column_stack([Xs, y_syn.astype(float)]))
-    return out
 
 
 def run(tables, epsilons, seeds, seed_start, out):
