@@ -104,6 +104,14 @@ commit — grepped): continuous targets Davis (weight, kg), Cars93 (Price, USD 1
 (participation). Same protocol as check 2: 70/30 split (seed 0), ε ∈ {0.3, 1, 3, 10, 30},
 20 trials (seed 20261129), δ = 1e-6, replace-one.
 
+OUTCOME of the third check (written AFTER the run; the rule above was not changed):
+results/regression_boost_clip_check3.md — the rule FAILED (third failure). (a) met: 15 of 15
+continuous cells grow / fixed = 1.000 (the grown τ equals the fixed clip on these tables). (b')
+NOT met: Pima.te ε = 10 grow / fixed 1.072 and ε = 30 1.045 (grow / single 1.048, 1.015);
+foodstamp grow / single 1.048 (ε = 10) and 1.010 (ε = 30), although grow beats the fixed clip there
+(0.972, 0.941). On the two small 0/1 tables (232 and 105 training rows) a larger τ costs noise
+(∝ τ) that ε = 10 does not yet cover. ``boost_clip=None`` stays the fixed clip.
+
 Command: ``python experiments/regression_boost_clip.py --part {dev,check,check2,check3}`` (each part writes its
 own files, with the exact command in them).
 """
