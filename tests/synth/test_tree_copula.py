@@ -932,7 +932,7 @@ def test_tree_inference_is_exact_without_noise_and_reduces_the_leaf_variance():
     x = rng.integers(0, 100, (3, 32)).astype(float)
     widths = tc.tree_levels(32, 4)
     nodes = [x.reshape(3, 32 // w, w).sum(axis=2) for w in widths]
-    est, Minv = tc._tree_estimate(x, nodes, widths, 1.0, 0.0)
+    est, Minv = tc._tree_estimate(x, nodes, widths)
     np.testing.assert_allclose(est, x, atol=1e-9)  # consistent input is returned unchanged
     # least squares with equal noise: leaf variance sigma^2 M^-1_uu < sigma^2, and a node of 16
     # leaves is estimated with far less than the sum of 16 leaves' variance
@@ -943,7 +943,7 @@ def test_tree_inference_is_exact_without_noise_and_reduces_the_leaf_variance():
     noise = rng.standard_normal((4000, 32 + sum(32 // w for w in widths)))
     leaves, rest = noise[:, :32], noise[:, 32:]
     parts = np.split(rest, np.cumsum([32 // w for w in widths])[:-1], axis=1)
-    e, _ = tc._tree_estimate(leaves, parts, widths, 1.0, 0.0)
+    e, _ = tc._tree_estimate(leaves, parts, widths)
     assert e[:, 0].var() == pytest.approx(Minv[0, 0], rel=0.1)
     assert (e @ block).var() == pytest.approx(block @ Minv @ block, rel=0.1)
 

@@ -547,9 +547,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                             calibration=mech_round.calibration,
                             neighbouring=mech_round.neighbouring)
                     clip = grow_clip
-                beta, n_avg, Minv, taus = boost_rounds(correlation, beta0, normal, w,
-                                                       mech_round, n_rounds, BOOST_STEP, gen,
-                                                       penalty=pen, clip=clip)
+                beta, _, Minv, taus = boost_rounds(correlation, beta0, normal, w, mech_round,
+                                                   n_rounds, BOOST_STEP, gen, penalty=pen,
+                                                   clip=clip)
             taus = [tau if tk is None else tk for tk in taus]
             self.boost_clips_ = tuple(taus)
             self.boost_clip_ = float(taus[-1])

@@ -225,11 +225,11 @@ def tree_inference_matrix(cells: int, widths) -> np.ndarray:
     return np.linalg.inv(M)
 
 
-def _tree_estimate(leaves, nodes, widths, sigma=None, threshold=None):
+def _tree_estimate(leaves, nodes, widths):
     """``histogram_tree``: the rows of noisy ``leaves`` (rows, m) made consistent with their noisy
     coarse ``nodes`` (one (rows, m / w) array per width of ``widths``) by least squares (Hay et
     al. 2010): returns the consistent leaves and the public matrix M⁻¹ (their covariance / σ²).
-    ``sigma`` and ``threshold`` are not used (kept for the callers' signature). Post-processing."""
+    Post-processing."""
     leaves = np.atleast_2d(np.asarray(leaves, dtype=np.float64))
     rows, m = leaves.shape
     Minv = tree_inference_matrix(m, widths)
@@ -252,7 +252,7 @@ def _tree_probs(leaves, nodes, widths, sigma, threshold, n_hat, projection="glob
     ``max_drop`` (a share, or None): a level's subtrees are dropped only in the rows (classes)
     where ``threshold`` × the node sd is at most ``max_drop`` × ``n_hat``, so that the real
     mass a dropped subtree can hold (below the cut) is a small share of the class."""
-    x, Minv = _tree_estimate(leaves, nodes, widths, sigma, threshold)
+    x, Minv = _tree_estimate(leaves, nodes, widths)
     rows, m = x.shape
     total = np.broadcast_to(np.asarray(n_hat, dtype=np.float64), (rows,)).astype(np.float64)
     if projection == "global":
@@ -658,7 +658,7 @@ class DPTreeCopula:
         if bt is not None:
             if isinstance(bt, bool) or not isinstance(bt, Integral) or bt < 2:
                 raise InvalidParameterError("histogram_tree", f"must be None or an integer branching >= 2, got {bt!r}")
-            grid = AUTO_BINS[0] if (self._auto_bins() or self._class_bins()) else int(self.n_bins)
+            grid = self._tree_grid()
             if not tree_levels(grid, int(bt)):
                 raise InvalidParameterError("histogram_tree", f"branching {bt!r} gives no coarse level "
                                                               f"on {grid} bins (it must divide them and be smaller)")
@@ -722,8 +722,6 @@ class DPTreeCopula:
         flat histogram mechanism is replaced by one with the tree's sensitivity and the SAME μ
         (so the same guarantee; σ grows with the sensitivity). Post-processing of the released
         class sizes and public values; the choice composes adaptively (each release's μ is fixed)."""
-        from ..accounting.composition import gdp_epsilon
-
         b, grid = self._tree_branching(), self._tree_grid()
         widths = tree_levels(grid, b)
         d_tree = tree_histogram_sensitivity(len(cols), len(self._tree_columns(cols)), len(widths))
