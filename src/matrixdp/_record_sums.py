@@ -201,6 +201,16 @@ def _check_bounds(lower, upper, d: int, argument: str) -> tuple[np.ndarray, np.n
     return lo, hi
 
 
+def _finite_block(block, argument: str, fresh: bool) -> np.ndarray:
+    """``block`` as a float64 array (a copy unless ``fresh``: the block is already a new
+    float64 array), refused if any entry is NaN or infinite (the message names no value)."""
+    arr = np.array(block, dtype=np.float64, copy=not fresh)
+    if not np.all(np.isfinite(arr)):
+        raise OutOfBoundsError(argument, "records must be finite (NaN or infinity found); drop or "
+                                         "impute them before the release")
+    return arr
+
+
 def _block_sums(block: np.ndarray, *, with_gram: bool, clip: bool, lo=None, hi=None,
                 center: np.ndarray | None = None, radius: float | None = None,
                 argument: str = "X", bound_name: str = "radius", fresh: bool = False) -> RecordSums:
@@ -210,10 +220,7 @@ def _block_sums(block: np.ndarray, *, with_gram: bool, clip: bool, lo=None, hi=N
     public ``center`` subtracted. Ball: ``x - center`` within the L2 ball of ``radius`` (rows
     rescaled onto it, or raise). Messages name no value.
     """
-    arr = np.array(block, dtype=np.float64, copy=not fresh)
-    if not np.all(np.isfinite(arr)):
-        raise OutOfBoundsError(argument, "records must be finite (NaN or infinity found); drop or "
-                                         "impute them before the release")
+    arr = _finite_block(block, argument, fresh)
     if radius is None:
         if clip:
             np.clip(arr, lo, hi, out=arr)
@@ -236,12 +243,19 @@ def _sum_blocks(mat, gram: bool, chunk_rows: int, *, center=None, **checks) -> R
     if center is not None:
         checks["center"] = np.broadcast_to(np.asarray(center, dtype=np.float64), (d,)).copy()
     empty = RecordSums(0, np.zeros(d), np.zeros((d, d)) if gram else None)
+    return _reduce_blocks(mat, _block_sums, empty, chunk_rows, with_gram=gram, **checks)
+
+
+def _reduce_blocks(mat, block_fn, empty, chunk_rows: int, **kw):
+    """``Σ block_fn(block, **kw)`` over the blocks of a Dask matrix (in a tree: only the
+    per-block results reach the driver) or over row chunks of an in-memory one (bounded
+    temporaries); ``empty`` is the sum of no block."""
     if is_dask_collection(mat):
         import dask
         from dask import delayed
 
-        block_sums = delayed(_block_sums, pure=True)
-        parts = [block_sums(b, with_gram=gram, **checks) for b in mat.to_delayed().ravel()]
+        part = delayed(block_fn, pure=True)
+        parts = [part(b, **kw) for b in mat.to_delayed().ravel()]
         if not parts:
             return empty
         (total,) = dask.compute(tree_sum(parts))
@@ -252,8 +266,7 @@ def _sum_blocks(mat, gram: bool, chunk_rows: int, *, center=None, **checks) -> R
     step = min(int(chunk_rows), max(_MIN_CHUNK_ROWS, -(-mat.shape[0] // 8)))
     fresh = isinstance(mat, ColumnStack)  # its chunks are new float64 arrays: no second copy
     for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
-        total = total + _block_sums(mat[start:start + step], with_gram=gram, fresh=fresh,
-                                    **checks)
+        total = total + block_fn(mat[start:start + step], fresh=fresh, **kw)
     return total
 
 
@@ -272,10 +285,7 @@ def _block_residual_correlation(block, *, lo, hi, center, t, beta, tau, unit,
                                 fresh: bool = False) -> np.ndarray:
     """``Σ u_i clip(y_i - z_iᵀβ, ±τ)`` over one block of ``[x y]`` records (see
     :func:`residual_correlation_sums`)."""
-    arr = np.array(block, dtype=np.float64, copy=not fresh)
-    if not np.all(np.isfinite(arr)):
-        raise OutOfBoundsError("X", "records must be finite (NaN or infinity found); drop or "
-                                    "impute them before the release")
+    arr = _finite_block(block, "X", fresh)
     np.clip(arr, lo, hi, out=arr)
     arr -= center
     d = arr.shape[1] - 1
@@ -309,22 +319,8 @@ def residual_correlation_sums(XY, lower, upper, center, t: float, beta, tau: flo
     kw = dict(lo=lo, hi=hi, center=c, t=float(t), beta=np.asarray(beta, dtype=np.float64),
               tau=float(tau), unit=np.asarray(unit, dtype=np.float64))
     size = mat.shape[1] - 1 + (1 if t else 0)
-    if is_dask_collection(mat):
-        import dask
-        from dask import delayed
-
-        part = delayed(_block_residual_correlation, pure=True)
-        parts = [part(b, **kw) for b in mat.to_delayed().ravel()]
-        if not parts:
-            return np.zeros(size)
-        (total,) = dask.compute(tree_sum(parts))
-        return np.asarray(total, dtype=np.float64)
-    total = np.zeros(size)
-    step = min(int(chunk_rows), max(_MIN_CHUNK_ROWS, -(-mat.shape[0] // 8)))
-    fresh = isinstance(mat, ColumnStack)
-    for start in range(0, mat.shape[0], step):  # chunks, not records: bounded temporaries
-        total = total + _block_residual_correlation(mat[start:start + step], fresh=fresh, **kw)
-    return total
+    total = _reduce_blocks(mat, _block_residual_correlation, np.zeros(size), chunk_rows, **kw)
+    return np.asarray(total, dtype=np.float64)
 
 
 def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True, center=None,
