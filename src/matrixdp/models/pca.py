@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import InvalidParameterError
 from ._base import (NoGeneratorStateMixin, check_privacy_params, finish_bounds, fit_bounds,
                     validate_X)
-from ._moments import keep_release
+from ._moments import FORCED_NOISE, keep_release
 from ..feasible import orthonormalise, project_feasible
 from .covariance import (check_method, covariance_from_release, covariance_noise, fit_adaptive,
                          fit_coinpress, fit_second_moments)
@@ -151,7 +151,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def fit(self, X, y=None):
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
-        eps, delta, noise = check_privacy_params(self, extra_noise=("unit-box",))
+        eps, delta, noise = check_privacy_params(self, extra_noise=FORCED_NOISE)
         method = check_method(self, "covariance")
         if self.projection not in PROJECTIONS:
             raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got "
