@@ -10,7 +10,6 @@ histograms, so synthetic data keep the real class balance. Derivation and accoun
 
 from __future__ import annotations
 
-import inspect
 import math
 from functools import partial
 from numbers import Integral
@@ -20,11 +19,11 @@ from .._validation import check_delta, check_epsilon, check_probability
 from ..errors import InvalidParameterError
 from ..mechanisms import PrivacyGuarantee
 from ..mechanisms.draw import charged_noise, public_randomness
-from ..rng import without_generators
 from .._record_sums import is_dask_collection
 from ._budget import gdp_split
 from ._dask import dask_block_reducer, dask_schema_columns, write_sampled_frames
 from .labels import largest_remainder, public_class_labels
+from ._params import GeneratorParams
 from .schema import TableSchema
 
 __all__ = ["DPCopula", "simplex_projection", "interval_score_moments",
@@ -87,7 +86,7 @@ def correlation_sensitivity(n_columns: int, clip: float) -> float:
     return clip ** 2 * math.sqrt((1.0 - 1.0 / k) / 2.0) if k > 1 else 0.0
 
 
-class DPCopula:
+class DPCopula(GeneratorParams):
     r"""Differentially private synthetic tables from a class-conditional Gaussian copula.
 
     For each PUBLIC class c (or one group without labels) the model releases, with the
@@ -193,19 +192,6 @@ class DPCopula:
         self.random_state = random_state
         self.accountant = accountant
 
-    # scikit-learn parameter protocol (without importing scikit-learn)
-    def get_params(self, deep: bool = True) -> dict:
-        names = [k for k in inspect.signature(type(self).__init__).parameters if k != "self"]
-        return {k: getattr(self, k) for k in names}
-
-    def set_params(self, **params) -> "DPCopula":
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise InvalidParameterError(key, f"is not a parameter of DPCopula ({sorted(valid)})")
-            setattr(self, key, value)
-        return self
-
     def _check_params(self):
         if not isinstance(self.schema, TableSchema):
             raise InvalidParameterError("schema", "must be a TableSchema (public bounds and categories)")
@@ -222,10 +208,6 @@ class DPCopula:
         return eps, delta, frac
 
     # ------------------------------------------------------------------ fit
-    def __getstate__(self) -> dict:
-        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
-        return without_generators(self.__dict__)
-
     def fit(self, X, y=None, *, accountant=None, ledger=None) -> "DPCopula":
         """Release the DP statistics of ``X`` (a DataFrame matching ``schema``), per class of ``y``.
 

@@ -7,7 +7,6 @@ The derivation, the corrections to the paper and the worst-case witnesses are in
 
 from __future__ import annotations
 
-import inspect
 import math
 import warnings
 from functools import partial
@@ -26,7 +25,7 @@ from ..errors import (
 from ..accounting import charge, compose, parallel
 from ..mechanisms import LaplaceMechanism, PrivacyGuarantee
 from ..mechanisms.draw import public_randomness
-from ..rng import make_rng, without_generators
+from ..rng import make_rng
 from ..mechanisms.lattice import check_numerics, exact_note
 from ._dask import (dask_class_codes, dask_feature_matrix, dask_group_sums, fit_groups_dask,
                     is_dask_collection, sampled_array_chunk, write_parquet_samples)
@@ -41,6 +40,7 @@ from .covariance import (
     sample_gaussian,
 )
 from ._checks import check_sample_memory, warn_if_noise_dominated
+from ._params import GeneratorParams
 from .dfm import dfm_max_dim
 from .group import GroupCalibration, fit_group
 from .preprocessing import SENSITIVITY_MODES, normalize_rows, unit_row_pass
@@ -82,7 +82,7 @@ def split_budget(total: float, *, counts: float, mean_fraction: float) -> tuple[
 
 
 
-class RONGauss:
+class RONGauss(GeneratorParams):
     r"""Differentially private synthetic data with RON-Gauss (pure ε-DP).
 
     Records are normalised to unit norm, centred with an ε_μ-DP mean and
@@ -290,33 +290,6 @@ class RONGauss:
         self.numerics = numerics
         self.random_state = random_state
         self.accountant = accountant
-
-    # ------------------------------------------------------------ parameters
-    # scikit-learn's get_params/set_params protocol without importing scikit-learn (which
-    # would pull pandas into ``import matrixdp``); sklearn.base.clone works with it.
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return sorted(k for k in sig.parameters if k != "self")
-
-    def get_params(self, deep: bool = True) -> dict:
-        """Constructor parameters (scikit-learn convention)."""
-        return {k: getattr(self, k) for k in self._param_names()}
-
-    def set_params(self, **params) -> "RONGauss":
-        """Set constructor parameters (scikit-learn convention); returns self."""
-        valid = set(self._param_names())
-        for key, value in params.items():
-            if key not in valid:
-                raise InvalidParameterError(key, f"is not a parameter of RONGauss ({sorted(valid)})")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = {k: v.default for k, v in inspect.signature(type(self).__init__).parameters.items()}
-        changed = [f"{k}={v!r}" for k, v in self.get_params().items()
-                   if not (v is defaults[k] or (type(v) is type(defaults[k]) and v == defaults[k]))]
-        return f"RONGauss({', '.join(changed)})"
 
     def _check_params(self) -> None:
         check_numerics(self.numerics)
@@ -607,10 +580,6 @@ class RONGauss:
         # noise. Samples come from a stream that drew no released noise (see ``sample``).
         self._sampling_rng = _sampling_stream(self.random_state)
         return self
-
-    def __getstate__(self) -> dict:
-        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
-        return without_generators(self.__dict__)
 
     def _bound_text(self) -> str:
         return label_range_text(*self._label_range())

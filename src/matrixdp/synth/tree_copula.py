@@ -14,7 +14,6 @@ Derivation: ``docs/tree_copula.md``.
 
 from __future__ import annotations
 
-import inspect
 import math
 from numbers import Integral
 
@@ -24,10 +23,11 @@ from .._validation import check_delta, check_epsilon
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..mechanisms.draw import public_randomness
-from ..rng import make_rng, without_generators
+from ..rng import make_rng
 from ._budget import gdp_split
 from .copula import correlation_sensitivity, interval_score_moments, simplex_projection
 from .labels import largest_remainder, public_class_labels
+from ._params import GeneratorParams
 from .schema import TableSchema
 
 __all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_levels", "wide_range_columns", "geometric_edges", "geometric_position", "geometric_value", "tree_histogram_sensitivity", "tree_inference_matrix"]
@@ -295,7 +295,7 @@ def _tree_probs(leaves, nodes, widths, sigma, threshold, n_hat, projection="glob
     return mass / np.maximum(total, 1e-300)[:, None]
 
 
-class DPTreeCopula:
+class DPTreeCopula(GeneratorParams):
     r"""Differentially private synthetic tables: a Gaussian copula for the numeric columns and a
     tree of 2-way marginals for the categorical ones, per public class.
 
@@ -596,22 +596,6 @@ class DPTreeCopula:
         self.bin_edges = bin_edges
         self.random_state = random_state
         self.accountant = accountant
-
-    def get_params(self, deep: bool = True) -> dict:
-        names = [k for k in inspect.signature(type(self).__init__).parameters if k != "self"]
-        return {k: getattr(self, k) for k in names}
-
-    def set_params(self, **params) -> "DPTreeCopula":
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise InvalidParameterError(key, f"is not a parameter of DPTreeCopula ({sorted(valid)})")
-            setattr(self, key, value)
-        return self
-
-    def __getstate__(self) -> dict:
-        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
-        return without_generators(self.__dict__)
 
     def _check_params(self):
         if not isinstance(self.schema, TableSchema):

@@ -1,0 +1,50 @@
+"""The constructor-parameter protocol every generator in ``matrixdp.synth`` shares.
+
+scikit-learn's ``get_params``/``set_params`` (so ``sklearn.base.clone`` works) without importing
+scikit-learn, which would pull pandas into ``import matrixdp``; a ``repr`` that names the
+parameters changed from their defaults; and pickling without a Generator ``random_state``
+(after ``fit`` its state would let a holder of the model rewind it and replay the released
+noise; an int seed is kept: a seeded fit is replayable by design).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ..errors import InvalidParameterError
+from ..rng import without_generators
+
+__all__ = ["GeneratorParams"]
+
+
+class GeneratorParams:
+    """Mixin: ``get_params``, ``set_params``, ``__repr__`` and a generator-free ``__getstate__``."""
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        return [k for k in inspect.signature(cls.__init__).parameters if k != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor parameters (scikit-learn convention)."""
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params):
+        """Set constructor parameters (scikit-learn convention); returns self."""
+        valid = self._param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise InvalidParameterError(
+                    key, f"is not a parameter of {type(self).__name__} ({sorted(valid)})")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {k: v.default
+                    for k, v in inspect.signature(type(self).__init__).parameters.items()}
+        changed = [f"{k}={v!r}" for k, v in self.get_params().items()
+                   if not (v is defaults[k] or (type(v) is type(defaults[k]) and v == defaults[k]))]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def __getstate__(self) -> dict:
+        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
+        return without_generators(self.__dict__)
