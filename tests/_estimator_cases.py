@@ -216,6 +216,16 @@ CASES: dict[str, Case] = {
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "boost_clip_", "boost_clips_"})),
+    # the adaptive fallback (docs/regression.md §4e): a clip no residual stays under sends the
+    # decision to the second joint release; the branch and the released residual scale it read
+    # are functions of the joint release (post-processing), so they are released values
+    "DPLinearRegression[adaptive boost, fallback]": Case(
+        _m("DPLinearRegression", boost_rounds="adaptive", boost_clip=1e-3, **_BXY),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "boost_branch_", "boost_residual_scale_",
+                            "boost_rounds_", "boost_clip_", "entry_variance_",
+                            "expected_loss_", "noise_summary_"})),
     "DPRidge[boosted]": Case(
         _m("DPRidge", boost_rounds=2, **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
