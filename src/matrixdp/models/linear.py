@@ -5,7 +5,9 @@ public constant ``t`` for the intercept) have second moments that hold ``XᵀX``
 means and ``n``-normalised sums; one (ε, δ)-DP release of them (``models._moments``) is solved for
 the coefficients. Everything after the release is post-processing, except the boosting rounds
 (``boost_rounds``, the default): a few further releases of the clipped residual correlation,
-composed with the joint release in Gaussian DP (``docs/regression.md`` §4c).
+composed with the joint release in Gaussian DP (``docs/regression.md`` §4c), or, with the opt-in
+``boost_rounds="adaptive"``, a second joint release in their place where the first says the rounds
+will not help (§4e).
 """
 
 from __future__ import annotations
@@ -225,7 +227,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         release's own level; the prior is applied to whichever model it keeps.
         ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
         ``results/regression_level_prior_check.md`` (failed).
-    boost_rounds : "auto" or int >= 0, default "auto"
+    boost_rounds : "auto", "adaptive" or int >= 0, default "auto"
         Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70%
         of ``μ*²`` (Gaussian DP) and its solve gives the start ``β₀`` and the fixed solve
         ``M⁻¹``; each of ``T`` rounds releases the correlation of the features (on the unit box)
@@ -236,6 +238,18 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``level_prior`` is set (then 0); the default since the pre-registered check on
         never-seen tables (``results/regression_boosted_check.md``). ``0``: the single joint
         release (the previous default). An int > 0 with a level opt-in raises.
+        ``"adaptive"`` (opt-in; ``docs/regression.md`` §4e): as ``"auto"``, but after the joint
+        release a decision from the release only (post-processing) runs the rounds iff the
+        released residual scale ``σ̂ = √(RSS(β₀)/n)``, at its upper confidence value, is at most
+        ``1.5 τ`` (``residual_scale``, ``boost_decision``); otherwise the rounds' budget
+        (``μ*√0.3``, their GDP composition: the same charge) buys a second joint release with the
+        same allocation, averaged with the first by inverse public entry variance — exactly the
+        law of the single release (``boost_rounds=0``). Meant for 0/1 and ±1 targets, where the
+        rounds' Huber fit stops improving with ε. Its pre-registered check as the default FAILED
+        (``results/regression_adaptive_boost_check.md``: up to 1.14× the rounds on continuous
+        targets at ε ≤ 3, where the release's noise inflates σ̂'s upper value), as did three
+        checks of ``boost_clip="grow"``. Under add-remove without an intercept (no released
+        count) it runs the rounds.
     boost_clip : float > 0, "fixed", "grow" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the
@@ -298,7 +312,16 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         order with the level's noise scaled by ``w``; the prior's bias towards ``c_y`` is not in
         it.
     boost_rounds_ : int
-        The rounds the fit ran (0: the single joint release).
+        The rounds the fit ran (0: the single joint release, or the fallback of
+        ``boost_rounds="adaptive"``).
+    boost_branch_ : {"rounds", "second-release", "single-release"}
+        What the budget after the joint release bought: the boosting rounds, the second joint
+        release averaged with the first (``boost_rounds="adaptive"``'s fallback; the error bars
+        and ``entry_variance_`` are then the single release's), or nothing (one release at μ*).
+        A function of the release (post-processing).
+    boost_residual_scale_ : dict or None
+        ``boost_rounds="adaptive"``: the released residual scale ``σ̂`` the decision read,
+        ``{"point", "lower", "upper"}`` (NaN without a released count); ``None`` otherwise.
     boost_clip_ : float or None
         Their residual clip ``τ`` (the last round's; ``None`` without rounds).
     boost_clips_ : tuple of float or None
@@ -895,6 +918,13 @@ def second_joint_release(rel, value, task, epsilon: float, delta: float, noise: 
     generator, drawn through the planned mechanism only. Returns the averaged
     :class:`~matrixdp.models._moments.MomentRelease` (value, exact entry variances, the
     single-release-equivalent noise summary and expected loss, ``privacy=total``).
+
+    References
+    ----------
+    .. [1] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (adaptive
+       composition of Gaussian-DP releases).
+    .. [2] matrixdp, ``docs/regression.md`` §4e; ``docs/coinpress.md`` (Adaptive: the same
+       lossless averaging in ``DPCovariance(method="adaptive")``).
     """
     from ..accounting.composition import compose, gdp_epsilon
     from ..calibration.gaussian import max_gaussian_shift
