@@ -393,6 +393,8 @@ def fitter(method, t, eps, Xtr, ytr, Xte, growth=None):
         kw["boost_clip"] = "fixed"
     else:
         kw["boost_clip"] = "grow"
+    if method != SINGLE:  # the rounds, as "auto" ran them when these checks were run (since
+        kw["boost_rounds"] = lin.BOOST_ROUNDS  # task R6 "auto" may fall back, §4e)
 
     def fit(s):
         old = lin.BOOST_CLIP_GROWTH, lin.BOOST_CLIP_SPREAD, lin.BOOST_CLIP_SPREAD_Z
