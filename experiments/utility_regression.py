@@ -30,10 +30,12 @@ uc.METHOD_NOTES.update({
                        "from the public bounds, n and the shape only, among i.i.d., task-weighted "
                        "MVG, MSE-optimal MVG and i.i.d. on the unit box; solved with the "
                        "released sums projected onto their public feasible set, then the "
-                       "noise-aware adaptive ridge (docs/regression.md); then (the default "
-                       "boost_rounds='auto') two boosting rounds releasing the residual "
-                       "correlation clipped to ±h_y/4, the joint release at 70% of μ*² "
-                       "(docs/regression.md §4c); (ε, δ)-DP, exact calibration",
+                       "noise-aware adaptive ridge (docs/regression.md); the joint release at "
+                       "70% of μ*², then (the default boost_rounds='auto', §4e) two boosting "
+                       "rounds releasing the residual correlation clipped to ±h_y/4 (§4c) if "
+                       "the released residual scale's lower confidence value is ≤ h_y/4, "
+                       "else a second joint release averaged with the first (the single "
+                       "release's law); (ε, δ)-DP, exact calibration",
     "matrixdp (auto, unprojected)": "as matrixdp (auto), but solved on the raw release: without "
                                     "the default's projection onto the public feasible set (PSD ∩ "
                                     "corner-product box, matrixdp.feasible)",
@@ -59,7 +61,7 @@ uc.METHOD_NOTES.update({
 })
 for _m in ("matrixdp (mvg)", "matrixdp (iid)", "iid, unit box"):
     uc.METHOD_NOTES[_m] += ("; solved like the default (feasible projection, adaptive ridge, "
-                            "the two boosting rounds)")
+                            "the rounds or the second release by the default's decision)")
 EPSILONS = (0.3, 1.0, 3.0, 10.0, 30.0)
 uc.EPSILONS = EPSILONS
 #: A table no rule of the regression estimator was chosen on (held out; generated here).

@@ -155,6 +155,12 @@ def _ron_sample(model):
 _B = dict(epsilon=1.0, delta=1e-6, random_state=0)
 _BX = dict(bounds=(-1, 1), **_B)
 _BXY = dict(bounds_X=(-1, 1), bounds_y=(-1, 1), **_B)
+#: what the boosted default's decision (docs/regression.md §4e) releases besides the fit: the
+#: branch and the residual scale it read, and what the branch changes (rounds or none, the clip,
+#: the fallback's averaged release's public variances) — all functions of the joint release
+_DECISION = frozenset({"boost_branch_", "boost_residual_scale_", "boost_rounds_", "boost_clip_",
+                       "boost_clips_",
+                       "entry_variance_", "expected_loss_", "noise_summary_"})
 
 
 def _m(cls_name, **kw):
@@ -188,9 +194,11 @@ CASES: dict[str, Case] = {
     "DPLinearRegression": Case(_m("DPLinearRegression", **_BXY),
                                lambda r: _numeric(r, labels="real"), _fit_xy,
                                # moments_: the release; ridge_ and the delta-method error bars
-                               # coef_std_/intercept_std_: functions of it (post-processing)
+                               # coef_std_/intercept_std_: functions of it (post-processing);
+                               # the default's decision (§4e): its branch and the residual
+                               # scale it read are functions of the joint release
                                released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
-                                                   "coef_std_", "intercept_std_"})),
+                                                   "coef_std_", "intercept_std_"}) | _DECISION),
     # the regression opt-ins of issue 24 (docs/regression.md §3b-3c): a dedicated DP mean of
     # the target in the same charge, the risk selection and the level prior (post-processing)
     "DPLinearRegression[level]": Case(
@@ -216,6 +224,15 @@ CASES: dict[str, Case] = {
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "boost_clip_", "boost_clips_"})),
+    # the default's fallback (docs/regression.md §4e; "adaptive" is the old name of "auto"): a
+    # clip no residual stays under sends the decision to the second joint release; the branch
+    # and the released residual scale it read are functions of the joint release
+    # (post-processing), so they are released values
+    "DPLinearRegression[adaptive boost, fallback]": Case(
+        _m("DPLinearRegression", boost_rounds="adaptive", boost_clip=1e-3, **_BXY),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_"}) | _DECISION),
     "DPRidge[boosted]": Case(
         _m("DPRidge", boost_rounds=2, **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
@@ -230,7 +247,7 @@ CASES: dict[str, Case] = {
         relations=("replace-one",), released=frozenset({"covariance_", "location_"})),
     "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
                     released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
-                                        "coef_std_", "intercept_std_"})),
+                                        "coef_std_", "intercept_std_"}) | _DECISION),
     "AdaSSPRegression": Case(_m("AdaSSPRegression", **_BXY), lambda r: _numeric(r, labels="real"),
                              _fit_xy,
                              # ridge_: AdaSSP's lambda, from its released lambda_min

@@ -37,7 +37,7 @@ from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyG
 from ..queries import CovarianceQuery, SensitivityStructure
 
 __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease",
-           "augmented_task",
+           "augmented_task", "average_releases",
            "release_second_moment",
            "plan_second_moment", "task_shares"]
 
@@ -416,6 +416,24 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
                           notes=privacy.notes + ("sensitivity: certified upper bound (not attained)",))
     return MomentRelease(released, privacy, rel.noise, plan.entry_variance,
                          plan.expected_loss, plan.noise_choice, plan.allocation, candidates)
+
+
+def average_releases(G1, V1, G2, V2):
+    r"""Entry-by-entry inverse-variance average of two independent releases of the same
+    second moments: ``Ĝ = (G₁/V₁ + G₂/V₂) / (1/V₁ + 1/V₂)`` and its exact entry variance
+    ``V = 1 / (1/V₁ + 1/V₂)``.
+
+    ``V₁``, ``V₂`` are the public entry variances (``MomentRelease.entry_variance``), so the
+    weights are public and the average is post-processing of the two releases. With the same
+    allocation shape (``V₂ = c V₁`` for a scalar ``c``, e.g. Gaussian-DP shifts ``μ₁``, ``μ₂`` of one
+    plan) the weights are the scalars ``μ₁²/(μ₁² + μ₂²)``, ``μ₂²/(μ₁² + μ₂²)`` and the average has
+    exactly the law of one release of that plan at ``μ = √(μ₁² + μ₂²)``: splitting the budget
+    loses nothing (``docs/coinpress.md``, Adaptive; ``docs/regression.md`` §4e).
+    """
+    w1 = 1.0 / np.maximum(np.asarray(V1, dtype=np.float64), 1e-300)
+    w2 = 1.0 / np.maximum(np.asarray(V2, dtype=np.float64), 1e-300)
+    G = (w1 * np.asarray(G1, dtype=np.float64) + w2 * np.asarray(G2, dtype=np.float64)) / (w1 + w2)
+    return G, 1.0 / (w1 + w2)
 
 
 def keep_release(estimator, rel: MomentRelease) -> None:

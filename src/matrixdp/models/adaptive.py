@@ -28,7 +28,7 @@ from ..errors import InvalidParameterError
 from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
-from ._moments import augmented_task, plan_second_moment
+from ._moments import augmented_task, average_releases, plan_second_moment
 from .coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhiten,
                         whitened_records, whitened_release, whitening)
 
@@ -735,10 +735,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             choice, allocation, V = "coinpress", "coinpress", None
         else:
             G2, mu2_got = _moment_release(plan2, value, gen)
-            w1 = 1.0 / np.maximum(plan1.entry_variance, 1e-300)
-            w2 = 1.0 / np.maximum(plan2.entry_variance, 1e-300)
-            G = (w1 * G1 + w2 * G2) / (w1 + w2)
-            V = 1.0 / (w1 + w2)
+            G, V = average_releases(G1, plan1.entry_variance, G2, plan2.entry_variance)
             m = G[:k, k] / t
             C = G[:k, :k] - np.outer(m, m)
             C = 0.5 * (C + C.T)
