@@ -30,7 +30,7 @@ from .labels import largest_remainder, public_class_labels
 from ._params import GeneratorParams
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_levels", "wide_range_columns", "geometric_edges", "geometric_position", "geometric_value", "tree_histogram_sensitivity", "tree_inference_matrix", "second_parent_allowed"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_levels", "wide_range_columns", "geometric_edges", "geometric_position", "geometric_value", "tree_histogram_sensitivity", "tree_inference_matrix", "second_parent_allowed", "second_parent_cells", "second_parent_gain"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
@@ -1046,12 +1046,13 @@ class DPTreeCopula(GeneratorParams):
             for e, ((a, b), T) in enumerate(zip(trees[j], raw_edges[j])):
                 pa = _coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio.get(cols[a], 1))
                 pb = _coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio.get(cols[b], 1))
-                x = None if second is None else second[j][e]
+                x = None if second is None or second[j][e] is None else second[j][e][0]
                 if x is None:
                     tabs.append(_fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
                                            per_row=getattr(self, "edge_prior", "joint") == "row"))
                 else:  # max_parents=2: a 3-way table (parent, second parent, child)
-                    px = _coarsen(probs[cols[x]][j], cols[x] in self.schema.bounds, ratio.get(cols[x], 1))
+                    px = _coarsen(probs[cols[x]][j], cols[x] in self.schema.bounds,
+                                  self._bins() // T.shape[1])  # x on its 3-way cells
                     tabs.append(_fit_table3(T, class_counts[j], pa, px, pb, self.smoothing * sigma_e,
                                             per_row=getattr(self, "edge_prior", "joint") == "row"))
             edge_tables.append(tabs)
@@ -1069,8 +1070,8 @@ class DPTreeCopula(GeneratorParams):
         self.tree_ = trees
         self.edge_tables_ = edge_tables
         self.edge_counts_ = raw_edges
-        self.second_parents_ = (second if second is not None
-                                else [[None] * len(trees[j]) for j in range(n_cls)])
+        self.second_parents_ = [[None if second is None or s is None else int(s[0]) for s in second[j]]
+                                if second is not None else [None] * len(trees[j]) for j in range(n_cls)]
         # histogram_tree: the released (noisy) coarse levels, column -> per class -> finest first
         self.histogram_tree_counts_ = tnodes or None
         self.sigmas_ = {name: m.sigma for name, m in mechs.items()}
@@ -1161,8 +1162,11 @@ class DPTreeCopula(GeneratorParams):
                 if x is None:
                     coarse[:, b] = _inverse_cdf(T, coarse[:, a], draws["uniform"][sl, b])
                 else:  # a 3-way table: the row is the pair (parent, second parent)
-                    coarse[:, b] = _inverse_cdf(T.reshape(-1, T.shape[2]), coarse[:, a] * T.shape[1]
-                                                + coarse[:, x], draws["uniform"][sl, b])
+                    cx = fine[sl, x] // (self._bins() // T.shape[1]) if cols[x] in self.schema.bounds \
+                        else fine[sl, x]
+                    rows = coarse[:, a] * T.shape[1] + cx
+                    coarse[:, b] = _inverse_cdf(_rake(T.reshape(-1, T.shape[2]), rows), rows,
+                                                draws["uniform"][sl, b])
                 fine[sl, b] = coarse[:, b]
             start += m
         return fine, within
@@ -1302,13 +1306,20 @@ def _fit_table3(raw, total, pa, px, pb, prior_mass, iterations: int = 30, per_ro
     """``max_parents=2``: :func:`_fit_table` for a noisy 3-way table (parent, second parent,
     child): simplex projection onto ``total``, the prior of ``edge_prior`` with each (parent,
     second parent) pair as a row (``per_row``: ``prior_mass`` pseudo-counts per cell shaped by
-    ``pb``; else ``prior_mass · cells · pa ⊗ px ⊗ pb``), then iterative proportional fitting to
-    the three DP one-way probabilities. Post-processing of released statistics."""
+    the child's conditional on the first parent, from the table summed over the second parent --
+    a back-off prior; else ``prior_mass · cells · pa ⊗ px ⊗ pb``), then iterative proportional
+    fitting to the three DP one-way probabilities. Post-processing of released statistics."""
     shape = raw.shape
     T = simplex_projection(raw.reshape(1, -1), float(total))[0].reshape(shape)
     if per_row:
-        pbn = pb / max(pb.sum(), 1e-300)
-        T = T + prior_mass * shape[2] * np.broadcast_to(pbn[None, None, :], shape)
+        # back-off prior: each (parent, second parent) row is shrunk toward the conditional of
+        # the child on the first parent alone, P(b | a), from the table summed over x (its cells
+        # carry noise σ·√e_x: fitted as an edge table with that prior), not toward the child's
+        # margin -- so the shrinkage removes only the second parent's part, not a → b
+        ab = _fit_table(T.sum(axis=1), total, pa, pb, prior_mass * math.sqrt(shape[1]), per_row=True)
+        rs = ab.sum(axis=1, keepdims=True)
+        cond = np.where(rs > 0, ab / np.where(rs > 0, rs, 1.0), 1.0 / shape[2])
+        T = T + prior_mass * shape[2] * np.broadcast_to(cond[:, None, :], shape)
     else:
         T = T + prior_mass * T.size * np.einsum("i,j,k->ijk", pa, px, pb)
     T = T / max(T.sum(), 1e-300)
@@ -1320,6 +1331,26 @@ def _fit_table3(raw, total, pa, px, pb, prior_mass, iterations: int = 30, per_ro
             f = np.where(s > 0, r / np.where(s > 0, s, 1.0), 0.0)
             T = T * np.expand_dims(f, other)
     return T
+
+
+def _rake(T, rows, iterations: int = 30) -> np.ndarray:
+    """``max_parents=2``, sampling: the flattened 3-way table ``T`` ((parent, second parent) rows ×
+    child) raked by iterative proportional fitting to the empirical distribution of the rows drawn
+    so far (``rows``, the synthetic records' parent pairs) and to its own child margin (the DP
+    one-way margin it was fitted to). Its conditionals then reproduce the child's DP margin on the
+    synthetic parents, whose joint the model may draw differently from the table's own (parent,
+    second parent) margin. Post-processing of the released model and public draws."""
+    target = np.bincount(rows, minlength=T.shape[0]) / max(rows.size, 1)
+    child = T.sum(axis=0)
+    child = child / max(child.sum(), 1e-300)
+    R = T.copy()
+    for _ in range(iterations):
+        rs = R.sum(axis=1)
+        R = R * np.where(rs > 0, target / np.where(rs > 0, rs, 1.0), 0.0)[:, None]
+        cs = R.sum(axis=0)
+        R = R * np.where(cs > 0, child / np.where(cs > 0, cs, 1.0), 0.0)[None, :]
+    # rows never drawn keep the table's conditional (they are not sampled from)
+    return np.where(target[:, None] > 0, R, T)
 
 
 def _repair_correlation(R: np.ndarray) -> np.ndarray:
@@ -1410,12 +1441,12 @@ def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard, 
 def _edge_pass(block, cols, trees, card, ecard, n_cls, second=None):
     """Per block: the counts of every class's tree edges on the edge cells ``ecard`` (a numeric
     column's fine code divided by ``card // ecard``; a categorical column's code), concatenated.
-    ``second`` (``max_parents=2``; per class, per edge, a column index or None): an edge with a
-    second parent x counts the 3-way table (parent, x, child) instead, C-ordered."""
+    ``second`` (``max_parents=2``; per class, per edge, (column index, its cells) or None): an
+    edge with a second parent x counts the 3-way table (parent, x, child) instead, C-ordered."""
     def extra(j, e):
         return None if second is None else second[j][e]
 
-    sizes = [ecard[cols[a]] * ecard[cols[b]] * (1 if extra(j, e) is None else ecard[cols[extra(j, e)]])
+    sizes = [ecard[cols[a]] * ecard[cols[b]] * (1 if extra(j, e) is None else extra(j, e)[1])
              for j in range(n_cls) for e, (a, b) in enumerate(trees[j])]
     if block is None:
         return np.zeros(sum(sizes))
@@ -1429,38 +1460,58 @@ def _edge_pass(block, cols, trees, card, ecard, n_cls, second=None):
             if x is None:
                 out.append(np.bincount(coarse[ca][mask] * ecard[cb] + coarse[cb][mask],
                                        minlength=ecard[ca] * ecard[cb]).astype(np.float64))
-            else:
-                cx = cols[x]
-                code = (coarse[ca][mask] * ecard[cx] + coarse[cx][mask]) * ecard[cb] + coarse[cb][mask]
-                out.append(np.bincount(code, minlength=ecard[ca] * ecard[cx] * ecard[cb])
-                           .astype(np.float64))
+            else:  # x on its 3-way cells ex (a numeric x may be coarser than its edge cells)
+                cx, ex = cols[x[0]], x[1]
+                code = (coarse[ca][mask] * ex + fine[cx][mask] // (card[cx] // ex)) * ecard[cb] \
+                    + coarse[cb][mask]
+                out.append(np.bincount(code, minlength=ecard[ca] * ex * ecard[cb]).astype(np.float64))
     return np.concatenate(out) if out else np.zeros(0)
 
 
-def _second_parents(trees, pairs, scores, cols, ccard, ecard, class_counts, sigma, latent):
-    """``max_parents=2``: per class, per tree edge (parent a, child b), the second parent of b or
-    None. The candidate is the column sampled before b (the copula block, the root, the earlier
-    tree children), other than a, with the largest released score normalised by √(coarse cells)
-    (as the tree's); it is kept if :func:`second_parent_allowed` says so. Post-processing of the
-    released scores and class sizes; a loop over columns, not records."""
+def second_parent_gain(score: float, cells_parent: int, cells_second: int, cells_child: int,
+                       sigma: float) -> float:
+    """The net gain of a second parent in L1 count units (``max_parents=2``): its released pair
+    score minus the expected L1 noise its extra cells add, q̃_xb − √(2/π)·σ·e_a·e_b·(e_x − 1)
+    (condition (B) of :func:`second_parent_allowed` is gain > 0)."""
+    return float(score) - math.sqrt(2.0 / math.pi) * float(sigma) * int(cells_parent) * int(cells_child) * (
+        int(cells_second) - 1)
+
+
+def second_parent_cells(cells: int, numeric: bool) -> list:
+    """The public cell grids a second parent may take in a 3-way table, finest first: a numeric
+    column's edge cells, then halved while at least 2 and dividing (8: 8, 4, 2); a categorical
+    column's categories only."""
+    out, c = [int(cells)], int(cells)
+    while numeric and c % 2 == 0 and c // 2 >= 2:
+        c //= 2
+        out.append(c)
+    return out
+
+
+def _second_parents(trees, pairs, scores, cols, ccard, ecard, class_counts, sigma, latent, numeric):
+    """``max_parents=2``: per class, per tree edge (parent a, child b), ``(x, cells of x)`` for
+    the second parent x of b, or None. The candidate is the column sampled before b (the copula
+    block, the root, the earlier tree children), other than a, with the largest released score
+    normalised by √(coarse cells) (as the tree's); it is kept on the finest of its grids
+    (:func:`second_parent_cells`) for which :func:`second_parent_allowed` holds, else dropped.
+    Post-processing of the released scores and class sizes; a loop over columns, not records."""
     index = {pair: p for p, pair in enumerate(pairs)}
     out = []
     for j, tree in enumerate(trees):
         before = list(latent) if len(latent) else ([tree[0][0]] if tree else [])
         chosen = []
         for a, b in tree:
-            best, best_v = None, -np.inf
+            pick, best_gain = None, 0.0
             for x in before:
                 if x == a:
                     continue
-                v = scores[j, index[(min(x, b), max(x, b))]] / math.sqrt(ccard[cols[x]] * ccard[cols[b]])
-                if v > best_v:
-                    best, best_v = x, v
-            if best is not None and not second_parent_allowed(
-                    scores[j, index[(min(best, b), max(best, b))]], ecard[cols[a]], ecard[cols[best]],
-                    ecard[cols[b]], sigma, class_counts[j]):
-                best = None
-            chosen.append(best)
+                q = scores[j, index[(min(x, b), max(x, b))]]
+                for ex in second_parent_cells(ecard[cols[x]], cols[x] in numeric):
+                    if second_parent_allowed(q, ecard[cols[a]], ex, ecard[cols[b]], sigma, class_counts[j]):
+                        gain = second_parent_gain(q, ecard[cols[a]], ex, ecard[cols[b]], sigma)
+                        if gain > best_gain:
+                            pick, best_gain = (x, ex), gain
+            chosen.append(pick)
             before.append(b)
         out.append(chosen)
     return out
@@ -1778,12 +1829,12 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
     second = None
     if max_parents == 2:  # post-processing of releases 1 and 3 (public rule, before any edge noise)
         second = _second_parents(trees, pairs, scores_raw, cols, ccard, ecard, class_counts,
-                                 mechs["edges"].sigma, num)
+                                 mechs["edges"].sigma, num, set(schema.bounds))
     noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, card, ecard, n_cls,
                                                      *(() if second is None else (second,))),
                                               rng=gen).value)
     shapes = [(ecard[cols[a]], ecard[cols[b]]) if second is None or second[j][e] is None else
-              (ecard[cols[a]], ecard[cols[second[j][e]]], ecard[cols[b]])
+              (ecard[cols[a]], second[j][e][1], ecard[cols[b]])
               for j in range(n_cls) for e, (a, b) in enumerate(trees[j])]
     parts = np.split(noisy, np.cumsum([int(np.prod(sh)) for sh in shapes])[:-1])
     n_e = len(trees[0])
