@@ -1267,3 +1267,160 @@ def test_geometric_bins_on_named_columns():
     with pytest.raises(Exception, match="bin_edges"):
         DPTreeCopula(schema=neg, epsilon=1.0, classes=[0, 1], bin_edges=["m"]).fit(
             pd.DataFrame({"m": [1.0, 2.0], "a": [CATS[0], CATS[1]]}), [0, 1])
+
+
+# ---------------------------------------------------------------------- max_parents=2 (issue #26, T3)
+TRI_CATS = ["p", "q", "r"]
+TRI_SCHEMA = TableSchema(bounds={"x": (0.0, 10.0)},
+                         categories={"a": TRI_CATS, "b": TRI_CATS, "c": TRI_CATS})
+
+
+def tri_table(n, seed=0):
+    """A planted cat × cat × cat dependence: b follows a (b = a with probability 0.6, else
+    uniform) and c = (a + b) mod 3 with probability 0.9, so every pair is dependent (the pair
+    scores see it) but c is fixed only by BOTH: one parent leaves P(c = a + b mod 3) near 0.6."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 3, n)
+    b = np.where(rng.random(n) < 0.6, a, rng.integers(0, 3, n))
+    c = np.where(rng.random(n) < 0.9, (a + b) % 3, rng.integers(0, 3, n))
+    x = rng.uniform(0, 10, n)  # an independent numeric column (the copula block)
+    frame = pd.DataFrame({"x": x, "a": [TRI_CATS[i] for i in a], "b": [TRI_CATS[i] for i in b],
+                          "c": [TRI_CATS[i] for i in c]})
+    return frame, rng.integers(0, 2, n)
+
+
+def tri_share(S):
+    code = {v: i for i, v in enumerate(TRI_CATS)}
+    a, b, c = (S[k].astype(str).map(code).to_numpy() for k in ("a", "b", "c"))
+    return float(np.mean(c == (a + b) % 3))
+
+
+def test_second_parent_rule_closed_form():
+    noise = math.sqrt(2 / math.pi) * 10.0
+    # (A): 2 * 3 * 4 = 24 cells of noise sd 10 are estimable iff noise * 24 <= 0.5 * n_hat
+    n_edge = 2 * noise * 24 / tc.SECOND_PARENT_NOISE_SHARE * 0.5
+    big = 1e9  # a score far above the noise
+    assert tc.second_parent_allowed(big, 2, 3, 4, 10.0, n_edge * 1.001)
+    assert not tc.second_parent_allowed(big, 2, 3, 4, 10.0, n_edge * 0.999)
+    # (B): the score must beat the extra cells' noise, noise * 2 * 4 * (3 - 1)
+    cut = noise * 2 * 4 * 2
+    assert tc.second_parent_allowed(cut * 1.001, 2, 3, 4, 10.0, 1e9)
+    assert not tc.second_parent_allowed(cut * 0.999, 2, 3, 4, 10.0, 1e9)
+    assert math.isclose(tc.second_parent_gain(cut + 5.0, 2, 3, 4, 10.0), 5.0)
+    assert tc.second_parent_cells(8, True) == [8, 4, 2]
+    assert tc.second_parent_cells(16, True) == [16, 8, 4, 2]
+    assert tc.second_parent_cells(6, False) == [6]
+
+
+def test_max_parents_one_is_the_default_and_changes_nothing():
+    X, y = table(2000)
+    kw = dict(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=3)
+    d, one = DPTreeCopula(**kw).fit(X, y), DPTreeCopula(max_parents=1, **kw).fit(X, y)
+    assert d.max_parents == 1 and d.tree_ == one.tree_
+    assert all(x is None for per in one.second_parents_ for x in per)
+    for a, b in zip(d.edge_counts_, one.edge_counts_):
+        for s_, t in zip(a, b):
+            assert s_.ndim == 2 and np.array_equal(s_, t)
+    pd.testing.assert_frame_equal(d.sample(500, random_state=1)[0], one.sample(500, random_state=1)[0])
+
+
+@pytest.mark.parametrize("bad", [0, 3, True, 2.0, "2"])
+def test_max_parents_refuses_other_values(bad):
+    from matrixdp.errors import InvalidParameterError
+
+    X, y = tri_table(200)
+    with pytest.raises(InvalidParameterError, match="max_parents"):
+        DPTreeCopula(schema=TRI_SCHEMA, epsilon=1.0, classes=[0, 1], max_parents=bad).fit(X, y)
+
+
+def test_second_parent_keeps_the_edge_sensitivity_sigma_and_guarantee():
+    X, y = tri_table(4000)
+    kw = dict(schema=TRI_SCHEMA, epsilon=4.0, classes=[0, 1], random_state=0)
+    one, two = DPTreeCopula(**kw).fit(X, y), DPTreeCopula(max_parents=2, **kw).fit(X, y)
+    assert any(x is not None for per in two.second_parents_ for x in per)  # 3-way tables used
+    assert two.sensitivities_ == one.sensitivities_ and two.sigmas_ == one.sigmas_
+    assert two.sensitivities_["edges"] == pytest.approx(math.sqrt(3))  # k_tree = 3, whatever the cells
+    assert two.privacy_.epsilon == one.privacy_.epsilon and two.privacy_.delta == one.privacy_.delta
+
+
+def test_three_way_edge_noise_has_the_calibrated_scale():
+    X, y = tri_table(6000)
+    codes = None
+    resid, n3 = [], 0
+    for seed in range(12):
+        m = DPTreeCopula(schema=TRI_SCHEMA, epsilon=4.0, classes=[0, 1], random_state=seed,
+                         max_parents=2).fit(X, y)
+        if codes is None:
+            codes = m._codes(m.columns_, *TRI_SCHEMA.encode(X))[0]
+        cells = {c: m._edge_cells(c) if c in TRI_SCHEMA.bounds else 3 for c in m.columns_}
+        code = {c: codes[c] // (m.n_bins_ // cells[c]) if c in TRI_SCHEMA.bounds else codes[c]
+                for c in m.columns_}
+        for j in range(2):
+            mask = y == j
+            for (a, b), x, noisy in zip(m.tree_[j], m.second_parents_[j], m.edge_counts_[j]):
+                ca, cb = m.columns_[a], m.columns_[b]
+                true = np.zeros(noisy.shape)
+                if x is None:
+                    np.add.at(true, (code[ca][mask], code[cb][mask]), 1.0)
+                else:
+                    cx = m.columns_[x]
+                    cxc = codes[cx][mask] // (m.n_bins_ // noisy.shape[1]) if cx in TRI_SCHEMA.bounds \
+                        else codes[cx][mask]
+                    np.add.at(true, (code[ca][mask], cxc, code[cb][mask]), 1.0)
+                    n3 += 1
+                resid.append((noisy - true).ravel())
+    assert n3 >= 12  # the 3-way tables are in the sample
+    sd = np.concatenate(resid).std()
+    sigma = m.sigmas_["edges"]
+    assert 0.9 * sigma < sd < 1.1 * sigma  # rejects 0.7x and 1.3x
+
+
+def test_second_parent_recovers_a_planted_three_way_dependence():
+    X, y = tri_table(20000)
+    share = {}
+    for mp in (1, 2):
+        m = DPTreeCopula(schema=TRI_SCHEMA, epsilon=4.0, classes=[0, 1], random_state=1,
+                         max_parents=mp).fit(X, y)
+        S, _ = m.sample(20000, random_state=2)
+        share[mp] = tri_share(S)
+        if mp == 2:
+            cols = m.columns_
+            # in each class, the last of a, b, c drawn has the other two as its parents
+            for tree, sec in zip(m.tree_, m.second_parents_):
+                last = [(p, ch, x) for (p, ch), x in zip(tree, sec) if cols[ch] in ("a", "b", "c")][-1]
+                assert last[2] is not None
+                assert {cols[last[0]], cols[last[2]], cols[last[1]]} == {"a", "b", "c"}
+    real = tri_share(X)  # 0.9 + 0.1 / 3 = 0.93
+    assert share[2] > real - 0.05
+    assert share[1] < real - 0.15
+
+
+def test_second_parent_on_dask_equals_in_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = tri_table(4000)
+    kw = dict(schema=TRI_SCHEMA, epsilon=4.0, classes=[0, 1], random_state=7, max_parents=2)
+    mem = DPTreeCopula(**kw).fit(X, y)
+    assert any(x is not None for per in mem.second_parents_ for x in per)
+    dsk = DPTreeCopula(**kw).fit(dd.from_pandas(X, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3))
+    assert dsk.tree_ == mem.tree_ and dsk.second_parents_ == mem.second_parents_
+    for a, b in zip(dsk.edge_counts_, mem.edge_counts_):
+        for s_, t in zip(a, b):
+            np.testing.assert_allclose(s_, t, rtol=1e-9, atol=1e-6)
+    pd.testing.assert_frame_equal(dsk.sample(300, random_state=2)[0], mem.sample(300, random_state=2)[0])
+
+
+def test_second_parent_sampling_keeps_the_child_margin_and_no_secret():
+    import pickle
+
+    X, y = tri_table(8000)
+    m = DPTreeCopula(schema=TRI_SCHEMA, epsilon=4.0, classes=[0, 1], random_state=5, max_parents=2).fit(X, y)
+    S, yS = m.sample(40000, random_state=3)
+    # the raking keeps each child's DP one-way margin (up to sampling noise, sd ~ 0.004 per class)
+    for j in range(2):
+        for (a, b), x in zip(m.tree_[j], m.second_parents_[j]):
+            c = m.columns_[b]
+            got = pd.Series(S[c][yS == m.classes_[j]]).value_counts(normalize=True).reindex(TRI_CATS, fill_value=0)
+            np.testing.assert_allclose(got.to_numpy(), m.marginals_[c][j], atol=0.02)
+    again = pickle.loads(pickle.dumps(m))
+    pd.testing.assert_frame_equal(again.sample(200, random_state=4)[0], m.sample(200, random_state=4)[0])
+    assert not any(isinstance(v, np.random.Generator) for v in vars(m).values())

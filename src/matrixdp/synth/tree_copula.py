@@ -30,7 +30,7 @@ from .labels import largest_remainder, public_class_labels
 from ._params import GeneratorParams
 from .schema import TableSchema
 
-__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_levels", "wide_range_columns", "geometric_edges", "geometric_position", "geometric_value", "tree_histogram_sensitivity", "tree_inference_matrix"]
+__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_levels", "wide_range_columns", "geometric_edges", "geometric_position", "geometric_value", "tree_histogram_sensitivity", "tree_inference_matrix", "second_parent_allowed", "second_parent_cells", "second_parent_gain"]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
@@ -142,8 +142,40 @@ def score_sensitivity(n_pairs: int) -> float:
 
 
 def pair_sensitivity(n_edges: int) -> float:
-    """L2 sensitivity (add/remove) of the 2-way histograms of ``n_edges`` tree edges."""
+    """L2 sensitivity (add/remove) of the edge tables of ``n_edges`` tree columns: one record adds
+    1 to one cell of each table, whatever its cells or its number of parents (2-way or, with
+    ``max_parents=2``, 3-way)."""
     return math.sqrt(int(n_edges))
+
+
+#: ``max_parents=2``: a 3-way table is estimable only if the expected L1 mass of its noise,
+#: √(2/π)·cells·σ_edges, is at most this share of the class's DP size n̂_c (a public constant,
+#: written before the development run, ``docs/tree_copula.md``, "A second parent").
+SECOND_PARENT_NOISE_SHARE = 0.5
+
+
+def second_parent_allowed(score: float, cells_parent: int, cells_second: int, cells_child: int,
+                          sigma: float, n_hat: float) -> bool:
+    r"""The public rule of ``max_parents=2``: may a tree column take a second parent?
+
+    With first parent a (e_a cells), candidate second parent x (e_x cells), child b (e_b cells),
+    the edge table grows from e_a·e_b to e_a·e_x·e_b cells, each with Gaussian noise of sd σ
+    (``sigma``, the edge release's: its sensitivity does not depend on the cells). Both must hold:
+
+    (A) estimable: :math:`\sqrt{2/\pi}\,e_a e_x e_b\,\sigma \le` ``SECOND_PARENT_NOISE_SHARE``
+        · n̂_c (the expected L1 mass of the 3-way table's noise is small against the class);
+    (B) worth it: the released pair score of (x, b), :math:`	ilde q_{xb}` (the L1 distance of their
+        counts from independence), exceeds the L1 noise the extra cells add,
+        :math:`\sqrt{2/\pi}\,\sigma\,e_a e_b (e_x - 1)`.
+
+    Every input is public or released (``score`` from release 3, ``n_hat`` from release 1):
+    post-processing. Derivation: ``docs/tree_copula.md``, "A second parent".
+    """
+    noise = math.sqrt(2.0 / math.pi) * float(sigma)
+    cells = int(cells_parent) * int(cells_second) * int(cells_child)
+    estimable = noise * cells <= SECOND_PARENT_NOISE_SHARE * float(n_hat)
+    worth = float(score) > noise * int(cells_parent) * int(cells_child) * (int(cells_second) - 1)
+    return bool(estimable and worth)
 
 
 #: ``histogram_tree_columns="wide"``: a numeric column gets the tree when its public range is
@@ -486,7 +518,19 @@ class DPTreeCopula(GeneratorParams):
         (0.8834 with ``histogram_tree=4``), Adult balanced accuracy +0.009 to +0.017 at every ε;
         it failed the default-change rule (Lending Club ε = 1 LR AUC −0.0175, 8.1 paired se: its
         wide columns are spread over one or two decades, not heavy-tailed), so it is an option
-        (``docs/tree_copula.md``, "Geometric bin edges" [12]_).
+        (``docs/tree_copula.md``, "Geometric bin edges" [13]_).
+    max_parents : {1, 2}, default 1
+        ``1``: every tree column has one parent (the tree). ``2`` (an option, issue #26): each tree
+        column may also get a SECOND parent -- per class, among the columns sampled before it
+        (not its first parent; a numeric one also on halved public grids,
+        :func:`second_parent_cells`), the one whose 3-way table the public rule
+        :func:`second_parent_allowed` says can be estimated and has the largest net gain
+        (:func:`second_parent_gain`: released pair score minus the extra cells' L1 noise), all from
+        the released scores, the DP class size and the edge σ (post-processing). Its edge table is then 3-way (parent, second parent, child): still one
+        table per tree column, each record in one cell of each, so the edge release's sensitivity
+        √k_tree and σ are unchanged (a degree-2 Bayesian network, as PrivBayes; Zhang et al.
+        2017). Not the default: it failed its development gate twice (Adult's balanced accuracy
+        −0.004 to −0.010; hi at ε = 0.3), ``docs/tree_copula.md``, "A second parent".
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
@@ -518,6 +562,9 @@ class DPTreeCopula(GeneratorParams):
     edge_tables_ : list (per class) of list of ndarray
         Fitted joint probabilities of each edge (parent cells × child codes; a numeric
         parent on its edge cells, see ``edge_bins``).
+    second_parents_ : list (per class) of list of int or None
+        The second parent (column index) of each edge's child, or None (always None with
+        ``max_parents=1``); with one, that edge's table is (parent × second parent × child).
     scores_raw_, correlation_raw_ : ndarray
         The noisy scores and score moments as released (``correlation_raw_``: one row when
         pooled, else one per class; the off-diagonal entries, then with ``normalise="trace"``
@@ -559,7 +606,9 @@ class DPTreeCopula(GeneratorParams):
        private histograms through consistency", PVLDB 3(1), 2010 (``histogram_tree``).
     .. [11] W. Qardaji, W. Yang, N. Li, "Understanding hierarchical methods for differentially
        private histograms", PVLDB 6(14), 2013 (the branching of ``histogram_tree``).
-    .. [12] docs/tree_copula.md.
+    .. [12] J. Zhang, G. Cormode, C. M. Procopiuc, D. Srivastava, X. Xiao, "PrivBayes: private
+       data release via Bayesian networks", ACM TODS 42(4), 2017 (``max_parents=2``).
+    .. [13] docs/tree_copula.md.
     """
 
     def __init__(self, *, schema, epsilon, delta=1e-9, classes=None, n_bins="per-class", pair_bins=8,
@@ -568,7 +617,7 @@ class DPTreeCopula(GeneratorParams):
                  edge_prior="row", edge_bins="integers", merged_bins="even", sparse=None,
                  sparse_threshold=3.0, histogram_tree=None, histogram_tree_threshold=2.0,
                  histogram_tree_columns="wide", histogram_tree_projection="global",
-                 histogram_tree_max_drop=0.005, bin_edges="equal",
+                 histogram_tree_max_drop=0.005, bin_edges="equal", max_parents=1,
                  random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
@@ -594,6 +643,7 @@ class DPTreeCopula(GeneratorParams):
         self.histogram_tree_projection = histogram_tree_projection
         self.histogram_tree_max_drop = histogram_tree_max_drop
         self.bin_edges = bin_edges
+        self.max_parents = max_parents
         self.random_state = random_state
         self.accountant = accountant
 
@@ -663,6 +713,9 @@ class DPTreeCopula(GeneratorParams):
                                                               "marginals= other than 'per-class'")
         if not (isinstance(tt, (int, float)) and not isinstance(tt, bool) and math.isfinite(tt) and tt >= 0):
             raise InvalidParameterError("histogram_tree_threshold", f"must be a non-negative number, got {tt!r}")
+        mp = getattr(self, "max_parents", 1)
+        if isinstance(mp, bool) or not isinstance(mp, Integral) or mp not in (1, 2):
+            raise InvalidParameterError("max_parents", f"must be 1 or 2, got {mp!r}")
         be = getattr(self, "bin_edges", "equal")
         if not (isinstance(be, str) and be in ("equal", "geometric-wide")):
             if (isinstance(be, str) or not isinstance(be, (list, tuple))
@@ -842,7 +895,10 @@ class DPTreeCopula(GeneratorParams):
             "add/remove neighbours: n and the class sizes are not assumed public",
             "bounds, categories, bins, bin edges, classes and integer columns are public; the tree is chosen "
             "from released scores; sampling is post-processing",
-            "a sufficient bound: the score-moment sensitivity is attained only by equal |s_j|"),
+            "a sufficient bound: the score-moment sensitivity is attained only by equal |s_j|")
+            + (("max_parents=2: a tree column's second parent is chosen from the released scores and "
+                "class sizes (post-processing); its edge table is then 3-way, still one table per tree "
+                "column (sensitivity unchanged)",) if getattr(self, "max_parents", 1) == 2 else ()),
             exact=False, calibration="analytic-gdp")
 
     # ------------------------------------------------------------------ fit
@@ -915,7 +971,8 @@ class DPTreeCopula(GeneratorParams):
                                 float(getattr(self, "histogram_tree_threshold", 2.0)),
                                 tree_cols,
                                 getattr(self, "histogram_tree_projection", "global"),
-                                getattr(self, "histogram_tree_max_drop", None)))
+                                getattr(self, "histogram_tree_max_drop", None)),
+                               int(getattr(self, "max_parents", 1)))
         if tree_cols and "class_counts" in mechs:  # the same mu: the notes state the tree's sigma
             privacy = self._guarantee(eps, delta, classes.size, mu, mechs)
         self._finish(cols, classes, stats, mechs, sens, privacy)
@@ -981,18 +1038,25 @@ class DPTreeCopula(GeneratorParams):
         return fine, coarse, card, ccard
 
     def _finish(self, cols, classes, stats, mechs, sens, privacy):
-        probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes = stats
+        probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, second = stats
         n_cls = classes.size
         ratio = {c: self._bins() // self._edge_cells(c) for c in self.schema.bounds}
         sigma_e = mechs["edges"].sigma if "edges" in mechs else 0.0
         edge_tables = []
         for j in range(n_cls):
             tabs = []
-            for (a, b), T in zip(trees[j], raw_edges[j]):
+            for e, ((a, b), T) in enumerate(zip(trees[j], raw_edges[j])):
                 pa = _coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio.get(cols[a], 1))
                 pb = _coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio.get(cols[b], 1))
-                tabs.append(_fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
-                                       per_row=getattr(self, "edge_prior", "joint") == "row"))
+                x = None if second is None or second[j][e] is None else second[j][e][0]
+                if x is None:
+                    tabs.append(_fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
+                                           per_row=getattr(self, "edge_prior", "joint") == "row"))
+                else:  # max_parents=2: a 3-way table (parent, second parent, child)
+                    px = _coarsen(probs[cols[x]][j], cols[x] in self.schema.bounds,
+                                  self._bins() // T.shape[1])  # x on its 3-way cells
+                    tabs.append(_fit_table3(T, class_counts[j], pa, px, pb, self.smoothing * sigma_e,
+                                            per_row=getattr(self, "edge_prior", "joint") == "row"))
             edge_tables.append(tabs)
         self.columns_ = cols
         self.numeric_columns_ = [c for c in cols if c in self.schema.bounds]
@@ -1008,6 +1072,8 @@ class DPTreeCopula(GeneratorParams):
         self.tree_ = trees
         self.edge_tables_ = edge_tables
         self.edge_counts_ = raw_edges
+        self.second_parents_ = [[None if second is None or s is None else int(s[0]) for s in second[j]]
+                                if second is not None else [None] * len(trees[j]) for j in range(n_cls)]
         # histogram_tree: the released (noisy) coarse levels, column -> per class -> finest first
         self.histogram_tree_counts_ = tnodes or None
         self.sigmas_ = {name: m.sigma for name, m in mechs.items()}
@@ -1091,8 +1157,18 @@ class DPTreeCopula(GeneratorParams):
                 coarse[:, root] = _inverse_cdf(self.marginals_[cols[root]][j][None, :],
                                                np.zeros(m, dtype=np.int64), draws["uniform"][sl, root])
                 fine[sl, root] = coarse[:, root]
+            second = getattr(self, "second_parents_", None)  # models pickled before it: none
             for e, (a, b) in enumerate(self.tree_[j]):
-                coarse[:, b] = _inverse_cdf(self.edge_tables_[j][e], coarse[:, a], draws["uniform"][sl, b])
+                x = None if second is None else second[j][e]
+                T = self.edge_tables_[j][e]
+                if x is None:
+                    coarse[:, b] = _inverse_cdf(T, coarse[:, a], draws["uniform"][sl, b])
+                else:  # a 3-way table: the row is the pair (parent, second parent)
+                    cx = fine[sl, x] // (self._bins() // T.shape[1]) if cols[x] in self.schema.bounds \
+                        else fine[sl, x]
+                    rows = coarse[:, a] * T.shape[1] + cx
+                    coarse[:, b] = _inverse_cdf(_rake(T.reshape(-1, T.shape[2]), rows), rows,
+                                                draws["uniform"][sl, b])
                 fine[sl, b] = coarse[:, b]
             start += m
         return fine, within
@@ -1228,6 +1304,57 @@ def _fit_table(raw, total, pa, pb, prior_mass, iterations: int = 30, per_row: bo
     return T
 
 
+def _fit_table3(raw, total, pa, px, pb, prior_mass, iterations: int = 30, per_row: bool = True) -> np.ndarray:
+    """``max_parents=2``: :func:`_fit_table` for a noisy 3-way table (parent, second parent,
+    child): simplex projection onto ``total``, the prior of ``edge_prior`` with each (parent,
+    second parent) pair as a row (``per_row``: ``prior_mass`` pseudo-counts per cell shaped by
+    the child's conditional on the first parent, from the table summed over the second parent --
+    a back-off prior; else ``prior_mass · cells · pa ⊗ px ⊗ pb``), then iterative proportional
+    fitting to the three DP one-way probabilities. Post-processing of released statistics."""
+    shape = raw.shape
+    T = simplex_projection(raw.reshape(1, -1), float(total))[0].reshape(shape)
+    if per_row:
+        # back-off prior: each (parent, second parent) row is shrunk toward the conditional of
+        # the child on the first parent alone, P(b | a), from the table summed over x (its cells
+        # carry noise σ·√e_x: fitted as an edge table with that prior), not toward the child's
+        # margin -- so the shrinkage removes only the second parent's part, not a → b
+        ab = _fit_table(T.sum(axis=1), total, pa, pb, prior_mass * math.sqrt(shape[1]), per_row=True)
+        rs = ab.sum(axis=1, keepdims=True)
+        cond = np.where(rs > 0, ab / np.where(rs > 0, rs, 1.0), 1.0 / shape[2])
+        T = T + prior_mass * shape[2] * np.broadcast_to(cond[:, None, :], shape)
+    else:
+        T = T + prior_mass * T.size * np.einsum("i,j,k->ijk", pa, px, pb)
+    T = T / max(T.sum(), 1e-300)
+    targets = [p / max(p.sum(), 1e-300) for p in (pa, px, pb)]
+    for _ in range(iterations):
+        for axis, r in enumerate(targets):
+            other = tuple(i for i in range(3) if i != axis)
+            s = T.sum(axis=other)
+            f = np.where(s > 0, r / np.where(s > 0, s, 1.0), 0.0)
+            T = T * np.expand_dims(f, other)
+    return T
+
+
+def _rake(T, rows, iterations: int = 30) -> np.ndarray:
+    """``max_parents=2``, sampling: the flattened 3-way table ``T`` ((parent, second parent) rows ×
+    child) raked by iterative proportional fitting to the empirical distribution of the rows drawn
+    so far (``rows``, the synthetic records' parent pairs) and to its own child margin (the DP
+    one-way margin it was fitted to). Its conditionals then reproduce the child's DP margin on the
+    synthetic parents, whose joint the model may draw differently from the table's own (parent,
+    second parent) margin. Post-processing of the released model and public draws."""
+    target = np.bincount(rows, minlength=T.shape[0]) / max(rows.size, 1)
+    child = T.sum(axis=0)
+    child = child / max(child.sum(), 1e-300)
+    R = T.copy()
+    for _ in range(iterations):
+        rs = R.sum(axis=1)
+        R = R * np.where(rs > 0, target / np.where(rs > 0, rs, 1.0), 0.0)[:, None]
+        cs = R.sum(axis=0)
+        R = R * np.where(cs > 0, child / np.where(cs > 0, cs, 1.0), 0.0)[None, :]
+    # rows never drawn keep the table's conditional (they are not sampled from)
+    return np.where(target[:, None] > 0, R, T)
+
+
 def _repair_correlation(R: np.ndarray) -> np.ndarray:
     """Symmetric PSD matrix with unit diagonal near R: clip eigenvalues, rescale the diagonal."""
     R = (R + R.T) / 2.0
@@ -1313,10 +1440,16 @@ def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard, 
     return G, N
 
 
-def _edge_pass(block, cols, trees, card, ecard, n_cls):
+def _edge_pass(block, cols, trees, card, ecard, n_cls, second=None):
     """Per block: the counts of every class's tree edges on the edge cells ``ecard`` (a numeric
-    column's fine code divided by ``card // ecard``; a categorical column's code), concatenated."""
-    sizes = [ecard[cols[a]] * ecard[cols[b]] for j in range(n_cls) for a, b in trees[j]]
+    column's fine code divided by ``card // ecard``; a categorical column's code), concatenated.
+    ``second`` (``max_parents=2``; per class, per edge, (column index, its cells) or None): an
+    edge with a second parent x counts the 3-way table (parent, x, child) instead, C-ordered."""
+    def extra(j, e):
+        return None if second is None else second[j][e]
+
+    sizes = [ecard[cols[a]] * ecard[cols[b]] * (1 if extra(j, e) is None else extra(j, e)[1])
+             for j in range(n_cls) for e, (a, b) in enumerate(trees[j])]
     if block is None:
         return np.zeros(sum(sizes))
     fine, _, label = block
@@ -1324,11 +1457,66 @@ def _edge_pass(block, cols, trees, card, ecard, n_cls):
     out = []
     for j in range(n_cls):
         mask = label == j
-        for a, b in trees[j]:
-            ca, cb = cols[a], cols[b]
-            out.append(np.bincount(coarse[ca][mask] * ecard[cb] + coarse[cb][mask],
-                                   minlength=ecard[ca] * ecard[cb]).astype(np.float64))
+        for e, (a, b) in enumerate(trees[j]):
+            ca, cb, x = cols[a], cols[b], extra(j, e)
+            if x is None:
+                out.append(np.bincount(coarse[ca][mask] * ecard[cb] + coarse[cb][mask],
+                                       minlength=ecard[ca] * ecard[cb]).astype(np.float64))
+            else:  # x on its 3-way cells ex (a numeric x may be coarser than its edge cells)
+                cx, ex = cols[x[0]], x[1]
+                code = (coarse[ca][mask] * ex + fine[cx][mask] // (card[cx] // ex)) * ecard[cb] \
+                    + coarse[cb][mask]
+                out.append(np.bincount(code, minlength=ecard[ca] * ex * ecard[cb]).astype(np.float64))
     return np.concatenate(out) if out else np.zeros(0)
+
+
+def second_parent_gain(score: float, cells_parent: int, cells_second: int, cells_child: int,
+                       sigma: float) -> float:
+    """The net gain of a second parent in L1 count units (``max_parents=2``): its released pair
+    score minus the expected L1 noise its extra cells add, q̃_xb − √(2/π)·σ·e_a·e_b·(e_x − 1)
+    (condition (B) of :func:`second_parent_allowed` is gain > 0)."""
+    return float(score) - math.sqrt(2.0 / math.pi) * float(sigma) * int(cells_parent) * int(cells_child) * (
+        int(cells_second) - 1)
+
+
+def second_parent_cells(cells: int, numeric: bool) -> list:
+    """The public cell grids a second parent may take in a 3-way table, finest first: a numeric
+    column's edge cells, then halved while at least 2 and dividing (8: 8, 4, 2); a categorical
+    column's categories only."""
+    out, c = [int(cells)], int(cells)
+    while numeric and c % 2 == 0 and c // 2 >= 2:
+        c //= 2
+        out.append(c)
+    return out
+
+
+def _second_parents(trees, pairs, scores, cols, ccard, ecard, class_counts, sigma, latent, numeric):
+    """``max_parents=2``: per class, per tree edge (parent a, child b), ``(x, cells of x)`` for
+    the second parent x of b, or None. Candidates: the columns sampled before b (the copula
+    block, the root, the earlier tree children), other than a, each on its grids
+    (:func:`second_parent_cells`); among those :func:`second_parent_allowed` admits, the one with
+    the largest :func:`second_parent_gain`. Post-processing of the released scores and class
+    sizes; a loop over columns, not records."""
+    index = {pair: p for p, pair in enumerate(pairs)}
+    out = []
+    for j, tree in enumerate(trees):
+        before = list(latent) if len(latent) else ([tree[0][0]] if tree else [])
+        chosen = []
+        for a, b in tree:
+            pick, best_gain = None, 0.0
+            for x in before:
+                if x == a:
+                    continue
+                q = scores[j, index[(min(x, b), max(x, b))]]
+                for ex in second_parent_cells(ecard[cols[x]], cols[x] in numeric):
+                    if second_parent_allowed(q, ecard[cols[a]], ex, ecard[cols[b]], sigma, class_counts[j]):
+                        gain = second_parent_gain(q, ecard[cols[a]], ex, ecard[cols[b]], sigma)
+                        if gain > best_gain:
+                            pick, best_gain = (x, ex), gain
+            chosen.append(pick)
+            before.append(b)
+        out.append(chosen)
+    return out
 
 
 def _span(counts, cut):
@@ -1419,7 +1607,8 @@ def _smoothed_counts(raw, sigma):
 
 def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
                trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None,
-               pooled_within=False, sparse=(None, 3.0), tree=(None, 0.0, (), "global", None)):
+               pooled_within=False, sparse=(None, 3.0), tree=(None, 0.0, (), "global", None),
+               max_parents=1):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver.
 
@@ -1614,7 +1803,7 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
     raw_edges = [[] for _ in range(n_cls)]
     scores_raw = np.zeros((n_cls, 0))
     if "edges" not in mechs:
-        return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes
+        return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, None
     # release 3: pair scores against the released histograms (fixed before this release)
     pc = {c: np.stack([_coarsen(probs[c][j], ratio[c] > 1, ratio[c]) for j in range(n_cls)])
           for c in cols}
@@ -1639,14 +1828,21 @@ def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scal
         trees[j] = _spanning_tree(W, np.asarray(num, dtype=np.int64))
     # pass 3 -> release 4: the edge tables of every class's tree in one release (one record is in
     # one class and adds 1 to one cell of each of its class's edge tables)
-    noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, card, ecard, n_cls),
+    second = None
+    if max_parents == 2:  # post-processing of releases 1 and 3 (public rule, before any edge noise)
+        second = _second_parents(trees, pairs, scores_raw, cols, ccard, ecard, class_counts,
+                                 mechs["edges"].sigma, num, set(schema.bounds))
+    noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, card, ecard, n_cls,
+                                                     *(() if second is None else (second,))),
                                               rng=gen).value)
-    shapes = [(ecard[cols[a]], ecard[cols[b]]) for j in range(n_cls) for a, b in trees[j]]
-    parts = np.split(noisy, np.cumsum([a * b for a, b in shapes])[:-1])
+    shapes = [(ecard[cols[a]], ecard[cols[b]]) if second is None or second[j][e] is None else
+              (ecard[cols[a]], second[j][e][1], ecard[cols[b]])
+              for j in range(n_cls) for e, (a, b) in enumerate(trees[j])]
+    parts = np.split(noisy, np.cumsum([int(np.prod(sh)) for sh in shapes])[:-1])
     n_e = len(trees[0])
     raw_edges = [[parts[j * n_e + e].reshape(shapes[j * n_e + e]) for e in range(n_e)]
                  for j in range(n_cls)]
-    return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes
+    return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, second
 
 
 def _dask_reducer(model, X, y, cols, classes):
