@@ -18,7 +18,7 @@ vector of its published outputs (e.g. ``coef_`` and ``intercept_``), and
 The bound is valid at the stated confidence for ANY estimator, whatever the statistic, because
 the statistic and the thresholds are fixed before the evaluation fits are counted. It is a lower
 bound, never a proof of privacy: an end-to-end audit of a correct estimator is loose (its power
-is that of a threshold test at ~10⁴ samples, far from the δ = 10⁻⁶ tail), see ``docs/audit.md``
+is that of a threshold test on ~10⁴ fits, far from the δ = 10⁻⁶ tail), see ``docs/audit.md``
 §6.
 """
 
@@ -246,8 +246,9 @@ def audit_estimator(make: Callable, data: tuple, data_prime: tuple, *, epsilon: 
     region and the Clopper–Pearson bounds hold (two tails, Bonferroni); see ``docs/audit.md`` §2
     and §6. Power: roughly that of the best threshold test on ~``n_fits``/2 draws: for an
     estimator whose outputs are Gaussian with Gaussian-DP shift μ, ε = 1, δ = 10⁻⁶ (μ ≈ 0.24) and
-    ``n_fits`` = 20000 the expected bound is ≈ 0.3, and a bug has to multiply the whole
-    estimator's μ by ≈ 2.5 before the bound exceeds the claimed ε = 1 (``docs/audit.md`` §6).
+    ``n_fits`` = 20000 the expected bound is 0.29, and a bug has to multiply the whole
+    estimator's μ by 2 to 2.5 before the bound exceeds the claimed ε = 1 (``docs/audit.md`` §6,
+    ``results/estimator_audit_power.md``).
 
     References
     ----------
