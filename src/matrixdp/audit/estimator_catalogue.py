@@ -37,7 +37,7 @@ from .estimators import EstimatorAuditResult, audit_estimator
 
 __all__ = ["EstimatorEntry", "EstimatorRow", "estimator_catalogue", "run_estimator_catalogue",
            "format_estimator_table", "FAST_FITS", "FULL_FITS", "regression_pair",
-           "covariance_pair", "synth_pair", "synth_outputs", "scaled_gaussian"]
+           "regression_pair_added", "covariance_pair", "synth_pair", "synth_outputs", "scaled_gaussian"]
 
 #: Counted fits per dataset: the default run and ``--fast`` (fewer fits: weaker bounds).
 FULL_FITS = 20_000
@@ -63,6 +63,13 @@ def regression_pair(n: int = 500, noisy: bool = False):
     y = 0.8 * np.where(np.arange(n - 1) % 2 == 0, 1.0, -1.0) if noisy else np.zeros(n - 1)
     X = np.append(x, 1.0)[:, None]
     return (X, np.append(y, 1.0)), (X, np.append(y, -1.0))
+
+
+def regression_pair_added(n: int = 500, noisy: bool = False):
+    """``((X, y), (X′, y′))`` under add/remove: the n − 1 records of :func:`regression_pair` in
+    D, and D′ adds the record x = 1, y = +1 (its residual clipped at +τ in every round)."""
+    (X, y), _ = regression_pair(n, noisy)
+    return (X[:-1], y[:-1]), (X, y)
 
 
 def covariance_pair(n: int = 20, flip: str = "both"):
@@ -283,6 +290,13 @@ def estimator_catalogue() -> list:
           _reg("DPLinearRegression"), reg, "replace-one"),
         E("DPLinearRegression[grow]", "boost_clip='grow' (tau from the joint release)",
           _reg("DPLinearRegression", boost_clip="grow"), reg_noisy, "replace-one", fast=False),
+        E("DPLinearRegression[add-remove]", "neighbouring='add-remove' (one record added)",
+          _reg("DPLinearRegression", neighbouring="add-remove"), regression_pair_added,
+          "add-remove", fast=False),
+        E("DPLinearRegression[grow, add-remove]", "boost_clip='grow', neighbouring='add-remove' "
+          "(tau from the released count)",
+          _reg("DPLinearRegression", boost_clip="grow", neighbouring="add-remove"),
+          lambda: regression_pair_added(noisy=True), "add-remove", fast=False),
         E("DPRidge", "default alpha=1, boosted", _reg("DPRidge"), reg, "replace-one", fast=False),
         E("AdaSSPRegression", "lambda_min + X'X + X'y releases, GDP",
           _reg("AdaSSPRegression"), reg, "replace-one", fast=False),
