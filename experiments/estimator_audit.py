@@ -7,14 +7,18 @@ reports the Clopper-Pearson lower bound on epsilon at the claimed delta
 deliberately broken copy (one release calibrated to a fraction of its sensitivity, patched in for
 that row only): it must be refuted when the bug is within the audit's power.
 
-Run in parts (each appends its rows to a part CSV), then ``--report`` writes
-``results/estimator_audit.{md,csv}``::
+Run in parts (each appends its rows to ``results/estimator_audit_parts/<part>.csv``), then
+``--report`` writes ``results/estimator_audit.{md,csv}``; ``--power`` writes
+``results/estimator_audit_power.{md,csv}`` (the expected bound of a perfect statistic). The
+committed run (from ``experiments/`` with ``PYTHONPATH=../src``)::
 
-    cd experiments
     python estimator_audit.py --group planted --fits 20000 --part planted
     python estimator_audit.py --group defaults --fits 20000 --names DPLinearRegression,DPTreeCopula --part main
     python estimator_audit.py --group defaults --fits 10000 --part rest --skip DPLinearRegression,DPTreeCopula
+    python estimator_audit.py --group defaults --fits 10000 --part addremove --names 'DPLinearRegression[add-remove],DPLinearRegression[grow, add-remove]'
+    python estimator_audit.py --group defaults --fits 10000 --part addremove --names 'DPLinearRegression[grow, add-remove]'
     python estimator_audit.py --report
+    python estimator_audit.py --power
 
 (the exact commands of the committed run are written into the results file).
 """
@@ -36,6 +40,24 @@ COLUMNS = ["estimator", "description", "relation", "epsilon", "delta", "fits", "
            "planted", "expect_refuted", "seconds", "seed", "command"]
 
 
+def _split(names: str, known=()) -> list:
+    """Entry names: the whole string when it is one known name (names may contain commas), else
+    separated by "|" when there is one, else by ","."""
+    if names.strip() in known:
+        return [names.strip()]
+    return [n for n in names.split("|" if "|" in names else ",") if n.strip()]
+
+
+def _quoted(command: str) -> str:
+    """Shell-quote the values of --names/--skip (entry names hold brackets, commas, spaces)."""
+    import re
+    import shlex
+
+    return re.sub(r"(--(?:names|skip)) ('[^']*'|.+?)(?= --|$)",
+                  lambda m: m.group(1) + " " + (m.group(2) if m.group(2).startswith("'")
+                                                else shlex.quote(m.group(2))), command)
+
+
 def run(args) -> int:
     from matrixdp.audit.estimator_catalogue import estimator_catalogue, run_estimator_catalogue
 
@@ -46,14 +68,14 @@ def run(args) -> int:
         entries = [e for e in entries if e.planted is None]
     names = [e.name for e in entries]
     if args.names:
-        wanted = [n.strip() for n in args.names.split(",") if n.strip()]
+        wanted = [n.strip() for n in _split(args.names, names)]
         names = [n for n in names if n in wanted]
     if args.skip:
-        skip = {n.strip() for n in args.skip.split(",")}
+        skip = {n.strip() for n in _split(args.skip, names)}
         names = [n for n in names if n not in skip]
     PARTS.mkdir(parents=True, exist_ok=True)
     path = PARTS / f"{args.part}.csv"
-    command = "python estimator_audit.py " + " ".join(sys.argv[1:])
+    command = "python estimator_audit.py " + _quoted(" ".join(sys.argv[1:]))
     new = not path.exists()
     with path.open("a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=COLUMNS)
@@ -88,8 +110,9 @@ def report(args) -> int:
         with part.open() as fh:
             for r in csv.DictReader(fh):
                 rows.append(r)
-                if r["command"] not in commands:
-                    commands.append(r["command"])
+                cmd = _quoted(r["command"])
+                if cmd not in commands:
+                    commands.append(cmd)
     if not rows:
         print("no part results under", PARTS)
         return 1
@@ -116,6 +139,10 @@ def report(args) -> int:
         "python estimator_audit.py --report",
         "```",
         "",
+        *(["(The command with `--names 'DPLinearRegression[add-remove],DPLinearRegression[grow, "
+           "add-remove]'` ran only `DPLinearRegression[add-remove]`: the comma inside the second "
+           "name split it; the command after it ran that entry.)", ""]
+          if any("[add-remove],DPLinearRegression[grow" in c for c in commands) else []),
         "Each row fits the estimator `fits` times per dataset (distinct seeds) on a worst-case "
         "neighbouring pair of tiny datasets (`matrixdp.audit.estimator_catalogue`: regression "
         "n = 500, d = 1, the last record at x = 1 with y = +1 vs y = -1; covariance/PCA n = 20, "
@@ -220,8 +247,9 @@ def power(args) -> int:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--group", choices=("all", "defaults", "planted"), default="all")
-    p.add_argument("--names", default=None, help="comma-separated entry names")
-    p.add_argument("--skip", default=None, help="comma-separated entry names to leave out")
+    p.add_argument("--names", default=None,
+                   help="entry names separated by '|' (or ',' for names without brackets)")
+    p.add_argument("--skip", default=None, help="entry names to leave out (as --names)")
     p.add_argument("--fits", type=int, default=20_000)
     p.add_argument("--pilot", type=int, default=1_000)
     p.add_argument("--seed", type=int, default=0)
