@@ -13,6 +13,7 @@ Run in parts (each appends its rows to ``results/estimator_audit_parts/<part>.cs
 committed run (from ``experiments/`` with ``PYTHONPATH=../src``)::
 
     python estimator_audit.py --group planted --fits 20000 --part planted
+    python estimator_audit.py --group planted --fits 20000 --part planted --names 'PLANTED DPTreeCopula histograms x0.3'
     python estimator_audit.py --group defaults --fits 20000 --names DPLinearRegression,DPTreeCopula --part main
     python estimator_audit.py --group defaults --fits 10000 --part rest --skip DPLinearRegression,DPTreeCopula
     python estimator_audit.py --group defaults --fits 10000 --part addremove --names 'DPLinearRegression[add-remove],DPLinearRegression[grow, add-remove]'

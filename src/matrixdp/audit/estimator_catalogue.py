@@ -333,6 +333,10 @@ def estimator_catalogue() -> list:
           _synth("DPTreeCopula"), synth_pair, "add-remove", delta=DELTA_SYNTH,
           output=synth_outputs, planted=lambda: _bug_tree_histograms(0.1), expect_refuted=True,
           fast=False),
+        E("PLANTED DPTreeCopula histograms x0.3", "one-way histograms at 0.3x their sensitivity "
+          "(below this audit's power at delta=1e-9)", _synth("DPTreeCopula"), synth_pair,
+          "add-remove", delta=DELTA_SYNTH, output=synth_outputs,
+          planted=lambda: _bug_tree_histograms(0.3), fast=False),
         # ---- gross planted bugs for --fast (2,000 fits have power only for these)
         E("PLANTED DPLinearRegression joint x0.05", "joint release at 0.05x its sensitivity",
           _reg("DPLinearRegression"), reg, "replace-one", planted=lambda: _bug_boost(joint=0.05),
