@@ -21,7 +21,8 @@ committed run (from ``experiments/`` with ``PYTHONPATH=../src``)::
     python estimator_audit.py --report
     python estimator_audit.py --power
 
-(the exact commands of the committed run are written into the results file).
+(the first command ran the four planted rows the catalogue had then; the x0.3 row was added
+after it and the second command ran it. The exact commands are written into the results file.)
 """
 
 from __future__ import annotations
@@ -144,6 +145,9 @@ def report(args) -> int:
            "add-remove]'` ran only `DPLinearRegression[add-remove]`: the comma inside the second "
            "name split it; the command after it ran that entry.)", ""]
           if any("[add-remove],DPLinearRegression[grow" in c for c in commands) else []),
+        *(["(The first `--group planted` command ran the four planted rows the catalogue had "
+           "then; the `histograms x0.3` row was added after it and the second command ran it.)",
+           ""] if any("histograms x0.3" in c for c in commands) else []),
         "Each row fits the estimator `fits` times per dataset (distinct seeds) on a worst-case "
         "neighbouring pair of tiny datasets (`matrixdp.audit.estimator_catalogue`: regression "
         "n = 500, d = 1, the last record at x = 1 with y = +1 vs y = -1; covariance/PCA n = 20, "
