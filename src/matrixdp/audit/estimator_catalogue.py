@@ -8,6 +8,10 @@ marked ``planted`` audit a deliberately BROKEN copy of an estimator (one release
 fraction of its true sensitivity, patched in for the run and restored after it): the power check.
 A planted bug the audit cannot see is reported as "missed (power)", never as a pass.
 
+The planted bugs patch module attributes of :mod:`matrixdp.models.linear` /
+:mod:`matrixdp.synth.tree_copula` for the duration of their row: run the catalogue in its own
+process (as ``matrixdp audit --estimators`` does), never beside threads that fit real data.
+
 Pairs (public constructions, ``docs/audit.md`` §6):
 
 - regression (replace-one; d = 1, X in [-1, 1], y in [-1, 1]): n − 1 fixed records with
@@ -364,7 +368,8 @@ def run_estimator_catalogue(*, n_fits: int = FULL_FITS, n_pilot: int = FULL_PILO
                             names=None, progress: Callable | None = None) -> list:
     """Audit the catalogue (``fast``: the entries marked ``fast``, else those marked ``full``;
     ``names``: exactly these entries); a list of :class:`EstimatorRow`. ``progress(row)`` is
-    called after each entry."""
+    called after each entry. The planted rows patch library modules while they run: use a
+    process of its own, with no other thread fitting estimators on real data."""
     entries = estimator_catalogue()
     if names is None:
         entries = [e for e in entries if (e.fast if fast else e.full)]
