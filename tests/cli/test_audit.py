@@ -74,3 +74,19 @@ def test_fail_on_refuted_turns_an_unsafe_refutation_into_a_failure(capsys):
     assert "REFUTED" in capsys.readouterr().out
     assert main(argv + ["--fail-on-refuted"]) == 3
     assert main(["audit", "gaussian", "--fast", "--quiet", "--fail-on-refuted"]) == 0
+
+
+def test_audit_estimators_table_and_errors(capsys):
+    # a tiny run (20 fits, no power): the table, its rows and the footer; power is tested in
+    # tests/audit/test_estimators.py
+    assert main(["audit", "--estimators", "--fast", "--samples", "20", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["estimator", "relation", "eps"]
+    names = [line.split()[0] for line in lines[2:] if line.strip() and not line[0].isdigit()]
+    assert "DPLinearRegression" in names and "DPTreeCopula" in names and "PLANTED" in names
+    assert "20 counted fits (+20 pilot fits) per dataset" in out
+    assert "never a proof" in out
+    assert main(["audit", "--estimators", "--samples", "5"]) == 1
+    assert "--samples" in capsys.readouterr().err
+    assert main(["audit", "--estimators", "--all"]) == 1

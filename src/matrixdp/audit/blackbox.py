@@ -29,7 +29,7 @@ from .clopper_pearson import clopper_pearson_upper
 from .pairs import check_pair
 from .statistics import distance_ratio, log_likelihood_ratio_for, projection
 
-__all__ = ["AuditResult", "TestOutcome", "audit_mechanism", "draw_outputs"]
+__all__ = ["AuditResult", "TestOutcome", "audit_mechanism", "draw_outputs", "threshold_tests"]
 
 #: Largest number of float64 entries drawn in one vectorised call (memory cap).
 _CHUNK_ENTRIES = 1 << 22
@@ -249,6 +249,69 @@ def _select_threshold(null_sel, alt_sel, delta, alpha) -> float:
     return float(thresholds[int(np.argmax(eps))])
 
 
+def threshold_tests(samples, *, delta: float, confidence: float,
+                    resolution: float = 1e-9) -> list:
+    r"""Selected-then-evaluated threshold tests on scalar statistic samples (steps 3–5 of
+    ``docs/audit.md`` §2); the core that :func:`audit_mechanism` and
+    :func:`matrixdp.audit.estimators.audit_estimator` share.
+
+    Parameters
+    ----------
+    samples : sequence of (name, t_a, t_b)
+        For each statistic, its values on ``n`` independent outputs under the first and under the
+        second neighbour (equal lengths ``n >= 2``). The first ``n // 2`` of each choose the
+        thresholds, the rest evaluate them, so the caller must not have chosen the statistic
+        with the evaluation halves.
+    delta : float
+        The claimed δ.
+    confidence : float
+        All rate bounds hold together with at least this probability: each Clopper–Pearson bound
+        uses level (1 − confidence)/(4k) for k statistics (two tails each).
+    resolution : float
+        Relative rounding grid of the values (see :func:`audit_mechanism`).
+
+    Returns
+    -------
+    list of TestOutcome
+        Two per statistic (upper, then lower tail); each ``epsilon_lower_bound`` is
+        ln((1 − δ − FNR_hi)/FPR_hi) clamped at 0.
+
+    References
+    ----------
+    .. [1] Z. Ding, Y. Wang, G. Wang, D. Zhang and D. Kifer, "Detecting Violations of
+       Differential Privacy", CCS 2018.
+    """
+    samples = list(samples)
+    if not samples:
+        raise InvalidParameterError("samples", "need at least one statistic")
+    n = int(np.asarray(samples[0][1]).size)
+    if n < 2 or any(np.asarray(a).size != n or np.asarray(b).size != n for _, a, b in samples):
+        raise InvalidShapeError("samples", "every statistic needs n >= 2 values under each "
+                                           "neighbour, the same n throughout")
+    n_sel = n // 2
+    n_eval = n - n_sel
+    alpha = (1.0 - confidence) / (2 * 2 * len(samples))
+    outcomes = []
+    for name, t_a, t_b in samples:
+        t_a = np.asarray(t_a, dtype=float).reshape(n)
+        t_b = np.asarray(t_b, dtype=float).reshape(n)
+        if resolution > 0:
+            t_a, t_b = _quantise(t_a, t_b, resolution, n_sel)
+        # Upper tail guesses value_prime: null = draws under value. Lower tail: negate and swap.
+        for tail, null, alt in (("upper", t_a, t_b), ("lower", -t_b, -t_a)):
+            null = np.nan_to_num(null, nan=0.0, posinf=np.inf, neginf=-np.inf)
+            alt = np.nan_to_num(alt, nan=0.0, posinf=np.inf, neginf=-np.inf)
+            thr = _select_threshold(null[:n_sel], alt[:n_sel], delta, alpha)
+            fp, fn = _counts(null[n_sel:], alt[n_sel:], np.array([thr]))
+            eps_lb, fpr_hi, fnr_hi = _epsilon_bound(fp, fn, n_eval, delta, alpha)
+            outcomes.append(TestOutcome(
+                statistic_name=name, tail=tail, threshold=thr if tail == "upper" else -thr,
+                n_evaluation=n_eval, false_positives=int(fp[0]), false_negatives=int(fn[0]),
+                fpr_upper=float(fpr_hi[0]), fnr_upper=float(fnr_hi[0]),
+                epsilon_lower_bound=float(eps_lb[0])))
+    return outcomes
+
+
 # -------------------------------------------------------------------- audit
 def _resolve_statistics(mechanism, statistic) -> list:
     if statistic is None:
@@ -385,28 +448,14 @@ def audit_mechanism(mechanism, value, value_prime, *, epsilon=None, delta=None,
     n_sel = n // 2
     n_eval = n - n_sel
     n_tests = 2 * len(stats_list)
-    alpha = (1.0 - conf) / (2 * n_tests)
 
     under_a = _statistic_values(mechanism, stats_list, a, (a, b), n, gen)
     under_b = _statistic_values(mechanism, stats_list, b, (a, b), n, gen)
 
-    outcomes = []
-    for stat, t_a, t_b in zip(stats_list, under_a, under_b):
-        if resolution > 0:
-            t_a, t_b = _quantise(t_a, t_b, resolution, n_sel)
-        name = getattr(stat, "name", getattr(stat, "__name__", "statistic"))
-        # Upper tail guesses value_prime: null = draws under value. Lower tail: negate and swap.
-        for tail, null, alt in (("upper", t_a, t_b), ("lower", -t_b, -t_a)):
-            null = np.nan_to_num(null, nan=0.0, posinf=np.inf, neginf=-np.inf)
-            alt = np.nan_to_num(alt, nan=0.0, posinf=np.inf, neginf=-np.inf)
-            thr = _select_threshold(null[:n_sel], alt[:n_sel], dlt, alpha)
-            fp, fn = _counts(null[n_sel:], alt[n_sel:], np.array([thr]))
-            eps_lb, fpr_hi, fnr_hi = _epsilon_bound(fp, fn, n_eval, dlt, alpha)
-            outcomes.append(TestOutcome(
-                statistic_name=name, tail=tail, threshold=thr if tail == "upper" else -thr,
-                n_evaluation=n_eval, false_positives=int(fp[0]), false_negatives=int(fn[0]),
-                fpr_upper=float(fpr_hi[0]), fnr_upper=float(fnr_hi[0]),
-                epsilon_lower_bound=float(eps_lb[0])))
+    outcomes = threshold_tests(
+        [(getattr(stat, "name", getattr(stat, "__name__", "statistic")), t_a, t_b)
+         for stat, t_a, t_b in zip(stats_list, under_a, under_b)],
+        delta=dlt, confidence=conf, resolution=resolution)
     best = max(outcomes, key=lambda o: o.epsilon_lower_bound)
     return AuditResult(
         epsilon_lower_bound=best.epsilon_lower_bound, claimed_epsilon=eps, claimed_delta=dlt,
