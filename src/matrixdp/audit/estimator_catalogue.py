@@ -290,8 +290,13 @@ def estimator_catalogue() -> list:
     cov, pca = covariance_pair, (lambda: covariance_pair(flip="second"))
     E = EstimatorEntry
     return [
-        E("DPLinearRegression", "default: joint release + 2 boosting rounds (fixed clip), GDP",
+        E("DPLinearRegression", "default on a pair whose release picks the rounds: joint release "
+                                "+ 2 boosting rounds (fixed clip), GDP",
           _reg("DPLinearRegression"), reg, "replace-one"),
+        E("DPLinearRegression[second release]", "default on a pair whose release picks the "
+                                                "fallback: joint release + a second joint release "
+                                                "averaged with it (docs/regression.md 4e)",
+          _reg("DPLinearRegression"), reg_noisy, "replace-one", fast=False),
         E("DPLinearRegression[grow]", "boost_clip='grow' (tau from the joint release)",
           _reg("DPLinearRegression", boost_clip="grow"), reg_noisy, "replace-one", fast=False),
         E("DPLinearRegression[add-remove]", "neighbouring='add-remove' (one record added)",
