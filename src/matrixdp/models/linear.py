@@ -823,7 +823,7 @@ BOOST_COUNT_BIAS = "plug-in"
 #: Where §4e's decision says many residuals exceed ``τ₀``, the rounds' clip is
 #: ``min(BOOST_COUNT_CLIP · h_y, h_y + Σ w|β₀|)``: ``2 h_y`` clips no residual of a fit whose
 #: predictions stay in the target's box; ``h_y`` is Boosted AdaSSP's ``τ = 𝒴`` (§4b).
-BOOST_COUNT_CLIP = 2.0
+BOOST_COUNT_CLIP = 1.0
 
 
 def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: float, counts,
