@@ -63,6 +63,13 @@ pbc trt: NA for the non-randomised), columns without documented units (pbc plate
 lung meal.cal range and wt.loss units), copies (rwm1984 edlevel = its dummies; edlevel1 the
 baseline).
 
+OUTCOME of the check (written AFTER the run; nothing above was changed):
+results/regression_boost_count_check.md — the rule FAILED, narrowly, on (c): (a) met, predict /
+current default ≤ 1.02 in 34 of 35 cells, max 1.034 (lung ε = 1); (c) NOT met, geometric mean
+1.0003 (needs ≤ 1.00; continuous tables 0.992, 0/1 tables 1.007). ``boost_rounds="predict"``
+stays opt-in; ``"auto"`` is unchanged. (The results file's header line names the dev grid's
+methods generically; the check ran only single, current default and predict.)
+
 Command: ``python experiments/regression_boost_count.py --part {dev,check}``.
 """
 

@@ -255,6 +255,15 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``"auto"`` (the name of the opt-in before it became the default). An int ``T``: exactly
         ``T`` rounds, no decision (``0``: the single joint release; ``2``: the rounds default
         before §4e). An int > 0 with a level opt-in raises.
+        ``"predict"`` (opt-in; ``docs/regression.md`` §4f, task R7): after the joint release,
+        the count ``T ∈ BOOST_COUNTS = (0, 1, 2, 3, 5, 10, 20, 50, 100)`` and the clip are
+        chosen by minimising a predicted loss computed from the release and public inputs
+        only (post-processing; :func:`predicted_boost_losses`): the clip is ``τ₀ = h_y/4``
+        where §4e's decision says rounds, else ``min(h_y, h_y + Σ w|β₀|)``
+        (``BOOST_COUNT_CLIP``); ``T = 0`` is §4e's second joint release. The rounds keep their
+        total Gaussian-DP shift ``μ*√0.3`` (each ``μ*√(0.3/T)``) whatever ``T`` is, so the
+        charge, made once before any draw, does not depend on the choice. ``boost_clip``
+        must be ``None``. A seeded fit is replayable by whoever knows the seed.
     boost_clip : float > 0, "fixed", "grow" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the
@@ -328,6 +337,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``boost_rounds="auto"``/``"adaptive"`` with rounds planned: the released residual scale
         ``σ̂`` the decision read, ``{"point", "lower", "upper"}`` (NaN without a released count);
         ``None`` otherwise (an int ``boost_rounds``, or no rounds planned).
+    boost_predicted_loss_ : dict or None
+        ``boost_rounds="predict"``: the predicted loss ``{T: loss}`` (sums units) the count was
+        chosen by — a function of the release (post-processing); ``None`` otherwise.
     boost_clip_ : float or None
         Their residual clip ``τ`` (the last round's; ``None`` without rounds).
     boost_clips_ : tuple of float or None
