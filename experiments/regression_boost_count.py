@@ -70,7 +70,12 @@ current default ≤ 1.02 in 34 of 35 cells, max 1.034 (lung ε = 1); (c) NOT met
 stays opt-in; ``"auto"`` is unchanged. (The results file's header line names the dev grid's
 methods generically; the check ran only single, current default and predict.)
 
-Command: ``python experiments/regression_boost_count.py --part {dev,check}``.
+``--part wdbc`` (POST HOC, after the check; not a rule): wdbc with ``Boosted AdaSSP, τ = 𝒴``
+in the same run, 20 trials -> results/regression_boost_count_wdbc.{md,csv}; ``--part
+wdbc_counts`` (POST HOC diagnosis): fixed counts and clips on wdbc against the chosen count ->
+results/regression_boost_count_wdbc_counts.{md,csv}.
+
+Command: ``python experiments/regression_boost_count.py --part {dev,check,wdbc}``.
 """
 
 from __future__ import annotations
@@ -312,9 +317,110 @@ def dev(args):
                  tables, rows, body)
 
 
+def wdbc(args):
+    """POST HOC (after the check; not a rule): the issue's table side by side with Boosted
+    AdaSSP, τ = 𝒴 (as ``utility_regression.py`` builds that row), one run, the same seeds."""
+    from matrixdp.models import BoostedAdaSSPRegression
+
+    t = uc.load_table("wdbc")
+    Xtr, ytr, Xte, yte = ur.split(t)
+    rows = []
+    for eps in args.epsilons:
+        fits = {"single": fitter(t, eps, Xtr, ytr, Xte, 0),
+                "default": fitter(t, eps, Xtr, ytr, Xte, "auto"),
+                "rounds": fitter(t, eps, Xtr, ytr, Xte, 2),
+                "predict": fitter(t, eps, Xtr, ytr, Xte, "predict")}
+        tau = 0.5 * (t.y_hi - t.y_lo)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for s in rab.seeds_of(args.trials, args.seed):
+                row = dict(dataset=t.name, epsilon=eps, seed=s)
+                for k, f in fits.items():
+                    p, m = f(s)
+                    row[k] = rb.rmse(t, yte, p)
+                    if k == "predict":
+                        row["predict T"] = m.boost_rounds_
+                b = BoostedAdaSSPRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
+                                            bounds_y=(t.y_lo, t.y_hi), residual_clip=tau,
+                                            random_state=s).fit(Xtr, ytr)
+                row["boosted_adassp_tau_Y"] = rb.rmse(t, yte, b.predict(Xte))
+                rows.append(row)
+        print(f"  wdbc ε = {eps:g} done", flush=True)
+    keys = ["single", "default", "rounds", "predict", "boosted_adassp_tau_Y"]
+    cells, by, med = medians(rows, keys)
+    body = ["POST HOC (after the failed check; not a rule, nothing was changed from it): wdbc, "
+            "the issue's table, with `Boosted AdaSSP, τ = 𝒴` (T = 100, residual clip = the "
+            "target's half-range, as in `utility_regression.py`) in the same run and seeds.", "",
+            "| ε | single | current default | rounds (T=2) | predict | Boosted AdaSSP, τ = 𝒴 | "
+            "predict / default | Boosted AdaSSP τ = 𝒴 / predict | median T chosen |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for c in cells:
+        m = med[c]
+        body.append(f"| {c[1]:g} | {uc.fmt(m['single'])} | {uc.fmt(m['default'])} | "
+                    f"{uc.fmt(m['rounds'])} | {uc.fmt(m['predict'])} | "
+                    f"{uc.fmt(m['boosted_adassp_tau_Y'])} | {m['predict'] / m['default']:.3f} | "
+                    f"{m['boosted_adassp_tau_Y'] / m['predict']:.3f} | "
+                    f"{np.median([r['predict T'] for r in by[c]]):g} |")
+    return write("regression_boost_count_wdbc", "boost_rounds='predict' on wdbc against "
+                 "Boosted AdaSSP, τ = 𝒴 (post hoc)", args, [t], rows, body)
+
+
+def wdbc_counts(args):
+    """POST HOC diagnosis (after the check; not a rule): on wdbc, fixed counts T and clips
+    τ ∈ {h_y, 2 h_y} (``boost_rounds=T, boost_clip=τ``), against what ``"predict"`` chose —
+    does the predicted loss miss a count that would have helped?"""
+    t = uc.load_table("wdbc")
+    Xtr, ytr, Xte, yte = ur.split(t)
+    hy = 0.5 * (t.y_hi - t.y_lo)
+    grid = [(T, c) for T in (1, 3, 10, 30, 100) for c in (1.0, 2.0)]
+    rows = []
+    for eps in args.epsilons:
+        fits = {"default": fitter(t, eps, Xtr, ytr, Xte, "auto"),
+                "predict": fitter(t, eps, Xtr, ytr, Xte, "predict")}
+        for T, c in grid:
+            fits[f"T={T},tau={c:g}h_y"] = fitter(t, eps, Xtr, ytr, Xte, T)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for s in rab.seeds_of(args.trials, args.seed):
+                row = dict(dataset=t.name, epsilon=eps, seed=s)
+                for k, f in fits.items():
+                    if k.startswith("T="):
+                        T, c = grid[list(fits).index(k) - 2]
+                        from matrixdp.models import DPLinearRegression
+                        m = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
+                                               bounds_y=(t.y_lo, t.y_hi), boost_rounds=T,
+                                               boost_clip=c * hy, random_state=s).fit(Xtr, ytr)
+                        p = m.predict(Xte)
+                    else:
+                        p, m = f(s)
+                    row[k] = rb.rmse(t, yte, p)
+                    if k == "predict":
+                        row["predict T"] = m.boost_rounds_
+                        pl = m.boost_predicted_loss_
+                        row["predicted best T>0"] = min((T for T in pl if T > 0),
+                                                        key=lambda T: pl[T])
+                rows.append(row)
+        print(f"  wdbc ε = {eps:g} done", flush=True)
+    keys = ["default", "predict"] + [f"T={T},tau={c:g}h_y" for T, c in grid]
+    cells, by, med = medians(rows, keys)
+    body = ["POST HOC diagnosis (after the failed check; not a rule, nothing was changed from "
+            "it). Median test RMSE of fixed counts T at clip τ = c·h_y (no decision), the "
+            "current default and `\"predict\"` (its median chosen T).", "",
+            "| ε | current default | predict (median T) | " + " | ".join(
+                f"T={T}, τ={c:g}h_y" for T, c in grid) + " |",
+            "|---|---|---|" + "---|" * len(grid)]
+    for x in cells:
+        m = med[x]
+        body.append(f"| {x[1]:g} | {uc.fmt(m['default'])} | {uc.fmt(m['predict'])} "
+                    f"({np.median([r['predict T'] for r in by[x]]):g}) | " + " | ".join(
+                        uc.fmt(m[f"T={T},tau={c:g}h_y"]) for T, c in grid) + " |")
+    return write("regression_boost_count_wdbc_counts", "boost_rounds='predict' on wdbc: the "
+                 "counts it did not choose (post hoc diagnosis)", args, [t], rows, body)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("dev", "check"), required=True)
+    p.add_argument("--part", choices=("dev", "check", "wdbc", "wdbc_counts"), required=True)
     p.add_argument("--trials", type=int, default=None)
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
@@ -324,7 +430,8 @@ def main(argv=None) -> int:
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     if args.trials is None:
         args.trials = 10 if args.part == "dev" else 20
-    out = {"dev": dev, "check": check}[args.part](args)
+    out = {"dev": dev, "check": check, "wdbc": wdbc,
+           "wdbc_counts": wdbc_counts}[args.part](args)
     print(f"wrote {out}")
     return 0
 
