@@ -828,9 +828,11 @@ BOOST_FALLBACK_Z = 2.0
 #: ``boost_rounds="predict"`` (opt-in; docs/regression.md §4f, task R7): the candidate counts of
 #: rounds (0: §4e's second joint release) and the plug-in of the true coefficients in the
 #: predicted bias (``"plug-in"``: the start ``β₀``; ``"corrected"``: ``β₀ + M⁻¹(M − M₀)β₀``,
-#: one Neumann term undoing the start's shrinkage to first order).
+#: one Neumann term undoing the start's shrinkage to first order; ``"debiased"``, the second
+#: attempt after the first check failed: ``max(plug-in, β̃ᵀQβ̃ − tr(Q Cov β̃))`` with ``β̃ = M₀⁻¹Mβ₀``
+#: the unlifted released solve, its noise subtracted; docs/regression.md §4f).
 BOOST_COUNTS = (0, 1, 2, 3, 5, 10, 20, 50, 100)
-BOOST_COUNT_BIASES = ("plug-in", "corrected")
+BOOST_COUNT_BIASES = ("plug-in", "corrected", "debiased")
 BOOST_COUNT_BIAS = "plug-in"
 #: Where §4e's decision says many residuals exceed ``τ₀``, the rounds' clip is
 #: ``min(BOOST_COUNT_CLIP · h_y, h_y + Σ w|β₀|)``: ``2 h_y`` clips no residual of a fit whose
@@ -865,25 +867,34 @@ def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: floa
     beta0 = np.asarray(beta0, dtype=np.float64)
     Minv = np.linalg.pinv(M, hermitian=True)
     shrink = Minv @ (M - M0)
-    if bias == "plug-in":
+    debiased = bias == "debiased"
+    if bias == "plug-in" or debiased:
         b_true = beta0
     elif bias == "corrected":
         b_true = beta0 + shrink @ beta0
     else:
         raise ValueError(f"bias must be one of {BOOST_COUNT_BIASES}, got {bias!r}")
+    if debiased:  # the unlifted released solve M₀⁻¹b (b = Mβ₀) and its delta-method covariance
+        U = np.linalg.pinv(M0, hermitian=True) @ M
+        b_free = U @ beta0
+        C_free = U @ C0 @ U.T
     K = np.eye(M.shape[0]) - Minv @ M0
     R = Minv * np.asarray(w, dtype=np.float64)
 
-    def loss(b, cov):
-        return float(b @ M0 @ b + np.sum(M0 * cov))
+    def bias2(S):  # ‖S β‖² in M₀: plug-in, or the noise-subtracted estimate (never below it)
+        Q = S.T @ M0 @ S
+        plug = float(b_true @ Q @ b_true)
+        if not debiased:
+            return plug
+        return max(plug, float(b_free @ Q @ b_free - np.sum(Q * C_free)))
     out = {}
     for T in counts:
         T = int(T)
         if T == 0:
             Msinv = np.linalg.pinv(Ms, hermitian=True)
-            b = -Msinv @ (Ms - M0) @ b_true
             P = Msinv @ M
-            out[0] = loss(b, joint_share * (P @ C0 @ P.T))
+            out[0] = bias2(-Msinv @ (Ms - M0)) + float(np.sum(M0 * (joint_share *
+                                                                     (P @ C0 @ P.T))))
             continue
         cov = boosted_covariance(C0, K, R, sigma_unit * tau * math.sqrt(T), T)
         powers, P = [], np.eye(K.shape[0])
@@ -891,7 +902,7 @@ def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: floa
             P = K @ P
             powers.append(P)
         A0 = sum(powers[T - (T + 1) // 2:]) / ((T + 1) // 2)
-        out[T] = loss(A0 @ (-shrink @ b_true), cov)
+        out[T] = bias2(-A0 @ shrink) + float(np.sum(M0 * cov))
     return out
 
 
