@@ -82,6 +82,13 @@ GATE: the chosen variant goes to a second check only if its geometric mean of th
 at ε = 1, 3, 10 is below round 1's plug-in, c = 1's in the same run; the second check then uses
 the SAME rule (a)/(c) on other never-seen tables, written and committed before it is run.
 
+OUTCOME of dev2 (written AFTER the dev2 run; nothing above was changed):
+results/regression_boost_count_dev2.md — the dev rule picks debiased, c = 1 (40 of 40 cells,
+geometric mean 0.9834 vs plug-in's 0.9829 in the same run), but the GATE FAILS: its wdbc
+medians at ε = 1, 3, 10 are round 1's (geometric mean 0.3952 both: the noise-subtracted estimate
+does not lift the predicted bias above the plug-in floor there, so the same T is chosen). So the
+second check was NOT run; its tables (below) were never fitted and stay unused.
+
 THE SECOND CHECK (``--part check2``; this section, the tables and their bounds were written and
 committed BEFORE the check2 run — and before the dev2 grid had finished — and are not changed
 after it). Run only if the gate above says so. ``"predict"`` with ``BOOST_COUNT_BIAS =
