@@ -215,3 +215,31 @@ def test_the_predicted_ranking_of_counts_follows_the_measured_one():
     rank = lambda v: np.argsort(np.argsort(v))  # noqa: E731
     rho = np.corrcoef(rank(pm), rank(mm))[0, 1]
     assert rho >= 0.6
+
+
+def test_the_debiased_bias_is_the_plug_in_without_a_lift_and_never_below_it():
+    rng = np.random.default_rng(1)
+    k = 4
+    B = rng.standard_normal((k, k))
+    M0 = B @ B.T + np.eye(k)
+    C0 = 0.05 * np.eye(k)
+    w = np.ones(k)
+    beta0 = rng.standard_normal(k)
+    same = [predicted_boost_losses(beta0, M0, M0, M0, C0, w, 0.1, 1.0, BOOST_COUNTS, 0.7, bias=b)
+            for b in ("plug-in", "debiased")]
+    assert same[0] == same[1]  # no lift: no bias, whatever the estimate
+    M = M0 + 3.0 * np.eye(k)
+    lo, hi = (predicted_boost_losses(beta0, M, M0, M, C0, w, 0.1, 1.0, BOOST_COUNTS, 0.7, bias=b)
+              for b in ("plug-in", "debiased"))
+    assert all(hi[T] >= lo[T] - 1e-12 for T in BOOST_COUNTS)
+    # with a negligible noise the estimate is the bias at the unlifted solve, above the plug-in
+    tiny = predicted_boost_losses(beta0, M, M0, M, 1e-12 * np.eye(k), w, 0.0, 1.0, (1,), 0.7,
+                                  bias="debiased")[1]
+    Minv = np.linalg.inv(M)
+    S = -(np.eye(k) - Minv @ M0) @ Minv @ (M - M0)
+    bt = np.linalg.solve(M0, M @ beta0)
+    assert tiny == pytest.approx(float((S @ bt) @ M0 @ (S @ bt)), rel=1e-6)
+    assert tiny > lo[1]
+    with pytest.raises(ValueError, match="bias"):
+        predicted_boost_losses(beta0, M, M0, M, C0, w, 0.1, 1.0, (1,), 0.7, bias="nope")
+

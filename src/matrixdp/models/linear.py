@@ -859,7 +859,21 @@ def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: floa
     same release solved with the entry variances times ``s``: the noise of the single release),
     bias ``−Ms⁻¹(Ms − M₀)β``, noise ``s · Ms⁻¹ M C0 M Ms⁻¹``. Missed: the Huber pull of clipped
     residuals, the noise of ``M₀`` itself, and the second release's own draw of the Gram.
-    Returns ``{T: loss}``.
+    ``bias="debiased"`` (a second attempt, not the default): ``max(plug-in, β̃ᵀQβ̃ −
+    tr(Q Cov β̃))`` with ``Q = SᵀM₀S`` for the candidate's bias map ``S``, ``β̃ = M₀⁻¹Mβ₀`` the
+    unlifted released solve and ``Cov β̃ = M₀⁻¹M C0 M M₀⁻¹``.
+
+    Returns
+    -------
+    dict
+        ``{T: predicted loss}`` for each ``T`` in ``counts``.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` §4f (the rule and its checks), §4c (the linearised
+       rounds), §4e (the second joint release).
+    .. [2] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (the rounds'
+       shares compose to the same μ* whatever T is).
     """
     M = 0.5 * (np.asarray(M, dtype=np.float64) + np.asarray(M, dtype=np.float64).T)
     M0 = 0.5 * (np.asarray(M0, dtype=np.float64) + np.asarray(M0, dtype=np.float64).T)
