@@ -255,6 +255,15 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``"auto"`` (the name of the opt-in before it became the default). An int ``T``: exactly
         ``T`` rounds, no decision (``0``: the single joint release; ``2``: the rounds default
         before §4e). An int > 0 with a level opt-in raises.
+        ``"predict"`` (opt-in; ``docs/regression.md`` §4f, task R7): after the joint release,
+        the count ``T ∈ BOOST_COUNTS = (0, 1, 2, 3, 5, 10, 20, 50, 100)`` and the clip are
+        chosen by minimising a predicted loss computed from the release and public inputs
+        only (post-processing; :func:`predicted_boost_losses`): the clip is ``τ₀ = h_y/4``
+        where §4e's decision says rounds, else ``min(h_y, h_y + Σ w|β₀|)``
+        (``BOOST_COUNT_CLIP``); ``T = 0`` is §4e's second joint release. The rounds keep their
+        total Gaussian-DP shift ``μ*√0.3`` (each ``μ*√(0.3/T)``) whatever ``T`` is, so the
+        charge, made once before any draw, does not depend on the choice. ``boost_clip``
+        must be ``None``. A seeded fit is replayable by whoever knows the seed.
     boost_clip : float > 0, "fixed", "grow" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the
@@ -328,6 +337,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``boost_rounds="auto"``/``"adaptive"`` with rounds planned: the released residual scale
         ``σ̂`` the decision read, ``{"point", "lower", "upper"}`` (NaN without a released count);
         ``None`` otherwise (an int ``boost_rounds``, or no rounds planned).
+    boost_predicted_loss_ : dict or None
+        ``boost_rounds="predict"``: the predicted loss ``{T: loss}`` (sums units) the count was
+        chosen by — a function of the release (post-processing); ``None`` otherwise.
     boost_clip_ : float or None
         Their residual clip ``τ`` (the last round's; ``None`` without rounds).
     boost_clips_ : tuple of float or None
@@ -442,12 +454,20 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             ("level_prior", self.level_prior, LEVEL_PRIOR))
             if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
         adaptive = False
-        if isinstance(T, str) and T in ("auto", "adaptive"):
+        self._count_rule = False
+        if isinstance(T, str) and T == "predict":  # the count chosen per fit (§4f; opt-in)
+            if self.boost_clip is not None:
+                raise InvalidParameterError("boost_clip", "must be None with "
+                                                          "boost_rounds='predict' (it chooses "
+                                                          f"the clip), got {self.boost_clip!r}")
+            adaptive, self._count_rule = True, True
+            T = 0 if opt_ins else BOOST_ROUNDS
+        elif isinstance(T, str) and T in ("auto", "adaptive"):
             adaptive = T == "adaptive" or BOOST_AUTO_ADAPTIVE
             T = 0 if opt_ins else BOOST_ROUNDS
         elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
-            raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive' or an int "
-                                                        f">= 0, got {T!r}")
+            raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive', 'predict' "
+                                                        f"or an int >= 0, got {T!r}")
         if T == 0:
             return 0, None, None, False
         if opt_ins:
@@ -525,7 +545,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         n_rounds, tau, clip_rule, adaptive = self._boost(hy)
         self.boost_rounds_, self.boost_clip_, self.boost_clips_ = n_rounds, tau, None
         self.boost_branch_ = "rounds" if n_rounds > 0 else "single-release"
-        self.boost_residual_scale_ = None
+        self.boost_residual_scale_ = self.boost_predicted_loss_ = None
         scale = float(n) if relation == "replace-one" else 1.0
         boosted_cov = None
         if n_rounds > 0:  # the joint release and T rounds, composed in GDP, charged once
@@ -559,6 +579,42 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                         rel.value * scale, rel.entry_variance * scale * scale, beta0,
                         intercept, n_rel)
                     rounds = boost_decision(self.boost_residual_scale_, tau)
+                self.boost_predicted_loss_ = None
+                if self._count_rule:  # §4f: T and τ from the release and public inputs only
+                    M0 = solve_moments(rel.value * scale, rel.entry_variance, task, n, t,
+                                       fit_intercept=intercept, alpha=alpha, shrink=0.0,
+                                       projection=projection, return_normal=True)[2]
+                    Ms = solve_moments(rel.value * scale, rel.entry_variance * BOOST_JOINT_SHARE,
+                                       task, n, t, fit_intercept=intercept, alpha=alpha,
+                                       shrink=self._shrink, projection=projection,
+                                       return_normal=True)[2]
+                    C0 = coefficient_noise_std(
+                        beta0, normal, rel.entry_variance, scale, cx, t if intercept else None,
+                        widths=np.append(0.5 * (hi_x - lo_x), t) if intercept
+                        else 0.5 * (hi_x - lo_x), return_cov=True)
+                    # the clip: τ₀ where the decision says few residuals are clipped, else
+                    # the least-squares clip (no residual of a fit inside the box is clipped)
+                    tau_c = tau if rounds else min(BOOST_COUNT_CLIP * hy,
+                                                   residual_cap(beta0, w, hy))
+                    sig1 = mech_round.sigma / (tau * math.sqrt(n_rounds))  # σ_r at τ = 1, T = 1
+                    losses = predicted_boost_losses(beta0, normal, M0, Ms, C0, w, sig1, tau_c,
+                                                    BOOST_COUNTS, BOOST_JOINT_SHARE,
+                                                    bias=BOOST_COUNT_BIAS)
+                    self.boost_predicted_loss_ = losses
+                    T_best = min(losses, key=lambda k: (losses[k], k))
+                    rounds = T_best > 0
+                    if rounds:  # the same μ_r·√T per round set: the charge is unchanged
+                        n_rounds, tau = int(T_best), float(tau_c)
+                        _, mech_round, total_T = boosted_plan(task, eps, delta, noise, n_rounds,
+                                                              tau, BOOST_JOINT_SHARE, intercept)
+                        if total_T.mu > total.mu * (1 + 1e-9):  # pragma: no cover
+                            raise RuntimeError("the chosen rounds exceed the charged budget")
+                        self.boost_rounds_, self.boost_clip_ = n_rounds, tau
+
+                        def correlation(b, tau=tau):  # noqa: F811 - at the chosen clip
+                            return residual_correlation_sums(
+                                records, np.append(lo_x, lo_y), np.append(hi_x, hi_y),
+                                np.append(cx, cy), t if intercept else 0.0, b, tau, unit)
                 if not rounds:  # the rounds' budget buys a second joint release (same plan)
                     rel = second_joint_release(rel, value, task, eps, delta, noise, gen, total)
                     n_rounds = 0
@@ -768,6 +824,100 @@ BOOST_AUTO_ADAPTIVE = True
 BOOST_FALLBACK_FORM = "lower"
 BOOST_FALLBACK_KAPPA = 1.0
 BOOST_FALLBACK_Z = 2.0
+
+#: ``boost_rounds="predict"`` (opt-in; docs/regression.md §4f, task R7): the candidate counts of
+#: rounds (0: §4e's second joint release) and the plug-in of the true coefficients in the
+#: predicted bias (``"plug-in"``: the start ``β₀``; ``"corrected"``: ``β₀ + M⁻¹(M − M₀)β₀``,
+#: one Neumann term undoing the start's shrinkage to first order; ``"debiased"``, the second
+#: attempt after the first check failed: ``max(plug-in, β̃ᵀQβ̃ − tr(Q Cov β̃))`` with ``β̃ = M₀⁻¹Mβ₀``
+#: the unlifted released solve, its noise subtracted; docs/regression.md §4f).
+BOOST_COUNTS = (0, 1, 2, 3, 5, 10, 20, 50, 100)
+BOOST_COUNT_BIASES = ("plug-in", "corrected", "debiased")
+BOOST_COUNT_BIAS = "plug-in"
+#: Where §4e's decision says many residuals exceed ``τ₀``, the rounds' clip is
+#: ``min(BOOST_COUNT_CLIP · h_y, h_y + Σ w|β₀|)``: ``2 h_y`` clips no residual of a fit whose
+#: predictions stay in the target's box; ``h_y`` is Boosted AdaSSP's ``τ = 𝒴`` (§4b).
+BOOST_COUNT_CLIP = 1.0
+
+
+def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: float, counts,
+                           joint_share: float = BOOST_JOINT_SHARE, bias: str = "plug-in") -> dict:
+    r"""The predicted prediction loss ``E (β̂ − β)ᵀ M₀ (β̂ − β)`` (sums units: ``n`` times the
+    excess test MSE) of ``T`` boosting rounds at clip ``τ``, for each ``T`` in ``counts``
+    (``docs/regression.md`` §4f). Post-processing: every input is the joint release, its
+    solve, or public.
+
+    Linearised rounds (no residual clipped, ``η = 1``; :func:`boosted_covariance`):
+    ``δ_k = K δ_{k−1} + R e_k``, ``K = I − M⁻¹M₀``, ``R = M⁻¹W``, ``e_k ~ N(0, σ_r² I)`` with
+    ``σ_r = sigma_unit · τ · √T`` (each round's shift ``μ*√((1 − s)/T)``, sensitivity
+    ``∝ τ``). The start's error is its noise (covariance ``C0``) plus the shrinkage bias of the
+    adaptive lift ``b₀ = −M⁻¹(M − M₀)β``; the averaged iterate's bias is ``A₀ b₀``
+    (``A₀`` the tail average of ``K^k``). ``β`` is unknown: ``bias="plug-in"`` uses ``β₀`` (itself
+    shrunk, so the bias is UNDER-stated where the lift binds), ``"corrected"`` uses
+    ``β₀ + M⁻¹(M − M₀)β₀`` (one Neumann term of ``(M⁻¹M₀)⁻¹β₀``; noisier). ``T = 0`` is §4e's
+    second joint release, in law the single release at ``μ*``: its solve's matrix ``Ms`` (the
+    same release solved with the entry variances times ``s``: the noise of the single release),
+    bias ``−Ms⁻¹(Ms − M₀)β``, noise ``s · Ms⁻¹ M C0 M Ms⁻¹``. Missed: the Huber pull of clipped
+    residuals, the noise of ``M₀`` itself, and the second release's own draw of the Gram.
+    ``bias="debiased"`` (a second attempt, not the default): ``max(plug-in, β̃ᵀQβ̃ −
+    tr(Q Cov β̃))`` with ``Q = SᵀM₀S`` for the candidate's bias map ``S``, ``β̃ = M₀⁻¹Mβ₀`` the
+    unlifted released solve and ``Cov β̃ = M₀⁻¹M C0 M M₀⁻¹``.
+
+    Returns
+    -------
+    dict
+        ``{T: predicted loss}`` for each ``T`` in ``counts``.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` §4f (the rule and its checks), §4c (the linearised
+       rounds), §4e (the second joint release).
+    .. [2] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (the rounds'
+       shares compose to the same μ* whatever T is).
+    """
+    M = 0.5 * (np.asarray(M, dtype=np.float64) + np.asarray(M, dtype=np.float64).T)
+    M0 = 0.5 * (np.asarray(M0, dtype=np.float64) + np.asarray(M0, dtype=np.float64).T)
+    Ms = 0.5 * (np.asarray(Ms, dtype=np.float64) + np.asarray(Ms, dtype=np.float64).T)
+    beta0 = np.asarray(beta0, dtype=np.float64)
+    Minv = np.linalg.pinv(M, hermitian=True)
+    shrink = Minv @ (M - M0)
+    debiased = bias == "debiased"
+    if bias == "plug-in" or debiased:
+        b_true = beta0
+    elif bias == "corrected":
+        b_true = beta0 + shrink @ beta0
+    else:
+        raise ValueError(f"bias must be one of {BOOST_COUNT_BIASES}, got {bias!r}")
+    if debiased:  # the unlifted released solve M₀⁻¹b (b = Mβ₀) and its delta-method covariance
+        U = np.linalg.pinv(M0, hermitian=True) @ M
+        b_free = U @ beta0
+        C_free = U @ C0 @ U.T
+    K = np.eye(M.shape[0]) - Minv @ M0
+    R = Minv * np.asarray(w, dtype=np.float64)
+
+    def bias2(S):  # ‖S β‖² in M₀: plug-in, or the noise-subtracted estimate (never below it)
+        Q = S.T @ M0 @ S
+        plug = float(b_true @ Q @ b_true)
+        if not debiased:
+            return plug
+        return max(plug, float(b_free @ Q @ b_free - np.sum(Q * C_free)))
+    out = {}
+    for T in counts:
+        T = int(T)
+        if T == 0:
+            Msinv = np.linalg.pinv(Ms, hermitian=True)
+            P = Msinv @ M
+            out[0] = bias2(-Msinv @ (Ms - M0)) + float(np.sum(M0 * (joint_share *
+                                                                     (P @ C0 @ P.T))))
+            continue
+        cov = boosted_covariance(C0, K, R, sigma_unit * tau * math.sqrt(T), T)
+        powers, P = [], np.eye(K.shape[0])
+        for _ in range(T):
+            P = K @ P
+            powers.append(P)
+        A0 = sum(powers[T - (T + 1) // 2:]) / ((T + 1) // 2)
+        out[T] = bias2(-A0 @ shrink) + float(np.sum(M0 * cov))
+    return out
 
 
 def residual_scale(G, entry_variance, beta, fit_intercept: bool, n_public: float,
