@@ -153,3 +153,18 @@ def test_charge_still_refuses_before_the_draw():
     assert Spy.draws == 1
     m.release(np.zeros(10), rng=gen, accountant=Accountant(epsilon=1.0, delta=1e-6))
     assert Spy.draws == 2
+
+
+def test_with_sensitivity_keeps_the_claim_and_scales_the_noise():
+    """``with_sensitivity``: same (ε, δ), calibration, relation and numerics; σ ∝ Δ (μ kept)."""
+    from matrixdp.mechanisms import GaussianMechanism
+
+    for calibration in ("analytic", "classic"):
+        mech = GaussianMechanism(epsilon=0.5, delta=1e-6, sensitivity=2.0, calibration=calibration,
+                                 neighbouring="add-remove")
+        other = mech.with_sensitivity(6.0)
+        assert (other.epsilon, other.delta, other.calibration, other.neighbouring, other.numerics) \
+            == (mech.epsilon, mech.delta, mech.calibration, mech.neighbouring, mech.numerics)
+        assert other.sensitivity == 6.0
+        assert other.sigma == pytest.approx(3.0 * mech.sigma, rel=1e-9)
+        assert mech.sensitivity == 2.0  # the original is unchanged

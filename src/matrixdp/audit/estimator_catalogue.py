@@ -136,11 +136,7 @@ class _FitSample:
 def scaled_gaussian(mech, factor: float):
     """A GaussianMechanism with ``mech``'s (ε, δ), calibration and relation but ``factor`` times
     its sensitivity: its noise is ``factor`` times too small for the claim (a planted bug)."""
-    from ..mechanisms import GaussianMechanism
-
-    return GaussianMechanism(epsilon=mech.epsilon, delta=mech.delta,
-                             sensitivity=mech.sensitivity * factor,
-                             calibration=mech.calibration, neighbouring=mech.neighbouring)
+    return mech.with_sensitivity(mech.sensitivity * factor)
 
 
 @contextlib.contextmanager

@@ -103,6 +103,17 @@ class GaussianMechanism(Mechanism):
         else:
             self.sigma = classic_gaussian_sigma(self.epsilon, self.delta, self.sensitivity)
 
+    def with_sensitivity(self, sensitivity) -> "GaussianMechanism":
+        """The same (ε, δ), calibration, relation and numerics at another L2 sensitivity.
+
+        The noise scales with the sensitivity (the Gaussian-DP shift ``μ = Δ/σ`` is kept), so a
+        release whose sensitivity is chosen later (a clip set from earlier releases, a
+        histogram with more cells per record) keeps the claim it was charged for.
+        """
+        return type(self)(epsilon=self.epsilon, delta=self.delta, sensitivity=sensitivity,
+                          calibration=self.calibration, neighbouring=self.neighbouring,
+                          numerics=self.numerics, granularity=self.granularity)
+
     def __setattr__(self, name, value):
         # Any change of configuration forgets the cached release terms (see _release_terms).
         object.__setattr__(self, name, value)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -610,11 +611,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                         if total_T.mu > total.mu * (1 + 1e-9):  # pragma: no cover
                             raise RuntimeError("the chosen rounds exceed the charged budget")
                         self.boost_rounds_, self.boost_clip_ = n_rounds, tau
-
-                        def correlation(b, tau=tau):  # noqa: F811 - at the chosen clip
-                            return residual_correlation_sums(
-                                records, np.append(lo_x, lo_y), np.append(hi_x, hi_y),
-                                np.append(cx, cy), t if intercept else 0.0, b, tau, unit)
+                        correlation = partial(correlation, tau=tau)  # at the chosen clip
                 if not rounds:  # the rounds' budget buys a second joint release (same plan)
                     rel = second_joint_release(rel, value, task, eps, delta, noise, gen, total)
                     n_rounds = 0
@@ -625,29 +622,18 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                 if not rounds:
                     pass
                 elif clip_rule == "grow":  # public: the release's count, ε, δ, d, the box, β
-                    from ..mechanisms import GaussianMechanism
-                    n_pub = n_rel
-                    # the released residual scale at the start (post-processing): RSS(β₀)/n
-                    a = np.zeros(rel.value.shape[0])
-                    a[:d], a[d] = -beta0[:d], 1.0
-                    if intercept:
-                        a[d + 1] = -beta0[d]
-                    rss = float(a @ (rel.value * scale) @ a)
-                    # its LOWER confidence bound from the release's public entry variances:
-                    # a noisy σ̂ never lifts τ where nothing needs it (task R3)
-                    rss = rss_lower_bound(rss, a, rel.entry_variance * scale * scale)
-                    spread = math.sqrt(max(rss, 0.0) / n_pub) if n_pub > 0 else 0.0
+                    # the released residual scale √(RSS(β₀)/n) at its LOWER confidence value
+                    # (post-processing): a noisy σ̂ never lifts τ where nothing needs it (task R3)
+                    spread = residual_scale(rel.value * scale, rel.entry_variance * scale * scale,
+                                            beta0, intercept, n_rel, z=BOOST_CLIP_SPREAD_Z)["lower"]
+                    spread = 0.0 if math.isnan(spread) else spread
                     tau_grow = growing_clip(tau, hy, eps, delta, n_rounds, BOOST_JOINT_SHARE,
-                                            n_pub, w, task.neighbouring, spread)
+                                            n_rel, w, task.neighbouring, spread)
 
                     def grow_clip(b):  # never above the largest residual any record has
                         tk = min(tau_grow, residual_cap(b, w, hy))
                         # the same (ε, δ) (the same μ_r) at the sensitivity of this τ
-                        return tk, GaussianMechanism(
-                            epsilon=mech_round.epsilon, delta=mech_round.delta,
-                            sensitivity=mech_round.sensitivity * tk / tau,
-                            calibration=mech_round.calibration,
-                            neighbouring=mech_round.neighbouring)
+                        return tk, mech_round.with_sensitivity(mech_round.sensitivity * tk / tau)
                     clip = grow_clip
                 if rounds:
                     beta, _, Minv, taus = boost_rounds(correlation, beta0, normal, w, mech_round,
@@ -940,9 +926,7 @@ def residual_scale(G, entry_variance, beta, fit_intercept: bool, n_public: float
     if not n_public > 0:
         return {"point": math.nan, "lower": math.nan, "upper": math.nan}
     rss = float(a @ G @ a)
-    a2 = a * a
-    V = np.asarray(entry_variance, dtype=np.float64)
-    sd = math.sqrt(max(2.0 * float(a2 @ V @ a2) - float(np.sum(a2 * a2 * np.diag(V))), 0.0))
+    sd = rss_noise_sd(a, entry_variance)
     lo, hi = max(rss - z * sd, 0.0), max(rss + z * sd, 0.0)
     return {"point": math.sqrt(max(rss, 0.0) / n_public), "lower": math.sqrt(lo / n_public),
             "upper": math.sqrt(hi / n_public)}
@@ -974,10 +958,15 @@ def rss_lower_bound(rss: float, a, entry_variance, z: float | None = None) -> fl
     conservative, i.e. the ceiling ``m σ̂`` lower, the clip closer to the fixed one).
     """
     z = BOOST_CLIP_SPREAD_Z if z is None else float(z)
+    return float(max(rss - z * rss_noise_sd(a, entry_variance), 0.0))
+
+
+def rss_noise_sd(a, entry_variance) -> float:
+    """The noise sd of a released quadratic form ``aᵀĜa`` (``a`` fixed): the square root of
+    ``2 (a²)ᵀ V (a²) - Σ_i a_i⁴ V_ii`` (:func:`rss_lower_bound`)."""
     a2 = np.asarray(a, dtype=np.float64) ** 2
     V = np.asarray(entry_variance, dtype=np.float64)
-    var = 2.0 * float(a2 @ V @ a2) - float(np.sum(a2 * a2 * np.diag(V)))
-    return float(max(rss - z * math.sqrt(max(var, 0.0)), 0.0))
+    return math.sqrt(max(2.0 * float(a2 @ V @ a2) - float(np.sum(a2 * a2 * np.diag(V))), 0.0))
 
 
 def growing_clip(tau0: float, hy: float, epsilon: float, delta: float, n_rounds: int,

@@ -772,8 +772,7 @@ class DPTreeCopula(GeneratorParams):
             t = float(getattr(self, "histogram_tree_threshold", 2.0))
             if not np.any(t * sd_top <= float(md) * np.asarray(class_sizes, dtype=np.float64)):
                 return False
-        mechs["histograms"] = GaussianMechanism(epsilon=flat.epsilon, delta=flat.delta, sensitivity=d_tree,
-                                                neighbouring="add-remove")
+        mechs["histograms"] = flat.with_sensitivity(d_tree)
         sens["histograms"] = d_tree
         return True
 
