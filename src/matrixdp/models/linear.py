@@ -619,9 +619,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                 pen = np.zeros(beta0.size)
                 pen[:d] = alpha  # DPRidge: the rounds step on the ridge's gradient (public α)
                 clip = None
-                if not rounds:
-                    pass
-                elif clip_rule == "grow":  # public: the release's count, ε, δ, d, the box, β
+                if rounds and clip_rule == "grow":  # public: the count, ε, δ, d, the box, β
                     # the released residual scale √(RSS(β₀)/n) at its LOWER confidence value
                     # (post-processing): a noisy σ̂ never lifts τ where nothing needs it (task R3)
                     spread = residual_scale(rel.value * scale, rel.entry_variance * scale * scale,
