@@ -232,7 +232,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         release's own level; the prior is applied to whichever model it keeps.
         ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
         ``results/regression_level_prior_check.md`` (failed).
-    boost_rounds : "auto", "adaptive" or int >= 0, default "auto"
+    boost_rounds : "auto", "adaptive", "predict", "ls-fallback" or int >= 0, default "auto"
         Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70%
         of ``μ*²`` (Gaussian DP) and its solve gives the start ``β₀`` and the fixed solve
         ``M⁻¹``; each of ``T`` rounds releases the correlation of the features (on the unit box)
@@ -265,6 +265,12 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         total Gaussian-DP shift ``μ*√0.3`` (each ``μ*√(0.3/T)``) whatever ``T`` is, so the
         charge, made once before any draw, does not depend on the choice. ``boost_clip``
         must be ``None``. A seeded fit is replayable by whoever knows the seed.
+        ``"ls-fallback"`` (opt-in; ``docs/regression.md`` §4g, task R8): ``"auto"``, except
+        that where §4e's decision says the residuals are large against ``τ₀`` the rounds'
+        budget buys ``T_ls = BOOST_LS_ROUNDS`` rounds (each ``μ*√(0.3/T_ls)``, the same total)
+        at the least-squares clip ``τ = min(h_y, h_y + Σ w|β₀|)`` (from the release and public
+        inputs) instead of the second joint release (``boost_branch_ == "ls-rounds"``).
+        ``boost_clip`` must be ``None``. A seeded fit is replayable by whoever knows the seed.
     boost_clip : float > 0, "fixed", "grow" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the
@@ -455,8 +461,15 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             ("level_prior", self.level_prior, LEVEL_PRIOR))
             if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
         adaptive = False
-        self._count_rule = False
-        if isinstance(T, str) and T == "predict":  # the count chosen per fit (§4f; opt-in)
+        self._count_rule = self._ls_fallback = False
+        if isinstance(T, str) and T == "ls-fallback":  # §4g (opt-in): LS rounds as the fallback
+            if self.boost_clip is not None:
+                raise InvalidParameterError("boost_clip", "must be None with "
+                                                          "boost_rounds='ls-fallback' (it sets "
+                                                          f"the clip), got {self.boost_clip!r}")
+            adaptive, self._ls_fallback = True, True
+            T = 0 if opt_ins else BOOST_ROUNDS
+        elif isinstance(T, str) and T == "predict":  # the count chosen per fit (§4f; opt-in)
             if self.boost_clip is not None:
                 raise InvalidParameterError("boost_clip", "must be None with "
                                                           "boost_rounds='predict' (it chooses "
@@ -467,8 +480,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             adaptive = T == "adaptive" or BOOST_AUTO_ADAPTIVE
             T = 0 if opt_ins else BOOST_ROUNDS
         elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
-            raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive', 'predict' "
-                                                        f"or an int >= 0, got {T!r}")
+            raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive', 'predict', "
+                                                        f"'ls-fallback' or an int >= 0, got {T!r}")
         if T == 0:
             return 0, None, None, False
         if opt_ins:
@@ -612,6 +625,17 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                             raise RuntimeError("the chosen rounds exceed the charged budget")
                         self.boost_rounds_, self.boost_clip_ = n_rounds, tau
                         correlation = partial(correlation, tau=tau)  # at the chosen clip
+                if not rounds and self._ls_fallback:  # §4g: T_ls least-squares rounds instead
+                    # τ from public inputs and the release only; the same μ*√(1 − s) in total
+                    n_rounds, tau = int(BOOST_LS_ROUNDS), min(hy, residual_cap(beta0, w, hy))
+                    _, mech_round, total_T = boosted_plan(task, eps, delta, noise, n_rounds, tau,
+                                                          BOOST_JOINT_SHARE, intercept)
+                    if total_T.mu > total.mu * (1 + 1e-9):  # pragma: no cover
+                        raise RuntimeError("the least-squares rounds exceed the charged budget")
+                    self.boost_rounds_, self.boost_clip_ = n_rounds, tau
+                    self.boost_branch_ = "ls-rounds"
+                    correlation = partial(correlation, tau=tau)
+                    rounds = True
                 if not rounds:  # the rounds' budget buys a second joint release (same plan)
                     rel = second_joint_release(rel, value, task, eps, delta, noise, gen, total)
                     n_rounds = 0
@@ -822,6 +846,14 @@ BOOST_COUNT_BIAS = "plug-in"
 #: ``min(BOOST_COUNT_CLIP · h_y, h_y + Σ w|β₀|)``: ``2 h_y`` clips no residual of a fit whose
 #: predictions stay in the target's box; ``h_y`` is Boosted AdaSSP's ``τ = 𝒴`` (§4b).
 BOOST_COUNT_CLIP = 1.0
+
+#: ``boost_rounds="ls-fallback"`` (opt-in; docs/regression.md §4g, task R8): where §4e's
+#: decision says the residuals are large against ``τ₀`` (the fallback branch), the rounds'
+#: budget ``μ*√(1 − s)`` buys ``BOOST_LS_ROUNDS`` rounds (each ``μ*√((1 − s)/T_ls)``) at the
+#: least-squares clip ``τ = min(h_y, h_y + Σ w|β₀|)`` instead of the second joint release;
+#: §4e's rounds branch is unchanged.
+BOOST_LS_ROUNDS = 10
+BOOST_LS_COUNTS = (3, 5, 10, 20)
 
 
 def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: float, counts,
