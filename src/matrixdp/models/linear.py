@@ -852,7 +852,7 @@ BOOST_COUNT_CLIP = 1.0
 #: budget ``μ*√(1 − s)`` buys ``BOOST_LS_ROUNDS`` rounds (each ``μ*√((1 − s)/T_ls)``) at the
 #: least-squares clip ``τ = min(h_y, h_y + Σ w|β₀|)`` instead of the second joint release;
 #: §4e's rounds branch is unchanged.
-BOOST_LS_ROUNDS = 10
+BOOST_LS_ROUNDS = 3
 BOOST_LS_COUNTS = (3, 5, 10, 20)
 
 
