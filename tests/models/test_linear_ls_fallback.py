@@ -1,0 +1,158 @@
+"""DPLinearRegression(boost_rounds="ls-fallback") (docs/regression.md §4g, task R8): in §4e's
+fallback branch, ``BOOST_LS_ROUNDS`` rounds at the least-squares clip instead of the second joint
+release — the branch is post-processing of the release, the charge is one spend of ε before any
+draw, each round has the noise of its (T_ls, τ), and the rounds branch is §4e's fit unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from matrixdp.accounting import Accountant
+from matrixdp.errors import BudgetExceededError, InvalidParameterError
+from matrixdp.mechanisms import GaussianMechanism
+from matrixdp.models import DPLinearRegression
+from matrixdp.models.linear import (BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan,
+                                    regression_task)
+
+BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
+
+
+def binary_table(n=1500, seed=0, d=4):
+    """A 0/1 target: residuals near ±1/2, far above τ₀ = h_y/4 (§4e falls back)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d))
+    p = 1.0 / (1.0 + np.exp(-(X @ np.linspace(1.0, -1.0, d))))
+    return X, (rng.uniform(size=n) < p).astype(float)
+
+
+def smooth_table(n=1500, seed=1, d=4):
+    """A continuous target in [0, 1] with small residuals (§4e runs its rounds)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d))
+    return X, np.clip(0.5 + 0.1 * X @ np.ones(d) + 0.01 * rng.standard_normal(n), 0, 1)
+
+
+def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release():
+    X, y = binary_table(300)
+    with pytest.raises(InvalidParameterError, match="boost_clip"):
+        DPLinearRegression(boost_rounds="ls-fallback", boost_clip=0.5, **BIN).fit(X, y)
+    est = DPLinearRegression(boost_rounds="ls-fallback", level_share=0.3, random_state=0,
+                             **BIN).fit(X, y)
+    assert est.boost_rounds_ == 0 and est.boost_branch_ == "single-release"
+    with pytest.raises(InvalidParameterError, match="ls-fallback"):
+        DPLinearRegression(boost_rounds="ls", **BIN).fit(X, y)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_rounds_branch_is_the_default_fit_bit_for_bit(seed):
+    X, y = smooth_table(seed=seed)
+    kw = dict(epsilon=3.0, random_state=seed, **BIN)
+    auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
+    new = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
+    assert auto.boost_branch_ == new.boost_branch_ == "rounds"
+    np.testing.assert_array_equal(new.coef_, auto.coef_)
+    assert new.intercept_ == auto.intercept_
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_fallback_branch_runs_the_least_squares_rounds(seed):
+    X, y = binary_table(seed=seed)
+    kw = dict(epsilon=3.0, random_state=seed, **BIN)
+    auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
+    new = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
+    assert auto.boost_branch_ == "second-release"
+    assert new.boost_branch_ == "ls-rounds"
+    assert new.boost_rounds_ == BOOST_LS_ROUNDS
+    # τ = min(h_y, h_y + Σ w|β₀|) = h_y = 1/2 on [0, 1]
+    assert new.boost_clips_ == (0.5,) * BOOST_LS_ROUNDS and new.boost_clip_ == 0.5
+    assert not np.array_equal(new.coef_, auto.coef_)
+    again = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, new.coef_)  # a seeded fit replays
+
+
+def test_one_charge_of_epsilon_before_any_draw(monkeypatch):
+    X, y = binary_table(800)
+    draws = []
+    original = GaussianMechanism.release
+
+    def spy(self, value, rng=None):
+        draws.append(1)
+        return original(self, value, rng=rng)
+
+    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    small = Accountant(epsilon=1.5, delta=1e-5)
+    with pytest.raises(BudgetExceededError):
+        DPLinearRegression(epsilon=2.0, noise="iid", boost_rounds="ls-fallback",
+                           accountant=small, random_state=0, **BIN).fit(X, y)
+    assert small.spends == () and draws == []  # refused before any draw
+    acc = Accountant(epsilon=2.0, delta=1e-5)
+    est = DPLinearRegression(epsilon=2.0, noise="iid", boost_rounds="ls-fallback",
+                             accountant=acc, random_state=0, **BIN).fit(X, y)
+    assert est.boost_branch_ == "ls-rounds"
+    assert len(acc.spends) == 1
+    assert acc.spends[0][1].epsilon == pytest.approx(2.0, rel=1e-6)
+    assert est.privacy_.epsilon == pytest.approx(2.0, rel=1e-6)
+    assert len(draws) == 1 + BOOST_LS_ROUNDS  # the joint release and T_ls rounds
+
+
+def test_the_branch_is_a_function_of_the_release_only(monkeypatch):
+    """The smooth table's fit with the 0/1 table's joint release substituted takes the
+    least-squares rounds (its own release takes §4e's rounds)."""
+    import matrixdp.models.linear as lin
+
+    Xa, ya = binary_table(1500, seed=4)
+    Xb, yb = smooth_table(1500, seed=5)
+    kw = dict(epsilon=3.0, boost_rounds="ls-fallback", random_state=2, **BIN)
+    original = lin.release_second_moment
+    seen = []
+
+    def record(*args, **kwargs):
+        rel = original(*args, **kwargs)
+        seen.append(rel)
+        return rel
+
+    monkeypatch.setattr(lin, "release_second_moment", record)
+    a = DPLinearRegression(**kw).fit(Xa, ya)
+    rel_a = seen[0]
+    b = DPLinearRegression(**kw).fit(Xb, yb)
+    assert (a.boost_branch_, b.boost_branch_) == ("ls-rounds", "rounds")  # not vacuous
+    calls = []
+
+    def substitute(*args, **kwargs):
+        rel = original(*args, **kwargs)
+        calls.append(1)
+        return rel_a if len(calls) == 1 else rel
+
+    monkeypatch.setattr(lin, "release_second_moment", substitute)
+    got = DPLinearRegression(**kw).fit(Xb, yb)
+    assert got.boost_branch_ == "ls-rounds"
+    assert got.boost_residual_scale_ == a.boost_residual_scale_
+
+
+@pytest.mark.parametrize("factor,accept", [(1.0, True), (1.3, False), (0.7, False)])
+def test_each_round_has_the_noise_of_its_count_and_clip(monkeypatch, factor, accept):
+    """Every least-squares round's release has the planned σ of (T_ls, τ = h_y): pooled over 40
+    fits × T_ls rounds × 5 coordinates, sd within ±10%; 0.7× and 1.3× rejected."""
+    X, y = binary_table(1000)
+    eps = 2.0
+    task = regression_task(np.full(4, -1.0), np.full(4, 1.0), 0.0, 1.0, 1000, True)[0]
+    sigma = boosted_plan(task, eps, 1e-6, "auto", BOOST_LS_ROUNDS, 0.5, BOOST_JOINT_SHARE,
+                         True)[1].sigma
+    seen = []
+    original = GaussianMechanism.release
+
+    def spy(self, value, rng=None):
+        out = original(self, value, rng=rng)
+        if np.asarray(value).shape == (5,):
+            seen.append(np.asarray(out.value, float) - np.asarray(value, float))
+        return out
+
+    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    for s in range(40):
+        est = DPLinearRegression(epsilon=eps, boost_rounds="ls-fallback", random_state=s,
+                                 **BIN).fit(X, y)
+        assert est.boost_branch_ == "ls-rounds"
+    noise = np.concatenate(seen)
+    assert noise.size == 40 * BOOST_LS_ROUNDS * 5
+    assert (abs(float(np.std(noise)) / (factor * sigma) - 1) < 0.10) is accept
