@@ -71,6 +71,12 @@ and the outcome's columns of FriendFoe (sex1, white1, age1, play1: the partner's
 choice; win, win1: functions of the target), BudgetFood (considered: its "percentage" target
 has no stated scale).
 
+OUTCOME of the check (written AFTER the run; nothing above was changed):
+results/regression_ls_rounds_check.md — the rule FAILED on (a), (b) and (c): 22 of 30 cells
+≤ 1.02× the current default (73%), max 1.092 (FriendFoe ε = 1); 0/1 tables at ε ≥ 10 up to
+1.045× the single release (burn ε = 10); geometric mean 1.0166 (0/1 tables 1.025, continuous
+1.000). ``"auto"`` is unchanged; ``"ls-fallback"`` stays opt-in (docs/regression.md §4g).
+
 Command: ``python experiments/regression_ls_rounds.py --part {dev,check}``.
 """
 

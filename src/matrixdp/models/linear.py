@@ -335,10 +335,12 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     boost_rounds_ : int
         The rounds the fit ran (0: the single joint release, or the fallback of the default's
         decision).
-    boost_branch_ : {"rounds", "second-release", "single-release"}
+    boost_branch_ : {"rounds", "second-release", "single-release", "ls-rounds"}
         What the budget after the joint release bought: the boosting rounds, the second joint
         release averaged with the first (the decision's fallback, §4e; the error bars
         and ``entry_variance_`` are then the single release's), or nothing (one release at μ*).
+        ``"ls-rounds"`` (``boost_rounds="ls-fallback"`` only, §4g): the least-squares rounds
+        that replaced the fallback's second release.
         A function of the release (post-processing).
     boost_residual_scale_ : dict or None
         ``boost_rounds="auto"``/``"adaptive"`` with rounds planned: the released residual scale
@@ -851,9 +853,11 @@ BOOST_COUNT_CLIP = 1.0
 #: decision says the residuals are large against ``τ₀`` (the fallback branch), the rounds'
 #: budget ``μ*√(1 − s)`` buys ``BOOST_LS_ROUNDS`` rounds (each ``μ*√((1 − s)/T_ls)``) at the
 #: least-squares clip ``τ = min(h_y, h_y + Σ w|β₀|)`` instead of the second joint release;
-#: §4e's rounds branch is unchanged.
+#: §4e's rounds branch is unchanged. ``T_ls = 3``: the dev rule's choice
+#: (results/regression_ls_rounds_dev.md); the pre-registered check on never-seen tables FAILED
+#: (results/regression_ls_rounds_check.md: geometric mean 1.017× ``"auto"``), so it stays opt-in.
 BOOST_LS_ROUNDS = 3
-BOOST_LS_COUNTS = (3, 5, 10, 20)
+BOOST_LS_COUNTS = (3, 5, 10, 20)  # the dev grid (results/regression_ls_rounds_dev.md)
 
 
 def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: float, counts,
