@@ -576,6 +576,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                 return residual_correlation_sums(records, np.append(lo_x, lo_y),
                                                  np.append(hi_x, hi_y), np.append(cx, cy),
                                                  t if intercept else 0.0, b, tau, unit)
+            def rounds_mechanism(n_rounds, tau):  # T rounds chosen after the joint release:
+                # each at μ*√((1 − s)/T), the same total, so the charge made below holds
+                _, mech, total_T = boosted_plan(task, eps, delta, noise, n_rounds, tau,
+                                                BOOST_JOINT_SHARE, intercept)
+                if total_T.mu > total.mu * (1 + 1e-9):  # pragma: no cover
+                    raise RuntimeError("the chosen rounds exceed the charged budget")
+                return mech
             gen = make_rng(self.random_state)  # one stream for every draw; not kept
             with charging(self.accountant, total, label=label):
                 rel = release_second_moment(None, task, epsilon=eps_joint, delta=delta,
@@ -621,19 +628,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                     rounds = T_best > 0
                     if rounds:  # the same μ_r·√T per round set: the charge is unchanged
                         n_rounds, tau = int(T_best), float(tau_c)
-                        _, mech_round, total_T = boosted_plan(task, eps, delta, noise, n_rounds,
-                                                              tau, BOOST_JOINT_SHARE, intercept)
-                        if total_T.mu > total.mu * (1 + 1e-9):  # pragma: no cover
-                            raise RuntimeError("the chosen rounds exceed the charged budget")
+                        mech_round = rounds_mechanism(n_rounds, tau)
                         self.boost_rounds_, self.boost_clip_ = n_rounds, tau
                         correlation = partial(correlation, tau=tau)  # at the chosen clip
                 if not rounds and self._ls_fallback:  # §4g: T_ls least-squares rounds instead
                     # τ from public inputs and the release only; the same μ*√(1 − s) in total
                     n_rounds, tau = int(BOOST_LS_ROUNDS), min(hy, residual_cap(beta0, w, hy))
-                    _, mech_round, total_T = boosted_plan(task, eps, delta, noise, n_rounds, tau,
-                                                          BOOST_JOINT_SHARE, intercept)
-                    if total_T.mu > total.mu * (1 + 1e-9):  # pragma: no cover
-                        raise RuntimeError("the least-squares rounds exceed the charged budget")
+                    mech_round = rounds_mechanism(n_rounds, tau)
                     self.boost_rounds_, self.boost_clip_ = n_rounds, tau
                     self.boost_branch_ = "ls-rounds"
                     correlation = partial(correlation, tau=tau)
