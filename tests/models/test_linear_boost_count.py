@@ -79,39 +79,18 @@ def test_one_charge_before_any_draw_whatever_the_count(monkeypatch):
     np.testing.assert_allclose(mus, mus[0], rtol=1e-9)
 
 
-def test_the_choice_is_a_function_of_the_release_only(monkeypatch):
+def test_the_choice_is_a_function_of_the_release_only(joint_release):
     """With table A's joint release substituted into the fit of table B (another target, same
     n and public bounds), B's predicted losses and chosen count are A's."""
-    import matrixdp.models.linear as lin
-
     Xa, ya = table(1500, seed=1, noise=0.05)
     rng = np.random.default_rng(2)
     Xb = rng.uniform(-1, 1, (1500, 4))
     yb = np.clip(-1.0 + Xb @ np.array([1.5, -1.0, 0.5, 0.0]) + rng.standard_normal(1500), -3, 3)
     kw = dict(epsilon=3.0, boost_rounds="predict", random_state=3, **BOX)
-    original = lin.release_second_moment
-    seen = []
-
-    def record(*args, **kwargs):
-        rel = original(*args, **kwargs)
-        seen.append(rel)
-        return rel
-
-    monkeypatch.setattr(lin, "release_second_moment", record)
-    a = DPLinearRegression(**kw).fit(Xa, ya)
-    rel_a = seen[0]
-    seen.clear()
+    a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
     b = DPLinearRegression(**kw).fit(Xb, yb)
     assert a.boost_predicted_loss_ != b.boost_predicted_loss_  # not vacuous
-    calls = []
-
-    def substitute(*args, **kwargs):
-        rel = original(*args, **kwargs)
-        calls.append(1)
-        return rel_a if len(calls) == 1 else rel
-
-    monkeypatch.setattr(lin, "release_second_moment", substitute)
-    got = DPLinearRegression(**kw).fit(Xb, yb)
+    got = joint_release.fit_with(DPLinearRegression(**kw), Xb, yb, rel_a)
     assert got.boost_predicted_loss_ == a.boost_predicted_loss_
     assert got.boost_rounds_ == a.boost_rounds_ and got.boost_clip_ == a.boost_clip_
 

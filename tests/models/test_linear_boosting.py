@@ -645,43 +645,21 @@ def test_auto_decides_adaptive_is_auto_an_int_keeps_its_meaning_and_level_opt_in
         assert lvl.boost_rounds_ == 0 and lvl.boost_branch_ == "single-release"
 
 
-def test_the_branch_is_a_function_of_the_release_only(monkeypatch):
+def test_the_branch_is_a_function_of_the_release_only(joint_release):
     """The decision reads the joint release and public inputs only: with the joint release of
     table A substituted into the fit of table B (a different target), B takes A's branch with
     A's released residual scale, and vice versa."""
-    import matrixdp.models.linear as lin
-
     Xa, ya = table(3000, seed=1, noise=0.05)  # small residuals: rounds
     rng = np.random.default_rng(2)
     Xb = rng.uniform(-1, 1, (3000, 4))
     yb = np.where(rng.uniform(size=3000) < 0.5, -3.0, 3.0)  # residuals ~ 3: the fallback
     kw = dict(epsilon=5.0, boost_rounds="adaptive", random_state=3, **BOX)
-    original = lin.release_second_moment
-    seen = []
-
-    def record(*args, **kwargs):
-        rel = original(*args, **kwargs)
-        seen.append(rel)
-        return rel
-
-    monkeypatch.setattr(lin, "release_second_moment", record)
-    a = DPLinearRegression(**kw).fit(Xa, ya)
-    rel_a = seen[0]
-    seen.clear()
-    b = DPLinearRegression(**kw).fit(Xb, yb)
-    rel_b = seen[0]
+    a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
+    b, rel_b = joint_release.fit(DPLinearRegression(**kw), Xb, yb)
     assert a.boost_branch_ == "rounds" and b.boost_branch_ == "second-release"  # not vacuous
 
     for X, y, donor, other in ((Xb, yb, rel_a, a), (Xa, ya, rel_b, b)):
-        calls = []
-
-        def substitute(*args, donor=donor, calls=calls, **kwargs):
-            rel = original(*args, **kwargs)
-            calls.append(1)
-            return donor if len(calls) == 1 else rel  # the joint release replaced
-
-        monkeypatch.setattr(lin, "release_second_moment", substitute)
-        got = DPLinearRegression(**kw).fit(X, y)
+        got = joint_release.fit_with(DPLinearRegression(**kw), X, y, donor)
         assert got.boost_branch_ == other.boost_branch_
         assert got.boost_residual_scale_ == other.boost_residual_scale_
 

@@ -96,36 +96,16 @@ def test_one_charge_of_epsilon_before_any_draw(monkeypatch):
     assert len(draws) == 1 + BOOST_LS_ROUNDS  # the joint release and T_ls rounds
 
 
-def test_the_branch_is_a_function_of_the_release_only(monkeypatch):
+def test_the_branch_is_a_function_of_the_release_only(joint_release):
     """The smooth table's fit with the 0/1 table's joint release substituted takes the
     least-squares rounds (its own release takes §4e's rounds)."""
-    import matrixdp.models.linear as lin
-
     Xa, ya = binary_table(1500, seed=4)
     Xb, yb = smooth_table(1500, seed=5)
     kw = dict(epsilon=3.0, boost_rounds="ls-fallback", random_state=2, **BIN)
-    original = lin.release_second_moment
-    seen = []
-
-    def record(*args, **kwargs):
-        rel = original(*args, **kwargs)
-        seen.append(rel)
-        return rel
-
-    monkeypatch.setattr(lin, "release_second_moment", record)
-    a = DPLinearRegression(**kw).fit(Xa, ya)
-    rel_a = seen[0]
+    a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
     b = DPLinearRegression(**kw).fit(Xb, yb)
     assert (a.boost_branch_, b.boost_branch_) == ("ls-rounds", "rounds")  # not vacuous
-    calls = []
-
-    def substitute(*args, **kwargs):
-        rel = original(*args, **kwargs)
-        calls.append(1)
-        return rel_a if len(calls) == 1 else rel
-
-    monkeypatch.setattr(lin, "release_second_moment", substitute)
-    got = DPLinearRegression(**kw).fit(Xb, yb)
+    got = joint_release.fit_with(DPLinearRegression(**kw), Xb, yb, rel_a)
     assert got.boost_branch_ == "ls-rounds"
     assert got.boost_residual_scale_ == a.boost_residual_scale_
 

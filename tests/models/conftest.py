@@ -1,0 +1,42 @@
+"""Fixtures shared by the model tests."""
+
+import pytest
+
+
+class JointRelease:
+    """Record, or substitute, the joint release of a ``DPLinearRegression`` fit (its first
+    ``release_second_moment`` call). Substituting still draws the fit's own release first, so the
+    rest of the fit uses the same random stream: only what the release says changes."""
+
+    def __init__(self, monkeypatch):
+        import matrixdp.models.linear as lin
+
+        self._lin, self._monkeypatch = lin, monkeypatch
+        self._original = lin.release_second_moment
+
+    def _patch(self, donor=None) -> list:
+        calls = []
+
+        def wrapped(*args, **kwargs):
+            rel = self._original(*args, **kwargs)
+            calls.append(rel)
+            return donor if donor is not None and len(calls) == 1 else rel
+
+        self._monkeypatch.setattr(self._lin, "release_second_moment", wrapped)
+        return calls
+
+    def fit(self, estimator, X, y):
+        """``(fitted estimator, its joint release)``."""
+        calls = self._patch()
+        estimator.fit(X, y)
+        return estimator, calls[0]
+
+    def fit_with(self, estimator, X, y, donor):
+        """The estimator fitted on ``(X, y)`` with ``donor`` in place of its joint release."""
+        self._patch(donor)
+        return estimator.fit(X, y)
+
+
+@pytest.fixture
+def joint_release(monkeypatch) -> JointRelease:
+    return JointRelease(monkeypatch)
