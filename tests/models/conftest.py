@@ -1,5 +1,6 @@
 """Fixtures shared by the model tests."""
 
+import numpy as np
 import pytest
 
 
@@ -40,3 +41,32 @@ class JointRelease:
 @pytest.fixture
 def joint_release(monkeypatch) -> JointRelease:
     return JointRelease(monkeypatch)
+
+
+class GaussianReleases(list):
+    """Every ``GaussianMechanism.release`` call of a test, in order, as ``[mechanism, value,
+    noise]``. An entry is appended when the call starts (so a draw that was attempted counts even
+    if it raised) and its noise (released minus exact value) is filled in when it returns."""
+
+    def noise(self, shape) -> list:
+        """The noise of the releases of a value of ``shape`` (e.g. a round's ``(d + 1,)`` sums)."""
+        return [z for _, v, z in self if v.shape == tuple(shape)]
+
+
+@pytest.fixture
+def gaussian_releases(monkeypatch) -> GaussianReleases:
+    from matrixdp.mechanisms import GaussianMechanism
+
+    original = GaussianMechanism.release
+    log = GaussianReleases()
+
+    def spy(self, value, rng=None):
+        exact = np.array(value, dtype=np.float64)
+        entry = [self, exact, None]
+        log.append(entry)
+        out = original(self, value, rng=rng)
+        entry[2] = np.asarray(out.value, dtype=np.float64) - exact
+        return out
+
+    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    return log

@@ -12,7 +12,6 @@ import pytest
 
 from matrixdp.accounting import Accountant
 from matrixdp.errors import InvalidParameterError
-from matrixdp.mechanisms import GaussianMechanism
 from matrixdp.models import DPLinearRegression
 from matrixdp.models.linear import (BOOST_COUNTS, BOOST_JOINT_SHARE, boosted_covariance,
                                     boosted_plan, predicted_boost_losses, regression_task)
@@ -48,18 +47,11 @@ def test_the_chosen_count_is_the_argmin_of_the_released_prediction(seed):
     assert est.boost_branch_ == ("rounds" if best > 0 else "second-release")
 
 
-def test_one_charge_before_any_draw_whatever_the_count(monkeypatch):
+def test_one_charge_before_any_draw_whatever_the_count(gaussian_releases):
     """The charge is the composed μ* whatever T is chosen: one spend of exactly ε, made before
     the first draw, and 1 + T draws (2 for the second release)."""
     X, y = table(600, d=6)
-    draws = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        draws.append(1)
-        return original(self, value, rng=rng)
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    draws = gaussian_releases
     chosen = set()
     for s, eps in ((0, 0.3), (1, 3.0), (2, 30.0)):
         draws.clear()
@@ -96,27 +88,19 @@ def test_the_choice_is_a_function_of_the_release_only(joint_release):
 
 
 @pytest.mark.parametrize("factor,accept", [(1.0, True), (1.3, False), (0.7, False)])
-def test_the_chosen_rounds_have_the_noise_of_their_count_and_clip(monkeypatch, factor, accept):
+def test_the_chosen_rounds_have_the_noise_of_their_count_and_clip(gaussian_releases, factor,
+                                                                 accept):
     """Every round's release has noise of σ_r(T, τ) = the planned σ of the CHOSEN count and clip
     (boosted_plan at that T and τ): pooled over 40 fits, normalised per fit, sd within ±10%;
     0.7× and 1.3× rejected."""
     X, y = table(1000, d=4)
     task = regression_task(np.full(4, -1.0), np.full(4, 1.0), -3.0, 3.0, 1000, True)[0]
-    current = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        out = original(self, value, rng=rng)
-        if np.asarray(value).shape == (5,):
-            current.append(np.asarray(out.value, float) - np.asarray(value, float))
-        return out
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
     pooled, counts = [], set()
     for s in range(40):
-        current.clear()
+        gaussian_releases.clear()
         est = DPLinearRegression(epsilon=2.0, boost_rounds="predict", random_state=s,
                                  **BOX).fit(X, y)
+        current = gaussian_releases.noise((5,))
         T = est.boost_rounds_
         if T == 0:
             continue

@@ -96,16 +96,9 @@ def test_a_public_constant_feature_adds_nothing_to_the_rounds_sensitivity():
     assert m_round.sensitivity == pytest.approx(2 * 0.5 * math.sqrt(3))  # 2 features + constant
 
 
-def test_charged_once_before_noise_and_refused_by_a_small_accountant(monkeypatch):
+def test_charged_once_before_noise_and_refused_by_a_small_accountant(gaussian_releases):
     X, y = table(300)
-    draws = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        draws.append(1)
-        return original(self, value, rng=rng)
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    draws = gaussian_releases
     small = Accountant(epsilon=0.5, delta=1e-5)
     with pytest.raises(BudgetExceededError):
         DPLinearRegression(epsilon=0.7, noise="iid", boost_rounds=6, accountant=small,
@@ -153,7 +146,7 @@ def test_a_round_releases_the_clipped_residual_correlation_with_the_calibrated_n
     assert abs(float(np.mean(noise))) < 4 * sigma / math.sqrt(noise.size)
 
 
-def test_the_fit_uses_rounds_of_the_planned_scale(monkeypatch):
+def test_the_fit_uses_rounds_of_the_planned_scale(gaussian_releases):
     """Every round's release in a fit is a (d + 1)-vector with noise of the planned σ (±30%
     rejects a wrong scale: 30 fits × 10 rounds × 5 coordinates)."""
     X, y = table(1000, d=4)
@@ -161,19 +154,9 @@ def test_the_fit_uses_rounds_of_the_planned_scale(monkeypatch):
     task, _, _, _ = regression_task(np.full(4, -1.0), np.full(4, 1.0), -3.0, 3.0, 1000, True)
     _, m_round, _ = boosted_plan(task, eps, 1e-6, "auto", T, BOOST_CLIP * 3.0,
                                  BOOST_JOINT_SHARE, True)
-    seen = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        out = original(self, value, rng=rng)
-        if np.asarray(value).shape == (5,):
-            seen.append(np.asarray(out.value, float) - np.asarray(value, float))
-        return out
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
     for s in range(30):
         DPLinearRegression(epsilon=eps, boost_rounds=T, random_state=s, **BOX).fit(X, y)
-    noise = np.concatenate(seen)
+    noise = np.concatenate(gaussian_releases.noise((5,)))
     assert noise.size == 30 * T * 5
     assert abs(float(np.std(noise)) / m_round.sigma - 1) < 0.1
 
@@ -379,17 +362,9 @@ def test_the_cap_bounds_every_residual_in_the_box():
         assert np.max(np.abs(r)) >= 0.999 * cap  # attained at a corner: the bound is tight
 
 
-def test_the_growing_clip_keeps_the_budget_and_charges_once(monkeypatch):
+def test_the_growing_clip_keeps_the_budget_and_charges_once():
     X, y = binary_table(3000, 2)
     box = dict(bounds_X=(0, 1), bounds_y=(0, 1))
-    draws = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        draws.append(1)
-        return original(self, value, rng=rng)
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
     for relation in ("replace-one", "add-remove"):
         acc = Accountant(epsilon=10.0, delta=1e-5)
         grow = DPLinearRegression(epsilon=5.0, boost_clip="grow", neighbouring=relation,
@@ -402,33 +377,23 @@ def test_the_growing_clip_keeps_the_budget_and_charges_once(monkeypatch):
         assert min(grow.boost_clips_) > fixed.boost_clip_  # and it did grow
 
 
-def test_the_growing_clip_rounds_have_the_noise_of_their_clip(monkeypatch):
+def test_the_growing_clip_rounds_have_the_noise_of_their_clip(gaussian_releases):
     """Each round's noise sd is 2τ_k√(d₊+1)/μ_r with its own τ_k (the same μ_r as the plan):
     30 fits × 2 rounds × 5 coordinates of noise divided by the round's σ_k have sd 1 (±10%;
     a scale off by 30% is rejected)."""
     X, y = binary_table(2000, 3)
     eps = 20.0
     mu_r = max_gaussian_shift(eps, 1e-6) * math.sqrt((1 - BOOST_JOINT_SHARE) / BOOST_ROUNDS)
-    seen = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        out = original(self, value, rng=rng)
-        if np.asarray(value).shape == (5,):
-            assert self.sigma == pytest.approx(self.sensitivity / mu_r, rel=1e-6)
-            seen.append((np.asarray(out.value, float) - np.asarray(value, float),
-                         self.sensitivity))
-        return out
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
     z = []
     for s in range(30):
         est = DPLinearRegression(epsilon=eps, bounds_X=(0, 1), bounds_y=(0, 1),
                                  boost_clip="grow", boost_rounds=BOOST_ROUNDS,
                                  random_state=s).fit(X, y)
-        rounds = seen[-BOOST_ROUNDS:]
-        for (noise, sens), tau in zip(rounds, est.boost_clips_):
-            assert sens == pytest.approx(2 * tau * math.sqrt(5), rel=1e-9)
+        rounds = [(m, noise) for m, v, noise in gaussian_releases if v.shape == (5,)]
+        rounds = rounds[-BOOST_ROUNDS:]
+        for (mech, noise), tau in zip(rounds, est.boost_clips_):
+            assert mech.sigma == pytest.approx(mech.sensitivity / mu_r, rel=1e-6)
+            assert mech.sensitivity == pytest.approx(2 * tau * math.sqrt(5), rel=1e-9)
             z.append(noise / (2 * tau * math.sqrt(5) / mu_r))
     z = np.concatenate(z)
     assert z.size == 30 * BOOST_ROUNDS * 5
@@ -695,18 +660,11 @@ def test_add_remove_without_intercept_keeps_the_rounds(force_fallback):
 
 
 def test_the_fallback_is_charged_once_before_any_draw_and_refused_by_a_small_accountant(
-        monkeypatch, force_fallback):
+        gaussian_releases, force_fallback):
     from sklearn.base import clone
 
     X, y = table(300)
-    draws = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        draws.append(1)
-        return original(self, value, rng=rng)
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    draws = gaussian_releases
     small = Accountant(epsilon=0.5, delta=1e-5)
     with pytest.raises(BudgetExceededError):
         DPLinearRegression(epsilon=0.7, noise="iid", accountant=small, random_state=0,

@@ -10,7 +10,6 @@ import pytest
 
 from matrixdp.accounting import Accountant
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
-from matrixdp.mechanisms import GaussianMechanism
 from matrixdp.models import DPLinearRegression
 from matrixdp.models.linear import (BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan,
                                     regression_task)
@@ -71,16 +70,9 @@ def test_the_fallback_branch_runs_the_least_squares_rounds(seed):
     np.testing.assert_array_equal(again.coef_, new.coef_)  # a seeded fit replays
 
 
-def test_one_charge_of_epsilon_before_any_draw(monkeypatch):
+def test_one_charge_of_epsilon_before_any_draw(gaussian_releases):
     X, y = binary_table(800)
-    draws = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        draws.append(1)
-        return original(self, value, rng=rng)
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    draws = gaussian_releases
     small = Accountant(epsilon=1.5, delta=1e-5)
     with pytest.raises(BudgetExceededError):
         DPLinearRegression(epsilon=2.0, noise="iid", boost_rounds="ls-fallback",
@@ -111,7 +103,7 @@ def test_the_branch_is_a_function_of_the_release_only(joint_release):
 
 
 @pytest.mark.parametrize("factor,accept", [(1.0, True), (1.3, False), (0.7, False)])
-def test_each_round_has_the_noise_of_its_count_and_clip(monkeypatch, factor, accept):
+def test_each_round_has_the_noise_of_its_count_and_clip(gaussian_releases, factor, accept):
     """Every least-squares round's release has the planned σ of (T_ls, τ = h_y): pooled over 40
     fits × T_ls rounds × 5 coordinates, sd within ±10%; 0.7× and 1.3× rejected."""
     X, y = binary_table(1000)
@@ -119,20 +111,10 @@ def test_each_round_has_the_noise_of_its_count_and_clip(monkeypatch, factor, acc
     task = regression_task(np.full(4, -1.0), np.full(4, 1.0), 0.0, 1.0, 1000, True)[0]
     sigma = boosted_plan(task, eps, 1e-6, "auto", BOOST_LS_ROUNDS, 0.5, BOOST_JOINT_SHARE,
                          True)[1].sigma
-    seen = []
-    original = GaussianMechanism.release
-
-    def spy(self, value, rng=None):
-        out = original(self, value, rng=rng)
-        if np.asarray(value).shape == (5,):
-            seen.append(np.asarray(out.value, float) - np.asarray(value, float))
-        return out
-
-    monkeypatch.setattr(GaussianMechanism, "release", spy)
     for s in range(40):
         est = DPLinearRegression(epsilon=eps, boost_rounds="ls-fallback", random_state=s,
                                  **BIN).fit(X, y)
         assert est.boost_branch_ == "ls-rounds"
-    noise = np.concatenate(seen)
+    noise = np.concatenate(gaussian_releases.noise((5,)))
     assert noise.size == 40 * BOOST_LS_ROUNDS * 5
     assert (abs(float(np.std(noise)) / (factor * sigma) - 1) < 0.10) is accept
