@@ -366,6 +366,22 @@ def dppca_release(X, lo, hi, *, n_components: int, epsilon: float, seed: int, **
 
 
 @contextlib.contextmanager
+def pinned_constants(module, **values):
+    """Set module-level constants of the library (``None`` values are left alone) inside the
+    block only, restored after it: an experiment's variant rows or a results file's constants,
+    while the library's own defaults stay untouched outside."""
+    values = {k: v for k, v in values.items() if v is not None}
+    old = {k: getattr(module, k) for k in values}
+    for k, v in values.items():
+        setattr(module, k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(module, k, v)
+
+
+@contextlib.contextmanager
 def adaptive_options(**kw):
     """``method="adaptive"`` fits (DPCovariance, DPPCA) with the given options of
     ``matrixdp.models.adaptive.adaptive_covariance``, inside the block only (an experiment's

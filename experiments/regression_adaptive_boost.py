@@ -334,15 +334,8 @@ def fitter(kind, t, eps, Xtr, ytr, Xte, kappa=None, form=None):
     kw["boost_rounds"] = {"single": 0, "default": lin.BOOST_ROUNDS, "adaptive": "adaptive"}[kind]
 
     def fit(s):
-        old = lin.BOOST_FALLBACK_KAPPA, lin.BOOST_FALLBACK_FORM
-        if kappa is not None:
-            lin.BOOST_FALLBACK_KAPPA = kappa
-        if form is not None:
-            lin.BOOST_FALLBACK_FORM = form
-        try:
+        with uc.pinned_constants(lin, BOOST_FALLBACK_KAPPA=kappa, BOOST_FALLBACK_FORM=form):
             m = DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr)
-        finally:
-            lin.BOOST_FALLBACK_KAPPA, lin.BOOST_FALLBACK_FORM = old
         return m.predict(Xte), m
     return fit
 

@@ -374,17 +374,16 @@ def fitter(method, t, eps, Xtr, ytr, Xte, growth=None):
     if method != SINGLE:  # the rounds, as "auto" ran them when these checks were run (since
         kw["boost_rounds"] = lin.BOOST_ROUNDS  # task R6 "auto" may fall back, §4e)
 
+    pinned = {}
+    if growth is not None:
+        g = growth if isinstance(growth, tuple) else (growth, float("inf"))
+        # grids 1-2 were run before z existed: their σ̂ is the point estimate (z = 0)
+        k, m, z = g if len(g) == 3 else (*g, 0.0)
+        pinned = dict(BOOST_CLIP_GROWTH=k, BOOST_CLIP_SPREAD=m, BOOST_CLIP_SPREAD_Z=z)
+
     def fit(s):
-        old = lin.BOOST_CLIP_GROWTH, lin.BOOST_CLIP_SPREAD, lin.BOOST_CLIP_SPREAD_Z
-        if growth is not None:
-            g = growth if isinstance(growth, tuple) else (growth, float("inf"))
-            # grids 1-2 were run before z existed: their σ̂ is the point estimate (z = 0)
-            k, m, z = g if len(g) == 3 else (*g, 0.0)
-            lin.BOOST_CLIP_GROWTH, lin.BOOST_CLIP_SPREAD, lin.BOOST_CLIP_SPREAD_Z = k, m, z
-        try:
+        with uc.pinned_constants(lin, **pinned):
             return DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr).predict(Xte)
-        finally:
-            lin.BOOST_CLIP_GROWTH, lin.BOOST_CLIP_SPREAD, lin.BOOST_CLIP_SPREAD_Z = old
     return fit
 
 

@@ -270,15 +270,8 @@ def fitter(t, eps, Xtr, ytr, Xte, boost_rounds, bias=None, clip=None):
               boost_rounds=boost_rounds)
 
     def fit(s):
-        old = lin.BOOST_COUNT_BIAS, lin.BOOST_COUNT_CLIP
-        if bias is not None:
-            lin.BOOST_COUNT_BIAS = bias
-        if clip is not None:
-            lin.BOOST_COUNT_CLIP = clip
-        try:
+        with uc.pinned_constants(lin, BOOST_COUNT_BIAS=bias, BOOST_COUNT_CLIP=clip):
             m = DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr)
-        finally:
-            lin.BOOST_COUNT_BIAS, lin.BOOST_COUNT_CLIP = old
         return m.predict(Xte), m
     return fit
 

@@ -109,15 +109,10 @@ def fit_model(t, eps, Xtr, ytr, s, boost_rounds, T_ls=None):
     from matrixdp.models import DPLinearRegression
     import matrixdp.models.linear as lin
 
-    old = lin.BOOST_LS_ROUNDS
-    if T_ls is not None:
-        lin.BOOST_LS_ROUNDS = T_ls
-    try:
+    with uc.pinned_constants(lin, BOOST_LS_ROUNDS=T_ls):
         return DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
                                   bounds_y=(t.y_lo, t.y_hi), boost_rounds=boost_rounds,
                                   random_state=s).fit(Xtr, ytr)
-    finally:
-        lin.BOOST_LS_ROUNDS = old
 
 
 def run(tables, epsilons, trials, seed, counts):
