@@ -109,13 +109,13 @@ def _copula(relation, **keeper):
                     random_state=0, **keeper)
 
 
-def _tree_copula(relation, **keeper):
+def _tree_copula(relation, **kw):
     from matrixdp.synth import DPTreeCopula, TableSchema
 
     schema = TableSchema(bounds={"age": (18, 90), "income": (0, 100)},
                          categories={"colour": ["red", "green", "blue"]})
     return DPTreeCopula(schema=schema, epsilon=1.0, delta=1e-6, classes=[0, 1], n_bins=8,
-                        random_state=0, **keeper)
+                        random_state=0, **kw)
 
 
 def _sample_frame(model):
@@ -233,6 +233,23 @@ CASES: dict[str, Case] = {
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_"}) | _DECISION),
+    # the count of rounds chosen from the joint release (docs/regression.md §4f, opt-in): the
+    # predicted losses it compared are post-processing of that release, so released values
+    "DPLinearRegression[predict]": Case(
+        _m("DPLinearRegression", boost_rounds="predict", **_BXY),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "boost_predicted_loss_"}) | _DECISION),
+    # least-squares rounds in place of the fallback's second release (§4g, opt-in); a label
+    # box narrower than the labels and a large ε make the released residuals large against τ₀:
+    # the ls-rounds branch on every dataset of the pair, under both relations
+    "DPLinearRegression[ls-fallback]": Case(
+        _m("DPLinearRegression", boost_rounds="ls-fallback", bounds_X=(-1, 1),
+           bounds_y=(-0.2, 0.2), epsilon=50.0,
+           **{k: v for k, v in _B.items() if k != "epsilon"}),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_"}) | _DECISION),
     "DPRidge[boosted]": Case(
         _m("DPRidge", boost_rounds=2, **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
@@ -286,4 +303,13 @@ CASES: dict[str, Case] = {
                                              # the tree is chosen from the released scores
                                              "tree_"}),
                          sample=_sample_frame),
+    # a second parent per tree column (docs/tree_copula.md, opt-in): chosen from the released
+    # scores and class sizes, so the network is a released value like the tree
+    "DPTreeCopula[two parents]": Case(
+        lambda relation, **keeper: _tree_copula(relation, max_parents=2, **keeper), _frame,
+        _fit_xy, relations=("add-remove",), keeper=("init", "fit"),
+        released=frozenset({"class_counts_", "class_priors_", "marginals_", "correlation_",
+                            "correlation_raw_", "scores_raw_", "edge_counts_", "edge_tables_",
+                            "tree_", "second_parents_"}),
+        sample=_sample_frame),
 }
