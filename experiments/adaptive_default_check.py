@@ -219,7 +219,7 @@ def report_lines(rows, args) -> list[str]:
     lines += ["## Outcome", "",
               f"- fresh cells: {r['n_cells']} of {len(TABLES) * len(EPSILONS)}"
               + ("" if r["complete"] else " (**incomplete run**: the rule cannot pass)"),
-              f"- (A) median over the fresh cells of adaptive / auto: {r['A']:.3g} "
+              f"- (A) median over the fresh cells of adaptive / auto: {r['A']:.4f} "
               f"(need ≤ 1.00): {ok[r['A_pass']]}",
               f"- (B) cells with adaptive / auto > 1.2: {len(r['over12'])} (need ≤ 3)"
               + (" — " + "; ".join(f"{name(x)} ({x['ad_auto']:.3g}×)" for x in r["over12"])
