@@ -52,7 +52,7 @@ row stays the same if the default changes); ``matrixdp (adaptive)`` ``method="ad
 ``matrixdp (coinpress)`` ``method="coinpress"``; ``iid, unit box`` every feature rescaled to
 [0, 1] by its public bounds, ``noise="iid"`` there, mapped back (``utility_covariance.py``).
 
-Run (the deciding run; ~2 fits per second per method on one core)::
+Run (the deciding run; about 4 minutes on one core)::
 
     cd experiments && nice -n 5 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
         PYTHONPATH=../src python adaptive_default_check.py --trials 100
