@@ -107,7 +107,14 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         release (``"pca"``; ``first_kind`` of
         :func:`~matrixdp.models.adaptive.adaptive_covariance`; ``docs/coinpress.md``, "The first
         look's cost in the moments branch" and "Measured (round 3e)"). Utility only: the
-        guarantee is the same.
+        guarantee is the same. Opt-in, not recommended: measured on the 60 benchmark cells
+        (``results/adaptive_pca_first_pca.md``, 50 trials) it is within 1.2× of the best of
+        ``"moments"``, ``"coinpress"`` and i.i.d. noise on the unit box in 43 (``"covariance"``:
+        44), at most 0.5× of that best in 9 (adult, lending_club, synthetic: its CoinPress branch)
+        and above 2× in 8, up to 4.9·10⁵× (lending_club, k = 5, ε = 1, where the ranking
+        under-predicts that branch's deficit by 10⁵–10⁶×,
+        ``results/adaptive_pca_first_pca_diagnosis.md``); it failed the gate for becoming the
+        default.
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
