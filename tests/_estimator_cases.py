@@ -188,6 +188,12 @@ CASES: dict[str, Case] = {
         relations=("replace-one",),
         released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
                             "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    # round 3e: the first look allocated for PCA (adaptive_first="pca")
+    "DPPCA[adaptive, first pca]": Case(
+        _m("DPPCA", n_components=2, method="adaptive", adaptive_first="pca", **_BX), _numeric,
+        _fit_x, relations=("replace-one",),
+        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
+                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
     "DPMean": Case(_m("DPMean", **_BX), _numeric, _fit_x, released=frozenset({"mean_"})),
     "DPStandardScaler": Case(_m("DPStandardScaler", **_BX), _numeric, _fit_x,
                              released=frozenset({"mean_", "var_", "scale_"})),

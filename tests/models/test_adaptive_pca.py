@@ -452,3 +452,65 @@ def test_the_pca_moments_branch_has_the_stated_noise_scale():
     assert 0.9 < float(np.std(z)) < 1.1
     # every feature on its own (300 z-scores each: sampling error of the sd ~0.04)
     assert np.all((z.std(axis=0) > 0.8) & (z.std(axis=0) < 1.2))
+
+
+def test_adaptive_first_reaches_the_first_look_and_defaults_to_the_covariance():
+    """``DPPCA(adaptive_first=...)`` (round 3e) is ``adaptive_covariance``'s ``first_kind``: the
+    default is bit for bit ``"covariance"`` (today's fit), ``"pca"`` is the function's
+    ``first_kind="pca"`` draw for draw (same prediction, same choice), and on bounds whose two
+    allocations differ by > 10⁴ in some entries the two first looks give different fits. The
+    guarantee and the charge are the same."""
+    from matrixdp.accounting import Accountant
+
+    X, lo, hi = _pca_moments_case()
+    fits = {}
+    for first in (None, "covariance", "pca"):
+        acc = Accountant(epsilon=10.0, delta=1e-3)
+        kw = {} if first is None else {"adaptive_first": first}
+        fits[first] = (DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+                             random_state=5, accountant=acc, **kw).fit(X), acc)
+    (d, acc_d), (c, acc_c), (p, acc_p) = fits[None], fits["covariance"], fits["pca"]
+    np.testing.assert_array_equal(d.components_, c.components_)
+    assert d.adaptive_predicted_ == c.adaptive_predicted_
+    ref = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                              rng=5, first_kind="pca")
+    assert p.adaptive_predicted_ == ref.predicted
+    assert p.adaptive_choice_ == ref.choice
+    np.testing.assert_array_equal(p.mean_, ref.location)
+    assert p.adaptive_predicted_ != c.adaptive_predicted_
+    assert p.privacy_ == c.privacy_
+    assert len(acc_p.spends) == len(acc_c.spends) == 1
+    assert acc_p.total() == acc_c.total()
+
+
+def test_adaptive_first_pca_moments_branch_has_both_releases_allocated_for_pca():
+    """With ``first_kind="pca"`` the moments branch's entry variance is the inverse-variance
+    combination of two PCA-allocated plans (at the GDP parameters the fit reports), not of the
+    covariance plan and the PCA plan (which differ by > 10⁴ in some entries on these bounds)."""
+    from matrixdp.calibration.gaussian import gaussian_epsilon
+    from matrixdp.models._moments import augmented_task, plan_second_moment
+
+    X, lo, hi = _pca_moments_case()
+    res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                              rng=0, branch="moments", first_kind="pca")
+    n = X.shape[0]
+    task_p = augmented_task(lo, hi, n, "pca", n_components=2)[0]
+    task_c = augmented_task(lo, hi, n, "covariance", n_components=2)[0]
+    plan = lambda task, mu: plan_second_moment(  # noqa: E731
+        task, epsilon=gaussian_epsilon(1e-6, 1.0, mu), delta=1e-6)[0].entry_variance
+    V1, V2 = plan(task_p, res.mus[0]), plan(task_p, res.mus[2])
+    np.testing.assert_allclose(res.entry_variance, 1.0 / (1.0 / V1 + 1.0 / V2), rtol=1e-6)
+    V1c = plan(task_c, res.mus[0])
+    assert not np.allclose(res.entry_variance, 1.0 / (1.0 / V1c + 1.0 / V2), rtol=0.05)
+
+
+@pytest.mark.parametrize("bad", ["PCA", "moments", None, 1])
+def test_an_invalid_adaptive_first_is_refused_before_any_charge(bad):
+    from matrixdp.accounting import Accountant
+
+    X, lo, hi = _pca_moments_case()
+    acc = Accountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(InvalidParameterError, match="adaptive_first"):
+        DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+              adaptive_first=bad, accountant=acc).fit(X)
+    assert acc.spends == ()

@@ -18,6 +18,8 @@ __all__ = ["DPPCA"]
 
 #: The post-processings of DPPCA's released covariance before its eigendecomposition.
 PROJECTIONS = ("unit-box", "noise", "original", "none")
+#: What ``method="adaptive"``'s first look is allocated for (``adaptive_first``).
+ADAPTIVE_FIRST = ("covariance", "pca")
 
 
 class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -98,6 +100,21 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         the ≤ 1.02× everywhere set for a new default; ``"original"``/``"none"`` are better
         only on ctg (k = 2, ε = 0.5 … 5: up to 2.6×), diabetes (k = 2, ε = 5: 1.07×) and adult
         (``"original"``, k = 5, ε = 5: 1.02×), and up to 5.8·10⁵× worse elsewhere.
+    adaptive_first : {"covariance", "pca"}, default "covariance"
+        ``method="adaptive"`` only: the task the noise of its first look (the first moments
+        release, a quarter of the budget) is allocated for: the covariance in the original units
+        (``"covariance"``) or the PCA task in units of the public half-widths, as the second
+        release (``"pca"``; ``first_kind`` of
+        :func:`~matrixdp.models.adaptive.adaptive_covariance`; ``docs/coinpress.md``, "The first
+        look's cost in the moments branch" and "Measured (round 3e)"). Utility only: the
+        guarantee is the same. Opt-in, not recommended: measured on the 60 benchmark cells
+        (``results/adaptive_pca_first_pca.md``, 50 trials) it is within 1.2× of the best of
+        ``"moments"``, ``"coinpress"`` and i.i.d. noise on the unit box in 43 (``"covariance"``:
+        44), at most 0.5× of that best in 9 (adult, lending_club, synthetic: its CoinPress branch)
+        and above 2× in 8, up to 4.9·10⁵× (lending_club, k = 5, ε = 1, where the ranking
+        under-predicts that branch's deficit by 10⁵–10⁶×,
+        ``results/adaptive_pca_first_pca_diagnosis.md``); it failed the gate for becoming the
+        default.
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
@@ -134,8 +151,10 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
-                 method="moments", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1):
+                 method="moments", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1,
+                 adaptive_first="covariance"):
         self.method = method
+        self.adaptive_first = adaptive_first
         self.coinpress_steps = coinpress_steps
         self.coinpress_beta = coinpress_beta
         self.n_components = n_components
@@ -157,6 +176,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got "
                                                       f"{self.projection!r}")
         # the moments path clips in row chunks where it sums (no full clipped copy)
+        if self.adaptive_first not in ADAPTIVE_FIRST:
+            raise InvalidParameterError("adaptive_first", f"must be one of {ADAPTIVE_FIRST}, got "
+                                                          f"{self.adaptive_first!r}")
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
@@ -171,6 +193,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             # the PCA-loss ranking reads its frame after the projection applied below
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,
+                                     first_kind=self.adaptive_first,
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:
