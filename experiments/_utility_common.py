@@ -163,6 +163,26 @@ def _synthetic(seed: int = 7, n: int = 5000):
     return X, y, names, (np.zeros(d), widths), (-3.0, 3.0)
 
 
+# name -> (target, public y bounds, source of the bounds, documented ranges from the feature names
+# or None) of the tables loaded the same way (all columns, numeric target)
+_TABLES = {
+    "wdbc": ("diagnosis malignant (0/1)", (0.0, 1.0),
+             "envelope of the published table (wdbc.names documents no ranges)", None),
+    "ctg": ("NSP (1 normal, 2 suspect, 3 pathologic)", (1.0, 3.0),
+            "envelope of the published table; NSP coding 1–3", None),
+    "lending_club": ("not.fully.paid (0/1)", (0.0, 1.0),
+                     "indicators [0, 1]; envelope of the published table for the rest",
+                     lambda names: {n_: (0.0, 1.0) for n_ in names
+                                    if n_.startswith("purpose=") or n_ == "credit.policy"}),
+    "liver": ("drinks (half-pint equivalents per day)",
+              (0.0, 20.0),  # documented range of drinks (shared/datasets README)
+              "envelope of the published table; drinks 0–20 (dataset documentation)", None),
+    "movement_aal": ("movement class (−1/+1)", (-1.0, 1.0),
+                     "UCI documentation: RSS normalised to [−1, 1]; target ±1",
+                     lambda names: {n_: (-1.0, 1.0) for n_ in names}),  # UCI: RSS in [−1, 1]
+}
+
+
 def load_table(name: str, data_home=None) -> Table:
     """Load a benchmark dataset with its declared public bounds (records clipped to them)."""
     from matrixdp import datasets as D
@@ -180,38 +200,13 @@ def load_table(name: str, data_home=None) -> Table:
                       "hours-per-week": (1.0, 99.0)}  # HRSWK > 0, 2-digit field
         y_bounds = (0.0, 1.0)
         source = "adult.names (age, education-num, capital-gain, hours-per-week); envelope (fnlwgt, capital-loss)"
-    elif name == "wdbc":
-        ds = D.load_wdbc(data_home=data_home)
+    elif name in _TABLES:
+        target, y_bounds, source, documented_of = _TABLES[name]
+        ds = getattr(D, f"load_{name}")(data_home=data_home)
         X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "diagnosis malignant (0/1)"
-        y_bounds = (0.0, 1.0)
-        source = "envelope of the published table (wdbc.names documents no ranges)"
-    elif name == "ctg":
-        ds = D.load_ctg(data_home=data_home)
-        X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "NSP (1 normal, 2 suspect, 3 pathologic)"
-        y_bounds = (1.0, 3.0)
-        source = "envelope of the published table; NSP coding 1–3"
-    elif name == "lending_club":
-        ds = D.load_lending_club(data_home=data_home)
-        X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "not.fully.paid (0/1)"
-        documented = {n_: (0.0, 1.0) for n_ in names if n_.startswith("purpose=") or n_ == "credit.policy"}
-        y_bounds = (0.0, 1.0)
-        source = "indicators [0, 1]; envelope of the published table for the rest"
-    elif name == "liver":
-        ds = D.load_liver(data_home=data_home)
-        X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "drinks (half-pint equivalents per day)"
-        y_bounds = (0.0, 20.0)  # documented range of drinks (shared/datasets README)
-        source = "envelope of the published table; drinks 0–20 (dataset documentation)"
-    elif name == "movement_aal":
-        ds = D.load_movement_aal(data_home=data_home)
-        X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "movement class (−1/+1)"
-        documented = {n_: (-1.0, 1.0) for n_ in names}  # UCI: RSS normalised to [−1, 1]
-        y_bounds = (-1.0, 1.0)
-        source = "UCI documentation: RSS normalised to [−1, 1]; target ±1"
+        y = np.asarray(ds.target, float)
+        if documented_of is not None:
+            documented = documented_of(names)
     elif name == "synthetic":
         X, y, names, (lo, hi), y_bounds = _synthetic()
         target = "linear target + noise"
