@@ -608,40 +608,46 @@ def winners_table(rows: list[dict], metric: str, lower_is_better: bool = True,
     return lines
 
 
+def _default_cells(rows: list[dict], metric: str):
+    """``(dataset, ε, {method: median})`` of every cell of ``metric`` (rows with status ok) in which
+    matrixdp's default has a median: datasets in table order, ε ascending."""
+    sel = [r for r in rows if r["metric"] == metric and r["status"] == "ok"]
+    for ds in dict.fromkeys(r["dataset"] for r in sel):
+        for e in sorted({float(r["epsilon"]) for r in sel if r["dataset"] == ds}):
+            cell = {r["method"]: float(r["median"]) for r in sel
+                    if r["dataset"] == ds and float(r["epsilon"]) == e}
+            if MATRIXDP_DEFAULT in cell:
+                yield ds, e, cell
+
+
 def best_ratio_lines(rows: list[dict], metric: str, lower_is_better: bool = True,
                      max_ratio: float = 1.2, share: float = 0.9, relative: bool = False) -> list[str]:
     """Markdown: per (dataset, ε) cell the best method and matrixdp's default's median divided
     by the best median, and the issue's targets (default best in ``share`` of the cells, never
     more than ``max_ratio`` × the best), computed from the table (never hand-edited)."""
-    sel = [r for r in rows if r["metric"] == metric and r["status"] == "ok"]
     sign = 1.0 if lower_is_better else -1.0
     lines = ["| dataset | ε | best method | best median | default median | default / best |",
              "|---|---|---|---|---|---|"]
     n_cells = n_best = n_within = 0
     losses = []
-    for ds in dict.fromkeys(r["dataset"] for r in sel):
-        for e in sorted({float(r["epsilon"]) for r in sel if r["dataset"] == ds}):
-            cell = {r["method"]: float(r["median"]) for r in sel
-                    if r["dataset"] == ds and float(r["epsilon"]) == e}
-            if MATRIXDP_DEFAULT not in cell:
-                continue
-            top = min(sign * v for v in cell.values())
-            winners = [m for m in METHODS if m in cell and sign * cell[m] <= top + TIE * abs(top)]
-            me = cell[MATRIXDP_DEFAULT]
-            ratio = me / (sign * top) if top != 0 else float("nan")
-            if not lower_is_better:
-                ratio = 1.0 / ratio if ratio else float("nan")
-            n_cells += 1
-            is_best = MATRIXDP_DEFAULT in winners
-            n_best += is_best
-            n_within += bool(ratio <= max_ratio)
-            if not is_best:
-                why = ""
-                if lower_is_better and top > 1.0 and relative:
-                    why = "; every method's median relative error exceeds 1 (worse than releasing 0)"
-                losses.append(f"{ds} ε = {e:g}: {', '.join(winners)} ({ratio:.3g}×{why})")
-            lines.append(f"| {ds} | {e:g} | {' = '.join(winners)} | {fmt(sign * top)} | {fmt(me)} | "
-                         f"{ratio:.3g} |")
+    for ds, e, cell in _default_cells(rows, metric):
+        top = min(sign * v for v in cell.values())
+        winners = [m for m in METHODS if m in cell and sign * cell[m] <= top + TIE * abs(top)]
+        me = cell[MATRIXDP_DEFAULT]
+        ratio = me / (sign * top) if top != 0 else float("nan")
+        if not lower_is_better:
+            ratio = 1.0 / ratio if ratio else float("nan")
+        n_cells += 1
+        is_best = MATRIXDP_DEFAULT in winners
+        n_best += is_best
+        n_within += bool(ratio <= max_ratio)
+        if not is_best:
+            why = ""
+            if lower_is_better and top > 1.0 and relative:
+                why = "; every method's median relative error exceeds 1 (worse than releasing 0)"
+            losses.append(f"{ds} ε = {e:g}: {', '.join(winners)} ({ratio:.3g}×{why})")
+        lines.append(f"| {ds} | {e:g} | {' = '.join(winners)} | {fmt(sign * top)} | {fmt(me)} | "
+                     f"{ratio:.3g} |")
     if not n_cells:
         return []
     ok_best = n_best >= share * n_cells
@@ -663,36 +669,30 @@ def target_check(rows: list[dict], metric: str, lower_is_better: bool = True) ->
     and against every peer (diffprivlib, OpenDP, Analyze Gauss); the ratio to diffprivlib at ε = 1;
     and cells where ``auto`` is worse than ``matrixdp (iid)``.
     """
-    sel = [r for r in rows if r["metric"] == metric and r["status"] == "ok"]
     sign = 1.0 if lower_is_better else -1.0
     out = {"cells": 0, "best_overall": 0, "best_vs_peers": 0, "auto_worse_than_iid": [],
            "auto_better_than_iid": 0, "lost_to": [], "dpl_ratio_eps1": {}}
     peers = ("diffprivlib", "OpenDP", "Analyze Gauss")
-    for ds in dict.fromkeys(r["dataset"] for r in sel):
-        for e in sorted({float(r["epsilon"]) for r in sel if r["dataset"] == ds}):
-            cell = {r["method"]: float(r["median"]) for r in sel
-                    if r["dataset"] == ds and float(r["epsilon"]) == e}
-            if MATRIXDP_DEFAULT not in cell:
-                continue
-            me = sign * cell[MATRIXDP_DEFAULT]
-            out["cells"] += 1
-            others = {m: sign * v for m, v in cell.items() if m != MATRIXDP_DEFAULT}
-            slack = TIE * abs(me)
-            if all(me <= v + slack for v in others.values()):
-                out["best_overall"] += 1
-            beaten = [m for m in peers if m in others and others[m] < me - slack]
-            if not beaten:
-                out["best_vs_peers"] += 1
-            else:
-                out["lost_to"].append((ds, e, beaten))
-            if "matrixdp (iid)" in cell:
-                iid = sign * cell["matrixdp (iid)"]
-                if me > iid * (1 + 1e-9):
-                    out["auto_worse_than_iid"].append((ds, e))
-                elif me < iid * (1 - 1e-9):
-                    out["auto_better_than_iid"] += 1
-            if e == 1.0 and "diffprivlib" in cell and cell[MATRIXDP_DEFAULT] != 0:
-                out["dpl_ratio_eps1"][ds] = cell["diffprivlib"] / cell[MATRIXDP_DEFAULT]
+    for ds, e, cell in _default_cells(rows, metric):
+        me = sign * cell[MATRIXDP_DEFAULT]
+        out["cells"] += 1
+        others = {m: sign * v for m, v in cell.items() if m != MATRIXDP_DEFAULT}
+        slack = TIE * abs(me)
+        if all(me <= v + slack for v in others.values()):
+            out["best_overall"] += 1
+        beaten = [m for m in peers if m in others and others[m] < me - slack]
+        if not beaten:
+            out["best_vs_peers"] += 1
+        else:
+            out["lost_to"].append((ds, e, beaten))
+        if "matrixdp (iid)" in cell:
+            iid = sign * cell["matrixdp (iid)"]
+            if me > iid * (1 + 1e-9):
+                out["auto_worse_than_iid"].append((ds, e))
+            elif me < iid * (1 - 1e-9):
+                out["auto_better_than_iid"] += 1
+        if e == 1.0 and "diffprivlib" in cell and cell[MATRIXDP_DEFAULT] != 0:
+            out["dpl_ratio_eps1"][ds] = cell["diffprivlib"] / cell[MATRIXDP_DEFAULT]
     return out
 
 
