@@ -523,6 +523,15 @@ def write_rows(path: Path, rows: list[dict]) -> None:
         w.writerows(rows)
 
 
+def cell_medians(rows: list[dict], keys) -> tuple[list, dict, dict]:
+    """Per (dataset, ε) cell, in the rows' order: ``(cells, rows of each cell, {cell: {key:
+    median of the key over the cell's rows}})`` (rows of one trial each, numeric keys)."""
+    cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
+    by = {c: [r for r in rows if (r["dataset"], r["epsilon"]) == c] for c in cells}
+    return cells, by, {c: {k: float(np.median([r[k] for r in by[c]])) for k in keys}
+                       for c in cells}
+
+
 def top_subspace_deficit(cov, C, k: int, best: float) -> float:
     """Captured-variance deficit ``1 − tr(UᵀCU)/best`` of the top-``k`` eigenvectors ``U`` of the
     released ``cov`` against the true covariance ``C`` (``best``: its top-``k`` variance)."""

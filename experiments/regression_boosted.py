@@ -268,6 +268,23 @@ def write(rows, tables, name, title, args, extra_lines=()):
     return path.with_suffix(".md")
 
 
+def boost_report(out: Path, stem: str, title: str, args, tables, rows, body, methods: str) -> Path:
+    """``<stem>.csv`` (the rows) and ``<stem>.md`` (the settings, then ``body``) of the
+    boosting-rounds scripts (``regression_boost_count.py``, ``regression_ls_rounds.py``);
+    ``methods``: the sentence that names their rows."""
+    uc.write_rows(out / f"{stem}.csv", rows)
+    lines = [f"# {title}", "", f"Command: `{args.command}`", "",
+             f"δ = {DELTA:g}; ε ∈ {{{', '.join(f'{e:g}' for e in args.epsilons)}}}; "
+             f"{args.trials} trials per cell (seed {args.seed}, the same seeds for every method "
+             "of a cell); replace-one neighbours, n public; median test RMSE of predictions "
+             "clipped to the public target bounds; 70/30 split, seed 0. current default = "
+             "`boost_rounds='auto'` (§4e); " + methods, "",
+             "Tables: " + ", ".join(f"{t.name} (n = {t.X.shape[0]}, d = {t.X.shape[1]})"
+                                    for t in tables), ""]
+    (out / f"{stem}.md").write_text("\n".join(lines + body) + "\n")
+    return out / f"{stem}.md"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--part", choices=("dev", "bench", "check"), required=True)
