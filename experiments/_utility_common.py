@@ -515,10 +515,11 @@ CSV_FIELDS = ["dataset", "task", "metric", "epsilon", "delta", "method", "median
 #: tests in ``utility_summary.py``); empty in rows written before it was recorded.
 
 
-def write_rows(path: Path, rows: list[dict]) -> None:
-    """``rows`` as a CSV with the first row's keys as the header (a script's own columns)."""
+def write_rows(path: Path, rows: list[dict], fields=None) -> None:
+    """``rows`` as a CSV with ``fields`` as the header, by default the first row's keys (a
+    script's own columns)."""
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]) if fields is None else fields)
         w.writeheader()
         w.writerows(rows)
 
