@@ -31,7 +31,7 @@ import time
 import warnings
 from pathlib import Path
 
-from .._budget import use_default
+from .._budget import DefaultKeeperMixin
 from .._validation import check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError, LedgerError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
@@ -185,7 +185,7 @@ def _reopen(path: str, genesis: str, readonly: bool) -> "Ledger":
     return led
 
 
-class Ledger:
+class Ledger(DefaultKeeperMixin):
     """The privacy budget of one dataset, kept in an SQLite file.
 
     Create with :meth:`create`, open with :meth:`open`. ``spend``, ``charge`` and
@@ -757,16 +757,7 @@ class Ledger:
             raise
         self._finish(entry, "released")
 
-    # ------------------------------------------------------------------ default keeper
-    def __enter__(self) -> "Ledger":
-        cm = use_default(self)
-        cm.__enter__()
-        self._tokens.append(cm)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._tokens.pop().__exit__(*exc)
-
+    # ------------------------------------------------------------------ repr
     def __repr__(self) -> str:
         return (f"Ledger({str(self.path)!r}; budget epsilon={self.epsilon:.6g}, "
                 f"delta={self.delta:.3g}, {self.relation}, method={self.method!r})")
