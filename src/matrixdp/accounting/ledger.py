@@ -656,6 +656,17 @@ class Ledger(DefaultKeeperMixin):
             raise self._db_error(exc, "write") from None
         return con
 
+    def _refuse_over_budget(self, g) -> None:
+        """Raise :class:`~matrixdp.errors.BudgetExceededError` if ``g`` on top of the tally
+        (caught up with the file by the caller) does not fit the budget."""
+        tally = self._tally.copy()
+        tally.add(g)
+        if not within(tally, self.delta, self.epsilon, self.method):
+            total = compose_tally(tally, self.delta, self.method)
+            spent = compose_tally(self._tally, self.delta if self.delta > 0 else None, self.method)
+            raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
+                g, total, self.epsilon, self.delta, spent))
+
     def _reserve(self, guarantee, label: str, status: str) -> int:
         """Check and durably record one entry in one IMMEDIATE transaction; return its id."""
         with self._lock:
@@ -666,14 +677,7 @@ class Ledger(DefaultKeeperMixin):
         con = self._writing()
         try:
             head = self._catch_up(con)
-            tally = self._tally.copy()
-            tally.add(g)
-            if not within(tally, self.delta, self.epsilon, self.method):
-                total = compose_tally(tally, self.delta, self.method)
-                spent = compose_tally(self._tally, self.delta if self.delta > 0 else None,
-                                      self.method)
-                raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
-                    g, total, self.epsilon, self.delta, spent))
+            self._refuse_over_budget(g)
             now = _now()
             entry = self._last_id + 1
             row = (entry, str(label), float(g.epsilon), float(g.delta),
@@ -728,14 +732,7 @@ class Ledger(DefaultKeeperMixin):
             raise LedgerError(f"{self.path}: the ledger was opened read-only; open it with "
                               "Ledger.open(path) to spend")
         with self._read():
-            tally = self._tally.copy()
-            tally.add(g)
-            if not within(tally, self.delta, self.epsilon, self.method):
-                total = compose_tally(tally, self.delta, self.method)
-                spent = compose_tally(self._tally, self.delta if self.delta > 0 else None,
-                                      self.method)
-                raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
-                    g, total, self.epsilon, self.delta, spent))
+            self._refuse_over_budget(g)
 
     def spend(self, release_or_guarantee, *, label: str = "") -> int:
         """Record a release that already happened (checked first); returns the entry's id."""
