@@ -35,15 +35,8 @@ def _table(n=5_003, seed=0):
 
 
 @pytest.fixture
-def never_collected(monkeypatch):
-    frame = dd.from_pandas(pd.DataFrame({"a": [1.0]}), npartitions=1)
-
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("a private Dask collection was collected to the driver")
-
-    for cls in {type(frame), type(frame["a"])}:
-        monkeypatch.setattr(cls, "compute", refuse)
-        monkeypatch.setattr(cls, "__array__", refuse, raising=False)
+def never_collected(refuse_collecting):
+    refuse_collecting("frame", "series")
 
 
 def _same_release(got, ref):
