@@ -163,6 +163,26 @@ def _synthetic(seed: int = 7, n: int = 5000):
     return X, y, names, (np.zeros(d), widths), (-3.0, 3.0)
 
 
+# name -> (target, public y bounds, source of the bounds, documented ranges from the feature names
+# or None) of the tables loaded the same way (all columns, numeric target)
+_TABLES = {
+    "wdbc": ("diagnosis malignant (0/1)", (0.0, 1.0),
+             "envelope of the published table (wdbc.names documents no ranges)", None),
+    "ctg": ("NSP (1 normal, 2 suspect, 3 pathologic)", (1.0, 3.0),
+            "envelope of the published table; NSP coding 1–3", None),
+    "lending_club": ("not.fully.paid (0/1)", (0.0, 1.0),
+                     "indicators [0, 1]; envelope of the published table for the rest",
+                     lambda names: {n_: (0.0, 1.0) for n_ in names
+                                    if n_.startswith("purpose=") or n_ == "credit.policy"}),
+    "liver": ("drinks (half-pint equivalents per day)",
+              (0.0, 20.0),  # documented range of drinks (shared/datasets README)
+              "envelope of the published table; drinks 0–20 (dataset documentation)", None),
+    "movement_aal": ("movement class (−1/+1)", (-1.0, 1.0),
+                     "UCI documentation: RSS normalised to [−1, 1]; target ±1",
+                     lambda names: {n_: (-1.0, 1.0) for n_ in names}),  # UCI: RSS in [−1, 1]
+}
+
+
 def load_table(name: str, data_home=None) -> Table:
     """Load a benchmark dataset with its declared public bounds (records clipped to them)."""
     from matrixdp import datasets as D
@@ -180,38 +200,13 @@ def load_table(name: str, data_home=None) -> Table:
                       "hours-per-week": (1.0, 99.0)}  # HRSWK > 0, 2-digit field
         y_bounds = (0.0, 1.0)
         source = "adult.names (age, education-num, capital-gain, hours-per-week); envelope (fnlwgt, capital-loss)"
-    elif name == "wdbc":
-        ds = D.load_wdbc(data_home=data_home)
+    elif name in _TABLES:
+        target, y_bounds, source, documented_of = _TABLES[name]
+        ds = getattr(D, f"load_{name}")(data_home=data_home)
         X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "diagnosis malignant (0/1)"
-        y_bounds = (0.0, 1.0)
-        source = "envelope of the published table (wdbc.names documents no ranges)"
-    elif name == "ctg":
-        ds = D.load_ctg(data_home=data_home)
-        X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "NSP (1 normal, 2 suspect, 3 pathologic)"
-        y_bounds = (1.0, 3.0)
-        source = "envelope of the published table; NSP coding 1–3"
-    elif name == "lending_club":
-        ds = D.load_lending_club(data_home=data_home)
-        X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "not.fully.paid (0/1)"
-        documented = {n_: (0.0, 1.0) for n_ in names if n_.startswith("purpose=") or n_ == "credit.policy"}
-        y_bounds = (0.0, 1.0)
-        source = "indicators [0, 1]; envelope of the published table for the rest"
-    elif name == "liver":
-        ds = D.load_liver(data_home=data_home)
-        X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "drinks (half-pint equivalents per day)"
-        y_bounds = (0.0, 20.0)  # documented range of drinks (shared/datasets README)
-        source = "envelope of the published table; drinks 0–20 (dataset documentation)"
-    elif name == "movement_aal":
-        ds = D.load_movement_aal(data_home=data_home)
-        X, names = np.asarray(ds.data, float), list(ds.feature_names)
-        y, target = np.asarray(ds.target, float), "movement class (−1/+1)"
-        documented = {n_: (-1.0, 1.0) for n_ in names}  # UCI: RSS normalised to [−1, 1]
-        y_bounds = (-1.0, 1.0)
-        source = "UCI documentation: RSS normalised to [−1, 1]; target ±1"
+        y = np.asarray(ds.target, float)
+        if documented_of is not None:
+            documented = documented_of(names)
     elif name == "synthetic":
         X, y, names, (lo, hi), y_bounds = _synthetic()
         target = "linear target + noise"
@@ -520,12 +515,22 @@ CSV_FIELDS = ["dataset", "task", "metric", "epsilon", "delta", "method", "median
 #: tests in ``utility_summary.py``); empty in rows written before it was recorded.
 
 
-def write_rows(path: Path, rows: list[dict]) -> None:
-    """``rows`` as a CSV with the first row's keys as the header (a script's own columns)."""
+def write_rows(path: Path, rows: list[dict], fields=None) -> None:
+    """``rows`` as a CSV with ``fields`` as the header, by default the first row's keys (a
+    script's own columns)."""
     with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]) if fields is None else fields)
         w.writeheader()
         w.writerows(rows)
+
+
+def cell_medians(rows: list[dict], keys) -> tuple[list, dict, dict]:
+    """Per (dataset, ε) cell, in the rows' order: ``(cells, rows of each cell, {cell: {key:
+    median of the key over the cell's rows}})`` (rows of one trial each, numeric keys)."""
+    cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
+    by = {c: [r for r in rows if (r["dataset"], r["epsilon"]) == c] for c in cells}
+    return cells, by, {c: {k: float(np.median([r[k] for r in by[c]])) for k in keys}
+                       for c in cells}
 
 
 def top_subspace_deficit(cov, C, k: int, best: float) -> float:
@@ -613,40 +618,46 @@ def winners_table(rows: list[dict], metric: str, lower_is_better: bool = True,
     return lines
 
 
+def _default_cells(rows: list[dict], metric: str):
+    """``(dataset, ε, {method: median})`` of every cell of ``metric`` (rows with status ok) in which
+    matrixdp's default has a median: datasets in table order, ε ascending."""
+    sel = [r for r in rows if r["metric"] == metric and r["status"] == "ok"]
+    for ds in dict.fromkeys(r["dataset"] for r in sel):
+        for e in sorted({float(r["epsilon"]) for r in sel if r["dataset"] == ds}):
+            cell = {r["method"]: float(r["median"]) for r in sel
+                    if r["dataset"] == ds and float(r["epsilon"]) == e}
+            if MATRIXDP_DEFAULT in cell:
+                yield ds, e, cell
+
+
 def best_ratio_lines(rows: list[dict], metric: str, lower_is_better: bool = True,
                      max_ratio: float = 1.2, share: float = 0.9, relative: bool = False) -> list[str]:
     """Markdown: per (dataset, ε) cell the best method and matrixdp's default's median divided
     by the best median, and the issue's targets (default best in ``share`` of the cells, never
     more than ``max_ratio`` × the best), computed from the table (never hand-edited)."""
-    sel = [r for r in rows if r["metric"] == metric and r["status"] == "ok"]
     sign = 1.0 if lower_is_better else -1.0
     lines = ["| dataset | ε | best method | best median | default median | default / best |",
              "|---|---|---|---|---|---|"]
     n_cells = n_best = n_within = 0
     losses = []
-    for ds in dict.fromkeys(r["dataset"] for r in sel):
-        for e in sorted({float(r["epsilon"]) for r in sel if r["dataset"] == ds}):
-            cell = {r["method"]: float(r["median"]) for r in sel
-                    if r["dataset"] == ds and float(r["epsilon"]) == e}
-            if MATRIXDP_DEFAULT not in cell:
-                continue
-            top = min(sign * v for v in cell.values())
-            winners = [m for m in METHODS if m in cell and sign * cell[m] <= top + TIE * abs(top)]
-            me = cell[MATRIXDP_DEFAULT]
-            ratio = me / (sign * top) if top != 0 else float("nan")
-            if not lower_is_better:
-                ratio = 1.0 / ratio if ratio else float("nan")
-            n_cells += 1
-            is_best = MATRIXDP_DEFAULT in winners
-            n_best += is_best
-            n_within += bool(ratio <= max_ratio)
-            if not is_best:
-                why = ""
-                if lower_is_better and top > 1.0 and relative:
-                    why = "; every method's median relative error exceeds 1 (worse than releasing 0)"
-                losses.append(f"{ds} ε = {e:g}: {', '.join(winners)} ({ratio:.3g}×{why})")
-            lines.append(f"| {ds} | {e:g} | {' = '.join(winners)} | {fmt(sign * top)} | {fmt(me)} | "
-                         f"{ratio:.3g} |")
+    for ds, e, cell in _default_cells(rows, metric):
+        top = min(sign * v for v in cell.values())
+        winners = [m for m in METHODS if m in cell and sign * cell[m] <= top + TIE * abs(top)]
+        me = cell[MATRIXDP_DEFAULT]
+        ratio = me / (sign * top) if top != 0 else float("nan")
+        if not lower_is_better:
+            ratio = 1.0 / ratio if ratio else float("nan")
+        n_cells += 1
+        is_best = MATRIXDP_DEFAULT in winners
+        n_best += is_best
+        n_within += bool(ratio <= max_ratio)
+        if not is_best:
+            why = ""
+            if lower_is_better and top > 1.0 and relative:
+                why = "; every method's median relative error exceeds 1 (worse than releasing 0)"
+            losses.append(f"{ds} ε = {e:g}: {', '.join(winners)} ({ratio:.3g}×{why})")
+        lines.append(f"| {ds} | {e:g} | {' = '.join(winners)} | {fmt(sign * top)} | {fmt(me)} | "
+                     f"{ratio:.3g} |")
     if not n_cells:
         return []
     ok_best = n_best >= share * n_cells
@@ -668,36 +679,30 @@ def target_check(rows: list[dict], metric: str, lower_is_better: bool = True) ->
     and against every peer (diffprivlib, OpenDP, Analyze Gauss); the ratio to diffprivlib at ε = 1;
     and cells where ``auto`` is worse than ``matrixdp (iid)``.
     """
-    sel = [r for r in rows if r["metric"] == metric and r["status"] == "ok"]
     sign = 1.0 if lower_is_better else -1.0
     out = {"cells": 0, "best_overall": 0, "best_vs_peers": 0, "auto_worse_than_iid": [],
            "auto_better_than_iid": 0, "lost_to": [], "dpl_ratio_eps1": {}}
     peers = ("diffprivlib", "OpenDP", "Analyze Gauss")
-    for ds in dict.fromkeys(r["dataset"] for r in sel):
-        for e in sorted({float(r["epsilon"]) for r in sel if r["dataset"] == ds}):
-            cell = {r["method"]: float(r["median"]) for r in sel
-                    if r["dataset"] == ds and float(r["epsilon"]) == e}
-            if MATRIXDP_DEFAULT not in cell:
-                continue
-            me = sign * cell[MATRIXDP_DEFAULT]
-            out["cells"] += 1
-            others = {m: sign * v for m, v in cell.items() if m != MATRIXDP_DEFAULT}
-            slack = TIE * abs(me)
-            if all(me <= v + slack for v in others.values()):
-                out["best_overall"] += 1
-            beaten = [m for m in peers if m in others and others[m] < me - slack]
-            if not beaten:
-                out["best_vs_peers"] += 1
-            else:
-                out["lost_to"].append((ds, e, beaten))
-            if "matrixdp (iid)" in cell:
-                iid = sign * cell["matrixdp (iid)"]
-                if me > iid * (1 + 1e-9):
-                    out["auto_worse_than_iid"].append((ds, e))
-                elif me < iid * (1 - 1e-9):
-                    out["auto_better_than_iid"] += 1
-            if e == 1.0 and "diffprivlib" in cell and cell[MATRIXDP_DEFAULT] != 0:
-                out["dpl_ratio_eps1"][ds] = cell["diffprivlib"] / cell[MATRIXDP_DEFAULT]
+    for ds, e, cell in _default_cells(rows, metric):
+        me = sign * cell[MATRIXDP_DEFAULT]
+        out["cells"] += 1
+        others = {m: sign * v for m, v in cell.items() if m != MATRIXDP_DEFAULT}
+        slack = TIE * abs(me)
+        if all(me <= v + slack for v in others.values()):
+            out["best_overall"] += 1
+        beaten = [m for m in peers if m in others and others[m] < me - slack]
+        if not beaten:
+            out["best_vs_peers"] += 1
+        else:
+            out["lost_to"].append((ds, e, beaten))
+        if "matrixdp (iid)" in cell:
+            iid = sign * cell["matrixdp (iid)"]
+            if me > iid * (1 + 1e-9):
+                out["auto_worse_than_iid"].append((ds, e))
+            elif me < iid * (1 - 1e-9):
+                out["auto_better_than_iid"] += 1
+        if e == 1.0 and "diffprivlib" in cell and cell[MATRIXDP_DEFAULT] != 0:
+            out["dpl_ratio_eps1"][ds] = cell["diffprivlib"] / cell[MATRIXDP_DEFAULT]
     return out
 
 

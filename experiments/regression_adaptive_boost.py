@@ -377,16 +377,12 @@ def gmean(r):
 
 
 def write_md(name, title, args, tables, body):
-    lines = [f"# {title}", "", f"Command: `{args.command}`", "",
-             f"δ = {DELTA:g}; ε ∈ {{{', '.join(f'{e:g}' for e in args.epsilons)}}}; "
-             f"{args.trials} trials per cell (seed {args.seed}, the same seeds for every method "
-             "of a cell); replace-one neighbours, n public; median test RMSE of predictions "
-             "clipped to the public target bounds; 70/30 split, seed 0. Rounds: T = 2, joint "
-             "share 0.7 of μ*², τ₀ = h_y/4, η = 1. Second release: the rounds' μ*√0.3 on the "
-             "joint release's allocation, averaged by inverse public entry variance.", "",
-             "| table | train / test | d | target | OLS test RMSE | constant test RMSE | "
-             "bounds |", "|---|---|---|---|---|---|---|"]
-    lines += [rb.ols_line(t) for t in tables] + [""] + list(body)
+    lines = rb.report_head(title, args, "median test RMSE of predictions clipped to the public "
+                                        "target bounds; 70/30 split, seed 0. Rounds: T = 2, joint "
+                                        "share 0.7 of μ*², τ₀ = h_y/4, η = 1. Second release: the "
+                                        "rounds' μ*√0.3 on the joint release's allocation, "
+                                        "averaged by inverse public entry variance.")
+    lines += rb.ols_table(tables) + list(body)
     path = OUT / f"{name}.md"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -395,14 +391,8 @@ def write_md(name, title, args, tables, body):
 def dev(args):
     tables = [uc.load_table(n) for n in (args.tables or uc.DATASETS)]
     rows = run_dev(tables, args.epsilons, args.trials, args.seed)
-    with open(OUT / "regression_adaptive_boost_dev.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
-    by = {c: [r for r in rows if (r["dataset"], r["epsilon"]) == c] for c in cells}
-    med = {c: {k: float(np.median([r[k] for r in by[c]])) for k in ("single", "rounds", "second")}
-           for c in cells}
+    uc.write_rows(OUT / "regression_adaptive_boost_dev.csv", rows)
+    cells, by, med = uc.cell_medians(rows, ("single", "rounds", "second"))
 
     def adaptive(c, form, kappa):
         vals = [r["rounds"] if not np.isfinite(r[f"sigma_{form}"]) or
@@ -485,10 +475,7 @@ def run_check(args, tables, binary, stem, title, form, kappa, preamble=()):
                                  seconds=round(time.perf_counter() - t0, 3),
                                  values=" ".join(f"{v:.6g}" for v in vals)))
             print(f"  {t.name} ε = {eps:g} done", flush=True)
-    with open(OUT / f"{stem}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    uc.write_rows(OUT / f"{stem}.csv", rows)
     cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
     med = {(r["dataset"], r["epsilon"], r["method"]): r["median"] for r in rows}
     share = {(r["dataset"], r["epsilon"]): r["rounds_share"] for r in rows
@@ -555,10 +542,7 @@ def diagnose(args):
     of the dev grid (single release, rounds with the released σ̂, forced second release)."""
     tables = [rbc.check_table(n, CHECK_TABLES) for n in (args.tables or CHECK_TABLES)]
     rows = run_dev(tables, args.epsilons, args.trials, args.seed)
-    with open(OUT / "regression_adaptive_boost_diagnosis.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    uc.write_rows(OUT / "regression_adaptive_boost_diagnosis.csv", rows)
     form, kappa = R5_FORM, R5_KAPPA  # the decision the failed check ran
     cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
     body = ["POST HOC (after the failed check; not a rule, nothing here was used to change the "
@@ -627,10 +611,7 @@ def law(args):
                         f" / {uc.fmt(np.mean(b))} |")
             rows += [dict(dataset=t.name, epsilon=eps, method=m, values=" ".join(
                 f"{v:.6g}" for v in vals)) for m, vals in ((SINGLE, a), (FALLBACK, b))]
-    with open(OUT / "regression_adaptive_boost_law.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    uc.write_rows(OUT / "regression_adaptive_boost_law.csv", rows)
     return write_md("regression_adaptive_boost_law",
                     "Adaptive fallback — the forced second release has the single release's law "
                     "(post hoc)", args, tables, body)

@@ -119,7 +119,6 @@ own files, with the exact command in them).
 from __future__ import annotations
 
 import argparse
-import csv
 import shlex
 import sys
 import time
@@ -414,20 +413,13 @@ def gmean(r):
 
 def write(rows, tables, name, title, args, body):
     path = OUT / f"{name}.csv"
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    lines = [f"# {title}", "", f"Command: `{args.command}`", "",
-             f"δ = {DELTA:g}; ε ∈ {{{', '.join(f'{e:g}' for e in args.epsilons)}}}; "
-             f"{args.trials} trials per cell (seed {args.seed}, the same seeds for every method "
-             "of a cell); replace-one neighbours, n public; median test RMSE (25th–75th "
-             "percentile in the csv) of predictions clipped to the public target bounds; 70/30 "
-             "split, seed 0. Boosted rows: T = 2 rounds, joint share 0.7 of μ*², η = 1; the "
-             "clip rule of the script's docstring.", "",
-             "| table | train / test | d | target | OLS test RMSE | constant test RMSE | "
-             "bounds |", "|---|---|---|---|---|---|---|"]
-    lines += [rb.ols_line(t) for t in tables] + [""] + list(body)
+    uc.write_rows(path, rows)
+    lines = rb.report_head(title, args, "median test RMSE (25th–75th percentile in the csv) of "
+                                        "predictions clipped to the public target bounds; 70/30 "
+                                        "split, seed 0. Boosted rows: T = 2 rounds, joint share "
+                                        "0.7 of μ*², η = 1; the clip rule of the script's "
+                                        "docstring.")
+    lines += rb.ols_table(tables) + list(body)
     path.with_suffix(".md").write_text("\n".join(lines) + "\n")
     return path.with_suffix(".md")
 

@@ -307,28 +307,10 @@ def run(tables, epsilons, trials, seed, variants):
 
 
 def write(stem, title, args, tables, rows, body):
-    with open(OUT / f"{stem}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    lines = [f"# {title}", "", f"Command: `{args.command}`", "",
-             f"δ = {DELTA:g}; ε ∈ {{{', '.join(f'{e:g}' for e in args.epsilons)}}}; "
-             f"{args.trials} trials per cell (seed {args.seed}, the same seeds for every method "
-             "of a cell); replace-one neighbours, n public; median test RMSE of predictions "
-             "clipped to the public target bounds; 70/30 split, seed 0. current default = "
-             "`boost_rounds='auto'` (§4e); rounds = `boost_rounds=2`; single = `boost_rounds=0`; "
-             "predict[bias, c] = `boost_rounds='predict'` with `BOOST_COUNT_BIAS = bias`, "
-             "`BOOST_COUNT_CLIP = c`.", "", "Tables: " + ", ".join(
-                 f"{t.name} (n = {t.X.shape[0]}, d = {t.X.shape[1]})" for t in tables), ""]
-    (OUT / f"{stem}.md").write_text("\n".join(lines + body) + "\n")
-    return OUT / f"{stem}.md"
-
-
-def medians(rows, keys):
-    cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
-    by = {c: [r for r in rows if (r["dataset"], r["epsilon"]) == c] for c in cells}
-    return cells, by, {c: {k: float(np.median([r[k] for r in by[c]])) for k in keys}
-                       for c in cells}
+    return rb.boost_report(
+        OUT, stem, title, args, tables, rows, body,
+        "rounds = `boost_rounds=2`; single = `boost_rounds=0`; predict[bias, c] = "
+        "`boost_rounds='predict'` with `BOOST_COUNT_BIAS = bias`, `BOOST_COUNT_CLIP = c`.")
 
 
 def dev2(args):
@@ -344,7 +326,7 @@ def dev(args, variants=None, stem="regression_boost_count_dev", choose_from=None
     tables = [uc.load_table(n) for n in (args.tables or uc.DATASETS)]
     rows = run(tables, args.epsilons, args.trials, args.seed, variants)
     keys = ["single", "rounds", "default"] + [vname(b, c) for b, c in variants]
-    cells, by, med = medians(rows, keys)
+    cells, by, med = uc.cell_medians(rows, keys)
     body = ["DEV RULE (script docstring, committed before the run): the most cells where predict "
             "≤ 1.02 × current default; ties: lowest geometric mean of predict / current default; "
             "then plug-in before corrected, then the larger c.", "",
@@ -421,7 +403,7 @@ def wdbc(args):
                 rows.append(row)
         print(f"  wdbc ε = {eps:g} done", flush=True)
     keys = ["single", "default", "rounds", "predict", "boosted_adassp_tau_Y"]
-    cells, by, med = medians(rows, keys)
+    cells, by, med = uc.cell_medians(rows, keys)
     body = ["POST HOC (after the failed check; not a rule, nothing was changed from it): wdbc, "
             "the issue's table, with `Boosted AdaSSP, τ = 𝒴` (T = 100, residual clip = the "
             "target's half-range, as in `utility_regression.py`) in the same run and seeds.", "",
@@ -476,7 +458,7 @@ def wdbc_counts(args):
                 rows.append(row)
         print(f"  wdbc ε = {eps:g} done", flush=True)
     keys = ["default", "predict"] + [f"T={T},tau={c:g}h_y" for T, c in grid]
-    cells, by, med = medians(rows, keys)
+    cells, by, med = uc.cell_medians(rows, keys)
     body = ["POST HOC diagnosis (after the failed check; not a rule, nothing was changed from "
             "it). Median test RMSE of fixed counts T at clip τ = c·h_y (no decision), the "
             "current default and `\"predict\"` (its median chosen T).", "",
@@ -574,7 +556,7 @@ def check(args, spec=None, binary=None, stem="regression_boost_count_check",
                             row["default branch"] = m.boost_branch_
                     rows.append(row)
             print(f"  {t.name} ε = {eps:g} done", flush=True)
-    cells, by, med = medians(rows, ["single", "default", "predict"])
+    cells, by, med = uc.cell_medians(rows, ["single", "default", "predict"])
     r = {c: med[c]["predict"] / med[c]["default"] for c in cells}
     frac = float(np.mean([v <= 1.02 for v in r.values()]))
     a_ok = frac >= 0.9 and max(r.values()) <= 1.10

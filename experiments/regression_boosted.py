@@ -34,7 +34,6 @@ its own files; the exact command is recorded in them).
 from __future__ import annotations
 
 import argparse
-import csv
 import shlex
 import sys
 import time
@@ -239,33 +238,55 @@ def rule_lines(ratios) -> tuple[list[str], bool]:
             "", f"**Rule {'PASSED' if ok else 'FAILED'}.**"], ok
 
 
+def report_head(title: str, args, what: str) -> list[str]:
+    """The first lines of a boosting experiment's report: the title, the command and the settings
+    (δ, the ε, trials and seeds, the neighbouring relation), then ``what`` (the metric and the
+    rows' configuration)."""
+    return [f"# {title}", "", f"Command: `{args.command}`", "",
+            f"δ = {DELTA:g}; ε ∈ {{{', '.join(f'{e:g}' for e in args.epsilons)}}}; "
+            f"{args.trials} trials per cell (seed {args.seed}, the same seeds for every method "
+            "of a cell); replace-one neighbours, n public; " + what, ""]
+
+
+def ols_table(tables) -> list[str]:
+    """The tables' markdown summary: split, d, target, OLS and constant test RMSE, bounds."""
+    return (["| table | train / test | d | target | OLS test RMSE | constant test RMSE | "
+             "bounds |", "|---|---|---|---|---|---|---|"] + [ols_line(t) for t in tables] + [""])
+
+
 def write(rows, tables, name, title, args, extra_lines=()):
     from matrixdp.models import linear as lin
 
     path = OUT / f"{name}.csv"
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    lines = [f"# {title}", "", f"Command: `{args.command}`", "",
-             f"δ = {DELTA:g}; ε ∈ {{{', '.join(f'{e:g}' for e in args.epsilons)}}}; "
-             f"{args.trials} trials per cell (seed {args.seed}, the same seeds for every method "
-             "of a cell); replace-one neighbours, n public; median test RMSE (25th–75th "
-             "percentile in the csv) of predictions clipped to the public target bounds; "
-             "70/30 split, seed 0. " + (
-                 "Boosted rows: the configuration in each row's name (T, τ in units of h_y, the "
-                 f"joint release's share of μ*²), η = {lin.BOOST_STEP:g}; "
-                 if args.part == "dev" else
-                 f"Boosted constants: T = {lin.BOOST_ROUNDS}, joint share "
-                 f"{lin.BOOST_JOINT_SHARE:g} of μ*², τ = {lin.BOOST_CLIP:g}·h_y, "
-                 f"η = {lin.BOOST_STEP:g}; ") + "the model is the average of the last ⌈T/2⌉ "
-             "iterates (docs/regression.md §4c).", "",
-             "| table | train / test | d | target | OLS test RMSE | constant test RMSE | "
-             "bounds |", "|---|---|---|---|---|---|---|"]
-    lines += [ols_line(t) for t in tables] + [""]
+    uc.write_rows(path, rows)
+    lines = report_head(title, args, (
+        "median test RMSE (25th–75th percentile in the csv) of predictions clipped to the public "
+        "target bounds; 70/30 split, seed 0. " + (
+            "Boosted rows: the configuration in each row's name (T, τ in units of h_y, the "
+            f"joint release's share of μ*²), η = {lin.BOOST_STEP:g}; "
+            if args.part == "dev" else
+            f"Boosted constants: T = {lin.BOOST_ROUNDS}, joint share "
+            f"{lin.BOOST_JOINT_SHARE:g} of μ*², τ = {lin.BOOST_CLIP:g}·h_y, "
+            f"η = {lin.BOOST_STEP:g}; ") + "the model is the average of the last ⌈T/2⌉ "
+        "iterates (docs/regression.md §4c)."))
+    lines += ols_table(tables)
     lines += list(extra_lines)
     path.with_suffix(".md").write_text("\n".join(lines) + "\n")
     return path.with_suffix(".md")
+
+
+def boost_report(out: Path, stem: str, title: str, args, tables, rows, body, methods: str) -> Path:
+    """``<stem>.csv`` (the rows) and ``<stem>.md`` (the settings, then ``body``) of the
+    boosting-rounds scripts (``regression_boost_count.py``, ``regression_ls_rounds.py``);
+    ``methods``: the sentence that names their rows."""
+    uc.write_rows(out / f"{stem}.csv", rows)
+    lines = report_head(title, args, "median test RMSE of predictions clipped to the public target "
+                                     "bounds; 70/30 split, seed 0. current default = "
+                                     "`boost_rounds='auto'` (§4e); " + methods)
+    lines += ["Tables: " + ", ".join(f"{t.name} (n = {t.X.shape[0]}, d = {t.X.shape[1]})"
+                                     for t in tables), ""]
+    (out / f"{stem}.md").write_text("\n".join(lines + body) + "\n")
+    return out / f"{stem}.md"
 
 
 def main(argv=None) -> int:

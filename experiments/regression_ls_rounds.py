@@ -83,7 +83,6 @@ Command: ``python experiments/regression_ls_rounds.py --part {dev,check}``.
 from __future__ import annotations
 
 import argparse
-import csv
 import shlex
 import sys
 import time
@@ -142,36 +141,18 @@ def run(tables, epsilons, trials, seed, counts):
     return rows
 
 
-def medians(rows, keys):
-    cells = list(dict.fromkeys((r["dataset"], r["epsilon"]) for r in rows))
-    by = {c: [r for r in rows if (r["dataset"], r["epsilon"]) == c] for c in cells}
-    return cells, by, {c: {k: float(np.median([r[k] for r in by[c]])) for k in keys}
-                       for c in cells}
-
-
 def write(stem, title, args, tables, rows, body):
-    with open(OUT / f"{stem}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    lines = [f"# {title}", "", f"Command: `{args.command}`", "",
-             f"δ = {DELTA:g}; ε ∈ {{{', '.join(f'{e:g}' for e in args.epsilons)}}}; "
-             f"{args.trials} trials per cell (seed {args.seed}, the same seeds for every method "
-             "of a cell); replace-one neighbours, n public; median test RMSE of predictions "
-             "clipped to the public target bounds; 70/30 split, seed 0. current default = "
-             "`boost_rounds='auto'` (§4e); single = `boost_rounds=0`; ls T = "
-             "`boost_rounds='ls-fallback'` with `BOOST_LS_ROUNDS = T` (§4g).", "",
-             "Tables: " + ", ".join(f"{t.name} (n = {t.X.shape[0]}, d = {t.X.shape[1]})"
-                                    for t in tables), ""]
-    (OUT / f"{stem}.md").write_text("\n".join(lines + body) + "\n")
-    return OUT / f"{stem}.md"
+    return rb.boost_report(
+        OUT, stem, title, args, tables, rows, body,
+        "single = `boost_rounds=0`; ls T = `boost_rounds='ls-fallback'` with "
+        "`BOOST_LS_ROUNDS = T` (§4g).")
 
 
 def dev(args):
     tables = [uc.load_table(n) for n in (args.tables or uc.DATASETS)]
     rows = run(tables, args.epsilons, args.trials, args.seed, COUNTS)
     keys = ["single", "default"] + [f"ls T={T}" for T in COUNTS]
-    cells, by, med = medians(rows, keys)
+    cells, by, med = uc.cell_medians(rows, keys)
     body = ["DEV RULE (script docstring, committed before the run): the most cells where ls ≤ "
             "1.02 × min(current default, single); ties: lowest geometric mean of ls / current "
             "default; then the smaller T. GATE: ls / default < 1 at wdbc ε = 1, 3, 10.", "",
@@ -289,7 +270,7 @@ def check(args):
                         row[k + " branch"] = m.boost_branch_
                     rows.append(row)
             print(f"  {t.name} ε = {eps:g} done", flush=True)
-    cells, by, med = medians(rows, ["single", "default", "new"])
+    cells, by, med = uc.cell_medians(rows, ["single", "default", "new"])
     r = {c: med[c]["new"] / med[c]["default"] for c in cells}
     frac = float(np.mean([v <= 1.02 for v in r.values()]))
     a_ok = frac >= 0.9 and max(r.values()) <= 1.10

@@ -65,7 +65,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _synth_tables import REPO_ROOT, load_table  # noqa: E402
-from synth_tree_hist import scores  # noqa: E402  (the same metrics as the histogram_tree check)
+from synth_tree_hist import check_cell, paired, scores  # noqa: E402  (the histogram_tree check's metrics)
 
 RESULTS = REPO_ROOT / "results"
 DELTA = 1e-9
@@ -115,14 +115,6 @@ def run(tables, epsilons, seeds, seed_start, out):
             pd.DataFrame(rows).to_csv(RESULTS / f"{out}.csv", index=False)
 
 
-def _paired(block, model, metric):
-    a = block[block.model == "default"].set_index("seed").sort_index()[metric]
-    b = block[block.model == model].set_index("seed").sort_index()[metric]
-    d = (b - a).to_numpy()
-    se = float(np.std(d, ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
-    return a.mean(), b.mean(), d, se
-
-
 def render(parts, out, argv):
     import pandas as pd
     from scipy.stats import t as student
@@ -158,22 +150,11 @@ def render(parts, out, argv):
             b = block[block.model == model]
             cells = [f"{a.sigma_hist.mean():.1f} / {b.sigma_hist.mean():.1f}", f"{int(b.geom_columns.max())}"]
             for m in METRICS:
-                ma, mb, d, se = _paired(block, model, m)
-                worse = d if m in LOWER else -d
-                z = float(np.mean(worse)) / se if se > 0 else 0.0
-                mark = ""
-                if z > k:
-                    fails.append(f"{table} ε = {eps:g} {m} ({z:+.1f} se worse)")
-                    mark = " **worse > k**"
-                elif z > 2:
-                    over2.append(f"{table} ε = {eps:g} {m} ({z:+.1f} se worse)")
-                    mark = " worse"
-                zs = f"{np.mean(d) / se:+.1f}" if se > 0 else "0"
-                cells.append(f"{ma:.4f} / {mb:.4f}, {np.mean(d):+.4f} ({zs}){mark}")
+                cells.append(check_cell(block, model, m, m in LOWER, k, f"{table} ε = {eps:g}", fails, over2))
             lines.append(f"| {table} | {eps:g} | " + " | ".join(cells) + " |")
         ad = df[(df.table == "adult") & (df.epsilon == 1.0)]
         if len(ad):
-            ma, mb, d, se = _paired(ad, model, "lr_auc")
+            ma, mb, d, se = paired(ad, model, "lr_auc")
             improved = float(np.mean(d)) > 2 * se
             auc = (f"Adult ε = 1 LR AUC: default {ma:.4f}, {model} {mb:.4f}, Δ {np.mean(d):+.4f} "
                    f"(paired se {se:.4f}, {np.mean(d) / se:+.1f} se): {'improved' if improved else 'NOT improved'}.")

@@ -127,6 +127,35 @@ def run(tables, seeds, out):
             pd.DataFrame(rows).to_csv(RESULTS / f"{out}.csv", index=False)
 
 
+def paired(block, model, metric):
+    """One cell's ``metric``, paired by seed: ``(default's mean, model's mean, model − default per
+    seed, paired SE)``."""
+    a = block[block.model == "default"].set_index("seed").sort_index()[metric]
+    b = block[block.model == model].set_index("seed").sort_index()[metric]
+    d = (b - a).to_numpy()
+    se = float(np.std(d, ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+    return a.mean(), b.mean(), d, se
+
+
+def check_cell(block, model, metric, lower: bool, k: float, where: str, fails: list, over2: list) -> str:
+    """One check of the default-change rules (``synth_tree_hist``, ``synth_tree_geom``): ``model``
+    against the default on ``metric`` in one cell. Appends the check to ``fails`` when worse by
+    more than ``k`` paired SE, else to ``over2`` when worse by more than 2; returns the table text
+    ``default / model, Δ (Δ in SE)`` with its mark."""
+    ma, mb, d, se = paired(block, model, metric)
+    worse = d if lower else -d
+    z = float(np.mean(worse)) / se if se > 0 else 0.0
+    mark = ""
+    if z > k:
+        fails.append(f"{where} {metric} ({z:+.1f} se worse)")
+        mark = " **worse > k**"
+    elif z > 2:
+        over2.append(f"{where} {metric} ({z:+.1f} se worse)")
+        mark = " worse"
+    zs = f"{np.mean(d) / se:+.1f}" if se > 0 else "0"
+    return f"{ma:.4f} / {mb:.4f}, {np.mean(d):+.4f} ({zs}){mark}"
+
+
 def render(parts, out, argv):
     import pandas as pd
     from scipy.stats import t as student
@@ -153,20 +182,8 @@ def render(parts, out, argv):
         b = block[block.model == "tree"].set_index("seed").sort_index()
         cells = [f"{a.sigma_hist.mean():.1f} / {b.sigma_hist.mean():.1f}", f"{int((b.tree_columns > 0).sum())}"]
         for m in METRICS:
-            d = (b[m] - a[m]).to_numpy()
-            worse = d if m in LOWER else -d
-            se = float(np.std(d, ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
-            z = float(np.mean(worse)) / se if se > 0 else 0.0
             checks += 1
-            mark = ""
-            if z > k:
-                fails.append(f"{table} ε = {eps:g} {m} ({z:+.1f} se worse)")
-                mark = " **worse > k**"
-            elif z > 2:
-                over2.append(f"{table} ε = {eps:g} {m} ({z:+.1f} se worse)")
-                mark = " worse"
-            zs = f"{np.mean(d) / se:+.1f}" if se > 0 else "0"
-            cells.append(f"{a[m].mean():.4f} / {b[m].mean():.4f}, {np.mean(d):+.4f} ({zs}){mark}")
+            cells.append(check_cell(block, "tree", m, m in LOWER, k, f"{table} ε = {eps:g}", fails, over2))
         lines.append(f"| {table} | {eps:g} | " + " | ".join(cells) + " |")
     ad = df[(df.table == "adult") & (df.epsilon == 1.0)]
     a = ad[ad.model == "default"].set_index("seed").sort_index().lr_auc

@@ -77,3 +77,27 @@ def _ledger_state_dir(tmp_path_factory, monkeypatch):
     """Ledgers remember the longest history seen per user (restored-backup detection): keep
     that record out of the tester's home (subprocesses inherit the variable)."""
     monkeypatch.setenv("MATRIXDP_STATE_DIR", str(tmp_path_factory.mktemp("matrixdp-state")))
+
+
+@pytest.fixture
+def refuse_collecting(monkeypatch):
+    """``refuse_collecting(*kinds, persist=False)``: for the rest of the test, bringing a whole
+    Dask collection of the given kinds (``"array"``, ``"frame"``, ``"series"``) to the driver
+    fails: ``compute`` and ``__array__`` (and with ``persist=True`` also ``persist``) raise."""
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a private Dask collection was collected to the driver")
+
+    def apply(*kinds, persist=False):
+        da = pytest.importorskip("dask.array")
+        dd = pytest.importorskip("dask.dataframe")
+        pd = pytest.importorskip("pandas")
+        types = {"array": lambda: da.Array,
+                 "frame": lambda: type(dd.from_pandas(pd.DataFrame({"a": [1.0]}), npartitions=1)),
+                 "series": lambda: type(dd.from_pandas(pd.Series([1.0]), npartitions=1))}
+        for cls in {types[k]() for k in kinds}:
+            monkeypatch.setattr(cls, "compute", refuse)
+            monkeypatch.setattr(cls, "__array__", refuse, raising=False)
+            if persist:
+                monkeypatch.setattr(cls, "persist", refuse)
+
+    return apply

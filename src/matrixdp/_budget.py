@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from contextvars import ContextVar
 
-__all__ = ["charge", "default_keepers", "use_default", "suspended"]
+__all__ = ["charge", "default_keepers", "use_default", "suspended", "DefaultKeeperMixin"]
 
 #: The keepers made default by ``with Accountant(...):`` / ``with Ledger...:`` blocks, innermost
 #: last. A ContextVar, so threads and asyncio tasks each see their own stack.
@@ -33,6 +33,21 @@ def use_default(keeper):
         yield keeper
     finally:
         _DEFAULTS.reset(token)
+
+
+class DefaultKeeperMixin:
+    """``with keeper:`` makes the keeper a default budget keeper inside the block
+    (:func:`use_default`; nested and re-entered blocks add up). The class keeps the open blocks
+    in a list ``self._tokens`` (set in its ``__init__``)."""
+
+    def __enter__(self):
+        cm = use_default(self)
+        cm.__enter__()
+        self._tokens.append(cm)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._tokens.pop().__exit__(*exc)
 
 
 @contextlib.contextmanager

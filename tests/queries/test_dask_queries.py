@@ -24,15 +24,9 @@ def _records(seed=0, scale=0.6):
 
 
 @pytest.fixture
-def never_collected(monkeypatch):
+def never_collected(refuse_collecting):
     """Any attempt to bring a whole Dask collection to the driver fails."""
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("a private Dask collection was collected to the driver")
-
-    for cls in {da.Array, type(dd.from_pandas(pd.DataFrame({"a": [1.0]}), npartitions=1))}:
-        monkeypatch.setattr(cls, "compute", refuse)
-        monkeypatch.setattr(cls, "__array__", refuse, raising=False)
-        monkeypatch.setattr(cls, "persist", refuse)
+    refuse_collecting("array", "frame", persist=True)
 
 
 QUERIES = {

@@ -35,15 +35,8 @@ def _table(n=5_003, seed=0):
 
 
 @pytest.fixture
-def never_collected(monkeypatch):
-    frame = dd.from_pandas(pd.DataFrame({"a": [1.0]}), npartitions=1)
-
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("a private Dask collection was collected to the driver")
-
-    for cls in {type(frame), type(frame["a"])}:
-        monkeypatch.setattr(cls, "compute", refuse)
-        monkeypatch.setattr(cls, "__array__", refuse, raising=False)
+def never_collected(refuse_collecting):
+    refuse_collecting("frame", "series")
 
 
 def _same_release(got, ref):
@@ -96,21 +89,11 @@ def test_columns_in_another_order_and_a_separately_partitioned_label():
     assert got.columns_ == order
 
 
-def test_driver_receives_only_reduced_statistics(never_collected, monkeypatch):
+def test_driver_receives_only_reduced_statistics(never_collected, computed_shapes):
     """Two passes; each returns a sum of a size fixed by the public schema and class list:
     (classes, sum of the cardinalities) counts, then (classes, k(k-1)/2) score moments. No row
     count is ever computed."""
-    import dask
-
-    computed = []
-    real_compute = dask.compute
-
-    def spy(*args, **kwargs):
-        out = real_compute(*args, **kwargs)
-        computed.extend(np.shape(v) for v in out)
-        return out
-
-    monkeypatch.setattr(dask, "compute", spy)
+    computed = computed_shapes
     X, y = _table(n=3_000)
     ddf = dd.from_pandas(X.assign(t=y), npartitions=5)
     DPCopula(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"], n_bins=16, random_state=0).fit(

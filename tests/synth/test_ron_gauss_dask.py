@@ -26,14 +26,8 @@ def _data(n=4_003, m=6, seed=0):
 
 
 @pytest.fixture
-def never_collected(monkeypatch):
-    def refuse(self, *args, **kwargs):
-        raise AssertionError("a private Dask collection was collected to the driver")
-
-    for cls in {da.Array, type(dd.from_pandas(pd.DataFrame({"a": [1.0]}), npartitions=1)),
-                type(dd.from_pandas(pd.Series([1.0]), npartitions=1))}:
-        monkeypatch.setattr(cls, "compute", refuse)
-        monkeypatch.setattr(cls, "__array__", refuse, raising=False)
+def never_collected(refuse_collecting):
+    refuse_collecting("array", "frame", "series")
 
 
 def test_unsupervised_same_seed_same_release(never_collected):
@@ -153,22 +147,12 @@ def test_new_settings_same_seed_same_release_and_samples(setting, frame, never_c
     assert not np.allclose(other.covariance_raw_, ref.covariance_raw_, rtol=1e-6)
 
 
-def test_driver_receives_only_reduced_statistics(never_collected, monkeypatch):
+def test_driver_receives_only_reduced_statistics(never_collected, computed_shapes):
     """Every value computed on the driver is a reduced statistic of public size: pass 1 gives
     k x (m + 1) sums, each later pass one (p x p) scatter; 1 + k passes for k classes."""
-    import dask
-
     X, _ = _data(n=3_000)
     m, p = X.shape[1], 2
-    computed = []
-    real_compute = dask.compute
-
-    def spy(*args, **kwargs):
-        out = real_compute(*args, **kwargs)
-        computed.extend(np.shape(v) for v in out)
-        return out
-
-    monkeypatch.setattr(dask, "compute", spy)
+    computed = computed_shapes
     labels = da.from_array(_classes(X), chunks=500)
     RONGauss(dim=p, epsilon=1.0, task="classification", classes=["a", "b", "c"],
              random_state=0).fit(da.from_array(X, chunks=500), labels)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import math
 
-from .._budget import use_default
+from .._budget import DefaultKeeperMixin
 from .._validation import check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
@@ -33,7 +33,7 @@ def budget_message(what: PrivacyGuarantee, total: PrivacyGuarantee, epsilon, del
             "remains")
 
 
-class Accountant:
+class Accountant(DefaultKeeperMixin):
     """Track the privacy spent by a sequence of releases and refuse what would overspend.
 
     Parameters
@@ -180,16 +180,7 @@ class Accountant:
             "copy in another process would charge a separate tally); to save a fitted model, "
             "set_params(accountant=None) before pickling it")
 
-    # ------------------------------------------------------------------ default
-    def __enter__(self) -> "Accountant":
-        cm = use_default(self)
-        cm.__enter__()
-        self._tokens.append(cm)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._tokens.pop().__exit__(*exc)
-
+    # ------------------------------------------------------------------ repr
     def __repr__(self) -> str:
         budget = "unlimited" if self.epsilon is None else \
             f"epsilon={self.epsilon:.6g}, delta={self.delta:.3g}"

@@ -31,7 +31,7 @@ import time
 import warnings
 from pathlib import Path
 
-from .._budget import use_default
+from .._budget import DefaultKeeperMixin
 from .._validation import check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError, LedgerError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
@@ -185,7 +185,7 @@ def _reopen(path: str, genesis: str, readonly: bool) -> "Ledger":
     return led
 
 
-class Ledger:
+class Ledger(DefaultKeeperMixin):
     """The privacy budget of one dataset, kept in an SQLite file.
 
     Create with :meth:`create`, open with :meth:`open`. ``spend``, ``charge`` and
@@ -656,6 +656,17 @@ class Ledger:
             raise self._db_error(exc, "write") from None
         return con
 
+    def _refuse_over_budget(self, g) -> None:
+        """Raise :class:`~matrixdp.errors.BudgetExceededError` if ``g`` on top of the tally
+        (caught up with the file by the caller) does not fit the budget."""
+        tally = self._tally.copy()
+        tally.add(g)
+        if not within(tally, self.delta, self.epsilon, self.method):
+            total = compose_tally(tally, self.delta, self.method)
+            spent = compose_tally(self._tally, self.delta if self.delta > 0 else None, self.method)
+            raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
+                g, total, self.epsilon, self.delta, spent))
+
     def _reserve(self, guarantee, label: str, status: str) -> int:
         """Check and durably record one entry in one IMMEDIATE transaction; return its id."""
         with self._lock:
@@ -666,14 +677,7 @@ class Ledger:
         con = self._writing()
         try:
             head = self._catch_up(con)
-            tally = self._tally.copy()
-            tally.add(g)
-            if not within(tally, self.delta, self.epsilon, self.method):
-                total = compose_tally(tally, self.delta, self.method)
-                spent = compose_tally(self._tally, self.delta if self.delta > 0 else None,
-                                      self.method)
-                raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
-                    g, total, self.epsilon, self.delta, spent))
+            self._refuse_over_budget(g)
             now = _now()
             entry = self._last_id + 1
             row = (entry, str(label), float(g.epsilon), float(g.delta),
@@ -728,14 +732,7 @@ class Ledger:
             raise LedgerError(f"{self.path}: the ledger was opened read-only; open it with "
                               "Ledger.open(path) to spend")
         with self._read():
-            tally = self._tally.copy()
-            tally.add(g)
-            if not within(tally, self.delta, self.epsilon, self.method):
-                total = compose_tally(tally, self.delta, self.method)
-                spent = compose_tally(self._tally, self.delta if self.delta > 0 else None,
-                                      self.method)
-                raise BudgetExceededError(f"ledger {self.path.name}: " + budget_message(
-                    g, total, self.epsilon, self.delta, spent))
+            self._refuse_over_budget(g)
 
     def spend(self, release_or_guarantee, *, label: str = "") -> int:
         """Record a release that already happened (checked first); returns the entry's id."""
@@ -757,16 +754,7 @@ class Ledger:
             raise
         self._finish(entry, "released")
 
-    # ------------------------------------------------------------------ default keeper
-    def __enter__(self) -> "Ledger":
-        cm = use_default(self)
-        cm.__enter__()
-        self._tokens.append(cm)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._tokens.pop().__exit__(*exc)
-
+    # ------------------------------------------------------------------ repr
     def __repr__(self) -> str:
         return (f"Ledger({str(self.path)!r}; budget epsilon={self.epsilon:.6g}, "
                 f"delta={self.delta:.3g}, {self.relation}, method={self.method!r})")

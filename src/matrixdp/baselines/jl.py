@@ -24,6 +24,7 @@ from ..errors import InvalidParameterError
 from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
 from ..mechanisms.draw import charged_noise
 from ..rng import make_rng
+from ._given import GivenClaimMixin
 
 __all__ = ["JLCovariance", "JLSketchMechanism", "blocki_jl_covariance", "blocki_w"]
 
@@ -115,7 +116,7 @@ def _blocki_privacy(epsilon: float, delta: float) -> PrivacyGuarantee:
                             mechanism="blocki-jl")
 
 
-class JLSketchMechanism(Mechanism):
+class JLSketchMechanism(GivenClaimMixin, Mechanism):
     r"""The JL sketch of Blocki et al. as a mechanism on its lifted covariance, released as SᵀS/r.
 
     ``value`` is the lifted covariance Σ = AᵀA + w²I of the scaled records A
@@ -158,10 +159,6 @@ class JLSketchMechanism(Mechanism):
             check_finite_array(w, "witness", ndim=2) for w in witness)
         if name is not None:
             self.name = str(name)
-
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return self._privacy
 
     def sketches(self, value, n, rng=None) -> np.ndarray:
         """``n`` sketches (n, r, d), drawn as :func:`blocki_jl_covariance` draws one.
@@ -213,9 +210,3 @@ class JLSketchMechanism(Mechanism):
         weight = np.linalg.solve(b, inv_a_diff.T).T  # Σ⁻¹ D Σ′⁻¹ (symmetric up to rounding)
         g = np.asarray(outputs, dtype=float)
         return -0.5 * self.r * (logdet - np.tensordot(g, weight, axes=([1, 2], [0, 1])))
-
-    def witnesses(self) -> list:
-        """The public neighbouring pair given at construction."""
-        if self._witness is None:
-            raise InvalidParameterError("witness", "this mechanism was built without a witness")
-        return [self._witness]

@@ -19,6 +19,7 @@ from .._validation import check_finite_array, check_positive, check_row_norms, c
 from ..errors import InvalidParameterError
 from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
 from ..rng import make_rng
+from ._given import GivenClaimMixin
 
 __all__ = ["PCARelease", "ProjectorMechanism", "unit_ball_second_moment", "top_eigenvectors"]
 
@@ -83,7 +84,7 @@ def top_eigenvectors(matrix: np.ndarray, n_components: int) -> np.ndarray:
     return vec[:, ::-1][:, : int(n_components)]
 
 
-class ProjectorMechanism(Mechanism):
+class ProjectorMechanism(GivenClaimMixin, Mechanism):
     r"""Exponential-mechanism PCA on a score matrix S, released as the projector VVᵀ.
 
     The mechanism samples ``V`` (``d × k``, orthonormal) with density ∝ etr((ε/2)VᵀSV),
@@ -110,10 +111,6 @@ class ProjectorMechanism(Mechanism):
             check_finite_array(w, "witness", ndim=2) for w in witness)
         if name is not None:
             self.name = str(name)
-
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return self._privacy
 
     def _draw(self, score: np.ndarray, n: int, rng) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -150,9 +147,3 @@ class ProjectorMechanism(Mechanism):
         diff = np.asarray(value_prime, dtype=float) - np.asarray(value, dtype=float)
         return 0.5 * self.epsilon * np.tensordot(np.asarray(outputs, dtype=float), diff,
                                                  axes=([1, 2], [0, 1]))
-
-    def witnesses(self) -> list:
-        """The public neighbouring pair given at construction."""
-        if self._witness is None:
-            raise InvalidParameterError("witness", "this mechanism was built without a witness")
-        return [self._witness]

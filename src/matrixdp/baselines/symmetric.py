@@ -23,6 +23,7 @@ from ..calibration.laplace_profile import laplace_vector_delta
 from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
 from ..mechanisms.draw import charged_noise
 from ..rng import make_rng
+from ._given import GivenClaimMixin
 
 __all__ = ["symmetric_release", "covariance_upper_sensitivity", "analyze_gauss", "upper_triangle",
            "mirror_upper", "SymmetricNoiseMechanism"]
@@ -143,7 +144,7 @@ def analyze_gauss(matrix, *, sigma: float, rng=None, privacy: PrivacyGuarantee |
 
 
 
-class SymmetricNoiseMechanism(Mechanism):
+class SymmetricNoiseMechanism(GivenClaimMixin, Mechanism):
     r"""``value + N`` for a symmetric ``d × d`` value, ``N`` symmetric with an i.i.d. upper triangle.
 
     The noise of MOD-SULQ, Analyze Gauss / :func:`symmetric_release` and the noisy Gram
@@ -205,10 +206,6 @@ class SymmetricNoiseMechanism(Mechanism):
         if name is not None:
             self.name = str(name)
 
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return self._privacy
-
     def _draw_upper(self, n: int, rng) -> np.ndarray:
         d = self.dim
         if self.entry_mechanism is not None:
@@ -248,12 +245,6 @@ class SymmetricNoiseMechanism(Mechanism):
         if self.kind == "gaussian":
             return np.sum(ra * ra - rb * rb, axis=-1) / (2.0 * self.scale ** 2)
         return np.sum(np.abs(ra) - np.abs(rb), axis=-1) / self.scale
-
-    def witnesses(self) -> list:
-        """The public neighbouring pair given at construction."""
-        if self._witness is None:
-            raise InvalidParameterError("witness", "this mechanism was built without a witness")
-        return [self._witness]
 
     def privacy_profile(self, epsilon) -> float:
         """δ(ε) of the noisy triangle: Gaussian at ``sensitivity`` (or the witness), Laplace on the witness."""

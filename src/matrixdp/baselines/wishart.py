@@ -24,6 +24,7 @@ from ..errors import InvalidParameterError, UnsafeMechanismError
 from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
 from ..mechanisms.draw import charged_noise, public_randomness
 from ..rng import make_rng
+from ._given import GivenClaimMixin
 from .pca_release import PCARelease, top_eigenvectors, unit_ball_second_moment
 
 __all__ = ["wishart_scale", "sample_wishart", "wishart_support_failure", "wishart_pca",
@@ -174,7 +175,7 @@ def wishart_pca(X, *, epsilon: float, n_components: int, row_norm_bound: float,
                       metadata={"scale": c, "dof": d + 1, "row_norm_bound": float(row_norm_bound)})
 
 
-class WishartMechanism(Mechanism):
+class WishartMechanism(GivenClaimMixin, Mechanism):
     r"""``value + W``, ``W ~ Wishart_d(d + 1, c·I)``: the noise of the Wishart mechanism (Jiang et al. 2016).
 
     The release's density under answer A is ∝ exp(−tr(Y − A)/(2c)) on {Y − A ≻ 0}, so
@@ -217,10 +218,6 @@ class WishartMechanism(Mechanism):
         if name is not None:
             self.name = str(name)
 
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return self._privacy
-
     def sample_noise_batch(self, n, shape, rng=None) -> np.ndarray:
         """``n`` Wishart draws in one call.
 
@@ -255,12 +252,6 @@ class WishartMechanism(Mechanism):
         in_b = np.linalg.eigvalsh(y - b)[..., 0] > 0
         inside = (np.trace(b) - np.trace(a)) / (2.0 * self.scale)
         return np.where(in_a & in_b, inside, np.where(in_b, np.inf, -np.inf))
-
-    def witnesses(self) -> list:
-        """The public neighbouring pair given at construction."""
-        if self._witness is None:
-            raise InvalidParameterError("witness", "this mechanism was built without a witness")
-        return [self._witness]
 
     def privacy_profile(self, epsilon) -> float:
         r"""Exact δ(ε′) on the witness (x = 0 against a unit record u), for every ε′ ≥ 0.

@@ -188,6 +188,17 @@ def run(args) -> int:
     return _run_copula(args, model)
 
 
+def _report_path(args, out_path: Path):
+    """The checked ``--report`` path (None without the option); it must differ from ``--out``."""
+    if args.report is None:
+        return None
+    report = check_output_path(args.report, force=args.force, inputs=[args.input],
+                               option="--report")
+    if report.resolve() == out_path.resolve():
+        raise InvalidParameterError("--report", "must differ from --out")
+    return report
+
+
 def _copula_plan(epsilon: float, delta: float, relation: str, model: str = "copula"):
     """``(epsilon_fit, guarantee)``: the ε the table generator (DPCopula or DPTreeCopula, both
     calibrated under add/remove neighbours and composed as Gaussian DP) is fitted with, and the
@@ -252,12 +263,7 @@ def _run_copula(args, model_name: str = "copula") -> int:
     sep = check_sep(args.sep)
     schema = read_schema(args.bounds)
     out_path = check_output_path(args.out, force=args.force, inputs=[args.input])
-    report = None
-    if args.report is not None:
-        report = check_output_path(args.report, force=args.force, inputs=[args.input],
-                                   option="--report")
-        if report.resolve() == out_path.resolve():
-            raise InvalidParameterError("--report", "must differ from --out")
+    report = _report_path(args, out_path)
     target = schema.target
     if target is not None:
         if target not in schema.names:
@@ -494,12 +500,7 @@ def _run_ron_gauss(args) -> int:
     else:
         out_path = check_output_path(args.out, force=args.force,
                                      inputs=[args.input] if dask_files is None else dask_files)
-    report = None
-    if args.report is not None:
-        report = check_output_path(args.report, force=args.force, inputs=[args.input],
-                                   option="--report")
-        if report.resolve() == out_path.resolve():
-            raise InvalidParameterError("--report", "must differ from --out")
+    report = _report_path(args, out_path)
     if dask_files is None:
         frame = _read_table(args.input, sep=args.sep, quiet=args.quiet)
     else:

@@ -101,22 +101,11 @@ def _bernoulli_exp_fraction(num: np.ndarray, den, rng) -> np.ndarray:
     Bernoulli(1/K) and Bernoulli(γ) together; an entry stops at the first A = 0 and
     returns 1 when that K is odd. P(return 1) = Σ_K odd (γ^{K−1}/(K−1)! − γ^K/K!) = e^{−γ}.
     """
-    m = num.size
-    out = np.empty(m, dtype=bool)
-    den_arr = np.ndim(den) > 0
+    out = np.empty(num.size, dtype=bool)
     a = _bernoulli_ratio(num, den, rng)        # K = 1: Bernoulli(γ)
     out[~a] = True
     idx = np.flatnonzero(a)
-    k = 2
-    while idx.size:
-        # Bernoulli(γ/K) = Bernoulli(1/K) ∧ Bernoulli(γ) (independent), cheapest draw first.
-        a = _uniform_below(k, idx.size, rng) == 0
-        live = idx[a]
-        if live.size:
-            a[a] = _bernoulli_ratio(num[live], den[live] if den_arr else den, rng)
-        out[idx[~a]] = (k % 2 == 1)
-        idx = idx[a]
-        k += 1
+    out[idx] = _bernoulli_exp_fraction_rest(num[idx], den[idx] if np.ndim(den) > 0 else den, rng)
     return out
 
 
@@ -727,16 +716,19 @@ def _table_plan(sigma2: Fraction):
 
 
 def _bernoulli_exp_fraction_rest(num: np.ndarray, den, rng) -> np.ndarray:
-    """Rounds K ≥ 2 of :func:`_bernoulli_exp_fraction` for entries whose round 1 drew A = 1."""
+    """Rounds K ≥ 2 of :func:`_bernoulli_exp_fraction` for entries whose round 1 drew A = 1
+    (``den`` a scalar or one value per entry)."""
     m = num.size
     out = np.empty(m, dtype=bool)
+    den_arr = np.ndim(den) > 0
     idx = np.arange(m)
     k = 2
     while idx.size:
+        # Bernoulli(γ/K) = Bernoulli(1/K) ∧ Bernoulli(γ) (independent), cheapest draw first.
         a = _uniform_below(k, idx.size, rng) == 0
         live = idx[a]
         if live.size:
-            a[a] = _bernoulli_ratio(num[live], den, rng)
+            a[a] = _bernoulli_ratio(num[live], den[live] if den_arr else den, rng)
         out[idx[~a]] = (k % 2 == 1)
         idx = idx[a]
         k += 1

@@ -13,12 +13,12 @@ from ..calibration.gaussian import (
 from ..errors import InvalidParameterError
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 from .lattice import (
+    LatticePlanRelease,
     check_granularity,
     check_numerics,
     gaussian_lattice_plan,
     gaussian_plan_delta,
     lattice_noise,
-    lattice_release,
 )
 
 __all__ = ["GaussianMechanism"]
@@ -26,7 +26,7 @@ __all__ = ["GaussianMechanism"]
 _CALIBRATIONS = ("analytic", "classic")
 
 
-class GaussianMechanism(Mechanism):
+class GaussianMechanism(LatticePlanRelease, Mechanism):
     r"""Add i.i.d. N(0, σ²) noise calibrated to an L2 sensitivity.
 
     Guarantee: (ε, δ)-DP under the neighbouring relation for which
@@ -205,15 +205,6 @@ class GaussianMechanism(Mechanism):
         out *= self.sigma
         out += arr
         return out
-
-    def _release_exact(self, arr, gen):
-        return lattice_release(arr, self._plan(arr.size), gen)
-
-    def _release_batch_exact(self, value, n, rng=None):
-        from ..rng import make_rng
-
-        arr = self._check_value(value)
-        return lattice_release(arr, self._plan(arr.size), make_rng(rng), n=n)
 
     def to_dp_event(self):
         """The ``dp_accounting`` event of one release (needs ``matrixdp[accounting]``).

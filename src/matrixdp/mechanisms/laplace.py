@@ -8,17 +8,17 @@ from .._validation import check_epsilon, check_sensitivity
 from ..calibration.laplace import laplace_scale
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 from .lattice import (
+    LatticePlanRelease,
     check_granularity,
     check_numerics,
     laplace_lattice_plan,
     lattice_noise,
-    lattice_release,
 )
 
 __all__ = ["LaplaceMechanism"]
 
 
-class LaplaceMechanism(Mechanism):
+class LaplaceMechanism(LatticePlanRelease, Mechanism):
     r"""Add i.i.d. Laplace(0, b) noise with :math:`b = \Delta_1/\varepsilon`.
 
     Guarantee: pure ε-DP (δ = 0) under the neighbouring relation for which
@@ -121,15 +121,6 @@ class LaplaceMechanism(Mechanism):
             plan = self._plan(int(np.prod(shape)))
             return lattice_noise(plan, shape, rng).astype(np.float64) * plan.granularity
         return rng.laplace(0.0, self.scale, size=shape)
-
-    def _release_exact(self, arr, gen):
-        return lattice_release(arr, self._plan(arr.size), gen)
-
-    def _release_batch_exact(self, value, n, rng=None):
-        from ..rng import make_rng
-
-        arr = self._check_value(value)
-        return lattice_release(arr, self._plan(arr.size), make_rng(rng), n=n)
 
     def to_dp_event(self):
         """The ``dp_accounting`` event of one release (needs ``matrixdp[accounting]``).

@@ -34,7 +34,7 @@ from .exact_sampling import discrete_gaussian, discrete_gaussian_blocks, discret
 
 __all__ = ["NUMERICS", "check_numerics", "check_granularity", "LatticePlan",
            "gaussian_lattice_plan", "laplace_lattice_plan", "lattice_release",
-           "FLOAT_NOTE", "exact_note"]
+           "LatticePlanRelease", "FLOAT_NOTE", "exact_note"]
 
 NUMERICS = ("float", "exact")
 
@@ -203,3 +203,19 @@ def _gaussian_release_blocks(arr: np.ndarray, plan: LatticePlan, rng) -> np.ndar
         z += r                                  # R(x/g) + Z, exactly, in int64
         np.multiply(z, g, out=x)                # g·(R(x/g) + Z): post-processing
     return out.reshape(arr.shape)
+
+
+class LatticePlanRelease:
+    """The exact-numerics releases of a mechanism whose lattice plan for ``size`` entries is
+    ``self._plan(size)`` (:class:`~matrixdp.mechanisms.GaussianMechanism`,
+    :class:`~matrixdp.mechanisms.LaplaceMechanism`): :func:`lattice_release` of the value, one at
+    a time or ``n`` at once. Put before ``Mechanism`` in the bases."""
+
+    def _release_exact(self, arr, gen):
+        return lattice_release(arr, self._plan(arr.size), gen)
+
+    def _release_batch_exact(self, value, n, rng=None):
+        from ..rng import make_rng
+
+        arr = self._check_value(value)
+        return lattice_release(arr, self._plan(arr.size), make_rng(rng), n=n)

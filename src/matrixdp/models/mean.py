@@ -264,6 +264,20 @@ def _set_release_attributes(estimator, out):
     estimator.noise_candidates_ = dict(out["candidates"])
 
 
+def _fit_moments(estimator, X, squares: bool, *, relative: bool, label: str):
+    """The whole fit of :class:`DPMean` and :class:`DPStandardScaler`: check the privacy
+    parameters, resolve the bounds (public, or ``"dp"`` charged first), release the moment
+    vector (:func:`_fit_moment_vector`), set the release attributes and compose the bounds'
+    guarantee into ``privacy_``. Returns ``(mean, mean_square or None, query)``."""
+    eps, delta, noise = check_privacy_params(estimator)
+    X, lo, hi, eps = fit_bounds(estimator, X, eps)
+    mean, sq, out, query = _fit_moment_vector(estimator, X, lo, hi, squares, relative=relative,
+                                              epsilon=eps, delta=delta, noise=noise, label=label)
+    _set_release_attributes(estimator, out)
+    finish_bounds(estimator)
+    return mean, sq, query
+
+
 class DPMean(NoGeneratorStateMixin, BaseEstimator):
     r"""Differentially private mean vector with public per-feature bounds.
 
@@ -323,14 +337,7 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Release the mean of ``X``."""
-        eps, delta, noise = check_privacy_params(self)
-        X, lo, hi, eps = fit_bounds(self, X, eps)
-        n, d = X.shape
-        self.mean_, _, out, _ = _fit_moment_vector(self, X, lo, hi, False, relative=False,
-                                                   epsilon=eps, delta=delta, noise=noise,
-                                                   label="DPMean.fit")
-        _set_release_attributes(self, out)
-        finish_bounds(self)
+        self.mean_, _, _ = _fit_moments(self, X, False, relative=False, label="DPMean.fit")
         return self
 
     def __sklearn_tags__(self):
@@ -405,13 +412,9 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
 
     def fit(self, X, y=None):
         """Release the mean (and second moment) of ``X``."""
-        eps, delta, noise = check_privacy_params(self)
-        X, lo, hi, eps = fit_bounds(self, X, eps)
-        n, d = X.shape
         squares = bool(self.with_std)
-        self.mean_, sq, out, query = _fit_moment_vector(
-            self, X, lo, hi, squares, relative=True, epsilon=eps, delta=delta, noise=noise,
-            label="DPStandardScaler.fit")
+        self.mean_, sq, query = _fit_moments(self, X, squares, relative=True,
+                                             label="DPStandardScaler.fit")
         if squares:
             var = sq - (self.mean_ - query.center) ** 2
             self.var_ = np.maximum(var, 0.0)
@@ -422,8 +425,6 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         # public n under replace-one; None under add-remove, where n is private (in memory and
         # on Dask alike: the exact count would tell neighbours apart with certainty)
         self.n_samples_seen_ = query.n_records
-        _set_release_attributes(self, out)
-        finish_bounds(self)
         return self
 
     def transform(self, X):

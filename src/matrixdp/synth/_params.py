@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import inspect
 
+from .._validation import check_delta, check_epsilon
 from ..errors import InvalidParameterError
 from ..rng import without_generators
+from .schema import TableSchema
 
-__all__ = ["GeneratorParams"]
+__all__ = ["GeneratorParams", "check_schema_budget"]
 
 
 class GeneratorParams:
@@ -48,3 +50,11 @@ class GeneratorParams:
     def __getstate__(self) -> dict:
         """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
         return without_generators(self.__dict__)
+
+
+def check_schema_budget(model) -> tuple[float, float]:
+    """``(epsilon, delta)`` of a generator built on a public :class:`~.schema.TableSchema`
+    (DPCopula, DPTreeCopula), checked at fit time with its ``schema``."""
+    if not isinstance(model.schema, TableSchema):
+        raise InvalidParameterError("schema", "must be a TableSchema (public bounds and categories)")
+    return check_epsilon(model.epsilon, "epsilon"), check_delta(model.delta, "delta")

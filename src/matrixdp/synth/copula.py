@@ -15,16 +15,15 @@ from functools import partial
 from numbers import Integral
 
 import numpy as np
-from .._validation import check_delta, check_epsilon, check_probability
+from .._validation import check_probability
 from ..errors import InvalidParameterError
 from ..mechanisms import PrivacyGuarantee
 from ..mechanisms.draw import charged_noise, public_randomness
 from .._record_sums import is_dask_collection
 from ._budget import gdp_split
 from ._dask import dask_block_reducer, dask_schema_columns, write_sampled_frames
-from .labels import largest_remainder, public_class_labels
-from ._params import GeneratorParams
-from .schema import TableSchema
+from .labels import generator_labels, largest_remainder
+from ._params import GeneratorParams, check_schema_budget
 
 __all__ = ["DPCopula", "simplex_projection", "interval_score_moments",
            "correlation_sensitivity"]
@@ -193,10 +192,7 @@ class DPCopula(GeneratorParams):
         self.accountant = accountant
 
     def _check_params(self):
-        if not isinstance(self.schema, TableSchema):
-            raise InvalidParameterError("schema", "must be a TableSchema (public bounds and categories)")
-        eps = check_epsilon(self.epsilon, "epsilon")
-        delta = check_delta(self.delta, "delta")
+        eps, delta = check_schema_budget(self)
         if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, Integral) or self.n_bins < 2:
             raise InvalidParameterError("n_bins", f"must be an integer >= 2, got {self.n_bins!r}")
         frac = check_probability(self.marginal_fraction, "marginal_fraction")
@@ -242,11 +238,12 @@ class DPCopula(GeneratorParams):
             # out of core: the records are read block by block, twice (histograms, then score
             # moments); only the per-block sums reach the driver, where the noise is drawn
             cols = dask_schema_columns(schema, X)
-            classes = self._classes(None if y is None else np.zeros(0, dtype=object), 0)[0]
+            classes = generator_labels(self.classes,
+                                       None if y is None else np.zeros(0, dtype=object), 0)[0]
             reduce = dask_block_reducer(X, y, partial(_dask_codes, self, cols))
         else:
             cols = schema.check_columns(X)
-            classes, label = self._classes(y, X.shape[0])
+            classes, label = generator_labels(self.classes, y, X.shape[0])
             block = self._block_codes(X, label, cols)
             reduce = lambda fn, *args: fn(block, *args)  # noqa: E731 - one in-memory block
         k = len(cols)
@@ -292,15 +289,6 @@ class DPCopula(GeneratorParams):
         self.integer_columns_ = tuple(schema.integer)
         self.privacy_ = privacy
         return self
-
-    def _classes(self, y, n):
-        """``(classes, codes)``: the public class list (``[None]`` without labels) and each
-        label's index in it."""
-        if y is None:
-            if self.classes is not None:
-                raise InvalidParameterError("y", "is required when classes are given")
-            return np.array([None], dtype=object), np.zeros(n, dtype=np.int64)
-        return public_class_labels(self.classes, y, n)
 
     def _block_codes(self, frame, label, cols):
         """The public bin (numeric) or category code of every value of one block of records,
@@ -513,7 +501,7 @@ class DPCopula(GeneratorParams):
 
 def _dask_codes(model, cols, frame, labels):
     """Codes of one partition (``labels``: its part of ``y``, or None)."""
-    label = model._classes(labels, frame.shape[0])[1]
+    label = generator_labels(model.classes, labels, frame.shape[0])[1]
     return model._block_codes(frame[cols], label, cols)
 
 

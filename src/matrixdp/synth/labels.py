@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError, InvalidShapeError
 
-__all__ = ["public_class_labels", "largest_remainder"]
+__all__ = ["generator_labels", "public_class_labels", "largest_remainder"]
 
 
 def public_class_labels(classes, y, n: int):
@@ -37,6 +37,17 @@ def public_class_labels(classes, y, n: int):
             "y", "has labels that are not in the public class list; add the missing classes "
                  "to the public list or drop those records")
     return classes, codes
+
+
+def generator_labels(classes, y, n: int):
+    """``(classes, codes)`` of a synthetic-data generator's fit: without ``y``, the one class
+    ``[None]`` and every code 0 (and ``classes`` must then be None); with ``y``,
+    :func:`public_class_labels`."""
+    if y is None:
+        if classes is not None:
+            raise InvalidParameterError("y", "is required when classes are given")
+        return np.array([None], dtype=object), np.zeros(n, dtype=np.int64)
+    return public_class_labels(classes, y, n)
 
 
 def largest_remainder(n_samples: int, weights) -> np.ndarray:

@@ -19,16 +19,14 @@ from numbers import Integral
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..mechanisms.draw import public_randomness
 from ..rng import make_rng
 from ._budget import gdp_split
 from .copula import correlation_sensitivity, interval_score_moments, simplex_projection
-from .labels import largest_remainder, public_class_labels
-from ._params import GeneratorParams
-from .schema import TableSchema
+from .labels import generator_labels, largest_remainder
+from ._params import GeneratorParams, check_schema_budget
 
 __all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_levels", "wide_range_columns", "geometric_edges", "geometric_position", "geometric_value", "tree_histogram_sensitivity", "tree_inference_matrix", "second_parent_allowed", "second_parent_cells", "second_parent_gain"]
 
@@ -648,10 +646,7 @@ class DPTreeCopula(GeneratorParams):
         self.accountant = accountant
 
     def _check_params(self):
-        if not isinstance(self.schema, TableSchema):
-            raise InvalidParameterError("schema", "must be a TableSchema (public bounds and categories)")
-        eps = check_epsilon(self.epsilon, "epsilon")
-        delta = check_delta(self.delta, "delta")
+        eps, delta = check_schema_budget(self)
         for name in ("n_bins", "pair_bins"):
             v = getattr(self, name)
             if name == "n_bins" and isinstance(v, str) and v in ("auto", "per-class"):
@@ -815,13 +810,6 @@ class DPTreeCopula(GeneratorParams):
         """The fine bins in use (fitted models pickled before ``n_bins_`` existed: ``n_bins``)."""
         return int(getattr(self, "n_bins_", self.n_bins))
 
-    def _labels(self, y, n):
-        if y is None:
-            if self.classes is not None:
-                raise InvalidParameterError("y", "is required when classes are given")
-            return np.array([None], dtype=object), np.zeros(n, dtype=np.int64)
-        return public_class_labels(self.classes, y, n)
-
     # ------------------------------------------------------------------ plan (public)
     def _plan(self, eps, delta, shares, cols):
         """Sensitivities, mechanisms and σ: from the public schema only, before any noise."""
@@ -917,11 +905,12 @@ class DPTreeCopula(GeneratorParams):
         dask_input = is_dask_collection(X)
         if dask_input:
             cols = self._dask_columns(X)
-            classes = self._labels(None if y is None else np.zeros(0, dtype=object), 0)[0]
+            classes = generator_labels(self.classes,
+                                       None if y is None else np.zeros(0, dtype=object), 0)[0]
             reduce = _dask_reducer(self, X, y, cols, classes)
         else:
             cols = self.schema.check_columns(X)
-            classes, label = self._labels(y, X.shape[0])
+            classes, label = generator_labels(self.classes, y, X.shape[0])
             encoded = self.schema.encode(X) if X.shape[0] else None  # checked before any noise
             blocks = {}
 
@@ -1860,7 +1849,7 @@ def _dask_reducer(model, X, y, cols, classes):
 
     def codes(xp, yp):
         label = (np.zeros(xp.shape[0], dtype=np.int64) if yp is None
-                 else model._labels(yp, xp.shape[0])[1])
+                 else generator_labels(model.classes, yp, xp.shape[0])[1])
         return model._block_codes(xp[cols], label, cols)
 
     blocks = [delayed(codes, pure=True)(xp, yp) for xp, yp in zip(xparts, yparts)]
