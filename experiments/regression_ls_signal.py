@@ -88,6 +88,14 @@ commit the six loaders were run once to catch coding errors (only the shapes wer
 
 OUTCOME: written after the runs, below this line, nothing above changed.
 
+DEV OUTCOME (written after the dev run, before the check; the rule was not changed): r₀ = 0.1
+(results/regression_ls_signal_dev.md: 105 of 105 cells ≤ 1.02× the current default, geometric
+mean 0.9942, max 1.012 (burn ε = 30); wdbc ε = 3, 10 at 0.848, 0.840×: the wdbc condition is met;
+r₀ = 0.2 also 105 of 105, geometric mean 0.9952, wdbc 0.912/0.840; 0.3 and 0.5 fail the wdbc
+condition). The unconstrained choice is the same r₀ = 0.1. Set as ``BOOST_SIGNAL_R2`` and
+committed before the check. Same run, R8's ls-fallback (r₀ = −∞): 94 of 105, geometric mean
+1.0008, max 1.117.
+
 Command: ``python experiments/regression_ls_signal.py --part {dev,check}``.
 """
 
