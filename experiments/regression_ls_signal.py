@@ -96,6 +96,17 @@ condition). The unconstrained choice is the same r₀ = 0.1. Set as ``BOOST_SIGN
 committed before the check. Same run, R8's ls-fallback (r₀ = −∞): 94 of 105, geometric mean
 1.0008, max 1.117.
 
+OUTCOME of the check (written AFTER the run; nothing above was changed):
+results/regression_ls_signal_check.md — the rule FAILED on (b) and (c): (a) met at the bar, 27
+of 30 cells ≤ 1.02× the current default (90%), max 1.048 (lbw ε = 30); (b) NOT met: 0/1 tables
+at ε ≥ 10 up to 1.049× the single release (lbw ε = 30; lbw ε = 10 1.029×); (c) NOT met:
+geometric mean 1.0042 (0/1 tables 1.0063, continuous 1.0000). The three cells above 1.02 are lbw
+ε = 3, 10, 30 (1.022, 1.028, 1.048×: 130 training rows, 9 features; the gate opened on 35-80% of
+the seeds, released R̂² lower ≈ 0.09-0.14); VerbAgg ε ≥ 1 is 1.007× (gate open on every seed,
+R̂² lower ≈ 0.12-0.13); InstEval, ohio and bacteria never opened the gate (1.000×), sleepstudy
+keeps §4e's rounds. ``"ls-signal"`` never beat the current default by more than 0.1% on these
+tables. ``"auto"`` is unchanged.
+
 Command: ``python experiments/regression_ls_signal.py --part {dev,check}``.
 """
 
