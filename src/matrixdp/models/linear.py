@@ -279,7 +279,10 @@ default "auto"
         is at least ``BOOST_SIGNAL_R2``; otherwise §4e's second joint release. Everything else
         is ``"auto"``'s fit bit for bit. Whichever branch runs, the releases compose to the same
         (ε, δ), charged once before any draw. ``boost_clip`` must be ``None``. A seeded fit is
-        replayable by whoever knows the seed.
+        replayable by whoever knows the seed. Its pre-registered check as the default FAILED
+        (``results/regression_ls_signal_check.md``); useful on a wdbc-like table (many
+        features, strong signal, 0/1 target), where it keeps ``"ls-fallback"``'s gain and
+        loses less elsewhere.
     boost_clip : float > 0, "fixed", "grow" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the
@@ -885,7 +888,9 @@ BOOST_LS_COUNTS = (3, 5, 10, 20)  # the dev grid (results/regression_ls_rounds_d
 #: label variance ``R̂² = 1 − RSS(β₀)/TSS`` at its LOWER confidence value (``BOOST_SIGNAL_Z``
 #: delta-method standard deviations of the release's own noise; :func:`released_r2`) is at least
 #: ``BOOST_SIGNAL_R2``; otherwise §4e's second joint release. ``BOOST_SIGNAL_GRID`` is the dev
-#: grid (fixed by the lead; experiments/regression_ls_signal.py).
+#: grid (fixed by the lead; experiments/regression_ls_signal.py). The pre-registered check on six
+#: never-seen tables FAILED (results/regression_ls_signal_check.md: geometric mean 1.004× ``"auto"``,
+#: lbw ε = 30 1.049× the single release), so it stays opt-in.
 BOOST_SIGNAL_GRID = (0.1, 0.2, 0.3, 0.5)
 #: r₀ = 0.1: the dev rule's choice (results/regression_ls_signal_dev.md: 105 of 105 seen cells
 #: within 1.02× ``"auto"``, geometric mean 0.994; wdbc ε = 3, 10 at 0.848×, 0.840×).
