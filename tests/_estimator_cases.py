@@ -256,6 +256,16 @@ CASES: dict[str, Case] = {
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_"}) | _DECISION),
+    # the same, gated by the released R² (§4h, opt-in): the R² the gate read is a function of
+    # the joint release, so a released value; here the gate opens (R̂² lower ≈ 0.75) on every
+    # dataset of the pair, under both relations
+    "DPLinearRegression[ls-signal]": Case(
+        _m("DPLinearRegression", boost_rounds="ls-signal", bounds_X=(-1, 1),
+           bounds_y=(-0.2, 0.2), epsilon=50.0,
+           **{k: v for k, v in _B.items() if k != "epsilon"}),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "boost_signal_"}) | _DECISION),
     "DPRidge[boosted]": Case(
         _m("DPRidge", boost_rounds=2, **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",

@@ -232,7 +232,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         release's own level; the prior is applied to whichever model it keeps.
         ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
         ``results/regression_level_prior_check.md`` (failed).
-    boost_rounds : "auto", "adaptive", "predict", "ls-fallback" or int >= 0, default "auto"
+    boost_rounds : "auto", "adaptive", "predict", "ls-fallback", "ls-signal" or int >= 0, \
+default "auto"
         Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70%
         of ``μ*²`` (Gaussian DP) and its solve gives the start ``β₀`` and the fixed solve
         ``M⁻¹``; each of ``T`` rounds releases the correlation of the features (on the unit box)
@@ -271,6 +272,17 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         at the least-squares clip ``τ = min(h_y, h_y + Σ w|β₀|)`` (from the release and public
         inputs) instead of the second joint release (``boost_branch_ == "ls-rounds"``).
         ``boost_clip`` must be ``None``. A seeded fit is replayable by whoever knows the seed.
+        ``"ls-signal"`` (opt-in; ``docs/regression.md`` §4h, task R9): ``"ls-fallback"``'s
+        least-squares rounds only where the joint release shows signal: the released share of
+        the label variance ``R̂² = 1 − RSS(β₀)/TSS`` (:func:`released_r2`; post-processing), at
+        its lower confidence value (2 delta-method standard deviations of the release's noise),
+        is at least ``BOOST_SIGNAL_R2``; otherwise §4e's second joint release. Everything else
+        is ``"auto"``'s fit bit for bit. Whichever branch runs, the releases compose to the same
+        (ε, δ), charged once before any draw. ``boost_clip`` must be ``None``. A seeded fit is
+        replayable by whoever knows the seed. Its pre-registered check as the default FAILED
+        (``results/regression_ls_signal_check.md``); useful on a wdbc-like table (many
+        features, strong signal, 0/1 target), where it keeps ``"ls-fallback"``'s gain and
+        loses less elsewhere.
     boost_clip : float > 0, "fixed", "grow" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``BOOST_CLIP``; ``h_y`` the
@@ -339,13 +351,17 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         What the budget after the joint release bought: the boosting rounds, the second joint
         release averaged with the first (the decision's fallback, §4e; the error bars
         and ``entry_variance_`` are then the single release's), or nothing (one release at μ*).
-        ``"ls-rounds"`` (``boost_rounds="ls-fallback"`` only, §4g): the least-squares rounds
-        that replaced the fallback's second release.
+        ``"ls-rounds"`` (``boost_rounds="ls-fallback"`` or ``"ls-signal"`` only, §4g, §4h): the
+        least-squares rounds that replaced the fallback's second release.
         A function of the release (post-processing).
     boost_residual_scale_ : dict or None
         ``boost_rounds="auto"``/``"adaptive"`` with rounds planned: the released residual scale
         ``σ̂`` the decision read, ``{"point", "lower", "upper"}`` (NaN without a released count);
         ``None`` otherwise (an int ``boost_rounds``, or no rounds planned).
+    boost_signal_ : dict or None
+        ``boost_rounds="ls-signal"`` where §4e falls back: the released ``R̂²``
+        ``{"point", "lower", "upper"}`` the gate read (a function of the release; NaN where it
+        cannot be read); ``None`` otherwise.
     boost_predicted_loss_ : dict or None
         ``boost_rounds="predict"``: the predicted loss ``{T: loss}`` (sums units) the count was
         chosen by — a function of the release (post-processing); ``None`` otherwise.
@@ -463,13 +479,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             ("level_prior", self.level_prior, LEVEL_PRIOR))
             if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
         adaptive = False
-        self._count_rule = self._ls_fallback = False
-        if isinstance(T, str) and T == "ls-fallback":  # §4g (opt-in): LS rounds as the fallback
-            if self.boost_clip is not None:
-                raise InvalidParameterError("boost_clip", "must be None with "
-                                                          "boost_rounds='ls-fallback' (it sets "
+        self._count_rule = self._ls_fallback = self._ls_signal = False
+        if isinstance(T, str) and T in ("ls-fallback", "ls-signal"):  # §4g/§4h (opt-in): LS
+            if self.boost_clip is not None:  # rounds as the fallback (ls-signal: gated)
+                raise InvalidParameterError("boost_clip", f"must be None with "
+                                                          f"boost_rounds={T!r} (it sets "
                                                           f"the clip), got {self.boost_clip!r}")
-            adaptive, self._ls_fallback = True, True
+            adaptive, self._ls_fallback, self._ls_signal = True, True, T == "ls-signal"
             T = 0 if opt_ins else BOOST_ROUNDS
         elif isinstance(T, str) and T == "predict":  # the count chosen per fit (§4f; opt-in)
             if self.boost_clip is not None:
@@ -483,7 +499,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             T = 0 if opt_ins else BOOST_ROUNDS
         elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
             raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive', 'predict', "
-                                                        f"'ls-fallback' or an int >= 0, got {T!r}")
+                                                        f"'ls-fallback', 'ls-signal' or an int "
+                                                        f">= 0, got {T!r}")
         if T == 0:
             return 0, None, None, False
         if opt_ins:
@@ -561,7 +578,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         n_rounds, tau, clip_rule, adaptive = self._boost(hy)
         self.boost_rounds_, self.boost_clip_, self.boost_clips_ = n_rounds, tau, None
         self.boost_branch_ = "rounds" if n_rounds > 0 else "single-release"
-        self.boost_residual_scale_ = self.boost_predicted_loss_ = None
+        self.boost_residual_scale_ = self.boost_predicted_loss_ = self.boost_signal_ = None
         scale = float(n) if relation == "replace-one" else 1.0
         boosted_cov = None
         if n_rounds > 0:  # the joint release and T rounds, composed in GDP, charged once
@@ -631,7 +648,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                         mech_round = rounds_mechanism(n_rounds, tau)
                         self.boost_rounds_, self.boost_clip_ = n_rounds, tau
                         correlation = partial(correlation, tau=tau)  # at the chosen clip
-                if not rounds and self._ls_fallback:  # §4g: T_ls least-squares rounds instead
+                if not rounds and self._ls_signal:  # §4h: the gate reads the release only
+                    self.boost_signal_ = released_r2(
+                        rel.value * scale, rel.entry_variance * scale * scale, beta0, intercept,
+                        n_rel, t, count_released=relation != "replace-one")
+                if not rounds and self._ls_fallback and (
+                        not self._ls_signal or signal_gate(self.boost_signal_)):
+                    # §4g: T_ls least-squares rounds instead of the second release
                     # τ from public inputs and the release only; the same μ*√(1 − s) in total
                     n_rounds, tau = int(BOOST_LS_ROUNDS), min(hy, residual_cap(beta0, w, hy))
                     mech_round = rounds_mechanism(n_rounds, tau)
@@ -860,6 +883,20 @@ BOOST_COUNT_CLIP = 1.0
 BOOST_LS_ROUNDS = 3
 BOOST_LS_COUNTS = (3, 5, 10, 20)  # the dev grid (results/regression_ls_rounds_dev.md)
 
+#: ``boost_rounds="ls-signal"`` (opt-in; docs/regression.md §4h, task R9): ``"ls-fallback"``'s
+#: least-squares rounds only where the joint release shows signal — the released share of the
+#: label variance ``R̂² = 1 − RSS(β₀)/TSS`` at its LOWER confidence value (``BOOST_SIGNAL_Z``
+#: delta-method standard deviations of the release's own noise; :func:`released_r2`) is at least
+#: ``BOOST_SIGNAL_R2``; otherwise §4e's second joint release. ``BOOST_SIGNAL_GRID`` is the dev
+#: grid (fixed by the lead; experiments/regression_ls_signal.py). The pre-registered check on six
+#: never-seen tables FAILED (results/regression_ls_signal_check.md: geometric mean 1.004× ``"auto"``,
+#: lbw ε = 30 1.049× the single release), so it stays opt-in.
+BOOST_SIGNAL_GRID = (0.1, 0.2, 0.3, 0.5)
+#: r₀ = 0.1: the dev rule's choice (results/regression_ls_signal_dev.md: 105 of 105 seen cells
+#: within 1.02× ``"auto"``, geometric mean 0.994; wdbc ε = 3, 10 at 0.848×, 0.840×).
+BOOST_SIGNAL_R2 = 0.1
+BOOST_SIGNAL_Z = 2.0
+
 
 def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: float, counts,
                            joint_share: float = BOOST_JOINT_SHARE, bias: str = "plug-in") -> dict:
@@ -979,6 +1016,71 @@ def boost_decision(scales: dict, tau: float, form: str | None = None,
     if not math.isfinite(value):
         return True
     return bool(value <= kappa * tau)
+
+
+def released_r2(G, entry_variance, beta, fit_intercept: bool, n: float, t: float,
+                z: float | None = None, count_released: bool = False) -> dict:
+    r"""The share of the label variance explained by ``β`` read from a released second-moment
+    matrix of ``(x - c_x, y - c_y, t)`` in sums units (``G``, entry variances ``V`` in the same
+    units; ``docs/regression.md`` §4h): ``R̂² = 1 − RSS/TSS`` with ``RSS = aᵀĜa``,
+    ``a = (−β_x, 1, −β_t)`` (as :func:`residual_scale`) and, with an intercept,
+    ``TSS = Ĝ_yy − Ĝ_yt²/(t² n)`` (the label's centred sum of squares; ``n`` the public count
+    under replace-one; under add-remove, ``count_released=True``, the release's count
+    ``n̂ = Ĝ_tt/t²``, so ``TSS = Ĝ_yy − Ĝ_yt²/Ĝ_tt``), without one ``TSS = Ĝ_yy`` (uncentred,
+    as the fit through the origin). Returned at the point estimate and at the lower and upper
+    confidence values ``R̂² ∓ z·sd``: ``sd`` by the delta method, ``β`` held fixed, from the
+    noise ``E`` of independent upper-triangle entries of public variances ``V``:
+    ``dR² = ⟨D, E⟩`` with the symmetric gradient ``D = −aaᵀ/TSS + (RSS/TSS²) D_TSS``,
+    ``D_TSS = e_y e_yᵀ − (Ĝ_yt/(t² n))(e_y e_tᵀ + e_t e_yᵀ)`` (``+ (Ĝ_yt/(t² n))² e_t e_tᵀ``
+    when the count is released), and ``Var = 2 Σ_ij D_ij² V_ij − Σ_i D_ii² V_ii``. The
+    covariance of the RSS and TSS noise (they share ``Ĝ_yy``) is in ``D``. Where ``n <= 0`` or
+    the released ``TSS <= 0``: NaNs (no signal can be read). Post-processing of the release and
+    public inputs only: returns ``{"point", "lower", "upper"}``.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` §4h (the gate and the derivation), §4d
+       (:func:`rss_noise_sd`, the same variance of a released quadratic form).
+    """
+    z = BOOST_SIGNAL_Z if z is None else float(z)
+    nan = {"point": math.nan, "lower": math.nan, "upper": math.nan}
+    G = np.asarray(G, dtype=np.float64)
+    V = np.asarray(entry_variance, dtype=np.float64)
+    k = G.shape[0]
+    d = k - (2 if fit_intercept else 1)
+    a = np.zeros(k)
+    a[:d], a[d] = -np.asarray(beta, dtype=np.float64)[:d], 1.0
+    D_tss = np.zeros((k, k))
+    D_tss[d, d] = 1.0
+    if fit_intercept:
+        a[d + 1] = -float(beta[d])
+        if not (n > 0 and t > 0):
+            return nan
+        m = float(G[d, d + 1]) / (t * t * n)  # the released mean of y - c_y, over t
+        tss = float(G[d, d]) - float(G[d, d + 1]) * m
+        D_tss[d, d + 1] = D_tss[d + 1, d] = -m
+        if count_released:
+            D_tss[d + 1, d + 1] = m * m
+    else:
+        tss = float(G[d, d])
+    if not (math.isfinite(tss) and tss > 0):
+        return nan
+    rss = float(a @ G @ a)
+    r2 = 1.0 - rss / tss
+    D = -np.outer(a, a) / tss + (rss / (tss * tss)) * D_tss
+    var = 2.0 * float(np.sum(D * D * V)) - float(np.sum(np.diag(D) ** 2 * np.diag(V)))
+    sd = math.sqrt(max(var, 0.0))
+    return {"point": r2, "lower": r2 - z * sd, "upper": r2 + z * sd}
+
+
+def signal_gate(r2: dict | None, r0: float | None = None) -> bool:
+    """``True``: ``boost_rounds="ls-signal"`` runs the least-squares rounds (the released
+    ``R̂²`` at its lower confidence value is at least ``r0 = BOOST_SIGNAL_R2``); ``False``
+    (also where ``R̂²`` cannot be read, NaN): §4e's second joint release. Post-processing."""
+    r0 = BOOST_SIGNAL_R2 if r0 is None else float(r0)
+    if r2 is None or not math.isfinite(r2["lower"]):
+        return False
+    return bool(r2["lower"] >= r0)
 
 
 def rss_lower_bound(rss: float, a, entry_variance, z: float | None = None) -> float:
