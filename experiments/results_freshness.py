@@ -17,7 +17,7 @@ the committed rows of the same keys:
   (medians, quartiles, rates) are compared.
 
 Verdicts: ``identical`` (every compared number equal), ``equal to 1e-9`` (largest relative
-difference ≤ 1e-9: BLAS/summation order), ``DIFFERS`` (with the largest relative difference and
+difference ≤ 1e-9, or an absolute difference ≤ 1e-12 around zero: BLAS/summation order), ``DIFFERS`` (with the largest relative difference and
 the share of compared numbers that differ), ``not rerun`` (why). Peers (diffprivlib, OpenDP,
 smartnoise-synth) are never rerun; only matrixdp's own rows and the non-peer baselines computed by
 our scripts. A file found fresh on a subset is fresh *on that subset*: cells not rerun are not
@@ -59,6 +59,7 @@ SKIP_COLUMNS = {"seconds", "median_fit_seconds", "fit_s", "sample_s", "total_s",
                 "timing", "load_1m", "repeat_seconds", "mst_seconds", "load_before",
                 "load_after_mst", "load_after", "started_utc", "values", "command"}
 TOL = 1e-9
+ABS_TOL = 1e-12  # absolute differences this small count as rounding, not as a change
 M6 = ["matrixdp (auto)", "matrixdp (mvg)", "matrixdp (iid)", "iid, unit box",
       "matrixdp (coinpress)", "Analyze Gauss"]
 MREG = ["matrixdp (auto)", "matrixdp (mvg)", "matrixdp (iid)", "iid, unit box",
@@ -278,6 +279,8 @@ def _rel(a: float, b: float) -> float:
         return 0.0
     if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
         return math.inf
+    if abs(a - b) <= ABS_TOL:  # rounding around zero (e.g. a non-private 1e-16 vs -2e-16)
+        return min(abs(a - b) / max(abs(b), 1e-300), ABS_TOL)
     return abs(a - b) / max(abs(b), 1e-300)
 
 
@@ -380,7 +383,8 @@ def render(rows: list[dict], invocation: str) -> str:
         "of the same keys: per-trial values (the first N trials of a cell share their seeds "
         "whatever the trial count), per-seed rows column by column (timings excluded), or a "
         "whole small cell's summary columns. Peers are never rerun. `identical`: every "
-        "compared number equal; `equal to 1e-9`: largest relative difference ≤ 1e-9; "
+        "compared number equal; `equal to 1e-9`: largest relative difference ≤ 1e-9 (absolute "
+        "differences ≤ 1e-12 count as rounding); "
         "`DIFFERS`: the share of compared numbers that differ and the largest relative "
         "difference. A file found fresh is fresh on the rerun subset only.", "",
         "| file | rerun subset | rows | numbers | differing (> 1e-9) | rows > 1e-9 | max rel. diff "
