@@ -263,8 +263,9 @@ NOTES: dict[str, str] = {
     "exact_numerics": "Only the seeded auditor lower bounds of the EXACT Gaussian and MVG "
     "differ (Gaussian 0.444–0.558 today vs 0.386–0.464; MVG 0.317–0.461 vs 0.337–0.445; all "
     "below the claimed ε = 1, so no verdict changes); every σ, timing-free number and the "
-    "float/Laplace rows are identical. 532387d (its commit) reproduces the committed bounds; "
-    "not caused by cc0f848 (the audit's threshold tests).",
+    "float/Laplace rows are identical. Changed at a46d23a (the exact discrete Gaussian's table "
+    "sampler for >= 64 draws, merged at 300f801; git bisect --first-parent from 9a9211b, which "
+    "with 532387d reproduces the committed bounds, then inside the merged branch).",
     "mvg_exp2_movement_c1": "Only the non-private row's Δρ differs (-2.2e-16 vs 1.1e-16: a "
     "rounding of zero).",
     "synth_outside_audit": "Every verdict identical; the `detail` text differs in 33 rows (run "
