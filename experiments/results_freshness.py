@@ -424,6 +424,12 @@ def verdict(res: dict) -> str:
 
 # ----------------------------------------------------------------------------- report
 
+def _src_commit() -> str:
+    out = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h", "--", "src"],
+                         capture_output=True, text=True, check=False)
+    return out.stdout.strip() or "unknown"
+
+
 def command_line(c: Check) -> str:
     if c.argv is None:
         return ""
@@ -446,7 +452,8 @@ def render(rows: list[dict], invocation: str) -> str:
         "`DIFFERS`: the share of compared numbers that differ and the largest relative "
         "difference. A file found fresh is fresh on the rerun subset only. In the commands "
         "below `RS` is a scratch directory; scripts without `--out` wrote into the scratch "
-        "copy's `results/`.", "",
+        "copy's `results/`. Library code checked: the `src/` of commit "
+        f"{_src_commit()} (the last commit that changed `src/`).", "",
         "| file | rerun subset | rows | numbers | differing (> 1e-9) | rows > 1e-9 | max rel. diff "
         "| verdict |",
         "|---|---|---|---|---|---|---|---|"]
