@@ -147,10 +147,11 @@ CHECKS = [
           "RS/regression_level_prior_check.csv", ("unit", "epsilon", "method"),
           describe="mtcars, swiss × ε 0.3, 3; first 5 splits"),
     Check("synth_benchmark",
-          ["synth_benchmark.py", "--part", "ours", "--tables", "ctg", "--epsilons", "1",
-           "--seeds", "2", "--cache-suffix", "_rs"],
+          ["synth_benchmark.py", "--part", "ours", "--tables", "ctg", "lending_club",
+           "--epsilons", "1", "--seeds", "2", "--cache-suffix", "_rs"],
           "results/synth_benchmark_ours_rs.csv", ("table", "method", "epsilon", "seed"),
-          kind="columns", describe="ctg × ε 1, DPCopula, DPTreeCopula, RON-Gauss, seeds 0, 1"),
+          kind="columns", describe="ctg, lending_club × ε 1, DPCopula, DPTreeCopula, RON-Gauss, "
+                                   "seeds 0, 1"),
     Check("synth_benchmark_significance",
           ["synth_benchmark.py", "--part", "significance", "--cells", "ctg:3", "--seeds", "2",
            "--ours", "DPTreeCopula", "--cache-suffix", "_rs"],
@@ -231,8 +232,11 @@ NOTES: dict[str, str] = {
     "adaptive_covariance.csv's PCA part), and 133e3c1 (whose message says liver was rerun "
     "bit-identical), rerun today from `git archive` with the file's command, give today's "
     "numbers, not the committed ones: the committed rows come from a run this machine does not "
-    "reproduce (environment or uncommitted code at the time; not resolved). The brief's helper "
-    "found 16–33 of 60 cells per method differ.",
+    "reproduce (environment or uncommitted code at the time; not resolved). A candidate, not "
+    "verified: this machine's numpy 2.4.6 / scipy 1.17.1 were reinstalled on 2026-11-28 22:10 "
+    "UTC (site-packages timestamps), after these rows were made (2026-11-26/27); a different "
+    "BLAS/LAPACK build changes rounding, which a near-tie in auto's choice or a near-degenerate "
+    "eigenproblem can amplify. The brief's helper found 16–33 of 60 cells per method differ.",
     "outside_audit": "Regression rows of every matrixdp method (default, iid, unit box, mvg, "
     "DPRidge) changed at 4fe3e06 (boost_rounds='auto' made the default; heavy_tail ε = 1: "
     "4fe3e06^ gives the committed trials, 4fe3e06 today's); the correlation rows of 'default' "
@@ -266,7 +270,9 @@ NOTES: dict[str, str] = {
     "a238e96, which reproduces them). The file was written at a238e96 minutes before both "
     "merges. PCA k = 5 rows at ε 0.01 / 0.1 also differ by up to 4%; a238e96 rerun today gives "
     "neither the committed nor today's values there (numerical sensitivity of a near-degenerate "
-    "eigenproblem; not resolved).",
+    "eigenproblem, perhaps the venv reinstall noted under adaptive_pca; not resolved).",
+    "mvg_fig4_directions": "152 of 650 numbers differ, all by ≤ 8.3e-10 relative (summation "
+    "order).",
     "exact_numerics": "REFRESHED on this branch (rerun whole with its own command, "
     "2026-11-29); the row above checks the refreshed file. Before: only the seeded auditor "
     "lower bounds of the EXACT Gaussian and MVG differed (Gaussian 0.444–0.558 today vs "
