@@ -138,8 +138,8 @@ def load(name, data_home=None) -> uc.Table:
 
 def _kwargs(method):
     name = method[method.index("(") + 1:-1]
-    if name in ("auto", "mvg"):
-        return {"noise": name}
+    if name in ("auto", "mvg"):  # the moments release (the default before round 3e)
+        return {"noise": name, "method": "moments"}
     if name in ("adaptive, old", "adaptive, threshold", "adaptive, mean margin"):
         return {"method": "adaptive"}
     if name == "coinpress, mean margin":

@@ -122,7 +122,7 @@ def trial(t, C, eps, seed, mean_margin, bias_share=None, j=0):
         pr = dict(est.adaptive_predicted_)
     cp = functools.partial(cpm.coinpress_covariance, mean_margin=mean_margin)
     with _patched(cpm, "coinpress_covariance", cp):
-        for name, kw in (("auto", {}), ("coinpress", {"method": "coinpress"})):
+        for name, kw in (("auto", {"method": "moments"}), ("coinpress", {"method": "coinpress"})):
             est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
                                random_state=seed, **kw).fit(t.X)
             row[f"err_{name}_alone"] = float(np.linalg.norm(est.covariance_ - C) / cn)

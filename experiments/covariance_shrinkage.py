@@ -114,7 +114,8 @@ def fitters(method: str, t: uc.Table, eps: float):
     from matrixdp.models import DPCovariance
 
     X, lo, hi = t.X, t.lo, t.hi
-    kw = dict(epsilon=eps, delta=uc.DELTA, bounds=(lo, hi))
+    # method="moments": the default before round 3e (the shrinkages are of the moments release)
+    kw = dict(epsilon=eps, delta=uc.DELTA, bounds=(lo, hi), method="moments")
     if method == PROJECTED:  # correlation only: the covariance value is the default's
         return (lambda s: DPCovariance(random_state=s, **kw).fit(X).covariance_,
                 lambda s: DPCovariance(random_state=s, kind="correlation", shrinkage="projected",

@@ -68,7 +68,7 @@ def run(datasets, epsilons, trials, seed):
                     if method != "public bounds":
                         lo, hi = est.bounds_
                         clipped.append(float(np.mean((X < lo) | (X > hi))))
-                    cov = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=b,
+                    cov = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=b, method="moments",
                                        random_state=s).fit(X).covariance_
                     cov_err.append(float(np.linalg.norm(cov - C_true) / np.linalg.norm(C_true)))
                 secs = (time.perf_counter() - start) / trials

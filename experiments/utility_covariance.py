@@ -51,8 +51,10 @@ def covariance_fitter(method: str, t: uc.Table, eps: float):
         from matrixdp.models.covariance import project_feasible
 
         def fit_auto(s):
+            # method="moments": the row is the moments release with noise="auto" (the default
+            # before round 3e; since then the default is method="adaptive" here)
             raw = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(lo, hi), project_psd=False,
-                               random_state=s).fit(X).covariance_
+                               method="moments", random_state=s).fit(X).covariance_
             # exactly the estimator's default post-processing (project_psd=True) of this release
             return project_feasible(raw, lo, hi, "covariance"), project_psd(raw)
         return fit_auto

@@ -171,8 +171,17 @@ def _m(cls_name, **kw):
 
 
 CASES: dict[str, Case] = {
+    # the default (method="auto", issue 24 round 3e): adaptive under replace-one, moments under
+    # add-remove (auto_method); each relation its own case, with what that method releases
     "DPCovariance": Case(_m("DPCovariance", **_BX), _numeric, _fit_x,
-                         released=frozenset({"covariance_", "location_", "moments_"})),
+                         relations=("replace-one",),
+                         released=frozenset({"covariance_", "location_", "allocation_",
+                                             "adaptive_choice_", "adaptive_predicted_"})),
+    "DPCovariance[default, add-remove]": Case(
+        _m("DPCovariance", **_BX), _numeric, _fit_x, relations=("add-remove",),
+        released=frozenset({"covariance_", "location_", "moments_"})),
+    "DPCovariance[moments]": Case(_m("DPCovariance", method="moments", **_BX), _numeric, _fit_x,
+                                  released=frozenset({"covariance_", "location_", "moments_"})),
     "DPPCA": Case(_m("DPPCA", n_components=2, **_BX), _numeric, _fit_x,
                   released=frozenset({"components_", "explained_variance_",
                                       "explained_variance_ratio_", "mean_", "moments_"})),

@@ -74,3 +74,55 @@ def test_tiny_run_is_incomplete_and_cannot_pass(tmp_path, data_home):
             assert float(r["median"]) < 1e-3, r["method"]
     text = (tmp_path / "adaptive_default_check.md").read_text()
     assert "incomplete run" in text and "the rule FAILS" in text and "PASSES" not in text
+
+
+# --- the second check (task AD2): its tables, and (E) pooled with the first check's replicate --
+
+def _rows2(ratios):
+    rows = []
+    it = iter(ratios)
+    for ds in adc.TABLES2:
+        for eps in adc.EPSILONS:
+            r = next(it)
+            for m, v in ((adc.AUTO, 1.0), (adc.ADAPTIVE, r), (adc.COINPRESS, 1.0), (adc.IID, 5.0)):
+                rows.append({"dataset": ds, "n": 100, "d": 3, "epsilon": eps, "method": m,
+                             "median": v, "coinpress_chosen": ""})
+    return rows
+
+
+def test_check2_E_pools_the_30_fresh_cells_with_the_replicates_30():
+    """(E) is the median of 60 ratios: the 30 fresh ones and the committed replicate's 30 (its
+    own median is 0.9904, results/adaptive_default_check_replicate/)."""
+    import numpy as np
+
+    rep = adc.replicate_ratios()
+    assert len(rep) == 30 and abs(float(np.median(rep)) - 0.9904) < 5e-5
+    fresh = [0.8] * 10 + [1.0] * 10 + [1.15] * 10
+    r = adc.rule2(adc.cells(_rows2(fresh), adc.TABLES2))
+    assert r["E_cells"] == 60 and abs(r["E"] - float(np.median(fresh + rep))) < 1e-12
+    # all 30 fresh cells far above 1 pull the pooled median above 1: (E) fails, and so the rule
+    high = adc.rule2(adc.cells(_rows2([1.5] * 30), adc.TABLES2))
+    assert high["E"] > 1.0 and not high["E_pass"] and not high["passes"]
+    # all 30 at 0.9: A-D and E pass
+    low = adc.rule2(adc.cells(_rows2([0.9] * 30), adc.TABLES2))
+    assert low["A_pass"] and low["B_pass"] and low["C_pass"] and low["D_pass"]
+    assert low["E"] <= 1.0 and low["E_pass"] and low["passes"]
+
+
+def test_check2_rule_is_the_first_checks_A_to_D_on_its_own_tables():
+    """A fresh A failure fails the second check even when E would pass."""
+    r = adc.rule2(adc.cells(_rows2([0.5] * 14 + [1.01] * 16), adc.TABLES2))
+    assert r["complete"] and abs(r["A"] - 1.01) < 1e-12 and not r["A_pass"]
+    assert not r["passes"]
+    assert set(adc.TABLES2).isdisjoint(adc.TABLES)
+
+
+def test_check2_tiny_run_writes_its_own_files_and_cannot_pass(tmp_path, data_home):
+    assert adc.main(["--check", "2", "--datasets", "liver", "--epsilons", "1e8", "--trials", "2",
+                     "--out", str(tmp_path)]) == 0
+    assert not (tmp_path / "adaptive_default_check.csv").exists()
+    rows = uc.read_csv(tmp_path / "adaptive_default_check2.csv")
+    assert {r["method"] for r in rows} == set(adc.METHODS)
+    text = (tmp_path / "adaptive_default_check2.md").read_text()
+    assert "second attempt" in text and "--check 2 --trials 2" in text
+    assert "incomplete run" in text and "the rule FAILS" in text and "PASSES" not in text

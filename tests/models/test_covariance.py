@@ -52,8 +52,8 @@ def test_planted_extreme_value_changes_nothing_public():
     X = heterogeneous_table(n=500)
     planted = X.copy()
     planted[7, 4] = 987654321.0
-    a = DPCovariance(bounds=(LO, HI), random_state=3).fit(X)
-    b = DPCovariance(bounds=(LO, HI), random_state=3).fit(planted)
+    a = DPCovariance(method="moments", bounds=(LO, HI), random_state=3).fit(X)
+    b = DPCovariance(method="moments", bounds=(LO, HI), random_state=3).fit(planted)
     assert a.privacy_ == b.privacy_
     assert a.noise_summary_ == b.noise_summary_
     assert a.expected_loss_ == b.expected_loss_
@@ -62,7 +62,7 @@ def test_planted_extreme_value_changes_nothing_public():
     # the clipped record is inside the box: the release is the same as for the record at the bound
     at_bound = X.copy()
     at_bound[7, 4] = HI[4]
-    c = DPCovariance(bounds=(LO, HI), random_state=3).fit(at_bound)
+    c = DPCovariance(method="moments", bounds=(LO, HI), random_state=3).fit(at_bound)
     np.testing.assert_allclose(b.covariance_, c.covariance_)
     with pytest.raises(OutOfBoundsError) as info:
         DPCovariance(bounds=(LO, HI), clip=False).fit(planted)
@@ -70,8 +70,10 @@ def test_planted_extreme_value_changes_nothing_public():
 
 
 def test_noise_does_not_depend_on_the_data():
-    a = DPCovariance(bounds=(LO, HI), random_state=0).fit(heterogeneous_table(800, seed=1))
-    b = DPCovariance(bounds=(LO, HI), random_state=0).fit(heterogeneous_table(800, seed=2) * 0.1)
+    a = DPCovariance(method="moments", bounds=(LO, HI), random_state=0).fit(
+        heterogeneous_table(800, seed=1))
+    b = DPCovariance(method="moments", bounds=(LO, HI), random_state=0).fit(
+        heterogeneous_table(800, seed=2) * 0.1)
     assert a.noise_summary_ == b.noise_summary_
     np.testing.assert_array_equal(a.entry_variance_, b.entry_variance_)
 
@@ -142,12 +144,13 @@ def test_auto_is_never_worse_than_iid_and_strictly_better_with_unequal_ranges():
         hi = rng.uniform(0.5, 2.0, d)
         X = rng.uniform(0, hi, size=(n, d))
         for kind in ("covariance", "gram", "correlation"):
-            auto = DPCovariance(bounds=(0, hi), kind=kind, random_state=0).fit(X)
+            auto = DPCovariance(bounds=(0, hi), kind=kind, method="moments",
+                                random_state=0).fit(X)
             iid = DPCovariance(bounds=(0, hi), kind=kind, noise="iid", random_state=0).fit(X)
             assert auto.expected_loss_ <= iid.expected_loss_ * (1 + 1e-12)
     X = heterogeneous_table(500)
     for kind in ("covariance", "gram", "correlation"):
-        auto = DPCovariance(bounds=(LO, HI), kind=kind, random_state=0).fit(X)
+        auto = DPCovariance(method="moments", bounds=(LO, HI), kind=kind, random_state=0).fit(X)
         iid = DPCovariance(bounds=(LO, HI), kind=kind, noise="iid", random_state=0).fit(X)
         assert auto.noise_ == "mvg"
         assert auto.expected_loss_ < 0.5 * iid.expected_loss_
@@ -160,7 +163,7 @@ def test_covariance_gain_on_ranges_1_to_1400_against_iid_and_rescaled_iid():
     h = (HI - LO) / 2
     errs = {"auto": [], "iid": [], "rescaled-iid": []}
     for seed in range(15):
-        a = DPCovariance(bounds=(LO, HI), random_state=seed).fit(X)
+        a = DPCovariance(method="moments", bounds=(LO, HI), random_state=seed).fit(X)
         i = DPCovariance(bounds=(LO, HI), noise="iid", random_state=seed).fit(X)
         r = DPCovariance(bounds=(-1, 1), noise="iid", random_state=seed).fit((X - LO - h) / h)
         for key, cov in (("auto", a.covariance_), ("iid", i.covariance_),
@@ -313,7 +316,7 @@ def test_auto_considers_the_unit_box_candidate():
     public bounds): its expected loss is reported, and 'auto' takes the least."""
     X = heterogeneous_table(1000)
     for kind in ("covariance", "correlation"):
-        est = DPCovariance(bounds=(LO, HI), kind=kind, random_state=0).fit(X)
+        est = DPCovariance(bounds=(LO, HI), kind=kind, method="moments", random_state=0).fit(X)
         assert set(est.noise_candidates_) == {"iid", "task-weighted", "mse-optimal", "unit-box"}
         assert est.expected_loss_ == min(est.noise_candidates_.values())
 
@@ -355,7 +358,7 @@ def test_predicted_ranking_of_the_noises_matches_the_measured_one():
     by_prediction = sorted(predicted, key=predicted.get)
     assert sorted(cov_err, key=cov_err.get) == by_prediction, (predicted, cov_err)
     assert sorted(measured, key=measured.get) == by_prediction
-    auto = DPCovariance(bounds=(LO, HI), random_state=0).fit(X)
+    auto = DPCovariance(method="moments", bounds=(LO, HI), random_state=0).fit(X)
     assert auto.allocation_ == by_prediction[0]
 
 
@@ -473,7 +476,8 @@ def test_correlation_path_is_as_good_as_iid_on_the_unit_box():
         cu = DPCovariance(epsilon=EPS, bounds=(0.0, 1.0), noise="iid",
                           random_state=seed).fit(Xu).covariance_
         recipe.append(np.linalg.norm(correlation_from_covariance(cu) - R))
-        cov = DPCovariance(epsilon=EPS, bounds=(LO, HI), random_state=seed).fit(X).covariance_
+        cov = DPCovariance(method="moments", epsilon=EPS, bounds=(LO, HI),
+                           random_state=seed).fit(X).covariance_
         from_cov.append(np.linalg.norm(correlation_from_covariance(cov) - R))
     assert np.median(ours) <= 1.1 * np.median(recipe), (np.median(ours), np.median(recipe))
     assert np.median(from_cov) > 1.1 * np.median(recipe), (np.median(from_cov), np.median(recipe))
@@ -492,3 +496,107 @@ def test_unit_box_mvg_is_the_unit_box_iid_noise():
         b, _ = plan_second_moment(task, epsilon=EPS, delta=DELTA, allocation="iid-unit-box")
         np.testing.assert_allclose(a.entry_variance, b.entry_variance, rtol=1e-6)
         assert a.expected_loss == pytest.approx(b.expected_loss, rel=1e-6)
+
+
+# --- the default method="auto" (issue 24, round 3e: results/adaptive_default_check2.md) --------
+
+def _auto_data(n=3000, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.clip(rng.normal(0.0, 0.5, (n, d)), -2, 2)
+
+
+@pytest.mark.parametrize("params, expected", [
+    ({}, "adaptive"),
+    ({"shrinkage": "none"}, "adaptive"),
+    ({"kind": "gram"}, "moments"),
+    ({"kind": "correlation"}, "moments"),
+    ({"neighbouring": "add-remove"}, "moments"),
+    ({"noise": "iid"}, "moments"),
+    ({"noise": "mvg"}, "moments"),
+    ({"shrinkage": "off-diagonal"}, "moments"),
+    ({"shrinkage": "whole"}, "moments"),
+    ({"method": "moments"}, "moments"),
+    ({"method": "coinpress"}, "coinpress"),
+    ({"method": "adaptive"}, "adaptive"),
+])
+def test_default_method_resolves_from_public_facts(params, expected):
+    """The resolution table of method="auto" (the default), and method_ after the fit."""
+    est = DPCovariance(epsilon=1.0, bounds=(-2, 2), random_state=0, **params)
+    assert DPCovariance().get_params()["method"] == "auto"
+    assert est.fit(_auto_data()).method_ == expected
+    if "method" not in params:
+        from matrixdp.models.covariance import auto_method
+        kind = params.get("kind", "covariance")
+        rel = params.get("neighbouring", "replace-one")
+        assert auto_method(kind, rel, np.zeros((2, 2)), noise=params.get("noise", "auto"),
+                           shrinkage=params.get("shrinkage", "auto")) == expected
+
+
+def test_default_method_is_moments_for_dask_input():
+    da = pytest.importorskip("dask.array")
+    from matrixdp.models.covariance import auto_method
+
+    X = _auto_data()
+    assert auto_method("covariance", "replace-one", da.from_array(X, chunks=1000)) == "moments"
+    assert auto_method("covariance", "replace-one", X) == "adaptive"
+    got = DPCovariance(bounds=(-2, 2), random_state=1).fit(da.from_array(X, chunks=1000))
+    ref = DPCovariance(bounds=(-2, 2), method="moments", random_state=1).fit(X)
+    assert got.method_ == "moments"
+    np.testing.assert_allclose(got.covariance_, ref.covariance_, rtol=1e-9, atol=1e-11)
+
+
+def test_default_release_is_adaptive_draw_for_draw_under_replace_one():
+    """Same seed: the default's release is method="adaptive"'s, bit for bit, and differs from
+    method="moments"'s."""
+    X = _auto_data(seed=2)
+    for seed in (0, 1, 2):
+        dflt = DPCovariance(epsilon=0.5, bounds=(-2, 2), random_state=seed).fit(X)
+        ad = DPCovariance(epsilon=0.5, bounds=(-2, 2), method="adaptive",
+                          random_state=seed).fit(X)
+        mo = DPCovariance(epsilon=0.5, bounds=(-2, 2), method="moments",
+                          random_state=seed).fit(X)
+        np.testing.assert_array_equal(dflt.covariance_, ad.covariance_)
+        np.testing.assert_array_equal(dflt.location_, ad.location_)
+        assert dflt.adaptive_choice_ == ad.adaptive_choice_ and dflt.noise_ == "adaptive"
+        assert dflt.privacy_ == ad.privacy_
+        assert (dflt.privacy_.epsilon, dflt.privacy_.delta) == pytest.approx(
+            (mo.privacy_.epsilon, mo.privacy_.delta))
+        assert not np.allclose(dflt.covariance_, mo.covariance_, rtol=1e-6, atol=1e-9)
+        assert not hasattr(dflt, "moments_")
+
+
+def test_default_release_is_moments_draw_for_draw_under_add_remove():
+    X = _auto_data(seed=3)
+    for kind in ("covariance", "correlation", "gram"):
+        dflt = DPCovariance(epsilon=1.0, bounds=(-2, 2), neighbouring="add-remove", kind=kind,
+                            random_state=5).fit(X)
+        mo = DPCovariance(epsilon=1.0, bounds=(-2, 2), neighbouring="add-remove", kind=kind,
+                          method="moments", random_state=5).fit(X)
+        assert dflt.method_ == "moments"
+        np.testing.assert_array_equal(dflt.covariance_, mo.covariance_)
+        np.testing.assert_array_equal(dflt.moments_, mo.moments_)
+    # replace-one correlation and gram: moments too (the correlation's projected shrinkage kept)
+    for kind in ("correlation", "gram"):
+        dflt = DPCovariance(bounds=(-2, 2), kind=kind, random_state=6).fit(X)
+        mo = DPCovariance(bounds=(-2, 2), kind=kind, method="moments", random_state=6).fit(X)
+        np.testing.assert_array_equal(dflt.covariance_, mo.covariance_)
+        assert dflt.shrinkage_ == mo.shrinkage_ == ("projected" if kind == "correlation"
+                                                    else "none")
+
+
+def test_default_method_still_refuses_what_no_method_accepts():
+    with pytest.raises(InvalidParameterError, match="method"):
+        DPCovariance(bounds=(0, 1), method="automatic").fit(np.zeros((10, 2)))
+
+
+def test_default_clips_a_planted_extreme_value_as_the_moments_path():
+    """The default (adaptive here) clips to the public box before any release: a record planted
+    far outside it gives the release of the record at the bound, draw for draw."""
+    X = heterogeneous_table(n=500)
+    planted, at_bound = X.copy(), X.copy()
+    planted[7, 4], at_bound[7, 4] = 987654321.0, HI[4]
+    b = DPCovariance(bounds=(LO, HI), random_state=3).fit(planted)
+    c = DPCovariance(bounds=(LO, HI), random_state=3).fit(at_bound)
+    assert b.method_ == c.method_ == "adaptive"
+    np.testing.assert_array_equal(b.covariance_, c.covariance_)
+    assert b.adaptive_choice_ == c.adaptive_choice_

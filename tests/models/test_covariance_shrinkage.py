@@ -104,9 +104,11 @@ def test_shrinkage_is_post_processing_same_guarantee_same_release():
     for kind, shrink in (("covariance", "off-diagonal"), ("covariance", "whole"),
                          ("correlation", "off-diagonal"), ("correlation", "projected")):
         calls.clear()
-        a = DPCovariance(bounds=(LO, HI), kind=kind, random_state=4, accountant=Ledger(),
+        a = DPCovariance(method="moments", bounds=(LO, HI), kind=kind, random_state=4,
+                         accountant=Ledger(),
                          shrinkage="none").fit(X)
-        b = DPCovariance(bounds=(LO, HI), kind=kind, random_state=4, accountant=Ledger(),
+        b = DPCovariance(method="moments", bounds=(LO, HI), kind=kind, random_state=4,
+                         accountant=Ledger(),
                          shrinkage=shrink).fit(X)
         assert calls[0] == calls[1] and len(calls) == 2
         assert a.privacy_ == b.privacy_
@@ -119,9 +121,9 @@ def test_shrinkage_vanishes_as_epsilon_grows():
     X = correlated_table()
     for kind, shrink in (("covariance", "off-diagonal"), ("covariance", "whole"),
                          ("correlation", "off-diagonal"), ("correlation", "projected")):
-        a = DPCovariance(epsilon=1e6, bounds=(LO, HI), kind=kind, random_state=5,
+        a = DPCovariance(method="moments", epsilon=1e6, bounds=(LO, HI), kind=kind, random_state=5,
                          shrinkage="none").fit(X)
-        b = DPCovariance(epsilon=1e6, bounds=(LO, HI), kind=kind, random_state=5,
+        b = DPCovariance(method="moments", epsilon=1e6, bounds=(LO, HI), kind=kind, random_state=5,
                          shrinkage=shrink).fit(X)
         assert b.shrinkage_factors_.min() > 1 - 1e-6
         np.testing.assert_allclose(b.covariance_, a.covariance_, atol=1e-7)

@@ -307,7 +307,10 @@ def estimator_catalogue() -> list:
           _reg("AdaSSPRegression"), reg, "replace-one", fast=False),
         E("BoostedAdaSSPRegression", "100 rounds of clipped X'r", _reg("BoostedAdaSSPRegression"),
           reg, "replace-one", fast=False),
-        E("DPCovariance", "method='moments'", _cov("DPCovariance"), cov, "replace-one"),
+        # method pinned: the default (method="auto") is "adaptive" here, audited by the
+        # DPCovariance[adaptive] entry (the same release draw for draw)
+        E("DPCovariance", "method='moments'", _cov("DPCovariance", method="moments"), cov,
+          "replace-one"),
         E("DPCovariance[coinpress]", "method='coinpress'", _cov("DPCovariance", method="coinpress"),
           cov, "replace-one", fast=False),
         E("DPCovariance[adaptive]", "method='adaptive' (a statistic picks the branch)",

@@ -383,10 +383,13 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                     noise=noise, random_state=rng, accountant=keeper).fit(X)
     else:
         # shrinkage="none": the command post-processes the raw release itself and its error
-        # bars are those of the unshrunk matrices (the library's correlation default shrinks)
+        # bars are those of the unshrunk matrices (the library's correlation default shrinks).
+        # method="moments": the error bars and the expected loss below are computed from the
+        # moments release's public entry variances (entry_variance_, moments_), which the
+        # estimator's default for a covariance (method="adaptive", round 3e) does not have
         est = DPCovariance(epsilon=epsilon, delta=delta, bounds=(lower, upper), kind=query,
                            noise=noise, project_psd=False, random_state=rng,
-                           accountant=keeper, shrinkage="none").fit(X)
+                           accountant=keeper, shrinkage="none", method="moments").fit(X)
     dist = est.noise_summary_.distribution
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)
     G = np.asarray(est.moments_, dtype=np.float64)
