@@ -20,7 +20,7 @@ REGRESSION_METHODS = ("matrixdp (auto, unprojected)", "DPRidge (alpha = 1)", "Ad
                       "AdaSSP, unit box", "Boosted AdaSSP", "Boosted AdaSSP, unit box",
                       "Boosted AdaSSP, τ = 𝒴")
 CHECK_ONLY = ("DPRidge (alpha = 1)",)
-uc.METHODS = tuple(dict.fromkeys(uc.METHODS + REGRESSION_METHODS))
+uc.METHODS = tuple(dict.fromkeys((uc.DEFAULT_ROW,) + uc.METHODS + REGRESSION_METHODS))
 #: One-sided level of the paired test, and the fewest pairs at which it can reject at that level
 #: (Wilcoxon signed-rank, exact: the smallest one-sided p with m pairs is 2^-m, 2^-5 = 0.031).
 ALPHA = 0.05
@@ -108,17 +108,18 @@ def paired_not_worse(rows, metric, lower) -> list[str]:
     worse, untestable = [], []
     for key in dict.fromkeys((r["dataset"], float(r["epsilon"])) for r in sel):
         cell = {r["method"]: r for r in sel if (r["dataset"], float(r["epsilon"])) == key}
-        if uc.MATRIXDP_DEFAULT not in cell:
+        default = uc.default_method(cell)
+        if default is None:
             continue
         n_cells += 1
         top = min(sign * float(r["median"]) for r in cell.values())
         winners = [m for m, r in cell.items() if sign * float(r["median"]) <= top + uc.TIE * abs(top)]
-        if uc.MATRIXDP_DEFAULT in winners:
+        if default in winners:
             strict += 1
             not_worse += 1
             continue
         best = winners[0]
-        a, b = uc.trial_values(cell[uc.MATRIXDP_DEFAULT]), uc.trial_values(cell[best])
+        a, b = uc.trial_values(cell[default]), uc.trial_values(cell[best])
         label = f"{key[0]} ε = {key[1]:g} ({best})"
         if a is None or b is None or min(a.size, b.size) < MIN_PAIRS:
             untestable.append(label + ("" if a is not None and b is not None
@@ -133,7 +134,7 @@ def paired_not_worse(rows, metric, lower) -> list[str]:
         if p >= ALPHA:
             not_worse += 1
         else:
-            ratio = float(cell[uc.MATRIXDP_DEFAULT]["median"]) / float(cell[best]["median"])
+            ratio = float(cell[default]["median"]) / float(cell[best]["median"])
             worse.append(f"{label}: p = {p:.2g}, {m} pairs, median ratio {ratio:.3g}")
     lines = [f"Default not significantly worse than the best (paired one-sided Wilcoxon signed-rank "
              f"test over the same trial seeds, α = {ALPHA:g}; strict best-median count first, it "
