@@ -10,7 +10,11 @@ import math
 
 import numpy as np
 
-__all__ = ["AUTO_BINS", "AUTO_BINS_SHARE", "AUTO_BINS_RATIO", "CLASS_BINS_RATIO", "WIDE_RANGE", "GEOMETRIC_SPAN", "auto_bins", "class_bins", "integer_edge_bins", "wide_range_columns", "geometric_position", "geometric_value", "geometric_edges"]
+__all__ = [
+    "AUTO_BINS", "AUTO_BINS_SHARE", "AUTO_BINS_RATIO", "CLASS_BINS_RATIO", "WIDE_RANGE",
+    "GEOMETRIC_SPAN", "auto_bins", "class_bins", "integer_edge_bins", "wide_range_columns",
+    "geometric_position", "geometric_value", "geometric_edges",
+]
 
 
 #: ``n_bins="auto"``: the candidate bin counts (largest first), the share of μ² spent on the DP

@@ -42,7 +42,10 @@ from .tree_marginals import tree_inference_matrix, tree_levels
 from .tree_releases import class_pass, dask_reducer, release_statistics
 from .tree_sampling import decode_codes, sample_codes, sampling_draws
 
-__all__ = ["DPTreeCopula", "auto_shares", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_histogram_sensitivity"]
+__all__ = [
+    "DPTreeCopula", "auto_shares", "moment_sensitivity", "histogram_sensitivity",
+    "score_sensitivity", "pair_sensitivity", "tree_histogram_sensitivity",
+]
 
 
 #: ``shares="auto"``: the one-way histograms' weight per column (a public constant; 1 = weight k).
@@ -150,11 +153,12 @@ class DPTreeCopula(GeneratorParams):
         (8) keep more of the class-conditional structure and lose one-way shape on larger
         tables (measured in ``docs/tree_copula.md``, "Low ε and small classes"). ``"auto"``:
         first a DP count of the records (a fifth Gaussian release, sensitivity 1, with
-        ``AUTO_BINS_SHARE`` of μ²; the other shares scaled down), then :func:`auto_bins` picks
-        32, 16 or 8 from it and the histograms' σ; ``pair_bins`` must divide 8. ``"per-class"``:
-        first a DP release of the class sizes (sensitivity 1, with the histograms' μ² share of
-        one column, so at the histograms' σ), then :func:`class_bins` gives each class the
-        largest of 32, 16, 8 bins with n̂_c / bins ≥ ``CLASS_BINS_RATIO``·σ; a class's
+        ``AUTO_BINS_SHARE`` of μ²; the other shares scaled down), then
+        :func:`~.tree_bins.auto_bins` picks 32, 16 or 8 from it and the histograms' σ;
+        ``pair_bins`` must divide 8. ``"per-class"``: first a DP release of the class sizes
+        (sensitivity 1, with the histograms' μ² share of one column, so at the histograms' σ),
+        then :func:`~.tree_bins.class_bins` gives each class the largest of 32, 16, 8 bins
+        with n̂_c / bins ≥ ``CLASS_BINS_RATIO``·σ; a class's
         probabilities are spread evenly over the common 32-bin grid, the class sizes average
         both releases, ``pair_bins`` must divide 32 and ``marginals`` must be ``"per-class"``
         (``docs/tree_copula.md``, "Bins per class"). ``"per-class"`` is the default (since
@@ -189,8 +193,8 @@ class DPTreeCopula(GeneratorParams):
         Cells of a numeric parent in the edge tables (public schema only). ``None``: ``pair_bins``
         as in the pair scores (the previous default). ``"integers"``: ``2·pair_bins`` for an
         integer column whose public range hi − lo lies in [pair_bins, 2·pair_bins), so that
-        every integer value gets its own cell (:func:`integer_edge_bins`; e.g. Adult's
-        ``education-num``, 1–16); the scores, and so the tree, keep ``pair_bins``. The edge
+        every integer value gets its own cell (:func:`~.tree_bins.integer_edge_bins`; e.g.
+        Adult's ``education-num``, 1–16); the scores, and so the tree, keep ``pair_bins``. The edge
         release's sensitivity does not depend on the cells (one record, one cell per table).
     correlation : {"pooled", "per-class", "shrunk"}, default "pooled"
         ``"pooled"``: one latent correlation for all classes, from one release of the
@@ -248,8 +252,9 @@ class DPTreeCopula(GeneratorParams):
         cells with b = 4: 8 and 2 nodes) -- one Gaussian release, L2 sensitivity √(k + k_tree·L)
         (:func:`tree_histogram_sensitivity`) at the histograms' μ, so σ grows by
         √((k + k_tree·L)/k) (Hay et al. 2010; Qardaji, Yang & Li 2013). The leaves are made
-        consistent with the nodes by least squares (:func:`tree_inference_matrix`), subtrees
-        whose estimate is below ``histogram_tree_threshold`` public noise sd are dropped, and
+        consistent with the nodes by least squares
+        (:func:`~.tree_marginals.tree_inference_matrix`), subtrees whose estimate is below
+        ``histogram_tree_threshold`` public noise sd are dropped, and
         the rest is simplex-projected onto the class size: the pure-noise mass that the flat
         projection leaves in a wide empty tail (Adult's ``capital-gain``) is removed from a few
         coarse nodes. With ``n_bins="per-class"`` the tree is released only if some class's DP
@@ -266,8 +271,8 @@ class DPTreeCopula(GeneratorParams):
         allows it, at most ``histogram_tree_max_drop`` of the class) move to the kept cells.
     histogram_tree_columns : "wide", "all" or list of str, default "wide"
         The numeric columns that release a tree: ``"wide"``, those with public bounds lo >= 0 and
-        hi − lo >= ``WIDE_RANGE`` (1000) of their units (:func:`wide_range_columns`; Adult's
-        fnlwgt, capital-gain, capital-loss); ``"all"``; or the named columns.
+        hi − lo >= ``WIDE_RANGE`` (1000) of their units (:func:`~.tree_bins.wide_range_columns`;
+        Adult's fnlwgt, capital-gain, capital-loss); ``"all"``; or the named columns.
     histogram_tree_projection : {"global", "nested"}, default "global"
         ``"global"``: one simplex projection of the consistent leaves outside the dropped
         subtrees. ``"nested"``: each parent's mass split among its children by a projection per
@@ -279,11 +284,12 @@ class DPTreeCopula(GeneratorParams):
     bin_edges : "equal", "geometric-wide" or list of str, default "equal"
         The public fine-bin edges of the numeric columns. ``"equal"``: equal-width bins of the
         public bounds. A list: geometric edges (below) on the named numeric columns (public lower
-        bound >= 0), equal-width on the others. ``"geometric-wide"``: for each wide column (:func:`wide_range_columns`:
-        lo >= 0 and hi − lo >= 1000 of its units, e.g. Adult's fnlwgt, capital-gain and
-        capital-loss) bins equal-width in t(x) = log(1 + S(x − lo)/(hi − lo)) / log(1 + S),
-        S = ``GEOMETRIC_SPAN`` (100) (:func:`geometric_edges`): nearly equal below the public
-        scale (hi − lo)/S, geometric above it, so a wide empty tail holds a few bins instead of
+        bound >= 0), equal-width on the others. ``"geometric-wide"``: for each wide column
+        (:func:`~.tree_bins.wide_range_columns`: lo >= 0 and hi − lo >= 1000 of its units, e.g.
+        Adult's fnlwgt, capital-gain and capital-loss) bins equal-width in
+        t(x) = log(1 + S(x − lo)/(hi − lo)) / log(1 + S), S = ``GEOMETRIC_SPAN`` (100)
+        (:func:`~.tree_bins.geometric_edges`): nearly equal below the public scale (hi − lo)/S,
+        geometric above it, so a wide empty tail holds a few bins instead of
         half of them. Values are drawn uniformly in t within their bin (log-uniform above the
         scale). A function of the public bounds and the bins only: the same release, the same
         sensitivities, σ and guarantee as ``"equal"`` (a different public binning of the same
@@ -298,10 +304,11 @@ class DPTreeCopula(GeneratorParams):
         ``1``: every tree column has one parent (the tree). ``2`` (an option, issue #26): each tree
         column may also get a SECOND parent -- per class, among the columns sampled before it
         (not its first parent; a numeric one also on halved public grids,
-        :func:`second_parent_cells`), the one whose 3-way table the public rule
-        :func:`second_parent_allowed` says can be estimated and has the largest net gain
-        (:func:`second_parent_gain`: released pair score minus the extra cells' L1 noise), all from
-        the released scores, the DP class size and the edge σ (post-processing). Its edge table is then 3-way (parent, second parent, child): still one
+        :func:`~.tree_structure.second_parent_cells`), the one whose 3-way table the public
+        rule :func:`~.tree_structure.second_parent_allowed` says can be estimated and has the
+        largest net gain (:func:`~.tree_structure.second_parent_gain`: released pair score minus
+        the extra cells' L1 noise), all from the released scores,
+        the DP class size and the edge σ (post-processing). Its edge table is then 3-way (parent, second parent, child): still one
         table per tree column, each record in one cell of each, so the edge release's sensitivity
         √k_tree and σ are unchanged (a degree-2 Bayesian network, as PrivBayes; Zhang et al.
         2017). Not the default: it failed its development gate twice (Adult's balanced accuracy
@@ -761,7 +768,7 @@ class DPTreeCopula(GeneratorParams):
 
     def _edge_cells(self, c) -> int:
         """Cells of numeric column ``c`` in the edge tables (public schema only): ``pair_bins``,
-        or with ``edge_bins="integers"`` :func:`integer_edge_bins`."""
+        or with ``edge_bins="integers"`` :func:`~.tree_bins.integer_edge_bins`."""
         if getattr(self, "edge_bins", None) is None:
             return int(self.pair_bins)
         return integer_edge_bins(self.schema.bounds[c], c in self.schema.integer, int(self.pair_bins),

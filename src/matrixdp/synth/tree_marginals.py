@@ -12,7 +12,10 @@ import numpy as np
 
 from .copula import simplex_projection
 
-__all__ = ["tree_levels", "tree_inference_matrix", "tree_estimate", "tree_probs", "span_above", "thresholded_probs", "pooled_within_bins", "shrunk_counts", "smoothed_counts"]
+__all__ = [
+    "tree_levels", "tree_inference_matrix", "tree_estimate", "tree_probs", "span_above",
+    "thresholded_probs", "pooled_within_bins", "shrunk_counts", "smoothed_counts",
+]
 
 
 def tree_levels(cells: int, branching: int) -> list:

@@ -23,7 +23,10 @@ from .tree_marginals import (
 )
 from .tree_structure import choose_second_parents, spanning_tree
 
-__all__ = ["SHRINK_SPREAD", "MIN_SCORE_VARIANCE", "class_pass", "hist_pass", "moment_pass", "edge_pass", "release_statistics", "dask_reducer"]
+__all__ = [
+    "SHRINK_SPREAD", "MIN_SCORE_VARIANCE", "class_pass", "hist_pass", "moment_pass",
+    "edge_pass", "release_statistics", "dask_reducer",
+]
 
 
 #: Assumed spread (standard deviation) of a latent correlation between the classes, in the
@@ -141,7 +144,7 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     each class's probabilities are spread evenly over the common fine grid of ``card``.
     ``tree`` = (branching, threshold) (``histogram_tree``): each numeric column's released cells
     of each class also release the coarse levels of a tree (same mechanism, one release), and
-    its probabilities come from :func:`tree_probs`."""
+    its probabilities come from :func:`~.tree_marginals.tree_probs`."""
     k = len(cols)
     ratio = {c: card[c] // ccard[c] for c in cols}
     sigma_h = mechs["histograms"].sigma

@@ -9,7 +9,10 @@ import math
 
 import numpy as np
 
-__all__ = ["SECOND_PARENT_NOISE_SHARE", "spanning_tree", "second_parent_allowed", "second_parent_gain", "second_parent_cells", "choose_second_parents"]
+__all__ = [
+    "SECOND_PARENT_NOISE_SHARE", "spanning_tree", "second_parent_allowed", "second_parent_gain",
+    "second_parent_cells", "choose_second_parents",
+]
 
 
 def spanning_tree(W: np.ndarray, start: np.ndarray) -> list:
