@@ -6,8 +6,10 @@ Every variant is ``DPTreeCopula(**kwargs)`` on the same splits, public schemas, 
 regression TSTR, TV 1-/2-way, correlation errors) through ``synth_tree_benchmark._run``. Peers
 (MST/AIM) are not rerun: compare with the committed rows of ``results/synth_benchmark.md``.
 
-A variant's JSON may carry ``"_constants": {"NAME": value}``: public constants of
-``matrixdp.synth.tree_copula`` (e.g. ``CLASS_BINS_RATIO``) set for that variant's fits only. The
+A variant's JSON may carry ``"_constants": {"NAME": value}``: public constants of DPTreeCopula's
+modules (``matrixdp.synth.tree_copula``, ``tree_bins``, ``tree_marginals``, ``tree_structure``,
+``tree_releases``; e.g. ``tree_bins.CLASS_BINS_RATIO``) set, in every one of them that holds the
+name, for that variant's fits only. The
 bins each fit used (``n_bins_``, or per class ``class_bins_``) are recorded in the CSV and, for
 seed 0, in the table.
 
@@ -40,8 +42,11 @@ HEAD = {"lr_acc": "LR acc", "lr_auc": "LR AUC", "lr_bacc": "LR bal. acc", "tv_1w
 def main(argv=None) -> int:
     import pandas as pd
 
-    from matrixdp.synth import tree_copula
+    from matrixdp.synth import tree_bins, tree_copula, tree_marginals, tree_releases, tree_structure
     from matrixdp.synth.tree_copula import DPTreeCopula
+
+    # the modules that hold (and read) DPTreeCopula's public constants
+    constant_modules = (tree_copula, tree_bins, tree_marginals, tree_structure, tree_releases)
 
     class Recorded(DPTreeCopula):  # keeps the last fitted model to record the bins it used
         last = None
@@ -76,10 +81,11 @@ def main(argv=None) -> int:
                                epsilon=eps, seed=seed)
                     kw = dict(kw)
                     constants = kw.pop("_constants", {})
-                    saved = {c: getattr(tree_copula, c) for c in constants}
+                    saved = {(mod, c): getattr(mod, c) for c in constants for mod in constant_modules
+                             if hasattr(mod, c)}
                     try:
-                        for c, v in constants.items():
-                            setattr(tree_copula, c, v)
+                        for mod, c in saved:
+                            setattr(mod, c, constants[c])
                         Recorded.last = None
                         row.update(_run(Recorded, kw, table, eps, seed), status="ok")
                         m = Recorded.last
@@ -89,8 +95,8 @@ def main(argv=None) -> int:
                         row.update(status=f"failed: {type(exc).__name__}: {exc}"[:200])
                         traceback.print_exc()
                     finally:
-                        for c, v in saved.items():
-                            setattr(tree_copula, c, v)
+                        for (mod, c), v in saved.items():
+                            setattr(mod, c, v)
                     rows.append(row)
                     print(table_name, name, eps, seed, row.get("lr_auc"), flush=True)
     df = pd.DataFrame(rows)

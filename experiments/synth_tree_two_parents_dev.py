@@ -5,8 +5,8 @@ decides only whether the option goes on to the pre-registered third check of ``m
 synth``'s default (``synth_cli_default_3.py``, on never-seen tables).
 
 Dev decision rule (written and committed BEFORE the dev run; the option's public rule,
-``tree_copula.second_parent_allowed`` with ``SECOND_PARENT_NOISE_SHARE`` = 0.5, was fixed before
-it too and is not changed by this run)::
+``tree_structure.second_parent_allowed`` (then in ``tree_copula``) with
+``SECOND_PARENT_NOISE_SHARE`` = 0.5, was fixed before it too and is not changed by this run)::
 
     Tables: hi, participation, mroz, slid, biochemists, quine (the second check's tables, now
     seen), anes96, adult, ctg. ε ∈ {0.3, 1, 3}, δ = 1e-9, add/remove, seeds s = 0..4 (seed s:

@@ -41,27 +41,30 @@ VARIANTS = ("tree2", "share0.1", "share0.2", "catonly", "numonly", "norake")
 
 
 def patched(variant):
-    """A context manager applying a variant to ``matrixdp.synth.tree_copula`` (restored after)."""
+    """A context manager applying a variant to DPTreeCopula's second-parent rule
+    (``matrixdp.synth.tree_structure``) or its sampling (``matrixdp.synth.tree_sampling``),
+    restored after."""
     from contextlib import contextmanager
 
-    import matrixdp.synth.tree_copula as tc
+    import matrixdp.synth.tree_sampling as tsa
+    import matrixdp.synth.tree_structure as tst
 
     @contextmanager
     def ctx():
-        saved = (tc.SECOND_PARENT_NOISE_SHARE, tc.second_parent_cells, tc._rake)
+        saved = (tst.SECOND_PARENT_NOISE_SHARE, tst.second_parent_cells, tsa.rake)
         cells = saved[1]
         if variant.startswith("share"):
-            tc.SECOND_PARENT_NOISE_SHARE = float(variant[5:])
+            tst.SECOND_PARENT_NOISE_SHARE = float(variant[5:])
         elif variant == "catonly":
-            tc.second_parent_cells = lambda c, numeric: [] if numeric else cells(c, numeric)
+            tst.second_parent_cells = lambda c, numeric: [] if numeric else cells(c, numeric)
         elif variant == "numonly":
-            tc.second_parent_cells = lambda c, numeric: cells(c, numeric) if numeric else []
+            tst.second_parent_cells = lambda c, numeric: cells(c, numeric) if numeric else []
         elif variant == "norake":
-            tc._rake = lambda T, rows, iterations=30: T
+            tsa.rake = lambda T, rows, iterations=30: T
         try:
             yield
         finally:
-            tc.SECOND_PARENT_NOISE_SHARE, tc.second_parent_cells, tc._rake = saved
+            tst.SECOND_PARENT_NOISE_SHARE, tst.second_parent_cells, tsa.rake = saved
     return ctx()
 
 

@@ -11,6 +11,10 @@ from matrixdp.accounting import Accountant
 from matrixdp.audit.membership import membership_audit
 from matrixdp.calibration.gaussian import max_gaussian_shift
 from matrixdp.synth import DPCopula, TableSchema
+from matrixdp.synth import copula as cop
+from matrixdp.synth import tree_bins as tb
+from matrixdp.synth import tree_marginals as tm
+from matrixdp.synth import tree_releases as tr
 from matrixdp.synth import tree_copula as tc
 from matrixdp.synth.tree_copula import DPTreeCopula
 
@@ -392,34 +396,6 @@ def test_pickle_drops_a_generator_random_state():
     assert back.sample(5, random_state=0)[0].shape == (5, 5)
 
 
-def test_shrunk_counts_keep_a_strong_class_difference_and_drop_pure_noise():
-    rng = np.random.default_rng(0)
-    counts = np.array([900.0, 100.0])
-    p0 = np.full(16, 1 / 16)
-    p1 = np.r_[np.full(8, 0.115), np.full(8, 0.01)]  # a real class difference
-    sigma = 1.0
-    true = np.stack([counts[0] * p0, counts[1] * p1])
-    # strong signal (sigma 1 against a class-1 excess of ~4.7 per bin over its pooled share):
-    # little shrinkage
-    noisy = true + sigma * rng.standard_normal(true.shape)
-    out = tc._shrunk_counts(noisy, counts, sigma)
-    assert np.abs(out - true).max() < 4 * sigma
-    assert out[1, :8].sum() > 0.85 * counts[1]
-    # no class difference, pure noise at sigma 40: shrunk to the pooled shape, far closer to the
-    # truth than the raw counts (over 50 seeds, the mean error at least halves)
-    same = np.stack([counts[0] * p0, counts[1] * p0])
-    err_raw, err_shrunk = [], []
-    for s in range(50):
-        g = np.random.default_rng(s)
-        noisy = same + 40.0 * g.standard_normal(same.shape)
-        out = tc._shrunk_counts(noisy, counts, 40.0)
-        err_raw.append(np.abs(noisy[1] - same[1]).sum())
-        err_shrunk.append(np.abs(out[1] - same[1]).sum())
-    assert np.mean(err_shrunk) < 0.5 * np.mean(err_raw)
-    # no noise: nothing changes
-    np.testing.assert_allclose(tc._shrunk_counts(true, counts, 0.0), true)
-
-
 def test_shrunk_marginals_are_post_processing_of_the_same_release():
     X, y = table(2000)
     kw = dict(schema=SCHEMA, epsilon=0.5, classes=[0, 1], random_state=4, n_bins=32)
@@ -448,27 +424,11 @@ def test_a_one_bin_marginal_does_not_collapse_the_correlation():
         m = DPTreeCopula(schema=schema, epsilon=20.0, random_state=seed, n_bins=32).fit(X)
         C = m.correlation_[0]
         assert C[0, 1] == pytest.approx(0.8, abs=0.1)  # the previous code: -0.118 at seed 1
-        if tc.interval_score_moments(m.marginals_["x3"][0])[2] <= tc.MIN_SCORE_VARIANCE:
+        if cop.interval_score_moments(m.marginals_["x3"][0])[2] <= tr.MIN_SCORE_VARIANCE:
             one_bin += 1  # the case under test: a one-bin marginal
             assert C[0, 2] == 0.0 and C[1, 2] == 0.0
         assert abs(C[0, 2]) < 0.05 and abs(C[1, 2]) < 0.05
     assert one_bin >= 1
-
-
-def test_smoothed_counts_average_noise_away_and_keep_a_sharp_shape():
-    rng = np.random.default_rng(1)
-    d = 32
-    flat = np.full((200, d), 20.0)  # a flat histogram under sigma 20: grouping cuts the error
-    noisy = flat + 20.0 * rng.standard_normal(flat.shape)
-    out = tc._smoothed_counts(noisy, 20.0)
-    err_raw = np.sqrt(((noisy - flat) ** 2).mean())
-    err_out = np.sqrt(((out - flat) ** 2).mean())
-    assert err_out < 0.5 * err_raw  # groups of 8 bins: ~0.35 of the raw error
-    np.testing.assert_allclose(out.reshape(200, 4, 8).sum(axis=2), noisy.reshape(200, 4, 8).sum(axis=2))
-    # a sharp shape (alternating 0 / 400) under sigma 5: never smoothed
-    sharp = np.tile([0.0, 400.0], (50, d // 2))
-    noisy = sharp + 5.0 * rng.standard_normal(sharp.shape)
-    np.testing.assert_array_equal(tc._smoothed_counts(noisy, 5.0), noisy)
 
 
 def test_smoothed_marginals_are_post_processing_of_the_same_release():
@@ -480,14 +440,6 @@ def test_smoothed_marginals_are_post_processing_of_the_same_release():
     np.testing.assert_allclose(a.class_counts_, b.class_counts_)
     for c in ("a", "b", "c"):  # categorical columns are not smoothed
         np.testing.assert_allclose(a.marginals_[c], b.marginals_[c])
-
-
-def test_auto_bins_rule():
-    # average records per bin and class >= 2 sigma: the largest such of 32, 16, 8
-    assert tc.auto_bins(64_000, 2, 100.0) == 32   # 1000 per bin >= 200
-    assert tc.auto_bins(6_400, 2, 100.0) == 16    # 100 at 32 bins, 200 at 16
-    assert tc.auto_bins(6_399, 2, 100.0) == 8
-    assert tc.auto_bins(100, 2, 100.0) == 8 and tc.auto_bins(-50, 2, 100.0) == 8
 
 
 def _charged_once_and_refused_first(X, y, acc, n_bins, drawn_attr, eps, delta, too_small):
@@ -516,14 +468,14 @@ def test_auto_bins_spends_a_charged_count_and_picks_bins_from_it():
     # the count gets AUTO_BINS_SHARE of mu^2 (sensitivity 1); every other sigma grows by
     # 1/sqrt(1 - share); the composition stays within (eps, delta), charged once
     mu = max_gaussian_shift(eps, delta)
-    assert m.sigmas_["count"] == pytest.approx(1.0 / (mu * math.sqrt(tc.AUTO_BINS_SHARE)), rel=1e-6)
+    assert m.sigmas_["count"] == pytest.approx(1.0 / (mu * math.sqrt(tb.AUTO_BINS_SHARE)), rel=1e-6)
     for name, sigma in d.sigmas_.items():
-        assert m.sigmas_[name] == pytest.approx(sigma / math.sqrt(1 - tc.AUTO_BINS_SHARE), rel=1e-6)
+        assert m.sigmas_[name] == pytest.approx(sigma / math.sqrt(1 - tb.AUTO_BINS_SHARE), rel=1e-6)
     assert m.privacy_.epsilon == pytest.approx(eps)
     _charged_once_and_refused_first(X, y, acc, "auto", "record_count_", eps, delta, 0.5)
     # the DP count is near n (sigma ~ 33 at eps = 1) and the bins follow the rule
     assert abs(m.record_count_ - 2000) < 5 * m.sigmas_["count"]
-    assert m.n_bins_ == tc.auto_bins(m.record_count_, 2, m.sigmas_["histograms"])
+    assert m.n_bins_ == tb.auto_bins(m.record_count_, 2, m.sigmas_["histograms"])
     assert m.n_bins_ == 16  # 2000 records, 2 classes, sigma_h ~ 19: 62 per bin at 16, 31 at 32 (< 37)
     assert all(m.marginals_[c].shape == (2, 16) for c in ("x", "z"))
     assert len(m.bin_edges_["x"]) == 17 and d.n_bins_ == 32 and d.record_count_ is None
@@ -554,15 +506,6 @@ def test_auto_bins_on_dask_equals_in_memory():
     for c in mem.columns_:
         np.testing.assert_allclose(dsk.marginals_[c], mem.marginals_[c])
     np.testing.assert_allclose(dsk.correlation_raw_, mem.correlation_raw_, rtol=1e-9, atol=1e-6)
-
-
-def test_class_bins_rule():
-    # per class: the largest of 32, 16, 8 with n_c / bins >= CLASS_BINS_RATIO * sigma (ratio 1)
-    assert tc.CLASS_BINS_RATIO == 1.0
-    np.testing.assert_array_equal(tc.class_bins([3200, 1600, 1599, 800, 100, -5], 100.0),
-                                  [32, 16, 8, 8, 8, 8])
-    np.testing.assert_array_equal(tc.class_bins([3200, 3199], 50.0, ratio=2.0), [32, 16])
-    assert tc.class_bins([10.0], 0.0, ratio=0.0).tolist() == [32]
 
 
 def _uneven(n, seed=0):
@@ -600,12 +543,12 @@ def test_per_class_bins_are_charged_and_composed_exactly():
     _charged_once_and_refused_first(X, y, acc, "per-class", "class_bins_", eps, delta, 0.3)
     # sigma_h ~ 16: about 18,000 records in class 0 (>= 16 per bin at 32 bins) and 2,000 in
     # class 1 (62 per bin at 32): both 32 here; at eps = 0.05 (sigma_h ~ 140) 32 and 8
-    assert m.class_bins_.tolist() == tc.class_bins(m.class_sizes_raw_, m.sigmas_["histograms"]).tolist()
+    assert m.class_bins_.tolist() == tb.class_bins(m.class_sizes_raw_, m.sigmas_["histograms"]).tolist()
     assert m.n_bins_ == 32 and m.record_count_ is None
     low = DPTreeCopula(schema=SCHEMA, epsilon=0.05, classes=[0, 1], random_state=0,
                        n_bins="per-class").fit(X, y)
     assert low.class_bins_.tolist() == [32, 8]
-    assert low.class_bins_.tolist() == tc.class_bins(low.class_sizes_raw_, low.sigmas_["histograms"]).tolist()
+    assert low.class_bins_.tolist() == tb.class_bins(low.class_sizes_raw_, low.sigmas_["histograms"]).tolist()
     for c in ("x", "z"):  # class 1 spread evenly over groups of 4 fine bins; shapes (2, 32)
         p = low.marginals_[c]
         assert p.shape == (2, 32)
@@ -704,17 +647,6 @@ def int_table(n, seed=0):
     return pd.DataFrame({"x": x, "n": nn.astype(np.int64), "a": [CATS[i] for i in a], "c": c}), y
 
 
-def test_integer_edge_bins_rule():
-    assert tc.integer_edge_bins((1, 16), True, 8, 32) == 16     # Adult's education-num: 15 < 16
-    assert tc.integer_edge_bins((0, 10), True, 8, 32) == 16
-    assert tc.integer_edge_bins((0, 8), True, 8, 32) == 16      # 9 values: 8 cells merge two
-    assert tc.integer_edge_bins((0, 7), True, 8, 32) == 8       # 8 values: 8 cells resolve them
-    assert tc.integer_edge_bins((0, 16), True, 8, 32) == 8      # 17 values: 16 cells cannot
-    assert tc.integer_edge_bins((0, 10), False, 8, 32) == 8     # not an integer column
-    assert tc.integer_edge_bins((0, 10), True, 8, 8) == 8       # the fine grid has 8 bins only
-    assert tc.integer_edge_bins((0, 5), True, 4, 32) == 8       # scales with pair_bins
-
-
 def test_edge_bins_resolve_integer_values_and_keep_the_sensitivity():
     X, y = int_table(4000)
     kw = dict(schema=INT_SCHEMA, epsilon=2.0, classes=[0, 1], random_state=0)
@@ -768,26 +700,6 @@ def test_edge_noise_on_integer_cells_has_the_calibrated_scale():
     assert m._edge_cells("n") == 16 and m._edge_cells("x") == 8
 
 
-def test_row_prior_pulls_rare_rows_and_keeps_populated_ones():
-    # parent row 0: 1000 records, child always 0; row 1: 10 records, child always 1 (noise-like)
-    raw = np.array([[1000.0, 0.0, 0.0], [0.0, 10.0, 0.0]])
-    pa = raw.sum(axis=1) / raw.sum()
-    pb = raw.sum(axis=0) / raw.sum()
-    prior = 20.0  # pseudo-counts per cell
-    row = tc._fit_table(raw, raw.sum(), pa, pb, prior, per_row=True)
-    joint = tc._fit_table(raw, raw.sum(), pa, pb, prior, per_row=False)
-    cond = lambda T: T / T.sum(axis=1, keepdims=True)  # noqa: E731
-    # both fit the margins
-    for T in (row, joint):
-        np.testing.assert_allclose(T.sum(axis=1), pa, atol=1e-6)
-        np.testing.assert_allclose(T.sum(axis=0), pb, atol=1e-6)
-    # the populated row keeps its conditional under the row prior (60 pseudo-counts vs 1000)...
-    assert cond(row)[0, 0] > 0.95
-    # ...the joint prior spreads 20 * 6 pseudo-counts by pa: row 0 gets ~119 of them, row 1 ~1
-    assert cond(joint)[1, 1] > cond(row)[1, 1]  # the rare row is pulled less by "joint"
-    assert cond(row)[1, 1] < 0.6                # and toward the marginal by "row"
-
-
 def test_pairwise_defaults_on_dask_equal_in_memory():
     dd = pytest.importorskip("dask.dataframe")
     X, y = int_table(3000)
@@ -803,25 +715,6 @@ def test_pairwise_defaults_on_dask_equal_in_memory():
         for s_, t in zip(a, b):
             np.testing.assert_allclose(s_, t, rtol=1e-9, atol=1e-9)
     pd.testing.assert_frame_equal(dsk.sample(300, random_state=2)[0], mem.sample(300, random_state=2)[0])
-
-
-def test_sparse_tails_zero_the_noise_beyond_the_strong_span_and_keep_the_rest():
-    # strong cells (>= the cut 90) 1 and 2: the span is [1, 2]; cells 3 and 7 lie beyond it
-    counts = np.array([[-5.0, 500.0, 300.0, 80.0, -3.0, 0.0, 2.0, 40.0]])
-    tails = tc._thresholded(counts, 920.0, cut=90.0, tails=True)
-    assert tails.shape == counts.shape and tails.sum() == pytest.approx(1.0)
-    assert np.all(tails[0, [0, 3, 4, 5, 6, 7]] == 0.0) and np.all(tails[0, 1:3] > 0.0)
-    # without sparse, the isolated noise cell 7 keeps mass after the projection
-    assert tc.simplex_projection(counts / 920.0, 1.0)[0, 7] > 0.0
-    counts2 = np.array([[-5.0, 500.0, 60.0, 300.0, -3.0, 0.0, 2.0, 40.0]])
-    t2 = tc._thresholded(counts2, 900.0, cut=90.0, tails=True)
-    assert t2[0, 2] > 0.0 and t2[0, 7] == 0.0  # a weak cell inside the span is kept
-    cells = tc._thresholded(counts2, 900.0, cut=90.0, tails=False)
-    assert cells[0, 2] == 0.0 and cells.sum() == pytest.approx(1.0)  # "cells" drops it
-    # no strong cell: the simplex projection of all cells (as without sparse)
-    weak = np.array([[10.0, 20.0, 5.0]])
-    np.testing.assert_allclose(tc._thresholded(weak, 35.0, cut=90.0),
-                               tc.simplex_projection(weak / 35.0, 1.0))
 
 
 def test_sparse_and_merged_bins_are_post_processing_of_the_same_releases():
@@ -841,16 +734,6 @@ def test_sparse_and_merged_bins_are_post_processing_of_the_same_releases():
             np.testing.assert_allclose(b.marginals_[c].sum(axis=1), 1.0)
         Xs, ys = b.sample(500, random_state=1)
         assert Xs.shape == (500, 5) and set(np.unique(ys)) <= {0, 1}
-
-
-def test_merged_bins_pooled_keeps_each_merged_cells_mass():
-    P = np.array([[0.1, 0.3, 0.2, 0.4],      # a class on 4 fine bins
-                  [0.25, 0.25, 0.25, 0.25]])  # a class on 2 merged cells of 2 bins, spread evenly
-    out = tc._pooled_within(P, np.array([300.0, 100.0]), np.array([1, 2]))
-    np.testing.assert_allclose(out[0], P[0])
-    np.testing.assert_allclose(out[1].reshape(2, 2).sum(axis=1), [0.5, 0.5])  # masses kept
-    profile = 300 * P[0] + 100 * P[1]
-    np.testing.assert_allclose(out[1][:2] / out[1][:2].sum(), profile[:2] / profile[:2].sum())
 
 
 def test_sparse_and_merged_bins_refusals():
@@ -919,33 +802,12 @@ def wide_table(n, seed=0):
 
 
 def test_wide_range_rule_and_tree_levels():
-    assert tc.wide_range_columns(WIDE_SCHEMA) == ["g", "h"]  # lo >= 0 and hi - lo >= 1000
-    assert tc.wide_range_columns(SCHEMA) == []
-    assert tc.wide_range_columns(TableSchema(bounds={"m": (-5_000.0, 5_000.0)})) == []
-    assert tc.tree_levels(32, 4) == [4, 16] and tc.tree_levels(32, 2) == [2, 4, 8, 16]
-    assert tc.tree_levels(32, 8) == [8] and tc.tree_levels(8, 4) == [4] and tc.tree_levels(8, 8) == []
+    assert tb.wide_range_columns(WIDE_SCHEMA) == ["g", "h"]  # lo >= 0 and hi - lo >= 1000
+    assert tb.wide_range_columns(SCHEMA) == []
+    assert tb.wide_range_columns(TableSchema(bounds={"m": (-5_000.0, 5_000.0)})) == []
+    assert tm.tree_levels(32, 4) == [4, 16] and tm.tree_levels(32, 2) == [2, 4, 8, 16]
+    assert tm.tree_levels(32, 8) == [8] and tm.tree_levels(8, 4) == [4] and tm.tree_levels(8, 8) == []
     assert tc.tree_histogram_sensitivity(4, 2, 2) == pytest.approx(math.sqrt(8))
-
-
-def test_tree_inference_is_exact_without_noise_and_reduces_the_leaf_variance():
-    rng = np.random.default_rng(0)
-    x = rng.integers(0, 100, (3, 32)).astype(float)
-    widths = tc.tree_levels(32, 4)
-    nodes = [x.reshape(3, 32 // w, w).sum(axis=2) for w in widths]
-    est, Minv = tc._tree_estimate(x, nodes, widths)
-    np.testing.assert_allclose(est, x, atol=1e-9)  # consistent input is returned unchanged
-    # least squares with equal noise: leaf variance sigma^2 M^-1_uu < sigma^2, and a node of 16
-    # leaves is estimated with far less than the sum of 16 leaves' variance
-    assert 0.7 < Minv[0, 0] < 0.85
-    block = np.r_[np.ones(16), np.zeros(16)]
-    assert block @ Minv @ block < 1.0 < 16.0
-    # Monte Carlo: the estimate's covariance is sigma^2 M^-1 (+-10 %)
-    noise = rng.standard_normal((4000, 32 + sum(32 // w for w in widths)))
-    leaves, rest = noise[:, :32], noise[:, 32:]
-    parts = np.split(rest, np.cumsum([32 // w for w in widths])[:-1], axis=1)
-    e, _ = tc._tree_estimate(leaves, parts, widths)
-    assert e[:, 0].var() == pytest.approx(Minv[0, 0], rel=0.1)
-    assert (e @ block).var() == pytest.approx(block @ Minv @ block, rel=0.1)
 
 
 def test_histogram_tree_sigma_budget_and_charge():
@@ -1001,7 +863,7 @@ def test_histogram_tree_nodes_carry_noise_at_the_stated_scale():
         for c in ("g", "h"):
             for j in range(2):
                 leaf = np.bincount(codes[c][y == j], minlength=32).astype(float)
-                for w, noisy in zip(tc.tree_levels(32, 4), m.histogram_tree_counts_[c][j]):
+                for w, noisy in zip(tm.tree_levels(32, 4), m.histogram_tree_counts_[c][j]):
                     resid.append(noisy - leaf.reshape(-1, w).sum(axis=1))
     resid = np.concatenate(resid)
     sigma = m.sigmas_["histograms"]
@@ -1098,30 +960,30 @@ def test_histogram_tree_is_released_only_when_a_class_can_use_its_cut():
     with pytest.raises(Exception):  # charged once: the keeper is spent
         DPTreeCopula(schema=WIDE_SCHEMA, epsilon=0.01, classes=[0, 1]).fit(X, y, accountant=acc)
     # the rule, recomputed from the released class sizes and the public sigma
-    W = tc.tree_levels(32, 4)
+    W = tm.tree_levels(32, 4)
     block = np.r_[np.ones(W[-1]), np.zeros(32 - W[-1])]
-    sd_top = big.sigmas_["histograms"] * math.sqrt(block @ tc.tree_inference_matrix(32, W) @ block)
+    sd_top = big.sigmas_["histograms"] * math.sqrt(block @ tm.tree_inference_matrix(32, W) @ block)
     assert np.any(2.0 * sd_top <= 0.05 * big.class_sizes_raw_)
     assert not np.any(2.0 * sd_top <= 0.005 * big.class_sizes_raw_)
 
 
 # ----------------------------------------------------------------- bin_edges (task T2)
 def test_geometric_edges_are_a_function_of_the_public_bounds_only():
-    e = tc.geometric_edges((0.0, 99_999.0), 32)
+    e = tb.geometric_edges((0.0, 99_999.0), 32)
     assert e.size == 33 and e[0] == 0.0 and e[-1] == 99_999.0 and np.all(np.diff(e) > 0)
     # equal-width in t(x) = log(1 + 100 x / W) / log(101): t of the edges is j / 32
-    np.testing.assert_allclose(tc.geometric_position(e, (0.0, 99_999.0)), np.arange(33) / 32, atol=1e-12)
+    np.testing.assert_allclose(tb.geometric_position(e, (0.0, 99_999.0)), np.arange(33) / 32, atol=1e-12)
     np.testing.assert_allclose(e[1], 99_999.0 * (101 ** (1 / 32) - 1) / 100, rtol=1e-12)  # 155.1
     # geometric above the scale W/100: each bin 101^(1/32) times as wide as the one before
     w = np.diff(e)
     np.testing.assert_allclose(w[1:] / w[:-1], 101 ** (1 / 32), rtol=1e-9)
     assert np.sum(e[:-1] >= 50_000) == 4  # the upper half of the range: 4 bins, not 16
     x = np.array([-5.0, 0.0, 1.0, 155.0, 50_000.0, 99_999.0, 2e5])
-    np.testing.assert_allclose(tc.geometric_value(tc.geometric_position(x, (0.0, 99_999.0)), (0.0, 99_999.0)),
+    np.testing.assert_allclose(tb.geometric_value(tb.geometric_position(x, (0.0, 99_999.0)), (0.0, 99_999.0)),
                                np.clip(x, 0.0, 99_999.0), rtol=1e-12, atol=1e-9)
     # a shifted range: the same shape, moved
-    np.testing.assert_allclose(tc.geometric_edges((1_000.0, 2_000.0), 8),
-                               1_000.0 + tc.geometric_edges((0.0, 1_000.0), 8), rtol=1e-12)
+    np.testing.assert_allclose(tb.geometric_edges((1_000.0, 2_000.0), 8),
+                               1_000.0 + tb.geometric_edges((0.0, 1_000.0), 8), rtol=1e-12)
     # the fitted edges: the same whatever the data; only wide columns are geometric
     X1, y1 = wide_table(1500, seed=1)
     X2, y2 = wide_table(900, seed=2)
@@ -1131,7 +993,7 @@ def test_geometric_edges_are_a_function_of_the_public_bounds_only():
     assert a.geometric_columns_ == b.geometric_columns_ == ["g", "h"]
     for c in ("x", "g", "h"):
         np.testing.assert_array_equal(a.bin_edges_[c], b.bin_edges_[c])
-    np.testing.assert_array_equal(a.bin_edges_["g"], tc.geometric_edges((0.0, 99_999.0), 32))
+    np.testing.assert_array_equal(a.bin_edges_["g"], tb.geometric_edges((0.0, 99_999.0), 32))
     np.testing.assert_array_equal(a.bin_edges_["x"], np.linspace(0.0, 10.0, 33))
     d = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X1, y1)
     assert d.geometric_columns_ == [] and np.array_equal(d.bin_edges_["g"], np.linspace(0.0, 99_999.0, 33))
@@ -1163,7 +1025,7 @@ def test_geometric_bins_count_the_records_of_each_geometric_bin():
     X, y = wide_table(20_000)
     m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=50.0, classes=[0, 1], random_state=0, n_bins=32,
                      bin_edges="geometric-wide").fit(X, y)
-    e = tc.geometric_edges((0.0, 99_999.0), 32)
+    e = tb.geometric_edges((0.0, 99_999.0), 32)
     for j in range(2):
         g = X["g"].to_numpy(float)[y == j]
         true = np.bincount(np.clip(np.searchsorted(e, g, side="right") - 1, 0, 31), minlength=32) / g.size
@@ -1188,13 +1050,13 @@ def test_geometric_values_are_drawn_inside_their_bins_uniformly_in_t():
         assert np.all(v >= e[b] - 1e-9 * e[-1]) and np.all(v <= e[b + 1] + 1e-9 * e[-1])
     # g: the position within its bin in t is the uniform draw (log-uniform above the scale)
     i = m.columns_.index("g")
-    t = tc.geometric_position(out["g"].to_numpy(), (0.0, 99_999.0)) * 32 - fine[:, i]
+    t = tb.geometric_position(out["g"].to_numpy(), (0.0, 99_999.0)) * 32 - fine[:, i]
     np.testing.assert_allclose(t, within[:, i], atol=1e-9)
     # the middle draw of a bin is its middle in t, below the bin's midpoint (log-uniform, not
     # uniform): in the top bin (86,434..99,999) about 92,900
     e = m.bin_edges_["g"]
     mid = m._decode(np.full((1, k), 31) * (np.arange(k) != m.columns_.index("a")), np.full((1, k), 0.5))["g"][0]
-    assert mid == pytest.approx(tc.geometric_value(31.5 / 32, (0.0, 99_999.0)), rel=1e-12)
+    assert mid == pytest.approx(tb.geometric_value(31.5 / 32, (0.0, 99_999.0)), rel=1e-12)
     assert e[31] + 0.4 * (e[32] - e[31]) < mid < 0.5 * (e[31] + e[32]) - 100
     # and the sampled values of every column stay in the public bounds, in bins with mass
     Xs, _ = m.sample(5000, random_state=1)
@@ -1258,7 +1120,7 @@ def test_geometric_bins_on_named_columns():
     m = DPTreeCopula(schema=WIDE_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0,
                      bin_edges=["h"]).fit(X, y)
     assert m.geometric_columns_ == ["h"]
-    np.testing.assert_array_equal(m.bin_edges_["h"], tc.geometric_edges((0.0, 50_000.0), 32))
+    np.testing.assert_array_equal(m.bin_edges_["h"], tb.geometric_edges((0.0, 50_000.0), 32))
     np.testing.assert_array_equal(m.bin_edges_["g"], np.linspace(0.0, 99_999.0, 33))
     for bad in (["a"], ["nope"], "h"):
         with pytest.raises(Exception, match="bin_edges"):
@@ -1293,23 +1155,6 @@ def tri_share(S):
     code = {v: i for i, v in enumerate(TRI_CATS)}
     a, b, c = (S[k].astype(str).map(code).to_numpy() for k in ("a", "b", "c"))
     return float(np.mean(c == (a + b) % 3))
-
-
-def test_second_parent_rule_closed_form():
-    noise = math.sqrt(2 / math.pi) * 10.0
-    # (A): 2 * 3 * 4 = 24 cells of noise sd 10 are estimable iff noise * 24 <= 0.5 * n_hat
-    n_edge = 2 * noise * 24 / tc.SECOND_PARENT_NOISE_SHARE * 0.5
-    big = 1e9  # a score far above the noise
-    assert tc.second_parent_allowed(big, 2, 3, 4, 10.0, n_edge * 1.001)
-    assert not tc.second_parent_allowed(big, 2, 3, 4, 10.0, n_edge * 0.999)
-    # (B): the score must beat the extra cells' noise, noise * 2 * 4 * (3 - 1)
-    cut = noise * 2 * 4 * 2
-    assert tc.second_parent_allowed(cut * 1.001, 2, 3, 4, 10.0, 1e9)
-    assert not tc.second_parent_allowed(cut * 0.999, 2, 3, 4, 10.0, 1e9)
-    assert math.isclose(tc.second_parent_gain(cut + 5.0, 2, 3, 4, 10.0), 5.0)
-    assert tc.second_parent_cells(8, True) == [8, 4, 2]
-    assert tc.second_parent_cells(16, True) == [16, 8, 4, 2]
-    assert tc.second_parent_cells(6, False) == [6]
 
 
 def test_max_parents_one_is_the_default_and_changes_nothing():

@@ -24,37 +24,32 @@ from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..mechanisms.draw import public_randomness
 from ..rng import make_rng
 from ._budget import gdp_split
-from .copula import correlation_sensitivity, interval_score_moments, simplex_projection
+from .copula import correlation_sensitivity
+from .edge_tables import coarsen, fit_table, fit_table3
 from .labels import generator_labels, largest_remainder
 from ._params import GeneratorParams, check_schema_budget
+from .tree_bins import (
+    AUTO_BINS,
+    AUTO_BINS_SHARE,
+    auto_bins,
+    class_bins,
+    geometric_edges,
+    geometric_position,
+    integer_edge_bins,
+    wide_range_columns,
+)
+from .tree_marginals import tree_inference_matrix, tree_levels
+from .tree_releases import class_pass, dask_reducer, release_statistics
+from .tree_sampling import decode_codes, sample_codes, sampling_draws
 
-__all__ = ["DPTreeCopula", "auto_bins", "auto_shares", "class_bins", "integer_edge_bins", "moment_sensitivity", "histogram_sensitivity", "score_sensitivity", "pair_sensitivity", "tree_levels", "wide_range_columns", "geometric_edges", "geometric_position", "geometric_value", "tree_histogram_sensitivity", "tree_inference_matrix", "second_parent_allowed", "second_parent_cells", "second_parent_gain"]
+__all__ = [
+    "DPTreeCopula", "auto_shares", "moment_sensitivity", "histogram_sensitivity",
+    "score_sensitivity", "pair_sensitivity", "tree_histogram_sensitivity",
+]
 
-
-#: Assumed spread (standard deviation) of a latent correlation between the classes, in the
-#: partial pooling of ``correlation="shrunk"`` (a public constant, not fitted to data).
-SHRINK_SPREAD = 0.1
-
-#: ``n_bins="auto"``: the candidate bin counts (largest first), the share of μ² spent on the DP
-#: record count that chooses among them, and the required average records per bin and class in
-#: units of the histograms' noise σ (public constants; the ratio was chosen on CTG and Lending
-#: Club, ``docs/tree_copula.md``, "Low ε and small classes").
-AUTO_BINS = (32, 16, 8)
-AUTO_BINS_SHARE = 0.02
-AUTO_BINS_RATIO = 2.0
-
-#: ``n_bins="per-class"``: a class's numeric histograms get the largest of ``AUTO_BINS`` whose
-#: expected records per bin, n̂_c / bins, reach ``CLASS_BINS_RATIO`` times the histograms' noise σ
-#: (signal-to-noise at least 1 per bin; a public constant chosen on CTG only,
-#: ``docs/tree_copula.md``, "Bins per class").
-CLASS_BINS_RATIO = 1.0
 
 #: ``shares="auto"``: the one-way histograms' weight per column (a public constant; 1 = weight k).
 AUTO_SHARES_HIST_WEIGHT = 1.0
-
-#: Score variance below which a copula column counts as constant in a class (its DP marginal has
-#: one bin): its correlations are set to 0 (post-processing; see ``_fit_stats``).
-MIN_SCORE_VARIANCE = 1e-8
 
 
 def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
@@ -66,50 +61,6 @@ def auto_shares(k: int, k_latent: int, k_tree: int) -> np.ndarray:
     on choosing and fitting their parents.
     """
     return np.array([AUTO_SHARES_HIST_WEIGHT * k, k_latent, 0.25 * k_tree + 0.5, k_tree], dtype=np.float64)
-
-
-def auto_bins(n_records: float, n_classes: int, sigma: float) -> int:
-    """The bins per numeric column of ``n_bins="auto"``: the largest of ``AUTO_BINS`` whose
-    average records per bin and class, ``n_records / (n_classes · bins)``, is at least
-    ``AUTO_BINS_RATIO`` times the histograms' noise ``sigma`` (else the smallest). ``n_records``
-    is the DP record count: post-processing of a release and of public values."""
-    per_class = max(float(n_records), 0.0) / int(n_classes)
-    for bins in AUTO_BINS:
-        if per_class / bins >= AUTO_BINS_RATIO * float(sigma):
-            return bins
-    return AUTO_BINS[-1]
-
-
-def class_bins(class_counts, sigma: float, ratio: float = None) -> np.ndarray:
-    """The bins per numeric column of each class under ``n_bins="per-class"``: for class c the
-    largest of ``AUTO_BINS`` with ``class_counts[c] / bins >= ratio * sigma`` (else the smallest),
-    ``ratio`` defaulting to ``CLASS_BINS_RATIO``. ``class_counts`` are the DP class sizes released
-    before the histograms and ``sigma`` the histograms' public noise scale: post-processing."""
-    r = CLASS_BINS_RATIO if ratio is None else float(ratio)
-    n = np.maximum(np.asarray(class_counts, dtype=np.float64), 0.0)
-    out = np.full(n.shape, AUTO_BINS[-1], dtype=np.int64)
-    for bins in AUTO_BINS[::-1]:  # smallest first: the largest that passes wins
-        out = np.where(n / bins >= r * float(sigma), bins, out)
-    return out
-
-
-def integer_edge_bins(bounds, integer: bool, pair_bins: int, fine_bins: int) -> int:
-    """Cells of a numeric column in the edge tables under ``edge_bins="integers"``, from the
-    public schema only.
-
-    ``2 · pair_bins`` for an integer column whose public range hi − lo is at least ``pair_bins``
-    and below ``2 · pair_bins``: equal-width cells of width (hi − lo) / (2 · pair_bins) < 1 then
-    hold at most one integer value each, where ``pair_bins`` cells put two neighbouring values in
-    one cell (Adult's ``education-num``, 1–16, on 8 cells: two education levels per cell, so the
-    edge to ``education`` cannot carry their one-to-one relation). Else ``pair_bins`` (a narrower
-    integer range is resolved already, a wider one by neither). Only when ``2 · pair_bins`` divides
-    the fine grid ``fine_bins``.
-    """
-    lo, hi = (float(v) for v in bounds)
-    width, pb = hi - lo, int(pair_bins)
-    if integer and pb <= width < 2 * pb and fine_bins % (2 * pb) == 0:
-        return 2 * pb
-    return pb
 
 
 def moment_sensitivity(clip: float) -> float:
@@ -146,183 +97,12 @@ def pair_sensitivity(n_edges: int) -> float:
     return math.sqrt(int(n_edges))
 
 
-#: ``max_parents=2``: a 3-way table is estimable only if the expected L1 mass of its noise,
-#: √(2/π)·cells·σ_edges, is at most this share of the class's DP size n̂_c (a public constant,
-#: written before the development run, ``docs/tree_copula.md``, "A second parent").
-SECOND_PARENT_NOISE_SHARE = 0.5
-
-
-def second_parent_allowed(score: float, cells_parent: int, cells_second: int, cells_child: int,
-                          sigma: float, n_hat: float) -> bool:
-    r"""The public rule of ``max_parents=2``: may a tree column take a second parent?
-
-    With first parent a (e_a cells), candidate second parent x (e_x cells), child b (e_b cells),
-    the edge table grows from e_a·e_b to e_a·e_x·e_b cells, each with Gaussian noise of sd σ
-    (``sigma``, the edge release's: its sensitivity does not depend on the cells). Both must hold:
-
-    (A) estimable: :math:`\sqrt{2/\pi}\,e_a e_x e_b\,\sigma \le` ``SECOND_PARENT_NOISE_SHARE``
-        · n̂_c (the expected L1 mass of the 3-way table's noise is small against the class);
-    (B) worth it: the released pair score of (x, b), :math:`	ilde q_{xb}` (the L1 distance of their
-        counts from independence), exceeds the L1 noise the extra cells add,
-        :math:`\sqrt{2/\pi}\,\sigma\,e_a e_b (e_x - 1)`.
-
-    Every input is public or released (``score`` from release 3, ``n_hat`` from release 1):
-    post-processing. Derivation: ``docs/tree_copula.md``, "A second parent".
-    """
-    noise = math.sqrt(2.0 / math.pi) * float(sigma)
-    cells = int(cells_parent) * int(cells_second) * int(cells_child)
-    estimable = noise * cells <= SECOND_PARENT_NOISE_SHARE * float(n_hat)
-    worth = float(score) > noise * int(cells_parent) * int(cells_child) * (int(cells_second) - 1)
-    return bool(estimable and worth)
-
-
-#: ``histogram_tree_columns="wide"``: a numeric column gets the tree when its public range is
-#: non-negative and spans at least this many of its units (counts, money, sizes; a public rule
-#: written before the check of task T, ``docs/tree_copula.md``, "Hierarchical one-way histograms").
-WIDE_RANGE = 1000.0
-
-
-def wide_range_columns(schema) -> list:
-    """The numeric columns of ``schema`` whose public bounds satisfy lo >= 0 and
-    hi - lo >= ``WIDE_RANGE`` (public schema only)."""
-    return [c for c, (lo, hi) in schema.bounds.items()
-            if float(lo) >= 0 and float(hi) - float(lo) >= WIDE_RANGE]
-
-
-#: ``bin_edges="geometric-wide"``: a wide column (:func:`wide_range_columns`) is binned equal-width
-#: on t(x) = log(1 + GEOMETRIC_SPAN (x - lo) / (hi - lo)) / log(1 + GEOMETRIC_SPAN), so its bins
-#: grow geometrically (ratio (1 + GEOMETRIC_SPAN)^(1/bins)) above the public scale
-#: (hi - lo) / GEOMETRIC_SPAN and are nearly equal below it (``docs/tree_copula.md``, "Geometric
-#: bin edges"). A public constant, fixed before the check of task T2.
-GEOMETRIC_SPAN = 100.0
-
-
-def geometric_position(x, bounds) -> np.ndarray:
-    """t(x) in [0, 1] of ``bin_edges="geometric-wide"``: log(1 + S (x - lo) / (hi - lo)) /
-    log(1 + S), S = ``GEOMETRIC_SPAN``, for x clipped into the public ``bounds`` = (lo, hi).
-    Increasing, t(lo) = 0, t(hi) = 1; a function of the public bounds only."""
-    lo, hi = float(bounds[0]), float(bounds[1])
-    z = (np.clip(np.asarray(x, dtype=np.float64), lo, hi) - lo) / (hi - lo)
-    return np.log1p(GEOMETRIC_SPAN * z) / math.log1p(GEOMETRIC_SPAN)
-
-
-def geometric_value(t, bounds) -> np.ndarray:
-    """The inverse of :func:`geometric_position`: lo + (hi - lo) · expm1(t · log(1 + S)) / S."""
-    lo, hi = float(bounds[0]), float(bounds[1])
-    t = np.clip(np.asarray(t, dtype=np.float64), 0.0, 1.0)
-    return np.clip(lo + (hi - lo) * np.expm1(t * math.log1p(GEOMETRIC_SPAN)) / GEOMETRIC_SPAN, lo, hi)
-
-
-def geometric_edges(bounds, bins: int) -> np.ndarray:
-    """The ``bins + 1`` public edges of ``bin_edges="geometric-wide"`` on ``bounds``:
-    e_j = :func:`geometric_value` (j / bins), e_0 = lo, e_bins = hi (public values only).
-    E.g. (0, 99999), 32 bins: 0, 155, 334, 541, ..., 74,692, 86,434, 99,999 (each bin about
-    1.155 times as wide as the one before it above ~1,000; 8 bins: 0, 781, 2,170, 4,644, ...)."""
-    e = geometric_value(np.arange(int(bins) + 1) / int(bins), bounds)
-    e[0], e[-1] = float(bounds[0]), float(bounds[1])
-    return e
-
-
-def tree_levels(cells: int, branching: int) -> list:
-    """Widths (in released cells) of the coarse levels of a ``branching``-ary tree over ``cells``
-    equal-width cells, finest first: b, b², ... while the width is below ``cells`` and divides it
-    (the root, all cells, is not a level). Public: depends on the grid and ``branching`` only.
-    E.g. 32 cells, b = 4: [4, 16] (8 nodes, then 2); b = 8: [8] (4 nodes); b = 2: [2, 4, 8, 16]."""
-    out, w = [], int(branching)
-    while w < int(cells) and int(cells) % w == 0:
-        out.append(w)
-        w *= int(branching)
-    return out
-
-
 def tree_histogram_sensitivity(n_columns: int, n_numeric: int, n_levels: int) -> float:
     """L2 sensitivity (add/remove) of the one-way histograms of ``n_columns`` columns when each
     of the ``n_numeric`` numeric ones also releases ``n_levels`` coarse levels of a tree over its
     cells (``histogram_tree``): one record adds 1 to one cell of every column and to one node of
     each level of every numeric column's tree, √(k + k_num·L)."""
     return math.sqrt(int(n_columns) + int(n_numeric) * int(n_levels))
-
-
-def tree_inference_matrix(cells: int, widths) -> np.ndarray:
-    r"""The (cells × cells) matrix :math:`(\sum_\ell A_\ell^\top A_\ell)^{-1}` of the least-squares
-    (constrained) inference of Hay et al. (2010) for a tree whose levels are the leaves (A_0 = I)
-    and the coarse levels of ``widths`` (A_ℓ sums each block of w_ℓ neighbouring leaves), all
-    observed with the same noise variance: the consistent leaf estimate is
-    :math:`\hat x = M^{-1}(y_0 + \sum_\ell A_\ell^\top y_\ell)`, with covariance σ² M⁻¹. Public."""
-    M = np.eye(int(cells))
-    for w in widths:
-        M += np.kron(np.eye(int(cells) // int(w)), np.ones((int(w), int(w))))
-    return np.linalg.inv(M)
-
-
-def _tree_estimate(leaves, nodes, widths):
-    """``histogram_tree``: the rows of noisy ``leaves`` (rows, m) made consistent with their noisy
-    coarse ``nodes`` (one (rows, m / w) array per width of ``widths``) by least squares (Hay et
-    al. 2010): returns the consistent leaves and the public matrix M⁻¹ (their covariance / σ²).
-    Post-processing."""
-    leaves = np.atleast_2d(np.asarray(leaves, dtype=np.float64))
-    rows, m = leaves.shape
-    Minv = tree_inference_matrix(m, widths)
-    rhs = leaves + sum(np.repeat(np.atleast_2d(y), w, axis=1) for y, w in zip(nodes, widths))
-    x = rhs @ Minv  # Minv is symmetric
-    return x, Minv
-
-
-def _tree_probs(leaves, nodes, widths, sigma, threshold, n_hat, projection="global", max_drop=None):
-    """Probabilities (rows, m) from the tree release of ``_tree_estimate``; each row's total is
-    ``n_hat`` (the DP class size; a scalar or one per row).
-
-    ``projection="global"``: the subtrees whose consistent estimate is below ``threshold`` times
-    its public noise sd are found top down (a subtree inside a dropped one is dropped; a parent
-    whose children are all below keeps them all), and the consistent leaf estimates outside them
-    are simplex-projected onto the class size in ONE projection, as the flat histogram is.
-    ``"nested"``: every parent's mass is split among its children by a simplex projection of
-    their estimates onto it, level by level (the first version screened).
-
-    ``max_drop`` (a share, or None): a level's subtrees are dropped only in the rows (classes)
-    where ``threshold`` × the node sd is at most ``max_drop`` × ``n_hat``, so that the real
-    mass a dropped subtree can hold (below the cut) is a small share of the class."""
-    x, Minv = _tree_estimate(leaves, nodes, widths)
-    rows, m = x.shape
-    total = np.broadcast_to(np.asarray(n_hat, dtype=np.float64), (rows,)).astype(np.float64)
-    if projection == "global":
-        keep = np.ones((rows, m), dtype=bool)
-        parent_w = m
-        for w in list(widths)[::-1]:
-            if threshold <= 0:
-                break
-            est = x.reshape(rows, m // w, w).sum(axis=2)
-            block = np.zeros(m)
-            block[:w] = 1.0
-            sd = float(sigma) * math.sqrt(float(block @ Minv @ block))  # public: sd of a node
-            grp = est.reshape(rows, m // parent_w, parent_w // w)
-            low = grp < float(threshold) * sd
-            low &= ~low.all(axis=2, keepdims=True)  # keep a parent's children if all are low
-            if max_drop is not None:  # only where the cut is a small share of the class
-                low &= (float(threshold) * sd <= float(max_drop) * total)[:, None, None]
-            keep &= ~np.repeat(low.reshape(rows, m // w), w, axis=1)
-            parent_w = w
-        return simplex_projection(np.where(keep, x / np.maximum(total, 1e-300)[:, None], -1e6), 1.0)
-    mass = total[:, None]  # (rows, 1): the root
-    parent_w = m
-    for w in list(widths)[::-1] + [1]:
-        est = x.reshape(rows, m // w, w).sum(axis=2)  # children of width w
-        k = parent_w // w  # children per parent
-        grp = est.reshape(rows, m // parent_w, k)
-        low = np.zeros(grp.shape, dtype=bool)
-        if w > 1 and threshold > 0:
-            block = np.zeros(m)
-            block[:w] = 1.0
-            sd = float(sigma) * math.sqrt(float(block @ Minv @ block))  # public: sd of a node
-            low = grp < float(threshold) * sd
-            low &= ~low.all(axis=2, keepdims=True)  # keep a parent's children if all are low
-        par = np.maximum(mass.reshape(-1), 0.0)
-        flat = grp.reshape(-1, k) / np.where(par > 0, par, 1.0)[:, None]
-        flat = np.where(low.reshape(-1, k), -1e6, flat)  # a zeroed subtree: exactly 0 after projection
-        share = simplex_projection(flat, 1.0)
-        mass = (share * par[:, None]).reshape(rows, m // w)  # a parent without mass: 0
-        parent_w = w
-    return mass / np.maximum(total, 1e-300)[:, None]
 
 
 class DPTreeCopula(GeneratorParams):
@@ -373,11 +153,12 @@ class DPTreeCopula(GeneratorParams):
         (8) keep more of the class-conditional structure and lose one-way shape on larger
         tables (measured in ``docs/tree_copula.md``, "Low ε and small classes"). ``"auto"``:
         first a DP count of the records (a fifth Gaussian release, sensitivity 1, with
-        ``AUTO_BINS_SHARE`` of μ²; the other shares scaled down), then :func:`auto_bins` picks
-        32, 16 or 8 from it and the histograms' σ; ``pair_bins`` must divide 8. ``"per-class"``:
-        first a DP release of the class sizes (sensitivity 1, with the histograms' μ² share of
-        one column, so at the histograms' σ), then :func:`class_bins` gives each class the
-        largest of 32, 16, 8 bins with n̂_c / bins ≥ ``CLASS_BINS_RATIO``·σ; a class's
+        ``AUTO_BINS_SHARE`` of μ²; the other shares scaled down), then
+        :func:`~.tree_bins.auto_bins` picks 32, 16 or 8 from it and the histograms' σ;
+        ``pair_bins`` must divide 8. ``"per-class"``: first a DP release of the class sizes
+        (sensitivity 1, with the histograms' μ² share of one column, so at the histograms' σ),
+        then :func:`~.tree_bins.class_bins` gives each class the largest of 32, 16, 8 bins
+        with n̂_c / bins ≥ ``CLASS_BINS_RATIO``·σ; a class's
         probabilities are spread evenly over the common 32-bin grid, the class sizes average
         both releases, ``pair_bins`` must divide 32 and ``marginals`` must be ``"per-class"``
         (``docs/tree_copula.md``, "Bins per class"). ``"per-class"`` is the default (since
@@ -412,8 +193,8 @@ class DPTreeCopula(GeneratorParams):
         Cells of a numeric parent in the edge tables (public schema only). ``None``: ``pair_bins``
         as in the pair scores (the previous default). ``"integers"``: ``2·pair_bins`` for an
         integer column whose public range hi − lo lies in [pair_bins, 2·pair_bins), so that
-        every integer value gets its own cell (:func:`integer_edge_bins`; e.g. Adult's
-        ``education-num``, 1–16); the scores, and so the tree, keep ``pair_bins``. The edge
+        every integer value gets its own cell (:func:`~.tree_bins.integer_edge_bins`; e.g.
+        Adult's ``education-num``, 1–16); the scores, and so the tree, keep ``pair_bins``. The edge
         release's sensitivity does not depend on the cells (one record, one cell per table).
     correlation : {"pooled", "per-class", "shrunk"}, default "pooled"
         ``"pooled"``: one latent correlation for all classes, from one release of the
@@ -471,8 +252,9 @@ class DPTreeCopula(GeneratorParams):
         cells with b = 4: 8 and 2 nodes) -- one Gaussian release, L2 sensitivity √(k + k_tree·L)
         (:func:`tree_histogram_sensitivity`) at the histograms' μ, so σ grows by
         √((k + k_tree·L)/k) (Hay et al. 2010; Qardaji, Yang & Li 2013). The leaves are made
-        consistent with the nodes by least squares (:func:`tree_inference_matrix`), subtrees
-        whose estimate is below ``histogram_tree_threshold`` public noise sd are dropped, and
+        consistent with the nodes by least squares
+        (:func:`~.tree_marginals.tree_inference_matrix`), subtrees whose estimate is below
+        ``histogram_tree_threshold`` public noise sd are dropped, and
         the rest is simplex-projected onto the class size: the pure-noise mass that the flat
         projection leaves in a wide empty tail (Adult's ``capital-gain``) is removed from a few
         coarse nodes. With ``n_bins="per-class"`` the tree is released only if some class's DP
@@ -489,8 +271,8 @@ class DPTreeCopula(GeneratorParams):
         allows it, at most ``histogram_tree_max_drop`` of the class) move to the kept cells.
     histogram_tree_columns : "wide", "all" or list of str, default "wide"
         The numeric columns that release a tree: ``"wide"``, those with public bounds lo >= 0 and
-        hi − lo >= ``WIDE_RANGE`` (1000) of their units (:func:`wide_range_columns`; Adult's
-        fnlwgt, capital-gain, capital-loss); ``"all"``; or the named columns.
+        hi − lo >= ``WIDE_RANGE`` (1000) of their units (:func:`~.tree_bins.wide_range_columns`;
+        Adult's fnlwgt, capital-gain, capital-loss); ``"all"``; or the named columns.
     histogram_tree_projection : {"global", "nested"}, default "global"
         ``"global"``: one simplex projection of the consistent leaves outside the dropped
         subtrees. ``"nested"``: each parent's mass split among its children by a projection per
@@ -502,11 +284,12 @@ class DPTreeCopula(GeneratorParams):
     bin_edges : "equal", "geometric-wide" or list of str, default "equal"
         The public fine-bin edges of the numeric columns. ``"equal"``: equal-width bins of the
         public bounds. A list: geometric edges (below) on the named numeric columns (public lower
-        bound >= 0), equal-width on the others. ``"geometric-wide"``: for each wide column (:func:`wide_range_columns`:
-        lo >= 0 and hi − lo >= 1000 of its units, e.g. Adult's fnlwgt, capital-gain and
-        capital-loss) bins equal-width in t(x) = log(1 + S(x − lo)/(hi − lo)) / log(1 + S),
-        S = ``GEOMETRIC_SPAN`` (100) (:func:`geometric_edges`): nearly equal below the public
-        scale (hi − lo)/S, geometric above it, so a wide empty tail holds a few bins instead of
+        bound >= 0), equal-width on the others. ``"geometric-wide"``: for each wide column
+        (:func:`~.tree_bins.wide_range_columns`: lo >= 0 and hi − lo >= 1000 of its units, e.g.
+        Adult's fnlwgt, capital-gain and capital-loss) bins equal-width in
+        t(x) = log(1 + S(x − lo)/(hi − lo)) / log(1 + S), S = ``GEOMETRIC_SPAN`` (100)
+        (:func:`~.tree_bins.geometric_edges`): nearly equal below the public scale (hi − lo)/S,
+        geometric above it, so a wide empty tail holds a few bins instead of
         half of them. Values are drawn uniformly in t within their bin (log-uniform above the
         scale). A function of the public bounds and the bins only: the same release, the same
         sensitivities, σ and guarantee as ``"equal"`` (a different public binning of the same
@@ -521,10 +304,11 @@ class DPTreeCopula(GeneratorParams):
         ``1``: every tree column has one parent (the tree). ``2`` (an option, issue #26): each tree
         column may also get a SECOND parent -- per class, among the columns sampled before it
         (not its first parent; a numeric one also on halved public grids,
-        :func:`second_parent_cells`), the one whose 3-way table the public rule
-        :func:`second_parent_allowed` says can be estimated and has the largest net gain
-        (:func:`second_parent_gain`: released pair score minus the extra cells' L1 noise), all from
-        the released scores, the DP class size and the edge σ (post-processing). Its edge table is then 3-way (parent, second parent, child): still one
+        :func:`~.tree_structure.second_parent_cells`), the one whose 3-way table the public
+        rule :func:`~.tree_structure.second_parent_allowed` says can be estimated and has the
+        largest net gain (:func:`~.tree_structure.second_parent_gain`: released pair score minus
+        the extra cells' L1 noise), all from the released scores,
+        the DP class size and the edge σ (post-processing). Its edge table is then 3-way (parent, second parent, child): still one
         table per tree column, each record in one cell of each, so the edge release's sensitivity
         √k_tree and σ are unchanged (a degree-2 Bayesian network, as PrivBayes; Zhang et al.
         2017). Not the default: it failed its development gate twice (Adult's balanced accuracy
@@ -907,7 +691,7 @@ class DPTreeCopula(GeneratorParams):
             cols = self._dask_columns(X)
             classes = generator_labels(self.classes,
                                        None if y is None else np.zeros(0, dtype=object), 0)[0]
-            reduce = _dask_reducer(self, X, y, cols, classes)
+            reduce = dask_reducer(self, X, y, cols, classes)
         else:
             cols = self.schema.check_columns(X)
             classes, label = generator_labels(self.classes, y, X.shape[0])
@@ -935,7 +719,7 @@ class DPTreeCopula(GeneratorParams):
             if "class_counts" in mechs:  # n_bins="per-class": the DP class sizes choose the bins
                 self.n_bins_ = AUTO_BINS[0]  # the common fine grid; a class's bins merge its cells
                 prior_counts = np.asarray(mechs["class_counts"].release(
-                    reduce(_class_pass, classes.size), rng=gen).value, dtype=np.float64)
+                    reduce(class_pass, classes.size), rng=gen).value, dtype=np.float64)
                 self.class_bins_ = class_bins(prior_counts, sigma_bins)
                 self.class_sizes_raw_ = prior_counts
                 if tree_cols and not self._tree_usable(prior_counts, mechs, sens, cols):
@@ -948,7 +732,7 @@ class DPTreeCopula(GeneratorParams):
             else:
                 self.n_bins_ = int(self.n_bins)
             card, ccard, ecard = self._cards(cols)
-            stats = _fit_stats(self.schema, cols, card, ccard, ecard, reduce, classes.size, mechs,
+            stats = release_statistics(self.schema, cols, card, ccard, ecard, reduce, classes.size, mechs,
                                float(self.clip_scale), gen, self._latent(cols),
                                self.correlation == "pooled", self.normalise == "trace",
                                self.correlation == "shrunk", self.marginals,
@@ -984,7 +768,7 @@ class DPTreeCopula(GeneratorParams):
 
     def _edge_cells(self, c) -> int:
         """Cells of numeric column ``c`` in the edge tables (public schema only): ``pair_bins``,
-        or with ``edge_bins="integers"`` :func:`integer_edge_bins`."""
+        or with ``edge_bins="integers"`` :func:`~.tree_bins.integer_edge_bins`."""
         if getattr(self, "edge_bins", None) is None:
             return int(self.pair_bins)
         return integer_edge_bins(self.schema.bounds[c], c in self.schema.integer, int(self.pair_bins),
@@ -1034,16 +818,16 @@ class DPTreeCopula(GeneratorParams):
         for j in range(n_cls):
             tabs = []
             for e, ((a, b), T) in enumerate(zip(trees[j], raw_edges[j])):
-                pa = _coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio.get(cols[a], 1))
-                pb = _coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio.get(cols[b], 1))
+                pa = coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio.get(cols[a], 1))
+                pb = coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio.get(cols[b], 1))
                 x = None if second is None or second[j][e] is None else second[j][e][0]
                 if x is None:
-                    tabs.append(_fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
+                    tabs.append(fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
                                            per_row=getattr(self, "edge_prior", "joint") == "row"))
                 else:  # max_parents=2: a 3-way table (parent, second parent, child)
-                    px = _coarsen(probs[cols[x]][j], cols[x] in self.schema.bounds,
+                    px = coarsen(probs[cols[x]][j], cols[x] in self.schema.bounds,
                                   self._bins() // T.shape[1])  # x on its 3-way cells
-                    tabs.append(_fit_table3(T, class_counts[j], pa, px, pb, self.smoothing * sigma_e,
+                    tabs.append(fit_table3(T, class_counts[j], pa, px, pb, self.smoothing * sigma_e,
                                             per_row=getattr(self, "edge_prior", "joint") == "row"))
             edge_tables.append(tabs)
         self.columns_ = cols
@@ -1099,7 +883,7 @@ class DPTreeCopula(GeneratorParams):
         k = len(self.columns_)
         counts = largest_remainder(n, self.class_priors_)
         label = np.repeat(np.arange(self.classes_.size), counts)
-        draws = _sampling_draws(gen, n, k, self.correlation_.shape[-1] if self.correlation_.size else 0)
+        draws = sampling_draws(gen, n, k, self.correlation_.shape[-1] if self.correlation_.size else 0)
         fine, within = self._sample_codes(counts, draws)
         frame = self._decode(fine, within)
         perm = draws["permutation"]
@@ -1110,56 +894,12 @@ class DPTreeCopula(GeneratorParams):
 
     def _sample_codes(self, counts, draws):
         """Fine codes (n, k) and the position within the fine bin of every numeric value."""
-        from scipy.special import ndtr
-
-        cols, k = self.columns_, len(self.columns_)
-        ratio = {c: self._bins() // self._edge_cells(c) for c in self.schema.bounds}
-        num_idx = self._latent(cols)
-        n = int(np.sum(counts))
-        fine = np.zeros((n, k), dtype=np.int64)
-        within = np.full((n, k), 0.5)
-        start = 0
-        for j, m in enumerate(counts):
-            m = int(m)
-            if m == 0:
-                continue
-            sl = slice(start, start + m)
-            coarse = np.zeros((m, k), dtype=np.int64)
-            if num_idx:
-                Z = draws["normal"][sl]
-                if len(num_idx) > 1:
-                    vals, vecs = np.linalg.eigh(self.correlation_[j])
-                    Z = Z @ (vecs * np.sqrt(np.clip(vals, 0.0, None))).T
-                U = ndtr(Z)
-                for t, i in enumerate(num_idx):
-                    cum = np.concatenate([[0.0], np.cumsum(self.marginals_[cols[i]][j])])
-                    cum /= cum[-1]
-                    b = np.clip(np.searchsorted(cum, U[:, t], side="right") - 1, 0, cum.size - 2)
-                    b = _nonzero_bin(b, np.diff(cum))
-                    mass = cum[b + 1] - cum[b]
-                    within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
-                    fine[sl, i] = b
-                    coarse[:, i] = b // ratio[cols[i]] if cols[i] in self.schema.bounds else b
-            else:  # no numeric column: the first categorical column is the root
-                root = int(self.tree_[j][0][0]) if self.tree_[j] else 0
-                coarse[:, root] = _inverse_cdf(self.marginals_[cols[root]][j][None, :],
-                                               np.zeros(m, dtype=np.int64), draws["uniform"][sl, root])
-                fine[sl, root] = coarse[:, root]
-            second = getattr(self, "second_parents_", None)  # models pickled before it: none
-            for e, (a, b) in enumerate(self.tree_[j]):
-                x = None if second is None else second[j][e]
-                T = self.edge_tables_[j][e]
-                if x is None:
-                    coarse[:, b] = _inverse_cdf(T, coarse[:, a], draws["uniform"][sl, b])
-                else:  # a 3-way table: the row is the pair (parent, second parent)
-                    cx = fine[sl, x] // (self._bins() // T.shape[1]) if cols[x] in self.schema.bounds \
-                        else fine[sl, x]
-                    rows = coarse[:, a] * T.shape[1] + cx
-                    coarse[:, b] = _inverse_cdf(_rake(T.reshape(-1, T.shape[2]), rows), rows,
-                                                draws["uniform"][sl, b])
-                fine[sl, b] = coarse[:, b]
-            start += m
-        return fine, within
+        return sample_codes(counts, draws, columns=self.columns_, numeric=self.schema.bounds,
+                            latent=self._latent(self.columns_),
+                            ratio={c: self._bins() // self._edge_cells(c) for c in self.schema.bounds},
+                            bins=self._bins(), correlation=self.correlation_, marginals=self.marginals_,
+                            trees=self.tree_, edge_tables=self.edge_tables_,
+                            second_parents=getattr(self, "second_parents_", None))
 
     def sample_to_parquet(self, path, n_samples: int, *, chunk_rows: int = 250_000,
                           label_column: str = "y", random_state=None) -> list:
@@ -1205,663 +945,6 @@ class DPTreeCopula(GeneratorParams):
                                     label_column=label_column, random_state=random_state)
 
     def _decode(self, fine, within):
-        import pandas as pd
-
-        out = {}
-        geometric = getattr(self, "geometric_columns_", [])
-        for c_idx, c in enumerate(self.columns_):
-            if c in self.schema.bounds:
-                lo, hi = self.schema.bounds[c]
-                e = self.bin_edges_[c]
-                b = fine[:, c_idx]
-                if c in geometric:  # uniform in the log position t within the bin (public choice)
-                    values = geometric_value((b + within[:, c_idx]) / self._bins(), (lo, hi))
-                else:
-                    values = np.clip(e[b] + within[:, c_idx] * (e[b + 1] - e[b]), lo, hi)
-                if c in self.schema.integer:  # integer columns from the PUBLIC schema only
-                    out[c] = np.clip(np.round(values), math.ceil(lo), math.floor(hi)).astype(np.int64)
-                else:
-                    out[c] = values
-            else:
-                out[c] = pd.Categorical.from_codes(fine[:, c_idx],
-                                                   categories=list(self.schema.categories[c]))
-        return pd.DataFrame(out, columns=self.columns_)
-
-
-# ---------------------------------------------------------------------- helpers
-def _sampling_draws(gen, n: int, k: int, k_num: int) -> dict:
-    """The one place sampling draws its randomness (post-processing of the released model):
-    latent normals of the numeric block, uniforms for the tree, the output permutation."""
-    return {"normal": gen.gaussian((n, k_num)), "uniform": gen.uniform_on((n, k)),
-            "permutation": gen.shuffled_indices(n)}
-
-
-def _coarsen(p: np.ndarray, numeric: bool, ratio: int) -> np.ndarray:
-    return p.reshape(-1, ratio).sum(axis=1) if numeric else p
-
-
-def _nonzero_bin(b: np.ndarray, mass: np.ndarray) -> np.ndarray:
-    """Move indices of zero-mass bins to the nearest bin with mass (vectorised)."""
-    if np.all(mass[b] > 0):
-        return b
-    good = np.flatnonzero(mass > 0)
-    pos = np.clip(np.searchsorted(good, b), 0, good.size - 1)
-    left, right = good[np.clip(pos - 1, 0, good.size - 1)], good[pos]
-    return np.where(np.abs(b - left) <= np.abs(right - b), left, right)
-
-
-def _inverse_cdf(P: np.ndarray, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Draw a column index from row ``rows[i]`` of the (unnormalised, non-negative) table P."""
-    P = np.asarray(P, dtype=np.float64)
-    tot = P.sum(axis=1, keepdims=True)
-    Q = np.where(tot > 0, P / np.where(tot > 0, tot, 1.0), 1.0 / P.shape[1])
-    cum = np.cumsum(Q, axis=1)
-    cum[:, -1] = 1.0
-    idx = np.minimum((cum[rows] <= u[:, None]).sum(axis=1), P.shape[1] - 1)
-    zero = Q[rows, idx] <= 0  # never land on a zero-probability cell through rounding at a cut
-    if zero.any():
-        idx[zero] = np.argmax(Q[rows[zero]], axis=1)
-    return idx
-
-
-def _fit_table(raw, total, pa, pb, prior_mass, iterations: int = 30, per_row: bool = False) -> np.ndarray:
-    """A joint table from a noisy count table: simplex projection, an independence prior of
-    ``prior_mass`` pseudo-counts per cell, then iterative proportional fitting to the one-way
-    probabilities ``pa``, ``pb`` (all post-processing of released statistics).
-
-    ``per_row=False`` (``edge_prior="joint"``): the prior is ``prior_mass · cells · pa ⊗ pb``, so
-    every parent row gets prior mass in proportion to its share and every row's conditional is
-    pulled toward ``pb`` by the same fraction. ``per_row=True`` (``edge_prior="row"``): every
-    parent row gets ``prior_mass`` per cell, ``prior_mass · kb · pb`` (a Dirichlet prior on each
-    row's conditional): a row's noise does not depend on its mass, so rare rows are pulled toward
-    ``pb`` and well-populated rows keep their own conditional (``docs/tree_copula.md``)."""
-    shape = raw.shape
-    T = simplex_projection(raw.reshape(1, -1), float(total))[0].reshape(shape)
-    if per_row:
-        pbn = pb / max(pb.sum(), 1e-300)
-        T = T + prior_mass * shape[1] * np.broadcast_to(pbn[None, :], shape)
-    else:
-        T = T + prior_mass * shape[0] * shape[1] * np.outer(pa, pb)
-    T = T / max(T.sum(), 1e-300)
-    ra, rb = pa / max(pa.sum(), 1e-300), pb / max(pb.sum(), 1e-300)
-    for _ in range(iterations):
-        rs = T.sum(axis=1)
-        T = T * np.where(rs > 0, ra / np.where(rs > 0, rs, 1.0), 0.0)[:, None]
-        cs = T.sum(axis=0)
-        T = T * np.where(cs > 0, rb / np.where(cs > 0, cs, 1.0), 0.0)[None, :]
-    return T
-
-
-def _fit_table3(raw, total, pa, px, pb, prior_mass, iterations: int = 30, per_row: bool = True) -> np.ndarray:
-    """``max_parents=2``: :func:`_fit_table` for a noisy 3-way table (parent, second parent,
-    child): simplex projection onto ``total``, the prior of ``edge_prior`` with each (parent,
-    second parent) pair as a row (``per_row``: ``prior_mass`` pseudo-counts per cell shaped by
-    the child's conditional on the first parent, from the table summed over the second parent --
-    a back-off prior; else ``prior_mass · cells · pa ⊗ px ⊗ pb``), then iterative proportional
-    fitting to the three DP one-way probabilities. Post-processing of released statistics."""
-    shape = raw.shape
-    T = simplex_projection(raw.reshape(1, -1), float(total))[0].reshape(shape)
-    if per_row:
-        # back-off prior: each (parent, second parent) row is shrunk toward the conditional of
-        # the child on the first parent alone, P(b | a), from the table summed over x (its cells
-        # carry noise σ·√e_x: fitted as an edge table with that prior), not toward the child's
-        # margin -- so the shrinkage removes only the second parent's part, not a → b
-        ab = _fit_table(T.sum(axis=1), total, pa, pb, prior_mass * math.sqrt(shape[1]), per_row=True)
-        rs = ab.sum(axis=1, keepdims=True)
-        cond = np.where(rs > 0, ab / np.where(rs > 0, rs, 1.0), 1.0 / shape[2])
-        T = T + prior_mass * shape[2] * np.broadcast_to(cond[:, None, :], shape)
-    else:
-        T = T + prior_mass * T.size * np.einsum("i,j,k->ijk", pa, px, pb)
-    T = T / max(T.sum(), 1e-300)
-    targets = [p / max(p.sum(), 1e-300) for p in (pa, px, pb)]
-    for _ in range(iterations):
-        for axis, r in enumerate(targets):
-            other = tuple(i for i in range(3) if i != axis)
-            s = T.sum(axis=other)
-            f = np.where(s > 0, r / np.where(s > 0, s, 1.0), 0.0)
-            T = T * np.expand_dims(f, other)
-    return T
-
-
-def _rake(T, rows, iterations: int = 30) -> np.ndarray:
-    """``max_parents=2``, sampling: the flattened 3-way table ``T`` ((parent, second parent) rows ×
-    child) raked by iterative proportional fitting to the empirical distribution of the rows drawn
-    so far (``rows``, the synthetic records' parent pairs) and to its own child margin (the DP
-    one-way margin it was fitted to). Its conditionals then reproduce the child's DP margin on the
-    synthetic parents, whose joint the model may draw differently from the table's own (parent,
-    second parent) margin. Post-processing of the released model and public draws."""
-    target = np.bincount(rows, minlength=T.shape[0]) / max(rows.size, 1)
-    child = T.sum(axis=0)
-    child = child / max(child.sum(), 1e-300)
-    R = T.copy()
-    for _ in range(iterations):
-        rs = R.sum(axis=1)
-        R = R * np.where(rs > 0, target / np.where(rs > 0, rs, 1.0), 0.0)[:, None]
-        cs = R.sum(axis=0)
-        R = R * np.where(cs > 0, child / np.where(cs > 0, cs, 1.0), 0.0)[None, :]
-    # rows never drawn keep the table's conditional (they are not sampled from)
-    return np.where(target[:, None] > 0, R, T)
-
-
-def _repair_correlation(R: np.ndarray) -> np.ndarray:
-    """Symmetric PSD matrix with unit diagonal near R: clip eigenvalues, rescale the diagonal."""
-    R = (R + R.T) / 2.0
-    vals, vecs = np.linalg.eigh(R)
-    A = (vecs * np.clip(vals, 1e-6, None)) @ vecs.T
-    d = np.sqrt(np.diag(A))
-    A = A / d[:, None] / d[None, :]
-    return (A + A.T) / 2.0
-
-
-def _spanning_tree(W: np.ndarray, start: np.ndarray) -> list:
-    """Edges (parent, child) of a maximum spanning tree (Prim) grown from the node set ``start``
-    (already connected), in the order added, so every parent is drawn before its child."""
-    k = W.shape[0]
-    in_tree = np.zeros(k, dtype=bool)
-    in_tree[start] = True
-    if not in_tree.any():
-        in_tree[0] = True
-    members = np.flatnonzero(in_tree)
-    best = W[members].max(axis=0)
-    parent = members[np.argmax(W[members], axis=0)]
-    edges = []
-    while not in_tree.all():
-        v = int(np.argmax(np.where(in_tree, -np.inf, best)))
-        edges.append((int(parent[v]), v))
-        in_tree[v] = True
-        better = (W[v] > best) & ~in_tree
-        best = np.where(better, W[v], best)
-        parent = np.where(better, v, parent)
-    return edges
-
-
-def _class_pass(block, n_cls):
-    """Per block: the record count of every class."""
-    if block is None:
-        return np.zeros(n_cls)
-    return np.bincount(block[2], minlength=n_cls).astype(np.float64)
-
-
-def _hist_pass(block, cols, card, n_cls, merge=None):
-    """Per block: the one-way counts of every class and column, side by side. ``merge`` (column
-    -> (n_cls,) ints, ``n_bins="per-class"``): class j's fine codes of that column are divided by
-    ``merge[c][j]``, so its counts fill the first ``card[c] // merge[c][j]`` cells of its row."""
-    if block is None:
-        return np.zeros((n_cls, sum(card[c] for c in cols)))
-    fine, _, label = block
-    merge = merge or {}
-    return np.concatenate([np.bincount(label * card[c] + (fine[c] // merge[c][label] if c in merge
-                                                          else fine[c]),
-                                       minlength=n_cls * card[c])
-                           .reshape(n_cls, card[c]).astype(np.float64) for c in cols], axis=1)
-
-
-def _moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard, diagonal=False):
-    """Per block: clipped score moments of the copula columns (off-diagonal, then the diagonal
-    divided by √2 when ``diagonal``) and the coarse pair counts."""
-    k_num = len(num)
-    iu = np.triu_indices(k_num, 1)
-    cells = sum(ccard[cols[a]] * ccard[cols[b]] for a, b in pairs)
-    G = np.zeros((n_cls, iu[0].size + (k_num if diagonal else 0)))
-    N = np.zeros((n_cls, cells))
-    if block is None:
-        return G, N
-    fine, coarse, label = block
-    if scores_per_class is not None:
-        for j in range(n_cls):
-            mask = label == j
-            S = np.empty((int(mask.sum()), k_num))
-            for t, i in enumerate(num):
-                S[:, t] = scores_per_class[j][t][fine[cols[i]][mask]]
-            norms = np.sqrt(np.einsum("ij,ij->i", S, S))
-            S *= np.minimum(1.0, clip / np.maximum(norms, 1e-300))[:, None]
-            M = S.T @ S
-            G[j] = np.concatenate([M[iu], np.diag(M) / math.sqrt(2.0)]) if diagonal else M[iu]
-    start = 0
-    for a, b in pairs:
-        ca, cb = cols[a], cols[b]
-        size = ccard[ca] * ccard[cb]
-        N[:, start:start + size] = np.bincount(
-            (label * ccard[ca] + coarse[ca]) * ccard[cb] + coarse[cb],
-            minlength=n_cls * size).reshape(n_cls, size)
-        start += size
-    return G, N
-
-
-def _edge_pass(block, cols, trees, card, ecard, n_cls, second=None):
-    """Per block: the counts of every class's tree edges on the edge cells ``ecard`` (a numeric
-    column's fine code divided by ``card // ecard``; a categorical column's code), concatenated.
-    ``second`` (``max_parents=2``; per class, per edge, (column index, its cells) or None): an
-    edge with a second parent x counts the 3-way table (parent, x, child) instead, C-ordered."""
-    def extra(j, e):
-        return None if second is None else second[j][e]
-
-    sizes = [ecard[cols[a]] * ecard[cols[b]] * (1 if extra(j, e) is None else extra(j, e)[1])
-             for j in range(n_cls) for e, (a, b) in enumerate(trees[j])]
-    if block is None:
-        return np.zeros(sum(sizes))
-    fine, _, label = block
-    coarse = {c: fine[c] // (card[c] // ecard[c]) for c in cols}
-    out = []
-    for j in range(n_cls):
-        mask = label == j
-        for e, (a, b) in enumerate(trees[j]):
-            ca, cb, x = cols[a], cols[b], extra(j, e)
-            if x is None:
-                out.append(np.bincount(coarse[ca][mask] * ecard[cb] + coarse[cb][mask],
-                                       minlength=ecard[ca] * ecard[cb]).astype(np.float64))
-            else:  # x on its 3-way cells ex (a numeric x may be coarser than its edge cells)
-                cx, ex = cols[x[0]], x[1]
-                code = (coarse[ca][mask] * ex + fine[cx][mask] // (card[cx] // ex)) * ecard[cb] \
-                    + coarse[cb][mask]
-                out.append(np.bincount(code, minlength=ecard[ca] * ex * ecard[cb]).astype(np.float64))
-    return np.concatenate(out) if out else np.zeros(0)
-
-
-def second_parent_gain(score: float, cells_parent: int, cells_second: int, cells_child: int,
-                       sigma: float) -> float:
-    """The net gain of a second parent in L1 count units (``max_parents=2``): its released pair
-    score minus the expected L1 noise its extra cells add, q̃_xb − √(2/π)·σ·e_a·e_b·(e_x − 1)
-    (condition (B) of :func:`second_parent_allowed` is gain > 0)."""
-    return float(score) - math.sqrt(2.0 / math.pi) * float(sigma) * int(cells_parent) * int(cells_child) * (
-        int(cells_second) - 1)
-
-
-def second_parent_cells(cells: int, numeric: bool) -> list:
-    """The public cell grids a second parent may take in a 3-way table, finest first: a numeric
-    column's edge cells, then halved while at least 2 and dividing (8: 8, 4, 2); a categorical
-    column's categories only."""
-    out, c = [int(cells)], int(cells)
-    while numeric and c % 2 == 0 and c // 2 >= 2:
-        c //= 2
-        out.append(c)
-    return out
-
-
-def _second_parents(trees, pairs, scores, cols, ccard, ecard, class_counts, sigma, latent, numeric):
-    """``max_parents=2``: per class, per tree edge (parent a, child b), ``(x, cells of x)`` for
-    the second parent x of b, or None. Candidates: the columns sampled before b (the copula
-    block, the root, the earlier tree children), other than a, each on its grids
-    (:func:`second_parent_cells`); among those :func:`second_parent_allowed` admits, the one with
-    the largest :func:`second_parent_gain`. Post-processing of the released scores and class
-    sizes; a loop over columns, not records."""
-    index = {pair: p for p, pair in enumerate(pairs)}
-    out = []
-    for j, tree in enumerate(trees):
-        before = list(latent) if len(latent) else ([tree[0][0]] if tree else [])
-        chosen = []
-        for a, b in tree:
-            pick, best_gain = None, 0.0
-            for x in before:
-                if x == a:
-                    continue
-                q = scores[j, index[(min(x, b), max(x, b))]]
-                for ex in second_parent_cells(ecard[cols[x]], cols[x] in numeric):
-                    if second_parent_allowed(q, ecard[cols[a]], ex, ecard[cols[b]], sigma, class_counts[j]):
-                        gain = second_parent_gain(q, ecard[cols[a]], ex, ecard[cols[b]], sigma)
-                        if gain > best_gain:
-                            pick, best_gain = (x, ex), gain
-            chosen.append(pick)
-            before.append(b)
-        out.append(chosen)
-    return out
-
-
-def _span(counts, cut):
-    """Per row: True from the first to the last cell whose count reaches ``cut`` (all False
-    when none does)."""
-    strong = np.atleast_2d(counts) >= cut
-    idx = np.arange(strong.shape[1])[None, :]
-    first = np.argmax(strong, axis=1)[:, None]
-    last = strong.shape[1] - 1 - np.argmax(strong[:, ::-1], axis=1)[:, None]
-    return (idx >= first) & (idx <= last) & strong.any(axis=1, keepdims=True)
-
-
-def _thresholded(counts, n_hat, cut, tails=True):
-    """``sparse``: probabilities from rows of noisy counts that ignore pure-noise cells.
-
-    ``tails=False`` (``sparse="cells"``): the cells below ``cut`` (= ``sparse_threshold`` × the
-    histograms' σ) are set to 0 and the kept cells normalised. ``tails=True``
-    (``sparse="tails"``): only the cells outside the span from the first to the last cell at or
-    above ``cut`` are set to 0; the span is simplex-projected as a whole (as without ``sparse``).
-    A row with no cell at or above ``cut`` falls back to the simplex projection of all cells.
-    Post-processing of release 1 (``cut`` is public: a multiple of the public σ)."""
-    counts = np.atleast_2d(np.asarray(counts, dtype=np.float64))
-    fallback = simplex_projection(counts / n_hat, 1.0)  # n_hat: a scalar or one per row
-    strong = counts >= cut
-    any_ = strong.any(axis=1, keepdims=True)
-    if tails:
-        idx = np.arange(counts.shape[1])[None, :]
-        first = np.argmax(strong, axis=1)[:, None]
-        last = counts.shape[1] - 1 - np.argmax(strong[:, ::-1], axis=1)[:, None]
-        span = (idx >= first) & (idx <= last)
-        # outside the span a value far below any count: the projection sets it to exactly 0
-        kept = simplex_projection(np.where(span, counts / n_hat, -1e6), 1.0)
-    else:
-        kept = np.where(strong, counts, 0.0)
-        kept = kept / np.maximum(kept.sum(axis=1, keepdims=True), 1e-300)
-    return np.where(any_, kept, fallback)
-
-
-def _pooled_within(P, class_counts, merge):
-    """``merged_bins="pooled"``: each class's mass in one of its merged cells (``merge[j]`` fine
-    bins wide) spread over those fine bins in proportion to the pooled profile
-    ``Σ_i n̂_i P_i`` of all classes, not evenly; evenly where the profile has no mass there.
-    Each merged cell keeps its mass, so the released (coarse) cells are unchanged; the finer
-    shape comes from the classes released on finer bins. Post-processing of release 1."""
-    P = np.array(P, dtype=np.float64)
-    profile = np.asarray(class_counts, dtype=np.float64) @ P
-    for j, m in enumerate(np.asarray(merge, dtype=np.int64)):
-        if m <= 1:
-            continue
-        prof = profile.reshape(-1, m)
-        tot = prof.sum(axis=1, keepdims=True)
-        shape = np.where(tot > 0, prof / np.where(tot > 0, tot, 1.0), 1.0 / m)
-        P[j] = (P[j].reshape(-1, m).sum(axis=1, keepdims=True) * shape).ravel()
-    return P
-
-
-def _shrunk_counts(raw, class_counts, sigma):
-    """Each class's noisy counts (rows of ``raw``) shrunk toward the pooled counts scaled to the
-    class's size, by the positive-part James–Stein factor from the noise variance of the
-    difference (post-processing of released values only)."""
-    share = class_counts / class_counts.sum()
-    expected = share[:, None] * raw.sum(axis=0)[None, :]
-    diff = raw - expected
-    n_cls = raw.shape[0]
-    # noise of diff_j per bin: e_j - share_j * sum_i e_i, variance sigma^2 ((1-s_j)^2 + s_j^2 (k-1))
-    var = sigma ** 2 * ((1.0 - share) ** 2 + share ** 2 * (n_cls - 1))
-    w = np.clip(1.0 - raw.shape[1] * var / np.maximum((diff ** 2).sum(axis=1), 1e-300), 0.0, 1.0)
-    return expected + w[:, None] * diff
-
-
-def _smoothed_counts(raw, sigma):
-    """Each row of the noisy counts ``raw`` (n_rows, d) replaced by its means over groups of L
-    neighbouring bins, L in 1, 2, 4, ... (d / L >= 4 groups), L chosen per row by Stein's
-    unbiased risk estimate of the squared error, ``||r - P_L r||² + σ² (2 d / L - d)``
-    (``P_L`` the group-mean projection, trace d / L). Group sums are kept. Post-processing."""
-    n, d = raw.shape
-    best = raw.copy()
-    risk = np.full(n, float(d) * sigma ** 2)  # L = 1: no smoothing, risk d σ²
-    L = 2
-    while d % L == 0 and d // L >= 4:
-        means = np.repeat(raw.reshape(n, d // L, L).mean(axis=2), L, axis=1)
-        sure = ((raw - means) ** 2).sum(axis=1) + sigma ** 2 * (2.0 * d / L - d)
-        better = sure < risk
-        best[better], risk[better] = means[better], sure[better]
-        L *= 2
-    return best
-
-
-def _fit_stats(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
-               trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None,
-               pooled_within=False, sparse=(None, 3.0), tree=(None, 0.0, (), "global", None),
-               max_parents=1):
-    """Three passes over the records (``reduce`` sums a block function over the blocks) and the
-    Gaussian releases between them, each through its Mechanism (so charged), on the driver.
-
-    ``bins_per_class`` (``n_bins="per-class"``): the bins of each class's numeric histograms,
-    chosen from ``prior_counts`` (the released class sizes); only those cells are released, and
-    each class's probabilities are spread evenly over the common fine grid of ``card``.
-    ``tree`` = (branching, threshold) (``histogram_tree``): each numeric column's released cells
-    of each class also release the coarse levels of a tree (same mechanism, one release), and
-    its probabilities come from :func:`_tree_probs`."""
-    k = len(cols)
-    ratio = {c: card[c] // ccard[c] for c in cols}
-    sigma_h = mechs["histograms"].sigma
-    # pass 1 -> release 1: one-way histograms, all classes and columns in one release
-    cells = {c: np.full(n_cls, card[c], dtype=np.int64) for c in cols}  # released cells per class
-    merge = None
-    if bins_per_class is not None:
-        merge = {c: card[c] // np.asarray(bins_per_class, dtype=np.int64) for c in cols
-                 if c in schema.bounds}
-        cells.update({c: card[c] // merge[c] for c in merge})
-    counts = reduce(_hist_pass, cols, card, n_cls, merge)
-    branching, tree_t, tree_cols, tree_projection, tree_max_drop = tree
-    tnodes = {}
-    if branching is None and merge is None:
-        noisy = np.asarray(mechs["histograms"].release(counts, rng=gen).value)
-    elif branching is None:  # only the cells each class uses are released (the others are not data)
-        used = np.concatenate([np.arange(card[c])[None, :] < cells[c][:, None] for c in cols], axis=1)
-        noisy = np.zeros_like(counts)
-        noisy[used] = np.asarray(mechs["histograms"].release(counts[used], rng=gen).value)
-    else:  # histogram_tree: the used cells, then every numeric column's coarse levels, one release
-        used = np.concatenate([np.arange(card[c])[None, :] < cells[c][:, None] for c in cols], axis=1)
-        offset = dict(zip(cols, np.concatenate([[0], np.cumsum([card[c] for c in cols])[:-1]])))
-        layout, node_parts = [], []  # (column, class, width, nodes) in release order
-        for c in cols:
-            if c not in tree_cols:
-                continue
-            for j in range(n_cls):
-                m = int(cells[c][j])
-                leaf = counts[j, offset[c]:offset[c] + m]
-                for w in tree_levels(m, branching):
-                    node_parts.append(leaf.reshape(m // w, w).sum(axis=1))
-                    layout.append((c, j, w, m // w))
-        n_used = int(used.sum())
-        vec = np.concatenate([counts[used]] + node_parts)
-        released = np.asarray(mechs["histograms"].release(vec, rng=gen).value)
-        noisy = np.zeros_like(counts)
-        noisy[used] = released[:n_used]
-        pos = n_used
-        for c, j, w, size in layout:
-            tnodes.setdefault(c, [[] for _ in range(n_cls)])[j].append(released[pos:pos + size])
-            pos += size
-    raw = dict(zip(cols, np.split(noisy, np.cumsum([card[c] for c in cols])[:-1], axis=1)))
-    # class sizes: inverse-variance average of the histogram totals (variance cells · σ_h²) and,
-    # with n_bins="per-class", the released class sizes (variance σ_count²)
-    totals = np.stack([raw[c].sum(axis=1) for c in cols], axis=1)
-    if prior_counts is None and merge is None:
-        w = np.array([1.0 / card[c] for c in cols])
-        class_counts = np.clip(totals @ w / w.sum(), 1.0, None)
-    else:
-        w = np.stack([1.0 / cells[c] for c in cols], axis=1)  # (n_cls, k), in units of 1 / σ_h²
-        est, weight = (totals * w).sum(axis=1), w.sum(axis=1)
-        if prior_counts is not None:
-            w0 = (sigma_h / mechs["class_counts"].sigma) ** 2
-            est, weight = est + w0 * np.asarray(prior_counts, dtype=np.float64), weight + w0
-        class_counts = np.clip(est / weight, 1.0, None)
-    if marginals == "shrunk" and n_cls > 1:  # post-processing of the released histograms
-        raw = {c: _shrunk_counts(raw[c], class_counts, sigma_h) for c in cols}
-    elif marginals == "smoothed":  # numeric columns only: their bins are ordered
-        raw = {c: _smoothed_counts(raw[c], sigma_h) if c in schema.bounds else raw[c]
-               for c in cols}
-    spans = {}
-    if sparse[0] in ("pooled", "resolved", "tested"):  # one span per column from the summed counts
-        for c in cols:
-            if c not in schema.bounds:
-                continue
-            m = merge[c] if merge is not None and c in merge else np.ones(n_cls, dtype=np.int64)
-            fine_counts = sum(np.repeat(raw[c][j, :card[c] // m[j]] / m[j], m[j]) for j in range(n_cls))
-            # a fine bin's noise: class j's cell noise σ spread over its m_j bins, summed
-            noise = sigma_h * math.sqrt(float(np.sum(1.0 / np.asarray(m, dtype=np.float64) ** 2)))
-            cut = sparse[1] * noise
-            # only where the average fine bin is resolved above the cut (DP total, public σ):
-            # otherwise the bulk itself may fall below the cut, and the column is left as is
-            if float(class_counts.sum()) / card[c] >= cut:
-                spans[c] = _span(fine_counts[None, :], cut)[0]
-                if sparse[0] == "tested" and spans[c].any():
-                    # keep a side whose summed counts are not consistent with zero records: the
-                    # sum over n bins has noise sd σ·√(n Σ_j 1/m_j); cut it only below t times that
-                    inside = np.flatnonzero(spans[c])
-                    var_per_bin = sigma_h ** 2 * float(np.sum(1.0 / np.asarray(m, dtype=np.float64)))
-                    for side in (np.arange(0, inside[0]), np.arange(inside[-1] + 1, card[c])):
-                        if side.size and fine_counts[side].sum() >= sparse[1] * math.sqrt(var_per_bin * side.size):
-                            spans[c][side] = True
-
-    def to_probs(counts, n_hat, c, j=None):  # noisy counts (rows) -> probabilities
-        if branching is not None and c in tree_cols:  # histogram_tree: per class (row)
-            n_hat = np.broadcast_to(np.asarray(n_hat, dtype=np.float64).ravel(), (counts.shape[0],))
-            rows = range(counts.shape[0]) if j is None else [j]
-            return np.vstack([_tree_probs(counts[r:r + 1], tnodes.get(c, [[]] * n_cls)[cls],
-                                          tree_levels(counts.shape[1], branching), sigma_h, tree_t,
-                                          n_hat[r], tree_projection, tree_max_drop)
-                              for r, cls in enumerate(rows)])
-        if sparse[0] is None or c not in schema.bounds:
-            return simplex_projection(counts / n_hat, 1.0)
-        if sparse[0] == "resolved" and float(np.sum(n_hat)) / counts.shape[1] >= sparse[1] * sigma_h:
-            # a class resolved above the cut (its DP size per released cell): its own span
-            return _thresholded(counts, n_hat, sparse[1] * sigma_h, tails=True)
-        if sparse[0] in ("pooled", "resolved", "tested") and c not in spans:
-            return simplex_projection(counts / n_hat, 1.0)
-        if sparse[0] in ("pooled", "resolved", "tested"):
-            span = spans[c]
-            if j is not None:  # a class on merged cells: a cell is in if any of its bins is
-                width = card[c] // counts.shape[1]
-                span = span.reshape(-1, width).any(axis=1)
-            if not span.any():
-                return simplex_projection(counts / n_hat, 1.0)
-            return simplex_projection(np.where(span[None, :], counts / n_hat, -1e6), 1.0)
-        return _thresholded(counts, n_hat, sparse[1] * sigma_h, tails=sparse[0] == "tails")
-
-    probs = {c: (to_probs(raw[c], class_counts[:, None], c) if sparse[0] != "resolved" else
-                 np.vstack([to_probs(raw[c][j:j + 1], class_counts[j], c, j) for j in range(n_cls)]))
-             for c in cols if merge is None or c not in merge}
-    for c in (merge or {}):  # each class projected on its own cells, spread over the fine grid
-        probs[c] = np.stack([np.repeat(to_probs(raw[c][j:j + 1, :cells[c][j]], class_counts[j],
-                                                c, j)[0] / merge[c][j], merge[c][j])
-                             for j in range(n_cls)])
-    if pooled_within and merge is not None:  # merged_bins="pooled": post-processing
-        probs.update({c: _pooled_within(probs[c], class_counts, merge[c]) for c in merge})
-    probs = {c: probs[c] for c in cols}  # in column order
-    for c in cols:
-        empty = probs[c].sum(axis=1) <= 0
-        probs[c][empty] = 1.0 / card[c]
-    # pass 2: score moments of the numeric columns (scores from the released histograms) and the
-    # coarse counts of every pair with a categorical column
-    k_num = len(num)
-    pairs = [(a, b) for a in range(k) for b in range(a + 1, k) if not (a in num and b in num)] \
-        if "edges" in mechs else []
-    scores_per_class, sds = None, np.ones((n_cls, k_num))
-    if "correlation" in mechs:
-        scores_per_class = []
-        for j in range(n_cls):
-            per = []
-            for t, i in enumerate(num):
-                _, score, var = interval_score_moments(probs[cols[i]][j])
-                per.append(score)
-                sds[j, t] = math.sqrt(max(var, 1e-12))
-            scores_per_class.append(per)
-    G, N = reduce(_moment_pass, cols, num, n_cls, scores_per_class,
-                  clip_scale * math.sqrt(max(k_num, 1)), pairs, ccard, trace)
-    # release 2: numeric score moments
-    corr = np.tile(np.eye(k_num), (n_cls, 1, 1))
-    corr_raw = np.zeros((n_cls, k_num * (k_num - 1) // 2))
-    if "correlation" in mechs:
-        iu = np.triu_indices(k_num, 1)
-        n_off = iu[0].size
-        corr_raw = np.asarray(mechs["correlation"].release(
-            G.sum(axis=0, keepdims=True) if pooled else G, rng=gen).value)
-        if trace:  # effective count after clipping: released trace / the scores' total variance
-            tr = corr_raw[:, n_off:].sum(axis=1) * math.sqrt(2.0)
-            var = sds ** 2
-            if pooled:  # one shrink factor for all classes: trace / (sum_j n_j * sum_t var_jt)
-                ratio_ = tr[0] / max(float(class_counts @ var.sum(axis=1)), 1e-300)
-                count = class_counts * min(max(ratio_, 1e-3), 1.0)
-            else:
-                ratio_ = tr / np.maximum(class_counts * var.sum(axis=1), 1e-300)
-                count = class_counts * np.clip(ratio_, 1e-3, 1.0)
-        else:
-            count = class_counts
-        scale = count[:, None] * sds[:, iu[0]] * sds[:, iu[1]]  # (n_cls, pairs)
-        if pooled:  # one release of the within-class moments summed over the classes
-            estimate = np.repeat(corr_raw[:, :n_off] / scale.sum(axis=0, keepdims=True), n_cls, axis=0)
-        else:
-            estimate = corr_raw[:, :n_off] / scale
-            if shrink:  # partial pooling: each class's estimate shrunk toward the pooled one
-                pooled_est = corr_raw[:, :n_off].sum(axis=0) / scale.sum(axis=0)
-                tau2 = (mechs["correlation"].sigma / scale) ** 2  # noise variance of each entry
-                w = SHRINK_SPREAD ** 2 / (SHRINK_SPREAD ** 2 + tau2)
-                estimate = w * estimate + (1.0 - w) * pooled_est[None, :]
-        # post-processing guards: a pair with a (near-)constant score in every class that enters
-        # its estimate (a one-bin DP marginal) has a scale of ~0, so its estimate is the noise
-        # divided by ~0, which the repair below spreads to every pair (a rank-one correlation);
-        # such a pair carries no information: 0. Any estimate lies in [-1, 1].
-        informative = sds ** 2 > MIN_SCORE_VARIANCE
-        usable = informative[:, iu[0]] & informative[:, iu[1]]
-        if pooled:
-            usable = np.repeat(usable.any(axis=0, keepdims=True), n_cls, axis=0)
-        estimate = np.clip(np.where(usable, estimate, 0.0), -1.0, 1.0)
-        for j in range(n_cls):
-            R = np.eye(k_num)
-            R[iu] = estimate[j]
-            R[(iu[1], iu[0])] = R[iu]
-            corr[j] = _repair_correlation(R)
-    trees = [[] for _ in range(n_cls)]
-    raw_edges = [[] for _ in range(n_cls)]
-    scores_raw = np.zeros((n_cls, 0))
-    if "edges" not in mechs:
-        return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, None
-    # release 3: pair scores against the released histograms (fixed before this release)
-    pc = {c: np.stack([_coarsen(probs[c][j], ratio[c] > 1, ratio[c]) for j in range(n_cls)])
-          for c in cols}
-    scores = np.zeros((n_cls, len(pairs)))
-    start = 0
-    for p, (a, b) in enumerate(pairs):
-        ca, cb = cols[a], cols[b]
-        size = ccard[ca] * ccard[cb]
-        E = class_counts[:, None, None] * pc[ca][:, :, None] * pc[cb][:, None, :]
-        scores[:, p] = np.abs(N[:, start:start + size] - E.reshape(n_cls, size)).sum(axis=1)
-        start += size
-    if "scores" in mechs:
-        scores_raw = np.asarray(mechs["scores"].release(scores, rng=gen).value)
-    else:  # a single candidate pair: nothing to choose, nothing released
-        scores_raw = np.zeros_like(scores)
-    # normalise by the table's size so that wide tables do not win by their noise alone
-    size = np.array([math.sqrt(ccard[cols[a]] * ccard[cols[b]]) for a, b in pairs])
-    for j in range(n_cls):
-        W = np.full((k, k), -np.inf)
-        for (a, b), v in zip(pairs, scores_raw[j] / size):
-            W[a, b] = W[b, a] = v
-        trees[j] = _spanning_tree(W, np.asarray(num, dtype=np.int64))
-    # pass 3 -> release 4: the edge tables of every class's tree in one release (one record is in
-    # one class and adds 1 to one cell of each of its class's edge tables)
-    second = None
-    if max_parents == 2:  # post-processing of releases 1 and 3 (public rule, before any edge noise)
-        second = _second_parents(trees, pairs, scores_raw, cols, ccard, ecard, class_counts,
-                                 mechs["edges"].sigma, num, set(schema.bounds))
-    noisy = np.asarray(mechs["edges"].release(reduce(_edge_pass, cols, trees, card, ecard, n_cls,
-                                                     *(() if second is None else (second,))),
-                                              rng=gen).value)
-    shapes = [(ecard[cols[a]], ecard[cols[b]]) if second is None or second[j][e] is None else
-              (ecard[cols[a]], second[j][e][1], ecard[cols[b]])
-              for j in range(n_cls) for e, (a, b) in enumerate(trees[j])]
-    parts = np.split(noisy, np.cumsum([int(np.prod(sh)) for sh in shapes])[:-1])
-    n_e = len(trees[0])
-    raw_edges = [[parts[j * n_e + e].reshape(shapes[j * n_e + e]) for e in range(n_e)]
-                 for j in range(n_cls)]
-    return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, second
-
-
-def _dask_reducer(model, X, y, cols, classes):
-    """``reduce(fn, *args)``: ``fn`` on every partition's codes (lazily, never collecting the
-    records), summed in a tree on the workers; only the sums reach the driver."""
-    import dask
-    from dask import delayed
-
-    from .._record_sums import tree_sum
-
-    from ._dask import aligned_partitions
-
-    # labels paired row by row with their records (a label column of the same Parquet frame is
-    # partitioned differently from the features when read on its own)
-    xparts, yparts = aligned_partitions(X, y)
-
-    def codes(xp, yp):
-        label = (np.zeros(xp.shape[0], dtype=np.int64) if yp is None
-                 else generator_labels(model.classes, yp, xp.shape[0])[1])
-        return model._block_codes(xp[cols], label, cols)
-
-    blocks = [delayed(codes, pure=True)(xp, yp) for xp, yp in zip(xparts, yparts)]
-
-    def reduce(fn, *args):
-        parts = [delayed(fn, pure=True)(b, *args) for b in blocks]
-        if fn is _moment_pass:  # returns (G, N): sum them as one flat vector
-            parts = [delayed(lambda t: np.concatenate([t[0].ravel(), t[1].ravel()]))(q) for q in parts]
-            first = fn(None, *args)
-            flat = dask.compute(tree_sum(parts))[0]
-            g = first[0].size
-            return flat[:g].reshape(first[0].shape), flat[g:].reshape(first[1].shape)
-        return dask.compute(tree_sum(parts))[0]
-
-    return reduce
+        return decode_codes(fine, within, columns=self.columns_, schema=self.schema,
+                            bin_edges=self.bin_edges_, geometric=getattr(self, "geometric_columns_", []),
+                            bins=self._bins())
