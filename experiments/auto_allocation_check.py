@@ -137,7 +137,7 @@ def task_scorer(task: str, t: uc.Table, eps: float):
             return 1.0 - float(np.trace(q.T @ C @ q)) / top
         return score, fit, COV_CANDIDATES
     if task == "regression":
-        from matrixdp.models.linear import REGRESSION_CANDIDATES
+        from matrixdp.models.joint_release import REGRESSION_CANDIDATES
 
         Xtr, ytr, Xte, yte = ur.split(t)
 

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _utility_common as uc  # noqa: E402
 
 from matrixdp.models import DPLinearRegression  # noqa: E402
-from matrixdp.models.linear import BOOST_ROUNDS  # noqa: E402
+from matrixdp.models.boosting import BOOST_ROUNDS  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 TABLES = ("liver", "wdbc", "ctg", "synthetic")

@@ -1001,15 +1001,16 @@ def triage_of(c):
 
 
 def level_diagnostic(u: Unit, eps: float, args) -> dict:
-    """Where does the default's error come from in a losing cell (same splits and seeds): the
-    share of fits whose released target mean is judged swamped (the intercept is then pulled to
-    the centre of the target's box; linear.target_mean_informative), the public noise sd of the
-    released target mean over the target's half-width, the median |mean test prediction − test
+    """Where does the default's error come from in a losing cell (same splits and seeds): the share
+    of fits whose released target mean is judged swamped (the intercept is then pulled to the
+    centre of the target's box; normal_equations.target_mean_informative), the public noise sd of
+    the released target mean over the target's half-width, the median |mean test prediction − test
     mean| (the level), the median sd of the test predictions, and the same level error for the DP
-    mean, clipped to the target's bounds as its predictions are (public quantities and test
-    errors only)."""
+    mean, clipped to the target's bounds as its predictions are (public quantities and test errors
+    only)."""
     from matrixdp.models import DPLinearRegression, DPMean
-    from matrixdp.models import linear as L
+    from matrixdp.models.joint_release import regression_task
+    from matrixdp.models.normal_equations import target_mean_informative
 
     sp = splits(u.X.shape[0], args.trials, args.seed)
     seeds = [int(s) for s in np.random.SeedSequence(args.seed + 1).generate_state(args.trials)]
@@ -1023,9 +1024,9 @@ def level_diagnostic(u: Unit, eps: float, args) -> dict:
                                      bounds_y=(u.y_lo, u.y_hi), random_state=s, **u.kw).fit(Xtr, ytr)
             m = float(DPMean(epsilon=eps, delta=DELTA, bounds=(u.y_lo, u.y_hi),
                              neighbouring=u.neighbouring, random_state=s).fit(ytr[:, None]).mean_[0])
-        task, _, _, t = L.regression_task(u.lo, u.hi, u.y_lo, u.y_hi, len(tr), True)
+        task, _, _, t = regression_task(u.lo, u.hi, u.y_lo, u.y_hi, len(tr), True)
         p = np.clip(est.predict(Xte), u.y_lo, u.y_hi)
-        out.append((float(L.target_mean_informative(est.entry_variance_, task, t)),
+        out.append((float(target_mean_informative(est.entry_variance_, task, t)),
                     math.sqrt(est.entry_variance_[d, d + 1]) / t / (0.5 * (u.y_hi - u.y_lo)),
                     abs(p.mean() - yte.mean()), float(np.std(p)),
                     abs(float(np.clip(m, u.y_lo, u.y_hi)) - yte.mean())))

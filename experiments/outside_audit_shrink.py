@@ -67,7 +67,8 @@ def shrink_factor(est, lo, hi, y_lo, y_hi, n):
     bias by ``βᵀ M_c β − tr(M_c⁻¹ Σ_b)``; the denominator by ``βᵀ Ĉ β``. ``f`` is clipped to
     ``[0, 1]`` (a shrink, never an amplification). Without the ridge this is the positive-part
     James–Stein factor ``1 − tr(Ĉ⁻¹ Σ_b) / βᵀ Ĉ β``."""
-    from matrixdp.models.linear import regression_task, solve_moments
+    from matrixdp.models.joint_release import regression_task
+    from matrixdp.models.normal_equations import solve_moments
 
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
     d = lo.size

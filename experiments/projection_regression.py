@@ -44,7 +44,8 @@ import utility_regression as ur  # noqa: E402  (its import adds the held-out syn
 
 uc = ur.uc
 from matrixdp.models import DPLinearRegression  # noqa: E402
-from matrixdp.models.linear import regression_task, solve_moments  # noqa: E402
+from matrixdp.models.joint_release import regression_task  # noqa: E402
+from matrixdp.models.normal_equations import solve_moments  # noqa: E402
 
 DATASETS = ("wdbc", "lending_club", "liver", "synthetic", "adult", "ctg", "movement_aal",
             "holdout_synthetic")

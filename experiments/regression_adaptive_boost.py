@@ -328,13 +328,14 @@ def fitter(kind, t, eps, Xtr, ytr, Xte, kappa=None, form=None):
     the fit); ``kappa = inf`` forces the rounds, ``-1`` the second release. ``kind = "default"``
     is ``boost_rounds=BOOST_ROUNDS`` (an explicit int: the rounds, whatever ``"auto"`` means)."""
     from matrixdp.models import DPLinearRegression
-    import matrixdp.models.linear as lin
+    from matrixdp.models import boosting
 
     kw = dict(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi), bounds_y=(t.y_lo, t.y_hi))
-    kw["boost_rounds"] = {"single": 0, "default": lin.BOOST_ROUNDS, "adaptive": "adaptive"}[kind]
+    kw["boost_rounds"] = {"single": 0, "default": boosting.BOOST_ROUNDS,
+                          "adaptive": "adaptive"}[kind]
 
     def fit(s):
-        with uc.pinned_constants(lin, BOOST_FALLBACK_KAPPA=kappa, BOOST_FALLBACK_FORM=form):
+        with uc.pinned_constants(boosting, BOOST_FALLBACK_KAPPA=kappa, BOOST_FALLBACK_FORM=form):
             m = DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr)
         return m.predict(Xte), m
     return fit

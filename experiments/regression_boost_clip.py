@@ -7,7 +7,7 @@ with the rounds' noise budget so the boosted fit approaches least squares as ε 
 bounds and the same trial seeds for every method of a cell; test RMSE of predictions clipped to
 the public target bounds (``regression_boosted.py``'s harness).
 
-THE RULE (``"grow"``; ``docs/regression.md`` §4d, ``matrixdp.models.linear.growing_clip``):
+THE RULE (``"grow"``; ``docs/regression.md`` §4d, ``matrixdp.models.boosting.growing_clip``):
 round ``k`` clips the residuals at
 ``τ_k = min(max(τ₀, min(κ · h_y · μ_r · √n / (c · (d₊ + 1)), m · σ̂)), h_y + Σ_j w_j |β_{k-1, j}|)``
 with ``σ̂ = √(RSS(β₀)/n)`` the residual scale read from the joint release at the start
@@ -57,7 +57,7 @@ residual scale σ̂ is itself noisy: at small ε / small n its noise lifts the c
 (and τ) where nothing needs clipping, adding noise for nothing (infert, 174 rows). The revision
 (one change, public quantities only): the ceiling reads σ̂ at the LOWER confidence bound of the
 released RSS, ``σ̂ = √(max(RSS - z·sd(RSS), 0)/n)``, ``sd(RSS)`` from the release's public entry
-variances (``matrixdp.models.linear.rss_lower_bound``), ``z = BOOST_CLIP_SPREAD_Z``. κ = 4 and
+variances (``matrixdp.models.boosting.rss_lower_bound``), ``z = BOOST_CLIP_SPREAD_Z``. κ = 4 and
 m = 3 are kept. Dev grid 3 (``--part dev --grid 3`` -> ``..._dev3``, the 8 benchmark tables,
 10 trials): z ∈ {0, 1, 2, 3}. Choice rule for z, written before grid 3: z = 2 (fixed in
 advance) unless grid 3 shows it worse than another z by the grid-2 rule (fewer continuous cells
@@ -361,7 +361,7 @@ def check_table(name: str, specs: dict | None = None) -> uc.Table:
 def fitter(method, t, eps, Xtr, ytr, Xte, growth=None):
     """``seed -> test predictions``; ``growth``: None, κ, or (κ, m)."""
     from matrixdp.models import DPLinearRegression
-    import matrixdp.models.linear as lin
+    from matrixdp.models import boosting
 
     kw = dict(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi), bounds_y=(t.y_lo, t.y_hi))
     if method == SINGLE:
@@ -371,7 +371,7 @@ def fitter(method, t, eps, Xtr, ytr, Xte, growth=None):
     else:
         kw["boost_clip"] = "grow"
     if method != SINGLE:  # the rounds, as "auto" ran them when these checks were run (since
-        kw["boost_rounds"] = lin.BOOST_ROUNDS  # task R6 "auto" may fall back, §4e)
+        kw["boost_rounds"] = boosting.BOOST_ROUNDS  # task R6 "auto" may fall back, §4e)
 
     pinned = {}
     if growth is not None:
@@ -381,7 +381,7 @@ def fitter(method, t, eps, Xtr, ytr, Xte, growth=None):
         pinned = dict(BOOST_CLIP_GROWTH=k, BOOST_CLIP_SPREAD=m, BOOST_CLIP_SPREAD_Z=z)
 
     def fit(s):
-        with uc.pinned_constants(lin, **pinned):
+        with uc.pinned_constants(boosting, **pinned):
             return DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr).predict(Xte)
     return fit
 

@@ -264,13 +264,13 @@ def fitter(t, eps, Xtr, ytr, Xte, boost_rounds, bias=None, clip=None):
     """``seed -> (test predictions, model)``; ``bias`` / ``clip`` patch the library constants
     ``BOOST_COUNT_BIAS`` / ``BOOST_COUNT_CLIP`` for the fit (restored after it)."""
     from matrixdp.models import DPLinearRegression
-    import matrixdp.models.linear as lin
+    from matrixdp.models import boosting
 
     kw = dict(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi), bounds_y=(t.y_lo, t.y_hi),
               boost_rounds=boost_rounds)
 
     def fit(s):
-        with uc.pinned_constants(lin, BOOST_COUNT_BIAS=bias, BOOST_COUNT_CLIP=clip):
+        with uc.pinned_constants(boosting, BOOST_COUNT_BIAS=bias, BOOST_COUNT_CLIP=clip):
             m = DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr)
         return m.predict(Xte), m
     return fit
@@ -495,16 +495,16 @@ def main(argv=None) -> int:
 def check2(args):
     """The second attempt's deciding run (pre-registered in the docstring): ``"predict"`` with
     ``BOOST_COUNT_BIAS = "debiased"`` and the c the dev2 rule chose (read from its csv)."""
-    import matrixdp.models.linear as lin
+    from matrixdp.models import boosting
 
     c = dev2_choice()
-    old = lin.BOOST_COUNT_BIAS, lin.BOOST_COUNT_CLIP
-    lin.BOOST_COUNT_BIAS, lin.BOOST_COUNT_CLIP = "debiased", c
+    old = boosting.BOOST_COUNT_BIAS, boosting.BOOST_COUNT_CLIP
+    boosting.BOOST_COUNT_BIAS, boosting.BOOST_COUNT_CLIP = "debiased", c
     try:
         return check(args, CHECK2_TABLES, BINARY_CHECK2, "regression_boost_count_check2",
                      "second pre-registered check (second attempt: debiased bias part)")
     finally:
-        lin.BOOST_COUNT_BIAS, lin.BOOST_COUNT_CLIP = old
+        boosting.BOOST_COUNT_BIAS, boosting.BOOST_COUNT_CLIP = old
 
 
 def dev2_choice() -> float:
@@ -530,7 +530,7 @@ def dev2_choice() -> float:
 def check(args, spec=None, binary=None, stem="regression_boost_count_check",
           what="pre-registered check"):
     """The deciding run (pre-registered in the docstring)."""
-    import matrixdp.models.linear as lin
+    from matrixdp.models import boosting
 
     spec = CHECK_TABLES if spec is None else spec
     binary = BINARY_CHECK if binary is None else binary
@@ -563,9 +563,9 @@ def check(args, spec=None, binary=None, stem="regression_boost_count_check",
     g = rab.gmean(list(r.values()))
     c_ok = g <= 1.00
     ok = a_ok and c_ok
-    body = [f"Constants as committed: BOOST_COUNT_BIAS = {lin.BOOST_COUNT_BIAS}, "
-            f"BOOST_COUNT_CLIP = {lin.BOOST_COUNT_CLIP:g}, BOOST_COUNTS = "
-            f"{lin.BOOST_COUNTS}.", "", "## The pre-registered rule (script docstring)", "",
+    body = [f"Constants as committed: BOOST_COUNT_BIAS = {boosting.BOOST_COUNT_BIAS}, "
+            f"BOOST_COUNT_CLIP = {boosting.BOOST_COUNT_CLIP:g}, BOOST_COUNTS = "
+            f"{boosting.BOOST_COUNTS}.", "", "## The pre-registered rule (script docstring)", "",
             f"- (a) predict / current default ≤ 1.02 in {sum(v <= 1.02 for v in r.values())} of "
             f"{len(r)} cells ({100 * frac:.0f}%, needs ≥ 90%), max {max(r.values()):.3f} (needs "
             f"≤ 1.10): **{'met' if a_ok else 'NOT met'}**",

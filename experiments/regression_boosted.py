@@ -17,7 +17,7 @@ Parts (``--part``):
 PRE-REGISTERED RULE (written and committed before the ``check`` run; not changed after it):
 the candidate is ``DPLinearRegression(boost_rounds=BOOST_ROUNDS)`` with the library's constants
 as committed (``BOOST_ROUNDS``, ``BOOST_JOINT_SHARE``, ``BOOST_CLIP``, ``BOOST_STEP`` in
-``matrixdp.models.linear``). On the check tables (every table of ``CHECK_TABLES`` × the 5 ε,
+``matrixdp.models.boosting``). On the check tables (every table of ``CHECK_TABLES`` × the 5 ε,
 20 trials), with ``r`` = median test RMSE of the candidate / median test RMSE of the current
 default ``DPLinearRegression()`` in a cell, the candidate becomes the default if and only if
 (a) ``r <= 1.05`` in at least 90% of the cells, (b) ``r <= 1.2`` in every cell, and
@@ -142,7 +142,7 @@ def fitter(method: str, t: uc.Table, eps: float, Xtr, ytr, Xte, **boost):
                                             bounds_y=(t.y_lo, t.y_hi), boost_rounds=0,
                                             random_state=s).fit(Xtr, ytr).predict(Xte)
     if method == OURS:
-        from matrixdp.models.linear import BOOST_ROUNDS
+        from matrixdp.models.boosting import BOOST_ROUNDS
 
         rounds = boost.pop("boost_rounds", BOOST_ROUNDS)
         return lambda s: DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
@@ -159,7 +159,7 @@ def rmse(t, yte, pred) -> float:
 def run_cells(tables, methods, epsilons, trials, seed, configs=None):
     """Rows ``{dataset, epsilon, method, median, q25, q75, values}``; every method of a cell runs
     on the same trial seeds."""
-    import matrixdp.models.linear as lin
+    from matrixdp.models import boosting
 
     seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(trials)]
     rows = []
@@ -172,9 +172,9 @@ def run_cells(tables, methods, epsilons, trials, seed, configs=None):
                 share = conf.pop("joint_share", None)
                 if "clip_factor" in conf:
                     conf["boost_clip"] = conf.pop("clip_factor") * 0.5 * (t.y_hi - t.y_lo)
-                old = lin.BOOST_JOINT_SHARE
+                old = boosting.BOOST_JOINT_SHARE
                 if share is not None:
-                    lin.BOOST_JOINT_SHARE = share
+                    boosting.BOOST_JOINT_SHARE = share
                 try:
                     fit = fitter(m, t, eps, Xtr, ytr, Xte, **conf)
                     t0 = time.perf_counter()
@@ -183,7 +183,7 @@ def run_cells(tables, methods, epsilons, trials, seed, configs=None):
                         vals = [rmse(t, yte, fit(s)) for s in seeds]
                     dt = time.perf_counter() - t0
                 finally:
-                    lin.BOOST_JOINT_SHARE = old
+                    boosting.BOOST_JOINT_SHARE = old
                 med, q25, q75 = uc.quantiles(vals)
                 rows.append(dict(dataset=t.name, epsilon=eps, method=label, median=med, q25=q25,
                                  q75=q75, seconds=round(dt, 3),
@@ -255,7 +255,7 @@ def ols_table(tables) -> list[str]:
 
 
 def write(rows, tables, name, title, args, extra_lines=()):
-    from matrixdp.models import linear as lin
+    from matrixdp.models import boosting
 
     path = OUT / f"{name}.csv"
     uc.write_rows(path, rows)
@@ -263,11 +263,11 @@ def write(rows, tables, name, title, args, extra_lines=()):
         "median test RMSE (25th–75th percentile in the csv) of predictions clipped to the public "
         "target bounds; 70/30 split, seed 0. " + (
             "Boosted rows: the configuration in each row's name (T, τ in units of h_y, the "
-            f"joint release's share of μ*²), η = {lin.BOOST_STEP:g}; "
+            f"joint release's share of μ*²), η = {boosting.BOOST_STEP:g}; "
             if args.part == "dev" else
-            f"Boosted constants: T = {lin.BOOST_ROUNDS}, joint share "
-            f"{lin.BOOST_JOINT_SHARE:g} of μ*², τ = {lin.BOOST_CLIP:g}·h_y, "
-            f"η = {lin.BOOST_STEP:g}; ") + "the model is the average of the last ⌈T/2⌉ "
+            f"Boosted constants: T = {boosting.BOOST_ROUNDS}, joint share "
+            f"{boosting.BOOST_JOINT_SHARE:g} of μ*², τ = {boosting.BOOST_CLIP:g}·h_y, "
+            f"η = {boosting.BOOST_STEP:g}; ") + "the model is the average of the last ⌈T/2⌉ "
         "iterates (docs/regression.md §4c)."))
     lines += ols_table(tables)
     lines += list(extra_lines)

@@ -1,8 +1,8 @@
 """Why ``noise="iid"`` got worse in 6 of 40 cells when the intercept was freed (issue #24).
 
 The rule "the intercept is not penalised where the release places the target's mean"
-(``linear.target_mean_informative``, ``docs/regression.md`` §3) changed the median test RMSE of
-``DPLinearRegression(noise="iid")`` by +2…+10% in 6 cells of ``results/utility_regression.md``
+(``normal_equations.target_mean_informative``, ``docs/regression.md`` §3) changed the median test
+RMSE of ``DPLinearRegression(noise="iid")`` by +2…+10% in 6 cells of ``results/utility_regression.md``
 (liver ε = 3, 10, 30; holdout_synthetic ε = 1, 3; ctg ε = 30). This script solves **the same
 releases** (split, seeds and bounds of that file) three ways and splits the change into its
 parts:
@@ -37,8 +37,9 @@ import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402  (registers holdout_synthetic)
 
 from matrixdp.models import DPLinearRegression  # noqa: E402
-from matrixdp.models.linear import (feasible_moments, projection_units,  # noqa: E402
-                                    regression_task, solve_moments)
+from matrixdp.models.joint_release import regression_task  # noqa: E402
+from matrixdp.models.normal_equations import (feasible_moments, projection_units,  # noqa: E402
+                                              solve_moments)
 
 SEED = 20261124  # the seed of results/utility_regression.md (same trial seeds)
 WORSE = (("liver", 3.0), ("liver", 10.0), ("liver", 30.0), ("holdout_synthetic", 1.0),

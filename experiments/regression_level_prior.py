@@ -244,7 +244,8 @@ def decide(rows, unit_names, epsilons, bench_csv):
 def _projected_level_fit(kw, t, eps, Xtr, ytr, seed):
     """POST HOC (diagnosis only; not a candidate, not in the library): the Gaussian weight applied
     to the level the solve fitted on the PROJECTED release (``normal[t] · β / (n t)``) instead of
-    the raw released level, by wrapping ``linear.level_posterior`` / ``linear.place_level``."""
+    the raw released level, by wrapping ``level_posterior`` / ``place_level`` where the fit looks
+    them up (``models.linear``)."""
     import matrixdp.models.linear as lin
     from matrixdp.models import DPLinearRegression
 
@@ -280,7 +281,8 @@ def part_diagnose(args, log):
     ``"gauss prior"`` and of a post-hoc variant that applies ``w`` to the projected level."""
     import _utility_common as uc
     from matrixdp.models import DPLinearRegression
-    from matrixdp.models.linear import regression_task, target_mean_informative
+    from matrixdp.models.joint_release import regression_task
+    from matrixdp.models.normal_equations import target_mean_informative
 
     if args.tables == "floor":
         import _check_tables_regression as ct

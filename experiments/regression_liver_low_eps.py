@@ -8,8 +8,8 @@ rest; how far each fit is from predicting the released (DP) mean of the target; 
 predictions clipped to the target's bounds; the projection's effect. Every variant of a row is
 solved from **the same release** (paired): the previous rule (the adaptive ridge also lifts the
 constant coordinate: shrinks the intercept), the new default rule (the intercept is not
-penalised where the release places the target's mean, ``linear.target_mean_informative``) and
-the new rule without the feasible projection.
+penalised where the release places the target's mean,
+``normal_equations.target_mean_informative``) and the new rule without the feasible projection.
 
 Part 2 (the changed rule on every table): the new rule / the previous rule, median test RMSE,
 paired on the same releases, for the default, ``noise="iid"`` and i.i.d. on the unit box, on the
@@ -35,8 +35,8 @@ import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402  (registers holdout_synthetic)
 
 from matrixdp.models import DPLinearRegression  # noqa: E402
-from matrixdp.models.linear import (regression_task, solve_moments,  # noqa: E402
-                                    target_mean_informative)
+from matrixdp.models.joint_release import regression_task  # noqa: E402
+from matrixdp.models.normal_equations import solve_moments, target_mean_informative  # noqa: E402
 
 SEED = 20261124  # the seed of results/utility_regression.md (same trial seeds)
 HELD_OUT = ("adult", "lending_club", "movement_aal", "holdout_synthetic")

@@ -123,7 +123,7 @@ def rescaled_expected_loss(label, auto, resc, lo, hi):
 
 
 def rescaled_regression_loss(auto, resc, bounds_x, bounds_y, n):
-    from matrixdp.models.linear import regression_task
+    from matrixdp.models.joint_release import regression_task
 
     lo_x, hi_x = bounds_x
     task, _, _, t = regression_task(lo_x, hi_x, bounds_y[0], bounds_y[1], n, True)
@@ -221,7 +221,7 @@ def run_profile(name, X, bounds, Xr, yr, bounds_x, bounds_y, trials, rows):
                             / e["auto"].expected_loss_)
     # how loose the certified Frobenius sensitivity of the iid release is (witness = lower bound)
     from matrixdp.models.covariance import augmented_task
-    from matrixdp.models.linear import regression_task
+    from matrixdp.models.joint_release import regression_task
 
     task, _, _ = augmented_task(lo, hi, 1, "covariance")
     theory["iid slack covariance"] = task.query().sensitivity_l2 / frobenius_witness(task)

@@ -303,7 +303,7 @@ def _block_residual_correlation(block, *, lo, hi, center, t, beta, tau, unit,
 def residual_correlation_sums(XY, lower, upper, center, t: float, beta, tau: float, unit, *,
                               chunk_rows: int = DEFAULT_CHUNK_ROWS) -> np.ndarray:
     """``Σ_i u_i clip(y_i - z_iᵀβ, -τ, τ)``: the clipped residual correlation of one boosting
-    round (``models.linear``, ``docs/regression.md`` §4c), block by block.
+    round (``models.boosting``, ``docs/regression.md`` §4c), block by block.
 
     ``XY``: the records ``[x y]`` in rows (``ColumnStack(X, y)`` in memory, or
     :func:`dask_target_records`); each entry is clipped to its public interval ``[lower,

@@ -11,8 +11,11 @@ class JointRelease:
 
     def __init__(self, monkeypatch):
         import matrixdp.models.linear as lin
+        from matrixdp.models import boosting, joint_release
 
-        self._lin, self._monkeypatch = lin, monkeypatch
+        # every module that calls it: the fit (linear), the release with a dedicated target mean
+        # (joint_release) and the second joint release (boosting)
+        self._modules, self._monkeypatch = (lin, joint_release, boosting), monkeypatch
         self._original = lin.release_second_moment
 
     def _patch(self, donor=None) -> list:
@@ -23,7 +26,8 @@ class JointRelease:
             calls.append(rel)
             return donor if donor is not None and len(calls) == 1 else rel
 
-        self._monkeypatch.setattr(self._lin, "release_second_moment", wrapped)
+        for module in self._modules:
+            self._monkeypatch.setattr(module, "release_second_moment", wrapped)
         return calls
 
     def fit(self, estimator, X, y):

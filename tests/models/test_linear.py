@@ -218,49 +218,6 @@ def test_ridge_never_divides_noise_by_alpha():
             assert np.all(np.abs(est.coef_ * HI) < 50), est.coef_ * HI
 
 
-def test_solve_lifts_only_what_the_noise_swamps():
-    from matrixdp.models.linear import solve_released_normal_equations
-
-    rng = np.random.default_rng(0)
-    A = np.diag([1e6, 1e6, 1e6])
-    b = np.array([1e6, -2e6, 3e6])
-    beta, lam = solve_released_normal_equations(A.copy(), b, np.ones(3))
-    assert lam == 0.0
-    np.testing.assert_allclose(beta, [1, -2, 3])
-    # a direction with no data: lifted to the noise edge √(2k) in the noise metric
-    A2 = np.diag([1e6, 1e6, 0.0])
-    beta2, lam2 = solve_released_normal_equations(A2.copy(), b, np.full(3, 4.0))
-    assert lam2 == pytest.approx(np.sqrt(6.0))  # in the noise metric: + λ·s_i on the diagonal
-    assert abs(beta2[2]) == pytest.approx(3e6 / (np.sqrt(6.0) * 4.0))
-    # alpha is added before the lift: a large alpha leaves nothing to lift
-    beta3, lam3 = solve_released_normal_equations(A2.copy(), b, np.full(3, 4.0), alpha=1e3)
-    assert lam3 == 0.0 and beta3[2] == pytest.approx(3e6 / 1e3)
-    del rng
-
-
-def test_solve_leaves_the_intercept_free_when_asked():
-    """n_lifted = d: the last (constant) coordinate is not lifted; λ is read on the features'
-    Gram centred by it (Schur complement). A feature with no signal beside an exact constant
-    diagonal n: the slope is shrunk, the intercept is the released mean b_t / n exactly; lifting
-    every coordinate instead shrinks the intercept by n / (n + λ s_t)."""
-    from matrixdp.models.linear import solve_released_normal_equations
-
-    n, mean = 100.0, 3.0
-    A = np.array([[0.0, 0.0], [0.0, n]])
-    b = np.array([5.0, n * mean])
-    s = np.array([4.0, 25.0])
-    beta, lam = solve_released_normal_equations(A.copy(), b, s, n_lifted=1)
-    assert lam == pytest.approx(2.0)  # edge √(2k) = 2, centred Gram 0
-    assert beta[1] == pytest.approx(mean) and beta[0] == pytest.approx(5.0 / (2.0 * 4.0))
-    beta_all, lam_all = solve_released_normal_equations(A.copy(), b, s)
-    assert lam_all == pytest.approx(2.0)
-    assert beta_all[1] == pytest.approx(n * mean / (n + 2.0 * 25.0))  # pulled towards 0
-    # the feature correlated with the constant: λ is read on the centred Gram, not on A
-    A3 = np.array([[n * 4.0, n * 2.0], [n * 2.0, n]])  # x = 2 always: centred variance 0
-    _, lam3 = solve_released_normal_equations(A3.copy(), np.array([0.0, 0.0]), s, n_lifted=1)
-    assert lam3 == pytest.approx(2.0)
-
-
 def _forced_allocation_errors(monkeypatch, widths, eps, seeds=20, n=20000):
     """(expected loss, measured coefficient error in half-width units) of every candidate."""
     import matrixdp.models._moments as moments
@@ -273,7 +230,7 @@ def _forced_allocation_errors(monkeypatch, widths, eps, seeds=20, n=20000):
     ols = LinearRegression().fit(X, y).coef_
     plan = moments.plan_second_moment
     out = {}
-    from matrixdp.models.linear import REGRESSION_CANDIDATES
+    from matrixdp.models.joint_release import REGRESSION_CANDIDATES
 
     for alloc in REGRESSION_CANDIDATES:  # exactly what noise="auto" compares
         monkeypatch.setattr(moments, "plan_second_moment",
@@ -315,84 +272,6 @@ def test_auto_expected_loss_ranks_candidates_as_measured(monkeypatch, widths):
     assert set(auto.noise_candidates_) == set(names)
 
 
-def _badly_scaled_regression(seed=5, n=2000, d=10):
-    rng = np.random.default_rng(seed)
-    widths = np.geomspace(1, 1000, d)
-
-    def make(m):
-        u = rng.beta(2, 5, (m, d))
-        return u * widths, np.clip(1 + u @ np.linspace(-2, 2, d) + 0.3 * rng.standard_normal(m),
-                                   -5, 5)
-
-    (X, y), (Xt, yt) = make(n), make(2000)
-    return X, y, Xt, yt, widths
-
-
-def test_projection_is_feasible_and_never_farther_in_its_norm():
-    """The default projection of the released sums (Frobenius in the noise's metric) lies in the
-    public feasible set (PSD, corner-product box, Σ t² pinned) and is never farther from the true
-    sums than the release in that norm (non-expansive: the truth is feasible)."""
-    from matrixdp.feasible import second_moment_entry_bounds
-    from matrixdp.models.linear import feasible_moments, projection_units, regression_task
-
-    X, y, _, _, widths = _badly_scaled_regression()
-    n, d = X.shape
-    task, cx, cy, t = regression_task(np.zeros(d), widths, -5.0, 5.0, n, True)
-    Z = np.column_stack([X - cx, y - cy, np.full(n, t)])
-    truth = Z.T @ Z
-    lo, hi = second_moment_entry_bounds(task.lower, task.upper)
-    for seed in range(5):
-        est = DPLinearRegression(epsilon=0.5, bounds_X=(np.zeros(d), widths), bounds_y=(-5, 5),
-                                 random_state=seed).fit(X, y)
-        G = est.moments_ * n
-        sd = np.sqrt(np.diag(est.entry_variance_)) * n
-        u = projection_units("noise", task, sd)
-        P = feasible_moments(G, task, float(n), u)
-        scale = np.maximum(np.abs(lo), np.abs(hi)) * n
-        assert np.all(P >= lo * n - 1e-8 * scale) and np.all(P <= hi * n + 1e-8 * scale)
-        assert np.linalg.eigvalsh(P / np.outer(u, u)).min() >= -1e-9 * np.abs(P / np.outer(u, u)).max()
-        uu = np.outer(u, u)
-        assert np.linalg.norm((P - truth) / uu) <= np.linalg.norm((G - truth) / uu) * (1 + 1e-12)
-
-
-@pytest.mark.slow
-def test_projection_does_not_hurt_regression_on_badly_scaled_features():
-    """Features with public widths 1 … 1000 (records skewed low in their boxes): on the same
-    releases (paired, 20 seeds per ε), the default solve (projected in the noise's metric) has a
-    mean test MSE within 6% of the unprojected solve at each ε ∈ {0.3, 1, 3} and within 2% on
-    average over them, while the projection in the sums' original units (the previous default)
-    is more than 10% worse than the default on average (it moves the precise small-scale sums
-    to fix the noisy large-scale ones)."""
-    from matrixdp.models.linear import regression_task, solve_moments
-
-    X, y, Xt, yt, widths = _badly_scaled_regression()
-    n, d = X.shape
-    task, cx, cy, t = regression_task(np.zeros(d), widths, -5.0, 5.0, n, True)
-
-    def mse(beta):
-        pred = Xt @ beta[:d] + cy - cx @ beta[:d] + beta[d] * t
-        return np.mean((np.clip(pred, -5, 5) - yt) ** 2)
-
-    ratio_default, ratio_original = [], []
-    for eps in (0.3, 1.0, 3.0):
-        err = {"default": [], "raw": [], "original": []}
-        for seed in range(20):
-            est = DPLinearRegression(epsilon=eps, bounds_X=(np.zeros(d), widths), bounds_y=(-5, 5),
-                                     random_state=seed).fit(X, y)
-            err["default"].append(np.mean((np.clip(est.predict(Xt), -5, 5) - yt) ** 2))
-            for units, key in ((None, "raw"), ("original", "original")):
-                beta = solve_moments(est.moments_ * n, est.entry_variance_, task, n, t,
-                                     projection=units)[0]
-                err[key].append(mse(beta))
-        ratio_default.append(np.mean(err["default"]) / np.mean(err["raw"]))
-        ratio_original.append(np.mean(err["original"]) / np.mean(err["raw"]))
-    assert max(ratio_default) <= 1.06 and np.mean(ratio_default) <= 1.02, ratio_default
-    # the original units: measured 0.98-1.11 × unprojected, 1.13-1.48 × the default (with the
-    # unpenalised intercept; with the intercept lifted too it was 1.16-1.34 × unprojected)
-    assert np.mean(ratio_original) >= 1.10 * np.mean(ratio_default), (ratio_original,
-                                                                     ratio_default)
-
-
 def _liver_like(n, seed):
     """n records, 5 features concentrated in a small part of wide public boxes, a skewed target
     in [0, 20] whose mean (≈ 3.6) is far from the box centre 10 and which the features barely
@@ -414,7 +293,8 @@ def test_low_epsilon_skewed_target_is_not_pulled_to_the_box_centre():
     seeds within 20% of predicting the (non-private) training mean (measured 1.13×); the
     previous rule (the constant coordinate lifted like the features) is more than 30% above it
     on the same releases (measured 1.40×; on liver itself 4.33 against 3.0)."""
-    from matrixdp.models.linear import regression_task, solve_moments
+    from matrixdp.models.joint_release import regression_task
+    from matrixdp.models.normal_equations import solve_moments
 
     X, y, lo, hi = _liver_like(241, 0)
     Xt, yt, _, _ = _liver_like(4000, 1)
@@ -615,7 +495,9 @@ def test_level_share_and_selection_use_only_the_release(monkeypatch):
     # and the public rule takes public inputs only
     import inspect
 
-    assert list(inspect.signature(lin.auto_level_share).parameters) == [
+    from matrixdp.models.joint_release import auto_level_share
+
+    assert list(inspect.signature(auto_level_share).parameters) == [
         "task", "t", "n", "lo_y", "hi_y", "epsilon", "delta", "noise"]
 
 
@@ -728,14 +610,14 @@ def test_auto_level_share_follows_the_public_slope_capacity():
     no slope can be resolved (slope capacity < 0.5), so 95% of the budget buys the mean and the
     constant model is returned; on 20,000 records at ε = 10 the share is tiny and the slopes
     are kept (and the fit is within 2% of the single release's test MSE, boost_rounds=0)."""
-    import matrixdp.models.linear as lin
+    from matrixdp.models.joint_release import HOPELESS_SHARE
 
     rng = np.random.default_rng(3)
     X = rng.uniform(0, 10, (20, 3))
     y = X @ np.array([1.0, -0.5, 0.2]) + rng.standard_normal(20)
     tiny = DPLinearRegression(epsilon=0.3, bounds_X=(0, 100), bounds_y=(-100, 100),
                               level_share="auto", random_state=0).fit(X, y)
-    assert tiny.level_share_ == lin.HOPELESS_SHARE and tiny.selected_ == "constant"
+    assert tiny.level_share_ == HOPELESS_SHARE and tiny.selected_ == "constant"
     np.testing.assert_array_equal(tiny.coef_, np.zeros(3))
     assert tiny.privacy_.epsilon == pytest.approx(0.3, rel=1e-9)
 
@@ -780,26 +662,6 @@ def test_a_public_constant_feature_does_not_set_the_ridge_of_the_others():
 
 # ----------------------------------------------------------------- level prior (docs/regression.md §3c)
 
-def test_level_prior_weight_and_posterior_extremes():
-    """v → 0 leaves the released level; v → ∞ gives the box centre; the weight is in [0, 1]."""
-    from matrixdp.models.linear import level_posterior, level_prior_weight
-
-    h = 5.0
-    assert level_prior_weight(0.0, h) == 1.0
-    assert level_prior_weight(1e-12, h) == pytest.approx(1.0, abs=1e-12)
-    assert level_prior_weight(1e12, h) < 1e-10 and level_prior_weight(np.inf, h) == 0.0
-    assert level_prior_weight(h * h / 3, h) == pytest.approx(0.5)  # v equal to the prior variance
-    for prior in ("box", 1.0 / 3.0):
-        level, w = level_posterior(2.0, 1e-10, h, prior)
-        assert level == pytest.approx(2.0, abs=1e-6) and w == pytest.approx(1.0, abs=1e-6)
-        level, w = level_posterior(2.0, 1e10, h, prior)
-        assert abs(level) < 1e-3 and 0.0 <= w < 1e-3
-        level, w = level_posterior(-40.0, 4.0, h, prior)  # far outside: clamped into the box
-        assert -h <= level <= h and 0.0 <= w <= 1.0
-    # the Gaussian prior's posterior is the linear weight, clamped
-    level, w = level_posterior(3.0, h * h / 3, h, 1.0 / 3.0)
-    assert w == pytest.approx(0.5) and level == pytest.approx(1.5)
-
 
 def _tiny_level_table(offset, n=20, seed=3):
     """20 records, three features in a loose box; the target's mean at ``offset`` half-widths
@@ -819,6 +681,7 @@ def test_level_prior_weight_is_public_and_uses_only_the_release(monkeypatch):
     variance; and nothing private is read after the release (the exact moments and the records
     are overwritten right after it: the fitted model is unchanged)."""
     import matrixdp.models.linear as lin
+    from matrixdp.models.joint_release import level_prior_weight, regression_task
 
     X, y = _tiny_level_table(0.0)
     X2, y2 = _tiny_level_table(0.8, seed=11)
@@ -827,9 +690,9 @@ def test_level_prior_weight_is_public_and_uses_only_the_release(monkeypatch):
     b = DPLinearRegression(**kw).fit(X2, y2)
     assert a.level_weight_ == b.level_weight_ and 0.0 < a.level_weight_ < 1.0
     d = X.shape[1]
-    task, _, _, t = lin.regression_task(np.zeros(d), np.full(d, 100.0), -100.0, 100.0, 20, True)
+    task, _, _, t = regression_task(np.zeros(d), np.full(d, 100.0), -100.0, 100.0, 20, True)
     v = a.entry_variance_[d, d + 1] / t ** 2
-    assert a.level_weight_ == pytest.approx(lin.level_prior_weight(v, 100.0, 1.0 / 3.0), rel=1e-12)
+    assert a.level_weight_ == pytest.approx(level_prior_weight(v, 100.0, 1.0 / 3.0), rel=1e-12)
 
     for prior in ("gauss", "box"):
         kw = dict(epsilon=1.0, level_prior=prior, random_state=4, **TINY)

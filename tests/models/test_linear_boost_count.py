@@ -13,8 +13,8 @@ import pytest
 from matrixdp.accounting import Accountant
 from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPLinearRegression
-from matrixdp.models.linear import (BOOST_COUNTS, BOOST_JOINT_SHARE, boosted_covariance,
-                                    boosted_plan, predicted_boost_losses, regression_task)
+from matrixdp.models.boosting import BOOST_COUNTS, BOOST_JOINT_SHARE, boosted_plan
+from matrixdp.models.joint_release import regression_task
 
 BOX = dict(bounds_X=(-1, 1), bounds_y=(-3, 3))
 
@@ -115,33 +115,6 @@ def test_the_chosen_rounds_have_the_noise_of_their_count_and_clip(gaussian_relea
     assert (abs(ratio - 1) < 0.10) is accept
 
 
-def test_predicted_losses_closed_forms():
-    """With M = M₀ (no lift) there is no bias and K = 0: T rounds have the noise of the last
-    ⌈T/2⌉ rounds' average, σ_r² tr(M₀ R Rᵀ)/m with σ_r = σ₁ τ √T; T = 0 is s·tr(M₀ C0) plus
-    nothing. With a lift the plug-in bias of one round is (K b₀)ᵀ M₀ (K b₀)."""
-    rng = np.random.default_rng(0)
-    k = 3
-    B = rng.standard_normal((k, k))
-    M0 = B @ B.T + k * np.eye(k)
-    C0 = 0.01 * np.eye(k)
-    w = np.array([1.0, 2.0, 1.0])
-    beta0 = np.array([0.5, -1.0, 0.2])
-    out = predicted_boost_losses(beta0, M0, M0, M0, C0, w, 0.1, 2.0, (0, 1, 4), 0.7)
-    R = np.linalg.inv(M0) * w
-    for T in (1, 4):
-        m = (T + 1) // 2
-        expect = (0.1 * 2.0) ** 2 * T * np.trace(M0 @ R @ R.T) / m
-        assert out[T] == pytest.approx(expect, rel=1e-10)
-    assert out[0] == pytest.approx(0.7 * np.trace(M0 @ C0), rel=1e-10)
-    M = M0 + 5.0 * np.eye(k)
-    got = predicted_boost_losses(beta0, M, M0, M, C0, w, 0.0, 1.0, (1,), 0.7)[1]
-    Minv = np.linalg.inv(M)
-    K = np.eye(k) - Minv @ M0
-    b = K @ (-Minv @ (M - M0) @ beta0)
-    cov = boosted_covariance(C0, K, Minv * w, 0.0, 1)
-    assert got == pytest.approx(b @ M0 @ b + np.sum(M0 * cov), rel=1e-10)
-
-
 @pytest.mark.slow
 def test_the_predicted_ranking_of_counts_follows_the_measured_one():
     """A table of known structure where the adaptive ridge binds (d = 20 correlated features,
@@ -179,30 +152,4 @@ def test_the_predicted_ranking_of_counts_follows_the_measured_one():
     rho = np.corrcoef(rank(pm), rank(mm))[0, 1]
     assert rho >= 0.6
 
-
-def test_the_debiased_bias_is_the_plug_in_without_a_lift_and_never_below_it():
-    rng = np.random.default_rng(1)
-    k = 4
-    B = rng.standard_normal((k, k))
-    M0 = B @ B.T + np.eye(k)
-    C0 = 0.05 * np.eye(k)
-    w = np.ones(k)
-    beta0 = rng.standard_normal(k)
-    same = [predicted_boost_losses(beta0, M0, M0, M0, C0, w, 0.1, 1.0, BOOST_COUNTS, 0.7, bias=b)
-            for b in ("plug-in", "debiased")]
-    assert same[0] == same[1]  # no lift: no bias, whatever the estimate
-    M = M0 + 3.0 * np.eye(k)
-    lo, hi = (predicted_boost_losses(beta0, M, M0, M, C0, w, 0.1, 1.0, BOOST_COUNTS, 0.7, bias=b)
-              for b in ("plug-in", "debiased"))
-    assert all(hi[T] >= lo[T] - 1e-12 for T in BOOST_COUNTS)
-    # with a negligible noise the estimate is the bias at the unlifted solve, above the plug-in
-    tiny = predicted_boost_losses(beta0, M, M0, M, 1e-12 * np.eye(k), w, 0.0, 1.0, (1,), 0.7,
-                                  bias="debiased")[1]
-    Minv = np.linalg.inv(M)
-    S = -(np.eye(k) - Minv @ M0) @ Minv @ (M - M0)
-    bt = np.linalg.solve(M0, M @ beta0)
-    assert tiny == pytest.approx(float((S @ bt) @ M0 @ (S @ bt)), rel=1e-6)
-    assert tiny > lo[1]
-    with pytest.raises(ValueError, match="bias"):
-        predicted_boost_losses(beta0, M, M0, M, C0, w, 0.1, 1.0, (1,), 0.7, bias="nope")
 

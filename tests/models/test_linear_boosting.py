@@ -14,9 +14,10 @@ from matrixdp.accounting import Accountant
 from matrixdp.calibration.gaussian import max_gaussian_shift
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.mechanisms import GaussianMechanism
-from matrixdp.models import DPLinearRegression, DPRidge
-from matrixdp.models.linear import (BOOST_CLIP, BOOST_JOINT_SHARE, BOOST_ROUNDS, boost_rounds,
-                                    boost_unit_widths, boosted_plan, regression_task)
+from matrixdp.models import DPLinearRegression, DPRidge, boosting
+from matrixdp.models.boosting import (BOOST_CLIP, BOOST_JOINT_SHARE, BOOST_ROUNDS, boost_rounds,
+                                      boost_unit_widths, boosted_plan)
+from matrixdp.models.joint_release import regression_task
 
 BOX = dict(bounds_X=(-1, 1), bounds_y=(-3, 3))
 
@@ -243,21 +244,6 @@ def test_public_attributes_do_not_depend_on_the_data():
     assert a.privacy_ == b.privacy_ and a.boost_clip_ == b.boost_clip_
 
 
-def test_boosted_covariance_closed_forms():
-    """K = 0 (an exact solve): only the last round's noise is left; K = I (no contraction): the
-    start's covariance and every round's noise add up in the averaged iterate."""
-    from matrixdp.models.linear import boosted_covariance
-
-    rng = np.random.default_rng(0)
-    C0 = np.diag([1.0, 2.0, 3.0])
-    R = rng.standard_normal((3, 3))
-    np.testing.assert_allclose(boosted_covariance(C0, np.zeros((3, 3)), R, 0.5, 2),
-                               0.25 * R @ R.T, atol=1e-14)
-    # T = 3: the last two iterates averaged; round 1 reaches both, 2 both, 3 the last only
-    np.testing.assert_allclose(boosted_covariance(C0, np.eye(3), R, 0.5, 3),
-                               C0 + 0.25 * (1 + 1 + 0.25) * R @ R.T, atol=1e-12)
-
-
 def test_the_boosted_bar_is_conservative_where_the_adaptive_ridge_lifts():
     """i.i.d. noise on a table with one narrow feature: the adaptive ridge lifts it, the rounds
     barely contract there and the bar (the start's noise through I - M⁻¹M₀ plus the rounds') may
@@ -319,47 +305,6 @@ def test_the_growing_clip_error_falls_with_epsilon():
               for e in (0.3, 3.0, 30.0, 1e3)]
     assert ratios[-1] <= 1.01
     assert all(b <= a * 1.005 for a, b in zip(ratios, ratios[1:])), ratios
-
-
-def test_growing_clip_closed_form():
-    from matrixdp.models.linear import BOOST_CLIP_GROWTH, BOOST_CLIP_SPREAD, growing_clip
-
-    w = np.array([1.0, 2.0, 0.0, 1.0])  # a public constant feature (reach 0) does not count
-    mu = max_gaussian_shift(3.0, 1e-6)
-    mu_r = mu * math.sqrt(0.3 / 2)
-    grow = BOOST_CLIP_GROWTH * 0.5 * mu_r * math.sqrt(10000) / (2 * 3)
-    assert growing_clip(0.125, 0.5, 3.0, 1e-6, 2, 0.7, 10000, w, "replace-one") == \
-        pytest.approx(grow, rel=1e-12)
-    assert growing_clip(0.125, 0.5, 3.0, 1e-6, 2, 0.7, 10000, w, "add-remove") == \
-        pytest.approx(2 * grow, rel=1e-12)
-    # the ceiling m·σ̂, and the floor τ₀ (no count: the fixed clip)
-    assert growing_clip(0.125, 0.5, 3.0, 1e-6, 2, 0.7, 10000, w, "replace-one", 0.1) == \
-        pytest.approx(min(grow, BOOST_CLIP_SPREAD * 0.1))
-    assert growing_clip(0.125, 0.5, 3.0, 1e-6, 2, 0.7, 0.0, w, "replace-one") == 0.125
-    assert growing_clip(0.125, 0.5, 3.0, 1e-6, 2, 0.7, 10000, w, "replace-one", 0.0) == 0.125
-    # grows with ε
-    assert growing_clip(0.125, 0.5, 30.0, 1e-6, 2, 0.7, 10000, w, "replace-one") > \
-        growing_clip(0.125, 0.5, 3.0, 1e-6, 2, 0.7, 10000, w, "replace-one")
-
-
-def test_the_cap_bounds_every_residual_in_the_box():
-    """``h_y + Σ w|β|`` bounds ``|y - c_y - zᵀβ|`` for every record in the public box (the
-    corners attain it): a clip at the cap never binds."""
-    from matrixdp.models.linear import residual_cap
-
-    rng = np.random.default_rng(0)
-    lo, hi, ylo, yhi = np.array([-1.0, 0.0, 2.0]), np.array([1.0, 5.0, 2.5]), -3.0, 1.0
-    task, cx, cy, t = regression_task(lo, hi, ylo, yhi, 100, True)
-    w = boost_unit_widths(task, True)
-    for _ in range(20):
-        beta = rng.standard_normal(4) * 3
-        corners = rng.integers(0, 2, (4000, 3))
-        X = np.where(corners == 1, hi, lo)
-        y = np.where(rng.integers(0, 2, 4000) == 1, yhi, ylo)
-        r = y - cy - np.column_stack([X - cx, np.full(4000, t)]) @ beta
-        cap = residual_cap(beta, w, 0.5 * (yhi - ylo))
-        assert np.max(np.abs(r)) <= cap * (1 + 1e-12)
-        assert np.max(np.abs(r)) >= 0.999 * cap  # attained at a corner: the bound is tight
 
 
 def test_the_growing_clip_keeps_the_budget_and_charges_once():
@@ -427,52 +372,11 @@ def test_an_unknown_clip_rule_is_refused():
         DPLinearRegression(boost_clip="huber", **BOX).fit(X, y)
 
 
-def test_boosted_covariance_takes_a_sigma_per_round():
-    from matrixdp.models.linear import boosted_covariance
-
-    rng = np.random.default_rng(1)
-    C0, R = np.eye(3), rng.standard_normal((3, 3))
-    np.testing.assert_allclose(boosted_covariance(C0, np.zeros((3, 3)), R, [9.0, 0.5], 2),
-                               0.25 * R @ R.T, atol=1e-14)  # K = 0: the last round's only
-    np.testing.assert_allclose(boosted_covariance(C0, np.eye(3), R, [0.5, 0.5, 0.5], 3),
-                               boosted_covariance(C0, np.eye(3), R, 0.5, 3), atol=1e-14)
-
-
-def test_rss_lower_bound_matches_the_noise_of_the_quadratic_form():
-    """``Var(aᵀEa)`` for symmetric noise with independent upper-triangle entries of variances V:
-    the closed form matches a Monte Carlo estimate within 10% (a factor-2 error on the
-    off-diagonal terms, or a missing diagonal, is far outside it), and the bound is
-    ``max(RSS - z·sd, 0)``."""
-    from matrixdp.models.linear import BOOST_CLIP_SPREAD_Z, rss_lower_bound
-
-    gen = np.random.default_rng(7)
-    k = 4
-    a = np.array([0.5, -1.5, 1.0, 2.0])
-    V = np.diag([1.0, 2.0, 0.5, 3.0]) + 0.0
-    iu = np.triu_indices(k, 1)
-    V[iu] = [0.3, 1.2, 0.7, 2.5, 0.4, 1.1]
-    V = np.triu(V) + np.triu(V, 1).T
-    reps = 40000
-    E = np.zeros((reps, k, k))
-    ii, jj = np.triu_indices(k)
-    E[:, ii, jj] = gen.standard_normal((reps, ii.size)) * np.sqrt(V[ii, jj])
-    E = E + np.triu(E, 1).transpose(0, 2, 1)
-    q = np.einsum("i,rij,j->r", a, E, a)
-    sd = (1000.0 - rss_lower_bound(1000.0, a, V, z=1.0))
-    assert sd == pytest.approx(float(np.std(q)), rel=0.1)
-    # z scales the sd, the default is BOOST_CLIP_SPREAD_Z, and the bound is floored at 0
-    assert 1000.0 - rss_lower_bound(1000.0, a, V) == pytest.approx(BOOST_CLIP_SPREAD_Z * sd)
-    assert rss_lower_bound(0.5 * sd, a, V, z=1.0) == 0.0
-    assert rss_lower_bound(5.0, a, np.zeros((k, k))) == 5.0
-
-
 def test_the_lower_bound_of_the_released_scale_keeps_the_clip_down_on_a_tiny_table():
     """The ceiling m·σ̂ reads σ̂ at its lower confidence bound (z = 2): on a tiny table the
     released RSS is noisy and the point estimate (z = 0, task R2) lifts the clip far above the
     fixed h_y/4 where the bound keeps it there (results/regression_boost_clip_check.md, infert).
     Per seed the clip is never higher than with z = 0, and it stays at h_y/4 more often."""
-    import matrixdp.models.linear as lin
-
     gen = np.random.default_rng(3)
     X = gen.uniform(0, 1, (150, 3))
     y = (X @ [0.3, -0.2, 0.4] + 0.1 * gen.standard_normal(150) > 0.25).astype(float)
@@ -480,13 +384,13 @@ def test_the_lower_bound_of_the_released_scale_keeps_the_clip_down_on_a_tiny_tab
               boost_rounds=BOOST_ROUNDS)
     seeds = range(8)
     low = [max(DPLinearRegression(random_state=s, **kw).fit(X, y).boost_clips_) for s in seeds]
-    old = lin.BOOST_CLIP_SPREAD_Z
+    old = boosting.BOOST_CLIP_SPREAD_Z
     try:
-        lin.BOOST_CLIP_SPREAD_Z = 0.0
+        boosting.BOOST_CLIP_SPREAD_Z = 0.0
         point = [max(DPLinearRegression(random_state=s, **kw).fit(X, y).boost_clips_)
                  for s in seeds]
     finally:
-        lin.BOOST_CLIP_SPREAD_Z = old
+        boosting.BOOST_CLIP_SPREAD_Z = old
     assert all(a <= b + 1e-12 for a, b in zip(low, point))
     assert sum(a == pytest.approx(0.125) for a in low) >= \
         sum(b == pytest.approx(0.125) for b in point) + 2
@@ -503,9 +407,7 @@ FALLBACK = dict(boost_rounds="auto", boost_clip=1e-3)
 
 @pytest.fixture
 def force_fallback(monkeypatch):
-    import matrixdp.models.linear as lin
-
-    monkeypatch.setattr(lin, "BOOST_FALLBACK_KAPPA", -1.0)
+    monkeypatch.setattr(boosting, "BOOST_FALLBACK_KAPPA", -1.0)
 
 
 def _exact_moments(X, y, lo_x, hi_x, lo_y, hi_y):
@@ -575,9 +477,7 @@ def test_auto_decides_adaptive_is_auto_an_int_keeps_its_meaning_and_level_opt_in
     residuals the LOWER confidence value of σ̂ (0 where the release is noisy) keeps the rounds at
     every ε, draw for draw ``boost_rounds=2``'s fit; on a ±3 target (residuals ≈ 3 ≫ κτ) it
     falls back. ``"adaptive"`` is ``"auto"``; an int runs exactly that many rounds, no decision."""
-    import matrixdp.models.linear as lin
-
-    assert (lin.BOOST_FALLBACK_FORM, lin.BOOST_FALLBACK_KAPPA) == ("lower", 1.0)
+    assert (boosting.BOOST_FALLBACK_FORM, boosting.BOOST_FALLBACK_KAPPA) == ("lower", 1.0)
     X, y = table(300)
     for eps in (0.3, 1.0, 10.0):
         est = DPLinearRegression(epsilon=eps, random_state=0, **BOX).fit(X, y)
@@ -627,25 +527,6 @@ def test_the_branch_is_a_function_of_the_release_only(joint_release):
         got = joint_release.fit_with(DPLinearRegression(**kw), X, y, donor)
         assert got.boost_branch_ == other.boost_branch_
         assert got.boost_residual_scale_ == other.boost_residual_scale_
-
-
-def test_the_decision_rule_closed_form():
-    from matrixdp.models.linear import boost_decision, residual_scale
-
-    G = np.diag([1.0, 4.0, 1.0])  # one feature, the target, the constant; sums
-    V = np.full((3, 3), 0.01)
-    s = residual_scale(G, V, np.zeros(2), True, 4.0)
-    assert s["point"] == pytest.approx(1.0)  # RSS(0) = G_yy = 4 over n = 4
-    sd = math.sqrt(V[1, 1])  # a = (0, 1, 0): Var = V_yy
-    assert s["upper"] == pytest.approx(math.sqrt((4 + 2 * sd) / 4))
-    assert s["lower"] == pytest.approx(math.sqrt((4 - 2 * sd) / 4))
-    assert boost_decision(s, tau=0.7, form="upper", kappa=1.5)  # 1.0025 <= 1.05
-    assert not boost_decision(s, tau=0.6, form="upper", kappa=1.5)  # 1.0025 > 0.9
-    assert not boost_decision(s, tau=0.6, form="point", kappa=1.5)
-    # the default (task R6): the lower value √((4 - 0.2)/4) = 0.9747 against 1 · τ
-    assert boost_decision(s, tau=0.98) and not boost_decision(s, tau=0.97)
-    nan = residual_scale(G, V, np.zeros(2), True, 0.0)
-    assert math.isnan(nan["point"]) and boost_decision(nan, tau=1e-9)  # no count: rounds
 
 
 def test_add_remove_without_intercept_keeps_the_rounds(force_fallback):

@@ -11,8 +11,8 @@ import pytest
 from matrixdp.accounting import Accountant
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.models import DPLinearRegression
-from matrixdp.models.linear import (BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan,
-                                    regression_task)
+from matrixdp.models.boosting import BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan
+from matrixdp.models.joint_release import regression_task
 
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 

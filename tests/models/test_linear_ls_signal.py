@@ -7,17 +7,14 @@ the noise of its (T_ls, τ), and every branch is bit for bit the fit it stands f
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
-import matrixdp.models.linear as lin
 from matrixdp.accounting import Accountant
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
-from matrixdp.models import DPLinearRegression
-from matrixdp.models.linear import (BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan,
-                                    regression_task, released_r2, signal_gate)
+from matrixdp.models import DPLinearRegression, boosting
+from matrixdp.models.boosting import BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan
+from matrixdp.models.joint_release import regression_task
 
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
@@ -47,85 +44,6 @@ def smooth_table(n=1500, seed=1, d=4):
 def same_fit(a, b) -> bool:
     return np.array_equal(a.coef_, b.coef_) and a.intercept_ == b.intercept_
 
-
-# ---- the released R² (closed forms and its delta-method spread) ------------------------------
-
-def moments(X, y, intercept=True, t=0.7):
-    """Exact second moments (sums) of (x, y, t) with centres 0 and the constant t."""
-    Z = np.column_stack([X, y] + ([np.full(y.size, t)] if intercept else []))
-    return Z.T @ Z
-
-
-def test_released_r2_is_the_least_squares_r2_on_exact_moments():
-    X, y = binary_table(800, seed=7)
-    n, t = y.size, 0.7
-    G = moments(X, y, t=t)
-    A = np.column_stack([X, np.full(n, t)])
-    beta = np.linalg.lstsq(A, y, rcond=None)[0]
-    res = y - A @ beta
-    want = 1.0 - res @ res / np.sum((y - y.mean()) ** 2)
-    got = released_r2(G, np.zeros_like(G), beta, True, float(n), t)
-    assert got["point"] == pytest.approx(want, rel=1e-10)
-    assert got["lower"] == got["upper"] == got["point"]  # no noise: no spread
-    # add-remove: the count read from the release (G_tt / t²) gives the same value
-    ar = released_r2(G, np.zeros_like(G), beta, True, float(G[-1, -1]) / t ** 2, t,
-                     count_released=True)
-    assert ar["point"] == pytest.approx(want, rel=1e-10)
-    # without an intercept: the uncentred share (fit through the origin)
-    G0 = moments(X, y, intercept=False)
-    b0 = np.linalg.lstsq(X, y, rcond=None)[0]
-    r0 = y - X @ b0
-    got0 = released_r2(G0, np.zeros_like(G0), b0, False, float(n), 0.0)
-    assert got0["point"] == pytest.approx(1.0 - r0 @ r0 / (y @ y), rel=1e-10)
-    # nothing to read: no count, or a non-positive released TSS
-    assert math.isnan(released_r2(G, np.zeros_like(G), beta, True, 0.0, t)["lower"])
-    Gz = G.copy()
-    Gz[4, 4] = 0.0
-    assert math.isnan(released_r2(Gz, np.zeros_like(G), beta, True, float(n), t)["point"])
-
-
-@pytest.mark.parametrize("count_released", [False, True])
-@pytest.mark.parametrize("factor,accept", [(1.0, True), (0.7, False), (1.3, False)])
-def test_the_delta_method_sd_matches_the_spread_of_the_released_r2(count_released, factor,
-                                                                   accept):
-    """Fixed β, symmetric noise with independent upper-triangle entries of the given variances:
-    the spread of R̂² over 4000 draws is within ±10% of the delta-method sd (0.7×, 1.3× of it
-    rejected). The noise is small against the moments, where the first-order form holds."""
-    X, y = binary_table(800, seed=7)
-    n, t = y.size, 0.7
-    G = moments(X, y, t=t)
-    A = np.column_stack([X, np.full(n, t)])
-    beta = np.linalg.lstsq(A, y, rcond=None)[0]
-    k = G.shape[0]
-    rng = np.random.default_rng(11)
-    V = rng.uniform(0.5, 2.0, (k, k)) * 4.0
-    V = np.triu(V) + np.triu(V, 1).T
-    if not count_released:
-        V[-1, -1] = 0.0  # the constant's entry is public under replace-one
-    z = 2.0
-    ref = released_r2(G, V, beta, True, float(n), t, z=z, count_released=count_released)
-    sd = (ref["point"] - ref["lower"]) / z
-    assert sd > 0
-    draws = []
-    iu = np.triu_indices(k)
-    for _ in range(4000):
-        E = np.zeros((k, k))
-        E[iu] = rng.standard_normal(iu[0].size) * np.sqrt(V[iu])
-        E = E + np.triu(E, 1).T
-        Gn = G + E
-        nn = float(Gn[-1, -1]) / t ** 2 if count_released else float(n)
-        draws.append(released_r2(Gn, V, beta, True, nn, t, z=z,
-                                 count_released=count_released)["point"])
-    assert (abs(float(np.std(draws)) / (factor * sd) - 1) < 0.10) is accept
-
-
-def test_the_gate_reads_the_lower_value_and_closes_on_nan(monkeypatch):
-    assert signal_gate({"point": 0.5, "lower": 0.31, "upper": 0.7}, 0.3)
-    assert not signal_gate({"point": 0.5, "lower": 0.29, "upper": 0.7}, 0.3)
-    assert not signal_gate({"point": math.nan, "lower": math.nan, "upper": math.nan}, -1.0)
-    assert not signal_gate(None, 0.0)
-    monkeypatch.setattr(lin, "BOOST_SIGNAL_R2", 0.2)
-    assert signal_gate({"point": 0.25, "lower": 0.2, "upper": 0.3})
 
 
 # ---- the estimator ----------------------------------------------------------------------------
@@ -161,11 +79,11 @@ def test_gate_open_is_ls_fallback_and_gate_closed_is_auto_bit_for_bit(monkeypatc
     auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
     ls = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
     assert auto.boost_branch_ == "second-release" and ls.boost_branch_ == "ls-rounds"
-    monkeypatch.setattr(lin, "BOOST_SIGNAL_R2", -1.0)  # open
+    monkeypatch.setattr(boosting, "BOOST_SIGNAL_R2", -1.0)  # open
     opened = DPLinearRegression(boost_rounds="ls-signal", **kw).fit(X, y)
     assert opened.boost_branch_ == "ls-rounds" and same_fit(opened, ls)
     assert opened.boost_rounds_ == BOOST_LS_ROUNDS
-    monkeypatch.setattr(lin, "BOOST_SIGNAL_R2", 1.0)  # closed (R² ≤ 1 up to its noise)
+    monkeypatch.setattr(boosting, "BOOST_SIGNAL_R2", 1.0)  # closed (R² ≤ 1 up to its noise)
     closed = DPLinearRegression(boost_rounds="ls-signal", **kw).fit(X, y)
     assert closed.boost_branch_ == "second-release" and same_fit(closed, auto)
     assert closed.boost_signal_ == opened.boost_signal_  # read before the branch, the same
@@ -178,20 +96,20 @@ def test_the_committed_gate_follows_the_signal():
     X, y = binary_table(3000, seed=5)
     strong = DPLinearRegression(epsilon=10.0, boost_rounds="ls-signal", random_state=0,
                                 **BIN).fit(X, y)
-    assert strong.boost_signal_["lower"] >= lin.BOOST_SIGNAL_R2
+    assert strong.boost_signal_["lower"] >= boosting.BOOST_SIGNAL_R2
     assert strong.boost_branch_ == "ls-rounds"
     Xn, yn = noise_table(3000)
     for eps in (1.0, 10.0, 100.0):
         none = DPLinearRegression(epsilon=eps, boost_rounds="ls-signal", random_state=0,
                                   **BIN).fit(Xn, yn)
         assert none.boost_branch_ == "second-release"
-        assert none.boost_signal_["lower"] < lin.BOOST_SIGNAL_R2
+        assert none.boost_signal_["lower"] < boosting.BOOST_SIGNAL_R2
 
 
 @pytest.mark.parametrize("gate", ["open", "closed"])
 def test_one_charge_of_epsilon_before_any_draw(monkeypatch, gaussian_releases, gate):
     X, y = binary_table(800, slope=1.0)  # weak signal: §4e falls back at this ε
-    monkeypatch.setattr(lin, "BOOST_SIGNAL_R2", -1.0 if gate == "open" else 1.0)
+    monkeypatch.setattr(boosting, "BOOST_SIGNAL_R2", -1.0 if gate == "open" else 1.0)
     draws = gaussian_releases
     small = Accountant(epsilon=1.5, delta=1e-5)
     with pytest.raises(BudgetExceededError):

@@ -10,7 +10,7 @@ import pytest
 from matrixdp.errors import InvalidParameterError
 from matrixdp.models._moments import (balanced_constant, plan_second_moment, release_second_moment,
                                       task_shares)
-from matrixdp.models.linear import regression_task
+from matrixdp.models.joint_release import regression_task
 
 
 def _regression_case(n=300):

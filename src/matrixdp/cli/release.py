@@ -538,7 +538,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
 def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, keeper, args,
                     names, target, project):
     from ..models import DPLinearRegression, DPRidge
-    from ..models.linear import PROJECTION_UNITS
+    from ..models.normal_equations import PROJECTION_UNITS
 
     common = dict(epsilon=epsilon, delta=delta, bounds_X=(lower, upper), bounds_y=(ylo, yhi),
                   noise=noise, random_state=rng, accountant=keeper,

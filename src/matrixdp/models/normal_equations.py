@@ -1,0 +1,235 @@
+"""The noise-aware solve of released normal equations (``docs/regression.md`` §3).
+
+The released second-moment sums are projected onto their public feasible set (in the noise's own
+metric by default: :data:`PROJECTION_UNITS`) and solved with the adaptive ridge that lifts the
+released Gram's smallest eigenvalue to the noise's edge (:func:`solve_released_normal_equations`).
+Post-processing only: no budget, no randomness. Used by :mod:`matrixdp.models.linear`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InvalidParameterError
+
+#: Units of the Frobenius norm in which the release is projected before the solve: the noise's
+#: own metric (``projection_units``), where the projection is the constrained least-squares fit
+#: of the released sums weighted by their public noise, and the metric the adaptive ridge reads
+#: the noise in. The original units (the previous default) made the test error worse than no
+#: projection by up to 5% on wdbc, lending_club and ctg (results/projection_regression.md).
+PROJECTION_UNITS = "noise"
+
+
+def pinned_coordinates(task) -> np.ndarray:
+    """The coordinates whose public box is the single point 0: a public constant column
+    (``lower == upper``) in the centred task, whose second moments are 0 for every record
+    whatever ``n`` is. Public (bounds only)."""
+    return (np.asarray(task.lower) == 0) & (np.asarray(task.upper) == 0)
+
+
+def feasible_moments(G, task, scale, unit=None):
+    """The nearest matrix of second-moment sums the public boxes allow: PSD, and with a public
+    ``n`` every entry within ``n ×`` its corner-product range (:func:`matrixdp.feasible.project_psd_box`).
+
+    Nearest in the Frobenius norm of ``G / (unit unitᵀ)`` (``unit=None``: the original units);
+    a congruence by a positive diagonal maps the feasible set onto the feasible set of the
+    rescaled coordinates, so any ``unit`` gives a projection onto the same set, and the release
+    never moves away from the true sums *in that norm*. Post-processing (public inputs only)."""
+    from ..feasible import project_psd, project_psd_box, second_moment_entry_bounds
+
+    u = np.ones(G.shape[0]) if unit is None else np.asarray(unit, dtype=np.float64)
+    uu = np.outer(u, u)
+    if task.n_samples is None:  # add-remove: n is private, only the cone is public ...
+        # ... and the rows of a coordinate whose public box is the single point 0 (a public
+        # constant column, centred): its sums are 0 whatever n is. The PSD cone with those rows
+        # fixed at 0 is the cone of the other block, so the projection zeroes them first.
+        pinned = pinned_coordinates(task)
+        G = np.where(pinned[:, None] | pinned[None, :], 0.0, G)
+        return project_psd(G / uu) * uu
+    lo, hi = second_moment_entry_bounds(task.lower, task.upper)
+    out = project_psd_box(G / uu, lo * scale / uu, hi * scale / uu, tol=1e-7, max_iter=200) * uu
+    return 0.5 * (out + out.T)
+
+
+def projection_units(kind, task, noise_sd):
+    """The public per-coordinate units of the projection's norm (``None``: original units).
+
+    ``"noise"``: ``sqrt(s_i)``, ``s_i`` the public noise std of the diagonal sum ``i`` (the metric
+    in which the adaptive ridge measures the noise, so the projection and the solve use one
+    norm); ``"half-width"``: the public half-widths (and ``t``); ``"original"``: none."""
+    if kind == "original":
+        return None
+    if kind == "half-width":
+        lo, hi = np.asarray(task.lower, float), np.asarray(task.upper, float)
+        h = 0.5 * (hi - lo)
+        h = np.where(h > 0, h, np.maximum(np.abs(lo), np.abs(hi)))
+        return np.where(h > 0, h, 1.0)
+    if kind == "noise":
+        u = np.sqrt(np.maximum(np.asarray(noise_sd, dtype=np.float64), 0.0))
+        return np.where(u > 0, u, 1.0) if np.any(u > 0) else None
+    raise InvalidParameterError("projection", "must be 'noise', 'half-width' or 'original'")
+
+
+def target_mean_informative(entry_variance, task, t) -> bool:
+    """Whether a replace-one release places the target's mean within its public box: the public
+    noise standard deviation of the released mean of ``y - c_y`` (entry ``(y, t)`` of the
+    released ``(1/n)ΣzzT``, divided by ``t``) is below the target's public half-width. Public
+    inputs only (the allocation's noise, the bounds); no data."""
+    d = task.lower.size - 2
+    ev = np.asarray(entry_variance, dtype=np.float64)
+    half = 0.5 * float(task.upper[d] - task.lower[d])
+    return t > 0 and math.sqrt(max(float(ev[d, d + 1]), 0.0)) / t < half
+
+
+def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.0, shrink=1.0,
+                  projection=PROJECTION_UNITS, lift_from="projected", lift_intercept=None,
+                  return_normal=False):
+    """Coefficients (in the task's centred coordinates) from released second-moment sums ``G``.
+
+    Post-processing only: optionally projects ``G`` onto its public feasible set in the norm of
+    ``projection`` (``None``: no projection), pins the public ``Σ t² = n t²`` and solves with the
+    adaptive ridge (:func:`solve_released_normal_equations`), whose lift is measured on the
+    projected matrix (``lift_from="projected"``) or on the raw release (``"raw"``).
+
+    ``lift_intercept``: whether the adaptive ridge also lifts the constant coordinate (shrinks
+    the intercept towards the centre of the target's box). ``None`` (default): only where the
+    constant's row carries no usable information, decided from public quantities: under
+    add-remove (``n`` private, its diagonal ``Σ t²`` is noisy), or where the public noise
+    standard deviation of the released mean of the target is at least the target's public
+    half-width (the release cannot place the mean within its box). Otherwise the intercept is
+    not penalised, as in ordinary ridge regression (``docs/regression.md`` §3). ``True`` is the
+    previous rule (kept for ``experiments/regression_liver_low_eps.py``).
+
+    Returns
+    -------
+    (beta, lam), or (beta, lam, M) with ``return_normal``: ``M`` the matrix the solve inverted
+    """
+    d = G.shape[0] - (2 if fit_intercept else 1)
+    replace_one = task.n_samples is not None
+    scale = float(n) if replace_one else 1.0
+    noise_sd = np.sqrt(np.diag(np.asarray(entry_variance, dtype=np.float64))) * scale
+    G_raw = np.asarray(G, dtype=np.float64)
+    if projection is not None:
+        G = feasible_moments(G_raw, task, scale, projection_units(projection, task, noise_sd))
+        # a public constant feature at its centre (box [0, 0] in the centred task): the
+        # projection fixed its rows at 0, so its coefficient is 0 and it is left out of the
+        # solve (its zero diagonal would otherwise set the adaptive ridge's λ_min for every
+        # other feature)
+        pinned = pinned_coordinates(task)[:d]
+    else:
+        G = G_raw
+        pinned = np.zeros(d, dtype=bool)
+    features = [j for j in range(d) if not pinned[j]]
+    idx = features + ([d + 1] if fit_intercept else [])
+
+    def normal(M):
+        A = M[np.ix_(idx, idx)].copy()
+        if fit_intercept and replace_one:
+            A[-1, -1] = n * t * t  # Σ t² = n t² is public: no need for its noisy value
+        return A
+
+    A = normal(G)
+    b = G[idx, d]
+    lift = None if lift_from == "projected" else normal(G_raw)
+    if lift_intercept is None:
+        lift_intercept = not replace_one or (fit_intercept and not target_mean_informative(
+            entry_variance, task, t))
+    m = len(features)
+    n_lifted = m if fit_intercept and not lift_intercept else None
+    out = solve_released_normal_equations(A, b, noise_sd[idx], alpha=alpha, n_penalised=m,
+                                          shrink=shrink, lift_matrix=lift, n_lifted=n_lifted,
+                                          return_normal=return_normal)
+    if m == d:
+        return out
+    # back to every coordinate: the pinned coefficients are 0; the inverted matrix gets an
+    # identity block there (decoupled, so no other coefficient's noise is changed)
+    full = np.array(features + ([d] if fit_intercept else []))
+    k = d + (1 if fit_intercept else 0)
+    beta = np.zeros(k)
+    beta[full] = out[0]
+    if not return_normal:
+        return beta, out[1]
+    M = np.eye(k)
+    M[np.ix_(full, full)] = out[2]
+    return beta, out[1], M
+
+
+def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_penalised=None,
+                                    shrink: float = 1.0, lift_matrix=None, n_lifted=None,
+                                    return_normal=False):
+    r"""Solve ``(Â + αI + λD) β = b̂`` on released sums, ``λ >= 0`` set from the released matrix.
+
+    Post-processing of the release (no budget). ``Â`` is the released (noisy, symmetric) ``XᵀX``
+    block, ``noise_sd`` the public standard deviations ``s_i`` of its diagonal noise entries; the
+    noise is ``E = D^{1/2} W D^{1/2}`` with ``D = diag(s)`` and ``W`` a symmetric matrix of unit-scale
+    entries (off-diagonal variance 1/2), whose spectral norm is ``≈ √(2k)`` (semicircle edge).
+
+    1. The user's ridge ``α`` is added to the first ``n_penalised`` diagonal entries before the
+       lift (the intercept's constant coordinate is not penalised by ``α``). Whatever repair
+       preceded (the feasible projection clips negative eigenvalues), step 2 lifts every
+       direction to the noise edge, so no noise is ever divided by ``α`` (the old order, clip
+       and then add ``α``, did exactly that).
+    2. In the noise's own metric, ``Ã = D^{-1/2}(Â + αI)D^{-1/2}``, the smallest eigenvalue is
+       lifted to ``shrink·√(2k)`` (the noise's edge) by ``λ = max(0, shrink·√(2k) - λ_min(Ã))``.
+       Directions where the data are weaker than the noise are shrunk instead of being solved
+       with a noise-over-noise ratio, which does not fall with ε (the bias of a plain solve
+       after a PSD repair, issue #24); when the released Gram is well above the noise, ``λ = 0``
+       and the solve is ordinary least squares on the release. The constant coordinate is lifted
+       only where the caller asks (``n_lifted=None``: every coordinate is lifted).
+    3. ``n_lifted = m``: only the first ``m`` coordinates (the features) are lifted; the rest
+       (the constant coordinate, whose diagonal ``n t²`` is exact when ``n`` is public) are
+       not penalised, as the intercept of ordinary ridge regression. ``λ_min`` is then that of
+       the features' Gram centred by the released means (the Schur complement of the unlifted
+       block, ``C = A_ff - A_fr A_rr⁻¹ A_rf``) in the noise metric: the matrix the feature
+       coefficients are solved against. Lifting the constant too shrinks the prediction at the
+       centre of the feature box towards the centre of the target range, a bias of the size
+       of ``|mean(y) - c_y|`` that is large for a skewed target (liver at ε = 0.3: 4.33 against
+       3.13 unpenalised; ``results/regression_liver_low_eps.md``).
+
+    This is the adaptive ridge of AdaSSP [1]_ with its private ``λ_min`` replaced by the
+    ``λ_min`` of the release itself (free, since it is post-processing), in the noise's metric.
+    ``lift_matrix`` (same shape as ``A``, e.g. the unprojected release): measure ``λ_min`` on it
+    instead of on ``A``.
+
+    Returns
+    -------
+    (beta, lam) : (ndarray, float)
+        With ``return_normal``, also the matrix ``Â + αI + λD`` the solve inverted.
+
+    References
+    ----------
+    .. [1] Y.-X. Wang, "Revisiting differentially private linear regression: optimal and adaptive
+       prediction & estimation in unbounded domain", UAI 2018.
+    .. [2] matrixdp, ``docs/regression.md``.
+    """
+    A = 0.5 * (A + A.T)
+    k = A.shape[0]
+    m = k if n_penalised is None else int(n_penalised)
+    if alpha > 0:
+        A[np.arange(m), np.arange(m)] += alpha
+    s = np.sqrt(np.maximum(np.asarray(noise_sd, dtype=np.float64), 0.0))
+    lam = 0.0
+    f = k if n_lifted is None else int(n_lifted)  # the first f coordinates are lifted
+    if shrink > 0 and np.all(s > 0):
+        L = A if lift_matrix is None else 0.5 * (lift_matrix + lift_matrix.T)
+        if lift_matrix is not None and alpha > 0:
+            L = L.copy()
+            L[np.arange(m), np.arange(m)] += alpha
+        if f < k:  # the features' Gram centred by the unlifted (constant) block: Schur complement
+            L_rr = L[f:, f:]
+            if np.all(np.linalg.eigvalsh(0.5 * (L_rr + L_rr.T)) > 0):
+                L = L[:f, :f] - L[:f, f:] @ np.linalg.solve(L_rr, L[f:, :f])
+            else:  # pragma: no cover - the constant's diagonal n t² > 0 is pinned by the caller
+                f = k
+        sf = s[:f]
+        white = L / np.outer(sf, sf)
+        edge = shrink * math.sqrt(2.0 * k)
+        lam = max(0.0, edge - float(np.linalg.eigvalsh(0.5 * (white + white.T))[0]))
+        if lam > 0:
+            lift = np.zeros(k)
+            lift[:f] = lam * sf * sf
+            A = A + np.diag(lift)
+    beta = np.linalg.lstsq(A, b, rcond=None)[0]
+    return (beta, lam, A) if return_normal else (beta, lam)
