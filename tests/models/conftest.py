@@ -74,3 +74,31 @@ def gaussian_releases(monkeypatch) -> GaussianReleases:
 
     monkeypatch.setattr(GaussianMechanism, "release", spy)
     return log
+
+
+class BoostTables:
+    """The synthetic tables of the boosting-branch tests (test_boosting.py,
+    test_linear_ls_fallback.py, test_linear_ls_signal.py): the same tables, draw for draw, as
+    the per-file helpers they replace."""
+
+    @staticmethod
+    def binary(n=1500, seed=0, d=4, slope=4.0):
+        """A 0/1 target from a logistic model with weights ``linspace(slope, -slope, d)``
+        (population R² ≈ 0.4 at the default slope): residuals near ±1/2, far above
+        τ₀ = h_y/4, so §4e falls back."""
+        rng = np.random.default_rng(seed)
+        X = rng.uniform(-1, 1, (n, d))
+        p = 1.0 / (1.0 + np.exp(-(X @ np.linspace(slope, -slope, d))))
+        return X, (rng.uniform(size=n) < p).astype(float)
+
+    @staticmethod
+    def smooth(n=1500, seed=1, d=4):
+        """A continuous target in [0, 1] with small residuals (§4e runs its rounds)."""
+        rng = np.random.default_rng(seed)
+        X = rng.uniform(-1, 1, (n, d))
+        return X, np.clip(0.5 + 0.1 * X @ np.ones(d) + 0.01 * rng.standard_normal(n), 0, 1)
+
+
+@pytest.fixture
+def boost_tables() -> type[BoostTables]:
+    return BoostTables

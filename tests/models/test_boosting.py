@@ -17,14 +17,6 @@ from matrixdp.models.boosting import (BOOST_COUNTS, boost_unit_widths, boosted_c
 from matrixdp.models.joint_release import regression_task
 
 
-def binary_table(n, seed, d=4, slope=4.0):
-    """A 0/1 target from a logistic model with a strong signal (the tables of the ls-signal tests)."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, d))
-    p = 1.0 / (1.0 + np.exp(-(X @ np.linspace(slope, -slope, d))))
-    return X, (rng.uniform(size=n) < p).astype(float)
-
-
 def test_boosted_covariance_closed_forms():
     """K = 0 (an exact solve): only the last round's noise is left; K = I (no contraction): the
     start's covariance and every round's noise add up in the averaged iterate."""
@@ -199,8 +191,8 @@ def moments(X, y, intercept=True, t=0.7):
     return Z.T @ Z
 
 
-def test_released_r2_is_the_least_squares_r2_on_exact_moments():
-    X, y = binary_table(800, seed=7)
+def test_released_r2_is_the_least_squares_r2_on_exact_moments(boost_tables):
+    X, y = boost_tables.binary(800, seed=7)
     n, t = y.size, 0.7
     G = moments(X, y, t=t)
     A = np.column_stack([X, np.full(n, t)])
@@ -229,12 +221,12 @@ def test_released_r2_is_the_least_squares_r2_on_exact_moments():
 
 @pytest.mark.parametrize("count_released", [False, True])
 @pytest.mark.parametrize("factor,accept", [(1.0, True), (0.7, False), (1.3, False)])
-def test_the_delta_method_sd_matches_the_spread_of_the_released_r2(count_released, factor,
-                                                                   accept):
+def test_the_delta_method_sd_matches_the_spread_of_the_released_r2(boost_tables, count_released,
+                                                                   factor, accept):
     """Fixed β, symmetric noise with independent upper-triangle entries of the given variances:
     the spread of R̂² over 4000 draws is within ±10% of the delta-method sd (0.7×, 1.3× of it
     rejected). The noise is small against the moments, where the first-order form holds."""
-    X, y = binary_table(800, seed=7)
+    X, y = boost_tables.binary(800, seed=7)
     n, t = y.size, 0.7
     G = moments(X, y, t=t)
     A = np.column_stack([X, np.full(n, t)])

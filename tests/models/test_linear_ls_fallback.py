@@ -17,23 +17,8 @@ from matrixdp.models.joint_release import regression_task
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
 
-def binary_table(n=1500, seed=0, d=4):
-    """A 0/1 target: residuals near ±1/2, far above τ₀ = h_y/4 (§4e falls back)."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, d))
-    p = 1.0 / (1.0 + np.exp(-(X @ np.linspace(1.0, -1.0, d))))
-    return X, (rng.uniform(size=n) < p).astype(float)
-
-
-def smooth_table(n=1500, seed=1, d=4):
-    """A continuous target in [0, 1] with small residuals (§4e runs its rounds)."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, d))
-    return X, np.clip(0.5 + 0.1 * X @ np.ones(d) + 0.01 * rng.standard_normal(n), 0, 1)
-
-
-def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release():
-    X, y = binary_table(300)
+def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release(boost_tables):
+    X, y = boost_tables.binary(300, slope=1.0)
     with pytest.raises(InvalidParameterError, match="boost_clip"):
         DPLinearRegression(boost_rounds="ls-fallback", boost_clip=0.5, **BIN).fit(X, y)
     est = DPLinearRegression(boost_rounds="ls-fallback", level_share=0.3, random_state=0,
@@ -44,8 +29,8 @@ def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_the_rounds_branch_is_the_default_fit_bit_for_bit(seed):
-    X, y = smooth_table(seed=seed)
+def test_the_rounds_branch_is_the_default_fit_bit_for_bit(boost_tables, seed):
+    X, y = boost_tables.smooth(seed=seed)
     kw = dict(epsilon=3.0, random_state=seed, **BIN)
     auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
     new = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
@@ -55,8 +40,8 @@ def test_the_rounds_branch_is_the_default_fit_bit_for_bit(seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_the_fallback_branch_runs_the_least_squares_rounds(seed):
-    X, y = binary_table(seed=seed)
+def test_the_fallback_branch_runs_the_least_squares_rounds(boost_tables, seed):
+    X, y = boost_tables.binary(seed=seed, slope=1.0)
     kw = dict(epsilon=3.0, random_state=seed, **BIN)
     auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
     new = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
@@ -70,8 +55,8 @@ def test_the_fallback_branch_runs_the_least_squares_rounds(seed):
     np.testing.assert_array_equal(again.coef_, new.coef_)  # a seeded fit replays
 
 
-def test_one_charge_of_epsilon_before_any_draw(gaussian_releases):
-    X, y = binary_table(800)
+def test_one_charge_of_epsilon_before_any_draw(boost_tables, gaussian_releases):
+    X, y = boost_tables.binary(800, slope=1.0)
     draws = gaussian_releases
     small = Accountant(epsilon=1.5, delta=1e-5)
     with pytest.raises(BudgetExceededError):
@@ -88,11 +73,11 @@ def test_one_charge_of_epsilon_before_any_draw(gaussian_releases):
     assert len(draws) == 1 + BOOST_LS_ROUNDS  # the joint release and T_ls rounds
 
 
-def test_the_branch_is_a_function_of_the_release_only(joint_release):
+def test_the_branch_is_a_function_of_the_release_only(boost_tables, joint_release):
     """The smooth table's fit with the 0/1 table's joint release substituted takes the
     least-squares rounds (its own release takes §4e's rounds)."""
-    Xa, ya = binary_table(1500, seed=4)
-    Xb, yb = smooth_table(1500, seed=5)
+    Xa, ya = boost_tables.binary(1500, seed=4, slope=1.0)
+    Xb, yb = boost_tables.smooth(1500, seed=5)
     kw = dict(epsilon=3.0, boost_rounds="ls-fallback", random_state=2, **BIN)
     a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
     b = DPLinearRegression(**kw).fit(Xb, yb)
@@ -103,10 +88,11 @@ def test_the_branch_is_a_function_of_the_release_only(joint_release):
 
 
 @pytest.mark.parametrize("factor,accept", [(1.0, True), (1.3, False), (0.7, False)])
-def test_each_round_has_the_noise_of_its_count_and_clip(gaussian_releases, factor, accept):
+def test_each_round_has_the_noise_of_its_count_and_clip(boost_tables, gaussian_releases, factor,
+                                                        accept):
     """Every least-squares round's release has the planned σ of (T_ls, τ = h_y): pooled over 40
     fits × T_ls rounds × 5 coordinates, sd within ±10%; 0.7× and 1.3× rejected."""
-    X, y = binary_table(1000)
+    X, y = boost_tables.binary(1000, slope=1.0)
     eps = 2.0
     task = regression_task(np.full(4, -1.0), np.full(4, 1.0), 0.0, 1.0, 1000, True)[0]
     sigma = boosted_plan(task, eps, 1e-6, "auto", BOOST_LS_ROUNDS, 0.5, BOOST_JOINT_SHARE,

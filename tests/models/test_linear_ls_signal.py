@@ -19,26 +19,10 @@ from matrixdp.models.joint_release import regression_task
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
 
-def binary_table(n=1500, seed=0, d=4, slope=4.0):
-    """A 0/1 target with a strong signal (population R² ≈ 0.4 at the default slope):
-    residuals near ±1/2, far above τ₀ = h_y/4, so §4e falls back."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, d))
-    p = 1.0 / (1.0 + np.exp(-(X @ np.linspace(slope, -slope, d))))
-    return X, (rng.uniform(size=n) < p).astype(float)
-
-
 def noise_table(n=1500, seed=3, d=4):
     """A 0/1 target independent of the features: no signal (population R² = 0)."""
     rng = np.random.default_rng(seed)
     return rng.uniform(-1, 1, (n, d)), (rng.uniform(size=n) < 0.5).astype(float)
-
-
-def smooth_table(n=1500, seed=1, d=4):
-    """A continuous target in [0, 1] with small residuals (§4e runs its rounds)."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, d))
-    return X, np.clip(0.5 + 0.1 * X @ np.ones(d) + 0.01 * rng.standard_normal(n), 0, 1)
 
 
 def same_fit(a, b) -> bool:
@@ -48,8 +32,8 @@ def same_fit(a, b) -> bool:
 
 # ---- the estimator ----------------------------------------------------------------------------
 
-def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release():
-    X, y = binary_table(300)
+def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release(boost_tables):
+    X, y = boost_tables.binary(300)
     with pytest.raises(InvalidParameterError, match="boost_clip"):
         DPLinearRegression(boost_rounds="ls-signal", boost_clip=0.5, **BIN).fit(X, y)
     est = DPLinearRegression(boost_rounds="ls-signal", level_share=0.3, random_state=0,
@@ -61,8 +45,8 @@ def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_the_rounds_branch_is_the_default_fit_bit_for_bit(seed):
-    X, y = smooth_table(seed=seed)
+def test_the_rounds_branch_is_the_default_fit_bit_for_bit(boost_tables, seed):
+    X, y = boost_tables.smooth(seed=seed)
     kw = dict(epsilon=3.0, random_state=seed, **BIN)
     auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
     new = DPLinearRegression(boost_rounds="ls-signal", **kw).fit(X, y)
@@ -72,9 +56,9 @@ def test_the_rounds_branch_is_the_default_fit_bit_for_bit(seed):
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
 @pytest.mark.parametrize("seed", range(2))
-def test_gate_open_is_ls_fallback_and_gate_closed_is_auto_bit_for_bit(monkeypatch, relation,
-                                                                      seed):
-    X, y = binary_table(seed=seed)
+def test_gate_open_is_ls_fallback_and_gate_closed_is_auto_bit_for_bit(boost_tables, monkeypatch,
+                                                                      relation, seed):
+    X, y = boost_tables.binary(seed=seed)
     kw = dict(epsilon=3.0, random_state=seed, neighbouring=relation, **BIN)
     auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
     ls = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
@@ -90,10 +74,10 @@ def test_gate_open_is_ls_fallback_and_gate_closed_is_auto_bit_for_bit(monkeypatc
     assert closed.boost_signal_["lower"] < 1.0 <= closed.boost_signal_["upper"] + 1.0
 
 
-def test_the_committed_gate_follows_the_signal():
+def test_the_committed_gate_follows_the_signal(boost_tables):
     """At the committed r₀: a strong-signal 0/1 table takes the LS rounds at a large ε, a 0/1
     target independent of the features keeps the second release at every ε."""
-    X, y = binary_table(3000, seed=5)
+    X, y = boost_tables.binary(3000, seed=5)
     strong = DPLinearRegression(epsilon=10.0, boost_rounds="ls-signal", random_state=0,
                                 **BIN).fit(X, y)
     assert strong.boost_signal_["lower"] >= boosting.BOOST_SIGNAL_R2
@@ -107,8 +91,8 @@ def test_the_committed_gate_follows_the_signal():
 
 
 @pytest.mark.parametrize("gate", ["open", "closed"])
-def test_one_charge_of_epsilon_before_any_draw(monkeypatch, gaussian_releases, gate):
-    X, y = binary_table(800, slope=1.0)  # weak signal: §4e falls back at this ε
+def test_one_charge_of_epsilon_before_any_draw(boost_tables, monkeypatch, gaussian_releases, gate):
+    X, y = boost_tables.binary(800, slope=1.0)  # weak signal: §4e falls back at this ε
     monkeypatch.setattr(boosting, "BOOST_SIGNAL_R2", -1.0 if gate == "open" else 1.0)
     draws = gaussian_releases
     small = Accountant(epsilon=1.5, delta=1e-5)
@@ -130,10 +114,10 @@ def test_one_charge_of_epsilon_before_any_draw(monkeypatch, gaussian_releases, g
         assert len(draws) == 2  # the joint and the second release
 
 
-def test_the_gate_is_a_function_of_the_release_only(joint_release):
+def test_the_gate_is_a_function_of_the_release_only(boost_tables, joint_release):
     """The no-signal table's fit with the strong table's joint release substituted reads the
     strong table's R̂² and takes the LS rounds (its own release keeps the second release)."""
-    Xa, ya = binary_table(3000, seed=5)
+    Xa, ya = boost_tables.binary(3000, seed=5)
     Xb, yb = noise_table(3000)
     kw = dict(epsilon=10.0, boost_rounds="ls-signal", random_state=2, **BIN)
     a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
@@ -145,11 +129,12 @@ def test_the_gate_is_a_function_of_the_release_only(joint_release):
 
 
 @pytest.mark.parametrize("factor,accept", [(1.0, True), (1.3, False), (0.7, False)])
-def test_each_round_has_the_noise_of_its_count_and_clip(gaussian_releases, factor, accept):
+def test_each_round_has_the_noise_of_its_count_and_clip(boost_tables, gaussian_releases, factor,
+                                                        accept):
     """Where the gate opens, every least-squares round's release has the planned σ of
     (T_ls, τ = h_y): pooled over 40 fits × T_ls rounds × 5 coordinates, sd within ±10%; 0.7×
     and 1.3× rejected."""
-    X, y = binary_table(3000, seed=5)
+    X, y = boost_tables.binary(3000, seed=5)
     eps = 10.0
     task = regression_task(np.full(4, -1.0), np.full(4, 1.0), 0.0, 1.0, 3000, True)[0]
     sigma = boosted_plan(task, eps, 1e-6, "auto", BOOST_LS_ROUNDS, 0.5, BOOST_JOINT_SHARE,
