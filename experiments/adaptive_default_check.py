@@ -302,6 +302,54 @@ TABLES_TEXT = "The tables (chosen before the run" + __doc__.split(
     "The tables (chosen before the run")[1].split("Methods (same seeds")[0].rstrip()
 
 
+OK = {True: "**PASSED**", False: "**FAILED**"}
+
+
+def outcome_lines(r, planned: int) -> list[str]:
+    """The outcome lines of criteria (A)-(D), the same arithmetic in both checks' reports
+    (``r``: ``rule`` or ``rule2``'s result; ``planned``: the cells the check planned)."""
+
+    def name(x):
+        return f"{x['dataset']} ε = {x['epsilon']:g}"
+    return [f"- fresh cells: {r['n_cells']} of {planned}"
+            + ("" if r["complete"] else " (**incomplete run**: the rule cannot pass)"),
+            f"- (A) median over the fresh cells of adaptive / auto: {r['A']:.4f} "
+            f"(need ≤ 1.00): {OK[r['A_pass']]}",
+            f"- (B) cells with adaptive / auto > 1.2: {len(r['over12'])} (need ≤ 3)"
+            + (" — " + "; ".join(f"{name(x)} ({x['ad_auto']:.3g}×)" for x in r["over12"])
+               if r["over12"] else "")
+            + f"; > 2.0: {len(r['over2'])} (need 0): {OK[r['B_pass']]}",
+            f"- (C) fresh cells within 1.2× of best (min of auto, coinpress, iid unit box): "
+            f"adaptive {r['C_ad']}, auto {r['C_au']} (need adaptive ≥ auto): "
+            f"{OK[r['C_pass']]}",
+            f"- (D) the {r['D']['cells']} committed benchmark cells of "
+            f"`results/adaptive_covariance.csv` (50 trials; best of auto, coinpress): adaptive "
+            f"within 1.2× of best in {r['D']['adaptive']}, auto in {r['D']['auto']} (known "
+            f"before the run: 34 vs 28): {OK[r['D_pass']]}"]
+
+
+def cells_lines(cs, fresh) -> list[str]:
+    """The per-cell table of a check's report and its two summary lines (both checks)."""
+    lines = ["## Cells (fresh tables)", "",
+             "| table | n | d | ε | auto | adaptive | coinpress | iid unit box | adaptive / auto "
+             "| adaptive / best | auto / best | coinpress chosen |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for x in cs:
+        m = x["med"]
+        lines.append(f"| {x['dataset']} | {x['n']} | {x['d']} | {x['epsilon']:g} | "
+                     + " | ".join(uc.fmt(m[k]) for k in (AUTO, ADAPTIVE, COINPRESS, IID))
+                     + f" | {x['ad_auto']:.3g} | {x['ad_best']:.3g} | {x['auto_best']:.3g} | "
+                     f"{x['chosen']} |")
+    if fresh:
+        ra = np.array([x["ad_best"] for x in fresh])
+        ru = np.array([x["auto_best"] for x in fresh])
+        lines += ["", f"- max over the fresh cells of adaptive / best: {ra.max():.3g}×; of auto "
+                      f"/ best: {ru.max():.3g}×",
+                  f"- adaptive below auto (median) in {sum(x['ad_auto'] < 1 for x in fresh)} of "
+                  f"{len(fresh)} fresh cells"]
+    return lines
+
+
 def report2_lines(rows, args) -> list[str]:
     """The second check's report (task AD2)."""
     cs = cells(rows, TABLES2)
@@ -326,51 +374,15 @@ def report2_lines(rows, args) -> list[str]:
     if not rows:
         return lines + ["**Not run yet.**", ""]
     r = rule2(fresh)
-    ok = {True: "**PASSED**", False: "**FAILED**"}
-
-    def name(x):
-        return f"{x['dataset']} ε = {x['epsilon']:g}"
-    lines += ["## Outcome", "",
-              f"- fresh cells: {r['n_cells']} of {len(TABLES2) * len(EPSILONS)}"
-              + ("" if r["complete"] else " (**incomplete run**: the rule cannot pass)"),
-              f"- (A) median over the fresh cells of adaptive / auto: {r['A']:.4f} "
-              f"(need ≤ 1.00): {ok[r['A_pass']]}",
-              f"- (B) cells with adaptive / auto > 1.2: {len(r['over12'])} (need ≤ 3)"
-              + (" — " + "; ".join(f"{name(x)} ({x['ad_auto']:.3g}×)" for x in r["over12"])
-                 if r["over12"] else "")
-              + f"; > 2.0: {len(r['over2'])} (need 0): {ok[r['B_pass']]}",
-              f"- (C) fresh cells within 1.2× of best (min of auto, coinpress, iid unit box): "
-              f"adaptive {r['C_ad']}, auto {r['C_au']} (need adaptive ≥ auto): "
-              f"{ok[r['C_pass']]}",
-              f"- (D) the {r['D']['cells']} committed benchmark cells of "
-              f"`results/adaptive_covariance.csv` (50 trials; best of auto, coinpress): adaptive "
-              f"within 1.2× of best in {r['D']['adaptive']}, auto in {r['D']['auto']} (known "
-              f"before the run: 34 vs 28): {ok[r['D_pass']]}",
-              f"- (E) median over {r['E_cells']} cells (these {len(fresh)} and the "
+    lines += ["## Outcome", ""] + outcome_lines(r, len(TABLES2) * len(EPSILONS))
+    lines += [f"- (E) median over {r['E_cells']} cells (these {len(fresh)} and the "
               f"{r['E_replicate_cells']} of the first check's 400-trial replicate) of adaptive / "
-              f"auto: {r['E']:.4f} (need ≤ 1.00): {ok[r['E_pass']]}",
+              f"auto: {r['E']:.4f} (need ≤ 1.00): {OK[r['E_pass']]}",
               f"- **Outcome: the rule {'PASSES' if r['passes'] else 'FAILS'}**"
               + (": DPCovariance's default becomes the adaptive method where it applies."
                  if r["passes"] else ": no library change; the default stays "
                  "method='moments', noise='auto'."), ""]
-    lines += ["## Cells (fresh tables)", "",
-              "| table | n | d | ε | auto | adaptive | coinpress | iid unit box | adaptive / auto "
-              "| adaptive / best | auto / best | coinpress chosen |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for x in cs:
-        m = x["med"]
-        lines.append(f"| {x['dataset']} | {x['n']} | {x['d']} | {x['epsilon']:g} | "
-                     + " | ".join(uc.fmt(m[k]) for k in (AUTO, ADAPTIVE, COINPRESS, IID))
-                     + f" | {x['ad_auto']:.3g} | {x['ad_best']:.3g} | {x['auto_best']:.3g} | "
-                     f"{x['chosen']} |")
-    if fresh:
-        ra = np.array([x["ad_best"] for x in fresh])
-        ru = np.array([x["auto_best"] for x in fresh])
-        lines += ["", f"- max over the fresh cells of adaptive / best: {ra.max():.3g}×; of auto "
-                      f"/ best: {ru.max():.3g}×",
-                  f"- adaptive below auto (median) in {sum(x['ad_auto'] < 1 for x in fresh)} of "
-                  f"{len(fresh)} fresh cells"]
-    return lines + [""]
+    return lines + cells_lines(cs, fresh) + [""]
 
 
 def report_lines(rows, args) -> list[str]:
@@ -401,27 +413,8 @@ def report_lines(rows, args) -> list[str]:
     if not rows:
         return lines + ["**Not run yet.**", ""]
     r = rule(fresh)
-    ok = {True: "**PASSED**", False: "**FAILED**"}
-
-    def name(x):
-        return f"{x['dataset']} ε = {x['epsilon']:g}"
-    lines += ["## Outcome", "",
-              f"- fresh cells: {r['n_cells']} of {len(TABLES) * len(EPSILONS)}"
-              + ("" if r["complete"] else " (**incomplete run**: the rule cannot pass)"),
-              f"- (A) median over the fresh cells of adaptive / auto: {r['A']:.4f} "
-              f"(need ≤ 1.00): {ok[r['A_pass']]}",
-              f"- (B) cells with adaptive / auto > 1.2: {len(r['over12'])} (need ≤ 3)"
-              + (" — " + "; ".join(f"{name(x)} ({x['ad_auto']:.3g}×)" for x in r["over12"])
-                 if r["over12"] else "")
-              + f"; > 2.0: {len(r['over2'])} (need 0): {ok[r['B_pass']]}",
-              f"- (C) fresh cells within 1.2× of best (min of auto, coinpress, iid unit box): "
-              f"adaptive {r['C_ad']}, auto {r['C_au']} (need adaptive ≥ auto): "
-              f"{ok[r['C_pass']]}",
-              f"- (D) the {r['D']['cells']} committed benchmark cells of "
-              f"`results/adaptive_covariance.csv` (50 trials; best of auto, coinpress): adaptive "
-              f"within 1.2× of best in {r['D']['adaptive']}, auto in {r['D']['auto']} (known "
-              f"before the run: 34 vs 28): {ok[r['D_pass']]}",
-              (f"- **Not the rule's outcome** (that is the deciding run's, "
+    lines += ["## Outcome", ""] + outcome_lines(r, len(TABLES) * len(EPSILONS))
+    lines += [(f"- **Not the rule's outcome** (that is the deciding run's, "
                "`results/adaptive_default_check.md`: the rule FAILS): the same arithmetic on "
                f"these trials {'would pass' if r['passes'] else 'would fail'}."
                if getattr(args, "replicate", False) else
@@ -429,24 +422,7 @@ def report_lines(rows, args) -> list[str]:
                + (": DPCovariance's default becomes the adaptive method where it applies."
                   if r["passes"] else ": no library change; the default stays "
                   "method='moments', noise='auto'.")), ""]
-    lines += ["## Cells (fresh tables)", "",
-              "| table | n | d | ε | auto | adaptive | coinpress | iid unit box | adaptive / auto "
-              "| adaptive / best | auto / best | coinpress chosen |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for x in cs:
-        m = x["med"]
-        lines.append(f"| {x['dataset']} | {x['n']} | {x['d']} | {x['epsilon']:g} | "
-                     + " | ".join(uc.fmt(m[k]) for k in (AUTO, ADAPTIVE, COINPRESS, IID))
-                     + f" | {x['ad_auto']:.3g} | {x['ad_best']:.3g} | {x['auto_best']:.3g} | "
-                     f"{x['chosen']} |")
-    if fresh:
-        ra = np.array([x["ad_best"] for x in fresh])
-        ru = np.array([x["auto_best"] for x in fresh])
-        lines += ["", f"- max over the fresh cells of adaptive / best: {ra.max():.3g}×; of auto "
-                      f"/ best: {ru.max():.3g}×",
-                  f"- adaptive below auto (median) in {sum(x['ad_auto'] < 1 for x in fresh)} of "
-                  f"{len(fresh)} fresh cells"]
-    return lines + [""]
+    return lines + cells_lines(cs, fresh) + [""]
 
 
 def write(rows, args) -> Path:
