@@ -156,28 +156,57 @@ def top_k(cov, k):
 _options = uc.adaptive_options
 
 
-def fitter(method, t, eps, k):
-    """``seed -> (components, adaptive choice or None)``."""
-    from matrixdp.models import DPCovariance, DPPCA
+def unit_box_fitter(t, eps, k):
+    """``seed -> (components, None)``: ``DPCovariance(noise="iid")`` on the data mapped to the
+    unit box, mapped back, top-k eigenvectors (the ``iid, unit box`` peer; also used by
+    ``adaptive_pca_first_pca.py``)."""
+    from matrixdp.models import DPCovariance
 
     lo, hi, X = t.lo, t.hi, t.X
-    if method == UNIT:
-        w = hi - lo
-        Xu = (X - lo) / w
-        return lambda s: (top_k(w[:, None] * DPCovariance(
-            epsilon=eps, delta=uc.DELTA, bounds=(0.0, 1.0), noise="iid",
-            random_state=s).fit(Xu).covariance_ * w, k), None)
-    kw = {AUTO: {}, CP: {"method": "coinpress"}}.get(method, {"method": "adaptive"})
-    opts = {OLD: {"ranking": "pca-loss", "bias": "bound"},
-            NEW: {"ranking": "pca-loss", "bias": "model"}}.get(method)
+    w = hi - lo
+    Xu = (X - lo) / w
+    return lambda s: (top_k(w[:, None] * DPCovariance(
+        epsilon=eps, delta=uc.DELTA, bounds=(0.0, 1.0), noise="iid",
+        random_state=s).fit(Xu).covariance_ * w, k), None)
+
+
+def dppca_fitter(t, eps, k, kw, opts=None):
+    """``seed -> (components, adaptive choice or None)``: ``DPPCA(**kw)`` on the table's public
+    bounds, inside ``uc.adaptive_options(**opts)`` where ``opts`` is given (also used by
+    ``adaptive_pca_first_pca.py`` and ``adaptive_pca_first_look.py``)."""
+    from matrixdp.models import DPPCA
 
     def fit(s):
         ctx = _options(**opts) if opts else contextlib.nullcontext()
         with ctx:
-            est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
-                        random_state=s, **kw).fit(X)
+            est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
+                        random_state=s, **kw).fit(t.X)
         return est.components_, getattr(est, "adaptive_choice_", None)
     return fit
+
+
+def fitter(method, t, eps, k):
+    """``seed -> (components, adaptive choice or None)``."""
+    if method == UNIT:
+        return unit_box_fitter(t, eps, k)
+    kw = {AUTO: {}, CP: {"method": "coinpress"}}.get(method, {"method": "adaptive"})
+    opts = {OLD: {"ranking": "pca-loss", "bias": "bound"},
+            NEW: {"ranking": "pca-loss", "bias": "model"}}.get(method)
+    return dppca_fitter(t, eps, k, kw, opts)
+
+
+def pca_tasks(datasets, ks, loader):
+    """``(name, table, exact covariance, k, best)`` per table and ``k < d`` (``best``: the sum of
+    the top-k eigenvalues the deficit is measured against); also used by
+    ``adaptive_pca_first_pca.py`` and ``adaptive_pca_first_look.py``."""
+    for ds in datasets:
+        t = loader(ds)
+        C = np.cov(t.X.T, bias=True)
+        lam = np.sort(np.linalg.eigvalsh(C))[::-1]
+        for k in ks:
+            if k >= t.d:
+                continue
+            yield ds, t, C, k, float(lam[:k].sum())
 
 
 def run(args) -> list[dict]:

@@ -46,7 +46,6 @@ adult, digits, anes96; both discarded, the library was not changed).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import shlex
 import sys
@@ -166,12 +165,8 @@ def optimised_combination(task, V1, base, loss):
     return min(L0, loss(1.0 / (P1 + 1.0 / p.entry_variance)))
 
 
-_options = uc.adaptive_options
-
-
 def fitter(method, t, eps, k):
     from matrixdp.calibration.gaussian import gaussian_epsilon, max_gaussian_shift
-    from matrixdp.models import DPPCA
 
     mu = max_gaussian_shift(eps, uc.DELTA)
     e = {AUTO97: gaussian_epsilon(uc.DELTA, 1.0, math.sqrt(0.97) * mu),
@@ -179,42 +174,29 @@ def fitter(method, t, eps, k):
     opts = {FORCED: {"branch": "moments"},
             FORCED_PCA: {"branch": "moments", "first_kind": "pca"}, **EXTRA}.get(method)
     kw = {} if method in (AUTO, AUTO97, AUTO75) else {"method": "adaptive"}
-
-    def fit(s):
-        ctx = _options(**opts) if opts else contextlib.nullcontext()
-        with ctx:
-            est = DPPCA(n_components=k, epsilon=e, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                        random_state=s, **kw).fit(t.X)
-        return est.components_, getattr(est, "adaptive_choice_", None)
-    return fit
+    return ap.dppca_fitter(t, e, k, kw, opts)
 
 
 def run(args):
     rows, pub = [], []
-    for ds in args.datasets:
-        t = ap.load(ds, args.data_home)
-        C = np.cov(t.X.T, bias=True)
-        lam = np.sort(np.linalg.eigvalsh(C))[::-1]
-        for k in args.ks:
-            if k >= t.d:
-                continue
-            best = float(lam[:k].sum())
-            for eps in args.epsilons:
-                p = public_losses(t, eps, k)
-                pub.append({"dataset": ds, "k": k, "epsilon": eps, **p})
-                for m in args.methods:
-                    fit = fitter(m, t, eps, k)
-                    choices = []
+    for ds, t, C, k, best in ap.pca_tasks(args.datasets, args.ks,
+                                          lambda ds: ap.load(ds, args.data_home)):
+        for eps in args.epsilons:
+            p = public_losses(t, eps, k)
+            pub.append({"dataset": ds, "k": k, "epsilon": eps, **p})
+            for m in args.methods:
+                fit = fitter(m, t, eps, k)
+                choices = []
 
-                    score = uc.deficit_scorer(fit, C, best, choices)
-                    values, _ = uc.run_cell(score, args.trials, args.seed, None)
-                    cp = [c for c in choices if c is not None]
-                    rows.append({"dataset": ds, "k": k, "epsilon": eps, "method": m,
-                                 "median": float(np.median(values)),
-                                 "mean": float(np.mean(values)), "trials": len(values),
-                                 "coinpress_chosen": sum(c == "coinpress" for c in cp)
-                                 if cp else ""})
-                print(f"  {ds} k={k} eps={eps:g} done", flush=True)
+                score = uc.deficit_scorer(fit, C, best, choices)
+                values, _ = uc.run_cell(score, args.trials, args.seed, None)
+                cp = [c for c in choices if c is not None]
+                rows.append({"dataset": ds, "k": k, "epsilon": eps, "method": m,
+                             "median": float(np.median(values)),
+                             "mean": float(np.mean(values)), "trials": len(values),
+                             "coinpress_chosen": sum(c == "coinpress" for c in cp)
+                             if cp else ""})
+            print(f"  {ds} k={k} eps={eps:g} done", flush=True)
     return rows, pub
 
 

@@ -64,7 +64,6 @@ and fewer than 6 usable numeric columns). Garch has d = 6: k = 2 only. 55 cells.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import sys
 import time
@@ -75,7 +74,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
-from adaptive_pca import load as load_table, top_k  # noqa: E402
+from adaptive_pca import dppca_fitter, pca_tasks, unit_box_fitter  # noqa: E402
+from adaptive_pca import load as load_table  # noqa: E402
 
 NAME = "adaptive_pca_first_pca"
 ADA = "adaptive"
@@ -113,55 +113,33 @@ CHECK_NAME = NAME + "_check"
 
 def fitter(method, t, eps, k):
     """``seed -> (components, adaptive choice or None)``."""
-    from matrixdp.models import DPCovariance, DPPCA
-
-    lo, hi, X = t.lo, t.hi, t.X
     if method == UNIT:
-        w = hi - lo
-        Xu = (X - lo) / w
-        return lambda s: (top_k(w[:, None] * DPCovariance(
-            epsilon=eps, delta=uc.DELTA, bounds=(0.0, 1.0), noise="iid",
-            random_state=s).fit(Xu).covariance_ * w, k), None)
+        return unit_box_fitter(t, eps, k)
     kw = {AUTO: {}, CP: {"method": "coinpress"}, ADA: {"method": "adaptive"},
           PCA1: {"method": "adaptive", "adaptive_first": "pca"},
           PCA2: {"method": "adaptive", "adaptive_first": "pca"}}[method]
-    opts = {PCA2: {"first_share": 0.15}}.get(method)
-
-    def fit(s):
-        ctx = uc.adaptive_options(**opts) if opts else contextlib.nullcontext()
-        with ctx:
-            est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
-                        random_state=s, **kw).fit(X)
-        return est.components_, getattr(est, "adaptive_choice_", None)
-    return fit
+    return dppca_fitter(t, eps, k, kw, {PCA2: {"first_share": 0.15}}.get(method))
 
 
 def run(args, datasets, loader) -> list[dict]:
     rows = []
-    for ds in datasets:
-        t = loader(ds)
-        C = np.cov(t.X.T, bias=True)
-        lam = np.sort(np.linalg.eigvalsh(C))[::-1]
-        for k in args.ks:
-            if k >= t.d:
-                continue
-            best = float(lam[:k].sum())
-            for eps in args.epsilons:
-                t0 = time.perf_counter()
-                for m in args.methods:
-                    choices = []
-                    score = uc.deficit_scorer(fitter(m, t, eps, k), C, best, choices)
-                    values, times = uc.run_cell(score, args.trials, args.seed, None)
-                    med, q25, q75 = uc.quantiles(values)
-                    cp = [c for c in choices if c is not None]
-                    rows.append({"dataset": ds, "n": t.n, "d": t.d, "task": f"pca k={k}",
-                                 "epsilon": eps, "method": m, "median": med, "q25": q25,
-                                 "q75": q75, "trials": len(values),
-                                 "median_fit_seconds": float(np.median(times)),
-                                 "coinpress_chosen": (f"{sum(c == 'coinpress' for c in cp)}/"
-                                                      f"{len(cp)}") if cp else ""})
-                print(f"  {ds} k = {k} ε = {eps:g} done ({time.perf_counter() - t0:.1f} s)",
-                      flush=True)
+    for ds, t, C, k, best in pca_tasks(datasets, args.ks, loader):
+        for eps in args.epsilons:
+            t0 = time.perf_counter()
+            for m in args.methods:
+                choices = []
+                score = uc.deficit_scorer(fitter(m, t, eps, k), C, best, choices)
+                values, times = uc.run_cell(score, args.trials, args.seed, None)
+                med, q25, q75 = uc.quantiles(values)
+                cp = [c for c in choices if c is not None]
+                rows.append({"dataset": ds, "n": t.n, "d": t.d, "task": f"pca k={k}",
+                             "epsilon": eps, "method": m, "median": med, "q25": q25,
+                             "q75": q75, "trials": len(values),
+                             "median_fit_seconds": float(np.median(times)),
+                             "coinpress_chosen": (f"{sum(c == 'coinpress' for c in cp)}/"
+                                                  f"{len(cp)}") if cp else ""})
+            print(f"  {ds} k = {k} ε = {eps:g} done ({time.perf_counter() - t0:.1f} s)",
+                  flush=True)
     return rows
 
 
