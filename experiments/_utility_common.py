@@ -542,6 +542,15 @@ def write_rows(path: Path, rows: list[dict], fields=None) -> None:
         w.writerows(rows)
 
 
+def write_rows_read_back(path: Path, rows: list[dict]) -> list[dict]:
+    """``rows`` as a CSV whose header is every key of any row (first-seen order), and the rows
+    as read back from it (strings): a report built from them is the one a ``--report`` rerun
+    from the CSV writes."""
+    write_rows(path, rows, list(dict.fromkeys(k for r in rows for k in r)))
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
 def cell_medians(rows: list[dict], keys) -> tuple[list, dict, dict]:
     """Per (dataset, ε) cell, in the rows' order: ``(cells, rows of each cell, {cell: {key:
     median of the key over the cell's rows}})`` (rows of one trial each, numeric keys)."""

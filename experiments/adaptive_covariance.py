@@ -519,14 +519,8 @@ def table_lines(rows, task_prefix, title):
 def write(rows, args) -> Path:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    fields = list(dict.fromkeys(k for r in rows for k in r))
-    with open(out / f"{NAME}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields)
-        w.writeheader()
-        w.writerows(rows)
     # the report is built from the CSV as written (the same text as ``--report``)
-    with open(out / f"{NAME}.csv", newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = uc.write_rows_read_back(out / f"{NAME}.csv", rows)
     done = sorted({r["dataset"] for r in rows})
     missing = [ds for ds in TUNED + HELD_OUT + SEEN_R3 + NEVER_SEEN if ds not in done]
     partial = [] if not missing else [

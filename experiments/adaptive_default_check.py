@@ -430,13 +430,7 @@ def write(rows, args) -> Path:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if rows:
-        fields = list(dict.fromkeys(k for r in rows for k in r))
-        with open(out / f"{name}.csv", "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=fields)
-            w.writeheader()
-            w.writerows(rows)
-        with open(out / f"{name}.csv", newline="") as fh:
-            rows = list(csv.DictReader(fh))
+        rows = uc.write_rows_read_back(out / f"{name}.csv", rows)
     path = out / f"{name}.md"
     path.write_text("\n".join(report_lines(rows, args)))
     return path
