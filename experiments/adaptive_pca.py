@@ -209,6 +209,21 @@ def pca_tasks(datasets, ks, loader):
             yield ds, t, C, k, float(lam[:k].sum())
 
 
+def cell_stats(fit, C, best, args) -> dict:
+    """One cell's row values: the deficit's median and quartiles over ``args.trials`` seeded
+    fits, the median fit time and how many adaptive fits chose the CoinPress step (also used by
+    ``adaptive_pca_first_pca.py``)."""
+    choices = []
+    score = uc.deficit_scorer(fit, C, best, choices)
+    values, times = uc.run_cell(score, args.trials, args.seed, None)
+    med, q25, q75 = uc.quantiles(values)
+    cp = [c for c in choices if c is not None]
+    return {"median": med, "q25": q25, "q75": q75, "trials": len(values),
+            "median_fit_seconds": float(np.median(times)),
+            "coinpress_chosen": (f"{sum(c == 'coinpress' for c in cp)}/"
+                                 f"{len(cp)}") if cp else ""}
+
+
 def run(args) -> list[dict]:
     rows = []
     path = Path(args.out) / f"{NAME}.csv"
@@ -226,19 +241,9 @@ def run(args) -> list[dict]:
             for eps in args.epsilons:
                 t0 = time.perf_counter()
                 for m in args.methods:
-                    fit = fitter(m, t, eps, k)
-                    choices = []
-
-                    score = uc.deficit_scorer(fit, C, best, choices)
-                    values, times = uc.run_cell(score, args.trials, args.seed, None)
-                    med, q25, q75 = uc.quantiles(values)
-                    cp = [c for c in choices if c is not None]
                     rows.append({"dataset": ds, "group": group(ds), "task": f"pca k={k}",
-                                 "epsilon": eps, "method": m, "median": med, "q25": q25,
-                                 "q75": q75, "trials": len(values),
-                                 "median_fit_seconds": float(np.median(times)),
-                                 "coinpress_chosen": (f"{sum(c == 'coinpress' for c in cp)}/"
-                                                      f"{len(cp)}") if cp else ""})
+                                 "epsilon": eps, "method": m,
+                                 **cell_stats(fitter(m, t, eps, k), C, best, args)})
                 print(f"  {ds} k = {k} ε = {eps:g} done ({time.perf_counter() - t0:.1f} s)",
                       flush=True)
         write(rows, args)

@@ -74,7 +74,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
-from adaptive_pca import dppca_fitter, pca_tasks, unit_box_fitter  # noqa: E402
+from adaptive_pca import cell_stats, dppca_fitter, pca_tasks, unit_box_fitter  # noqa: E402
 from adaptive_pca import load as load_table  # noqa: E402
 
 NAME = "adaptive_pca_first_pca"
@@ -127,17 +127,9 @@ def run(args, datasets, loader) -> list[dict]:
         for eps in args.epsilons:
             t0 = time.perf_counter()
             for m in args.methods:
-                choices = []
-                score = uc.deficit_scorer(fitter(m, t, eps, k), C, best, choices)
-                values, times = uc.run_cell(score, args.trials, args.seed, None)
-                med, q25, q75 = uc.quantiles(values)
-                cp = [c for c in choices if c is not None]
                 rows.append({"dataset": ds, "n": t.n, "d": t.d, "task": f"pca k={k}",
-                             "epsilon": eps, "method": m, "median": med, "q25": q25,
-                             "q75": q75, "trials": len(values),
-                             "median_fit_seconds": float(np.median(times)),
-                             "coinpress_chosen": (f"{sum(c == 'coinpress' for c in cp)}/"
-                                                  f"{len(cp)}") if cp else ""})
+                             "epsilon": eps, "method": m,
+                             **cell_stats(fitter(m, t, eps, k), C, best, args)})
             print(f"  {ds} k = {k} ε = {eps:g} done ({time.perf_counter() - t0:.1f} s)",
                   flush=True)
     return rows
