@@ -102,3 +102,36 @@ class BoostTables:
 @pytest.fixture
 def boost_tables() -> type[BoostTables]:
     return BoostTables
+
+
+class LSRoundsNoise:
+    """``(boost_rounds, X, y, eps) -> (pooled sd, planned σ)``: ``fits`` seeded fits of
+    ``DPLinearRegression(boost_rounds=...)`` on ``X`` in [-1, 1]^d, ``y`` in [0, 1], each
+    asserted to take the least-squares rounds; the noise of every round's ``(d + 1,)`` release
+    pooled (asserted ``fits × T_ls × (d + 1)`` values) and σ planned for (T_ls, τ = h_y = 1/2)
+    (the noise tests of test_linear_ls_fallback.py and test_linear_ls_signal.py)."""
+
+    def __init__(self, releases: GaussianReleases):
+        self._releases = releases
+
+    def __call__(self, boost_rounds, X, y, eps, fits=40):
+        from matrixdp.models import DPLinearRegression
+        from matrixdp.models.boosting import BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan
+        from matrixdp.models.joint_release import regression_task
+
+        n, d = X.shape
+        task = regression_task(np.full(d, -1.0), np.full(d, 1.0), 0.0, 1.0, n, True)[0]
+        sigma = boosted_plan(task, eps, 1e-6, "auto", BOOST_LS_ROUNDS, 0.5, BOOST_JOINT_SHARE,
+                             True)[1].sigma
+        for s in range(fits):
+            est = DPLinearRegression(epsilon=eps, boost_rounds=boost_rounds, random_state=s,
+                                     bounds_X=(-1, 1), bounds_y=(0, 1)).fit(X, y)
+            assert est.boost_branch_ == "ls-rounds"
+        noise = np.concatenate(self._releases.noise((d + 1,)))
+        assert noise.size == fits * BOOST_LS_ROUNDS * (d + 1)
+        return float(np.std(noise)), sigma
+
+
+@pytest.fixture
+def ls_rounds_noise(gaussian_releases) -> LSRoundsNoise:
+    return LSRoundsNoise(gaussian_releases)

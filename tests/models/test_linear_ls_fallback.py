@@ -11,8 +11,7 @@ import pytest
 from matrixdp.accounting import Accountant
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.models import DPLinearRegression
-from matrixdp.models.boosting import BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan
-from matrixdp.models.joint_release import regression_task
+from matrixdp.models.boosting import BOOST_LS_ROUNDS
 
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
@@ -88,19 +87,10 @@ def test_the_branch_is_a_function_of_the_release_only(boost_tables, joint_releas
 
 
 @pytest.mark.parametrize("factor,accept", [(1.0, True), (1.3, False), (0.7, False)])
-def test_each_round_has_the_noise_of_its_count_and_clip(boost_tables, gaussian_releases, factor,
+def test_each_round_has_the_noise_of_its_count_and_clip(boost_tables, ls_rounds_noise, factor,
                                                         accept):
     """Every least-squares round's release has the planned σ of (T_ls, τ = h_y): pooled over 40
     fits × T_ls rounds × 5 coordinates, sd within ±10%; 0.7× and 1.3× rejected."""
     X, y = boost_tables.binary(1000, slope=1.0)
-    eps = 2.0
-    task = regression_task(np.full(4, -1.0), np.full(4, 1.0), 0.0, 1.0, 1000, True)[0]
-    sigma = boosted_plan(task, eps, 1e-6, "auto", BOOST_LS_ROUNDS, 0.5, BOOST_JOINT_SHARE,
-                         True)[1].sigma
-    for s in range(40):
-        est = DPLinearRegression(epsilon=eps, boost_rounds="ls-fallback", random_state=s,
-                                 **BIN).fit(X, y)
-        assert est.boost_branch_ == "ls-rounds"
-    noise = np.concatenate(gaussian_releases.noise((5,)))
-    assert noise.size == 40 * BOOST_LS_ROUNDS * 5
-    assert (abs(float(np.std(noise)) / (factor * sigma) - 1) < 0.10) is accept
+    sd, sigma = ls_rounds_noise("ls-fallback", X, y, eps=2.0)
+    assert (abs(sd / (factor * sigma) - 1) < 0.10) is accept

@@ -13,8 +13,7 @@ import pytest
 from matrixdp.accounting import Accountant
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.models import DPLinearRegression, boosting
-from matrixdp.models.boosting import BOOST_JOINT_SHARE, BOOST_LS_ROUNDS, boosted_plan
-from matrixdp.models.joint_release import regression_task
+from matrixdp.models.boosting import BOOST_LS_ROUNDS
 
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
@@ -129,20 +128,11 @@ def test_the_gate_is_a_function_of_the_release_only(boost_tables, joint_release)
 
 
 @pytest.mark.parametrize("factor,accept", [(1.0, True), (1.3, False), (0.7, False)])
-def test_each_round_has_the_noise_of_its_count_and_clip(boost_tables, gaussian_releases, factor,
+def test_each_round_has_the_noise_of_its_count_and_clip(boost_tables, ls_rounds_noise, factor,
                                                         accept):
     """Where the gate opens, every least-squares round's release has the planned σ of
     (T_ls, τ = h_y): pooled over 40 fits × T_ls rounds × 5 coordinates, sd within ±10%; 0.7×
     and 1.3× rejected."""
     X, y = boost_tables.binary(3000, seed=5)
-    eps = 10.0
-    task = regression_task(np.full(4, -1.0), np.full(4, 1.0), 0.0, 1.0, 3000, True)[0]
-    sigma = boosted_plan(task, eps, 1e-6, "auto", BOOST_LS_ROUNDS, 0.5, BOOST_JOINT_SHARE,
-                         True)[1].sigma
-    for s in range(40):
-        est = DPLinearRegression(epsilon=eps, boost_rounds="ls-signal", random_state=s,
-                                 **BIN).fit(X, y)
-        assert est.boost_branch_ == "ls-rounds"
-    noise = np.concatenate(gaussian_releases.noise((5,)))
-    assert noise.size == 40 * BOOST_LS_ROUNDS * 5
-    assert (abs(float(np.std(noise)) / (factor * sigma) - 1) < 0.10) is accept
+    sd, sigma = ls_rounds_noise("ls-signal", X, y, eps=10.0)
+    assert (abs(sd / (factor * sigma) - 1) < 0.10) is accept
