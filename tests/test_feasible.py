@@ -1,5 +1,7 @@
 """Projections onto public feasible sets: feasibility, optimality and non-expansiveness."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -293,8 +295,24 @@ def test_project_psd_box_reports_non_convergence():
         res = feasible.project_psd_box(noisy, mlo, mhi, tol=1e-14, max_iter=2, return_info=True,
                                        method="dykstra")
     assert not res.converged and res.iterations == 2
+    assert res.violation > np.sqrt(1e-14)  # the warning is about a result outside the box
     auto = feasible.project_psd_box(noisy, mlo, mhi, return_info=True)  # the Newton path: no warning
     assert auto.converged and auto.iterations == 0 and auto.violation <= 1e-10
+
+
+def test_project_psd_box_is_silent_when_an_early_stop_is_inside_the_box():
+    # Dykstra stopped after one sweep (not converged) but its result meets the box: a feasible
+    # release, so no warning (on Adult's correlation with shrinkage="none" Newton can stall on a
+    # rank-deficient boundary and the old warning said "may violate the box" of a valid matrix)
+    rng = np.random.default_rng(3)
+    e = rng.standard_normal((5, 5))
+    noisy = (e + e.T) / 2  # indefinite, its PSD part well inside [-10, 10]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = feasible.project_psd_box(noisy, -10.0, 10.0, max_iter=1, return_info=True,
+                                       method="dykstra")
+    assert not res.converged and res.iterations == 1
+    assert res.violation == 0.0 and np.linalg.eigvalsh(res.matrix).min() >= -1e-12
 
 
 def _second_moment_problem(d, seed=0):

@@ -118,7 +118,10 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     positive multiplier only on an entry at its lower bound, a negative one only at its upper
     bound. The result ``(C + Y)_+`` is then exactly the projection for those multipliers.
     Only if Newton has not converged in ``newton_max_iter`` steps do Dykstra's alternating
-    projections [1]_ run, warm-started from its dual iterate, and warn if they stop early;
+    projections [1]_ run, warm-started from its dual iterate; if they stop early they warn only
+    when the result is outside the box by more than ``sqrt(tol)`` relative to the largest finite
+    bound (a result inside it is feasible, possibly not the nearest feasible matrix:
+    ``return_info`` says ``converged=False``);
     Dykstra stops when a sweep changes the iterate by less than ``tol`` relative to its norm
     **and** the PSD iterate meets the box to ``sqrt(tol)`` relative to the largest finite bound.
     The result is PSD (the last step is an eigenvalue clipping).
@@ -206,13 +209,14 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
             converged = True
             break
     out = project_psd(x)
-    if not converged:
+    outside = violation(out)
+    if not converged and outside > feas_tol:
         # no value computed from the matrix is printed (it may be a release of private data)
         warnings.warn(f"project_psd_box: Dykstra's iterations stopped after {sweeps} sweeps before "
-                      f"converging (tol={tol:g}); the result is PSD but may violate the box",
-                      RuntimeWarning, stacklevel=2)
+                      f"converging (tol={tol:g}); the result is PSD but violates the box by more "
+                      f"than sqrt(tol) relative to its largest bound", RuntimeWarning, stacklevel=2)
     if return_info:
-        return ProjectionResult(out, ydual, converged, sweeps, violation(out))
+        return ProjectionResult(out, ydual, converged, sweeps, outside)
     return out
 
 
