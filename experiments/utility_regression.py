@@ -269,14 +269,15 @@ def ratio_to_best(rows, metric: str = "test RMSE", floors=None) -> tuple[list[st
         for e in sorted({float(r["epsilon"]) for r in sel if r["dataset"] == ds}):
             cell = {r["method"]: float(r["median"]) for r in sel
                     if r["dataset"] == ds and float(r["epsilon"]) == e}
-            if uc.MATRIXDP_DEFAULT not in cell:
+            default = uc.default_method(cell)
+            if default is None:
                 continue
-            me = cell[uc.MATRIXDP_DEFAULT]
+            me = cell[default]
             top = min(cell.values())
             winners = [m for m, v in cell.items() if v <= top * (1 + uc.TIE)]
             ratio = me / top if top > 0 else 1.0
             cells += 1
-            best_n += uc.MATRIXDP_DEFAULT in winners
+            best_n += default in winners
             if ratio > 1.2:
                 worst.append((ds, e, ratio, winners))
             d = cell.get("diffprivlib")
