@@ -366,6 +366,32 @@ def test_without_a_released_count_add_remove_keeps_the_fixed_clip():
     assert est.boost_clips_ == (BOOST_CLIP * 1.0,) * BOOST_ROUNDS  # h_y = max |bound| = 1
 
 
+@pytest.mark.parametrize("option", ["ls-fallback", "ls-signal", "predict"])
+def test_a_pinned_growing_clip_rule_keeps_the_clip_an_option_chose(boost_tables, monkeypatch,
+                                                                    option):
+    """``boost_clip=None`` reads ``boosting.BOOST_CLIP_RULE``. The options that choose the
+    rounds' clip after the joint release (the least-squares rounds of ``"ls-fallback"`` and
+    ``"ls-signal"``, the count and clip of ``"predict"``) run at that clip whatever the rule is:
+    with the rule pinned to ``"grow"`` they raised a TypeError after the charge and the joint
+    release's draw. Elsewhere the pinned rule is ``boost_clip="grow"``."""
+    X, y = boost_tables.binary(1500, seed=0)
+    kw = dict(epsilon=30.0, boost_rounds=option, random_state=3, bounds_X=(-1, 1),
+              bounds_y=(0, 1))
+    fixed = DPLinearRegression(**kw).fit(X, y)
+    assert fixed.boost_branch_ == ("rounds" if option == "predict" else "ls-rounds")
+    rounds = dict(kw, boost_rounds=BOOST_ROUNDS)
+    grow = DPLinearRegression(**rounds, boost_clip="grow").fit(X, y)
+    assert min(grow.boost_clips_) > 4 * BOOST_CLIP * 0.5  # grown: the pin is seen below
+    monkeypatch.setattr(boosting, "BOOST_CLIP_RULE", "grow")
+    pinned = DPLinearRegression(**kw).fit(X, y)
+    assert pinned.boost_branch_ == fixed.boost_branch_
+    assert pinned.boost_clips_ == fixed.boost_clips_ and len(set(fixed.boost_clips_)) == 1
+    np.testing.assert_array_equal(pinned.coef_, fixed.coef_)
+    reached = DPLinearRegression(**rounds).fit(X, y)  # the pin reaches boost_clip=None's rounds
+    assert reached.boost_clips_ == grow.boost_clips_
+    np.testing.assert_array_equal(reached.coef_, grow.coef_)
+
+
 def test_an_unknown_clip_rule_is_refused():
     X, y = table(100)
     with pytest.raises(InvalidParameterError, match="boost_clip"):

@@ -584,6 +584,7 @@ default "auto"
                         mech_round = rounds_mechanism(n_rounds, tau)
                         self.boost_rounds_, self.boost_clip_ = n_rounds, tau
                         correlation = partial(correlation, tau=tau)  # at the chosen clip
+                        clip_rule = "fixed"  # the chosen τ, whatever BOOST_CLIP_RULE is
                 if not rounds and self._ls_signal:  # §4h: the gate reads the release only
                     self.boost_signal_ = released_r2(
                         rel.value * scale, rel.entry_variance * scale * scale, beta0, intercept,
@@ -598,6 +599,7 @@ default "auto"
                     self.boost_rounds_, self.boost_clip_ = n_rounds, tau
                     self.boost_branch_ = "ls-rounds"
                     correlation = partial(correlation, tau=tau)
+                    clip_rule = "fixed"  # the least-squares τ, whatever BOOST_CLIP_RULE is
                     rounds = True
                 if not rounds:  # the rounds' budget buys a second joint release (same plan)
                     rel = second_joint_release(rel, value, task, eps, delta, noise, gen, total)
