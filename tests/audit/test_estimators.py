@@ -161,12 +161,12 @@ def test_catalogue_entries_and_pairs():
 
 
 def test_planted_bug_is_restored_after_the_run():
-    from matrixdp.models import linear
-    original = linear.boosted_plan
+    from matrixdp.models import boosted_fit
+    original = boosted_fit.boosted_plan
     entry = next(e for e in estimator_catalogue() if e.name == "PLANTED DPLinearRegression joint x0.05")
     with entry.planted():
-        assert linear.boosted_plan is not original
-    assert linear.boosted_plan is original
+        assert boosted_fit.boosted_plan is not original
+    assert boosted_fit.boosted_plan is original
 
 
 @pytest.mark.slow
@@ -178,8 +178,8 @@ def test_planted_linear_regression_bug_refuted_and_default_consistent():
     ok, bug = rows
     assert ok.verdict == "consistent" and not ok.privacy_bug
     assert bug.verdict == "planted bug REFUTED" and bug.audit.epsilon_lower_bound > 1.0
-    from matrixdp.models import linear
-    assert linear.boosted_plan.__name__ == "boosted_plan"  # the patch is gone
+    from matrixdp.models import boosted_fit
+    assert boosted_fit.boosted_plan.__name__ == "boosted_plan"  # the patch is gone
     table = format_estimator_table(rows)
     assert "planted bug REFUTED" in table and "consistent" in table
 

@@ -11,11 +11,12 @@ class JointRelease:
 
     def __init__(self, monkeypatch):
         import matrixdp.models.linear as lin
-        from matrixdp.models import boosting, joint_release
+        from matrixdp.models import boosted_fit, boosting, joint_release
 
-        # every module that calls it: the fit (linear), the release with a dedicated target mean
-        # (joint_release) and the second joint release (boosting)
-        self._modules, self._monkeypatch = (lin, joint_release, boosting), monkeypatch
+        # every module that calls it: the fit (linear), the boosted fit's joint release
+        # (boosted_fit), the release with a dedicated target mean (joint_release) and the second
+        # joint release (boosting)
+        self._modules, self._monkeypatch = (lin, boosted_fit, joint_release, boosting), monkeypatch
         self._original = lin.release_second_moment
 
     def _patch(self, donor=None) -> list:

@@ -8,7 +8,7 @@ marked ``planted`` audit a deliberately BROKEN copy of an estimator (one release
 fraction of its true sensitivity, patched in for the run and restored after it): the power check.
 A planted bug the audit cannot see is reported as "missed (power)", never as a pass.
 
-The planted bugs patch module attributes of :mod:`matrixdp.models.linear` /
+The planted bugs patch module attributes of :mod:`matrixdp.models.boosted_fit` /
 :mod:`matrixdp.synth.tree_copula` for the duration of their row: run the catalogue in its own
 process (as ``matrixdp audit --estimators`` does), never beside threads that fit real data.
 
@@ -150,11 +150,12 @@ def _patched(module, attr: str, value):
 
 
 def _bug_boost(rounds: float = 1.0, joint: float = 1.0):
-    """Patch ``models.linear.boosted_plan``: the rounds' and/or the joint release's mechanism at
-    a fraction of its sensitivity (the composed claim unchanged)."""
-    from ..models import linear
+    """Patch ``models.boosted_fit.boosted_plan`` (what the boosted fit plans with): the rounds'
+    and/or the joint release's mechanism at a fraction of its sensitivity (the composed claim
+    unchanged)."""
+    from ..models import boosted_fit
 
-    original = linear.boosted_plan
+    original = boosted_fit.boosted_plan
 
     def broken(*args, **kwargs):
         (plan, candidates), mech_round, total = original(*args, **kwargs)
@@ -164,7 +165,7 @@ def _bug_boost(rounds: float = 1.0, joint: float = 1.0):
             mech_round = scaled_gaussian(mech_round, rounds)
         return (plan, candidates), mech_round, total
 
-    return _patched(linear, "boosted_plan", broken)
+    return _patched(boosted_fit, "boosted_plan", broken)
 
 
 def _bug_tree_histograms(factor: float):

@@ -330,7 +330,7 @@ def risk_selection(G, entry_variance, beta, M, t, fit_intercept, divergence=None
     ``R̂(θ̂)`` is optimistic by ``2 E[uᵀ M⁻¹ u]`` to first order, ``u = e_b - E_A θ`` the noise of
     the normal equations at ``θ`` (a Mallows-Cp / SURE correction; ``Cov(u)`` is exact given ``θ``
     from the independent upper-triangle entries of the symmetrised noise, as in
-    :func:`~matrixdp.models.linear.coefficient_noise_std`). The constant model ``θ₀`` (intercept
+    :func:`~matrixdp.models.normal_equations.coefficient_noise_std`). The constant model ``θ₀`` (intercept
     only: the released mean ``L`` of ``y - c_y``; without an intercept, zero) has
     ``R̂(θ₀) = -L²`` (``0``) and optimism
     ``2 Var(L)`` (``0``); ``S_yy`` is common to both and dropped. ``docs/regression.md`` §3b.

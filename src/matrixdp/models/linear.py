@@ -9,20 +9,19 @@ composed with the joint release in Gaussian DP (``docs/regression.md`` §4c), or
 release says the rounds will not help, a second joint release in their place (the default
 ``boost_rounds="auto"`` decides, §4e).
 
-This module holds the estimators (:class:`DPLinearRegression`, :class:`DPRidge`) and their error
-bars (:func:`coefficient_noise_std`); the pieces they put together live beside it:
-:mod:`~matrixdp.models.joint_release` (the public task, the release with a dedicated target mean,
-and what is read off the release: the constant model, the risk selection, the level's posterior),
-:mod:`~matrixdp.models.normal_equations` (the projection and the noise-aware ridge solve) and
+This module holds the estimators (:class:`DPLinearRegression`, :class:`DPRidge`); the pieces
+they put together live beside it: :mod:`~matrixdp.models.joint_release` (the public task, the
+release with a dedicated target mean, and what is read off the release: the constant model, the
+risk selection, the level's posterior), :mod:`~matrixdp.models.normal_equations` (the projection,
+the noise-aware ridge solve and its error bars, :func:`coefficient_noise_std`, re-exported here),
 :mod:`~matrixdp.models.boosting` (the rounds, the second joint release and the decisions between
-them).
+them) and :mod:`~matrixdp.models.boosted_fit` (the boosted fit: its plan from public inputs and
+its run under one charge).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -30,8 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_finite_array
 from ..errors import InvalidParameterError
-from .._record_sums import ColumnStack, residual_correlation_sums
-from ..rng import make_rng
+from .._record_sums import ColumnStack
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_relation, clip_to_bounds, finish_bounds, fit_xy_bounds, parse_bounds,
@@ -41,13 +39,12 @@ from ._moments import keep_release, release_second_moment
 # there reaches the fit. By its full name: tests/test_layering.py reads ``from . import
 # boosting`` as an import of the package's ``__init__`` (which imports this module), a cycle
 import matrixdp.models.boosting as boosting
-from .boosting import (boost_decision, boost_rounds, boost_unit_widths, boosted_covariance,
-                       boosted_plan, growing_clip, predicted_boost_losses, released_r2,
-                       residual_cap, residual_scale, second_joint_release, signal_gate)
+from .boosted_fit import SINGLE_RELEASE, boosted_noise_std, plan_boosted_fit, run_boosted_fit
 from .joint_release import (LEVEL_PRIOR_BOX, auto_level_share, combine_target_mean,
                             constant_model, level_posterior, place_level, regression_task,
                             release_with_target_mean, risk_selection, solve_divergence)
-from .normal_equations import PROJECTION_UNITS, pinned_coordinates, solve_moments
+from .normal_equations import (PROJECTION_UNITS, coefficient_noise_std, pinned_coordinates,
+                               solve_moments)
 
 __all__ = ["DPLinearRegression", "DPRidge", "coefficient_noise_std"]
 
@@ -403,40 +400,42 @@ default "auto"
         return prior
 
     def _boost(self, hy: float):
-        """``(T, τ)``: the validated ``boost_rounds`` (``"auto"``: ``boosting.BOOST_ROUNDS``
-        unless one of the level opt-ins ``level_share``, ``select``, ``level_prior`` is set, then
-        0) and the residual clip (``boost_clip`` or ``boosting.BOOST_CLIP · h_y``, ``h_y`` the
-        target's public half-width); ``(0, None)``: no boosting. Public inputs only."""
+        """``(T, τ, clip rule, rule)``: the validated ``boost_rounds`` (``"auto"``:
+        ``boosting.BOOST_ROUNDS`` unless one of the level opt-ins ``level_share``, ``select``,
+        ``level_prior`` is set, then 0), the residual clip (``boost_clip`` or
+        ``boosting.BOOST_CLIP · h_y``, ``h_y`` the target's public half-width), its rule
+        (``"fixed"`` or ``"grow"``) and what decides the rounds after the joint release
+        (:data:`~matrixdp.models.boosted_fit.BOOST_RULES`); ``(0, None, None, None)``: no
+        boosting. Public inputs only."""
         T = self.boost_rounds
         opt_ins = [(name, value) for name, value, off in (
             ("level_share", self.level_share, LEVEL_SHARE), ("select", self.select, SELECT),
             ("level_prior", self.level_prior, LEVEL_PRIOR))
             if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
-        adaptive = False
-        self._count_rule = self._ls_fallback = self._ls_signal = False
+        rule = "rounds"  # an int T: exactly T rounds, no decision
         if isinstance(T, str) and T in ("ls-fallback", "ls-signal"):  # §4g/§4h (opt-in): LS
             if self.boost_clip is not None:  # rounds as the fallback (ls-signal: gated)
                 raise InvalidParameterError("boost_clip", f"must be None with "
                                                           f"boost_rounds={T!r} (it sets "
                                                           f"the clip), got {self.boost_clip!r}")
-            adaptive, self._ls_fallback, self._ls_signal = True, True, T == "ls-signal"
+            rule = T
             T = 0 if opt_ins else boosting.BOOST_ROUNDS
         elif isinstance(T, str) and T == "predict":  # the count chosen per fit (§4f; opt-in)
             if self.boost_clip is not None:
                 raise InvalidParameterError("boost_clip", "must be None with "
                                                           "boost_rounds='predict' (it chooses "
                                                           f"the clip), got {self.boost_clip!r}")
-            adaptive, self._count_rule = True, True
+            rule = "predict"
             T = 0 if opt_ins else boosting.BOOST_ROUNDS
         elif isinstance(T, str) and T in ("auto", "adaptive"):
-            adaptive = T == "adaptive" or boosting.BOOST_AUTO_ADAPTIVE
+            rule = "auto" if T == "adaptive" or boosting.BOOST_AUTO_ADAPTIVE else "rounds"
             T = 0 if opt_ins else boosting.BOOST_ROUNDS
         elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
             raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive', 'predict', "
                                                         f"'ls-fallback', 'ls-signal' or an int "
                                                         f">= 0, got {T!r}")
         if T == 0:
-            return 0, None, None, False
+            return 0, None, None, None
         if opt_ins:
             name, value = opt_ins[0]
             raise InvalidParameterError(name, f"cannot be combined with boost_rounds > 0 (use "
@@ -449,12 +448,12 @@ default "auto"
                 raise InvalidParameterError("boost_clip", f"must be None, one of "
                                                           f"{boosting.BOOST_CLIP_RULES} or a "
                                                           f"finite number > 0, got {tau!r}")
-            return int(T), float(boosting.BOOST_CLIP * hy), tau, adaptive
+            return int(T), float(boosting.BOOST_CLIP * hy), tau, rule
         elif isinstance(tau, bool) or not isinstance(tau, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(tau) or not float(tau) > 0:
             raise InvalidParameterError("boost_clip", f"must be None or a finite number > 0, "
                                                       f"got {tau!r}")
-        return int(T), float(tau), "fixed", adaptive
+        return int(T), float(tau), "fixed", rule
 
     def _projection_units(self):
         """The validated ``projection`` (``None`` for ``"none"``)."""
@@ -464,13 +463,70 @@ default "auto"
         return None if self.projection == "none" else self.projection
 
     def fit(self, X, y):
-        """Release the sufficient statistics of ``(X, y)`` and solve for the coefficients."""
+        """Release the sufficient statistics of ``(X, y)`` and solve for the coefficients.
+
+        The steps: the public task and the exact moments (:meth:`_task_moments`); the options
+        (public); the release and its solve — the boosted fit planned from public inputs and run
+        under one charge (:mod:`~matrixdp.models.boosted_fit`), or the joint release alone
+        (:meth:`_release`); the post-processing of the level (:meth:`_select_level`); the error
+        bars (:meth:`_set_error_bars`)."""
         eps, delta, noise = check_privacy_params(self)
         alpha = self._ridge_alpha()
         projection = self._projection_units()
         relation = check_relation(self.neighbouring)
         intercept = bool(self.fit_intercept)
-        Z = value = None
+        (task, cx, cy, t, n, records, value, eps,
+         (lo_x, hi_x, lo_y, hi_y)) = self._task_moments(X, y, eps, relation, intercept)
+        label = f"{type(self).__name__}.fit"
+        select = self._select()
+        rho = self._level_prior(relation, intercept)
+        share, hopeless = self._level_share(task, t, n, lo_y, hi_y, eps, delta, noise,
+                                            relation, intercept)
+        self.level_share_ = share
+        self.target_mean_ = self.target_mean_variance_ = None
+        hy = 0.5 * (hi_y - lo_y) if intercept else max(abs(lo_y), abs(hi_y))
+        n_rounds, tau, clip_rule, rule = self._boost(hy)
+        scale = float(n) if relation == "replace-one" else 1.0
+        if n_rounds > 0:  # the joint release and the rounds (or a second release), one charge
+            plan = plan_boosted_fit(
+                task, eps, delta, noise, rule=rule, rounds=n_rounds, clip=tau,
+                clip_rule=clip_rule, fit_intercept=intercept, n=n, t=t,
+                lower=np.append(lo_x, lo_y), upper=np.append(hi_x, hi_y),
+                centre=np.append(cx, cy), half_y=hy, alpha=alpha, shrink=self._shrink,
+                projection=projection)
+            rel, (beta, self.ridge_, normal), boost = run_boosted_fit(
+                plan, records, value, rng=self.random_state, accountant=self.accountant,
+                label=label)
+        else:
+            rel = self._release(value, task, t, n, lo_y, hi_y, cy, share, eps, delta, noise,
+                                label)
+            beta, self.ridge_, normal = solve_moments(
+                rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
+                alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
+            boost = SINGLE_RELEASE
+        for name, fitted in boost.fitted_attributes().items():  # boost_*_: set here only
+            setattr(self, name, fitted)
+        beta, level_post = self._select_level(
+            rel, beta, normal, task, n, t, lo_y, hi_y, scale, alpha, projection, intercept,
+            relation, rho, select, hopeless, boosted=n_rounds > 0)
+        d = len(cx)
+        coef = beta[:d]
+        if self.fit_intercept:
+            self.intercept_ = float(cy - cx @ coef + beta[d] * t)
+        else:
+            self.intercept_ = 0.0
+        self.coef_ = coef
+        self._set_error_bars(rel, beta, normal, boost, level_post, task, n, t, cx,
+                             0.5 * (hi_x - lo_x), scale, intercept, projection)
+        keep_release(self, rel)
+        finish_bounds(self)
+        return self
+
+    def _task_moments(self, X, y, eps, relation, intercept):
+        """The public task and the exact (private) second moments of the records: ``(task, c_x,
+        c_y, t, n, records, value, ε, bounds)``. ``records``: ``[X y]`` in rows (Dask records
+        or a ``ColumnStack``: the boosting rounds read them again); ``ε``: what is left after
+        ``bounds="dp"`` (docs/bounds.md); ``bounds``: ``(lo_x, hi_x, lo_y, hi_y)``."""
         if is_dask_collection(X):  # [X y] clipped and summed block by block
             d = validate_X(self, X, reset=True).shape[1]
             self.bounds_privacy_ = None
@@ -478,7 +534,8 @@ default "auto"
             lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
             # the centres and t are public: they do not depend on n
             _, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, 1, intercept, relation)
-            n, value = augmented_moments(dask_target_records(X, y), np.append(lo_x, lo_y),
+            records = dask_target_records(X, y)
+            n, value = augmented_moments(records, np.append(lo_x, lo_y),
                                          np.append(hi_x, hi_y), np.append(cx, cy),
                                          t if intercept else 0.0, clip=self.clip,
                                          mean=relation == "replace-one")
@@ -497,181 +554,45 @@ default "auto"
             task, cx, cy, t = regression_task(lo_x, hi_x, lo_y, hi_y, n, intercept, relation)
             # [X y] clipped, centred and summed in row chunks (matrixdp._record_sums): neither
             # a clipped copy of X nor the augmented table is ever built whole
-            _, value = augmented_moments(ColumnStack(X, y), np.append(lo_x, lo_y),
+            records = ColumnStack(X, y)
+            _, value = augmented_moments(records, np.append(lo_x, lo_y),
                                          np.append(hi_x, hi_y), np.append(cx, cy),
                                          t if intercept else 0.0, clip=True,
                                          mean=relation == "replace-one")
-        label = f"{type(self).__name__}.fit"
-        select = self._select()
-        rho = self._level_prior(relation, intercept)
-        share, hopeless = self._level_share(task, t, n, lo_y, hi_y, eps, delta, noise,
-                                            relation, intercept)
-        self.level_share_ = share
-        self.target_mean_ = self.target_mean_variance_ = None
-        hy = 0.5 * (hi_y - lo_y) if intercept else max(abs(lo_y), abs(hi_y))
-        n_rounds, tau, clip_rule, adaptive = self._boost(hy)
-        self.boost_rounds_, self.boost_clip_, self.boost_clips_ = n_rounds, tau, None
-        self.boost_branch_ = "rounds" if n_rounds > 0 else "single-release"
-        self.boost_residual_scale_ = self.boost_predicted_loss_ = self.boost_signal_ = None
-        scale = float(n) if relation == "replace-one" else 1.0
-        boosted_cov = None
-        if n_rounds > 0:  # the joint release and T rounds, composed in GDP, charged once
-            plan, mech_round, total = boosted_plan(task, eps, delta, noise, n_rounds, tau,
-                                                   boosting.BOOST_JOINT_SHARE, intercept)
-            eps_joint = plan[0].mechanism.privacy.epsilon
-            w = boost_unit_widths(task, intercept)
-            unit = np.where(w > 0, 1.0 / np.where(w > 0, w, 1.0), 0.0)
-            records = dask_target_records(X, y) if is_dask_collection(X) else ColumnStack(X, y)
+        return task, cx, cy, t, n, records, value, eps, (lo_x, hi_x, lo_y, hi_y)
 
-            def correlation(b, tau=tau):  # the exact clipped residual correlation, by block
-                return residual_correlation_sums(records, np.append(lo_x, lo_y),
-                                                 np.append(hi_x, hi_y), np.append(cx, cy),
-                                                 t if intercept else 0.0, b, tau, unit)
-            def rounds_mechanism(n_rounds, tau):  # T rounds chosen after the joint release:
-                # each at μ*√((1 − s)/T), the same total, so the charge made below holds
-                _, mech, total_T = boosted_plan(task, eps, delta, noise, n_rounds, tau,
-                                                boosting.BOOST_JOINT_SHARE, intercept)
-                if total_T.mu > total.mu * (1 + 1e-9):  # pragma: no cover
-                    raise RuntimeError("the chosen rounds exceed the charged budget")
-                return mech
-            gen = make_rng(self.random_state)  # one stream for every draw; not kept
-            with charging(self.accountant, total, label=label):
-                rel = release_second_moment(None, task, epsilon=eps_joint, delta=delta,
-                                            noise=noise, rng=gen, value=value, plan=plan)
-                beta0, self.ridge_, normal = solve_moments(
-                    rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
-                    alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
-                if relation == "replace-one":
-                    n_rel = float(n)
-                elif intercept:  # add-remove: the released count n̂ (post-processing)
-                    n_rel = max(float(rel.value[d + 1, d + 1]) / (t * t), 0.0)
-                else:  # add-remove without the constant: no released count
-                    n_rel = 0.0
-                rounds = True
-                if adaptive:  # the decision reads the release and public inputs only (§4e)
-                    self.boost_residual_scale_ = residual_scale(
-                        rel.value * scale, rel.entry_variance * scale * scale, beta0,
-                        intercept, n_rel)
-                    rounds = boost_decision(self.boost_residual_scale_, tau)
-                self.boost_predicted_loss_ = None
-                if self._count_rule:  # §4f: T and τ from the release and public inputs only
-                    M0 = solve_moments(rel.value * scale, rel.entry_variance, task, n, t,
-                                       fit_intercept=intercept, alpha=alpha, shrink=0.0,
-                                       projection=projection, return_normal=True)[2]
-                    Ms = solve_moments(rel.value * scale,
-                                       rel.entry_variance * boosting.BOOST_JOINT_SHARE, task,
-                                       n, t, fit_intercept=intercept, alpha=alpha,
-                                       shrink=self._shrink, projection=projection,
-                                       return_normal=True)[2]
-                    C0 = coefficient_noise_std(
-                        beta0, normal, rel.entry_variance, scale, cx, t if intercept else None,
-                        widths=np.append(0.5 * (hi_x - lo_x), t) if intercept
-                        else 0.5 * (hi_x - lo_x), return_cov=True)
-                    # the clip: τ₀ where the decision says few residuals are clipped, else
-                    # the least-squares clip (no residual of a fit inside the box is clipped)
-                    tau_c = tau if rounds else min(boosting.BOOST_COUNT_CLIP * hy,
-                                                   residual_cap(beta0, w, hy))
-                    sig1 = mech_round.sigma / (tau * math.sqrt(n_rounds))  # σ_r at τ = 1, T = 1
-                    losses = predicted_boost_losses(beta0, normal, M0, Ms, C0, w, sig1, tau_c,
-                                                    boosting.BOOST_COUNTS,
-                                                    boosting.BOOST_JOINT_SHARE,
-                                                    bias=boosting.BOOST_COUNT_BIAS)
-                    self.boost_predicted_loss_ = losses
-                    T_best = min(losses, key=lambda k: (losses[k], k))
-                    rounds = T_best > 0
-                    if rounds:  # the same μ_r·√T per round set: the charge is unchanged
-                        n_rounds, tau = int(T_best), float(tau_c)
-                        mech_round = rounds_mechanism(n_rounds, tau)
-                        self.boost_rounds_, self.boost_clip_ = n_rounds, tau
-                        correlation = partial(correlation, tau=tau)  # at the chosen clip
-                        clip_rule = "fixed"  # the chosen τ, whatever BOOST_CLIP_RULE is
-                if not rounds and self._ls_signal:  # §4h: the gate reads the release only
-                    self.boost_signal_ = released_r2(
-                        rel.value * scale, rel.entry_variance * scale * scale, beta0, intercept,
-                        n_rel, t, count_released=relation != "replace-one")
-                if not rounds and self._ls_fallback and (
-                        not self._ls_signal or signal_gate(self.boost_signal_)):
-                    # §4g: T_ls least-squares rounds instead of the second release
-                    # τ from public inputs and the release only; the same μ*√(1 − s) in total
-                    n_rounds = int(boosting.BOOST_LS_ROUNDS)
-                    tau = min(hy, residual_cap(beta0, w, hy))
-                    mech_round = rounds_mechanism(n_rounds, tau)
-                    self.boost_rounds_, self.boost_clip_ = n_rounds, tau
-                    self.boost_branch_ = "ls-rounds"
-                    correlation = partial(correlation, tau=tau)
-                    clip_rule = "fixed"  # the least-squares τ, whatever BOOST_CLIP_RULE is
-                    rounds = True
-                if not rounds:  # the rounds' budget buys a second joint release (same plan)
-                    rel = second_joint_release(rel, value, task, eps, delta, noise, gen, total)
-                    n_rounds = 0
-                    self.boost_branch_ = "second-release"
-                pen = np.zeros(beta0.size)
-                pen[:d] = alpha  # DPRidge: the rounds step on the ridge's gradient (public α)
-                clip = None
-                if rounds and clip_rule == "grow":  # public: the count, ε, δ, d, the box, β
-                    # the released residual scale √(RSS(β₀)/n) at its LOWER confidence value
-                    # (post-processing): a noisy σ̂ never lifts τ where nothing needs it (task R3)
-                    spread = residual_scale(rel.value * scale, rel.entry_variance * scale * scale,
-                                            beta0, intercept, n_rel,
-                                            z=boosting.BOOST_CLIP_SPREAD_Z)["lower"]
-                    spread = 0.0 if math.isnan(spread) else spread
-                    tau_grow = growing_clip(tau, hy, eps, delta, n_rounds,
-                                            boosting.BOOST_JOINT_SHARE, n_rel, w,
-                                            task.neighbouring, spread)
-
-                    def grow_clip(b):  # never above the largest residual any record has
-                        tk = min(tau_grow, residual_cap(b, w, hy))
-                        # the same (ε, δ) (the same μ_r) at the sensitivity of this τ
-                        return tk, mech_round.with_sensitivity(mech_round.sensitivity * tk / tau)
-                    clip = grow_clip
-                if rounds:
-                    beta, _, Minv, taus = boost_rounds(correlation, beta0, normal, w, mech_round,
-                                                       n_rounds, boosting.BOOST_STEP, gen,
-                                                       penalty=pen, clip=clip)
-            del gen, records
-        if n_rounds > 0:
-            taus = [tau if tk is None else tk for tk in taus]
-            self.boost_clips_ = tuple(taus)
-            self.boost_clip_ = float(taus[-1])
-            if total.exact and not rel.privacy.exact:
-                total = replace(total, exact=False, notes=total.notes + tuple(
-                    m for m in rel.privacy.notes if m not in total.notes))
-            rel = replace(rel, privacy=total)
-            # for the error bars: the matrix the solve inverted without the adaptive lift (the
-            # release's own estimate of the Gram the rounds contract against); post-processing
-            M0 = solve_moments(rel.value * scale, rel.entry_variance, task, n, t,
-                               fit_intercept=intercept, alpha=alpha, shrink=0.0,
-                               projection=projection, return_normal=True)[2]
-            boosted_cov = (beta0, np.eye(Minv.shape[0]) - Minv @ M0, Minv * w,
-                           [mech_round.sigma * tk / tau for tk in taus], n_rounds)
-        elif self.boost_branch_ == "second-release":  # the averaged release: the single one's law
-            self.boost_rounds_, self.boost_clip_ = 0, None
-        elif share > 0:  # the joint release and a dedicated DP mean of y, composed in GDP
+    def _release(self, value, task, t, n, lo_y, hi_y, cy, share, eps, delta, noise, label):
+        """The joint release at the whole budget, or (``share > 0``) the joint release and a
+        dedicated DP mean of the target composed in Gaussian DP (§3b; sets ``target_mean_``,
+        ``target_mean_variance_``). Charged once, before any draw."""
+        def spend(p):
+            return charging(self.accountant, p, label=label)
+        if share > 0:
             rel, mean_rel, v_mean = release_with_target_mean(
                 value, task, t, n, lo_y, hi_y, share, epsilon=eps, delta=delta, noise=noise,
-                rng=self.random_state, charging=lambda p: charging(self.accountant, p,
-                                                                    label=label))
+                rng=self.random_state, charging=spend)
             self.target_mean_ = float(cy + mean_rel)
             self.target_mean_variance_ = float(v_mean)
-            rel = combine_target_mean(rel, mean_rel, v_mean, t)
-        else:
-            rel = release_second_moment(
-                Z, task, epsilon=eps, delta=delta, noise=noise, rng=self.random_state,
-                charging=lambda p: charging(self.accountant, p, label=label), value=value)
-        # post-processing: the level's posterior mean under the public prior, and its local
-        # weight (the derivative in the released level; public for the Gaussian prior)
+            return combine_target_mean(rel, mean_rel, v_mean, t)
+        return release_second_moment(None, task, epsilon=eps, delta=delta, noise=noise,
+                                     rng=self.random_state, charging=spend, value=value)
+
+    def _select_level(self, rel, beta, normal, task, n, t, lo_y, hi_y, scale, alpha, projection,
+                      intercept, relation, rho, select, hopeless, *, boosted):
+        """Post-processing of the release (no budget): the constant model where the slopes are
+        hopeless or ``select="risk"`` keeps it, and the level's posterior mean under the public
+        prior (§3b, §3c). Sets ``selected_``, ``risk_estimates_``, ``level_weight_``; returns
+        ``(β, the posterior level or None)``. A boosted fit keeps its model (the level opt-ins
+        exclude the rounds)."""
+        d = task.lower.size - (2 if intercept else 1)
         self.level_weight_, level_post = 1.0, None
         if rho is not None:
             level_post, self.level_weight_ = level_posterior(
                 float(rel.value[d, d + 1]) / t, float(rel.entry_variance[d, d + 1]) / (t * t),
                 0.5 * (hi_y - lo_y), rho)
-        if n_rounds == 0:
-            beta, self.ridge_, normal = solve_moments(
-                rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
-                alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
         self.selected_ = "fit"
         self.risk_estimates_ = None
-        if n_rounds > 0:
+        if boosted:
             pass
         elif hopeless:  # public: no slope can rise above the noise (auto_level_share)
             beta = constant_model(rel.value, beta, t, intercept)
@@ -691,13 +612,14 @@ default "auto"
         if level_post is not None:  # the slopes are kept; the level is the posterior mean
             beta[d] = level_post / t if self.selected_ == "constant" else \
                 place_level(beta, normal, n, t, level_post)
-        coef = beta[:d]
-        if self.fit_intercept:
-            self.intercept_ = float(cy - cx @ coef + beta[d] * t)
-        else:
-            self.intercept_ = 0.0
-        self.coef_ = coef
-        half = 0.5 * (hi_x - lo_x)
+        return beta, level_post
+
+    def _set_error_bars(self, rel, beta, normal, boost, level_post, task, n, t, cx, half, scale,
+                        intercept, projection):
+        """``coef_std_``, ``intercept_std_``: first-order noise standard deviations from the
+        release's public entry variances (:func:`coefficient_noise_std`; with rounds
+        :func:`~matrixdp.models.boosted_fit.boosted_noise_std`; §7). Post-processing."""
+        d = len(cx)
         # a public constant feature (lower == upper) at its centre 0 (the centred task, with an
         # intercept): the projection fixed its rows of the released sums at their known value 0,
         # so no noise is left there: its coefficient is 0 with a zero bar, and its rows add no
@@ -706,19 +628,13 @@ default "auto"
         V_bars = np.array(rel.entry_variance, dtype=np.float64, copy=True)
         V_bars[np.flatnonzero(pinned), :] = 0.0
         V_bars[:, np.flatnonzero(pinned)] = 0.0
-        self.coef_std_, self.intercept_std_ = coefficient_noise_std(
-            beta, normal, V_bars, scale, cx, t if intercept else None,
-            widths=np.append(half, t) if intercept else half)
-        if boosted_cov is not None:  # the start's noise contracted by the rounds, and theirs
-            beta0, K, R, sigma_r, rounds = boosted_cov
-            C0 = coefficient_noise_std(beta0, normal, V_bars, scale, cx, t if intercept else None,
-                                       widths=np.append(half, t) if intercept else half,
-                                       return_cov=True)
-            boosted_cov = boosted_covariance(C0, K, R, sigma_r, rounds)
-            self.coef_std_ = np.sqrt(np.clip(np.diag(boosted_cov)[:d], 0.0, None))
-            g = np.append(-cx, t)
-            self.intercept_std_ = math.sqrt(max(float(g @ boosted_cov @ g), 0.0)) \
-                if intercept else 0.0
+        if boost.linearised is not None:  # the start's noise contracted by the rounds, and theirs
+            self.coef_std_, self.intercept_std_ = boosted_noise_std(
+                boost, normal, V_bars, scale, cx, t, intercept, half)
+        else:
+            self.coef_std_, self.intercept_std_ = coefficient_noise_std(
+                beta, normal, V_bars, scale, cx, t if intercept else None,
+                widths=np.append(half, t) if intercept else half)
         if projection is not None:
             self.coef_std_ = np.where(pinned, 0.0, self.coef_std_)
         if level_post is not None and self.selected_ != "constant":
@@ -738,77 +654,6 @@ default "auto"
             self.coef_std_ = np.zeros(d)
             self.intercept_std_ = self.level_weight_ * math.sqrt(max(float(
                 rel.entry_variance[d, d + 1]), 0.0)) / t if intercept else 0.0
-        keep_release(self, rel)
-        finish_bounds(self)
-        return self
-
-
-def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, widths=None,
-                          rcond=1e-15, return_cov=False):
-    r"""Delta-method noise standard deviations of the coefficients and the intercept.
-
-    Post-processing of public quantities and the release: ``beta = M⁻¹ b`` in the task's centred
-    coordinates, with ``M`` (``normal``) the matrix the solve inverted (``n A + αI + λD``, the
-    adaptive ridge ``λ`` read as fixed). To first order ``dβ = -s M⁻¹ dG[idx, J] u`` with
-    ``J = idx + [target]``, ``u = (β, -1)`` and ``s`` the release's ``scale`` (``n`` when the
-    mean ``(1/n)Σzzᵀ`` was released, 1 for sums). The symmetrised noise of the released moments
-    has independent upper-triangle entries of public variances ``entry_variance`` (i.i.d. and
-    diagonal-MVG noise alike), so the covariance of ``dG[idx, J] u`` is exact given ``u``:
-
-    .. math:: \operatorname{Cov}(dβ) = s^2 M^{-1} C_v M^{-\top}, \quad
-              (C_v)_{ij} = β_i β_j V_{ij} \ (i \ne j), \quad (C_v)_{ii} = \textstyle\sum_l V_{il} u_l^2.
-
-    Parameters
-    ----------
-    beta : ndarray (m,)
-        The solved coefficients in centred coordinates (``m = d + 1`` with an intercept: the last
-        one multiplies the constant ``t``).
-    normal : ndarray (m, m)
-        The matrix the solve inverted.
-    entry_variance : ndarray (k, k)
-        Public noise variance of each released entry of the moments of ``(x - c_x, y - c_y, t)``.
-    scale : float
-        ``n`` (replace-one: the mean was released) or 1 (add-remove: the sums).
-    cx : ndarray (d,)
-        The public feature centres.
-    t : float or None
-        The public constant of the intercept (``None``: no intercept).
-    widths : ndarray (m,), optional
-        Public per-coordinate scales ``h`` (e.g. the features' half-widths and ``t``): ``M`` is
-        pseudo-inverted as ``M / (h hᵀ)``, where the coordinates weigh alike (conditioning only;
-        a non-positive scale counts as 1).
-
-    return_cov : bool, default False
-        Return the first-order covariance ``Cov(dβ)`` (``m × m``, centred coordinates) instead.
-
-    Returns
-    -------
-    (coef_std, intercept_std) : (ndarray (d,), float)
-
-    References
-    ----------
-    .. [1] matrixdp, ``docs/regression.md`` (the solve), ``docs/curator.md`` (the CLI's error bars).
-    """
-    beta = np.asarray(beta, dtype=np.float64)
-    d = len(cx)
-    idx = list(range(d)) + ([d + 1] if t is not None else [])
-    J = idx + [d]
-    V = np.asarray(entry_variance, dtype=np.float64)
-    u = np.append(beta, -1.0)
-    Cv = np.outer(beta, beta) * V[np.ix_(idx, idx)]
-    np.fill_diagonal(Cv, V[np.ix_(idx, J)] @ (u * u))
-    h = np.ones(len(idx)) if widths is None else np.asarray(widths, dtype=np.float64)
-    w = 1.0 / np.where(h > 0, h, 1.0)
-    Minv = np.linalg.pinv(np.asarray(normal, dtype=np.float64) * np.outer(w, w),
-                          rcond=rcond) * np.outer(w, w)
-    cov_beta = (scale * scale) * Minv @ Cv @ Minv.T
-    if return_cov:
-        return cov_beta
-    coef_std = np.sqrt(np.clip(np.diag(cov_beta)[:d], 0.0, None))
-    if t is None:
-        return coef_std, 0.0
-    g = np.append(-np.asarray(cx, dtype=np.float64), t)
-    return coef_std, math.sqrt(max(float(g @ cov_beta @ g), 0.0))
 
 
 class DPRidge(DPLinearRegression):

@@ -3,7 +3,9 @@
 The released second-moment sums are projected onto their public feasible set (in the noise's own
 metric by default: :data:`PROJECTION_UNITS`) and solved with the adaptive ridge that lifts the
 released Gram's smallest eigenvalue to the noise's edge (:func:`solve_released_normal_equations`).
-Post-processing only: no budget, no randomness. Used by :mod:`matrixdp.models.linear`.
+The delta-method error bars of the solve (:func:`coefficient_noise_std`, §7) live here too.
+Post-processing only: no budget, no randomness. Used by :mod:`matrixdp.models.linear` and
+:mod:`matrixdp.models.boosted_fit`.
 """
 
 from __future__ import annotations
@@ -233,3 +235,71 @@ def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_pen
             A = A + np.diag(lift)
     beta = np.linalg.lstsq(A, b, rcond=None)[0]
     return (beta, lam, A) if return_normal else (beta, lam)
+
+
+def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, widths=None,
+                          rcond=1e-15, return_cov=False):
+    r"""Delta-method noise standard deviations of the coefficients and the intercept.
+
+    Post-processing of public quantities and the release: ``beta = M⁻¹ b`` in the task's centred
+    coordinates, with ``M`` (``normal``) the matrix the solve inverted (``n A + αI + λD``, the
+    adaptive ridge ``λ`` read as fixed). To first order ``dβ = -s M⁻¹ dG[idx, J] u`` with
+    ``J = idx + [target]``, ``u = (β, -1)`` and ``s`` the release's ``scale`` (``n`` when the
+    mean ``(1/n)Σzzᵀ`` was released, 1 for sums). The symmetrised noise of the released moments
+    has independent upper-triangle entries of public variances ``entry_variance`` (i.i.d. and
+    diagonal-MVG noise alike), so the covariance of ``dG[idx, J] u`` is exact given ``u``:
+
+    .. math:: \operatorname{Cov}(dβ) = s^2 M^{-1} C_v M^{-\top}, \quad
+              (C_v)_{ij} = β_i β_j V_{ij} \ (i \ne j), \quad (C_v)_{ii} = \textstyle\sum_l V_{il} u_l^2.
+
+    Parameters
+    ----------
+    beta : ndarray (m,)
+        The solved coefficients in centred coordinates (``m = d + 1`` with an intercept: the last
+        one multiplies the constant ``t``).
+    normal : ndarray (m, m)
+        The matrix the solve inverted.
+    entry_variance : ndarray (k, k)
+        Public noise variance of each released entry of the moments of ``(x - c_x, y - c_y, t)``.
+    scale : float
+        ``n`` (replace-one: the mean was released) or 1 (add-remove: the sums).
+    cx : ndarray (d,)
+        The public feature centres.
+    t : float or None
+        The public constant of the intercept (``None``: no intercept).
+    widths : ndarray (m,), optional
+        Public per-coordinate scales ``h`` (e.g. the features' half-widths and ``t``): ``M`` is
+        pseudo-inverted as ``M / (h hᵀ)``, where the coordinates weigh alike (conditioning only;
+        a non-positive scale counts as 1).
+
+    return_cov : bool, default False
+        Return the first-order covariance ``Cov(dβ)`` (``m × m``, centred coordinates) instead.
+
+    Returns
+    -------
+    (coef_std, intercept_std) : (ndarray (d,), float)
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` (the solve), ``docs/curator.md`` (the CLI's error bars).
+    """
+    beta = np.asarray(beta, dtype=np.float64)
+    d = len(cx)
+    idx = list(range(d)) + ([d + 1] if t is not None else [])
+    J = idx + [d]
+    V = np.asarray(entry_variance, dtype=np.float64)
+    u = np.append(beta, -1.0)
+    Cv = np.outer(beta, beta) * V[np.ix_(idx, idx)]
+    np.fill_diagonal(Cv, V[np.ix_(idx, J)] @ (u * u))
+    h = np.ones(len(idx)) if widths is None else np.asarray(widths, dtype=np.float64)
+    w = 1.0 / np.where(h > 0, h, 1.0)
+    Minv = np.linalg.pinv(np.asarray(normal, dtype=np.float64) * np.outer(w, w),
+                          rcond=rcond) * np.outer(w, w)
+    cov_beta = (scale * scale) * Minv @ Cv @ Minv.T
+    if return_cov:
+        return cov_beta
+    coef_std = np.sqrt(np.clip(np.diag(cov_beta)[:d], 0.0, None))
+    if t is None:
+        return coef_std, 0.0
+    g = np.append(-np.asarray(cx, dtype=np.float64), t)
+    return coef_std, math.sqrt(max(float(g @ cov_beta @ g), 0.0))
