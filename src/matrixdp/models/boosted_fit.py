@@ -177,8 +177,9 @@ def run_boosted_fit(plan: BoostedFitPlan, records, value, *, rng, accountant, la
     release and public inputs only (:data:`BOOST_RULES`); then ``T`` rounds
     (:func:`~matrixdp.models.boosting.boost_rounds`) or, where the decision says they will not
     help, the second joint release averaged with the first
-    (:func:`~matrixdp.models.boosting.second_joint_release`). One generator (``make_rng(rng)``)
-    serves every draw and is dropped on return.
+    (:func:`~matrixdp.models.boosting.second_joint_release`). One generator (``make_rng(rng)``:
+    ``None`` secure, an int seed or a ``numpy.random.Generator``) serves every draw and is
+    dropped on return; a seeded run is replayable by whoever knows the seed.
 
     Returns
     -------

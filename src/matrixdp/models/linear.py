@@ -285,7 +285,8 @@ default "auto"
         least-squares rounds that replaced the fallback's second release.
         A function of the release (post-processing).
     boost_residual_scale_ : dict or None
-        ``boost_rounds="auto"``/``"adaptive"`` with rounds planned: the released residual scale
+        ``boost_rounds="auto"``/``"adaptive"`` (and ``"predict"``, ``"ls-fallback"``,
+        ``"ls-signal"``, which read it too) with rounds planned: the released residual scale
         ``σ̂`` the decision read, ``{"point", "lower", "upper"}`` (NaN without a released count);
         ``None`` otherwise (an int ``boost_rounds``, or no rounds planned).
     boost_signal_ : dict or None
