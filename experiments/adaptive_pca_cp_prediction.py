@@ -17,6 +17,22 @@ Variants (at most two; each named here and committed BEFORE its gate run):
   predicted loss of each top–complement pair is the expectation over the noise of the two
   released variances (:func:`~matrixdp.models.adaptive.pca_deficit_diagonal`), so a pair whose
   variances swap is predicted to lose its gap. The moments branch's prediction is unchanged.
+  Run 1 (all five rows); read before variant 2 was named.
+* ``adaptive (resolution guard)`` (variant 2, named after reading variant 1's gate: 43/60, max
+  7.81, the lending_club catastrophes gone but ctg k = 2 ε = 5 (6.3×, the PCA-allocated look's
+  whitening, both branches) and adult k = 5 ε = 1 (7.8×, the clipping bias) left, which no
+  prediction after a PCA-allocated look can fix): today's first look (``adaptive_first=
+  "covariance"``, the default) with ``adaptive_covariance(resolution_guard=True)``: the whitened
+  step's prediction adds, for each top direction of the frame, the worst case over the first
+  look's confidence interval of its variance of the loss from the step's noise pushing that
+  variance below 0 (:func:`~matrixdp.models.adaptive.resolution_guard_loss`; the diagnosis
+  found such losses with the covariance-allocated look too: lending_club k = 5 ε = 0.5 1/10,
+  k = 2 ε = 0.5 2/10). Before naming it, 10-trial probes of the guard WITH the PCA-allocated look
+  were run on six benchmark cells (lending_club k = 5 ε = 0.5, 1, k = 2 ε = 0.5; adult k = 5
+  ε = 0.1; synthetic k = 5 ε = 2; movement_aal k = 2 ε = 1: the guard refused the step on
+  lending_club and adult k = 5 ε = 0.1, kept it on synthetic and movement_aal); the guard with
+  the covariance-allocated look was not run before its gate run. Run 2 (this row alone, the same
+  seeds; merged with run 1's rows by ``--write-from``).
 
 Metric, cells and seeds as ``adaptive_pca_first_pca.py`` (stage 1 harness of round 3e): the
 captured-variance deficit of the released top-k subspace, the 60 benchmark cells (7 tables × 5 ε
@@ -48,9 +64,11 @@ from adaptive_pca import load as load_table  # noqa: E402
 
 NAME = "adaptive_pca_cp_prediction"
 V1 = "adaptive (first look for PCA, diagonal noise)"
-VARIANTS = (V1,)
+V2 = "adaptive (resolution guard)"
+VARIANTS = (V1, V2)
 #: each variant: DPPCA keyword arguments and adaptive_covariance options
-VARIANT_SPEC = {V1: ({"method": "adaptive", "adaptive_first": "pca"}, {"diagonal_noise": True})}
+VARIANT_SPEC = {V1: ({"method": "adaptive", "adaptive_first": "pca"}, {"diagonal_noise": True}),
+                V2: ({"method": "adaptive"}, {"resolution_guard": True})}
 REFERENCES = (fp.PCA1, fp.AUTO, fp.CP, fp.UNIT)
 METHODS = VARIANTS + REFERENCES
 

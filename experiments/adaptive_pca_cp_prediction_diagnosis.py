@@ -24,7 +24,12 @@ script then reports, per cell (medians over trials):
 * **the diagonal term the pairwise formula leaves out**: the sd of the whitened noise on the top
   directions' variances ``σ·ũ_iᵀSũ_i`` (``ũ`` the frame's top directions) against the frame's
   smallest top-complement gap, and the same in the true frame;
-* **the forced CoinPress deficit** (the measured branch; equal to the estimator's output).
+* **the forced CoinPress deficit** (the measured branch; equal to the estimator's output), and
+  the fits where it exceeds 0.5 (a top direction lost);
+* **round 3f's prediction** (``diagonal_noise=True``): the pairwise formula with the step's noise
+  on the released variances (:func:`matrixdp.models.adaptive.pca_deficit_diagonal`), in the
+  decision's frame, and the largest ``σ·uᵢᵀSuᵢ/λᵢ`` over the true top directions (the step's
+  noise sd on a top variance over that variance).
 
 DP: every fit is an ordinary (ε, δ)-DP fit; the comparisons with ``C`` are a non-private
 diagnostic, as the benchmark's deficit.
@@ -190,6 +195,18 @@ def one(t, k, eps, seed, first):
                                                     1e-300))
     out["diag_sd_true_top_over_gap"] = float(sig * np.max(np.diagonal(St_true)[:k])
                                              / max(lam[k - 1] - lam[k], 1e-300))
+    # round 3f: the pairwise prediction with the step's noise on the released variances
+    # (pca_deficit_diagonal, the formula of diagonal_noise=True) in the decision's frame
+    from matrixdp.models.adaptive import pca_deficit_diagonal
+
+    s1 = 0.5 * sig * sig * (np.diagonal(St1)[:k, None] * np.diagonal(St1)[None, k:]
+                            + St1[:k, k:] ** 2)
+    d1 = sig * sig * np.diagonal(St1) ** 2
+    f_diag = np.where(gaps > 0, pca_deficit_diagonal(gaps, s1, d1[:k, None] + d1[None, k:]), 0)
+    out["pred_noise_diag"] = float(f_diag.sum()) / best
+    # the step's noise sd on the released variance of each true top direction, over λ_i
+    out["diag_sd_over_lam_top"] = float(np.max(sig * np.diagonal(St_true)[:k] / lam[:k]))
+    out["catastrophic"] = float(out["forced_cp"] > 0.5)
     # the frame against the truth: the variance of C the frame's top-k subspace misses
     qf = U1[:, :k]
     out["frame_deficit"] = 1.0 - float(np.trace(qf.T @ C @ qf)) / best
@@ -200,10 +217,11 @@ def one(t, k, eps, seed, first):
 
 
 KEYS = ("forced_cp", "def_check", "pred_cp", "pred_cp_noise", "pred_cp_bias",
+        "pred_noise_diag", "diag_sd_over_lam_top",
         "pred_noise_true_frame", "def_noise_only", "def_clip_only", "frac_clipped", "b_true",
         "b_hat", "S_over_lam_top_max", "S_over_lam_next", "first_err_top_rel",
         "whitened_C_max_eig", "r2", "diag_sd_frame_top_over_gap", "diag_sd_true_top_over_gap",
-        "frame_deficit", "frame_min_gap_over_true", "pred_mom")
+        "frame_deficit", "frame_min_gap_over_true", "pred_mom", "catastrophic")
 
 
 def run(args):
@@ -220,6 +238,7 @@ def run(args):
                    "trials": args.trials}
             for key in KEYS:
                 row[key] = float(np.median([r[key] for r in recs]))
+            row["catastrophic"] = f"{int(sum(r['catastrophic'] for r in recs))}/{args.trials}"
             rows.append(row)
             print(f"  {ds} k={k} eps={eps:g} {first} done", flush=True)
     return rows
@@ -227,6 +246,8 @@ def run(args):
 
 HEAD = (("forced_cp", "cp forced"), ("pred_cp_noise", "pred. noise"),
         ("pred_cp_bias", "pred. bias"), ("pred_noise_true_frame", "pred. noise, true frame"),
+        ("pred_noise_diag", "pred. noise + diagonal (3f)"),
+        ("diag_sd_over_lam_top", "max σ·uᵀSu/λ (true top)"), ("catastrophic", "deficit > 0.5"),
         ("def_noise_only", "noise only"), ("def_clip_only", "clipping only"),
         ("frac_clipped", "clipped"), ("b_true", "b true"), ("b_hat", "b̂"),
         ("S_over_lam_top_max", "max uᵀSu/λ top"), ("S_over_lam_next", "uᵀSu/λ k+1"),
@@ -250,7 +271,8 @@ def write(rows, args):
              "|" + "---|" * (4 + len(HEAD))]
     for r in rows:
         lines.append(f"| {r['dataset']} | {r['k']} | {r['epsilon']:g} | {r['first_look']} | "
-                     + " | ".join(uc.fmt(r[key]) for key, _ in HEAD) + " |")
+                     + " | ".join(r[key] if isinstance(r[key], str) else uc.fmt(r[key])
+                                  for key, _ in HEAD) + " |")
     path = out / f"{NAME}.md"
     path.write_text("\n".join(lines) + "\n")
     return path

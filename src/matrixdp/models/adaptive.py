@@ -37,7 +37,7 @@ __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipp
            "pca_frame", "read_counts", "capped_level", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO",
            "COUNT_Z", "DECISION_Z", "DECISIONS", "READINGS", "RANKINGS", "RESOLVE_Z",
            "FRAME_PROJECTIONS", "BIASES", "pca_bias_model", "pca_deficit_diagonal",
-           "DIAGONAL_NODES"]
+           "DIAGONAL_NODES", "resolution_guard_loss", "GUARD_ARGMAX"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -397,6 +397,38 @@ def pca_deficit_diagonal(g, s, v, nodes: int = DIAGONAL_NODES):
     return np.mean(0.5 * g * (1.0 - ratio), axis=-1)
 
 
+#: ``x·Φ(−x)`` is largest at this ``x`` (``Φ(−x) = x φ(x)``; :func:`resolution_guard_loss`).
+GUARD_ARGMAX = 0.7517915247
+
+
+def resolution_guard_loss(lam, sd_first, sd_step, z: float = RESOLVE_Z):
+    r"""The resolution guard (round 3f): the worst expected loss of a top direction whose
+    released variance the whitened step's noise can push below 0 (post-processing of public
+    values; ``docs/coinpress.md`` § Adaptive (PCA), "The resolution guard").
+
+    The whitened step's estimate is projected onto the PSD cone in the original units before
+    the caller's projection; a top direction ``u_i`` whose released variance ``λ_i + e_i`` is
+    negative is removed, losing ``λ_i``. With ``e_i ~ N(0, s_i²)`` (``s_i = σ·uᵢᵀSuᵢ``, the
+    step's noise sd on that variance) the expected loss is ``λ_i Φ(−λ_i/s_i)``. ``λ_i`` is known
+    only to the first look's resolution: it lies (``z`` noise sds) in
+    ``[max(λ̂_i − z·sd_i, 0), max(λ̂_i + z·sd_i, 0)]``; the guard takes the largest loss over that
+    interval. ``x Φ(−x/s)`` rises on ``[0, 0.752 s]`` and falls after it, so the maximiser is
+    ``0.752 s`` clipped to the interval: a direction the first look resolves well above the
+    step's noise costs ``≈ 0``; one it does not resolve costs up to ``≈ 0.17 s_i``, whatever its
+    (unknown) variance. Elementwise; returns the losses.
+    """
+    from scipy.special import ndtr
+
+    lam = np.asarray(lam, dtype=np.float64)
+    sd_first = np.asarray(sd_first, dtype=np.float64)
+    s = np.asarray(sd_step, dtype=np.float64)
+    lo = np.maximum(lam - z * sd_first, 0.0)
+    hi = np.maximum(lam + z * sd_first, 0.0)
+    x = np.clip(GUARD_ARGMAX * s, lo, hi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s > 0, x * ndtr(-x / np.maximum(s, 1e-300)), 0.0)
+
+
 def pca_bias_model(b, S, U, q, gaps, s_cp, weights=None, ratio: float = BIN_RATIO):
     r"""The expected increase of the whitened step's captured-variance deficit from its clipping
     bias, under a one-direction model drawn from the first release (post-processing of released
@@ -444,7 +476,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         projection: str = "unit-box",
                         reading: str | None = None, bias: str = "model",
                         mean_margin: bool = False,
-                        diagonal_noise: bool = False) -> AdaptiveResult:
+                        diagonal_noise: bool = False,
+                        resolution_guard: bool = False) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -513,6 +546,13 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         direction pushed below 0). The moments branch keeps :func:`pca_deficit` (its release
         is read after the caller's projection alone). ``False``: the off-diagonal plug-in
         alone for both. Post-processing of the first release and public inputs.
+    resolution_guard : bool, default False
+        ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
+        each top direction of the frame, the worst case over what the first look allows of the
+        loss from the step's noise pushing that variance below 0 (where the step's PSD
+        projection in the original units removes it): :func:`resolution_guard_loss` of the
+        frame's top variances, the first look's noise sd on them and the step's. Post-processing
+        of the first release and public inputs.
     mean_margin : bool, default False
         As :func:`~.coinpress.coinpress_covariance`: ``True`` makes the whitening margin of the
         first release include the released mean's term of ``Ĉ``'s noise (round 3d, not the
@@ -684,6 +724,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C_frame = C if projection == "none" else project_feasible(
                 C, lo_l, hi_l, "covariance", units=projection)
             U1, gaps = pca_frame(C_frame, plan1.entry_variance, m, t, q)
+            if resolution_guard:
+                # the frame's top variances and the first look's noise sd on them (public)
+                lam_top = np.einsum("ai,ab,bi->i", U1[:, :q], C_frame, U1[:, :q])
+                sd_top = np.sqrt(moments_pair_variance(plan1.entry_variance, m, t, U1,
+                                                       q)[1][:q])
             del C_frame
         else:
             ranking_used = "frobenius"
@@ -717,10 +762,19 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 pair_cp[0] = s_cp
                 # a deterministic B with ‖B‖_F <= b puts at most b²/2 on the pairs i < q <= j;
                 # f is concave in s, so the bias adds at most (b²/2)·max ∂f/∂s
+                if resolution_guard:
+                    # a top variance the step's noise can push below 0 is removed by its PSD
+                    # projection (original units): the worst case over what the first look
+                    # allows (docs/coinpress.md § Adaptive (PCA), "The resolution guard")
+                    f_guard = resolution_guard_loss(lam_top, sd_top,
+                                                    np.sqrt(d_cp[:q]))
+                    guard = float(f_guard.sum())
+                else:
+                    guard = 0.0
                 # what the bias can still add: up to g/2 per pair through the off-diagonal
                 # coupling; with the diagonal noise a pair can lose its whole gap
                 room = np.maximum(gaps - f_cp, 0.0) if diagonal_noise else 0.5 * gaps - f_cp
-                return (float(f_mom.sum()), float(f_cp.sum()), plan,
+                return (float(f_mom.sum()), float(f_cp.sum()) + guard, plan,
                         0.5 * float(df_cp.max(initial=0.0)),
                         float(np.sum(room)))
             p_cp = coinpress_noise_loss(S, weights, sig)
