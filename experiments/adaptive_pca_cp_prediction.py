@@ -146,6 +146,12 @@ def write(rows, args):
              "A variant passes iff on the 60 benchmark cells it is within 1.2× of best(auto, "
              "coinpress, iid unit box) in ≥ 47 cells and its max ratio to best is ≤ 3.0 (ratios "
              "of 50-trial medians).", "", "## Outcome", ""] + glines + [""]
+    if variants and not any(res.get(v) for v in variants):
+        lines += ["**No variant passed the gate**: the pre-registered check on never-seen tables "
+                  "(task AP's stage-2 rule) was not run and `DPPCA`'s default is unchanged "
+                  "(`method=\"moments\"`). Both options stay opt-in arguments of "
+                  "`adaptive_covariance` (`diagonal_noise`, `resolution_guard`); "
+                  "`docs/coinpress.md`, \"Measured (round 3f)\".", ""]
     lines += ["## The rerun references against the committed `results/adaptive_pca_first_pca.csv`",
               ""] + committed_lines(rows, Path(args.committed)) + [""]
     for k in fp.KS:

@@ -29,7 +29,9 @@ script then reports, per cell (medians over trials):
 * **round 3f's prediction** (``diagonal_noise=True``): the pairwise formula with the step's noise
   on the released variances (:func:`matrixdp.models.adaptive.pca_deficit_diagonal`), in the
   decision's frame, and the largest ``σ·uᵢᵀSuᵢ/λᵢ`` over the true top directions (the step's
-  noise sd on a top variance over that variance).
+  noise sd on a top variance over that variance); for the TRUE top direction ``u₁``: the first
+  look's noise sd on its variance, the step's (``σ·u₁ᵀSu₁``) and the frame's gap of its first
+  top direction to the complement (median over the pairs that count), each over ``λ₁``.
 
 DP: every fit is an ordinary (ε, δ)-DP fit; the comparisons with ``C`` are a non-private
 diagnostic, as the benchmark's deficit.
@@ -95,7 +97,7 @@ class Recorder:
 
         def pca_frame(C1, V1, m, t, q, **kw):
             U, g = self.orig["pca_frame"](C1, V1, m, t, q, **kw)
-            self.rec.update(U1=U, gaps=g, V1=V1)
+            self.rec.update(U1=U, gaps=g, V1=V1, t=t)
             return U, g
 
         def cpv(S, U, q, sigma):
@@ -207,6 +209,15 @@ def one(t, k, eps, seed, first):
     # the step's noise sd on the released variance of each true top direction, over λ_i
     out["diag_sd_over_lam_top"] = float(np.max(sig * np.diagonal(St_true)[:k] / lam[:k]))
     out["catastrophic"] = float(out["forced_cp"] > 0.5)
+    # the TRUE top direction u₁: the first look's noise sd on its variance, the step's, and the
+    # frame's gaps of its first top direction to the complement (pairs that count), over λ₁
+    from matrixdp.models.adaptive import moments_pair_variance
+
+    out["first_sd_u1_over_lam1"] = float(np.sqrt(moments_pair_variance(
+        r["V1"], m, r["t"], U, 1)[1][0]) / lam[0])
+    out["step_sd_u1_over_lam1"] = float(sig * St_true[0, 0] / lam[0])
+    row0 = gaps[0][gaps[0] > 0]
+    out["frame_gap_u1_over_lam1"] = float(np.median(row0) / lam[0]) if row0.size else 0.0
     # the frame against the truth: the variance of C the frame's top-k subspace misses
     qf = U1[:, :k]
     out["frame_deficit"] = 1.0 - float(np.trace(qf.T @ C @ qf)) / best
@@ -217,7 +228,8 @@ def one(t, k, eps, seed, first):
 
 
 KEYS = ("forced_cp", "def_check", "pred_cp", "pred_cp_noise", "pred_cp_bias",
-        "pred_noise_diag", "diag_sd_over_lam_top",
+        "pred_noise_diag", "diag_sd_over_lam_top", "first_sd_u1_over_lam1",
+        "step_sd_u1_over_lam1", "frame_gap_u1_over_lam1",
         "pred_noise_true_frame", "def_noise_only", "def_clip_only", "frac_clipped", "b_true",
         "b_hat", "S_over_lam_top_max", "S_over_lam_next", "first_err_top_rel",
         "whitened_C_max_eig", "r2", "diag_sd_frame_top_over_gap", "diag_sd_true_top_over_gap",
@@ -248,6 +260,9 @@ HEAD = (("forced_cp", "cp forced"), ("pred_cp_noise", "pred. noise"),
         ("pred_cp_bias", "pred. bias"), ("pred_noise_true_frame", "pred. noise, true frame"),
         ("pred_noise_diag", "pred. noise + diagonal (3f)"),
         ("diag_sd_over_lam_top", "max σ·uᵀSu/λ (true top)"), ("catastrophic", "deficit > 0.5"),
+        ("first_sd_u1_over_lam1", "first look's sd on λ₁ / λ₁"),
+        ("step_sd_u1_over_lam1", "σ·u₁ᵀSu₁ / λ₁"),
+        ("frame_gap_u1_over_lam1", "frame gap of û₁ / λ₁"),
         ("def_noise_only", "noise only"), ("def_clip_only", "clipping only"),
         ("frac_clipped", "clipped"), ("b_true", "b true"), ("b_hat", "b̂"),
         ("S_over_lam_top_max", "max uᵀSu/λ top"), ("S_over_lam_next", "uᵀSu/λ k+1"),
