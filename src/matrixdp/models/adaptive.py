@@ -36,7 +36,8 @@ __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipp
            "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",
            "pca_frame", "read_counts", "capped_level", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO",
            "COUNT_Z", "DECISION_Z", "DECISIONS", "READINGS", "RANKINGS", "RESOLVE_Z",
-           "FRAME_PROJECTIONS", "BIASES", "pca_bias_model"]
+           "FRAME_PROJECTIONS", "BIASES", "pca_bias_model", "pca_deficit_diagonal",
+           "DIAGONAL_NODES", "resolution_guard_loss", "GUARD_ARGMAX"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -362,6 +363,72 @@ def pca_deficit(g, s):
     return f, df
 
 
+#: Quantile points of the expectation over the diagonal noise (:func:`pca_deficit_diagonal`).
+DIAGONAL_NODES = 1024
+
+
+def pca_deficit_diagonal(g, s, v, nodes: int = DIAGONAL_NODES):
+    r"""Expected loss of captured variance of one pair of eigen-directions with gap ``g`` under
+    an off-diagonal perturbation of variance ``s`` AND a perturbation of the two variances whose
+    difference ``δ = e_i − e_j`` has variance ``v`` (round 3f, ``docs/coinpress.md`` § Adaptive
+    (PCA), "The diagonal noise").
+
+    The released 2 × 2 block is ``[[λ_i + e_i, e], [e, λ_j + e_j]]``; its top eigenvector makes
+    the angle ``θ`` with ``u_i``, ``cos 2θ = (g + δ)/√((g + δ)² + 4e²)``, and the captured
+    variance falls by ``g sin²θ = (g/2)(1 − (g + δ)/√((g + δ)² + 4e²))``. With ``e² ← s``
+    (plug-in, as :func:`pca_deficit`) and ``δ ~ N(0, v)`` the expectation over ``δ`` is the
+    mean over ``nodes`` equally spaced quantiles of ``δ`` (midpoint rule in probability: the
+    integrand is bounded by ``g`` and, for small ``s``, a step at ``δ = −g``, which Gauss–Hermite
+    nodes resolve badly; the rule's error is at most ``g/nodes`` there). ``v = 0`` gives
+    :func:`pca_deficit`; when ``√v`` exceeds ``g`` the two released variances swap with
+    probability ``Φ(−g/√v)`` and the pair loses up to ``g`` (``u_i`` leaves the released top).
+    Elementwise (broadcast ``g, s, v``); vectorised over the quantiles.
+    """
+    from scipy.special import ndtri
+
+    x = ndtri((np.arange(int(nodes)) + 0.5) / int(nodes))
+    g = np.asarray(g, dtype=np.float64)[..., None]
+    s = np.asarray(s, dtype=np.float64)[..., None]
+    sd = np.sqrt(np.maximum(np.asarray(v, dtype=np.float64), 0.0))[..., None]
+    a = g + sd * x
+    R = np.sqrt(a * a + 4.0 * s)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(R > 0, a / np.maximum(R, 1e-300), 1.0)
+    return np.mean(0.5 * g * (1.0 - ratio), axis=-1)
+
+
+#: ``x·Φ(−x)`` is largest at this ``x`` (``Φ(−x) = x φ(x)``; :func:`resolution_guard_loss`).
+GUARD_ARGMAX = 0.7517915247
+
+
+def resolution_guard_loss(lam, sd_first, sd_step, z: float = RESOLVE_Z):
+    r"""The resolution guard (round 3f): the worst expected loss of a top direction whose
+    released variance the whitened step's noise can push below 0 (post-processing of public
+    values; ``docs/coinpress.md`` § Adaptive (PCA), "The resolution guard").
+
+    The whitened step's estimate is projected onto the PSD cone in the original units before
+    the caller's projection; a top direction ``u_i`` whose released variance ``λ_i + e_i`` is
+    negative is removed, losing ``λ_i``. With ``e_i ~ N(0, s_i²)`` (``s_i = σ·uᵢᵀSuᵢ``, the
+    step's noise sd on that variance) the expected loss is ``λ_i Φ(−λ_i/s_i)``. ``λ_i`` is known
+    only to the first look's resolution: it lies (``z`` noise sds) in
+    ``[max(λ̂_i − z·sd_i, 0), max(λ̂_i + z·sd_i, 0)]``; the guard takes the largest loss over that
+    interval. ``x Φ(−x/s)`` rises on ``[0, 0.752 s]`` and falls after it, so the maximiser is
+    ``0.752 s`` clipped to the interval: a direction the first look resolves well above the
+    step's noise costs ``≈ 0``; one it does not resolve costs up to ``≈ 0.17 s_i``, whatever its
+    (unknown) variance. Elementwise; returns the losses.
+    """
+    from scipy.special import ndtr
+
+    lam = np.asarray(lam, dtype=np.float64)
+    sd_first = np.asarray(sd_first, dtype=np.float64)
+    s = np.asarray(sd_step, dtype=np.float64)
+    lo = np.maximum(lam - z * sd_first, 0.0)
+    hi = np.maximum(lam + z * sd_first, 0.0)
+    x = np.clip(GUARD_ARGMAX * s, lo, hi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s > 0, x * ndtr(-x / np.maximum(s, 1e-300)), 0.0)
+
+
 def pca_bias_model(b, S, U, q, gaps, s_cp, weights=None, ratio: float = BIN_RATIO):
     r"""The expected increase of the whitened step's captured-variance deficit from its clipping
     bias, under a one-direction model drawn from the first release (post-processing of released
@@ -408,7 +475,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         ranking: str | None = None, branch: str | None = None,
                         projection: str = "unit-box",
                         reading: str | None = None, bias: str = "model",
-                        mean_margin: bool = False) -> AdaptiveResult:
+                        mean_margin: bool = False,
+                        diagonal_noise: bool = False,
+                        resolution_guard: bool = False) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -467,6 +536,23 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``μ₂ = √(μ*² − μ₁² − μ_b²)`` (the radius is fixed before the statistic, which counts the
         records it clips; ``docs/coinpress.md`` § The clipping radius). A float: the fixed
         per-record rate (``0.1`` is the behaviour before ``"auto"``).
+    diagonal_noise : bool, default False
+        ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's predicted loss of
+        each pair also takes its noise on the two released variances
+        (:func:`pca_deficit_diagonal`, the expectation over their difference; the diagonal
+        variances of :func:`coinpress_pair_variance` in the frame), so a step whose noise on a
+        top direction's variance exceeds its gap to the complement is predicted to lose that
+        gap (its estimate is PSD-projected in the original units, which removes a top
+        direction pushed below 0). The moments branch keeps :func:`pca_deficit` (its release
+        is read after the caller's projection alone). ``False``: the off-diagonal plug-in
+        alone for both. Post-processing of the first release and public inputs.
+    resolution_guard : bool, default False
+        ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
+        each top direction of the frame, the worst case over what the first look allows of the
+        loss from the step's noise pushing that variance below 0 (where the step's PSD
+        projection in the original units removes it): :func:`resolution_guard_loss` of the
+        frame's top variances, the first look's noise sd on them and the step's. Post-processing
+        of the first release and public inputs.
     mean_margin : bool, default False
         As :func:`~.coinpress.coinpress_covariance`: ``True`` makes the whitening margin of the
         first release include the released mean's term of ``Ĉ``'s noise (round 3d, not the
@@ -638,6 +724,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C_frame = C if projection == "none" else project_feasible(
                 C, lo_l, hi_l, "covariance", units=projection)
             U1, gaps = pca_frame(C_frame, plan1.entry_variance, m, t, q)
+            if resolution_guard:
+                # the frame's top variances and the first look's noise sd on them (public)
+                lam_top = np.einsum("ai,ab,bi->i", U1[:, :q], C_frame, U1[:, :q])
+                sd_top = np.sqrt(moments_pair_variance(plan1.entry_variance, m, t, U1,
+                                                       q)[1][:q])
             del C_frame
         else:
             ranking_used = "frobenius"
@@ -654,16 +745,38 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             var = 1.0 / (1.0 / np.maximum(plan1.entry_variance, 1e-300)
                          + 1.0 / np.maximum(plan.entry_variance, 1e-300))
             if ranking_used == "pca-loss":
-                s_mom = moments_pair_variance(var, m, t, U1, q)[0][:, q:]
-                s_cp = coinpress_pair_variance(S, U1, q, sig)[0][:, q:]
+                s_mom = moments_pair_variance(var, m, t, U1, q)[0]
+                s_cp, d_cp = coinpress_pair_variance(S, U1, q, sig)
+                s_mom, s_cp = s_mom[:, q:], s_cp[:, q:]
                 f_mom, _ = pca_deficit(gaps, s_mom)
                 f_cp, df_cp = pca_deficit(gaps, s_cp)
+                if diagonal_noise:
+                    # the whitened step's noise on the released variances too: a pair whose
+                    # variances swap loses its gap, and the step's estimate is projected onto
+                    # the PSD cone in the original units before the caller's projection, so a
+                    # top direction pushed below 0 is removed (docs/coinpress.md § Adaptive
+                    # (PCA), "The diagonal noise"). The moments branch is read after the
+                    # caller's projection alone, which repairs such a variance (round 2).
+                    f_cp = np.where(gaps > 0, pca_deficit_diagonal(
+                        gaps, s_cp, d_cp[:q, None] + d_cp[None, q:]), 0.0)
                 pair_cp[0] = s_cp
                 # a deterministic B with ‖B‖_F <= b puts at most b²/2 on the pairs i < q <= j;
                 # f is concave in s, so the bias adds at most (b²/2)·max ∂f/∂s
-                return (float(f_mom.sum()), float(f_cp.sum()), plan,
+                if resolution_guard:
+                    # a top variance the step's noise can push below 0 is removed by its PSD
+                    # projection (original units): the worst case over what the first look
+                    # allows (docs/coinpress.md § Adaptive (PCA), "The resolution guard")
+                    f_guard = resolution_guard_loss(lam_top, sd_top,
+                                                    np.sqrt(d_cp[:q]))
+                    guard = float(f_guard.sum())
+                else:
+                    guard = 0.0
+                # what the bias can still add: up to g/2 per pair through the off-diagonal
+                # coupling; with the diagonal noise a pair can lose its whole gap
+                room = np.maximum(gaps - f_cp, 0.0) if diagonal_noise else 0.5 * gaps - f_cp
+                return (float(f_mom.sum()), float(f_cp.sum()) + guard, plan,
                         0.5 * float(df_cp.max(initial=0.0)),
-                        float(np.sum(0.5 * gaps - f_cp)))
+                        float(np.sum(room)))
             p_cp = coinpress_noise_loss(S, weights, sig)
             if decision == "clipping-loss":  # the first version: the task's prior mean
                 return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf

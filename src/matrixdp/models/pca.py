@@ -114,7 +114,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         and above 2× in 8, up to 4.9·10⁵× (lending_club, k = 5, ε = 1, where the ranking
         under-predicts that branch's deficit by 10⁵–10⁶×,
         ``results/adaptive_pca_first_pca_diagnosis.md``); it failed the gate for becoming the
-        default.
+        default. The cause is the whitened step's noise on the released variances, which the
+        ranking left out; ``adaptive_covariance(diagonal_noise=True)`` (round 3f, not a DPPCA
+        parameter) adds it and removes those losses (lending_club k = 5, ε = 1: 1.51×), but
+        the gate still fails (43 of 60, up to 7.8×; ``results/adaptive_pca_cp_prediction.md``,
+        ``docs/coinpress.md`` "Measured (round 3f)").
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
