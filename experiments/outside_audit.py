@@ -256,8 +256,20 @@ REF_METHODS = ("DP mean",)
 BEYOND = (1e6, 1e8)
 BEYOND_REG = ("default", "iid", "iid, unit box", "AdaSSP")
 BEYOND_COV = (("covariance", "coinpress"), ("correlation", "default"), ("correlation", "iid"),
-              ("pca", "coinpress"))
+              ("pca", "coinpress"), ("covariance", "default"))
 COV_METHODS = ("default", "iid", "coinpress")
+#: The rows of each covariance-family task. "default" is the estimator as a user gets it today
+#: (``DPCovariance()``: ``method="auto"``, which resolves to ``"adaptive"`` for a covariance under
+#: replace-one and to ``"moments"`` otherwise, ``covariance.auto_method``; ``DPPCA()``:
+#: ``method="moments"``). "moments" (covariance only; added when the covariance default became
+#: adaptive, round 3e) is ``DPCovariance(method="moments")``, the covariance default before that
+#: switch, so the table shows what the switch changed; for correlation and PCA it is the default
+#: itself and is not run twice.
+COV_TASK_METHODS = {"covariance": COV_METHODS + ("moments",), "correlation": COV_METHODS,
+                    "pca": COV_METHODS}
+#: The options the default of each task is compared with ("default ≤ 1.2× its best option").
+COV_TASK_OPTIONS = {"covariance": ("iid", "coinpress", "moments"),
+                    "correlation": ("iid", "coinpress"), "pca": ("iid", "coinpress")}
 #: Check thresholds, fixed before the first run.
 MONO_SLACK = 1.10      # a later ε's median may exceed an earlier one's by 10% (noise) ...
 MONO_P = 0.01          # ... or more, unless a one-sided Mann-Whitney test says p < 0.01
@@ -430,11 +442,12 @@ def cov_fitter(method, task, u: Unit, eps, Z, lo, hi, k):
     from matrixdp.models import DPCovariance, DPPCA
 
     base = dict(epsilon=eps, delta=DELTA, bounds=(lo, hi), neighbouring=u.neighbouring)
-    opt = {"default": {}, "iid": {"noise": "iid"}, "coinpress": {"method": "coinpress"}}[method]
+    opt = {"default": {}, "iid": {"noise": "iid"}, "coinpress": {"method": "coinpress"},
+           "moments": {"method": "moments"}}[method]
     if task == "pca":
         return lambda s: DPPCA(n_components=k, random_state=s, **base, **opt).fit(Z).components_
     kind = "correlation" if task == "correlation" else "covariance"
-    return lambda s: DPCovariance(kind=kind, random_state=s, **base, **opt).fit(Z).covariance_
+    return lambda s: DPCovariance(kind=kind, random_state=s, **base, **opt).fit(Z)
 
 
 def cov_data(u: Unit):
@@ -453,7 +466,7 @@ def run_covariance(u: Unit, args, msgs: Messages, log):
     best = float(lam[:k].sum())
     tasks = ["covariance", "correlation"] + (["pca"] if Z.shape[1] > k else [])
     seeds = [int(s) for s in np.random.SeedSequence(args.seed + 2).generate_state(args.cov_trials)]
-    jobs = [(e, t, m) for e in args.epsilons for t in tasks for m in COV_METHODS]
+    jobs = [(e, t, m) for e in args.epsilons for t in tasks for m in COV_TASK_METHODS[t]]
     if args.beyond:
         jobs += [(e, t, m) for e in BEYOND for t, m in BEYOND_COV
                  if t in tasks and not (m == "coinpress" and u.neighbouring != "replace-one")]
@@ -463,10 +476,15 @@ def run_covariance(u: Unit, args, msgs: Messages, log):
         if True:
             if True:
                 vals, status, note, t0 = [], "ok", "", time.perf_counter()
+                used = []  # (method_, adaptive_choice_) of each DPCovariance fit
                 for s in seeds:
                     try:
                         with msgs.watch(f"{u.name} {task} {m} eps={eps:g}"):
-                            out = np.asarray(cov_fitter(m, task, u, eps, Z, lo, hi, k)(s), float)
+                            out = cov_fitter(m, task, u, eps, Z, lo, hi, k)(s)
+                            if task != "pca":
+                                used.append((out.method_, getattr(out, "adaptive_choice_", None)))
+                                out = out.covariance_
+                            out = np.asarray(out, float)
                     except Exception as exc:  # noqa: BLE001
                         status, note = "error", f"{type(exc).__name__}: {exc}"[:300]
                         msgs.texts.append((f"{u.name} {task} {m} eps={eps:g}", note))
@@ -480,6 +498,14 @@ def run_covariance(u: Unit, args, msgs: Messages, log):
                     else:
                         T = R if task == "correlation" else C
                         vals.append(float(np.linalg.norm(out - T) / np.linalg.norm(T)))
+                if status == "ok" and used:
+                    # which method the fits resolved to (method="auto"), and for adaptive how
+                    # many took the whitened CoinPress step (a DP output, reported as measured)
+                    meth = sorted({a for a, _ in used})
+                    note = "method_=" + "/".join(meth)
+                    if "adaptive" in meth:
+                        note += (f"; whitened step in {sum(c == 'coinpress' for _, c in used)}"
+                                 f"/{len(used)} fits")
                 rows.append(_row(u, task, metric, eps, m, vals if status == "ok" else [],
                                  status, note, time.perf_counter() - t0))
     log(f"  {u.name} covariance/PCA")
@@ -528,7 +554,7 @@ def number_checks(rows, args):
     E = list(args.epsilons)
     for uname in dict.fromkeys(r["unit"] for r in rows):
         for task in ("regression", "covariance", "correlation", "pca"):
-            methods = REG_METHODS if task == "regression" else COV_METHODS
+            methods = REG_METHODS if task == "regression" else COV_TASK_METHODS[task]
             paired = task == "regression"
             if not any(r["unit"] == uname and r["task"] == task for r in rows):
                 continue
@@ -569,7 +595,7 @@ def number_checks(rows, args):
                                     subject=m, verdict="PASS" if med <= NEAR_EXACT else "FAIL",
                                     detail=f"median {med:.3g}"))
             # the default against its options
-            opts = OWN_OPTIONS if task == "regression" else ("iid", "coinpress")
+            opts = OWN_OPTIONS if task == "regression" else COV_TASK_OPTIONS[task]
             worst, skipped = None, []
             for e in E:
                 d = _get(rows, uname, task, "default", e)
@@ -1127,6 +1153,103 @@ def findings_lines(rows, us, E):
     return L
 
 
+def _git_csv(rev: str, path: str) -> list[dict]:
+    """The rows of a CSV as committed at ``rev`` (``git show``)."""
+    import subprocess
+
+    text = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{path}"], check=True,
+                          capture_output=True, text=True).stdout
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def changes_since(checks, rows, rev: str):
+    """``(lines, table)``: the "what changed since the last run" section, comparing this run's
+    checks with those of ``results/outside_audit_checks.csv`` committed at ``rev`` (keyed by
+    unit, task, check, subject), and the default rows' medians with ``results/outside_audit.csv``
+    at ``rev``. ``table``: one dict per check key in either run (written as
+    ``outside_audit_changes.csv``)."""
+    old = _git_csv(rev, f"results/{NAME}_checks.csv")
+    old_rows = _git_csv(rev, f"results/{NAME}.csv")
+
+    def key(c):
+        return (c["unit"], c["task"], c["check"], c["subject"])
+
+    o = {key(c): c for c in old}
+    n = {key(c): c for c in checks}
+    table = []
+    for k in list(o) + [k for k in n if k not in o]:
+        a, b = o.get(k), n.get(k)
+        table.append(dict(unit=k[0], task=k[1], check=k[2], subject=k[3],
+                          old_verdict=a["verdict"] if a else "", new_verdict=b["verdict"] if b else "",
+                          old_detail=a["detail"] if a else "", new_detail=b["detail"] if b else ""))
+
+    def counts(cs):
+        return {v: sum(c["verdict"] == v for c in cs) for v in ("PASS", "FAIL", "N/A")}
+
+    co, cn = counts(old), counts(checks)
+    both = [t for t in table if t["old_verdict"] and t["new_verdict"]]
+    flips = [t for t in both if t["old_verdict"] != t["new_verdict"]]
+    added = [t for t in table if not t["old_verdict"]]
+    gone = [t for t in table if not t["new_verdict"]]
+    same_fail = [t for t in both if t["old_verdict"] == t["new_verdict"] == "FAIL"]
+    moved = [t for t in same_fail if t["old_detail"] != t["new_detail"]]
+    L = ["## What changed since the last run", "",
+         f"Compared with the run committed at {rev} (`git show {rev}:results/{NAME}_checks.csv`; "
+         f"every check keyed by unit, task, check and subject; the whole comparison in "
+         f"`results/{NAME}_changes.csv`). Same units, seeds, splits and thresholds; the library "
+         "code is today's.", "",
+         "| | PASS | FAIL | N/A | checks |", "|---|---|---|---|---|",
+         f"| before ({rev}) | {co['PASS']} | {co['FAIL']} | {co['N/A']} | {len(old)} |",
+         f"| now | {cn['PASS']} | {cn['FAIL']} | {cn['N/A']} | {len(checks)} |",
+         f"| checks in both runs | {sum(t['new_verdict'] == 'PASS' for t in both)} | "
+         f"{sum(t['new_verdict'] == 'FAIL' for t in both)} | "
+         f"{sum(t['new_verdict'] == 'N/A' for t in both)} | {len(both)} |",
+         f"| checks new in this run | {sum(t['new_verdict'] == 'PASS' for t in added)} | "
+         f"{sum(t['new_verdict'] == 'FAIL' for t in added)} | "
+         f"{sum(t['new_verdict'] == 'N/A' for t in added)} | {len(added)} |", "",
+         f"Of the {len(both)} checks in both runs, {len(flips)} changed verdict "
+         f"({sum(t['new_verdict'] == 'PASS' for t in flips)} FAIL → PASS, "
+         f"{sum(t['new_verdict'] == 'FAIL' for t in flips)} PASS → FAIL); "
+         f"{len(same_fail)} FAIL in both ({len(moved)} with other numbers); "
+         f"{len(gone)} checks of the old run are not in this one."]
+    if added:
+        kinds = {}
+        for t in added:
+            kinds.setdefault((t["task"], t["subject"]), []).append(t)
+        L += ["", "New checks: " + "; ".join(
+            f"{task} {subj} ({len(ts)}: {sum(t['new_verdict'] == 'FAIL' for t in ts)} FAIL)"
+            for (task, subj), ts in kinds.items()) + "."]
+    if flips:
+        L += ["", "Checks that changed verdict:", "",
+              "| unit | task | check | subject | before | now |", "|---|---|---|---|---|---|"]
+        for t in flips:
+            L.append(f"| {t['unit']} | {t['task']} | {t['check']} | {t['subject']} | "
+                     f"{t['old_verdict']}: {t['old_detail']} | {t['new_verdict']}: {t['new_detail']} |")
+    # the default rows' medians, cell by cell (the estimator as a user gets it, then and now)
+    L += ["", "The default rows (the estimator as a user gets it, then and now), cell by cell: "
+          "this run's median / the old run's median over every unit × ε cell of a task (same "
+          "seeds and splits):", "",
+          "| task | cells | median ratio now / before | smallest | largest | cells unchanged "
+          "(equal to 1e-9) |", "|---|---|---|---|---|---|"]
+    E = sorted({float(r["epsilon"]) for r in rows if r["method"] == "default"} & set(EPSILONS))
+    for task in ("regression", "covariance", "correlation", "pca"):
+        ratios = []
+        for r in rows:
+            if (r["task"], r["method"]) != (task, "default") or float(r["epsilon"]) not in E \
+                    or r["status"] != "ok":
+                continue
+            b = [x for x in old_rows if (x["unit"], x["task"], x["method"]) == (r["unit"], task,
+                 "default") and float(x["epsilon"]) == float(r["epsilon"]) and x["status"] == "ok"]
+            if b and float(b[0]["median"]) > 0:
+                ratios.append(float(r["median"]) / float(b[0]["median"]))
+        if ratios:
+            ra = np.array(ratios)
+            L.append(f"| {task} | {len(ra)} | {np.median(ra):.3g} | {ra.min():.3g} | "
+                     f"{ra.max():.3g} | {int(np.sum(np.abs(ra - 1) <= 1e-9))} |")
+    L.append("")
+    return L, table
+
+
 def write(rows, checks, us, args, command, elapsed):
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -1165,7 +1288,9 @@ def write(rows, checks, us, args, command, elapsed):
          f"fixed before the first run: falls with ε = no later ε whose median exceeds an earlier "
          f"one's by > {MONO_SLACK}× with one-sided Mann–Whitney p < {MONO_P}; regression at "
          f"ε = {E[-1]:g} ≤ {OLS_RATIO}× OLS's median test MSE; the default > {OPTION_RATIO}× its "
-         f"best option (i.i.d., i.i.d. on the unit box, MVG; covariance: i.i.d., CoinPress) "
+         f"best option (regression: i.i.d., i.i.d. on the unit box, MVG; covariance: i.i.d., "
+         f"CoinPress and, since the covariance default became adaptive, the moments release "
+         f"(the old default); correlation and PCA: i.i.d., CoinPress) "
          f"with a one-sided test p < 0.05 (Wilcoxon paired for regression, Mann–Whitney "
          f"otherwise) is a FAIL; DPRidge > {RIDGE_RATIO}× the default likewise; covariance / "
          f"correlation relative Frobenius error and PCA captured-variance deficit ≤ {NEAR_EXACT} "
@@ -1181,6 +1306,13 @@ def write(rows, checks, us, args, command, elapsed):
             L.append(f"| {c['unit']} | {c['task']} | {c['check']} | {c['subject']} | "
                      f"{c['detail']} | {triage_of(c) or 'not triaged'} |")
         L.append("")
+    if getattr(args, "changes_since", None):
+        cl, table = changes_since(checks, rows, args.changes_since)
+        L += cl
+        with open(out / f"{NAME}_changes.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(table[0]))
+            w.writeheader()
+            w.writerows(table)
     L += findings_lines(rows, us, E)
     L += ["## Units and their public bounds", "",
           "| unit | kind | n | d | relation | what | bounds (lower–upper; values clipped) |",
@@ -1198,9 +1330,12 @@ def write(rows, checks, us, args, command, elapsed):
     L.append("")
     for task, metric, methods in (("regression", "test MSE", ("OLS (non-private)",
                                    "training mean (non-private)") + REG_METHODS + REF_METHODS),
-                                  ("covariance", "relative Frobenius error", COV_METHODS),
-                                  ("correlation", "relative Frobenius error", COV_METHODS),
-                                  ("pca", "captured-variance deficit, k=2", COV_METHODS)):
+                                  ("covariance", "relative Frobenius error",
+                                   COV_TASK_METHODS["covariance"]),
+                                  ("correlation", "relative Frobenius error",
+                                   COV_TASK_METHODS["correlation"]),
+                                  ("pca", "captured-variance deficit, k=2",
+                                   COV_TASK_METHODS["pca"])):
         L += [f"## {task}: {metric} (median over trials; lower is better)", "",
               "| unit | method | " + " | ".join(f"ε = {e:g}" for e in E) + " |",
               "|---|---|" + "---|" * len(E)]
@@ -1278,6 +1413,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path, default=REPO / "results")
     p.add_argument("--rewrite", action="store_true",
                    help="rewrite the .md from the committed CSVs (after editing TRIAGE); no fit")
+    p.add_argument("--changes-since", metavar="REV",
+                   help="add a 'what changed since the last run' section comparing the checks "
+                        "and the default rows with results/outside_audit*.csv committed at REV")
     p.add_argument("--diagnose", action="store_true",
                    help="with --rewrite: recompute the level diagnostic of findings 1 (fits)")
     args = p.parse_args(argv)
