@@ -1568,7 +1568,8 @@ def write(rows, checks, us, args, command, elapsed):
          f"table). Seed {args.seed}. Every method of a unit gets the same records, (ε, δ), "
          "neighbouring relation and public bounds.", "",
          "The public bounds of the statsmodels tables were committed (3d86743) before any run, "
-         "from the tables' documentation; thresholds of the checks are constants of the script "
+         "from the tables' documentation; thresholds of the checks are constants of the script, "
+         "unchanged at every rerun, "
          f"fixed before the first run: falls with ε = no later ε whose median exceeds an earlier "
          f"one's by > {MONO_SLACK}× with one-sided Mann–Whitney p < {MONO_P}; regression at "
          f"ε = {E[-1]:g} ≤ {OLS_RATIO}× OLS's median test MSE; the default > {OPTION_RATIO}× its "
@@ -1579,6 +1580,9 @@ def write(rows, checks, us, args, command, elapsed):
          f"otherwise) is a FAIL; DPRidge > {RIDGE_RATIO}× the default likewise; covariance / "
          f"correlation relative Frobenius error and PCA captured-variance deficit ≤ {NEAR_EXACT} "
          f"at ε = {E[-1]:g}.", "",
+         *([f"The text of this file (triage, findings, what changed) was regenerated from the "
+            f"run's CSVs, without refitting, by `{args.rewritten_by}`." , ""]
+           if getattr(args, "rewritten_by", None) else []),
          "The level diagnostic of 'Findings' 1 (the columns after 'best option / DP mean') is "
          "computed by a full run, or recomputed on the same splits and seeds by "
          "`python experiments/outside_audit.py --rewrite --diagnose`.",
@@ -1679,6 +1683,9 @@ def rewrite(args) -> int:
     if args.diagnose:
         DIAGNOSTICS.clear()
         diagnose(rows, us, args)
+    args.rewritten_by = "python experiments/outside_audit.py --rewrite" + (
+        f" --changes-since {args.changes_since}" if args.changes_since else "") + (
+        " --diagnose" if args.diagnose else "")
     print(f"wrote {write(rows, checks, us, args, command, 60 * minutes)}")
     return 0
 
