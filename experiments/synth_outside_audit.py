@@ -141,7 +141,7 @@ def load_table(name: str) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- scenarios
 SCENARIO_TEXT = {
     "many_cats": "a categorical column with 500 public categories (Zipf-like use) and 2 numeric columns, n 5000",
-    "const_eq": "a numeric column declared lo == hi (a constant); the bounds file must be refused in one line",
+    "const_eq": "a numeric column declared lo == hi (a constant); the bounds file must be refused in one line (the expectation of the first run; the CLI accepts it since f6ea505, see the triage)",
     "const_data": "a numeric column in a public [0, 10] whose records are all 5",
     "wide_int": "an integer column with public range [0, 10^9] (records spread uniformly)",
     "skewed": "a numeric column in [0, 1000] with 95% of the mass in [0, 5] (one bin of 32)",
@@ -788,6 +788,18 @@ TRIAGE = {
         "... a value outside a category list'); codes held as strings '0'/'1' against public "
         "categories [0, 1] are refused in one line naming the column, no value printed. The "
         "curator maps the type. (The CLI reads CSV codes as written, see the fix below.)",
+    ("const_eq", "refuses with a one-line error"):
+        "EXPECTED, the check is older than the behaviour (added to the triage at the rerun of "
+        "2026-11-29, task OA): this scenario's 'must refuse' (SCENARIO_EXPECT, written before the "
+        "first run) predates f6ea505, which made `matrixdp synth` (copula, tree-copula) accept a "
+        "public constant column (lo == hi) on purpose: the value is written into every synthetic "
+        "record and the other columns are modelled as without it (docs/curator.md §2; "
+        "tests/cli/test_synth.py::test_a_public_constant_column_is_written_as_its_value_and_not_"
+        "modelled). The rule is kept as written, so the two CLI rows FAIL (exit 0). The Python "
+        "classes (TableSchema) still refuse lo == hi in one line (the PASS rows of this check), "
+        "and `matrixdp audit --synth` reads the bounds through TableSchema too (not run on this "
+        "scenario here): a curator can synthesise such a table but not audit its synthesis "
+        "without leaving the column out (not changed here).",
     ("code_toml_strings", "runs (no error)"):
         "documented, as code_strings: the Python frame holds integer codes, the schema lists "
         "strings '0'/'1'; one-line refusal naming the column. The same mismatch in the CLI was a "

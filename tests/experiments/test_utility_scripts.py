@@ -264,6 +264,16 @@ def test_outside_audit_script_at_large_epsilon(tmp_path):
                  and c["subject"] == "DPCovariance()"}
     assert "relation=add-remove" in relations["add_remove"]
     assert "relation=replace-one" in relations["corner"]
+    # the default rows run DPCovariance() as a user gets it: adaptive under replace-one, the
+    # moments release under add-remove (covariance.auto_method); the 'moments' row is the old
+    # default; every FAIL has a triage and no PASS has one
+    note = {(r["unit"], r["method"]): r["note"] for r in rows if r["task"] == "covariance"}
+    assert note[("corner", "default")].startswith("method_=adaptive")
+    assert note[("add_remove", "default")] == "method_=moments"
+    assert note[("corner", "moments")] == "method_=moments"
+    assert all(bool(c["triage"]) == (c["verdict"] != "PASS") for c in checks
+               if c["verdict"] != "N/A"), [c for c in checks if c["verdict"] == "FAIL"
+                                           and not c["triage"]]
 
 
 def test_outside_audit_leak_detector():
