@@ -262,6 +262,8 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
 CONTINUATION_FACTOR = 10.0
 CONTINUATION_STAGE_ITER = 200
 CONTINUATION_LAST_ITER = 1000
+#: At most this many stages (a release more than 10^19 times its box starts at t = 10^-19).
+CONTINUATION_MAX_STAGES = 20
 
 
 def _continuation(c, lo, hi, *, tol, slack, newton_max_iter):
@@ -279,7 +281,7 @@ def _continuation(c, lo, hi, *, tol, slack, newton_max_iter):
                        np.where(np.isfinite(hi), np.abs(hi), 0.0))
     size = np.abs(c)
     ratio = np.divide(scale, size, out=np.full_like(size, np.inf), where=(size > 0) & (scale > 0))
-    t0 = min(1.0, float(ratio.min()))
+    t0 = min(1.0, max(float(ratio.min()), CONTINUATION_FACTOR ** (1 - CONTINUATION_MAX_STAGES)))
     dlo, dhi = np.maximum(np.diag(lo), 0.0), np.diag(hi)
 
     def run(solve, y):
