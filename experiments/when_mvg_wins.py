@@ -161,7 +161,8 @@ def run_profile(name, X, bounds, Xr, yr, bounds_x, bounds_y, trials, rows):
             noise = "iid" if method != "auto" else "auto"
             data, b = (Xs, (-1, 1)) if method == "rescaled-iid" else (X, bounds)
             # covariance (original units)
-            est = DPCovariance(epsilon=EPS, delta=DELTA, bounds=b, noise=noise, random_state=s)
+            est = DPCovariance(epsilon=EPS, delta=DELTA, bounds=b, noise=noise, random_state=s,
+                               method="moments")
             cov = est.fit(data).covariance_
             loc = est.location_
             if method == "rescaled-iid":
@@ -173,7 +174,7 @@ def run_profile(name, X, bounds, Xr, yr, bounds_x, bounds_y, trials, rows):
             # shrinkage="none": this table compares noise allocations (the committed results
             # predate the correlation default's shrinkage="auto"/"projected")
             corr = DPCovariance(epsilon=EPS, delta=DELTA, bounds=b, kind="correlation",
-                                noise=noise, random_state=s, shrinkage="none").fit(data).covariance_
+                                method="moments", noise=noise, random_state=s, shrinkage="none").fit(data).covariance_
             add("correlation: Frobenius error", method, np.linalg.norm(corr - truth_corr))
             mean = DPMean(epsilon=EPS, delta=DELTA, bounds=b, noise=noise,
                           random_state=s).fit(data).mean_
@@ -201,8 +202,9 @@ def run_profile(name, X, bounds, Xr, yr, bounds_x, bounds_y, trials, rows):
 
     # theory: exact expected losses in each task's own loss (public; the data only give the shape)
     theory = {}
-    for label, cls, kw in (("covariance", DPCovariance, {}),
-                           ("correlation", DPCovariance, {"kind": "correlation"}),
+    for label, cls, kw in (("covariance", DPCovariance, {"method": "moments"}),
+                           ("correlation", DPCovariance, {"kind": "correlation",
+                                                          "method": "moments"}),
                            ("mean", DPMean, {}),
                            ("scaler", DPStandardScaler, {})):
         e = {nz: cls(epsilon=EPS, delta=DELTA, bounds=bounds, noise=nz, random_state=0,
@@ -230,7 +232,7 @@ def run_profile(name, X, bounds, Xr, yr, bounds_x, bounds_y, trials, rows):
 
     from matrixdp.calibration.gaussian import max_gaussian_shift
 
-    fitted = DPCovariance(epsilon=EPS, delta=DELTA, bounds=bounds, noise="mvg",
+    fitted = DPCovariance(epsilon=EPS, delta=DELTA, bounds=bounds, noise="mvg", method="moments",
                           random_state=0).fit(X)
     root = np.sqrt(np.sqrt(np.diagonal(fitted.entry_variance_)))  # sqrt(v_i)
     task_n, _, _ = augmented_task(lo, hi, X.shape[0], "covariance")
@@ -241,7 +243,7 @@ def run_profile(name, X, bounds, Xr, yr, bounds_x, bounds_y, trials, rows):
     rtask = regression_task(bounds_x[0], bounds_x[1], bounds_y[0], bounds_y[1], 1, True)[0]
     theory["iid slack regression"] = rtask.query().sensitivity_l2 / frobenius_witness(rtask)
     # add-remove: both calibrations exact (s2 = R², mu = (sum_i p_i h_i²)), no slack
-    e = {nz: DPCovariance(epsilon=EPS, delta=DELTA, bounds=bounds, noise=nz,
+    e = {nz: DPCovariance(epsilon=EPS, delta=DELTA, bounds=bounds, noise=nz, method="moments",
                           neighbouring="add-remove", random_state=0).fit(X)
          for nz in ("iid", "auto")}
     assert e["iid"].privacy_.exact and e["auto"].privacy_.exact
@@ -259,6 +261,7 @@ def run_profile(name, X, bounds, Xr, yr, bounds_x, bounds_y, trials, rows):
                 for s in range(trials):
                     if method == "rescaled-iid":
                         c_u = DPCovariance(epsilon=eps, delta=DELTA, bounds=(-1, 1), noise="iid",
+                                           method="moments",
                                            random_state=s).fit(Xs).covariance_
                         comps = top_components(c_u * np.outer(h, h), k)
                     else:

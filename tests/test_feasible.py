@@ -405,3 +405,155 @@ def test_project_psd_box_agrees_with_clarabel(d):
     # one, its objective then the worse one and its smallest eigenvalue +1e-5: an interior point
     # short of the optimum); the KKT test above certifies ours exactly at d = 5..100
     assert np.linalg.norm(p - ref) <= (1e-7 if status == "Solved" else 1e-5) * np.linalg.norm(ref)
+
+
+# --- step 4: continuation when Newton and Dykstra stop early (issue #24) -------------------------
+
+def _own_violation(m, lo, hi):
+    """The worst box violation relative to each entry's own bound."""
+    scale = np.maximum(np.abs(lo), np.abs(hi))
+    return float(np.max(np.maximum(np.maximum(lo - m, m - hi), 0.0) / scale))
+
+
+def _far_unit_box_release(seed, sigma=1e10, d=6):
+    """The shape of an i.i.d. release in units of the public half-widths (DPPCA's default
+    projection): entry sd s_i s_j, s from 0.1 to sqrt(sigma), far larger than the unit box."""
+    s = np.geomspace(1e-1, np.sqrt(sigma), d)
+    e = np.random.default_rng(seed).standard_normal((d, d)) * np.outer(s, s)
+    return (e + e.T) / 2
+
+
+def _no_continuation(*args, **kwargs):
+    return None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_project_psd_box_continuation_reaches_the_box_of_a_far_release(seed, monkeypatch):
+    """A release 10^10 times larger than its unit box: Newton (200 + 300 steps) and Dykstra
+    (300 sweeps) stop early; the continuation meets every entry's box and the KKT conditions
+    of the diagonal problem (enough for covariance bounds), so the result is the projection."""
+    d = 6
+    noisy = _far_unit_box_release(seed)
+    lo, hi = feasible.covariance_entry_bounds(np.ones(d))
+    # the earlier path (step 4 disabled) stops early and leaves the box: a warning
+    with monkeypatch.context() as m:
+        m.setattr(feasible, "_continuation", _no_continuation)
+        with pytest.warns(RuntimeWarning, match="before converging"):
+            before = feasible.project_psd_box(noisy, lo, hi, tol=1e-9, max_iter=300,
+                                              return_info=True)
+    assert not before.converged and _own_violation(before.matrix, lo, hi) > 1e-3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = feasible.project_psd_box(noisy, lo, hi, tol=1e-9, max_iter=300, return_info=True)
+    p = res.matrix
+    assert res.converged and res.iterations == 300  # Dykstra ran, then the continuation
+    assert _own_violation(p, lo, hi) <= 1e-8
+    assert np.linalg.eigvalsh(p).min() >= -1e-12 * np.abs(noisy).max()
+    # certificate: P = (C + Diag y)_+, y_i < 0 only where P_ii is at its upper bound 1, > 0 only
+    # at 0 (the diagonal multipliers; the off-diagonal bounds are implied by PSD)
+    y = np.diag(res.dual)
+    np.testing.assert_array_equal(res.dual, np.diag(y))
+    np.testing.assert_allclose(feasible.project_psd(noisy + np.diag(y)), p, rtol=0,
+                               atol=1e-9 * np.abs(noisy).max())
+    g = np.diag(p)
+    assert np.any(y < 0)
+    assert np.all(np.abs(g[y < 0] - 1.0) <= 1e-8) and np.all(np.abs(g[y > 0]) <= 1e-8)
+    # variational inequality <C - P, Y - P> <= 0 on feasible Y (random correlations scaled into
+    # the box), as a cosine; the feasible but wrong point P/2 fails the same test
+    def cosine(q, yv):
+        return float(np.sum((noisy - q) * (yv - q))
+                     / (np.linalg.norm(noisy - q) * np.linalg.norm(yv - q)))
+
+    rng = np.random.default_rng(50 + seed)
+    worst = max(cosine(p, _random_correlation(rng, d) * rng.uniform()) for _ in range(200))
+    assert worst <= 1e-6
+    assert cosine(0.5 * p, p) > 0.05
+
+
+def test_project_psd_box_one_wide_feature_meets_the_narrow_box():
+    """Covariance bounds in original units with one feature 10^6 times wider (bounds 10^12
+    apart) and an indefinite release of sd 10^9: Dykstra's test, relative to the largest bound,
+    stopped after 2 sweeps with the narrow feature's variance 50% above its bound (reported as
+    converged). The result must meet every entry's own bound."""
+    d = 6
+    h = np.ones(d)
+    h[1] = 1e6
+    lo, hi = feasible.covariance_entry_bounds(h * h)
+    e = np.random.default_rng(16).standard_normal((d, d)) * 1e9
+    noisy = (e + e.T) / 2
+    assert np.linalg.eigvalsh(noisy).min() < 0
+    old = feasible._continuation
+    try:
+        feasible._continuation = _no_continuation
+        with pytest.warns(RuntimeWarning, match="relative to the violated bound"):
+            before = feasible.project_psd_box(noisy, lo, hi, tol=1e-9, max_iter=300,
+                                              return_info=True)
+    finally:
+        feasible._continuation = old
+    assert _own_violation(before.matrix, lo, hi) > 0.1 and before.violation < 1e-9
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = feasible.project_psd_box(noisy, lo, hi, tol=1e-9, max_iter=300, return_info=True)
+    assert res.converged
+    assert _own_violation(res.matrix, lo, hi) <= 1e-8
+    assert np.linalg.eigvalsh(res.matrix).min() >= -1e-12 * np.abs(noisy).max()
+    # the diagonal problem's KKT conditions (covariance bounds: the off-diagonal ones implied)
+    y = np.diag(res.dual)
+    np.testing.assert_allclose(feasible.project_psd(noisy + np.diag(y)), res.matrix, rtol=0,
+                               atol=1e-9 * np.abs(noisy).max())
+    v, g = h * h, np.diag(res.matrix)
+    assert np.all(np.abs(g[y < 0] - v[y < 0]) <= 1e-8 * v[y < 0])
+
+
+@pytest.mark.parametrize("case", ["dykstra-converges", "newton-converges", "psd-in-box"])
+def test_project_psd_box_is_unchanged_where_it_converged(case, monkeypatch):
+    """Where the earlier path converged inside the box the continuation never runs (it would
+    raise here), so the result is the earlier result to the bit."""
+    def boom(*args, **kwargs):
+        raise AssertionError("the continuation ran on a converged projection")
+
+    noisy, _, mlo, mhi = _second_moment_problem(5, seed=2)
+    kwargs = {}
+    if case == "dykstra-converges":  # no projected Newton: the warm-started Dykstra converges
+        kwargs = {"newton_max_iter": 0, "max_iter": 20000}
+    elif case == "psd-in-box":
+        mlo, mhi = np.full_like(mlo, -1e9), np.full_like(mhi, 1e9)
+    expected = feasible.project_psd_box(noisy, mlo, mhi, return_info=True, **kwargs)
+    monkeypatch.setattr(feasible, "_continuation", boom)
+    res = feasible.project_psd_box(noisy, mlo, mhi, return_info=True, **kwargs)
+    assert res.converged and _own_violation(res.matrix, mlo, mhi) <= 1e-5
+    assert (res.iterations > 0) == (case == "dykstra-converges")
+    np.testing.assert_array_equal(res.matrix, expected.matrix)
+
+
+def test_dppca_on_an_adult_like_box_projects_without_warning():
+    """DPPCA with i.i.d. noise at ε = 0.01 on Adult's declared bounds (fnlwgt's range 1.5e6
+    against ages of ~100; synthetic records): its unit-box projection receives a release
+    ~10^8 times its box. Step 4 disabled, these fits warn (as when_mvg_wins.py did 72 times);
+    with it, none does."""
+    from matrixdp.models import DPPCA
+
+    lo = np.array([17.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    hi = np.array([90.0, 1.5e6, 16.0, 99999.0, 4356.0, 99.0])
+    X = np.random.default_rng(0).uniform(0, 1, size=(2000, 6)) ** 3 * (hi - lo) + lo
+    seeds = (1, 2, 3)
+
+    def fit(s):
+        return DPPCA(2, epsilon=0.01, bounds=(lo, hi), noise="iid", random_state=s).fit(X)
+
+    old = feasible._continuation
+    try:
+        feasible._continuation = _no_continuation
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for s in seeds:
+                fit(s)
+    finally:
+        feasible._continuation = old
+    assert sum(issubclass(w.category, RuntimeWarning) for w in caught) == len(seeds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for s in seeds:
+            est = fit(s)
+            np.testing.assert_allclose(est.components_ @ est.components_.T, np.eye(2),
+                                       atol=1e-12)

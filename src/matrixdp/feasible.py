@@ -118,13 +118,24 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     positive multiplier only on an entry at its lower bound, a negative one only at its upper
     bound. The result ``(C + Y)_+`` is then exactly the projection for those multipliers.
     Only if Newton has not converged in ``newton_max_iter`` steps do Dykstra's alternating
-    projections [1]_ run, warm-started from its dual iterate; if they stop early they warn only
-    when the result is outside the box by more than ``sqrt(tol)`` relative to the largest finite
-    bound (a result inside it is feasible, possibly not the nearest feasible matrix:
-    ``return_info`` says ``converged=False``);
+    projections [1]_ run, warm-started from its dual iterate;
     Dykstra stops when a sweep changes the iterate by less than ``tol`` relative to its norm
     **and** the PSD iterate meets the box to ``sqrt(tol)`` relative to the largest finite bound.
-    The result is PSD (the last step is an eigenvalue clipping).
+    Its result counts as converged only if it also meets every entry's box to ``sqrt(tol)``
+    relative to that entry's own bound (a tolerance relative to the largest bound alone lets an
+    entry of a narrow feature end far outside its box). If it has not, the Newton methods run
+    once more, by continuation in the size of the release: the projections of ``t C`` for
+    ``t = t_0, 10 t_0, …, 1``, each warm-started from the previous multipliers, ``t_0`` bringing
+    every entry of ``t C`` within its own bound (first the diagonal problem, then, if its
+    solution leaves the off-diagonal box, the whole box). Their last stage is the problem
+    asked, so a solution whose KKT conditions hold is the projection and replaces Dykstra's
+    result (docs/postprocessing.md, "When Newton and Dykstra stop early": what stalls and why
+    this is still the same projection). Where today's path converged these steps never run, so
+    the result is unchanged to the bit. If the continuation does not converge either, Dykstra's
+    result is returned with ``converged=False``, and a warning when it is outside some entry's
+    box by more than ``sqrt(tol)`` of that bound (a result inside it is feasible, possibly not
+    the nearest feasible matrix). ``method="dykstra"`` skips every Newton step, the
+    continuation included. The result is PSD (the last step is an eigenvalue clipping).
 
     Parameters
     ----------
@@ -138,7 +149,8 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         At most this many Dykstra sweeps (the fallback).
     return_info : bool
         Return a :class:`ProjectionResult` (``dual``: the matrix of multipliers;
-        ``iterations``: Dykstra sweeps, 0 when a Newton solution was exact;
+        ``iterations``: Dykstra sweeps, 0 when a Newton solution was exact (the sweeps made
+        before the continuation when that converged);
         ``violation``: the worst box violation relative to the largest finite bound).
     method : {"auto", "dykstra"}
         ``"dykstra"`` skips the Newton steps (plain Dykstra from the release; for comparison).
@@ -147,6 +159,7 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         ``benchmarks/bench_feasible.py`` measures the steps taken at d = 10 … 200.
     """
     x = _square(matrix, "matrix")
+    release = x
     d = x.shape[0]
     lo = np.full((d, d), -np.inf) if lower is None else np.broadcast_to(np.asarray(lower, float), (d, d))
     hi = np.full((d, d), np.inf) if upper is None else np.broadcast_to(np.asarray(upper, float), (d, d))
@@ -159,6 +172,16 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
 
     def violation(m):
         return float(np.max(np.maximum(np.maximum(lo - m, m - hi), 0.0))) / big
+
+    # each entry's own scale (its larger finite bound; the largest one where both are 0 or
+    # infinite): a tolerance relative to the largest bound alone hides an entry of a narrow
+    # feature that leaves its box (bounds 10^12 apart in a covariance of original units)
+    own = np.maximum(np.where(np.isfinite(lo), np.abs(lo), 0.0),
+                     np.where(np.isfinite(hi), np.abs(hi), 0.0))
+    own = np.where(own > 0, own, big)
+
+    def own_violation(m):
+        return float(np.max(np.maximum(np.maximum(lo - m, m - hi), 0.0) / own))
 
     dlo, dhi = np.diag(lo).copy(), np.diag(hi).copy()
     ydual = np.zeros((d, d))
@@ -210,14 +233,80 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
             break
     out = project_psd(x)
     outside = violation(out)
-    if not converged and outside > feas_tol:
+    # Dykstra's own test is relative to the largest bound: a result outside some entry's box by
+    # more than sqrt(tol) of that entry's own scale has stopped early too
+    converged = converged and own_violation(out) <= feas_tol
+    if not converged and method == "auto" and np.all(dhi >= 0):
+        # 4. Newton again, by continuation in the size of the release (a release many orders of
+        # magnitude larger than its box; docs/postprocessing.md, "When Newton and Dykstra stop
+        # early"); only a certified (KKT) solution that meets the box replaces Dykstra's result
+        rescue = _continuation(release, lo, hi, tol=min(tol, 1e-12), slack=slack,
+                               newton_max_iter=newton_max_iter)
+        if rescue is not None:
+            out, ydual = rescue.matrix, rescue.dual
+            converged, outside = True, violation(out)
+    if not converged and own_violation(out) > feas_tol:
         # no value computed from the matrix is printed (it may be a release of private data)
         warnings.warn(f"project_psd_box: Dykstra's iterations stopped after {sweeps} sweeps before "
                       f"converging (tol={tol:g}); the result is PSD but violates the box by more "
-                      f"than sqrt(tol) relative to its largest bound", RuntimeWarning, stacklevel=2)
+                      f"than sqrt(tol) relative to the violated bound", RuntimeWarning,
+                      stacklevel=2)
     if return_info:
         return ProjectionResult(out, ydual, converged, sweeps, outside)
     return out
+
+
+#: Continuation (step 4 of :func:`project_psd_box`): the release's scale grows by this factor
+#: per stage, each stage at most ``CONTINUATION_STAGE_ITER`` Newton steps (the last one
+#: ``CONTINUATION_LAST_ITER``).
+CONTINUATION_FACTOR = 10.0
+CONTINUATION_STAGE_ITER = 200
+CONTINUATION_LAST_ITER = 1000
+#: At most this many stages (a release more than 10^19 times its box starts at t = 10^-19).
+CONTINUATION_MAX_STAGES = 20
+
+
+def _continuation(c, lo, hi, *, tol, slack, newton_max_iter):
+    """Newton by continuation in the scale of the release: solve the projection of ``t C`` for
+    ``t = t_0, 10 t_0, …, 1`` (``t_0`` brings every entry of ``t C`` within the scale of its own
+    finite bounds), each stage warm-started from the previous stage's multipliers times the growth of
+    ``t`` (far from the box the multipliers grow linearly with the release). Only the last stage
+    (``t = 1``, the problem asked) decides: its solution is returned when its KKT conditions hold
+    (``converged``) and it meets the box, else ``None``. First the diagonal problem (enough when
+    the off-diagonal bounds hold, always for covariance bounds), then, if its solution leaves the
+    off-diagonal box, the whole box (projected Newton)."""
+    # the first stage has every entry within its own bound's scale (a release larger than its
+    # box by 10^k in some entry takes about k stages)
+    scale = np.maximum(np.where(np.isfinite(lo), np.abs(lo), 0.0),
+                       np.where(np.isfinite(hi), np.abs(hi), 0.0))
+    size = np.abs(c)
+    ratio = np.divide(scale, size, out=np.full_like(size, np.inf), where=(size > 0) & (scale > 0))
+    t0 = min(1.0, max(float(ratio.min()), CONTINUATION_FACTOR ** (1 - CONTINUATION_MAX_STAGES)))
+    dlo, dhi = np.maximum(np.diag(lo), 0.0), np.diag(hi)
+
+    def run(solve, y):
+        t = t0
+        while True:
+            last = t >= 1.0
+            res = solve(c if last else c * t, y, CONTINUATION_LAST_ITER if last
+                        else CONTINUATION_STAGE_ITER)
+            if last:
+                return res
+            t_next = min(1.0, t * CONTINUATION_FACTOR)
+            y = res.dual * (t_next / t)
+            t = t_next
+
+    diag = run(lambda m, y, it: _dual_newton(m, dlo, dhi, diagonal=True, tol=tol, max_iter=it,
+                                             y0=y), None)
+    if diag.converged and np.all(diag.matrix >= lo - slack) and np.all(diag.matrix <= hi + slack):
+        return diag._replace(dual=np.diag(diag.dual))
+    if newton_max_iter <= 0:
+        return None
+    full = run(lambda m, y, it: _box_projected_newton(m, lo, hi, tol=tol, max_iter=it, y0=y),
+               None)
+    if full.converged and np.all(full.matrix >= lo - slack) and np.all(full.matrix <= hi + slack):
+        return full
+    return None
 
 
 class ProjectionResult(NamedTuple):
