@@ -103,6 +103,7 @@ def fit_cell(X, lo, hi, eps, seeds):
     from matrixdp.models import adaptive as ad
 
     orig_ad, orig_wr = ad.adaptive_covariance, ad.whitened_release
+    orig_cc, orig_rc = ad.clipping_loss_counts, ad.read_counts
     live = (hi - lo) > 0
     Xl = X[:, live]
     n, k = Xl.shape
@@ -117,9 +118,21 @@ def fit_cell(X, lo, hi, eps, seeds):
                    sigma=out[1])
         return out
 
+    def spy_counts(*a, **kw):
+        c = orig_cc(*a, **kw)
+        cap["counts"] = c.copy()
+        return c
+
+    def spy_read(noisy, edges, sigma, n_, threshold, reading="capped", z=ad.COUNT_Z):
+        out = orig_rc(noisy, edges, sigma, n_, threshold, reading, z)
+        cap.update(noisy=np.asarray(noisy, float).copy(), edges=np.asarray(edges, float).copy(),
+                   sigma_c=sigma, threshold=threshold, reading=out, z=z)
+        return out
+
     rows = []
     try:
         ad.whitened_release = spy
+        ad.clipping_loss_counts, ad.read_counts = spy_counts, spy_read
         for i, s in enumerate(seeds):
             r = {"trial": i, "seed": s}
             for br, proj in (("coinpress", True), ("moments", True), ("moments", False)):
@@ -175,10 +188,27 @@ def fit_cell(X, lo, hi, eps, seeds):
                          b_true=float(np.mean(g)) / cn, clipped=int(np.sum(f < 1)),
                          mean_err_white=float(np.linalg.norm((xbar - center - m) @ A)),
                          sigma=cap["sigma"], t=t)
+            if "counts" in cap and "noisy" in cap:
+                # the reading taken apart (task AC): the true counts read at the bins' upper
+                # edges, the capped reading without its noise, the noisy reading
+                tau = cap["edges"][1:]
+                nj, y = cap["counts"], cap["noisy"]
+                b_hat, b_sd, L = cap["reading"]
+                wj = np.minimum(tau, L)
+                res = y > cap["z"] * cap["sigma_c"]
+                b_edges = float(np.sum(tau * nj)) / n
+                b_cap_clean = (float(np.sum(wj * nj)) + float(np.sum((tau - wj) * nj * res))) / n
+                r.update(read_edges=b_edges / cn, read_capped_clean=b_cap_clean / cn,
+                         read_noisy=b_hat / cn, read_sd=b_sd / cn,
+                         above_L_unresolved=(b_edges - b_cap_clean) / cn,
+                         threshold=cap["threshold"] / cn, sigma_c=cap["sigma_c"],
+                         records_above_L=float(np.sum(nj[tau > L])),
+                         records_above_L_unresolved=float(np.sum(nj[(tau > L) & ~res])))
             r["default"] = r["final"] if r["choice"] == "coinpress" else r["moments_final"]
             rows.append(r)
     finally:
         ad.adaptive_covariance, ad.whitened_release = orig_ad, orig_wr
+        ad.clipping_loss_counts, ad.read_counts = orig_cc, orig_rc
     return rows
 
 
@@ -247,6 +277,40 @@ def report(allrows, args, secs):
                  f"{med(c, 'pred_noise'):.3g} | {med(c, 'bias'):.3g} | {med(c, 'b_true'):.3g} | "
                  f"{med(c, 'b_used'):.3g} | {med(c, 'bias_true_centre'):.3g} | "
                  f"{med(c, 'clipped'):.0f} |")
+    L += ["", "## The reading of the clipping bias taken apart (fits where the whitened step was "
+          "chosen; medians)", "",
+          "`b (true)` = (1/n) Σ g_i; `at upper edges` = the true counts read at their bins' upper "
+          "edges (what the histogram can say at best); `capped, no noise` = the capped reading "
+          "of the true counts (each record at most at the level L unless its bin's NOISY count "
+          "is resolved); `above L, unresolved` = their difference; `noisy reading` = b̂; "
+          "`b used` = b̂ + 1.5 sd (what the choice used); `threshold` = √(P_mom − P_cp,noise); "
+          "σ_c = the counts' noise sd (records).", "",
+          "| cell | chosen | b (true) | at upper edges | capped, no noise | above L, unresolved | "
+          "noisy reading | sd of reading | b used | threshold | σ_c | records above L | of "
+          "them unresolved |", "|" + "---|" * 13]
+    for ds, eps, rs in summary:
+        c = [r for r in rs if r["choice"] == "coinpress" and "read_edges" in r]
+        if not c:
+            L.append(f"| {ds} ε = {eps:g} | 0 |" + " |" * 11)
+            continue
+        L.append(f"| {ds} ε = {eps:g} | {len(c)} | {med(c, 'b_true'):.3g} | "
+                 + " | ".join(f"{med(c, k):.3g}" for k in (
+                     "read_edges", "read_capped_clean", "above_L_unresolved", "read_noisy",
+                     "read_sd", "b_used", "threshold", "sigma_c", "records_above_L",
+                     "records_above_L_unresolved")) + " |")
+    L += ["", "The same, every fit with the counts released (medians):", "",
+          "| cell | fits | b (true) | at upper edges | capped, no noise | above L, unresolved | "
+          "noisy reading | sd of reading | b used | threshold | σ_c | records above L | of "
+          "them unresolved |", "|" + "---|" * 13]
+    for ds, eps, rs in summary:
+        c = [r for r in rs if "read_edges" in r]
+        if not c:
+            continue
+        L.append(f"| {ds} ε = {eps:g} | {len(c)} | {med(c, 'b_true'):.3g} | "
+                 + " | ".join(f"{med(c, k):.3g}" for k in (
+                     "read_edges", "read_capped_clean", "above_L_unresolved", "read_noisy",
+                     "read_sd", "b_used", "threshold", "sigma_c", "records_above_L",
+                     "records_above_L_unresolved")) + " |")
     return L
 
 
@@ -267,7 +331,8 @@ def main(argv=None):
         print(f"{ds} ε={eps:g} done ({time.perf_counter() - t0:.0f} s)", flush=True)
     out = Path(args.out)
     with open(out.with_suffix(".csv"), "w", newline="") as fh:
-        wr = csv.DictWriter(fh, fieldnames=list(flat[0].keys()))
+        keys = list(dict.fromkeys(k for r in flat for k in r))
+        wr = csv.DictWriter(fh, fieldnames=keys)
         wr.writeheader()
         wr.writerows(flat)
     out.with_suffix(".md").write_text("\n".join(report(allrows, args,
