@@ -553,12 +553,16 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
         ``1.0`` is the rule before task AC). A value below 1 sends near-ties to the moments
         release: where the step was chosen and lost, its clipping bias had been read at
-        0.45–0.76× its true size (``results/adaptive_step_diagnosis.md``). Post-processing of
-        the releases.
+        0.45–0.76× its true size (``results/adaptive_step_diagnosis.md``). Failed its dev gate
+        (``tie_ratio=0.5``: median 1.00 over 95 cells, 17 cells above 1.10×, up to 1.52×;
+        ``results/adaptive_choice_dev.md``, ``docs/coinpress.md`` § "Measured (task AC)"): it
+        also blocks the steps that win with the same unresolved tail. Post-processing of the
+        releases.
     decision_z : float, optional
         Task AC (opt-in candidate ``"z3"``): the ``DECISION_Z`` of the capped reading's upper
         confidence value ``b̂ + decision_z·sd(b̂)``; ``None`` is ``DECISION_Z`` (1.5).
-        Post-processing of the released counts.
+        ``3.0`` failed its dev gate (median 1.00 over 95 cells, 18 cells above 1.10×, up to
+        4.12×; ``results/adaptive_choice_dev.md``). Post-processing of the released counts.
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the
