@@ -383,3 +383,63 @@ def test_the_reading_is_chosen_by_kind_and_reported():
     assert old.predicted["reading"] == "threshold"
     with pytest.raises(InvalidParameterError, match="reading"):
         adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, reading="median")
+
+
+# --- task AC: the opt-in candidate choices (tie_ratio, decision_z) -----------------------------
+
+def _fit(X, seed, **kw):
+    lo, hi = np.full(X.shape[1], -10.0), np.full(X.shape[1], 10.0)
+    return adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, rng=seed, **kw)
+
+
+def test_the_candidate_arguments_at_their_neutral_values_are_the_default_draw_for_draw():
+    X = concentrated_table(3000)
+    for seed in range(4):
+        a = _fit(X, seed)
+        b = _fit(X, seed, tie_ratio=1.0, decision_z=DECISION_Z)
+        assert a.choice == b.choice
+        np.testing.assert_array_equal(a.covariance, b.covariance)
+        assert a.predicted == b.predicted
+
+
+def test_a_tiny_tie_ratio_changes_the_choice_only():
+    """Same first release and counts: the predictions are the default's, and the released
+    covariance is the forced moments branch's, draw for draw."""
+    X = concentrated_table(3000)
+    seen_default_coinpress = 0
+    for seed in range(6):
+        d = _fit(X, seed)
+        t = _fit(X, seed, tie_ratio=1e-12)
+        m = _fit(X, seed, branch="moments")
+        seen_default_coinpress += d.choice == "coinpress"
+        assert t.choice == "moments"
+        assert t.predicted == d.predicted
+        np.testing.assert_array_equal(t.covariance, m.covariance)
+    assert seen_default_coinpress > 0  # the table exercises a changed choice
+
+
+def test_a_larger_decision_z_only_removes_whitened_choices():
+    """b̂ + z·sd is increasing in z: on the same draws, every whitened choice at z = 3 is one
+    at the default z = 1.5, and the reading b̂ is the same."""
+    X = tailed_table(4000, frac=0.01)
+    n_default = n_z3 = 0
+    for seed in range(20):
+        d = _fit(X, seed)
+        z = _fit(X, seed, decision_z=3.0)
+        assert z.predicted["clipping_loss"] == d.predicted["clipping_loss"]
+        assert z.predicted["coinpress"] >= d.predicted["coinpress"]
+        if z.choice == "coinpress":
+            assert d.choice == "coinpress"
+        n_default += d.choice == "coinpress"
+        n_z3 += z.choice == "coinpress"
+    assert n_z3 <= n_default
+
+
+def test_the_candidate_arguments_are_validated():
+    X = concentrated_table(200)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(InvalidParameterError, match="tie_ratio"):
+            _fit(X, 0, tie_ratio=bad)
+    for bad in (-0.5, float("nan")):
+        with pytest.raises(InvalidParameterError, match="decision_z"):
+            _fit(X, 0, decision_z=bad)

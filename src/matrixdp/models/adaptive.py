@@ -477,7 +477,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         reading: str | None = None, bias: str = "model",
                         mean_margin: bool = False,
                         diagonal_noise: bool = False,
-                        resolution_guard: bool = False) -> AdaptiveResult:
+                        resolution_guard: bool = False,
+                        tie_ratio: float = 1.0,
+                        decision_z: float | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -546,6 +548,21 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         direction pushed below 0). The moments branch keeps :func:`pca_deficit` (its release
         is read after the caller's projection alone). ``False``: the off-diagonal plug-in
         alone for both. Post-processing of the first release and public inputs.
+    tie_ratio : float, default 1.0
+        Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
+        prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
+        ``1.0`` is the rule before task AC). A value below 1 sends near-ties to the moments
+        release: where the step was chosen and lost, its clipping bias had been read at
+        0.45–0.76× its true size (``results/adaptive_step_diagnosis.md``). Failed its dev gate
+        (``tie_ratio=0.5``: median 1.00 over 95 cells, 17 cells above 1.10×, up to 1.52×;
+        ``results/adaptive_choice_dev.md``, ``docs/coinpress.md`` § "Measured (task AC)"): it
+        also blocks the steps that win with the same unresolved tail. Post-processing of the
+        releases.
+    decision_z : float, optional
+        Task AC (opt-in candidate ``"z3"``): the ``DECISION_Z`` of the capped reading's upper
+        confidence value ``b̂ + decision_z·sd(b̂)``; ``None`` is ``DECISION_Z`` (1.5).
+        ``3.0`` failed its dev gate (median 1.00 over 95 cells, 18 cells above 1.10×, up to
+        4.12×; ``results/adaptive_choice_dev.md``). Post-processing of the released counts.
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the
@@ -639,6 +656,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         reading = "capped" if kind == "covariance" else "threshold"
     if reading not in READINGS:
         raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
+    if not (tie_ratio > 0 and math.isfinite(tie_ratio)):
+        raise InvalidParameterError("tie_ratio", f"must be a positive number, got {tie_ratio!r}")
+    if decision_z is not None and not (decision_z >= 0 and math.isfinite(decision_z)):
+        raise InvalidParameterError("decision_z", f"must be >= 0, got {decision_z!r}")
     if bias not in BIASES:
         raise InvalidParameterError("bias", f"must be one of {BIASES}, got {bias!r}")
     if branch not in (None, "moments", "coinpress"):
@@ -820,7 +841,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 b_hat, b_sd, level = read_counts(noisy, np.minimum(edges, cap), sigma_b, n,
                                                  math.sqrt(gap / coef), reading)
                 if reading == "capped":
-                    b_dec = max(b_hat + DECISION_Z * b_sd, 0.0)
+                    z_dec = DECISION_Z if decision_z is None else float(decision_z)
+                    b_dec = max(b_hat + z_dec * b_sd, 0.0)
                 else:
                     b_dec = b_hat
                 stat = "counts"
@@ -839,7 +861,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             bias_cp = min(bias_cp, pca_bias_model(b_dec, S, U1, q, gaps, pair_cp[0], weights))
         pred_cp = noise_cp + bias_cp
         # 3. the rest of the budget where the expected loss is smaller
-        if (pred_cp < pred_mom) if branch is None else (branch == "coinpress"):
+        if (pred_cp < tie_ratio * pred_mom) if branch is None else (branch == "coinpress"):
             Gy, _, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen, Z,
                                               Y=Y)
             C, m = unwhiten(Gy, r2, m, A_inv)
