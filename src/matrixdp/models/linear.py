@@ -213,7 +213,7 @@ default "auto"
         the default FAILED (``results/regression_ls_signal_check.md``); useful on a wdbc-like table
         (many features, strong signal, 0/1 target), where it keeps ``"ls-fallback"``'s gain and
         loses less elsewhere.
-    boost_clip : float > 0, "fixed", "grow" or None, default None
+    boost_clip : float > 0, "fixed", "grow", "late" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``boosting.BOOST_CLIP``; ``h_y`` the
         target's public half-width, with no intercept ``max |bound|``); the rounds' fixed point
@@ -228,6 +228,14 @@ default "auto"
         its ``μ_r`` and its noise scales with its ``τ``. Both pre-registered checks as the
         default failed (``results/regression_boost_clip_check.md``; the second, after the
         lower bound was added, on one cell: ``results/regression_boost_clip_check2.md``).
+        ``"late"`` (``docs/regression.md`` §4i, issue #24 task RC): round ``k`` clips at
+        ``h_y/4`` unless the noise it would add at the cap ``τ_cap = h_y + Σ w|β_{k-1}|`` (no
+        residual of any record in the box clipped: an exact least-squares step) is negligible,
+        ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n ≤ ρ σ̂²`` (``ρ = boosting.BOOST_LATE_RHO = 0.01``,
+        ``σ̂`` the released residual scale at its lower confidence value;
+        :func:`~matrixdp.models.boosting.late_clip_switch`); then it clips at ``τ_cap``. Where no
+        round switches the fit is ``"fixed"``'s bit for bit; as ε grows every round switches and
+        the fit reaches least squares (consistent). Same composed (ε, δ), charged once.
         Public inputs and earlier releases only.
 
     Attributes
