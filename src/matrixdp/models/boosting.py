@@ -3,7 +3,8 @@
 After the joint release of the second moments (:mod:`matrixdp.models.joint_release`), a few
 further releases of the clipped residual correlation, composed with it in Gaussian DP
 (:func:`boosted_plan`, :func:`boost_rounds`, :func:`boosted_covariance`; the clip rules
-:func:`growing_clip`, :func:`residual_cap`; ``docs/regression.md`` §4c, §4d), or, where the joint
+:func:`growing_clip`, :func:`late_clip_switch`, :func:`residual_cap`; ``docs/regression.md`` §4c,
+§4d, §4i: the default late clip), or, where the joint
 release says the rounds will not help, a second joint release in their place
 (:func:`second_joint_release`). The decisions read the release and public inputs only:
 ``boost_rounds="auto"`` (:func:`residual_scale`, :func:`boost_decision`; §4e), ``"predict"``
