@@ -986,6 +986,13 @@ def _noise_floor(c):
         return (f"EXPECTED DP (noise, not bias): {N_TRAIN.get(u, '?')} training records in a "
                 f"loose public box; ε = 10⁴ is not the non-private limit; {nums}")
     if r8 is not None and r6 is not None and r8 <= 1.08 and r8 >= 0.98 * r6:
+        from matrixdp.models import boosting
+        if boosting.BOOST_CLIP_RULE == "late":  # task RC: the rounds reach least squares
+            return (f"EXPECTED DP (noise, not bias): {N_TRAIN.get(u, '?')} training records; "
+                    "the default's rounds switch to the residual cap at large ε (the late clip, "
+                    "docs/regression.md §4i, §8), whose noise is bounded in shares of the "
+                    "residual variance, not of OLS's own error; no Huber bias is left: "
+                    f"{nums}")
         return f"{_HUBER}: {nums}"
     return f"OPEN: not a noise floor and not explained here; {nums}"
 
@@ -999,7 +1006,10 @@ def _raw_iid(c):
     if task == "regression":
         r = [_rel_ols(u, m, e) for e in (EPSILONS[-1],) + BEYOND]
         d = [_rel_ols(u, "default", e) for e in (EPSILONS[-1],) + BEYOND]
-        if d[2] is not None and d[2] > 1.01 and r[2] is not None and r[2] <= 1.01 * d[2]:
+        from matrixdp.models import boosting
+        huber = boosting.BOOST_CLIP_RULE != "late"  # task RC: no Huber bias left (§4i)
+        if huber and d[2] is not None and d[2] > 1.01 and r[2] is not None and \
+                r[2] <= 1.01 * d[2]:
             return (f"{_HUBER.replace('the boosted default', 'the boosted fit (every matrixdp row)')}"
                     f": {m} {_g(r[0])}, {_g(r[1])}, {_g(r[2])}× OLS at ε = 10⁴, 10⁶, 10⁸; the "
                     f"default {_g(d[0])}, {_g(d[1])}, {_g(d[2])}× (diagnostic table)")

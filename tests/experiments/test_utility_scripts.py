@@ -141,7 +141,10 @@ def test_regression_script_matches_ols_at_large_epsilon(tmp_path, data_home):
     for m in MATRIXDP:
         big = float(_by(rows, dataset="synthetic", method=m, epsilon=1e8, metric="test RMSE")[0]["median"])
         small = float(_by(rows, dataset="synthetic", method=m, epsilon=1.0, metric="test RMSE")[0]["median"])
-        assert small > big * (1 + 1e-4) and big >= ols * (1 - 1e-6), m
+        # at ε = 1e8 a fit can land a hair below OLS on the test split by chance (the default's
+        # rounds reach least squares since task RC, docs/regression.md §4i: measured 2.8e-6
+        # below); more than 1e-5 below would be suspicious
+        assert small > big * (1 + 1e-4) and big >= ols * (1 - 1e-5), m
         if m in ("matrixdp (auto)", "matrixdp (mvg)", "iid, unit box"):
             # noise scaled to each feature's range vanishes at ε = 1e8; i.i.d. noise at the
             # covariance's sensitivity (set by the 1,400-wide feature) still swamps the

@@ -261,3 +261,21 @@ def test_the_gate_reads_the_lower_value_and_closes_on_nan(monkeypatch):
     assert not signal_gate(None, 0.0)
     monkeypatch.setattr(boosting, "BOOST_SIGNAL_R2", 0.2)
     assert signal_gate({"point": 0.25, "lower": 0.2, "upper": 0.3})
+
+
+def test_late_clip_switch_compares_the_rounds_noise_at_the_cap_with_rho_sigma2():
+    """§4i: switch iff σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n ≤ ρ σ̂². Here W = diag(2, 1),
+    M⁻¹ = diag(1/4, 1) → tr(W M⁻¹ W) = 4/4 + 1 = 2; σ_r = 1, τ_cap/τ₀ = 4, n = 100 →
+    the noise is 16·2/100 = 0.32; with ρ = 0.01 the switch needs σ̂² ≥ 32."""
+    from matrixdp.models.boosting import late_clip_switch
+
+    Minv, w = np.diag([0.25, 1.0]), np.array([2.0, 1.0])
+    args = (1.0, 0.5, 2.0, Minv, w, 100.0)
+    assert late_clip_switch(*args, spread=math.sqrt(32.0) * 1.001, rho=0.01)
+    assert not late_clip_switch(*args, spread=math.sqrt(32.0) * 0.999, rho=0.01)
+    assert late_clip_switch(*args, spread=math.sqrt(3.2) * 1.001, rho=0.1)
+    # nothing readable: keep τ₀
+    assert not late_clip_switch(*args, spread=math.nan)
+    assert not late_clip_switch(*args, spread=0.0)
+    assert not late_clip_switch(1.0, 0.5, 2.0, Minv, w, 0.0, spread=100.0)
+    assert boosting.BOOST_LATE_RHO == 0.01 and "late" in boosting.BOOST_CLIP_RULES

@@ -403,10 +403,28 @@ def test_coef_std_is_conservative_where_the_projection_binds():
 
 
 def test_coef_std_shrinks_with_epsilon():
+    """With the rounds' clip fixed at τ₀ (the default before task RC) the error bars shrink with
+    ε. The default's late clip (docs/regression.md §4i) is not monotone across its switch: on
+    this table its rounds switch to the residual cap at ε = 100 and their noise (∝ τ_cap) is
+    larger in the coefficients than at ε = 10 (next test)."""
     X, y = table(5000)
-    std = [DPLinearRegression(epsilon=e, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y,
+    std = [DPLinearRegression(epsilon=e, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, boost_clip="fixed",
                               random_state=0).fit(X, y).coef_std_ for e in (1.0, 10.0, 100.0)]
     assert np.all(std[0] > std[1]) and np.all(std[1] > std[2])
+
+
+def test_the_late_clips_error_bars_rise_at_its_switch():
+    """The documented cost of §4i on a table without a Huber bias (symmetric noise): once the
+    rounds switch to the cap (ε = 100 here) the error bars are larger than the fixed clip's at the
+    same ε, and than the default's own at ε = 10 where no round switches."""
+    X, y = table(5000)
+    fit = {(e, c): DPLinearRegression(epsilon=e, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y,
+                                      boost_clip=c, random_state=0).fit(X, y)
+           for e in (10.0, 100.0) for c in ("fixed", "late")}
+    assert fit[(10.0, "late")].boost_clips_ == fit[(10.0, "fixed")].boost_clips_
+    assert min(fit[(100.0, "late")].boost_clips_) > max(fit[(100.0, "fixed")].boost_clips_)
+    assert np.all(fit[(100.0, "late")].coef_std_ > 3 * fit[(100.0, "fixed")].coef_std_)
+    assert np.all(fit[(100.0, "late")].coef_std_ > fit[(10.0, "late")].coef_std_)
 
 
 def test_projection_none_solves_the_raw_release():

@@ -3,7 +3,8 @@
 After the joint release of the second moments (:mod:`matrixdp.models.joint_release`), a few
 further releases of the clipped residual correlation, composed with it in Gaussian DP
 (:func:`boosted_plan`, :func:`boost_rounds`, :func:`boosted_covariance`; the clip rules
-:func:`growing_clip`, :func:`residual_cap`; ``docs/regression.md`` §4c, §4d), or, where the joint
+:func:`growing_clip`, :func:`late_clip_switch`, :func:`residual_cap`; ``docs/regression.md`` §4c,
+§4d, §4i: the default late clip), or, where the joint
 release says the rounds will not help, a second joint release in their place
 (:func:`second_joint_release`). The decisions read the release and public inputs only:
 ``boost_rounds="auto"`` (:func:`residual_scale`, :func:`boost_decision`; §4e), ``"predict"``
@@ -42,9 +43,22 @@ BOOST_STEP = 1.0
 #: the rounds' Gaussian-DP shift μ_r and the public/released count, capped at the largest
 #: residual any record in the box can have: no clipping, an exact least-squares step, once the
 #: cap is reached).
-BOOST_CLIP_RULES = ("fixed", "grow")
-#: The rule ``boost_clip=None`` uses.
-BOOST_CLIP_RULE = "fixed"
+BOOST_CLIP_RULES = ("fixed", "grow", "late")
+#: ``"late"`` (docs/regression.md §4i, issue #24 task RC): round ``k`` clips at ``τ₀`` unless the
+#: noise the round would add at the cap ``τ_cap = h_y + Σ_j w_j |β_{k-1, j}|`` (no residual of any
+#: record in the box clipped: an exact least-squares step) is negligible,
+#: ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W) / n ≤ ρ σ̂²`` (``σ_r`` the round's noise sd at ``τ₀``, ``M`` the
+#: solve's matrix, ``W = diag(w)``, ``n`` the public or released count, ``σ̂`` the released
+#: residual scale of the start at its lower confidence value, ``z = BOOST_LATE_Z``;
+#: :func:`late_clip_switch`); then it clips at ``τ_cap``. ``ρ = BOOST_LATE_RHO``: the round's noise
+#: may add at most 1% of the residual variance to the test MSE. Public inputs and the release
+#: only. Consistent: with the data fixed and ε → ∞ the rounds are exact least-squares steps.
+BOOST_LATE_RHO = 0.01
+BOOST_LATE_Z = 2.0
+#: The rule ``boost_clip=None`` uses: ``"late"`` since task RC's pre-registered check passed
+#: (results/regression_consistency_check.md; dev: results/regression_consistency_dev.md);
+#: ``"fixed"`` before it.
+BOOST_CLIP_RULE = "late"
 #: ``κ`` of the ``"grow"`` rule (chosen on the 8 development tables,
 #: results/regression_boost_clip_dev2.md, by the rule in experiments/regression_boost_clip.py).
 BOOST_CLIP_GROWTH = 4.0
@@ -348,6 +362,33 @@ def growing_clip(tau0: float, hy: float, epsilon: float, delta: float, n_rounds:
     c = 2.0 if neighbouring == "replace-one" else 1.0
     grow = BOOST_CLIP_GROWTH * hy * mu_r * math.sqrt(max(n_public, 0.0)) / (c * max(k, 1.0))
     return float(max(tau0, min(grow, BOOST_CLIP_SPREAD * spread)))
+
+
+def late_clip_switch(sigma_tau0: float, tau0: float, cap: float, Minv, w, n: float,
+                     spread: float, rho: float | None = None) -> bool:
+    r"""``True``: the ``"late"`` rule's round clips at the cap ``τ_cap`` (``docs/regression.md``
+    §4i). The round's noise at ``τ_cap`` (Gaussian, sd ``σ_r τ_cap/τ₀`` per coordinate of the
+    unit-box correlation, ``σ_r = sigma_tau0``) moves the coefficients by ``M⁻¹ W e``; its
+    expected excess test MSE is ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ M₀ M⁻¹ W)/n``, which the rule bounds
+    by ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n`` (``M ⪰ M₀``: the solve's matrix carries the adaptive
+    lift) and compares with ``ρ σ̂²``: the switch happens only where the noise adds at most the
+    share ``ρ`` (``BOOST_LATE_RHO``) of the residual variance to the test MSE. ``σ̂ = spread``:
+    the released residual scale of the start at its lower confidence value (post-processing);
+    ``n``: the public (replace-one) or released (add-remove) count. Where ``n`` or ``σ̂`` cannot
+    be read (NaN, ``<= 0``), ``False``: the round keeps ``τ₀``. Public inputs and the release only.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` §4i (the rule, its consistency), §4c (the rounds).
+    """
+    rho = BOOST_LATE_RHO if rho is None else float(rho)
+    if not (n > 0 and math.isfinite(spread) and spread > 0 and math.isfinite(cap)):
+        return False
+    w = np.asarray(w, dtype=np.float64)
+    Minv = np.asarray(Minv, dtype=np.float64)
+    tr = float(np.sum(w * w * np.diag(Minv)))  # tr(W M⁻¹ W)
+    noise = (sigma_tau0 * cap / tau0) ** 2 * max(tr, 0.0) / n
+    return bool(noise <= rho * spread * spread)
 
 
 def residual_cap(beta, w, hy: float) -> float:

@@ -213,11 +213,13 @@ default "auto"
         the default FAILED (``results/regression_ls_signal_check.md``); useful on a wdbc-like table
         (many features, strong signal, 0/1 target), where it keeps ``"ls-fallback"``'s gain and
         loses less elsewhere.
-    boost_clip : float > 0, "fixed", "grow" or None, default None
+    boost_clip : float > 0, "fixed", "grow", "late" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
-        ``"fixed"`` (and ``None``, the default): ``h_y / 4`` (``boosting.BOOST_CLIP``; ``h_y`` the
-        target's public half-width, with no intercept ``max |bound|``); the rounds' fixed point
-        is then a Huber fit, which on a 0/1 target stays above least squares at every ε.
+        ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"late"`` since task RC's
+        pre-registered check passed (``results/regression_consistency_check.md``; ``"fixed"``
+        before). ``"fixed"``: ``h_y / 4`` (``boosting.BOOST_CLIP``; ``h_y`` the target's public
+        half-width, with no intercept ``max |bound|``); the rounds' fixed point is then a Huber
+        fit, which on a skewed or 0/1 target stays away from least squares at every ε.
         ``"grow"`` (opt-in; ``docs/regression.md`` §4d): round ``k`` clips at
         ``min(max(h_y/4, min(κ h_y μ_r √n / (c (d₊ + 1)), 3 σ̂)), h_y + Σ w|β_{k-1}|)`` — growing
         with the round's Gaussian-DP shift ``μ_r`` and the public (replace-one) or released
@@ -228,6 +230,17 @@ default "auto"
         its ``μ_r`` and its noise scales with its ``τ``. Both pre-registered checks as the
         default failed (``results/regression_boost_clip_check.md``; the second, after the
         lower bound was added, on one cell: ``results/regression_boost_clip_check2.md``).
+        ``"late"`` (``docs/regression.md`` §4i, issue #24 task RC): round ``k`` clips at
+        ``h_y/4`` unless the noise it would add at the cap ``τ_cap = h_y + Σ w|β_{k-1}|`` (no
+        residual of any record in the box clipped: an exact least-squares step) is negligible,
+        ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n ≤ ρ σ̂²`` (``ρ = boosting.BOOST_LATE_RHO = 0.01``,
+        ``σ̂`` the released residual scale at its lower confidence value;
+        :func:`~matrixdp.models.boosting.late_clip_switch`); then it clips at ``τ_cap``. Where no
+        round switches the fit is ``"fixed"``'s bit for bit; as ε grows every round switches and
+        the fit reaches least squares (consistent). Same composed (ε, δ), charged once. Its
+        cost: past the switch the coefficients' noise (and ``coef_std_``) is larger than the
+        fixed clip's (the noise scales with ``τ_cap``; bounded by 1% of the residual variance in
+        test MSE, not in the coefficients), and ``coef_std_`` can rise with ε at the switch.
         Public inputs and earlier releases only.
 
     Attributes
