@@ -1,5 +1,7 @@
 """``matrixdp audit``: the catalogue table (fast CI setting), one mechanism, errors."""
 
+import pytest
+
 from matrixdp.cli import main
 
 
@@ -90,3 +92,69 @@ def test_audit_estimators_table_and_errors(capsys):
     assert main(["audit", "--estimators", "--samples", "5"]) == 1
     assert "--samples" in capsys.readouterr().err
     assert main(["audit", "--estimators", "--all"]) == 1
+
+
+# --------------------------------------------------------------- audit --synth and public constants
+def _constant_table(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    n = 300
+    frame = pd.DataFrame({"age": rng.integers(18, 90, n), "score": rng.random(n),
+                          "site": 7, "label": rng.integers(0, 2, n)})
+    data = tmp_path / "t.csv"
+    frame.to_csv(data, index=False)
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('target = "label"\n[columns]\nage = { lo = 18, hi = 90 }\n'
+                      'score = { lo = 0, hi = 1 }\nsite = { lo = 7, hi = 7, integer = true }\n'
+                      'label = { categories = [0, 1] }\n')
+    return frame, data, bounds
+
+
+def _bound_lines(text):
+    return [line for line in text.splitlines() if "epsilon >=" in line]
+
+
+@pytest.mark.parametrize("generator", ["copula", "tree-copula"])
+def test_audit_synth_accepts_a_public_constant_column_as_synth_does(generator, tmp_path, capsys):
+    """lo == hi (a public constant): `matrixdp synth` accepts the bounds file, so `audit --synth`
+    must too; the constant is not modelled and not counted in the attacks' distances, so the
+    audit's numbers are those of the same table without the column (same seed)."""
+    frame, data, bounds = _constant_table(tmp_path)
+    assert main(["synth", str(data), "--model", generator, "--bounds", str(bounds),
+                 "--epsilon", "1", "--out", str(tmp_path / "syn.csv"), "--seed", "0",
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    code = main(["audit", "--synth", generator, "--data", str(data), "--bounds", str(bounds),
+                 "--epsilon", "1", "--runs", "2", "--canaries", "40", "--seed", "0"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "dcr: epsilon >=" in captured.out and "shadow: epsilon >=" in captured.out
+    assert ("public constant column(s) (lo = hi), not modelled and not counted in the attacks' "
+            "distances: site") in captured.out
+    bare = tmp_path / "bare.csv"
+    frame.drop(columns=["site"]).to_csv(bare, index=False)
+    bare_bounds = tmp_path / "bare.toml"
+    bare_bounds.write_text(bounds.read_text().replace(
+        "site = { lo = 7, hi = 7, integer = true }\n", ""))
+    assert main(["audit", "--synth", generator, "--data", str(bare), "--bounds", str(bare_bounds),
+                 "--epsilon", "1", "--runs", "2", "--canaries", "40", "--seed", "0"]) == 0
+    bare_out = capsys.readouterr().out
+    assert "public constant" not in bare_out
+    assert len(_bound_lines(bare_out)) == 2
+    assert _bound_lines(captured.out) == _bound_lines(bare_out)
+
+
+def test_audit_synth_refuses_a_table_of_constants_only_as_synth_does(tmp_path, capsys):
+    _, data, bounds = _constant_table(tmp_path)
+    bounds.write_text('target = "label"\n[columns]\nsite = { lo = 7, hi = 7 }\n'
+                      'label = { categories = [0, 1] }\n')
+    messages = []
+    for argv in (["synth", str(data), "--model", "copula", "--bounds", str(bounds),
+                  "--epsilon", "1", "--out", str(tmp_path / "s.csv"), "--quiet"],
+                 ["audit", "--synth", "copula", "--data", str(data), "--bounds", str(bounds),
+                  "--epsilon", "1", "--runs", "1", "--canaries", "10"]):
+        assert main(argv) == 1
+        messages.append(capsys.readouterr().err)
+    assert all("every feature column is a public constant" in m for m in messages), messages

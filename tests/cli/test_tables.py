@@ -76,3 +76,23 @@ def test_a_non_utf8_file_is_refused_without_quoting_its_bytes(tmp_path):
     with pytest.raises(InvalidParameterError, match="not valid UTF-8") as info:
         read_table(tmp_path / "t.csv")
     assert "xe9" not in str(info.value) and "0xff" not in str(info.value)
+
+
+def test_split_public_constants_is_the_shared_rule_of_synth_and_audit():
+    """Numeric lo == hi (not the target, not categorical) is split off in file order; the rest
+    keeps its order and the target; a file of constants only is refused."""
+    from matrixdp.cli._tables import Column, Schema, split_public_constants
+
+    schema = Schema(columns=(Column("a", lo=0.0, hi=1.0), Column("site", lo=7.0, hi=7.0),
+                             Column("one", categories=("x",)), Column("zero", lo=0.0, hi=0.0),
+                             Column("label", categories=(0, 1))), target="label")
+    constants, modelled = split_public_constants(schema)
+    assert constants == {"site": 7.0, "zero": 0.0}
+    assert modelled.names == ["a", "one", "label"] and modelled.target == "label"
+    # unresolved dp = true columns (no range yet) are not constants
+    dp = Schema(columns=(Column("d", dp=True), Column("b", lo=1.0, hi=2.0)))
+    assert split_public_constants(dp)[0] == {}
+    only = Schema(columns=(Column("site", lo=7.0, hi=7.0), Column("label", categories=(0, 1))),
+                  target="label")
+    with pytest.raises(InvalidParameterError, match="every feature column is a public constant"):
+        split_public_constants(only)

@@ -34,7 +34,8 @@ from ..errors import InvalidParameterError
 from ._paths import check_input_file
 
 __all__ = ["Column", "Schema", "read_table", "read_header", "read_schema", "parse_bound_options",
-           "template_text", "design_matrix", "bounds_arrays", "check_sep", "delimiter_hint"]
+           "template_text", "design_matrix", "bounds_arrays", "check_sep", "delimiter_hint",
+           "split_public_constants"]
 
 #: File suffixes read as Parquet (everything else is read as CSV).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -348,6 +349,47 @@ def _make_column(name: str, spec) -> Column:
         raise InvalidParameterError("--bounds", f"column {name!r}: needs finite lo <= hi, "
                                                 f"got lo={lo:g}, hi={hi:g}")
     return Column(name, lo=lo, hi=hi, integer=integer)
+
+
+def split_public_constants(schema: Schema, option: str = "--bounds"):
+    """Split the public constant columns (numeric, ``lo == hi``) off a bounds schema.
+
+    The one rule shared by ``matrixdp synth`` and ``matrixdp audit --synth``: a numeric column
+    whose PUBLIC range is a single value (``lo == hi``, e.g. a site code in a single-site
+    extract) carries no information about any record. A generator does not model it (every
+    synthetic record gets the value; no budget is charged for it) and the membership audit does
+    not count it in its distances. The target is never split off.
+
+    Parameters
+    ----------
+    schema : Schema
+        The bounds schema (after any DP range has been resolved).
+    option : str
+        How the command line calls the bounds file (used in the message).
+
+    Returns
+    -------
+    constants : dict
+        Column name -> its public value (``lo``), in the order of the bounds file.
+    modelled : Schema
+        The same schema (same target) without those columns.
+
+    Raises
+    ------
+    InvalidParameterError
+        When every feature column is a public constant (nothing to synthesise).
+    """
+    from dataclasses import replace
+
+    constants = {c.name: c.lo for c in schema.columns
+                 if not c.is_categorical and c.lo is not None and c.lo == c.hi
+                 and c.name != schema.target}
+    n_features = sum(c.name != schema.target for c in schema.columns)
+    if len(constants) == n_features:
+        raise InvalidParameterError(option, "every feature column is a public constant "
+                                            "(lo = hi): nothing to synthesise")
+    modelled = replace(schema, columns=tuple(c for c in schema.columns if c.name not in constants))
+    return constants, modelled
 
 
 def read_schema(path) -> Schema:

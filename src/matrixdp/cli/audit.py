@@ -61,8 +61,9 @@ def add_parser(subparsers) -> None:
                    help="audit this generator on --data (needs --bounds and --epsilon)")
     g.add_argument("--data", default=None, metavar="FILE", help="the table (CSV or Parquet)")
     g.add_argument("--bounds", default=None, metavar="SCHEMA.toml",
-                   help="PUBLIC bounds/categories of the columns (as for `matrixdp release`); its "
-                        "`target` (categorical) is the class label")
+                   help="PUBLIC bounds/categories of the columns (as for `matrixdp synth`); its "
+                        "`target` (categorical) is the class label; a public constant (lo = hi) "
+                        "is not modelled and not counted in the attacks' distances")
     g.add_argument("--runs", type=int, default=5, help="fits with a random half of the canaries (default 5)")
     g.add_argument("--canaries", type=int, default=100,
                    help="records held in or out at random in each run (default 100)")
@@ -103,11 +104,17 @@ def _table_schema(schema, frame):
 
 
 def run_synth(args) -> int:
-    """``--synth``: the membership-inference check of one generator on the curator's table."""
+    """``--synth``: the membership-inference check of one generator on the curator's table.
+
+    Public constant columns (``lo == hi``) are split off with
+    :func:`matrixdp.cli._tables.split_public_constants`, the rule ``matrixdp synth`` uses: the
+    generator does not model them and the attacks' distances do not count them
+    (``docs/synth_audit.md``, ``docs/curator.md`` §2).
+    """
     import importlib
 
     from ..audit.membership import membership_audit
-    from ._tables import read_schema, read_table
+    from ._tables import read_schema, read_table, split_public_constants
 
     if not args.data or not args.bounds or args.epsilon is None:
         raise InvalidParameterError("--synth", "needs --data, --bounds and --epsilon")
@@ -116,6 +123,10 @@ def run_synth(args) -> int:
     if not 0.0 < args.confidence < 1.0:
         raise InvalidParameterError("--confidence", f"must be in (0, 1), got {args.confidence:g}")
     schema = read_schema(args.bounds)
+    # a public constant (lo == hi) is split off as `matrixdp synth` does (one shared rule): the
+    # generator does not model it and the attacks' distances do not count it (it carries no
+    # information about any record)
+    constants, schema = split_public_constants(schema)
     frame = read_table(args.data, "--data", columns=schema.names)
     tschema, classes = _table_schema(schema, frame)
     y = None
@@ -141,6 +152,9 @@ def run_synth(args) -> int:
           f"or out at random; lower bounds hold with confidence >= {args.confidence:g}:")
     for r in results:
         print("  " + str(r))
+    if constants:
+        print("  public constant column(s) (lo = hi), not modelled and not counted in the "
+              f"attacks' distances: {', '.join(constants)}")
     print("A lower bound near 0 means these attacks found no leak; it is not evidence of privacy "
           f"(that is the formal epsilon). {time.monotonic() - start:.1f}s.")
     return 3 if any(r.refuted for r in results) else 0

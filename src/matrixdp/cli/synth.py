@@ -246,7 +246,7 @@ def _run_copula(args, model_name: str = "copula") -> int:
     from .. import synth
     from .._budget import charge
     from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns, resolve_dp_columns
-    from ._tables import read_schema
+    from ._tables import read_schema, split_public_constants
 
     if args.bounds is None:
         raise InvalidParameterError(
@@ -299,13 +299,9 @@ def _run_copula(args, model_name: str = "copula") -> int:
                 schema, frame, epsilon=eps_bounds, relation=relation, ledger=ledger,
                 label=f"{label}: bounds", rng=_bounds_seed(args.seed))
         # a public constant (lo == hi) is not modelled: every synthetic record gets its value
-        # (public; no budget). The model sees the other columns.
-        constants = {c.name: c.lo for c in schema.columns
-                     if not c.is_categorical and c.lo == c.hi and c.name != target}
-        if len(constants) == len(schema.columns) - (target is not None):
-            raise InvalidParameterError("--bounds", "every feature column is a public constant "
-                                                    "(lo = hi): nothing to synthesise")
-        modelled = [c for c in schema.columns if c.name not in constants]
+        # (public; no budget). The model sees the other columns. One rule with audit --synth.
+        constants, modelled_schema = split_public_constants(schema)
+        modelled = list(modelled_schema.columns)
         y = None
         features = frame.drop(columns=list(constants))
         table_schema = _copula_schema(type(schema)(tuple(modelled)))
