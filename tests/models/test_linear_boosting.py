@@ -295,10 +295,11 @@ def test_the_growing_clip_reaches_ols_on_a_binary_target():
         r, est = _test_mse_ratio(eps, boost_clip="grow", boost_rounds=BOOST_ROUNDS)
         assert r <= 1.01, (eps, r)
         assert min(est.boost_clips_) > 0.5  # grown far above the fixed 0.125
-    fixed, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="fixed")
-    assert fixed > 1.05  # the defect the rule removes: the fixed clip cannot get there
-    # the rounds' default clip since task RC is the late clip (§4i): it gets there too
-    late, est = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS)
+    for kw in ({"boost_clip": "fixed"}, {}):  # the rounds' default clip is the fixed clip
+        fixed, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, **kw)
+        assert fixed > 1.05  # the defect the rule removes: the fixed clip cannot get there
+    # the late clip (§4i, opt-in since its revert) gets there too
+    late, est = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="late")
     assert late <= 1.01 and min(est.boost_clips_) > 0.5
 
 
@@ -623,11 +624,13 @@ def test_the_default_reaches_ols_on_a_binary_target():
     §4e since task R6, results/regression_adaptive_boost_check5.md) falls back to the second
     release (the single release's law) and reaches least squares' test error at a huge budget
     (within 2%); the rounds' Huber fit (``boost_rounds=2`` with the fixed clip, the default
-    before) does not; the rounds with the late clip (the rounds' default since task RC, §4i) do."""
+    before, and today's rounds' default clip) does not; the rounds with the late clip (§4i, opt-in) do."""
     r, est = _test_mse_ratio(1e4)
     assert est.boost_branch_ == "second-release"
     assert r <= 1.02, r
     rounds, est0 = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="fixed")
     assert est0.boost_branch_ == "rounds" and rounds > 1.05
-    late, est1 = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS)
+    late, est1 = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="late")
     assert est1.boost_branch_ == "rounds" and late <= 1.02
+    default_rounds, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS)
+    assert default_rounds == rounds  # boost_clip=None is the fixed clip

@@ -215,9 +215,13 @@ default "auto"
         loses less elsewhere.
     boost_clip : float > 0, "fixed", "grow", "late" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
-        ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"late"`` since task RC's
-        pre-registered check passed (``results/regression_consistency_check.md``; ``"fixed"``
-        before). ``"fixed"``: ``h_y / 4`` (``boosting.BOOST_CLIP``; ``h_y`` the target's public
+        ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"fixed"``.
+        ``"late"`` (opt-in; ``docs/regression.md`` §4i): ``h_y / 4`` until the round's noise at
+        the largest residual any record in the box can have is below 1% of the released residual
+        variance, then that cap (an exact least-squares step), so the fit reaches least squares
+        as ε grows; it passed its pre-registered check
+        (``results/regression_consistency_check.md``) but adds noise just past its switch on
+        large low-noise tables, so it is not the default (§4i, "Reverted"). ``"fixed"``: ``h_y / 4`` (``boosting.BOOST_CLIP``; ``h_y`` the target's public
         half-width, with no intercept ``max |bound|``); the rounds' fixed point is then a Huber
         fit, which on a skewed or 0/1 target stays away from least squares at every ε.
         ``"grow"`` (opt-in; ``docs/regression.md`` §4d): round ``k`` clips at
