@@ -237,8 +237,8 @@ NOTES: dict[str, str] = {
     "UTC (site-packages timestamps), after these rows were made (2026-11-26/27); a different "
     "BLAS/LAPACK build changes rounding, which a near-tie in auto's choice or a near-degenerate "
     "eigenproblem can amplify. The brief's helper found 16–33 of 60 cells per method differ.",
-    "outside_audit": "Rerun whole on 2026-11-29 (task OA, then again after the late clip, "
-    "rc-consistency): identical since. Before that (the first freshness run): regression rows "
+    "outside_audit": "Rerun whole on 2026-11-29 (task OA; the late-clip rerun was reverted "
+    "with that default): identical since. Before that (the first freshness run): regression rows "
     "of every matrixdp method (default, iid, unit box, mvg, "
     "DPRidge) changed at 4fe3e06 (boost_rounds='auto' made the default; heavy_tail ε = 1: "
     "4fe3e06^ gives the committed trials, 4fe3e06 today's); the correlation rows of 'default' "
