@@ -102,6 +102,16 @@ class BoostedFitPlan:
             raise RuntimeError("the chosen rounds exceed the charged budget")
         return mech
 
+    def in_sums(self, rel):
+        """The release's value and entry variances in the units of sums (``× scale``,
+        ``× scale²``), which the decisions' readings of it take. Post-processing."""
+        return rel.value * self.scale, rel.entry_variance * self.scale * self.scale
+
+    def residual_scale(self, rel, beta0, n_rel: float, **kw) -> dict:
+        """The released residual scale at ``β₀``
+        (:func:`~matrixdp.models.boosting.residual_scale` of :meth:`in_sums`). Post-processing."""
+        return residual_scale(*self.in_sums(rel), beta0, self.fit_intercept, n_rel, **kw)
+
     def solve(self, G, entry_variance, *, shrink=None):
         """The released normal equations' solve (``solve_moments``) of ``G`` (the release's own
         units, rescaled by ``scale``): ``(β, λ, M)``. Post-processing."""
@@ -281,8 +291,7 @@ def _choose(plan, rel, beta0, normal, n_rel) -> _Choice:
     scales = loss = signal = None
     rounds = True
     if plan.rule != "rounds":  # §4e: the released residual scale against τ₀
-        scales = residual_scale(rel.value * scale, rel.entry_variance * scale * scale, beta0,
-                                intercept, n_rel)
+        scales = plan.residual_scale(rel, beta0, n_rel)
         rounds = boost_decision(scales, tau)
     if plan.rule == "predict":  # §4f: T and τ from the release and public inputs only
         M0 = plan.solve(rel.value, rel.entry_variance, shrink=0.0)[2]
@@ -307,8 +316,7 @@ def _choose(plan, rel, beta0, normal, n_rel) -> _Choice:
             mech_round = plan.rounds_mechanism(n_rounds, tau)
             clip_rule = "fixed"  # the chosen τ, whatever BOOST_CLIP_RULE is
     if not rounds and plan.rule == "ls-signal":  # §4h: the gate reads the release only
-        signal = released_r2(rel.value * scale, rel.entry_variance * scale * scale, beta0,
-                             intercept, n_rel, plan.t,
+        signal = released_r2(*plan.in_sums(rel), beta0, intercept, n_rel, plan.t,
                              count_released=plan.task.neighbouring != "replace-one")
     if not rounds and plan.rule in ("ls-fallback", "ls-signal") and (
             plan.rule == "ls-fallback" or signal_gate(signal)):
@@ -341,10 +349,9 @@ def _round_clip(plan, choice, rel, beta0, n_rel, normal):
     least-squares rounds')."""
     if choice.clip_rule not in ("grow", "late"):
         return None
-    scale, tau, mech_round = plan.scale, choice.clip, choice.mech_round
+    tau, mech_round = choice.clip, choice.mech_round
     if choice.clip_rule == "late":  # §4i: τ₀ until the round's noise at the cap is negligible
-        spread = residual_scale(rel.value * scale, rel.entry_variance * scale * scale, beta0,
-                                plan.fit_intercept, n_rel, z=boosting.BOOST_LATE_Z)["lower"]
+        spread = plan.residual_scale(rel, beta0, n_rel, z=boosting.BOOST_LATE_Z)["lower"]
         Minv = np.linalg.pinv(0.5 * (normal + normal.T), hermitian=True)
 
         def late_clip(b):
@@ -357,8 +364,7 @@ def _round_clip(plan, choice, rel, beta0, n_rel, normal):
         return late_clip
     # the released residual scale √(RSS(β₀)/n) at its LOWER confidence value
     # (post-processing): a noisy σ̂ never lifts τ where nothing needs it (task R3)
-    spread = residual_scale(rel.value * scale, rel.entry_variance * scale * scale, beta0,
-                            plan.fit_intercept, n_rel, z=boosting.BOOST_CLIP_SPREAD_Z)["lower"]
+    spread = plan.residual_scale(rel, beta0, n_rel, z=boosting.BOOST_CLIP_SPREAD_Z)["lower"]
     spread = 0.0 if math.isnan(spread) else spread
     tau_grow = growing_clip(tau, plan.half_y, plan.epsilon, plan.delta, choice.rounds,
                             boosting.BOOST_JOINT_SHARE, n_rel, plan.widths,
