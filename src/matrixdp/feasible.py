@@ -176,8 +176,7 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     # each entry's own scale (its larger finite bound; the largest one where both are 0 or
     # infinite): a tolerance relative to the largest bound alone hides an entry of a narrow
     # feature that leaves its box (bounds 10^12 apart in a covariance of original units)
-    own = np.maximum(np.where(np.isfinite(lo), np.abs(lo), 0.0),
-                     np.where(np.isfinite(hi), np.abs(hi), 0.0))
+    own = _entry_scale(lo, hi)
     own = np.where(own > 0, own, big)
 
     def own_violation(m):
@@ -266,6 +265,13 @@ CONTINUATION_LAST_ITER = 1000
 CONTINUATION_MAX_STAGES = 20
 
 
+def _entry_scale(lo, hi):
+    """Each entry's own scale: the larger absolute value of its finite bounds (0 where both are
+    infinite)."""
+    return np.maximum(np.where(np.isfinite(lo), np.abs(lo), 0.0),
+                      np.where(np.isfinite(hi), np.abs(hi), 0.0))
+
+
 def _continuation(c, lo, hi, *, tol, slack, newton_max_iter):
     """Newton by continuation in the scale of the release: solve the projection of ``t C`` for
     ``t = t_0, 10 t_0, …, 1`` (``t_0`` brings every entry of ``t C`` within the scale of its own
@@ -277,8 +283,7 @@ def _continuation(c, lo, hi, *, tol, slack, newton_max_iter):
     off-diagonal box, the whole box (projected Newton)."""
     # the first stage has every entry within its own bound's scale (a release larger than its
     # box by 10^k in some entry takes about k stages)
-    scale = np.maximum(np.where(np.isfinite(lo), np.abs(lo), 0.0),
-                       np.where(np.isfinite(hi), np.abs(hi), 0.0))
+    scale = _entry_scale(lo, hi)
     size = np.abs(c)
     ratio = np.divide(scale, size, out=np.full_like(size, np.inf), where=(size > 0) & (scale > 0))
     t0 = min(1.0, max(float(ratio.min()), CONTINUATION_FACTOR ** (1 - CONTINUATION_MAX_STAGES)))
