@@ -319,3 +319,30 @@ def test_mvg_with_dp_directions_carries_the_composed_mu():
     assert mech.privacy.mu == pytest.approx(math.hypot(step.mu, mech.mahalanobis_sensitivity))
     # the exact GDP composition of the two steps is at least as tight as their basic split
     assert gdp_delta(mech.privacy.mu, 1.0) <= 1e-5 * (1 + 1e-9)
+
+
+def test_kov_optimal_delta_at_a_huge_epsilon_does_not_overflow():
+    """exp(ε) overflows a float above ε ≈ 709: the randomized-response masses are computed in
+    log space (log p = −log(1 + e^−ε), log q = −log(1 + e^ε) = −ε − log(1 + e^−ε)). One release of
+    ε = 10⁴: δ(0) = (e^ε − 1)/(1 + e^ε) = 1 to double precision, δ(ε) = 0, δ(ε − 1) = 1 − e^−1."""
+    out = kov_optimal_delta(1e4, 0.0, 1, [0.0, 1e4 - 1.0, 1e4])
+    assert out[0] == pytest.approx(1.0, abs=1e-12)
+    assert out[1] == pytest.approx(1.0 - math.exp(-1.0), rel=1e-9)
+    assert out[2] == 0.0
+    # below the overflow the same function as before (the branch only replaces an overflow)
+    assert kov_optimal_delta(700.0, 0.0, 1, [699.0])[0] == pytest.approx(1.0 - math.exp(-1.0),
+                                                                         rel=1e-9)
+
+
+def test_a_huge_epsilon_fit_is_refused_by_the_budget_not_by_an_overflow():
+    from matrixdp import Accountant
+    from matrixdp.errors import BudgetExceededError
+    from matrixdp.models import DPLinearRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (500, 3))
+    y = np.clip(0.2 * X.sum(1), -3, 3)
+    est = DPLinearRegression(epsilon=1e4, bounds_X=(-1, 1), bounds_y=(-3, 3),
+                             accountant=Accountant(epsilon=1e-3, delta=1e-9))
+    with pytest.raises(BudgetExceededError):
+        est.fit(X, y)

@@ -271,7 +271,10 @@ def kov_optimal_delta(epsilon: float, delta: float, k: int, epsilon_total) -> np
     else:
         l = np.arange(k + 1, dtype=np.float64)
         log_binom = gammaln(k + 1) - gammaln(l + 1) - gammaln(k - l + 1)
-        log_p, log_q = -math.log1p(math.exp(-epsilon)), -math.log1p(math.exp(epsilon))
+        log_p = -math.log1p(math.exp(-epsilon))
+        # log q = −log(1 + e^ε); above ε ≈ 709 e^ε overflows: −ε − log(1 + e^−ε), the same value
+        log_q = (-math.log1p(math.exp(epsilon)) if epsilon < 700.0
+                 else -epsilon - math.log1p(math.exp(-epsilon)))
         loss = (k - 2 * l) * epsilon  # privacy loss of an outcome with l flips
         log_mass = log_binom + (k - l) * log_p + l * log_q
         gap = e_tot[:, None] - loss[None, :]  # < 0 where the outcome counts
