@@ -158,3 +158,96 @@ def test_audit_synth_refuses_a_table_of_constants_only_as_synth_does(tmp_path, c
         assert main(argv) == 1
         messages.append(capsys.readouterr().err)
     assert all("every feature column is a public constant" in m for m in messages), messages
+
+
+# --------------------------------------------------------------- audit --synth and dp = true columns
+def _dp_table(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    n = 300
+    frame = pd.DataFrame({"age": rng.integers(18, 90, n), "income": rng.lognormal(10.0, 1.0, n),
+                          "label": rng.integers(0, 2, n)})
+    data = tmp_path / "t.csv"
+    frame.to_csv(data, index=False)
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('target = "label"\n[columns]\nage = { lo = 18, hi = 90, integer = true }\n'
+                      'income = { dp = true, lo = 0 }\nlabel = { categories = [0, 1] }\n')
+    return frame, data, bounds
+
+
+def _charges(accountant, skip=""):
+    return [(g.epsilon, g.delta, str(g.neighbouring)) for label, g in accountant.spends
+            if not (skip and skip in label)]
+
+
+@pytest.mark.parametrize("generator", ["copula", "tree-copula"])
+def test_audit_synth_accepts_a_dp_bounds_column_and_charges_it_as_synth_does(generator, tmp_path,
+                                                                            capsys):
+    """`dp = true` (no known range): `matrixdp synth` spends 10% of --epsilon on a DP range and
+    fits the generator with the rest, so the audited synthesis must do the same in every fit:
+    the same two charges per fit (bounds, then generator), the DP-bounds charge shown in the
+    report and the claimed epsilon the composed total."""
+    from matrixdp.accounting import Accountant
+
+    frame, data, bounds = _dp_table(tmp_path)
+    with Accountant() as synth_acc:
+        assert main(["synth", str(data), "--model", generator, "--bounds", str(bounds),
+                     "--epsilon", "1", "--out", str(tmp_path / "syn.csv"), "--seed", "0",
+                     "--quiet"]) == 0
+    synth_out = capsys.readouterr().out
+    dp_line = next(line for line in synth_out.splitlines() if line.startswith("DP bounds ("))
+    assert "epsilon=0.1, delta=0" in dp_line
+    per_fit = _charges(synth_acc)
+    assert [e for e, _, _ in per_fit] == pytest.approx([0.1, 0.9])
+
+    with Accountant() as audit_acc:
+        code = main(["audit", "--synth", generator, "--data", str(data), "--bounds", str(bounds),
+                     "--epsilon", "1", "--runs", "2", "--canaries", "40", "--seed", "0"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    out = captured.out
+    assert dp_line in out.splitlines()                      # the charge, as synth reports it
+    assert "formal guarantee (epsilon=1, delta=1e-09)-DP" in out
+    assert len(_bound_lines(out)) == 2
+    assert all("claimed 1," in line for line in _bound_lines(out))
+    assert "counted in the attacks' distances: income" in out
+    # 2 runs x (the fit on the canaries + the shadow fit): each charged as synth charges one run
+    fits = _charges(audit_acc, skip="attack scale")
+    assert len(fits) == 2 * 2 * len(per_fit)
+    for k in range(0, len(fits), len(per_fit)):
+        got = fits[k:k + len(per_fit)]
+        assert [g[1:] for g in got] == [p[1:] for p in per_fit]
+        assert [g[0] for g in got] == pytest.approx([p[0] for p in per_fit], rel=1e-12)
+    # the attacks' distance scale of the dp column: one more DP range on the whole table,
+    # independent of the canary coins, charged under its own label
+    scale = [g for label, g in audit_acc.spends if "attack scale" in label]
+    assert len(scale) == 1 and scale[0].epsilon == pytest.approx(0.1) and scale[0].delta == 0
+    # the column is counted in the attacks' statistics: without it the attacks score differently
+    bare = tmp_path / "bare.csv"
+    frame.drop(columns=["income"]).to_csv(bare, index=False)
+    bare_bounds = tmp_path / "bare.toml"
+    bare_bounds.write_text(bounds.read_text().replace("income = { dp = true, lo = 0 }\n", ""))
+    assert main(["audit", "--synth", generator, "--data", str(bare), "--bounds", str(bare_bounds),
+                 "--epsilon", "1", "--runs", "2", "--canaries", "40", "--seed", "0"]) == 0
+    assert _bound_lines(capsys.readouterr().out) != _bound_lines(out)
+
+
+def test_audit_synth_refuses_what_synth_refuses_about_the_target(tmp_path, capsys):
+    """One reader of the bounds file: a target missing from [columns] or numeric is refused by
+    both commands with the same message (no internal error)."""
+    _, data, bounds = _dp_table(tmp_path)
+    for text, words in (('target = "nope"\n[columns]\nage = { lo = 18, hi = 90 }\n',
+                         "is not a column of the bounds file"),
+                        ('target = "age"\n[columns]\nage = { lo = 18, hi = 90 }\n'
+                         'income = { dp = true, lo = 0 }\n', "must be categorical")):
+        bounds.write_text(text)
+        messages = []
+        for argv in (["synth", str(data), "--model", "copula", "--bounds", str(bounds),
+                      "--epsilon", "1", "--out", str(tmp_path / "s.csv"), "--quiet", "--force"],
+                     ["audit", "--synth", "copula", "--data", str(data), "--bounds", str(bounds),
+                      "--epsilon", "1", "--runs", "1", "--canaries", "10"]):
+            assert main(argv) == 1
+            messages.append(capsys.readouterr().err.split("error: ", 1)[1])
+        assert words in messages[0] and messages[0] == messages[1], messages
