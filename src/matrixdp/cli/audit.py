@@ -16,6 +16,7 @@ its ε lower bounds beside the formal ε (``docs/synth_audit.md``).
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 from ..errors import InvalidParameterError
@@ -23,6 +24,8 @@ from ._options import seed as _seed
 
 
 def add_parser(subparsers) -> None:
+    from ._generator import TABLE_MODELS  # the generators `matrixdp synth` fits on a bounds file
+
     p = subparsers.add_parser(
         "audit", help="audit the privacy of matrixdp's mechanisms",
         description="Audit mechanisms: exact privacy profile vs the claim, and a black-box "
@@ -57,13 +60,15 @@ def add_parser(subparsers) -> None:
     g = p.add_argument_group(
         "generators", "membership-inference check of a synthetic-data generator (docs/synth_audit.md): "
                       "an empirical lower bound on epsilon beside the formal one, never a substitute")
-    g.add_argument("--synth", choices=sorted(SYNTH_GENERATORS), default=None,
+    g.add_argument("--synth", choices=sorted(TABLE_MODELS), default=None,
                    help="audit this generator on --data (needs --bounds and --epsilon)")
     g.add_argument("--data", default=None, metavar="FILE", help="the table (CSV or Parquet)")
     g.add_argument("--bounds", default=None, metavar="SCHEMA.toml",
                    help="PUBLIC bounds/categories of the columns (as for `matrixdp synth`); its "
                         "`target` (categorical) is the class label; a public constant (lo = hi) "
-                        "is not modelled and not counted in the attacks' distances")
+                        "is not modelled and not counted in the attacks' distances; a dp = true "
+                        "column's range is bought in every fit with 10%% of --epsilon, as synth "
+                        "does")
     g.add_argument("--runs", type=int, default=5, help="fits with a random half of the canaries (default 5)")
     g.add_argument("--canaries", type=int, default=100,
                    help="records held in or out at random in each run (default 100)")
@@ -76,45 +81,28 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-#: Generators the membership check can fit: name -> (module, class).
-SYNTH_GENERATORS = {"copula": ("matrixdp.synth.copula", "DPCopula"),
-                    "tree-copula": ("matrixdp.synth.tree_copula", "DPTreeCopula")}
-
-
-def _table_schema(schema, frame):
-    """The generator's TableSchema (and classes) from the CLI's bounds file; columns cast so their
-    values compare equal to the PUBLIC categories (e.g. integer codes read from a CSV)."""
-    from ..synth.schema import TableSchema
-
-    bounds, cats, classes = {}, {}, None
-    for col in schema.columns:
-        if col.is_categorical:
-            if all(isinstance(v, str) for v in col.categories):
-                frame[col.name] = frame[col.name].astype(str)
-            if col.name == schema.target:
-                classes = list(col.categories)
-            else:
-                cats[col.name] = list(col.categories)
-        elif col.name == schema.target:
-            raise InvalidParameterError("--bounds", "the target of a generator audit must be "
-                                                    "categorical (its categories are the classes)")
-        else:
-            bounds[col.name] = (col.lo, col.hi)
-    return TableSchema(bounds=bounds, categories=cats), classes
-
-
 def run_synth(args) -> int:
     """``--synth``: the membership-inference check of one generator on the curator's table.
 
-    Public constant columns (``lo == hi``) are split off with
-    :func:`matrixdp.cli._tables.split_public_constants`, the rule ``matrixdp synth`` uses: the
-    generator does not model them and the attacks' distances do not count them
-    (``docs/synth_audit.md``, ``docs/curator.md`` §2).
-    """
-    import importlib
+    The bounds file is read, and every fit of the check is made, exactly as ``matrixdp synth``
+    reads it and fits once (:mod:`matrixdp.cli._generator`, one shared reader and fit):
 
+    * public constant columns (``lo == hi``) are split off
+      (:func:`matrixdp.cli._tables.split_public_constants`): the generator does not model them
+      and the attacks' distances do not count them;
+    * ``dp = true`` columns: in every fit, 10% of ``--epsilon`` buys their ranges on that fit's
+      records (charged first, as ``synth`` charges them) and the generator is fitted with the
+      rest; the claimed ε is the composed total. The attacks' distances count these columns as
+      synthesised, scaled by one DP range of the whole table (independent of the canary coins,
+      so the lower bound stays valid; charged under its own label).
+
+    See ``docs/synth_audit.md`` and ``docs/curator.md`` §2.
+    """
     from ..audit.membership import membership_audit
-    from ._tables import read_schema, read_table, split_public_constants
+    from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns, resolve_dp_columns
+    from ._generator import (TABLE_MODELS, bounds_seed, fit_table_generator,
+                             generator_table_schema, read_generator_bounds, text_columns)
+    from ._tables import read_table, split_public_constants
 
     if not args.data or not args.bounds or args.epsilon is None:
         raise InvalidParameterError("--synth", "needs --data, --bounds and --epsilon")
@@ -122,32 +110,65 @@ def run_synth(args) -> int:
         raise InvalidParameterError("--runs", "need --runs >= 1 and --canaries >= 2")
     if not 0.0 < args.confidence < 1.0:
         raise InvalidParameterError("--confidence", f"must be in (0, 1), got {args.confidence:g}")
-    schema = read_schema(args.bounds)
-    # a public constant (lo == hi) is split off as `matrixdp synth` does (one shared rule): the
-    # generator does not model it and the attacks' distances do not count it (it carries no
-    # information about any record)
-    constants, schema = split_public_constants(schema)
-    frame = read_table(args.data, "--data", columns=schema.names)
-    tschema, classes = _table_schema(schema, frame)
-    y = None
-    if schema.target is not None:
-        y = frame.pop(schema.target).to_numpy()
+    if not (math.isfinite(args.epsilon) and args.epsilon > 0):
+        raise InvalidParameterError("--epsilon", f"must be a finite number > 0, got "
+                                                 f"{args.epsilon:g}")
+    # one reader of the bounds file with `matrixdp synth` (target, text columns, constants)
+    schema = read_generator_bounds(args.bounds)
+    # a public constant (lo == hi) carries no information about any record: not read, not
+    # counted in the attacks' distances (each fit fills it in, as synth does)
+    constants, modelled = split_public_constants(schema)
+    frame = read_table(args.data, "--data", columns=modelled.names,
+                       text_columns=text_columns(schema))
+    target = schema.target
+    classes = None if target is None else list(schema.column(target).categories)
+    y = None if target is None else frame.pop(target).to_numpy()
     delta = 1e-9 if args.delta is None else args.delta
-    module, name = SYNTH_GENERATORS[args.synth]
-    cls = getattr(importlib.import_module(module), name)
+    spec = TABLE_MODELS[args.synth]
+    dp_names = [c.name for c in dp_columns(schema)]
+    # the attacks' distance scale: the public ranges; a dp = true column's range is one DP
+    # estimate on the whole table (base and every canary: independent of the inclusion coins)
+    scaled, scale_guarantee = modelled, None
+    if dp_names:
+        scaled, scale_guarantee, _ = resolve_dp_columns(
+            modelled, frame, epsilon=DP_BOUNDS_FRACTION * args.epsilon, relation="add-remove",
+            label=f"audit --synth {args.synth}: attack scale of the dp = true columns",
+            rng=bounds_seed(args.seed), option="--data")
+    attack_schema = generator_table_schema([c for c in scaled.columns if c.name != target])
+    fits = []
 
     def fit_sample(X, labels, seed):
-        model = cls(schema=tschema, epsilon=args.epsilon, delta=delta, classes=classes,
-                    random_state=seed)
-        return model.fit(X, labels).sample(len(X), random_state=seed + 1)
+        table = X if labels is None else X.assign(**{target: labels})
+        # the synthesis `matrixdp synth --seed SEED` runs on this table, charged as it charges
+        fitted = fit_table_generator(args.synth, schema, table, epsilon=args.epsilon,
+                                     delta=delta, relation="add-remove",
+                                     label=f"audit --synth {args.synth}", seed=seed,
+                                     option="--data")
+        fits.append(fitted)
+        out, out_labels = fitted.sample(len(X), random_state=seed + 1)
+        return out[list(X.columns)], out_labels
 
     start = time.monotonic()
-    results = membership_audit(fit_sample, frame, y, schema=tschema, classes=classes,
+    results = membership_audit(fit_sample, frame, y, schema=attack_schema, classes=classes,
                                n_canaries=args.canaries, n_runs=args.runs,
                                attacks=tuple(a.strip() for a in args.attacks.split(",") if a.strip()),
                                epsilon=args.epsilon, delta=delta, confidence=args.confidence,
                                rng=args.seed)
-    print(f"{name}: formal guarantee ({args.epsilon:g}, {delta:g})-DP under add/remove (the proof).")
+    totals = {(f.total.epsilon, f.total.delta) for f in fits}
+    if any(abs(e - args.epsilon) > 1e-9 * args.epsilon or d != delta
+           for e, d in totals):  # pragma: no cover - a bug
+        raise RuntimeError("a fit was charged another guarantee than the claimed one")
+    print(f"{spec.cls}: formal guarantee ({args.epsilon:g}, {delta:g})-DP under add/remove "
+          "(the proof).")
+    if dp_names:
+        bounds_text = {str(f.bounds_guarantee) for f in fits}
+        print(f"DP bounds ({DP_BOUNDS_FRACTION:.0%} of --epsilon): {bounds_text.pop()}")
+        print(f"  - charged in each of the {len(fits)} generator fits (runs and shadow fits) as `matrixdp synth` charges it, the "
+              f"generator then at {fits[0].guarantee.epsilon:g} (composed: the formal guarantee)")
+        print(f"  - dp = true column(s), synthesised in their DP ranges and counted in the "
+              f"attacks' distances: {', '.join(dp_names)} (distance scale: one DP range of the "
+              f"whole table, independent of the canaries' inclusion, charged separately: "
+              f"{scale_guarantee})")
     print(f"Empirical check: {args.runs} fits, {results[0].n_canaries} canary records each held in "
           f"or out at random; lower bounds hold with confidence >= {args.confidence:g}:")
     for r in results:

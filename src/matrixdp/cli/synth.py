@@ -18,8 +18,6 @@ import contextlib
 import math
 import sys
 import warnings
-from typing import NamedTuple
-
 import numpy as np
 from pathlib import Path
 
@@ -28,35 +26,12 @@ from ..synth import RONGauss
 from ._paths import atomic_output, check_disk_space, check_output_path
 from ._rows import RowProgress, human_bytes
 from ._options import seed as _seed
+from ._generator import TABLE_MODELS
 
 #: Rows sampled per step (memory stays constant in --n; progress is counted in rows).
 CHUNK = 50_000
 #: The generators.
 MODELS = ("copula", "tree-copula", "ron-gauss")
-class TableModel(NamedTuple):
-    """A table generator on a bounds file: its class in :mod:`matrixdp.synth`, the mechanism tag
-    of its guarantee, its derivation note, what it releases and what it is (the report's words)."""
-
-    cls: str
-    mechanism: str
-    doc: str
-    releases: str
-    words: str
-
-
-#: The table generators on a bounds file, by CLI name.
-TABLE_MODELS = {
-    "copula": TableModel(
-        "DPCopula", "dp-copula", "docs/copula.md", "histograms and normal-score moments",
-        "DPCopula (class-conditional Gaussian copula over DP histograms), in the input's "
-        "columns, units and categories"),
-    "tree-copula": TableModel(
-        "DPTreeCopula", "dp-tree-copula", "docs/tree_copula.md",
-        "histograms, normal-score moments, pair scores and the tree's 2-way histograms",
-        "DPTreeCopula (per class: a Gaussian copula for the numeric columns and a tree of DP "
-        "two-way tables for the categorical ones, over DP histograms), in the input's columns, "
-        "units and categories"),
-}
 #: Characters of one float in the CSV (pandas writes up to 17 significant digits, a sign,
 #: a point and an exponent) and of the separator.
 FLOAT_CHARS = 24
@@ -199,54 +174,11 @@ def _report_path(args, out_path: Path):
     return report
 
 
-def _copula_plan(epsilon: float, delta: float, relation: str, model: str = "copula"):
-    """``(epsilon_fit, guarantee)``: the ε the table generator (DPCopula or DPTreeCopula, both
-    calibrated under add/remove neighbours and composed as Gaussian DP) is fitted with, and the
-    guarantee charged, both known before the fit from (ε, δ) alone.
-
-    Under replace-one (a replace-one ledger) a replacement is a removal plus an addition, so a
-    μ-GDP release under add/remove is 2μ-GDP under replace-one (group privacy, Dong, Roth & Su
-    2022): the copula is fitted at μ/2, where μ meets the requested (ε, δ), so the replace-one
-    charge is exactly the requested ε.
-    """
-    from ..accounting.composition import gdp_epsilon
-    from ..calibration import max_gaussian_shift
-    from ..mechanisms import PrivacyGuarantee
-
-    spec = TABLE_MODELS[model]
-    mechanism = spec.mechanism
-    mu = max_gaussian_shift(epsilon, delta)
-    notes = (f"{spec.cls}: {spec.releases}, Gaussian noise composed as Gaussian DP; "
-             f"see {spec.doc}",)
-    if relation == "add-remove":
-        return epsilon, PrivacyGuarantee(epsilon=epsilon, delta=delta, neighbouring="add-remove",
-                                         calibration="analytic-gdp", mechanism=mechanism, mu=mu,
-                                         notes=notes)
-    eps_fit = gdp_epsilon(mu / 2, delta)
-    return eps_fit, PrivacyGuarantee(
-        epsilon=epsilon, delta=delta, neighbouring="replace-one",
-        calibration="analytic-gdp (group privacy)", mechanism=mechanism, mu=mu,
-        notes=notes + (f"replace-one: fitted at mu={mu / 2:.6g} (epsilon={eps_fit:.6g} under "
-                       f"add/remove), which is mu={mu:.6g} under replace-one by group privacy "
-                       "(a replacement is a removal plus an addition)",))
-
-
-def _copula_schema(schema, option="--bounds"):
-    from ..synth import TableSchema
-
-    bounds = {c.name: (c.lo, c.hi) for c in schema.columns if not c.is_categorical}
-    cats = {c.name: list(c.categories) for c in schema.columns if c.is_categorical}
-    integer = [c.name for c in schema.columns if c.integer]
-    return TableSchema(bounds=bounds, categories=cats, integer=tuple(integer))
-
-
 def _run_copula(args, model_name: str = "copula") -> int:
     import pandas as pd
 
-    from .. import synth
-    from .._budget import charge
-    from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns, resolve_dp_columns
-    from ._tables import read_schema, split_public_constants
+    from ._dpbounds import DP_BOUNDS_FRACTION
+    from ._generator import fit_table_generator, read_generator_bounds, text_columns
 
     if args.bounds is None:
         raise InvalidParameterError(
@@ -261,24 +193,13 @@ def _run_copula(args, model_name: str = "copula") -> int:
     from ._tables import check_sep
 
     sep = check_sep(args.sep)
-    schema = read_schema(args.bounds)
+    # one reader of the bounds file with `audit --synth` (target, text columns, constants)
+    schema = read_generator_bounds(args.bounds)
     out_path = check_output_path(args.out, force=args.force, inputs=[args.input])
     report = _report_path(args, out_path)
     target = schema.target
-    if target is not None:
-        if target not in schema.names:
-            raise InvalidParameterError("--bounds", f"the target {target!r} is not a column of "
-                                                    "the bounds file")
-        if not schema.column(target).is_categorical:
-            raise InvalidParameterError("--bounds", f"the target {target!r} must be categorical "
-                                                    "(its PUBLIC classes as categories) for the "
-                                                    "class-conditional copula")
-    # a column whose public categories are all strings is read as text: parsed as numbers,
-    # codes such as "0", "1" or "01" would never match the categories listed in the bounds file
-    text = [c.name for c in schema.columns
-            if c.is_categorical and all(isinstance(v, str) for v in c.categories)]
     frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names,
-                        text_columns=text)
+                        text_columns=text_columns(schema))
 
     ledger = None
     label = args.label or f"synth {model_name} of {Path(args.input).name}"
@@ -290,44 +211,21 @@ def _run_copula(args, model_name: str = "copula") -> int:
         ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
         relation = str(ledger.relation)
     try:
-        bounds_guarantee, ranges = None, {}
-        eps_fit = eps
-        if dp_columns(schema):
-            eps_bounds = DP_BOUNDS_FRACTION * eps
-            eps_fit = eps - eps_bounds
-            schema, bounds_guarantee, ranges = resolve_dp_columns(
-                schema, frame, epsilon=eps_bounds, relation=relation, ledger=ledger,
-                label=f"{label}: bounds", rng=_bounds_seed(args.seed))
-        # a public constant (lo == hi) is not modelled: every synthetic record gets its value
-        # (public; no budget). The model sees the other columns. One rule with audit --synth.
-        constants, modelled_schema = split_public_constants(schema)
-        modelled = list(modelled_schema.columns)
-        y = None
-        features = frame.drop(columns=list(constants))
-        table_schema = _copula_schema(type(schema)(tuple(modelled)))
-        if target is not None:
-            y = frame[target]
-            features = features.drop(columns=[target])
-            table_schema = _copula_schema(type(schema)(
-                tuple(c for c in modelled if c.name != target)))
-        eps_model, guarantee = _copula_plan(eps_fit, delta, relation, model_name)
-        generator = getattr(synth, TABLE_MODELS[model_name].cls)
-        model = generator(schema=table_schema, epsilon=eps_model, delta=delta,
-                         classes=None if target is None else list(schema.column(target).categories),
-                         random_state=args.seed)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            # charged whole before any draw; the ledger refuses what does not fit
-            with charge(guarantee, ledger=ledger, label=label):
-                model.fit(features, y)
-        if abs(model.privacy_.epsilon - eps_model) > 1e-9 * eps_model:  # pragma: no cover - a bug
-            raise RuntimeError("the charged guarantee differs from the fitted one")
+            # dp = true ranges (DP_BOUNDS_FRACTION of eps, charged first), public constants split
+            # off, the generator charged whole before any draw: one fit with audit --synth
+            fitted = fit_table_generator(model_name, schema, frame, epsilon=eps, delta=delta,
+                                         relation=relation, ledger=ledger, label=label,
+                                         seed=args.seed)
         ledger_state = _ledger_state(ledger) if ledger is not None else None
     finally:
         if ledger is not None:
             ledger.close()
+    model, schema = fitted.model, fitted.schema
+    guarantee, bounds_guarantee, ranges = fitted.guarantee, fitted.bounds_guarantee, fitted.ranges
     n_in_dp = max(1, int(round(float(np.sum(model.class_counts_)))))
-    del frame, features, y  # nothing below reads the data
+    del frame  # nothing below reads the data
     n_out = args.n if args.n is not None else n_in_dp
     columns = []
     for c in schema.columns:
@@ -342,12 +240,9 @@ def _run_copula(args, model_name: str = "copula") -> int:
     sampler = None if args.seed is None else np.random.default_rng([int(args.seed), 1])
 
     def draw(size):
-        out = model.sample(size, random_state=sampler)
-        table, labels = (out if isinstance(out, tuple) else (out, None))
+        table, labels = fitted.sample(size, random_state=sampler)
         if labels is not None:
             table[target] = pd.Categorical(labels, categories=list(schema.column(target).categories))
-        for name, value in constants.items():
-            table[name] = int(value) if schema.column(name).integer else float(value)
         return table[order]
 
     _write_samples(draw, n_out, out_path, args.quiet, sep=sep or ",")
@@ -369,7 +264,7 @@ def _run_copula(args, model_name: str = "copula") -> int:
         for name, (lo, hi) in ranges.items():
             print(f"  - {name}: [{lo:.6g}, {hi:.6g}] (exponential-mechanism quantiles over a "
                   "public grid; docs/bounds.md)")
-    total = guarantee if bounds_guarantee is None else bounds_guarantee + guarantee
+    total = fitted.total
     print(f"guarantee: {total}")
     for note in guarantee.notes[1:] + model.privacy_.notes:
         print(f"  - {note}")
@@ -396,12 +291,6 @@ def _finish(caught, args) -> int:
     if args.seed is not None:
         print("note: --seed makes the noise reproducible; a known seed voids the privacy guarantee.")
     return 0
-
-
-def _bounds_seed(seed):
-    if seed is None:
-        return None
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), 2])))
 
 
 def _ledger_state(ledger) -> dict:
