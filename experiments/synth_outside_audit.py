@@ -798,8 +798,9 @@ TRIAGE = {
         "modelled). The rule is kept as written, so the two CLI rows FAIL (exit 0). The Python "
         "classes (TableSchema) still refuse lo == hi in one line (the PASS rows of this check), "
         "and `matrixdp audit --synth` reads the bounds through TableSchema too (not run on this "
-        "scenario here): a curator can synthesise such a table but not audit its synthesis "
-        "without leaving the column out (not changed here).",
+        "scenario here). Since task AU (2026-11-29) `audit --synth` accepts a public constant "
+        "column as `synth` does, through the same reader (cli/_generator.py; "
+        "tests/cli/test_audit.py::test_audit_synth_accepts_a_public_constant_column_as_synth_does).",
     ("code_toml_strings", "runs (no error)"):
         "documented, as code_strings: the Python frame holds integer codes, the schema lists "
         "strings '0'/'1'; one-line refusal naming the column. The same mismatch in the CLI was a "
