@@ -126,6 +126,13 @@ def write(stage, rows, args, path):
               f"{int(np.sum(rr > 1 + 1e-4))} of {rr.size} cells, equal in "
               f"{int(np.sum(np.abs(rr - 1) <= 1e-4))} (to 1e-4: this file stores 6 digits), "
               f"worse in {len(wins)}: " + "; ".join(wins) + ".", "",
+              ]
+        orig = np.asarray([c["iid / original"]["median"]
+                           / c["iid / unit-box (utility_pca.csv)"]["median"]
+                           for c in cells.values() if "iid / unit-box (utility_pca.csv)" in c])
+        L += [f"original units over unit-box (iid): median {fmt(float(np.median(orig)))}, min "
+              f"{fmt(float(orig.min()))}, max {fmt(float(orig.max()))}; better in "
+              f"{int(np.sum(orig < 1 - 1e-4))} of {orig.size} cells.", "",
               "| dataset | k | ε | iid / unit-box | iid / none | none over unit-box |",
               "|---|---|---|---|---|---|"]
         for key, c in cells.items():
