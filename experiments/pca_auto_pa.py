@@ -295,6 +295,7 @@ def fmt(x):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--stage", required=True, choices=("diagnose", "projection", "dev"))
+    # --render-only: rewrite the .md from the committed .csv (no fits)
     p.add_argument("--trials", type=int, default=50)
     p.add_argument("--datasets", nargs="+", default=list(uc.DATASETS))
     p.add_argument("--epsilons", nargs="+", type=float, default=list(uc.EPSILONS))
