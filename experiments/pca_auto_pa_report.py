@@ -132,8 +132,9 @@ def write(stage, rows, args, path):
                            for c in cells.values() if "iid / unit-box (utility_pca.csv)" in c])
         L += [f"original units over unit-box (iid): median {fmt(float(np.median(orig)))}, min "
               f"{fmt(float(orig.min()))}, max {fmt(float(orig.max()))}; better in "
-              f"{int(np.sum(orig < 1 - 1e-4))} of {orig.size} cells.", "",
-              "| dataset | k | ε | iid / unit-box | iid / none | none over unit-box |",
+              f"{int(np.sum(orig < 1 - 1e-4))} of {orig.size} cells.", ""]
+        L += noise_scale_lines(ratio)
+        L += ["", "| dataset | k | ε | iid / unit-box | iid / none | none over unit-box |",
               "|---|---|---|---|---|---|"]
         for key, c in cells.items():
             if "iid / unit-box (utility_pca.csv)" not in c:
@@ -246,3 +247,36 @@ def write_gate(rows, path, cmd, trials, cand, stage):
           + ("" if a_ok and b_ok and c_ok else " The check on fresh tables is not run; the "
              "default stays."), ""]
     path.write_text("\n".join(L))
+
+
+def noise_scale_lines(ratio):
+    """Public facts of each i.i.d. release against its box (what a rule could read): the noise sd
+    of each released variance in units of its box bound h_i², q_i = sd(Ĉ_ii)/h_i² (from the
+    plan's public entry variances), and the span of the public half-widths, next to the measured
+    none / unit-box ratio at k = 2."""
+    import pca_auto_pa as P
+    from matrixdp.models._moments import augmented_task, plan_second_moment
+
+    L = ["### Public noise scale of the i.i.d. release against its box (what a rule could read)", "",
+         "q_i = sd of the released variance i / h_i² (public: the plan's entry variances); span = "
+         "max h / min h of the public half-widths. Next to it the measured none / unit-box ratio "
+         "(k = 2). A rule 'skip the box when the release is far outside it' would need a public "
+         "quantity that is large where none wins (ctg, synthetic) and small where the box wins "
+         "(adult, wdbc, lending_club, liver).", "",
+         "| dataset | ε | min q | median q | max q | span | none / unit-box (k = 2) |",
+         "|---|---|---|---|---|---|---|"]
+    seen = {}
+    for (ds, k, eps), v in ratio.items():
+        if k != 2:
+            continue
+        if ds not in seen:
+            seen[ds] = P.load(ds)
+        t = seen[ds]
+        task, _, _ = augmented_task(t.lo, t.hi, t.n, "pca")
+        V = plan_second_moment(task, epsilon=eps, delta=1e-6, allocation="iid")[0].entry_variance
+        h = task.reach[:t.d]
+        q = np.sqrt(np.diagonal(V)[:t.d]) / (h * h)
+        L.append(f"| {ds} | {eps:g} | {fmt(float(q.min()))} | {fmt(float(np.median(q)))} | "
+                 f"{fmt(float(q.max()))} | {fmt(float(h.max() / h.min()))} | {fmt(v)} |")
+    L.append("")
+    return L
