@@ -76,6 +76,26 @@ def write(stage, rows, args, path):
             mark = " ◆" if key in LOSING else ""
             L.append(f"| {key[0]}{mark} | {key[1]} | {key[2]:g} | {a['auto_pick']} | {fmt(am)} | "
                      f"{fmt(pr)} | " + " | ".join(fmt(x) for x in f) + f" | {fmt(fs)} | {fmt(ms)} |")
+        names = ("iid", "task-weighted", "mse-optimal", "unit-box", "iid-unit-box")
+        L += ["", "## The ◆ cells: predicted (public) against measured", "",
+              "Predicted: each candidate's expected loss (`noise_candidates_`, plus iid-unit-box) "
+              "over the smallest. Measured: median deficit over the smallest measured median of "
+              "tw, ub, iub and the recipe (iid and mse-optimal were not refitted here: "
+              "`results/pca_auto_diagnosis.md` has them, 30 trials).", "",
+              "| dataset | k | ε | pred iid | pred tw | pred mse | pred ub | pred iub | meas tw "
+              "| meas ub | meas iub | meas recipe |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for key, c in cells.items():
+            if key not in LOSING:
+                continue
+            a = c["auto (default)"]
+            pr = {n: float(a[f"pred_{n}"]) for n in names}
+            pm = min(pr.values())
+            ms = {v: c[v]["median"] for v in ("task-weighted", "unit-box", "iid-unit-box",
+                                              "recipe: iid, unit box")}
+            mm = min(ms.values())
+            L.append(f"| {key[0]} | {key[1]} | {key[2]:g} | " + " | ".join(
+                fmt(pr[n] / pm) for n in names) + " | " + " | ".join(
+                fmt(v / mm) for v in ms.values()) + " |")
         L += ["", "## Summary over the 60 cells (variant median / auto median)", "",
               "| variant | median | min | max | cells > 1.1 | cells < 1/1.1 |", "|---|---|---|---|---|---|"]
         for v in variants[1:]:
