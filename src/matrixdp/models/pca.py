@@ -54,7 +54,12 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         Neither is the i.i.d. noise that wins at ε = 0.1 on wdbc and lending_club, k = 5 (2×;
         §8 "Why auto loses for PCA" of ``docs/when_mvg_wins.md``). Its pre-registered check
         as the default failed on six never-seen tables (``results/pca_auto_check.md``: within
-        1.05× of ``"auto"`` in 42 of 55 cells, max 1.21×), so it is an option.
+        1.05× of ``"auto"`` in 42 of 55 cells, max 1.21×), so it is an option. Its law is that
+        of i.i.d. noise on the records rescaled to the unit box (``"iid-unit-box"``: the same
+        expected loss). Which of it and ``"auto"``'s task-weighted pick wins is set by the
+        data's (private) mean offset from the box centre, which the loss prices at a public
+        prior; as the PCA default it failed a second gate on the benchmark (median 0.973× but
+        up to 1.18× on adult; ``results/pca_auto_pa_dev.md``, ``docs/when_mvg_wins.md`` §8).
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         As in :class:`~matrixdp.models.DPCovariance`.
     clip : bool, default True
@@ -99,7 +104,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         deficit (its units are within 1.3× of the half-widths for the default release), not
         the ≤ 1.02× everywhere set for a new default; ``"original"``/``"none"`` are better
         only on ctg (k = 2, ε = 0.5 … 5: up to 2.6×), diabetes (k = 2, ε = 5: 1.07×) and adult
-        (``"original"``, k = 5, ε = 5: 1.02×), and up to 5.8·10⁵× worse elsewhere.
+        (``"original"``, k = 5, ε = 5: 1.02×), and up to 5.8·10⁵× worse elsewhere. For a
+        ``noise="iid"`` release far outside its box the box projection still beats ``"none"``
+        (the PSD-only subspace) in 40 of 60 benchmark cells, loses on ctg and synthetic
+        (``results/pca_auto_pa_projection.md``; ``docs/postprocessing.md``, "A release far
+        outside its box").
     adaptive_first : {"covariance", "pca"}, default "covariance"
         ``method="adaptive"`` only: the task the noise of its first look (the first moments
         release, a quarter of the budget) is allocated for: the covariance in the original units
