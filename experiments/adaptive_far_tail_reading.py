@@ -61,7 +61,8 @@ def fit_cell(X, lo, hi, eps, seeds):
 
     def spy(Xl, center, m, A, r2, weights, edges):
         # the truth of this fit (non-private): b = mean clipping loss under its own whitening
-        seen["b"] = float(np.mean(ad.clipping_losses(Xl, center, m, A, r2, weights)))
+        g = ad.clipping_losses(Xl, center, m, A, r2, weights)
+        seen["b"], seen["g_max"] = float(np.mean(g)), float(np.max(g))
         return orig_cc(Xl, center, m, A, r2, weights, edges)
 
     rows = []
@@ -89,6 +90,7 @@ def fit_cell(X, lo, hi, eps, seeds):
                 noise_cp = p["coinpress"] - p["coinpress_bias"]
                 r["threshold"] = math.sqrt(max(p["moments"] - noise_cp, 0.0)) / cn
                 r["b_true"] = seen["b"] / cn
+                r["g_max"] = seen["g_max"] / cn
                 r["capped"] = p["clipping_loss"] / cn
                 r["capped_used"] = max(p["clipping_loss"] + 1.5 * p["clipping_loss_reading_sd"],
                                        0.0) / cn
@@ -142,13 +144,13 @@ def main(argv=None):
          "units of ‖C‖_F. Diagnostic only; decides nothing.", "",
          "## Fits with the counts released (medians)", "",
          "| cell | fits | b (true) | capped b̂ | b̂ + 1.5 sd (today's) | far b̂_far | sd of b̂_far | "
-         "threshold √gap | L | U | median b̂_far / b | median (b̂ + 1.5 sd) / b | "
+         "threshold √gap | L | U | largest g (true) | median b̂_far / b | median (b̂ + 1.5 sd) / b | "
          "fits b̂_far ≥ √gap where b ≥ √gap | fits b̂+1.5sd ≥ √gap where b ≥ √gap |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for cell in dict.fromkeys(r["cell"] for r in allrows):
         rs = [r for r in allrows if r["cell"] == cell and r.get("counts")]
         if not rs:
-            L.append(f"| {cell} | 0 | | | | | | | | | | | | |")
+            L.append(f"| {cell} | 0 | | | | | | | | | | | | | |")
             continue
         big = [r for r in rs if r["b_true"] >= r["threshold"]]
         rf = [r["far"] / r["b_true"] for r in rs if r["b_true"] > 0 and math.isfinite(r["far"])]
@@ -156,7 +158,7 @@ def main(argv=None):
         L.append(f"| {cell} | {len(rs)} | {med(rs, 'b_true')[0]:.4g} | {med(rs, 'capped')[0]:.4g} "
                  f"| {med(rs, 'capped_used')[0]:.4g} | {med(rs, 'far')[0]:.4g} | "
                  f"{med(rs, 'far_sd')[0]:.3g} | {med(rs, 'threshold')[0]:.4g} | "
-                 f"{med(rs, 'L')[0]:.3g} | {med(rs, 'U')[0]:.3g} | "
+                 f"{med(rs, 'L')[0]:.3g} | {med(rs, 'U')[0]:.3g} | {med(rs, 'g_max')[0]:.3g} | "
                  f"{np.median(rf) if rf else math.nan:.3g} | "
                  f"{np.median(rc) if rc else math.nan:.3g} | "
                  f"{sum(r['far'] >= r['threshold'] for r in big)}/{len(big)} | "

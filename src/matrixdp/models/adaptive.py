@@ -583,7 +583,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         resolved bins above ``U``) is also below the threshold. ``covariance`` only, with the
         capped reading; ``predicted`` gains ``"far_excess"``, ``"far_excess_sd"``,
         ``"far_level"``, ``"clipping_loss_far"``, ``"clipping_loss_far_sd"`` and ``mus`` a
-        fourth entry (``docs/coinpress.md`` § Adaptive, "The far tail (task AC2)").
+        fourth entry (``docs/coinpress.md`` § Adaptive, "The far tail (task AC2)"). It reads
+        grunfeld ε = 100's far records (median ``b̂_far`` 0.99× the true bias; error 0.79× the
+        default, ``results/adaptive_far_tail_reading.md``) and failed its dev gate (median 1.0016
+        over 95 cells, 5 cells above 1.10×, up to 1.45×; ``results/adaptive_far_dev.md``).
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the
