@@ -28,11 +28,13 @@ from ..errors import InvalidParameterError
 from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
+from ._far_tail import FAR_SHARE, far_level, far_reading, release_far_excess
 from ._moments import augmented_task, average_releases, plan_second_moment
 from .coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhiten,
                         whitened_records, whitened_release, whitening)
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
+           "clipping_losses",
            "coinpress_pair_variance", "moments_loss", "moments_pair_variance", "pca_deficit",
            "pca_frame", "read_counts", "capped_level", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO",
            "COUNT_Z", "DECISION_Z", "DECISIONS", "READINGS", "RANKINGS", "RESOLVE_Z",
@@ -168,6 +170,15 @@ def clipping_loss_bins(threshold: float, cap: float, *, ratio: float = BIN_RATIO
     return t0 * ratio ** np.arange(nb + 1, dtype=np.float64)
 
 
+def clipping_losses(Xl, center, m, A, r2, weights) -> np.ndarray:
+    r"""Each record's clipping loss ``g = ‖D(x − c − m̂)‖²(1 − f²)`` in the whitened CoinPress
+    clipping (``f = min(1, r/‖A(x − c − m̂)‖)``, ``D = diag(weights)``; private, never released
+    as such: the histogram and the far-tail statistic are computed from it)."""
+    _, f = whitened_records(Xl, center, m, A, r2)
+    Dx = (Xl - center - m) * weights
+    return np.einsum("ij,ij->i", Dx, Dx) * (1.0 - f * f)
+
+
 def clipping_loss_counts(Xl, center, m, A, r2, weights, edges) -> np.ndarray:
     r"""Counts of records per bin of their clipping loss ``g = ‖D(x − c − m̂)‖²(1 − f²)``.
 
@@ -177,10 +188,7 @@ def clipping_loss_counts(Xl, center, m, A, r2, weights, edges) -> np.ndarray:
     counted nowhere. A record is in at most one bin, so replacing one record changes at most two
     counts by one: the L2 sensitivity of the vector is ``√2``, whatever the box.
     """
-    _, f = whitened_records(Xl, center, m, A, r2)
-    Dx = (Xl - center - m) * weights
-    g = np.einsum("ij,ij->i", Dx, Dx) * (1.0 - f * f)
-    del Dx, f
+    g = clipping_losses(Xl, center, m, A, r2, weights)
     nb = edges.size - 1
     j = np.searchsorted(edges, g, side="left")  # edges[j-1] < g <= edges[j]
     j = np.minimum(j, nb)  # rounding above the last edge (cap) stays in the last bin
@@ -479,7 +487,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         diagonal_noise: bool = False,
                         resolution_guard: bool = False,
                         tie_ratio: float = 1.0,
-                        decision_z: float | None = None) -> AdaptiveResult:
+                        decision_z: float | None = None,
+                        far_tail: bool = False) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -563,6 +572,21 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         confidence value ``b̂ + decision_z·sd(b̂)``; ``None`` is ``DECISION_Z`` (1.5).
         ``3.0`` failed its dev gate (median 1.00 over 95 cells, 18 cells above 1.10×, up to
         4.12×; ``results/adaptive_choice_dev.md``). Post-processing of the released counts.
+    far_tail : bool, default False
+        Task AC2 (issue #24, opt-in candidate): with the counts, a fourth release, the records'
+        clipping losses above the capped reading's level ``L`` summed with each capped at
+        ``U − L`` (:mod:`._far_tail`; sensitivity ``U − L``, ``U`` public and set so that the
+        reading's noise sd is at most the threshold over 3) at ``μ_e² = FAR_SHARE·μ*²``
+        (0.02), taken from the first release (``μ₁² = (first_share − FAR_SHARE)·μ*²``); when no
+        statistic is released ``μ_e`` goes to the last release. The whitened step is chosen
+        only if the far reading ``b̂_far`` (the counts up to ``L``, the excess up to ``U``, the
+        resolved bins above ``U``) is also below the threshold. ``covariance`` only, with the
+        capped reading; ``predicted`` gains ``"far_excess"``, ``"far_excess_sd"``,
+        ``"far_level"``, ``"clipping_loss_far"``, ``"clipping_loss_far_sd"`` and ``mus`` a
+        fourth entry (``docs/coinpress.md`` § Adaptive, "The far tail (task AC2)"). It reads
+        grunfeld ε = 100's far records (median ``b̂_far`` 0.99× the true bias; error 0.79× the
+        default, ``results/adaptive_far_tail_reading.md``) and failed its dev gate (median 1.0016
+        over 95 cells, 5 cells above 1.10×, up to 1.45×; ``results/adaptive_far_dev.md``).
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the
@@ -681,6 +705,17 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if not (0 < first_share and 0 < bias_share and first_share + bias_share < 1):
         raise InvalidParameterError("first_share", "first_share and bias_share must be > 0 "
                                                    "with a sum < 1")
+    if not isinstance(far_tail, (bool, np.bool_)):
+        raise InvalidParameterError("far_tail", f"must be True or False, got {far_tail!r}")
+    far_share = FAR_SHARE if far_tail else 0.0
+    if far_tail and not (kind == "covariance" and decision == "counts" and reading == "capped"
+                         and ranking == "frobenius"):
+        raise InvalidParameterError("far_tail", "the far-tail statistic needs kind='covariance', "
+                                                "decision='counts' and reading='capped'")
+    if far_tail and not first_share > far_share:
+        raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
+                                                   f"{far_share:g} with far_tail=True")
+    n_rel = 4 if far_tail else 3
     beta = check_beta(beta, ("auto", "late"))
     X = np.asarray(X, dtype=np.float64)
     lo = np.asarray(lower, dtype=np.float64)
@@ -689,11 +724,15 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     mu_star = max_gaussian_shift(epsilon, delta)
     guarantee = PrivacyGuarantee(
         epsilon=float(epsilon), delta=float(delta), neighbouring="replace-one",
-        calibration="analytic, exact GDP composition of 3 Gaussian releases",
+        calibration=f"analytic, exact GDP composition of {n_rel} Gaussian releases",
         exact=False, mechanism="adaptive", mu=mu_star,
-        notes=(f"sequential composition: GDP shares {first_share:g}, {bias_share:g} and the rest "
-               f"of mu^2; the decision statistic is {decision!r}; the last release's kind is "
-               "chosen from the first two (post-processing)",))
+        notes=((f"sequential composition: GDP shares {first_share:g}, {bias_share:g} and the "
+                f"rest of mu^2; the decision statistic is {decision!r}; the last release's kind "
+                "is chosen from the first two (post-processing)",) if not far_tail else
+               (f"sequential composition: GDP shares {first_share - far_share:g} (first "
+                f"release), {bias_share:g} (counts), {far_share:g} (far-tail excess) and the "
+                "rest of mu^2; the last release's kind is chosen from the first three "
+                "(post-processing)",)))
     h = 0.5 * (hi - lo)
     live = h > 0
     k = int(live.sum())
@@ -714,7 +753,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         task, center, t = augmented_task(lo_l, hi_l, n, kind, n_components=n_components)
         task1 = task if first_kind == kind else \
             augmented_task(lo_l, hi_l, n, first_kind, n_components=n_components)[0]
-        eps1 = gaussian_epsilon(delta, 1.0, math.sqrt(first_share) * mu_star)
+        eps1 = gaussian_epsilon(delta, 1.0, math.sqrt(first_share - far_share) * mu_star)
         plan1, candidates = plan_second_moment(task1, epsilon=eps1, delta=delta, noise="auto")
         Z = np.empty((n, k + 1))
         np.subtract(Xl, center, out=Z[:, :k])
@@ -726,7 +765,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         Q = first_noise_scale(plan1.entry_variance, m, t, mean_noise=mean_margin)
         # the radius' step budget: μ₂, the whitened step's GDP parameter when the statistic is
         # released (public: μ₁ is the first release's calibration)
-        mu_cp = math.sqrt(max(mu_star ** 2 - mu1 ** 2 - bias_share * mu_star ** 2, 0.0))
+        mu_cp = math.sqrt(max(mu_star ** 2 - mu1 ** 2 - (bias_share + far_share) * mu_star ** 2,
+                              0.0))
         S, A, A_inv, r2 = whitening(C, Q, m, hl, margin=margin, beta=beta, n=n,
                                     mu=max(mu_cp, 1e-300))
         # the largest loss a record in the box can lose to the clipping (public)
@@ -805,12 +845,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
 
         v_first = plan1.entry_variance[:k, k] / (t * t)  # the variance of m̂ (public)
         mu_rest = math.sqrt(max(mu_star ** 2 - mu1 ** 2, 0.0))
-        mu2 = math.sqrt(max(mu_rest ** 2 - mu_b ** 2, 0.0))
+        mu_e = math.sqrt(far_share) * mu_star  # the far-tail statistic (0 without it)
+        mu2 = math.sqrt(max(mu_rest ** 2 - mu_b ** 2 - mu_e ** 2, 0.0))
         if mu2 <= 0:  # pragma: no cover - the shares leave a positive remainder
             raise RuntimeError("no budget left for the last release")
         pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
         b_hat, sigma_b, mu_b_got = 0.0, 0.0, 0.0
         b_sd, level = 0.0, math.nan
+        mu_e_got, far = 0.0, {}
         stat = "none"
         Y = None
         if decision == "clipping-loss":
@@ -846,6 +888,31 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 else:
                     b_dec = b_hat
                 stat = "counts"
+                if far_tail:
+                    # 2b. the far tail (task AC2): the records' clipped excess over L, up to
+                    # the public U (sensitivity U − L), read with the counts; the whitened step
+                    # also needs the far reading below the threshold (docs/coinpress.md
+                    # § Adaptive, "The far tail (task AC2)")
+                    upper = far_level(level, n, mu_e, math.sqrt(gap / coef), cap)
+                    if upper > level:
+                        g = clipping_losses(Xl, center, m, A, r2, weights)
+                        ex, sigma_e, mu_e_got = release_far_excess(g, level, upper, mu_e,
+                                                                   epsilon, delta, gen)
+                        del g
+                        b_far, sd_far = far_reading(noisy, np.minimum(edges, cap), sigma_b, n,
+                                                    level, ex, upper, sigma_e)
+                        b_dec = max(b_dec, b_far)
+                        far = {"far_excess": ex / n, "far_excess_sd": sigma_e / n,
+                               "far_level": upper, "clipping_loss_far": b_far,
+                               "clipping_loss_far_sd": sd_far}
+                    else:
+                        # L already reads every bin in full: nothing is released, μ_e goes to
+                        # the last release (as μ_b when no statistic is needed)
+                        mu2 = math.sqrt(mu2 ** 2 + mu_e ** 2)
+                        pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
+                        far = {"far_excess": math.nan, "far_excess_sd": 0.0,
+                               "far_level": upper, "clipping_loss_far": math.nan,
+                               "clipping_loss_far_sd": 0.0}
             else:
                 # no statistic can change the choice: μ_b goes to the last release (one
                 # Gaussian release at √(μ_b² + μ₂²) is a post-processing of two releases of the
@@ -876,7 +943,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C = 0.5 * (C + C.T)
             choice, allocation = "moments", plan2.allocation
     del gen, Y, Z
-    mu_used = math.sqrt(mu1 ** 2 + mu_b_got ** 2 + mu2_got ** 2)
+    mu_used = math.sqrt(mu1 ** 2 + mu_b_got ** 2 + mu2_got ** 2 + mu_e_got ** 2)
     if mu_used > mu_star * (1 + 1e-9):  # pragma: no cover - the shares are built to sum to μ*²
         raise RuntimeError("adaptive releases exceeded the budget")
     cov[np.ix_(live, live)] = C
@@ -888,6 +955,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                            "reading": reading if stat == "counts" else "none",
                            "clipping_loss_reading_sd": b_sd, "reading_level": level,
                            "coinpress_bias": float(bias_cp),
-                           "bias": bias if ranking_used == "pca-loss" else "bound"},
+                           "bias": bias if ranking_used == "pca-loss" else "bound",
+                           **far},
                           allocation,
-                          (mu1, mu_b_got, mu2_got), V)
+                          (mu1, mu_b_got, mu2_got) + ((mu_e_got,) if far_tail else ()), V)
