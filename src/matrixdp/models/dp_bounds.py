@@ -2,8 +2,9 @@
 
 ``bounds="dp"`` (or a :class:`DPBounds`) in the estimators spends a share of their ε on an
 exponential-mechanism estimate of every column's median and median absolute deviation (or of a
-low and a high quantile), over a PUBLIC grid of candidates (a public domain split evenly, or by default a log-scale grid of magnitudes), and
-uses the selected grid points as the clipping bounds. The estimate is charged to the same budget
+low and a high quantile), over the intervals of a PUBLIC grid (a public domain split evenly, or
+by default a log-scale grid of magnitudes), and uses the selected intervals' outer ends as the
+clipping bounds. The estimate is charged to the same budget
 keeper as the fit, as its own entry, before any draw; nothing is read off the data but through
 the mechanism. Derivation, grids and what it costs: ``docs/bounds.md``.
 """
@@ -50,9 +51,11 @@ class DPBounds:
     n_points : int, default 1001
         Candidates per feature with a ``domain``.
     method : {"median-mad", "quantiles"}, default "median-mad"
-        ``"median-mad"``: a DP median, then a DP median absolute deviation (MAD) around it
-        (each half the budget); bounds ``median ± widen · MAD``. ``"quantiles"``: the two
-        ``quantiles``; bounds ``Q_lo - widen (Q_hi - Q_lo)``, ``Q_hi + widen (Q_hi - Q_lo)``.
+        ``"median-mad"``: a DP median interval ``[a, b]``, then a DP median absolute deviation
+        (MAD) around its midpoint (each half the budget; the MAD is its interval's upper end);
+        bounds the hull of ``[a, b]`` and ``midpoint ± widen · MAD``. ``"quantiles"``: the two
+        ``quantiles``' intervals, ``a`` the lower end of the lower one's, ``b`` the upper end of
+        the upper one's; bounds ``a - widen (b - a)``, ``b + widen (b - a)``.
         The median's utility gap (n/2 for a far candidate) is twice a quartile's (n/4), so
         ``"median-mad"`` needs about half the budget (docs/bounds.md).
     quantiles : (float, float), default (0.25, 0.75)
@@ -191,7 +194,8 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
     Returns
     -------
     lower, upper : ndarray of shape (d,)
-        Selected grid points (``lower <= upper``).
+        Grid points (``lower < upper``): the outer ends of the selected intervals, widened
+        (``DPBounds.method``) and moved outward to the grid.
     privacy : PrivacyGuarantee
         ``(epsilon, 0)`` under ``neighbouring``.
 
