@@ -1,12 +1,16 @@
 """Exponential-mechanism quantiles over a public grid: the exact selection probabilities.
 
-Pure math (no randomness). The utility of a grid point ``g`` for the quantile ``q`` of a column
-is ``u(g) = -|(1 - q) L(g) - q R(g)|`` with ``L(g) = #{x < g} + #{x = g}/2`` and
-``R(g) = #{x > g} + #{x = g}/2``; it is largest where ``L(g) = q n`` and needs no record count.
-One record contributes ``a ∈ {0, 1/2, 1}`` to ``L`` and ``1 - a`` to ``R``, so it moves ``u`` by at
-most 1 (replace-one: ``a`` changes by at most 1) or ``max(q, 1 - q)`` (add/remove: ``|a - q|``), so the exponential mechanism selects ``g_j`` with probability
-``exp(ε u_j / (2 Δ)) / Σ_k exp(ε u_k / (2 Δ))`` (McSherry & Talwar 2007). Derivation and the
-public grids: ``docs/bounds.md``.
+Pure math (no randomness). The candidates are the intervals ``[g_i, g_{i+1}]`` of a public grid;
+the utility of interval ``i`` for the quantile ``q`` of a column is
+``u_i = -max((1 - q) A_i - q (B_i + C_i), q B_i - (1 - q) (A_i + C_i), 0)`` with
+``A_i = #{x < g_i}``, ``B_i = #{x > g_{i+1}}``, ``C_i`` the records in the closed interval
+(``-dist(q n, [#{x < g_i}, #{x <= g_{i+1}}])``, Smith 2011; Gillenwater et al. 2021); it needs no
+record count. One record contributes ``1 - q`` or ``-q`` to each of the first two terms, so it
+moves each term, and hence their maximum with 0, by at most 1 (replace-one) or ``max(q, 1 - q)``
+(add/remove); the exponential mechanism selects interval ``j`` with probability
+``exp(ε u_j / (2 Δ)) / Σ_k exp(ε u_k / (2 Δ))`` (McSherry & Talwar 2007; uniform base measure
+over the finite public set of intervals, no width weighting). Derivation and the public grids:
+``docs/bounds.md``.
 """
 
 from __future__ import annotations
@@ -58,8 +62,33 @@ def exponential_log_probabilities(scores, epsilon, sensitivity=1.0) -> np.ndarra
 
 
 def quantile_utility_sensitivity(quantile: float, neighbouring: str = "replace-one") -> float:
-    """Δ of ``u(g) = -|(1-q) L(g) - q R(g)|`` (ties counted half on each side): 1 (replace-one)
-    or ``max(q, 1-q)`` (add/remove)."""
+    """Δ of the interval utility of :func:`matrixdp.queries.quantile.quantile_scores`.
+
+    ``u_i = -max((1-q) A_i - q (B_i + C_i), q B_i - (1-q) (A_i + C_i), 0)`` (``A_i`` records
+    below the interval ``[g_i, g_{i+1}]``, ``B_i`` above it, ``C_i`` in it). A record adds
+    ``1 - q`` (below) or ``-q`` (in or above) to the first term and ``q`` (above) or ``-(1 - q)``
+    to the second, so each term, and the maximum of the two and 0, moves by at most:
+
+    * ``1`` when one record is replaced (``(1 - q) + q``);
+    * ``max(q, 1 - q)`` when one record is added or removed.
+
+    Parameters
+    ----------
+    quantile : float in (0, 1)
+    neighbouring : {"replace-one", "add-remove"}
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] A. Smith, "Privacy-preserving statistical estimation with optimal convergence
+       rates", STOC 2011.
+    .. [2] J. Gillenwater, M. Joseph, A. Kulesza, "Differentially private quantiles",
+       ICML 2021.
+    .. [3] docs/bounds.md.
+    """
     q = float(quantile)
     if not 0.0 < q < 1.0:
         raise InvalidParameterError("quantile", f"must be in (0, 1), got {quantile!r}")

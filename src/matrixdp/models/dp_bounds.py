@@ -2,8 +2,9 @@
 
 ``bounds="dp"`` (or a :class:`DPBounds`) in the estimators spends a share of their ε on an
 exponential-mechanism estimate of every column's median and median absolute deviation (or of a
-low and a high quantile), over a PUBLIC grid of candidates (a public domain split evenly, or by default a log-scale grid of magnitudes), and
-uses the selected grid points as the clipping bounds. The estimate is charged to the same budget
+low and a high quantile), over the intervals of a PUBLIC grid (a public domain split evenly, or
+by default a log-scale grid of magnitudes), and uses the selected intervals' outer ends as the
+clipping bounds. The estimate is charged to the same budget
 keeper as the fit, as its own entry, before any draw; nothing is read off the data but through
 the mechanism. Derivation, grids and what it costs: ``docs/bounds.md``.
 """
@@ -50,9 +51,11 @@ class DPBounds:
     n_points : int, default 1001
         Candidates per feature with a ``domain``.
     method : {"median-mad", "quantiles"}, default "median-mad"
-        ``"median-mad"``: a DP median, then a DP median absolute deviation (MAD) around it
-        (each half the budget); bounds ``median ± widen · MAD``. ``"quantiles"``: the two
-        ``quantiles``; bounds ``Q_lo - widen (Q_hi - Q_lo)``, ``Q_hi + widen (Q_hi - Q_lo)``.
+        ``"median-mad"``: a DP median interval ``[a, b]``, then a DP median absolute deviation
+        (MAD) around its midpoint (each half the budget; the MAD is its interval's upper end);
+        bounds the hull of ``[a, b]`` and ``midpoint ± widen · MAD``. ``"quantiles"``: the two
+        ``quantiles``' intervals, ``a`` the lower end of the lower one's, ``b`` the upper end of
+        the upper one's; bounds ``a - widen (b - a)``, ``b + widen (b - a)``.
         The median's utility gap (n/2 for a far candidate) is twice a quartile's (n/4), so
         ``"median-mad"`` needs about half the budget (docs/bounds.md).
     quantiles : (float, float), default (0.25, 0.75)
@@ -191,7 +194,8 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
     Returns
     -------
     lower, upper : ndarray of shape (d,)
-        Selected grid points (``lower <= upper``).
+        Grid points (``lower < upper``): the outer ends of the selected intervals, widened
+        (``DPBounds.method``) and moved outward to the grid.
     privacy : PrivacyGuarantee
         ``(epsilon, 0)`` under ``neighbouring``.
 
@@ -233,11 +237,16 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
                  else charging(mech.privacy))
         with block:
             rel = mech.release(scores, rng=rng)
-        idx = ExponentialMechanism.indices(rel)
-        a, b = grids[rows, np.minimum(idx[:d], idx[d:])], grids[rows, np.maximum(idx[:d], idx[d:])]
+        idx = ExponentialMechanism.indices(rel)  # selected intervals [g_i, g_i+1]
+        # the intervals' OUTER ends: the lower quantile's lower end, the upper one's upper end
+        a = grids[rows, np.minimum(idx[:d], idx[d:])]
+        b = grids[rows, np.maximum(idx[:d], idx[d:]) + 1]
         lower, upper = snap_outward(grids, a - spec.widen * (b - a), b + spec.widen * (b - a))
         return lower, upper, rel.privacy
-    # median, then the median absolute deviation around it (adaptive: two releases of eps/2)
+    # median, then the median absolute deviation around it (adaptive: two releases of eps/2).
+    # The median release is an interval [a, b] of the grid; the deviations are taken from its
+    # midpoint (public once released), the MAD is the OUTER (upper) end of the selected interval
+    # of the spread grid, and the bounds are the hull of [a, b] and midpoint +- widen * MAD.
     sens = quantile_utility_sensitivity(0.5, str(neighbouring))
     mech = ExponentialMechanism(epsilon=epsilon / 2.0, sensitivity=sens, neighbouring=neighbouring)
     privacy = mech.privacy + mech.privacy
@@ -247,21 +256,27 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
     with block:
         rel = mech.release(np.concatenate([quantile_scores(A[:, j], grids[j], 0.5)
                                            for j in range(d)]), rng=rng)
-        med = grids[rows, ExponentialMechanism.indices(rel)]
-        dev = np.abs(A - med)  # the released medians are public from here on
+        i_med = ExponentialMechanism.indices(rel)
+        a, b = grids[rows, i_med], grids[rows, i_med + 1]
+        mid = 0.5 * (a + b)
+        dev = np.abs(A - mid)  # the released median interval is public from here on
         rel = mech.release(np.concatenate([quantile_scores(dev[:, j], spreads[j], 0.5)
                                            for j in range(d)]), rng=rng)
-        mad = spreads[rows, ExponentialMechanism.indices(rel)]
-    lower, upper = snap_outward(grids, med - spec.widen * mad, med + spec.widen * mad)
-    if np.any(mad == 0):  # read off the DP output only (post-processing)
+        i_mad = ExponentialMechanism.indices(rel)
+        mad = spreads[rows, i_mad + 1]
+    lower, upper = snap_outward(grids, np.minimum(a, mid - spec.widen * mad),
+                                np.maximum(b, mid + spec.widen * mad))
+    # read off the DP output only (post-processing): the spread is below what the grids resolve
+    flat = (i_mad == 0) | (spec.widen * mad <= 0.5 * (b - a))
+    if np.any(flat):
         import warnings
 
-        cols = ", ".join(str(j) for j in np.flatnonzero(mad == 0))
+        cols = ", ".join(str(j) for j in np.flatnonzero(flat))
         warnings.warn(
-            f"bounds='dp': the DP spread (MAD) of column(s) {cols} is 0 (more than half of the "
-            "records may share one value); their bounds are one grid step around the DP median "
-            "and clip the other values: give them a PUBLIC range (docs/bounds.md)",
-            UserWarning, stacklevel=3)
+            f"bounds='dp': the DP spread (MAD) of column(s) {cols} is below the grid's "
+            "resolution (more than half of the records may share one value); their bounds are "
+            "about the DP median's grid interval and clip the other values: give them a PUBLIC "
+            "range (docs/bounds.md)", UserWarning, stacklevel=3)
     return lower, upper, privacy
 
 
