@@ -29,7 +29,7 @@ from ._moments import release_second_moment
 # pinned there reaches the fit (see models/linear.py for why the import names the full path)
 import matrixdp.models.boosting as boosting
 from .boosting import (boost_decision, boost_rounds, boost_unit_widths, boosted_covariance,
-                       boosted_plan, growing_clip, late_clip_switch, predicted_boost_losses,
+                       boosted_plan, consistent_clip_switch, growing_clip, late_clip_switch, predicted_boost_losses,
                        released_r2,
                        residual_cap, residual_scale, second_joint_release, signal_gate)
 from .normal_equations import coefficient_noise_std, solve_moments
@@ -343,21 +343,25 @@ def _ridge_penalty(plan, size: int) -> np.ndarray:
 
 
 def _round_clip(plan, choice, rel, beta0, n_rel, normal):
-    """``boost_clip="grow"`` (§4d) or ``"late"`` (§4i): each round's ``(τ_k, mechanism)`` from
+    """``boost_clip="grow"`` (§4d), ``"late"`` (§4i) or ``"consistent"`` (§4j): each round's ``(τ_k, mechanism)`` from
     public inputs, the release and the current ``β``; ``None``: every round at the choice's clip
     (also where the rule chose the clip after the joint release: ``"predict"``'s, the
     least-squares rounds')."""
-    if choice.clip_rule not in ("grow", "late"):
+    if choice.clip_rule not in ("grow", "late", "consistent"):
         return None
     tau, mech_round = choice.clip, choice.mech_round
-    if choice.clip_rule == "late":  # §4i: τ₀ until the round's noise at the cap is negligible
-        spread = plan.residual_scale(rel, beta0, n_rel, z=boosting.BOOST_LATE_Z)["lower"]
+    if choice.clip_rule in ("late", "consistent"):
+        # §4i: τ₀ until the round's noise at the cap is negligible against the residual
+        # variance; §4j: ... against least squares' own sampling error σ̂² p / n
+        late = choice.clip_rule == "late"
+        z = boosting.BOOST_LATE_Z if late else boosting.BOOST_CONSISTENT_Z
+        switch = late_clip_switch if late else consistent_clip_switch
+        spread = plan.residual_scale(rel, beta0, n_rel, z=z)["lower"]
         Minv = np.linalg.pinv(0.5 * (normal + normal.T), hermitian=True)
 
         def late_clip(b):
             cap = residual_cap(b, plan.widths, plan.half_y)
-            if not late_clip_switch(mech_round.sigma, tau, cap, Minv, plan.widths, n_rel,
-                                    spread):
+            if not switch(mech_round.sigma, tau, cap, Minv, plan.widths, n_rel, spread):
                 return tau, mech_round
             # the same (ε, δ) (the same μ_r) at the sensitivity of the cap: no residual clipped
             return cap, mech_round.with_sensitivity(mech_round.sensitivity * cap / tau)
