@@ -79,6 +79,17 @@ switched only at 10⁴ (azdrg112) and 10⁶ (synthetic, heart, Unemployment, azd
 grunfeld's fits); heart 0.9993× OLS at 10⁶ (old 1.0309×) but still 1.0319× at 10⁴ (no switch).
 The candidate is not revised; the check is run.
 
+OUTCOME of the check (written AFTER the run; nothing above was changed):
+results/regression_consistency_rc2_check.md — PASS on all three over the six tables
+(DoctorContacts, BudgetFood, Labour, Capm, Hdma, azpro). (a) applies on five (Labour's single
+release is 2.48× OLS at 10⁶ and 18.4× at 10⁴: a loose box): new 1.0000-1.0003× OLS at 10⁶ and
+1.0000-1.0277× at 10⁴ (Capm the largest). (b) new / old = 1.0000 in all 30 cells with ε ≤ 30
+(no round switched there). (c) no significant rise. Where it is weak: rounds switched only at
+10⁶ on DoctorContacts and azpro (100% of fits), nowhere else, and the fixed clip was already
+within 0.03% of OLS at 10⁶ on every applicable table, so new / old = 1.0000 in every one of the
+48 cells: the check shows no cost, and cannot show a gain (none of these six has heart's Huber
+bias). By the rule the candidate becomes the default (BOOST_CLIP_RULE = "consistent").
+
 Command: ``python experiments/regression_consistency_rc2.py --part {dev,check,utility}``
 (``utility``: no rule; the ``matrixdp (default)`` rows of results/utility_regression.md, ε ≤ 30,
 its split and 20 seeds, refitted with ``boost_clip="fixed"`` and ``"consistent"`` and compared
