@@ -215,7 +215,8 @@ default "auto"
         loses less elsewhere.
     boost_clip : float > 0, "fixed", "grow", "late", "consistent" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
-        ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"fixed"``.
+        ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"consistent"`` (below;
+        since task RC2, ``results/regression_consistency_rc2_check.md``; ``"fixed"`` before).
         ``"late"`` (opt-in; ``docs/regression.md`` §4i): ``h_y / 4`` until the round's noise at
         the largest residual any record in the box can have is below 1% of the released residual
         variance, then that cap (an exact least-squares step), so the fit reaches least squares
@@ -246,7 +247,7 @@ default "auto"
         fixed clip's (the noise scales with ``τ_cap``; bounded by 1% of the residual variance in
         test MSE, not in the coefficients), and ``coef_std_`` can rise with ε at the switch.
         Public inputs and earlier releases only.
-        ``"consistent"`` (opt-in; ``docs/regression.md`` §4j, issue #24 task RC2): ``"late"``'s
+        ``"consistent"`` (the default; ``docs/regression.md`` §4j, issue #24 task RC2): ``"late"``'s
         switch with least squares' own sampling error as the yardstick: round ``k`` clips at
         ``τ_cap`` iff ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n ≤ ρ' σ̂² p/n`` (``p`` the coefficients
         the rounds fit, the constant included; ``ρ' = boosting.BOOST_CONSISTENT_RHO = 0.01``:
