@@ -12,10 +12,17 @@ Run::
     cd experiments && PYTHONPATH=../src python late_clip_monotonicity.py
 
 Output: ``results/late_clip_monotonicity.md``.
+
+Task RC2 (issue #24, dev gate 2): ``--clip consistent`` compares ``boost_clip="consistent"``
+(docs/regression.md §4j) with the fixed clip instead, writes
+``results/late_clip_monotonicity_consistent.md`` and states the gate "its median MSE at every ε
+≤ 1.05× the fixed clip's" (command: ``cd experiments && PYTHONPATH=../src python
+late_clip_monotonicity.py --clip consistent``). Without the flag the script is unchanged.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -44,14 +51,17 @@ def table():
     return X, y, Xt, Xt @ w
 
 
-def main():
+def main(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--clip", choices=("late", "consistent"), default="late")
+    cand = p.parse_args(argv).clip
     t0 = time.time()
     X, y, Xt, yt = table()
     ols = float(np.mean((LinearRegression().fit(X, y).predict(Xt) - yt) ** 2))
     rows = []
     for eps in EPSILONS:
         row = [eps]
-        for clip in ("fixed", "late"):
+        for clip in ("fixed", cand):
             mses, clips = [], None
             for s in range(SEEDS):
                 m = DPLinearRegression(epsilon=eps, bounds_X=(-1, 1), bounds_y=(-3, 3),
@@ -80,7 +90,20 @@ def main():
     lines += ["", "The test's criterion (falls at every step until within 1% of OLS): fixed clip "
               f"{'holds' if falls['fixed'] else 'FAILS'}; late clip "
               f"{'holds' if falls['late'] else 'FAILS'}.", ""]
-    out = HERE.parent / "results" / "late_clip_monotonicity.md"
+    if cand == "consistent":
+        lines = [ln.replace("late clip", "consistent clip").replace("late / fixed",
+                                                                      "consistent / fixed")
+                 for ln in lines]
+        lines[0] = ("# The consistent clip (boost_clip='consistent', §4j) on issue #24's "
+                    "monotonicity table")
+        lines[2] = lines[2].replace("python late_clip_monotonicity.py`",
+                                    "python late_clip_monotonicity.py --clip consistent`")
+        worst = max(r[3] / r[1] for r in rows)
+        lines += [f"Dev gate 2 of task RC2 (the consistent clip's median MSE at every ε ≤ 1.05× "
+                  f"the fixed clip's): {'holds' if worst <= 1.05 else 'FAILS'} (max ratio "
+                  f"{worst:.4g}).", ""]
+    out = HERE.parent / "results" / ("late_clip_monotonicity.md" if cand == "late" else
+                                     "late_clip_monotonicity_consistent.md")
     out.write_text("\n".join(lines))
     print("\n".join(lines))
 

@@ -84,3 +84,30 @@ def test_without_boosting_no_plan_and_the_single_release_record(boost_tables, pl
     for name, value in SINGLE_RELEASE.fitted_attributes().items():
         assert getattr(est, name) == value
     assert est.boost_branch_ == "single-release" and est.boost_rounds_ == 0
+
+
+def test_the_consistent_clip_keeps_the_one_charge(boost_tables, gaussian_releases, plans):
+    """§4j: ``boost_clip="consistent"`` charges the plan's total once, before any draw, whether
+    its rounds switch (ε = 10⁸) or not (ε = 1); a switched round's mechanism keeps the planned
+    round's ε and scales its σ by τ_k/τ₀ exactly; the total is the fixed clip's."""
+    X, y = boost_tables.smooth()
+    for eps, switched in ((1.0, False), (1e8, True)):
+        keeper = SpendSpy(gaussian_releases)
+        start = len(gaussian_releases)
+        est = DPLinearRegression(epsilon=eps, boost_clip="consistent", boost_rounds=2, noise="iid",
+                                 accountant=keeper, random_state=0, **BIN).fit(X, y)
+        fixed = DPLinearRegression(epsilon=eps, boost_clip="fixed", boost_rounds=2, noise="iid",
+                                   random_state=0, **BIN).fit(X, y)
+        plan = plans[-2]
+        assert keeper.spends == [(plan.total, start)]  # once, before this fit's first draw
+        assert plan.total == plans[-1].total  # the fixed clip's charge
+        assert plan.total.epsilon == pytest.approx(eps, rel=1e-6)
+        rounds = gaussian_releases[start + 1:start + 3]
+        assert len(rounds) == 2 and est.boost_rounds_ == 2
+        for (mech, _, _), tau in zip(rounds, est.boost_clips_):
+            assert (tau > plan.clip) == switched
+            assert mech.privacy.epsilon == pytest.approx(plan.mech_round.privacy.epsilon,
+                                                         rel=1e-12)
+            assert mech.sigma == pytest.approx(plan.mech_round.sigma * tau / plan.clip, rel=1e-12)
+        assert est.privacy_.mu == pytest.approx(plan.total.mu, rel=1e-12)
+        assert fixed.boost_clips_ == (plan.clip, plan.clip)

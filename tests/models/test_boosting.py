@@ -279,3 +279,24 @@ def test_late_clip_switch_compares_the_rounds_noise_at_the_cap_with_rho_sigma2()
     assert not late_clip_switch(*args, spread=0.0)
     assert not late_clip_switch(1.0, 0.5, 2.0, Minv, w, 0.0, spread=100.0)
     assert boosting.BOOST_LATE_RHO == 0.01 and "late" in boosting.BOOST_CLIP_RULES
+
+
+def test_consistent_clip_switch_compares_the_rounds_noise_with_ols_excess_error():
+    """§4j: switch iff σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n ≤ ρ' σ̂² p/n. Here W = diag(2, 1, 0) (a
+    public constant feature: no reach, not counted in p), M⁻¹ = diag(1/4, 1, 7) → tr(W M⁻¹ W) = 2,
+    p = 2; σ_r = 1, τ_cap/τ₀ = 4, n = 100 → the noise is 16·2/100 = 0.32; with ρ' = 0.01 the
+    right side is 0.01·σ̂²·2/100, so the switch needs σ̂² ≥ 1600 (§4i's late rule: 32)."""
+    from matrixdp.models.boosting import consistent_clip_switch, late_clip_switch
+
+    Minv, w = np.diag([0.25, 1.0, 7.0]), np.array([2.0, 1.0, 0.0])
+    args = (1.0, 0.5, 2.0, Minv, w, 100.0)
+    assert consistent_clip_switch(*args, spread=math.sqrt(1600.0) * 1.001)
+    assert not consistent_clip_switch(*args, spread=math.sqrt(1600.0) * 0.999)
+    assert consistent_clip_switch(*args, spread=math.sqrt(160.0) * 1.001, rho=0.1)
+    assert not consistent_clip_switch(*args, spread=math.sqrt(160.0) * 0.999, rho=0.1)
+    assert late_clip_switch(*args, spread=math.sqrt(32.0) * 1.001, rho=0.01)  # switches earlier
+    # nothing readable (no released count, no residual scale): keep τ₀
+    assert not consistent_clip_switch(*args, spread=math.nan)
+    assert not consistent_clip_switch(*args, spread=0.0)
+    assert not consistent_clip_switch(1.0, 0.5, 2.0, Minv, w, 0.0, spread=1e6)
+    assert boosting.BOOST_CONSISTENT_RHO == 0.01 and "consistent" in boosting.BOOST_CLIP_RULES

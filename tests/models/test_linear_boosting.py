@@ -286,7 +286,7 @@ def _test_mse_ratio(eps, **kw):
 def test_the_growing_clip_reaches_ols_on_a_binary_target():
     """Issue #24: at a huge budget the boosted fit must reach least squares' test error (within
     1%) on a target with asymmetric residuals; the rounds with the fixed clip (the rounds'
-    default clip: the pre-registered check of "grow" failed,
+    default clip until task RC2; the pre-registered check of "grow" failed,
     results/regression_boost_clip_check.md) stay a Huber fit (measured 9.6% above OLS at every ε
     from 1 to 1e4) and fail the same bound. Both fits run the same rounds (``boost_rounds=T``
     pinned: the default ``"auto"`` falls back to a second release here, §4e) and draws; only τ
@@ -295,9 +295,11 @@ def test_the_growing_clip_reaches_ols_on_a_binary_target():
         r, est = _test_mse_ratio(eps, boost_clip="grow", boost_rounds=BOOST_ROUNDS)
         assert r <= 1.01, (eps, r)
         assert min(est.boost_clips_) > 0.5  # grown far above the fixed 0.125
-    for kw in ({"boost_clip": "fixed"}, {}):  # the rounds' default clip is the fixed clip
-        fixed, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, **kw)
-        assert fixed > 1.05  # the defect the rule removes: the fixed clip cannot get there
+    fixed, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="fixed")
+    assert fixed > 1.05  # the defect the rule removes: the fixed clip cannot get there
+    # the rounds' default clip (§4j's consistent clip since task RC2) gets there
+    default, est = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS)
+    assert default <= 1.01 and min(est.boost_clips_) > 0.5
     # the late clip (§4i, opt-in since its revert) gets there too
     late, est = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="late")
     assert late <= 1.01 and min(est.boost_clips_) > 0.5
@@ -623,8 +625,9 @@ def test_the_default_reaches_ols_on_a_binary_target():
     """Issue #24: on the 0/1 target with rare positives the default (``"auto"``: the decision of
     §4e since task R6, results/regression_adaptive_boost_check5.md) falls back to the second
     release (the single release's law) and reaches least squares' test error at a huge budget
-    (within 2%); the rounds' Huber fit (``boost_rounds=2`` with the fixed clip, the default
-    before, and today's rounds' default clip) does not; the rounds with the late clip (§4i, opt-in) do."""
+    (within 2%); the rounds' Huber fit (``boost_rounds=2`` with the fixed clip, the rounds'
+    default clip before task RC2) does not; the rounds with the late clip (§4i, opt-in) and with
+    today's default clip (the consistent clip, §4j) do."""
     r, est = _test_mse_ratio(1e4)
     assert est.boost_branch_ == "second-release"
     assert r <= 1.02, r
@@ -633,4 +636,6 @@ def test_the_default_reaches_ols_on_a_binary_target():
     late, est1 = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="late")
     assert est1.boost_branch_ == "rounds" and late <= 1.02
     default_rounds, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS)
-    assert default_rounds == rounds  # boost_clip=None is the fixed clip
+    consistent, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="consistent")
+    assert default_rounds == consistent  # boost_clip=None is the consistent clip (§4j)
+    assert default_rounds <= 1.02

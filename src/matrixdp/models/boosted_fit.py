@@ -10,8 +10,8 @@ rounds or on a second joint release. It returns the release, the solution and a
 :class:`BoostedFit` record, which the estimator copies onto itself in one place
 (:meth:`BoostedFit.fitted_attributes`). The pieces (the rounds, the decisions, the design
 constants ``BOOST_*``) live in :mod:`~matrixdp.models.boosting`; the math in
-``docs/regression.md`` §4c-§4i (§4i: the opt-in late clip, per round from the release
-and the previous round).
+``docs/regression.md`` §4c-§4j (§4i: the opt-in late clip; §4j: the consistent clip, the
+rounds' default clip since task RC2; both per round from the release and the previous round).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ._moments import release_second_moment
 # pinned there reaches the fit (see models/linear.py for why the import names the full path)
 import matrixdp.models.boosting as boosting
 from .boosting import (boost_decision, boost_rounds, boost_unit_widths, boosted_covariance,
-                       boosted_plan, growing_clip, late_clip_switch, predicted_boost_losses,
+                       boosted_plan, consistent_clip_switch, growing_clip, late_clip_switch, predicted_boost_losses,
                        released_r2,
                        residual_cap, residual_scale, second_joint_release, signal_gate)
 from .normal_equations import coefficient_noise_std, solve_moments
@@ -205,7 +205,8 @@ def run_boosted_fit(plan: BoostedFitPlan, records, value, *, rng, accountant, la
     ----------
     .. [1] matrixdp, ``docs/regression.md`` §4c (the rounds), §4d (the growing clip), §4e (the
        decision and the second joint release), §4f (the predicted count), §4g/§4h (the
-       least-squares rounds), §4i (the late clip, opt-in).
+       least-squares rounds), §4i (the late clip, opt-in), §4j (the consistent clip, the
+       default).
     .. [2] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (the adaptive
        composition that makes the one charge hold whatever the decision picks).
     """
@@ -343,21 +344,25 @@ def _ridge_penalty(plan, size: int) -> np.ndarray:
 
 
 def _round_clip(plan, choice, rel, beta0, n_rel, normal):
-    """``boost_clip="grow"`` (§4d) or ``"late"`` (§4i): each round's ``(τ_k, mechanism)`` from
+    """``boost_clip="grow"`` (§4d), ``"late"`` (§4i) or ``"consistent"`` (§4j): each round's ``(τ_k, mechanism)`` from
     public inputs, the release and the current ``β``; ``None``: every round at the choice's clip
     (also where the rule chose the clip after the joint release: ``"predict"``'s, the
     least-squares rounds')."""
-    if choice.clip_rule not in ("grow", "late"):
+    if choice.clip_rule not in ("grow", "late", "consistent"):
         return None
     tau, mech_round = choice.clip, choice.mech_round
-    if choice.clip_rule == "late":  # §4i: τ₀ until the round's noise at the cap is negligible
-        spread = plan.residual_scale(rel, beta0, n_rel, z=boosting.BOOST_LATE_Z)["lower"]
+    if choice.clip_rule in ("late", "consistent"):
+        # §4i: τ₀ until the round's noise at the cap is negligible against the residual
+        # variance; §4j: ... against least squares' own sampling error σ̂² p / n
+        late = choice.clip_rule == "late"
+        z = boosting.BOOST_LATE_Z if late else boosting.BOOST_CONSISTENT_Z
+        switch = late_clip_switch if late else consistent_clip_switch
+        spread = plan.residual_scale(rel, beta0, n_rel, z=z)["lower"]
         Minv = np.linalg.pinv(0.5 * (normal + normal.T), hermitian=True)
 
         def late_clip(b):
             cap = residual_cap(b, plan.widths, plan.half_y)
-            if not late_clip_switch(mech_round.sigma, tau, cap, Minv, plan.widths, n_rel,
-                                    spread):
+            if not switch(mech_round.sigma, tau, cap, Minv, plan.widths, n_rel, spread):
                 return tau, mech_round
             # the same (ε, δ) (the same μ_r) at the sensitivity of the cap: no residual clipped
             return cap, mech_round.with_sensitivity(mech_round.sensitivity * cap / tau)

@@ -213,9 +213,10 @@ default "auto"
         the default FAILED (``results/regression_ls_signal_check.md``); useful on a wdbc-like table
         (many features, strong signal, 0/1 target), where it keeps ``"ls-fallback"``'s gain and
         loses less elsewhere.
-    boost_clip : float > 0, "fixed", "grow", "late" or None, default None
+    boost_clip : float > 0, "fixed", "grow", "late", "consistent" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
-        ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"fixed"``.
+        ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"consistent"`` (below;
+        since task RC2, ``results/regression_consistency_rc2_check.md``; ``"fixed"`` before).
         ``"late"`` (opt-in; ``docs/regression.md`` §4i): ``h_y / 4`` until the round's noise at
         the largest residual any record in the box can have is below 1% of the released residual
         variance, then that cap (an exact least-squares step), so the fit reaches least squares
@@ -246,6 +247,18 @@ default "auto"
         fixed clip's (the noise scales with ``τ_cap``; bounded by 1% of the residual variance in
         test MSE, not in the coefficients), and ``coef_std_`` can rise with ε at the switch.
         Public inputs and earlier releases only.
+        ``"consistent"`` (the default; ``docs/regression.md`` §4j, issue #24 task RC2): ``"late"``'s
+        switch with least squares' own sampling error as the yardstick: round ``k`` clips at
+        ``τ_cap`` iff ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n ≤ ρ' σ̂² p/n`` (``p`` the coefficients
+        the rounds fit, the constant included; ``ρ' = boosting.BOOST_CONSISTENT_RHO = 0.01``:
+        a switched round adds at most 1% of OLS's own expected excess test MSE;
+        :func:`~matrixdp.models.boosting.consistent_clip_switch`), else at ``h_y/4``. It
+        switches later than ``"late"`` the larger ``n/p`` is; where no round switches the fit
+        is ``"fixed"``'s bit for bit; as ε grows every round switches and the fit reaches
+        least squares. Under add-remove without an intercept there is no released count and
+        every round keeps ``h_y/4`` (the fixed clip's fit: not consistent there). Same composed
+        (ε, δ), charged once before any draw; public inputs and earlier releases only. A seeded
+        fit is replayable by whoever knows the seed.
 
     Attributes
     ----------
