@@ -7,6 +7,8 @@ minimises the task's expected loss (``docs/when_mvg_wins.md``).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 from sklearn.base import BaseEstimator
 
@@ -77,7 +79,8 @@ def auto_shrinkage(kind: str, method: str, neighbouring: str) -> str:
     ``kind="correlation"`` with ``method="moments"`` under replace-one (the pre-registered rule
     passed there: ``results/correlation_default_check.md``), ``"none"`` otherwise (under
     add-remove the same rule failed on one cell: ``results/correlation_default_check_add_remove.md``)."""
-    if kind == "correlation" and method == "moments" and neighbouring == "replace-one":
+    if kind == "correlation" and method in ("moments", "adaptive") and \
+            neighbouring == "replace-one":
         return "projected"
     return "none"
 
@@ -101,6 +104,8 @@ def check_shrinkage(estimator, kind: str, method: str) -> str:
     if kind == "correlation" and shrinkage == "whole":
         raise InvalidParameterError("shrinkage", "a correlation's diagonal is 1: use "
                                                  "'off-diagonal' (towards the identity)")
+    if method == "adaptive" and kind == "correlation" and shrinkage == "projected":
+        return shrinkage  # applied where the moments branch is chosen (its variances known)
     if method != "moments":
         raise InvalidParameterError("shrinkage", "needs method='moments' (the noise variance "
                                                  "of each entry is known there)")
@@ -131,7 +136,7 @@ def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
 
 
 def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, kind="covariance",
-                 n_components=None, **options):
+                 n_components=None, result=False, **options):
     """Fit ``estimator`` with :func:`~matrixdp.models.adaptive.adaptive_covariance`; sets the
     release attributes (``noise_ = "adaptive"``, ``adaptive_choice_``, ``adaptive_predicted_``)
     and returns ``(covariance, location)`` (not yet projected). ``options`` go to
@@ -158,7 +163,29 @@ def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, kind="covarianc
     estimator.expected_loss_ = None
     estimator.entry_variance_ = None
     estimator.noise_candidates_ = {}
+    if result:
+        return res.covariance, res.location, res
     return res.covariance, res.location
+
+
+def adaptive_moments_release(res, lo, hi, n):
+    """``(G, V, center, t)`` of the averaged moments release an adaptive fit chose (the
+    ``"pca"``/correlation task's augmented records ``(x - c, t)``), or None (the whitened step,
+    or a feature with ``lower == upper``, which the adaptive release leaves out).
+    Post-processing of the release and public inputs."""
+    from ._moments import augmented_task
+
+    if res.choice != "moments" or res.entry_variance is None or res.mean is None:
+        return None
+    d = np.asarray(lo).size
+    if res.mean.size != d:
+        return None
+    _, center, t = augmented_task(lo, hi, n, "pca")
+    G = np.empty((d + 1, d + 1))
+    G[:d, :d] = res.covariance + np.outer(res.mean, res.mean)
+    G[:d, d] = G[d, :d] = res.mean * t
+    G[d, d] = t * t
+    return G, res.entry_variance, center, t
 
 
 def fit_second_moments(estimator, X, lower, upper, kind, *, epsilon, delta, noise, label,
@@ -598,10 +625,24 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         if method == "coinpress":
             cov, loc = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPCovariance.fit")
+        elif method == "adaptive" and self.kind == "correlation":
+            # task CR: the branches ranked by the implied correlation's loss, the first look
+            # allocated for it (docs/coinpress.md § Adaptive (correlation))
+            cov, loc, res = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
+                                         label="DPCovariance.fit", kind="pca", result=True,
+                                         first_kind="pca", ranking="correlation",
+                                         reading="capped")
+            chosen = adaptive_moments_release(res, lo, hi, X.shape[0])
+            del res
+            if chosen is None:
+                if shrink == "projected":
+                    shrink = "none"
+            else:
+                G_ad, V_ad, center, t = chosen
+                rel = SimpleNamespace(value=G_ad, entry_variance=V_ad)
         elif method == "adaptive":
             cov, loc = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
-                                    label="DPCovariance.fit",
-                                    kind="pca" if self.kind == "correlation" else "covariance")
+                                    label="DPCovariance.fit", kind="covariance")
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
                                                 delta=delta, noise=noise, label="DPCovariance.fit")
