@@ -76,7 +76,8 @@ NOISE_BOUND_RATIO = 1.0
 
 def auto_shrinkage(kind: str, method: str, neighbouring: str) -> str:
     """What ``shrinkage="auto"`` (the default) resolves to: ``"projected"`` for
-    ``kind="correlation"`` with ``method="moments"`` under replace-one (the pre-registered rule
+    ``kind="correlation"`` with ``method="moments"`` (or ``"adaptive"``, applied where its moments
+    branch is chosen; task CR) under replace-one (the pre-registered rule
     passed there: ``results/correlation_default_check.md``), ``"none"`` otherwise (under
     add-remove the same rule failed on one cell: ``results/correlation_default_check_add_remove.md``)."""
     if kind == "correlation" and method in ("moments", "adaptive") and \
@@ -492,8 +493,10 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release
         (``docs/postprocessing.md``, "Shrinkage"). ``"auto"`` (default): ``"projected"`` for
-        ``kind="correlation"`` with ``method="moments"`` and replace-one neighbours, ``"none"``
-        otherwise (covariance, Gram, CoinPress, adaptive, add-remove: unchanged);
+        ``kind="correlation"`` with ``method="moments"`` and replace-one neighbours, and with
+        ``method="adaptive"`` where its moments branch is chosen (the averaged release's entry
+        variances are known there; ``"none"`` on its whitened step), ``"none"`` otherwise
+        (covariance, Gram, CoinPress, adaptive covariance, add-remove: unchanged);
         ``shrinkage_`` says which was used. ``"off-diagonal"``: a covariance's
         off-diagonal entries towards 0 (towards its diagonal), before the projection; a
         correlation's towards the identity, by groups of equal noise, applied to the final
