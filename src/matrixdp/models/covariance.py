@@ -473,6 +473,15 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         30 cells (moments: 25 and 21), never above 1.2× moments, but up to 1.16× moments (bladder
         ε = 2) and, where the chooser keeps the moments branch and CoinPress wins, up to 3.7×
         the best (movies ε = 1, where moments is 3.7× too).
+        With ``kind="correlation"`` (opt-in, task CR; ``docs/coinpress.md`` § Adaptive
+        (correlation)): the first look is allocated for the correlation, the branches are ranked
+        by the implied correlation's first-order loss (a whitened step's noise is
+        multiplicative, so normalising removes most of it where the correlations are strong),
+        and the moments branch gets the default's ``shrinkage="projected"``. Measured against
+        the correlation default on 70 seen cells (``results/correlation_adaptive_dev.md``, 100
+        trials): median ratio 0.995, 0.45–0.78× on movement_aal at ε ≤ 2 and 0.27–0.82× on
+        fair at ε ≥ 0.5, but up to 1.96× (lending_club ε = 0.5) where the whitened step is
+        taken and loses: it failed its dev gate, hence not the default.
     coinpress_steps : int, default 2
         Number of releases of ``method="coinpress"``.
     coinpress_beta : float, "auto" or "late", default 0.1
