@@ -540,7 +540,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         mean_margin: bool = False,
                         diagonal_noise: bool = False,
                         resolution_guard: bool = False,
-                        tie_ratio: float = 1.0,
+                        tie_ratio: float = 1.0, resolve_z: float = 0.0,
                         decision_z: float | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
@@ -625,6 +625,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         confidence value ``b̂ + decision_z·sd(b̂)``; ``None`` is ``DECISION_Z`` (1.5).
         ``3.0`` failed its dev gate (median 1.00 over 95 cells, 18 cells above 1.10×, up to
         4.12×; ``results/adaptive_choice_dev.md``). Post-processing of the released counts.
+    resolve_z : float, default 0.0
+        ``ranking="correlation"`` only (task CR's second candidate): the whitened step is
+        predicted only if every released variance of the first look, projected, is at least
+        ``resolve_z`` times its noise sd ``Q_ii`` (``predicted["resolved"]`` is the least
+        ratio); otherwise its prediction is infinite and the rest of the budget goes to the
+        moments release (no statistic is released). ``0`` (default): no such condition. The
+        first-order correlation losses assume the noise small against each variance.
+        Post-processing of the first release.
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the
@@ -803,6 +811,13 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             # look's standard deviations (docs/coinpress.md § Adaptive (correlation))
             s_hat, R_hat = correlation_scale(C, Q, hl)
             weights = 1.0 / s_hat
+            # how many of its noise sds the least resolved released variance is (public:
+            # post-processing of the first look)
+            q_diag = np.maximum(np.diagonal(Q), 1e-300)
+            resolved = float(np.min(np.diagonal(project_covariance(C, variance_max=hl * hl))
+                                    / q_diag))
+        else:
+            resolved = math.nan
         # the largest loss a record in the box can lose to the clipping (public)
         cap = float(np.sum((weights * (hl + np.abs(m))) ** 2))
         mu_b = math.sqrt(bias_share) * mu_star
@@ -873,8 +888,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         0.5 * float(df_cp.max(initial=0.0)),
                         float(np.sum(room)))
             if ranking_used == "correlation":
+                # resolve_z: the first-order losses need every variance resolved by the first
+                # look; otherwise the whitened step is not predicted (the moments release)
+                p_cp = (math.inf if resolve_z > 0 and not resolved >= resolve_z else
+                        correlation_coinpress_loss(S, s_hat, R_hat, sig))
                 return (correlation_moments_loss(var, m, t, v_first, s_hat, R_hat),
-                        correlation_coinpress_loss(S, s_hat, R_hat, sig), plan, 1.0, math.inf)
+                        p_cp, plan, 1.0, math.inf)
             p_cp = coinpress_noise_loss(S, weights, sig)
             if decision == "clipping-loss":  # the first version: the task's prior mean
                 return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf
@@ -965,6 +984,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                            "reading": reading if stat == "counts" else "none",
                            "clipping_loss_reading_sd": b_sd, "reading_level": level,
                            "coinpress_bias": float(bias_cp),
+                           "resolved": resolved,
                            "bias": bias if ranking_used == "pca-loss" else "bound"},
                           allocation,
                           (mu1, mu_b_got, mu2_got), V, m if choice == "moments" else None)

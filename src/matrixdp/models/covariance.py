@@ -62,6 +62,12 @@ def auto_method(kind: str, neighbouring: str, X, *, noise: str = "auto",
 
 
 SHRINKAGES = ("auto", "none", "off-diagonal", "whole", "projected")
+#: ``DPCovariance(kind="correlation", method="adaptive")`` (task CR's second candidate): the
+#: whitened step is considered only if every projected variance of the first look is at least
+#: this many of its noise sds (``adaptive_covariance``'s ``resolve_z``; 3, the counts' ``COUNT_Z``:
+#: the first-order correlation losses assume the noise small against each variance). 0 is the
+#: first candidate (``results/correlation_adaptive_dev.md``).
+CORRELATION_RESOLVE_Z = 3.0
 #: ``kind="correlation"`` shrinks its off-diagonal entries by groups whose noise variances (in
 #: correlation units) are within this ratio (chosen on synthetic, liver, wdbc and ctg among one
 #: group and ratios 2 and 4; then checked on the held-out tables: results/covariance_shrinkage.md).
@@ -643,7 +649,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
             cov, loc, res = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                          label="DPCovariance.fit", kind="pca", result=True,
                                          first_kind="pca", ranking="correlation",
-                                         reading="capped")
+                                         reading="capped", resolve_z=CORRELATION_RESOLVE_Z)
             chosen = adaptive_moments_release(res, lo, hi, X.shape[0])
             del res
             if chosen is None:
