@@ -562,3 +562,34 @@ def test_adaptive_correlation_post_processes_its_moments_branch_as_the_default()
     assert c.adaptive_choice_ == "coinpress"
     assert c.shrinkage_ == "none" and c.shrinkage_factors_ is None
     np.testing.assert_allclose(np.diagonal(c.covariance_), 1.0)
+
+
+def test_resolve_z_keeps_the_moments_release_where_a_variance_is_not_resolved():
+    """A feature with a spread of 0.1% of its half-width: the first look cannot resolve its
+    variance (least ratio below 3 noise sds), so with resolve_z=3 the whitened step is not
+    predicted (infinite), no statistic is released and the moments release is kept; with
+    resolve_z=0 the same first look gives a finite prediction; the guarantee is unchanged."""
+    X = strong_table(5000, seed=4)
+    X[:, 3] = np.clip(0.01 * np.random.default_rng(5).normal(size=5000), -10, 10)
+    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
+    kw = dict(epsilon=1.0, delta=1e-6, rng=2, kind="pca", first_kind="pca",
+              ranking="correlation", reading="capped")
+    on = adaptive_covariance(X, lo, hi, resolve_z=3.0, **kw)
+    off = adaptive_covariance(X, lo, hi, resolve_z=0.0, **kw)
+    assert on.predicted["resolved"] < 3.0
+    assert on.predicted["resolved"] == off.predicted["resolved"]
+    assert math.isinf(on.predicted["coinpress"]) and on.choice == "moments"
+    assert on.predicted["statistic"] == "none"
+    assert math.isfinite(off.predicted["coinpress"])
+    assert on.privacy.mu == off.privacy.mu
+
+
+def test_resolve_z_is_what_the_estimator_uses():
+    from matrixdp.models import covariance as cv
+
+    assert cv.CORRELATION_RESOLVE_Z == 3.0
+    X = strong_table(5000)
+    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
+    est = DPCovariance(bounds=(lo, hi), kind="correlation", method="adaptive", epsilon=1.0,
+                       random_state=3).fit(X)
+    assert est.adaptive_predicted_["resolved"] >= 3.0 and est.adaptive_choice_ == "coinpress"

@@ -111,7 +111,9 @@ class AdaptiveResult:
         others; the capped ``b̂`` is not floored, it may be negative) and ``"reading_level"``
         its level ``L`` (NaN without counts); ``"coinpress_bias"``: the clipping-bias term
         added to the whitened step's prediction and ``"bias"``: how it was predicted
-        (``"model"`` or ``"bound"``; always ``"bound"`` for the Frobenius ranking). All
+        (``"model"`` or ``"bound"``; always ``"bound"`` for the Frobenius ranking);
+        ``ranking="correlation"`` only: ``"resolved"``, the least projected first-look variance
+        in its noise sds (``resolve_z``). All
         functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
@@ -972,6 +974,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C = 0.5 * (C + C.T)
             choice, allocation = "moments", plan2.allocation
     del gen, Y, Z
+    extra = {"resolved": resolved} if ranking_used == "correlation" else {}
     mu_used = math.sqrt(mu1 ** 2 + mu_b_got ** 2 + mu2_got ** 2)
     if mu_used > mu_star * (1 + 1e-9):  # pragma: no cover - the shares are built to sum to μ*²
         raise RuntimeError("adaptive releases exceeded the budget")
@@ -984,7 +987,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                            "reading": reading if stat == "counts" else "none",
                            "clipping_loss_reading_sd": b_sd, "reading_level": level,
                            "coinpress_bias": float(bias_cp),
-                           "resolved": resolved,
-                           "bias": bias if ranking_used == "pca-loss" else "bound"},
+                           "bias": bias if ranking_used == "pca-loss" else "bound",
+                           **extra},
                           allocation,
                           (mu1, mu_b_got, mu2_got), V, m if choice == "moments" else None)
