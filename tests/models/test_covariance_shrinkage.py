@@ -306,7 +306,8 @@ def test_default_correlation_is_the_projected_shrinkage():
     shrinkage="projected": the same seed gives the same matrix, factors and guarantee; and it
     is not the unshrunk release (ε = 0.5, n = 300: the factors are below 1)."""
     X = independent_table(300)
-    kw = dict(bounds=(LO, HI), kind="correlation", epsilon=0.5, random_state=7)
+    kw = dict(bounds=(LO, HI), kind="correlation", method="moments", epsilon=0.5,
+              random_state=7)
     auto = DPCovariance(**kw).fit(X)
     proj = DPCovariance(shrinkage="projected", **kw).fit(X)
     none = DPCovariance(shrinkage="none", **kw).fit(X)
