@@ -221,7 +221,9 @@ def write(rows, tables, args) -> Path:
               "moments rows auto, mvg, iid; `\"none\"` for coinpress; "
               "`results/correlation_default_check.md`) (its own release, same seeds), whose "
               "noise allocation is chosen "
-              "for this loss; the other rows are the correlation implied by their covariance "
+              "for this loss; `matrixdp (default)` is `DPCovariance(kind=\"correlation\")` as a "
+              "user gets it (since task CR the correlation-ranked adaptive release, "
+              "`results/correlation_adaptive_check.md`); the other rows are the correlation implied by their covariance "
               "release above (diffprivlib and OpenDP have no correlation estimator). Rows kept "
               "from a run before this change derived every row from the covariance releases "
               "(the CSV's run note says which).", ""]

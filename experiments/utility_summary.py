@@ -171,7 +171,9 @@ def main(argv=None) -> int:
              "Correlation rows: the matrixdp rows are `DPCovariance(kind=\"correlation\")` "
              "(the library's correlation estimator, its own release with the same seeds, with its "
              "default `shrinkage=\"auto\"`: `\"projected\"` for auto, mvg and iid, `\"none\"` "
-             "for coinpress; `correlation_default_check.md`); the "
+             "for coinpress; `correlation_default_check.md`); `matrixdp (default)` is "
+             "`DPCovariance(kind=\"correlation\")` as a user gets it, since task CR the "
+             "correlation-ranked adaptive release (`correlation_adaptive_check.md`); the "
              "other rows are the correlation implied by their covariance release.", ""]
     for name, metric, label, lower in TASKS:
         path = Path(args.out) / f"{name}.csv"

@@ -181,7 +181,8 @@ def test_correlation_prefers_the_rescaled_problem():
     """For a correlation loss the allocation of the unit-box problem beats the original-units one."""
     X = heterogeneous_table(4000)
     truth = np.corrcoef(X.T)
-    est = DPCovariance(bounds=(LO, HI), kind="correlation", random_state=0).fit(X)
+    est = DPCovariance(bounds=(LO, HI), kind="correlation", method="moments",
+                       random_state=0).fit(X)
     cands = est.noise_candidates_
     # the unit-box candidate (equal precision shares) and the task-weighted allocation nearly
     # coincide for this loss (they differ only in the mean coordinate's share)
@@ -509,7 +510,11 @@ def _auto_data(n=3000, d=3, seed=0):
     ({}, "adaptive"),
     ({"shrinkage": "none"}, "adaptive"),
     ({"kind": "gram"}, "moments"),
-    ({"kind": "correlation"}, "moments"),
+    ({"kind": "correlation"}, "adaptive"),
+    ({"kind": "correlation", "shrinkage": "projected"}, "moments"),
+    ({"kind": "correlation", "shrinkage": "none"}, "moments"),
+    ({"kind": "correlation", "noise": "mvg"}, "moments"),
+    ({"kind": "correlation", "neighbouring": "add-remove"}, "moments"),
     ({"neighbouring": "add-remove"}, "moments"),
     ({"noise": "iid"}, "moments"),
     ({"noise": "mvg"}, "moments"),
@@ -575,13 +580,37 @@ def test_default_release_is_moments_draw_for_draw_under_add_remove():
         assert dflt.method_ == "moments"
         np.testing.assert_array_equal(dflt.covariance_, mo.covariance_)
         np.testing.assert_array_equal(dflt.moments_, mo.moments_)
-    # replace-one correlation and gram: moments too (the correlation's projected shrinkage kept)
-    for kind in ("correlation", "gram"):
-        dflt = DPCovariance(bounds=(-2, 2), kind=kind, random_state=6).fit(X)
-        mo = DPCovariance(bounds=(-2, 2), kind=kind, method="moments", random_state=6).fit(X)
-        np.testing.assert_array_equal(dflt.covariance_, mo.covariance_)
-        assert dflt.shrinkage_ == mo.shrinkage_ == ("projected" if kind == "correlation"
-                                                    else "none")
+    # replace-one gram: moments too
+    dflt = DPCovariance(bounds=(-2, 2), kind="gram", random_state=6).fit(X)
+    mo = DPCovariance(bounds=(-2, 2), kind="gram", method="moments", random_state=6).fit(X)
+    np.testing.assert_array_equal(dflt.covariance_, mo.covariance_)
+    assert dflt.shrinkage_ == mo.shrinkage_ == "none"
+
+
+@pytest.mark.parametrize("seed, make", [(6, "box"), (8, "strong")])
+def test_default_correlation_is_the_adaptive_candidate_draw_for_draw(seed, make):
+    """Task CR: under replace-one the correlation default is the correlation-ranked adaptive
+    release (DPCovariance(kind="correlation", method="adaptive")), the same matrix, location,
+    guarantee, choice and shrinkage for the same seed; on records filling the box its moments
+    branch (projected shrinkage), on strongly correlated records spread along the box's
+    diagonal its whitened step."""
+    rng = np.random.default_rng(seed)
+    if make == "box":
+        X = rng.uniform(-2.0, 2.0, (3000, 3))
+    else:
+        u = rng.uniform(-1.8, 1.8, (6000, 1))
+        X = np.clip(u + 0.2 * rng.normal(size=(6000, 3)), -2, 2)
+    dflt = DPCovariance(bounds=(-2, 2), kind="correlation", random_state=seed).fit(X)
+    ad = DPCovariance(bounds=(-2, 2), kind="correlation", method="adaptive",
+                      random_state=seed).fit(X)
+    assert dflt.method_ == "adaptive"
+    np.testing.assert_array_equal(dflt.covariance_, ad.covariance_)
+    np.testing.assert_array_equal(dflt.location_, ad.location_)
+    assert dflt.privacy_ == ad.privacy_
+    assert dflt.adaptive_choice_ == ad.adaptive_choice_
+    assert dflt.shrinkage_ == ad.shrinkage_
+    assert dflt.adaptive_choice_ == ("moments" if make == "box" else "coinpress")
+    assert dflt.shrinkage_ == ("projected" if make == "box" else "none")
 
 
 def test_default_method_still_refuses_what_no_method_accepts():

@@ -39,7 +39,8 @@ __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipp
            "pca_frame", "read_counts", "capped_level", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO",
            "COUNT_Z", "DECISION_Z", "DECISIONS", "READINGS", "RANKINGS", "RESOLVE_Z",
            "FRAME_PROJECTIONS", "BIASES", "pca_bias_model", "pca_deficit_diagonal",
-           "DIAGONAL_NODES", "resolution_guard_loss", "GUARD_ARGMAX"]
+           "DIAGONAL_NODES", "resolution_guard_loss", "GUARD_ARGMAX",
+           "correlation_moments_loss", "correlation_coinpress_loss", "correlation_scale"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -73,7 +74,7 @@ RESOLVE_Z = 2.0
 #: How the two branches are ranked: ``"frobenius"`` (expected squared Frobenius error of the
 #: covariance) or ``"pca-loss"`` (expected captured-variance deficit of the top-q subspace;
 #: ``docs/coinpress.md`` § Adaptive (PCA)).
-RANKINGS = ("frobenius", "pca-loss")
+RANKINGS = ("frobenius", "pca-loss", "correlation")
 #: The post-processings of the released covariance the PCA-loss frame can be read after
 #: (:func:`adaptive_covariance`'s ``projection``; DPPCA's choices).
 FRAME_PROJECTIONS = ("unit-box", "original", "none")
@@ -112,7 +113,9 @@ class AdaptiveResult:
         others; the capped ``b̂`` is not floored, it may be negative) and ``"reading_level"``
         its level ``L`` (NaN without counts); ``"coinpress_bias"``: the clipping-bias term
         added to the whitened step's prediction and ``"bias"``: how it was predicted
-        (``"model"`` or ``"bound"``; always ``"bound"`` for the Frobenius ranking). All
+        (``"model"`` or ``"bound"``; always ``"bound"`` for the Frobenius ranking);
+        ``ranking="correlation"`` only: ``"resolved"``, the least projected first-look variance
+        in its noise sds (``resolve_z``). All
         functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
@@ -132,6 +135,9 @@ class AdaptiveResult:
     allocation: str
     mus: tuple = ()
     entry_variance: np.ndarray | None = None
+    #: Moments branch: the released mean of ``x - c`` (live features; not clipped to the box),
+    #: which with ``covariance`` and the public ``t`` gives back the averaged release.
+    mean: np.ndarray | None = None
 
 
 def _moment_release(plan, value, gen):
@@ -152,6 +158,64 @@ def coinpress_noise_loss(S, weights, sigma):
     loss weights ``D = diag(weights)``: ``(σ²/2)(tr(M)² + tr(M²))`` with ``M = D S D``."""
     M = weights[:, None] * S * weights[None, :]
     return 0.5 * sigma * sigma * (float(np.trace(M)) ** 2 + float(np.sum(M * M)))
+
+
+def correlation_scale(C, Q, h):
+    r"""The first look's standard deviations ``ŝ`` for ``ranking="correlation"`` (public:
+    post-processing): ``ŝ_i² = min(max(Π(C)_ii, Q_ii), h_i²)``, the projected released
+    variance at least its noise sd ``Q_ii`` (:func:`~.coinpress.first_noise_scale`) and at most
+    the box's largest variance; and the first look's correlation ``R̂ = Π(C)/(ŝ ŝᵀ)`` clipped
+    to [-1, 1] (``docs/coinpress.md`` § Adaptive (correlation))."""
+    Cp = project_covariance(C, variance_max=h * h)
+    s2 = np.minimum(np.maximum(np.diagonal(Cp), np.diagonal(Q)), h * h)
+    s = np.sqrt(np.maximum(s2, 1e-300))
+    R = np.clip(Cp / np.outer(s, s), -1.0, 1.0)
+    np.fill_diagonal(R, 1.0)
+    return s, R
+
+
+def correlation_moments_loss(V, m, t, v_first, s, R) -> float:
+    r"""First-order expected squared Frobenius error of the correlation read from a moments
+    release (entry variances ``V`` of the augmented ``G``, independent entries), with the
+    plug-in scales ``s`` and correlation ``R`` of the first look.
+
+    ``δR_ij = δC_ij/(s_i s_j) − (R_ij/2)(δC_ii/s_i² + δC_jj/s_j²)``; with the entries of ``δC``
+    taken as independent (variances of :func:`~.covariance.covariance_noise`: ``V_ij + m_i² u_j
+    + m_j² u_i + u_i u_j`` off the diagonal, ``V_ii + 4 m_i² u_i + 2 u_i²`` on it, ``m²`` debiased
+    by the first release's ``v_first``) the sum over ``i ≠ j`` of
+    ``var_ij/(s_i s_j)² + (R_ij²/4)(var_ii/s_i⁴ + var_jj/s_j⁴)`` (``docs/coinpress.md``
+    § Adaptive (correlation)). The mean's terms make some entries correlated; that covariance
+    is left out."""
+    k = m.size
+    u = V[:k, k] / (t * t)
+    m2 = np.maximum(m * m - v_first, 0.0)
+    var = V[:k, :k] + np.outer(m2, u) + np.outer(u, m2) + np.outer(u, u)
+    dvar = np.diagonal(V)[:k] + 4.0 * m2 * u + 2.0 * u * u
+    s2 = s * s
+    a = dvar / (s2 * s2)
+    tot = var / np.outer(s2, s2) + 0.25 * R * R * (a[:, None] + a[None, :])
+    np.fill_diagonal(tot, 0.0)
+    return float(np.sum(tot))
+
+
+def correlation_coinpress_loss(S, s, R, sigma) -> float:
+    r"""First-order expected squared Frobenius error of the correlation read from a whitened
+    step, whose covariance noise is ``S^{1/2} N S^{1/2}`` (``N`` symmetrised i.i.d., variance
+    ``σ²`` on the diagonal and ``σ²/2`` off it, so ``var⟨K, N⟩ = σ²‖K‖_F²`` for a symmetric
+    ``K``). With ``x_i = S^{1/2}e_i/s_i`` (``r_i = ‖x_i‖² = S_ii/s_i²``, ``c_ij = x_iᵀx_j =
+    S_ij/(s_i s_j)``) the entry ``δR_ij`` is ``⟨K_ij, N⟩`` with ``K_ij = (x_i x_jᵀ + x_j x_iᵀ)/2 −
+    (R_ij/2)(x_i x_iᵀ + x_j x_jᵀ)``, so its variance is ``σ²[(r_i r_j + c_ij²)/2 −
+    R_ij c_ij (r_i + r_j) + (R_ij²/4)(r_i² + r_j² + 2c_ij²)]``; at ``S = C`` this is
+    ``σ²(1 − R_ij²)²/2``: the step's noise is multiplicative, and normalising removes most of
+    it where the correlations are strong (``docs/coinpress.md`` § Adaptive (correlation))."""
+    S = 0.5 * (S + S.T)
+    r = np.diagonal(S) / (s * s)
+    c = S / np.outer(s, s)
+    ri, rj = r[:, None], r[None, :]
+    K2 = (0.5 * (ri * rj + c * c) - R * c * (ri + rj)
+          + 0.25 * R * R * (ri * ri + rj * rj + 2.0 * c * c))
+    np.fill_diagonal(K2, 0.0)
+    return float(sigma * sigma * np.sum(np.maximum(K2, 0.0)))
 
 
 def clipping_loss_bins(threshold: float, cap: float, *, ratio: float = BIN_RATIO,
@@ -486,7 +550,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         mean_margin: bool = False,
                         diagonal_noise: bool = False,
                         resolution_guard: bool = False,
-                        tie_ratio: float = 1.0,
+                        tie_ratio: float = 1.0, resolve_z: float = 0.0,
                         decision_z: float | None = None,
                         far_tail: bool = False) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
@@ -587,6 +651,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         grunfeld ε = 100's far records (median ``b̂_far`` 0.99× the true bias; error 0.79× the
         default, ``results/adaptive_far_tail_reading.md``) and failed its dev gate (median 1.0016
         over 95 cells, 5 cells above 1.10×, up to 1.45×; ``results/adaptive_far_dev.md``).
+    resolve_z : float, default 0.0
+        ``ranking="correlation"`` only (task CR's second candidate): the whitened step is
+        predicted only if every released variance of the first look, projected, is at least
+        ``resolve_z`` times its noise sd ``Q_ii`` (``predicted["resolved"]`` is the least
+        ratio); otherwise its prediction is infinite and the rest of the budget goes to the
+        moments release (no statistic is released). ``0`` (default): no such condition. The
+        first-order correlation losses assume the noise small against each variance.
+        Post-processing of the first release.
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the
@@ -612,8 +684,13 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         then accurate for the features that dominate the original units); ``kind`` with
         ``decision="clipping-loss"`` (the first version). The moments branch averages it with a
         second release allocated for ``kind``.
-    ranking : {"frobenius", "pca-loss"}, optional
-        What the two branches are ranked by. ``"frobenius"``: the expected squared Frobenius
+    ranking : {"frobenius", "pca-loss", "correlation"}, optional
+        What the two branches are ranked by. ``"correlation"`` (task CR; what
+        ``DPCovariance(kind="correlation", method="adaptive")`` uses): the first-order expected
+        squared Frobenius error of the implied correlation (:func:`correlation_moments_loss`,
+        :func:`correlation_coinpress_loss`, with the first look's :func:`correlation_scale`),
+        the clipping loss counted in units of the first look's standard deviations
+        (``docs/coinpress.md`` § Adaptive (correlation)). ``"frobenius"``: the expected squared Frobenius
         error of the covariance (default for ``kind="covariance"`` and for
         ``decision="clipping-loss"``). ``"pca-loss"`` (default for ``kind="pca"`` with the
         counts): the expected captured-variance deficit of the top ``n_components`` subspace,
@@ -672,6 +749,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if ranking == "pca-loss" and (kind != "pca" or decision != "counts"):
         raise InvalidParameterError("ranking", "'pca-loss' needs kind='pca' and "
                                                "decision='counts'")
+    if ranking == "correlation" and decision != "counts":
+        raise InvalidParameterError("ranking", "'correlation' needs decision='counts'")
     ranking_used = ranking
     if projection not in FRAME_PROJECTIONS:
         raise InvalidParameterError("projection", f"must be one of {FRAME_PROJECTIONS}, got "
@@ -769,6 +848,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                               0.0))
         S, A, A_inv, r2 = whitening(C, Q, m, hl, margin=margin, beta=beta, n=n,
                                     mu=max(mu_cp, 1e-300))
+        if ranking == "correlation":
+            # the loss of the implied correlation: the clipping loss in units of the first
+            # look's standard deviations (docs/coinpress.md § Adaptive (correlation))
+            s_hat, R_hat = correlation_scale(C, Q, hl)
+            weights = 1.0 / s_hat
+            # how many of its noise sds the least resolved released variance is (public:
+            # post-processing of the first look)
+            q_diag = np.maximum(np.diagonal(Q), 1e-300)
+            resolved = float(np.min(np.diagonal(project_covariance(C, variance_max=hl * hl))
+                                    / q_diag))
+        else:
+            resolved = math.nan
         # the largest loss a record in the box can lose to the clipping (public)
         cap = float(np.sum((weights * (hl + np.abs(m))) ** 2))
         mu_b = math.sqrt(bias_share) * mu_star
@@ -792,7 +883,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                                        q)[1][:q])
             del C_frame
         else:
-            ranking_used = "frobenius"
+            ranking_used = "correlation" if ranking == "correlation" else "frobenius"
 
         pair_cp = [None]  # the whitened step's pair noise variances (pca-loss ranking)
 
@@ -838,6 +929,13 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 return (float(f_mom.sum()), float(f_cp.sum()) + guard, plan,
                         0.5 * float(df_cp.max(initial=0.0)),
                         float(np.sum(room)))
+            if ranking_used == "correlation":
+                # resolve_z: the first-order losses need every variance resolved by the first
+                # look; otherwise the whitened step is not predicted (the moments release)
+                p_cp = (math.inf if resolve_z > 0 and not resolved >= resolve_z else
+                        correlation_coinpress_loss(S, s_hat, R_hat, sig))
+                return (correlation_moments_loss(var, m, t, v_first, s_hat, R_hat),
+                        p_cp, plan, 1.0, math.inf)
             p_cp = coinpress_noise_loss(S, weights, sig)
             if decision == "clipping-loss":  # the first version: the task's prior mean
                 return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf
@@ -943,6 +1041,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C = 0.5 * (C + C.T)
             choice, allocation = "moments", plan2.allocation
     del gen, Y, Z
+    extra = {"resolved": resolved} if ranking_used == "correlation" else {}
     mu_used = math.sqrt(mu1 ** 2 + mu_b_got ** 2 + mu2_got ** 2 + mu_e_got ** 2)
     if mu_used > mu_star * (1 + 1e-9):  # pragma: no cover - the shares are built to sum to μ*²
         raise RuntimeError("adaptive releases exceeded the budget")
@@ -956,6 +1055,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                            "clipping_loss_reading_sd": b_sd, "reading_level": level,
                            "coinpress_bias": float(bias_cp),
                            "bias": bias if ranking_used == "pca-loss" else "bound",
-                           **far},
+                           **far, **extra},
                           allocation,
-                          (mu1, mu_b_got, mu2_got) + ((mu_e_got,) if far_tail else ()), V)
+                          (mu1, mu_b_got, mu2_got) + ((mu_e_got,) if far_tail else ()), V,
+                          m if choice == "moments" else None)
