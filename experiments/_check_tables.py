@@ -92,6 +92,12 @@ bankingCrises' and AustralianElectionPolling's constant columns' names) are **se
 (``results/adaptive_default_check2.md``); a rule changed because of them must be checked on
 another table.
 
+Round 3g (session of 2026-11-29, the lead): ``Cigarette``, ``Garch`` and ``PatentsHGH`` (round 3e's
+``PYDATASET_AP`` bounds, unchanged) completed task CR's pre-registered check of the correlation
+default to six tables (``correlation_adaptive_check_completion.py``; the rule passed): they are
+**seen now** (``results/correlation_adaptive_check_completion.md``). ``free1`` stays unseen by any
+estimator; ``gilgais`` keeps its disclosed 2-trial smoke test.
+
 Needs statsmodels for anes96, randhie, star98, elnino and fair (a benchmark-only dependency:
 ``pip install .[experiments]``).
 """
