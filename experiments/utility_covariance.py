@@ -117,8 +117,10 @@ def correlation_fitter(method: str, t: uc.Table, eps: float):
     from matrixdp.models import DPCovariance
 
     choice = method[method.index("(") + 1:-1]
+    # the noise rows are the moments release with that noise (method="moments": since task CR
+    # noise="auto" alone resolves to the adaptive release, which is the default row)
     kw = ({"method": "coinpress"} if choice == "coinpress" else
-          {} if method == uc.DEFAULT_ROW else {"noise": choice})
+          {} if method == uc.DEFAULT_ROW else {"method": "moments", "noise": choice})
     return lambda s: DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
                                   kind="correlation", random_state=s, **kw).fit(t.X).covariance_
 
