@@ -78,7 +78,8 @@ def run(args):
                 for s in np.random.SeedSequence(SEED).generate_state(args.trials):
                     s = int(s)
                     out = {
-                        "default": DPCovariance(random_state=s, **kw).fit(t.X).covariance_,
+                        "default": DPCovariance(random_state=s, method="moments",
+                                                **kw).fit(t.X).covariance_,
                         "candidate": DPCovariance(random_state=s, method="adaptive",
                                                   **kw).fit(t.X).covariance_,
                         "CoinPress": DPCovariance(random_state=s, method="coinpress",

@@ -65,7 +65,7 @@ def trial(t, eps, s, C, R, rn):
 
     kw = dict(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), random_state=s)
     out, split, extra = {}, {}, {}
-    est = DPCovariance(kind="correlation", **kw).fit(t.X)
+    est = DPCovariance(kind="correlation", method="moments", **kw).fit(t.X)
     out["default"] = est.covariance_
     lam = np.linalg.eigvalsh(est.covariance_)
     extra["lam1_dp"] = float(lam[-1] / t.d)
