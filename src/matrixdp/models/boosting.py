@@ -380,6 +380,19 @@ def growing_clip(tau0: float, hy: float, epsilon: float, delta: float, n_rounds:
     return float(max(tau0, min(grow, BOOST_CLIP_SPREAD * spread)))
 
 
+def _cap_noise(sigma_tau0: float, tau0: float, cap: float, Minv, w, n: float,
+               spread: float) -> float | None:
+    """The bound ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n`` on the expected excess test MSE a round adds
+    at the cap (``docs/regression.md`` §4i), shared by the late and the consistent switch;
+    ``None`` where ``n``, ``σ̂ = spread`` or the cap cannot be read (the round keeps ``τ₀``)."""
+    if not (n > 0 and math.isfinite(spread) and spread > 0 and math.isfinite(cap)):
+        return None
+    w = np.asarray(w, dtype=np.float64)
+    Minv = np.asarray(Minv, dtype=np.float64)
+    tr = float(np.sum(w * w * np.diag(Minv)))  # tr(W M⁻¹ W)
+    return (sigma_tau0 * cap / tau0) ** 2 * max(tr, 0.0) / n
+
+
 def late_clip_switch(sigma_tau0: float, tau0: float, cap: float, Minv, w, n: float,
                      spread: float, rho: float | None = None) -> bool:
     r"""``True``: the ``"late"`` rule's round clips at the cap ``τ_cap`` (``docs/regression.md``
@@ -398,13 +411,8 @@ def late_clip_switch(sigma_tau0: float, tau0: float, cap: float, Minv, w, n: flo
     .. [1] matrixdp, ``docs/regression.md`` §4i (the rule, its consistency), §4c (the rounds).
     """
     rho = BOOST_LATE_RHO if rho is None else float(rho)
-    if not (n > 0 and math.isfinite(spread) and spread > 0 and math.isfinite(cap)):
-        return False
-    w = np.asarray(w, dtype=np.float64)
-    Minv = np.asarray(Minv, dtype=np.float64)
-    tr = float(np.sum(w * w * np.diag(Minv)))  # tr(W M⁻¹ W)
-    noise = (sigma_tau0 * cap / tau0) ** 2 * max(tr, 0.0) / n
-    return bool(noise <= rho * spread * spread)
+    noise = _cap_noise(sigma_tau0, tau0, cap, Minv, w, n, spread)
+    return noise is not None and bool(noise <= rho * spread * spread)
 
 
 def consistent_clip_switch(sigma_tau0: float, tau0: float, cap: float, Minv, w, n: float,
@@ -427,13 +435,10 @@ def consistent_clip_switch(sigma_tau0: float, tau0: float, cap: float, Minv, w, 
        intercept), §4i (the late clip it revises), §4c (the rounds).
     """
     rho = BOOST_CONSISTENT_RHO if rho is None else float(rho)
-    if not (n > 0 and math.isfinite(spread) and spread > 0 and math.isfinite(cap)):
+    noise = _cap_noise(sigma_tau0, tau0, cap, Minv, w, n, spread)
+    if noise is None:
         return False
-    w = np.asarray(w, dtype=np.float64)
-    Minv = np.asarray(Minv, dtype=np.float64)
-    tr = float(np.sum(w * w * np.diag(Minv)))  # tr(W M⁻¹ W)
-    p = int(np.count_nonzero(w > 0))
-    noise = (sigma_tau0 * cap / tau0) ** 2 * max(tr, 0.0) / n
+    p = int(np.count_nonzero(np.asarray(w, dtype=np.float64) > 0))
     return bool(noise <= rho * spread * spread * p / n)
 
 
