@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_epsilon
+from .._validation import check_epsilon, check_probability
 from ..errors import InvalidParameterError
 
 __all__ = ["exponential_log_probabilities", "quantile_utility_sensitivity", "log_scale_grid",
@@ -89,9 +89,7 @@ def quantile_utility_sensitivity(quantile: float, neighbouring: str = "replace-o
        ICML 2021.
     .. [3] docs/bounds.md.
     """
-    q = float(quantile)
-    if not 0.0 < q < 1.0:
-        raise InvalidParameterError("quantile", f"must be in (0, 1), got {quantile!r}")
+    q = check_probability(quantile, "quantile")
     if neighbouring == "replace-one":
         return 1.0
     if neighbouring == "add-remove":

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_probability
 from ..errors import InvalidParameterError
 
 __all__ = ["quantile_scores"]
@@ -51,9 +52,7 @@ def quantile_scores(X, grid, quantile: float) -> np.ndarray:
        ICML 2021.
     .. [3] docs/bounds.md (utility, sensitivity, privacy proof).
     """
-    q = float(quantile)
-    if not 0.0 < q < 1.0:
-        raise InvalidParameterError("quantile", f"must be in (0, 1), got {quantile!r}")
+    q = check_probability(quantile, "quantile")
     g = np.asarray(grid, dtype=np.float64)
     if g.ndim != 1 or g.size < 2 or np.any(np.diff(g) <= 0):
         raise InvalidParameterError("grid", "must be a strictly increasing 1-D array of >= 2 points")
