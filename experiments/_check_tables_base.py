@@ -2,8 +2,10 @@
 
 Moved VERBATIM from ``_check_tables.py`` (main at commit 820c28d, task SPLIT): ``_table`` and
 ``_sklearn_table`` (round 3), ``_levels`` and ``_features_table`` (task AD, also used by AD2).
-Each returns an ``_utility_common.Table`` whose records are clipped to the PUBLIC bounds it is
-given; none derives a bound from the data.
+``_table``, ``_sklearn_table`` and ``_features_table`` return an ``_utility_common.Table`` whose
+records are clipped to the PUBLIC bounds they are given (none derives a bound from the data);
+``_levels`` raises, naming the column only, if a column has a value outside its documented
+levels.
 """
 
 from __future__ import annotations
