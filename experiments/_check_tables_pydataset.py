@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
-from _check_tables import _table  # noqa: E402
+from _check_tables_base import _table  # noqa: E402
 
 #: table -> ({feature: (lower, upper)}, (target, lower, upper), what the bounds come from)
 BOUNDS = {
