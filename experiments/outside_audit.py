@@ -1134,11 +1134,16 @@ def _cov_default(c):
             "results/outside_audit_diagnosis.md")
 
 
-_CORR_WINS = ("DOCUMENTED LIMITATION: the correlation default is the one-shot moments release "
-              "with the projected shrinkage (covariance.auto_method resolves kind='correlation' "
-              "to 'moments'; the adaptive method was checked as a covariance default only); "
-              "CoinPress adapts to where the data lie and wins where they fill a small part of "
-              "the box (docs/coinpress.md 'When it wins'). Not changed here")
+_CORR_WINS = ("DOCUMENTED TRADE-OFF: since task CR the correlation default is the adaptive "
+              "release ranked by the correlation's own loss (docs/coinpress.md § Adaptive "
+              "(correlation); pre-registered check results/correlation_adaptive_check.md and "
+              "_completion.md): its first look (a quarter of μ*²) decides between the moments "
+              "release with the projected shrinkage and ONE whitened step, and keeps the moments "
+              "release where the first look does not resolve every variance (resolve_z = 3); "
+              "CoinPress on the whole budget (two steps) still wins where the data fill a small "
+              "part of the box (docs/coinpress.md 'When it wins'). Before task CR (the moments "
+              "release alone) this check failed on modechoice, heart, spector, collinear and wide "
+              "and passed on grunfeld ('What changed' below). Not changed here")
 _PCA_WINS = ("DOCUMENTED LIMITATION: DPPCA's default is the one-shot moments release; CoinPress "
              "adapts to where the data lie and wins where they fill a small part of the box "
              "(docs/coinpress.md 'When it wins'); DPPCA(method='adaptive') exists but its "

@@ -238,7 +238,10 @@ NOTES: dict[str, str] = {
     "BLAS/LAPACK build changes rounding, which a near-tie in auto's choice or a near-degenerate "
     "eigenproblem can amplify. The brief's helper found 16–33 of 60 cells per method differ.",
     "outside_audit": "Rerun whole on 2026-11-29 (task OA; the late-clip rerun was reverted "
-    "with that default): identical since. Before that (the first freshness run): regression rows "
+    "with that default), and again the same day after tasks RC2, CR and QB (the freshness run "
+    "before that second rerun found the 15 trial values of the correlation 'default' rows "
+    "changed, by task CR's switch of the correlation default; every other value identical): "
+    "identical since. Before that (the first freshness run): regression rows "
     "of every matrixdp method (default, iid, unit box, mvg, "
     "DPRidge) changed at 4fe3e06 (boost_rounds='auto' made the default; heavy_tail ε = 1: "
     "4fe3e06^ gives the committed trials, 4fe3e06 today's); the correlation rows of 'default' "
