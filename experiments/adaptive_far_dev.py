@@ -52,22 +52,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
-import _check_tables  # noqa: E402
+# the 95 dev cells (tables, seeds) and their loader: task AC's, defined once
+from adaptive_choice_dev import GROUPS, load  # noqa: E402
 import _utility_common as uc  # noqa: E402
 
 NAME = "adaptive_far_dev"
 DELTA = 1e-6
 TRIALS = 100
-BENCHMARK = ("adult", "wdbc", "ctg", "lending_club", "liver", "movement_aal", "synthetic")
-GROUPS = (("benchmark", BENCHMARK, 20261124), ("AD", _check_tables.AD_TABLES, 20261129),
-          ("AD2", _check_tables.AD2_TABLES, 20261201))
 ROWS = ("default", "far")
 CANDIDATES = {"far": {"far_tail": True}}
 GATE_MEDIAN, GATE_MAX = 0.99, 1.10
-
-
-def load(ds):
-    return _check_tables.load(ds) if ds in _check_tables.LOADERS else uc.load_table(ds)
 
 
 def run(args):
