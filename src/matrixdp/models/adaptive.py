@@ -165,13 +165,15 @@ def correlation_scale(C, Q, h):
     post-processing): ``ŝ_i² = min(max(Π(C)_ii, Q_ii), h_i²)``, the projected released
     variance at least its noise sd ``Q_ii`` (:func:`~.coinpress.first_noise_scale`) and at most
     the box's largest variance; and the first look's correlation ``R̂ = Π(C)/(ŝ ŝᵀ)`` clipped
-    to [-1, 1] (``docs/coinpress.md`` § Adaptive (correlation))."""
+    to [-1, 1] (``docs/coinpress.md`` § Adaptive (correlation)). Also returns the projected
+    variances ``Π(C)_ii`` themselves (what ``resolve_z`` compares with their noise sds)."""
     Cp = project_covariance(C, variance_max=h * h)
-    s2 = np.minimum(np.maximum(np.diagonal(Cp), np.diagonal(Q)), h * h)
+    var_p = np.diagonal(Cp)
+    s2 = np.minimum(np.maximum(var_p, np.diagonal(Q)), h * h)
     s = np.sqrt(np.maximum(s2, 1e-300))
     R = np.clip(Cp / np.outer(s, s), -1.0, 1.0)
     np.fill_diagonal(R, 1.0)
-    return s, R
+    return s, R, var_p
 
 
 def correlation_moments_loss(V, m, t, v_first, s, R) -> float:
@@ -851,13 +853,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         if ranking == "correlation":
             # the loss of the implied correlation: the clipping loss in units of the first
             # look's standard deviations (docs/coinpress.md § Adaptive (correlation))
-            s_hat, R_hat = correlation_scale(C, Q, hl)
+            s_hat, R_hat, var_p = correlation_scale(C, Q, hl)
             weights = 1.0 / s_hat
             # how many of its noise sds the least resolved released variance is (public:
             # post-processing of the first look)
             q_diag = np.maximum(np.diagonal(Q), 1e-300)
-            resolved = float(np.min(np.diagonal(project_covariance(C, variance_max=hl * hl))
-                                    / q_diag))
+            resolved = float(np.min(var_p / q_diag))
         else:
             resolved = math.nan
         # the largest loss a record in the box can lose to the clipping (public)
