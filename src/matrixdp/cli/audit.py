@@ -16,11 +16,10 @@ its ε lower bounds beside the formal ε (``docs/synth_audit.md``).
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 from ..errors import InvalidParameterError
-from ._options import seed as _seed
+from ._options import check_epsilon_option, seed as _seed
 
 
 def add_parser(subparsers) -> None:
@@ -110,9 +109,7 @@ def run_synth(args) -> int:
         raise InvalidParameterError("--runs", "need --runs >= 1 and --canaries >= 2")
     if not 0.0 < args.confidence < 1.0:
         raise InvalidParameterError("--confidence", f"must be in (0, 1), got {args.confidence:g}")
-    if not (math.isfinite(args.epsilon) and args.epsilon > 0):
-        raise InvalidParameterError("--epsilon", f"must be a finite number > 0, got "
-                                                 f"{args.epsilon:g}")
+    check_epsilon_option(args.epsilon)
     # one reader of the bounds file with `matrixdp synth` (target, text columns, constants)
     schema = read_generator_bounds(args.bounds)
     # a public constant (lo == hi) carries no information about any record: not read, not

@@ -18,7 +18,7 @@ from ..accounting import Ledger, charge, local_as_replace_one
 
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..rng import make_rng
-from ._options import seed as _seed
+from ._options import check_epsilon_option, seed as _seed
 
 #: The temporary ledger's budget, in releases of (epsilon, delta) each.
 DEMO_BUDGET_RELEASES = 10
@@ -185,14 +185,11 @@ MIN_RECORDS = 200
 
 def _check_args(args) -> None:
     """Reject bad options before any output, naming the option."""
-    import math
-
     from ..errors import InvalidParameterError
 
     if args.records < MIN_RECORDS:
         raise InvalidParameterError("--records", f"must be >= {MIN_RECORDS}, got {args.records}")
-    if not (math.isfinite(args.epsilon) and args.epsilon > 0):
-        raise InvalidParameterError("--epsilon", f"must be a finite number > 0, got {args.epsilon:g}")
+    check_epsilon_option(args.epsilon)
     if not (0.0 < args.delta < 1.0):
         raise InvalidParameterError("--delta", f"must be in (0, 1), got {args.delta:g}")
 

@@ -25,7 +25,7 @@ from ..errors import InvalidParameterError
 from ..synth import RONGauss
 from ._paths import atomic_output, check_disk_space, check_output_path
 from ._rows import RowProgress, human_bytes
-from ._options import seed as _seed
+from ._options import check_epsilon_option, seed as _seed
 from ._generator import TABLE_MODELS
 
 #: Rows sampled per step (memory stays constant in --n; progress is counted in rows).
@@ -139,9 +139,7 @@ def run(args) -> int:
     model = args.model or ("ron-gauss" if args.dim is not None else "copula")
     if args.n is not None and args.n < 1:
         raise InvalidParameterError("--n", f"must be >= 1, got {args.n}")
-    if not (math.isfinite(args.epsilon) and args.epsilon > 0):
-        raise InvalidParameterError("--epsilon", f"must be a finite number > 0, got "
-                                                 f"{args.epsilon:g}")
+    check_epsilon_option(args.epsilon)
     if model == "ron-gauss":
         if args.dim is None:
             raise InvalidParameterError("--dim", "is required with --model ron-gauss (the "
