@@ -999,7 +999,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                                                    epsilon, delta, gen)
                         del g
                         b_far, sd_far = far_reading(noisy, np.minimum(edges, cap), sigma_b, n,
-                                                    level, ex, upper, sigma_e)
+                                                    level, ex, upper, sigma_e, z=COUNT_Z)
                         b_dec = max(b_dec, b_far)
                         far = {"far_excess": ex / n, "far_excess_sd": sigma_e / n,
                                "far_level": upper, "clipping_loss_far": b_far,
