@@ -12,60 +12,23 @@ import pytest
 
 from matrixdp.models import DPLinearRegression, boosting
 
-SKEW = dict(bounds_X=(0, 1), bounds_y=(0, 40))
-
-
-def skewed(n, seed):
-    """tests/models/test_linear_late_clip.py's heart-like table: a linear signal with N(0, 1)
-    noise plus, on about 5% of the records, a positive excursion of 10-30 (a long right tail the
-    fixed clip τ₀ = h_y/4 = 5 cuts: its rounds converge to a Huber fit)."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(0, 1, (n, 3))
-    tail = rng.random(n) < 0.05 * (0.5 + X[:, 0])
-    y = 5 + 2 * X[:, 0] + X[:, 1] + rng.normal(0, 1, n) + tail * rng.uniform(10, 30, n)
-    return X, np.clip(y, 0, 40)
-
-
-@pytest.fixture(scope="module")
-def heartlike():
-    """(X, y, X_test, y_test, OLS coefficients with the intercept last, OLS test MSE)."""
-    X, y = skewed(2000, 0)
-    Xt, yt = skewed(20000, 1)
-    b = np.linalg.lstsq(np.column_stack([X, np.ones(len(y))]), y, rcond=None)[0]
-    ols = float(np.mean((np.clip(Xt @ b[:-1] + b[-1], 0, 40) - yt) ** 2))
-    return X, y, Xt, yt, b, ols
-
-
-def _mse(model, Xt, yt):
-    return float(np.mean((np.clip(model.predict(Xt), 0, 40) - yt) ** 2))
-
-
 @pytest.mark.parametrize("pinned", [False, True])
 def test_the_consistent_clip_reaches_ols_on_a_skewed_target(heartlike, monkeypatch, pinned):
     """At ε = 10⁸ every round switches to the cap: test MSE within 1% of OLS's, coefficients and
     intercept within 0.01 — as ``boost_clip="consistent"`` and as the default with
-    ``boosting.BOOST_CLIP_RULE`` pinned to it. The fixed clip fails the same bounds (next test)."""
+    ``boosting.BOOST_CLIP_RULE`` pinned to it. The fixed clip fails the same bounds
+    (test_linear_late_clip.py::test_the_fixed_clip_stays_at_the_huber_fit)."""
     X, y, Xt, yt, b, ols = heartlike
     if pinned:
         monkeypatch.setattr(boosting, "BOOST_CLIP_RULE", "consistent")
     kw = {} if pinned else {"boost_clip": "consistent"}
-    m = DPLinearRegression(epsilon=1e8, delta=1e-6, random_state=0, **kw, **SKEW).fit(X, y)
+    m = DPLinearRegression(epsilon=1e8, delta=1e-6, random_state=0, **kw,
+                           **heartlike.bounds).fit(X, y)
     assert m.boost_branch_ == "rounds"
     assert all(c > 5.0 for c in m.boost_clips_)  # every round switched to the cap
-    assert _mse(m, Xt, yt) <= 1.01 * ols
+    assert heartlike.mse(m) <= 1.01 * ols
     np.testing.assert_allclose(m.coef_, b[:-1], atol=0.01)
     assert m.intercept_ == pytest.approx(b[-1], abs=0.01)
-
-
-def test_the_fixed_clip_misses_the_same_bounds(heartlike):
-    """The bias §4j removes, on the same table and seed: the fixed clip stays a Huber fit at
-    ε = 10⁸ (test MSE > 1.01× OLS's, a slope off by more than 0.1)."""
-    X, y, Xt, yt, b, ols = heartlike
-    m = DPLinearRegression(epsilon=1e8, delta=1e-6, boost_clip="fixed", random_state=0,
-                           **SKEW).fit(X, y)
-    assert m.boost_clips_ == (5.0, 5.0)
-    assert _mse(m, Xt, yt) > 1.01 * ols
-    assert np.max(np.abs(m.coef_ - b[:-1])) > 0.1
 
 
 def acceptance_table():
@@ -101,7 +64,8 @@ def test_add_remove_without_an_intercept_keeps_tau0(heartlike):
     τ₀ = h_y/4 (here 10: no intercept, h_y = max |bound| = 40): the fit is the fixed clip's bit for
     bit even at ε = 10⁸. With an intercept the same relation releases n̂ and the rounds switch."""
     X, y = heartlike[:2]
-    kw = dict(epsilon=1e8, delta=1e-6, neighbouring="add-remove", random_state=2, **SKEW)
+    kw = dict(epsilon=1e8, delta=1e-6, neighbouring="add-remove", random_state=2,
+              **heartlike.bounds)
     cons = DPLinearRegression(boost_clip="consistent", fit_intercept=False, **kw).fit(X, y)
     fixed = DPLinearRegression(boost_clip="fixed", fit_intercept=False, **kw).fit(X, y)
     assert cons.boost_branch_ == fixed.boost_branch_
@@ -116,9 +80,9 @@ def test_a_seeded_consistent_fit_replays(heartlike):
     seed gives another fit."""
     X, y = heartlike[:2]
     a, b = (DPLinearRegression(epsilon=1e4, boost_clip="consistent", random_state=11,
-                               **SKEW).fit(X, y) for _ in range(2))
+                               **heartlike.bounds).fit(X, y) for _ in range(2))
     c = DPLinearRegression(epsilon=1e4, boost_clip="consistent", random_state=12,
-                           **SKEW).fit(X, y)
+                           **heartlike.bounds).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.intercept_ == b.intercept_ and a.boost_clips_ == b.boost_clips_
     assert a.boost_clips_[0] > 5.0

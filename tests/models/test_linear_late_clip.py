@@ -11,45 +11,16 @@ import pytest
 import matrixdp.models.linear as lin
 from matrixdp.models import DPLinearRegression
 
-SKEW = dict(bounds_X=(0, 1), bounds_y=(0, 40))
-
-
-def skewed(n, seed):
-    """A heart-like skewed target: a linear signal with N(0, 1) noise plus, on about 5% of the
-    records (more at large x₁), a positive excursion of 10-30: residuals mostly well inside
-    τ₀ = h_y/4 = 5 (§4e runs the rounds) with a long right tail that the fixed clip cuts (its
-    fixed point is a Huber fit, not least squares)."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(0, 1, (n, 3))
-    tail = rng.random(n) < 0.05 * (0.5 + X[:, 0])
-    y = 5 + 2 * X[:, 0] + X[:, 1] + rng.normal(0, 1, n) + tail * rng.uniform(10, 30, n)
-    return X, np.clip(y, 0, 40)
-
-
-@pytest.fixture(scope="module")
-def heartlike():
-    """(X, y, X_test, y_test, OLS coefficients with the intercept last, OLS test MSE)."""
-    X, y = skewed(2000, 0)
-    Xt, yt = skewed(20000, 1)
-    b = np.linalg.lstsq(np.column_stack([X, np.ones(len(y))]), y, rcond=None)[0]
-    ols = float(np.mean((np.clip(Xt @ b[:-1] + b[-1], 0, 40) - yt) ** 2))
-    return X, y, Xt, yt, b, ols
-
-
-def _mse(model, Xt, yt):
-    return float(np.mean((np.clip(model.predict(Xt), 0, 40) - yt) ** 2))
-
-
 def test_late_clip_reaches_ols_on_a_skewed_target(heartlike):
     """At ε = 10⁸ the late clip's rounds are exact least-squares steps: test MSE within 1% of
     OLS's and every coefficient and the intercept within 0.01 of OLS's (the slopes are 2, 1, 0;
     the fixed clip misses them by ~0.7, next test)."""
     X, y, Xt, yt, b, ols = heartlike
     m = DPLinearRegression(epsilon=1e8, delta=1e-6, boost_clip="late", random_state=0,
-                           **SKEW).fit(X, y)
+                           **heartlike.bounds).fit(X, y)
     assert m.boost_branch_ == "rounds"
     assert all(c > 5.0 for c in m.boost_clips_)  # every round switched to the cap
-    assert _mse(m, Xt, yt) <= 1.01 * ols
+    assert heartlike.mse(m) <= 1.01 * ols
     np.testing.assert_allclose(m.coef_, b[:-1], atol=0.01)
     assert m.intercept_ == pytest.approx(b[-1], abs=0.01)
 
@@ -59,9 +30,9 @@ def test_the_fixed_clip_stays_at_the_huber_fit(heartlike):
     at ε = 10⁸ the test MSE is more than 1% above OLS's and a slope is off by more than 0.1."""
     X, y, Xt, yt, b, ols = heartlike
     m = DPLinearRegression(epsilon=1e8, delta=1e-6, boost_clip="fixed", random_state=0,
-                           **SKEW).fit(X, y)
+                           **heartlike.bounds).fit(X, y)
     assert m.boost_branch_ == "rounds" and m.boost_clips_ == (5.0, 5.0)
-    assert _mse(m, Xt, yt) > 1.01 * ols
+    assert heartlike.mse(m) > 1.01 * ols
     assert np.max(np.abs(m.coef_ - b[:-1])) > 0.1
 
 
@@ -80,7 +51,8 @@ def test_where_no_round_switches_it_is_the_fixed_fit_bit_for_bit(boost_tables):
 
 def test_a_seeded_late_fit_replays(heartlike):
     X, y = heartlike[:2]
-    a, b = (DPLinearRegression(epsilon=1e4, boost_clip="late", random_state=11, **SKEW).fit(X, y)
+    a, b = (DPLinearRegression(epsilon=1e4, boost_clip="late", random_state=11,
+                               **heartlike.bounds).fit(X, y)
             for _ in range(2))
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.intercept_ == b.intercept_ and a.boost_clips_ == b.boost_clips_
@@ -106,7 +78,7 @@ def test_the_charge_is_the_plans_total_and_each_round_is_planned_at_its_clip(
     X, y = heartlike[:2]
     keeper = SpendSpy(gaussian_releases)
     m = DPLinearRegression(epsilon=1e4, boost_clip="late", accountant=keeper, random_state=0,
-                           **SKEW).fit(X, y)
+                           **heartlike.bounds).fit(X, y)
     (plan,) = built
     assert keeper.spends == [(plan.total, 0)]
     assert plan.total.epsilon == pytest.approx(1e4, rel=1e-6)
@@ -128,7 +100,7 @@ def test_a_switched_rounds_noise_has_the_planned_scale(heartlike, gaussian_relea
     for s in range(40):
         start = len(gaussian_releases)
         m = DPLinearRegression(epsilon=1e4, boost_clip="late", random_state=s,
-                               **SKEW).fit(X, y)
+                               **heartlike.bounds).fit(X, y)
         assert all(c > 5.0 for c in m.boost_clips_)
         for mech, _, noise in gaussian_releases[start + 1:]:
             z.append(noise / mech.sigma)
@@ -146,8 +118,8 @@ def test_the_late_rule_pinned_as_the_default_reaches_ols_on_a_skewed_target(hear
     from matrixdp.models import boosting
     monkeypatch.setattr(boosting, "BOOST_CLIP_RULE", "late")
     X, y, Xt, yt, b, ols = heartlike
-    m = DPLinearRegression(epsilon=1e8, delta=1e-6, random_state=0, **SKEW).fit(X, y)
+    m = DPLinearRegression(epsilon=1e8, delta=1e-6, random_state=0, **heartlike.bounds).fit(X, y)
     assert m.boost_branch_ == "rounds"
-    assert _mse(m, Xt, yt) <= 1.01 * ols
+    assert heartlike.mse(m) <= 1.01 * ols
     np.testing.assert_allclose(m.coef_, b[:-1], atol=0.01)
     assert m.intercept_ == pytest.approx(b[-1], abs=0.01)
