@@ -77,6 +77,10 @@ TRIAL_FIELDS = ("dataset", "epsilon", "n", "d", "trial", "seed", *ROWS, "branch"
                 "clipping_loss_reading_sd", "statistic", "moments_var_ratio", "match")
 READING = """\
 (to be written after the run)"""
+REPLICATE_READING = """\
+(to be written after the run)"""
+#: The reading of each results file (by its stem), written after its run.
+READINGS = {NAME: READING, "covariance_default_power_replicate": REPLICATE_READING}
 
 
 def run(args):
@@ -85,14 +89,15 @@ def run(args):
     from matrixdp.models.adaptive import adaptive_covariance
 
     trials_of = dict(kv.split("=") for kv in args.trials_of)
+    plan = cell_plan(args)
     out = []
-    for ds in args.datasets:
+    for ds, epsilons in plan:
         t = uc.load_table(ds, args.data_home)
         C = np.cov(t.X.T, bias=True)
         cn = float(np.linalg.norm(C))
         T = int(trials_of.get(ds, args.trials))
-        seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(T)]
-        for eps in args.epsilons:
+        seeds = [int(s) for s in np.random.SeedSequence(args.seed).generate_state(T)]
+        for eps in epsilons:
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -135,6 +140,17 @@ def run(args):
     return out
 
 
+def cell_plan(args):
+    """``[(table, [ε, ...])]``: ``--cells TABLE:EPS,EPS`` if given, else datasets × epsilons."""
+    if not args.cells:
+        return [(ds, list(args.epsilons)) for ds in args.datasets]
+    plan = []
+    for spec in args.cells:
+        ds, eps = spec.split(":")
+        plan.append((ds, [float(e) for e in eps.split(",")]))
+    return plan
+
+
 def _vals(trials, key):
     return np.array([float(r[key]) for r in trials])
 
@@ -162,6 +178,8 @@ def analyse_cell(trials):
          "inconclusive": bool(verdict["inconclusive"]),
          "p_1.00": pg.wilcoxon_p(v["default"], v[best], ratio=1.0)}
     a["verdict"] = "FAIL" if a["fail"] else ("inconclusive" if a["inconclusive"] else "pass")
+    # root-mean-square ratio: the unit the adaptive choice ranks by (expected squared errors)
+    a["rms_ratio"] = float(np.sqrt(np.mean(v["default"] ** 2) / np.mean(v[best] ** 2)))
     a["worse_1.00"] = a["p_1.00"] < pg.ALPHA
     a["lowest"] = min(ROWS, key=lambda k: med[k])
     a["within_1.2"] = a["ratio_of_medians"] <= 1.2
@@ -212,6 +230,13 @@ def diagnose_cell(trials):
     out["pm_forced_coinpress_vs_coinpress"] = pg.pseudo_median_ratio(v["forced_coinpress"],
                                                                       v["coinpress"])
     out["pm_oracle_vs_best"] = pg.pseudo_median_ratio(oracle, v[best])
+    for k in ("forced_moments", "forced_coinpress"):
+        vd = pg.cell_verdict(v[k], v[best])
+        out[f"{k}_verdict"] = ("FAIL" if vd["fail"] else
+                               "inconclusive" if vd["inconclusive"] else "pass")
+        out[f"{k}_p1"] = pg.wilcoxon_p(v[k], v[best], ratio=1.0)
+        out[f"pm_{k}_vs_default"] = pg.pseudo_median_ratio(v[k], v["default"])
+    out["pm_forced_coinpress_vs_best"] = pg.pseudo_median_ratio(v["forced_coinpress"], v[best])
     out["moments_var_ratio"] = float(np.nanmedian(v["moments_var_ratio"]))
     out["rms_pred_moments"] = float(np.sqrt(np.mean(v["pred_moments"] ** 2)))
     out["rms_raw_moments"] = float(np.sqrt(np.mean(v["raw_moments"] ** 2)))
@@ -237,7 +262,7 @@ def g(x):
 
 CELL_FIELDS = ("dataset", "epsilon", "n", "d", "T", "median_default", "median_auto", "median_mvg",
                "median_coinpress", "best_other", "ratio_of_medians", "pseudo_median_ratio", "upper",
-               "p_1.10", "verdict", "p_1.00", "worse_1.00", "lowest", "within_1.2",
+               "p_1.10", "verdict", "p_1.00", "worse_1.00", "rms_ratio", "lowest", "within_1.2",
                "median15_default", "best_other15", "ratio15", "lowest15", "coinpress_share",
                "match", "reproduced15")
 
@@ -247,9 +272,10 @@ def _cell_text(x):
     return repr(float(x)) if isinstance(x, (float, np.floating)) else x
 
 
-def write(trial_rows, out: Path, cmd: str, write_trials=True):
+def write(trial_rows, out: Path, cmd: str, write_trials=True, name: str = NAME, seed: int = SEED,
+          note: str = ""):
     if write_trials:
-        with open(out / f"{NAME}_trials.csv", "w", newline="") as fh:
+        with open(out / f"{name}_trials.csv", "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=list(TRIAL_FIELDS))
             w.writeheader()
             for r in trial_rows:
@@ -265,16 +291,16 @@ def write(trial_rows, out: Path, cmd: str, write_trials=True):
         a["reproduced15_rows"] = int(sum(rep))
         cells.append({"dataset": ds, "epsilon": eps, "n": tr[0]["n"], "d": tr[0]["d"], **a,
                       "diag": diagnose_cell(tr)})
-    with open(out / f"{NAME}.csv", "w", newline="") as fh:
+    with open(out / f"{name}.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(CELL_FIELDS))
         w.writeheader()
         for c in cells:
             w.writerow({k: _cell_text(c[k]) for k in CELL_FIELDS})
-    (out / f"{NAME}.md").write_text(report(cells, cmd))
+    (out / f"{name}.md").write_text(report(cells, cmd, seed=seed, note=note))
     return cells
 
 
-def report(cells, cmd):
+def report(cells, cmd, seed=SEED, note=""):
     n = len(cells)
     fails = [c for c in cells if c["fail"]]
     inconc = [c for c in cells if c["inconclusive"]]
@@ -297,7 +323,10 @@ def report(cells, cmd):
     L = ["# Task CP: are the covariance default's losses real? (issue 24; measurement only)", "",
          f"Generated by `experiments/covariance_default_power.py`; command: `{cmd}`. "
          "δ = 1e-06; replace-one; public bounds of `uc.load_table` (as `utility_covariance.py`); "
-         f"seeds `SeedSequence({SEED}).generate_state(T)` (the first 15 are the benchmark's), "
+         f"seeds `SeedSequence({seed}).generate_state(T)`"
+         + (" (the first 15 are the benchmark's), " if seed == SEED else
+            " (not the benchmark's seeds: the first-15 columns are not a reproduction), ")
+         + 
          f"T = {tstr}; every row of a trial is fitted on the trial's seed. Metric: relative "
          "Frobenius error of the released covariance. default = `DPCovariance()` (adaptive); "
          "auto = `method=\"moments\"`; mvg = `method=\"moments\", noise=\"mvg\"`; coinpress = "
@@ -322,18 +351,21 @@ def report(cells, cmd):
          f"{match} of {total} trials.", "",
          "## Cells", "",
          "| table | n × d | ε | T | default | auto | mvg | coinpress | best other | default/best "
-         "(medians) | HL ratio | 99% upper | p (1.10) | verdict | p (1.00) | default/best, first 15 "
-         "| step share |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "(medians) | HL ratio | 99% upper | p (1.10) | verdict | p (1.00) | default/best (rms) | "
+         "default/best, first 15 | step share |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
         L.append(f"| {c['dataset']} | {c['n']} × {c['d']} | {c['epsilon']:g} | {c['T']} | "
                  f"{g(c['median_default'])} | {g(c['median_auto'])} | {g(c['median_mvg'])} | "
                  f"{g(c['median_coinpress'])} | {c['best_other']} | {c['ratio_of_medians']:.3f} | "
                  f"{c['pseudo_median_ratio']:.3f} | {c['upper']:.3f} | {c['p_1.10']:.2g} | "
-                 f"{c['verdict']} | {c['p_1.00']:.2g} | {c['ratio15']:.3f} ({c['best_other15']}) | "
+                 f"{c['verdict']} | {c['p_1.00']:.2g} | {c['rms_ratio']:.3f} | "
+                 f"{c['ratio15']:.3f} ({c['best_other15']}) | "
                  f"{c['coinpress_share']:.2f} |")
-    diag = [c for c in cells if c["fail"] or (c["dataset"], c["epsilon"]) in ALWAYS_DIAGNOSE]
-    L += ["", "## Diagnosis (adult ε = 1, 5 and every cell that fails the gate)", "",
+    diag = [c for c in cells if c["fail"] or c["worse_1.00"] or c["inconclusive"]
+            or (c["dataset"], c["epsilon"]) in ALWAYS_DIAGNOSE]
+    L += ["", "## Diagnosis (adult ε = 1, 5, every cell that fails the gate, is significantly "
+          "worse at 1.00 or is inconclusive)", "",
           "Same seeds; `forced moments` / `forced step` = `adaptive_covariance(..., branch=...)` "
           "after the estimator's projection (the first look and the counts are the default's own "
           "draws). Medians over the trials where the default took that branch; `wrong` = trials "
@@ -357,19 +389,25 @@ def report(cells, cmd):
                      f"{g(d[f'{b}:pred_moments_rms'])} | {g(d[f'{b}:raw_moments_rms'])} | "
                      f"{g(d[f'{b}:pred_coinpress_rms'])} | {g(d[f'{b}:raw_coinpress_rms'])} |")
     L += ["", "Whole cell (all trials): pseudo-median (Hodges–Lehmann) ratios on the same seeds.",
-          "", "| cell | counts released | forced moments / best | forced moments / auto | "
-          "forced step / coinpress row | best-of-both-branches / best | var ratio | √P_mom | "
-          "raw moments | √P_step | raw step | √(bias used) |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "`always moments` / `always step`: the forced refits as if the default always took "
+          "that branch, against the best row by the same gate (verdict at 1.10; p at 1.00).",
+          "", "| cell | counts released | always moments / best (gate; p 1.00) | always moments / "
+          "auto | always step / best (gate; p 1.00) | always step / coinpress row | "
+          "best-of-both-branches / best | var ratio | √P_mom | raw moments | √P_step | raw step "
+          "| √(bias used) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in diag:
         d = c["diag"]
         L.append(f"| {c['dataset']} ε = {c['epsilon']:g} | {d['counts_released']}/{c['T']} | "
-                 f"{d['pm_forced_moments_vs_best']:.3f} | {d['pm_forced_moments_vs_auto']:.3f} | "
+                 f"{d['pm_forced_moments_vs_best']:.3f} ({d['forced_moments_verdict']}; "
+                 f"{d['forced_moments_p1']:.2g}) | {d['pm_forced_moments_vs_auto']:.3f} | "
+                 f"{d['pm_forced_coinpress_vs_best']:.3f} "
+                 f"({d['forced_coinpress_verdict']}; {d['forced_coinpress_p1']:.2g}) | "
                  f"{d['pm_forced_coinpress_vs_coinpress']:.3f} | {d['pm_oracle_vs_best']:.3f} | "
                  f"{d['moments_var_ratio']:.4f} | {g(d['rms_pred_moments'])} | "
                  f"{g(d['rms_raw_moments'])} | {g(d['rms_pred_coinpress'])} | "
                  f"{g(d['rms_raw_coinpress'])} | {g(d['rms_bias_used'])} |")
-    L += ["", "## Reading (written after the run; post-hoc, no rule decided)", "", READING, ""]
+    L += ["", "## Reading (written after the run; post-hoc, no rule decided)", "", note, ""]
     return "\n".join(L) + "\n"
 
 
@@ -377,8 +415,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--datasets", nargs="+", default=list(uc.DATASETS))
     p.add_argument("--epsilons", nargs="+", type=float, default=list(EPSILONS))
+    p.add_argument("--cells", nargs="*", default=[],
+                   help="TABLE:EPS,EPS (in place of --datasets × --epsilons)")
     p.add_argument("--trials", type=int, default=TRIALS)
     p.add_argument("--trials-of", nargs="*", default=[], help="TABLE=T, fewer trials for a slow table")
+    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--name", default=NAME, help="results file stem")
     p.add_argument("--data-home", default=None)
     p.add_argument("--analyse", action="store_true",
                    help="rewrite the .md and the per-cell .csv from the committed per-trial CSV")
@@ -387,13 +429,18 @@ def main(argv=None):
     out = Path(args.out)
     cmd = ("cd experiments && MATRIXDP_DATA=/work/shared/datasets PYTHONPATH=../src python "
            "covariance_default_power.py"
-           + (" --trials-of " + " ".join(args.trials_of) if args.trials_of else ""))
+           + (" --cells " + " ".join(args.cells) if args.cells else "")
+           + (f" --trials {args.trials}" if args.trials != TRIALS else "")
+           + (" --trials-of " + " ".join(args.trials_of) if args.trials_of else "")
+           + (f" --seed {args.seed}" if args.seed != SEED else "")
+           + (f" --name {args.name}" if args.name != NAME else ""))
     if args.analyse:
-        with open(out / f"{NAME}_trials.csv") as fh:
+        with open(out / f"{args.name}_trials.csv") as fh:
             rows = list(csv.DictReader(fh))
-        write(rows, out, cmd, write_trials=False)
     else:
-        write(run(args), out, cmd)
+        rows = run(args)
+    write(rows, out, cmd, write_trials=not args.analyse, name=args.name, seed=args.seed,
+          note=READINGS.get(args.name, "(no reading written for this run)"))
     return 0
 
 
