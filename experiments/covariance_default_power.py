@@ -43,8 +43,8 @@ seeds; decides nothing)::
         --trials 400 --seed 2026112907 --name covariance_default_power_replicate
 
 Output: ``results/covariance_default_power.{md,csv}`` (per cell) and
-``results/covariance_default_power_trials.csv`` (per trial); the replicate under its ``--name``. ``--analyse`` rewrites the .md and the
-per-cell .csv from the committed per-trial CSV.
+``results/covariance_default_power_trials.csv`` (per trial); the replicate under its ``--name``.
+``--analyse`` rewrites the .md and the per-cell .csv from the committed per-trial CSV.
 
 Diagnostic only: it reads the private records (the truth) and decides nothing.
 """
