@@ -91,16 +91,18 @@ READING = """\
   p = 0.07); adult ε = 1 (1.99×) 1.59×, HL 1.37, **FAIL** (p = 0.009 at 1.10; 0.0003 at 1.00).
   The 400-trial replicate on other seeds (`results/covariance_default_power_replicate.md`, run
   after this table was read, decides nothing) confirms adult ε = 1 (HL 1.27, FAIL), makes adult
-  ε = 0.1 a FAIL too (HL 1.28), and clears adult ε = 2 (1.07, pass), liver (0.94–0.96) and
-  adult ε = 5 (HL 1.08, upper 1.20, p = 0.06 at 1.00: at most a small loss, not 2×).
+  ε = 0.1 a FAIL too (HL 1.28), clears adult ε = 2 (1.07, pass) and liver (0.94–0.96), and
+  leaves adult ε = 5 inconclusive (HL 1.08, upper 1.20, p = 0.06 at 1.00: not 2×, and not shown
+  to be any loss).
 - **Why 15 trials said 2× on adult.** adult's covariance is carried by one entry (the variance of
   `fnlwgt`, box 1e4–2e6), so the moments release's relative error is |one Gaussian| (median/rms
   0.64–0.79 here): per-trial log-ratios of two such rows have sd 0.9–1.2, and 15-trial medians
-  differ by > 1.5× in 6 of 26 disjoint 15-trial blocks of the replicate at ε = 5 even where both
-  rows have the same law up to 1.5 %. On adult ε ≥ 2 the default takes the moments branch in
-  99–100 % of fits; that branch's summed entry variance is exactly 1.0309× the auto row's (the
-  3 % counts share; the first look is averaged back in losslessly), a predicted 1.015× in error,
-  and its predicted rms (√P_mom 0.0118 at ε = 5) is its realised rms (0.0116).
+  differ by > 1.5× in 6 of 26 disjoint 15-trial blocks of the replicate at ε = 5. On adult ε ≥ 2
+  the default takes the moments branch in 99–100 % of fits; that branch's summed entry variance
+  is exactly 1.0309× the auto row's (the 3 % counts share; the first look is averaged back in
+  losslessly, same allocation), which predicts 1.015× in error, and its predicted rms (√P_mom
+  0.0118 at ε = 5) is its realised rms (0.0116). The measured 1.08–1.16× (HL) is within the
+  cells' uncertainty (99 % upper bounds 1.20–1.51).
 - **adult ε = 1 (FAIL): wrong choice, of two kinds.** The whitened step is taken in 39 of 100 fits
   (148 of 400), wrong in 29 of 39 (102 of 148): on those fits the default's median is 0.053, the
   forced moments branch 0.033. (1) The step's clipping bias is read too low: predicted √P_step
