@@ -114,8 +114,8 @@ class AdaptiveResult:
         its level ``L`` (NaN without counts); ``"coinpress_bias"``: the clipping-bias term
         added to the whitened step's prediction and ``"bias"``: how it was predicted
         (``"model"`` or ``"bound"``; always ``"bound"`` for the Frobenius ranking);
-        ``ranking="correlation"`` only: ``"resolved"``, the least projected first-look variance
-        in its noise sds (``resolve_z``). All
+        ``ranking="correlation"``, or ``resolve_z > 0``: ``"resolved"``, the least projected
+        first-look variance in its noise sds (``resolve_z``). All
         functions of DP releases and public inputs only.
     allocation : str
         The noise allocation of the last moments release (``"coinpress"`` when that step was
@@ -654,12 +654,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         default, ``results/adaptive_far_tail_reading.md``) and failed its dev gate (median 1.0016
         over 95 cells, 5 cells above 1.10×, up to 1.45×; ``results/adaptive_far_dev.md``).
     resolve_z : float, default 0.0
-        ``ranking="correlation"`` only (task CR's second candidate): the whitened step is
-        predicted only if every released variance of the first look, projected, is at least
-        ``resolve_z`` times its noise sd ``Q_ii`` (``predicted["resolved"]`` is the least
-        ratio); otherwise its prediction is infinite and the rest of the budget goes to the
-        moments release (no statistic is released). ``0`` (default): no such condition. The
-        first-order correlation losses assume the noise small against each variance.
+        The resolution guard (task CR's second candidate for ``ranking="correlation"``; task PA2
+        extended it to every ranking, opt-in there: ``DPPCA(adaptive_resolve_z=...)``): the
+        whitened step is predicted only if every released variance of the first look, projected
+        onto the feasible covariances in the original units, is at least ``resolve_z`` times
+        its noise sd ``Q_ii`` (:func:`~.coinpress.first_noise_scale`; ``predicted["resolved"]``
+        is the least ratio, reported for the correlation ranking and whenever ``resolve_z >
+        0``); otherwise its prediction is infinite and the rest of the budget goes to the
+        moments release (no statistic is released; the same releases and stream as a fit whose
+        predictions make the counts unnecessary). ``0`` (default): no such condition, and the
+        fit is the one before the option (byte for byte). The first-order losses of every
+        ranking assume the noise small against each variance (``docs/coinpress.md``
+        § Adaptive (correlation) and § Adaptive (PCA), "The resolution guard at z noise sds").
         Post-processing of the first release.
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
@@ -763,6 +769,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
     if not (tie_ratio > 0 and math.isfinite(tie_ratio)):
         raise InvalidParameterError("tie_ratio", f"must be a positive number, got {tie_ratio!r}")
+    if not (resolve_z >= 0 and math.isfinite(resolve_z)):
+        raise InvalidParameterError("resolve_z", f"must be a finite number >= 0, got "
+                                                 f"{resolve_z!r}")
     if decision_z is not None and not (decision_z >= 0 and math.isfinite(decision_z)):
         raise InvalidParameterError("decision_z", f"must be >= 0, got {decision_z!r}")
     if bias not in BIASES:
@@ -859,8 +868,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             # post-processing of the first look)
             q_diag = np.maximum(np.diagonal(Q), 1e-300)
             resolved = float(np.min(var_p / q_diag))
+        elif resolve_z > 0:
+            # the resolution guard of the other rankings (task PA2): the same least ratio, the
+            # first look's projected variances in their noise sds (public: post-processing)
+            var_p = np.diagonal(project_covariance(C, variance_max=hl * hl))
+            resolved = float(np.min(var_p / np.maximum(np.diagonal(Q), 1e-300)))
+            del var_p
         else:
             resolved = math.nan
+        # resolve_z: the whitened step is not predicted (infinite) unless every variance is
+        # resolved by the first look (docs/coinpress.md § Adaptive (correlation), § Adaptive
+        # (PCA), "The resolution guard at z noise sds")
+        unresolved = resolve_z > 0 and not resolved >= resolve_z
         # the largest loss a record in the box can lose to the clipping (public)
         cap = float(np.sum((weights * (hl + np.abs(m))) ** 2))
         mu_b = math.sqrt(bias_share) * mu_star
@@ -927,17 +946,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 # what the bias can still add: up to g/2 per pair through the off-diagonal
                 # coupling; with the diagonal noise a pair can lose its whole gap
                 room = np.maximum(gaps - f_cp, 0.0) if diagonal_noise else 0.5 * gaps - f_cp
-                return (float(f_mom.sum()), float(f_cp.sum()) + guard, plan,
+                return (float(f_mom.sum()),
+                        math.inf if unresolved else float(f_cp.sum()) + guard, plan,
                         0.5 * float(df_cp.max(initial=0.0)),
                         float(np.sum(room)))
             if ranking_used == "correlation":
                 # resolve_z: the first-order losses need every variance resolved by the first
                 # look; otherwise the whitened step is not predicted (the moments release)
-                p_cp = (math.inf if resolve_z > 0 and not resolved >= resolve_z else
+                p_cp = (math.inf if unresolved else
                         correlation_coinpress_loss(S, s_hat, R_hat, sig))
                 return (correlation_moments_loss(var, m, t, v_first, s_hat, R_hat),
                         p_cp, plan, 1.0, math.inf)
-            p_cp = coinpress_noise_loss(S, weights, sig)
+            p_cp = math.inf if unresolved else coinpress_noise_loss(S, weights, sig)
             if decision == "clipping-loss":  # the first version: the task's prior mean
                 return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf
             return moments_loss(var, m, weights, t, v_first), p_cp, plan, 1.0, math.inf
@@ -1042,7 +1062,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C = 0.5 * (C + C.T)
             choice, allocation = "moments", plan2.allocation
     del gen, Y, Z
-    extra = {"resolved": resolved} if ranking_used == "correlation" else {}
+    extra = {"resolved": resolved} if (ranking_used == "correlation" or resolve_z > 0) else {}
     mu_used = math.sqrt(mu1 ** 2 + mu_b_got ** 2 + mu2_got ** 2 + mu_e_got ** 2)
     if mu_used > mu_star * (1 + 1e-9):  # pragma: no cover - the shares are built to sum to μ*²
         raise RuntimeError("adaptive releases exceeded the budget")

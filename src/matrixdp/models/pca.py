@@ -128,6 +128,15 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         parameter) adds it and removes those losses (lending_club k = 5, ε = 1: 1.51×), but
         the gate still fails (43 of 60, up to 7.8×; ``results/adaptive_pca_cp_prediction.md``,
         ``docs/coinpress.md`` "Measured (round 3f)").
+    adaptive_resolve_z : float or None, default None
+        ``method="adaptive"`` only: the resolution guard (task PA2, issue #24;
+        ``resolve_z`` of :func:`~matrixdp.models.adaptive.adaptive_covariance`, as the
+        correlation default's ``covariance.CORRELATION_RESOLVE_Z`` = 3): the CoinPress step is
+        considered only if every first-look variance (projected onto the feasible set) is at
+        least this many of its noise sds; otherwise the rest of the budget goes to the second
+        moments release. ``None``: no guard (the fit before the option, byte for byte). A
+        post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
+        § Adaptive (PCA), "The resolution guard at z noise sds").
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
@@ -165,8 +174,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
                  method="moments", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1,
-                 adaptive_first="covariance"):
+                 adaptive_first="covariance", adaptive_resolve_z=None):
         self.method = method
+        self.adaptive_resolve_z = adaptive_resolve_z
         self.adaptive_first = adaptive_first
         self.coinpress_steps = coinpress_steps
         self.coinpress_beta = coinpress_beta
@@ -192,6 +202,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         if self.adaptive_first not in ADAPTIVE_FIRST:
             raise InvalidParameterError("adaptive_first", f"must be one of {ADAPTIVE_FIRST}, got "
                                                           f"{self.adaptive_first!r}")
+        rz = self.adaptive_resolve_z
+        if rz is not None and (isinstance(rz, bool) or not isinstance(rz, (int, float, np.number))
+                               or not (rz >= 0 and np.isfinite(rz))):
+            raise InvalidParameterError("adaptive_resolve_z", f"must be None or a finite number "
+                                                              f">= 0, got {rz!r}")
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
@@ -207,6 +222,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,
                                      first_kind=self.adaptive_first,
+                                     **({} if rz is None else {"resolve_z": float(rz)}),
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:
