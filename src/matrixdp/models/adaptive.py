@@ -665,7 +665,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         predictions make the counts unnecessary). ``0`` (default): no such condition, and the
         fit is the one before the option (byte for byte). The first-order losses of every
         ranking assume the noise small against each variance (``docs/coinpress.md``
-        § Adaptive (correlation) and § Adaptive (PCA), "The resolution guard at z noise sds").
+        § Adaptive (correlation) and § Adaptive (PCA), "The resolve_z guard (task PA2)").
         Post-processing of the first release.
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
@@ -878,7 +878,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             resolved = math.nan
         # resolve_z: the whitened step is not predicted (infinite) unless every variance is
         # resolved by the first look (docs/coinpress.md § Adaptive (correlation), § Adaptive
-        # (PCA), "The resolution guard at z noise sds")
+        # (PCA), "The resolve_z guard (task PA2)")
         unresolved = resolve_z > 0 and not resolved >= resolve_z
         # the largest loss a record in the box can lose to the clipping (public)
         cap = float(np.sum((weights * (hl + np.abs(m))) ** 2))

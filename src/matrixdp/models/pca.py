@@ -136,7 +136,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         least this many of its noise sds; otherwise the rest of the budget goes to the second
         moments release. ``None``: no guard (the fit before the option, byte for byte). A
         post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
-        § Adaptive (PCA), "The resolution guard at z noise sds").
+        § Adaptive (PCA), "The resolve_z guard (task PA2)").
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
