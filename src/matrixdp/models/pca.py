@@ -136,7 +136,13 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         least this many of its noise sds; otherwise the rest of the budget goes to the second
         moments release. ``None``: no guard (the fit before the option, byte for byte). A
         post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
-        § Adaptive (PCA), "The resolve_z guard (task PA2)").
+        § Adaptive (PCA), "The resolve_z guard (task PA2)"). Opt-in, not recommended: at 3 it
+        failed its dev gate for becoming the default (``results/adaptive_pca_guard.md``, 100
+        trials, 60 benchmark cells: within 1.2× of the best of ``"moments"``, ``"coinpress"``
+        and i.i.d. noise on the unit box in 40, ``"moments"`` 44; never above 1.58×
+        ``"moments"``): the first look, allocated for the covariance, resolves the variances of
+        small-range features on no benchmark table but movement_aal, so the step and its wins
+        (ctg, synthetic) are blocked too (``results/adaptive_pca_guard_diagnosis.md``).
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
