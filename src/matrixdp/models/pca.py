@@ -142,7 +142,17 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         and i.i.d. noise on the unit box in 40, ``"moments"`` 44; never above 1.58×
         ``"moments"``): the first look, allocated for the covariance, resolves the variances of
         small-range features on no benchmark table but movement_aal, so the step and its wins
-        (ctg, synthetic) are blocked too (``results/adaptive_pca_guard_diagnosis.md``).
+        (ctg, synthetic) are blocked too (``results/adaptive_pca_guard_diagnosis.md``). With
+        ``adaptive_resolve_share`` it only sets the ``z`` of the unresolved features.
+    adaptive_resolve_share : float in [0, 1] or None, default None
+        ``method="adaptive"`` only: the share guard (task PA3, issue #24; ``resolve_share`` of
+        :func:`~matrixdp.models.adaptive.adaptive_covariance`): the CoinPress step is considered
+        only if the features whose projected first-look variance is below ``z`` of its noise sds
+        (``z = adaptive_resolve_z``, or 3 if None) carry at most this share of the first look's
+        top-``n_components`` variance; otherwise the rest of the budget goes to the second
+        moments release. ``None``: no such guard (the fit before the option, byte for byte).
+        A post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
+        § Adaptive (PCA), "The share guard (task PA3)").
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
@@ -180,9 +190,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
                  method="moments", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1,
-                 adaptive_first="covariance", adaptive_resolve_z=None):
+                 adaptive_first="covariance", adaptive_resolve_z=None,
+                 adaptive_resolve_share=None):
         self.method = method
         self.adaptive_resolve_z = adaptive_resolve_z
+        self.adaptive_resolve_share = adaptive_resolve_share
         self.adaptive_first = adaptive_first
         self.coinpress_steps = coinpress_steps
         self.coinpress_beta = coinpress_beta
@@ -213,6 +225,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                or not (rz >= 0 and np.isfinite(rz))):
             raise InvalidParameterError("adaptive_resolve_z", f"must be None or a finite number "
                                                               f">= 0, got {rz!r}")
+        rs = self.adaptive_resolve_share
+        if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, float, np.number))
+                               or not (0 <= rs <= 1)):
+            raise InvalidParameterError("adaptive_resolve_share", f"must be None or a number in "
+                                                                  f"[0, 1], got {rs!r}")
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
@@ -229,6 +246,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                      label="DPPCA.fit", kind="pca", n_components=k,
                                      first_kind=self.adaptive_first,
                                      **({} if rz is None else {"resolve_z": float(rz)}),
+                                     **({} if rs is None else {"resolve_share": float(rs)}),
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:
