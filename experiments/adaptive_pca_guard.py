@@ -112,8 +112,11 @@ def fitter(method, t, eps, k):
     return dppca_fitter(t, eps, k, kw, {C2: {"diagonal_noise": True}}.get(method))
 
 
-def run(args, datasets, loader, writer=None) -> list[dict]:
-    """Per-trial rows (dataset, task, epsilon, method, trial, seed, deficit, choice, seconds)."""
+def run(args, datasets, loader, writer=None, fit=None) -> list[dict]:
+    """Per-trial rows (dataset, task, epsilon, method, trial, seed, deficit, choice, seconds);
+    ``fit(method, table, eps, k)`` is :func:`fitter` unless given (task PA3's script adds
+    rows)."""
+    fitter_ = fitter if fit is None else fit
     rows = []
     seeds = np.random.SeedSequence(args.seed).generate_state(args.trials)
     for ds, t, C, k, best in pca_tasks(datasets, args.ks, loader):
@@ -121,10 +124,10 @@ def run(args, datasets, loader, writer=None) -> list[dict]:
             t0 = time.perf_counter()
             for m in args.methods:
                 choices = []
-                score = uc.deficit_scorer(fitter(m, t, eps, k), C, best, choices)
+                score = uc.deficit_scorer(fitter_(m, t, eps, k), C, best, choices)
                 if args.probe:  # timing only: the fit, no error computed
-                    fit = fitter(m, t, eps, k)
-                    score = lambda s, fit=fit: (fit(s), 0.0)[1]  # noqa: E731
+                    f = fitter_(m, t, eps, k)
+                    score = lambda s, f=f: (f(s), 0.0)[1]  # noqa: E731
                 values, times = uc.run_cell(score, args.trials, args.seed, None)
                 for i, (v, sec) in enumerate(zip(values, times)):
                     ch = choices[i] if i < len(choices) else None
@@ -155,8 +158,10 @@ def by_cell(rows):
     return res
 
 
-def cell_table(rows, methods):
-    """Per cell: medians, ratios, the paired verdict of each candidate vs auto."""
+def cell_table(rows, methods, compared=None):
+    """Per cell: medians, ratios, the paired verdict of each candidate vs auto (``compared``:
+    the rows given verdicts, by default C1, C2 and adaptive)."""
+    compared = set(CANDIDATES) | {ADA} if compared is None else set(compared)
     cells = []
     for (task, ds, eps), by in sorted(by_cell(rows).items(), key=lambda x: (x[0][0], x[0][1],
                                                                                x[0][2])):
@@ -171,7 +176,7 @@ def cell_table(rows, methods):
             if by[m][1] and any(by[m][1]):
                 c[f"chosen {m}"] = f"{sum(x == 'coinpress' for x in by[m][1])}/{len(by[m][1])}"
         for m in methods:
-            if m in CANDIDATES or m == ADA:
+            if m in compared:
                 v = pg.cell_verdict(by[m][0], by[AUTO][0])
                 c[f"{m}/auto"] = ratio(med[m], med[AUTO])
                 c[f"{m}/best"] = ratio(med[m], best)
