@@ -282,7 +282,9 @@ def main(argv=None) -> int:
         rows = _write_trials(path, args, list(BENCHMARK), load_table)
     if reused:
         rows = [r for r in rows if r["method"] in CANDIDATES] + [
-            r for r in guard.read_rows(PA2_TRIALS) if r["method"] in REUSED]
+            r for r in guard.read_rows(PA2_TRIALS) if r["method"] in REUSED
+            and int(r["trial"]) < args.trials and float(r["epsilon"]) in args.epsilons
+            and int(r["task"].split("=")[1]) in args.ks]
     print(f"wrote {write_gate(rows, args, reuse_lines, reused)} "
           f"({time.perf_counter() - t0:.0f} s)")
     return 0
