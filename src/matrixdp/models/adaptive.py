@@ -724,7 +724,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         sets only ``z`` (the all-features condition is not applied). ``predicted`` gains
         ``"resolved"`` and ``"unresolved_share"``. ``None``: no such condition (the fit before
         the option, byte for byte). Post-processing of the first release and public inputs
-        (``docs/coinpress.md`` § Adaptive (PCA), "The share guard (task PA3)").
+        (``docs/coinpress.md`` § Adaptive (PCA), "The share guard (task PA3)"). Failed its dev
+        gate at 1/2 and 1/4 (45 and 43 of 60 benchmark cells within 1.2× of the best, needs
+        50; ``results/adaptive_pca_share.md``).
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the

@@ -152,7 +152,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         top-``n_components`` variance; otherwise the rest of the budget goes to the second
         moments release. ``None``: no such guard (the fit before the option, byte for byte).
         A post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
-        § Adaptive (PCA), "The share guard (task PA3)").
+        § Adaptive (PCA), "The share guard (task PA3)"). Opt-in, not recommended: at 1/2 and
+        1/4 it failed its dev gate for becoming the default (``results/adaptive_pca_share.md``,
+        100 trials, 60 benchmark cells: within 1.2× of the best of ``"moments"``,
+        ``"coinpress"`` and i.i.d. noise on the unit box in 45 and 43, ``"moments"`` 44, the
+        unguarded adaptive 47; never above 1.80× ``"moments"``).
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
