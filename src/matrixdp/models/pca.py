@@ -128,6 +128,35 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         parameter) adds it and removes those losses (lending_club k = 5, ε = 1: 1.51×), but
         the gate still fails (43 of 60, up to 7.8×; ``results/adaptive_pca_cp_prediction.md``,
         ``docs/coinpress.md`` "Measured (round 3f)").
+    adaptive_resolve_z : float or None, default None
+        ``method="adaptive"`` only: the resolution guard (task PA2, issue #24;
+        ``resolve_z`` of :func:`~matrixdp.models.adaptive.adaptive_covariance`, as the
+        correlation default's ``covariance.CORRELATION_RESOLVE_Z`` = 3): the CoinPress step is
+        considered only if every first-look variance (projected onto the feasible set) is at
+        least this many of its noise sds; otherwise the rest of the budget goes to the second
+        moments release. ``None``: no guard (the fit before the option, byte for byte). A
+        post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
+        § Adaptive (PCA), "The resolve_z guard (task PA2)"). Opt-in, not recommended: at 3 it
+        failed its dev gate for becoming the default (``results/adaptive_pca_guard.md``, 100
+        trials, 60 benchmark cells: within 1.2× of the best of ``"moments"``, ``"coinpress"``
+        and i.i.d. noise on the unit box in 40, ``"moments"`` 44; never above 1.58×
+        ``"moments"``): the first look, allocated for the covariance, resolves the variances of
+        small-range features on no benchmark table but movement_aal, so the step and its wins
+        (ctg, synthetic) are blocked too (``results/adaptive_pca_guard_diagnosis.md``). With
+        ``adaptive_resolve_share`` it only sets the ``z`` of the unresolved features.
+    adaptive_resolve_share : float in [0, 1] or None, default None
+        ``method="adaptive"`` only: the share guard (task PA3, issue #24; ``resolve_share`` of
+        :func:`~matrixdp.models.adaptive.adaptive_covariance`): the CoinPress step is considered
+        only if the features whose projected first-look variance is below ``z`` of its noise sds
+        (``z = adaptive_resolve_z``, or 3 if None) carry at most this share of the first look's
+        top-``n_components`` variance; otherwise the rest of the budget goes to the second
+        moments release. ``None``: no such guard (the fit before the option, byte for byte).
+        A post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
+        § Adaptive (PCA), "The share guard (task PA3)"). Opt-in, not recommended: at 1/2 and
+        1/4 it failed its dev gate for becoming the default (``results/adaptive_pca_share.md``,
+        100 trials, 60 benchmark cells: within 1.2× of the best of ``"moments"``,
+        ``"coinpress"`` and i.i.d. noise on the unit box in 45 and 43, ``"moments"`` 44, the
+        unguarded adaptive 47; never above 1.80× ``"moments"``).
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
@@ -165,8 +194,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
                  method="moments", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1,
-                 adaptive_first="covariance"):
+                 adaptive_first="covariance", adaptive_resolve_z=None,
+                 adaptive_resolve_share=None):
         self.method = method
+        self.adaptive_resolve_z = adaptive_resolve_z
+        self.adaptive_resolve_share = adaptive_resolve_share
         self.adaptive_first = adaptive_first
         self.coinpress_steps = coinpress_steps
         self.coinpress_beta = coinpress_beta
@@ -192,6 +224,16 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         if self.adaptive_first not in ADAPTIVE_FIRST:
             raise InvalidParameterError("adaptive_first", f"must be one of {ADAPTIVE_FIRST}, got "
                                                           f"{self.adaptive_first!r}")
+        rz = self.adaptive_resolve_z
+        if rz is not None and (isinstance(rz, bool) or not isinstance(rz, (int, float, np.number))
+                               or not (rz >= 0 and np.isfinite(rz))):
+            raise InvalidParameterError("adaptive_resolve_z", f"must be None or a finite number "
+                                                              f">= 0, got {rz!r}")
+        rs = self.adaptive_resolve_share
+        if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, float, np.number))
+                               or not (0 <= rs <= 1)):
+            raise InvalidParameterError("adaptive_resolve_share", f"must be None or a number in "
+                                                                  f"[0, 1], got {rs!r}")
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
@@ -207,6 +249,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,
                                      first_kind=self.adaptive_first,
+                                     **({} if rz is None else {"resolve_z": float(rz)}),
+                                     **({} if rs is None else {"resolve_share": float(rs)}),
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:
