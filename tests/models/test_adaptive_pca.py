@@ -770,20 +770,26 @@ def test_the_guards_ratio_is_the_projected_variance_over_its_noise_sd():
     assert math.isinf(big.predicted["coinpress"]) and big.choice == "moments"
 
 
-@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), True, "3"])
-def test_an_invalid_resolve_z_is_refused_before_any_charge(bad):
+@pytest.mark.parametrize("option, bad", [("resolve_z", b) for b in
+                                         (-1.0, float("nan"), float("inf"), True, "3")]
+                         + [("resolve_share", b) for b in
+                            (-0.1, 1.5, float("nan"), float("inf"), True, "0.5")])
+def test_an_invalid_guard_is_refused_before_any_charge(option, bad):
+    """``adaptive_resolve_z`` (task PA2) and ``adaptive_resolve_share`` (task PA3): a bad value
+    is refused by DPPCA before the accountant is charged, and by ``adaptive_covariance``."""
     from matrixdp.accounting import Accountant
 
     lo, hi = np.full(4, -10.0), np.full(4, 10.0)
     acc = Accountant(epsilon=10.0, delta=1e-3)
-    with pytest.raises(InvalidParameterError, match="adaptive_resolve_z"):
-        DPPCA(n_components=2, bounds=(lo, hi), method="adaptive", adaptive_resolve_z=bad,
-              accountant=acc, random_state=0).fit(_strong_table(500))
+    with pytest.raises(InvalidParameterError, match=f"adaptive_{option}"):
+        DPPCA(n_components=2, bounds=(lo, hi), method="adaptive", accountant=acc,
+              random_state=0, **{f"adaptive_{option}": bad}).fit(_strong_table(500))
     assert acc.spends == ()
-    if not isinstance(bad, (bool, str)):
-        with pytest.raises(InvalidParameterError, match="resolve_z"):
-            adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,
-                                resolve_z=bad)
+    if option == "resolve_z" and isinstance(bad, (bool, str)):
+        return  # adaptive_covariance's resolve_z is a float parameter without a type check
+    with pytest.raises(InvalidParameterError, match=option):
+        adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,
+                            kind="pca", n_components=2, **{option: bad})
 
 
 # --- task PA3: the share guard (the unresolved features' share of the top-k variance) -----------
@@ -888,21 +894,6 @@ def test_the_share_guard_compares_the_share_with_its_threshold():
     none = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=0.0, adaptive_resolve_z=1e-9)
     assert none.adaptive_predicted_["unresolved_share"] == 0.0
     assert none.adaptive_choice_ == "coinpress"
-
-
-@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), float("inf"), True, "0.5"])
-def test_an_invalid_resolve_share_is_refused_before_any_charge(bad):
-    from matrixdp.accounting import Accountant
-
-    lo, hi = np.full(4, -10.0), np.full(4, 10.0)
-    acc = Accountant(epsilon=10.0, delta=1e-3)
-    with pytest.raises(InvalidParameterError, match="adaptive_resolve_share"):
-        DPPCA(n_components=2, bounds=(lo, hi), method="adaptive", adaptive_resolve_share=bad,
-              accountant=acc, random_state=0).fit(_strong_table(500))
-    assert acc.spends == ()
-    with pytest.raises(InvalidParameterError, match="resolve_share"):
-        adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,
-                            kind="pca", n_components=2, resolve_share=bad)
 
 
 def test_the_share_guard_needs_the_pca_loss_ranking():
