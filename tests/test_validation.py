@@ -30,3 +30,27 @@ def test_bounds():
     with pytest.raises(OutOfBoundsError, match="outside the declared public bounds") as caught:
         check_in_bounds(np.array([[0.0, 1.5]]), np.array([0, 0]), np.array([1, 1]))
     assert "1.5" not in str(caught.value) and "1 entries" not in str(caught.value)  # no data
+
+
+@pytest.mark.parametrize("value", [0, 0.0, 3, 2.5, np.float32(1.5)])
+def test_check_nonnegative_accepts_finite_values_at_or_above_zero(value):
+    from matrixdp._validation import check_nonnegative
+
+    assert check_nonnegative(value, "z") == float(value)
+
+
+@pytest.mark.parametrize("value", [-1e-12, float("nan"), float("inf"), True, "3", None])
+def test_check_nonnegative_refuses_negatives_non_finite_and_non_numbers(value):
+    from matrixdp._validation import check_nonnegative
+
+    with pytest.raises(InvalidParameterError, match="z"):
+        check_nonnegative(value, "z")
+
+
+def test_check_unit_interval_is_closed():
+    from matrixdp._validation import check_unit_interval
+
+    assert check_unit_interval(0, "s") == 0.0 and check_unit_interval(1, "s") == 1.0
+    for bad in (-0.01, 1.01, float("nan"), False, "0.5"):
+        with pytest.raises(InvalidParameterError, match="s"):
+            check_unit_interval(bad, "s")

@@ -62,6 +62,22 @@ def check_positive(value, argument: str, error=InvalidParameterError) -> float:
     return v
 
 
+def check_nonnegative(value, argument: str, error=InvalidParameterError) -> float:
+    """Return ``value`` as float; require a finite value >= 0."""
+    v = _as_real(value, argument, error)
+    if not (math.isfinite(v) and v >= 0):
+        raise error(argument, f"must be finite and >= 0, got {value!r}")
+    return v
+
+
+def check_unit_interval(value, argument: str) -> float:
+    """Return ``value`` in the closed interval [0, 1] (a share)."""
+    v = _as_real(value, argument)
+    if not (0 <= v <= 1):
+        raise InvalidParameterError(argument, f"must be in [0, 1], got {value!r}")
+    return v
+
+
 def check_sensitivity(value, argument: str = "sensitivity") -> float:
     """Return a sensitivity as float; require a finite value > 0."""
     return check_positive(value, argument, InvalidPrivacyParameterError)

@@ -785,8 +785,6 @@ def test_an_invalid_guard_is_refused_before_any_charge(option, bad):
         DPPCA(n_components=2, bounds=(lo, hi), method="adaptive", accountant=acc,
               random_state=0, **{f"adaptive_{option}": bad}).fit(_strong_table(500))
     assert acc.spends == ()
-    if option == "resolve_z" and isinstance(bad, (bool, str)):
-        return  # adaptive_covariance's resolve_z is a float parameter without a type check
     with pytest.raises(InvalidParameterError, match=option):
         adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,
                             kind="pca", n_components=2, **{option: bad})

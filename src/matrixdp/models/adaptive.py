@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..calibration.gaussian import gaussian_epsilon, max_gaussian_shift
+from .._validation import check_nonnegative, check_unit_interval
 from ..errors import InvalidParameterError
 from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
@@ -829,15 +830,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
     if not (tie_ratio > 0 and math.isfinite(tie_ratio)):
         raise InvalidParameterError("tie_ratio", f"must be a positive number, got {tie_ratio!r}")
-    if not (resolve_z >= 0 and math.isfinite(resolve_z)):
-        raise InvalidParameterError("resolve_z", f"must be a finite number >= 0, got "
-                                                 f"{resolve_z!r}")
+    check_nonnegative(resolve_z, "resolve_z")
     if resolve_share is not None:
-        if isinstance(resolve_share, (bool, np.bool_)) or not isinstance(
-                resolve_share, (int, float, np.integer, np.floating)) or not (
-                0.0 <= resolve_share <= 1.0):
-            raise InvalidParameterError("resolve_share", f"must be None or a number in [0, 1], "
-                                                         f"got {resolve_share!r}")
+        check_unit_interval(resolve_share, "resolve_share")
         if ranking != "pca-loss":
             raise InvalidParameterError("resolve_share", "the share guard needs "
                                                          "ranking='pca-loss' (kind='pca')")

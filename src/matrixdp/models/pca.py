@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._validation import check_nonnegative, check_unit_interval
 from ..errors import InvalidParameterError
 from ._base import (NoGeneratorStateMixin, check_privacy_params, finish_bounds, fit_bounds,
                     validate_X)
@@ -224,16 +225,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         if self.adaptive_first not in ADAPTIVE_FIRST:
             raise InvalidParameterError("adaptive_first", f"must be one of {ADAPTIVE_FIRST}, got "
                                                           f"{self.adaptive_first!r}")
-        rz = self.adaptive_resolve_z
-        if rz is not None and (isinstance(rz, bool) or not isinstance(rz, (int, float, np.number))
-                               or not (rz >= 0 and np.isfinite(rz))):
-            raise InvalidParameterError("adaptive_resolve_z", f"must be None or a finite number "
-                                                              f">= 0, got {rz!r}")
-        rs = self.adaptive_resolve_share
-        if rs is not None and (isinstance(rs, bool) or not isinstance(rs, (int, float, np.number))
-                               or not (0 <= rs <= 1)):
-            raise InvalidParameterError("adaptive_resolve_share", f"must be None or a number in "
-                                                                  f"[0, 1], got {rs!r}")
+        rz, rs = self.adaptive_resolve_z, self.adaptive_resolve_share
+        rz = None if rz is None else check_nonnegative(rz, "adaptive_resolve_z")
+        rs = None if rs is None else check_unit_interval(rs, "adaptive_resolve_share")
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
@@ -249,8 +243,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,
                                      first_kind=self.adaptive_first,
-                                     **({} if rz is None else {"resolve_z": float(rz)}),
-                                     **({} if rs is None else {"resolve_share": float(rs)}),
+                                     **({} if rz is None else {"resolve_z": rz}),
+                                     **({} if rs is None else {"resolve_share": rs}),
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:
