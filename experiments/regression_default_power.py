@@ -72,7 +72,67 @@ VARIANTS = {"forced_rounds": {"boost_rounds": 2}, "ls_fallback": {"boost_rounds"
             "ls_signal": {"boost_rounds": "ls-signal"}}
 TRIAL_FIELDS = ("dataset", "epsilon", "n", "d", "trial", "seed", *ROWS, "branch", "rounds",
                 "clip_first", "clip_last", "resid_lower", *VARIANTS, "match")
-READING = "(no reading written for this run)"
+READING = """\
+- **How the run was made.** Two processes split by table, concatenated into the committed
+  per-trial CSV (every trial on its own seed, so the same as one process): `cd experiments &&
+  MATRIXDP_DATA=/work/shared/datasets PYTHONPATH=../src python regression_default_power.py
+  --datasets adult wdbc ctg lending_club --name regression_default_power_partA` and the same with
+  `--datasets liver movement_aal synthetic holdout_synthetic --name regression_default_power_partB`,
+  then `--analyse --merge-from regression_default_power_partA regression_default_power_partB`;
+  this file and the per-cell CSV are `--analyse` of the committed per-trial CSV (byte-identical to
+  the merged ones). 100 trials on every table: the time probe projected ~15 min on two processes.
+- **Of the 15 cells the 20-trial summary calls significantly worse, 4 are real beyond 1.10×, all
+  on wdbc:** ε = 1, 3, 10 against `Boosted AdaSSP, τ = 𝒴` (HL 1.25, 1.37, 1.22; the default is
+  below that row on 13, 3, 4 of 100 seeds) and ε = 30 against `Boosted AdaSSP, unit box` (HL 1.14;
+  below it on 0 of 100). The other 11 pass. Five of them are ties at HL 1.000–1.004 (adult
+  ε = 0.3, lending_club ε = 10, 30, synthetic ε = 3, holdout_synthetic ε = 10 against `iid, unit
+  box`), significant at ratio 1.00 only because 100 paired trials resolve a 0.1–0.4% difference;
+  wdbc ε = 0.3 (HL 1.055 vs `iid, unit box`) and ctg ε = 0.3, 1, 10, 30 (HL 1.04–1.08 vs the
+  Boosted rows) are small real losses (p(1.00) ≤ 1e-5) below the gate's 1.10; ctg ε = 3 (1.08× at
+  20 trials) was noise: 0.997× by medians, HL 1.006, p(1.00) 0.32. New at ratio 1.00 only:
+  movement_aal ε = 30 (HL 1.000, p 0.0095). No cell is inconclusive (99 % upper bounds ≤ 1.43,
+  > 1.20 only in the failing cells). The default has the lowest median of the six rows in 12 of 40
+  cells and is within 1.2× of the best other row in 37 (outside: wdbc ε = 1, 3, 10), as at 20.
+- **Why wdbc fails (398 training rows, 30 features, a 0/1 target: test RMSE of OLS 0.245,
+  of predicting the training mean 0.481).** The default's §4e decision reads the released residual scale's lower
+  value at 0.41–0.62 h_y (medians on those fits; > τ₀ = h_y/4) and falls back to the second joint release on 55, 99,
+  93, 64 of 100 fits at ε = 1, 3, 10, 30: the single release's law, whose adaptive ridge shrinks a
+  30-feature fit on 398 rows hard (median 0.46 at ε = 1, near the mean's 0.481); on the other
+  fits (release noise-dominated, lower value 0) it runs 2 rounds clipped at h_y/4, which do not
+  remove that shrinkage either (HL 1.07–1.31 vs the best on those fits). The winning row runs
+  AdaSSP's Gram once, then 100 rounds at τ = 𝒴 = h_y (every residual of a 0/1 target within the
+  clip wherever the fit predicts inside [0, 1]): many unclipped steps through a fixed solve converge towards
+  least squares whatever the Gram noise and the ridge. The post-hoc probe
+  (`results/regression_default_power_probe.md`, the same seeds, existing options of the same
+  estimator, decides nothing) says which part matters on matrixdp's own release: more rounds at a
+  wider clip. `boost_rounds=10, boost_clip=h_y` is 0.75×, 0.77×, 0.86× the default at ε = 3, 10,
+  30 and passes the gate against the best row there (HL 1.04, 0.93, 0.98); `boost_rounds=100` at
+  h_y/4 does about the same (1.04, 0.94, 0.97); 100 rounds at h_y are worse than the default
+  (1.04–1.36×: the rounds' noise ∝ τ√T), and 2 rounds at h_y pass only at ε ≥ 10. At ε = 1 no
+  variant passes (best: 100 rounds at h_y/4 and 10 at h_y, HL 1.13 and 1.14 vs the best, both
+  inconclusive) and at ε = 0.3 every
+  variant with more rounds or a wider clip loses (1.11–1.36× the default). The opt-ins in the per-trial file agree:
+  `ls-fallback`/`ls-signal` (3 rounds at h_y in the fallback branch) pass at ε = 10, 30 (HL 0.99,
+  1.03) and cut ε = 3 to 1.16 (still FAIL) and ε = 1 to 1.22 (FAIL); `boost_rounds=2` (no
+  decision) fails at ε = 1, 3, 10.
+- **A candidate for a future pre-registered gate (not implemented; public facts only).** The gap
+  is the shrinkage the rounds would remove against the noise they add, and both are readable
+  from the joint release: the adaptive ridge's lift and `β₀` give the bias the rounds contract
+  (the factor `(I − M⁻¹A)^T` of §4c after T steps, `A` estimated by the release's `M₀`;
+  §4f's missing bias estimate, as §4h's post hoc reading says), and each round's noise at
+  a clip τ is the public `σ_r² (τ/τ₀)² tr(W M⁻¹ W)/n` of §4i/§4j. A rule "in §4e's fallback
+  branch, run T ∈ {3, 10} rounds at τ = min(h_y, τ_cap) iff the predicted removed squared bias
+  exceeds the predicted added noise" would have opened on wdbc ε ≥ 3 (where 10 rounds at h_y
+  pass) and must stay shut on small low-signal 0/1 tables (§4g's and §4h's checks failed on lbw,
+  burn, FriendFoe: three LS rounds fit noise there). This is the fourth attempt at the wdbc gap
+  (§4f, §4g, §4h failed); its T and threshold would be chosen on seen tables, so it needs the rule
+  written and committed before a check on never-seen tables, and wdbc ε = 1 may stay out of reach
+  (no probed variant passes there). The ctg losses (HL 1.04–1.08) point the same way: in the
+  fallback branch, `ls-fallback` is 0.97× the best row at ε = 10, 30.
+- Limits: "best other row" and "lowest median" are among the six rows run here (the benchmark's
+  other rows never beat these in the 20-trial summary's significantly-worse cells); the gate is
+  per cell, not family-wise (40 tests at α = 0.01: ~0.4 false FAILs expected under a 1.10× null;
+  the four wdbc FAILs have p ≤ 2e-7). The probe was chosen after this table was read."""
 
 
 def _fit_default(t, eps, Xtr, ytr, seed, **kw):

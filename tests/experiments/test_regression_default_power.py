@@ -127,6 +127,17 @@ def test_tiny_run_refit_reproduces_the_default(tmp_path, data_home):
         rows = list(csv.DictReader(fh))
     assert len(rows) == 6 and all(r["match"] == "1" for r in rows)
     ols = rdp.ur.ols_rmse(rdp.uc.load_table("liver", data_home))
+    # the post-hoc probe on the same per-trial rows: one row per (cell, variant); its
+    # "T = 2, τ = h_y/4" variant is boost_rounds=2 at the fixed clip: the forced_rounds refit
+    # (the default's consistent clip) where no round switches to the cap (ε = 0.3), not at 1e6
+    res = rdp.probe(rows, "liver", tmp_path, "cmd", data_home)
+    assert len(res) == 2 * len(rdp.PROBE)
+    assert (tmp_path / f"{rdp.NAME}_probe.md").exists()
+    fr = {e: np.median([float(r["forced_rounds"]) for r in rows if float(r["epsilon"]) == e])
+          for e in (0.3, 1e6)}
+    pr = {x["epsilon"]: x["median"] for x in res if x["variant"] == "T = 2, τ = h_y/4"}
+    np.testing.assert_allclose(pr[0.3], fr[0.3], rtol=1e-12)
+    assert abs(pr[1e6] / fr[1e6] - 1) > 1e-3
     big = [r for r in rows if float(r["epsilon"]) == 1e6]
     assert len(big) == 3
     for r in big:
