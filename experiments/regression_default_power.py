@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _paired_gate as pg  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
+from covariance_default_power import _cell_text, _vals, cell_plan, g, group  # noqa: E402
 
 NAME = "regression_default_power"
 SEED = 20261124
@@ -179,31 +180,6 @@ def run(args):
     return out
 
 
-def cell_plan(args):
-    """``[(table, [ε, ...])]``: ``--cells TABLE:EPS,EPS`` if given, else datasets × epsilons."""
-    if not args.cells:
-        return [(ds, list(args.epsilons)) for ds in args.datasets]
-    plan = []
-    for spec in args.cells:
-        ds, eps = spec.split(":")
-        plan.append((ds, [float(e) for e in eps.split(",")]))
-    return plan
-
-
-def _vals(trials, key):
-    return np.array([float(r[key]) for r in trials])
-
-
-def group(trial_rows):
-    """``{(dataset, ε): [trial rows in trial order]}`` in first-seen order."""
-    g = {}
-    for r in trial_rows:
-        g.setdefault((r["dataset"], float(r["epsilon"])), []).append(r)
-    for v in g.values():
-        v.sort(key=lambda r: int(r["trial"]))
-    return g
-
-
 def _verdict(v):
     return "FAIL" if v["fail"] else ("inconclusive" if v["inconclusive"] else "pass")
 
@@ -289,19 +265,12 @@ def summary_worse(path):
     return out
 
 
-def g(x):
-    return "–" if x != x else f"{x:.3g}"
-
 
 CELL_FIELDS = ("dataset", "epsilon", "n", "d", "T", *(f"median_{k}" for k in ROWS), "best_other",
                "ratio_of_medians", "pseudo_median_ratio", "upper", "p_1.10", "verdict", "p_1.00",
                "worse_1.00", "lowest", "within_1.2", "median20_default", "best_other20", "ratio20",
                "lowest20", "match", "reproduced20", "reproduced20_rows", "worse20", "best20_bench")
 
-
-def _cell_text(x):
-    """A CSV field: floats (numpy's too) by ``repr`` of the Python float (round-trips exactly)."""
-    return repr(float(x)) if isinstance(x, (float, np.floating)) else x
 
 
 def write(trial_rows, out: Path, cmd: str, write_trials=True, name: str = NAME, note: str = "",
