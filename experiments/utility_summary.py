@@ -149,6 +149,39 @@ def paired_not_worse(rows, metric, lower) -> list[str]:
     return lines
 
 
+#: 100-trial paired measurements of the default, per (results stem, metric): the file and the rows
+#: it compares the default with (tasks CP and RP; ``docs/decision_rules.md``, "The paired gate").
+POWER = {("utility_covariance", "relative Frobenius error"):
+         ("covariance_default_power", "the moments rows (auto, mvg) and CoinPress"),
+         ("utility_regression", "test RMSE"):
+         ("regression_default_power", "i.i.d. on the unit box, AdaSSP and Boosted AdaSSP on the "
+                                      "unit box, Boosted AdaSSP with τ = 𝒴 and the unprojected "
+                                      "default")}
+
+
+def power_lines(out: Path, name: str, metric: str) -> list[str]:
+    """The default at 100 paired trials per cell, read from the power file's per-cell CSV."""
+    if (name, metric) not in POWER:
+        return []
+    stem, rows_text = POWER[(name, metric)]
+    path = out / f"{stem}.csv"
+    if not path.is_file():
+        return [f"`{path.name}` not found: run `experiments/{stem}.py`.", ""]
+    cells = uc.read_csv(path)
+    label = lambda c: f"{c['dataset']} ε = {float(c['epsilon']):g}"  # noqa: E731
+    fails = [label(c) for c in cells if c["verdict"] == "FAIL"]
+    unsure = [label(c) for c in cells if c["verdict"] == "inconclusive"]
+    lowest = sum(c["lowest"] == "default" for c in cells)
+    within = sum(c["within_1.2"] == "True" for c in cells)
+    trials = sorted({int(c["T"]) for c in cells})
+    return [f"At {'/'.join(map(str, trials))} paired trials per cell (`{stem}.md`; the default "
+            f"against the best of {rows_text}, rerun there on the same seeds): the paired gate "
+            f"(`docs/decision_rules.md`) finds it significantly worse than 1.10× the best in "
+            f"{len(fails)} of {len(cells)} cells" + (f" ({'; '.join(fails)})" if fails else "")
+            + f", inconclusive in {len(unsure)}; it has the lowest median of those rows in "
+            f"{lowest} and is within 1.2× of the best in {within}.", ""]
+
+
 def main(argv=None) -> int:
     import argparse
 
@@ -187,6 +220,7 @@ def main(argv=None) -> int:
         lines += eps1_table(rows, metric, lower)
         lines += win_counts(rows, metric, lower)
         lines += paired_not_worse(rows, metric, lower)
+        lines += power_lines(Path(args.out), name, metric)
         if lower:
             lines += uc.target_lines(uc.target_check(rows, metric), label,
                                      "value divided by matrixdp's default")

@@ -113,6 +113,28 @@ def test_summary_paired_test_separates_worse_from_noise():
     assert "not significantly worse 0 of 1" in untestable and "not testable 1" in untestable
 
 
+def test_summary_power_lines_count_the_power_files_verdicts(tmp_path):
+    """The 100-trial line under a section counts the power file's FAIL and inconclusive cells,
+    the default's lowest medians and the cells within 1.2x; nothing for a section without one."""
+    import csv
+
+    summary = importlib.import_module("utility_summary")
+    cells = [("a", 1, "FAIL", "mvg", "False"), ("a", 5, "inconclusive", "default", "True"),
+             ("b", 1, "pass", "default", "True")]
+    with open(tmp_path / "covariance_default_power.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["dataset", "epsilon", "T", "verdict", "lowest", "within_1.2"])
+        for ds, eps, v, low, within in cells:
+            w.writerow([ds, eps, 100, v, low, within])
+    line = summary.power_lines(tmp_path, "utility_covariance", "relative Frobenius error")[0]
+    assert "At 100 paired trials" in line
+    assert "than 1.10× the best in 1 of 3 cells (a ε = 1), inconclusive in 1" in line
+    assert "lowest median of those rows in 2 and is within 1.2× of the best in 2." in line
+    assert summary.power_lines(tmp_path, "utility_pca", "captured-variance deficit, k=2") == []
+    missing = summary.power_lines(tmp_path, "utility_regression", "test RMSE")[0]
+    assert "regression_default_power.csv` not found" in missing
+
+
 def test_pca_script_deficit_in_range_and_zero_at_large_epsilon(tmp_path, data_home):
     mod = importlib.import_module("utility_pca")
     assert mod.main(TINY + ["--epsilons", "0.5", "1e8", "--out", str(tmp_path),
