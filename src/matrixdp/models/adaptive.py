@@ -924,40 +924,31 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                               0.0))
         S, A, A_inv, r2 = whitening(C, Q, m, hl, margin=margin, beta=beta, n=n,
                                     mu=max(mu_cp, 1e-300))
+        # the first look's projected variances in their noise sds (public: post-processing of
+        # the first look), read by the correlation ranking and by the resolution guards
+        var_p = C_p = None
         if ranking == "correlation":
             # the loss of the implied correlation: the clipping loss in units of the first
             # look's standard deviations (docs/coinpress.md § Adaptive (correlation))
             s_hat, R_hat, var_p = correlation_scale(C, Q, hl)
             weights = 1.0 / s_hat
-            # how many of its noise sds the least resolved released variance is (public:
-            # post-processing of the first look)
-            q_diag = np.maximum(np.diagonal(Q), 1e-300)
-            resolved = float(np.min(var_p / q_diag))
-        elif resolve_share is not None:
-            # the share guard (task PA3): the share of the projected first look's top-q
-            # variance carried by its unresolved features (public: post-processing)
+        elif resolve_z > 0 or resolve_share is not None:
             C_p = project_covariance(C, variance_max=hl * hl)
-            r_i = np.diagonal(C_p) / np.maximum(np.diagonal(Q), 1e-300)
-            resolved = float(np.min(r_i))
-            share = unresolved_share(C_p, r_i < (resolve_z if resolve_z > 0 else SHARE_Z),
-                                     k if n_components is None else min(int(n_components), k))
-            del C_p, r_i
-        elif resolve_z > 0:
-            # the resolution guard of the other rankings (task PA2): the same least ratio, the
-            # first look's projected variances in their noise sds (public: post-processing)
-            var_p = np.diagonal(project_covariance(C, variance_max=hl * hl))
-            resolved = float(np.min(var_p / np.maximum(np.diagonal(Q), 1e-300)))
-            del var_p
-        else:
-            resolved = math.nan
+            var_p = np.diagonal(C_p)
+        ratio = None if var_p is None else var_p / np.maximum(np.diagonal(Q), 1e-300)
+        resolved = math.nan if ratio is None else float(np.min(ratio))
         # resolve_z: the whitened step is not predicted (infinite) unless every variance is
         # resolved by the first look (docs/coinpress.md § Adaptive (correlation), § Adaptive
-        # (PCA), "The resolve_z guard (task PA2)"); resolve_share: unless the unresolved
-        # features carry at most that share of the top-q variance ("The share guard (task PA3)")
+        # (PCA), "The resolve_z guard (task PA2)"); resolve_share (pca-loss ranking only): unless
+        # the unresolved features carry at most that share of the projected first look's top-q
+        # variance ("The share guard (task PA3)")
         if resolve_share is not None:
+            share = unresolved_share(C_p, ratio < (resolve_z if resolve_z > 0 else SHARE_Z),
+                                     k if n_components is None else min(int(n_components), k))
             unresolved = not share <= resolve_share
         else:
             unresolved = resolve_z > 0 and not resolved >= resolve_z
+        del C_p, ratio
         # the largest loss a record in the box can lose to the clipping (public)
         cap = float(np.sum((weights * (hl + np.abs(m))) ** 2))
         mu_b = math.sqrt(bias_share) * mu_star
