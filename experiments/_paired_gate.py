@@ -97,6 +97,11 @@ def cell_verdict(candidate, reference, ratio: float = GATE_RATIO, alpha: float =
             "inconclusive": (not fail) and up > INCONCLUSIVE_RATIO}
 
 
+def verdict_label(verdict: dict) -> str:
+    """``"FAIL"``, ``"inconclusive"`` or ``"pass"`` for a :func:`cell_verdict` result."""
+    return "FAIL" if verdict["fail"] else ("inconclusive" if verdict["inconclusive"] else "pass")
+
+
 # References
 # - Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics Bulletin 1(6), 80-83.
 # - Hodges, J. L. and Lehmann, E. L. (1963). Estimates of location based on rank tests.

@@ -249,7 +249,7 @@ def analyse_cell(trials):
          "p_1.10": verdict["p"], "fail": bool(verdict["fail"]),
          "inconclusive": bool(verdict["inconclusive"]),
          "p_1.00": pg.wilcoxon_p(v["default"], v[best], ratio=1.0)}
-    a["verdict"] = "FAIL" if a["fail"] else ("inconclusive" if a["inconclusive"] else "pass")
+    a["verdict"] = pg.verdict_label(a)
     # root-mean-square ratio: the unit the adaptive choice ranks by (expected squared errors)
     a["rms_ratio"] = float(np.sqrt(np.mean(v["default"] ** 2) / np.mean(v[best] ** 2)))
     a["worse_1.00"] = a["p_1.00"] < pg.ALPHA
@@ -304,8 +304,7 @@ def diagnose_cell(trials):
     out["pm_oracle_vs_best"] = pg.pseudo_median_ratio(oracle, v[best])
     for k in ("forced_moments", "forced_coinpress"):
         vd = pg.cell_verdict(v[k], v[best])
-        out[f"{k}_verdict"] = ("FAIL" if vd["fail"] else
-                               "inconclusive" if vd["inconclusive"] else "pass")
+        out[f"{k}_verdict"] = pg.verdict_label(vd)
         out[f"{k}_p1"] = pg.wilcoxon_p(v[k], v[best], ratio=1.0)
         out[f"pm_{k}_vs_default"] = pg.pseudo_median_ratio(v[k], v["default"])
     out["pm_forced_coinpress_vs_best"] = pg.pseudo_median_ratio(v["forced_coinpress"], v[best])
@@ -322,12 +321,13 @@ def diagnose_cell(trials):
     return out
 
 
-def bench_medians(path):
+def bench_medians(path, metric="relative Frobenius error"):
+    """``{(dataset, ε, row name): committed median}`` of a utility benchmark CSV's ``metric``."""
     bench = {}
     if Path(path).exists():
         with open(path) as fh:
             for b in csv.DictReader(fh):
-                if b["metric"] == "relative Frobenius error" and b["status"] == "ok":
+                if b["metric"] == metric and b["status"] == "ok":
                     bench[(b["dataset"], float(b["epsilon"]), b["method"])] = float(b["median"])
     return bench
 

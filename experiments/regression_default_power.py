@@ -55,7 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _paired_gate as pg  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
-from covariance_default_power import _cell_text, _vals, cell_plan, g, group  # noqa: E402
+from covariance_default_power import (_cell_text, _vals, bench_medians, cell_plan, g,  # noqa: E402
+                                      group)
 
 NAME = "regression_default_power"
 SEED = 20261124
@@ -180,10 +181,6 @@ def run(args):
     return out
 
 
-def _verdict(v):
-    return "FAIL" if v["fail"] else ("inconclusive" if v["inconclusive"] else "pass")
-
-
 def analyse_cell(trials, rows=ROWS):
     """Per-cell statistics of the default against the best other row (lowest median)."""
     rows = tuple(k for k in rows if k in trials[0])
@@ -196,7 +193,7 @@ def analyse_cell(trials, rows=ROWS):
          "ratio_of_medians": vd["ratio_of_medians"], "pseudo_median_ratio": vd["pseudo_median_ratio"],
          "upper": vd["upper"], "p_1.10": vd["p"], "fail": bool(vd["fail"]),
          "inconclusive": bool(vd["inconclusive"]),
-         "p_1.00": pg.wilcoxon_p(v["default"], v[best], ratio=1.0), "verdict": _verdict(vd)}
+         "p_1.00": pg.wilcoxon_p(v["default"], v[best], ratio=1.0), "verdict": pg.verdict_label(vd)}
     a["worse_1.00"] = a["p_1.00"] < pg.ALPHA
     a["lowest"] = min(rows, key=lambda k: med[k])
     a["within_1.2"] = a["ratio_of_medians"] <= 1.2
@@ -234,20 +231,9 @@ def diagnose_cell(trials):
         vd = pg.cell_verdict(v[k], v[best])
         out[f"{k}:median"] = float(np.median(v[k]))
         out[f"{k}:pm_vs_best"] = vd["pseudo_median_ratio"]
-        out[f"{k}:verdict"] = _verdict(vd)
+        out[f"{k}:verdict"] = pg.verdict_label(vd)
         out[f"{k}:pm_vs_default"] = pg.pseudo_median_ratio(v[k], v["default"])
     return out
-
-
-def bench_medians(path):
-    """``{(dataset, ε, row name): 20-trial median}`` of the committed benchmark CSV."""
-    bench = {}
-    if Path(path).exists():
-        with open(path) as fh:
-            for b in csv.DictReader(fh):
-                if b["metric"] == "test RMSE" and b["status"] == "ok":
-                    bench[(b["dataset"], float(b["epsilon"]), b["method"])] = float(b["median"])
-    return bench
 
 
 def summary_worse(path):
@@ -283,7 +269,7 @@ def write(trial_rows, out: Path, cmd: str, write_trials=True, name: str = NAME, 
             w.writeheader()
             for r in trial_rows:
                 w.writerow({k: _cell_text(r[k]) for k in TRIAL_FIELDS})
-    bench = bench_medians(bench_dir / "utility_regression.csv")
+    bench = bench_medians(bench_dir / "utility_regression.csv", metric="test RMSE")
     worse20 = summary_worse(bench_dir / "utility_summary.md")
     cells = []
     for (ds, eps), tr in group(trial_rows).items():
@@ -429,7 +415,7 @@ def probe(trial_rows, table, out: Path, cmd: str, data_home=None, name: str = NA
                             "rounds": T, "clip_over_hy": c, "median": float(np.median(v)),
                             "best_other": best, "median_best": float(np.median(ref)),
                             "hl_vs_best": vd["pseudo_median_ratio"], "upper": vd["upper"],
-                            "verdict": _verdict(vd),
+                            "verdict": pg.verdict_label(vd),
                             "hl_vs_default": pg.pseudo_median_ratio(v, dflt),
                             "median_default": float(np.median(dflt))})
         print(f"  probe {ds} ε = {eps:g} done", flush=True)
