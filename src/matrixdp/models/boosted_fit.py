@@ -28,8 +28,8 @@ from ._moments import release_second_moment
 # the design constants are read on their module at fit time (``boosting.BOOST_*``), so a constant
 # pinned there reaches the fit (see models/linear.py for why the import names the full path)
 import matrixdp.models.boosting as boosting
-from .boosting import (boost_decision, boost_rounds, boost_unit_widths, boosted_covariance,
-                       boosted_plan, consistent_clip_switch, growing_clip, late_clip_switch, predicted_boost_losses,
+from .boosting import (bias_gate, bias_gate_reading, boost_decision, boost_rounds,
+                       boost_unit_widths, boosted_covariance, boosted_plan, consistent_clip_switch, growing_clip, late_clip_switch, predicted_boost_losses,
                        released_r2,
                        residual_cap, residual_scale, second_joint_release, signal_gate)
 from .normal_equations import coefficient_noise_std, solve_moments
@@ -40,8 +40,8 @@ __all__ = ["BOOST_RULES", "BoostedFitPlan", "BoostedFit", "SINGLE_RELEASE", "pla
 #: What decides the rounds after the joint release (the validated ``boost_rounds``):
 #: ``"rounds"`` (an int ``T``, or ``"auto"`` with ``boosting.BOOST_AUTO_ADAPTIVE`` off: no
 #: decision), ``"auto"`` (§4e), ``"predict"`` (§4f), ``"ls-fallback"`` (§4g), ``"ls-signal"``
-#: (§4h).
-BOOST_RULES = ("rounds", "auto", "predict", "ls-fallback", "ls-signal")
+#: (§4h), ``"bias-gated"`` (§4k).
+BOOST_RULES = ("rounds", "auto", "predict", "ls-fallback", "ls-signal", "bias-gated")
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,8 +125,8 @@ class BoostedFitPlan:
 class BoostedFit:
     """What the boosted fit did (a function of public inputs and its releases).
 
-    ``branch``, ``rounds``, ``clip``, ``clips``, ``residual_scale``, ``predicted_loss`` and
-    ``signal`` are the estimator's ``boost_*_`` attributes (:meth:`fitted_attributes`).
+    ``branch``, ``rounds``, ``clip``, ``clips``, ``residual_scale``, ``predicted_loss``,
+    ``signal`` and ``bias_gate`` are the estimator's ``boost_*_`` attributes (:meth:`fitted_attributes`).
     ``linearised``: ``(β₀, K, R, σ_r, T)`` of the linearised rounds for the error bars
     (:func:`boosted_noise_std`), ``None`` without rounds.
     """
@@ -138,6 +138,7 @@ class BoostedFit:
     residual_scale: dict | None = None
     predicted_loss: dict | None = None
     signal: dict | None = None
+    bias_gate: dict | None = None
     linearised: tuple | None = None
 
     def fitted_attributes(self) -> dict:
@@ -145,7 +146,8 @@ class BoostedFit:
         return {"boost_branch_": self.branch, "boost_rounds_": self.rounds,
                 "boost_clip_": self.clip, "boost_clips_": self.clips,
                 "boost_residual_scale_": self.residual_scale,
-                "boost_predicted_loss_": self.predicted_loss, "boost_signal_": self.signal}
+                "boost_predicted_loss_": self.predicted_loss, "boost_signal_": self.signal,
+                "boost_bias_gate_": self.bias_gate}
 
 
 #: The record of a fit without boosting: the single joint release at ``μ*``.
@@ -289,7 +291,7 @@ def _choose(plan, rel, beta0, normal, n_rel) -> _Choice:
     scale, intercept, tau = plan.scale, plan.fit_intercept, plan.clip
     n_rounds, mech_round, branch = plan.rounds, plan.mech_round, "rounds"
     clip_rule = plan.clip_rule
-    scales = loss = signal = None
+    scales = loss = signal = gate = None
     rounds = True
     if plan.rule != "rounds":  # §4e: the released residual scale against τ₀
         scales = plan.residual_scale(rel, beta0, n_rel)
@@ -328,10 +330,33 @@ def _choose(plan, rel, beta0, normal, n_rel) -> _Choice:
         mech_round = plan.rounds_mechanism(n_rounds, tau)
         branch, rounds = "ls-rounds", True
         clip_rule = "fixed"  # the least-squares τ, whatever BOOST_CLIP_RULE is
+    if not rounds and plan.rule == "bias-gated":
+        # §4k: T least-squares rounds iff the shrinkage bias they are predicted to remove
+        # exceeds the noise they are predicted to add; read from the release and public
+        # inputs only; the same μ*√(1 − s) in total whichever branch runs
+        T_bg = int(boosting.BOOST_BIAS_GATE_ROUNDS)
+        tau_bg = min(plan.half_y, residual_cap(beta0, plan.widths, plan.half_y))
+        mech_bg = plan.rounds_mechanism(T_bg, tau_bg)
+        M0 = plan.solve(rel.value, rel.entry_variance, shrink=0.0)[2]
+        C0 = None
+        if boosting.BOOST_BIAS_GATE_BIAS == "debiased":
+            half = 0.5 * (plan.upper[:plan.d] - plan.lower[:plan.d])
+            C0 = coefficient_noise_std(beta0, normal, rel.entry_variance, scale,
+                                       plan.centre[:plan.d], plan.t if intercept else None,
+                                       widths=np.append(half, plan.t) if intercept else half,
+                                       return_cov=True)
+        sigma2 = float(scales["point"]) ** 2  # NaN without a released count: gate shut
+        reading = bias_gate_reading(beta0, normal, M0, plan.widths, mech_bg.sigma, T_bg, C0,
+                                    sigma2=sigma2)
+        gate = {**reading, "rounds": T_bg, "clip": float(tau_bg)}
+        if bias_gate(reading):
+            n_rounds, tau, mech_round = T_bg, float(tau_bg), mech_bg
+            branch, rounds = "ls-rounds", True
+            clip_rule = "fixed"  # the least-squares τ, whatever BOOST_CLIP_RULE is
     if not rounds:
         branch = "second-release"
     record = BoostedFit(branch=branch, rounds=n_rounds, clip=tau, residual_scale=scales,
-                        predicted_loss=loss, signal=signal)
+                        predicted_loss=loss, signal=signal, bias_gate=gate)
     return _Choice(branch=branch, rounds=n_rounds, clip=tau, clip_rule=clip_rule,
                    mech_round=mech_round, record=record)
 

@@ -144,6 +144,24 @@ BOOST_SIGNAL_GRID = (0.1, 0.2, 0.3, 0.5)
 BOOST_SIGNAL_R2 = 0.1
 BOOST_SIGNAL_Z = 2.0
 
+#: ``boost_rounds="bias-gated"`` (opt-in; docs/regression.md §4k, issue #24 task RW): in §4e's
+#: fallback branch, ``BOOST_BIAS_GATE_ROUNDS`` rounds (each ``μ*√((1 − s)/T)``, the same total)
+#: at the least-squares clip ``τ = min(h_y, h_y + Σ w|β₀|)`` iff the squared shrinkage bias the
+#: rounds are predicted to remove exceeds ``BOOST_BIAS_GATE_RATIO`` times the noise they are
+#: predicted to add (both in the released Gram's norm, :func:`bias_gate_reading`; the bias read
+#: with the plug-in ``BOOST_BIAS_GATE_BIAS`` of the true coefficients); otherwise §4e's second
+#: joint release. Fixed on the development tables before the pre-registered gate
+#: (experiments/regression_bias_gate.py).
+#: T = 10, the plug-in ``β₀`` and the ratio 0.3 were fixed on the development tables (the 8
+#: benchmark tables and the trap tables lbw, burn, FriendFoe;
+#: results/regression_bias_gate_explore.md) before the gate's run; the noise side includes least
+#: squares' own sampling error the rounds un-shrink (``σ̂²`` the released residual scale's point
+#: value squared).
+BOOST_BIAS_GATE_ROUNDS = 10
+BOOST_BIAS_GATE_BIASES = ("plug-in", "unlifted", "debiased")
+BOOST_BIAS_GATE_BIAS = "plug-in"
+BOOST_BIAS_GATE_RATIO = 0.3
+
 
 def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: float, counts,
                            joint_share: float = BOOST_JOINT_SHARE, bias: str = "plug-in") -> dict:
@@ -328,6 +346,92 @@ def signal_gate(r2: dict | None, r0: float | None = None) -> bool:
     if r2 is None or not math.isfinite(r2["lower"]):
         return False
     return bool(r2["lower"] >= r0)
+
+
+def bias_gate_reading(beta0, M, M0, w, sigma_r: float, n_rounds: int, C0=None,
+                      bias: str | None = None, sigma2: float = 0.0) -> dict:
+    r"""What ``T`` least-squares rounds are predicted to remove and to add
+    (``docs/regression.md`` §4k): ``{"bias": B, "noise": N}`` in sums units (the released Gram's
+    norm ``‖v‖²_{M₀} = vᵀM₀v``: ``n`` times an excess test MSE) and ``"sampling"`` (below).
+    Post-processing: every input
+    is the joint release, its solve or public.
+
+    Linearised rounds (no residual clipped, ``η = 1``; §4c): ``K = I − M⁻¹M₀`` (``M`` the solve's
+    matrix with the adaptive lift, ``M₀`` without it), ``R = M⁻¹W``, tail average ``A_T`` of
+    ``K^k`` over the last ``⌈T/2⌉`` iterates. The start's shrinkage bias is
+    ``b₀ = −M⁻¹(M − M₀)β``; the rounds leave ``A_T b₀``, so they remove
+    ``B = ‖b₀‖²_{M₀} − ‖A_T b₀‖²_{M₀}``. They add the noise ``N = tr(M₀ Σ_j σ_r² B_j R Rᵀ B_jᵀ)``
+    (:func:`boosted_covariance` with no start noise; ``σ_r`` the planned noise sd of one of the
+    ``T`` rounds at their clip), and un-shrink the training split's own least-squares error
+    (covariance ``σ² M₀⁻¹``; the start maps it by ``I + P = M⁻¹M₀``, the rounds by
+    ``I + A_T P``): ``"sampling" = σ² (tr((I + A_T P)ᵀM₀(I + A_T P)M₀⁻¹) − tr((I + P)ᵀM₀(I +
+    P)M₀⁻¹))``, ``σ² = sigma2`` (the released residual scale squared; 0 leaves it out).
+    ``β`` is unknown: ``bias="plug-in"`` reads it as ``β₀`` (itself
+    shrunk: ``B`` under-stated where the lift binds); ``"unlifted"`` as the unlifted released
+    solve ``β̃ = M₀⁻¹Mβ₀`` (unbiased for the released Gram's least squares but noisy: ``B``
+    over-stated by the noise); ``"debiased"`` as ``max(plug-in, β̃ᵀQβ̃ − tr(Q Cov β̃))`` with
+    ``Q = Pᵀ M₀ P − (A_T P)ᵀ M₀ (A_T P)``, ``P = −M⁻¹(M − M₀)``, ``Cov β̃ = M₀⁻¹M C0 M M₀⁻¹``
+    (``C0`` the start's delta-method covariance; §4f's second attempt). Public inputs, the
+    release and its solve only.
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` §4k (the gate), §4c (the linearised rounds), §4f
+       (the same bias map), §4i/§4j (a round's noise at a clip).
+    """
+    bias = BOOST_BIAS_GATE_BIAS if bias is None else bias
+    if bias not in BOOST_BIAS_GATE_BIASES:
+        raise ValueError(f"bias must be one of {BOOST_BIAS_GATE_BIASES}, got {bias!r}")
+    M = 0.5 * (np.asarray(M, dtype=np.float64) + np.asarray(M, dtype=np.float64).T)
+    M0 = 0.5 * (np.asarray(M0, dtype=np.float64) + np.asarray(M0, dtype=np.float64).T)
+    beta0 = np.asarray(beta0, dtype=np.float64)
+    T = int(n_rounds)
+    Minv = np.linalg.pinv(M, hermitian=True)
+    P = -Minv @ (M - M0)  # the start's bias map: b₀ = P β
+    K = np.eye(M.shape[0]) - Minv @ M0
+    powers, Kp = [], np.eye(K.shape[0])
+    for _ in range(T):  # rounds, not records
+        Kp = K @ Kp
+        powers.append(Kp)
+    A = sum(powers[T - (T + 1) // 2:]) / ((T + 1) // 2)
+    AP = A @ P
+    Q = P.T @ M0 @ P - AP.T @ M0 @ AP  # the removed squared bias as a quadratic form in β
+    plug = float(beta0 @ Q @ beta0)
+    if bias == "plug-in":
+        removed = plug
+    else:
+        U = np.linalg.pinv(M0, hermitian=True) @ M
+        b_free = U @ beta0
+        removed = float(b_free @ Q @ b_free)
+        if bias == "debiased":
+            C = np.zeros_like(M) if C0 is None else U @ np.asarray(C0, dtype=np.float64) @ U.T
+            removed = max(plug, removed - float(np.sum(Q * C)))
+    R = Minv * np.asarray(w, dtype=np.float64)
+    cov = boosted_covariance(np.zeros_like(M), K, R, float(sigma_r), T)
+    # least squares' own sampling error the rounds un-shrink: the start maps the training fit's
+    # error e (covariance σ² M₀⁻¹) by I + P = M⁻¹M₀, the rounds by I + A P
+    M0inv = np.linalg.pinv(M0, hermitian=True)
+    eye = np.eye(M.shape[0])
+    S_end, S_start = eye + AP, eye + P
+    sampling = float(sigma2) * (float(np.sum((S_end.T @ M0 @ S_end) * M0inv))
+                                - float(np.sum((S_start.T @ M0 @ S_start) * M0inv)))
+    sampling = sampling if math.isfinite(sampling) else math.nan
+    return {"bias": removed, "noise": float(np.sum(M0 * cov)), "sampling": sampling}
+
+
+def bias_gate(reading: dict | None, ratio: float | None = None) -> bool:
+    """``True``: ``boost_rounds="bias-gated"`` runs the least-squares rounds (the predicted
+    removed squared bias exceeds ``ratio = BOOST_BIAS_GATE_RATIO`` times the predicted added
+    noise, the rounds' own plus the least-squares sampling error they un-shrink,
+    :func:`bias_gate_reading`); ``False`` (also where any of them cannot be read, NaN): §4e's
+    second joint release. Post-processing."""
+    ratio = BOOST_BIAS_GATE_RATIO if ratio is None else float(ratio)
+    if reading is None:
+        return False
+    b, n = reading["bias"], reading["noise"] + reading.get("sampling", 0.0)
+    if not (math.isfinite(b) and math.isfinite(n)):
+        return False
+    return bool(b > ratio * n)
 
 
 def rss_lower_bound(rss: float, a, entry_variance, z: float | None = None) -> float:

@@ -444,7 +444,7 @@ default "auto"
             ("level_prior", self.level_prior, LEVEL_PRIOR))
             if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
         rule = "rounds"  # an int T: exactly T rounds, no decision
-        if isinstance(T, str) and T in ("ls-fallback", "ls-signal"):  # §4g/§4h (opt-in): LS
+        if isinstance(T, str) and T in ("ls-fallback", "ls-signal", "bias-gated"):  # §4g/h/k
             if self.boost_clip is not None:  # rounds as the fallback (ls-signal: gated)
                 raise InvalidParameterError("boost_clip", f"must be None with "
                                                           f"boost_rounds={T!r} (it sets "
@@ -463,8 +463,9 @@ default "auto"
             T = 0 if opt_ins else boosting.BOOST_ROUNDS
         elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
             raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive', 'predict', "
-                                                        f"'ls-fallback', 'ls-signal' or an int "
-                                                        f">= 0, got {T!r}")
+                                                        f"'ls-fallback', 'ls-signal', "
+                                                        f"'bias-gated' or an int >= 0, "
+                                                        f"got {T!r}")
         if T == 0:
             return 0, None, None, None
         if opt_ins:
