@@ -360,6 +360,20 @@ def finish(rows, stage, cmd, extra=()):
     return cells, verdict
 
 
+RUN_NOTE = {
+    "dev": "How the run was made: two processes split by table, `... regression_bias_gate.py "
+           "--part dev --datasets adult wdbc ctg lending_club liver movement_aal synthetic "
+           "holdout_synthetic --name regression_bias_gate_partA` (with the reproduction check) "
+           "and `... --part dev --datasets lbw burn FriendFoe --skip-verify --name "
+           "regression_bias_gate_partB`, merged by `--part dev --analyse "
+           "regression_bias_gate_partA regression_bias_gate_partB` into the committed per-trial "
+           "CSV (every trial on its own seed: the same as one process); this file is `--part dev "
+           "--analyse` of that CSV.",
+    "check": "How the run was made: `... regression_bias_gate.py --part check` (one process); "
+             "this file is `--part check --analyse` of the committed per-trial CSV.",
+}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--part", choices=("dev", "check"), required=True)
@@ -390,6 +404,7 @@ def main(argv=None) -> int:
         vpath = OUT / f"{NAME}_verify.txt"
         if stage == "dev" and vpath.exists():
             extra += [vpath.read_text().strip(), ""]
+        extra += [RUN_NOTE[stage], ""]
         finish(rows, stage, cmd, extra)
         return 0
     if stage == "check":
