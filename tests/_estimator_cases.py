@@ -158,8 +158,10 @@ _BXY = dict(bounds_X=(-1, 1), bounds_y=(-1, 1), **_B)
 #: what the boosted default's decision (docs/regression.md §4e) releases besides the fit: the
 #: branch and the residual scale it read, and what the branch changes (rounds or none, the clip,
 #: the fallback's averaged release's public variances) — all functions of the joint release
+# boost_bias_gate_: what §4k's gate read (the default "auto" since task RW), a function of the
+# joint release
 _DECISION = frozenset({"boost_branch_", "boost_residual_scale_", "boost_rounds_", "boost_clip_",
-                       "boost_clips_",
+                       "boost_clips_", "boost_bias_gate_",
                        "entry_variance_", "expected_loss_", "noise_summary_"})
 
 
@@ -275,6 +277,15 @@ CASES: dict[str, Case] = {
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "boost_signal_"}) | _DECISION),
+    # §4k's bias gate (the default "auto" since task RW; explicit here): the same narrow label
+    # box and large ε send §4e to its fallback, where the gate reads the release
+    "DPLinearRegression[bias-gated]": Case(
+        _m("DPLinearRegression", boost_rounds="bias-gated", bounds_X=(-1, 1),
+           bounds_y=(-0.2, 0.2), epsilon=50.0,
+           **{k: v for k, v in _B.items() if k != "epsilon"}),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_"}) | _DECISION),
     "DPRidge[boosted]": Case(
         _m("DPRidge", boost_rounds=2, **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
