@@ -495,7 +495,12 @@ def main(argv=None):
             with open(out / f"{stem}_trials.csv") as fh:
                 rows += list(csv.DictReader(fh))
     else:
-        rows = run(args)
+        from matrixdp.models import boosting
+
+        # the default as it was when this file was written (§4e alone; task RW made "auto"
+        # §4e + §4k's bias gate): the committed rows reproduce
+        with uc.pinned_constants(boosting, BOOST_AUTO_RULE="auto"):
+            rows = run(args)
     write(rows, out, cmd, write_trials=not args.analyse or bool(args.merge_from), name=args.name,
           note=READING, bench_dir=args.bench_dir)
     return 0

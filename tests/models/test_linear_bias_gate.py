@@ -99,22 +99,42 @@ def test_invalid_values_are_refused_before_any_charge(gaussian_releases):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_off_and_the_rounds_branch_are_the_default_fit_bit_for_bit(boost_tables, seed):
-    """Where §4e runs its rounds the option reads nothing; an estimator without the option is
-    the default's fit (the new attribute None)."""
+def test_off_and_the_rounds_branch_are_the_previous_default_fit_bit_for_bit(boost_tables, seed):
+    """Where §4e runs its rounds the gate reads nothing: the default ("auto", the gate since
+    task RW), the explicit option and the previous default ("adaptive", §4e alone) are the same
+    fit, the gate's attribute None."""
     X, y = boost_tables.smooth(seed=seed)
     kw = dict(epsilon=3.0, random_state=seed, **BIN)
-    auto = DPLinearRegression(**kw).fit(X, y)
+    prev = DPLinearRegression(boost_rounds="adaptive", **kw).fit(X, y)
     new = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(X, y)
-    assert auto.boost_branch_ == new.boost_branch_ == "rounds"
-    assert same_fit(new, auto) and new.boost_bias_gate_ is None and auto.boost_bias_gate_ is None
+    auto = DPLinearRegression(**kw).fit(X, y)
+    assert prev.boost_branch_ == new.boost_branch_ == auto.boost_branch_ == "rounds"
+    assert same_fit(new, prev) and same_fit(auto, prev)
+    assert new.boost_bias_gate_ is None and prev.boost_bias_gate_ is None
+
+
+def test_the_default_is_the_bias_gate_and_adaptive_the_previous_default(monkeypatch):
+    """"auto" resolves to boosting.BOOST_AUTO_RULE = "bias-gated" (task RW): on the wide table at
+    ε = 10 it is the explicit option's fit bit for bit and opens; pinning BOOST_AUTO_RULE to
+    "auto" gives §4e alone, "adaptive"'s fit bit for bit (the second release)."""
+    assert boosting.BOOST_AUTO_RULE == "bias-gated"
+    X, y = wide_table()
+    kw = dict(epsilon=10.0, random_state=3, **BIN)
+    auto = DPLinearRegression(**kw).fit(X, y)
+    gated = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(X, y)
+    prev = DPLinearRegression(boost_rounds="adaptive", **kw).fit(X, y)
+    assert auto.boost_branch_ == "ls-rounds" and same_fit(auto, gated)
+    assert prev.boost_branch_ == "second-release" and prev.boost_bias_gate_ is None
+    monkeypatch.setattr(boosting, "BOOST_AUTO_RULE", "auto")
+    pinned = DPLinearRegression(**kw).fit(X, y)
+    assert pinned.boost_branch_ == "second-release" and same_fit(pinned, prev)
 
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
-def test_gate_closed_is_auto_and_open_is_ls_rounds_bit_for_bit(monkeypatch, relation):
+def test_gate_closed_is_adaptive_and_open_is_ls_rounds_bit_for_bit(monkeypatch, relation):
     X, y = wide_table()
     kw = dict(epsilon=10.0, random_state=1, neighbouring=relation, **BIN)
-    auto = DPLinearRegression(**kw).fit(X, y)
+    auto = DPLinearRegression(boost_rounds="adaptive", **kw).fit(X, y)  # §4e alone
     assert auto.boost_branch_ == "second-release"
     monkeypatch.setattr(boosting, "BOOST_BIAS_GATE_RATIO", math.inf)  # closed
     closed = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(X, y)
@@ -159,7 +179,8 @@ def test_one_charge_of_epsilon_before_any_draw(boost_tables, monkeypatch, gaussi
     draws = gaussian_releases
     # the first seed whose joint release (noise="iid": one Gaussian draw) falls back (§4e)
     seed = next(s for s in range(20) if DPLinearRegression(
-        epsilon=10.0, noise="iid", random_state=s, **BIN).fit(X, y).boost_branch_
+        epsilon=10.0, noise="iid", boost_rounds="adaptive", random_state=s, **BIN).fit(
+        X, y).boost_branch_
         == "second-release")
     draws.clear()
     small = Accountant(epsilon=9.0, delta=1e-5)

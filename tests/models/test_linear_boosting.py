@@ -433,7 +433,8 @@ def test_the_lower_bound_of_the_released_scale_keeps_the_clip_down_on_a_tiny_tab
 #: with the fixture ``force_fallback`` (κ < 0: no σ̂ ≥ 0 passes) the decision always falls back,
 #: so the tests of the fallback's mechanism do not depend on the decision's constants (with the
 #: lower confidence value at κ = 1 a noisy release keeps the rounds: σ̂_lower = 0)
-FALLBACK = dict(boost_rounds="auto", boost_clip=1e-3)
+# §4e's decision alone ("adaptive"; "auto" adds §4k's bias gate in the fallback since task RW)
+FALLBACK = dict(boost_rounds="adaptive", boost_clip=1e-3)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ rounds or on a second joint release. It returns the release, the solution and a
 :class:`BoostedFit` record, which the estimator copies onto itself in one place
 (:meth:`BoostedFit.fitted_attributes`). The pieces (the rounds, the decisions, the design
 constants ``BOOST_*``) live in :mod:`~matrixdp.models.boosting`; the math in
-``docs/regression.md`` §4c-§4j (§4i: the opt-in late clip; §4j: the consistent clip, the
+``docs/regression.md`` §4c-§4k (§4i: the opt-in late clip; §4j: the consistent clip, the
 rounds' default clip since task RC2; both per round from the release and the previous round).
 """
 
@@ -207,7 +207,8 @@ def run_boosted_fit(plan: BoostedFitPlan, records, value, *, rng, accountant, la
     ----------
     .. [1] matrixdp, ``docs/regression.md`` §4c (the rounds), §4d (the growing clip), §4e (the
        decision and the second joint release), §4f (the predicted count), §4g/§4h (the
-       least-squares rounds), §4i (the late clip, opt-in), §4j (the consistent clip, the
+       least-squares rounds), §4k (the bias gate: ``"auto"`` since task RW), §4i (the late
+       clip, opt-in), §4j (the consistent clip, the
        default).
     .. [2] J. Dong, A. Roth, W. Su, "Gaussian Differential Privacy", JRSS-B 2022 (the adaptive
        composition that makes the one charge hold whatever the decision picks).

@@ -86,7 +86,8 @@ BOOST_CLIP_SPREAD = 3.0
 BOOST_CLIP_SPREAD_Z = 2.0
 
 
-#: ``boost_rounds="auto"`` (and its old name ``"adaptive"``; docs/regression.md §4e, tasks R5,
+#: ``boost_rounds="adaptive"`` (and ``"auto"``, which adds §4k's bias gate in the fallback since
+#: task RW, ``BOOST_AUTO_RULE``; docs/regression.md §4e, tasks R5,
 #: R6): after the joint release, run the rounds only if the released residual scale ``σ̂`` (read
 #: at ``BOOST_FALLBACK_FORM``: ``"lower"`` / ``"point"`` / ``"upper"`` confidence value,
 #: ``BOOST_FALLBACK_Z`` standard deviations of the release's own noise) is at most
@@ -161,6 +162,12 @@ BOOST_BIAS_GATE_ROUNDS = 10
 BOOST_BIAS_GATE_BIASES = ("plug-in", "unlifted", "debiased")
 BOOST_BIAS_GATE_BIAS = "plug-in"
 BOOST_BIAS_GATE_RATIO = 0.3
+#: The rule ``boost_rounds="auto"`` resolves to (with ``BOOST_AUTO_ADAPTIVE``): ``"bias-gated"``
+#: since task RW (§4e's decision, and §4k's bias gate in its fallback branch: both stages of the
+#: lead's pre-registered gate PASSED, results/regression_bias_gate.md and
+#: results/regression_bias_gate_check.md); ``"auto"`` (§4e alone, also ``boost_rounds="adaptive"``)
+#: before it. Pin ``"auto"`` here to reproduce files written before task RW.
+BOOST_AUTO_RULE = "bias-gated"
 
 
 def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: float, counts,

@@ -162,8 +162,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         release's own level; the prior is applied to whichever model it keeps.
         ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
         ``results/regression_level_prior_check.md`` (failed).
-    boost_rounds : "auto", "adaptive", "predict", "ls-fallback", "ls-signal" or int >= 0, \
-default "auto"
+    boost_rounds : "auto", "adaptive", "predict", "ls-fallback", "ls-signal", "bias-gated" or \
+int >= 0, default "auto"
         Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70% of
         ``μ*²`` (Gaussian DP) and its solve gives the start ``β₀`` and the fixed solve ``M⁻¹``;
         each of ``T`` rounds releases the correlation of the features (on the unit box) with the
@@ -183,8 +183,12 @@ default "auto"
         check on never-seen tables (``results/regression_adaptive_boost_check5.md``; the form was
         chosen after the fourth check, with the upper value, failed: disclosed there); before it
         ``"auto"`` always ran the rounds (``results/regression_boosted_check.md``). Under
-        add-remove without an intercept (no released count) it runs the rounds. ``"adaptive"``: the
-        same as ``"auto"`` (the name of the opt-in before it became the default). An int ``T``:
+        add-remove without an intercept (no released count) it runs the rounds. Since task RW
+        ``"auto"`` adds §4k's bias gate in that fallback branch (``boosting.BOOST_AUTO_RULE =
+        "bias-gated"``, below; both stages of its pre-registered gate passed,
+        ``results/regression_bias_gate.md``, ``results/regression_bias_gate_check.md``).
+        ``"adaptive"``: §4e's decision alone, with no bias gate (the default before task RW; the
+        name of §4e's opt-in before it became the default). An int ``T``:
         exactly ``T`` rounds, no decision (``0``: the single joint release; ``2``: the rounds
         default before §4e). An int > 0 with a level opt-in raises.
         ``"predict"`` (opt-in; ``docs/regression.md`` §4f, task R7): after the joint release, the
@@ -213,6 +217,17 @@ default "auto"
         the default FAILED (``results/regression_ls_signal_check.md``); useful on a wdbc-like table
         (many features, strong signal, 0/1 target), where it keeps ``"ls-fallback"``'s gain and
         loses less elsewhere.
+        ``"bias-gated"`` (``docs/regression.md`` §4k, task RW; what ``"auto"`` resolves to): §4e's
+        decision, and in its fallback branch ``T = boosting.BOOST_BIAS_GATE_ROUNDS = 10``
+        least-squares rounds (each ``μ*√(0.3/T)``, the same total) at ``τ = min(h_y, h_y + Σ
+        w|β₀|)`` iff the squared shrinkage bias they are predicted to remove (the adaptive ridge's
+        lift read at the start ``β₀``) exceeds ``boosting.BOOST_BIAS_GATE_RATIO = 0.3`` times the
+        noise they are predicted to add (their own, plus the least-squares sampling error they
+        un-shrink; :func:`~matrixdp.models.boosting.bias_gate_reading`), all read from the joint
+        release and public inputs (post-processing); otherwise §4e's second joint release.
+        Whichever branch runs, the releases compose to the same (ε, δ), charged once before any
+        draw. ``boost_clip`` must be ``None`` (with ``"auto"`` a ``boost_clip`` sets the clip of
+        §4e's rounds only). A seeded fit is replayable by whoever knows the seed.
     boost_clip : float > 0, "fixed", "grow", "late", "consistent" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"consistent"`` (below;
@@ -311,8 +326,9 @@ default "auto"
         What the budget after the joint release bought: the boosting rounds, the second joint
         release averaged with the first (the decision's fallback, §4e; the error bars
         and ``entry_variance_`` are then the single release's), or nothing (one release at μ*).
-        ``"ls-rounds"`` (``boost_rounds="ls-fallback"`` or ``"ls-signal"`` only, §4g, §4h): the
-        least-squares rounds that replaced the fallback's second release.
+        ``"ls-rounds"`` (``boost_rounds="ls-fallback"``, ``"ls-signal"``, ``"bias-gated"`` and
+        ``"auto"``, §4g, §4h, §4k): the least-squares rounds that replaced the fallback's second
+        release.
         A function of the release (post-processing).
     boost_residual_scale_ : dict or None
         ``boost_rounds="auto"``/``"adaptive"`` (and ``"predict"``, ``"ls-fallback"``,
@@ -323,6 +339,10 @@ default "auto"
         ``boost_rounds="ls-signal"`` where §4e falls back: the released ``R̂²``
         ``{"point", "lower", "upper"}`` the gate read (a function of the release; NaN where it
         cannot be read); ``None`` otherwise.
+    boost_bias_gate_ : dict or None
+        ``boost_rounds="auto"``/``"bias-gated"`` where §4e falls back: what §4k's gate read,
+        ``{"bias", "noise", "sampling", "rounds", "clip"}`` (sums units; a function of the
+        release and public inputs); ``None`` otherwise.
     boost_predicted_loss_ : dict or None
         ``boost_rounds="predict"``: the predicted loss ``{T: loss}`` (sums units) the count was
         chosen by — a function of the release (post-processing); ``None`` otherwise.
@@ -459,7 +479,12 @@ default "auto"
             rule = "predict"
             T = 0 if opt_ins else boosting.BOOST_ROUNDS
         elif isinstance(T, str) and T in ("auto", "adaptive"):
-            rule = "auto" if T == "adaptive" or boosting.BOOST_AUTO_ADAPTIVE else "rounds"
+            # "auto": §4e's decision and, in its fallback, §4k's bias gate (BOOST_AUTO_RULE,
+            # since task RW); "adaptive": §4e's decision alone (the default before task RW)
+            if T == "adaptive":
+                rule = "auto"
+            else:
+                rule = boosting.BOOST_AUTO_RULE if boosting.BOOST_AUTO_ADAPTIVE else "rounds"
             T = 0 if opt_ins else boosting.BOOST_ROUNDS
         elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
             raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive', 'predict', "
