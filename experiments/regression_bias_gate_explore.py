@@ -115,7 +115,8 @@ def main():
                         assert m.boost_branch_ == "ls-rounds"
                         row[f"open_{T}"] = ur.test_metrics(t, yte, m.predict(Xte))[0]
                     rows.append(row)
-            print(f"  {name} ε = {eps:g}: {sum(r['dataset'] == name and r['epsilon'] == eps for r in rows)} fallback fits", flush=True)
+            k = sum(r["dataset"] == name and r["epsilon"] == eps for r in rows)
+            print(f"  {name} ε = {eps:g}: {k} fallback fits", flush=True)
     bf.bias_gate_reading = orig
     stem = "regression_bias_gate_explore" + ("" if not sys.argv[1:] else "_" + "_".join(names))
     with open(OUT / f"{stem}.csv", "w", newline="") as fh:

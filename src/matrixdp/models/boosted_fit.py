@@ -126,7 +126,8 @@ class BoostedFit:
     """What the boosted fit did (a function of public inputs and its releases).
 
     ``branch``, ``rounds``, ``clip``, ``clips``, ``residual_scale``, ``predicted_loss``,
-    ``signal`` and ``bias_gate`` are the estimator's ``boost_*_`` attributes (:meth:`fitted_attributes`).
+    ``signal`` and ``bias_gate`` are the estimator's ``boost_*_`` attributes
+    (:meth:`fitted_attributes`).
     ``linearised``: ``(β₀, K, R, σ_r, T)`` of the linearised rounds for the error bars
     (:func:`boosted_noise_std`), ``None`` without rounds.
     """
