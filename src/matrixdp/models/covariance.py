@@ -523,6 +523,16 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         (bit-identical on the whole utility benchmark) and still grows as ε → ∞; not the
         default because at ε = 10⁸ it left 0.12 error on two audit units (a pre-registered check
         that failed, ``results/coinpress_late_radius.md``).
+    adaptive_ranking : {"mean", "median"}, default "mean"
+        Task CV (issue #24, opt-in): what ``method="adaptive"`` with ``kind="covariance"``
+        compares when its counts are released: ``"mean"``, the two branches' expected squared
+        errors (the release before the option, byte for byte); ``"median"``, their predicted
+        medians (``adaptive_covariance``'s ``loss_statistic``; ``docs/coinpress.md`` § Adaptive,
+        "Ranking by the predicted median (task CV)"): a moments error carried by a few entries
+        has a median well below its root mean square, a whitened step's clipping bias does
+        not, so near-ties in expectation go to the moments release. Post-processing of the same
+        releases (the guarantee is unchanged). Ignored by the other methods and by
+        ``kind="correlation"`` (its adaptive release has its own ranking).
     shrinkage : {"auto", "none", "off-diagonal", "whole", "projected"}, default "auto"
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release
@@ -630,7 +640,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, kind="covariance", noise="auto",
                  neighbouring="replace-one", project_psd=True, clip=True, random_state=None,
                  accountant=None, method="auto", coinpress_steps=2, shrinkage="auto",
-                 coinpress_beta=0.1):
+                 coinpress_beta=0.1, adaptive_ranking="mean"):
+        self.adaptive_ranking = adaptive_ranking
         self.shrinkage = shrinkage
         self.method = method
         self.coinpress_steps = coinpress_steps
@@ -649,6 +660,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Release the matrix of ``kind`` for ``X`` (``y`` is ignored)."""
         eps, delta, noise = check_privacy_params(self)
+        if self.adaptive_ranking not in ("mean", "median"):
+            raise InvalidParameterError("adaptive_ranking", f"must be 'mean' or 'median', got "
+                                                            f"{self.adaptive_ranking!r}")
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
         method = self.method
@@ -679,7 +693,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                 rel = SimpleNamespace(value=G_ad, entry_variance=V_ad)
         elif method == "adaptive":
             cov, loc = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
-                                    label="DPCovariance.fit", kind="covariance")
+                                    label="DPCovariance.fit", kind="covariance",
+                                    **({"loss_statistic": "median"}
+                                       if self.adaptive_ranking == "median" else {}))
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
                                                 delta=delta, noise=noise, label="DPCovariance.fit")
