@@ -25,9 +25,10 @@ public bounds.
 
 - ``plantTraits`` (136 plant species, cluster package): the ordered factors ``height`` (levels
   1 … 8: [1, 8]), ``begflow`` (1 … 9: [1, 9]), ``mycor``, ``vegaer``, ``vegsout`` (0 … 2:
-  [0, 2]), ``autopoll`` (0 … 3: [0, 3]), ``insects``, ``wind`` (0 … 4: [0, 4]) and the 19
+  [0, 2]), ``autopoll`` (0 … 3: [0, 3]), ``insects``, ``wind`` (0 … 4: [0, 4]) and the 20
   binary factors ``lign`` … ``unsp`` (0/1: [0, 1]). Left out: ``pdias`` (mg, no cap),
-  ``longindex``, ``durflow`` (no unit or scale). d = 27.
+  ``longindex``, ``durflow`` (no unit or scale). d = 28 (this line said 19 and 27 when the
+  module was committed: a miscount in the prose; ``SPECS`` has always listed the 20).
 - ``Guerry`` (86 departments of France, 1830): the ranked variables ``Wealth``, ``Commerce``,
   ``Clergy``, ``Crime_parents``, ``Infanticide``, ``Donation_clergy``, ``Lottery``,
   ``Instruction`` (ranks, "the maximum is indicated by rank 1, and the minimum by rank 86":
