@@ -69,7 +69,12 @@ def test_charges_once_before_noise_and_is_reproducible():
     assert set(est.adaptive_predicted_) == {"moments", "coinpress", "clipping_loss",
                                            "clipping_loss_sd", "statistic", "ranking",
                                            "reading", "clipping_loss_reading_sd",
-                                           "reading_level", "coinpress_bias", "bias"}
+                                           "reading_level", "coinpress_bias", "bias",
+                                           # the median ranking (task CV, the default)
+                                           "loss_statistic", "moments_median",
+                                           "coinpress_median", "median_threshold",
+                                           "clipping_loss_median", "clipping_loss_median_sd",
+                                           "reading_level_median"}
     assert est.adaptive_predicted_["ranking"] == "frobenius"  # the covariance path
     assert len(acc.spends) == 1 and acc.spends[0][1] == est.privacy_
     assert est.privacy_.mu == pytest.approx(max_gaussian_shift(1.0, 1e-6))
@@ -608,7 +613,7 @@ def one_entry_table(n, seed=0, scale=50.0):
 _OE_LO, _OE_HI = np.zeros(3), np.array([1000.0, 1.0, 1.0])
 
 
-def test_loss_statistic_mean_is_the_default_draw_for_draw():
+def test_loss_statistic_mean_is_the_function_default_draw_for_draw():
     X = one_entry_table(5000)
     for seed in range(3):
         a = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=seed)
@@ -616,12 +621,28 @@ def test_loss_statistic_mean_is_the_default_draw_for_draw():
                                 loss_statistic="mean")
         np.testing.assert_array_equal(a.covariance, b.covariance)
         assert a.predicted == b.predicted and a.choice == b.choice
-    for kw in ({}, {"kind": "correlation"}):
-        d = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3, **kw).fit(X)
-        m = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3,
-                         adaptive_ranking="mean", **kw).fit(X)
-        np.testing.assert_array_equal(d.covariance_, m.covariance_)
-        assert d.adaptive_predicted_ == m.adaptive_predicted_
+        assert "loss_statistic" not in a.predicted
+
+
+def test_dpcovariance_ranks_by_the_median_by_default_and_mean_is_the_old_release():
+    """Since task CV ``DPCovariance()`` is ``adaptive_ranking="median"``; ``"mean"`` is the
+    release before it (``adaptive_covariance``'s default), draw for draw."""
+    from matrixdp.feasible import project_feasible
+
+    X = one_entry_table(5000)
+    assert DPCovariance().get_params()["adaptive_ranking"] == "median"
+    d = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3).fit(X)
+    md = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3,
+                      adaptive_ranking="median").fit(X)
+    np.testing.assert_array_equal(d.covariance_, md.covariance_)
+    assert d.adaptive_predicted_["loss_statistic"] == "median"
+    mean = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3,
+                        adaptive_ranking="mean").fit(X)
+    old = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=3, beta=0.1)
+    np.testing.assert_array_equal(
+        mean.covariance_, project_feasible(old.covariance, _OE_LO, _OE_HI, "covariance",
+                                           units="original"))
+    assert mean.adaptive_predicted_ == old.predicted
 
 
 def test_adaptive_ranking_median_leaves_the_correlation_default_byte_identical():
