@@ -58,7 +58,8 @@ def run(args):
                 for i, s in enumerate(seeds):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        ed, chd = gate.fit_error(t.X, t.lo, t.hi, C, cn, eps, s)
+                        ed, chd = gate.fit_error(t.X, t.lo, t.hi, C, cn, eps, s,
+                                                 **gate.REFERENCE)
                         ec, chc = gate.fit_error(t.X, t.lo, t.hi, C, cn, eps, s,
                                                  **gate.CANDIDATE)
                     rows.append({"group": group, "dataset": ds, "epsilon": eps, "n": t.n,
