@@ -69,7 +69,12 @@ def test_charges_once_before_noise_and_is_reproducible():
     assert set(est.adaptive_predicted_) == {"moments", "coinpress", "clipping_loss",
                                            "clipping_loss_sd", "statistic", "ranking",
                                            "reading", "clipping_loss_reading_sd",
-                                           "reading_level", "coinpress_bias", "bias"}
+                                           "reading_level", "coinpress_bias", "bias",
+                                           # the median ranking (task CV, the default)
+                                           "loss_statistic", "moments_median",
+                                           "coinpress_median", "median_threshold",
+                                           "clipping_loss_median", "clipping_loss_median_sd",
+                                           "reading_level_median"}
     assert est.adaptive_predicted_["ranking"] == "frobenius"  # the covariance path
     assert len(acc.spends) == 1 and acc.spends[0][1] == est.privacy_
     assert est.privacy_.mu == pytest.approx(max_gaussian_shift(1.0, 1e-6))
@@ -593,3 +598,170 @@ def test_resolve_z_is_what_the_estimator_uses():
     est = DPCovariance(bounds=(lo, hi), kind="correlation", method="adaptive", epsilon=1.0,
                        random_state=3).fit(X)
     assert est.adaptive_predicted_["resolved"] >= 3.0 and est.adaptive_choice_ == "coinpress"
+
+
+# --- task CV: the branches ranked by their predicted medians (opt-in loss_statistic) ----------
+
+def one_entry_table(n, seed=0, scale=50.0):
+    """A covariance carried by one entry (a log-normal feature in a wide box [0, 1000], two
+    features in [0, 1]): the moments release's error is about one Gaussian entry, as on adult."""
+    rng = np.random.default_rng(seed)
+    return np.column_stack([np.minimum(rng.lognormal(math.log(scale), 1.0, n), 1000.0),
+                            rng.uniform(0, 1, n), rng.uniform(0, 1, n)])
+
+
+_OE_LO, _OE_HI = np.zeros(3), np.array([1000.0, 1.0, 1.0])
+
+
+def test_loss_statistic_mean_is_the_function_default_draw_for_draw():
+    X = one_entry_table(5000)
+    for seed in range(3):
+        a = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=seed)
+        b = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=seed,
+                                loss_statistic="mean")
+        np.testing.assert_array_equal(a.covariance, b.covariance)
+        assert a.predicted == b.predicted and a.choice == b.choice
+        assert "loss_statistic" not in a.predicted
+
+
+def test_dpcovariance_ranks_by_the_median_by_default_and_mean_is_the_old_release():
+    """Since task CV ``DPCovariance()`` is ``adaptive_ranking="median"``; ``"mean"`` is the
+    release before it (``adaptive_covariance``'s default), draw for draw."""
+    from matrixdp.feasible import project_feasible
+
+    X = one_entry_table(5000)
+    assert DPCovariance().get_params()["adaptive_ranking"] == "median"
+    d = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3).fit(X)
+    md = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3,
+                      adaptive_ranking="median").fit(X)
+    np.testing.assert_array_equal(d.covariance_, md.covariance_)
+    assert d.adaptive_predicted_["loss_statistic"] == "median"
+    mean = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3,
+                        adaptive_ranking="mean").fit(X)
+    old = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=3, beta=0.1)
+    np.testing.assert_array_equal(
+        mean.covariance_, project_feasible(old.covariance, _OE_LO, _OE_HI, "covariance",
+                                           units="original"))
+    assert mean.adaptive_predicted_ == old.predicted
+
+
+def test_adaptive_ranking_median_leaves_the_correlation_default_byte_identical():
+    """The correlation's adaptive release has its own ranking: the option is ignored there."""
+    X = one_entry_table(5000)
+    d = DPCovariance(epsilon=1.0, bounds=(_OE_LO, _OE_HI), kind="correlation",
+                     random_state=4).fit(X)
+    m = DPCovariance(epsilon=1.0, bounds=(_OE_LO, _OE_HI), kind="correlation", random_state=4,
+                     adaptive_ranking="median").fit(X)
+    np.testing.assert_array_equal(d.covariance_, m.covariance_)
+    assert d.adaptive_predicted_ == m.adaptive_predicted_
+
+
+def test_the_median_ranking_changes_the_choice_only():
+    """On the one-entry table at ε = 0.5, seed 5 is a near-tie the two rankings decide
+    differently; on every seed the expected-loss predictions are the default's, and each
+    release equals the last release forced to the branch it took (same first look, counts and
+    stream position)."""
+    X = one_entry_table(20000)
+    flips = 0
+    for seed in (4, 5, 6):
+        d = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=seed)
+        c = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=seed,
+                                loss_statistic="median")
+        f = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=seed,
+                                branch=c.choice)
+        np.testing.assert_array_equal(c.covariance, f.covariance)
+        assert c.mus[:2] == d.mus[:2] and c.mus[2] == pytest.approx(d.mus[2], rel=1e-12)
+        for key in ("moments", "coinpress", "clipping_loss", "statistic"):
+            assert c.predicted[key] == d.predicted[key]
+        assert c.predicted["loss_statistic"] == "median"
+        # the rule: the whitened step iff b̂ + DECISION_Z sd(b̂) < t_med (at the median level)
+        b = c.predicted["clipping_loss_median"] + DECISION_Z * c.predicted[
+            "clipping_loss_median_sd"]
+        assert (c.choice == "coinpress") == (max(b, 0.0) < c.predicted["median_threshold"])
+        flips += c.choice != d.choice
+    assert flips == 1  # seed 5
+
+
+def test_the_median_ranking_is_validated_before_any_charge():
+    from matrixdp.accounting import Accountant
+
+    X = one_entry_table(500)
+    with pytest.raises(InvalidParameterError, match="loss_statistic"):
+        adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=1.0, delta=1e-6,
+                            loss_statistic="mode")
+    for bad in ({"kind": "pca"}, {"reading": "threshold"}, {"tie_ratio": 0.5},
+                {"far_tail": True}, {"decision": "clipping-loss"}):
+        with pytest.raises(InvalidParameterError, match="loss_statistic"):
+            adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=1.0, delta=1e-6,
+                                loss_statistic="median", **bad)
+    acc = Accountant(epsilon=5.0, delta=1e-5)
+    with pytest.raises(InvalidParameterError, match="adaptive_ranking"):
+        DPCovariance(epsilon=1.0, bounds=(_OE_LO, _OE_HI), accountant=acc,
+                     adaptive_ranking="median-ish").fit(X)
+    assert len(acc.spends) == 0
+
+
+def test_satterthwaite_median_exact_cases():
+    from scipy.stats import chi2
+
+    from matrixdp.models.adaptive import satterthwaite_median
+
+    # one Gaussian term (h = 1): the median of χ²_1 times the mean
+    assert satterthwaite_median(2.0, 2.0 * 2.0 ** 2) == pytest.approx(2.0 * chi2.median(1),
+                                                                      rel=1e-10)
+    # h = 7 terms of equal weight g: g·median(χ²_7)
+    g = 0.3
+    assert satterthwaite_median(7 * g, 2 * 7 * g * g) == pytest.approx(g * chi2.median(7),
+                                                                       rel=1e-10)
+    assert satterthwaite_median(3.0, 0.0) == 3.0  # a fixed value
+    assert satterthwaite_median(5.0, 1e-12) == pytest.approx(5.0, rel=1e-9)
+
+
+def test_moments_loss_variance_matches_monte_carlo():
+    """The variance of ‖δM − (δm mᵀ + m δmᵀ)‖² with independent entry noise, against 200 000
+    simulated draws (fixed seed); a wrong factor (e.g. 2 for 4 on the off-diagonal) is > 30 %
+    off."""
+    from matrixdp.models.adaptive import moments_loss_variance
+
+    rng = np.random.default_rng(0)
+    k, t = 3, 2.0
+    V = rng.uniform(0.2, 1.5, (k + 1, k + 1))
+    V = 0.5 * (V + V.T)
+    m = np.array([1.0, -0.5, 2.0])
+    w = np.array([1.0, 2.0, 0.5])
+    got = moments_loss_variance(V, m, w, t)
+    N = 200_000
+    iu = np.triu_indices(k + 1)
+    E = rng.standard_normal((N, iu[0].size)) * np.sqrt(V[iu])
+    G = np.zeros((N, k + 1, k + 1))
+    G[:, iu[0], iu[1]] = E
+    G[:, iu[1], iu[0]] = E
+    dM = G[:, :k, :k]
+    dm = G[:, :k, k] / t
+    err = dM - (dm[:, :, None] * m[None, None, :] + m[None, :, None] * dm[:, None, :])
+    err = err * w[None, :, None] * w[None, None, :]
+    q = np.sum(err * err, axis=(1, 2))
+    assert got == pytest.approx(float(np.var(q)), rel=0.05)
+
+
+def test_coinpress_noise_variance_matches_monte_carlo():
+    from matrixdp.models.adaptive import coinpress_noise_loss, coinpress_noise_variance
+
+    rng = np.random.default_rng(1)
+    k, sigma = 3, 0.7
+    a = rng.normal(size=(k, k))
+    S = a @ a.T + 0.3 * np.eye(k)
+    w = np.array([1.0, 0.5, 2.0])
+    lam, U = np.linalg.eigh(S)
+    Sh = (U * np.sqrt(lam)) @ U.T
+    N = 200_000
+    Z = rng.standard_normal((N, k, k)) * sigma
+    Nz = (Z + np.swapaxes(Z, 1, 2)) / 2.0  # σ²/2 off the diagonal...
+    idx = np.arange(k)
+    Nz[:, idx, idx] = Z[:, idx, idx]  # ... σ² on it
+    E = Sh @ Nz @ Sh * w[None, :, None] * w[None, None, :]
+    q = np.sum(E * E, axis=(1, 2))
+    var, mu_max = coinpress_noise_variance(S, w, sigma)
+    assert float(np.mean(q)) == pytest.approx(coinpress_noise_loss(S, w, sigma), rel=0.02)
+    assert var == pytest.approx(float(np.var(q)), rel=0.05)
+    assert mu_max == pytest.approx(np.linalg.eigvalsh(w[:, None] * S * w[None, :])[-1])

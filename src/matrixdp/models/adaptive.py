@@ -42,7 +42,9 @@ __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipp
            "FRAME_PROJECTIONS", "BIASES", "SHARE_Z", "unresolved_share", "pca_bias_model",
            "pca_deficit_diagonal",
            "DIAGONAL_NODES", "resolution_guard_loss", "GUARD_ARGMAX",
-           "correlation_moments_loss", "correlation_coinpress_loss", "correlation_scale"]
+           "correlation_moments_loss", "correlation_coinpress_loss", "correlation_scale",
+           "LOSS_STATISTICS", "satterthwaite_median", "moments_loss_variance",
+           "coinpress_noise_variance", "median_threshold"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -90,6 +92,11 @@ FRAME_PROJECTIONS = ("unit-box", "original", "none")
 #: deficit, capped by the bound (:func:`pca_bias_model`); ``"bound"`` (round 3): the worst case
 #: ``min(c b̂², sat)``.
 BIASES = ("model", "bound")
+#: What the Frobenius ranking compares (task CV, issue #24; ``docs/coinpress.md`` § Adaptive,
+#: "Ranking by the predicted median (task CV)"): ``"mean"`` (default), the expected squared
+#: errors; ``"median"`` (opt-in), their predicted medians, with the capped reading's level set
+#: from the median threshold.
+LOSS_STATISTICS = ("mean", "median")
 
 
 @dataclass(frozen=True)
@@ -587,6 +594,131 @@ def pca_bias_model(b, S, U, q, gaps, s_cp, weights=None, ratio: float = BIN_RATI
     return float(np.sum(f1 - f0))
 
 
+def satterthwaite_median(mean: float, var: float) -> float:
+    r"""The median of the scaled chi-square ``g·χ²_h`` with the given mean ``g h`` and variance
+    ``2 g² h`` (Satterthwaite's approximation of a Gaussian quadratic form's law; ``h`` is its
+    effective number of terms, ``(Σλ)²/Σλ²`` for the weights ``λ`` of a central form).
+
+    ``h = 2·mean²/var``, ``g = mean/h``; the median is ``g·2·P⁻¹(h/2, 1/2)`` (``P⁻¹`` the
+    inverse regularised lower incomplete gamma function). ``var = 0`` (a fixed value) gives the
+    mean; one Gaussian term (``h = 1``) gives ``0.455·mean``. ``docs/coinpress.md`` § Adaptive,
+    "Ranking by the predicted median (task CV)". Scalar; public inputs only.
+    """
+    from scipy.special import gammaincinv
+
+    mean, var = float(mean), float(var)
+    if not mean > 0:
+        return max(mean, 0.0)
+    if not var > 0:
+        return mean
+    h = 2.0 * mean * mean / var
+    if h > 1e6:  # median of χ²_h ≈ h − 2/3 (Wilson–Hilferty), relative error < 1e-12 here
+        return mean * (1.0 - 2.0 / (3.0 * h))
+    return (mean / h) * 2.0 * float(gammaincinv(0.5 * h, 0.5))
+
+
+def moments_loss_variance(V, m, weights, t, v_first=None) -> float:
+    r"""Variance of the squared Frobenius norm (units ``D = diag(weights)``) of the first-order
+    error ``δM − (δm mᵀ + m δmᵀ)`` of the covariance read from a moments release with
+    independent entry noise of variance ``V`` ((k + 1) × (k + 1)), the mean ``m`` released
+    (``m_i²`` debiased by ``v_first`` as in :func:`moments_loss`).
+
+    With ``A = D δM D`` (entry variances ``a_ij = w_i²w_j²V_ij``), ``L = D(δm mᵀ + m δmᵀ)D``
+    (``p = Dm``, ``u_i = w_i² V_ik/t²``) independent, ``var ‖A − L‖² = var ‖A‖² + var ‖L‖² +
+    4 var⟨A, L⟩`` (the cross-covariances are odd moments of ``A``): ``var ‖A‖² =
+    4 Σ_ij a_ij² − 2 Σ_i a_ii²``; ``‖L‖² = aᵀKa``, ``a = Dδm``, ``K = 2‖p‖² I + 2ppᵀ``, so
+    ``var ‖L‖² = 2 ‖U^{1/2} K U^{1/2}‖_F²``; ``var⟨A, L⟩ = Σ_ij c_ij E L_ij²`` with ``c_ii =
+    a_ii``, ``c_ij = 2a_ij`` and ``E L_ij² = u_i p_j² + p_i² u_j`` (``4 u_i p_i²`` on the
+    diagonal). ``docs/coinpress.md`` § Adaptive, "Ranking by the predicted median (task CV)".
+    """
+    k = m.size
+    w2 = weights * weights
+    a = np.outer(w2, w2) * V[:k, :k]
+    var_a = 4.0 * float(np.sum(a * a)) - 2.0 * float(np.sum(np.diagonal(a) ** 2))
+    m2 = m * m if v_first is None else np.maximum(m * m - v_first, 0.0)
+    p = weights * np.sqrt(m2)
+    u = w2 * V[:k, k] / (t * t)
+    K = 2.0 * float(p @ p) * np.eye(k) + 2.0 * np.outer(p, p)
+    su = np.sqrt(np.maximum(u, 0.0))
+    KU = su[:, None] * K * su[None, :]
+    var_l = 2.0 * float(np.sum(KU * KU))
+    EL2 = np.outer(u, p * p) + np.outer(p * p, u)
+    np.fill_diagonal(EL2, 4.0 * u * p * p)
+    c = 2.0 * a
+    np.fill_diagonal(c, np.diagonal(a))
+    var_al = float(np.sum(c * EL2))
+    return var_a + var_l + 4.0 * var_al
+
+
+def coinpress_noise_variance(S, weights, sigma) -> tuple[float, float]:
+    r"""Variance of ``‖D S^{1/2} N S^{1/2} D‖_F²`` for the whitened step's symmetrised i.i.d.
+    noise ``N`` (variance ``σ²`` on the diagonal, ``σ²/2`` off it), and the largest eigenvalue
+    ``μ_max`` of ``M = DSD``. In ``M``'s eigenbasis (``N``'s law is rotation invariant) the form
+    has weights ``σ²μ_a²`` (diagonal) and ``σ²μ_aμ_b`` (pairs), so the variance is
+    ``σ⁴(tr(M⁴) + tr(M²)²)`` (its mean is :func:`coinpress_noise_loss`). A bias ``B`` adds
+    ``4 var⟨B, E⟩ <= 4σ²μ_max²‖B‖_F²`` (used with ``‖B‖_F = b``)."""
+    M = weights[:, None] * S * weights[None, :]
+    M = 0.5 * (M + M.T)
+    M2 = M @ M
+    tr2 = float(np.trace(M2))
+    var = sigma ** 4 * (float(np.sum(M2 * M2)) + tr2 * tr2)
+    mu_max = float(max(np.linalg.eigvalsh(M)[-1], 0.0)) if M.size else 0.0
+    return var, mu_max
+
+
+def _step_median(b, noise_mean, noise_var, sigma, mu_max):
+    return satterthwaite_median(b * b + noise_mean,
+                                noise_var + 4.0 * b * b * sigma * sigma * mu_max * mu_max)
+
+
+def median_threshold(moments_median: float, noise_mean: float, noise_var: float, sigma: float,
+                     mu_max: float, cap: float) -> float:
+    r"""The clipping bias ``b`` at which the whitened step's predicted median equals the moments
+    release's: the root of ``med_cp(b) = moments_median`` with ``med_cp(b)`` the
+    :func:`satterthwaite_median` of mean ``b² + P_cp,noise`` and variance
+    ``var_noise + 4b²σ²μ_max²`` (increasing in ``b``); ``0`` if the step's noise alone already
+    reaches it, ``cap`` if no bias up to ``cap`` does. Bisection (scalar; public inputs)."""
+    if not _step_median(0.0, noise_mean, noise_var, sigma, mu_max) < moments_median:
+        return 0.0
+    if _step_median(cap, noise_mean, noise_var, sigma, mu_max) < moments_median:
+        return float(cap)
+    lo_b, hi_b = 0.0, float(cap)
+    for _ in range(100):
+        mid = 0.5 * (lo_b + hi_b)
+        if _step_median(mid, noise_mean, noise_var, sigma, mu_max) < moments_median:
+            lo_b = mid
+        else:
+            hi_b = mid
+        if hi_b - lo_b <= 1e-12 * hi_b:
+            break
+    return lo_b
+
+
+def _median_choice(V1, V2, m, weights, t, v_first, pred_mom, noise_cp, S, r2, k, n, mu2, cap,
+                   noisy, edges, sigma_b, z_dec):
+    """``loss_statistic="median"``: (take the whitened step?, the reported values). The moments
+    branch's and the step's predicted medians, the median threshold ``t_med`` and the capped
+    reading of the same released counts at ``t_med`` (post-processing)."""
+    V = 1.0 / (1.0 / np.maximum(V1, 1e-300) + 1.0 / np.maximum(V2, 1e-300))
+    med_mom = satterthwaite_median(pred_mom, moments_loss_variance(V, m, weights, t, v_first))
+    sig = math.sqrt(2.0) * (r2 + r2 / k) / (n * mu2)
+    nvar, mu_max = coinpress_noise_variance(S, weights, sig)
+    t_med = median_threshold(med_mom, noise_cp, nvar, sig, mu_max, cap)
+    if t_med > 0:
+        b_med, sd_med, level_med = read_counts(noisy, np.minimum(edges, cap), sigma_b, n, t_med,
+                                               "capped")
+        b_dec = max(b_med + z_dec * sd_med, 0.0)
+        take = b_dec < t_med
+    else:  # the step's noise alone reaches the moments median: no bias can make it win
+        b_med, sd_med, level_med, b_dec, take = math.nan, math.nan, math.nan, math.nan, False
+    med_cp = (_step_median(b_dec, noise_cp, nvar, sig, mu_max) if b_dec == b_dec
+              else _step_median(0.0, noise_cp, nvar, sig, mu_max))
+    return take, {"moments_median": float(med_mom), "coinpress_median": float(med_cp),
+                  "median_threshold": float(t_med), "clipping_loss_median": float(b_med),
+                  "clipping_loss_median_sd": float(sd_med),
+                  "reading_level_median": float(level_med)}
+
+
 def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covariance",
                         n_components=None, rng=None, charging=None,
                         first_share: float = FIRST_SHARE, bias_share: float = BIAS_SHARE,
@@ -602,7 +734,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         tie_ratio: float = 1.0, resolve_z: float = 0.0,
                         resolve_share: float | None = None,
                         decision_z: float | None = None,
-                        far_tail: bool = False) -> AdaptiveResult:
+                        far_tail: bool = False,
+                        loss_statistic: str = "mean") -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -796,6 +929,26 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         :func:`pca_bias_model` capped by the bound; ``"bound"``, the worst case
         ``min(c b̂², sat)`` (round 3; the Frobenius ranking always uses it). Post-processing.
 
+    loss_statistic : {"mean", "median"}, default "mean"
+        Task CV (issue #24, opt-in candidate): what the Frobenius ranking compares when the
+        counts are released. ``"mean"``: the expected squared errors (the rule before the
+        option, byte for byte). ``"median"``: their predicted medians, each branch's squared
+        error taken as a Gaussian quadratic form and its median read from the scaled chi-square
+        with the same mean and variance (:func:`satterthwaite_median`; the moments branch's
+        variance :func:`moments_loss_variance`, the whitened step's
+        :func:`coinpress_noise_variance` with its bias ``b``); the whitened step is chosen iff
+        the capped reading, with its level set from the bias ``t_med`` at which the two medians
+        are equal (:func:`median_threshold`; the same counts, post-processing), gives
+        ``b̂ + DECISION_Z·sd(b̂) < t_med``. A moments error carried by few entries has a median
+        well below its root mean square (0.67× for one entry) while a whitened step's clipping
+        bias is fixed, so near-ties in expectation go to the moments release. When the counts
+        are not released the choice is the default's. ``kind="covariance"`` with the capped
+        reading, the Frobenius ranking, ``tie_ratio=1`` and no far tail only; ``predicted``
+        gains ``"loss_statistic"``, ``"moments_median"``, ``"coinpress_median"``,
+        ``"median_threshold"``, ``"clipping_loss_median"``, ``"clipping_loss_median_sd"`` and
+        ``"reading_level_median"`` (NaN without counts). Post-processing of the releases
+        (``docs/coinpress.md`` § Adaptive, "Ranking by the predicted median (task CV)").
+
     Returns
     -------
     AdaptiveResult
@@ -806,6 +959,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
        Covariance Estimation", NeurIPS 2020.
     .. [2] J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 2022.
     .. [3] matrixdp, ``docs/coinpress.md`` (section "Adaptive").
+    .. [4] F. E. Satterthwaite, "An approximate distribution of estimates of variance
+       components", Biometrics Bulletin 2(6), 1946.
     """
     if first_kind is None:
         first_kind = "covariance" if decision == "counts" else kind
@@ -870,6 +1025,16 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if far_tail and not first_share > far_share:
         raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                    f"{far_share:g} with far_tail=True")
+    if loss_statistic not in LOSS_STATISTICS:
+        raise InvalidParameterError("loss_statistic", f"must be one of {LOSS_STATISTICS}, got "
+                                                      f"{loss_statistic!r}")
+    if loss_statistic == "median" and not (
+            kind == "covariance" and decision == "counts" and reading == "capped"
+            and ranking == "frobenius" and not far_tail and tie_ratio == 1.0):
+        raise InvalidParameterError("loss_statistic", "'median' needs kind='covariance', "
+                                                      "decision='counts', reading='capped', "
+                                                      "ranking='frobenius', tie_ratio=1 and "
+                                                      "far_tail=False")
     n_rel = 4 if far_tail else 3
     beta = check_beta(beta, ("auto", "late"))
     X = np.asarray(X, dtype=np.float64)
@@ -1040,6 +1205,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
         b_hat, sigma_b, mu_b_got = 0.0, 0.0, 0.0
         b_sd, level = 0.0, math.nan
+        med_step = None  # loss_statistic="median": the choice it makes when the counts decide
+        med = {}
         mu_e_got, far = 0.0, {}
         stat = "none"
         Y = None
@@ -1076,6 +1243,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 else:
                     b_dec = b_hat
                 stat = "counts"
+                if loss_statistic == "median":
+                    # task CV: the branches' predicted medians; the counts read again with the
+                    # level set from the median threshold (docs/coinpress.md § Adaptive,
+                    # "Ranking by the predicted median (task CV)")
+                    med_step, med = _median_choice(
+                        plan1.entry_variance, plan2.entry_variance, m, weights, t, v_first,
+                        pred_mom, noise_cp, S, r2, k, n, mu2, cap, noisy, edges, sigma_b,
+                        DECISION_Z if decision_z is None else float(decision_z))
                 if far_tail:
                     # 2b. the far tail (task AC2): the records' clipped excess over L, up to
                     # the public U (sensitivity U − L), read with the counts; the whitened step
@@ -1116,7 +1291,13 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             bias_cp = min(bias_cp, pca_bias_model(b_dec, S, U1, q, gaps, pair_cp[0], weights))
         pred_cp = noise_cp + bias_cp
         # 3. the rest of the budget where the expected loss is smaller
-        if (pred_cp < tie_ratio * pred_mom) if branch is None else (branch == "coinpress"):
+        if branch is not None:
+            take_step = branch == "coinpress"
+        elif med_step is not None:
+            take_step = med_step
+        else:
+            take_step = pred_cp < tie_ratio * pred_mom
+        if take_step:
             Gy, _, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen, Z,
                                               Y=Y)
             C, m = unwhiten(Gy, r2, m, A_inv)
@@ -1135,6 +1316,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                        or resolve_share is not None) else {}
     if resolve_share is not None:
         extra["unresolved_share"] = share
+    if loss_statistic == "median":
+        nan = math.nan
+        extra.update({"loss_statistic": "median", "moments_median": nan,
+                      "coinpress_median": nan, "median_threshold": nan,
+                      "clipping_loss_median": nan, "clipping_loss_median_sd": nan,
+                      "reading_level_median": nan, **med})
     mu_used = math.sqrt(mu1 ** 2 + mu_b_got ** 2 + mu2_got ** 2 + mu_e_got ** 2)
     if mu_used > mu_star * (1 + 1e-9):  # pragma: no cover - the shares are built to sum to μ*²
         raise RuntimeError("adaptive releases exceeded the budget")
