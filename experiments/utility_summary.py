@@ -6,7 +6,9 @@ the cells each method wins). Nothing is typed by hand: rerun after the three scr
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -149,37 +151,80 @@ def paired_not_worse(rows, metric, lower) -> list[str]:
     return lines
 
 
-#: 100-trial paired measurements of the default, per (results stem, metric): the file and the rows
-#: it compares the default with (tasks CP and RP; ``docs/decision_rules.md``, "The paired gate").
-POWER = {("utility_covariance", "relative Frobenius error"):
-         ("covariance_default_power", "the moments rows (auto, mvg) and CoinPress"),
-         ("utility_regression", "test RMSE"):
-         ("regression_default_power", "i.i.d. on the unit box, AdaSSP and Boosted AdaSSP on the "
-                                      "unit box, Boosted AdaSSP with τ = 𝒴 and the unprojected "
-                                      "default")}
+def _true(column: str):
+    return lambda c: c[column] == "True"
+
+
+def _candidate_lowest(c: dict) -> bool:
+    """A gate file's candidate has a lower 100-trial median than the best other row."""
+    return float(c["median_candidate"]) < float(c["median_best"])
+
+
+def _candidate_within(c: dict) -> bool:
+    """A gate file's candidate is within 1.2× of the best other row's 100-trial median."""
+    return float(c["median_candidate"]) <= 1.2 * float(c["median_best"])
+
+
+@dataclass(frozen=True)
+class PowerSource:
+    """One file of 100-trial paired measurements against the best other row, per cell: its stem,
+    whose rows it measures (``who``), the rows it compares them with, the column holding the
+    paired gate's verdict against the best row, and how to read "lowest median" and "within
+    1.2×" from a cell (cells with an empty verdict, e.g. a gate's trap tables, are left out)."""
+
+    stem: str
+    who: str
+    rows_text: str
+    verdict: str
+    lowest: Callable[[dict], bool]
+    within: Callable[[dict], bool]
+
+
+_COV_ROWS = "the moments rows (auto, mvg) and CoinPress"
+_REG_ROWS = ("i.i.d. on the unit box, AdaSSP and Boosted AdaSSP on the unit box, Boosted AdaSSP "
+             "with τ = 𝒴 and the unprojected default")
+#: 100-trial paired measurements, per (results stem, metric): the current default first (the
+#: gates that made it the default: tasks CV, RW), then the previous default (tasks CP, RP;
+#: ``docs/decision_rules.md``, "The paired gate").
+POWER = {("utility_covariance", "relative Frobenius error"): (
+             PowerSource("covariance_choice_gate", "the default (task CV's median ranking)",
+                         _COV_ROWS, "verdict_candidate_best", _true("lowest"), _true("within")),
+             PowerSource("covariance_default_power", "the previous default (the mean ranking)",
+                         _COV_ROWS, "verdict", lambda c: c["lowest"] == "default",
+                         _true("within_1.2"))),
+         ("utility_regression", "test RMSE"): (
+             PowerSource("regression_bias_gate", "the default (task RW's bias gate)",
+                         _REG_ROWS + " (task RP's rows)", "cand_vs_best_verdict", _candidate_lowest,
+                         _candidate_within),
+             PowerSource("regression_default_power", "the previous default (§4e alone)",
+                         _REG_ROWS, "verdict", lambda c: c["lowest"] == "default",
+                         _true("within_1.2")))}
 
 
 def power_lines(out: Path, name: str, metric: str) -> list[str]:
-    """The default at 100 paired trials per cell, read from the power file's per-cell CSV."""
-    if (name, metric) not in POWER:
-        return []
-    stem, rows_text = POWER[(name, metric)]
-    path = out / f"{stem}.csv"
-    if not path.is_file():
-        return [f"`{path.name}` not found: run `experiments/{stem}.py`.", ""]
-    cells = uc.read_csv(path)
-    label = lambda c: f"{c['dataset']} ε = {float(c['epsilon']):g}"  # noqa: E731
-    fails = [label(c) for c in cells if c["verdict"] == "FAIL"]
-    unsure = [label(c) for c in cells if c["verdict"] == "inconclusive"]
-    lowest = sum(c["lowest"] == "default" for c in cells)
-    within = sum(c["within_1.2"] == "True" for c in cells)
-    trials = sorted({int(c["T"]) for c in cells})
-    return [f"At {'/'.join(map(str, trials))} paired trials per cell (`{stem}.md`; the default "
-            f"against the best of {rows_text}, rerun there on the same seeds): the paired gate "
-            f"(`docs/decision_rules.md`) finds it significantly worse than 1.10× the best in "
-            f"{len(fails)} of {len(cells)} cells" + (f" ({'; '.join(fails)})" if fails else "")
-            + f", inconclusive in {len(unsure)}; it has the lowest median of those rows in "
-            f"{lowest} and is within 1.2× of the best in {within}.", ""]
+    """The default (and the previous default) at 100 paired trials per cell, read from the
+    per-cell CSVs of ``POWER``."""
+    lines = []
+    for src in POWER.get((name, metric), ()):
+        path = out / f"{src.stem}.csv"
+        if not path.is_file():
+            lines += [f"`{path.name}` not found: run `experiments/{src.stem}.py`.", ""]
+            continue
+        cells = [c for c in uc.read_csv(path) if c[src.verdict]]
+        label = lambda c: f"{c['dataset']} ε = {float(c['epsilon']):g}"  # noqa: E731
+        fails = [label(c) for c in cells if c[src.verdict] == "FAIL"]
+        unsure = [label(c) for c in cells if c[src.verdict] == "inconclusive"]
+        lowest = sum(src.lowest(c) for c in cells)
+        within = sum(src.within(c) for c in cells)
+        trials = sorted({int(c["T"]) for c in cells})
+        lines += [f"At {'/'.join(map(str, trials))} paired trials per cell (`{src.stem}.md`; "
+                  f"{src.who} against the best of {src.rows_text}, on the same seeds): the "
+                  f"paired gate (`docs/decision_rules.md`) finds it significantly "
+                  f"worse than 1.10× the best in {len(fails)} of {len(cells)} cells"
+                  + (f" ({'; '.join(fails)})" if fails else "")
+                  + f", inconclusive in {len(unsure)}; it has the lowest median of those rows in "
+                  f"{lowest} and is within 1.2× of the best in {within}.", ""]
+    return lines
 
 
 def main(argv=None) -> int:

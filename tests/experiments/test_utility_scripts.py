@@ -114,25 +114,45 @@ def test_summary_paired_test_separates_worse_from_noise():
 
 
 def test_summary_power_lines_count_the_power_files_verdicts(tmp_path):
-    """The 100-trial line under a section counts the power file's FAIL and inconclusive cells,
-    the default's lowest medians and the cells within 1.2x; nothing for a section without one."""
+    """The 100-trial lines under a section count each file's FAIL and inconclusive cells, the
+    lowest medians and the cells within 1.2x: the current default's gate file (its own columns;
+    cells without a verdict, a gate's trap tables, left out) first, then the previous default's
+    power file; nothing for a section without one, "not found" for a missing file."""
     import csv
 
     summary = importlib.import_module("utility_summary")
-    cells = [("a", 1, "FAIL", "mvg", "False"), ("a", 5, "inconclusive", "default", "True"),
-             ("b", 1, "pass", "default", "True")]
-    with open(tmp_path / "covariance_default_power.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["dataset", "epsilon", "T", "verdict", "lowest", "within_1.2"])
-        for ds, eps, v, low, within in cells:
-            w.writerow([ds, eps, 100, v, low, within])
-    line = summary.power_lines(tmp_path, "utility_covariance", "relative Frobenius error")[0]
-    assert "At 100 paired trials" in line
-    assert "than 1.10× the best in 1 of 3 cells (a ε = 1), inconclusive in 1" in line
-    assert "lowest median of those rows in 2 and is within 1.2× of the best in 2." in line
+
+    def write(name, header, rows):
+        with open(tmp_path / name, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(header)
+            w.writerows(rows)
+
+    write("covariance_default_power.csv", ["dataset", "epsilon", "T", "verdict", "lowest",
+                                           "within_1.2"],
+          [("a", 1, 100, "FAIL", "mvg", "False"), ("a", 5, 100, "inconclusive", "default", "True"),
+           ("b", 1, 100, "pass", "default", "True")])
+    write("covariance_choice_gate.csv", ["dataset", "epsilon", "T", "verdict_candidate_best",
+                                         "lowest", "within"],
+          [("a", 1, 100, "inconclusive", "False", "True"), ("b", 1, 100, "pass", "True", "True")])
+    gate, previous = [x for x in summary.power_lines(tmp_path, "utility_covariance",
+                                                     "relative Frobenius error") if x]
+    assert "`covariance_choice_gate.md`; the default" in gate
+    assert "than 1.10× the best in 0 of 2 cells, inconclusive in 1" in gate
+    assert "lowest median of those rows in 1 and is within 1.2× of the best in 2." in gate
+    assert "`covariance_default_power.md`; the previous default" in previous
+    assert "than 1.10× the best in 1 of 3 cells (a ε = 1), inconclusive in 1" in previous
+    assert "lowest median of those rows in 2 and is within 1.2× of the best in 2." in previous
+    # the regression gate file records medians: lowest is strictly below the best, within <= 1.2x
+    write("regression_bias_gate.csv", ["dataset", "epsilon", "T", "cand_vs_best_verdict",
+                                       "median_candidate", "median_best"],
+          [("w", 1, 100, "FAIL", 1.3, 1.0), ("w", 3, 100, "pass", 1.2, 1.0),
+           ("x", 1, 100, "pass", 0.9, 1.0), ("trap", 1, 100, "", 5.0, "")])
+    reg = summary.power_lines(tmp_path, "utility_regression", "test RMSE")
+    assert "in 1 of 3 cells (w ε = 1)" in reg[0]
+    assert "lowest median of those rows in 1 and is within 1.2× of the best in 2." in reg[0]
+    assert "regression_default_power.csv` not found" in reg[2]
     assert summary.power_lines(tmp_path, "utility_pca", "captured-variance deficit, k=2") == []
-    missing = summary.power_lines(tmp_path, "utility_regression", "test RMSE")[0]
-    assert "regression_default_power.csv` not found" in missing
 
 
 def test_pca_script_deficit_in_range_and_zero_at_large_epsilon(tmp_path, data_home):
