@@ -175,7 +175,9 @@ def _decision(method):
 def covariance_fit(method, t, eps):
     from matrixdp.models import DPCovariance
 
-    kw = _kwargs(method)
+    # the adaptive rows as they ran (the mean ranking; task CV made adaptive_ranking="median"
+    # DPCovariance's default, which this file's variant options do not combine with)
+    kw = {"adaptive_ranking": "mean", **_kwargs(method)}
     choices = []
 
     def fit(s):
