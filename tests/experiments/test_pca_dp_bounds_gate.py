@@ -82,3 +82,16 @@ def test_tiny_gate_run_writes_every_row_and_the_verdicts(tmp_path, data_home):
     text = (tmp_path / "pca_dp_bounds_gate.md").read_text()
     assert "### P1: **" in text and "### P2: **" in text and "(D3)" in text
     assert "Probe (disclosed; before the candidates" in text
+
+
+def test_diagnosis_arithmetic_width_clipping_and_variance_lost():
+    diag = importlib.import_module("pca_dp_bounds_diagnosis")
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [0.0, 2.0], [4.0, 3.0]])
+    np.testing.assert_allclose(diag.mode_share(X), [0.75, 0.25])
+    plo, phi = np.array([0.0, 0.0]), np.array([4.0, 4.0])
+    w_med, w_min, clipped, lost = diag.clip_stats(X, np.array([0.0, 0.0]),
+                                                  np.array([2.0, 4.0]), plo, phi)
+    assert (w_med, w_min) == (0.75, 0.5)
+    assert clipped == 1 / 8  # the single 4.0 of column 0
+    # column 0: variance 3 -> 0.75 after clipping 4 -> 2; column 1 (1.25) unchanged
+    assert lost == pytest.approx(1 - (0.75 + 1.25) / (3.0 + 1.25))
