@@ -80,3 +80,37 @@ def test_check_verdict_median_and_fails():
     assert res["A_fails"] == 1 and not res["A"]
     assert res["B_median"] == pytest.approx(1.0) and res["B"]
     assert not res["PASS"]
+
+
+def test_check_informative_counts_cells_with_five_changed_choices():
+    # task CV2: INFORMATIVE iff at least 2 cells have >= 5 of their choices changed
+    rng = np.random.default_rng(3)
+    T = 40
+
+    def cell(name, changed):
+        b = _spread(rng, T, 1.0)
+        ch_c = ["coinpress"] * changed + ["moments"] * (T - changed)
+        return [{"dataset": name, "epsilon": 1.0, "n": 10, "d": 6, "trial": j, "seed": j,
+                 "default": b[j], "candidate": b[j], "choice_default": "moments",
+                 "choice_candidate": ch_c[j]} for j in range(T)]
+
+    rows = cell("a", 5) + cell("b", 4)
+    cells = gate.check_cells(rows)
+    assert [c["changed"] for c in cells] == [5, 4]
+    assert [c["steps_candidate"] for c in cells] == [5, 4]
+    res = gate.check_verdict(cells)
+    assert res["cells_changed_5"] == 1 and not res["INFORMATIVE"] and res["PASS"]
+    res = gate.check_verdict(gate.check_cells(rows + cell("c", 9)))
+    assert res["cells_changed_5"] == 2 and res["INFORMATIVE"]
+
+
+def test_cv2_check_is_wired_to_its_own_tables_seed_and_files():
+    assert gate.CHECKS["cv"] == ("_check_tables_cv", 20261130, "covariance_choice_gate_check")
+    assert gate.CHECKS["cv2"] == ("_check_tables_cv2", 20261131,
+                                  "covariance_choice_gate_check2")
+    ct = importlib.import_module("_check_tables_cv2")
+    assert len(ct.TABLES) >= 4
+    for name in ct.TABLES:
+        spec = ct.SPECS[name]
+        assert len(spec) >= 6
+        assert all(lo < hi for _, lo, hi, _ in spec.values())
