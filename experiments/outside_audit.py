@@ -1541,8 +1541,8 @@ def changes_since(checks, rows, rev: str):
     L += ["", "Rows (every trial value, ε beyond the grid included) identical to the old run's: "
           + ", ".join(eq) + ". Rows that differ (cells): " + ", ".join(ne) + "."
           + (f" The new `moments` covariance row equals the old run's covariance default in "
-             f"{sum(mom)} of {len(mom)} cells (every trial value): it is the old default." if mom
-             else "")]
+             f"{sum(mom)} of {len(mom)} cells (every trial value): it is the old default."
+             if mom and all(mom) else "")]  # said only of the run where moments became a row
     L.append("")
     return L, table
 
