@@ -141,6 +141,12 @@ CHECKS = [
           kind="columns", committed="regression_default_power_trials.csv",
           describe="liver, wdbc × ε 1; first 5 trials, every per-trial column (the default's "
                    "diagnostic refits included)"),
+    Check("covariance_choice_gate_check",
+          ["covariance_choice_gate.py", "--check", "--out", "RS"],
+          "RS/covariance_choice_gate_check_trials.csv", ("dataset", "epsilon", "trial"),
+          kind="columns", committed="covariance_choice_gate_check_trials.csv",
+          describe="task CV's stage 2, the whole file (4 tables × 5 ε, 100 trials; every "
+                   "per-trial column: both rankings' errors and choices)"),
     Check("outside_audit",
           ["outside_audit.py", "--units", "grunfeld", "heavy_tail", "binary", "--epsilons", "1",
            "--trials", "5", "--cov-trials", "5", "--no-beyond", "--out", "RS"],
