@@ -147,6 +147,21 @@ CHECKS = [
           kind="columns", committed="covariance_choice_gate_check_trials.csv",
           describe="task CV's stage 2, the whole file (4 tables × 5 ε, 100 trials; every "
                    "per-trial column: both rankings' errors and choices)"),
+    Check("regression_bias_gate",
+          ["regression_bias_gate.py", "--part", "dev", "--datasets", "wdbc", "ctg", "lbw",
+           "--epsilons", "10", "30", "--trials", "5", "--skip-verify", "--name", "fresh_rbg"],
+          "results/fresh_rbg_trials.csv", ("dataset", "epsilon", "trial"), kind="columns",
+          committed="regression_bias_gate_trials.csv",
+          describe="task RW's stage 1: wdbc, ctg, lbw × ε 10, 30, first 5 trials (the gate "
+                   "opens on wdbc and ctg there); the default's and the candidate's columns, the "
+                   "other rows as reused from task RP's file"),
+    Check("regression_bias_gate_check",
+          ["regression_bias_gate.py", "--part", "check", "--datasets", "beav2", "iraqVote",
+           "--epsilons", "30", "--trials", "5", "--name", "fresh_rbg_check"],
+          "results/fresh_rbg_check_trials.csv", ("dataset", "epsilon", "trial"),
+          kind="columns", committed="regression_bias_gate_check_trials.csv",
+          describe="task RW's stage 2: beav2, iraqVote × ε 30 (where the gate opened), first 5 "
+                   "trials"),
     Check("outside_audit",
           ["outside_audit.py", "--units", "grunfeld", "heavy_tail", "binary", "--epsilons", "1",
            "--trials", "5", "--cov-trials", "5", "--no-beyond", "--out", "RS"],
