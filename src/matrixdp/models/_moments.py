@@ -37,7 +37,7 @@ from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyG
 from ..queries import CovarianceQuery, SensitivityStructure
 
 __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease",
-           "augmented_task", "average_releases",
+           "augmented_task", "average_releases", "combined_variance",
            "release_second_moment",
            "plan_second_moment", "task_shares"]
 
@@ -430,10 +430,21 @@ def average_releases(G1, V1, G2, V2):
     exactly the law of one release of that plan at ``μ = √(μ₁² + μ₂²)``: splitting the budget
     loses nothing (``docs/coinpress.md``, Adaptive; ``docs/regression.md`` §4e).
     """
-    w1 = 1.0 / np.maximum(np.asarray(V1, dtype=np.float64), 1e-300)
-    w2 = 1.0 / np.maximum(np.asarray(V2, dtype=np.float64), 1e-300)
+    w1, w2 = _inverse_variances(V1, V2)
     G = (w1 * np.asarray(G1, dtype=np.float64) + w2 * np.asarray(G2, dtype=np.float64)) / (w1 + w2)
     return G, 1.0 / (w1 + w2)
+
+
+def _inverse_variances(V1, V2):
+    return (1.0 / np.maximum(np.asarray(V1, dtype=np.float64), 1e-300),
+            1.0 / np.maximum(np.asarray(V2, dtype=np.float64), 1e-300))
+
+
+def combined_variance(V1, V2) -> np.ndarray:
+    """The entry variance ``1 / (1/V₁ + 1/V₂)`` of :func:`average_releases`' average, without
+    the releases (a prediction from the public entry variances alone)."""
+    w1, w2 = _inverse_variances(V1, V2)
+    return 1.0 / (w1 + w2)
 
 
 def keep_release(estimator, rel: MomentRelease) -> None:

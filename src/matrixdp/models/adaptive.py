@@ -30,9 +30,9 @@ from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
 from ..rng import make_rng
 from ._far_tail import FAR_SHARE, far_level, far_reading, release_far_excess
-from ._moments import augmented_task, average_releases, plan_second_moment
+from ._moments import augmented_task, average_releases, combined_variance, plan_second_moment
 from .coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhiten,
-                        whitened_records, whitened_release, whitening)
+                        whitened_noise_sd, whitened_records, whitened_release, whitening)
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
            "clipping_losses",
@@ -699,9 +699,9 @@ def _median_choice(V1, V2, m, weights, t, v_first, pred_mom, noise_cp, S, r2, k,
     """``loss_statistic="median"``: (take the whitened step?, the reported values). The moments
     branch's and the step's predicted medians, the median threshold ``t_med`` and the capped
     reading of the same released counts at ``t_med`` (post-processing)."""
-    V = 1.0 / (1.0 / np.maximum(V1, 1e-300) + 1.0 / np.maximum(V2, 1e-300))
+    V = combined_variance(V1, V2)
     med_mom = satterthwaite_median(pred_mom, moments_loss_variance(V, m, weights, t, v_first))
-    sig = math.sqrt(2.0) * (r2 + r2 / k) / (n * mu2)
+    sig = whitened_noise_sd(r2, k, n, mu2)
     nvar, mu_max = coinpress_noise_variance(S, weights, sig)
     t_med = median_threshold(med_mom, noise_cp, nvar, sig, mu_max, cap)
     if t_med > 0:
@@ -1145,11 +1145,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             """(P_mom, P_cp noise part, the moments plan, the clipping bias' coefficient c and
             its saturation: the bias b adds at most min(c b², sat) to P_cp) for a last release
             at ``mu_last``."""
-            sig = math.sqrt(2.0) * (r2 + r2 / k) / (n * mu_last)
+            sig = whitened_noise_sd(r2, k, n, mu_last)
             plan = plan_second_moment(task, epsilon=gaussian_epsilon(delta, 1.0, mu_last),
                                       delta=delta, noise="auto")[0]
-            var = 1.0 / (1.0 / np.maximum(plan1.entry_variance, 1e-300)
-                         + 1.0 / np.maximum(plan.entry_variance, 1e-300))
+            var = combined_variance(plan1.entry_variance, plan.entry_variance)
             if ranking_used == "pca-loss":
                 s_mom = moments_pair_variance(var, m, t, U1, q)[0]
                 s_cp, d_cp = coinpress_pair_variance(S, U1, q, sig)

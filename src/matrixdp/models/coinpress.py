@@ -27,7 +27,7 @@ from ._moments import augmented_task, plan_second_moment
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
            "step_noise_slope", "moment_radius_sq", "step_radius_sq", "LATE_FACTOR", "check_beta",
            "radius_edges", "whitened_norm_counts", "counts_radius_sq", "first_noise_scale", "gdp_release",
-           "unwhiten", "whitened_records", "whitened_release", "whitening"]
+           "unwhiten", "whitened_noise_sd", "whitened_records", "whitened_release", "whitening"]
 
 #: Failure probability behind the whitened clipping radius (a utility parameter only: privacy
 #: never depends on it, since every record is clipped to the radius whatever the data). The
@@ -307,6 +307,13 @@ def whitened_records(Xl, center, m, A, r2):
     f = np.minimum(1.0, math.sqrt(r2) / np.maximum(norms, 1e-300))
     Y *= f[:, None]
     return Y, f
+
+
+def whitened_noise_sd(r2: float, k: int, n: int, mu: float) -> float:
+    """The predicted noise sd of a whitened step's entries at GDP ``mu``: the sensitivity
+    ``√2 (r2 + r2/k)/n`` of :func:`whitened_release` over ``mu`` (public inputs only; the
+    adaptive release's predictions of the step, ``docs/coinpress.md`` § Adaptive)."""
+    return math.sqrt(2.0) * (r2 + r2 / k) / (n * mu)
 
 
 def whitened_release(Xl, center, m, A, r2, mu_t, epsilon, delta, gen, Z=None, Y=None):
