@@ -89,7 +89,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import sys
 import time
 import warnings
@@ -356,6 +355,21 @@ def report_stage1(cells, res, cmd, repro):
     return "\n".join(L) + "\n"
 
 
+def check_table(cells, ref: str, cand: str) -> list:
+    """The per-cell table of a check's report (stage 2, CV2), its two rows named ``ref`` and
+    ``cand``."""
+    L = [f"| table | n × d | ε | {ref} | {cand} | ratio of medians | HL | 99% upper | p (1.10) "
+         f"| verdict | steps {ref} → {cand} | changed |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for c in cells:
+        L.append(f"| {c['dataset']} | {c['n']} × {c['d']} | {c['epsilon']:g} | "
+                 f"{cdp.g(c['median_default'])} | {cdp.g(c['median_candidate'])} | "
+                 f"{f3(c['ratio'])} | {f3(c['hl'])} | {f3(c['upper'])} | {c['p']:.2g} | "
+                 f"{c['verdict']} | {c['steps_default']} → {c['steps_candidate']} | "
+                 f"{c['changed']} |")
+    return L
+
+
 def report_check2(cells, res, cmd):
     """Task CV2's report: the ``median`` row (candidate) against the ``mean`` row (reference)."""
     import _check_tables_cv2 as ct
@@ -389,17 +403,8 @@ def report_check2(cells, res, cmd):
          f"{sum(int(c['changed']) for c in cells)} of {sum(int(c['T']) for c in cells)} "
          f"choices differ; cells where either row took the whitened step: "
          f"{sum(int(c['steps_default']) + int(c['steps_candidate']) > 0 for c in cells)} of "
-         f"{len(cells)}.", "",
-         "| table | n × d | ε | mean | median | ratio of medians | HL | 99% upper | p (1.10) "
-         "| verdict | steps mean → median | changed |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for c in cells:
-        L.append(f"| {c['dataset']} | {c['n']} × {c['d']} | {c['epsilon']:g} | "
-                 f"{cdp.g(c['median_default'])} | {cdp.g(c['median_candidate'])} | "
-                 f"{f3(c['ratio'])} | {f3(c['hl'])} | {f3(c['upper'])} | {c['p']:.2g} | "
-                 f"{c['verdict']} | {c['steps_default']} → {c['steps_candidate']} | "
-                 f"{c['changed']} |")
-    return "\n".join(L) + "\n"
+         f"{len(cells)}.", ""]
+    return "\n".join(L + check_table(cells, "mean", "median")) + "\n"
 
 
 def report_check(cells, res, cmd):
@@ -416,17 +421,8 @@ def report_check(cells, res, cmd):
          "median(candidate)/median(default) ≤ 1.00.", "",
          "## Outcome", "",
          f"- **Stage 2 {'PASSED' if res['PASS'] else 'FAILED'}**: (A) {res['A_fails']} FAIL cells; "
-         f"(B) median ratio {res['B_median']:.4f}.", "",
-         "| table | n × d | ε | default | candidate | ratio of medians | HL | 99% upper | p (1.10) "
-         "| verdict | steps default → candidate | changed |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for c in cells:
-        L.append(f"| {c['dataset']} | {c['n']} × {c['d']} | {c['epsilon']:g} | "
-                 f"{cdp.g(c['median_default'])} | {cdp.g(c['median_candidate'])} | "
-                 f"{f3(c['ratio'])} | {f3(c['hl'])} | {f3(c['upper'])} | {c['p']:.2g} | "
-                 f"{c['verdict']} | {c['steps_default']} → {c['steps_candidate']} | "
-                 f"{c['changed']} |")
-    return "\n".join(L) + "\n"
+         f"(B) median ratio {res['B_median']:.4f}.", ""]
+    return "\n".join(L + check_table(cells, "default", "candidate")) + "\n"
 
 
 STAGE1_CELL_FIELDS = ("dataset", "epsilon", "T", "median_default", "median_auto", "median_mvg",
