@@ -496,27 +496,42 @@ def report(cells, cmd, seed=SEED, note=""):
     return "\n".join(L) + "\n"
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def cell_parser(doc: str, *, name: str, epsilons=EPSILONS, trials: int = TRIALS,
+                seed: int = SEED) -> argparse.ArgumentParser:
+    """The command line of a 100-trial power script (this one, ``regression_default_power.py``):
+    the cells (:func:`cell_plan` reads ``--datasets``/``--epsilons``/``--cells``, ``run`` the
+    trials and seed), the results stem, ``--analyse`` and ``--out``."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--datasets", nargs="+", default=list(uc.DATASETS))
-    p.add_argument("--epsilons", nargs="+", type=float, default=list(EPSILONS))
+    p.add_argument("--epsilons", nargs="+", type=float, default=list(epsilons))
     p.add_argument("--cells", nargs="*", default=[],
                    help="TABLE:EPS,EPS (in place of --datasets × --epsilons)")
-    p.add_argument("--trials", type=int, default=TRIALS)
+    p.add_argument("--trials", type=int, default=trials)
     p.add_argument("--trials-of", nargs="*", default=[], help="TABLE=T, fewer trials for a slow table")
-    p.add_argument("--seed", type=int, default=SEED)
-    p.add_argument("--name", default=NAME, help="results file stem")
+    p.add_argument("--seed", type=int, default=seed)
+    p.add_argument("--name", default=name, help="results file stem")
     p.add_argument("--data-home", default=None)
     p.add_argument("--analyse", action="store_true",
                    help="rewrite the .md and the per-cell .csv from the committed per-trial CSV")
     p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "results"))
+    return p
+
+
+def command_prefix(script: str, args, trials: int = TRIALS) -> str:
+    """The start of the command written into a power script's results: the script and its cell
+    arguments that differ from the defaults."""
+    return ("cd experiments && MATRIXDP_DATA=/work/shared/datasets PYTHONPATH=../src python "
+            + script
+            + (" --cells " + " ".join(args.cells) if args.cells else "")
+            + (f" --trials {args.trials}" if args.trials != trials else "")
+            + (" --trials-of " + " ".join(args.trials_of) if args.trials_of else ""))
+
+
+def main(argv=None):
+    p = cell_parser(__doc__, name=NAME)
     args = p.parse_args(argv)
     out = Path(args.out)
-    cmd = ("cd experiments && MATRIXDP_DATA=/work/shared/datasets PYTHONPATH=../src python "
-           "covariance_default_power.py"
-           + (" --cells " + " ".join(args.cells) if args.cells else "")
-           + (f" --trials {args.trials}" if args.trials != TRIALS else "")
-           + (" --trials-of " + " ".join(args.trials_of) if args.trials_of else "")
+    cmd = (command_prefix("covariance_default_power.py", args)
            + (f" --seed {args.seed}" if args.seed != SEED else "")
            + (f" --name {args.name}" if args.name != NAME else ""))
     if args.analyse:

@@ -39,7 +39,6 @@ Diagnostic only: it reads the private records (the test split) and decides nothi
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import re
@@ -55,8 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _paired_gate as pg  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
-from covariance_default_power import (_cell_text, _vals, bench_medians, cell_plan, g,  # noqa: E402
-                                      group)
+from covariance_default_power import (_cell_text, _vals, bench_medians, cell_plan,  # noqa: E402
+                                      cell_parser, command_prefix, g, group)
 
 NAME = "regression_default_power"
 SEED = 20261124
@@ -446,19 +445,7 @@ def probe(trial_rows, table, out: Path, cmd: str, data_home=None, name: str = NA
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--datasets", nargs="+", default=list(uc.DATASETS))
-    p.add_argument("--epsilons", nargs="+", type=float, default=list(EPSILONS))
-    p.add_argument("--cells", nargs="*", default=[],
-                   help="TABLE:EPS,EPS (in place of --datasets × --epsilons)")
-    p.add_argument("--trials", type=int, default=TRIALS)
-    p.add_argument("--trials-of", nargs="*", default=[], help="TABLE=T, fewer trials for a slow table")
-    p.add_argument("--seed", type=int, default=SEED)
-    p.add_argument("--name", default=NAME, help="results file stem")
-    p.add_argument("--data-home", default=None)
-    p.add_argument("--analyse", action="store_true",
-                   help="rewrite the .md and the per-cell .csv from the committed per-trial CSV")
-    p.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "results"))
+    p = cell_parser(__doc__, name=NAME, epsilons=EPSILONS, trials=TRIALS, seed=SEED)
     p.add_argument("--merge-from", nargs="*", default=[],
                    help="with --analyse: per-trial CSV stems (under --out) to concatenate, e.g. the "
                         "parts of a run split by --datasets; written under --name")
@@ -471,11 +458,7 @@ def main(argv=None):
     if args.seed != SEED:
         raise SystemExit("--seed other than the benchmark's is not supported by this report")
     out = Path(args.out)
-    cmd = ("cd experiments && MATRIXDP_DATA=/work/shared/datasets PYTHONPATH=../src python "
-           "regression_default_power.py"
-           + (" --cells " + " ".join(args.cells) if args.cells else "")
-           + (f" --trials {args.trials}" if args.trials != TRIALS else "")
-           + (" --trials-of " + " ".join(args.trials_of) if args.trials_of else "")
+    cmd = (command_prefix("regression_default_power.py", args, TRIALS)
            + (" --datasets " + " ".join(args.datasets)
               if not args.cells and list(args.datasets) != list(uc.DATASETS) else "")
            + (f" --name {args.name}" if args.name != NAME else "")
