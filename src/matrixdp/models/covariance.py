@@ -706,8 +706,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         elif method == "adaptive":
             cov, loc = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                     label="DPCovariance.fit", kind="covariance",
-                                    **({"loss_statistic": "median"}
-                                       if self.adaptive_ranking == "median" else {}))
+                                    loss_statistic=self.adaptive_ranking)
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
                                                 delta=delta, noise=noise, label="DPCovariance.fit")
