@@ -69,6 +69,7 @@ def test_per_table_checks():
     cells = [hr.analyse_cell(tr) for tr in hr.group(rows).values()]
     _, tab = hr.table_lines(cells)
     assert tab["a"]["monotone"] and tab["a"]["above_mean"] == [3.0] and tab["a"]["near_ols"]
+    assert tab["a"]["above_any"] == [0.3, 1.0, 3.0]
     assert abs(tab["a"]["r30"] - 1.04) < 1e-12
     assert not tab["b"]["monotone"] and tab["b"]["above_mean"] == [3.0]
     assert not tab["b"]["near_ols"]
