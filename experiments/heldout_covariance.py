@@ -374,6 +374,13 @@ def task_lines(task: str, trials: list[dict], cells: dict) -> tuple[list[str], l
         lines.append(f"| {s['table']} | {s['epsilon']:g} | "
                      f"{_branch(trials, task, s['table'], s['epsilon'], default)} | {s['label']} |")
     lines += [""]
+    failed = [s for s in summ if s["label"] == "FAIL"]
+    if failed:
+        big = [s for s in failed if s["medians"][default] >= 0.01]
+        lines += [f"Size of the FAIL cells ({task}): the default's median error is ≥ 0.01 in "
+                  f"{len(big)} of {len(failed)} (≥ 0.1 in "
+                  f"{sum(s['medians'][default] >= 0.1 for s in failed)}); the rest are losses in "
+                  "ratio on errors below 0.01.", ""]
     fails = [s for s in summ if s["label"] != "pass"]
     if fails:
         lines += [f"Cells that do not pass ({task}): " + "; ".join(

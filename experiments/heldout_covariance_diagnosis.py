@@ -1,0 +1,175 @@
+"""Diagnosis of the held-out measurement (task HC, issue #24): why the defaults lose where they do.
+
+A diagnosis, not a rule: nothing here changes a default or decides one. Two parts:
+
+- ``--part fill``: per held-out table, how much of its public box the records fill (non-private
+  facts of the clipped features, read for the diagnosis only): ``fill = tr(C) / Σ h_j²`` (C the
+  ``1/n`` covariance, ``h`` the public half-widths) and the per-feature ``sd_j / h_j`` (median,
+  max), and the top-2 eigenvalues' share of ``tr(C)``. CoinPress wins where the records fill a
+  small part of the box (``docs/coinpress.md``, "When it wins").
+- ``--part pca-adaptive``: one extra row, ``DPPCA(method="adaptive")`` (the existing opt-in;
+  "Experimental, not recommended", not the default), on every PCA k = 2 cell with the same 30
+  trial seeds as ``heldout_covariance.py --part pca``: would the existing private choice have
+  avoided the default's losses? Paired against the default and CoinPress
+  (``_paired_gate.cell_verdict``); its choices counted.
+
+Outputs ``results/heldout_covariance_fill.csv`` and ``results/heldout_pca_adaptive_trials.csv``;
+the written diagnosis is ``results/heldout_covariance_diagnosis.md`` (its tables from
+``--part render``). Commands::
+
+    cd experiments && nice -n 5 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
+        PYTHONPATH=../src python heldout_covariance_diagnosis.py --part fill
+    ... python heldout_covariance_diagnosis.py --part pca-adaptive --trials 30
+    ... python heldout_covariance_diagnosis.py --part render
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _paired_gate as pg  # noqa: E402
+import _utility_common as uc  # noqa: E402
+import heldout_covariance as hc  # noqa: E402
+
+ADAPTIVE = "matrixdp (adaptive, opt-in)"
+
+
+def fill_row(t: uc.Table) -> dict:
+    C = np.cov(t.X.T, bias=True)
+    h = 0.5 * (t.hi - t.lo)
+    ratio = np.sqrt(np.maximum(np.diag(C), 0.0)) / h
+    lam = np.sort(np.linalg.eigvalsh(C))[::-1]
+    return {"table": t.name, "n": t.n, "d": t.d, "fill": float(np.trace(C) / (h @ h)),
+            "sd_over_h_median": float(np.median(ratio)), "sd_over_h_max": float(ratio.max()),
+            "sd_over_h_min": float(ratio.min()), "top2_share": float(lam[:2].sum() / lam.sum())}
+
+
+def run_pca_adaptive(t: uc.Table, eps: float, seeds, k: int = 2) -> list[dict]:
+    from matrixdp.models import DPPCA
+
+    C = np.cov(t.X.T, bias=True)
+    best = float(np.sort(np.linalg.eigvalsh(C))[::-1][:k].sum())
+    out = []
+    for i, s in enumerate(seeds):
+        t0 = time.perf_counter()
+        est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
+                    method="adaptive", random_state=s).fit(t.X)
+        q, _ = np.linalg.qr(np.asarray(est.components_, float).T)
+        err = 1.0 - float(np.trace(q.T @ C @ q)) / best
+        out.append(hc._row(t.name, f"pca k={k}", eps, ADAPTIVE, i, s, err,
+                           time.perf_counter() - t0, hc._attrs(est)))
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--part", choices=("fill", "pca-adaptive", "render"), required=True)
+    p.add_argument("--trials", type=int, default=30)
+    p.add_argument("--seed", type=int, default=hc.SEED)
+    p.add_argument("--tables", nargs="+", default=None)
+    p.add_argument("--out", type=Path, default=hc.RESULTS)
+    p.add_argument("--data-home", type=Path, default=None)
+    args = p.parse_args(argv)
+    from _check_tables_heldout import heldout_table, specs
+
+    names = args.tables or list(specs())
+    if args.part == "fill":
+        rows = [dict(fill_row(heldout_table(n)), set="held-out") for n in names]
+        # the benchmark's seven tables, for comparison (their bounds: `utility_bounds.md`)
+        rows += [dict(fill_row(uc.load_table(n, args.data_home)), set="benchmark")
+                 for n in uc.DATASETS]
+        with open(args.out / "heldout_covariance_fill.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        for r in rows:
+            print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()})
+        return 0
+    if args.part == "pca-adaptive":
+        seeds = hc.trial_seeds(args.seed, args.trials)
+        rows = []
+        path = args.out / "heldout_pca_adaptive_trials.csv"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for n in names:
+                t = heldout_table(n)
+                for e in uc.EPSILONS:
+                    t0 = time.perf_counter()
+                    rows += run_pca_adaptive(t, e, seeds)
+                    print(f"{n} ε={e:g}: {time.perf_counter() - t0:.1f} s", flush=True)
+                with open(path, "w", newline="") as fh:
+                    w = csv.DictWriter(fh, fieldnames=hc.TRIAL_FIELDS)
+                    w.writeheader()
+                    w.writerows(rows)
+        return 0
+    print("\n".join(render_lines(args.out)))
+    return 0
+
+
+def render_lines(out: Path) -> list[str]:
+    """Markdown tables for the diagnosis: the fill per table, and the adaptive PCA row."""
+    lines = ["### Box fill per table (non-private, diagnosis only; `heldout_covariance_fill.csv`)",
+             "", "| set | table | n | d | fill = tr(C)/Σh² | sd/h median | sd/h max | top-2 share of tr(C) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in uc.read_csv(out / "heldout_covariance_fill.csv"):
+        lines.append(f"| {r['set']} | {r['table']} | {r['n']} | {r['d']} | {float(r['fill']):.3g} | "
+                     f"{float(r['sd_over_h_median']):.3g} | {float(r['sd_over_h_max']):.3g} | "
+                     f"{float(r['top2_share']):.3g} |")
+    lines.append("")
+    ad_path = out / "heldout_pca_adaptive_trials.csv"
+    if not ad_path.exists():
+        return lines
+    main = hc.cells_of(hc.read_trials(out / "heldout_pca_trials.csv"))
+    ad_rows = hc.read_trials(ad_path)
+    ad = hc.cells_of(ad_rows)
+    lines += ["### PCA k = 2: the opt-in `DPPCA(method=\"adaptive\")` on the same seeds", "",
+              "| table | ε | default | coinpress | adaptive | adaptive chose coinpress | "
+              "adaptive vs default: HL (gate) | adaptive vs coinpress: HL (gate) |",
+              "|---|---|---|---|---|---|---|---|"]
+    n_better = n_worse = n_vs_cp_fail = 0
+    for key in sorted(ad, key=lambda k: (list(dict.fromkeys(r["table"] for r in ad_rows)).index(k[1]), k[2])):
+        a = ad[key][ADAPTIVE]
+        dft = main[key][hc.DEFAULT_PCA]
+        cp = main[key]["matrixdp (coinpress)"]
+        v_d = pg.cell_verdict(np.maximum(a, hc.FLOOR), np.maximum(dft, hc.FLOOR))
+        v_dr = pg.cell_verdict(np.maximum(dft, hc.FLOOR), np.maximum(a, hc.FLOOR))
+        v_c = pg.cell_verdict(np.maximum(a, hc.FLOOR), np.maximum(cp, hc.FLOOR))
+        n_worse += v_d["fail"]
+        n_better += v_dr["fail"]
+        n_vs_cp_fail += v_c["fail"]
+        ch = [r["choice"] for r in ad_rows if r["table"] == key[1] and float(r["epsilon"]) == key[2]]
+        lines.append(f"| {key[1]} | {key[2]:g} | {uc.fmt(np.median(dft))} | {uc.fmt(np.median(cp))} | "
+                     f"{uc.fmt(np.median(a))} | {ch.count('coinpress')}/{len(ch)} | "
+                     f"{v_d['pseudo_median_ratio']:.3g} ({pg.verdict_label(v_d)}) | "
+                     f"{v_c['pseudo_median_ratio']:.3g} ({pg.verdict_label(v_c)}) |")
+    # the brief's counts with the adaptive row in the default's place (the same five rows else)
+    swapped = []
+    for key, c in ad.items():
+        cell = {m: v for m, v in main[key].items() if m != hc.DEFAULT_PCA}
+        cell[ADAPTIVE] = c[ADAPTIVE]
+        swapped.append(hc.cell_summary(cell, ADAPTIVE))
+    kept = [hc.cell_summary(main[key], hc.DEFAULT_PCA) for key in ad]
+    n_sw, n_df = hc.counts(swapped), hc.counts(kept)
+    lines += ["", "Counts with the adaptive row in the default's place (against the other four rows, "
+              "the same seeds) beside the default's: lowest median "
+              f"{n_sw['lowest']} vs {n_df['lowest']} of {n_sw['cells']}; within 1.2× of the best "
+              f"{n_sw['within']} vs {n_df['within']}; paired-gate FAIL vs the best other row "
+              f"{n_sw['fail']} vs {n_df['fail']}; inconclusive {n_sw['inconclusive']} vs "
+              f"{n_df['inconclusive']}."]
+    lines += ["", f"Adaptive worse than 1.10× the default (paired gate FAIL): {n_worse} cells; the "
+              f"default worse than 1.10× adaptive: {n_better} cells; adaptive worse than 1.10× "
+              f"CoinPress: {n_vs_cp_fail} cells (of {len(ad)}).", ""]
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(main())
