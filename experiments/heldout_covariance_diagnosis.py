@@ -14,8 +14,8 @@ A diagnosis, not a rule: nothing here changes a default or decides one. Two part
   (``_paired_gate.cell_verdict``); its choices counted.
 
 Outputs ``results/heldout_covariance_fill.csv`` and ``results/heldout_pca_adaptive_trials.csv``;
-the written diagnosis is ``results/heldout_covariance_diagnosis.md`` (its tables from
-``--part render``). Commands::
+the written diagnosis is ``results/heldout_covariance_diagnosis.md`` (its tables, below its
+marker line, from ``--part render``; the text above the marker is kept). Commands::
 
     cd experiments && nice -n 5 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
         PYTHONPATH=../src python heldout_covariance_diagnosis.py --part fill
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import sys
 import time
 import warnings
@@ -41,6 +42,9 @@ import _utility_common as uc  # noqa: E402
 import heldout_covariance as hc  # noqa: E402
 
 ADAPTIVE = "matrixdp (adaptive, opt-in)"
+#: Everything below this line of ``results/heldout_covariance_diagnosis.md`` is written by
+#: ``--part render``; the written diagnosis above it is kept.
+MARKER = "<!-- tables below: heldout_covariance_diagnosis.py --part render -->"
 
 
 def fill_row(t: uc.Table) -> dict:
@@ -111,8 +115,96 @@ def main(argv=None) -> int:
                     w.writeheader()
                     w.writerows(rows)
         return 0
-    print("\n".join(render_lines(args.out)))
+    tables = "\n".join(render_lines(args.out))
+    md = args.out / "heldout_covariance_diagnosis.md"
+    head = md.read_text().split(MARKER)[0] if md.exists() else "# Diagnosis\n\n"
+    md.write_text(head + MARKER + "\n\n" + tables + "\n")
+    print(f"wrote {md}")
     return 0
+
+
+NED_BINS = (0, 50, 200, 500, 1000, 5000, math.inf)
+BENCH_CSV = {"pca k=2": ("utility_pca.csv", "captured-variance deficit, k=2", "matrixdp (auto)"),
+             "covariance": ("utility_covariance.csv", "relative Frobenius error", hc.DEFAULT_COV),
+             "correlation": ("utility_covariance.csv", "correlation relative Frobenius error",
+                             hc.DEFAULT_COV)}
+
+
+def regime_points(task: str, out: Path) -> list[tuple]:
+    """``(set, table, ε, n·ε/d, coinpress median / default median)`` of every cell of ``task``,
+    benchmark (its committed CSV) and held-out (this run's trials)."""
+    fill = {r["table"]: r for r in uc.read_csv(out / "heldout_covariance_fill.csv")}
+    fname, metric, default = BENCH_CSV[task]
+    pts = []
+    bench: dict = {}
+    for r in uc.read_csv(out / fname):
+        if r["metric"] == metric and r["status"] == "ok":
+            bench.setdefault((r["dataset"], float(r["epsilon"])), {})[r["method"]] = float(r["median"])
+    for (ds, e), c in bench.items():
+        if default in c and "matrixdp (coinpress)" in c and ds in fill:
+            f = fill[ds]
+            pts.append(("benchmark", ds, e, int(f["n"]) * e / int(f["d"]),
+                        c["matrixdp (coinpress)"] / c[default]))
+    trials = out / ("heldout_pca_trials.csv" if task == "pca k=2" else "heldout_covariance_trials.csv")
+    if trials.exists():
+        for (tk, ds, e), c in hc.cells_of(hc.read_trials(trials)).items():
+            if tk == task and ds in fill:
+                f = fill[ds]
+                pts.append(("held-out", ds, e, int(f["n"]) * e / int(f["d"]),
+                            float(np.median(c["matrixdp (coinpress)"]) / np.median(c[hc.TASKS[task]]))))
+    return pts
+
+
+def regime_lines(task: str, out: Path) -> list[str]:
+    pts = regime_points(task, out)
+    lines = [f"### {task}: CoinPress against the default by n·ε/d (medians; both sets)", "",
+             "| n·ε/d | benchmark cells | CoinPress lower | median CoinPress/default | held-out cells "
+             "| CoinPress lower | median CoinPress/default |", "|---|---|---|---|---|---|---|"]
+    for a, b in zip(NED_BINS, NED_BINS[1:]):
+        row = [f"[{a:g}, {b:g})"]
+        for s in ("benchmark", "held-out"):
+            v = [p[4] for p in pts if p[0] == s and a <= p[3] < b]
+            row += ([str(len(v)), str(sum(x < 1 for x in v)), f"{np.median(v):.3g}"] if v
+                    else ["0", "—", "—"])
+        lines.append("| " + " | ".join(row) + " |")
+    return lines + [""]
+
+
+def branch_lines(task: str, out: Path) -> list[str]:
+    """Per cell of ``task`` that does not pass: the default's errors split by the branch it took,
+    beside the CoinPress and moments (``matrixdp (auto)``) rows on the same trials, and the
+    medians of the errors the choice predicted (``adaptive_predicted_``)."""
+    path = out / "heldout_covariance_trials.csv"
+    if not path.exists():
+        return []
+    trials = [r for r in hc.read_trials(path) if r["task"] == task]
+    cells = hc.cells_of(trials)
+    lines = [f"### {task}: the default's error by the branch it took (cells that do not pass)", "",
+             "| table | ε | gate | best other | moments-branch trials: default / auto row / "
+             "CoinPress row | coinpress-branch trials: default / auto row / CoinPress row | "
+             "predicted moments, coinpress (median) |", "|---|---|---|---|---|---|---|"]
+    for key, c in cells.items():
+        s = hc.cell_summary(c, hc.DEFAULT_COV)
+        if s["label"] == "pass":
+            continue
+        rs = sorted((r for r in trials if r["table"] == key[1] and float(r["epsilon"]) == key[2]
+                     and r["method"] == hc.DEFAULT_COV), key=lambda r: int(r["trial"]))
+        choice = np.array([r["choice"] for r in rs])
+        parts = []
+        for b in ("moments", "coinpress"):
+            m = choice == b
+            if m.any():
+                parts.append(f"{m.sum()}: {uc.fmt(np.median(c[hc.DEFAULT_COV][m]))} / "
+                             f"{uc.fmt(np.median(c['matrixdp (auto)'][m]))} / "
+                             f"{uc.fmt(np.median(c['matrixdp (coinpress)'][m]))}")
+            else:
+                parts.append("0")
+        pm = [float(r["pred_moments"]) for r in rs if r["pred_moments"]]
+        pc = [float(r["pred_coinpress"]) for r in rs if r["pred_coinpress"]]
+        pred = f"{np.median(pm):.3g}, {np.median(pc):.3g}" if pm and pc else "—"
+        lines.append(f"| {key[1]} | {key[2]:g} | {s['label']} | {s['best_other']} | {parts[0]} | "
+                     f"{parts[1]} | {pred} |")
+    return lines + [""]
 
 
 def render_lines(out: Path) -> list[str]:
@@ -125,6 +217,10 @@ def render_lines(out: Path) -> list[str]:
                      f"{float(r['sd_over_h_median']):.3g} | {float(r['sd_over_h_max']):.3g} | "
                      f"{float(r['top2_share']):.3g} |")
     lines.append("")
+    for task in ("covariance", "correlation"):
+        lines += branch_lines(task, out)
+    for task in ("covariance", "correlation", "pca k=2"):
+        lines += regime_lines(task, out)
     ad_path = out / "heldout_pca_adaptive_trials.csv"
     if not ad_path.exists():
         return lines

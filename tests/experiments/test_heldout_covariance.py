@@ -136,3 +136,15 @@ def test_trial_seeds_are_run_cells():
 def test_benchmark_counts_are_the_summary_numbers(task):
     lowest, within, cells = hc.BENCHMARK[task]
     assert cells == 35 and lowest <= within <= cells
+
+
+def test_diagnosis_fill_of_a_known_table():
+    dg = importlib.import_module("heldout_covariance_diagnosis")
+    # two features: ±1 with equal weight on [-1, 1] (sd/h = 1) and constant 0 on [-2, 2]
+    X = np.column_stack([np.tile([-1.0, 1.0], 50), np.zeros(100)])
+    t = uc.Table("k", X, X[:, 0].copy(), ["a", "b"], "y", np.array([-1.0, -2.0]),
+                 np.array([1.0, 2.0]), 0.0, 1.0, "test")
+    r = dg.fill_row(t)
+    assert math.isclose(r["fill"], 1.0 / (1.0 + 4.0))
+    assert r["sd_over_h_max"] == 1.0 and r["sd_over_h_min"] == 0.0
+    assert math.isclose(r["top2_share"], 1.0)
