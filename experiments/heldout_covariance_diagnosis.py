@@ -13,6 +13,14 @@ A diagnosis, not a rule: nothing here changes a default or decides one. Two part
   avoided the default's losses? Paired against the default and CoinPress
   (``_paired_gate.cell_verdict``); its choices counted.
 
+- ``--part power`` (declared here before it was run, after the 50/30-trial results): every cell
+  that is *inconclusive* at 50 (covariance, correlation) or 30 (PCA) trials gets 100 more paired
+  trials of the default and of the best other row named at the first run (no other row), on the
+  next seeds of the same stream (``SeedSequence(20261129).generate_state(N)``, whose first 50/30
+  are the first run's): the paired gate on all trials (150 or 130) is reported beside the first
+  run's verdict. The first run's counts stay the primary result; this only says which way the
+  undecided cells go.
+
 Outputs ``results/heldout_covariance_fill.csv`` and ``results/heldout_pca_adaptive_trials.csv``;
 the written diagnosis is ``results/heldout_covariance_diagnosis.md`` (its tables, below its
 marker line, from ``--part render``; the text above the marker is kept). Commands::
@@ -20,6 +28,7 @@ marker line, from ``--part render``; the text above the marker is kept). Command
     cd experiments && nice -n 5 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \\
         PYTHONPATH=../src python heldout_covariance_diagnosis.py --part fill
     ... python heldout_covariance_diagnosis.py --part pca-adaptive --trials 30
+    ... python heldout_covariance_diagnosis.py --part power
     ... python heldout_covariance_diagnosis.py --part render
 """
 
@@ -76,7 +85,7 @@ def run_pca_adaptive(t: uc.Table, eps: float, seeds, k: int = 2) -> list[dict]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("fill", "pca-adaptive", "render"), required=True)
+    p.add_argument("--part", choices=("fill", "pca-adaptive", "power", "render"), required=True)
     p.add_argument("--trials", type=int, default=30)
     p.add_argument("--seed", type=int, default=hc.SEED)
     p.add_argument("--tables", nargs="+", default=None)
@@ -115,7 +124,10 @@ def main(argv=None) -> int:
                     w.writeheader()
                     w.writerows(rows)
         return 0
-    tables = "\n".join(render_lines(args.out))
+    if args.part == "power":
+        run_power(args.out, args.seed)
+        return 0
+    tables = "\n".join(render_lines(args.out) + power_lines(args.out))
     md = args.out / "heldout_covariance_diagnosis.md"
     head = md.read_text().split(MARKER)[0] if md.exists() else "# Diagnosis\n\n"
     md.write_text(head + MARKER + "\n\n" + tables + "\n")
@@ -205,6 +217,115 @@ def branch_lines(task: str, out: Path) -> list[str]:
         lines.append(f"| {key[1]} | {key[2]:g} | {s['label']} | {s['best_other']} | {parts[0]} | "
                      f"{parts[1]} | {pred} |")
     return lines + [""]
+
+
+POWER_EXTRA = 100
+
+
+def undecided_cells(out: Path) -> list[tuple]:
+    """``(task, table, ε, best other row, first-run trials)`` of every inconclusive cell."""
+    cells = []
+    for name in ("heldout_covariance.csv", "heldout_pca.csv"):
+        for r in uc.read_csv(out / name):
+            if r["is_default"] == "True" and r["gate"] == "inconclusive":
+                cells.append((r["task"], r["table"], float(r["epsilon"]), r["best_other"],
+                              int(r["trials"])))
+    return cells
+
+
+def power_fit(task: str, method: str, t: uc.Table, eps: float):
+    """``seed -> error`` of one row of one task, as ``heldout_covariance`` scores it."""
+    from utility_covariance import correlation, correlation_fitter, covariance_fitter
+    from utility_pca import pca_fitter
+
+    C = np.cov(t.X.T, bias=True)
+    if task == "pca k=2":
+        fit = (hc.default_pca_fit(t, eps, 2) if method == hc.DEFAULT_PCA
+               else pca_fitter(method, t, eps, 2))
+        best = float(np.sort(np.linalg.eigvalsh(C))[::-1][:2].sum())
+
+        def score(s):
+            V = fit(s)
+            V = V[0] if isinstance(V, tuple) else V
+            q, _ = np.linalg.qr(np.asarray(V, float).T)
+            return 1.0 - float(np.trace(q.T @ C @ q)) / best
+        return score
+    if task == "covariance":
+        fit = (hc.default_cov_fit(t, eps, "covariance") if method == hc.DEFAULT_COV
+               else covariance_fitter(method, t, eps))
+        ref, norm = C, np.linalg.norm(C)
+    else:
+        R = correlation(C)
+        ref, norm = R, np.linalg.norm(R)
+        if method == hc.DEFAULT_COV:
+            fit = hc.default_cov_fit(t, eps, "correlation")
+        else:
+            cf = correlation_fitter(method, t, eps)
+            if cf is None:
+                cov = covariance_fitter(method, t, eps)
+
+                def cf(s, cov=cov):
+                    Ch = cov(s)
+                    return correlation(Ch[0] if isinstance(Ch, tuple) else Ch)
+            fit = cf
+
+    def score(s):
+        M = fit(s)
+        M = M[0] if isinstance(M, tuple) else M
+        return float(np.linalg.norm(M - ref) / norm)
+    return score
+
+
+def run_power(out: Path, seed: int) -> None:
+    from _check_tables_heldout import heldout_table
+
+    rows = []
+    path = out / "heldout_power_trials.csv"
+    tables = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for task, tb, e, other, n0 in undecided_cells(out):
+            t = tables.setdefault(tb, heldout_table(tb))
+            seeds = hc.trial_seeds(seed, n0 + POWER_EXTRA)[n0:]
+            t0 = time.perf_counter()
+            for m in (hc.TASKS[task], other):
+                score = power_fit(task, m, t, e)
+                for i, s in enumerate(seeds):
+                    rows.append(hc._row(tb, task, e, m, n0 + i, s, score(s), 0.0))
+            print(f"{task} {tb} ε={e:g}: {time.perf_counter() - t0:.1f} s", flush=True)
+            with open(path, "w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=hc.TRIAL_FIELDS)
+                w.writeheader()
+                w.writerows(rows)
+
+
+def power_lines(out: Path) -> list[str]:
+    path = out / "heldout_power_trials.csv"
+    if not path.exists():
+        return []
+    extra = hc.cells_of(hc.read_trials(path))
+    first = {}
+    for name in ("heldout_covariance_trials.csv", "heldout_pca_trials.csv"):
+        first.update(hc.cells_of(hc.read_trials(out / name)))
+    lines = ["### The inconclusive cells with 100 more paired trials (`--part power`)", "",
+             "| task | table | ε | best other (first run) | trials | HL ratio (99% upper) | "
+             "paired gate | first run |", "|---|---|---|---|---|---|---|---|"]
+    tally: dict = {}
+    for task, tb, e, other, n0 in undecided_cells(out):
+        key = (task, tb, e)
+        if key not in extra:
+            continue
+        d = np.concatenate([first[key][hc.TASKS[task]], extra[key][hc.TASKS[task]]])
+        o = np.concatenate([first[key][other], extra[key][other]])
+        v = pg.cell_verdict(np.maximum(d, hc.FLOOR), np.maximum(o, hc.FLOOR))
+        lab = pg.verdict_label(v)
+        tally.setdefault(task, {}).setdefault(lab, 0)
+        tally[task][lab] += 1
+        lines.append(f"| {task} | {tb} | {e:g} | {other} | {d.size} | "
+                     f"{v['pseudo_median_ratio']:.3g} ({v['upper']:.3g}) | {lab} | inconclusive |")
+    lines += [""] + [f"- {task}: " + ", ".join(f"{k} {v}" for k, v in sorted(c.items()))
+                     for task, c in tally.items()] + [""]
+    return lines
 
 
 def render_lines(out: Path) -> list[str]:

@@ -148,3 +148,22 @@ def test_diagnosis_fill_of_a_known_table():
     assert math.isclose(r["fill"], 1.0 / (1.0 + 4.0))
     assert r["sd_over_h_max"] == 1.0 and r["sd_over_h_min"] == 0.0
     assert math.isclose(r["top2_share"], 1.0)
+
+
+@pytest.mark.parametrize("task,other", [("covariance", "matrixdp (coinpress)"),
+                                        ("covariance", "matrixdp (auto)"),
+                                        ("correlation", "Analyze Gauss"),
+                                        ("pca k=2", "matrixdp (iid)")])
+def test_power_fit_scores_as_the_first_run(task, other):
+    dg = importlib.import_module("heldout_covariance_diagnosis")
+    t = _tiny_table()
+    seeds = hc.trial_seeds(9, 2)
+    if task == "pca k=2":
+        rows = hc.run_pca(t, 1.0, seeds, methods=(hc.DEFAULT_PCA, other))
+    else:
+        rows = hc.run_covariance(t, 1.0, seeds, methods=(D, other))
+    for m in (hc.TASKS[task], other):
+        score = dg.power_fit(task, m, t, 1.0)
+        got = [score(s) for s in seeds]
+        want = [float(r["error"]) for r in rows if r["task"] == task and r["method"] == m]
+        np.testing.assert_allclose(got, want, rtol=1e-12)
