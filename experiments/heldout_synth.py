@@ -191,6 +191,22 @@ def publishability(out_csv, report_html, proc, bounds: Bounds, n_req: int, priva
     return res
 
 
+def lo_mass(real, syn, bounds: Bounds) -> dict:
+    """The point mass at the lower bound: the numeric column with the largest share of real
+    (clipped) values equal to its public ``lo``, that share, and the synthetic share of the same
+    column (a zero-inflated column, e.g. months in prison, is smeared over the first bin by a
+    histogram generator)."""
+    best, share = None, -1.0
+    for c, (lo, hi) in bounds.numeric.items():
+        p = float((np.clip(real[c].to_numpy(dtype=float), lo, hi) == lo).mean())
+        if p > share:
+            best, share = c, p
+    if best is None:
+        return {}
+    return {"lo_mass_col": best, "lo_mass_real": share,
+            "lo_mass_syn": float((syn[best].to_numpy(dtype=float) == bounds.numeric[best][0]).mean())}
+
+
 # ------------------------------------------------------------------ runs
 def cli_env():
     env = dict(os.environ)
@@ -252,6 +268,7 @@ def run_table(name, workdir: Path, seeds, models, epsilons) -> list:
                     syn = pd.read_csv(out, dtype={c: str for c in bounds.categories})
                     Xs, ys = as_scoring_frame(syn, bounds)
                     row.update(st.score_all(table, Xs, ys))
+                    row.update(lo_mass(train, syn, bounds))
                     out.unlink()
                 rows.append(row)
                 print(f"{name} {model} eps={eps:g} seed={seed}: "
@@ -361,6 +378,34 @@ def write_markdown(df, audit, path: Path, command: str) -> None:
                     lines.append(f"| {t} | {eps:g} | {m} | "
                                  + " | ".join(_fmt(g[k].mean()) for k in METRICS) + " |")
     lines.append("")
+    # point mass at the lower bound
+    if "lo_mass_col" in gen:
+        lines += ["## Point mass at the lower bound (zero-inflated columns)", "",
+                  "Per table, the numeric column with the largest share of real training values "
+                  "equal to its public lower bound (e.g. 0 months in prison), that share, and the "
+                  "mean share of synthetic values equal to it.", "",
+                  "| table | column | real share | " + " | ".join(
+                      f"{m} ε={e:g}" for m in MODELS for e in sorted(gen.epsilon.unique())) + " |",
+                  "|---|---|---|" + "---|" * (len(MODELS) * gen.epsilon.nunique())]
+        for t in df.table.unique():
+            g = gen[gen.table == t]
+            if not len(g) or g.lo_mass_col.isna().all():
+                continue
+            cells = [_fmt(g[(g.model == m) & (g.epsilon == e)].lo_mass_syn.mean())
+                     for m in MODELS for e in sorted(gen.epsilon.unique())]
+            lines.append(f"| {t} | {g.lo_mass_col.iloc[0]} | {g.lo_mass_real.iloc[0]:.3f} | "
+                         + " | ".join(cells) + " |")
+        lines.append("")
+    # TSTR against the majority class
+    below = []
+    for t in df.table.unique():
+        maj = df[(df.table == t) & (df.model == "majority class")].lr_acc.iloc[0]
+        for (m, e), g in gen[gen.table == t].groupby(["model", "epsilon"]):
+            if max(g.lr_acc.mean(), g.gb_acc.mean()) < maj:
+                below.append(f"{t} {m} ε={e:g}")
+    lines += [f"Cells whose mean TSTR accuracy (LR and GB both) is below the majority-class "
+              f"accuracy: {len(below)} of {gen.groupby(['table', 'model', 'epsilon']).ngroups}"
+              + (f" ({', '.join(below)})." if below else "."), ""]
     # copula vs tree-copula
     lines += ["## DPCopula vs DPTreeCopula per cell (paired by seed)", "",
               "Per cell and metric: the model with the better mean, and in how many seeds it was "
