@@ -264,7 +264,8 @@ def _run_copula(args, model_name: str = "copula") -> int:
                   "public grid; docs/bounds.md)")
     total = fitted.total
     print(f"guarantee: {total}")
-    for note in guarantee.notes[1:] + model.privacy_.notes:
+    notes = release_notes(guarantee, model.privacy_)
+    for note in notes:
         print(f"  - {note}")
     if ledger_state is not None:
         print(f"ledger {args.ledger}: spent epsilon={ledger_state['spent']['epsilon']:.6g} at "
@@ -273,13 +274,20 @@ def _run_copula(args, model_name: str = "copula") -> int:
     if report is not None:
         doc = {"model": model_name, "source_file": Path(args.input).name, "n_out": n_out,
                "guarantee": str(total), "relation": relation, "epsilon": eps, "delta": delta,
-               "notes": list(guarantee.notes[1:] + model.privacy_.notes), "columns": schema.to_json()["columns"],
+               "notes": notes, "columns": schema.to_json()["columns"],
                "target": target, "dp_bounds": {k: list(v) for k, v in ranges.items()},
                "dp_bounds_guarantee": None if bounds_guarantee is None else str(bounds_guarantee),
                "ledger": ledger_state, "seeded": args.seed is not None, "out": Path(args.out).name}
         _write_synth_report(doc, report)
         print(f"wrote {args.report}")
     return _finish(caught, args)
+
+
+def release_notes(guarantee, fitted) -> list:
+    """The notes printed and reported for a copula-family release: the charge's notes after its
+    first (the model's derivation, which ``fitted``'s notes restate) then the fitted model's, each
+    ONCE in first-seen order (both carry the same ``numerics: float`` note)."""
+    return list(dict.fromkeys(tuple(guarantee.notes[1:]) + tuple(fitted.notes)))
 
 
 def _finish(caught, args) -> int:

@@ -134,6 +134,10 @@ class TableSchema:
             lookup = {c: i for i, c in enumerate(cats.tolist())}
             table = np.array([lookup.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
             code = table[values]  # NA (-1 from factorize) maps to the trailing -1
+            if (values < 0).any():  # a missing cell is not an undeclared category: say which
+                raise InvalidParameterError(
+                    argument, f"column {name!r} has missing values; impute or drop them before "
+                              "the release")
             if (code < 0).any():
                 raise InvalidParameterError(
                     argument, f"column {name!r} has values that are not in the public category "
