@@ -254,6 +254,16 @@ def write(trials_path: Path, out: Path, command: str, tables: list[uc.Table],
               f"candidate {low_c}, default {low_d} of {r['cells']}; the DEFAULT fails the paired "
               f"gate vs the candidate (the mirror of B) in {worse_d}; the candidate fails the "
               f"paired gate vs the best OTHER row in {fail_o}.", ""]
+    cod = np.array([s["cand_over_default"] for s in summ])
+    if cod.size:
+        q = np.percentile(cod, [0, 25, 50, 75, 100])
+        lines += ["Ratio of medians candidate/default over the cells (not part of the rule): "
+                  f"min {q[0]:.3g}, quartiles {q[1]:.3g} / {q[2]:.3g} / {q[3]:.3g}, max "
+                  f"{q[4]:.3g}; above 1.2 in {int(np.sum(cod > 1.2))} cells, above 2 in "
+                  f"{int(np.sum(cod > 2))}, below 1/1.2 in {int(np.sum(cod < 1 / 1.2))}. Worst "
+                  "ratio of medians to the best row: candidate "
+                  f"{max(s['ratio_to_best'][CANDIDATE] for s in summ):.3g}, default "
+                  f"{max(s['ratio_to_best'][DEFAULT] for s in summ):.3g}.", ""]
     for k in KS:
         sk = [s for s in summ if s["k"] == k]
         if not sk:
