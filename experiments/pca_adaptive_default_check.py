@@ -34,7 +34,9 @@ How it is implemented (written before the run)
   ``heldout_covariance.trial_seeds``); every row of a cell gets the same 30 seeds as
   ``random_state``.
 - Rows: ``default`` = ``DPPCA(n_components=k, epsilon=ε, delta=1e-6, bounds=(lo, hi),
-  random_state=s)``; ``candidate`` = the same plus ``method="adaptive"``; ``matrixdp
+  random_state=s)`` (after the check passed and the default changed, the script pins this row to
+  ``method="moments"``, which is what ``DPPCA()`` was when it ran, draw for draw: a note added
+  after the run, no change of the rule or of the measured rows); ``candidate`` = the same plus ``method="adaptive"``; ``matrixdp
   (coinpress)``, ``iid, unit box``, ``matrixdp (mvg)``, ``matrixdp (iid)`` from
   ``utility_pca.pca_fitter`` (imported). Replace-one neighbours (the default relation), n public.
 - Metric: ``1 - tr(QᵀCQ) / (λ₁ + … + λ_k)``, Q an orthonormal basis of the released components
@@ -101,7 +103,10 @@ def fitter(method: str, t: uc.Table, eps: float, k: int):
     if method in (DEFAULT, CANDIDATE):
         from matrixdp.models import DPPCA
 
-        kw = {"method": "adaptive"} if method == CANDIDATE else {}
+        # the default row is pinned to what DPPCA() was when this check ran (method="moments",
+        # noise="auto": the same release draw for draw); since this check passed, DPPCA()
+        # itself resolves to "adaptive" (task PX), so an unpinned rerun would compare it to itself
+        kw = {"method": "adaptive"} if method == CANDIDATE else {"method": "moments"}
 
         def fit(s):
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),

@@ -91,9 +91,9 @@ def test_run_cell_shares_seeds_and_the_default_is_dppca_default():
         assert [r["seed"] for r in rows if r["method"] == m] == seeds
     C = np.cov(X.T, bias=True)
     best = float(np.sort(np.linalg.eigvalsh(C))[::-1][:2].sum())
-    V = DPPCA(n_components=2, epsilon=1.0, delta=1e-6, bounds=(t.lo, t.hi),
+    V = DPPCA(n_components=2, epsilon=1.0, delta=1e-6, bounds=(t.lo, t.hi), method="moments",
               random_state=seeds[0]).fit(X).components_
-    first = [r for r in rows if r["method"] == px.DEFAULT][0]
+    first = [r for r in rows if r["method"] == px.DEFAULT][0]  # pinned to method="moments"
     assert float(first["error"]) == px.deficit(V, C, best)
     cand = [r for r in rows if r["method"] == px.CANDIDATE]
     assert all(r["adaptive_choice_"] for r in cand)
@@ -128,3 +128,29 @@ def test_px_table_drops_missing_coerces_and_clips():
     assert list(t.X[:, j]) == [5.0, 1e7]
     assert list(t.X[:, cols.index("percblack")]) == [0.0, 100.0]
     assert np.all(t.y == 0)
+
+
+def test_utility_pca_auto_row_is_the_default():
+    """``utility_pca.py``'s ``matrixdp (auto)`` row (``noise="auto"`` passed explicitly) is
+    ``DPPCA()`` as a user gets it: since task PX the adaptive release, draw for draw."""
+    from matrixdp.models import DPPCA
+    from utility_pca import pca_fitter
+
+    rng = np.random.default_rng(3)
+    X = np.clip(rng.normal(0.5, 0.15, (300, 6)), 0, 1)
+    t = uc.Table("synthetic", X, np.zeros(300), [f"x{i}" for i in range(6)], "none",
+                 np.zeros(6), np.ones(6), 0.0, 1.0, "test")
+    for s in (1, 2):
+        est = DPPCA(n_components=2, epsilon=1.0, delta=uc.DELTA, bounds=(t.lo, t.hi),
+                    random_state=s).fit(X)
+        assert est.method_ == "adaptive"
+        np.testing.assert_array_equal(pca_fitter("matrixdp (auto)", t, 1.0, 2)(s),
+                                      est.components_)
+        # the check's default row stays what DPPCA() was when it ran: the moments release
+        V, _ = px.fitter(px.DEFAULT, t, 1.0, 2)(s)
+        ref = DPPCA(n_components=2, epsilon=1.0, delta=uc.DELTA, bounds=(t.lo, t.hi),
+                    method="moments", random_state=s).fit(X)
+        np.testing.assert_array_equal(V, ref.components_)
+        W, choice = px.fitter(px.CANDIDATE, t, 1.0, 2)(s)
+        np.testing.assert_array_equal(W, est.components_)
+        assert choice == est.adaptive_choice_
