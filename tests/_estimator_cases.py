@@ -184,9 +184,22 @@ CASES: dict[str, Case] = {
         released=frozenset({"covariance_", "location_", "moments_"})),
     "DPCovariance[moments]": Case(_m("DPCovariance", method="moments", **_BX), _numeric, _fit_x,
                                   released=frozenset({"covariance_", "location_", "moments_"})),
+    # the default (method="auto", task PX): adaptive under replace-one, moments under
+    # add-remove (pca_auto_method); each relation its own case, with what that method releases
     "DPPCA": Case(_m("DPPCA", n_components=2, **_BX), _numeric, _fit_x,
+                  relations=("replace-one",),
                   released=frozenset({"components_", "explained_variance_",
-                                      "explained_variance_ratio_", "mean_", "moments_"})),
+                                      "explained_variance_ratio_", "mean_", "allocation_",
+                                      "adaptive_choice_", "adaptive_predicted_"})),
+    "DPPCA[default, add-remove]": Case(
+        _m("DPPCA", n_components=2, **_BX), _numeric, _fit_x, relations=("add-remove",),
+        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
+                            "mean_", "moments_"})),
+    "DPPCA[moments]": Case(_m("DPPCA", n_components=2, method="moments", **_BX), _numeric,
+                           _fit_x,
+                           released=frozenset({"components_", "explained_variance_",
+                                               "explained_variance_ratio_", "mean_",
+                                               "moments_"})),
     # method="adaptive" (issue 24): the kind of its last release is chosen from DP releases,
     # so which one was used is itself released
     "DPCovariance[adaptive]": Case(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from matrixdp.errors import OutOfBoundsError
+from matrixdp.errors import InvalidParameterError, OutOfBoundsError
 from matrixdp.models import (DPPCA, DPCovariance, DPLinearRegression, DPMean, DPRidge,
                              DPStandardScaler)
 
@@ -39,7 +39,8 @@ UNSUPERVISED = [
                           random_state=3), "covariance_"),
     (lambda: DPCovariance(epsilon=1.0, bounds=(LO, HI), kind="correlation", method="moments",
                           random_state=3), "covariance_"),
-    (lambda: DPPCA(2, epsilon=1.0, bounds=(LO, HI), random_state=3), "components_"),
+    (lambda: DPPCA(2, epsilon=1.0, bounds=(LO, HI), method="moments", random_state=3),
+     "components_"),
     (lambda: DPMean(epsilon=1.0, bounds=(LO, HI), random_state=3), "mean_"),
     (lambda: DPStandardScaler(epsilon=1.0, bounds=(LO, HI), random_state=3), "var_"),
 ]
@@ -56,6 +57,22 @@ def test_same_seed_same_release_for_numpy_and_dask_array(make, attr, never_colle
     # a different seed moves the release by far more than the tolerance
     other = make().set_params(random_state=4).fit(X)
     assert not np.allclose(getattr(other, attr), getattr(ref, attr), rtol=1e-6, atol=1e-9)
+
+
+def test_dppca_default_falls_back_to_moments_for_dask_input(never_collected):
+    """DPPCA's default (method="auto", task PX) is adaptive for an in-memory table, which refuses
+    Dask input: for a Dask array it resolves to the moments release (a public fact), the same
+    release as ``method="moments"`` on the array, and an explicit "adaptive" still raises."""
+    X, _ = _data()
+    Xd = da.from_array(X, chunks=(997, D))
+    got = DPPCA(2, epsilon=1.0, bounds=(LO, HI), random_state=3).fit(Xd)
+    ref = DPPCA(2, epsilon=1.0, bounds=(LO, HI), method="moments", random_state=3).fit(X)
+    assert got.method_ == "moments" and ref.method_ == "moments"
+    np.testing.assert_allclose(got.components_, ref.components_, rtol=1e-9, atol=1e-11)
+    assert got.privacy_ == ref.privacy_
+    assert DPPCA(2, epsilon=1.0, bounds=(LO, HI), random_state=3).fit(X).method_ == "adaptive"
+    with pytest.raises(InvalidParameterError, match="in-memory"):
+        DPPCA(2, epsilon=1.0, bounds=(LO, HI), method="adaptive", random_state=3).fit(Xd)
 
 
 def test_dask_dataframe_float32_feature_names(never_collected):

@@ -56,11 +56,13 @@ def test_auto_beats_iid_in_captured_variance_on_unequal_ranges():
     for noise in ("auto", "iid"):
         vals = []
         for s in range(7):
-            c = DPPCA(2, epsilon=0.5, bounds=(0, HI), noise=noise, random_state=s).fit(X).components_
+            # method="moments": the noise allocations of the moments release are compared
+            c = DPPCA(2, epsilon=0.5, bounds=(0, HI), noise=noise, method="moments",
+                      random_state=s).fit(X).components_
             vals.append(np.trace(c @ cov @ c.T) / best)
         captured[noise] = float(np.median(vals))
     assert captured["auto"] >= captured["iid"], captured
-    a = DPPCA(2, bounds=(0, HI), random_state=0).fit(X)
+    a = DPPCA(2, bounds=(0, HI), method="moments", random_state=0).fit(X)
     i = DPPCA(2, bounds=(0, HI), noise="iid", random_state=0).fit(X)
     assert a.expected_loss_ < i.expected_loss_
 
@@ -127,7 +129,7 @@ def test_predicted_ranking_of_the_noises_matches_the_measured_subspace_error(mon
     X = factor_table(2000, shift)
     C = np.cov(X.T, bias=True)
     top = float(np.sort(np.linalg.eigvalsh(C))[::-1][:2].sum())
-    auto = DPPCA(2, epsilon=eps, bounds=(0, RANGES), random_state=0).fit(X)
+    auto = DPPCA(2, epsilon=eps, bounds=(0, RANGES), method="moments", random_state=0).fit(X)
     predicted = auto.noise_candidates_
     plan = moments.plan_second_moment
     measured = {}
@@ -137,7 +139,8 @@ def test_predicted_ranking_of_the_noises_matches_the_measured_subspace_error(mon
                                                              delta=kw["delta"], allocation=a))
         vals = []
         for s in range(30):
-            c = DPPCA(2, epsilon=eps, bounds=(0, RANGES), random_state=s).fit(X).components_
+            c = DPPCA(2, epsilon=eps, bounds=(0, RANGES), method="moments",
+                      random_state=s).fit(X).components_
             vals.append(1.0 - np.trace(c @ C @ c.T) / top)
         measured[alloc] = float(np.mean(vals))
     monkeypatch.setattr(moments, "plan_second_moment", plan)
@@ -159,7 +162,8 @@ def _forced_deficits(monkeypatch, X, bounds, allocs, seeds, eps=1.0, k=2):
                             lambda task, a=alloc, **kw: plan(task, epsilon=kw["epsilon"],
                                                              delta=kw["delta"], allocation=a))
         out[alloc] = np.array([1.0 - np.trace(c @ C @ c.T) / top for c in (
-            DPPCA(k, epsilon=eps, bounds=bounds, random_state=s).fit(X).components_
+            DPPCA(k, epsilon=eps, bounds=bounds, method="moments",
+                  random_state=s).fit(X).components_
             for s in seeds)])
     monkeypatch.setattr(moments, "plan_second_moment", plan)
     return out
@@ -206,7 +210,8 @@ def test_order_of_task_weighted_and_unit_box_is_set_by_the_private_mean(monkeypa
     ratios = {}
     for shift in (0.0, 4.0):
         X = factor(shift)
-        preds.append(DPPCA(2, epsilon=1.0, bounds=(0, WIDE), random_state=0).fit(X)
+        preds.append(DPPCA(2, epsilon=1.0, bounds=(0, WIDE), method="moments",
+                           random_state=0).fit(X)
                      .noise_candidates_)
         d = _forced_deficits(monkeypatch, X, (0, WIDE), ("task-weighted", "unit-box"),
                              range(30))
@@ -278,7 +283,8 @@ def test_the_projection_is_post_processing_same_release_same_charge():
     fits = {}
     for p in ("unit-box", "noise", "original", "none"):
         acc = Accountant(epsilon=10.0, delta=1e-3)
-        fits[p] = (DPPCA(2, epsilon=0.7, delta=1e-6, bounds=(0, HI), random_state=3,
+        fits[p] = (DPPCA(2, epsilon=0.7, delta=1e-6, bounds=(0, HI), method="moments",
+                         random_state=3,
                          accountant=acc, projection=p).fit(X), acc)
     ref, ref_acc = fits["unit-box"]
     for p, (m, acc) in fits.items():
@@ -315,7 +321,8 @@ def test_noise_metric_wins_where_measured_on_the_synthetic_table():
     for p in ("noise", "unit-box", "original"):
         vals = []
         for seed in range(15):
-            c = DPPCA(2, epsilon=0.1, bounds=(np.zeros(d), widths), random_state=seed,
+            c = DPPCA(2, epsilon=0.1, bounds=(np.zeros(d), widths), method="moments",
+                      random_state=seed,
                       projection=p).fit(X).components_
             vals.append(1.0 - np.trace(c @ cov @ c.T) / best)
         med[p], mean[p] = float(np.median(vals)), float(np.mean(vals))
@@ -333,7 +340,8 @@ def test_unit_box_noise_is_the_equal_share_allocation_with_the_same_guarantee():
     coordinate of the released second moments, the mean coordinate's included: i.i.d. noise on
     the records rescaled to the unit box), and the requested (ε, δ)."""
     X = table(2000)
-    auto = DPPCA(2, epsilon=0.7, delta=1e-7, bounds=(0, HI), random_state=0).fit(X)
+    auto = DPPCA(2, epsilon=0.7, delta=1e-7, bounds=(0, HI), method="moments",
+                 random_state=0).fit(X)
     ub = DPPCA(2, epsilon=0.7, delta=1e-7, bounds=(0, HI), noise="unit-box",
                random_state=0).fit(X)
     assert ub.allocation_ == "unit-box"
@@ -379,3 +387,63 @@ def test_unit_box_noise_is_a_dppca_option_only():
         DPCovariance(bounds=(0, HI), noise="unit-box").fit(X)
     with pytest.raises(InvalidParameterError, match="noise"):
         DPPCA(2, bounds=(0, HI), noise="unit_box").fit(X)
+
+
+# ------------------------------------------------ the default, method="auto" (task PX, issue #24)
+def test_default_is_adaptive_draw_for_draw_on_in_memory_replace_one_input():
+    """``DPPCA()`` resolves to ``method="adaptive"`` (results/pca_adaptive_default_check.md):
+    the same release, guarantee and charge as the explicit method with the same seed."""
+    from matrixdp.accounting import Accountant
+
+    X = table(800)
+    fits = {}
+    for m in ("auto", "adaptive"):
+        acc = Accountant(epsilon=10.0, delta=1e-3)
+        fits[m] = (DPPCA(2, epsilon=0.7, bounds=(0, HI), method=m, random_state=3,
+                         accountant=acc).fit(X), acc)
+    (a, acc_a), (b, acc_b) = fits["auto"], fits["adaptive"]
+    assert DPPCA().method == "auto"
+    assert a.method_ == b.method_ == "adaptive" and a.noise_ == "adaptive"
+    np.testing.assert_array_equal(a.components_, b.components_)
+    assert a.adaptive_choice_ == b.adaptive_choice_ in ("moments", "coinpress")
+    assert a.privacy_ == b.privacy_ and acc_a.total() == acc_b.total()
+    moments = DPPCA(2, epsilon=0.7, bounds=(0, HI), method="moments", random_state=3).fit(X)
+    assert moments.method_ == "moments"
+    assert not np.allclose(moments.components_, a.components_)
+
+
+@pytest.mark.parametrize("kw", [{"neighbouring": "add-remove"}, {"noise": "iid"},
+                                {"noise": "mvg"}, {"noise": "unit-box"},
+                                {"projection": "noise"}])
+def test_default_falls_back_to_moments_where_adaptive_does_not_apply(kw):
+    """Add-remove (adaptive refuses it), an explicit noise or the noise-metric projection
+    (settings of the moments release): the default is the moments release of earlier versions,
+    draw for draw, with its public entry variances; it never raises where moments did not."""
+    X = table(600)
+    got = DPPCA(2, epsilon=0.7, bounds=(0, HI), random_state=5, **kw).fit(X)
+    ref = DPPCA(2, epsilon=0.7, bounds=(0, HI), random_state=5, method="moments", **kw).fit(X)
+    assert got.method_ == "moments" and got.noise_ != "adaptive"
+    np.testing.assert_array_equal(got.components_, ref.components_)
+    np.testing.assert_array_equal(got.moments_, ref.moments_)
+    assert got.privacy_ == ref.privacy_ and got.expected_loss_ is not None
+    if "neighbouring" in kw:
+        with pytest.raises(InvalidParameterError, match="replace-one"):
+            DPPCA(2, bounds=(0, HI), method="adaptive", **kw).fit(X)
+
+
+def test_pca_auto_method_reads_public_facts_only():
+    from matrixdp.models.pca import pca_auto_method
+
+    X = table(50)
+    assert pca_auto_method("replace-one", X) == "adaptive"
+    assert pca_auto_method("replace-one", X, projection="none") == "adaptive"
+    assert pca_auto_method("replace-one", X, projection="original") == "adaptive"
+    assert pca_auto_method("add-remove", X) == "moments"
+    assert pca_auto_method("replace-one", X, noise="iid") == "moments"
+    assert pca_auto_method("replace-one", X, projection="noise") == "moments"
+    # the answer does not depend on the values (a neighbouring table, any content)
+    Y = X.copy()
+    Y[0] = HI
+    assert pca_auto_method("replace-one", Y) == pca_auto_method("replace-one", X)
+    with pytest.raises(InvalidParameterError, match="method"):
+        DPPCA(2, bounds=(0, HI), method="automatic").fit(X)

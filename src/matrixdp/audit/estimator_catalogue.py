@@ -316,7 +316,10 @@ def estimator_catalogue() -> list:
           cov, "replace-one", fast=False),
         E("DPCovariance[adaptive]", "method='adaptive' (a statistic picks the branch)",
           _cov("DPCovariance", method="adaptive"), cov, "replace-one", fast=False),
-        E("DPPCA", "n_components=1", _cov("DPPCA", 1), pca, "replace-one", fast=False),
+        # the default (method="auto") is "adaptive" under replace-one since task PX; the
+        # moments release it replaced is DPCovariance's (PCA is its post-processing)
+        E("DPPCA", "n_components=1 (default method: adaptive)", _cov("DPPCA", 1), pca,
+          "replace-one", fast=False),
         E("DPCopula", "default", _synth("DPCopula"), synth_pair, "add-remove",
           delta=DELTA_SYNTH, output=synth_outputs, fast=False),
         E("DPTreeCopula", "default", _synth("DPTreeCopula"), synth_pair, "add-remove",

@@ -379,8 +379,11 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     hh = np.outer(h, h)
     if query == "pca":
         k = args.components
+        # method="moments": the error bars below come from the moments release's public entry
+        # variances (entry_variance_, moments_), which DPPCA's default (method="auto", adaptive
+        # on in-memory replace-one input since task PX) does not have
         est = DPPCA(n_components=k, epsilon=epsilon, delta=delta, bounds=(lower, upper),
-                    noise=noise, random_state=rng, accountant=keeper).fit(X)
+                    noise=noise, random_state=rng, accountant=keeper, method="moments").fit(X)
     else:
         # shrinkage="none": the command post-processes the raw release itself and its error
         # bars are those of the unshrunk matrices (the library's correlation default shrinks).

@@ -8,14 +8,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_nonnegative, check_unit_interval
 from ..errors import InvalidParameterError
-from ._base import (NoGeneratorStateMixin, check_privacy_params, finish_bounds, fit_bounds,
-                    validate_X)
+from ._base import (NoGeneratorStateMixin, check_privacy_params, check_relation, finish_bounds,
+                    fit_bounds, validate_X)
+from ._dask import is_dask_collection
 from ._moments import FORCED_NOISE, keep_release
 from ..feasible import orthonormalise, project_feasible
 from .covariance import (check_method, covariance_from_release, covariance_noise, fit_adaptive,
                          fit_coinpress, fit_second_moments)
 
-__all__ = ["DPPCA"]
+__all__ = ["DPPCA", "pca_auto_method"]
 
 #: The post-processings of DPPCA's released covariance before its eigendecomposition.
 PROJECTIONS = ("unit-box", "noise", "original", "none")
@@ -23,13 +24,39 @@ PROJECTIONS = ("unit-box", "noise", "original", "none")
 ADAPTIVE_FIRST = ("covariance", "pca")
 
 
+def pca_auto_method(neighbouring: str, X, *, noise: str = "auto",
+                    projection: str = "unit-box") -> str:
+    """What ``DPPCA(method="auto")`` (the default) resolves to, from public facts only (the
+    parameters and whether ``X`` is a Dask collection; never the records' values).
+
+    ``"adaptive"`` where it applies and was checked (task PX, issue #24: the pre-registered check
+    on eight never-seen tables passed, ``results/pca_adaptive_default_check.md``;
+    ``docs/coinpress.md``, "Measured (task PX): the pre-registered check on reserved tables"):
+    replace-one neighbours (public ``n``), an in-memory ``X``, ``noise="auto"`` and a
+    ``projection`` other than ``"noise"``. ``"moments"`` otherwise: add-remove neighbours and
+    Dask input (the adaptive release refuses them), an explicit ``noise`` (a setting of the
+    moments release, which the adaptive release does not read) and ``projection="noise"`` (the
+    moments release's public entry variances, which the adaptive release does not have).
+    """
+    if (neighbouring != "replace-one" or is_dask_collection(X) or noise != "auto"
+            or projection == "noise"):
+        return "moments"
+    return "adaptive"
+
+
 class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             BaseEstimator):
     r"""Differentially private PCA: the top eigenvectors of a DP covariance.
 
-    One (ε, δ)-DP release of the centred, mean-augmented second moments (exactly as
-    :class:`~matrixdp.models.DPCovariance` with ``kind="covariance"``), then an eigendecomposition
-    (post-processing). The covariance is measured in the original units, so features with wide
+    One (ε, δ)-DP release of the covariance, then an eigendecomposition (post-processing). By
+    default (``method="auto"``, resolved by :func:`pca_auto_method`) the release is adaptive
+    where it applies (replace-one, in-memory ``X``): a private first look (a quarter of the
+    budget) chooses between a second moments release and a CoinPress step by their predicted
+    captured-variance deficit of the top ``n_components`` subspace (``docs/coinpress.md``,
+    "Adaptive (PCA)"); elsewhere (add-remove, Dask input, an explicit ``noise``) it is one
+    release of the centred, mean-augmented second moments (``method="moments"``, exactly as
+    :class:`~matrixdp.models.DPCovariance` with ``kind="covariance"`` and that method). The
+    covariance is measured in the original units, so features with wide
     public ranges dominate as in :class:`sklearn.decomposition.PCA`; scale the data by its public
     bounds first if that is not wanted.
 
@@ -44,7 +71,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         Or ``"dp"`` / :class:`~matrixdp.models.dp_bounds.DPBounds`: a share (default 10%) of
         ``epsilon`` estimates them (docs/bounds.md).
     noise : {"auto", "mvg", "iid", "unit-box"}, default "auto"
-        The noise of ``method="moments"``. ``"unit-box"``: i.i.d. Gaussian noise on the records
+        The noise of ``method="moments"`` (with the default ``method="auto"``, any value but
+        ``"auto"`` selects the moments release: :func:`pca_auto_method`). ``"unit-box"``: i.i.d. Gaussian noise on the records
         rescaled to the public unit box, mapped back (the MVG allocation with equal precision
         shares in units of the half-widths, ``allocation_ == "unit-box"``; exact calibration).
         ``"auto"`` scores its candidates by an expected Frobenius loss of the covariance in
@@ -70,23 +98,42 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
-    method : {"moments", "coinpress", "adaptive"}, default "moments"
-        How the covariance is released, as in :class:`~matrixdp.models.DPCovariance`
-        (``"coinpress"``: Biswas et al. 2020 adapted to the public box, ``docs/coinpress.md``;
+    method : {"auto", "moments", "coinpress", "adaptive"}, default "auto"
+        How the covariance is released, as in :class:`~matrixdp.models.DPCovariance`.
+        ``"auto"`` (default since task PX, issue #24): resolved from public facts only by
+        :func:`~matrixdp.models.pca.pca_auto_method` (``method_`` says which): ``"adaptive"``
+        with replace-one neighbours, an in-memory ``X``, ``noise="auto"`` and a ``projection``
+        other than ``"noise"``; ``"moments"`` otherwise (add-remove neighbours and Dask input,
+        which the adaptive release refuses; an explicit ``noise`` or ``projection="noise"``,
+        settings of the moments release). Default since a pre-registered check on eight
+        never-seen tables passed (``results/pca_adaptive_default_check.md``, 80 cells, k = 2 and
+        5, 30 paired trials; ``docs/coinpress.md``, "Measured (task PX)"): within 1.2× of the
+        best of six rows in 54 cells against the moments release's 43; the median over cells of
+        its ratio of medians to ``"moments"`` 0.912; it fails the paired gate against
+        ``"moments"`` in 5 of 80 cells, by up to 5.0× (alcohol, injury, loanapp, labsup: cells
+        where it took the CoinPress step and the moments release was the better one), while
+        ``"moments"`` is up to 138× the best row there and ``"auto"``'s ratio to it goes down
+        to 0.0072 (alcohol, k = 2, ε = 5). Pass
+        ``method="moments"`` for the release of earlier versions (and for its public
+        ``entry_variance_``, ``expected_loss_`` and ``moments_``, which adaptive does not have).
+        ``"moments"``: one release of the second moments with the noise of ``noise``.
+        ``"coinpress"``: Biswas et al. 2020 adapted to the public box (``docs/coinpress.md``).
         ``"adaptive"``: a private first look chooses between a second moments release and a
         CoinPress step by their expected captured-variance deficit of the top ``n_components``
         subspace, read in the frame of its first release post-processed by ``projection``;
         section "Adaptive (PCA)" of ``docs/coinpress.md``; the whitened step's clipping bias from
-        a one-direction model, "The clipping bias, modelled"). Measured (``results/adaptive_pca.md``,
-        round 3c, 50 trials, k = 2 and 5 on the seven benchmark tables and the never-seen check
-        tables star98 and elnino): within 1.2× of the best of ``"moments"``, ``"coinpress"`` and
-        i.i.d. noise on the unit box in 64 of 80 cells, worst 3.1× (adult, k = 2, ε = 0.1). Where
-        the moments branch is chosen, the first look (allocated for the covariance) costs the
-        PCA task 1.03–1.36× ``"moments"``'s expected loss; measured with the branch forced,
-        1.02× at the median of 40 cells, up to 1.6× (anes96, adult;
-        ``results/adaptive_pca_first_look.md``, "The first look's cost in the moments branch" in
-        ``docs/coinpress.md``). The pre-registered rule for making it the default fails.
-        Experimental, not recommended.
+        a one-direction model, "The clipping bias, modelled"). Measured before the check
+        (``results/adaptive_pca.md``, round 3c, 50 trials, k = 2 and 5 on the seven benchmark
+        tables and the never-seen check tables star98 and elnino): within 1.2× of the best of
+        ``"moments"``, ``"coinpress"`` and i.i.d. noise on the unit box in 64 of 80 cells, worst
+        3.1× (adult, k = 2, ε = 0.1); on the benchmark it fails the paired gate against
+        ``"moments"`` in 6 of 60 cells, up to 2.43× (adult, k = 2, ε = 0.1;
+        ``results/adaptive_pca_guard.md``). Where the moments branch is chosen, the first look
+        (allocated for the covariance) costs the PCA task 1.03–1.36× ``"moments"``'s expected
+        loss; measured with the branch forced, 1.02× at the median of 40 cells, up to 1.6×
+        (anes96, adult; ``results/adaptive_pca_first_look.md``, "The first look's cost in the
+        moments branch" in ``docs/coinpress.md``). An explicit ``method="adaptive"`` raises
+        where it does not apply (add-remove, Dask input); ``"auto"`` falls back instead.
     coinpress_steps : int, default 2
     coinpress_beta : float, "auto" or "late", default 0.1
         The whitened clipping radius of ``method="coinpress"`` / ``"adaptive"``, as
@@ -178,6 +225,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         The guarantee of the whole fit.
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
+    method_ : str
+        The method the fit used: ``"moments"``, ``"coinpress"`` or ``"adaptive"`` (``"auto"``
+        resolved from public facts by :func:`~matrixdp.models.pca.pca_auto_method`).
     projection_ : str
         The projection applied (``"noise"`` falls back to ``"unit-box"`` without entry variances).
     adaptive_choice_, adaptive_predicted_
@@ -190,11 +240,13 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     .. [2] matrixdp, ``docs/when_mvg_wins.md``.
     .. [3] S. Biswas, Y. Dong, G. Kamath and J. Ullman, "CoinPress: Practical Private Mean and
        Covariance Estimation", NeurIPS 2020.
+    .. [4] matrixdp, ``docs/coinpress.md`` ("Adaptive (PCA)"; "Measured (task PX)") and
+       ``results/pca_adaptive_default_check.md``.
     """
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
-                 method="moments", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1,
+                 method="auto", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1,
                  adaptive_first="covariance", adaptive_resolve_z=None,
                  adaptive_resolve_share=None):
         self.method = method
@@ -217,10 +269,14 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def fit(self, X, y=None):
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self, extra_noise=FORCED_NOISE)
-        method = check_method(self, "covariance")
         if self.projection not in PROJECTIONS:
             raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got "
                                                       f"{self.projection!r}")
+        method = self.method
+        if method == "auto":  # public facts only (pca_auto_method)
+            method = pca_auto_method(check_relation(self.neighbouring), X, noise=noise,
+                                     projection=self.projection)
+        method = check_method(self, "covariance", method)
         # the moments path clips in row chunks where it sums (no full clipped copy)
         if self.adaptive_first not in ADAPTIVE_FIRST:
             raise InvalidParameterError("adaptive_first", f"must be one of {ADAPTIVE_FIRST}, got "
@@ -269,6 +325,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             cov = project_feasible(cov, lo, hi, "covariance", units=units,
                                    noise_variance=noise_var)
         self.projection_ = units
+        self.method_ = method
         lam, vec = np.linalg.eigh(cov)
         order = np.argsort(lam)[::-1][:k]
         lam = np.maximum(lam[order], 0.0)
