@@ -369,6 +369,8 @@ def dppca_release(X, lo, hi, *, n_components: int, epsilon: float, seed: int, **
         captured["cov"], captured["nv"] = cov, kw.get("noise_variance")
         return orig(cov, *a, **kw)
 
+    # a diagnostic of the moments release (DPPCA()'s default is adaptive since task PX)
+    kwargs.setdefault("method", "moments")
     pca_mod.project_feasible = grab
     try:
         DPPCA(n_components=n_components, epsilon=epsilon, delta=DELTA, bounds=(lo, hi),

@@ -189,7 +189,7 @@ def fitter(method, t, eps, k):
     """``seed -> (components, adaptive choice or None)``."""
     if method == UNIT:
         return unit_box_fitter(t, eps, k)
-    kw = {AUTO: {}, CP: {"method": "coinpress"}}.get(method, {"method": "adaptive"})
+    kw = {AUTO: {"method": "moments"}, CP: {"method": "coinpress"}}.get(method, {"method": "adaptive"})
     opts = {OLD: {"ranking": "pca-loss", "bias": "bound"},
             NEW: {"ranking": "pca-loss", "bias": "model"}}.get(method)
     return dppca_fitter(t, eps, k, kw, opts)

@@ -173,7 +173,7 @@ def fitter(method, t, eps, k):
          AUTO75: gaussian_epsilon(uc.DELTA, 1.0, math.sqrt(0.75) * mu)}.get(method, eps)
     opts = {FORCED: {"branch": "moments"},
             FORCED_PCA: {"branch": "moments", "first_kind": "pca"}, **EXTRA}.get(method)
-    kw = {} if method in (AUTO, AUTO97, AUTO75) else {"method": "adaptive"}
+    kw = {"method": "moments"} if method in (AUTO, AUTO97, AUTO75) else {"method": "adaptive"}
     return ap.dppca_fitter(t, e, k, kw, opts)
 
 

@@ -115,7 +115,7 @@ def fitter(method, t, eps, k):
     """``seed -> (components, adaptive choice or None)``."""
     if method == UNIT:
         return unit_box_fitter(t, eps, k)
-    kw = {AUTO: {}, CP: {"method": "coinpress"}, ADA: {"method": "adaptive"},
+    kw = {AUTO: {"method": "moments"}, CP: {"method": "coinpress"}, ADA: {"method": "adaptive"},
           PCA1: {"method": "adaptive", "adaptive_first": "pca"},
           PCA2: {"method": "adaptive", "adaptive_first": "pca"}}[method]
     return dppca_fitter(t, eps, k, kw, {PCA2: {"first_share": 0.15}}.get(method))

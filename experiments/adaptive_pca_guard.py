@@ -106,7 +106,7 @@ def fitter(method, t, eps, k):
 
     if method == UNIT:
         return unit_box_fitter(t, eps, k)
-    kw = {AUTO: {}, CP: {"method": "coinpress"}, ADA: {"method": "adaptive"},
+    kw = {AUTO: {"method": "moments"}, CP: {"method": "coinpress"}, ADA: {"method": "adaptive"},
           C1: {"method": "adaptive", "adaptive_resolve_z": CORRELATION_RESOLVE_Z},
           C2: {"method": "adaptive", "adaptive_resolve_z": CORRELATION_RESOLVE_Z}}[method]
     return dppca_fitter(t, eps, k, kw, {C2: {"diagonal_noise": True}}.get(method))

@@ -107,7 +107,7 @@ def default_pca_fit(t: uc.Table, eps: float, k: int):
 
     def fit(s):
         est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                    noise="auto", random_state=s).fit(t.X)
+                    noise="auto", method="moments", random_state=s).fit(t.X)
         return est.components_, _attrs(est)
     return fit
 

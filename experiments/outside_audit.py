@@ -1144,12 +1144,12 @@ _CORR_WINS = ("DOCUMENTED TRADE-OFF: since task CR the correlation default is th
               "part of the box (docs/coinpress.md 'When it wins'). Before task CR (the moments "
               "release alone) this check failed on modechoice, heart, spector, collinear and wide "
               "and passed on grunfeld ('What changed' below). Not changed here")
-_PCA_WINS = ("DOCUMENTED LIMITATION: DPPCA's default is the one-shot moments release; CoinPress "
-             "adapts to where the data lie and wins where they fill a small part of the box "
-             "(docs/coinpress.md 'When it wins'); DPPCA(method='adaptive') exists but its "
-             "pre-registered default rule failed (results/adaptive_pca.md) and the PCA-allocated "
-             "first look stopped at its gate (docs/coinpress.md 'Measured (round 3e): a "
-             "PCA-allocated first look'). Not changed here")
+_PCA_WINS = ("DOCUMENTED LIMITATION: DPPCA's default is adaptive where it applies (replace-one, "
+             "in-memory data; task PX, results/pca_adaptive_default_check.md): a first look decides "
+             "between a second moments release and a CoinPress step; CoinPress on the whole budget "
+             "still wins where the data fill a small part of the box (docs/coinpress.md 'When it "
+             "wins'), and under add/remove the default is the one-shot moments release. Before task "
+             "PX the default was the moments release everywhere ('What changed' below)")
 _WIDE_CORR = ("EXPECTED of the correlation default's projected shrinkage ("
               "models/covariance.py PROJECTED_FLOOR, NOISE_BOUND_RATIO; "
               "results/covariance_shrinkage.md): at ε = 0.3 every group's noise variance "

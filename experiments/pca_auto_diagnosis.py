@@ -164,7 +164,7 @@ def main(argv=None):
                             with forced(a):
                                 variants[(a, pr)] = [deficit(DPPCA(
                                     n_components=k, epsilon=eps, delta=uc.DELTA,
-                                    bounds=(t.lo, t.hi), projection=pr,
+                                    bounds=(t.lo, t.hi), projection=pr, method="moments",
                                     random_state=s).fit(t.X).components_, C, best) for s in seeds]
                     for psd in (True, False):
                         vals = []

@@ -133,6 +133,8 @@ def seeds_for(trials):
 def dppca_variant(t, k, eps, *, plan=None, **kw):
     from matrixdp.models import DPPCA
 
+    kw.setdefault("method", "moments")  # the default when this ran (DPPCA() is adaptive since task PX)
+
     def fit(s):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

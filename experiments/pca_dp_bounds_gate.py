@@ -132,7 +132,7 @@ def fitter(method, t, eps, k):
         with warnings.catch_warnings():  # the flat-MAD warning reads DP output only
             warnings.simplefilter("ignore", UserWarning)
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=b,
-                        random_state=s).fit(t.X)
+                        method="moments", random_state=s).fit(t.X)
         return est.components_, None
     return fit
 

@@ -185,7 +185,8 @@ def adult_rows(trials):
     truth_scaled = np.cov(Xs.T, bias=True)
 
     def pca(eps, noise, s):
-        DPPCA(2, epsilon=eps, delta=DELTA, bounds=bounds, noise=noise, random_state=s).fit(X)
+        DPPCA(2, epsilon=eps, delta=DELTA, bounds=bounds, noise=noise, method="moments",
+              random_state=s).fit(X)
 
     def correlation(eps, noise, s):
         data, b = (Xs, (-1, 1)) if noise == "rescaled-iid" else (X, bounds)
