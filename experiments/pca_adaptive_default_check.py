@@ -219,7 +219,7 @@ def write(trials_path: Path, out: Path, command: str, tables: list[uc.Table],
         summ.append(s)
     r = rule(summ, n_expected)
     verdict = "PASSED" if r["passes"] else "FAILED"
-    lines = [f"# Pre-registered check: `DPPCA(method=\"adaptive\")` as the PCA default "
+    lines = ["# Pre-registered check: `DPPCA(method=\"adaptive\")` as the PCA default "
              "(issue #24, task PX)", "",
              "Produced by `experiments/pca_adaptive_default_check.py` (the rule, verbatim, and its "
              "implementation are in its docstring, committed before the run). Command:", "",
