@@ -331,6 +331,8 @@ def _write_synth_report(doc: dict, path) -> None:
                 what += " (DP estimate)"
             if spec.get("integer"):
                 what += ", integers"
+            if spec.get("atoms"):
+                what += ", public atoms " + ", ".join(f"{v:.6g}" for v in spec["atoms"])
         rows.append(f"<tr><td>{e(name)}</td><td>{e(what)}</td></tr>")
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
