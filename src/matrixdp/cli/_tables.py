@@ -371,7 +371,7 @@ def _atoms(name: str, spec, lo: float, hi: float, integer: bool) -> tuple:
     if not isinstance(values, list):
         raise InvalidParameterError("--bounds", f"column {name!r}: atoms must be a list of "
                                                 f"numbers, e.g. atoms = [0], got {values!r}")
-    out = [_number(v, f"{name}.atoms") for v in values]
+    out = [_number(v, f"column {name!r}: an atom") for v in values]
     for v in out:
         if not (math.isfinite(v) and lo <= v <= hi):
             raise InvalidParameterError("--bounds", f"column {name!r}: atom {v:g} is outside "
