@@ -108,7 +108,10 @@ class DPCopula(GeneratorParams):
     Parameters
     ----------
     schema : TableSchema
-        PUBLIC bounds of the numeric columns and categories of the categorical columns of X.
+        PUBLIC bounds of the numeric columns and categories of the categorical columns of X,
+        and optional PUBLIC atoms (point masses) of numeric columns: each atom gets its own
+        histogram cell and synthetic values equal to it (the charge is unchanged;
+        ``docs/copula.md``, "Public atoms" [4]_).
     epsilon : float
         Total ε.
     delta : float, default 1e-9
@@ -154,7 +157,8 @@ class DPCopula(GeneratorParams):
         DP class sizes (from the histogram totals).
     class_priors_ : ndarray of shape (n_classes,)
     marginals_ : dict of str -> ndarray of shape (n_classes, n_bins_j)
-        DP probabilities per class and column (after simplex projection).
+        DP probabilities per class and column (after simplex projection); a numeric column
+        with m atoms has ``n_bins + m`` cells in value order (:class:`~.schema.NumericCells`).
     marginal_counts_ : dict of str -> ndarray
         The raw noisy histograms as released (for audits and tests).
     correlation_ : ndarray of shape (n_classes, k, k)
