@@ -96,3 +96,34 @@ def test_split_public_constants_is_the_shared_rule_of_synth_and_audit():
                   target="label")
     with pytest.raises(InvalidParameterError, match="every feature column is a public constant"):
         split_public_constants(only)
+
+
+def test_atoms_are_parsed_sorted_and_kept_in_the_json(tmp_path):
+    (tmp_path / "b.toml").write_text(
+        "[columns]\nearn = { lo = 0, hi = 100, atoms = [100, 0] }\n"
+        "k = { lo = 0, hi = 9, integer = true, atoms = [0] }\nx = { lo = 0, hi = 1 }\n")
+    schema = read_schema(tmp_path / "b.toml")
+    assert schema.column("earn").atoms == (0.0, 100.0)
+    assert schema.column("k").atoms == (0.0,) and schema.column("x").atoms == ()
+    assert schema.to_json()["columns"]["earn"]["atoms"] == [0.0, 100.0]
+    assert "atoms" not in schema.to_json()["columns"]["x"]
+
+
+@pytest.mark.parametrize("spec, fragment", [
+    ("{ categories = [\"a\", \"b\"], atoms = [0] }", "not to categories"),
+    ("{ dp = true, lo = 0, hi = 10, atoms = [0] }", "not to a dp range"),
+    ("{ lo = 0, hi = 10, atoms = [11] }", "outside its range"),
+    ("{ lo = 0, hi = 10, atoms = [0, 0] }", "duplicate atoms"),
+    ("{ lo = 0, hi = 10, atoms = 0 }", "must be a list"),
+    ("{ lo = 0, hi = 10, atoms = [\"0\"] }", "must be a number"),
+    ("{ lo = 0, hi = 10, integer = true, atoms = [0.5] }", "not an integer"),
+])
+def test_bad_atoms_are_refused_naming_the_column(tmp_path, spec, fragment):
+    (tmp_path / "b.toml").write_text(f"[columns]\nearn = {spec}\n")
+    with pytest.raises(InvalidParameterError, match=fragment) as info:
+        read_schema(tmp_path / "b.toml")
+    assert "'earn'" in str(info.value)
+
+
+def test_template_mentions_atoms():
+    assert "atoms = [0]" in template_text(["a"])

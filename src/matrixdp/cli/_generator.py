@@ -98,7 +98,8 @@ def generator_table_schema(columns):
     bounds = {c.name: (c.lo, c.hi) for c in columns if not c.is_categorical}
     cats = {c.name: list(c.categories) for c in columns if c.is_categorical}
     integer = [c.name for c in columns if c.integer]
-    return TableSchema(bounds=bounds, categories=cats, integer=tuple(integer))
+    atoms = {c.name: list(c.atoms) for c in columns if not c.is_categorical and c.atoms}
+    return TableSchema(bounds=bounds, categories=cats, integer=tuple(integer), atoms=atoms)
 
 
 def generator_guarantee(epsilon: float, delta: float, relation: str, model: str = "copula"):
@@ -216,6 +217,13 @@ def fit_table_generator(model_name: str, schema: Schema, frame, *, epsilon: floa
 
     bounds_guarantee, ranges = None, {}
     eps_fit = float(epsilon)
+    with_atoms = [c.name for c in schema.columns if c.atoms and c.name != schema.target]
+    if with_atoms and model_name != "copula":
+        # refused before anything is charged (the DP ranges below are charged first)
+        raise InvalidParameterError(
+            "--bounds", f"atoms (column(s) {with_atoms}) are supported by --model copula only; "
+                    f"--model {model_name} does not model them yet: use --model copula or drop "
+                    "the atoms")
     if dp_columns(schema):
         eps_bounds = DP_BOUNDS_FRACTION * eps_fit
         eps_fit = eps_fit - eps_bounds

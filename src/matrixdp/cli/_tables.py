@@ -12,6 +12,8 @@ never from the data::
     charges = { lo = 0, hi = 60000 }
     region = { categories = ["north", "south"] }   # one 0/1 column per category
     children = { lo = 0, hi = 10, integer = true } # synthetic values rounded to integers
+    earnings = { lo = 0, hi = 1e5, atoms = [0] }   # a PUBLIC point mass ("0 if unemployed"),
+                                                   # kept by matrixdp synth --model copula
     income = { dp = true, lo = 0, hi = 1e7 }       # no range known: a DP estimate inside
                                                    # this PUBLIC domain (docs/bounds.md)
 
@@ -235,6 +237,7 @@ class Column:
     categories: tuple = ()
     integer: bool = False
     dp: bool = False
+    atoms: tuple = ()
 
     @property
     def is_categorical(self) -> bool:
@@ -279,6 +282,8 @@ class Schema:
                 cols[c.name]["integer"] = True
             if c.dp:
                 cols[c.name]["dp"] = True
+            if c.atoms:
+                cols[c.name]["atoms"] = list(c.atoms)
         return {"columns": cols, "target": self.target}
 
 
@@ -305,7 +310,7 @@ def _make_column(name: str, spec) -> Column:
         raise InvalidParameterError(
             "--bounds", f"column {name!r}: expected {{ lo = ..., hi = ... }} or "
                         f"{{ categories = [...] }}, got {spec!r}")
-    unknown = set(spec) - {"lo", "hi", "categories", "integer", "dp"}
+    unknown = set(spec) - {"lo", "hi", "categories", "integer", "dp", "atoms"}
     if unknown:
         raise InvalidParameterError("--bounds", f"column {name!r}: unknown key(s) {sorted(unknown)}")
     for key in ("integer", "dp"):
@@ -316,6 +321,11 @@ def _make_column(name: str, spec) -> Column:
     if "categories" in spec and (integer or dp):
         raise InvalidParameterError("--bounds", f"column {name!r}: integer and dp apply to "
                                                 "numeric columns, not to categories")
+    if "atoms" in spec and ("categories" in spec or dp):
+        raise InvalidParameterError(
+            "--bounds", f"column {name!r}: atoms apply to a numeric column with a PUBLIC lo and "
+                        "hi, not to " + ("categories (each is its own cell already)"
+                                         if "categories" in spec else "a dp range"))
     if dp:
         # the range, if given, is the PUBLIC domain the DP estimate searches (else a log grid)
         # lo and hi: a linear grid in that domain; one of them: the log grid cut there;
@@ -348,7 +358,30 @@ def _make_column(name: str, spec) -> Column:
     if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
         raise InvalidParameterError("--bounds", f"column {name!r}: needs finite lo <= hi, "
                                                 f"got lo={lo:g}, hi={hi:g}")
-    return Column(name, lo=lo, hi=hi, integer=integer)
+    return Column(name, lo=lo, hi=hi, integer=integer, atoms=_atoms(name, spec, lo, hi, integer))
+
+
+def _atoms(name: str, spec, lo: float, hi: float, integer: bool) -> tuple:
+    """The column's PUBLIC atoms (values it takes with positive probability, e.g. ``atoms =
+    [0]`` for "0 if none"): numbers inside [lo, hi], no duplicates, integers on an integer
+    column; sorted."""
+    if "atoms" not in spec:
+        return ()
+    values = spec["atoms"]
+    if not isinstance(values, list):
+        raise InvalidParameterError("--bounds", f"column {name!r}: atoms must be a list of "
+                                                f"numbers, e.g. atoms = [0], got {values!r}")
+    out = [_number(v, f"column {name!r}: an atom") for v in values]
+    for v in out:
+        if not (math.isfinite(v) and lo <= v <= hi):
+            raise InvalidParameterError("--bounds", f"column {name!r}: atom {v:g} is outside "
+                                                    f"its range [{lo:g}, {hi:g}]")
+        if integer and not v.is_integer():
+            raise InvalidParameterError("--bounds", f"column {name!r}: atom {v:g} is not an "
+                                                    "integer (the column is integer = true)")
+    if len(set(out)) != len(out):
+        raise InvalidParameterError("--bounds", f"column {name!r}: duplicate atoms")
+    return tuple(sorted(out))
 
 
 def split_public_constants(schema: Schema, option: str = "--bounds"):
@@ -442,6 +475,8 @@ def template_text(names, dtypes=None, data_name: str = "DATA") -> str:
         "# Values outside a range are clipped into it before the release.",
         "# Delete the line of a column you do not want in the release.",
         "# A text column takes its PUBLIC categories instead: col = { categories = [\"a\", \"b\"] }",
+        "# matrixdp synth --model copula: a value a numeric column takes often by definition",
+        "# (\"0 if none\") may be declared as a PUBLIC atom: col = { lo = 0, hi = 40, atoms = [0] }",
         "# For --query linreg, name the label column:",
         "# target = \"column name\"",
         "",

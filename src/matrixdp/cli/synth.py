@@ -2,7 +2,7 @@
 
 ``--model copula`` (the default): :class:`matrixdp.synth.DPCopula` on the columns of a PUBLIC
 bounds file (the format of ``matrixdp release``: ranges, categories, ``integer = true``,
-``dp = true``); the output has the input's columns, units and categories. ``--model
+``dp = true``, and public point masses ``atoms = [0]``, ``docs/copula.md``); the output has the input's columns, units and categories. ``--model
 tree-copula``: :class:`matrixdp.synth.DPTreeCopula` on the same bounds file and output (a copula
 for the numeric columns and a tree of DP 2-way marginals for the categorical ones; better
 pairwise structure, ``docs/tree_copula.md``). ``--model ron-gauss``:
@@ -331,6 +331,8 @@ def _write_synth_report(doc: dict, path) -> None:
                 what += " (DP estimate)"
             if spec.get("integer"):
                 what += ", integers"
+            if spec.get("atoms"):
+                what += ", public atoms " + ", ".join(f"{v:.6g}" for v in spec["atoms"])
         rows.append(f"<tr><td>{e(name)}</td><td>{e(what)}</td></tr>")
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -542,7 +544,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--bounds", default=None, metavar="BOUNDS.toml",
                    help="copula, tree-copula: PUBLIC ranges (lo, hi), categories, integer = true "
                         "or dp = true "
-                        "per column; target = \"COL\" names a categorical class column")
+                        "per column (copula: also atoms = [0], PUBLIC point masses); "
+                        "target = \"COL\" names a categorical class column")
     p.add_argument("--epsilon", type=float, required=True,
                    help="total privacy budget (copula, tree-copula: with --delta; ron-gauss: "
                         "pure epsilon-DP)")

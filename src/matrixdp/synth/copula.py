@@ -23,6 +23,7 @@ from .._record_sums import is_dask_collection
 from ._budget import gdp_split
 from ._dask import dask_block_reducer, dask_schema_columns, write_sampled_frames
 from .labels import generator_labels, largest_remainder
+from .schema import NumericCells, numeric_cells
 from ._params import GeneratorParams, check_schema_budget
 
 __all__ = ["DPCopula", "simplex_projection", "interval_score_moments",
@@ -107,7 +108,10 @@ class DPCopula(GeneratorParams):
     Parameters
     ----------
     schema : TableSchema
-        PUBLIC bounds of the numeric columns and categories of the categorical columns of X.
+        PUBLIC bounds of the numeric columns and categories of the categorical columns of X,
+        and optional PUBLIC atoms (point masses) of numeric columns: each atom gets its own
+        histogram cell and synthetic values equal to it (the charge is unchanged;
+        ``docs/copula.md``, "Public atoms" [4]_).
     epsilon : float
         Total ε.
     delta : float, default 1e-9
@@ -153,7 +157,8 @@ class DPCopula(GeneratorParams):
         DP class sizes (from the histogram totals).
     class_priors_ : ndarray of shape (n_classes,)
     marginals_ : dict of str -> ndarray of shape (n_classes, n_bins_j)
-        DP probabilities per class and column (after simplex projection).
+        DP probabilities per class and column (after simplex projection); a numeric column
+        with m atoms has ``n_bins + m`` cells in value order (:class:`~.schema.NumericCells`).
     marginal_counts_ : dict of str -> ndarray
         The raw noisy histograms as released (for audits and tests).
     correlation_ : ndarray of shape (n_classes, k, k)
@@ -250,9 +255,9 @@ class DPCopula(GeneratorParams):
         n_cls = classes.size
         if accountant is None and ledger is None:
             accountant = self.accountant
-        card = {c: self.n_bins if c in schema.bounds else schema.categories[c].size for c in cols}
-        edges = {c: np.linspace(*schema.bounds[c], self.n_bins + 1) for c in cols
-                 if c in schema.bounds}
+        cells = {c: self._cells(c) for c in cols if c in schema.bounds}
+        card = {c: cells[c].size if c in schema.bounds else schema.categories[c].size for c in cols}
+        edges = {c: cells[c].edges for c in cells}
 
         mu, (mu_marg, mu_corr) = gdp_split(eps, delta, [frac, 1.0 - frac])
         clip = float(self.clip_scale) * math.sqrt(k)
@@ -290,6 +295,15 @@ class DPCopula(GeneratorParams):
         self.privacy_ = privacy
         return self
 
+    def _cells(self, name, edges=None) -> NumericCells:
+        """The histogram cells of numeric column ``name``: ``n_bins`` equal-width bins of its
+        public bounds (or the fitted ``edges``) and one cell per declared atom of the schema
+        (:func:`~.schema.numeric_cells`, the one definition; ``docs/copula.md``, "Public
+        atoms")."""
+        if edges is None:
+            edges = np.linspace(*self.schema.bounds[name], self.n_bins + 1)
+        return numeric_cells(self.schema, name, edges)
+
     def _block_codes(self, frame, label, cols):
         """The public bin (numeric) or category code of every value of one block of records,
         and the class codes: ``(bins, label)``, or None for an empty block."""
@@ -299,9 +313,7 @@ class DPCopula(GeneratorParams):
         bins = {}
         for name in cols:
             if name in self.schema.bounds:
-                e = np.linspace(*self.schema.bounds[name], self.n_bins + 1)
-                bins[name] = np.clip(np.searchsorted(e, numeric[name], side="right") - 1, 0,
-                                     self.n_bins - 1)
+                bins[name] = self._cells(name).code(numeric[name])
             else:
                 bins[name] = codes[name]
         return bins, label
@@ -430,15 +442,16 @@ class DPCopula(GeneratorParams):
             u = U[:, col_idx]
             if c in schema.bounds:
                 values = np.empty(int(n_samples))
-                e = self.bin_edges_[c]
+                cells = self._cells(c, self.bin_edges_[c])
                 for j in range(n_cls):
                     sel = label == j
                     cum = np.concatenate([[0.0], np.cumsum(self.marginals_[c][j])])
                     cum /= cum[-1]
-                    b = np.clip(np.searchsorted(cum, u[sel], side="right") - 1, 0, e.size - 2)
+                    b = np.clip(np.searchsorted(cum, u[sel], side="right") - 1, 0, cells.size - 1)
                     mass = cum[b + 1] - cum[b]
                     frac = np.where(mass > 0, (u[sel] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5)
-                    values[sel] = e[b] + np.clip(frac, 0.0, 1.0) * (e[b + 1] - e[b])
+                    # uniform within a bin; an atom's cell (lo == hi) decodes to exactly the atom
+                    values[sel] = cells.lo[b] + np.clip(frac, 0.0, 1.0) * (cells.hi[b] - cells.lo[b])
                 lo, hi = schema.bounds[c]
                 values = np.clip(values, lo, hi)
                 if c in self.integer_columns_:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError, InvalidShapeError
 
-__all__ = ["TableSchema"]
+__all__ = ["TableSchema", "NumericCells", "numeric_cells"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,18 @@ class TableSchema:
         in years). Public, like the rest of the schema: a numeric column not named here is
         continuous (float), whatever the dtype of the data (reading the dtype would let one
         record with a non-integer value change the output's column type).
+    atoms : dict of str -> sequence of float, optional
+        For a numeric column, PUBLIC values it takes with positive probability ("point masses",
+        e.g. ``{"earnings": [0.0]}`` for "earnings, 0 if unemployed"), declared from the
+        documentation like the bounds, never read off the data. Each atom lies inside the
+        column's bounds, no duplicates; on an ``integer`` column each atom is an integer. A
+        generator that supports them (:class:`~matrixdp.synth.DPCopula`) gives each atom its own
+        histogram cell (:func:`numeric_cells`), so the synthetic column keeps the point mass;
+        ``docs/copula.md``, "Public atoms" [1]_.
+
+    References
+    ----------
+    .. [1] docs/copula.md, "Public atoms".
 
     Notes
     -----
@@ -43,6 +55,7 @@ class TableSchema:
     bounds: dict = field(default_factory=dict)
     categories: dict = field(default_factory=dict)
     integer: tuple = ()
+    atoms: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.bounds, dict) or not isinstance(self.categories, dict):
@@ -77,6 +90,54 @@ class TableSchema:
         if unknown:
             raise InvalidParameterError("integer", f"names non-numeric column(s) {unknown}")
         object.__setattr__(self, "integer", tuple(self.integer))
+        object.__setattr__(self, "atoms", self._checked_atoms())
+
+    def _checked_atoms(self) -> dict:
+        """The atoms as sorted float tuples per numeric column, after validation (public
+        inputs only: every message names the column and the declared value)."""
+        if self.atoms is None:
+            return {}
+        if not isinstance(self.atoms, dict):
+            raise InvalidParameterError("atoms", "must be a dict keyed by numeric column")
+        clean = {}
+        for name, values in self.atoms.items():
+            if name in self.categories:
+                raise InvalidParameterError(
+                    "atoms", f"column {name!r} is categorical; atoms apply to numeric columns "
+                             "(a category is its own cell already)")
+            if name not in self.bounds:
+                raise InvalidParameterError("atoms", f"column {name!r} is not a numeric column "
+                                                     "of the schema")
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+                raise InvalidParameterError("atoms", f"column {name!r}: expected a list of "
+                                                     f"values, got {values!r}")
+            vals = []
+            for v in values:
+                if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                    raise InvalidParameterError("atoms", f"column {name!r}: atom {v!r} is not a "
+                                                         "number")
+                vals.append(float(v))
+            if not vals:
+                continue
+            lo, hi = self.bounds[name]
+            for v in vals:
+                if not (math.isfinite(v) and lo <= v <= hi):
+                    raise InvalidParameterError(
+                        "atoms", f"column {name!r}: atom {v!r} is outside its public bounds "
+                                 f"[{lo!r}, {hi!r}]")
+                if name in self.integer and not v.is_integer():
+                    raise InvalidParameterError(
+                        "atoms", f"column {name!r} is an integer column; atom {v!r} is not an "
+                                 "integer")
+            if len(set(vals)) != len(vals):
+                raise InvalidParameterError("atoms", f"column {name!r}: duplicate atoms")
+            clean[name] = tuple(sorted(vals))
+        return clean
+
+    def atoms_of(self, name) -> tuple:
+        """The declared atoms of numeric column ``name`` (sorted; empty if none; schemas
+        pickled before atoms existed: none)."""
+        return getattr(self, "atoms", {}).get(name, ())
 
     @property
     def columns(self) -> list:
@@ -144,3 +205,88 @@ class TableSchema:
                               "list; add them to the schema's categories or map them first")
             codes[name] = code
         return numeric, codes
+
+
+class NumericCells:
+    """The histogram cells of one numeric column: its public bins plus one cell per atom.
+
+    The ONE definition of a numeric column's cells, shared by fitting (:meth:`code`) and
+    sampling (:attr:`lo`, :attr:`hi`). Bins are the intervals of ``edges``; an atom a lies in
+    bin b(a) and its cell is placed just before that bin when a is below the bin's midpoint,
+    else just after it (value order; atoms in one bin keep their order). A value equal to an
+    atom (after clipping) is coded to the atom's cell, any other value to its bin. Decoding
+    draws uniformly on [lo, hi] of the cell: an atom cell has lo = hi = a, so it decodes to
+    exactly a. Without atoms the cells are the bins, coded and decoded exactly as before.
+    A function of public values only (edges from the bounds, declared atoms);
+    ``docs/copula.md``, "Public atoms".
+
+    Parameters
+    ----------
+    edges : ndarray of shape (n_bins + 1,)
+        Increasing public bin edges.
+    atoms : sequence of float
+        Sorted public atoms inside ``[edges[0], edges[-1]]``.
+
+    Attributes
+    ----------
+    size : int
+        Number of cells, ``n_bins + len(atoms)``.
+    lo, hi : ndarray of shape (size,)
+        The interval of each cell in cell order (``lo == hi`` for an atom).
+    """
+
+    def __init__(self, edges, atoms=()):
+        e = np.asarray(edges, dtype=np.float64)
+        self.edges = e
+        self.n_bins = e.size - 1
+        self.atoms = np.asarray(sorted(float(a) for a in atoms), dtype=np.float64)
+        m = self.atoms.size
+        if m == 0:
+            self.size = self.n_bins
+            self.lo, self.hi = e[:-1], e[1:]
+            self.bin_cell = None
+            self.atom_cell = None
+            return
+        b = self._bin(self.atoms)
+        after = self.atoms >= 0.5 * (e[b] + e[b + 1])
+        # sort keys: (bin, 0 | 1 | 2, value): an atom before its bin, the bin, an atom after it
+        keys_bin = np.arange(self.n_bins) * 3 + 1
+        keys_atom = b * 3 + np.where(after, 2, 0)
+        keys = np.concatenate([keys_bin, keys_atom]).astype(np.float64)
+        order = np.lexsort((np.concatenate([e[:-1], self.atoms]), keys))
+        cell = np.empty(order.size, dtype=np.int64)
+        cell[order] = np.arange(order.size)
+        self.bin_cell = cell[:self.n_bins]
+        self.atom_cell = cell[self.n_bins:]
+        self.size = self.n_bins + m
+        lo = np.empty(self.size)
+        hi = np.empty(self.size)
+        lo[self.bin_cell], hi[self.bin_cell] = e[:-1], e[1:]
+        lo[self.atom_cell], hi[self.atom_cell] = self.atoms, self.atoms
+        self.lo, self.hi = lo, hi
+
+    def _bin(self, x) -> np.ndarray:
+        return np.clip(np.searchsorted(self.edges, x, side="right") - 1, 0, self.n_bins - 1)
+
+    def code(self, x) -> np.ndarray:
+        """The cell of every value of ``x`` (already clipped into the bounds); vectorised."""
+        b = self._bin(x)
+        if self.bin_cell is None:
+            return b
+        x = np.asarray(x, dtype=np.float64)
+        pos = np.clip(np.searchsorted(self.atoms, x), 0, self.atoms.size - 1)
+        hit = self.atoms[pos] == x
+        return np.where(hit, self.atom_cell[pos], self.bin_cell[b])
+
+    def is_atom(self) -> np.ndarray:
+        """Boolean mask over the cells: True for an atom's cell."""
+        mask = np.zeros(self.size, dtype=bool)
+        if self.atom_cell is not None:
+            mask[self.atom_cell] = True
+        return mask
+
+
+def numeric_cells(schema, name, edges) -> NumericCells:
+    """The cells of numeric column ``name`` of ``schema`` on the public ``edges``: its bins and
+    one cell per declared atom (:class:`NumericCells`)."""
+    return NumericCells(edges, schema.atoms_of(name))

@@ -431,6 +431,12 @@ class DPTreeCopula(GeneratorParams):
 
     def _check_params(self):
         eps, delta = check_schema_budget(self)
+        if any(self.schema.atoms_of(c) for c in self.schema.bounds):
+            # not yet: the fine/coarse grids, per-class bins and the histogram tree would each
+            # need the atom cells (docs/tree_copula.md, "Public atoms")
+            raise InvalidParameterError(
+                "schema", "DPTreeCopula does not support atoms yet; use DPCopula (matrixdp synth "
+                          "--model copula) or drop the atoms")
         for name in ("n_bins", "pair_bins"):
             v = getattr(self, name)
             if name == "n_bins" and isinstance(v, str) and v in ("auto", "per-class"):
