@@ -1186,6 +1186,13 @@ TRIAGE: dict = {
     (None, "regression", "≤ 1.05× OLS", None): _noise_floor,
     ("wide", "correlation", "falls with ε", None): _WIDE_CORR,
     (None, None, "falls with ε", "coinpress"): _coinpress_bias,
+    ("corner", "pca", "falls with ε", "default"): (
+        "EXPECTED of this unit: its five features are i.i.d. uniform on [0, 5], so the covariance is "
+        "isotropic up to sampling error and the top-2 subspace is barely defined; at ε ≤ 1 every row's "
+        "deficit is near that of an arbitrary subspace and rises from ε = 0.3 to 1 with it (i.i.d. "
+        "0.0868 → 0.0943, CoinPress 0.107 → 0.125, the default 0.0856 → 0.104 in this run); the "
+        "default falls from ε = 1 on (0.082, 0.0502, 0.00123, 4.7e-07). Appeared with task PX's "
+        "adaptive default ('What changed' below)"),
     ("const_loose", "correlation", None, None): "EXPECTED: the column is constant, its "
         "correlations are undefined (the reference sets them to 0); any DP estimate of them "
         "is noise over noise. The library cannot know the column is constant (its bounds say "
