@@ -12,7 +12,9 @@ bounds handling are imported from ``utility_covariance.py`` and ``utility_pca.py
   release): rows ``matrixdp (default)`` (``DPCovariance()`` as a user gets it), ``matrixdp
   (auto)``, ``matrixdp (mvg)``, ``matrixdp (iid)``, ``iid, unit box``, ``matrixdp (coinpress)``,
   ``Analyze Gauss``;
-- PCA k = 2 (captured-variance deficit): ``matrixdp (auto)`` (``DPPCA()``'s default),
+- PCA k = 2 (captured-variance deficit): ``matrixdp (auto)`` (``DPPCA()``'s default when this ran, the
+  moments release with ``noise="auto"``; pinned with ``method="moments"`` since task PX made the default
+  adaptive),
   ``matrixdp (mvg)``, ``matrixdp (iid)``, ``iid, unit box``, ``matrixdp (coinpress)``.
 
 diffprivlib and OpenDP are not installed in this session's environment: they are left out.
@@ -54,7 +56,7 @@ import _utility_common as uc  # noqa: E402
 
 SEED = 20261129
 DEFAULT_COV = uc.DEFAULT_ROW          # "matrixdp (default)"
-DEFAULT_PCA = "matrixdp (auto)"       # DPPCA()'s default: method="moments", noise="auto"
+DEFAULT_PCA = "matrixdp (auto)"       # DPPCA()'s default when run: method="moments", noise="auto"
 COV_ROWS = (DEFAULT_COV, "matrixdp (auto)", "matrixdp (mvg)", "matrixdp (iid)", "iid, unit box",
             "matrixdp (coinpress)", "Analyze Gauss")
 PCA_ROWS = (DEFAULT_PCA, "matrixdp (mvg)", "matrixdp (iid)", "iid, unit box",

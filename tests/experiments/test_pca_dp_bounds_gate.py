@@ -35,12 +35,14 @@ def test_candidates_fit_with_dp_bounds_inside_the_public_box_at_the_full_budget(
     t = _table()
     b = pb.spec(cand, t)
     assert b.fraction == 0.1 and b.method == ("median-mad" if cand == "P1" else "quantiles")
-    est = DPPCA(n_components=2, epsilon=2.0, delta=uc.DELTA, bounds=b, random_state=4).fit(t.X)
+    # the moments release, as when task PB ran (DPPCA() is adaptive since task PX; the gate pins it)
+    est = DPPCA(n_components=2, epsilon=2.0, delta=uc.DELTA, bounds=b, method="moments",
+                random_state=4).fit(t.X)
     lo, hi = est.bounds_
     assert np.all(lo >= t.lo) and np.all(hi <= t.hi) and np.all(lo < hi)
     assert est.privacy_.epsilon == pytest.approx(2.0) and est.privacy_.delta == uc.DELTA
     assert est.bounds_privacy_.epsilon == pytest.approx(0.2) and est.bounds_privacy_.delta == 0
-    ref = DPPCA(n_components=2, epsilon=1.8, delta=uc.DELTA, bounds=(lo, hi),
+    ref = DPPCA(n_components=2, epsilon=1.8, delta=uc.DELTA, bounds=(lo, hi), method="moments",
                 random_state=4).fit(t.X)
     np.testing.assert_array_equal(est.components_, ref.components_)
     V, choice = pb.fitter(cand, t, 2.0, 2)(4)
