@@ -14,6 +14,11 @@ The lead split the tables with at least 1,000 rows, BEFORE any of them was loade
   (tables 7-12), each committed before the run that uses it. After this session they are
   development tables: no later rule may be checked on them.
 - ``RESERVED``: never loaded by any script of this session; kept for future pre-registered checks.
+  Since then, ``RESERVED_USED`` lists the reserved tables a check has loaded (task PX, the first 8
+  usable ones, ``experiments/_check_tables_px.py``); a later check takes its tables from the rest.
+  Read only as documentation by PX: ``census2000`` (3 usable features) and ``benefits`` (by its
+  documentation essentially the MEASUREMENT table ``elem94_95``: not fresh). Possibly overlapping
+  pairs, by name and documentation: 401k/401ksubs, bwght/bwght2, meap01/meap00_01.
 
 A spec is ``{"features": {column: (lo, hi, levels)}, "target": (column, lo, hi, levels),
 "source": str}`` where ``levels`` is ``None`` (numeric) or a dict mapping documented codes to
@@ -38,6 +43,9 @@ RESERVED = ("countymurders", "labsup", "census2000", "alcohol", "injury", "cps91
             "wagepan", "loanapp", "benefits", "bwght2", "meap01", "meap00_01", "401k",
             "expendshares", "bwght", "driving", "jtrain98", "fertil1", "cps78_85", "card",
             "happiness")
+#: RESERVED tables already loaded by a pre-registered check (task PX, session 15).
+RESERVED_USED = ("countymurders", "labsup", "alcohol", "injury", "cps91", "fertil2", "wagepan",
+                 "loanapp")
 
 
 def specs() -> dict:

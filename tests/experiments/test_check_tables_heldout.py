@@ -62,3 +62,10 @@ def test_committed_specs_are_well_formed():
         assert all(lo < hi for lo, hi, _ in feats.values()), name
         tcol, ylo, yhi, _ = spec["target"]
         assert ylo < yhi and tcol not in feats, name
+
+
+def test_reserved_used_are_exactly_the_tables_task_px_loaded():
+    import _check_tables_px as px
+
+    assert set(ht.RESERVED_USED) <= set(ht.RESERVED)
+    assert tuple(px.CHECK_TABLES) == ht.RESERVED_USED
