@@ -10,11 +10,10 @@ from .._validation import check_nonnegative, check_unit_interval
 from ..errors import InvalidParameterError
 from ._base import (NoGeneratorStateMixin, check_privacy_params, check_relation, finish_bounds,
                     fit_bounds, validate_X)
-from ._dask import is_dask_collection
 from ._moments import FORCED_NOISE, keep_release
 from ..feasible import orthonormalise, project_feasible
-from .covariance import (check_method, covariance_from_release, covariance_noise, fit_adaptive,
-                         fit_coinpress, fit_second_moments)
+from .covariance import (auto_method, check_method, covariance_from_release, covariance_noise,
+                         fit_adaptive, fit_coinpress, fit_second_moments)
 
 __all__ = ["DPPCA", "pca_auto_method"]
 
@@ -36,12 +35,13 @@ def pca_auto_method(neighbouring: str, X, *, noise: str = "auto",
     ``projection`` other than ``"noise"``. ``"moments"`` otherwise: add-remove neighbours and
     Dask input (the adaptive release refuses them), an explicit ``noise`` (a setting of the
     moments release, which the adaptive release does not read) and ``projection="noise"`` (the
-    moments release's public entry variances, which the adaptive release does not have).
+    moments release's public entry variances, which the adaptive release does not have). That is
+    :func:`~matrixdp.models.covariance.auto_method` for the covariance it releases, plus the
+    ``projection`` condition.
     """
-    if (neighbouring != "replace-one" or is_dask_collection(X) or noise != "auto"
-            or projection == "noise"):
+    if projection == "noise":
         return "moments"
-    return "adaptive"
+    return auto_method("covariance", neighbouring, X, noise=noise)
 
 
 class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
