@@ -233,6 +233,10 @@ class NumericCells:
         Number of cells, ``n_bins + len(atoms)``.
     lo, hi : ndarray of shape (size,)
         The interval of each cell in cell order (``lo == hi`` for an atom).
+    cell_bin : ndarray of int, shape (size,)
+        The bin each cell lies in (a bin's cell: that bin; an atom's cell: b(a)); non-decreasing
+        in cell order. Models that group bins (DPTreeCopula's coarse and edge cells) group the
+        cells through it, so an atom's cell joins its bin's group.
     """
 
     def __init__(self, edges, atoms=()):
@@ -246,6 +250,7 @@ class NumericCells:
             self.lo, self.hi = e[:-1], e[1:]
             self.bin_cell = None
             self.atom_cell = None
+            self.cell_bin = np.arange(self.n_bins)
             return
         b = self._bin(self.atoms)
         after = self.atoms >= 0.5 * (e[b] + e[b + 1])
@@ -264,13 +269,18 @@ class NumericCells:
         lo[self.bin_cell], hi[self.bin_cell] = e[:-1], e[1:]
         lo[self.atom_cell], hi[self.atom_cell] = self.atoms, self.atoms
         self.lo, self.hi = lo, hi
+        self.cell_bin = np.empty(self.size, dtype=np.int64)
+        self.cell_bin[self.bin_cell] = np.arange(self.n_bins)
+        self.cell_bin[self.atom_cell] = b
 
     def _bin(self, x) -> np.ndarray:
         return np.clip(np.searchsorted(self.edges, x, side="right") - 1, 0, self.n_bins - 1)
 
-    def code(self, x) -> np.ndarray:
-        """The cell of every value of ``x`` (already clipped into the bounds); vectorised."""
-        b = self._bin(x)
+    def code(self, x, bins=None) -> np.ndarray:
+        """The cell of every value of ``x`` (already clipped into the bounds); vectorised.
+        ``bins``: the bin of every value when the caller computes it its own way (a model's
+        binning of the same public edges); default: from the edges."""
+        b = self._bin(x) if bins is None else np.asarray(bins)
         if self.bin_cell is None:
             return b
         x = np.asarray(x, dtype=np.float64)

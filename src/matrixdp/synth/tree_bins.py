@@ -1,5 +1,6 @@
 """DPTreeCopula's public grids: the bins per numeric column (``n_bins="auto"``/``"per-class"``),
-the edge tables' cells of an integer column, the wide columns and their geometric bin edges.
+the edge tables' cells of an integer column, the wide columns and their geometric bin edges, and
+the cells of a column with public atoms on those grids (:class:`AtomGrid`).
 Functions of the public schema, public constants and released counts only.
 Derivation: ``docs/tree_copula.md``.
 """
@@ -10,7 +11,10 @@ import math
 
 import numpy as np
 
+from .schema import NumericCells
+
 __all__ = [
+    "AtomGrid",
     "AUTO_BINS", "AUTO_BINS_SHARE", "AUTO_BINS_RATIO", "CLASS_BINS_RATIO", "WIDE_RANGE",
     "GEOMETRIC_SPAN", "auto_bins", "class_bins", "integer_edge_bins", "wide_range_columns",
     "geometric_position", "geometric_value", "geometric_edges",
@@ -122,3 +126,90 @@ def geometric_edges(bounds, bins: int) -> np.ndarray:
     e = geometric_value(np.arange(int(bins) + 1) / int(bins), bounds)
     e[0], e[-1] = float(bounds[0]), float(bounds[1])
     return e
+
+
+class AtomGrid:
+    """The cells of a numeric column with PUBLIC atoms on DPTreeCopula's grids.
+
+    The fine cells are :class:`~.schema.NumericCells` of the fine bins (``edges``) and the atoms
+    (the one definition DPCopula uses): B + m cells in value order, an atom's cell beside the bin
+    it lies in. Everything the tree model builds by grouping fine bins groups the cells through
+    ``cell_bin`` instead, so an atom's cell joins the group of its bin: the coarse cells of the
+    pair scores and the edge tables (:meth:`coarse_codes`, :meth:`coarsen`) and, with
+    ``n_bins="per-class"``, a class's merged bins (:meth:`class_lut`: the class's own
+    NumericCells on every ``merge``-th edge, its atoms still one cell each). A function of the
+    public edges and atoms only; ``docs/tree_copula.md``, "Public atoms".
+
+    Parameters
+    ----------
+    edges : ndarray of shape (B + 1,)
+        The public fine-bin edges.
+    atoms : sequence of float
+        The column's public atoms (inside the edges' range).
+    """
+
+    def __init__(self, edges, atoms):
+        self.edges = np.asarray(edges, dtype=np.float64)
+        self.cells = NumericCells(self.edges, atoms)
+        self.n_bins = self.cells.n_bins
+        self.size = self.cells.size
+        self.cell_bin = self.cells.cell_bin
+
+    def code(self, x, bins) -> np.ndarray:
+        """Fine cells of the clipped values ``x`` whose fine bins are ``bins`` (vectorised)."""
+        return self.cells.code(x, bins)
+
+    def coarse_codes(self, cells, ratio: int) -> np.ndarray:
+        """The coarse cell (``ratio`` fine bins each) of every fine cell in ``cells``."""
+        return self.cell_bin[np.asarray(cells)] // int(ratio)
+
+    def coarsen(self, p, ratio: int) -> np.ndarray:
+        """Probabilities (or counts) over the fine cells summed into coarse cells of ``ratio``
+        fine bins (an atom's cell into its bin's coarse cell)."""
+        return np.bincount(self.cell_bin // int(ratio), weights=np.asarray(p, dtype=np.float64),
+                           minlength=self.n_bins // int(ratio))
+
+    def class_lut(self, merge) -> tuple:
+        """``n_bins="per-class"``: for classes released on ``B / merge[j]`` bins, the map
+        (n_cls, size) from a fine cell to the class's cell, and each class's number of cells.
+
+        Class j's cells are the NumericCells of every ``merge[j]``-th edge and the same atoms
+        (B / merge[j] + m cells, numbered from 0): a fine bin's cell maps to the class bin
+        holding it, an atom's cell to the class's cell of that atom."""
+        merge = np.asarray(merge, dtype=np.int64)
+        lut = np.empty((merge.size, self.size), dtype=np.int64)
+        is_atom = self.cells.is_atom()
+        for j, m in enumerate(merge):  # a loop over classes (public grids), not records
+            coarse = NumericCells(self.edges[::int(m)], self.cells.atoms)
+            row = np.empty(self.size, dtype=np.int64)
+            if coarse.bin_cell is None:
+                row[:] = self.cell_bin // int(m)
+            else:
+                row[~is_atom] = coarse.bin_cell[self.cell_bin[~is_atom] // int(m)]
+                row[self.cells.atom_cell] = coarse.atom_cell
+            lut[j] = row
+        return lut, self.n_bins // merge + self.cells.atoms.size
+
+    def spread(self, p, lut_row) -> np.ndarray:
+        """A class's probabilities over its own cells spread over the fine cells: a merged bin's
+        mass evenly over its fine bins, an atom's mass on the atom's fine cell."""
+        p = np.asarray(p, dtype=np.float64)
+        width = np.bincount(lut_row, minlength=p.size)
+        return p[lut_row] / width[lut_row]
+
+    def pooled_within(self, P, class_counts, lut):
+        """``merged_bins="pooled"`` on these cells: each class's mass in one of its cells spread
+        over the fine cells it covers in proportion to the pooled profile Σ_i n̂_i P_i (evenly
+        where the profile has none there); an atom's cell covers one fine cell, so it keeps its
+        mass. Post-processing of release 1."""
+        P = np.array(P, dtype=np.float64)
+        profile = np.asarray(class_counts, dtype=np.float64) @ P
+        for j in range(P.shape[0]):
+            row = lut[j]
+            width = np.bincount(row)
+            if np.all(width <= 1):
+                continue
+            tot = np.bincount(row, weights=profile)[row]
+            shape = np.where(tot > 0, profile / np.where(tot > 0, tot, 1.0), 1.0 / width[row])
+            P[j] = np.bincount(row, weights=P[j])[row] * shape
+        return P

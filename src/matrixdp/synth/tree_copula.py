@@ -30,6 +30,7 @@ from .labels import generator_labels, largest_remainder
 from ._params import GeneratorParams, check_schema_budget
 from .tree_bins import (
     AUTO_BINS,
+    AtomGrid,
     AUTO_BINS_SHARE,
     auto_bins,
     class_bins,
@@ -431,12 +432,17 @@ class DPTreeCopula(GeneratorParams):
 
     def _check_params(self):
         eps, delta = check_schema_budget(self)
-        if any(self.schema.atoms_of(c) for c in self.schema.bounds):
-            # not yet: the fine/coarse grids, per-class bins and the histogram tree would each
-            # need the atom cells (docs/tree_copula.md, "Public atoms")
-            raise InvalidParameterError(
-                "schema", "DPTreeCopula does not support atoms yet; use DPCopula (matrixdp synth "
-                          "--model copula) or drop the atoms")
+        if self._atom_columns():
+            # the options that smooth, cut or aggregate NEIGHBOURING bins of the one-way
+            # histograms are not defined on atom cells (docs/tree_copula.md, "Public atoms")
+            clash = [f"{name}={getattr(self, name, None)!r}" for name, ok in (
+                ("sparse", getattr(self, "sparse", None) is None),
+                ("histogram_tree", getattr(self, "histogram_tree", None) is None),
+                ("marginals", self.marginals != "smoothed")) if not ok]
+            if clash:
+                raise InvalidParameterError(
+                    "schema", f"public atoms cannot be combined with {', '.join(clash)} (they act "
+                              "on neighbouring bins); drop the option or the atoms")
         for name in ("n_bins", "pair_bins"):
             v = getattr(self, name)
             if name == "n_bins" and isinstance(v, str) and v in ("auto", "per-class"):
@@ -750,7 +756,7 @@ class DPTreeCopula(GeneratorParams):
                                 tree_cols,
                                 getattr(self, "histogram_tree_projection", "global"),
                                 getattr(self, "histogram_tree_max_drop", None)),
-                               int(getattr(self, "max_parents", 1)))
+                               int(getattr(self, "max_parents", 1)), self._atom_grids(cols))
         if tree_cols and "class_counts" in mechs:  # the same mu: the notes state the tree's sigma
             privacy = self._guarantee(eps, delta, classes.size, mu, mechs)
         self._finish(cols, classes, stats, mechs, sens, privacy)
@@ -772,6 +778,29 @@ class DPTreeCopula(GeneratorParams):
         return [i for i, c in enumerate(cols) if c in self.schema.bounds
                 or (self.binary_latent and self.schema.categories[c].size == 2)]
 
+    def _atom_columns(self) -> list:
+        """The numeric columns with public atoms (schemas pickled before atoms: none)."""
+        return [c for c in self.schema.bounds if self.schema.atoms_of(c)]
+
+    def _atom_grid(self, c):
+        """The :class:`~.tree_bins.AtomGrid` of numeric column ``c`` on the fine bins in use, or
+        None when it has no atoms (its cells are then its bins, coded as before atoms existed).
+        Public: edges and atoms only (``docs/tree_copula.md``, "Public atoms")."""
+        atoms = self.schema.atoms_of(c)
+        return AtomGrid(self._edges(c), atoms) if atoms else None
+
+    def _atom_grids(self, cols) -> dict:
+        """Column -> :class:`~.tree_bins.AtomGrid` for the columns of ``cols`` with atoms."""
+        return {c: self._atom_grid(c) for c in cols if c in self._atom_columns()}
+
+    def _coarsen(self, c, p, ratio: int) -> np.ndarray:
+        """Column ``c``'s probabilities on coarse cells of ``ratio`` fine bins (an atom's cell
+        joins its bin's); a categorical column's are unchanged."""
+        grid = self._atom_grid(c) if c in self.schema.bounds else None
+        if grid is not None:
+            return grid.coarsen(p, ratio)
+        return coarsen(p, c in self.schema.bounds, ratio)
+
     def _edge_cells(self, c) -> int:
         """Cells of numeric column ``c`` in the edge tables (public schema only): ``pair_bins``,
         or with ``edge_bins="integers"`` :func:`~.tree_bins.integer_edge_bins`."""
@@ -782,8 +811,8 @@ class DPTreeCopula(GeneratorParams):
 
     def _cards(self, cols):
         """Cells per column: fine (one-way histograms), coarse (pair scores) and edge tables."""
-        card = {c: self._bins() if c in self.schema.bounds else self.schema.categories[c].size
-                for c in cols}
+        card = {c: self._bins() + len(self.schema.atoms_of(c)) if c in self.schema.bounds
+                else self.schema.categories[c].size for c in cols}
         ccard = {c: self.pair_bins if c in self.schema.bounds else card[c] for c in cols}
         ecard = {c: self._edge_cells(c) if c in self.schema.bounds else card[c] for c in cols}
         return card, ccard, ecard
@@ -808,8 +837,13 @@ class DPTreeCopula(GeneratorParams):
                 pos = (geometric_position(numeric[c], (lo, hi)) if c in geometric
                        else (numeric[c] - lo) / (hi - lo))
                 b = np.minimum((pos * n_bins).astype(np.int64), n_bins - 1)
-                fine[c], coarse[c] = b, b // (n_bins // self.pair_bins)
-                card[c], ccard[c] = n_bins, self.pair_bins
+                grid = self._atom_grid(c)
+                if grid is None:
+                    fine[c], coarse[c] = b, b // (n_bins // self.pair_bins)
+                else:  # public atoms: a value equal to one is in its own cell (AtomGrid)
+                    fine[c] = grid.code(numeric[c], b)
+                    coarse[c] = grid.coarse_codes(fine[c], n_bins // self.pair_bins)
+                card[c], ccard[c] = (n_bins if grid is None else grid.size), self.pair_bins
             else:
                 fine[c] = coarse[c] = codes[c]
                 card[c] = ccard[c] = self.schema.categories[c].size
@@ -824,15 +858,15 @@ class DPTreeCopula(GeneratorParams):
         for j in range(n_cls):
             tabs = []
             for e, ((a, b), T) in enumerate(zip(trees[j], raw_edges[j])):
-                pa = coarsen(probs[cols[a]][j], cols[a] in self.schema.bounds, ratio.get(cols[a], 1))
-                pb = coarsen(probs[cols[b]][j], cols[b] in self.schema.bounds, ratio.get(cols[b], 1))
+                pa = self._coarsen(cols[a], probs[cols[a]][j], ratio.get(cols[a], 1))
+                pb = self._coarsen(cols[b], probs[cols[b]][j], ratio.get(cols[b], 1))
                 x = None if second is None or second[j][e] is None else second[j][e][0]
                 if x is None:
                     tabs.append(fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
                                            per_row=getattr(self, "edge_prior", "joint") == "row"))
                 else:  # max_parents=2: a 3-way table (parent, second parent, child)
-                    px = coarsen(probs[cols[x]][j], cols[x] in self.schema.bounds,
-                                  self._bins() // T.shape[1])  # x on its 3-way cells
+                    px = self._coarsen(cols[x], probs[cols[x]][j],
+                                       self._bins() // T.shape[1])  # x on its 3-way cells
                     tabs.append(fit_table3(T, class_counts[j], pa, px, pb, self.smoothing * sigma_e,
                                             per_row=getattr(self, "edge_prior", "joint") == "row"))
             edge_tables.append(tabs)
@@ -905,7 +939,8 @@ class DPTreeCopula(GeneratorParams):
                             ratio={c: self._bins() // self._edge_cells(c) for c in self.schema.bounds},
                             bins=self._bins(), correlation=self.correlation_, marginals=self.marginals_,
                             trees=self.tree_, edge_tables=self.edge_tables_,
-                            second_parents=getattr(self, "second_parents_", None))
+                            second_parents=getattr(self, "second_parents_", None),
+                            cell_bin={c: g.cell_bin for c, g in self._atom_grids(self.columns_).items()})
 
     def sample_to_parquet(self, path, n_samples: int, *, chunk_rows: int = 250_000,
                           label_column: str = "y", random_state=None) -> list:
@@ -953,4 +988,5 @@ class DPTreeCopula(GeneratorParams):
     def _decode(self, fine, within):
         return decode_codes(fine, within, columns=self.columns_, schema=self.schema,
                             bin_edges=self.bin_edges_, geometric=getattr(self, "geometric_columns_", []),
-                            bins=self._bins())
+                            bins=self._bins(), cells={c: g.cells for c, g in
+                                                      self._atom_grids(self.columns_).items()})

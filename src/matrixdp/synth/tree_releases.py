@@ -56,15 +56,19 @@ def class_pass(block, n_cls):
     return np.bincount(block[2], minlength=n_cls).astype(np.float64)
 
 
-def hist_pass(block, cols, card, n_cls, merge=None):
+def hist_pass(block, cols, card, n_cls, merge=None, lut=None):
     """Per block: the one-way counts of every class and column, side by side. ``merge`` (column
     -> (n_cls,) ints, ``n_bins="per-class"``): class j's fine codes of that column are divided by
-    ``merge[c][j]``, so its counts fill the first ``card[c] // merge[c][j]`` cells of its row."""
+    ``merge[c][j]``, so its counts fill the first ``card[c] // merge[c][j]`` cells of its row.
+    ``lut`` (column -> (n_cls, card) ints; a column with public atoms under ``"per-class"``):
+    class j's cell of a fine cell is ``lut[c][j, cell]`` instead (:meth:`~.tree_bins.AtomGrid.class_lut`)."""
     if block is None:
         return np.zeros((n_cls, sum(card[c] for c in cols)))
     fine, _, label = block
     merge = merge or {}
-    return np.concatenate([np.bincount(label * card[c] + (fine[c] // merge[c][label] if c in merge
+    lut = lut or {}
+    return np.concatenate([np.bincount(label * card[c] + (lut[c][label, fine[c]] if c in lut else
+                                                          fine[c] // merge[c][label] if c in merge
                                                           else fine[c]),
                                        minlength=n_cls * card[c])
                            .reshape(n_cls, card[c]).astype(np.float64) for c in cols], axis=1)
@@ -102,11 +106,14 @@ def moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard, d
     return G, N
 
 
-def edge_pass(block, cols, trees, card, ecard, n_cls, second=None):
+def edge_pass(block, cols, trees, card, ecard, n_cls, second=None, cell_bin=None):
     """Per block: the counts of every class's tree edges on the edge cells ``ecard`` (a numeric
     column's fine code divided by ``card // ecard``; a categorical column's code), concatenated.
     ``second`` (``max_parents=2``; per class, per edge, (column index, its cells) or None): an
-    edge with a second parent x counts the 3-way table (parent, x, child) instead, C-ordered."""
+    edge with a second parent x counts the 3-way table (parent, x, child) instead, C-ordered.
+    ``cell_bin`` (column -> ndarray; the columns with public atoms): a fine cell is first mapped
+    to its bin (:attr:`~.schema.NumericCells.cell_bin`), so an atom's records join its bin's
+    edge cell, and ``card`` is the column's bins."""
     def extra(j, e):
         return None if second is None else second[j][e]
 
@@ -115,6 +122,9 @@ def edge_pass(block, cols, trees, card, ecard, n_cls, second=None):
     if block is None:
         return np.zeros(sum(sizes))
     fine, _, label = block
+    if cell_bin:  # cells -> bins (non-decreasing: the last cell lies in the last bin)
+        fine = {c: cell_bin[c][fine[c]] if c in cell_bin else fine[c] for c in cols}
+        card = {c: int(cell_bin[c][-1]) + 1 if c in cell_bin else card[c] for c in cols}
     coarse = {c: fine[c] // (card[c] // ecard[c]) for c in cols}
     out = []
     for j in range(n_cls):
@@ -135,7 +145,7 @@ def edge_pass(block, cols, trees, card, ecard, n_cls, second=None):
 def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
                trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None,
                pooled_within=False, sparse=(None, 3.0), tree=(None, 0.0, (), "global", None),
-               max_parents=1):
+               max_parents=1, atoms=None):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver.
 
@@ -144,18 +154,25 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     each class's probabilities are spread evenly over the common fine grid of ``card``.
     ``tree`` = (branching, threshold) (``histogram_tree``): each numeric column's released cells
     of each class also release the coarse levels of a tree (same mechanism, one release), and
-    its probabilities come from :func:`~.tree_marginals.tree_probs`."""
+    its probabilities come from :func:`~.tree_marginals.tree_probs`.
+    ``atoms`` (column -> :class:`~.tree_bins.AtomGrid`; the numeric columns with public atoms):
+    their ``card`` cells are the grid's cells; every grouping of fine bins (coarse cells, merged
+    bins) goes through the grid (``docs/tree_copula.md``, "Public atoms")."""
     k = len(cols)
-    ratio = {c: card[c] // ccard[c] for c in cols}
+    atoms = atoms or {}
+    bins = {c: atoms[c].n_bins if c in atoms else card[c] for c in cols}  # fine bins (or categories)
+    ratio = {c: bins[c] // ccard[c] for c in cols}
     sigma_h = mechs["histograms"].sigma
     # pass 1 -> release 1: one-way histograms, all classes and columns in one release
     cells = {c: np.full(n_cls, card[c], dtype=np.int64) for c in cols}  # released cells per class
-    merge = None
+    merge, lut = None, {}
     if bins_per_class is not None:
-        merge = {c: card[c] // np.asarray(bins_per_class, dtype=np.int64) for c in cols
+        merge = {c: bins[c] // np.asarray(bins_per_class, dtype=np.int64) for c in cols
                  if c in schema.bounds}
-        cells.update({c: card[c] // merge[c] for c in merge})
-    counts = reduce(hist_pass, cols, card, n_cls, merge)
+        cells.update({c: card[c] // merge[c] for c in merge if c not in atoms})
+        for c in atoms:  # a class's own cells: its merged bins and the atoms
+            lut[c], cells[c] = atoms[c].class_lut(merge[c])
+    counts = reduce(hist_pass, cols, card, n_cls, merge, *((lut,) if lut else ()))
     branching, tree_t, tree_cols, tree_projection, tree_max_drop = tree
     tnodes = {}
     if branching is None and merge is None:
@@ -257,11 +274,17 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
                  np.vstack([to_probs(raw[c][j:j + 1], class_counts[j], c, j) for j in range(n_cls)]))
              for c in cols if merge is None or c not in merge}
     for c in (merge or {}):  # each class projected on its own cells, spread over the fine grid
+        if c in atoms:  # a merged bin evenly over its fine bins, an atom's cell onto itself
+            probs[c] = np.stack([atoms[c].spread(to_probs(raw[c][j:j + 1, :cells[c][j]],
+                                                          class_counts[j], c, j)[0], lut[c][j])
+                                 for j in range(n_cls)])
+            continue
         probs[c] = np.stack([np.repeat(to_probs(raw[c][j:j + 1, :cells[c][j]], class_counts[j],
                                                 c, j)[0] / merge[c][j], merge[c][j])
                              for j in range(n_cls)])
     if pooled_within and merge is not None:  # merged_bins="pooled": post-processing
-        probs.update({c: pooled_within_bins(probs[c], class_counts, merge[c]) for c in merge})
+        probs.update({c: atoms[c].pooled_within(probs[c], class_counts, lut[c]) if c in atoms else
+                      pooled_within_bins(probs[c], class_counts, merge[c]) for c in merge})
     probs = {c: probs[c] for c in cols}  # in column order
     for c in cols:
         empty = probs[c].sum(axis=1) <= 0
@@ -332,7 +355,8 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     if "edges" not in mechs:
         return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, None
     # release 3: pair scores against the released histograms (fixed before this release)
-    pc = {c: np.stack([coarsen(probs[c][j], ratio[c] > 1, ratio[c]) for j in range(n_cls)])
+    pc = {c: np.stack([atoms[c].coarsen(probs[c][j], ratio[c]) if c in atoms else
+                       coarsen(probs[c][j], ratio[c] > 1, ratio[c]) for j in range(n_cls)])
           for c in cols}
     scores = np.zeros((n_cls, len(pairs)))
     start = 0
@@ -359,9 +383,10 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     if max_parents == 2:  # post-processing of releases 1 and 3 (public rule, before any edge noise)
         second = choose_second_parents(trees, pairs, scores_raw, cols, ccard, ecard, class_counts,
                                  mechs["edges"].sigma, num, set(schema.bounds))
+    extra = (() if second is None and not atoms else
+             (second,) + (({c: g.cell_bin for c, g in atoms.items()},) if atoms else ()))
     noisy = np.asarray(mechs["edges"].release(reduce(edge_pass, cols, trees, card, ecard, n_cls,
-                                                     *(() if second is None else (second,))),
-                                              rng=gen).value)
+                                                     *extra), rng=gen).value)
     shapes = [(ecard[cols[a]], ecard[cols[b]]) if second is None or second[j][e] is None else
               (ecard[cols[a]], second[j][e][1], ecard[cols[b]])
               for j in range(n_cls) for e, (a, b) in enumerate(trees[j])]

@@ -66,16 +66,23 @@ def rake(T, rows, iterations: int = 30) -> np.ndarray:
 
 
 def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correlation, marginals,
-                 trees, edge_tables, second_parents):
+                 trees, edge_tables, second_parents, cell_bin=None):
     """Fine codes (n, k) and the position within the fine bin of every numeric value of the
     records of each class (``counts`` per class), from the released model's ``correlation``,
     ``marginals``, ``trees``, ``edge_tables`` and ``second_parents`` (None: none) and the
     public draws of :func:`sampling_draws`. ``numeric``: the numeric columns; ``latent``: the
     indices of the copula block; ``ratio``: fine bins per edge cell of each numeric column;
-    ``bins``: the fine bins. Post-processing of the released model."""
+    ``bins``: the fine bins; ``cell_bin`` (column -> ndarray; the columns with public atoms): the
+    bin of each fine cell, through which an atom's cell joins its bin's coarse cell.
+    Post-processing of the released model."""
     from scipy.special import ndtr
 
     cols, k = columns, len(columns)
+    cell_bin = cell_bin or {}
+
+    def binned(c, codes):  # fine cells -> fine bins (the identity without atoms)
+        return cell_bin[c][codes] if c in cell_bin else codes
+
     num_idx = latent
     n = int(np.sum(counts))
     fine = np.zeros((n, k), dtype=np.int64)
@@ -101,7 +108,7 @@ def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correl
                 mass = cum[b + 1] - cum[b]
                 within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
                 fine[sl, i] = b
-                coarse[:, i] = b // ratio[cols[i]] if cols[i] in numeric else b
+                coarse[:, i] = binned(cols[i], b) // ratio[cols[i]] if cols[i] in numeric else b
         else:  # no numeric column: the first categorical column is the root
             root = int(trees[j][0][0]) if trees[j] else 0
             coarse[:, root] = inverse_cdf(marginals[cols[root]][j][None, :],
@@ -113,7 +120,7 @@ def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correl
             if x is None:
                 coarse[:, b] = inverse_cdf(T, coarse[:, a], draws["uniform"][sl, b])
             else:  # a 3-way table: the row is the pair (parent, second parent)
-                cx = fine[sl, x] // (bins // T.shape[1]) if cols[x] in numeric \
+                cx = binned(cols[x], fine[sl, x]) // (bins // T.shape[1]) if cols[x] in numeric \
                     else fine[sl, x]
                 rows = coarse[:, a] * T.shape[1] + cx
                 coarse[:, b] = inverse_cdf(rake(T.reshape(-1, T.shape[2]), rows), rows,
@@ -123,10 +130,12 @@ def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correl
     return fine, within
 
 
-def decode_codes(fine, within, *, columns, schema, bin_edges, geometric, bins):
+def decode_codes(fine, within, *, columns, schema, bin_edges, geometric, bins, cells=None):
     """The synthetic frame from fine codes and positions within the bins: numeric values on the
     public ``bin_edges`` (uniform in the log position t on the ``geometric`` columns), the
-    schema's integer columns rounded, categorical values from the public categories."""
+    schema's integer columns rounded, categorical values from the public categories.
+    ``cells`` (column -> :class:`~.schema.NumericCells`; the columns with public atoms): a fine
+    code is a cell; a bin's cell decodes as its bin, an atom's cell to exactly the atom."""
     import pandas as pd
 
     out = {}
@@ -135,10 +144,15 @@ def decode_codes(fine, within, *, columns, schema, bin_edges, geometric, bins):
             lo, hi = schema.bounds[c]
             e = bin_edges[c]
             b = fine[:, c_idx]
+            cell = None
+            if cells and c in cells:
+                cell, b = b, cells[c].cell_bin[b]
             if c in geometric:  # uniform in the log position t within the bin (public choice)
                 values = geometric_value((b + within[:, c_idx]) / bins, (lo, hi))
             else:
                 values = np.clip(e[b] + within[:, c_idx] * (e[b + 1] - e[b]), lo, hi)
+            if cell is not None:  # an atom's cell has lo == hi == the atom: exactly the atom
+                values = np.where(cells[c].is_atom()[cell], cells[c].lo[cell], values)
             if c in schema.integer:  # integer columns from the PUBLIC schema only
                 out[c] = np.clip(np.round(values), math.ceil(lo), math.floor(hi)).astype(np.int64)
             else:
