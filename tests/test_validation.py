@@ -54,3 +54,20 @@ def test_check_unit_interval_is_closed():
     for bad in (-0.01, 1.01, float("nan"), False, "0.5"):
         with pytest.raises(InvalidParameterError, match="s"):
             check_unit_interval(bad, "s")
+
+
+# ------------------------------------------------------------------ check_atoms (public atoms)
+def test_check_atoms_returns_sorted_floats_and_names_argument_and_column():
+    from matrixdp._validation import check_atoms
+
+    assert check_atoms([10, 0, 2.5], 0.0, 10.0, integer=False, column="x", argument="atoms") == (0.0, 2.5, 10.0)
+    assert check_atoms([], 0.0, 1.0, integer=False, column="x", argument="atoms") == ()
+    assert check_atoms(np.array([3, 1]), 0.0, 9.0, integer=True, column="k", argument="atoms") == (1.0, 3.0)
+    for bad, fragment in (([11], "atom 11 is outside its public range \\[0, 10\\]"),
+                          ([1, 1], "duplicate atoms"), ([True], "must be a number"),
+                          ("0", "must be a list of numbers"), ([float("inf")], "outside")):
+        with pytest.raises(InvalidParameterError, match=fragment) as info:
+            check_atoms(bad, 0.0, 10.0, integer=False, column="earn", argument="--bounds")
+        assert str(info.value).startswith("--bounds: column 'earn': ")
+    with pytest.raises(InvalidParameterError, match="atom 0.5 is not an integer"):
+        check_atoms([0.5], 0.0, 10.0, integer=True, column="k", argument="atoms")

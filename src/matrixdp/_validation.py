@@ -163,6 +163,58 @@ def check_in_bounds(arr: np.ndarray, lower, upper, argument: str = "X") -> None:
             "bounds must never be read from the private data")
 
 
+def check_atoms(values, lo: float, hi: float, *, integer: bool, column, argument: str) -> tuple:
+    """The PUBLIC atoms (point masses) of one numeric column, validated; sorted floats.
+
+    The one validation of atoms, called by :class:`~matrixdp.synth.TableSchema` (``argument``
+    ``"atoms"``) and by the bounds-file parser of the command line (``"--bounds"``, which must
+    validate on its own: ``matrixdp release`` reads the file without building a schema). Every
+    message names the caller's ``argument`` and the ``column`` and shows only the declared
+    (public) values: a list of numbers, each finite and inside the public range [lo, hi], an
+    integer on an integer column, no duplicates (``docs/copula.md``, "Public atoms").
+
+    Parameters
+    ----------
+    values : sequence of numbers
+    lo, hi : float
+        The column's public range.
+    integer : bool
+        Whether the column is an integer column.
+    column : str
+        The column's name (for the messages).
+    argument : str
+        The caller's argument, as the user spelled it (for the messages).
+
+    Returns
+    -------
+    tuple of float
+        The atoms, sorted (empty for an empty list).
+
+    References
+    ----------
+    .. [1] docs/copula.md, "Public atoms".
+    """
+    where = f"column {column!r}"
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise InvalidParameterError(argument, f"{where}: atoms must be a list of numbers (e.g. "
+                                              f"[0]), got {values!r}")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (Real, np.integer, np.floating)):
+            raise InvalidParameterError(argument, f"{where}: atom {v!r} must be a number")
+        out.append(float(v))
+    for v in out:
+        if not (math.isfinite(v) and lo <= v <= hi):
+            raise InvalidParameterError(argument, f"{where}: atom {v:g} is outside its public "
+                                                  f"range [{lo:g}, {hi:g}]")
+        if integer and not v.is_integer():
+            raise InvalidParameterError(argument, f"{where}: atom {v:g} is not an integer (the "
+                                                  "column is an integer column)")
+    if len(set(out)) != len(out):
+        raise InvalidParameterError(argument, f"{where}: duplicate atoms")
+    return tuple(sorted(out))
+
+
 def check_square_matrix(value, argument: str = "value") -> np.ndarray:
     """Return ``value`` as a finite square 2-D float array, or raise naming ``argument``."""
     arr = check_finite_array(value, argument, ndim=2)

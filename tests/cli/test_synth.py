@@ -825,19 +825,28 @@ def test_copula_with_atoms_keeps_the_point_masses_end_to_end(zero_inflated, tmp_
     assert "public atoms 0" in (tmp_path / "r.html").read_text()
 
 
-def test_tree_copula_with_atoms_is_refused_before_any_charge(zero_inflated, tmp_path, capsys):
+def test_tree_copula_with_atoms_keeps_the_point_masses_end_to_end(zero_inflated, tmp_path, capsys):
     from matrixdp.accounting import Ledger
 
-    path, bounds, _ = zero_inflated
+    path, bounds, frame = zero_inflated
     db = tmp_path / "l.db"
-    Ledger.create(db, dataset="z", epsilon=5.0, delta=1e-6).close()
-    code, _, err = run([path, "--bounds", bounds, "--model", "tree-copula", "--epsilon", 1,
-                        "--out", tmp_path / "t.csv", "--ledger", db, "--dataset", "z"], capsys)
-    assert_one_line_error(code, err, "--model copula only")
+    Ledger.create(db, dataset="z", epsilon=10.0, delta=1e-6).close()
+    out = tmp_path / "t.csv"
+    code, stdout, err = run([path, "--bounds", bounds, "--model", "tree-copula", "--epsilon", 8,
+                             "--out", out, "--seed", 3, "--n", 4000, "--ledger", db,
+                             "--dataset", "z", "--report", tmp_path / "r.html"], capsys)
+    assert code == 0, err
+    syn = pd.read_csv(out)
+    # real shares: earn == 0 about 0.60, weeks == 0 about 0.50, weeks == 52 about 0.25;
+    # tolerance 0.04 (noise at eps=8 on 4,000 records plus sampling sd ~0.008; it rejects
+    # +-30% of each share, 0.075 or more)
+    for col, v in (("earn", 0.0), ("weeks", 0), ("weeks", 52)):
+        assert abs(np.mean(syn[col] == v) - np.mean(frame[col] == v)) < 0.04, (col, v)
+    assert pd.api.types.is_integer_dtype(syn["weeks"]) and syn["weeks"].between(0, 52).all()
+    assert "public atoms 0" in (tmp_path / "r.html").read_text()
     ledger = Ledger.open(db)
-    assert ledger.history() == [] or all(e["status"] != "released" for e in ledger.history())
+    assert [e["status"] for e in ledger.history()] == ["released"]
     ledger.close()
-    assert not (tmp_path / "t.csv").exists()
 
 
 def test_atom_outside_the_range_is_refused_before_any_charge(zero_inflated, tmp_path, capsys):
@@ -849,7 +858,7 @@ def test_atom_outside_the_range_is_refused_before_any_charge(zero_inflated, tmp_
     Ledger.create(db, dataset="z", epsilon=5.0, delta=1e-6).close()
     code, _, err = run([path, "--bounds", bounds, "--epsilon", 1, "--out", tmp_path / "t.csv",
                         "--ledger", db, "--dataset", "z"], capsys)
-    assert_one_line_error(code, err, "'earn'", "outside its range")
+    assert_one_line_error(code, err, "'earn'", "is outside its public range")
     ledger = Ledger.open(db)
     assert list(ledger.history()) == []
     ledger.close()

@@ -10,6 +10,12 @@ from matrixdp.cli._tables import (bounds_arrays, design_matrix, parse_bound_opti
                                   read_table, template_text)
 from matrixdp.errors import InvalidParameterError
 
+#: The ONE wording of an atom refusal (``matrixdp._validation.check_atoms``): the same fragments
+#: as tests/synth/test_atoms.py asserts for TableSchema.
+OUTSIDE, DUPLICATE = "is outside its public range", "duplicate atoms"
+NOT_INTEGER = "is not an integer \\(the column is an integer column\\)"
+NOT_NUMBER, NOT_LIST = "must be a number", "atoms must be a list of numbers"
+
 
 def test_template_round_trips_awkward_column_names(tmp_path):
     names = ["age", "blood pressure", 'say "hi"', "x-1", "naïve"]
@@ -112,17 +118,19 @@ def test_atoms_are_parsed_sorted_and_kept_in_the_json(tmp_path):
 @pytest.mark.parametrize("spec, fragment", [
     ("{ categories = [\"a\", \"b\"], atoms = [0] }", "not to categories"),
     ("{ dp = true, lo = 0, hi = 10, atoms = [0] }", "not to a dp range"),
-    ("{ lo = 0, hi = 10, atoms = [11] }", "outside its range"),
-    ("{ lo = 0, hi = 10, atoms = [0, 0] }", "duplicate atoms"),
-    ("{ lo = 0, hi = 10, atoms = 0 }", "must be a list"),
-    ("{ lo = 0, hi = 10, atoms = [\"0\"] }", "must be a number"),
-    ("{ lo = 0, hi = 10, integer = true, atoms = [0.5] }", "not an integer"),
+    # the ONE wording of _validation.check_atoms (tests/synth/test_atoms.py asserts the same)
+    ("{ lo = 0, hi = 10, atoms = [11] }", OUTSIDE),
+    ("{ lo = 0, hi = 10, atoms = [0, 0] }", DUPLICATE),
+    ("{ lo = 0, hi = 10, atoms = 0 }", NOT_LIST),
+    ("{ lo = 0, hi = 10, atoms = { a = 0 } }", NOT_LIST),
+    ("{ lo = 0, hi = 10, atoms = [\"0\"] }", NOT_NUMBER),
+    ("{ lo = 0, hi = 10, integer = true, atoms = [0.5] }", NOT_INTEGER),
 ])
 def test_bad_atoms_are_refused_naming_the_column(tmp_path, spec, fragment):
     (tmp_path / "b.toml").write_text(f"[columns]\nearn = {spec}\n")
     with pytest.raises(InvalidParameterError, match=fragment) as info:
         read_schema(tmp_path / "b.toml")
-    assert "'earn'" in str(info.value)
+    assert "'earn'" in str(info.value) and str(info.value).startswith("--bounds: ")
 
 
 def test_template_mentions_atoms():

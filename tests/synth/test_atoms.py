@@ -1,6 +1,7 @@
 """Public atoms (point masses) of numeric columns: TableSchema validation, the cell layout of
 NumericCells, DPCopula keeping a declared point mass, the unchanged charge, byte-identical
-outputs without atoms, and DPTreeCopula's refusal (docs/copula.md, "Public atoms")."""
+outputs without atoms (docs/copula.md, "Public atoms"). DPTreeCopula's atoms:
+tests/synth/test_tree_copula_atoms.py."""
 
 from __future__ import annotations
 
@@ -21,16 +22,24 @@ from matrixdp.synth.tree_copula import DPTreeCopula
 BOUNDS = {"x": (0.0, 10.0), "k": (0, 12)}
 
 
+#: The ONE wording of an atom refusal (``_validation.check_atoms``), shared with the bounds-file
+#: parser's test (tests/cli/test_tables.py asserts the same fragments).
+OUTSIDE, DUPLICATE = "is outside its public range", "duplicate atoms"
+NOT_INTEGER = "is not an integer \\(the column is an integer column\\)"
+NOT_NUMBER, NOT_LIST = "must be a number", "atoms must be a list of numbers"
+
+
 @pytest.mark.parametrize("atoms, fragment", [
-    ({"x": [11.0]}, "outside its public bounds"),
-    ({"x": [-0.5]}, "outside its public bounds"),
-    ({"x": [0.0, 0.0]}, "duplicate atoms"),
+    ({"x": [11.0]}, OUTSIDE),
+    ({"x": [-0.5]}, OUTSIDE),
+    ({"x": [0.0, 0.0]}, DUPLICATE),
     ({"c": [0]}, "is categorical"),
     ({"nope": [0]}, "not a numeric column"),
-    ({"k": [2.5]}, "not an integer"),
-    ({"x": ["0"]}, "is not a number"),
-    ({"x": [float("nan")]}, "outside its public bounds"),
-    ({"x": 0.0}, "expected a list"),
+    ({"k": [2.5]}, NOT_INTEGER),
+    ({"x": ["0"]}, NOT_NUMBER),
+    ({"x": [float("nan")]}, OUTSIDE),
+    ({"x": 0.0}, NOT_LIST),
+    ({"x": "0"}, NOT_LIST),
 ])
 def test_schema_refuses_bad_atoms_naming_the_column(atoms, fragment):
     with pytest.raises(InvalidParameterError, match=fragment) as info:
@@ -137,15 +146,6 @@ def test_atom_outside_the_bounds_is_refused_before_any_charge():
     with pytest.raises(InvalidParameterError, match="outside"):
         DPCopula(schema=_schema({"x": [12.0]}), epsilon=1.0, accountant=acc)
     assert acc.spends == () and acc.remaining() == (5.0, 1e-6)
-
-
-def test_tree_copula_refuses_atoms_before_any_charge():
-    X, y = _zero_inflated(n=500)
-    acc = Accountant(epsilon=5.0, delta=1e-6)
-    with pytest.raises(InvalidParameterError, match="does not support atoms"):
-        DPTreeCopula(schema=_schema(ATOMS), epsilon=1.0, classes=["no", "yes"],
-                     accountant=acc).fit(X, y)
-    assert acc.spends == ()
 
 
 def test_dask_fit_with_atoms_equals_the_in_memory_fit():

@@ -218,12 +218,12 @@ def fit_table_generator(model_name: str, schema: Schema, frame, *, epsilon: floa
     bounds_guarantee, ranges = None, {}
     eps_fit = float(epsilon)
     with_atoms = [c.name for c in schema.columns if c.atoms and c.name != schema.target]
-    if with_atoms and model_name != "copula":
+    if with_atoms and model_name not in ("copula", "tree-copula"):
         # refused before anything is charged (the DP ranges below are charged first)
         raise InvalidParameterError(
-            "--bounds", f"atoms (column(s) {with_atoms}) are supported by --model copula only; "
-                    f"--model {model_name} does not model them yet: use --model copula or drop "
-                    "the atoms")
+            "--bounds", f"atoms (column(s) {with_atoms}) are supported by --model copula and "
+                        f"--model tree-copula; --model {model_name} does not model them: use one "
+                        "of those or drop the atoms")
     if dp_columns(schema):
         eps_bounds = DP_BOUNDS_FRACTION * eps_fit
         eps_fit = eps_fit - eps_bounds

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_atoms
 from ..errors import InvalidParameterError
 from ._paths import check_input_file
 
@@ -364,24 +365,12 @@ def _make_column(name: str, spec) -> Column:
 def _atoms(name: str, spec, lo: float, hi: float, integer: bool) -> tuple:
     """The column's PUBLIC atoms (values it takes with positive probability, e.g. ``atoms =
     [0]`` for "0 if none"): numbers inside [lo, hi], no duplicates, integers on an integer
-    column; sorted."""
+    column; sorted. The one validation :class:`~matrixdp.synth.TableSchema` also calls
+    (:func:`~matrixdp._validation.check_atoms`); checked here on its own because ``matrixdp
+    release`` reads the same file without building a schema."""
     if "atoms" not in spec:
         return ()
-    values = spec["atoms"]
-    if not isinstance(values, list):
-        raise InvalidParameterError("--bounds", f"column {name!r}: atoms must be a list of "
-                                                f"numbers, e.g. atoms = [0], got {values!r}")
-    out = [_number(v, f"column {name!r}: an atom") for v in values]
-    for v in out:
-        if not (math.isfinite(v) and lo <= v <= hi):
-            raise InvalidParameterError("--bounds", f"column {name!r}: atom {v:g} is outside "
-                                                    f"its range [{lo:g}, {hi:g}]")
-        if integer and not v.is_integer():
-            raise InvalidParameterError("--bounds", f"column {name!r}: atom {v:g} is not an "
-                                                    "integer (the column is integer = true)")
-    if len(set(out)) != len(out):
-        raise InvalidParameterError("--bounds", f"column {name!r}: duplicate atoms")
-    return tuple(sorted(out))
+    return check_atoms(spec["atoms"], lo, hi, integer=integer, column=name, argument="--bounds")
 
 
 def split_public_constants(schema: Schema, option: str = "--bounds"):

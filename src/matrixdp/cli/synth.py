@@ -544,7 +544,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--bounds", default=None, metavar="BOUNDS.toml",
                    help="copula, tree-copula: PUBLIC ranges (lo, hi), categories, integer = true "
                         "or dp = true "
-                        "per column (copula: also atoms = [0], PUBLIC point masses); "
+                        "per column (copula, tree-copula: also atoms = [0], PUBLIC point masses); "
                         "target = \"COL\" names a categorical class column")
     p.add_argument("--epsilon", type=float, required=True,
                    help="total privacy budget (copula, tree-copula: with --delta; ron-gauss: "

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import check_atoms
 from ..errors import InvalidParameterError, InvalidShapeError
 
 __all__ = ["TableSchema", "NumericCells", "numeric_cells"]
@@ -94,7 +95,9 @@ class TableSchema:
 
     def _checked_atoms(self) -> dict:
         """The atoms as sorted float tuples per numeric column, after validation (public
-        inputs only: every message names the column and the declared value)."""
+        inputs only: every message names the column and the declared value): the column is
+        numeric here, then :func:`~matrixdp._validation.check_atoms`, the one validation the
+        bounds-file parser also calls."""
         if self.atoms is None:
             return {}
         if not isinstance(self.atoms, dict):
@@ -108,30 +111,11 @@ class TableSchema:
             if name not in self.bounds:
                 raise InvalidParameterError("atoms", f"column {name!r} is not a numeric column "
                                                      "of the schema")
-            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-                raise InvalidParameterError("atoms", f"column {name!r}: expected a list of "
-                                                     f"values, got {values!r}")
-            vals = []
-            for v in values:
-                if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-                    raise InvalidParameterError("atoms", f"column {name!r}: atom {v!r} is not a "
-                                                         "number")
-                vals.append(float(v))
-            if not vals:
-                continue
             lo, hi = self.bounds[name]
-            for v in vals:
-                if not (math.isfinite(v) and lo <= v <= hi):
-                    raise InvalidParameterError(
-                        "atoms", f"column {name!r}: atom {v!r} is outside its public bounds "
-                                 f"[{lo!r}, {hi!r}]")
-                if name in self.integer and not v.is_integer():
-                    raise InvalidParameterError(
-                        "atoms", f"column {name!r} is an integer column; atom {v!r} is not an "
-                                 "integer")
-            if len(set(vals)) != len(vals):
-                raise InvalidParameterError("atoms", f"column {name!r}: duplicate atoms")
-            clean[name] = tuple(sorted(vals))
+            vals = check_atoms(values, lo, hi, integer=name in self.integer, column=name,
+                               argument="atoms")
+            if vals:
+                clean[name] = vals
         return clean
 
     def atoms_of(self, name) -> tuple:

@@ -131,14 +131,15 @@ def geometric_edges(bounds, bins: int) -> np.ndarray:
 class AtomGrid:
     """The cells of a numeric column with PUBLIC atoms on DPTreeCopula's grids.
 
-    The fine cells are :class:`~.schema.NumericCells` of the fine bins (``edges``) and the atoms
-    (the one definition DPCopula uses): B + m cells in value order, an atom's cell beside the bin
-    it lies in. Everything the tree model builds by grouping fine bins groups the cells through
-    ``cell_bin`` instead, so an atom's cell joins the group of its bin: the coarse cells of the
-    pair scores and the edge tables (:meth:`coarse_codes`, :meth:`coarsen`) and, with
-    ``n_bins="per-class"``, a class's merged bins (:meth:`class_lut`: the class's own
-    NumericCells on every ``merge``-th edge, its atoms still one cell each). A function of the
-    public edges and atoms only; ``docs/tree_copula.md``, "Public atoms".
+    Every grid of the tree model is a number of equal groups of the fine bins (the fine bins
+    themselves, a class's merged bins under ``n_bins="per-class"``, the coarse cells of the pair
+    scores, the edge cells). On a column with atoms each such grid of ``bins`` bins has
+    ``bins + m`` cells: the :class:`~.schema.NumericCells` of every ``B / bins``-th fine edge and
+    the m atoms (the one definition DPCopula uses), so an atom keeps its own cell on every grid and
+    a record equal to an atom is in the atom's cell of each. :meth:`lut` maps a fine cell to its
+    cell on a coarser grid (a fine bin's cell to the bin holding it, an atom's cell to the same
+    atom's cell). A function of the public edges and atoms only; ``docs/tree_copula.md``,
+    "Public atoms".
 
     Parameters
     ----------
@@ -152,43 +153,48 @@ class AtomGrid:
         self.edges = np.asarray(edges, dtype=np.float64)
         self.cells = NumericCells(self.edges, atoms)
         self.n_bins = self.cells.n_bins
+        self.n_atoms = int(self.cells.atoms.size)
         self.size = self.cells.size
         self.cell_bin = self.cells.cell_bin
+        self._luts = {}
 
     def code(self, x, bins) -> np.ndarray:
         """Fine cells of the clipped values ``x`` whose fine bins are ``bins`` (vectorised)."""
         return self.cells.code(x, bins)
 
-    def coarse_codes(self, cells, ratio: int) -> np.ndarray:
-        """The coarse cell (``ratio`` fine bins each) of every fine cell in ``cells``."""
-        return self.cell_bin[np.asarray(cells)] // int(ratio)
+    def lut(self, bins: int) -> np.ndarray:
+        """The cell of every fine cell on the grid of ``bins`` bins (+ the atoms), which must
+        divide the fine bins; its cells are numbered 0 .. bins + m - 1 in value order."""
+        bins = int(bins)
+        if bins not in self._luts:
+            width = self.n_bins // bins
+            grid = NumericCells(self.edges[::width], self.cells.atoms)
+            if grid.bin_cell is None:  # no atoms: the bins
+                row = self.cell_bin // width
+            else:
+                row = np.empty(self.size, dtype=np.int64)
+                is_atom = self.cells.is_atom()
+                row[~is_atom] = grid.bin_cell[self.cell_bin[~is_atom] // width]
+                row[self.cells.atom_cell] = grid.atom_cell
+            self._luts[bins] = row
+        return self._luts[bins]
 
-    def coarsen(self, p, ratio: int) -> np.ndarray:
-        """Probabilities (or counts) over the fine cells summed into coarse cells of ``ratio``
-        fine bins (an atom's cell into its bin's coarse cell)."""
-        return np.bincount(self.cell_bin // int(ratio), weights=np.asarray(p, dtype=np.float64),
-                           minlength=self.n_bins // int(ratio))
+    def coarse_codes(self, cells, bins: int) -> np.ndarray:
+        """The cell on the grid of ``bins`` bins of every fine cell in ``cells``."""
+        return self.lut(bins)[np.asarray(cells)]
+
+    def coarsen(self, p, bins: int) -> np.ndarray:
+        """Probabilities (or counts) over the fine cells summed onto the grid of ``bins`` bins
+        (``bins + m`` cells; an atom's mass stays on the atom's cell)."""
+        return np.bincount(self.lut(bins), weights=np.asarray(p, dtype=np.float64),
+                           minlength=int(bins) + self.n_atoms)
 
     def class_lut(self, merge) -> tuple:
         """``n_bins="per-class"``: for classes released on ``B / merge[j]`` bins, the map
-        (n_cls, size) from a fine cell to the class's cell, and each class's number of cells.
-
-        Class j's cells are the NumericCells of every ``merge[j]``-th edge and the same atoms
-        (B / merge[j] + m cells, numbered from 0): a fine bin's cell maps to the class bin
-        holding it, an atom's cell to the class's cell of that atom."""
-        merge = np.asarray(merge, dtype=np.int64)
-        lut = np.empty((merge.size, self.size), dtype=np.int64)
-        is_atom = self.cells.is_atom()
-        for j, m in enumerate(merge):  # a loop over classes (public grids), not records
-            coarse = NumericCells(self.edges[::int(m)], self.cells.atoms)
-            row = np.empty(self.size, dtype=np.int64)
-            if coarse.bin_cell is None:
-                row[:] = self.cell_bin // int(m)
-            else:
-                row[~is_atom] = coarse.bin_cell[self.cell_bin[~is_atom] // int(m)]
-                row[self.cells.atom_cell] = coarse.atom_cell
-            lut[j] = row
-        return lut, self.n_bins // merge + self.cells.atoms.size
+        (n_cls, size) from a fine cell to the class's cell (:meth:`lut`) and each class's number
+        of cells, ``B / merge[j] + m``."""
+        bins = self.n_bins // np.asarray(merge, dtype=np.int64)
+        return np.stack([self.lut(int(b)) for b in bins]), bins + self.n_atoms
 
     def spread(self, p, lut_row) -> np.ndarray:
         """A class's probabilities over its own cells spread over the fine cells: a merged bin's

@@ -793,13 +793,15 @@ class DPTreeCopula(GeneratorParams):
         """Column -> :class:`~.tree_bins.AtomGrid` for the columns of ``cols`` with atoms."""
         return {c: self._atom_grid(c) for c in cols if c in self._atom_columns()}
 
-    def _coarsen(self, c, p, ratio: int) -> np.ndarray:
-        """Column ``c``'s probabilities on coarse cells of ``ratio`` fine bins (an atom's cell
-        joins its bin's); a categorical column's are unchanged."""
-        grid = self._atom_grid(c) if c in self.schema.bounds else None
+    def _coarsen(self, c, p, cells: int) -> np.ndarray:
+        """Column ``c``'s probabilities on a coarser grid of ``cells`` cells (with atoms: its bins
+        plus the atoms, each atom keeping its own cell); a categorical column's are unchanged."""
+        if c not in self.schema.bounds:
+            return p
+        grid = self._atom_grid(c)
         if grid is not None:
-            return grid.coarsen(p, ratio)
-        return coarsen(p, c in self.schema.bounds, ratio)
+            return grid.coarsen(p, int(cells) - grid.n_atoms)
+        return coarsen(p, True, self._bins() // int(cells))
 
     def _edge_cells(self, c) -> int:
         """Cells of numeric column ``c`` in the edge tables (public schema only): ``pair_bins``,
@@ -813,8 +815,9 @@ class DPTreeCopula(GeneratorParams):
         """Cells per column: fine (one-way histograms), coarse (pair scores) and edge tables."""
         card = {c: self._bins() + len(self.schema.atoms_of(c)) if c in self.schema.bounds
                 else self.schema.categories[c].size for c in cols}
-        ccard = {c: self.pair_bins if c in self.schema.bounds else card[c] for c in cols}
-        ecard = {c: self._edge_cells(c) if c in self.schema.bounds else card[c] for c in cols}
+        m = {c: len(self.schema.atoms_of(c)) if c in self.schema.bounds else 0 for c in cols}
+        ccard = {c: self.pair_bins + m[c] if c in self.schema.bounds else card[c] for c in cols}
+        ecard = {c: self._edge_cells(c) + m[c] if c in self.schema.bounds else card[c] for c in cols}
         return card, ccard, ecard
 
     def _block_codes(self, frame, label, cols):
@@ -840,10 +843,11 @@ class DPTreeCopula(GeneratorParams):
                 grid = self._atom_grid(c)
                 if grid is None:
                     fine[c], coarse[c] = b, b // (n_bins // self.pair_bins)
-                else:  # public atoms: a value equal to one is in its own cell (AtomGrid)
+                else:  # public atoms: a value equal to one is in its own cell on every grid
                     fine[c] = grid.code(numeric[c], b)
-                    coarse[c] = grid.coarse_codes(fine[c], n_bins // self.pair_bins)
-                card[c], ccard[c] = (n_bins if grid is None else grid.size), self.pair_bins
+                    coarse[c] = grid.coarse_codes(fine[c], self.pair_bins)
+                m = 0 if grid is None else grid.n_atoms
+                card[c], ccard[c] = n_bins + m, self.pair_bins + m
             else:
                 fine[c] = coarse[c] = codes[c]
                 card[c] = ccard[c] = self.schema.categories[c].size
@@ -852,21 +856,20 @@ class DPTreeCopula(GeneratorParams):
     def _finish(self, cols, classes, stats, mechs, sens, privacy):
         probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, second = stats
         n_cls = classes.size
-        ratio = {c: self._bins() // self._edge_cells(c) for c in self.schema.bounds}
+        ecard = self._cards(cols)[2]
         sigma_e = mechs["edges"].sigma if "edges" in mechs else 0.0
         edge_tables = []
         for j in range(n_cls):
             tabs = []
             for e, ((a, b), T) in enumerate(zip(trees[j], raw_edges[j])):
-                pa = self._coarsen(cols[a], probs[cols[a]][j], ratio.get(cols[a], 1))
-                pb = self._coarsen(cols[b], probs[cols[b]][j], ratio.get(cols[b], 1))
+                pa = self._coarsen(cols[a], probs[cols[a]][j], ecard[cols[a]])
+                pb = self._coarsen(cols[b], probs[cols[b]][j], ecard[cols[b]])
                 x = None if second is None or second[j][e] is None else second[j][e][0]
                 if x is None:
                     tabs.append(fit_table(T, class_counts[j], pa, pb, self.smoothing * sigma_e,
                                            per_row=getattr(self, "edge_prior", "joint") == "row"))
                 else:  # max_parents=2: a 3-way table (parent, second parent, child)
-                    px = self._coarsen(cols[x], probs[cols[x]][j],
-                                       self._bins() // T.shape[1])  # x on its 3-way cells
+                    px = self._coarsen(cols[x], probs[cols[x]][j], T.shape[1])  # x on its 3-way cells
                     tabs.append(fit_table3(T, class_counts[j], pa, px, pb, self.smoothing * sigma_e,
                                             per_row=getattr(self, "edge_prior", "joint") == "row"))
             edge_tables.append(tabs)
@@ -940,7 +943,7 @@ class DPTreeCopula(GeneratorParams):
                             bins=self._bins(), correlation=self.correlation_, marginals=self.marginals_,
                             trees=self.tree_, edge_tables=self.edge_tables_,
                             second_parents=getattr(self, "second_parents_", None),
-                            cell_bin={c: g.cell_bin for c, g in self._atom_grids(self.columns_).items()})
+                            grids=self._atom_grids(self.columns_))
 
     def sample_to_parquet(self, path, n_samples: int, *, chunk_rows: int = 250_000,
                           label_column: str = "y", random_state=None) -> list:

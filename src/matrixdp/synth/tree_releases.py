@@ -106,14 +106,13 @@ def moment_pass(block, cols, num, n_cls, scores_per_class, clip, pairs, ccard, d
     return G, N
 
 
-def edge_pass(block, cols, trees, card, ecard, n_cls, second=None, cell_bin=None):
+def edge_pass(block, cols, trees, card, ecard, n_cls, second=None, grids=None):
     """Per block: the counts of every class's tree edges on the edge cells ``ecard`` (a numeric
     column's fine code divided by ``card // ecard``; a categorical column's code), concatenated.
     ``second`` (``max_parents=2``; per class, per edge, (column index, its cells) or None): an
     edge with a second parent x counts the 3-way table (parent, x, child) instead, C-ordered.
-    ``cell_bin`` (column -> ndarray; the columns with public atoms): a fine cell is first mapped
-    to its bin (:attr:`~.schema.NumericCells.cell_bin`), so an atom's records join its bin's
-    edge cell, and ``card`` is the column's bins."""
+    ``grids`` (column -> :class:`~.tree_bins.AtomGrid`; the columns with public atoms): a fine
+    cell's edge cell is its cell on the grid of ``ecard`` cells (an atom keeps its own cell)."""
     def extra(j, e):
         return None if second is None else second[j][e]
 
@@ -122,10 +121,14 @@ def edge_pass(block, cols, trees, card, ecard, n_cls, second=None, cell_bin=None
     if block is None:
         return np.zeros(sum(sizes))
     fine, _, label = block
-    if cell_bin:  # cells -> bins (non-decreasing: the last cell lies in the last bin)
-        fine = {c: cell_bin[c][fine[c]] if c in cell_bin else fine[c] for c in cols}
-        card = {c: int(cell_bin[c][-1]) + 1 if c in cell_bin else card[c] for c in cols}
-    coarse = {c: fine[c] // (card[c] // ecard[c]) for c in cols}
+    grids = grids or {}
+
+    def on_grid(c, cells, rows=slice(None)):  # fine codes of column c on a grid of `cells` cells
+        if c in grids:
+            return grids[c].coarse_codes(fine[c][rows], cells - grids[c].n_atoms)
+        return fine[c][rows] // (card[c] // cells)
+
+    coarse = {c: on_grid(c, ecard[c]) for c in cols}
     out = []
     for j in range(n_cls):
         mask = label == j
@@ -136,8 +139,7 @@ def edge_pass(block, cols, trees, card, ecard, n_cls, second=None, cell_bin=None
                                        minlength=ecard[ca] * ecard[cb]).astype(np.float64))
             else:  # x on its 3-way cells ex (a numeric x may be coarser than its edge cells)
                 cx, ex = cols[x[0]], x[1]
-                code = (coarse[ca][mask] * ex + fine[cx][mask] // (card[cx] // ex)) * ecard[cb] \
-                    + coarse[cb][mask]
+                code = (coarse[ca][mask] * ex + on_grid(cx, ex, mask)) * ecard[cb] + coarse[cb][mask]
                 out.append(np.bincount(code, minlength=ecard[ca] * ex * ecard[cb]).astype(np.float64))
     return np.concatenate(out) if out else np.zeros(0)
 
@@ -161,7 +163,7 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     k = len(cols)
     atoms = atoms or {}
     bins = {c: atoms[c].n_bins if c in atoms else card[c] for c in cols}  # fine bins (or categories)
-    ratio = {c: bins[c] // ccard[c] for c in cols}
+    ratio = {c: card[c] // ccard[c] for c in cols if c not in atoms}
     sigma_h = mechs["histograms"].sigma
     # pass 1 -> release 1: one-way histograms, all classes and columns in one release
     cells = {c: np.full(n_cls, card[c], dtype=np.int64) for c in cols}  # released cells per class
@@ -355,7 +357,7 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     if "edges" not in mechs:
         return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, None
     # release 3: pair scores against the released histograms (fixed before this release)
-    pc = {c: np.stack([atoms[c].coarsen(probs[c][j], ratio[c]) if c in atoms else
+    pc = {c: np.stack([atoms[c].coarsen(probs[c][j], ccard[c] - atoms[c].n_atoms) if c in atoms else
                        coarsen(probs[c][j], ratio[c] > 1, ratio[c]) for j in range(n_cls)])
           for c in cols}
     scores = np.zeros((n_cls, len(pairs)))
@@ -382,9 +384,10 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     second = None
     if max_parents == 2:  # post-processing of releases 1 and 3 (public rule, before any edge noise)
         second = choose_second_parents(trees, pairs, scores_raw, cols, ccard, ecard, class_counts,
-                                 mechs["edges"].sigma, num, set(schema.bounds))
+                                 mechs["edges"].sigma, num, set(schema.bounds),
+                                 {c: g.n_atoms for c, g in atoms.items()})
     extra = (() if second is None and not atoms else
-             (second,) + (({c: g.cell_bin for c, g in atoms.items()},) if atoms else ()))
+             (second,) + ((atoms,) if atoms else ()))
     noisy = np.asarray(mechs["edges"].release(reduce(edge_pass, cols, trees, card, ecard, n_cls,
                                                      *extra), rng=gen).value)
     shapes = [(ecard[cols[a]], ecard[cols[b]]) if second is None or second[j][e] is None else

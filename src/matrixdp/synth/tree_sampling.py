@@ -66,22 +66,24 @@ def rake(T, rows, iterations: int = 30) -> np.ndarray:
 
 
 def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correlation, marginals,
-                 trees, edge_tables, second_parents, cell_bin=None):
+                 trees, edge_tables, second_parents, grids=None):
     """Fine codes (n, k) and the position within the fine bin of every numeric value of the
     records of each class (``counts`` per class), from the released model's ``correlation``,
     ``marginals``, ``trees``, ``edge_tables`` and ``second_parents`` (None: none) and the
     public draws of :func:`sampling_draws`. ``numeric``: the numeric columns; ``latent``: the
     indices of the copula block; ``ratio``: fine bins per edge cell of each numeric column;
-    ``bins``: the fine bins; ``cell_bin`` (column -> ndarray; the columns with public atoms): the
-    bin of each fine cell, through which an atom's cell joins its bin's coarse cell.
+    ``bins``: the fine bins; ``grids`` (column -> :class:`~.tree_bins.AtomGrid`; the columns with
+    public atoms): a fine cell's edge cell is its cell on the edge grid (an atom's: its own).
     Post-processing of the released model."""
     from scipy.special import ndtr
 
     cols, k = columns, len(columns)
-    cell_bin = cell_bin or {}
+    grids = grids or {}
 
-    def binned(c, codes):  # fine cells -> fine bins (the identity without atoms)
-        return cell_bin[c][codes] if c in cell_bin else codes
+    def on_grid(c, codes, n_cells):  # fine codes -> the grid of n_cells cells of a numeric column
+        if c in grids:
+            return grids[c].coarse_codes(codes, n_cells - grids[c].n_atoms)
+        return codes // (bins // n_cells)
 
     num_idx = latent
     n = int(np.sum(counts))
@@ -108,7 +110,8 @@ def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correl
                 mass = cum[b + 1] - cum[b]
                 within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
                 fine[sl, i] = b
-                coarse[:, i] = binned(cols[i], b) // ratio[cols[i]] if cols[i] in numeric else b
+                coarse[:, i] = (on_grid(cols[i], b, bins // ratio[cols[i]] + (
+                    grids[cols[i]].n_atoms if cols[i] in grids else 0)) if cols[i] in numeric else b)
         else:  # no numeric column: the first categorical column is the root
             root = int(trees[j][0][0]) if trees[j] else 0
             coarse[:, root] = inverse_cdf(marginals[cols[root]][j][None, :],
@@ -120,7 +123,7 @@ def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correl
             if x is None:
                 coarse[:, b] = inverse_cdf(T, coarse[:, a], draws["uniform"][sl, b])
             else:  # a 3-way table: the row is the pair (parent, second parent)
-                cx = binned(cols[x], fine[sl, x]) // (bins // T.shape[1]) if cols[x] in numeric \
+                cx = on_grid(cols[x], fine[sl, x], T.shape[1]) if cols[x] in numeric \
                     else fine[sl, x]
                 rows = coarse[:, a] * T.shape[1] + cx
                 coarse[:, b] = inverse_cdf(rake(T.reshape(-1, T.shape[2]), rows), rows,

@@ -87,13 +87,16 @@ def second_parent_cells(cells: int, numeric: bool) -> list:
     return out
 
 
-def choose_second_parents(trees, pairs, scores, cols, ccard, ecard, class_counts, sigma, latent, numeric):
+def choose_second_parents(trees, pairs, scores, cols, ccard, ecard, class_counts, sigma, latent, numeric,
+                          atoms=None):
     """``max_parents=2``: per class, per tree edge (parent a, child b), ``(x, cells of x)`` for
     the second parent x of b, or None. Candidates: the columns sampled before b (the copula
     block, the root, the earlier tree children), other than a, each on its grids
     (:func:`second_parent_cells`); among those :func:`second_parent_allowed` admits, the one with
     the largest :func:`second_parent_gain`. Post-processing of the released scores and class
-    sizes; a loop over columns, not records."""
+    sizes; a loop over columns, not records. ``atoms`` (column -> number of public atoms): such a
+    numeric column's grids are its halved bins plus one cell per atom."""
+    atoms = atoms or {}
     index = {pair: p for p, pair in enumerate(pairs)}
     out = []
     for j, tree in enumerate(trees):
@@ -105,7 +108,8 @@ def choose_second_parents(trees, pairs, scores, cols, ccard, ecard, class_counts
                 if x == a:
                     continue
                 q = scores[j, index[(min(x, b), max(x, b))]]
-                for ex in second_parent_cells(ecard[cols[x]], cols[x] in numeric):
+                m = atoms.get(cols[x], 0)
+                for ex in (e + m for e in second_parent_cells(ecard[cols[x]] - m, cols[x] in numeric)):
                     if second_parent_allowed(q, ecard[cols[a]], ex, ecard[cols[b]], sigma, class_counts[j]):
                         gain = second_parent_gain(q, ecard[cols[a]], ex, ecard[cols[b]], sigma)
                         if gain > best_gain:
