@@ -109,11 +109,11 @@ def _copula(relation, **keeper):
                     random_state=0, **keeper)
 
 
-def _tree_copula(relation, **kw):
+def _tree_copula(relation, atoms=None, **kw):
     from matrixdp.synth import DPTreeCopula, TableSchema
 
     schema = TableSchema(bounds={"age": (18, 90), "income": (0, 100)},
-                         categories={"colour": ["red", "green", "blue"]})
+                         categories={"colour": ["red", "green", "blue"]}, atoms=atoms or {})
     return DPTreeCopula(schema=schema, epsilon=1.0, delta=1e-6, classes=[0, 1], n_bins=8,
                         random_state=0, **kw)
 
@@ -360,5 +360,15 @@ CASES: dict[str, Case] = {
         released=frozenset({"class_counts_", "class_priors_", "marginals_", "correlation_",
                             "correlation_raw_", "scores_raw_", "edge_counts_", "edge_tables_",
                             "tree_", "second_parents_"}),
+        sample=_sample_frame),
+    # public atoms (docs/tree_copula.md, "Public atoms"): one more cell per atom on every grid,
+    # a layout from public values only (D' adds/replaces a record equal to an atom: 50.0)
+    "DPTreeCopula[atoms]": Case(
+        lambda relation, **keeper: _tree_copula(relation, atoms={"income": [0.0, 50.0],
+                                                                 "age": [18.0]}, **keeper),
+        _frame, _fit_xy, relations=("add-remove",), keeper=("init", "fit"),
+        released=frozenset({"class_counts_", "class_priors_", "marginals_", "correlation_",
+                            "correlation_raw_", "scores_raw_", "edge_counts_", "edge_tables_",
+                            "tree_"}),
         sample=_sample_frame),
 }

@@ -38,14 +38,17 @@ class TableSchema:
         For a numeric column, PUBLIC values it takes with positive probability ("point masses",
         e.g. ``{"earnings": [0.0]}`` for "earnings, 0 if unemployed"), declared from the
         documentation like the bounds, never read off the data. Each atom lies inside the
-        column's bounds, no duplicates; on an ``integer`` column each atom is an integer. A
-        generator that supports them (:class:`~matrixdp.synth.DPCopula`) gives each atom its own
-        histogram cell (:func:`numeric_cells`), so the synthetic column keeps the point mass;
-        ``docs/copula.md``, "Public atoms" [1]_.
+        column's bounds, no duplicates; on an ``integer`` column each atom is an integer
+        (:func:`~matrixdp._validation.check_atoms`). The generators that support them
+        (:class:`~matrixdp.synth.DPCopula`, :class:`~matrixdp.synth.DPTreeCopula`) give each
+        atom its own histogram cell (:func:`numeric_cells`), so the synthetic column keeps the
+        point mass; ``docs/copula.md``, "Public atoms" [1]_, ``docs/tree_copula.md``, "Public
+        atoms" [2]_.
 
     References
     ----------
     .. [1] docs/copula.md, "Public atoms".
+    .. [2] docs/tree_copula.md, "Public atoms".
 
     Notes
     -----

@@ -144,7 +144,11 @@ class DPTreeCopula(GeneratorParams):
     ----------
     schema : TableSchema
         PUBLIC bounds, categories and integer columns (only the schema's integer columns are
-        rounded).
+        rounded), and optional PUBLIC atoms (point masses) of numeric columns: each atom gets
+        its own cell on every grid of the model (one-way histograms, merged per-class bins, pair
+        scores, edge tables; :class:`~.tree_bins.AtomGrid`), so the synthetic column keeps the
+        point mass at the same charge; not with ``sparse``, ``histogram_tree`` or
+        ``marginals="smoothed"`` (``docs/tree_copula.md``, "Public atoms" [13]_).
     epsilon : float
     delta : float, default 1e-9
     classes : sequence, optional
@@ -329,7 +333,8 @@ class DPTreeCopula(GeneratorParams):
     privacy_ : PrivacyGuarantee
     classes_, class_counts_, class_priors_ : ndarray
     marginals_ : dict of str -> ndarray (n_classes, n_bins_j)
-        DP one-way probabilities per class (after simplex projection).
+        DP one-way probabilities per class (after simplex projection); a numeric column with m
+        public atoms has ``n_bins_ + m`` cells (:class:`~.schema.NumericCells` order).
     n_bins_ : int
         The bins per numeric column used (``n_bins``, or the choice of ``"auto"``).
     record_count_ : float or None
