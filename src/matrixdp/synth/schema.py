@@ -222,8 +222,9 @@ class NumericCells:
         The interval of each cell in cell order (``lo == hi`` for an atom).
     cell_bin : ndarray of int, shape (size,)
         The bin each cell lies in (a bin's cell: that bin; an atom's cell: b(a)); non-decreasing
-        in cell order. Models that group bins (DPTreeCopula's coarse and edge cells) group the
-        cells through it, so an atom's cell joins its bin's group.
+        in cell order. DPTreeCopula decodes a bin's cell through it and maps fine bins to its
+        coarser grids (:class:`~matrixdp.synth.tree_bins.AtomGrid`, where every atom keeps a
+        cell of its own).
     """
 
     def __init__(self, edges, atoms=()):

@@ -30,8 +30,8 @@ from .labels import generator_labels, largest_remainder
 from ._params import GeneratorParams, check_schema_budget
 from .tree_bins import (
     AUTO_BINS,
-    AtomGrid,
     AUTO_BINS_SHARE,
+    AtomGrid,
     auto_bins,
     class_bins,
     geometric_edges,
