@@ -31,8 +31,9 @@ crime1.avgsen/tottime, which is why the task exists):
 
 The schemas with atoms are ``experiments/heldout_synth_atoms/<table>.toml``: SU's file with
 ``atoms = [...]`` added on those lines (written by :func:`write_atom_schemas`, committed before the
-run). Models: ``copula`` with and without atoms; ``tree-copula`` refuses atoms (not supported yet),
-so it runs on SU's schema only, as a reference. ε ∈ {0.3, 1, 3}, δ = 1e-9, add/remove, SU's 70/30
+run). Models: ``copula`` with and without atoms; ``tree-copula`` refused atoms at the time (task
+TA added them since: ``heldout_synth_tree_atoms.py``), so it runs on SU's schema only, as a
+reference. ε ∈ {0.3, 1, 3}, δ = 1e-9, add/remove, SU's 70/30
 split (``_heldout_synth_tables.SPLIT_SEED``), seeds 0..S-1 (S given on the command line).
 
 Per run: SU's publishability checks, TSTR (LR/GB accuracy, AUC, balanced accuracy), TV 1-way and
