@@ -20,7 +20,7 @@ __all__ = ["DPPCA", "pca_auto_method"]
 #: The post-processings of DPPCA's released covariance before its eigendecomposition.
 PROJECTIONS = ("unit-box", "noise", "original", "none")
 #: What ``method="adaptive"``'s first look is allocated for (``adaptive_first``).
-ADAPTIVE_FIRST = ("covariance", "pca")
+ADAPTIVE_FIRST = ("covariance", "pca", "mixed")
 
 
 def pca_auto_method(neighbouring: str, X, *, noise: str = "auto",
