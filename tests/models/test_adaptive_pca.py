@@ -910,7 +910,7 @@ def test_share_z_is_the_correlation_guards_z():
 
 # --- task PK: the mixed first look (adaptive_first="mixed") ---------------------------------
 
-def _mixed_plans(res, X, lo, hi, first_mix=0.5):
+def _mixed_plans(res, X, lo, hi, first_mix=0.75):
     """The public entry variances of the mixed first look's two parts and of the last moments
     release, rebuilt from the GDP parameters the fit reports (the parts split ``μ₁²``)."""
     from matrixdp.calibration.gaussian import gaussian_epsilon
@@ -926,16 +926,19 @@ def _mixed_plans(res, X, lo, hi, first_mix=0.5):
             plan(task_p, res.mus[2]), plan(task_c, mu1))
 
 
-@pytest.mark.parametrize("mix", [0.5, 0.2])
+@pytest.mark.parametrize("mix", [None, 0.5, 0.2])
 def test_the_mixed_first_look_combines_a_covariance_and_a_pca_release(mix):
     """``first_kind="mixed"``: the moments branch's entry variance is the inverse-variance
     combination of THREE plans, the covariance-allocated part at ``√mix·μ₁``, the PCA-allocated
     part at ``√(1−mix)·μ₁`` and the last release; not today's two-plan combination (the
     covariance plan at the whole ``μ₁``; the allocations differ by > 10⁴ on these bounds)."""
     X, lo, hi = _pca_moments_case()
+    from matrixdp.models.adaptive import FIRST_MIX
+
+    kw = {} if mix is None else {"first_mix": mix}
     res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                              rng=0, branch="moments", first_kind="mixed", first_mix=mix)
-    Vc, Vp, V2, Vc_all = _mixed_plans(res, X, lo, hi, mix)
+                              rng=0, branch="moments", first_kind="mixed", **kw)
+    Vc, Vp, V2, Vc_all = _mixed_plans(res, X, lo, hi, FIRST_MIX if mix is None else mix)
     np.testing.assert_allclose(res.entry_variance, 1.0 / (1.0 / Vc + 1.0 / Vp + 1.0 / V2),
                                rtol=1e-6)
     assert not np.allclose(res.entry_variance, 1.0 / (1.0 / Vc_all + 1.0 / V2), rtol=0.05)
@@ -966,7 +969,7 @@ def test_the_mixed_first_look_composes_to_the_same_budget_and_charge():
         total = math.sqrt(sum(u * u for u in res.mus))
         assert total <= mu_star * (1 + 1e-9)
         assert total == pytest.approx(mu_star, rel=1e-6)
-        assert "0.125 allocated for the covariance" in res.privacy.notes[0]
+        assert "0.1875 allocated for the covariance" in res.privacy.notes[0]
 
 
 def test_the_mixed_first_look_changes_the_fit_and_is_reproducible():
