@@ -1022,3 +1022,19 @@ def test_the_mixed_first_look_is_validated(kw, name):
         args.pop("n_components")
     with pytest.raises(InvalidParameterError, match=name):
         adaptive_covariance(X, lo, hi, **args)
+
+
+def test_dppca_adaptive_first_mixed_is_the_functions_mixed_first_look():
+    """``DPPCA(adaptive_first="mixed")`` passes ``first_kind="mixed"``: the same predictions,
+    choice and mean as the function on the same seed, different from the default's first look."""
+    X, lo, hi = _pca_moments_case()
+    est = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+                adaptive_first="mixed", random_state=5).fit(X)
+    ref = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                              rng=5, first_kind="mixed")
+    assert est.adaptive_predicted_ == ref.predicted
+    assert est.adaptive_choice_ == ref.choice
+    np.testing.assert_array_equal(est.mean_, ref.location)
+    base = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+                 random_state=5).fit(X)
+    assert est.adaptive_predicted_ != base.adaptive_predicted_

@@ -909,12 +909,23 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``kind="pca"`` with ``decision="clipping-loss"`` (the first version).
     decision : {"counts", "clipping-loss"}, default "counts"
         The private statistic of step 2.
-    first_kind : {"covariance", "pca"}, optional
+    first_kind : {"covariance", "pca", "mixed"}, optional
         The task the first release's noise is allocated for. Default ``"covariance"`` (original
         units, as CoinPress' first step: the whitening and the centre of the CoinPress step are
         then accurate for the features that dominate the original units); ``kind`` with
         ``decision="clipping-loss"`` (the first version). The moments branch averages it with a
-        second release allocated for ``kind``.
+        second release allocated for ``kind``. ``"mixed"`` (task PK, issue #24, opt-in;
+        ``kind="pca"`` only): the first look is two moments releases, ``first_mix`` of its
+        ``μ₁²`` allocated for the covariance and the rest for the PCA task (the latter drawn
+        from a side stream: a child of an int ``rng``'s seed, a spawned child of a Generator, a
+        fresh secure generator for ``None``, so every later release keeps its place in the main
+        stream), combined entry by entry with inverse-variance weights (public); the whitening,
+        the predictions and the moments branch read the combination, so that branch combines
+        three releases. The composition adds one Gaussian release at the same total ``μ₁``
+        (``docs/coinpress.md`` § Adaptive (PCA), "The mixed first look (task PK)").
+    first_mix : float in (0, 1), default FIRST_MIX (0.75)
+        ``first_kind="mixed"`` only: the share of the first look's ``μ₁²`` allocated for the
+        covariance.
     ranking : {"frobenius", "pca-loss", "correlation"}, optional
         What the two branches are ranked by. ``"correlation"`` (task CR; what
         ``DPCovariance(kind="correlation", method="adaptive")`` uses): the first-order expected
