@@ -181,8 +181,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         (``first_kind="mixed"``; ``docs/coinpress.md``, "The mixed first look (task PK)").
         Same guarantee and charge. It targets the default's misses against the moments release
         (``results/pca_default_misses.md``: there the covariance-allocated first look costs the
-        moments branch 1.4-2.1×); its dev gate and numbers are in
-        ``results/pca_mixed_first_gate.md``.
+        moments branch 1.36-2.14× on the benchmark's seeds). Opt-in, not recommended: it FAILED its dev gate
+        (``results/pca_mixed_first_gate.md``, 165 cells of the benchmark and the 12 MEASUREMENT
+        tables, 30 paired trials: median ratio to the default 0.953, below 0.5× in 27 cells,
+        but 4 paired-gate FAILs up to 4.6×, adult k = 5 ε = 1, where it takes the CoinPress step
+        and the moments release is better; ``results/pca_mixed_first_losses.md``).
     adaptive_resolve_z : float or None, default None
         ``method="adaptive"`` only: the resolution guard (task PA2, issue #24;
         ``resolve_z`` of :func:`~matrixdp.models.adaptive.adaptive_covariance`, as the
