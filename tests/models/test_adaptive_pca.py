@@ -906,3 +906,135 @@ def test_share_z_is_the_correlation_guards_z():
     from matrixdp.models.covariance import CORRELATION_RESOLVE_Z
 
     assert SHARE_Z == CORRELATION_RESOLVE_Z == 3.0
+
+
+# --- task PK: the mixed first look (adaptive_first="mixed") ---------------------------------
+
+def _mixed_plans(res, X, lo, hi, first_mix=0.75):
+    """The public entry variances of the mixed first look's two parts and of the last moments
+    release, rebuilt from the GDP parameters the fit reports (the parts split ``μ₁²``)."""
+    from matrixdp.calibration.gaussian import gaussian_epsilon
+    from matrixdp.models._moments import augmented_task, plan_second_moment
+
+    n = X.shape[0]
+    task_c = augmented_task(lo, hi, n, "covariance", n_components=2)[0]
+    task_p = augmented_task(lo, hi, n, "pca", n_components=2)[0]
+    plan = lambda task, mu: plan_second_moment(  # noqa: E731
+        task, epsilon=gaussian_epsilon(1e-6, 1.0, mu), delta=1e-6)[0].entry_variance
+    mu1 = res.mus[0]
+    return (plan(task_c, math.sqrt(first_mix) * mu1), plan(task_p, math.sqrt(1 - first_mix) * mu1),
+            plan(task_p, res.mus[2]), plan(task_c, mu1))
+
+
+@pytest.mark.parametrize("mix", [None, 0.5, 0.2])
+def test_the_mixed_first_look_combines_a_covariance_and_a_pca_release(mix):
+    """``first_kind="mixed"``: the moments branch's entry variance is the inverse-variance
+    combination of THREE plans, the covariance-allocated part at ``√mix·μ₁``, the PCA-allocated
+    part at ``√(1−mix)·μ₁`` and the last release; not today's two-plan combination (the
+    covariance plan at the whole ``μ₁``; the allocations differ by > 10⁴ on these bounds)."""
+    X, lo, hi = _pca_moments_case()
+    from matrixdp.models.adaptive import FIRST_MIX
+
+    kw = {} if mix is None else {"first_mix": mix}
+    res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                              rng=0, branch="moments", first_kind="mixed", **kw)
+    Vc, Vp, V2, Vc_all = _mixed_plans(res, X, lo, hi, FIRST_MIX if mix is None else mix)
+    np.testing.assert_allclose(res.entry_variance, 1.0 / (1.0 / Vc + 1.0 / Vp + 1.0 / V2),
+                               rtol=1e-6)
+    assert not np.allclose(res.entry_variance, 1.0 / (1.0 / Vc_all + 1.0 / V2), rtol=0.05)
+
+
+def test_the_mixed_first_look_composes_to_the_same_budget_and_charge():
+    """Privacy: the mixed first look splits μ₁² between its two parts; the four GDP parameters
+    compose exactly to μ* (within rounding), the guarantee is today's (ε, δ, μ) and one charge of
+    it is made, equal to the default's."""
+    from matrixdp.accounting import Accountant
+
+    X, lo, hi = _pca_moments_case()
+    fits = {}
+    for first in ("covariance", "mixed"):
+        acc = Accountant(epsilon=10.0, delta=1e-3)
+        est = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+                    adaptive_first=first, random_state=3, accountant=acc).fit(X)
+        fits[first] = (est, acc)
+    (c, acc_c), (m, acc_m) = fits["covariance"], fits["mixed"]
+    assert (m.privacy_.epsilon, m.privacy_.delta, m.privacy_.mu) == \
+        (c.privacy_.epsilon, c.privacy_.delta, c.privacy_.mu)
+    assert len(acc_m.spends) == len(acc_c.spends) == 1
+    assert acc_m.total() == acc_c.total()
+    mu_star = max_gaussian_shift(1.0, 1e-6)
+    for branch in ("moments", "coinpress"):
+        res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
+                                  n_components=2, rng=1, branch=branch, first_kind="mixed")
+        total = math.sqrt(sum(u * u for u in res.mus))
+        assert total <= mu_star * (1 + 1e-9)
+        assert total == pytest.approx(mu_star, rel=1e-6)
+        assert "0.1875 allocated for the covariance" in res.privacy.notes[0]
+
+
+def test_the_mixed_first_look_changes_the_fit_and_is_reproducible():
+    """The option changes what it says (the first look, hence the predictions, differ from the
+    default's on the same seed), a seeded fit replays draw for draw (the side stream is a child of
+    the seed), and a secure fit (``rng=None``) runs."""
+    X, lo, hi = _pca_moments_case()
+    kw = dict(epsilon=1.0, delta=1e-6, kind="pca", n_components=2)
+    a = adaptive_covariance(X, lo, hi, rng=7, first_kind="mixed", **kw)
+    b = adaptive_covariance(X, lo, hi, rng=7, first_kind="mixed", **kw)
+    c = adaptive_covariance(X, lo, hi, rng=7, **kw)
+    np.testing.assert_array_equal(a.covariance, b.covariance)
+    assert a.predicted == b.predicted
+    assert a.predicted["moments"] != c.predicted["moments"]
+    s = adaptive_covariance(X, lo, hi, rng=None, first_kind="mixed", **kw)
+    assert np.all(np.isfinite(s.covariance))
+
+
+def test_the_mixed_moments_branch_has_the_stated_noise_scale():
+    """Statistical check of the three-release combination: the released mean's error over the
+    exact standard deviation the fit states, 300 fits × 4 features = 1200 z-scores, sd in
+    [0.9, 1.1] (sampling error ~0.02), each feature's in [0.8, 1.2] (~0.04). Leaving the
+    covariance-allocated part out of the stated variance puts the widest feature's sd 1.30× off
+    (z sd ~0.77, outside its band); leaving the side release out only 1.04-1.08× (inside the
+    band: the exact entry-variance test above is what catches that)."""
+    X, lo, hi = _pca_moments_case()
+    truth = X.mean(axis=0)
+    from matrixdp.models._moments import augmented_task
+
+    t = augmented_task(lo, hi, X.shape[0], "pca", n_components=2)[2]
+    z = []
+    for s in range(300):
+        res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
+                                  n_components=2, rng=s, branch="moments", first_kind="mixed")
+        z.append((res.location - truth) / (np.sqrt(res.entry_variance[:4, 4]) / t))
+    z = np.asarray(z)
+    assert abs(float(np.mean(z))) < 0.1
+    assert 0.9 < float(np.std(z)) < 1.1
+    assert np.all((z.std(axis=0) > 0.8) & (z.std(axis=0) < 1.2))
+
+
+@pytest.mark.parametrize("kw, name", [({"first_kind": "mixed", "kind": "covariance"}, "first_kind"),
+                                      ({"first_kind": "mixed", "first_mix": 0.0}, "first_mix"),
+                                      ({"first_kind": "mixed", "first_mix": 1.0}, "first_mix")])
+def test_the_mixed_first_look_is_validated(kw, name):
+    X, lo, hi = _pca_moments_case()
+    args = dict(epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=0)
+    args.update(kw)
+    if args["kind"] == "covariance":
+        args.pop("n_components")
+    with pytest.raises(InvalidParameterError, match=name):
+        adaptive_covariance(X, lo, hi, **args)
+
+
+def test_dppca_adaptive_first_mixed_is_the_functions_mixed_first_look():
+    """``DPPCA(adaptive_first="mixed")`` passes ``first_kind="mixed"``: the same predictions,
+    choice and mean as the function on the same seed, different from the default's first look."""
+    X, lo, hi = _pca_moments_case()
+    est = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+                adaptive_first="mixed", random_state=5).fit(X)
+    ref = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                              rng=5, first_kind="mixed")
+    assert est.adaptive_predicted_ == ref.predicted
+    assert est.adaptive_choice_ == ref.choice
+    np.testing.assert_array_equal(est.mean_, ref.location)
+    base = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
+                 random_state=5).fit(X)
+    assert est.adaptive_predicted_ != base.adaptive_predicted_

@@ -97,6 +97,16 @@ BIASES = ("model", "bound")
 #: errors; ``"median"`` (opt-in), their predicted medians, with the capped reading's level set
 #: from the median threshold.
 LOSS_STATISTICS = ("mean", "median")
+#: What the first look can be allocated for (``first_kind``).
+FIRST_KINDS = ("covariance", "pca", "mixed")
+#: ``first_kind="mixed"``: the share of the first look's ``μ₁²`` allocated for the covariance (the
+#: rest for the PCA task). Task PK (issue #24), opt-in; 0.75 chosen over 0.5 on an exploration run
+#: (seed 777, ``results/pca_mixed_first_variants.md``: 0.5 cost the whitened step up to 1.39x on
+#: ctg, 0.75 up to 1.05x) before the dev gate.
+FIRST_MIX = 0.75
+#: ``first_kind="mixed"``: the spawn key of the side stream its PCA-allocated part is drawn from
+#: (an int ``rng``), so every other release keeps its position in the main stream.
+_MIX_SPAWN_KEY = (0x504B,)
 
 
 @dataclass(frozen=True)
@@ -150,6 +160,23 @@ class AdaptiveResult:
     #: Moments branch: the released mean of ``x - c`` (live features; not clipped to the box),
     #: which with ``covariance`` and the public ``t`` gives back the averaged release.
     mean: np.ndarray | None = None
+
+
+def _side_stream(rng, gen):
+    """The generator of ``first_kind="mixed"``'s PCA-allocated part: an int ``rng`` gives a child
+    of its seed (spawn key ``_MIX_SPAWN_KEY``), a Generator its own spawned child, ``None`` a
+    fresh secure generator (never kept: the caller drops it after the one release)."""
+    from ..rng import fresh_secure_rng
+
+    if rng is None:
+        return fresh_secure_rng()
+    if isinstance(rng, np.random.Generator):
+        try:
+            return rng.spawn(1)[0]
+        except (TypeError, ValueError, AttributeError):  # no seed sequence to spawn from
+            return fresh_secure_rng()
+    return np.random.Generator(np.random.PCG64(
+        np.random.SeedSequence(int(rng), spawn_key=_MIX_SPAWN_KEY)))
 
 
 def _moment_release(plan, value, gen):
@@ -735,7 +762,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         resolve_share: float | None = None,
                         decision_z: float | None = None,
                         far_tail: bool = False,
-                        loss_statistic: str = "mean") -> AdaptiveResult:
+                        loss_statistic: str = "mean",
+                        first_mix: float = FIRST_MIX) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -881,12 +909,23 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``kind="pca"`` with ``decision="clipping-loss"`` (the first version).
     decision : {"counts", "clipping-loss"}, default "counts"
         The private statistic of step 2.
-    first_kind : {"covariance", "pca"}, optional
+    first_kind : {"covariance", "pca", "mixed"}, optional
         The task the first release's noise is allocated for. Default ``"covariance"`` (original
         units, as CoinPress' first step: the whitening and the centre of the CoinPress step are
         then accurate for the features that dominate the original units); ``kind`` with
         ``decision="clipping-loss"`` (the first version). The moments branch averages it with a
-        second release allocated for ``kind``.
+        second release allocated for ``kind``. ``"mixed"`` (task PK, issue #24, opt-in;
+        ``kind="pca"`` only): the first look is two moments releases, ``first_mix`` of its
+        ``μ₁²`` allocated for the covariance and the rest for the PCA task (the latter drawn
+        from a side stream: a child of an int ``rng``'s seed, a spawned child of a Generator, a
+        fresh secure generator for ``None``, so every later release keeps its place in the main
+        stream), combined entry by entry with inverse-variance weights (public); the whitening,
+        the predictions and the moments branch read the combination, so that branch combines
+        three releases. The composition adds one Gaussian release at the same total ``μ₁``
+        (``docs/coinpress.md`` § Adaptive (PCA), "The mixed first look (task PK)").
+    first_mix : float in (0, 1), default FIRST_MIX (0.75)
+        ``first_kind="mixed"`` only: the share of the first look's ``μ₁²`` allocated for the
+        covariance.
     ranking : {"frobenius", "pca-loss", "correlation"}, optional
         What the two branches are ranked by. ``"correlation"`` (task CR; what
         ``DPCovariance(kind="correlation", method="adaptive")`` uses): the first-order expected
@@ -964,9 +1003,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     """
     if first_kind is None:
         first_kind = "covariance" if decision == "counts" else kind
-    if first_kind not in ("covariance", "pca"):
-        raise InvalidParameterError("first_kind", f"must be 'covariance' or 'pca', got "
+    if first_kind not in FIRST_KINDS:
+        raise InvalidParameterError("first_kind", f"must be one of {FIRST_KINDS}, got "
                                                   f"{first_kind!r}")
+    if first_kind == "mixed" and kind != "pca":
+        raise InvalidParameterError("first_kind", "'mixed' needs kind='pca' (it mixes the "
+                                                  "covariance's and the PCA task's allocations)")
+    if not (0.0 < first_mix < 1.0):
+        raise InvalidParameterError("first_mix", f"must be in (0, 1), got {first_mix!r}")
     if ranking is None:
         ranking = "pca-loss" if (kind == "pca" and decision == "counts") else "frobenius"
     if ranking not in RANKINGS:
@@ -1035,7 +1079,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                                       "decision='counts', reading='capped', "
                                                       "ranking='frobenius', tie_ratio=1 and "
                                                       "far_tail=False")
-    n_rel = 4 if far_tail else 3
+    n_rel = (4 if far_tail else 3) + (first_kind == "mixed")
     beta = check_beta(beta, ("auto", "late"))
     X = np.asarray(X, dtype=np.float64)
     lo = np.asarray(lower, dtype=np.float64)
@@ -1046,9 +1090,13 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         epsilon=float(epsilon), delta=float(delta), neighbouring="replace-one",
         calibration=f"analytic, exact GDP composition of {n_rel} Gaussian releases",
         exact=False, mechanism="adaptive", mu=mu_star,
-        notes=((f"sequential composition: GDP shares {first_share:g}, {bias_share:g} and the "
+        notes=((f"sequential composition: GDP shares {first_share:g} (first look"
+                + (f": {first_mix * first_share:g} allocated for the covariance, "
+                   f"{(1 - first_mix) * first_share:g} for the PCA task"
+                   if first_kind == "mixed" else "")
+                + f"), {bias_share:g} and the "
                 f"rest of mu^2; the decision statistic is {decision!r}; the last release's kind "
-                "is chosen from the first two (post-processing)",) if not far_tail else
+                "is chosen from the first ones (post-processing)",) if not far_tail else
                (f"sequential composition: GDP shares {first_share - far_share:g} (first "
                 f"release), {bias_share:g} (counts), {far_share:g} (far-tail excess) and the "
                 "rest of mu^2; the last release's kind is chosen from the first three "
@@ -1071,18 +1119,36 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         # 1. the one-shot moments release at μ₁, with the allocation of least expected loss
         # for ``kind``
         task, center, t = augmented_task(lo_l, hi_l, n, kind, n_components=n_components)
-        task1 = task if first_kind == kind else \
-            augmented_task(lo_l, hi_l, n, first_kind, n_components=n_components)[0]
-        eps1 = gaussian_epsilon(delta, 1.0, math.sqrt(first_share - far_share) * mu_star)
+        kind1 = "covariance" if first_kind == "mixed" else first_kind
+        task1 = task if kind1 == kind else \
+            augmented_task(lo_l, hi_l, n, kind1, n_components=n_components)[0]
+        share1 = (first_share - far_share) * (first_mix if first_kind == "mixed" else 1.0)
+        eps1 = gaussian_epsilon(delta, 1.0, math.sqrt(share1) * mu_star)
         plan1, candidates = plan_second_moment(task1, epsilon=eps1, delta=delta, noise="auto")
         Z = np.empty((n, k + 1))
         np.subtract(Xl, center, out=Z[:, :k])
         Z[:, k] = t
         value = task.query().compute(Z)
         G1, mu1 = _moment_release(plan1, value, gen)
+        V1 = plan1.entry_variance
+        if first_kind == "mixed":
+            # task PK: the rest of the first look allocated for the PCA task (as the second
+            # release), drawn from a side stream so the later releases keep their place in the
+            # main one; the two combined entry by entry with inverse-variance weights (public),
+            # the first look everything below reads (docs/coinpress.md § Adaptive (PCA), "The
+            # mixed first look (task PK)")
+            eps1b = gaussian_epsilon(delta, 1.0, math.sqrt(first_share - far_share - share1)
+                                     * mu_star)
+            plan1b = plan_second_moment(task, epsilon=eps1b, delta=delta, noise="auto")[0]
+            side = _side_stream(rng, gen)
+            G1b, mu1b = _moment_release(plan1b, value, side)
+            del side
+            G1, V1 = average_releases(G1, plan1.entry_variance, G1b, plan1b.entry_variance)
+            mu1 = math.sqrt(mu1 ** 2 + mu1b ** 2)
+            del G1b
         m = G1[:k, k] / t
         C = G1[:k, :k] - np.outer(m, m)
-        Q = first_noise_scale(plan1.entry_variance, m, t, mean_noise=mean_margin)
+        Q = first_noise_scale(V1, m, t, mean_noise=mean_margin)
         # the radius' step budget: μ₂, the whitened step's GDP parameter when the statistic is
         # released (public: μ₁ is the first release's calibration)
         mu_cp = math.sqrt(max(mu_star ** 2 - mu1 ** 2 - (bias_share + far_share) * mu_star ** 2,
@@ -1129,11 +1195,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             # docs/coinpress.md § Adaptive (PCA))
             C_frame = C if projection == "none" else project_feasible(
                 C, lo_l, hi_l, "covariance", units=projection)
-            U1, gaps = pca_frame(C_frame, plan1.entry_variance, m, t, q)
+            U1, gaps = pca_frame(C_frame, V1, m, t, q)
             if resolution_guard:
                 # the frame's top variances and the first look's noise sd on them (public)
                 lam_top = np.einsum("ai,ab,bi->i", U1[:, :q], C_frame, U1[:, :q])
-                sd_top = np.sqrt(moments_pair_variance(plan1.entry_variance, m, t, U1,
+                sd_top = np.sqrt(moments_pair_variance(V1, m, t, U1,
                                                        q)[1][:q])
             del C_frame
         else:
@@ -1148,7 +1214,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             sig = whitened_noise_sd(r2, k, n, mu_last)
             plan = plan_second_moment(task, epsilon=gaussian_epsilon(delta, 1.0, mu_last),
                                       delta=delta, noise="auto")[0]
-            var = combined_variance(plan1.entry_variance, plan.entry_variance)
+            var = combined_variance(V1, plan.entry_variance)
             if ranking_used == "pca-loss":
                 s_mom = moments_pair_variance(var, m, t, U1, q)[0]
                 s_cp, d_cp = coinpress_pair_variance(S, U1, q, sig)
@@ -1195,7 +1261,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf
             return moments_loss(var, m, weights, t, v_first), p_cp, plan, 1.0, math.inf
 
-        v_first = plan1.entry_variance[:k, k] / (t * t)  # the variance of m̂ (public)
+        v_first = V1[:k, k] / (t * t)  # the variance of m̂ (public)
         mu_rest = math.sqrt(max(mu_star ** 2 - mu1 ** 2, 0.0))
         mu_e = math.sqrt(far_share) * mu_star  # the far-tail statistic (0 without it)
         mu2 = math.sqrt(max(mu_rest ** 2 - mu_b ** 2 - mu_e ** 2, 0.0))
@@ -1247,7 +1313,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                     # level set from the median threshold (docs/coinpress.md § Adaptive,
                     # "Ranking by the predicted median (task CV)")
                     med_step, med = _median_choice(
-                        plan1.entry_variance, plan2.entry_variance, m, weights, t, v_first,
+                        V1, plan2.entry_variance, m, weights, t, v_first,
                         pred_mom, noise_cp, S, r2, k, n, mu2, cap, noisy, edges, sigma_b,
                         DECISION_Z if decision_z is None else float(decision_z))
                 if far_tail:
@@ -1305,7 +1371,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             choice, allocation, V = "coinpress", "coinpress", None
         else:
             G2, mu2_got = _moment_release(plan2, value, gen)
-            G, V = average_releases(G1, plan1.entry_variance, G2, plan2.entry_variance)
+            G, V = average_releases(G1, V1, G2, plan2.entry_variance)
             m = G[:k, k] / t
             C = G[:k, :k] - np.outer(m, m)
             C = 0.5 * (C + C.T)

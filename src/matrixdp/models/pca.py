@@ -20,7 +20,7 @@ __all__ = ["DPPCA", "pca_auto_method"]
 #: The post-processings of DPPCA's released covariance before its eigendecomposition.
 PROJECTIONS = ("unit-box", "noise", "original", "none")
 #: What ``method="adaptive"``'s first look is allocated for (``adaptive_first``).
-ADAPTIVE_FIRST = ("covariance", "pca")
+ADAPTIVE_FIRST = ("covariance", "pca", "mixed")
 
 
 def pca_auto_method(neighbouring: str, X, *, noise: str = "auto",
@@ -157,7 +157,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         (the PSD-only subspace) in 40 of 60 benchmark cells, loses on ctg and synthetic
         (``results/pca_auto_pa_projection.md``; ``docs/postprocessing.md``, "A release far
         outside its box").
-    adaptive_first : {"covariance", "pca"}, default "covariance"
+    adaptive_first : {"covariance", "pca", "mixed"}, default "covariance"
         ``method="adaptive"`` only: the task the noise of its first look (the first moments
         release, a quarter of the budget) is allocated for: the covariance in the original units
         (``"covariance"``) or the PCA task in units of the public half-widths, as the second
@@ -175,7 +175,17 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         ranking left out; ``adaptive_covariance(diagonal_noise=True)`` (round 3f, not a DPPCA
         parameter) adds it and removes those losses (lending_club k = 5, ε = 1: 1.51×), but
         the gate still fails (43 of 60, up to 7.8×; ``results/adaptive_pca_cp_prediction.md``,
-        ``docs/coinpress.md`` "Measured (round 3f)").
+        ``docs/coinpress.md`` "Measured (round 3f)"). ``"mixed"`` (task PK, opt-in): the first
+        look split, ``adaptive.FIRST_MIX`` = 0.75 of its budget allocated for the covariance
+        (the whitening) and the rest for the PCA task, combined by inverse variance
+        (``first_kind="mixed"``; ``docs/coinpress.md``, "The mixed first look (task PK)").
+        Same guarantee and charge. It targets the default's misses against the moments release
+        (``results/pca_default_misses.md``: there the covariance-allocated first look costs the
+        moments branch 1.36-2.14× on the benchmark's seeds). Opt-in, not recommended: it FAILED its dev gate
+        (``results/pca_mixed_first_gate.md``, 165 cells of the benchmark and the 12 MEASUREMENT
+        tables, 30 paired trials: median ratio to the default 0.953, below 0.5× in 27 cells,
+        but 4 paired-gate FAILs up to 4.6×, adult k = 5 ε = 1, where it takes the CoinPress step
+        and the moments release is better; ``results/pca_mixed_first_losses.md``).
     adaptive_resolve_z : float or None, default None
         ``method="adaptive"`` only: the resolution guard (task PA2, issue #24;
         ``resolve_z`` of :func:`~matrixdp.models.adaptive.adaptive_covariance`, as the
