@@ -735,7 +735,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         resolve_share: float | None = None,
                         decision_z: float | None = None,
                         far_tail: bool = False,
-                        loss_statistic: str = "mean") -> AdaptiveResult:
+                        loss_statistic: str = "mean",
+                        correlation_bias: bool = True,
+                        unresolved_margin: float | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -848,6 +850,25 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ranking assume the noise small against each variance (``docs/coinpress.md``
         § Adaptive (correlation) and § Adaptive (PCA), "The resolve_z guard (task PA2)").
         Post-processing of the first release.
+    correlation_bias : bool, default True
+        ``ranking="correlation"`` only. ``True``: the whitened step's prediction adds the
+        counts' clipping-bias term (coefficient 1, as the Frobenius ranking; the fit before task
+        CG). ``False`` (task CG, opt-in ``DPCovariance(correlation_rule="margin")``): the step
+        is ranked by its noise term alone, so no statistic is released and the counts' share of
+        μ² goes to the last release. A clipping in the whitened frame of ``S ≈ C`` shrinks the
+        records by a common factor to first order, which the correlation's normalisation
+        removes; measured, the bias term was 2–7,000× the step's measured correlation loss where
+        the first look resolves every variance, and the noise term alone 0.8–1.3×
+        (``results/correlation_guard_diagnosis.md``; ``docs/coinpress.md`` § Adaptive
+        (correlation), "The guard and the bias term (task CG)"). Post-processing of the first
+        release.
+    unresolved_margin : float >= 1 or None, default None
+        ``ranking="correlation"`` with ``resolve_z > 0`` only (task CG, opt-in). ``None``: an
+        unresolved first look (least ratio below ``resolve_z``) blocks the step (``resolve_z``
+        above). A number ``M``: such a first look does not block the step; its predicted loss
+        is multiplied by ``M`` instead (the first-order step loss under-predicted the measured
+        one by 5–25× where a variance was unresolved, the moments loss by 1.5–5×:
+        ``results/correlation_guard_diagnosis.md``). Post-processing of the first release.
     resolve_share : float in [0, 1] or None, default None
         ``ranking="pca-loss"`` only (task PA3, issue #24, opt-in): the resolution guard on the
         top-``n_components`` subspace instead of on every feature. The features whose projected
@@ -987,6 +1008,15 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if not (tie_ratio > 0 and math.isfinite(tie_ratio)):
         raise InvalidParameterError("tie_ratio", f"must be a positive number, got {tie_ratio!r}")
     check_nonnegative(resolve_z, "resolve_z")
+    if unresolved_margin is not None:
+        if ranking != "correlation" or not resolve_z > 0:
+            raise InvalidParameterError("unresolved_margin", "needs ranking='correlation' and "
+                                                             "resolve_z > 0")
+        if not (unresolved_margin >= 1 and math.isfinite(unresolved_margin)):
+            raise InvalidParameterError("unresolved_margin", f"must be a finite number >= 1, "
+                                                             f"got {unresolved_margin!r}")
+    if not correlation_bias and ranking != "correlation":
+        raise InvalidParameterError("correlation_bias", "False needs ranking='correlation'")
     if resolve_share is not None:
         check_unit_interval(resolve_share, "resolve_share")
         if ranking != "pca-loss":
@@ -1185,11 +1215,17 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         float(np.sum(room)))
             if ranking_used == "correlation":
                 # resolve_z: the first-order losses need every variance resolved by the first
-                # look; otherwise the whitened step is not predicted (the moments release)
-                p_cp = (math.inf if unresolved else
-                        correlation_coinpress_loss(S, s_hat, R_hat, sig))
+                # look; otherwise the whitened step is not predicted (the moments release),
+                # or (unresolved_margin, task CG) its prediction is multiplied by the margin
+                if unresolved and unresolved_margin is None:
+                    p_cp = math.inf
+                else:
+                    p_cp = correlation_coinpress_loss(S, s_hat, R_hat, sig) * (
+                        unresolved_margin if unresolved else 1.0)
+                # correlation_bias=False (task CG): no clipping-bias term (coefficient 0), so
+                # no statistic can change the choice and none is released
                 return (correlation_moments_loss(var, m, t, v_first, s_hat, R_hat),
-                        p_cp, plan, 1.0, math.inf)
+                        p_cp, plan, 1.0 if correlation_bias else 0.0, math.inf)
             p_cp = math.inf if unresolved else coinpress_noise_loss(S, weights, sig)
             if decision == "clipping-loss":  # the first version: the task's prior mean
                 return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf
