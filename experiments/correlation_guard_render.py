@@ -8,6 +8,8 @@ Offline rules (per trial, from the recorded rows of the same seed):
   runs share up to the branch).
 - ``z=τ`` (τ < 3): blocked (least resolution ratio < τ) gives the ``default``'s release (which
   blocks too, since τ < 3), otherwise the ``z=0`` error. Exact.
+- ``z=τ + noise-only``: blocked (least ratio < τ) gives the ``default``'s release, otherwise the
+  noise-only choice (approximate as below).
 - ``noise-only``: the unguarded ranking without the clipping-bias term (``pred_coinpress −
   coinpress_bias < pred_moments``). APPROXIMATE: without the bias term the counts are not released
   and their 3 % of μ² goes to the last release, which the forced rows did not do (the branch
@@ -69,6 +71,9 @@ def rules(c) -> dict:
         out[f"z={tau:g}"] = np.where(res >= tau, z0, de["error"])
     take_n = (cp["pred_coinpress"] - cp["coinpress_bias"]) < cp["pred_moments"]
     out["noise-only (approx.)"] = np.where(take_n, cp["error"], m["error"])
+    for tau in (3.0, 2.0, 1.0):
+        out[f"z={tau:g} + noise-only (approx.)"] = np.where(
+            res >= tau, out["noise-only (approx.)"], de["error"])
     out["oracle branch (z=0)"] = np.minimum(cp["error"], m["error"])
     out["_take_z0"] = take
     out["_take_noise"] = take_n
@@ -137,7 +142,8 @@ def render() -> None:
               + "; ".join(f"{n}: min {fmt(np.min(v))}, median {fmt(np.median(v))}, max "
                           f"{fmt(np.max(v))}" for n, v in agg.items()), ""]
     # offline rules
-    names = ["z=0", "z=1", "z=2", "noise-only (approx.)", "oracle branch (z=0)"]
+    names = ["z=0", "z=1", "z=2", "noise-only (approx.)", "z=3 + noise-only (approx.)",
+             "z=2 + noise-only (approx.)", "z=1 + noise-only (approx.)", "oracle branch (z=0)"]
     lines += ["### Offline rules against the default (ratio of medians; paired gate vs the "
               "default, 30 trials; the noise-only rule approximate)", "",
               "| rule | median ratio | max ratio (cell) | cells < 0.9 | cells > 1.1 | "
