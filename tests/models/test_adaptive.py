@@ -790,8 +790,8 @@ def test_unresolved_margin_inflates_the_step_instead_of_blocking_it():
     X, lo, hi = _cg_table(), np.full(4, -10.0), np.full(4, 10.0)
     guard = adaptive_covariance(X, lo, hi, epsilon=5.0, resolve_z=3.0, **_CG_KW)
     margin = adaptive_covariance(X, lo, hi, epsilon=5.0, resolve_z=3.0, unresolved_margin=10.0,
-                                 correlation_bias=False, **_CG_KW)
-    free = adaptive_covariance(X, lo, hi, epsilon=5.0, resolve_z=0.0, correlation_bias=False,
+                                 correlation_bias=0.0, **_CG_KW)
+    free = adaptive_covariance(X, lo, hi, epsilon=5.0, resolve_z=0.0, correlation_bias=0.0,
                                **_CG_KW)
     assert guard.predicted["resolved"] < 3.0
     assert math.isinf(guard.predicted["coinpress"]) and guard.choice == "moments"
@@ -805,12 +805,12 @@ def test_unresolved_margin_inflates_the_step_instead_of_blocking_it():
 
 
 def test_without_the_bias_term_no_statistic_is_released():
-    """correlation_bias=False on a resolved first look (strong correlations, ε = 1): the step's
+    """correlation_bias=0.0 on a resolved first look (strong correlations, ε = 1): the step's
     prediction is its noise term (coinpress_bias 0), no counts are released (μ_b = 0) where the
     bias term made the default release them, and the guarantee is the same."""
     X, lo, hi = strong_table(5000), np.full(4, -10.0), np.full(4, 10.0)
     with_b = adaptive_covariance(X, lo, hi, epsilon=1.0, resolve_z=3.0, **_CG_KW)
-    without = adaptive_covariance(X, lo, hi, epsilon=1.0, resolve_z=3.0, correlation_bias=False,
+    without = adaptive_covariance(X, lo, hi, epsilon=1.0, resolve_z=3.0, correlation_bias=0.0,
                                   **_CG_KW)
     assert with_b.predicted["resolved"] >= 3.0
     assert with_b.predicted["statistic"] == "counts" and with_b.mus[1] > 0
@@ -821,8 +821,10 @@ def test_without_the_bias_term_no_statistic_is_released():
 
 
 def test_correlation_rule_guard_is_the_default_release_and_margin_changes_it():
-    """DPCovariance(correlation_rule="guard") is the default draw for draw; "margin" takes the
-    step the guard blocks on the unresolved table (ε = 5), with the same guarantee."""
+    """DPCovariance(correlation_rule="guard") is the default draw for draw; "margin" (bias term
+    at CORRELATION_BIAS, the margin for the unresolved look) takes the step the guard blocks on
+    the unresolved table (ε = 5), with the same guarantee; its prediction is the adaptive
+    release's with those two options."""
     X, b = _cg_table(), (np.full(4, -10.0), np.full(4, 10.0))
     d = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7).fit(X)
     g = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7,
@@ -835,6 +837,13 @@ def test_correlation_rule_guard_is_the_default_release_and_margin_changes_it():
     assert (m.privacy_.epsilon, m.privacy_.delta) == (d.privacy_.epsilon, d.privacy_.delta)
     assert m.privacy_.mu == d.privacy_.mu
     np.testing.assert_allclose(np.diagonal(m.covariance_), 1.0)
+    from matrixdp.models import covariance as cv
+
+    assert (cv.UNRESOLVED_MARGIN, cv.CORRELATION_BIAS) == (10.0, 0.1)
+    direct = adaptive_covariance(X, *b, epsilon=5.0, resolve_z=3.0, unresolved_margin=10.0,
+                                 correlation_bias=0.1, **{**_CG_KW, "rng": 7})
+    assert direct.choice == m.adaptive_choice_
+    assert direct.predicted["coinpress"] == m.adaptive_predicted_["coinpress"]
 
 
 def test_correlation_rule_and_margin_are_validated_before_any_charge():
@@ -855,4 +864,8 @@ def test_correlation_rule_and_margin_are_validated_before_any_charge():
         adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, unresolved_margin=10.0,
                             resolve_z=3.0)
     with pytest.raises(InvalidParameterError, match="correlation_bias"):
-        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, correlation_bias=False)
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, correlation_bias=0.0)
+    for bad in (-0.1, math.nan, math.inf):
+        with pytest.raises(InvalidParameterError, match="correlation_bias"):
+            adaptive_covariance(X, lo, hi, epsilon=1.0, resolve_z=3.0, correlation_bias=bad,
+                                **_CG_KW)

@@ -736,7 +736,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         decision_z: float | None = None,
                         far_tail: bool = False,
                         loss_statistic: str = "mean",
-                        correlation_bias: bool = True,
+                        correlation_bias: float = 1.0,
                         unresolved_margin: float | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
@@ -850,25 +850,29 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ranking assume the noise small against each variance (``docs/coinpress.md``
         § Adaptive (correlation) and § Adaptive (PCA), "The resolve_z guard (task PA2)").
         Post-processing of the first release.
-    correlation_bias : bool, default True
-        ``ranking="correlation"`` only. ``True``: the whitened step's prediction adds the
-        counts' clipping-bias term (coefficient 1, as the Frobenius ranking; the fit before task
-        CG). ``False`` (task CG, opt-in ``DPCovariance(correlation_rule="margin")``): the step
-        is ranked by its noise term alone, so no statistic is released and the counts' share of
-        μ² goes to the last release. A clipping in the whitened frame of ``S ≈ C`` shrinks the
+    correlation_bias : float >= 0, default 1.0
+        ``ranking="correlation"`` only: the coefficient of the counts' clipping-bias term in the
+        whitened step's prediction. ``1`` (default): as the Frobenius ranking (the fit before
+        task CG, byte for byte). Task CG (opt-in ``DPCovariance(correlation_rule="margin")``,
+        ``CORRELATION_BIAS`` = 0.1): a clipping in the whitened frame of ``S ≈ C`` shrinks the
         records by a common factor to first order, which the correlation's normalisation
-        removes; measured, the bias term was 2–7,000× the step's measured correlation loss where
-        the first look resolves every variance, and the noise term alone 0.8–1.3×
-        (``results/correlation_guard_diagnosis.md``; ``docs/coinpress.md`` § Adaptive
-        (correlation), "The guard and the bias term (task CG)"). Post-processing of the first
-        release.
+        removes; measured, the bias term (coefficient 1) was 1.4–6,800× the step's measured
+        correlation loss where the first look resolves every variance, while the noise term
+        alone was 0.9–1.5× but for adult at ε = 5, where the clipping bias is most of the loss
+        (``results/correlation_guard_diagnosis.md``). ``0``: no bias term, so no statistic is
+        released (the counts' share of μ² goes to the last release); it loses up to 34× at large
+        ε where the bias does not fall with ε (``results/correlation_guard_high_eps.md``).
+        Post-processing of the first look and the counts (``docs/coinpress.md`` § Adaptive
+        (correlation), "The guard and the bias term (task CG)").
     unresolved_margin : float >= 1 or None, default None
         ``ranking="correlation"`` with ``resolve_z > 0`` only (task CG, opt-in). ``None``: an
         unresolved first look (least ratio below ``resolve_z``) blocks the step (``resolve_z``
-        above). A number ``M``: such a first look does not block the step; its predicted loss
-        is multiplied by ``M`` instead (the first-order step loss under-predicted the measured
-        one by 5–25× where a variance was unresolved, the moments loss by 1.5–5×:
-        ``results/correlation_guard_diagnosis.md``). Post-processing of the first release.
+        above). A number ``M``: such a first look does not block the step; its predicted noise
+        loss is multiplied by ``M`` instead (task CG, ``covariance.UNRESOLVED_MARGIN`` = 10:
+        where the unguarded step was taken and lost, lending_club ε = 0.5, 1, charity ε = 0.5–2,
+        crime1 ε = 1, 2, its first-order noise loss under-predicted the measured one 6–18×,
+        the moments loss 1.4–6×: ``results/correlation_guard_diagnosis.md``). Post-processing
+        of the first release.
     resolve_share : float in [0, 1] or None, default None
         ``ranking="pca-loss"`` only (task PA3, issue #24, opt-in): the resolution guard on the
         top-``n_components`` subspace instead of on every feature. The features whose projected
@@ -1015,8 +1019,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         if not (unresolved_margin >= 1 and math.isfinite(unresolved_margin)):
             raise InvalidParameterError("unresolved_margin", f"must be a finite number >= 1, "
                                                              f"got {unresolved_margin!r}")
-    if not correlation_bias and ranking != "correlation":
-        raise InvalidParameterError("correlation_bias", "False needs ranking='correlation'")
+    if not (correlation_bias >= 0 and math.isfinite(correlation_bias)):
+        raise InvalidParameterError("correlation_bias", f"must be a finite number >= 0, got "
+                                                        f"{correlation_bias!r}")
+    if correlation_bias != 1.0 and ranking != "correlation":
+        raise InvalidParameterError("correlation_bias", "needs ranking='correlation'")
     if resolve_share is not None:
         check_unit_interval(resolve_share, "resolve_share")
         if ranking != "pca-loss":
@@ -1222,10 +1229,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 else:
                     p_cp = correlation_coinpress_loss(S, s_hat, R_hat, sig) * (
                         unresolved_margin if unresolved else 1.0)
-                # correlation_bias=False (task CG): no clipping-bias term (coefficient 0), so
-                # no statistic can change the choice and none is released
+                # correlation_bias (task CG): the bias term's coefficient (0: none, so no
+                # statistic can change the choice and none is released)
                 return (correlation_moments_loss(var, m, t, v_first, s_hat, R_hat),
-                        p_cp, plan, 1.0 if correlation_bias else 0.0, math.inf)
+                        p_cp, plan, float(correlation_bias), math.inf)
             p_cp = math.inf if unresolved else coinpress_noise_loss(S, weights, sig)
             if decision == "clipping-loss":  # the first version: the task's prior mean
                 return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf

@@ -81,6 +81,10 @@ CORRELATION_RESOLVE_Z = 3.0
 #: (``adaptive_covariance``'s ``unresolved_margin``; ``docs/coinpress.md`` § Adaptive
 #: (correlation), "The guard and the bias term (task CG)").
 UNRESOLVED_MARGIN = 10.0
+#: ``correlation_rule="margin"``: the coefficient of the clipping-bias term in the whitened
+#: step's predicted correlation loss (``adaptive_covariance``'s ``correlation_bias``; 1 in
+#: the default): most of a whitened clipping's bias cancels in the correlation.
+CORRELATION_BIAS = 0.1
 #: The values of ``DPCovariance(correlation_rule=...)``.
 CORRELATION_RULES = ("guard", "margin")
 #: ``kind="correlation"`` shrinks its off-diagonal entries by groups whose noise variances (in
@@ -556,11 +560,12 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         (task CG)"). ``"guard"`` (default; the release since task CR, byte for byte): the
         whitened step is predicted with the counts' clipping-bias term and is considered only
         where every projected first-look variance is at least ``CORRELATION_RESOLVE_Z`` = 3 of
-        its noise sds. ``"margin"`` (opt-in): the step is ranked by its first-order noise loss
-        alone (no counts are released; their 3 % of μ² goes to the last release) and an
-        unresolved first look multiplies the step's prediction by ``UNRESOLVED_MARGIN`` = 10
-        instead of blocking it. Same (ε, δ), same releases up to the choice; post-processing
-        of the first release. Ignored by the other methods and kinds.
+        its noise sds. ``"margin"`` (opt-in): the step's clipping-bias term is counted at
+        ``CORRELATION_BIAS`` = 0.1 of its weight (most of a whitened clipping's bias cancels
+        in the correlation) and an unresolved first look multiplies the step's noise
+        prediction by ``UNRESOLVED_MARGIN`` = 10 instead of blocking it. Same (ε, δ), same
+        releases up to the choice; post-processing of the first look and the counts. Ignored
+        by the other methods and kinds.
     shrinkage : {"auto", "none", "off-diagonal", "whole", "projected"}, default "auto"
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release
@@ -718,7 +723,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
             # correlation_rule="margin" (task CG): the step ranked by its noise term alone and
             # an unresolved first look inflating its prediction instead of blocking it
             rule = ({} if self.correlation_rule == "guard" else
-                    {"unresolved_margin": UNRESOLVED_MARGIN, "correlation_bias": False})
+                    {"unresolved_margin": UNRESOLVED_MARGIN,
+                     "correlation_bias": CORRELATION_BIAS})
             cov, loc, res = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                          label="DPCovariance.fit", kind="pca", result=True,
                                          first_kind="pca", ranking="correlation",
