@@ -10,6 +10,8 @@ Offline rules (per trial, from the recorded rows of the same seed):
   blocks too, since τ < 3), otherwise the ``z=0`` error. Exact.
 - ``z=τ + noise-only``: blocked (least ratio < τ) gives the ``default``'s release, otherwise the
   noise-only choice (approximate as below).
+- ``margin M=10, bias xκ``: task CG's option (``correlation_rule="margin"``) with the bias term
+  at κ (0: its withdrawn first version; 0.1: the option). Approximate as below.
 - ``noise-only``: the unguarded ranking without the clipping-bias term (``pred_coinpress −
   coinpress_bias < pred_moments``). APPROXIMATE: without the bias term the counts are not released
   and their 3 % of μ² goes to the last release, which the forced rows did not do (the branch
@@ -74,6 +76,17 @@ def rules(c) -> dict:
     for tau in (3.0, 2.0, 1.0):
         out[f"z={tau:g} + noise-only (approx.)"] = np.where(
             res >= tau, out["noise-only (approx.)"], de["error"])
+    # task CG's option (correlation_rule="margin"): an unresolved look multiplies the step's
+    # noise term by M = 10, the bias term counted at κ (0: the withdrawn first version, 0.1);
+    # APPROXIMATE (the counts are released where κ·cap² >= gap, as in the unguarded rows only
+    # for κ = 1); its moments branch is the default's release where the default released no
+    # statistic (the same stream), else z0:moments
+    noise = cp["pred_coinpress"] - cp["coinpress_bias"]
+    mom = np.where(de["statistic"] == "none", de["error"], m["error"])
+    for kappa in (0.0, 0.1):
+        p_cp = np.where(res >= 3.0, noise, 10.0 * noise) + kappa * cp["coinpress_bias"]
+        out[f"margin M=10, bias x{kappa:g} (approx.)"] = np.where(
+            p_cp < cp["pred_moments"], cp["error"], mom)
     out["oracle branch (z=0)"] = np.minimum(cp["error"], m["error"])
     out["_take_z0"] = take
     out["_take_noise"] = take_n
@@ -137,13 +150,33 @@ def render() -> None:
         lines.append(f"| {k[0]} | {k[1]} | {k[2]:g} | {fmt(pm)} | {fmt(mm)} | {fmt(r_mom)} | "
                      f"{fmt(pn)} | {fmt(pb)} | {fmt(mc)} | {fmt(mcf)} | {fmt(r_noise)} | "
                      f"{fmt(r_tot)} |")
+    # the same ratios by the first look's resolution (the cell's median least ratio)
+    lines += ["", "By the first look's resolution (the cell's median least ratio `resolved`; cell "
+              "medians of the per-trial predicted / measured raw ratios: min, median, max):", ""]
+    for lab, lo_, hi_ in (("resolved ≥ 3", 3.0, np.inf), ("1 ≤ resolved < 3", 1.0, 3.0),
+                          ("resolved < 1", 0.0, 1.0)):
+        sel = [k for k in keys if lo_ <= np.median(cells[k]["z0:coinpress"]["resolved"]) < hi_]
+        if not sel:
+            continue
+        parts = []
+        for n, f in (("moments", lambda c: c["z0:coinpress"]["pred_moments"] / c["z0:moments"]["sq_raw"]),
+                     ("step noise term", lambda c: (c["z0:coinpress"]["pred_coinpress"]
+                                                    - c["z0:coinpress"]["coinpress_bias"])
+                      / c["z0:coinpress"]["sq_raw"]),
+                     ("step with bias term", lambda c: c["z0:coinpress"]["pred_coinpress"]
+                      / c["z0:coinpress"]["sq_raw"])):
+            v = np.array([np.median(f(cells[k])) for k in sel])
+            parts.append(f"{n} {fmt(v.min())} / {fmt(np.median(v))} / {fmt(v.max())}")
+        lines.append(f"- {lab} ({len(sel)} cells): " + "; ".join(parts))
     lines += ["", "Per-trial ratios (predicted / measured raw), the cell medians summarised over "
               f"the {len(keys)} cells: "
               + "; ".join(f"{n}: min {fmt(np.min(v))}, median {fmt(np.median(v))}, max "
                           f"{fmt(np.max(v))}" for n, v in agg.items()), ""]
     # offline rules
     names = ["z=0", "z=1", "z=2", "noise-only (approx.)", "z=3 + noise-only (approx.)",
-             "z=2 + noise-only (approx.)", "z=1 + noise-only (approx.)", "oracle branch (z=0)"]
+             "z=2 + noise-only (approx.)", "z=1 + noise-only (approx.)",
+             "margin M=10, bias x0 (approx.)", "margin M=10, bias x0.1 (approx.)",
+             "oracle branch (z=0)"]
     lines += ["### Offline rules against the default (ratio of medians; paired gate vs the "
               "default, 30 trials; the noise-only rule approximate)", "",
               "| rule | median ratio | max ratio (cell) | cells < 0.9 | cells > 1.1 | "
