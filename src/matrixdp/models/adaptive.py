@@ -856,10 +856,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         task CG, byte for byte). Task CG (opt-in ``DPCovariance(correlation_rule="margin")``,
         ``CORRELATION_BIAS`` = 0.1): a clipping in the whitened frame of ``S ≈ C`` shrinks the
         records by a common factor to first order, which the correlation's normalisation
-        removes; measured, the bias term (coefficient 1) was 1.4–6,800× the step's measured
-        correlation loss where the first look resolves every variance, while the noise term
-        alone was 0.9–1.5× but for adult at ε = 5, where the clipping bias is most of the loss
-        (``results/correlation_guard_diagnosis.md``). ``0``: no bias term, so no statistic is
+        removes; measured, the bias term (coefficient 1) made the step's prediction 1.4–6,800×
+        its measured correlation loss where the first look resolves every variance, while the
+        noise term alone was 0.70–1.5× in 15 of those 19 cells (0.011–0.44× on adult ε ≥ 1 and
+        movement_aal ε = 5, where the bias is a real part of the loss;
+        ``results/correlation_guard_diagnosis.md``). ``0``: no bias term, so no statistic is
         released (the counts' share of μ² goes to the last release); it loses up to 34× at large
         ε where the bias does not fall with ε (``results/correlation_guard_high_eps.md``).
         Post-processing of the first look and the counts (``docs/coinpress.md`` § Adaptive
@@ -869,9 +870,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         unresolved first look (least ratio below ``resolve_z``) blocks the step (``resolve_z``
         above). A number ``M``: such a first look does not block the step; its predicted noise
         loss is multiplied by ``M`` instead (task CG, ``covariance.UNRESOLVED_MARGIN`` = 10:
-        where the unguarded step was taken and lost, lending_club ε = 0.5, 1, charity ε = 0.5–2,
-        crime1 ε = 1, 2, its first-order noise loss under-predicted the measured one 6–18×,
-        the moments loss 1.4–6×: ``results/correlation_guard_diagnosis.md``). Post-processing
+        where the unguarded step was taken and lost, lending_club ε = 0.5, 1, charity ε = 0.5,
+        crime1 ε = 1, its first-order noise loss under-predicted the measured one 6–18×, the
+        moments loss 1.7–6×: ``results/correlation_guard_diagnosis.md``). Post-processing
         of the first release.
     resolve_share : float in [0, 1] or None, default None
         ``ranking="pca-loss"`` only (task PA3, issue #24, opt-in): the resolution guard on the
