@@ -201,6 +201,12 @@ def render() -> None:
                     f"{fmt(mc)} | {v['ratio_of_medians']:.3f} | {v['pseudo_median_ratio']:.3f} | "
                     f"{v['upper']:.3f} | {v['p']:.2g} | {pg.verdict_label(v)} | {steps_d} / "
                     f"{steps_a} |")
+    changed = ratios[ratios != 1.0]
+    if changed.size:
+        lines += [f"Post-hoc (added after the run; decides nothing): over the {changed.size} cells "
+                  f"whose ratio is not exactly 1, the median ratio of medians is "
+                  f"{float(np.median(changed)):.3f} ({int(np.sum(changed < 0.99))} below 0.99, "
+                  f"{int(np.sum(changed > 1.01))} above 1.01).", ""]
     lines += [f"Within 1.2× of the lowest of (default, candidate, CoinPress) medians (decides "
               f"nothing): default {within['default']} of {len(keys)}, candidate "
               f"{within['candidate']} of {len(keys)}.", "",
