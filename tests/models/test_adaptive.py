@@ -765,3 +765,107 @@ def test_coinpress_noise_variance_matches_monte_carlo():
     assert float(np.mean(q)) == pytest.approx(coinpress_noise_loss(S, w, sigma), rel=0.02)
     assert var == pytest.approx(float(np.var(q)), rel=0.05)
     assert mu_max == pytest.approx(np.linalg.eigvalsh(w[:, None] * S * w[None, :])[-1])
+
+
+# --- task CG: correlation_rule="margin" (the bias term left out, the guard as a margin) -------
+
+def _cg_table():
+    """strong_table with a fourth feature whose spread is 0.1 % of its half-width: the first
+    look cannot resolve its variance at ε = 5 (least ratio < 3)."""
+    X = strong_table(5000, seed=4)
+    X[:, 3] = np.clip(X[:, 0] * 0.002 + 0.003 * np.random.default_rng(5).normal(size=5000),
+                      -10, 10)
+    return X
+
+
+_CG_KW = dict(delta=1e-6, rng=2, kind="pca", first_kind="pca", ranking="correlation",
+              reading="capped")
+
+
+def test_unresolved_margin_inflates_the_step_instead_of_blocking_it():
+    """The guard (resolve_z = 3) blocks the step on an unresolved first look (infinite
+    prediction, moments); with unresolved_margin = 10 and no bias term the same first look
+    predicts the step at exactly 10x the unguarded noise-only prediction, takes it here, and
+    releases no statistic; the guarantee and the total μ are unchanged."""
+    X, lo, hi = _cg_table(), np.full(4, -10.0), np.full(4, 10.0)
+    guard = adaptive_covariance(X, lo, hi, epsilon=5.0, resolve_z=3.0, **_CG_KW)
+    margin = adaptive_covariance(X, lo, hi, epsilon=5.0, resolve_z=3.0, unresolved_margin=10.0,
+                                 correlation_bias=0.0, **_CG_KW)
+    free = adaptive_covariance(X, lo, hi, epsilon=5.0, resolve_z=0.0, correlation_bias=0.0,
+                               **_CG_KW)
+    assert guard.predicted["resolved"] < 3.0
+    assert math.isinf(guard.predicted["coinpress"]) and guard.choice == "moments"
+    assert margin.predicted["coinpress"] == pytest.approx(10.0 * free.predicted["coinpress"],
+                                                          rel=1e-9)
+    assert margin.choice == "coinpress"
+    assert margin.predicted["statistic"] == "none" and margin.mus[1] == 0.0
+    assert margin.privacy == guard.privacy
+    assert math.hypot(*margin.mus) == pytest.approx(math.hypot(*guard.mus), rel=1e-12)
+    assert math.hypot(*margin.mus) <= margin.privacy.mu * (1 + 1e-9)
+
+
+def test_without_the_bias_term_no_statistic_is_released():
+    """correlation_bias=0.0 on a resolved first look (strong correlations, ε = 1): the step's
+    prediction is its noise term (coinpress_bias 0), no counts are released (μ_b = 0) where the
+    bias term made the default release them, and the guarantee is the same."""
+    X, lo, hi = strong_table(5000), np.full(4, -10.0), np.full(4, 10.0)
+    with_b = adaptive_covariance(X, lo, hi, epsilon=1.0, resolve_z=3.0, **_CG_KW)
+    without = adaptive_covariance(X, lo, hi, epsilon=1.0, resolve_z=3.0, correlation_bias=0.0,
+                                  **_CG_KW)
+    assert with_b.predicted["resolved"] >= 3.0
+    assert with_b.predicted["statistic"] == "counts" and with_b.mus[1] > 0
+    assert without.predicted["statistic"] == "none" and without.mus[1] == 0.0
+    assert without.predicted["coinpress_bias"] == 0.0
+    assert without.privacy == with_b.privacy
+    assert math.hypot(*without.mus) == pytest.approx(math.hypot(*with_b.mus), rel=1e-12)
+
+
+def test_correlation_rule_guard_is_the_default_release_and_margin_changes_it():
+    """DPCovariance(correlation_rule="guard") is the default draw for draw; "margin" (bias term
+    at CORRELATION_BIAS, the margin for the unresolved look) takes the step the guard blocks on
+    the unresolved table (ε = 5), with the same guarantee; its prediction is the adaptive
+    release's with those two options."""
+    X, b = _cg_table(), (np.full(4, -10.0), np.full(4, 10.0))
+    d = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7).fit(X)
+    g = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7,
+                     correlation_rule="guard").fit(X)
+    m = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7,
+                     correlation_rule="margin").fit(X)
+    np.testing.assert_array_equal(d.covariance_, g.covariance_)
+    assert d.adaptive_choice_ == g.adaptive_choice_ == "moments"
+    assert m.adaptive_choice_ == "coinpress" and m.shrinkage_ == "none"
+    assert (m.privacy_.epsilon, m.privacy_.delta) == (d.privacy_.epsilon, d.privacy_.delta)
+    assert m.privacy_.mu == d.privacy_.mu
+    np.testing.assert_allclose(np.diagonal(m.covariance_), 1.0)
+    from matrixdp.models import covariance as cv
+
+    assert (cv.UNRESOLVED_MARGIN, cv.CORRELATION_BIAS) == (10.0, 0.1)
+    direct = adaptive_covariance(X, *b, epsilon=5.0, resolve_z=3.0, unresolved_margin=10.0,
+                                 correlation_bias=0.1, **{**_CG_KW, "rng": 7})
+    assert direct.choice == m.adaptive_choice_
+    assert direct.predicted["coinpress"] == m.adaptive_predicted_["coinpress"]
+
+
+def test_correlation_rule_and_margin_are_validated_before_any_charge():
+    from matrixdp.accounting import Accountant
+
+    X, lo, hi = _cg_table(), np.full(4, -10.0), np.full(4, 10.0)
+    acc = Accountant(epsilon=5.0, delta=1e-5)
+    with pytest.raises(InvalidParameterError, match="correlation_rule"):
+        DPCovariance(epsilon=1.0, bounds=(lo, hi), kind="correlation", accountant=acc,
+                     correlation_rule="loose").fit(X)
+    assert len(acc.spends) == 0
+    for bad in ({"unresolved_margin": 0.5, "resolve_z": 3.0},
+                {"unresolved_margin": math.inf, "resolve_z": 3.0},
+                {"unresolved_margin": 10.0, "resolve_z": 0.0}):
+        with pytest.raises(InvalidParameterError, match="unresolved_margin"):
+            adaptive_covariance(X, lo, hi, epsilon=1.0, **_CG_KW, **bad)
+    with pytest.raises(InvalidParameterError, match="unresolved_margin"):
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, unresolved_margin=10.0,
+                            resolve_z=3.0)
+    with pytest.raises(InvalidParameterError, match="correlation_bias"):
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, correlation_bias=0.0)
+    for bad in (-0.1, math.nan, math.inf):
+        with pytest.raises(InvalidParameterError, match="correlation_bias"):
+            adaptive_covariance(X, lo, hi, epsilon=1.0, resolve_z=3.0, correlation_bias=bad,
+                                **_CG_KW)

@@ -763,7 +763,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         decision_z: float | None = None,
                         far_tail: bool = False,
                         loss_statistic: str = "mean",
-                        first_mix: float = FIRST_MIX) -> AdaptiveResult:
+                        first_mix: float = FIRST_MIX,
+                        correlation_bias: float = 1.0,
+                        unresolved_margin: float | None = None) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -876,6 +878,30 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ranking assume the noise small against each variance (``docs/coinpress.md``
         § Adaptive (correlation) and § Adaptive (PCA), "The resolve_z guard (task PA2)").
         Post-processing of the first release.
+    correlation_bias : float >= 0, default 1.0
+        ``ranking="correlation"`` only: the coefficient of the counts' clipping-bias term in the
+        whitened step's prediction. ``1`` (default): as the Frobenius ranking (the fit before
+        task CG, byte for byte). Task CG (opt-in ``DPCovariance(correlation_rule="margin")``,
+        ``CORRELATION_BIAS`` = 0.1): a clipping in the whitened frame of ``S ≈ C`` shrinks the
+        records by a common factor to first order, which the correlation's normalisation
+        removes; measured, the bias term (coefficient 1) made the step's prediction 1.4–6,800×
+        its measured correlation loss where the first look resolves every variance, while the
+        noise term alone was 0.70–1.5× in 15 of those 19 cells (0.011–0.44× on adult ε ≥ 1 and
+        movement_aal ε = 5, where the bias is a real part of the loss;
+        ``results/correlation_guard_diagnosis.md``). ``0``: no bias term, so no statistic is
+        released (the counts' share of μ² goes to the last release); it loses up to 34× at large
+        ε where the bias does not fall with ε (``results/correlation_guard_high_eps.md``).
+        Post-processing of the first look and the counts (``docs/coinpress.md`` § Adaptive
+        (correlation), "The guard and the bias term (task CG)").
+    unresolved_margin : float >= 1 or None, default None
+        ``ranking="correlation"`` with ``resolve_z > 0`` only (task CG, opt-in). ``None``: an
+        unresolved first look (least ratio below ``resolve_z``) blocks the step (``resolve_z``
+        above). A number ``M``: such a first look does not block the step; its predicted noise
+        loss is multiplied by ``M`` instead (task CG, ``covariance.UNRESOLVED_MARGIN`` = 10:
+        where the unguarded step was taken and lost, lending_club ε = 0.5, 1, charity ε = 0.5,
+        crime1 ε = 1, its first-order noise loss under-predicted the measured one 6–18×, the
+        moments loss 1.7–6×: ``results/correlation_guard_diagnosis.md``). Post-processing
+        of the first release.
     resolve_share : float in [0, 1] or None, default None
         ``ranking="pca-loss"`` only (task PA3, issue #24, opt-in): the resolution guard on the
         top-``n_components`` subspace instead of on every feature. The features whose projected
@@ -1031,6 +1057,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if not (tie_ratio > 0 and math.isfinite(tie_ratio)):
         raise InvalidParameterError("tie_ratio", f"must be a positive number, got {tie_ratio!r}")
     check_nonnegative(resolve_z, "resolve_z")
+    if unresolved_margin is not None:
+        if ranking != "correlation" or not resolve_z > 0:
+            raise InvalidParameterError("unresolved_margin", "needs ranking='correlation' and "
+                                                             "resolve_z > 0")
+        if not (unresolved_margin >= 1 and math.isfinite(unresolved_margin)):
+            raise InvalidParameterError("unresolved_margin", f"must be a finite number >= 1, "
+                                                             f"got {unresolved_margin!r}")
+    if not (correlation_bias >= 0 and math.isfinite(correlation_bias)):
+        raise InvalidParameterError("correlation_bias", f"must be a finite number >= 0, got "
+                                                        f"{correlation_bias!r}")
+    if correlation_bias != 1.0 and ranking != "correlation":
+        raise InvalidParameterError("correlation_bias", "needs ranking='correlation'")
     if resolve_share is not None:
         check_unit_interval(resolve_share, "resolve_share")
         if ranking != "pca-loss":
@@ -1251,11 +1289,17 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         float(np.sum(room)))
             if ranking_used == "correlation":
                 # resolve_z: the first-order losses need every variance resolved by the first
-                # look; otherwise the whitened step is not predicted (the moments release)
-                p_cp = (math.inf if unresolved else
-                        correlation_coinpress_loss(S, s_hat, R_hat, sig))
+                # look; otherwise the whitened step is not predicted (the moments release),
+                # or (unresolved_margin, task CG) its prediction is multiplied by the margin
+                if unresolved and unresolved_margin is None:
+                    p_cp = math.inf
+                else:
+                    p_cp = correlation_coinpress_loss(S, s_hat, R_hat, sig) * (
+                        unresolved_margin if unresolved else 1.0)
+                # correlation_bias (task CG): the bias term's coefficient (0: none, so no
+                # statistic can change the choice and none is released)
                 return (correlation_moments_loss(var, m, t, v_first, s_hat, R_hat),
-                        p_cp, plan, 1.0, math.inf)
+                        p_cp, plan, float(correlation_bias), math.inf)
             p_cp = math.inf if unresolved else coinpress_noise_loss(S, weights, sig)
             if decision == "clipping-loss":  # the first version: the task's prior mean
                 return float(np.sum(sel_task.loss_matrix * var)), p_cp, plan, 1.0, math.inf
