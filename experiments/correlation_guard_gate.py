@@ -43,6 +43,29 @@ number of cells where each of default / candidate is within 1.2× of the lower o
 If the gate passes, the check on never-seen tables (``correlation_guard_check.py``, its own rule
 committed before any of its tables is loaded) decides whether the candidate becomes the default.
 
+GATE 2 (added by the lead in session 16 after gate 1 FAILED on its median half alone, and
+committed before gate 2's run). Gate 1 (above; ``results/correlation_guard_gate.md``) found no
+FAIL cell but a median ratio of exactly 1.0000, because 59 of its 95 cells are identical releases
+(the candidate changes the choice only where the guard or the bias term decides): the median over
+ALL cells cannot move for a targeted change, whatever it does where it acts. The rule of
+``docs/decision_rules.md`` was therefore amended (its § "Amendment (session 16): the median over
+the cells a candidate changes"), and gate 2 applies the amended rule on NEW seeds. Disclosed: the
+amendment was written after gate 1's result was read, whose post-hoc median over its 36 changed
+cells was 0.946; gate 2's seeds share nothing with gate 1's, the diagnosis' or the check's.
+
+- cells: the same 95 (35 benchmark + 60 MEASUREMENT correlation cells);
+- 50 paired trials per cell, seeds ``SeedSequence(20261203).generate_state(50)``; rows: default and
+  candidate only (CoinPress decides nothing and is not rerun);
+- cell verdicts and the inconclusive rule as in gate 1 (150 more paired trials, seeds
+  ``SeedSequence(20261204)``);
+- a cell is CHANGED if the candidate's error differs from the default's in at least one of its
+  paired trials (shared stream: an identical choice gives an identical release);
+- gate 2 PASSES iff (1) no cell FAILS and (2) at least one cell is changed and the median over the
+  changed cells of the ratio of medians (candidate / default) is ≤ 0.99.
+
+Gate 2's command: the commands below with ``--gate 2`` (trials
+``results/correlation_guard_gate2_trials.csv``, report ``results/correlation_guard_gate2.md``).
+
 Command (checkpointed per cell; ``--part render`` rewrites the Markdown)::
 
     cd experiments && nice -n 10 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \\
@@ -72,6 +95,10 @@ OUT_MD = RESULTS / "correlation_guard_gate.md"
 SEED, SEED_MORE = 20261130, 20261131
 TRIALS, MORE = 50, 150
 ROWS = ("default", "candidate", "coinpress")
+#: gate 2 (the docstring's "GATE 2"): its own seeds, rows and files; the median over CHANGED cells.
+GATE2 = {"seed": 20261203, "seed_more": 20261204, "rows": ("default", "candidate"),
+         "trials_csv": RESULTS / "correlation_guard_gate2_trials.csv",
+         "out_md": RESULTS / "correlation_guard_gate2.md"}
 FIELDS = ["set", "table", "epsilon", "row", "trial", "seed", "error", "choice"]
 MEDIAN_MAX = 0.99
 
@@ -147,25 +174,41 @@ def verdicts(cells):
     return out
 
 
+def _setup(gate: int):
+    """(seed, seed_more, rows, trials csv, report) of gate 1 or gate 2 (the docstring)."""
+    if gate == 1:
+        return SEED, SEED_MORE, ROWS, TRIALS_CSV, OUT_MD
+    g = GATE2
+    return g["seed"], g["seed_more"], g["rows"], g["trials_csv"], g["out_md"]
+
+
 def run(args) -> None:
-    seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(TRIALS)]
+    seed, seed_more, rows, trials_csv, _ = _setup(args.gate)
+    seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(TRIALS)]
     cells = [(set_, t, eps) for set_, t in tables() for eps in uc.EPSILONS]
-    run_cells(cells, seeds, ROWS, TRIALS_CSV)
+    run_cells(cells, seeds, rows, trials_csv)
     # inconclusive cells: 150 more paired trials of default and candidate (the rule above)
-    vs = verdicts(load())
+    vs = verdicts(load(trials_csv))
     more = [(set_, t, eps) for set_, t, eps in cells
             if pg.verdict_label(vs[(set_, t.name, eps)][0]) == "inconclusive"]
     if more:
-        seeds2 = [int(s) for s in np.random.SeedSequence(SEED_MORE).generate_state(MORE)]
-        run_cells(more, seeds2, ("default", "candidate"), TRIALS_CSV, offset=TRIALS)
+        seeds2 = [int(s) for s in np.random.SeedSequence(seed_more).generate_state(MORE)]
+        run_cells(more, seeds2, ("default", "candidate"), trials_csv, offset=TRIALS)
 
 
 def fmt(x):
     return "–" if x is None else f"{x:.3g}"
 
 
-def render() -> None:
-    cells = load()
+def changed_cells(vs) -> list:
+    """The cells where the candidate's error differs from the default's in at least one paired
+    trial (gate 2's CHANGED cells)."""
+    return [k for k, (_, d, a, _, _) in vs.items() if d.size != a.size or np.any(d != a)]
+
+
+def render(gate: int = 1) -> None:
+    _, _, _, trials_csv, out_md = _setup(gate)
+    cells = load(trials_csv)
     vs = verdicts(cells)
     keys = sorted(vs, key=lambda k: (k[0] != "benchmark", k[1], k[2]))
     ratios = np.array([vs[k][0]["ratio_of_medians"] for k in keys])
@@ -173,16 +216,30 @@ def render() -> None:
     inc = [k for k in keys if pg.verdict_label(vs[k][0]) == "inconclusive"]
     med = float(np.median(ratios))
     passed = not fails and med <= MEDIAN_MAX
+    changed_keys = changed_cells(vs)
+    med_changed = (float(np.median([vs[k][0]["ratio_of_medians"] for k in changed_keys]))
+                   if changed_keys else float("nan"))
+    if gate == 2:
+        passed = not fails and bool(changed_keys) and med_changed <= MEDIAN_MAX
     within = {"default": 0, "candidate": 0}
-    lines = ["# Task CG dev gate: `correlation_rule=\"margin\"` vs the correlation default", "",
-             "Script: `experiments/correlation_guard_gate.py` (the rule is its docstring, "
-             "committed before the run). Per-trial errors: "
-             "`results/correlation_guard_gate_trials.csv`.", "",
+    title = "dev gate" if gate == 1 else "dev gate 2 (the median over the changed cells)"
+    lines = [f"# Task CG {title}: `correlation_rule=\"margin\"` vs the correlation default", "",
+             f"Script: `experiments/correlation_guard_gate.py --gate {gate}` (the rule is its "
+             f"docstring, committed before the run). Per-trial errors: "
+             f"`results/{trials_csv.name}`.", ""]
+    if gate == 2:
+        lines += [f"**Gate 2's rule:** no FAIL cell, and the median over the {len(changed_keys)} "
+                  f"CHANGED cells (the candidate's error differs from the default's in at least "
+                  f"one paired trial) of the ratio of medians is {med_changed:.4f} (needs ≤ "
+                  f"{MEDIAN_MAX}). The all-cells median below is gate 1's criterion, reported "
+                  "beside it.", ""]
+    lines += [
              f"**Gate: {'PASSES' if passed else 'FAILS'}.** Cells {len(keys)}; paired-gate "
              f"FAILs {len(fails)}" + (f" ({', '.join(f'{k[1]} {k[2]:g}' for k in fails)})"
                                       if fails else "")
-             + f"; median over cells of the ratio of medians {med:.4f} (needs ≤ {MEDIAN_MAX}); "
-             f"min {ratios.min():.3f}, max {ratios.max():.3f}; cells < 0.9: "
+             + f"; median over cells of the ratio of medians {med:.4f} "
+             + (f"(needs ≤ {MEDIAN_MAX}); " if gate == 1 else "(gate 1's criterion); ")
+             + f"min {ratios.min():.3f}, max {ratios.max():.3f}; cells < 0.9: "
              f"{int(np.sum(ratios < 0.9))}, < 0.99: {int(np.sum(ratios < 0.99))}, = 1 (identical "
              f"releases): {int(np.sum(ratios == 1.0))}, > 1.01: {int(np.sum(ratios > 1.01))}; "
              f"inconclusive after the extra trials: {len(inc)}"
@@ -213,15 +270,17 @@ def render() -> None:
               "| set | table | ε | trials | default | candidate | CoinPress | cand/def (medians) "
               "| HL ratio | 99% upper | p (>1.10) | verdict | steps taken: default / candidate |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + rows
-    OUT_MD.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT_MD}: {'PASS' if passed else 'FAIL'}")
+    out_md.write_text("\n".join(lines) + "\n")
+    print(f"wrote {out_md}: {'PASS' if passed else 'FAIL'}")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--part", choices=("run", "render"), required=True)
+    p.add_argument("--gate", type=int, choices=(1, 2), default=1,
+                   help="gate 1 (task CG's) or gate 2 (the docstring's GATE 2)")
     args = p.parse_args(argv)
-    run(args) if args.part == "run" else render()
+    run(args) if args.part == "run" else render(args.gate)
     return 0
 
 
