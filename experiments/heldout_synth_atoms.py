@@ -142,6 +142,31 @@ def _fmt(v, d=3):
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"
 
 
+def paired_row(gen, table, eps, cand: str, ref: str, metrics):
+    """One table row of the paired reading: per metric, ``cand`` against ``ref`` on their shared
+    seeds (``_paired_gate.cell_verdict``; AUC read as 1 − AUC so that lower is better), as
+    ``(cells, n_cells, n_fail)``; None where fewer than 2 seeds pair up."""
+    a = gen[(gen.table == table) & (gen.epsilon == eps) & (gen.variant == cand)]
+    b = gen[(gen.table == table) & (gen.epsilon == eps) & (gen.variant == ref)]
+    m = a.merge(b, on="seed", suffixes=("_a", "_b"))
+    if len(m) < 2:
+        return None
+    cells, n_cells, n_fail = [], 0, 0
+    for k in metrics:
+        ca, cb = m[k + "_a"].to_numpy(float), m[k + "_b"].to_numpy(float)
+        if k.endswith("auc"):
+            ca, cb = 1.0 - ca, 1.0 - cb
+        if not (np.all(ca > 0) and np.all(cb > 0)):
+            cells.append("–")
+            continue
+        vd = pg.cell_verdict(ca, cb)
+        n_cells += 1
+        n_fail += bool(vd["fail"])
+        cells.append(f"{vd['pseudo_median_ratio']:.3f} [{vd['upper']:.3f}] "
+                     f"{pg.verdict_label(vd)}")
+    return cells, n_cells, n_fail
+
+
 def write_markdown(df, path: Path, command: str) -> None:
     gen = df[df.variant.isin([v[0] for v in VARIANTS])]
     seeds = sorted(gen.seed.unique().tolist())
@@ -218,24 +243,11 @@ def write_markdown(df, path: Path, command: str) -> None:
     n_fail = n_cells = 0
     for t in TABLES:
         for e in EPSILONS:
-            a = gen[(gen.table == t) & (gen.epsilon == e) & (gen.variant == "copula+atoms")]
-            b = gen[(gen.table == t) & (gen.epsilon == e) & (gen.variant == "copula")]
-            m = a.merge(b, on="seed", suffixes=("_a", "_b"))
-            if len(m) < 2:
+            row = paired_row(gen, t, e, "copula+atoms", "copula", PAIRED)
+            if row is None:
                 continue
-            cells = []
-            for k in PAIRED:
-                ca, cb = m[k + "_a"].to_numpy(float), m[k + "_b"].to_numpy(float)
-                if k.endswith("auc"):
-                    ca, cb = 1.0 - ca, 1.0 - cb
-                if not (np.all(ca > 0) and np.all(cb > 0)):
-                    cells.append("–")
-                    continue
-                vd = pg.cell_verdict(ca, cb)
-                n_cells += 1
-                n_fail += bool(vd["fail"])
-                cells.append(f"{vd['pseudo_median_ratio']:.3f} [{vd['upper']:.3f}] "
-                             f"{pg.verdict_label(vd)}")
+            cells, c, f = row
+            n_cells, n_fail = n_cells + c, n_fail + f
             lines.append(f"| {t} | {e:g} | " + " | ".join(cells) + " |")
     lines += ["", f"Cells x metrics with evidence that atoms are > 10% worse: {n_fail} of "
               f"{n_cells}.", ""]

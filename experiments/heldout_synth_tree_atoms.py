@@ -31,12 +31,10 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import _paired_gate as pg  # noqa: E402
 import heldout_synth as hs  # noqa: E402
 import heldout_synth_atoms as za  # noqa: E402
 
@@ -134,24 +132,11 @@ def write_markdown(df, path: Path, command: str) -> None:
     for cand, ref in PAIRS:
         for t in TABLES:
             for e in eps:
-                a = gen[(gen.table == t) & (gen.epsilon == e) & (gen.variant == cand)]
-                b = gen[(gen.table == t) & (gen.epsilon == e) & (gen.variant == ref)]
-                m = a.merge(b, on="seed", suffixes=("_a", "_b"))
-                if len(m) < 2:
+                row = za.paired_row(gen, t, e, cand, ref, PAIRED)
+                if row is None:
                     continue
-                cells = []
-                for k in PAIRED:
-                    ca, cb = m[k + "_a"].to_numpy(float), m[k + "_b"].to_numpy(float)
-                    if k.endswith("auc"):
-                        ca, cb = 1.0 - ca, 1.0 - cb
-                    if not (np.all(ca > 0) and np.all(cb > 0)):
-                        cells.append("–")
-                        continue
-                    vd = pg.cell_verdict(ca, cb)
-                    n_cells += 1
-                    n_fail += bool(vd["fail"])
-                    cells.append(f"{vd['pseudo_median_ratio']:.3f} [{vd['upper']:.3f}] "
-                                 f"{pg.verdict_label(vd)}")
+                cells, c, f = row
+                n_cells, n_fail = n_cells + c, n_fail + f
                 lines.append(f"| {ref} | {t} | {e:g} | " + " | ".join(cells) + " |")
     lines += ["", f"Cells x metrics with evidence that atoms are > 10% worse: {n_fail} of "
               f"{n_cells}.", ""]
