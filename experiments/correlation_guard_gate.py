@@ -119,14 +119,23 @@ def fitter(row: str, t: uc.Table, eps: float):
                                   kind="correlation", random_state=s, **kw).fit(t.X)
 
 
-def run_cells(cells, seeds, rows, path, offset=0) -> None:
+def _parts(path):
+    """The trials file and its shard files (``--shard``; execution only: the same cells, seeds
+    and rule), in that order, those that exist."""
+    return [q for q in [path, *sorted(path.parent.glob(f"{path.stem}.shard*{path.suffix}"))]
+            if q.exists()]
+
+
+def run_cells(cells, seeds, rows, path, offset=0, shard=None) -> None:
     from utility_covariance import correlation
 
     done = set()
-    if path.exists():
-        with open(path, newline="") as fh:
-            done = {(r["table"], float(r["epsilon"]), r["row"], int(r["trial"]))
-                    for r in csv.DictReader(fh)}
+    for part in _parts(path):
+        with open(part, newline="") as fh:
+            done |= {(r["table"], float(r["epsilon"]), r["row"], int(r["trial"]))
+                     for r in csv.DictReader(fh)}
+    if shard is not None:
+        path = path.with_name(f"{path.stem}.shard{shard[0]}{path.suffix}")
     new = not path.exists()
     with open(path, "a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
@@ -155,11 +164,12 @@ def run_cells(cells, seeds, rows, path, offset=0) -> None:
 
 def load(path=TRIALS_CSV):
     cells: dict = {}
-    with open(path, newline="") as fh:
-        for r in csv.DictReader(fh):
-            key = (r["set"], r["table"], float(r["epsilon"]))
-            cells.setdefault(key, {}).setdefault(r["row"], []).append(
-                (int(r["trial"]), float(r["error"]), r["choice"]))
+    for part in _parts(path):
+        with open(part, newline="") as fh:
+            for r in csv.DictReader(fh):
+                key = (r["set"], r["table"], float(r["epsilon"]))
+                cells.setdefault(key, {}).setdefault(r["row"], []).append(
+                    (int(r["trial"]), float(r["error"]), r["choice"]))
     return {k: {row: sorted(v) for row, v in c.items()} for k, c in cells.items()}
 
 
@@ -186,6 +196,12 @@ def run(args) -> None:
     seed, seed_more, rows, trials_csv, _ = _setup(args.gate)
     seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(TRIALS)]
     cells = [(set_, t, eps) for set_, t in tables() for eps in uc.EPSILONS]
+    if args.shard is not None:
+        # execution only (two processes on two cores): shard i of n runs cells i, i+n, ... into
+        # its own file; the run without --shard then finds them done and adds the extra trials
+        i, n = args.shard
+        run_cells(cells[i::n], seeds, rows, trials_csv, shard=args.shard)
+        return
     run_cells(cells, seeds, rows, trials_csv)
     # inconclusive cells: 150 more paired trials of default and candidate (the rule above)
     vs = verdicts(load(trials_csv))
@@ -277,6 +293,8 @@ def render(gate: int = 1) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--part", choices=("run", "render"), required=True)
+    p.add_argument("--shard", type=lambda v: tuple(int(x) for x in v.split("/")), default=None,
+                   help="i/n: run only cells i, i+n, ... into a shard file (execution only)")
     p.add_argument("--gate", type=int, choices=(1, 2), default=1,
                    help="gate 1 (task CG's) or gate 2 (the docstring's GATE 2)")
     args = p.parse_args(argv)
