@@ -280,7 +280,8 @@ def render(gate: int = 1) -> None:
                   f"whose ratio is not exactly 1, the median ratio of medians is "
                   f"{float(np.median(changed)):.3f} ({int(np.sum(changed < 0.99))} below 0.99, "
                   f"{int(np.sum(changed > 1.01))} above 1.01).", ""]
-    lines += [f"Within 1.2× of the lowest of (default, candidate, CoinPress) medians (decides "
+    lowest = "(default, candidate, CoinPress)" if gate == 1 else "(default, candidate)"
+    lines += [f"Within 1.2× of the lowest of {lowest} medians (decides "
               f"nothing): default {within['default']} of {len(keys)}, candidate "
               f"{within['candidate']} of {len(keys)}.", "",
               "| set | table | ε | trials | default | candidate | CoinPress | cand/def (medians) "
