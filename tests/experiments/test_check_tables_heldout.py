@@ -73,15 +73,15 @@ def test_reserved_used_are_exactly_the_tables_task_px_loaded():
 
 def test_tables_task_cg_loaded_are_recorded():
     """Task CG's check tables are recorded beside RESERVED_USED (the reserved ones in
-    RESERVED_SPECCED_CG, the others in FRESH_SPECCED_CG), none of them a measurement table or a table
+    RESERVED_USED_CG, the others in FRESH_USED_CG), none of them a measurement table or a table
     PX loaded, every spec with bounds lo < hi and no target."""
     import _check_tables_cg as cg
 
-    assert set(ht.RESERVED_SPECCED_CG) <= set(ht.RESERVED)
-    assert not set(ht.FRESH_SPECCED_CG) & set(ht.RESERVED)
+    assert set(ht.RESERVED_USED_CG) <= set(ht.RESERVED)
+    assert not set(ht.FRESH_USED_CG) & set(ht.RESERVED)
     assert tuple(cg.CG_TABLES) == tuple(n for n in cg.CG_TABLES
-                                        if n in ht.RESERVED_SPECCED_CG + ht.FRESH_SPECCED_CG)
-    assert set(cg.CG_TABLES) == set(ht.RESERVED_SPECCED_CG) | set(ht.FRESH_SPECCED_CG)
+                                        if n in ht.RESERVED_USED_CG + ht.FRESH_USED_CG)
+    assert set(cg.CG_TABLES) == set(ht.RESERVED_USED_CG) | set(ht.FRESH_USED_CG)
     assert not set(cg.CG_TABLES) & (set(ht.MEASUREMENT) | set(ht.RESERVED_USED))
     for name, spec in cg.SPECS_CG.items():
         assert spec["target"] is None
