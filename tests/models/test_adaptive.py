@@ -820,20 +820,20 @@ def test_without_the_bias_term_no_statistic_is_released():
     assert math.hypot(*without.mus) == pytest.approx(math.hypot(*with_b.mus), rel=1e-12)
 
 
-def test_correlation_rule_guard_is_the_default_release_and_margin_changes_it():
-    """DPCovariance(correlation_rule="guard") is the default draw for draw; "margin" (bias term
-    at CORRELATION_BIAS, the margin for the unresolved look) takes the step the guard blocks on
-    the unresolved table (ε = 5), with the same guarantee; its prediction is the adaptive
-    release's with those two options."""
+def test_correlation_rule_margin_is_the_default_release_and_guard_blocks_the_step():
+    """DPCovariance(correlation_rule="margin") is the default draw for draw (since session 16);
+    it (bias term at CORRELATION_BIAS, the margin for the unresolved look) takes the step the
+    guard blocks on the unresolved table (ε = 5), with the same guarantee; its prediction is the
+    adaptive release's with those two options."""
     X, b = _cg_table(), (np.full(4, -10.0), np.full(4, 10.0))
     d = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7).fit(X)
     g = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7,
                      correlation_rule="guard").fit(X)
     m = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7,
                      correlation_rule="margin").fit(X)
-    np.testing.assert_array_equal(d.covariance_, g.covariance_)
-    assert d.adaptive_choice_ == g.adaptive_choice_ == "moments"
-    assert m.adaptive_choice_ == "coinpress" and m.shrinkage_ == "none"
+    np.testing.assert_array_equal(d.covariance_, m.covariance_)
+    assert g.adaptive_choice_ == "moments"
+    assert d.adaptive_choice_ == m.adaptive_choice_ == "coinpress" and m.shrinkage_ == "none"
     assert (m.privacy_.epsilon, m.privacy_.delta) == (d.privacy_.epsilon, d.privacy_.delta)
     assert m.privacy_.mu == d.privacy_.mu
     np.testing.assert_allclose(np.diagonal(m.covariance_), 1.0)

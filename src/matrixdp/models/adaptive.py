@@ -881,7 +881,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     correlation_bias : float >= 0, default 1.0
         ``ranking="correlation"`` only: the coefficient of the counts' clipping-bias term in the
         whitened step's prediction. ``1`` (default): as the Frobenius ranking (the fit before
-        task CG, byte for byte). Task CG (opt-in ``DPCovariance(correlation_rule="margin")``,
+        task CG, byte for byte). Task CG (``DPCovariance(correlation_rule="margin")``, its default
         ``CORRELATION_BIAS`` = 0.1): a clipping in the whitened frame of ``S ≈ C`` shrinks the
         records by a common factor to first order, which the correlation's normalisation
         removes; measured, the bias term (coefficient 1) made the step's prediction 1.4–6,800×
@@ -894,7 +894,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         Post-processing of the first look and the counts (``docs/coinpress.md`` § Adaptive
         (correlation), "The guard and the bias term (task CG)").
     unresolved_margin : float >= 1 or None, default None
-        ``ranking="correlation"`` with ``resolve_z > 0`` only (task CG, opt-in). ``None``: an
+        ``ranking="correlation"`` with ``resolve_z > 0`` only (task CG). ``None``: an
         unresolved first look (least ratio below ``resolve_z``) blocks the step (``resolve_z``
         above). A number ``M``: such a first look does not block the step; its predicted noise
         loss is multiplied by ``M`` instead (task CG, ``covariance.UNRESOLVED_MARGIN`` = 10:
