@@ -1138,12 +1138,15 @@ _CORR_WINS = ("DOCUMENTED TRADE-OFF: since task CR the correlation default is th
               "release ranked by the correlation's own loss (docs/coinpress.md § Adaptive "
               "(correlation); pre-registered check results/correlation_adaptive_check.md and "
               "_completion.md): its first look (a quarter of μ*²) decides between the moments "
-              "release with the projected shrinkage and ONE whitened step, and keeps the moments "
-              "release where the first look does not resolve every variance (resolve_z = 3); "
+              "release with the projected shrinkage and ONE whitened step; since session 16 "
+              "(task CG, correlation_rule='margin', docs/coinpress.md 'The guard and the bias "
+              "term') a first look that leaves a variance unresolved inflates the step's predicted "
+              "loss 10x instead of blocking it, and the step's clipping bias counts at 0.1. "
               "CoinPress on the whole budget (two steps) still wins where the data fill a small "
               "part of the box (docs/coinpress.md 'When it wins'). Before task CR (the moments "
               "release alone) this check failed on modechoice, heart, spector, collinear and wide "
-              "and passed on grunfeld ('What changed' below). Not changed here")
+              "and passed on grunfeld; before task CG it also failed on ccard and grunfeld, and "
+              "statecrime's worst cell was 4.07x at ε = 10⁴ ('What changed' below)")
 _PCA_WINS = ("DOCUMENTED LIMITATION: DPPCA's default is adaptive where it applies (replace-one, "
              "in-memory data; task PX, results/pca_adaptive_default_check.md): a first look decides "
              "between a second moments release and a CoinPress step; CoinPress on the whole budget "
@@ -1193,6 +1196,18 @@ TRIAGE: dict = {
         "0.0868 → 0.0943, CoinPress 0.107 → 0.125, the default 0.0856 → 0.104 in this run); the "
         "default falls from ε = 1 on (0.082, 0.0502, 0.00123, 4.7e-07). Appeared with task PX's "
         "adaptive default ('What changed' below)"),
+    ("corner", "correlation", "falls with ε", "default"): (
+        "OPEN (reported; appeared with task CG's correlation rule, session 16): at ε = 3 the "
+        "default now takes the whitened step in 17/20 fits and its median error is 1.03 against "
+        "0.671 for the release before CG (the same seeds; 1.53x, the largest increase over the "
+        "102 correlation cells of 'What changed' below, where 22 fell below 0.9x and 6 rose "
+        "above 1.1x); CoinPress on the whole budget is 0.98 there. The "
+        "rule inflates an unresolved first look's step prediction 10x instead of blocking it; "
+        "on this unit (records in a corner of a loose box) that is not enough at ε = 3, while "
+        "from ε = 10 the step wins (0.41 vs 0.62; ε = 100: 0.012 vs 0.43). Not changed: the "
+        "rule passed its pre-registered dev gate and never-seen check "
+        "(results/correlation_guard_gate2.md, results/correlation_guard_check.md); "
+        "correlation_rule='guard' keeps the earlier release"),
     ("const_loose", "correlation", None, None): "EXPECTED: the column is constant, its "
         "correlations are undefined (the reference sets them to 0); any DP estimate of them "
         "is noise over noise. The library cannot know the column is constant (its bounds say "
@@ -1516,7 +1531,7 @@ def changes_since(checks, rows, rev: str):
           "this run's median / the old run's median over every unit × ε cell of a task (same "
           "seeds and splits):", "",
           "| task | cells | median ratio now / before | smallest | largest | cells unchanged "
-          "(equal to 1e-9) |", "|---|---|---|---|---|---|"]
+          "(equal to 1e-9) | cells below 0.9 | cells above 1.1 |", "|---|---|---|---|---|---|---|---|"]
     E = sorted({float(r["epsilon"]) for r in rows if r["method"] == "default"} & set(EPSILONS))
     for task in ("regression", "covariance", "correlation", "pca"):
         ratios = []
@@ -1531,7 +1546,8 @@ def changes_since(checks, rows, rev: str):
         if ratios:
             ra = np.array(ratios)
             L.append(f"| {task} | {len(ra)} | {np.median(ra):.3g} | {ra.min():.3g} | "
-                     f"{ra.max():.3g} | {int(np.sum(np.abs(ra - 1) <= 1e-9))} |")
+                     f"{ra.max():.3g} | {int(np.sum(np.abs(ra - 1) <= 1e-9))} | "
+                     f"{int(np.sum(ra < 0.9))} | {int(np.sum(ra > 1.1))} |")
     # which rows are bit for bit the old run's (same seeds): what the code changes touched
     ov = {(x["unit"], x["task"], float(x["epsilon"]), x["method"]): x["values"] for x in old_rows}
     same: dict = {}
