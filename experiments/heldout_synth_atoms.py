@@ -142,6 +142,20 @@ def _fmt(v, d=3):
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"
 
 
+def publishability_lines(gen) -> list:
+    """The report's "Publishability" section: per table × variant, how many CLI outputs pass
+    each of SU's checks (``heldout_synth.CHECKS``), and how many fail any."""
+    lines = ["## Publishability (every output of the CLI)", "",
+             "| table | variant | runs | " + " | ".join(hs.CHECKS) + " |",
+             "|---|---|---|" + "---|" * len(hs.CHECKS)]
+    for (t, v), g in gen.groupby(["table", "variant"], sort=False):
+        lines.append(f"| {t} | {v} | {len(g)} | "
+                     + " | ".join(f"{int(g[k].astype(bool).sum())}/{len(g)}" for k in hs.CHECKS)
+                     + " |")
+    fails = gen[~gen[list(hs.CHECKS)].astype(bool).all(axis=1)]
+    return lines + ["", f"Outputs failing any check: {len(fails)} of {len(gen)}.", ""]
+
+
 def paired_row(gen, table, eps, cand: str, ref: str, metrics):
     """One table row of the paired reading: per metric, ``cand`` against ``ref`` on their shared
     seeds (``_paired_gate.cell_verdict``; AUC read as 1 − AUC so that lower is better), as
@@ -181,15 +195,7 @@ def write_markdown(df, path: Path, command: str) -> None:
              f"size, seeds {seeds} ({len(seeds)} per cell), the same for every variant. "
              "`tree-copula` refuses atoms (not supported yet): it runs on SU's schema only, as a "
              "reference.", ""]
-    lines += ["## Publishability (every output of the CLI)", "",
-              "| table | variant | runs | " + " | ".join(hs.CHECKS) + " |",
-              "|---|---|---|" + "---|" * len(hs.CHECKS)]
-    for (t, v), g in gen.groupby(["table", "variant"], sort=False):
-        lines.append(f"| {t} | {v} | {len(g)} | "
-                     + " | ".join(f"{int(g[k].astype(bool).sum())}/{len(g)}" for k in hs.CHECKS)
-                     + " |")
-    fails = gen[~gen[list(hs.CHECKS)].astype(bool).all(axis=1)]
-    lines += ["", f"Outputs failing any check: {len(fails)} of {len(gen)}.", ""]
+    lines += publishability_lines(gen)
     # point masses
     lines += ["## Point mass at each declared atom (share of values equal to it)", "",
               "Real = the training part (clipped into the bounds); synthetic = mean over seeds.",

@@ -75,15 +75,7 @@ def write_markdown(df, path: Path, command: str) -> None:
              "cell), the same for every variant, all four in one run. These tables were loaded "
              "before (SU, ZA): a measurement of an opt-in declaration, not a held-out check; no "
              "default changes.", ""]
-    lines += ["## Publishability (every output of the CLI)", "",
-              "| table | variant | runs | " + " | ".join(hs.CHECKS) + " |",
-              "|---|---|---|" + "---|" * len(hs.CHECKS)]
-    for (t, v), g in gen.groupby(["table", "variant"], sort=False):
-        lines.append(f"| {t} | {v} | {len(g)} | "
-                     + " | ".join(f"{int(g[k].astype(bool).sum())}/{len(g)}" for k in hs.CHECKS)
-                     + " |")
-    fails = gen[~gen[list(hs.CHECKS)].astype(bool).all(axis=1)]
-    lines += ["", f"Outputs failing any check: {len(fails)} of {len(gen)}.", ""]
+    lines += za.publishability_lines(gen)
     lines += ["## Point mass at each declared atom (share of values equal to it)", "",
               "Real = the training part (clipped into the bounds); synthetic = mean over seeds.",
               ""]
