@@ -430,12 +430,9 @@ def test_the_pca_moments_branch_combines_the_two_allocations_by_inverse_variance
     assert not np.allclose(res.entry_variance, 0.25 * (V1 + V2), rtol=0.05)
 
 
-def test_the_pca_moments_branch_has_the_stated_noise_scale():
-    """Statistical check of the combination with unequal allocations: the released mean's
-    error over the exact standard deviation the fit states, 300 fits × 4 features = 1200
-    z-scores, standard deviation in [0.9, 1.1] (sampling error ~0.02; a plain average of the two
-    releases, or weights inverted, puts the features' z-scores far outside: the first look's
-    variance on the narrow features is > 10⁴ times the second's)."""
+def _moments_branch_mean_z_scores(**kw) -> np.ndarray:
+    """300 fits (seeds 0-299) of the moments branch on ``_pca_moments_case``, ε = 1: the released
+    mean's error over the standard deviation the fit states, shape (300, 4)."""
     X, lo, hi = _pca_moments_case()
     truth = X.mean(axis=0)
     from matrixdp.models._moments import augmented_task
@@ -444,10 +441,18 @@ def test_the_pca_moments_branch_has_the_stated_noise_scale():
     z = []
     for s in range(300):
         res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
-                                  n_components=2, rng=s, branch="moments")
-        sd = np.sqrt(res.entry_variance[:4, 4]) / t
-        z.append((res.location - truth) / sd)
-    z = np.asarray(z)
+                                  n_components=2, rng=s, branch="moments", **kw)
+        z.append((res.location - truth) / (np.sqrt(res.entry_variance[:4, 4]) / t))
+    return np.asarray(z)
+
+
+def test_the_pca_moments_branch_has_the_stated_noise_scale():
+    """Statistical check of the combination with unequal allocations: the released mean's
+    error over the exact standard deviation the fit states, 300 fits × 4 features = 1200
+    z-scores, standard deviation in [0.9, 1.1] (sampling error ~0.02; a plain average of the two
+    releases, or weights inverted, puts the features' z-scores far outside: the first look's
+    variance on the narrow features is > 10⁴ times the second's)."""
+    z = _moments_branch_mean_z_scores()
     assert abs(float(np.mean(z))) < 0.1
     assert 0.9 < float(np.std(z)) < 1.1
     # every feature on its own (300 z-scores each: sampling error of the sd ~0.04)
@@ -995,17 +1000,7 @@ def test_the_mixed_moments_branch_has_the_stated_noise_scale():
     covariance-allocated part out of the stated variance puts the widest feature's sd 1.30× off
     (z sd ~0.77, outside its band); leaving the side release out only 1.04-1.08× (inside the
     band: the exact entry-variance test above is what catches that)."""
-    X, lo, hi = _pca_moments_case()
-    truth = X.mean(axis=0)
-    from matrixdp.models._moments import augmented_task
-
-    t = augmented_task(lo, hi, X.shape[0], "pca", n_components=2)[2]
-    z = []
-    for s in range(300):
-        res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
-                                  n_components=2, rng=s, branch="moments", first_kind="mixed")
-        z.append((res.location - truth) / (np.sqrt(res.entry_variance[:4, 4]) / t))
-    z = np.asarray(z)
+    z = _moments_branch_mean_z_scores(first_kind="mixed")
     assert abs(float(np.mean(z))) < 0.1
     assert 0.9 < float(np.std(z)) < 1.1
     assert np.all((z.std(axis=0) > 0.8) & (z.std(axis=0) < 1.2))

@@ -162,7 +162,7 @@ class AdaptiveResult:
     mean: np.ndarray | None = None
 
 
-def _side_stream(rng, gen):
+def _side_stream(rng):
     """The generator of ``first_kind="mixed"``'s PCA-allocated part: an int ``rng`` gives a child
     of its seed (spawn key ``_MIX_SPAWN_KEY``), a Generator its own spawned child, ``None`` a
     fresh secure generator (never kept: the caller drops it after the one release)."""
@@ -1178,7 +1178,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             eps1b = gaussian_epsilon(delta, 1.0, math.sqrt(first_share - far_share - share1)
                                      * mu_star)
             plan1b = plan_second_moment(task, epsilon=eps1b, delta=delta, noise="auto")[0]
-            side = _side_stream(rng, gen)
+            side = _side_stream(rng)
             G1b, mu1b = _moment_release(plan1b, value, side)
             del side
             G1, V1 = average_releases(G1, plan1.entry_variance, G1b, plan1b.entry_variance)
