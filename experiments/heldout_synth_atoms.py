@@ -142,6 +142,31 @@ def _fmt(v, d=3):
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"
 
 
+def quality_lines(df, epsilons, labels) -> list:
+    """The report's "Quality" section: per table, the real-data and majority-class reference
+    rows, then each variant's mean over seeds of ``METRICS`` at each ε."""
+    lines = ["## Quality (mean over seeds; real-data and majority-class references)", "",
+             "TSTR = train on synthetic, test on the real 30%. TV on 10 public bins per numeric "
+             "column (an atom at a bound lies inside a bin: TV does not see the point mass); "
+             "corr = Pearson of the encoded columns with the label (lower is better).", "",
+             "| table | ε | variant | " + " | ".join(METRICS) + " |",
+             "|---|---|---|" + "---|" * len(METRICS)]
+    for t in TABLES:
+        sub = df[df.table == t]
+        for ref in ("real data", "majority class"):
+            r = sub[sub.variant == ref]
+            if len(r):
+                lines.append(f"| {t} | – | {ref} | "
+                             + " | ".join(_fmt(r.iloc[0].get(k)) for k in METRICS) + " |")
+        for e in epsilons:
+            for v in labels:
+                g = sub[(sub.variant == v) & (sub.epsilon == e)]
+                if len(g):
+                    lines.append(f"| {t} | {e:g} | {v} | "
+                                 + " | ".join(_fmt(g[k].mean()) for k in METRICS) + " |")
+    return lines + [""]
+
+
 def publishability_lines(gen) -> list:
     """The report's "Publishability" section: per table × variant, how many CLI outputs pass
     each of SU's checks (``heldout_synth.CHECKS``), and how many fail any."""
@@ -215,29 +240,7 @@ def write_markdown(df, path: Path, command: str) -> None:
             lines.append(f"| {t} | {a} | {g[f'atom_real:{a}'].dropna().iloc[0]:.3f} | "
                          + " | ".join(cells) + " |")
     lines.append("")
-    # quality
-    lines += ["## Quality (mean over seeds; real-data and majority-class references)", "",
-              "TSTR = train on synthetic, test on the real 30%. TV on 10 public bins per numeric "
-              "column (an atom at a bound lies inside a bin: TV does not see the point mass); "
-              "corr = Pearson of the encoded columns with the label (lower is better).", "",
-              "| table | ε | variant | " + " | ".join(METRICS) + " |",
-              "|---|---|---|" + "---|" * len(METRICS)]
-    for t in TABLES:
-        sub = df[df.table == t]
-        if not len(sub):
-            continue
-        for ref in ("real data", "majority class"):
-            r = sub[sub.variant == ref]
-            if len(r):
-                lines.append(f"| {t} | – | {ref} | "
-                             + " | ".join(_fmt(r.iloc[0].get(k)) for k in METRICS) + " |")
-        for e in EPSILONS:
-            for v in VARIANTS:
-                g = sub[(sub.variant == v[0]) & (sub.epsilon == e)]
-                if len(g):
-                    lines.append(f"| {t} | {e:g} | {v[0]} | "
-                                 + " | ".join(_fmt(g[k].mean()) for k in METRICS) + " |")
-    lines.append("")
+    lines += quality_lines(df, EPSILONS, [v[0] for v in VARIANTS])
     # paired reading
     lines += ["## copula+atoms vs copula, paired by seed (`_paired_gate.cell_verdict`)", "",
               "Candidate = with atoms, reference = without; per seed l = log(candidate / "

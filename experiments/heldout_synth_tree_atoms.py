@@ -27,7 +27,6 @@ Run (``--analyse`` rewrites the .md from the .csv):
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -54,8 +53,7 @@ def run(seeds, workdir: Path, tables, epsilons):
     return za.run(seeds, workdir, tables, epsilons)
 
 
-def _fmt(v, d=3):
-    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{d}f}"
+_fmt = za._fmt
 
 
 def write_markdown(df, path: Path, command: str) -> None:
@@ -92,26 +90,7 @@ def write_markdown(df, path: Path, command: str) -> None:
             lines.append(f"| {t} | {a} | {g[f'atom_real:{a}'].dropna().iloc[0]:.3f} | "
                          + " | ".join(cells) + " |")
     lines.append("")
-    lines += ["## Quality (mean over seeds; real-data and majority-class references)", "",
-              "TSTR = train on synthetic, test on the real 30%. TV on 10 public bins per numeric "
-              "column (an atom at a bound lies inside a bin: TV does not see the point mass); "
-              "corr = Pearson of the encoded columns with the label (lower is better).", "",
-              "| table | ε | variant | " + " | ".join(METRICS) + " |",
-              "|---|---|---|" + "---|" * len(METRICS)]
-    for t in TABLES:
-        sub = df[df.table == t]
-        for ref in ("real data", "majority class"):
-            r = sub[sub.variant == ref]
-            if len(r):
-                lines.append(f"| {t} | – | {ref} | "
-                             + " | ".join(_fmt(r.iloc[0].get(k)) for k in METRICS) + " |")
-        for e in eps:
-            for v in labels:
-                g = sub[(sub.variant == v) & (sub.epsilon == e)]
-                if len(g):
-                    lines.append(f"| {t} | {e:g} | {v} | "
-                                 + " | ".join(_fmt(g[k].mean()) for k in METRICS) + " |")
-    lines.append("")
+    lines += za.quality_lines(df, eps, labels)
     lines += ["## With atoms vs without, paired by seed (`_paired_gate.cell_verdict`)", "",
               "Per seed l = log(with / without) of an error (tv_1way, tv_2way, corr_err as they "
               "are; AUC as 1 − AUC), same model. Cell: HL ratio [99% upper bound] and the verdict "
