@@ -65,6 +65,11 @@ LEVEL_SHARE = 0.0
 #: the Gaussian prior ``N(c_y, ρ h_y²)``. docs/regression.md §3c.
 LEVEL_PRIOR = "none"
 LEVEL_PRIORS = ("none", "box", "gauss")
+#: ``slope_shrink``: ``"none"`` (the fit as solved) or ``"sure"`` (a further ridge on the fitted
+#: coefficients, ``λ ∈ [0, ∞]`` chosen by an unbiased estimate of the prediction risk from the
+#: release and its public noise; post-processing; docs/regression.md §3d).
+SLOPE_SHRINKS = ("none", "sure")
+SLOPE_SHRINK = "none"
 
 
 class LinearPredictorMixin:
@@ -378,7 +383,8 @@ int >= 0, default "auto"
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds="auto", boost_clip=None):
+                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK):
+        self.slope_shrink = slope_shrink
         self.boost_rounds = boost_rounds
         self.boost_clip = boost_clip
         self.level_prior = level_prior
@@ -536,6 +542,7 @@ int >= 0, default "auto"
          (lo_x, hi_x, lo_y, hi_y)) = self._task_moments(X, y, eps, relation, intercept)
         label = f"{type(self).__name__}.fit"
         select = self._select()
+        sure = self._slope_shrink() == "sure"
         rho = self._level_prior(relation, intercept)
         share, hopeless = self._level_share(task, t, n, lo_y, hi_y, eps, delta, noise,
                                             relation, intercept)
@@ -567,6 +574,12 @@ int >= 0, default "auto"
             rel, beta, normal, task, n, t, lo_y, hi_y, scale, alpha, projection, intercept,
             relation, rho, select, hopeless, boosted=n_rounds > 0)
         d = len(cx)
+        half = 0.5 * (hi_x - lo_x)
+        self.sure_ridge_ = None
+        shrunk_cov = None
+        if sure and self.selected_ == "fit" and level_post is None:
+            beta, self.sure_ridge_, shrunk_cov = self._sure_shrink(
+                rel, beta, normal, boost, task, n, t, cx, half, scale, intercept, projection)
         coef = beta[:d]
         if self.fit_intercept:
             self.intercept_ = float(cy - cx @ coef + beta[d] * t)
@@ -574,7 +587,12 @@ int >= 0, default "auto"
             self.intercept_ = 0.0
         self.coef_ = coef
         self._set_error_bars(rel, beta, normal, boost, level_post, task, n, t, cx,
-                             0.5 * (hi_x - lo_x), scale, intercept, projection)
+                             half, scale, intercept, projection)
+        if shrunk_cov is not None:  # the shrunk fit's first-order noise (S Ω Sᵀ, λ read as fixed)
+            self.coef_std_ = np.sqrt(np.clip(np.diag(shrunk_cov)[:d], 0.0, None))
+            if intercept:
+                g = np.append(-cx, t)
+                self.intercept_std_ = math.sqrt(max(float(g @ shrunk_cov @ g), 0.0))
         keep_release(self, rel)
         finish_bounds(self)
         return self
@@ -671,6 +689,52 @@ int >= 0, default "auto"
                 place_level(beta, normal, n, t, level_post)
         return beta, level_post
 
+    def _slope_shrink(self) -> str:
+        if self.slope_shrink not in SLOPE_SHRINKS:
+            raise InvalidParameterError("slope_shrink", f"must be one of {SLOPE_SHRINKS}, got "
+                                                        f"{self.slope_shrink!r}")
+        return self.slope_shrink
+
+    def _sure_shrink(self, rel, beta, normal, boost, task, n, t, cx, half, scale, intercept,
+                     projection):
+        """``slope_shrink="sure"`` (§3d): the fitted ``β̃`` shrunk by the ridge ``λ ∈ [0, ∞]``
+        (noise metric of the released Gram's diagonal; the constant not penalised, refitted to
+        the released means) that minimises the unbiased risk estimate
+        (:func:`~matrixdp.models.risk_shrink.sure_ridge`), with ``Ω`` the fit's first-order noise
+        covariance (the joint release's delta method, contracted by the rounds where they ran)
+        and ``W`` the released second moments of ``(x − c_x, t)``. Returns ``(β, λ, S Ω Sᵀ)``.
+        Post-processing of the release and public inputs (no budget)."""
+        from .boosting import boosted_covariance
+        from .risk_shrink import sure_ridge
+
+        d = len(cx)
+        pinned = pinned_coordinates(task)[:d] if projection is not None else np.zeros(d, dtype=bool)
+        V = np.array(rel.entry_variance, dtype=np.float64, copy=True)
+        V[np.flatnonzero(pinned), :] = 0.0
+        V[:, np.flatnonzero(pinned)] = 0.0
+        widths = np.append(half, t) if intercept else half
+        tt = t if intercept else None
+        if boost.linearised is not None:
+            beta0, K, R, sigma_r, rounds = boost.linearised
+            C0 = coefficient_noise_std(beta0, normal, V, scale, cx, tt, widths=widths,
+                                       return_cov=True)
+            cov = boosted_covariance(C0, K, R, sigma_r, rounds)
+        else:
+            cov = coefficient_noise_std(beta, normal, V, scale, cx, tt, widths=widths,
+                                        return_cov=True)
+        idx = list(range(d)) + ([d + 1] if intercept else [])
+        Wm = np.asarray(rel.value, dtype=np.float64)[np.ix_(idx, idx)] * (scale / n if
+                                                                            scale != 1.0 else 1.0)
+        if intercept and scale != 1.0:
+            Wm[-1, -1] = t * t  # the public Σ t² / n
+        w, U = np.linalg.eigh(0.5 * (Wm + Wm.T))
+        Wm = (U * np.clip(w, 0.0, None)) @ U.T
+        penalty = np.append(np.where(pinned, 0.0, np.sqrt(np.maximum(
+            np.diag(V)[:d], 0.0)) * scale), [0.0] if intercept else [])
+        b_new, lam, _, S = sure_ridge(beta, normal, cov, Wm, penalty,
+                                      n_free=1 if intercept else 0)
+        return b_new, lam, S @ cov @ S.T
+
     def _set_error_bars(self, rel, beta, normal, boost, level_post, task, n, t, cx, half, scale,
                         intercept, projection):
         """``coef_std_``, ``intercept_std_``: first-order noise standard deviations from the
@@ -736,13 +800,13 @@ class DPRidge(DPLinearRegression):
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds="auto", boost_clip=None):
+                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
                          projection=projection, level_share=level_share, select=select,
                          level_prior=level_prior, boost_rounds=boost_rounds,
-                         boost_clip=boost_clip)
+                         boost_clip=boost_clip, slope_shrink=slope_shrink)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
