@@ -729,8 +729,13 @@ int >= 0, default "auto"
             Wm[-1, -1] = t * t  # the public Σ t² / n
         w, U = np.linalg.eigh(0.5 * (Wm + Wm.T))
         Wm = (U * np.clip(w, 0.0, None)) @ U.T
-        penalty = np.append(np.where(pinned, 0.0, np.sqrt(np.maximum(
-            np.diag(V)[:d], 0.0)) * scale), [0.0] if intercept else [])
+        from . import risk_shrink
+        if risk_shrink.SURE_METRIC == "gram":  # the standardised ridge: the solve's own diagonal
+            pdiag = np.diag(np.asarray(normal, dtype=np.float64))[:d]
+        else:  # the noise metric of the adaptive ridge: the released Gram's diagonal noise sd
+            pdiag = np.sqrt(np.maximum(np.diag(V)[:d], 0.0)) * scale
+        penalty = np.append(np.where(pinned, 0.0, np.maximum(pdiag, 0.0)),
+                            [0.0] if intercept else [])
         b_new, lam, _, S = sure_ridge(beta, normal, cov, Wm, penalty,
                                       n_free=1 if intercept else 0)
         return b_new, lam, S @ cov @ S.T

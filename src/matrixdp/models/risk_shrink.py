@@ -17,7 +17,16 @@ import numpy as np
 SURE_GRID = np.concatenate([[0.0], np.logspace(-4.0, 4.0, 49), [np.inf]])
 
 
-def sure_ridge(beta, normal, cov, weight, penalty, *, n_free=0, grid=SURE_GRID):
+#: The factors the noise covariance is read at (``docs/regression.md`` §3d): the chosen ``λ`` is the
+#: smallest of the minimisers of ``R̂`` with ``Ω`` scaled by each.
+SURE_NOISE_SCALES = (0.5,)
+#: The ridge's metric: ``"noise"`` (the released Gram's diagonal noise sd, the adaptive ridge's
+#: metric) or ``"gram"`` (the solve's own diagonal: a ridge on standardised coordinates).
+SURE_METRIC = "gram"
+
+
+def sure_ridge(beta, normal, cov, weight, penalty, *, n_free=0, grid=SURE_GRID,
+               noise_scales=None):
     r"""The ridge ``λ`` on the grid that minimises the unbiased risk estimate, and its solution.
 
     Candidates ``β̂_λ = S_λ β̃``, ``S_λ = (M + λP)⁻¹ M`` (``P = diag(penalty)``, 0 on the last
@@ -72,7 +81,8 @@ def sure_ridge(beta, normal, cov, weight, penalty, *, n_free=0, grid=SURE_GRID):
     pen = P > 0
     I = np.eye(k)
     scale = float(np.trace(M[np.ix_(pen, pen)])) / float(np.sum(P)) if np.any(pen) else 0.0
-    risks = np.full(len(grid), np.inf)
+    scales = SURE_NOISE_SCALES if noise_scales is None else noise_scales
+    risks = np.full((len(scales), len(grid)), np.inf)
     mats = []
     for j, g in enumerate(grid):
         if not np.any(pen):
@@ -87,7 +97,9 @@ def sure_ridge(beta, normal, cov, weight, penalty, *, n_free=0, grid=SURE_GRID):
             S = np.linalg.lstsq(M + g * scale * np.diag(P), M, rcond=None)[0]
         D = S - I
         DWD = D.T @ W @ D
-        risks[j] = float(b @ DWD @ b) - float(np.sum(DWD * Om)) + float(np.sum((S.T @ W @ S) * Om))
+        SWS = S.T @ W @ S
+        for i, c in enumerate(scales):
+            risks[i, j] = float(b @ DWD @ b) + c * (float(np.sum((SWS - DWD) * Om)))
         mats.append(S)
-    j = int(np.argmin(risks))
-    return mats[j] @ b, float(grid[j]), risks, mats[j]
+    j = min(int(np.argmin(r)) for r in risks)
+    return mats[j] @ b, float(grid[j]), risks[0], mats[j]
