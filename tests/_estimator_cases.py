@@ -229,6 +229,13 @@ CASES: dict[str, Case] = {
                                # scale it read are functions of the joint release
                                released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
                                                    "coef_std_", "intercept_std_"}) | _DECISION),
+    # the risk-estimated ridge on the fitted coefficients (docs/regression.md §3d, opt-in): its
+    # λ is a function of the release (post-processing), so a released value
+    "DPLinearRegression[sure]": Case(
+        _m("DPLinearRegression", slope_shrink="sure", **_BXY),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "sure_ridge_"}) | _DECISION),
     # the regression opt-ins of issue 24 (docs/regression.md §3b-3c): a dedicated DP mean of
     # the target in the same charge, the risk selection and the level prior (post-processing)
     "DPLinearRegression[level]": Case(

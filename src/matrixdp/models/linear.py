@@ -39,6 +39,7 @@ from ._moments import keep_release, release_second_moment
 # there reaches the fit. By its full name: tests/test_layering.py reads ``from . import
 # boosting`` as an import of the package's ``__init__`` (which imports this module), a cycle
 import matrixdp.models.boosting as boosting
+import matrixdp.models.risk_shrink as risk_shrink
 from .boosted_fit import SINGLE_RELEASE, boosted_noise_std, plan_boosted_fit, run_boosted_fit
 from .joint_release import (LEVEL_PRIOR_BOX, auto_level_share, combine_target_mean,
                             constant_model, level_posterior, place_level, regression_task,
@@ -167,6 +168,17 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         release's own level; the prior is applied to whichever model it keeps.
         ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
         ``results/regression_level_prior_check.md`` (failed).
+    slope_shrink : {"none", "sure"}, default "none"
+        ``"sure"`` (opt-in; ``docs/regression.md`` §3d, task RS): after the fit, a ridge on its
+        coefficients ``β̂ = (M + λ s P)⁻¹ M β̃`` (``M`` the matrix the solve inverted, ``P`` its
+        features' diagonal, the constant refitted to the released means; ``λ = ∞``: the level
+        only) with ``λ`` on the fixed grid :data:`~matrixdp.models.risk_shrink.SURE_GRID` chosen
+        by an unbiased estimate of the prediction risk (Stein/Mallows) from the release and the
+        fit's first-order public noise covariance (the one behind ``coef_std_``, read at
+        ``risk_shrink.SURE_NOISE_SCALES = (0.5,)`` of its value: the delta method ignores the
+        projection's contraction). Post-processing: the same releases, draws and charge. Not
+        applied where the constant model was selected or ``level_prior`` moved the level.
+        ``sure_ridge_`` holds the chosen ``λ``; ``coef_std_`` becomes ``S Ω Sᵀ``'s.
     boost_rounds : "auto", "adaptive", "predict", "ls-fallback", "ls-signal", "bias-gated" or \
 int >= 0, default "auto"
         Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70% of
@@ -356,6 +368,9 @@ int >= 0, default "auto"
     boost_clips_ : tuple of float or None
         Each round's ``τ_k`` (all equal unless ``boost_clip="grow"``; then a function of the
         public inputs and the earlier releases: post-processing).
+    sure_ridge_ : float or None
+        ``slope_shrink="sure"``: the chosen ``λ`` in the grid's units (0: the fit kept; ``inf``:
+        the level only); a function of the release. ``None`` otherwise.
     risk_estimates_ : dict or None
         ``select="risk"``: the two corrected risk estimates (up to a common constant).
     n_features_in_, feature_names_in_
@@ -705,7 +720,6 @@ int >= 0, default "auto"
         and ``W`` the released second moments of ``(x − c_x, t)``. Returns ``(β, λ, S Ω Sᵀ)``.
         Post-processing of the release and public inputs (no budget)."""
         from .boosting import boosted_covariance
-        from .risk_shrink import sure_ridge
 
         d = len(cx)
         pinned = pinned_coordinates(task)[:d] if projection is not None else np.zeros(d, dtype=bool)
@@ -729,14 +743,13 @@ int >= 0, default "auto"
             Wm[-1, -1] = t * t  # the public Σ t² / n
         w, U = np.linalg.eigh(0.5 * (Wm + Wm.T))
         Wm = (U * np.clip(w, 0.0, None)) @ U.T
-        from . import risk_shrink
         if risk_shrink.SURE_METRIC == "gram":  # the standardised ridge: the solve's own diagonal
             pdiag = np.diag(np.asarray(normal, dtype=np.float64))[:d]
         else:  # the noise metric of the adaptive ridge: the released Gram's diagonal noise sd
             pdiag = np.sqrt(np.maximum(np.diag(V)[:d], 0.0)) * scale
         penalty = np.append(np.where(pinned, 0.0, np.maximum(pdiag, 0.0)),
                             [0.0] if intercept else [])
-        b_new, lam, _, S = sure_ridge(beta, normal, cov, Wm, penalty,
+        b_new, lam, _, S = risk_shrink.sure_ridge(beta, normal, cov, Wm, penalty,
                                       n_free=1 if intercept else 0)
         return b_new, lam, S @ cov @ S.T
 
