@@ -10,7 +10,9 @@ was loaded, printed, summarised or plotted before this module and the check's ru
 (``regression_sure_check.py``) were committed. Every bound is from a documented unit or coding,
 or a judgement from the variable's meaning (disclosed), never from the data. Rows with a missing
 value in a used column are dropped and every value is clipped to its bounds (``spec_table``).
-All six are used, none dropped after a run. Left out everywhere: identifiers, squares, logs of
+All six are used, none dropped after a run. STATUS: the candidate failed its dev gate
+(``results/regression_sure_gate.md``), so the check was not run and none of these tables has been
+loaded (``_check_tables_heldout.ASSIGNED_RS``). Left out everywhere: identifiers, squares, logs of
 used levels, exact transforms of the target, and outcomes measured after the target.
 
 - ``bwght2`` (1,832 births): target ``bwght`` "birth weight, grams" [500, 6000] (judgement:

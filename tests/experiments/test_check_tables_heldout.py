@@ -87,3 +87,20 @@ def test_tables_task_cg_loaded_are_recorded():
         assert spec["target"] is None
         assert len(spec["features"]) >= 4, name
         assert all(lo < hi for lo, hi, _ in spec["features"].values()), name
+
+
+def test_tables_assigned_to_task_rs_are_recorded_and_well_formed():
+    """Task RS's check tables (specs committed before any load; not loaded: its gate failed) are
+    recorded in ASSIGNED_RS, none of them a measurement table or a table an earlier check loaded;
+    every spec has bounds lo < hi and a target."""
+    import _check_tables_rs as rs
+
+    assert tuple(rs.CHECK_TABLES) == ht.ASSIGNED_RS
+    used = set(ht.MEASUREMENT) | set(ht.RESERVED_USED) | set(ht.RESERVED_USED_CG) | set(
+        ht.FRESH_USED_CG)
+    assert not set(rs.CHECK_TABLES) & used
+    for name, spec in rs.SPECS_RS.items():
+        col, lo, hi, _ = spec["target"]
+        assert lo < hi and col not in spec["features"], name
+        assert 4 <= len(spec["features"]) <= 15, name
+        assert all(a < b for a, b, _ in spec["features"].values()), name

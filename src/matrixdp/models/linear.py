@@ -178,7 +178,11 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``risk_shrink.SURE_NOISE_SCALES = (0.5,)`` of its value: the delta method ignores the
         projection's contraction). Post-processing: the same releases, draws and charge. Not
         applied where the constant model was selected or ``level_prior`` moved the level.
-        ``sure_ridge_`` holds the chosen ``λ``; ``coef_std_`` becomes ``S Ω Sᵀ``'s.
+        ``sure_ridge_`` holds the chosen ``λ``; ``coef_std_`` becomes ``S Ω Sᵀ``'s. Opt-in: it
+        cuts the error several-fold where the label box is far wider than the labels (the outside
+        audit's loose_label: 0.23-0.28× at ε = 0.3-3; ``results/regression_sure_dev.md``) but its
+        dev gate FAILED (``results/regression_sure_gate.md``: holdout_synthetic ε = 1 1.16×, the
+        median over the 100 cells 1.0008), where the fit was already well shrunk.
     boost_rounds : "auto", "adaptive", "predict", "ls-fallback", "ls-signal", "bias-gated" or \
 int >= 0, default "auto"
         Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70% of
