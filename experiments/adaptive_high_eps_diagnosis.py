@@ -29,12 +29,17 @@ benchmark. A cell is classed:
 - BRANCH if the better forced branch is > 1.1× CoinPress and the default is within 1.1× of it;
 - BOTH if both ratios exceed 1.1; NONE otherwise.
 
+Added after the table above was read (task HC's candidate, ``DPCovariance(adaptive_refine=True)``,
+run once on the same cells and seeds before its dev gate's rule was written): the row ``refine``
+and the section "The candidate on the diagnosis cells" (``--candidate``).
+
 Diagnostic only: it reads the private records (the truth) and decides nothing.
 
 Command::
 
     cd experiments && nice -n 10 env OMP_NUM_THREADS=1 PYTHONPATH=../src \\
         MATRIXDP_DATA=/work/shared/datasets python adaptive_high_eps_diagnosis.py
+    ... python adaptive_high_eps_diagnosis.py --candidate
     ... python adaptive_high_eps_diagnosis.py --render
 """
 
@@ -109,6 +114,8 @@ def fit(row, X, lo, hi, task, eps, seed):
         kw = {"method": "coinpress", "coinpress_steps": 1}
     elif row == "coinpress, 3 steps":
         kw = {"method": "coinpress", "coinpress_steps": 3}
+    elif row == "refine":
+        kw = {"adaptive_refine": True}
     elif row.startswith("forced"):
         opts["branch"] = row.split(",")[0].split()[1]
         if "first_share" in row:
@@ -128,11 +135,12 @@ def fit(row, X, lo, hi, task, eps, seed):
     return est
 
 
-def run(args):
+def run(args, rows=ROWS):
     done = set()
     if TRIALS_CSV.exists():
         with open(TRIALS_CSV, newline="") as fh:
-            done = {(r["unit"], r["task"], float(r["epsilon"])) for r in csv.DictReader(fh)}
+            done = {(r["unit"], r["task"], float(r["epsilon"])) for r in csv.DictReader(fh)
+                    if r["row"] in rows}
     new = not TRIALS_CSV.exists()
     with open(TRIALS_CSV, "a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
@@ -147,7 +155,7 @@ def run(args):
             seeds = [int(s) for s in np.random.SeedSequence(
                 AUDIT_SEED if source == "audit" else BENCH_SEED).generate_state(TRIALS)]
             out = []
-            for row in ROWS:
+            for row in rows:
                 for i, s in enumerate(seeds):
                     est = fit(row, X, lo, hi, task, eps, s)
                     p = getattr(est, "adaptive_predicted_", None) or {}
@@ -157,7 +165,8 @@ def run(args):
                                 "choice": getattr(est, "adaptive_choice_", ""),
                                 "pred_moments": repr(float(np.sqrt(max(p.get("moments", np.nan), 0))) / tn) if p else "",
                                 "pred_coinpress": repr(float(np.sqrt(max(p.get("coinpress", np.nan), 0))) / tn) if p else "",
-                                "statistic": p.get("statistic", "")})
+                                "statistic": ("refined" if p.get("refined") else "one step")
+                                if row == "refine" else p.get("statistic", "")})
             w.writerows(out)
             fh.flush()
             print(f"{unit} {task} eps={eps:g} done", flush=True)
@@ -225,15 +234,33 @@ def render():
         probe.append(f"| {u} | {t} | {e:g} | " + " | ".join(
             f"{x:.3g} ({x / cp:.2f})" for x in pr) + " |")
     L += ["", "Classes: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), ""]
-    OUT_MD.write_text("\n".join(L + probe) + "\n")
+    cand = []
+    if any("refine" in c for c in cells.values()):
+        cand = ["", "## The candidate on the diagnosis cells (read before its gate's rule)", "",
+                "`DPCovariance(adaptive_refine=True)` (task HC's option: the whitened branch as "
+                "a refinement at 1/4 of its μ² and the final step, where the ranking's noise "
+                "loss predicts two steps better), same seeds; the same choice as the default in "
+                "every fit (same stream up to the whitened branch).", "",
+                "| unit | task | ε | default | refine | refine / default | refine / CoinPress | "
+                "refined fits |", "|---|---|---|---|---|---|---|---|"]
+        for key in [k for k in CELLS if k in cells and "refine" in cells[k]]:
+            c = cells[key]
+            d, rf, cp = med(c["default"]), med(c["refine"]), med(c["coinpress"])
+            nref = sum(r["statistic"] == "refined" for r in c["refine"])
+            cand.append(f"| {key[1]} | {key[2]} | {key[3]:g} | {d:.3g} | {rf:.3g} | "
+                        f"{rf / d:.2f} | {rf / cp:.2f} | {nref}/{len(c['refine'])} |")
+    OUT_MD.write_text("\n".join(L + probe + cand) + "\n")
     print(OUT_MD)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--render", action="store_true")
+    ap.add_argument("--candidate", action="store_true")
     a = ap.parse_args(argv)
-    if not a.render:
+    if a.candidate:
+        run(a, rows=("refine",))
+    elif not a.render:
         run(a)
     render()
     return 0
