@@ -30,7 +30,9 @@ THE RULE (fixed here):
 
 If it fails, the candidate stays an option, documented with these numbers.
 
-Command (checkpointed per cell; ``--part render`` writes the Markdown)::
+Command (checkpointed per cell; ``--shard i 2`` runs every second cell into a shard file,
+execution only, then the run without it adds the inconclusive cells' trials; ``--part render``
+writes the Markdown)::
 
     cd experiments && nice -n 10 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \\
         PYTHONPATH=../src python adaptive_refine_check.py --part run
@@ -85,14 +87,23 @@ def fitter(row, t, eps, task):
                                   random_state=s, **kw).fit(t.X)
 
 
-def run_cells(cells, seeds, rows, offset=0):
+def _parts():
+    """The trials file and its shard files (``--shard``: execution only, the same cells, seeds
+    and rule), those that exist."""
+    return [q for q in [TRIALS_CSV, *sorted(TRIALS_CSV.parent.glob(
+        f"{TRIALS_CSV.stem}.shard*{TRIALS_CSV.suffix}"))] if q.exists()]
+
+
+def run_cells(cells, seeds, rows, offset=0, shard=None):
     done = set()
-    if TRIALS_CSV.exists():
-        with open(TRIALS_CSV, newline="") as fh:
-            done = {(r["table"], r["task"], float(r["epsilon"]), r["row"], int(r["trial"]))
-                    for r in csv.DictReader(fh)}
-    new = not TRIALS_CSV.exists()
-    with open(TRIALS_CSV, "a", newline="") as fh:
+    for part in _parts():
+        with open(part, newline="") as fh:
+            done |= {(r["table"], r["task"], float(r["epsilon"]), r["row"], int(r["trial"]))
+                     for r in csv.DictReader(fh)}
+    path = TRIALS_CSV if shard is None else TRIALS_CSV.with_name(
+        f"{TRIALS_CSV.stem}.shard{shard[0]}{TRIALS_CSV.suffix}")
+    new = not path.exists()
+    with open(path, "a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
         if new:
             w.writeheader()
@@ -121,11 +132,12 @@ def run_cells(cells, seeds, rows, offset=0):
 
 def load():
     cells: dict = {}
-    with open(TRIALS_CSV, newline="") as fh:
-        for r in csv.DictReader(fh):
-            key = (r["table"], r["task"], float(r["epsilon"]))
-            cells.setdefault(key, {}).setdefault(r["row"], {})[int(r["trial"])] = (
-                float(r["error"]), r["choice"], int(r["refined"]))
+    for part in _parts():
+        with open(part, newline="") as fh:
+            for r in csv.DictReader(fh):
+                key = (r["table"], r["task"], float(r["epsilon"]))
+                cells.setdefault(key, {}).setdefault(r["row"], {})[int(r["trial"])] = (
+                    float(r["error"]), r["choice"], int(r["refined"]))
     return cells
 
 
@@ -149,6 +161,11 @@ def run(args) -> None:
         print(f"{name}: {n} rows < 200, not used", flush=True)
     seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(TRIALS)]
     cells = [(t, task, eps) for t in used for task in TASKS for eps in EPSILONS]
+    if args.shard is not None:
+        # execution only (two processes on two cores): shard i of n runs cells i, i+n, ...
+        i, n = args.shard
+        run_cells(cells[i::n], seeds, ROWS, shard=args.shard)
+        return
     run_cells(cells, seeds, ROWS)
     vs = verdicts(load())
     more = [(t, task, e) for t, task, e in cells
@@ -208,9 +225,12 @@ def render() -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--part", choices=("run", "render"), default="run")
+    ap.add_argument("--shard", nargs=2, type=int, default=None)
     a = ap.parse_args(argv)
     if a.part == "run":
         run(a)
+        if a.shard is not None:
+            return 0
     render()
     return 0
 
