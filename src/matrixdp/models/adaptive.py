@@ -1071,7 +1071,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         gains ``"refined"`` (bool), ``"refine_one"`` and ``"refine_two"`` (the two noise
         losses; NaN when the moments branch is taken). ``ranking`` ``"frobenius"`` or
         ``"correlation"`` only; ``False``: the fit before the option, byte for byte
-        (``docs/coinpress.md`` § Adaptive, "The refined step (task HC)").
+        (``docs/coinpress.md`` § Adaptive, "The refined step (task HC)"). The prediction leaves
+        out the clipping bias, which the refined whitening (without the first look's margin)
+        raises: failed its dev gate (304 cells, 7 FAIL, up to 2.64× on ctg correlation ε = 100
+        and 1.65× on lending_club covariance ε = 2; median 1.000 over the 63 changed cells; 23
+        cells below 0.9×, to 0.36×; ``results/adaptive_refine_gate.md``,
+        ``results/adaptive_refine_clipping.md``).
 
     Returns
     -------

@@ -583,6 +583,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         the whitened branch and the same choice between the branches; post-processing decides
         the split. ``False``: the release before the option, byte for byte. Ignored by the
         other methods (``docs/coinpress.md`` § Adaptive, "The refined step (task HC)").
+        Not the default: it FAILED its dev gate (``results/adaptive_refine_gate.md``: 7 of 304
+        cells worse by the paired test, up to 2.64×, where the refined whitening clips a heavy
+        tail; median 1.000 over the 63 cells it changes; 23 cells below 0.9×, to 0.36×).
     shrinkage : {"auto", "none", "off-diagonal", "whole", "projected"}, default "auto"
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release
