@@ -104,3 +104,18 @@ def test_tables_assigned_to_task_rs_are_recorded_and_well_formed():
         assert lo < hi and col not in spec["features"], name
         assert 4 <= len(spec["features"]) <= 15, name
         assert all(a < b for a, b, _ in spec["features"].values()), name
+
+
+def test_task_hc_check_specs_are_recorded_and_well_formed():
+    """Task HC's check tables (specs committed, not loaded: its dev gate failed) are the ones
+    FRESH_SPECS_HC lists, none a measurement table or a table an earlier check loaded, every spec
+    with bounds lo < hi and no target."""
+    import _check_tables_hc as hc
+
+    assert tuple(hc.HC_TABLES) == ht.FRESH_SPECS_HC == tuple(hc.SPECS_HC)
+    assert not set(hc.HC_TABLES) & (set(ht.MEASUREMENT) | set(ht.RESERVED_USED)
+                                    | set(ht.RESERVED_USED_CG) | set(ht.FRESH_USED_CG))
+    for name, spec in hc.SPECS_HC.items():
+        assert spec["target"] is None
+        assert len(spec["features"]) >= 4, name
+        assert all(lo < hi for lo, hi, _ in spec["features"].values()), name

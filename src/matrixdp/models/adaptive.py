@@ -107,6 +107,10 @@ FIRST_MIX = 0.75
 #: ``first_kind="mixed"``: the spawn key of the side stream its PCA-allocated part is drawn from
 #: (an int ``rng``), so every other release keeps its position in the main stream.
 _MIX_SPAWN_KEY = (0x504B,)
+#: ``refine=True`` (task HC, issue #24, opt-in): the share of the whitened branch's ``μ₂²`` spent
+#: on the refinement step when it is taken (CoinPress's own split: a quarter to refine, the rest
+#: to the final step; :func:`~.coinpress.coinpress_shares`).
+REFINE_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -257,6 +261,47 @@ def correlation_coinpress_loss(S, s, R, sigma) -> float:
           + 0.25 * R * R * (ri * ri + rj * rj + 2.0 * c * c))
     np.fill_diagonal(K2, 0.0)
     return float(sigma * sigma * np.sum(np.maximum(K2, 0.0)))
+
+
+def refine_prediction(C, S, m, h, *, r2, k, n, mu2, margin, beta, loss,
+                      share: float = REFINE_SHARE) -> tuple[float, float]:
+    r"""Task HC (``refine=True``): the predicted noise losses of the whitened branch as ONE step
+    at ``μ₂`` (whitening ``S`` from the first look) and as TWO steps, a refinement at
+    ``μ_a = √share·μ₂`` then the final step at ``μ_f = √(1 − share)·μ₂``, whitened by
+    ``S' = Π(Ĉ) + margin·√(2k)·σ_a S`` (CoinPress's margin after a whitened step, whose noise has
+    row covariance ``σ_a S``; ``Ĉ`` is read here from the first look, the plug-in of the
+    refinement's estimate). ``loss(S, σ)`` is the ranking's noise loss of a step
+    (:func:`coinpress_noise_loss` or :func:`correlation_coinpress_loss`). Post-processing of the
+    first look and public inputs (``docs/coinpress.md`` § Adaptive, "The refined step (task
+    HC)"). The clipping bias is left out of both: it is read once, before this choice."""
+    one = loss(S, whitened_noise_sd(r2, k, n, mu2))
+    mu_a = math.sqrt(share) * mu2
+    mu_f = math.sqrt(1.0 - share) * mu2
+    sig_a = whitened_noise_sd(r2, k, n, mu_a)
+    S2, _, _, r2f = whitening(C, sig_a * S, m, h, margin=margin, beta=beta, n=n, mu=mu_f)
+    two = loss(S2, whitened_noise_sd(r2f, k, n, mu_f))
+    return float(one), float(two)
+
+
+def refined_step(Xl, center, m, A, A_inv, S, r2, h, mu2, epsilon, delta, gen, Z, *, margin,
+                 beta, n, share: float = REFINE_SHARE, Y=None):
+    """Task HC (``refine=True``): the whitened branch as two CoinPress steps, a refinement at
+    ``√share·μ₂`` from the first look's whitening, then the final step at ``√(1 − share)·μ₂``
+    whitened by the refinement's estimate (margin ``σ_a S``, as
+    :func:`~.coinpress.coinpress_covariance`). Returns ``(C, m, μ)``: the final step's
+    covariance and mean of ``x − c`` and the GDP parameter of the two releases composed
+    (``≤ μ₂``)."""
+    mu_a = math.sqrt(share) * mu2
+    mu_f = math.sqrt(1.0 - share) * mu2
+    Gy, sig_a, mu_a_got = whitened_release(Xl, center, m, A, r2, mu_a, epsilon, delta, gen, Z,
+                                           Y=Y)
+    C_a, m_a = unwhiten(Gy, r2, m, A_inv)
+    del Gy
+    _, A2, A2_inv, r2f = whitening(C_a, sig_a * S, m_a, h, margin=margin, beta=beta, n=n,
+                                   mu=mu_f)
+    Gy, _, mu_f_got = whitened_release(Xl, center, m_a, A2, r2f, mu_f, epsilon, delta, gen, Z)
+    C, m_f = unwhiten(Gy, r2f, m_a, A2_inv)
+    return C, m_f, math.sqrt(mu_a_got ** 2 + mu_f_got ** 2)
 
 
 def clipping_loss_bins(threshold: float, cap: float, *, ratio: float = BIN_RATIO,
@@ -765,7 +810,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         loss_statistic: str = "mean",
                         first_mix: float = FIRST_MIX,
                         correlation_bias: float = 1.0,
-                        unresolved_margin: float | None = None) -> AdaptiveResult:
+                        unresolved_margin: float | None = None,
+                        refine: bool = False) -> AdaptiveResult:
     r"""DP covariance and mean that spend the budget where the records are (replace-one, public n).
 
     Three Gaussian releases composed exactly under Gaussian differential privacy to ``μ*``, the
@@ -1013,6 +1059,24 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``"median_threshold"``, ``"clipping_loss_median"``, ``"clipping_loss_median_sd"`` and
         ``"reading_level_median"`` (NaN without counts). Post-processing of the releases
         (``docs/coinpress.md`` § Adaptive, "Ranking by the predicted median (task CV)").
+    refine : bool, default False
+        Task HC (issue #24, opt-in candidate): when the whitened branch is taken, spend its
+        ``μ₂`` on TWO CoinPress steps (a refinement at ``REFINE_SHARE`` = 1/4 of ``μ₂²`` from the
+        first look's whitening, then the final step whitened by the refinement's estimate,
+        :func:`refined_step`) instead of one, if :func:`refine_prediction` predicts the two
+        steps' noise loss below the one step's (the ranking's own noise loss; the first look's
+        margin is what a refinement removes). The choice between the branches, the counts and
+        every release before the last are unchanged (same stream position); the composition
+        is exact GDP of up to four Gaussian releases, ``√(μ_a² + μ_f²) = μ₂``. ``predicted``
+        gains ``"refined"`` (bool), ``"refine_one"`` and ``"refine_two"`` (the two noise
+        losses; NaN when the moments branch is taken). ``ranking`` ``"frobenius"`` or
+        ``"correlation"`` only; ``False``: the fit before the option, byte for byte
+        (``docs/coinpress.md`` § Adaptive, "The refined step (task HC)"). The prediction leaves
+        out the clipping bias, which the refined whitening (without the first look's margin)
+        raises: failed its dev gate (304 cells, 7 FAIL, up to 2.64× on ctg correlation ε = 100
+        and 1.65× on lending_club covariance ε = 2; median 1.000 over the 63 changed cells; 23
+        cells below 0.9×, to 0.36×; ``results/adaptive_refine_gate.md``,
+        ``results/adaptive_refine_clipping.md``).
 
     Returns
     -------
@@ -1117,7 +1181,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                                       "decision='counts', reading='capped', "
                                                       "ranking='frobenius', tie_ratio=1 and "
                                                       "far_tail=False")
-    n_rel = (4 if far_tail else 3) + (first_kind == "mixed")
+    if not isinstance(refine, (bool, np.bool_)):
+        raise InvalidParameterError("refine", f"must be True or False, got {refine!r}")
+    if refine and (ranking == "pca-loss" or far_tail):
+        raise InvalidParameterError("refine", "the refined step needs ranking='frobenius' or "
+                                              "'correlation' and far_tail=False")
+    n_rel = (4 if far_tail else 3) + (first_kind == "mixed") + bool(refine)
     beta = check_beta(beta, ("auto", "late"))
     X = np.asarray(X, dtype=np.float64)
     lo = np.asarray(lower, dtype=np.float64)
@@ -1134,7 +1203,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                    if first_kind == "mixed" else "")
                 + f"), {bias_share:g} and the "
                 f"rest of mu^2; the decision statistic is {decision!r}; the last release's kind "
-                "is chosen from the first ones (post-processing)",) if not far_tail else
+                "is chosen from the first ones (post-processing)"
+                + ("; a whitened last release may be split in two steps at 1/4 and 3/4 of its "
+                   "mu^2 (refine=True)" if refine else ""),) if not far_tail else
                (f"sequential composition: GDP shares {first_share - far_share:g} (first "
                 f"release), {bias_share:g} (counts), {far_share:g} (far-tail excess) and the "
                 "rest of mu^2; the last release's kind is chosen from the first three "
@@ -1406,7 +1477,28 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             take_step = med_step
         else:
             take_step = pred_cp < tie_ratio * pred_mom
-        if take_step:
+        refined = {}
+        if take_step and refine:
+            # task HC: one step or a refinement and the final step, by the ranking's noise loss
+            # (post-processing of the first look; docs/coinpress.md § Adaptive, "The refined
+            # step (task HC)")
+            if ranking_used == "correlation":
+                def step_loss(S_, sig_):
+                    return correlation_coinpress_loss(S_, s_hat, R_hat, sig_)
+            else:
+                def step_loss(S_, sig_):
+                    return coinpress_noise_loss(S_, weights, sig_)
+            one, two = refine_prediction(C, S, m, hl, r2=r2, k=k, n=n, mu2=mu2, margin=margin,
+                                         beta=beta, loss=step_loss)
+            refined = {"refined": bool(two < one), "refine_one": one, "refine_two": two}
+        elif refine:
+            refined = {"refined": False, "refine_one": math.nan, "refine_two": math.nan}
+        if take_step and refined.get("refined"):
+            C, m, mu2_got = refined_step(Xl, center, m, A, A_inv, S, r2, hl, mu2, epsilon,
+                                         delta, gen, Z, margin=margin, beta=beta, n=n, Y=Y)
+            C = project_covariance(C, variance_max=hl * hl)
+            choice, allocation, V = "coinpress", "coinpress", None
+        elif take_step:
             Gy, _, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen, Z,
                                               Y=Y)
             C, m = unwhiten(Gy, r2, m, A_inv)
@@ -1444,7 +1536,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                            "clipping_loss_reading_sd": b_sd, "reading_level": level,
                            "coinpress_bias": float(bias_cp),
                            "bias": bias if ranking_used == "pca-loss" else "bound",
-                           **far, **extra},
+                           **far, **extra, **refined},
                           allocation,
                           (mu1, mu_b_got, mu2_got) + ((mu_e_got,) if far_tail else ()), V,
                           m if choice == "moments" else None)

@@ -573,6 +573,19 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         tables (``results/correlation_guard_check.md``) passed: no cell worse, 0.16–0.49× on
         the one table it changes (happiness, ε ≥ 0.5), the others identical. Ignored by the
         other methods and kinds.
+    adaptive_refine : bool, default False
+        Task HC (issue #24, opt-in candidate): ``method="adaptive"`` (``kind="covariance"`` or
+        ``"correlation"``) spends the whitened branch, where it is taken, on two CoinPress
+        steps (a refinement at 1/4 of its ``μ²``, then the final step whitened by the
+        refinement) instead of one, when the ranking's noise loss predicts the two steps
+        better (:func:`~matrixdp.models.adaptive.refine_prediction`; the first look's
+        whitening margin is what the refinement removes). Same (ε, δ), the same releases up to
+        the whitened branch and the same choice between the branches; post-processing decides
+        the split. ``False``: the release before the option, byte for byte. Ignored by the
+        other methods (``docs/coinpress.md`` § Adaptive, "The refined step (task HC)").
+        Not the default: it FAILED its dev gate (``results/adaptive_refine_gate.md``: 7 of 304
+        cells worse by the paired test, up to 2.64×, where the refined whitening clips a heavy
+        tail; median 1.000 over the 63 cells it changes; 23 cells below 0.9×, to 0.36×).
     shrinkage : {"auto", "none", "off-diagonal", "whole", "projected"}, default "auto"
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release
@@ -683,8 +696,10 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, kind="covariance", noise="auto",
                  neighbouring="replace-one", project_psd=True, clip=True, random_state=None,
                  accountant=None, method="auto", coinpress_steps=2, shrinkage="auto",
-                 coinpress_beta=0.1, adaptive_ranking="median", correlation_rule="margin"):
+                 coinpress_beta=0.1, adaptive_ranking="median", correlation_rule="margin",
+                 adaptive_refine=False):
         self.correlation_rule = correlation_rule
+        self.adaptive_refine = adaptive_refine
         self.adaptive_ranking = adaptive_ranking
         self.shrinkage = shrinkage
         self.method = method
@@ -736,7 +751,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                                          label="DPCovariance.fit", kind="pca", result=True,
                                          first_kind="pca", ranking="correlation",
                                          reading="capped", resolve_z=CORRELATION_RESOLVE_Z,
-                                         **rule)
+                                         refine=self.adaptive_refine, **rule)
             chosen = adaptive_moments_release(res, lo, hi, X.shape[0])
             del res
             if chosen is None:
@@ -748,7 +763,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         elif method == "adaptive":
             cov, loc = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                     label="DPCovariance.fit", kind="covariance",
-                                    loss_statistic=self.adaptive_ranking)
+                                    loss_statistic=self.adaptive_ranking,
+                                    refine=self.adaptive_refine)
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
                                                 delta=delta, noise=noise, label="DPCovariance.fit")
