@@ -1087,3 +1087,18 @@ def test_bias_records_draws_the_direction_from_the_projected_first_look(monkeypa
         assert a.predicted["clipping_loss"] == b.predicted["clipping_loss"]
         assert b.predicted["bias"] == "records"
         assert 0 < 3 * b.predicted["coinpress_bias"] < a.predicted["coinpress_bias"]
+
+
+def test_dppca_adaptive_bias_passes_through_and_none_is_the_fit_before():
+    """DPPCA(adaptive_bias=...) (task HP): None is the fit without the option byte for byte
+    (components and predictions equal "model", the release's default), "records" reaches the
+    release (reported), the guarantee is unchanged, an unknown value names the argument."""
+    X, lo, hi = _heavy_tail_table()
+    fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5, adaptive_bias=b).fit(X)
+            for b in (None, "model", "records")}
+    np.testing.assert_array_equal(fits[None].components_, fits["model"].components_)
+    assert fits[None].adaptive_predicted_ == fits["model"].adaptive_predicted_
+    assert fits["records"].adaptive_predicted_["bias"] == "records"
+    assert fits["records"].privacy_ == fits[None].privacy_
+    with pytest.raises(InvalidParameterError, match="adaptive_bias"):
+        DPPCA(2, bounds=(lo, hi), adaptive_bias="middle").fit(X)
