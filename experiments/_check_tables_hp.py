@@ -1,10 +1,9 @@
 """Public specs of the check tables of task HP (issue #24): the pre-registered check of
 ``adaptive_covariance(bias="records")`` as DPPCA's default (``pca_bias_records_check.py``).
 
-STATUS: written and committed BEFORE any of these tables was loaded. Loaded in session 17 by
-``pca_bias_records_check.py --part run`` (``discrim`` only: the run was stopped for time after its
-first cell; ``meap93``, ``jtrain``, ``big9salary`` and ``engin`` not yet loaded). All five stay
-reserved for that check (``FRESH_USED_HP``). The tables are those task
+STATUS: written and committed BEFORE any of these tables was loaded. LOADED in session 17 by
+``pca_bias_records_check.py`` (all five; ``jtrain`` kept 70 rows and was not used). Recorded as used
+(``_check_tables_heldout.FRESH_USED_HP``): no later check may use them as never seen. The tables are those task
 HP's brief assigns: ``discrim``, ``meap93``, ``jtrain``, ``big9salary``, ``engin`` (``git grep -wil
 NAME -- results experiments docs tests src`` was empty for each when this module was written).
 Recorded as used in ``_check_tables_heldout.FRESH_USED_HP``.

