@@ -72,7 +72,10 @@ def summarise(cells):
             "bias share of cp prediction": float(np.median(pb / np.maximum(pc, 1e-300))),
             "pred noise/measured coinpress": float(np.median((pc - pb) / np.maximum(fc_abs,
                                                                                   1e-300))),
-            "ranking wrong (trials)": wrong, "class": cls})
+            "ranking wrong (trials)": wrong, "class": cls,
+            "median records": (float(np.median(np.maximum(_num(rows["records"], "deficit"),
+                                                          1e-300)))
+                               if "records" in rows else float("nan"))})
     return out
 
 
@@ -104,11 +107,13 @@ def report(path, md_path, command):
         "ranking's order of the two branches is not the measured order of the forced "
         "branches. Class: **choice** the better forced branch is within 1.2× of the best, the "
         "default is not; **branch** even the better forced branch is above 1.2×; **closed** "
-        "the default is within 1.2×.", "",
+        "the default is within 1.2×. *records*: the default with the opt-in "
+        "`DPPCA(adaptive_bias=\"records\")` (task HP's candidate; added by `--extra` after the first "
+        "run, same seeds) and its ratio to the default's median.", "",
         "| source | table | k | ε | default | forced mom. | forced cp | coinpress | moments | "
         "default/best | cp | counts | guard | pred/meas mom. | pred/meas cp | pred noise/meas "
-        "cp | bias share | wrong | class |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        "cp | bias share | wrong | class | records | records/default |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in s:
         lines.append(
             f"| {r['source'].split()[0]} | {r['table']} | {r['k']} | {r['epsilon']:g} | "
@@ -117,7 +122,8 @@ def report(path, md_path, command):
             f"{r['counts released']} | {r['guard fired']} | {_f(r['pred/measured moments'])} | "
             f"{_f(r['pred/measured coinpress'])} | {_f(r['pred noise/measured coinpress'])} | "
             f"{_f(r['bias share of cp prediction'])} | {r['ranking wrong (trials)']} | "
-            f"{r['class']} |")
+            f"{r['class']} | {_f(r['median records'])} | "
+            f"{_f(r['median records'] / r['median default'])} |")
     counts = {}
     for r in s:
         counts[(r["source"].split()[0], r["class"])] = counts.get(
