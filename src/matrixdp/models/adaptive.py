@@ -90,8 +90,12 @@ FRAME_PROJECTIONS = ("unit-box", "original", "none")
 #: bias of size ``b̂/√BIN_RATIO`` (the bins' geometric middles) along a direction drawn from the
 #: first release's Gaussian model, its expected pair couplings put through the pairwise
 #: deficit, capped by the bound (:func:`pca_bias_model`); ``"bound"`` (round 3): the worst case
-#: ``min(c b̂², sat)``.
-BIASES = ("model", "bound")
+#: ``min(c b̂², sat)``; ``"records"`` (task HP, opt-in): the model with the direction drawn from
+#: the first look's model of the records, its covariance projected onto the feasible set, in place
+#: of the whitening ``S`` (which adds the first look's noise margin), capped by the bound
+#: (``docs/coinpress.md`` § Adaptive (PCA), "The bias direction from the records (task HP)"; its
+#: dev gate passed, its pre-registered check failed: ``results/pca_bias_records_check.md``).
+BIASES = ("model", "bound", "records")
 #: What the Frobenius ranking compares (task CV, issue #24; ``docs/coinpress.md`` § Adaptive,
 #: "Ranking by the predicted median (task CV)"): ``"mean"`` (default), the expected squared
 #: errors; ``"median"`` (opt-in), their predicted medians, with the capped reading's level set
@@ -1034,11 +1038,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         prediction's eigen-frame and gaps are read from the first release post-processed the
         same way (:func:`~matrixdp.feasible.project_feasible` with the public bounds;
         ``docs/coinpress.md`` § Adaptive (PCA), "The frame of the projected release").
-    bias : {"model", "bound"}, default "model"
+    bias : {"model", "bound", "records"}, default "model"
         ``ranking="pca-loss"`` only: how the whitened step's clipping bias enters its predicted
         deficit (:data:`BIASES`): ``"model"``, the one-direction model of
         :func:`pca_bias_model` capped by the bound; ``"bound"``, the worst case
-        ``min(c b̂², sat)`` (round 3; the Frobenius ranking always uses it). Post-processing.
+        ``min(c b̂², sat)`` (round 3; the Frobenius ranking always uses it); ``"records"``
+        (task HP, opt-in): the one-direction model with the direction drawn from the first
+        look's covariance projected onto the feasible set (the records' model) instead of the
+        whitening ``S``, capped by the bound (``docs/coinpress.md`` § Adaptive (PCA), "The
+        bias direction from the records (task HP)"; ``results/pca_high_eps_diagnosis.md``). Dev gate
+        passed, pre-registered check failed (58 of 64 cells within 1.2× of the best, the
+        default 59; ``results/pca_bias_records_check.md``).
+        Post-processing: the guarantee and the releases are the same.
 
     loss_statistic : {"mean", "median"}, default "mean"
         Task CV (issue #24, opt-in candidate): what the Frobenius ranking compares when the
@@ -1465,10 +1476,16 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         if stat != "counts":
             b_dec = b_hat
         bias_cp = min(coef * b_dec * b_dec, sat)
-        if ranking_used == "pca-loss" and bias == "model" and bias_cp > 0:
+        if ranking_used == "pca-loss" and bias in ("model", "records") and bias_cp > 0:
             # the expected bias under the one-direction model, capped by the bound
-            # (docs/coinpress.md § Adaptive (PCA), "The clipping bias, modelled")
-            bias_cp = min(bias_cp, pca_bias_model(b_dec, S, U1, q, gaps, pair_cp[0], weights))
+            # (docs/coinpress.md § Adaptive (PCA), "The clipping bias, modelled"); "records"
+            # (task HP): the direction drawn from the first look's model of the records, not
+            # from the whitening S = Π(C) + margin·√(2k)·Q, whose noise margin puts the clipped
+            # mass on the small directions (post-processing of the first look; "The bias
+            # direction from the records (task HP)")
+            S_dir = S if bias == "model" else project_covariance(C, variance_max=hl * hl)
+            bias_cp = min(bias_cp, pca_bias_model(b_dec, S_dir, U1, q, gaps, pair_cp[0],
+                                                  weights))
         pred_cp = noise_cp + bias_cp
         # 3. the rest of the budget where the expected loss is smaller
         if branch is not None:

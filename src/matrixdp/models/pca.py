@@ -12,6 +12,7 @@ from ._base import (NoGeneratorStateMixin, check_privacy_params, check_relation,
                     fit_bounds, validate_X)
 from ._moments import FORCED_NOISE, keep_release
 from ..feasible import orthonormalise, project_feasible
+from .adaptive import BIASES
 from .covariance import (auto_method, check_method, covariance_from_release, covariance_noise,
                          fit_adaptive, fit_coinpress, fit_second_moments)
 
@@ -215,6 +216,21 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         100 trials, 60 benchmark cells: within 1.2× of the best of ``"moments"``,
         ``"coinpress"`` and i.i.d. noise on the unit box in 45 and 43, ``"moments"`` 44, the
         unguarded adaptive 47; never above 1.80× ``"moments"``).
+    adaptive_bias : {"model", "bound", "records"} or None, default None
+        ``method="adaptive"`` only: how the ranking predicts the whitened step's clipping bias
+        (``bias`` of :func:`~matrixdp.models.adaptive.adaptive_covariance`); ``None``: that
+        function's default (``"model"``). ``"records"`` (task HP, issue #24): the bias's
+        direction drawn from the first look's projected covariance instead of the whitening,
+        whose noise margin made the default's prediction of the step 43-1,470× its measured
+        deficit where it lost to CoinPress at high ε (ccard ε = 10⁴ in the outside audit,
+        wdbc k = 5 ε = 10⁴, liver k = 2 ε = 100; ``results/pca_high_eps_diagnosis.md``,
+        ``results/pca_bias_direction_diagnosis.md``; ``docs/coinpress.md``, "The bias direction
+        from the records (task HP)"). A post-processing of the first look: the guarantee and
+        the charge are unchanged. Opt-in: it PASSED its dev gate (``results/pca_bias_records_gate.md``,
+        264 cells, 30 paired trials: no FAIL, median 0.962 over the 24 changed cells; wdbc k = 5
+        ε = 10⁴ 0.0094×) and FAILED its pre-registered check on four never-seen tables
+        (``results/pca_bias_records_check.md``: within 1.2× of the best in 58 of 64 cells, the
+        default 59; discrim k = 5 ε = 10⁴ 1.33×), so it is not the default.
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
@@ -258,8 +274,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
                  method="auto", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1,
                  adaptive_first="covariance", adaptive_resolve_z=None,
-                 adaptive_resolve_share=None):
+                 adaptive_resolve_share=None, adaptive_bias=None):
         self.method = method
+        self.adaptive_bias = adaptive_bias
         self.adaptive_resolve_z = adaptive_resolve_z
         self.adaptive_resolve_share = adaptive_resolve_share
         self.adaptive_first = adaptive_first
@@ -294,6 +311,10 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         rz, rs = self.adaptive_resolve_z, self.adaptive_resolve_share
         rz = None if rz is None else check_nonnegative(rz, "adaptive_resolve_z")
         rs = None if rs is None else check_unit_interval(rs, "adaptive_resolve_share")
+        ab = self.adaptive_bias
+        if ab is not None and ab not in BIASES:
+            raise InvalidParameterError("adaptive_bias", f"must be None or one of {BIASES}, got "
+                                                         f"{ab!r}")
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
@@ -311,6 +332,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                      first_kind=self.adaptive_first,
                                      **({} if rz is None else {"resolve_z": rz}),
                                      **({} if rs is None else {"resolve_share": rs}),
+                                     **({} if ab is None else {"bias": ab}),
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:
