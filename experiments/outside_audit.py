@@ -1098,7 +1098,31 @@ def _reg_option(c):
                                         if best / mean > 1 else ""))
     if u in REG_OPTION_NOTES:
         text += "; " + REG_OPTION_NOTES[u] + " (results/outside_audit_diagnosis.md)"
-    return text
+    return text + REG_SURE_NOTE
+
+
+#: Session 17's measured attempts, cited by the triage of the defaults' FAILs (numbers from the
+#: results files named; none changed a default).
+REG_SURE_NOTE = ("; session 17 (task RS): a ridge on the slopes chosen by an unbiased estimate of the "
+                 "prediction risk (slope_shrink='sure', opt-in, docs/regression.md §3d) is "
+                 "0.23-0.28x the default on loose_label at ε ≤ 3 and 0.68x on wide at ε ≤ 1 "
+                 "(results/regression_sure_dev.md), but failed its dev gate on the benchmark and "
+                 "MEASUREMENT tables (results/regression_sure_gate.md), and it leaves the level "
+                 "error")
+ADAPTIVE_HC_NOTE = ("; session 17 (task HC, results/adaptive_high_eps_diagnosis.md, 26 cells, each "
+                    "branch forced on the same seeds): the loss is the branch CHOICE in 10 cells "
+                    "(the step's predicted loss 1.2-6.3x its measured error in 8, the clipping-bias "
+                    "term dominating at high ε), the whitened BRANCH in 5, both in 3; a refined "
+                    "step (adaptive_refine=True, opt-in, docs/coinpress.md 'The refined step (task "
+                    "HC)') failed its dev gate (results/adaptive_refine_gate.md)")
+PCA_HP_NOTE = ("; session 17 (task HP, results/pca_high_eps_diagnosis.md): at ccard ε = 10⁴ the "
+               "loss is the CHOICE (the step's predicted deficit 1.47e+03x its measured one, "
+               "99.9% of it the clipping-bias term, whose direction model is off; heart and "
+               "corner are costs inside the branch; loose_label and wide are the CHOICE too, "
+               "the step's noise prediction 17.5x and 3.75x its measured deficit); adaptive_bias='records' (opt-in, "
+               "docs/coinpress.md 'The bias direction from the records (task HP)') halves ccard's "
+               "(still ~19x CoinPress), passed its dev gate and failed its never-seen check by "
+               "one cell (results/pca_bias_records_check.md)")
 
 
 def _cov_default(c):
@@ -1131,7 +1155,7 @@ def _cov_default(c):
             "adaptive method takes one whitened step with what its first look (a quarter of μ*²) "
             "and its statistic (3%) leave, and its choice errs towards the moments release by "
             f"design; here {took}. Per-fit choices and both branches' errors: "
-            "results/outside_audit_diagnosis.md")
+            "results/outside_audit_diagnosis.md" + ADAPTIVE_HC_NOTE)
 
 
 _CORR_WINS = ("DOCUMENTED TRADE-OFF: since task CR the correlation default is the adaptive "
@@ -1146,13 +1170,15 @@ _CORR_WINS = ("DOCUMENTED TRADE-OFF: since task CR the correlation default is th
               "part of the box (docs/coinpress.md 'When it wins'). Before task CR (the moments "
               "release alone) this check failed on modechoice, heart, spector, collinear and wide "
               "and passed on grunfeld; before task CG it also failed on ccard and grunfeld, and "
-              "statecrime's worst cell was 4.07x at ε = 10⁴ ('What changed' below)")
+              "statecrime's worst cell was 4.07x at ε = 10⁴ ('What changed' below)"
+              + ADAPTIVE_HC_NOTE)
 _PCA_WINS = ("DOCUMENTED LIMITATION: DPPCA's default is adaptive where it applies (replace-one, "
              "in-memory data; task PX, results/pca_adaptive_default_check.md): a first look decides "
              "between a second moments release and a CoinPress step; CoinPress on the whole budget "
              "still wins where the data fill a small part of the box (docs/coinpress.md 'When it "
              "wins'), and under add/remove the default is the one-shot moments release. Before task "
-             "PX the default was the moments release everywhere ('What changed' below)")
+             "PX the default was the moments release everywhere ('What changed' below)"
+             + PCA_HP_NOTE)
 _WIDE_CORR = ("EXPECTED of the correlation default's projected shrinkage ("
               "models/covariance.py PROJECTED_FLOOR, NOISE_BOUND_RATIO; "
               "results/covariance_shrinkage.md): at ε = 0.3 every group's noise variance "
@@ -1207,7 +1233,10 @@ TRIAGE: dict = {
         "from ε = 10 the step wins (0.41 vs 0.62; ε = 100: 0.012 vs 0.43). Not changed: the "
         "rule passed its pre-registered dev gate and never-seen check "
         "(results/correlation_guard_gate2.md, results/correlation_guard_check.md); "
-        "correlation_rule='guard' keeps the earlier release"),
+        "correlation_rule='guard' keeps the earlier release. Session 17 (task HC, "
+        "results/adaptive_high_eps_diagnosis.md, candidate rows): a refined step "
+        "(adaptive_refine=True, opt-in) is 0.64x the default here at ε = 3 and 0.12x at ε = 10, "
+        "but failed its dev gate (results/adaptive_refine_gate.md)"),
     ("const_loose", "correlation", None, None): "EXPECTED: the column is constant, its "
         "correlations are undefined (the reference sets them to 0); any DP estimate of them "
         "is noise over noise. The library cannot know the column is constant (its bounds say "
