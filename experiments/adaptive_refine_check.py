@@ -43,9 +43,7 @@ writes the Markdown)::
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -53,8 +51,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _paired_gate as pg  # noqa: E402
+import _paired_trials as pt  # noqa: E402
 import _utility_common as uc  # noqa: E402
-from adaptive_refine_gate import EPSILONS, TASKS, truth  # noqa: E402
+from adaptive_refine_gate import EPSILONS, TASKS, scorer  # noqa: E402
 
 RESULTS = uc.REPO_ROOT / "results"
 TRIALS_CSV = RESULTS / "adaptive_refine_check_trials.csv"
@@ -88,57 +87,19 @@ def fitter(row, t, eps, task):
                                   random_state=s, **kw).fit(t.X)
 
 
-def _parts():
-    """The trials file and its shard files (``--shard``: execution only, the same cells, seeds
-    and rule), those that exist."""
-    return [q for q in [TRIALS_CSV, *sorted(TRIALS_CSV.parent.glob(
-        f"{TRIALS_CSV.stem}.shard*{TRIALS_CSV.suffix}"))] if q.exists()]
-
-
 def run_cells(cells, seeds, rows, offset=0, shard=None):
-    done = set()
-    for part in _parts():
-        with open(part, newline="") as fh:
-            done |= {(r["table"], r["task"], float(r["epsilon"]), r["row"], int(r["trial"]))
-                     for r in csv.DictReader(fh)}
-    path = TRIALS_CSV if shard is None else TRIALS_CSV.with_name(
-        f"{TRIALS_CSV.stem}.shard{shard[0]}{TRIALS_CSV.suffix}")
-    new = not path.exists()
-    with open(path, "a", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
-        if new:
-            w.writeheader()
-        for t, task, eps in cells:
-            T = truth(t, task)
-            tn = np.linalg.norm(T)
-            out = []
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                for row in rows:
-                    fit = fitter(row, t, eps, task)
-                    for i, s in enumerate(seeds):
-                        if (t.name, task, eps, row, offset + i) in done:
-                            continue
-                        est = fit(s)
-                        p = getattr(est, "adaptive_predicted_", None) or {}
-                        out.append({"table": t.name, "task": task, "epsilon": eps, "row": row,
-                                    "trial": offset + i, "seed": s,
-                                    "error": repr(float(np.linalg.norm(est.covariance_ - T) / tn)),
-                                    "choice": getattr(est, "adaptive_choice_", ""),
-                                    "refined": int(bool(p.get("refined", False)))})
-            w.writerows(out)
-            fh.flush()
-            print(f"{t.name} {task} eps={eps:g} done", flush=True)
+    pt.run_cells(cells, seeds, rows, TRIALS_CSV, FIELDS, ("table", "task", "epsilon"),
+                 lambda c: {"table": c[0].name, "task": c[1], "epsilon": c[2]},
+                 lambda row, c: fitter(row, c[0], c[2], c[1]), lambda c: scorer(c[0], c[1]),
+                 lambda c: f"{c[0].name} {c[1]} eps={c[2]:g} done", offset, shard)
 
 
 def load():
     cells: dict = {}
-    for part in _parts():
-        with open(part, newline="") as fh:
-            for r in csv.DictReader(fh):
-                key = (r["table"], r["task"], float(r["epsilon"]))
-                cells.setdefault(key, {}).setdefault(r["row"], {})[int(r["trial"])] = (
-                    float(r["error"]), r["choice"], int(r["refined"]))
+    for r in pt.rows(TRIALS_CSV):
+        key = (r["table"], r["task"], float(r["epsilon"]))
+        cells.setdefault(key, {}).setdefault(r["row"], {})[int(r["trial"])] = (
+            float(r["error"]), r["choice"], int(r["refined"]))
     return cells
 
 

@@ -61,9 +61,7 @@ inconclusive cells' trials; ``--part render`` rewrites the Markdown)::
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +69,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _paired_gate as pg  # noqa: E402
+import _paired_trials as pt  # noqa: E402
 import _utility_common as uc  # noqa: E402
 
 RESULTS = uc.REPO_ROOT / "results"
@@ -107,55 +106,32 @@ def truth(t, task):
     return correlation(C) if task == "correlation" else C
 
 
-def _parts(path):
-    return [q for q in [path, *sorted(path.parent.glob(f"{path.stem}.shard*{path.suffix}"))]
-            if q.exists()]
+def scorer(t, task):
+    """``estimator -> {error, choice, refined}`` against the cell's truth (``truth``)."""
+    T = truth(t, task)
+    tn = np.linalg.norm(T)
+
+    def score(est):
+        p = getattr(est, "adaptive_predicted_", None) or {}
+        return {"error": repr(float(np.linalg.norm(est.covariance_ - T) / tn)),
+                "choice": getattr(est, "adaptive_choice_", ""),
+                "refined": int(bool(p.get("refined", False)))}
+    return score
 
 
 def run_cells(cells, seeds, path, offset=0, shard=None) -> None:
-    done = set()
-    for part in _parts(path):
-        with open(part, newline="") as fh:
-            done |= {(r["table"], r["task"], float(r["epsilon"]), r["row"], int(r["trial"]))
-                     for r in csv.DictReader(fh)}
-    if shard is not None:
-        path = path.with_name(f"{path.stem}.shard{shard[0]}{path.suffix}")
-    new = not path.exists()
-    with open(path, "a", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
-        if new:
-            w.writeheader()
-        for set_, t, task, eps in cells:
-            T = truth(t, task)
-            tn = np.linalg.norm(T)
-            out = []
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                for row in ROWS:
-                    fit = fitter(row, t, eps, task)
-                    for i, s in enumerate(seeds):
-                        if (t.name, task, eps, row, offset + i) in done:
-                            continue
-                        est = fit(s)
-                        p = getattr(est, "adaptive_predicted_", None) or {}
-                        out.append({"set": set_, "table": t.name, "task": task, "epsilon": eps,
-                                    "row": row, "trial": offset + i, "seed": s,
-                                    "error": repr(float(np.linalg.norm(est.covariance_ - T) / tn)),
-                                    "choice": getattr(est, "adaptive_choice_", ""),
-                                    "refined": int(bool(p.get("refined", False)))})
-            w.writerows(out)
-            fh.flush()
-            print(f"{set_} {t.name} {task} eps={eps:g} done", flush=True)
+    pt.run_cells(cells, seeds, ROWS, path, FIELDS, ("table", "task", "epsilon"),
+                 lambda c: {"set": c[0], "table": c[1].name, "task": c[2], "epsilon": c[3]},
+                 lambda row, c: fitter(row, c[1], c[3], c[2]), lambda c: scorer(c[1], c[2]),
+                 lambda c: f"{c[0]} {c[1].name} {c[2]} eps={c[3]:g} done", offset, shard)
 
 
 def load(path=TRIALS_CSV):
     cells: dict = {}
-    for part in _parts(path):
-        with open(part, newline="") as fh:
-            for r in csv.DictReader(fh):
-                key = (r["set"], r["table"], r["task"], float(r["epsilon"]))
-                cells.setdefault(key, {}).setdefault(r["row"], {})[int(r["trial"])] = (
-                    float(r["error"]), r["choice"], int(r["refined"]))
+    for r in pt.rows(path):
+        key = (r["set"], r["table"], r["task"], float(r["epsilon"]))
+        cells.setdefault(key, {}).setdefault(r["row"], {})[int(r["trial"])] = (
+            float(r["error"]), r["choice"], int(r["refined"]))
     return cells
 
 

@@ -77,9 +77,7 @@ Command (checkpointed per cell; ``--part render`` rewrites the Markdown)::
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +85,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _paired_gate as pg  # noqa: E402
+import _paired_trials as pt  # noqa: E402
 import _utility_common as uc  # noqa: E402
 
 RESULTS = uc.REPO_ROOT / "results"
@@ -119,57 +118,29 @@ def fitter(row: str, t: uc.Table, eps: float):
                                   kind="correlation", random_state=s, **kw).fit(t.X)
 
 
-def _parts(path):
-    """The trials file and its shard files (``--shard``; execution only: the same cells, seeds
-    and rule), in that order, those that exist."""
-    return [q for q in [path, *sorted(path.parent.glob(f"{path.stem}.shard*{path.suffix}"))]
-            if q.exists()]
+def scorer(t):
+    """``estimator -> {error, choice}`` against the correlation of the clipped records (``1/n``)."""
+    from utility_covariance import correlation
+
+    R = correlation(np.cov(t.X.T, bias=True))
+    rn = np.linalg.norm(R)
+    return lambda est: {"error": repr(float(np.linalg.norm(est.covariance_ - R) / rn)),
+                        "choice": getattr(est, "adaptive_choice_", "")}
 
 
 def run_cells(cells, seeds, rows, path, offset=0, shard=None) -> None:
-    from utility_covariance import correlation
-
-    done = set()
-    for part in _parts(path):
-        with open(part, newline="") as fh:
-            done |= {(r["table"], float(r["epsilon"]), r["row"], int(r["trial"]))
-                     for r in csv.DictReader(fh)}
-    if shard is not None:
-        path = path.with_name(f"{path.stem}.shard{shard[0]}{path.suffix}")
-    new = not path.exists()
-    with open(path, "a", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
-        if new:
-            w.writeheader()
-        for set_, t, eps in cells:
-            R = correlation(np.cov(t.X.T, bias=True))
-            rn = np.linalg.norm(R)
-            out = []
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                for row in rows:
-                    fit = fitter(row, t, eps)
-                    for i, s in enumerate(seeds):
-                        if (t.name, eps, row, offset + i) in done:
-                            continue
-                        est = fit(s)
-                        out.append({"set": set_, "table": t.name, "epsilon": eps, "row": row,
-                                    "trial": offset + i, "seed": s,
-                                    "error": repr(float(np.linalg.norm(est.covariance_ - R) / rn)),
-                                    "choice": getattr(est, "adaptive_choice_", "")})
-            w.writerows(out)
-            fh.flush()
-            print(f"{set_} {t.name} eps={eps} done", flush=True)
+    pt.run_cells(cells, seeds, rows, path, FIELDS, ("table", "epsilon"),
+                 lambda c: {"set": c[0], "table": c[1].name, "epsilon": c[2]},
+                 lambda row, c: fitter(row, c[1], c[2]), lambda c: scorer(c[1]),
+                 lambda c: f"{c[0]} {c[1].name} eps={c[2]} done", offset, shard)
 
 
 def load(path=TRIALS_CSV):
     cells: dict = {}
-    for part in _parts(path):
-        with open(part, newline="") as fh:
-            for r in csv.DictReader(fh):
-                key = (r["set"], r["table"], float(r["epsilon"]))
-                cells.setdefault(key, {}).setdefault(r["row"], []).append(
-                    (int(r["trial"]), float(r["error"]), r["choice"]))
+    for r in pt.rows(path):
+        key = (r["set"], r["table"], float(r["epsilon"]))
+        cells.setdefault(key, {}).setdefault(r["row"], []).append(
+            (int(r["trial"]), float(r["error"]), r["choice"]))
     return {k: {row: sorted(v) for row, v in c.items()} for k, c in cells.items()}
 
 

@@ -57,165 +57,45 @@ Command (from ``experiments/``)::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
-import csv
 import sys
-import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _paired_gate as pg  # noqa: E402
+import _pca_gate as pcg  # noqa: E402
 import _utility_common as uc  # noqa: E402
 
 RESULTS = uc.REPO_ROOT / "results"
 NAME = "pca_bias_records"
 STAGES = {"gate": {"seed": 20261137, "trials": 30, "measurement": True}}
-DEFAULT, CANDIDATE = "default", "records"
+DEFAULT, CANDIDATE = pcg.DEFAULT, "records"
 REFERENCE = ("moments", "matrixdp (coinpress)")
 EPSILONS = uc.EPSILONS + (10.0, 100.0, 1e4)
-WITHIN = 1.2
-FLOOR = 1e-300
-FIELDS = ["group", "table", "k", "epsilon", "row", "trial", "seed", "deficit", "choice"]
+WITHIN, FLOOR, FIELDS = pcg.WITHIN, pcg.FLOOR, pcg.FIELDS
 
 
 def fitter(row: str, t: uc.Table, eps: float, k: int):
     """``seed -> (components, choice)``."""
-    from matrixdp.models import DPPCA
-    from utility_pca import pca_fitter
-
-    kw = {DEFAULT: {}, CANDIDATE: {}, "moments": {"method": "moments"}}.get(row)
-    if kw is None:
-        f = pca_fitter(row, t, eps, k)
-        return lambda s: (f(s), "")
-
-    def fit(s):
-        ctx = uc.adaptive_options(bias="records") if row == CANDIDATE else contextlib.nullcontext()
-        with ctx:
-            est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                        random_state=int(s), **kw).fit(t.X)
-        return est.components_, getattr(est, "adaptive_choice_", "")
-    return fit
-
-
-def cells(measurement: bool):
-    """``(group, table loader, name, k)`` of the gate's cells."""
-    out = []
-    for ds in uc.DATASETS:
-        for k in (2, 5):
-            out.append(("benchmark", ds, k))
-    if measurement:
-        from _check_tables_heldout import MEASUREMENT
-        for ds in MEASUREMENT:
-            for k in (2, 5):
-                out.append(("measurement", ds, k))
-    return out
-
-
-def load_table(group: str, name: str) -> uc.Table:
-    if group == "benchmark":
-        return uc.load_table(name, None)
-    from _check_tables_heldout import heldout_table
-    return heldout_table(name)
+    return pcg.fitter(row, t, eps, k, CANDIDATE, {},
+                      candidate_ctx=lambda: uc.adaptive_options(bias="records"))
 
 
 def run(stage: str, out: Path) -> Path:
-    cfg = STAGES[stage]
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{NAME}_{stage}_trials.csv"
-    done = set()
-    if path.exists():
-        with path.open() as fh:
-            done = {(r["table"], int(r["k"]), float(r["epsilon"])) for r in csv.DictReader(fh)}
-    seeds = [int(s) for s in np.random.SeedSequence(cfg["seed"]).generate_state(cfg["trials"])]
     # the reference rows cost as much as the gate's two rows together: left out (2 cores shared
     # by 4); the diagnosis has CoinPress and moments beside the default at ε ≥ 10
     rows_run = (DEFAULT, CANDIDATE)
-    new = not path.exists()
-    with path.open("a", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=FIELDS)
-        if new:
-            w.writeheader()
-        for group, ds, k in cells(cfg["measurement"]):
-            if all((ds, k, float(e)) in done for e in EPSILONS):
-                continue
-            t = load_table(group, ds)
-            if k >= t.d or (group == "measurement" and k == 5 and t.d < 8):
-                continue
-            C = np.cov(t.X.T, bias=True)
-            best = float(np.sort(np.linalg.eigvalsh(C))[::-1][:k].sum())
-            for eps in EPSILONS:
-                if (ds, k, float(eps)) in done:
-                    continue
-                t0 = time.perf_counter()
-                rows = []
-                # the references only on the benchmark (issue #24's within-1.2x count)
-                for row in rows_run if group == "benchmark" else (DEFAULT, CANDIDATE):
-                    fit = fitter(row, t, eps, k)
-                    for i, s in enumerate(seeds):
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            V, ch = fit(s)
-                        q, _ = np.linalg.qr(np.asarray(V, float).T)
-                        err = 1.0 - float(np.trace(q.T @ C @ q)) / best
-                        rows.append({"group": group, "table": ds, "k": k, "epsilon": eps,
-                                     "row": row, "trial": i, "seed": s, "deficit": repr(err),
-                                     "choice": ch})
-                w.writerows(rows)
-                fh.flush()
-                print(f"{group} {ds} k={k} eps={eps:g}: {time.perf_counter() - t0:.1f} s",
-                      flush=True)
-    return path
+    return pcg.run(NAME, STAGES[stage], stage, out, EPSILONS, rows_run, fitter)
 
 
 def analyse(stage: str, out: Path) -> Path:
     cfg = STAGES[stage]
-    path = out / f"{NAME}_{stage}_trials.csv"
-    data = {}
-    with path.open() as fh:
-        for r in csv.DictReader(fh):
-            key = (r["group"], r["table"], int(r["k"]), float(r["epsilon"]))
-            data.setdefault(key, {}).setdefault(r["row"], []).append(r)
-    summary = []
-    for key, rows in data.items():
-        group, ds, k, eps = key
-        v = {r: np.maximum(np.array([float(x["deficit"]) for x in
-                                     sorted(rs, key=lambda x: int(x["trial"]))]), FLOOR)
-             for r, rs in rows.items()}
-        verdict = pg.cell_verdict(v[CANDIDATE], v[DEFAULT])
-        med = {r: float(np.median(x)) for r, x in v.items()}
-        s = {"group": group, "table": ds, "k": k, "epsilon": eps, "trials": len(v[DEFAULT]),
-             "median default": med[DEFAULT], "median records": med[CANDIDATE],
-             "ratio of medians": verdict["ratio_of_medians"],
-             "pseudo-median ratio": verdict["pseudo_median_ratio"], "upper": verdict["upper"],
-             "p": verdict["p"], "verdict": pg.verdict_label(verdict),
-             "changed trials": int(np.sum(v[CANDIDATE] != v[DEFAULT])),
-             "default chose cp": sum(x["choice"] == "coinpress" for x in rows[DEFAULT]),
-             "records chose cp": sum(x["choice"] == "coinpress" for x in rows[CANDIDATE])}
-        if all(r in med for r in REFERENCE):
-            b = min(med[r] for r in REFERENCE)
-            s["best reference"] = min(REFERENCE, key=med.get)
-            s["default/best ref"] = med[DEFAULT] / b
-            s["records/best ref"] = med[CANDIDATE] / b
-            allb = min(b, med[DEFAULT], med[CANDIDATE])
-            s["default within 1.2x of best row"] = med[DEFAULT] <= WITHIN * allb
-            s["records within 1.2x of best row"] = med[CANDIDATE] <= WITHIN * allb
-        summary.append(s)
-    order = {g: i for i, g in enumerate(("benchmark", "measurement"))}
-    summary.sort(key=lambda s: (order[s["group"]], s["k"], s["table"], s["epsilon"]))
-    fields = list(dict.fromkeys(f for s in summary for f in s))
-    with (out / f"{NAME}_{stage}.csv").open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields)
-        w.writeheader()
-        for s in summary:
-            w.writerow({a: (f"{b:.4g}" if isinstance(b, float) else b) for a, b in s.items()})
+    summary = pcg.summarise(pcg.trials_path(NAME, stage, out), CANDIDATE, REFERENCE, changed=True)
+    pcg.write_csv(summary, out / f"{NAME}_{stage}.csv")
     ratios = np.array([s["ratio of medians"] for s in summary])
     fails = [s for s in summary if s["verdict"] == "FAIL"]
-    inconc = [s for s in summary if s["verdict"] == "inconclusive"]
     changed = [s for s in summary if s["changed trials"] > 0]
     g2 = float(np.median([s["ratio of medians"] for s in changed])) if changed else math.nan
     lines = [f"# DPPCA's adaptive release with bias='records' against the default: {stage} (issue #24, task HP)",
@@ -233,33 +113,12 @@ def analyse(stage: str, out: Path) -> Path:
     else:
         lines += [f"Exploration only (not the gate's seeds). Paired-gate FAILs {len(fails)}, "
                   f"median ratio of medians {g2:.4g}.", ""]
-    lines += ["| group | k | cells | median ratio | min | max | FAIL | inconclusive |",
-              "|---|---|---|---|---|---|---|---|"]
-    for g in ("benchmark", "measurement"):
-        for k in (2, 5):
-            ss = [s for s in summary if s["group"] == g and s["k"] == k]
-            if not ss:
-                continue
-            r = np.array([s["ratio of medians"] for s in ss])
-            lines.append(f"| {g} | {k} | {len(ss)} | {np.median(r):.3g} | {r.min():.3g} | "
-                         f"{r.max():.3g} | {sum(s['verdict'] == 'FAIL' for s in ss)} | "
-                         f"{sum(s['verdict'] == 'inconclusive' for s in ss)} |")
+    lines += pcg.group_lines(summary)
     bench = [s for s in summary if "default/best ref" in s]
     if bench:
         lines += ["", f"(The reference rows ran on the first {len(bench)} benchmark cells only, "
                   "before they were dropped for time: not a count of issue #24's target.)", ""]
-    lines += ["", "| group | table | k | ε | default | records | ratio | pseudo-median (upper) | "
-              "verdict | cp chosen: default / records | default / best ref | records / best ref |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    f = uc.fmt
-    for s in summary:
-        br = (f"{s['default/best ref']:.3g} | {s['records/best ref']:.3g}"
-              if "default/best ref" in s else "— | —")
-        lines.append(f"| {s['group']} | {s['table']} | {s['k']} | {s['epsilon']:g} | "
-                     f"{f(s['median default'])} | {f(s['median records'])} | "
-                     f"{s['ratio of medians']:.3g} | {s['pseudo-median ratio']:.3g} "
-                     f"({s['upper']:.3g}) | {s['verdict']} | {s['default chose cp']} / "
-                     f"{s['records chose cp']} | {br} |")
+    lines += pcg.cell_lines(summary, CANDIDATE)
     md = out / f"{NAME}_{stage}.md"
     md.write_text("\n".join(lines) + "\n")
     return md

@@ -46,7 +46,7 @@ def lost_cells(path=None):
 def main(argv=None) -> int:
     """``[gate csv]``: another copy of the gate's per-cell CSV (default: the committed one)."""
     from matrixdp.models import DPPCA
-    from pca_mixed_first import load_table
+    from _pca_gate import load_table
 
     seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(TRIALS)]
     lines = ["# Where the mixed first look loses to the default (issue #24, task PK; diagnosis)", "",

@@ -38,7 +38,6 @@ Output: ``results/regression_sure_check.{md,csv}``, per trial
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import time
 import warnings
@@ -49,6 +48,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _check_tables_rs as rs  # noqa: E402
 import _paired_gate as pg  # noqa: E402
+import _regression_sure as rsc  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
 
@@ -62,14 +62,6 @@ OPTIONS = {"iid": "matrixdp (iid)", "iid_unit": "iid, unit box", "mvg": "matrixd
 ROWS = ("default", "sure", *OPTIONS)
 
 
-def fit(t, eps, Xtr, ytr, seed, shrink):
-    from matrixdp.models import DPLinearRegression
-
-    return DPLinearRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(t.lo, t.hi),
-                              bounds_y=(t.y_lo, t.y_hi), noise="auto", random_state=seed,
-                              slope_shrink=shrink).fit(Xtr, ytr)
-
-
 def run_cell(t, eps, seeds):
     Xtr, ytr, Xte, yte = ur.split(t)
     fitters = {k: ur.regression_fitter(m, t, eps, Xtr, ytr, Xte) for k, m in OPTIONS.items()}
@@ -77,14 +69,8 @@ def run_cell(t, eps, seeds):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i, s in enumerate(seeds):
-            d = fit(t, eps, Xtr, ytr, s, "none")
-            c = fit(t, eps, Xtr, ytr, s, "sure")
-            assert np.array_equal(d.moments_, c.moments_)  # the same release (post-processing)
             row = {"dataset": t.name, "epsilon": eps, "n": t.n, "d": t.d, "trial": i, "seed": s,
-                   "default": ur.test_metrics(t, yte, d.predict(Xte))[0],
-                   "sure": ur.test_metrics(t, yte, c.predict(Xte))[0],
-                   "lam": c.sure_ridge_ if c.sure_ridge_ is not None else float("nan"),
-                   "branch": d.boost_branch_}
+                   **rsc.paired_trial(t, eps, Xtr, ytr, Xte, yte, s)}
             for k, f in fitters.items():
                 row[k] = ur.test_metrics(t, yte, np.asarray(f(s), float).ravel())[0]
             rows.append(row)
@@ -92,9 +78,7 @@ def run_cell(t, eps, seeds):
 
 
 def analyse(trials):
-    cells = {}
-    for r in trials:
-        cells.setdefault((r["dataset"], float(r["epsilon"])), []).append(r)
+    cells = rsc.cells_of(trials, "dataset", "epsilon")
     out = []
     for (ds, eps), rs_ in cells.items():
         v = {k: np.array([float(r[k]) for r in rs_]) for k in ROWS}
@@ -161,32 +145,13 @@ def main(argv=None):
     cmd = "cd experiments && PYTHONPATH=../src python regression_sure_check.py"
     path = args.out / f"{NAME}_trials.csv"
     fields = ["dataset", "epsilon", "n", "d", "trial", "seed", *ROWS, "lam", "branch"]
-    trials = list(csv.DictReader(open(path))) if path.exists() else []
-    done = {(r["dataset"], float(r["epsilon"])) for r in trials}
     seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(TRIALS)]
     t0 = time.time()
-    if not args.analyse:
-        fh = open(path, "a", newline="")
-        w = csv.DictWriter(fh, fieldnames=fields)
-        if not trials:
-            w.writeheader()
-        for name in rs.CHECK_TABLES:
-            t = None
-            for eps in EPSILONS:
-                if (name, eps) in done:
-                    continue
-                t = t or rs.rs_table(name)
-                rows = run_cell(t, eps, seeds)
-                w.writerows(rows)
-                fh.flush()
-                trials += [{k: str(v) for k, v in r.items()} for r in rows]
-                print(f"[{time.time() - t0:5.0f}s] {name} ε={eps:g}", flush=True)
-        fh.close()
+    trials = rsc.run_cells(path, fields, rs.CHECK_TABLES, rs.rs_table,
+                           lambda name, t, eps: run_cell(t, eps, seeds), EPSILONS, t0,
+                           run=not args.analyse)
     cells = analyse(trials)
-    with open(args.out / f"{NAME}.csv", "w", newline="") as f2:
-        cw = csv.DictWriter(f2, fieldnames=list(cells[0]))
-        cw.writeheader()
-        cw.writerows(cells)
+    uc.write_rows(args.out / f"{NAME}.csv", cells)
     (args.out / f"{NAME}.md").write_text(report(cells, cmd, time.time() - t0))
     print(f"wrote {args.out / NAME}.md")
     return 0

@@ -40,7 +40,6 @@ Output: ``results/regression_sure_gate.{md,csv}``, per trial ``results/regressio
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import time
 import warnings
@@ -51,6 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _check_tables_heldout as ht  # noqa: E402
 import _paired_gate as pg  # noqa: E402
+import _regression_sure as rsc  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
 
@@ -72,35 +72,19 @@ def load(name, kind):
     return uc.load_table(name) if kind == "benchmark" else ht.heldout_table(name)
 
 
-def fit(t, eps, Xtr, ytr, seed, shrink):
-    from matrixdp.models import DPLinearRegression
-
-    return DPLinearRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(t.lo, t.hi),
-                              bounds_y=(t.y_lo, t.y_hi), noise="auto", random_state=seed,
-                              slope_shrink=shrink).fit(Xtr, ytr)
-
-
 def run_cell(t, kind, eps, seeds):
     Xtr, ytr, Xte, yte = ur.split(t)
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for i, s in enumerate(seeds):
-            d = fit(t, eps, Xtr, ytr, s, "none")
-            c = fit(t, eps, Xtr, ytr, s, "sure")
-            assert np.array_equal(d.moments_, c.moments_)  # the same release (post-processing)
             rows.append({"set": kind, "dataset": t.name, "epsilon": eps, "trial": i, "seed": s,
-                         "default": ur.test_metrics(t, yte, d.predict(Xte))[0],
-                         "sure": ur.test_metrics(t, yte, c.predict(Xte))[0],
-                         "lam": c.sure_ridge_ if c.sure_ridge_ is not None else float("nan"),
-                         "branch": d.boost_branch_})
+                         **rsc.paired_trial(t, eps, Xtr, ytr, Xte, yte, s)})
     return rows
 
 
 def analyse(trials):
-    cells = {}
-    for r in trials:
-        cells.setdefault((r["set"], r["dataset"], float(r["epsilon"])), []).append(r)
+    cells = rsc.cells_of(trials, "set", "dataset", "epsilon")
     out = []
     for (kind, ds, eps), rs in cells.items():
         a = np.array([float(r["sure"]) for r in rs])
@@ -161,34 +145,15 @@ def main(argv=None):
     cmd = "cd experiments && PYTHONPATH=../src python regression_sure_gate.py"
     path = args.out / f"{NAME}_trials.csv"
     fields = ["set", "dataset", "epsilon", "trial", "seed", "default", "sure", "lam", "branch"]
-    trials = list(csv.DictReader(open(path))) if path.exists() else []
-    done = {(r["dataset"], float(r["epsilon"])) for r in trials}
     seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(args.trials)]
     t0 = time.time()
-    if not args.analyse:
-        fh = open(path, "a", newline="")
-        w = csv.DictWriter(fh, fieldnames=fields)
-        if not trials:
-            w.writeheader()
-        for name, kind in tables():
-            if args.datasets and name not in args.datasets:
-                continue
-            t = None
-            for eps in EPSILONS:
-                if (name, eps) in done:
-                    continue
-                t = t or load(name, kind)
-                rows = run_cell(t, kind, eps, seeds)
-                w.writerows(rows)
-                fh.flush()
-                trials += [{k: str(v) for k, v in r.items()} for r in rows]
-                print(f"[{time.time() - t0:5.0f}s] {name} ε={eps:g}", flush=True)
-        fh.close()
+    kinds = {name: kind for name, kind in tables()
+             if not args.datasets or name in args.datasets}
+    trials = rsc.run_cells(path, fields, kinds, lambda name: load(name, kinds[name]),
+                           lambda name, t, eps: run_cell(t, kinds[name], eps, seeds), EPSILONS, t0,
+                           run=not args.analyse)
     cells = analyse(trials)
-    with open(args.out / f"{NAME}.csv", "w", newline="") as f2:
-        cw = csv.DictWriter(f2, fieldnames=list(cells[0]))
-        cw.writeheader()
-        cw.writerows(cells)
+    uc.write_rows(args.out / f"{NAME}.csv", cells)
     (args.out / f"{NAME}.md").write_text(report(cells, cmd, time.time() - t0))
     print(f"wrote {args.out / NAME}.md")
     return 0

