@@ -1164,7 +1164,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``"median_threshold"``, ``"clipping_loss_median"``, ``"clipping_loss_median_sd"`` and
         ``"reading_level_median"`` (NaN without counts). Post-processing of the releases
         (``docs/coinpress.md`` § Adaptive, "Ranking by the predicted median (task CV)").
-    refine : bool, default False
+    refine : {False, True, "checked"}, default False
         Task HC (issue #24, opt-in candidate): when the whitened branch is taken, spend its
         ``μ₂`` on TWO CoinPress steps (a refinement at ``REFINE_SHARE`` = 1/4 of ``μ₂²`` from the
         first look's whitening, then the final step whitened by the refinement's estimate,
@@ -1182,6 +1182,17 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         and 1.65× on lending_club covariance ε = 2; median 1.000 over the 63 changed cells; 23
         cells below 0.9×, to 0.36×; ``results/adaptive_refine_gate.md``,
         ``results/adaptive_refine_clipping.md``).
+        ``"checked"`` (task HR, opt-in candidate): the same refinement with a clipping reading
+        between its two steps (:func:`checked_step`: counts under the refined whitening at
+        ``CHECK_SHARE`` = 0.04 of ``μ₂²``; the final step refined only where the read clipping
+        bias does not outweigh its predicted noise gain, else the default's one-step release
+        averaged with the refinement); ``predicted`` also gains ``"checked"``,
+        ``"check_one"``, ``"check_two"``, ``"check_reading"`` and ``"check_statistic"``
+        (``docs/coinpress.md`` § Adaptive, "The checked refinement (task HR)"). Failed its dev
+        gate too (``results/adaptive_refine_checked_gate.md``: 2 FAIL cells, lending_club
+        covariance ε = 2 1.69× and charity covariance ε = 2 1.18×, where the capped reading
+        misses a far tail, ``results/adaptive_refine_checked_reading.md``; median 1.000 over
+        the 59 changed cells; 18 cells below 0.9×, to 0.34×).
 
     Returns
     -------

@@ -573,7 +573,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         tables (``results/correlation_guard_check.md``) passed: no cell worse, 0.16–0.49× on
         the one table it changes (happiness, ε ≥ 0.5), the others identical. Ignored by the
         other methods and kinds.
-    adaptive_refine : bool, default False
+    adaptive_refine : {False, True, "checked"}, default False
         Task HC (issue #24, opt-in candidate): ``method="adaptive"`` (``kind="covariance"`` or
         ``"correlation"``) spends the whitened branch, where it is taken, on two CoinPress
         steps (a refinement at 1/4 of its ``μ²``, then the final step whitened by the
@@ -586,6 +586,16 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         Not the default: it FAILED its dev gate (``results/adaptive_refine_gate.md``: 7 of 304
         cells worse by the paired test, up to 2.64×, where the refined whitening clips a heavy
         tail; median 1.000 over the 63 cells it changes; 23 cells below 0.9×, to 0.36×).
+        ``"checked"`` (task HR, opt-in candidate): the same refinement with a clipping reading
+        under the refined whitening between its two steps, at 0.04 of the step's ``μ²``
+        (:func:`~matrixdp.models.adaptive.checked_step`); the final step is refined only where
+        the reading does not predict its clipping to outweigh its noise gain, else the
+        default's one-step release is averaged with the refinement. Same (ε, δ). Not the
+        default: it FAILED its dev gate too (``results/adaptive_refine_checked_gate.md``: 2
+        cells worse, lending_club covariance ε = 2 1.69× and charity covariance ε = 2 1.18×,
+        where the reading misses a far tail; median 1.000 over the 59 changed cells; 18 cells
+        below 0.9×, to 0.34×; ``docs/coinpress.md`` § Adaptive, "The checked refinement (task
+        HR)").
     shrinkage : {"auto", "none", "off-diagonal", "whole", "projected"}, default "auto"
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release
