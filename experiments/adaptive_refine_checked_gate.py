@@ -84,6 +84,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _paired_gate as pg  # noqa: E402
 import _paired_trials as pt  # noqa: E402
 import _utility_common as uc  # noqa: E402
+# the cells, their truth and the changed-cell test are task HC's gate's, unchanged
+from adaptive_refine_gate import all_cells, changed, tables, truth  # noqa: E402
 
 RESULTS = uc.REPO_ROOT / "results"
 TRIALS_CSV = RESULTS / "adaptive_refine_checked_gate_trials.csv"
@@ -99,26 +101,12 @@ FIELDS = ["set", "table", "task", "epsilon", "row", "trial", "seed", "error", "c
 MEDIAN_MAX = 0.99
 
 
-def tables():
-    from _check_tables_heldout import MEASUREMENT, heldout_table
-
-    out = [("benchmark", uc.load_table(n)) for n in uc.DATASETS]
-    return out + [("heldout", heldout_table(n)) for n in MEASUREMENT]
-
-
 def fitter(row: str, t, eps: float, task: str, **extra):
     from matrixdp.models import DPCovariance
 
     kw = {"default": {}, "candidate": {"adaptive_refine": "checked"}}[row]
     return lambda s: DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind=task,
                                   random_state=s, **kw, **extra).fit(t.X)
-
-
-def truth(t, task):
-    from utility_covariance import correlation
-
-    C = np.cov(t.X.T, bias=True)
-    return correlation(C) if task == "correlation" else C
 
 
 def scorer(t, task):
@@ -163,10 +151,6 @@ def verdicts(cells):
         steps = sum(c["default"][i][1] == "coinpress" for i in trials)
         out[k] = (v, d, a, refined, steps)
     return out
-
-
-def all_cells():
-    return [(set_, t, task, eps) for set_, t in tables() for task in TASKS for eps in EPSILONS]
 
 
 def seed_default() -> None:
@@ -228,11 +212,6 @@ def run(args) -> None:
     if more:
         seeds2 = [int(s) for s in np.random.SeedSequence(SEED_MORE).generate_state(MORE)]
         run_cells(more, seeds2, TRIALS_CSV, offset=TRIALS)
-
-
-def changed(v) -> bool:
-    _, d, a, _, _ = v
-    return bool(np.any(d != a))
 
 
 def render() -> None:
