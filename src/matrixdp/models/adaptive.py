@@ -299,6 +299,20 @@ def refine_prediction(C, S, m, h, *, r2, k, n, mu2, margin, beta, loss,
     return float(one), float(two)
 
 
+def _refinement(Xl, center, m, A, A_inv, S, r2, h, mu_a, mu_f, epsilon, delta, gen, Z, *,
+                margin, beta, n, Y=None):
+    """The refinement shared by :func:`refined_step` and :func:`checked_step`: the whitened
+    release at ``μ_a`` from the first look's whitening ``(A, r²)``, and the whitening for a final
+    step at ``μ_f`` from its estimate (margin ``σ_a S``). Returns ``(Gy_a, μ_a, m_a, S', A', A'⁻¹,
+    r_f²)``."""
+    Gy_a, sig_a, mu_a_got = whitened_release(Xl, center, m, A, r2, mu_a, epsilon, delta, gen, Z,
+                                             Y=Y)
+    C_a, m_a = unwhiten(Gy_a, r2, m, A_inv)
+    S2, A2, A2_inv, r2f = whitening(C_a, sig_a * S, m_a, h, margin=margin, beta=beta, n=n,
+                                    mu=mu_f)
+    return Gy_a, mu_a_got, m_a, S2, A2, A2_inv, r2f
+
+
 def refined_step(Xl, center, m, A, A_inv, S, r2, h, mu2, epsilon, delta, gen, Z, *, margin,
                  beta, n, share: float = REFINE_SHARE, Y=None):
     """Task HC (``refine=True``): the whitened branch as two CoinPress steps, a refinement at
@@ -309,12 +323,10 @@ def refined_step(Xl, center, m, A, A_inv, S, r2, h, mu2, epsilon, delta, gen, Z,
     (``≤ μ₂``)."""
     mu_a = math.sqrt(share) * mu2
     mu_f = math.sqrt(1.0 - share) * mu2
-    Gy, sig_a, mu_a_got = whitened_release(Xl, center, m, A, r2, mu_a, epsilon, delta, gen, Z,
-                                           Y=Y)
-    C_a, m_a = unwhiten(Gy, r2, m, A_inv)
+    Gy, mu_a_got, m_a, _, A2, A2_inv, r2f = _refinement(
+        Xl, center, m, A, A_inv, S, r2, h, mu_a, mu_f, epsilon, delta, gen, Z, margin=margin,
+        beta=beta, n=n, Y=Y)
     del Gy
-    _, A2, A2_inv, r2f = whitening(C_a, sig_a * S, m_a, h, margin=margin, beta=beta, n=n,
-                                   mu=mu_f)
     Gy, _, mu_f_got = whitened_release(Xl, center, m_a, A2, r2f, mu_f, epsilon, delta, gen, Z)
     C, m_f = unwhiten(Gy, r2f, m_a, A2_inv)
     return C, m_f, math.sqrt(mu_a_got ** 2 + mu_f_got ** 2)
@@ -359,11 +371,9 @@ def checked_step(Xl, center, m, A, A_inv, S, r2, h, mu2, epsilon, delta, gen, Z,
     mu_a = math.sqrt(share) * mu2
     mu_c = math.sqrt(check) * mu2
     mu_f = math.sqrt(1.0 - share - check) * mu2
-    Gy_a, sig_a, mu_a_got = whitened_release(Xl, center, m, A, r2, mu_a, epsilon, delta, gen, Z,
-                                             Y=Y)
-    C_a, m_a = unwhiten(Gy_a, r2, m, A_inv)
-    S2, A2, A2_inv, r2f = whitening(C_a, sig_a * S, m_a, h, margin=margin, beta=beta, n=n,
-                                    mu=mu_f)
+    Gy_a, mu_a_got, m_a, S2, A2, A2_inv, r2f = _refinement(
+        Xl, center, m, A, A_inv, S, r2, h, mu_a, mu_f, epsilon, delta, gen, Z, margin=margin,
+        beta=beta, n=n, Y=Y)
     two = float(loss(S2, whitened_noise_sd(r2f, k, n, mu_f)))
     one = float(loss(S, whitened_noise_sd(r2, k, n, math.hypot(mu_a, mu_f)))
                 + coef * b_one * b_one)
@@ -1304,8 +1314,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if refine and (ranking == "pca-loss" or far_tail):
         raise InvalidParameterError("refine", "the refined step needs ranking='frobenius' or "
                                               "'correlation' and far_tail=False")
-    n_rel = (4 if far_tail else 3) + (first_kind == "mixed") + bool(refine) \
-        + checked
+    n_rel = (4 if far_tail else 3) + (first_kind == "mixed") + bool(refine) + checked
     beta = check_beta(beta, ("auto", "late"))
     X = np.asarray(X, dtype=np.float64)
     lo = np.asarray(lower, dtype=np.float64)
@@ -1324,7 +1333,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 f"rest of mu^2; the decision statistic is {decision!r}; the last release's kind "
                 "is chosen from the first ones (post-processing)"
                 + ("; a whitened last release may be split in two steps at 1/4 and 3/4 of its "
-                   "mu^2 (refine=True)" if refine is True or refine is np.True_ else "")
+                   "mu^2 (refine=True)" if refine and not checked else "")
                 + ("; a whitened last release may be split in a refinement at 1/4, a clipping "
                    f"reading at {CHECK_SHARE:g} and a final step at the rest of its mu^2 "
                    "(refine='checked')" if checked else ""),) if not far_tail else
