@@ -32,8 +32,8 @@ from ..errors import InvalidParameterError
 from .._record_sums import ColumnStack
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
-                    check_relation, clip_to_bounds, finish_bounds, fit_xy_bounds, parse_bounds,
-                    parse_scalar_bounds, validate_X)
+                    check_label_range, check_relation, clip_to_bounds, finish_bounds,
+                    fit_xy_bounds, parse_bounds, parse_scalar_bounds, validate_X)
 from ._moments import keep_release, release_second_moment
 # the design constants are read on their module (``boosting.BOOST_*``), so a constant pinned
 # there reaches the fit. By its full name: tests/test_layering.py reads ``from . import
@@ -71,6 +71,10 @@ LEVEL_PRIORS = ("none", "box", "gauss")
 #: release and its public noise; post-processing; docs/regression.md §3d).
 SLOPE_SHRINKS = ("none", "sure")
 SLOPE_SHRINK = "none"
+#: ``label_range``: ``"public"`` (clip the label to the public box ``bounds_y``) or ``"auto"``
+#: (estimate the label's range inside that box with a share of ε where a public rule says it
+#: pays; docs/regression.md §8b, docs/bounds.md).
+LABEL_RANGE = "public"
 
 
 class LinearPredictorMixin:
@@ -402,7 +406,9 @@ int >= 0, default "auto"
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK):
+                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK,
+                 label_range=LABEL_RANGE):
+        self.label_range = label_range
         self.slope_shrink = slope_shrink
         self.boost_rounds = boost_rounds
         self.boost_clip = boost_clip
@@ -624,6 +630,8 @@ int >= 0, default "auto"
         if is_dask_collection(X):  # [X y] clipped and summed block by block
             d = validate_X(self, X, reset=True).shape[1]
             self.bounds_privacy_ = None
+            check_label_range(self.label_range)
+            self.label_range_ = "public"  # DP ranges need the table in memory
             lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
             lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
             # the centres and t are public: they do not depend on n
@@ -810,7 +818,7 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior, boost_rounds, boost_clip
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior, boost_rounds, boost_clip, slope_shrink, label_range
         As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
         The boosting rounds step on the ridge's gradient ``Xᵀr - alpha·w`` (``alpha`` public),
         so they converge to the ridge solution, not to least squares.
@@ -822,13 +830,15 @@ class DPRidge(DPLinearRegression):
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK):
+                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK,
+                 label_range=LABEL_RANGE):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
                          projection=projection, level_share=level_share, select=select,
                          level_prior=level_prior, boost_rounds=boost_rounds,
-                         boost_clip=boost_clip, slope_shrink=slope_shrink)
+                         boost_clip=boost_clip, slope_shrink=slope_shrink,
+                         label_range=label_range)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
