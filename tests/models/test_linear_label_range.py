@@ -10,7 +10,8 @@ import pytest
 from matrixdp.accounting import Accountant, Ledger
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.models import DPLinearRegression, DPRidge
-from matrixdp.models.dp_bounds import LABEL_RANGE_FRACTION, DPBounds, label_range_rule, records_needed
+from matrixdp.models.dp_bounds import (LABEL_RANGE_FRACTION, LABEL_RANGE_POINTS, DPBounds,
+                                       label_range_rule, records_needed)
 
 BOX = (-100.0, 100.0)
 
@@ -25,17 +26,17 @@ def _loose(n, seed):
 
 def test_the_rule_is_records_needed_at_the_share_under_replace_one_only():
     for eps in (0.3, 1.0, 3.0, 10.0):
-        need = records_needed(LABEL_RANGE_FRACTION * eps, 1, 1001)
+        need = records_needed(LABEL_RANGE_FRACTION * eps, 1, LABEL_RANGE_POINTS)
         assert label_range_rule(int(np.ceil(need)), eps)
         assert not label_range_rule(int(np.ceil(need)) - 1, eps)
         assert not label_range_rule(10 ** 9, eps, "add-remove")
-    assert records_needed(0.1, 1, 1001) == pytest.approx(792.5, abs=0.5)  # n >= 793 / eps
+    assert records_needed(0.1, 1, LABEL_RANGE_POINTS) == pytest.approx(1161.0, abs=0.5)  # n >= 1161/eps
 
 
 @pytest.mark.parametrize("cls", [DPLinearRegression, DPRidge])
 def test_the_range_is_estimated_exactly_when_the_rule_says_so(cls, tmp_path):
     eps = 1.0
-    need = int(np.ceil(records_needed(LABEL_RANGE_FRACTION * eps, 1, 1001)))
+    need = int(np.ceil(records_needed(LABEL_RANGE_FRACTION * eps, 1, LABEL_RANGE_POINTS)))
     for n, estimated in ((need, True), (need - 1, False)):
         X, y = _loose(n, seed=1)
         ledger = Ledger.create(tmp_path / f"{cls.__name__}{n}.db", dataset="x", epsilon=5.0,

@@ -297,12 +297,14 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
     ``label_range="auto"`` (an estimator attribute; public box ``bounds_y``, public ``bounds_X``):
     where :func:`~matrixdp.models.dp_bounds.label_range_rule` says so from public inputs only (n
     under replace-one, ε), the label's range is estimated inside the public box
-    (``DPBounds(domain=bounds_y, fraction=LABEL_RANGE_FRACTION)``); where that DP range is flat
+    (``DPBounds(domain=bounds_y, fraction=LABEL_RANGE_FRACTION, widen=LABEL_RANGE_WIDEN,
+    n_points=LABEL_RANGE_POINTS)``); where that DP range is flat
     (the DP spread below the grid's resolution: few-valued labels; post-processing) the box is
     kept. Sets ``label_range_`` (``"public"``, ``"dp"`` or ``"flat"``: estimated, flat, the box
     kept; its share of ε is spent either way)."""
-    from .dp_bounds import (LABEL_RANGE_FRACTION, LABEL_RANGE_WIDEN, DPBounds, as_dp_bounds,
-                            bounds_rng, dp_bounds, joint_spec, label_range_rule, split_epsilon)
+    from .dp_bounds import (LABEL_RANGE_FRACTION, LABEL_RANGE_POINTS, LABEL_RANGE_WIDEN, DPBounds,
+                            as_dp_bounds, bounds_rng, dp_bounds, joint_spec, label_range_rule,
+                            split_epsilon)
 
     d = X.shape[1]
     relation = str(getattr(estimator, "neighbouring", "replace-one"))
@@ -321,7 +323,7 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
                                "bounds_y=DPBounds(domain=(lo, hi)) to estimate the label's range")
         if auto and label_range_rule(X.shape[0], epsilon, relation):
             spec_y = DPBounds(domain=(lo_y, hi_y), fraction=LABEL_RANGE_FRACTION,
-                              widen=LABEL_RANGE_WIDEN)
+                              widen=LABEL_RANGE_WIDEN, n_points=LABEL_RANGE_POINTS)
         else:
             auto = False
     else:

@@ -22,7 +22,8 @@ from ..mechanisms.exponential import ExponentialMechanism
 from ..queries.quantile import quantile_scores
 
 __all__ = ["DPBounds", "dp_bounds", "DEFAULT_QUANTILES", "DEFAULT_FRACTION",
-           "records_needed", "label_range_rule", "LABEL_RANGE_FRACTION", "LABEL_RANGE_WIDEN"]
+           "records_needed", "label_range_rule", "LABEL_RANGE_FRACTION", "LABEL_RANGE_WIDEN",
+           "LABEL_RANGE_POINTS"]
 
 #: The quantiles released (the quartiles: many records on each side, so few are needed).
 DEFAULT_QUANTILES = (0.25, 0.75)
@@ -174,6 +175,12 @@ LABEL_RANGE_FRACTION = 0.1
 #: tables 4.5 MADs clipped 18% of a skewed label (401ksubs) and lost 1.19×,
 #: ``results/regression_label_range_widen.md``).
 LABEL_RANGE_WIDEN = 9.0
+#: ``label_range="auto"``: points of the label's public grid (its box split evenly). Fine, so that
+#: "flat" (the DP MAD in its grid's first interval) means ties (more than half of the labels share
+#: one value: 0/1 labels, zero-inflated amounts), not a continuous label narrower than a coarse
+#: grid step: with 1001 points the outside audit's loose_label (labels in [-1, 1] in a box of
+#: [-100, 100], step 0.2) was flat and kept the box (``results/loose_bounds_remedy.md``).
+LABEL_RANGE_POINTS = 100_001
 
 
 def label_range_rule(n: int, epsilon: float, neighbouring: str = "replace-one") -> bool:
@@ -182,13 +189,13 @@ def label_range_rule(n: int, epsilon: float, neighbouring: str = "replace-one") 
     From public inputs only: the record count ``n`` (public under replace-one only) and the
     estimator's ``epsilon``. True iff the relation is replace-one and ``n`` is at least
     :func:`records_needed` for one column at ``LABEL_RANGE_FRACTION · epsilon`` on the box's
-    1001-point grid (a DP median then lands within the data with probability ≥ 95%;
-    ``docs/bounds.md``): ``n ≥ 793 / epsilon``. Under add/remove ``n`` is private and the public
+    ``LABEL_RANGE_POINTS``-point grid (a DP median then lands within the data with probability
+    ≥ 95%; ``docs/bounds.md``): ``n ≥ 1161 / epsilon``. Under add/remove ``n`` is private and the public
     box is kept (False). ``docs/regression.md`` §8b.
     """
     if str(neighbouring) != "replace-one":
         return False
-    return int(n) >= records_needed(LABEL_RANGE_FRACTION * float(epsilon), 1, 1001)
+    return int(n) >= records_needed(LABEL_RANGE_FRACTION * float(epsilon), 1, LABEL_RANGE_POINTS)
 
 
 def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one", rng=None,
