@@ -299,6 +299,23 @@ int >= 0, default "auto"
         every round keeps ``h_y/4`` (the fixed clip's fit: not consistent there). Same composed
         (ε, δ), charged once before any draw; public inputs and earlier releases only. A seeded
         fit is replayable by whoever knows the seed.
+    label_range : {"public", "auto"}, default "public"
+        ``"public"``: the label is clipped to the public box ``bounds_y``. ``"auto"`` (opt-in;
+        ``docs/regression.md`` §8b, task RL): under replace-one, where
+        :func:`~matrixdp.models.dp_bounds.label_range_rule` says so from public inputs only
+        (``n ≥ records_needed(0.1 ε, 1, 100001)``, i.e. ``n ≥ 1161/ε``), 10% of ε buys the
+        label's range INSIDE the box (a DP median ± 9 DP MADs on the box's 100001-point grid,
+        the ``DPBounds`` path, charged as its own entry ``"<Estimator>.fit bounds"`` before any
+        draw; ``docs/bounds.md``) and the fit, calibrated to that range, gets the other 90%;
+        where the DP range is flat (the DP MAD in its grid's first interval: ties, e.g. 0/1
+        labels; read off the DP output) the box is kept (the 10% is spent all the same). Under
+        add/remove (``n`` private), for Dask input and below the rule's ``n`` the box is kept
+        and nothing is spent on it. Needs public ``bounds_X``. ``label_range_``: ``"public"``,
+        ``"dp"`` or ``"flat"``. It pays where the box is far wider than the labels (the outside
+        audit's loose_label: 0.0019× the default's test MSE at ε = 1, 0.067× at ε = 10,
+        ``results/loose_bounds_remedy.md``) and costs where it is not: both dev gates FAILED
+        (``results/regression_label_range_gate.md``, ``..._gate2.md``: median 1.0027 and 1.0015
+        over the changed cells; 401ksubs's skewed label, 12% clipped, 1.13× at ε ≥ 10).
 
     Attributes
     ----------
@@ -381,6 +398,11 @@ int >= 0, default "auto"
         the level only); a function of the release. ``None`` otherwise.
     risk_estimates_ : dict or None
         ``select="risk"``: the two corrected risk estimates (up to a common constant).
+    label_range_ : {"public", "dp", "flat"}
+        The label's clipping range: the public box (``"public"``; nothing spent on it), a DP
+        range (``"dp"``: ``bounds_``' last two entries, ``bounds_privacy_`` its guarantee), or a
+        DP range that came out flat, the box kept (``"flat"``, ``label_range="auto"`` only; its
+        share of ε was spent). A function of public inputs and the DP output only.
     n_features_in_, feature_names_in_
 
     References
