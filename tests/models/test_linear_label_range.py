@@ -74,13 +74,23 @@ def test_the_default_and_add_remove_keep_the_public_box():
     np.testing.assert_array_equal(ref.coef_, same.coef_)
 
 
-def test_too_little_budget_is_refused_before_any_draw():
+def test_too_little_budget_is_refused_before_any_draw(monkeypatch):
+    from matrixdp.mechanisms.exponential import ExponentialMechanism
+
+    draws = []
+    original = ExponentialMechanism.release
+
+    def spy(self, value, rng=None):
+        draws.append("bounds")
+        return original(self, value, rng=rng)
+
+    monkeypatch.setattr(ExponentialMechanism, "release", spy)
     X, y = _loose(5000, seed=3)
     tiny = Accountant(epsilon=0.05, delta=1e-6)  # below the bounds' 0.1: nothing is spent
     with pytest.raises(BudgetExceededError):
         DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
                            random_state=0, accountant=tiny).fit(X, y)
-    assert tiny.spends == ()
+    assert tiny.spends == () and draws == []
     small = Accountant(epsilon=0.5, delta=1e-6)  # the bounds fit, the fit's 0.9 does not
     with pytest.raises(BudgetExceededError):
         DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
