@@ -12,7 +12,10 @@ or a judgement from the variable's meaning (disclosed), never from the data. Row
 value in a used column are dropped and every value is clipped to its bounds (``spec_table``).
 All six are used, none dropped after a run. STATUS: the candidate failed its dev gate
 (``results/regression_sure_gate.md``), so the check was not run and none of these tables has been
-loaded (``_check_tables_heldout.ASSIGNED_RS``). Left out everywhere: identifiers, squares, logs of
+loaded (``_check_tables_heldout.ASSIGNED_RS``). Session 18: assigned again to task RL
+(``label_range="auto"``); its candidate failed both dev gates
+(``results/regression_label_range_gate.md``, ``..._gate2.md``), so its check was not written or
+run and the six tables are STILL unloaded. Left out everywhere: identifiers, squares, logs of
 used levels, exact transforms of the target, and outcomes measured after the target.
 
 - ``bwght2`` (1,832 births): target ``bwght`` "birth weight, grams" [500, 6000] (judgement:

@@ -38,7 +38,8 @@ class Case:
     releases or their post-processing: they may differ between D and D′ (their type, dtype and
     shape may not); every other fitted attribute must be identical. ``keeper`` says how the
     estimator takes an explicit budget keeper: "init" (the ``accountant=`` parameter), "fit"
-    (``fit(..., accountant=)``) or both."""
+    (``fit(..., accountant=)``) or both. ``charges``: the entries one fit makes (2 where DP bounds
+    are bought first, charged as their own entry; docs/bounds.md)."""
 
     make: Callable
     data: Callable
@@ -48,6 +49,7 @@ class Case:
     keeper: tuple = ("init",)
     sample: Callable | None = None
     extra: dict = field(default_factory=dict)
+    charges: int = 1
 
 
 def _numeric(relation, seed=0, labels=None):
@@ -236,6 +238,19 @@ CASES: dict[str, Case] = {
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "sure_ridge_"}) | _DECISION),
+    # the label's DP range inside a loose public box (docs/regression.md §8b, opt-in, task RL):
+    # n = 120 >= 1161/ε at ε = 20, so under replace-one the range is estimated (its own charge,
+    # before the fit's); the range and whether it came out flat are DP outputs, so released
+    # values, and so is what the noise allocation computed from that range (the candidates); under
+    # add-remove the box is kept and nothing is spent
+    "DPLinearRegression[label range]": Case(
+        _m("DPLinearRegression", label_range="auto", bounds_X=(-1, 1), bounds_y=(-100, 100),
+           epsilon=20.0, **{k: v for k, v in _B.items() if k != "epsilon"}),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "bounds_", "label_range_", "noise_candidates_",
+                            "noise_", "allocation_"}) | _DECISION,
+        charges=2),
     # the regression opt-ins of issue 24 (docs/regression.md §3b-3c): a dedicated DP mean of
     # the target in the same charge, the risk selection and the level prior (post-processing)
     "DPLinearRegression[level]": Case(

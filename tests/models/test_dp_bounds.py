@@ -224,3 +224,25 @@ def test_the_median_of_a_point_mass_is_not_uniform_over_the_grid():
         held = [(lambda r: r[0][0] <= 5.0 <= r[1][0] and r[1][0] - r[0][0] < 2.0)(
             dp_bounds(X, epsilon=20.0, rng=s)) for s in range(200)]
     assert np.mean(held) >= 0.95
+
+
+def test_return_flat_flags_ties_only_and_replaces_the_warning():
+    """``return_flat=True``: the flag of the DP spread below the grid's resolution, per column
+    (a 0/1 column with 70% zeros is flat; a continuous one is not), read off the DP output; the
+    warning is then left to the caller. ``"quantiles"`` never flags."""
+    import warnings
+
+    rng = np.random.default_rng(12)
+    cols = np.column_stack([(rng.uniform(size=5000) < 0.3).astype(float),
+                            rng.uniform(0.2, 0.8, 5000)])
+    spec = DPBounds(domain=(0.0, 1.0))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lo, hi, priv, flat = dp_bounds(cols, epsilon=2.0, spec=spec, rng=3, return_flat=True)
+    assert caught == [] and flat.tolist() == [True, False]
+    assert hi[0] < 0.05 and lo[1] < 0.25 and hi[1] > 0.75  # the tie's range drops the ones
+    with pytest.warns(UserWarning, match="column\\(s\\) 0 "):
+        dp_bounds(cols, epsilon=2.0, spec=spec, rng=3)
+    q = dp_bounds(cols, epsilon=2.0, spec=DPBounds(domain=(0.0, 1.0), method="quantiles"), rng=3,
+                  return_flat=True)
+    assert q[3].tolist() == [False, False]

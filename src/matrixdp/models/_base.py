@@ -292,17 +292,42 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
     """``(lo_x, hi_x, lo_y, hi_y, epsilon_left)`` for a regression whose ``bounds_X`` and/or
     ``bounds_y`` may be ``"dp"``: the DP ones are estimated in one exponential-mechanism release
     (charged as ``"<Estimator>.fit bounds"``), the public ones parsed as usual. ``X`` and ``y``
-    are validated arrays in memory. Sets ``bounds_privacy_`` (None without DP bounds)."""
-    from .dp_bounds import as_dp_bounds, bounds_rng, dp_bounds, joint_spec, split_epsilon
+    are validated arrays in memory. Sets ``bounds_privacy_`` (None without DP bounds).
+
+    ``label_range="auto"`` (an estimator attribute; public box ``bounds_y``, public ``bounds_X``):
+    where :func:`~matrixdp.models.dp_bounds.label_range_rule` says so from public inputs only (n
+    under replace-one, ε), the label's range is estimated inside the public box
+    (``DPBounds(domain=bounds_y, fraction=LABEL_RANGE_FRACTION, widen=LABEL_RANGE_WIDEN,
+    n_points=LABEL_RANGE_POINTS)``); where that DP range is flat
+    (the DP spread below the grid's resolution: few-valued labels; post-processing) the box is
+    kept. Sets ``label_range_`` (``"public"``, ``"dp"`` or ``"flat"``: estimated, flat, the box
+    kept; its share of ε is spent either way)."""
+    from .dp_bounds import (LABEL_RANGE_FRACTION, LABEL_RANGE_POINTS, LABEL_RANGE_WIDEN, DPBounds,
+                            as_dp_bounds, bounds_rng, dp_bounds, joint_spec, label_range_rule,
+                            split_epsilon)
 
     d = X.shape[1]
+    relation = str(getattr(estimator, "neighbouring", "replace-one"))
     spec_x, spec_y = as_dp_bounds(estimator.bounds_X), as_dp_bounds(estimator.bounds_y)
+    auto = check_label_range(getattr(estimator, "label_range", "public")) == "auto"
     estimator.bounds_privacy_ = None
+    estimator.label_range_ = "public" if spec_y is None else "dp"
     lo_x = hi_x = lo_y = hi_y = None
     if spec_x is None:
         lo_x, hi_x = parse_bounds(estimator.bounds_X, d, "bounds_X")
     if spec_y is None:
         lo_y, hi_y = parse_scalar_bounds(estimator.bounds_y, "bounds_y")
+        if auto and spec_x is not None:
+            raise InvalidParameterError(
+                "label_range", "'auto' needs public bounds_X; with DP feature bounds pass "
+                               "bounds_y=DPBounds(domain=(lo, hi)) to estimate the label's range")
+        if auto and label_range_rule(X.shape[0], epsilon, relation):
+            spec_y = DPBounds(domain=(lo_y, hi_y), fraction=LABEL_RANGE_FRACTION,
+                              widen=LABEL_RANGE_WIDEN, n_points=LABEL_RANGE_POINTS)
+        else:
+            auto = False
+    else:
+        auto = False  # a DP label range was asked for explicitly
     if spec_x is None and spec_y is None:
         return lo_x, hi_x, lo_y, hi_y, epsilon
     if spec_x is not None and spec_y is not None:  # one release for [X, y]: each its own domain
@@ -313,15 +338,30 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
                                                   else [])
     eps_bounds, eps_left = split_epsilon(epsilon, spec)
     label = f"{type(estimator).__name__}.fit bounds"
-    lo, hi, privacy = dp_bounds(
-        np.hstack(cols), epsilon=eps_bounds, spec=spec,
-        neighbouring=str(getattr(estimator, "neighbouring", "replace-one")),
+    lo, hi, privacy, *flat = dp_bounds(
+        np.hstack(cols), epsilon=eps_bounds, spec=spec, neighbouring=relation,
         rng=bounds_rng(estimator.random_state),
-        charging=lambda p: charging(estimator.accountant, p, label=label), label=label)
+        charging=lambda p: charging(estimator.accountant, p, label=label), label=label,
+        return_flat=auto)
     if spec_x is not None:
         lo_x, hi_x = lo[:d], hi[:d]
-    if spec_y is not None:
+    if auto and bool(flat[0][-1]):  # read off the DP output: few-valued labels, keep the box
+        estimator.label_range_ = "flat"
+    elif spec_y is not None:
         lo_y, hi_y = float(lo[-1]), float(hi[-1])
+        estimator.label_range_ = "dp"
     estimator.bounds_ = (lo_x, hi_x, lo_y, hi_y)
     estimator.bounds_privacy_ = privacy
     return lo_x, hi_x, lo_y, hi_y, eps_left
+
+
+#: ``label_range`` of the regressions: ``"public"`` (the box ``bounds_y`` as given) or ``"auto"``.
+LABEL_RANGES = ("public", "auto")
+
+
+def check_label_range(value) -> str:
+    """The validated ``label_range`` (``"public"`` or ``"auto"``)."""
+    if not isinstance(value, str) or value not in LABEL_RANGES:
+        raise InvalidParameterError("label_range", f"must be one of {LABEL_RANGES}, got "
+                                                   f"{value!r}")
+    return value

@@ -22,7 +22,8 @@ from ..mechanisms.exponential import ExponentialMechanism
 from ..queries.quantile import quantile_scores
 
 __all__ = ["DPBounds", "dp_bounds", "DEFAULT_QUANTILES", "DEFAULT_FRACTION",
-           "records_needed"]
+           "records_needed", "label_range_rule", "LABEL_RANGE_FRACTION", "LABEL_RANGE_WIDEN",
+           "LABEL_RANGE_POINTS"]
 
 #: The quantiles released (the quartiles: many records on each side, so few are needed).
 DEFAULT_QUANTILES = (0.25, 0.75)
@@ -167,8 +168,39 @@ def records_needed(epsilon: float, n_features: int, n_candidates: int) -> float:
     return 4.0 * (math.log(int(n_candidates)) + 3.0) / eps_row
 
 
+#: ``label_range="auto"`` of the regressions: the share of ε its DP label range spends.
+LABEL_RANGE_FRACTION = 0.1
+#: ``label_range="auto"``: the DP label range is the DP median ± this many DP MADs (wider than
+#: ``DEFAULT_MAD_WIDEN``: a label clipped inside its public box biases the fit; on the development
+#: tables 4.5 MADs clipped 18% of a skewed label (401ksubs) and lost 1.19×,
+#: ``results/regression_label_range_widen.md``).
+LABEL_RANGE_WIDEN = 9.0
+#: ``label_range="auto"``: points of the label's public grid (its box split evenly). Fine, so that
+#: "flat" (the DP MAD in its grid's first interval) means ties (more than half of the labels share
+#: one value: 0/1 labels, zero-inflated amounts), not a continuous label narrower than a coarse
+#: grid step: with 1001 points the outside audit's loose_label (labels in [-1, 1] in a box of
+#: [-100, 100], step 0.2) was flat and kept the box (``results/loose_bounds_remedy.md``).
+LABEL_RANGE_POINTS = 100_001
+
+
+def label_range_rule(n: int, epsilon: float, neighbouring: str = "replace-one") -> bool:
+    """Whether ``label_range="auto"`` estimates the label's range inside its public box.
+
+    From public inputs only: the record count ``n`` (public under replace-one only) and the
+    estimator's ``epsilon``. True iff the relation is replace-one and ``n`` is at least
+    :func:`records_needed` for one column at ``LABEL_RANGE_FRACTION · epsilon`` on the box's
+    ``LABEL_RANGE_POINTS``-point grid (a DP median then lands within the data with probability
+    ≥ 95%; ``docs/bounds.md``): ``n ≥ 1161 / epsilon``. Under add/remove ``n`` is private and the public
+    box is kept (False). ``docs/regression.md`` §8b.
+    """
+    if str(neighbouring) != "replace-one":
+        return False
+    return int(n) >= records_needed(LABEL_RANGE_FRACTION * float(epsilon), 1, LABEL_RANGE_POINTS)
+
+
 def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one", rng=None,
-              accountant=None, label: str = "DP bounds", charging=None):
+              accountant=None, label: str = "DP bounds", charging=None,
+              return_flat: bool = False):
     """ε-DP lower and upper bounds of every column of ``X`` (exponential-mechanism quantiles).
 
     Parameters
@@ -190,6 +222,12 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
     charging : callable, optional
         ``charging(privacy)`` -> the context manager the selection runs in (the estimators'
         hook); overrides ``accountant``.
+    return_flat : bool, default False
+        Also return ``flat`` (boolean, shape ``(d,)``): the columns whose DP spread is below the
+        grid's resolution (``"median-mad"``: the DP MAD's interval is the first of its grid, or
+        ``widen · MAD`` is at most half the median interval's width; more than half of the
+        records may share one value), read off the DP output only (post-processing); the
+        warning about them is then left to the caller. Always all False for ``"quantiles"``.
 
     Returns
     -------
@@ -198,6 +236,8 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
         (``DPBounds.method``) and moved outward to the grid.
     privacy : PrivacyGuarantee
         ``(epsilon, 0)`` under ``neighbouring``.
+    flat : ndarray of bool, shape (d,)
+        Only with ``return_flat=True`` (see there).
 
     References
     ----------
@@ -242,6 +282,8 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
         a = grids[rows, np.minimum(idx[:d], idx[d:])]
         b = grids[rows, np.maximum(idx[:d], idx[d:]) + 1]
         lower, upper = snap_outward(grids, a - spec.widen * (b - a), b + spec.widen * (b - a))
+        if return_flat:
+            return lower, upper, rel.privacy, np.zeros(d, dtype=bool)
         return lower, upper, rel.privacy
     # median, then the median absolute deviation around it (adaptive: two releases of eps/2).
     # The median release is an interval [a, b] of the grid; the deviations are taken from its
@@ -268,6 +310,8 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
                                 np.maximum(b, mid + spec.widen * mad))
     # read off the DP output only (post-processing): the spread is below what the grids resolve
     flat = (i_mad == 0) | (spec.widen * mad <= 0.5 * (b - a))
+    if return_flat:
+        return lower, upper, privacy, flat
     if np.any(flat):
         import warnings
 

@@ -32,8 +32,8 @@ from ..errors import InvalidParameterError
 from .._record_sums import ColumnStack
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
-                    check_relation, clip_to_bounds, finish_bounds, fit_xy_bounds, parse_bounds,
-                    parse_scalar_bounds, validate_X)
+                    check_label_range, check_relation, clip_to_bounds, finish_bounds,
+                    fit_xy_bounds, parse_bounds, parse_scalar_bounds, validate_X)
 from ._moments import keep_release, release_second_moment
 # the design constants are read on their module (``boosting.BOOST_*``), so a constant pinned
 # there reaches the fit. By its full name: tests/test_layering.py reads ``from . import
@@ -71,6 +71,10 @@ LEVEL_PRIORS = ("none", "box", "gauss")
 #: release and its public noise; post-processing; docs/regression.md §3d).
 SLOPE_SHRINKS = ("none", "sure")
 SLOPE_SHRINK = "none"
+#: ``label_range``: ``"public"`` (clip the label to the public box ``bounds_y``) or ``"auto"``
+#: (estimate the label's range inside that box with a share of ε where a public rule says it
+#: pays; docs/regression.md §8b, docs/bounds.md).
+LABEL_RANGE = "public"
 
 
 class LinearPredictorMixin:
@@ -295,6 +299,23 @@ int >= 0, default "auto"
         every round keeps ``h_y/4`` (the fixed clip's fit: not consistent there). Same composed
         (ε, δ), charged once before any draw; public inputs and earlier releases only. A seeded
         fit is replayable by whoever knows the seed.
+    label_range : {"public", "auto"}, default "public"
+        ``"public"``: the label is clipped to the public box ``bounds_y``. ``"auto"`` (opt-in;
+        ``docs/regression.md`` §8b, task RL): under replace-one, where
+        :func:`~matrixdp.models.dp_bounds.label_range_rule` says so from public inputs only
+        (``n ≥ records_needed(0.1 ε, 1, 100001)``, i.e. ``n ≥ 1161/ε``), 10% of ε buys the
+        label's range INSIDE the box (a DP median ± 9 DP MADs on the box's 100001-point grid,
+        the ``DPBounds`` path, charged as its own entry ``"<Estimator>.fit bounds"`` before any
+        draw; ``docs/bounds.md``) and the fit, calibrated to that range, gets the other 90%;
+        where the DP range is flat (the DP MAD in its grid's first interval: ties, e.g. 0/1
+        labels; read off the DP output) the box is kept (the 10% is spent all the same). Under
+        add/remove (``n`` private), for Dask input and below the rule's ``n`` the box is kept
+        and nothing is spent on it. Needs public ``bounds_X``. ``label_range_``: ``"public"``,
+        ``"dp"`` or ``"flat"``. It pays where the box is far wider than the labels (the outside
+        audit's loose_label: 0.0019× the default's test MSE at ε = 1, 0.067× at ε = 10,
+        ``results/loose_bounds_remedy.md``) and costs where it is not: both dev gates FAILED
+        (``results/regression_label_range_gate.md``, ``..._gate2.md``: median 1.0027 and 1.0015
+        over the changed cells; 401ksubs's skewed label, 12% clipped, 1.13× at ε ≥ 10).
 
     Attributes
     ----------
@@ -377,6 +398,11 @@ int >= 0, default "auto"
         the level only); a function of the release. ``None`` otherwise.
     risk_estimates_ : dict or None
         ``select="risk"``: the two corrected risk estimates (up to a common constant).
+    label_range_ : {"public", "dp", "flat"}
+        The label's clipping range: the public box (``"public"``; nothing spent on it), a DP
+        range (``"dp"``: ``bounds_``' last two entries, ``bounds_privacy_`` its guarantee), or a
+        DP range that came out flat, the box kept (``"flat"``, ``label_range="auto"`` only; its
+        share of ε was spent). A function of public inputs and the DP output only.
     n_features_in_, feature_names_in_
 
     References
@@ -402,7 +428,9 @@ int >= 0, default "auto"
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK):
+                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK,
+                 label_range=LABEL_RANGE):
+        self.label_range = label_range
         self.slope_shrink = slope_shrink
         self.boost_rounds = boost_rounds
         self.boost_clip = boost_clip
@@ -624,6 +652,8 @@ int >= 0, default "auto"
         if is_dask_collection(X):  # [X y] clipped and summed block by block
             d = validate_X(self, X, reset=True).shape[1]
             self.bounds_privacy_ = None
+            check_label_range(self.label_range)
+            self.label_range_ = "public"  # DP ranges need the table in memory
             lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
             lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
             # the centres and t are public: they do not depend on n
@@ -810,7 +840,7 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior, boost_rounds, boost_clip
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior, boost_rounds, boost_clip, slope_shrink, label_range
         As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
         The boosting rounds step on the ridge's gradient ``Xᵀr - alpha·w`` (``alpha`` public),
         so they converge to the ridge solution, not to least squares.
@@ -822,13 +852,15 @@ class DPRidge(DPLinearRegression):
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK):
+                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK,
+                 label_range=LABEL_RANGE):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
                          projection=projection, level_share=level_share, select=select,
                          level_prior=level_prior, boost_rounds=boost_rounds,
-                         boost_clip=boost_clip, slope_shrink=slope_shrink)
+                         boost_clip=boost_clip, slope_shrink=slope_shrink,
+                         label_range=label_range)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
