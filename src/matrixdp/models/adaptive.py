@@ -40,6 +40,7 @@ __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipp
            "pca_frame", "read_counts", "capped_level", "FIRST_SHARE", "BIAS_SHARE", "BIN_RATIO",
            "COUNT_Z", "DECISION_Z", "DECISIONS", "READINGS", "RANKINGS", "RESOLVE_Z",
            "FRAME_PROJECTIONS", "BIASES", "SHARE_Z", "unresolved_share", "pca_bias_model",
+           "pca_bias_one_record", "ONE_RECORD",
            "pca_deficit_diagonal",
            "DIAGONAL_NODES", "resolution_guard_loss", "GUARD_ARGMAX",
            "correlation_moments_loss", "correlation_coinpress_loss", "correlation_scale",
