@@ -16,13 +16,22 @@ true losses are computed from the records), this script reads:
 * ``N true``: ``(Σ g)²/Σ g²`` of the true clipping losses; ``N read``: the same from the released
   counts as the PCA reading reads them (bins above ``COUNT_Z`` noise sds, each at its upper edge
   ``τ_j``: ``(Σ τ_j ñ_j)² / Σ τ_j² ñ_j``; a DP output's post-processing);
-* ``records``: task HP's term (rank one, direction from ``Π(C)``); ``records/N``: the same with
-  the couplings of ``N read`` independent records (the formula above); ``top dir``: rank one of
-  size ``tr P`` along the true ``P``'s top eigenvector (the direction alone);
-  ``formula on true P``: ``Σ f(g, s + P̃_ij²) − f(g, s)`` with the true ``P`` (HP's column);
+* ``records``: task HP's term (rank one, direction from ``Π(C)``); ``one-record``: the bias term
+  of task PB's option ``bias="one-record"`` on the same seed (``pca_bias_one_record`` where the
+  counts read one clipped record, else the records' term); ``records/N``: the records' term with
+  the couplings of ``N read`` independent records (the formula above; candidate rejected);
+  ``axis``: the clipped mass along ONE feature axis, the worst of those that can hold it under the
+  whitening, plus the cross terms of a record far along it and typical elsewhere (candidate
+  rejected); ``feasible``: how many feature axes can hold it; ``top dir``: rank one of size
+  ``tr P`` along the true ``P``'s top eigenvector (the direction alone); ``formula on true P``:
+  ``Σ f(g, s + P̃_ij²) − f(g, s)`` with the true ``P`` (HP's column);
 * ``realised``: the deficit of the top-k subspace of ``C − P`` against ``C``; ``forced cp``: the
   whitened step's measured deficit on that seed; ``room``: the moments prediction minus the
-  step's noise prediction (the bias term must fall below it for the step to be chosen).
+  step's noise prediction (the bias term must fall below it for the step to be chosen);
+  ``default``, ``records fit``, ``one-record fit``: the measured deficits (original units) of
+  ``DPPCA()``, ``DPPCA(adaptive_bias="records")`` and ``DPPCA(adaptive_bias="one-record")`` on
+  that seed. Counts: *step wins* (the forced step's deficit below the default's), and the seeds
+  where each term is below the room (the step would be chosen).
 
 Cells: the audit's ccard ε = 10³, 10⁴ (diagnosis only) and the benchmark cells of HP's diagnosis
 (wdbc k = 5 ε = 10⁴ and liver k = 2 ε = 100 where the default loses; ctg k = 2 ε = 10⁴ and
@@ -225,7 +234,8 @@ def main():
              f"docstring. Per seed: `results/{NAME}_trials.csv`. *step wins*: seeds where the "
              "forced whitened step's deficit is below the default's; *records/N < room*: seeds "
              "where the term with N records would let the step be chosen (noise part + term "
-             "below the moments prediction); *records < room* the same for HP's term.", "",
+             "below the moments prediction); *records < room*, *axis < room* the same for "
+             "HP's term and the axis term.", "",
              "| source | table | k | ε | n | " + " | ".join(COLS)
              + " | records / realised | records/N / realised | step wins | records < room "
                "| records/N < room | axis < room |", "|---" * (11 + len(COLS)) + "|"]
