@@ -45,6 +45,14 @@ If it fails, the candidate stays an option, documented with these numbers.
 Outputs: ``results/pca_bias_one_record_check.md``, ``.csv``, ``_trials.csv`` (per trial; resumes
 per cell).
 
+Run note (execution only; the rule, the code of the rows and the seeds are unchanged): the run
+started as one process (``--part run``) during the gate; after the gate's verdict it was stopped
+(one cell in progress lost, nothing read) and the cells not yet done ran in two processes
+(``--shard 0/2`` and ``--shard 1/2``: alternate cells, each skipping the cells already in the main
+trials file, each writing ``pca_bias_one_record_check_trials_shard<i>.csv``); ``--part render``
+merges the shard files into the main trials file first. A cell's rows do not depend on the
+process.
+
 Command (from ``experiments/``)::
 
     nice -n 10 env OMP_NUM_THREADS=1 PYTHONPATH=../src MATRIXDP_DATA=/work/shared/datasets \\
@@ -90,13 +98,17 @@ def fit_row(row, t, eps, k, s):
     return est.components_, getattr(est, "adaptive_choice_", "")
 
 
-def run(path):
+def run(path, shard=None):
     from _check_tables_hc import HC_TABLES, MIN_ROWS, hc_table
 
     done = set()
-    if path.exists():
-        with path.open() as fh:
-            done = {(r["table"], int(r["k"]), float(r["epsilon"])) for r in csv.DictReader(fh)}
+    main_path = RESULTS / f"{NAME}_trials.csv"
+    for p in {path, main_path}:
+        if p.exists():
+            with p.open() as fh:
+                done |= {(r["table"], int(r["k"]), float(r["epsilon"]))
+                         for r in csv.DictReader(fh)}
+    cell = -1
     seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(TRIALS)]
     new = not path.exists()
     with path.open("a", newline="") as fh:
@@ -114,7 +126,9 @@ def run(path):
                     continue
                 best = float(np.sort(np.linalg.eigvalsh(C))[::-1][:k].sum())
                 for eps in EPSILONS:
-                    if (name, k, float(eps)) in done:
+                    cell += 1
+                    if (name, k, float(eps)) in done or (
+                            shard is not None and cell % shard[1] != shard[0]):
                         continue
                     t0, rows = time.perf_counter(), []
                     for row in ROWS:
@@ -131,7 +145,25 @@ def run(path):
                           flush=True)
 
 
+def merge_shards(path):
+    """Append the shard files' rows to the main trials file (cells not already in it)."""
+    shards = sorted(path.parent.glob(f"{NAME}_trials_shard*.csv"))
+    if not shards:
+        return
+    with path.open() as fh:
+        done = {(r["table"], r["k"], r["epsilon"]) for r in csv.DictReader(fh)}
+    with path.open("a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=FIELDS)
+        for sp in shards:
+            with sp.open() as fs:
+                w.writerows(r for r in csv.DictReader(fs)
+                            if (r["table"], r["k"], r["epsilon"]) not in done)
+    for sp in shards:
+        sp.unlink()
+
+
 def render(path, skipped=()):
+    merge_shards(path)
     data = {}
     with path.open() as fh:
         for r in csv.DictReader(fh):
@@ -215,10 +247,14 @@ def render(path, skipped=()):
 def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--part", choices=("run", "render"), required=True)
+    p.add_argument("--shard", default=None, help="i/m: run every m-th cell from the i-th")
     a = p.parse_args(argv)
     path = RESULTS / f"{NAME}_trials.csv"
     if a.part == "run":
-        run(path)  # nothing is read back here (see the amendment above)
+        shard = None if a.shard is None else tuple(int(x) for x in a.shard.split("/"))
+        if shard is not None:
+            path = RESULTS / f"{NAME}_trials_shard{shard[0]}.csv"
+        run(path, shard)  # nothing is read back here (see the amendment above)
         print("done")
     else:
         from _check_tables_hc import HC_TABLES, MIN_ROWS, hc_table
