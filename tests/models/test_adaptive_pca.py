@@ -378,7 +378,7 @@ def test_the_bias_option_is_validated_and_reported():
     with pytest.raises(InvalidParameterError):
         adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca", n_components=2,
                             bias="middle")
-    for bias in ("model", "bound", "records"):
+    for bias in ("model", "bound", "records", "one-record"):
         res = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca",
                                   n_components=2, rng=1, bias=bias)
         assert res.predicted["bias"] == bias
@@ -1089,15 +1089,18 @@ def test_bias_records_draws_the_direction_from_the_projected_first_look(monkeypa
         assert 0 < 3 * b.predicted["coinpress_bias"] < a.predicted["coinpress_bias"]
 
 
-def test_dppca_adaptive_bias_passes_through_and_none_is_the_fit_before():
-    """DPPCA(adaptive_bias=...) (task HP): None is the fit without the option byte for byte
-    (components and predictions equal "model", the release's default), "records" reaches the
-    release (reported), the guarantee is unchanged, an unknown value names the argument."""
+def test_dppca_adaptive_bias_passes_through_and_none_is_the_release_default():
+    """DPPCA(adaptive_bias=...) (task HP): None is the release's default byte for byte
+    (components and predictions equal "one-record", its default since task PB), "model" (the
+    default before) and "records" reach the release (reported), the guarantee is unchanged, an
+    unknown value names the argument."""
     X, lo, hi = _heavy_tail_table()
     fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5, adaptive_bias=b).fit(X)
-            for b in (None, "model", "records")}
-    np.testing.assert_array_equal(fits[None].components_, fits["model"].components_)
-    assert fits[None].adaptive_predicted_ == fits["model"].adaptive_predicted_
+            for b in (None, "one-record", "model", "records")}
+    np.testing.assert_array_equal(fits[None].components_, fits["one-record"].components_)
+    assert fits[None].adaptive_predicted_ == fits["one-record"].adaptive_predicted_
+    assert fits[None].adaptive_predicted_["bias"] == "one-record"
+    assert fits["model"].adaptive_predicted_["bias"] == "model"
     assert fits["records"].adaptive_predicted_["bias"] == "records"
     assert fits["records"].privacy_ == fits[None].privacy_
     with pytest.raises(InvalidParameterError, match="adaptive_bias"):
