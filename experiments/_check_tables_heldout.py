@@ -70,6 +70,11 @@ FRESH_SPECS_HC = ("meap00_01", "expendshares", "driving", "crime4", "minwage")
 #: them whether or not it runs. Loaded by that check (which ran and failed): all five (jtrain kept
 #: too few records under its 200-row rule and was not scored).
 FRESH_USED_HP = ("discrim", "meap93", "jtrain", "big9salary", "engin")
+#: Task HC's check tables (``FRESH_SPECS_HC``, specs in ``_check_tables_hc.py``) assigned to task
+#: PB (session 18) for its pre-registered check (``pca_bias_one_record_check.py``: DPPCA with
+#: ``adaptive_bias="one-record"``). Recorded when the check was registered, before any load, so no
+#: later check reuses them whether or not it runs.
+FRESH_USED_PB = FRESH_SPECS_HC
 
 
 def specs() -> dict:

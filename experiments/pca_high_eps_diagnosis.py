@@ -38,7 +38,7 @@ Command (from ``experiments/``)::
 
     nice -n 10 env PYTHONPATH=../src MATRIXDP_DATA=/work/shared/datasets \\
         python pca_high_eps_diagnosis.py --trials 20
-        python pca_high_eps_diagnosis.py --trials 20 --extra   # the "records" row (task HP)
+        python pca_high_eps_diagnosis.py --trials 20 --extra   # "records" (HP), "one-record" (PB)
 """
 
 from __future__ import annotations
@@ -65,8 +65,10 @@ AUDIT_CELLS = (("ccard", 1e4), ("heart", 1e4), ("loose_label", 0.3), ("corner", 
 BENCH_EPS = (10.0, 100.0, 1e4)
 ROWS = ("default", "forced moments", "forced coinpress", "coinpress", "moments")
 #: Added after the first run (``--extra``): the default with task HP's opt-in candidate,
-#: ``DPPCA(adaptive_bias="records")``, on the same seeds (diagnosis only on the audit's cells).
-EXTRA = ("records",)
+#: ``DPPCA(adaptive_bias="records")``, on the same seeds (diagnosis only on the audit's cells);
+#: then (session 18, task PB) ``DPPCA(adaptive_bias="one-record")``, the default since then. The
+#: row ``default`` is the session-17 default (``bias="model"``; run before the change).
+EXTRA = ("records", "one-record")
 WITHIN = 1.2
 FIELDS = ["table", "k", "epsilon", "row", "trial", "seed", "deficit", "best", "choice",
           "pred_moments", "pred_coinpress", "coinpress_bias", "clipping_loss", "statistic",
@@ -108,6 +110,8 @@ def fit_row(row, X, lo, hi, k, eps, s):
         kw = {"method": "moments"}
     elif row == "records":
         kw = {"adaptive_bias": "records"}
+    elif row == "one-record":
+        kw = {"adaptive_bias": "one-record"}
     ctx = uc.adaptive_options(**opts) if opts else contextlib.nullcontext()
     with ctx, warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -73,9 +73,9 @@ def summarise(cells):
             "pred noise/measured coinpress": float(np.median((pc - pb) / np.maximum(fc_abs,
                                                                                   1e-300))),
             "ranking wrong (trials)": wrong, "class": cls,
-            "median records": (float(np.median(np.maximum(_num(rows["records"], "deficit"),
-                                                          1e-300)))
-                               if "records" in rows else float("nan"))})
+            **{f"median {x}": (float(np.median(np.maximum(_num(rows[x], "deficit"), 1e-300)))
+                               if x in rows else float("nan"))
+               for x in ("records", "one-record")}})
     return out
 
 
@@ -109,11 +109,16 @@ def report(path, md_path, command):
         "default is not; **branch** even the better forced branch is above 1.2×; **closed** "
         "the default is within 1.2×. *records*: the default with the opt-in "
         "`DPPCA(adaptive_bias=\"records\")` (task HP's candidate; added by `--extra` after the first "
-        "run, same seeds) and its ratio to the default's median.", "",
+        "run, same seeds) and its ratio to the default's median. *one-record*: "
+        "`DPPCA(adaptive_bias=\"one-record\")` (task PB; added by `--extra` in session 18, same "
+        "seeds; `DPPCA()`'s default since then: the column *default* is the session-17 default, "
+        "`bias=\"model\"`), its ratio to the column *default* and to CoinPress.", "",
         "| source | table | k | ε | default | forced mom. | forced cp | coinpress | moments | "
         "default/best | cp | counts | guard | pred/meas mom. | pred/meas cp | pred noise/meas "
-        "cp | bias share | wrong | class | records | records/default |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        "cp | bias share | wrong | class | records | records/default | one-record | "
+        "one-record/default | one-record/coinpress |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "---|---|---|"]
     for r in s:
         lines.append(
             f"| {r['source'].split()[0]} | {r['table']} | {r['k']} | {r['epsilon']:g} | "
@@ -123,7 +128,10 @@ def report(path, md_path, command):
             f"{_f(r['pred/measured coinpress'])} | {_f(r['pred noise/measured coinpress'])} | "
             f"{_f(r['bias share of cp prediction'])} | {r['ranking wrong (trials)']} | "
             f"{r['class']} | {_f(r['median records'])} | "
-            f"{_f(r['median records'] / r['median default'])} |")
+            f"{_f(r['median records'] / r['median default'])} | "
+            f"{_f(r['median one-record'])} | "
+            f"{_f(r['median one-record'] / r['median default'])} | "
+            f"{_f(r['median one-record'] / r['median coinpress'])} |")
     counts = {}
     for r in s:
         counts[(r["source"].split()[0], r["class"])] = counts.get(

@@ -119,3 +119,16 @@ def test_task_hc_check_specs_are_recorded_and_well_formed():
         assert spec["target"] is None
         assert len(spec["features"]) >= 4, name
         assert all(lo < hi for lo, hi, _ in spec["features"].values()), name
+
+
+def test_task_pb_check_tables_are_recorded_as_used():
+    """Task PB's check (pca_bias_one_record_check.py, session 18) takes task HC's five never-loaded
+    tables with their committed specs; they are recorded as used (FRESH_USED_PB) and none of them
+    is a table an earlier check used (task HP's included)."""
+    import _check_tables_hc as hc
+    import pca_bias_one_record_check as chk
+
+    assert ht.FRESH_USED_PB == ht.FRESH_SPECS_HC == tuple(hc.HC_TABLES)
+    assert not set(ht.FRESH_USED_PB) & (set(ht.FRESH_USED_HP) | set(ht.FRESH_USED_CG)
+                                        | set(ht.RESERVED_USED) | set(ht.RESERVED_USED_CG))
+    assert chk.NOISE_FLOOR == 1e-6 and chk.WITHIN == 1.2 and chk.TRIALS == 30

@@ -1,5 +1,5 @@
-"""experiments/_pca_gate.py: the shared runner/analyser of pca_mixed_first.py and
-pca_bias_records_gate.py. Their committed reports re-render byte for byte from the committed
+"""experiments/_pca_gate.py: the shared runner/analyser of pca_mixed_first.py,
+pca_bias_records_gate.py and pca_bias_one_record_gate.py. Their committed reports re-render byte for byte from the committed
 trials through it, and its per-cell summary counts what its columns say."""
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ pcg = importlib.import_module("_pca_gate")
 
 @pytest.mark.parametrize("module, stage", [("pca_mixed_first", "gate"),
                                            ("pca_mixed_first", "explore"),
-                                           ("pca_bias_records_gate", "gate")])
+                                           ("pca_bias_records_gate", "gate"),
+                                           ("pca_bias_one_record_gate", "gate")])
 def test_committed_reports_rerender_identically(tmp_path, module, stage):
     """``analyse`` on a copy of the committed trials writes the committed .md and .csv exactly
     (a changed column, order, format or verdict line would fail)."""

@@ -378,7 +378,7 @@ def test_the_bias_option_is_validated_and_reported():
     with pytest.raises(InvalidParameterError):
         adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca", n_components=2,
                             bias="middle")
-    for bias in ("model", "bound", "records"):
+    for bias in ("model", "bound", "records", "one-record"):
         res = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca",
                                   n_components=2, rng=1, bias=bias)
         assert res.predicted["bias"] == bias
@@ -1089,16 +1089,122 @@ def test_bias_records_draws_the_direction_from_the_projected_first_look(monkeypa
         assert 0 < 3 * b.predicted["coinpress_bias"] < a.predicted["coinpress_bias"]
 
 
-def test_dppca_adaptive_bias_passes_through_and_none_is_the_fit_before():
-    """DPPCA(adaptive_bias=...) (task HP): None is the fit without the option byte for byte
-    (components and predictions equal "model", the release's default), "records" reaches the
-    release (reported), the guarantee is unchanged, an unknown value names the argument."""
+def test_dppca_adaptive_bias_passes_through_and_none_is_the_release_default():
+    """DPPCA(adaptive_bias=...) (task HP): None is the release's default byte for byte
+    (components and predictions equal "one-record", its default since task PB), "model" (the
+    default before) and "records" reach the release (reported), the guarantee is unchanged, an
+    unknown value names the argument."""
     X, lo, hi = _heavy_tail_table()
     fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5, adaptive_bias=b).fit(X)
-            for b in (None, "model", "records")}
-    np.testing.assert_array_equal(fits[None].components_, fits["model"].components_)
-    assert fits[None].adaptive_predicted_ == fits["model"].adaptive_predicted_
+            for b in (None, "one-record", "model", "records")}
+    np.testing.assert_array_equal(fits[None].components_, fits["one-record"].components_)
+    assert fits[None].adaptive_predicted_ == fits["one-record"].adaptive_predicted_
+    assert fits[None].adaptive_predicted_["bias"] == "one-record"
+    assert fits["model"].adaptive_predicted_["bias"] == "model"
     assert fits["records"].adaptive_predicted_["bias"] == "records"
     assert fits["records"].privacy_ == fits[None].privacy_
     with pytest.raises(InvalidParameterError, match="adaptive_bias"):
         DPPCA(2, bounds=(lo, hi), adaptive_bias="middle").fit(X)
+
+
+def _one_far_record_table(n=200, seed=3, far=1):
+    """A Gaussian wide feature (sd 100 in [0, 5000]) beside three narrow ones, with ``far``
+    records at 4500 on the wide feature: at ε = 10⁴ the whitened step clips exactly those (task
+    PB's ccard-like case: the counts read one clipped record when ``far=1``)."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(500, 100, n), rng.uniform(20, 60, n), rng.uniform(0, 10, n),
+                         rng.uniform(0, 1, n)])
+    X[:far, 0] = 4500.0
+    return X, np.array([0.0, 18.0, 0.0, 0.0]), np.array([5000.0, 100.0, 20.0, 1.0])
+
+
+def test_pca_bias_one_record_is_its_formula():
+    """pca_bias_one_record (task PB) in a diagonal frame: the mass ρ_l = b_mid/‖Du_l‖² on the
+    directions whose whitening variance S̃_ll can hold it, drawn ∝ C̃_ll; the pair couplings
+    (p_iρ_iC̃_jj + p_jρ_jC̃_ii)/n through the pairwise deficit; None when no direction can hold
+    the mass (the caller's fallback), 0 without a bias. Recomputed by hand here; the rank-one
+    Gaussian model of the whole record (pca_bias_model) is more than 10x larger (16.6x)."""
+    from matrixdp.models.adaptive import pca_bias_one_record
+
+    lam = np.array([1e5, 300.0, 80.0, 5.0])
+    C, S, U = np.diag(lam), np.diag(lam * 1.5), np.eye(4)
+    q, n, b = 2, 72, 2.0e4
+    gaps = lam[:q, None] - lam[None, q:]
+    s_cp = np.full((q, 2), 3.0)
+    rho = b / math.sqrt(BIN_RATIO)
+    hold = lam * 1.5 >= rho  # only the first direction holds 1e4
+    assert hold.tolist() == [True, False, False, False]
+    p = np.where(hold, lam, 0.0) / np.sum(np.where(hold, lam, 0.0))
+    extra = (p[:q, None] * rho * lam[None, q:] + p[None, q:] * rho * lam[:q, None]) / n
+    want = float(np.sum(pca_deficit(gaps, s_cp + extra)[0] - pca_deficit(gaps, s_cp)[0]))
+    got = pca_bias_one_record(b, C, S, U, q, gaps, s_cp, n)
+    assert got == pytest.approx(want, rel=1e-12)
+    whole = pca_bias_model(b, C, U, q, gaps, s_cp)
+    assert 10 * got < whole  # the whole record scaled: 16.6x here (n·b_mid/tr(C) = 7.2)
+    assert pca_bias_one_record(1e9, C, S, U, q, gaps, s_cp, n) is None
+    assert pca_bias_one_record(0.0, C, S, U, q, gaps, s_cp, n) == 0.0
+
+
+def test_one_record_couplings_match_monte_carlo():
+    """The cross coupling of one record far along u_l and typical elsewhere,
+    a = t·u_l + w (w ~ N(0, C)), P = aaᵀ/n, ρ = t²/n: E P_lj² = ρ·C_jj/n + C_llC_jj/n² (the
+    second term left out by the model, 1/(n·ρ/C_ll) of the first: 0.1% here). 200,000 draws,
+    within 3% (sampling error of the mean of a squared Gaussian ~0.3%); a formula 30% off is
+    rejected."""
+    rng = np.random.default_rng(11)
+    lam = np.array([400.0, 50.0, 9.0])
+    n, t = 100, 2000.0
+    w = rng.standard_normal((200_000, 3)) * np.sqrt(lam)
+    a = w.copy()
+    a[:, 0] += t
+    P01 = a[:, 0] * a[:, 1] / n
+    P02 = a[:, 0] * a[:, 2] / n
+    rho = t * t / n
+    for Pij, j in ((P01, 1), (P02, 2)):
+        want = rho * lam[j] / n
+        got = float(np.mean(Pij ** 2))
+        assert got == pytest.approx(want, rel=0.03)
+        assert not got == pytest.approx(1.3 * want, rel=0.03)
+        assert not got == pytest.approx(0.7 * want, rel=0.03)
+
+
+def test_bias_one_record_acts_only_where_the_counts_read_one_record():
+    """bias="one-record" (task PB) is bias="records" except where the released counts read one
+    clipped record: with one far record (ε = 10⁴, three seeds) the releases, the guarantee and
+    the counts' reading are those of "records" and the bias term is the one-record model's, more
+    than 50x smaller (checked: 0.0005-0.02 against 0.13-4.1 when written); with six far records
+    the fit is that of "records" byte for byte (components and every prediction)."""
+    X, lo, hi = _one_far_record_table()
+    for seed in range(3):
+        r = {b: adaptive_covariance(X, lo, hi, epsilon=1e4, delta=1e-6, kind="pca",
+                                    n_components=2, rng=seed, bias=b)
+             for b in ("records", "one-record")}
+        a, o = r["records"], r["one-record"]
+        # the same releases: equal GDP parameters (the last one computed by the branch taken,
+        # equal to rounding) and the same guarantee
+        np.testing.assert_allclose(o.mus, a.mus, rtol=1e-9)
+        assert o.privacy == a.privacy
+        assert o.predicted["statistic"] == "counts"
+        assert o.predicted["clipping_loss"] == a.predicted["clipping_loss"]
+        assert o.predicted["bias"] == "one-record"
+        assert 0 < 50 * o.predicted["coinpress_bias"] < a.predicted["coinpress_bias"]
+    X6, lo, hi = _one_far_record_table(far=6)
+    for seed in range(2):
+        a = adaptive_covariance(X6, lo, hi, epsilon=1e4, delta=1e-6, kind="pca",
+                                n_components=2, rng=seed, bias="records")
+        o = adaptive_covariance(X6, lo, hi, epsilon=1e4, delta=1e-6, kind="pca",
+                                n_components=2, rng=seed, bias="one-record")
+        assert a.predicted["statistic"] == "counts" and a.predicted["coinpress_bias"] > 0
+        np.testing.assert_array_equal(o.covariance, a.covariance)
+        assert {k: v for k, v in o.predicted.items() if k != "bias"} == \
+            {k: v for k, v in a.predicted.items() if k != "bias"}
+
+
+def test_dppca_adaptive_bias_one_record_passes_through():
+    """DPPCA(adaptive_bias="one-record") reaches the release (reported), keeps the default's
+    guarantee and GDP parameters (the same releases: a post-processing choice only)."""
+    X, lo, hi = _one_far_record_table()
+    fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5, adaptive_bias=b).fit(X)
+            for b in (None, "one-record")}
+    assert fits["one-record"].adaptive_predicted_["bias"] == "one-record"
+    assert fits["one-record"].privacy_ == fits[None].privacy_

@@ -216,10 +216,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         100 trials, 60 benchmark cells: within 1.2× of the best of ``"moments"``,
         ``"coinpress"`` and i.i.d. noise on the unit box in 45 and 43, ``"moments"`` 44, the
         unguarded adaptive 47; never above 1.80× ``"moments"``).
-    adaptive_bias : {"model", "bound", "records"} or None, default None
+    adaptive_bias : {"model", "bound", "records", "one-record"} or None, default None
         ``method="adaptive"`` only: how the ranking predicts the whitened step's clipping bias
         (``bias`` of :func:`~matrixdp.models.adaptive.adaptive_covariance`); ``None``: that
-        function's default (``"model"``). ``"records"`` (task HP, issue #24): the bias's
+        function's default (``"one-record"`` since session 18; ``"model"`` before).
+        ``"records"`` (task HP, issue #24): the bias's
         direction drawn from the first look's projected covariance instead of the whitening,
         whose noise margin made the default's prediction of the step 43-1,470× its measured
         deficit where it lost to CoinPress at high ε (ccard ε = 10⁴ in the outside audit,
@@ -230,7 +231,17 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         264 cells, 30 paired trials: no FAIL, median 0.962 over the 24 changed cells; wdbc k = 5
         ε = 10⁴ 0.0094×) and FAILED its pre-registered check on four never-seen tables
         (``results/pca_bias_records_check.md``: within 1.2× of the best in 58 of 64 cells, the
-        default 59; discrim k = 5 ε = 10⁴ 1.33×), so it is not the default.
+        default 59; discrim k = 5 ε = 10⁴ 1.33×), so it is not the default. ``"one-record"``
+        (task PB): ``"records"``, except where the released counts read ONE clipped record;
+        then the record's far part lies along an eigen-direction of the records' model that can
+        hold it and the record is typical in the others (couplings ``ρ·C̃_jj/n`` instead of the
+        whole record's ``ρ²·C̃_iiC̃_jj/tr²``; ``docs/coinpress.md``, "One clipped record (task
+        PB)"; ``results/pca_bias_rank_diagnosis.md``). The same releases and guarantee. The
+        default since session 18: its dev gate (``results/pca_bias_one_record_gate.md``, 264
+        cells, no FAIL, median 0.955 over the 22 changed cells) and its pre-registered check on
+        five never-seen tables (``results/pca_bias_one_record_check.md``) passed; the changes
+        measured there all come from the records' direction
+        (``results/pca_bias_one_record_vs_records.md``). ``"model"`` gives the fit before.
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
