@@ -1122,7 +1122,15 @@ PCA_HP_NOTE = ("; session 17 (task HP, results/pca_high_eps_diagnosis.md): at cc
                "the step's noise prediction 17.5x and 3.75x its measured deficit); adaptive_bias='records' (opt-in, "
                "docs/coinpress.md 'The bias direction from the records (task HP)') halves ccard's "
                "(still ~19x CoinPress), passed its dev gate and failed its never-seen check by "
-               "one cell (results/pca_bias_records_check.md)")
+               "one cell (results/pca_bias_records_check.md); session 18 (task PB, "
+               "results/pca_bias_rank_diagnosis.md): ccard's step clips ONE record, far along "
+               "the top direction, so 'records' still over-predicts its bias; bias='one-record' "
+               "(the counts read one clipped record: the couplings of that record alone) passed "
+               "its dev gate and a pre-registered check on five never-seen tables "
+               "(results/pca_bias_one_record_gate.md, results/pca_bias_one_record_check.md) and "
+               "is DPPCA()'s default since (ccard ε = 10⁴ 0.88x CoinPress in task PB's diagnosis "
+               "seeds); the other cells' causes (the step's noise prediction on isotropic data, "
+               "the costs inside the branch) are not addressed")
 
 
 def _cov_default(c):
