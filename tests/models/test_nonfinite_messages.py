@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from matrixdp.errors import InvalidParameterError
+from matrixdp.errors import InvalidParameterError, InvalidShapeError
 from matrixdp.models import DPCovariance, DPLinearRegression
 
 
@@ -26,3 +26,75 @@ def test_infinity_is_reported_as_infinite():
         DPLinearRegression(bounds_X=(0, 1), bounds_y=(0, 1)).fit(X, np.zeros(50))
     text = str(info.value)
     assert "infinite" in text and "NaN" not in text
+
+
+# ---- task BA (session 18): the outsider's edge-case hunt ----------------------------------------
+SUPERVISED = [
+    lambda: DPLinearRegression(bounds_X=(0, 1), bounds_y=(0, 3), random_state=0),
+    lambda: __import__("matrixdp.models", fromlist=["AdaSSPRegression"]).AdaSSPRegression(
+        bounds_X=(0, 1), bounds_y=(0, 3), random_state=0),
+]
+
+
+@pytest.mark.parametrize("make", SUPERVISED)
+@pytest.mark.parametrize("bad, word", [(np.nan, "NaN"), (np.inf, "infinite")])
+def test_a_non_finite_label_is_reported_as_y_not_x(make, bad, word):
+    """A NaN or infinity in ``y`` was reported as "X: contains NaN ..." (scikit-learn's "Input y
+    contains NaN" mapped to X): the message must name y, the argument that holds it."""
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(50, 3)), rng.uniform(0, 3, 50)
+    y[7] = bad
+    with pytest.raises(InvalidParameterError) as info:
+        make().fit(X, y)
+    assert info.value.argument == "y" and word in str(info.value)
+    X[3, 0], y[7] = bad, 1.0  # and a bad X is still reported as X
+    with pytest.raises(InvalidParameterError) as info:
+        make().fit(X, y)
+    assert info.value.argument == "X"
+
+
+@pytest.mark.parametrize("where", ["X", "y"])
+def test_complex_input_is_refused_without_quoting_the_data(where):
+    """scikit-learn's "Complex data not supported" error prints the whole array; the message of
+    a private fit must not quote the records."""
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(50, 3)), rng.uniform(0, 3, 50)
+    X[0, 0], y[0] = 0.123456789, 2.987654321  # a recognisable value
+    if where == "X":
+        X = X.astype(complex)
+    else:
+        y = y.astype(complex)
+    with pytest.raises(InvalidParameterError) as info:
+        DPLinearRegression(bounds_X=(0, 1), bounds_y=(0, 3)).fit(X, y)
+    text = str(info.value)
+    assert info.value.argument == where and "complex" in text.lower()
+    assert "0.123" not in text and "2.98" not in text and "+0.j" not in text
+    if where == "X":
+        with pytest.raises(InvalidParameterError) as info:
+            DPCovariance(bounds=(0, 1)).fit(X)
+        assert "+0.j" not in str(info.value) and info.value.argument == "X"
+
+
+def test_a_datetime_column_is_refused_as_not_numeric():
+    """A pandas datetime column raised numpy's DTypePromotionError from deep inside the
+    validation; it is a non-numeric column like a string one."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.uniform(size=40), "when": pd.date_range("2020", periods=40)})
+    with pytest.raises(InvalidParameterError) as info:
+        DPCovariance(bounds=(0, 1)).fit(frame)
+    assert info.value.argument == "X" and "numeric" in str(info.value)
+
+
+def test_an_empty_table_is_refused_naming_x():
+    with pytest.raises(InvalidShapeError) as info:
+        DPCovariance(bounds=(0, 1)).fit(np.empty((0, 3)))
+    assert info.value.argument == "X" and "at least 1 sample" in str(info.value)
+
+
+def test_a_table_without_columns_is_refused_without_its_row_count():
+    """scikit-learn's message printed the shape, hence the row count (private under
+    add/remove)."""
+    with pytest.raises(InvalidShapeError) as info:
+        DPCovariance(bounds=(0, 1), neighbouring="add-remove").fit(np.empty((137, 0)))
+    assert info.value.argument == "X" and "137" not in str(info.value)

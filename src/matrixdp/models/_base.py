@@ -118,22 +118,45 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
         return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
     except ValueError as exc:
         raise _without_data(exc) from None
+    except TypeError as exc:  # numpy's DTypePromotionError (a datetime column, ...)
+        if type(exc).__name__ == "DTypePromotionError":
+            raise InvalidParameterError("X", _NOT_NUMERIC) from None
+        raise
 
 
-#: scikit-learn validation messages that quote the data, and what we say instead.
+_NOT_NUMERIC = ("must be numeric: one-hot encode categorical columns (with public categories) "
+                "or drop them")
+
+#: scikit-learn validation messages that quote the data, and what we say instead
+#: (``argument`` None: ``"y"`` when the message is about ``Input y``, else ``"X"``).
 _SCRUBBED = (
     ("Expected 2D array", InvalidShapeError, "X",
      "must be 2-D (n_samples, n_features). Reshape your data: X.reshape(-1, 1) for a single "
      "feature, X.reshape(1, -1) for a single sample"),
-    ("could not convert", InvalidParameterError, "X",
-     "must be numeric: one-hot encode categorical columns (with public categories) or drop them"),
+    ("Complex data not supported", InvalidParameterError, None,
+     "must be real-valued: complex data is not supported"),
+    ("could not convert", InvalidParameterError, "X", _NOT_NUMERIC),
     ("inconsistent numbers of samples", InvalidShapeError, "y",
      "must have one entry per row of X"),
-    ("NaN", InvalidParameterError, "X",
+    ("Found array with 0 sample", InvalidShapeError, "X", "needs at least 1 sample"),
+    ("Found array with 0 feature", InvalidShapeError, "X", "needs at least 1 feature (column)"),
+    ("NaN", InvalidParameterError, None,
      "contains NaN (missing) values: impute or drop them before a private release"),
-    ("infinity", InvalidParameterError, "X",
+    ("infinity", InvalidParameterError, None,
      "contains infinite values: clean them before a private release"),
 )
+
+
+def _data_argument(text: str) -> str:
+    """The argument a scikit-learn validation message is about: ``y`` for ``Input y ...`` (a
+    label), else ``X``. For complex data its message names neither: the array it prints is
+    1-D for ``y`` (``[...]``) and 2-D for ``X`` (``[[...]]``)."""
+    if "Input y" in text or "y contains" in text:
+        return "y"
+    if "Complex data not supported" in text:
+        tail = text.split("supported", 1)[1].lstrip()
+        return "X" if tail.startswith("[[") else "y"
+    return "X"
 
 
 def _without_data(exc: ValueError) -> ValueError:
@@ -146,7 +169,7 @@ def _without_data(exc: ValueError) -> ValueError:
     text = str(exc)
     for pattern, error, argument, message in _SCRUBBED:
         if pattern in text:
-            return error(argument, message)
+            return error(argument or _data_argument(text), message)
     if "array=" in text:
         return InvalidParameterError("X", text.split("array=")[0].strip().rstrip(":"))
     return exc
