@@ -134,12 +134,11 @@ _SCRUBBED = (
      "must be 2-D (n_samples, n_features). Reshape your data: X.reshape(-1, 1) for a single "
      "feature, X.reshape(1, -1) for a single sample"),
     ("Complex data not supported", InvalidParameterError, None,
-     "must be real-valued: complex data is not supported"),
+     "must be real-valued (Complex data not supported)"),
     ("could not convert", InvalidParameterError, "X", _NOT_NUMERIC),
     ("inconsistent numbers of samples", InvalidShapeError, "y",
      "must have one entry per row of X"),
     ("Found array with 0 sample", InvalidShapeError, "X", "needs at least 1 sample"),
-    ("Found array with 0 feature", InvalidShapeError, "X", "needs at least 1 feature (column)"),
     ("NaN", InvalidParameterError, None,
      "contains NaN (missing) values: impute or drop them before a private release"),
     ("infinity", InvalidParameterError, None,
