@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._validation import check_finite_array
+from .._validation import check_finite_array, check_part_epsilon
 from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound
 from ..queries.geometry import box_quadratic_max
 from ..errors import InvalidParameterError, InvalidShapeError
@@ -355,6 +355,7 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
     if allocation is not None and allocation not in ALLOCATIONS:
         raise InvalidParameterError("allocation", f"must be None or one of {ALLOCATIONS}, got "
                                                   f"{allocation!r}")
+    check_part_epsilon(epsilon, delta)  # a part of a split budget (e.g. the adaptive first look)
     query = task.query()
     h = task.reach
     builders = {

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .._validation import check_finite_array
+from .._validation import check_finite_array, check_part_epsilon
 from ..calibration.gaussian import max_gaussian_shift
 from ..errors import InvalidParameterError
 from ..mechanisms import GaussianMechanism
@@ -45,7 +45,7 @@ def adassp_plan(epsilon: float, delta: float, feature_reach: float, target_reach
     from ..accounting.composition import compose, gdp_epsilon
 
     mu = max_gaussian_shift(epsilon, delta)
-    eps_part = gdp_epsilon(mu / math.sqrt(3.0), delta)
+    eps_part = check_part_epsilon(gdp_epsilon(mu / math.sqrt(3.0), delta), delta)
     sens_xy = (2.0 if neighbouring == "replace-one" else 1.0) * feature_reach * target_reach
     mechs = [*gram_mechanisms(eps_part, delta, feature_reach, neighbouring),
              GaussianMechanism(epsilon=eps_part, delta=delta, sensitivity=sens_xy,
