@@ -45,6 +45,13 @@ class NoGeneratorStateMixin:
         return without_generators(state)
 
 
+#: Largest magnitude of a public bound, and inverse of the smallest positive width: the
+#: estimators square the widths (the scaler takes their fourth power) and scale them by n, which
+#: over- or underflows float64 from about 1e±100 (task BA, session 18: ``sensitivity ... got
+#: inf``, ``OverflowError``, ``ZeroDivisionError``); 1e±50 leaves a wide margin on both sides.
+BOUNDS_LIMIT = 1e50
+
+
 def parse_bounds(bounds, n_features: int,
                  argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
     """``(lower, upper)`` as float arrays of length ``n_features``; raise if missing or invalid.
@@ -76,6 +83,14 @@ def parse_bounds(bounds, n_features: int,
                                           f"{n_features}") from None
     if np.any(lo > hi):
         raise InvalidParameterError(argument, "lower must be <= upper for every feature")
+    width = hi - lo
+    if np.any(np.maximum(np.abs(lo), np.abs(hi)) > BOUNDS_LIMIT) or \
+            np.any((width > 0) & (width < 1.0 / BOUNDS_LIMIT)):
+        raise InvalidParameterError(
+            argument, f"must lie within +-{BOUNDS_LIMIT:g}, and each width upper - lower must be "
+                      f"0 (a public constant) or at least {1.0 / BOUNDS_LIMIT:g}: beyond, the "
+                      "second moments and sensitivities over- or underflow in float64; rescale "
+                      "the data (e.g. to thousands or millionths of its unit)")
     return lo, hi
 
 
