@@ -629,3 +629,19 @@ def test_default_clips_a_planted_extreme_value_as_the_moments_path():
     assert b.method_ == c.method_ == "adaptive"
     np.testing.assert_array_equal(b.covariance_, c.covariance_)
     assert b.adaptive_choice_ == c.adaptive_choice_
+
+
+# ---- task BA (session 18) ------------------------------------------------------------------------
+@pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove"),
+                                dict(method="moments", noise="iid"), dict(method="coinpress"),
+                                dict(), dict(kind="correlation")])
+def test_a_public_constant_feature_gets_its_only_possible_location(kw):
+    """location_ of a feature declared constant (lower == upper = 3) was 2.987 under add-remove
+    and 2.98 with method='moments' (outside its public range); its covariances were already 0."""
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.uniform(-1, 1, (500, 2)), np.full(500, 3.0)]
+    est = DPCovariance(bounds=([-1, -1, 3.0], [1, 1, 3.0]), random_state=0, **kw).fit(X)
+    assert est.location_[2] == 3.0
+    assert np.all(np.abs(est.location_[:2]) < 1.0) and est.location_[0] != 0.0
+    off = est.covariance_[2, :2]
+    assert np.all(off == 0.0)

@@ -447,3 +447,17 @@ def test_pca_auto_method_reads_public_facts_only():
     assert pca_auto_method("replace-one", Y) == pca_auto_method("replace-one", X)
     with pytest.raises(InvalidParameterError, match="method"):
         DPPCA(2, bounds=(0, HI), method="automatic").fit(X)
+
+
+# ---- task BA (session 18) ------------------------------------------------------------------------
+@pytest.mark.xfail(strict=True, reason="models/pca.py (task PB's file): DPPCA(method='moments') "
+                   "keeps the noisy mean_ of a public constant feature (2.982 for lower == upper "
+                   "= 3); the adaptive and CoinPress paths give 3 exactly. Fix: mean_ = "
+                   "np.where(lower == upper, lower, mean_) as DPCovariance.location_ does")
+def test_a_public_constant_feature_gets_its_only_possible_mean_moments():
+    from matrixdp.models import DPPCA
+
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.uniform(-1, 1, (500, 2)), np.full(500, 3.0)]
+    est = DPPCA(bounds=([-1, -1, 3.0], [1, 1, 3.0]), method="moments", random_state=0).fit(X)
+    assert est.mean_[2] == 3.0

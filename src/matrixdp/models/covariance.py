@@ -635,7 +635,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     covariance_ : ndarray (n_features, n_features)
         The released matrix of ``kind``.
     location_ : ndarray (n_features,)
-        DP mean (``None`` for ``kind="gram"``).
+        DP mean (``None`` for ``kind="gram"``); ``lower`` for a public constant feature
+        (``lower == upper``).
     privacy_ : PrivacyGuarantee
         The guarantee of the whole fit.
     method_ : str
@@ -809,7 +810,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                     reference=cov, floor=PROJECTED_FLOOR)
                 cov = nearest_correlation(shrunk)
         self.covariance_ = cov
-        self.location_ = loc
+        # a public constant (lower == upper) has its only possible mean (post-processing)
+        self.location_ = None if loc is None else np.where(lo == hi, lo, loc)
         self.method_ = method
         finish_bounds(self)
         return self
