@@ -7,7 +7,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from matrixdp.calibration.gaussian import analytic_gaussian_sigma, max_gaussian_shift
-from matrixdp.errors import InvalidParameterError, OutOfBoundsError
+from matrixdp.errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from matrixdp.models import DPMean, DPStandardScaler
 from matrixdp.models.mean import _max_square_term
 
@@ -160,3 +160,15 @@ def test_a_public_constant_feature_gets_its_only_possible_mean(neighbouring, noi
         ref = DPMean(**{**kw, "bounds": ([-1, -1], [1, 1])}).fit(X[:, :2])
         np.testing.assert_allclose(m.mean_[:2], ref.mean_, rtol=1e-12)
         assert not np.allclose(m.mean_[:2], X[:, :2].mean(axis=0), atol=1e-6)  # noisy
+
+
+@pytest.mark.parametrize("bad", [np.zeros((4, 2)), np.zeros(3), np.zeros((4, 4))])
+def test_scaler_inverse_transform_names_a_wrong_width(bad):
+    """inverse_transform of a table of the wrong width raised numpy's "operands could not be
+    broadcast together" (a 1-D row was silently broadcast); it names X and the width."""
+    X = np.random.default_rng(0).uniform(size=(50, 3))
+    s = DPStandardScaler(bounds=(0, 1), random_state=0).fit(X)
+    with pytest.raises(InvalidShapeError) as info:
+        s.inverse_transform(bad)
+    assert info.value.argument == "X" and "3 columns" in str(info.value)
+    np.testing.assert_allclose(s.inverse_transform(s.transform(X)), X, atol=1e-12)

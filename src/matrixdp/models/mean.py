@@ -450,6 +450,10 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         """Undo :meth:`transform`."""
         check_is_fitted(self, "mean_")
         X = np.array(X, dtype=np.float64, copy=True)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise InvalidShapeError("X", f"must be 2-D with {self.n_features_in_} columns (the "
+                                         f"features DPStandardScaler was fitted on), got "
+                                         f"{X.ndim}-D with {X.shape[-1] if X.ndim else 0}")
         if self.with_std:
             X *= self.scale_
         if self.with_mean:
