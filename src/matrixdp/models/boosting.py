@@ -602,7 +602,7 @@ def boosted_plan(task, epsilon: float, delta: float, noise: str, n_rounds: int,
     mech_round = GaussianMechanism(epsilon=eps_round, delta=delta,
                                    sensitivity=factor * residual_clip * reach,
                                    neighbouring=task.neighbouring)
-    total = compose([plan[0].mechanism.privacy] + [mech_round.privacy] * n_rounds, delta=delta,
+    total = compose([plan[0].privacy] + [mech_round.privacy] * n_rounds, delta=delta,
                     method="gdp")
     return plan, mech_round, total
 

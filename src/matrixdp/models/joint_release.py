@@ -213,7 +213,7 @@ def release_with_target_mean(value, task, t, n, lo_y, hi_y, share, *, epsilon, d
     eps_joint, eps_mean = split_level_share(epsilon, delta, share)
     plan = plan_second_moment(task, epsilon=eps_joint, delta=delta, noise=noise)
     mech = target_mean_mechanism(eps_mean, delta, lo_y, hi_y, n)
-    total = compose([plan[0].mechanism.privacy, mech.privacy], delta=delta, method="gdp")
+    total = compose([plan[0].privacy, mech.privacy], delta=delta, method="gdp")
     gen = make_rng(rng)  # one stream for both draws
     exact_mean = float(np.asarray(value)[d, d + 1]) / t
     with charging(total):
