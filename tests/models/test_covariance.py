@@ -645,3 +645,23 @@ def test_a_public_constant_feature_gets_its_only_possible_location(kw):
     assert np.all(np.abs(est.location_[:2]) < 1.0) and est.location_[0] != 0.0
     off = est.covariance_[2, :2]
     assert np.all(off == 0.0)
+
+
+@pytest.mark.parametrize("cls", ["DPCovariance", "DPPCA"])
+@pytest.mark.parametrize("steps", [0, -1, 2.5, "2", True])
+def test_a_bad_coinpress_steps_is_named_as_the_caller_spelled_it(cls, steps):
+    """The refusal named 'steps' (coinpress's internal argument), not 'coinpress_steps'."""
+    import matrixdp.models as models
+
+    X = np.random.default_rng(0).uniform(size=(100, 3))
+    with pytest.raises(InvalidParameterError) as info:
+        getattr(models, cls)(bounds=(0, 1), method="coinpress", coinpress_steps=steps).fit(X)
+    assert info.value.argument == "coinpress_steps"
+
+
+def test_a_bad_adaptive_refine_is_named_as_the_caller_spelled_it():
+    X = np.random.default_rng(0).uniform(size=(100, 3))
+    with pytest.raises(InvalidParameterError) as info:
+        DPCovariance(bounds=(0, 1), adaptive_refine="foo").fit(X)
+    assert info.value.argument == "adaptive_refine"
+    DPCovariance(bounds=(0, 1), adaptive_refine="checked", random_state=0).fit(X)
