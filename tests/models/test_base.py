@@ -68,3 +68,14 @@ def test_parse_bounds_limits():
     for bad in [(0, 2e50), (-2e50, 0), (0, [1, 1e-51, 1])]:
         with pytest.raises(InvalidParameterError):
             parse_bounds(bad, 3)
+
+
+@pytest.mark.parametrize("argument", ["bounds_X", "bounds_y"])
+def test_a_string_other_than_dp_names_the_regression_argument(argument):
+    """``bounds_X="0,1"`` was refused as "bounds: the only string accepted is 'dp'"."""
+    X = np.random.default_rng(0).uniform(0, 1, (50, 2))
+    kw = dict(bounds_X=(0, 1), bounds_y=(0, 2))
+    kw[argument] = "0,1"
+    with pytest.raises(InvalidParameterError) as info:
+        models.DPLinearRegression(**kw).fit(X, X.sum(axis=1))
+    assert info.value.argument == argument

@@ -333,7 +333,8 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
     from .dp_bounds import as_dp_bounds, bounds_rng, dp_bounds, joint_spec, split_epsilon
 
     d = X.shape[1]
-    spec_x, spec_y = as_dp_bounds(estimator.bounds_X), as_dp_bounds(estimator.bounds_y)
+    spec_x = as_dp_bounds(estimator.bounds_X, "bounds_X")
+    spec_y = as_dp_bounds(estimator.bounds_y, "bounds_y")
     estimator.bounds_privacy_ = None
     lo_x = hi_x = lo_y = hi_y = None
     if spec_x is None:
