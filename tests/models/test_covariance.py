@@ -665,3 +665,21 @@ def test_a_bad_adaptive_refine_is_named_as_the_caller_spelled_it():
         DPCovariance(bounds=(0, 1), adaptive_refine="foo").fit(X)
     assert info.value.argument == "adaptive_refine"
     DPCovariance(bounds=(0, 1), adaptive_refine="checked", random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove"),
+                                dict(), dict(method="coinpress")])
+def test_location_lies_in_the_public_box(kw):
+    """The moments path (method='moments', and the add-remove default) released location_
+    far outside the box at small n·ε (3060 for a box [-1, 1], n = 5, ε = 1e-3; 5.08 at ε = 1),
+    while the adaptive and CoinPress paths clipped theirs; every path now clips."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (5, 3))
+    for eps in (1e-3, 1.0):
+        for seed in range(3):
+            est = DPCovariance(epsilon=eps, bounds=(-1, 1), random_state=seed, **kw).fit(X)
+            assert np.all(np.abs(est.location_) <= 1.0)
+    big = rng.uniform(-1, 1, (20000, 3))  # and a large table's location is still its mean
+    est = DPCovariance(epsilon=10.0, bounds=(-1, 1), random_state=0, **kw).fit(big)
+    np.testing.assert_allclose(est.location_, big.mean(axis=0), atol=0.02)
+    assert not np.allclose(est.location_, big.mean(axis=0), atol=1e-9)

@@ -636,8 +636,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     covariance_ : ndarray (n_features, n_features)
         The released matrix of ``kind``.
     location_ : ndarray (n_features,)
-        DP mean (``None`` for ``kind="gram"``); ``lower`` for a public constant feature
-        (``lower == upper``).
+        DP mean (``None`` for ``kind="gram"``), clipped to the public box (the mean of the
+        clipped records lies in it; ``lower`` for a public constant feature, ``lower == upper``).
     privacy_ : PrivacyGuarantee
         The guarantee of the whole fit.
     method_ : str
@@ -815,8 +815,11 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                     reference=cov, floor=PROJECTED_FLOOR)
                 cov = nearest_correlation(shrunk)
         self.covariance_ = cov
-        # a public constant (lower == upper) has its only possible mean (post-processing)
-        self.location_ = None if loc is None else np.where(lo == hi, lo, loc)
+        # the mean of records clipped to the box lies in the box: the adaptive and CoinPress
+        # paths clip their location to it, the moments path (method="moments", add-remove) now
+        # too (post-processing with the public bounds; a public constant, lower == upper, gets
+        # its only possible value)
+        self.location_ = None if loc is None else np.clip(loc, lo, hi)
         self.method_ = method
         finish_bounds(self)
         return self
