@@ -91,3 +91,16 @@ def test_an_empty_table_is_refused_naming_x():
         DPCovariance(bounds=(0, 1)).fit(np.empty((0, 3)))
     assert info.value.argument == "X" and "at least 1 sample" in str(info.value)
 
+
+
+@pytest.mark.parametrize("make", SUPERVISED)
+def test_a_two_column_target_is_refused_without_the_row_count(make):
+    """scikit-learn's "y should be a 1d array, got an array of shape (137, 2)" printed the row
+    count (private under add/remove)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(137, 3))
+    Y = np.c_[X.sum(axis=1), X[:, 0]]
+    est = make().set_params(neighbouring="add-remove")
+    with pytest.raises(InvalidShapeError) as info:
+        est.fit(X, Y)
+    assert info.value.argument == "y" and "137" not in str(info.value)

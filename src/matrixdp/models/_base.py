@@ -154,6 +154,9 @@ _SCRUBBED = (
     ("inconsistent numbers of samples", InvalidShapeError, "y",
      "must have one entry per row of X"),
     ("Found array with 0 sample", InvalidShapeError, "X", "needs at least 1 sample"),
+    ("y should be a 1d array", InvalidShapeError, "y",
+     "must be 1-D (one label per row of X): multi-output regression is not supported; fit one "
+     "estimator per target column"),
     ("NaN", InvalidParameterError, None,
      "contains NaN (missing) values: impute or drop them before a private release"),
     ("infinity", InvalidParameterError, None,
