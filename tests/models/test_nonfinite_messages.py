@@ -104,3 +104,18 @@ def test_a_two_column_target_is_refused_without_the_row_count(make):
     with pytest.raises(InvalidShapeError) as info:
         est.fit(X, Y)
     assert info.value.argument == "y" and "137" not in str(info.value)
+
+
+@pytest.mark.parametrize("dtype", ["category", "string", "object"])
+def test_a_non_numeric_pandas_target_is_refused_naming_y(dtype):
+    """A categorical or text pandas target was refused as "X: must be numeric" (scikit-learn's
+    "could not convert string to float: 'secret-0'" names no argument)."""
+    pd = pytest.importorskip("pandas")
+    X = np.random.default_rng(0).uniform(size=(50, 3))
+    y = pd.Series([f"secret-{i % 3}" for i in range(50)]).astype(dtype)
+    for make in SUPERVISED:
+        with pytest.raises(InvalidParameterError) as info:
+            make().fit(X, y)
+        assert info.value.argument == "y" and "secret" not in str(info.value)
+    make().fit(X, pd.Series(np.linspace(0, 3, 50)).astype("Float64"))  # numeric pandas: fits
+    make().fit(X, pd.Series(np.linspace(0, 3, 50)).astype(object))  # numbers as objects: fit

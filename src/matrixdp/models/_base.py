@@ -123,6 +123,8 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
     """
     if is_dask_collection(X) and not supervised:
         return dask_records(estimator, X, reset=reset)
+    if supervised and kwargs.get("y_numeric"):
+        _check_numeric_target(y)
     try:
         if _sk_validate_data is not None:
             if not supervised:
@@ -141,6 +143,27 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
 
 _NOT_NUMERIC = ("must be numeric: one-hot encode categorical columns (with public categories) "
                 "or drop them")
+
+def _check_numeric_target(y) -> None:
+    """A pandas target of categories or strings: scikit-learn's refusal ("could not convert
+    string to float: '<the first label>'") quotes a label and names no argument, so it would be
+    reported as X; refuse it here, naming y (the dtype is the public schema)."""
+    if not type(y).__module__.startswith("pandas"):
+        return
+    from pandas.api.types import is_numeric_dtype
+
+    dtypes = [y.dtype] if hasattr(y, "dtype") else list(getattr(y, "dtypes", []))
+    if all(is_numeric_dtype(t) for t in dtypes):
+        return
+    if all(t == object for t in dtypes):  # numbers kept as objects convert; text does not
+        try:
+            np.asarray(y, dtype=np.float64)
+            return
+        except (TypeError, ValueError):
+            pass
+    raise InvalidParameterError("y", "must be numeric (a regression target): encode a "
+                                     "categorical or text target first")
+
 
 #: scikit-learn validation messages that quote the data, and what we say instead
 #: (``argument`` None: ``"y"`` when the message is about ``Input y``, else ``"X"``).
