@@ -271,6 +271,36 @@ class _SpendKeeper:
         yield guarantee
 
 
+def _keeper(accountant):
+    """The budget keeper ``charging`` charges: the accountant itself (``check`` + ``charge``), a
+    ``spend``-only object wrapped, or None (the enclosing ``with`` blocks' keepers)."""
+    if accountant is not None and not (callable(getattr(accountant, "check", None))
+                                       and callable(getattr(accountant, "charge", None))):
+        spend = getattr(accountant, "spend", None)
+        if not callable(spend):
+            raise InvalidParameterError("accountant", "must be None, a matrixdp.accounting "
+                                                      "Accountant or Ledger, or an object with a "
+                                                      "spend(guarantee, label=...) method")
+        return _SpendKeeper(spend)
+    return accountant
+
+
+def check_whole_fit(estimator, epsilon: float) -> None:
+    """Refuse a fit charged in several entries (DP bounds, then the release) before its first
+    entry, when its whole (ε, δ) does not fit the budget keeper: the bounds' share used to be
+    charged and the release refused, leaving the share spent for nothing. The check is of the
+    whole (ε, δ) as one guarantee, which dominates its two entries (a conservative check)."""
+    from .._budget import check
+    from ..mechanisms.base import PrivacyGuarantee
+
+    guarantee = PrivacyGuarantee(
+        epsilon=float(epsilon), delta=check_delta(estimator.delta),
+        neighbouring=str(getattr(estimator, "neighbouring", "replace-one")),
+        calibration="basic composition", exact=False,
+        mechanism=f"{type(estimator).__name__}.fit (DP bounds, then the release)")
+    check(guarantee, accountant=_keeper(estimator.accountant))
+
+
 def charging(accountant, privacy, *, label: str):
     """The single place where a fit spends budget: a context manager around the release.
 
@@ -285,16 +315,7 @@ def charging(accountant, privacy, *, label: str):
     """
     from .._budget import charge
 
-    keeper = accountant
-    if accountant is not None and not (callable(getattr(accountant, "check", None))
-                                       and callable(getattr(accountant, "charge", None))):
-        spend = getattr(accountant, "spend", None)
-        if not callable(spend):
-            raise InvalidParameterError("accountant", "must be None, a matrixdp.accounting "
-                                                      "Accountant or Ledger, or an object with a "
-                                                      "spend(guarantee, label=...) method")
-        keeper = _SpendKeeper(spend)
-    return charge(privacy, accountant=keeper, label=label)
+    return charge(privacy, accountant=_keeper(accountant), label=label)
 
 
 def bounded_records(estimator, X, *, clip_now: bool = True):
@@ -332,6 +353,7 @@ def fit_bounds(estimator, X, epsilon: float, *, clip_now: bool = True):
                                               "collection) in this version; pass public bounds")
     check_n_samples(X.shape[0])
     eps_bounds, eps_left = split_epsilon(epsilon, spec)
+    check_whole_fit(estimator, epsilon)
     label = f"{type(estimator).__name__}.fit bounds"
     lo, hi, privacy = dp_bounds(
         X, epsilon=eps_bounds, spec=spec, neighbouring=str(getattr(estimator, "neighbouring",
@@ -376,6 +398,7 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
     cols = ([X] if spec_x is not None else []) + ([np.asarray(y)[:, None]] if spec_y is not None
                                                   else [])
     eps_bounds, eps_left = split_epsilon(epsilon, spec)
+    check_whole_fit(estimator, epsilon)
     label = f"{type(estimator).__name__}.fit bounds"
     lo, hi, privacy = dp_bounds(
         np.hstack(cols), epsilon=eps_bounds, spec=spec,
