@@ -119,3 +119,21 @@ def test_a_non_numeric_pandas_target_is_refused_naming_y(dtype):
         assert info.value.argument == "y" and "secret" not in str(info.value)
     make().fit(X, pd.Series(np.linspace(0, 3, 50)).astype("Float64"))  # numeric pandas: fits
     make().fit(X, pd.Series(np.linspace(0, 3, 50)).astype(object))  # numbers as objects: fit
+
+
+def test_masked_entries_are_refused_not_released():
+    """numpy.asarray drops a masked array's mask: the entries the caller marked missing were
+    used in the release as their underlying values."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(50, 3))
+    y = X.sum(axis=1)
+    Xm = np.ma.masked_array(X, mask=X > 0.9)
+    with pytest.raises(InvalidParameterError) as info:
+        DPCovariance(bounds=(0, 1)).fit(Xm)
+    assert info.value.argument == "X" and "masked" in str(info.value)
+    with pytest.raises(InvalidParameterError) as info:
+        DPLinearRegression(bounds_X=(0, 1), bounds_y=(0, 3)).fit(
+            X, np.ma.masked_array(y, mask=y > 2.5))
+    assert info.value.argument == "y"
+    # a masked array with nothing masked is an ordinary table
+    DPCovariance(bounds=(0, 1), random_state=0).fit(np.ma.masked_array(X, mask=False))

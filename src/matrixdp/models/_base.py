@@ -125,6 +125,11 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
         return dask_records(estimator, X, reset=reset)
     if supervised and kwargs.get("y_numeric"):
         _check_numeric_target(y)
+    for name, value in (("X", X), ("y", y)):
+        # numpy.asarray drops a mask: the masked (missing) entries would be released
+        if isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value).any():
+            raise InvalidParameterError(name, "is a masked array with masked (missing) entries: "
+                                              "impute or drop them before a private release")
     try:
         if _sk_validate_data is not None:
             if not supervised:
