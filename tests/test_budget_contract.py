@@ -149,3 +149,23 @@ def test_baseline_release_is_recorded_when_it_fits():
     with Accountant(epsilon=5.0, delta=1e-3) as acc:
         B.mod_sulq(X, epsilon=1.0, delta=1e-6, n_components=1, row_norm_bound=1.0, rng=0)
     assert len(acc.spends) == 1 and acc.spends[0][1].epsilon == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_privacy_agrees_with_what_was_charged(name):
+    """Task BA (session 18): the fitted ``privacy_`` and the guarantee the accountant recorded
+    are the same claim: same (ε, δ), relation and ``exact`` flag. DPLinearRegression charged an
+    ``exact`` guarantee and then reported ``privacy_`` as an upper bound (its joint release's
+    sensitivity is a certified bound, known before the charge)."""
+    case = CASES[name]
+    for relation in case.relations:
+        acc = Accountant()
+        est = _fit(case, relation, accountant=acc)
+        privacy = getattr(est, "privacy_", None)
+        if privacy is None or len(acc.spends) != 1:
+            continue  # several entries (e.g. DP bounds first): their composition is checked above
+        charged = acc.spends[0][1]
+        assert charged.epsilon == pytest.approx(privacy.epsilon, rel=1e-12)
+        assert charged.delta == pytest.approx(privacy.delta, rel=1e-12)
+        assert charged.neighbouring == privacy.neighbouring
+        assert charged.exact == privacy.exact, (relation, charged, privacy)

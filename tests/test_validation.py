@@ -71,3 +71,57 @@ def test_check_atoms_returns_sorted_floats_and_names_argument_and_column():
         assert str(info.value).startswith("--bounds: column 'earn': ")
     with pytest.raises(InvalidParameterError, match="atom 0.5 is not an integer"):
         check_atoms([0.5], 0.0, 10.0, integer=True, column="k", argument="atoms")
+
+
+# ---- task BA (session 18): delta too large for a split budget ------------------------------------
+def test_check_part_epsilon_names_delta():
+    from matrixdp._validation import check_part_epsilon
+    from matrixdp.errors import InvalidPrivacyParameterError
+
+    assert check_part_epsilon(0.25, 1e-6) == 0.25
+    with pytest.raises(InvalidPrivacyParameterError) as info:
+        check_part_epsilon(0.0, 0.4)
+    assert info.value.argument == "delta" and "0.4" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["DPCovariance", "DPPCA", "DPLinearRegression",
+                                  "AdaSSPRegression", "BoostedAdaSSPRegression"])
+def test_a_delta_too_large_for_the_split_is_refused_naming_delta(name):
+    """With delta >= ~0.2 a part of a budget split in Gaussian DP has epsilon 0 at that delta,
+    and the fit failed with "epsilon: must be finite and > 0, got 0.0" although the caller's
+    epsilon was 1. The refusal must name delta, before anything is charged."""
+    import matrixdp.models as models
+    from matrixdp import Accountant
+    from matrixdp.errors import InvalidPrivacyParameterError
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (200, 3))
+    y = X.sum(axis=1)
+    kw = dict(bounds=(0, 1)) if name in ("DPCovariance", "DPPCA") else \
+        dict(bounds_X=(0, 1), bounds_y=(0, 3))
+    acc = Accountant()
+    est = getattr(models, name)(epsilon=1.0, delta=0.5, random_state=0, accountant=acc, **kw)
+    with pytest.raises(InvalidPrivacyParameterError) as info:
+        est.fit(X, y)
+    assert info.value.argument == "delta" and "0.5" in str(info.value)
+    getattr(models, name)(epsilon=1.0, delta=1e-3, random_state=0, **kw).fit(X, y)  # still fits
+    if name in ("DPCovariance", "DPPCA"):
+        return  # charged before the refusal: test_a_refused_delta_charges_nothing (xfail)
+    assert len(acc.spends) == 0
+
+
+@pytest.mark.xfail(strict=True, reason="models/adaptive.py (task PB's file) charges the whole "
+                   "guarantee before it plans its first look, so a plan refused for its delta "
+                   "leaves the (epsilon, delta) charged although no noise was drawn; the fix: "
+                   "build the plans before entering charging(guarantee)")
+@pytest.mark.parametrize("name", ["DPCovariance", "DPPCA"])
+def test_a_refused_delta_charges_nothing(name):
+    import matrixdp.models as models
+    from matrixdp import Accountant
+    from matrixdp.errors import InvalidPrivacyParameterError
+
+    X = np.random.default_rng(0).uniform(0, 1, (200, 3))
+    acc = Accountant()
+    with pytest.raises(InvalidPrivacyParameterError):
+        getattr(models, name)(epsilon=1.0, delta=0.5, bounds=(0, 1), accountant=acc).fit(X)
+    assert len(acc.spends) == 0

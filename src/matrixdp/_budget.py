@@ -25,6 +25,16 @@ def default_keepers() -> tuple:
     return _DEFAULTS.get()
 
 
+def check(guarantee, accountant=None) -> None:
+    """Refuse ``guarantee`` now if a budget keeper would (nothing is recorded): ``accountant``
+    when given, else every default keeper. For a fit that charges in several entries (DP bounds
+    first, then the release), so that a budget too small for the whole fit refuses it before
+    its first entry is charged."""
+    keepers = (accountant,) if accountant is not None else default_keepers()
+    for keeper in keepers:
+        keeper.check(guarantee)
+
+
 @contextlib.contextmanager
 def use_default(keeper):
     """Make ``keeper`` a default budget keeper inside the block (nested blocks add up)."""

@@ -54,6 +54,21 @@ def check_delta(delta, argument: str = "delta", *, allow_zero: bool = False) -> 
     return d
 
 
+def check_part_epsilon(epsilon: float, delta: float) -> float:
+    """The ε of one part of a budget split in Gaussian DP (``gdp_epsilon(μ_part, δ)``), checked.
+
+    A part with a small share of ``μ²`` is (0, δ)-DP already when ``δ`` is large (about 0.2 and
+    up for the estimators' splits): its ε at that δ is 0 and no Gaussian mechanism can be
+    calibrated from it. That is the caller's ``delta`` being too large, so the error names it
+    (instead of an internal ``epsilon ... got 0.0``)."""
+    if not epsilon > 0:
+        raise InvalidPrivacyParameterError(
+            "delta", f"is too large for this estimator, got {delta!r}: its budget is split between "
+                     "several releases, and at this delta a part's epsilon would be 0; use a "
+                     "delta far below 1/n_samples (e.g. the default 1e-6)")
+    return epsilon
+
+
 def check_positive(value, argument: str, error=InvalidParameterError) -> float:
     """Return ``value`` as float; require a finite value > 0."""
     v = _as_real(value, argument, error)

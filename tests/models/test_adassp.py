@@ -82,3 +82,24 @@ def test_rho_is_validated():
     X, y = table(100)
     with pytest.raises(InvalidParameterError, match="rho"):
         AdaSSPRegression(rho=1.5, bounds_X=(-1, 1), bounds_y=(-3, 3)).fit(X, y)
+
+
+# ---- task BA (session 18) ------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["AdaSSPRegression", "BoostedAdaSSPRegression"])
+def test_a_public_constant_feature_has_coefficient_zero_next_to_an_intercept(name):
+    """With an intercept a feature declared constant (lower == upper = 3) is 0 in every centred
+    record, and its coefficient was pure noise traded against the intercept (9.4 and -16.2 in
+    two fits of Boosted AdaSSP, intercept -23 and 49): now 0, with the same predictions."""
+    import matrixdp.models as models
+
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.uniform(0, 1, (2000, 2)), np.full(2000, 3.0)]
+    y = X[:, :2] @ [1.0, -1.0] + 0.1 * rng.standard_normal(2000)
+    kw = dict(bounds_X=([0, 0, 3.0], [1, 1, 3.0]), bounds_y=(-2, 2))
+    for seed in range(3):
+        est = getattr(models, name)(random_state=seed, **kw).fit(X, y)
+        assert est.coef_[2] == 0.0 and abs(est.intercept_) < 2.0
+        assert est.score(X, y) > 0.8
+    # without an intercept the constant column is the model's level: kept
+    est = getattr(models, name)(random_state=0, fit_intercept=False, **kw).fit(X, y)
+    assert est.coef_[2] != 0.0

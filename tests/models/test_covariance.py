@@ -629,3 +629,57 @@ def test_default_clips_a_planted_extreme_value_as_the_moments_path():
     assert b.method_ == c.method_ == "adaptive"
     np.testing.assert_array_equal(b.covariance_, c.covariance_)
     assert b.adaptive_choice_ == c.adaptive_choice_
+
+
+# ---- task BA (session 18) ------------------------------------------------------------------------
+@pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove"),
+                                dict(method="moments", noise="iid"), dict(method="coinpress"),
+                                dict(), dict(kind="correlation")])
+def test_a_public_constant_feature_gets_its_only_possible_location(kw):
+    """location_ of a feature declared constant (lower == upper = 3) was 2.987 under add-remove
+    and 2.98 with method='moments' (outside its public range); its covariances were already 0."""
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.uniform(-1, 1, (500, 2)), np.full(500, 3.0)]
+    est = DPCovariance(bounds=([-1, -1, 3.0], [1, 1, 3.0]), random_state=0, **kw).fit(X)
+    assert est.location_[2] == 3.0
+    assert np.all(np.abs(est.location_[:2]) < 1.0) and est.location_[0] != 0.0
+    off = est.covariance_[2, :2]
+    assert np.all(off == 0.0)
+
+
+@pytest.mark.parametrize("cls", ["DPCovariance", "DPPCA"])
+@pytest.mark.parametrize("steps", [0, -1, 2.5, "2", True])
+def test_a_bad_coinpress_steps_is_named_as_the_caller_spelled_it(cls, steps):
+    """The refusal named 'steps' (coinpress's internal argument), not 'coinpress_steps'."""
+    import matrixdp.models as models
+
+    X = np.random.default_rng(0).uniform(size=(100, 3))
+    with pytest.raises(InvalidParameterError) as info:
+        getattr(models, cls)(bounds=(0, 1), method="coinpress", coinpress_steps=steps).fit(X)
+    assert info.value.argument == "coinpress_steps"
+
+
+def test_a_bad_adaptive_refine_is_named_as_the_caller_spelled_it():
+    X = np.random.default_rng(0).uniform(size=(100, 3))
+    with pytest.raises(InvalidParameterError) as info:
+        DPCovariance(bounds=(0, 1), adaptive_refine="foo").fit(X)
+    assert info.value.argument == "adaptive_refine"
+    DPCovariance(bounds=(0, 1), adaptive_refine="checked", random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove"),
+                                dict(), dict(method="coinpress")])
+def test_location_lies_in_the_public_box(kw):
+    """The moments path (method='moments', and the add-remove default) released location_
+    far outside the box at small n·ε (3060 for a box [-1, 1], n = 5, ε = 1e-3; 5.08 at ε = 1),
+    while the adaptive and CoinPress paths clipped theirs; every path now clips."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (5, 3))
+    for eps in (1e-3, 1.0):
+        for seed in range(3):
+            est = DPCovariance(epsilon=eps, bounds=(-1, 1), random_state=seed, **kw).fit(X)
+            assert np.all(np.abs(est.location_) <= 1.0)
+    big = rng.uniform(-1, 1, (20000, 3))  # and a large table's location is still its mean
+    est = DPCovariance(epsilon=10.0, bounds=(-1, 1), random_state=0, **kw).fit(big)
+    np.testing.assert_allclose(est.location_, big.mean(axis=0), atol=0.02)
+    assert not np.allclose(est.location_, big.mean(axis=0), atol=1e-9)

@@ -1,6 +1,8 @@
 """bounds="dp": a DP estimate charged as its own entry, composed into privacy_, never read off
 the data."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -246,3 +248,36 @@ def test_return_flat_flags_ties_only_and_replaces_the_warning():
     q = dp_bounds(cols, epsilon=2.0, spec=DPBounds(domain=(0.0, 1.0), method="quantiles"), rng=3,
                   return_flat=True)
     assert q[3].tolist() == [False, False]
+
+
+# ---- task BA (session 18) ------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["DPMean", "DPCovariance", "DPStandardScaler", "DPPCA",
+                                  "DPLinearRegression"])
+@pytest.mark.parametrize("where", ["explicit", "with-block"])
+def test_a_budget_too_small_for_the_whole_fit_charges_nothing(name, where):
+    """With bounds='dp' the bounds' share (10% of ε) was charged, then the release refused: a
+    budget of 0.5 for a fit of ε = 1 kept 0.1 spent and released nothing."""
+    import matrixdp.models as models
+    from matrixdp import Accountant
+    from matrixdp.errors import BudgetExceededError
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(50, 10, (3000, 3))
+    y = X.sum(axis=1)
+    kw = dict(bounds_X="dp", bounds_y="dp") if name == "DPLinearRegression" else dict(bounds="dp")
+    acc = Accountant(epsilon=0.5, delta=1e-5)
+    est = getattr(models, name)(epsilon=1.0, random_state=0,
+                                accountant=acc if where == "explicit" else None, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(BudgetExceededError):
+            if where == "explicit":
+                est.fit(X, y)
+            else:
+                with acc:
+                    est.fit(X, y)
+        assert len(acc.spends) == 0
+        # a budget that holds the whole fit is charged both entries, as before
+        big = Accountant(epsilon=1.0, delta=1e-5)
+        getattr(models, name)(epsilon=1.0, random_state=0, accountant=big, **kw).fit(X, y)
+        assert len(big.spends) == 2

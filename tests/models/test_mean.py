@@ -7,7 +7,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from matrixdp.calibration.gaussian import analytic_gaussian_sigma, max_gaussian_shift
-from matrixdp.errors import InvalidParameterError, OutOfBoundsError
+from matrixdp.errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 from matrixdp.models import DPMean, DPStandardScaler
 from matrixdp.models.mean import _max_square_term
 
@@ -136,3 +136,39 @@ def test_add_remove_calibration_is_exact(cls):
         assert est.privacy_.neighbouring == "add-remove" and est.privacy_.exact
         if noise == "mvg":  # (i.i.d. noise sized for the h⁴ of the widest feature is useless here)
             assert np.all(np.abs(est.mean_ - X.mean(axis=0)) < 0.05 * HI)
+
+
+# ---- task BA (session 18) ------------------------------------------------------------------------
+@pytest.mark.parametrize("neighbouring", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("noise", ["auto", "iid", "mvg"])
+def test_a_public_constant_feature_gets_its_only_possible_mean(neighbouring, noise):
+    """A feature declared constant (lower == upper = 3) came back with a noisy mean (3.0008 in
+    one fit: outside its public range) and the scaler with a non-zero var_ for it; the other
+    features' release is unchanged (post-processing only)."""
+    rng = np.random.default_rng(0)
+    X = np.c_[rng.uniform(-1, 1, (300, 2)), np.full(300, 3.0)]
+    bounds = ([-1, -1, 3.0], [1, 1, 3.0])
+    kw = dict(epsilon=0.5, bounds=bounds, neighbouring=neighbouring, noise=noise, random_state=1)
+    m = DPMean(**kw).fit(X)
+    assert m.mean_[2] == 3.0
+    s = DPStandardScaler(**kw).fit(X)
+    assert s.mean_[2] == 3.0 and s.var_[2] == 0.0 and s.scale_[2] == 1.0
+    assert np.all(s.transform(X)[:, 2] == 0.0)
+    # the free features are released as before: under replace-one and i.i.d. noise the same
+    # seed without the constant column gives them the same noise (same sensitivity, same draws)
+    if noise == "iid" and neighbouring == "replace-one":
+        ref = DPMean(**{**kw, "bounds": ([-1, -1], [1, 1])}).fit(X[:, :2])
+        np.testing.assert_allclose(m.mean_[:2], ref.mean_, rtol=1e-12)
+        assert not np.allclose(m.mean_[:2], X[:, :2].mean(axis=0), atol=1e-6)  # noisy
+
+
+@pytest.mark.parametrize("bad", [np.zeros((4, 2)), np.zeros(3), np.zeros((4, 4))])
+def test_scaler_inverse_transform_names_a_wrong_width(bad):
+    """inverse_transform of a table of the wrong width raised numpy's "operands could not be
+    broadcast together" (a 1-D row was silently broadcast); it names X and the width."""
+    X = np.random.default_rng(0).uniform(size=(50, 3))
+    s = DPStandardScaler(bounds=(0, 1), random_state=0).fit(X)
+    with pytest.raises(InvalidShapeError) as info:
+        s.inverse_transform(bad)
+    assert info.value.argument == "X" and "3 columns" in str(info.value)
+    np.testing.assert_allclose(s.inverse_transform(s.transform(X)), X, atol=1e-12)

@@ -45,6 +45,13 @@ class NoGeneratorStateMixin:
         return without_generators(state)
 
 
+#: Largest magnitude of a public bound, and inverse of the smallest positive width: the
+#: estimators square the widths (the scaler takes their fourth power) and scale them by n, which
+#: over- or underflows float64 from about 1e±100 (task BA, session 18: ``sensitivity ... got
+#: inf``, ``OverflowError``, ``ZeroDivisionError``); 1e±50 leaves a wide margin on both sides.
+BOUNDS_LIMIT = 1e50
+
+
 def parse_bounds(bounds, n_features: int,
                  argument: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
     """``(lower, upper)`` as float arrays of length ``n_features``; raise if missing or invalid.
@@ -76,6 +83,14 @@ def parse_bounds(bounds, n_features: int,
                                           f"{n_features}") from None
     if np.any(lo > hi):
         raise InvalidParameterError(argument, "lower must be <= upper for every feature")
+    width = hi - lo
+    if np.any(np.maximum(np.abs(lo), np.abs(hi)) > BOUNDS_LIMIT) or \
+            np.any((width > 0) & (width < 1.0 / BOUNDS_LIMIT)):
+        raise InvalidParameterError(
+            argument, f"must lie within +-{BOUNDS_LIMIT:g}, and each width upper - lower must be "
+                      f"0 (a public constant) or at least {1.0 / BOUNDS_LIMIT:g}: beyond, the "
+                      "second moments and sensitivities over- or underflow in float64; rescale "
+                      "the data (e.g. to thousands or millionths of its unit)")
     return lo, hi
 
 
@@ -108,6 +123,13 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
     """
     if is_dask_collection(X) and not supervised:
         return dask_records(estimator, X, reset=reset)
+    if supervised and kwargs.get("y_numeric"):
+        _check_numeric_target(y)
+    for name, value in (("X", X), ("y", y)):
+        # numpy.asarray drops a mask: the masked (missing) entries would be released
+        if isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value).any():
+            raise InvalidParameterError(name, "is a masked array with masked (missing) entries: "
+                                              "impute or drop them before a private release")
     try:
         if _sk_validate_data is not None:
             if not supervised:
@@ -118,22 +140,68 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
         return estimator._validate_data(X, y, reset=reset, dtype=dtype, **kwargs)  # pragma: no cover
     except ValueError as exc:
         raise _without_data(exc) from None
+    except TypeError as exc:  # numpy's DTypePromotionError (a datetime column, ...)
+        if type(exc).__name__ == "DTypePromotionError":
+            raise InvalidParameterError("X", _NOT_NUMERIC) from None
+        raise
 
 
-#: scikit-learn validation messages that quote the data, and what we say instead.
+_NOT_NUMERIC = ("must be numeric: one-hot encode categorical columns (with public categories) "
+                "or drop them")
+
+def _check_numeric_target(y) -> None:
+    """A pandas target of categories or strings: scikit-learn's refusal ("could not convert
+    string to float: '<the first label>'") quotes a label and names no argument, so it would be
+    reported as X; refuse it here, naming y (the dtype is the public schema)."""
+    if not type(y).__module__.startswith("pandas"):
+        return
+    from pandas.api.types import is_numeric_dtype
+
+    dtypes = [y.dtype] if hasattr(y, "dtype") else list(getattr(y, "dtypes", []))
+    if all(is_numeric_dtype(t) for t in dtypes):
+        return
+    if all(t == object for t in dtypes):  # numbers kept as objects convert; text does not
+        try:
+            np.asarray(y, dtype=np.float64)
+            return
+        except (TypeError, ValueError):
+            pass
+    raise InvalidParameterError("y", "must be numeric (a regression target): encode a "
+                                     "categorical or text target first")
+
+
+#: scikit-learn validation messages that quote the data, and what we say instead
+#: (``argument`` None: ``"y"`` when the message is about ``Input y``, else ``"X"``).
 _SCRUBBED = (
     ("Expected 2D array", InvalidShapeError, "X",
      "must be 2-D (n_samples, n_features). Reshape your data: X.reshape(-1, 1) for a single "
      "feature, X.reshape(1, -1) for a single sample"),
-    ("could not convert", InvalidParameterError, "X",
-     "must be numeric: one-hot encode categorical columns (with public categories) or drop them"),
+    ("Complex data not supported", InvalidParameterError, None,
+     "must be real-valued (Complex data not supported)"),
+    ("could not convert", InvalidParameterError, "X", _NOT_NUMERIC),
     ("inconsistent numbers of samples", InvalidShapeError, "y",
      "must have one entry per row of X"),
-    ("NaN", InvalidParameterError, "X",
+    ("Found array with 0 sample", InvalidShapeError, "X", "needs at least 1 sample"),
+    ("y should be a 1d array", InvalidShapeError, "y",
+     "must be 1-D (one label per row of X): multi-output regression is not supported; fit one "
+     "estimator per target column"),
+    ("NaN", InvalidParameterError, None,
      "contains NaN (missing) values: impute or drop them before a private release"),
-    ("infinity", InvalidParameterError, "X",
+    ("infinity", InvalidParameterError, None,
      "contains infinite values: clean them before a private release"),
 )
+
+
+def _data_argument(text: str) -> str:
+    """The argument a scikit-learn validation message is about: ``y`` for ``Input y ...`` (a
+    label), else ``X``. For complex data its message names neither: the array it prints is
+    1-D for ``y`` (``[...]``) and 2-D for ``X`` (``[[...]]``)."""
+    if "Input y" in text or "y contains" in text:
+        return "y"
+    if "Complex data not supported" in text:
+        tail = text.split("supported", 1)[1].lstrip()
+        return "X" if tail.startswith("[[") else "y"
+    return "X"
 
 
 def _without_data(exc: ValueError) -> ValueError:
@@ -146,7 +214,7 @@ def _without_data(exc: ValueError) -> ValueError:
     text = str(exc)
     for pattern, error, argument, message in _SCRUBBED:
         if pattern in text:
-            return error(argument, message)
+            return error(argument or _data_argument(text), message)
     if "array=" in text:
         return InvalidParameterError("X", text.split("array=")[0].strip().rstrip(":"))
     return exc
@@ -208,6 +276,36 @@ class _SpendKeeper:
         yield guarantee
 
 
+def _keeper(accountant):
+    """The budget keeper ``charging`` charges: the accountant itself (``check`` + ``charge``), a
+    ``spend``-only object wrapped, or None (the enclosing ``with`` blocks' keepers)."""
+    if accountant is not None and not (callable(getattr(accountant, "check", None))
+                                       and callable(getattr(accountant, "charge", None))):
+        spend = getattr(accountant, "spend", None)
+        if not callable(spend):
+            raise InvalidParameterError("accountant", "must be None, a matrixdp.accounting "
+                                                      "Accountant or Ledger, or an object with a "
+                                                      "spend(guarantee, label=...) method")
+        return _SpendKeeper(spend)
+    return accountant
+
+
+def check_whole_fit(estimator, epsilon: float) -> None:
+    """Refuse a fit charged in several entries (DP bounds, then the release) before its first
+    entry, when its whole (ε, δ) does not fit the budget keeper: the bounds' share used to be
+    charged and the release refused, leaving the share spent for nothing. The check is of the
+    whole (ε, δ) as one guarantee, which dominates its two entries (a conservative check)."""
+    from .._budget import check
+    from ..mechanisms.base import PrivacyGuarantee
+
+    guarantee = PrivacyGuarantee(
+        epsilon=float(epsilon), delta=check_delta(estimator.delta),
+        neighbouring=str(getattr(estimator, "neighbouring", "replace-one")),
+        calibration="basic composition", exact=False,
+        mechanism=f"{type(estimator).__name__}.fit (DP bounds, then the release)")
+    check(guarantee, accountant=_keeper(estimator.accountant))
+
+
 def charging(accountant, privacy, *, label: str):
     """The single place where a fit spends budget: a context manager around the release.
 
@@ -222,16 +320,7 @@ def charging(accountant, privacy, *, label: str):
     """
     from .._budget import charge
 
-    keeper = accountant
-    if accountant is not None and not (callable(getattr(accountant, "check", None))
-                                       and callable(getattr(accountant, "charge", None))):
-        spend = getattr(accountant, "spend", None)
-        if not callable(spend):
-            raise InvalidParameterError("accountant", "must be None, a matrixdp.accounting "
-                                                      "Accountant or Ledger, or an object with a "
-                                                      "spend(guarantee, label=...) method")
-        keeper = _SpendKeeper(spend)
-    return charge(privacy, accountant=keeper, label=label)
+    return charge(privacy, accountant=_keeper(accountant), label=label)
 
 
 def bounded_records(estimator, X, *, clip_now: bool = True):
@@ -269,6 +358,7 @@ def fit_bounds(estimator, X, epsilon: float, *, clip_now: bool = True):
                                               "collection) in this version; pass public bounds")
     check_n_samples(X.shape[0])
     eps_bounds, eps_left = split_epsilon(epsilon, spec)
+    check_whole_fit(estimator, epsilon)
     label = f"{type(estimator).__name__}.fit bounds"
     lo, hi, privacy = dp_bounds(
         X, epsilon=eps_bounds, spec=spec, neighbouring=str(getattr(estimator, "neighbouring",
@@ -308,7 +398,8 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
 
     d = X.shape[1]
     relation = str(getattr(estimator, "neighbouring", "replace-one"))
-    spec_x, spec_y = as_dp_bounds(estimator.bounds_X), as_dp_bounds(estimator.bounds_y)
+    spec_x = as_dp_bounds(estimator.bounds_X, "bounds_X")
+    spec_y = as_dp_bounds(estimator.bounds_y, "bounds_y")
     auto = check_label_range(getattr(estimator, "label_range", "public")) == "auto"
     estimator.bounds_privacy_ = None
     estimator.label_range_ = "public" if spec_y is None else "dp"
@@ -337,6 +428,7 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
     cols = ([X] if spec_x is not None else []) + ([np.asarray(y)[:, None]] if spec_y is not None
                                                   else [])
     eps_bounds, eps_left = split_epsilon(epsilon, spec)
+    check_whole_fit(estimator, epsilon)
     label = f"{type(estimator).__name__}.fit bounds"
     lo, hi, privacy, *flat = dp_bounds(
         np.hstack(cols), epsilon=eps_bounds, spec=spec, neighbouring=relation,

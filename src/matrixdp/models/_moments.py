@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._validation import check_finite_array
+from .._validation import check_finite_array, check_part_epsilon
 from ..calibration.mvg_exact import AxisPrecision, DirectionCosts, ShiftBound
 from ..queries.geometry import box_quadratic_max
 from ..errors import InvalidParameterError, InvalidShapeError
@@ -292,6 +292,10 @@ def _symmetrised_variance(v_row: np.ndarray) -> np.ndarray:
     return out
 
 
+#: The note of a guarantee whose sensitivity is a certified upper bound, not attained.
+CERTIFIED_NOTE = "sensitivity: certified upper bound (not attained)"
+
+
 @dataclass(frozen=True)
 class _Plan:
     mechanism: object
@@ -302,6 +306,17 @@ class _Plan:
     scale: np.ndarray | None = None  # released on the records rescaled by this public vector
     #: False when the sensitivity the mechanism was calibrated to is only an upper bound
     sensitivity_exact: bool = True
+
+    @property
+    def privacy(self):
+        """The mechanism's guarantee, marked an upper bound (``exact=False``) when its
+        sensitivity is only a certified bound: known before the release, so what is charged
+        (and composed with other releases) is the same claim the release reports."""
+        privacy = self.mechanism.privacy
+        if privacy.exact and not self.sensitivity_exact:
+            privacy = replace(privacy, exact=False,
+                              notes=privacy.notes + (CERTIFIED_NOTE,))
+        return privacy
 
 
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
@@ -355,6 +370,7 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
     if allocation is not None and allocation not in ALLOCATIONS:
         raise InvalidParameterError("allocation", f"must be None or one of {ALLOCATIONS}, got "
                                                   f"{allocation!r}")
+    check_part_epsilon(epsilon, delta)  # a part of a split budget (e.g. the adaptive first look)
     query = task.query()
     h = task.reach
     builders = {
@@ -399,7 +415,7 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     plan, candidates = plan
     if value is None:
         value = task.query().compute(Z)
-    ctx = contextlib.nullcontext() if charging is None else charging(plan.mechanism.privacy)
+    ctx = contextlib.nullcontext() if charging is None else charging(plan.privacy)
     if plan.scale is not None:
         value = value * np.outer(plan.scale, plan.scale)
     with ctx:
@@ -412,8 +428,7 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     if privacy.exact and not plan.sensitivity_exact:
         # the noise is the smallest for the declared sensitivity, but that sensitivity is only
         # a certified upper bound on the query's: the claim holds, it is not tight
-        privacy = replace(privacy, exact=False,
-                          notes=privacy.notes + ("sensitivity: certified upper bound (not attained)",))
+        privacy = replace(privacy, exact=False, notes=privacy.notes + (CERTIFIED_NOTE,))
     return MomentRelease(released, privacy, rel.noise, plan.entry_variance,
                          plan.expected_loss, plan.noise_choice, plan.allocation, candidates)
 

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .._validation import check_finite_array
+from .._validation import check_finite_array, check_part_epsilon
 from ..calibration.gaussian import max_gaussian_shift
 from ..errors import InvalidParameterError
 from ..mechanisms import GaussianMechanism
@@ -45,7 +45,7 @@ def adassp_plan(epsilon: float, delta: float, feature_reach: float, target_reach
     from ..accounting.composition import compose, gdp_epsilon
 
     mu = max_gaussian_shift(epsilon, delta)
-    eps_part = gdp_epsilon(mu / math.sqrt(3.0), delta)
+    eps_part = check_part_epsilon(gdp_epsilon(mu / math.sqrt(3.0), delta), delta)
     sens_xy = (2.0 if neighbouring == "replace-one" else 1.0) * feature_reach * target_reach
     mechs = [*gram_mechanisms(eps_part, delta, feature_reach, neighbouring),
              GaussianMechanism(epsilon=eps_part, delta=delta, sensitivity=sens_xy,
@@ -100,10 +100,17 @@ class AdaSSPDesign:
         self.fit_intercept = fit_intercept
         self.d = cx.shape[0]
         self.k = Xt.shape[1]
+        self.fixed = None  # public constant features (lower == upper), set with an intercept
 
     def coefficients(self, beta):
-        """``(coef_, intercept_)`` in the original units from ``β`` on ``x̃``."""
-        d, coef = self.d, beta[:self.d]
+        """``(coef_, intercept_)`` in the original units from ``β`` on ``x̃``.
+
+        With an intercept, a public constant feature (``lower == upper``) is centred to 0 in
+        every record, so its ``β`` is noise that no prediction in the box depends on: its
+        ``coef_`` is 0 (a reparametrisation; predictions at ``x_j = lower_j`` are unchanged)."""
+        d, coef = self.d, np.asarray(beta[:self.d], dtype=np.float64)
+        if self.fixed is not None:
+            coef = np.where(self.fixed, 0.0, coef)
         return coef, float(self.cy - self.cx @ coef
                            + (beta[d] * self.t if self.fit_intercept else 0.0))
 
@@ -136,7 +143,10 @@ def adassp_design(estimator, X, y) -> AdaSSPDesign:
     if estimator.fit_intercept:
         Xt[:, d] = t
     reach_x = math.sqrt(float(hx @ hx) + t * t)
-    return AdaSSPDesign(Xt, y - cy, cx, cy, t, reach_x, float(hy), bool(estimator.fit_intercept))
+    design = AdaSSPDesign(Xt, y - cy, cx, cy, t, reach_x, float(hy), bool(estimator.fit_intercept))
+    if estimator.fit_intercept:
+        design.fixed = lo_x == hi_x
+    return design
 
 
 def adassp_ridge(lam_noisy: float, sigma_lam: float, sigma_gram: float, delta: float, k: int,

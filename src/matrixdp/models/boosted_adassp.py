@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..calibration.gaussian import max_gaussian_shift
+from .._validation import check_part_epsilon
 from ..errors import InvalidParameterError
 from ..mechanisms import GaussianMechanism
 from ..rng import make_rng
@@ -46,8 +47,8 @@ def boosted_adassp_plan(epsilon: float, delta: float, feature_reach: float, resi
     from ..accounting.composition import compose, gdp_epsilon
 
     mu = max_gaussian_shift(epsilon, delta)
-    eps_third = gdp_epsilon(mu / math.sqrt(3.0), delta)
-    eps_round = gdp_epsilon(mu / math.sqrt(3.0 * n_rounds), delta)
+    eps_third = check_part_epsilon(gdp_epsilon(mu / math.sqrt(3.0), delta), delta)
+    eps_round = check_part_epsilon(gdp_epsilon(mu / math.sqrt(3.0 * n_rounds), delta), delta)
     mech_lambda, mech_gram = gram_mechanisms(eps_third, delta, feature_reach, neighbouring)
     mech_round = GaussianMechanism(epsilon=eps_round, delta=delta,
                                    sensitivity=(2.0 if neighbouring == "replace-one" else 1.0)

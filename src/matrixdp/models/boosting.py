@@ -21,6 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .._validation import check_part_epsilon
 from ._moments import release_second_moment
 
 #: The design constants of the boosted fit (``boost_rounds > 0``; docs/regression.md §4c),
@@ -591,8 +592,9 @@ def boosted_plan(task, epsilon: float, delta: float, noise: str, n_rounds: int,
     from ._moments import plan_second_moment
 
     mu = max_gaussian_shift(epsilon, delta)
-    eps_joint = gdp_epsilon(mu * math.sqrt(joint_share), delta)
-    eps_round = gdp_epsilon(mu * math.sqrt((1.0 - joint_share) / n_rounds), delta)
+    eps_joint = check_part_epsilon(gdp_epsilon(mu * math.sqrt(joint_share), delta), delta)
+    eps_round = check_part_epsilon(
+        gdp_epsilon(mu * math.sqrt((1.0 - joint_share) / n_rounds), delta), delta)
     plan = plan_second_moment(task, epsilon=eps_joint, delta=delta, noise=noise)
     w = boost_unit_widths(task, fit_intercept)
     reach = math.sqrt(float(np.count_nonzero(w > 0)))
@@ -600,7 +602,7 @@ def boosted_plan(task, epsilon: float, delta: float, noise: str, n_rounds: int,
     mech_round = GaussianMechanism(epsilon=eps_round, delta=delta,
                                    sensitivity=factor * residual_clip * reach,
                                    neighbouring=task.neighbouring)
-    total = compose([plan[0].mechanism.privacy] + [mech_round.privacy] * n_rounds, delta=delta,
+    total = compose([plan[0].privacy] + [mech_round.privacy] * n_rounds, delta=delta,
                     method="gdp")
     return plan, mech_round, total
 
@@ -635,7 +637,7 @@ def second_joint_release(rel, value, task, epsilon: float, delta: float, noise: 
     from ._moments import average_releases, plan_second_moment
 
     mu = max_gaussian_shift(epsilon, delta)
-    eps_rest = gdp_epsilon(mu * math.sqrt(1.0 - joint_share), delta)
+    eps_rest = check_part_epsilon(gdp_epsilon(mu * math.sqrt(1.0 - joint_share), delta), delta)
     plan2 = plan_second_moment(task, epsilon=eps_rest, delta=delta, noise=noise,
                                allocation=rel.allocation)
     rel2 = release_second_moment(None, task, epsilon=eps_rest, delta=delta, noise=noise,

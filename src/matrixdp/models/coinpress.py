@@ -36,11 +36,12 @@ __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gauss
 BETA = 0.1
 
 
-def coinpress_shares(steps: int) -> np.ndarray:
+def coinpress_shares(steps: int, name: str = "steps") -> np.ndarray:
     """Shares of the squared GDP parameter ``μ²`` per step: 1/4 split over the ``steps - 1``
-    refinement steps, 3/4 to the final step (one step: everything)."""
+    refinement steps, 3/4 to the final step (one step: everything). ``name``: the argument an
+    error names (an estimator's ``coinpress_steps``)."""
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise InvalidParameterError("steps", f"must be an int >= 1, got {steps!r}")
+        raise InvalidParameterError(name, f"must be an int >= 1, got {steps!r}")
     if steps == 1:
         return np.ones(1)
     out = np.full(steps, 0.25 / (steps - 1))

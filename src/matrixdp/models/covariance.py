@@ -142,12 +142,13 @@ def check_shrinkage(estimator, kind: str, method: str) -> str:
 def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
     """Fit ``estimator`` with :func:`~matrixdp.models.coinpress.coinpress_covariance`; sets the
     release attributes (``noise_ = "coinpress"``) and returns ``(covariance, location)``."""
-    from .coinpress import check_beta, coinpress_covariance
+    from .coinpress import check_beta, coinpress_covariance, coinpress_shares
 
     if is_dask_collection(X):
         raise InvalidParameterError("method", "'coinpress' needs an in-memory X (it makes several "
                                               "passes over the records)")
     check_beta(estimator.coinpress_beta, name="coinpress_beta")
+    coinpress_shares(estimator.coinpress_steps, name="coinpress_steps")
     res = coinpress_covariance(
         X, lo, hi, epsilon=epsilon, delta=delta, steps=estimator.coinpress_steps,
         beta=estimator.coinpress_beta, rng=estimator.random_state,
@@ -635,7 +636,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     covariance_ : ndarray (n_features, n_features)
         The released matrix of ``kind``.
     location_ : ndarray (n_features,)
-        DP mean (``None`` for ``kind="gram"``).
+        DP mean (``None`` for ``kind="gram"``), clipped to the public box (the mean of the
+        clipped records lies in it; ``lower`` for a public constant feature, ``lower == upper``).
     privacy_ : PrivacyGuarantee
         The guarantee of the whole fit.
     method_ : str
@@ -738,6 +740,10 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                                                             f"{self.correlation_rule!r}")
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
+        refine = self.adaptive_refine
+        if not (isinstance(refine, (bool, np.bool_)) or refine == "checked"):
+            raise InvalidParameterError("adaptive_refine", f"must be False, True or 'checked', "
+                                                           f"got {refine!r}")
         method = self.method
         if method == "auto":
             method = auto_method(self.kind, check_relation(self.neighbouring), X,
@@ -809,7 +815,11 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                     reference=cov, floor=PROJECTED_FLOOR)
                 cov = nearest_correlation(shrunk)
         self.covariance_ = cov
-        self.location_ = loc
+        # the mean of records clipped to the box lies in the box: the adaptive and CoinPress
+        # paths clip their location to it, the moments path (method="moments", add-remove) now
+        # too (post-processing with the public bounds; a public constant, lower == upper, gets
+        # its only possible value)
+        self.location_ = None if loc is None else np.clip(loc, lo, hi)
         self.method_ = method
         finish_bounds(self)
         return self

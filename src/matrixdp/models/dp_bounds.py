@@ -95,14 +95,15 @@ class DPBounds:
             raise InvalidParameterError("bounds", f"DPBounds.widen must be >= 0, got {w!r}")
 
 
-def as_dp_bounds(bounds):
-    """The :class:`DPBounds` named by ``bounds`` (``"dp"`` or an instance), or None."""
+def as_dp_bounds(bounds, argument: str = "bounds"):
+    """The :class:`DPBounds` named by ``bounds`` (``"dp"`` or an instance), or None.
+    ``argument``: the estimator's name for it in an error (``bounds_X``, ``bounds_y``)."""
     if isinstance(bounds, DPBounds):
         return bounds
     if isinstance(bounds, str):
         if bounds == "dp":
             return DPBounds()
-        raise InvalidParameterError("bounds", f"the only string accepted is 'dp', got {bounds!r}")
+        raise InvalidParameterError(argument, f"the only string accepted is 'dp', got {bounds!r}")
     return None
 
 

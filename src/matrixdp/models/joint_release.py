@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .._validation import check_part_epsilon
 from ..errors import InvalidParameterError
 from ._moments import MomentTask, balanced_constant, release_second_moment
 
@@ -120,8 +121,8 @@ def split_level_share(epsilon: float, delta: float, share: float) -> tuple[float
     from ..calibration.gaussian import max_gaussian_shift
 
     mu = max_gaussian_shift(epsilon, delta)
-    return (gdp_epsilon(mu * math.sqrt(1.0 - share), delta),
-            gdp_epsilon(mu * math.sqrt(share), delta))
+    return (check_part_epsilon(gdp_epsilon(mu * math.sqrt(1.0 - share), delta), delta),
+            check_part_epsilon(gdp_epsilon(mu * math.sqrt(share), delta), delta))
 
 
 def target_mean_mechanism(epsilon: float, delta: float, lo_y: float, hi_y: float, n: int):
@@ -212,7 +213,7 @@ def release_with_target_mean(value, task, t, n, lo_y, hi_y, share, *, epsilon, d
     eps_joint, eps_mean = split_level_share(epsilon, delta, share)
     plan = plan_second_moment(task, epsilon=eps_joint, delta=delta, noise=noise)
     mech = target_mean_mechanism(eps_mean, delta, lo_y, hi_y, n)
-    total = compose([plan[0].mechanism.privacy, mech.privacy], delta=delta, method="gdp")
+    total = compose([plan[0].privacy, mech.privacy], delta=delta, method="gdp")
     gen = make_rng(rng)  # one stream for both draws
     exact_mean = float(np.asarray(value)[d, d + 1]) / t
     with charging(total):

@@ -273,6 +273,12 @@ def _fit_moments(estimator, X, squares: bool, *, relative: bool, label: str):
     X, lo, hi, eps = fit_bounds(estimator, X, eps)
     mean, sq, out, query = _fit_moment_vector(estimator, X, lo, hi, squares, relative=relative,
                                               epsilon=eps, delta=delta, noise=noise, label=label)
+    # a public constant (lower == upper) has its only possible mean, and no spread, whatever
+    # noise its released coordinate got (post-processing with public bounds)
+    fixed = lo == hi
+    mean = np.where(fixed, lo, mean)
+    if sq is not None:
+        sq = np.where(fixed, 0.0, sq)
     _set_release_attributes(estimator, out)
     finish_bounds(estimator)
     return mean, sq, query
@@ -312,6 +318,8 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     Attributes
     ----------
     mean_ : ndarray (n_features,)
+        A public constant feature (``lower == upper``) gets its only possible value, ``lower``
+        (post-processing: the noise its coordinate got is dropped).
     privacy_ : PrivacyGuarantee
     noise_variance_ : ndarray
         Exact noise variance of each released entry (public): of ``mean_`` under replace-one; of
@@ -382,7 +390,8 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     Attributes
     ----------
     mean_, var_, scale_ : ndarray (n_features,)
-        (``var_`` and ``scale_`` are None with ``with_std=False``.)
+        (``var_`` and ``scale_`` are None with ``with_std=False``.) A public constant feature
+        (``lower == upper``) gets ``mean_ = lower``, ``var_ = 0``, ``scale_ = 1``.
     n_samples_seen_ : int or None
         The number of records under replace-one (public there); ``None`` under add-remove,
         where the count is private.
@@ -441,6 +450,10 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
         """Undo :meth:`transform`."""
         check_is_fitted(self, "mean_")
         X = np.array(X, dtype=np.float64, copy=True)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise InvalidShapeError("X", f"must be 2-D with {self.n_features_in_} columns (the "
+                                         f"features DPStandardScaler was fitted on), got "
+                                         f"{X.ndim}-D with {X.shape[-1] if X.ndim else 0}")
         if self.with_std:
             X *= self.scale_
         if self.with_mean:

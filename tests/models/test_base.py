@@ -1,0 +1,81 @@
+"""The shared plumbing of the estimators (``matrixdp.models._base``): public bounds parsing.
+
+Task BA (session 18): bounds so large or so narrow that float64 second moments overflow or
+underflow failed deep inside (``sensitivity: ... got inf``, ``OverflowError``, ``ZeroDivisionError``),
+some after the budget had been charged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import matrixdp.models as models
+from matrixdp import Accountant
+from matrixdp.errors import InvalidParameterError
+from matrixdp.models._base import parse_bounds
+
+UNSUPERVISED = ["DPCovariance", "DPPCA", "DPMean", "DPStandardScaler"]
+SUPERVISED = ["DPLinearRegression", "DPRidge", "AdaSSPRegression", "BoostedAdaSSPRegression"]
+
+
+@pytest.mark.parametrize("name", UNSUPERVISED + SUPERVISED)
+@pytest.mark.parametrize("scale", [1e-100, 1e100])
+def test_bounds_beyond_float64_second_moments_are_refused_before_charging(name, scale):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (100, 3)) * scale
+    y = X.sum(axis=1)
+    acc = Accountant()
+    kw = dict(bounds=(0, scale)) if name in UNSUPERVISED else \
+        dict(bounds_X=(0, scale), bounds_y=(0, 3 * scale))
+    with pytest.raises(InvalidParameterError) as info:
+        getattr(models, name)(accountant=acc, **kw).fit(X, y)
+    assert info.value.argument in ("bounds", "bounds_X") and "1e+50" in str(info.value)
+    assert len(acc.spends) == 0
+
+
+@pytest.mark.parametrize("name", SUPERVISED)
+def test_label_bounds_beyond_float64_are_refused_naming_bounds_y(name):
+    X = np.random.default_rng(0).uniform(0, 1, (100, 3))
+    acc = Accountant()
+    with pytest.raises(InvalidParameterError) as info:
+        getattr(models, name)(bounds_X=(0, 1), bounds_y=(-1e200, 1e200),
+                              accountant=acc).fit(X, X.sum(axis=1))
+    assert info.value.argument == "bounds_y" and len(acc.spends) == 0
+
+
+@pytest.mark.parametrize("name", UNSUPERVISED + SUPERVISED)
+@pytest.mark.parametrize("scale", [1e-45, 1e45])
+def test_bounds_inside_the_limits_still_fit(name, scale):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (100, 3)) * scale
+    y = X.sum(axis=1)
+    kw = dict(bounds=(0, scale)) if name in UNSUPERVISED else \
+        dict(bounds_X=(0, scale), bounds_y=(0, 3 * scale))
+    est = getattr(models, name)(random_state=0, **kw).fit(X, y)
+    out = est.predict(X) if hasattr(est, "predict") else (
+        est.mean_ if hasattr(est, "mean_") else est.covariance_ if hasattr(est, "covariance_")
+        else est.components_)
+    assert np.all(np.isfinite(out))
+
+
+def test_parse_bounds_limits():
+    lo, hi = parse_bounds((0, [1e50, 3.0, 5.0]), 3)  # the limits themselves are accepted
+    assert hi[0] == 1e50
+    lo, hi = parse_bounds(([0, 2, 2], [1e-50, 2, 3]), 3)  # lower == upper: a public constant
+    assert lo[1] == hi[1] == 2
+    lo, hi = parse_bounds((1e-300, 1.0), 2)  # a tiny bound with an ordinary width
+    assert np.all(hi - lo > 0.5)
+    for bad in [(0, 2e50), (-2e50, 0), (0, [1, 1e-51, 1])]:
+        with pytest.raises(InvalidParameterError):
+            parse_bounds(bad, 3)
+
+
+@pytest.mark.parametrize("argument", ["bounds_X", "bounds_y"])
+def test_a_string_other_than_dp_names_the_regression_argument(argument):
+    """``bounds_X="0,1"`` was refused as "bounds: the only string accepted is 'dp'"."""
+    X = np.random.default_rng(0).uniform(0, 1, (50, 2))
+    kw = dict(bounds_X=(0, 1), bounds_y=(0, 2))
+    kw[argument] = "0,1"
+    with pytest.raises(InvalidParameterError) as info:
+        models.DPLinearRegression(**kw).fit(X, X.sum(axis=1))
+    assert info.value.argument == argument
