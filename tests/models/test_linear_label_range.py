@@ -91,11 +91,17 @@ def test_too_little_budget_is_refused_before_any_draw(monkeypatch):
         DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
                            random_state=0, accountant=tiny).fit(X, y)
     assert tiny.spends == () and draws == []
-    small = Accountant(epsilon=0.5, delta=1e-6)  # the bounds fit, the fit's 0.9 does not
+    # the bounds' 0.1 would fit, the fit's 0.9 would not: the whole fit is checked before the
+    # first entry (task BA), so nothing is spent and nothing drawn
+    small = Accountant(epsilon=0.5, delta=1e-6)
     with pytest.raises(BudgetExceededError):
         DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
                            random_state=0, accountant=small).fit(X, y)
-    assert len(small.spends) == 1 and small.spends[0][1].epsilon == pytest.approx(0.1)
+    assert small.spends == () and draws == []
+    whole = Accountant(epsilon=1.0, delta=1e-6)  # room for both: both entries, as the rule says
+    DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
+                       random_state=0, accountant=whole).fit(X, y)
+    assert [p.epsilon for _, p in whole.spends] == pytest.approx([0.1, 0.9]) and draws  # median, MAD
 
 
 def test_few_valued_labels_keep_the_box_and_nothing_private_is_printed():
