@@ -192,8 +192,10 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
         No progress for a large CSV (one above :data:`PROGRESS_BYTES` reports the bytes read:
         a bar on a terminal, a line every few seconds in a log).
     text_columns : sequence of str
-        CSV columns read as text, not parsed as numbers (a column whose PUBLIC categories are
+        Columns read as text, not parsed as numbers (a column whose PUBLIC categories are
         strings such as ``"0"``, ``"01"``: parsed as numbers, its values would never match them).
+        A CSV reads them as text; a Parquet file's typed columns (int, bool) are converted to
+        their text, missing values kept missing, so both formats of a table read alike.
     """
     pd = _pandas(option)
 
@@ -224,6 +226,21 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
         raise InvalidParameterError(option, f"{path} has no data rows or no columns")
     if columns is not None:
         frame = frame[list(columns)]
+    if _is_parquet(file):
+        frame = as_text(frame, text_columns)
+    return frame
+
+
+def as_text(frame, text_columns):
+    """``frame`` with ``text_columns`` (those present) as text, missing values kept missing:
+    what a CSV reader with ``dtype=str`` gives for a typed (Parquet) column."""
+    present = [c for c in text_columns if c in frame.columns]
+    if not present:
+        return frame
+    frame = frame.copy()
+    for name in present:  # one vectorised conversion per column
+        series = frame[name]
+        frame[name] = series.astype(str).where(series.notna(), None)
     return frame
 
 
