@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns, resolve_dp_columns
-from ._tables import Schema, read_schema, split_public_constants
+from ._tables import Schema, read_schema, split_public_constants, text_columns
 
 __all__ = ["TableModel", "TABLE_MODELS", "read_generator_bounds", "text_columns",
            "generator_table_schema", "generator_guarantee", "bounds_seed", "FittedGenerator",
@@ -82,13 +82,6 @@ def read_generator_bounds(path, option: str = "--bounds") -> Schema:
                                                 "class-conditional copula")
     split_public_constants(schema, option)  # refuses a table of public constants only
     return schema
-
-
-def text_columns(schema: Schema) -> list:
-    """Columns read as text: those whose public categories are all strings (parsed as numbers,
-    codes such as "0", "1" or "01" would never match the categories listed in the file)."""
-    return [c.name for c in schema.columns
-            if c.is_categorical and all(isinstance(v, str) for v in c.categories)]
 
 
 def generator_table_schema(columns):

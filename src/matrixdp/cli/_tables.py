@@ -38,7 +38,7 @@ from ._paths import check_input_file
 
 __all__ = ["Column", "Schema", "read_table", "read_header", "read_schema", "parse_bound_options",
            "template_text", "design_matrix", "bounds_arrays", "check_sep", "delimiter_hint",
-           "split_public_constants"]
+           "split_public_constants", "text_columns", "as_text"]
 
 #: File suffixes read as Parquet (everything else is read as CSV).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -229,6 +229,14 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
     if _is_parquet(file):
         frame = as_text(frame, text_columns)
     return frame
+
+
+def text_columns(schema: "Schema") -> list:
+    """Columns read as text: those whose public categories are all strings (parsed as numbers,
+    codes such as "0", "1" or "01" would never match the categories listed in the file). One rule
+    for ``release``, ``synth`` and ``audit --synth``."""
+    return [c.name for c in schema.columns
+            if c.is_categorical and all(isinstance(v, str) for v in c.categories)]
 
 
 def as_text(frame, text_columns):

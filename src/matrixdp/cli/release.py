@@ -23,7 +23,8 @@ from .._version import __version__
 from ..errors import InvalidParameterError
 from ._paths import atomic_output, check_input_file, check_output_path
 from ._tables import (Schema, bounds_arrays, check_sep, design_matrix, parse_bound_options,
-                      read_header, read_schema, read_table, template_text)
+                      read_header, read_schema, read_table, template_text,
+                      text_columns)
 from ._options import seed as _seed
 
 QUERIES = ("mean", "sum", "covariance", "gram", "correlation", "pca", "linreg")
@@ -759,7 +760,8 @@ def run(args) -> int:
         raise InvalidParameterError("--bounds", "dp = true needs the table in memory (not a Dask "
                                                 "input) in this version")
     if dask_files is None:
-        frame = read_table(data, "DATA", columns=schema.names, sep=args.sep, quiet=args.quiet)
+        frame = read_table(data, "DATA", columns=schema.names, sep=args.sep, quiet=args.quiet,
+                           text_columns=text_columns(schema))
         n = int(frame.shape[0])
         X = None if wants_dp_bounds else design_matrix(frame, features, option="DATA",
                                                        clip=not args.no_clip, drop_first=reference)
