@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ._tables import PARQUET_SUFFIXES, design_matrix, read_header
+from ._tables import PARQUET_SUFFIXES, as_text, design_matrix, read_header
 
 __all__ = ["dask_input_files", "read_dask_table", "dask_design_frame", "dask_session"]
 
@@ -59,8 +59,9 @@ def dask_input_files(spec, *, force: bool, option: str = "DATA") -> list[Path] |
     return files
 
 
-def read_dask_table(files, option: str = "DATA", columns=None):
-    """A lazy ``dask.dataframe`` of ``files`` (only ``columns``, which must all exist)."""
+def read_dask_table(files, option: str = "DATA", columns=None, text_columns=()):
+    """A lazy ``dask.dataframe`` of ``files`` (only ``columns``, which must all exist);
+    ``text_columns`` are read as text, as :func:`~matrixdp.cli._tables.read_table` reads them."""
     import dask.dataframe as dd
 
     header = read_header(files[0], option)
@@ -73,8 +74,12 @@ def read_dask_table(files, option: str = "DATA", columns=None):
     names = [str(f) for f in files]
     if files[0].suffix.lower() in PARQUET_SUFFIXES:
         frame = dd.read_parquet(names, columns=columns)
+        text = [c for c in text_columns if c in frame.columns]
+        if text:
+            frame = frame.map_partitions(as_text, text, meta=as_text(frame._meta, text))
     else:
-        frame = dd.read_csv(names, usecols=columns, assume_missing=True)
+        dtype = {c: str for c in text_columns} or None
+        frame = dd.read_csv(names, usecols=columns, assume_missing=True, dtype=dtype)
     return frame if columns is None else frame[list(columns)]
 
 

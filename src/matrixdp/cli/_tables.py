@@ -28,6 +28,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass, field
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -536,7 +537,7 @@ def design_matrix(frame, columns, option: str = "DATA", clip: bool = True,
                 option, f"column {col.name!r} has missing values; impute or drop them first "
                         "(matrixdp does not choose how)")
         if col.is_categorical:
-            values = series.astype(str).to_numpy()
+            values = _category_text(series, col.categories)
             cats = np.asarray([str(c) for c in col.categories])
             if not np.isin(values, cats).all():
                 raise InvalidParameterError(
@@ -563,6 +564,21 @@ def design_matrix(frame, columns, option: str = "DATA", clip: bool = True,
     if not blocks:
         return np.empty((frame.shape[0], 0))
     return np.hstack(blocks)
+
+
+def _category_text(series, categories) -> np.ndarray:
+    """The text of each value, as matched against ``str`` of the public categories; a float
+    column whose categories are all integers (a Dask CSV reads integer codes as floats, a
+    Parquet file may store them so) writes its whole numbers as integers, ``1.0`` as ``"1"``."""
+    import pandas as pd
+
+    text = series.astype(str).to_numpy()
+    integer_codes = all(isinstance(c, Integral) and not isinstance(c, bool) for c in categories)
+    if not (integer_codes and pd.api.types.is_float_dtype(series.dtype)):
+        return text
+    x = series.to_numpy(dtype=np.float64)
+    whole = np.isfinite(x) & (x == np.round(x))
+    return np.where(whole, np.where(whole, x, 0.0).astype(np.int64).astype(str), text)
 
 
 def bounds_arrays(columns, drop_first: bool = False) -> tuple[np.ndarray, np.ndarray, list[str]]:

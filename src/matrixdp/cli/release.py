@@ -768,7 +768,8 @@ def run(args) -> int:
     else:  # lazy: read, encoded and reduced partition by partition (cli/_dask.py)
         from ._dask import dask_design_frame, dask_session, read_dask_table
 
-        frame = read_dask_table(dask_files, "DATA", columns=schema.names)
+        frame = read_dask_table(dask_files, "DATA", columns=schema.names,
+                                text_columns=text_columns(schema))
         encoded = dask_design_frame(frame, list(schema.columns), clip=not args.no_clip)
         X = encoded[names]
         session = dask_session(scheduler=args.scheduler, quiet=args.quiet)
