@@ -258,3 +258,20 @@ def test_unprojected_correlation_bars_use_the_released_matrix_variances(tmp_path
     hits = [((np.array(d["error_bars"]["matrix"]["lower"]) <= truth)
              & (truth <= np.array(d["error_bars"]["matrix"]["upper"])))[iu] for d in docs]
     assert np.mean(hits) >= 0.93, np.mean(hits, axis=0)
+
+
+def test_entry_std_is_the_outer_std_at_unit_vectors_in_closed_form():
+    # task BB: the covariance bars broadcast unit vectors through _sym_outer_std, O(d^4) time
+    # and O(d^3) memory (a 400-column release peaked at 1.7 GB); _entry_std is its closed form
+    from matrixdp.cli.release import _entry_std, _sym_outer_std
+
+    rng = np.random.default_rng(11)
+    d = 6
+    A = rng.uniform(0.1, 2.0, (d, d))
+    V, m, u = A + A.T, rng.normal(0, 3, d), rng.uniform(0.01, 1.0, d)
+    eye = np.eye(d)
+    general = _sym_outer_std(eye[:, None, :], eye[None, :, :], V, m, u)
+    np.testing.assert_allclose(_entry_std(V, m, u), general, rtol=1e-12)
+    # the mean's cross terms count: dropping them gives a different answer
+    assert not np.allclose(_entry_std(V, 0 * m, u), general, rtol=0.05)
+    assert _entry_std(np.ones((400, 400)), np.ones(400), np.ones(400)).shape == (400, 400)
