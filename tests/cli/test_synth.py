@@ -890,3 +890,22 @@ def test_string_categories_match_the_same_table_written_as_parquet(tmp_path, cap
         outs.append(pd.read_csv(out, dtype=str))
     pd.testing.assert_frame_equal(outs[0], outs[1])
     assert set(outs[1]["b"]) == {"0", "1"} and set(outs[1]["flag"]) == {"True", "False"}
+
+
+@pytest.mark.parametrize("model", ["copula", "tree-copula", "ron-gauss"])
+def test_data_errors_name_the_input_not_a_python_argument(tmp_path, capsys, model):
+    # task BB: a refused value in the input was reported under the Python argument of the fit
+    # ("X: column 'b' has missing or non-finite values"), a name the command line does not have;
+    # it now names INPUT, as every other message about the file does (audit --synth: --data)
+    path = tmp_path / "gap.csv"
+    path.write_text("a,b,c\n1,2,3\n4,,6\n7,8,9\n2,3,4\n")
+    bounds = tmp_path / "b.toml"
+    bounds.write_text("[columns]\na = { lo = 0, hi = 10 }\nb = { lo = 0, hi = 10 }\n"
+                      "c = { lo = 0, hi = 10 }\n")
+    extra = ["--dim", 2] if model == "ron-gauss" else ["--bounds", bounds]
+    code, _, err = run([path, "--model", model, *extra, "--epsilon", 1, "--out",
+                        tmp_path / "o.csv", "--quiet"], capsys)
+    # the copulas name the column; RON-Gauss says what is wrong with the matrix
+    names = ["'b'"] if model != "ron-gauss" else ["NaN"]
+    assert_one_line_error(code, err, "error: INPUT: ", *names)
+    assert "X:" not in err

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns, resolve_dp_columns
+from ._options import naming_input
 from ._tables import Schema, read_schema, split_public_constants, text_columns
 
 __all__ = ["TableModel", "TABLE_MODELS", "read_generator_bounds", "text_columns",
@@ -236,7 +237,7 @@ def fit_table_generator(model_name: str, schema: Schema, frame, *, epsilon: floa
                       classes=None if target is None else list(schema.column(target).categories),
                       random_state=seed)
     # charged whole before any draw; a keeper refuses what does not fit
-    with charge(guarantee, ledger=ledger, label=label):
+    with charge(guarantee, ledger=ledger, label=label), naming_input(option):
         model.fit(features, y)
     if abs(model.privacy_.epsilon - eps_model) > 1e-9 * eps_model:  # pragma: no cover - a bug
         raise RuntimeError("the charged guarantee differs from the fitted one")

@@ -25,7 +25,7 @@ from ..errors import InvalidParameterError
 from ..synth import RONGauss
 from ._paths import atomic_output, check_disk_space, check_output_path
 from ._rows import RowProgress, human_bytes
-from ._options import check_epsilon_option, seed as _seed
+from ._options import check_epsilon_option, naming_input, seed as _seed
 from ._generator import TABLE_MODELS
 
 #: Rows sampled per step (memory stays constant in --n; progress is counted in rows).
@@ -445,13 +445,15 @@ def _run_ron_gauss(args) -> int:
         else:
             n_in = frame.shape[0]
         if args.ledger is None:
-            model.fit(features, y)
+            with naming_input("INPUT"):
+                model.fit(features, y)
         else:
             from .budget import open_ledger
 
             ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
             try:
-                model.fit(features, y, ledger=ledger)  # refused before any noise if over budget
+                with naming_input("INPUT"):  # refused before any noise if over budget
+                    model.fit(features, y, ledger=ledger)
                 spent = ledger.spent()
                 ledger_state = _ledger_state(ledger)
                 ledger_line = (f"ledger {args.ledger}: spent epsilon={spent.epsilon:.6g} at "
