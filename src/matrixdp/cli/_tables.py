@@ -133,8 +133,27 @@ def read_header(path, option: str = "DATA", sep=None) -> list[str]:
         hint = delimiter_hint(names, path, sep)
         if hint:
             raise InvalidParameterError(option, hint)
+        _check_unique(file, path, sep, option)
     _check_header(names, path, option)
     return names
+
+
+def _check_unique(file: Path, path, sep, option: str) -> None:
+    """Refuse a CSV header that names a column twice: pandas would rename the second (``a.1``)
+    and a bounds file's ``a`` would silently mean the first."""
+    import csv
+    from collections import Counter
+
+    try:
+        with open(file, newline="", encoding="utf-8-sig") as fh:
+            raw = next(csv.reader(fh, delimiter=sep or ","), [])
+    except (OSError, UnicodeDecodeError, csv.Error):  # pragma: no cover - pandas read it
+        return
+    twice = [name for name, k in Counter(raw).items() if k > 1 and name.strip()]
+    if twice:
+        raise InvalidParameterError(
+            option, f"{path} names column(s) {', '.join(map(repr, twice))} twice (or more) in its "
+                    "header row; rename them so that every column has its own name")
 
 
 def _short(exc: Exception) -> str:
