@@ -909,3 +909,15 @@ def test_data_errors_name_the_input_not_a_python_argument(tmp_path, capsys, mode
     names = ["'b'"] if model != "ron-gauss" else ["NaN"]
     assert_one_line_error(code, err, "error: INPUT: ", *names)
     assert "X:" not in err
+
+
+def test_a_bounds_file_with_the_target_only_says_so(mixed, tmp_path, capsys):
+    # task BB: a bounds file naming only the target was refused as "every feature column is a
+    # public constant (lo = hi)", although it had no feature column (and no constant) at all
+    path, _ = mixed
+    bounds = tmp_path / "t.toml"
+    bounds.write_text('target = "sex"\n[columns]\nsex = { categories = ["F", "M"] }\n')
+    code, _, err = run([path, "--bounds", bounds, "--epsilon", 1, "--out", tmp_path / "o.csv"],
+                       capsys)
+    assert_one_line_error(code, err, "--bounds", "besides the target 'sex'")
+    assert "constant" not in err

@@ -81,6 +81,10 @@ def read_generator_bounds(path, option: str = "--bounds") -> Schema:
             raise InvalidParameterError(option, f"the target {target!r} must be categorical "
                                                 "(its PUBLIC classes as categories) for the "
                                                 "class-conditional copula")
+        if schema.names == [target]:
+            raise InvalidParameterError(option, f"lists no column besides the target "
+                                                f"{target!r}: nothing to synthesise (add the "
+                                                "feature columns with their PUBLIC ranges)")
     split_public_constants(schema, option)  # refuses a table of public constants only
     return schema
 
