@@ -175,3 +175,22 @@ def test_coded_categories_read_with_dask_as_in_memory(kind, tmp_path, capsys):
     assert d["columns"] == m["columns"] == ["x", "g=1", "g=2", "g=3", "zip=07", "zip=10"]
     np.testing.assert_allclose(d["released"]["values"], m["released"]["values"], rtol=1e-9,
                                atol=1e-12)
+
+
+def test_text_in_a_later_csv_part_is_one_line_that_quotes_no_record(tmp_path, capsys):
+    # task BB: Dask infers a CSV column's type from the first part; text in a later part made
+    # `release` print dask's 17-line "Mismatched dtypes" report, which quotes the value
+    # ("could not convert string to float: 'SECRET_VALUE'"): a record in a log. Now one line
+    # naming DATA and the likely cause, without the library's message.
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "p1.csv").write_text("x,y\n1,2\n3,4\n")
+    (folder / "p2.csv").write_text("x,y\n5,SECRET_VALUE\n7,8\n")
+    out = tmp_path / "r.json"
+    code = main(["release", str(folder), "--query", "mean", "--bounds", "x=0:9", "--bounds",
+                 "y=0:9", "--epsilon", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    lines = [line for line in err.strip().splitlines() if line]
+    assert code == 1 and len(lines) == 1, err
+    assert "DATA" in lines[0] and "not numeric" in lines[0]
+    assert "SECRET" not in err and not out.exists()

@@ -437,7 +437,7 @@ def _run_ron_gauss(args) -> int:
     if dask_files is not None:
         from ._dask import dask_session
 
-        session = dask_session(scheduler=args.scheduler, quiet=args.quiet)
+        session = dask_session(scheduler=args.scheduler, quiet=args.quiet, option="INPUT")
     with warnings.catch_warnings(record=True) as caught, session:
         warnings.simplefilter("always")
         if dask_files is not None:  # public under replace-one; private (not counted) otherwise
