@@ -117,6 +117,9 @@ def run_synth(args) -> int:
     constants, modelled = split_public_constants(schema)
     frame = read_table(args.data, "--data", columns=modelled.names,
                        text_columns=text_columns(schema))
+    if args.canaries >= frame.shape[0]:  # the library's message names its own arguments
+        raise InvalidParameterError("--canaries", "must be fewer than the records of --data "
+                                                  "(the rest are the base table of every fit)")
     target = schema.target
     classes = None if target is None else list(schema.column(target).categories)
     y = None if target is None else frame.pop(target).to_numpy()
