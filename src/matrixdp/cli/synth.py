@@ -83,13 +83,32 @@ def _read_table(path: str, sep=None, quiet: bool = False, columns=None, text_col
 def _write_samples(draw, n_out: int, path, quiet: bool, sep: str = ",") -> None:
     """Write ``n_out`` records drawn ``draw(size) -> DataFrame`` in chunks of :data:`CHUNK`
     (memory stays constant in ``n_out``); the file appears under its name only when complete.
-    Progress is counted in rows."""
-    with atomic_output(path, "w", newline="") as fh, \
-            RowProgress(n_out, "matrixdp synth: sampling", quiet=quiet) as bar:
-        for i in range(math.ceil(n_out / CHUNK)):
-            size = min(CHUNK, n_out - i * CHUNK)
-            draw(size).to_csv(fh, index=False, header=(i == 0), sep=sep)
-            bar.update(size)
+    Progress is counted in rows. A ``.parquet`` (``.pq``) name writes one Parquet file, one row
+    group per chunk (categories as dictionaries); any other name a CSV with ``sep``."""
+    from ._tables import PARQUET_SUFFIXES
+
+    parquet = Path(path).suffix.lower() in PARQUET_SUFFIXES
+    if parquet:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    with atomic_output(path, "wb" if parquet else "w", **({} if parquet else {"newline": ""})) \
+            as fh, RowProgress(n_out, "matrixdp synth: sampling", quiet=quiet) as bar:
+        writer = None
+        try:
+            for i in range(math.ceil(n_out / CHUNK)):
+                size = min(CHUNK, n_out - i * CHUNK)
+                chunk = draw(size)
+                if parquet:
+                    table = pa.Table.from_pandas(chunk, preserve_index=False)
+                    if writer is None:
+                        writer = pq.ParquetWriter(fh, table.schema)
+                    writer.write_table(table)
+                else:
+                    chunk.to_csv(fh, index=False, header=(i == 0), sep=sep)
+                bar.update(size)
+        finally:
+            if writer is not None:
+                writer.close()
 
 
 def _ron_gauss_draw(model, header, target):
@@ -588,7 +607,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--mean-fraction", type=float, default=0.5,
                    help="share of the budget spent on the DP mean (default 0.5)")
     p.add_argument("--n", type=int, default=None, help="number of synthetic records (default: input rows)")
-    p.add_argument("--out", required=True, help="output CSV (must not exist unless --force)")
+    p.add_argument("--out", required=True, help="output CSV, or Parquet for a .parquet name (must not exist unless --force)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--reconstruct", action="store_true",
                    help="write features mapped back to R^m (W z, on the normalised scale) instead of "
