@@ -607,7 +607,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--mean-fraction", type=float, default=0.5,
                    help="share of the budget spent on the DP mean (default 0.5)")
     p.add_argument("--n", type=int, default=None, help="number of synthetic records (default: input rows)")
-    p.add_argument("--out", required=True, help="output CSV, or Parquet for a .parquet name (must not exist unless --force)")
+    p.add_argument("--out", required=True,
+                   help="output CSV, or Parquet for a .parquet name (must not exist unless --force)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--reconstruct", action="store_true",
                    help="write features mapped back to R^m (W z, on the normalised scale) instead of "
