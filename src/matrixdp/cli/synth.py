@@ -170,8 +170,7 @@ def run(args) -> int:
         return _run_ron_gauss(args)
     ron_only = [("--dim", args.dim is not None), ("--task", args.task != "unsupervised"),
                 ("--reconstruct", args.reconstruct), ("--label-bound", args.label_bound is not None),
-                ("--classes", args.classes is not None), ("--dask", args.dask),
-                ("--target", args.target is not None)]
+                ("--classes", args.classes is not None), ("--target", args.target is not None)]
     for option, given in ron_only:
         if given:
             hint = (" (name the class column with target = \"COL\" in the bounds file)"
@@ -212,11 +211,28 @@ def _run_copula(args, model_name: str = "copula") -> int:
     sep = check_sep(args.sep)
     # one reader of the bounds file with `audit --synth` (target, text columns, constants)
     schema = read_generator_bounds(args.bounds)
-    out_path = check_output_path(args.out, force=args.force, inputs=[args.input])
+    from ._dask import dask_input_files
+
+    # a directory or glob of parts (or --dask): read and fitted partition by partition
+    dask_files = dask_input_files(args.input, force=args.dask, option="INPUT")
+    out_path = check_output_path(args.out, force=args.force,
+                                 inputs=[args.input] if dask_files is None else dask_files)
     report = _report_path(args, out_path)
     target = schema.target
-    frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names,
-                        text_columns=text_columns(schema))
+    session = contextlib.nullcontext()
+    if dask_files is None:
+        frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names,
+                            text_columns=text_columns(schema))
+    else:
+        from ._dask import dask_session, read_dask_table
+        from ._dpbounds import dp_columns
+
+        if dp_columns(schema):
+            raise InvalidParameterError("--bounds", "dp = true needs the table in memory (not a "
+                                                    "Dask input) in this version")
+        frame = read_dask_table(dask_files, "INPUT", columns=schema.names,
+                                text_columns=text_columns(schema))
+        session = dask_session(scheduler=args.scheduler, quiet=args.quiet, option="INPUT")
 
     ledger = None
     label = args.label or f"synth {model_name} of {Path(args.input).name}"
@@ -228,7 +244,7 @@ def _run_copula(args, model_name: str = "copula") -> int:
         ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
         relation = str(ledger.relation)
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, session:
             warnings.simplefilter("always")
             # dp = true ranges (DP_BOUNDS_FRACTION of eps, charged first), public constants split
             # off, the generator charged whole before any draw: one fit with audit --synth
@@ -620,8 +636,10 @@ def add_parser(subparsers) -> None:
                         "MATRIXDP_PROGRESS=always forces them)")
     p.add_argument("--dask", action="store_true",
                    help="read INPUT with Dask, partition by partition (automatic for a directory "
-                        "or glob of Parquet/CSV files); then --out DIR writes Parquet partitions "
-                        "(a .csv name writes one CSV); see docs/scaling.md")
+                        "or glob of Parquet/CSV files); ron-gauss: then --out DIR writes Parquet "
+                        "partitions (a .csv name writes one CSV); copula, tree-copula: --out is "
+                        "one CSV (or .parquet) file, and dp = true needs the table in memory; "
+                        "see docs/scaling.md")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="with Dask: run on this existing distributed scheduler instead of threads")
     p.add_argument("--ledger", default=None, metavar="DATASET.db",
