@@ -154,6 +154,12 @@ def test_a_header_naming_a_column_twice_is_refused(tmp_path, capsys, command):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1 and "'a'" in err[0] and "twice" in err[0], err
     assert not out.exists()
+    # a repeated name that is a number may be a record's value (a missing header): not shown
+    path.write_text("a,17,17\n1,2,3\n4,5,6\n")
+    assert main([command, str(path), *extra, "--bounds", str(bounds), "--epsilon", "1",
+                 "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "twice" in err and "17" not in err.replace(str(tmp_path), "")
     # a name that only looks like pandas' renaming is a column of its own
     path.write_text("a,a.1,b\n1,2,3\n4,5,6\n7,8,9\n")
     code = main([command, str(path), *extra, "--bounds", str(bounds), "--epsilon", "1",

@@ -133,8 +133,9 @@ def read_header(path, option: str = "DATA", sep=None) -> list[str]:
         hint = delimiter_hint(names, path, sep)
         if hint:
             raise InvalidParameterError(option, hint)
-        _check_unique(file, path, sep, option)
     _check_header(names, path, option)
+    if not _is_parquet(file):
+        _check_unique(file, path, sep, option)
     return names
 
 
@@ -151,9 +152,11 @@ def _check_unique(file: Path, path, sep, option: str) -> None:
         return
     twice = [name for name, k in Counter(raw).items() if k > 1 and name.strip()]
     if twice:
+        # a name that is a number may be a value of a record (a header row missing): not shown
+        shown = [repr(name) for name in twice if not _looks_numeric(name)] or ["(numbers)"]
         raise InvalidParameterError(
-            option, f"{path} names column(s) {', '.join(map(repr, twice))} twice (or more) in its "
-                    "header row; rename them so that every column has its own name")
+            option, f"{path} names column(s) {', '.join(shown)} twice (or more) in its header "
+                    "row; rename them so that every column has its own name")
 
 
 def _short(exc: Exception) -> str:
