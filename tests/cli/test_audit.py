@@ -251,3 +251,15 @@ def test_audit_synth_refuses_what_synth_refuses_about_the_target(tmp_path, capsy
             assert main(argv) == 1
             messages.append(capsys.readouterr().err.split("error: ", 1)[1])
         assert words in messages[0] and messages[0] == messages[1], messages
+
+
+def test_audit_synth_too_many_canaries_names_the_option(tmp_path, capsys):
+    # task BB: --canaries at or above the number of records was refused as
+    # "n_canaries: must be in [2, rows of X)", the library's argument names
+    _, data, bounds = _dp_table(tmp_path)
+    code = main(["audit", "--synth", "copula", "--data", str(data), "--bounds", str(bounds),
+                 "--epsilon", "1", "--runs", "1", "--canaries", "300"])
+    err = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert code == 1 and len(err) == 1, err
+    assert "--canaries: must be fewer than the records of --data" in err[0]
+    assert "n_canaries" not in err[0] and "300" not in err[0]

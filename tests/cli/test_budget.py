@@ -57,6 +57,16 @@ def interrupt_line(err):
     return one_line("\n".join(lines)) if "Traceback" not in err else one_line(err)
 
 
+@pytest.mark.parametrize("delta", ["2", "1", "-1e-6", "nan"])
+def test_init_refuses_a_delta_outside_its_range_naming_the_option(tmp_path, capsys, delta):
+    # task BB: the message named the library's argument ("delta: must be in [0, 1)")
+    path = tmp_path / "z.db"
+    assert main(["budget", "init", str(path), "--epsilon", "1", f"--delta={delta}"]) == 1
+    line = one_line(capsys.readouterr().err)
+    assert "--delta: must be in [0, 1)" in line
+    assert not path.exists()
+
+
 @pytest.mark.parametrize("eps", ["0", "-1", "0.0", "nan"])
 def test_init_refuses_a_budget_that_is_not_positive(tmp_path, capsys, eps):
     path = tmp_path / "z.db"

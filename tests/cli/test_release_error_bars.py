@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from matrixdp.cli import main
 from matrixdp.cli.release import _correlation_std, _pca_std, _sym_outer_std
@@ -258,3 +259,87 @@ def test_unprojected_correlation_bars_use_the_released_matrix_variances(tmp_path
     hits = [((np.array(d["error_bars"]["matrix"]["lower"]) <= truth)
              & (truth <= np.array(d["error_bars"]["matrix"]["upper"])))[iu] for d in docs]
     assert np.mean(hits) >= 0.93, np.mean(hits, axis=0)
+
+
+def test_entry_std_is_the_outer_std_at_unit_vectors_in_closed_form():
+    # task BB: the covariance bars broadcast unit vectors through _sym_outer_std, O(d^4) time
+    # and O(d^3) memory (a 400-column release peaked at 1.7 GB); _entry_std is its closed form
+    from matrixdp.cli.release import _entry_std, _sym_outer_std
+
+    rng = np.random.default_rng(11)
+    d = 6
+    A = rng.uniform(0.1, 2.0, (d, d))
+    V, m, u = A + A.T, rng.normal(0, 3, d), rng.uniform(0.01, 1.0, d)
+    eye = np.eye(d)
+    general = _sym_outer_std(eye[:, None, :], eye[None, :, :], V, m, u)
+    np.testing.assert_allclose(_entry_std(V, m, u), general, rtol=1e-12)
+    # the mean's cross terms count: dropping them gives a different answer
+    assert not np.allclose(_entry_std(V, 0 * m, u), general, rtol=0.05)
+    assert _entry_std(np.ones((400, 400)), np.ones(400), np.ones(400)).shape == (400, 400)
+
+
+def _reference_pca_std(lam, vec, V, m, u):
+    """The broadcast form the PCA bars used before task BB (w as a (d, d, d) array)."""
+    from matrixdp.cli.release import _sym_outer_std
+
+    d = vec.shape[0]
+    gaps = lam[None, :] - lam[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(np.eye(d, dtype=bool), 0.0, 1.0 / gaps)
+    inv = np.where(np.isfinite(inv), inv, 1e150)
+    w = np.einsum("al,il,lk->kia", vec, vec, inv)
+    with np.errstate(over="ignore", invalid="ignore"):
+        comp = _sym_outer_std(w, vec.T[:, None, :], V, m, u)
+    comp = np.minimum(np.where(np.isfinite(comp), comp, 1.0), 1.0)
+    pair = _sym_outer_std(vec.T[:, None, :], vec.T[None, :, :], V, m, u) ** 2
+    return _sym_outer_std(vec.T, vec.T, V, m, u), comp, pair
+
+
+@pytest.mark.parametrize("tie", [False, True])
+def test_pca_bars_one_component_at_a_time_equal_the_broadcast_form(tie):
+    # task BB: the PCA bars built (d, d, d) arrays (O(d^3) memory, O(d^4) einsum time); they are
+    # now computed one component at a time with matrix products: the same numbers
+    from matrixdp.cli.release import _eigenvalue_bias, _pca_std, _sym_outer_std
+
+    rng = np.random.default_rng(12)
+    d = 7
+    A = rng.uniform(0.1, 2.0, (d, d))  # noise small against the eigenvalue gaps: bars below 1
+    V, m, u = 1e-4 * (A + A.T), rng.normal(0, 2, d), rng.uniform(1e-6, 1e-4, d)
+    lam = np.linspace(5.0, 0.5, d)
+    if tie:
+        lam[3] = lam[2]  # equal eigenvalues: their loadings' bars are capped at 1
+    vec, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    lam_ref, comp_ref, pair_ref = _reference_pca_std(lam, vec, V, m, u)
+    lam_std, comp_std = _pca_std(lam, vec, V, m, u)
+    np.testing.assert_allclose(lam_std, lam_ref, rtol=1e-12)
+    np.testing.assert_allclose(comp_std, comp_ref, rtol=1e-10)
+    assert (comp_std == 1.0).any() == tie
+    gaps = lam[None, :] - lam[:, None]
+    keep = ~np.eye(d, dtype=bool) & (gaps != 0)
+    bias_ref = (np.sum(np.where(keep, pair_ref / np.where(keep, gaps, 1.0), 0.0), axis=0)
+                - (vec * vec).T @ u)
+    np.testing.assert_allclose(_eigenvalue_bias(lam, vec, V, m, u), bias_ref, rtol=1e-10)
+    # a different v (the next component) gives different loading bars: the check can fail
+    assert not np.allclose(_sym_outer_std(vec.T, np.roll(vec.T, 1, axis=0), V, m, u), lam_ref)
+
+
+def test_pca_bars_of_a_wide_table_hold_no_cube_sized_array():
+    # the (d, d, d) arrays of the broadcast form: 100 columns took > 30 MB (tracemalloc peak)
+    import tracemalloc
+
+    from matrixdp.cli.release import _eigenvalue_bias, _pca_std
+
+    rng = np.random.default_rng(13)
+    d = 100
+    A = rng.uniform(0.1, 2.0, (d, d))
+    V, m, u = A + A.T, rng.normal(0, 2, d), rng.uniform(0.01, 1.0, d)
+    lam = np.sort(rng.uniform(0.5, 5.0, d))[::-1]
+    vec, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    tracemalloc.start()
+    try:
+        _pca_std(lam, vec, V, m, u)
+        _eigenvalue_bias(lam, vec, V, m, u)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * d**3 / 4  # a quarter of one (d, d, d) float array (2 MB here)

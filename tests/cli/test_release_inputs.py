@@ -111,3 +111,30 @@ def test_budget_and_release_bad_values_are_one_line(capsys):
             main(argv)
         err = capsys.readouterr().err
         assert info.value.code == 2 and len(err.strip().splitlines()) == 1, err
+
+
+def test_string_categories_match_codes_that_look_like_numbers(tmp_path, capsys):
+    # task BB: `release` read a column with string categories ("07", "10", "99") as numbers
+    # (7, 10, 99), which never matched them, so a bounds file that `synth` accepts was refused
+    # ("holds values outside its public categories"); such a column is now read as text, as in
+    # `synth` and `audit --synth`, and its one-hot means are those of the codes as written
+    rng = np.random.default_rng(6)
+    n = 4000
+    frame = pd.DataFrame({"x": rng.uniform(0, 10, n), "zip": rng.choice(["07", "10", "99"], n,
+                                                                         p=[0.5, 0.3, 0.2])})
+    path = tmp_path / "codes.csv"
+    frame.to_csv(path, index=False)
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('[columns]\nx = { lo = 0, hi = 10 }\n'
+                      'zip = { categories = ["07", "10", "99"] }\n')
+    out = tmp_path / "r.json"
+    code = main(["release", str(path), "--query", "mean", "--bounds", str(bounds), "--epsilon",
+                 "10", "--noise", "iid", "--seed", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    doc = json.loads(out.read_text())
+    assert doc["columns"] == ["x", "zip=07", "zip=10", "zip=99"]
+    shares = np.asarray(doc["released"]["values"][1:])
+    # n = 4000 at epsilon = 10: the noise std of a share is about 1e-3; tolerance 0.03 accepts the
+    # true shares (0.5, 0.3, 0.2) and rejects them scaled by 30%
+    np.testing.assert_allclose(shares, [0.5, 0.3, 0.2], atol=0.03)

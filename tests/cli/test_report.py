@@ -202,3 +202,33 @@ def test_report_renders_in_a_headless_browser(every_query, query):
 
     pixels = mpimg.imread(shot)
     assert pixels.shape[0] == 1400 and pixels.std() > 0.05  # not a blank page
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "bars"])
+def test_plots_of_a_wide_table_stay_a_bounded_size(kind, tmp_path, monkeypatch):
+    # task BB: the figure grew 0.7 inch per column at 110 dpi, so the report of a 200-column
+    # covariance asked for a 12,203 x 12,524-pixel canvas (MemoryError after the release was
+    # written and charged: "internal error") and a 400-column one was killed by the OS.
+    # Every plot is now at most MAX_FIGURE_INCHES on a side, with thinned tick labels.
+    from matrixdp.cli import _report
+
+    sizes, ticks = [], []
+
+    def record(fig, path):  # the size asked for, without rendering the canvas
+        sizes.append(fig.get_size_inches() * fig.dpi)
+        ticks.append(len(fig.axes[0].get_yticks()))  # the plot (not its colour bar)
+        _report._plt().close(fig)
+
+    monkeypatch.setattr(_report, "_save", record)
+    names = [f"v{i}" for i in range(400)]
+    if kind == "heatmap":
+        _report._heatmap(np.eye(400), names, names, "t", tmp_path / "h.png", signed=True)
+        _report._heatmap(np.eye(3), names[:3], names[:3], "t", tmp_path / "s.png", signed=True)
+    else:
+        z = np.zeros(400)
+        _report._bars(names, z, z - 1, z + 1, "t", "x", tmp_path / "b.png")
+        _report._bars(names[:3], z[:3], z[:3] - 1, z[:3] + 1, "t", "x", tmp_path / "s.png")
+    (wide, small) = sizes
+    assert max(wide) <= _report.MAX_FIGURE_INCHES * 110 + 1
+    assert ticks[0] <= 150 and ticks[1] == 3  # thinned labels; a small table keeps all of them
+    assert max(small) < _report.MAX_FIGURE_INCHES * 110 / 2  # small tables keep their size

@@ -135,3 +135,33 @@ def test_bad_atoms_are_refused_naming_the_column(tmp_path, spec, fragment):
 
 def test_template_mentions_atoms():
     assert "atoms = [0]" in template_text(["a"])
+
+
+@pytest.mark.parametrize("command", ["release", "synth"])
+def test_a_header_naming_a_column_twice_is_refused(tmp_path, capsys, command):
+    # task BB: pandas renames a repeated header name ("a,a,b" reads as a, a.1, b), so bounds
+    # for 'a' silently applied to the first of the two columns; the header is now refused
+    from matrixdp.cli import main
+
+    path = tmp_path / "dup.csv"
+    path.write_text('a,"a",b\n1,2,3\n4,5,6\n7,8,9\n')
+    bounds = tmp_path / "b.toml"
+    bounds.write_text("[columns]\na = { lo = 0, hi = 9 }\nb = { lo = 0, hi = 9 }\n")
+    out = tmp_path / ("o.json" if command == "release" else "o.csv")
+    extra = ["--query", "mean"] if command == "release" else []
+    code = main([command, str(path), *extra, "--bounds", str(bounds), "--epsilon", "1",
+                 "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "'a'" in err[0] and "twice" in err[0], err
+    assert not out.exists()
+    # a repeated name that is a number may be a record's value (a missing header): not shown
+    path.write_text("a,17,17\n1,2,3\n4,5,6\n")
+    assert main([command, str(path), *extra, "--bounds", str(bounds), "--epsilon", "1",
+                 "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "twice" in err and "17" not in err.replace(str(tmp_path), "")
+    # a name that only looks like pandas' renaming is a column of its own
+    path.write_text("a,a.1,b\n1,2,3\n4,5,6\n7,8,9\n")
+    code = main([command, str(path), *extra, "--bounds", str(bounds), "--epsilon", "1",
+                 "--out", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err

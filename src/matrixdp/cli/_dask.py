@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InvalidParameterError
-from ._tables import PARQUET_SUFFIXES, design_matrix, read_header
+from ..errors import InvalidParameterError, MatrixDPError
+from ._tables import PARQUET_SUFFIXES, as_text, design_matrix, read_header
 
 __all__ = ["dask_input_files", "read_dask_table", "dask_design_frame", "dask_session"]
 
@@ -59,8 +59,9 @@ def dask_input_files(spec, *, force: bool, option: str = "DATA") -> list[Path] |
     return files
 
 
-def read_dask_table(files, option: str = "DATA", columns=None):
-    """A lazy ``dask.dataframe`` of ``files`` (only ``columns``, which must all exist)."""
+def read_dask_table(files, option: str = "DATA", columns=None, text_columns=()):
+    """A lazy ``dask.dataframe`` of ``files`` (only ``columns``, which must all exist);
+    ``text_columns`` are read as text, as :func:`~matrixdp.cli._tables.read_table` reads them."""
     import dask.dataframe as dd
 
     header = read_header(files[0], option)
@@ -73,8 +74,12 @@ def read_dask_table(files, option: str = "DATA", columns=None):
     names = [str(f) for f in files]
     if files[0].suffix.lower() in PARQUET_SUFFIXES:
         frame = dd.read_parquet(names, columns=columns)
+        text = [c for c in text_columns if c in frame.columns]
+        if text:
+            frame = frame.map_partitions(as_text, text, meta=as_text(frame._meta, text))
     else:
-        frame = dd.read_csv(names, usecols=columns, assume_missing=True)
+        dtype = {c: str for c in text_columns} or None
+        frame = dd.read_csv(names, usecols=columns, assume_missing=True, dtype=dtype)
     return frame if columns is None else frame[list(columns)]
 
 
@@ -95,10 +100,28 @@ def dask_design_frame(frame, columns, *, option: str = "DATA", clip: bool = True
     return frame.map_partitions(_encode, columns, option, clip, names, meta=meta)
 
 
+#: Modules whose ValueError inside a Dask computation is a failure to read or convert the data.
+_READER_MODULES = ("dask", "pandas", "pyarrow", "numpy", "fsspec")
+
+
+def _raised_by_a_reader(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised in a reader library (its innermost frame), not in matrixdp."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    module = "" if tb is None else str(tb.tb_frame.f_globals.get("__name__", ""))
+    return module.split(".")[0] in _READER_MODULES
+
+
 @contextlib.contextmanager
-def dask_session(*, scheduler: str | None = None, quiet: bool = False):
+def dask_session(*, scheduler: str | None = None, quiet: bool = False, option: str = "DATA"):
     """Connect to ``scheduler`` (a ``distributed`` address) or use threads, with a progress bar
-    on a terminal (threads only; never with ``quiet``)."""
+    on a terminal (threads only; never with ``quiet``).
+
+    A value that a reader library cannot convert while the data are computed (Dask infers a
+    CSV column's type from the first rows, so text in a later part of a numeric column fails
+    only then) is reported as one line naming ``option``; the library's message is not shown,
+    because it quotes the value (a record)."""
     from .._progress import progress_enabled
 
     client = None
@@ -121,6 +144,15 @@ def dask_session(*, scheduler: str | None = None, quiet: bool = False):
                 yield
         else:
             yield
+    except ValueError as exc:
+        if isinstance(exc, MatrixDPError) or not _raised_by_a_reader(exc):
+            raise
+        raise InvalidParameterError(
+            option, f"a part of the input does not read as its column's type ({type(exc).__name__}"
+                    " while computing; Dask infers each column's type from the first rows): a "
+                    "column with text in later rows is not numeric (give it categories = [...] "
+                    "or clean it), or a row is malformed; the reader's message is not shown "
+                    "because it may quote a record") from None
     finally:
         if client is not None:
             client.close()

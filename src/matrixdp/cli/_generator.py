@@ -26,7 +26,8 @@ import numpy as np
 
 from ..errors import InvalidParameterError
 from ._dpbounds import DP_BOUNDS_FRACTION, dp_columns, resolve_dp_columns
-from ._tables import Schema, read_schema, split_public_constants
+from ._options import naming_input
+from ._tables import Schema, read_schema, split_public_constants, text_columns
 
 __all__ = ["TableModel", "TABLE_MODELS", "read_generator_bounds", "text_columns",
            "generator_table_schema", "generator_guarantee", "bounds_seed", "FittedGenerator",
@@ -80,15 +81,12 @@ def read_generator_bounds(path, option: str = "--bounds") -> Schema:
             raise InvalidParameterError(option, f"the target {target!r} must be categorical "
                                                 "(its PUBLIC classes as categories) for the "
                                                 "class-conditional copula")
+        if schema.names == [target]:
+            raise InvalidParameterError(option, f"lists no column besides the target "
+                                                f"{target!r}: nothing to synthesise (add the "
+                                                "feature columns with their PUBLIC ranges)")
     split_public_constants(schema, option)  # refuses a table of public constants only
     return schema
-
-
-def text_columns(schema: Schema) -> list:
-    """Columns read as text: those whose public categories are all strings (parsed as numbers,
-    codes such as "0", "1" or "01" would never match the categories listed in the file)."""
-    return [c.name for c in schema.columns
-            if c.is_categorical and all(isinstance(v, str) for v in c.categories)]
 
 
 def generator_table_schema(columns):
@@ -243,7 +241,7 @@ def fit_table_generator(model_name: str, schema: Schema, frame, *, epsilon: floa
                       classes=None if target is None else list(schema.column(target).categories),
                       random_state=seed)
     # charged whole before any draw; a keeper refuses what does not fit
-    with charge(guarantee, ledger=ledger, label=label):
+    with charge(guarantee, ledger=ledger, label=label), naming_input(option):
         model.fit(features, y)
     if abs(model.privacy_.epsilon - eps_model) > 1e-9 * eps_model:  # pragma: no cover - a bug
         raise RuntimeError("the charged guarantee differs from the fitted one")

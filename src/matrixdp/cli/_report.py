@@ -112,20 +112,38 @@ def _compact(v: float) -> str:
     return f"{v:.3g}"
 
 
+#: Largest side of a plot in inches (at 110 dpi: 3,300 pixels). A plot grows with the number of
+#: released columns up to it, so the report of a wide table stays a few megabytes to draw.
+MAX_FIGURE_INCHES = 30.0
+#: Most tick labels on an axis; beyond it every k-th column is labelled (the tables list all).
+MAX_TICK_LABELS = 120
+
+
+def _inches(size: float) -> float:
+    return min(size, MAX_FIGURE_INCHES)
+
+
+def _ticks(axis_set, positions, labels, **kwargs) -> None:
+    """Label ``positions`` with ``labels``, every k-th one when there are too many to read."""
+    step = -(-len(labels) // MAX_TICK_LABELS)
+    axis_set(list(positions)[::step], [str(s) for s in labels][::step], **kwargs)
+
+
 def _heatmap(values, row_names, col_names, title: str, path: Path, *, signed: bool,
              percent: bool = False, vmax=None, text=None) -> None:
     plt = _plt()
     arr = np.atleast_2d(np.asarray(values, dtype=np.float64))
     h, w = arr.shape
-    fig, ax = plt.subplots(figsize=(max(4.5, 0.7 * w + 3.0), max(3.0, 0.55 * h + 1.8)), dpi=110)
+    fig, ax = plt.subplots(figsize=(_inches(max(4.5, 0.7 * w + 3.0)),
+                                    _inches(max(3.0, 0.55 * h + 1.8))), dpi=110)
     if signed:  # white at zero
         top = vmax or float(np.max(np.abs(arr))) or 1.0
         im = ax.imshow(arr, cmap="coolwarm", aspect="auto", vmin=-top, vmax=top)
     else:
         im = ax.imshow(arr, cmap="viridis", aspect="auto", vmin=0,
                        vmax=vmax or (float(arr.max()) or 1.0))
-    ax.set_xticks(range(w), [str(c) for c in col_names], rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(h), [str(r) for r in row_names], fontsize=8)
+    _ticks(ax.set_xticks, range(w), col_names, rotation=45, ha="right", fontsize=8)
+    _ticks(ax.set_yticks, range(h), row_names, fontsize=8)
     shown = _dust_free(arr if text is None else np.atleast_2d(np.asarray(text, dtype=np.float64)))
     if h * w <= 144:
         lo, hi = im.get_clim()
@@ -149,12 +167,12 @@ def _bars(labels, centre, lower, upper, title: str, xlabel: str, path: Path, *,
     lower = np.asarray(lower, dtype=np.float64)
     upper = np.asarray(upper, dtype=np.float64)
     k = centre.size
-    fig, ax = plt.subplots(figsize=(7.5, max(2.2, 0.42 * k + 1.3)), dpi=110)
+    fig, ax = plt.subplots(figsize=(7.5, _inches(max(2.2, 0.42 * k + 1.3))), dpi=110)
     y = np.arange(k)[::-1]
     ax.barh(y, centre, color="#7fa7d6", edgecolor="#35608f", height=0.6)
     ax.errorbar(centre, y, xerr=[centre - lower, upper - centre], fmt="none", ecolor="black",
                 capsize=4, lw=1.2)
-    ax.set_yticks(y, [str(s) for s in labels], fontsize=8)
+    _ticks(ax.set_yticks, y, labels, fontsize=8)
     ax.set_xlabel(xlabel, fontsize=8)
     ax.set_title(title, fontsize=9)
     if zero_line:

@@ -28,6 +28,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass, field
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ from ._paths import check_input_file
 
 __all__ = ["Column", "Schema", "read_table", "read_header", "read_schema", "parse_bound_options",
            "template_text", "design_matrix", "bounds_arrays", "check_sep", "delimiter_hint",
-           "split_public_constants"]
+           "split_public_constants", "text_columns", "as_text"]
 
 #: File suffixes read as Parquet (everything else is read as CSV).
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -133,7 +134,29 @@ def read_header(path, option: str = "DATA", sep=None) -> list[str]:
         if hint:
             raise InvalidParameterError(option, hint)
     _check_header(names, path, option)
+    if not _is_parquet(file):
+        _check_unique(file, path, sep, option)
     return names
+
+
+def _check_unique(file: Path, path, sep, option: str) -> None:
+    """Refuse a CSV header that names a column twice: pandas would rename the second (``a.1``)
+    and a bounds file's ``a`` would silently mean the first."""
+    import csv
+    from collections import Counter
+
+    try:
+        with open(file, newline="", encoding="utf-8-sig") as fh:
+            raw = next(csv.reader(fh, delimiter=sep or ","), [])
+    except (OSError, UnicodeDecodeError, csv.Error):  # pragma: no cover - pandas read it
+        return
+    twice = [name for name, k in Counter(raw).items() if k > 1 and name.strip()]
+    if twice:
+        # a name that is a number may be a value of a record (a header row missing): not shown
+        shown = [repr(name) for name in twice if not _looks_numeric(name)] or ["(numbers)"]
+        raise InvalidParameterError(
+            option, f"{path} names column(s) {', '.join(shown)} twice (or more) in its header "
+                    "row; rename them so that every column has its own name")
 
 
 def _short(exc: Exception) -> str:
@@ -192,8 +215,10 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
         No progress for a large CSV (one above :data:`PROGRESS_BYTES` reports the bytes read:
         a bar on a terminal, a line every few seconds in a log).
     text_columns : sequence of str
-        CSV columns read as text, not parsed as numbers (a column whose PUBLIC categories are
+        Columns read as text, not parsed as numbers (a column whose PUBLIC categories are
         strings such as ``"0"``, ``"01"``: parsed as numbers, its values would never match them).
+        A CSV reads them as text; a Parquet file's typed columns (int, bool) are converted to
+        their text, missing values kept missing, so both formats of a table read alike.
     """
     pd = _pandas(option)
 
@@ -224,6 +249,29 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
         raise InvalidParameterError(option, f"{path} has no data rows or no columns")
     if columns is not None:
         frame = frame[list(columns)]
+    if _is_parquet(file):
+        frame = as_text(frame, text_columns)
+    return frame
+
+
+def text_columns(schema: "Schema") -> list:
+    """Columns read as text: those whose public categories are all strings (parsed as numbers,
+    codes such as "0", "1" or "01" would never match the categories listed in the file). One rule
+    for ``release``, ``synth`` and ``audit --synth``."""
+    return [c.name for c in schema.columns
+            if c.is_categorical and all(isinstance(v, str) for v in c.categories)]
+
+
+def as_text(frame, text_columns):
+    """``frame`` with ``text_columns`` (those present) as text, missing values kept missing:
+    what a CSV reader with ``dtype=str`` gives for a typed (Parquet) column."""
+    present = [c for c in text_columns if c in frame.columns]
+    if not present:
+        return frame
+    frame = frame.copy()
+    for name in present:  # one vectorised conversion per column
+        series = frame[name]
+        frame[name] = series.astype(str).where(series.notna(), None)
     return frame
 
 
@@ -511,7 +559,7 @@ def design_matrix(frame, columns, option: str = "DATA", clip: bool = True,
                 option, f"column {col.name!r} has missing values; impute or drop them first "
                         "(matrixdp does not choose how)")
         if col.is_categorical:
-            values = series.astype(str).to_numpy()
+            values = _category_text(series, col.categories)
             cats = np.asarray([str(c) for c in col.categories])
             if not np.isin(values, cats).all():
                 raise InvalidParameterError(
@@ -538,6 +586,21 @@ def design_matrix(frame, columns, option: str = "DATA", clip: bool = True,
     if not blocks:
         return np.empty((frame.shape[0], 0))
     return np.hstack(blocks)
+
+
+def _category_text(series, categories) -> np.ndarray:
+    """The text of each value, as matched against ``str`` of the public categories; a float
+    column whose categories are all integers (a Dask CSV reads integer codes as floats, a
+    Parquet file may store them so) writes its whole numbers as integers, ``1.0`` as ``"1"``."""
+    import pandas as pd
+
+    text = series.astype(str).to_numpy()
+    integer_codes = all(isinstance(c, Integral) and not isinstance(c, bool) for c in categories)
+    if not (integer_codes and pd.api.types.is_float_dtype(series.dtype)):
+        return text
+    x = series.to_numpy(dtype=np.float64)
+    whole = np.isfinite(x) & (x == np.round(x))
+    return np.where(whole, np.where(whole, x, 0.0).astype(np.int64).astype(str), text)
 
 
 def bounds_arrays(columns, drop_first: bool = False) -> tuple[np.ndarray, np.ndarray, list[str]]:

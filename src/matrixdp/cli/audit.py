@@ -19,7 +19,7 @@ import argparse
 import time
 
 from ..errors import InvalidParameterError
-from ._options import check_epsilon_option, seed as _seed
+from ._options import check_epsilon_option, naming_input, seed as _seed
 
 
 def add_parser(subparsers) -> None:
@@ -117,6 +117,9 @@ def run_synth(args) -> int:
     constants, modelled = split_public_constants(schema)
     frame = read_table(args.data, "--data", columns=modelled.names,
                        text_columns=text_columns(schema))
+    if args.canaries >= frame.shape[0]:  # the library's message names its own arguments
+        raise InvalidParameterError("--canaries", "must be fewer than the records of --data "
+                                                  "(the rest are the base table of every fit)")
     target = schema.target
     classes = None if target is None else list(schema.column(target).categories)
     y = None if target is None else frame.pop(target).to_numpy()
@@ -146,11 +149,12 @@ def run_synth(args) -> int:
         return out[list(X.columns)], out_labels
 
     start = time.monotonic()
-    results = membership_audit(fit_sample, frame, y, schema=attack_schema, classes=classes,
-                               n_canaries=args.canaries, n_runs=args.runs,
-                               attacks=tuple(a.strip() for a in args.attacks.split(",") if a.strip()),
-                               epsilon=args.epsilon, delta=delta, confidence=args.confidence,
-                               rng=args.seed)
+    with naming_input("--data"):
+        results = membership_audit(
+            fit_sample, frame, y, schema=attack_schema, classes=classes,
+            n_canaries=args.canaries, n_runs=args.runs,
+            attacks=tuple(a.strip() for a in args.attacks.split(",") if a.strip()),
+            epsilon=args.epsilon, delta=delta, confidence=args.confidence, rng=args.seed)
     totals = {(f.total.epsilon, f.total.delta) for f in fits}
     if any(abs(e - args.epsilon) > 1e-9 * args.epsilon or d != delta
            for e, d in totals):  # pragma: no cover - a bug

@@ -84,6 +84,8 @@ def _init(args) -> int:
     if not (args.epsilon > 0 and math.isfinite(args.epsilon)):
         raise InvalidParameterError("--epsilon", f"a budget must be a finite number > 0, got "
                                                  f"{args.epsilon:g}")
+    if not 0.0 <= args.delta < 1.0:  # the ledger's own check names its argument, `delta`
+        raise InvalidParameterError("--delta", f"must be in [0, 1), got {args.delta:g}")
     name = args.dataset or _default_dataset_name(args.ledger)
     led = Ledger.create(args.ledger, dataset=name, dataset_name=name, epsilon=args.epsilon,
                         delta=args.delta, relation=args.relation, method=args.method)

@@ -23,7 +23,8 @@ from .._version import __version__
 from ..errors import InvalidParameterError
 from ._paths import atomic_output, check_input_file, check_output_path
 from ._tables import (Schema, bounds_arrays, check_sep, design_matrix, parse_bound_options,
-                      read_header, read_schema, read_table, template_text)
+                      read_header, read_schema, read_table, template_text,
+                      text_columns)
 from ._options import seed as _seed
 
 QUERIES = ("mean", "sum", "covariance", "gram", "correlation", "pca", "linreg")
@@ -172,6 +173,42 @@ def _sym_outer_std(w, v, V, m, u) -> np.ndarray:
                  + np.einsum("...a,ab,...b->...", wv, Q, wv))
     var = var + np.einsum("...j,j->...", (w * (v @ m)[..., None] + v * (w @ m)[..., None]) ** 2,
                           u)
+    return np.sqrt(np.clip(var, 0.0, None))
+
+
+def _outer_var_rows(W, v, Q, m, u) -> np.ndarray:
+    """:func:`_sym_outer_std`'s variance for every row ``w`` of ``W`` (shape ``(r, d)``) against
+    one ``v``, with ``Q`` precomputed: matrix products, ``O(r d²)`` time and ``O(r d)`` memory
+    (the broadcast form holds ``(r, d, d)`` arrays when called for many ``v``)."""
+    term1 = (W * W) @ (Q @ (v * v))
+    A = W * v[None, :]
+    term2 = np.sum((A @ Q) * A, axis=1)
+    term3 = ((W * (v @ m) + v[None, :] * (W @ m)[:, None]) ** 2) @ u
+    return 0.5 * (term1 + term2) + term3
+
+
+def _noise_q(V, u) -> np.ndarray:
+    """``Q = V' + 2 u uᵀ`` of :func:`_sym_outer_std` (``V'``: ``V``, off-diagonal doubled)."""
+    Q = 2.0 * np.asarray(V, dtype=np.float64)
+    np.fill_diagonal(Q, np.diagonal(V))
+    return Q + 2.0 * np.outer(u, u)
+
+
+def _entry_std(V, m, u) -> np.ndarray:
+    """Noise std of every entry ``S_ij`` of the covariance: :func:`_sym_outer_std` at
+    ``w = e_i``, ``v = e_j``, in closed form (``O(d²)``; broadcasting the unit vectors cost
+    ``O(d⁴)`` time and ``O(d³)`` memory)::
+
+        var S_ij = ½ (Q_ij + [i = j] Q_ii) + u_i m_j² + u_j m_i² + 2 [i = j] u_i m_i²,
+
+    ``Q = V' + 2 u uᵀ`` as there (``V'``: ``V`` with its off-diagonal doubled).
+    """
+    V, m, u = (np.asarray(a, dtype=np.float64) for a in (V, m, u))
+    Q = 2.0 * V
+    np.fill_diagonal(Q, np.diagonal(V))
+    Q = Q + 2.0 * np.outer(u, u)
+    var = 0.5 * Q + np.outer(u, m * m) + np.outer(m * m, u)
+    var[np.diag_indices_from(var)] += 0.5 * np.diagonal(Q) + 2.0 * u * m * m
     return np.sqrt(np.clip(var, 0.0, None))
 
 
@@ -332,9 +369,15 @@ def _pca_std(lam, vec, V, m, u):
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = np.where(np.eye(d, dtype=bool), 0.0, 1.0 / gaps)
     inv = np.where(np.isfinite(inv), inv, 1e150)  # equal eigenvalues: the loadings are free
-    w = np.einsum("al,il,lk->kia", vec, vec, inv)  # w[k, i] = sum_l v_l v_l[i] inv[l, k]
+    Q = _noise_q(V, u)
+    comp_var = np.empty((d, d))
     with np.errstate(over="ignore", invalid="ignore"):
-        comp_std = _sym_outer_std(w, vec.T[:, None, :], V, m, u)
+        # one component at a time (a loop over the d components, not over entries): O(d²)
+        # memory; all at once the (d, d, d) array of the w_ki took O(d³) memory and O(d⁴) time
+        for k in range(d):
+            w = (vec * inv[:, k]) @ vec.T  # w[i] = sum_l v_l v_l[i] inv[l, k]
+            comp_var[k] = _outer_var_rows(w, vec[:, k], Q, m, u)
+        comp_std = np.sqrt(np.clip(comp_var, 0.0, None))
     comp_std = np.minimum(np.where(np.isfinite(comp_std), comp_std, 1.0), 1.0)
     return lam_std, comp_std
 
@@ -350,7 +393,10 @@ def _eigenvalue_bias(lam, vec, V, m, u):
     """
     d = vec.shape[0]
     V, m, u = (np.asarray(a, dtype=np.float64) for a in (V, m, u))
-    pair = _sym_outer_std(vec.T[:, None, :], vec.T[None, :, :], V, m, u) ** 2  # [l, k]
+    Q = _noise_q(V, u)
+    pair = np.empty((d, d))  # pair[l, k] = var(v_lᵀ dS v_k), one k at a time (O(d²) memory)
+    for k in range(d):
+        pair[:, k] = np.clip(_outer_var_rows(vec.T, vec[:, k], Q, m, u), 0.0, None)
     gaps = lam[None, :] - lam[:, None]  # gaps[l, k] = lam_k - lam_l
     keep = ~np.eye(d, dtype=bool) & (gaps != 0)
     return (np.sum(np.where(keep, pair / np.where(keep, gaps, 1.0), 0.0), axis=0)
@@ -417,7 +463,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     _, center, t = augmented_task(lower, upper, 2, "covariance")  # public: bounds only
     # noise model of the covariance from public variances and the release (post-processing)
     V, m_off, u = _covariance_noise_model(G, G_var, center, t, lower, upper)
-    B = _sym_outer_std(np.eye(d)[:, None, :], np.eye(d)[None, :, :], V, m_off, u)
+    B = _entry_std(V, m_off, u)
     cov, mean = _covariance_of(G, center, t)
     sd_mean = np.sqrt(G_var[:d, d]) / t
     if project:
@@ -759,14 +805,16 @@ def run(args) -> int:
         raise InvalidParameterError("--bounds", "dp = true needs the table in memory (not a Dask "
                                                 "input) in this version")
     if dask_files is None:
-        frame = read_table(data, "DATA", columns=schema.names, sep=args.sep, quiet=args.quiet)
+        frame = read_table(data, "DATA", columns=schema.names, sep=args.sep, quiet=args.quiet,
+                           text_columns=text_columns(schema))
         n = int(frame.shape[0])
         X = None if wants_dp_bounds else design_matrix(frame, features, option="DATA",
                                                        clip=not args.no_clip, drop_first=reference)
     else:  # lazy: read, encoded and reduced partition by partition (cli/_dask.py)
         from ._dask import dask_design_frame, dask_session, read_dask_table
 
-        frame = read_dask_table(dask_files, "DATA", columns=schema.names)
+        frame = read_dask_table(dask_files, "DATA", columns=schema.names,
+                                text_columns=text_columns(schema))
         encoded = dask_design_frame(frame, list(schema.columns), clip=not args.no_clip)
         X = encoded[names]
         session = dask_session(scheduler=args.scheduler, quiet=args.quiet)

@@ -25,7 +25,7 @@ from ..errors import InvalidParameterError
 from ..synth import RONGauss
 from ._paths import atomic_output, check_disk_space, check_output_path
 from ._rows import RowProgress, human_bytes
-from ._options import check_epsilon_option, seed as _seed
+from ._options import check_epsilon_option, naming_input, seed as _seed
 from ._generator import TABLE_MODELS
 
 #: Rows sampled per step (memory stays constant in --n; progress is counted in rows).
@@ -83,13 +83,32 @@ def _read_table(path: str, sep=None, quiet: bool = False, columns=None, text_col
 def _write_samples(draw, n_out: int, path, quiet: bool, sep: str = ",") -> None:
     """Write ``n_out`` records drawn ``draw(size) -> DataFrame`` in chunks of :data:`CHUNK`
     (memory stays constant in ``n_out``); the file appears under its name only when complete.
-    Progress is counted in rows."""
-    with atomic_output(path, "w", newline="") as fh, \
-            RowProgress(n_out, "matrixdp synth: sampling", quiet=quiet) as bar:
-        for i in range(math.ceil(n_out / CHUNK)):
-            size = min(CHUNK, n_out - i * CHUNK)
-            draw(size).to_csv(fh, index=False, header=(i == 0), sep=sep)
-            bar.update(size)
+    Progress is counted in rows. A ``.parquet`` (``.pq``) name writes one Parquet file, one row
+    group per chunk (categories as dictionaries); any other name a CSV with ``sep``."""
+    from ._tables import PARQUET_SUFFIXES
+
+    parquet = Path(path).suffix.lower() in PARQUET_SUFFIXES
+    if parquet:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    with atomic_output(path, "wb" if parquet else "w", **({} if parquet else {"newline": ""})) \
+            as fh, RowProgress(n_out, "matrixdp synth: sampling", quiet=quiet) as bar:
+        writer = None
+        try:
+            for i in range(math.ceil(n_out / CHUNK)):
+                size = min(CHUNK, n_out - i * CHUNK)
+                chunk = draw(size)
+                if parquet:
+                    table = pa.Table.from_pandas(chunk, preserve_index=False)
+                    if writer is None:
+                        writer = pq.ParquetWriter(fh, table.schema)
+                    writer.write_table(table)
+                else:
+                    chunk.to_csv(fh, index=False, header=(i == 0), sep=sep)
+                bar.update(size)
+        finally:
+            if writer is not None:
+                writer.close()
 
 
 def _ron_gauss_draw(model, header, target):
@@ -151,8 +170,7 @@ def run(args) -> int:
         return _run_ron_gauss(args)
     ron_only = [("--dim", args.dim is not None), ("--task", args.task != "unsupervised"),
                 ("--reconstruct", args.reconstruct), ("--label-bound", args.label_bound is not None),
-                ("--classes", args.classes is not None), ("--dask", args.dask),
-                ("--target", args.target is not None)]
+                ("--classes", args.classes is not None), ("--target", args.target is not None)]
     for option, given in ron_only:
         if given:
             hint = (" (name the class column with target = \"COL\" in the bounds file)"
@@ -193,11 +211,28 @@ def _run_copula(args, model_name: str = "copula") -> int:
     sep = check_sep(args.sep)
     # one reader of the bounds file with `audit --synth` (target, text columns, constants)
     schema = read_generator_bounds(args.bounds)
-    out_path = check_output_path(args.out, force=args.force, inputs=[args.input])
+    from ._dask import dask_input_files
+
+    # a directory or glob of parts (or --dask): read and fitted partition by partition
+    dask_files = dask_input_files(args.input, force=args.dask, option="INPUT")
+    out_path = check_output_path(args.out, force=args.force,
+                                 inputs=[args.input] if dask_files is None else dask_files)
     report = _report_path(args, out_path)
     target = schema.target
-    frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names,
-                        text_columns=text_columns(schema))
+    session = contextlib.nullcontext()
+    if dask_files is None:
+        frame = _read_table(args.input, sep=sep, quiet=args.quiet, columns=schema.names,
+                            text_columns=text_columns(schema))
+    else:
+        from ._dask import dask_session, read_dask_table
+        from ._dpbounds import dp_columns
+
+        if dp_columns(schema):
+            raise InvalidParameterError("--bounds", "dp = true needs the table in memory (not a "
+                                                    "Dask input) in this version")
+        frame = read_dask_table(dask_files, "INPUT", columns=schema.names,
+                                text_columns=text_columns(schema))
+        session = dask_session(scheduler=args.scheduler, quiet=args.quiet, option="INPUT")
 
     ledger = None
     label = args.label or f"synth {model_name} of {Path(args.input).name}"
@@ -209,7 +244,7 @@ def _run_copula(args, model_name: str = "copula") -> int:
         ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
         relation = str(ledger.relation)
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, session:
             warnings.simplefilter("always")
             # dp = true ranges (DP_BOUNDS_FRACTION of eps, charged first), public constants split
             # off, the generator charged whole before any draw: one fit with audit --synth
@@ -437,7 +472,7 @@ def _run_ron_gauss(args) -> int:
     if dask_files is not None:
         from ._dask import dask_session
 
-        session = dask_session(scheduler=args.scheduler, quiet=args.quiet)
+        session = dask_session(scheduler=args.scheduler, quiet=args.quiet, option="INPUT")
     with warnings.catch_warnings(record=True) as caught, session:
         warnings.simplefilter("always")
         if dask_files is not None:  # public under replace-one; private (not counted) otherwise
@@ -445,13 +480,15 @@ def _run_ron_gauss(args) -> int:
         else:
             n_in = frame.shape[0]
         if args.ledger is None:
-            model.fit(features, y)
+            with naming_input("INPUT"):
+                model.fit(features, y)
         else:
             from .budget import open_ledger
 
             ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
             try:
-                model.fit(features, y, ledger=ledger)  # refused before any noise if over budget
+                with naming_input("INPUT"):  # refused before any noise if over budget
+                    model.fit(features, y, ledger=ledger)
                 spent = ledger.spent()
                 ledger_state = _ledger_state(ledger)
                 ledger_line = (f"ledger {args.ledger}: spent epsilon={spent.epsilon:.6g} at "
@@ -586,7 +623,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--mean-fraction", type=float, default=0.5,
                    help="share of the budget spent on the DP mean (default 0.5)")
     p.add_argument("--n", type=int, default=None, help="number of synthetic records (default: input rows)")
-    p.add_argument("--out", required=True, help="output CSV (must not exist unless --force)")
+    p.add_argument("--out", required=True,
+                   help="output CSV, or Parquet for a .parquet name (must not exist unless --force)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--reconstruct", action="store_true",
                    help="write features mapped back to R^m (W z, on the normalised scale) instead of "
@@ -598,8 +636,10 @@ def add_parser(subparsers) -> None:
                         "MATRIXDP_PROGRESS=always forces them)")
     p.add_argument("--dask", action="store_true",
                    help="read INPUT with Dask, partition by partition (automatic for a directory "
-                        "or glob of Parquet/CSV files); then --out DIR writes Parquet partitions "
-                        "(a .csv name writes one CSV); see docs/scaling.md")
+                        "or glob of Parquet/CSV files); ron-gauss: then --out DIR writes Parquet "
+                        "partitions (a .csv name writes one CSV); copula, tree-copula: --out is "
+                        "one CSV (or .parquet) file, and dp = true needs the table in memory; "
+                        "see docs/scaling.md")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="with Dask: run on this existing distributed scheduler instead of threads")
     p.add_argument("--ledger", default=None, metavar="DATASET.db",
