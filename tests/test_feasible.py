@@ -557,3 +557,39 @@ def test_dppca_on_an_adult_like_box_projects_without_warning():
             est = fit(s)
             np.testing.assert_allclose(est.components_ @ est.components_.T, np.eye(2),
                                        atol=1e-12)
+
+
+def test_project_simplex_known_values_and_kkt():
+    """Known projections, and on random blocks the optimality conditions of the Euclidean
+    projection onto {s >= 0, sum s = total}: s = max(v - tau, 0) with one tau per block, and it
+    is never farther than v from any point of the simplex (non-expansive)."""
+    from matrixdp.feasible import project_simplex
+
+    np.testing.assert_allclose(project_simplex([0.58, 0.64]), [0.47, 0.53])
+    np.testing.assert_allclose(project_simplex([1.5, -0.3, 0.1]), [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(project_simplex([3.0, 4.0, 5.0], total=10), [7 / 3, 10 / 3, 13 / 3])
+    np.testing.assert_allclose(project_simplex([0.2, 0.3, 0.5]), [0.2, 0.3, 0.5])  # already in
+    rng = np.random.default_rng(5)
+    v = rng.normal(0.2, 1.0, (500, 6))
+    s = project_simplex(v, total=2.0)
+    assert np.all(s >= 0) and np.allclose(s.sum(axis=1), 2.0, rtol=0, atol=1e-12)
+    tau = np.where(s > 0, v - s, np.nan)
+    spread = np.nanmax(tau, axis=1) - np.nanmin(tau, axis=1)
+    assert np.all(spread < 1e-12)
+    assert np.all(np.where(s == 0, v <= np.nanmax(tau, axis=1)[:, None] + 1e-12, True))
+    p = rng.dirichlet(np.ones(6), 500) * 2.0  # truths on the simplex
+    assert np.all(np.linalg.norm(s - p, axis=1) <= np.linalg.norm(v - p, axis=1) + 1e-12)
+    # a normalise-after-clamp shortcut is not the projection: it moves farther on some rows
+    naive = np.clip(v, 0, None)
+    naive = 2.0 * naive / np.where(naive.sum(axis=1, keepdims=True) > 0,
+                                   naive.sum(axis=1, keepdims=True), 1)
+    assert np.any(np.linalg.norm(naive - v, axis=1) > np.linalg.norm(s - v, axis=1) + 1e-9)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, np.inf, np.nan])
+def test_project_simplex_refuses_a_total_that_is_not_positive(bad):
+    from matrixdp.errors import InvalidParameterError
+    from matrixdp.feasible import project_simplex
+
+    with pytest.raises(InvalidParameterError, match="total"):
+        project_simplex([0.5, 0.5], total=bad)

@@ -26,6 +26,7 @@ __all__ = [
     "FEASIBLE_REFERENCES",
     "project_feasible",
     "clamp",
+    "project_simplex",
     "covariance_entry_bounds",
     "nearest_correlation",
     "orthonormalise",
@@ -82,6 +83,50 @@ def clamp(values, lower, upper) -> np.ndarray:
     if np.any(lo > hi):
         raise InvalidParameterError("lower", "every lower bound must be <= its upper bound")
     return np.clip(arr, lo, hi)
+
+
+def project_simplex(values, total: float = 1.0) -> np.ndarray:
+    """Euclidean projection of ``values`` (along the last axis) onto the simplex
+    ``{s : s >= 0, sum(s) = total}``.
+
+    The shares of a categorical column's categories lie on this simplex (each record is in exactly
+    one public category): the projection of their noisy release is post-processing with public
+    inputs, and since the true shares lie in the (convex) simplex it never increases the
+    Euclidean error of the block (an entry may still move away from its true value). The result is
+    ``max(v - tau, 0)`` with the one ``tau`` that makes it sum to ``total``, found by sorting [1]_.
+
+    Parameters
+    ----------
+    values : array_like, shape (..., k)
+        The noisy shares (or counts), one block per row.
+    total : float, default 1.0
+        The block's public sum (1 for shares, the public n for counts); must be > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The projection, same shape as ``values``.
+
+    References
+    ----------
+    .. [1] J. Duchi, S. Shalev-Shwartz, Y. Singer, T. Chandra, "Efficient projections onto the
+       l1-ball for learning in high dimensions", ICML 2008 (Figure 1).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim == 0 or v.shape[-1] == 0:
+        raise InvalidShapeError("values", "needs at least one entry along the last axis")
+    total = float(total)
+    if not (math.isfinite(total) and total > 0):
+        raise InvalidParameterError("total", f"must be a finite number > 0, got {total!r}")
+    check_finite_array(v, "values")
+    k = v.shape[-1]
+    u = -np.sort(-v, axis=-1)                      # descending
+    css = np.cumsum(u, axis=-1) - total
+    j = np.arange(1, k + 1, dtype=np.float64)
+    cond = u - css / j > 0                         # true for a prefix of the sorted entries
+    rho = np.count_nonzero(cond, axis=-1)          # >= 1 always (the largest entry)
+    tau = np.take_along_axis(css, (rho - 1)[..., None], axis=-1) / rho[..., None]
+    return np.maximum(v - tau, 0.0)
 
 
 def project_psd(matrix, *, floor: float = 0.0) -> np.ndarray:

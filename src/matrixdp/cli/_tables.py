@@ -603,6 +603,19 @@ def _category_text(series, categories) -> np.ndarray:
     return np.where(whole, np.where(whole, x, 0.0).astype(np.int64).astype(str), text)
 
 
+def category_groups(columns) -> list[np.ndarray]:
+    """Indices, in the encoded columns of :func:`bounds_arrays` (full one-hot coding), of each
+    categorical column's block. Each record is in exactly one public category (undeclared
+    categories and missing values are refused), so a block's shares sum to 1: public."""
+    groups, start = [], 0
+    for col in columns:
+        width = len(col.output_names(False))
+        if col.is_categorical:
+            groups.append(np.arange(start, start + width))
+        start += width
+    return groups
+
+
 def bounds_arrays(columns, drop_first: bool = False) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Lower and upper bounds and names of the encoded columns (one-hot columns are [0, 1]).
 

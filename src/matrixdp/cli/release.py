@@ -22,7 +22,7 @@ import numpy as np
 from .._version import __version__
 from ..errors import InvalidParameterError
 from ._paths import atomic_output, check_input_file, check_output_path
-from ._tables import (Schema, bounds_arrays, check_sep, design_matrix, parse_bound_options,
+from ._tables import (Schema, bounds_arrays, category_groups, check_sep, design_matrix, parse_bound_options,
                       read_header, read_schema, read_table, template_text,
                       text_columns)
 from ._options import seed as _seed
@@ -95,8 +95,9 @@ _INTERVAL_NOTE = (
     "projected value and cut to the public range of the entry; because the projection onto a "
     "convex set that contains the true value never moves the release away from it (entrywise "
     "for a box; in total, Frobenius norm, for a matrix), the box-projected intervals (means, "
-    "sums) cover at least as often as the raw ones, while for projected matrices the per-entry "
-    "coverage is approximate. PCA's explained-variance intervals also reach out by the "
+    "sums) cover at least as often as the raw ones, while for projected matrices, and for means "
+    "whose categorical shares were projected onto the simplex, the per-entry coverage is "
+    "approximate. PCA's explained-variance intervals also reach out by the "
     "eigenvalues' second-order bias on the side the truth lies. Bars marked approximate are "
     "first-order or plug-in; their measured coverage is in results/error_bar_coverage.md of "
     "the matrixdp repository.")
@@ -129,6 +130,19 @@ def _bar(value, std, distribution, scale, *, lo=None, hi=None, approximate=False
     return {"std": std.tolist(), "lower": lower.tolist(), "upper": upper.tolist(),
             "relative": relative.tolist(), "scale": scale.tolist(),
             "approximate": bool(approximate), "what": what}
+
+
+def _project_means(value, raw, lower, upper, groups, total=1.0):
+    """The released means (or sums: ``total`` = n, bounds scaled) on their feasible set: each
+    clamped to its public range, and each categorical column's shares (``groups``, public schema)
+    projected onto the simplex (non-negative, summing to ``total``) from the raw release. One
+    projection per categorical column of the schema, not per record or entry."""
+    from ..feasible import clamp, project_simplex
+
+    out = clamp(value, lower, upper)
+    for idx in groups:
+        out[idx] = project_simplex(np.asarray(raw, dtype=np.float64)[idx], total)
+    return out
 
 
 def _covariance_noise_model(G, G_var, center, t, lower, upper):
@@ -278,9 +292,9 @@ def _entry_names(names):
 
 
 # ----------------------------------------------------------------------------- the queries
-def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, project, n=None):
+def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, project, n=None,
+                    groups=()):
     """Mean (or sum = n x mean, post-processing with n public) through :class:`DPMean`."""
-    from ..feasible import clamp
     from ..models import DPMean
 
     n = X.shape[0] if n is None else n
@@ -289,7 +303,7 @@ def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     scale = float(n) if query == "sum" else 1.0
     value = np.asarray(est.mean_, dtype=np.float64)
     if project:
-        value = clamp(value, lower, upper)
+        value = _project_means(value, value, lower, upper, groups)
     value = scale * value
     std = scale * np.sqrt(np.asarray(est.noise_variance_, dtype=np.float64))
     summary = est.noise_summary_
@@ -307,13 +321,14 @@ def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                                                                           else n)}
     bars = {"values": _bar(value, std, summary.distribution, scale * (upper - lower),
                            lo=scale * lower if project else None,
-                           hi=scale * upper if project else None)}
+                           hi=scale * upper if project else None,
+                           approximate=bool(project and len(groups)))}
     return {"values": value.tolist()}, est.privacy_, expected, bars
 
 
-def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, keeper, project):
+def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, keeper, project,
+                          groups=()):
     """Mean or sum with exact numerics: the lattice Gaussian mechanism at the public sensitivity."""
-    from ..feasible import clamp
     from ..mechanisms import GaussianMechanism
 
     if noise == "mvg":
@@ -334,7 +349,7 @@ def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, ke
     rel = mech.release(value, rng=rng, **kwargs)
     out = np.asarray(rel.value, dtype=np.float64)
     if project:
-        out = clamp(out, scale * lower, scale * upper)
+        out = _project_means(out, out, scale * lower, scale * upper, groups, total=scale)
     std = np.full(value.shape, rel.std)
     expected = {"noise": "iid", "allocation": None, "distribution": rel.noise.distribution,
                 "scale": rel.noise.scale, "per_entry_variance": rel.noise.per_entry_variance,
@@ -346,7 +361,8 @@ def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, ke
                 "sensitivity_l2": sensitivity}
     bars = {"values": _bar(out, std, rel.noise.distribution, scale * (upper - lower),
                            lo=scale * lower if project else None,
-                           hi=scale * upper if project else None)}
+                           hi=scale * upper if project else None,
+                           approximate=bool(project and len(groups)))}
     return {"values": out.tolist()}, rel.privacy, expected, bars
 
 
@@ -414,8 +430,8 @@ def _widen(bar, bias, lo, hi):
 
 
 def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, args, names,
-                    project):
-    from ..feasible import (clamp, covariance_entry_bounds, nearest_correlation, orthonormalise,
+                    project, groups=()):
+    from ..feasible import (covariance_entry_bounds, nearest_correlation, orthonormalise,
                             project_feasible, second_moment_entry_bounds)
     from ..models import DPCovariance, DPPCA
     from ..models.covariance import augmented_task, correlation_from_covariance
@@ -467,7 +483,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     cov, mean = _covariance_of(G, center, t)
     sd_mean = np.sqrt(G_var[:d, d]) / t
     if project:
-        mean = clamp(mean, lower, upper)
+        mean = _project_means(mean, mean, lower, upper, groups)
         # PSD, variances in [0, h²], Cauchy-Schwarz, in the metric of the query's loss: Frobenius
         # in the original units for a covariance (in half-width units the projection moved noise
         # of the small-range columns into the large-range ones: results/projection_utility.md),
@@ -477,7 +493,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     cov_lo, cov_hi = -hh.copy(), hh.copy()
     np.fill_diagonal(cov_lo, 0.0)
     mean_bar = _bar(mean, sd_mean, dist, upper - lower, lo=lower if project else None,
-                    hi=upper if project else None)
+                    hi=upper if project else None, approximate=bool(project and len(groups)))
     if query == "covariance":
         released = {"matrix": cov.tolist(), "mean": mean.tolist()}
         width = 2.0 * hh  # off-diagonal entries lie in [-h_i h_j, h_i h_j], variances in [0, h_i²]
@@ -793,6 +809,8 @@ def run(args) -> int:
     # reference, absorbed in the intercept), so the design is not collinear
     reference = args.query == "linreg"
     lower, upper, names = bounds_arrays(features, drop_first=reference)
+    # the one-hot blocks whose shares sum to 1 (public schema; linreg's reference coding has none)
+    groups = [] if reference else category_groups(features)
     if not names:
         raise InvalidParameterError("--bounds", "lists no feature column with more than its "
                                                 "reference category")
@@ -847,6 +865,7 @@ def run(args) -> int:
             raise
         features = schema.features() if args.query == "linreg" else list(schema.columns)
         lower, upper, names = bounds_arrays(features, drop_first=reference)
+        groups = [] if reference else category_groups(features)
         X = design_matrix(frame, features, option="DATA", clip=not args.no_clip,
                           drop_first=reference)
     with session:
@@ -858,11 +877,12 @@ def run(args) -> int:
                     raise InvalidParameterError("--numerics", "'exact' needs the table in memory "
                                                               "(not a Dask input) in this version")
                 released, guarantee, expected, bars = _release_vector_exact(
-                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, project)
+                    args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, project,
+                    groups=groups)
             elif args.query in ("mean", "sum"):
                 released, guarantee, expected, bars = _release_vector(
                     args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, project,
-                    n=n)
+                    n=n, groups=groups)
             elif args.query == "linreg":
                 tcol = schema.column(schema.target)
                 if dask_files is None:
@@ -875,7 +895,7 @@ def run(args) -> int:
             else:
                 released, guarantee, expected, bars = _release_matrix(
                     args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, args,
-                    names, project)
+                    names, project, groups=groups)
             ledger_state = _ledger_state(ledger) if ledger is not None else None
         finally:
             if ledger is not None:
@@ -889,7 +909,7 @@ def run(args) -> int:
         "query": args.query, "columns": names,
         "target": schema.target if args.query == "linreg" else None,
         "released": released,
-        "projection": _projection_note(args.query, project),
+        "projection": _projection_note(args.query, project, shares=bool(groups)),
         "guarantee": _guarantee_dict(guarantee, args.numerics),
         "expected_error": expected,
         "error_bars": bars,
@@ -948,8 +968,13 @@ def run(args) -> int:
     return 0
 
 
-def _projection_note(query: str, project: bool) -> dict:
-    """What the post-processing onto the feasible set did (public: it uses the bounds only)."""
+def _projection_note(query: str, project: bool, shares: bool = False) -> dict:
+    """What the post-processing onto the feasible set did (public: it uses the bounds only).
+    ``shares``: the schema has categorical columns, whose one-hot means (mean, sum, the
+    covariance's mean) are projected onto the simplex."""
+    simplex = ("; each categorical column's category shares projected onto the simplex "
+               "(non-negative, summing to 1" + (", n for sums" if query == "sum" else "") +
+               "; Euclidean, from the raw release)")
     what = {
         "mean": "means clamped to their public ranges",
         "sum": "sums clamped to n times the public ranges",
@@ -970,10 +995,14 @@ def _projection_note(query: str, project: bool) -> dict:
                   "coefficients solved on them with its noise-aware adaptive ridge "
                   "(--no-project: the same solve on the raw release)",
     }[query]
+    if shares and query in ("mean", "sum", "covariance"):
+        what = (what + simplex) if query != "covariance" else what.replace(
+            "mean clamped to the public ranges", "mean clamped to the public ranges" + simplex, 1)
     return {"applied": bool(project), "what": what if project else "none (--no-project)",
             "note": "post-processing of the DP release using public bounds only: it costs no "
                     "privacy budget, and since the true statistic lies in the feasible set, the "
-                    "projection never moves the release away from it (per entry for a box; for "
+                    "projection never moves the release away from it (per entry for a box; in "
+                    "the Euclidean norm of a block for the shares of a categorical column; for "
                     "a matrix in the Frobenius norm it is computed in, stated above)"}
 
 
