@@ -450,17 +450,19 @@ def test_pca_auto_method_reads_public_facts_only():
 
 
 # ---- task BA (session 18) ------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="models/pca.py (task PB's file): DPPCA(method='moments') "
-                   "keeps the noisy mean_ of a public constant feature (2.982 for lower == upper "
-                   "= 3); the adaptive and CoinPress paths give 3 exactly. Fix: mean_ = "
-                   "np.where(lower == upper, lower, mean_) as DPCovariance.location_ does")
-def test_a_public_constant_feature_gets_its_only_possible_mean_moments():
+@pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove"), {},
+                                dict(method="coinpress")])
+def test_a_public_constant_feature_gets_its_only_possible_mean_moments(kw):
+    """DPPCA(method="moments") kept the noisy mean_ of a public constant feature (2.982 for
+    lower == upper = 3; add-remove too); the adaptive and CoinPress paths gave 3 exactly (task
+    BA's finding). The other features keep their released (noisy) mean."""
     from matrixdp.models import DPPCA
 
     rng = np.random.default_rng(0)
     X = np.c_[rng.uniform(-1, 1, (500, 2)), np.full(500, 3.0)]
-    est = DPPCA(bounds=([-1, -1, 3.0], [1, 1, 3.0]), method="moments", random_state=0).fit(X)
+    est = DPPCA(bounds=([-1, -1, 3.0], [1, 1, 3.0]), random_state=0, **kw).fit(X)
     assert est.mean_[2] == 3.0
+    assert np.all(est.mean_[:2] != 0.0) and np.all(np.abs(est.mean_[:2]) < 0.5)
 
 
 @pytest.mark.xfail(strict=True, reason="models/pca.py (task PB's file): DPPCA.mean_ of the "

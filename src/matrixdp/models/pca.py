@@ -256,7 +256,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     explained_variance_ratio_ : ndarray (n_components,)
         ``explained_variance_ / trace`` of the released covariance.
     mean_ : ndarray (n_features,)
-        The DP mean (released with the covariance).
+        The DP mean (released with the covariance); ``lower`` for a public constant feature
+        (``lower == upper``).
     n_components_ : int
     privacy_ : PrivacyGuarantee
         The guarantee of the whole fit.
@@ -380,7 +381,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         self.components_ = comps
         self.explained_variance_ = lam
         self.explained_variance_ratio_ = lam / total if total > 0 else np.zeros(k)
-        self.mean_ = mean
+        # a public constant feature (lower == upper) has one possible mean: the moments path
+        # kept its noisy coordinate (post-processing with the public bounds)
+        self.mean_ = np.where(lo == hi, lo, mean)
         self.n_components_ = int(k)
         finish_bounds(self)
         return self
