@@ -105,17 +105,13 @@ def test_a_delta_too_large_for_the_split_is_refused_naming_delta(name):
         est.fit(X, y)
     assert info.value.argument == "delta" and "0.5" in str(info.value)
     getattr(models, name)(epsilon=1.0, delta=1e-3, random_state=0, **kw).fit(X, y)  # still fits
-    if name in ("DPCovariance", "DPPCA"):
-        return  # charged before the refusal: test_a_refused_delta_charges_nothing (xfail)
     assert len(acc.spends) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="models/adaptive.py (task PB's file) charges the whole "
-                   "guarantee before it plans its first look, so a plan refused for its delta "
-                   "leaves the (epsilon, delta) charged although no noise was drawn; the fix: "
-                   "build the plans before entering charging(guarantee)")
 @pytest.mark.parametrize("name", ["DPCovariance", "DPPCA"])
 def test_a_refused_delta_charges_nothing(name):
+    """The adaptive path (the default) builds its plans before it charges: a delta refused by
+    the first look's plan leaves nothing charged (it charged the whole guarantee before)."""
     import matrixdp.models as models
     from matrixdp import Accountant
     from matrixdp.errors import InvalidPrivacyParameterError

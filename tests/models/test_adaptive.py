@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -869,3 +870,43 @@ def test_correlation_rule_and_margin_are_validated_before_any_charge():
         with pytest.raises(InvalidParameterError, match="correlation_bias"):
             adaptive_covariance(X, lo, hi, epsilon=1.0, resolve_z=3.0, correlation_bias=bad,
                                 **_CG_KW)
+
+
+# ---- task BC (session 18): every plan that can refuse is built before the charge -----------------
+@pytest.mark.parametrize("opts", [
+    # the mixed first look's PCA part (a sixteenth of mu^2) is refused at delta = 0.1 while the
+    # covariance part (3/16) is not: it was planned after the first release had drawn its noise
+    {"kind": "pca", "n_components": 2, "first_kind": "mixed"},
+    # a first look of 0.9 leaves the last moments release 0.07 of mu^2: refused at delta = 0.1
+    {"kind": "covariance", "first_share": 0.9},
+])
+def test_a_part_refused_for_its_delta_is_refused_before_the_charge(opts):
+    from matrixdp.errors import InvalidPrivacyParameterError
+
+    X = np.random.default_rng(0).uniform(0, 1, (200, 4))
+    lo, hi = np.zeros(4), np.ones(4)
+    entered = []
+
+    def charging(guarantee):
+        entered.append(guarantee)
+        return contextlib.nullcontext()
+
+    with pytest.raises(InvalidPrivacyParameterError) as info:
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=0.1, rng=0, charging=charging, **opts)
+    assert info.value.argument == "delta" and entered == []
+    # a delta every part can take: charged once, the fit released
+    res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, rng=0, charging=charging,
+                              **opts)
+    assert len(entered) == 1 and entered[0] == res.privacy
+
+
+def test_dppca_mixed_first_look_refused_delta_charges_nothing():
+    from matrixdp import Accountant
+    from matrixdp.errors import InvalidPrivacyParameterError
+
+    X = np.random.default_rng(0).uniform(0, 1, (200, 4))
+    acc = Accountant()
+    with pytest.raises(InvalidPrivacyParameterError):
+        DPPCA(2, epsilon=1.0, delta=0.1, bounds=(0, 1), adaptive_first="mixed", random_state=0,
+              accountant=acc).fit(X)
+    assert len(acc.spends) == 0

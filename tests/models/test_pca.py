@@ -450,29 +450,48 @@ def test_pca_auto_method_reads_public_facts_only():
 
 
 # ---- task BA (session 18) ------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="models/pca.py (task PB's file): DPPCA(method='moments') "
-                   "keeps the noisy mean_ of a public constant feature (2.982 for lower == upper "
-                   "= 3); the adaptive and CoinPress paths give 3 exactly. Fix: mean_ = "
-                   "np.where(lower == upper, lower, mean_) as DPCovariance.location_ does")
-def test_a_public_constant_feature_gets_its_only_possible_mean_moments():
+@pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove"), {},
+                                dict(method="coinpress")])
+def test_a_public_constant_feature_gets_its_only_possible_mean_moments(kw):
+    """DPPCA(method="moments") kept the noisy mean_ of a public constant feature (2.982 for
+    lower == upper = 3; add-remove too); the adaptive and CoinPress paths gave 3 exactly (task
+    BA's finding). The other features keep their released (noisy) mean."""
     from matrixdp.models import DPPCA
 
     rng = np.random.default_rng(0)
     X = np.c_[rng.uniform(-1, 1, (500, 2)), np.full(500, 3.0)]
-    est = DPPCA(bounds=([-1, -1, 3.0], [1, 1, 3.0]), method="moments", random_state=0).fit(X)
+    est = DPPCA(bounds=([-1, -1, 3.0], [1, 1, 3.0]), random_state=0, **kw).fit(X)
     assert est.mean_[2] == 3.0
+    assert np.all(est.mean_[:2] != 0.0) and np.all(np.abs(est.mean_[:2]) < 0.5)
 
 
-@pytest.mark.xfail(strict=True, reason="models/pca.py (task PB's file): DPPCA.mean_ of the "
-                   "moments path (method='moments', and the add-remove default) is not clipped to "
-                   "the public box: 3060 for a box [-1, 1] at n = 5, eps = 1e-3 (add-remove: "
-                   "13499), while the adaptive default gives <= 1; DPCovariance.location_ is "
-                   "clipped on every path since task BA. Fix: np.clip(mean_, lower, upper)")
 @pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove")])
 def test_mean_lies_in_the_public_box(kw):
+    """DPPCA.mean_ of the moments path (method='moments', and the add-remove default) was not
+    clipped to the public box: 3060 for a box [-1, 1] at n = 5, eps = 1e-3 (add-remove: 13499),
+    while the adaptive default gave <= 1 (task BA's finding)."""
     from matrixdp.models import DPPCA
 
     X = np.random.default_rng(0).uniform(-1, 1, (5, 3))
     for seed in range(3):
         est = DPPCA(epsilon=1e-3, bounds=(-1, 1), random_state=seed, **kw).fit(X)
         assert np.all(np.abs(est.mean_) <= 1.0)
+
+
+@pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove"), {}])
+def test_mean_lies_in_an_asymmetric_public_box_and_transform_uses_it(kw):
+    """Per-feature bounds: mean_ lies in [lower, upper] coordinate by coordinate (at n = 5,
+    eps = 1e-3 the moments path's noise puts coordinates far outside, so the clip acts), and
+    transform centres at that clipped mean."""
+    from matrixdp.models import DPPCA
+
+    lo, hi = np.array([0.0, -5.0, 2.0]), np.array([1.0, 5.0, 3.0])
+    X = np.random.default_rng(1).uniform(lo, hi, (5, 3))
+    at_edge = 0
+    for seed in range(3):
+        est = DPPCA(epsilon=1e-3, bounds=(lo, hi), random_state=seed, **kw).fit(X)
+        assert np.all(est.mean_ >= lo) and np.all(est.mean_ <= hi)
+        at_edge += int(np.sum((est.mean_ == lo) | (est.mean_ == hi)))
+        np.testing.assert_allclose(est.transform(X), (X - est.mean_) @ est.components_.T)
+    if kw:  # the moments path: its noise at this budget leaves the box
+        assert at_edge > 0

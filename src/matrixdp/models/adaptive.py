@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..calibration.gaussian import gaussian_epsilon, max_gaussian_shift
-from .._validation import check_nonnegative, check_unit_interval
+from .._validation import check_nonnegative, check_part_epsilon, check_unit_interval
 from ..errors import InvalidParameterError
 from ..feasible import project_covariance, project_feasible
 from ..mechanisms import PrivacyGuarantee
@@ -1026,7 +1026,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``None``: a fresh cryptographically secure generator; an int makes the fit reproducible
         (and replayable by whoever knows the seed). One generator for all releases, not kept.
     charging : callable, optional
-        ``charging(guarantee)`` returns the context manager the releases run in.
+        ``charging(guarantee)`` returns the context manager the releases run in. It is entered
+        once, after the moments releases' plans are built (public inputs only), so a ``delta``
+        too large for a part of the split is refused before anything is charged.
     first_share, bias_share : float
         Shares of ``μ*²`` of releases 1 and 2 (utility only; the total never exceeds ``μ*``).
     margin : float
@@ -1425,18 +1427,32 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     loc = c.copy()
     lo_l, hi_l = lo[live], hi[live]
     Xl = X[:, live]
+    # the plans of the moments releases (public: the bounds, n, the shares) are built, and so
+    # checked, before the guarantee is charged: a delta too large for a part of the split is
+    # refused (naming delta) with nothing charged and no noise drawn
+    task, center, t = augmented_task(lo_l, hi_l, n, kind, n_components=n_components)
+    kind1 = "covariance" if first_kind == "mixed" else first_kind
+    task1 = task if kind1 == kind else \
+        augmented_task(lo_l, hi_l, n, kind1, n_components=n_components)[0]
+    share1 = (first_share - far_share) * (first_mix if first_kind == "mixed" else 1.0)
+    eps1 = gaussian_epsilon(delta, 1.0, math.sqrt(share1) * mu_star)
+    plan1, candidates = plan_second_moment(task1, epsilon=eps1, delta=delta, noise="auto")
+    mu1_plan = float(plan1.privacy.mu)
+    if first_kind == "mixed":
+        eps1b = gaussian_epsilon(delta, 1.0, math.sqrt(first_share - far_share - share1)
+                                 * mu_star)
+        plan1b = plan_second_moment(task, epsilon=eps1b, delta=delta, noise="auto")[0]
+        mu1_plan = math.hypot(mu1_plan, float(plan1b.privacy.mu))
+    # the last moments release's smallest GDP parameter (the statistics' shares all released)
+    mu_last_min = math.sqrt(max(mu_star ** 2 - mu1_plan ** 2
+                                - (bias_share + far_share) * mu_star ** 2, 0.0))
+    if mu_last_min > 0:
+        check_part_epsilon(gaussian_epsilon(delta, 1.0, mu_last_min), delta)
     gen = make_rng(rng)
     ctx = contextlib.nullcontext() if charging is None else charging(guarantee)
     with ctx:
         # 1. the one-shot moments release at μ₁, with the allocation of least expected loss
-        # for ``kind``
-        task, center, t = augmented_task(lo_l, hi_l, n, kind, n_components=n_components)
-        kind1 = "covariance" if first_kind == "mixed" else first_kind
-        task1 = task if kind1 == kind else \
-            augmented_task(lo_l, hi_l, n, kind1, n_components=n_components)[0]
-        share1 = (first_share - far_share) * (first_mix if first_kind == "mixed" else 1.0)
-        eps1 = gaussian_epsilon(delta, 1.0, math.sqrt(share1) * mu_star)
-        plan1, candidates = plan_second_moment(task1, epsilon=eps1, delta=delta, noise="auto")
+        # for ``kind`` (planned above)
         Z = np.empty((n, k + 1))
         np.subtract(Xl, center, out=Z[:, :k])
         Z[:, k] = t
@@ -1449,9 +1465,6 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             # main one; the two combined entry by entry with inverse-variance weights (public),
             # the first look everything below reads (docs/coinpress.md § Adaptive (PCA), "The
             # mixed first look (task PK)")
-            eps1b = gaussian_epsilon(delta, 1.0, math.sqrt(first_share - far_share - share1)
-                                     * mu_star)
-            plan1b = plan_second_moment(task, epsilon=eps1b, delta=delta, noise="auto")[0]
             side = _side_stream(rng)
             G1b, mu1b = _moment_release(plan1b, value, side)
             del side

@@ -256,7 +256,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     explained_variance_ratio_ : ndarray (n_components,)
         ``explained_variance_ / trace`` of the released covariance.
     mean_ : ndarray (n_features,)
-        The DP mean (released with the covariance).
+        The DP mean (released with the covariance), clipped to the public box (the mean of the
+        clipped records lies in it; post-processing): ``lower`` for a public constant feature
+        (``lower == upper``).
     n_components_ : int
     privacy_ : PrivacyGuarantee
         The guarantee of the whole fit.
@@ -380,7 +382,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         self.components_ = comps
         self.explained_variance_ = lam
         self.explained_variance_ratio_ = lam / total if total > 0 else np.zeros(k)
-        self.mean_ = mean
+        # the mean of records clipped to the box lies in the box: the adaptive and CoinPress
+        # paths clip their mean to it, the moments path (method="moments", add-remove) now
+        # too, as DPCovariance.location_ (post-processing with the public bounds; a public
+        # constant feature, lower == upper, gets its only possible value)
+        self.mean_ = np.clip(mean, lo, hi)
         self.n_components_ = int(k)
         finish_bounds(self)
         return self
