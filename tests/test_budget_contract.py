@@ -103,6 +103,7 @@ def _total_epsilon(model) -> float:
 
 # ----------------------------------------------------------- baselines and unsafe releases
 def _baseline_calls():
+    from matrixdp import LaplaceMechanism
     from matrixdp import baselines as B
     from matrixdp.models import CorrelatedSVMNoise
 
@@ -119,6 +120,9 @@ def _baseline_calls():
                                                      row_norm_bound=1.0, sweeps=2, rng=0),
         "analyze_gauss (no stated guarantee)": lambda: B.analyze_gauss(np.eye(3), sigma=1.0,
                                                                        rng=0),
+        # task PA (session 18): it drew through mechanism.sample_noise, the uncharged auditing path
+        "symmetric_release": lambda: B.symmetric_release(
+            np.cov(X.T), LaplaceMechanism(epsilon=1.0, sensitivity=1.0), rng=0),
         "wishart_pca (refuted)": lambda: B.wishart_pca(X, epsilon=1.0, n_components=1,
                                                        row_norm_bound=1.0, allow_unsafe=True,
                                                        rng=0),
