@@ -116,7 +116,8 @@ def _tree_copula(relation, atoms=None, **kw):
 
     schema = TableSchema(bounds={"age": (18, 90), "income": (0, 100)},
                          categories={"colour": ["red", "green", "blue"]}, atoms=atoms or {})
-    return DPTreeCopula(schema=schema, epsilon=1.0, delta=1e-6, classes=[0, 1], n_bins=8,
+    kw.setdefault("n_bins", 8)
+    return DPTreeCopula(schema=schema, epsilon=1.0, delta=1e-6, classes=[0, 1],
                         random_state=0, **kw)
 
 
@@ -141,6 +142,11 @@ def _ron_gauss(relation, task="unsupervised", **keeper):
              "regression": dict(label_bound=1.0)}.get(task, {})
     return RONGauss(dim=2, epsilon=1.0, neighbouring=relation, task=task, random_state=0,
                     **extra, **keeper)
+
+
+#: what the tree copula releases at its defaults (the cases below add their options' releases)
+_TREE = frozenset({"class_counts_", "class_priors_", "marginals_", "correlation_",
+                   "correlation_raw_", "scores_raw_", "edge_counts_", "edge_tables_", "tree_"})
 
 
 def _ron_sample(model):
@@ -393,4 +399,50 @@ CASES: dict[str, Case] = {
                             "correlation_raw_", "scores_raw_", "edge_counts_", "edge_tables_",
                             "tree_"}),
         sample=_sample_frame),
+    # ---- task PA (session 18): options of sessions 17-18 the cases above did not reach; each
+    # passed every generic test when added (a probe over ~60 option variants found no defect)
+    # kind="correlation" (the default method: adaptive under replace-one, moments under
+    # add-remove): what either path releases
+    "DPCovariance[correlation]": Case(
+        _m("DPCovariance", kind="correlation", **_BX), _numeric, _fit_x,
+        released=frozenset({"covariance_", "location_", "moments_", "allocation_",
+                            "adaptive_choice_", "adaptive_predicted_"})),
+    # the whitened branch refined in two CoinPress steps (task HC, opt-in)
+    "DPCovariance[adaptive refine]": Case(
+        _m("DPCovariance", method="adaptive", adaptive_refine=True, **_BX), _numeric, _fit_x,
+        relations=("replace-one",),
+        released=frozenset({"covariance_", "location_", "allocation_", "adaptive_choice_",
+                            "adaptive_predicted_"})),
+    "DPPCA[unit-box]": Case(
+        _m("DPPCA", n_components=2, noise="unit-box", **_BX), _numeric, _fit_x,
+        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
+                            "mean_", "moments_"})),
+    # DP bounds (docs/bounds.md): the ranges are their own entry, then the release
+    "DPMean[dp bounds]": Case(
+        _m("DPMean", **{**_BX, "bounds": "dp"}), _numeric, _fit_x,
+        released=frozenset({"mean_", "bounds_"}), charges=2),
+    # n_bins="per-class": the DP class sizes choose each class's bins, so they are released
+    "DPTreeCopula[per-class bins]": Case(
+        lambda relation, **keeper: _tree_copula(relation, n_bins="per-class", **keeper), _frame,
+        _fit_xy, relations=("add-remove",), keeper=("init", "fit"),
+        released=_TREE | {"class_sizes_raw_", "class_bins_"}, sample=_sample_frame),
+    # the b-ary tree over the one-way histograms (opt-in)
+    "DPTreeCopula[histogram tree]": Case(
+        lambda relation, **keeper: _tree_copula(relation, histogram_tree=4,
+                                                histogram_tree_columns="all", **keeper),
+        _frame, _fit_xy, relations=("add-remove",), keeper=("init", "fit"),
+        released=_TREE | {"histogram_tree_counts_"}, sample=_sample_frame),
+    # smoothed marginals and a tested sparse span (post-processing of the histograms)
+    "DPTreeCopula[smoothed, sparse]": Case(
+        lambda relation, **keeper: _tree_copula(relation, marginals="smoothed", sparse="tested",
+                                                **keeper),
+        _frame, _fit_xy, relations=("add-remove",), keeper=("init", "fit"), released=_TREE,
+        sample=_sample_frame),
+    # the labels' DP mean (Laplace, composed into privacy_; replace-one only)
+    "RONGauss/regression[dp label mean]": Case(
+        lambda r, **k: _ron_gauss(r, "regression", label_mean="dp", **k),
+        lambda r: _numeric(r, labels="real"), _fit_xy, relations=("replace-one",),
+        keeper=("init", "fit"), sample=_ron_sample,
+        released=frozenset({"mean_", "covariance_", "covariance_raw_", "n_records_",
+                            "label_mean_", "mean_scale_", "cov_scale_"})),
 }

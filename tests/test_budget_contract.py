@@ -103,6 +103,7 @@ def _total_epsilon(model) -> float:
 
 # ----------------------------------------------------------- baselines and unsafe releases
 def _baseline_calls():
+    from matrixdp import LaplaceMechanism
     from matrixdp import baselines as B
     from matrixdp.models import CorrelatedSVMNoise
 
@@ -119,6 +120,9 @@ def _baseline_calls():
                                                      row_norm_bound=1.0, sweeps=2, rng=0),
         "analyze_gauss (no stated guarantee)": lambda: B.analyze_gauss(np.eye(3), sigma=1.0,
                                                                        rng=0),
+        # task PA (session 18): it drew through mechanism.sample_noise, the uncharged auditing path
+        "symmetric_release": lambda: B.symmetric_release(
+            np.cov(X.T), LaplaceMechanism(epsilon=1.0, sensitivity=1.0), rng=0),
         "wishart_pca (refuted)": lambda: B.wishart_pca(X, epsilon=1.0, n_components=1,
                                                        row_norm_bound=1.0, allow_unsafe=True,
                                                        rng=0),
@@ -169,3 +173,69 @@ def test_privacy_agrees_with_what_was_charged(name):
         assert charged.delta == pytest.approx(privacy.delta, rel=1e-12)
         assert charged.neighbouring == privacy.neighbouring
         assert charged.exact == privacy.exact, (relation, charged, privacy)
+
+
+def _refused_inputs(case, relation):
+    """Inputs every estimator refuses: a missing value in the last record, and (with labels) a
+    label outside the public classes or a missing label."""
+    import pandas as pd
+
+    (X, y), _ = case.data(relation)
+    out = {}
+    if isinstance(X, pd.DataFrame):
+        bad = X.copy()
+        bad.loc[bad.index[-1], "income"] = np.nan
+        out["missing value"] = (bad, y)
+        if y is not None:
+            y2 = np.array(y).copy()
+            y2[-1] = 7
+            out["label outside the classes"] = (X, y2)
+    else:
+        bad = X.copy()
+        bad[-1, 0] = np.nan
+        out["missing value"] = (bad, y)
+        if y is not None:
+            y2 = np.array(y, dtype=float).copy()
+            y2[-1] = np.nan
+            out["missing label"] = (X, y2)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_an_input_refused_by_the_fit_spends_nothing(name):
+    """Task PA (session 18): every check of the input runs before the first charge, so a table
+    the fit refuses leaves the budget untouched (a refusal after the charge spends budget on a
+    release that never happens). Passed by every case when written; a guard for new ones."""
+    case = CASES[name]
+    relation = case.relations[0]
+    for what, data in _refused_inputs(case, relation).items():
+        acc = Accountant(epsilon=100.0, delta=1e-3, relation=relation)
+        est = case.make(relation, accountant=acc)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception) as caught:  # noqa: PT011 - any refusal
+                case.fit(est, data)
+        assert not isinstance(caught.value, BudgetExceededError), (what, caught.value)
+        assert acc.spends == (), f"{name}: {what} was refused after {acc.spends} was charged"
+
+
+def test_the_refusal_check_is_not_vacuous(monkeypatch):
+    """A fit that charges before it validates is caught: DPMean with a charge moved in front of
+    its validation (a monkeypatch) spends and then refuses the missing value."""
+    from matrixdp.mechanisms import PrivacyGuarantee
+    from matrixdp.models import mean
+
+    original = mean._fit_moments
+
+    def charge_first(estimator, X, *args, **kw):
+        estimator.accountant.spend(PrivacyGuarantee(epsilon=0.1, delta=0.0, calibration="probe",
+                                                    mechanism="probe"))
+        return original(estimator, X, *args, **kw)
+
+    monkeypatch.setattr(mean, "_fit_moments", charge_first)
+    case = CASES["DPMean"]
+    data = _refused_inputs(case, "replace-one")["missing value"]
+    acc = Accountant(epsilon=100.0, delta=1e-3)
+    with pytest.raises(Exception):  # noqa: PT011 - the refusal of the missing value
+        case.fit(case.make("replace-one", accountant=acc), data)
+    assert acc.spends != ()  # the rule above would report this fit

@@ -40,6 +40,12 @@ SAMPLING = frozenset({
     "normalvariate", "noncentral_chisquare", "noncentral_f",
 })
 
+#: A Mechanism's noise-alone draws (no value, no charge: the auditing path). Called on private
+#: data outside the auditor, they release noise that no budget keeper sees (task PA, session 18:
+#: ``baselines.symmetric_release`` added ``mechanism.sample_noise`` to a private matrix).
+NOISE_ALONE = frozenset({"sample_noise", "sample_noise_batch"})
+SAMPLING = SAMPLING | NOISE_ALONE
+
 RANDOM_MODULES = frozenset({"numpy.random", "random", "secrets", "scipy.stats"})
 
 #: The seam modules (paths relative to the package): the only places allowed to draw anywhere.
@@ -107,7 +113,8 @@ def _offences(path: Path) -> list[str]:
                 if called is not None:
                     allowed = (cls in mech_classes and func in MECHANISM_DRAW_METHODS) or (
                         cls is None and rel.startswith(SAMPLER_PACKAGE) and func is not None
-                        and func.startswith("sample_"))
+                        and func.startswith("sample_")) or (
+                        called in NOISE_ALONE and rel.startswith("audit/"))  # the auditor's
                     if not allowed:
                         where = f"{cls}.{func}" if cls else (func or "<module>")
                         out.append(f"{rel}:{child.lineno} {where} calls .{called}(...)")
@@ -150,6 +157,19 @@ def test_the_scan_catches_a_bare_draw(tmp_path, monkeypatch):
         fake.unlink()
     assert len(found) == 3  # a _noise method of a class that is not a Mechanism is no seam
     assert "fit calls .standard_normal" in found[0]
+
+
+def test_the_scan_catches_noise_alone_added_to_data():
+    """A function outside the auditor that adds ``mechanism.sample_noise`` to a value is
+    reported (``baselines.symmetric_release`` before task PA)."""
+    fake = PACKAGE / "baselines" / "_seam_scan_probe2.py"
+    fake.write_text("def release(a, mechanism, rng):\n"
+                    "    return a + mechanism.sample_noise(a.shape, rng=rng)\n")
+    try:
+        found = _offences(fake)
+    finally:
+        fake.unlink()
+    assert len(found) == 1 and "release calls .sample_noise" in found[0]
 
 
 def test_seam_modules_exist():

@@ -198,3 +198,25 @@ def test_blocki_jl_noise_floor_has_the_claimed_scale():
     for wrong in (0.7, 1.3):
         wrong_ratio = np.diag(second) / np.diag(a.T @ a + (wrong * w) ** 2 * np.eye(3))
         assert np.all(np.abs(wrong_ratio - 1) > 0.3), wrong_ratio
+
+
+def test_symmetric_release_is_charged_and_draws_as_before():
+    """Task PA (session 18): symmetric_release drew through ``mechanism.sample_noise`` (the
+    uncharged auditing path). It now releases the upper triangle through the mechanism: one
+    charge of the mechanism's guarantee, and the same draws as before for a seed (so the
+    experiments that use it reproduce their numbers)."""
+    from matrixdp import LaplaceMechanism
+    from matrixdp.accounting import Accountant
+    from matrixdp.baselines import symmetric_release
+    from matrixdp.baselines.symmetric import mirror_upper
+
+    X = np.random.default_rng(0).uniform(-1, 1, (50, 4))
+    A = X.T @ X / 50
+    mech = LaplaceMechanism(epsilon=0.7, sensitivity=0.1)
+    acc = Accountant(epsilon=1.0)
+    out = symmetric_release(A, mech, rng=3, accountant=acc)
+    before = A + mirror_upper(mech.sample_noise(10, rng=np.random.default_rng(3)), 4)
+    assert np.array_equal(out, before)
+    assert np.array_equal(out, out.T)
+    assert len(acc.spends) == 1 and acc.spends[0][1].epsilon == pytest.approx(0.7)
+    assert not np.array_equal(symmetric_release(A, mech, rng=4), out)  # a real draw

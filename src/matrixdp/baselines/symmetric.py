@@ -76,7 +76,8 @@ def covariance_upper_sensitivity(d: int, bound: float, n: int, *, norm: int) -> 
     raise InvalidParameterError("norm", f"must be 1 or 2, got {norm!r}")
 
 
-def symmetric_release(matrix, mechanism: Mechanism, rng=None) -> np.ndarray:
+def symmetric_release(matrix, mechanism: Mechanism, rng=None, *, accountant=None, ledger=None,
+                      label: str = "symmetric release") -> np.ndarray:
     """Release a symmetric matrix by perturbing its upper triangle and mirroring it.
 
     Parameters
@@ -89,6 +90,11 @@ def symmetric_release(matrix, mechanism: Mechanism, rng=None) -> np.ndarray:
         ``None`` (default) draws from the per-process secure stream; a seed or a Generator makes the
         draws reproducible, so a seeded release is replayable by anyone who knows the seed (they
         regenerate the noise and subtract it).
+    accountant, ledger, label
+        Budget keepers charged with ``mechanism``'s guarantee before any noise is drawn (as
+        :meth:`~matrixdp.mechanisms.Mechanism.release`; default: those of an enclosing ``with``
+        block). Task PA (session 18): the noise was drawn with ``mechanism.sample_noise``, the
+        uncharged auditing path, so no budget keeper ever saw this release.
 
     Returns
     -------
@@ -99,8 +105,11 @@ def symmetric_release(matrix, mechanism: Mechanism, rng=None) -> np.ndarray:
     if not np.allclose(a, a.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(a).max()))):
         raise InvalidParameterError("matrix", "must be symmetric")
     d = a.shape[0]
-    noise_upper = mechanism.sample_noise(d * (d + 1) // 2, rng=make_rng(rng))
-    return a + mirror_upper(noise_upper, d)
+    # the upper triangle released through the mechanism (charged first, then one draw per
+    # entry, the same draws sample_noise made), mirrored
+    released = mechanism.release(upper_triangle(a), rng=make_rng(rng), accountant=accountant,
+                                 ledger=ledger, label=label)
+    return mirror_upper(released.value, d)
 
 
 def analyze_gauss(matrix, *, sigma: float, rng=None, privacy: PrivacyGuarantee | None = None

@@ -227,7 +227,9 @@ def fit_table_generator(model_name: str, schema: Schema, frame, *, epsilon: floa
         eps_fit = eps_fit - eps_bounds
         schema, bounds_guarantee, ranges = resolve_dp_columns(
             schema, frame, epsilon=eps_bounds, relation=relation, ledger=ledger,
-            label=f"{label}: bounds", rng=bounds_seed(seed), option=option)
+            label=f"{label}: bounds", rng=bounds_seed(seed), option=option,
+            whole=(eps_bounds + generator_guarantee(eps_fit, delta, relation, model_name)[1]
+                   .epsilon, delta))
     constants, modelled = split_public_constants(schema)
     target = schema.target
     table_schema = generator_table_schema([c for c in modelled.columns if c.name != target])

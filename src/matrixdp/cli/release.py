@@ -857,7 +857,7 @@ def run(args) -> int:
             eps -= eps_bounds
             schema, bounds_guarantee, dp_ranges = resolve_dp_columns(
                 schema, frame, epsilon=eps_bounds, relation="replace-one", ledger=ledger,
-                label=f"{label}: bounds", option="DATA",
+                label=f"{label}: bounds", option="DATA", whole=(eps + eps_bounds, delta),
                 rng=None if args.seed is None else np.random.default_rng([int(args.seed), 2]))
         except BaseException:
             if ledger is not None:
