@@ -80,6 +80,14 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+#: Printed after every ``audit --synth`` run: the check reads the records of --data outside any
+#: ledger, so its own output is not a DP release (task PA's finding, session 18).
+AUDIT_NOT_DP = ("This check is not itself a DP release: its fits and attack scores read the "
+                "records of --data and no ledger records them, so keep its output with the "
+                "curator (or run it on a public stand-in of the table); publish the synthetic "
+                "table from `matrixdp synth`, whose ledger entry is the guarantee.")
+
+
 def run_synth(args) -> int:
     """``--synth``: the membership-inference check of one generator on the curator's table.
 
@@ -179,6 +187,7 @@ def run_synth(args) -> int:
               f"attacks' distances: {', '.join(constants)}")
     print("A lower bound near 0 means these attacks found no leak; it is not evidence of privacy "
           f"(that is the formal epsilon). {time.monotonic() - start:.1f}s.")
+    print(AUDIT_NOT_DP)
     return 3 if any(r.refuted for r in results) else 0
 
 
