@@ -533,3 +533,18 @@ def test_non_finite_records_are_refused_before_the_budget_is_charged(task):
         RONGauss(dim=2, epsilon=1.0, random_state=0, **kw).fit(
             X, y if task == "classification" else None, accountant=acct)
     assert acct.remaining()[0] == 10.0
+
+
+def test_sample_takes_random_state_like_the_copulas():
+    """``sample(n, random_state=...)`` is ``sample(n, rng=...)`` (DPCopula and DPTreeCopula name
+    it ``random_state``; task BB found ``random_state=`` refused with a TypeError); both at once
+    is refused naming random_state."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    model = RONGauss(dim=2, epsilon=1.0, random_state=0).fit(X)
+    a = model.sample(50, rng=7)
+    b = model.sample(50, random_state=7)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, model.sample(50, random_state=8))
+    with pytest.raises(InvalidParameterError, match="random_state"):
+        model.sample(50, rng=7, random_state=7)

@@ -803,7 +803,7 @@ class RONGauss(GeneratorParams):
 
             raise NotFittedError("this RONGauss instance is not fitted yet; call fit(X, y) first")
 
-    def sample(self, n_samples: int, rng=None, *, add_mean: bool = False):
+    def sample(self, n_samples: int, rng=None, *, add_mean: bool = False, random_state=None):
         r"""Draw synthetic records from the fitted DP model (post-processing, no budget).
 
         Parameters
@@ -824,6 +824,10 @@ class RONGauss(GeneratorParams):
             The default keeps the paper's zero-mean model, whose space
             :meth:`transform` maps real data into. Classification samples are
             already centred at the class means.
+        random_state : None, int or numpy.random.Generator
+            The same as ``rng``, under the name :meth:`DPCopula.sample
+            <matrixdp.synth.DPCopula.sample>` and :meth:`DPTreeCopula.sample
+            <matrixdp.synth.DPTreeCopula.sample>` use; give one of the two.
 
         Returns
         -------
@@ -835,6 +839,10 @@ class RONGauss(GeneratorParams):
         self._check_fitted()
         if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 1:
             raise InvalidParameterError("n_samples", f"must be an integer >= 1, got {n_samples!r}")
+        if random_state is not None:
+            if rng is not None:
+                raise InvalidParameterError("random_state", "give rng or random_state, not both")
+            rng = random_state
         if not isinstance(add_mean, (bool, np.bool_)):
             raise InvalidParameterError("add_mean", f"must be True or False, got {add_mean!r}")
         if add_mean and self.task == "classification":
