@@ -280,10 +280,7 @@ def main(argv=None):
     rows = analyse(trials)
     cmd = "cd experiments && PYTHONPATH=../src python regression_label_range_diagnosis.py"
     (out / f"{NAME}.md").write_text(report(rows, cmd, elapsed))
-    with open(out / f"{NAME}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    uc.write_rows(out / f"{NAME}.csv", rows)
 
 
 if __name__ == "__main__":

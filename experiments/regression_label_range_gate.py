@@ -187,10 +187,7 @@ def main(argv=None):
     cmd = "cd experiments && PYTHONPATH=../src python regression_label_range_gate.py" + (
         " --gate 2" if a.gate == 2 else "")
     (out / f"{name}.md").write_text(report(cells, cmd, elapsed, a.gate))
-    with open(out / f"{name}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(cells[0]))
-        w.writeheader()
-        w.writerows(cells)
+    uc.write_rows(out / f"{name}.csv", cells)
 
 
 if __name__ == "__main__":
