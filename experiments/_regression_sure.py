@@ -12,7 +12,12 @@ unchanged:
   trial's seed; the candidate is post-processing of the default's release (asserted);
 - :func:`run_cells`: the per-cell loop, checkpointed into ``<out>/<name>_trials.csv`` (a killed run
   resumes; a cell is ``(table, ε)``);
-- :func:`cells_of`: trials grouped by cell, in first-seen order.
+- :func:`cells_of`: trials grouped by cell, in first-seen order;
+- :func:`tables`, :func:`load`: the development regression tables (the benchmark's
+  ``_utility_common.DATASETS`` and the MEASUREMENT tables with a committed spec), also used by task
+  RL's ``regression_label_range_diagnosis.py`` and (through it) ``regression_label_range_gate.py``;
+- :func:`gate_lines`: the G1 / G2 / inconclusive / ±10% lines of the dev gates whose G2 is the
+  median over the changed cells (``regression_sure_gate.py``, ``regression_label_range_gate.py``).
 """
 
 from __future__ import annotations
@@ -80,3 +85,40 @@ def cells_of(trials, *cols) -> dict:
     for r in trials:
         cells.setdefault(tuple(r[c] for c in cols[:-1]) + (float(r[cols[-1]]),), []).append(r)
     return cells
+
+
+def tables():
+    """``[(name, "benchmark" | "measurement")]``: the development regression tables."""
+    import _check_tables_heldout as ht
+
+    bench = [(name, "benchmark") for name in uc.DATASETS]
+    specs = ht.specs()
+    meas = [(name, "measurement") for name in ht.MEASUREMENT if name in specs]
+    return bench + meas
+
+
+def load(name, kind):
+    import _check_tables_heldout as ht
+
+    return uc.load_table(name) if kind == "benchmark" else ht.heldout_table(name)
+
+
+def gate_lines(cells, label, median_max):
+    """``(passed, lines)`` of a dev gate: G1 no FAIL cell; G2 the median over the changed cells of
+    ``median(label)/median(default)`` (``cell["ratio"]``) ≤ ``median_max``; the inconclusive cells
+    and the cells ±10% are listed, not part of the rule."""
+    fails = [c for c in cells if c["verdict"] == "FAIL"]
+    inc = [c for c in cells if c["verdict"] == "inconclusive"]
+    changed = [c for c in cells if c["changed"]]
+    med = float(np.median([c["ratio"] for c in changed])) if changed else float("nan")
+    ok = not fails and bool(changed) and med <= median_max
+    return ok, [
+        f"- (G1) cells where the candidate FAILS against the default: **{len(fails)}**"
+        + (" (" + ", ".join(f"{c['dataset']} ε={c['epsilon']:g}: {c['ratio']:.3g}" for c in fails)
+           + ")" if fails else ""),
+        f"- (G2) median over the {len(changed)} changed cells of median({label})/median(default): "
+        f"**{med:.4f}** (needs ≤ {median_max})",
+        f"- inconclusive (no FAIL, 99% upper bound > 1.20): {len(inc)}"
+        + (" (" + ", ".join(f"{c['dataset']} ε={c['epsilon']:g}" for c in inc) + ")" if inc else ""),
+        f"- cells better by ≥ 10% (ratio ≤ 0.90): {sum(c['ratio'] <= 0.90 for c in cells)}; "
+        f"worse by ≥ 10% (ratio ≥ 1.10): {sum(c['ratio'] >= 1.10 for c in cells)}"]

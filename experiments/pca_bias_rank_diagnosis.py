@@ -58,6 +58,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
+from pca_bias_direction_diagnosis import data  # noqa: E402  (the cells' records and bounds)
 
 NAME = "pca_bias_rank_diagnosis"
 RESULTS = uc.REPO_ROOT / "results"
@@ -66,14 +67,6 @@ CELLS = (("audit", "ccard", 2, 1e3), ("audit", "ccard", 2, 1e4), ("bench", "wdbc
          ("bench", "lending_club", 2, 1e4), ("bench", "adult", 2, 5.0))
 COLS = ("N true", "N read", "records", "one-record", "records/N", "axis", "feasible", "top dir", "formula on true P", "realised",
         "forced cp", "room", "default", "records fit", "one-record fit")
-
-
-def data(src, name):
-    if src == "audit":
-        import outside_audit as oa
-        return oa.cov_data(oa.units([name])[0])
-    t = uc.load_table(name, None)
-    return t.X, t.lo, t.hi
 
 
 def rank_term(b, C, U, q, gaps, s_cp, weights, N, ratio):

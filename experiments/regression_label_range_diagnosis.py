@@ -47,7 +47,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _check_tables_heldout as ht  # noqa: E402
 import _regression_sure as rsc  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
@@ -62,14 +61,7 @@ FIELDS = ["set", "dataset", "epsilon", "trial", "seed", "n", "d", "default",
           "dp05", "width05", "flat05", "clipped05", "fb05"]
 
 
-def tables():
-    bench = [(name, "benchmark") for name in uc.DATASETS]
-    specs = ht.specs()
-    return bench + [(name, "measurement") for name in ht.MEASUREMENT if name in specs]
-
-
-def load(name, kind):
-    return uc.load_table(name) if kind == "benchmark" else ht.heldout_table(name)
+tables, load = rsc.tables, rsc.load  # the development tables (moved to _regression_sure)
 
 
 def _fit(t, eps, Xtr, ytr, seed, bounds_y):
@@ -288,10 +280,7 @@ def main(argv=None):
     rows = analyse(trials)
     cmd = "cd experiments && PYTHONPATH=../src python regression_label_range_diagnosis.py"
     (out / f"{NAME}.md").write_text(report(rows, cmd, elapsed))
-    with open(out / f"{NAME}.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    uc.write_rows(out / f"{NAME}.csv", rows)
 
 
 if __name__ == "__main__":
