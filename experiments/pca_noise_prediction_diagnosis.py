@@ -214,6 +214,39 @@ def run(trials, out):
     return path
 
 
+#: The reading of the tables above (written after the run of seed 20261130, 20 trials; the
+#: numbers quoted are those of ``results/pca_noise_prediction_diagnosis_trials.csv``).
+FINDINGS = """## Findings (task PN)
+
+1. **The step's noise model is right; the deficit formula's inputs are not.** A Monte Carlo of the
+   step's noise model on the TRUE covariance (`MC/meas`) is within 0.97-1.33x of the measured
+   deficit in every cell, so σ, the whitening S and the pair noise variances s_ij are not the cause.
+2. **The cause is the estimated gaps.** On near-isotropic data the first look's gaps g̃ are far
+   above the frame's true gaps (median est/true 573x on loose_label ε = 0.3, 23.7x on wide ε = 10,
+   114x on wide ε = 1; 1.0-2.7x on the benchmark cells except wdbc's 13x). g̃² = ĝ² − N_ij removes a
+   PAIR's noise inflation, but the released eigenvalues of a noisy near-isotropic k × k matrix
+   spread like a Wigner matrix's (radius ~2σ√k, all k directions at once), which the pairwise N_ij
+   does not see; where g̃ is unresolved the floor √N_ij/2 is used (loose_label ε = 0.3: every
+   predicted unit comes from floored pairs, whose N is dominated by the label's 100x box). With
+   the frame's true gaps the same pair formula is 1.2x (loose_label ε = 0.3).
+3. **The pair sum is the second term.** On wide (d = 40, 38 pairs per top direction) even the
+   true gaps give 5.2x (ε = 10) and 6.2x (ε = 1): the sum charges each top direction up to
+   Σ_j g_ij/2 although the released vector has only 1 to give. Combined as one unit vector
+   (task PN's `pca_deficit_normalised`) with the true gaps it is 0.38-0.39x; with the estimated
+   gaps 1.81x (ε = 10) and 16.2x (ε = 1).
+4. **The candidate as built does not flip these choices.** `noise_pairs="normalised"` (the
+   normalisation and a cap of each gap at the top direction's upper confidence variance) leaves
+   the choice unchanged on loose_label and wide (0/20 steps, as the default): the cap never binds
+   there (the upper-confidence ordering puts a noisy direction in the top itself, so
+   `cap/meas` = `pred/meas`), and the normalisation lowers the moments branch's prediction too.
+   On liver k = 2 ε = 100 (the cell task PB flagged) it changes 2 of 20 choices, one each way
+   (22.9 -> 0.10 and 0.29 -> 4.83; the median's 0.72x is that swap, not a gain); the step is better
+   there in 17 of 20 seeds and still taken in 9. The remaining cause (2) needs a gap estimate that removes
+   the whole matrix's noise spread (e.g. the spiked-model inversion λ = (λ̂ + √(λ̂² − 4kσ²))/2
+   above the noise edge, unresolved below it): proposed, NOT built or measured here.
+"""
+
+
 def report(path, out):
     import pandas as pd
 
@@ -262,6 +295,7 @@ def report(path, out):
             f"{g.def_cand.median():.3g} | {(g.choice_cand == 'coinpress').sum()}/{len(g)} | "
             f"{g.def_cand.median() / g.def_sum.median():.3g} | "
             f"{(g.pm_sum / g.meas_mom).median():.3g} | {(g.pm_cand / g.meas_mom).median():.3g} |")
+    lines += ["", FINDINGS]
     (out / f"{NAME}.md").write_text("\n".join(lines) + "\n")
 
 
