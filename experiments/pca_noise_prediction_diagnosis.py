@@ -241,7 +241,7 @@ FINDINGS = """## Findings (task PN)
    `cap/meas` = `pred/meas`), and the normalisation lowers the moments branch's prediction too.
    On liver k = 2 ε = 100 (the cell task PB flagged) it changes 2 of 20 choices, one each way
    (22.9 -> 0.10 and 0.29 -> 4.83; the median's 0.72x is that swap, not a gain); the step is better
-   there in 17 of 20 seeds and still taken in 9. The remaining cause (2) needs a gap estimate that removes
+   there in 20 of 20 seeds and taken in 9. The remaining cause (2) needs a gap estimate that removes
    the whole matrix's noise spread (e.g. the spiked-model inversion λ = (λ̂ + √(λ̂² − 4kσ²))/2
    above the noise edge, unresolved below it): proposed, NOT built or measured here.
 """
