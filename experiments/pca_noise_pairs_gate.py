@@ -110,10 +110,13 @@ def merged(stage: str, out: Path) -> Path:
     return path
 
 
-def analyse(stage: str, out: Path) -> Path:
+def analyse(stage: str, out: Path, partial: bool = False) -> Path:
+    """The verdict; ``partial=True`` (added after the rule's commit, reporting only): the cells
+    run so far, labelled PARTIAL, no verdict, written to ``<NAME>_<stage>_partial.*``."""
     cfg = STAGES[stage]
     summary = pcg.summarise(merged(stage, out), CANDIDATE, REFERENCE, changed=True)
-    pcg.write_csv(summary, out / f"{NAME}_{stage}.csv")
+    suffix = "_partial" if partial else ""
+    pcg.write_csv(summary, out / f"{NAME}_{stage}{suffix}.csv")
     ratios = np.array([s["ratio of medians"] for s in summary])
     fails = [s for s in summary if s["verdict"] == "FAIL"]
     changed = [s for s in summary if s["changed trials"] > 0]
@@ -124,6 +127,9 @@ def analyse(stage: str, out: Path) -> Path:
              f"{cfg['trials']} paired trials per cell; rule and design in the script's docstring). "
              f"{len(summary)} cells. Per-trial values: `results/{NAME}_{stage}_trials.csv`.", ""]
     verdict = "PASSED" if (not fails and changed and g2 <= 0.99) else "FAILED"
+    if partial:
+        verdict = (f"NOT REACHED (PARTIAL: {len(summary)} cells run; the run did not finish in "
+                   f"the session; a FAIL below is final, a pass is not)")
     lines += [f"## Verdict: **{verdict}**", "",
               f"- (G1) cells FAILing the paired gate (candidate worse than 1.10x the default, "
               f"α = 0.01): **{len(fails)}** (required 0)",
@@ -132,7 +138,7 @@ def analyse(stage: str, out: Path) -> Path:
               f"over all cells {float(np.median(ratios)):.4g} (not the rule)", ""]
     lines += pcg.group_lines(summary)
     lines += pcg.cell_lines(summary, CANDIDATE)
-    md = out / f"{NAME}_{stage}.md"
+    md = out / f"{NAME}_{stage}{suffix}.md"
     md.write_text("\n".join(lines) + "\n")
     return md
 
@@ -142,6 +148,7 @@ def main(argv=None) -> int:
     p.add_argument("--stage", choices=tuple(STAGES), required=True)
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--analyse", action="store_true")
+    p.add_argument("--partial", action="store_true", help="with --analyse: the cells run so far")
     p.add_argument("--part", default=None, help="i/m: run every m-th cell from the i-th")
     a = p.parse_args(argv)
     part = None if a.part is None else tuple(int(x) for x in a.part.split("/"))
@@ -149,7 +156,7 @@ def main(argv=None) -> int:
         run(a.stage, a.out, part)
         if part is not None:
             return 0
-    print(f"wrote {analyse(a.stage, a.out)}")
+    print(f"wrote {analyse(a.stage, a.out, a.partial)}")
     return 0
 
 
