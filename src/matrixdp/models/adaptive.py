@@ -110,7 +110,9 @@ BIASES = ("model", "bound", "records", "one-record")
 #: (default), the pair sum of :func:`pca_deficit`; ``"normalised"`` (opt-in), each pair gap capped
 #: at the first look's upper confidence value of the top direction's variance (a gap cannot exceed
 #: the larger variance) and the pair tilts of each top direction normalised as one unit vector
-#: (:func:`pca_deficit_normalised`), for both branches.
+#: (:func:`pca_deficit_normalised`), for both branches. Its dev gate FAILED (no paired-gate FAIL,
+#: but the median over the 26 changed of 264 cells is 1.00 > 0.99;
+#: ``results/pca_noise_pairs_gate.md``): opt-in, not recommended.
 NOISE_PAIRS = ("sum", "normalised")
 #: ``bias="one-record"``: the released counts read one clipped record when the counts kept by the
 #: reading (those above ``COUNT_Z`` noise sds) sum to at least ``ONE_RECORD[0]`` and below
@@ -1113,7 +1115,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         of large noise are not charged more than one direction can lose
         (``docs/coinpress.md`` § Adaptive (PCA), "The pairs of one direction (task PN)";
         ``results/pca_noise_prediction_diagnosis.md``). Post-processing of the first release
-        and public inputs; same releases and charge.
+        and public inputs; same releases and charge. Its dev gate FAILED
+        (``results/pca_noise_pairs_gate.md``: no cell worse, no gain: median 1.00 over the 26
+        changed cells of 264); not recommended.
     tie_ratio : float, default 1.0
         Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
