@@ -92,7 +92,7 @@ def test_noise_pairs_is_validated_and_sum_is_the_default():
     with pytest.raises(InvalidParameterError, match="noise_pairs"):
         adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
                             rng=0, noise_pairs="mean")
-    assert NOISE_PAIRS == ("sum", "normalised")
+    assert NOISE_PAIRS == ("sum", "normalised", "unfloored")
     a = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
                             rng=0)
     b = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
@@ -114,3 +114,34 @@ def test_normalised_is_post_processing_of_the_same_releases(branch):
     assert np.array_equal(r["sum"].location, r["normalised"].location)
     assert r["sum"].privacy == r["normalised"].privacy
     assert r["normalised"].predicted["coinpress"] < r["sum"].predicted["coinpress"]
+
+
+def test_unfloored_frame_drops_only_the_floor():
+    """pca_frame(floor=False) (noise_pairs="unfloored"): the same frame; each gap is
+    √max(ĝ² − N, 0), so it equals the floored gap where that is above the floor √N/2 and is
+    below it elsewhere (0 where ĝ² <= N)."""
+    rng = np.random.default_rng(4)
+    k, q, t = 6, 2, 10.0
+    C1 = np.diag([1.0, 0.9, 0.5, 0.45, 0.44, 0.1]) + 0.02 * rng.standard_normal((k, k))
+    C1 = 0.5 * (C1 + C1.T)
+    V1 = np.full((k + 1, k + 1), 3e-2)
+    m = np.zeros(k)
+    U0, g0 = pca_frame(C1, V1, m, t, q)
+    U1, g1 = pca_frame(C1, V1, m, t, q, floor=False)
+    assert np.array_equal(U0, U1)
+    assert np.all(g1 <= g0)
+    s1, diag1 = moments_pair_variance(V1, m, t, U1, q)
+    N = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
+    floored = g0 <= 0.5 * np.sqrt(N) * (1 + 1e-12)
+    assert floored.any() and (~floored & (g0 > 0)).any()
+    np.testing.assert_array_equal(g1[~floored], g0[~floored])
+    assert np.all(g1[floored] < g0[floored])
+
+
+def test_unfloored_runs_with_the_same_releases():
+    X, lo, hi = _table(2)
+    r = {p: adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
+                                n_components=2, rng=3, branch="coinpress", noise_pairs=p)
+         for p in ("sum", "unfloored")}
+    assert np.array_equal(r["sum"].covariance, r["unfloored"].covariance)
+    assert r["sum"].privacy == r["unfloored"].privacy

@@ -113,7 +113,11 @@ BIASES = ("model", "bound", "records", "one-record")
 #: (:func:`pca_deficit_normalised`), for both branches. Its dev gate FAILED (no paired-gate FAIL,
 #: but the median over the 26 changed of 264 cells is 1.00 > 0.99;
 #: ``results/pca_noise_pairs_gate.md``): opt-in, not recommended.
-NOISE_PAIRS = ("sum", "normalised")
+#: ``"unfloored"`` (opt-in, task PN's second candidate, its dev gate not finished in session 18):
+#: the pair tilts normalised as ``"normalised"``, the gaps without the floor ``√N_ij/2`` and
+#: without the cap (an unresolved gap counts 0 for both branches; ``pca_frame(floor=False)``;
+#: ``results/pca_noise_gaps_explore.md``).
+NOISE_PAIRS = ("sum", "normalised", "unfloored")
 #: ``bias="one-record"``: the released counts read one clipped record when the counts kept by the
 #: reading (those above ``COUNT_Z`` noise sds) sum to at least ``ONE_RECORD[0]`` and below
 #: ``ONE_RECORD[1]`` (one record, rounded; public: a post-processing of the released counts).
@@ -599,7 +603,7 @@ def coinpress_pair_variance(S, U, q, sigma):
     return s, sigma * sigma * dS * dS
 
 
-def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False):
+def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool = True):
     r"""The eigen-frame and the eigengaps the PCA-loss prediction uses, from the first release
     (post-processing of ``Ĉ₁ = C + E₁`` and its public noise variances ``V₁``).
 
@@ -624,6 +628,8 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False):
        top direction's variance: ``g̃_ij <= max(λ̂_i + z sd_i, 0)`` (its upper confidence value).
        Without it an unresolved pair's floor ``√N_ij/2`` follows the first look's noise on the
        OTHER direction, however small the top variance (a feature with a wide public box).
+    5. **No floor** (``floor=False``, task PN's ``"unfloored"``): ``g̃ = √max(ĝ² − N_ij, 0)``, an
+       unresolved gap counts 0 for both branches.
 
     Returns ``(U, gaps)``: the frame (k, k), columns in the order above, and the (q, k − q)
     gaps (0 for the pairs that do not count).
@@ -635,7 +641,9 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False):
     s1, diag1 = moments_pair_variance(V1, m, t, U, q)
     g_hat = lam[:q, None] - lam[None, q:]
     noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
-    g = np.maximum(np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0)), 0.5 * np.sqrt(noise))
+    g = np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0))
+    if floor:
+        g = np.maximum(g, 0.5 * np.sqrt(noise))
     if top_cap:
         g = np.minimum(g, np.maximum(lam[:q] + z * sd[:q], 0.0)[:, None])
     below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
@@ -1107,7 +1115,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         direction pushed below 0). The moments branch keeps :func:`pca_deficit` (its release
         is read after the caller's projection alone). ``False``: the off-diagonal plug-in
         alone for both. Post-processing of the first release and public inputs.
-    noise_pairs : {"sum", "normalised"}, default "sum"
+    noise_pairs : {"sum", "normalised", "unfloored"}, default "sum"
         ``ranking="pca-loss"`` only (task PN, issue #24, opt-in): ``"normalised"`` caps each
         pair gap at the first look's upper confidence value of the top direction's variance
         (:func:`pca_frame`, ``top_cap``) and combines the pair losses of each top direction as
@@ -1117,7 +1125,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``results/pca_noise_prediction_diagnosis.md``). Post-processing of the first release
         and public inputs; same releases and charge. Its dev gate FAILED
         (``results/pca_noise_pairs_gate.md``: no cell worse, no gain: median 1.00 over the 26
-        changed cells of 264); not recommended.
+        changed cells of 264); not recommended. ``"unfloored"``: the normalised pairs with the
+        gaps neither floored nor capped (:func:`pca_frame`, ``floor=False``; task PN's
+        exploration, ``results/pca_noise_gaps_explore.md``: liver k = 2 ε = 100 0.031x the
+        default); its dev gate did not finish in session 18 (opt-in).
     tie_ratio : float, default 1.0
         Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
@@ -1580,7 +1591,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             # docs/coinpress.md § Adaptive (PCA))
             C_frame = C if projection == "none" else project_feasible(
                 C, lo_l, hi_l, "covariance", units=projection)
-            U1, gaps = pca_frame(C_frame, V1, m, t, q, top_cap=noise_pairs == "normalised")
+            U1, gaps = pca_frame(C_frame, V1, m, t, q, top_cap=noise_pairs == "normalised",
+                                 floor=noise_pairs != "unfloored")
             if resolution_guard:
                 # the frame's top variances and the first look's noise sd on them (public)
                 lam_top = np.einsum("ai,ab,bi->i", U1[:, :q], C_frame, U1[:, :q])
@@ -1630,7 +1642,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 # what the bias can still add: up to g/2 per pair through the off-diagonal
                 # coupling; with the diagonal noise a pair can lose its whole gap
                 room = np.maximum(gaps - f_cp, 0.0) if diagonal_noise else 0.5 * gaps - f_cp
-                if noise_pairs == "normalised":
+                if noise_pairs != "sum":
                     # one unit vector per top direction (task PN; docs/coinpress.md § Adaptive
                     # (PCA), "The pairs of one direction (task PN)")
                     p_mom, p_cp = pca_deficit_normalised(gaps, f_mom), \
