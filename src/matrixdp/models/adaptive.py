@@ -113,7 +113,8 @@ BIASES = ("model", "bound", "records", "one-record")
 #: (:func:`pca_deficit_normalised`), for both branches. Its dev gate FAILED (no paired-gate FAIL,
 #: but the median over the 26 changed of 264 cells is 1.00 > 0.99;
 #: ``results/pca_noise_pairs_gate.md``): opt-in, not recommended.
-#: ``"unfloored"`` (opt-in, task PN's second candidate, its dev gate not finished in session 18):
+#: ``"unfloored"`` (opt-in, task PN's second candidate; its dev gate FAILED, median 1.00 over 93
+#: changed cells of 264, ``results/pca_noise_unfloored_gate.md``):
 #: the pair tilts normalised as ``"normalised"``, the gaps without the floor ``√N_ij/2`` and
 #: without the cap (an unresolved gap counts 0 for both branches; ``pca_frame(floor=False)``;
 #: ``results/pca_noise_gaps_explore.md``).
@@ -1128,7 +1129,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         changed cells of 264); not recommended. ``"unfloored"``: the normalised pairs with the
         gaps neither floored nor capped (:func:`pca_frame`, ``floor=False``; task PN's
         exploration, ``results/pca_noise_gaps_explore.md``: liver k = 2 ε = 100 0.031x the
-        default); its dev gate did not finish in session 18 (opt-in).
+        default, a cell it was explored on); its dev gate FAILED
+        (``results/pca_noise_unfloored_gate.md``: no cell worse at the gate's test, median 1.00
+        over the 93 changed cells of 264, 0.24-1.91); not recommended.
     tie_ratio : float, default 1.0
         Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
