@@ -41,7 +41,7 @@ __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipp
            "COUNT_Z", "DECISION_Z", "DECISIONS", "READINGS", "RANKINGS", "RESOLVE_Z",
            "FRAME_PROJECTIONS", "BIASES", "SHARE_Z", "unresolved_share", "pca_bias_model",
            "pca_bias_one_record", "ONE_RECORD",
-           "pca_deficit_diagonal",
+           "pca_deficit_diagonal", "pca_deficit_normalised", "NOISE_PAIRS",
            "DIAGONAL_NODES", "resolution_guard_loss", "GUARD_ARGMAX",
            "correlation_moments_loss", "correlation_coinpress_loss", "correlation_scale",
            "LOSS_STATISTICS", "satterthwaite_median", "moments_loss_variance",
@@ -105,6 +105,20 @@ FRAME_PROJECTIONS = ("unit-box", "original", "none")
 #: (task PB)"; dev gate and pre-registered check passed: ``results/pca_bias_one_record_gate.md``,
 #: ``results/pca_bias_one_record_check.md``).
 BIASES = ("model", "bound", "records", "one-record")
+#: How the PCA-loss ranking combines the pair losses of one top direction (task PN, issue #24;
+#: ``docs/coinpress.md`` § Adaptive (PCA), "The pairs of one direction (task PN)"): ``"sum"``
+#: (default), the pair sum of :func:`pca_deficit`; ``"normalised"`` (opt-in), each pair gap capped
+#: at the first look's upper confidence value of the top direction's variance (a gap cannot exceed
+#: the larger variance) and the pair tilts of each top direction normalised as one unit vector
+#: (:func:`pca_deficit_normalised`), for both branches. Its dev gate FAILED (no paired-gate FAIL,
+#: but the median over the 26 changed of 264 cells is 1.00 > 0.99;
+#: ``results/pca_noise_pairs_gate.md``): opt-in, not recommended.
+#: ``"unfloored"`` (opt-in, task PN's second candidate; its dev gate FAILED, median 1.00 over 93
+#: changed cells of 264, ``results/pca_noise_unfloored_gate.md``):
+#: the pair tilts normalised as ``"normalised"``, the gaps without the floor ``√N_ij/2`` and
+#: without the cap (an unresolved gap counts 0 for both branches; ``pca_frame(floor=False)``;
+#: ``results/pca_noise_gaps_explore.md``).
+NOISE_PAIRS = ("sum", "normalised", "unfloored")
 #: ``bias="one-record"``: the released counts read one clipped record when the counts kept by the
 #: reading (those above ``COUNT_Z`` noise sds) sum to at least ``ONE_RECORD[0]`` and below
 #: ``ONE_RECORD[1]`` (one record, rounded; public: a post-processing of the released counts).
@@ -590,7 +604,7 @@ def coinpress_pair_variance(S, U, q, sigma):
     return s, sigma * sigma * dS * dS
 
 
-def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z):
+def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool = True):
     r"""The eigen-frame and the eigengaps the PCA-loss prediction uses, from the first release
     (post-processing of ``Ĉ₁ = C + E₁`` and its public noise variances ``V₁``).
 
@@ -611,6 +625,13 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z):
        direction and rotating ``û_i`` into it loses nothing. A pair of directions on both
        sides of an unresolved cut counts (that is where the loss is).
 
+    4. **Top cap** (``top_cap=True``, task PN): the variances are PSD, so a gap is at most the
+       top direction's variance: ``g̃_ij <= max(λ̂_i + z sd_i, 0)`` (its upper confidence value).
+       Without it an unresolved pair's floor ``√N_ij/2`` follows the first look's noise on the
+       OTHER direction, however small the top variance (a feature with a wide public box).
+    5. **No floor** (``floor=False``, task PN's ``"unfloored"``): ``g̃ = √max(ĝ² − N_ij, 0)``, an
+       unresolved gap counts 0 for both branches.
+
     Returns ``(U, gaps)``: the frame (k, k), columns in the order above, and the (q, k − q)
     gaps (0 for the pairs that do not count).
     """
@@ -621,7 +642,11 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z):
     s1, diag1 = moments_pair_variance(V1, m, t, U, q)
     g_hat = lam[:q, None] - lam[None, q:]
     noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
-    g = np.maximum(np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0)), 0.5 * np.sqrt(noise))
+    g = np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0))
+    if floor:
+        g = np.maximum(g, 0.5 * np.sqrt(noise))
+    if top_cap:
+        g = np.minimum(g, np.maximum(lam[:q] + z * sd[:q], 0.0)[:, None])
     below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
     above_cut = lam[:q] - z * sd[:q] > lam[q] + z * sd[q]
     keep = below_cut[None, :] | ~above_cut[:, None]
@@ -673,6 +698,48 @@ def pca_deficit_diagonal(g, s, v, nodes: int = DIAGONAL_NODES):
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(R > 0, a / np.maximum(R, 1e-300), 1.0)
     return np.mean(0.5 * g * (1.0 - ratio), axis=-1)
+
+
+def pca_deficit_normalised(g, f):
+    r"""The pair losses ``f`` of each top direction combined as ONE unit vector (task PN,
+    ``noise_pairs="normalised"``; post-processing of the ranking's public pair values;
+    ``docs/coinpress.md`` § Adaptive (PCA), "The pairs of one direction (task PN)").
+
+    The pair model (:func:`pca_deficit`) rotates ``u_i`` towards each ``u_j`` (``j > q``)
+    separately: the 2 × 2 block of pair ``(i, j)`` tilts the released top vector by ``θ_ij``, and
+    the pair sum charges ``g_ij sin²θ_ij`` for every ``j``, although the released vector's
+    squared components outside the top sum to at most 1. With many pairs of large noise (every
+    ``sin²θ ≈ 1/2``) the sum charges ``(k − q)/2`` of a vector that has only 1 to give. Here each
+    pair's expected tilt ``p_ij = f_ij/g_ij`` (``sin²θ``) is read as the component ratio
+    ``t_ij = tan²θ_ij = p_ij/(1 − p_ij)`` of the released vector ``u_i + Σ_j tanθ_ij u_j``
+    (to first order the same vector), which normalised puts the share
+    ``t_ij/(1 + Σ_l t_il)`` on ``u_j``; the loss is ``Σ_i Σ_j g_ij t_ij/(1 + Σ_l t_il)``. For
+    small noise (``Σ t ≪ 1``) it is the pair sum; with ``k − q`` pairs of isotropic large noise
+    (``t = 1``) each ``u_j`` gets ``1/(k − q + 1)``, the share of a uniformly random direction.
+
+    Parameters
+    ----------
+    g : ndarray (q, k − q)
+        The pair gaps (0 for the pairs that do not count).
+    f : ndarray (q, k − q)
+        The pair losses (:func:`pca_deficit` or :func:`pca_deficit_diagonal`), ``0 <= f <= g``.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/coinpress.md`` (§ Adaptive (PCA), "The pairs of one direction
+       (task PN)").
+    """
+    g = np.asarray(g, dtype=np.float64)
+    f = np.asarray(f, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(g > 0, np.clip(f / np.where(g > 0, g, 1.0), 0.0, 1.0 - 1e-12), 0.0)
+    t = p / (1.0 - p)
+    share = t / (1.0 + t.sum(axis=-1, keepdims=True))
+    return float(np.sum(g * share))
 
 
 #: ``x·Φ(−x)`` is largest at this ``x`` (``Φ(−x) = x φ(x)``; :func:`resolution_guard_loss`).
@@ -970,6 +1037,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         reading: str | None = None, bias: str = "one-record",
                         mean_margin: bool = False,
                         diagonal_noise: bool = False,
+                        noise_pairs: str = "sum",
                         resolution_guard: bool = False,
                         tie_ratio: float = 1.0, resolve_z: float = 0.0,
                         resolve_share: float | None = None,
@@ -1050,6 +1118,22 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         direction pushed below 0). The moments branch keeps :func:`pca_deficit` (its release
         is read after the caller's projection alone). ``False``: the off-diagonal plug-in
         alone for both. Post-processing of the first release and public inputs.
+    noise_pairs : {"sum", "normalised", "unfloored"}, default "sum"
+        ``ranking="pca-loss"`` only (task PN, issue #24, opt-in): ``"normalised"`` caps each
+        pair gap at the first look's upper confidence value of the top direction's variance
+        (:func:`pca_frame`, ``top_cap``) and combines the pair losses of each top direction as
+        one unit vector (:func:`pca_deficit_normalised`) for both branches, so that many pairs
+        of large noise are not charged more than one direction can lose
+        (``docs/coinpress.md`` § Adaptive (PCA), "The pairs of one direction (task PN)";
+        ``results/pca_noise_prediction_diagnosis.md``). Post-processing of the first release
+        and public inputs; same releases and charge. Its dev gate FAILED
+        (``results/pca_noise_pairs_gate.md``: no cell worse, no gain: median 1.00 over the 26
+        changed cells of 264); not recommended. ``"unfloored"``: the normalised pairs with the
+        gaps neither floored nor capped (:func:`pca_frame`, ``floor=False``; task PN's
+        exploration, ``results/pca_noise_gaps_explore.md``: liver k = 2 ε = 100 0.031x the
+        default, a cell it was explored on); its dev gate FAILED
+        (``results/pca_noise_unfloored_gate.md``: no cell worse at the gate's test, median 1.00
+        over the 93 changed cells of 264, 0.24-1.91); not recommended.
     tie_ratio : float, default 1.0
         Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
@@ -1342,6 +1426,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         raise InvalidParameterError("decision_z", f"must be >= 0, got {decision_z!r}")
     if bias not in BIASES:
         raise InvalidParameterError("bias", f"must be one of {BIASES}, got {bias!r}")
+    if noise_pairs not in NOISE_PAIRS:
+        raise InvalidParameterError("noise_pairs", f"must be one of {NOISE_PAIRS}, got "
+                                                   f"{noise_pairs!r}")
     if branch not in (None, "moments", "coinpress"):
         raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
                                               f"{branch!r}")
@@ -1520,7 +1607,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             # docs/coinpress.md § Adaptive (PCA))
             C_frame = C if projection == "none" else project_feasible(
                 C, lo_l, hi_l, "covariance", units=projection)
-            U1, gaps = pca_frame(C_frame, V1, m, t, q)
+            U1, gaps = pca_frame(C_frame, V1, m, t, q, top_cap=noise_pairs == "normalised",
+                                 floor=noise_pairs != "unfloored")
             if resolution_guard:
                 # the frame's top variances and the first look's noise sd on them (public)
                 lam_top = np.einsum("ai,ab,bi->i", U1[:, :q], C_frame, U1[:, :q])
@@ -1570,8 +1658,14 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 # what the bias can still add: up to g/2 per pair through the off-diagonal
                 # coupling; with the diagonal noise a pair can lose its whole gap
                 room = np.maximum(gaps - f_cp, 0.0) if diagonal_noise else 0.5 * gaps - f_cp
-                return (float(f_mom.sum()),
-                        math.inf if unresolved else float(f_cp.sum()) + guard, plan,
+                if noise_pairs != "sum":
+                    # one unit vector per top direction (task PN; docs/coinpress.md § Adaptive
+                    # (PCA), "The pairs of one direction (task PN)")
+                    p_mom, p_cp = pca_deficit_normalised(gaps, f_mom), \
+                        pca_deficit_normalised(gaps, f_cp)
+                else:
+                    p_mom, p_cp = float(f_mom.sum()), float(f_cp.sum())
+                return (p_mom, math.inf if unresolved else p_cp + guard, plan,
                         0.5 * float(df_cp.max(initial=0.0)),
                         float(np.sum(room)))
             if ranking_used == "correlation":
