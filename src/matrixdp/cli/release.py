@@ -22,8 +22,8 @@ import numpy as np
 from .._version import __version__
 from ..errors import InvalidParameterError
 from ._paths import atomic_output, check_input_file, check_output_path
-from ._tables import (Schema, bounds_arrays, category_groups, check_sep, design_matrix, parse_bound_options,
-                      read_header, read_schema, read_table, template_text,
+from ._tables import (Schema, bounds_arrays, category_groups, check_sep, design_matrix,
+                      parse_bound_options, read_header, read_schema, read_table, template_text,
                       text_columns)
 from ._options import seed as _seed
 
@@ -132,16 +132,17 @@ def _bar(value, std, distribution, scale, *, lo=None, hi=None, approximate=False
             "approximate": bool(approximate), "what": what}
 
 
-def _project_means(value, raw, lower, upper, groups, total=1.0):
+def _project_means(value, lower, upper, groups, total=1.0):
     """The released means (or sums: ``total`` = n, bounds scaled) on their feasible set: each
     clamped to its public range, and each categorical column's shares (``groups``, public schema)
     projected onto the simplex (non-negative, summing to ``total``) from the raw release. One
     projection per categorical column of the schema, not per record or entry."""
     from ..feasible import clamp, project_simplex
 
-    out = clamp(value, lower, upper)
+    raw = np.asarray(value, dtype=np.float64)
+    out = clamp(raw, lower, upper)
     for idx in groups:
-        out[idx] = project_simplex(np.asarray(raw, dtype=np.float64)[idx], total)
+        out[idx] = project_simplex(raw[idx], total)
     return out
 
 
@@ -218,9 +219,7 @@ def _entry_std(V, m, u) -> np.ndarray:
     ``Q = V' + 2 u uᵀ`` as there (``V'``: ``V`` with its off-diagonal doubled).
     """
     V, m, u = (np.asarray(a, dtype=np.float64) for a in (V, m, u))
-    Q = 2.0 * V
-    np.fill_diagonal(Q, np.diagonal(V))
-    Q = Q + 2.0 * np.outer(u, u)
+    Q = _noise_q(V, u)
     var = 0.5 * Q + np.outer(u, m * m) + np.outer(m * m, u)
     var[np.diag_indices_from(var)] += 0.5 * np.diagonal(Q) + 2.0 * u * m * m
     return np.sqrt(np.clip(var, 0.0, None))
@@ -303,7 +302,7 @@ def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     scale = float(n) if query == "sum" else 1.0
     value = np.asarray(est.mean_, dtype=np.float64)
     if project:
-        value = _project_means(value, value, lower, upper, groups)
+        value = _project_means(value, lower, upper, groups)
     value = scale * value
     std = scale * np.sqrt(np.asarray(est.noise_variance_, dtype=np.float64))
     summary = est.noise_summary_
@@ -349,7 +348,7 @@ def _release_vector_exact(query, X, lower, upper, epsilon, delta, noise, rng, ke
     rel = mech.release(value, rng=rng, **kwargs)
     out = np.asarray(rel.value, dtype=np.float64)
     if project:
-        out = _project_means(out, out, scale * lower, scale * upper, groups, total=scale)
+        out = _project_means(out, scale * lower, scale * upper, groups, total=scale)
     std = np.full(value.shape, rel.std)
     expected = {"noise": "iid", "allocation": None, "distribution": rel.noise.distribution,
                 "scale": rel.noise.scale, "per_entry_variance": rel.noise.per_entry_variance,
@@ -483,7 +482,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     cov, mean = _covariance_of(G, center, t)
     sd_mean = np.sqrt(G_var[:d, d]) / t
     if project:
-        mean = _project_means(mean, mean, lower, upper, groups)
+        mean = _project_means(mean, lower, upper, groups)
         # PSD, variances in [0, h²], Cauchy-Schwarz, in the metric of the query's loss: Frobenius
         # in the original units for a covariance (in half-width units the projection moved noise
         # of the small-range columns into the large-range ones: results/projection_utility.md),
@@ -974,13 +973,14 @@ def _projection_note(query: str, project: bool, shares: bool = False) -> dict:
     covariance's mean) are projected onto the simplex."""
     simplex = ("; each categorical column's category shares projected onto the simplex "
                "(non-negative, summing to 1" + (", n for sums" if query == "sum" else "") +
-               "; Euclidean, from the raw release)")
+               "; Euclidean, from the raw release)") if shares else ""
     what = {
-        "mean": "means clamped to their public ranges",
-        "sum": "sums clamped to n times the public ranges",
-        "covariance": "mean clamped to the public ranges; covariance projected (Frobenius, in "
-                      "the columns' units) onto PSD matrices with variances in "
-                      "[0, (hi-lo)^2/4] and Cauchy-Schwarz bounds |C_ij| <= sqrt(v_i v_j)",
+        "mean": "means clamped to their public ranges" + simplex,
+        "sum": "sums clamped to n times the public ranges" + simplex,
+        "covariance": "mean clamped to the public ranges" + simplex + "; covariance "
+                      "projected (Frobenius, in the columns' units) onto PSD matrices with "
+                      "variances in [0, (hi-lo)^2/4] and Cauchy-Schwarz bounds |C_ij| <= "
+                      "sqrt(v_i v_j)",
         "gram": "X'X/n projected (Frobenius, in the columns' units) onto PSD matrices whose "
                 "entries lie between the public corner products",
         "correlation": "covariance projected onto the set of --query covariance (Frobenius in "
@@ -995,9 +995,6 @@ def _projection_note(query: str, project: bool, shares: bool = False) -> dict:
                   "coefficients solved on them with its noise-aware adaptive ridge "
                   "(--no-project: the same solve on the raw release)",
     }[query]
-    if shares and query in ("mean", "sum", "covariance"):
-        what = (what + simplex) if query != "covariance" else what.replace(
-            "mean clamped to the public ranges", "mean clamped to the public ranges" + simplex, 1)
     return {"applied": bool(project), "what": what if project else "none (--no-project)",
             "note": "post-processing of the DP release using public bounds only: it costs no "
                     "privacy budget, and since the true statistic lies in the feasible set, the "
