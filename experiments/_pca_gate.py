@@ -92,11 +92,13 @@ def trials_path(name: str, stage: str, out: Path) -> Path:
     return out / f"{name}_{stage}_trials.csv"
 
 
-def run(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row) -> Path:
+def run(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row,
+        keep=None) -> Path:
     """Run the cells of ``cfg`` (``seed``, ``trials``, ``measurement``) not yet in the trials file.
 
     ``rows_run``: the rows on the benchmark cells (the MEASUREMENT cells run the default and the
-    candidate, ``rows_run[:2]``); ``fit_row(row, t, eps, k)``: ``seed -> (components, choice)``."""
+    candidate, ``rows_run[:2]``); ``fit_row(row, t, eps, k)``: ``seed -> (components, choice)``;
+    ``keep(j)``: run only the cells whose index ``j`` in :func:`cells` it accepts (None: all)."""
     out.mkdir(parents=True, exist_ok=True)
     path = trials_path(name, stage, out)
     done = set()
@@ -109,7 +111,9 @@ def run(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row
         w = csv.DictWriter(fh, fieldnames=FIELDS)
         if new:
             w.writeheader()
-        for group, ds, k in cells(cfg["measurement"]):
+        for j, (group, ds, k) in enumerate(cells(cfg["measurement"])):
+            if keep is not None and not keep(j):
+                continue
             if all((ds, k, float(e)) in done for e in epsilons):
                 continue
             t = load_table(group, ds)
@@ -138,6 +142,35 @@ def run(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row
                 fh.flush()
                 print(f"{group} {ds} k={k} eps={eps:g}: {time.perf_counter() - t0:.1f} s",
                       flush=True)
+    return path
+
+
+def run_part(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row,
+             part=None) -> Path:
+    """:func:`run`, or with ``part = (i, m)`` every m-th cell from the i-th into its own trials
+    file ``<name>_part<i>_<stage>_trials.csv`` (execution only: a cell's rows do not depend on the
+    process; :func:`merged_trials` joins the parts)."""
+    if part is None:
+        return run(name, cfg, stage, out, epsilons, rows_run, fit_row)
+    i, m = part
+    return run(f"{name}_part{i}", cfg, stage, out, epsilons, rows_run, fit_row,
+               keep=lambda j: j % m == i)
+
+
+def merged_trials(name: str, stage: str, out: Path) -> Path:
+    """The trials file, the part files of :func:`run_part` merged into it (rows in cell order)
+    if any exist."""
+    path = trials_path(name, stage, out)
+    parts = sorted(out.glob(f"{name}_part*_{stage}_trials.csv"))
+    if parts:
+        rows = []
+        for p in parts:
+            with p.open() as fh:
+                rows += list(csv.DictReader(fh))
+        with path.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=FIELDS)
+            w.writeheader()
+            w.writerows(rows)
     return path
 
 

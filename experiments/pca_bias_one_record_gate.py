@@ -58,7 +58,6 @@ Command (from ``experiments/``)::
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 
@@ -81,31 +80,12 @@ def fitter(row: str, t: uc.Table, eps: float, k: int):
 
 
 def run(stage: str, out: Path, part=None) -> Path:
-    rows_run = (DEFAULT, CANDIDATE)
-    if part is not None:
-        i, m = part
-        orig = pcg.cells
-        pcg.cells = lambda measurement: [c for j, c in enumerate(orig(measurement)) if j % m == i]
-        name = f"{NAME}_part{i}"
-    else:
-        name = NAME
-    return pcg.run(name, STAGES[stage], stage, out, EPSILONS, rows_run, fitter)
+    return pcg.run_part(NAME, STAGES[stage], stage, out, EPSILONS, (DEFAULT, CANDIDATE), fitter,
+                        part)
 
 
 def merged(stage: str, out: Path) -> Path:
-    """The trials file, the part files merged into it (rows in cell order) if any exist."""
-    path = pcg.trials_path(NAME, stage, out)
-    parts = sorted(out.glob(f"{NAME}_part*_{stage}_trials.csv"))
-    if parts:
-        rows = []
-        for p in parts:
-            with p.open() as fh:
-                rows += list(csv.DictReader(fh))
-        with path.open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=pcg.FIELDS)
-            w.writeheader()
-            w.writerows(rows)
-    return path
+    return pcg.merged_trials(NAME, stage, out)
 
 
 def analyse(stage: str, out: Path) -> Path:
