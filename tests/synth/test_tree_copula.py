@@ -1269,3 +1269,118 @@ def test_second_parent_sampling_keeps_the_child_margin_and_no_secret():
     again = pickle.loads(pickle.dumps(m))
     pd.testing.assert_frame_equal(again.sample(200, random_state=4)[0], m.sample(200, random_state=4)[0])
     assert not any(isinstance(v, np.random.Generator) for v in vars(m).values())
+
+
+# ------------------------------------------- sparse_classes and correlation_test (task SY)
+def imbalanced_table(n, seed=0, minority=0.1):
+    """A small minority class (released on merged bins at ε = 1 for n of a few thousand) and a
+    numeric column ``w`` that is 0 in all but 0.5 % of the records (a one-bin marginal)."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < minority).astype(int)
+    x = np.clip(rng.normal(3.0 + 3.0 * y, 1.0, n), 0, 10)
+    z = np.clip(50 + 30 * (x - 4.5) / 3 + rng.normal(0, 5, n), 0, 100).round()  # z follows x
+    w = np.where(rng.random(n) < 0.005, rng.uniform(0, 10, n), 0.0)
+    a = rng.integers(0, 5, n)
+    return pd.DataFrame({"x": x, "z": z.astype(int), "w": w, "a": [CATS[i] for i in a]}), y
+
+
+W_SCHEMA = TableSchema(bounds={"x": (0.0, 10.0), "z": (0.0, 100.0), "w": (0.0, 10.0)},
+                       categories={"a": CATS}, integer=("z",))
+
+
+def test_sparse_classes_and_correlation_test_are_post_processing_of_the_same_releases():
+    X, y = imbalanced_table(3000)
+    kw = dict(schema=W_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=3)
+    acc = {}
+    fits = {}
+    for name, extra in (("default", {}), ("pooled", {"sparse": "pooled"}),
+                        ("merged", {"sparse": "pooled", "sparse_classes": "merged"}),
+                        ("test", {"correlation_test": 2.0}),
+                        ("both", {"sparse": "pooled", "correlation_test": 2.0})):
+        acc[name] = Accountant(epsilon=5.0, delta=1e-6)
+        fits[name] = DPTreeCopula(**kw, **extra, accountant=acc[name]).fit(X, y)
+    a = fits["default"]
+    assert a.class_bins_[0] == 32 and a.class_bins_[1] < 32  # the minority on merged bins
+    for name, b in fits.items():
+        assert b.sigmas_ == a.sigmas_ and b.privacy_ == a.privacy_ and b.sensitivities_ == a.sensitivities_
+        assert acc[name].remaining() == acc["default"].remaining() and len(acc[name].spends) == 1
+        np.testing.assert_allclose(b.class_sizes_raw_, a.class_sizes_raw_)  # the same noise draws
+        if "sparse" not in b.get_params() or b.sparse is None:  # the moments use the marginals' scores
+            np.testing.assert_allclose(b.correlation_raw_, a.correlation_raw_)
+        Xs, ys = b.sample(300, random_state=1)
+        assert Xs.shape == (300, 4) and set(np.unique(ys)) <= {0, 1}
+    m, p = fits["merged"], fits["pooled"]
+    for c in ("x", "z", "w"):
+        np.testing.assert_allclose(m.marginals_[c][0], a.marginals_[c][0])  # full grid: untouched
+        np.testing.assert_allclose(m.marginals_[c][1], p.marginals_[c][1])  # merged: as "pooled"
+    # correlation_test leaves the marginals alone and only zeroes correlation entries
+    t = fits["test"]
+    for c in ("x", "z", "w"):
+        np.testing.assert_allclose(t.marginals_[c], a.marginals_[c])
+
+
+def test_correlation_test_zeroes_noise_dominated_entries_and_keeps_strong_ones():
+    X, y = imbalanced_table(4000, seed=1)
+    num = ["x", "z", "w"]
+    ix, iz, iw = (num.index(c) for c in num)
+    kept, zeroed, raw_w = [], [], []
+    for seed in range(5):
+        kw = dict(schema=W_SCHEMA, epsilon=1.0, classes=[0, 1], random_state=seed, n_bins=32)
+        off = DPTreeCopula(**kw).fit(X, y)
+        on = DPTreeCopula(**kw, correlation_test=2.0).fit(X, y)
+        assert off.numeric_columns_ == num
+        R_off, R_on = np.asarray(off.correlation_)[0], np.asarray(on.correlation_)[0]
+        kept.append(R_on[ix, iz])
+        zeroed.append(max(abs(R_on[ix, iw]), abs(R_on[iz, iw])))
+        raw_w.append(max(abs(R_off[ix, iw]), abs(R_off[iz, iw])))
+        np.testing.assert_allclose(R_on[ix, iz], R_off[ix, iz], atol=0.05)  # a strong entry stays
+    real = np.corrcoef(X["x"], X["z"])[0, 1]
+    assert real > 0.8 and min(kept) > 0.6  # the x-z dependence survives the test
+    # w's entries (a nearly one-bin marginal: mostly noise) are 0 in at least 4 of 5 seeds (a
+    # noise entry passes a 2-sd test by chance about 5 % of the time), and without the test
+    # they are not (the test does something)
+    assert sum(v < 1e-6 for v in zeroed) >= 4, zeroed
+    assert np.mean(raw_w) > 0.05 and np.mean(zeroed) < 0.5 * np.mean(raw_w), (raw_w, zeroed)
+
+
+def test_sparse_classes_and_correlation_test_refusals():
+    X, y = imbalanced_table(300)
+    for bad in ({"correlation_test": -1.0}, {"correlation_test": float("nan")},
+                {"correlation_test": True}, {"correlation_test": "2"},
+                {"sparse_classes": "some"}, {"sparse_classes": "merged"},
+                {"sparse_classes": "merged", "sparse": "pooled", "n_bins": 32}):
+        with pytest.raises(Exception, match="correlation_test|sparse_classes"):
+            DPTreeCopula(schema=W_SCHEMA, epsilon=1.0, classes=[0, 1], **bad).fit(X, y)
+
+
+def test_within_bins_uniform_changes_only_the_position_inside_the_bin():
+    rng = np.random.default_rng(4)
+    n = 20000
+    u = np.clip(50 + rng.normal(0, 5.0, n), 0, 100)  # a few of the 32 bins
+    v = np.clip(u + rng.normal(0, 1.0, n), 0, 100)
+    y = (rng.random(n) < 0.5).astype(int)
+    X = pd.DataFrame({"u": u, "v": v, "a": [CATS[i] for i in rng.integers(0, 5, n)]})
+    schema = TableSchema(bounds={"u": (0.0, 100.0), "v": (0.0, 100.0)}, categories={"a": CATS})
+    kw = dict(schema=schema, epsilon=10.0, classes=[0, 1], random_state=0, n_bins=32)
+    lat = DPTreeCopula(**kw).fit(X, y)
+    uni = DPTreeCopula(**kw, within_bins="uniform").fit(X, y)
+    assert lat.sigmas_ == uni.sigmas_ and lat.privacy_ == uni.privacy_
+    np.testing.assert_allclose(uni.correlation_, lat.correlation_)  # the same fitted model
+    A, ya = lat.sample(3000, random_state=7)
+    B, yb = uni.sample(3000, random_state=7)
+    np.testing.assert_array_equal(ya, yb)
+    width = 100.0 / 32
+    for c in ("u", "v"):  # the same bins, other positions inside them
+        np.testing.assert_array_equal(np.floor(A[c] / width), np.floor(B[c] / width))
+        assert np.mean(np.abs(A[c] - B[c])) > 0.1 * width
+    np.testing.assert_array_equal(A["a"], B["a"])
+    real = np.corrcoef(u, v)[0, 1]
+    c_lat, c_uni = np.corrcoef(A["u"], A["v"])[0, 1], np.corrcoef(B["u"], B["v"])[0, 1]
+    # inside the bins the latent decode carries the copula's dependence, the uniform draw does not
+    same = np.floor(A["u"] / width) == np.floor(A["v"] / width)  # both values in one bin index
+    pos = {k: [np.mod(F[c][same], width) / width for c in ("u", "v")] for k, F in (("lat", A), ("uni", B))}
+    r_lat, r_uni = (np.corrcoef(*pos[k])[0, 1] for k in ("lat", "uni"))
+    assert real > 0.9 and c_lat > 0.8 and c_uni < c_lat, (real, c_lat, c_uni)
+    assert r_lat > 0.12 and abs(r_uni) < 0.1, (r_lat, r_uni)  # 0.20 vs -0.06 at this seed
+    with pytest.raises(Exception, match="within_bins"):
+        DPTreeCopula(**dict(kw, within_bins="mid")).fit(X, y)

@@ -66,7 +66,7 @@ def rake(T, rows, iterations: int = 30) -> np.ndarray:
 
 
 def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correlation, marginals,
-                 trees, edge_tables, second_parents, grids=None):
+                 trees, edge_tables, second_parents, grids=None, within_bins="latent"):
     """Fine codes (n, k) and the position within the fine bin of every numeric value of the
     records of each class (``counts`` per class), from the released model's ``correlation``,
     ``marginals``, ``trees``, ``edge_tables`` and ``second_parents`` (None: none) and the
@@ -74,7 +74,9 @@ def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correl
     indices of the copula block; ``ratio``: fine bins per edge cell of each numeric column;
     ``bins``: the fine bins; ``grids`` (column -> :class:`~.tree_bins.AtomGrid`; the columns with
     public atoms): a fine cell's edge cell is its cell on the edge grid (an atom's: its own).
-    Post-processing of the released model."""
+    ``within_bins``: a numeric value's position within its fine bin is the latent's conditional
+    quantile there (``"latent"``) or the column's own public uniform draw, independent of the
+    other columns (``"uniform"``). Post-processing of the released model."""
     from scipy.special import ndtr
 
     cols, k = columns, len(columns)
@@ -108,7 +110,10 @@ def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correl
                 b = np.clip(np.searchsorted(cum, U[:, t], side="right") - 1, 0, cum.size - 2)
                 b = nonzero_bin(b, np.diff(cum))
                 mass = cum[b + 1] - cum[b]
-                within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
+                if within_bins == "uniform":  # a draw no other column shares (unused otherwise)
+                    within[sl, i] = draws["uniform"][sl, i]
+                else:
+                    within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
                 fine[sl, i] = b
                 coarse[:, i] = (on_grid(cols[i], b, bins // ratio[cols[i]] + (
                     grids[cols[i]].n_atoms if cols[i] in grids else 0)) if cols[i] in numeric else b)
