@@ -250,17 +250,6 @@ class DPTreeCopula(GeneratorParams):
         ``results/synth_tree_gaps_*.md`` and ``results/synth_benchmark_significance.md``.
     sparse_threshold : float, default 3.0
         The cut of ``sparse`` in units of the histograms' σ.
-    sparse_classes : {"all", "merged"}, default "all"
-        The classes ``sparse`` acts on. ``"all"``: every class. ``"merged"`` (an option, issue #26,
-        task SY; needs ``sparse`` and ``n_bins="per-class"``): only the classes whose histograms
-        were released on merged bins (fewer than the fine grid's 32, because their DP size per
-        bin is small against σ, :func:`~.tree_bins.class_bins`); a class released on the full
-        grid keeps the plain simplex projection. Post-processing of release 1 and the released
-        class sizes: the same releases, σ's and guarantee. The cause it targets: on CTG at ε = 3
-        the small class's marginal noise, partly pure-noise mass in empty bins, spreads that
-        class and pulls the downstream LR's probabilities toward the prior
-        (``results/synth_tree_ctg_bacc_diagnosis.md``; ``docs/tree_copula.md``, "CTG's balanced
-        accuracy at ε = 3").
     histogram_tree : None or int, default None
         ``None``: the flat one-way histograms (the default). An int b >= 2: the one-way histogram
         release also carries, for each numeric column chosen by ``histogram_tree_columns``, the
@@ -329,17 +318,19 @@ class DPTreeCopula(GeneratorParams):
         √k_tree and σ are unchanged (a degree-2 Bayesian network, as PrivBayes; Zhang et al.
         2017). Not the default: it failed its development gate twice (Adult's balanced accuracy
         −0.004 to −0.010; hi at ε = 0.3), ``docs/tree_copula.md``, "A second parent".
-    correlation_test : None or float, default None
-        ``None``: every latent correlation estimate is kept (then clipped and repaired). A number
-        t >= 0 (an option, issue #26, task SY): an estimate whose magnitude is below t times its
-        public noise sd -- the correlation release's σ divided by the entry's scale, Σ_c λ_c
-        sd_{c,a} sd_{c,b} pooled (per class otherwise), all released or public -- is set to 0
-        before the repair (post-processing of release 2: the same releases, σ's and guarantee).
-        A column whose DP marginal sits almost all in one bin has a score sd near 0, so its
-        estimates are mostly noise; with ``sparse="pooled"`` on CTG at ε = 3 two zero-inflated
-        columns (FM, DS; real correlation −0.01) got a latent correlation of 0.42–0.74, which the
-        within-bin decoding turned into a synthetic correlation error of up to 0.78
-        (``docs/tree_copula.md``, "CTG's balanced accuracy at ε = 3").
+    within_bins : {"latent", "uniform"}, default "latent"
+        Sampling only (post-processing of the released model: the same fit, σ's and guarantee).
+        ``"latent"``: a numeric value's position inside its fine bin is the copula latent's
+        conditional quantile there, so the columns' positions inside their bins are as dependent
+        as their latents. ``"uniform"`` (an option, issue #26, task SY): the column's own public
+        uniform draw (the same draws; the bins drawn are unchanged). Where most of a column's
+        mass sits in one or two bins (a zero-inflated column, or the span kept by ``sparse``) the
+        latent position is most of its synthetic variation, and two such columns inherit their
+        latent correlation: with ``sparse="pooled"`` on CTG at ε = 3, FM × DS (real correlation
+        −0.01) came out at up to 0.78. Measured (``docs/tree_copula.md``, "CTG's balanced accuracy
+        at ε = 3"): alone, no loss in the 9 benchmark cells; with ``sparse="pooled"`` CTG ε = 3's
+        largest correlation error 0.553 instead of 0.690 (default 0.424), still a loss, so neither
+        is the default.
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.
@@ -425,10 +416,10 @@ class DPTreeCopula(GeneratorParams):
                  shares="auto", clip_scale=1.0, smoothing=0.5, correlation="pooled",
                  normalise="trace", binary_latent=False, marginals="per-class",
                  edge_prior="row", edge_bins="integers", merged_bins="even", sparse=None,
-                 sparse_threshold=3.0, sparse_classes="all", histogram_tree=None, histogram_tree_threshold=2.0,
+                 sparse_threshold=3.0, histogram_tree=None, histogram_tree_threshold=2.0,
                  histogram_tree_columns="wide", histogram_tree_projection="global",
                  histogram_tree_max_drop=0.005, bin_edges="equal", max_parents=1,
-                 correlation_test=None, within_bins="latent", random_state=None, accountant=None):
+                 within_bins="latent", random_state=None, accountant=None):
         self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
@@ -447,7 +438,6 @@ class DPTreeCopula(GeneratorParams):
         self.merged_bins = merged_bins
         self.sparse = sparse
         self.sparse_threshold = sparse_threshold
-        self.sparse_classes = sparse_classes
         self.histogram_tree = histogram_tree
         self.histogram_tree_threshold = histogram_tree_threshold
         self.histogram_tree_columns = histogram_tree_columns
@@ -455,7 +445,6 @@ class DPTreeCopula(GeneratorParams):
         self.histogram_tree_max_drop = histogram_tree_max_drop
         self.bin_edges = bin_edges
         self.max_parents = max_parents
-        self.correlation_test = correlation_test
         self.within_bins = within_bins
         self.random_state = random_state
         self.accountant = accountant
@@ -509,20 +498,9 @@ class DPTreeCopula(GeneratorParams):
         if not (isinstance(st, (int, float)) and not isinstance(st, bool) and math.isfinite(st)
                 and st >= 0):
             raise InvalidParameterError("sparse_threshold", f"must be a non-negative number, got {st!r}")
-        ct = getattr(self, "correlation_test", None)
-        if ct is not None and not (isinstance(ct, (int, float)) and not isinstance(ct, bool)
-                                   and math.isfinite(ct) and ct >= 0):
-            raise InvalidParameterError("correlation_test", f"must be None or a non-negative number, got {ct!r}")
         wb = getattr(self, "within_bins", "latent")
         if not (isinstance(wb, str) and wb in ("latent", "uniform")):
             raise InvalidParameterError("within_bins", f"must be 'latent' or 'uniform', got {wb!r}")
-        sc = getattr(self, "sparse_classes", "all")
-        if not (isinstance(sc, str) and sc in ("all", "merged")):
-            raise InvalidParameterError("sparse_classes", f"must be 'all' or 'merged', got {sc!r}")
-        if sc == "merged" and (sp is None or self.n_bins != "per-class"):
-            raise InvalidParameterError("sparse_classes", "'merged' needs sparse= (not None) and "
-                                                          "n_bins='per-class' (the classes released on "
-                                                          f"merged bins), got sparse={sp!r}, n_bins={self.n_bins!r}")
         bt, tt = getattr(self, "histogram_tree", None), getattr(self, "histogram_tree_threshold", 2.0)
         if bt is not None:
             if isinstance(bt, bool) or not isinstance(bt, Integral) or bt < 2:
@@ -794,15 +772,13 @@ class DPTreeCopula(GeneratorParams):
                                self.correlation == "shrunk", self.marginals,
                                self.class_bins_, prior_counts,
                                self.merged_bins == "pooled",
-                               (self.sparse, float(self.sparse_threshold),
-                                getattr(self, "sparse_classes", "all")),
+                               (self.sparse, float(self.sparse_threshold)),
                                (self._tree_branching() if tree_cols else None,
                                 float(getattr(self, "histogram_tree_threshold", 2.0)),
                                 tree_cols,
                                 getattr(self, "histogram_tree_projection", "global"),
                                 getattr(self, "histogram_tree_max_drop", None)),
-                               int(getattr(self, "max_parents", 1)), self._atom_grids(cols),
-                               getattr(self, "correlation_test", None))
+                               int(getattr(self, "max_parents", 1)), self._atom_grids(cols))
         if tree_cols and "class_counts" in mechs:  # the same mu: the notes state the tree's sigma
             privacy = self._guarantee(eps, delta, classes.size, mu, mechs)
         self._finish(cols, classes, stats, mechs, sens, privacy)

@@ -147,7 +147,7 @@ def edge_pass(block, cols, trees, card, ecard, n_cls, second=None, grids=None):
 def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, clip_scale, gen, num, pooled,
                trace, shrink=False, marginals="per-class", bins_per_class=None, prior_counts=None,
                pooled_within=False, sparse=(None, 3.0), tree=(None, 0.0, (), "global", None),
-               max_parents=1, atoms=None, corr_test=None):
+               max_parents=1, atoms=None):
     """Three passes over the records (``reduce`` sums a block function over the blocks) and the
     Gaussian releases between them, each through its Mechanism (so charged), on the driver.
 
@@ -157,11 +157,6 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     ``tree`` = (branching, threshold) (``histogram_tree``): each numeric column's released cells
     of each class also release the coarse levels of a tree (same mechanism, one release), and
     its probabilities come from :func:`~.tree_marginals.tree_probs`.
-    ``corr_test`` (``correlation_test``; None or t >= 0): each latent correlation estimate whose
-    magnitude is below t times its public noise sd (the correlation release's σ divided by the
-    entry's scale) is set to 0 (post-processing).
-    ``sparse`` = (kind, threshold[, classes]): ``classes="merged"`` (``sparse_classes``) cuts only
-    the classes released on merged bins; the others keep the plain simplex projection.
     ``atoms`` (column -> :class:`~.tree_bins.AtomGrid`; the numeric columns with public atoms):
     their ``card`` cells are the grid's cells; every grouping of fine bins (coarse cells, merged
     bins) goes through the grid (``docs/tree_copula.md``, "Public atoms")."""
@@ -262,10 +257,6 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
                               for r, cls in enumerate(rows)])
         if sparse[0] is None or c not in schema.bounds:
             return simplex_projection(counts / n_hat, 1.0)
-        if len(sparse) > 2 and sparse[2] == "merged" and (
-                j is None or merge is None or c not in merge or merge[c][j] <= 1):
-            # sparse_classes="merged": a class released on the full fine grid is left as it is
-            return simplex_projection(counts / n_hat, 1.0)
         if sparse[0] == "resolved" and float(np.sum(n_hat)) / counts.shape[1] >= sparse[1] * sigma_h:
             # a class resolved above the cut (its DP size per released cell): its own span
             return thresholded_probs(counts, n_hat, sparse[1] * sigma_h, tails=True)
@@ -350,11 +341,6 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
         # its estimate (a one-bin DP marginal) has a scale of ~0, so its estimate is the noise
         # divided by ~0, which the repair below spreads to every pair (a rank-one correlation);
         # such a pair carries no information: 0. Any estimate lies in [-1, 1].
-        if corr_test is not None:  # correlation_test: an entry indistinguishable from 0 is 0
-            sigma_c = mechs["correlation"].sigma
-            tau = (np.repeat(sigma_c / np.maximum(scale.sum(axis=0, keepdims=True), 1e-300), n_cls, axis=0)
-                   if pooled else sigma_c / np.maximum(scale, 1e-300))
-            estimate = np.where(np.abs(estimate) >= float(corr_test) * tau, estimate, 0.0)
         informative = sds ** 2 > MIN_SCORE_VARIANCE
         usable = informative[:, iu[0]] & informative[:, iu[1]]
         if pooled:
