@@ -329,8 +329,11 @@ class DPTreeCopula(GeneratorParams):
         latent correlation: with ``sparse="pooled"`` on CTG at ε = 3, FM × DS (real correlation
         −0.01) came out at up to 0.78. Measured (``docs/tree_copula.md``, "CTG's balanced accuracy
         at ε = 3"): alone, no loss in the 9 benchmark cells; with ``sparse="pooled"`` CTG ε = 3's
-        largest correlation error 0.553 instead of 0.690 (default 0.424), still a loss, so neither
-        is the default.
+        largest correlation error 0.553 instead of 0.690 (default 0.424), still a loss. With
+        ``sparse="pooled", sparse_threshold=2.0`` (10 new seeds): CTG ε = 3 LR balanced accuracy
+        0.769 vs 0.696, but its largest correlation error 0.488 vs 0.423 and Lending Club ε = 0.3
+        LR accuracy 0.814 vs 0.829 lose, so neither is the default
+        (``results/synth_tree_ctg_bacc_dev_screen_2.md``).
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
         by whoever knows it (experiments and tests only). No generator is kept on the model.

@@ -113,7 +113,8 @@ def sample_codes(counts, draws, *, columns, numeric, latent, ratio, bins, correl
                 if within_bins == "uniform":  # a draw no other column shares (unused otherwise)
                     within[sl, i] = draws["uniform"][sl, i]
                 else:
-                    within[sl, i] = np.clip(np.where(mass > 0, (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0), 0.5), 0.0, 1.0)
+                    pos = (U[:, t] - cum[b]) / np.where(mass > 0, mass, 1.0)
+                    within[sl, i] = np.clip(np.where(mass > 0, pos, 0.5), 0.0, 1.0)
                 fine[sl, i] = b
                 coarse[:, i] = (on_grid(cols[i], b, bins // ratio[cols[i]] + (
                     grids[cols[i]].n_atoms if cols[i] in grids else 0)) if cols[i] in numeric else b)
