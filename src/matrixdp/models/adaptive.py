@@ -124,7 +124,9 @@ NOISE_PAIRS = ("sum", "normalised", "unfloored")
 #: ``docs/coinpress.md`` § Adaptive (PCA), "Spiked-model gaps (task PS)"): ``"pairwise"``
 #: (default), each pair's noise inflation removed and the gap floored (:func:`pca_frame`, 2);
 #: ``"spiked"`` (opt-in), differences of the released eigenvalues de-biased as a whole
-#: (:func:`~matrixdp.models.spiked.spiked_eigenvalues`; :func:`pca_frame`, 6).
+#: (:func:`~matrixdp.models.spiked.spiked_eigenvalues`; :func:`pca_frame`, 6). Its dev gate
+#: FAILED (3 paired-gate FAILs, liver k = 2 ε = 5 and 10, beauty k = 5 ε = 5; median 1.00 over
+#: the 103 changed cells of 264; ``results/pca_spiked_gaps_gate.md``): not recommended.
 PCA_GAPS = ("pairwise", "spiked")
 #: ``bias="one-record"``: the released counts read one clipped record when the counts kept by the
 #: reading (those above ``COUNT_Z`` noise sds) sum to at least ``ONE_RECORD[0]`` and below
@@ -1162,8 +1164,12 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         the separated ones by the spiked-model inversion against the released rest, the
         unresolved clusters shrunk to their de-noised spread), the gaps their differences, not
         floored; combined with any ``noise_pairs`` (whose gap floor and cap it replaces).
-        Post-processing of the first release and public inputs; the same releases and charge
-        (``docs/coinpress.md`` § Adaptive (PCA), "Spiked-model gaps (task PS)").
+        Post-processing of the first release and public inputs; the same guarantee and charge
+        (``docs/coinpress.md`` § Adaptive (PCA), "Spiked-model gaps (task PS)"). Its dev gate
+        FAILED (``results/pca_spiked_gaps_gate.md``: 3 paired-gate FAILs, liver k = 2 ε = 5 and
+        10, beauty k = 5 ε = 5; median 1.00 over the 103 changed cells of 264): where the first
+        look resolves no gap every spiked gap is 0, both predictions are 0 and the tie goes to
+        the moments release (``results/pca_spiked_gaps_diagnosis.md``); not recommended.
     tie_ratio : float, default 1.0
         Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
