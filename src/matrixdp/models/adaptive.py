@@ -33,6 +33,7 @@ from ._far_tail import FAR_SHARE, far_level, far_reading, release_far_excess
 from ._moments import augmented_task, average_releases, combined_variance, plan_second_moment
 from .coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhiten,
                         whitened_noise_sd, whitened_records, whitened_release, whitening)
+from .spiked import spiked_eigenvalues
 
 __all__ = ["AdaptiveResult", "adaptive_covariance", "clipping_loss_bins", "clipping_loss_counts",
            "clipping_losses",
@@ -119,6 +120,14 @@ BIASES = ("model", "bound", "records", "one-record")
 #: without the cap (an unresolved gap counts 0 for both branches; ``pca_frame(floor=False)``;
 #: ``results/pca_noise_gaps_explore.md``).
 NOISE_PAIRS = ("sum", "normalised", "unfloored")
+#: How the PCA-loss ranking estimates the frame's eigen-gaps (task PS, issue #24;
+#: ``docs/coinpress.md`` § Adaptive (PCA), "Spiked-model gaps (task PS)"): ``"pairwise"``
+#: (default), each pair's noise inflation removed and the gap floored (:func:`pca_frame`, 2);
+#: ``"spiked"`` (opt-in), differences of the released eigenvalues de-biased as a whole
+#: (:func:`~matrixdp.models.spiked.spiked_eigenvalues`; :func:`pca_frame`, 6). Its dev gate
+#: FAILED (3 paired-gate FAILs, liver k = 2 ε = 5 and 10, beauty k = 5 ε = 5; median 1.00 over
+#: the 103 changed cells of 264; ``results/pca_spiked_gaps_gate.md``): not recommended.
+PCA_GAPS = ("pairwise", "spiked")
 #: ``bias="one-record"``: the released counts read one clipped record when the counts kept by the
 #: reading (those above ``COUNT_Z`` noise sds) sum to at least ``ONE_RECORD[0]`` and below
 #: ``ONE_RECORD[1]`` (one record, rounded; public: a post-processing of the released counts).
@@ -604,7 +613,8 @@ def coinpress_pair_variance(S, U, q, sigma):
     return s, sigma * sigma * dS * dS
 
 
-def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool = True):
+def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool = True,
+              spiked: bool = False):
     r"""The eigen-frame and the eigengaps the PCA-loss prediction uses, from the first release
     (post-processing of ``Ĉ₁ = C + E₁`` and its public noise variances ``V₁``).
 
@@ -631,6 +641,12 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool =
        OTHER direction, however small the top variance (a feature with a wide public box).
     5. **No floor** (``floor=False``, task PN's ``"unfloored"``): ``g̃ = √max(ĝ² − N_ij, 0)``, an
        unresolved gap counts 0 for both branches.
+    6. **Spiked** (``spiked=True``, task PS's ``pca_gaps="spiked"``): in place of 2 (and of 4, 5),
+       the gaps are differences of the released eigenvalues de-biased as a whole
+       (:func:`~matrixdp.models.spiked.spiked_eigenvalues`: the pull of the separated
+       directions removed at second order, the spiked-model inversion, and the unresolved
+       clusters shrunk to their de-noised spread), ``g̃_ij = |λ̃_i − λ̃_j|``, not floored
+       (``docs/coinpress.md`` § Adaptive (PCA), "Spiked-model gaps (task PS)").
 
     Returns ``(U, gaps)``: the frame (k, k), columns in the order above, and the (q, k − q)
     gaps (0 for the pairs that do not count).
@@ -639,13 +655,18 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool =
     sd = np.sqrt(moments_pair_variance(V1, m, t, U, 1)[1])
     o = np.argsort(-(lam + z * sd), kind="stable")
     lam, U, sd = lam[o], U[:, o], sd[o]
-    s1, diag1 = moments_pair_variance(V1, m, t, U, q)
-    g_hat = lam[:q, None] - lam[None, q:]
-    noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
-    g = np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0))
-    if floor:
-        g = np.maximum(g, 0.5 * np.sqrt(noise))
-    if top_cap:
+    if spiked:
+        s_all, diag1 = moments_pair_variance(V1, m, t, U, U.shape[1])
+        lam_t = spiked_eigenvalues(lam, s_all, diag1)
+        g = np.abs(lam_t[:q, None] - lam_t[None, q:])
+    else:
+        s1, diag1 = moments_pair_variance(V1, m, t, U, q)
+        g_hat = lam[:q, None] - lam[None, q:]
+        noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
+        g = np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0))
+        if floor:
+            g = np.maximum(g, 0.5 * np.sqrt(noise))
+    if top_cap and not spiked:
         g = np.minimum(g, np.maximum(lam[:q] + z * sd[:q], 0.0)[:, None])
     below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
     above_cut = lam[:q] - z * sd[:q] > lam[q] + z * sd[q]
@@ -1038,6 +1059,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         mean_margin: bool = False,
                         diagonal_noise: bool = False,
                         noise_pairs: str = "sum",
+                        pca_gaps: str = "pairwise",
                         resolution_guard: bool = False,
                         tie_ratio: float = 1.0, resolve_z: float = 0.0,
                         resolve_share: float | None = None,
@@ -1134,6 +1156,20 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         default, a cell it was explored on); its dev gate FAILED
         (``results/pca_noise_unfloored_gate.md``: no cell worse at the gate's test, median 1.00
         over the 93 changed cells of 264, 0.24-1.91); not recommended.
+    pca_gaps : {"pairwise", "spiked"}, default "pairwise"
+        ``ranking="pca-loss"`` only (task PS, issue #24, opt-in): how the frame's eigen-gaps are
+        estimated from the first look. ``"pairwise"``: each pair's expected noise inflation
+        ``N_ij`` removed, floored at ``√N_ij/2`` (:func:`pca_frame`). ``"spiked"``: the released
+        eigenvalues de-biased as a whole (:func:`~matrixdp.models.spiked.spiked_eigenvalues`:
+        the separated ones by the spiked-model inversion against the released rest, the
+        unresolved clusters shrunk to their de-noised spread), the gaps their differences, not
+        floored; combined with any ``noise_pairs`` (whose gap floor and cap it replaces).
+        Post-processing of the first release and public inputs; the same guarantee and charge
+        (``docs/coinpress.md`` § Adaptive (PCA), "Spiked-model gaps (task PS)"). Its dev gate
+        FAILED (``results/pca_spiked_gaps_gate.md``: 3 paired-gate FAILs, liver k = 2 ε = 5 and
+        10, beauty k = 5 ε = 5; median 1.00 over the 103 changed cells of 264): where the first
+        look resolves no gap every spiked gap is 0, both predictions are 0 and the tie goes to
+        the moments release (``results/pca_spiked_gaps_diagnosis.md``); not recommended.
     tie_ratio : float, default 1.0
         Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
@@ -1429,6 +1465,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     if noise_pairs not in NOISE_PAIRS:
         raise InvalidParameterError("noise_pairs", f"must be one of {NOISE_PAIRS}, got "
                                                    f"{noise_pairs!r}")
+    if pca_gaps not in PCA_GAPS:
+        raise InvalidParameterError("pca_gaps", f"must be one of {PCA_GAPS}, got {pca_gaps!r}")
     if branch not in (None, "moments", "coinpress"):
         raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
                                               f"{branch!r}")
@@ -1608,7 +1646,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C_frame = C if projection == "none" else project_feasible(
                 C, lo_l, hi_l, "covariance", units=projection)
             U1, gaps = pca_frame(C_frame, V1, m, t, q, top_cap=noise_pairs == "normalised",
-                                 floor=noise_pairs != "unfloored")
+                                 floor=noise_pairs != "unfloored",
+                                 spiked=pca_gaps == "spiked")
             if resolution_guard:
                 # the frame's top variances and the first look's noise sd on them (public)
                 lam_top = np.einsum("ai,ab,bi->i", U1[:, :q], C_frame, U1[:, :q])
