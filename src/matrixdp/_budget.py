@@ -11,18 +11,35 @@ shipped ones.
 from __future__ import annotations
 
 import contextlib
+import threading
 from contextvars import ContextVar
 
 __all__ = ["charge", "default_keepers", "use_default", "suspended", "DefaultKeeperMixin"]
 
 #: The keepers made default by ``with Accountant(...):`` / ``with Ledger...:`` blocks, innermost
-#: last. A ContextVar, so threads and asyncio tasks each see their own stack.
-_DEFAULTS: ContextVar[tuple] = ContextVar("matrixdp_default_budget_keepers", default=())
+#: last. A ContextVar, so threads and asyncio tasks each see their own stack; ``None`` (the
+#: default) means that this context never entered a block nor suspended them.
+_DEFAULTS: ContextVar[tuple | None] = ContextVar("matrixdp_default_budget_keepers", default=None)
+
+#: Every block open in any thread of this process, in opening order: ``[(token, keeper), ...]``.
+#: A thread started inside a ``with`` block (a ``ThreadPoolExecutor`` worker, joblib's threading
+#: backend) does not inherit the block's context; its releases are charged to these instead of
+#: running uncharged (never under-count: a release in an unrelated thread may be charged too).
+_OPEN: list = []
+_OPEN_LOCK = threading.Lock()
 
 
 def default_keepers() -> tuple:
-    """The budget keepers made default by the enclosing ``with`` blocks (innermost last)."""
-    return _DEFAULTS.get()
+    """The budget keepers made default by the enclosing ``with`` blocks (innermost last).
+
+    In a context that never entered a block (a thread started inside one does not inherit it),
+    the keepers of every block open in any thread of the process.
+    """
+    keepers = _DEFAULTS.get()
+    if keepers is not None:
+        return keepers
+    with _OPEN_LOCK:
+        return tuple({id(k): k for _, k in _OPEN}.values())
 
 
 def check(guarantee, accountant=None) -> None:
@@ -38,10 +55,15 @@ def check(guarantee, accountant=None) -> None:
 @contextlib.contextmanager
 def use_default(keeper):
     """Make ``keeper`` a default budget keeper inside the block (nested blocks add up)."""
-    token = _DEFAULTS.set(_DEFAULTS.get() + (keeper,))
+    token = _DEFAULTS.set((_DEFAULTS.get() or ()) + (keeper,))
+    mark = object()
+    with _OPEN_LOCK:
+        _OPEN.append((mark, keeper))
     try:
         yield keeper
     finally:
+        with _OPEN_LOCK:
+            _OPEN[:] = [(m, k) for m, k in _OPEN if m is not mark]
         _DEFAULTS.reset(token)
 
 

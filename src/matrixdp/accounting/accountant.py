@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
 
 from .._budget import DefaultKeeperMixin
 from .._validation import check_nonnegative_epsilon
@@ -90,6 +91,9 @@ class Accountant(DefaultKeeperMixin):
         self._tally = Tally(self.relation, self.allow_unsafe)
         self._spends: list[tuple[str, PrivacyGuarantee]] = []
         self._tokens: list = []
+        # threads sharing one accountant take turns: a check and its record are one step, so two
+        # releases that each fit alone can never both pass the check before either is recorded
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -102,7 +106,8 @@ class Accountant(DefaultKeeperMixin):
         when it has one, else Σδ_i)."""
         if delta is None:
             delta = self.delta if self.delta > 0 else None
-        return compose_tally(self._tally, delta, method or self.method)
+        with self._lock:
+            return compose_tally(self._tally, delta, method or self.method)
 
     def remaining(self, delta=None) -> tuple[float, float]:
         """``(epsilon, delta)`` that any further release may still use.
@@ -113,11 +118,13 @@ class Accountant(DefaultKeeperMixin):
         """
         if self.epsilon is None:
             return math.inf, 1.0 - self.delta if self.delta else math.inf
-        spent_delta = min(self._tally.delta_sum, self.delta) if delta is None else float(delta)
-        if spent_delta > self.delta:
-            raise InvalidParameterError("delta", f"must be at most the budget's delta "
-                                                 f"{self.delta:.3g}, got {delta!r}")
-        spent = compose_tally(self._tally, spent_delta, self.method)
+        with self._lock:
+            spent_delta = min(self._tally.delta_sum, self.delta) if delta is None \
+                else float(delta)
+            if spent_delta > self.delta:
+                raise InvalidParameterError("delta", f"must be at most the budget's delta "
+                                                     f"{self.delta:.3g}, got {delta!r}")
+            spent = compose_tally(self._tally, spent_delta, self.method)
         return max(0.0, self.epsilon - spent.epsilon), self.delta - spent_delta
 
     # ------------------------------------------------------------------ spending
@@ -127,7 +134,8 @@ class Accountant(DefaultKeeperMixin):
         if self.epsilon is None:
             self._tally.validate(guarantee)
             return
-        tally = self._tally.copy()
+        with self._lock:
+            tally = self._tally.copy()
         g = tally.add(guarantee)
         if not within(tally, self.delta, self.epsilon, self.method, _REL_TOL):
             total = compose_tally(tally, self.delta, self.method)
@@ -139,9 +147,10 @@ class Accountant(DefaultKeeperMixin):
 
         Returns the recorded guarantee (:meth:`total` composes everything spent).
         """
-        self.check(release_or_guarantee)
-        g = self._tally.add(release_or_guarantee)
-        self._spends.append((str(label), g))
+        with self._lock:
+            self.check(release_or_guarantee)
+            g = self._tally.add(release_or_guarantee)
+            self._spends.append((str(label), g))
         return g
 
     def spend_parallel(self, guarantees, *, partition_public: bool, label: str = ""
@@ -152,14 +161,15 @@ class Accountant(DefaultKeeperMixin):
 
     @contextlib.contextmanager
     def charge(self, guarantee, label: str = ""):
-        """Check on entry (before any noise), record the spend on exit (also on an exception
-        inside the block: the noise may have been drawn)."""
-        self.check(guarantee)
-        try:
-            yield guarantee
-        finally:
-            g = self._tally.add(guarantee)
-            self._spends.append((str(label), g))
+        """Check and record the spend on entry, before any noise (it stays recorded when the
+        block raises: the noise may have been drawn).
+
+        The check and the record are one step under the accountant's lock, so threads sharing
+        the accountant never overspend together (a check on entry and a record on exit let every
+        thread pass the check before any recorded).
+        """
+        self.spend(guarantee, label=label)
+        yield guarantee
 
     # ------------------------------------------------------------------ a handle, not a value
     def __copy__(self) -> "Accountant":
