@@ -36,10 +36,16 @@ def default_keepers() -> tuple:
     the keepers of every block open in any thread of the process.
     """
     keepers = _DEFAULTS.get()
-    if keepers is not None:
-        return keepers
-    with _OPEN_LOCK:
-        return tuple({id(k): k for _, k in _OPEN}.values())
+    if keepers is None:
+        with _OPEN_LOCK:
+            keepers = tuple(k for _, k in _OPEN)
+    return _distinct(keepers)
+
+
+def _distinct(keepers) -> tuple:
+    """Each keeper once, in first-seen order: ``with acc:`` inside ``with acc:`` is one budget,
+    charged once (it was charged once per block)."""
+    return tuple({id(k): k for k in keepers}.values())
 
 
 def check(guarantee, accountant=None) -> None:
@@ -67,19 +73,30 @@ def use_default(keeper):
         _DEFAULTS.reset(token)
 
 
+#: The ``with keeper:`` blocks open in this context, innermost last: ``((keeper, cm), ...)``.
+#: Per context, not per keeper: threads sharing one keeper open and close their blocks in any
+#: order (a list on the keeper let one thread close another's block: "Token was created in a
+#: different Context").
+_BLOCKS: ContextVar[tuple] = ContextVar("matrixdp_open_keeper_blocks", default=())
+
+
 class DefaultKeeperMixin:
     """``with keeper:`` makes the keeper a default budget keeper inside the block
-    (:func:`use_default`; nested and re-entered blocks add up). The class keeps the open blocks
-    in a list ``self._tokens`` (set in its ``__init__``)."""
+    (:func:`use_default`; nested and re-entered blocks add up, and each keeper is charged once).
+    The open blocks are kept per context (thread, asyncio task), so threads sharing a keeper
+    may enter and leave it in any order."""
 
     def __enter__(self):
         cm = use_default(self)
         cm.__enter__()
-        self._tokens.append(cm)
+        _BLOCKS.set(_BLOCKS.get() + ((self, cm),))
         return self
 
     def __exit__(self, *exc) -> None:
-        self._tokens.pop().__exit__(*exc)
+        blocks = _BLOCKS.get()
+        i = max(j for j, (k, _) in enumerate(blocks) if k is self)
+        _BLOCKS.set(blocks[:i] + blocks[i + 1:])
+        blocks[i][1].__exit__(*exc)
 
 
 @contextlib.contextmanager
@@ -105,7 +122,7 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
     Inside the block no default keeper is active, so an estimator that charges its whole
     guarantee is not charged again by the mechanisms it calls.
     """
-    explicit = tuple(k for k in (accountant, ledger) if k is not None)
+    explicit = _distinct(k for k in (accountant, ledger) if k is not None)
     keepers = explicit if explicit else default_keepers()
     # Every keeper checks first, so that one refusing does not leave another charged.
     for keeper in keepers:

@@ -264,3 +264,16 @@ def test_threads_sharing_one_ledger_object(path):
     assert not any(t.is_alive() for t in threads), "a thread did not finish within 120 s"
     assert not errors and len(wins) == 50
     assert led.spent().epsilon == pytest.approx(0.5)
+
+
+def test_remaining_refuses_a_delta_above_the_budget_as_the_accountant_does(path):
+    from matrixdp.errors import InvalidParameterError
+
+    led = Ledger.create(path, dataset="d", epsilon=1.0, delta=1e-6)
+    try:
+        # it answered (1.0, 0.0): the epsilon left at a delta the budget does not have
+        with pytest.raises(InvalidParameterError, match="budget's delta"):
+            led.remaining(delta=0.5)
+        assert led.remaining(delta=1e-6) == (1.0, 0.0)
+    finally:
+        led.close()

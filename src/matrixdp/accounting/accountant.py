@@ -90,7 +90,6 @@ class Accountant(DefaultKeeperMixin):
         self.allow_unsafe = bool(allow_unsafe)
         self._tally = Tally(self.relation, self.allow_unsafe)
         self._spends: list[tuple[str, PrivacyGuarantee]] = []
-        self._tokens: list = []
         # threads sharing one accountant take turns: a check and its record are one step, so two
         # releases that each fit alone can never both pass the check before either is recorded
         self._lock = threading.RLock()

@@ -249,7 +249,6 @@ class Ledger(DefaultKeeperMixin):
         self._head = None  # the chain value of entry _last_id, once verified
         self._data_version = None
         self._recorded_at = -math.inf
-        self._tokens: list = []
         self._charged_here: list = []
         # one connection per Ledger object: threads sharing it take turns per transaction
         self._lock = threading.RLock()
@@ -565,6 +564,9 @@ class Ledger(DefaultKeeperMixin):
         with self._read():
             spent_delta = min(self._tally.delta_sum, self.delta) if delta is None \
                 else float(delta)
+            if spent_delta > self.delta:   # as Accountant.remaining (it answered "0 left")
+                raise InvalidParameterError("delta", f"must be at most the budget's delta "
+                                                     f"{self.delta:.3g}, got {delta!r}")
             spent = compose_tally(self._tally, spent_delta, self.method)
         return max(0.0, self.epsilon - spent.epsilon), max(0.0, self.delta - spent_delta)
 
