@@ -3,7 +3,7 @@
 Every probe is a short program that prints one line of JSON (what it observed). The script runs
 each probe in a fresh process twice: with the library of ``--base`` (default 712cfbf, the commit
 the hunt started from; its ``src/`` is taken with ``git archive`` into a temporary folder) and with
-this checkout's ``src/``, with a time limit (a probe that hangs reports ``"timeout"``). Nothing
+this checkout's ``src/`` (and ``experiments/``, for ``reproduce``), with a time limit (a probe that hangs reports ``"timeout"``). Nothing
 is tuned or chosen from the results: the probes are the reproductions written before each fix,
 and the table states what each printed.
 
@@ -256,7 +256,8 @@ PROBES = [
      print(json.dumps(out))
      """),
     ("reproduce_out_under_a_file",
-     "reproduce with --out under a file: the error, and whether the script ran first",
+     "reproduce with --out under a file (the script stubbed): the exit status, whether the "
+     "script started (a real one fails at its end, when it writes), whether the error names --out",
      """
      import contextlib, io, json, os, tempfile
      from matrixdp.cli import main, reproduce
@@ -274,7 +275,8 @@ PROBES = [
 
 
 def base_tree(commit: str, into: Path) -> Path:
-    data = subprocess.run(["git", "archive", commit, "src"], cwd=ROOT, check=True,
+    # src/ and experiments/ (``matrixdp reproduce`` finds the scripts beside the sources)
+    data = subprocess.run(["git", "archive", commit, "src", "experiments"], cwd=ROOT, check=True,
                           capture_output=True).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(into)
