@@ -199,6 +199,35 @@ PROBES = [
      html = open(os.path.join(d, "r.html")).read()
      print(json.dumps(re.search(r"<td>city</td><td>([^<]*)", html).group(1)))
      """),
+    ("release_ledger_other_relation",
+     "release --ledger on a ledger made with --relation add-remove: the error line",
+     """
+     import contextlib, io, json, os, tempfile
+     os.environ["MATRIXDP_STATE_DIR"] = tempfile.mkdtemp()
+     import numpy as np, pandas as pd
+     from matrixdp.cli import main
+     d = tempfile.mkdtemp()
+     pd.DataFrame({"a": np.random.default_rng(0).uniform(0, 1, 300)}).to_csv(
+         os.path.join(d, "t.csv"), index=False)
+     out = io.StringIO()
+     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+         main(["budget", "init", os.path.join(d, "t.db"), "--epsilon", "3",
+               "--relation", "add-remove"])
+         main(["release", os.path.join(d, "t.csv"), "--query", "mean", "--bounds", "a=0:1",
+               "--epsilon", "1", "--ledger", os.path.join(d, "t.db"),
+               "--out", os.path.join(d, "r.json")])
+     print(json.dumps(out.getvalue().strip().splitlines()[-1].split(os.sep)[-1][:110]))
+     """),
+    ("delta_budget_as_text",
+     "Accountant(epsilon=1, delta='0.1')",
+     """
+     import json
+     from matrixdp.accounting import Accountant
+     try:
+         print(json.dumps({"accepted_delta": Accountant(epsilon=1.0, delta="0.1").delta}))
+     except Exception as exc:
+         print(json.dumps(type(exc).__name__))
+     """),
     ("sound_ledger_threads",
      "(found sound) 8 threads share one Ledger(epsilon=1); each releases Laplace epsilon=0.6",
      """

@@ -204,3 +204,11 @@ def test_charge_records_on_entry_and_keeps_it_when_the_block_raises():
             assert acc.total().epsilon == pytest.approx(0.3)   # recorded before the noise
             raise RuntimeError("inside")
     assert [label for label, _ in acc.spends] == ["a"]
+
+
+@pytest.mark.parametrize("delta", ["0.1", [0.1], True, float("nan"), 1.0, -1e-9])
+def test_a_delta_budget_must_be_a_number_in_zero_one(delta):
+    # text ("0.1") was accepted as 0.1 while an epsilon given as text was refused
+    with pytest.raises(InvalidParameterError, match="delta"):
+        Accountant(epsilon=1.0, delta=delta)
+    assert Accountant(epsilon=1.0, delta=np.float32(1e-6)).delta == pytest.approx(1e-6)

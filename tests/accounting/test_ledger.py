@@ -277,3 +277,9 @@ def test_remaining_refuses_a_delta_above_the_budget_as_the_accountant_does(path)
         assert led.remaining(delta=1e-6) == (1.0, 0.0)
     finally:
         led.close()
+
+
+def test_create_refuses_text_for_delta(path):
+    with pytest.raises(InvalidParameterError, match="delta"):
+        Ledger.create(path, dataset="d", epsilon=1.0, delta="0.1")
+    assert not path.exists()

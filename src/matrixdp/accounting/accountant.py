@@ -10,7 +10,7 @@ import math
 import threading
 
 from .._budget import DefaultKeeperMixin
-from .._validation import check_nonnegative_epsilon
+from .._validation import check_delta, check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
 from .composition import METHODS, Tally, compose_tally, parallel, within
@@ -78,10 +78,8 @@ class Accountant(DefaultKeeperMixin):
     def __init__(self, epsilon=None, delta=None, *, relation: str | None = None,
                  method: str = "auto", allow_unsafe: bool = False):
         self.epsilon = None if epsilon is None else check_nonnegative_epsilon(epsilon)
-        d = 0.0 if delta is None else float(delta)
-        if not 0 <= d < 1:
-            raise InvalidParameterError("delta", f"must be in [0, 1), got {delta!r}")
-        self.delta = d
+        # a number in [0, 1) (text such as "0.1" was accepted, while epsilon refused it)
+        self.delta = 0.0 if delta is None else check_delta(delta, allow_zero=True)
         if method != "auto" and method not in METHODS:
             raise InvalidParameterError("method", f"must be 'auto' or one of {METHODS}, got "
                                                   f"{method!r}")

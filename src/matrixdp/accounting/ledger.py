@@ -32,7 +32,7 @@ import warnings
 from pathlib import Path
 
 from .._budget import DefaultKeeperMixin
-from .._validation import check_nonnegative_epsilon
+from .._validation import check_delta, check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError, LedgerError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
 from .accountant import budget_message
@@ -304,9 +304,7 @@ class Ledger(DefaultKeeperMixin):
         eps = check_nonnegative_epsilon(epsilon)
         if eps <= 0:
             raise InvalidParameterError("epsilon", f"a budget must be > 0, got {epsilon!r}")
-        dlt = float(delta)
-        if not 0 <= dlt < 1:
-            raise InvalidParameterError("delta", f"must be in [0, 1), got {delta!r}")
+        dlt = check_delta(delta, allow_zero=True)   # a number in [0, 1), not text
         rel = check_neighbouring(str(relation))
         if method != "auto" and method not in METHODS:
             raise InvalidParameterError("method", f"must be 'auto' or one of {METHODS}, got "
