@@ -117,8 +117,10 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
     The keepers are ``accountant`` and ``ledger`` when either is given, otherwise every default
     keeper of the enclosing ``with`` blocks; with none, the block runs uncharged. Each keeper's
     ``charge`` checks (and, for a ledger, durably reserves) on entry, so a release that would
-    overspend raises before any noise is drawn; the spend is recorded when the block exits,
-    also when it exits with an exception (the noise may have been drawn: never under-count).
+    overspend raises before any noise is drawn; the spend is recorded on entry (an
+    ``Accountant`` records it there, under its lock; a ``Ledger`` reserves it durably and marks it
+    released, or aborted, when the block exits) and stays recorded when the block raises (the
+    noise may have been drawn: never under-count).
     Inside the block no default keeper is active, so an estimator that charges its whole
     guarantee is not charged again by the mechanisms it calls.
     """
