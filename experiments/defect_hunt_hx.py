@@ -76,6 +76,39 @@ PROBES = [
              released = sum(ex.map(one, range(4)))
      print(json.dumps({"released": released, "charged_epsilon": round(acc.total().epsilon, 6)}))
      """),
+    ("with_block_worker_processes",
+     "inside with Accountant(epsilon=1.5) / with ledger (epsilon=2.5): cross_val_score of "
+     "DPLinearRegression(epsilon=1), cv=5, n_jobs=2 (loky processes)",
+     """
+     import json, os, tempfile, warnings
+     warnings.simplefilter("ignore")
+     os.environ["MATRIXDP_STATE_DIR"] = tempfile.mkdtemp()
+     import numpy as np
+     from sklearn.model_selection import cross_val_score
+     from matrixdp import DPLinearRegression
+     from matrixdp.accounting import Accountant, Ledger
+     if __name__ == "__main__":
+         rng = np.random.default_rng(0)
+         X = rng.uniform(-1, 1, (400, 2))
+         y = np.clip(X @ [0.5, -0.3] + 0.1 * rng.standard_normal(400), -1, 1)
+         make = lambda: DPLinearRegression(epsilon=1.0, delta=1e-6, bounds_X=(-1, 1),
+                                           bounds_y=(-1, 1))
+         out = {}
+         acc = Accountant(epsilon=1.5, delta=1e-5)
+         try:
+             with acc:
+                 cross_val_score(make(), X, y, cv=5, n_jobs=2)
+             out["accountant"] = {"fits_ran": 5, "charged_epsilon": acc.total().epsilon}
+         except Exception as exc:
+             out["accountant"] = {"refused": type(exc).__name__,
+                                  "charged_epsilon": acc.total().epsilon}
+         led = Ledger.create(os.path.join(tempfile.mkdtemp(), "l.db"), dataset="d",
+                             epsilon=2.5, delta=1e-5)
+         with led:
+             cross_val_score(make(), X, y, cv=5, n_jobs=2)
+         out["ledger"] = {"entries": len(led.history())}
+         print(json.dumps(out))
+     """),
     ("nested_blocks_one_keeper",
      "with acc: with acc: one Laplace release of epsilon=0.3",
      """

@@ -14,7 +14,8 @@ import contextlib
 import threading
 from contextvars import ContextVar
 
-__all__ = ["charge", "default_keepers", "use_default", "suspended", "DefaultKeeperMixin"]
+__all__ = ["charge", "default_keepers", "use_default", "suspended", "DefaultKeeperMixin",
+           "carry_block_keeper"]
 
 #: The keepers made default by ``with Accountant(...):`` / ``with Ledger...:`` blocks, innermost
 #: last. A ContextVar, so threads and asyncio tasks each see their own stack; ``None`` (the
@@ -139,3 +140,31 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
             yield guarantee
         finally:
             _DEFAULTS.reset(token)
+
+
+def carry_block_keeper(state: dict) -> dict:
+    """The state to pickle or copy of an estimator, carrying the keeper of the open ``with`` block.
+
+    An unfitted estimator with ``accountant=None`` that is pickled inside a ``with acc:`` /
+    ``with ledger:`` block is usually on its way to a worker process (``cross_val_score`` or
+    ``GridSearchCV`` with ``n_jobs=2`` on joblib's process backend), where no block is open: its
+    fit ran uncharged (5 fits of epsilon 1 inside ``with Accountant(epsilon=1.5)``, nothing
+    recorded). The copy now carries the block's keeper as its ``accountant``: a ``Ledger`` pickles
+    as its path and the worker charges the file; an in-memory ``Accountant`` refuses to be
+    pickled (its ``TypeError`` says to use a Ledger or ``n_jobs=1``), so the fit fails loudly
+    instead. An in-process ``copy.deepcopy`` keeps the same keeper (a handle). Fitted estimators,
+    and estimators with an explicit ``accountant``, are left as they are.
+    """
+    if "accountant" not in state or state["accountant"] is not None:
+        return state
+    if any(k.endswith("_") and not k.startswith("__") for k in state):  # fitted
+        return state
+    keepers = default_keepers()
+    if not keepers:
+        return state
+    if len(keepers) > 1:
+        raise TypeError("an unfitted estimator copied inside nested `with` blocks of several "
+                        "budget keepers cannot carry them all to another process; pass one "
+                        "keeper as accountant= (a Ledger across processes), or copy it outside "
+                        "the blocks")
+    return dict(state, accountant=keepers[0])
