@@ -109,6 +109,36 @@ PROBES = [
          out["ledger"] = {"entries": len(led.history())}
          print(json.dumps(out))
      """),
+    ("forked_pool_in_a_block",
+     "a fork Pool(2) made inside with Accountant(epsilon=1) / with ledger (epsilon=1); 4 "
+     "Laplace releases of epsilon=0.6 in the children",
+     """
+     import json, multiprocessing as mp, os, tempfile
+     os.environ["MATRIXDP_STATE_DIR"] = tempfile.mkdtemp()
+     from matrixdp import LaplaceMechanism
+     from matrixdp.accounting import Accountant, Ledger
+     def rel(i):
+         try:
+             LaplaceMechanism(epsilon=0.6, sensitivity=1.0).release(0.0, rng=i)
+             return "released"
+         except Exception as exc:
+             return type(exc).__name__
+     if __name__ == "__main__":
+         ctx, out = mp.get_context("fork"), {}
+         acc = Accountant(epsilon=1.0)
+         with acc:
+             with ctx.Pool(2) as pool:
+                 res = pool.map(rel, range(4))
+         out["accountant"] = {"released": res.count("released"),
+                              "other": sorted(set(r for r in res if r != "released")),
+                              "parent_charged": acc.total().epsilon}
+         led = Ledger.create(os.path.join(tempfile.mkdtemp(), "l.db"), dataset="d", epsilon=1.0)
+         with led:
+             with ctx.Pool(2) as pool:
+                 res = pool.map(rel, range(4))
+         out["ledger"] = {"released": res.count("released"), "entries": len(led.history())}
+         print(json.dumps(out))
+     """),
     ("nested_blocks_one_keeper",
      "with acc: with acc: one Laplace release of epsilon=0.3",
      """

@@ -212,3 +212,27 @@ def test_a_delta_budget_must_be_a_number_in_zero_one(delta):
     with pytest.raises(InvalidParameterError, match="delta"):
         Accountant(epsilon=1.0, delta=delta)
     assert Accountant(epsilon=1.0, delta=np.float32(1e-6)).delta == pytest.approx(1e-6)
+
+
+def _fork_release(i):
+    try:
+        LaplaceMechanism(epsilon=0.6, sensitivity=1.0).release(0.0, rng=i)
+        return "released"
+    except TypeError as exc:
+        return "refused: " + str(exc)[:60]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs the fork start method")
+def test_a_forked_copy_of_an_accountant_refuses_to_be_charged():
+    # a Pool forked inside `with acc:` charged each child's copy (2 releases of 0.6 under a
+    # budget of 1.0; the parent's tally stayed at 0)
+    import multiprocessing as mp
+
+    acc = Accountant(epsilon=1.0)
+    with acc:
+        with mp.get_context("fork").Pool(2) as pool:
+            out = pool.map(_fork_release, range(4))
+    assert all(o.startswith("refused: an in-memory Accountant cannot be charged") for o in out)
+    assert acc.total().epsilon == 0.0
+    LaplaceMechanism(epsilon=0.6, sensitivity=1.0).release(0.0, accountant=acc)   # the parent
+    assert acc.total().epsilon == pytest.approx(0.6)

@@ -283,3 +283,31 @@ def test_create_refuses_text_for_delta(path):
     with pytest.raises(InvalidParameterError, match="delta"):
         Ledger.create(path, dataset="d", epsilon=1.0, delta="0.1")
     assert not path.exists()
+
+
+def _fork_spend(i):
+    from matrixdp._budget import default_keepers
+
+    (led,) = default_keepers()
+    try:
+        LaplaceMechanism(epsilon=0.3, sensitivity=1.0).release(0.0, rng=i)
+        return ("released", id(led._con))
+    except BudgetExceededError:
+        return ("refused", id(led._con))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs the fork start method")
+def test_forked_children_charge_the_ledger_through_their_own_connection(path):
+    # a forked child used the parent's SQLite connection (SQLite: never across fork); it opens
+    # its own, and the children together never overspend
+    import multiprocessing as mp
+
+    led = Ledger.create(path, dataset="d", epsilon=1.0)
+    parent_con = id(led._con)
+    with led:
+        with mp.get_context("fork").Pool(3) as pool:
+            out = pool.map(_fork_spend, range(6))
+    assert sorted(o[0] for o in out) == ["refused"] * 3 + ["released"] * 3
+    assert all(o[1] != parent_con for o in out)
+    assert len(led.history()) == 3 and led.spent().epsilon == pytest.approx(0.9)
+    led.close()

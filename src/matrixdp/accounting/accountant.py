@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 
 from .._budget import DefaultKeeperMixin
@@ -91,6 +92,7 @@ class Accountant(DefaultKeeperMixin):
         # threads sharing one accountant take turns: a check and its record are one step, so two
         # releases that each fit alone can never both pass the check before either is recorded
         self._lock = threading.RLock()
+        self._pid = os.getpid()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -128,6 +130,7 @@ class Accountant(DefaultKeeperMixin):
     def check(self, guarantee) -> None:
         """Raise :class:`~matrixdp.errors.BudgetExceededError` if ``guarantee`` does not fit
         (and ``InvalidParameterError`` for a different neighbouring relation)."""
+        self._same_process()
         if self.epsilon is None:
             self._tally.validate(guarantee)
             return
@@ -144,6 +147,7 @@ class Accountant(DefaultKeeperMixin):
 
         Returns the recorded guarantee (:meth:`total` composes everything spent).
         """
+        self._same_process()
         with self._lock:
             self.check(release_or_guarantee)
             g = self._tally.add(release_or_guarantee)
@@ -177,6 +181,16 @@ class Accountant(DefaultKeeperMixin):
 
     def __deepcopy__(self, memo) -> "Accountant":
         return self
+
+    def _same_process(self) -> None:
+        # A forked child (multiprocessing's "fork", e.g. a Pool made inside `with acc:`) holds a
+        # copy of the accountant: its charges went to a tally the parent never saw (2 releases
+        # of 0.6 under a budget of 1.0 in two children, the parent charged 0). Refuse, as a pickle.
+        if os.getpid() != self._pid:
+            raise TypeError(
+                "an in-memory Accountant cannot be charged from another process (this is a "
+                "forked copy: its spends would never reach the parent's tally); use a "
+                "Ledger(path), which every process charges through its file, or n_jobs=1")
 
     def __reduce_ex__(self, protocol):
         # A pickle is how a budget goes to another process (joblib/loky, multiprocessing):

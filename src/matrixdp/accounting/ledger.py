@@ -250,6 +250,7 @@ class Ledger(DefaultKeeperMixin):
         self._data_version = None
         self._recorded_at = -math.inf
         self._charged_here: list = []
+        self._pid = os.getpid()
         # one connection per Ledger object: threads sharing it take turns per transaction
         self._lock = threading.RLock()
 
@@ -494,6 +495,17 @@ class Ledger(DefaultKeeperMixin):
     def _connection(self) -> sqlite3.Connection:
         if self._con is None:
             raise LedgerError(f"{self.path}: the ledger is closed")
+        if self._pid != os.getpid():
+            # a forked child (multiprocessing's "fork"): an SQLite connection must not be used
+            # across fork; the child opens its own and re-verifies the whole chain before its
+            # first read or spend (the parent's connection is left to the parent)
+            ro = self.readonly and not _writable(self.path)
+            con = _connect(self.path, self._timeout, must_exist=True, readonly=ro)
+            if not ro:
+                con.execute("PRAGMA synchronous = FULL")
+            self._con, self._pid = con, os.getpid()
+            self._head = self._data_version = None
+            self._charged_here = []   # what the parent charged is not this process's
         return self._con
 
     def _catch_up(self, con) -> str:
