@@ -11,18 +11,42 @@ shipped ones.
 from __future__ import annotations
 
 import contextlib
+import threading
 from contextvars import ContextVar
 
-__all__ = ["charge", "default_keepers", "use_default", "suspended", "DefaultKeeperMixin"]
+__all__ = ["charge", "default_keepers", "use_default", "suspended", "DefaultKeeperMixin",
+           "carry_block_keeper"]
 
 #: The keepers made default by ``with Accountant(...):`` / ``with Ledger...:`` blocks, innermost
-#: last. A ContextVar, so threads and asyncio tasks each see their own stack.
-_DEFAULTS: ContextVar[tuple] = ContextVar("matrixdp_default_budget_keepers", default=())
+#: last. A ContextVar, so threads and asyncio tasks each see their own stack; ``None`` (the
+#: default) means that this context never entered a block nor suspended them.
+_DEFAULTS: ContextVar[tuple | None] = ContextVar("matrixdp_default_budget_keepers", default=None)
+
+#: Every block open in any thread of this process, in opening order: ``[(token, keeper), ...]``.
+#: A thread started inside a ``with`` block (a ``ThreadPoolExecutor`` worker, joblib's threading
+#: backend) does not inherit the block's context; its releases are charged to these instead of
+#: running uncharged (never under-count: a release in an unrelated thread may be charged too).
+_OPEN: list = []
+_OPEN_LOCK = threading.Lock()
 
 
 def default_keepers() -> tuple:
-    """The budget keepers made default by the enclosing ``with`` blocks (innermost last)."""
-    return _DEFAULTS.get()
+    """The budget keepers made default by the enclosing ``with`` blocks (innermost last).
+
+    In a context that never entered a block (a thread started inside one does not inherit it),
+    the keepers of every block open in any thread of the process.
+    """
+    keepers = _DEFAULTS.get()
+    if keepers is None:
+        with _OPEN_LOCK:
+            keepers = tuple(k for _, k in _OPEN)
+    return _distinct(keepers)
+
+
+def _distinct(keepers) -> tuple:
+    """Each keeper once, in first-seen order: ``with acc:`` inside ``with acc:`` is one budget,
+    charged once (it was charged once per block)."""
+    return tuple({id(k): k for k in keepers}.values())
 
 
 def check(guarantee, accountant=None) -> None:
@@ -38,26 +62,42 @@ def check(guarantee, accountant=None) -> None:
 @contextlib.contextmanager
 def use_default(keeper):
     """Make ``keeper`` a default budget keeper inside the block (nested blocks add up)."""
-    token = _DEFAULTS.set(_DEFAULTS.get() + (keeper,))
+    token = _DEFAULTS.set((_DEFAULTS.get() or ()) + (keeper,))
+    mark = object()
+    with _OPEN_LOCK:
+        _OPEN.append((mark, keeper))
     try:
         yield keeper
     finally:
+        with _OPEN_LOCK:
+            _OPEN[:] = [(m, k) for m, k in _OPEN if m is not mark]
         _DEFAULTS.reset(token)
+
+
+#: The ``with keeper:`` blocks open in this context, innermost last: ``((keeper, cm), ...)``.
+#: Per context, not per keeper: threads sharing one keeper open and close their blocks in any
+#: order (a list on the keeper let one thread close another's block: "Token was created in a
+#: different Context").
+_BLOCKS: ContextVar[tuple] = ContextVar("matrixdp_open_keeper_blocks", default=())
 
 
 class DefaultKeeperMixin:
     """``with keeper:`` makes the keeper a default budget keeper inside the block
-    (:func:`use_default`; nested and re-entered blocks add up). The class keeps the open blocks
-    in a list ``self._tokens`` (set in its ``__init__``)."""
+    (:func:`use_default`; nested and re-entered blocks add up, and each keeper is charged once).
+    The open blocks are kept per context (thread, asyncio task), so threads sharing a keeper
+    may enter and leave it in any order."""
 
     def __enter__(self):
         cm = use_default(self)
         cm.__enter__()
-        self._tokens.append(cm)
+        _BLOCKS.set(_BLOCKS.get() + ((self, cm),))
         return self
 
     def __exit__(self, *exc) -> None:
-        self._tokens.pop().__exit__(*exc)
+        blocks = _BLOCKS.get()
+        i = max(j for j, (k, _) in enumerate(blocks) if k is self)
+        _BLOCKS.set(blocks[:i] + blocks[i + 1:])
+        blocks[i][1].__exit__(*exc)
 
 
 @contextlib.contextmanager
@@ -78,12 +118,14 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
     The keepers are ``accountant`` and ``ledger`` when either is given, otherwise every default
     keeper of the enclosing ``with`` blocks; with none, the block runs uncharged. Each keeper's
     ``charge`` checks (and, for a ledger, durably reserves) on entry, so a release that would
-    overspend raises before any noise is drawn; the spend is recorded when the block exits,
-    also when it exits with an exception (the noise may have been drawn: never under-count).
+    overspend raises before any noise is drawn; the spend is recorded on entry (an
+    ``Accountant`` records it there, under its lock; a ``Ledger`` reserves it durably and marks it
+    released, or aborted, when the block exits) and stays recorded when the block raises (the
+    noise may have been drawn: never under-count).
     Inside the block no default keeper is active, so an estimator that charges its whole
     guarantee is not charged again by the mechanisms it calls.
     """
-    explicit = tuple(k for k in (accountant, ledger) if k is not None)
+    explicit = _distinct(k for k in (accountant, ledger) if k is not None)
     keepers = explicit if explicit else default_keepers()
     # Every keeper checks first, so that one refusing does not leave another charged.
     for keeper in keepers:
@@ -98,3 +140,31 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
             yield guarantee
         finally:
             _DEFAULTS.reset(token)
+
+
+def carry_block_keeper(state: dict) -> dict:
+    """The state to pickle or copy of an estimator, carrying the keeper of the open ``with`` block.
+
+    An unfitted estimator with ``accountant=None`` that is pickled inside a ``with acc:`` /
+    ``with ledger:`` block is usually on its way to a worker process (``cross_val_score`` or
+    ``GridSearchCV`` with ``n_jobs=2`` on joblib's process backend), where no block is open: its
+    fit ran uncharged (5 fits of epsilon 1 inside ``with Accountant(epsilon=1.5)``, nothing
+    recorded). The copy now carries the block's keeper as its ``accountant``: a ``Ledger`` pickles
+    as its path and the worker charges the file; an in-memory ``Accountant`` refuses to be
+    pickled (its ``TypeError`` says to use a Ledger or ``n_jobs=1``), so the fit fails loudly
+    instead. An in-process ``copy.deepcopy`` keeps the same keeper (a handle). Fitted estimators,
+    and estimators with an explicit ``accountant``, are left as they are.
+    """
+    if "accountant" not in state or state["accountant"] is not None:
+        return state
+    if any(k.endswith("_") and not k.startswith("__") for k in state):  # fitted
+        return state
+    keepers = default_keepers()
+    if not keepers:
+        return state
+    if len(keepers) > 1:
+        raise TypeError("an unfitted estimator copied inside nested `with` blocks of several "
+                        "budget keepers cannot carry them all to another process; pass one "
+                        "keeper as accountant= (a Ledger across processes), or copy it outside "
+                        "the blocks")
+    return dict(state, accountant=keepers[0])

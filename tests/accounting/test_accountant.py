@@ -156,3 +156,83 @@ def test_releases_inside_a_charge_are_not_charged_twice():
 def test_an_empty_accountant_has_spent_nothing():
     total = Accountant(epsilon=1.0, delta=1e-6).total()
     assert total.epsilon == 0.0 and total.calibration == "none"
+
+
+class SlowLaplace(LaplaceMechanism):
+    """A Laplace mechanism whose noise takes a while: threads overlap inside the charge."""
+
+    def _noise(self, shape, rng):
+        import time
+
+        time.sleep(0.05)
+        return super()._noise(shape, rng)
+
+
+def test_threads_sharing_an_accountant_never_overspend():
+    # a check on entry and a record on exit let 8 threads pass the check before any recorded
+    # (8 releases of 0.6 against a budget of 1.0, total 4.8); one of them fits
+    import threading
+
+    acc = Accountant(epsilon=1.0)
+    mech = SlowLaplace(epsilon=0.6, sensitivity=1.0)
+    barrier = threading.Barrier(8)
+    outcomes = []
+
+    def work(i):
+        barrier.wait()
+        try:
+            mech.release(0.0, rng=i, accountant=acc)
+            outcomes.append("released")
+        except BudgetExceededError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(outcomes) == ["refused"] * 7 + ["released"]
+    assert acc.total().epsilon == pytest.approx(0.6)
+    assert len(acc.spends) == 1
+
+
+def test_charge_records_on_entry_and_keeps_it_when_the_block_raises():
+    acc = Accountant(epsilon=1.0)
+    g = LaplaceMechanism(epsilon=0.3, sensitivity=1.0).privacy
+    with pytest.raises(RuntimeError):
+        with acc.charge(g, label="a"):
+            assert acc.total().epsilon == pytest.approx(0.3)   # recorded before the noise
+            raise RuntimeError("inside")
+    assert [label for label, _ in acc.spends] == ["a"]
+
+
+@pytest.mark.parametrize("delta", ["0.1", [0.1], True, float("nan"), 1.0, -1e-9])
+def test_a_delta_budget_must_be_a_number_in_zero_one(delta):
+    # text ("0.1") was accepted as 0.1 while an epsilon given as text was refused
+    with pytest.raises(InvalidParameterError, match="delta"):
+        Accountant(epsilon=1.0, delta=delta)
+    assert Accountant(epsilon=1.0, delta=np.float32(1e-6)).delta == pytest.approx(1e-6)
+
+
+def _fork_release(i):
+    try:
+        LaplaceMechanism(epsilon=0.6, sensitivity=1.0).release(0.0, rng=i)
+        return "released"
+    except TypeError as exc:
+        return "refused: " + str(exc)[:60]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs the fork start method")
+def test_a_forked_copy_of_an_accountant_refuses_to_be_charged():
+    # a Pool forked inside `with acc:` charged each child's copy (2 releases of 0.6 under a
+    # budget of 1.0; the parent's tally stayed at 0)
+    import multiprocessing as mp
+
+    acc = Accountant(epsilon=1.0)
+    with acc:
+        with mp.get_context("fork").Pool(2) as pool:
+            out = pool.map(_fork_release, range(4))
+    assert all(o.startswith("refused: an in-memory Accountant cannot be charged") for o in out)
+    assert acc.total().epsilon == 0.0
+    LaplaceMechanism(epsilon=0.6, sensitivity=1.0).release(0.0, accountant=acc)   # the parent
+    assert acc.total().epsilon == pytest.approx(0.6)

@@ -346,3 +346,29 @@ def test_a_huge_epsilon_fit_is_refused_by_the_budget_not_by_an_overflow():
                              accountant=Accountant(epsilon=1e-3, delta=1e-9))
     with pytest.raises(BudgetExceededError):
         est.fit(X, y)
+
+
+@pytest.mark.parametrize("mu", [float("nan"), float("inf"), -0.5, "0.1"])
+def test_a_guarantee_with_an_invalid_mu_is_refused_by_name(mu):
+    # NaN made the GDP composition raise scipy's ValueError (and a ledger stored it as NULL);
+    # inf never returned (the bracket doubled forever); a negative mu was squared silently
+    from matrixdp.accounting import Accountant
+
+    g = PrivacyGuarantee(epsilon=100.0, delta=1e-7, mu=mu)
+    acc = Accountant(epsilon=1.0, delta=1e-6)
+    with pytest.raises(InvalidParameterError, match="mu"):
+        acc.spend(g)
+    assert acc.total().epsilon == 0.0
+    with pytest.raises(InvalidParameterError, match="mu"):
+        compose([g], delta=1e-6)
+
+
+def test_a_guarantee_with_text_for_epsilon_is_refused_by_name():
+    g = PrivacyGuarantee(epsilon="0.1", delta=0.0)
+    with pytest.raises(InvalidParameterError, match="epsilon, delta and mu"):
+        compose([g])
+
+
+def test_gdp_epsilon_of_an_infinite_mu_is_infinite():
+    assert gdp_epsilon(math.inf, 1e-6) == math.inf
+    assert gdp_epsilon(1.0, 1e-6) < 5.0   # and a finite one is finite

@@ -264,3 +264,50 @@ def test_threads_sharing_one_ledger_object(path):
     assert not any(t.is_alive() for t in threads), "a thread did not finish within 120 s"
     assert not errors and len(wins) == 50
     assert led.spent().epsilon == pytest.approx(0.5)
+
+
+def test_remaining_refuses_a_delta_above_the_budget_as_the_accountant_does(path):
+    from matrixdp.errors import InvalidParameterError
+
+    led = Ledger.create(path, dataset="d", epsilon=1.0, delta=1e-6)
+    try:
+        # it answered (1.0, 0.0): the epsilon left at a delta the budget does not have
+        with pytest.raises(InvalidParameterError, match="budget's delta"):
+            led.remaining(delta=0.5)
+        assert led.remaining(delta=1e-6) == (1.0, 0.0)
+    finally:
+        led.close()
+
+
+def test_create_refuses_text_for_delta(path):
+    with pytest.raises(InvalidParameterError, match="delta"):
+        Ledger.create(path, dataset="d", epsilon=1.0, delta="0.1")
+    assert not path.exists()
+
+
+def _fork_spend(i):
+    from matrixdp._budget import default_keepers
+
+    (led,) = default_keepers()
+    try:
+        LaplaceMechanism(epsilon=0.3, sensitivity=1.0).release(0.0, rng=i)
+        return ("released", id(led._con))
+    except BudgetExceededError:
+        return ("refused", id(led._con))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs the fork start method")
+def test_forked_children_charge_the_ledger_through_their_own_connection(path):
+    # a forked child used the parent's SQLite connection (SQLite: never across fork); it opens
+    # its own, and the children together never overspend
+    import multiprocessing as mp
+
+    led = Ledger.create(path, dataset="d", epsilon=1.0)
+    parent_con = id(led._con)
+    with led:
+        with mp.get_context("fork").Pool(3) as pool:
+            out = pool.map(_fork_spend, range(6))
+    assert sorted(o[0] for o in out) == ["refused"] * 3 + ["released"] * 3
+    assert all(o[1] != parent_con for o in out)
+    assert len(led.history()) == 3 and led.spent().epsilon == pytest.approx(0.9)
+    led.close()

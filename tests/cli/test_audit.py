@@ -265,3 +265,20 @@ def test_audit_synth_too_many_canaries_names_the_option(tmp_path, capsys):
     assert code == 1 and len(err) == 1, err
     assert "--canaries: must be fewer than the records of --data" in err[0]
     assert "n_canaries" not in err[0] and "300" not in err[0]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--runs", "1", "--canaries", "1"], "--canaries: must be >= 2"),   # was "--runs: need ..."
+    (["--runs", "0"], "--runs: must be >= 1"),
+    (["--attacks", "foo"], "--attacks: must be a comma-separated subset of dcr, shadow"),
+    (["--attacks", " , "], "--attacks:"),                                 # was "attacks: ..."
+])
+def test_audit_synth_option_errors_name_their_option_before_reading_the_table(tmp_path, capsys,
+                                                                              extra, words):
+    _, data, bounds = _dp_table(tmp_path)
+    data.write_text("not,a,table\n")   # never read: the options are refused first
+    code = main(["audit", "--synth", "copula", "--data", str(data), "--bounds", str(bounds),
+                 "--epsilon", "1", *extra])
+    err = [line for line in capsys.readouterr().err.splitlines() if line]
+    assert code == 1 and len(err) == 1, err
+    assert words in err[0]

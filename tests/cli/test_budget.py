@@ -88,6 +88,22 @@ def test_history_prints_full_labels(tmp_path, capsys):
     assert label in capsys.readouterr().out
 
 
+def test_history_prints_a_label_on_one_line(tmp_path, capsys):
+    # a newline in a label printed a second, forged history line (and escapes reached the tty)
+    path = tmp_path / "h.db"
+    assert main(["budget", "init", str(path), "--epsilon", "2"]) == 0
+    led = Ledger.open(path)
+    led.spend(LaplaceMechanism(epsilon=0.1, sensitivity=1.0).privacy,
+              label="real\n    9  released  0.0001  forged\x1b[2K")
+    led.close()
+    capsys.readouterr()
+    assert main(["budget", "history", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2   # the header and one entry
+    assert lines[1].endswith("real\\n    9  released  0.0001  forged\\x1b[2K")
+    assert "\x1b" not in "".join(lines)
+
+
 def show_numbers(path, capsys):
     assert main(["budget", "show", str(path)]) == 0
     out = capsys.readouterr().out

@@ -275,6 +275,24 @@ def test_json_holds_nothing_from_the_data_but_the_record_count(tmp_path, capsys)
 
 
 # ------------------------------------------------------------------ ledger
+def test_a_ledger_of_another_relation_is_refused_naming_the_option(table, bounds, tmp_path,
+                                                                   capsys):
+    # the refusal was the library's "neighbouring: a 'replace-one' guarantee cannot compose with
+    # 'add-remove' ones", naming no option of the command
+    from matrixdp.accounting import Ledger
+
+    ledger_path = tmp_path / "patients.db"
+    Ledger.create(ledger_path, dataset="patients", dataset_name="patients", epsilon=5.0,
+                  delta=1e-5, relation="add-remove").close()
+    code, _, err = run([table, "--bounds", bounds, "--epsilon", 0.5, "--query", "mean",
+                        "--ledger", ledger_path, "--out", tmp_path / "a.json"], capsys)
+    one_line_error(code, err, "--ledger", "'add-remove' neighbours", "'replace-one'")
+    assert not (tmp_path / "a.json").exists()
+    led = Ledger.open(ledger_path)
+    assert led.history() == []
+    led.close()
+
+
 def test_ledger_is_charged_and_refuses_an_overspend(table, bounds, tmp_path, capsys):
     from matrixdp.accounting import Ledger
 

@@ -232,3 +232,22 @@ def test_plots_of_a_wide_table_stay_a_bounded_size(kind, tmp_path, monkeypatch):
     assert max(wide) <= _report.MAX_FIGURE_INCHES * 110 + 1
     assert ticks[0] <= 150 and ticks[1] == 3  # thinned labels; a small table keeps all of them
     assert max(small) < _report.MAX_FIGURE_INCHES * 110 / 2  # small tables keep their size
+
+
+def test_release_report_quotes_categories(tmp_path):
+    # the bounds table joined categories with ", " ("Paris, TX, Paris" read as three)
+    rng = np.random.default_rng(3)
+    n = 500
+    pd.DataFrame({"age": rng.uniform(18, 90, n),
+                  "city": rng.choice(["Paris, TX", "Paris"], n)}).to_csv(tmp_path / "t.csv",
+                                                                       index=False)
+    (tmp_path / "b.toml").write_text('[columns]\nage = { lo = 18, hi = 90 }\n'
+                                     'city = { categories = ["Paris, TX", "Paris"] }\n')
+    report = tmp_path / "r.html"
+    code = main(["release", str(tmp_path / "t.csv"), "--query", "mean", "--bounds",
+                 str(tmp_path / "b.toml"), "--epsilon", "1", "--out", str(tmp_path / "r.json"),
+                 "--report", str(report), "--seed", "1", "--quiet"])
+    assert code == 0
+    page = parse(report)
+    assert '"Paris, TX", "Paris"' in page.joined
+    assert "Paris, TX, Paris" not in page.joined

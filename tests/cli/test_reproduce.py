@@ -139,3 +139,20 @@ def test_download_calls_the_experiments_loaders(tmp_path, monkeypatch):
     reproduce.download_datasets("mvg-exp1", tmp_path)
     assert calls == [("liver", True, tmp_path)]
     assert set(reproduce.DATASETS) == set(reproduce.EXPERIMENTS)
+
+
+def test_an_output_folder_that_cannot_be_made_is_refused_before_any_trial(tmp_path, monkeypatch,
+                                                                          capsys):
+    # the scripts make --out when they write, after the last trial: a run of hours was lost to
+    # "[Errno 20] Not a directory" (a path under a file), which did not name --out
+    calls = []
+    monkeypatch.setattr(reproduce, "run_experiment", lambda name, argv: calls.append(name) or 0)
+    (tmp_path / "a_file").write_text("")
+    assert main(["reproduce", "mvg-exp1", "--trials", "2",
+                 "--out", str(tmp_path / "a_file" / "sub")]) == 1
+    err = capsys.readouterr().err
+    assert "--out" in err and "cannot create the folder" in err and "Traceback" not in err
+    assert calls == []
+    # a new nested folder is made first, then the run goes ahead
+    assert main(["reproduce", "mvg-exp1", "--trials", "2", "--out", str(tmp_path / "n" / "m")]) == 0
+    assert calls == ["mvg-exp1"] and (tmp_path / "n" / "m").is_dir()

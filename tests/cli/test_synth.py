@@ -944,3 +944,21 @@ def test_out_with_a_parquet_name_writes_parquet(mixed, tmp_path, capsys, model):
     assert list(pq["sex"].dtype.categories) == ["F", "M"]
     np.testing.assert_allclose(pq["bmi"].to_numpy(), csv["bmi"].to_numpy(), rtol=1e-12)
     assert (pq["sex"].astype(str).to_numpy() == csv["sex"].astype(str).to_numpy()).all()
+
+
+def test_report_quotes_each_category_so_a_comma_inside_one_is_not_a_separator(tmp_path, capsys):
+    # the schema table joined categories with ", ": ["Paris, TX", "Paris"] read as three
+    rng = np.random.default_rng(2)
+    n = 600
+    pd.DataFrame({"age": rng.integers(18, 90, n),
+                  "city": rng.choice(["Paris, TX", "Paris", "Lyon"], n)}).to_csv(
+        tmp_path / "m.csv", index=False)
+    (tmp_path / "b.toml").write_text('[columns]\nage = { lo = 18, hi = 90, integer = true }\n'
+                                     'city = { categories = ["Paris, TX", "Paris", "Lyon"] }\n')
+    report = tmp_path / "r.html"
+    code, _, err = run([tmp_path / "m.csv", "--bounds", tmp_path / "b.toml", "--epsilon", 2,
+                        "--out", tmp_path / "s.csv", "--seed", 1, "--report", report], capsys)
+    assert code == 0, err
+    html = report.read_text()
+    assert "categories: &quot;Paris, TX&quot;, &quot;Paris&quot;, &quot;Lyon&quot;" in html
+    assert "Paris, TX, Paris" not in html

@@ -165,3 +165,10 @@ def test_a_header_naming_a_column_twice_is_refused(tmp_path, capsys, command):
     code = main([command, str(path), *extra, "--bounds", str(bounds), "--epsilon", "1",
                  "--out", str(out), "--quiet"])
     assert code == 0, capsys.readouterr().err
+
+
+def test_categories_text_quotes_each_category():
+    from matrixdp.cli._tables import categories_text
+
+    assert categories_text(["Paris, TX", "Paris"]) == '"Paris, TX", "Paris"'
+    assert categories_text([7, 'a "b"']) == '"7", "a \\"b\\""'

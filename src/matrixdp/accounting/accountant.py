@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import threading
 
 from .._budget import DefaultKeeperMixin
-from .._validation import check_nonnegative_epsilon
+from .._validation import check_delta, check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
 from .composition import METHODS, Tally, compose_tally, parallel, within
@@ -77,10 +79,8 @@ class Accountant(DefaultKeeperMixin):
     def __init__(self, epsilon=None, delta=None, *, relation: str | None = None,
                  method: str = "auto", allow_unsafe: bool = False):
         self.epsilon = None if epsilon is None else check_nonnegative_epsilon(epsilon)
-        d = 0.0 if delta is None else float(delta)
-        if not 0 <= d < 1:
-            raise InvalidParameterError("delta", f"must be in [0, 1), got {delta!r}")
-        self.delta = d
+        # a number in [0, 1) (text such as "0.1" was accepted, while epsilon refused it)
+        self.delta = 0.0 if delta is None else check_delta(delta, allow_zero=True)
         if method != "auto" and method not in METHODS:
             raise InvalidParameterError("method", f"must be 'auto' or one of {METHODS}, got "
                                                   f"{method!r}")
@@ -89,7 +89,10 @@ class Accountant(DefaultKeeperMixin):
         self.allow_unsafe = bool(allow_unsafe)
         self._tally = Tally(self.relation, self.allow_unsafe)
         self._spends: list[tuple[str, PrivacyGuarantee]] = []
-        self._tokens: list = []
+        # threads sharing one accountant take turns: a check and its record are one step, so two
+        # releases that each fit alone can never both pass the check before either is recorded
+        self._lock = threading.RLock()
+        self._pid = os.getpid()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -102,7 +105,8 @@ class Accountant(DefaultKeeperMixin):
         when it has one, else Σδ_i)."""
         if delta is None:
             delta = self.delta if self.delta > 0 else None
-        return compose_tally(self._tally, delta, method or self.method)
+        with self._lock:
+            return compose_tally(self._tally, delta, method or self.method)
 
     def remaining(self, delta=None) -> tuple[float, float]:
         """``(epsilon, delta)`` that any further release may still use.
@@ -113,21 +117,25 @@ class Accountant(DefaultKeeperMixin):
         """
         if self.epsilon is None:
             return math.inf, 1.0 - self.delta if self.delta else math.inf
-        spent_delta = min(self._tally.delta_sum, self.delta) if delta is None else float(delta)
-        if spent_delta > self.delta:
-            raise InvalidParameterError("delta", f"must be at most the budget's delta "
-                                                 f"{self.delta:.3g}, got {delta!r}")
-        spent = compose_tally(self._tally, spent_delta, self.method)
+        with self._lock:
+            spent_delta = min(self._tally.delta_sum, self.delta) if delta is None \
+                else float(delta)
+            if spent_delta > self.delta:
+                raise InvalidParameterError("delta", f"must be at most the budget's delta "
+                                                     f"{self.delta:.3g}, got {delta!r}")
+            spent = compose_tally(self._tally, spent_delta, self.method)
         return max(0.0, self.epsilon - spent.epsilon), self.delta - spent_delta
 
     # ------------------------------------------------------------------ spending
     def check(self, guarantee) -> None:
         """Raise :class:`~matrixdp.errors.BudgetExceededError` if ``guarantee`` does not fit
         (and ``InvalidParameterError`` for a different neighbouring relation)."""
+        self._same_process()
         if self.epsilon is None:
             self._tally.validate(guarantee)
             return
-        tally = self._tally.copy()
+        with self._lock:
+            tally = self._tally.copy()
         g = tally.add(guarantee)
         if not within(tally, self.delta, self.epsilon, self.method, _REL_TOL):
             total = compose_tally(tally, self.delta, self.method)
@@ -139,9 +147,11 @@ class Accountant(DefaultKeeperMixin):
 
         Returns the recorded guarantee (:meth:`total` composes everything spent).
         """
-        self.check(release_or_guarantee)
-        g = self._tally.add(release_or_guarantee)
-        self._spends.append((str(label), g))
+        self._same_process()
+        with self._lock:
+            self.check(release_or_guarantee)
+            g = self._tally.add(release_or_guarantee)
+            self._spends.append((str(label), g))
         return g
 
     def spend_parallel(self, guarantees, *, partition_public: bool, label: str = ""
@@ -152,14 +162,15 @@ class Accountant(DefaultKeeperMixin):
 
     @contextlib.contextmanager
     def charge(self, guarantee, label: str = ""):
-        """Check on entry (before any noise), record the spend on exit (also on an exception
-        inside the block: the noise may have been drawn)."""
-        self.check(guarantee)
-        try:
-            yield guarantee
-        finally:
-            g = self._tally.add(guarantee)
-            self._spends.append((str(label), g))
+        """Check and record the spend on entry, before any noise (it stays recorded when the
+        block raises: the noise may have been drawn).
+
+        The check and the record are one step under the accountant's lock, so threads sharing
+        the accountant never overspend together (a check on entry and a record on exit let every
+        thread pass the check before any recorded).
+        """
+        self.spend(guarantee, label=label)
+        yield guarantee
 
     # ------------------------------------------------------------------ a handle, not a value
     def __copy__(self) -> "Accountant":
@@ -170,6 +181,16 @@ class Accountant(DefaultKeeperMixin):
 
     def __deepcopy__(self, memo) -> "Accountant":
         return self
+
+    def _same_process(self) -> None:
+        # A forked child (multiprocessing's "fork", e.g. a Pool made inside `with acc:`) holds a
+        # copy of the accountant: its charges went to a tally the parent never saw (2 releases
+        # of 0.6 under a budget of 1.0 in two children, the parent charged 0). Refuse, as a pickle.
+        if os.getpid() != self._pid:
+            raise TypeError(
+                "an in-memory Accountant cannot be charged from another process (this is a "
+                "forked copy: its spends would never reach the parent's tally); use a "
+                "Ledger(path), which every process charges through its file, or n_jobs=1")
 
     def __reduce_ex__(self, protocol):
         # A pickle is how a budget goes to another process (joblib/loky, multiprocessing):

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from numbers import Real
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -121,9 +122,22 @@ class Tally:
                 f"the guarantee of {g.mechanism or 'this release'} is refuted (known not to "
                 "hold) and refuses to compose; pass allow_unsafe=True to compose it knowingly "
                 "(the total is then marked refuted)")
-        if not (g.epsilon >= 0 and 0 <= g.delta <= 1):
+        numbers = (g.epsilon, g.delta) + (() if g.mu is None else (g.mu,))
+        if not all(isinstance(x, (Real, np.integer, np.floating)) and not isinstance(x, bool)
+                   for x in numbers):
+            raise InvalidParameterError("guarantee", f"needs numbers for epsilon, delta and mu, "
+                                                     f"got ({g.epsilon!r}, {g.delta!r}, "
+                                                     f"{g.mu!r})")
+        eps, dlt = float(g.epsilon), float(g.delta)
+        mu = None if g.mu is None else float(g.mu)
+        if not (eps >= 0 and 0 <= dlt <= 1):
             raise InvalidParameterError("guarantee", f"needs epsilon >= 0 and delta in [0, 1], "
                                                      f"got ({g.epsilon}, {g.delta})")
+        # mu is what GDP composition sums: a NaN made the composition raise (and a ledger
+        # stores it as NULL, so the entry read back without it), an infinite one never returned
+        if mu is not None and not (0 <= mu < math.inf):
+            raise InvalidParameterError("guarantee", f"needs mu finite and >= 0 (or None), got "
+                                                     f"{g.mu!r}")
         return g
 
     def add(self, g, count: int = 1) -> PrivacyGuarantee:
@@ -176,6 +190,8 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     mu = float(mu)
     if mu == 0:
         return 0.0
+    if not mu < math.inf:  # no privacy (and the bracket below would never close)
+        return math.inf
     if delta <= 0:
         return math.inf
     if delta >= 1:

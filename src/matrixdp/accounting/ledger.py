@@ -32,7 +32,7 @@ import warnings
 from pathlib import Path
 
 from .._budget import DefaultKeeperMixin
-from .._validation import check_nonnegative_epsilon
+from .._validation import check_delta, check_nonnegative_epsilon
 from ..errors import BudgetExceededError, InvalidParameterError, LedgerError
 from ..mechanisms.base import PrivacyGuarantee, check_neighbouring
 from .accountant import budget_message
@@ -249,8 +249,8 @@ class Ledger(DefaultKeeperMixin):
         self._head = None  # the chain value of entry _last_id, once verified
         self._data_version = None
         self._recorded_at = -math.inf
-        self._tokens: list = []
         self._charged_here: list = []
+        self._pid = os.getpid()
         # one connection per Ledger object: threads sharing it take turns per transaction
         self._lock = threading.RLock()
 
@@ -305,9 +305,7 @@ class Ledger(DefaultKeeperMixin):
         eps = check_nonnegative_epsilon(epsilon)
         if eps <= 0:
             raise InvalidParameterError("epsilon", f"a budget must be > 0, got {epsilon!r}")
-        dlt = float(delta)
-        if not 0 <= dlt < 1:
-            raise InvalidParameterError("delta", f"must be in [0, 1), got {delta!r}")
+        dlt = check_delta(delta, allow_zero=True)   # a number in [0, 1), not text
         rel = check_neighbouring(str(relation))
         if method != "auto" and method not in METHODS:
             raise InvalidParameterError("method", f"must be 'auto' or one of {METHODS}, got "
@@ -497,6 +495,17 @@ class Ledger(DefaultKeeperMixin):
     def _connection(self) -> sqlite3.Connection:
         if self._con is None:
             raise LedgerError(f"{self.path}: the ledger is closed")
+        if self._pid != os.getpid():
+            # a forked child (multiprocessing's "fork"): an SQLite connection must not be used
+            # across fork; the child opens its own and re-verifies the whole chain before its
+            # first read or spend (the parent's connection is left to the parent)
+            ro = self.readonly and not _writable(self.path)
+            con = _connect(self.path, self._timeout, must_exist=True, readonly=ro)
+            if not ro:
+                con.execute("PRAGMA synchronous = FULL")
+            self._con, self._pid = con, os.getpid()
+            self._head = self._data_version = None
+            self._charged_here = []   # what the parent charged is not this process's
         return self._con
 
     def _catch_up(self, con) -> str:
@@ -565,6 +574,9 @@ class Ledger(DefaultKeeperMixin):
         with self._read():
             spent_delta = min(self._tally.delta_sum, self.delta) if delta is None \
                 else float(delta)
+            if spent_delta > self.delta:   # as Accountant.remaining (it answered "0 left")
+                raise InvalidParameterError("delta", f"must be at most the budget's delta "
+                                                     f"{self.delta:.3g}, got {delta!r}")
             spent = compose_tally(self._tally, spent_delta, self.method)
         return max(0.0, self.epsilon - spent.epsilon), max(0.0, self.delta - spent_delta)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ._paths import atomic_output
+from ._tables import categories_text
 
 __all__ = ["write_report", "render_html", "guarantee_sentence"]
 
@@ -367,7 +368,7 @@ def build_context(doc: dict, stem: str) -> tuple[dict, list[tuple[str, callable]
                   "chosen": k == exp.get("allocation")} for k, v in cands.items()]
     bounds = []
     for name, spec in p["bounds"]["columns"].items():
-        bounds.append({"name": name, "range": (", ".join(map(str, spec["categories"]))
+        bounds.append({"name": name, "range": (categories_text(spec["categories"])
                                                if "categories" in spec
                                                else f"[{fmt(spec['lo'])}, {fmt(spec['hi'])}]")})
     led = doc.get("ledger")

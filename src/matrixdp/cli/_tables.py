@@ -336,6 +336,14 @@ class Schema:
         return {"columns": cols, "target": self.target}
 
 
+def categories_text(categories) -> str:
+    """A schema's categories as text for a report: each quoted (TOML/JSON string syntax), so a
+    category holding a comma ("Paris, TX") is not read as two."""
+    import json
+
+    return ", ".join(json.dumps(str(c), ensure_ascii=False) for c in categories)
+
+
 def _load_toml(path: Path):
     if sys.version_info >= (3, 11):
         import tomllib

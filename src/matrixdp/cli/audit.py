@@ -113,8 +113,16 @@ def run_synth(args) -> int:
 
     if not args.data or not args.bounds or args.epsilon is None:
         raise InvalidParameterError("--synth", "needs --data, --bounds and --epsilon")
-    if args.runs < 1 or args.canaries < 2:
-        raise InvalidParameterError("--runs", "need --runs >= 1 and --canaries >= 2")
+    if args.runs < 1:
+        raise InvalidParameterError("--runs", f"must be >= 1, got {args.runs}")
+    if args.canaries < 2:  # the message named --runs for either
+        raise InvalidParameterError("--canaries", f"must be >= 2, got {args.canaries}")
+    from ..audit.membership import ATTACKS
+
+    attacks = tuple(a.strip() for a in args.attacks.split(",") if a.strip())
+    if not attacks or not set(attacks) <= set(ATTACKS):  # before the table is read
+        raise InvalidParameterError("--attacks", f"must be a comma-separated subset of "
+                                                 f"{', '.join(ATTACKS)}, got {args.attacks!r}")
     if not 0.0 < args.confidence < 1.0:
         raise InvalidParameterError("--confidence", f"must be in (0, 1), got {args.confidence:g}")
     check_epsilon_option(args.epsilon)
@@ -161,7 +169,7 @@ def run_synth(args) -> int:
         results = membership_audit(
             fit_sample, frame, y, schema=attack_schema, classes=classes,
             n_canaries=args.canaries, n_runs=args.runs,
-            attacks=tuple(a.strip() for a in args.attacks.split(",") if a.strip()),
+            attacks=attacks,
             epsilon=args.epsilon, delta=delta, confidence=args.confidence, rng=args.seed)
     totals = {(f.total.epsilon, f.total.delta) for f in fits}
     if any(abs(e - args.epsilon) > 1e-9 * args.epsilon or d != delta

@@ -160,6 +160,15 @@ def _show(args) -> int:
     return 0
 
 
+def _printable(text) -> str:
+    """A label on one line: control characters (a newline, a terminal escape) written as escapes,
+    so a label cannot forge a history line nor rewrite the terminal."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def _history(args) -> int:
     from ..accounting import Ledger
 
@@ -174,7 +183,7 @@ def _history(args) -> int:
     for h in hist:
         mu = "" if h["mu"] is None else f"{h['mu']:.4g}"
         print(f"{h['id']:>5}  {h['status']:<9} {h['epsilon']:>10.6g} {h['delta']:>9.3g} "
-              f"{mu:>9}  {h['mechanism']:<22} {h['reserved_at']:<32}  {h['label']}")
+              f"{mu:>9}  {h['mechanism']:<22} {h['reserved_at']:<32}  {_printable(h['label'])}")
     if not hist:
         print("(no entries)")
     return 0

@@ -845,6 +845,14 @@ def run(args) -> int:
         from .budget import open_ledger
 
         ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.data)
+        if str(ledger.relation) != "replace-one":
+            # the library's refusal named `neighbouring`, no option of this command
+            relation = str(ledger.relation)
+            ledger.close()
+            raise InvalidParameterError(
+                "--ledger", f"{args.ledger} was created for '{relation}' neighbours (`budget "
+                            f"init --relation {relation}`); `matrixdp release` releases under "
+                            "'replace-one' neighbours, which cannot be charged to it")
         keeper = _LedgerCharge(ledger, label)
     rng = args.seed  # None: the operating system's secure generator
     bounds_guarantee, dp_ranges = None, {}

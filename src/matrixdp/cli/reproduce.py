@@ -170,6 +170,19 @@ def check_results_target(name: str, out: Path | None, trials: int | None, force:
                  "(or --trials with at least as many trials)")
 
 
+def check_output_folder(out: Path) -> None:
+    """Create ``out`` (with its parents) and check that it can be written, before any trial runs:
+    the scripts write their results at the end, so a folder they cannot write lost the whole run
+    (``[Errno 20] Not a directory`` after the last trial)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError("--out", f"cannot create the folder {out} "
+                                             f"({exc.strerror or exc})") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InvalidParameterError("--out", f"the folder {out} is not writable")
+
+
 def download_datasets(name: str, data_home: Path | None) -> None:
     """Fetch the experiment's datasets from their public sources (checksums verified)."""
     from .. import datasets
@@ -244,6 +257,7 @@ def run(args) -> int:
     folder = find_experiments_dir()
     for name in names:
         check_results_target(name, args.out, args.trials, args.force, folder)
+    check_output_folder(args.out or folder.resolve().parent / "results")
     data_home = args.data_home or find_data_home(folder)
     if data_home is not None:
         os.environ["MATRIXDP_DATA"] = str(data_home)  # the scripts' loaders read it

@@ -351,6 +351,8 @@ def _write_synth_report(doc: dict, path) -> None:
     the DP bounds (each its own line) and the ledger. Only public or DP quantities appear."""
     import html
 
+    from ._tables import categories_text
+
     e = html.escape
     rel = ("one person's record is added or removed" if doc["relation"] == "add-remove"
            else "one person's record is replaced by another")
@@ -359,7 +361,7 @@ def _write_synth_report(doc: dict, path) -> None:
         if "what" in spec:
             what = spec["what"]
         elif "categories" in spec:
-            what = "categories: " + ", ".join(map(str, spec["categories"]))
+            what = "categories: " + categories_text(spec["categories"])
         else:
             what = f"[{spec['lo']:.6g}, {spec['hi']:.6g}]"
             if spec.get("dp"):

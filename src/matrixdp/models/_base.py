@@ -38,11 +38,13 @@ class NoGeneratorStateMixin:
     """
 
     def __getstate__(self):
+        from .._budget import carry_block_keeper
         from ..rng import without_generators
 
         parent = getattr(super(), "__getstate__", None)
         state = parent() if parent is not None else self.__dict__.copy()
-        return without_generators(state)
+        # inside a `with` block, a copy on its way to a worker process carries the block's keeper
+        return carry_block_keeper(without_generators(state))
 
 
 #: Largest magnitude of a public bound, and inverse of the smallest positive width: the

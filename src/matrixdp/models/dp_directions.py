@@ -346,8 +346,11 @@ class DPDirectionsMVG:
         self.mvg_options = mvg_options
 
     def __getstate__(self) -> dict:
-        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
-        return without_generators(self.__dict__)
+        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit),
+        carrying an open ``with`` block's keeper (:func:`matrixdp._budget.carry_block_keeper`)."""
+        from .._budget import carry_block_keeper
+
+        return carry_block_keeper(without_generators(self.__dict__))
 
     def fit(self, X, *, accountant=None, ledger=None) -> "DPDirectionsMVG":
         """Estimate DP directions from the private records ``X`` and configure the mechanism.

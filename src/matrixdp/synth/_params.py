@@ -48,8 +48,11 @@ class GeneratorParams:
         return f"{type(self).__name__}({', '.join(changed)})"
 
     def __getstate__(self) -> dict:
-        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit)."""
-        return without_generators(self.__dict__)
+        """Pickle/deepcopy state without a Generator ``random_state`` (it would replay the fit),
+        carrying an open ``with`` block's keeper (:func:`matrixdp._budget.carry_block_keeper`)."""
+        from .._budget import carry_block_keeper
+
+        return carry_block_keeper(without_generators(self.__dict__))
 
 
 def check_schema_budget(model) -> tuple[float, float]:
