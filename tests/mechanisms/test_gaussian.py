@@ -168,3 +168,15 @@ def test_with_sensitivity_keeps_the_claim_and_scales_the_noise():
         assert other.sensitivity == 6.0
         assert other.sigma == pytest.approx(3.0 * mech.sigma, rel=1e-9)
         assert mech.sensitivity == 2.0  # the original is unchanged
+
+
+def test_sigma_that_under_or_overflows_is_refused_not_released():
+    # hunt HY: sigma 0.0 (ZeroDivisionError in .privacy, or no noise) and sigma^2 overflow
+    # (OverflowError in the noise summary) at extreme public inputs
+    from matrixdp.errors import InvalidPrivacyParameterError
+    with pytest.raises(InvalidPrivacyParameterError, match="sensitivity: .*underflows"):
+        matrixdp.GaussianMechanism(epsilon=1e20, delta=1e-6, sensitivity=5e-324)
+    with pytest.raises(InvalidPrivacyParameterError, match="sensitivity: .*overflows"):
+        matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1e300)
+    m = matrixdp.GaussianMechanism(epsilon=1e300, delta=1e-6, sensitivity=1.0)  # was ValueError
+    assert m.sigma > 0 and m.privacy_profile(1e300) <= 1e-6
