@@ -109,6 +109,11 @@ class BoostedAdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, Regre
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
     accountant : Accountant, Ledger or object with ``spend``, optional
         Charged the composed guarantee before any noise is drawn.
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+        Every ``fit`` is a new release, charged again: ``cross_val_score`` with k folds spends
+        k × (ε, δ); ``GridSearchCV`` one per fold and candidate, plus the refit. With no keeper
+        (none given, no ``with`` block) nothing is recorded (``docs/security.md``, "Budget
+        keepers are handles").
 
     Attributes
     ----------

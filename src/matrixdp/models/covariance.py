@@ -460,6 +460,10 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+        Every ``fit`` is a new release, charged again: ``cross_val_score`` with k folds spends
+        k × (ε, δ); ``GridSearchCV`` one per fold and candidate, plus the refit. With no keeper
+        (none given, no ``with`` block) nothing is recorded (``docs/security.md``, "Budget
+        keepers are handles").
     method : {"auto", "moments", "coinpress", "adaptive"}, default "auto"
         ``"auto"`` (default): resolved from public facts only by
         :func:`~matrixdp.models.covariance.auto_method` (``method_`` says which): ``"adaptive"``

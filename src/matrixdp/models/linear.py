@@ -142,6 +142,10 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+        Every ``fit`` is a new release, charged again: ``cross_val_score`` with k folds spends
+        k × (ε, δ); ``GridSearchCV`` one per fold and candidate, plus the refit. With no keeper
+        (none given, no ``with`` block) nothing is recorded (``docs/security.md``, "Budget
+        keepers are handles").
     projection : {"noise", "half-width", "original", "none"}, default "noise"
         The norm in which the release is projected onto the sums its public boxes allow before
         the solve (the noise's own metric by default; ``results/projection_regression.md``), or

@@ -314,6 +314,10 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+        Every ``fit`` is a new release, charged again: ``cross_val_score`` with k folds spends
+        k × (ε, δ); ``GridSearchCV`` one per fold and candidate, plus the refit. With no keeper
+        (none given, no ``with`` block) nothing is recorded (``docs/security.md``, "Budget
+        keepers are handles").
 
     Attributes
     ----------
@@ -386,6 +390,10 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+        Every ``fit`` is a new release, charged again: ``cross_val_score`` with k folds spends
+        k × (ε, δ); ``GridSearchCV`` one per fold and candidate, plus the refit. With no keeper
+        (none given, no ``with`` block) nothing is recorded (``docs/security.md``, "Budget
+        keepers are handles").
 
     Attributes
     ----------
