@@ -116,7 +116,7 @@ class GaussianMechanism(LatticePlanRelease, Mechanism):
 
     def __setattr__(self, name, value):
         # Any change of configuration forgets the cached release terms (see _release_terms).
-        object.__setattr__(self, name, value)
+        super().__setattr__(name, value)
         if name != "_terms":
             object.__setattr__(self, "_terms", {})
 
