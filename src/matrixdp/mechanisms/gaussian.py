@@ -59,6 +59,9 @@ class GaussianMechanism(LatticePlanRelease, Mechanism):
         ``"float"``: N(0, σ²) in floating point (the guarantee assumes idealised
         real arithmetic). ``"exact"``: lattice release with exact discrete
         Gaussian noise (floating-point safe).
+        Entries beyond ±2⁶¹ lattice steps (±2⁶¹·g) are clipped there before the noise
+        (``docs/numerics.md``; with the default g, about 2⁵¹·Δ/√d for d entries): a value that large is
+        released as the clipped one, silently, since a warning would depend on the data.
     granularity : float, optional
         Exact numerics only: the lattice step, a power of two (default chosen
         from the sensitivity and the value's size).
