@@ -130,7 +130,7 @@ def test_scikit_learn_check_estimator_passes(name):
     # hunt HY: no test ran scikit-learn's own estimator checks. With a seeded random_state all of
     # them pass (39-52 per estimator, scikit-learn 1.9); with random_state=None the estimators
     # declare non_deterministic, which skips check_methods_subset_invariance and
-    # check_methods_sample_order_invariance (fresh noise per fit: docs/index.md, "scikit-learn").
+    # check_methods_sample_order_invariance (fresh noise per fit; docs/index.md, User guides).
     import warnings
 
     from sklearn.utils.estimator_checks import check_estimator
@@ -142,3 +142,26 @@ def test_scikit_learn_check_estimator_passes(name):
     assert len(results) >= 39 and failed == []
     tags = _CHECKED[name]().set_params(random_state=None).__sklearn_tags__()
     assert tags.non_deterministic
+
+
+def test_clones_of_a_generator_random_state_draw_independent_noise():
+    # hunt HY: sklearn.base.clone deep-copied a Generator random_state, so every fold of
+    # cross_val_score drew the same noise and two folds' outputs differed by a noise-free amount
+    from sklearn.base import clone
+
+    X = np.random.default_rng(0).uniform(-1, 1, (100, 2))
+    est = models.DPMean(bounds=(-1, 1), noise="iid", random_state=np.random.default_rng(1))
+    a, b = clone(est).fit(X[:50]), clone(est).fit(X[50:])
+    noise_a, noise_b = a.mean_ - X[:50].mean(0), b.mean_ - X[50:].mean(0)
+    assert not np.allclose(noise_a, noise_b)
+    # reproducible: the same seed spawns the same children in the same order
+    est2 = models.DPMean(bounds=(-1, 1), noise="iid", random_state=np.random.default_rng(1))
+    assert np.array_equal(clone(est2).fit(X[:50]).mean_, a.mean_)
+    # an int seed is copied as scikit-learn does (documented): the same noise in every clone
+    seeded = models.DPMean(bounds=(-1, 1), noise="iid", random_state=5)
+    assert np.allclose(clone(seeded).fit(X[:50]).mean_ - X[:50].mean(0),
+                       clone(seeded).fit(X[50:]).mean_ - X[50:].mean(0))
+    # the rest of clone is scikit-learn's: set_output survives
+    pca = models.DPPCA(1, bounds=(-1, 1), random_state=np.random.default_rng(3))
+    pca.set_output(transform="pandas")
+    assert type(clone(pca).fit(X).transform(X)).__name__ == "DataFrame"

@@ -96,6 +96,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     random_state : None, int or numpy.random.Generator
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
         Generator is dropped from pickles and copies of the fitted model.
+        Under ``sklearn.base.clone`` (``cross_val_score``, ``GridSearchCV``) an int seed gives
+        every clone the same noise, so the difference of two folds' outputs is noise-free:
+        use ``None`` there; a Generator gives each clone its own spawned stream.
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
