@@ -213,6 +213,72 @@ def audit_power(seeds=range(20), n_samples=20_000) -> list[dict]:
     return rows
 
 
+def _odd_value_checks() -> list[tuple[str, str]]:
+    """What GaussianMechanism and LaplaceMechanism return (or refuse) for odd values."""
+    import pickle
+
+    import numpy as np
+    import pandas as pd
+
+    from matrixdp.mechanisms import GaussianMechanism, LaplaceMechanism
+
+    ro = np.ones(3)
+    ro.flags.writeable = False
+    values = {"python float": 3.0, "0-d array": np.array(3.0), "int list": [1, 2],
+              "bool": True, "float32": np.ones(3, np.float32), "float16": np.ones(3, np.float16),
+              "longdouble": np.ones(2, np.longdouble), "big-endian": np.ones(3, ">f8"),
+              "non-contiguous": np.ones((4, 4))[:, 1], "read-only": ro,
+              "np.matrix": np.matrix([[1.0, 2.0]]), "pandas Series": pd.Series([1.0, 2.0]),
+              "empty": np.zeros(0), "NaN": np.array([1.0, np.nan]), "inf": np.array([np.inf]),
+              "complex": np.array([1 + 1j]), "string": "1"}
+    out = []
+    for name, mech in (("gaussian", GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)),
+                       ("laplace", LaplaceMechanism(epsilon=1.0, sensitivity=1.0))):
+        seen = []
+        for label, v in values.items():
+            try:
+                r = mech.release(v, rng=0).value
+                seen.append(f"{label}: {type(r).__name__} {getattr(r, 'dtype', '')}".strip())
+            except Exception as exc:  # noqa: BLE001 - the refusal's type is the result
+                seen.append(f"{label}: {type(exc).__name__}")
+        rel = mech.release(np.ones(3))
+        blob = pickle.dumps(rel) + pickle.dumps(mech)
+        gen = any(k in blob for k in (b"Generator", b"AESCounter", b"PCG64", b"SeedSequence"))
+        out.append((f"{name}: release of odd values", "; ".join(seen)))
+        out.append((f"{name}: generator state in the pickles of the mechanism and a release",
+                    str(gen)))
+    return out
+
+
+def _pipeline_checks() -> list[tuple[str, str]]:
+    """Charges of a two-step Pipeline sharing one Accountant, alone and under GridSearchCV."""
+    import warnings
+
+    import numpy as np
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    from matrixdp.accounting import Accountant
+    from matrixdp.models import DPLinearRegression, DPStandardScaler
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (200, 3))
+    y = np.clip(X @ [1.0, 2.0, 3.0], -6, 6)
+    acc = Accountant(epsilon=100.0, delta=1e-3)
+    pipe = make_pipeline(
+        DPStandardScaler(bounds=(-1, 1), accountant=acc, random_state=np.random.default_rng(0)),
+        DPLinearRegression(bounds_X=(-5, 5), bounds_y=(-6, 6), accountant=acc,
+                           random_state=np.random.default_rng(1)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe.fit(X, y)
+        one = len(acc.spends)
+        GridSearchCV(pipe, {"dplinearregression__epsilon": [0.5, 1.0]}, cv=2).fit(X, y)
+    return [("Pipeline(DPStandardScaler, DPLinearRegression), one Accountant",
+             f"entries per fit: {one}; GridSearchCV 2 candidates x 2 folds + refit: "
+             f"{len(acc.spends) - one} more")]
+
+
 def sound_checks() -> list[tuple[str, str]]:
     """Part 3: the figures behind "Looked at and found sound" and item 5's memory constant."""
     import itertools
@@ -263,6 +329,7 @@ def sound_checks() -> list[tuple[str, str]]:
             viol += gaussian_delta(e, 1.0, mech.mahalanobis_sensitivity) > d
     out.append(("MVGMechanism theorem2/3, eps 0.1..1e6, delta 1e-12..0.9, 4 shapes/gammas",
                 f"delta_exact above the claim: {viol}"))
+    out += _odd_value_checks() + _pipeline_checks()
     mech = GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
     audit_mechanism(mech, np.zeros(1), np.ones(1), n_samples=100, rng=0)
     r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -123,9 +123,7 @@ _CHECKED = {
 }
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=() if n in ("DPMean", "DPLinearRegression") else pytest.mark.slow)
-    for n in _CHECKED])
+@pytest.mark.parametrize("name", list(_CHECKED))
 def test_scikit_learn_check_estimator_passes(name):
     # hunt HY: no test ran scikit-learn's own estimator checks. With a seeded random_state all of
     # them pass (39-52 per estimator, scikit-learn 1.9); with random_state=None the estimators

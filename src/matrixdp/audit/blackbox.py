@@ -133,7 +133,7 @@ class AuditResult:
 
 #: Bytes the threshold search holds per statistic value: the value (8), its sorted copy and
 #: the counts over candidate thresholds. Measured peak: about 23 bytes per value (Gaussian,
-#: 2 statistics, 4e6 draws per value: +352 MB, results/defect_hunt_hy_probes.md); 64 leaves a
+#: 2 statistics, 4e6 draws per value: about +350 MB, results/defect_hunt_hy_probes.md); 64 leaves a
 #: margin for other statistics.
 _BYTES_PER_VALUE = 64
 
