@@ -127,6 +127,7 @@ class OwnsConfiguration:
             finally:
                 state.pop("_owning_configuration", None)
             _freeze(state)
+            state["_configured"] = True   # construction done: see Mechanism.__setattr__
 
         __init__._owns_configuration = True
         cls.__init__ = __init__

@@ -98,6 +98,32 @@ def check_sensitivity(value, argument: str = "sensitivity") -> float:
     return check_positive(value, argument, InvalidPrivacyParameterError)
 
 
+#: Largest noise scale whose variance (2 b² for Laplace, σ² for Gaussian) is finite in float64.
+_SCALE_MAX = 0.5 * math.sqrt(np.finfo(np.float64).max)
+
+
+def check_noise_scale(scale: float, epsilon: float, sensitivity: float) -> float:
+    """Return a calibrated noise scale once it is a usable float64: > 0 and with finite variance.
+
+    ``sensitivity / epsilon`` (times a constant) over- or underflows for extreme public inputs:
+    a scale of ``0.0`` would add no noise while the guarantee still claimed (ε, δ) (e.g. ε = 1e300
+    with sensitivity 1e-300), and a scale whose square overflows gives an infinite variance (or an
+    ``OverflowError`` in the noise summary). The error names the argument that is extreme.
+    """
+    if 0.0 < scale <= _SCALE_MAX:
+        return scale
+    what = "underflows to 0 (no noise would be added)" if not scale > 0 else \
+        "overflows float64 (its variance is infinite)"
+    # the more extreme of the two (in orders of magnitude) is named
+    sens_orders = math.log10(sensitivity) if not scale > 0 else -math.log10(sensitivity)
+    argument = "sensitivity" if -sens_orders >= abs(math.log10(epsilon)) else "epsilon"
+    raise InvalidPrivacyParameterError(
+        argument, f"the noise scale calibrated from epsilon={epsilon!r} and "
+                  f"sensitivity={sensitivity!r} {what}; rescale the query (express it in "
+                  "thousands or millionths of its unit) so that sensitivity / epsilon stays "
+                  "within about 1e-300 to 1e150")
+
+
 def check_probability(value, argument: str) -> float:
     """Return ``value`` in the open interval (0, 1)."""
     v = _as_real(value, argument)

@@ -187,3 +187,18 @@ def test_floating_point_artefacts_are_filtered_but_detectable():
     assert audit(lap, n=100_000, seed=0).passed
     bits = audit(lap, n=100_000, seed=0, resolution=0)
     assert bits.epsilon_lower_bound > 1.1 and bits.statistic_name == "log-likelihood-ratio"
+
+
+def test_draw_count_beyond_the_machines_memory_is_refused_before_drawing(monkeypatch):
+    # hunt HY: n_samples=10**12 ran until the operating system killed the process
+    from matrixdp.audit import blackbox
+    mech = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    a, b = np.zeros(3), np.eye(3)[0]
+    with pytest.raises(InvalidParameterError, match="^n_samples: .*GiB"):
+        audit_mechanism(mech, a, b, n_samples=10**12, rng=0)
+    # the limit is the machine's memory: a small machine refuses what a large one runs
+    monkeypatch.setattr(blackbox, "_physical_memory", lambda: 2**20)
+    with pytest.raises(InvalidParameterError, match="n_samples"):
+        audit_mechanism(mech, a, b, n_samples=20_000, rng=0)
+    monkeypatch.setattr(blackbox, "_physical_memory", lambda: 2**33)
+    assert audit_mechanism(mech, a, b, n_samples=20_000, rng=0).n_samples == 20_000

@@ -441,7 +441,9 @@ def test_symmetric_audit_rejects_a_third_of_the_calibrated_sigma():
     mech, _ = build("mod-sulq-analytic")
     (a, b), = mech.witnesses()
     honest = audit_mechanism(mech, a, b, n_samples=20_000, rng=0)
-    mech.scale /= 3  # the triangle is drawn at the (now wrong) scale
+    # a planted bug: the triangle is drawn at a third of the scale (set past the guard that fixes
+    # a built mechanism's configuration)
+    object.__setattr__(mech, "scale", mech.scale / 3)
     broken = audit_mechanism(mech, a, b, n_samples=20_000, rng=0)
     assert honest.epsilon_lower_bound <= 1.0 < broken.epsilon_lower_bound
     assert exact_delta(mech, 1.0) > 1e-2

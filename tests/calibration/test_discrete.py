@@ -140,3 +140,15 @@ def test_laplace_scale_is_rational_upper_bound():
     b = discrete_laplace_scale(0.1, 10 ** 12)
     assert b >= Fraction(10 ** 12) / Fraction(0.1) and b.numerator < 2 ** 56
     assert float(b) == pytest.approx(1e13, rel=1e-12)
+
+
+def test_epsilon_beyond_the_bracket_is_refused_by_name():
+    # hunt HY: scipy's "f(a) and f(b) must have different signs" for GaussianMechanism(
+    # epsilon=1e300, numerics="exact"); the largest epsilon in the bracket still calibrates
+    import pytest as _pytest
+
+    from matrixdp.calibration.discrete import discrete_gaussian_sigma2
+    from matrixdp.errors import InvalidPrivacyParameterError
+    with _pytest.raises(InvalidPrivacyParameterError, match="^epsilon: .*too large"):
+        discrete_gaussian_sigma2(1e300, 1e-6, 4)
+    assert discrete_gaussian_sigma2(1e4, 1e-6, 4) > 0

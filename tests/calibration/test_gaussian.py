@@ -146,3 +146,47 @@ def test_reported_epsilon_never_understates_delta(sens, delta):
     assert rel <= 0.0, rel
     if eps > 0:            # epsilon = 0 is returned only when delta(0) is already below delta
         assert rel > -1e-6, rel
+
+
+# ------------------------------------------------- extreme public inputs (hunt HY, session 19)
+def test_profile_at_huge_epsilon_is_zero_not_nan():
+    # -inf - (-inf) made the profile NaN and the calibration's root finder fail
+    assert gaussian_delta(1e300, 1.0, 1.0) == 0.0
+    assert not math.isnan(gaussian_delta(1e200, 1e-3, 1.0))
+    sigma = analytic_gaussian_sigma(1e300, 1e-6, 1.0)
+    # mu* -> sqrt(2 eps) as eps grows: sigma = 1/sqrt(2e300), and the claim holds
+    assert sigma == pytest.approx(1.0 / math.sqrt(2e300), rel=1e-6)
+    assert gaussian_delta(1e300, sigma, 1.0) <= 1e-6
+    # a wrong (30% smaller) sigma breaks the claim at a finite but large epsilon
+    s = analytic_gaussian_sigma(1e20, 1e-6, 1.0)
+    assert gaussian_delta(1e20, s, 1.0) <= 1e-6 < gaussian_delta(1e20, 0.7 * s, 1.0)
+
+
+def test_profile_of_a_tiny_shift_does_not_overflow():
+    # the extended-precision path squared 1/shift (OverflowError for shift 1e-300)
+    d = gaussian_delta(0.0, 1e300, 1.0)   # shift 1e-300: delta(0) = 2 Phi(mu/2) - 1 ~ mu phi(0)
+    assert d == pytest.approx(1e-300 * norm.pdf(0.0), rel=1e-6)
+    assert gaussian_epsilon(1e-6, 1e300, 1.0) == 0.0
+
+
+def test_epsilon_beyond_float_range_is_inf():
+    # shift 1e300 needs eps ~ shift^2 / 2, beyond float64: inf, not a solver's ValueError
+    assert gaussian_epsilon(1e-6, 1e-300, 1.0) == math.inf
+    # a large but representable one is still found, and meets delta
+    eps = gaussian_epsilon(1e-6, 1e-100, 1.0)
+    assert math.isfinite(eps) and gaussian_delta(eps, 1e-100, 1.0) <= 1e-6
+
+
+@pytest.mark.parametrize("args,name", [
+    ((1.0, 1e-6, 1e300), "sensitivity"),      # sigma^2 overflows
+    ((1e300, 1e-6, 1e-300), "sensitivity"),   # sigma underflows to 0: no noise
+    ((1e20, 1e-6, 5e-324), "sensitivity"),
+])
+def test_analytic_sigma_that_under_or_overflows_is_refused(args, name):
+    with pytest.raises(InvalidPrivacyParameterError, match=f"^{name}: .*(underflows|overflows)"):
+        analytic_gaussian_sigma(*args)
+
+
+def test_classic_sigma_that_overflows_is_refused():
+    with pytest.raises(InvalidPrivacyParameterError, match="^sensitivity: .*overflows"):
+        classic_gaussian_sigma(0.5, 1e-6, 1e300)

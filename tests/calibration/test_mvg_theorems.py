@@ -333,3 +333,20 @@ def test_soundness_of_concrete_theorem_calibrated_covariances():
         row_cov3 = (w * variances_from_allocation(theta, p3)) @ w.T
         lam3 = np.linalg.eigvalsh(row_cov3)[0]
         assert gaussian_delta(eps, 1.0, s2 / lam3) <= delta
+
+
+def test_shift_bound_alone_is_not_an_oracle_but_the_budget_is_sound_at_large_epsilon():
+    # hunt HY: theorem2_shift_bound's docstring called it "a soundness oracle: the exact delta at
+    # this shift is far below delta"; at (1, 1), eps=100, delta=0.5 that delta is ~1. The
+    # mechanisms stay sound because B2 also keeps phi^2 <= 2 eps / alpha: checked to eps = 1e8.
+    assert _delta_exact(100.0, cal.theorem2_shift_bound(100.0, 0.5, (1, 1))) > 0.5
+    worst = 0.0
+    for eps, delta, m, n, ratio in itertools.product(
+            [300, 1e3, 1e4, 1e6, 1e8], [1e-12, 1e-6, 0.1, 0.5, 0.9, 0.99], [1, 2, 5, 30],
+            [1, 2, 50], [0.5, 1, 1000]):
+        mu = math.sqrt(cal.theorem2_budget(eps, delta, (m, n), 1.0, ratio))
+        worst = max(worst, _delta_exact(eps, mu) / delta)
+        if m == n:
+            mu3 = math.sqrt(cal.theorem3_budget(eps, delta, m, 1.0, ratio))
+            worst = max(worst, _delta_exact(eps, mu3) / delta)
+    assert worst <= 1.0

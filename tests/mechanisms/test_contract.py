@@ -545,3 +545,17 @@ def test_big_arrays_are_copied_once_per_construction_and_never_per_release(monke
     assert not np.shares_memory(mech.directions, w) and not mech.directions.flags.writeable
     mech.release(np.full((2, d), 0.5), rng=1)
     assert copies == [(d, d)]
+
+
+def test_no_shipped_mechanism_accepts_a_changed_configuration():
+    # hunt HY: setting epsilon (or the scale) on a built mechanism changed its claim, not its noise
+    import matrixdp
+    from matrixdp.mechanisms import ExponentialMechanism, MVGMechanism
+    for mech in (matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0),
+                 matrixdp.LaplaceMechanism(epsilon=1.0, sensitivity=1.0),
+                 MVGMechanism(shape=(2, 2), epsilon=1.0, delta=1e-6, sensitivity=1.0),
+                 ExponentialMechanism(epsilon=1.0)):
+        before = mech.privacy
+        with pytest.raises(AttributeError, match="cannot be set after construction"):
+            mech.epsilon = 0.1
+        assert mech.privacy == before

@@ -118,16 +118,19 @@ def test_fast_path_same_floats_as_before():
     np.testing.assert_array_equal(m.release(x, rng=5).value, x + z * m.sigma)
 
 
-def test_cached_terms_follow_configuration_changes():
+def test_configuration_cannot_change_after_construction():
+    # hunt HY (session 19): ``m.epsilon = 0.5`` after construction used to be accepted, and every
+    # later release claimed epsilon 0.5 with the noise calibrated for 1 (this test asserted it).
+    # The configuration is now fixed, so the cached terms can never go stale.
     m = matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0)
     x = np.zeros(10)
     r1 = m.release(x, rng=0)
-    m.sigma = 2 * m.sigma
+    for name, value in (("epsilon", 0.5), ("sigma", 0.1), ("sensitivity", 100.0),
+                        ("delta", 0.5), ("neighbouring", "add-remove")):
+        with pytest.raises(AttributeError, match=f"{name} cannot be set after construction"):
+            setattr(m, name, value)
     r2 = m.release(x, rng=0)
-    assert r2.noise.scale == pytest.approx(2 * r1.noise.scale)
-    assert r2.privacy.mu == pytest.approx(r1.privacy.mu / 2)
-    m.epsilon = 0.5
-    assert m.release(x, rng=0).privacy.epsilon == 0.5
+    assert r2.privacy == r1.privacy and np.array_equal(r2.value, r1.value)
     assert m.release(np.zeros(3)).noise.expected_squared_error == pytest.approx(3 * m.sigma ** 2)
 
 
@@ -168,3 +171,15 @@ def test_with_sensitivity_keeps_the_claim_and_scales_the_noise():
         assert other.sensitivity == 6.0
         assert other.sigma == pytest.approx(3.0 * mech.sigma, rel=1e-9)
         assert mech.sensitivity == 2.0  # the original is unchanged
+
+
+def test_sigma_that_under_or_overflows_is_refused_not_released():
+    # hunt HY: sigma 0.0 (ZeroDivisionError in .privacy, or no noise) and sigma^2 overflow
+    # (OverflowError in the noise summary) at extreme public inputs
+    from matrixdp.errors import InvalidPrivacyParameterError
+    with pytest.raises(InvalidPrivacyParameterError, match="sensitivity: .*underflows"):
+        matrixdp.GaussianMechanism(epsilon=1e20, delta=1e-6, sensitivity=5e-324)
+    with pytest.raises(InvalidPrivacyParameterError, match="sensitivity: .*overflows"):
+        matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1e300)
+    m = matrixdp.GaussianMechanism(epsilon=1e300, delta=1e-6, sensitivity=1.0)  # was ValueError
+    assert m.sigma > 0 and m.privacy_profile(1e300) <= 1e-6

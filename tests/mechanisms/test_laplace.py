@@ -47,3 +47,14 @@ def test_dp_event():
     dp_accounting = pytest.importorskip("dp_accounting")
     event = matrixdp.LaplaceMechanism(epsilon=0.5, sensitivity=2.0).to_dp_event()
     assert isinstance(event, dp_accounting.LaplaceDpEvent) and event.noise_multiplier == pytest.approx(2.0)
+
+
+def test_noise_scale_that_underflows_is_refused_not_released():
+    # hunt HY: epsilon=1e300, sensitivity=1e-300 gave scale 0.0 and released the exact value
+    # under a "pure epsilon-DP" guarantee
+    with pytest.raises(InvalidPrivacyParameterError, match="sensitivity: .*underflows"):
+        matrixdp.LaplaceMechanism(epsilon=1e300, sensitivity=1e-300)
+    with pytest.raises(InvalidPrivacyParameterError, match="epsilon: .*overflows"):
+        matrixdp.LaplaceMechanism(epsilon=1e-300, sensitivity=1.0)   # was an OverflowError
+    m = matrixdp.LaplaceMechanism(epsilon=1e300, sensitivity=1.0)     # tiny but > 0: kept
+    assert m.scale > 0 and np.isfinite(m.variance)

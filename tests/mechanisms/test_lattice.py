@@ -94,3 +94,15 @@ def test_dp_events_of_the_exact_path_are_zcdp():
     lap = matrixdp.LaplaceMechanism(epsilon=1.0, sensitivity=1.0, numerics="exact")
     assert type(g.to_dp_event()).__name__ == "ZCDpEvent"
     assert lap.to_dp_event().rho == 0.5
+
+
+def test_values_beyond_the_lattice_range_are_clipped_as_documented():
+    # hunt HY: the docstrings now state it; 1e300 is released as about 2**61 * g, where the
+    # default g for 2 entries at sensitivity 1 is 2**-11 (Gaussian: g*sqrt(2) <= 2**-10;
+    # Laplace: 2g <= 2**-10)
+    import matrixdp
+    for mech in (matrixdp.GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0,
+                                            numerics="exact"),
+                 matrixdp.LaplaceMechanism(epsilon=1.0, sensitivity=1.0, numerics="exact")):
+        out = mech.release(np.array([1e300, -1e300]), rng=0).value
+        assert np.allclose(np.abs(out), 2.0 ** 50, rtol=1e-9)

@@ -518,3 +518,15 @@ def test_large_d_directions_refusal_comes_before_the_calibration(defect):
     assert info.value.argument == "directions"
     if defect != "nan":
         assert "orthonormal" in str(info.value)
+
+
+@pytest.mark.parametrize("eps,sens,what", [(1e300, 1e-300, "underflows"), (1.0, 1e300, "overflows")])
+def test_noise_scale_that_under_or_overflows_is_refused_by_name(eps, sens, what):
+    # hunt HY: ZeroDivisionError, or "variances: contains NaN or infinite entries; clean or
+    # impute them" (no argument of the caller named)
+    from matrixdp.errors import InvalidPrivacyParameterError
+    with pytest.raises(InvalidPrivacyParameterError, match=f"^sensitivity: .*{what}"):
+        MVGMechanism(shape=(3, 2), epsilon=eps, delta=1e-6, sensitivity=sens)
+    # huge epsilon alone works (the profile was NaN there) and keeps its claim
+    m = MVGMechanism(shape=(3, 2), epsilon=1e300, delta=1e-6, sensitivity=1.0)
+    assert m.privacy_profile(1e300) <= 1e-6

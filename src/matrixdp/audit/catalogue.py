@@ -624,7 +624,9 @@ def _second_moments(pair, scale: float):
 
 def _with_datasets(mechanism, datasets):
     """Attach the public witness datasets whose query answers the entry audits."""
-    mechanism.datasets = tuple(datasets)
+    # public witness data for the audit, not noise configuration: set past the guard that
+    # fixes a built mechanism's configuration (Mechanism.__setattr__)
+    object.__setattr__(mechanism, "datasets", tuple(datasets))
     return mechanism
 
 
@@ -721,7 +723,7 @@ def _blocki_jl(epsilon, delta, dim, records, projections):
                                mechanism="blocki-jl")
     mech = JLSketchMechanism(name="blocki-jl", privacy=privacy, witness=lifted,
                              r=int(projections))
-    mech.w = res.w
+    object.__setattr__(mech, "w", res.w)   # the floor the fit used (public), for the table
     return _with_datasets(mech, datasets)
 
 

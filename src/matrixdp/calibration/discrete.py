@@ -246,6 +246,11 @@ def _rho_for(epsilon: float, delta: float) -> float:
     lo, hi = math.log(1e-12), math.log(1e6)
     if f(lo) > 0:
         raise InvalidPrivacyParameterError("delta", f"is too small for epsilon={epsilon!r}")
+    if f(hi) < 0:
+        # rho above 1e6 (scipy's "f(a) and f(b) must have different signs" before, hunt HY)
+        raise InvalidPrivacyParameterError(
+            "epsilon", f"is too large for the exact (discrete Gaussian) calibration at "
+                       f"delta={delta!r}: zCDP rho would exceed 1e6; use numerics='float'")
     from scipy.optimize import brentq             # lazy: `import matrixdp` stays scipy-free
 
     return math.exp(brentq(f, lo, hi, xtol=1e-14, rtol=1e-14))

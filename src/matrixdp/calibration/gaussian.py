@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from .._validation import (check_delta, check_epsilon, check_nonnegative_epsilon, check_positive,
-                           check_sensitivity)
+from .._validation import (check_delta, check_epsilon, check_noise_scale,
+                           check_nonnegative_epsilon, check_positive, check_sensitivity)
 from ..errors import InvalidPrivacyParameterError
 
 __all__ = [
@@ -49,7 +49,8 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity) -> float:
     ------
     InvalidPrivacyParameterError
         If ``epsilon >= 1`` (the classic bound is not proved there; use
-        :func:`analytic_gaussian_sigma`) or any argument is out of range.
+        :func:`analytic_gaussian_sigma`), any argument is out of range, or σ under- or
+        overflows float64 (``check_noise_scale``).
 
     References
     ----------
@@ -63,7 +64,7 @@ def classic_gaussian_sigma(epsilon, delta, sensitivity) -> float:
                        f"{epsilon!r}; use calibration='analytic'")
     d = check_delta(delta)
     sens = check_sensitivity(sensitivity)
-    return sens * math.sqrt(2.0 * math.log(1.25 / d)) / eps
+    return check_noise_scale(sens * math.sqrt(2.0 * math.log(1.25 / d)) / eps, eps, sens)
 
 
 def gaussian_log_delta_for_shift(epsilon: float, shift: float) -> float:
@@ -84,6 +85,10 @@ def gaussian_log_delta_for_shift(epsilon: float, shift: float) -> float:
     a = shift / 2.0 - epsilon / shift
     b = -shift / 2.0 - epsilon / shift
     log_pa = float(log_ndtr(a))
+    if log_pa == -math.inf:
+        # a below about -1e154 (huge epsilon, or a shift tiny against epsilon): delta <= Phi(a)
+        # < exp(-1e308), zero in any precision; the subtraction below would be -inf - -inf = NaN
+        return -math.inf
     log_eb = epsilon + float(log_ndtr(b))
     diff = log_eb - log_pa
     # 1 - e^diff carries a relative error of about eps_machine * |log_pa| / |diff|. When
@@ -104,7 +109,10 @@ def _log_delta_extended(epsilon: float, shift: float, neg_diff: float) -> float:
     cancellation, raised until two precisions agree to 1e-15 relative."""
     import mpmath
 
-    lost = math.log10(max(1.0, abs(epsilon) + abs(shift) ** -2 * epsilon ** 2))
+    # digits lost to the terms' size: log10 of max(1, epsilon, (epsilon/shift)^2), computed in
+    # logs (``shift ** -2`` and ``epsilon ** 2`` overflow for a tiny shift or a huge epsilon)
+    lost = max(0.0, math.log10(epsilon) if epsilon > 0 else 0.0,
+               2.0 * math.log10(epsilon / shift) if epsilon > 0 else 0.0) + math.log10(2.0)
     lost += -math.log10(neg_diff) if neg_diff > 0 else 30.0
     dps = int(30 + lost)
     previous = None
@@ -208,6 +216,8 @@ def _max_gaussian_shift(eps: float, d: float) -> float:
 
 #: Relative step below the root of the profile (see :func:`max_gaussian_shift`).
 _SAFETY_MARGIN = 1e-12
+#: Largest ε :func:`gaussian_epsilon` searches (beyond, it reports ``inf``).
+_EPSILON_MAX = 1e300
 
 
 def analytic_gaussian_sigma(epsilon, delta, sensitivity) -> float:
@@ -230,6 +240,12 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity) -> float:
     float
         σ; e.g. ε = 1, δ = 1e-5, Δ = 1 gives σ ≈ 3.7306.
 
+    Raises
+    ------
+    InvalidPrivacyParameterError
+        For an argument out of range, or when σ underflows to 0 (no noise would be added) or
+        σ² overflows float64 (extreme ``sensitivity / epsilon``).
+
     References
     ----------
     .. [1] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for
@@ -237,7 +253,8 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity) -> float:
        ICML 2018, Algorithm 1.
     """
     sens = check_sensitivity(sensitivity)
-    return sens / max_gaussian_shift(epsilon, delta)
+    mu = max_gaussian_shift(epsilon, delta)
+    return check_noise_scale(sens / mu, float(epsilon), sens)
 
 
 def gaussian_epsilon(delta, sigma, sensitivity) -> float:
@@ -255,7 +272,8 @@ def gaussian_epsilon(delta, sigma, sensitivity) -> float:
     Returns
     -------
     float
-        ε (0.0 if even ε = 0 meets ``delta``).
+        ε (0.0 if even ε = 0 meets ``delta``; ``inf`` if no float64 ε does: the shift
+        ``sensitivity / sigma`` above about 1e150 needs ε ≈ shift²/2 beyond float64's range).
     """
     d = check_delta(delta)
     s = check_positive(sigma, "sigma", InvalidPrivacyParameterError)
@@ -271,6 +289,8 @@ def gaussian_epsilon(delta, sigma, sensitivity) -> float:
     hi = max(1.0, mu)
     while f(hi) > 0:
         hi *= 2.0
+        if hi > _EPSILON_MAX:
+            return math.inf
     from scipy.optimize import brentq
 
     eps = brentq(f, 0.0, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)

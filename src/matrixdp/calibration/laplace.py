@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._validation import check_epsilon, check_sensitivity
+from .._validation import check_epsilon, check_noise_scale, check_sensitivity
 
 __all__ = ["laplace_scale"]
 
@@ -21,9 +21,17 @@ def laplace_scale(epsilon, sensitivity) -> float:
     -------
     float
 
+    Raises
+    ------
+    InvalidPrivacyParameterError
+        For an invalid argument, or when ``sensitivity / epsilon`` underflows to 0 (no noise)
+        or its variance ``2 b²`` overflows float64.
+
     References
     ----------
     .. [1] C. Dwork, F. McSherry, K. Nissim and A. Smith, "Calibrating Noise to
        Sensitivity in Private Data Analysis", TCC 2006.
     """
-    return check_sensitivity(sensitivity) / check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
+    sens = check_sensitivity(sensitivity)
+    return check_noise_scale(sens / eps, eps, sens)

@@ -390,7 +390,12 @@ def theorem2_shift_bound(epsilon, delta, shape) -> float:
 
     :math:`\mu = s_2/\sqrt{\lambda_{min}(\Sigma)\lambda_{min}(\Psi)} \le
     \varepsilon / ((mn)^{1/4}\zeta(\delta)H_r)`, independent of s₂ and γ (spec §2.6).
-    A soundness oracle: the exact δ(ε) at this shift is far below δ.
+
+    It is an upper bound on μ, **not** by itself a soundness oracle: the exact δ(ε) at this
+    shift can exceed δ (for ``shape=(1, 1)``: δ(100) ≈ 1 at δ = 0.5; at ε = 10⁴ for every
+    shape and δ), because it drops the second constraint of Theorem 2, φ² ≤ 2ε/α, which is
+    what holds μ down at large ε. The mechanisms' soundness is checked at ``s₂√B₂``, which
+    keeps both (``tests/calibration/test_mvg_theorems.py``; ε from 10⁻³ to 10⁸).
     """
     eps = check_epsilon(epsilon)
     m, n = _check_shape(shape)
@@ -398,7 +403,10 @@ def theorem2_shift_bound(epsilon, delta, shape) -> float:
 
 
 def theorem3_shift_bound(epsilon, delta, r) -> float:
-    r"""Upper bound :math:`\mu \le \varepsilon/(\sqrt r\,\zeta(\delta)H_r)` for Theorem 3 (spec §2.6)."""
+    r"""Upper bound :math:`\mu \le \varepsilon/(\sqrt r\,\zeta(\delta)H_r)` for Theorem 3 (spec §2.6).
+
+    An upper bound on μ, not a soundness oracle (see :func:`theorem2_shift_bound`).
+    """
     eps = check_epsilon(epsilon)
     r = _check_r(r)
     return eps / (math.sqrt(r) * zeta_delta(delta, r, r) * harmonic_number(r))

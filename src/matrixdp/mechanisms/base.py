@@ -284,6 +284,10 @@ class Mechanism(OwnsConfiguration, abc.ABC):
     a tuple (lists), a copy with owned attributes (a query), so no array the caller keeps can
     change the noise after the calibration was computed.
 
+    A mechanism's public attributes cannot be set after construction (``AttributeError``):
+    its noise is calibrated once, so a changed ``epsilon`` or ``sensitivity`` would change the
+    claim without changing the noise.
+
     Subclasses implement :meth:`_noise` (draw the noise for an array of a given
     shape), :meth:`privacy` and :meth:`noise_summary`. :meth:`release` validates
     the value, adds the noise in one vectorised pass, and wraps the result.
@@ -299,6 +303,17 @@ class Mechanism(OwnsConfiguration, abc.ABC):
 
     #: Human-readable name used in guarantees and audit tables.
     name: str = "mechanism"
+
+    def __setattr__(self, name, value):
+        # Configuration is fixed once the constructor returns: the noise was calibrated to it, so
+        # ``mech.epsilon = 0.1`` after construction made every release claim epsilon 0.1 with the
+        # noise of the old epsilon (hunt HY, session 19). Private caches stay writable.
+        if not name.startswith("_") and self.__dict__.get("_configured"):
+            raise AttributeError(
+                f"{type(self).__name__}.{name} cannot be set after construction: the noise was "
+                f"calibrated to the configuration the mechanism was built with; build a new "
+                f"mechanism (e.g. {type(self).__name__}(..., {name}=...)) instead")
+        object.__setattr__(self, name, value)
     #: "float" (idealised real arithmetic) or "exact" (lattice + exact integer sampling).
     numerics: str = "float"
 

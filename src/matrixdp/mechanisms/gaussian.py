@@ -59,6 +59,9 @@ class GaussianMechanism(LatticePlanRelease, Mechanism):
         ``"float"``: N(0, σ²) in floating point (the guarantee assumes idealised
         real arithmetic). ``"exact"``: lattice release with exact discrete
         Gaussian noise (floating-point safe).
+        Entries beyond ±2⁶¹ lattice steps (±2⁶¹·g) are clipped there before the noise
+        (``docs/numerics.md``; with the default g, about 2⁵¹·Δ/√d for d entries): a value that large is
+        released as the clipped one, silently, since a warning would depend on the data.
     granularity : float, optional
         Exact numerics only: the lattice step, a power of two (default chosen
         from the sensitivity and the value's size).
@@ -116,7 +119,7 @@ class GaussianMechanism(LatticePlanRelease, Mechanism):
 
     def __setattr__(self, name, value):
         # Any change of configuration forgets the cached release terms (see _release_terms).
-        object.__setattr__(self, name, value)
+        super().__setattr__(name, value)
         if name != "_terms":
             object.__setattr__(self, "_terms", {})
 

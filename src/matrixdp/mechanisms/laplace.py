@@ -48,6 +48,9 @@ class LaplaceMechanism(LatticePlanRelease, Mechanism):
         ``"float"``: textbook floating-point Laplace (the guarantee assumes
         idealised real arithmetic; its bit-level output is *not* ε-DP, Mironov
         2012). ``"exact"``: lattice release with exact discrete Laplace noise.
+        Entries beyond ±2⁶¹ lattice steps (±2⁶¹·g) are clipped there before the noise
+        (``docs/numerics.md``; with the default g, about 2⁵¹·Δ₁/d for d entries): a value that large is
+        released as the clipped one, silently, since a warning would depend on the data.
     granularity : float, optional
         Exact numerics only: the lattice step, a power of two.
 

@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from .._linalg import EigenCov, ProbeCertificate, check_directions, probe_count
-from .._validation import (check_delta, check_epsilon, check_finite_array, check_nonnegative_epsilon,
-                           check_positive)
+from .._validation import (check_delta, check_epsilon, check_finite_array, check_noise_scale,
+                           check_nonnegative_epsilon, check_positive)
 from ..calibration.allocation import (PNR_RULES, check_precision_allocation,
                                       exact_max_pnr_allocation, max_pnr_allocation,
                                       mse_optimal_allocation, uniform_allocation)
@@ -285,6 +285,14 @@ class MVGMechanism(Mechanism):
             if self._sensitivity_is_number:
                 self._notes.append("theorem3: the caller asserts the query is symmetric PSD for "
                                    "every dataset (checked on each released value)")
+
+        if self._sensitivity_is_number:
+            # the i.i.d. noise scale sensitivity / mu*: refused by name when it under- or
+            # overflows float64 (a precision of 0 or inf below gave ZeroDivisionError or a
+            # "variances: contains NaN" message naming no argument)
+            sens = float(sensitivity)
+            check_noise_scale(sens / max_gaussian_shift(self.epsilon, self.delta),
+                              self.epsilon, sens)
 
         # ---- privacy budget split for data-driven directions
         self._eps_mvg, self._delta_mvg = self.epsilon, self.delta

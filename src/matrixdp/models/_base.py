@@ -28,7 +28,32 @@ __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params
            "fit_xy_bounds"]
 
 
-class NoGeneratorStateMixin:
+class _CloneSpawnsGenerator:
+    """``sklearn.base.clone`` gives a Generator ``random_state`` a fresh child stream.
+
+    scikit-learn's clone deep-copies every parameter, so each clone of an estimator holding a
+    Generator (every fold of ``cross_val_score``, every candidate of ``GridSearchCV``) started
+    from the *same* generator state and drew the *same* noise: the difference of two folds'
+    releases was then a noise-free function of the records that differ between them (hunt HY,
+    session 19). A clone now gets ``random_state.spawn(1)[0]``: an independent stream, still
+    reproducible from the original seed (children are spawned in order). A Generator without a
+    seed sequence (it cannot spawn) keeps scikit-learn's copy. An int seed is copied as scikit-
+    learn does: every clone then draws the same noise (see the estimators' ``random_state``).
+    """
+
+    def __sklearn_clone__(self):
+        new = super().__sklearn_clone__()
+        rs = getattr(self, "random_state", None)
+        if isinstance(rs, np.random.Generator):
+            try:
+                child = rs.spawn(1)[0]
+            except (TypeError, ValueError, AttributeError):  # no SeedSequence to spawn from
+                return new
+            new.random_state = child
+        return new
+
+
+class NoGeneratorStateMixin(_CloneSpawnsGenerator):
     """Pickling, ``copy.deepcopy`` and ``joblib.dump`` drop a Generator ``random_state``.
 
     After ``fit`` a Generator passed as ``random_state`` has drawn the released noise; its

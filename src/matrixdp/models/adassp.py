@@ -179,8 +179,16 @@ class AdaSSPRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorMix
     clip : bool, default True
     random_state : None, int or numpy.random.Generator
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed.
+        Under ``sklearn.base.clone`` (``cross_val_score``, ``GridSearchCV``) an int seed gives
+        every clone the same noise, so the difference of two folds' outputs is noise-free:
+        use ``None`` there; a Generator gives each clone its own spawned stream.
     accountant : Accountant, Ledger or object with ``spend``, optional
         Charged the composed guarantee before any noise is drawn.
+        ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+        Every ``fit`` is a new release, charged again: ``cross_val_score`` with k folds spends
+        k × (ε, δ); ``GridSearchCV`` one per fold and candidate, plus the refit. With no keeper
+        (none given, no ``with`` block) nothing is recorded (``docs/security.md``, "Budget
+        keepers are handles").
 
     Attributes
     ----------

@@ -311,9 +311,16 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     random_state : None, int or numpy.random.Generator
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
         Generator is dropped from pickles and copies of the fitted model.
+        Under ``sklearn.base.clone`` (``cross_val_score``, ``GridSearchCV``) an int seed gives
+        every clone the same noise, so the difference of two folds' outputs is noise-free:
+        use ``None`` there; a Generator gives each clone its own spawned stream.
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+        Every ``fit`` is a new release, charged again: ``cross_val_score`` with k folds spends
+        k × (ε, δ); ``GridSearchCV`` one per fold and candidate, plus the refit. With no keeper
+        (none given, no ``with`` block) nothing is recorded (``docs/security.md``, "Budget
+        keepers are handles").
 
     Attributes
     ----------
@@ -383,9 +390,16 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     random_state : None, int or numpy.random.Generator
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
         Generator is dropped from pickles and copies of the fitted model.
+        Under ``sklearn.base.clone`` (``cross_val_score``, ``GridSearchCV``) an int seed gives
+        every clone the same noise, so the difference of two folds' outputs is noise-free:
+        use ``None`` there; a Generator gives each clone its own spawned stream.
     accountant : Accountant, Ledger or object with ``spend(guarantee, label=...)``, optional
         Charged the fit's whole guarantee before any noise is drawn (a refusal stops the fit).
         ``None``: the accountants of enclosing ``with Accountant(...):`` blocks, if any.
+        Every ``fit`` is a new release, charged again: ``cross_val_score`` with k folds spends
+        k × (ε, δ); ``GridSearchCV`` one per fold and candidate, plus the refit. With no keeper
+        (none given, no ``with`` block) nothing is recorded (``docs/security.md``, "Budget
+        keepers are handles").
 
     Attributes
     ----------
