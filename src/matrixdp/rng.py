@@ -18,7 +18,7 @@ import numpy as np
 from ._linalg import check_dim
 from .errors import InvalidParameterError
 
-__all__ = ["make_rng", "haar_from_gaussian", "secure_bit_generator", "secure_stream", "fresh_secure_rng", "is_secure",
+__all__ = ["make_rng", "clone_stream", "haar_from_gaussian", "secure_bit_generator", "secure_stream", "fresh_secure_rng", "is_secure",
            "SEED_WARNING", "random_directions",
            "without_generators"]
 
@@ -152,6 +152,25 @@ def without_generators(state: dict) -> dict:
     ``fit`` its state would let the reader of a pickle rewind it and replay the released noise.
     """
     return {k: (None if isinstance(v, np.random.Generator) else v) for k, v in state.items()}
+
+
+def clone_stream(random_state):
+    """The stream a ``sklearn.base.clone`` of an estimator gets in place of a Generator
+    ``random_state``: ``random_state.spawn(1)[0]``, or ``None`` when it cannot spawn (a Generator
+    built without a seed sequence) or is not a Generator.
+
+    scikit-learn's clone deep-copies every parameter, so each clone holding a Generator (every
+    fold of ``cross_val_score``, every candidate of ``GridSearchCV``) drew the *same* noise, and
+    the difference of two folds' releases was a noise-free function of the records between them
+    (hunt HY, session 19). A spawned child is independent of its siblings and still reproducible
+    from the original seed (children are spawned in order).
+    """
+    if not isinstance(random_state, np.random.Generator):
+        return None
+    try:
+        return random_state.spawn(1)[0]
+    except (TypeError, ValueError, AttributeError):  # no SeedSequence to spawn from
+        return None
 
 
 def is_secure(generator: np.random.Generator) -> bool:

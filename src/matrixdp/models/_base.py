@@ -42,13 +42,11 @@ class _CloneSpawnsGenerator:
     """
 
     def __sklearn_clone__(self):
+        from ..rng import clone_stream
+
         new = super().__sklearn_clone__()
-        rs = getattr(self, "random_state", None)
-        if isinstance(rs, np.random.Generator):
-            try:
-                child = rs.spawn(1)[0]
-            except (TypeError, ValueError, AttributeError):  # no SeedSequence to spawn from
-                return new
+        child = clone_stream(getattr(self, "random_state", None))
+        if child is not None:
             new.random_state = child
         return new
 

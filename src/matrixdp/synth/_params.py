@@ -13,7 +13,7 @@ import inspect
 
 from .._validation import check_delta, check_epsilon
 from ..errors import InvalidParameterError
-from ..rng import without_generators
+from ..rng import clone_stream, without_generators
 from .schema import TableSchema
 
 __all__ = ["GeneratorParams", "check_schema_budget"]
@@ -39,6 +39,20 @@ class GeneratorParams:
                     key, f"is not a parameter of {type(self).__name__} ({sorted(valid)})")
             setattr(self, key, value)
         return self
+
+    def __sklearn_clone__(self):
+        """``sklearn.base.clone``: a new generator with deep copies of the parameters (a budget
+        keeper is a handle and stays itself), as scikit-learn's clone does, except that a
+        Generator ``random_state`` becomes a spawned child stream
+        (:func:`~matrixdp.rng.clone_stream`): each clone draws its own noise, reproducibly from
+        the seed. An int seed is copied (every clone then draws the same noise)."""
+        import copy
+
+        params = {k: copy.deepcopy(v) for k, v in self.get_params().items()}
+        child = clone_stream(getattr(self, "random_state", None))  # spawned from the original
+        if child is not None:
+            params["random_state"] = child
+        return type(self)(**params)
 
     def __repr__(self) -> str:
         defaults = {k: v.default
