@@ -133,6 +133,8 @@ PCA_GAPS = ("pairwise", "spiked")
 #: ``"rank"`` (default), the ranking's predictions decide as anywhere else; ``"step"`` (opt-in),
 #: the whitened step is taken (:func:`pca_frame_resolution`: no counted pair's pairwise gap is
 #: above its floor ``√N_ij/2``). Post-processing of the first look; the same releases and charge.
+#: Its dev gate FAILED (29 paired-gate FAILs; median 1.44 over the 92 changed cells of 264;
+#: ``results/pca_unresolved_step_gate.md``): not recommended.
 PCA_UNRESOLVED = ("rank", "step")
 #: ``bias="one-record"``: the released counts read one clipped record when the counts kept by the
 #: reading (those above ``COUNT_Z`` noise sds) sum to at least ``ONE_RECORD[0]`` and below
@@ -1214,8 +1216,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         ``frame_pairs_resolved``, ``frame_top_resolved`` and ``unresolved_step``.
         Post-processing of the first release and public inputs: the same releases, guarantee and
         single charge (``docs/coinpress.md`` § Adaptive (PCA), "Unresolved frames (task PT)").
-        On the dev cells the step is rarely the better branch where no gap is resolved
-        (``results/pca_unresolved_diagnosis.md``); dev gate: ``results/pca_unresolved_step_gate.md``.
+        On the dev cells the step is rarely the better branch where no gap is resolved (36 of
+        410 trials, ``results/pca_unresolved_diagnosis.md``); its dev gate FAILED
+        (``results/pca_unresolved_step_gate.md``: 29 paired-gate FAILs, up to 9.4·10⁴× on
+        lending_club k = 5 ε = 0.1; median 1.44 over the 92 changed cells of 264); not
+        recommended.
     tie_ratio : float, default 1.0
         Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
