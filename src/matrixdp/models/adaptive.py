@@ -128,6 +128,14 @@ NOISE_PAIRS = ("sum", "normalised", "unfloored")
 #: FAILED (3 paired-gate FAILs, liver k = 2 ε = 5 and 10, beauty k = 5 ε = 5; median 1.00 over
 #: the 103 changed cells of 264; ``results/pca_spiked_gaps_gate.md``): not recommended.
 PCA_GAPS = ("pairwise", "spiked")
+#: What the PCA-loss ranking does where its first look resolves NO gap of the frame (task PT,
+#: issue #24; ``docs/coinpress.md`` § Adaptive (PCA), "Unresolved frames (task PT)"):
+#: ``"rank"`` (default), the ranking's predictions decide as anywhere else; ``"step"`` (opt-in),
+#: the whitened step is taken (:func:`pca_frame_resolution`: no counted pair's pairwise gap is
+#: above its floor ``√N_ij/2``). Post-processing of the first look; the same releases and charge.
+#: Its dev gate FAILED (29 paired-gate FAILs; median 1.44 over the 92 changed cells of 264;
+#: ``results/pca_unresolved_step_gate.md``): not recommended.
+PCA_UNRESOLVED = ("rank", "step")
 #: ``bias="one-record"``: the released counts read one clipped record when the counts kept by the
 #: reading (those above ``COUNT_Z`` noise sds) sum to at least ``ONE_RECORD[0]`` and below
 #: ``ONE_RECORD[1]`` (one record, rounded; public: a post-processing of the released counts).
@@ -674,6 +682,34 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool =
     return U, np.where(keep, g, 0.0)
 
 
+def pca_frame_resolution(C1, V1, m, t, q, z=RESOLVE_Z):
+    r"""How many gaps of the default pairwise frame (:func:`pca_frame`) the first look resolves
+    (post-processing of ``Ĉ₁`` and its public noise variances ``V₁``; task PT).
+
+    A counted pair ``(i, j)`` (:func:`pca_frame`, 3) is resolved when its de-inflated gap is above
+    the floor the default puts under it, ``√max(ĝ² − N_ij, 0) > √N_ij/2``, i.e.
+    ``ĝ² > (5/4) N_ij``: where the floor binds, the gap the ranking uses is the first look's own
+    noise, not a gap it sees. A top direction ``i`` is resolved above the cut when
+    ``λ̂_i − z sd_i > λ̂_{q+1} + z sd_{q+1}`` (the same test as :func:`pca_frame`, 3).
+    ``docs/coinpress.md`` § Adaptive (PCA), "Unresolved frames (task PT)".
+
+    Returns ``(pairs, top)``: the number of counted pairs resolved and the number of top
+    directions resolved above the cut.
+    """
+    lam, U = np.linalg.eigh(0.5 * (C1 + C1.T))
+    sd = np.sqrt(moments_pair_variance(V1, m, t, U, 1)[1])
+    o = np.argsort(-(lam + z * sd), kind="stable")
+    lam, U, sd = lam[o], U[:, o], sd[o]
+    s1, diag1 = moments_pair_variance(V1, m, t, U, q)
+    g_hat = lam[:q, None] - lam[None, q:]
+    noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
+    below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
+    above_cut = lam[:q] - z * sd[:q] > lam[q] + z * sd[q]
+    keep = below_cut[None, :] | ~above_cut[:, None]
+    pairs = int(np.sum(keep & (g_hat * g_hat > 1.25 * noise)))
+    return pairs, int(np.sum(above_cut))
+
+
 def pca_deficit(g, s):
     r"""Expected loss of captured variance of one pair of eigen-directions with gap ``g`` under
     an off-diagonal perturbation of variance ``s``: ``(g/2)(1 − g/√(g² + 4s))`` (the rotation
@@ -1060,6 +1096,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                         diagonal_noise: bool = False,
                         noise_pairs: str = "sum",
                         pca_gaps: str = "pairwise",
+                        pca_unresolved: str = "rank",
                         resolution_guard: bool = False,
                         tie_ratio: float = 1.0, resolve_z: float = 0.0,
                         resolve_share: float | None = None,
@@ -1170,6 +1207,20 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         10, beauty k = 5 ε = 5; median 1.00 over the 103 changed cells of 264): where the first
         look resolves no gap every spiked gap is 0, both predictions are 0 and the tie goes to
         the moments release (``results/pca_spiked_gaps_diagnosis.md``); not recommended.
+    pca_unresolved : {"rank", "step"}, default "rank"
+        ``ranking="pca-loss"`` only (task PT, issue #24, opt-in): what the ranking does where the
+        first look resolves NO gap of its frame (:func:`pca_frame_resolution`: on every counted
+        pair ``ĝ² <= (5/4) N_ij``, i.e. every gap the ranking uses is its floor ``√N_ij/2``).
+        ``"rank"``: the predictions decide, as anywhere else. ``"step"``: the whitened step is
+        taken (a forced ``branch`` still wins); ``predicted`` then also reports
+        ``frame_pairs_resolved``, ``frame_top_resolved`` and ``unresolved_step``.
+        Post-processing of the first release and public inputs: the same releases, guarantee and
+        single charge (``docs/coinpress.md`` § Adaptive (PCA), "Unresolved frames (task PT)").
+        On the dev cells the step is rarely the better branch where no gap is resolved (36 of
+        410 trials, ``results/pca_unresolved_diagnosis.md``); its dev gate FAILED
+        (``results/pca_unresolved_step_gate.md``: 29 paired-gate FAILs, up to 9.4·10⁴× on
+        lending_club k = 5 ε = 0.1; median 1.44 over the 92 changed cells of 264); not
+        recommended.
     tie_ratio : float, default 1.0
         Task AC (issue #24, opt-in candidate ``"tie"``): the whitened step is chosen only if its
         prediction is below ``tie_ratio`` times the moments release's (``P_cp < tie_ratio·P_mom``;
@@ -1467,6 +1518,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                                    f"{noise_pairs!r}")
     if pca_gaps not in PCA_GAPS:
         raise InvalidParameterError("pca_gaps", f"must be one of {PCA_GAPS}, got {pca_gaps!r}")
+    if pca_unresolved not in PCA_UNRESOLVED:
+        raise InvalidParameterError("pca_unresolved", f"must be one of {PCA_UNRESOLVED}, got "
+                                                      f"{pca_unresolved!r}")
     if branch not in (None, "moments", "coinpress"):
         raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
                                               f"{branch!r}")
@@ -1648,6 +1702,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             U1, gaps = pca_frame(C_frame, V1, m, t, q, top_cap=noise_pairs == "normalised",
                                  floor=noise_pairs != "unfloored",
                                  spiked=pca_gaps == "spiked")
+            # the default pairwise frame's own resolution (task PT; public: post-processing of
+            # the first look), read by pca_unresolved="step" and reported
+            frame_res = pca_frame_resolution(C_frame, V1, m, t, q)
             if resolution_guard:
                 # the frame's top variances and the first look's noise sd on them (public)
                 lam_top = np.einsum("ai,ab,bi->i", U1[:, :q], C_frame, U1[:, :q])
@@ -1836,6 +1893,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         # 3. the rest of the budget where the expected loss is smaller
         if branch is not None:
             take_step = branch == "coinpress"
+        elif (ranking_used == "pca-loss" and pca_unresolved == "step"
+              and frame_res[0] == 0):
+            # task PT: the first look resolves no gap of the frame: the whitened step
+            # (docs/coinpress.md § Adaptive (PCA), "Unresolved frames (task PT)")
+            take_step = True
         elif med_step is not None:
             take_step = med_step
         else:
@@ -1892,6 +1954,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                        or resolve_share is not None) else {}
     if resolve_share is not None:
         extra["unresolved_share"] = share
+    if ranking_used == "pca-loss" and pca_unresolved != "rank":
+        # the first look's resolution of the frame (post-processing of the first release); only
+        # under the option, so the default's report is unchanged
+        extra.update({"frame_pairs_resolved": frame_res[0], "frame_top_resolved": frame_res[1],
+                      "unresolved_step": bool(frame_res[0] == 0)})
     if loss_statistic == "median":
         nan = math.nan
         extra.update({"loss_statistic": "median", "moments_median": nan,
