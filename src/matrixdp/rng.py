@@ -154,9 +154,9 @@ def without_generators(state: dict) -> dict:
     return {k: (None if isinstance(v, np.random.Generator) else v) for k, v in state.items()}
 
 
-def clone_stream(random_state):
-    """The stream a ``sklearn.base.clone`` of an estimator gets in place of a Generator
-    ``random_state``: ``random_state.spawn(1)[0]``, or ``None`` when it cannot spawn (a Generator
+def clone_stream(generator):
+    """The stream a ``sklearn.base.clone`` of an estimator gets in place of its Generator
+    ``random_state`` (``generator``): ``generator.spawn(1)[0]``, or ``None`` when it cannot spawn (a Generator
     built without a seed sequence) or is not a Generator.
 
     scikit-learn's clone deep-copies every parameter, so each clone holding a Generator (every
@@ -165,10 +165,10 @@ def clone_stream(random_state):
     (hunt HY, session 19). A spawned child is independent of its siblings and still reproducible
     from the original seed (children are spawned in order).
     """
-    if not isinstance(random_state, np.random.Generator):
+    if not isinstance(generator, np.random.Generator):
         return None
     try:
-        return random_state.spawn(1)[0]
+        return generator.spawn(1)[0]
     except (TypeError, ValueError, AttributeError):  # no SeedSequence to spawn from
         return None
 
