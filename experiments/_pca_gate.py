@@ -289,3 +289,67 @@ def changed_verdict_lines(summary, ratios, fails, changed, g2, label: str) -> li
             f"- (G2) median over the {len(changed)} changed cells (of {len(summary)}) of "
             f"the ratio of medians {label}/default: **{g2:.4g}** (required ≤ 0.99); "
             f"over all cells {float(np.median(ratios)):.4g} (not the rule)", ""]
+
+
+class OptionGate:
+    """The dev gate of one ranking option of ``adaptive_covariance`` against ``DPPCA()``'s default
+    (tasks PN, PS and PT: the same cells, the rule (G1)/(G2) of :func:`changed_verdict_lines`, 30
+    paired trials; each script keeps its own rule, seed and candidate in its docstring).
+
+    ``name``: the results' stem (``results/<name>_gate.*``); ``seed``: the gate's
+    ``SeedSequence``; ``candidate``: the candidate row's label; ``options``: the keywords of
+    ``_utility_common.adaptive_options`` that make the candidate; ``title``: the report's first
+    line, with ``{stage}`` filled in.
+    """
+
+    REFERENCE = ("moments", "matrixdp (coinpress)")
+    EPSILONS = uc.EPSILONS + (10.0, 100.0, 1e4)
+
+    def __init__(self, name: str, seed: int, candidate: str, options: dict, title: str):
+        self.name, self.candidate, self.options, self.title = name, candidate, options, title
+        self.stages = {"gate": {"seed": seed, "trials": 30, "measurement": True}}
+
+    def fitter(self, row: str, t: uc.Table, eps: float, k: int):
+        """``seed -> (components, choice)``."""
+        return fitter(row, t, eps, k, self.candidate, {},
+                      lambda: uc.adaptive_options(**self.options))
+
+    def run(self, stage: str, out: Path, part=None) -> Path:
+        return run_part(self.name, self.stages[stage], stage, out, self.EPSILONS,
+                        (DEFAULT, self.candidate), self.fitter, part)
+
+    def analyse(self, stage: str, out: Path, partial: bool = False) -> Path:
+        """The verdict; ``partial=True``: the cells run so far, labelled PARTIAL, no verdict,
+        written to ``<name>_<stage>_partial.*``."""
+        cfg = self.stages[stage]
+        suffix = "_partial" if partial else ""
+        summary, ratios, fails, changed, g2 = changed_analysis(
+            merged_trials(self.name, stage, out), self.candidate, self.REFERENCE,
+            out / f"{self.name}_{stage}{suffix}.csv")
+        lines = header_lines(self.title.format(stage=stage), self.name, stage, cfg, len(summary))
+        verdict = changed_verdict_lines(summary, ratios, fails, changed, g2, self.candidate)
+        if partial:
+            verdict[0] = (f"## Verdict: **NOT REACHED (PARTIAL: {len(summary)} cells run; the run "
+                          f"did not finish in the session; a FAIL below is final, a pass is not)**")
+        lines += verdict + group_lines(summary) + cell_lines(summary, self.candidate)
+        md = out / f"{self.name}_{stage}{suffix}.md"
+        md.write_text("\n".join(lines) + "\n")
+        return md
+
+    def main(self, argv=None, description: str = "") -> int:
+        import argparse
+
+        p = argparse.ArgumentParser(description=description)
+        p.add_argument("--stage", choices=tuple(self.stages), required=True)
+        p.add_argument("--out", type=Path, default=uc.REPO_ROOT / "results")
+        p.add_argument("--analyse", action="store_true")
+        p.add_argument("--partial", action="store_true", help="with --analyse: the cells run so far")
+        p.add_argument("--part", default=None, help="i/m: run every m-th cell from the i-th")
+        a = p.parse_args(argv)
+        part = None if a.part is None else tuple(int(x) for x in a.part.split("/"))
+        if not a.analyse:
+            self.run(a.stage, a.out, part)
+            if part is not None:
+                return 0
+        print(f"wrote {self.analyse(a.stage, a.out, a.partial)}")
+        return 0

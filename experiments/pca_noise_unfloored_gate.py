@@ -42,11 +42,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pca_noise_pairs_gate as g  # noqa: E402
+import _pca_gate as pcg  # noqa: E402
 
-g.NAME = "pca_noise_unfloored"
-g.CANDIDATE = "unfloored"
-g.STAGES = {"gate": {"seed": 20261152, "trials": 30, "measurement": True}}
+GATE = pcg.OptionGate("pca_noise_unfloored", 20261152, "unfloored",
+                      {"noise_pairs": "unfloored"},
+                      "# DPPCA's adaptive release with noise_pairs='unfloored' against the default: "
+                      "{stage} (issue #24, task PN)")
 
 if __name__ == "__main__":
-    sys.exit(g.main())
+    sys.exit(GATE.main(description=__doc__.split("\n")[0]))

@@ -56,77 +56,16 @@ Command (from ``experiments/``)::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
-
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _pca_gate as pcg  # noqa: E402
-import _utility_common as uc  # noqa: E402
 
-RESULTS = uc.REPO_ROOT / "results"
-NAME = "pca_unresolved_step"
-STAGES = {"gate": {"seed": 20261161, "trials": 30, "measurement": True}}
-DEFAULT, CANDIDATE = pcg.DEFAULT, "unresolved-step"
-REFERENCE = ("moments", "matrixdp (coinpress)")
-EPSILONS = uc.EPSILONS + (10.0, 100.0, 1e4)
-
-
-def fitter(row: str, t: uc.Table, eps: float, k: int):
-    """``seed -> (components, choice)``."""
-    return pcg.fitter(row, t, eps, k, CANDIDATE, {},
-                      lambda: uc.adaptive_options(pca_unresolved="step"))
-
-
-def run(stage: str, out: Path, part=None) -> Path:
-    return pcg.run_part(NAME, STAGES[stage], stage, out, EPSILONS, (DEFAULT, CANDIDATE), fitter,
-                        part)
-
-
-def merged(stage: str, out: Path) -> Path:
-    return pcg.merged_trials(NAME, stage, out)
-
-
-def analyse(stage: str, out: Path, partial: bool = False) -> Path:
-    """The verdict; ``partial=True`` (added after the rule's commit, reporting only): the cells
-    run so far, labelled PARTIAL, no verdict, written to ``<NAME>_<stage>_partial.*``."""
-    cfg = STAGES[stage]
-    suffix = "_partial" if partial else ""
-    summary, ratios, fails, changed, g2 = pcg.changed_analysis(
-        merged(stage, out), CANDIDATE, REFERENCE, out / f"{NAME}_{stage}{suffix}.csv")
-    lines = pcg.header_lines(f"# DPPCA's adaptive release with pca_unresolved='step' against "
-                             f"the default: {stage} (issue #24, task PT)", NAME, stage, cfg,
-                             len(summary))
-    verdict = pcg.changed_verdict_lines(summary, ratios, fails, changed, g2, CANDIDATE)
-    if partial:
-        verdict[0] = (f"## Verdict: **NOT REACHED (PARTIAL: {len(summary)} cells run; the run did "
-                      f"not finish in the session; a FAIL below is final, a pass is not)**")
-    lines += verdict
-    lines += pcg.group_lines(summary)
-    lines += pcg.cell_lines(summary, CANDIDATE)
-    md = out / f"{NAME}_{stage}{suffix}.md"
-    md.write_text("\n".join(lines) + "\n")
-    return md
-
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--stage", choices=tuple(STAGES), required=True)
-    p.add_argument("--out", type=Path, default=RESULTS)
-    p.add_argument("--analyse", action="store_true")
-    p.add_argument("--partial", action="store_true", help="with --analyse: the cells run so far")
-    p.add_argument("--part", default=None, help="i/m: run every m-th cell from the i-th")
-    a = p.parse_args(argv)
-    part = None if a.part is None else tuple(int(x) for x in a.part.split("/"))
-    if not a.analyse:
-        run(a.stage, a.out, part)
-        if part is not None:
-            return 0
-    print(f"wrote {analyse(a.stage, a.out, a.partial)}")
-    return 0
-
+GATE = pcg.OptionGate("pca_unresolved_step", 20261161, "unresolved-step", {"pca_unresolved": "step"},
+                      "# DPPCA's adaptive release with pca_unresolved='step' against the default: {stage} "
+                      "(issue #24, task PT)")
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(GATE.main(description=__doc__.split("\n")[0]))

@@ -34,6 +34,19 @@ def test_committed_reports_rerender_identically(tmp_path, module, stage):
         assert (tmp_path / f"{name}{ext}").read_bytes() == (ROOT / "results" / f"{name}{ext}").read_bytes()
 
 
+@pytest.mark.parametrize("module", ["pca_noise_pairs_gate", "pca_noise_unfloored_gate",
+                                    "pca_spiked_gaps_gate", "pca_unresolved_step_gate"])
+def test_option_gates_rerender_their_committed_reports(tmp_path, module):
+    """The four ranking-option gates share :class:`_pca_gate.OptionGate`: each re-renders its
+    committed report and per-cell CSV byte for byte from its committed trials."""
+    gate = importlib.import_module(module).GATE
+    name = f"{gate.name}_gate"
+    shutil.copy(ROOT / "results" / f"{name}_trials.csv", tmp_path)
+    gate.analyse("gate", tmp_path)
+    for ext in (".md", ".csv"):
+        assert (tmp_path / f"{name}{ext}").read_bytes() == (ROOT / "results" / f"{name}{ext}").read_bytes()
+
+
 def _trials(path, candidate, cand_vals, dflt_vals, choices=("moments", "coinpress")):
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=pcg.FIELDS)
