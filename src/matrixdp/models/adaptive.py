@@ -659,27 +659,41 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool =
     Returns ``(U, gaps)``: the frame (k, k), columns in the order above, and the (q, k − q)
     gaps (0 for the pairs that do not count).
     """
-    lam, U = np.linalg.eigh(0.5 * (C1 + C1.T))
-    sd = np.sqrt(moments_pair_variance(V1, m, t, U, 1)[1])
-    o = np.argsort(-(lam + z * sd), kind="stable")
-    lam, U, sd = lam[o], U[:, o], sd[o]
+    lam, U, sd, _, keep = _ordered_frame(C1, V1, m, t, q, z)
     if spiked:
         s_all, diag1 = moments_pair_variance(V1, m, t, U, U.shape[1])
         lam_t = spiked_eigenvalues(lam, s_all, diag1)
         g = np.abs(lam_t[:q, None] - lam_t[None, q:])
     else:
-        s1, diag1 = moments_pair_variance(V1, m, t, U, q)
-        g_hat = lam[:q, None] - lam[None, q:]
-        noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
+        g_hat, noise = _released_gaps(lam, U, V1, m, t, q)
         g = np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0))
         if floor:
             g = np.maximum(g, 0.5 * np.sqrt(noise))
     if top_cap and not spiked:
         g = np.minimum(g, np.maximum(lam[:q] + z * sd[:q], 0.0)[:, None])
+    return U, np.where(keep, g, 0.0)
+
+
+def _ordered_frame(C1, V1, m, t, q, z):
+    """Steps 1 and 3 of :func:`pca_frame`: the released eigenvalues ``lam`` and eigenvectors
+    ``U`` in upper-confidence order, their noise sds ``sd``, the top directions resolved above
+    the cut (``above_cut``, (q,)) and the (q, k − q) mask of the pairs that count (``keep``)."""
+    lam, U = np.linalg.eigh(0.5 * (C1 + C1.T))
+    sd = np.sqrt(moments_pair_variance(V1, m, t, U, 1)[1])
+    o = np.argsort(-(lam + z * sd), kind="stable")
+    lam, U, sd = lam[o], U[:, o], sd[o]
     below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
     above_cut = lam[:q] - z * sd[:q] > lam[q] + z * sd[q]
     keep = below_cut[None, :] | ~above_cut[:, None]
-    return U, np.where(keep, g, 0.0)
+    return lam, U, sd, above_cut, keep
+
+
+def _released_gaps(lam, U, V1, m, t, q):
+    """Step 2 of :func:`pca_frame`: the released gaps ``ĝ`` of the (top, rest) pairs and their
+    expected noise inflation ``N_ij`` (both (q, k − q))."""
+    s1, diag1 = moments_pair_variance(V1, m, t, U, q)
+    g_hat = lam[:q, None] - lam[None, q:]
+    return g_hat, diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
 
 
 def pca_frame_resolution(C1, V1, m, t, q, z=RESOLVE_Z):
@@ -696,16 +710,8 @@ def pca_frame_resolution(C1, V1, m, t, q, z=RESOLVE_Z):
     Returns ``(pairs, top)``: the number of counted pairs resolved and the number of top
     directions resolved above the cut.
     """
-    lam, U = np.linalg.eigh(0.5 * (C1 + C1.T))
-    sd = np.sqrt(moments_pair_variance(V1, m, t, U, 1)[1])
-    o = np.argsort(-(lam + z * sd), kind="stable")
-    lam, U, sd = lam[o], U[:, o], sd[o]
-    s1, diag1 = moments_pair_variance(V1, m, t, U, q)
-    g_hat = lam[:q, None] - lam[None, q:]
-    noise = diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
-    below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
-    above_cut = lam[:q] - z * sd[:q] > lam[q] + z * sd[q]
-    keep = below_cut[None, :] | ~above_cut[:, None]
+    lam, U, _, above_cut, keep = _ordered_frame(C1, V1, m, t, q, z)
+    g_hat, noise = _released_gaps(lam, U, V1, m, t, q)
     pairs = int(np.sum(keep & (g_hat * g_hat > 1.25 * noise)))
     return pairs, int(np.sum(above_cut))
 
@@ -1703,8 +1709,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                                  floor=noise_pairs != "unfloored",
                                  spiked=pca_gaps == "spiked")
             # the default pairwise frame's own resolution (task PT; public: post-processing of
-            # the first look), read by pca_unresolved="step" and reported
-            frame_res = pca_frame_resolution(C_frame, V1, m, t, q)
+            # the first look), read and reported by pca_unresolved="step" only
+            frame_res = (pca_frame_resolution(C_frame, V1, m, t, q)
+                         if pca_unresolved != "rank" else None)
             if resolution_guard:
                 # the frame's top variances and the first look's noise sd on them (public)
                 lam_top = np.einsum("ai,ab,bi->i", U1[:, :q], C_frame, U1[:, :q])
