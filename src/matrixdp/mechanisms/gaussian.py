@@ -117,17 +117,12 @@ class GaussianMechanism(LatticePlanRelease, Mechanism):
                           calibration=self.calibration, neighbouring=self.neighbouring,
                           numerics=self.numerics, granularity=self.granularity)
 
-    def __setattr__(self, name, value):
-        # Any change of configuration forgets the cached release terms (see _release_terms).
-        super().__setattr__(name, value)
-        if name != "_terms":
-            object.__setattr__(self, "_terms", {})
-
     def _release_terms(self, shape) -> tuple:
         """The (guarantee, noise summary) of a release of ``shape``, cached per shape.
 
-        Both are frozen and depend only on the public configuration and the shape; the cache is
-        emptied whenever an attribute is set, and bounded (cleared past 64 shapes).
+        Both are frozen and depend only on the public configuration and the shape; the
+        configuration cannot change after construction (``Mechanism.__setattr__``), so the cache
+        never goes stale. It is bounded (cleared past 64 shapes).
         """
         terms = self.__dict__.get("_terms")
         if terms is None:
