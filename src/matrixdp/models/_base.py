@@ -28,17 +28,24 @@ __all__ = ["parse_bounds", "validate_X", "clip_to_bounds", "check_privacy_params
            "fit_xy_bounds"]
 
 
-class _CloneSpawnsGenerator:
-    """``sklearn.base.clone`` gives a Generator ``random_state`` a fresh child stream.
+class NoGeneratorStateMixin:
+    """Pickling, ``copy.deepcopy`` and ``joblib.dump`` drop a Generator ``random_state``;
+    ``sklearn.base.clone`` gives it a fresh child stream.
+
+    After ``fit`` a Generator passed as ``random_state`` has drawn the released noise; its
+    state would let the reader of a saved estimator rewind it and replay (subtract) that noise.
+    An int seed is kept (scikit-learn convention): a seeded fit is replayable by design.
+    Put the mixin before ``BaseEstimator`` in the bases.
 
     scikit-learn's clone deep-copies every parameter, so each clone of an estimator holding a
     Generator (every fold of ``cross_val_score``, every candidate of ``GridSearchCV``) started
     from the *same* generator state and drew the *same* noise: the difference of two folds'
     releases was then a noise-free function of the records that differ between them (hunt HY,
-    session 19). A clone now gets ``random_state.spawn(1)[0]``: an independent stream, still
-    reproducible from the original seed (children are spawned in order). A Generator without a
-    seed sequence (it cannot spawn) keeps scikit-learn's copy. An int seed is copied as scikit-
-    learn does: every clone then draws the same noise (see the estimators' ``random_state``).
+    session 19). A clone now gets ``random_state.spawn(1)[0]`` (:func:`~matrixdp.rng.clone_stream`):
+    an independent stream, still reproducible from the original seed (children are spawned in
+    order). A Generator without a seed sequence (it cannot spawn) keeps scikit-learn's copy. An
+    int seed is copied as scikit-learn does: every clone then draws the same noise (see the
+    estimators' ``random_state``).
     """
 
     def __sklearn_clone__(self):
@@ -49,16 +56,6 @@ class _CloneSpawnsGenerator:
         if child is not None:
             new.random_state = child
         return new
-
-
-class NoGeneratorStateMixin(_CloneSpawnsGenerator):
-    """Pickling, ``copy.deepcopy`` and ``joblib.dump`` drop a Generator ``random_state``.
-
-    After ``fit`` a Generator passed as ``random_state`` has drawn the released noise; its
-    state would let the reader of a saved estimator rewind it and replay (subtract) that noise.
-    An int seed is kept (scikit-learn convention): a seeded fit is replayable by design.
-    Put the mixin before ``BaseEstimator`` in the bases.
-    """
 
     def __getstate__(self):
         from .._budget import carry_block_keeper
