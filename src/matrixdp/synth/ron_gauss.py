@@ -916,7 +916,8 @@ class RONGauss(GeneratorParams):
         Parameters
         ----------
         path : str or path-like
-            Output directory (created; existing ``part.*.parquet`` files are overwritten).
+            Output directory (created; existing ``part.*.parquet`` files are deleted first, so
+            the directory holds exactly this table's partitions; other files stay).
         n_samples : int
             Total number of synthetic records.
         partitions : int, optional
@@ -936,7 +937,7 @@ class RONGauss(GeneratorParams):
         Returns
         -------
         list of str
-            The written files. Columns: the feature names with ``reconstruct=True`` (when the
+            The written files, in partition order. Columns: the feature names with ``reconstruct=True`` (when the
             model was fitted on a data frame), else ``z1..z{dim}``; then ``label_column``.
         """
         self._check_fitted()
