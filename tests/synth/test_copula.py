@@ -218,3 +218,17 @@ def test_a_one_bin_column_gets_no_spurious_correlation():
             syn = m.sample(4000, random_state=seed)
             assert abs(np.corrcoef(syn["k"], syn["x"])[0, 1]) < 0.1
     assert one_bin >= 1  # the case is exercised
+
+
+def test_a_sample_beyond_the_available_memory_is_refused_before_allocating(monkeypatch):
+    # task HZ: DPCopula.sample had no memory check (RONGauss.sample has one): a large n_samples
+    # allocated until the process failed (MemoryError under a 4 GiB limit in the probe) instead
+    # of a refusal naming n_samples and the chunked writer
+    from matrixdp.synth import _checks
+
+    X, y = _table()
+    model = DPCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    monkeypatch.setattr(_checks, "available_memory", lambda: 2 * 3 * 8 * 4 * 10_000)
+    assert len(model.sample(10_000, random_state=0)[0]) == 10_000  # exactly at the limit: drawn
+    with pytest.raises(InvalidParameterError, match=r"n_samples.*sample_to_parquet"):
+        model.sample(10_001, random_state=0)

@@ -21,6 +21,7 @@ from ..mechanisms import PrivacyGuarantee
 from ..mechanisms.draw import charged_noise, public_randomness
 from .._record_sums import is_dask_collection
 from ._budget import gdp_split
+from ._checks import TABLE_ADVICE, check_sample_memory
 from ._dask import dask_block_reducer, dask_schema_columns, write_sampled_frames
 from .labels import generator_labels, largest_remainder
 from .schema import NumericCells, numeric_cells
@@ -402,6 +403,9 @@ class DPCopula(GeneratorParams):
         Parameters
         ----------
         n_samples : int
+            Refused before anything is allocated when the draw (about three float64 arrays of
+            ``n_samples x (k + 1)``) would need more than half the available memory; write such a
+            table with :meth:`sample_to_parquet` (chunk by chunk).
         random_state : None, int or numpy.random.Generator
             ``None`` (default): the per-process secure stream. A seed replays only these
             samples (post-processing of the DP model, so replaying them reveals nothing private).
@@ -424,6 +428,8 @@ class DPCopula(GeneratorParams):
         schema = self.schema
         cols = self.columns_
         k = len(cols)
+        # refused before allocating (about 3 float64 arrays of n x (k + 1) at the peak)
+        check_sample_memory(int(n_samples), k + 1, advice=TABLE_ADVICE)
         n_cls = self.classes_.size
         counts = largest_remainder(int(n_samples), self.class_priors_)
         label = np.repeat(np.arange(n_cls), counts)

@@ -24,6 +24,7 @@ from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..mechanisms.draw import public_randomness
 from ..rng import make_rng
 from ._budget import gdp_split
+from ._checks import TABLE_ADVICE, check_sample_memory
 from .copula import correlation_sensitivity
 from .edge_tables import coarsen, fit_table, fit_table3
 from .labels import generator_labels, largest_remainder
@@ -40,7 +41,7 @@ from .tree_bins import (
     wide_range_columns,
 )
 from .tree_marginals import tree_inference_matrix, tree_levels
-from .tree_releases import class_pass, dask_reducer, release_statistics
+from .tree_releases import class_pass, dask_checked_class_counts, dask_reducer, release_statistics
 from .tree_sampling import decode_codes, sample_codes, sampling_draws
 
 __all__ = [
@@ -714,7 +715,9 @@ class DPTreeCopula(GeneratorParams):
         """Release the DP statistics of ``X`` (a DataFrame matching ``schema``), per class of ``y``.
 
         ``accountant``/``ledger`` (or the enclosing ``with`` block) are charged the whole
-        guarantee before any noise is drawn.
+        guarantee before any noise is drawn, and only after every record has been checked
+        (values, categories, labels): a refused table costs nothing, in memory and on Dask
+        (where one counting pass over the partitions runs before the charge).
         """
         from ..accounting import charge
 
@@ -729,6 +732,9 @@ class DPTreeCopula(GeneratorParams):
             classes = generator_labels(self.classes,
                                        None if y is None else np.zeros(0, dtype=object), 0)[0]
             reduce = dask_reducer(self, X, y, cols, classes)
+            # every partition read and checked before the charge, as in memory (a refused table
+            # costs nothing); these exact class sizes are what "per-class" bins release below
+            sizes = dask_checked_class_counts(self, X, y, cols, classes.size)
         else:
             cols = self.schema.check_columns(X)
             classes, label = generator_labels(self.classes, y, X.shape[0])
@@ -756,7 +762,8 @@ class DPTreeCopula(GeneratorParams):
             if "class_counts" in mechs:  # n_bins="per-class": the DP class sizes choose the bins
                 self.n_bins_ = AUTO_BINS[0]  # the common fine grid; a class's bins merge its cells
                 prior_counts = np.asarray(mechs["class_counts"].release(
-                    reduce(class_pass, classes.size), rng=gen).value, dtype=np.float64)
+                    sizes if dask_input else reduce(class_pass, classes.size), rng=gen).value,
+                    dtype=np.float64)
                 self.class_bins_ = class_bins(prior_counts, sigma_bins)
                 self.class_sizes_raw_ = prior_counts
                 if tree_cols and not self._tree_usable(prior_counts, mechs, sens, cols):
@@ -934,6 +941,9 @@ class DPTreeCopula(GeneratorParams):
 
         ``random_state``: ``None`` (default) the per-process secure stream; a seed replays only
         these samples (post-processing of the DP model: replaying them reveals nothing private).
+        ``n_samples`` is refused before anything is allocated when the draw would need more than
+        half the available memory (as :meth:`DPCopula.sample`); :meth:`sample_to_parquet` writes
+        any size chunk by chunk.
 
         Returns
         -------
@@ -949,6 +959,8 @@ class DPTreeCopula(GeneratorParams):
         gen = public_randomness(random_state)  # post-processing of the released model
         n = int(n_samples)
         k = len(self.columns_)
+        # refused before allocating (about 3 float64 arrays of n x (k + 1) at the peak)
+        check_sample_memory(int(n_samples), k + 1, advice=TABLE_ADVICE)
         counts = largest_remainder(n, self.class_priors_)
         label = np.repeat(np.arange(self.classes_.size), counts)
         draws = sampling_draws(gen, n, k, self.correlation_.shape[-1] if self.correlation_.size else 0)
