@@ -232,3 +232,16 @@ def test_a_sample_beyond_the_available_memory_is_refused_before_allocating(monke
     assert len(model.sample(10_000, random_state=0)[0]) == 10_000  # exactly at the limit: drawn
     with pytest.raises(InvalidParameterError, match=r"n_samples.*sample_to_parquet"):
         model.sample(10_001, random_state=0)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1e-6, 1e-9), (1e-9, 1e-12)])
+def test_a_tiny_budget_is_not_refused_as_an_accounting_bug(epsilon, delta):
+    # task HZ: gdp_epsilon's absolute tolerance overstated the composed epsilon of a small budget
+    # (1.0000000019e-6 for 1e-6), and the fit's own check raised "accounting bug"
+    X, y = _table()
+    model = DPCopula(schema=SCHEMA, epsilon=epsilon, delta=delta, classes=[0, 1],
+                     random_state=0).fit(X, y)
+    assert model.privacy_.epsilon == epsilon
+    mu = math.hypot(model.marginal_sensitivity_ / model.marginal_sigma_,
+                    model.correlation_sensitivity_ / model.correlation_sigma_)
+    np.testing.assert_allclose(mu, max_gaussian_shift(epsilon, delta), rtol=1e-9)

@@ -1352,3 +1352,22 @@ def test_a_sample_beyond_the_available_memory_is_refused_before_allocating(monke
     assert len(model.sample(10_000, random_state=0)[0]) == 10_000
     with pytest.raises(InvalidParameterError, match=r"n_samples.*sample_to_parquet"):
         model.sample(10_001, random_state=0)
+
+
+@pytest.mark.parametrize("n_bins", ["per-class", "auto", 16])
+@pytest.mark.parametrize("epsilon, delta", [(1e-5, 1e-5), (1e-6, 1e-9), (1e-9, 1e-9)])
+def test_a_tiny_budget_is_calibrated_not_refused(n_bins, epsilon, delta):
+    # task HZ: a share of a small budget whose shift is (0, delta)-DP had gdp_epsilon = 0, which
+    # GaussianMechanism refused ("epsilon: must be finite and > 0, got 0.0", a value the caller
+    # never passed: DPTreeCopula(epsilon=1e-5, delta=1e-5)); at (1e-6, 1e-9) the imprecise
+    # round trip of gdp_epsilon raised "accounting bug". Each release keeps sigma = sens / mu_i
+    # and the shifts compose to mu*(epsilon, delta), never above it.
+    X, y = table(300)
+    model = DPTreeCopula(schema=SCHEMA, epsilon=epsilon, delta=delta, classes=[0, 1],
+                         n_bins=n_bins, random_state=0).fit(X, y)
+    assert model.privacy_.epsilon == epsilon and model.privacy_.delta == delta
+    mu_star = max_gaussian_shift(epsilon, delta)
+    mus = np.array([model.sensitivities_[k] / s for k, s in model.sigmas_.items()])
+    total = math.sqrt(float(np.sum(mus ** 2)))
+    assert total <= mu_star * (1 + 1e-9)
+    assert total >= mu_star * (1 - 1e-6)  # the whole budget is used, none wasted

@@ -107,6 +107,26 @@ def tree_histogram_sensitivity(n_columns: int, n_numeric: int, n_levels: int) ->
     return math.sqrt(int(n_columns) + int(n_numeric) * int(n_levels))
 
 
+def _gaussian_at_shift(mu: float, delta: float, sensitivity: float) -> GaussianMechanism:
+    """The Gaussian mechanism of L2 ``sensitivity`` whose Gaussian-DP shift is ``mu`` (add/remove).
+
+    It is calibrated at the point ``(gdp_epsilon(mu, delta), delta)`` of its privacy curve. A
+    share of a small budget can have ``mu`` so small that the release is already (0, δ)-DP
+    (``gdp_epsilon`` is 0, which the mechanism refuses: DPTreeCopula(epsilon=1e-5, delta=1e-5)
+    raised "epsilon: must be finite and > 0, got 0.0"); it is then calibrated at another point
+    of the same curve, ``(mu, δ(mu; mu))``, which gives the same σ = sensitivity / mu. The
+    composition reads ``mu`` either way."""
+    from ..accounting.composition import gdp_epsilon
+    from ..calibration.gaussian import gaussian_delta
+
+    eps = gdp_epsilon(mu, delta)
+    if eps > 0:
+        return GaussianMechanism(epsilon=eps, delta=delta, sensitivity=sensitivity,
+                                 neighbouring="add-remove")
+    return GaussianMechanism(epsilon=mu, delta=gaussian_delta(mu, 1.0, mu),
+                             sensitivity=sensitivity, neighbouring="add-remove")
+
+
 class DPTreeCopula(GeneratorParams):
     r"""Differentially private synthetic tables: a Gaussian copula for the numeric columns and a
     tree of 2-way marginals for the categorical ones, per public class.
@@ -635,8 +655,6 @@ class DPTreeCopula(GeneratorParams):
     # ------------------------------------------------------------------ plan (public)
     def _plan(self, eps, delta, shares, cols):
         """Sensitivities, mechanisms and σ: from the public schema only, before any noise."""
-        from ..accounting.composition import gdp_epsilon
-
         k = len(cols)
         k_num = len(self._latent(cols))  # the copula block: numeric (+ binary) columns
         k_cat = k - k_num
@@ -670,8 +688,7 @@ class DPTreeCopula(GeneratorParams):
         mechs = {}
         for (name, s), m in zip(sens.items(), mus):
             if s > 0:
-                mechs[name] = GaussianMechanism(epsilon=gdp_epsilon(float(m), delta), delta=delta,
-                                                sensitivity=s, neighbouring="add-remove")
+                mechs[name] = _gaussian_at_shift(float(m), delta, s)
         return mu, mechs, sens
 
     def _guarantee(self, eps, delta, n_cls, mu, mechs) -> PrivacyGuarantee:
