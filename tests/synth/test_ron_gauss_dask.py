@@ -280,3 +280,17 @@ def test_sample_to_parquet_on_an_existing_directory_holds_only_the_new_table(tmp
     assert (tmp_path / "out" / "notes.txt").read_text() == "kept"  # only the parts are replaced
     (tmp_path / "out" / "notes.txt").unlink()
     assert len(pd.read_parquet(tmp_path / "out")) == 1_000
+
+
+def test_sample_to_parquet_refuses_a_label_column_named_like_a_feature(tmp_path):
+    # task HZ: with reconstruct=True on a frame with a feature "y", the default label_column "y"
+    # replaced that feature by the labels, silently (3 columns written instead of 4)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "y"])
+    labels = np.clip(X["a"].to_numpy(), -1, 1)
+    model = RONGauss(dim=2, epsilon=1.0, task="regression", label_bound=1, reconstruct=True,
+                     random_state=0).fit(X, labels)
+    with pytest.raises(InvalidParameterError, match="label_column"):
+        model.sample_to_parquet(tmp_path / "a", 100, random_state=0)
+    model.sample_to_parquet(tmp_path / "b", 100, random_state=0, label_column="target")
+    assert list(pd.read_parquet(tmp_path / "b").columns) == ["a", "b", "y", "target"]

@@ -932,7 +932,8 @@ class RONGauss(GeneratorParams):
         add_mean : bool, default False
             As for :meth:`sample`.
         label_column : str, default "y"
-            Name of the label column ("regression" and "classification").
+            Name of the label column ("regression" and "classification"); refused when it is
+            the name of a feature column.
 
         Returns
         -------
@@ -960,6 +961,11 @@ class RONGauss(GeneratorParams):
                        else [f"x{i + 1}" for i in range(self.n_features_in_)])
         else:
             columns = [f"z{i + 1}" for i in range(self.projection_.shape[1])]
+        if self.task != "unsupervised" and (not isinstance(label_column, str)
+                                            or label_column in columns):
+            # the labels would silently replace the feature of that name (as DPCopula refuses)
+            raise InvalidParameterError("label_column", f"must be a string that is not a column "
+                                                        f"name ({columns}), got {label_column!r}")
         part = partial(sampled_array_chunk, self, columns=columns, label_column=label_column,
                        add_mean=add_mean)
         return write_parquet_samples(part, path, int(n_samples), partitions=int(partitions),
