@@ -245,3 +245,25 @@ def test_a_tiny_budget_is_not_refused_as_an_accounting_bug(epsilon, delta):
     mu = math.hypot(model.marginal_sensitivity_ / model.marginal_sigma_,
                     model.correlation_sensitivity_ / model.correlation_sigma_)
     np.testing.assert_allclose(mu, max_gaussian_shift(epsilon, delta), rtol=1e-9)
+
+
+def test_one_column_spends_the_whole_budget_on_its_histogram():
+    # task HZ: a table of one column has no pair and releases no score moments, but half of mu*^2
+    # (marginal_fraction) was still reserved for them: sigma 7.77 instead of 5.50 at (1, 1e-9)
+    schema = TableSchema(bounds={"income": (0.0, 200.0)})
+    X, y = _table(n=60)
+    X = X[["income"]]
+    mu = max_gaussian_shift(1.0, 1e-9)
+    noise = []
+    for seed in range(150):
+        model = DPCopula(schema=schema, epsilon=1.0, n_bins=8, classes=[0, 1],
+                         random_state=seed).fit(X, y)
+        e = model.bin_edges_["income"]
+        b = np.clip(np.searchsorted(e, np.clip(X["income"], 0, 200), side="right") - 1, 0, 7)
+        true = np.stack([np.bincount(b[y == j], minlength=8) for j in (0, 1)])
+        noise.append((model.marginal_counts_["income"] - true).ravel())
+    assert model.marginal_sigma_ == pytest.approx(1.0 / mu, rel=1e-12)
+    assert model.privacy_.epsilon == 1.0 and model.privacy_.mu == pytest.approx(mu, rel=1e-9)
+    sd = _empirical_sd(np.concatenate(noise))  # 2,400 draws: sd within 10% (rejects +-30%)
+    assert abs(sd * mu - 1) < 0.10
+    assert abs(sd * mu / 0.7 - 1) > 0.10 and abs(sd * mu / 1.3 - 1) > 0.10

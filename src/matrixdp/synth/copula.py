@@ -122,7 +122,8 @@ class DPCopula(GeneratorParams):
     n_bins : int, default 32
         Equal-width bins per numeric column (public).
     marginal_fraction : float, default 0.5
-        Share of the Gaussian budget μ² spent on the histograms (the rest on correlations).
+        Share of the Gaussian budget μ² spent on the histograms (the rest on correlations). A
+        table of one column has no correlations: its histogram gets the whole budget.
     clip_scale : float, default 1.0
         Score vectors are clipped to L2 norm ``clip_scale * sqrt(k)``.
     random_state : None, int or numpy.random.Generator
@@ -260,7 +261,9 @@ class DPCopula(GeneratorParams):
         card = {c: cells[c].size if c in schema.bounds else schema.categories[c].size for c in cols}
         edges = {c: cells[c].edges for c in cells}
 
-        mu, (mu_marg, mu_corr) = gdp_split(eps, delta, [frac, 1.0 - frac])
+        # one column has no pair, so no score-moment release: the whole budget goes to the
+        # histograms (as DPTreeCopula gives no share to an unused release); it was split anyway
+        mu, (mu_marg, mu_corr) = gdp_split(eps, delta, [frac, 1.0 - frac] if k > 1 else [1.0, 0.0])
         clip = float(self.clip_scale) * math.sqrt(k)
         sens_marg = math.sqrt(k)
         sens_corr = correlation_sensitivity(k, clip)
@@ -563,6 +566,8 @@ def _guarantee(eps, delta, n_cls, mu, marg, corr) -> PrivacyGuarantee:
 
     steps = []
     for name, (mu_i, sens, sigma) in (("histograms", marg), ("score moments", corr)):
+        if mu_i == 0:  # one column: no score moments are released
+            continue
         g = PrivacyGuarantee(epsilon=gdp_epsilon(mu_i, delta), delta=delta,
                              neighbouring="add-remove", calibration="analytic", exact=False,
                              mechanism=f"dp-copula {name}", mu=mu_i,
