@@ -267,3 +267,21 @@ def test_one_column_spends_the_whole_budget_on_its_histogram():
     sd = _empirical_sd(np.concatenate(noise))  # 2,400 draws: sd within 10% (rejects +-30%)
     assert abs(sd * mu - 1) < 0.10
     assert abs(sd * mu / 0.7 - 1) > 0.10 and abs(sd * mu / 1.3 - 1) > 0.10
+
+
+def test_a_seeded_model_lets_its_holder_replay_the_noise_as_documented():
+    # task HZ: the int random_state stays on the fitted model (a parameter), so whoever holds a
+    # seeded model recovers its exact histograms (docs/copula.md, "Randomness" says so now);
+    # an unseeded model does not give them away
+    import pickle
+
+    X, y = _table()
+    Z = pd.DataFrame({"age": np.full(50, 18), "income": np.zeros(50), "colour": ["red"] * 50})
+    exact = np.histogram(np.clip(X["income"], 0, 200), bins=np.linspace(0, 200, 33))[0]
+    for seed, replayed in ((5, True), (None, False)):
+        held = pickle.loads(pickle.dumps(DPCopula(schema=SCHEMA, epsilon=1.0,
+                                                  random_state=seed).fit(X)))
+        probe = DPCopula(**held.get_params()).fit(Z)
+        noise = probe.marginal_counts_["income"][0] - np.eye(32)[0] * 50
+        error = np.max(np.abs(held.marginal_counts_["income"][0] - noise - exact))
+        assert (error < 1e-9) == replayed  # unseeded: off by the noise (sigma ~ 11)

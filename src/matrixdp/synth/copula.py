@@ -128,7 +128,10 @@ class DPCopula(GeneratorParams):
         Score vectors are clipped to L2 norm ``clip_scale * sqrt(k)``.
     random_state : None, int or numpy.random.Generator
         ``None`` (default) uses a cryptographically secure generator. An int makes the run
-        replayable by whoever knows it (experiments and tests only). No generator is kept on
+        replayable by whoever knows it (experiments and tests only); it is a parameter, so it
+        stays on the fitted model and in its pickles: whoever holds a seeded model can replay
+        its noise and recover the exact statistics (``docs/copula.md``, "Randomness"). No
+        generator is kept on
         the fitted model, and a Generator passed here is not saved with it (pickling,
         ``copy.deepcopy`` and ``joblib.dump`` store ``random_state=None``).
     accountant : Accountant or Ledger, optional

@@ -357,7 +357,10 @@ class DPTreeCopula(GeneratorParams):
         (``results/synth_tree_ctg_bacc_dev_screen_2.md``).
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
-        by whoever knows it (experiments and tests only). No generator is kept on the model.
+        by whoever knows it (experiments and tests only); it is a parameter, so it stays on the
+        fitted model and in its pickles: whoever holds a seeded model can replay its noise and
+        recover the exact statistics (``docs/copula.md``, "Randomness"). No generator is kept
+        on the model.
     accountant : Accountant or Ledger, optional
         The budget keeper charged with the whole fit's ``privacy_`` before any noise is drawn
         (:class:`~matrixdp.errors.BudgetExceededError` if it does not fit, and nothing is
