@@ -988,16 +988,24 @@ class RONGauss(GeneratorParams):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
+            A DataFrame must have the fitted columns in the fitted order (``feature_names_in_``,
+            when fitted on a DataFrame); an array is taken in that order.
 
         Returns
         -------
         ndarray of shape (n_samples, dim) or (n_samples, n_features)
         """
         self._check_fitted()
-        X_arr, _ = as_feature_matrix(X)
+        X_arr, names = as_feature_matrix(X)
         if X_arr.shape[1] != self.n_features_in_:
             raise InvalidShapeError(
                 "X", f"has {X_arr.shape[1]} features, the model was fitted with {self.n_features_in_}")
+        fitted = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted is not None and list(names) != list(fitted):
+            # the columns are matched by position: another order would map every record wrongly
+            raise InvalidShapeError(
+                "X", f"has the columns {list(names)}, the model was fitted on {list(fitted)} (in "
+                     "that order); select them in the fitted order")
         Xn = normalize_rows(X_arr)
         if self.task != "classification":
             Xn = normalize_rows(Xn - self.mean_)
