@@ -379,7 +379,8 @@ def test_gdp_epsilon_of_an_infinite_mu_is_infinite():
 def test_gdp_epsilon_is_relatively_precise_at_small_epsilon(epsilon, delta):
     # task HZ: an absolute bracket tolerance (1e-14) overstated a small epsilon: the round trip
     # of mu*(1e-6, 1e-9) gave 1.0000000019e-6, and DPCopula/DPTreeCopula refused that budget as
-    # an "accounting bug". The result stays on the safe side (delta(eps) <= delta).
+    # an "accounting bug". Roots below 1e-4 are refined to relative precision (larger ones are
+    # computed exactly as before). The result stays on the safe side (delta(eps) <= delta).
     from matrixdp.calibration import max_gaussian_shift
     from matrixdp.calibration.gaussian import gaussian_delta
 
