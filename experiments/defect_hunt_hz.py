@@ -261,6 +261,50 @@ SOUND = [
                                               spends(mk, da.from_array(Rn, chunks=(100, 4)), dl)]
      print(json.dumps(out))
      """),
+    ("threads_and_cli_fit",
+     "Fits in a ThreadPoolExecutor inside `with Accountant(...)` (3 fits each of DPCopula, "
+     "DPTreeCopula, RONGauss add-remove): spends; 8 threads fitting DPCopula(epsilon=1) against "
+     "Accountant(epsilon=1.5) at delta 1e-9 and 1e-3: released, and the composed total; the CLI's "
+     "fit_table_generator (copula, tree-copula) inside `with Accountant`: spends, and the DP count "
+     "of a public class no record has",
+     """
+     import tempfile
+     from concurrent.futures import ThreadPoolExecutor
+     from matrixdp.accounting import Accountant
+     from matrixdp.synth import DPCopula, DPTreeCopula, RONGauss
+     from matrixdp.cli._generator import fit_table_generator, read_generator_bounds
+     X, y = mixed(100)
+     out = {}
+     acc = Accountant(epsilon=100, delta=1e-3)
+     with acc, ThreadPoolExecutor(2) as ex:
+         list(ex.map(lambda s: DPCopula(schema=SCHEMA, epsilon=1, random_state=s).fit(X), range(3)))
+         list(ex.map(lambda s: DPTreeCopula(schema=SCHEMA, epsilon=1, random_state=s).fit(X), range(3)))
+         list(ex.map(lambda s: RONGauss(dim=1, epsilon=1, neighbouring="add-remove", random_state=s).fit(
+             np.random.default_rng(s).normal(size=(50, 3))), range(3)))
+     out["9 fits in threads: spends"] = len(acc.spends)
+     for d in (1e-9, 1e-3):
+         acc = Accountant(epsilon=1.5, delta=d)
+         def fit(s):
+             try:
+                 DPCopula(schema=SCHEMA, epsilon=1, random_state=s).fit(X)
+                 return 1
+             except Exception:
+                 return 0
+         with acc, ThreadPoolExecutor(4) as ex:
+             released = sum(ex.map(fit, range(8)))
+         out[f"8 threads vs epsilon 1.5, delta {d:g}"] = [released, round(acc.total().epsilon, 4)]
+     folder = tempfile.mkdtemp()
+     open(f"{folder}/b.toml", "w").write('target = "g"\\n[columns]\\na = { lo = 0, hi = 10 }\\n'
+                                         'c = { categories = ["x", "y"] }\\ng = { categories = ["p", "q", "r"] }\\n')
+     schema = read_generator_bounds(f"{folder}/b.toml")
+     frame = pd.DataFrame({"a": np.linspace(0, 10, 60), "c": ["x", "y"] * 30, "g": ["p", "q"] * 30})
+     for model in ("copula", "tree-copula"):
+         acc = Accountant(epsilon=10, delta=1e-3)
+         with acc:
+             fitted = fit_table_generator(model, schema, frame, epsilon=1.0, delta=1e-9, seed=0)
+         out[f"CLI {model}: spends, DP count of class r"] = [len(acc.spends), round(float(fitted.model.class_counts_[2]), 2)]
+     print(json.dumps(out))
+     """),
     ("dask_equals_memory",
      "DPCopula and DPTreeCopula (classes p, q; seed 3) on Dask frames of 1, 3 and 7 partitions, "
      "with c as category, and with an appended empty partition: the largest difference of any "
