@@ -194,7 +194,8 @@ def write_parquet_samples(sample_part, path, n_samples: int, *, partitions: int,
     partition: ``sample_part(size, seed)`` returns the partition's frame, ``seed`` a child of one
     :class:`numpy.random.SeedSequence` (from ``random_state``, or OS entropy when ``None``;
     nothing is kept on the model). Existing ``part.*.parquet`` files under ``path`` are deleted
-first (as :func:`write_sampled_frames` does). Used by :meth:`~matrixdp.synth.RONGauss.sample_to_parquet`
+    first (as :func:`write_sampled_frames` does). Used by
+    :meth:`~matrixdp.synth.RONGauss.sample_to_parquet`
     (the tabular generators write through :func:`write_sampled_frames`, which keeps at most one
     chunk per worker thread in memory). Returns the written files in partition order."""
     from pathlib import Path

@@ -580,14 +580,17 @@ def _guarantee(eps, delta, n_cls, mu, marg, corr) -> PrivacyGuarantee:
     if total.epsilon > eps * (1 + 1e-9):  # the split must not exceed the requested budget
         raise RuntimeError(f"DPCopula accounting bug: composed epsilon {total.epsilon} > {eps}")
     return replace(total, epsilon=eps, mechanism="dp-copula", notes=total.notes + (
-        f"two Gaussian releases composed as Gaussian DP (matrixdp.accounting.compose, exact for "
-        f"Gaussian shifts): mu*={mu:.6g} for (epsilon, delta); histograms mu={marg[0]:.6g} (L2 "
-        f"sensitivity sqrt(k)={marg[1]:.6g}, sigma={marg[2]:.6g}); score moments mu={corr[0]:.6g} "
-        f"(L2 sensitivity {corr[1]:.6g}, sigma={corr[2]:.6g})",
+        (f"two Gaussian releases composed as Gaussian DP (matrixdp.accounting.compose, exact for "
+         f"Gaussian shifts): mu*={mu:.6g} for (epsilon, delta); histograms mu={marg[0]:.6g} (L2 "
+         f"sensitivity sqrt(k)={marg[1]:.6g}, sigma={marg[2]:.6g}); score moments mu={corr[0]:.6g} "
+         f"(L2 sensitivity {corr[1]:.6g}, sigma={corr[2]:.6g})") if corr[0] > 0 else
+        (f"one column: one Gaussian release, the histogram, with the whole mu*={mu:.6g} for "
+         f"(epsilon, delta) (L2 sensitivity 1, sigma={marg[2]:.6g}); no pair, so no score moments"),
         "classes are public and partition the records: each release composes in parallel over them",
         "add/remove neighbours: n and the class sizes are not assumed public",
         "bounds, categories, bins and classes are public; sampling is post-processing",
-        "a sufficient bound: the score-moment sensitivity is attained only by equal |s_j|"),
+        "a sufficient bound: the score-moment sensitivity is attained only by equal |s_j|"
+        if corr[0] > 0 else "the histogram's sensitivity is attained"),
         exact=False, calibration="analytic-gdp")
 
 

@@ -938,8 +938,9 @@ class RONGauss(GeneratorParams):
         Returns
         -------
         list of str
-            The written files, in partition order. Columns: the feature names with ``reconstruct=True`` (when the
-            model was fitted on a data frame), else ``z1..z{dim}``; then ``label_column``.
+            The written files, in partition order. Columns: the feature names with
+            ``reconstruct=True`` (when the model was fitted on a data frame), else
+            ``z1..z{dim}``; then ``label_column``.
         """
         self._check_fitted()
         for value, name in ((n_samples, "n_samples"), (rows_per_partition, "rows_per_partition")):
