@@ -789,7 +789,8 @@ class DPTreeCopula(GeneratorParams):
                 if tree_cols and not self._tree_usable(prior_counts, mechs, sens, cols):
                     tree_cols = []  # no class large enough: the flat release as planned
             elif "count" in mechs:  # n_bins="auto": the DP record count chooses the bins
-                n_records = int(len(X)) if dask_input else int(X.shape[0])
+                # on Dask: the checked pass's counts (no further pass over the records)
+                n_records = int(round(float(sizes.sum()))) if dask_input else int(X.shape[0])
                 self.record_count_ = float(np.asarray(mechs["count"].release(
                     np.array([float(n_records)]), rng=gen).value)[0])
                 self.n_bins_ = auto_bins(self.record_count_, classes.size, sigma_bins)
