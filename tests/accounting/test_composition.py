@@ -372,3 +372,21 @@ def test_a_guarantee_with_text_for_epsilon_is_refused_by_name():
 def test_gdp_epsilon_of_an_infinite_mu_is_infinite():
     assert gdp_epsilon(math.inf, 1e-6) == math.inf
     assert gdp_epsilon(1.0, 1e-6) < 5.0   # and a finite one is finite
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1e-6, 1e-9), (1e-5, 1e-5), (1e-9, 1e-12),
+                                            (1.0, 1e-9), (1e3, 1e-6)])
+def test_gdp_epsilon_is_relatively_precise_at_small_epsilon(epsilon, delta):
+    # task HZ: an absolute bracket tolerance (1e-14) overstated a small epsilon: the round trip
+    # of mu*(1e-6, 1e-9) gave 1.0000000019e-6, and DPCopula/DPTreeCopula refused that budget as
+    # an "accounting bug". Roots below 1e-4 are refined to relative precision (larger ones are
+    # computed exactly as before). The result stays on the safe side (delta(eps) <= delta).
+    from matrixdp.calibration import max_gaussian_shift
+    from matrixdp.calibration.gaussian import gaussian_delta
+
+    mu = max_gaussian_shift(epsilon, delta)
+    eps = gdp_epsilon(mu, delta)
+    assert abs(eps / epsilon - 1.0) < 1e-10
+    assert gaussian_delta(eps, 1.0 / mu, 1.0) <= delta * (1 + 1e-9)
+    # and it is the smallest such epsilon to that precision: 1e-9 less exceeds delta
+    assert gaussian_delta(eps * (1 - 1e-9), 1.0 / mu, 1.0) > delta

@@ -962,3 +962,40 @@ def test_report_quotes_each_category_so_a_comma_inside_one_is_not_a_separator(tm
     html = report.read_text()
     assert "categories: &quot;Paris, TX&quot;, &quot;Paris&quot;, &quot;Lyon&quot;" in html
     assert "Paris, TX, Paris" not in html
+
+
+def test_class_labels_take_their_type_from_the_public_list_not_the_column(tmp_path, capsys):
+    # task HZ: the synthetic labels' type came from the target column's dtype, which a CSV reader
+    # infers from every record: the same table with one label written "2.0" instead of "2"
+    # (the same value) wrote labels 1.0, 2.0 instead of 1, 2; and a text class absent from the
+    # data (a column of numbers only) made the run fail
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    frame["t"] = rng.choice([1, 2], 300)
+    plain = tmp_path / "plain.csv"
+    frame.to_csv(plain, index=False)
+    lines = plain.read_text().splitlines()
+    head, _, last = lines[-1].rpartition(",")
+    lines[-1] = f"{head},{float(last)}"  # the same label, written 2.0 (or 1.0)
+    decimal = tmp_path / "decimal.csv"
+    decimal.write_text("\n".join(lines) + "\n")
+    assert pd.read_csv(decimal)["t"].dtype.kind == "f" and pd.read_csv(plain)["t"].dtype.kind == "i"
+    outs = []
+    for name, src in (("p.csv", plain), ("d.csv", decimal)):
+        code, _, err = run([src, "--epsilon", 1, "--dim", 2, "--task", "classification",
+                            "--target", "t", "--classes", "1,2", "--n", 50, "--seed", 0,
+                            "--out", tmp_path / name], capsys)
+        assert code == 0, err
+        outs.append((tmp_path / name).read_text())
+    assert outs[0] == outs[1]
+    assert set(pd.read_csv(tmp_path / "d.csv")["t"].astype(str)) <= {"1", "2"}
+    # a text class that no record has: the numbers are compared as text, the run succeeds
+    code, _, err = run([plain, "--epsilon", 1, "--dim", 2, "--task", "classification",
+                        "--target", "t", "--classes", "1,2,other", "--n", 50, "--seed", 0,
+                        "--out", tmp_path / "o.csv"], capsys)
+    assert code == 0, err
+    assert set(pd.read_csv(tmp_path / "o.csv", dtype=str)["t"]) <= {"1", "2", "other"}
+    # labels outside the list are still refused, naming no value
+    code, _, err = run([plain, "--epsilon", 1, "--dim", 2, "--task", "classification",
+                        "--target", "t", "--classes", "1,3", "--out", tmp_path / "x.csv"], capsys)
+    assert_one_line_error(code, err, "not in the public class list")

@@ -218,3 +218,70 @@ def test_a_one_bin_column_gets_no_spurious_correlation():
             syn = m.sample(4000, random_state=seed)
             assert abs(np.corrcoef(syn["k"], syn["x"])[0, 1]) < 0.1
     assert one_bin >= 1  # the case is exercised
+
+
+def test_a_sample_beyond_the_available_memory_is_refused_before_allocating(monkeypatch):
+    # task HZ: DPCopula.sample had no memory check (RONGauss.sample has one): a large n_samples
+    # allocated until the process failed (MemoryError under a 4 GiB limit in the probe) instead
+    # of a refusal naming n_samples and the chunked writer
+    from matrixdp.synth import _checks
+
+    X, y = _table()
+    model = DPCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    monkeypatch.setattr(_checks, "available_memory", lambda: 2 * 3 * 8 * 4 * 10_000)
+    assert len(model.sample(10_000, random_state=0)[0]) == 10_000  # exactly at the limit: drawn
+    with pytest.raises(InvalidParameterError, match=r"n_samples.*sample_to_parquet"):
+        model.sample(10_001, random_state=0)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1e-6, 1e-9), (1e-9, 1e-12)])
+def test_a_tiny_budget_is_not_refused_as_an_accounting_bug(epsilon, delta):
+    # task HZ: gdp_epsilon's absolute tolerance overstated the composed epsilon of a small budget
+    # (1.0000000019e-6 for 1e-6), and the fit's own check raised "accounting bug"
+    X, y = _table()
+    model = DPCopula(schema=SCHEMA, epsilon=epsilon, delta=delta, classes=[0, 1],
+                     random_state=0).fit(X, y)
+    assert model.privacy_.epsilon == epsilon
+    mu = math.hypot(model.marginal_sensitivity_ / model.marginal_sigma_,
+                    model.correlation_sensitivity_ / model.correlation_sigma_)
+    np.testing.assert_allclose(mu, max_gaussian_shift(epsilon, delta), rtol=1e-9)
+
+
+def test_one_column_spends_the_whole_budget_on_its_histogram():
+    # task HZ: a table of one column has no pair and releases no score moments, but half of mu*^2
+    # (marginal_fraction) was still reserved for them: sigma 7.77 instead of 5.50 at (1, 1e-9)
+    schema = TableSchema(bounds={"income": (0.0, 200.0)})
+    X, y = _table(n=60)
+    X = X[["income"]]
+    mu = max_gaussian_shift(1.0, 1e-9)
+    noise = []
+    for seed in range(150):
+        model = DPCopula(schema=schema, epsilon=1.0, n_bins=8, classes=[0, 1],
+                         random_state=seed).fit(X, y)
+        e = model.bin_edges_["income"]
+        b = np.clip(np.searchsorted(e, np.clip(X["income"], 0, 200), side="right") - 1, 0, 7)
+        true = np.stack([np.bincount(b[y == j], minlength=8) for j in (0, 1)])
+        noise.append((model.marginal_counts_["income"] - true).ravel())
+    assert model.marginal_sigma_ == pytest.approx(1.0 / mu, rel=1e-12)
+    assert model.privacy_.epsilon == 1.0 and model.privacy_.mu == pytest.approx(mu, rel=1e-9)
+    sd = _empirical_sd(np.concatenate(noise))  # 2,400 draws: sd within 10% (rejects +-30%)
+    assert abs(sd * mu - 1) < 0.10
+    assert abs(sd * mu / 0.7 - 1) > 0.10 and abs(sd * mu / 1.3 - 1) > 0.10
+
+
+def test_a_seeded_model_lets_its_holder_replay_the_noise_as_documented():
+    # task HZ: the int random_state stays on the fitted model (a parameter), so whoever holds a
+    # seeded model recovers its exact histograms (docs/copula.md, "Randomness" says so now);
+    # an unseeded model does not give them away
+    import pickle
+
+    X, y = _table()
+    Z = pd.DataFrame({"age": np.full(50, 18), "income": np.zeros(50), "colour": ["red"] * 50})
+    exact = np.histogram(np.clip(X["income"], 0, 200), bins=np.linspace(0, 200, 33))[0]
+    for seed, replayed in ((5, True), (None, False)):
+        held = pickle.loads(pickle.dumps(DPCopula(schema=SCHEMA, epsilon=1.0,
+                                                  random_state=seed).fit(X)))
+        probe = DPCopula(**held.get_params()).fit(Z)
+        noise = probe.marginal_counts_["income"][0] - np.eye(32)[0] * 50
+        error = np.max(np.abs(held.marginal_counts_["income"][0] - noise - exact))
+        assert (error < 1e-9) == replayed  # unseeded: off by the noise (sigma ~ 11)

@@ -548,3 +548,16 @@ def test_sample_takes_random_state_like_the_copulas():
     assert not np.array_equal(a, model.sample(50, random_state=8))
     with pytest.raises(InvalidParameterError, match="random_state"):
         model.sample(50, rng=7, random_state=7)
+
+
+def test_transform_refuses_a_frame_with_the_columns_in_another_order():
+    # task HZ: transform matched a DataFrame's columns by position, so the fitted columns in
+    # another order mapped every record wrongly, silently (scikit-learn refuses this)
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(200, 3)) * [1.0, 5.0, 25.0], columns=["a", "b", "c"])
+    model = RONGauss(dim=2, epsilon=1.0, random_state=0).fit(X)
+    np.testing.assert_allclose(model.transform(X), model.transform(X.to_numpy()))
+    with pytest.raises(InvalidShapeError, match=r"\['c', 'b', 'a'\].*fitted on \['a', 'b', 'c'\]"):
+        model.transform(X[["c", "b", "a"]])
+    assert model.transform(X[["a", "b", "c"]]).shape == (200, 2)

@@ -4,6 +4,7 @@ Parquet sampling."""
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -260,3 +261,36 @@ def test_two_pass_fit_and_parquet_on_a_local_cluster(tmp_path):
     synthetic = pd.read_parquet(tmp_path / "cls")
     assert list(synthetic.columns) == ["z1", "z2", "t"] and len(synthetic) == 3_000
     assert set(synthetic["t"]) <= {"a", "b", "c"}
+
+
+def test_sample_to_parquet_on_an_existing_directory_holds_only_the_new_table(tmp_path):
+    # task HZ: a rewrite with fewer partitions left the earlier parts in place (base: a folder
+    # of 10 parts rewritten with 2 held 1,800 records for n_samples=1,000, and the returned list
+    # named 10 files, sorted as text so that part.10 came before part.2)
+    X, _ = _data()
+    model = RONGauss(dim=2, epsilon=2.0, random_state=1).fit(X)
+    first = model.sample_to_parquet(tmp_path / "out", 1_000, partitions=12, random_state=3)
+    assert [Path(f).name for f in first] == [f"part.{i}.parquet" for i in range(12)]
+    (tmp_path / "out" / "notes.txt").write_text("kept")
+    files = model.sample_to_parquet(tmp_path / "out", 1_000, partitions=2, random_state=3)
+    assert [Path(f).name for f in files] == ["part.0.parquet", "part.1.parquet"]
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.parquet")) == [
+        "part.0.parquet", "part.1.parquet"]
+    assert sum(len(pd.read_parquet(f)) for f in files) == 1_000
+    assert (tmp_path / "out" / "notes.txt").read_text() == "kept"  # only the parts are replaced
+    (tmp_path / "out" / "notes.txt").unlink()
+    assert len(pd.read_parquet(tmp_path / "out")) == 1_000
+
+
+def test_sample_to_parquet_refuses_a_label_column_named_like_a_feature(tmp_path):
+    # task HZ: with reconstruct=True on a frame with a feature "y", the default label_column "y"
+    # replaced that feature by the labels, silently (3 columns written instead of 4)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "y"])
+    labels = np.clip(X["a"].to_numpy(), -1, 1)
+    model = RONGauss(dim=2, epsilon=1.0, task="regression", label_bound=1, reconstruct=True,
+                     random_state=0).fit(X, labels)
+    with pytest.raises(InvalidParameterError, match="label_column"):
+        model.sample_to_parquet(tmp_path / "a", 100, random_state=0)
+    model.sample_to_parquet(tmp_path / "b", 100, random_state=0, label_column="target")
+    assert list(pd.read_parquet(tmp_path / "b").columns) == ["a", "b", "y", "target"]

@@ -308,6 +308,42 @@ def test_dask_fit_agrees_with_the_in_memory_fit_and_writes_parquet(tmp_path):
     assert back["x"].between(0, 10).all()
 
 
+@pytest.mark.parametrize("n_bins", ["per-class", "auto", 16])
+@pytest.mark.parametrize("defect", ["missing value", "undeclared category", "undeclared class"])
+def test_dask_fit_checks_every_partition_before_the_charge(n_bins, defect):
+    # task HZ: on Dask the records were first read inside the charge, so a table refused for a
+    # missing value or a label outside the class list (in its last partition) had already spent
+    # the fit's budget; in memory the same table costs nothing. Now both refuse before the charge.
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = table(400)
+    y = pd.Series(y)
+    if defect == "missing value":
+        X.loc[399, "x"] = np.nan
+    elif defect == "undeclared category":
+        X.loc[399, "a"] = "k9"
+    else:
+        y.iloc[399] = 2
+    Xd = dd.from_pandas(X.assign(label=y), npartitions=4)
+    for data in ((X, y), (Xd[list(X.columns)], Xd["label"])):
+        acc = Accountant(epsilon=10.0, delta=1e-3)
+        model = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], n_bins=n_bins,
+                             random_state=0, accountant=acc)
+        with pytest.raises(Exception, match="missing|not in the public"):
+            model.fit(*data)
+        assert acc.spends == ()  # refused before anything was charged
+        assert not hasattr(model, "privacy_")
+
+
+def test_dask_check_pass_counts_the_classes_it_checked():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = table(500)
+    Xd = dd.from_pandas(X.assign(label=y), npartitions=3)
+    model = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1])
+    counts = tr.dask_checked_class_counts(model, Xd[list(X.columns)], Xd["label"],
+                                          list(X.columns), 2)
+    np.testing.assert_array_equal(counts, np.bincount(y, minlength=2))
+
+
 def test_sample_to_parquet_honours_a_generator_random_state(tmp_path):
     # a Generator seeds the chunks as an int does (it used to be ignored: OS entropy)
     pytest.importorskip("dask")
@@ -1303,3 +1339,35 @@ def test_within_bins_uniform_changes_only_the_position_inside_the_bin():
     assert r_lat > 0.12 and abs(r_uni) < 0.1, (r_lat, r_uni)  # 0.20 vs -0.06 at this seed
     with pytest.raises(Exception, match="within_bins"):
         DPTreeCopula(**dict(kw, within_bins="mid")).fit(X, y)
+
+
+def test_a_sample_beyond_the_available_memory_is_refused_before_allocating(monkeypatch):
+    # task HZ: as DPCopula.sample (tests/synth/test_copula.py): no memory check on the base
+    from matrixdp.errors import InvalidParameterError
+    from matrixdp.synth import _checks
+
+    X, y = table(300)
+    model = DPTreeCopula(schema=SCHEMA, epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    monkeypatch.setattr(_checks, "available_memory", lambda: 2 * 3 * 8 * 6 * 10_000)
+    assert len(model.sample(10_000, random_state=0)[0]) == 10_000
+    with pytest.raises(InvalidParameterError, match=r"n_samples.*sample_to_parquet"):
+        model.sample(10_001, random_state=0)
+
+
+@pytest.mark.parametrize("n_bins", ["per-class", "auto", 16])
+@pytest.mark.parametrize("epsilon, delta", [(1e-5, 1e-5), (1e-6, 1e-9), (1e-9, 1e-9)])
+def test_a_tiny_budget_is_calibrated_not_refused(n_bins, epsilon, delta):
+    # task HZ: a share of a small budget whose shift is (0, delta)-DP had gdp_epsilon = 0, which
+    # GaussianMechanism refused ("epsilon: must be finite and > 0, got 0.0", a value the caller
+    # never passed: DPTreeCopula(epsilon=1e-5, delta=1e-5)); at (1e-6, 1e-9) the imprecise
+    # round trip of gdp_epsilon raised "accounting bug". Each release keeps sigma = sens / mu_i
+    # and the shifts compose to mu*(epsilon, delta), never above it.
+    X, y = table(300)
+    model = DPTreeCopula(schema=SCHEMA, epsilon=epsilon, delta=delta, classes=[0, 1],
+                         n_bins=n_bins, random_state=0).fit(X, y)
+    assert model.privacy_.epsilon == epsilon and model.privacy_.delta == delta
+    mu_star = max_gaussian_shift(epsilon, delta)
+    mus = np.array([model.sensitivities_[k] / s for k, s in model.sigmas_.items()])
+    total = math.sqrt(float(np.sum(mus ** 2)))
+    assert total <= mu_star * (1 + 1e-9)
+    assert total >= mu_star * (1 - 1e-6)  # the whole budget is used, none wasted

@@ -52,25 +52,67 @@ def _parse_label_bound(text):
     raise InvalidParameterError("--label-bound", f"must be A or LO,HI, got {text!r}")
 
 
-def _parse_classes(text, column):
-    """Parse the public class list and give it the target column's type."""
-    if text is None:
+def _class_token(text: str):
+    """A class of ``--classes`` typed from its text alone: an integer literal is an int, another
+    number a float, None for anything else."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
         return None
+    return value if math.isfinite(value) else None
+
+
+def _label_text(series):
+    """The labels as text, whole numbers of a float column written as integers (``2.0`` as
+    ``"2"``), missing values as ``"nan"`` (outside any class list)."""
     import pandas as pd
+
+    if pd.api.types.is_float_dtype(series.dtype):
+        x = series.to_numpy(dtype=np.float64)
+        whole = np.isfinite(x) & (x == np.round(x))
+        text = np.where(whole, np.where(whole, x, 0.0).astype(np.int64).astype(str),
+                        series.astype(str).to_numpy())
+        return pd.Series(text, index=series.index, name=series.name, dtype=object)
+    return series.astype(str).astype(object)
+
+
+def _parse_classes(text, column):
+    """``(classes, labels)``: the PUBLIC class list typed from its text alone, and the target
+    column made comparable with it.
+
+    Every token a number: numeric classes (``1`` an int, ``1.5`` a float) and the labels
+    compared as numbers (a text column's values converted; one that is not a number matches no
+    class). Otherwise: text classes and the labels compared as text. The type of the synthetic
+    labels therefore comes from ``--classes`` only, never from the column's dtype: a CSV column
+    is integer or float depending on how every record is written, so reading the dtype let one
+    record written ``2.0`` turn the synthetic labels from ``1, 2`` into ``1.0, 2.0`` (task HZ),
+    and a text class absent from the data made the column numeric and the run fail.
+    """
+    if text is None:
+        return None, column
+    import pandas as pd
+
+    from .._record_sums import is_dask_collection
 
     parts = [t.strip() for t in str(text).split(",") if t.strip()]
     if not parts:
         raise InvalidParameterError("--classes", "must list at least one class")
-    if pd.api.types.is_numeric_dtype(column.dtype):
-        try:
-            values = [float(t) for t in parts]
-        except ValueError:
-            raise InvalidParameterError(
-                "--classes", f"the target column is numeric but the classes {parts} are not") from None
-        if pd.api.types.is_integer_dtype(column.dtype) and all(v.is_integer() for v in values):
-            return [int(v) for v in values]
-        return values
-    return parts
+    numbers = [_class_token(t) for t in parts]
+    if all(v is not None for v in numbers):
+        if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+            return numbers, column
+        if is_dask_collection(column):
+            import dask.dataframe as dd
+
+            return numbers, dd.to_numeric(column, errors="coerce")
+        return numbers, pd.to_numeric(column, errors="coerce")
+    if is_dask_collection(column):
+        return parts, column.map_partitions(_label_text, meta=(column.name, object))
+    return parts, _label_text(column)
 
 
 def _read_table(path: str, sep=None, quiet: bool = False, columns=None, text_columns=()):
@@ -455,7 +497,7 @@ def _run_ron_gauss(args) -> int:
             if args.classes is None:
                 raise InvalidParameterError(
                     "--classes", "classification needs the PUBLIC list of classes, e.g. --classes 1,2,3")
-            classes = _parse_classes(args.classes, y)
+            classes, y = _parse_classes(args.classes, y)
     else:
         features = frame
 

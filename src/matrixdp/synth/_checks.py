@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import InvalidParameterError
 
 __all__ = ["NoiseDominatedWarning", "surviving_directions", "warn_if_noise_dominated",
-           "available_memory", "check_sample_memory"]
+           "available_memory", "check_sample_memory", "TABLE_ADVICE"]
 
 #: Relative eigenvalue threshold under which a direction of the DP covariance counts as lost.
 RANK_TOLERANCE = 1e-10
@@ -75,18 +75,26 @@ def available_memory() -> int | None:
     return int(pages) * int(size)
 
 
+#: What a table generator's ``sample`` refusal advises (DPCopula, DPTreeCopula: no batches
+#: iterator; their ``sample_to_parquet`` writes chunk by chunk in bounded memory).
+TABLE_ADVICE = ("write them in chunks with sample_to_parquet(path, n_samples, chunk_rows=...) "
+                "(bounded memory), or `matrixdp synth`, which streams to its output file")
+
+
 def check_sample_memory(n_samples: int, n_columns: int, *, what: str = "sample",
-                        available: int | None = None) -> None:
+                        available: int | None = None, advice: str | None = None) -> None:
     """Refuse a ``sample(n_samples)`` call that cannot fit in memory, before allocating.
 
     The draw holds about three float64 arrays of ``n_samples x n_columns`` at its peak
-    (the standard normals, their image and the output).
+    (the standard normals, their image and the output). ``advice``: what the message tells the
+    caller to do instead (default: ``{what}_batches``, RON-Gauss's iterator, or the CLI).
     """
     need = 3 * 8 * int(n_samples) * max(int(n_columns), 1)
     avail = available_memory() if available is None else available
     if avail is not None and need > MEMORY_FRACTION * avail:
+        if advice is None:
+            advice = (f"draw them in batches with {what}_batches(n_samples, batch_size) (an "
+                      "iterator), or `matrixdp synth`, which streams to its output file")
         raise InvalidParameterError(
             "n_samples", f"{n_samples} records need about {need / 2**30:.1f} GiB but only "
-                         f"{avail / 2**30:.1f} GiB of memory is available; draw them in batches "
-                         f"with {what}_batches(n_samples, batch_size) (an iterator), or "
-                         "`matrixdp synth`, which streams to its output file")
+                         f"{avail / 2**30:.1f} GiB of memory is available; {advice}")

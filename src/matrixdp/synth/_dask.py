@@ -193,9 +193,11 @@ def write_parquet_samples(sample_part, path, n_samples: int, *, partitions: int,
     """Write ``n_samples`` synthetic records as ``partitions`` Parquet files, one Dask task per
     partition: ``sample_part(size, seed)`` returns the partition's frame, ``seed`` a child of one
     :class:`numpy.random.SeedSequence` (from ``random_state``, or OS entropy when ``None``;
-    nothing is kept on the model). Used by :meth:`~matrixdp.synth.RONGauss.sample_to_parquet`
+    nothing is kept on the model). Existing ``part.*.parquet`` files under ``path`` are deleted
+    first (as :func:`write_sampled_frames` does). Used by
+    :meth:`~matrixdp.synth.RONGauss.sample_to_parquet`
     (the tabular generators write through :func:`write_sampled_frames`, which keeps at most one
-    chunk per worker thread in memory). Returns the written files."""
+    chunk per worker thread in memory). Returns the written files in partition order."""
     from pathlib import Path
 
     import dask.dataframe as dd
@@ -208,8 +210,20 @@ def write_parquet_samples(sample_part, path, n_samples: int, *, partitions: int,
     task = delayed(sample_part, pure=False)
     frame = dd.from_delayed([task(int(k), s) for k, s in zip(sizes, seeds)], meta=meta,
                             verify_meta=False)
-    frame.to_parquet(str(path), write_index=False, compute=True)
-    return sorted(str(f) for f in Path(path).glob("*.parquet"))
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    # the parts of an earlier, larger write would stay beside the new ones and be read with them
+    # (a directory of 10 parts rewritten with 2 held 1.8 times the records asked for)
+    _remove_parts(out)
+    frame.to_parquet(str(out), write_index=False, compute=True,
+                     name_function=lambda i: f"part.{i}.parquet")
+    return [str(out / f"part.{i}.parquet") for i in range(partitions)]  # in partition order
+
+
+def _remove_parts(folder) -> None:
+    """Delete the ``part.*.parquet`` files of an earlier write in ``folder`` (other files stay)."""
+    for old in folder.glob("part.*.parquet"):
+        old.unlink()
 
 
 # ---------------------------------------------------------------- tabular generators (DPCopula)
@@ -344,8 +358,7 @@ def write_sampled_frames(model, path, n_samples, *, chunk_rows, label_column="y"
     seeds = np.random.SeedSequence(random_state).spawn(parts)
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("part.*.parquet"):
-        old.unlink()
+    _remove_parts(out)
     width = len(str(parts - 1))
     files = [str(out / f"part.{i:0{width}d}.parquet") for i in range(parts)]
     task = delayed(_write_chunk, pure=False)

@@ -21,6 +21,7 @@ from ..mechanisms import PrivacyGuarantee
 from ..mechanisms.draw import charged_noise, public_randomness
 from .._record_sums import is_dask_collection
 from ._budget import gdp_split
+from ._checks import TABLE_ADVICE, check_sample_memory
 from ._dask import dask_block_reducer, dask_schema_columns, write_sampled_frames
 from .labels import generator_labels, largest_remainder
 from .schema import NumericCells, numeric_cells
@@ -121,12 +122,16 @@ class DPCopula(GeneratorParams):
     n_bins : int, default 32
         Equal-width bins per numeric column (public).
     marginal_fraction : float, default 0.5
-        Share of the Gaussian budget μ² spent on the histograms (the rest on correlations).
+        Share of the Gaussian budget μ² spent on the histograms (the rest on correlations). A
+        table of one column has no correlations: its histogram gets the whole budget.
     clip_scale : float, default 1.0
         Score vectors are clipped to L2 norm ``clip_scale * sqrt(k)``.
     random_state : None, int or numpy.random.Generator
         ``None`` (default) uses a cryptographically secure generator. An int makes the run
-        replayable by whoever knows it (experiments and tests only). No generator is kept on
+        replayable by whoever knows it (experiments and tests only); it is a parameter, so it
+        stays on the fitted model and in its pickles: whoever holds a seeded model can replay
+        its noise and recover the exact statistics (``docs/copula.md``, "Randomness"). No
+        generator is kept on
         the fitted model, and a Generator passed here is not saved with it (pickling,
         ``copy.deepcopy`` and ``joblib.dump`` store ``random_state=None``).
     accountant : Accountant or Ledger, optional
@@ -259,7 +264,9 @@ class DPCopula(GeneratorParams):
         card = {c: cells[c].size if c in schema.bounds else schema.categories[c].size for c in cols}
         edges = {c: cells[c].edges for c in cells}
 
-        mu, (mu_marg, mu_corr) = gdp_split(eps, delta, [frac, 1.0 - frac])
+        # one column has no pair, so no score-moment release: the whole budget goes to the
+        # histograms (as DPTreeCopula gives no share to an unused release); it was split anyway
+        mu, (mu_marg, mu_corr) = gdp_split(eps, delta, [frac, 1.0 - frac] if k > 1 else [1.0, 0.0])
         clip = float(self.clip_scale) * math.sqrt(k)
         sens_marg = math.sqrt(k)
         sens_corr = correlation_sensitivity(k, clip)
@@ -402,6 +409,9 @@ class DPCopula(GeneratorParams):
         Parameters
         ----------
         n_samples : int
+            Refused before anything is allocated when the draw (about three float64 arrays of
+            ``n_samples x (k + 1)``) would need more than half the available memory; write such a
+            table with :meth:`sample_to_parquet` (chunk by chunk).
         random_state : None, int or numpy.random.Generator
             ``None`` (default): the per-process secure stream. A seed replays only these
             samples (post-processing of the DP model, so replaying them reveals nothing private).
@@ -424,6 +434,8 @@ class DPCopula(GeneratorParams):
         schema = self.schema
         cols = self.columns_
         k = len(cols)
+        # refused before allocating (about 3 float64 arrays of n x (k + 1) at the peak)
+        check_sample_memory(int(n_samples), k + 1, advice=TABLE_ADVICE)
         n_cls = self.classes_.size
         counts = largest_remainder(int(n_samples), self.class_priors_)
         label = np.repeat(np.arange(n_cls), counts)
@@ -557,6 +569,8 @@ def _guarantee(eps, delta, n_cls, mu, marg, corr) -> PrivacyGuarantee:
 
     steps = []
     for name, (mu_i, sens, sigma) in (("histograms", marg), ("score moments", corr)):
+        if mu_i == 0:  # one column: no score moments are released
+            continue
         g = PrivacyGuarantee(epsilon=gdp_epsilon(mu_i, delta), delta=delta,
                              neighbouring="add-remove", calibration="analytic", exact=False,
                              mechanism=f"dp-copula {name}", mu=mu_i,
@@ -566,14 +580,17 @@ def _guarantee(eps, delta, n_cls, mu, marg, corr) -> PrivacyGuarantee:
     if total.epsilon > eps * (1 + 1e-9):  # the split must not exceed the requested budget
         raise RuntimeError(f"DPCopula accounting bug: composed epsilon {total.epsilon} > {eps}")
     return replace(total, epsilon=eps, mechanism="dp-copula", notes=total.notes + (
-        f"two Gaussian releases composed as Gaussian DP (matrixdp.accounting.compose, exact for "
-        f"Gaussian shifts): mu*={mu:.6g} for (epsilon, delta); histograms mu={marg[0]:.6g} (L2 "
-        f"sensitivity sqrt(k)={marg[1]:.6g}, sigma={marg[2]:.6g}); score moments mu={corr[0]:.6g} "
-        f"(L2 sensitivity {corr[1]:.6g}, sigma={corr[2]:.6g})",
+        (f"two Gaussian releases composed as Gaussian DP (matrixdp.accounting.compose, exact for "
+         f"Gaussian shifts): mu*={mu:.6g} for (epsilon, delta); histograms mu={marg[0]:.6g} (L2 "
+         f"sensitivity sqrt(k)={marg[1]:.6g}, sigma={marg[2]:.6g}); score moments mu={corr[0]:.6g} "
+         f"(L2 sensitivity {corr[1]:.6g}, sigma={corr[2]:.6g})") if corr[0] > 0 else
+        (f"one column: one Gaussian release, the histogram, with the whole mu*={mu:.6g} for "
+         f"(epsilon, delta) (L2 sensitivity 1, sigma={marg[2]:.6g}); no pair, so no score moments"),
         "classes are public and partition the records: each release composes in parallel over them",
         "add/remove neighbours: n and the class sizes are not assumed public",
         "bounds, categories, bins and classes are public; sampling is post-processing",
-        "a sufficient bound: the score-moment sensitivity is attained only by equal |s_j|"),
+        "a sufficient bound: the score-moment sensitivity is attained only by equal |s_j|"
+        if corr[0] > 0 else "the histogram's sensitivity is attained"),
         exact=False, calibration="analytic-gdp")
 
 

@@ -916,7 +916,8 @@ class RONGauss(GeneratorParams):
         Parameters
         ----------
         path : str or path-like
-            Output directory (created; existing ``part.*.parquet`` files are overwritten).
+            Output directory (created; existing ``part.*.parquet`` files are deleted first, so
+            the directory holds exactly this table's partitions; other files stay).
         n_samples : int
             Total number of synthetic records.
         partitions : int, optional
@@ -931,13 +932,15 @@ class RONGauss(GeneratorParams):
         add_mean : bool, default False
             As for :meth:`sample`.
         label_column : str, default "y"
-            Name of the label column ("regression" and "classification").
+            Name of the label column ("regression" and "classification"); refused when it is
+            the name of a feature column.
 
         Returns
         -------
         list of str
-            The written files. Columns: the feature names with ``reconstruct=True`` (when the
-            model was fitted on a data frame), else ``z1..z{dim}``; then ``label_column``.
+            The written files, in partition order. Columns: the feature names with
+            ``reconstruct=True`` (when the model was fitted on a data frame), else
+            ``z1..z{dim}``; then ``label_column``.
         """
         self._check_fitted()
         for value, name in ((n_samples, "n_samples"), (rows_per_partition, "rows_per_partition")):
@@ -959,6 +962,11 @@ class RONGauss(GeneratorParams):
                        else [f"x{i + 1}" for i in range(self.n_features_in_)])
         else:
             columns = [f"z{i + 1}" for i in range(self.projection_.shape[1])]
+        if self.task != "unsupervised" and (not isinstance(label_column, str)
+                                            or label_column in columns):
+            # the labels would silently replace the feature of that name (as DPCopula refuses)
+            raise InvalidParameterError("label_column", f"must be a string that is not a column "
+                                                        f"name ({columns}), got {label_column!r}")
         part = partial(sampled_array_chunk, self, columns=columns, label_column=label_column,
                        add_mean=add_mean)
         return write_parquet_samples(part, path, int(n_samples), partitions=int(partitions),
@@ -981,16 +989,24 @@ class RONGauss(GeneratorParams):
         Parameters
         ----------
         X : array_like or DataFrame of shape (n_samples, n_features)
+            A DataFrame must have the fitted columns in the fitted order (``feature_names_in_``,
+            when fitted on a DataFrame); an array is taken in that order.
 
         Returns
         -------
         ndarray of shape (n_samples, dim) or (n_samples, n_features)
         """
         self._check_fitted()
-        X_arr, _ = as_feature_matrix(X)
+        X_arr, names = as_feature_matrix(X)
         if X_arr.shape[1] != self.n_features_in_:
             raise InvalidShapeError(
                 "X", f"has {X_arr.shape[1]} features, the model was fitted with {self.n_features_in_}")
+        fitted = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted is not None and list(names) != list(fitted):
+            # the columns are matched by position: another order would map every record wrongly
+            raise InvalidShapeError(
+                "X", f"has the columns {list(names)}, the model was fitted on {list(fitted)} (in "
+                     "that order); select them in the fitted order")
         Xn = normalize_rows(X_arr)
         if self.task != "classification":
             Xn = normalize_rows(Xn - self.mean_)

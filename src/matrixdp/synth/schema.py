@@ -31,7 +31,7 @@ class TableSchema:
         For each categorical column, its PUBLIC list of categories (no duplicates).
     integer : sequence of str, optional
         Numeric columns whose synthetic values are rounded to integers (e.g. an age
-        in years). Public, like the rest of the schema: a numeric column not named here is
+        in years); their bounds must contain an integer. Public, like the rest of the schema: a numeric column not named here is
         continuous (float), whatever the dtype of the data (reading the dtype would let one
         record with a non-integer value change the output's column type).
     atoms : dict of str -> sequence of float, optional
@@ -93,6 +93,13 @@ class TableSchema:
         unknown = [c for c in self.integer if c not in self.bounds]
         if unknown:
             raise InvalidParameterError("integer", f"names non-numeric column(s) {unknown}")
+        for name in self.integer:
+            lo, hi = clean[name]
+            if math.ceil(lo) > math.floor(hi):  # rounding would leave the public range
+                raise InvalidParameterError(
+                    "integer", f"column {name!r}: its bounds ({lo:g}, {hi:g}) contain no integer, "
+                               "so its synthetic values could not be both integers and within "
+                               "them; widen the bounds or drop the column from integer")
         object.__setattr__(self, "integer", tuple(self.integer))
         object.__setattr__(self, "atoms", self._checked_atoms())
 

@@ -24,6 +24,7 @@ from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..mechanisms.draw import public_randomness
 from ..rng import make_rng
 from ._budget import gdp_split
+from ._checks import TABLE_ADVICE, check_sample_memory
 from .copula import correlation_sensitivity
 from .edge_tables import coarsen, fit_table, fit_table3
 from .labels import generator_labels, largest_remainder
@@ -40,7 +41,7 @@ from .tree_bins import (
     wide_range_columns,
 )
 from .tree_marginals import tree_inference_matrix, tree_levels
-from .tree_releases import class_pass, dask_reducer, release_statistics
+from .tree_releases import class_pass, dask_checked_class_counts, dask_reducer, release_statistics
 from .tree_sampling import decode_codes, sample_codes, sampling_draws
 
 __all__ = [
@@ -104,6 +105,26 @@ def tree_histogram_sensitivity(n_columns: int, n_numeric: int, n_levels: int) ->
     cells (``histogram_tree``): one record adds 1 to one cell of every column and to one node of
     each level of every numeric column's tree, √(k + k_num·L)."""
     return math.sqrt(int(n_columns) + int(n_numeric) * int(n_levels))
+
+
+def _gaussian_at_shift(mu: float, delta: float, sensitivity: float) -> GaussianMechanism:
+    """The Gaussian mechanism of L2 ``sensitivity`` whose Gaussian-DP shift is ``mu`` (add/remove).
+
+    It is calibrated at the point ``(gdp_epsilon(mu, delta), delta)`` of its privacy curve. A
+    share of a small budget can have ``mu`` so small that the release is already (0, δ)-DP
+    (``gdp_epsilon`` is 0, which the mechanism refuses: DPTreeCopula(epsilon=1e-5, delta=1e-5)
+    raised "epsilon: must be finite and > 0, got 0.0"); it is then calibrated at another point
+    of the same curve, ``(mu, δ(mu; mu))``, which gives the same σ = sensitivity / mu. The
+    composition reads ``mu`` either way."""
+    from ..accounting.composition import gdp_epsilon
+    from ..calibration.gaussian import gaussian_delta
+
+    eps = gdp_epsilon(mu, delta)
+    if eps > 0:
+        return GaussianMechanism(epsilon=eps, delta=delta, sensitivity=sensitivity,
+                                 neighbouring="add-remove")
+    return GaussianMechanism(epsilon=mu, delta=gaussian_delta(mu, 1.0, mu),
+                             sensitivity=sensitivity, neighbouring="add-remove")
 
 
 class DPTreeCopula(GeneratorParams):
@@ -336,7 +357,10 @@ class DPTreeCopula(GeneratorParams):
         (``results/synth_tree_ctg_bacc_dev_screen_2.md``).
     random_state : None, int or numpy.random.Generator
         ``None`` (default): a cryptographically secure generator. An int makes the fit replayable
-        by whoever knows it (experiments and tests only). No generator is kept on the model.
+        by whoever knows it (experiments and tests only); it is a parameter, so it stays on the
+        fitted model and in its pickles: whoever holds a seeded model can replay its noise and
+        recover the exact statistics (``docs/copula.md``, "Randomness"). No generator is kept
+        on the model.
     accountant : Accountant or Ledger, optional
         The budget keeper charged with the whole fit's ``privacy_`` before any noise is drawn
         (:class:`~matrixdp.errors.BudgetExceededError` if it does not fit, and nothing is
@@ -634,8 +658,6 @@ class DPTreeCopula(GeneratorParams):
     # ------------------------------------------------------------------ plan (public)
     def _plan(self, eps, delta, shares, cols):
         """Sensitivities, mechanisms and σ: from the public schema only, before any noise."""
-        from ..accounting.composition import gdp_epsilon
-
         k = len(cols)
         k_num = len(self._latent(cols))  # the copula block: numeric (+ binary) columns
         k_cat = k - k_num
@@ -669,8 +691,7 @@ class DPTreeCopula(GeneratorParams):
         mechs = {}
         for (name, s), m in zip(sens.items(), mus):
             if s > 0:
-                mechs[name] = GaussianMechanism(epsilon=gdp_epsilon(float(m), delta), delta=delta,
-                                                sensitivity=s, neighbouring="add-remove")
+                mechs[name] = _gaussian_at_shift(float(m), delta, s)
         return mu, mechs, sens
 
     def _guarantee(self, eps, delta, n_cls, mu, mechs) -> PrivacyGuarantee:
@@ -714,7 +735,9 @@ class DPTreeCopula(GeneratorParams):
         """Release the DP statistics of ``X`` (a DataFrame matching ``schema``), per class of ``y``.
 
         ``accountant``/``ledger`` (or the enclosing ``with`` block) are charged the whole
-        guarantee before any noise is drawn.
+        guarantee before any noise is drawn, and only after every record has been checked
+        (values, categories, labels): a refused table costs nothing, in memory and on Dask
+        (where one counting pass over the partitions runs before the charge).
         """
         from ..accounting import charge
 
@@ -729,6 +752,9 @@ class DPTreeCopula(GeneratorParams):
             classes = generator_labels(self.classes,
                                        None if y is None else np.zeros(0, dtype=object), 0)[0]
             reduce = dask_reducer(self, X, y, cols, classes)
+            # every partition read and checked before the charge, as in memory (a refused table
+            # costs nothing); these exact class sizes are what "per-class" bins release below
+            sizes = dask_checked_class_counts(self, X, y, cols, classes.size)
         else:
             cols = self.schema.check_columns(X)
             classes, label = generator_labels(self.classes, y, X.shape[0])
@@ -756,13 +782,15 @@ class DPTreeCopula(GeneratorParams):
             if "class_counts" in mechs:  # n_bins="per-class": the DP class sizes choose the bins
                 self.n_bins_ = AUTO_BINS[0]  # the common fine grid; a class's bins merge its cells
                 prior_counts = np.asarray(mechs["class_counts"].release(
-                    reduce(class_pass, classes.size), rng=gen).value, dtype=np.float64)
+                    sizes if dask_input else reduce(class_pass, classes.size), rng=gen).value,
+                    dtype=np.float64)
                 self.class_bins_ = class_bins(prior_counts, sigma_bins)
                 self.class_sizes_raw_ = prior_counts
                 if tree_cols and not self._tree_usable(prior_counts, mechs, sens, cols):
                     tree_cols = []  # no class large enough: the flat release as planned
             elif "count" in mechs:  # n_bins="auto": the DP record count chooses the bins
-                n_records = int(len(X)) if dask_input else int(X.shape[0])
+                # on Dask: the checked pass's counts (no further pass over the records)
+                n_records = int(round(float(sizes.sum()))) if dask_input else int(X.shape[0])
                 self.record_count_ = float(np.asarray(mechs["count"].release(
                     np.array([float(n_records)]), rng=gen).value)[0])
                 self.n_bins_ = auto_bins(self.record_count_, classes.size, sigma_bins)
@@ -934,6 +962,9 @@ class DPTreeCopula(GeneratorParams):
 
         ``random_state``: ``None`` (default) the per-process secure stream; a seed replays only
         these samples (post-processing of the DP model: replaying them reveals nothing private).
+        ``n_samples`` is refused before anything is allocated when the draw would need more than
+        half the available memory (as :meth:`DPCopula.sample`); :meth:`sample_to_parquet` writes
+        any size chunk by chunk.
 
         Returns
         -------
@@ -949,6 +980,8 @@ class DPTreeCopula(GeneratorParams):
         gen = public_randomness(random_state)  # post-processing of the released model
         n = int(n_samples)
         k = len(self.columns_)
+        # refused before allocating (about 3 float64 arrays of n x (k + 1) at the peak)
+        check_sample_memory(int(n_samples), k + 1, advice=TABLE_ADVICE)
         counts = largest_remainder(n, self.class_priors_)
         label = np.repeat(np.arange(self.classes_.size), counts)
         draws = sampling_draws(gen, n, k, self.correlation_.shape[-1] if self.correlation_.size else 0)

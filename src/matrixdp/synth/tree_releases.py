@@ -25,7 +25,7 @@ from .tree_structure import choose_second_parents, spanning_tree
 
 __all__ = [
     "SHRINK_SPREAD", "MIN_SCORE_VARIANCE", "class_pass", "hist_pass", "moment_pass",
-    "edge_pass", "release_statistics", "dask_reducer",
+    "edge_pass", "release_statistics", "dask_reducer", "dask_checked_class_counts",
 ]
 
 
@@ -398,6 +398,34 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     raw_edges = [[parts[j * n_e + e].reshape(shapes[j * n_e + e]) for e in range(n_e)]
                  for j in range(n_cls)]
     return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, second
+
+
+def dask_checked_class_counts(model, X, y, cols, n_cls) -> np.ndarray:
+    """The record count of every class of a Dask ``X``, after checking every partition's values,
+    categories and labels against the public schema and class list: the checks of the in-memory
+    fit (:meth:`~matrixdp.synth.TableSchema.encode`, :func:`~.labels.generator_labels`), which
+    run before its charge. A Dask fit runs this pass before its charge too, so a refused table
+    costs nothing (no code here depends on the fitted bins, which the charged counts choose).
+    The counts are the exact class sizes :func:`class_pass` sums (the fit reuses them under
+    ``n_bins="per-class"`` instead of reading the records again)."""
+    import dask
+    from dask import delayed
+
+    from .._record_sums import tree_sum
+
+    from ._dask import aligned_partitions
+
+    xparts, yparts = aligned_partitions(X, y)
+
+    def count(xp, yp):
+        label = (np.zeros(xp.shape[0], dtype=np.int64) if yp is None
+                 else generator_labels(model.classes, yp, xp.shape[0])[1])
+        if xp.shape[0]:
+            model.schema.encode(xp[cols])  # raises on a missing value or an undeclared category
+        return np.bincount(label, minlength=n_cls).astype(np.float64)
+
+    parts = [delayed(count, pure=True)(xp, yp) for xp, yp in zip(xparts, yparts)]
+    return dask.compute(tree_sum(parts))[0]
 
 
 def dask_reducer(model, X, y, cols, classes):
