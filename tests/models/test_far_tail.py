@@ -121,8 +121,10 @@ def test_charged_once_before_any_draw(monkeypatch):
     """The accountant is charged the whole (ε, δ) once, on entry, before the first release;
     the far statistic is released inside the same charge."""
     events = []
-    for mod, name in ((ad, "_moment_release"), (ad, "gdp_release"), (ad, "whitened_release"),
-                      (_far_tail, "gdp_release")):
+    from matrixdp.models.adaptive import release  # where adaptive_covariance calls them
+
+    for mod, name in ((release, "_moment_release"), (release, "gdp_release"),
+                      (release, "whitened_release"), (_far_tail, "gdp_release")):
         orig = getattr(mod, name)
 
         def spy(*a, _orig=orig, _name=f"{mod.__name__}.{name}", **kw):
