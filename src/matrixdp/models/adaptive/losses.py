@@ -30,9 +30,9 @@ def coinpress_noise_loss(S, weights, sigma):
 def correlation_scale(C, Q, h):
     r"""The first look's standard deviations ``ŝ`` for ``ranking="correlation"`` (public:
     post-processing): ``ŝ_i² = min(max(Π(C)_ii, Q_ii), h_i²)``, the projected released
-    variance at least its noise sd ``Q_ii`` (:func:`~matrixdp.models.coinpress.first_noise_scale`) and at most
-    the box's largest variance; and the first look's correlation ``R̂ = Π(C)/(ŝ ŝᵀ)`` clipped
-    to [-1, 1] (``docs/coinpress.md`` § Adaptive (correlation)). Also returns the projected
+    variance at least its noise sd ``Q_ii`` (:func:`~matrixdp.models.coinpress.first_noise_scale`)
+    and at most the box's largest variance; and the first look's correlation ``R̂ = Π(C)/(ŝ ŝᵀ)``
+    clipped to [-1, 1] (``docs/coinpress.md`` § Adaptive (correlation)). Also returns the projected
     variances ``Π(C)_ii`` themselves (what ``resolve_z`` compares with their noise sds)."""
     Cp = project_covariance(C, variance_max=h * h)
     var_p = np.diagonal(Cp)
@@ -49,9 +49,9 @@ def correlation_moments_loss(V, m, t, v_first, s, R) -> float:
     plug-in scales ``s`` and correlation ``R`` of the first look.
 
     ``δR_ij = δC_ij/(s_i s_j) − (R_ij/2)(δC_ii/s_i² + δC_jj/s_j²)``; with the entries of ``δC``
-    taken as independent (variances of :func:`~matrixdp.models.covariance.covariance_noise`: ``V_ij + m_i² u_j
-    + m_j² u_i + u_i u_j`` off the diagonal, ``V_ii + 4 m_i² u_i + 2 u_i²`` on it, ``m²`` debiased
-    by the first release's ``v_first``) the sum over ``i ≠ j`` of
+    taken as independent (variances of :func:`~matrixdp.models.covariance.covariance_noise`: ``V_ij
+    + m_i² u_j + m_j² u_i + u_i u_j`` off the diagonal, ``V_ii + 4 m_i² u_i + 2 u_i²`` on it,
+    ``m²`` debiased by the first release's ``v_first``) the sum over ``i ≠ j`` of
     ``var_ij/(s_i s_j)² + (R_ij²/4)(var_ii/s_i⁴ + var_jj/s_j⁴)`` (``docs/coinpress.md``
     § Adaptive (correlation)). The mean's terms make some entries correlated; that covariance
     is left out."""

@@ -106,9 +106,9 @@ class AdaptiveOptions:
         Spend the last release on this branch whatever the prediction (diagnostics and tests:
         the predictions and the statistic are computed and released as usual).
     mean_margin : bool, default False
-        As :func:`~matrixdp.models.coinpress.coinpress_covariance`: ``True`` makes the whitening margin of the
-        first release include the released mean's term of ``Ĉ``'s noise (round 3d, not the
-        default: measured better on anes96, worse on lending_club, liver, ctg and diabetes,
+        As :func:`~matrixdp.models.coinpress.coinpress_covariance`: ``True`` makes the whitening
+        margin of the first release include the released mean's term of ``Ĉ``'s noise (round 3d,
+        not the default: measured better on anes96, worse on lending_club, liver, ctg and diabetes,
         ``results/adaptive_covariance_margin/adaptive_covariance.md``). Post-processing of the
         first release.
     first_mix : float in (0, 1), default FIRST_MIX (0.75)
@@ -132,8 +132,8 @@ class AdaptiveOptions:
     far_tail : bool, default False
         Task AC2 (issue #24, opt-in candidate): with the counts, a fourth release, the records'
         clipping losses above the capped reading's level ``L`` summed with each capped at
-        ``U − L`` (:mod:`matrixdp.models._far_tail`; sensitivity ``U − L``, ``U`` public and set so that the
-        reading's noise sd is at most the threshold over 3) at ``μ_e² = FAR_SHARE·μ*²``
+        ``U − L`` (:mod:`matrixdp.models._far_tail`; sensitivity ``U − L``, ``U`` public and set so
+        that the reading's noise sd is at most the threshold over 3) at ``μ_e² = FAR_SHARE·μ*²``
         (0.02), taken from the first release (``μ₁² = (first_share − FAR_SHARE)·μ*²``); when no
         statistic is released ``μ_e`` goes to the last release. The whitened step is chosen
         only if the far reading ``b̂_far`` (the counts up to ``L``, the excess up to ``U``, the

@@ -162,6 +162,125 @@ def _moment_release(plan, value, gen):
     return 0.5 * (out + out.T), float(rel.privacy.mu)
 
 
+def _resolved_arguments(kind, first_kind, ranking, projection, reading, bias, resolve_z,
+                        resolve_share, loss_statistic, correlation_bias, unresolved_margin, refine,
+                        options):
+    """:func:`adaptive_covariance`'s arguments checked against one another (each knob of
+    ``options`` is checked alone by :class:`AdaptiveOptions`), the defaults that depend on other
+    arguments resolved. Returns ``(options, first_kind, ranking, reading, select_units,
+    far_share, checked)``. Public inputs only: it raises before anything is charged."""
+    if options is None:
+        options = AdaptiveOptions()
+    if not isinstance(options, AdaptiveOptions):
+        raise InvalidParameterError("options", f"must be None or an AdaptiveOptions, got "
+                                               f"{type(options).__name__}")
+    select_units, decision = options.select_units, options.decision
+    tie_ratio, far_tail = options.tie_ratio, options.far_tail
+    if first_kind is None:
+        first_kind = "covariance" if decision == "counts" else kind
+    if first_kind not in FIRST_KINDS:
+        raise InvalidParameterError("first_kind", f"must be one of {FIRST_KINDS}, got "
+                                                  f"{first_kind!r}")
+    if first_kind == "mixed" and kind != "pca":
+        raise InvalidParameterError("first_kind", "'mixed' needs kind='pca' (it mixes the "
+                                                  "covariance's and the PCA task's allocations)")
+    if ranking is None:
+        ranking = "pca-loss" if (kind == "pca" and decision == "counts") else "frobenius"
+    if ranking not in RANKINGS:
+        raise InvalidParameterError("ranking", f"must be one of {RANKINGS}, got {ranking!r}")
+    if ranking == "pca-loss" and (kind != "pca" or decision != "counts"):
+        raise InvalidParameterError("ranking", "'pca-loss' needs kind='pca' and "
+                                               "decision='counts'")
+    if ranking == "correlation" and decision != "counts":
+        raise InvalidParameterError("ranking", "'correlation' needs decision='counts'")
+    if projection not in FRAME_PROJECTIONS:
+        raise InvalidParameterError("projection", f"must be one of {FRAME_PROJECTIONS}, got "
+                                                  f"{projection!r}")
+    if reading is None:
+        reading = "capped" if kind == "covariance" else "threshold"
+    if reading not in READINGS:
+        raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
+    check_nonnegative(resolve_z, "resolve_z")
+    if unresolved_margin is not None:
+        if ranking != "correlation" or not resolve_z > 0:
+            raise InvalidParameterError("unresolved_margin", "needs ranking='correlation' and "
+                                                             "resolve_z > 0")
+        if not (unresolved_margin >= 1 and math.isfinite(unresolved_margin)):
+            raise InvalidParameterError("unresolved_margin", f"must be a finite number >= 1, "
+                                                             f"got {unresolved_margin!r}")
+    if not (correlation_bias >= 0 and math.isfinite(correlation_bias)):
+        raise InvalidParameterError("correlation_bias", f"must be a finite number >= 0, got "
+                                                        f"{correlation_bias!r}")
+    if correlation_bias != 1.0 and ranking != "correlation":
+        raise InvalidParameterError("correlation_bias", "needs ranking='correlation'")
+    if resolve_share is not None:
+        check_unit_interval(resolve_share, "resolve_share")
+        if ranking != "pca-loss":
+            raise InvalidParameterError("resolve_share", "the share guard needs "
+                                                         "ranking='pca-loss' (kind='pca')")
+    if bias not in BIASES:
+        raise InvalidParameterError("bias", f"must be one of {BIASES}, got {bias!r}")
+    if select_units is None:
+        select_units = "unit-box" if (kind == "pca" and decision == "clipping-loss") else \
+            "original"
+    if ranking == "pca-loss" and select_units == "unit-box":
+        raise InvalidParameterError("ranking", "'pca-loss' is measured in the original units "
+                                               "(select_units='original')")
+    if kind not in ("covariance", "pca"):
+        raise InvalidParameterError("kind", f"must be 'covariance' or 'pca', got {kind!r}")
+    far_share = FAR_SHARE if far_tail else 0.0
+    if far_tail and not (kind == "covariance" and decision == "counts" and reading == "capped"
+                         and ranking == "frobenius"):
+        raise InvalidParameterError("far_tail", "the far-tail statistic needs kind='covariance', "
+                                                "decision='counts' and reading='capped'")
+    if loss_statistic not in LOSS_STATISTICS:
+        raise InvalidParameterError("loss_statistic", f"must be one of {LOSS_STATISTICS}, got "
+                                                      f"{loss_statistic!r}")
+    if loss_statistic == "median" and not (
+            kind == "covariance" and decision == "counts" and reading == "capped"
+            and ranking == "frobenius" and not far_tail and tie_ratio == 1.0):
+        raise InvalidParameterError("loss_statistic", "'median' needs kind='covariance', "
+                                                      "decision='counts', reading='capped', "
+                                                      "ranking='frobenius', tie_ratio=1 and "
+                                                      "far_tail=False")
+    if not (isinstance(refine, (bool, np.bool_)) or (isinstance(refine, str)
+                                                     and refine == "checked")):
+        raise InvalidParameterError("refine", f"must be one of {REFINES}, got {refine!r}")
+    checked = isinstance(refine, str)
+    if refine and (ranking == "pca-loss" or far_tail):
+        raise InvalidParameterError("refine", "the refined step needs ranking='frobenius' or "
+                                              "'correlation' and far_tail=False")
+    return options, first_kind, ranking, reading, select_units, far_share, checked
+
+
+def _composed_guarantee(epsilon, delta, mu_star, n_rel, options, first_kind, refine, checked,
+                        far_share) -> PrivacyGuarantee:
+    """The guarantee of the composed releases, its notes saying how ``μ*²`` is split (public
+    inputs only)."""
+    first_share, bias_share, first_mix = options.first_share, options.bias_share, options.first_mix
+    decision, far_tail = options.decision, options.far_tail
+    return PrivacyGuarantee(
+        epsilon=float(epsilon), delta=float(delta), neighbouring="replace-one",
+        calibration=f"analytic, exact GDP composition of {n_rel} Gaussian releases",
+        exact=False, mechanism="adaptive", mu=mu_star,
+        notes=((f"sequential composition: GDP shares {first_share:g} (first look"
+                + (f": {first_mix * first_share:g} allocated for the covariance, "
+                   f"{(1 - first_mix) * first_share:g} for the PCA task"
+                   if first_kind == "mixed" else "")
+                + f"), {bias_share:g} and the "
+                f"rest of mu^2; the decision statistic is {decision!r}; the last release's kind "
+                "is chosen from the first ones (post-processing)"
+                + ("; a whitened last release may be split in two steps at 1/4 and 3/4 of its "
+                   "mu^2 (refine=True)" if refine and not checked else "")
+                + ("; a whitened last release may be split in a refinement at 1/4, a clipping "
+                   f"reading at {CHECK_SHARE:g} and a final step at the rest of its mu^2 "
+                   "(refine='checked')" if checked else ""),) if not far_tail else
+               (f"sequential composition: GDP shares {first_share - far_share:g} (first "
+                f"release), {bias_share:g} (counts), {far_share:g} (far-tail excess) and the "
+                "rest of mu^2; the last release's kind is chosen from the first three "
+                "(post-processing)",)))
+
+
 def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covariance",
                         n_components=None, rng=None, charging=None, beta=BETA,
                         first_kind: str | None = None, ranking: str | None = None,
@@ -178,8 +297,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
 
     1. the one-shot release of the mean-augmented second moments (``noise="auto"``, the
        allocation of least expected loss for ``first_kind``) at ``μ₁² = first_share·μ*²``. From it
-       (post-processing): the CoinPress whitening ``S`` (:func:`~matrixdp.models.coinpress.whitening`), the
-       expected loss of a second moments release averaged with the first, ``P_mom``, and the
+       (post-processing): the CoinPress whitening ``S``
+       (:func:`~matrixdp.models.coinpress.whitening`), the expected loss of a second moments
+       release averaged with the first, ``P_mom``, and the
        noise part of the expected loss of a whitened step, ``P_cp``, both at the rest of the
        budget;
     2. at ``μ_b² = bias_share·μ*²``, the decision statistic. ``decision="counts"``: if
@@ -221,8 +341,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         once, after the moments releases' plans are built (public inputs only), so a ``delta``
         too large for a part of the split is refused before anything is charged.
     beta : float, "auto" or "late", default BETA (0.1)
-        The whitened radius of :func:`~matrixdp.models.coinpress.coinpress_covariance`; ``"auto"`` and ``"late"``
-        (opt-in) are taken
+        The whitened radius of :func:`~matrixdp.models.coinpress.coinpress_covariance`; ``"auto"``
+        and ``"late"`` (opt-in) are taken
         at the whitened step's GDP parameter when the statistic is released,
         ``μ₂ = √(μ*² − μ₁² − μ_b²)`` (the radius is fixed before the statistic, which counts the
         records it clips; ``docs/coinpress.md`` § The clipping radius). A float: the fixed
@@ -232,8 +352,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         extended it to every ranking, opt-in there: ``DPPCA(adaptive_resolve_z=...)``): the
         whitened step is predicted only if every released variance of the first look, projected
         onto the feasible covariances in the original units, is at least ``resolve_z`` times
-        its noise sd ``Q_ii`` (:func:`~matrixdp.models.coinpress.first_noise_scale`; ``predicted["resolved"]``
-        is the least ratio, reported for the correlation ranking and whenever ``resolve_z >
+        its noise sd ``Q_ii`` (:func:`~matrixdp.models.coinpress.first_noise_scale`;
+        ``predicted["resolved"]`` is the least ratio, reported for the correlation ranking and
+        whenever ``resolve_z >
         0``); otherwise its prediction is infinite and the rest of the budget goes to the
         moments release (no statistic is released; the same releases and stream as a fit whose
         predictions make the counts unnecessary). ``0`` (default): no such condition, and the
@@ -299,8 +420,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         squared Frobenius error of the implied correlation (:func:`correlation_moments_loss`,
         :func:`correlation_coinpress_loss`, with the first look's :func:`correlation_scale`),
         the clipping loss counted in units of the first look's standard deviations
-        (``docs/coinpress.md`` § Adaptive (correlation)). ``"frobenius"``: the expected squared Frobenius
-        error of the covariance (default for ``kind="covariance"`` and for
+        (``docs/coinpress.md`` § Adaptive (correlation)). ``"frobenius"``: the expected squared
+        Frobenius error of the covariance (default for ``kind="covariance"`` and for
         ``decision="clipping-loss"``). ``"pca-loss"`` (default for ``kind="pca"`` with the
         counts): the expected captured-variance deficit of the top ``n_components`` subspace,
         ``Σ_{i<q<=j} (g_ij/2)(1 − g_ij/√(g_ij² + 4 s_ij))`` over the first release's
@@ -329,8 +450,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     bias : {"model", "bound", "records", "one-record"}, default "one-record"
         ``ranking="pca-loss"`` only: how the whitened step's clipping bias enters its predicted
         deficit (:data:`BIASES`): ``"model"`` (the default until session 18), the
-        one-direction model of :func:`pca_bias_model` capped by the bound; ``"bound"``, the worst case
-        ``min(c b̂², sat)`` (round 3; the Frobenius ranking always uses it); ``"records"``
+        one-direction model of :func:`pca_bias_model` capped by the bound; ``"bound"``, the worst
+        case ``min(c b̂², sat)`` (round 3; the Frobenius ranking always uses it); ``"records"``
         (task HP, opt-in): the one-direction model with the direction drawn from the first
         look's covariance projected onto the feasible set (the records' model) instead of the
         whitening ``S``, capped by the bound (``docs/coinpress.md`` § Adaptive (PCA), "The
@@ -418,94 +539,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     .. [4] F. E. Satterthwaite, "An approximate distribution of estimates of variance
        components", Biometrics Bulletin 2(6), 1946.
     """
-    if options is None:
-        options = AdaptiveOptions()
-    if not isinstance(options, AdaptiveOptions):
-        raise InvalidParameterError("options", f"must be None or an AdaptiveOptions, got "
-                                               f"{type(options).__name__}")
+    options, first_kind, ranking, reading, select_units, far_share, checked = _resolved_arguments(
+        kind, first_kind, ranking, projection, reading, bias, resolve_z, resolve_share,
+        loss_statistic, correlation_bias, unresolved_margin, refine, options)
     # the research knobs, each validated once by AdaptiveOptions; read under their own names
     first_share, bias_share, margin = options.first_share, options.bias_share, options.margin
-    select_units, decision, branch = options.select_units, options.decision, options.branch
+    decision, branch = options.decision, options.branch
     mean_margin, first_mix = options.mean_margin, options.first_mix
     tie_ratio, decision_z, far_tail = options.tie_ratio, options.decision_z, options.far_tail
     diagonal_noise, noise_pairs = options.diagonal_noise, options.noise_pairs
     pca_gaps, pca_unresolved = options.pca_gaps, options.pca_unresolved
     resolution_guard = options.resolution_guard
-    if first_kind is None:
-        first_kind = "covariance" if decision == "counts" else kind
-    if first_kind not in FIRST_KINDS:
-        raise InvalidParameterError("first_kind", f"must be one of {FIRST_KINDS}, got "
-                                                  f"{first_kind!r}")
-    if first_kind == "mixed" and kind != "pca":
-        raise InvalidParameterError("first_kind", "'mixed' needs kind='pca' (it mixes the "
-                                                  "covariance's and the PCA task's allocations)")
-    if ranking is None:
-        ranking = "pca-loss" if (kind == "pca" and decision == "counts") else "frobenius"
-    if ranking not in RANKINGS:
-        raise InvalidParameterError("ranking", f"must be one of {RANKINGS}, got {ranking!r}")
-    if ranking == "pca-loss" and (kind != "pca" or decision != "counts"):
-        raise InvalidParameterError("ranking", "'pca-loss' needs kind='pca' and "
-                                               "decision='counts'")
-    if ranking == "correlation" and decision != "counts":
-        raise InvalidParameterError("ranking", "'correlation' needs decision='counts'")
     ranking_used = ranking
-    if projection not in FRAME_PROJECTIONS:
-        raise InvalidParameterError("projection", f"must be one of {FRAME_PROJECTIONS}, got "
-                                                  f"{projection!r}")
-    if reading is None:
-        reading = "capped" if kind == "covariance" else "threshold"
-    if reading not in READINGS:
-        raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
-    check_nonnegative(resolve_z, "resolve_z")
-    if unresolved_margin is not None:
-        if ranking != "correlation" or not resolve_z > 0:
-            raise InvalidParameterError("unresolved_margin", "needs ranking='correlation' and "
-                                                             "resolve_z > 0")
-        if not (unresolved_margin >= 1 and math.isfinite(unresolved_margin)):
-            raise InvalidParameterError("unresolved_margin", f"must be a finite number >= 1, "
-                                                             f"got {unresolved_margin!r}")
-    if not (correlation_bias >= 0 and math.isfinite(correlation_bias)):
-        raise InvalidParameterError("correlation_bias", f"must be a finite number >= 0, got "
-                                                        f"{correlation_bias!r}")
-    if correlation_bias != 1.0 and ranking != "correlation":
-        raise InvalidParameterError("correlation_bias", "needs ranking='correlation'")
-    if resolve_share is not None:
-        check_unit_interval(resolve_share, "resolve_share")
-        if ranking != "pca-loss":
-            raise InvalidParameterError("resolve_share", "the share guard needs "
-                                                         "ranking='pca-loss' (kind='pca')")
-    if bias not in BIASES:
-        raise InvalidParameterError("bias", f"must be one of {BIASES}, got {bias!r}")
-    if select_units is None:
-        select_units = "unit-box" if (kind == "pca" and decision == "clipping-loss") else \
-            "original"
-    if ranking == "pca-loss" and select_units == "unit-box":
-        raise InvalidParameterError("ranking", "'pca-loss' is measured in the original units "
-                                               "(select_units='original')")
-    if kind not in ("covariance", "pca"):
-        raise InvalidParameterError("kind", f"must be 'covariance' or 'pca', got {kind!r}")
-    far_share = FAR_SHARE if far_tail else 0.0
-    if far_tail and not (kind == "covariance" and decision == "counts" and reading == "capped"
-                         and ranking == "frobenius"):
-        raise InvalidParameterError("far_tail", "the far-tail statistic needs kind='covariance', "
-                                                "decision='counts' and reading='capped'")
-    if loss_statistic not in LOSS_STATISTICS:
-        raise InvalidParameterError("loss_statistic", f"must be one of {LOSS_STATISTICS}, got "
-                                                      f"{loss_statistic!r}")
-    if loss_statistic == "median" and not (
-            kind == "covariance" and decision == "counts" and reading == "capped"
-            and ranking == "frobenius" and not far_tail and tie_ratio == 1.0):
-        raise InvalidParameterError("loss_statistic", "'median' needs kind='covariance', "
-                                                      "decision='counts', reading='capped', "
-                                                      "ranking='frobenius', tie_ratio=1 and "
-                                                      "far_tail=False")
-    if not (isinstance(refine, (bool, np.bool_)) or (isinstance(refine, str)
-                                                     and refine == "checked")):
-        raise InvalidParameterError("refine", f"must be one of {REFINES}, got {refine!r}")
-    checked = isinstance(refine, str)
-    if refine and (ranking == "pca-loss" or far_tail):
-        raise InvalidParameterError("refine", "the refined step needs ranking='frobenius' or "
-                                              "'correlation' and far_tail=False")
     n_rel = (4 if far_tail else 3) + (first_kind == "mixed") + bool(refine) + checked
     beta = check_beta(beta, ("auto", "late"))
     X = np.asarray(X, dtype=np.float64)
@@ -513,26 +558,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     hi = np.asarray(upper, dtype=np.float64)
     n, d = X.shape
     mu_star = max_gaussian_shift(epsilon, delta)
-    guarantee = PrivacyGuarantee(
-        epsilon=float(epsilon), delta=float(delta), neighbouring="replace-one",
-        calibration=f"analytic, exact GDP composition of {n_rel} Gaussian releases",
-        exact=False, mechanism="adaptive", mu=mu_star,
-        notes=((f"sequential composition: GDP shares {first_share:g} (first look"
-                + (f": {first_mix * first_share:g} allocated for the covariance, "
-                   f"{(1 - first_mix) * first_share:g} for the PCA task"
-                   if first_kind == "mixed" else "")
-                + f"), {bias_share:g} and the "
-                f"rest of mu^2; the decision statistic is {decision!r}; the last release's kind "
-                "is chosen from the first ones (post-processing)"
-                + ("; a whitened last release may be split in two steps at 1/4 and 3/4 of its "
-                   "mu^2 (refine=True)" if refine and not checked else "")
-                + ("; a whitened last release may be split in a refinement at 1/4, a clipping "
-                   f"reading at {CHECK_SHARE:g} and a final step at the rest of its mu^2 "
-                   "(refine='checked')" if checked else ""),) if not far_tail else
-               (f"sequential composition: GDP shares {first_share - far_share:g} (first "
-                f"release), {bias_share:g} (counts), {far_share:g} (far-tail excess) and the "
-                "rest of mu^2; the last release's kind is chosen from the first three "
-                "(post-processing)",)))
+    guarantee = _composed_guarantee(epsilon, delta, mu_star, n_rel, options, first_kind, refine,
+                                    checked, far_share)
     h = 0.5 * (hi - lo)
     live = h > 0
     k = int(live.sum())

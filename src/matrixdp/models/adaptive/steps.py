@@ -66,8 +66,8 @@ def refined_step(Xl, center, m, A, A_inv, S, r2, h, mu2, epsilon, delta, gen, Z,
     """Task HC (``refine=True``): the whitened branch as two CoinPress steps, a refinement at
     ``√share·μ₂`` from the first look's whitening, then the final step at ``√(1 − share)·μ₂``
     whitened by the refinement's estimate (margin ``σ_a S``, as
-    :func:`~matrixdp.models.coinpress.coinpress_covariance`). Returns ``(C, m, μ)``: the final step's
-    covariance and mean of ``x − c`` and the GDP parameter of the two releases composed
+    :func:`~matrixdp.models.coinpress.coinpress_covariance`). Returns ``(C, m, μ)``: the final
+    step's covariance and mean of ``x − c`` and the GDP parameter of the two releases composed
     (``≤ μ₂``)."""
     mu_a = math.sqrt(share) * mu2
     mu_f = math.sqrt(1.0 - share) * mu2
