@@ -19,7 +19,7 @@ The package, one job per module (``docs/coinpress.md`` cites the functions by th
 - :mod:`.options`: :class:`AdaptiveOptions`, the research knobs in one validated object;
 - :mod:`.counts`: the clipping-loss histogram of the first look and its reading ``b̂``;
 - :mod:`.losses`: the Frobenius and correlation rankings' predicted losses and medians (pure);
-- :mod:`.pca_frame`: the PCA-loss ranking's eigen-frame, gaps and pair noise variances (pure);
+- :mod:`.frame`: the PCA-loss ranking's eigen-frame, gaps and pair noise variances (pure);
 - :mod:`.pca_losses`: the PCA-loss ranking's predicted deficits and bias models (pure);
 - :mod:`.steps`: the refined and checked whitened steps (tasks HC, HR; opt-in);
 - :mod:`.release`: :func:`adaptive_covariance` and :class:`AdaptiveResult`, the orchestration.
@@ -43,8 +43,8 @@ from .losses import (coinpress_noise_loss, coinpress_noise_variance, correlation
                      moments_loss_variance, satterthwaite_median)
 from .options import (AdaptiveOptions, BIAS_SHARE, DECISIONS, FIRST_MIX, FIRST_SHARE, NOISE_PAIRS,
                       PCA_GAPS, PCA_UNRESOLVED)
-from .pca_frame import (RESOLVE_Z, SHARE_Z, coinpress_pair_variance, moments_pair_variance,
-                        pca_frame, pca_frame_resolution, unresolved_share)
+from .frame import (RESOLVE_Z, SHARE_Z, coinpress_pair_variance, moments_pair_variance,
+                    pca_frame, pca_frame_resolution, unresolved_share)
 from .pca_losses import (DIAGONAL_NODES, GUARD_ARGMAX, pca_bias_model, pca_bias_one_record,
                          pca_deficit, pca_deficit_diagonal, pca_deficit_normalised,
                          resolution_guard_loss)

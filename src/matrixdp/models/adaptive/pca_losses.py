@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .counts import BIN_RATIO
-from .pca_frame import RESOLVE_Z
+from .frame import RESOLVE_Z
 
 __all__ = ["pca_deficit", "DIAGONAL_NODES", "pca_deficit_diagonal", "pca_deficit_normalised",
            "GUARD_ARGMAX", "resolution_guard_loss", "pca_bias_model", "pca_bias_one_record"]

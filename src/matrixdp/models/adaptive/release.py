@@ -24,8 +24,8 @@ from ..coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhi
 from .options import AdaptiveOptions
 from .counts import (COUNT_Z, DECISION_Z, READINGS, clipping_loss_bins, clipping_loss_counts,
                      clipping_losses, read_counts)
-from .pca_frame import (SHARE_Z, coinpress_pair_variance, moments_pair_variance, pca_frame,
-                        pca_frame_resolution, unresolved_share)
+from .frame import (SHARE_Z, coinpress_pair_variance, moments_pair_variance, pca_frame,
+                    pca_frame_resolution, unresolved_share)
 from .pca_losses import (pca_bias_model, pca_bias_one_record, pca_deficit, pca_deficit_diagonal,
                          pca_deficit_normalised, resolution_guard_loss)
 from .losses import (coinpress_noise_loss, correlation_coinpress_loss, correlation_moments_loss,
