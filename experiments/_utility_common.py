@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import functools
 import math
 import sys
@@ -396,15 +397,51 @@ def pinned_constants(module, **values):
             setattr(module, k, v)
 
 
+def adaptive_keywords(kw: dict) -> dict:
+    """``adaptive_covariance``'s keywords with the research knobs of ``kw`` (the fields of
+    ``matrixdp.models.adaptive.AdaptiveOptions``) moved into ``options=``, on top of any
+    ``options`` already in ``kw``; the other keywords are passed through unchanged."""
+    from matrixdp.models.adaptive import AdaptiveOptions
+
+    kw = dict(kw)
+    knobs = {k: kw.pop(k) for k in list(kw) if k in AdaptiveOptions.__dataclass_fields__}
+    if knobs:
+        kw["options"] = dataclasses.replace(kw.get("options") or AdaptiveOptions(), **knobs)
+    return kw
+
+
+def set_adaptive(name: str, value) -> None:
+    """Bind ``name`` to ``value`` in ``matrixdp.models.adaptive`` and in each of its modules that
+    binds the same object (a diagnosis' spy on a function the adaptive release calls, and the
+    restoration of the original): since the package was split into modules (task EX), each module
+    calls the others' functions under its own global names, as the single module did under one."""
+    import importlib
+    import pkgutil
+
+    from matrixdp.models import adaptive
+
+    current = getattr(adaptive, name)
+    for info in pkgutil.iter_modules(getattr(adaptive, "__path__", ())):
+        module = importlib.import_module(f"{adaptive.__name__}.{info.name}")
+        if getattr(module, name, None) is current:
+            setattr(module, name, value)
+    setattr(adaptive, name, value)
+
+
 @contextlib.contextmanager
 def adaptive_options(**kw):
     """``method="adaptive"`` fits (DPCovariance, DPPCA) with the given options of
     ``matrixdp.models.adaptive.adaptive_covariance``, inside the block only (an experiment's
-    variant rows; the library's defaults are untouched outside it)."""
+    variant rows; the library's defaults are untouched outside it). The research knobs go into
+    its ``options=`` (:func:`adaptive_keywords`), merged with those of an enclosing block."""
     from matrixdp.models import adaptive
 
     orig = adaptive.adaptive_covariance
-    adaptive.adaptive_covariance = functools.partial(orig, **kw)
+
+    def with_options(*args, **given):
+        return orig(*args, **adaptive_keywords({**kw, **given}))
+
+    adaptive.adaptive_covariance = with_options
     try:
         yield
     finally:

@@ -103,8 +103,9 @@ def run(args):
                 for eps in args.epsilons:
                     t0 = time.perf_counter()
                     for row in ROWS:
-                        ad.adaptive_covariance = (orig if row == "default" else
-                                                  functools.partial(orig, **CANDIDATES[row]))
+                        ad.adaptive_covariance = (
+                            orig if row == "default" else
+                            functools.partial(orig, **uc.adaptive_keywords(CANDIDATES[row])))
                         choices = []
 
                         def score(s, eps=eps, choices=choices):

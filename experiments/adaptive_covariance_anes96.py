@@ -62,12 +62,19 @@ MARGINS = ("G", "mean")
 
 @contextlib.contextmanager
 def _patched(module, name, func):
+    from matrixdp.models import adaptive
+
+    def put(value):  # the adaptive package's modules each bind the name (uc.set_adaptive)
+        if module is adaptive:
+            uc.set_adaptive(name, value)
+        else:
+            setattr(module, name, value)
     orig = getattr(module, name)
-    setattr(module, name, func)
+    put(func)
     try:
         yield orig
     finally:
-        setattr(module, name, orig)
+        put(orig)
 
 
 def trial(t, C, eps, seed, mean_margin, bias_share=None, j=0):
@@ -110,8 +117,8 @@ def trial(t, C, eps, seed, mean_margin, bias_share=None, j=0):
         for br in ("moments", "coinpress"):
             seen.clear()
             kw = {} if bias_share is None else {"bias_share": bias_share}
-            ad.adaptive_covariance = functools.partial(orig_ac, branch=br,
-                                                       mean_margin=mean_margin, **kw)
+            ad.adaptive_covariance = functools.partial(
+                orig_ac, options=ad.AdaptiveOptions(branch=br, mean_margin=mean_margin, **kw))
             try:
                 est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
                                    random_state=seed, method="adaptive").fit(t.X)

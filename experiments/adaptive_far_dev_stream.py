@@ -69,9 +69,10 @@ def main():
             C = np.cov(t.X.T, bias=True)
             cn = float(np.linalg.norm(C))
             for row in ROWS:
-                ad.adaptive_covariance = (functools.partial(orig_ad, far_tail=True)
-                                          if row == "far" else orig_ad)
-                ad.gdp_release = gr_plus_one if row == "default, stream +1" else orig_gr
+                ad.adaptive_covariance = (
+                    functools.partial(orig_ad, options=ad.AdaptiveOptions(far_tail=True))
+                    if row == "far" else orig_ad)
+                uc.set_adaptive("gdp_release", gr_plus_one if row == "default, stream +1" else orig_gr)
                 steps = []
 
                 def score(s, eps=eps, steps=steps):
@@ -88,7 +89,8 @@ def main():
                              "trials": len(values), "seed": seed})
             print(f"{ds} ε={eps:g} ({time.perf_counter() - t0:.0f} s)", flush=True)
     finally:
-        ad.adaptive_covariance, ad.gdp_release = orig_ad, orig_gr
+        ad.adaptive_covariance = orig_ad
+        uc.set_adaptive("gdp_release", orig_gr)
     out = HERE.parent / "results" / NAME
     with open(out.with_suffix(".csv"), "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0].keys()))

@@ -67,11 +67,12 @@ def fit_cell(X, lo, hi, eps, seeds):
 
     rows = []
     try:
-        ad.clipping_loss_counts = spy
+        dg.uc.set_adaptive("clipping_loss_counts", spy)
         for i, s in enumerate(seeds):
             r = {"trial": i, "seed": s}
             for row, kw in (("default", {}), ("far", {"far_tail": True})):
-                ad.adaptive_covariance = functools.partial(orig_ad, **kw)
+                ad.adaptive_covariance = functools.partial(orig_ad,
+                                                           options=ad.AdaptiveOptions(**kw))
                 seen.clear()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -101,7 +102,8 @@ def fit_cell(X, lo, hi, eps, seeds):
                 r["U"] = p.get("far_level", math.nan) / cn
             rows.append(r)
     finally:
-        ad.adaptive_covariance, ad.clipping_loss_counts = orig_ad, orig_cc
+        ad.adaptive_covariance = orig_ad
+        dg.uc.set_adaptive("clipping_loss_counts", orig_cc)
     return rows
 
 

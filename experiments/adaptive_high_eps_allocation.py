@@ -60,8 +60,9 @@ def main() -> int:
                 D.AUDIT_SEED if src == "audit" else D.BENCH_SEED).generate_state(D.TRIALS)][:TRIALS]
             meds = []
             for _, o in ROWS:
-                ad.adaptive_covariance = ((lambda *a, _o=o, **k: orig(*a, **{**k, **_o}))
-                                          if o else orig)
+                ad.adaptive_covariance = (
+                    (lambda *a, _o=o, **k: orig(*a, **D.uc.adaptive_keywords({**k, **_o})))
+                    if o else orig)
                 errs = [np.linalg.norm(DPCovariance(epsilon=eps, delta=1e-6, bounds=(lo, hi),
                                                     kind=task, random_state=s).fit(X).covariance_
                                        - T) / tn for s in seeds]

@@ -124,7 +124,7 @@ def fit(row, X, lo, hi, task, eps, seed):
             kw["coinpress_beta"] = "auto"
     orig = ad.adaptive_covariance
     if opts:
-        ad.adaptive_covariance = functools.partial(orig, **opts)
+        ad.adaptive_covariance = functools.partial(orig, **uc.adaptive_keywords(opts))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -48,12 +48,14 @@ def one_fit(t, eps, k, seed, bias):
         cap.update(center=center, m=m, A=A, r2=r2)
         return orig_counts(Xl, center, m, A, r2, weights, edges)
 
-    adaptive.pca_bias_model, adaptive.clipping_loss_counts = model, counts
+    uc.set_adaptive("pca_bias_model", model)
+    uc.set_adaptive("clipping_loss_counts", counts)
     try:
         est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
                     random_state=seed, method="adaptive").fit(t.X)
     finally:
-        adaptive.pca_bias_model, adaptive.clipping_loss_counts = orig_model, orig_counts
+        uc.set_adaptive("pca_bias_model", orig_model)
+        uc.set_adaptive("clipping_loss_counts", orig_counts)
     pred = est.adaptive_predicted_
     out = {"choice": est.adaptive_choice_, "pred_cp": pred["coinpress"],
            "pred_mom": pred["moments"], "bias_used": pred["coinpress_bias"]}

@@ -118,12 +118,12 @@ class Recorder:
         for nm, fn in (("whitening", whitening), ("pca_frame", pca_frame),
                        ("coinpress_pair_variance", cpv), ("whitened_release", wr),
                        ("unwhiten", unw)):
-            setattr(ad, nm, fn)
+            uc.set_adaptive(nm, fn)
         return self
 
     def __exit__(self, *exc):
         for nm, fn in self.orig.items():
-            setattr(self.ad, nm, fn)
+            uc.set_adaptive(nm, fn)
 
 
 def one(t, k, eps, seed, first):

@@ -41,7 +41,7 @@ UNITS = ("unit-box", "original", "none")
 
 
 def run(args):
-    from matrixdp.models.adaptive import adaptive_covariance
+    from matrixdp.models.adaptive import AdaptiveOptions, adaptive_covariance
     from matrixdp.models.covariance import project_feasible
 
     seeds = np.random.SeedSequence(args.seed).generate_state(args.trials)
@@ -66,11 +66,11 @@ def run(args):
                     released, _ = uc.dppca_release(t.X, t.lo, t.hi, n_components=k,
                                                    epsilon=eps, seed=s)
                     mom = adaptive_covariance(t.X, t.lo, t.hi, epsilon=eps, delta=uc.DELTA,
-                                              kind="pca", n_components=k, rng=int(s),
-                                              branch="moments", bias="bound")
+                                              kind="pca", n_components=k, rng=int(s), bias="bound",
+                                              options=AdaptiveOptions(branch="moments"))
                     cp = adaptive_covariance(t.X, t.lo, t.hi, epsilon=eps, delta=uc.DELTA,
                                              kind="pca", n_components=k, rng=int(s),
-                                             branch="coinpress")
+                                             options=AdaptiveOptions(branch="coinpress"))
                     picks += mom.predicted["coinpress"] < mom.predicted["moments"]
                     for m, cov in (("auto", released),
                                    ("adaptive, moments branch", mom.covariance),

@@ -46,7 +46,7 @@ def main() -> int:
         true.append((float(g.mean()), float(np.mean(g > 0))))
         return orig(Xl, center, m, A, r2, weights, edges)
 
-    ad.clipping_loss_counts = wrapped
+    uc.set_adaptive("clipping_loss_counts", wrapped)
     seeds = [int(s) for s in np.random.SeedSequence(20261215).generate_state(TRIALS)]
     tabs = {t.name: t for _, t in gate.tables()}
     L = ["# Task HR: the checked refinement's reading against the true clipping loss", "",

@@ -131,12 +131,14 @@ def fit_cell(X, lo, hi, eps, seeds):
 
     rows = []
     try:
-        ad.whitened_release = spy
-        ad.clipping_loss_counts, ad.read_counts = spy_counts, spy_read
+        uc.set_adaptive("whitened_release", spy)
+        uc.set_adaptive("clipping_loss_counts", spy_counts)
+        uc.set_adaptive("read_counts", spy_read)
         for i, s in enumerate(seeds):
             r = {"trial": i, "seed": s}
             for br, proj in (("coinpress", True), ("moments", True), ("moments", False)):
-                ad.adaptive_covariance = functools.partial(orig_ad, branch=br)
+                ad.adaptive_covariance = functools.partial(
+                    orig_ad, options=ad.AdaptiveOptions(branch=br))
                 cap.clear()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -207,8 +209,10 @@ def fit_cell(X, lo, hi, eps, seeds):
             r["default"] = r["final"] if r["choice"] == "coinpress" else r["moments_final"]
             rows.append(r)
     finally:
-        ad.adaptive_covariance, ad.whitened_release = orig_ad, orig_wr
-        ad.clipping_loss_counts, ad.read_counts = orig_cc, orig_rc
+        ad.adaptive_covariance = orig_ad
+        uc.set_adaptive("whitened_release", orig_wr)
+        uc.set_adaptive("clipping_loss_counts", orig_cc)
+        uc.set_adaptive("read_counts", orig_rc)
     return rows
 
 

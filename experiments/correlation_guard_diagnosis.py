@@ -77,8 +77,7 @@ def _install_wrapper():
     orig = cvm.fit_adaptive
 
     def wrapped(*a, **kw):
-        kw.update(_STATE["over"])
-        out = orig(*a, **kw)
+        out = orig(*a, **uc.adaptive_keywords({**kw, **_STATE["over"]}))
         _STATE["raw"] = np.array(out[0], copy=True)
         return out
     wrapped._cg_wrapped = True

@@ -162,7 +162,7 @@ READINGS = {NAME: READING, "covariance_default_power_replicate": REPLICATE_READI
 def run(args):
     from matrixdp.feasible import project_feasible
     from matrixdp.models import DPCovariance
-    from matrixdp.models.adaptive import adaptive_covariance
+    from matrixdp.models.adaptive import AdaptiveOptions, adaptive_covariance
 
     trials_of = dict(kv.split("=") for kv in args.trials_of)
     plan = cell_plan(args)
@@ -199,7 +199,8 @@ def run(args):
                         # the same seed, the last release forced (DPCovariance's adaptive call:
                         # kind="covariance", its default coinpress_beta 0.1)
                         res = adaptive_covariance(t.X, t.lo, t.hi, epsilon=eps, delta=uc.DELTA,
-                                                  kind="covariance", beta=0.1, rng=s, branch=br)
+                                                  kind="covariance", beta=0.1, rng=s,
+                                                  options=AdaptiveOptions(branch=br))
                         fin = project_feasible(res.covariance, t.lo, t.hi, "covariance",
                                                units="original")
                         row[f"forced_{br}"] = float(np.linalg.norm(fin - C) / cn)

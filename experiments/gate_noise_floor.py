@@ -112,7 +112,7 @@ def run(args):
                 for eps in args.epsilons:
                     t0 = time.perf_counter()
                     for row in ROWS:
-                        ad.gdp_release = gr_plus_one if row == "stream+1" else orig_gr
+                        uc.set_adaptive("gdp_release", gr_plus_one if row == "stream+1" else orig_gr)
                         choices = []
 
                         def score(s, eps=eps, choices=choices):
@@ -135,7 +135,7 @@ def run(args):
                     w.writeheader()
                     w.writerows(rows)
     finally:
-        ad.gdp_release = orig_gr
+        uc.set_adaptive("gdp_release", orig_gr)
     return (time.perf_counter() - t00) / 60
 
 

@@ -74,8 +74,9 @@ def run(args, seeds, part):
             for i, s in enumerate(seeds):
                 r = {"part": part, "unit": unit, "epsilon": eps, "trial": i, "seed": s}
                 for br in (None, "moments", "coinpress"):
-                    ad.adaptive_covariance = (orig if br is None
-                                              else functools.partial(orig, branch=br))
+                    ad.adaptive_covariance = (
+                        orig if br is None
+                        else functools.partial(orig, options=ad.AdaptiveOptions(branch=br)))
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         est = DPCovariance(epsilon=eps, delta=oa.DELTA, bounds=(lo, hi),

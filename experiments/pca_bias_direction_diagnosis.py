@@ -82,8 +82,9 @@ def main():
         cap.update(Xl=Xl, center=center, m=m, A=A, r2=r2)
         return orig_c(Xl, center, m, A, r2, weights, edges)
 
-    adaptive.whitening, adaptive.pca_bias_model = whitening, bias_model
-    adaptive.clipping_loss_counts = counts
+    uc.set_adaptive("whitening", whitening)
+    uc.set_adaptive("pca_bias_model", bias_model)
+    uc.set_adaptive("clipping_loss_counts", counts)
     seeds = [int(s) for s in np.random.SeedSequence(20261139).generate_state(10)]
     rows = []
     try:
@@ -127,8 +128,9 @@ def main():
                     "forced cp": best - float(np.trace(qc.T @ C @ qc))})
             print(name, k, eps, flush=True)
     finally:
-        adaptive.whitening, adaptive.pca_bias_model = orig_w, orig_b
-        adaptive.clipping_loss_counts = orig_c
+        uc.set_adaptive("whitening", orig_w)
+        uc.set_adaptive("pca_bias_model", orig_b)
+        uc.set_adaptive("clipping_loss_counts", orig_c)
     with (RESULTS / f"{NAME}_trials.csv").open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()

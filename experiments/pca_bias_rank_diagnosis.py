@@ -135,8 +135,10 @@ def main():
         cap.update(noisy=np.array(noisy, float), edges=np.array(edges, float), sigma_b=sigma)
         return orig_r(noisy, edges, sigma, n, threshold, reading, z)
 
-    adaptive.whitening, adaptive.pca_bias_model = whitening, bias_model
-    adaptive.clipping_loss_counts, adaptive.read_counts = counts, read
+    uc.set_adaptive("whitening", whitening)
+    uc.set_adaptive("pca_bias_model", bias_model)
+    uc.set_adaptive("clipping_loss_counts", counts)
+    uc.set_adaptive("read_counts", read)
     seeds = [int(s) for s in np.random.SeedSequence(20261140).generate_state(10)]
     rows = []
     try:
@@ -214,8 +216,10 @@ def main():
                     "choice": est.adaptive_choice_})
             print(name, k, eps, flush=True)
     finally:
-        adaptive.whitening, adaptive.pca_bias_model = orig_w, orig_b
-        adaptive.clipping_loss_counts, adaptive.read_counts = orig_c, orig_r
+        uc.set_adaptive("whitening", orig_w)
+        uc.set_adaptive("pca_bias_model", orig_b)
+        uc.set_adaptive("clipping_loss_counts", orig_c)
+        uc.set_adaptive("read_counts", orig_r)
     with (RESULTS / f"{NAME}_trials.csv").open("w", newline="") as fh:
         wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
         wr.writeheader()

@@ -102,12 +102,12 @@ def run(trials, out):
                         row[f"choice_{lab}"] = ch
                 orig = ad.pca_frame
                 for rule in RULES:
-                    ad.pca_frame = frame_rule(rule)
+                    uc.set_adaptive("pca_frame", frame_rule(rule))
                     try:
                         V, ch, _, _ = dg.fit_plain(X, lo, hi, k, eps, s,
                                                    noise_pairs="normalised")
                     finally:
-                        ad.pca_frame = orig
+                        uc.set_adaptive("pca_frame", orig)
                     row[rule] = repr(dg.deficit(V, C, best))
                     row[f"choice_{rule}"] = ch
                 rows.append(row)

@@ -51,14 +51,14 @@ def fit(t, C, seed, **opts):
         got["zero"] = float(np.mean(g[c] == 0)) if c.any() else np.nan
         return U, g
 
-    adaptive.pca_frame = frame
+    uc.set_adaptive("pca_frame", frame)
     try:
         with uc.adaptive_options(**opts), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = DPPCA(n_components=K, epsilon=EPS, delta=uc.DELTA, bounds=(t.lo, t.hi),
                         random_state=int(seed)).fit(t.X)
     finally:
-        adaptive.pca_frame = orig
+        uc.set_adaptive("pca_frame", orig)
     q, _ = np.linalg.qr(np.asarray(est.components_, float).T)
     d = 1.0 - float(np.trace(q.T @ C @ q)) / BEST[0]
     return d, est.adaptive_choice_, dict(est.adaptive_predicted_), got

@@ -70,14 +70,16 @@ def fit_capture(X, lo, hi, k, eps, seed, **opts):
         cap.update(S=S, sigma=sigma)
         return orig_pair(S, U, q, sigma)
 
-    adaptive.pca_frame, adaptive.coinpress_pair_variance = frame, pair
+    uc.set_adaptive("pca_frame", frame)
+    uc.set_adaptive("coinpress_pair_variance", pair)
     try:
         with uc.adaptive_options(branch="coinpress", **opts), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
                         random_state=int(seed)).fit(X)
     finally:
-        adaptive.pca_frame, adaptive.coinpress_pair_variance = orig_frame, orig_pair
+        uc.set_adaptive("pca_frame", orig_frame)
+        uc.set_adaptive("coinpress_pair_variance", orig_pair)
     return est.components_, cap
 
 

@@ -38,14 +38,14 @@ def main():
         cap.update(C1=C1, V1=V1, m=m, t=tt)
         return orig(C1, V1, m, tt, q, *a, **kw)
 
-    adaptive.pca_frame = frame
+    uc.set_adaptive("pca_frame", frame)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             DPPCA(n_components=2, epsilon=10.0, delta=uc.DELTA, bounds=(t.lo, t.hi),
                   random_state=SEED).fit(X)
     finally:
-        adaptive.pca_frame = orig
+        uc.set_adaptive("pca_frame", orig)
     lam, U = np.linalg.eigh(cap["C1"])
     lam, U = lam[::-1], U[:, ::-1]
     k = lam.size

@@ -66,7 +66,7 @@ def fit_forced(t, k, eps, seed, branch):
         spk.append(int(not np.any(gs[counted] > 0)))
         return U, g
 
-    adaptive.pca_frame = frame
+    uc.set_adaptive("pca_frame", frame)
     try:
         # pca_unresolved="step" only reports the frame's resolution here: the forced branch wins
         with uc.adaptive_options(branch=branch, pca_unresolved="step"), \
@@ -75,7 +75,7 @@ def fit_forced(t, k, eps, seed, branch):
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
                         random_state=int(seed)).fit(t.X)
     finally:
-        adaptive.pca_frame = orig
+        uc.set_adaptive("pca_frame", orig)
     return est.components_, est.adaptive_predicted_, (spk[0] if spk else -1)
 
 

@@ -11,8 +11,9 @@ import pytest
 from matrixdp.calibration.gaussian import max_gaussian_shift
 from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPCovariance, DPPCA
-from matrixdp.models.adaptive import (COUNT_Z, DECISION_Z, adaptive_covariance, capped_level,
-                                      clipping_loss_bins, clipping_loss_counts, read_counts)
+from matrixdp.models.adaptive import (AdaptiveOptions, COUNT_Z, DECISION_Z, adaptive_covariance,
+                                      capped_level, clipping_loss_bins, clipping_loss_counts,
+                                      read_counts)
 from matrixdp.models.coinpress import whitening
 
 
@@ -48,7 +49,8 @@ def test_the_three_releases_compose_to_the_budget(make, decision):
     X = make(3000)
     lo, hi = np.full(4, -10.0), np.full(4, 10.0)
     for eps in (0.3, 2.0):
-        res = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, rng=1, decision=decision)
+        res = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, rng=1,
+                                  options=AdaptiveOptions(decision=decision))
         mu_star = max_gaussian_shift(eps, 1e-6)
         total = math.sqrt(sum(m * m for m in res.mus))
         assert total <= mu_star * (1 + 1e-9)
@@ -96,8 +98,8 @@ def test_rejects_what_it_does_not_support():
     with pytest.raises(InvalidParameterError, match="method"):
         DPPCA(bounds=(0, 1), method="adaptive", neighbouring="add-remove").fit(X)
     with pytest.raises(InvalidParameterError, match="share"):
-        adaptive_covariance(X, [0, 0], [1, 1], epsilon=1.0, delta=1e-6, first_share=0.99,
-                            bias_share=0.02)
+        adaptive_covariance(X, [0, 0], [1, 1], epsilon=1.0, delta=1e-6,
+                            options=AdaptiveOptions(first_share=0.99, bias_share=0.02))
 
 
 def test_the_moments_branch_has_the_stated_noise_scale():
@@ -297,10 +299,11 @@ def test_old_decision_is_still_available_and_reported():
     X = concentrated_table(3000)
     lo, hi = np.full(4, -10.0), np.full(4, 10.0)
     old = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, rng=0,
-                              decision="clipping-loss")
+                              options=AdaptiveOptions(decision="clipping-loss"))
     assert old.predicted["statistic"] == "clipping-loss"
     with pytest.raises(InvalidParameterError, match="decision"):
-        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, decision="trace")
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6,
+                            options=AdaptiveOptions(decision="trace"))
 
 
 def test_the_capped_level_gives_the_reading_its_stated_noise():
@@ -402,7 +405,7 @@ def test_the_candidate_arguments_at_their_neutral_values_are_the_default_draw_fo
     X = concentrated_table(3000)
     for seed in range(4):
         a = _fit(X, seed)
-        b = _fit(X, seed, tie_ratio=1.0, decision_z=DECISION_Z)
+        b = _fit(X, seed, options=AdaptiveOptions(tie_ratio=1.0, decision_z=DECISION_Z))
         assert a.choice == b.choice
         np.testing.assert_array_equal(a.covariance, b.covariance)
         assert a.predicted == b.predicted
@@ -415,8 +418,8 @@ def test_a_tiny_tie_ratio_changes_the_choice_only():
     seen_default_coinpress = 0
     for seed in range(6):
         d = _fit(X, seed)
-        t = _fit(X, seed, tie_ratio=1e-12)
-        m = _fit(X, seed, branch="moments")
+        t = _fit(X, seed, options=AdaptiveOptions(tie_ratio=1e-12))
+        m = _fit(X, seed, options=AdaptiveOptions(branch="moments"))
         seen_default_coinpress += d.choice == "coinpress"
         assert t.choice == "moments"
         assert t.predicted == d.predicted
@@ -431,7 +434,7 @@ def test_a_larger_decision_z_only_removes_whitened_choices():
     n_default = n_z3 = 0
     for seed in range(20):
         d = _fit(X, seed)
-        z = _fit(X, seed, decision_z=3.0)
+        z = _fit(X, seed, options=AdaptiveOptions(decision_z=3.0))
         assert z.predicted["clipping_loss"] == d.predicted["clipping_loss"]
         assert z.predicted["coinpress"] >= d.predicted["coinpress"]
         if z.choice == "coinpress":
@@ -445,10 +448,10 @@ def test_the_candidate_arguments_are_validated():
     X = concentrated_table(200)
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(InvalidParameterError, match="tie_ratio"):
-            _fit(X, 0, tie_ratio=bad)
+            _fit(X, 0, options=AdaptiveOptions(tie_ratio=bad))
     for bad in (-0.5, float("nan")):
         with pytest.raises(InvalidParameterError, match="decision_z"):
-            _fit(X, 0, decision_z=bad)
+            _fit(X, 0, options=AdaptiveOptions(decision_z=bad))
 
 
 # --- task CR: the branches ranked by the implied correlation's loss -------------------------
@@ -545,8 +548,9 @@ def test_correlation_ranking_takes_the_step_where_correlations_are_strong():
 def test_correlation_ranking_needs_the_counts():
     X = filling_table(500)
     with pytest.raises(InvalidParameterError, match="ranking"):
-        adaptive_covariance(X, np.full(4, -10.0), np.full(4, 10.0), epsilon=1.0, delta=1e-6,
-                            rng=0, ranking="correlation", decision="clipping-loss")
+        adaptive_covariance(X, np.full(4, -10.0), np.full(4, 10.0), epsilon=1.0, delta=1e-6, rng=0,
+                            ranking="correlation",
+                            options=AdaptiveOptions(decision="clipping-loss"))
 
 
 def test_adaptive_correlation_post_processes_its_moments_branch_as_the_default():
@@ -669,7 +673,7 @@ def test_the_median_ranking_changes_the_choice_only():
         c = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=seed,
                                 loss_statistic="median")
         f = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=seed,
-                                branch=c.choice)
+                                options=AdaptiveOptions(branch=c.choice))
         np.testing.assert_array_equal(c.covariance, f.covariance)
         assert c.mus[:2] == d.mus[:2] and c.mus[2] == pytest.approx(d.mus[2], rel=1e-12)
         for key in ("moments", "coinpress", "clipping_loss", "statistic"):
@@ -690,8 +694,10 @@ def test_the_median_ranking_is_validated_before_any_charge():
     with pytest.raises(InvalidParameterError, match="loss_statistic"):
         adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=1.0, delta=1e-6,
                             loss_statistic="mode")
-    for bad in ({"kind": "pca"}, {"reading": "threshold"}, {"tie_ratio": 0.5},
-                {"far_tail": True}, {"decision": "clipping-loss"}):
+    for bad in ({"kind": "pca"}, {"reading": "threshold"},
+                {"options": AdaptiveOptions(tie_ratio=0.5)},
+                {"options": AdaptiveOptions(far_tail=True)},
+                {"options": AdaptiveOptions(decision="clipping-loss")}):
         with pytest.raises(InvalidParameterError, match="loss_statistic"):
             adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=1.0, delta=1e-6,
                                 loss_statistic="median", **bad)
@@ -878,7 +884,7 @@ def test_correlation_rule_and_margin_are_validated_before_any_charge():
     # covariance part (3/16) is not: it was planned after the first release had drawn its noise
     {"kind": "pca", "n_components": 2, "first_kind": "mixed"},
     # a first look of 0.9 leaves the last moments release 0.07 of mu^2: refused at delta = 0.1
-    {"kind": "covariance", "first_share": 0.9},
+    {"kind": "covariance", "options": AdaptiveOptions(first_share=0.9)},
 ])
 def test_a_part_refused_for_its_delta_is_refused_before_the_charge(opts):
     from matrixdp.errors import InvalidPrivacyParameterError

@@ -12,9 +12,10 @@ import pytest
 from matrixdp.calibration.gaussian import max_gaussian_shift
 from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPCovariance, DPPCA
-from matrixdp.models.adaptive import (BIN_RATIO, adaptive_covariance, clipping_loss_bins,
-                                      coinpress_pair_variance, moments_pair_variance,
-                                      pca_bias_model, pca_deficit, pca_frame)
+from matrixdp.models.adaptive import (AdaptiveOptions, BIN_RATIO, adaptive_covariance,
+                                      clipping_loss_bins, coinpress_pair_variance,
+                                      moments_pair_variance, pca_bias_model, pca_deficit,
+                                      pca_frame)
 from matrixdp.models.coinpress import BETA, gaussian_radius_sq
 from matrixdp.models.covariance import project_feasible
 
@@ -172,7 +173,7 @@ def test_the_pca_loss_prediction_ranks_the_branches(make, eps, right):
     for s in range(50):
         for br in meas:
             res = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, kind="pca",
-                                      n_components=2, rng=s, branch=br)
+                                      n_components=2, rng=s, options=AdaptiveOptions(branch=br))
             meas[br].append(_deficit(C, res.covariance, 2, lo, hi))
         assert res.predicted["ranking"] == "pca-loss"
         p = res.predicted
@@ -199,12 +200,12 @@ def test_the_frame_of_the_projected_release_ranks_unequal_scales(eps):
     for s in range(40):
         for br in meas:
             res = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, kind="pca",
-                                      n_components=2, rng=s, branch=br)
+                                      n_components=2, rng=s, options=AdaptiveOptions(branch=br))
             meas[br].append(_deficit(C, res.covariance, 2, lo, hi))
         for proj in picked:
-            p = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, kind="pca",
-                                    n_components=2, rng=s, branch="moments",
-                                    projection=proj).predicted
+            p = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, kind="pca", n_components=2,
+                                    rng=s, projection=proj,
+                                    options=AdaptiveOptions(branch="moments")).predicted
             picked[proj] += p["moments"] <= p["coinpress"]
     med = {br: float(np.median(v)) for br, v in meas.items()}
     assert med["moments"] * 10.0 <= med["coinpress"], med
@@ -216,9 +217,10 @@ def test_the_frame_projection_is_dppcas():
     """The projection the frame is read after is DPPCA's: one function, in ``matrixdp.feasible``
     (the estimators' name for it is the same object)."""
     from matrixdp import feasible
-    from matrixdp.models import adaptive, covariance, pca
+    from matrixdp.models import covariance, pca
+    from matrixdp.models.adaptive import release
 
-    assert adaptive.project_feasible is feasible.project_feasible
+    assert release.project_feasible is feasible.project_feasible
     assert covariance.project_feasible is feasible.project_feasible
     assert pca.project_feasible is feasible.project_feasible
 
@@ -273,9 +275,10 @@ def test_the_covariance_path_is_unchanged():
         adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=3, ranking="pca-loss")
     with pytest.raises(InvalidParameterError):
         adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca", n_components=2,
-                            decision="clipping-loss", ranking="pca-loss")
+                            ranking="pca-loss", options=AdaptiveOptions(decision="clipping-loss"))
     with pytest.raises(InvalidParameterError):
-        adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, branch="box")
+        adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6,
+                            options=AdaptiveOptions(branch="box"))
     est = DPCovariance(epsilon=2.0, bounds=(lo, hi), method="adaptive", random_state=3).fit(X)
     assert est.adaptive_predicted_["ranking"] == "frobenius"
 
@@ -295,8 +298,8 @@ def test_dppca_adaptive_uses_the_pca_loss_and_all_components_fall_back():
 def test_a_forced_branch_is_taken_and_the_prediction_still_reported():
     X, lo, hi = small_gap_table(4000)
     for br in ("moments", "coinpress"):
-        res = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca",
-                                  n_components=2, rng=1, branch=br)
+        res = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca", n_components=2,
+                                  rng=1, options=AdaptiveOptions(branch=br))
         assert res.choice == br
         assert res.predicted["moments"] > 0
 
@@ -414,7 +417,7 @@ def test_the_pca_moments_branch_combines_the_two_allocations_by_inverse_variance
 
     X, lo, hi = _pca_moments_case()
     res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                              rng=0, branch="moments")
+                              rng=0, options=AdaptiveOptions(branch="moments"))
     assert res.choice == "moments"
     n = X.shape[0]
     task_c = augmented_task(lo, hi, n, "covariance", n_components=2)[0]
@@ -440,8 +443,8 @@ def _moments_branch_mean_z_scores(**kw) -> np.ndarray:
     t = augmented_task(lo, hi, X.shape[0], "pca", n_components=2)[2]
     z = []
     for s in range(300):
-        res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
-                                  n_components=2, rng=s, branch="moments", **kw)
+        res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                                  rng=s, options=AdaptiveOptions(branch="moments"), **kw)
         z.append((res.location - truth) / (np.sqrt(res.entry_variance[:4, 4]) / t))
     return np.asarray(z)
 
@@ -497,7 +500,7 @@ def test_adaptive_first_pca_moments_branch_has_both_releases_allocated_for_pca()
 
     X, lo, hi = _pca_moments_case()
     res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                              rng=0, branch="moments", first_kind="pca")
+                              rng=0, first_kind="pca", options=AdaptiveOptions(branch="moments"))
     n = X.shape[0]
     task_p = augmented_task(lo, hi, n, "pca", n_components=2)[0]
     task_c = augmented_task(lo, hi, n, "covariance", n_components=2)[0]
@@ -575,8 +578,8 @@ def test_diagonal_noise_is_opt_in_and_changes_only_the_whitened_prediction():
         kw = dict(epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=seed,
                   first_kind="pca")
         a = adaptive_covariance(X, lo, hi, **kw)
-        b = adaptive_covariance(X, lo, hi, **kw, diagonal_noise=False)
-        c = adaptive_covariance(X, lo, hi, **kw, diagonal_noise=True)
+        b = adaptive_covariance(X, lo, hi, options=AdaptiveOptions(diagonal_noise=False), **kw)
+        c = adaptive_covariance(X, lo, hi, options=AdaptiveOptions(diagonal_noise=True), **kw)
         assert a.predicted == b.predicted
         np.testing.assert_array_equal(a.covariance, b.covariance)
         assert c.predicted["moments"] == a.predicted["moments"]
@@ -620,8 +623,10 @@ def test_resolution_guard_is_opt_in_and_only_raises_the_whitened_prediction():
             kw = dict(epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=seed,
                       first_kind=first)
             a = adaptive_covariance(X, lo, hi, **kw)
-            b = adaptive_covariance(X, lo, hi, **kw, resolution_guard=False)
-            c = adaptive_covariance(X, lo, hi, **kw, resolution_guard=True)
+            b = adaptive_covariance(X, lo, hi, options=AdaptiveOptions(resolution_guard=False),
+                                    **kw)
+            c = adaptive_covariance(X, lo, hi, options=AdaptiveOptions(resolution_guard=True),
+                                    **kw)
             assert a.predicted == b.predicted
             np.testing.assert_array_equal(a.covariance, b.covariance)
             assert c.predicted["moments"] == a.predicted["moments"] or \
@@ -650,12 +655,13 @@ def test_the_resolution_guard_refuses_a_step_that_loses_an_unresolved_wide_direc
     lost = 0
     for seed in range(20):
         for guard in (False, True):
-            r = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
-                                    n_components=2, rng=seed, first_kind="pca",
-                                    resolution_guard=guard)
+            r = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                                    rng=seed, first_kind="pca",
+                                    options=AdaptiveOptions(resolution_guard=guard))
             chosen[guard] += r.choice == "coinpress"
         f = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                                rng=seed, first_kind="pca", branch="coinpress")
+                                rng=seed, first_kind="pca",
+                                options=AdaptiveOptions(branch="coinpress"))
         V = np.linalg.eigh(project_feasible(f.covariance, lo, hi, "covariance",
                                             units="unit-box"))[1][:, -2:]
         lost += 1.0 - float(np.trace(V.T @ C @ V)) / best > 0.5
@@ -942,7 +948,8 @@ def test_the_mixed_first_look_combines_a_covariance_and_a_pca_release(mix):
 
     kw = {} if mix is None else {"first_mix": mix}
     res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                              rng=0, branch="moments", first_kind="mixed", **kw)
+                              rng=0, first_kind="mixed",
+                              options=AdaptiveOptions(branch="moments", **kw))
     Vc, Vp, V2, Vc_all = _mixed_plans(res, X, lo, hi, FIRST_MIX if mix is None else mix)
     np.testing.assert_allclose(res.entry_variance, 1.0 / (1.0 / Vc + 1.0 / Vp + 1.0 / V2),
                                rtol=1e-6)
@@ -969,8 +976,9 @@ def test_the_mixed_first_look_composes_to_the_same_budget_and_charge():
     assert acc_m.total() == acc_c.total()
     mu_star = max_gaussian_shift(1.0, 1e-6)
     for branch in ("moments", "coinpress"):
-        res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
-                                  n_components=2, rng=1, branch=branch, first_kind="mixed")
+        res = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                                  rng=1, first_kind="mixed",
+                                  options=AdaptiveOptions(branch=branch))
         total = math.sqrt(sum(u * u for u in res.mus))
         assert total <= mu_star * (1 + 1e-9)
         assert total == pytest.approx(mu_star, rel=1e-6)
@@ -1016,7 +1024,8 @@ def test_the_mixed_first_look_is_validated(kw, name):
     if args["kind"] == "covariance":
         args.pop("n_components")
     with pytest.raises(InvalidParameterError, match=name):
-        adaptive_covariance(X, lo, hi, **args)
+        mix = {} if "first_mix" not in args else {"first_mix": args.pop("first_mix")}
+        adaptive_covariance(X, lo, hi, **args, options=AdaptiveOptions(**mix))
 
 
 def test_dppca_adaptive_first_mixed_is_the_functions_mixed_first_look():
@@ -1053,7 +1062,7 @@ def test_bias_records_draws_the_direction_from_the_projected_first_look(monkeypa
     two differ (checked) and the records' term is the smaller (checked: > 3x smaller on each
     of the three seeds, 0.09-2.2 against 7.5-8.5 when written)."""
     from matrixdp.feasible import project_covariance
-    from matrixdp.models import adaptive
+    from matrixdp.models.adaptive import release as adaptive  # where adaptive_covariance calls them
 
     X, lo, hi = _heavy_tail_table()
     seen = {}

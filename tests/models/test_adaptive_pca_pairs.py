@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from matrixdp.errors import InvalidParameterError
-from matrixdp.models.adaptive import (NOISE_PAIRS, RESOLVE_Z, adaptive_covariance,
-                                      moments_pair_variance, pca_deficit,
-                                      pca_deficit_normalised, pca_frame)
+from matrixdp.models.adaptive import (AdaptiveOptions, NOISE_PAIRS, RESOLVE_Z, adaptive_covariance,
+                                      moments_pair_variance, pca_deficit, pca_deficit_normalised,
+                                      pca_frame)
 
 
 def test_normalised_is_its_formula():
@@ -90,13 +90,13 @@ def _table(seed=0, n=400, d=6):
 def test_noise_pairs_is_validated_and_sum_is_the_default():
     X, lo, hi = _table()
     with pytest.raises(InvalidParameterError, match="noise_pairs"):
-        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                            rng=0, noise_pairs="mean")
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=0,
+                            options=AdaptiveOptions(noise_pairs="mean"))
     assert NOISE_PAIRS == ("sum", "normalised", "unfloored")
     a = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
                             rng=0)
-    b = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                            rng=0, noise_pairs="sum")
+    b = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=0,
+                            options=AdaptiveOptions(noise_pairs="sum"))
     assert np.array_equal(a.covariance, b.covariance)
     assert a.predicted == b.predicted
 
@@ -107,8 +107,8 @@ def test_normalised_is_post_processing_of_the_same_releases(branch):
     same release, the same guarantee; its noise prediction of the step on isotropic d = 6 data
     at ε = 1 is below the pair sum's (4 pairs per top direction)."""
     X, lo, hi = _table(1)
-    r = {p: adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
-                                n_components=2, rng=7, branch=branch, noise_pairs=p)
+    r = {p: adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                                rng=7, options=AdaptiveOptions(branch=branch, noise_pairs=p))
          for p in NOISE_PAIRS}
     assert np.array_equal(r["sum"].covariance, r["normalised"].covariance)
     assert np.array_equal(r["sum"].location, r["normalised"].location)
@@ -140,8 +140,8 @@ def test_unfloored_frame_drops_only_the_floor():
 
 def test_unfloored_runs_with_the_same_releases():
     X, lo, hi = _table(2)
-    r = {p: adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
-                                n_components=2, rng=3, branch="coinpress", noise_pairs=p)
+    r = {p: adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                                rng=3, options=AdaptiveOptions(branch="coinpress", noise_pairs=p))
          for p in ("sum", "unfloored")}
     assert np.array_equal(r["sum"].covariance, r["unfloored"].covariance)
     assert r["sum"].privacy == r["unfloored"].privacy

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from matrixdp.errors import InvalidParameterError
-from matrixdp.models.adaptive import (PCA_UNRESOLVED, adaptive_covariance, moments_pair_variance,
-                                      pca_frame, pca_frame_resolution)
+from matrixdp.models.adaptive import (AdaptiveOptions, PCA_UNRESOLVED, adaptive_covariance,
+                                      moments_pair_variance, pca_frame, pca_frame_resolution)
 
 
 def _table(seed=0, n=400, d=6, scale=None):
@@ -56,12 +56,12 @@ def test_option_is_validated_and_rank_is_the_default():
     X, lo, hi = _table()
     assert PCA_UNRESOLVED == ("rank", "step")
     with pytest.raises(InvalidParameterError, match="pca_unresolved"):
-        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                            rng=0, pca_unresolved="always")
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=0,
+                            options=AdaptiveOptions(pca_unresolved="always"))
     a = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
                             rng=0)
-    b = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                            rng=0, pca_unresolved="rank")
+    b = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=0,
+                            options=AdaptiveOptions(pca_unresolved="rank"))
     assert np.array_equal(a.covariance, b.covariance)
     assert a.predicted == b.predicted
     assert "unresolved_step" not in a.predicted  # the default's report is unchanged
@@ -85,8 +85,9 @@ def test_step_is_post_processing_of_the_same_releases_and_charge(branch):
     """With the branch forced the option changes nothing (the same draws, release, guarantee
     and the one charge); it only reads the first look."""
     tab = _table(1)
-    r0, c0 = _charged(7, table=tab, epsilon=1.0, branch=branch)
-    r1, c1 = _charged(7, table=tab, epsilon=1.0, branch=branch, pca_unresolved="step")
+    r0, c0 = _charged(7, table=tab, epsilon=1.0, options=AdaptiveOptions(branch=branch))
+    r1, c1 = _charged(7, table=tab, epsilon=1.0,
+                      options=AdaptiveOptions(branch=branch, pca_unresolved="step"))
     assert np.array_equal(r0.covariance, r1.covariance)
     assert np.array_equal(r0.location, r1.location)
     assert r0.privacy == r1.privacy
@@ -107,7 +108,8 @@ def test_unresolved_frames_take_the_step_and_resolved_ones_rank_as_the_default()
     for tab, eps in ((iso, 1.0), (clear, 1e4)):
         for seed in range(12):
             r0, c0 = _charged(seed, table=tab, epsilon=eps)
-            r1, c1 = _charged(seed, table=tab, epsilon=eps, pca_unresolved="step")
+            r1, c1 = _charged(seed, table=tab, epsilon=eps,
+                              options=AdaptiveOptions(pca_unresolved="step"))
             assert r0.privacy == r1.privacy and c0 == c1 and len(c1) == 1
             unres = r1.predicted["unresolved_step"]
             assert unres == (r1.predicted["frame_pairs_resolved"] == 0)

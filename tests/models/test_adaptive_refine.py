@@ -12,8 +12,9 @@ import pytest
 
 from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPCovariance
-from matrixdp.models.adaptive import (CHECK_SHARE, REFINE_SHARE, adaptive_covariance,
-                                      checked_step, coinpress_noise_loss, refine_prediction)
+from matrixdp.models.adaptive import (AdaptiveOptions, CHECK_SHARE, REFINE_SHARE,
+                                      adaptive_covariance, checked_step, coinpress_noise_loss,
+                                      refine_prediction)
 from matrixdp.models.coinpress import unwhiten, whitened_records, whitening
 
 
@@ -66,8 +67,8 @@ def test_it_changes_only_the_whitened_branch_and_keeps_the_guarantee(kind):
 
 def test_the_releases_compose_to_the_budget_when_refined():
     X, lo, hi = corner_table()
-    res = adaptive_covariance(X, lo, hi, epsilon=10.0, delta=1e-6, rng=1, branch="coinpress",
-                              refine=True)
+    res = adaptive_covariance(X, lo, hi, epsilon=10.0, delta=1e-6, rng=1, refine=True,
+                              options=AdaptiveOptions(branch="coinpress"))
     assert res.predicted["refined"]
     mu = math.sqrt(sum(m * m for m in res.mus))
     assert mu <= res.privacy.mu * (1 + 1e-9)
@@ -128,7 +129,7 @@ def test_the_option_is_validated():
                             rng=0, refine=True)
     with pytest.raises(InvalidParameterError, match="refine"):
         adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, rng=0, refine=True,
-                            far_tail=True)
+                            options=AdaptiveOptions(far_tail=True))
 
 
 # The checked refinement (task HR, ``refine="checked"``)
@@ -156,11 +157,13 @@ def test_same_guarantee_and_choice_as_the_default(kind):
 @pytest.mark.parametrize("kind", ["covariance", "correlation"])
 def test_the_releases_compose_to_the_budget(kind):
     X, lo, hi = corner_table()
-    res = adaptive_covariance(X, lo, hi, epsilon=10.0, delta=1e-6, rng=1, branch="coinpress",
-                              refine="checked", kind="covariance" if kind == "covariance"
-                              else "pca", **({} if kind == "covariance" else
+    res = adaptive_covariance(X, lo, hi, epsilon=10.0, delta=1e-6, rng=1, refine="checked",
+                              kind="covariance" if kind == "covariance"
+                              else "pca",
+                              options=AdaptiveOptions(branch="coinpress"),
+                              **{} if kind == "covariance" else
                                              {"first_kind": "pca", "ranking": "correlation",
-                                              "reading": "capped"}))
+                                              "reading": "capped"})
     assert res.predicted["refined"] and res.predicted["check_statistic"] == "counts"
     mu = math.sqrt(sum(m * m for m in res.mus))
     assert mu <= res.privacy.mu * (1 + 1e-9)
@@ -253,5 +256,5 @@ def test_the_checked_option_is_validated():
                             rng=0, refine="checked")
     with pytest.raises(InvalidParameterError, match="refine"):
         adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, rng=0, refine="checked",
-                            far_tail=True)
+                            options=AdaptiveOptions(far_tail=True))
     assert 0 < CHECK_SHARE < 1 - REFINE_SHARE

@@ -7,7 +7,7 @@ import pytest
 
 from matrixdp.calibration.gaussian import gaussian_epsilon, max_gaussian_shift
 from matrixdp.models._moments import augmented_task, plan_second_moment
-from matrixdp.models.adaptive import adaptive_covariance
+from matrixdp.models.adaptive import AdaptiveOptions, adaptive_covariance
 from matrixdp.models.coinpress import coinpress_covariance, first_noise_scale
 
 
@@ -85,7 +85,8 @@ def test_the_margin_is_post_processing_and_switchable():
     assert a.privacy == c.privacy
     assert a.radii_sq[0] == c.radii_sq[0]
     for mm in (True, False):
-        r = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=5, mean_margin=mm)
+        r = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, rng=5,
+                                options=AdaptiveOptions(mean_margin=mm))
         assert np.sqrt(sum(x * x for x in r.mus)) <= max_gaussian_shift(2.0, 1e-6) * (1 + 1e-9)
 
 

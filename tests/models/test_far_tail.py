@@ -16,7 +16,7 @@ from matrixdp.models import adaptive as ad
 from matrixdp.models._base import charging
 from matrixdp.models._far_tail import (FAR_SHARE, FAR_Z, far_excess, far_level, far_reading,
                                        release_far_excess)
-from matrixdp.models.adaptive import DECISION_Z, adaptive_covariance, read_counts
+from matrixdp.models.adaptive import AdaptiveOptions, DECISION_Z, adaptive_covariance, read_counts
 
 
 def tailed_table(n, n_far, seed=0):
@@ -102,7 +102,8 @@ def test_four_releases_compose_to_the_budget(n_far):
     X = tailed_table(2000, n_far)
     lo, hi = np.full(4, -10.0), np.full(4, 10.0)
     for eps in (0.5, 5.0, 50.0):
-        res = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, rng=3, far_tail=True)
+        res = adaptive_covariance(X, lo, hi, epsilon=eps, delta=1e-6, rng=3,
+                                  options=AdaptiveOptions(far_tail=True))
         mu_star = max_gaussian_shift(eps, 1e-6)
         assert len(res.mus) == 4
         total = math.sqrt(sum(m * m for m in res.mus))
@@ -120,8 +121,10 @@ def test_charged_once_before_any_draw(monkeypatch):
     """The accountant is charged the whole (ε, δ) once, on entry, before the first release;
     the far statistic is released inside the same charge."""
     events = []
-    for mod, name in ((ad, "_moment_release"), (ad, "gdp_release"), (ad, "whitened_release"),
-                      (_far_tail, "gdp_release")):
+    from matrixdp.models.adaptive import release  # where adaptive_covariance calls them
+
+    for mod, name in ((release, "_moment_release"), (release, "gdp_release"),
+                      (release, "whitened_release"), (_far_tail, "gdp_release")):
         orig = getattr(mod, name)
 
         def spy(*a, _orig=orig, _name=f"{mod.__name__}.{name}", **kw):
@@ -139,7 +142,8 @@ def test_charged_once_before_any_draw(monkeypatch):
 
     X = tailed_table(2000, 3)
     res = adaptive_covariance(X, np.full(4, -10.0), np.full(4, 10.0), epsilon=50.0, delta=1e-6,
-                              rng=0, far_tail=True, charging=charge_and_log)
+                              rng=0, charging=charge_and_log,
+                              options=AdaptiveOptions(far_tail=True))
     assert events[0] == "charged" and events.count("charged") == 1
     assert "matrixdp.models._far_tail.gdp_release" in events  # the statistic was released
     assert len(acc.spends) == 1 and acc.spends[0][1] == res.privacy
@@ -152,7 +156,8 @@ def test_the_choice_uses_the_larger_of_the_two_readings():
     lo, hi = np.full(4, -10.0), np.full(4, 10.0)
     seen = 0
     for seed in range(12):
-        r = adaptive_covariance(X, lo, hi, epsilon=20.0, delta=1e-6, rng=seed, far_tail=True)
+        r = adaptive_covariance(X, lo, hi, epsilon=20.0, delta=1e-6, rng=seed,
+                                options=AdaptiveOptions(far_tail=True))
         p = r.predicted
         if p["statistic"] != "counts" or not math.isfinite(p.get("far_excess", math.nan)):
             continue
@@ -170,12 +175,14 @@ def test_far_tail_is_validated():
     X = tailed_table(200, 2)
     lo, hi = np.full(4, -10.0), np.full(4, 10.0)
     with pytest.raises(InvalidParameterError, match="far_tail"):
-        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", far_tail=True)
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
+                            options=AdaptiveOptions(far_tail=True))
     with pytest.raises(InvalidParameterError, match="far_tail"):
         adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, reading="threshold",
-                            far_tail=True)
+                            options=AdaptiveOptions(far_tail=True))
     with pytest.raises(InvalidParameterError, match="far_tail"):
-        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, far_tail="yes")
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6,
+                            options=AdaptiveOptions(far_tail="yes"))
     with pytest.raises(InvalidParameterError, match="first_share"):
-        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, first_share=0.01,
-                            far_tail=True)
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6,
+                            options=AdaptiveOptions(first_share=0.01, far_tail=True))

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from matrixdp.errors import InvalidParameterError
-from matrixdp.models.adaptive import (PCA_GAPS, adaptive_covariance, moments_pair_variance,
-                                      pca_frame)
+from matrixdp.models.adaptive import (AdaptiveOptions, PCA_GAPS, adaptive_covariance,
+                                      moments_pair_variance, pca_frame)
 from matrixdp.models.spiked import spiked_eigenvalues
 
 
@@ -123,13 +123,13 @@ def _table(seed=0, n=400, d=6):
 def test_pca_gaps_is_validated_and_pairwise_is_the_default():
     X, lo, hi = _table()
     with pytest.raises(InvalidParameterError, match="pca_gaps"):
-        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                            rng=0, pca_gaps="bbp")
+        adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=0,
+                            options=AdaptiveOptions(pca_gaps="bbp"))
     assert PCA_GAPS == ("pairwise", "spiked")
     a = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
                             rng=0)
-    b = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
-                            rng=0, pca_gaps="pairwise")
+    b = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2, rng=0,
+                            options=AdaptiveOptions(pca_gaps="pairwise"))
     assert np.array_equal(a.covariance, b.covariance)
     assert a.predicted == b.predicted
 
@@ -150,9 +150,9 @@ def test_spiked_is_post_processing_of_the_same_releases_and_charge(branch):
             entered.append(guarantee)
             return contextlib.nullcontext()
 
-        r[p] = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca",
-                                   n_components=2, rng=7, branch=branch, pca_gaps=p,
-                                   charging=charging)
+        r[p] = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
+                                   rng=7, charging=charging,
+                                   options=AdaptiveOptions(branch=branch, pca_gaps=p))
         charged[p] = entered
     assert np.array_equal(r["pairwise"].covariance, r["spiked"].covariance)
     assert np.array_equal(r["pairwise"].location, r["spiked"].location)
@@ -167,6 +167,6 @@ def test_spiked_messages_read_no_private_value():
     X, lo, hi = _table(2)
     a = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca", n_components=2,
                             rng=3)
-    b = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca", n_components=2,
-                            rng=3, pca_gaps="spiked")
+    b = adaptive_covariance(X, lo, hi, epsilon=2.0, delta=1e-6, kind="pca", n_components=2, rng=3,
+                            options=AdaptiveOptions(pca_gaps="spiked"))
     assert set(a.predicted) == set(b.predicted)

@@ -1,0 +1,208 @@
+"""The frame of the PCA-loss ranking: the first look's eigen-directions and eigen-gaps, each
+branch's noise variances in that frame, and how much of it the first look resolves
+(post-processing of released values and public inputs; ``docs/coinpress.md`` § Adaptive (PCA)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..spiked import spiked_eigenvalues
+
+__all__ = ["RESOLVE_Z", "SHARE_Z", "moments_pair_variance", "coinpress_pair_variance", "pca_frame",
+           "pca_frame_resolution", "unresolved_share"]
+
+#: Noise sds of the first release by which the PCA-loss prediction's eigen-frame resolves the
+#: order of two directions (:func:`pca_frame`).
+RESOLVE_Z = 2.0
+#: Noise sds below which a first-look variance counts as unresolved for ``resolve_share`` when
+#: ``resolve_z`` is not given (task PA3; the value of ``covariance.CORRELATION_RESOLVE_Z``).
+SHARE_Z = 3.0
+
+
+def moments_pair_variance(V, m, t, U, q):
+    r"""Variances of the noise of a moments release in the frame ``U`` (public).
+
+    The covariance ``M̂ − m̂m̂ᵀ`` read from a release of the augmented second moments with
+    independent entry noise of variance ``V`` ((k + 1) × (k + 1), symmetric entries) has, to
+    first order, the error ``E = δM − δm mᵀ − m δmᵀ`` (``δm_a = δG_{ak}/t``, variance
+    ``v_a = V_{ak}/t²``, independent of ``δM``). For orthonormal columns ``u_i`` of ``U``:
+
+        var(u_iᵀ δM u_j) = [(U∘U)ᵀ V (U∘U)]_ij + T_ij − Σ_a U_ai² U_aj² V_aa,
+        T_ij = Σ_ab V_ab U_ai U_aj U_bi U_bj,
+        var(u_iᵀ(δm mᵀ + m δmᵀ)u_j) = Σ_a v_a (U_ai p_j + U_aj p_i)²,  p = Uᵀm.
+
+    Returns ``(s, diag)``: ``s`` (q, k) the variances of ``u_iᵀEu_j`` for the first ``q``
+    columns ``i`` and every ``j``, ``diag`` (k,) the variances of ``u_jᵀEu_j``
+    (``docs/coinpress.md`` § Adaptive (PCA)).
+    """
+    k = m.size
+    Vm = V[:k, :k]
+    v = V[:k, k] / (t * t)
+    U2 = U * U
+    Uq = U[:, :q]
+    W = Uq[:, :, None] * U[:, None, :]  # W[a, i, j] = U_ai U_aj
+    VW = (Vm @ W.reshape(k, -1)).reshape(W.shape)
+    T = np.einsum("aij,aij->ij", W, VW)
+    dV = np.diagonal(Vm)
+    s = U2[:, :q].T @ Vm @ U2 + T - (U2[:, :q] * dV[:, None]).T @ U2
+    p = U.T @ m
+    qv = U2.T @ v
+    cross = (Uq * v[:, None]).T @ U
+    s = s + (p[None, :] ** 2 * qv[:q, None] + p[:q, None] ** 2 * qv[None, :]
+             + 2.0 * p[:q, None] * p[None, :] * cross)
+    quad_d = np.einsum("aj,ab,bj->j", U2, Vm, U2)
+    diag = 2.0 * quad_d - (U2 * U2 * dV[:, None]).sum(axis=0) + 4.0 * p * p * qv
+    return np.maximum(s, 0.0), np.maximum(diag, 0.0)
+
+
+def coinpress_pair_variance(S, U, q, sigma):
+    r"""Variances of the whitened step's noise ``S^{1/2} N S^{1/2}`` in the frame ``U``.
+
+    ``N`` is the symmetrised i.i.d. noise (variance ``σ²`` on the diagonal, ``σ²/2`` off it),
+    whose law is invariant under rotations: for vectors ``x, y``,
+    ``var(xᵀNy) = (σ²/2)(‖x‖²‖y‖² + (xᵀy)²)``; with ``x = S^{1/2}u_i``, ``y = S^{1/2}u_j`` and
+    ``S̃ = UᵀSU``: ``(σ²/2)(S̃_ii S̃_jj + S̃_ij²)``. Returns ``(s, diag)`` as
+    :func:`moments_pair_variance`.
+    """
+    St = U.T @ S @ U
+    dS = np.diagonal(St)
+    s = 0.5 * sigma * sigma * (dS[:q, None] * dS[None, :] + St[:q, :] ** 2)
+    return s, sigma * sigma * dS * dS
+
+
+def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool = True,
+              spiked: bool = False):
+    r"""The eigen-frame and the eigengaps the PCA-loss prediction uses, from the first release
+    (post-processing of ``Ĉ₁ = C + E₁`` and its public noise variances ``V₁``).
+
+    1. **Order.** The eigenvectors ``û_j`` of ``Ĉ₁`` are ordered by the upper confidence value
+       ``λ̂_j + z·sd_j``, ``sd_j² = var(û_jᵀE₁û_j)`` (:func:`moments_pair_variance`): a
+       released eigenvalue pushed down by the noise (a direction of large noise, often with a
+       negative released eigenvalue) may belong to the top ``q``. The first ``q`` form the top.
+    2. **Gaps.** In the plane of ``û_i, û_j`` the released block is
+       ``[[λ_i + e_i, e], [e, λ_j + e_j]]``, whose eigenvalue difference ``ĝ`` satisfies
+       ``ĝ² = (g + e_i − e_j)² + 4e²``, so ``E ĝ² = g² + N_ij``,
+       ``N_ij = var(e_i) + var(e_j) + 4 var(e)`` (``e_i, e_j`` taken independent). The
+       noise's expected inflation is removed, ``g̃² = max(ĝ² − N_ij, 0)``, and the gap is
+       floored at the first release's resolution, ``g̃ >= √N_ij / 2``: a gap the first look
+       cannot see is not taken as 0 (which would predict no loss for either branch).
+    3. **Pairs that count.** Pair ``(i, j)`` (``i`` in the top, ``j`` not) counts unless ``i`` is
+       resolved above the cut (``λ̂_i − z sd_i > λ̂_{q+1} + z sd_{q+1}``) while ``j`` is not
+       resolved below it (``λ̂_j + z sd_j >= λ̂_q − z sd_q``): then ``û_j`` may be a top
+       direction and rotating ``û_i`` into it loses nothing. A pair of directions on both
+       sides of an unresolved cut counts (that is where the loss is).
+
+    4. **Top cap** (``top_cap=True``, task PN): the variances are PSD, so a gap is at most the
+       top direction's variance: ``g̃_ij <= max(λ̂_i + z sd_i, 0)`` (its upper confidence value).
+       Without it an unresolved pair's floor ``√N_ij/2`` follows the first look's noise on the
+       OTHER direction, however small the top variance (a feature with a wide public box).
+    5. **No floor** (``floor=False``, task PN's ``"unfloored"``): ``g̃ = √max(ĝ² − N_ij, 0)``, an
+       unresolved gap counts 0 for both branches.
+    6. **Spiked** (``spiked=True``, task PS's ``pca_gaps="spiked"``): in place of 2 (and of 4, 5),
+       the gaps are differences of the released eigenvalues de-biased as a whole
+       (:func:`~matrixdp.models.spiked.spiked_eigenvalues`: the pull of the separated
+       directions removed at second order, the spiked-model inversion, and the unresolved
+       clusters shrunk to their de-noised spread), ``g̃_ij = |λ̃_i − λ̃_j|``, not floored
+       (``docs/coinpress.md`` § Adaptive (PCA), "Spiked-model gaps (task PS)").
+
+    Returns ``(U, gaps)``: the frame (k, k), columns in the order above, and the (q, k − q)
+    gaps (0 for the pairs that do not count).
+    """
+    lam, U, sd, _, keep = _ordered_frame(C1, V1, m, t, q, z)
+    if spiked:
+        s_all, diag1 = moments_pair_variance(V1, m, t, U, U.shape[1])
+        lam_t = spiked_eigenvalues(lam, s_all, diag1)
+        g = np.abs(lam_t[:q, None] - lam_t[None, q:])
+    else:
+        g_hat, noise = _released_gaps(lam, U, V1, m, t, q)
+        g = np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0))
+        if floor:
+            g = np.maximum(g, 0.5 * np.sqrt(noise))
+    if top_cap and not spiked:
+        g = np.minimum(g, np.maximum(lam[:q] + z * sd[:q], 0.0)[:, None])
+    return U, np.where(keep, g, 0.0)
+
+
+def _ordered_frame(C1, V1, m, t, q, z):
+    """Steps 1 and 3 of :func:`pca_frame`: the released eigenvalues ``lam`` and eigenvectors
+    ``U`` in upper-confidence order, their noise sds ``sd``, the top directions resolved above
+    the cut (``above_cut``, (q,)) and the (q, k − q) mask of the pairs that count (``keep``)."""
+    lam, U = np.linalg.eigh(0.5 * (C1 + C1.T))
+    sd = np.sqrt(moments_pair_variance(V1, m, t, U, 1)[1])
+    o = np.argsort(-(lam + z * sd), kind="stable")
+    lam, U, sd = lam[o], U[:, o], sd[o]
+    below_cut = lam[q:] + z * sd[q:] < lam[q - 1] - z * sd[q - 1]
+    above_cut = lam[:q] - z * sd[:q] > lam[q] + z * sd[q]
+    keep = below_cut[None, :] | ~above_cut[:, None]
+    return lam, U, sd, above_cut, keep
+
+
+def _released_gaps(lam, U, V1, m, t, q):
+    """Step 2 of :func:`pca_frame`: the released gaps ``ĝ`` of the (top, rest) pairs and their
+    expected noise inflation ``N_ij`` (both (q, k − q))."""
+    s1, diag1 = moments_pair_variance(V1, m, t, U, q)
+    g_hat = lam[:q, None] - lam[None, q:]
+    return g_hat, diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
+
+
+def pca_frame_resolution(C1, V1, m, t, q, z=RESOLVE_Z):
+    r"""How many gaps of the default pairwise frame (:func:`pca_frame`) the first look resolves
+    (post-processing of ``Ĉ₁`` and its public noise variances ``V₁``; task PT).
+
+    A counted pair ``(i, j)`` (:func:`pca_frame`, 3) is resolved when its de-inflated gap is above
+    the floor the default puts under it, ``√max(ĝ² − N_ij, 0) > √N_ij/2``, i.e.
+    ``ĝ² > (5/4) N_ij``: where the floor binds, the gap the ranking uses is the first look's own
+    noise, not a gap it sees. A top direction ``i`` is resolved above the cut when
+    ``λ̂_i − z sd_i > λ̂_{q+1} + z sd_{q+1}`` (the same test as :func:`pca_frame`, 3).
+    ``docs/coinpress.md`` § Adaptive (PCA), "Unresolved frames (task PT)".
+
+    Returns ``(pairs, top)``: the number of counted pairs resolved and the number of top
+    directions resolved above the cut.
+    """
+    lam, U, _, above_cut, keep = _ordered_frame(C1, V1, m, t, q, z)
+    g_hat, noise = _released_gaps(lam, U, V1, m, t, q)
+    pairs = int(np.sum(keep & (g_hat * g_hat > 1.25 * noise)))
+    return pairs, int(np.sum(above_cut))
+
+
+def unresolved_share(C, unresolved, q: int) -> float:
+    r"""The share of ``C``'s top-``q`` variance carried by the ``unresolved`` features.
+
+    ``s = Σ_{j≤q} λ_j Σ_{i∈U} v_ij² / Σ_{j≤q} λ_j`` with ``λ_1 ≥ … ≥ λ_q`` the top-``q``
+    eigenvalues of the symmetric PSD ``C`` (negative ones read as 0) and ``v_j`` their
+    eigenvectors, ``U`` the features where ``unresolved`` is True (task PA3's share guard:
+    ``C`` the first look projected onto the feasible set, ``U`` the features whose variance is
+    below ``z`` of its noise sds; ``docs/coinpress.md`` § Adaptive (PCA), "The share guard
+    (task PA3)"). In ``[0, 1]``; ``0`` if ``U`` is empty, ``1`` if every feature is in it or
+    the top-``q`` variance is 0 (nothing is resolved). Post-processing.
+
+    Parameters
+    ----------
+    C : ndarray (k, k)
+        Symmetric (PSD) matrix.
+    unresolved : ndarray (k,) of bool
+        The features of ``U``.
+    q : int
+        Number of top directions, ``1 <= q <= k``.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/coinpress.md`` (§ Adaptive (PCA), "The share guard (task PA3)").
+    """
+    u = np.asarray(unresolved, dtype=bool)
+    if not u.any():
+        return 0.0
+    if u.all():
+        return 1.0
+    w, V = np.linalg.eigh(np.asarray(C, dtype=np.float64))
+    lam = np.maximum(w[::-1][:q], 0.0)
+    total = float(lam.sum())
+    if not total > 0:
+        return 1.0
+    carried = float(lam @ np.sum(V[:, ::-1][:, :q][u] ** 2, axis=0))
+    return min(max(carried / total, 0.0), 1.0)
