@@ -60,6 +60,19 @@ def covariance_upper_sensitivity(d: int, bound: float, n: int, *, norm: int) -> 
     centred data whose entries may leave [−c, c]): Σ_{i≤j}|x_i x_j| ≤ ((Σ|x_i|)² + ‖x‖²)/2 ≤
     (d + 1)‖x‖²/2 ≤ c²·d(d+1)/2 and ‖xxᵀ‖_F = ‖x‖² ≤ d·c².
 
+    Neither is tight (hunt HW; so a baseline calibrated with them is noisier than it needs to
+    be, a comparison in matrixdp's favour). On the box the exact L1 sensitivity is half of
+    ``norm=1``: with ``a = x − x'``, ``b = x + x'`` (``|a_i| + |b_i| = 2 max(|x_i|, |x'_i|) ≤ 2c``)
+    each entry's change is ``|a_i b_j + b_i a_j|/2``, so the triangle's L1 change is at most
+    ``((Σ|a_i|)(Σ|b_j|) + Σ|a_i||b_i|)/2 ≤ (d²c² + dc²)/2``, i.e. ``c²·d(d+1)/(2n)``, attained by
+    ``x = (c, …, c)``, ``x' = 0`` (a grid search over [−1, 1]^d, d = 2, 3, 4, finds 3, 6, 10 =
+    d(d+1)/2). On the ball the exact value lies between ``(d+2)R²/(2n)`` (two orthogonal
+    half-supported records) and ``(d+1)R²/n`` (``mvg_exp2_movement``'s search finds ≈ 0.72 of
+    it at d = 4). The exact L2 sensitivity of the triangle is at most ``√2·d·c²/n`` (the ball
+    of radius ``√d·c``; :func:`~matrixdp.baselines.mod_sulq.unit_ball_upper_sensitivity`), so
+    ``norm=2`` is at least √2 too large; no experiment row uses it (``mvg_exp2_movement``
+    reports it as the paper's value), and the benchmarks' Analyze Gauss uses ``√2·R²/n``.
+
     References
     ----------
     .. [1] T. Chanyaswad et al. (2018), MVG mechanism, CCS, Experiment II.
