@@ -719,9 +719,10 @@ class MVGMechanism(Mechanism):
         # entry_variance: the per-entry noise variances (unequal for directional noise), which
         # Release.interval needs for a per-entry coverage (the RMS std under-covered the
         # noisiest entries: hunt HW, defect 1)
-        return {"entry_variance": self._entry_variance(), "mode": self.mode, "axis": self.axis, "calibration": self.calibration,
-                "directions": self.directions, "variances": self.variances,
-                "theta": self.theta, "pnr_rule": None if self._pnr is None else self._pnr[1],
+        return {"entry_variance": self._entry_variance(), "mode": self.mode, "axis": self.axis,
+                "calibration": self.calibration, "directions": self.directions,
+                "variances": self.variances, "theta": self.theta,
+                "pnr_rule": None if self._pnr is None else self._pnr[1],
                 "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
                 "mahalanobis_sensitivity_exact": self.mahalanobis_sensitivity_exact}
 
