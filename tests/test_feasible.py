@@ -593,3 +593,25 @@ def test_project_simplex_refuses_a_total_that_is_not_positive(bad):
 
     with pytest.raises(InvalidParameterError, match="total"):
         project_simplex([0.5, 0.5], total=bad)
+
+
+@pytest.mark.parametrize("lower, upper, kind, argument", [
+    ([1.0, 1.0], [0.0, 0.0], "covariance", "lower"),        # lower > upper: was projected
+    ([0.0, np.nan], [1.0, 1.0], "covariance", "lower"),
+    ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0], "covariance", "lower"),  # 3 bounds for a 2 x 2 matrix
+    ([0.0, 0.0], [1.0, 1.0], "corr", "kind"),                # misspelt kind: was a covariance
+])
+def test_project_feasible_refuses_bad_public_inputs_by_name(lower, upper, kind, argument):
+    """Hunt HW, defect 2: on 614b791 ``project_feasible(eye, [1, 1], [0, 0], "covariance")``
+    returned a matrix (half-widths -0.5, squared into a box of the wrong size) and a misspelt
+    ``kind`` was projected as a covariance."""
+    with pytest.raises(InvalidParameterError, match=argument):
+        feasible.project_feasible(np.eye(2), lower, upper, kind)
+
+
+def test_project_feasible_accepts_scalar_bounds_and_keeps_its_result():
+    c = np.array([[2.0, 1.5], [1.5, -0.5]])
+    a = feasible.project_feasible(c, 0.0, 2.0, "covariance")
+    b = feasible.project_feasible(c, [0.0, 0.0], [2.0, 2.0], "covariance")
+    assert np.array_equal(a, b)
+    assert np.all(np.diag(a) <= 1.0 + 1e-12) and np.linalg.eigvalsh(a).min() >= -1e-12

@@ -184,3 +184,18 @@ def test_check_directions_refuses_overflowing_columns():
         for probes in (None, np.random.default_rng(0).standard_normal((d, probe_count(d)))):
             with pytest.raises(InvalidParameterError, match="orthonormal"):
                 check_directions(w, d, probes=probes)
+
+
+def test_eigencov_diagonal_matches_the_dense_matrix():
+    """``EigenCov.diagonal`` (hunt HW: the MVG per-entry variances ``Σ_ii Ψ_jj``) without the
+    dense matrix; a diagonal covariance returns a copy of its variances."""
+    from matrixdp._linalg import EigenCov
+
+    rng = np.random.default_rng(4)
+    q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
+    lam = rng.uniform(0.1, 3.0, 5)
+    cov = EigenCov(lam, q)
+    assert np.allclose(cov.diagonal(), np.diag(cov.matrix()), rtol=1e-12, atol=1e-14)
+    plain = EigenCov(lam)
+    out = plain.diagonal()
+    assert np.array_equal(out, lam) and out is not plain.variances

@@ -232,6 +232,12 @@ class EigenCov:
         cov = (w * self.variances) @ w.T
         return 0.5 * (cov + cov.T)
 
+    def diagonal(self) -> np.ndarray:
+        """The covariance's diagonal ``Σ_k W_ik² λ_k`` (O(d²), without the dense matrix)."""
+        if self.directions is None:
+            return self.variances.copy()
+        return (self.directions * self.directions) @ self.variances
+
     def factor(self) -> np.ndarray:
         """A factor ``B = W diag(√λ)`` with ``B Bᵀ`` equal to the covariance."""
         root = np.sqrt(self.variances)

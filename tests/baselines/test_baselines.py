@@ -220,3 +220,55 @@ def test_symmetric_release_is_charged_and_draws_as_before():
     assert np.array_equal(out, out.T)
     assert len(acc.spends) == 1 and acc.spends[0][1].epsilon == pytest.approx(0.7)
     assert not np.array_equal(symmetric_release(A, mech, rng=4), out)  # a real draw
+
+
+def test_augmented_upper_sensitivity_bounds_every_pair_and_is_attained():
+    """Hunt HW: the mirrored triangle of (1/n) Σ z zᵀ, z = (x - c, t), moves by at most R²/n
+    (R² = ‖h‖² + t²), not the whole matrix's √2·R²/n. 20,000 random record pairs (vertices and
+    interior points) in 6 boxes never exceed it; the vertex pair with uᵀu' = -t² (balanced t)
+    attains it to 1e-12 (on at least 3 of the boxes), so a value 30% smaller or larger fails."""
+    from matrixdp.models._moments import balanced_constant
+
+    rng = np.random.default_rng(20)
+    attained_boxes = 0
+    for d in (1, 2, 3, 4, 5, 6):
+        h = rng.uniform(0.2, 3.0, d)
+        t = balanced_constant(h, float(np.mean(h * h)))
+        n = 7
+        bound = B.augmented_upper_sensitivity(h, t, n)
+        assert bound == pytest.approx((h @ h + t * t) / n, rel=1e-15)
+        iu = np.triu_indices(d + 1)
+        u = rng.uniform(-h, h, (20000 // 6, d))
+        up = rng.uniform(-h, h, u.shape)
+        vert = rng.random(u.shape) < 0.5          # half the coordinates at a vertex
+        u = np.where(vert, np.sign(u) * h, u)
+        up = np.where(vert, np.sign(up) * h, up)
+        z = np.column_stack([u, np.full(len(u), t)])
+        zp = np.column_stack([up, np.full(len(up), t)])
+        D = (np.einsum("ki,kj->kij", z, z) - np.einsum("ki,kj->kij", zp, zp)) / n
+        change = np.sqrt((D[:, iu[0], iu[1]] ** 2).sum(-1))
+        assert change.max() <= bound * (1 + 1e-12)
+        # the attaining pair: vertices s, s' with Σ s_i s'_i h_i² = -t² (balanced_constant's t)
+        signs = np.array(list(np.ndindex(*(2,) * d))) * 2 - 1
+        sums = signs @ (h * h)
+        k = int(np.argmin(np.abs(np.abs(sums) - t * t)))
+        if abs(abs(sums[k]) - t * t) > 1e-9 * t * t:
+            continue  # t not an achievable value (unequal widths): the bound is not attained
+        a = h.copy()
+        b = signs[k] * h * (-np.sign(sums[k]))
+        za, zb = np.append(a, t), np.append(b, t)
+        Dab = (np.outer(za, za) - np.outer(zb, zb)) / n
+        attained = float(np.sqrt((Dab[iu] ** 2).sum()))
+        assert attained == pytest.approx(bound, rel=1e-12)
+        whole = float(np.linalg.norm(Dab))
+        assert whole == pytest.approx(math.sqrt(2) * bound, rel=1e-12)
+        attained_boxes += 1
+    assert attained_boxes >= 3  # equality (a 30% smaller or larger value fails) checked on >= 3
+
+
+def test_augmented_upper_sensitivity_refuses_bad_inputs():
+    for kwargs, name in [(dict(half_widths=[-1.0], t=1.0, n=3), "half_widths"),
+                         (dict(half_widths=[1.0], t=-1.0, n=3), "t"),
+                         (dict(half_widths=[1.0], t=1.0, n=0), "n")]:
+        with pytest.raises(InvalidParameterError, match=name):
+            B.augmented_upper_sensitivity(**kwargs)

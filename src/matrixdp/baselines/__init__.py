@@ -2,8 +2,9 @@
 
 * :class:`ClassicGaussianBaseline` / :func:`dwork_roth_sigma` — i.i.d. Gaussian with the
   Dwork–Roth σ, accepted at ε ≥ 1 only when the exact profile confirms it.
-* :func:`analyze_gauss`, :func:`symmetric_release`, :func:`covariance_upper_sensitivity` —
-  symmetric noise on a covariance (Dwork, Talwar, Thakurta, Zhang 2014).
+* :func:`analyze_gauss`, :func:`symmetric_release`, :func:`covariance_upper_sensitivity`,
+  :func:`augmented_upper_sensitivity` — symmetric noise on a covariance (Dwork, Talwar, Thakurta,
+  Zhang 2014).
 * :func:`ppca_top_component`, :func:`sample_bingham` — the exponential mechanism for the
   first principal direction (Chaudhuri, Sarwate, Sinha 2012).
 * :func:`mod_sulq` — Gaussian noise on the second-moment matrix, the paper's β checked against
@@ -42,8 +43,8 @@ from .pca_release import PCARelease, ProjectorMechanism, top_eigenvectors, unit_
 from .ppca import PPCAMechanism, ppca_top_component, sample_bingham
 from .ppca_k import PPCAKMechanism, ppca_components, sample_matrix_bingham_gibbs
 from .random_guess import random_orthonormal_basis, random_unit_vector, uniform_predictions
-from .symmetric import (SymmetricNoiseMechanism, analyze_gauss, covariance_upper_sensitivity,
-                        symmetric_release)
+from .symmetric import (SymmetricNoiseMechanism, analyze_gauss, augmented_upper_sensitivity,
+                        covariance_upper_sensitivity, symmetric_release)
 from .wishart import (WishartMechanism, sample_wishart, wishart_pca, wishart_scale,
                       wishart_support_failure)
 
@@ -76,6 +77,7 @@ __all__ = [
     "NOT_REPRODUCED",
     "PCARelease",
     "analyze_gauss",
+    "augmented_upper_sensitivity",
     "blocki_jl_covariance",
     "blocki_w",
     "consistent_leaves",

@@ -25,8 +25,8 @@ from ..mechanisms.draw import charged_noise
 from ..rng import make_rng
 from ._given import GivenClaimMixin
 
-__all__ = ["symmetric_release", "covariance_upper_sensitivity", "analyze_gauss", "upper_triangle",
-           "mirror_upper", "SymmetricNoiseMechanism"]
+__all__ = ["symmetric_release", "covariance_upper_sensitivity", "augmented_upper_sensitivity",
+           "analyze_gauss", "upper_triangle", "mirror_upper", "SymmetricNoiseMechanism"]
 
 
 def upper_triangle(matrices) -> np.ndarray:
@@ -60,6 +60,19 @@ def covariance_upper_sensitivity(d: int, bound: float, n: int, *, norm: int) -> 
     centred data whose entries may leave [−c, c]): Σ_{i≤j}|x_i x_j| ≤ ((Σ|x_i|)² + ‖x‖²)/2 ≤
     (d + 1)‖x‖²/2 ≤ c²·d(d+1)/2 and ‖xxᵀ‖_F = ‖x‖² ≤ d·c².
 
+    Neither is tight (hunt HW; so a baseline calibrated with them is noisier than it needs to
+    be, a comparison in matrixdp's favour). On the box the exact L1 sensitivity is half of
+    ``norm=1``: with ``a = x − x'``, ``b = x + x'`` (``|a_i| + |b_i| = 2 max(|x_i|, |x'_i|) ≤ 2c``)
+    each entry's change is ``|a_i b_j + b_i a_j|/2``, so the triangle's L1 change is at most
+    ``((Σ|a_i|)(Σ|b_j|) + Σ|a_i||b_i|)/2 ≤ (d²c² + dc²)/2``, i.e. ``c²·d(d+1)/(2n)``, attained by
+    ``x = (c, …, c)``, ``x' = 0`` (a grid search over [−1, 1]^d, d = 2, 3, 4, finds 3, 6, 10 =
+    d(d+1)/2). On the ball the exact value lies between ``(d+2)R²/(2n)`` (two orthogonal
+    half-supported records) and ``(d+1)R²/n`` (``mvg_exp2_movement``'s search finds ≈ 0.72 of
+    it at d = 4). The exact L2 sensitivity of the triangle is at most ``√2·d·c²/n`` (the ball
+    of radius ``√d·c``; :func:`~matrixdp.baselines.mod_sulq.unit_ball_upper_sensitivity`), so
+    ``norm=2`` is at least √2 too large; no experiment row uses it (``mvg_exp2_movement``
+    reports it as the paper's value), and the benchmarks' Analyze Gauss uses ``√2·R²/n``.
+
     References
     ----------
     .. [1] T. Chanyaswad et al. (2018), MVG mechanism, CCS, Experiment II.
@@ -74,6 +87,57 @@ def covariance_upper_sensitivity(d: int, bound: float, n: int, *, norm: int) -> 
     if norm == 2:
         return 2.0 * d * c * c / n
     raise InvalidParameterError("norm", f"must be 1 or 2, got {norm!r}")
+
+
+def augmented_upper_sensitivity(half_widths, t: float, n: int) -> float:
+    r"""Exact L2 sensitivity of the upper triangle of ``(1/n) Σ z zᵀ``, ``z = (x - c, t)``,
+    records ``x`` in the public box ``[c - h, c + h]``, replace-one: ``(‖h‖² + t²)/n = R²/n``.
+
+    The centred, mean-augmented second moments of the benchmarks (``z`` with a public constant
+    ``t``). Replacing ``z`` by ``z'`` changes the matrix by ``D = (z zᵀ - z'z'ᵀ)/n =
+    (p qᵀ + q pᵀ)/(2n)`` with ``p = z - z'`` (last entry 0) and ``q = z + z'`` (last entry
+    ``2t``); the triangle's squared norm is ``(‖D‖_F² + Σ_i D_ii²)/2``, i.e. ``n²`` times
+    ``T = ‖p‖²‖q‖²/4 + (pᵀq)²/4 + Σ_i p_i² q_i²/2``. With ``P_i = |p_i|``, ``Q_i = |q_i|``
+    (``P_i + Q_i = 2 max(|u_i|, |u'_i|) <= 2h_i``; ``T`` grows with each, so take equality,
+    ``P_i = 2h_i s_i``, ``Q_i = 2h_i (1 - s_i)``) and ``α = Σ h_i² s_i²``, ``β = Σ h_i² (1-s_i)²``,
+    ``γ = Σ h_i² s_i (1-s_i)`` (so ``α + β + 2γ = H = ‖h‖²`` and ``γ² <= αβ``):
+    ``T <= 4(αβ + t²α + 3γ²)`` (``Σ h_i⁴ s_i²(1-s_i)² <= γ²``). For ``S = α + β`` (``H/2 <= S <= H``
+    by ``γ² <= αβ``), ``αβ + t²α <= (S + t²)²/4``, and ``(S + t²)²/4 + 3(H - S)²/4`` is convex
+    in ``S``, so at most its value at an end: ``(H + t²)²/4`` (S = H) or
+    ``(H² + Ht² + t⁴)/4`` (S = H/2). Hence ``T <= (H + t²)² = R⁴``: the sensitivity is at most
+    ``R²/n``, for any ``t``. It is attained when two box vertices have ``uᵀu' = -t²`` (then
+    ``‖D‖_F² = 2R⁴/n²`` and every ``D_ii = 0``), which
+    :func:`~matrixdp.models._moments.balanced_constant` arranges. The whole matrix's Frobenius
+    sensitivity is ``√2·R²/n``: calibrating the mirrored triangle (Analyze Gauss) to that value
+    gives √2 the noise needed (hunt HW).
+
+    Parameters
+    ----------
+    half_widths : array_like (d,)
+        Public half-widths ``h`` of the box (``>= 0``).
+    t : float
+        The public constant coordinate (``>= 0``).
+    n : int
+        Public number of records.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [1] C. Dwork, K. Talwar, A. Thakurta, L. Zhang (2014). Analyze Gauss: optimal
+       bounds for privacy-preserving principal component analysis. STOC.
+    """
+    h = check_finite_array(half_widths, "half_widths").ravel()
+    if np.any(h < 0):
+        raise InvalidParameterError("half_widths", "must be >= 0")
+    t = float(t)
+    if not (math.isfinite(t) and t >= 0):
+        raise InvalidParameterError("t", f"must be a finite number >= 0, got {t!r}")
+    if int(n) != n or n < 1:
+        raise InvalidParameterError("n", f"must be a positive integer, got {n!r}")
+    return float(h @ h + t * t) / int(n)
 
 
 def symmetric_release(matrix, mechanism: Mechanism, rng=None, *, accountant=None, ledger=None,

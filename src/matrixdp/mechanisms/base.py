@@ -224,15 +224,29 @@ class Release:
         """
         return math.sqrt(max(float(self.noise.per_entry_variance), 0.0))
 
+    @property
+    def entry_std(self):
+        """Standard deviation of the noise on each released entry (public, from the calibration).
+
+        An array of the value's shape when the mechanism states per-entry variances
+        (``metadata["entry_variance"]``: MVG noise, whose entry ``(i, j)`` has variance
+        ``Σ_ii Ψ_jj``), else :attr:`std` (the same for every entry).
+        """
+        var = self.metadata.get("entry_variance") if isinstance(self.metadata, dict) else None
+        if var is None:
+            return self.std
+        return np.sqrt(np.maximum(np.asarray(var, dtype=np.float64), 0.0))
+
     def interval(self, level: float = 0.95):
         """Noise-only interval ``(lower, upper)`` around the released value, entrywise.
 
         Covers the exact (un-noised) query answer with probability ``level`` for each entry,
-        over the noise alone: Gaussian noise (``gaussian``, ``mvg``, ``discrete-gaussian``) uses
-        the normal quantile of :attr:`std`; Laplace noise its exact quantile ``b log(1/(1-level))``
-        (``b = std/sqrt(2)``); any other noise law Chebyshev's ``std / sqrt(1-level)``
-        (conservative). Bias (clipping, post-processing) is not included: the interval is about
-        the noise of this release, computed from public quantities only.
+        over the noise alone, using each entry's own noise std (:attr:`entry_std`): Gaussian
+        noise (``gaussian``, ``mvg``, ``discrete-gaussian``) uses the normal quantile;
+        Laplace noise its exact quantile ``b log(1/(1-level))`` (``b = std/sqrt(2)``); any
+        other noise law Chebyshev's ``std / sqrt(1-level)`` (conservative). Bias (clipping,
+        post-processing) is not included: the interval is about the noise of this release,
+        computed from public quantities only.
 
         Parameters
         ----------
@@ -243,7 +257,7 @@ class Release:
         -------
         (lower, upper) : floats or ndarrays of the value's shape
         """
-        half = noise_half_width(self.noise.distribution, self.std, level)
+        half = noise_half_width(self.noise.distribution, self.entry_std, level)
         value = np.asarray(self.value, dtype=np.float64)
         lower, upper = value - half, value + half
         if np.ndim(self.value) == 0:

@@ -703,10 +703,26 @@ class MVGMechanism(Mechanism):
 
         return mvg_lattice_release(self._check_value(value), self._lattice, make_rng(rng), n=n)
 
+    def _entry_variance(self) -> np.ndarray:
+        """Noise variance of each released entry, ``Σ_ii Ψ_jj`` (times the lattice's squared
+        noise scale for exact numerics): public, computed once from the calibration."""
+        cached = self.__dict__.get("_entry_var")
+        if cached is None:
+            cached = np.outer(self._row_eig.diagonal(), self._col_eig.diagonal())
+            if self._lattice is not None:
+                cached *= self._lattice.noise_scale ** 2
+            cached.flags.writeable = False
+            self._entry_var = cached
+        return cached
+
     def _metadata(self) -> dict:
-        return {"mode": self.mode, "axis": self.axis, "calibration": self.calibration,
-                "directions": self.directions, "variances": self.variances,
-                "theta": self.theta, "pnr_rule": None if self._pnr is None else self._pnr[1],
+        # entry_variance: the per-entry noise variances (unequal for directional noise), which
+        # Release.interval needs for a per-entry coverage (the RMS std under-covered the
+        # noisiest entries: hunt HW, defect 1)
+        return {"entry_variance": self._entry_variance(), "mode": self.mode, "axis": self.axis,
+                "calibration": self.calibration, "directions": self.directions,
+                "variances": self.variances, "theta": self.theta,
+                "pnr_rule": None if self._pnr is None else self._pnr[1],
                 "mahalanobis_sensitivity": self.mahalanobis_sensitivity,
                 "mahalanobis_sensitivity_exact": self.mahalanobis_sensitivity_exact}
 
