@@ -1632,7 +1632,8 @@ def _noise_or_bias(xs, target):
         return "NOISE-LEVEL (reaches the threshold beyond the grid)"
     if r8 < 0.5 * r4:
         return "NOISE-LEVEL (still falling beyond the grid)"
-    return "STRUCTURAL (flat beyond the grid: a bias, not noise)"
+    return ("NOT NOISE-LEVEL up to ε = 10⁸ (flat beyond the grid: a bias, or noise set by a wider "
+            "column that swamps a narrow one; see 'known as')")
 
 
 def fresh_triage(c) -> str:
@@ -2128,13 +2129,17 @@ def rewrite(args) -> int:
                 k: float(r[k]) for k in ("swamped", "noise", "level", "spread", "mean_level")}
     md = (args.out / f"{NAME}.md").read_text()
     command = re.search(r"Command: `([^`]*)`", md).group(1)
-    minutes = float(re.search(r"` \(([0-9.]+) min\)", md).group(1))
+    minutes = float(re.search(r"` \(([0-9.]+) min[);]", md).group(1))
+    global CHECKPOINT
+    if CHECKPOINT is None and "--checkpoint" in command:  # the run's header says so again
+        CHECKPOINT = Path(command.split("--checkpoint")[1].split()[0])
     names = list(dict.fromkeys(r["unit"] for r in rows))
     us = units(names)
     if args.diagnose:
         DIAGNOSTICS.clear()
         diagnose(rows, us, args)
-    args.rewritten_by = "python experiments/outside_audit.py --rewrite" + (
+    args.rewritten_by = "python experiments/outside_audit.py" + (
+        f" --tables-module {FRESH.__name__}" if FRESH else "") + " --rewrite" + (
         f" --changes-since {args.changes_since}" if args.changes_since else "") + (
         " --diagnose" if args.diagnose else "")
     print(f"wrote {write(rows, checks, us, args, command, 60 * minutes)}")
