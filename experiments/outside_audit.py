@@ -1780,8 +1780,8 @@ def fresh_findings_lines(rows, us, E, checks) -> list:
           "method:", "",
           "| unit | n train | ε | default | DP mean | default / DP mean | p | constant (non-private) "
           "| default / constant | best DP method | best / constant | target mean swamped (fits) | "
-          "level error, default | level error, DP mean |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "level error, default | level error, DP mean | sd of predictions | sd of y |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     n_cells, n_lose, n_const = 0, 0, 0
     for u in us:
         if u.y is None:
@@ -1804,13 +1804,16 @@ def fresh_findings_lines(rows, us, E, checks) -> list:
                 L.append(f"| {u.name} | {N_TRAIN.get(u.name, '?')} | {e:g} | {_fmt(np.median(a))} | "
                          f"{_fmt(np.median(b))} | {r:.3g} | {_wilcoxon_greater(a, b):.2g} | "
                          f"{_fmt(tm)} | {np.median(a) / tm:.3g} | {bm} | {bv / tm:.3g} | "
-                         + (f"{dg['swamped']:.0%} | {_fmt(dg['level'])} | {_fmt(dg['mean_level'])} |"
-                            if dg else "— | — | — |"))
+                         + (f"{dg['swamped']:.0%} | {_fmt(dg['level'])} | {_fmt(dg['mean_level'])} | "
+                            f"{_fmt(dg['spread'])} | {_fmt(u.y.std())} |"
+                            if dg else "— | — | — | — | — |"))
     L += ["", f"{n_lose} of {n_cells} regression cells; in {n_const} of {n_cells} the default's "
           "median test MSE exceeds the non-private constant predictor's (its training mean). "
           "Level error: median |mean test prediction − test mean|; 'swamped': the share of fits "
           "whose released target mean is judged swamped (the intercept pulled to the centre of the "
-          "target's box), as in the first audit's 'Findings' 1."]
+          "target's box), as in the first audit's 'Findings' 1; 'sd of predictions' (median over "
+          "the fits of the sd of the default's test predictions) far above 'sd of y' means noise "
+          "in the slopes, a level error near the DP mean's means the level is not the loss."]
     # 3. covariance family: default vs its best option and vs zeros
     L += ["", "**3. Covariance, correlation and PCA defaults against their options** (median over "
           "the unit × ε cells of default / best option, same ε; cells where the default is "
