@@ -20,15 +20,11 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
-import json
-import os
-import subprocess
 import sys
-import tarfile
 import tempfile
-import textwrap
 from pathlib import Path
+
+from _defect_probes import base_tree, markdown_row, run_probe
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results"
@@ -139,29 +135,6 @@ PROBES = [
 ]
 
 
-def base_tree(commit: str, into: Path) -> Path:
-    # src/ and experiments/ (``matrixdp reproduce`` finds the scripts beside the sources)
-    data = subprocess.run(["git", "archive", commit, "src", "experiments"], cwd=ROOT, check=True,
-                          capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(into)
-    return into / "src"
-
-
-def run_probe(program: str, src: Path, timeout: float) -> str:
-    env = dict(os.environ, PYTHONPATH=str(src), PYTHONWARNINGS="ignore")
-    with tempfile.TemporaryDirectory() as cwd:
-        try:
-            res = subprocess.run([sys.executable, "-c", textwrap.dedent(program)], cwd=cwd,
-                                 env=env, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return '"timeout"'
-    if res.returncode != 0:
-        last = (res.stderr.strip().splitlines() or ["?"])[-1]
-        return json.dumps(f"crash: {last[:120]}")
-    return res.stdout.strip().splitlines()[-1]
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="614b791")
@@ -170,7 +143,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        base = base_tree(args.base, Path(tmp))
+        base = base_tree(args.base, Path(tmp), ("src", "experiments"))
         for name, what, program in PROBES:
             before = run_probe(program, base, args.timeout)
             after = run_probe(program, ROOT / "src", args.timeout)
@@ -189,7 +162,7 @@ def main(argv=None) -> int:
              "| probe | what it does | before | after |", "|---|---|---|---|"]
     for r in rows:
         cells = [r["probe"], r["what"], r["before"], r["after"]]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append(markdown_row(cells))
     (args.out / "defect_hunt_hw_probes.md").write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out / 'defect_hunt_hw_probes.md'}")
     return 0

@@ -31,15 +31,11 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
-import os
-import subprocess
-import sys
-import tarfile
 import tempfile
-import textwrap
 from pathlib import Path
+
+from _defect_probes import base_tree, markdown_row, run_probe
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results"
@@ -154,28 +150,6 @@ PROBES = [
      print(json.dumps(outcome(f)))
      """),
 ]
-
-
-def _base_src(base: str, folder: Path) -> Path:
-    data = subprocess.run(["git", "archive", base, "src"], cwd=ROOT, check=True,
-                          capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder / "src"
-
-
-def _run(program: str, src: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(src))
-    code = _HEADER + textwrap.dedent(program)
-    try:
-        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                              text=True, timeout=90)
-    except subprocess.TimeoutExpired:
-        return "timeout"
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        return f"exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:] or ''}"
-    return lines[-1]
 
 
 def audit_power(seeds=range(20), n_samples=20_000) -> list[dict]:
@@ -342,6 +316,10 @@ def sound_checks() -> list[tuple[str, str]]:
     return out
 
 
+def _run(program: str, src: Path) -> str:
+    return run_probe(program, src, 90, header=_HEADER, style="text")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="712cfbf")
@@ -349,7 +327,7 @@ def main(argv=None) -> None:
     here = ROOT / "src"
     probe_rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        base_src = _base_src(args.base, Path(tmp))
+        base_src = base_tree(args.base, Path(tmp))
         for name, what, program in PROBES:
             probe_rows.append({"probe": name, "what": what, "base": _run(program, base_src),
                                "this_tree": _run(program, here)})
@@ -371,7 +349,7 @@ def main(argv=None) -> None:
              "| probe | what | base | this tree |", "|---|---|---|---|"]
     for r in probe_rows:
         cells = [r["probe"], r["what"], r["base"], r["this_tree"]]
-        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+        lines.append(markdown_row(cells, "/"))
     lines += ["", "## Black-box auditor on mechanisms broken by a known factor", "",
               "`audit_mechanism` at 2·10⁴ draws per value, confidence 0.95, default witnesses and "
               "statistics; claimed ε = 1 (Gaussian δ = 10⁻⁵); seeds 0-19.", "",

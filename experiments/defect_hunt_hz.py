@@ -27,14 +27,10 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
-import os
-import subprocess
-import sys
-import tarfile
 import tempfile
-import textwrap
 from pathlib import Path
+
+from _defect_probes import base_tree, markdown_row, run_probe
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results"
@@ -410,26 +406,8 @@ SOUND = [
 ]
 
 
-def _base_src(base: str, folder: Path) -> Path:
-    data = subprocess.run(["git", "archive", base, "src"], cwd=ROOT, check=True,
-                          capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder / "src"
-
-
 def _run(program: str, src: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(src))
-    code = _HEADER + textwrap.dedent(program)
-    try:
-        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                              text=True, timeout=120)
-    except subprocess.TimeoutExpired:
-        return "timeout"
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        return f"exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:] or ''}"
-    return lines[-1]
+    return run_probe(program, src, 120, header=_HEADER, style="text")
 
 
 def main(argv=None) -> None:
@@ -439,7 +417,7 @@ def main(argv=None) -> None:
     here = ROOT / "src"
     probe_rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        base_src = _base_src(args.base, Path(tmp))
+        base_src = base_tree(args.base, Path(tmp))
         for name, what, program in PROBES:
             probe_rows.append({"probe": name, "what": what, "base": _run(program, base_src),
                                "this_tree": _run(program, here)})
@@ -460,12 +438,12 @@ def main(argv=None) -> None:
              "| probe | what | base | this tree |", "|---|---|---|---|"]
     for r in probe_rows:
         cells = [r["probe"], r["what"], r["base"], r["this_tree"]]
-        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+        lines.append(markdown_row(cells, "/"))
     lines += ["", "## Checked and found sound (this tree, fresh processes)", "",
               "| check | what | result |", "|---|---|---|"]
     for r in sound_rows:
         cells = [r["probe"], r["what"], r["this_tree"]]
-        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+        lines.append(markdown_row(cells, "/"))
     (OUT / "defect_hunt_hz_probes.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
