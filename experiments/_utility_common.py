@@ -13,8 +13,9 @@ Methods (``METHOD_NOTES`` says how each one is configured):
 * i.i.d. after rescaling every feature to the unit box by its public bounds, then mapping the result
   back to the original units (the practitioner's trick), through ``noise="iid"``;
 * Analyze Gauss (Dwork, Talwar, Thakurta, Zhang 2014) on the same centred, mean-augmented second
-  moments, knowing only the public row-norm bound of the box (classic σ where its exact profile
-  confirms it, the analytic σ otherwise);
+  moments, knowing only the public row-norm bound of the box: the analytic σ at the exact
+  sensitivity ``R²/n`` of the upper triangle it releases (task AG, session 20; before, the classic
+  σ where valid at the whole matrix's ``√2·R²/n``, at least √2 the noise it needs);
 * diffprivlib (``models.PCA``, ``models.LinearRegression``) and OpenDP (``sklearn.decomposition.PCA``,
   the covariance estimator of Amin et al. 2019) when installed (``pip install matrixdp[benchmark]``;
   the committed run used a separate virtual environment, see BENCHMARKS.md).
@@ -97,9 +98,11 @@ METHOD_NOTES = {
                             "it, clipped to a ball and released with i.i.d. Gaussian noise "
                             "(docs/coinpress.md)",
     "Analyze Gauss": "Dwork et al. 2014: symmetric i.i.d. Gaussian on the same centred, "
-                     "mean-augmented second moments; knows only the box's row-norm bound R "
-                     "(s₂ = √2·R²/n, exact for the ball); classic σ where its exact profile "
-                     "confirms (ε, δ), else the analytic σ",
+                     "mean-augmented second moments; knows only the box's row-norm bound R; "
+                     "the analytic σ at every ε for the exact sensitivity of the upper triangle "
+                     "it releases, s₂ = R²/n (matrixdp.baselines.augmented_upper_sensitivity). "
+                     "Task AG (session 20) tightened both: before, the whole matrix's √2·R²/n "
+                     "and the classic σ where valid, at least √2 the noise needed",
     "diffprivlib": "diffprivlib 0.6.6 at the same ε (pure ε-DP, δ = 0 ≤ 1e-6); its sensitivities "
                    "are replace-one with n public (bounds range / n for means, 2·norm² for "
                    "eigenvalues), the same relation; no conversion",
@@ -301,21 +304,35 @@ def augmented(X: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     return Z, c, h, t
 
 
-def analyze_gauss_covariance(X, lo, hi, eps, delta, rng):
-    """Analyze Gauss on the augmented second moments; returns (covariance, mean)."""
-    from matrixdp.baselines import analyze_gauss, dwork_roth_sigma
+def analyze_gauss_sigma(h: np.ndarray, t: float, n: int, eps: float, delta: float) -> float:
+    """σ of the Analyze Gauss peer: the analytic Gaussian σ (Balle & Wang 2018, the smallest
+    valid σ at every ε) for the exact replace-one L2 sensitivity ``R²/n`` (``R² = ‖h‖² + t²``)
+    of the mirrored upper triangle it releases
+    (:func:`matrixdp.baselines.augmented_upper_sensitivity`, proof in its docstring).
+
+    Task AG (session 20): before, the triangle was calibrated to the whole matrix's Frobenius
+    sensitivity ``√2·R²/n`` with the classic σ where its exact profile confirmed it (ε < 1),
+    i.e. at least √2 the noise the peer needs (hunt HW, ``results/defect_hunt_hw.md`` item 4)."""
+    from matrixdp.baselines import augmented_upper_sensitivity
     from matrixdp.calibration import analytic_gaussian_sigma
-    from matrixdp.errors import InvalidPrivacyParameterError
+
+    return analytic_gaussian_sigma(eps, delta, augmented_upper_sensitivity(h, t, n))
+
+
+def analyze_gauss_covariance(X, lo, hi, eps, delta, rng):
+    """Analyze Gauss on the augmented second moments; returns (covariance, mean).
+
+    The noisy triangle is charged its guarantee (ε, δ), replace-one, analytic σ at the exact
+    sensitivity (``analyze_gauss_sigma``); public inputs only (the box, ``t``, ``n``)."""
+    from matrixdp.baselines import analyze_gauss
+    from matrixdp.mechanisms.base import PrivacyGuarantee
 
     Z, c, h, t = augmented(X, lo, hi)
     n, d = X.shape
-    radius_sq = float(h @ h + t * t)
-    s2 = math.sqrt(2.0) * radius_sq / n
-    try:
-        sigma = dwork_roth_sigma(eps, delta, s2)
-    except InvalidPrivacyParameterError:
-        sigma = analytic_gaussian_sigma(eps, delta, s2)
-    G = analyze_gauss(Z.T @ Z / n, sigma=sigma, rng=rng)
+    sigma = analyze_gauss_sigma(h, t, n, eps, delta)
+    privacy = PrivacyGuarantee(epsilon=float(eps), delta=float(delta), calibration="analytic",
+                               exact=True, mechanism="analyze-gauss")
+    G = analyze_gauss(Z.T @ Z / n, sigma=sigma, rng=rng, privacy=privacy)
     m = G[:d, d] / t
     cov = G[:d, :d] - np.outer(m, m)
     return 0.5 * (cov + cov.T), c + m
