@@ -121,3 +121,22 @@ def test_a_refused_delta_charges_nothing(name):
     with pytest.raises(InvalidPrivacyParameterError):
         getattr(models, name)(epsilon=1.0, delta=0.5, bounds=(0, 1), accountant=acc).fit(X)
     assert len(acc.spends) == 0
+
+
+def test_check_box_bounds_is_the_one_check_of_a_public_box():
+    """Shared by the record sums and ``project_feasible`` (which wrote it a second time)."""
+    from matrixdp._validation import check_box_bounds
+    from matrixdp.errors import InvalidParameterError, InvalidShapeError
+
+    upper = np.array([1.0, 2.0])
+    lo, hi = check_box_bounds(0.0, upper, 2, "box")
+    assert np.array_equal(lo, [0.0, 0.0]) and np.array_equal(hi, upper)
+    assert hi is not upper  # a copy: the caller's array is never aliased
+    with pytest.raises(InvalidShapeError, match="box: .*2 entries"):
+        check_box_bounds([0.0, 0.0, 0.0], upper, 2, "box")
+    with pytest.raises(InvalidShapeError, match="box"):
+        check_box_bounds([0.0], upper, 2, "box")
+    with pytest.raises(InvalidParameterError, match="box: public bounds must be finite"):
+        check_box_bounds([0.0, np.nan], upper, 2, "box")
+    with pytest.raises(InvalidParameterError, match="box: every lower bound must be <="):
+        check_box_bounds([0.0, 3.0], upper, 2, "box")

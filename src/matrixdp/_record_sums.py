@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_in_bounds, check_row_norms
+from ._validation import check_box_bounds, check_in_bounds, check_row_norms
 from .errors import InvalidParameterError, OutOfBoundsError
 
 __all__ = ["RecordSums", "ColumnStack", "is_dask_collection", "as_record_matrix", "bounded_record_sums",
@@ -191,16 +191,6 @@ def dask_target_records(X, y):
     return da.concatenate([Xa.rechunk({1: -1}), ya[:, None]], axis=1)
 
 
-def _check_bounds(lower, upper, d: int, argument: str) -> tuple[np.ndarray, np.ndarray]:
-    lo = np.broadcast_to(np.asarray(lower, dtype=np.float64), (d,)).copy()
-    hi = np.broadcast_to(np.asarray(upper, dtype=np.float64), (d,)).copy()
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
-        raise InvalidParameterError(argument, "public bounds must be finite")
-    if np.any(lo > hi):
-        raise InvalidParameterError(argument, "every lower bound must be <= its upper bound")
-    return lo, hi
-
-
 def _finite_block(block, argument: str, fresh: bool) -> np.ndarray:
     """``block`` as a float64 array (a copy unless ``fresh``: the block is already a new
     float64 array), refused if any entry is NaN or infinite (the message names no value)."""
@@ -314,7 +304,7 @@ def residual_correlation_sums(XY, lower, upper, center, t: float, beta, tau: flo
     :func:`bounded_record_sums`).
     """
     mat = as_record_matrix(XY, "X")
-    lo, hi = _check_bounds(lower, upper, mat.shape[1], "bounds")
+    lo, hi = check_box_bounds(lower, upper, mat.shape[1], "bounds")
     c = np.broadcast_to(np.asarray(center, dtype=np.float64), (mat.shape[1],)).copy()
     kw = dict(lo=lo, hi=hi, center=c, t=float(t), beta=np.asarray(beta, dtype=np.float64),
               tau=float(tau), unit=np.asarray(unit, dtype=np.float64))
@@ -361,7 +351,7 @@ def bounded_record_sums(X, lower, upper, *, clip: bool = True, gram: bool = True
     summation order.
     """
     mat = as_record_matrix(X, argument)
-    lo, hi = _check_bounds(lower, upper, mat.shape[1], "bounds")
+    lo, hi = check_box_bounds(lower, upper, mat.shape[1], "bounds")
     return _sum_blocks(mat, gram, chunk_rows, clip=clip, lo=lo, hi=hi, center=center,
                        argument=argument)
 

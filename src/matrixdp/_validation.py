@@ -188,6 +188,27 @@ def check_row_norms(arr: np.ndarray, bound: float, argument: str = "X", *,
     return arr
 
 
+def check_box_bounds(lower, upper, d: int, argument: str = "bounds"):
+    """The public box of ``d`` features as two new float64 arrays of shape ``(d,)``.
+
+    Each of ``lower`` and ``upper`` is a scalar (the same bound for every feature) or has ``d``
+    entries; every bound finite and ``lower <= upper``. Errors name ``argument`` and no value.
+    """
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    if any(b.ndim != 0 and b.shape != (d,) for b in (lo, hi)):
+        raise InvalidShapeError(argument, f"lower and upper must be scalars or have {d} entries "
+                                          f"(one per feature), got shapes {lo.shape} and "
+                                          f"{hi.shape}")
+    lo = np.full(d, float(lo)) if lo.ndim == 0 else lo.copy()
+    hi = np.full(d, float(hi)) if hi.ndim == 0 else hi.copy()
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        raise InvalidParameterError(argument, "public bounds must be finite")
+    if np.any(lo > hi):
+        raise InvalidParameterError(argument, "every lower bound must be <= its upper bound")
+    return lo, hi
+
+
 def check_in_bounds(arr: np.ndarray, lower, upper, argument: str = "X") -> None:
     """Raise :class:`OutOfBoundsError` if any entry of ``arr`` lies outside [lower, upper].
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_finite_array
+from ._validation import check_box_bounds, check_finite_array
 from .errors import InvalidParameterError, InvalidShapeError
 
 __all__ = [
@@ -803,19 +803,9 @@ def project_feasible(cov: np.ndarray, lower, upper, kind: str, *, units: str = "
         # a misspelt kind was projected as a covariance (hunt HW)
         raise InvalidParameterError("kind", "must be 'covariance', 'correlation' or 'gram', "
                                             f"got {kind!r}")
-    d = _square(cov, "cov").shape[0]
-    lo = np.broadcast_to(np.asarray(lower, dtype=np.float64), (d,)) \
-        if np.ndim(lower) == 0 else np.asarray(lower, dtype=np.float64)
-    hi = np.broadcast_to(np.asarray(upper, dtype=np.float64), (d,)) \
-        if np.ndim(upper) == 0 else np.asarray(upper, dtype=np.float64)
-    if lo.shape != (d,) or hi.shape != (d,):
-        raise InvalidShapeError("lower", f"lower and upper must be scalars or have {d} entries "
-                                         f"(one per feature), got shapes {lo.shape} and {hi.shape}")
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo > hi):
-        # lower > upper gave the half-width (hi - lo)/2 < 0, whose square is a box of the
-        # wrong size, silently (hunt HW)
-        raise InvalidParameterError("lower", "the public bounds must be finite with lower <= "
-                                             "upper for every feature")
+    # lower > upper gave the half-width (hi - lo)/2 < 0, whose square is a box of the wrong
+    # size, silently (hunt HW)
+    lo, hi = check_box_bounds(lower, upper, _square(cov, "cov").shape[0], "lower")
     if kind == "gram":
         return _project_psd_box(cov, *second_moment_entry_bounds(lo, hi))
     h = 0.5 * (hi - lo)
