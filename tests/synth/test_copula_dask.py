@@ -271,3 +271,36 @@ def test_tree_copula_reads_a_parquet_source_with_the_label_column(tmp_path):
     np.testing.assert_allclose(got.class_counts_, ref.class_counts_, rtol=1e-12)
     np.testing.assert_allclose(got.correlation_raw_, ref.correlation_raw_, rtol=1e-9, atol=1e-8)
     np.testing.assert_allclose(got.scores_raw_, ref.scores_raw_, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("generator", ["DPCopula", "DPTreeCopula"])
+@pytest.mark.parametrize("partitions", [None, 1, 3])
+def test_an_empty_table_is_refused_alike_in_memory_and_on_dask_and_costs_nothing(generator,
+                                                                                    partitions):
+    # before: both Dask fits charged the budget and released pure noise for a table with no
+    # records, where the in-memory fit refuses it ("has no rows") before any charge
+    from matrixdp.synth import DPTreeCopula
+
+    cls = DPCopula if generator == "DPCopula" else DPTreeCopula
+    X, y = _table(n=40)
+    X, y = X.iloc[:0], y[:0]
+    accountant = Accountant(epsilon=3.0, delta=1e-6)
+    model = cls(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"])
+    if partitions is None:
+        args = (X, y)
+    else:
+        ddf = dd.from_pandas(X.assign(t=y), npartitions=partitions)
+        args = (ddf[list(X.columns)], ddf["t"])
+    with pytest.raises(InvalidShapeError, match="has no rows"):
+        model.fit(*args, accountant=accountant)
+    assert accountant.spends == ()
+    # one record is enough: the same call fits and charges once
+    X1, y1 = _table(n=40)
+    X1, y1 = X1.iloc[:1], y1[:1]
+    if partitions is None:
+        args = (X1, y1)
+    else:
+        ddf = dd.from_pandas(X1.assign(t=y1), npartitions=1)
+        args = (ddf[list(X1.columns)], ddf["t"])
+    cls(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"]).fit(*args, accountant=accountant)
+    assert len(accountant.spends) == 1

@@ -30,7 +30,7 @@ from ._input import checked_centred_labels, classes_outside
 from .group import GroupCalibration, GroupFit, release_group_mean, release_group_moment
 from .preprocessing import centred_projection, unit_row_pass
 
-__all__ = ["is_dask_collection", "sampled_array_chunk", "dask_feature_matrix", "dask_class_codes",
+__all__ = ["is_dask_collection", "refuse_empty", "sampled_array_chunk", "dask_feature_matrix", "dask_class_codes",
            "dask_group_sums", "fit_groups_dask", "write_parquet_samples", "dask_schema_columns",
            "aligned_partitions", "dask_block_reducer", "write_sampled_frames"]
 
@@ -281,6 +281,15 @@ def aligned_partitions(X, y) -> tuple[list, list]:
     if len(yparts) != len(xparts):
         raise InvalidShapeError("y", "must be partitioned like X (same number of partitions)")
     return xparts, list(np.ravel(yparts))
+
+
+def refuse_empty(n_records) -> None:
+    """Refuse a Dask table with no records, as the in-memory fit does
+    (:meth:`~matrixdp.synth.TableSchema.check_columns`), from the exact total of a pass that ran
+    before the charge: a refused table costs nothing, and both paths treat an empty table alike.
+    The message names no count."""
+    if float(n_records) < 0.5:
+        raise InvalidShapeError("X", "has no rows")
 
 
 def dask_block_reducer(X, y, codes):

@@ -22,7 +22,7 @@ from ..mechanisms.draw import charged_noise, public_randomness
 from .._record_sums import is_dask_collection
 from ._budget import gdp_split
 from ._checks import TABLE_ADVICE, check_sample_memory
-from ._dask import dask_block_reducer, dask_schema_columns, write_sampled_frames
+from ._dask import dask_block_reducer, dask_schema_columns, refuse_empty, write_sampled_frames
 from .labels import generator_labels, largest_remainder
 from .schema import NumericCells, numeric_cells
 from ._params import GeneratorParams, check_schema_budget
@@ -278,6 +278,10 @@ class DPCopula(GeneratorParams):
         # pass 1 (histogram counts) reads and checks every record before the budget is charged,
         # so a refused table (a label outside the class list, a non-finite value) costs nothing
         counts = reduce(_histogram_pass, cols, card, n_cls)
+        if is_dask_collection(X):
+            # as in memory (TableSchema.check_columns), before the charge: every column's
+            # histogram counts every record once, so the first column's cells sum to n
+            refuse_empty(counts[:, :card[cols[0]]].sum())
         with charged_noise(privacy, self.random_state, accountant=accountant, ledger=ledger,
                            label="dp-copula fit") as src:
             raw, class_counts, probs, orders, corr_raw, corr = self._release(

@@ -41,6 +41,7 @@ from .tree_bins import (
     wide_range_columns,
 )
 from .tree_marginals import tree_inference_matrix, tree_levels
+from ._dask import refuse_empty
 from .tree_releases import class_pass, dask_checked_class_counts, dask_reducer, release_statistics
 from .tree_sampling import decode_codes, sample_codes, sampling_draws
 
@@ -755,6 +756,7 @@ class DPTreeCopula(GeneratorParams):
             # every partition read and checked before the charge, as in memory (a refused table
             # costs nothing); these exact class sizes are what "per-class" bins release below
             sizes = dask_checked_class_counts(self, X, y, cols, classes.size)
+            refuse_empty(sizes.sum())  # as in memory (TableSchema.check_columns)
         else:
             cols = self.schema.check_columns(X)
             classes, label = generator_labels(self.classes, y, X.shape[0])
