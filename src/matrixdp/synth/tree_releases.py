@@ -400,6 +400,14 @@ def release_statistics(schema, cols, card, ccard, ecard, reduce, n_cls, mechs, c
     return probs, class_counts, corr_raw, corr, scores_raw, trees, raw_edges, tnodes, second
 
 
+def _partition_label(model, xp, yp) -> np.ndarray:
+    """The class codes of one partition's records (all 0 without labels), checked against the
+    public class list (:func:`~.labels.generator_labels`)."""
+    if yp is None:
+        return np.zeros(xp.shape[0], dtype=np.int64)
+    return generator_labels(model.classes, yp, xp.shape[0])[1]
+
+
 def dask_checked_class_counts(model, X, y, cols, n_cls) -> np.ndarray:
     """The record count of every class of a Dask ``X``, after checking every partition's values,
     categories and labels against the public schema and class list: the checks of the in-memory
@@ -418,8 +426,7 @@ def dask_checked_class_counts(model, X, y, cols, n_cls) -> np.ndarray:
     xparts, yparts = aligned_partitions(X, y)
 
     def count(xp, yp):
-        label = (np.zeros(xp.shape[0], dtype=np.int64) if yp is None
-                 else generator_labels(model.classes, yp, xp.shape[0])[1])
+        label = _partition_label(model, xp, yp)
         if xp.shape[0]:
             model.schema.encode(xp[cols])  # raises on a missing value or an undeclared category
         return np.bincount(label, minlength=n_cls).astype(np.float64)
@@ -443,9 +450,7 @@ def dask_reducer(model, X, y, cols, classes):
     xparts, yparts = aligned_partitions(X, y)
 
     def codes(xp, yp):
-        label = (np.zeros(xp.shape[0], dtype=np.int64) if yp is None
-                 else generator_labels(model.classes, yp, xp.shape[0])[1])
-        return model._block_codes(xp[cols], label, cols)
+        return model._block_codes(xp[cols], _partition_label(model, xp, yp), cols)
 
     blocks = [delayed(codes, pure=True)(xp, yp) for xp, yp in zip(xparts, yparts)]
 
