@@ -795,7 +795,8 @@ def test_an_invalid_guard_is_refused_before_any_charge(option, bad):
     acc = Accountant(epsilon=10.0, delta=1e-3)
     with pytest.raises(InvalidParameterError, match=f"adaptive_{option}"):
         DPPCA(n_components=2, bounds=(lo, hi), method="adaptive", accountant=acc,
-              random_state=0, **{f"adaptive_{option}": bad}).fit(_strong_table(500))
+              random_state=0,
+              experimental=PCAOptions(**{f"adaptive_{option}": bad})).fit(_strong_table(500))
     assert acc.spends == ()
     with pytest.raises(InvalidParameterError, match=option):
         adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,

@@ -211,3 +211,19 @@ def test_the_experiments_keyword_path_emits_no_future_warning():
     merged = uc.experimental_keywords(DPLinearRegression, {
         "experimental": RegressionOptions(select="risk"), "boost_rounds": 0})
     assert merged == {"experimental": RegressionOptions(select="risk", boost_rounds=0)}
+
+
+def test_a_grid_search_over_the_options_refits_the_chosen_ones():
+    """The options are ordinary parameter values: ``GridSearchCV`` clones, fits and refits them
+    (each fit charged and drawn as any fit; a seeded grid for the test only)."""
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = _data(800)
+    grid = [None, RegressionOptions(boost_rounds=0)]
+    search = GridSearchCV(DPLinearRegression(epsilon=5.0, bounds_X=(-1, 1), bounds_y=(-1, 1),
+                                             random_state=2),
+                          {"experimental": grid}, cv=2).fit(X, y)
+    assert [p["experimental"] for p in search.cv_results_["params"]] == grid
+    chosen = search.best_params_["experimental"]
+    assert search.best_estimator_.experimental == chosen
+    assert (search.best_estimator_.boost_branch_ == "single-release") == (chosen is not None)

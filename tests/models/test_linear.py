@@ -684,7 +684,8 @@ def test_a_public_constant_feature_does_not_set_the_ridge_of_the_others():
     # the pinned rows add no variance to the other bars: the intercept's bar is of the size it
     # has without the column (it was 300x larger when the pinned rows' noise was counted)
     for prior in ("none", "gauss"):
-        kw = dict(epsilon=0.5, bounds_y=(-5, 10), random_state=0, level_prior=prior)
+        kw = dict(epsilon=0.5, bounds_y=(-5, 10), random_state=0,
+                  experimental=RegressionOptions(level_prior=prior))
         a = DPLinearRegression(bounds_X=([0, -1, 3], [10, 1, 3]), **kw).fit(X, y)
         b = DPLinearRegression(bounds_X=([0, -1], [10, 1]), **kw).fit(X[:, :2], y)
         assert 0.5 < a.intercept_std_ / b.intercept_std_ < 2.0

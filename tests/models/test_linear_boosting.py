@@ -373,8 +373,8 @@ def test_the_growing_clip_rounds_have_the_noise_of_their_clip(gaussian_releases)
 
 def test_the_growing_clip_replays_with_a_seed():
     X, y = binary_table(1500, 4)
-    kw = dict(epsilon=10.0, bounds_X=(0, 1), bounds_y=(0, 1), boost_clip="grow",
-              boost_rounds=BOOST_ROUNDS)
+    kw = dict(epsilon=10.0, bounds_X=(0, 1), bounds_y=(0, 1),
+              experimental=RegressionOptions(boost_clip="grow", boost_rounds=BOOST_ROUNDS))
     a = DPLinearRegression(random_state=7, **kw).fit(X, y)
     b = DPLinearRegression(random_state=7, **kw).fit(X, y)
     c = DPLinearRegression(random_state=8, **kw).fit(X, y)
@@ -434,8 +434,8 @@ def test_the_lower_bound_of_the_released_scale_keeps_the_clip_down_on_a_tiny_tab
     gen = np.random.default_rng(3)
     X = gen.uniform(0, 1, (150, 3))
     y = (X @ [0.3, -0.2, 0.4] + 0.1 * gen.standard_normal(150) > 0.25).astype(float)
-    kw = dict(epsilon=3.0, bounds_X=(0, 1), bounds_y=(0, 1), boost_clip="grow",
-              boost_rounds=BOOST_ROUNDS)
+    kw = dict(epsilon=3.0, bounds_X=(0, 1), bounds_y=(0, 1),
+              experimental=RegressionOptions(boost_clip="grow", boost_rounds=BOOST_ROUNDS))
     seeds = range(8)
     low = [max(DPLinearRegression(random_state=s, **kw).fit(X, y).boost_clips_) for s in seeds]
     old = boosting.BOOST_CLIP_SPREAD_Z

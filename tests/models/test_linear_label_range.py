@@ -42,7 +42,8 @@ def test_the_range_is_estimated_exactly_when_the_rule_says_so(cls, tmp_path):
         X, y = _loose(n, seed=1)
         ledger = Ledger.create(tmp_path / f"{cls.__name__}{n}.db", dataset="x", epsilon=5.0,
                                delta=1e-5)
-        est = cls(epsilon=eps, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
+        est = cls(epsilon=eps, bounds_X=(-1, 1), bounds_y=BOX,
+                  experimental=RegressionOptions(label_range="auto"),
                   random_state=4, accountant=ledger).fit(X, y)
         hist = ledger.history()
         ledger.close()
