@@ -62,7 +62,7 @@ def fitter(row: str, t: uc.Table, eps: float, k: int, candidate: str, candidate_
                else contextlib.nullcontext())
         with ctx:
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                        random_state=int(s), **kw).fit(t.X)
+                        random_state=int(s), **uc.experimental_keywords(DPPCA, kw)).fit(t.X)
         return est.components_, getattr(est, "adaptive_choice_", "")
     return fit
 

@@ -29,6 +29,7 @@ import numpy as np
 
 import _utility_common as uc
 import utility_regression as ur
+from matrixdp.models.experimental import RegressionOptions
 
 
 def fit(t, eps, Xtr, ytr, seed, shrink):
@@ -36,7 +37,7 @@ def fit(t, eps, Xtr, ytr, seed, shrink):
 
     return DPLinearRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(t.lo, t.hi),
                               bounds_y=(t.y_lo, t.y_hi), noise="auto", random_state=seed,
-                              slope_shrink=shrink).fit(Xtr, ytr)
+                              experimental=RegressionOptions(slope_shrink=shrink)).fit(Xtr, ytr)
 
 
 def paired_trial(t, eps, Xtr, ytr, Xte, yte, s) -> dict:

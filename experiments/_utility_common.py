@@ -392,7 +392,7 @@ def dppca_release(X, lo, hi, *, n_components: int, epsilon: float, seed: int, **
     pca_mod.project_feasible = grab
     try:
         DPPCA(n_components=n_components, epsilon=epsilon, delta=DELTA, bounds=(lo, hi),
-              random_state=int(seed), **kwargs).fit(X)
+              random_state=int(seed), **experimental_keywords(DPPCA, kwargs)).fit(X)
     finally:
         pca_mod.project_feasible = orig
     return captured["cov"], captured["nv"]
@@ -424,6 +424,32 @@ def adaptive_keywords(kw: dict) -> dict:
     knobs = {k: kw.pop(k) for k in list(kw) if k in AdaptiveOptions.__dataclass_fields__}
     if knobs:
         kw["options"] = dataclasses.replace(kw.get("options") or AdaptiveOptions(), **knobs)
+    return kw
+
+
+def experimental_keywords(estimator, kw: dict) -> dict:
+    """The constructor keywords ``kw`` of ``estimator`` (DPLinearRegression, DPRidge, DPCovariance
+    or DPPCA, a class) with its research knobs (the fields of its options class,
+    ``matrixdp.models.experimental``; keywords of the estimators until task XP) moved into
+    ``experimental=``, on top of any options already in ``kw``; the other keywords pass through
+    unchanged. The experiments keep their knobs as flat dicts (the rows their results name) and
+    hand the estimators the new spelling (no FutureWarning; the same fit bit for bit,
+    ``results/experimental_options_check.md``)."""
+    from matrixdp.models import DPCovariance, DPLinearRegression, DPPCA
+    try:
+        from matrixdp.models.experimental import CovarianceOptions, PCAOptions, RegressionOptions
+    except ImportError:  # a tree before task XP (a before/after comparison): the keywords
+        return dict(kw)
+
+    options = next((o for c, o in ((DPLinearRegression, RegressionOptions),
+                                   (DPCovariance, CovarianceOptions), (DPPCA, PCAOptions))
+                    if isinstance(estimator, type) and issubclass(estimator, c)), None)
+    kw = dict(kw)
+    if options is None:
+        return kw
+    knobs = {k: kw.pop(k) for k in list(kw) if k in options.__dataclass_fields__}
+    if knobs:
+        kw["experimental"] = dataclasses.replace(kw.get("experimental") or options(), **knobs)
     return kw
 
 

@@ -183,7 +183,8 @@ def covariance_fit(method, t, eps):
     def fit(s):
         with _decision(method):
             est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                               random_state=s, **kw).fit(t.X)
+                               random_state=s, **uc.experimental_keywords(DPCovariance,
+                                                                          kw)).fit(t.X)
         choices.append(getattr(est, "adaptive_choice_", None))
         return est.covariance_
     return fit, choices
@@ -198,7 +199,7 @@ def pca_fit(method, t, eps, k):
     def fit(s):
         with _decision(method):
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                        random_state=s, **kw).fit(t.X)
+                        random_state=s, **uc.experimental_keywords(DPPCA, kw)).fit(t.X)
         choices.append(getattr(est, "adaptive_choice_", None))
         return est.components_
     return fit, choices

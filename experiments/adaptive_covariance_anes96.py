@@ -131,7 +131,8 @@ def trial(t, C, eps, seed, mean_margin, bias_share=None, j=0):
     with _patched(cpm, "coinpress_covariance", cp):
         for name, kw in (("auto", {"method": "moments"}), ("coinpress", {"method": "coinpress"})):
             est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                               random_state=seed, **kw).fit(t.X)
+                               random_state=seed, **uc.experimental_keywords(DPCovariance,
+                                                                             kw)).fit(t.X)
             row[f"err_{name}_alone"] = float(np.linalg.norm(est.covariance_ - C) / cn)
     choice = "coinpress" if pr["coinpress"] < pr["moments"] else "moments"
     row.update(choice=choice, err_chosen=row[f"err_{choice}"],

@@ -183,7 +183,7 @@ def fitter(method: str, t: uc.Table, eps: float):
 
     def fit(s):
         est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(lo, hi), random_state=s,
-                           **kw).fit(t.X)
+                           **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
         return est.covariance_, getattr(est, "adaptive_choice_", None)
     return fit
 

@@ -129,7 +129,8 @@ def fit(row, X, lo, hi, task, eps, seed):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = DPCovariance(epsilon=eps, delta=1e-6, bounds=(lo, hi), kind=task,
-                               random_state=seed, **kw).fit(X)
+                               random_state=seed, **uc.experimental_keywords(DPCovariance,
+                                                                             kw)).fit(X)
     finally:
         ad.adaptive_covariance = orig
     return est

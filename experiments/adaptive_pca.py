@@ -180,7 +180,7 @@ def dppca_fitter(t, eps, k, kw, opts=None):
         ctx = _options(**opts) if opts else contextlib.nullcontext()
         with ctx:
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                        random_state=s, **kw).fit(t.X)
+                        random_state=s, **uc.experimental_keywords(DPPCA, kw)).fit(t.X)
         return est.components_, getattr(est, "adaptive_choice_", None)
     return fit
 

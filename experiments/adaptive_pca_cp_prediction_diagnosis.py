@@ -50,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
 from adaptive_pca import load as load_table  # noqa: E402
+from matrixdp.models.experimental import PCAOptions
 
 NAME = "adaptive_pca_cp_prediction_diagnosis"
 CELLS = (("lending_club", 5, 0.5), ("lending_club", 5, 1.0), ("lending_club", 2, 0.5),
@@ -139,7 +140,7 @@ def one(t, k, eps, seed, first):
     with Recorder() as R, uc.adaptive_options(branch="coinpress"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
-                    random_state=seed, method="adaptive", adaptive_first=first).fit(X)
+                    random_state=seed, method="adaptive", experimental=PCAOptions(adaptive_first=first)).fit(X)
     r = R.rec
     pred = est.adaptive_predicted_
     out = {"forced_cp": None, "pred_cp": pred["coinpress"] / best,

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
 from adaptive_pca import load as load_table  # noqa: E402
+from matrixdp.models.experimental import PCAOptions
 
 NAME = "adaptive_pca_first_pca_diagnosis"
 CELLS = (("lending_club", 5, 0.5), ("lending_club", 5, 1.0), ("adult", 5, 1.0), ("ctg", 2, 5.0),
@@ -59,7 +60,7 @@ def run(args):
                     with ctx:
                         est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA,
                                     bounds=(t.lo, t.hi), random_state=s, method="adaptive",
-                                    adaptive_first=first).fit(t.X)
+                                    experimental=PCAOptions(adaptive_first=first)).fit(t.X)
                     rec[br or "free"].append(deficit(est.components_, C, best))
                     if br is None:
                         rec["chosen"] += est.adaptive_choice_ == "coinpress"

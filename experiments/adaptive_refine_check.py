@@ -84,7 +84,8 @@ def fitter(row, t, eps, task):
     kw = {"default": {}, "candidate": {"adaptive_refine": True},
           "coinpress": {"method": "coinpress"}}[row]
     return lambda s: DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind=task,
-                                  random_state=s, **kw).fit(t.X)
+                                  random_state=s, **uc.experimental_keywords(DPCovariance,
+                                                                             kw)).fit(t.X)
 
 
 def run_cells(cells, seeds, rows, offset=0, shard=None):

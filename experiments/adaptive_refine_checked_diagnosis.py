@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
 import adaptive_refine_checked_gate as gate  # noqa: E402
+from matrixdp.models.experimental import CovarianceOptions
 
 OUT_MD = uc.REPO_ROOT / "results" / "adaptive_refine_checked_diagnosis.md"
 CELLS = (("lending_club", "covariance", 2.0), ("lending_club", "covariance", 5.0),
@@ -60,7 +61,7 @@ def main() -> int:
         for s in seeds:
             for r in errs:
                 est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind=task,
-                                   random_state=s, adaptive_refine=r).fit(t.X)
+                                   random_state=s, experimental=CovarianceOptions(adaptive_refine=r)).fit(t.X)
                 errs[r].append(float(score(est)["error"]))
                 if r == "checked":
                     p = est.adaptive_predicted_

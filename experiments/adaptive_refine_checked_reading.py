@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
 import adaptive_refine_checked_gate as gate  # noqa: E402
+from matrixdp.models.experimental import CovarianceOptions
 
 OUT_MD = uc.REPO_ROOT / "results" / "adaptive_refine_checked_reading.md"
 CELLS = (("lending_club", "covariance", 2.0), ("charity", "covariance", 2.0))
@@ -66,7 +67,7 @@ def main() -> int:
                              random_state=s).fit(t.X)
             true.clear()
             b = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind=task,
-                             random_state=s, adaptive_refine="checked").fit(t.X)
+                             random_state=s, experimental=CovarianceOptions(adaptive_refine="checked")).fit(t.X)
             p = b.adaptive_predicted_
             if p.get("check_statistic") != "counts":
                 continue

@@ -27,6 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
+from matrixdp.models.experimental import CovarianceOptions
 
 OUT_MD = uc.REPO_ROOT / "results" / "adaptive_refine_clipping.md"
 CELLS = (("lending_club", "covariance", 1.0), ("lending_club", "covariance", 2.0),
@@ -73,7 +74,7 @@ def main() -> int:
                 la = list(log)
                 log.clear()
                 b = DPCovariance(epsilon=eps, bounds=(t.lo, t.hi), kind=kind, random_state=s,
-                                 adaptive_refine=True).fit(t.X)
+                                 experimental=CovarianceOptions(adaptive_refine=True)).fit(t.X)
                 lb = list(log)
                 if b.adaptive_predicted_.get("refined"):
                     got.append((np.linalg.norm(a.covariance_ - T) / tn,

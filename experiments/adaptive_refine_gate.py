@@ -96,7 +96,8 @@ def fitter(row: str, t, eps: float, task: str, **extra):
 
     kw = {"default": {}, "candidate": {"adaptive_refine": True}}[row]
     return lambda s: DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind=task,
-                                  random_state=s, **kw, **extra).fit(t.X)
+                                  random_state=s, **uc.experimental_keywords(DPCovariance, {**kw,
+                                                                                            **extra})).fit(t.X)
 
 
 def truth(t, task):

@@ -188,8 +188,9 @@ def _estimator(rec, table, name, which, kw, eps, seed):
 
     acc = Accountant()
     cls = DPCovariance if which == "cov" else DPPCA
+    # the knobs as experimental= where the tree has it (task XP), as keywords before
     est = cls(epsilon=eps, delta=DELTA, bounds=(table.lo, table.hi), random_state=seed,
-              accountant=acc, **kw).fit(table.X)
+              accountant=acc, **U.experimental_keywords(cls, kw)).fit(table.X)
     key = f"{name}|{table.name}|eps={eps:g}"
     for attr, value in sorted(vars(est).items()):
         if attr.endswith("_") and not attr.startswith("_"):

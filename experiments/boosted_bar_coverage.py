@@ -63,7 +63,8 @@ def run(trials: int):
                 shrunk = 0
                 for s in range(trials):
                     m = DPLinearRegression(epsilon=eps, delta=1e-6, bounds_X=(t.lo, t.hi),
-                                           bounds_y=(t.y_lo, t.y_hi), random_state=s, **kw)
+                                           bounds_y=(t.y_lo, t.y_hi),
+                                           random_state=s, **uc.experimental_keywords(DPLinearRegression, kw))
                     m.fit(X, y)
                     err = np.abs(m.coef_ - coef)
                     sd = np.asarray(m.coef_std_, float)

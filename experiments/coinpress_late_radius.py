@@ -58,6 +58,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 import outside_audit as oa  # noqa: E402
+from matrixdp.models.experimental import PCAOptions
 
 NAME = "coinpress_late_radius"
 DELTA = 1e-6
@@ -104,7 +105,7 @@ def run_identity(L, rows):
             ncs = [nc for nc in (2, 5) if nc <= t.d]  # the benchmark has no k = 5 cell if d < 5
             for nc in ncs:
                 pa, pb = (DPPCA(n_components=nc, epsilon=eps, delta=DELTA, bounds=(t.lo, t.hi),
-                                method="coinpress", coinpress_beta=bb, random_state=0)
+                                method="coinpress", experimental=PCAOptions(coinpress_beta=bb), random_state=0)
                           .fit(t.X).components_ for bb in (0.1, "late"))
                 same &= np.array_equal(pa, pb)
             n_cells += 1 + len(ncs)  # covariance, PCA k = 2, PCA k = 5

@@ -79,11 +79,14 @@ def run(args):
                     s = int(s)
                     out = {
                         "default": DPCovariance(random_state=s, method="moments",
-                                                **kw).fit(t.X).covariance_,
+                                                **uc.experimental_keywords(DPCovariance,
+                                                                           kw)).fit(t.X).covariance_,
                         "candidate": DPCovariance(random_state=s, method="adaptive",
-                                                  **kw).fit(t.X).covariance_,
+                                                  **uc.experimental_keywords(DPCovariance,
+                                                                             kw)).fit(t.X).covariance_,
                         "CoinPress": DPCovariance(random_state=s, method="coinpress",
-                                                  **kw).fit(t.X).covariance_,
+                                                  **uc.experimental_keywords(DPCovariance,
+                                                                             kw)).fit(t.X).covariance_,
                     }
                     iid = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(0.0, 1.0),
                                        noise="iid", random_state=s).fit(Xu).covariance_

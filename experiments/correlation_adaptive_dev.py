@@ -67,8 +67,11 @@ def run(args):
                 warnings.simplefilter("ignore")
                 for s in np.random.SeedSequence(SEED).generate_state(args.trials):
                     s = int(s)
-                    A = DPCovariance(random_state=s, method="moments", **kw).fit(t.X).covariance_
-                    est = DPCovariance(random_state=s, method="adaptive", **kw).fit(t.X)
+                    A = DPCovariance(random_state=s, method="moments",
+                                     **uc.experimental_keywords(DPCovariance,
+                                                                kw)).fit(t.X).covariance_
+                    est = DPCovariance(random_state=s, method="adaptive",
+                                       **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
                     a.append(float(np.linalg.norm(A - R) / rn))
                     b.append(float(np.linalg.norm(est.covariance_ - R) / rn))
                     ch.append(est.adaptive_choice_ == "coinpress")

@@ -160,8 +160,10 @@ def run(args) -> list[dict]:
                       neighbouring=args.neighbouring)
 
             def fit_score(s, kw=kw, t=t, R=R, rn=rn):
-                a = DPCovariance(random_state=s, shrinkage="none", **kw).fit(t.X).covariance_
-                b = DPCovariance(random_state=s, shrinkage="projected", **kw).fit(t.X).covariance_
+                a = DPCovariance(random_state=s, shrinkage="none",
+                                 **uc.experimental_keywords(DPCovariance, kw)).fit(t.X).covariance_
+                b = DPCovariance(random_state=s, shrinkage="projected",
+                                 **uc.experimental_keywords(DPCovariance, kw)).fit(t.X).covariance_
                 return (float(np.linalg.norm(a - R) / rn), float(np.linalg.norm(b - R) / rn))
 
             values, times = uc.run_cell(fit_score, args.trials, args.seed, None)

@@ -92,7 +92,7 @@ def run(args):
                 for s in seeds:
                     for k in ROWS:
                         est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                                           kind="correlation", random_state=s, **KW[k]).fit(t.X)
+                                           kind="correlation", random_state=s, **uc.experimental_keywords(DPCovariance, KW[k])).fit(t.X)
                         err[k].append(float(np.linalg.norm(est.covariance_ - R) / rn))
                         if k == "default":
                             branch.append(str(est.adaptive_choice_))

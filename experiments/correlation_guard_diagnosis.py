@@ -102,7 +102,7 @@ def fit_row(row: str, t: uc.Table, eps: float, s: int):
                       {"resolve_z": 0.0, "branch": row.split(":")[1]})
     _STATE["raw"] = None
     est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind="correlation",
-                       random_state=s, **kw).fit(t.X)
+                       random_state=s, **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
     raw = None if _STATE["raw"] is None else correlation_from_covariance(_STATE["raw"])
     _STATE["over"] = {}
     return est, raw

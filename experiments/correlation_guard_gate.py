@@ -115,7 +115,7 @@ def fitter(row: str, t: uc.Table, eps: float):
     kw = {"default": {}, "candidate": {"correlation_rule": "margin"},
           "coinpress": {"method": "coinpress"}}[row]
     return lambda s: DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                                  kind="correlation", random_state=s, **kw).fit(t.X)
+                                  kind="correlation", random_state=s, **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
 
 
 def scorer(t):

@@ -65,24 +65,32 @@ def trial(t, eps, s, C, R, rn):
 
     kw = dict(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), random_state=s)
     out, split, extra = {}, {}, {}
-    est = DPCovariance(kind="correlation", method="moments", **kw).fit(t.X)
+    est = DPCovariance(kind="correlation", method="moments",
+                       **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
     out["default"] = est.covariance_
     lam = np.linalg.eigvalsh(est.covariance_)
     extra["lam1_dp"] = float(lam[-1] / t.d)
-    nn = DPCovariance(kind="correlation", shrinkage="none", **kw).fit(t.X)
+    nn = DPCovariance(kind="correlation", shrinkage="none",
+                      **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
     out["moments none"] = nn.covariance_
     _, center, tt = augmented_task(t.lo, t.hi, t.n, "correlation")
     raw, _ = covariance_from_release(nn.moments_, center, tt, "correlation")
     split["moments none"] = raw
-    cd = DPCovariance(project_psd=False, **kw).fit(t.X)
+    cd = DPCovariance(project_psd=False, **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
     split["cov default"] = cd.covariance_
     extra["cov_choice"] = cd.adaptive_choice_
-    out["cov default"] = cdc.correlation(DPCovariance(**kw).fit(t.X).covariance_)
-    ad = DPCovariance(kind="correlation", method="adaptive", **kw).fit(t.X)
+    out["cov default"] = cdc.correlation(DPCovariance(**uc.experimental_keywords(DPCovariance,
+                                                                                 kw)).fit(t.X).covariance_)
+    ad = DPCovariance(kind="correlation", method="adaptive",
+                      **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
     out["adaptive corr"] = ad.covariance_
     extra["corr_choice"] = ad.adaptive_choice_
-    out["coinpress"] = DPCovariance(kind="correlation", method="coinpress", **kw).fit(t.X).covariance_
-    split["coinpress"] = DPCovariance(method="coinpress", project_psd=False, **kw).fit(t.X).covariance_
+    out["coinpress"] = DPCovariance(kind="correlation", method="coinpress",
+                                    **uc.experimental_keywords(DPCovariance,
+                                                               kw)).fit(t.X).covariance_
+    split["coinpress"] = DPCovariance(method="coinpress", project_psd=False,
+                                      **uc.experimental_keywords(DPCovariance,
+                                                                 kw)).fit(t.X).covariance_
     w = t.hi - t.lo
     Xu = (t.X - t.lo) / w
     iid = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(0.0, 1.0), noise="iid",

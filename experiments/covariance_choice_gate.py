@@ -131,7 +131,7 @@ def fit_error(X, lo, hi, C, cn, eps, seed, **kw):
     from matrixdp.models import DPCovariance
 
     est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(lo, hi), random_state=seed,
-                       **kw).fit(X)
+                       **uc.experimental_keywords(DPCovariance, kw)).fit(X)
     return float(np.linalg.norm(est.covariance_ - C) / cn), getattr(est, "adaptive_choice_", "")
 
 

@@ -182,7 +182,7 @@ def run(args):
                     est = {}
                     for k in ROWS:
                         est[k] = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                                              random_state=s, **KW[k]).fit(t.X)
+                                              random_state=s, **uc.experimental_keywords(DPCovariance, KW[k])).fit(t.X)
                         row[k] = float(np.linalg.norm(est[k].covariance_ - C) / cn)
                     d = est["default"]
                     row["branch"] = str(d.adaptive_choice_)

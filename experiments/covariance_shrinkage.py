@@ -117,17 +117,22 @@ def fitters(method: str, t: uc.Table, eps: float):
     # method="moments": the default before round 3e (the shrinkages are of the moments release)
     kw = dict(epsilon=eps, delta=uc.DELTA, bounds=(lo, hi), method="moments")
     if method == PROJECTED:  # correlation only: the covariance value is the default's
-        return (lambda s: DPCovariance(random_state=s, **kw).fit(X).covariance_,
+        return (lambda s: DPCovariance(random_state=s, **uc.experimental_keywords(DPCovariance,
+                                                                                  kw)).fit(X).covariance_,
                 lambda s: DPCovariance(random_state=s, kind="correlation", shrinkage="projected",
-                                       **kw).fit(X).covariance_)
+                                       **uc.experimental_keywords(DPCovariance,
+                                                                  kw)).fit(X).covariance_)
     if method in (DEFAULT, SHRINK, WHOLE):
         shrink = {DEFAULT: "none", SHRINK: "off-diagonal", WHOLE: "whole"}[method]
-        cov = lambda s: DPCovariance(random_state=s, shrinkage=shrink, **kw).fit(X).covariance_
+        cov = lambda s: DPCovariance(random_state=s, shrinkage=shrink,
+                                     **uc.experimental_keywords(DPCovariance,
+                                                                kw)).fit(X).covariance_
         if method == WHOLE:  # the correlation has no diagonal to shrink: no row of its own
             return cov, False
         corr_shrink = "none" if method == DEFAULT else "off-diagonal"
         corr = lambda s: DPCovariance(random_state=s, kind="correlation", shrinkage=corr_shrink,
-                                      **kw).fit(X).covariance_
+                                      **uc.experimental_keywords(DPCovariance,
+                                                                 kw)).fit(X).covariance_
         return cov, corr
     if method == UNIT:
         w = hi - lo
@@ -136,7 +141,9 @@ def fitters(method: str, t: uc.Table, eps: float):
                                                     noise="iid", random_state=s).fit(Xu).covariance_
                 * w), None
     if method == COINPRESS:
-        return lambda s: DPCovariance(random_state=s, method="coinpress", **kw).fit(X).covariance_, None
+        return lambda s: DPCovariance(random_state=s, method="coinpress",
+                                      **uc.experimental_keywords(DPCovariance,
+                                                                 kw)).fit(X).covariance_, None
     raise ValueError(method)
 
 

@@ -107,7 +107,7 @@ def default_cov_fit(t: uc.Table, eps: float, kind: str):
 
     def fit(s):
         est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), random_state=s,
-                           **kw).fit(t.X)
+                           **uc.experimental_keywords(DPCovariance, kw)).fit(t.X)
         return est.covariance_, _attrs(est)
     return fit
 

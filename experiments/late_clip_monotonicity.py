@@ -35,6 +35,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 from sklearn.linear_model import LinearRegression  # noqa: E402
 
 from matrixdp.models import DPLinearRegression  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 EPSILONS = (0.3, 1, 3, 10, 30, 100, 1e3, 1e4)
 SEEDS = 15
@@ -65,7 +66,7 @@ def main(argv=None):
             mses, clips = [], None
             for s in range(SEEDS):
                 m = DPLinearRegression(epsilon=eps, bounds_X=(-1, 1), bounds_y=(-3, 3),
-                                       boost_clip=clip, random_state=s).fit(X, y)
+                                       experimental=RegressionOptions(boost_clip=clip), random_state=s).fit(X, y)
                 mses.append(float(np.mean((m.predict(Xt) - yt) ** 2)))
                 if s == 0:
                     clips = m.boost_clips_

@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from matrixdp.models.experimental import RegressionOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -55,7 +56,7 @@ def _fit_predict(row, X, y, Xte, lo, hi, ylo, yhi, eps, seed):
         return np.full(len(Xte), float(np.ravel(m.mean_)[0]))
     if row == "label_range='auto'":
         return DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(lo, hi), bounds_y=(ylo, yhi),
-                                  label_range="auto", random_state=seed).fit(X, y).predict(Xte)
+                                  experimental=RegressionOptions(label_range="auto"), random_state=seed).fit(X, y).predict(Xte)
     bx = (lo, hi) if row != "DP bounds for y and X" else DPBounds(domain=(lo, hi))
     by = (ylo, yhi) if row == "default (declared ranges)" else DPBounds(domain=(ylo, yhi))
     m = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=bx, bounds_y=by,

@@ -426,7 +426,9 @@ def reg_fitter(method, u: Unit, eps, Xtr, ytr):
 
     base = dict(epsilon=eps, delta=DELTA, bounds_X=(u.lo, u.hi), bounds_y=(u.y_lo, u.y_hi), **u.kw)
     if method == "default":
-        return lambda s: DPLinearRegression(random_state=s, **base).fit(Xtr, ytr).predict
+        return lambda s: DPLinearRegression(random_state=s,
+                                            **uc.experimental_keywords(DPLinearRegression,
+                                                                       base)).fit(Xtr, ytr).predict
     if method == "DP mean":
         from matrixdp.models import DPMean
 
@@ -436,12 +438,15 @@ def reg_fitter(method, u: Unit, eps, Xtr, ytr):
             return lambda Xt: np.full(len(Xt), m)
         return fit_mean
     if method in ("iid", "mvg"):
-        return lambda s: DPLinearRegression(noise=method, random_state=s, **base).fit(Xtr, ytr).predict
+        return lambda s: DPLinearRegression(noise=method, random_state=s,
+                                            **uc.experimental_keywords(DPLinearRegression,
+                                                                       base)).fit(Xtr, ytr).predict
     if method == "AdaSSP":
         return lambda s: AdaSSPRegression(random_state=s, **base).fit(Xtr, ytr).predict
     if method.startswith("DPRidge"):
         a = float(method.split("=")[1].rstrip(")"))
-        return lambda s: DPRidge(alpha=a, random_state=s, **base).fit(Xtr, ytr).predict
+        return lambda s: DPRidge(alpha=a, random_state=s, **uc.experimental_keywords(DPRidge,
+                                                                                     base)).fit(Xtr, ytr).predict
     if method == "iid, unit box":
         if not u.intercept:
             return None  # rescaling to the unit box adds an intercept: not the same model
@@ -453,7 +458,8 @@ def reg_fitter(method, u: Unit, eps, Xtr, ytr):
 
         def fit(s):
             est = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(np.zeros(u.X.shape[1]), hi_u),
-                                     bounds_y=(0.0, 1.0), noise="iid", random_state=s, **kw).fit(Xu, yu)
+                                     bounds_y=(0.0, 1.0),
+                                     noise="iid", random_state=s, **uc.experimental_keywords(DPLinearRegression, kw)).fit(Xu, yu)
             return lambda Xt: u.y_lo + wy * est.predict((Xt - u.lo) / w)
         return fit
     raise ValueError(method)
@@ -530,9 +536,12 @@ def cov_fitter(method, task, u: Unit, eps, Z, lo, hi, k):
            "moments": {"method": "moments"}}[method]
     if task.startswith("pca"):
         k = _pca_k(task)
-        return lambda s: DPPCA(n_components=k, random_state=s, **base, **opt).fit(Z).components_
+        return lambda s: DPPCA(n_components=k, random_state=s, **uc.experimental_keywords(DPPCA,
+                                                                                          {**base,
+                                                                                           **opt})).fit(Z).components_
     kind = "correlation" if task == "correlation" else "covariance"
-    return lambda s: DPCovariance(kind=kind, random_state=s, **base, **opt).fit(Z)
+    return lambda s: DPCovariance(kind=kind, random_state=s,
+                                  **uc.experimental_keywords(DPCovariance, {**base, **opt})).fit(Z)
 
 
 def cov_data(u: Unit):
@@ -810,20 +819,30 @@ def flag_checks(u: Unit, msgs: Messages):
     ests = []
     if u.y is not None:
         rb = dict(epsilon=eps, delta=DELTA, bounds_X=(u.lo, u.hi), bounds_y=(u.y_lo, u.y_hi), **u.kw)
-        ests += [("DPLinearRegression()", DPLinearRegression(**rb), True),
-                 ("DPLinearRegression(noise='iid')", DPLinearRegression(noise="iid", **rb), True),
-                 ("DPLinearRegression(noise='mvg')", DPLinearRegression(noise="mvg", **rb), True),
+        ests += [("DPLinearRegression()",
+                  DPLinearRegression(**uc.experimental_keywords(DPLinearRegression, rb)), True),
+                 ("DPLinearRegression(noise='iid')", DPLinearRegression(noise="iid",
+                                                                        **uc.experimental_keywords(DPLinearRegression, rb)), True),
+                 ("DPLinearRegression(noise='mvg')", DPLinearRegression(noise="mvg",
+                                                                        **uc.experimental_keywords(DPLinearRegression, rb)), True),
                  ("AdaSSPRegression()", AdaSSPRegression(**rb), True),
-                 ("DPRidge(alpha=1)", DPRidge(alpha=1.0, **rb), True)]
+                 ("DPRidge(alpha=1)", DPRidge(alpha=1.0, **uc.experimental_keywords(DPRidge, rb)),
+                  True)]
     cb = dict(epsilon=eps, delta=DELTA, bounds=(lo, hi), neighbouring=rel)
-    ests += [("DPCovariance()", DPCovariance(**cb), False),
-             ("DPCovariance(noise='iid')", DPCovariance(noise="iid", **cb), False),
-             ("DPCovariance(kind='correlation')", DPCovariance(kind="correlation", **cb), False),
-             ("DPCovariance(method='coinpress')", DPCovariance(method="coinpress", **cb), False)]
+    ests += [("DPCovariance()", DPCovariance(**uc.experimental_keywords(DPCovariance, cb)), False),
+             ("DPCovariance(noise='iid')", DPCovariance(noise="iid",
+                                                        **uc.experimental_keywords(DPCovariance,
+                                                                                   cb)), False),
+             ("DPCovariance(kind='correlation')", DPCovariance(kind="correlation",
+                                                               **uc.experimental_keywords(DPCovariance, cb)), False),
+             ("DPCovariance(method='coinpress')", DPCovariance(method="coinpress",
+                                                               **uc.experimental_keywords(DPCovariance, cb)), False)]
     if Z.shape[1] > 2:
-        ests += [("DPPCA(n_components=2)", DPPCA(n_components=2, **cb), False),
+        ests += [("DPPCA(n_components=2)", DPPCA(n_components=2, **uc.experimental_keywords(DPPCA,
+                                                                                            cb)), False),
                  ("DPPCA(n_components=2, method='coinpress')",
-                  DPPCA(n_components=2, method="coinpress", **cb), False)]
+                  DPPCA(n_components=2, method="coinpress", **uc.experimental_keywords(DPPCA,
+                                                                                       cb)), False)]
     for label, est, reg in ests:
         for rs_label, rs in (("random_state=Generator", np.random.default_rng(7)),
                              ("random_state=None", None)):
@@ -865,10 +884,13 @@ def flag_checks(u: Unit, msgs: Messages):
     bad[0, j] = u.hi[j] + 0.123456789 * (1 + abs(u.hi[j]))
     secret = float(bad[0, j])
     for label, fit in ((("DPCovariance(clip=False)",
-                         lambda: DPCovariance(clip=False, **cb).fit(
+                         lambda: DPCovariance(clip=False, **uc.experimental_keywords(DPCovariance,
+                                                                                     cb)).fit(
                              np.column_stack([bad, u.y]) if u.y is not None else bad))),
                        (("DPLinearRegression(clip=False)",
-                         (lambda: DPLinearRegression(clip=False, **rb).fit(bad, u.y))
+                         (lambda: DPLinearRegression(clip=False,
+                                                     **uc.experimental_keywords(DPLinearRegression,
+                                                                                rb)).fit(bad, u.y))
                          if u.y is not None else None))):
         if fit is None:
             continue
@@ -1396,7 +1418,8 @@ def level_diagnostic(u: Unit, eps: float, args) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(u.lo, u.hi),
-                                     bounds_y=(u.y_lo, u.y_hi), random_state=s, **u.kw).fit(Xtr, ytr)
+                                     bounds_y=(u.y_lo, u.y_hi),
+                                     random_state=s, **uc.experimental_keywords(DPLinearRegression, u.kw)).fit(Xtr, ytr)
             m = float(DPMean(epsilon=eps, delta=DELTA, bounds=(u.y_lo, u.y_hi),
                              neighbouring=u.neighbouring, random_state=s).fit(ytr[:, None]).mean_[0])
         task, _, _, t = regression_task(u.lo, u.hi, u.y_lo, u.y_hi, len(tr), True)

@@ -52,6 +52,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
 import outside_audit as oa  # noqa: E402
+uc = oa.uc  # experimental_keywords: the knobs' new spelling
 
 NAME = "outside_audit_diagnosis"
 #: (unit, ε): the audit's covariance-default FAIL cells (worst ε of each), and a contrast.
@@ -236,7 +237,8 @@ def small_tables(args):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         e = DPCovariance(epsilon=eps, delta=oa.DELTA, bounds=(lo, hi),
-                                         random_state=s, **kw).fit(Z)
+                                         random_state=s, **uc.experimental_keywords(DPCovariance,
+                                                                                    kw)).fit(Z)
                     err[k].append(float(np.linalg.norm(e.covariance_ - C) / cn))
                     if k == "d":
                         took += e.adaptive_choice_ == "coinpress"

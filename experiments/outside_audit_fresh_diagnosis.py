@@ -29,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import outside_audit as oa  # noqa: E402
+uc = oa.uc  # experimental_keywords: the knobs' new spelling
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -65,11 +66,13 @@ def main() -> int:
                 warnings.simplefilter("ignore")
                 if task.startswith("pca"):
                     k = oa._pca_k(task)
-                    est = DPPCA(n_components=k, random_state=s, **base).fit(Z)
+                    est = DPPCA(n_components=k, random_state=s, **uc.experimental_keywords(DPPCA,
+                                                                                           base)).fit(Z)
                     V = est.components_.T
                     err = 1.0 - float(np.trace(V.T @ C @ V)) / float(lam[:k].sum())
                 else:
-                    est = DPCovariance(kind=task, random_state=s, **base).fit(Z)
+                    est = DPCovariance(kind=task, random_state=s,
+                                       **uc.experimental_keywords(DPCovariance, base)).fit(Z)
                     T = R if task == "correlation" else C
                     err = float(np.linalg.norm(est.covariance_ - T) / np.linalg.norm(T))
             per.append((str(getattr(est, "adaptive_choice_", est.method_)), err))

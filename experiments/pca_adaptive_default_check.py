@@ -110,7 +110,7 @@ def fitter(method: str, t: uc.Table, eps: float, k: int):
 
         def fit(s):
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                        random_state=s, **kw).fit(t.X)
+                        random_state=s, **uc.experimental_keywords(DPPCA, kw)).fit(t.X)
             return est.components_, str(getattr(est, "adaptive_choice_", "") or "")
         return fit
     from utility_pca import pca_fitter

@@ -141,7 +141,8 @@ def dppca_variant(t, k, eps, *, plan=None, **kw):
             ctx = forced_plan(plan) if plan is not None else contextlib.nullcontext()
             with ctx:
                 return DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                             random_state=s, **kw).fit(t.X).components_
+                             random_state=s, **uc.experimental_keywords(DPPCA,
+                                                                        kw)).fit(t.X).components_
     return fit
 
 

@@ -94,7 +94,7 @@ def fit_row(row, t, eps, k, s):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                    random_state=int(s), **kw).fit(t.X)
+                    random_state=int(s), **uc.experimental_keywords(DPPCA, kw)).fit(t.X)
     return est.components_, getattr(est, "adaptive_choice_", "")
 
 

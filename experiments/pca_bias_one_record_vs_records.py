@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _pca_gate as pcg  # noqa: E402
 import _utility_common as uc  # noqa: E402
+from matrixdp.models.experimental import PCAOptions
 
 RESULTS = uc.REPO_ROOT / "results"
 NAME = "pca_bias_one_record_vs_records"
@@ -74,7 +75,7 @@ def main(check=False):
                 warnings.simplefilter("ignore")
                 V = DPPCA(n_components=key[1], epsilon=key[2], delta=uc.DELTA,
                           bounds=(t.lo, t.hi), random_state=s,
-                          adaptive_bias="records").fit(t.X).components_
+                          experimental=PCAOptions(adaptive_bias="records")).fit(t.X).components_
             q, _ = np.linalg.qr(np.asarray(V, float).T)
             rec[i] = 1.0 - float(np.trace(q.T @ C @ q)) / best
         tr = sorted(d)

@@ -59,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
 from pca_bias_direction_diagnosis import data  # noqa: E402  (the cells' records and bounds)
+from matrixdp.models.experimental import PCAOptions
 
 NAME = "pca_bias_rank_diagnosis"
 RESULTS = uc.REPO_ROOT / "results"
@@ -154,9 +155,9 @@ def main():
                                 random_state=s).fit(X)
                     cap_keep = dict(cap)
                     one = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
-                                random_state=s, adaptive_bias="one-record").fit(X)
+                                random_state=s, experimental=PCAOptions(adaptive_bias="one-record")).fit(X)
                     rec = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
-                                random_state=s, adaptive_bias="records").fit(X)
+                                random_state=s, experimental=PCAOptions(adaptive_bias="records")).fit(X)
                     cap.clear()
                     cap.update(cap_keep)
                     with uc.adaptive_options(branch="coinpress"):

@@ -89,7 +89,7 @@ def dppca_fit(t: uc.Table, eps: float, k: int, options: dict | None = None, **kw
         ctx = uc.adaptive_options(**options) if options else _null()
         with ctx:
             est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                        random_state=int(s), **kw).fit(t.X)
+                        random_state=int(s), **uc.experimental_keywords(DPPCA, kw)).fit(t.X)
         pred = getattr(est, "adaptive_predicted_", None) or {}
         return est.components_, {"choice": getattr(est, "adaptive_choice_", ""),
                                  "allocation": getattr(est, "allocation_", ""),

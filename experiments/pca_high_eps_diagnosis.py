@@ -116,7 +116,7 @@ def fit_row(row, X, lo, hi, k, eps, s):
     with ctx, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(lo, hi),
-                    random_state=int(s), **kw).fit(X)
+                    random_state=int(s), **uc.experimental_keywords(DPPCA, kw)).fit(X)
     p = getattr(est, "adaptive_predicted_", None) or {}
     return est.components_, {
         "choice": getattr(est, "adaptive_choice_", ""),

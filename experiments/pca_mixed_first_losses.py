@@ -73,7 +73,7 @@ def main(argv=None) -> int:
                 with warnings.catch_warnings(), uc.adaptive_options(**opt):
                     warnings.simplefilter("ignore")
                     est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                                random_state=s, **kw).fit(t.X)
+                                random_state=s, **uc.experimental_keywords(DPPCA, kw)).fit(t.X)
                 q, _ = np.linalg.qr(est.components_.T)
                 err = max(1.0 - float(np.trace(q.T @ C @ q)) / best, 1e-300)
                 vals.append(err)

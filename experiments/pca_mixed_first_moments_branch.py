@@ -21,6 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
+from matrixdp.models.experimental import PCAOptions
 
 SEEDS = {"benchmark (20261124, 60)": (20261124, 60), "gate (20261131, 30)": (20261131, 30)}
 FIRSTS = ("covariance", "pca", "mixed")
@@ -50,7 +51,7 @@ def main() -> int:
                         warnings.simplefilter("ignore")
                         est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA,
                                     bounds=(t.lo, t.hi), random_state=s, method="adaptive",
-                                    adaptive_first=first).fit(t.X)
+                                    experimental=PCAOptions(adaptive_first=first)).fit(t.X)
                     q, _ = np.linalg.qr(est.components_.T)
                     vals.append(1.0 - float(np.trace(q.T @ C @ q)) / best)
                 med[first] = float(np.median(vals))

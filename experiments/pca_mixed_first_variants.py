@@ -62,7 +62,7 @@ def main() -> int:
                     warnings.simplefilter("ignore")
                     kw = {} if opt is None else {"method": "adaptive", "adaptive_first": "mixed"}
                     est = DPPCA(n_components=k, epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                                random_state=s, **kw).fit(t.X)
+                                random_state=s, **uc.experimental_keywords(DPPCA, kw)).fit(t.X)
                 q, _ = np.linalg.qr(est.components_.T)
                 vals.append(max(1.0 - float(np.trace(q.T @ C @ q)) / best, 1e-300))
                 cp += est.adaptive_choice_ == "coinpress"

@@ -336,7 +336,8 @@ def fitter(kind, t, eps, Xtr, ytr, Xte, kappa=None, form=None):
 
     def fit(s):
         with uc.pinned_constants(boosting, BOOST_FALLBACK_KAPPA=kappa, BOOST_FALLBACK_FORM=form):
-            m = DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr)
+            m = DPLinearRegression(random_state=s, **uc.experimental_keywords(DPLinearRegression,
+                                                                              kw)).fit(Xtr, ytr)
         return m.predict(Xte), m
     return fit
 

@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
 from regression_bias_gate import EPSILONS, TRAPS, trap_table  # noqa: E402  (one definition)
+from matrixdp.models.experimental import RegressionOptions
 
 OUT = Path(__file__).resolve().parent.parent / "results"
 SEED = 20261124
@@ -78,7 +79,8 @@ def main():
                 for s in seeds:
                     kw = dict(epsilon=eps, delta=uc.DELTA, bounds_X=(t.lo, t.hi),
                               bounds_y=(t.y_lo, t.y_hi), random_state=s)
-                    d = DPLinearRegression(boost_rounds="adaptive", **kw).fit(Xtr, ytr)
+                    d = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression, {**kw,
+                                                                                           "boost_rounds": "adaptive"})).fit(Xtr, ytr)
                     if d.boost_branch_ != "second-release":
                         continue
                     row = dict(dataset=name, epsilon=eps, seed=s, n=len(ytr), d=t.d,
@@ -87,7 +89,9 @@ def main():
                     with uc.pinned_constants(boosting, BOOST_BIAS_GATE_BIAS="debiased",
                                              BOOST_BIAS_GATE_ROUNDS=10,
                                              BOOST_BIAS_GATE_RATIO=np.inf):
-                        g = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(Xtr, ytr)
+                        g = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression,
+                                                                          {**kw,
+                                                                           "boost_rounds": "bias-gated"})).fit(Xtr, ytr)
                     beta0, M, M0, w, sig10, _, C0 = captured["args"]
                     s2 = float(g.boost_residual_scale_["point"]) ** 2
                     row["sigma2"] = s2
@@ -103,7 +107,9 @@ def main():
                         row[f"sampling_{T}"] = r["sampling"]
                         with uc.pinned_constants(boosting, BOOST_BIAS_GATE_ROUNDS=T,
                                                  BOOST_BIAS_GATE_RATIO=-np.inf):
-                            m = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(Xtr, ytr)
+                            m = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression,
+                                                                              {**kw,
+                                                                               "boost_rounds": "bias-gated"})).fit(Xtr, ytr)
                         assert m.boost_branch_ == "ls-rounds"
                         row[f"open_{T}"] = ur.test_metrics(t, yte, m.predict(Xte))[0]
                     rows.append(row)

@@ -382,7 +382,9 @@ def fitter(method, t, eps, Xtr, ytr, Xte, growth=None):
 
     def fit(s):
         with uc.pinned_constants(boosting, **pinned):
-            return DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr).predict(Xte)
+            return DPLinearRegression(random_state=s,
+                                      **uc.experimental_keywords(DPLinearRegression, kw)).fit(Xtr,
+                                                                                              ytr).predict(Xte)
     return fit
 
 

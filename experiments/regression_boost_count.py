@@ -133,6 +133,7 @@ import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
 import regression_boosted as rb  # noqa: E402
 import regression_adaptive_boost as rab  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 OUT = Path(__file__).resolve().parent.parent / "results"
 EPSILONS = (0.3, 1.0, 3.0, 10.0, 30.0)
@@ -271,7 +272,8 @@ def fitter(t, eps, Xtr, ytr, Xte, boost_rounds, bias=None, clip=None):
 
     def fit(s):
         with uc.pinned_constants(boosting, BOOST_COUNT_BIAS=bias, BOOST_COUNT_CLIP=clip):
-            m = DPLinearRegression(random_state=s, **kw).fit(Xtr, ytr)
+            m = DPLinearRegression(random_state=s, **uc.experimental_keywords(DPLinearRegression,
+                                                                              kw)).fit(Xtr, ytr)
         return m.predict(Xte), m
     return fit
 
@@ -444,8 +446,8 @@ def wdbc_counts(args):
                         T, c = grid[list(fits).index(k) - 2]
                         from matrixdp.models import DPLinearRegression
                         m = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
-                                               bounds_y=(t.y_lo, t.y_hi), boost_rounds=T,
-                                               boost_clip=c * hy, random_state=s).fit(Xtr, ytr)
+                                               bounds_y=(t.y_lo, t.y_hi),
+                                               experimental=RegressionOptions(boost_rounds=T, boost_clip=c * hy), random_state=s).fit(Xtr, ytr)
                         p = m.predict(Xte)
                     else:
                         p, m = f(s)

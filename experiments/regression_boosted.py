@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 OUT = Path(__file__).resolve().parent.parent / "results"
 EPSILONS = (0.3, 1.0, 3.0, 10.0, 30.0)
@@ -139,15 +140,18 @@ def fitter(method: str, t: uc.Table, eps: float, Xtr, ytr, Xte, **boost):
 
     if method == DEFAULT:
         return lambda s: DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
-                                            bounds_y=(t.y_lo, t.y_hi), boost_rounds=0,
+                                            bounds_y=(t.y_lo, t.y_hi),
+                                            experimental=RegressionOptions(boost_rounds=0),
                                             random_state=s).fit(Xtr, ytr).predict(Xte)
     if method == OURS:
         from matrixdp.models.boosting import BOOST_ROUNDS
 
         rounds = boost.pop("boost_rounds", BOOST_ROUNDS)
         return lambda s: DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
-                                            bounds_y=(t.y_lo, t.y_hi), boost_rounds=rounds,
-                                            random_state=s, **boost).fit(Xtr, ytr).predict(Xte)
+                                            bounds_y=(t.y_lo, t.y_hi), random_state=s,
+                                            **uc.experimental_keywords(DPLinearRegression, {
+                                                **boost, "boost_rounds": rounds})
+                                            ).fit(Xtr, ytr).predict(Xte)
     return ur.regression_fitter(method, t, eps, Xtr, ytr, Xte)
 
 

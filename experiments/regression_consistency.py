@@ -104,6 +104,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402,F401  (registers holdout_synthetic)
 import outside_audit as oa  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 OUT = Path(__file__).resolve().parent.parent / "results"
 EPSILONS = (0.3, 1.0, 3.0, 10.0, 30.0, 1e2, 1e4, 1e6)
@@ -167,7 +168,9 @@ def run(tables, args, log):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     for m, kw in METHODS.items():
-                        est = DPLinearRegression(**kw, **base).fit(Xtr, ytr)
+                        est = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression,
+                                                                            {**kw,
+                                                                             **base})).fit(Xtr, ytr)
                         row[m] = mse(est.predict(Xte))
                         if m == "new":
                             clips = est.boost_clips_ or ()
@@ -312,8 +315,10 @@ def utility(args):
                             bounds_y=(t.y_lo, t.y_hi), random_state=s)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    a = DPLinearRegression(boost_clip="fixed", **base).fit(Xtr, ytr)
-                    b = DPLinearRegression(boost_clip="late", **base).fit(Xtr, ytr)
+                    a = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression, {**base,
+                                                                                           "boost_clip": "fixed"})).fit(Xtr, ytr)
+                    b = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression, {**base,
+                                                                                           "boost_clip": "late"})).fit(Xtr, ytr)
                 n_same += bool(np.array_equal(a.predict(Xte), b.predict(Xte)))
                 n_sw += any(c > _tau0(t) * (1 + 1e-9) for c in (b.boost_clips_ or ()))
             total, same, switched = total + len(seeds), same + n_same, switched + n_sw
@@ -371,7 +376,8 @@ def coef(args):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         m = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
-                                               bounds_y=(t.y_lo, t.y_hi), boost_clip=c,
+                                               bounds_y=(t.y_lo, t.y_hi),
+                                               experimental=RegressionOptions(boost_clip=c),
                                                random_state=s).fit(Xtr, ytr)
                     p = m.predict(Xte)
                     d[c].append(float(np.mean((p - po) ** 2)) / ols)

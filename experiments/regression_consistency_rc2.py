@@ -110,6 +110,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _utility_common as uc  # noqa: E402
 import regression_consistency as rc  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 OUT = Path(__file__).resolve().parent.parent / "results"
 rc.METHODS = {"old": dict(boost_clip="fixed"), "new": dict(boost_clip="consistent"),
@@ -191,8 +192,10 @@ def utility(args):
                             bounds_y=(t.y_lo, t.y_hi), random_state=s)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    a = DPLinearRegression(boost_clip="fixed", **base).fit(Xtr, ytr)
-                    b = DPLinearRegression(boost_clip="consistent", **base).fit(Xtr, ytr)
+                    a = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression, {**base,
+                                                                                           "boost_clip": "fixed"})).fit(Xtr, ytr)
+                    b = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression, {**base,
+                                                                                           "boost_clip": "consistent"})).fit(Xtr, ytr)
                 n_same += bool(np.array_equal(a.predict(Xte), b.predict(Xte)))
                 n_sw += any(c > rc._tau0(t) * (1 + 1e-9) for c in (b.boost_clips_ or ()))
             total, same, switched = total + len(seeds), same + n_same, switched + n_sw

@@ -140,7 +140,8 @@ def _fit_default(t, eps, Xtr, ytr, seed, **kw):
     from matrixdp.models import DPLinearRegression
 
     return DPLinearRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(t.lo, t.hi),
-                              bounds_y=(t.y_lo, t.y_hi), random_state=seed, **kw).fit(Xtr, ytr)
+                              bounds_y=(t.y_lo, t.y_hi),
+                              random_state=seed, **uc.experimental_keywords(DPLinearRegression, kw)).fit(Xtr, ytr)
 
 
 def run(args):

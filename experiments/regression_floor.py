@@ -53,6 +53,8 @@ sys.path.insert(0, str(HERE))
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 
+import _utility_common as _uc  # noqa: E402  (experimental_keywords: the knobs' new spelling)
+
 NAME = "regression_floor"
 DELTA = 1e-6
 EPSILONS = (0.3, 1.0, 3.0, 10.0)
@@ -92,8 +94,8 @@ def fitter(kw: dict, lo, hi, y_lo, y_hi, eps, extra: dict):
 
     def fit(Xtr, ytr, seed):
         return DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(lo, hi),
-                                  bounds_y=(y_lo, y_hi), random_state=seed, **extra,
-                                  **kw).fit(Xtr, ytr)
+                                  bounds_y=(y_lo, y_hi),
+                                  random_state=seed, **_uc.experimental_keywords(DPLinearRegression, {**extra, **kw})).fit(Xtr, ytr)
     return fit
 
 
@@ -269,7 +271,8 @@ def part_diagnose(args, log):
                     else:
                         est = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
                                                  bounds_y=(t.y_lo, t.y_hi), random_state=s,
-                                                 **VARIANTS[m]).fit(Xtr, ytr)
+                                                 **_uc.experimental_keywords(
+                                                     DPLinearRegression, VARIANTS[m])).fit(Xtr, ytr)
                         pred = est.predict
                         if m == "default":
                             task, _, _, tt = regression_task(t.lo, t.hi, t.y_lo, t.y_hi, len(tr),

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from matrixdp.models.experimental import RegressionOptions
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -82,7 +83,7 @@ def run(name, eps, seeds):
     try:
         for s in range(seeds):
             DPLinearRegression(epsilon=eps, bounds_X=(lo, hi), bounds_y=(y_lo, y_hi),
-                               random_state=s, select="risk").fit(X, y)
+                               random_state=s, experimental=RegressionOptions(select="risk")).fit(X, y)
     finally:
         lin.risk_selection = original
     r = np.array(rec, dtype=float)

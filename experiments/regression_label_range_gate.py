@@ -71,6 +71,7 @@ import _regression_sure as rsc  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import regression_label_range_diagnosis as diag  # noqa: E402
 import utility_regression as ur  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 NAME = "regression_label_range_gate"
 SEED = 20261202
@@ -86,7 +87,7 @@ def fit(t, eps, Xtr, ytr, seed, label_range):
 
     return DPLinearRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(t.lo, t.hi),
                               bounds_y=(t.y_lo, t.y_hi), random_state=seed,
-                              label_range=label_range).fit(Xtr, ytr)
+                              experimental=RegressionOptions(label_range=label_range)).fit(Xtr, ytr)
 
 
 def paired_trial(t, eps, Xtr, ytr, Xte, yte, s) -> dict:

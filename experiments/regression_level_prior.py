@@ -56,6 +56,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))
 
 import regression_floor as rf  # noqa: E402  (the grid, splits, seeds and tables of task F)
+import _utility_common as _uc  # noqa: E402  (experimental_keywords: the knobs' new spelling)
 
 NAME = "regression_level_prior"
 DISCLOSURE = (
@@ -266,7 +267,7 @@ def _projected_level_fit(kw, t, eps, Xtr, ytr, seed):
     try:
         return DPLinearRegression(epsilon=eps, delta=rf.DELTA, bounds_X=(t.lo, t.hi),
                                   bounds_y=(t.y_lo, t.y_hi), random_state=seed,
-                                  **kw).fit(Xtr, ytr)
+                                  **_uc.experimental_keywords(DPLinearRegression, kw)).fit(Xtr, ytr)
     finally:
         lin.level_posterior, lin.place_level = orig_post, orig_place
 
@@ -324,7 +325,8 @@ def part_diagnose(args, log):
                         est = DPLinearRegression(epsilon=eps, delta=rf.DELTA,
                                                  bounds_X=(t.lo, t.hi),
                                                  bounds_y=(t.y_lo, t.y_hi), random_state=sd,
-                                                 **VARIANTS[m]).fit(Xtr, ytr)
+                                                 **_uc.experimental_keywords(
+                                                     DPLinearRegression, VARIANTS[m])).fit(Xtr, ytr)
                         pred = est.predict
                         if m == "default":
                             task, _, _, tt = regression_task(t.lo, t.hi, t.y_lo, t.y_hi,

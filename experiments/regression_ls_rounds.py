@@ -97,6 +97,7 @@ import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
 import regression_boosted as rb  # noqa: E402
 import regression_adaptive_boost as rab  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 OUT = Path(__file__).resolve().parent.parent / "results"
 EPSILONS = (0.3, 1.0, 3.0, 10.0, 30.0)
@@ -110,7 +111,8 @@ def fit_model(t, eps, Xtr, ytr, s, boost_rounds, T_ls=None):
 
     with uc.pinned_constants(boosting, BOOST_LS_ROUNDS=T_ls):
         return DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
-                                  bounds_y=(t.y_lo, t.y_hi), boost_rounds=boost_rounds,
+                                  bounds_y=(t.y_lo, t.y_hi),
+                                  experimental=RegressionOptions(boost_rounds=boost_rounds),
                                   random_state=s).fit(Xtr, ytr)
 
 

@@ -133,6 +133,7 @@ import regression_boosted as rb  # noqa: E402
 import regression_adaptive_boost as rab  # noqa: E402
 import regression_boost_count as rbc  # noqa: E402
 import regression_ls_rounds as rls  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 OUT = Path(__file__).resolve().parent.parent / "results"
 EPSILONS = (0.3, 1.0, 3.0, 10.0, 30.0)
@@ -161,7 +162,8 @@ def fit_model(t, eps, Xtr, ytr, s, boost_rounds, r0=None):
 
     with uc.pinned_constants(boosting, BOOST_SIGNAL_R2=r0):
         return DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
-                                  bounds_y=(t.y_lo, t.y_hi), boost_rounds=boost_rounds,
+                                  bounds_y=(t.y_lo, t.y_hi),
+                                  experimental=RegressionOptions(boost_rounds=boost_rounds),
                                   random_state=s).fit(Xtr, ytr)
 
 

@@ -36,7 +36,8 @@ def run(args):
     from matrixdp.models import DPLinearRegression
 
     def Unprojected(**kw):  # noqa: N802 - used like the class beside it
-        return DPLinearRegression(projection="none", **kw)
+        return DPLinearRegression(projection="none",
+                                  **uc.experimental_keywords(DPLinearRegression, kw))
 
     plan = moments.plan_second_moment
     seeds = [int(s) for s in np.random.SeedSequence(args.seed).generate_state(args.trials)]

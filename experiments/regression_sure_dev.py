@@ -35,6 +35,7 @@ import _paired_gate as pg  # noqa: E402
 import _regression_sure as rsc  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import outside_audit as oa  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 NAME = "regression_sure_dev"
 UNITS = ("corner", "heavy_tail", "collinear", "const_equal", "const_loose", "binary", "wide",
@@ -59,7 +60,9 @@ def run_unit(u, epsilons, trials, seed, done, write_row):
                 warnings.simplefilter("ignore")
                 base = dict(epsilon=eps, delta=oa.DELTA, bounds_X=(u.lo, u.hi),
                             bounds_y=(u.y_lo, u.y_hi), **u.kw)
-                est = DPLinearRegression(random_state=s, slope_shrink="sure", **base).fit(Xtr, ytr)
+                est = DPLinearRegression(random_state=s,
+                                         **uc.experimental_keywords(DPLinearRegression, {**base,
+                                                                                         "slope_shrink": "sure"})).fit(Xtr, ytr)
                 preds = {"sure": est.predict(Xte)}
                 row["lam"] = est.sure_ridge_ if est.sure_ridge_ is not None else float("nan")
                 row["branch"] = est.boost_branch_

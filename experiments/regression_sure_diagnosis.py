@@ -27,6 +27,7 @@ import _check_tables_heldout as ht  # noqa: E402
 import _utility_common as uc  # noqa: E402
 import utility_regression as ur  # noqa: E402
 import regression_sure_gate as gate  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 CELLS = (("holdout_synthetic", 1.0), ("holdout_synthetic", 0.3), ("wdbc", 10.0), ("wdbc", 3.0),
          ("ctg", 1.0), ("401ksubs", 0.3), ("crime1", 0.3))
@@ -70,7 +71,7 @@ def main():
                                            bounds_y=(t.y_lo, t.y_hi), random_state=s).fit(Xtr, ytr)
                     c = DPLinearRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(t.lo, t.hi),
                                            bounds_y=(t.y_lo, t.y_hi), random_state=s,
-                                           slope_shrink="sure").fit(Xtr, ytr)
+                                           experimental=RegressionOptions(slope_shrink="sure")).fit(Xtr, ytr)
             finally:
                 rsk.sure_ridge = original
             coefs.append(d.coef_)

@@ -25,6 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import outside_audit as oa  # noqa: E402
+uc = oa.uc  # experimental_keywords: the knobs' new spelling
+from matrixdp.models.experimental import RegressionOptions
 
 CAL_CELLS = (("heavy_tail", 1.0), ("const_loose", 0.3), ("loose_label", 1.0), ("corner", 10.0))
 VAR_CELLS = (("heavy_tail", 1.0), ("const_loose", 0.3), ("collinear", 0.3), ("corner", 10.0),
@@ -53,7 +55,8 @@ def main():
         C, S = [], []
         for s in range(80):
             m = DPLinearRegression(epsilon=eps, delta=oa.DELTA, bounds_X=(u.lo, u.hi),
-                                   bounds_y=(u.y_lo, u.y_hi), random_state=s, **u.kw).fit(
+                                   bounds_y=(u.y_lo, u.y_hi),
+                                   random_state=s, **uc.experimental_keywords(DPLinearRegression, u.kw)).fit(
                 u.X[tr], u.y[tr])
             C.append(m.coef_)
             S.append(m.coef_std_)
@@ -73,12 +76,14 @@ def main():
             for (tr, te), s in zip(sp, seeds):
                 base = dict(epsilon=eps, delta=oa.DELTA, bounds_X=(u.lo, u.hi),
                             bounds_y=(u.y_lo, u.y_hi), random_state=s, **u.kw)
-                m = DPLinearRegression(**base).fit(u.X[tr], u.y[tr])
+                m = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression,
+                                                                  base)).fit(u.X[tr], u.y[tr])
                 res["default"].append(np.mean((np.clip(m.predict(u.X[te]), u.y_lo, u.y_hi)
                                                - u.y[te]) ** 2))
                 for k, (metric, scales) in VARIANTS.items():
                     rsk.SURE_METRIC, rsk.SURE_NOISE_SCALES = metric, scales
-                    m = DPLinearRegression(slope_shrink="sure", **base).fit(u.X[tr], u.y[tr])
+                    m = DPLinearRegression(**uc.experimental_keywords(DPLinearRegression, {**base,
+                                                                                           "slope_shrink": "sure"})).fit(u.X[tr], u.y[tr])
                     res[k].append(np.mean((np.clip(m.predict(u.X[te]), u.y_lo, u.y_hi)
                                            - u.y[te]) ** 2))
             d = np.median(res["default"])

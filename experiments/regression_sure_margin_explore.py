@@ -31,6 +31,7 @@ import _utility_common as uc  # noqa: E402
 import outside_audit as oa  # noqa: E402
 import regression_sure_gate as gate  # noqa: E402
 import utility_regression as ur  # noqa: E402
+from matrixdp.models.experimental import RegressionOptions
 
 GATE_CELLS = (("holdout_synthetic", 1.0), ("holdout_synthetic", 0.3), ("wdbc", 10.0),
               ("wdbc", 30.0), ("wdbc", 3.0), ("ctg", 1.0), ("jtrain3", 0.3), ("charity", 3.0),
@@ -85,7 +86,7 @@ def main():
             def fp(shrink, s, t=t, eps=eps, Xtr=Xtr, ytr=ytr, Xte=Xte, yte=yte):
                 m = DPLinearRegression(epsilon=eps, delta=uc.DELTA, bounds_X=(t.lo, t.hi),
                                        bounds_y=(t.y_lo, t.y_hi), random_state=s,
-                                       slope_shrink=shrink).fit(Xtr, ytr)
+                                       experimental=RegressionOptions(slope_shrink=shrink)).fit(Xtr, ytr)
                 return ur.test_metrics(t, yte, m.predict(Xte))[0]
             d, r = ratios(fp, [(s,) for s in seeds])
             L.append(f"| gate (RMSE) | {name} | {eps:g} | {d:.4g} | " + " | ".join(f"{x:.3f}" for x in r) + " |")
@@ -98,7 +99,8 @@ def main():
             def fp(shrink, tr, te, s, u=u, eps=eps):
                 m = DPLinearRegression(epsilon=eps, delta=oa.DELTA, bounds_X=(u.lo, u.hi),
                                        bounds_y=(u.y_lo, u.y_hi), random_state=s,
-                                       slope_shrink=shrink, **u.kw).fit(u.X[tr], u.y[tr])
+                                       **uc.experimental_keywords(DPLinearRegression, {**u.kw,
+                                                                                       "slope_shrink": shrink})).fit(u.X[tr], u.y[tr])
                 return float(np.mean((np.clip(m.predict(u.X[te]), u.y_lo, u.y_hi) - u.y[te]) ** 2))
             d, r = ratios(fp, [(tr, te, s) for (tr, te), s in zip(sp, ss)])
             L.append(f"| audit scenario (MSE) | {name} | {eps:g} | {d:.4g} | " + " | ".join(f"{x:.3f}" for x in r) + " |")

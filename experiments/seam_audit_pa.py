@@ -33,6 +33,7 @@ import numpy as np
 
 from matrixdp.audit.estimator_catalogue import covariance_pair, regression_pair
 from matrixdp.audit.estimators import audit_estimator, fitted_outputs
+from matrixdp.models.experimental import RegressionOptions, CovarianceOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 JSONL = ROOT / "results" / "seam_audit_pa.jsonl"
@@ -64,14 +65,16 @@ def entries():
                           random_state=s),
          _added(covariance_pair()), lambda est: np.ravel(est.mean_)),
         ("DPCovariance[adaptive_refine=True]", 1.0, 1e-6,
-         lambda s: DPCovariance(bounds=(-1, 1), method="adaptive", adaptive_refine=True,
+         lambda s: DPCovariance(bounds=(-1, 1), method="adaptive",
+                                experimental=CovarianceOptions(adaptive_refine=True),
                                 epsilon=1.0, delta=1e-6, random_state=s),
          covariance_pair(), None),
         ("RONGauss[add-remove]", 1.0, 0.0,
          lambda s: RONGauss(dim=1, epsilon=1.0, neighbouring="add-remove", random_state=s),
          _added(covariance_pair()), _ron_output),
         ("DPLinearRegression[label_range='auto']", 3.0, 1e-6,
-         lambda s: DPLinearRegression(bounds_X=(-1, 1), bounds_y=(-100, 100), label_range="auto",
+         lambda s: DPLinearRegression(bounds_X=(-1, 1), bounds_y=(-100, 100),
+                                      experimental=RegressionOptions(label_range="auto"),
                                       epsilon=3.0, delta=1e-6, random_state=s),
          regression_pair(noisy=True), _label_output),
     ]

@@ -122,7 +122,7 @@ def correlation_fitter(method: str, t: uc.Table, eps: float):
     kw = ({"method": "coinpress"} if choice == "coinpress" else
           {} if method == uc.DEFAULT_ROW else {"method": "moments", "noise": choice})
     return lambda s: DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
-                                  kind="correlation", random_state=s, **kw).fit(t.X).covariance_
+                                  kind="correlation", random_state=s, **uc.experimental_keywords(DPCovariance, kw)).fit(t.X).covariance_
 
 
 def run(args) -> tuple[list[dict], list[uc.Table]]:

@@ -16,6 +16,7 @@ import numpy as np
 
 import matrixdp.models
 import matrixdp.synth
+from matrixdp.models.experimental import RegressionOptions, CovarianceOptions, PCAOptions
 
 N, D = 120, 3
 ALL = ("replace-one", "add-remove")
@@ -222,7 +223,8 @@ CASES: dict[str, Case] = {
                             "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
     # round 3e: the first look allocated for PCA (adaptive_first="pca")
     "DPPCA[adaptive, first pca]": Case(
-        _m("DPPCA", n_components=2, method="adaptive", adaptive_first="pca", **_BX), _numeric,
+        _m("DPPCA", n_components=2, method="adaptive",
+           experimental=PCAOptions(adaptive_first="pca"), **_BX), _numeric,
         _fit_x, relations=("replace-one",),
         released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
                             "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
@@ -240,7 +242,7 @@ CASES: dict[str, Case] = {
     # the risk-estimated ridge on the fitted coefficients (docs/regression.md §3d, opt-in): its
     # λ is a function of the release (post-processing), so a released value
     "DPLinearRegression[sure]": Case(
-        _m("DPLinearRegression", slope_shrink="sure", **_BXY),
+        _m("DPLinearRegression", experimental=RegressionOptions(slope_shrink="sure"), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "sure_ridge_"}) | _DECISION),
@@ -250,7 +252,8 @@ CASES: dict[str, Case] = {
     # values, and so is what the noise allocation computed from that range (the candidates); under
     # add-remove the box is kept and nothing is spent
     "DPLinearRegression[label range]": Case(
-        _m("DPLinearRegression", label_range="auto", bounds_X=(-1, 1), bounds_y=(-100, 100),
+        _m("DPLinearRegression", experimental=RegressionOptions(label_range="auto"), bounds_X=(-1,
+                                                                                               1), bounds_y=(-100, 100),
            epsilon=20.0, **{k: v for k, v in _B.items() if k != "epsilon"}),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
@@ -260,25 +263,28 @@ CASES: dict[str, Case] = {
     # the regression opt-ins of issue 24 (docs/regression.md §3b-3c): a dedicated DP mean of
     # the target in the same charge, the risk selection and the level prior (post-processing)
     "DPLinearRegression[level]": Case(
-        _m("DPLinearRegression", level_share="auto", select="risk", level_prior="gauss", **_BXY),
+        _m("DPLinearRegression", experimental=RegressionOptions(level_share="auto", select="risk",
+                                                                level_prior="gauss"), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "target_mean_", "selected_", "risk_estimates_"})),
     "DPRidge[level]": Case(
-        _m("DPRidge", level_share=0.5, level_prior="box", **_BXY),
+        _m("DPRidge", experimental=RegressionOptions(level_share=0.5, level_prior="box"), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "target_mean_", "level_weight_"})),
     # boosting on the joint release (docs/regression.md §4c): the joint release and the rounds'
     # releases of the clipped residual correlations, composed and charged once
     "DPLinearRegression[boosted]": Case(
-        _m("DPLinearRegression", boost_rounds=3, **_BXY), lambda r: _numeric(r, labels="real"),
+        _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds=3),
+           **_BXY), lambda r: _numeric(r, labels="real"),
         _fit_xy, released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                                      "intercept_std_"})),
     # the growing residual clip (docs/regression.md §4d): each round's τ is a function of the
     # public inputs and the earlier releases, so boost_clip_/boost_clips_ are released values
     "DPLinearRegression[boosted, grow clip]": Case(
-        _m("DPLinearRegression", boost_rounds=2, boost_clip="grow", **_BXY),
+        _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds=2, boost_clip="grow"),
+           **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "boost_clip_", "boost_clips_"})),
@@ -287,14 +293,15 @@ CASES: dict[str, Case] = {
     # and the released residual scale it read are functions of the joint release
     # (post-processing), so they are released values
     "DPLinearRegression[adaptive boost, fallback]": Case(
-        _m("DPLinearRegression", boost_rounds="adaptive", boost_clip=1e-3, **_BXY),
+        _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds="adaptive",
+                                                                boost_clip=1e-3), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_"}) | _DECISION),
     # the count of rounds chosen from the joint release (docs/regression.md §4f, opt-in): the
     # predicted losses it compared are post-processing of that release, so released values
     "DPLinearRegression[predict]": Case(
-        _m("DPLinearRegression", boost_rounds="predict", **_BXY),
+        _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds="predict"), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "boost_predicted_loss_"}) | _DECISION),
@@ -302,7 +309,8 @@ CASES: dict[str, Case] = {
     # box narrower than the labels and a large ε make the released residuals large against τ₀:
     # the ls-rounds branch on every dataset of the pair, under both relations
     "DPLinearRegression[ls-fallback]": Case(
-        _m("DPLinearRegression", boost_rounds="ls-fallback", bounds_X=(-1, 1),
+        _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds="ls-fallback"),
+           bounds_X=(-1, 1),
            bounds_y=(-0.2, 0.2), epsilon=50.0,
            **{k: v for k, v in _B.items() if k != "epsilon"}),
         lambda r: _numeric(r, labels="real"), _fit_xy,
@@ -312,7 +320,8 @@ CASES: dict[str, Case] = {
     # the joint release, so a released value; here the gate opens (R̂² lower ≈ 0.75) on every
     # dataset of the pair, under both relations
     "DPLinearRegression[ls-signal]": Case(
-        _m("DPLinearRegression", boost_rounds="ls-signal", bounds_X=(-1, 1),
+        _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds="ls-signal"),
+           bounds_X=(-1, 1),
            bounds_y=(-0.2, 0.2), epsilon=50.0,
            **{k: v for k, v in _B.items() if k != "epsilon"}),
         lambda r: _numeric(r, labels="real"), _fit_xy,
@@ -321,22 +330,26 @@ CASES: dict[str, Case] = {
     # §4k's bias gate (the default "auto" since task RW; explicit here): the same narrow label
     # box and large ε send §4e to its fallback, where the gate reads the release
     "DPLinearRegression[bias-gated]": Case(
-        _m("DPLinearRegression", boost_rounds="bias-gated", bounds_X=(-1, 1),
+        _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds="bias-gated"),
+           bounds_X=(-1, 1),
            bounds_y=(-0.2, 0.2), epsilon=50.0,
            **{k: v for k, v in _B.items() if k != "epsilon"}),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_"}) | _DECISION),
     "DPRidge[boosted]": Case(
-        _m("DPRidge", boost_rounds=2, **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
+        _m("DPRidge", experimental=RegressionOptions(boost_rounds=2),
+           **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_"})),
     "DPCovariance[coinpress radius]": Case(
-        _m("DPCovariance", method="coinpress", coinpress_beta="auto", epsilon=50.0,
+        _m("DPCovariance", method="coinpress",
+           experimental=CovarianceOptions(coinpress_beta="auto"), epsilon=50.0,
            **{k: v for k, v in _BX.items() if k != "epsilon"}), _numeric, _fit_x,
         relations=("replace-one",), released=frozenset({"covariance_", "location_"})),
     "DPCovariance[coinpress late radius]": Case(
-        _m("DPCovariance", method="coinpress", coinpress_beta="late", epsilon=50.0,
+        _m("DPCovariance", method="coinpress",
+           experimental=CovarianceOptions(coinpress_beta="late"), epsilon=50.0,
            **{k: v for k, v in _BX.items() if k != "epsilon"}), _numeric, _fit_x,
         relations=("replace-one",), released=frozenset({"covariance_", "location_"})),
     "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
@@ -409,7 +422,8 @@ CASES: dict[str, Case] = {
                             "adaptive_choice_", "adaptive_predicted_"})),
     # the whitened branch refined in two CoinPress steps (task HC, opt-in)
     "DPCovariance[adaptive refine]": Case(
-        _m("DPCovariance", method="adaptive", adaptive_refine=True, **_BX), _numeric, _fit_x,
+        _m("DPCovariance", method="adaptive", experimental=CovarianceOptions(adaptive_refine=True),
+           **_BX), _numeric, _fit_x,
         relations=("replace-one",),
         released=frozenset({"covariance_", "location_", "allocation_", "adaptive_choice_",
                             "adaptive_predicted_"})),

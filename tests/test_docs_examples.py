@@ -60,6 +60,10 @@ def test_docs_python_blocks_run(name, tmp_path, monkeypatch):
         assert 0.3 < ns["ledger"].spent().epsilon <= 0.5
         assert len(ns["acc"].spends) == 2 and ns["acc"].total().epsilon < 0.5
         ns["ledger"].close()
+    elif name == "experimental.md":
+        # "single-release"; "PCAOptions(adaptive_bias='model')": the repr names the changed knob
+        assert ns["single"].boost_branch_ == "single-release"
+        assert repr(ns["pca"].get_params()["experimental"]) == "PCAOptions(adaptive_bias='model')"
     elif name == "fisher.md":
         assert str(ns["out"].privacy) == \
             "(epsilon=1, delta=1e-06)-DP [local; calibration=analytic; exact]"

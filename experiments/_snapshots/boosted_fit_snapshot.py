@@ -161,6 +161,23 @@ def run_cell(cell, data):
             setattr(boosting, k, v)
 
 
+def _spelled(kw: dict, model=None) -> dict:
+    """``kw`` with the research knobs moved into ``experimental=RegressionOptions(...)`` (on top
+    of ``model``'s, for ``set_params``) where the tree has it (task XP); as keywords before."""
+    try:
+        from matrixdp.models.experimental import RegressionOptions
+    except ImportError:
+        return dict(kw)
+    import dataclasses
+
+    kw = dict(kw)
+    knobs = {k: kw.pop(k) for k in list(kw) if k in RegressionOptions.__dataclass_fields__}
+    if knobs:
+        base = kw.get("experimental") or (model.experimental if model is not None else None)
+        kw["experimental"] = dataclasses.replace(base or RegressionOptions(), **knobs)
+    return kw
+
+
 def _run_cell(c, est, table, kind, first, data):
     X, y = data[table]
     kw = dict(bounds_X=(-1, 1), bounds_y=(0, 1), delta=1e-6)
@@ -168,15 +185,17 @@ def _run_cell(c, est, table, kind, first, data):
     acc = Accountant(epsilon=kw["epsilon"] * 1.0001 + 1e-9, delta=1e-5)
     gen = np.random.Generator(np.random.PCG64(12345))
     kw.update(random_state=gen, accountant=acc)
+    kw = _spelled(kw)
     model = DPRidge(alpha=7.5, **kw) if est == "ridge" else DPLinearRegression(**kw)
     if kind == "dask":
         import dask.array as da
         X, y = da.from_array(X, chunks=(400, X.shape[1])), da.from_array(y, chunks=400)
     if first is not None:  # fit once with another option, then refit with this cell's
-        model.set_params(boost_rounds=first, accountant=None,
+        model.set_params(**_spelled(dict(boost_rounds=first), model), accountant=None,
                          random_state=np.random.Generator(np.random.PCG64(7)))
         model.fit(*(data["binary" if table == "smooth" else "smooth"]))
-        model.set_params(boost_rounds=c["boost_rounds"], accountant=acc, random_state=gen)
+        model.set_params(**_spelled(dict(boost_rounds=c["boost_rounds"]), model),
+                         accountant=acc, random_state=gen)
     RELEASES.clear()
     rec = {}
     try:

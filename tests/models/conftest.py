@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from matrixdp.models.experimental import RegressionOptions
 
 
 class JointRelease:
@@ -125,7 +126,8 @@ class LSRoundsNoise:
         sigma = boosted_plan(task, eps, 1e-6, "auto", BOOST_LS_ROUNDS, 0.5, BOOST_JOINT_SHARE,
                              True)[1].sigma
         for s in range(fits):
-            est = DPLinearRegression(epsilon=eps, boost_rounds=boost_rounds, random_state=s,
+            est = DPLinearRegression(epsilon=eps,
+                                     experimental=RegressionOptions(boost_rounds=boost_rounds), random_state=s,
                                      bounds_X=(-1, 1), bounds_y=(0, 1)).fit(X, y)
             assert est.boost_branch_ == "ls-rounds"
         noise = np.concatenate(self._releases.noise((d + 1,)))

@@ -15,6 +15,7 @@ from matrixdp.models.adaptive import (AdaptiveOptions, COUNT_Z, DECISION_Z, adap
                                       capped_level, clipping_loss_bins, clipping_loss_counts,
                                       read_counts)
 from matrixdp.models.coinpress import whitening
+from matrixdp.models.experimental import CovarianceOptions, PCAOptions
 
 
 def concentrated_table(n, seed=0):
@@ -635,14 +636,15 @@ def test_dpcovariance_ranks_by_the_median_by_default_and_mean_is_the_old_release
     from matrixdp.feasible import project_feasible
 
     X = one_entry_table(5000)
-    assert DPCovariance().get_params()["adaptive_ranking"] == "median"
+    assert DPCovariance().get_params()["experimental"] is None
+    assert CovarianceOptions().adaptive_ranking == "median"
     d = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3).fit(X)
     md = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3,
-                      adaptive_ranking="median").fit(X)
+                      experimental=CovarianceOptions(adaptive_ranking="median")).fit(X)
     np.testing.assert_array_equal(d.covariance_, md.covariance_)
     assert d.adaptive_predicted_["loss_statistic"] == "median"
     mean = DPCovariance(epsilon=0.5, bounds=(_OE_LO, _OE_HI), random_state=3,
-                        adaptive_ranking="mean").fit(X)
+                        experimental=CovarianceOptions(adaptive_ranking="mean")).fit(X)
     old = adaptive_covariance(X, _OE_LO, _OE_HI, epsilon=0.5, delta=1e-6, rng=3, beta=0.1)
     np.testing.assert_array_equal(
         mean.covariance_, project_feasible(old.covariance, _OE_LO, _OE_HI, "covariance",
@@ -656,7 +658,7 @@ def test_adaptive_ranking_median_leaves_the_correlation_default_byte_identical()
     d = DPCovariance(epsilon=1.0, bounds=(_OE_LO, _OE_HI), kind="correlation",
                      random_state=4).fit(X)
     m = DPCovariance(epsilon=1.0, bounds=(_OE_LO, _OE_HI), kind="correlation", random_state=4,
-                     adaptive_ranking="median").fit(X)
+                     experimental=CovarianceOptions(adaptive_ranking="median")).fit(X)
     np.testing.assert_array_equal(d.covariance_, m.covariance_)
     assert d.adaptive_predicted_ == m.adaptive_predicted_
 
@@ -704,7 +706,7 @@ def test_the_median_ranking_is_validated_before_any_charge():
     acc = Accountant(epsilon=5.0, delta=1e-5)
     with pytest.raises(InvalidParameterError, match="adaptive_ranking"):
         DPCovariance(epsilon=1.0, bounds=(_OE_LO, _OE_HI), accountant=acc,
-                     adaptive_ranking="median-ish").fit(X)
+                     experimental=CovarianceOptions(adaptive_ranking="median-ish")).fit(X)
     assert len(acc.spends) == 0
 
 
@@ -835,9 +837,9 @@ def test_correlation_rule_margin_is_the_default_release_and_guard_blocks_the_ste
     X, b = _cg_table(), (np.full(4, -10.0), np.full(4, 10.0))
     d = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7).fit(X)
     g = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7,
-                     correlation_rule="guard").fit(X)
+                     experimental=CovarianceOptions(correlation_rule="guard")).fit(X)
     m = DPCovariance(epsilon=5.0, bounds=b, kind="correlation", random_state=7,
-                     correlation_rule="margin").fit(X)
+                     experimental=CovarianceOptions(correlation_rule="margin")).fit(X)
     np.testing.assert_array_equal(d.covariance_, m.covariance_)
     assert g.adaptive_choice_ == "moments"
     assert d.adaptive_choice_ == m.adaptive_choice_ == "coinpress" and m.shrinkage_ == "none"
@@ -860,7 +862,7 @@ def test_correlation_rule_and_margin_are_validated_before_any_charge():
     acc = Accountant(epsilon=5.0, delta=1e-5)
     with pytest.raises(InvalidParameterError, match="correlation_rule"):
         DPCovariance(epsilon=1.0, bounds=(lo, hi), kind="correlation", accountant=acc,
-                     correlation_rule="loose").fit(X)
+                     experimental=CovarianceOptions(correlation_rule="loose")).fit(X)
     assert len(acc.spends) == 0
     for bad in ({"unresolved_margin": 0.5, "resolve_z": 3.0},
                 {"unresolved_margin": math.inf, "resolve_z": 3.0},
@@ -913,6 +915,7 @@ def test_dppca_mixed_first_look_refused_delta_charges_nothing():
     X = np.random.default_rng(0).uniform(0, 1, (200, 4))
     acc = Accountant()
     with pytest.raises(InvalidPrivacyParameterError):
-        DPPCA(2, epsilon=1.0, delta=0.1, bounds=(0, 1), adaptive_first="mixed", random_state=0,
+        DPPCA(2, epsilon=1.0, delta=0.1, bounds=(0, 1),
+              experimental=PCAOptions(adaptive_first="mixed"), random_state=0,
               accountant=acc).fit(X)
     assert len(acc.spends) == 0

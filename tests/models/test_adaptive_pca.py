@@ -18,6 +18,7 @@ from matrixdp.models.adaptive import (AdaptiveOptions, BIN_RATIO, adaptive_covar
                                       pca_frame)
 from matrixdp.models.coinpress import BETA, gaussian_radius_sq
 from matrixdp.models.covariance import project_feasible
+from matrixdp.models.experimental import PCAOptions
 
 
 def _sym_noise(rng, V, reps):
@@ -474,7 +475,7 @@ def test_adaptive_first_reaches_the_first_look_and_defaults_to_the_covariance():
     fits = {}
     for first in (None, "covariance", "pca"):
         acc = Accountant(epsilon=10.0, delta=1e-3)
-        kw = {} if first is None else {"adaptive_first": first}
+        kw = {} if first is None else {"experimental": PCAOptions(adaptive_first=first)}
         fits[first] = (DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
                              random_state=5, accountant=acc, **kw).fit(X), acc)
     (d, acc_d), (c, acc_c), (p, acc_p) = fits[None], fits["covariance"], fits["pca"]
@@ -520,7 +521,7 @@ def test_an_invalid_adaptive_first_is_refused_before_any_charge(bad):
     acc = Accountant(epsilon=10.0, delta=1e-3)
     with pytest.raises(InvalidParameterError, match="adaptive_first"):
         DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
-              adaptive_first=bad, accountant=acc).fit(X)
+              experimental=PCAOptions(adaptive_first=bad), accountant=acc).fit(X)
     assert acc.spends == ()
 
 
@@ -724,7 +725,7 @@ def test_the_guard_off_is_the_fit_before_the_option_byte_for_byte(off):
     """DPPCA(method="adaptive") with no guard (the default None, or 0) gives exactly the fits
     of the code before task PA2 (digests pinned at f75fd01) and reports no "resolved"."""
     for (name, eps, seed), want in _PINNED_BEFORE_PA2.items():
-        est = _pa2_fit(name, eps, seed, **off)
+        est = _pa2_fit(name, eps, seed, **({"experimental": PCAOptions(**off)} if off else {}))
         assert _digest(est) == want, (name, eps, seed)
         assert "resolved" not in est.adaptive_predicted_
 
@@ -736,7 +737,7 @@ def test_the_guard_blocks_the_step_where_a_first_look_variance_is_unresolved():
     whole budget is still spent (exact composition)."""
     for eps, seed in ((0.3, 1), (1.0, 2), (4.0, 3)):
         off = _pa2_fit("small_box", eps, seed)
-        on = _pa2_fit("small_box", eps, seed, adaptive_resolve_z=3.0)
+        on = _pa2_fit("small_box", eps, seed, experimental=PCAOptions(adaptive_resolve_z=3.0))
         assert off.adaptive_choice_ == "coinpress"
         assert math.isfinite(off.adaptive_predicted_["coinpress"])
         p = on.adaptive_predicted_
@@ -754,7 +755,7 @@ def test_the_guard_leaves_a_fit_whose_variances_are_resolved_unchanged():
     for name in ("strong", "filling"):
         for eps, seed in ((0.3, 1), (1.0, 2), (4.0, 3)):
             off = _pa2_fit(name, eps, seed)
-            on = _pa2_fit(name, eps, seed, adaptive_resolve_z=3.0)
+            on = _pa2_fit(name, eps, seed, experimental=PCAOptions(adaptive_resolve_z=3.0))
             assert on.adaptive_predicted_["resolved"] >= 3.0
             assert on.adaptive_choice_ == off.adaptive_choice_
             assert _digest(on) == _digest(off)
@@ -794,7 +795,8 @@ def test_an_invalid_guard_is_refused_before_any_charge(option, bad):
     acc = Accountant(epsilon=10.0, delta=1e-3)
     with pytest.raises(InvalidParameterError, match=f"adaptive_{option}"):
         DPPCA(n_components=2, bounds=(lo, hi), method="adaptive", accountant=acc,
-              random_state=0, **{f"adaptive_{option}": bad}).fit(_strong_table(500))
+              random_state=0,
+              experimental=PCAOptions(**{f"adaptive_{option}": bad})).fit(_strong_table(500))
     assert acc.spends == ()
     with pytest.raises(InvalidParameterError, match=option):
         adaptive_covariance(_strong_table(500), lo, hi, epsilon=1.0, delta=1e-6, rng=0,
@@ -848,7 +850,7 @@ def test_unresolved_share_by_hand():
 def test_the_share_guard_off_is_the_fit_before_the_option_byte_for_byte(off):
     """adaptive_resolve_share=None gives exactly the fits pinned before task PA2 (f75fd01)."""
     for (name, eps, seed), want in _PINNED_BEFORE_PA2.items():
-        est = _pa2_fit(name, eps, seed, **off)
+        est = _pa2_fit(name, eps, seed, experimental=PCAOptions(**off))
         assert _digest(est) == want, (name, eps, seed)
         assert "unresolved_share" not in est.adaptive_predicted_
 
@@ -860,8 +862,8 @@ def test_the_share_guard_blocks_the_step_where_the_unresolved_features_carry_the
     guard's (task PA2) draw for draw: the same releases and stream."""
     for eps, seed in ((0.3, 1), (1.0, 2), (4.0, 3)):
         off = _pa3_fit("small_box", eps, seed)
-        on = _pa3_fit("small_box", eps, seed, adaptive_resolve_share=share)
-        c1 = _pa3_fit("small_box", eps, seed, adaptive_resolve_z=3.0)
+        on = _pa3_fit("small_box", eps, seed, experimental=PCAOptions(adaptive_resolve_share=share))
+        c1 = _pa3_fit("small_box", eps, seed, experimental=PCAOptions(adaptive_resolve_z=3.0))
         assert off.adaptive_choice_ == "coinpress"
         p = on.adaptive_predicted_
         assert p["unresolved_share"] == 1.0 and p["resolved"] < 3.0
@@ -879,8 +881,8 @@ def test_the_share_guard_lets_the_step_through_where_the_unresolved_feature_carr
     fit is the unguarded one byte for byte (the same choice, predictions and draws)."""
     for eps, seed in ((1.0, 2), (4.0, 3)):
         off = _pa3_fit("mixed", eps, seed)
-        on = _pa3_fit("mixed", eps, seed, adaptive_resolve_share=share)
-        c1 = _pa3_fit("mixed", eps, seed, adaptive_resolve_z=3.0)
+        on = _pa3_fit("mixed", eps, seed, experimental=PCAOptions(adaptive_resolve_share=share))
+        c1 = _pa3_fit("mixed", eps, seed, experimental=PCAOptions(adaptive_resolve_z=3.0))
         p = on.adaptive_predicted_
         assert p["resolved"] < 3.0 and 0.0 < p["unresolved_share"] < 0.01
         assert c1.adaptive_choice_ == "moments"
@@ -893,14 +895,16 @@ def test_the_share_guard_lets_the_step_through_where_the_unresolved_feature_carr
 def test_the_share_guard_compares_the_share_with_its_threshold():
     """The same first look (ε = 1, s ≈ 0.002): s* just below s blocks, just above lets through;
     z (adaptive_resolve_z) sets which features are unresolved: at z = 1e-9 none is, s = 0."""
-    s = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=0.5).adaptive_predicted_[
+    s = _pa3_fit("mixed", 1.0, 2,
+                 experimental=PCAOptions(adaptive_resolve_share=0.5)).adaptive_predicted_[
         "unresolved_share"]
-    below = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=0.5 * s)
-    above = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=2.0 * s)
+    below = _pa3_fit("mixed", 1.0, 2, experimental=PCAOptions(adaptive_resolve_share=0.5 * s))
+    above = _pa3_fit("mixed", 1.0, 2, experimental=PCAOptions(adaptive_resolve_share=2.0 * s))
     assert math.isinf(below.adaptive_predicted_["coinpress"])
     assert below.adaptive_choice_ == "moments"
     assert above.adaptive_choice_ == "coinpress"
-    none = _pa3_fit("mixed", 1.0, 2, adaptive_resolve_share=0.0, adaptive_resolve_z=1e-9)
+    none = _pa3_fit("mixed", 1.0, 2, experimental=PCAOptions(adaptive_resolve_share=0.0,
+                                                             adaptive_resolve_z=1e-9))
     assert none.adaptive_predicted_["unresolved_share"] == 0.0
     assert none.adaptive_choice_ == "coinpress"
 
@@ -967,7 +971,7 @@ def test_the_mixed_first_look_composes_to_the_same_budget_and_charge():
     for first in ("covariance", "mixed"):
         acc = Accountant(epsilon=10.0, delta=1e-3)
         est = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
-                    adaptive_first=first, random_state=3, accountant=acc).fit(X)
+                    experimental=PCAOptions(adaptive_first=first), random_state=3, accountant=acc).fit(X)
         fits[first] = (est, acc)
     (c, acc_c), (m, acc_m) = fits["covariance"], fits["mixed"]
     assert (m.privacy_.epsilon, m.privacy_.delta, m.privacy_.mu) == \
@@ -1033,7 +1037,7 @@ def test_dppca_adaptive_first_mixed_is_the_functions_mixed_first_look():
     choice and mean as the function on the same seed, different from the default's first look."""
     X, lo, hi = _pca_moments_case()
     est = DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method="adaptive",
-                adaptive_first="mixed", random_state=5).fit(X)
+                experimental=PCAOptions(adaptive_first="mixed"), random_state=5).fit(X)
     ref = adaptive_covariance(X, lo, hi, epsilon=1.0, delta=1e-6, kind="pca", n_components=2,
                               rng=5, first_kind="mixed")
     assert est.adaptive_predicted_ == ref.predicted
@@ -1104,7 +1108,8 @@ def test_dppca_adaptive_bias_passes_through_and_none_is_the_release_default():
     default before) and "records" reach the release (reported), the guarantee is unchanged, an
     unknown value names the argument."""
     X, lo, hi = _heavy_tail_table()
-    fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5, adaptive_bias=b).fit(X)
+    fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5,
+                     experimental=PCAOptions(adaptive_bias=b)).fit(X)
             for b in (None, "one-record", "model", "records")}
     np.testing.assert_array_equal(fits[None].components_, fits["one-record"].components_)
     assert fits[None].adaptive_predicted_ == fits["one-record"].adaptive_predicted_
@@ -1113,7 +1118,7 @@ def test_dppca_adaptive_bias_passes_through_and_none_is_the_release_default():
     assert fits["records"].adaptive_predicted_["bias"] == "records"
     assert fits["records"].privacy_ == fits[None].privacy_
     with pytest.raises(InvalidParameterError, match="adaptive_bias"):
-        DPPCA(2, bounds=(lo, hi), adaptive_bias="middle").fit(X)
+        DPPCA(2, bounds=(lo, hi), experimental=PCAOptions(adaptive_bias="middle")).fit(X)
 
 
 def _one_far_record_table(n=200, seed=3, far=1):
@@ -1213,7 +1218,8 @@ def test_dppca_adaptive_bias_one_record_passes_through():
     """DPPCA(adaptive_bias="one-record") reaches the release (reported), keeps the default's
     guarantee and GDP parameters (the same releases: a post-processing choice only)."""
     X, lo, hi = _one_far_record_table()
-    fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5, adaptive_bias=b).fit(X)
+    fits = {b: DPPCA(2, epsilon=1e4, bounds=(lo, hi), random_state=5,
+                     experimental=PCAOptions(adaptive_bias=b)).fit(X)
             for b in (None, "one-record")}
     assert fits["one-record"].adaptive_predicted_["bias"] == "one-record"
     assert fits["one-record"].privacy_ == fits[None].privacy_

@@ -16,6 +16,7 @@ from matrixdp.models.adaptive import (AdaptiveOptions, CHECK_SHARE, REFINE_SHARE
                                       adaptive_covariance, checked_step, coinpress_noise_loss,
                                       refine_prediction)
 from matrixdp.models.coinpress import unwhiten, whitened_records, whitening
+from matrixdp.models.experimental import CovarianceOptions
 
 
 def corner_table(n=2000, d=5, seed=0):
@@ -35,7 +36,7 @@ def test_the_option_off_is_the_default_byte_for_byte(kind):
     for s in range(3):
         a = DPCovariance(epsilon=10.0, bounds=(lo, hi), kind=kind, random_state=s).fit(X)
         b = DPCovariance(epsilon=10.0, bounds=(lo, hi), kind=kind, random_state=s,
-                         adaptive_refine=False).fit(X)
+                         experimental=CovarianceOptions(adaptive_refine=False)).fit(X)
         assert np.array_equal(a.covariance_, b.covariance_)
         assert "refined" not in a.adaptive_predicted_
 
@@ -48,7 +49,7 @@ def test_it_changes_only_the_whitened_branch_and_keeps_the_guarantee(kind):
         for eps in (1.0, 10.0):
             a = DPCovariance(epsilon=eps, bounds=(lo, hi), kind=kind, random_state=s).fit(X)
             b = DPCovariance(epsilon=eps, bounds=(lo, hi), kind=kind, random_state=s,
-                             adaptive_refine=True).fit(X)
+                             experimental=CovarianceOptions(adaptive_refine=True)).fit(X)
             # the same first look, counts and choice (same stream up to the whitened branch)
             assert a.adaptive_choice_ == b.adaptive_choice_
             assert (a.privacy_.epsilon, a.privacy_.delta, a.privacy_.mu) == \
@@ -112,7 +113,7 @@ def test_refining_lowers_the_error_where_the_first_look_margin_dominates():
     for s in range(20):
         a = DPCovariance(epsilon=10.0, bounds=(lo, hi), kind="correlation", random_state=s).fit(X)
         b = DPCovariance(epsilon=10.0, bounds=(lo, hi), kind="correlation", random_state=s,
-                         adaptive_refine=True).fit(X)
+                         experimental=CovarianceOptions(adaptive_refine=True)).fit(X)
         n_ref += b.adaptive_predicted_["refined"]
         e_def.append(np.linalg.norm(a.covariance_ - R))
         e_ref.append(np.linalg.norm(b.covariance_ - R))
@@ -140,7 +141,7 @@ def test_same_guarantee_and_choice_as_the_default(kind):
     for s in range(4):
         a = DPCovariance(epsilon=10.0, bounds=(lo, hi), kind=kind, random_state=s).fit(X)
         b = DPCovariance(epsilon=10.0, bounds=(lo, hi), kind=kind, random_state=s,
-                         adaptive_refine="checked").fit(X)
+                         experimental=CovarianceOptions(adaptive_refine="checked")).fit(X)
         assert a.adaptive_choice_ == b.adaptive_choice_
         assert (a.privacy_.epsilon, a.privacy_.delta, a.privacy_.mu) == \
             (b.privacy_.epsilon, b.privacy_.delta, b.privacy_.mu)
@@ -239,7 +240,7 @@ def test_it_keeps_the_refinement_where_the_first_margin_dominates(kind):
     for s in range(20):
         a = DPCovariance(epsilon=10.0, bounds=(lo, hi), kind=kind, random_state=s).fit(X)
         b = DPCovariance(epsilon=10.0, bounds=(lo, hi), kind=kind, random_state=s,
-                         adaptive_refine="checked").fit(X)
+                         experimental=CovarianceOptions(adaptive_refine="checked")).fit(X)
         n_chk += bool(b.adaptive_predicted_.get("checked"))
         e_def.append(np.linalg.norm(a.covariance_ - T))
         e_chk.append(np.linalg.norm(b.covariance_ - T))

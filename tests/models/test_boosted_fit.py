@@ -11,6 +11,7 @@ import matrixdp.models.linear as lin
 from matrixdp.models import DPLinearRegression
 from matrixdp.models.boosted_fit import BoostedFitPlan, SINGLE_RELEASE
 from matrixdp.models.boosting import BOOST_LS_ROUNDS
+from matrixdp.models.experimental import RegressionOptions
 
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
@@ -50,7 +51,8 @@ def test_the_charge_is_the_plans_total_once_before_any_draw(boost_tables, gaussi
                                                             plans, table, option, branch, draws):
     X, y = boost_tables.smooth() if table == "smooth" else boost_tables.binary(seed=0)
     keeper = SpendSpy(gaussian_releases)
-    est = DPLinearRegression(epsilon=30.0, noise="iid", boost_rounds=option, accountant=keeper,
+    est = DPLinearRegression(epsilon=30.0, noise="iid",
+                             experimental=RegressionOptions(boost_rounds=option), accountant=keeper,
                              random_state=0, **BIN).fit(X, y)
     assert est.boost_branch_ == branch
     (plan,) = plans
@@ -80,7 +82,8 @@ def test_the_plan_is_a_function_of_public_inputs_only(boost_tables, plans):
 
 def test_without_boosting_no_plan_and_the_single_release_record(boost_tables, plans):
     X, y = boost_tables.smooth()
-    est = DPLinearRegression(epsilon=3.0, boost_rounds=0, random_state=0, **BIN).fit(X, y)
+    est = DPLinearRegression(epsilon=3.0, experimental=RegressionOptions(boost_rounds=0),
+                             random_state=0, **BIN).fit(X, y)
     assert plans == []
     for name, value in SINGLE_RELEASE.fitted_attributes().items():
         assert getattr(est, name) == value
@@ -95,9 +98,12 @@ def test_the_consistent_clip_keeps_the_one_charge(boost_tables, gaussian_release
     for eps, switched in ((1.0, False), (1e8, True)):
         keeper = SpendSpy(gaussian_releases)
         start = len(gaussian_releases)
-        est = DPLinearRegression(epsilon=eps, boost_clip="consistent", boost_rounds=2, noise="iid",
+        est = DPLinearRegression(epsilon=eps,
+                                 experimental=RegressionOptions(boost_clip="consistent",
+                                                                boost_rounds=2), noise="iid",
                                  accountant=keeper, random_state=0, **BIN).fit(X, y)
-        fixed = DPLinearRegression(epsilon=eps, boost_clip="fixed", boost_rounds=2, noise="iid",
+        fixed = DPLinearRegression(epsilon=eps, experimental=RegressionOptions(boost_clip="fixed",
+                                                                               boost_rounds=2), noise="iid",
                                    random_state=0, **BIN).fit(X, y)
         plan = plans[-2]
         assert keeper.spends == [(plan.total, start)]  # once, before this fit's first draw

@@ -316,10 +316,10 @@ def test_estimators_pass_coinpress_beta_and_default_to_the_fixed_rate(monkeypatc
     for kw in ({}, {"coinpress_beta": 0.1}, {"coinpress_beta": "auto"}):
         for method in ("coinpress", "adaptive"):
             est = DPCovariance(epsilon=1e4, bounds=(lo, hi), method=method, random_state=5,
-                               **kw).fit(X)
+                               experimental=CovarianceOptions(**kw)).fit(X)
             fits[(kw.get("coinpress_beta"), method)] = est.covariance_
         DPPCA(n_components=2, epsilon=1e4, bounds=(lo, hi), method="coinpress", random_state=5,
-              **kw).fit(X)
+              experimental=PCAOptions(**kw)).fit(X)
     assert seen == [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, "auto", "auto", "auto"]
     np.testing.assert_array_equal(fits[(None, "coinpress")], fits[(0.1, "coinpress")])
     assert not np.allclose(fits[("auto", "coinpress")], fits[(0.1, "coinpress")])
@@ -330,6 +330,7 @@ def test_estimators_pass_coinpress_beta_and_default_to_the_fixed_rate(monkeypatc
 # results/coinpress_late_radius.md)
 
 from matrixdp.models.coinpress import LATE_FACTOR  # noqa: E402
+from matrixdp.models.experimental import CovarianceOptions, PCAOptions
 
 
 def test_the_late_radius_is_the_larger_of_the_floor_and_the_scaled_moment_radius():
@@ -420,9 +421,9 @@ def test_an_invalid_coinpress_beta_is_named_as_the_estimator_parameter(method, b
 
     X, lo, hi = skewed_table(200)
     for make in (lambda acc: DPCovariance(epsilon=1.0, bounds=(lo, hi), method=method,
-                                          coinpress_beta=bad, accountant=acc),
+                                          experimental=CovarianceOptions(coinpress_beta=bad), accountant=acc),
                  lambda acc: DPPCA(n_components=2, epsilon=1.0, bounds=(lo, hi), method=method,
-                                   coinpress_beta=bad, accountant=acc)):
+                                   experimental=PCAOptions(coinpress_beta=bad), accountant=acc)):
         acc = Accountant(epsilon=10.0, delta=1e-3)
         with pytest.raises(InvalidParameterError, match="coinpress_beta"):
             make(acc).fit(X)

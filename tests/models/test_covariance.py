@@ -12,6 +12,7 @@ from matrixdp.calibration.gaussian import analytic_gaussian_sigma, max_gaussian_
 from matrixdp.errors import InvalidParameterError, OutOfBoundsError
 from matrixdp.models import DPCovariance
 from matrixdp.models.covariance import augmented_task
+from matrixdp.models.experimental import CovarianceOptions
 
 EPS, DELTA = 1.0, 1e-6
 # a public table whose feature ranges run from 1 to 1,400 (as in the reviewer's check)
@@ -662,9 +663,10 @@ def test_a_bad_coinpress_steps_is_named_as_the_caller_spelled_it(cls, steps):
 def test_a_bad_adaptive_refine_is_named_as_the_caller_spelled_it():
     X = np.random.default_rng(0).uniform(size=(100, 3))
     with pytest.raises(InvalidParameterError) as info:
-        DPCovariance(bounds=(0, 1), adaptive_refine="foo").fit(X)
+        DPCovariance(bounds=(0, 1), experimental=CovarianceOptions(adaptive_refine="foo")).fit(X)
     assert info.value.argument == "adaptive_refine"
-    DPCovariance(bounds=(0, 1), adaptive_refine="checked", random_state=0).fit(X)
+    DPCovariance(bounds=(0, 1), experimental=CovarianceOptions(adaptive_refine="checked"),
+                 random_state=0).fit(X)
 
 
 @pytest.mark.parametrize("kw", [dict(method="moments"), dict(neighbouring="add-remove"),

@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from matrixdp.errors import InvalidParameterError, OutOfBoundsError
 from matrixdp.models import DPLinearRegression, DPRidge
+from matrixdp.models.experimental import RegressionOptions
 
 HI = np.array([1.0, 10.0, 80.0, 600.0])
 BOUNDS_X = (np.zeros(4), HI)
@@ -240,7 +241,7 @@ def _forced_allocation_errors(monkeypatch, widths, eps, seeds=20, n=20000):
         for s in range(seeds):
             # the allocation's own error: the single joint release (no boosting rounds)
             est = DPLinearRegression(epsilon=eps, bounds_X=(0, widths), bounds_y=(-1, 1),
-                                     boost_rounds=0, random_state=s).fit(X, y)
+                                     experimental=RegressionOptions(boost_rounds=0), random_state=s).fit(X, y)
             errs.append(np.sum(((est.coef_ - ols) * widths / 2) ** 2))
         out[alloc] = (est.expected_loss_, float(np.mean(errs)))
     monkeypatch.setattr(moments, "plan_second_moment", plan)
@@ -361,8 +362,9 @@ def test_held_out_medical_table_issue_24_findings():
 
 # ----------------------------------------------------------------------------- error bars
 @pytest.mark.parametrize("kwargs", [{}, {"fit_intercept": False}, {"neighbouring": "add-remove"},
-                                    {"noise": "iid", "projection": "none", "boost_rounds": 0},
-                                    {"boost_rounds": 0}])
+                                    {"noise": "iid", "projection": "none",
+                                     "experimental": RegressionOptions(boost_rounds=0)},
+                                    {"experimental": RegressionOptions(boost_rounds=0)}])
 def test_coef_std_matches_the_spread_over_seeds(kwargs):
     """coef_std_ / intercept_std_ (delta method, public variances) against the standard deviation of
     coef_ over 400 seeded fits of one table, at a budget where the noise is small against the data
@@ -395,7 +397,7 @@ def test_coef_std_is_conservative_where_the_projection_binds():
     by more than the ±25% sampling tolerance."""
     X, y = table(20000, seed=3)
     fits = [DPLinearRegression(epsilon=50.0, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, noise="iid",
-                               boost_rounds=0, random_state=s).fit(X, y) for s in range(400)]
+                               experimental=RegressionOptions(boost_rounds=0), random_state=s).fit(X, y) for s in range(400)]
     ratio = np.array([f.coef_ for f in fits]).std(axis=0, ddof=1) / np.median(
         [f.coef_std_ for f in fits], axis=0)
     assert np.all(ratio < 1.25), ratio
@@ -408,7 +410,8 @@ def test_coef_std_shrinks_with_epsilon():
     this table its rounds switch to the residual cap at ε = 100 and their noise (∝ τ_cap) is
     larger in the coefficients than at ε = 10 (next test)."""
     X, y = table(5000)
-    std = [DPLinearRegression(epsilon=e, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, boost_clip="fixed",
+    std = [DPLinearRegression(epsilon=e, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y,
+                              experimental=RegressionOptions(boost_clip="fixed"),
                               random_state=0).fit(X, y).coef_std_ for e in (1.0, 10.0, 100.0)]
     assert np.all(std[0] > std[1]) and np.all(std[1] > std[2])
 
@@ -419,7 +422,7 @@ def test_the_late_clips_error_bars_rise_at_its_switch():
     same ε, and than the default's own at ε = 10 where no round switches."""
     X, y = table(5000)
     fit = {(e, c): DPLinearRegression(epsilon=e, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y,
-                                      boost_clip=c, random_state=0).fit(X, y)
+                                      experimental=RegressionOptions(boost_clip=c), random_state=0).fit(X, y)
            for e in (10.0, 100.0) for c in ("fixed", "late")}
     assert fit[(10.0, "late")].boost_clips_ == fit[(10.0, "fixed")].boost_clips_
     assert min(fit[(100.0, "late")].boost_clips_) > max(fit[(100.0, "fixed")].boost_clips_)
@@ -493,7 +496,8 @@ def test_level_share_and_selection_use_only_the_release(monkeypatch):
     import matrixdp.models.linear as lin
 
     X, y = _loose_label_table(3000, seed=1)
-    kw = dict(epsilon=1.0, random_state=5, level_share=0.4, select="risk", **LOOSE)
+    kw = dict(epsilon=1.0, random_state=5,
+              experimental=RegressionOptions(level_share=0.4, select="risk"), **LOOSE)
     clean = DPLinearRegression(**kw).fit(X, y)
     X2, y2 = X.copy(), y.copy()
     original = lin.release_with_target_mean
@@ -537,11 +541,13 @@ def test_level_share_composes_exactly_and_is_charged_once_before_any_draw(monkey
         monkeypatch.setattr(cls, "release", spy)
     small = Accountant(epsilon=0.5, delta=1e-6)
     with pytest.raises(BudgetExceededError):
-        DPLinearRegression(epsilon=1.0, delta=1e-6, level_share=0.3, accountant=small,
+        DPLinearRegression(epsilon=1.0, delta=1e-6,
+                           experimental=RegressionOptions(level_share=0.3), accountant=small,
                            random_state=0, **LOOSE).fit(X, y)
     assert small.spends == () and draws == []
     acc = Accountant(epsilon=1.0, delta=1e-6)
-    est = DPLinearRegression(epsilon=1.0, delta=1e-6, level_share=0.3, accountant=acc,
+    est = DPLinearRegression(epsilon=1.0, delta=1e-6,
+                             experimental=RegressionOptions(level_share=0.3), accountant=acc,
                              random_state=0, **LOOSE).fit(X, y)
     assert len(acc.spends) == 1 and len(draws) == 2  # the joint release and the mean
     assert acc.spends[0][1].epsilon == pytest.approx(1.0, rel=1e-9)
@@ -557,7 +563,8 @@ def _dedicated_mean_errors():
     X, y = _loose_label_table(n, seed=2)
     errs, var = [], None
     for s in range(400):
-        est = DPLinearRegression(epsilon=eps, level_share=share, random_state=s, **LOOSE).fit(X, y)
+        est = DPLinearRegression(epsilon=eps, experimental=RegressionOptions(level_share=share),
+                                 random_state=s, **LOOSE).fit(X, y)
         errs.append(est.target_mean_ - y.mean())
         var = est.target_mean_variance_
     return np.array(errs), var
@@ -591,8 +598,9 @@ def test_loose_label_box_risk_selection_is_near_the_dp_mean():
 
     old = med(lambda s: DPLinearRegression(epsilon=1.0, random_state=s, **LOOSE).fit(X, y)
               .predict(Xt))
-    new = med(lambda s: DPLinearRegression(epsilon=1.0, random_state=s, level_share=0.5,
-                                           select="risk", **LOOSE).fit(X, y).predict(Xt))
+    new = med(lambda s: DPLinearRegression(epsilon=1.0, random_state=s,
+                                           experimental=RegressionOptions(level_share=0.5,
+                                                                          select="risk"), **LOOSE).fit(X, y).predict(Xt))
     mean = med(lambda s: np.full(len(Xt), DPMean(epsilon=1.0, bounds=(-50, 50), random_state=s)
                                  .fit(y[:, None]).mean_[0]))
     assert old > 5 * mean, (old, mean)
@@ -605,11 +613,13 @@ def test_level_share_and_select_defaults_and_where_they_do_not_apply():
     assert est.level_share_ == 0.0 and est.target_mean_ is None and est.selected_ == "fit"
     assert est.risk_estimates_ is None
     for kw in ({"neighbouring": "add-remove"}, {"fit_intercept": False}):
-        e = DPLinearRegression(epsilon=1.0, random_state=0, level_share=0.5, **kw,
+        e = DPLinearRegression(epsilon=1.0, random_state=0,
+                               experimental=RegressionOptions(level_share=0.5), **kw,
                                **LOOSE).fit(X, y)
         assert e.level_share_ == 0.0 and e.target_mean_ is None
     # without an intercept the risk selection compares the fit with the zero predictor
-    e = DPLinearRegression(epsilon=1.0, random_state=0, select="risk", fit_intercept=False,
+    e = DPLinearRegression(epsilon=1.0, random_state=0,
+                           experimental=RegressionOptions(select="risk"), fit_intercept=False,
                            **LOOSE).fit(X, y)
     assert e.selected_ in ("fit", "constant") and set(e.risk_estimates_) == {"fit", "constant"}
 
@@ -620,7 +630,8 @@ def test_level_share_and_select_defaults_and_where_they_do_not_apply():
 def test_level_share_and_select_are_validated(kw):
     X, y = _loose_label_table(100)
     with pytest.raises(InvalidParameterError):
-        DPLinearRegression(epsilon=1.0, random_state=0, **kw, **LOOSE).fit(X, y)
+        DPLinearRegression(epsilon=1.0, random_state=0, experimental=RegressionOptions(**kw),
+                           **LOOSE).fit(X, y)
 
 
 def test_auto_level_share_follows_the_public_slope_capacity():
@@ -634,7 +645,7 @@ def test_auto_level_share_follows_the_public_slope_capacity():
     X = rng.uniform(0, 10, (20, 3))
     y = X @ np.array([1.0, -0.5, 0.2]) + rng.standard_normal(20)
     tiny = DPLinearRegression(epsilon=0.3, bounds_X=(0, 100), bounds_y=(-100, 100),
-                              level_share="auto", random_state=0).fit(X, y)
+                              experimental=RegressionOptions(level_share="auto"), random_state=0).fit(X, y)
     assert tiny.level_share_ == HOPELESS_SHARE and tiny.selected_ == "constant"
     np.testing.assert_array_equal(tiny.coef_, np.zeros(3))
     assert tiny.privacy_.epsilon == pytest.approx(0.3, rel=1e-9)
@@ -644,12 +655,13 @@ def test_auto_level_share_follows_the_public_slope_capacity():
     y = np.clip(X @ w + 0.1 * rng.standard_normal(20000), -2, 2)
     Xt = rng.uniform(-1, 1, (4000, 4))
     kw = dict(epsilon=10.0, bounds_X=(-1, 1), bounds_y=(-2, 2))
-    big = DPLinearRegression(level_share="auto", random_state=0, **kw).fit(X, y)
+    big = DPLinearRegression(experimental=RegressionOptions(level_share="auto"), random_state=0,
+                             **kw).fit(X, y)
     assert 0 < big.level_share_ < 0.05 and big.selected_ == "fit"
-    auto = _median_test_mse(lambda s: DPLinearRegression(level_share="auto", random_state=s, **kw),
+    auto = _median_test_mse(lambda s: DPLinearRegression(experimental=RegressionOptions(level_share="auto"), random_state=s, **kw),
                             X, y, Xt, Xt @ w, seeds=8)
     # the single release it was designed against (a level share turns the rounds off)
-    default = _median_test_mse(lambda s: DPLinearRegression(boost_rounds=0, random_state=s, **kw),
+    default = _median_test_mse(lambda s: DPLinearRegression(experimental=RegressionOptions(boost_rounds=0), random_state=s, **kw),
                                X, y, Xt, Xt @ w, seeds=8)
     assert auto <= 1.02 * default, (auto, default)
 
@@ -672,7 +684,8 @@ def test_a_public_constant_feature_does_not_set_the_ridge_of_the_others():
     # the pinned rows add no variance to the other bars: the intercept's bar is of the size it
     # has without the column (it was 300x larger when the pinned rows' noise was counted)
     for prior in ("none", "gauss"):
-        kw = dict(epsilon=0.5, bounds_y=(-5, 10), random_state=0, level_prior=prior)
+        kw = dict(epsilon=0.5, bounds_y=(-5, 10), random_state=0,
+                  experimental=RegressionOptions(level_prior=prior))
         a = DPLinearRegression(bounds_X=([0, -1, 3], [10, 1, 3]), **kw).fit(X, y)
         b = DPLinearRegression(bounds_X=([0, -1], [10, 1]), **kw).fit(X[:, :2], y)
         assert 0.5 < a.intercept_std_ / b.intercept_std_ < 2.0
@@ -703,7 +716,8 @@ def test_level_prior_weight_is_public_and_uses_only_the_release(monkeypatch):
 
     X, y = _tiny_level_table(0.0)
     X2, y2 = _tiny_level_table(0.8, seed=11)
-    kw = dict(epsilon=1.0, level_prior="gauss", random_state=4, **TINY)
+    kw = dict(epsilon=1.0, experimental=RegressionOptions(level_prior="gauss"), random_state=4,
+              **TINY)
     a = DPLinearRegression(**kw).fit(X, y)
     b = DPLinearRegression(**kw).fit(X2, y2)
     assert a.level_weight_ == b.level_weight_ and 0.0 < a.level_weight_ < 1.0
@@ -713,7 +727,8 @@ def test_level_prior_weight_is_public_and_uses_only_the_release(monkeypatch):
     assert a.level_weight_ == pytest.approx(level_prior_weight(v, 100.0, 1.0 / 3.0), rel=1e-12)
 
     for prior in ("gauss", "box"):
-        kw = dict(epsilon=1.0, level_prior=prior, random_state=4, **TINY)
+        kw = dict(epsilon=1.0, experimental=RegressionOptions(level_prior=prior), random_state=4,
+                  **TINY)
         clean = DPLinearRegression(**kw).fit(X, y)
         Xc, yc = X.copy(), y.copy()
         original = lin.release_second_moment
@@ -734,9 +749,11 @@ def test_level_prior_weight_is_public_and_uses_only_the_release(monkeypatch):
 
 def test_level_prior_keeps_the_slopes_and_where_it_does_not_apply():
     X, y = _tiny_level_table(0.5)
-    base = DPLinearRegression(epsilon=1.0, random_state=2, boost_rounds=0, **TINY).fit(X, y)
+    base = DPLinearRegression(epsilon=1.0, random_state=2,
+                              experimental=RegressionOptions(boost_rounds=0), **TINY).fit(X, y)
     assert base.level_weight_ == 1.0
-    est = DPLinearRegression(epsilon=1.0, random_state=2, level_prior="gauss", **TINY).fit(X, y)
+    est = DPLinearRegression(epsilon=1.0, random_state=2,
+                             experimental=RegressionOptions(level_prior="gauss"), **TINY).fit(X, y)
     np.testing.assert_array_equal(est.coef_, base.coef_)  # only the level moves
     assert est.intercept_ != base.intercept_
     assert est.privacy_ == base.privacy_  # post-processing: the same release
@@ -745,20 +762,24 @@ def test_level_prior_keeps_the_slopes_and_where_it_does_not_apply():
     Xb = rng.uniform(0, 1, (20000, 2))
     yb = np.clip(0.3 + Xb @ np.array([0.2, 0.1]) + 0.05 * rng.standard_normal(20000), 0, 1)
     kw = dict(epsilon=10.0, bounds_X=(0, 1), bounds_y=(0, 1), random_state=1)
-    big = DPLinearRegression(level_prior="gauss", **kw).fit(Xb, yb)
-    ref = DPLinearRegression(boost_rounds=0, **kw).fit(Xb, yb)
+    big = DPLinearRegression(experimental=RegressionOptions(level_prior="gauss"), **kw).fit(Xb, yb)
+    ref = DPLinearRegression(experimental=RegressionOptions(boost_rounds=0), **kw).fit(Xb, yb)
     assert big.level_weight_ > 0.999
     assert big.intercept_ == pytest.approx(ref.intercept_, abs=2e-3)
     # with select="risk" the prior moves the kept model's level only (same selection)
-    sel = DPLinearRegression(epsilon=1.0, random_state=2, select="risk", **TINY).fit(X, y)
-    selp = DPLinearRegression(epsilon=1.0, random_state=2, select="risk", level_prior="gauss",
+    sel = DPLinearRegression(epsilon=1.0, random_state=2,
+                             experimental=RegressionOptions(select="risk"), **TINY).fit(X, y)
+    selp = DPLinearRegression(epsilon=1.0, random_state=2,
+                              experimental=RegressionOptions(select="risk", level_prior="gauss"),
                               **TINY).fit(X, y)
     assert selp.selected_ == sel.selected_ and selp.risk_estimates_ == sel.risk_estimates_
     np.testing.assert_array_equal(selp.coef_, sel.coef_)
     for other in ({"neighbouring": "add-remove"}, {"fit_intercept": False}):
-        e = DPLinearRegression(epsilon=1.0, random_state=2, level_prior="gauss", **other,
+        e = DPLinearRegression(epsilon=1.0, random_state=2,
+                               experimental=RegressionOptions(level_prior="gauss"), **other,
                                **TINY).fit(X, y)
-        r = DPLinearRegression(epsilon=1.0, random_state=2, boost_rounds=0, **other,
+        r = DPLinearRegression(epsilon=1.0, random_state=2,
+                               experimental=RegressionOptions(boost_rounds=0), **other,
                                **TINY).fit(X, y)
         assert e.level_weight_ == 1.0
         np.testing.assert_array_equal(e.coef_, r.coef_)
@@ -769,7 +790,8 @@ def test_level_prior_keeps_the_slopes_and_where_it_does_not_apply():
 def test_level_prior_is_validated(prior):
     X, y = _tiny_level_table(0.0)
     with pytest.raises(InvalidParameterError):
-        DPLinearRegression(epsilon=1.0, random_state=0, level_prior=prior, **TINY).fit(X, y)
+        DPLinearRegression(epsilon=1.0, random_state=0,
+                           experimental=RegressionOptions(level_prior=prior), **TINY).fit(X, y)
 
 
 @functools.lru_cache(maxsize=4)
@@ -779,9 +801,11 @@ def _tiny_level_errors(offset):
     X, y = _tiny_level_table(offset)
     raw, post, w, v, bar = [], [], None, None, None
     for s in range(300):
-        kw = dict(epsilon=0.3, level_share="auto", random_state=s, **TINY)
-        a = DPLinearRegression(**kw).fit(X, y)
-        b = DPLinearRegression(level_prior="gauss", **kw).fit(X, y)
+        kw = dict(epsilon=0.3, random_state=s, **TINY)
+        a = DPLinearRegression(experimental=RegressionOptions(level_share="auto"), **kw).fit(X, y)
+        b = DPLinearRegression(experimental=RegressionOptions(level_share="auto",
+                                                              level_prior="gauss"),
+                               **kw).fit(X, y)
         assert a.selected_ == b.selected_ == "constant"
         raw.append(a.intercept_ - y.mean())
         post.append(b.intercept_ - y.mean())
@@ -826,14 +850,16 @@ def test_level_prior_intercept_bar_covers_the_spread():
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 10, (60, 3))
     y = np.clip(20 + X @ np.array([1.0, -0.5, 0.2]) + rng.standard_normal(60), -100, 100)
-    fits = [DPLinearRegression(epsilon=1.0, level_prior="gauss", random_state=s, **TINY)
+    fits = [DPLinearRegression(epsilon=1.0, experimental=RegressionOptions(level_prior="gauss"),
+                               random_state=s, **TINY)
             .fit(X, y) for s in range(100)]
     w = fits[0].level_weight_
     assert 0.3 < w < 0.95
     spread = np.std([f.intercept_ for f in fits])
     bar = np.median([f.intercept_std_ for f in fits])
     assert spread <= bar <= 3.0 * spread, (spread, bar)
-    r = DPRidge(alpha=1.0, epsilon=1.0, level_prior="gauss", random_state=0, **TINY).fit(X, y)
+    r = DPRidge(alpha=1.0, epsilon=1.0, experimental=RegressionOptions(level_prior="gauss"),
+                random_state=0, **TINY).fit(X, y)
     assert r.level_weight_ == w
 
 
@@ -841,8 +867,9 @@ def test_a_refit_without_a_level_share_leaves_no_stale_target_mean():
     """``target_mean_`` and ``target_mean_variance_`` are None without a level share, also after
     a fit that had one (the variance used to survive the refit)."""
     X, y = table(n=500)
-    m = DPLinearRegression(epsilon=1.0, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y, level_share=0.3,
+    m = DPLinearRegression(epsilon=1.0, bounds_X=BOUNDS_X, bounds_y=BOUNDS_Y,
+                           experimental=RegressionOptions(level_share=0.3),
                            random_state=0).fit(X, y)
     assert m.target_mean_ is not None and m.target_mean_variance_ > 0
-    m.set_params(level_share=0.0).fit(X, y)
+    m.set_params(experimental=RegressionOptions(level_share=0.0)).fit(X, y)
     assert m.target_mean_ is None and m.target_mean_variance_ is None

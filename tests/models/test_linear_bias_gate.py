@@ -17,6 +17,7 @@ from matrixdp.accounting import Accountant
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.models import DPLinearRegression, boosting
 from matrixdp.models.boosting import bias_gate, bias_gate_reading, boosted_covariance
+from matrixdp.models.experimental import RegressionOptions
 
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
@@ -91,9 +92,11 @@ def test_invalid_values_are_refused_before_any_charge(gaussian_releases):
     acc = Accountant(epsilon=10.0, delta=1e-5)
     for kw in ({"boost_rounds": "bias-gate"}, {"boost_rounds": "bias-gated", "boost_clip": 0.5}):
         with pytest.raises(InvalidParameterError):
-            DPLinearRegression(accountant=acc, **kw, **BIN).fit(X, y)
+            DPLinearRegression(accountant=acc, experimental=RegressionOptions(**kw),
+                               **BIN).fit(X, y)
     assert acc.spends == () and gaussian_releases == []
-    est = DPLinearRegression(boost_rounds="bias-gated", level_share=0.3, random_state=0,
+    est = DPLinearRegression(experimental=RegressionOptions(boost_rounds="bias-gated",
+                                                            level_share=0.3), random_state=0,
                              **BIN).fit(X, y)  # a level opt-in keeps the single release
     assert est.boost_rounds_ == 0 and est.boost_bias_gate_ is None
 
@@ -105,8 +108,10 @@ def test_off_and_the_rounds_branch_are_the_previous_default_fit_bit_for_bit(boos
     fit, the gate's attribute None."""
     X, y = boost_tables.smooth(seed=seed)
     kw = dict(epsilon=3.0, random_state=seed, **BIN)
-    prev = DPLinearRegression(boost_rounds="adaptive", **kw).fit(X, y)
-    new = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(X, y)
+    prev = DPLinearRegression(experimental=RegressionOptions(boost_rounds="adaptive"),
+                              **kw).fit(X, y)
+    new = DPLinearRegression(experimental=RegressionOptions(boost_rounds="bias-gated"),
+                             **kw).fit(X, y)
     auto = DPLinearRegression(**kw).fit(X, y)
     assert prev.boost_branch_ == new.boost_branch_ == auto.boost_branch_ == "rounds"
     assert same_fit(new, prev) and same_fit(auto, prev)
@@ -121,8 +126,10 @@ def test_the_default_is_the_bias_gate_and_adaptive_the_previous_default(monkeypa
     X, y = wide_table()
     kw = dict(epsilon=10.0, random_state=3, **BIN)
     auto = DPLinearRegression(**kw).fit(X, y)
-    gated = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(X, y)
-    prev = DPLinearRegression(boost_rounds="adaptive", **kw).fit(X, y)
+    gated = DPLinearRegression(experimental=RegressionOptions(boost_rounds="bias-gated"),
+                               **kw).fit(X, y)
+    prev = DPLinearRegression(experimental=RegressionOptions(boost_rounds="adaptive"),
+                              **kw).fit(X, y)
     assert auto.boost_branch_ == "ls-rounds" and same_fit(auto, gated)
     assert prev.boost_branch_ == "second-release" and prev.boost_bias_gate_ is None
     monkeypatch.setattr(boosting, "BOOST_AUTO_RULE", "auto")
@@ -134,15 +141,19 @@ def test_the_default_is_the_bias_gate_and_adaptive_the_previous_default(monkeypa
 def test_gate_closed_is_adaptive_and_open_is_ls_rounds_bit_for_bit(monkeypatch, relation):
     X, y = wide_table()
     kw = dict(epsilon=10.0, random_state=1, neighbouring=relation, **BIN)
-    auto = DPLinearRegression(boost_rounds="adaptive", **kw).fit(X, y)  # §4e alone
+    auto = DPLinearRegression(experimental=RegressionOptions(boost_rounds="adaptive"),
+                              **kw).fit(X, y)  # §4e alone
     assert auto.boost_branch_ == "second-release"
     monkeypatch.setattr(boosting, "BOOST_BIAS_GATE_RATIO", math.inf)  # closed
-    closed = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(X, y)
+    closed = DPLinearRegression(experimental=RegressionOptions(boost_rounds="bias-gated"),
+                                **kw).fit(X, y)
     assert closed.boost_branch_ == "second-release" and same_fit(closed, auto)
     monkeypatch.setattr(boosting, "BOOST_BIAS_GATE_RATIO", -math.inf)  # open
     monkeypatch.setattr(boosting, "BOOST_LS_ROUNDS", boosting.BOOST_BIAS_GATE_ROUNDS)
-    opened = DPLinearRegression(boost_rounds="bias-gated", **kw).fit(X, y)
-    ls = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
+    opened = DPLinearRegression(experimental=RegressionOptions(boost_rounds="bias-gated"),
+                                **kw).fit(X, y)
+    ls = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-fallback"),
+                            **kw).fit(X, y)
     assert opened.boost_branch_ == ls.boost_branch_ == "ls-rounds" and same_fit(opened, ls)
     assert opened.boost_rounds_ == boosting.BOOST_BIAS_GATE_ROUNDS
     assert opened.boost_bias_gate_ == closed.boost_bias_gate_  # read before the branch
@@ -156,14 +167,16 @@ def test_the_committed_gate_opens_on_strong_shrinkage_and_stays_shut_on_a_weak_t
     Xs, ys = weak_table()
     for eps in (10.0, 30.0):
         for s in range(5):
-            m = DPLinearRegression(epsilon=eps, boost_rounds="bias-gated", random_state=s,
+            m = DPLinearRegression(epsilon=eps,
+                                   experimental=RegressionOptions(boost_rounds="bias-gated"), random_state=s,
                                    **BIN).fit(Xw, yw)
             assert m.boost_branch_ == "ls-rounds"
             g = m.boost_bias_gate_
             assert g["bias"] > boosting.BOOST_BIAS_GATE_RATIO * (g["noise"] + g["sampling"])
     for eps in (3.0, 10.0, 30.0):
         for s in range(5):
-            m = DPLinearRegression(epsilon=eps, boost_rounds="bias-gated", random_state=s,
+            m = DPLinearRegression(epsilon=eps,
+                                   experimental=RegressionOptions(boost_rounds="bias-gated"), random_state=s,
                                    **BIN).fit(Xs, ys)
             assert m.boost_branch_ == "second-release"
             g = m.boost_bias_gate_
@@ -179,17 +192,19 @@ def test_one_charge_of_epsilon_before_any_draw(boost_tables, monkeypatch, gaussi
     draws = gaussian_releases
     # the first seed whose joint release (noise="iid": one Gaussian draw) falls back (§4e)
     seed = next(s for s in range(20) if DPLinearRegression(
-        epsilon=10.0, noise="iid", boost_rounds="adaptive", random_state=s, **BIN).fit(
+        epsilon=10.0, noise="iid", experimental=RegressionOptions(boost_rounds="adaptive"), random_state=s, **BIN).fit(
         X, y).boost_branch_
         == "second-release")
     draws.clear()
     small = Accountant(epsilon=9.0, delta=1e-5)
     with pytest.raises(BudgetExceededError):
-        DPLinearRegression(epsilon=10.0, noise="iid", boost_rounds="bias-gated",
+        DPLinearRegression(epsilon=10.0, noise="iid",
+                           experimental=RegressionOptions(boost_rounds="bias-gated"),
                            accountant=small, random_state=seed, **BIN).fit(X, y)
     assert small.spends == () and draws == []  # refused before any draw
     acc = Accountant(epsilon=10.0, delta=1e-5)
-    est = DPLinearRegression(epsilon=10.0, noise="iid", boost_rounds="bias-gated",
+    est = DPLinearRegression(epsilon=10.0, noise="iid",
+                             experimental=RegressionOptions(boost_rounds="bias-gated"),
                              accountant=acc, random_state=seed, **BIN).fit(X, y)
     assert len(acc.spends) == 1
     assert acc.spends[0][1].epsilon == pytest.approx(10.0, rel=1e-6)
@@ -210,7 +225,8 @@ def test_the_gate_is_a_function_of_the_release_only(joint_release):
     Xa, ya = wide_table()
     Xb = wide_table(seed=7)[0]
     yb = (np.random.default_rng(8).uniform(size=Xb.shape[0]) < 0.5).astype(float)
-    kw = dict(epsilon=10.0, boost_rounds="bias-gated", random_state=2, **BIN)
+    kw = dict(epsilon=10.0, experimental=RegressionOptions(boost_rounds="bias-gated"),
+              random_state=2, **BIN)
     a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
     b = DPLinearRegression(**kw).fit(Xb, yb)
     assert (a.boost_branch_, b.boost_branch_) == ("ls-rounds", "second-release")

@@ -15,6 +15,7 @@ from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPLinearRegression
 from matrixdp.models.boosting import BOOST_COUNTS, BOOST_JOINT_SHARE, boosted_plan
 from matrixdp.models.joint_release import regression_task
+from matrixdp.models.experimental import RegressionOptions
 
 BOX = dict(bounds_X=(-1, 1), bounds_y=(-3, 3))
 
@@ -29,8 +30,10 @@ def table(n=2000, seed=0, d=4, noise=0.1):
 def test_a_clip_with_predict_is_refused_and_a_level_opt_in_keeps_the_single_release():
     X, y = table(200)
     with pytest.raises(InvalidParameterError, match="boost_clip"):
-        DPLinearRegression(boost_rounds="predict", boost_clip=0.5, **BOX).fit(X, y)
-    est = DPLinearRegression(boost_rounds="predict", level_share=0.3, random_state=0,
+        DPLinearRegression(experimental=RegressionOptions(boost_rounds="predict", boost_clip=0.5),
+                           **BOX).fit(X, y)
+    est = DPLinearRegression(experimental=RegressionOptions(boost_rounds="predict",
+                                                            level_share=0.3), random_state=0,
                              **BOX).fit(X, y)
     assert est.boost_rounds_ == 0 and est.boost_predicted_loss_ is None
 
@@ -38,7 +41,8 @@ def test_a_clip_with_predict_is_refused_and_a_level_opt_in_keeps_the_single_rele
 @pytest.mark.parametrize("seed", range(4))
 def test_the_chosen_count_is_the_argmin_of_the_released_prediction(seed):
     X, y = table(800, seed=seed)
-    est = DPLinearRegression(epsilon=2.0, boost_rounds="predict", random_state=seed,
+    est = DPLinearRegression(epsilon=2.0, experimental=RegressionOptions(boost_rounds="predict"),
+                             random_state=seed,
                              **BOX).fit(X, y)
     losses = est.boost_predicted_loss_
     assert tuple(losses) == BOOST_COUNTS
@@ -56,7 +60,8 @@ def test_one_charge_before_any_draw_whatever_the_count(gaussian_releases):
     for s, eps in ((0, 0.3), (1, 3.0), (2, 30.0)):
         draws.clear()
         acc = Accountant(epsilon=eps, delta=1e-5)
-        est = DPLinearRegression(epsilon=eps, noise="iid", boost_rounds="predict", accountant=acc,
+        est = DPLinearRegression(epsilon=eps, noise="iid",
+                                 experimental=RegressionOptions(boost_rounds="predict"), accountant=acc,
                                  random_state=s, **BOX).fit(X, y)
         assert len(acc.spends) == 1
         assert acc.spends[0][1].epsilon == pytest.approx(eps, rel=1e-6)
@@ -78,7 +83,8 @@ def test_the_choice_is_a_function_of_the_release_only(joint_release):
     rng = np.random.default_rng(2)
     Xb = rng.uniform(-1, 1, (1500, 4))
     yb = np.clip(-1.0 + Xb @ np.array([1.5, -1.0, 0.5, 0.0]) + rng.standard_normal(1500), -3, 3)
-    kw = dict(epsilon=3.0, boost_rounds="predict", random_state=3, **BOX)
+    kw = dict(epsilon=3.0, experimental=RegressionOptions(boost_rounds="predict"),
+              random_state=3, **BOX)
     a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
     b = DPLinearRegression(**kw).fit(Xb, yb)
     assert a.boost_predicted_loss_ != b.boost_predicted_loss_  # not vacuous
@@ -98,7 +104,8 @@ def test_the_chosen_rounds_have_the_noise_of_their_count_and_clip(gaussian_relea
     pooled, counts = [], set()
     for s in range(40):
         gaussian_releases.clear()
-        est = DPLinearRegression(epsilon=2.0, boost_rounds="predict", random_state=s,
+        est = DPLinearRegression(epsilon=2.0,
+                                 experimental=RegressionOptions(boost_rounds="predict"), random_state=s,
                                  **BOX).fit(X, y)
         current = gaussian_releases.noise((5,))
         T = est.boost_rounds_
@@ -138,11 +145,13 @@ def test_the_predicted_ranking_of_counts_follows_the_measured_one():
     pred = {T: [] for T in counts}
     meas = {T: [] for T in counts}
     for s in range(30):
-        p = DPLinearRegression(epsilon=3.0, boost_rounds="predict", random_state=s,
+        p = DPLinearRegression(epsilon=3.0, experimental=RegressionOptions(boost_rounds="predict"),
+                               random_state=s,
                                **BOX).fit(X, y)
         for T in counts:
             pred[T].append(p.boost_predicted_loss_[T])
-            m = DPLinearRegression(epsilon=3.0, boost_rounds=T, random_state=s, **BOX).fit(X, y)
+            m = DPLinearRegression(epsilon=3.0, experimental=RegressionOptions(boost_rounds=T),
+                                   random_state=s, **BOX).fit(X, y)
             e = Z @ (np.append(m.coef_, m.intercept_) - coef_ls)
             meas[T].append(float(e @ e))
     pm = np.array([np.mean(pred[T]) for T in counts])

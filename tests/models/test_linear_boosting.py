@@ -18,6 +18,7 @@ from matrixdp.models import DPLinearRegression, DPRidge, boosting
 from matrixdp.models.boosting import (BOOST_CLIP, BOOST_JOINT_SHARE, BOOST_ROUNDS, boost_rounds,
                                       boost_unit_widths, boosted_plan)
 from matrixdp.models.joint_release import regression_task
+from matrixdp.models.experimental import RegressionOptions
 
 BOX = dict(bounds_X=(-1, 1), bounds_y=(-3, 3))
 
@@ -42,15 +43,17 @@ def table(n=5000, seed=0, d=4, noise=0.1):
 def test_invalid_boosting_parameters_are_refused_by_name(kw, name):
     X, y = table(100)
     with pytest.raises(InvalidParameterError, match=name):
-        DPLinearRegression(**BOX, **kw).fit(X, y)
+        DPLinearRegression(**BOX, experimental=RegressionOptions(**kw)).fit(X, y)
 
 
 def test_auto_boosts_a_plain_fit_and_not_one_with_a_level_opt_in():
     X, y = table(300)
     assert DPLinearRegression(random_state=0, **BOX).fit(X, y).boost_rounds_ == BOOST_ROUNDS
     for kw in ({"level_share": 0.3}, {"select": "risk"}, {"level_prior": "gauss"}):
-        assert DPLinearRegression(random_state=0, **BOX, **kw).fit(X, y).boost_rounds_ == 0
-    zero = DPLinearRegression(boost_rounds=0, random_state=0, **BOX).fit(X, y)
+        assert DPLinearRegression(random_state=0, **BOX, experimental=RegressionOptions(
+            **kw)).fit(X, y).boost_rounds_ == 0
+    zero = DPLinearRegression(experimental=RegressionOptions(boost_rounds=0), random_state=0,
+                              **BOX).fit(X, y)
     assert zero.boost_rounds_ == 0 and zero.boost_clip_ is None
 
 
@@ -58,7 +61,8 @@ def test_auto_boosts_a_plain_fit_and_not_one_with_a_level_opt_in():
 def test_dask_input_gives_the_in_memory_fit(relation):
     da = pytest.importorskip("dask.array")
     X, y = table(3000)
-    kw = dict(boost_rounds=3, neighbouring=relation, random_state=5, **BOX)
+    kw = dict(experimental=RegressionOptions(boost_rounds=3), neighbouring=relation,
+              random_state=5, **BOX)
     ref = DPLinearRegression(**kw).fit(X, y)
     got = DPLinearRegression(**kw).fit(da.from_array(X, chunks=(700, 4)),
                                        da.from_array(y, chunks=700))
@@ -102,11 +106,13 @@ def test_charged_once_before_noise_and_refused_by_a_small_accountant(gaussian_re
     draws = gaussian_releases
     small = Accountant(epsilon=0.5, delta=1e-5)
     with pytest.raises(BudgetExceededError):
-        DPLinearRegression(epsilon=0.7, noise="iid", boost_rounds=6, accountant=small,
+        DPLinearRegression(epsilon=0.7, noise="iid",
+                           experimental=RegressionOptions(boost_rounds=6), accountant=small,
                            random_state=0, **BOX).fit(X, y)
     assert small.spends == () and draws == []  # refused before any draw
     acc = Accountant(epsilon=1.0, delta=1e-5)
-    est = DPLinearRegression(epsilon=0.7, noise="iid", boost_rounds=6, accountant=acc,
+    est = DPLinearRegression(epsilon=0.7, noise="iid",
+                             experimental=RegressionOptions(boost_rounds=6), accountant=acc,
                              random_state=0, **BOX).fit(X, y)
     assert len(acc.spends) == 1 and len(draws) == 7  # the joint release and 6 rounds; one charge
     assert acc.spends[0][1].epsilon == pytest.approx(0.7, rel=1e-6)
@@ -156,7 +162,8 @@ def test_the_fit_uses_rounds_of_the_planned_scale(gaussian_releases):
     _, m_round, _ = boosted_plan(task, eps, 1e-6, "auto", T, BOOST_CLIP * 3.0,
                                  BOOST_JOINT_SHARE, True)
     for s in range(30):
-        DPLinearRegression(epsilon=eps, boost_rounds=T, random_state=s, **BOX).fit(X, y)
+        DPLinearRegression(epsilon=eps, experimental=RegressionOptions(boost_rounds=T),
+                           random_state=s, **BOX).fit(X, y)
     noise = np.concatenate(gaussian_releases.noise((5,)))
     assert noise.size == 30 * T * 5
     assert abs(float(np.std(noise)) / m_round.sigma - 1) < 0.1
@@ -164,9 +171,12 @@ def test_the_fit_uses_rounds_of_the_planned_scale(gaussian_releases):
 
 def test_seeded_fits_replay_and_seeds_differ():
     X, y = table(800)
-    a = DPLinearRegression(epsilon=1.0, boost_rounds=5, random_state=3, **BOX).fit(X, y)
-    b = DPLinearRegression(epsilon=1.0, boost_rounds=5, random_state=3, **BOX).fit(X, y)
-    c = DPLinearRegression(epsilon=1.0, boost_rounds=5, random_state=4, **BOX).fit(X, y)
+    a = DPLinearRegression(epsilon=1.0, experimental=RegressionOptions(boost_rounds=5),
+                           random_state=3, **BOX).fit(X, y)
+    b = DPLinearRegression(epsilon=1.0, experimental=RegressionOptions(boost_rounds=5),
+                           random_state=3, **BOX).fit(X, y)
+    c = DPLinearRegression(epsilon=1.0, experimental=RegressionOptions(boost_rounds=5),
+                           random_state=4, **BOX).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.intercept_ == b.intercept_
     assert not np.array_equal(a.coef_, c.coef_)
@@ -174,7 +184,8 @@ def test_seeded_fits_replay_and_seeds_differ():
 
 def test_the_pickled_model_keeps_no_generator_and_predicts_the_same():
     X, y = table(500)
-    est = DPLinearRegression(boost_rounds=4, random_state=np.random.default_rng(4),
+    est = DPLinearRegression(experimental=RegressionOptions(boost_rounds=4),
+                             random_state=np.random.default_rng(4),
                              **BOX).fit(X, y)
     blob = pickle.dumps(est)
     assert b"PCG64" not in blob and b"Generator" not in blob
@@ -187,7 +198,8 @@ def test_the_pickled_model_keeps_no_generator_and_predicts_the_same():
 def test_close_to_ols_with_a_large_budget(relation):
     X, y = table(20000)
     ols = LinearRegression().fit(X, y)
-    est = DPLinearRegression(epsilon=1e5, boost_rounds=5, neighbouring=relation,
+    est = DPLinearRegression(epsilon=1e5, experimental=RegressionOptions(boost_rounds=5),
+                             neighbouring=relation,
                              random_state=0, **BOX).fit(X, y)
     np.testing.assert_allclose(est.coef_, ols.coef_, atol=2e-3)
     assert est.intercept_ == pytest.approx(ols.intercept_, abs=2e-3)
@@ -196,7 +208,8 @@ def test_close_to_ols_with_a_large_budget(relation):
 def test_without_intercept_close_to_ols_through_the_origin():
     X, y = table(20000)
     ols = LinearRegression(fit_intercept=False).fit(X, y)
-    est = DPLinearRegression(epsilon=1e5, boost_rounds=5, fit_intercept=False, random_state=0,
+    est = DPLinearRegression(epsilon=1e5, experimental=RegressionOptions(boost_rounds=5),
+                             fit_intercept=False, random_state=0,
                              **BOX).fit(X, y)
     np.testing.assert_allclose(est.coef_, ols.coef_, atol=2e-3)
     assert est.intercept_ == 0.0
@@ -206,7 +219,8 @@ def test_dpridge_boosting_converges_to_the_ridge_not_to_ols():
     X, y = table(3000)
     ridge = Ridge(alpha=500.0).fit(X, y)
     ols = LinearRegression().fit(X, y)
-    est = DPRidge(alpha=500.0, epsilon=1e5, boost_rounds=5, random_state=0, **BOX).fit(X, y)
+    est = DPRidge(alpha=500.0, epsilon=1e5, experimental=RegressionOptions(boost_rounds=5),
+                  random_state=0, **BOX).fit(X, y)
     np.testing.assert_allclose(est.coef_, ridge.coef_, atol=2e-3)
     assert np.max(np.abs(ridge.coef_ - ols.coef_)) > 0.02  # the check can tell them apart
 
@@ -228,7 +242,7 @@ def test_rounds_remove_the_gram_noise_bias_on_a_noisy_gram():
         return np.median([np.sqrt(np.mean((DPLinearRegression(random_state=s, **box, **kw).fit(
             X, y).predict(Xte) - yte) ** 2)) for s in range(20)])
 
-    single, two, many = rmse(boost_rounds=0), rmse(boost_rounds=2), rmse(boost_rounds=20)
+    single, two, many = rmse(experimental=RegressionOptions(boost_rounds=0)), rmse(experimental=RegressionOptions(boost_rounds=2)), rmse(experimental=RegressionOptions(boost_rounds=20))
     assert two < 0.85 * single
     assert many < 0.5 * two
 
@@ -239,8 +253,10 @@ def test_public_attributes_do_not_depend_on_the_data():
     X2[0] = 1.0
     # the fixed clip is public up front (the "grow" clip is a function of the release:
     # post-processing, so it may move with the data)
-    a = DPLinearRegression(boost_rounds=3, boost_clip="fixed", random_state=1, **BOX).fit(X, y)
-    b = DPLinearRegression(boost_rounds=3, boost_clip="fixed", random_state=1, **BOX).fit(X2, y)
+    a = DPLinearRegression(experimental=RegressionOptions(boost_rounds=3, boost_clip="fixed"),
+                           random_state=1, **BOX).fit(X, y)
+    b = DPLinearRegression(experimental=RegressionOptions(boost_rounds=3, boost_clip="fixed"),
+                           random_state=1, **BOX).fit(X2, y)
     assert a.privacy_ == b.privacy_ and a.boost_clip_ == b.boost_clip_
 
 
@@ -254,7 +270,7 @@ def test_the_boosted_bar_is_conservative_where_the_adaptive_ridge_lifts():
     X = rng.uniform(0, hi, size=(20000, 4))
     y = np.clip(X @ np.array([1.0, -0.2, 0.02, 0.003]) - 1.5 + rng.normal(0, 0.3, 20000), -4, 4)
     fits = [DPLinearRegression(epsilon=50.0, bounds_X=(np.zeros(4), hi), bounds_y=(-4, 4),
-                               noise="iid", projection="none", boost_rounds=2,
+                               noise="iid", projection="none", experimental=RegressionOptions(boost_rounds=2),
                                random_state=s).fit(X, y) for s in range(200)]
     ratio = np.array([f.coef_ for f in fits]).std(axis=0, ddof=1) / np.median(
         [f.coef_std_ for f in fits], axis=0)
@@ -292,21 +308,25 @@ def test_the_growing_clip_reaches_ols_on_a_binary_target():
     pinned: the default ``"auto"`` falls back to a second release here, §4e) and draws; only τ
     differs."""
     for eps in (1e3, 1e4):
-        r, est = _test_mse_ratio(eps, boost_clip="grow", boost_rounds=BOOST_ROUNDS)
+        r, est = _test_mse_ratio(eps, experimental=RegressionOptions(boost_clip="grow",
+                                                                     boost_rounds=BOOST_ROUNDS))
         assert r <= 1.01, (eps, r)
         assert min(est.boost_clips_) > 0.5  # grown far above the fixed 0.125
-    fixed, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="fixed")
+    fixed, _ = _test_mse_ratio(1e4, experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS,
+                                                                   boost_clip="fixed"))
     assert fixed > 1.05  # the defect the rule removes: the fixed clip cannot get there
     # the rounds' default clip (§4j's consistent clip since task RC2) gets there
-    default, est = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS)
+    default, est = _test_mse_ratio(1e4, experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS))
     assert default <= 1.01 and min(est.boost_clips_) > 0.5
     # the late clip (§4i, opt-in since its revert) gets there too
-    late, est = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="late")
+    late, est = _test_mse_ratio(1e4, experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS,
+                                                                    boost_clip="late"))
     assert late <= 1.01 and min(est.boost_clips_) > 0.5
 
 
 def test_the_growing_clip_error_falls_with_epsilon():
-    ratios = [_test_mse_ratio(e, boost_clip="grow", boost_rounds=BOOST_ROUNDS)[0]
+    ratios = [_test_mse_ratio(e, experimental=RegressionOptions(boost_clip="grow",
+                                                                boost_rounds=BOOST_ROUNDS))[0]
               for e in (0.3, 3.0, 30.0, 1e3)]
     assert ratios[-1] <= 1.01
     assert all(b <= a * 1.005 for a, b in zip(ratios, ratios[1:])), ratios
@@ -317,11 +337,11 @@ def test_the_growing_clip_keeps_the_budget_and_charges_once():
     box = dict(bounds_X=(0, 1), bounds_y=(0, 1))
     for relation in ("replace-one", "add-remove"):
         acc = Accountant(epsilon=10.0, delta=1e-5)
-        grow = DPLinearRegression(epsilon=5.0, boost_clip="grow", neighbouring=relation,
-                                  boost_rounds=BOOST_ROUNDS, accountant=acc, random_state=0,
+        grow = DPLinearRegression(epsilon=5.0, experimental=RegressionOptions(boost_clip="grow",
+                                                                              boost_rounds=BOOST_ROUNDS), neighbouring=relation, accountant=acc, random_state=0,
                                   **box).fit(X, y)
-        fixed = DPLinearRegression(epsilon=5.0, boost_clip="fixed", neighbouring=relation,
-                                   boost_rounds=BOOST_ROUNDS, random_state=0, **box).fit(X, y)
+        fixed = DPLinearRegression(epsilon=5.0, experimental=RegressionOptions(boost_clip="fixed",
+                                                                               boost_rounds=BOOST_ROUNDS), neighbouring=relation, random_state=0, **box).fit(X, y)
         assert len(acc.spends) == 1 and acc.spends[0][1].epsilon == pytest.approx(5.0, rel=1e-6)
         assert grow.privacy_ == fixed.privacy_  # the same composed guarantee
         assert min(grow.boost_clips_) > fixed.boost_clip_  # and it did grow
@@ -337,7 +357,8 @@ def test_the_growing_clip_rounds_have_the_noise_of_their_clip(gaussian_releases)
     z = []
     for s in range(30):
         est = DPLinearRegression(epsilon=eps, bounds_X=(0, 1), bounds_y=(0, 1),
-                                 boost_clip="grow", boost_rounds=BOOST_ROUNDS,
+                                 experimental=RegressionOptions(boost_clip="grow",
+                                                                boost_rounds=BOOST_ROUNDS),
                                  random_state=s).fit(X, y)
         rounds = [(m, noise) for m, v, noise in gaussian_releases if v.shape == (5,)]
         rounds = rounds[-BOOST_ROUNDS:]
@@ -352,8 +373,8 @@ def test_the_growing_clip_rounds_have_the_noise_of_their_clip(gaussian_releases)
 
 def test_the_growing_clip_replays_with_a_seed():
     X, y = binary_table(1500, 4)
-    kw = dict(epsilon=10.0, bounds_X=(0, 1), bounds_y=(0, 1), boost_clip="grow",
-              boost_rounds=BOOST_ROUNDS)
+    kw = dict(epsilon=10.0, bounds_X=(0, 1), bounds_y=(0, 1),
+              experimental=RegressionOptions(boost_clip="grow", boost_rounds=BOOST_ROUNDS))
     a = DPLinearRegression(random_state=7, **kw).fit(X, y)
     b = DPLinearRegression(random_state=7, **kw).fit(X, y)
     c = DPLinearRegression(random_state=8, **kw).fit(X, y)
@@ -364,8 +385,9 @@ def test_the_growing_clip_replays_with_a_seed():
 
 def test_without_a_released_count_add_remove_keeps_the_fixed_clip():
     X, y = binary_table(1500, 5)
-    est = DPLinearRegression(epsilon=100.0, bounds_X=(0, 1), bounds_y=(0, 1), boost_clip="grow",
-                             boost_rounds=BOOST_ROUNDS, fit_intercept=False,
+    est = DPLinearRegression(epsilon=100.0, bounds_X=(0, 1), bounds_y=(0, 1),
+                             experimental=RegressionOptions(boost_clip="grow",
+                                                            boost_rounds=BOOST_ROUNDS), fit_intercept=False,
                              neighbouring="add-remove",
                              random_state=0).fit(X, y)
     assert est.boost_clips_ == (BOOST_CLIP * 1.0,) * BOOST_ROUNDS  # h_y = max |bound| = 1
@@ -380,12 +402,13 @@ def test_a_pinned_growing_clip_rule_keeps_the_clip_an_option_chose(boost_tables,
     with the rule pinned to ``"grow"`` they raised a TypeError after the charge and the joint
     release's draw. Elsewhere the pinned rule is ``boost_clip="grow"``."""
     X, y = boost_tables.binary(1500, seed=0)
-    kw = dict(epsilon=30.0, boost_rounds=option, random_state=3, bounds_X=(-1, 1),
-              bounds_y=(0, 1))
+    kw = dict(epsilon=30.0, experimental=RegressionOptions(boost_rounds=option), random_state=3,
+              bounds_X=(-1, 1), bounds_y=(0, 1))
     fixed = DPLinearRegression(**kw).fit(X, y)
     assert fixed.boost_branch_ == ("rounds" if option == "predict" else "ls-rounds")
-    rounds = dict(kw, boost_rounds=BOOST_ROUNDS)
-    grow = DPLinearRegression(**rounds, boost_clip="grow").fit(X, y)
+    rounds = dict(kw, experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS))
+    grow = DPLinearRegression(**dict(kw, experimental=RegressionOptions(
+        boost_rounds=BOOST_ROUNDS, boost_clip="grow"))).fit(X, y)
     assert min(grow.boost_clips_) > 4 * BOOST_CLIP * 0.5  # grown: the pin is seen below
     monkeypatch.setattr(boosting, "BOOST_CLIP_RULE", "grow")
     pinned = DPLinearRegression(**kw).fit(X, y)
@@ -400,7 +423,7 @@ def test_a_pinned_growing_clip_rule_keeps_the_clip_an_option_chose(boost_tables,
 def test_an_unknown_clip_rule_is_refused():
     X, y = table(100)
     with pytest.raises(InvalidParameterError, match="boost_clip"):
-        DPLinearRegression(boost_clip="huber", **BOX).fit(X, y)
+        DPLinearRegression(experimental=RegressionOptions(boost_clip="huber"), **BOX).fit(X, y)
 
 
 def test_the_lower_bound_of_the_released_scale_keeps_the_clip_down_on_a_tiny_table():
@@ -411,8 +434,8 @@ def test_the_lower_bound_of_the_released_scale_keeps_the_clip_down_on_a_tiny_tab
     gen = np.random.default_rng(3)
     X = gen.uniform(0, 1, (150, 3))
     y = (X @ [0.3, -0.2, 0.4] + 0.1 * gen.standard_normal(150) > 0.25).astype(float)
-    kw = dict(epsilon=3.0, bounds_X=(0, 1), bounds_y=(0, 1), boost_clip="grow",
-              boost_rounds=BOOST_ROUNDS)
+    kw = dict(epsilon=3.0, bounds_X=(0, 1), bounds_y=(0, 1),
+              experimental=RegressionOptions(boost_clip="grow", boost_rounds=BOOST_ROUNDS))
     seeds = range(8)
     low = [max(DPLinearRegression(random_state=s, **kw).fit(X, y).boost_clips_) for s in seeds]
     old = boosting.BOOST_CLIP_SPREAD_Z
@@ -434,7 +457,7 @@ def test_the_lower_bound_of_the_released_scale_keeps_the_clip_down_on_a_tiny_tab
 #: so the tests of the fallback's mechanism do not depend on the decision's constants (with the
 #: lower confidence value at κ = 1 a noisy release keeps the rounds: σ̂_lower = 0)
 # §4e's decision alone ("adaptive"; "auto" adds §4k's bias gate in the fallback since task RW)
-FALLBACK = dict(boost_rounds="adaptive", boost_clip=1e-3)
+FALLBACK = dict(experimental=RegressionOptions(boost_rounds="adaptive", boost_clip=1e-3))
 
 
 @pytest.fixture
@@ -455,7 +478,7 @@ def test_the_fallback_has_the_public_entry_variances_of_the_single_release(noise
                                                                            force_fallback):
     X, y = table(2000)
     kw = dict(epsilon=2.0, noise=noise, random_state=1, **BOX)
-    single = DPLinearRegression(boost_rounds=0, **kw).fit(X, y)
+    single = DPLinearRegression(experimental=RegressionOptions(boost_rounds=0), **kw).fit(X, y)
     fb = DPLinearRegression(**FALLBACK, **kw).fit(X, y)
     assert fb.boost_branch_ == "second-release" and fb.boost_rounds_ == 0
     assert fb.boost_clip_ is None and fb.allocation_ == single.allocation_
@@ -474,7 +497,8 @@ def test_the_fallback_noise_has_the_single_release_scale_over_seeds(factor, acce
     of ``factor`` × the single release's (accepted at 1, rejected at 0.7 and 1.3)."""
     X, y = table(1500, d=4, noise=1.0)  # residuals far above the release's noise in the RSS
     G = _exact_moments(np.clip(X, -1, 1), np.clip(y, -3, 3), [-1] * 4, [1] * 4, -3.0, 3.0)
-    ref = DPLinearRegression(epsilon=1.0, noise="iid", boost_rounds=0, random_state=0,
+    ref = DPLinearRegression(epsilon=1.0, noise="iid",
+                             experimental=RegressionOptions(boost_rounds=0), random_state=0,
                              **BOX).fit(X, y)
     sd = factor * np.sqrt(ref.entry_variance_)
     iu = np.triu_indices(G.shape[0])
@@ -492,13 +516,16 @@ def test_the_rounds_branch_is_the_rounds_draw_for_draw():
     X, y = table(1500)
     for relation in ("replace-one", "add-remove"):
         kw = dict(epsilon=1.0, neighbouring=relation, random_state=7, **BOX)
-        ref = DPLinearRegression(boost_rounds=BOOST_ROUNDS, **kw).fit(X, y)
-        got = DPLinearRegression(boost_rounds="adaptive", boost_clip=BOOST_CLIP * 3.0 * 40,
+        ref = DPLinearRegression(experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS),
+                                 **kw).fit(X, y)
+        got = DPLinearRegression(experimental=RegressionOptions(boost_rounds="adaptive",
+                                                                boost_clip=BOOST_CLIP * 3.0 * 40),
                                  **kw).fit(X, y)  # a clip no residual reaches: rounds
         assert got.boost_branch_ == "rounds" and got.boost_rounds_ == BOOST_ROUNDS
         # the decision consumes no randomness: the clip only scales the rounds' noise, so
         # compare with the same clip
-        ref = DPLinearRegression(boost_rounds=BOOST_ROUNDS, boost_clip=BOOST_CLIP * 3.0 * 40,
+        ref = DPLinearRegression(experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS,
+                                                                boost_clip=BOOST_CLIP * 3.0 * 40),
                                  **kw).fit(X, y)
         np.testing.assert_array_equal(got.coef_, ref.coef_)
         assert got.intercept_ == ref.intercept_ and got.privacy_ == ref.privacy_
@@ -515,7 +542,8 @@ def test_auto_decides_adaptive_is_auto_an_int_keeps_its_meaning_and_level_opt_in
         est = DPLinearRegression(epsilon=eps, random_state=0, **BOX).fit(X, y)
         assert est.boost_branch_ == "rounds" and est.boost_rounds_ == BOOST_ROUNDS
         assert est.boost_residual_scale_["lower"] <= est.boost_clip_
-        two = DPLinearRegression(epsilon=eps, boost_rounds=BOOST_ROUNDS, random_state=0,
+        two = DPLinearRegression(epsilon=eps,
+                                 experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS), random_state=0,
                                  **BOX).fit(X, y)
         assert two.boost_branch_ == "rounds" and two.boost_residual_scale_ is None
         np.testing.assert_array_equal(est.coef_, two.coef_)
@@ -527,17 +555,21 @@ def test_auto_decides_adaptive_is_auto_an_int_keeps_its_meaning_and_level_opt_in
         assert fb.boost_branch_ == "second-release" and fb.boost_rounds_ == 0
         assert fb.boost_clip_ is None  # no rounds ran
         assert fb.boost_residual_scale_["lower"] > 1.0 * BOOST_CLIP * 3.0  # > κ τ₀, h_y = 3
-        ad = DPLinearRegression(epsilon=eps, boost_rounds="adaptive", random_state=0,
+        ad = DPLinearRegression(epsilon=eps,
+                                experimental=RegressionOptions(boost_rounds="adaptive"), random_state=0,
                                 **BOX).fit(Xb, yb)
         np.testing.assert_array_equal(ad.coef_, fb.coef_)
-        two = DPLinearRegression(epsilon=eps, boost_rounds=BOOST_ROUNDS, random_state=0,
+        two = DPLinearRegression(epsilon=eps,
+                                 experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS), random_state=0,
                                  **BOX).fit(Xb, yb)
         assert two.boost_branch_ == "rounds"
-    zero = DPLinearRegression(boost_rounds=0, random_state=0, **BOX).fit(X, y)
+    zero = DPLinearRegression(experimental=RegressionOptions(boost_rounds=0), random_state=0,
+                              **BOX).fit(X, y)
     assert zero.boost_branch_ == "single-release"
     # "auto"/"adaptive" with a level opt-in: no rounds (the opt-ins are single-release)
     for T in ("auto", "adaptive"):
-        lvl = DPLinearRegression(boost_rounds=T, level_share=0.3, random_state=0,
+        lvl = DPLinearRegression(experimental=RegressionOptions(boost_rounds=T, level_share=0.3),
+                                 random_state=0,
                                  **BOX).fit(X, y)
         assert lvl.boost_rounds_ == 0 and lvl.boost_branch_ == "single-release"
 
@@ -550,7 +582,8 @@ def test_the_branch_is_a_function_of_the_release_only(joint_release):
     rng = np.random.default_rng(2)
     Xb = rng.uniform(-1, 1, (3000, 4))
     yb = np.where(rng.uniform(size=3000) < 0.5, -3.0, 3.0)  # residuals ~ 3: the fallback
-    kw = dict(epsilon=5.0, boost_rounds="adaptive", random_state=3, **BOX)
+    kw = dict(epsilon=5.0, experimental=RegressionOptions(boost_rounds="adaptive"), random_state=3,
+              **BOX)
     a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
     b, rel_b = joint_release.fit(DPLinearRegression(**kw), Xb, yb)
     assert a.boost_branch_ == "rounds" and b.boost_branch_ == "second-release"  # not vacuous
@@ -632,11 +665,15 @@ def test_the_default_reaches_ols_on_a_binary_target():
     r, est = _test_mse_ratio(1e4)
     assert est.boost_branch_ == "second-release"
     assert r <= 1.02, r
-    rounds, est0 = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="fixed")
+    rounds, est0 = _test_mse_ratio(1e4, experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS,
+                                                                       boost_clip="fixed"))
     assert est0.boost_branch_ == "rounds" and rounds > 1.05
-    late, est1 = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="late")
+    late, est1 = _test_mse_ratio(1e4, experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS,
+                                                                     boost_clip="late"))
     assert est1.boost_branch_ == "rounds" and late <= 1.02
-    default_rounds, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS)
-    consistent, _ = _test_mse_ratio(1e4, boost_rounds=BOOST_ROUNDS, boost_clip="consistent")
+    default_rounds, _ = _test_mse_ratio(1e4,
+                                        experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS))
+    consistent, _ = _test_mse_ratio(1e4, experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS,
+                                                                        boost_clip="consistent"))
     assert default_rounds == consistent  # boost_clip=None is the consistent clip (§4j)
     assert default_rounds <= 1.02

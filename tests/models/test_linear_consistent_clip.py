@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from matrixdp.models import DPLinearRegression, boosting
+from matrixdp.models.experimental import RegressionOptions
 
 @pytest.mark.parametrize("pinned", [False, True])
 def test_the_consistent_clip_reaches_ols_on_a_skewed_target(heartlike, monkeypatch, pinned):
@@ -21,7 +22,7 @@ def test_the_consistent_clip_reaches_ols_on_a_skewed_target(heartlike, monkeypat
     X, y, Xt, yt, b, ols = heartlike
     if pinned:
         monkeypatch.setattr(boosting, "BOOST_CLIP_RULE", "consistent")
-    kw = {} if pinned else {"boost_clip": "consistent"}
+    kw = {} if pinned else {"experimental": RegressionOptions(boost_clip="consistent")}
     m = DPLinearRegression(epsilon=1e8, delta=1e-6, random_state=0, **kw,
                            **heartlike.bounds).fit(X, y)
     assert m.boost_branch_ == "rounds"
@@ -47,15 +48,19 @@ def test_it_switches_later_than_the_late_clip_where_n_over_p_is_large():
     τ₀ there and at ε = 1000 (its fit is the fixed clip's bit for bit) and switches by ε = 10⁶."""
     X, y = acceptance_table()
     kw = dict(bounds_X=(-1, 1), bounds_y=(-3, 3), random_state=0)
-    late = DPLinearRegression(epsilon=10.0, boost_clip="late", **kw).fit(X, y)
+    late = DPLinearRegression(epsilon=10.0, experimental=RegressionOptions(boost_clip="late"),
+                              **kw).fit(X, y)
     assert min(late.boost_clips_) > 0.75
     for eps in (10.0, 1e3):
-        cons = DPLinearRegression(epsilon=eps, boost_clip="consistent", **kw).fit(X, y)
-        fixed = DPLinearRegression(epsilon=eps, boost_clip="fixed", **kw).fit(X, y)
+        cons = DPLinearRegression(epsilon=eps,
+                                  experimental=RegressionOptions(boost_clip="consistent"), **kw).fit(X, y)
+        fixed = DPLinearRegression(epsilon=eps, experimental=RegressionOptions(boost_clip="fixed"),
+                                   **kw).fit(X, y)
         assert cons.boost_clips_ == fixed.boost_clips_ == (0.75, 0.75)
         np.testing.assert_array_equal(cons.coef_, fixed.coef_)
         assert cons.intercept_ == fixed.intercept_
-    big = DPLinearRegression(epsilon=1e6, boost_clip="consistent", **kw).fit(X, y)
+    big = DPLinearRegression(epsilon=1e6, experimental=RegressionOptions(boost_clip="consistent"),
+                             **kw).fit(X, y)
     assert min(big.boost_clips_) > 3.0
 
 
@@ -66,12 +71,15 @@ def test_add_remove_without_an_intercept_keeps_tau0(heartlike):
     X, y = heartlike[:2]
     kw = dict(epsilon=1e8, delta=1e-6, neighbouring="add-remove", random_state=2,
               **heartlike.bounds)
-    cons = DPLinearRegression(boost_clip="consistent", fit_intercept=False, **kw).fit(X, y)
-    fixed = DPLinearRegression(boost_clip="fixed", fit_intercept=False, **kw).fit(X, y)
+    cons = DPLinearRegression(experimental=RegressionOptions(boost_clip="consistent"),
+                              fit_intercept=False, **kw).fit(X, y)
+    fixed = DPLinearRegression(experimental=RegressionOptions(boost_clip="fixed"),
+                               fit_intercept=False, **kw).fit(X, y)
     assert cons.boost_branch_ == fixed.boost_branch_
     assert cons.boost_clips_ == fixed.boost_clips_
     np.testing.assert_array_equal(cons.coef_, fixed.coef_)
-    with_icpt = DPLinearRegression(boost_clip="consistent", **kw).fit(X, y)
+    with_icpt = DPLinearRegression(experimental=RegressionOptions(boost_clip="consistent"),
+                                   **kw).fit(X, y)
     assert with_icpt.boost_branch_ == "rounds" and all(c > 5.0 for c in with_icpt.boost_clips_)
 
 
@@ -79,9 +87,11 @@ def test_a_seeded_consistent_fit_replays(heartlike):
     """A seeded fit is replayable by whoever knows the seed (switched rounds included); another
     seed gives another fit."""
     X, y = heartlike[:2]
-    a, b = (DPLinearRegression(epsilon=1e4, boost_clip="consistent", random_state=11,
+    a, b = (DPLinearRegression(epsilon=1e4,
+                               experimental=RegressionOptions(boost_clip="consistent"), random_state=11,
                                **heartlike.bounds).fit(X, y) for _ in range(2))
-    c = DPLinearRegression(epsilon=1e4, boost_clip="consistent", random_state=12,
+    c = DPLinearRegression(epsilon=1e4, experimental=RegressionOptions(boost_clip="consistent"),
+                           random_state=12,
                            **heartlike.bounds).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.intercept_ == b.intercept_ and a.boost_clips_ == b.boost_clips_

@@ -12,6 +12,7 @@ from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.models import DPLinearRegression, DPRidge
 from matrixdp.models.dp_bounds import (LABEL_RANGE_FRACTION, LABEL_RANGE_POINTS, DPBounds,
                                        label_range_rule, records_needed)
+from matrixdp.models.experimental import RegressionOptions
 
 BOX = (-100.0, 100.0)
 
@@ -41,7 +42,8 @@ def test_the_range_is_estimated_exactly_when_the_rule_says_so(cls, tmp_path):
         X, y = _loose(n, seed=1)
         ledger = Ledger.create(tmp_path / f"{cls.__name__}{n}.db", dataset="x", epsilon=5.0,
                                delta=1e-5)
-        est = cls(epsilon=eps, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
+        est = cls(epsilon=eps, bounds_X=(-1, 1), bounds_y=BOX,
+                  experimental=RegressionOptions(label_range="auto"),
                   random_state=4, accountant=ledger).fit(X, y)
         hist = ledger.history()
         ledger.close()
@@ -61,8 +63,9 @@ def test_the_range_is_estimated_exactly_when_the_rule_says_so(cls, tmp_path):
 
 def test_the_default_and_add_remove_keep_the_public_box():
     X, y = _loose(5000, seed=2)
-    for kw in ({}, {"label_range": "public"}, {"label_range": "auto",
-                                               "neighbouring": "add-remove"}):
+    for kw in ({}, {"experimental": RegressionOptions(label_range="public")},
+               {"experimental": RegressionOptions(label_range="auto"),
+                "neighbouring": "add-remove"}):
         acc = Accountant(epsilon=2.0, delta=1e-5)
         est = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, random_state=0,
                                  accountant=acc, **kw).fit(X, y)
@@ -70,7 +73,7 @@ def test_the_default_and_add_remove_keep_the_public_box():
         assert len(acc.spends) == 1 and acc.spends[0][1].epsilon == pytest.approx(1.0)
     ref = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, random_state=0).fit(X, y)
     same = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, random_state=0,
-                              label_range="public").fit(X, y)
+                              experimental=RegressionOptions(label_range="public")).fit(X, y)
     np.testing.assert_array_equal(ref.coef_, same.coef_)
 
 
@@ -88,18 +91,21 @@ def test_too_little_budget_is_refused_before_any_draw(monkeypatch):
     X, y = _loose(5000, seed=3)
     tiny = Accountant(epsilon=0.05, delta=1e-6)  # below the bounds' 0.1: nothing is spent
     with pytest.raises(BudgetExceededError):
-        DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
+        DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX,
+                           experimental=RegressionOptions(label_range="auto"),
                            random_state=0, accountant=tiny).fit(X, y)
     assert tiny.spends == () and draws == []
     # the bounds' 0.1 would fit, the fit's 0.9 would not: the whole fit is checked before the
     # first entry (task BA), so nothing is spent and nothing drawn
     small = Accountant(epsilon=0.5, delta=1e-6)
     with pytest.raises(BudgetExceededError):
-        DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
+        DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX,
+                           experimental=RegressionOptions(label_range="auto"),
                            random_state=0, accountant=small).fit(X, y)
     assert small.spends == () and draws == []
     whole = Accountant(epsilon=1.0, delta=1e-6)  # room for both: both entries, as the rule says
-    DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
+    DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX,
+                       experimental=RegressionOptions(label_range="auto"),
                        random_state=0, accountant=whole).fit(X, y)
     assert [p.epsilon for _, p in whole.spends] == pytest.approx([0.1, 0.9]) and draws  # median, MAD
 
@@ -111,7 +117,7 @@ def test_few_valued_labels_keep_the_box_and_nothing_private_is_printed():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         est = DPLinearRegression(epsilon=1.0, bounds_X=(0, 1), bounds_y=(0, 1),
-                                 label_range="auto", random_state=1).fit(X, y)
+                                 experimental=RegressionOptions(label_range="auto"), random_state=1).fit(X, y)
     assert caught == []  # the flat range's warning is not raised: the box is kept instead
     assert est.label_range_ == "flat" and est.bounds_[2:] == (0.0, 1.0)
     assert est.privacy_.epsilon == pytest.approx(1.0)
@@ -137,7 +143,8 @@ def test_a_loose_box_is_what_it_pays_for():
     Xtr, ytr, Xte, yte = X[:2000], y[:2000], X[2000:], y[2000:]
 
     def mse(box, lr, s):
-        m = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=box, label_range=lr,
+        m = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=box,
+                               experimental=RegressionOptions(label_range=lr),
                                random_state=s).fit(Xtr, ytr)
         return float(np.mean((np.clip(m.predict(Xte), *box) - yte) ** 2))
 
@@ -155,18 +162,21 @@ def test_bad_label_range_is_refused_naming_it():
     for bad in ("dp", "AUTO", None, 1):
         with pytest.raises(InvalidParameterError) as info:
             DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX,
-                               label_range=bad).fit(X, y)
+                               experimental=RegressionOptions(label_range=bad)).fit(X, y)
         assert info.value.argument == "label_range"
     with pytest.raises(InvalidParameterError) as info:
-        DPLinearRegression(epsilon=1.0, bounds_X="dp", bounds_y=BOX, label_range="auto").fit(X, y)
+        DPLinearRegression(epsilon=1.0, bounds_X="dp", bounds_y=BOX,
+                           experimental=RegressionOptions(label_range="auto")).fit(X, y)
     assert info.value.argument == "label_range"
 
 
 def test_a_seeded_auto_fit_replays():
     X, y = _loose(3000, seed=8)
-    a = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
+    a = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX,
+                           experimental=RegressionOptions(label_range="auto"),
                            random_state=11).fit(X, y)
-    b = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX, label_range="auto",
+    b = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=BOX,
+                           experimental=RegressionOptions(label_range="auto"),
                            random_state=11).fit(X, y)
     assert a.bounds_[2:] == b.bounds_[2:]
     np.testing.assert_array_equal(a.coef_, b.coef_)

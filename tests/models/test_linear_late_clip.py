@@ -10,13 +10,15 @@ import pytest
 
 import matrixdp.models.linear as lin
 from matrixdp.models import DPLinearRegression
+from matrixdp.models.experimental import RegressionOptions
 
 def test_late_clip_reaches_ols_on_a_skewed_target(heartlike):
     """At ε = 10⁸ the late clip's rounds are exact least-squares steps: test MSE within 1% of
     OLS's and every coefficient and the intercept within 0.01 of OLS's (the slopes are 2, 1, 0;
     the fixed clip misses them by ~0.7, next test)."""
     X, y, Xt, yt, b, ols = heartlike
-    m = DPLinearRegression(epsilon=1e8, delta=1e-6, boost_clip="late", random_state=0,
+    m = DPLinearRegression(epsilon=1e8, delta=1e-6,
+                           experimental=RegressionOptions(boost_clip="late"), random_state=0,
                            **heartlike.bounds).fit(X, y)
     assert m.boost_branch_ == "rounds"
     assert all(c > 5.0 for c in m.boost_clips_)  # every round switched to the cap
@@ -29,7 +31,8 @@ def test_the_fixed_clip_stays_at_the_huber_fit(heartlike):
     """The bias §4i removes: with τ₀ fixed the rounds converge to a Huber fit whatever ε is:
     at ε = 10⁸ the test MSE is more than 1% above OLS's and a slope is off by more than 0.1."""
     X, y, Xt, yt, b, ols = heartlike
-    m = DPLinearRegression(epsilon=1e8, delta=1e-6, boost_clip="fixed", random_state=0,
+    m = DPLinearRegression(epsilon=1e8, delta=1e-6,
+                           experimental=RegressionOptions(boost_clip="fixed"), random_state=0,
                            **heartlike.bounds).fit(X, y)
     assert m.boost_branch_ == "rounds" and m.boost_clips_ == (5.0, 5.0)
     assert heartlike.mse(m) > 1.01 * ols
@@ -41,8 +44,8 @@ def test_where_no_round_switches_it_is_the_fixed_fit_bit_for_bit(boost_tables):
     fit (the same draws) equals the fixed clip's exactly."""
     X, y = boost_tables.smooth()
     kw = dict(epsilon=1.0, delta=1e-6, bounds_X=(-1, 1), bounds_y=(0, 1), random_state=3)
-    late = DPLinearRegression(boost_clip="late", **kw).fit(X, y)
-    fixed = DPLinearRegression(boost_clip="fixed", **kw).fit(X, y)
+    late = DPLinearRegression(experimental=RegressionOptions(boost_clip="late"), **kw).fit(X, y)
+    fixed = DPLinearRegression(experimental=RegressionOptions(boost_clip="fixed"), **kw).fit(X, y)
     assert late.boost_branch_ == "rounds"
     assert late.boost_clips_ == fixed.boost_clips_ == (0.125, 0.125)
     np.testing.assert_array_equal(late.coef_, fixed.coef_)
@@ -51,7 +54,8 @@ def test_where_no_round_switches_it_is_the_fixed_fit_bit_for_bit(boost_tables):
 
 def test_a_seeded_late_fit_replays(heartlike):
     X, y = heartlike[:2]
-    a, b = (DPLinearRegression(epsilon=1e4, boost_clip="late", random_state=11,
+    a, b = (DPLinearRegression(epsilon=1e4, experimental=RegressionOptions(boost_clip="late"),
+                               random_state=11,
                                **heartlike.bounds).fit(X, y)
             for _ in range(2))
     np.testing.assert_array_equal(a.coef_, b.coef_)
@@ -77,7 +81,8 @@ def test_the_charge_is_the_plans_total_and_each_round_is_planned_at_its_clip(
                         lambda *a, **k: built.append(original(*a, **k)) or built[-1])
     X, y = heartlike[:2]
     keeper = SpendSpy(gaussian_releases)
-    m = DPLinearRegression(epsilon=1e4, boost_clip="late", accountant=keeper, random_state=0,
+    m = DPLinearRegression(epsilon=1e4, experimental=RegressionOptions(boost_clip="late"),
+                           accountant=keeper, random_state=0,
                            **heartlike.bounds).fit(X, y)
     (plan,) = built
     assert keeper.spends == [(plan.total, 0)]
@@ -99,7 +104,8 @@ def test_a_switched_rounds_noise_has_the_planned_scale(heartlike, gaussian_relea
     z = []
     for s in range(40):
         start = len(gaussian_releases)
-        m = DPLinearRegression(epsilon=1e4, boost_clip="late", random_state=s,
+        m = DPLinearRegression(epsilon=1e4, experimental=RegressionOptions(boost_clip="late"),
+                               random_state=s,
                                **heartlike.bounds).fit(X, y)
         assert all(c > 5.0 for c in m.boost_clips_)
         for mech, _, noise in gaussian_releases[start + 1:]:

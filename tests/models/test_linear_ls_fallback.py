@@ -12,6 +12,7 @@ from matrixdp.accounting import Accountant
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.models import DPLinearRegression
 from matrixdp.models.boosting import BOOST_LS_ROUNDS
+from matrixdp.models.experimental import RegressionOptions
 
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
@@ -19,20 +20,23 @@ BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release(boost_tables):
     X, y = boost_tables.binary(300, slope=1.0)
     with pytest.raises(InvalidParameterError, match="boost_clip"):
-        DPLinearRegression(boost_rounds="ls-fallback", boost_clip=0.5, **BIN).fit(X, y)
-    est = DPLinearRegression(boost_rounds="ls-fallback", level_share=0.3, random_state=0,
+        DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-fallback",
+                                                          boost_clip=0.5), **BIN).fit(X, y)
+    est = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-fallback",
+                                                            level_share=0.3), random_state=0,
                              **BIN).fit(X, y)
     assert est.boost_rounds_ == 0 and est.boost_branch_ == "single-release"
     with pytest.raises(InvalidParameterError, match="ls-fallback"):
-        DPLinearRegression(boost_rounds="ls", **BIN).fit(X, y)
+        DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls"), **BIN).fit(X, y)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_rounds_branch_is_the_default_fit_bit_for_bit(boost_tables, seed):
     X, y = boost_tables.smooth(seed=seed)
     kw = dict(epsilon=3.0, random_state=seed, **BIN)
-    auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
-    new = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
+    auto = DPLinearRegression(experimental=RegressionOptions(boost_rounds="auto"), **kw).fit(X, y)
+    new = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-fallback"),
+                             **kw).fit(X, y)
     assert auto.boost_branch_ == new.boost_branch_ == "rounds"
     np.testing.assert_array_equal(new.coef_, auto.coef_)
     assert new.intercept_ == auto.intercept_
@@ -42,15 +46,17 @@ def test_the_rounds_branch_is_the_default_fit_bit_for_bit(boost_tables, seed):
 def test_the_fallback_branch_runs_the_least_squares_rounds(boost_tables, seed):
     X, y = boost_tables.binary(seed=seed, slope=1.0)
     kw = dict(epsilon=3.0, random_state=seed, **BIN)
-    auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
-    new = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
+    auto = DPLinearRegression(experimental=RegressionOptions(boost_rounds="auto"), **kw).fit(X, y)
+    new = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-fallback"),
+                             **kw).fit(X, y)
     assert auto.boost_branch_ == "second-release"
     assert new.boost_branch_ == "ls-rounds"
     assert new.boost_rounds_ == BOOST_LS_ROUNDS
     # τ = min(h_y, h_y + Σ w|β₀|) = h_y = 1/2 on [0, 1]
     assert new.boost_clips_ == (0.5,) * BOOST_LS_ROUNDS and new.boost_clip_ == 0.5
     assert not np.array_equal(new.coef_, auto.coef_)
-    again = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
+    again = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-fallback"),
+                               **kw).fit(X, y)
     np.testing.assert_array_equal(again.coef_, new.coef_)  # a seeded fit replays
 
 
@@ -59,11 +65,13 @@ def test_one_charge_of_epsilon_before_any_draw(boost_tables, gaussian_releases):
     draws = gaussian_releases
     small = Accountant(epsilon=1.5, delta=1e-5)
     with pytest.raises(BudgetExceededError):
-        DPLinearRegression(epsilon=2.0, noise="iid", boost_rounds="ls-fallback",
+        DPLinearRegression(epsilon=2.0, noise="iid",
+                           experimental=RegressionOptions(boost_rounds="ls-fallback"),
                            accountant=small, random_state=0, **BIN).fit(X, y)
     assert small.spends == () and draws == []  # refused before any draw
     acc = Accountant(epsilon=2.0, delta=1e-5)
-    est = DPLinearRegression(epsilon=2.0, noise="iid", boost_rounds="ls-fallback",
+    est = DPLinearRegression(epsilon=2.0, noise="iid",
+                             experimental=RegressionOptions(boost_rounds="ls-fallback"),
                              accountant=acc, random_state=0, **BIN).fit(X, y)
     assert est.boost_branch_ == "ls-rounds"
     assert len(acc.spends) == 1
@@ -77,7 +85,8 @@ def test_the_branch_is_a_function_of_the_release_only(boost_tables, joint_releas
     least-squares rounds (its own release takes §4e's rounds)."""
     Xa, ya = boost_tables.binary(1500, seed=4, slope=1.0)
     Xb, yb = boost_tables.smooth(1500, seed=5)
-    kw = dict(epsilon=3.0, boost_rounds="ls-fallback", random_state=2, **BIN)
+    kw = dict(epsilon=3.0, experimental=RegressionOptions(boost_rounds="ls-fallback"),
+              random_state=2, **BIN)
     a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
     b = DPLinearRegression(**kw).fit(Xb, yb)
     assert (a.boost_branch_, b.boost_branch_) == ("ls-rounds", "rounds")  # not vacuous

@@ -14,6 +14,7 @@ from matrixdp.accounting import Accountant
 from matrixdp.errors import BudgetExceededError, InvalidParameterError
 from matrixdp.models import DPLinearRegression, boosting
 from matrixdp.models.boosting import BOOST_LS_ROUNDS
+from matrixdp.models.experimental import RegressionOptions
 
 BIN = dict(bounds_X=(-1, 1), bounds_y=(0, 1))
 
@@ -34,21 +35,24 @@ def same_fit(a, b) -> bool:
 def test_a_clip_is_refused_and_a_level_opt_in_keeps_the_single_release(boost_tables):
     X, y = boost_tables.binary(300)
     with pytest.raises(InvalidParameterError, match="boost_clip"):
-        DPLinearRegression(boost_rounds="ls-signal", boost_clip=0.5, **BIN).fit(X, y)
-    est = DPLinearRegression(boost_rounds="ls-signal", level_share=0.3, random_state=0,
+        DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-signal",
+                                                          boost_clip=0.5), **BIN).fit(X, y)
+    est = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-signal",
+                                                            level_share=0.3), random_state=0,
                              **BIN).fit(X, y)
     assert est.boost_rounds_ == 0 and est.boost_branch_ == "single-release"
     assert est.boost_signal_ is None
     with pytest.raises(InvalidParameterError, match="ls-signal"):
-        DPLinearRegression(boost_rounds="signal", **BIN).fit(X, y)
+        DPLinearRegression(experimental=RegressionOptions(boost_rounds="signal"), **BIN).fit(X, y)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_rounds_branch_is_the_default_fit_bit_for_bit(boost_tables, seed):
     X, y = boost_tables.smooth(seed=seed)
     kw = dict(epsilon=3.0, random_state=seed, **BIN)
-    auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
-    new = DPLinearRegression(boost_rounds="ls-signal", **kw).fit(X, y)
+    auto = DPLinearRegression(experimental=RegressionOptions(boost_rounds="auto"), **kw).fit(X, y)
+    new = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-signal"),
+                             **kw).fit(X, y)
     assert auto.boost_branch_ == new.boost_branch_ == "rounds"
     assert same_fit(new, auto) and new.boost_signal_ is None
 
@@ -59,15 +63,18 @@ def test_gate_open_is_ls_fallback_and_gate_closed_is_auto_bit_for_bit(boost_tabl
                                                                       relation, seed):
     X, y = boost_tables.binary(seed=seed)
     kw = dict(epsilon=3.0, random_state=seed, neighbouring=relation, **BIN)
-    auto = DPLinearRegression(boost_rounds="auto", **kw).fit(X, y)
-    ls = DPLinearRegression(boost_rounds="ls-fallback", **kw).fit(X, y)
+    auto = DPLinearRegression(experimental=RegressionOptions(boost_rounds="auto"), **kw).fit(X, y)
+    ls = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-fallback"),
+                            **kw).fit(X, y)
     assert auto.boost_branch_ == "second-release" and ls.boost_branch_ == "ls-rounds"
     monkeypatch.setattr(boosting, "BOOST_SIGNAL_R2", -1.0)  # open
-    opened = DPLinearRegression(boost_rounds="ls-signal", **kw).fit(X, y)
+    opened = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-signal"),
+                                **kw).fit(X, y)
     assert opened.boost_branch_ == "ls-rounds" and same_fit(opened, ls)
     assert opened.boost_rounds_ == BOOST_LS_ROUNDS
     monkeypatch.setattr(boosting, "BOOST_SIGNAL_R2", 1.0)  # closed (R² ≤ 1 up to its noise)
-    closed = DPLinearRegression(boost_rounds="ls-signal", **kw).fit(X, y)
+    closed = DPLinearRegression(experimental=RegressionOptions(boost_rounds="ls-signal"),
+                                **kw).fit(X, y)
     assert closed.boost_branch_ == "second-release" and same_fit(closed, auto)
     assert closed.boost_signal_ == opened.boost_signal_  # read before the branch, the same
     assert closed.boost_signal_["lower"] < 1.0 <= closed.boost_signal_["upper"] + 1.0
@@ -77,13 +84,15 @@ def test_the_committed_gate_follows_the_signal(boost_tables):
     """At the committed r₀: a strong-signal 0/1 table takes the LS rounds at a large ε, a 0/1
     target independent of the features keeps the second release at every ε."""
     X, y = boost_tables.binary(3000, seed=5)
-    strong = DPLinearRegression(epsilon=10.0, boost_rounds="ls-signal", random_state=0,
+    strong = DPLinearRegression(epsilon=10.0,
+                                experimental=RegressionOptions(boost_rounds="ls-signal"), random_state=0,
                                 **BIN).fit(X, y)
     assert strong.boost_signal_["lower"] >= boosting.BOOST_SIGNAL_R2
     assert strong.boost_branch_ == "ls-rounds"
     Xn, yn = noise_table(3000)
     for eps in (1.0, 10.0, 100.0):
-        none = DPLinearRegression(epsilon=eps, boost_rounds="ls-signal", random_state=0,
+        none = DPLinearRegression(epsilon=eps,
+                                  experimental=RegressionOptions(boost_rounds="ls-signal"), random_state=0,
                                   **BIN).fit(Xn, yn)
         assert none.boost_branch_ == "second-release"
         assert none.boost_signal_["lower"] < boosting.BOOST_SIGNAL_R2
@@ -96,11 +105,13 @@ def test_one_charge_of_epsilon_before_any_draw(boost_tables, monkeypatch, gaussi
     draws = gaussian_releases
     small = Accountant(epsilon=1.5, delta=1e-5)
     with pytest.raises(BudgetExceededError):
-        DPLinearRegression(epsilon=2.0, noise="iid", boost_rounds="ls-signal",
+        DPLinearRegression(epsilon=2.0, noise="iid",
+                           experimental=RegressionOptions(boost_rounds="ls-signal"),
                            accountant=small, random_state=0, **BIN).fit(X, y)
     assert small.spends == () and draws == []  # refused before any draw
     acc = Accountant(epsilon=2.0, delta=1e-5)
-    est = DPLinearRegression(epsilon=2.0, noise="iid", boost_rounds="ls-signal",
+    est = DPLinearRegression(epsilon=2.0, noise="iid",
+                             experimental=RegressionOptions(boost_rounds="ls-signal"),
                              accountant=acc, random_state=0, **BIN).fit(X, y)
     assert len(acc.spends) == 1
     assert acc.spends[0][1].epsilon == pytest.approx(2.0, rel=1e-6)
@@ -118,7 +129,8 @@ def test_the_gate_is_a_function_of_the_release_only(boost_tables, joint_release)
     strong table's R̂² and takes the LS rounds (its own release keeps the second release)."""
     Xa, ya = boost_tables.binary(3000, seed=5)
     Xb, yb = noise_table(3000)
-    kw = dict(epsilon=10.0, boost_rounds="ls-signal", random_state=2, **BIN)
+    kw = dict(epsilon=10.0, experimental=RegressionOptions(boost_rounds="ls-signal"),
+              random_state=2, **BIN)
     a, rel_a = joint_release.fit(DPLinearRegression(**kw), Xa, ya)
     b = DPLinearRegression(**kw).fit(Xb, yb)
     assert (a.boost_branch_, b.boost_branch_) == ("ls-rounds", "second-release")  # not vacuous

@@ -12,6 +12,7 @@ import pytest
 from matrixdp.accounting import Accountant
 from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPLinearRegression, DPRidge
+from matrixdp.models.experimental import RegressionOptions
 
 
 def table(n=1400, d=4, seed=0):
@@ -25,7 +26,7 @@ def test_none_is_the_default_bit_for_bit():
     X, y = table()
     a = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-1, 1), random_state=4).fit(X, y)
     b = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-1, 1), random_state=4,
-                           slope_shrink="none").fit(X, y)
+                           experimental=RegressionOptions(slope_shrink="none")).fit(X, y)
     assert np.array_equal(a.coef_, b.coef_) and a.intercept_ == b.intercept_
     assert b.sure_ridge_ is None
 
@@ -38,7 +39,8 @@ def test_same_release_same_draws_same_charge(gaussian_releases, bounds_y):
     d = DPLinearRegression(accountant=acc_d, **kw).fit(X, y)
     draws_d = [np.array(e[2]) for e in gaussian_releases]
     gaussian_releases.clear()
-    s = DPLinearRegression(accountant=acc_s, slope_shrink="sure", **kw).fit(X, y)
+    s = DPLinearRegression(accountant=acc_s, experimental=RegressionOptions(slope_shrink="sure"),
+                           **kw).fit(X, y)
     draws_s = [np.array(e[2]) for e in gaussian_releases]
     assert len(draws_d) == len(draws_s) > 0
     assert all(np.array_equal(p, q) for p, q in zip(draws_d, draws_s))
@@ -60,7 +62,7 @@ def test_loose_label_box_cuts_the_error():
     for s in range(8):
         kw = dict(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-100, 100), random_state=s)
         d = DPLinearRegression(**kw).fit(X, y)
-        c = DPLinearRegression(slope_shrink="sure", **kw).fit(X, y)
+        c = DPLinearRegression(experimental=RegressionOptions(slope_shrink="sure"), **kw).fit(X, y)
         r.append((np.mean((d.predict(Xt) - yt) ** 2), np.mean((c.predict(Xt) - yt) ** 2)))
     r = np.array(r)
     assert np.median(r[:, 1]) < 0.5 * np.median(r[:, 0])
@@ -70,7 +72,7 @@ def test_level_only_zeroes_the_slopes_and_their_bars():
     X, y = table()
     for s in range(20):
         c = DPLinearRegression(epsilon=0.3, bounds_X=(-1, 1), bounds_y=(-100, 100), random_state=s,
-                               slope_shrink="sure").fit(X, y)
+                               experimental=RegressionOptions(slope_shrink="sure")).fit(X, y)
         if np.isinf(c.sure_ridge_):
             assert np.all(c.coef_ == 0) and np.all(c.coef_std_ == 0)
             assert np.isfinite(c.intercept_) and c.intercept_std_ > 0
@@ -83,20 +85,20 @@ def test_large_eps_tight_box_barely_moves():
     X, y = table()
     kw = dict(epsilon=30.0, bounds_X=(-1, 1), bounds_y=(-1, 1), random_state=2)
     d = DPLinearRegression(**kw).fit(X, y)
-    c = DPLinearRegression(slope_shrink="sure", **kw).fit(X, y)
+    c = DPLinearRegression(experimental=RegressionOptions(slope_shrink="sure"), **kw).fit(X, y)
     assert np.allclose(c.coef_, d.coef_, rtol=0.01, atol=1e-3)
 
 
 def test_ridge_and_no_intercept_and_invalid_value():
     X, y = table()
     r = DPRidge(alpha=1.0, epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-100, 100), random_state=0,
-                slope_shrink="sure").fit(X, y)
-    assert r.sure_ridge_ is not None and r.get_params()["slope_shrink"] == "sure"
+                experimental=RegressionOptions(slope_shrink="sure")).fit(X, y)
+    assert r.sure_ridge_ is not None and r.get_params()["experimental"].slope_shrink == "sure"
     m = DPLinearRegression(epsilon=1.0, bounds_X=(-1, 1), bounds_y=(-1, 1), fit_intercept=False,
-                           random_state=0, slope_shrink="sure").fit(X, y)
+                           random_state=0, experimental=RegressionOptions(slope_shrink="sure")).fit(X, y)
     assert m.intercept_ == 0.0 and m.sure_ridge_ is not None
     acc = Accountant(epsilon=1.0, delta=1e-5)
     with pytest.raises(InvalidParameterError, match="slope_shrink"):
         DPLinearRegression(bounds_X=(-1, 1), bounds_y=(-1, 1), accountant=acc,
-                           slope_shrink="js").fit(X, y)
+                           experimental=RegressionOptions(slope_shrink="js")).fit(X, y)
     assert acc.spends == ()

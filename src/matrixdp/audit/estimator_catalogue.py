@@ -251,6 +251,13 @@ class EstimatorRow:
         return self.entry.planted is not None and self.entry.expect_refuted and self.audit.passed
 
 
+def _grow():
+    """``RegressionOptions(boost_clip="grow")``: the growing clip's entries (docs/regression.md
+    §4d)."""
+    from ..models import RegressionOptions
+    return RegressionOptions(boost_clip="grow")
+
+
 def _reg(cls_name, **params):
     def make(seed):
         from .. import models
@@ -295,13 +302,14 @@ def estimator_catalogue() -> list:
                                                 "averaged with it (docs/regression.md 4e)",
           _reg("DPLinearRegression"), reg_noisy, "replace-one", fast=False),
         E("DPLinearRegression[grow]", "boost_clip='grow' (tau from the joint release)",
-          _reg("DPLinearRegression", boost_clip="grow"), reg_noisy, "replace-one", fast=False),
+          _reg("DPLinearRegression", experimental=_grow()), reg_noisy, "replace-one",
+          fast=False),
         E("DPLinearRegression[add-remove]", "neighbouring='add-remove' (one record added)",
           _reg("DPLinearRegression", neighbouring="add-remove"), regression_pair_added,
           "add-remove", fast=False),
         E("DPLinearRegression[grow, add-remove]", "boost_clip='grow', neighbouring='add-remove' "
           "(tau from the released count)",
-          _reg("DPLinearRegression", boost_clip="grow", neighbouring="add-remove"),
+          _reg("DPLinearRegression", experimental=_grow(), neighbouring="add-remove"),
           lambda: regression_pair_added(noisy=True), "add-remove", fast=False),
         E("DPRidge", "default alpha=1, boosted", _reg("DPRidge"), reg, "replace-one", fast=False),
         E("AdaSSPRegression", "lambda_min + X'X + X'y releases, GDP",

@@ -601,7 +601,7 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
 
 def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, keeper, args,
                     names, target, project):
-    from ..models import DPLinearRegression, DPRidge
+    from ..models import DPLinearRegression, DPRidge, RegressionOptions
     from ..models.normal_equations import PROJECTION_UNITS
 
     common = dict(epsilon=epsilon, delta=delta, bounds_X=(lower, upper), bounds_y=(ylo, yhi),
@@ -613,7 +613,7 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
                   # boosting rounds, docs/regression.md §4c): this report states that one
                   # release's noise and its bars' coverage was measured for it
                   # (results/error_bar_coverage.md); the rounds' bars are not measured
-                  boost_rounds=0)
+                  experimental=RegressionOptions(boost_rounds=0))
     est = DPRidge(alpha=args.alpha, **common) if args.alpha else DPLinearRegression(**common)
     est.fit(X, y)
     G_var = np.asarray(est.entry_variance_, dtype=np.float64)

@@ -47,6 +47,9 @@ from .adassp import AdaSSPRegression
 from .boosted_adassp import BoostedAdaSSPRegression
 from .mean import DPMean, DPStandardScaler
 from .pca import DPPCA
+# the estimators' research knobs, passed as experimental= (docs/experimental.md)
+from .experimental import CovarianceOptions, PCAOptions, RegressionOptions
 
 __all__ += ["DPCovariance", "DPPCA", "DPLinearRegression", "DPRidge", "AdaSSPRegression",
-            "BoostedAdaSSPRegression", "DPMean", "DPStandardScaler"]
+            "BoostedAdaSSPRegression", "DPMean", "DPStandardScaler", "RegressionOptions",
+            "CovarianceOptions", "PCAOptions"]

@@ -400,13 +400,14 @@ def finish_bounds(estimator) -> None:
         estimator.privacy_ = extra + estimator.privacy_
 
 
-def fit_xy_bounds(estimator, X, y, epsilon: float):
+def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None):
     """``(lo_x, hi_x, lo_y, hi_y, epsilon_left)`` for a regression whose ``bounds_X`` and/or
     ``bounds_y`` may be ``"dp"``: the DP ones are estimated in one exponential-mechanism release
     (charged as ``"<Estimator>.fit bounds"``), the public ones parsed as usual. ``X`` and ``y``
     are validated arrays in memory. Sets ``bounds_privacy_`` (None without DP bounds).
 
-    ``label_range="auto"`` (an estimator attribute; public box ``bounds_y``, public ``bounds_X``):
+    ``label_range="auto"`` (the argument, else the estimator's attribute; public box
+    ``bounds_y``, public ``bounds_X``):
     where :func:`~matrixdp.models.dp_bounds.label_range_rule` says so from public inputs only (n
     under replace-one, ε), the label's range is estimated inside the public box
     (``DPBounds(domain=bounds_y, fraction=LABEL_RANGE_FRACTION, widen=LABEL_RANGE_WIDEN,
@@ -422,7 +423,9 @@ def fit_xy_bounds(estimator, X, y, epsilon: float):
     relation = str(getattr(estimator, "neighbouring", "replace-one"))
     spec_x = as_dp_bounds(estimator.bounds_X, "bounds_X")
     spec_y = as_dp_bounds(estimator.bounds_y, "bounds_y")
-    auto = check_label_range(getattr(estimator, "label_range", "public")) == "auto"
+    if label_range is None:
+        label_range = getattr(estimator, "label_range", "public")
+    auto = check_label_range(label_range) == "auto"
     estimator.bounds_privacy_ = None
     estimator.label_range_ = "public" if spec_y is None else "dp"
     lo_x = hi_x = lo_y = hi_y = None

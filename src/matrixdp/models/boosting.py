@@ -28,7 +28,7 @@ from ._moments import release_second_moment
 #: chosen on the 8 development tables (results/regression_boosted_dev.md, ..._dev2.md: the
 #: configuration with every cell within 1.05× of the default and the lowest geometric mean);
 #: public, never read from the data. ``BOOST_ROUNDS`` is the ``T`` the experiments call "the
-#: boosted fit" (``DPLinearRegression(boost_rounds=BOOST_ROUNDS)``).
+#: boosted fit" (``DPLinearRegression(experimental=RegressionOptions(boost_rounds=BOOST_ROUNDS))``).
 BOOST_ROUNDS = 2
 #: Share of ``μ*²`` (Gaussian DP) the joint release of the second moments gets; the rounds
 #: share the rest equally.

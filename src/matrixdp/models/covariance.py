@@ -19,6 +19,7 @@ from ._base import (NoGeneratorStateMixin, charging, check_privacy_params,
                     finish_bounds, fit_bounds,
                     check_relation)
 from ._moments import augmented_task, release_second_moment, keep_release
+from .experimental import CORRELATION_RULES, DEPRECATED, CovarianceOptions, resolve_experimental
 
 __all__ = ["DPCovariance"]
 
@@ -86,8 +87,8 @@ UNRESOLVED_MARGIN = 10.0
 #: step's predicted correlation loss (``adaptive_covariance``'s ``correlation_bias``; 1 in
 #: the default): most of a whitened clipping's bias cancels in the correlation.
 CORRELATION_BIAS = 0.1
-#: The values of ``DPCovariance(correlation_rule=...)``.
-CORRELATION_RULES = ("guard", "margin")
+# CORRELATION_RULES, the values of ``correlation_rule``, lives in :mod:`.experimental` with
+# :class:`CovarianceOptions` (imported above for old readers).
 #: ``kind="correlation"`` shrinks its off-diagonal entries by groups whose noise variances (in
 #: correlation units) are within this ratio (chosen on synthetic, liver, wdbc and ctg among one
 #: group and ratios 2 and 4; then checked on the held-out tables: results/covariance_shrinkage.md).
@@ -139,19 +140,20 @@ def check_shrinkage(estimator, kind: str, method: str) -> str:
     return shrinkage
 
 
-def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
-    """Fit ``estimator`` with :func:`~matrixdp.models.coinpress.coinpress_covariance`; sets the
-    release attributes (``noise_ = "coinpress"``) and returns ``(covariance, location)``."""
+def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label, beta):
+    """Fit ``estimator`` with :func:`~matrixdp.models.coinpress.coinpress_covariance` at the
+    whitened radius ``beta`` (the estimator's ``experimental.coinpress_beta``); sets the release
+    attributes (``noise_ = "coinpress"``) and returns ``(covariance, location)``."""
     from .coinpress import check_beta, coinpress_covariance, coinpress_shares
 
     if is_dask_collection(X):
         raise InvalidParameterError("method", "'coinpress' needs an in-memory X (it makes several "
                                               "passes over the records)")
-    check_beta(estimator.coinpress_beta, name="coinpress_beta")
+    check_beta(beta, name="coinpress_beta")
     coinpress_shares(estimator.coinpress_steps, name="coinpress_steps")
     res = coinpress_covariance(
         X, lo, hi, epsilon=epsilon, delta=delta, steps=estimator.coinpress_steps,
-        beta=estimator.coinpress_beta, rng=estimator.random_state,
+        beta=beta, rng=estimator.random_state,
         charging=lambda p: charging(estimator.accountant, p, label=label))
     estimator.privacy_ = res.privacy
     estimator.noise_ = "coinpress"
@@ -163,11 +165,12 @@ def fit_coinpress(estimator, X, lo, hi, *, epsilon, delta, label):
     return res.covariance, res.location
 
 
-def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, kind="covariance",
+def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, beta, kind="covariance",
                  n_components=None, result=False, **options):
-    """Fit ``estimator`` with :func:`~matrixdp.models.adaptive.adaptive_covariance`; sets the
-    release attributes (``noise_ = "adaptive"``, ``adaptive_choice_``, ``adaptive_predicted_``)
-    and returns ``(covariance, location)`` (not yet projected). ``options`` go to
+    """Fit ``estimator`` with :func:`~matrixdp.models.adaptive.adaptive_covariance` at the
+    whitened radius ``beta`` (the estimator's ``experimental.coinpress_beta``); sets the release
+    attributes (``noise_ = "adaptive"``, ``adaptive_choice_``, ``adaptive_predicted_``) and
+    returns ``(covariance, location)`` (not yet projected). ``options`` go to
     ``adaptive_covariance`` (DPPCA: ``projection``)."""
     from .adaptive import adaptive_covariance
     from .coinpress import check_beta
@@ -175,10 +178,10 @@ def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, kind="covarianc
     if is_dask_collection(X):
         raise InvalidParameterError("method", "'adaptive' needs an in-memory X (it makes several "
                                               "passes over the records)")
-    check_beta(estimator.coinpress_beta, ("auto", "late"), name="coinpress_beta")
+    check_beta(beta, ("auto", "late"), name="coinpress_beta")
     res = adaptive_covariance(
         X, lo, hi, epsilon=epsilon, delta=delta, kind=kind, n_components=n_components,
-        beta=estimator.coinpress_beta, rng=estimator.random_state,
+        beta=beta, rng=estimator.random_state,
         charging=lambda p: charging(estimator.accountant, p, label=label), **options)
     if hasattr(estimator, "moments_"):  # a previous moments fit's release
         del estimator.moments_
@@ -531,79 +534,6 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         1.008, within 1.2× of the best row in 15 of 15 cells against the moments release's 14).
     coinpress_steps : int, default 2
         Number of releases of ``method="coinpress"``.
-    coinpress_beta : float, "auto" or "late", default 0.1
-        The whitened clipping radius of ``method="coinpress"`` and ``"adaptive"`` (utility only;
-        the guarantee is the same). ``0.1``: the Gaussian radius at a per-record clipping rate
-        of 0.1, whose clipping bias does not fall with ε on skewed or heavy-tailed records
-        (``results/outside_audit.md`` Findings 3). ``"auto"``: a radius that grows with the
-        step's budget, so the error keeps falling with ε (``docs/coinpress.md`` § The clipping
-        radius; ccard at ε = 10⁴: 0.133 → 0.0075, ``results/coinpress_radius.md``); not the
-        default because at moderate ε on light-tailed tables it is up to 2.8× worse on the
-        covariance (``results/coinpress_radius_benchmark.md``, a pre-registered check that
-        failed). Use ``"auto"`` at large ε or with heavy tails. ``"late"`` (opt-in): the same
-        growth switched on at 125× the ``n μ``, so the radius is ``0.1``'s at moderate budgets
-        (bit-identical on the whole utility benchmark) and still grows as ε → ∞; not the
-        default because at ε = 10⁸ it left 0.12 error on two audit units (a pre-registered check
-        that failed, ``results/coinpress_late_radius.md``).
-    adaptive_ranking : {"median", "mean"}, default "median"
-        Task CV (issue #24): what ``method="adaptive"`` with ``kind="covariance"`` compares
-        when its counts are released. ``"median"`` (default since task CV): the two branches'
-        predicted medians (``adaptive_covariance``'s ``loss_statistic``; ``docs/coinpress.md``
-        § Adaptive, "Ranking by the predicted median (task CV)"): a moments error carried by a
-        few entries has a median well below its root mean square, a whitened step's clipping
-        bias does not, so near-ties in expectation go to the branch more likely to give the
-        smaller error in the one release a user gets. ``"mean"``: the expected squared errors
-        (the release before task CV, byte for byte; the right criterion for a user who averages
-        many releases). Post-processing of the same releases (the guarantee is unchanged).
-        Measured: a pre-registered dev gate on the 35 benchmark cells passed
-        (``results/covariance_choice_gate.md``: 0 cells worse than the old rule by the paired
-        gate, 57 of 3500 choices changed, adult ε = 1 no longer significantly worse than the
-        best row: HL 1.28 against 1.37) and its check on four never-seen tables passed
-        (``results/covariance_choice_gate_check.md``) without changing any choice there (small
-        tables); post-hoc on AD/AD2's 60 cells (``results/covariance_choice_wider.md``, decides
-        nothing): 0 cells worse, 0.90–1.00× by medians. Ignored by the other methods and by
-        ``kind="correlation"`` (its adaptive release has its own ranking).
-    correlation_rule : {"guard", "margin"}, default "margin"
-        Task CG (issue #24): how ``method="adaptive"`` with ``kind="correlation"`` ranks its
-        branches (``docs/coinpress.md`` § Adaptive (correlation), "The guard and the bias term
-        (task CG)"). ``"margin"`` (default since session 16): the whitened step's clipping-bias
-        term is counted at ``CORRELATION_BIAS`` = 0.1 of its weight (most of a whitened
-        clipping's bias cancels in the correlation) and a first look that leaves a variance
-        unresolved (below ``CORRELATION_RESOLVE_Z`` = 3 noise sds) multiplies the step's noise
-        prediction by ``UNRESOLVED_MARGIN`` = 10 instead of blocking it. ``"guard"``: the
-        release of task CR (the default before session 16), byte for byte: the bias term at
-        full weight and the step considered only where every projected first-look variance is
-        resolved. Same (ε, δ) and the same releases up to the choice; the rule is
-        post-processing of the first look and the counts. Measured: dev gate 2
-        (``results/correlation_guard_gate2.md``, 95 development cells, 50 paired trials): no
-        cell worse by the paired gate (max 1.06× by medians), median 0.91× over the 37 cells
-        it changes, 17 cells below 0.9× (to 0.16×); the pre-registered check on 8 never-seen
-        tables (``results/correlation_guard_check.md``) passed: no cell worse, 0.16–0.49× on
-        the one table it changes (happiness, ε ≥ 0.5), the others identical. Ignored by the
-        other methods and kinds.
-    adaptive_refine : {False, True, "checked"}, default False
-        Task HC (issue #24, opt-in candidate): ``method="adaptive"`` (``kind="covariance"`` or
-        ``"correlation"``) spends the whitened branch, where it is taken, on two CoinPress
-        steps (a refinement at 1/4 of its ``μ²``, then the final step whitened by the
-        refinement) instead of one, when the ranking's noise loss predicts the two steps
-        better (:func:`~matrixdp.models.adaptive.refine_prediction`; the first look's
-        whitening margin is what the refinement removes). Same (ε, δ), the same releases up to
-        the whitened branch and the same choice between the branches; post-processing decides
-        the split. ``False``: the release before the option, byte for byte. Ignored by the
-        other methods (``docs/coinpress.md`` § Adaptive, "The refined step (task HC)").
-        Not the default: it FAILED its dev gate (``results/adaptive_refine_gate.md``: 7 of 304
-        cells worse by the paired test, up to 2.64×, where the refined whitening clips a heavy
-        tail; median 1.000 over the 63 cells it changes; 23 cells below 0.9×, to 0.36×).
-        ``"checked"`` (task HR, opt-in candidate): the same refinement with a clipping reading
-        under the refined whitening between its two steps, at 0.04 of the step's ``μ²``
-        (:func:`~matrixdp.models.adaptive.checked_step`); the final step is refined only where
-        the reading does not predict its clipping to outweigh its noise gain, else the
-        default's one-step release is averaged with the refinement. Same (ε, δ). Not the
-        default: it FAILED its dev gate too (``results/adaptive_refine_checked_gate.md``: 2
-        cells worse, lending_club covariance ε = 2 1.69× and charity covariance ε = 2 1.18×,
-        where the reading misses a far tail; median 1.000 over the 59 changed cells; 18 cells
-        below 0.9×, to 0.34×; ``docs/coinpress.md`` § Adaptive, "The checked refinement (task
-        HR)").
     shrinkage : {"auto", "none", "off-diagonal", "whole", "projected"}, default "auto"
         Positive-part James–Stein shrinkage of the release (post-processing: the guarantee is
         unchanged), with weights from the mechanism's public noise variances and the release
@@ -637,6 +567,18 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         passed under replace-one, hence the default there; under add-remove it failed on one
         cell (iris ε = 2, 1.014× at an error of 0.59;
         ``results/correlation_default_check_add_remove.md``), hence not the default there.
+    experimental : CovarianceOptions, optional
+        The research knobs, in one frozen object (:class:`~matrixdp.models.CovarianceOptions`:
+        ``coinpress_beta``, ``adaptive_ranking``, ``correlation_rule``, ``adaptive_refine``;
+        ``docs/experimental.md``). ``None``: the shipped fit (every knob at its default). The
+        earlier releases (``adaptive_ranking="mean"``, ``correlation_rule="guard"``) and opt-in
+        candidates of issue #24 kept so that the committed experiments stay reproducible.
+
+    Deprecated parameters
+        ``coinpress_beta``, ``adaptive_ranking``, ``correlation_rule``, ``adaptive_refine``: the
+        fields of ``experimental``, keywords until 0.1. Passing one still fits the same (it is
+        mapped into a ``CovarianceOptions``) but emits a :class:`FutureWarning`; they are
+        removed in 0.4. Passing one together with ``experimental`` raises.
 
     Attributes
     ----------
@@ -715,8 +657,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, kind="covariance", noise="auto",
                  neighbouring="replace-one", project_psd=True, clip=True, random_state=None,
                  accountant=None, method="auto", coinpress_steps=2, shrinkage="auto",
-                 coinpress_beta=0.1, adaptive_ranking="median", correlation_rule="margin",
-                 adaptive_refine=False):
+                 experimental=None, coinpress_beta=DEPRECATED, adaptive_ranking=DEPRECATED,
+                 correlation_rule=DEPRECATED, adaptive_refine=DEPRECATED):
+        self.experimental = experimental
         self.correlation_rule = correlation_rule
         self.adaptive_refine = adaptive_refine
         self.adaptive_ranking = adaptive_ranking
@@ -738,19 +681,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Release the matrix of ``kind`` for ``X`` (``y`` is ignored)."""
         eps, delta, noise = check_privacy_params(self)
-        if self.adaptive_ranking not in ("mean", "median"):
-            raise InvalidParameterError("adaptive_ranking", f"must be 'mean' or 'median', got "
-                                                            f"{self.adaptive_ranking!r}")
-        if self.correlation_rule not in CORRELATION_RULES:
-            raise InvalidParameterError("correlation_rule", f"must be one of "
-                                                            f"{CORRELATION_RULES}, got "
-                                                            f"{self.correlation_rule!r}")
+        opts = resolve_experimental(self, CovarianceOptions)  # the research knobs, validated
         if self.kind not in KINDS:
             raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
-        refine = self.adaptive_refine
-        if not (isinstance(refine, (bool, np.bool_)) or refine == "checked"):
-            raise InvalidParameterError("adaptive_refine", f"must be False, True or 'checked', "
-                                                           f"got {refine!r}")
         method = self.method
         if method == "auto":
             method = auto_method(self.kind, check_relation(self.neighbouring), X,
@@ -761,20 +694,21 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         if method == "coinpress":
             cov, loc = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
-                                     label="DPCovariance.fit")
+                                     label="DPCovariance.fit", beta=opts.coinpress_beta)
         elif method == "adaptive" and self.kind == "correlation":
             # task CR: the branches ranked by the implied correlation's loss, the first look
             # allocated for it (docs/coinpress.md § Adaptive (correlation))
             # correlation_rule="margin" (task CG): the step ranked by its noise term alone and
             # an unresolved first look inflating its prediction instead of blocking it
-            rule = ({} if self.correlation_rule == "guard" else
+            rule = ({} if opts.correlation_rule == "guard" else
                     {"unresolved_margin": UNRESOLVED_MARGIN,
                      "correlation_bias": CORRELATION_BIAS})
             cov, loc, res = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                          label="DPCovariance.fit", kind="pca", result=True,
+                                         beta=opts.coinpress_beta,
                                          first_kind="pca", ranking="correlation",
                                          reading="capped", resolve_z=CORRELATION_RESOLVE_Z,
-                                         refine=self.adaptive_refine, **rule)
+                                         refine=opts.adaptive_refine, **rule)
             chosen = adaptive_moments_release(res, lo, hi, X.shape[0])
             del res
             if chosen is None:
@@ -786,8 +720,9 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         elif method == "adaptive":
             cov, loc = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                     label="DPCovariance.fit", kind="covariance",
-                                    loss_statistic=self.adaptive_ranking,
-                                    refine=self.adaptive_refine)
+                                    beta=opts.coinpress_beta,
+                                    loss_statistic=opts.adaptive_ranking,
+                                    refine=opts.adaptive_refine)
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
                                                 delta=delta, noise=noise, label="DPCovariance.fit")

@@ -46,14 +46,17 @@ from .joint_release import (LEVEL_PRIOR_BOX, auto_level_share, combine_target_me
                             release_with_target_mean, risk_selection, solve_divergence)
 from .normal_equations import (PROJECTION_UNITS, coefficient_noise_std, pinned_coordinates,
                                solve_moments)
+from .experimental import (DEPRECATED, LEVEL_PRIORS, SELECTIONS, SLOPE_SHRINKS, RegressionOptions,
+                           resolve_experimental)
 
 __all__ = ["DPLinearRegression", "DPRidge", "coefficient_noise_std"]
 
 #: The values of the estimators' ``projection`` parameter (``"none"``: solve the raw release).
 PROJECTIONS = ("noise", "half-width", "original", "none")
+#: The research knobs' defaults (the fields of :class:`~matrixdp.models.RegressionOptions`, whose
+#: module holds their value sets ``SELECTIONS``, ``LEVEL_PRIORS``, ``SLOPE_SHRINKS``).
 #: ``select``: ``"none"`` (always the fitted slopes) or ``"risk"`` (the fit or the constant model,
 #: whichever has the lower estimated out-of-sample risk; post-processing; docs/regression.md §3b).
-SELECTIONS = ("none", "risk")
 SELECT = "none"
 #: ``level_share``: the share of the budget (of ``μ*²`` in Gaussian DP) spent on a dedicated
 #: Gaussian DP mean of the target (docs/regression.md §3b); 0 = the joint release only.
@@ -65,11 +68,9 @@ LEVEL_SHARE = 0.0
 #: prior ``N(c_y, h_y²/3)``, the box prior's variance: a constant weight). A float ``ρ > 0``:
 #: the Gaussian prior ``N(c_y, ρ h_y²)``. docs/regression.md §3c.
 LEVEL_PRIOR = "none"
-LEVEL_PRIORS = ("none", "box", "gauss")
 #: ``slope_shrink``: ``"none"`` (the fit as solved) or ``"sure"`` (a further ridge on the fitted
 #: coefficients, ``λ ∈ [0, ∞]`` chosen by an unbiased estimate of the prediction risk from the
 #: release and its public noise; post-processing; docs/regression.md §3d).
-SLOPE_SHRINKS = ("none", "sure")
 SLOPE_SHRINK = "none"
 #: ``label_range``: ``"public"`` (clip the label to the public box ``bounds_y``) or ``"auto"``
 #: (estimate the label's range inside that box with a share of ε where a public rule says it
@@ -153,176 +154,21 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         The norm in which the release is projected onto the sums its public boxes allow before
         the solve (the noise's own metric by default; ``results/projection_regression.md``), or
         ``"none"``: solve the raw release. Post-processing either way.
-    level_share : float in [0, 1) or "auto", default 0.0
-        Share of the budget (of ``μ*²``: the joint release and the mean compose exactly to (ε, δ)
-        in Gaussian DP) spent on a dedicated Gaussian DP mean of the target, combined with the
-        joint release's mean by inverse public variance (replace-one with an intercept only;
-        ignored otherwise). ``"auto"`` chooses it from public inputs
-        (:func:`~matrixdp.models.joint_release.auto_level_share`) and, where no slope can rise
-        above the noise whatever the records are, spends 95% on the mean and returns the constant
-        model. ``docs/regression.md`` §3b. Opt-in: the pre-registered check of it as the default is
-        ``results/regression_floor_check.md``.
-    select : {"none", "risk"}, default "none"
-        ``"risk"``: return the fitted slopes or the constant model (the released mean), whichever
-        has the lower estimated out-of-sample risk (Mallows-Cp/Stein correction from the release
-        and its public noise; post-processing, no budget; replace-one only;
-        :func:`~matrixdp.models.joint_release.risk_selection`, ``docs/regression.md`` §3b). Opt-in.
-    level_prior : {"none", "box", "gauss"} or float > 0, default "none"
-        Replace the fitted level (the prediction at the released mean of the features; after
-        any ``level_share`` combination) by the posterior mean of the target's mean given the
-        released level and its public noise variance ``v``, under a public prior; the slopes are
-        kept. ``"box"``: uniform in the target's box (a normal truncated to the box). ``"gauss"``:
-        ``N(c_y, h_y²/3)``, i.e. ``L = c_y + w (L̂ - c_y)``, ``w = ρh²/(ρh² + v)``, ``ρ = 1/3``; a
-        float sets ``ρ``. Post-processing, no budget. It shrinks hard where the released level
-        is noisy (tiny ``n``, small ε) and not where it is precise. Replace-one with an
-        intercept only (ignored otherwise). With ``select="risk"`` the selection reads the
-        release's own level; the prior is applied to whichever model it keeps.
-        ``docs/regression.md`` §3c. Opt-in: the pre-registered check of it as the default is
-        ``results/regression_level_prior_check.md`` (failed).
-    slope_shrink : {"none", "sure"}, default "none"
-        ``"sure"`` (opt-in; ``docs/regression.md`` §3d, task RS): after the fit, a ridge on its
-        coefficients ``β̂ = (M + λ s P)⁻¹ M β̃`` (``M`` the matrix the solve inverted, ``P`` its
-        features' diagonal, the constant refitted to the released means; ``λ = ∞``: the level
-        only) with ``λ`` on the fixed grid :data:`~matrixdp.models.risk_shrink.SURE_GRID` chosen
-        by an unbiased estimate of the prediction risk (Stein/Mallows) from the release and the
-        fit's first-order public noise covariance (the one behind ``coef_std_``, read at
-        ``risk_shrink.SURE_NOISE_SCALES = (0.5,)`` of its value: the delta method ignores the
-        projection's contraction). Post-processing: the same releases, draws and charge. Not
-        applied where the constant model was selected or ``level_prior`` moved the level.
-        ``sure_ridge_`` holds the chosen ``λ``; ``coef_std_`` becomes ``S Ω Sᵀ``'s. Opt-in: it
-        cuts the error several-fold where the label box is far wider than the labels (the outside
-        audit's loose_label: 0.23-0.28× at ε = 0.3-3; ``results/regression_sure_dev.md``) but its
-        dev gate FAILED (``results/regression_sure_gate.md``: holdout_synthetic ε = 1 1.16×, the
-        median over the 100 cells 1.0008), where the fit was already well shrunk.
-    boost_rounds : "auto", "adaptive", "predict", "ls-fallback", "ls-signal", "bias-gated" or \
-int >= 0, default "auto"
-        Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70% of
-        ``μ*²`` (Gaussian DP) and its solve gives the start ``β₀`` and the fixed solve ``M⁻¹``;
-        each of ``T`` rounds releases the correlation of the features (on the unit box) with the
-        residuals clipped to ``±boost_clip`` (Gaussian, ``0.3 μ*²/T`` each) and steps
-        ``β ← β + M⁻¹ ĝ``; the model is the average of the last ``⌈T/2⌉`` iterates. All ``T + 1``
-        releases compose exactly to (ε, δ) and are charged once, before any draw. ``"auto"``
-        (``docs/regression.md`` §4e): ``T = 2`` (``boosting.BOOST_ROUNDS``) unless ``level_share``,
-        ``select`` or ``level_prior`` is set (then 0), and after the joint release a decision from
-        the release only (post-processing) runs the rounds iff the released residual scale
-        ``σ̂ = √(RSS(β₀)/n)``, at its LOWER confidence value ``√((RSS − 2 sd)/n)``, is at most
-        ``1 · τ`` (``boosting.BOOST_FALLBACK_FORM``, ``boosting.BOOST_FALLBACK_KAPPA``;
-        :func:`~matrixdp.models.boosting.residual_scale`,
-        :func:`~matrixdp.models.boosting.boost_decision`); otherwise the rounds' budget
-        (``μ*√0.3``, their GDP composition: the same charge) buys a second joint release with the
-        same allocation, averaged with the first by inverse public entry variance — exactly the law
-        of the single release (``boost_rounds=0``). The default since the fifth pre-registered
-        check on never-seen tables (``results/regression_adaptive_boost_check5.md``; the form was
-        chosen after the fourth check, with the upper value, failed: disclosed there); before it
-        ``"auto"`` always ran the rounds (``results/regression_boosted_check.md``). Under
-        add-remove without an intercept (no released count) it runs the rounds. Since task RW
-        ``"auto"`` adds §4k's bias gate in that fallback branch (``boosting.BOOST_AUTO_RULE =
-        "bias-gated"``, below; both stages of its pre-registered gate passed,
-        ``results/regression_bias_gate.md``, ``results/regression_bias_gate_check.md``).
-        ``"adaptive"``: §4e's decision alone, with no bias gate (the default before task RW; the
-        name of §4e's opt-in before it became the default). An int ``T``:
-        exactly ``T`` rounds, no decision (``0``: the single joint release; ``2``: the rounds
-        default before §4e). An int > 0 with a level opt-in raises.
-        ``"predict"`` (opt-in; ``docs/regression.md`` §4f, task R7): after the joint release, the
-        count ``T ∈ boosting.BOOST_COUNTS = (0, 1, 2, 3, 5, 10, 20, 50, 100)`` and the clip are
-        chosen by minimising a predicted loss computed from the release and public inputs only
-        (post-processing; :func:`~matrixdp.models.boosting.predicted_boost_losses`): the clip is
-        ``τ₀ = h_y/4`` where §4e's decision says rounds, else ``min(h_y, h_y + Σ w|β₀|)``
-        (``boosting.BOOST_COUNT_CLIP``); ``T = 0`` is §4e's second joint release. The rounds keep
-        their total Gaussian-DP shift ``μ*√0.3`` (each ``μ*√(0.3/T)``) whatever ``T`` is, so the
-        charge, made once before any draw, does not depend on the choice. ``boost_clip`` must be
-        ``None``. A seeded fit is replayable by whoever knows the seed.
-        ``"ls-fallback"`` (opt-in; ``docs/regression.md`` §4g, task R8): ``"auto"``, except that
-        where §4e's decision says the residuals are large against ``τ₀`` the rounds' budget buys
-        ``T_ls = boosting.BOOST_LS_ROUNDS`` rounds (each ``μ*√(0.3/T_ls)``, the same total) at the
-        least-squares clip ``τ = min(h_y, h_y + Σ w|β₀|)`` (from the release and public inputs)
-        instead of the second joint release (``boost_branch_ == "ls-rounds"``). ``boost_clip`` must
-        be ``None``. A seeded fit is replayable by whoever knows the seed.
-        ``"ls-signal"`` (opt-in; ``docs/regression.md`` §4h, task R9): ``"ls-fallback"``'s
-        least-squares rounds only where the joint release shows signal: the released share of the
-        label variance ``R̂² = 1 − RSS(β₀)/TSS`` (:func:`~matrixdp.models.boosting.released_r2`;
-        post-processing), at its lower confidence value (2 delta-method standard deviations of the
-        release's noise), is at least ``boosting.BOOST_SIGNAL_R2``; otherwise §4e's second joint
-        release. Everything else is ``"auto"``'s fit bit for bit. Whichever branch runs, the
-        releases compose to the same (ε, δ), charged once before any draw. ``boost_clip`` must be
-        ``None``. A seeded fit is replayable by whoever knows the seed. Its pre-registered check as
-        the default FAILED (``results/regression_ls_signal_check.md``); useful on a wdbc-like table
-        (many features, strong signal, 0/1 target), where it keeps ``"ls-fallback"``'s gain and
-        loses less elsewhere.
-        ``"bias-gated"`` (``docs/regression.md`` §4k, task RW; what ``"auto"`` resolves to): §4e's
-        decision, and in its fallback branch ``T = boosting.BOOST_BIAS_GATE_ROUNDS = 10``
-        least-squares rounds (each ``μ*√(0.3/T)``, the same total) at ``τ = min(h_y, h_y + Σ
-        w|β₀|)`` iff the squared shrinkage bias they are predicted to remove (the adaptive ridge's
-        lift read at the start ``β₀``) exceeds ``boosting.BOOST_BIAS_GATE_RATIO = 0.3`` times the
-        noise they are predicted to add (their own, plus the least-squares sampling error they
-        un-shrink; :func:`~matrixdp.models.boosting.bias_gate_reading`), all read from the joint
-        release and public inputs (post-processing); otherwise §4e's second joint release.
-        Whichever branch runs, the releases compose to the same (ε, δ), charged once before any
-        draw. ``boost_clip`` must be ``None`` (with ``"auto"`` a ``boost_clip`` sets the clip of
-        §4e's rounds only). A seeded fit is replayable by whoever knows the seed.
-    boost_clip : float > 0, "fixed", "grow", "late", "consistent" or None, default None
-        The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
-        ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"consistent"`` (below;
-        since task RC2, ``results/regression_consistency_rc2_check.md``; ``"fixed"`` before).
-        ``"late"`` (opt-in; ``docs/regression.md`` §4i): ``h_y / 4`` until the round's noise at
-        the largest residual any record in the box can have is below 1% of the released residual
-        variance, then that cap (an exact least-squares step), so the fit reaches least squares
-        as ε grows; it passed its pre-registered check
-        (``results/regression_consistency_check.md``) but adds noise just past its switch on
-        large low-noise tables, so it is not the default (§4i, "Reverted"). ``"fixed"``: ``h_y / 4`` (``boosting.BOOST_CLIP``; ``h_y`` the target's public
-        half-width, with no intercept ``max |bound|``); the rounds' fixed point is then a Huber
-        fit, which on a skewed or 0/1 target stays away from least squares at every ε.
-        ``"grow"`` (opt-in; ``docs/regression.md`` §4d): round ``k`` clips at
-        ``min(max(h_y/4, min(κ h_y μ_r √n / (c (d₊ + 1)), 3 σ̂)), h_y + Σ w|β_{k-1}|)`` — growing
-        with the round's Gaussian-DP shift ``μ_r`` and the public (replace-one) or released
-        (add-remove) count, at most three released residual scales ``σ̂`` (read from the joint
-        release at a lower confidence bound, ``z = 2`` standard deviations of the release's own
-        noise below its RSS) and capped at the largest residual any record in the box can
-        have; the fit reaches least squares as ε grows. Same composed (ε, δ): each round keeps
-        its ``μ_r`` and its noise scales with its ``τ``. Both pre-registered checks as the
-        default failed (``results/regression_boost_clip_check.md``; the second, after the
-        lower bound was added, on one cell: ``results/regression_boost_clip_check2.md``).
-        ``"late"`` (``docs/regression.md`` §4i, issue #24 task RC): round ``k`` clips at
-        ``h_y/4`` unless the noise it would add at the cap ``τ_cap = h_y + Σ w|β_{k-1}|`` (no
-        residual of any record in the box clipped: an exact least-squares step) is negligible,
-        ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n ≤ ρ σ̂²`` (``ρ = boosting.BOOST_LATE_RHO = 0.01``,
-        ``σ̂`` the released residual scale at its lower confidence value;
-        :func:`~matrixdp.models.boosting.late_clip_switch`); then it clips at ``τ_cap``. Where no
-        round switches the fit is ``"fixed"``'s bit for bit; as ε grows every round switches and
-        the fit reaches least squares (consistent). Same composed (ε, δ), charged once. Its
-        cost: past the switch the coefficients' noise (and ``coef_std_``) is larger than the
-        fixed clip's (the noise scales with ``τ_cap``; bounded by 1% of the residual variance in
-        test MSE, not in the coefficients), and ``coef_std_`` can rise with ε at the switch.
-        Public inputs and earlier releases only.
-        ``"consistent"`` (the default; ``docs/regression.md`` §4j, issue #24 task RC2): ``"late"``'s
-        switch with least squares' own sampling error as the yardstick: round ``k`` clips at
-        ``τ_cap`` iff ``σ_r² (τ_cap/τ₀)² tr(W M⁻¹ W)/n ≤ ρ' σ̂² p/n`` (``p`` the coefficients
-        the rounds fit, the constant included; ``ρ' = boosting.BOOST_CONSISTENT_RHO = 0.01``:
-        a switched round adds at most 1% of OLS's own expected excess test MSE;
-        :func:`~matrixdp.models.boosting.consistent_clip_switch`), else at ``h_y/4``. It
-        switches later than ``"late"`` the larger ``n/p`` is; where no round switches the fit
-        is ``"fixed"``'s bit for bit; as ε grows every round switches and the fit reaches
-        least squares. Under add-remove without an intercept there is no released count and
-        every round keeps ``h_y/4`` (the fixed clip's fit: not consistent there). Same composed
-        (ε, δ), charged once before any draw; public inputs and earlier releases only. A seeded
-        fit is replayable by whoever knows the seed.
-    label_range : {"public", "auto"}, default "public"
-        ``"public"``: the label is clipped to the public box ``bounds_y``. ``"auto"`` (opt-in;
-        ``docs/regression.md`` §8b, task RL): under replace-one, where
-        :func:`~matrixdp.models.dp_bounds.label_range_rule` says so from public inputs only
-        (``n ≥ records_needed(0.1 ε, 1, 100001)``, i.e. ``n ≥ 1161/ε``), 10% of ε buys the
-        label's range INSIDE the box (a DP median ± 9 DP MADs on the box's 100001-point grid,
-        the ``DPBounds`` path, charged as its own entry ``"<Estimator>.fit bounds"`` before any
-        draw; ``docs/bounds.md``) and the fit, calibrated to that range, gets the other 90%;
-        where the DP range is flat (the DP MAD in its grid's first interval: ties, e.g. 0/1
-        labels; read off the DP output) the box is kept (the 10% is spent all the same). Under
-        add/remove (``n`` private), for Dask input and below the rule's ``n`` the box is kept
-        and nothing is spent on it. Needs public ``bounds_X``. ``label_range_``: ``"public"``,
-        ``"dp"`` or ``"flat"``. It pays where the box is far wider than the labels (the outside
-        audit's loose_label: 0.0019× the default's test MSE at ε = 1, 0.067× at ε = 10,
-        ``results/loose_bounds_remedy.md``) and costs where it is not: both dev gates FAILED
-        (``results/regression_label_range_gate.md``, ``..._gate2.md``: median 1.0027 and 1.0015
-        over the changed cells; 401ksubs's skewed label, 12% clipped, 1.13× at ε ≥ 10).
+    experimental : RegressionOptions, optional
+        The research knobs, in one frozen object (:class:`~matrixdp.models.RegressionOptions`:
+        ``level_share``, ``select``, ``level_prior``, ``slope_shrink``, ``boost_rounds``,
+        ``boost_clip``, ``label_range``; ``docs/experimental.md``). ``None``: the shipped fit
+        (every knob at its default). Each is an opt-in candidate of issue #24 kept so that the
+        committed experiments stay reproducible; most FAILED their gate or check. Example:
+        ``DPLinearRegression(..., experimental=RegressionOptions(boost_rounds=0))`` (the single
+        joint release).
+
+    Deprecated parameters
+        ``level_share``, ``select``, ``level_prior``, ``slope_shrink``, ``boost_rounds``,
+        ``boost_clip``, ``label_range``: the fields of ``experimental``, keywords until 0.1.
+        Passing one still fits the same (it is mapped into a ``RegressionOptions``) but emits a
+        :class:`FutureWarning`; they are removed in 0.4. Passing one together with
+        ``experimental`` raises.
 
     Attributes
     ----------
@@ -434,9 +280,10 @@ int >= 0, default "auto"
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
-                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK,
-                 label_range=LABEL_RANGE):
+                 experimental=None, level_share=DEPRECATED, select=DEPRECATED,
+                 level_prior=DEPRECATED, boost_rounds=DEPRECATED, boost_clip=DEPRECATED,
+                 slope_shrink=DEPRECATED, label_range=DEPRECATED):
+        self.experimental = experimental
         self.label_range = label_range
         self.slope_shrink = slope_shrink
         self.boost_rounds = boost_rounds
@@ -463,54 +310,34 @@ int >= 0, default "auto"
     def _ridge_alpha(self) -> float:
         return 0.0
 
-    def _select(self) -> str:
-        if self.select not in SELECTIONS:
-            raise InvalidParameterError("select", f"must be one of {SELECTIONS}, got "
-                                                  f"{self.select!r}")
-        return self.select
-
-    def _level_share(self, task, t, n, lo_y, hi_y, eps, delta, noise, relation,
+    def _level_share(self, opts, task, t, n, lo_y, hi_y, eps, delta, noise, relation,
                      intercept) -> tuple[float, bool]:
-        """``(share, hopeless)``: the validated share of ``μ*²`` spent on the dedicated DP mean of
-        the target (0 where it does not apply: add-remove, no intercept) and, for ``"auto"``,
-        whether the slopes are hopeless (:func:`~matrixdp.models.joint_release.auto_level_share`).
-        Public inputs only."""
-        s = self.level_share
-        if isinstance(s, str):
-            if s != "auto":
-                raise InvalidParameterError("level_share", f"must be 'auto' or a number in "
-                                                           f"[0, 1), got {s!r}")
-        elif isinstance(s, bool) or not isinstance(s, (int, float, np.integer, np.floating)) \
-                or not 0.0 <= float(s) < 1.0:
-            raise InvalidParameterError("level_share", f"must be 'auto' or a number in [0, 1), "
-                                                       f"got {s!r}")
+        """``(share, hopeless)``: the share of ``μ*²`` spent on the dedicated DP mean of the
+        target (``opts.level_share``, validated by :class:`RegressionOptions`; 0 where it does not
+        apply: add-remove, no intercept) and, for ``"auto"``, whether the slopes are hopeless
+        (:func:`~matrixdp.models.joint_release.auto_level_share`). Public inputs only."""
+        s = opts.level_share
         if relation != "replace-one" or not intercept:
             return 0.0, False
         if s == "auto":
             return auto_level_share(task, t, n, lo_y, hi_y, eps, delta, noise)
         return float(s), False
 
-    def _level_prior(self, relation, intercept):
-        """The validated prior of the target's mean: ``None`` (no prior; also where it does not
-        apply: add-remove, no intercept), ``"box"`` (uniform in the box) or a float ``ρ`` (the
-        Gaussian prior's variance in units of ``h_y²``). Public."""
-        p = self.level_prior
+    def _level_prior(self, opts, relation, intercept):
+        """The prior of the target's mean (``opts.level_prior``, validated by
+        :class:`RegressionOptions`): ``None`` (no prior; also where it does not apply:
+        add-remove, no intercept), ``"box"`` (uniform in the box) or a float ``ρ`` (the Gaussian
+        prior's variance in units of ``h_y²``). Public."""
+        p = opts.level_prior
         if isinstance(p, str):
-            if p not in LEVEL_PRIORS:
-                raise InvalidParameterError("level_prior", f"must be one of {LEVEL_PRIORS} or a "
-                                                           f"number > 0, got {p!r}")
             prior = {"none": None, "box": "box", "gauss": LEVEL_PRIOR_BOX}[p]
-        elif isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(p) or not float(p) > 0.0:
-            raise InvalidParameterError("level_prior", f"must be one of {LEVEL_PRIORS} or a "
-                                                       f"number > 0, got {p!r}")
         else:
             prior = float(p)
         if relation != "replace-one" or not intercept:
             return None
         return prior
 
-    def _boost(self, hy: float):
+    def _boost(self, opts, hy: float):
         """``(T, τ, clip rule, rule)``: the validated ``boost_rounds`` (``"auto"``:
         ``boosting.BOOST_ROUNDS`` unless one of the level opt-ins ``level_share``, ``select``,
         ``level_prior`` is set, then 0), the residual clip (``boost_clip`` or
@@ -518,24 +345,24 @@ int >= 0, default "auto"
         (``"fixed"`` or ``"grow"``) and what decides the rounds after the joint release
         (:data:`~matrixdp.models.boosted_fit.BOOST_RULES`); ``(0, None, None, None)``: no
         boosting. Public inputs only."""
-        T = self.boost_rounds
+        T = opts.boost_rounds
         opt_ins = [(name, value) for name, value, off in (
-            ("level_share", self.level_share, LEVEL_SHARE), ("select", self.select, SELECT),
-            ("level_prior", self.level_prior, LEVEL_PRIOR))
+            ("level_share", opts.level_share, LEVEL_SHARE), ("select", opts.select, SELECT),
+            ("level_prior", opts.level_prior, LEVEL_PRIOR))
             if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
         rule = "rounds"  # an int T: exactly T rounds, no decision
         if isinstance(T, str) and T in ("ls-fallback", "ls-signal", "bias-gated"):  # §4g/h/k
-            if self.boost_clip is not None:  # rounds as the fallback (ls-signal: gated)
+            if opts.boost_clip is not None:  # rounds as the fallback (ls-signal: gated)
                 raise InvalidParameterError("boost_clip", f"must be None with "
                                                           f"boost_rounds={T!r} (it sets "
-                                                          f"the clip), got {self.boost_clip!r}")
+                                                          f"the clip), got {opts.boost_clip!r}")
             rule = T
             T = 0 if opt_ins else boosting.BOOST_ROUNDS
         elif isinstance(T, str) and T == "predict":  # the count chosen per fit (§4f; opt-in)
-            if self.boost_clip is not None:
+            if opts.boost_clip is not None:
                 raise InvalidParameterError("boost_clip", "must be None with "
                                                           "boost_rounds='predict' (it chooses "
-                                                          f"the clip), got {self.boost_clip!r}")
+                                                          f"the clip), got {opts.boost_clip!r}")
             rule = "predict"
             T = 0 if opt_ins else boosting.BOOST_ROUNDS
         elif isinstance(T, str) and T in ("auto", "adaptive"):
@@ -557,7 +384,7 @@ int >= 0, default "auto"
             name, value = opt_ins[0]
             raise InvalidParameterError(name, f"cannot be combined with boost_rounds > 0 (use "
                                               f"boost_rounds=0), got {value!r}")
-        tau = self.boost_clip
+        tau = opts.boost_clip
         if tau is None:
             tau = boosting.BOOST_CLIP_RULE
         if isinstance(tau, str):
@@ -588,22 +415,24 @@ int >= 0, default "auto"
         (:meth:`_release`); the post-processing of the level (:meth:`_select_level`); the error
         bars (:meth:`_set_error_bars`)."""
         eps, delta, noise = check_privacy_params(self)
+        opts = resolve_experimental(self, RegressionOptions)
         alpha = self._ridge_alpha()
         projection = self._projection_units()
         relation = check_relation(self.neighbouring)
         intercept = bool(self.fit_intercept)
         (task, cx, cy, t, n, records, value, eps,
-         (lo_x, hi_x, lo_y, hi_y)) = self._task_moments(X, y, eps, relation, intercept)
+         (lo_x, hi_x, lo_y, hi_y)) = self._task_moments(X, y, eps, relation, intercept,
+                                                         opts.label_range)
         label = f"{type(self).__name__}.fit"
-        select = self._select()
-        sure = self._slope_shrink() == "sure"
-        rho = self._level_prior(relation, intercept)
-        share, hopeless = self._level_share(task, t, n, lo_y, hi_y, eps, delta, noise,
+        select = opts.select
+        sure = opts.slope_shrink == "sure"
+        rho = self._level_prior(opts, relation, intercept)
+        share, hopeless = self._level_share(opts, task, t, n, lo_y, hi_y, eps, delta, noise,
                                             relation, intercept)
         self.level_share_ = share
         self.target_mean_ = self.target_mean_variance_ = None
         hy = 0.5 * (hi_y - lo_y) if intercept else max(abs(lo_y), abs(hi_y))
-        n_rounds, tau, clip_rule, rule = self._boost(hy)
+        n_rounds, tau, clip_rule, rule = self._boost(opts, hy)
         scale = float(n) if relation == "replace-one" else 1.0
         if n_rounds > 0:  # the joint release and the rounds (or a second release), one charge
             plan = plan_boosted_fit(
@@ -651,7 +480,7 @@ int >= 0, default "auto"
         finish_bounds(self)
         return self
 
-    def _task_moments(self, X, y, eps, relation, intercept):
+    def _task_moments(self, X, y, eps, relation, intercept, label_range="public"):
         """The public task and the exact (private) second moments of the records: ``(task, c_x,
         c_y, t, n, records, value, ε, bounds)``. ``records``: ``[X y]`` in rows (Dask records
         or a ``ColumnStack``: the boosting rounds read them again); ``ε``: what is left after
@@ -659,7 +488,7 @@ int >= 0, default "auto"
         if is_dask_collection(X):  # [X y] clipped and summed block by block
             d = validate_X(self, X, reset=True).shape[1]
             self.bounds_privacy_ = None
-            check_label_range(self.label_range)
+            check_label_range(label_range)
             self.label_range_ = "public"  # DP ranges need the table in memory
             lo_x, hi_x = parse_bounds(self.bounds_X, d, "bounds_X")
             lo_y, hi_y = parse_scalar_bounds(self.bounds_y, "bounds_y")
@@ -677,7 +506,7 @@ int >= 0, default "auto"
             check_n_samples(n)
             # public bounds, or "dp": a share of epsilon estimates them (docs/bounds.md)
             lo_x, hi_x, lo_y, hi_y, eps = fit_xy_bounds(self, X, check_finite_array(
-                y, "y", ndim=1), eps)
+                y, "y", ndim=1), eps, label_range=label_range)
             y = check_finite_array(y, "y", ndim=1)
             if not self.clip:  # records outside the box raise (before any sum), as before
                 clip_to_bounds(X, lo_x, hi_x, False, "X")
@@ -744,12 +573,6 @@ int >= 0, default "auto"
             beta[d] = level_post / t if self.selected_ == "constant" else \
                 place_level(beta, normal, n, t, level_post)
         return beta, level_post
-
-    def _slope_shrink(self) -> str:
-        if self.slope_shrink not in SLOPE_SHRINKS:
-            raise InvalidParameterError("slope_shrink", f"must be one of {SLOPE_SHRINKS}, got "
-                                                        f"{self.slope_shrink!r}")
-        return self.slope_shrink
 
     def _sure_shrink(self, rel, beta, normal, boost, task, n, t, cx, half, scale, intercept,
                      projection):
@@ -847,24 +670,31 @@ class DPRidge(DPLinearRegression):
     ----------
     alpha : float, default 1.0
         >= 0, in the units of ``XᵀX`` (sums over the ``n`` records).
-    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, level_share, select, level_prior, boost_rounds, boost_clip, slope_shrink, label_range
-        As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed).
+    epsilon, delta, bounds_X, bounds_y, fit_intercept, noise, neighbouring, clip, random_state, projection, experimental
+        As in :class:`DPLinearRegression` (a seeded fit is replayable by whoever knows the seed;
+        ``experimental`` a :class:`~matrixdp.models.RegressionOptions`).
         The boosting rounds step on the ridge's gradient ``Xᵀr - alpha·w`` (``alpha`` public),
         so they converge to the ridge solution, not to least squares.
     accountant
         As in :class:`DPLinearRegression`.
+
+    Deprecated parameters
+        ``level_share``, ``select``, ``level_prior``, ``boost_rounds``, ``boost_clip``,
+        ``slope_shrink``, ``label_range``: as in :class:`DPLinearRegression` (the fields of
+        ``experimental``; a :class:`FutureWarning`, removed in 0.4).
     """
 
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=1e-6, bounds_X=None, bounds_y=None,
                  fit_intercept=True, noise="auto", neighbouring="replace-one", clip=True,
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
-                 level_share=LEVEL_SHARE, select=SELECT, level_prior=LEVEL_PRIOR,
-                 boost_rounds="auto", boost_clip=None, slope_shrink=SLOPE_SHRINK,
-                 label_range=LABEL_RANGE):
+                 experimental=None, level_share=DEPRECATED, select=DEPRECATED,
+                 level_prior=DEPRECATED, boost_rounds=DEPRECATED, boost_clip=DEPRECATED,
+                 slope_shrink=DEPRECATED, label_range=DEPRECATED):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
-                         projection=projection, level_share=level_share, select=select,
+                         projection=projection, experimental=experimental,
+                         level_share=level_share, select=select,
                          level_prior=level_prior, boost_rounds=boost_rounds,
                          boost_clip=boost_clip, slope_shrink=slope_shrink,
                          label_range=label_range)

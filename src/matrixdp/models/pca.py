@@ -12,7 +12,7 @@ from ._base import (NoGeneratorStateMixin, check_privacy_params, check_relation,
                     fit_bounds, validate_X)
 from ._moments import FORCED_NOISE, keep_release
 from ..feasible import orthonormalise, project_feasible
-from .adaptive import BIASES
+from .experimental import ADAPTIVE_FIRST, DEPRECATED, PCAOptions, resolve_experimental
 from .covariance import (auto_method, check_method, covariance_from_release, covariance_noise,
                          fit_adaptive, fit_coinpress, fit_second_moments)
 
@@ -20,8 +20,8 @@ __all__ = ["DPPCA", "pca_auto_method"]
 
 #: The post-processings of DPPCA's released covariance before its eigendecomposition.
 PROJECTIONS = ("unit-box", "noise", "original", "none")
-#: What ``method="adaptive"``'s first look is allocated for (``adaptive_first``).
-ADAPTIVE_FIRST = ("covariance", "pca", "mixed")
+# ADAPTIVE_FIRST (what ``method="adaptive"``'s first look is allocated for) now lives in
+# :mod:`~matrixdp.models.experimental` with :class:`PCAOptions`; imported above for old readers
 
 
 def pca_auto_method(neighbouring: str, X, *, noise: str = "auto",
@@ -143,12 +143,6 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         moments branch" in ``docs/coinpress.md``). An explicit ``method="adaptive"`` raises
         where it does not apply (add-remove, Dask input); ``"auto"`` falls back instead.
     coinpress_steps : int, default 2
-    coinpress_beta : float, "auto" or "late", default 0.1
-        The whitened clipping radius of ``method="coinpress"`` / ``"adaptive"``, as
-        :class:`~matrixdp.models.DPCovariance`'s (``"auto"``: a radius growing with the budget,
-        opt-in; at moderate ε it costs up to 11× on PCA, ``results/coinpress_radius_benchmark.md``;
-        ``"late"``: that growth switched on late, ``0.1``'s radius at moderate budgets,
-        opt-in, ``results/coinpress_late_radius.md``).
     projection : {"unit-box", "noise", "original", "none"}, default "unit-box"
         The Frobenius projection of the released covariance onto the feasible set before the
         eigendecomposition (post-processing: the guarantee is unchanged), in units of the
@@ -165,90 +159,19 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         (the PSD-only subspace) in 40 of 60 benchmark cells, loses on ctg and synthetic
         (``results/pca_auto_pa_projection.md``; ``docs/postprocessing.md``, "A release far
         outside its box").
-    adaptive_first : {"covariance", "pca", "mixed"}, default "covariance"
-        ``method="adaptive"`` only: the task the noise of its first look (the first moments
-        release, a quarter of the budget) is allocated for: the covariance in the original units
-        (``"covariance"``) or the PCA task in units of the public half-widths, as the second
-        release (``"pca"``; ``first_kind`` of
-        :func:`~matrixdp.models.adaptive.adaptive_covariance`; ``docs/coinpress.md``, "The first
-        look's cost in the moments branch" and "Measured (round 3e)"). Utility only: the
-        guarantee is the same. Opt-in, not recommended: measured on the 60 benchmark cells
-        (``results/adaptive_pca_first_pca.md``, 50 trials) it is within 1.2× of the best of
-        ``"moments"``, ``"coinpress"`` and i.i.d. noise on the unit box in 43 (``"covariance"``:
-        44), at most 0.5× of that best in 9 (adult, lending_club, synthetic: its CoinPress branch)
-        and above 2× in 8, up to 4.9·10⁵× (lending_club, k = 5, ε = 1, where the ranking
-        under-predicts that branch's deficit by 10⁵–10⁶×,
-        ``results/adaptive_pca_first_pca_diagnosis.md``); it failed the gate for becoming the
-        default. The cause is the whitened step's noise on the released variances, which the
-        ranking left out; ``adaptive_covariance(diagonal_noise=True)`` (round 3f, not a DPPCA
-        parameter) adds it and removes those losses (lending_club k = 5, ε = 1: 1.51×), but
-        the gate still fails (43 of 60, up to 7.8×; ``results/adaptive_pca_cp_prediction.md``,
-        ``docs/coinpress.md`` "Measured (round 3f)"). ``"mixed"`` (task PK, opt-in): the first
-        look split, ``adaptive.FIRST_MIX`` = 0.75 of its budget allocated for the covariance
-        (the whitening) and the rest for the PCA task, combined by inverse variance
-        (``first_kind="mixed"``; ``docs/coinpress.md``, "The mixed first look (task PK)").
-        Same guarantee and charge. It targets the default's misses against the moments release
-        (``results/pca_default_misses.md``: there the covariance-allocated first look costs the
-        moments branch 1.36-2.14× on the benchmark's seeds). Opt-in, not recommended: it FAILED its dev gate
-        (``results/pca_mixed_first_gate.md``, 165 cells of the benchmark and the 12 MEASUREMENT
-        tables, 30 paired trials: median ratio to the default 0.953, below 0.5× in 27 cells,
-        but 4 paired-gate FAILs up to 4.6×, adult k = 5 ε = 1, where it takes the CoinPress step
-        and the moments release is better; ``results/pca_mixed_first_losses.md``).
-    adaptive_resolve_z : float or None, default None
-        ``method="adaptive"`` only: the resolution guard (task PA2, issue #24;
-        ``resolve_z`` of :func:`~matrixdp.models.adaptive.adaptive_covariance`, as the
-        correlation default's ``covariance.CORRELATION_RESOLVE_Z`` = 3): the CoinPress step is
-        considered only if every first-look variance (projected onto the feasible set) is at
-        least this many of its noise sds; otherwise the rest of the budget goes to the second
-        moments release. ``None``: no guard (the fit before the option, byte for byte). A
-        post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
-        § Adaptive (PCA), "The resolve_z guard (task PA2)"). Opt-in, not recommended: at 3 it
-        failed its dev gate for becoming the default (``results/adaptive_pca_guard.md``, 100
-        trials, 60 benchmark cells: within 1.2× of the best of ``"moments"``, ``"coinpress"``
-        and i.i.d. noise on the unit box in 40, ``"moments"`` 44; never above 1.58×
-        ``"moments"``): the first look, allocated for the covariance, resolves the variances of
-        small-range features on no benchmark table but movement_aal, so the step and its wins
-        (ctg, synthetic) are blocked too (``results/adaptive_pca_guard_diagnosis.md``). With
-        ``adaptive_resolve_share`` it only sets the ``z`` of the unresolved features.
-    adaptive_resolve_share : float in [0, 1] or None, default None
-        ``method="adaptive"`` only: the share guard (task PA3, issue #24; ``resolve_share`` of
-        :func:`~matrixdp.models.adaptive.adaptive_covariance`): the CoinPress step is considered
-        only if the features whose projected first-look variance is below ``z`` of its noise sds
-        (``z = adaptive_resolve_z``, or 3 if None) carry at most this share of the first look's
-        top-``n_components`` variance; otherwise the rest of the budget goes to the second
-        moments release. ``None``: no such guard (the fit before the option, byte for byte).
-        A post-processing of the first look: the guarantee is unchanged (``docs/coinpress.md``,
-        § Adaptive (PCA), "The share guard (task PA3)"). Opt-in, not recommended: at 1/2 and
-        1/4 it failed its dev gate for becoming the default (``results/adaptive_pca_share.md``,
-        100 trials, 60 benchmark cells: within 1.2× of the best of ``"moments"``,
-        ``"coinpress"`` and i.i.d. noise on the unit box in 45 and 43, ``"moments"`` 44, the
-        unguarded adaptive 47; never above 1.80× ``"moments"``).
-    adaptive_bias : {"model", "bound", "records", "one-record"} or None, default None
-        ``method="adaptive"`` only: how the ranking predicts the whitened step's clipping bias
-        (``bias`` of :func:`~matrixdp.models.adaptive.adaptive_covariance`); ``None``: that
-        function's default (``"one-record"`` since session 18; ``"model"`` before).
-        ``"records"`` (task HP, issue #24): the bias's
-        direction drawn from the first look's projected covariance instead of the whitening,
-        whose noise margin made the default's prediction of the step 43-1,470× its measured
-        deficit where it lost to CoinPress at high ε (ccard ε = 10⁴ in the outside audit,
-        wdbc k = 5 ε = 10⁴, liver k = 2 ε = 100; ``results/pca_high_eps_diagnosis.md``,
-        ``results/pca_bias_direction_diagnosis.md``; ``docs/coinpress.md``, "The bias direction
-        from the records (task HP)"). A post-processing of the first look: the guarantee and
-        the charge are unchanged. Opt-in: it PASSED its dev gate (``results/pca_bias_records_gate.md``,
-        264 cells, 30 paired trials: no FAIL, median 0.962 over the 24 changed cells; wdbc k = 5
-        ε = 10⁴ 0.0094×) and FAILED its pre-registered check on four never-seen tables
-        (``results/pca_bias_records_check.md``: within 1.2× of the best in 58 of 64 cells, the
-        default 59; discrim k = 5 ε = 10⁴ 1.33×), so it is not the default. ``"one-record"``
-        (task PB): ``"records"``, except where the released counts read ONE clipped record;
-        then the record's far part lies along an eigen-direction of the records' model that can
-        hold it and the record is typical in the others (couplings ``ρ·C̃_jj/n`` instead of the
-        whole record's ``ρ²·C̃_iiC̃_jj/tr²``; ``docs/coinpress.md``, "One clipped record (task
-        PB)"; ``results/pca_bias_rank_diagnosis.md``). The same releases and guarantee. The
-        default since session 18: its dev gate (``results/pca_bias_one_record_gate.md``, 264
-        cells, no FAIL, median 0.955 over the 22 changed cells) and its pre-registered check on
-        five never-seen tables (``results/pca_bias_one_record_check.md``) passed; the changes
-        measured there all come from the records' direction
-        (``results/pca_bias_one_record_vs_records.md``). ``"model"`` gives the fit before.
+    experimental : PCAOptions, optional
+        The research knobs, in one frozen object (:class:`~matrixdp.models.PCAOptions`:
+        ``coinpress_beta``, ``adaptive_first``, ``adaptive_resolve_z``,
+        ``adaptive_resolve_share``, ``adaptive_bias``; ``docs/experimental.md``). ``None``: the
+        shipped fit (every knob at its default). Opt-in candidates of issue #24 kept so that the
+        committed experiments stay reproducible; most FAILED their gate or check.
+
+    Deprecated parameters
+        ``coinpress_beta``, ``adaptive_first``, ``adaptive_resolve_z``,
+        ``adaptive_resolve_share``, ``adaptive_bias``: the fields of ``experimental``, keywords
+        until 0.1. Passing one still fits the same (it is mapped into a ``PCAOptions``) but emits
+        a :class:`FutureWarning`; they are removed in 0.4. Passing one together with
+        ``experimental`` raises.
 
     Post-processing (no budget): the released covariance is projected onto the feasible set
     (PSD, variances and Cauchy–Schwarz bounds from the public box, :mod:`matrixdp.feasible`) and
@@ -292,9 +215,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
 
     def __init__(self, n_components=None, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
-                 method="auto", coinpress_steps=2, projection="unit-box", coinpress_beta=0.1,
-                 adaptive_first="covariance", adaptive_resolve_z=None,
-                 adaptive_resolve_share=None, adaptive_bias=None):
+                 method="auto", coinpress_steps=2, projection="unit-box", experimental=None,
+                 coinpress_beta=DEPRECATED, adaptive_first=DEPRECATED,
+                 adaptive_resolve_z=DEPRECATED, adaptive_resolve_share=DEPRECATED,
+                 adaptive_bias=DEPRECATED):
+        self.experimental = experimental
         self.method = method
         self.adaptive_bias = adaptive_bias
         self.adaptive_resolve_z = adaptive_resolve_z
@@ -316,6 +241,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     def fit(self, X, y=None):
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self, extra_noise=FORCED_NOISE)
+        opts = resolve_experimental(self, PCAOptions)
         if self.projection not in PROJECTIONS:
             raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got "
                                                       f"{self.projection!r}")
@@ -325,16 +251,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                      projection=self.projection)
         method = check_method(self, "covariance", method)
         # the moments path clips in row chunks where it sums (no full clipped copy)
-        if self.adaptive_first not in ADAPTIVE_FIRST:
-            raise InvalidParameterError("adaptive_first", f"must be one of {ADAPTIVE_FIRST}, got "
-                                                          f"{self.adaptive_first!r}")
-        rz, rs = self.adaptive_resolve_z, self.adaptive_resolve_share
+        # the research knobs (validated by PCAOptions)
+        rz, rs = opts.adaptive_resolve_z, opts.adaptive_resolve_share
         rz = None if rz is None else check_nonnegative(rz, "adaptive_resolve_z")
         rs = None if rs is None else check_unit_interval(rs, "adaptive_resolve_share")
-        ab = self.adaptive_bias
-        if ab is not None and ab not in BIASES:
-            raise InvalidParameterError("adaptive_bias", f"must be None or one of {BIASES}, got "
-                                                         f"{ab!r}")
+        ab = opts.adaptive_bias
         X, lo, hi, eps = fit_bounds(self, X, eps, clip_now=method != "moments")
         n, d = X.shape
         k = d if self.n_components is None else self.n_components
@@ -344,12 +265,13 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         noise_var = None
         if method == "coinpress":
             cov, mean = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
-                                      label="DPPCA.fit")
+                                      label="DPPCA.fit", beta=opts.coinpress_beta)
         elif method == "adaptive":
             # the PCA-loss ranking reads its frame after the projection applied below
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,
-                                     first_kind=self.adaptive_first,
+                                     beta=opts.coinpress_beta,
+                                     first_kind=opts.adaptive_first,
                                      **({} if rz is None else {"resolve_z": rz}),
                                      **({} if rs is None else {"resolve_share": rs}),
                                      **({} if ab is None else {"bias": ab}),
