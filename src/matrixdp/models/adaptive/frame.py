@@ -172,14 +172,17 @@ def projected_gap_inflation(A, lam, V1, m, t, q, project, draws: int = BOOT_DRAW
     entries of the augmented second moments with the public variances ``V₁``, read through the
     released mean ``m̂`` as in :func:`moments_pair_variance`) is drawn ``draws`` times,
     ``E_r``, and each ``A + E_r`` is projected; ``λ*_r`` are the eigenvalues of ``P(A + E_r)``
-    sorted. A frame direction of released rank ``ρ_i`` (the rank of ``lam_i`` among ``lam``) is
+    sorted (the draws in antithetic pairs ``±E_r``, so that the first-order term of each gap
+    cancels in the mean). A frame direction of released rank ``ρ_i`` (the rank of ``lam_i`` among ``lam``) is
     matched with the bootstrap's eigenvalue of the same rank, and
 
         I_ij = mean_r (λ*_{r,ρ_i} − λ*_{r,ρ_j})² − (lam_i − lam_j)²
 
     is the bootstrap's bias of the squared gap (``ĝ² − I`` is the bootstrap bias-corrected
-    ``ĝ²``). Where the first look resolves the spectrum, ``P`` is neutral and the draws move each
-    eigenvalue independently: ``I_ij ≈ N_ij`` (:func:`pca_frame`, 2). Where it is noise-level,
+    ``ĝ²``). Where the first look resolves the spectrum, ``P`` is neutral and ``I_ij`` is
+    ``N_ij``'s diagonal part plus the second-order repulsion of the eigenvalues by ALL the other
+    directions (which ``N_ij``, one pair, leaves out; it can exceed ``N_ij`` where the gap is
+    large). Where it is noise-level,
     ``A`` is the projection of noise, whose eigenvalues spread as a whole (every direction at
     once, positive part kept); adding the same noise again spreads them further by about as much,
     so ``I`` removes the spread that ``N_ij`` (one pair, before the projection) does not see.
@@ -201,7 +204,10 @@ def projected_gap_inflation(A, lam, V1, m, t, q, project, draws: int = BOOT_DRAW
        (task PG)").
     """
     k = m.size
-    z = public_randomness(int(seed)).gaussian((int(draws), k + 1, k + 1))
+    # antithetic pairs (E, −E): the first-order term of each bootstrap gap cancels in the mean,
+    # so the Monte Carlo error of I is second order in the noise
+    half = public_randomness(int(seed)).gaussian((max(int(draws) // 2, 1), k + 1, k + 1))
+    z = np.concatenate([half, -half])
     G = np.triu(z) * np.sqrt(np.maximum(V1, 0.0))
     G = G + np.transpose(np.triu(G, 1), (0, 2, 1))
     dm = G[:, :k, k] / t
