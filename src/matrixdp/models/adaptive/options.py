@@ -92,7 +92,8 @@ class AdaptiveOptions:
     ``results/pca_unresolved_step_gate.md``), ``diagonal_noise=True`` and
     ``resolution_guard=True`` (round 3f, ``results/adaptive_pca_cp_prediction.md``),
     ``mean_margin=True`` (round 3d, ``results/adaptive_covariance_margin/adaptive_covariance.md``),
-    ``first_mix`` other than 0.75 (task PK, ``results/pca_mixed_first_variants.md``) and
+    ``gap_inflation="projected-noise"`` (task PG, not gated: its dev reading lost,
+    ``results/pca_gap_projected_reading_dev.md``), ``first_mix`` other than 0.75 (task PK, ``results/pca_mixed_first_variants.md``) and
     ``decision="clipping-loss"`` with ``select_units`` (the first version, kept for the
     side-by-side comparison). ``first_share``, ``bias_share`` and ``margin`` are the budget split
     and the whitening margin (utility only); ``branch`` forces a branch (diagnostics and tests).
@@ -219,7 +220,11 @@ class AdaptiveOptions:
         pair loss of one direction capped, task PN), which the candidate of task PG combines it
         with; not with ``pca_gaps="spiked"``. Post-processing of the first release and public
         inputs: the same releases, guarantee and single charge (``docs/coinpress.md``
-        § Adaptive (PCA), "Gaps against the projected noise (task PG)").
+        § Adaptive (PCA), "Gaps against the projected noise (task PG)"). Its dev reading LOST
+        its case (``results/pca_gap_projected_reading_dev.md``: 24 of 72 benchmark cells change,
+        median ratio 1.00, up to 3.31x on lending_club k = 2 ε = 2; the audit's rise cells are not
+        fixed: the de-inflated gaps fall to the floor ``√N_ij/2``, which decides as before); not
+        gated, not recommended.
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the
