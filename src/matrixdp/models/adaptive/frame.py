@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...mechanisms.draw import public_randomness
 from ..spiked import spiked_eigenvalues
 
-__all__ = ["RESOLVE_Z", "SHARE_Z", "moments_pair_variance", "coinpress_pair_variance", "pca_frame",
-           "pca_frame_resolution", "unresolved_share"]
+__all__ = ["RESOLVE_Z", "SHARE_Z", "BOOT_DRAWS", "BOOT_SEED", "moments_pair_variance",
+           "coinpress_pair_variance", "pca_frame", "pca_frame_resolution",
+           "projected_gap_inflation", "unresolved_share"]
 
 #: Noise sds of the first release by which the PCA-loss prediction's eigen-frame resolves the
 #: order of two directions (:func:`pca_frame`).
@@ -18,6 +20,12 @@ RESOLVE_Z = 2.0
 #: Noise sds below which a first-look variance counts as unresolved for ``resolve_share`` when
 #: ``resolve_z`` is not given (task PA3; the value of ``covariance.CORRELATION_RESOLVE_Z``).
 SHARE_Z = 3.0
+#: ``gap_inflation="projected-noise"`` (task PG): the number of public draws of the first look's
+#: noise law in the parametric bootstrap of :func:`projected_gap_inflation`.
+BOOT_DRAWS = 32
+#: Its fixed public seed (the draws are of a public law around a released matrix: the same
+#: draws in every fit, so the ranking is a deterministic function of the first look).
+BOOT_SEED = 0x5047
 
 
 def moments_pair_variance(V, m, t, U, q):
@@ -72,7 +80,7 @@ def coinpress_pair_variance(S, U, q, sigma):
 
 
 def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool = True,
-              spiked: bool = False):
+              spiked: bool = False, project=None):
     r"""The eigen-frame and the eigengaps the PCA-loss prediction uses, from the first release
     (post-processing of ``Ĉ₁ = C + E₁`` and its public noise variances ``V₁``).
 
@@ -105,6 +113,11 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool =
        directions removed at second order, the spiked-model inversion, and the unresolved
        clusters shrunk to their de-noised spread), ``g̃_ij = |λ̃_i − λ̃_j|``, not floored
        (``docs/coinpress.md`` § Adaptive (PCA), "Spiked-model gaps (task PS)").
+    7. **Projected noise** (``project`` given, task PG's ``gap_inflation="projected-noise"``): in
+       step 2 the inflation ``N_ij`` is replaced by ``max(N_ij, I_ij)``, ``I_ij`` the parametric
+       bootstrap's inflation of the squared gap through the caller's projection ``project``
+       (:func:`projected_gap_inflation`); the floor ``√N_ij/2`` and the cap of 4 are unchanged
+       (``docs/coinpress.md`` § Adaptive (PCA), "Gaps against the projected noise (task PG)").
 
     Returns ``(U, gaps)``: the frame (k, k), columns in the order above, and the (q, k − q)
     gaps (0 for the pairs that do not count).
@@ -116,7 +129,9 @@ def pca_frame(C1, V1, m, t, q, z=RESOLVE_Z, top_cap: bool = False, floor: bool =
         g = np.abs(lam_t[:q, None] - lam_t[None, q:])
     else:
         g_hat, noise = _released_gaps(lam, U, V1, m, t, q)
-        g = np.sqrt(np.maximum(g_hat * g_hat - noise, 0.0))
+        infl = noise if project is None else np.maximum(
+            noise, projected_gap_inflation(C1, lam, V1, m, t, q, project))
+        g = np.sqrt(np.maximum(g_hat * g_hat - infl, 0.0))
         if floor:
             g = np.maximum(g, 0.5 * np.sqrt(noise))
     if top_cap and not spiked:
@@ -144,6 +159,65 @@ def _released_gaps(lam, U, V1, m, t, q):
     s1, diag1 = moments_pair_variance(V1, m, t, U, q)
     g_hat = lam[:q, None] - lam[None, q:]
     return g_hat, diag1[:q, None] + diag1[None, q:] + 4.0 * s1[:, q:]
+
+
+def projected_gap_inflation(A, lam, V1, m, t, q, project, draws: int = BOOT_DRAWS,
+                            seed: int = BOOT_SEED):
+    r"""The expected inflation of the frame's squared eigen-gaps by the first look's noise AND the
+    caller's projection: a parametric bootstrap around the projected first look (task PG).
+
+    ``A = P(Ĉ₁)`` is the first look after the caller's projection ``P`` (``project``), whose
+    eigenvalues are ``lam`` in the frame's order (:func:`pca_frame`, 1). Taking ``A`` as the truth
+    (feasible, as the true covariance is), the first look's noise law (independent symmetric
+    entries of the augmented second moments with the public variances ``V₁``, read through the
+    released mean ``m̂`` as in :func:`moments_pair_variance`) is drawn ``draws`` times,
+    ``E_r``, and each ``A + E_r`` is projected; ``λ*_r`` are the eigenvalues of ``P(A + E_r)``
+    sorted (the draws in antithetic pairs ``±E_r``, so that the first-order term of each gap
+    cancels in the mean). A frame direction of released rank ``ρ_i`` (the rank of ``lam_i`` among ``lam``) is
+    matched with the bootstrap's eigenvalue of the same rank, and
+
+        I_ij = mean_r (λ*_{r,ρ_i} − λ*_{r,ρ_j})² − (lam_i − lam_j)²
+
+    is the bootstrap's bias of the squared gap (``ĝ² − I`` is the bootstrap bias-corrected
+    ``ĝ²``). Where the first look resolves the spectrum, ``P`` is neutral and ``I_ij`` is
+    ``N_ij``'s diagonal part plus the second-order repulsion of the eigenvalues by ALL the other
+    directions (which ``N_ij``, one pair, leaves out; it can exceed ``N_ij`` where the gap is
+    large). Where it is noise-level,
+    ``A`` is the projection of noise, whose eigenvalues spread as a whole (every direction at
+    once, positive part kept); adding the same noise again spreads them further by about as much,
+    so ``I`` removes the spread that ``N_ij`` (one pair, before the projection) does not see.
+
+    Why no budget: ``E_r`` are draws of a PUBLIC law (the first look's calibration ``V₁``, the
+    released ``m̂``, the public ``t``) added to a released matrix, so the result is a function of
+    the first release and public inputs (post-processing); the draws come from their own
+    generator (:func:`~matrixdp.mechanisms.draw.public_randomness` at the fixed public ``seed``),
+    never from the release's stream, are the same in every fit (the ranking is deterministic given
+    the first look) and are not kept.
+
+    Returns the (q, k − q) inflations ``I_ij`` of the (top, rest) pairs.
+
+    References
+    ----------
+    .. [1] B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall
+       1993, ch. 10 (bias correction).
+    .. [2] matrixdp, ``docs/coinpress.md`` (§ Adaptive (PCA), "Gaps against the projected noise
+       (task PG)").
+    """
+    k = m.size
+    # antithetic pairs (E, −E): the first-order term of each bootstrap gap cancels in the mean,
+    # so the Monte Carlo error of I is second order in the noise
+    half = public_randomness(int(seed)).gaussian((max(int(draws) // 2, 1), k + 1, k + 1))
+    z = np.concatenate([half, -half])
+    G = np.triu(z) * np.sqrt(np.maximum(V1, 0.0))
+    G = G + np.transpose(np.triu(G, 1), (0, 2, 1))
+    dm = G[:, :k, k] / t
+    E = G[:, :k, :k] - dm[:, :, None] * m[None, None, :] - m[None, :, None] * dm[:, None, :]
+    boot = np.stack([np.linalg.eigvalsh(project(A + e))[::-1] for e in E])
+    rank = np.empty(k, dtype=int)
+    rank[np.argsort(-lam, kind="stable")] = np.arange(k)
+    gb = boot[:, rank[:q], None] - boot[:, None, rank[q:]]
+    g_hat = lam[:q, None] - lam[None, q:]
+    return np.mean(gb * gb, axis=0) - g_hat * g_hat
 
 
 def pca_frame_resolution(C1, V1, m, t, q, z=RESOLVE_Z):

@@ -17,7 +17,7 @@ from ...errors import InvalidParameterError
 from .._far_tail import FAR_SHARE
 
 __all__ = ["FIRST_SHARE", "BIAS_SHARE", "DECISIONS", "NOISE_PAIRS", "PCA_GAPS", "PCA_UNRESOLVED",
-           "FIRST_MIX", "AdaptiveOptions"]
+           "GAP_INFLATIONS", "FIRST_MIX", "AdaptiveOptions"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -56,6 +56,13 @@ PCA_GAPS = ("pairwise", "spiked")
 #: Its dev gate FAILED (29 paired-gate FAILs; median 1.44 over the 92 changed cells of 264;
 #: ``results/pca_unresolved_step_gate.md``): not recommended.
 PCA_UNRESOLVED = ("rank", "step")
+#: What the pairwise gaps of the PCA-loss frame are de-inflated against (task PG, issue #24;
+#: ``docs/coinpress.md`` § Adaptive (PCA), "Gaps against the projected noise (task PG)"):
+#: ``"pair"`` (default), one pair's expected noise inflation ``N_ij`` before the projection
+#: (:func:`pca_frame`, 2); ``"projected-noise"`` (opt-in candidate), the larger of ``N_ij`` and
+#: the parametric bootstrap's inflation through the caller's projection
+#: (:func:`projected_gap_inflation`).
+GAP_INFLATIONS = ("pair", "projected-noise")
 #: ``first_kind="mixed"``: the share of the first look's ``μ₁²`` allocated for the covariance (the
 #: rest for the PCA task). Task PK (issue #24), opt-in; 0.75 chosen over 0.5 on an exploration run
 #: (seed 777, ``results/pca_mixed_first_variants.md``: 0.5 cost the whitened step up to 1.39x on
@@ -85,7 +92,8 @@ class AdaptiveOptions:
     ``results/pca_unresolved_step_gate.md``), ``diagonal_noise=True`` and
     ``resolution_guard=True`` (round 3f, ``results/adaptive_pca_cp_prediction.md``),
     ``mean_margin=True`` (round 3d, ``results/adaptive_covariance_margin/adaptive_covariance.md``),
-    ``first_mix`` other than 0.75 (task PK, ``results/pca_mixed_first_variants.md``) and
+    ``gap_inflation="projected-noise"`` (task PG, not gated: its dev reading lost,
+    ``results/pca_gap_projected_reading_dev.md``), ``first_mix`` other than 0.75 (task PK, ``results/pca_mixed_first_variants.md``) and
     ``decision="clipping-loss"`` with ``select_units`` (the first version, kept for the
     side-by-side comparison). ``first_share``, ``bias_share`` and ``margin`` are the budget split
     and the whitening margin (utility only); ``branch`` forces a branch (diagnostics and tests).
@@ -198,6 +206,25 @@ class AdaptiveOptions:
         (``results/pca_unresolved_step_gate.md``: 29 paired-gate FAILs, up to 9.4·10⁴× on
         lending_club k = 5 ε = 0.1; median 1.44 over the 92 changed cells of 264); not
         recommended.
+    gap_inflation : {"pair", "projected-noise"}, default "pair"
+        ``ranking="pca-loss"`` only (task PG, issue #24, opt-in candidate): what the frame's
+        pairwise gaps are de-inflated against. ``"pair"``: one pair's expected noise inflation
+        ``N_ij`` of the unprojected first look (:func:`pca_frame`, 2). ``"projected-noise"``: the
+        larger of ``N_ij`` and ``I_ij``, the bias of the squared gap in a parametric bootstrap
+        of the first look THROUGH the caller's projection (:func:`projected_gap_inflation`: the
+        projected first look taken as the truth, ``BOOT_DRAWS`` draws of its public noise law
+        from a fixed public seed, projected, rank-matched eigen-gaps): on a noise-level first
+        look the unit-box projection keeps the noise's positive part, whose eigenvalues spread
+        as a whole, and ``N_ij`` left the gaps 17-173x the true ones
+        (``results/pca_step_rise_diagnosis.md``). Meant with ``noise_pairs="normalised"`` (the
+        pair loss of one direction capped, task PN), which the candidate of task PG combines it
+        with; not with ``pca_gaps="spiked"``. Post-processing of the first release and public
+        inputs: the same releases, guarantee and single charge (``docs/coinpress.md``
+        § Adaptive (PCA), "Gaps against the projected noise (task PG)"). Its dev reading LOST
+        its case (``results/pca_gap_projected_reading_dev.md``: 24 of 72 benchmark cells change,
+        median ratio 1.00, up to 3.31x on lending_club k = 2 ε = 2; the audit's rise cells are not
+        fixed: the de-inflated gaps fall to the floor ``√N_ij/2``, which decides as before); not
+        gated, not recommended.
     resolution_guard : bool, default False
         ``ranking="pca-loss"`` only (round 3f, opt-in): the whitened step's prediction adds, for
         each top direction of the frame, the worst case over what the first look allows of the
@@ -227,6 +254,7 @@ class AdaptiveOptions:
     pca_gaps: str = "pairwise"
     pca_unresolved: str = "rank"
     resolution_guard: bool = False
+    gap_inflation: str = "pair"
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -246,6 +274,13 @@ class AdaptiveOptions:
         if self.pca_unresolved not in PCA_UNRESOLVED:
             raise InvalidParameterError("pca_unresolved", f"must be one of {PCA_UNRESOLVED}, got "
                                                           f"{self.pca_unresolved!r}")
+        if self.gap_inflation not in GAP_INFLATIONS:
+            raise InvalidParameterError("gap_inflation", f"must be one of {GAP_INFLATIONS}, got "
+                                                         f"{self.gap_inflation!r}")
+        if self.gap_inflation != "pair" and self.pca_gaps == "spiked":
+            raise InvalidParameterError("gap_inflation", "'projected-noise' de-inflates the "
+                                                         "pairwise gaps; pca_gaps='spiked' "
+                                                         "replaces them")
         if self.branch not in (None, "moments", "coinpress"):
             raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
                                                   f"{self.branch!r}")

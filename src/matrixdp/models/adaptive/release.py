@@ -549,7 +549,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     tie_ratio, decision_z, far_tail = options.tie_ratio, options.decision_z, options.far_tail
     diagonal_noise, noise_pairs = options.diagonal_noise, options.noise_pairs
     pca_gaps, pca_unresolved = options.pca_gaps, options.pca_unresolved
-    resolution_guard = options.resolution_guard
+    resolution_guard, gap_inflation = options.resolution_guard, options.gap_inflation
     ranking_used = ranking
     n_rel = (4 if far_tail else 3) + (first_kind == "mixed") + bool(refine) + checked
     beta = check_beta(beta, ("auto", "late"))
@@ -665,9 +665,16 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             # docs/coinpress.md § Adaptive (PCA))
             C_frame = C if projection == "none" else project_feasible(
                 C, lo_l, hi_l, "covariance", units=projection)
+            # gap_inflation="projected-noise" (task PG): the gaps de-inflated against a public
+            # parametric bootstrap of the first look through the same projection
+            # (docs/coinpress.md § Adaptive (PCA), "Gaps against the projected noise (task PG)")
+            project = None if gap_inflation == "pair" else (
+                (lambda M: 0.5 * (M + M.T)) if projection == "none" else
+                (lambda M: project_feasible(M, lo_l, hi_l, "covariance", units=projection)))
             U1, gaps = pca_frame(C_frame, V1, m, t, q, top_cap=noise_pairs == "normalised",
                                  floor=noise_pairs != "unfloored",
-                                 spiked=pca_gaps == "spiked")
+                                 spiked=pca_gaps == "spiked", project=project)
+            del project
             # the default pairwise frame's own resolution (task PT; public: post-processing of
             # the first look), read and reported by pca_unresolved="step" only
             frame_res = (pca_frame_resolution(C_frame, V1, m, t, q)
