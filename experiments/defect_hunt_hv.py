@@ -305,7 +305,7 @@ SOUND = [
              f = cls(epsilon=eps, sensitivity=1.0, **kw); e = cls(epsilon=eps, sensitivity=1.0, numerics="exact", **kw)
              ve = np.var([e.release(x, rng=s).value - x for s in range(1500)])
              vf = np.var([f.release(x, rng=s).value - x for s in range(1500)])
-             own = e.release(x, rng=0).noise_summary.per_entry_variance
+             own = e.release(x, rng=0).noise.per_entry_variance
              out[f"{cls.__name__[:-9]} {eps:g}"] = [round(float(ve / vf), 3), round(float(ve / own), 3)]
      print(json.dumps(out))
      """),

@@ -41,7 +41,9 @@ each finished cell is appended to the trials file and skipped on a rerun)::
 
 writes ``results/epsilon_monotonicity_scan_trials.csv`` (one row per trial) and
 ``results/epsilon_monotonicity_scan.md``.  ``--only NAME`` restricts to configurations whose
-name contains NAME; ``--report`` rewrites the markdown from the trials file.
+name contains NAME; ``--shard S`` writes to ``epsilon_monotonicity_scan_trials_S.csv`` (a second
+process; the run used one for DPRidge / AdaSSP / boosted AdaSSP); ``--report`` rewrites the
+markdown from every trials file.
 """
 
 from __future__ import annotations
@@ -296,10 +298,12 @@ def run_cell(name, n, d):
 
 
 def load():
-    if not TRIALS.exists():
-        return []
-    with TRIALS.open() as fh:
-        return list(csv.DictReader(fh))
+    """Every trials file (``TRIALS`` and the shards ``--shard`` wrote beside it)."""
+    rows = []
+    for path in sorted(OUT.glob("epsilon_monotonicity_scan_trials*.csv")):
+        with path.open() as fh:
+            rows += list(csv.DictReader(fh))
+    return rows
 
 
 def analyse(rows):
@@ -378,13 +382,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
     ap.add_argument("--report", action="store_true")
+    ap.add_argument("--shard", default="", help="write to epsilon_monotonicity_scan_trials_"
+                    "<SHARD>.csv (a second process; cells done in any file are skipped)")
     args = ap.parse_args(argv)
+    trials = TRIALS if not args.shard else OUT / f"epsilon_monotonicity_scan_trials_{args.shard}.csv"
     warnings.simplefilter("ignore")
     done = {(r["config"], int(r["n"]), int(r["d"])) for r in load()}
     if not args.report:
         fields = ["config", "n", "d", "trial", "epsilon", "error", "scale", "note"]
-        new = not TRIALS.exists()
-        with TRIALS.open("a", newline="") as fh:
+        new = not trials.exists()
+        with trials.open("a", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=fields)
             if new:
                 w.writeheader()
