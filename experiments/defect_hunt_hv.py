@@ -292,10 +292,111 @@ SOUND = [
                          fail.append((type(est).__name__, n, d, rel, type(e).__name__))
      print(json.dumps({"finite_fits": ok, "failures": fail}))
      """),
+    ("add_remove_no_private_n",
+     "Under add-remove, each of DPMean, DPStandardScaler, DPCovariance, DPPCA, DPLinearRegression "
+     "and AdaSSP fitted (same seed) on a table of n = 300 records and on it stacked twice (600): "
+     "the fitted attributes that differ, split into integer/string ones (must be none) and "
+     "float ones (noisy releases and their post-processing); DPStandardScaler.n_samples_seen_",
+     """
+     from matrixdp.models import DPMean, DPStandardScaler, DPCovariance, DPPCA, DPLinearRegression, AdaSSPRegression
+     rng = np.random.default_rng(0); X = np.clip(rng.normal(size=(300, 3)), -4, 4)
+     y = X @ [1, .5, -.2] + .1 * rng.normal(size=300)
+     Xb, yb = np.vstack([X, X]), np.r_[y, y]
+     kw = dict(epsilon=1, neighbouring="add-remove", random_state=0)
+     out = {}
+     for est, sup in ((DPMean(bounds=(-4, 4), **kw), 0), (DPStandardScaler(bounds=(-4, 4), **kw), 0),
+                      (DPCovariance(bounds=(-4, 4), **kw), 0), (DPPCA(2, bounds=(-4, 4), **kw), 0),
+                      (DPLinearRegression(bounds_X=(-4, 4), bounds_y=(-8, 8), **kw), 1),
+                      (AdaSSPRegression(bounds_X=(-4, 4), bounds_y=(-8, 8), **kw), 1)):
+         from sklearn.base import clone
+         a = clone(est).fit(X, y) if sup else clone(est).fit(X)
+         b = clone(est).fit(Xb, yb) if sup else clone(est).fit(Xb)
+         exact, floats = [], []
+         for k, v in vars(a).items():
+             if not k.endswith("_") or k.startswith("_"):
+                 continue
+             w = getattr(b, k)
+             if isinstance(v, (int, np.integer, str, bool)) or (isinstance(v, np.ndarray) and v.dtype.kind in "iubUO"):
+                 if not np.array_equal(np.asarray(v), np.asarray(w)):
+                     exact.append(k)
+             else:
+                 try:
+                     if not np.allclose(np.asarray(v, float), np.asarray(w, float), equal_nan=True):
+                         floats.append(k)
+                 except Exception:
+                     pass
+         out[type(est).__name__] = {"int_or_str_differ": exact, "float_differ": floats}
+     out["n_samples_seen_"] = str(DPStandardScaler(bounds=(-4, 4), **kw).fit(X).n_samples_seen_)
+     print(json.dumps(out))
+     """),
+    ("scales_and_input_types",
+     "The same table (n = 2000, d = 3, N(0, 1) clipped to [-4, 4], y = X(1, .5, -.2) + .3 e) "
+     "scaled by s in {1e12, 1e-12} with bounds scaled alike, eps = 1000: the largest relative "
+     "difference from s = 1 of the covariance (auto, moments, coinpress, add-remove), PCA "
+     "explained variances, mean, scaler, coefficients (linear, AdaSSP, boosted); then float32, "
+     "integer-valued and a pandas object column against float64 (eps = 1e4)",
+     """
+     import pandas as pd
+     from matrixdp.models import DPCovariance, DPPCA, DPMean, DPStandardScaler, DPLinearRegression, AdaSSPRegression, BoostedAdaSSPRegression
+     rng = np.random.default_rng(0); n = 2000
+     Z = np.clip(rng.normal(size=(n, 3)), -4, 4); e = rng.normal(size=n)
+     def fits(s, X=None, y=None, eps=1e3):
+         X = Z * s if X is None else X
+         y = np.clip(Z @ [1, .5, -.2] + .3 * e, -8, 8) * s if y is None else y
+         b, by = (-4 * s, 4 * s), (-8 * s, 8 * s)
+         r = {}
+         for meth in ("auto", "moments", "coinpress"):
+             r["cov " + meth] = DPCovariance(epsilon=eps, bounds=b, method=meth, random_state=0).fit(X).covariance_ / s ** 2
+         r["cov add-remove"] = DPCovariance(epsilon=eps, bounds=b, neighbouring="add-remove", random_state=0).fit(X).covariance_ / s ** 2
+         r["pca"] = DPPCA(2, epsilon=eps, bounds=b, random_state=0).fit(X).explained_variance_ / s ** 2
+         r["mean"] = DPMean(epsilon=eps, bounds=b, random_state=0).fit(X).mean_ / s
+         r["scaler"] = DPStandardScaler(epsilon=eps, bounds=b, random_state=0).fit(X).scale_ / s
+         r["linear"] = DPLinearRegression(epsilon=eps, bounds_X=b, bounds_y=by, random_state=0).fit(X, y).coef_
+         r["adassp"] = AdaSSPRegression(epsilon=eps, bounds_X=b, bounds_y=by, random_state=0).fit(X, y).coef_
+         r["boosted"] = BoostedAdaSSPRegression(epsilon=eps, bounds_X=b, bounds_y=by, random_state=0).fit(X, y).coef_
+         return r
+     def rel(a, b):
+         return {k: float(f"{np.max(np.abs(a[k] - b[k])) / max(np.max(np.abs(b[k])), 1e-300):.2g}") for k in b}
+     ref = fits(1.0)
+     out = {f"scale {s:g}": rel(fits(s), ref) for s in (1e12, 1e-12)}
+     ref4 = fits(1.0, eps=1e4)
+     y4 = np.clip(Z @ [1, .5, -.2] + .3 * e, -8, 8)
+     out["float32"] = rel(fits(1.0, Z.astype(np.float32), y4.astype(np.float32), eps=1e4), ref4)
+     out["pandas object column"] = rel(fits(1.0, pd.DataFrame(Z, columns=list("abc")).astype({"b": object}), pd.Series(y4), eps=1e4), ref4)
+     Zi = np.round(Z); yi = np.round(y4)
+     out["integer vs its float64 copy"] = rel(fits(1.0, Zi.astype(int), yi.astype(int), eps=1e4), fits(1.0, Zi, yi, eps=1e4))
+     print(json.dumps(out))
+     """),
+    ("public_constant_column",
+     "A third column constant at 2 with public bounds (2, 2) (n = 500, eps = 1): its row of the "
+     "covariance, correlation and Gram release, DPMean's entry, DPStandardScaler's scale, the "
+     "coefficient of DPLinearRegression (both relations), AdaSSP and DPRidge; then a constant "
+     "target box bounds_y = (3, 3)",
+     """
+     from matrixdp.models import DPCovariance, DPMean, DPStandardScaler, DPLinearRegression, DPRidge, AdaSSPRegression
+     rng = np.random.default_rng(0); n = 500
+     Z = np.clip(rng.normal(size=(n, 3)), -4, 4); y = np.clip(Z @ [1, .5, -.2] + .3 * rng.normal(size=n), -8, 8)
+     X = np.c_[Z[:, :2], np.full(n, 2.0)]
+     lo, hi = np.array([-4, -4, 2.]), np.array([4, 4, 2.])
+     r = lambda v: [round(float(t), 6) for t in np.ravel(v)]
+     out = {"covariance": r(DPCovariance(epsilon=1, bounds=(lo, hi), random_state=0).fit(X).covariance_[-1]),
+            "correlation": r(DPCovariance(kind="correlation", epsilon=1, bounds=(lo, hi), random_state=0).fit(X).covariance_[-1]),
+            "gram": r(DPCovariance(kind="gram", epsilon=1, bounds=(lo, hi), random_state=0).fit(X).covariance_[-1]),
+            "mean": r(DPMean(epsilon=1, bounds=(lo, hi), random_state=0).fit(X).mean_[-1:]),
+            "scale": r(DPStandardScaler(epsilon=1, bounds=(lo, hi), random_state=0).fit(X).scale_[-1:])}
+     for rel in ("replace-one", "add-remove"):
+         out["linear " + rel] = r(DPLinearRegression(epsilon=1, bounds_X=(lo, hi), bounds_y=(-8, 8), neighbouring=rel, random_state=0).fit(X, y).coef_[-1:])
+     out["adassp"] = r(AdaSSPRegression(epsilon=1, bounds_X=(lo, hi), bounds_y=(-8, 8), random_state=0).fit(X, y).coef_[-1:])
+     out["ridge"] = r(DPRidge(epsilon=1, bounds_X=(lo, hi), bounds_y=(-8, 8), random_state=0).fit(X, y).coef_[-1:])
+     out["constant target box"] = outcome(lambda: DPLinearRegression(epsilon=1, bounds_X=(-4, 4), bounds_y=(3, 3)).fit(Z, np.full(n, 3.0)) and "fitted")
+     print(json.dumps(out))
+     """),
     ("exact_numerics_against_float",
      "GaussianMechanism / LaplaceMechanism with numerics='exact' against 'float' at eps 0.1, 1, "
      "100 (sensitivity 1, 8 entries, 1500 releases): measured noise variance over the float's, "
-     "and over the exact release's own per_entry_variance (docs/numerics.md: 5-11% more sigma)",
+     "and over the exact release's own per_entry_variance (docs/numerics.md: 5-11% more sigma); "
+     "MVGMechanism (3x3, gamma 2) exact vs float at eps 0.5, 5 (600 releases): the same two "
+     "ratios, the exact release's claimed epsilon and its exact flag",
      """
      from matrixdp.mechanisms.gaussian import GaussianMechanism
      from matrixdp.mechanisms.laplace import LaplaceMechanism
@@ -307,6 +408,17 @@ SOUND = [
              vf = np.var([f.release(x, rng=s).value - x for s in range(1500)])
              own = e.release(x, rng=0).noise.per_entry_variance
              out[f"{cls.__name__[:-9]} {eps:g}"] = [round(float(ve / vf), 3), round(float(ve / own), 3)]
+     from matrixdp.mechanisms.mvg import MVGMechanism
+     z = np.zeros((3, 3))
+     for eps in (0.5, 5.0):
+         v = {}
+         for num in ("float", "exact"):
+             m = MVGMechanism(shape=(3, 3), epsilon=eps, delta=1e-6, sensitivity=1.0, gamma=2.0, numerics=num)
+             r0 = m.release(z, rng=0)
+             v[num] = (float(np.var([m.release(z, rng=s).value for s in range(600)])),
+                       float(np.mean(r0.noise.per_entry_variance)), r0.privacy.epsilon, r0.privacy.exact)
+         out[f"MVG {eps:g}"] = [round(v["exact"][0] / v["float"][0], 3), round(v["exact"][0] / v["exact"][1], 3),
+                               v["exact"][2], v["exact"][3]]
      print(json.dumps(out))
      """),
 ]
