@@ -345,7 +345,8 @@ def write_report(results):
         "# ε scan: does every estimator's error fall with ε and reach the non-private answer?",
         "",
         "Script: `experiments/epsilon_monotonicity_scan.py` (rules in its docstring, written "
-        "before the run); trials: `results/epsilon_monotonicity_scan_trials.csv`. "
+        "before the run); trials: `results/epsilon_monotonicity_scan_trials*.csv` (a cell "
+        "computed twice by two processes is identical). "
         f"{N_TRIALS} trials per cell, paired by seed; δ = {DELTA:g}; public box [-{B:g}, {B:g}], "
         f"target range [-{BY:g}, {BY:g}].",
         "",
