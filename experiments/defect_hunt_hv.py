@@ -151,6 +151,92 @@ PROBES = [
          out[f"{e:g}"] = [round(float(np.median(errs)), 5), round(float(np.median(clips)), 2)]
      print(json.dumps(out))
      """),
+    ("regression_rise_in_the_intercept",
+     "DIAGNOSIS (a default; not changed): DPLinearRegression on the scan's n = 200, d = 10, "
+     "12 seeds: median error of the slopes and of the intercept (against OLS on the same "
+     "data) at eps 0.1, 0.2, 0.3, 1 for the defaults, projection='none', level_prior='box', "
+     "boost_rounds=0; and seed 3's intercept_ and intercept_std_ at eps 0.1 and 0.2",
+     """
+     import sys; sys.path.insert(0, "EXPERIMENTS")
+     from epsilon_monotonicity_scan import make_data, ols
+     from matrixdp.models import DPLinearRegression
+     out = {}
+     for name, kw in (("default", {}), ("projection=none", {"projection": "none"}),
+                      ("level_prior=box", {"level_prior": "box"}), ("boost_rounds=0", {"boost_rounds": 0})):
+         row = []
+         for e in (0.1, 0.2, 0.3, 1.0):
+             ce, ie = [], []
+             for s in range(12):
+                 X, y = make_data(200, 10, s); w = ols(X, y); b = y.mean() - X.mean(0) @ w
+                 m = DPLinearRegression(epsilon=e, delta=1e-6, bounds_X=(-4, 4), bounds_y=(-8, 8), random_state=s, **kw).fit(X, y)
+                 ce.append(np.linalg.norm(m.coef_ - w)); ie.append(abs(m.intercept_ - b))
+             row.append([round(float(np.median(ce)), 2), round(float(np.median(ie)), 2)])
+         out[name + " [slopes, intercept] at 0.1, 0.2, 0.3, 1"] = row
+     X, y = make_data(200, 10, 3)
+     out["seed 3 (intercept_, intercept_std_) at 0.1, 0.2"] = [
+         [round(float(m.intercept_), 2), round(float(m.intercept_std_), 2)] for m in
+         (DPLinearRegression(epsilon=e, delta=1e-6, bounds_X=(-4, 4), bounds_y=(-8, 8), random_state=3).fit(X, y) for e in (0.1, 0.2))]
+     print(json.dumps(out))
+     """),
+    ("adaptive_covariance_branch_switch",
+     "DIAGNOSIS (models/adaptive/, task PG's; not changed): DPCovariance() defaults against "
+     "method='moments' on the scan's data, 6 seeds: median Frobenius error and how many fits "
+     "took the whitened (CoinPress) branch, n = 5000, d = 10 at eps 100, 1000 and n = 200, "
+     "d = 10 at eps 1e5, 1e6",
+     """
+     import sys; sys.path.insert(0, "EXPERIMENTS")
+     from epsilon_monotonicity_scan import make_data
+     from matrixdp.models import DPCovariance
+     out = {}
+     for n, d, eps in ((5000, 10, 100.0), (5000, 10, 1000.0), (200, 10, 1e5), (200, 10, 1e6)):
+         ea, em, step = [], [], 0
+         for s in range(6):
+             X, _ = make_data(n, d, s); t = np.cov(X, rowvar=False, bias=True)
+             a = DPCovariance(epsilon=eps, delta=1e-6, bounds=(-4, 4), random_state=s).fit(X)
+             m = DPCovariance(epsilon=eps, delta=1e-6, bounds=(-4, 4), method="moments", random_state=s).fit(X)
+             ea.append(np.linalg.norm(a.covariance_ - t)); em.append(np.linalg.norm(m.covariance_ - t))
+             step += str(a.adaptive_choice_) == "coinpress"
+         out[f"n={n} d={d} eps={eps:g}"] = {"default": float(f"{np.median(ea):.3g}"),
+                                            "moments": float(f"{np.median(em):.3g}"), "step fits": step}
+     print(json.dumps(out))
+     """),
+    ("correlation_shrinkage_factors",
+     "DIAGNOSIS (a default; not changed): DPCovariance(kind='correlation') defaults on the "
+     "scan's n = 200, d = 10, seed 0: the distinct shrinkage_factors_ and the error at eps 0.1, "
+     "0.2, 0.3, 1, 3, 10, with shrinkage='none' beside, and the identity's error",
+     """
+     import sys; sys.path.insert(0, "EXPERIMENTS")
+     from epsilon_monotonicity_scan import make_data
+     from matrixdp.models import DPCovariance
+     X, _ = make_data(200, 10, 0); t = np.corrcoef(X, rowvar=False)
+     out = {"identity": round(float(np.linalg.norm(np.eye(10) - t)), 3)}
+     for e in (0.1, 0.2, 0.3, 1.0, 3.0, 10.0):
+         m = DPCovariance(kind="correlation", epsilon=e, delta=1e-6, bounds=(-4, 4), random_state=0).fit(X)
+         z = DPCovariance(kind="correlation", epsilon=e, delta=1e-6, bounds=(-4, 4), random_state=0, shrinkage="none").fit(X)
+         f = m.shrinkage_factors_
+         out[f"{e:g}"] = {"factors": sorted({round(float(v), 2) for v in np.ravel(f)}) if f is not None else None,
+                          "error": round(float(np.linalg.norm(m.covariance_ - t)), 3),
+                          "error none": round(float(np.linalg.norm(z.covariance_ - t)), 3)}
+     print(json.dumps(out))
+     """),
+    ("boosted_adassp_huber_floor",
+     "EXPLAINED (docs/regression.md 4b: the rounds' fixed point is the Huber fit at tau = "
+     "Y/sqrt(T)): BoostedAdaSSPRegression defaults on the scan's n = 200, d = 3, 5 seeds: median "
+     "distance to OLS at eps 1e4, 1e6, 1e8, 1e10",
+     """
+     import sys; sys.path.insert(0, "EXPERIMENTS")
+     from epsilon_monotonicity_scan import make_data, ols
+     from matrixdp.models import BoostedAdaSSPRegression
+     out = {}
+     for e in (1e4, 1e6, 1e8, 1e10):
+         errs = []
+         for s in range(5):
+             X, y = make_data(200, 3, s); w = ols(X, y); t = np.r_[w, y.mean() - X.mean(0) @ w]
+             m = BoostedAdaSSPRegression(epsilon=e, delta=1e-6, bounds_X=(-4, 4), bounds_y=(-8, 8), random_state=s).fit(X, y)
+             errs.append(np.linalg.norm(np.r_[m.coef_, m.intercept_] - t))
+         out[f"{e:g}"] = round(float(np.median(errs)), 4)
+     print(json.dumps(out))
+     """),
     ("coinpress_floor_at_large_eps",
      "EXPLAINED (docs/coinpress.md, the clipping radius; coinpress_beta='auto' is the opt-in "
      "remedy): DPCovariance(method='coinpress') on the scan's n = 200, d = 3, seed 0: the "
