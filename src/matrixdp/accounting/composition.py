@@ -61,7 +61,7 @@ PLD_DISCRETISATION = 1e-4
 #: The PLD is skipped (``pld_epsilon`` returns ``inf``, a valid upper bound: the other methods
 #: decide) when one release's privacy loss is too wide for its grid: an (ε, δ) pair or a
 #: Laplace release with ε above ``PLD_MAX_EPSILON`` (past ε ≈ 709 dp-accounting's
-#: ``math.exp(ε)`` overflows; a Laplace release of ε = 1000 took 190 s), or a Gaussian shift
+#: ``math.exp(ε)`` overflows; a Laplace release of ε = 1000 took 132-190 s), or a Gaussian shift
 #: with ``μ`` above ``PLD_MAX_MU`` (μ = 10: 17 s). Hunt HV (results/defect_hunt_hv.md): a budget
 #: check of such a release raised ``OverflowError`` or hung for minutes instead of answering.
 PLD_MAX_EPSILON = 50.0
