@@ -14,7 +14,7 @@ from matrixdp import GaussianMechanism, LaplaceMechanism, PrivacyGuarantee
 from matrixdp.accounting import compose, parallel
 from matrixdp.accounting.composition import (Tally, advanced_epsilon, basic_epsilon, gdp_delta,
                                              gdp_epsilon, kov_closed_form_epsilon,
-                                             kov_optimal_delta, rdp_epsilon)
+                                             kov_optimal_delta, pld_epsilon, rdp_epsilon)
 from matrixdp.calibration.gaussian import gaussian_delta
 from matrixdp.errors import InvalidParameterError, UnsafeMechanismError
 
@@ -390,3 +390,33 @@ def test_gdp_epsilon_is_relatively_precise_at_small_epsilon(epsilon, delta):
     assert gaussian_delta(eps, 1.0 / mu, 1.0) <= delta * (1 + 1e-9)
     # and it is the smallest such epsilon to that precision: 1e-9 less exceeds delta
     assert gaussian_delta(eps * (1 - 1e-9), 1.0 / mu, 1.0) > delta
+
+
+@pytest.mark.parametrize("big", [
+    PrivacyGuarantee(epsilon=1000.0, delta=0.0),          # math.exp(1000) overflowed in the PLD
+    PrivacyGuarantee(epsilon=800.0, delta=1e-6),
+    LaplaceMechanism(epsilon=1000.0, sensitivity=1.0).privacy,   # a 2e7-point grid: minutes
+])
+def test_a_release_too_wide_for_the_pld_grid_skips_the_pld_and_is_refused_cleanly(big):
+    # hunt HV: a budget check of a release with a huge epsilon raised OverflowError (or built a
+    # PLD grid for minutes) instead of refusing it; the PLD is now skipped (inf, a valid bound)
+    from matrixdp.accounting import Accountant
+    from matrixdp.errors import BudgetExceededError
+
+    small = PrivacyGuarantee(epsilon=0.5, delta=1e-7)
+    tally = Tally()
+    tally.add(small)
+    tally.add(big)
+    assert pld_epsilon(tally, 1e-3) == math.inf
+    composed = compose([small, big], delta=1e-3)
+    assert math.isfinite(composed.epsilon) and composed.epsilon >= big.epsilon
+    acc = Accountant(epsilon=100.0, delta=1e-3)
+    acc.spend(small)
+    with pytest.raises(BudgetExceededError):
+        acc.spend(big)
+    assert len(acc.spends) == 1
+    # a release inside the grid still uses the PLD (finite)
+    ok = Tally()
+    ok.add(small)
+    ok.add(LaplaceMechanism(epsilon=2.0, sensitivity=1.0).privacy)
+    assert math.isfinite(pld_epsilon(ok, 1e-3))

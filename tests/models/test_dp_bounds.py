@@ -281,3 +281,19 @@ def test_a_budget_too_small_for_the_whole_fit_charges_nothing(name, where):
         big = Accountant(epsilon=1.0, delta=1e-5)
         getattr(models, name)(epsilon=1.0, random_state=0, accountant=big, **kw).fit(X, y)
         assert len(big.spends) == 2
+
+
+def test_bounds_at_the_end_of_the_log_grid_warn_and_a_domain_does_not():
+    """Hunt HV: a column whose DP range reached the log grid's end (±1e9) was clipped there
+    without a word. Column 0 spreads past 1e9 (sd 5e8: median near 0, 4.5 MADs about 1.5e9),
+    column 1 is well inside; a public domain ends where the curator put it: no warning."""
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.normal(0, 5e8, 4000), rng.normal(0, 1.0, 4000)])
+    for seed in range(5):
+        with pytest.warns(UserWarning, match=r"column\(s\) 0 reach the end of the log-scale"):
+            lo, hi, _ = dp_bounds(X, epsilon=5.0, rng=seed)
+        assert hi[0] == 1e9 and hi[1] < 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dp_bounds(X[:, 1:], epsilon=5.0, rng=0)                       # inside: silent
+        dp_bounds(X[:, :1], epsilon=5.0, rng=0, spec=DPBounds(domain=(-1e9, 1e9)))

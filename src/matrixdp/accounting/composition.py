@@ -58,6 +58,15 @@ PLD_MAX_GROUPS = 64
 #: Default discretisation of the privacy loss for the PLD (dp-accounting's default).
 PLD_DISCRETISATION = 1e-4
 
+#: The PLD is skipped (``pld_epsilon`` returns ``inf``, a valid upper bound: the other methods
+#: decide) when one release's privacy loss is too wide for its grid: an (ε, δ) pair or a
+#: Laplace release with ε above ``PLD_MAX_EPSILON`` (past ε ≈ 709 dp-accounting's
+#: ``math.exp(ε)`` overflows; a Laplace release of ε = 1000 took 132-190 s), or a Gaussian shift
+#: with ``μ`` above ``PLD_MAX_MU`` (μ = 10: 17 s). Hunt HV (results/defect_hunt_hv.md): a budget
+#: check of such a release raised ``OverflowError`` or hung for minutes instead of answering.
+PLD_MAX_EPSILON = 50.0
+PLD_MAX_MU = 10.0
+
 #: Rényi orders for the RDP conversion.
 RDP_ORDERS = np.concatenate([1.0 + np.arange(1, 100) / 10.0, np.arange(11, 64, dtype=float),
                              2.0 ** np.arange(6, 14)])
@@ -401,6 +410,10 @@ def pld_epsilon(tally: Tally, delta: float, discretisation: float = PLD_DISCRETI
         from dp_accounting.pld import common, privacy_loss_distribution as pld
     except ImportError as exc:
         raise ImportError(PLD_MISSING_MESSAGE) from exc
+    for key in tally.counts:  # too wide for the grid: not this method (a valid bound: inf)
+        if (key.mu is not None and key.mu > PLD_MAX_MU) or (
+                key.mu is None and key.epsilon > PLD_MAX_EPSILON):
+            return math.inf
     total = None
     for key, count in tally.counts.items():
         if key.mu is not None:

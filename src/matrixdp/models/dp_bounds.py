@@ -283,6 +283,7 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
         a = grids[rows, np.minimum(idx[:d], idx[d:])]
         b = grids[rows, np.maximum(idx[:d], idx[d:]) + 1]
         lower, upper = snap_outward(grids, a - spec.widen * (b - a), b + spec.widen * (b - a))
+        _warn_grid_end(spec, grids, lower, upper)
         if return_flat:
             return lower, upper, rel.privacy, np.zeros(d, dtype=bool)
         return lower, upper, rel.privacy
@@ -311,6 +312,7 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
                                 np.maximum(b, mid + spec.widen * mad))
     # read off the DP output only (post-processing): the spread is below what the grids resolve
     flat = (i_mad == 0) | (spec.widen * mad <= 0.5 * (b - a))
+    _warn_grid_end(spec, grids, lower, upper)
     if return_flat:
         return lower, upper, privacy, flat
     if np.any(flat):
@@ -323,6 +325,28 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
             "about the DP median's grid interval and clip the other values: give them a PUBLIC "
             "range (docs/bounds.md)", UserWarning, stacklevel=3)
     return lower, upper, privacy
+
+
+def _warn_grid_end(spec: DPBounds, grids: np.ndarray, lower, upper) -> None:
+    """Warn when a DP bound sits at an end of the log-scale grid that no public domain fixed
+    (``±10⁹``): values beyond it are clipped, silently until hunt HV (a column on the scale 10¹²
+    got bounds about 4·10⁸ and a mean of 0). Read off the DP output and the public grid only
+    (post-processing); an end of a public ``domain`` is where the curator put it: no warning."""
+    dom = spec.domain
+    if dom is not None and all(v is not None for v in dom):
+        return
+    open_lo = dom is None or dom[0] is None
+    open_hi = dom is None or dom[1] is None
+    at_end = ((open_lo & (lower <= grids[:, 0])) | (open_hi & (upper >= grids[:, -1])))
+    if np.any(at_end):
+        import warnings
+
+        cols = ", ".join(str(j) for j in np.flatnonzero(at_end))
+        warnings.warn(
+            f"bounds='dp': the DP bounds of column(s) {cols} reach the end of the log-scale grid "
+            f"(magnitude {abs(float(grids[0, -1])):.0e}); values beyond it are clipped: give "
+            "them a PUBLIC domain (DPBounds(domain=(lo, hi))) or rescale the column "
+            "(docs/bounds.md)", UserWarning, stacklevel=3)
 
 
 def _spread_grids(spec: DPBounds, grids: np.ndarray) -> np.ndarray:
