@@ -47,7 +47,12 @@ NOISE_CHOICES = ("auto", "mvg", "iid")
 #: (DPPCA's ``noise="unit-box"``: i.i.d. Gaussian noise on the records rescaled to the unit box).
 FORCED_NOISE = ("unit-box",)
 #: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
-ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "unit-box", "iid-unit-box")
+ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "unit-box", "iid-unit-box", "iid-triangle",
+               "iid-unit-box-triangle", "task-weighted-triangle", "mse-optimal-triangle")
+#: The weighted-upper-triangle releases (task TR): ``noise="iid"`` is ``"iid-triangle"``; the
+#: others are options a task may name in ``candidates`` (not among ``"auto"``'s defaults).
+TRIANGLE_ALLOCATIONS = ("iid-triangle", "iid-unit-box-triangle", "task-weighted-triangle",
+                        "mse-optimal-triangle")
 #: What ``"auto"`` compares unless a task names its own candidates.
 DEFAULT_CANDIDATES = ("iid", "task-weighted", "mse-optimal", "unit-box")
 #: Neighbouring relations the second-moment estimators support.
@@ -306,6 +311,8 @@ class _Plan:
     scale: np.ndarray | None = None  # released on the records rescaled by this public vector
     #: False when the sensitivity the mechanism was calibrated to is only an upper bound
     sensitivity_exact: bool = True
+    #: the weighted upper triangle the mechanism releases (None: the full matrix)
+    triangle: "_TriangleLayout | None" = None
 
     @property
     def privacy(self):
@@ -317,6 +324,91 @@ class _Plan:
             privacy = replace(privacy, exact=False,
                               notes=privacy.notes + (CERTIFIED_NOTE,))
         return privacy
+
+
+@dataclass(frozen=True)
+class _TriangleLayout:
+    """Public layout of a weighted upper-triangle release (:func:`_plan_iid_triangle`)."""
+
+    rows: np.ndarray  # released entries (i <= j), in np.triu_indices order
+    cols: np.ndarray
+    root_x: np.ndarray  # √x_i on a diagonal entry, 1 off the diagonal
+    fixed: np.ndarray  # constant coordinates whose diagonal is public (replace-one)
+    fixed_values: np.ndarray  # their public value t_i² (in the released units)
+
+
+def _triangle_option(task, epsilon, delta, x, sens, fixed, exact, allocation, scale):
+    """One weighted-triangle plan: diagonal weights ``x``, L2 sensitivity ``sens``."""
+    k = task.lower.size
+    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sens,
+                             neighbouring=task.neighbouring)
+    rows, cols = np.triu_indices(k)
+    keep = ~((rows == cols) & fixed[rows])
+    rows, cols = rows[keep], cols[keep]
+    root_x = np.where(rows == cols, np.sqrt(x[rows]), 1.0)
+    s2 = mech.sigma ** 2
+    var = np.full((k, k), s2)
+    diag = np.where(fixed, 0.0, s2 / np.where(fixed, 1.0, x))
+    np.fill_diagonal(var, diag)
+    loss = float(np.sum(task.loss_matrix * var))  # task in the released units
+    if scale is not None:
+        var = var / np.outer(scale, scale) ** 2
+    layout = _TriangleLayout(rows, cols, root_x, np.flatnonzero(fixed),
+                             (task.lower * task.upper)[fixed].astype(np.float64))
+    return _Plan(mech, var, loss, "iid", allocation, scale, sensitivity_exact=bool(exact),
+                 triangle=layout)
+
+
+def _plan_iid_triangle(task, epsilon, delta, *, shares=None, name: str = "iid-triangle") -> _Plan:
+    """i.i.d. Gaussian noise on the weighted upper triangle (task TR; ``docs/when_mvg_wins.md`` §7).
+
+    The vector ``(√x_i G_ii ; G_ij, i < j)`` is released by one Gaussian mechanism at its own L2
+    sensitivity and the diagonal divided back (post-processing). Two public options, the one of
+    smaller expected loss is kept:
+
+    - ``x_i = 1/2`` at ``Δ_F/√2`` (the law of the full symmetrised draw at the Frobenius
+      sensitivity, except that a constant coordinate's public diagonal gets no noise);
+    - replace-one: ``x_i = 1/2 + (H/2 + T²)/r_i²`` at ``R²/n``
+      (:func:`~matrixdp.models._triangle.replace_one_triangle`; ``= Δ_F/√2`` when the Frobenius
+      bound is attained); add-remove: the loss-optimal weights at their exact sensitivity
+      (:func:`~matrixdp.models._triangle.add_remove_weights`).
+
+    ``shares``: the same on the records rescaled by ``√θ_i / r_i`` (public; mapped back), the
+    rescaling under which an equi-modal MVG ``Σ = Ψ = diag(v)`` with precision shares ``θ`` is
+    i.i.d. noise: equal shares give the unit box (``"iid-unit-box-triangle"``), the
+    task-weighted or MSE-optimal shares the triangle versions of those MVG allocations.
+    """
+    import dataclasses
+
+    from ._triangle import add_remove_triangle_sq, add_remove_weights, replace_one_triangle
+
+    scale = None
+    t = task  # in the released units: the task's own, or the unit box (loss matrix rescaled)
+    if shares is not None:
+        h = task.reach
+        scale = np.where(h > 0, np.sqrt(shares) / np.where(h > 0, h, 1.0), 1.0)
+        t = dataclasses.replace(task, lower=task.lower * scale, upper=task.upper * scale,
+                                loss_matrix=task.loss_matrix / np.outer(scale, scale) ** 2)
+    query = t.query()
+    k = t.lower.size
+    q_exact = bool(getattr(query, "sensitivity_l2_exact", True))
+    half = np.full(k, 0.5)
+    if t.neighbouring == "add-remove":
+        fixed = np.zeros(k, dtype=bool)
+        x = add_remove_weights(t.reach, t.loss_matrix)
+        options = [(half, query.sensitivity_l2 / math.sqrt(2.0), q_exact),
+                   (x, math.sqrt(add_remove_triangle_sq(t.reach, x)), True)]
+    else:
+        bound_sq, x_max, fixed = replace_one_triangle(t.lower, t.upper)
+        n = t.n_samples
+        sens_r = math.sqrt(bound_sq) / n
+        attained = q_exact and abs(query.sensitivity_l2 ** 2 - 2.0 * sens_r ** 2) <= \
+            1e-9 * 2.0 * sens_r ** 2
+        options = [(half, query.sensitivity_l2 / math.sqrt(2.0), q_exact),
+                   (np.where(fixed, 1.0, x_max), sens_r, attained)]
+    plans = [_triangle_option(t, epsilon, delta, x, sens, fixed, exact, name, scale)
+             for x, sens, exact in options]
+    return min(plans, key=lambda p: p.expected_loss)
 
 
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
@@ -385,11 +477,21 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
                                       "unit-box"),
         # the Gaussian mechanism, i.i.d. on the records rescaled to the unit box, mapped back
         "iid-unit-box": lambda: _plan_iid_unit_box(task, epsilon, delta),
+        # the Gaussian mechanism on the weighted upper triangle at its own sensitivity (task TR)
+        "iid-triangle": lambda: _plan_iid_triangle(task, epsilon, delta),
+        "iid-unit-box-triangle": lambda: _plan_iid_triangle(
+            task, epsilon, delta, shares=np.full(h.size, 1.0 / h.size),
+            name="iid-unit-box-triangle"),
+        # the MVG allocations' rescalings with the triangle release (options, measured only)
+        "task-weighted-triangle": lambda: _plan_iid_triangle(
+            task, epsilon, delta, shares=task_shares(task), name="task-weighted-triangle"),
+        "mse-optimal-triangle": lambda: _plan_iid_triangle(
+            task, epsilon, delta, shares=positive_shares(h), name="mse-optimal-triangle"),
     }
     if allocation is not None:
         names = [allocation]
     else:
-        names = {"iid": ["iid"], "mvg": ["task-weighted"], "unit-box": ["unit-box"],
+        names = {"iid": ["iid-triangle"], "mvg": ["task-weighted"], "unit-box": ["unit-box"],
                  "auto": list(task.candidates)}[noise]
     plans = [builders[name]() for name in names]
     candidates = {p.allocation: p.expected_loss for p in plans}
@@ -418,9 +520,20 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     ctx = contextlib.nullcontext() if charging is None else charging(plan.privacy)
     if plan.scale is not None:
         value = value * np.outer(plan.scale, plan.scale)
-    with ctx:
-        rel = plan.mechanism.release(value, rng=rng)
-    released = np.asarray(rel.value, dtype=np.float64)
+    lay = plan.triangle
+    if lay is not None:  # the weighted upper triangle as one vector (one draw per entry)
+        value = np.asarray(value, dtype=np.float64)
+        with ctx:
+            rel = plan.mechanism.release(value[lay.rows, lay.cols] * lay.root_x, rng=rng)
+        released = np.empty_like(value)
+        tri = np.asarray(rel.value, dtype=np.float64) / lay.root_x
+        released[lay.rows, lay.cols] = tri
+        released[lay.cols, lay.rows] = tri
+        released[lay.fixed, lay.fixed] = lay.fixed_values
+    else:
+        with ctx:
+            rel = plan.mechanism.release(value, rng=rng)
+        released = np.asarray(rel.value, dtype=np.float64)
     if plan.scale is not None:
         released = released / np.outer(plan.scale, plan.scale)
     released = 0.5 * (released + released.T)
