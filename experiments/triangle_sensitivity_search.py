@@ -1,6 +1,6 @@
 """Search for neighbouring pairs that exceed the weighted-triangle sensitivity bounds (task TR).
 
-Checks :mod:`matrixdp.models._triangle` (derivation: ``docs/when_mvg_wins.md`` §7): for several
+Checks :mod:`matrixdp.models._triangle` (derivation: ``docs/when_mvg_wins.md`` §9): for several
 public boxes (equal and unequal half-widths, a constant coordinate ``t`` from
 ``balanced_constant`` or not, one-signed and asymmetric Gram boxes, the unit-box rescaling) it
 evaluates ``Σ_{i<j} D_ij² + Σ_i x_i D_ii²`` on
@@ -120,7 +120,7 @@ def main(argv=None):
     rng = np.random.default_rng(20261130)
     lines = ["# Weighted upper-triangle sensitivity: search against the bounds (task TR)", "",
              "Script: `experiments/triangle_sensitivity_search.py`; derivation: "
-             "`docs/when_mvg_wins.md` §7. Values in units of κ² (κ = 1/n or 1).", "",
+             "`docs/when_mvg_wins.md` §9. Values in units of κ² (κ = 1/n or 1).", "",
              "## Replace-one: bound R⁴ at the weights x_max = 1/2 + (H/2 + T²)/r_i²", "",
              "| box | R⁴ (bound) | search max | search/bound | Frobenius exact & = 2R⁴ | "
              "attained (1e-9) | x_max (free coords) | safe multiple of x_max found (info) |",

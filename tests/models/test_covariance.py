@@ -92,9 +92,17 @@ def test_iid_noise_is_the_analytic_gaussian_at_the_exact_sensitivity():
     X = np.random.default_rng(0).uniform(lo, hi, size=(n, 4))
     est = DPCovariance(bounds=(lo, hi), noise="iid", random_state=0).fit(X)
     s2 = _augmented_vertex_sensitivity(lo, hi, n)
-    sigma = analytic_gaussian_sigma(EPS, DELTA, s2)
+    # task TR: noise="iid" releases the weighted upper triangle, whose sensitivity is the
+    # Frobenius one / √2 where (as here) the Frobenius bound is attained (docs/when_mvg_wins.md §9)
+    sigma = analytic_gaussian_sigma(EPS, DELTA, s2 / np.sqrt(2.0))
+    assert est.allocation_ == "iid-triangle"
     assert est.noise_summary_.scale == pytest.approx(sigma, rel=1e-9)
     assert est.privacy_.exact
+    old_sigma = analytic_gaussian_sigma(EPS, DELTA, s2)  # the full draw's (auto's candidate)
+    k = lo.size + 1
+    off = ~np.eye(k, dtype=bool)
+    np.testing.assert_allclose(est.entry_variance_[off], sigma ** 2, rtol=1e-9)
+    np.testing.assert_allclose(sigma ** 2, old_sigma ** 2 / 2, rtol=1e-9)  # = the full draw's
 
 
 def test_mvg_noise_meets_the_guarantee_on_every_vertex_pair():
@@ -130,10 +138,12 @@ def test_empirical_error_matches_the_claimed_expected_loss(noise):
     assert abs(ratio - 1.0) < 0.12, ratio
     for wrong in (0.7 ** 2, 1.3 ** 2):
         assert abs(ratio / wrong - 1.0) > 0.12
-    if noise == "iid":  # the expected loss is the NoiseSummary's per-entry variance, symmetrised
-        d = 4
-        assert est.expected_loss_ == pytest.approx(
-            est.noise_summary_.per_entry_variance * d * (d + 1) / 2, rel=1e-12)
+    if noise == "iid":  # the triangle (task TR): off-diagonal entries carry the vector's
+        d = 4           # per-entry variance, the diagonal its weighted share; all weights 1
+        off = ~np.eye(d, dtype=bool)
+        np.testing.assert_allclose(est.entry_variance_[off],
+                                   est.noise_summary_.per_entry_variance, rtol=1e-12)
+        assert est.expected_loss_ == pytest.approx(np.sum(est.entry_variance_), rel=1e-12)
 
 
 def test_auto_is_never_worse_than_iid_and_strictly_better_with_unequal_ranges():
@@ -147,13 +157,15 @@ def test_auto_is_never_worse_than_iid_and_strictly_better_with_unequal_ranges():
             auto = DPCovariance(bounds=(0, hi), kind=kind, method="moments",
                                 random_state=0).fit(X)
             iid = DPCovariance(bounds=(0, hi), kind=kind, noise="iid", random_state=0).fit(X)
-            assert auto.expected_loss_ <= iid.expected_loss_ * (1 + 1e-12)
+            # auto vs its own i.i.d. candidate (the full draw); noise="iid" is now the triangle
+            # release (task TR), never worse than that candidate and able to beat auto
+            assert auto.expected_loss_ <= auto.noise_candidates_["iid"] * (1 + 1e-12)
+            assert iid.expected_loss_ <= auto.noise_candidates_["iid"] * (1 + 1e-12)
     X = heterogeneous_table(500)
     for kind in ("covariance", "gram", "correlation"):
         auto = DPCovariance(method="moments", bounds=(LO, HI), kind=kind, random_state=0).fit(X)
-        iid = DPCovariance(bounds=(LO, HI), kind=kind, noise="iid", random_state=0).fit(X)
         assert auto.noise_ == "mvg"
-        assert auto.expected_loss_ < 0.5 * iid.expected_loss_
+        assert auto.expected_loss_ < 0.5 * auto.noise_candidates_["iid"]
 
 
 def test_covariance_gain_on_ranges_1_to_1400_against_iid_and_rescaled_iid():
@@ -171,10 +183,12 @@ def test_covariance_gain_on_ranges_1_to_1400_against_iid_and_rescaled_iid():
             errs[key].append(np.linalg.norm(cov - truth) / np.linalg.norm(truth))
     med = {k: float(np.median(v)) for k, v in errs.items()}
     # every release is projected onto the feasible set (variances <= h², Cauchy–Schwarz), which
-    # removes most of the i.i.d. noise on the small-range features: measured auto/iid 0.55
-    # with these seeds, auto/rescaled-iid 0.33
+    # removes most of the i.i.d. noise on the small-range features: measured auto/iid 0.63
+    # with these seeds. Task TR: noise="iid" is now the weighted-triangle release; on the unit
+    # box it beats auto here (rescaled-iid/auto 0.92; before, with the full draw, auto/rescaled
+    # 0.33): auto's candidates are not yet the triangle releases (docs/when_mvg_wins.md §9)
     assert med["auto"] < 0.7 * med["iid"], med
-    assert med["auto"] < 0.5 * med["rescaled-iid"], med
+    assert med["rescaled-iid"] < 0.7 * med["iid"], med
 
 
 def test_correlation_prefers_the_rescaled_problem():
@@ -244,8 +258,12 @@ def test_second_moment_gain_matches_the_closed_form_where_the_bounds_are_attaine
     iid = DPCovariance(bounds=(-h, h), kind="gram", noise="iid", random_state=0).fit(X)
     assert mvg.privacy_.exact and iid.privacy_.exact
     S, H, d = h.sum(), (h * h).sum(), h.size
-    assert iid.expected_loss_ / mvg.expected_loss_ == pytest.approx(
+    # the closed form compares MVG with the FULL i.i.d. draw (auto's "iid" candidate)
+    full = mvg.noise_candidates_.get("iid") or DPCovariance(
+        bounds=(-h, h), kind="gram", method="moments", random_state=0).fit(X).noise_candidates_["iid"]
+    assert full / mvg.expected_loss_ == pytest.approx(
         H * H * (d * d + d) / (S * S * (S * S + H)), rel=1e-9)
+    assert iid.expected_loss_ < full  # the triangle release (task TR) is below the full draw
 
 
 def test_pickles_hold_no_generator():

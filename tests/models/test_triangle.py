@@ -95,7 +95,7 @@ def _centred(h, n=500, kind="covariance", neighbouring="replace-one"):
 
 def test_iid_plan_is_the_triangle_and_keeps_the_off_diagonal_of_the_full_draw():
     """Balanced centred box: off-diagonal variance unchanged, diagonal variance σ²/(2x) (< σ²/2),
-    the constant's diagonal noiseless, the same exact (ε, δ); auto's iid candidate unchanged."""
+    the constant's diagonal as before, the same exact (ε, δ); auto's iid candidate unchanged."""
     task, _, t = _centred([1.0, 2.0, 3.0, 4.0, 5.0])
     new, _ = plan_second_moment(task, epsilon=1.0, delta=1e-6, noise="iid")
     old, _ = plan_second_moment(task, epsilon=1.0, delta=1e-6, noise="auto", allocation="iid")
@@ -111,7 +111,8 @@ def test_iid_plan_is_the_triangle_and_keeps_the_off_diagonal_of_the_full_draw():
     _, x_max, fixed = replace_one_triangle(task.lower, task.upper)
     dv = np.diagonal(new.entry_variance)
     np.testing.assert_allclose(dv[~fixed], s2 / 2 / x_max[~fixed], rtol=1e-12)
-    assert np.all(dv[~fixed] < s2 / 2) and dv[fixed].tolist() == [0.0]
+    assert np.all(dv[~fixed] < s2 / 2)
+    np.testing.assert_allclose(dv[fixed], s2, rtol=1e-12)  # the constant keeps x = 1/2
     assert new.privacy.exact and old.privacy.exact
     assert (new.privacy.epsilon, new.privacy.delta) == (old.privacy.epsilon, old.privacy.delta)
     assert new.expected_loss < 0.95 * old.expected_loss
@@ -194,3 +195,24 @@ def test_triangle_entry_variances_match_the_released_noise_add_remove():
     assert np.all(np.abs(ratio - 1) < 0.15), ratio
     for wrong in (0.49, 1.69):
         assert np.all(np.abs(ratio / wrong - 1) > 0.15)
+
+
+def test_noise_scale_is_the_diagonal_for_full_draws_and_the_off_diagonal_form_for_triangles():
+    """The regression solvers' noise metric: bit for bit the diagonal sd for the full draws; for a
+    triangle release √2·(off-diagonal sd), which covers every entry (s_i s_j/2 >= V_ij)."""
+    from matrixdp.models._moments import noise_scale
+    from matrixdp.models.joint_release import regression_task
+
+    task = regression_task(np.zeros(4), np.array([1.0, 10.0, 80.0, 600.0]), -4.0, 4.0, 2000,
+                           True)[0]
+    for alloc in ("iid", "task-weighted", "mse-optimal"):
+        V = plan_second_moment(task, epsilon=1.0, delta=1e-6, allocation=alloc)[0].entry_variance
+        assert np.array_equal(noise_scale(V), np.sqrt(np.diagonal(V)))
+    for alloc in ("iid-triangle", "task-weighted-triangle"):
+        V = plan_second_moment(task, epsilon=1.0, delta=1e-6, allocation=alloc)[0].entry_variance
+        s = noise_scale(V)
+        off = ~np.eye(V.shape[0], dtype=bool)
+        ratio = (np.outer(s, s) / 2)[off] / V[off]
+        assert np.all(ratio >= 1 - 1e-9) and np.all(ratio <= 1 + 1e-6)
+        assert np.all(s * s >= np.diagonal(V) * (1 - 1e-12))
+        assert np.any(s * s > 1.5 * np.diagonal(V))  # the diagonal's own sd would be too small

@@ -5,8 +5,13 @@ PCA, linear regression) releases the matrix ``G = (1/n) Σ_k z_k z_kᵀ`` of *pu
 ``z`` (features centred at the middle of their public range, optionally a target, optionally a
 public constant coordinate ``t`` that carries the mean) through exactly one mechanism:
 
-- ``"iid"``: :class:`~matrixdp.mechanisms.GaussianMechanism` (analytic calibration) at the exact
-  Frobenius sensitivity of this same query (``CovarianceQuery.sensitivity_l2``);
+- ``"iid"``: :class:`~matrixdp.mechanisms.GaussianMechanism` (analytic calibration) on the
+  weighted upper triangle ``(√x_i G_ii ; G_ij, i < j)`` at that vector's own L2 sensitivity
+  (allocation ``"iid-triangle"``, task TR; ``docs/when_mvg_wins.md`` §9): the off-diagonal noise of
+  the full draw at the Frobenius sensitivity, a diagonal with ``1/(2x_i)`` of its variance, a
+  public constant's diagonal as before. ``"auto"``'s i.i.d. candidate (allocation ``"iid"``) is
+  still the full ``k × k`` draw at the exact Frobenius sensitivity
+  (``CovarianceQuery.sensitivity_l2``), symmetrised;
 - ``"mvg"``: :class:`~matrixdp.mechanisms.MVGMechanism`, equi-modal ``Σ = Ψ = diag(v)``, exact
   calibration, precision shares ``θ_i ∝ h_i √w_i`` (the closed form minimising the task's loss
   ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget;
@@ -18,7 +23,8 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
   weights). It is therefore never worse than ``"iid"`` in expected loss.
 
 The loss is evaluated on the released matrix after symmetrisation: an entry's variance is
-``V_ij = v_i v_j / 2`` off the diagonal and ``v_i²`` on it (``σ²/2`` and ``σ²`` for i.i.d. noise).
+``V_ij = v_i v_j / 2`` off the diagonal and ``v_i²`` on it (``σ²/2`` and ``σ²`` for i.i.d. noise);
+for the triangle releases ``σ_T²`` off the diagonal and ``σ_T²/x_i`` on it.
 """
 
 from __future__ import annotations
@@ -333,28 +339,22 @@ class _TriangleLayout:
     rows: np.ndarray  # released entries (i <= j), in np.triu_indices order
     cols: np.ndarray
     root_x: np.ndarray  # √x_i on a diagonal entry, 1 off the diagonal
-    fixed: np.ndarray  # constant coordinates whose diagonal is public (replace-one)
-    fixed_values: np.ndarray  # their public value t_i² (in the released units)
 
 
-def _triangle_option(task, epsilon, delta, x, sens, fixed, exact, allocation, scale):
+def _triangle_option(task, epsilon, delta, x, sens, exact, allocation, scale):
     """One weighted-triangle plan: diagonal weights ``x``, L2 sensitivity ``sens``."""
     k = task.lower.size
     mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sens,
                              neighbouring=task.neighbouring)
     rows, cols = np.triu_indices(k)
-    keep = ~((rows == cols) & fixed[rows])
-    rows, cols = rows[keep], cols[keep]
     root_x = np.where(rows == cols, np.sqrt(x[rows]), 1.0)
     s2 = mech.sigma ** 2
     var = np.full((k, k), s2)
-    diag = np.where(fixed, 0.0, s2 / np.where(fixed, 1.0, x))
-    np.fill_diagonal(var, diag)
+    np.fill_diagonal(var, s2 / x)
     loss = float(np.sum(task.loss_matrix * var))  # task in the released units
     if scale is not None:
         var = var / np.outer(scale, scale) ** 2
-    layout = _TriangleLayout(rows, cols, root_x, np.flatnonzero(fixed),
-                             (task.lower * task.upper)[fixed].astype(np.float64))
+    layout = _TriangleLayout(rows, cols, root_x)
     return _Plan(mech, var, loss, "iid", allocation, scale, sensitivity_exact=bool(exact),
                  triangle=layout)
 
@@ -367,10 +367,12 @@ def _plan_iid_triangle(task, epsilon, delta, *, shares=None, name: str = "iid-tr
     smaller expected loss is kept:
 
     - ``x_i = 1/2`` at ``Δ_F/√2`` (the law of the full symmetrised draw at the Frobenius
-      sensitivity, except that a constant coordinate's public diagonal gets no noise);
+      sensitivity);
     - replace-one: ``x_i = 1/2 + (H/2 + T²)/r_i²`` at ``R²/n``
       (:func:`~matrixdp.models._triangle.replace_one_triangle`; ``= Δ_F/√2`` when the Frobenius
-      bound is attained); add-remove: the loss-optimal weights at their exact sensitivity
+      bound is attained; a constant coordinate's diagonal, which never changes, keeps ``x = 1/2``:
+      its noise is the old one and costs no sensitivity, and no entry has variance 0, which
+      the consumers of ``entry_variance`` divide by); add-remove: the loss-optimal weights at their exact sensitivity
       (:func:`~matrixdp.models._triangle.add_remove_weights`).
 
     ``shares``: the same on the records rescaled by ``√θ_i / r_i`` (public; mapped back), the
@@ -394,7 +396,6 @@ def _plan_iid_triangle(task, epsilon, delta, *, shares=None, name: str = "iid-tr
     q_exact = bool(getattr(query, "sensitivity_l2_exact", True))
     half = np.full(k, 0.5)
     if t.neighbouring == "add-remove":
-        fixed = np.zeros(k, dtype=bool)
         x = add_remove_weights(t.reach, t.loss_matrix)
         options = [(half, query.sensitivity_l2 / math.sqrt(2.0), q_exact),
                    (x, math.sqrt(add_remove_triangle_sq(t.reach, x)), True)]
@@ -405,8 +406,8 @@ def _plan_iid_triangle(task, epsilon, delta, *, shares=None, name: str = "iid-tr
         attained = q_exact and abs(query.sensitivity_l2 ** 2 - 2.0 * sens_r ** 2) <= \
             1e-9 * 2.0 * sens_r ** 2
         options = [(half, query.sensitivity_l2 / math.sqrt(2.0), q_exact),
-                   (np.where(fixed, 1.0, x_max), sens_r, attained)]
-    plans = [_triangle_option(t, epsilon, delta, x, sens, fixed, exact, name, scale)
+                   (np.where(fixed, 0.5, x_max), sens_r, attained)]
+    plans = [_triangle_option(t, epsilon, delta, x, sens, exact, name, scale)
              for x, sens, exact in options]
     return min(plans, key=lambda p: p.expected_loss)
 
@@ -529,7 +530,6 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
         tri = np.asarray(rel.value, dtype=np.float64) / lay.root_x
         released[lay.rows, lay.cols] = tri
         released[lay.cols, lay.rows] = tri
-        released[lay.fixed, lay.fixed] = lay.fixed_values
     else:
         with ctx:
             rel = plan.mechanism.release(value, rng=rng)
@@ -573,6 +573,44 @@ def combined_variance(V1, V2) -> np.ndarray:
     the releases (a prediction from the public entry variances alone)."""
     w1, w2 = _inverse_variances(V1, V2)
     return 1.0 / (w1 + w2)
+
+
+def noise_scale(entry_variance) -> np.ndarray:
+    r"""Public per-coordinate noise scale ``s`` of a release: ``s_i s_j / 2 >= V_ij`` off the
+    diagonal and ``s_i² >= V_ii``, the metric in which the regression solvers size the noise
+    (the adaptive ridge's edge ``√(2k)`` assumes whitened off-diagonal variance ``1/2``).
+
+    For the full symmetrised draws (i.i.d. and equi-modal MVG, ``V_ij = v_i v_j / 2``) this is
+    the diagonal's standard deviation ``√V_ii``, returned bit for bit. A triangle release
+    (task TR, ``docs/when_mvg_wins.md`` §9) has a quieter diagonal (``V_ii = σ_T² a_i²/x_i``,
+    ``V_ij = σ_T² a_i a_j``): its off-diagonals exceed the diagonal's product form, and ``s`` is
+    then their product form ``√2 σ_T a_i`` (fitted in log space, scaled up so that every
+    inequality holds), not the diagonal's smaller sd.
+    """
+    V = np.asarray(entry_variance, dtype=np.float64)
+    dsd = np.sqrt(np.maximum(np.diagonal(V), 0.0))
+    live = np.flatnonzero(dsd > 0)  # rows a caller zeroed (pinned coordinates) are left out
+    if live.size < dsd.size:
+        out = dsd.copy()
+        if live.size:
+            out[live] = noise_scale(V[np.ix_(live, live)])
+        return out
+    k = V.shape[0]
+    if k < 3:
+        return dsd
+    off = ~np.eye(k, dtype=bool)
+    with np.errstate(divide="ignore"):
+        ld = np.log(np.maximum(dsd, 1e-300))
+        L = np.log(np.maximum(2.0 * V, 1e-300))
+    excess = np.where(off, L - ld[:, None] - ld[None, :], -np.inf)
+    if not np.max(excess) > 1e-9:  # the diagonal's product form covers every entry
+        return dsd
+    Lo = np.where(off, L, 0.0)
+    total = float(np.sum(Lo)) / (2.0 * (k - 1))  # Σ_j l_j of an exact product form
+    lpf = (np.sum(Lo, axis=1) - total) / (k - 2)
+    lo = np.maximum(lpf, ld)
+    gap = float(np.max(np.where(off, L - lo[:, None] - lo[None, :], -np.inf)))
+    return np.exp(lo + max(gap, 0.0) / 2.0)
 
 
 def keep_release(estimator, rel: MomentRelease) -> None:

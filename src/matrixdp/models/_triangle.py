@@ -14,11 +14,11 @@ draw at the Frobenius sensitivity, symmetrised (diagonal ``σ²``, off-diagonal 
 - Replace-one (:func:`replace_one_triangle`): with ``r`` the reach of the box, ``H = Σ r_i²`` over
   the coordinates of positive width, ``T² = Σ t_i²`` over the constant ones and ``R² = H + T²``,
   ``Δ_x <= κ R²`` for every ``x_i <= 1/2 + (H/2 + T²)/r_i²``; a constant coordinate's diagonal
-  never changes (``D_ii = 0``) and is released as its public value, with no noise.
+  never changes (``D_ii = 0``), so its weight is free (the plans keep ``x = 1/2`` there).
 - Add-remove (:func:`add_remove_triangle_sq`): ``D = ±zzᵀ`` and ``Δ_x² = R⁴/2 + Σ (x_i - 1/2) r_i⁴``
   exactly (the farthest vertex), for every ``x_i >= 0``.
 
-Derivations and the searches that check them: ``docs/when_mvg_wins.md`` §7 (The triangle).
+Derivations and the searches that check them: ``docs/when_mvg_wins.md`` §9 (The triangle).
 """
 
 from __future__ import annotations

@@ -410,12 +410,15 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
     - ``"auto"`` (default): among i.i.d. Gaussian noise and MVG allocations (task-weighted,
       MSE-optimal, and i.i.d. in units of the public half-widths, i.e. the unit-box recipe), the
       one with the least exact expected loss for ``kind``, computed from the public bounds, ``n`` and the shape only
-      (never from the data). Never worse than ``"iid"`` in expected loss; strictly better when the
-      public ranges differ.
+      (never from the data). Never worse than its i.i.d. candidate (the full draw at the
+      Frobenius sensitivity) in expected loss; strictly better when the public ranges differ.
+      ``noise="iid"`` (the triangle release below) can beat it: ``auto``'s candidates are not yet
+      the triangle releases (task TR, ``docs/when_mvg_wins.md`` §9).
     - ``"mvg"``: matrix-variate Gaussian noise ``MVG(0, Σ, Σ)`` with the closed-form allocation for
       the task's loss (variance ∝ range for the Frobenius loss), exactly calibrated.
-    - ``"iid"``: the analytic Gaussian mechanism at the Frobenius sensitivity of the same query
-      (exact where attained, else the certified bound; ``privacy_.exact`` says which).
+    - ``"iid"``: the analytic Gaussian mechanism on the weighted upper triangle of the same query
+      at its own L2 sensitivity (``allocation_ = "iid-triangle"``; exact where attained, else a
+      certified bound; ``privacy_.exact`` says which).
 
     For ``kind="correlation"`` the loss is measured in units of the public half-widths, which is the
     same as releasing the problem rescaled to the unit box (correlation is invariant to it): there
