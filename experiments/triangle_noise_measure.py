@@ -26,13 +26,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _utility_common import DATASETS, DELTA, EPSILONS, REPO_ROOT, load_table  # noqa: E402
 
-from matrixdp.models._moments import augmented_task, plan_second_moment  # noqa: E402
+from matrixdp.models._moments import TRIANGLE_OF, augmented_task, plan_second_moment  # noqa: E402
 from matrixdp.models.joint_release import REGRESSION_CANDIDATES, regression_task  # noqa: E402
 
 OUT = REPO_ROOT / "results"
-TRIANGLE_OF = {"iid": "iid-triangle", "iid-unit-box": "iid-unit-box-triangle",
-               "unit-box": "iid-unit-box-triangle", "task-weighted": "task-weighted-triangle",
-               "mse-optimal": "mse-optimal-triangle"}
 
 
 def tasks(table):

@@ -243,3 +243,16 @@ def test_rescaled_triangle_plans_hold_on_vertex_pairs_and_claim_their_variances(
     assert np.all(np.abs(ratio - 1) < 0.15), ratio
     for wrong in (0.49, 1.69):
         assert np.all(np.abs(ratio / wrong - 1) > 0.15)
+
+
+def test_auto_keeps_the_full_draws_unless_the_research_switch_is_on(monkeypatch):
+    from matrixdp.models import _moments
+
+    task, _, _ = _centred([1.0, 2.0, 3.0, 4.0, 5.0])
+    _, cands = plan_second_moment(task, epsilon=1.0, delta=1e-6, noise="auto")
+    assert set(cands) == {"iid", "task-weighted", "mse-optimal", "unit-box"}
+    monkeypatch.setattr(_moments, "AUTO_TRIANGLES", True)
+    best, tri = plan_second_moment(task, epsilon=1.0, delta=1e-6, noise="auto")
+    assert set(tri) == {"iid-triangle", "task-weighted-triangle", "mse-optimal-triangle",
+                        "iid-unit-box-triangle"}
+    assert best.expected_loss < min(cands.values())

@@ -61,6 +61,14 @@ TRIANGLE_ALLOCATIONS = ("iid-triangle", "iid-unit-box-triangle", "task-weighted-
                         "mse-optimal-triangle")
 #: What ``"auto"`` compares unless a task names its own candidates.
 DEFAULT_CANDIDATES = ("iid", "task-weighted", "mse-optimal", "unit-box")
+#: The triangle counterpart of each full-draw allocation (task TR, ``docs/when_mvg_wins.md`` §9).
+TRIANGLE_OF = {"iid": "iid-triangle", "iid-unit-box": "iid-unit-box-triangle",
+               "unit-box": "iid-unit-box-triangle", "task-weighted": "task-weighted-triangle",
+               "mse-optimal": "mse-optimal-triangle"}
+#: Research switch, OFF: when True, ``noise="auto"`` compares the triangle counterparts of its
+#: candidates instead (a default change: issue #24's gate and a never-seen check must pass first;
+#: task TR measured the expected loss only, median 0.85x on the benchmark cells).
+AUTO_TRIANGLES = False
 #: Neighbouring relations the second-moment estimators support.
 RELATIONS = ("replace-one", "add-remove")
 
@@ -494,6 +502,8 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
     else:
         names = {"iid": ["iid-triangle"], "mvg": ["task-weighted"], "unit-box": ["unit-box"],
                  "auto": list(task.candidates)}[noise]
+        if noise == "auto" and AUTO_TRIANGLES:
+            names = list(dict.fromkeys(TRIANGLE_OF.get(name, name) for name in names))
     plans = [builders[name]() for name in names]
     candidates = {p.allocation: p.expected_loss for p in plans}
     best = min(plans, key=lambda p: p.expected_loss)
