@@ -20,7 +20,9 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
   units of the public half-widths — the unit-box recipe, an MVG with equal precision shares) with
   the smallest
   *exact expected loss* computed from public information only (bounds, ``n``, shape, the task's
-  weights). It is therefore never worse than ``"iid"`` in expected loss.
+  weights). It is therefore never worse than its own i.i.d. candidate (the full draw) in expected
+  loss; ``noise="iid"`` (the triangle) can beat it, since ``"auto"``'s candidates are not yet the
+  triangle releases (``AUTO_TRIANGLES``).
 
 The loss is evaluated on the released matrix after symmetrisation: an entry's variance is
 ``V_ij = v_i v_j / 2`` off the diagonal and ``v_i²`` on it (``σ²/2`` and ``σ²`` for i.i.d. noise);
@@ -368,7 +370,7 @@ def _triangle_option(task, epsilon, delta, x, sens, exact, allocation, scale):
 
 
 def _plan_iid_triangle(task, epsilon, delta, *, shares=None, name: str = "iid-triangle") -> _Plan:
-    """i.i.d. Gaussian noise on the weighted upper triangle (task TR; ``docs/when_mvg_wins.md`` §7).
+    """i.i.d. Gaussian noise on the weighted upper triangle (task TR; ``docs/when_mvg_wins.md`` §9).
 
     The vector ``(√x_i G_ii ; G_ij, i < j)`` is released by one Gaussian mechanism at its own L2
     sensitivity and the diagonal divided back (post-processing). Two public options, the one of
@@ -378,10 +380,12 @@ def _plan_iid_triangle(task, epsilon, delta, *, shares=None, name: str = "iid-tr
       sensitivity);
     - replace-one: ``x_i = 1/2 + (H/2 + T²)/r_i²`` at ``R²/n``
       (:func:`~matrixdp.models._triangle.replace_one_triangle`; ``= Δ_F/√2`` when the Frobenius
-      bound is attained; a constant coordinate's diagonal, which never changes, keeps ``x = 1/2``:
-      its noise is the old one and costs no sensitivity, and no entry has variance 0, which
-      the consumers of ``entry_variance`` divide by); add-remove: the loss-optimal weights at their exact sensitivity
-      (:func:`~matrixdp.models._triangle.add_remove_weights`).
+      bound is attained; a constant coordinate's diagonal, which never changes, keeps
+      ``x = 1/2``: its noise is the old one and costs no sensitivity, and no entry has variance
+      0, which the consumers of ``entry_variance`` divide by); add-remove: the loss-optimal
+      weights at their exact sensitivity (:func:`~matrixdp.models._triangle.add_remove_weights`).
+
+    Seeded replay: one standard normal per released entry, in ``np.triu_indices`` order.
 
     ``shares``: the same on the records rescaled by ``√θ_i / r_i`` (public; mapped back), the
     rescaling under which an equi-modal MVG ``Σ = Ψ = diag(v)`` with precision shares ``θ`` is
