@@ -6,7 +6,12 @@ PCA, linear regression) releases the matrix ``G = (1/n) Σ_k z_k z_kᵀ`` of *pu
 public constant coordinate ``t`` that carries the mean) through exactly one mechanism:
 
 - ``"iid"``: :class:`~matrixdp.mechanisms.GaussianMechanism` (analytic calibration) at the exact
-  Frobenius sensitivity of this same query (``CovarianceQuery.sensitivity_l2``);
+  Frobenius sensitivity of this same query (``CovarianceQuery.sensitivity_l2``), a full ``k × k``
+  draw, symmetrised. (Research allocation, not shipped: ``"iid-triangle"``, the same mechanism on
+  the weighted upper triangle ``(√x_i G_ii ; G_ij, i < j)`` at that vector's own L2 sensitivity,
+  task TR, ``docs/when_mvg_wins.md`` §9; switch ``IID_TRIANGLE``, off: measured through the
+  estimators it is mixed, ``results/triangle_side_by_side.md``, and as ``noise="iid"`` it would
+  beat ``"auto"``, whose candidates are the full draws, in some cells);
 - ``"mvg"``: :class:`~matrixdp.mechanisms.MVGMechanism`, equi-modal ``Σ = Ψ = diag(v)``, exact
   calibration, precision shares ``θ_i ∝ h_i √w_i`` (the closed form minimising the task's loss
   ``Σ_ij w_i w_j Var(Ẑ_ij)`` under the linear precision budget;
@@ -18,7 +23,8 @@ public constant coordinate ``t`` that carries the mean) through exactly one mech
   weights). It is therefore never worse than ``"iid"`` in expected loss.
 
 The loss is evaluated on the released matrix after symmetrisation: an entry's variance is
-``V_ij = v_i v_j / 2`` off the diagonal and ``v_i²`` on it (``σ²/2`` and ``σ²`` for i.i.d. noise).
+``V_ij = v_i v_j / 2`` off the diagonal and ``v_i²`` on it (``σ²/2`` and ``σ²`` for i.i.d. noise);
+for the triangle releases ``σ_T²`` off the diagonal and ``σ_T²/x_i`` on it.
 """
 
 from __future__ import annotations
@@ -47,9 +53,29 @@ NOISE_CHOICES = ("auto", "mvg", "iid")
 #: (DPPCA's ``noise="unit-box"``: i.i.d. Gaussian noise on the records rescaled to the unit box).
 FORCED_NOISE = ("unit-box",)
 #: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
-ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "unit-box", "iid-unit-box")
+ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "unit-box", "iid-unit-box", "iid-triangle",
+               "iid-unit-box-triangle", "task-weighted-triangle", "mse-optimal-triangle")
+#: The weighted-upper-triangle releases (task TR; research allocations, not shipped: a task may
+#: name them in ``candidates``, ``IID_TRIANGLE`` and ``AUTO_TRIANGLES`` switch them in).
+TRIANGLE_ALLOCATIONS = ("iid-triangle", "iid-unit-box-triangle", "task-weighted-triangle",
+                        "mse-optimal-triangle")
 #: What ``"auto"`` compares unless a task names its own candidates.
 DEFAULT_CANDIDATES = ("iid", "task-weighted", "mse-optimal", "unit-box")
+#: The triangle counterpart of each full-draw allocation (task TR, ``docs/when_mvg_wins.md`` §9).
+TRIANGLE_OF = {"iid": "iid-triangle", "iid-unit-box": "iid-unit-box-triangle",
+               "unit-box": "iid-unit-box-triangle", "task-weighted": "task-weighted-triangle",
+               "mse-optimal": "mse-optimal-triangle"}
+#: Research switch, OFF: when True, ``noise="auto"`` compares the triangle counterparts of its
+#: candidates instead (a default change: issue #24's gate and a never-seen check must pass first;
+#: task TR measured the expected loss only, median 0.85x on the benchmark cells).
+AUTO_TRIANGLES = False
+#: Research switch, OFF: when True, ``noise="iid"`` releases the weighted upper triangle
+#: (``"iid-triangle"``) instead of the full symmetrised draw. Off because measured through the
+#: estimators it is mixed (``results/triangle_side_by_side.md``: adult's covariance 1.25-1.36x
+#: worse where the bound is not attained) and because the explicit option would then beat
+#: ``"auto"`` (whose candidates are the full draws) in some cells; ``AUTO_TRIANGLES`` needs its
+#: gate first.
+IID_TRIANGLE = False
 #: Neighbouring relations the second-moment estimators support.
 RELATIONS = ("replace-one", "add-remove")
 
@@ -306,6 +332,8 @@ class _Plan:
     scale: np.ndarray | None = None  # released on the records rescaled by this public vector
     #: False when the sensitivity the mechanism was calibrated to is only an upper bound
     sensitivity_exact: bool = True
+    #: the weighted upper triangle the mechanism releases (None: the full matrix)
+    triangle: "_TriangleLayout | None" = None
 
     @property
     def privacy(self):
@@ -317,6 +345,88 @@ class _Plan:
             privacy = replace(privacy, exact=False,
                               notes=privacy.notes + (CERTIFIED_NOTE,))
         return privacy
+
+
+@dataclass(frozen=True)
+class _TriangleLayout:
+    """Public layout of a weighted upper-triangle release (:func:`_plan_iid_triangle`)."""
+
+    rows: np.ndarray  # released entries (i <= j), in np.triu_indices order
+    cols: np.ndarray
+    root_x: np.ndarray  # √x_i on a diagonal entry, 1 off the diagonal
+
+
+def _triangle_option(task, epsilon, delta, x, sens, exact, allocation, scale):
+    """One weighted-triangle plan: diagonal weights ``x``, L2 sensitivity ``sens``."""
+    k = task.lower.size
+    mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=sens,
+                             neighbouring=task.neighbouring)
+    rows, cols = np.triu_indices(k)
+    root_x = np.where(rows == cols, np.sqrt(x[rows]), 1.0)
+    s2 = mech.sigma ** 2
+    var = np.full((k, k), s2)
+    np.fill_diagonal(var, s2 / x)
+    loss = float(np.sum(task.loss_matrix * var))  # task in the released units
+    if scale is not None:
+        var = var / np.outer(scale, scale) ** 2
+    layout = _TriangleLayout(rows, cols, root_x)
+    return _Plan(mech, var, loss, "iid", allocation, scale, sensitivity_exact=bool(exact),
+                 triangle=layout)
+
+
+def _plan_iid_triangle(task, epsilon, delta, *, shares=None, name: str = "iid-triangle") -> _Plan:
+    """i.i.d. Gaussian noise on the weighted upper triangle (task TR; ``docs/when_mvg_wins.md`` §9).
+
+    The vector ``(√x_i G_ii ; G_ij, i < j)`` is released by one Gaussian mechanism at its own L2
+    sensitivity and the diagonal divided back (post-processing). Two public options, the one of
+    smaller expected loss is kept:
+
+    - ``x_i = 1/2`` at ``Δ_F/√2`` (the law of the full symmetrised draw at the Frobenius
+      sensitivity);
+    - replace-one: ``x_i = 1/2 + (H/2 + T²)/r_i²`` at ``R²/n``
+      (:func:`~matrixdp.models._triangle.replace_one_triangle`; ``= Δ_F/√2`` when the Frobenius
+      bound is attained; a constant coordinate's diagonal, which never changes, keeps
+      ``x = 1/2``: its noise is the old one and costs no sensitivity, and no entry has variance
+      0, which the consumers of ``entry_variance`` divide by); add-remove: the loss-optimal
+      weights at their exact sensitivity (:func:`~matrixdp.models._triangle.add_remove_weights`).
+
+    Seeded replay: one standard normal per released entry, in ``np.triu_indices`` order.
+
+    ``shares``: the same on the records rescaled by ``√θ_i / r_i`` (public; mapped back), the
+    rescaling under which an equi-modal MVG ``Σ = Ψ = diag(v)`` with precision shares ``θ`` is
+    i.i.d. noise: equal shares give the unit box (``"iid-unit-box-triangle"``), the
+    task-weighted or MSE-optimal shares the triangle versions of those MVG allocations.
+    """
+    import dataclasses
+
+    from ._triangle import add_remove_triangle_sq, add_remove_weights, replace_one_triangle
+
+    scale = None
+    t = task  # in the released units: the task's own, or the unit box (loss matrix rescaled)
+    if shares is not None:
+        h = task.reach
+        scale = np.where(h > 0, np.sqrt(shares) / np.where(h > 0, h, 1.0), 1.0)
+        t = dataclasses.replace(task, lower=task.lower * scale, upper=task.upper * scale,
+                                loss_matrix=task.loss_matrix / np.outer(scale, scale) ** 2)
+    query = t.query()
+    k = t.lower.size
+    q_exact = bool(getattr(query, "sensitivity_l2_exact", True))
+    half = np.full(k, 0.5)
+    if t.neighbouring == "add-remove":
+        x = add_remove_weights(t.reach, t.loss_matrix)
+        options = [(half, query.sensitivity_l2 / math.sqrt(2.0), q_exact),
+                   (x, math.sqrt(add_remove_triangle_sq(t.reach, x)), True)]
+    else:
+        bound_sq, x_max, fixed = replace_one_triangle(t.lower, t.upper)
+        n = t.n_samples
+        sens_r = math.sqrt(bound_sq) / n
+        attained = q_exact and abs(query.sensitivity_l2 ** 2 - 2.0 * sens_r ** 2) <= \
+            1e-9 * 2.0 * sens_r ** 2
+        options = [(half, query.sensitivity_l2 / math.sqrt(2.0), q_exact),
+                   (np.where(fixed, 0.5, x_max), sens_r, attained)]
+    plans = [_triangle_option(t, epsilon, delta, x, sens, exact, name, scale)
+             for x, sens, exact in options]
+    return min(plans, key=lambda p: p.expected_loss)
 
 
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
@@ -385,12 +495,25 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
                                       "unit-box"),
         # the Gaussian mechanism, i.i.d. on the records rescaled to the unit box, mapped back
         "iid-unit-box": lambda: _plan_iid_unit_box(task, epsilon, delta),
+        # the Gaussian mechanism on the weighted upper triangle at its own sensitivity (task TR)
+        "iid-triangle": lambda: _plan_iid_triangle(task, epsilon, delta),
+        "iid-unit-box-triangle": lambda: _plan_iid_triangle(
+            task, epsilon, delta, shares=np.full(h.size, 1.0 / h.size),
+            name="iid-unit-box-triangle"),
+        # the MVG allocations' rescalings with the triangle release (options, measured only)
+        "task-weighted-triangle": lambda: _plan_iid_triangle(
+            task, epsilon, delta, shares=task_shares(task), name="task-weighted-triangle"),
+        "mse-optimal-triangle": lambda: _plan_iid_triangle(
+            task, epsilon, delta, shares=positive_shares(h), name="mse-optimal-triangle"),
     }
     if allocation is not None:
         names = [allocation]
     else:
-        names = {"iid": ["iid"], "mvg": ["task-weighted"], "unit-box": ["unit-box"],
+        names = {"iid": ["iid-triangle" if IID_TRIANGLE else "iid"], "mvg": ["task-weighted"],
+                 "unit-box": ["unit-box"],
                  "auto": list(task.candidates)}[noise]
+        if noise == "auto" and AUTO_TRIANGLES:
+            names = list(dict.fromkeys(TRIANGLE_OF.get(name, name) for name in names))
     plans = [builders[name]() for name in names]
     candidates = {p.allocation: p.expected_loss for p in plans}
     best = min(plans, key=lambda p: p.expected_loss)
@@ -418,9 +541,19 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     ctx = contextlib.nullcontext() if charging is None else charging(plan.privacy)
     if plan.scale is not None:
         value = value * np.outer(plan.scale, plan.scale)
-    with ctx:
-        rel = plan.mechanism.release(value, rng=rng)
-    released = np.asarray(rel.value, dtype=np.float64)
+    lay = plan.triangle
+    if lay is not None:  # the weighted upper triangle as one vector (one draw per entry)
+        value = np.asarray(value, dtype=np.float64)
+        with ctx:
+            rel = plan.mechanism.release(value[lay.rows, lay.cols] * lay.root_x, rng=rng)
+        released = np.empty_like(value)
+        tri = np.asarray(rel.value, dtype=np.float64) / lay.root_x
+        released[lay.rows, lay.cols] = tri
+        released[lay.cols, lay.rows] = tri
+    else:
+        with ctx:
+            rel = plan.mechanism.release(value, rng=rng)
+        released = np.asarray(rel.value, dtype=np.float64)
     if plan.scale is not None:
         released = released / np.outer(plan.scale, plan.scale)
     released = 0.5 * (released + released.T)
@@ -460,6 +593,44 @@ def combined_variance(V1, V2) -> np.ndarray:
     the releases (a prediction from the public entry variances alone)."""
     w1, w2 = _inverse_variances(V1, V2)
     return 1.0 / (w1 + w2)
+
+
+def noise_scale(entry_variance) -> np.ndarray:
+    r"""Public per-coordinate noise scale ``s`` of a release: ``s_i s_j / 2 >= V_ij`` off the
+    diagonal and ``s_i² >= V_ii``, the metric in which the regression solvers size the noise
+    (the adaptive ridge's edge ``√(2k)`` assumes whitened off-diagonal variance ``1/2``).
+
+    For the full symmetrised draws (i.i.d. and equi-modal MVG, ``V_ij = v_i v_j / 2``) this is
+    the diagonal's standard deviation ``√V_ii``, returned bit for bit. A triangle release
+    (task TR, ``docs/when_mvg_wins.md`` §9) has a quieter diagonal (``V_ii = σ_T² a_i²/x_i``,
+    ``V_ij = σ_T² a_i a_j``): its off-diagonals exceed the diagonal's product form, and ``s`` is
+    then their product form ``√2 σ_T a_i`` (fitted in log space, scaled up so that every
+    inequality holds), not the diagonal's smaller sd.
+    """
+    V = np.asarray(entry_variance, dtype=np.float64)
+    dsd = np.sqrt(np.maximum(np.diagonal(V), 0.0))
+    live = np.flatnonzero(dsd > 0)  # rows a caller zeroed (pinned coordinates) are left out
+    if live.size < dsd.size:
+        out = dsd.copy()
+        if live.size:
+            out[live] = noise_scale(V[np.ix_(live, live)])
+        return out
+    k = V.shape[0]
+    if k < 3:
+        return dsd
+    off = ~np.eye(k, dtype=bool)
+    with np.errstate(divide="ignore"):
+        ld = np.log(np.maximum(dsd, 1e-300))
+        L = np.log(np.maximum(2.0 * V, 1e-300))
+    excess = np.where(off, L - ld[:, None] - ld[None, :], -np.inf)
+    if not np.max(excess) > 1e-9:  # the diagonal's product form covers every entry
+        return dsd
+    Lo = np.where(off, L, 0.0)
+    total = float(np.sum(Lo)) / (2.0 * (k - 1))  # Σ_j l_j of an exact product form
+    lpf = (np.sum(Lo, axis=1) - total) / (k - 2)
+    lo = np.maximum(lpf, ld)
+    gap = float(np.max(np.where(off, L - lo[:, None] - lo[None, :], -np.inf)))
+    return np.exp(lo + max(gap, 0.0) / 2.0)
 
 
 def keep_release(estimator, rel: MomentRelease) -> None:

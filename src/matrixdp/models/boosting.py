@@ -653,7 +653,8 @@ def second_joint_release(rel, value, task, epsilon: float, delta: float, noise: 
         privacy = replace(privacy, exact=False, notes=privacy.notes + tuple(
             m for m in rel.privacy.notes + rel2.privacy.notes if m not in privacy.notes))
     return replace(rel, value=G, entry_variance=V, privacy=privacy,
-                   noise=single.mechanism.noise_summary(G.shape),
+                   noise=single.mechanism.noise_summary(
+                       G.shape if single.triangle is None else single.triangle.rows.shape),
                    expected_loss=float(np.sum(task.loss_matrix * V)))
 
 

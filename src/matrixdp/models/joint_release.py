@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import check_part_epsilon
 from ..errors import InvalidParameterError
-from ._moments import MomentTask, balanced_constant, release_second_moment
+from ._moments import MomentTask, balanced_constant, noise_scale, release_second_moment
 
 #: The allocations ``noise="auto"`` compares for regression (``_moments.plan_second_moment``):
 #: the set measured in results/utility_regression.md (the covariance candidate "unit-box", MVG with
@@ -184,7 +184,7 @@ def slope_capacity(task, entry_variance) -> float:
     shrunk in every direction."""
     d = task.lower.size - 2
     h = 0.5 * (np.asarray(task.upper, float) - np.asarray(task.lower, float))[:d]
-    sd = np.sqrt(np.maximum(np.diag(np.asarray(entry_variance, float))[:d], 1e-300))
+    sd = np.maximum(noise_scale(entry_variance)[:d], math.sqrt(1e-300))  # task TR
     k = d + 1
     return float(np.max(h * h / sd) / math.sqrt(2.0 * k))
 

@@ -34,7 +34,7 @@ from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
                     check_label_range, check_relation, clip_to_bounds, finish_bounds,
                     fit_xy_bounds, parse_bounds, parse_scalar_bounds, validate_X)
-from ._moments import keep_release, release_second_moment
+from ._moments import keep_release, noise_scale, release_second_moment
 # the design constants are read on their module (``boosting.BOOST_*``), so a constant pinned
 # there reaches the fit. By its full name: tests/test_layering.py reads ``from . import
 # boosting`` as an import of the package's ``__init__`` (which imports this module), a cycle
@@ -610,7 +610,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         if risk_shrink.SURE_METRIC == "gram":  # the standardised ridge: the solve's own diagonal
             pdiag = np.diag(np.asarray(normal, dtype=np.float64))[:d]
         else:  # the noise metric of the adaptive ridge: the released Gram's diagonal noise sd
-            pdiag = np.sqrt(np.maximum(np.diag(V)[:d], 0.0)) * scale
+            pdiag = noise_scale(V)[:d] * scale  # (task TR: the triangle's off-diagonals)
         penalty = np.append(np.where(pinned, 0.0, np.maximum(pdiag, 0.0)),
                             [0.0] if intercept else [])
         b_new, lam, _, S = risk_shrink.sure_ridge(beta, normal, cov, Wm, penalty,

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..errors import InvalidParameterError
+from ._moments import noise_scale
 
 #: Units of the Frobenius norm in which the release is projected before the solve: the noise's
 #: own metric (``projection_units``), where the projection is the constrained least-squares fit
@@ -111,7 +112,9 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
     d = G.shape[0] - (2 if fit_intercept else 1)
     replace_one = task.n_samples is not None
     scale = float(n) if replace_one else 1.0
-    noise_sd = np.sqrt(np.diag(np.asarray(entry_variance, dtype=np.float64))) * scale
+    # the noise metric: the diagonal's sd for the full draws, the off-diagonals' product form
+    # for the triangle releases (task TR; _moments.noise_scale)
+    noise_sd = noise_scale(entry_variance) * scale
     G_raw = np.asarray(G, dtype=np.float64)
     if projection is not None:
         G = feasible_moments(G_raw, task, scale, projection_units(projection, task, noise_sd))
