@@ -41,8 +41,6 @@ knobs it holds are passed as ``options=AdaptiveOptions(...)``, else as keywords.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -51,6 +49,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _utility_common as U  # noqa: E402
+from _byte_identity import pair, source_commit  # noqa: E402
 
 EPSILONS = (0.1, 1.0, 10.0, 1e4)
 DELTA = 1e-6
@@ -215,61 +214,26 @@ def record(path: str, label: str | None = None) -> None:
                 _estimator(rec, table, name, which, kw, eps, 500_000 + 10_000 * i + 100 * j + c)
         print(f"eps={eps:g} done ({time.time() - t0:.0f} s, {len(rec)} records)", flush=True)
     src = str(Path(matrixdp.__file__).resolve())
-    rec["__source__"] = np.array(f"{src} ({label or _commit(src)})")
+    rec["__source__"] = np.array(f"{src} ({label or source_commit(src)})")
     np.savez_compressed(path, **rec)
     print(f"{len(rec)} records written to {path} ({time.time() - t0:.0f} s)")
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype.kind in "fc":
-        return bool(np.array_equal(a, b, equal_nan=True)) and a.tobytes() == b.tobytes()
-    return bool(np.array_equal(a, b)) and a.tobytes() == b.tobytes()
-
-
-def _commit(src: str) -> str:
-    root = Path(src).parents[2]
-    try:
-        return subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "?"
-
-
 def compare(before: str, after: str, out: str | None = None) -> int:
     A, B = np.load(before), np.load(after)
-    ka = set(A.files) - {"__source__"}
-    kb = set(B.files) - {"__source__"}
-    missing, extra = sorted(ka - kb), sorted(kb - ka)
-    common = sorted(ka & kb)
-    differ = [k for k in common if not _same(A[k], B[k])]
+    r = pair(A, B)
+    missing, extra, common, differ = r["missing"], r["extra"], r["common"], r["differ"]
     n_arrays = sum(1 for k in common if A[k].dtype.kind in "fc")
-    fits = {k.rsplit("|", 1)[0] for k in common}
-    digest = hashlib.sha256()
-    for k in common:
-        digest.update(k.encode())
-        digest.update(A[k].tobytes())
+    n_fits, flagged, n_floats = r["fits"], r["flagged"], r["floats"]
     src_a, src_b = str(A["__source__"]), str(B["__source__"])
-    # negative control: the comparison flags a one-ulp change of one entry of each float array
-    flagged = 0
-    floats = [k for k in common if A[k].dtype.kind == "f" and A[k].size]
-    for k in floats:
-        x = np.array(B[k], copy=True, order="C")
-        finite = np.flatnonzero(np.isfinite(x.ravel()))
-        if finite.size:
-            x.ravel()[finite[0]] = np.nextafter(x.ravel()[finite[0]], np.inf)
-        else:  # every entry NaN or infinite: one entry made finite
-            x.ravel()[0] = 0.0
-        flagged += not _same(A[k], x)
-    ok = not (missing or extra or differ) and flagged == len(floats)
+    ok = not (missing or extra or differ) and flagged == n_floats
     lines = [
         "# The adaptive refactor changes no released bit (task EX)",
         "",
         "Script: `experiments/adaptive_split_check.py` (its docstring has the cases and the rule).",
         f"Before: `{src_a}`; after: `{src_b}`.",
         "",
-        f"- fits compared: {len(fits)} ({len(DIRECT)} `adaptive_covariance` cases, "
+        f"- fits compared: {n_fits} ({len(DIRECT)} `adaptive_covariance` cases, "
         f"{len(PCA)} PCA cases at k = 2 and 5, {len(ESTIMATORS)} estimator cases; "
         f"ε = {', '.join(f'{e:g}' for e in EPSILONS)}; tables {', '.join(TABLES)})",
         f"- records compared: {len(common)} ({n_arrays} float arrays, the rest exact `repr`s of "
@@ -277,8 +241,8 @@ def compare(before: str, after: str, out: str | None = None) -> int:
         f"- records only before: {len(missing)}; only after: {len(extra)}",
         f"- records that differ: {len(differ)}",
         f"- negative control: a one-ulp change of one entry is flagged in {flagged} of "
-        f"{len(floats)} float arrays",
-        f"- sha256 of the compared records (keys and bytes, before): `{digest.hexdigest()[:16]}`",
+        f"{n_floats} float arrays",
+        f"- sha256 of the compared records (keys and bytes, before): `{r['digest']}`",
         "",
         f"**{'PASS' if ok else 'FAIL'}**: "
         + ("every array byte-identical, every value and charge the same."

@@ -38,8 +38,6 @@ flagged. ``compare`` writes ``results/experimental_options_check.md``.
 
 from __future__ import annotations
 
-import hashlib
-import subprocess
 import sys
 import time
 import warnings
@@ -49,6 +47,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _utility_common as U  # noqa: E402
+from _byte_identity import pair, source_commit  # noqa: E402
 
 EPSILONS = (0.1, 1.0, 10.0, 1e4)
 DELTA = 1e-6
@@ -236,7 +235,7 @@ def record(path: str, label: str | None = None, legacy: bool = False) -> None:
                      + c, legacy, warned)
         print(f"eps={eps:g} done ({time.time() - t0:.0f} s, {len(rec)} records)", flush=True)
     src = str(Path(matrixdp.__file__).resolve())
-    rec["__source__"] = np.array(f"{src} ({label or _commit(src)})"
+    rec["__source__"] = np.array(f"{src} ({label or source_commit(src, dirty=True)})"
                                  + (" [deprecated keywords]" if legacy else ""))
     # FutureWarnings per fit: (fits with knobs, fits with knobs and exactly one FutureWarning,
     # fits without knobs that warned)
@@ -247,52 +246,11 @@ def record(path: str, label: str | None = None, legacy: bool = False) -> None:
     print(f"{len(rec)} records written to {path} ({time.time() - t0:.0f} s)")
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype.kind in "fc":
-        return bool(np.array_equal(a, b, equal_nan=True)) and a.tobytes() == b.tobytes()
-    return bool(np.array_equal(a, b)) and a.tobytes() == b.tobytes()
-
-
-def _commit(src: str) -> str:
-    root = Path(src).parents[2]
-    try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return out + (" + uncommitted src changes" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "?"
-
-
 META = {"__source__", "__warnings__"}
 
 
 def _pair(A, B) -> dict:
-    ka, kb = set(A.files) - META, set(B.files) - META
-    common = sorted(ka & kb)
-    differ = [k for k in common if not _same(A[k], B[k])]
-    floats = [k for k in common if A[k].dtype.kind == "f" and A[k].size]
-    flagged = 0
-    for k in floats:  # negative control: one ulp of one entry of each float array
-        x = np.array(B[k], copy=True, order="C")
-        finite = np.flatnonzero(np.isfinite(x.ravel()))
-        if finite.size:
-            x.ravel()[finite[0]] = np.nextafter(x.ravel()[finite[0]], np.inf)
-        else:
-            x.ravel()[0] = 0.0
-        flagged += not _same(A[k], x)
-    digest = hashlib.sha256()
-    for k in common:
-        digest.update(k.encode())
-        digest.update(A[k].tobytes())
-    return {"missing": sorted(ka - kb), "extra": sorted(kb - ka), "common": common,
-            "differ": differ, "floats": len(floats), "flagged": flagged,
-            "fits": len({k.rsplit("|", 1)[0] for k in common}),
-            "errors": sum(1 for k in common if k.endswith("|error")),
-            "digest": digest.hexdigest()[:16]}
+    return pair(A, B, META)
 
 
 def compare(before: str, after: str, legacy: str, out: str | None = None) -> int:
