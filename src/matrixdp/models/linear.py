@@ -189,7 +189,11 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         delta-method covariance contracted by the rounds plus the rounds' own noise
         (:func:`~matrixdp.models.boosting.boosted_covariance`, ``docs/regression.md`` §4c).
     intercept_std_ : float
-        The same for the intercept (0 without ``fit_intercept``).
+        The same for the intercept (0 without ``fit_intercept``). Where the released level is
+        noise-dominated (its noise sd at least the target's public half-width; a public fact) the
+        adaptive ridge also shrinks the intercept towards the centre of the target's box, and
+        this bar leaves that bias out too: with the truth far from the centre it covered 0 of 12
+        seeds (``results/regression_intercept_rise_diagnosis.md``, ``docs/regression.md`` §3a).
     privacy_ : PrivacyGuarantee
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
