@@ -55,10 +55,6 @@ FORCED_NOISE = ("unit-box",)
 #: The noise allocations ``"auto"`` chooses from (``allocation_`` of a fitted estimator).
 ALLOCATIONS = ("iid", "task-weighted", "mse-optimal", "unit-box", "iid-unit-box", "iid-triangle",
                "iid-unit-box-triangle", "task-weighted-triangle", "mse-optimal-triangle")
-#: The weighted-upper-triangle releases (task TR; research allocations, not shipped: a task may
-#: name them in ``candidates``, ``IID_TRIANGLE`` and ``AUTO_TRIANGLES`` switch them in).
-TRIANGLE_ALLOCATIONS = ("iid-triangle", "iid-unit-box-triangle", "task-weighted-triangle",
-                        "mse-optimal-triangle")
 #: What ``"auto"`` compares unless a task names its own candidates.
 DEFAULT_CANDIDATES = ("iid", "task-weighted", "mse-optimal", "unit-box")
 #: The triangle counterpart of each full-draw allocation (task TR, ``docs/when_mvg_wins.md`` §9).
