@@ -69,7 +69,6 @@ and ``_dev_trials.csv`` (:func:`run_dev`).
 from __future__ import annotations
 
 import contextlib
-import csv
 import math
 import sys
 import warnings
@@ -325,10 +324,7 @@ def med(v):
 
 def write(rows):
     out = REPO / "results"
-    with open(out / f"{NAME}_trials.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    uc.write_rows(out / f"{NAME}_trials.csv", rows)
     cells = []
     for source, name, k, eps in CELLS:
         rs = [r for r in rows if (r["table"], r["k"], r["epsilon"]) == (name, k, eps)]
@@ -615,10 +611,7 @@ def run_dev():
 
 def write_dev(rows):
     out = REPO / "results"
-    with open(out / f"{NAME}_dev_trials.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    uc.write_rows(out / f"{NAME}_dev_trials.csv", rows)
     keys = sorted({(r["table"], r["k"], r["epsilon"]) for r in rows},
                   key=lambda x: (uc.DATASETS.index(x[0]), x[1], x[2]))
     L = ["# The public marker of a noise-level first look on the development cells "
