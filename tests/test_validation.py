@@ -140,3 +140,29 @@ def test_check_box_bounds_is_the_one_check_of_a_public_box():
         check_box_bounds([0.0, np.nan], upper, 2, "box")
     with pytest.raises(InvalidParameterError, match="box: every lower bound must be <="):
         check_box_bounds([0.0, 3.0], upper, 2, "box")
+
+
+def test_check_choice_returns_a_member_and_names_the_argument_otherwise():
+    from matrixdp._validation import check_choice
+    assert check_choice("b", ("a", "b"), "kind") == "b"
+    with pytest.raises(InvalidParameterError, match=r"kind.*must be one of \('a', 'b'\), got 'c'"):
+        check_choice("c", ("a", "b"), "kind")
+
+
+@pytest.mark.parametrize("bad", [np.array(["a", "b"]), [1, 2], {"a": 1}, None])
+def test_check_choice_rejects_values_that_cannot_be_compared(bad):
+    # an array used to escape as numpy's "truth value is ambiguous" ValueError; every value
+    # that is not one of the choices is the parameter error
+    from matrixdp._validation import check_choice
+    with pytest.raises(InvalidParameterError, match="must be one of"):
+        check_choice(bad, ("a", "b"), "kind")
+
+
+def test_estimators_and_mechanisms_share_the_one_choice_check():
+    # a parameter validated by check_choice gives the same message everywhere
+    from matrixdp.mechanisms import GaussianMechanism
+    with pytest.raises(InvalidParameterError, match=r"calibration.*must be one of .*got 'nope'"):
+        GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0, calibration="nope")
+    with pytest.raises(InvalidParameterError, match=r"calibration.*must be one of"):
+        GaussianMechanism(epsilon=1.0, delta=1e-6, sensitivity=1.0,
+                          calibration=np.array(["analytic", "classical"]))

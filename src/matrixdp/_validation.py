@@ -124,6 +124,22 @@ def check_noise_scale(scale: float, epsilon: float, sensitivity: float) -> float
                   "within about 1e-300 to 1e150")
 
 
+def check_choice(value, choices, argument: str):
+    """Return ``value`` if it is one of ``choices``, else raise :class:`InvalidParameterError`
+    ("must be one of ..., got ...", naming ``argument``).
+
+    The one membership check behind every parameter with a fixed set of values (a value that
+    cannot be compared with the choices, such as an array, is simply not one of them).
+    """
+    try:
+        ok = bool(value in choices)
+    except (TypeError, ValueError):  # e.g. an array: ambiguous truth value
+        ok = False
+    if not ok:
+        raise InvalidParameterError(argument, f"must be one of {choices}, got {value!r}")
+    return value
+
+
 def check_probability(value, argument: str) -> float:
     """Return ``value`` in the open interval (0, 1)."""
     v = _as_real(value, argument)

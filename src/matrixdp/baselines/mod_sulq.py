@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon
+from .._validation import check_choice, check_delta, check_epsilon
 from ..calibration.gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_log_delta_for_shift
 from ..errors import InvalidParameterError, InvalidPrivacyParameterError, UnsafeMechanismError
 from ..mechanisms.base import PrivacyGuarantee
@@ -118,8 +118,7 @@ def mod_sulq_sigma(d: int, n: int, epsilon: float, delta: float, *,
     .. [2] B. Balle, Y.-X. Wang (2018). Improving the Gaussian mechanism for differential
        privacy: analytical calibration and optimal denoising. ICML.
     """
-    if calibration not in CALIBRATIONS:
-        raise InvalidParameterError("calibration", f"must be one of {CALIBRATIONS}, got {calibration!r}")
+    check_choice(calibration, CALIBRATIONS, "calibration")
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
     sens = unit_ball_upper_sensitivity(d, n)

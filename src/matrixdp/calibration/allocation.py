@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._linalg import DIRECTIONS_REFERENCES, check_dim, cite
-from .._validation import check_finite_array, check_positive
+from .._validation import check_choice, check_finite_array, check_positive
 from ..errors import InvalidParameterError, InvalidShapeError
 from .mvg_exact import REFERENCES as EXACT_REFERENCES, DirectionCosts
 
@@ -354,8 +354,7 @@ def max_pnr_allocation(signal_variances, precision_budget, *, rule: str = "floor
     if dim == 0:
         raise InvalidShapeError("signal_variances", "must be non-empty")
     p = check_positive(precision_budget, "precision_budget")
-    if rule not in PNR_RULES:
-        raise InvalidParameterError("rule", f"must be one of {PNR_RULES}, got {rule!r}")
+    check_choice(rule, PNR_RULES, "rule")
     if not np.any(lam > 0):
         raise InvalidParameterError("signal_variances", "at least one must be > 0")
     with np.errstate(divide="ignore"):

@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array
+from .._validation import check_choice, check_delta, check_epsilon, check_finite_array
 from ..calibration.gaussian import gaussian_delta, gaussian_epsilon, max_gaussian_shift
 from ..errors import InvalidParameterError, InvalidShapeError, RefutedGuaranteeWarning
 from .fisher import check_lam, check_weights, laplace_fisher_matched_scales, spd_power
@@ -208,8 +208,7 @@ def gaussian_ldp_epsilon(lam, delta, weights=None, ranges=1.0, *, method: str = 
     .. [1] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for Differential
        Privacy", ICML 2018. [2] F. Farokhi, Theorem 2.5.
     """
-    if method not in _METHODS:
-        raise InvalidParameterError("method", f"must be one of {_METHODS}, got {method!r}")
+    check_choice(method, _METHODS, "method")
     d = check_delta(delta)
     sens = whitened_sensitivity(lam, weights, ranges)
     if method == "analytic":
@@ -233,8 +232,7 @@ def lambda_for_ldp(epsilon, delta, weights=None, ranges=1.0, *, method: str = "a
     ``"paper"``: :math:`(\epsilon/(K(1+\sqrt{2\ln(1/\delta)})))^4` (may be unsafe, warns as
     :func:`gaussian_ldp_epsilon`). :math:`K=\|\Pi^{1/4}\mathrm{diag}(R)\|_{\infty,2}`.
     """
-    if method not in _METHODS:
-        raise InvalidParameterError("method", f"must be one of {_METHODS}, got {method!r}")
+    check_choice(method, _METHODS, "method")
     eps = check_epsilon(epsilon)
     d = check_delta(delta)
     k = ldp_sensitivity_factor(weights, ranges)

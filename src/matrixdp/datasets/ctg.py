@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_choice
 from ..errors import DatasetError, InvalidParameterError
 from ._base import (Dataset, DatasetSource, data_home as _data_home, describe, make_frame,
                     read_verified, sha256_bytes)
@@ -133,8 +134,7 @@ def load_ctg(*, data_home: str | os.PathLike | None = None, download: bool = Fal
     .. [1] Ayres de Campos, D. et al. (2000). SisPorto 2.0: a program for automated
        analysis of cardiotocograms. J Matern Fetal Med 9(5), 311–318.
     """
-    if scaling not in _SCALINGS:
-        raise InvalidParameterError("scaling", f"must be one of {_SCALINGS}, got {scaling!r}")
+    check_choice(scaling, _SCALINGS, "scaling")
     if target not in _LABELS:
         raise InvalidParameterError("target", f"must be 'NSP' or 'CLASS', got {target!r}")
     home = _data_home(data_home)

@@ -10,10 +10,10 @@ import os
 
 import numpy as np
 
+from .._validation import check_choice
 from ._base import (Dataset, DatasetSource, data_home as _data_home, describe, make_frame,
                     read_verified)
 from ._checksums import SHA256
-from ..errors import InvalidParameterError
 from ._fetch import download_file
 
 __all__ = ["load_liver", "LIVER_SOURCE", "LIVER_FEATURES"]
@@ -77,8 +77,7 @@ def load_liver(*, data_home: str | os.PathLike | None = None, download: bool = F
     .. [2] Chanyaswad, T., Dytso, A., Poor, H. V., Mittal, P. (2018). MVG mechanism:
        differential privacy under matrix-valued query. CCS (Experiment I).
     """
-    if scaling not in _SCALINGS:
-        raise InvalidParameterError("scaling", f"must be one of {_SCALINGS}, got {scaling!r}")
+    check_choice(scaling, _SCALINGS, "scaling")
     home = _data_home(data_home)
     if download and not (home / _FILE).is_file():
         download_file(LIVER_SOURCE.url, home / _FILE, SHA256[_FILE], progress=progress)

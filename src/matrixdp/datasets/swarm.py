@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-from ..errors import DatasetError, InvalidParameterError
+from .._validation import check_choice
+from ..errors import DatasetError
 from ._base import (Dataset, DatasetSource, data_home as _data_home, describe,
                     missing_file_error, require_pandas)
 from ._fetch import download_to_temp, extract_members
@@ -69,10 +70,8 @@ def load_swarm(*, file: str = "Flocking", data_home: str | os.PathLike | None = 
     DatasetError
         When the file is missing (with instructions) or malformed.
     """
-    if file not in _FILES:
-        raise InvalidParameterError("file", f"must be one of {_FILES}, got {file!r}")
-    if scaling not in _SCALINGS:
-        raise InvalidParameterError("scaling", f"must be one of {_SCALINGS}, got {scaling!r}")
+    check_choice(file, _FILES, "file")
+    check_choice(scaling, _SCALINGS, "scaling")
     home = _data_home(data_home)
     rel = f"swarm_behaviour/{file}.csv"
     if download and not (home / rel).is_file():

@@ -10,7 +10,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds
+from .._validation import (check_choice, check_delta, check_epsilon, check_finite_array,
+                           check_in_bounds)
 from ..calibration.fisher import (
     check_lam,
     check_weights,
@@ -141,8 +142,7 @@ class FisherNoiseMechanism(Mechanism):
     def __init__(self, *, lam=None, epsilon=None, delta=None, weights=None, feature_ranges=None,
                  kind: str = "gaussian", clip: bool = False, noise_support=None,
                  n_grid: int = 4000, numerics: str = "float", granularity=None):
-        if kind not in _KINDS:
-            raise InvalidParameterError("kind", f"must be one of {_KINDS}, got {kind!r}")
+        check_choice(kind, _KINDS, "kind")
         self.kind = kind
         self.numerics = check_numerics(numerics)
         self.granularity = check_granularity(granularity)

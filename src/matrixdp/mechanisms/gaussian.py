@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_sensitivity
+from .._validation import check_choice, check_delta, check_epsilon, check_sensitivity
 from ..calibration.gaussian import (
     analytic_gaussian_sigma,
     classic_gaussian_sigma,
     gaussian_delta,
 )
-from ..errors import InvalidParameterError
 from .base import Mechanism, NoiseSummary, PrivacyGuarantee, check_neighbouring
 from .lattice import (
     LatticePlanRelease,
@@ -88,9 +87,7 @@ class GaussianMechanism(LatticePlanRelease, Mechanism):
 
     def __init__(self, *, epsilon, delta, sensitivity, calibration: str = "analytic",
                  neighbouring: str = "replace-one", numerics: str = "float", granularity=None):
-        if calibration not in _CALIBRATIONS:
-            raise InvalidParameterError(
-                "calibration", f"must be one of {_CALIBRATIONS}, got {calibration!r}")
+        check_choice(calibration, _CALIBRATIONS, "calibration")
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.sensitivity = check_sensitivity(sensitivity)

@@ -19,6 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._validation import check_choice
 from ..calibration.discrete import (
     default_granularity,
     discrete_gaussian_delta,
@@ -48,8 +49,7 @@ _LATTICE_LIMIT = 1 << 61
 
 
 def check_numerics(numerics) -> str:
-    if numerics not in NUMERICS:
-        raise InvalidParameterError("numerics", f"must be one of {NUMERICS}, got {numerics!r}")
+    check_choice(numerics, NUMERICS, "numerics")
     return numerics
 
 

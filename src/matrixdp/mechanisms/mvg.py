@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from .._linalg import EigenCov, ProbeCertificate, check_directions, probe_count
-from .._validation import (check_delta, check_epsilon, check_finite_array, check_noise_scale,
-                           check_nonnegative_epsilon, check_positive)
+from .._validation import (check_choice, check_delta, check_epsilon, check_finite_array,
+                           check_noise_scale, check_nonnegative_epsilon, check_positive)
 from ..calibration.allocation import (PNR_RULES, check_precision_allocation,
                                       exact_max_pnr_allocation, max_pnr_allocation,
                                       mse_optimal_allocation, uniform_allocation)
@@ -228,9 +228,7 @@ class MVGMechanism(Mechanism):
         m, n = self.shape
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
-        if calibration not in _CALIBRATIONS:
-            raise InvalidParameterError("calibration",
-                                        f"must be one of {_CALIBRATIONS}, got {calibration!r}")
+        check_choice(calibration, _CALIBRATIONS, "calibration")
         self.calibration = calibration
         self.neighbouring = check_neighbouring(neighbouring)
         self._sensitivity_is_number = not is_structure(sensitivity)
@@ -249,8 +247,7 @@ class MVGMechanism(Mechanism):
                 dp_directions is not None
             mode = ("equimodal" if calibration == "theorem3" else "unimodal") if directional \
                 else "iid"
-        if mode not in _MODES:
-            raise InvalidParameterError("mode", f"must be one of {_MODES}, got {mode!r}")
+        check_choice(mode, _MODES, "mode")
         self.mode = mode
         if axis is None:
             axis = int(getattr(self.query, "feature_axis", 0))

@@ -13,7 +13,8 @@ import contextlib
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_finite_array, check_in_bounds
+from .._validation import (check_choice, check_delta, check_epsilon, check_finite_array,
+                           check_in_bounds)
 from ..errors import InvalidParameterError, InvalidShapeError
 from ._dask import dask_records, is_dask_collection
 from ._moments import NOISE_CHOICES, RELATIONS
@@ -260,17 +261,13 @@ def check_privacy_params(estimator, extra_noise: tuple = ()) -> tuple[float, flo
     eps = check_epsilon(estimator.epsilon)
     delta = check_delta(estimator.delta)
     choices = NOISE_CHOICES + tuple(extra_noise)
-    if estimator.noise not in choices:
-        raise InvalidParameterError("noise", f"must be one of {choices}, got "
-                                             f"{estimator.noise!r}")
+    check_choice(estimator.noise, choices, "noise")
     return eps, delta, estimator.noise
 
 
 def check_relation(relation) -> str:
     """``neighbouring`` of the second-moment and mean estimators: replace-one or add-remove."""
-    if relation not in RELATIONS:
-        raise InvalidParameterError("neighbouring", f"must be one of {RELATIONS}, got "
-                                                    f"{relation!r}")
+    check_choice(relation, RELATIONS, "neighbouring")
     return relation
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_nonnegative, check_unit_interval
+from .._validation import check_choice, check_nonnegative, check_unit_interval
 from ..errors import InvalidParameterError
 from ._base import (NoGeneratorStateMixin, check_privacy_params, check_relation, finish_bounds,
                     fit_bounds, validate_X)
@@ -242,9 +242,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         """Release the covariance of ``X`` and keep its top ``n_components`` eigenvectors."""
         eps, delta, noise = check_privacy_params(self, extra_noise=FORCED_NOISE)
         opts = resolve_experimental(self, PCAOptions)
-        if self.projection not in PROJECTIONS:
-            raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got "
-                                                      f"{self.projection!r}")
+        check_choice(self.projection, PROJECTIONS, "projection")
         method = self.method
         if method == "auto":  # public facts only (pca_auto_method)
             method = pca_auto_method(check_relation(self.neighbouring), X, noise=noise,

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_epsilon, check_positive
+from .._validation import check_choice, check_epsilon, check_positive
 from ..errors import InvalidParameterError
 from ..mechanisms import LaplaceMechanism
 from ..mechanisms.draw import public_randomness
@@ -169,8 +169,7 @@ def make_symmetric_psd(matrix: np.ndarray, method: str = "clip") -> np.ndarray:
         _, s, vh = np.linalg.svd(A)
         out = (vh.T * s) @ vh
         return (out + out.T) / 2.0
-    if method not in PSD_METHODS:
-        raise InvalidParameterError("psd", f"must be one of {PSD_METHODS}, got {method!r}")
+    check_choice(method, PSD_METHODS, "psd")
     sym = (A + A.T) / 2.0
     vals, vecs = np.linalg.eigh(sym)
     if vals.min() >= 0:
@@ -203,5 +202,4 @@ def sample_gaussian(mean: np.ndarray, covariance: np.ndarray, n_samples: int, rn
 
 
 def _check_noise(noise: str) -> None:
-    if noise not in NOISE_LAYOUTS:
-        raise InvalidParameterError("noise", f"must be one of {NOISE_LAYOUTS}, got {noise!r}")
+    check_choice(noise, NOISE_LAYOUTS, "noise")

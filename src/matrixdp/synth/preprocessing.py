@@ -11,8 +11,7 @@ import os
 
 import numpy as np
 
-from .._validation import check_epsilon, non_finite_error
-from ..errors import InvalidParameterError
+from .._validation import check_choice, check_epsilon, non_finite_error
 from ..mechanisms import LaplaceMechanism
 from ..rng import make_rng
 
@@ -171,8 +170,7 @@ def data_preprocessing(X, epsilon_mean: float, rng=None, *, mode: str = "correct
 
 def check_sensitivity_mode(mode: str) -> None:
     """Raise unless ``mode`` is one of :data:`SENSITIVITY_MODES` (the ``sensitivity`` argument)."""
-    if mode not in SENSITIVITY_MODES:
-        raise InvalidParameterError("sensitivity", f"must be one of {SENSITIVITY_MODES}, got {mode!r}")
+    check_choice(mode, SENSITIVITY_MODES, "sensitivity")
 
 
 def unit_row_pass(X: np.ndarray, W: np.ndarray, *, chunk_rows: int = CHUNK_ROWS,

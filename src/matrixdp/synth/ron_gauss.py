@@ -14,7 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import check_epsilon, check_positive, check_probability
+from .._validation import check_choice, check_epsilon, check_positive, check_probability
 from ..errors import (
     InvalidParameterError,
     InvalidShapeError,
@@ -302,31 +302,20 @@ class RONGauss(GeneratorParams):
                 "label_mean", "'dp' is for task='regression' with replace-one neighbours")
         if self.epsilon_label is not None and self.label_mean != "dp":
             raise InvalidParameterError("epsilon_label", "is only used with label_mean='dp'")
-        if self.task not in TASKS:
-            raise InvalidParameterError("task", f"must be one of {TASKS}, got {self.task!r}")
-        if self.sensitivity not in SENSITIVITY_MODES:
-            raise InvalidParameterError(
-                "sensitivity", f"must be one of {SENSITIVITY_MODES}, got {self.sensitivity!r}")
-        if self.noise not in NOISE_LAYOUTS:
-            raise InvalidParameterError("noise", f"must be one of {NOISE_LAYOUTS}, got {self.noise!r}")
-        if self.psd not in PSD_METHODS:
-            raise InvalidParameterError("psd", f"must be one of {PSD_METHODS}, got {self.psd!r}")
+        check_choice(self.task, TASKS, "task")
+        check_choice(self.sensitivity, SENSITIVITY_MODES, "sensitivity")
+        check_choice(self.noise, NOISE_LAYOUTS, "noise")
+        check_choice(self.psd, PSD_METHODS, "psd")
         if self.projection not in PROJECTIONS[:3]:
             raise InvalidParameterError(
                 "projection", f"must be one of {PROJECTIONS[:3]}, got {self.projection!r}")
-        if self.class_weights not in CLASS_WEIGHTS:
-            raise InvalidParameterError(
-                "class_weights", f"must be one of {CLASS_WEIGHTS}, got {self.class_weights!r}")
-        if self.class_sizes not in CLASS_SIZES:
-            raise InvalidParameterError(
-                "class_sizes", f"must be one of {CLASS_SIZES}, got {self.class_sizes!r}")
+        check_choice(self.class_weights, CLASS_WEIGHTS, "class_weights")
+        check_choice(self.class_sizes, CLASS_SIZES, "class_sizes")
         if self.task == "classification":
             self._check_class_params()
         if isinstance(self.dim, bool) or not isinstance(self.dim, Integral) or self.dim < 1:
             raise InvalidParameterError("dim", f"must be an integer >= 1, got {self.dim!r}")
-        if self.neighbouring not in RELATIONS:
-            raise InvalidParameterError(
-                "neighbouring", f"must be one of {RELATIONS}, got {self.neighbouring!r}")
+        check_choice(self.neighbouring, RELATIONS, "neighbouring")
         if self.neighbouring == "add-remove":
             if self.sensitivity != "corrected":
                 raise InvalidParameterError(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._validation import check_choice
 from ...errors import InvalidParameterError
 from .._far_tail import FAR_SHARE
 
@@ -265,18 +266,10 @@ class AdaptiveOptions:
         dz = self.decision_z
         if dz is not None and not (dz >= 0 and math.isfinite(dz)):
             raise InvalidParameterError("decision_z", f"must be >= 0, got {dz!r}")
-        if self.noise_pairs not in NOISE_PAIRS:
-            raise InvalidParameterError("noise_pairs", f"must be one of {NOISE_PAIRS}, got "
-                                                       f"{self.noise_pairs!r}")
-        if self.pca_gaps not in PCA_GAPS:
-            raise InvalidParameterError("pca_gaps", f"must be one of {PCA_GAPS}, got "
-                                                    f"{self.pca_gaps!r}")
-        if self.pca_unresolved not in PCA_UNRESOLVED:
-            raise InvalidParameterError("pca_unresolved", f"must be one of {PCA_UNRESOLVED}, got "
-                                                          f"{self.pca_unresolved!r}")
-        if self.gap_inflation not in GAP_INFLATIONS:
-            raise InvalidParameterError("gap_inflation", f"must be one of {GAP_INFLATIONS}, got "
-                                                         f"{self.gap_inflation!r}")
+        check_choice(self.noise_pairs, NOISE_PAIRS, "noise_pairs")
+        check_choice(self.pca_gaps, PCA_GAPS, "pca_gaps")
+        check_choice(self.pca_unresolved, PCA_UNRESOLVED, "pca_unresolved")
+        check_choice(self.gap_inflation, GAP_INFLATIONS, "gap_inflation")
         if self.gap_inflation != "pair" and self.pca_gaps == "spiked":
             raise InvalidParameterError("gap_inflation", "'projected-noise' de-inflates the "
                                                          "pairwise gaps; pca_gaps='spiked' "
@@ -284,9 +277,7 @@ class AdaptiveOptions:
         if self.branch not in (None, "moments", "coinpress"):
             raise InvalidParameterError("branch", f"must be None, 'moments' or 'coinpress', got "
                                                   f"{self.branch!r}")
-        if self.decision not in DECISIONS:
-            raise InvalidParameterError("decision", f"must be one of {DECISIONS}, got "
-                                                    f"{self.decision!r}")
+        check_choice(self.decision, DECISIONS, "decision")
         if self.select_units not in (None, "original", "unit-box"):
             raise InvalidParameterError("select_units", f"must be 'original' or 'unit-box', got "
                                                         f"{self.select_units!r}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._validation import check_nonnegative, check_part_epsilon, check_unit_interval
+from ..._validation import check_choice, check_nonnegative, check_part_epsilon, check_unit_interval
 from ...calibration.gaussian import gaussian_epsilon, max_gaussian_shift
 from ...errors import InvalidParameterError
 from ...feasible import project_covariance, project_feasible
@@ -178,28 +178,22 @@ def _resolved_arguments(kind, first_kind, ranking, projection, reading, bias, re
     tie_ratio, far_tail = options.tie_ratio, options.far_tail
     if first_kind is None:
         first_kind = "covariance" if decision == "counts" else kind
-    if first_kind not in FIRST_KINDS:
-        raise InvalidParameterError("first_kind", f"must be one of {FIRST_KINDS}, got "
-                                                  f"{first_kind!r}")
+    check_choice(first_kind, FIRST_KINDS, "first_kind")
     if first_kind == "mixed" and kind != "pca":
         raise InvalidParameterError("first_kind", "'mixed' needs kind='pca' (it mixes the "
                                                   "covariance's and the PCA task's allocations)")
     if ranking is None:
         ranking = "pca-loss" if (kind == "pca" and decision == "counts") else "frobenius"
-    if ranking not in RANKINGS:
-        raise InvalidParameterError("ranking", f"must be one of {RANKINGS}, got {ranking!r}")
+    check_choice(ranking, RANKINGS, "ranking")
     if ranking == "pca-loss" and (kind != "pca" or decision != "counts"):
         raise InvalidParameterError("ranking", "'pca-loss' needs kind='pca' and "
                                                "decision='counts'")
     if ranking == "correlation" and decision != "counts":
         raise InvalidParameterError("ranking", "'correlation' needs decision='counts'")
-    if projection not in FRAME_PROJECTIONS:
-        raise InvalidParameterError("projection", f"must be one of {FRAME_PROJECTIONS}, got "
-                                                  f"{projection!r}")
+    check_choice(projection, FRAME_PROJECTIONS, "projection")
     if reading is None:
         reading = "capped" if kind == "covariance" else "threshold"
-    if reading not in READINGS:
-        raise InvalidParameterError("reading", f"must be one of {READINGS}, got {reading!r}")
+    check_choice(reading, READINGS, "reading")
     check_nonnegative(resolve_z, "resolve_z")
     if unresolved_margin is not None:
         if ranking != "correlation" or not resolve_z > 0:
@@ -218,8 +212,7 @@ def _resolved_arguments(kind, first_kind, ranking, projection, reading, bias, re
         if ranking != "pca-loss":
             raise InvalidParameterError("resolve_share", "the share guard needs "
                                                          "ranking='pca-loss' (kind='pca')")
-    if bias not in BIASES:
-        raise InvalidParameterError("bias", f"must be one of {BIASES}, got {bias!r}")
+    check_choice(bias, BIASES, "bias")
     if select_units is None:
         select_units = "unit-box" if (kind == "pca" and decision == "clipping-loss") else \
             "original"
@@ -233,9 +226,7 @@ def _resolved_arguments(kind, first_kind, ranking, projection, reading, bias, re
                          and ranking == "frobenius"):
         raise InvalidParameterError("far_tail", "the far-tail statistic needs kind='covariance', "
                                                 "decision='counts' and reading='capped'")
-    if loss_statistic not in LOSS_STATISTICS:
-        raise InvalidParameterError("loss_statistic", f"must be one of {LOSS_STATISTICS}, got "
-                                                      f"{loss_statistic!r}")
+    check_choice(loss_statistic, LOSS_STATISTICS, "loss_statistic")
     if loss_statistic == "median" and not (
             kind == "covariance" and decision == "counts" and reading == "capped"
             and ranking == "frobenius" and not far_tail and tie_ratio == 1.0):
