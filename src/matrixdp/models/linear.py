@@ -44,8 +44,9 @@ from .boosted_fit import SINGLE_RELEASE, boosted_noise_std, plan_boosted_fit, ru
 from .joint_release import (LEVEL_PRIOR_BOX, auto_level_share, combine_target_mean,
                             constant_model, level_posterior, place_level, regression_task,
                             release_with_target_mean, risk_selection, solve_divergence)
-from .normal_equations import (PROJECTION_UNITS, coefficient_noise_std, pinned_coordinates,
-                               solve_moments)
+from .normal_equations import (PROJECTION_UNITS, coefficient_noise_std, intercept_bias_bound,
+                               intercept_lifted, level_noise_sd, minimax_level_factor,
+                               pinned_coordinates, shrink_level, solve_moments)
 from .experimental import (DEPRECATED, LEVEL_PRIORS, SELECTIONS, SLOPE_SHRINKS, RegressionOptions,
                            resolve_experimental)
 
@@ -444,7 +445,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                 clip_rule=clip_rule, fit_intercept=intercept, n=n, t=t,
                 lower=np.append(lo_x, lo_y), upper=np.append(hi_x, hi_y),
                 centre=np.append(cx, cy), half_y=hy, alpha=alpha, shrink=self._shrink,
-                projection=projection)
+                projection=projection, level_shrinkage=opts.level_shrinkage)
             rel, (beta, self.ridge_, normal), boost = run_boosted_fit(
                 plan, records, value, rng=self.random_state, accountant=self.accountant,
                 label=label)
@@ -453,13 +454,15 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                 label)
             beta, self.ridge_, normal = solve_moments(
                 rel.value * scale, rel.entry_variance, task, n, t, fit_intercept=intercept,
-                alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True)
+                alpha=alpha, shrink=self._shrink, projection=projection, return_normal=True,
+                level_shrinkage=opts.level_shrinkage)
             boost = SINGLE_RELEASE
         for name, fitted in boost.fitted_attributes().items():  # boost_*_: set here only
             setattr(self, name, fitted)
         beta, level_post = self._select_level(
             rel, beta, normal, task, n, t, lo_y, hi_y, scale, alpha, projection, intercept,
-            relation, rho, select, hopeless, boosted=n_rounds > 0)
+            relation, rho, select, hopeless, boosted=n_rounds > 0,
+            level_shrinkage=opts.level_shrinkage)
         d = len(cx)
         half = 0.5 * (hi_x - lo_x)
         self.sure_ridge_ = None
@@ -467,6 +470,13 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         if sure and self.selected_ == "fit" and level_post is None:
             beta, self.sure_ridge_, shrunk_cov = self._sure_shrink(
                 rel, beta, normal, boost, task, n, t, cx, half, scale, intercept, projection)
+        if (n_rounds > 0 and opts.level_shrinkage == "minimax" and intercept
+                and relation == "replace-one" and self.selected_ == "fit"
+                and level_post is None and self.sure_ridge_ is None):
+            # §3a: the boosted fit's final level shrunk once towards c_y (its solves were free)
+            c = minimax_level_factor(level_noise_sd(rel.entry_variance, task, t), 0.5 * (
+                hi_y - lo_y))
+            beta = shrink_level(beta, np.asarray(normal, dtype=np.float64)[d, :d] / (n * t), t, c)
         coef = beta[:d]
         if self.fit_intercept:
             self.intercept_ = float(cy - cx @ coef + beta[d] * t)
@@ -480,6 +490,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             if intercept:
                 g = np.append(-cx, t)
                 self.intercept_std_ = math.sqrt(max(float(g @ shrunk_cov @ g), 0.0))
+        self._set_intercept_shrinkage(opts, rel, beta, normal, boost, level_post, task, n, t,
+                                      0.5 * (hi_y - lo_y), scale, intercept, relation)
         keep_release(self, rel)
         finish_bounds(self)
         return self
@@ -542,7 +554,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                                      rng=self.random_state, charging=spend, value=value)
 
     def _select_level(self, rel, beta, normal, task, n, t, lo_y, hi_y, scale, alpha, projection,
-                      intercept, relation, rho, select, hopeless, *, boosted):
+                      intercept, relation, rho, select, hopeless, *, boosted,
+                      level_shrinkage="switch"):
         """Post-processing of the release (no budget): the constant model where the slopes are
         hopeless or ``select="risk"`` keeps it, and the level's posterior mean under the public
         prior (§3b, §3c). Sets ``selected_``, ``risk_estimates_``, ``level_weight_``; returns
@@ -565,7 +578,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             def resolve(Gh):
                 return solve_moments(Gh * scale, rel.entry_variance, task, n, t,
                                      fit_intercept=intercept, alpha=alpha, shrink=self._shrink,
-                                     projection=projection)[0]
+                                     projection=projection,
+                                     level_shrinkage=level_shrinkage)[0]
             div = solve_divergence(rel.value, rel.entry_variance, beta, resolve, intercept)
             keep, self.risk_estimates_ = risk_selection(rel.value, rel.entry_variance, beta,
                                                         normal / scale, t, intercept,
@@ -620,6 +634,34 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         b_new, lam, _, S = risk_shrink.sure_ridge(beta, normal, cov, Wm, penalty,
                                       n_free=1 if intercept else 0)
         return b_new, lam, S @ cov @ S.T
+
+    def _set_intercept_shrinkage(self, opts, rel, beta, normal, boost, level_post, task, n, t,
+                                 half_y, scale, intercept, relation):
+        """``intercept_shrunk_`` (public: the solve's rule read from public inputs only) and
+        ``intercept_bias_bound_`` (the largest ``|bias|`` of the level the intercept's shrinkage
+        can cause while the target's mean is anywhere in its public box;
+        :func:`~matrixdp.models.normal_equations.intercept_bias_bound`, ``docs/regression.md``
+        §3a). Read at the solve of the joint release (with rounds, at their start ``β₀``).
+        Post-processing of the release and public inputs; no budget."""
+        self.intercept_shrunk_, self.intercept_bias_bound_ = False, 0.0
+        if not intercept or self.selected_ == "constant":
+            return
+        minimax = opts.level_shrinkage == "minimax" and relation == "replace-one"
+        d = task.lower.size - 2
+        if minimax:
+            c = minimax_level_factor(level_noise_sd(rel.entry_variance, task, t), half_y)
+            self.intercept_shrunk_ = c < 1.0
+            self.intercept_bias_bound_ = intercept_bias_bound(None, None, 0.0, 0.0, t, half_y,
+                                                              factor=c)
+        elif intercept_lifted(rel.entry_variance, task, t):
+            self.intercept_shrunk_ = True
+            beta0 = beta if boost.linearised is None else boost.linearised[0]
+            nsd_t = float(noise_scale(rel.entry_variance)[d + 1]) * scale
+            self.intercept_bias_bound_ = intercept_bias_bound(beta0, normal, self.ridge_, nsd_t,
+                                                              t, half_y)
+        if level_post is not None or self.sure_ridge_ is not None:
+            # level_prior moved the level / SURE refitted it: not this bound's shrinkage
+            self.intercept_bias_bound_ = math.nan
 
     def _set_error_bars(self, rel, beta, normal, boost, level_post, task, n, t, cx, half, scale,
                         intercept, projection):
