@@ -158,7 +158,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     experimental : RegressionOptions, optional
         The research knobs, in one frozen object (:class:`~matrixdp.models.RegressionOptions`:
         ``level_share``, ``select``, ``level_prior``, ``slope_shrink``, ``boost_rounds``,
-        ``boost_clip``, ``label_range``; ``docs/experimental.md``). ``None``: the shipped fit
+        ``boost_clip``, ``label_range``, ``level_shrinkage``; ``docs/experimental.md``). ``None``:
+        the shipped fit
         (every knob at its default). Each is an opt-in candidate of issue #24 kept so that the
         committed experiments stay reproducible; most FAILED their gate or check. Example:
         ``DPLinearRegression(..., experimental=RegressionOptions(boost_rounds=0))`` (the single
@@ -166,7 +167,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
 
     Deprecated parameters
         ``level_share``, ``select``, ``level_prior``, ``slope_shrink``, ``boost_rounds``,
-        ``boost_clip``, ``label_range``: the fields of ``experimental``, keywords until 0.1.
+        ``boost_clip``, ``label_range``, ``level_shrinkage``: the fields of ``experimental``,
+        keywords until 0.1 (``level_shrinkage`` never was one: it is there, with the same
+        warning, so that every field has its keyword).
         Passing one still fits the same (it is mapped into a ``RegressionOptions``) but emits a
         :class:`FutureWarning`; they are removed in 0.4. Passing one together with
         ``experimental`` raises.
@@ -198,13 +201,14 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         ``intercept_shrunk_`` says when, and ``intercept_bias_bound_`` bounds that bias: read
         ``intercept_ ± (1.96·intercept_std_ + intercept_bias_bound_)``.
     intercept_shrunk_ : bool
-        Whether the solve shrank the intercept towards the centre of the target's public box: the
-        shipped rule lifts the constant coordinate where the released level's public noise sd is
-        at least the target's public half-width, and always under add-remove
-        (:func:`~matrixdp.models.normal_equations.intercept_lifted`); with
+        Whether the solve's rule lets the shrinkage reach the intercept (towards the centre of the
+        target's public box): the shipped rule lifts the constant coordinate where the released
+        level's public noise sd is at least the target's public half-width, and always under
+        add-remove (:func:`~matrixdp.models.normal_equations.intercept_lifted`); with
         ``level_shrinkage="minimax"`` wherever its factor ``c < 1``. A function of public inputs
         only (the allocation's noise, the bounds, the relation). False without an intercept or
-        where the constant model was selected.
+        where the constant model was selected. How much it moved (0 where the adaptive ridge's
+        ``λ`` is 0) is in ``intercept_bias_bound_``.
     intercept_bias_bound_ : float
         The largest ``|bias|`` that this shrinkage can add to the level (the prediction at the
         released feature means; with the slopes fixed, the intercept's) while the target's mean
@@ -310,8 +314,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  experimental=None, level_share=DEPRECATED, select=DEPRECATED,
                  level_prior=DEPRECATED, boost_rounds=DEPRECATED, boost_clip=DEPRECATED,
-                 slope_shrink=DEPRECATED, label_range=DEPRECATED):
+                 slope_shrink=DEPRECATED, label_range=DEPRECATED, level_shrinkage=DEPRECATED):
         self.experimental = experimental
+        self.level_shrinkage = level_shrinkage
         self.label_range = label_range
         self.slope_shrink = slope_shrink
         self.boost_rounds = boost_rounds
@@ -749,7 +754,8 @@ class DPRidge(DPLinearRegression):
 
     Deprecated parameters
         ``level_share``, ``select``, ``level_prior``, ``boost_rounds``, ``boost_clip``,
-        ``slope_shrink``, ``label_range``: as in :class:`DPLinearRegression` (the fields of
+        ``slope_shrink``, ``label_range``, ``level_shrinkage``: as in
+        :class:`DPLinearRegression` (the fields of
         ``experimental``; a :class:`FutureWarning`, removed in 0.4).
     """
 
@@ -758,7 +764,7 @@ class DPRidge(DPLinearRegression):
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  experimental=None, level_share=DEPRECATED, select=DEPRECATED,
                  level_prior=DEPRECATED, boost_rounds=DEPRECATED, boost_clip=DEPRECATED,
-                 slope_shrink=DEPRECATED, label_range=DEPRECATED):
+                 slope_shrink=DEPRECATED, label_range=DEPRECATED, level_shrinkage=DEPRECATED):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
@@ -766,7 +772,7 @@ class DPRidge(DPLinearRegression):
                          level_share=level_share, select=select,
                          level_prior=level_prior, boost_rounds=boost_rounds,
                          boost_clip=boost_clip, slope_shrink=slope_shrink,
-                         label_range=label_range)
+                         label_range=label_range, level_shrinkage=level_shrinkage)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
