@@ -15,6 +15,11 @@ Parts (each writes its own section of ``results/regression_level_shrinkage.md`` 
 * ``scan``: the same cell, truth near (s = 0) and far (s = +5), ε ∈ {0.05, 0.1, 0.15, 0.2, 0.3,
   0.5, 1}, 30 seeds; median intercept error of the default and of ``"minimax"`` (paired seeds),
   the share of seeds where each fit's flag is set and the minimax factor ``c``.
+* ``dev``: where the switch acts on development tables (RI's rows): liver (n = 345, d = 5) and
+  wdbc subsampled to n = 200 (a row subsample per seed, ``default_rng(500 + seed)``, as in
+  ``regression_intercept_rise_diagnosis.py``), ε ∈ {0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1}, 30 seeds;
+  median error of the intercept (against the non-private OLS on the same clipped records) and of
+  the level (the prediction at the records' mean x̄ against ȳ), default and ``"minimax"``.
 * ``cells``: the PREDICTION of the dev gate (``docs/decision_rules.md``): for each gate cell (the
   8 benchmark tables of ``regression_default_power`` x ε ∈ {0.3, 1, 3, 10, 30}, and the 12
   MEASUREMENT tables of ``_check_tables_heldout`` x the same ε) the PUBLIC minimax factor
@@ -113,6 +118,35 @@ def part_scan():
     return rows
 
 
+def part_dev():
+    import _utility_common as uc
+    rows = []
+    liver, wdbc = uc.load_table("liver"), uc.load_table("wdbc")
+    for seed in range(30):
+        sub = np.random.default_rng(500 + seed).choice(wdbc.n, 200, replace=False)
+        for name, t, idx in (("liver", liver, slice(None)), ("wdbc[n=200]", wdbc, sub)):
+            X, y = t.X[idx], t.y[idx]
+            Xc = np.clip(X, t.lo, t.hi)
+            yc = np.clip(y, t.y_lo, t.y_hi)
+            xm = Xc.mean(0)
+            w = np.linalg.lstsq(Xc - xm, yc - yc.mean(), rcond=None)[0]
+            b = float(yc.mean() - xm @ w)
+            for eps in SCAN_EPS:
+                for cfg, opts in (("default", None), ("minimax", MINIMAX)):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        m = DPLinearRegression(epsilon=eps, delta=DELTA, bounds_X=(t.lo, t.hi),
+                                               bounds_y=(t.y_lo, t.y_hi), random_state=seed,
+                                               experimental=opts).fit(X, y)
+                    level = float(m.intercept_ + xm @ m.coef_)
+                    rows.append({"part": "dev", "table": name, "epsilon": eps, "seed": seed,
+                                 "config": cfg, "error": abs(m.intercept_ - b),
+                                 "level_error": abs(level - float(yc.mean())),
+                                 "std": m.intercept_std_, "bound": m.intercept_bias_bound_,
+                                 "shrunk": int(m.intercept_shrunk_)})
+    return rows
+
+
 def gate_tables():
     import _check_tables_heldout as ch
     import _utility_common as uc
@@ -161,7 +195,8 @@ def part_cells():
     return rows
 
 
-FIELDS = ("part", "table", "epsilon", "seed", "config", "error", "std", "bound", "shrunk", "n",
+FIELDS = ("part", "table", "epsilon", "seed", "config", "error", "level_error", "std", "bound",
+          "shrunk", "n",
           "d", "c", "median_default", "median_minimax", "ratio", "wins")
 
 
@@ -224,6 +259,27 @@ def report(rows):
                 out.append(f"| {shift:+g} | {eps:g} | {g(ed)} | {g(em)} | {em / ed:.3f} | "
                            f"{np.mean(col('default', 'shrunk')):.2f} | {c:.3f} |")
         out.append("")
+    dv = [r for r in rows if r["part"] == "dev"]
+    if dv:
+        out += ["## 2b. Development tables where the switch acts (30 seeds, paired; medians)", "",
+                "| table | ε | default flag share | intercept error default | minimax | "
+                "level error default | minimax | minimax / default (level) | "
+                "covered by 1.96·std + bound (default) |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for name in ("liver", "wdbc[n=200]"):
+            for eps in SCAN_EPS:
+                def col(cfg, k):
+                    return np.array([_f(r[k]) for r in dv if r["table"] == name
+                                     and _f(r["epsilon"]) == eps and r["config"] == cfg])
+                ld, lm = np.median(col("default", "level_error")), np.median(
+                    col("minimax", "level_error"))
+                cov = np.mean(col("default", "error") <= 1.96 * col("default", "std")
+                              + col("default", "bound"))
+                out.append(f"| {name} | {eps:g} | {np.mean(col('default', 'shrunk')):.2f} | "
+                           f"{g(np.median(col('default', 'error')))} | "
+                           f"{g(np.median(col('minimax', 'error')))} | {g(ld)} | {g(lm)} | "
+                           f"{lm / ld:.3f} | {cov:.2f} |")
+        out.append("")
     cells = [r for r in rows if r["part"] == "cells"]
     if cells:
         cs = np.array([_f(r["c"]) for r in cells])
@@ -254,18 +310,19 @@ def report(rows):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=("coverage", "scan", "cells", "all"), default="all")
+    p.add_argument("--part", choices=("coverage", "scan", "dev", "cells", "all"), default="all")
     p.add_argument("--report", action="store_true", help="rewrite the .md from the csv")
     a = p.parse_args(argv)
     if a.report:
         report(read_csv())
         return
     old = [] if not (OUT / f"{NAME}.csv").exists() else read_csv()
-    parts = ("coverage", "scan", "cells") if a.part == "all" else (a.part,)
+    parts = ("coverage", "scan", "dev", "cells") if a.part == "all" else (a.part,)
     keep = [r for r in old if r["part"] not in parts]
     new = []
     for part in parts:
-        new += {"coverage": part_coverage, "scan": part_scan, "cells": part_cells}[part]()
+        new += {"coverage": part_coverage, "scan": part_scan, "dev": part_dev,
+                "cells": part_cells}[part]()
         write_csv(keep + new)  # checkpoint per part
     report(read_csv())
 
