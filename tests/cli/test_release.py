@@ -717,6 +717,24 @@ def test_linreg_says_when_the_noise_aware_ridge_shrank_the_estimates(table, boun
     assert "noise-aware ridge shrank" not in err
 
 
+def test_linreg_reports_the_intercept_shrinkage_and_its_bias_bound(table, bounds, tmp_path,
+                                                                   capsys):
+    """Task LS (docs/regression.md §3a): where the release's level is noise-dominated (a public
+    rule) the intercept's bar carries ``"intercept_shrunk": true`` and a positive
+    ``"bias_bound"`` (the estimator's ``intercept_shrunk_``, ``intercept_bias_bound_``) and the
+    shrinkage warning points at it; with a large budget both are off and the warning is absent."""
+    data, bounds_small, _ = small_noisy_table(tmp_path, n=150)
+    doc, err = release_doc(capsys, data, bounds_small, "linreg", tmp_path / "a.json", eps=0.02)
+    bar = doc["error_bars"]["intercept"]
+    assert bar["intercept_shrunk"] is True and bar["bias_bound"] > 0
+    assert "error_bars.intercept.bias_bound" in err
+    doc, err = release_doc(capsys, table, bounds, "linreg", tmp_path / "b.json", "--target",
+                           "bp", eps=1e4)
+    bar = doc["error_bars"]["intercept"]
+    assert bar["intercept_shrunk"] is False and bar["bias_bound"] == 0.0
+    assert "bias_bound" not in err
+
+
 @pytest.mark.parametrize("query", ["mean", "sum", "covariance"])
 def test_category_shares_are_projected_onto_the_simplex(tmp_path, capsys, query):
     """A categorical column's shares sum to 1 (n for a sum) and lie in [0, 1] after the

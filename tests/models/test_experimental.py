@@ -30,7 +30,7 @@ OPTIONS = {DPLinearRegression: RegressionOptions, DPRidge: RegressionOptions,
 #: One non-default value per field (a value the docs or experiments name).
 SET = {RegressionOptions: {"level_share": 0.1, "select": "risk", "level_prior": "box",
                            "boost_rounds": 0, "boost_clip": "grow", "slope_shrink": "sure",
-                           "label_range": "auto"},
+                           "label_range": "auto", "level_shrinkage": "minimax"},
        CovarianceOptions: {"coinpress_beta": "auto", "adaptive_ranking": "mean",
                            "correlation_rule": "guard", "adaptive_refine": True},
        PCAOptions: {"coinpress_beta": "late", "adaptive_first": "pca", "adaptive_resolve_z": 3.0,
@@ -38,7 +38,7 @@ SET = {RegressionOptions: {"level_share": 0.1, "select": "risk", "level_prior": 
 #: Invalid values, each refused by the field's name.
 BAD = {RegressionOptions: {"level_share": 1.0, "select": "cp", "level_prior": -1.0,
                            "boost_rounds": -1, "boost_clip": 0.0, "slope_shrink": "stein",
-                           "label_range": "dp"},
+                           "label_range": "dp", "level_shrinkage": "bogus"},
        CovarianceOptions: {"coinpress_beta": 1.5, "adaptive_ranking": "mode",
                            "correlation_rule": "none", "adaptive_refine": "twice"},
        PCAOptions: {"coinpress_beta": 0.0, "adaptive_first": "both", "adaptive_resolve_z": -1.0,

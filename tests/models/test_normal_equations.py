@@ -130,3 +130,142 @@ def test_projection_does_not_hurt_regression_on_badly_scaled_features():
     # unpenalised intercept; with the intercept lifted too it was 1.16-1.34 × unprojected)
     assert np.mean(ratio_original) >= 1.10 * np.mean(ratio_default), (ratio_original,
                                                                      ratio_default)
+
+
+# --------------------------------------------------------------------------- task LS (§3a)
+def _exact_task(n=200, d=3, shift=0.0, seed=0):
+    """An exact (noise-free) release of a small table: ``(task, G, n, t, h_y, m_y)`` with ``G``
+    the true sums of ``(x - c_x, y - c_y, t)`` (what a release with zero noise would carry)."""
+    from matrixdp.models.joint_release import regression_task
+
+    rng = np.random.default_rng(seed)
+    X = np.clip(rng.normal(size=(n, d)), -4, 4)
+    y = np.clip(X @ np.linspace(-1, 1, d) + shift + 0.5 * rng.normal(size=n), -8, 8)
+    task, cx, cy, t = regression_task(np.full(d, -4.0), np.full(d, 4.0), -8.0, 8.0, n, True)
+    Z = np.column_stack([X - cx, y - cy, np.full(n, t)])
+    return task, Z.T @ Z, n, t, 8.0, float(np.mean(y - cy))
+
+
+def _variances(k, level_sd, t):
+    """Public entry variances with the level's noise sd ``level_sd`` (entry (y, t) = sd² t²)."""
+    V = np.full((k, k), (level_sd * t) ** 2)
+    return V
+
+
+def test_minimax_level_factor_minimises_the_worst_case_risk():
+    """``c = h²/(h² + s²)`` minimises ``max_{|θ| ≤ h} E(cL̂ - θ)² = c²s² + (1 - c)²h²`` (checked on
+    a grid of c), is 1 at s = 0, 1/2 at s = h (the shipped switch's point) and falls with s; a
+    factor 30% away has a strictly higher worst-case risk (by (0.3c)²(s² + h²))."""
+    from matrixdp.models.normal_equations import minimax_level_factor
+
+    h = 8.0
+    assert minimax_level_factor(0.0, h) == 1.0
+    assert minimax_level_factor(h, h) == pytest.approx(0.5)
+    cs = [minimax_level_factor(s, h) for s in (0.5, 2.0, 8.0, 20.0)]
+    assert all(a > b for a, b in zip(cs, cs[1:]))
+    for s in (2.0, 8.0, 15.0):
+        c = minimax_level_factor(s, h)
+        grid = np.linspace(0, 1, 100001)
+        worst = grid ** 2 * s * s + (1 - grid) ** 2 * h * h
+        assert grid[np.argmin(worst)] == pytest.approx(c, abs=1e-4)
+        risk = c * c * s * s + (1 - c) ** 2 * h * h
+        assert risk == pytest.approx(h * h * s * s / (h * h + s * s))
+        for off in (0.7 * c, 1.3 * c):
+            worse = off * off * s * s + (1 - off) ** 2 * h * h
+            assert worse == pytest.approx(risk + (0.3 * c) ** 2 * (s * s + h * h))
+            assert worse > risk * (1 + 1e-6)
+
+
+def test_intercept_lifted_is_the_shipped_rule_from_public_inputs():
+    """``intercept_lifted`` is ``not target_mean_informative`` under replace-one, always under
+    add-remove, never without an intercept; it reads only the variances and the bounds."""
+    from matrixdp.models.joint_release import regression_task
+    from matrixdp.models.normal_equations import intercept_lifted, target_mean_informative
+
+    task, cx, cy, t = regression_task(np.full(2, -1.0), np.full(2, 1.0), -8.0, 8.0, 50, True)
+    for sd, lifted in ((1.0, False), (7.9, False), (8.1, True), (50.0, True)):
+        V = _variances(4, sd, t)
+        assert intercept_lifted(V, task, t) is lifted
+        assert intercept_lifted(V, task, t) == (not target_mean_informative(V, task, t))
+        assert intercept_lifted(V, task, t, fit_intercept=False) is False
+    task_ar, *_ = regression_task(np.full(2, -1.0), np.full(2, 1.0), -8.0, 8.0, None, True,
+                                  "add-remove")
+    assert intercept_lifted(_variances(4, 1.0, t), task_ar, t) is True
+
+
+def test_the_bias_bound_bounds_the_lifted_solve_on_an_exact_release():
+    """On an exact release with the intercept lifted (``lift_intercept=True``; noise variances as
+    at a tiny ε, so λ > 0), the fitted level is ``c' m_y + (1 - c') m_x·β_x`` (the identity the
+    bound is derived from); its bias against the true mean ``m_y`` is within
+    ``intercept_bias_bound`` at every shift of the target, and with the mean near the box's
+    edge it is above 0.7 × the bound (the bound is nearly attained: 30% smaller fails)."""
+    from matrixdp.models._moments import noise_scale
+    from matrixdp.models.normal_equations import intercept_bias_bound, solve_moments
+
+    for shift, tight in ((0.0, False), (4.0, False), (7.5, True), (-7.5, True)):
+        task, G, n, t, h, m_y = _exact_task(shift=shift)
+        k = G.shape[0]
+        V = _variances(k, 20.0, t)  # level noise sd 20 > h = 8: the shipped rule would lift
+        beta, lam, M = solve_moments(G, V, task, n, t, lift_intercept=True, return_normal=True)
+        assert lam > 0
+        d = k - 2
+        nsd_t = float(noise_scale(V)[d + 1]) * n
+        bound = intercept_bias_bound(beta, M, lam, nsd_t, t, h)
+        mx = M[d, :d] / (n * t)
+        level = float(mx @ beta[:d]) + t * beta[d]
+        c = n * t * t / M[d, d]
+        assert level == pytest.approx(c * m_y + (1 - c) * float(mx @ beta[:d]), abs=1e-9)
+        bias = abs(level - m_y)
+        assert bias <= bound
+        if tight:
+            assert bias > 0.7 * bound, (shift, bias, bound)
+    # the free solve (lift_intercept=False) leaves the level at m_y: nothing to bound
+    beta0, lam0, M0 = solve_moments(G, V, task, n, t, lift_intercept=False, return_normal=True)
+    assert float(mx @ beta0[:d]) + t * beta0[d] == pytest.approx(m_y, abs=1e-9)
+
+
+def test_minimax_level_is_continuous_in_the_noise_where_the_switch_jumps():
+    """On one fixed (exact) release, the noise variances scaled as at ε from 0.12 to 0.3 (sd ∝ 1/ε,
+    crossing the shipped switch at sd = h): ``level_shrinkage="minimax"`` moves the level by
+    ``c = h²/(h² + s²)`` of the free level, so the fitted level changes by less than 0.2 between
+    neighbouring points of the grid (step 0.002 in ε), while the shipped switch jumps by more than
+    2 at the crossing (the target's mean is far from the centre)."""
+    from matrixdp.models.normal_equations import (minimax_level_factor, solve_moments,
+                                                  target_mean_informative)
+
+    task, G, n, t, h, m_y = _exact_task(shift=6.0)
+    d = G.shape[0] - 2
+    mx = G[d + 1, :d] / (n * t)
+    levels = {"switch": [], "minimax": []}
+    flips = []
+    for eps in np.arange(0.12, 0.3, 0.002):
+        sd = 1.6 / eps  # crosses h = 8 at ε = 0.2
+        V = _variances(d + 2, sd, t)
+        flips.append(target_mean_informative(V, task, t))
+        for rule in levels:
+            beta = solve_moments(G, V, task, n, t, level_shrinkage=rule)[0]
+            levels[rule].append(float(mx @ beta[:d]) + t * beta[d])
+        c = minimax_level_factor(sd, h)
+        assert levels["minimax"][-1] == pytest.approx(c * m_y, rel=0.05)
+    assert not flips[0] and flips[-1]  # the switch flips inside the grid
+    jumps = {r: np.max(np.abs(np.diff(v))) for r, v in levels.items()}
+    assert jumps["minimax"] < 0.2 and jumps["switch"] > 2.0, jumps
+
+
+def test_level_shrinkage_switch_is_the_shipped_rule_and_unknown_raises():
+    """``level_shrinkage="switch"`` (default) is bit for bit ``lift_intercept`` set by the shipped
+    rule; ``"minimax"`` is ignored where ``lift_intercept`` is given; a bad value raises."""
+    from matrixdp.errors import InvalidParameterError
+    from matrixdp.models.normal_equations import intercept_lifted, solve_moments
+
+    task, G, n, t, h, m_y = _exact_task(shift=3.0)
+    k = G.shape[0]
+    for sd in (2.0, 20.0):
+        V = _variances(k, sd, t)
+        a = solve_moments(G, V, task, n, t)[0]
+        b = solve_moments(G, V, task, n, t, lift_intercept=intercept_lifted(V, task, t))[0]
+        c = solve_moments(G, V, task, n, t, level_shrinkage="minimax", lift_intercept=False)[0]
+        free = solve_moments(G, V, task, n, t, lift_intercept=False)[0]
+        assert np.array_equal(a, b) and np.array_equal(c, free)
+    with pytest.raises(InvalidParameterError):
+        solve_moments(G, V, task, n, t, level_shrinkage="bogus")

@@ -645,6 +645,11 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     shrunk = bool(float(getattr(est, "ridge_", 0.0)) > 0.0)
     for bar in bars.values():
         bar["shrunk"] = shrunk
+    # the intercept itself lifted towards the centre of the target's range (a public rule) and
+    # the largest bias that can cause over the target's public range (post-processing of the
+    # release; docs/regression.md §3a)
+    bars["intercept"]["intercept_shrunk"] = bool(getattr(est, "intercept_shrunk_", False))
+    bars["intercept"]["bias_bound"] = float(getattr(est, "intercept_bias_bound_", 0.0))
     # The intercept is the prediction at x = 0. Where 0 lies outside a feature's public box it is
     # an extrapolation: the target's range does not bound it, so its error is not compared with
     # that range (no "noise dominates" verdict; the error bar itself is kept). Public: bounds only.
@@ -706,7 +711,11 @@ def noise_warnings(doc: dict) -> list[str]:
                    "of the target's range); their intervals show the noise only, not that "
                    "shrinkage, and can miss the truth far more often than 5% "
                    "(results/error_bar_coverage.md); a larger epsilon, more records or tighter "
-                   "public bounds reduce it")
+                   "public bounds reduce it" + (
+                       "; the intercept's largest bias from it over the target's range is "
+                       "error_bars.intercept.bias_bound (add it to the interval's half-width)"
+                       if doc["error_bars"].get("intercept", {}).get("intercept_shrunk")
+                       and doc["error_bars"]["intercept"].get("bias_bound", 0.0) > 0 else ""))
     return out
 
 

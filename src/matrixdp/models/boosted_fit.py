@@ -81,11 +81,17 @@ class BoostedFitPlan:
     alpha: float
     shrink: float
     projection: object
+    level_shrinkage: str = "switch"
 
     @property
     def joint_epsilon(self) -> float:
         """The ε of the joint release's own guarantee (its share of ``μ*²``)."""
         return self.joint[0].mechanism.privacy.epsilon
+
+    @property
+    def n_public_intercept(self) -> bool:
+        """Replace-one (``n`` public) with an intercept: where ``level_shrinkage`` applies."""
+        return self.fit_intercept and self.task.n_samples is not None
 
     @property
     def d(self) -> int:
@@ -118,7 +124,11 @@ class BoostedFitPlan:
         return solve_moments(G * self.scale, entry_variance, self.task, self.n, self.t,
                              fit_intercept=self.fit_intercept, alpha=self.alpha,
                              shrink=self.shrink if shrink is None else shrink,
-                             projection=self.projection, return_normal=True)
+                             projection=self.projection, return_normal=True,
+                             # "minimax": the intercept free here; the fit's final level is
+                             # shrunk once, after the rounds (linear.py, docs/regression.md §3a)
+                             lift_intercept=False if self.level_shrinkage == "minimax"
+                             and self.n_public_intercept else None)
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,7 +168,7 @@ SINGLE_RELEASE = BoostedFit(branch="single-release", rounds=0, clip=None)
 def plan_boosted_fit(task, epsilon: float, delta: float, noise: str, *, rule: str, rounds: int,
                      clip: float, clip_rule: str, fit_intercept: bool, n, t: float, lower, upper,
                      centre, half_y: float, alpha: float, shrink: float,
-                     projection) -> BoostedFitPlan:
+                     projection, level_shrinkage="switch") -> BoostedFitPlan:
     """The plan of the boosted fit from public inputs only (no data, no randomness).
 
     ``rule`` (:data:`BOOST_RULES`), ``rounds`` (``T > 0``), ``clip`` (``τ₀``) and ``clip_rule``
@@ -179,7 +189,7 @@ def plan_boosted_fit(task, epsilon: float, delta: float, noise: str, *, rule: st
         scale=float(n) if relation == "replace-one" else 1.0, lower=np.asarray(lower),
         upper=np.asarray(upper), centre=np.asarray(centre), half_y=half_y,
         widths=boost_unit_widths(task, fit_intercept), alpha=alpha, shrink=shrink,
-        projection=projection)
+        projection=projection, level_shrinkage=level_shrinkage)
 
 
 def run_boosted_fit(plan: BoostedFitPlan, records, value, *, rng, accountant, label: str):

@@ -259,6 +259,19 @@ int >= 0, default "auto"
         ``results/loose_bounds_remedy.md``) and costs where it is not: both dev gates FAILED
         (``results/regression_label_range_gate.md``, ``..._gate2.md``: median 1.0027 and 1.0015
         over the changed cells; 401ksubs's skewed label, 12% clipped, 1.13× at ε ≥ 10).
+    level_shrinkage : {"switch", "minimax"}, default "switch"
+        How the solve shrinks the intercept (``docs/regression.md`` §3a, task LS). ``"switch"``
+        (the shipped rule): the adaptive ridge also lifts the constant coordinate iff the
+        released level's public noise sd is at least the target's public half-width
+        (:func:`~matrixdp.models.normal_equations.target_mean_informative`; the binary switch
+        behind the intercept's rise from ε = 0.1 to 0.2). ``"minimax"`` (opt-in; replace-one
+        with an intercept, ignored otherwise): the intercept is never lifted, and every solve's
+        level (the prediction at the released feature means) is shrunk towards the box centre by
+        the minimax linear factor ``c = h_y²/(h_y² + s²)`` of a bounded normal mean
+        (:func:`~matrixdp.models.normal_equations.minimax_level_factor`; ``s`` the level's
+        public noise sd): continuous in ε, post-processing, no budget; with boosting rounds it
+        applies to the start ``β₀`` (the rounds then move the level as they do the default's).
+        Not the default: its dev gate was not run, see ``results/regression_level_shrinkage.md``.
 
 
     References
@@ -273,6 +286,7 @@ int >= 0, default "auto"
     boost_clip: object = None
     slope_shrink: str = "none"
     label_range: str = "public"
+    level_shrinkage: str = "switch"
 
     def __post_init__(self):
         from ._base import check_label_range
@@ -317,6 +331,11 @@ int >= 0, default "auto"
             raise InvalidParameterError("slope_shrink", f"must be one of {SLOPE_SHRINKS}, got "
                                                         f"{self.slope_shrink!r}")
         check_label_range(self.label_range)
+        from .normal_equations import LEVEL_SHRINKAGES
+
+        if self.level_shrinkage not in LEVEL_SHRINKAGES:
+            raise InvalidParameterError("level_shrinkage", f"must be one of {LEVEL_SHRINKAGES}, "
+                                                           f"got {self.level_shrinkage!r}")
 
     @staticmethod
     def _rounds_message(T) -> str:

@@ -86,9 +86,104 @@ def target_mean_informative(entry_variance, task, t) -> bool:
     return t > 0 and math.sqrt(max(float(ev[d, d + 1]), 0.0)) / t < half
 
 
+#: ``level_shrinkage``: ``"switch"`` (the shipped rule: the adaptive ridge lifts the constant
+#: iff :func:`target_mean_informative` is false) or ``"minimax"`` (the intercept never lifted
+#: under replace-one; the fitted level shrunk towards the box centre by
+#: :func:`minimax_level_factor`; ``docs/regression.md`` §3a).
+LEVEL_SHRINKAGES = ("switch", "minimax")
+
+
+def intercept_lifted(entry_variance, task, t, fit_intercept=True) -> bool:
+    """Whether :func:`solve_moments`'s shipped rule (``lift_intercept=None``,
+    ``level_shrinkage="switch"``) lets the adaptive ridge also shrink the intercept towards the
+    centre of the target's box: with an intercept, under add-remove (``n`` private) or where
+    :func:`target_mean_informative` is false. Public inputs only (the allocation's noise, the
+    bounds, the relation); no data."""
+    if not fit_intercept:
+        return False
+    return task.n_samples is None or not target_mean_informative(entry_variance, task, t)
+
+
+def level_noise_sd(entry_variance, task, t) -> float:
+    """The public noise standard deviation of the released mean of ``y - c_y`` (replace-one:
+    entry ``(y, t)`` of the released ``(1/n)ΣzzT`` divided by ``t``). Public inputs only."""
+    d = task.lower.size - 2
+    ev = np.asarray(entry_variance, dtype=np.float64)
+    return math.sqrt(max(float(ev[d, d + 1]), 0.0)) / t if t > 0 else math.inf
+
+
+def minimax_level_factor(sd: float, half_width: float) -> float:
+    r"""The minimax LINEAR estimator's factor for a bounded normal mean: ``c = h²/(h² + s²)``.
+
+    For ``L̂ = θ + N(0, s²)`` with ``θ ∈ [-h, h]`` public, ``c L̂`` has risk
+    ``c² s² + (1 - c)² θ²``, whose maximum over the box, ``c² s² + (1 - c)² h²``, is least at
+    ``c = h²/(h² + s²)`` (risk ``h² s²/(h² + s²)``, below both ``s²`` and ``h²``) [1]_. Continuous
+    in ``s`` (so in ε): ``1`` at ``s = 0``, ``1/2`` at ``s = h`` (where the shipped switch flips),
+    ``→ 0`` as ``s → ∞``. Public inputs only.
+
+    References
+    ----------
+    .. [1] D. L. Donoho, R. C. Liu, B. MacGibbon, "Minimax risk over hyperrectangles, and
+       implications", Ann. Statist. 18 (1990) 1416-1437 (the linear minimax risk of a bounded
+       normal mean); matrixdp, ``docs/regression.md`` §3a.
+    """
+    h2, s2 = float(half_width) ** 2, float(sd) ** 2
+    if not h2 > 0:
+        return 0.0
+    if not np.isfinite(s2):
+        return 0.0
+    return h2 / (h2 + s2)
+
+
+def shrink_level(beta, mx, t, factor) -> np.ndarray:
+    """``β`` (centred coordinates, the constant's coefficient last) with its level at the
+    released feature means ``mx`` (``L = mx·β_x + t β_t``) moved to ``factor · L``, the slopes
+    kept: ``β_t ← β_t - (1 - factor) L / t``. Post-processing."""
+    b = np.array(beta, dtype=np.float64, copy=True)
+    mx = np.asarray(mx, dtype=np.float64)
+    level = float(mx @ b[:mx.size]) + t * float(b[-1])
+    b[-1] -= (1.0 - float(factor)) * level / t
+    return b
+
+
+def intercept_bias_bound(beta, normal, lam, noise_sd_t, t, half_y, *, factor=None) -> float:
+    r"""The largest ``|bias|`` of the fitted level that the intercept's shrinkage can cause while
+    the target's mean ``θ`` (centred) is anywhere in its public box ``[-h_y, h_y]``.
+
+    Lifted constant (``factor=None``; the adaptive ridge's ``λ`` on the constant coordinate): the
+    constant's row of the inverted matrix ``M`` reads ``(A_tt + λ s_t) β_t + A_tx β_x = b_t`` with
+    ``A_tt = M_tt - λ s_t`` (``n t²`` under replace-one), so given the slopes
+    ``t β_t = c' (m̂_y - m̂_x·β_x)`` with ``c' = A_tt/M_tt`` and ``m̂_x = t A_tx / A_tt``: the
+    fitted level ``m̂_x·β_x + t β_t = c' m̂_y + (1 - c') m̂_x·β_x``, whose deviation from the
+    unpenalised level (``m̂_y``, the noise the bar measures) is
+    ``(1 - c')(m̂_x·β_x - m̂_y)``; with ``m̂_y`` at ``θ`` plus noise, its bias is
+    ``(1 - c')(m̂_x·β_x - θ)``, at most ``(1 - c')(|m̂_x·β_x| + h_y)`` over the box.
+    Minimax level (``factor=c``): the level is ``c L̂``, bias ``(1 - c) θ``, at most
+    ``(1 - c) h_y``.
+
+    Post-processing of the release (``beta``, ``normal``, ``lam``) and public inputs (``s_t``,
+    ``t``, ``h_y``); no data. 0 where nothing is shrunk.
+    """
+    h = float(half_y)
+    if factor is not None:
+        return (1.0 - float(factor)) * h
+    M = np.asarray(normal, dtype=np.float64)
+    beta = np.asarray(beta, dtype=np.float64)
+    d = M.shape[0] - 1
+    lift = float(lam) * float(noise_sd_t)
+    if not lift > 0:
+        return 0.0
+    a_tt = float(M[d, d]) - lift
+    if not a_tt > 0:  # pragma: no cover - the constant's diagonal n t² > 0 (replace-one)
+        return math.inf
+    one_minus = lift / float(M[d, d])
+    mx = t * M[d, :d] / a_tt
+    return one_minus * (abs(float(mx @ beta[:d])) + h)
+
+
 def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.0, shrink=1.0,
                   projection=PROJECTION_UNITS, lift_from="projected", lift_intercept=None,
-                  return_normal=False):
+                  return_normal=False, level_shrinkage="switch"):
     """Coefficients (in the task's centred coordinates) from released second-moment sums ``G``.
 
     Post-processing only: optionally projects ``G`` onto its public feasible set in the norm of
@@ -104,6 +199,14 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
     half-width (the release cannot place the mean within its box). Otherwise the intercept is
     not penalised, as in ordinary ridge regression (``docs/regression.md`` §3). ``True`` is the
     previous rule (kept for ``experiments/regression_liver_low_eps.py``).
+
+    ``level_shrinkage``: ``"switch"`` (default, the rule above). ``"minimax"`` (opt-in,
+    replace-one with an intercept; ``docs/regression.md`` §3a): the intercept is never lifted,
+    and the solved level (the prediction at the released feature means ``m̂_x``) is then
+    shrunk towards the centre of the target's box by :func:`minimax_level_factor` of its public
+    noise sd: ``β_t ← β_t - (1 - c) L/t``, continuous in ε. ``M`` (``return_normal``) is the
+    unpenalised solve's. Ignored where ``lift_intercept`` is given, under add-remove and
+    without an intercept.
 
     Returns
     -------
@@ -138,6 +241,13 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
     A = normal(G)
     b = G[idx, d]
     lift = None if lift_from == "projected" else normal(G_raw)
+    if level_shrinkage not in LEVEL_SHRINKAGES:
+        raise InvalidParameterError("level_shrinkage", f"must be one of {LEVEL_SHRINKAGES}, "
+                                                       f"got {level_shrinkage!r}")
+    minimax = (level_shrinkage == "minimax" and lift_intercept is None and replace_one
+               and fit_intercept)
+    if minimax:
+        lift_intercept = False
     if lift_intercept is None:
         lift_intercept = not replace_one or (fit_intercept and not target_mean_informative(
             entry_variance, task, t))
@@ -146,6 +256,11 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
     out = solve_released_normal_equations(A, b, noise_sd[idx], alpha=alpha, n_penalised=m,
                                           shrink=shrink, lift_matrix=lift, n_lifted=n_lifted,
                                           return_normal=return_normal)
+    if minimax:  # the level at m̂_x (row t of A: n t m̂_x) shrunk towards c_y by c (public)
+        c = minimax_level_factor(level_noise_sd(entry_variance, task, t),
+                                 0.5 * float(task.upper[d] - task.lower[d]))
+        bt = shrink_level(out[0], np.asarray(A, dtype=np.float64)[-1, :m] / (n * t), t, c)
+        out = (bt,) + tuple(out[1:])
     if m == d:
         return out
     # back to every coordinate: the pinned coefficients are 0; the inverted matrix gets an
