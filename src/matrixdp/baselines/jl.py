@@ -169,7 +169,7 @@ class JLSketchMechanism(GivenClaimMixin, Mechanism):
         also behind :meth:`release_batch`): refused inside a budget keeper's ``with`` block
         (``mechanisms.base.refuse_uncharged_batch``).
         """
-        refuse_uncharged_batch(self.name)
+        refuse_uncharged_batch(self.name, "sketches")
         return self._draw_sketches(value, n, make_rng(rng))
 
     def _draw_sketches(self, value, n, gen) -> np.ndarray:

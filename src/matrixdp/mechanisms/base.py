@@ -290,10 +290,11 @@ def noise_half_width(distribution: str, std, level: float = 0.95):
     return float(half) if half.ndim == 0 else half
 
 
-def refuse_uncharged_batch(name: str) -> None:
+def refuse_uncharged_batch(name: str, what: str = "release_batch") -> None:
     """Refuse an uncharged batch of releases where a budget keeper is active.
 
-    ``release_batch(value, n, rng)`` (and the JL sketch's ``sketches``) draws ``n`` releases of
+    ``release_batch(value, n, rng)`` (the JL sketch's ``sketches``, the auditor's
+    :func:`~matrixdp.audit.draw_outputs`) draws ``n`` releases of
     ``value`` in one call and charges nothing: it is the auditor's sampler, meant for public
     witness values. Inside a ``with Accountant(...)`` / ``with Ledger(...)`` block it would release
     a private value ``n`` times past the keeper, so it raises
@@ -305,10 +306,9 @@ def refuse_uncharged_batch(name: str) -> None:
         from ..errors import UnsafeMechanismError
 
         raise UnsafeMechanismError(
-            f"{name}: release_batch draws n releases of its value and charges nothing (the "
-            "auditor's sampler, for public witness values); inside a budget keeper's `with` "
-            "block it is refused: call release() for each charged release, or audit outside "
-            "the block")
+            f"{name}: {what} draws n releases of its value and charges nothing (the auditor's "
+            "sampler, for public witness values); inside a budget keeper's `with` block it is "
+            "refused: call release() for each charged release, or audit outside the block")
 
 
 class Mechanism(OwnsConfiguration, abc.ABC):
