@@ -120,6 +120,23 @@ PROBES = [
                        "dawa": int(d.release_batch(np.arange(8.).reshape(2, 4), 100, rng=0).shape[0]),
                        "audit_rc": rc, "audit": (line or [text[-200:]])[-1][-120:]}))
      """),
+    ("auditor_draws_inside_a_budget_block",
+     "Inside `with Accountant(epsilon=1.5, delta=1e-5)`: matrixdp.audit.draw_outputs("
+     "GaussianMechanism(epsilon=1, delta=1e-5), x, 100) (the auditor's sampler, behind "
+     "audit_mechanism): 100 releases of x",
+     "refused (an error, nothing drawn) or charged: never 100 releases and 0 charges",
+     "'error' in r or r.get('charges', 0) > 0",
+     """
+     from matrixdp import GaussianMechanism
+     from matrixdp.accounting import Accountant
+     from matrixdp.audit import draw_outputs
+     acc = Accountant(epsilon=1.5, delta=1e-5)
+     def f():
+         with acc:
+             return int(draw_outputs(GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0), np.zeros(3), 100, rng=0).shape[0])
+     r = outcome(f); r["charges"] = len(acc.spends)
+     print(json.dumps(r))
+     """),
     # ------------------------------------------------------------ svm.py
     ("svm_correlated_noise_inside_a_budget_block",
      "CorrelatedSVMNoise(m=1, allow_unsafe=True).release and correlated_svm_noise inside "
@@ -235,6 +252,25 @@ PROBES = [
      a = audit_mechanism(m, fr[:, 0][None, :], fr[:, 1][None, :], n_samples=100000, rng=0)
      print(json.dumps({"bound": plan.sensitivity_bound, "vertex": vertex, "ratio": round(ratio, 4),
                        "real_epsilon": round(float(real), 3), "audit_lb": round(float(a.epsilon_lower_bound), 3)}))
+     """),
+    ("fisher_wide_public_ranges",
+     "FisherNoiseMechanism(epsilon=1, delta=1e-5) on the box [0, w] x [0, 2w] x [-w, w] for "
+     "w = 1e3, 1e6, 1e9, float and exact numerics, inside an explicit Accountant: release of "
+     "the box's centre (outcome, charges)",
+     "every release succeeds (the ranges are public and valid) with one charge",
+     "all('ok' in v and v['charges'] == 1 for v in r.values())",
+     """
+     from matrixdp.mechanisms.fisher import FisherNoiseMechanism
+     from matrixdp.accounting import Accountant
+     out = {}
+     for w in (1e3, 1e6, 1e9):
+         for num in ("float", "exact"):
+             fr = np.array([[0., w], [0., 2 * w], [-w, w]])
+             acc = Accountant(epsilon=100, delta=1e-3)
+             m = FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=fr, numerics=num)
+             r = outcome(lambda: bool(np.all(np.isfinite(m.release(fr.mean(1)[None, :], rng=0, accountant=acc).value))))
+             r["charges"] = len(acc.spends); out[f"{w:g} {num}"] = r
+     print(json.dumps(out))
      """),
     # ------------------------------------------------------------ joint_release.py
     ("level_share_charges_once_within_epsilon",
