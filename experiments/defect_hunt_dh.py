@@ -363,6 +363,24 @@ PROBES = [
      run("AdaSSP nan y", A(), Z, yn)
      print(json.dumps(out))
      """),
+    ("empty_table_under_add_remove",
+     "OPEN (not fixed): DPMean, DPCovariance and AdaSSPRegression with "
+     "neighbouring='add-remove' on a table of 0 rows and of 1 row (neighbours under add/remove, "
+     "where the row count is private): outcome of each",
+     "the same kind of outcome on both (a release, noise only, on the empty table): a refusal "
+     "on 0 rows and a release on 1 row tell the two neighbours apart with certainty",
+     "all(('ok' in v['0 rows']) == ('ok' in v['1 row']) for v in r.values())",
+     """
+     from matrixdp.models import DPMean, DPCovariance, AdaSSPRegression
+     out = {}
+     X = np.full((1, 3), .5); y = np.array([.2])
+     for name, make, xy in (("DPMean", lambda: DPMean(epsilon=1, bounds=(-1, 1), neighbouring="add-remove", random_state=0), False),
+                            ("DPCovariance", lambda: DPCovariance(epsilon=1, bounds=(-1, 1), neighbouring="add-remove", method="moments", random_state=0), False),
+                            ("AdaSSP", lambda: AdaSSPRegression(epsilon=1, bounds_X=(-1, 1), bounds_y=(-1, 1), neighbouring="add-remove", random_state=0), True)):
+         out[name] = {k: outcome(lambda: (make().fit(X[:m], y[:m]) if xy else make().fit(X[:m])) and "fitted")
+                      for k, m in (("0 rows", 0), ("1 row", 1))}
+     print(json.dumps(out))
+     """),
     # ------------------------------------------------------------ matrixdp release
     ("cli_release_seed_replay_and_no_seed_in_file",
      "`matrixdp release t.csv --query mean|covariance|linreg --seed 987654321` twice, and once "
