@@ -314,7 +314,7 @@ def test_release_batch_is_refused_inside_a_budget_block(name, keeper, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with k:
-            with pytest.raises(UnsafeMechanismError, match="release_batch"):
+            with pytest.raises(UnsafeMechanismError, match="charges nothing"):
                 batch(value, 3, rng=0)
         drawn = batch(value, 3, rng=0)
     assert np.shape(drawn)[0] == 3
