@@ -239,3 +239,96 @@ def test_the_refusal_check_is_not_vacuous(monkeypatch):
     with pytest.raises(Exception):  # noqa: PT011 - the refusal of the missing value
         case.fit(case.make("replace-one", accountant=acc), data)
     assert acc.spends != ()  # the rule above would report this fit
+
+
+# ------------------------------------------------------------------ batch draws (hunt DH)
+def _batch_mechanisms():
+    """Every catalogue mechanism with a ``release_batch`` (the auditor's uncharged sampler), the
+    audit adapter unwrapped, with a witness value; keyed by catalogue name."""
+    from matrixdp.audit.catalogue import catalogue
+
+    out = {}
+    for entry in catalogue():
+        mech, params = entry.build()
+        inner = getattr(mech, "mechanism", None) or getattr(mech, "_mechanism", None) or mech
+        try:
+            batch = inner.release_batch
+        except AttributeError:
+            continue
+        value = np.asarray(list(entry.witnesses(mech, params))[0][0], dtype=float)
+        if getattr(inner, "n_features", None) is not None and value.ndim == 1:
+            value = value[None, :]
+        out[entry.name] = (inner, batch, value)
+    # exact numerics the catalogue does not list (it audits their float twins)
+    from matrixdp.mechanisms.fisher import FisherNoiseMechanism
+    from matrixdp.mechanisms.mvg import MVGMechanism
+
+    fisher = FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=np.tile([0.0, 1.0], (3, 1)),
+                                  numerics="exact")
+    mvg = MVGMechanism(shape=(3, 3), epsilon=1.0, delta=1e-5, sensitivity=1.0, gamma=2.0,
+                       numerics="exact")
+    out["fisher exact"] = (fisher, fisher.release_batch, np.full((1, 3), 0.5))
+    out["mvg exact"] = (mvg, mvg.release_batch, np.zeros((3, 3)))
+    return out
+
+
+def _batch_classes():
+    """The Mechanism classes of the package that define a batch sampler of their own."""
+    import importlib
+    import pkgutil
+
+    import matrixdp.baselines
+    import matrixdp.mechanisms
+    from matrixdp.mechanisms.base import Mechanism
+
+    for pkg in (matrixdp.mechanisms, matrixdp.baselines):
+        for info in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"{pkg.__name__}.{info.name}")
+    seen, stack = set(), [Mechanism]
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            if sub.__module__.startswith("matrixdp.") and sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+    return {c for c in seen if any(k in vars(c) for k in ("release_batch", "_release_batch_exact"))}
+
+
+def test_every_batch_sampler_class_is_in_the_refusal_test():
+    tested = {type(m) for m, _, _ in _batch_mechanisms().values()}
+    missing = sorted(c.__name__ for c in _batch_classes()
+                     if not any(issubclass(t, c) for t in tested))
+    assert missing == []
+
+
+@pytest.mark.parametrize("keeper", ["accountant", "ledger"])
+@pytest.mark.parametrize("name", sorted(_batch_mechanisms()))
+def test_release_batch_is_refused_inside_a_budget_block(name, keeper, tmp_path):
+    """Hunt DH (session 22): ``release_batch(value, n)`` draws n releases of ``value`` and charges
+    nothing (the auditor's sampler); on main, inside ``with Accountant(...)`` 100 releases of the
+    exact Gaussian, the Fisher record lattice, JL, PPCA and DAWA were drawn with 0 charges. It is
+    refused there now, before any draw, and still works outside a block (the auditor's use)."""
+    mech, batch, value = _batch_mechanisms()[name]
+    k = (Accountant(epsilon=1.5, delta=1e-5) if keeper == "accountant" else
+         Ledger.create(tmp_path / "l.db", dataset="d", epsilon=1.5, delta=1e-5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with k:
+            with pytest.raises(UnsafeMechanismError, match="charges nothing"):
+                batch(value, 3, rng=0)
+        drawn = batch(value, 3, rng=0)
+    assert np.shape(drawn)[0] == 3
+    spent = k.spends if keeper == "accountant" else k.history()
+    assert len(spent) == 0
+
+
+def test_release_through_a_batch_sampler_is_still_charged_once():
+    """``JLSketchMechanism.release`` draws its one output through ``release_batch``: inside a
+    block it is charged once (not refused)."""
+    from matrixdp.baselines.jl import JLSketchMechanism
+    from matrixdp import PrivacyGuarantee
+
+    mech = JLSketchMechanism(r=4, privacy=PrivacyGuarantee(epsilon=0.5, delta=1e-6))
+    with Accountant(epsilon=1.5, delta=1e-5) as acc:
+        mech.release(np.eye(3), rng=0)
+    assert len(acc.spends) == 1

@@ -202,3 +202,26 @@ def test_draw_count_beyond_the_machines_memory_is_refused_before_drawing(monkeyp
         audit_mechanism(mech, a, b, n_samples=20_000, rng=0)
     monkeypatch.setattr(blackbox, "_physical_memory", lambda: 2**33)
     assert audit_mechanism(mech, a, b, n_samples=20_000, rng=0).n_samples == 20_000
+
+
+@pytest.mark.parametrize("keeper", ["accountant", "ledger"])
+def test_the_auditor_draws_nothing_inside_a_budget_block(keeper, tmp_path):
+    """Hunt DH (session 22): the auditor's draws (``draw_outputs``, behind ``audit_mechanism``)
+    release the value handed to it n times and charge nothing; on main, inside ``with
+    Accountant(...)`` ``draw_outputs(GaussianMechanism, x, 100)`` returned 100 releases with 0
+    charges. Refused there now before any draw; outside a block it audits as before."""
+    from matrixdp.accounting import Accountant, Ledger
+    from matrixdp.audit import draw_outputs
+    from matrixdp.errors import UnsafeMechanismError
+
+    mech = GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0)
+    x = np.zeros(3)
+    k = (Accountant(epsilon=1.5, delta=1e-5) if keeper == "accountant" else
+         Ledger.create(tmp_path / "l.db", dataset="d", epsilon=1.5, delta=1e-5))
+    with k:
+        with pytest.raises(UnsafeMechanismError, match="draw_outputs"):
+            draw_outputs(mech, x, 100, rng=0)
+        with pytest.raises(UnsafeMechanismError):
+            audit_mechanism(mech, x, x + np.array([1.0, 0, 0]), n_samples=2000, rng=0)
+    assert (k.spends if keeper == "accountant" else k.history()) in ((), [])
+    assert draw_outputs(mech, x, 100, rng=0).shape == (100, 3)

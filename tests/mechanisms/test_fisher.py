@@ -153,3 +153,22 @@ def test_dp_event_matches_dp_accounting():
     assert isinstance(mech.to_dp_event(), dp_accounting.GaussianDpEvent)
     with pytest.raises(InvalidParameterError, match="kind"):
         FisherNoiseMechanism(lam=1.0, feature_ranges=UNIT2, kind="laplace").to_dp_event()
+
+
+@pytest.mark.parametrize("numerics", ["float", "exact"])
+@pytest.mark.parametrize("width", [1e6, 1e9])
+def test_wide_public_ranges_release_with_the_closed_form_crb(width, numerics):
+    """Hunt DH (session 22): public ranges of width >= 1e6 (lam ~ 1e-29) made every release
+    crash in its metadata, after the noise was drawn and charged: the Fisher information
+    sqrt(lam) Pi^(1/2) fell under check_weights' absolute eigenvalue floor of 1e-12. The CRB is
+    Tr(Pi^(1/2)) / sqrt(lam) (identity Pi: p / sqrt(lam)); scale-free now."""
+    fr = np.array([[0.0, width], [0.0, 2 * width], [-width, width]])
+    m = FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=fr, numerics=numerics)
+    rel = m.release(fr.mean(axis=1)[None, :], rng=0)
+    assert rel.metadata["crb"] == pytest.approx(3.0 / math.sqrt(m.lam), rel=1e-9)
+    assert np.all(np.isfinite(rel.value))
+    # the noise scales with the ranges: its sd over the width is that of the unit-width box
+    unit = FisherNoiseMechanism(epsilon=1.0, delta=1e-5, feature_ranges=fr / width,
+                                numerics=numerics).release(fr.mean(axis=1)[None, :] / width, rng=0)
+    ratio = math.sqrt(rel.noise.per_entry_variance / unit.noise.per_entry_variance) / width
+    assert ratio == pytest.approx(1.0, rel=1e-3)

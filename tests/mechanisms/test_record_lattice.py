@@ -40,6 +40,26 @@ def test_box_sensitivity_is_the_vertex_maximum_and_bounds_random_pairs():
     assert box_sensitivity(big, np.ones(20)) >= math.sqrt(20)
 
 
+@pytest.mark.parametrize("p", [17, 20, 24])
+def test_box_sensitivity_beyond_16_features_bounds_every_vertex_of_a_correlated_whitening(p):
+    # Pi = 0.2 I + 0.8 11^T (public weights that correlate the features): A = Pi^(1/4) has a
+    # dominant all-ones direction, so the all-ones vertex reaches ||A 1|| ~ sqrt(p) ||A||_F-ish;
+    # the p > 16 bound once used ||A diag(R)||_F, 2.5x below it at p = 20 (hunt DH)
+    pi = 0.2 * np.eye(p) + 0.8 * np.ones((p, p))
+    a = powers(pi, 0.25)
+    widths = np.linspace(0.5, 2.0, p)
+    s = box_sensitivity(a, widths)
+    ones = float(np.linalg.norm(a @ widths))
+    assert s >= ones
+    signs = np.random.default_rng(p).choice([-1.0, 1.0], size=(2000, p))
+    assert s >= float(np.max(np.linalg.norm((signs * widths) @ a.T, axis=1)))
+    # and not vacuous: within a factor sqrt(p) of the attained vertex value
+    assert s <= math.sqrt(p) * ones
+    # a plan at these weights keeps the float path's sensitivity: never below it
+    from matrixdp.calibration.fisher_ldp import norm_inf2
+    assert s >= norm_inf2(a * widths[None, :])
+
+
 class _Mech:
     """A minimal auditable wrapper around a record plan (one record per release)."""
 

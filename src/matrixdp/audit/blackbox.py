@@ -189,7 +189,14 @@ def draw_outputs(mechanism, value, n: int, rng=None) -> np.ndarray:
 
     ``rng``: ``None`` (default) draws from the per-process secure stream; a seed makes the draws
     reproducible (replayable by anyone who knows it; an audit draws noise on public witnesses only).
+
+    Nothing is charged: inside a budget keeper's ``with`` block it is refused before any draw
+    (:func:`~matrixdp.mechanisms.base.refuse_uncharged_batch`), as ``release_batch`` is: ``value``
+    could be a private answer released ``n`` times past the keeper. Audit outside the block.
     """
+    from ..mechanisms.base import refuse_uncharged_batch
+
+    refuse_uncharged_batch(getattr(mechanism, "name", type(mechanism).__name__), "draw_outputs")
     gen = make_rng(rng)
     arr = np.asarray(value, dtype=float)
     batch = getattr(mechanism, "release_batch", None)

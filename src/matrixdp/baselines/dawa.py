@@ -14,7 +14,8 @@ import numpy as np
 
 from .._validation import check_epsilon, check_finite_array
 from ..errors import InvalidParameterError
-from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, Relation, check_neighbouring
+from ..mechanisms.base import (Mechanism, NoiseSummary, PrivacyGuarantee, Relation,
+                               check_neighbouring, refuse_uncharged_batch)
 from ..rng import make_rng
 
 __all__ = ["DAWAMechanism", "hilbert_order", "dyadic_deviations", "dyadic_partition"]
@@ -246,8 +247,11 @@ class DAWAMechanism(Mechanism):
     def release_batch(self, value, n, rng=None) -> np.ndarray:
         """``n`` independent releases of ``value`` (one partition each), shape ``(n, r, c)``.
 
-        ``rng``: ``None`` draws from the secure stream; a seed makes the draws replayable.
+        ``rng``: ``None`` draws from the secure stream; a seed makes the draws replayable. Nothing
+        is charged (the auditor's sampler): refused inside a budget keeper's ``with`` block
+        (``mechanisms.base.refuse_uncharged_batch``).
         """
+        refuse_uncharged_batch(self.name)
         arr = self._check_value(value)
         gen = make_rng(rng)
         return np.stack([self._randomise(arr, gen) for _ in range(int(n))])

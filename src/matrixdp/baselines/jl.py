@@ -21,7 +21,7 @@ import numpy as np
 from .._validation import (check_delta, check_epsilon, check_finite_array, check_positive,
                            check_row_norms, check_square_matrix)
 from ..errors import InvalidParameterError
-from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
+from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, refuse_uncharged_batch
 from ..mechanisms.draw import charged_noise
 from ..rng import make_rng
 from ._given import GivenClaimMixin
@@ -165,8 +165,11 @@ class JLSketchMechanism(GivenClaimMixin, Mechanism):
 
         ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
         makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
-        (they regenerate the noise and subtract it).
+        (they regenerate the noise and subtract it). Nothing is charged (the auditor's sampler,
+        also behind :meth:`release_batch`): refused inside a budget keeper's ``with`` block
+        (``mechanisms.base.refuse_uncharged_batch``).
         """
+        refuse_uncharged_batch(self.name, "sketches")
         return self._draw_sketches(value, n, make_rng(rng))
 
     def _draw_sketches(self, value, n, gen) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validation import check_finite_array, check_positive, check_row_norms, check_square_matrix
 from ..errors import InvalidParameterError
-from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee
+from ..mechanisms.base import Mechanism, NoiseSummary, PrivacyGuarantee, refuse_uncharged_batch
 from ..rng import make_rng
 from ._given import GivenClaimMixin
 
@@ -120,8 +120,10 @@ class ProjectorMechanism(GivenClaimMixin, Mechanism):
 
         ``rng``: ``None`` (default) draws from the per-process secure stream; a seed or a Generator
         makes the draws reproducible, so a seeded release is replayable by anyone who knows the seed
-        (they regenerate the noise and subtract it).
+        (they regenerate the noise and subtract it). Nothing is charged (the auditor's sampler):
+        refused inside a budget keeper's ``with`` block (``mechanisms.base.refuse_uncharged_batch``).
         """
+        refuse_uncharged_batch(self.name)
         v = np.asarray(self._draw(np.asarray(value, dtype=float), int(n), make_rng(rng)),
                        dtype=float)
         if v.ndim == 2:

@@ -72,7 +72,10 @@ def check_weights(weights, n_features: int | None = None, argument: str = "weigh
         raise NotPositiveSemidefiniteError(argument, "must be symmetric")
     arr = 0.5 * (arr + arr.T)
     evals = np.linalg.eigvalsh(arr)
-    if not evals[0] > 1e-12 * max(1.0, evals[-1]):
+    # scale-free: a Fisher information of noise over wide public ranges (widths ~1e6 and up:
+    # sqrt(lam) ~ 1e-15) is a fine matrix; an absolute floor refused it after the noise was
+    # drawn (hunt DH)
+    if not (evals[-1] > 0 and evals[0] > 1e-12 * evals[-1]):
         raise NotPositiveSemidefiniteError(
             argument, f"must be positive definite (smallest eigenvalue {evals[0]:.3g})")
     return arr

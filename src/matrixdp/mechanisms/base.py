@@ -290,6 +290,27 @@ def noise_half_width(distribution: str, std, level: float = 0.95):
     return float(half) if half.ndim == 0 else half
 
 
+def refuse_uncharged_batch(name: str, what: str = "release_batch") -> None:
+    """Refuse an uncharged batch of releases where a budget keeper is active.
+
+    ``release_batch(value, n, rng)`` (the JL sketch's ``sketches``, the auditor's
+    :func:`~matrixdp.audit.draw_outputs`) draws ``n`` releases of
+    ``value`` in one call and charges nothing: it is the auditor's sampler, meant for public
+    witness values. Inside a ``with Accountant(...)`` / ``with Ledger(...)`` block it would release
+    a private value ``n`` times past the keeper, so it raises
+    :class:`~matrixdp.errors.UnsafeMechanismError` there before anything is drawn. Inside a
+    release's own charge (``Mechanism.release`` drawing its one output through it) no default
+    keeper is active and it runs.
+    """
+    if default_keepers():
+        from ..errors import UnsafeMechanismError
+
+        raise UnsafeMechanismError(
+            f"{name}: {what} draws n releases of its value and charges nothing (the auditor's "
+            "sampler, for public witness values); inside a budget keeper's `with` block it is "
+            "refused: call release() for each charged release, or audit outside the block")
+
+
 class Mechanism(OwnsConfiguration, abc.ABC):
     """Base class: pure configuration plus :meth:`release`.
 
@@ -459,12 +480,22 @@ class Mechanism(OwnsConfiguration, abc.ABC):
     def release_batch(self):
         """``release_batch(value, n, rng)``: ``n`` independent exact releases (exact numerics only).
 
+        The auditor's sampler: nothing is charged, so it is refused inside a budget keeper's
+        ``with`` block (:func:`refuse_uncharged_batch`); call :meth:`release` for releases.
         Float-numerics mechanisms have no such attribute (the auditor then draws
         ``value + sample_noise``).
         """
         if self.numerics != "exact":
             raise AttributeError("release_batch exists only with numerics='exact'")
-        return self._release_batch_exact
+        batch = self._release_batch_exact
+        name = self.name
+
+        def release_batch(value, n, rng=None):
+            refuse_uncharged_batch(name)
+            return batch(value, n, rng)
+
+        release_batch.__doc__ = Mechanism.release_batch.__doc__
+        return release_batch
 
     # -------------------------------------------------------------- helpers
     def sample_noise(self, shape, rng=None) -> np.ndarray:

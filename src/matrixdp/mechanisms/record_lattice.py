@@ -8,8 +8,12 @@ discrete Gaussian noise (:mod:`matrixdp.mechanisms.lattice`) and forms ``F·g·(
 Sensitivity of the *computed* whitened record, for every pair of records in the box:
 
 * exact part: sup_{|d_j| ≤ R_j} ‖A d‖₂ = max over the box's vertices of ‖A diag(R) s‖₂ (a convex
-  function is maximal at a vertex), enumerated for p ≤ 16, otherwise bounded by
-  min(Σ_j R_j‖A_{:,j}‖₂, ‖A diag(R)‖_F); evaluated in float64 and inflated by 2⁻²⁰;
+  function is maximal at a vertex) = ‖A diag(R)‖_{∞,2}, enumerated for p ≤ 16, otherwise
+  :func:`~matrixdp.calibration.fisher_ldp.norm_inf2` (the float path's: exact for a diagonal
+  matrix and by enumeration up to p = 20, else the bound min(√p‖M‖₂, √Σ_i(Σ_j|m_ij|)²));
+  evaluated in float64 and inflated by 2⁻²⁰. (Before session 22 the p > 16 branch used
+  min(Σ_j R_j‖A_{:,j}‖₂, ‖A diag(R)‖_F), whose Frobenius term is no bound: the all-ones
+  vertex of an equicorrelated A reaches √p times it; ``results/defect_hunt_dh_notes.md``.)
 * float error of Ŵ = fl(X Aᵀ): per record ‖ŵ − Ax‖₂ ≤ γ_p ‖A‖_F ‖x‖₂ ≤ γ_p ‖A‖_F B
   (γ_p = pu/(1 − pu), u = 2⁻⁵³; B = the largest ‖x‖₂ in the box), twice between neighbours.
 
@@ -29,6 +33,7 @@ from ..calibration.discrete import (
     discrete_gaussian_sigma2,
     lattice_l2_sensitivity_squared,
 )
+from ..calibration.fisher_ldp import norm_inf2
 from .exact_sampling import discrete_gaussian
 from .lattice import LatticePlan, to_lattice
 
@@ -39,7 +44,9 @@ _VERTEX_MAX_P = 16
 
 
 def box_sensitivity(whiten: np.ndarray, widths: np.ndarray) -> float:
-    """sup ‖A d‖₂ over |d_j| ≤ R_j (exact over vertices for p ≤ 16, else an upper bound), ×(1 + 2⁻²⁰)."""
+    """sup ‖A d‖₂ over |d_j| ≤ R_j, ×(1 + 2⁻²⁰): exact over the vertices for p ≤ 16, else
+    :func:`~matrixdp.calibration.fisher_ldp.norm_inf2` of ``A diag(R)`` (exact for a diagonal
+    matrix or p ≤ 20, otherwise a valid upper bound)."""
     m = np.asarray(whiten, dtype=np.float64) * np.asarray(widths, dtype=np.float64)[None, :]
     p = m.shape[1]
     if p <= _VERTEX_MAX_P:
@@ -47,7 +54,7 @@ def box_sensitivity(whiten: np.ndarray, widths: np.ndarray) -> float:
         signs = np.hstack([np.ones((signs.shape[0], 1)), signs]) if p > 1 else np.ones((1, 1))
         value = float(np.sqrt(np.max(np.sum((signs @ m.T) ** 2, axis=1))))
     else:
-        value = min(float(np.sum(np.linalg.norm(m, axis=0))), float(np.linalg.norm(m)))
+        value = float(norm_inf2(m))
     return value * (1 + 2.0 ** -20)
 
 
