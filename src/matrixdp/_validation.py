@@ -299,3 +299,25 @@ def check_square_matrix(value, argument: str = "value") -> np.ndarray:
     if arr.shape[0] != arr.shape[1]:
         raise InvalidShapeError(argument, f"must be square, got {arr.shape}")
     return arr
+
+
+def min_records(relation) -> int:
+    """The fewest records a table may hold under ``relation``: 1 under replace-one (the row
+    count is public there, so refusing an empty table reveals nothing), 0 under add-remove.
+
+    Under add/remove a table of 0 rows and one of 1 row are neighbours and the row count is
+    private: a refusal on the empty table would tell the two apart with certainty, so the fit
+    releases it like any other table (every sum is 0; the release is noise only, charged as
+    usual). The single place every estimator and generator reads this rule from
+    (docs/security.md, "Empty tables").
+    """
+    return 0 if relation == "add-remove" else 1
+
+
+def check_n_records(n, relation, argument: str = "X",
+                    message: str = "needs at least 1 sample(s)") -> int:
+    """Refuse a table with fewer rows than :func:`min_records` allows (replace-one: an empty
+    table; add-remove: never). The message names no count."""
+    if n < min_records(relation):
+        raise InvalidShapeError(argument, message)
+    return n

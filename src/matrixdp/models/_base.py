@@ -14,7 +14,7 @@ import contextlib
 import numpy as np
 
 from .._validation import (check_choice, check_delta, check_epsilon, check_finite_array,
-                           check_in_bounds)
+                           check_in_bounds, check_n_records, min_records)
 from ..errors import InvalidParameterError, InvalidShapeError
 from ._dask import dask_records, is_dask_collection
 from ._moments import NOISE_CHOICES, RELATIONS
@@ -153,6 +153,9 @@ def validate_X(estimator, X, *, reset: bool, y=None, supervised: bool = False, d
         if isinstance(value, np.ma.MaskedArray) and np.ma.getmaskarray(value).any():
             raise InvalidParameterError(name, "is a masked array with masked (missing) entries: "
                                               "impute or drop them before a private release")
+    if reset:  # an empty table passes under add-remove (min_records; check_n_samples)
+        kwargs.setdefault("ensure_min_samples",
+                          min_records(getattr(estimator, "neighbouring", "replace-one")))
     try:
         if _sk_validate_data is not None:
             if not supervised:
@@ -271,10 +274,11 @@ def check_relation(relation) -> str:
     return relation
 
 
-def check_n_samples(n: int, minimum: int = 1) -> int:
-    if n < minimum:
-        raise InvalidShapeError("X", f"needs at least {minimum} sample(s)")
-    return n
+def check_n_samples(n: int, relation: str = "replace-one") -> int:
+    """The row count's check (:func:`matrixdp._validation.check_n_records`): an empty table is
+    refused under replace-one (n is public) and released under add-remove (0 and 1 row are
+    neighbours there: a refusal would tell them apart)."""
+    return check_n_records(n, relation)
 
 
 class _SpendKeeper:
@@ -347,7 +351,7 @@ def bounded_records(estimator, X, *, clip_now: bool = True):
     and clip (or check) the records to them: ``(X, lower, upper)``. ``clip_now=False`` leaves
     the records unclipped, for callers that clip them chunk by chunk where they are summed."""
     X = validate_X(estimator, X, reset=True)
-    check_n_samples(X.shape[0])
+    check_n_samples(X.shape[0], getattr(estimator, "neighbouring", "replace-one"))
     lo, hi = parse_bounds(estimator.bounds, X.shape[1])
     if not clip_now:
         return X, lo, hi
@@ -375,7 +379,7 @@ def fit_bounds(estimator, X, epsilon: float, *, clip_now: bool = True):
     if is_dask_collection(X):
         raise InvalidParameterError("bounds", "'dp' needs the table in memory (not a Dask "
                                               "collection) in this version; pass public bounds")
-    check_n_samples(X.shape[0])
+    check_n_samples(X.shape[0], getattr(estimator, "neighbouring", "replace-one"))
     eps_bounds, eps_left = split_epsilon(epsilon, spec)
     check_whole_fit(estimator, epsilon)
     label = f"{type(estimator).__name__}.fit bounds"

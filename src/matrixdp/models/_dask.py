@@ -15,6 +15,7 @@ import numpy as np
 from .._record_sums import (as_record_matrix, bounded_record_sums, dask_target_records,
                             is_dask_collection)
 from ..errors import InvalidParameterError, InvalidShapeError
+from .._validation import check_n_records
 
 __all__ = ["is_dask_collection", "dask_records", "dask_target_records", "augmented_moments",
            "column_moments"]
@@ -58,8 +59,8 @@ def augmented_moments(Z, lower, upper, center, t: float, *, clip: bool, mean: bo
     """
     sums = bounded_record_sums(Z, lower, upper, clip=clip, gram=True, center=center)
     n = int(sums.n)
-    if n < 1:
-        raise InvalidShapeError("X", "needs at least 1 sample(s)")
+    # the sums (mean=False) are add-remove's: an empty table is released (min_records)
+    check_n_records(n, "replace-one" if mean else "add-remove")
     d = sums.sum.size
     if t == 0.0:
         G = np.array(sums.gram, dtype=np.float64)
@@ -73,11 +74,11 @@ def augmented_moments(Z, lower, upper, center, t: float, *, clip: bool, mean: bo
     return n, 0.5 * (G + G.T)
 
 
-def column_moments(Z, lower, upper, *, clip: bool, squares: bool):
+def column_moments(Z, lower, upper, *, clip: bool, squares: bool,
+                   relation: str = "replace-one"):
     """``(n, Σ (x - c), Σ (x - c)² or None)`` of the clipped records, ``c`` the box centre."""
     center = 0.5 * (np.asarray(lower, dtype=np.float64) + np.asarray(upper, dtype=np.float64))
     sums = bounded_record_sums(Z, lower, upper, clip=clip, gram=squares, center=center)
     n = int(sums.n)
-    if n < 1:
-        raise InvalidShapeError("X", "needs at least 1 sample(s)")
+    check_n_records(n, relation)  # add-remove: an empty table is released (min_records)
     return n, sums.sum, (np.diagonal(sums.gram).copy() if squares else None)

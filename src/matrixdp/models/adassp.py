@@ -120,7 +120,7 @@ def adassp_design(estimator, X, y) -> AdaSSPDesign:
     ``fit_intercept``, ``clip``) and centre the records in their boxes."""
     X, y = validate_X(estimator, X, y=y, reset=True, supervised=True, y_numeric=True)
     n, d = X.shape
-    check_n_samples(n)
+    check_n_samples(n, estimator.neighbouring)
     lo_x, hi_x = parse_bounds(estimator.bounds_X, d, "bounds_X")
     lo_y, hi_y = parse_scalar_bounds(estimator.bounds_y, "bounds_y")
     X = clip_to_bounds(X, lo_x, hi_x, estimator.clip, "X")

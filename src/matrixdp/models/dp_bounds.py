@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import min_records
 from ..calibration.quantile import linear_grid, log_scale_grid, quantile_utility_sensitivity
 from ..errors import InvalidParameterError
 from ..mechanisms.exponential import ExponentialMechanism
@@ -250,7 +251,9 @@ def dp_bounds(X, *, epsilon: float, spec=None, neighbouring: str = "replace-one"
     A = np.asarray(X, dtype=np.float64)
     if A.ndim == 1:
         A = A[:, None]
-    if A.ndim != 2 or A.shape[0] < 1 or not np.all(np.isfinite(A)):
+    # an empty table: refused under replace-one, released under add-remove (min_records)
+    if A.ndim != 2 or A.shape[0] < min_records(str(neighbouring)) or \
+            not np.all(np.isfinite(A)):
         raise InvalidParameterError("X", "DP bounds need a finite (n, d) table in memory")
     d = A.shape[1]
     grids = _grids(spec, d)

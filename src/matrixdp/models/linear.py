@@ -547,7 +547,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         else:
             X, y = validate_X(self, X, y=y, reset=True, supervised=True, y_numeric=True)
             n, d = X.shape
-            check_n_samples(n)
+            check_n_samples(n, relation)
             # public bounds, or "dp": a share of epsilon estimates them (docs/bounds.md)
             lo_x, hi_x, lo_y, hi_y, eps = fit_xy_bounds(self, X, check_finite_array(
                 y, "y", ndim=1), eps, label_range=label_range)

@@ -213,7 +213,8 @@ def _fit_moment_vector(estimator, X, lo, hi, squares: bool, *, relative: bool, e
     relation = check_relation(estimator.neighbouring)
     sum_c = sq_c = None  # sums about the box centre, when reduced block by block (Dask)
     if is_dask_collection(X):
-        n, sum_c, sq_c = column_moments(X, lo, hi, clip=estimator.clip, squares=squares)
+        n, sum_c, sq_c = column_moments(X, lo, hi, clip=estimator.clip, squares=squares,
+                                         relation=relation)
     h = 0.5 * (hi - lo)
     hs = np.where(h > 0, h, 1.0)
     if relative:

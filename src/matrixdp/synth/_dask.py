@@ -26,6 +26,7 @@ import numpy as np
 from .._record_sums import (as_record_matrix, dask_target_records, dask_target_vector,
                             is_dask_collection, tree_sum)
 from ..errors import InvalidParameterError, InvalidShapeError
+from .._validation import check_n_records
 from ._input import checked_centred_labels, classes_outside
 from .group import GroupCalibration, GroupFit, release_group_mean, release_group_moment
 from .preprocessing import centred_projection, unit_row_pass
@@ -283,13 +284,14 @@ def aligned_partitions(X, y) -> tuple[list, list]:
     return xparts, list(np.ravel(yparts))
 
 
-def refuse_empty(n_records) -> None:
-    """Refuse a Dask table with no records, as the in-memory fit does
-    (:meth:`~matrixdp.synth.TableSchema.check_columns`), from the exact total of a pass that ran
-    before the charge: a refused table costs nothing, and both paths treat an empty table alike.
-    The message names no count."""
-    if float(n_records) < 0.5:
-        raise InvalidShapeError("X", "has no rows")
+def refuse_empty(n_records, relation: str) -> None:
+    """Treat an empty Dask table as the in-memory fit does
+    (:meth:`~matrixdp.synth.TableSchema.check_columns`,
+    :func:`~matrixdp._validation.min_records`), from the exact total of a pass that ran before
+    the charge: under replace-one it is refused (a refused table costs nothing); under add-remove
+    (the copulas' relation) it is released like any other table, noise only, since 0 and 1 row
+    are neighbours there. The message names no count."""
+    check_n_records(int(round(float(n_records))), relation, "X", "has no rows")
 
 
 def dask_block_reducer(X, y, codes):

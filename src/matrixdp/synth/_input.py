@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_finite_array
+from .._validation import check_finite_array, check_n_records
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
 
 __all__ = ["as_feature_matrix", "as_label_vector", "label_range_text", "checked_centred_labels",
@@ -44,8 +44,8 @@ def _is_dataframe(X) -> bool:
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "to_numpy")
 
 
-def as_feature_matrix(X, argument: str = "X", *,
-                      finite: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+def as_feature_matrix(X, argument: str = "X", *, finite: bool = True,
+                      relation: str = "replace-one") -> tuple[np.ndarray, np.ndarray | None]:
     """Return ``X`` as a finite float64 (n_samples, n_features) array and its column names.
 
     DataFrames must have numeric (or boolean) columns only; other columns are named in
@@ -68,8 +68,8 @@ def as_feature_matrix(X, argument: str = "X", *,
     arr = check_finite_array(X, argument, finite=finite)
     if arr.ndim != 2:
         raise InvalidShapeError(argument, f"must be 2-D (n_samples, n_features), got shape {arr.shape}")
-    if arr.shape[0] < 1:
-        raise InvalidShapeError(argument, "has no samples")
+    # add-remove: an empty table is released like any other (min_records)
+    check_n_records(arr.shape[0], relation, argument, "has no samples")
     return arr, names
 
 

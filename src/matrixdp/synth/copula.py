@@ -281,7 +281,7 @@ class DPCopula(GeneratorParams):
         if is_dask_collection(X):
             # as in memory (TableSchema.check_columns), before the charge: every column's
             # histogram counts every record once, so the first column's cells sum to n
-            refuse_empty(counts[:, :card[cols[0]]].sum())
+            refuse_empty(counts[:, :card[cols[0]]].sum(), "add-remove")
         with charged_noise(privacy, self.random_state, accountant=accountant, ledger=ledger,
                            label="dp-copula fit") as src:
             raw, class_counts, probs, orders, corr_raw, corr = self._release(

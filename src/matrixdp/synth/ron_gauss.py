@@ -14,7 +14,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_positive, check_probability
+from .._validation import (check_choice, check_epsilon, check_n_records, check_positive,
+                           check_probability)
 from ..errors import (
     InvalidParameterError,
     InvalidShapeError,
@@ -481,7 +482,7 @@ class RONGauss(GeneratorParams):
             m = X_arr.shape[1] - (0 if target is None else 1)
         else:
             # finiteness is checked in the first blocked pass, before the budget is charged
-            X_arr, names = as_feature_matrix(X, finite=False)
+            X_arr, names = as_feature_matrix(X, finite=False, relation=self.neighbouring)
             n, m = X_arr.shape
         p = check_dims(m, self.dim)[1]
 
@@ -501,8 +502,7 @@ class RONGauss(GeneratorParams):
             sums = dask_group_sums(X_arr, m, n_groups=None if classes is None else classes.size,
                                    label_shift=shift, label_bound=a, clip_labels=self.clip_labels)
             n = int(round(sums[:, 0].sum()))
-            if n < 1:
-                raise InvalidShapeError("X", "has no samples")
+            check_n_records(n, self.neighbouring, "X", "has no samples")
             sizes = sums[:, 0]
             label_mean = sums[0, m + 1] / n if self.task == "regression" else None
         elif classes is not None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_atoms
+from .._validation import check_atoms, check_n_records
 from ..errors import InvalidParameterError, InvalidShapeError
 
 __all__ = ["TableSchema", "NumericCells", "numeric_cells"]
@@ -138,8 +138,12 @@ class TableSchema:
         """Numeric columns first, then categorical (schema order)."""
         return list(self.bounds) + list(self.categories)
 
-    def check_columns(self, frame, argument: str = "X") -> list:
-        """The frame's column order, after checking it holds exactly the schema's columns."""
+    def check_columns(self, frame, argument: str = "X", relation: str = "add-remove") -> list:
+        """The frame's column order, after checking it holds exactly the schema's columns.
+
+        An empty frame is accepted under ``relation="add-remove"`` (the generators' relation: 0
+        and 1 row are neighbours, so the fit releases noise only; :func:`~matrixdp._validation.
+        min_records`) and refused under replace-one."""
         if not (hasattr(frame, "columns") and hasattr(frame, "dtypes")):
             raise InvalidParameterError(argument, "must be a pandas DataFrame (the generator works on "
                                                   "named columns)")
@@ -149,8 +153,7 @@ class TableSchema:
         if missing or extra:
             raise InvalidShapeError(
                 argument, f"columns must match the schema: missing {missing}, not in schema {extra}")
-        if frame.shape[0] < 1:
-            raise InvalidShapeError(argument, "has no rows")
+        check_n_records(frame.shape[0], relation, argument, "has no rows")
         return cols
 
     def encode(self, frame, argument: str = "X") -> tuple[dict, dict]:

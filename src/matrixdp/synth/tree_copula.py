@@ -756,7 +756,7 @@ class DPTreeCopula(GeneratorParams):
             # every partition read and checked before the charge, as in memory (a refused table
             # costs nothing); these exact class sizes are what "per-class" bins release below
             sizes = dask_checked_class_counts(self, X, y, cols, classes.size)
-            refuse_empty(sizes.sum())  # as in memory (TableSchema.check_columns)
+            refuse_empty(sizes.sum(), "add-remove")  # as in memory (check_columns)
         else:
             cols = self.schema.check_columns(X)
             classes, label = generator_labels(self.classes, y, X.shape[0])
