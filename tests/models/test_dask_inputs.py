@@ -169,3 +169,45 @@ def test_add_remove_sums_match_in_memory(make, attr, never_collected):
     got = make().fit(Xd, da.from_array(y, chunks=1_200)) if supervised else make().fit(Xd)
     np.testing.assert_allclose(getattr(got, attr), getattr(ref, attr), rtol=1e-8, atol=1e-10)
     assert got.privacy_ == ref.privacy_ and got.privacy_.neighbouring == "add-remove"
+
+
+_EMPTY_CASES = [
+    (lambda r: DPMean(bounds=(LO, HI), neighbouring=r, random_state=2), "mean_"),
+    (lambda r: DPStandardScaler(bounds=(LO, HI), neighbouring=r, random_state=2), "var_"),
+    (lambda r: DPCovariance(bounds=(LO, HI), method="moments", neighbouring=r, random_state=2),
+     "covariance_"),
+    (lambda r: DPPCA(n_components=2, bounds=(LO, HI), method="moments", neighbouring=r,
+                     random_state=2), "components_"),
+    (lambda r: DPLinearRegression(bounds_X=(LO, HI), bounds_y=(-4, 4), neighbouring=r,
+                                  random_state=2), "coef_"),
+]
+
+
+@pytest.mark.parametrize("make, attr", _EMPTY_CASES)
+def test_an_empty_dask_table_is_released_as_in_memory_under_add_remove(make, attr,
+                                                                       never_collected):
+    """Task EA (session 22): under add/remove 0 and 1 record are neighbours; the Dask sums
+    refused 0 records ("needs at least 1 sample(s)"): now the empty table is released, noise
+    only, with the in-memory fit's value (same seed) and charge. Under replace-one (a public
+    row count) both paths still refuse it, before any charge."""
+    from matrixdp.accounting import Accountant
+    from matrixdp.errors import InvalidShapeError
+
+    X, y = _data(n=0)
+    supervised = attr == "coef_"
+
+    def fit(model, X_, y_):
+        return model.fit(X_, y_) if supervised else model.fit(X_)
+
+    with Accountant(epsilon=10.0, delta=1e-3, relation="add-remove") as acc:
+        ref = fit(make("add-remove"), X, y)
+        got = fit(make("add-remove"), da.from_array(X, chunks=(1, D)), da.from_array(y, chunks=1))
+    np.testing.assert_allclose(getattr(got, attr), getattr(ref, attr), rtol=1e-8, atol=1e-10)
+    assert np.all(np.isfinite(getattr(got, attr)))
+    assert got.privacy_ == ref.privacy_ and len(acc.spends) == 2
+    acc = Accountant(epsilon=10.0, delta=1e-3)
+    for X_, y_ in ((X, y), (da.from_array(X, chunks=(1, D)), da.from_array(y, chunks=1))):
+        with pytest.raises(InvalidShapeError, match="at least 1 sample"):
+            with acc:
+                fit(make("replace-one"), X_, y_)
+    assert acc.spends == ()

@@ -275,32 +275,41 @@ def test_tree_copula_reads_a_parquet_source_with_the_label_column(tmp_path):
 
 @pytest.mark.parametrize("generator", ["DPCopula", "DPTreeCopula"])
 @pytest.mark.parametrize("partitions", [None, 1, 3])
-def test_an_empty_table_is_refused_alike_in_memory_and_on_dask_and_costs_nothing(generator,
-                                                                                    partitions):
-    # before: both Dask fits charged the budget and released pure noise for a table with no
-    # records, where the in-memory fit refuses it ("has no rows") before any charge
+def test_an_empty_table_is_released_alike_in_memory_and_on_dask_charged_as_one_record(generator,
+                                                                                     partitions):
+    # the copulas' relation is add-remove, where 0 and 1 record are neighbours: the empty table
+    # is released (noise only) and charged as one record is, in memory and on Dask alike. Before
+    # task EA (session 22) both paths refused it ("has no rows"), which told the pair apart.
     from matrixdp.synth import DPTreeCopula
+    from matrixdp._validation import check_n_records
+    from matrixdp.synth._dask import refuse_empty
 
     cls = DPCopula if generator == "DPCopula" else DPTreeCopula
-    X, y = _table(n=40)
-    X, y = X.iloc[:0], y[:0]
-    accountant = Accountant(epsilon=3.0, delta=1e-6)
-    model = cls(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"])
-    if partitions is None:
-        args = (X, y)
-    else:
-        ddf = dd.from_pandas(X.assign(t=y), npartitions=partitions)
-        args = (ddf[list(X.columns)], ddf["t"])
+
+    def args_of(n):
+        X, y = _table(n=40)
+        X, y = X.iloc[:n], y[:n]
+        if partitions is None:
+            return X, y
+        ddf = dd.from_pandas(X.assign(t=y), npartitions=partitions if n else 1)
+        return ddf[list(X.columns)], ddf["t"]
+
+    spends = []
+    for n in (0, 1):
+        accountant = Accountant(epsilon=3.0, delta=1e-6, relation="add-remove")
+        model = cls(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"], random_state=n)
+        model.fit(*args_of(n), accountant=accountant)
+        assert len(accountant.spends) == 1
+        spends.append(accountant.spends[0][1])
+        corr = np.asarray(model.correlation_, dtype=np.float64)
+        assert np.all(np.isfinite(corr)) and np.all(np.isfinite(model.class_priors_))
+        sample = model.sample(30, random_state=0)
+        sample = sample[0] if isinstance(sample, tuple) else sample
+        assert sample["age"].between(18, 90).all() and len(sample) == 30
+    assert spends[0].epsilon == pytest.approx(spends[1].epsilon, rel=1e-12)
+    assert spends[0].delta == spends[1].delta
+    # the seam still refuses an empty table under replace-one (a public row count)
     with pytest.raises(InvalidShapeError, match="has no rows"):
-        model.fit(*args, accountant=accountant)
-    assert accountant.spends == ()
-    # one record is enough: the same call fits and charges once
-    X1, y1 = _table(n=40)
-    X1, y1 = X1.iloc[:1], y1[:1]
-    if partitions is None:
-        args = (X1, y1)
-    else:
-        ddf = dd.from_pandas(X1.assign(t=y1), npartitions=1)
-        args = (ddf[list(X1.columns)], ddf["t"])
-    cls(schema=SCHEMA, epsilon=1.0, classes=["no", "yes"]).fit(*args, accountant=accountant)
-    assert len(accountant.spends) == 1
+        refuse_empty(0.0, "replace-one")
+    refuse_empty(0.0, "add-remove")
+    assert check_n_records(0, "add-remove") == 0

@@ -294,3 +294,35 @@ def test_sample_to_parquet_refuses_a_label_column_named_like_a_feature(tmp_path)
         model.sample_to_parquet(tmp_path / "a", 100, random_state=0)
     model.sample_to_parquet(tmp_path / "b", 100, random_state=0, label_column="target")
     assert list(pd.read_parquet(tmp_path / "b").columns) == ["a", "b", "y", "target"]
+
+
+@pytest.mark.parametrize("task", ["unsupervised", "regression", "classification"])
+def test_an_empty_table_is_released_alike_in_memory_and_on_dask_under_add_remove(task):
+    """Task EA (session 22): under add/remove 0 and 1 record are neighbours, and both fits
+    refused 0 records ("has no samples"); now the empty table is released (noise only) with the
+    same release and charge in memory and on Dask. Under replace-one (a public count) both
+    still refuse it, before any charge."""
+    X, y = _data(n=0)
+    kw = dict(dim=2, epsilon=2.0, task=task, random_state=6)
+    if task == "regression":
+        kw["label_bound"] = (-10, 10)
+    if task == "classification":
+        kw["classes"] = ["a", "b"]
+        y = np.array([], dtype=object)
+    yd = None if task == "unsupervised" else da.from_array(y, chunks=1)
+    yy = None if task == "unsupervised" else y
+    with Accountant(epsilon=10.0, delta=1e-3, relation="add-remove") as acc:
+        ref = RONGauss(neighbouring="add-remove", **kw).fit(X, yy)
+        got = RONGauss(neighbouring="add-remove", **kw).fit(da.from_array(X, chunks=(1, 6)), yd)
+    assert len(acc.spends) == 2 and got.privacy_ == ref.privacy_
+    np.testing.assert_allclose(got.covariance_raw_, ref.covariance_raw_, rtol=1e-9, atol=1e-11)
+    assert np.all(np.isfinite(got.covariance_)) and np.linalg.eigvalsh(
+        np.asarray(got.covariance_).reshape(-1, *got.covariance_.shape[-2:])).min() >= -1e-9
+    out = got.sample(20, rng=0)
+    assert np.all(np.isfinite(out[0] if isinstance(out, tuple) else out))
+    acc = Accountant(epsilon=10.0, delta=1e-3)
+    for X_, y_ in ((X, yy), (da.from_array(X, chunks=(1, 6)), yd)):
+        with pytest.raises(InvalidShapeError, match="has no samples"):
+            with acc:
+                RONGauss(**kw).fit(X_, y_)
+    assert acc.spends == ()

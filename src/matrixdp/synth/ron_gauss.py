@@ -504,7 +504,8 @@ class RONGauss(GeneratorParams):
             n = int(round(sums[:, 0].sum()))
             check_n_records(n, self.neighbouring, "X", "has no samples")
             sizes = sums[:, 0]
-            label_mean = sums[0, m + 1] / n if self.task == "regression" else None
+            # read only by label_mean="dp" (replace-one, n >= 1); add-remove may have n = 0
+            label_mean = sums[0, m + 1] / n if self.task == "regression" and n else None
         elif classes is not None:
             sizes = np.array([np.count_nonzero(y_arr == c) for c in classes])
         if classes is not None:
@@ -616,7 +617,8 @@ class RONGauss(GeneratorParams):
         if classes is None:
             labels = y if self.task == "regression" else None
             return ([fit_group(cal, X, W, labels=labels, rng=gen, stats=stats[0])],
-                    None if labels is None else float(np.mean(labels)))
+                    # read only by label_mean="dp" (replace-one, n >= 1); add-remove: n may be 0
+                    None if labels is None or labels.size == 0 else float(np.mean(labels)))
         # one pass per public class, vectorised inside; each class's mean, then its second moment
         return [fit_group(cal, X[y == c], W, rng=gen, stats=s)
                 for c, s in zip(classes, stats)], None
