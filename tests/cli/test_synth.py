@@ -999,3 +999,61 @@ def test_class_labels_take_their_type_from_the_public_list_not_the_column(tmp_pa
     code, _, err = run([plain, "--epsilon", 1, "--dim", 2, "--task", "classification",
                         "--target", "t", "--classes", "1,3", "--out", tmp_path / "x.csv"], capsys)
     assert_one_line_error(code, err, "not in the public class list")
+
+
+def _ledger(tmp_path, name, relation, dataset):
+    from matrixdp.accounting import Ledger
+
+    path = tmp_path / name
+    Ledger.create(path, dataset=dataset, epsilon=5.0, delta=1e-6, relation=relation).close()
+    return path
+
+
+@pytest.mark.parametrize("model", ["copula", "tree-copula"])
+def test_a_header_only_table_is_released_under_add_remove_as_one_record(model, tmp_path,
+                                                                        capsys):
+    """Task EA (session 22): under add/remove (the copulas' relation) 0 and 1 record are
+    neighbours; `synth` refused a file with a header and no rows ("has no data rows"), which
+    told them apart. Now it releases it (noise only) and charges the ledger what one record
+    costs; under a replace-one ledger (a public count) it is still refused, nothing charged."""
+    from matrixdp.accounting import Ledger
+
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('[columns]\na = { lo = 0, hi = 10 }\nb = { lo = 0, hi = 5 }\n'
+                      'c = { categories = ["red", "blue"] }\n')
+    spent = []
+    for rows in ("", "1,2,red\n"):
+        data = tmp_path / f"t{len(rows)}.csv"
+        data.write_text("a,b,c\n" + rows)
+        ledger = _ledger(tmp_path, f"l{len(rows)}.db", "add-remove", data.name)
+        out_path = tmp_path / f"o{len(rows)}.csv"
+        code, out, err = run([data, "--model", model, "--bounds", bounds, "--epsilon", 1,
+                              "--ledger", ledger, "--out", out_path, "--quiet"], capsys)
+        assert code == 0, err
+        syn = pd.read_csv(out_path)
+        assert list(syn.columns) == ["a", "b", "c"] and len(syn) >= 1
+        assert syn["a"].between(0, 10).all() and set(syn["c"]) <= {"red", "blue"}
+        with Ledger.open(ledger, dataset=data.name) as book:
+            assert len(book.history()) == 1
+            spent.append(book.spent())
+    assert spent[0].epsilon == pytest.approx(spent[1].epsilon, rel=1e-12)
+    assert spent[0].delta == pytest.approx(spent[1].delta, rel=1e-12)
+    data = tmp_path / "t0.csv"
+    ledger = _ledger(tmp_path, "r.db", "replace-one", data.name)
+    code, _, err = run([data, "--model", model, "--bounds", bounds, "--epsilon", 1,
+                        "--ledger", ledger, "--out", tmp_path / "r.csv", "--quiet"], capsys)
+    assert_one_line_error(code, err, "INPUT", "has no data rows")
+    with Ledger.open(ledger, dataset=data.name) as book:
+        assert book.history() == () or len(book.history()) == 0
+
+
+def test_ron_gauss_on_a_header_only_table_follows_its_relation(tmp_path, capsys):
+    data = tmp_path / "t.csv"
+    data.write_text("a,b\n")
+    code, _, err = run([data, "--dim", 1, "--neighbouring", "add-remove", "--epsilon", 1,
+                        "--out", tmp_path / "o.csv", "--quiet"], capsys)
+    assert code == 0, err
+    assert np.all(np.isfinite(pd.read_csv(tmp_path / "o.csv").to_numpy()))
+    code, _, err = run([data, "--dim", 1, "--neighbouring", "replace-one", "--epsilon", 1,
+                        "--out", tmp_path / "p.csv", "--quiet"], capsys)
+    assert_one_line_error(code, err, "INPUT", "has no data rows")

@@ -199,7 +199,7 @@ def _read_csv_with_progress(pd, file: Path, columns, sep, quiet: bool, option: s
 
 
 def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool = False,
-               text_columns=()):
+               text_columns=(), allow_empty: bool = False):
     """Read a CSV or Parquet file into a DataFrame, refusing a file without a header row.
 
     Parameters
@@ -219,6 +219,12 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
         strings such as ``"0"``, ``"01"``: parsed as numbers, its values would never match them).
         A CSV reads them as text; a Parquet file's typed columns (int, bool) are converted to
         their text, missing values kept missing, so both formats of a table read alike.
+    allow_empty : bool
+        Accept a file with a header and no data rows (its columns other than ``text_columns``
+        read as float64): for a command that releases under add/remove, where an empty table
+        and a table of one record are neighbours and must be released alike
+        (:func:`matrixdp._validation.min_records`). Without it (replace-one: the row count is
+        public) such a file is refused.
     """
     pd = _pandas(option)
 
@@ -245,8 +251,10 @@ def read_table(path, option: str = "DATA", columns=None, sep=None, quiet: bool =
                                             "re-encode it as UTF-8") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OSError) as exc:
         raise InvalidParameterError(option, f"cannot read {path}: {_short(exc)}") from None
-    if frame.shape[0] == 0 or frame.shape[1] == 0:
+    if frame.shape[1] == 0 or (frame.shape[0] == 0 and not allow_empty):
         raise InvalidParameterError(option, f"{path} has no data rows or no columns")
+    if frame.shape[0] == 0:  # no values to infer a type from: numbers, except the text columns
+        frame = frame.astype({c: np.float64 for c in frame.columns if c not in text_columns})
     if columns is not None:
         frame = frame[list(columns)]
     if _is_parquet(file):

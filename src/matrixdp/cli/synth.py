@@ -116,10 +116,24 @@ def _parse_classes(text, column):
 
 
 def _read_table(path: str, sep=None, quiet: bool = False, columns=None, text_columns=()):
+    """The input table; a file with a header and no data rows is read (an empty table), and
+    refused later only under replace-one (:func:`_refuse_empty`), where the row count is
+    public: under add/remove 0 and 1 record are neighbours and are released alike."""
     from ._tables import read_table
 
     return read_table(path, option="INPUT", sep=sep, quiet=quiet, columns=columns,
-                      text_columns=text_columns)
+                      text_columns=text_columns, allow_empty=True)
+
+
+def _refuse_empty(frame, relation: str) -> None:
+    """An in-memory table with no data rows: refused under replace-one (a public count),
+    released under add-remove (:func:`matrixdp._validation.min_records`). A Dask input is
+    checked by the library's fit, from its exact count, before the charge."""
+    from .._record_sums import is_dask_collection
+    from .._validation import check_n_records
+
+    if not is_dask_collection(frame):
+        check_n_records(frame.shape[0], relation, "INPUT", "has no data rows")
 
 
 def _write_samples(draw, n_out: int, path, quiet: bool, sep: str = ",") -> None:
@@ -286,6 +300,7 @@ def _run_copula(args, model_name: str = "copula") -> int:
         ledger = open_ledger(args.ledger, dataset=args.dataset, data=args.input)
         relation = str(ledger.relation)
     try:
+        _refuse_empty(frame, relation)
         with warnings.catch_warnings(record=True) as caught, session:
             warnings.simplefilter("always")
             # dp = true ranges (DP_BOUNDS_FRACTION of eps, charged first), public constants split
@@ -479,6 +494,7 @@ def _run_ron_gauss(args) -> int:
         from ._dask import read_dask_table
 
         frame = read_dask_table(dask_files, "INPUT")
+    _refuse_empty(frame, args.neighbouring)  # refused under replace-one only
     y = None
     classes = None
     if args.task != "unsupervised":
