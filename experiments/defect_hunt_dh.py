@@ -364,21 +364,39 @@ PROBES = [
      print(json.dumps(out))
      """),
     ("empty_table_under_add_remove",
-     "OPEN (not fixed): DPMean, DPCovariance and AdaSSPRegression with "
-     "neighbouring='add-remove' on a table of 0 rows and of 1 row (neighbours under add/remove, "
-     "where the row count is private): outcome of each",
-     "the same kind of outcome on both (a release, noise only, on the empty table): a refusal "
-     "on 0 rows and a release on 1 row tell the two neighbours apart with certainty",
-     "all(('ok' in v['0 rows']) == ('ok' in v['1 row']) for v in r.values())",
+     "DPMean, DPCovariance, AdaSSPRegression, DPLinearRegression, RONGauss and DPCopula with "
+     "neighbouring='add-remove' (the copula's only relation) on a table of 0 rows and of 1 row "
+     "(neighbours under add/remove, where the row count is private): outcome and charges of "
+     "each. Open on the tree of hunt DH; closed by task EA (session 22: "
+     "`_validation.min_records`)",
+     "the same kind of outcome on both (a release, noise only, on the empty table, charged as "
+     "one row is): a refusal on 0 rows and a release on 1 row tell the two neighbours apart "
+     "with certainty",
+     "all(('ok' in v['0 rows']) == ('ok' in v['1 row']) and v['0 rows'].get('ok') == "
+     "v['1 row'].get('ok') for v in r.values())",
      """
-     from matrixdp.models import DPMean, DPCovariance, AdaSSPRegression
+     import pandas as pd
+     from matrixdp.accounting import Accountant
+     from matrixdp.models import DPMean, DPCovariance, AdaSSPRegression, DPLinearRegression
+     from matrixdp.synth import RONGauss, DPCopula, TableSchema
      out = {}
      X = np.full((1, 3), .5); y = np.array([.2])
-     for name, make, xy in (("DPMean", lambda: DPMean(epsilon=1, bounds=(-1, 1), neighbouring="add-remove", random_state=0), False),
-                            ("DPCovariance", lambda: DPCovariance(epsilon=1, bounds=(-1, 1), neighbouring="add-remove", method="moments", random_state=0), False),
-                            ("AdaSSP", lambda: AdaSSPRegression(epsilon=1, bounds_X=(-1, 1), bounds_y=(-1, 1), neighbouring="add-remove", random_state=0), True)):
-         out[name] = {k: outcome(lambda: (make().fit(X[:m], y[:m]) if xy else make().fit(X[:m])) and "fitted")
-                      for k, m in (("0 rows", 0), ("1 row", 1))}
+     F = pd.DataFrame({"a": [1.0], "c": ["x"]})
+     S = TableSchema(bounds={"a": (0, 10)}, categories={"c": ["x", "y"]})
+     def charged(fit):
+         with Accountant(epsilon=100, delta=1e-3, relation="add-remove") as acc:
+             fit()
+         return [round(g.epsilon, 9) for _, g in acc.spends]
+     for name, make, kind in (("DPMean", lambda: DPMean(epsilon=1, bounds=(-1, 1), neighbouring="add-remove", random_state=0), "x"),
+                              ("DPCovariance", lambda: DPCovariance(epsilon=1, bounds=(-1, 1), neighbouring="add-remove", method="moments", random_state=0), "x"),
+                              ("AdaSSP", lambda: AdaSSPRegression(epsilon=1, bounds_X=(-1, 1), bounds_y=(-1, 1), neighbouring="add-remove", random_state=0), "xy"),
+                              ("DPLinearRegression", lambda: DPLinearRegression(epsilon=1, bounds_X=(-1, 1), bounds_y=(-1, 1), neighbouring="add-remove", random_state=0), "xy"),
+                              ("RONGauss", lambda: RONGauss(dim=2, epsilon=1, neighbouring="add-remove", random_state=0), "x"),
+                              ("DPCopula", lambda: DPCopula(schema=S, epsilon=1, delta=1e-6, random_state=0), "frame")):
+         fits = {"x": lambda m: (lambda: make().fit(X[:m])),
+                 "xy": lambda m: (lambda: make().fit(X[:m], y[:m])),
+                 "frame": lambda m: (lambda: make().fit(F.iloc[:m]))}[kind]
+         out[name] = {k: outcome(lambda: charged(fits(m))) for k, m in (("0 rows", 0), ("1 row", 1))}
      print(json.dumps(out))
      """),
     # ------------------------------------------------------------ matrixdp release
