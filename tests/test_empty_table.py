@@ -216,3 +216,28 @@ def test_the_empty_covariance_release_is_centred_noise_of_the_stated_variance():
     assert abs(z.var() - 1.0) < 0.1
     for wrong in (0.7, 1.3):  # a variance off by 30% would be caught
         assert abs(z.var() / wrong - 1.0) >= 0.1
+
+
+#: post-processing of the release the case list does not name yet (linear.py's
+#: ``_set_intercept_shrinkage``): ``tests/test_neighbour_invariance.py`` fails on it for 12
+#: regression cases on integration 40ab21c already (reported to the lead, task EA)
+_ALSO_RELEASED = frozenset({"intercept_bias_bound_"})
+
+
+@pytest.mark.parametrize("name", ADD_REMOVE)
+def test_what_is_not_released_is_the_same_for_0_and_1_record(name):
+    """The pair (0 rows, 1 row) under the neighbour-invariance rule
+    (``tests/test_neighbour_invariance.py``): with one seed, every fitted attribute that is
+    not a noisy release is identical, and releases keep their type, dtype and shape."""
+    import test_neighbour_invariance as NI
+
+    case = CASES[name]
+    empty, _ = _fit_rows(case, "add-remove", 0)
+    one, _ = _fit_rows(case, "add-remove", 1)
+    fa, fb = NI._fitted(empty), NI._fitted(one)
+    assert fa.keys() == fb.keys()
+    released = case.released | _ALSO_RELEASED
+    differing = [k for k in sorted(fa)
+                 if (NI._meta(fa[k]) != NI._meta(fb[k]) if k in released
+                     else not NI._same(fa[k], fb[k]))]
+    assert not differing, differing
