@@ -234,18 +234,18 @@ CASES: dict[str, Case] = {
     "DPLinearRegression": Case(_m("DPLinearRegression", **_BXY),
                                lambda r: _numeric(r, labels="real"), _fit_xy,
                                # moments_: the release; ridge_ and the delta-method error bars
-                               # coef_std_/intercept_std_: functions of it (post-processing);
+                               # coef_std_/intercept_std_/intercept_bias_bound_: functions of it (post-processing);
                                # the default's decision (§4e): its branch and the residual
                                # scale it read are functions of the joint release
                                released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
-                                                   "coef_std_", "intercept_std_"}) | _DECISION),
+                                                   "coef_std_", "intercept_std_", "intercept_bias_bound_"}) | _DECISION),
     # the risk-estimated ridge on the fitted coefficients (docs/regression.md §3d, opt-in): its
     # λ is a function of the release (post-processing), so a released value
     "DPLinearRegression[sure]": Case(
         _m("DPLinearRegression", experimental=RegressionOptions(slope_shrink="sure"), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_", "sure_ridge_"}) | _DECISION),
+                            "intercept_std_", "intercept_bias_bound_", "sure_ridge_"}) | _DECISION),
     # the label's DP range inside a loose public box (docs/regression.md §8b, opt-in, task RL):
     # n = 120 >= 1161/ε at ε = 20, so under replace-one the range is estimated (its own charge,
     # before the fit's); the range and whether it came out flat are DP outputs, so released
@@ -257,7 +257,7 @@ CASES: dict[str, Case] = {
            epsilon=20.0, **{k: v for k, v in _B.items() if k != "epsilon"}),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_", "bounds_", "label_range_", "noise_candidates_",
+                            "intercept_std_", "intercept_bias_bound_", "bounds_", "label_range_", "noise_candidates_",
                             "noise_", "allocation_"}) | _DECISION,
         charges=2),
     # the regression opt-ins of issue 24 (docs/regression.md §3b-3c): a dedicated DP mean of
@@ -267,19 +267,19 @@ CASES: dict[str, Case] = {
                                                                 level_prior="gauss"), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_", "target_mean_", "selected_", "risk_estimates_"})),
+                            "intercept_std_", "intercept_bias_bound_", "target_mean_", "selected_", "risk_estimates_"})),
     "DPRidge[level]": Case(
         _m("DPRidge", experimental=RegressionOptions(level_share=0.5, level_prior="box"), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_", "target_mean_", "level_weight_"})),
+                            "intercept_std_", "intercept_bias_bound_", "target_mean_", "level_weight_"})),
     # boosting on the joint release (docs/regression.md §4c): the joint release and the rounds'
     # releases of the clipped residual correlations, composed and charged once
     "DPLinearRegression[boosted]": Case(
         _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds=3),
            **_BXY), lambda r: _numeric(r, labels="real"),
         _fit_xy, released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                                     "intercept_std_"})),
+                                     "intercept_std_", "intercept_bias_bound_"})),
     # the growing residual clip (docs/regression.md §4d): each round's τ is a function of the
     # public inputs and the earlier releases, so boost_clip_/boost_clips_ are released values
     "DPLinearRegression[boosted, grow clip]": Case(
@@ -287,7 +287,7 @@ CASES: dict[str, Case] = {
            **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_", "boost_clip_", "boost_clips_"})),
+                            "intercept_std_", "intercept_bias_bound_", "boost_clip_", "boost_clips_"})),
     # the default's fallback (docs/regression.md §4e; "adaptive" is the old name of "auto"): a
     # clip no residual stays under sends the decision to the second joint release; the branch
     # and the released residual scale it read are functions of the joint release
@@ -297,14 +297,14 @@ CASES: dict[str, Case] = {
                                                                 boost_clip=1e-3), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_"}) | _DECISION),
+                            "intercept_std_", "intercept_bias_bound_"}) | _DECISION),
     # the count of rounds chosen from the joint release (docs/regression.md §4f, opt-in): the
     # predicted losses it compared are post-processing of that release, so released values
     "DPLinearRegression[predict]": Case(
         _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds="predict"), **_BXY),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_", "boost_predicted_loss_"}) | _DECISION),
+                            "intercept_std_", "intercept_bias_bound_", "boost_predicted_loss_"}) | _DECISION),
     # least-squares rounds in place of the fallback's second release (§4g, opt-in); a label
     # box narrower than the labels and a large ε make the released residuals large against τ₀:
     # the ls-rounds branch on every dataset of the pair, under both relations
@@ -315,7 +315,7 @@ CASES: dict[str, Case] = {
            **{k: v for k, v in _B.items() if k != "epsilon"}),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_"}) | _DECISION),
+                            "intercept_std_", "intercept_bias_bound_"}) | _DECISION),
     # the same, gated by the released R² (§4h, opt-in): the R² the gate read is a function of
     # the joint release, so a released value; here the gate opens (R̂² lower ≈ 0.75) on every
     # dataset of the pair, under both relations
@@ -326,7 +326,7 @@ CASES: dict[str, Case] = {
            **{k: v for k, v in _B.items() if k != "epsilon"}),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_", "boost_signal_"}) | _DECISION),
+                            "intercept_std_", "intercept_bias_bound_", "boost_signal_"}) | _DECISION),
     # §4k's bias gate (the default "auto" since task RW; explicit here): the same narrow label
     # box and large ε send §4e to its fallback, where the gate reads the release
     "DPLinearRegression[bias-gated]": Case(
@@ -336,12 +336,12 @@ CASES: dict[str, Case] = {
            **{k: v for k, v in _B.items() if k != "epsilon"}),
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_"}) | _DECISION),
+                            "intercept_std_", "intercept_bias_bound_"}) | _DECISION),
     "DPRidge[boosted]": Case(
         _m("DPRidge", experimental=RegressionOptions(boost_rounds=2),
            **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
-                            "intercept_std_"})),
+                            "intercept_std_", "intercept_bias_bound_"})),
     "DPCovariance[coinpress radius]": Case(
         _m("DPCovariance", method="coinpress",
            experimental=CovarianceOptions(coinpress_beta="auto"), epsilon=50.0,
@@ -354,7 +354,7 @@ CASES: dict[str, Case] = {
         relations=("replace-one",), released=frozenset({"covariance_", "location_"})),
     "DPRidge": Case(_m("DPRidge", **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,
                     released=frozenset({"coef_", "intercept_", "moments_", "ridge_",
-                                        "coef_std_", "intercept_std_"}) | _DECISION),
+                                        "coef_std_", "intercept_std_", "intercept_bias_bound_"}) | _DECISION),
     "AdaSSPRegression": Case(_m("AdaSSPRegression", **_BXY), lambda r: _numeric(r, labels="real"),
                              _fit_xy,
                              # ridge_: AdaSSP's lambda, from its released lambda_min
