@@ -54,6 +54,11 @@ def test_mean_noise_matches_the_claimed_variances(noise):
     errs = np.array([DPMean(bounds=(0, HI), noise=noise, random_state=s).fit(X).mean_ - truth
                      for s in range(400)])
     var = DPMean(bounds=(0, HI), noise=noise, random_state=0).fit(X).noise_variance_
+    # mean_ is projected onto the box: read the noise on the coordinates whose truth lies at
+    # least 5 noise sd from both ends (the projection then moves none of the 400 releases)
+    far = (np.minimum(truth, HI - truth) >= 5 * np.sqrt(var))
+    assert far.sum() >= 2
+    errs, var = errs[:, far], var[far]
     ratio = np.mean(errs ** 2 / var)
     assert abs(ratio - 1) < 0.1, ratio
     for wrong in (0.49, 1.69):
@@ -172,3 +177,20 @@ def test_scaler_inverse_transform_names_a_wrong_width(bad):
         s.inverse_transform(bad)
     assert info.value.argument == "X" and "3 columns" in str(info.value)
     np.testing.assert_allclose(s.inverse_transform(s.transform(X)), X, atol=1e-12)
+
+
+@pytest.mark.parametrize("neighbouring", ["replace-one", "add-remove"])
+def test_the_released_mean_is_projected_onto_the_public_box(neighbouring):
+    """Post-processing with the public bounds: every mean_ lies in the box, and on a coordinate
+    whose noise often crosses an end the projected error is below the raw noise's (the
+    projection never moves a release further from a truth inside the box)."""
+    X = table(500)
+    truth = X.mean(axis=0)
+    fits = [DPMean(bounds=(0, HI), noise="iid", neighbouring=neighbouring, random_state=s).fit(X)
+            for s in range(200)]
+    means = np.array([f.mean_ for f in fits])
+    assert np.all(means >= 0) and np.all(means <= HI)
+    if neighbouring == "replace-one":
+        sd = np.sqrt(fits[0].noise_variance_[0])  # about 1.3, the box of coordinate 0 is [0, 1]
+        assert np.mean(np.isin(means[:, 0], (0.0, HI[0]))) > 0.3  # the ends are hit often
+        assert np.sqrt(np.mean((means[:, 0] - truth[0]) ** 2)) < 0.7 * sd

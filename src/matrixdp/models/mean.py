@@ -278,8 +278,12 @@ def _fit_moments(estimator, X, squares: bool, *, relative: bool, label: str):
     # noise its released coordinate got (post-processing with public bounds)
     fixed = lo == hi
     mean = np.where(fixed, lo, mean)
+    # the mean of records in the box lies in the box, and their mean square about its centre in
+    # [0, h²]: projecting the released values there is post-processing with the public bounds
+    # and never moves them further from the truth (issue #24, "post-processing that cannot hurt")
+    mean = np.clip(mean, lo, hi)
     if sq is not None:
-        sq = np.where(fixed, 0.0, sq)
+        sq = np.where(fixed, 0.0, np.clip(sq, 0.0, (0.5 * (hi - lo)) ** 2))
     _set_release_attributes(estimator, out)
     finish_bounds(estimator)
     return mean, sq, query
@@ -326,12 +330,15 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     Attributes
     ----------
     mean_ : ndarray (n_features,)
-        A public constant feature (``lower == upper``) gets its only possible value, ``lower``
-        (post-processing: the noise its coordinate got is dropped).
+        Within the public box: the released mean is projected onto ``[lower, upper]`` (where
+        every record's mean lies; post-processing, never further from the truth). A public
+        constant feature (``lower == upper``) gets its only possible value, ``lower`` (the noise
+        its coordinate got is dropped).
     privacy_ : PrivacyGuarantee
     noise_variance_ : ndarray
-        Exact noise variance of each released entry (public): of ``mean_`` under replace-one; of
-        the released sums (then the count ``n t``) under add-remove.
+        Exact noise variance of each released entry (public): of the released mean (before its
+        projection onto the box) under replace-one; of the released sums (then the count
+        ``n t``) under add-remove.
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_
         As in :class:`~matrixdp.models.DPCovariance`.
 
