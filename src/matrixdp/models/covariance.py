@@ -19,7 +19,8 @@ from ._base import (NoGeneratorStateMixin, charging, check_privacy_params,
                     finish_bounds, fit_bounds,
                     check_relation)
 from ._moments import augmented_task, release_second_moment, keep_release
-from .experimental import CORRELATION_RULES, DEPRECATED, PROJECTED_FLOORS, CovarianceOptions, resolve_experimental
+from .experimental import (CORRELATION_RULES, DEPRECATED, PROJECTED_FLOORS, CovarianceOptions,
+                           resolve_experimental)
 
 __all__ = ["DPCovariance"]
 
@@ -349,7 +350,12 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
     :func:`~matrixdp.feasible.projected_stein_shrink` for it (at least ``floor``), except in
     the groups whose mean public noise variance ``V_ij/(h_i h_j)²`` is at least
     ``NOISE_BOUND_RATIO`` (the raw release's factor there), and the matrix returned is
-    ``reference`` times them.
+    ``reference`` times them. ``floor_rule="continuous"`` (``CovarianceOptions(projected_floor=
+    "continuous")``, task CS): a group's floor is ``floor`` times the public ramp
+    :func:`continuous_floor` (0 at the switch) times ``clip(ŝ_g, 0, 1)``, ``ŝ_g`` the raw
+    release's estimated signal-to-noise of the group
+    (:func:`~matrixdp.feasible.projected_stein_shrink`'s ``signal_floor``;
+    ``docs/postprocessing.md``, "The continuous floor"); ``"constant"``: ``floor``.
     """
     from ..feasible import james_stein_shrink, projected_stein_shrink, variance_groups
 
