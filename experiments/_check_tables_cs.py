@@ -3,8 +3,9 @@
 (``correlation_floor_check.py``).
 
 STATUS: written and committed before any of these tables was loaded (session 22); recorded in
-``_check_tables_heldout.CS_USED`` when the check was registered, so no later check reuses them
-whether or not it runs.
+``_check_tables_heldout.CS_USED`` when the check was registered. NOT LOADED: the candidate failed
+its dev gate (``results/correlation_floor_gate.md``), so the check never ran; the tables are still
+never-seen (by data) and a later check may use them with these committed specs.
 
 The tables, by the brief of task CS: ``ceosal1``, ``mlb1``, ``nbasal``, ``hprice3``, ``jtrain2``,
 ``meapsingle`` (``git grep -wil NAME -- results experiments docs tests src`` hit only

@@ -420,8 +420,15 @@ class CovarianceOptions(_Options):
         error rise with ε on small wide tables (``results/epsilon_monotonicity_scan.md``).
         ``"continuous"``: the floor grows from 0 at the switch to 1/2 at half of it
         (:func:`~matrixdp.models.covariance.continuous_floor`; ``docs/postprocessing.md``,
-        "The continuous floor"). Post-processing of the same release (the guarantee is
-        unchanged). Ignored where ``"projected"`` is not applied.
+        "The continuous floor"), times the raw release's estimated signal-to-noise of the
+        group clipped to [0, 1] (no floor where the group's release is noise). Post-processing
+        of the same release (the guarantee is unchanged). Ignored where ``"projected"`` is not
+        applied. Not the default: it FAILED its dev gate on the median half only
+        (``results/correlation_floor_gate.md``: 95 cells, no cell worse by the paired test, 79
+        changed with median 0.9929 where ≤ 0.99 was needed; 16 cells below 0.9×, to 0.68×, at
+        small ε or n; at most 1.037× at moderate ε); on the ε scan's n = 200, d = 10 cell it
+        removes the rise (0.52–0.65× the default from ε = 0.3,
+        ``results/correlation_floor_diagnosis.md``). Use it for small tables or small ε.
 
     References
     ----------
