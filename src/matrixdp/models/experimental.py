@@ -27,7 +27,8 @@ from ..errors import InvalidParameterError
 
 __all__ = ["RegressionOptions", "CovarianceOptions", "PCAOptions", "DEPRECATED", "REMOVED_IN",
            "resolve_experimental", "SELECTIONS", "LEVEL_PRIORS", "SLOPE_SHRINKS",
-           "BOOST_ROUND_RULES", "ADAPTIVE_FIRST", "ADAPTIVE_RANKINGS", "CORRELATION_RULES"]
+           "BOOST_ROUND_RULES", "ADAPTIVE_FIRST", "ADAPTIVE_RANKINGS", "CORRELATION_RULES",
+           "PROJECTED_FLOORS"]
 
 #: The default of a deprecated keyword in the estimators' signatures: "not passed" (the knob is
 #: read from ``experimental=``).
@@ -50,6 +51,8 @@ ADAPTIVE_FIRST = ("covariance", "pca", "mixed")
 ADAPTIVE_RANKINGS = ("mean", "median")
 #: ``correlation_rule`` of DPCovariance (task CG).
 CORRELATION_RULES = ("guard", "margin")
+#: The values of ``CovarianceOptions(projected_floor=...)`` (task CS).
+PROJECTED_FLOORS = ("constant", "continuous")
 
 
 def _is_number(value) -> bool:
@@ -427,6 +430,24 @@ class CovarianceOptions(_Options):
         where the reading misses a far tail; median 1.000 over the 59 changed cells; 18 cells
         below 0.9×, to 0.34×; ``docs/coinpress.md`` § Adaptive, "The checked refinement (task
         HR)").
+    projected_floor : {"constant", "continuous"}, default "constant"
+        Task CS (issue #24, opt-in candidate): the floor of ``shrinkage="projected"`` (the
+        correlation default's shrinkage of its moments branch). ``"constant"``: every group
+        whose mean public noise ratio ``V_ij/(h_i h_j)²`` is below ``NOISE_BOUND_RATIO`` gets a
+        factor of at least ``PROJECTED_FLOOR`` = 1/2, the others the raw release's factor
+        (the release before the option, byte for byte); the switch between the two makes the
+        error rise with ε on small wide tables (``results/epsilon_monotonicity_scan.md``).
+        ``"continuous"``: the floor grows from 0 at the switch to 1/2 at half of it
+        (:func:`~matrixdp.models.covariance.continuous_floor`; ``docs/postprocessing.md``,
+        "The continuous floor"), times the raw release's estimated signal-to-noise of the
+        group clipped to [0, 1] (no floor where the group's release is noise). Post-processing
+        of the same release (the guarantee is unchanged). Ignored where ``"projected"`` is not
+        applied. Not the default: it FAILED its dev gate on the median half only
+        (``results/correlation_floor_gate.md``: 95 cells, no cell worse by the paired test, 79
+        changed with median 0.9929 where ≤ 0.99 was needed; 16 cells below 0.9×, to 0.68×, at
+        small ε or n; at most 1.037× at moderate ε); on the ε scan's n = 200, d = 10 cell it
+        removes the rise (0.52–0.65× the default from ε = 0.3,
+        ``results/correlation_floor_diagnosis.md``). Use it for small tables or small ε.
 
     References
     ----------
@@ -437,6 +458,7 @@ class CovarianceOptions(_Options):
     adaptive_ranking: str = "median"
     correlation_rule: str = "margin"
     adaptive_refine: object = False
+    projected_floor: str = "constant"
 
     def __post_init__(self):
         _check_beta(self.coinpress_beta)
@@ -451,6 +473,9 @@ class CovarianceOptions(_Options):
         if not (isinstance(refine, (bool, np.bool_)) or refine == "checked"):
             raise InvalidParameterError("adaptive_refine", f"must be False, True or 'checked', "
                                                            f"got {refine!r}")
+        if self.projected_floor not in PROJECTED_FLOORS:
+            raise InvalidParameterError("projected_floor", f"must be one of {PROJECTED_FLOORS}, "
+                                                           f"got {self.projected_floor!r}")
 
 
 @dataclass(frozen=True, repr=False)

@@ -167,9 +167,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
 
     Deprecated parameters
         ``level_share``, ``select``, ``level_prior``, ``slope_shrink``, ``boost_rounds``,
-        ``boost_clip``, ``label_range``, ``level_shrinkage``: the fields of ``experimental``,
-        keywords until 0.1 (``level_shrinkage`` never was one: it is there, with the same
-        warning, so that every field has its keyword).
+        ``boost_clip``, ``label_range``: the fields of ``experimental`` that were keywords until
+        0.1 (``level_shrinkage``, added later, is an ``experimental`` field only).
         Passing one still fits the same (it is mapped into a ``RegressionOptions``) but emits a
         :class:`FutureWarning`; they are removed in 0.4. Passing one together with
         ``experimental`` raises.
@@ -314,9 +313,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  experimental=None, level_share=DEPRECATED, select=DEPRECATED,
                  level_prior=DEPRECATED, boost_rounds=DEPRECATED, boost_clip=DEPRECATED,
-                 slope_shrink=DEPRECATED, label_range=DEPRECATED, level_shrinkage=DEPRECATED):
+                 slope_shrink=DEPRECATED, label_range=DEPRECATED):
         self.experimental = experimental
-        self.level_shrinkage = level_shrinkage
         self.label_range = label_range
         self.slope_shrink = slope_shrink
         self.boost_rounds = boost_rounds
@@ -754,7 +752,7 @@ class DPRidge(DPLinearRegression):
 
     Deprecated parameters
         ``level_share``, ``select``, ``level_prior``, ``boost_rounds``, ``boost_clip``,
-        ``slope_shrink``, ``label_range``, ``level_shrinkage``: as in
+        ``slope_shrink``, ``label_range``: as in
         :class:`DPLinearRegression` (the fields of
         ``experimental``; a :class:`FutureWarning`, removed in 0.4).
     """
@@ -764,7 +762,7 @@ class DPRidge(DPLinearRegression):
                  random_state=None, accountant=None, projection=PROJECTION_UNITS,
                  experimental=None, level_share=DEPRECATED, select=DEPRECATED,
                  level_prior=DEPRECATED, boost_rounds=DEPRECATED, boost_clip=DEPRECATED,
-                 slope_shrink=DEPRECATED, label_range=DEPRECATED, level_shrinkage=DEPRECATED):
+                 slope_shrink=DEPRECATED, label_range=DEPRECATED):
         super().__init__(epsilon=epsilon, delta=delta, bounds_X=bounds_X, bounds_y=bounds_y,
                          fit_intercept=fit_intercept, noise=noise, neighbouring=neighbouring,
                          clip=clip, random_state=random_state, accountant=accountant,
@@ -772,7 +770,7 @@ class DPRidge(DPLinearRegression):
                          level_share=level_share, select=select,
                          level_prior=level_prior, boost_rounds=boost_rounds,
                          boost_clip=boost_clip, slope_shrink=slope_shrink,
-                         label_range=label_range, level_shrinkage=level_shrinkage)
+                         label_range=label_range)
         self.alpha = alpha
 
     def _ridge_alpha(self) -> float:
