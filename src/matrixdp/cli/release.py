@@ -297,8 +297,9 @@ def _release_vector(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     from ..models import DPMean
 
     n = X.shape[0] if n is None else n
+    # the raw release (project=False): the command projects it itself (clamp and simplex)
     est = DPMean(epsilon=epsilon, delta=delta, bounds=(lower, upper), noise=noise,
-                 random_state=rng, accountant=keeper).fit(X)
+                 random_state=rng, accountant=keeper, project=False).fit(X)
     scale = float(n) if query == "sum" else 1.0
     value = np.asarray(est.mean_, dtype=np.float64)
     if project:

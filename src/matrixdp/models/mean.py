@@ -278,12 +278,15 @@ def _fit_moments(estimator, X, squares: bool, *, relative: bool, label: str):
     # noise its released coordinate got (post-processing with public bounds)
     fixed = lo == hi
     mean = np.where(fixed, lo, mean)
-    # the mean of records in the box lies in the box, and their mean square about its centre in
-    # [0, h²]: projecting the released values there is post-processing with the public bounds
-    # and never moves them further from the truth (issue #24, "post-processing that cannot hurt")
-    mean = np.clip(mean, lo, hi)
     if sq is not None:
-        sq = np.where(fixed, 0.0, np.clip(sq, 0.0, (0.5 * (hi - lo)) ** 2))
+        sq = np.where(fixed, 0.0, sq)
+    if estimator.project:
+        # the mean of records in the box lies in the box, and their mean square about its
+        # centre in [0, h²]: projecting the released values there is post-processing with the
+        # public bounds and never moves them further from the truth (issue #24)
+        mean = np.clip(mean, lo, hi)
+        if sq is not None:
+            sq = np.clip(sq, 0.0, (0.5 * (hi - lo)) ** 2)
     _set_release_attributes(estimator, out)
     finish_bounds(estimator)
     return mean, sq, query
@@ -313,6 +316,11 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
         Replace-one (``n`` public) or add-remove (``n`` private: the sums and ``n·t`` are released,
         one record's vector ``(x - c, t)`` is the difference; ``mean_ = c + Σ(x - c) / n̂``).
     clip : bool, default True
+    project : bool, default True
+        Project the released mean onto the public box ``[lower, upper]`` (and, in
+        :class:`DPStandardScaler`, the mean square about the box's centre onto ``[0, h²]``):
+        post-processing with the public bounds, never further from the truth. ``False`` keeps
+        the raw release (unbiased; ``matrixdp release`` takes it and projects it itself).
     random_state : None, int or numpy.random.Generator
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
         Generator is dropped from pickles and copies of the fitted model.
@@ -330,8 +338,8 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     Attributes
     ----------
     mean_ : ndarray (n_features,)
-        Within the public box: the released mean is projected onto ``[lower, upper]`` (where
-        every record's mean lies; post-processing, never further from the truth). A public
+        Within the public box with ``project=True``: the released mean projected onto
+        ``[lower, upper]`` (where every record's mean lies; post-processing). A public
         constant feature (``lower == upper``) gets its only possible value, ``lower`` (the noise
         its coordinate got is dropped).
     privacy_ : PrivacyGuarantee
@@ -348,7 +356,9 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
-                 neighbouring="replace-one", clip=True, random_state=None, accountant=None):
+                 neighbouring="replace-one", clip=True, random_state=None, accountant=None,
+                 project=True):
+        self.project = project
         self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
@@ -395,6 +405,11 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         As in :class:`DPMean` (add-remove releases the sums, the sums of squares and ``n·t``).
     clip : bool, default True
+    project : bool, default True
+        Project the released mean onto the public box ``[lower, upper]`` (and, in
+        :class:`DPStandardScaler`, the mean square about the box's centre onto ``[0, h²]``):
+        post-processing with the public bounds, never further from the truth. ``False`` keeps
+        the raw release (unbiased; ``matrixdp release`` takes it and projects it itself).
     random_state : None, int or numpy.random.Generator
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
         Generator is dropped from pickles and copies of the fitted model.
@@ -429,7 +444,8 @@ class DPStandardScaler(NoGeneratorStateMixin, OneToOneFeatureMixin, TransformerM
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, with_mean=True, with_std=True,
                  noise="auto", neighbouring="replace-one", clip=True, random_state=None,
-                 accountant=None):
+                 accountant=None, project=True):
+        self.project = project
         self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
