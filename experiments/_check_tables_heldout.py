@@ -81,6 +81,12 @@ FRESH_USED_PB = FRESH_SPECS_HC
 #: any load, so no later check reuses them.
 FRESH_USED_OB = ("skulls", "Nerlove", "barro", "Journals", "tips", "solder", "amis", "baseball")
 
+#: Task TG's never-seen check tables (session 22, ``_check_tables_tg.py``,
+#: ``triangle_auto_check.py``: the weighted triangle in ``noise="auto"``); specs written from their
+#: documentation and committed before any load. Recorded when the check was registered, so no
+#: later check reuses them whether or not it runs.
+TG_USED = ("ceosal2", "lawsch85", "kielmc", "vote1", "slp75_81", "gpa1")
+
 
 def specs() -> dict:
     """Every committed spec of the measurement tables (both halves)."""

@@ -101,6 +101,9 @@ def tables():
 def load(group, name) -> uc.Table:
     if group == "benchmark":
         return uc.load_table(name)
+    if group == "never-seen":
+        from _check_tables_tg import tg_table
+        return tg_table(name)
     from _check_tables_heldout import heldout_table
     return heldout_table(name)
 
@@ -157,11 +160,12 @@ def scorer(family, t: uc.Table, eps, k):
     return f
 
 
-def run(families, trials=TRIALS):
-    TRIALS_DIR.mkdir(parents=True, exist_ok=True)
+def run(families, trials=TRIALS, table_list=None, trials_dir=None):
+    TRIALS_DIR_ = TRIALS_DIR if trials_dir is None else trials_dir
+    TRIALS_DIR_.mkdir(parents=True, exist_ok=True)
     seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(trials)]
     for family in families:
-        path = TRIALS_DIR / f"{family}_trials.csv"
+        path = TRIALS_DIR_ / f"{family}_trials.csv"
         done = set()
         if path.exists():
             with path.open() as fh:
@@ -171,7 +175,7 @@ def run(families, trials=TRIALS):
             w = csv.DictWriter(fh, fieldnames=FIELDS)
             if new:
                 w.writeheader()
-            for group, name in tables():
+            for group, name in (tables() if table_list is None else table_list):
                 ks = (2, 5) if family == "pca" else (0,)
                 if all((name, k, float(e)) in done for k in ks for e in EPS[family]):
                     continue
@@ -179,7 +183,7 @@ def run(families, trials=TRIALS):
                 if family == "regression" and t.target_name.startswith("(none"):
                     continue  # a spec without a target (PCA only)
                 for k in ks:
-                    if family == "pca" and (k >= t.d or (group == "measurement" and k == 5
+                    if family == "pca" and (k >= t.d or (group != "benchmark" and k == 5
                                                          and t.d < 8)):
                         continue
                     for eps in EPS[family]:
@@ -204,9 +208,11 @@ def run(families, trials=TRIALS):
                               f"{time.perf_counter() - t0:.1f}s", flush=True)
 
 
-def analyse():
+def analyse(trials_dir=None, stem="triangle_auto_gate",
+            title="issue #24's paired dev gate (task TG)",
+            script="experiments/triangle_auto_gate.py", trials=TRIALS):
     rows = []
-    for path in sorted(TRIALS_DIR.glob("*_trials.csv")):
+    for path in sorted((TRIALS_DIR if trials_dir is None else trials_dir).glob("*_trials.csv")):
         with path.open() as fh:
             data = {}
             for r in csv.DictReader(fh):
@@ -231,7 +237,7 @@ def analyse():
             else:
                 row.update(ratio=1.0, pseudo=1.0, upper=1.0, p=1.0, verdict="unchanged")
             rows.append(row)
-    uc.write_rows(OUT / "triangle_auto_gate.csv", rows)
+    uc.write_rows(OUT / f"{stem}.csv", rows)
     ch = [r for r in rows if r["changed"]]
     fails = [r for r in ch if r["verdict"] == "FAIL"]
     g2 = float(np.median([r["ratio"] for r in ch])) if ch else float("nan")
@@ -241,11 +247,11 @@ def analyse():
     g3 = {f: float(np.median(v)) for f, v in fams.items()}
     ok = not fails and g2 <= 0.99 and all(v <= 1.00 for v in g3.values())
     mismatch = [r for r in rows if r["predicted_change"] != r["changed"]]
-    lines = ["# The weighted triangle in `noise=\"auto\"`: issue #24's paired dev gate (task TG)", "",
-             "Script: `experiments/triangle_auto_gate.py` (candidate, cells and rule pre-registered "
+    lines = [f"# The weighted triangle in `noise=\"auto\"`: {title}", "",
+             f"Script: `{script}` (candidate, cells and rule pre-registered "
              "in its docstring). Candidate `AUTO_TRIANGLES = True` (dominating triangles only) vs "
              "default (main), the estimators as a user gets them, "
-             f"{TRIALS} shared seeds per cell. Ratio = candidate / default (lower is better).", "",
+             f"{trials} shared seeds per cell. Ratio = candidate / default (lower is better).", "",
              f"**Verdict: {'PASS' if ok else 'FAIL'}.** Cells run {len(rows)}, changed "
              f"{len(ch)} (predicted from public inputs: {sum(r['predicted_change'] for r in rows)}; "
              f"prediction differs from observation in {len(mismatch)}); unchanged cells "
@@ -278,7 +284,7 @@ def analyse():
                      f"{'yes' if r['changed'] else 'no'} | {r['choice_candidate']} | "
                      f"{r['median_default']:.4g} | {r['median_candidate']:.4g} | {r['ratio']:.3f} | "
                      f"{r['pseudo']:.3f} | {r['upper']:.3f} | {r['p']:.2g} | {r['verdict']} |")
-    (OUT / "triangle_auto_gate.md").write_text("\n".join(lines) + "\n")
+    (OUT / f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines[:16]))
     return ok
 
