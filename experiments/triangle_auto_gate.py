@@ -43,6 +43,13 @@ PASS iff G1, G2 and G3. A pass sends the candidate to the never-seen check
 Caveat stated before the run: the candidate draws k(k+1)/2 normals where the full draws take k²,
 so the two rows share seeds but not noise realisations; a cell's pairing is on the seed only.
 
+Run log (added before the rerun; the rule above is unchanged): a first run (commit c1e213e's code)
+was stopped after 27 cells and its rows deleted: with the switch on, the adaptive and CoinPress
+first looks released the FULL matrix through a triangle plan's mechanism (calibrated for the
+triangle vector): an invalid candidate (√2 times the claimed Gaussian-DP parameter). Fixed by
+``_moments.apply_plan`` (the one place a plan meets its mechanism; a test scans for any other);
+the gate was rerun from scratch on the fixed code.
+
 Writes per-trial rows to ``results/_triangle_gate/<family>_trials.csv`` (checkpointed per cell: a
 killed run resumes), the verdicts to ``results/triangle_auto_gate.{md,csv}``. Commands::
 

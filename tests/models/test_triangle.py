@@ -377,3 +377,51 @@ def test_auto_triangle_release_claims_its_variances(monkeypatch):
     assert np.all(np.abs(ratio - 1) < 0.15), ratio
     for wrong in (0.49, 1.69):
         assert np.all(np.abs(ratio / wrong - 1) > 0.15)
+
+
+def test_planned_releases_go_through_apply_plan_only():
+    """A plan of ``plan_second_moment`` meets its mechanism in ONE place,
+    ``_moments.apply_plan`` (scale and triangle layout). Task TG found the adaptive and CoinPress
+    first looks calling ``plan.mechanism.release`` on the full matrix themselves: with a triangle
+    plan (calibrated for the triangle vector) that full draw would carry √2 times the claimed
+    Gaussian-DP parameter. No module of the package may do so again."""
+    import re
+    from pathlib import Path
+
+    import matrixdp
+
+    root = Path(matrixdp.__file__).resolve().parent
+    pattern = re.compile(r"\.mechanism\.release\(")
+    hits = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                  if pattern.search(p.read_text(encoding="utf-8")))
+    assert hits == ["models/_moments.py"], hits
+    src = (root / "models" / "_moments.py").read_text(encoding="utf-8")
+    body = src[src.index("def apply_plan"):src.index("def average_releases")]
+    assert len(pattern.findall(src)) == len(pattern.findall(body)) == 2
+
+
+@pytest.mark.parametrize("method", ["coinpress", "adaptive"])
+def test_first_looks_with_a_triangle_plan_release_the_triangle(monkeypatch, method):
+    """With the switch on, the adaptive and CoinPress estimators' first look draws the triangle
+    (one normal per upper-triangle entry), not a full k × k draw at the triangle's σ (which
+    fails here without ``apply_plan``)."""
+    from matrixdp.mechanisms import GaussianMechanism
+    from matrixdp.models import DPCovariance
+
+    monkeypatch.setattr(_moments, "AUTO_TRIANGLES", True)
+    shapes = []
+    orig = GaussianMechanism.release
+
+    def spy(self, value, rng=None):
+        shapes.append(np.shape(value))
+        return orig(self, value, rng=rng)
+
+    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    X = np.random.default_rng(0).uniform(-1, 1, size=(400, 4)) * np.array([1.0, 2.0, 3.0, 4.0])
+    DPCovariance(epsilon=1.0, bounds=(-np.array([1.0, 2.0, 3.0, 4.0]),
+                                      np.array([1.0, 2.0, 3.0, 4.0])),
+                 method=method, random_state=0).fit(X)
+    k = 5  # 4 features and the constant
+    # the first look is the triangle vector, not a full draw of the augmented matrix at the
+    # triangle's σ (later whitened steps are full draws at their own calibration)
+    assert shapes[0] == (k * (k + 1) // 2,), shapes

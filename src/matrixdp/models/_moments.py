@@ -43,7 +43,7 @@ from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyG
 from ..queries import CovarianceQuery, SensitivityStructure
 
 __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease",
-           "augmented_task", "average_releases", "combined_variance",
+           "apply_plan", "augmented_task", "average_releases", "combined_variance",
            "release_second_moment",
            "plan_second_moment", "task_shares"]
 
@@ -580,24 +580,8 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     if value is None:
         value = task.query().compute(Z)
     ctx = contextlib.nullcontext() if charging is None else charging(plan.privacy)
-    if plan.scale is not None:
-        value = value * np.outer(plan.scale, plan.scale)
-    lay = plan.triangle
-    if lay is not None:  # the weighted upper triangle as one vector (one draw per entry)
-        value = np.asarray(value, dtype=np.float64)
-        with ctx:
-            rel = plan.mechanism.release(value[lay.rows, lay.cols] * lay.root_x, rng=rng)
-        released = np.empty_like(value)
-        tri = np.asarray(rel.value, dtype=np.float64) / lay.root_x
-        released[lay.rows, lay.cols] = tri
-        released[lay.cols, lay.rows] = tri
-    else:
-        with ctx:
-            rel = plan.mechanism.release(value, rng=rng)
-        released = np.asarray(rel.value, dtype=np.float64)
-    if plan.scale is not None:
-        released = released / np.outer(plan.scale, plan.scale)
-    released = 0.5 * (released + released.T)
+    with ctx:
+        released, rel = apply_plan(plan, value, rng)
     privacy = rel.privacy
     if privacy.exact and not plan.sensitivity_exact:
         # the noise is the smallest for the declared sensitivity, but that sensitivity is only
@@ -605,6 +589,34 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
         privacy = replace(privacy, exact=False, notes=privacy.notes + (CERTIFIED_NOTE,))
     return MomentRelease(released, privacy, rel.noise, plan.entry_variance,
                          plan.expected_loss, plan.noise_choice, plan.allocation, candidates)
+
+
+def apply_plan(plan: _Plan, value, rng):
+    """Draw one planned release of the second-moment matrix ``value``: ``(Ĝ, rel)``.
+
+    The ONE place a plan of :func:`plan_second_moment` meets its mechanism: the public rescaling
+    (``plan.scale``) and, for a triangle plan, the weighted upper triangle as one vector (one draw
+    per entry, ``np.triu_indices`` order), mirrored and divided back; ``Ĝ`` is symmetrised.
+    Callers that release a planned matrix themselves (the adaptive and CoinPress first looks)
+    go through here: a triangle plan's mechanism is calibrated for the triangle vector, not for
+    the full matrix (task TG).
+    """
+    if plan.scale is not None:
+        value = value * np.outer(plan.scale, plan.scale)
+    lay = plan.triangle
+    if lay is not None:  # the weighted upper triangle as one vector (one draw per entry)
+        value = np.asarray(value, dtype=np.float64)
+        rel = plan.mechanism.release(value[lay.rows, lay.cols] * lay.root_x, rng=rng)
+        released = np.empty_like(value)
+        tri = np.asarray(rel.value, dtype=np.float64) / lay.root_x
+        released[lay.rows, lay.cols] = tri
+        released[lay.cols, lay.rows] = tri
+    else:
+        rel = plan.mechanism.release(value, rng=rng)
+        released = np.asarray(rel.value, dtype=np.float64)
+    if plan.scale is not None:
+        released = released / np.outer(plan.scale, plan.scale)
+    return 0.5 * (released + released.T), rel
 
 
 def average_releases(G1, V1, G2, V2):
