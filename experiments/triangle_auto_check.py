@@ -1,5 +1,8 @@
 """Never-seen check of the weighted triangle in ``noise="auto"`` (task TG, session 22, issue #24).
 
+STATUS: NOT RUN — the dev gate failed (``results/triangle_auto_gate.md``); no table below was
+loaded.
+
 Pre-registered (this docstring, the specs in ``_check_tables_tg.py`` and ``TG_USED`` in
 ``_check_tables_heldout.py`` committed before any of the tables is loaded). Runs only if the dev
 gate ``triangle_auto_gate.py`` passed (``results/triangle_auto_gate.md``).

@@ -63,6 +63,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import math
 import time
 import warnings
 from pathlib import Path
@@ -283,6 +284,23 @@ def analyse(trials_dir=None, stem="triangle_auto_gate",
         lines += ["", "Cells whose observed change differs from the public prediction: " + ", ".join(
             f"{r['family']} {r['table']} ε={r['epsilon']:g} (predicted {r['predicted_change']})"
             for r in mismatch)]
+    lines += ["", "Reading (post hoc, not part of the rule): the per-trial ratio candidate / default split "
+              "by whether the adaptive release's decision (CoinPress or a moments allocation, "
+              "`allocation_`) is the same in both rows of the trial. Median of the per-trial ratios:"]
+    for path in sorted((TRIALS_DIR if trials_dir is None else trials_dir).glob("*_trials.csv")):
+        with path.open() as fh:
+            trs = list(csv.DictReader(fh))
+
+        def cat(c):
+            return "coinpress" if c == "coinpress" else "moments"
+        for label, flip in (("same decision", False), ("decision flipped", True)):
+            lr = [np.log(float(r["candidate"]) / float(r["default"])) for r in trs
+                  if (cat(r["choice_default"]) != cat(r["choice_candidate"])) == flip
+                  and float(r["default"]) > 0 and float(r["candidate"]) > 0]
+            if lr:
+                lines.append(f"- {path.stem.replace('_trials', '')}, {label}: {len(lr)} trials, "
+                             f"median ratio {math.exp(float(np.median(lr))):.3f}, above 1 in "
+                             f"{sum(v > 0 for v in lr)}.")
     lines += ["", "| family | group | table | ε | changed | candidate's allocation | median default | "
               "median candidate | ratio | pseudo-median ratio | upper | p | verdict |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
