@@ -67,8 +67,12 @@ TRIANGLE_OF = {"iid": "iid-triangle", "iid-unit-box": "iid-unit-box-triangle",
 #: rule in auto"): replace-one, the triangle bound attained (so ``x = x_max`` at ``Δ_F/√2`` of the
 #: rescaled query), every entry variance at most the candidate's and one strictly below. Where
 #: no triangle is admitted, or none has the smallest expected loss, the plan is the old one, bit
-#: for bit (:func:`_dominating_triangle`). A default change: issue #24's gate and a never-seen
-#: check must pass first (``experiments/triangle_auto_gate.py``).
+#: for bit (:func:`_dominating_triangle`). OFF: it FAILED issue #24's dev gate (task TG,
+#: ``results/triangle_auto_gate.md``: 25 of 355 cells worse than 1.10x, PCA up to 90x), not
+#: through the release (the plain moments release did not lose a cell,
+#: ``results/triangle_auto_moments_reading.md``) but through the adaptive/CoinPress post-processing,
+#: which reads the first look's noise scale from the diagonal entry variances (``√V_ii``; a
+#: triangle's diagonal is much quieter than its off-diagonals): ``results/triangle_auto_margin_reading.md``.
 AUTO_TRIANGLES = False
 #: Research switch, OFF: when True, ``noise="iid"`` releases the weighted upper triangle
 #: (``"iid-triangle"``) instead of the full symmetrised draw. Off because measured through the
