@@ -88,6 +88,13 @@ FRESH_USED_OB = ("skulls", "Nerlove", "barro", "Journals", "tips", "solder", "am
 #: data): a later check may use them with these committed specs.
 CS_USED = ("ceosal1", "mlb1", "nbasal", "hprice3", "jtrain2", "meapsingle")
 
+#: Task TG's never-seen check tables (session 22, ``_check_tables_tg.py``,
+#: ``triangle_auto_check.py``: the weighted triangle in ``noise="auto"``); specs written from their
+#: documentation and committed before any load. Recorded when the check was registered. NOT
+#: LOADED: task TG's dev gate failed (``results/triangle_auto_gate.md``), so the check never ran;
+#: still never-seen by data, a later check may use them with the committed specs.
+TG_USED = ("ceosal2", "lawsch85", "kielmc", "vote1", "slp75_81", "gpa1")
+
 
 def specs() -> dict:
     """Every committed spec of the measurement tables (both halves)."""

@@ -268,14 +268,160 @@ def test_rescaled_triangle_plans_hold_on_vertex_pairs_and_claim_their_variances(
         assert np.all(np.abs(ratio / wrong - 1) > 0.15)
 
 
-def test_auto_keeps_the_full_draws_unless_the_research_switch_is_on(monkeypatch):
-    from matrixdp.models import _moments
-
+def test_auto_keeps_the_full_draws_unless_the_switch_is_on_and_then_adds_dominating_triangles(
+        monkeypatch):
+    """``AUTO_TRIANGLES`` (task TG's rule): the old candidates stay; a triangle is added only
+    where it dominates its candidate entry by entry, and ``auto`` then never loses expected
+    loss."""
     task, _, _ = _centred([1.0, 2.0, 3.0, 4.0, 5.0])
     _, cands = plan_second_moment(task, epsilon=1.0, delta=1e-6, noise="auto")
     assert set(cands) == {"iid", "task-weighted", "mse-optimal", "unit-box"}
     monkeypatch.setattr(_moments, "AUTO_TRIANGLES", True)
     best, tri = plan_second_moment(task, epsilon=1.0, delta=1e-6, noise="auto")
-    assert set(tri) == {"iid-triangle", "task-weighted-triangle", "mse-optimal-triangle",
-                        "iid-unit-box-triangle"}
-    assert best.expected_loss < min(cands.values())
+    assert set(cands) < set(tri)
+    assert all(tri[name] == cands[name] for name in cands)
+    assert best.expected_loss < min(cands.values()) and best.triangle is not None
+
+
+def _auto_plans(task, eps=1.0):
+    """``{allocation: plan}`` of every candidate ``auto`` compares with the switch on."""
+    _, cands = plan_second_moment(task, epsilon=eps, delta=1e-6, noise="auto")
+    return {name: plan_second_moment(task, epsilon=eps, delta=1e-6, allocation=name)[0]
+            for name in cands}
+
+
+_BASE_OF = {"iid-triangle": "iid", "iid-unit-box-triangle": "unit-box",
+            "task-weighted-triangle": "task-weighted", "mse-optimal-triangle": "mse-optimal"}
+
+
+@pytest.mark.parametrize("h,kind", [([1.0, 2.0, 3.0, 4.0, 5.0], "covariance"),
+                                    ([1.0, 1.0, 1.0], "pca"),
+                                    ([0.5, 30.0, 1e4, 2.0], "covariance"),
+                                    ([1.0, 10.0, 100.0, 1000.0, 5.0, 7.0], "correlation")])
+def test_auto_admits_a_triangle_only_where_it_dominates_its_candidate(monkeypatch, h, kind):
+    """Every triangle ``auto`` admits is at most its candidate's variance in EVERY entry and
+    strictly below in one (so it is the candidate's law minus independent diagonal noise); a
+    triangle that trades (larger off-diagonal variance) is not admitted."""
+    monkeypatch.setattr(_moments, "AUTO_TRIANGLES", True)
+    task, _, _ = _centred(h, kind=kind)
+    plans = _auto_plans(task)
+    admitted = [name for name in plans if name in _BASE_OF]
+    for name in admitted:
+        V, B = plans[name].entry_variance, plans[_BASE_OF[name]].entry_variance
+        assert np.all(V <= B * (1 + 1e-9)) and np.any(V < 0.9 * B)
+        off = ~np.eye(V.shape[0], dtype=bool)
+        np.testing.assert_allclose(V[off], B[off], rtol=1e-6)  # off-diagonals as the candidate's
+    for name, base in _BASE_OF.items():
+        if name in admitted:
+            continue
+        tri = plan_second_moment(task, epsilon=1.0, delta=1e-6, allocation=name)[0]
+        V, B = tri.entry_variance, plans[base].entry_variance
+        assert not (np.all(V <= B * (1 + 1e-9)) and np.any(V < B * (1 - 1e-9))) or \
+            not np.any(tri.triangle.root_x > np.sqrt(0.5) * (1 + 1e-9))
+
+
+def test_auto_does_not_admit_the_trade_where_the_bound_is_not_attained(monkeypatch):
+    """Adult's public box in original units (no vertex pair attains the Frobenius bound): the
+    i.i.d. triangle's plan takes ``x_max`` at ``R²/n`` and trades +16% off-diagonal variance for
+    a quieter diagonal (task TG's diagnosis); ``auto`` does not admit it, and does admit the
+    i.i.d. triangle on a box where the bound is attained."""
+    lo = np.array([17.0, 1e4, 1.0, 0.0, 0.0, 1.0])
+    hi = np.array([90.0, 2e6, 16.0, 99999.0, 5000.0, 99.0])
+    task, _, _ = augmented_task(lo, hi, 1000, "covariance")
+    tri = plan_second_moment(task, epsilon=1.0, delta=1e-6, allocation="iid-triangle")[0]
+    full = plan_second_moment(task, epsilon=1.0, delta=1e-6, allocation="iid")[0]
+    lay = tri.triangle
+    assert np.all(lay.root_x[lay.rows == lay.cols][:-1] > 1.0)  # the plan kept its x_max option
+    assert tri.entry_variance[0, 1] > 1.1 * full.entry_variance[0, 1]  # the trade
+    assert _moments._dominating_triangle(task, 1.0, 1e-6, full, None, "iid-triangle") is None
+    monkeypatch.setattr(_moments, "AUTO_TRIANGLES", True)
+    assert "iid-triangle" not in plan_second_moment(task, epsilon=1.0, delta=1e-6,
+                                                    noise="auto")[1]
+    attained, _, _ = _centred([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert "iid-triangle" in plan_second_moment(attained, epsilon=1.0, delta=1e-6,
+                                                noise="auto")[1]
+
+
+@pytest.mark.parametrize("case", ["add-remove", "gram-not-attained"])
+def test_auto_is_bit_identical_where_no_triangle_is_admitted(monkeypatch, case):
+    """Where the rule admits no triangle (add-remove; a box where every triangle trades), the
+    switch changes nothing: same plan, same candidates, the same released bytes for a seed."""
+    if case == "add-remove":
+        task, _, _ = _centred([1.0, 2.0, 3.0], neighbouring="add-remove")
+    else:  # one-signed, very unequal Gram box: no triangle attains, none dominates
+        task, _, _ = augmented_task(np.array([1.0, 5.0]), np.array([2.0, 400.0]), 50, "gram")
+    Z = np.random.default_rng(3).uniform(task.lower, task.upper, size=(50, task.lower.size))
+    out = {}
+    for on in (False, True):
+        monkeypatch.setattr(_moments, "AUTO_TRIANGLES", on)
+        plan, cands = plan_second_moment(task, epsilon=1.0, delta=1e-6, noise="auto")
+        rel = release_second_moment(Z, task, epsilon=1.0, delta=1e-6, noise="auto", rng=11)
+        out[on] = (plan.allocation, cands, rel.value.tobytes(), rel.entry_variance.tobytes())
+    assert not any(name.endswith("triangle") for name in out[True][1])
+    assert out[True] == out[False]
+
+
+def test_auto_triangle_release_claims_its_variances(monkeypatch):
+    """The plan ``auto`` picks with the switch on (a triangle): the empirical entry variances of
+    the released matrix match ``entry_variance`` (±15% over 2,000 seeds; 0.7x/1.3x in sd
+    rejected)."""
+    monkeypatch.setattr(_moments, "AUTO_TRIANGLES", True)
+    lo, hi = np.array([0.0, 0.0, -3.0]), np.array([1.0, 10.0, 3.0])
+    task, c, t = augmented_task(lo, hi, 40, "covariance")
+    plan, cands = plan_second_moment(task, epsilon=1.0, delta=1e-6, noise="auto")
+    assert plan.triangle is not None
+    G = np.diag(np.append(hi - lo, t * t))
+    err = np.array([release_second_moment(None, task, epsilon=1.0, delta=1e-6, rng=s, value=G,
+                                          plan=(plan, cands)).value - G for s in range(2000)])
+    ratio = np.mean(err ** 2, axis=0) / plan.entry_variance
+    assert np.all(np.abs(ratio - 1) < 0.15), ratio
+    for wrong in (0.49, 1.69):
+        assert np.all(np.abs(ratio / wrong - 1) > 0.15)
+
+
+def test_planned_releases_go_through_apply_plan_only():
+    """A plan of ``plan_second_moment`` meets its mechanism in ONE place,
+    ``_moments.apply_plan`` (scale and triangle layout). Task TG found the adaptive and CoinPress
+    first looks calling ``plan.mechanism.release`` on the full matrix themselves: with a triangle
+    plan (calibrated for the triangle vector) that full draw would carry √2 times the claimed
+    Gaussian-DP parameter. No module of the package may do so again."""
+    import re
+    from pathlib import Path
+
+    import matrixdp
+
+    root = Path(matrixdp.__file__).resolve().parent
+    pattern = re.compile(r"\.mechanism\.release\(")
+    hits = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                  if pattern.search(p.read_text(encoding="utf-8")))
+    assert hits == ["models/_moments.py"], hits
+    src = (root / "models" / "_moments.py").read_text(encoding="utf-8")
+    body = src[src.index("def apply_plan"):src.index("def average_releases")]
+    assert len(pattern.findall(src)) == len(pattern.findall(body)) == 2
+
+
+@pytest.mark.parametrize("method", ["coinpress", "adaptive"])
+def test_first_looks_with_a_triangle_plan_release_the_triangle(monkeypatch, method):
+    """With the switch on, the adaptive and CoinPress estimators' first look draws the triangle
+    (one normal per upper-triangle entry), not a full k × k draw at the triangle's σ (which
+    fails here without ``apply_plan``)."""
+    from matrixdp.mechanisms import GaussianMechanism
+    from matrixdp.models import DPCovariance
+
+    monkeypatch.setattr(_moments, "AUTO_TRIANGLES", True)
+    shapes = []
+    orig = GaussianMechanism.release
+
+    def spy(self, value, rng=None):
+        shapes.append(np.shape(value))
+        return orig(self, value, rng=rng)
+
+    monkeypatch.setattr(GaussianMechanism, "release", spy)
+    X = np.random.default_rng(0).uniform(-1, 1, size=(400, 4)) * np.array([1.0, 2.0, 3.0, 4.0])
+    DPCovariance(epsilon=1.0, bounds=(-np.array([1.0, 2.0, 3.0, 4.0]),
+                                      np.array([1.0, 2.0, 3.0, 4.0])),
+                 method=method, random_state=0).fit(X)
+    k = 5  # 4 features and the constant
+    # the first look is the triangle vector, not a full draw of the augmented matrix at the
+    # triangle's σ (later whitened steps are full draws at their own calibration)
+    assert shapes[0] == (k * (k + 1) // 2,), shapes

@@ -43,7 +43,7 @@ from ..mechanisms import GaussianMechanism, MVGMechanism, NoiseSummary, PrivacyG
 from ..queries import CovarianceQuery, SensitivityStructure
 
 __all__ = ["NOISE_CHOICES", "RELATIONS", "SumOfOuterProducts", "MomentTask", "MomentRelease",
-           "augmented_task", "average_releases", "combined_variance",
+           "apply_plan", "augmented_task", "average_releases", "combined_variance",
            "release_second_moment",
            "plan_second_moment", "task_shares"]
 
@@ -61,9 +61,18 @@ DEFAULT_CANDIDATES = ("iid", "task-weighted", "mse-optimal", "unit-box")
 TRIANGLE_OF = {"iid": "iid-triangle", "iid-unit-box": "iid-unit-box-triangle",
                "unit-box": "iid-unit-box-triangle", "task-weighted": "task-weighted-triangle",
                "mse-optimal": "mse-optimal-triangle"}
-#: Research switch, OFF: when True, ``noise="auto"`` compares the triangle counterparts of its
-#: candidates instead (a default change: issue #24's gate and a never-seen check must pass first;
-#: task TR measured the expected loss only, median 0.85x on the benchmark cells).
+#: Switch, OFF: when True, ``noise="auto"`` also considers, for each of its candidates, the
+#: weighted-triangle release of the same records (:data:`TRIANGLE_OF`) — but only where it
+#: DOMINATES that candidate entry by entry (task TG's rule, ``docs/when_mvg_wins.md`` §9, "The
+#: rule in auto"): replace-one, the triangle bound attained (so ``x = x_max`` at ``Δ_F/√2`` of the
+#: rescaled query), every entry variance at most the candidate's and one strictly below. Where
+#: no triangle is admitted, or none has the smallest expected loss, the plan is the old one, bit
+#: for bit (:func:`_dominating_triangle`). OFF: it FAILED issue #24's dev gate (task TG,
+#: ``results/triangle_auto_gate.md``: 25 of 355 cells worse than 1.10x, PCA up to 90x), not
+#: through the release (the plain moments release did not lose a cell,
+#: ``results/triangle_auto_moments_reading.md``) but through the adaptive/CoinPress post-processing,
+#: which reads the first look's noise scale from the diagonal entry variances (``√V_ii``; a
+#: triangle's diagonal is much quieter than its off-diagonals): ``results/triangle_auto_margin_reading.md``.
 AUTO_TRIANGLES = False
 #: Research switch, OFF: when True, ``noise="iid"`` releases the weighted upper triangle
 #: (``"iid-triangle"``) instead of the full symmetrised draw. Off because measured through the
@@ -425,6 +434,33 @@ def _plan_iid_triangle(task, epsilon, delta, *, shares=None, name: str = "iid-tr
     return min(plans, key=lambda p: p.expected_loss)
 
 
+def _dominating_triangle(task, epsilon, delta, base: _Plan, shares, name: str):
+    """The weighted-triangle plan of ``base``'s records if it dominates ``base`` entry by entry
+    (task TG's rule for ``noise="auto"``; ``docs/when_mvg_wins.md`` §9, "The rule in auto"), else
+    None. From public inputs only.
+
+    Admitted only under replace-one, only with diagonal weights above ``1/2`` (the ``x = x_max``
+    option of ``_plan_iid_triangle``), and only if every entry variance is at most ``base``'s and
+    one is strictly below: for the i.i.d. candidate exactly where the triangle bound ``R²/n``
+    equals the Frobenius sensitivity ``Δ_F/√2`` (off-diagonal noise as the full draw's, diagonal
+    noise smaller); for the MVG candidates where the triangle on their rescaled records is
+    quieter in every entry than their calibration. Then the released matrix has the law of the triangle's
+    plus independent noise on the diagonal alone: no post-processing is asked to trade one
+    entry's noise for another's, the trade task TG found mis-priced by the public expected loss
+    on adult (``results/triangle_adult_diagnosis.md``).
+    """
+    if task.neighbouring != "replace-one":
+        return None
+    tri = _plan_iid_triangle(task, epsilon, delta, shares=shares, name=name)
+    lay = tri.triangle
+    if lay is None or not np.any(lay.root_x[lay.rows == lay.cols] > math.sqrt(0.5) * (1 + 1e-12)):
+        return None  # the bound is not attained, or the x = 1/2 option (the old law) was kept
+    V, B = tri.entry_variance, base.entry_variance
+    if np.all(V <= B * (1.0 + 1e-9)) and np.any(V < B * (1.0 - 1e-9)):
+        return tri
+    return None
+
+
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
     mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=query.sensitivity_l2,
                              neighbouring=task.neighbouring)
@@ -508,9 +544,22 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
         names = {"iid": ["iid-triangle" if IID_TRIANGLE else "iid"], "mvg": ["task-weighted"],
                  "unit-box": ["unit-box"],
                  "auto": list(task.candidates)}[noise]
-        if noise == "auto" and AUTO_TRIANGLES:
-            names = list(dict.fromkeys(TRIANGLE_OF.get(name, name) for name in names))
     plans = [builders[name]() for name in names]
+    if allocation is None and noise == "auto" and AUTO_TRIANGLES:
+        shares_of = {"iid": lambda: None, "iid-unit-box": lambda: np.full(h.size, 1.0 / h.size),
+                     "unit-box": lambda: np.full(h.size, 1.0 / h.size),
+                     "task-weighted": lambda: task_shares(task),
+                     "mse-optimal": lambda: positive_shares(h)}
+        extra = []
+        for base in plans:
+            name = TRIANGLE_OF.get(base.allocation)
+            if name is None or name in {p.allocation for p in plans + extra}:
+                continue
+            tri = _dominating_triangle(task, epsilon, delta, base,
+                                       shares_of[base.allocation](), name)
+            if tri is not None:
+                extra.append(tri)
+        plans = plans + extra
     candidates = {p.allocation: p.expected_loss for p in plans}
     best = min(plans, key=lambda p: p.expected_loss)
     return best, candidates
@@ -535,24 +584,8 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
     if value is None:
         value = task.query().compute(Z)
     ctx = contextlib.nullcontext() if charging is None else charging(plan.privacy)
-    if plan.scale is not None:
-        value = value * np.outer(plan.scale, plan.scale)
-    lay = plan.triangle
-    if lay is not None:  # the weighted upper triangle as one vector (one draw per entry)
-        value = np.asarray(value, dtype=np.float64)
-        with ctx:
-            rel = plan.mechanism.release(value[lay.rows, lay.cols] * lay.root_x, rng=rng)
-        released = np.empty_like(value)
-        tri = np.asarray(rel.value, dtype=np.float64) / lay.root_x
-        released[lay.rows, lay.cols] = tri
-        released[lay.cols, lay.rows] = tri
-    else:
-        with ctx:
-            rel = plan.mechanism.release(value, rng=rng)
-        released = np.asarray(rel.value, dtype=np.float64)
-    if plan.scale is not None:
-        released = released / np.outer(plan.scale, plan.scale)
-    released = 0.5 * (released + released.T)
+    with ctx:
+        released, rel = apply_plan(plan, value, rng)
     privacy = rel.privacy
     if privacy.exact and not plan.sensitivity_exact:
         # the noise is the smallest for the declared sensitivity, but that sensitivity is only
@@ -560,6 +593,34 @@ def release_second_moment(Z: np.ndarray, task: MomentTask, *, epsilon, delta, no
         privacy = replace(privacy, exact=False, notes=privacy.notes + (CERTIFIED_NOTE,))
     return MomentRelease(released, privacy, rel.noise, plan.entry_variance,
                          plan.expected_loss, plan.noise_choice, plan.allocation, candidates)
+
+
+def apply_plan(plan: _Plan, value, rng):
+    """Draw one planned release of the second-moment matrix ``value``: ``(Ĝ, rel)``.
+
+    The ONE place a plan of :func:`plan_second_moment` meets its mechanism: the public rescaling
+    (``plan.scale``) and, for a triangle plan, the weighted upper triangle as one vector (one draw
+    per entry, ``np.triu_indices`` order), mirrored and divided back; ``Ĝ`` is symmetrised.
+    Callers that release a planned matrix themselves (the adaptive and CoinPress first looks)
+    go through here: a triangle plan's mechanism is calibrated for the triangle vector, not for
+    the full matrix (task TG).
+    """
+    if plan.scale is not None:
+        value = value * np.outer(plan.scale, plan.scale)
+    lay = plan.triangle
+    if lay is not None:  # the weighted upper triangle as one vector (one draw per entry)
+        value = np.asarray(value, dtype=np.float64)
+        rel = plan.mechanism.release(value[lay.rows, lay.cols] * lay.root_x, rng=rng)
+        released = np.empty_like(value)
+        tri = np.asarray(rel.value, dtype=np.float64) / lay.root_x
+        released[lay.rows, lay.cols] = tri
+        released[lay.cols, lay.rows] = tri
+    else:
+        rel = plan.mechanism.release(value, rng=rng)
+        released = np.asarray(rel.value, dtype=np.float64)
+    if plan.scale is not None:
+        released = released / np.outer(plan.scale, plan.scale)
+    return 0.5 * (released + released.T), rel
 
 
 def average_releases(G1, V1, G2, V2):

@@ -22,7 +22,7 @@ from ..errors import InvalidParameterError
 from ..feasible import project_covariance
 from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..rng import make_rng
-from ._moments import augmented_task, plan_second_moment
+from ._moments import apply_plan, augmented_task, plan_second_moment
 
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
            "step_noise_slope", "moment_radius_sq", "step_radius_sq", "LATE_FACTOR", "check_beta",
@@ -452,10 +452,9 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
         Z = np.empty((n, k + 1))
         np.subtract(Xl, center, out=Z[:, :k])
         Z[:, k] = t
-        rel = plan.mechanism.release(task.query().compute(Z), rng=gen)
-        G = np.asarray(rel.value, dtype=np.float64)
+        # the plan's scale and triangle layout applied (task TG): symmetrised
+        G, rel = apply_plan(plan, task.query().compute(Z), gen)
         mu_used = float(rel.privacy.mu)
-        G = 0.5 * (G + G.T)
         m = G[:k, k] / t  # mean of x - c
         C = G[:k, :k] - np.outer(m, m)
         # the noise scale of Ĉ (of G's block and of the mean's term) behind the margin

@@ -18,7 +18,8 @@ from ...feasible import project_covariance, project_feasible
 from ...mechanisms import PrivacyGuarantee
 from ...rng import make_rng
 from .._far_tail import FAR_SHARE, far_level, far_reading, release_far_excess
-from .._moments import augmented_task, average_releases, combined_variance, plan_second_moment
+from .._moments import (apply_plan, augmented_task, average_releases, combined_variance,
+                        plan_second_moment)
 from ..coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhiten,
                          whitened_noise_sd, whitened_records, whitened_release, whitening)
 from .options import AdaptiveOptions
@@ -153,13 +154,8 @@ def _side_stream(rng):
 def _moment_release(plan, value, gen):
     """Release ``value`` (the task's second moments) with a planned mechanism; returns the
     symmetrised matrix and the release's GDP parameter."""
-    if plan.scale is not None:
-        value = value * np.outer(plan.scale, plan.scale)
-    rel = plan.mechanism.release(value, rng=gen)
-    out = np.asarray(rel.value, dtype=np.float64)
-    if plan.scale is not None:
-        out = out / np.outer(plan.scale, plan.scale)
-    return 0.5 * (out + out.T), float(rel.privacy.mu)
+    out, rel = apply_plan(plan, value, gen)  # scale and triangle layout (task TG)
+    return out, float(rel.privacy.mu)
 
 
 def _resolved_arguments(kind, first_kind, ranking, projection, reading, bias, resolve_z,
