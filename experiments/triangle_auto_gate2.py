@@ -52,6 +52,11 @@ run resumes), the verdicts to ``results/triangle_auto_gate2{,_correlation}.{md,c
     PYTHONPATH=src nice -n 10 python experiments/triangle_auto_gate2.py --families pca
     PYTHONPATH=src nice -n 10 python experiments/triangle_auto_gate2.py --families correlation
     PYTHONPATH=src python experiments/triangle_auto_gate2.py --analyse
+
+Run log (execution only; rule, cells and seeds unchanged): PCA was slow on the shared machine
+(recid ~110 s a cell), so a second worker ran the PCA tables in reverse order
+(``--families pca --second-worker``, into ``results/_triangle_gate2/part2/``) and ``--analyse``
+merged its cells, each cell once (a cell run by both workers is identical: same seeds, same code).
 """
 
 from __future__ import annotations
@@ -72,6 +77,7 @@ from matrixdp.models import _moments  # noqa: E402
 SEED = 2026113022
 TRIALS_DIR = gate.OUT / "_triangle_gate2"
 CORR_DIR = TRIALS_DIR / "correlation"
+PART2_DIR = TRIALS_DIR / "part2"
 SCRIPT = "experiments/triangle_auto_gate2.py"
 
 _scorer, _predicted = gate.scorer, gate.predicted_change
@@ -109,11 +115,15 @@ def main(argv=None):
     p.add_argument("--families", nargs="+", default=["covariance", "pca", "regression"],
                    choices=["covariance", "pca", "regression", "correlation"])
     p.add_argument("--analyse", action="store_true")
+    p.add_argument("--second-worker", action="store_true",
+                   help="execution only (rule, cells and seeds unchanged): the tables in reverse "
+                        "order into results/_triangle_gate2/part2/, merged by --analyse")
     args = p.parse_args(argv)
     gate.SEED = SEED  # the new shared seeds (read by gate.run)
     gate.EPS["correlation"] = gate.EPS["covariance"]
     gate.scorer, gate.predicted_change = scorer, predicted_change
     if args.analyse:
+        merge_second_worker()
         ok = gate.analyse(trials_dir=TRIALS_DIR, stem="triangle_auto_gate2",
                           title=f"issue #24's paired dev gate, candidate 2 (product-form first "
                                 f"look; task TG2; seeds SeedSequence({SEED}))", script=SCRIPT)
@@ -139,7 +149,28 @@ def main(argv=None):
             print(line)
         return
     for fam in args.families:
-        gate.run([fam], trials_dir=CORR_DIR if fam == "correlation" else TRIALS_DIR)
+        if args.second_worker:
+            gate.run([fam], table_list=gate.tables()[::-1], trials_dir=PART2_DIR)
+        else:
+            gate.run([fam], trials_dir=CORR_DIR if fam == "correlation" else TRIALS_DIR)
+
+
+def merge_second_worker():
+    """Execution detail (run log): the second worker's cells appended to the first worker's
+    trial files, each cell once (a cell both ran is identical in both: same seeds, same code)."""
+    import csv
+    if not PART2_DIR.exists():
+        return
+    for part in sorted(PART2_DIR.glob("*_trials.csv")):
+        dest = (CORR_DIR if part.stem.startswith("correlation") else TRIALS_DIR) / part.name
+        with dest.open() as fh:
+            done = {(r["table"], r["k"], r["epsilon"]) for r in csv.DictReader(fh)}
+        with part.open() as fh:
+            extra = [r for r in csv.DictReader(fh) if (r["table"], r["k"], r["epsilon"]) not in done]
+        with dest.open("a", newline="") as fh:
+            csv.DictWriter(fh, fieldnames=gate.FIELDS).writerows(extra)
+        part.unlink()
+        print(f"merged {len(extra)} rows of {part.name}")
 
 
 if __name__ == "__main__":
