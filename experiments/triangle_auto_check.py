@@ -1,6 +1,7 @@
 """Never-seen check of the weighted triangle in ``noise="auto"`` (task TG, session 22, issue #24).
 
-STATUS: task TG's candidate: NOT RUN — its dev gate failed (``results/triangle_auto_gate.md``); no
+STATUS: NOT RUN for either candidate (task TG2: candidate 2's gate FAILED too,
+``results/triangle_auto_gate2.md``; no table below was loaded). Task TG's candidate: NOT RUN — its dev gate failed (``results/triangle_auto_gate.md``); no
 table below was loaded. Task TG2 (added before candidate 2's gate finished; nothing else below
 changed): this check runs, UNCHANGED, on CANDIDATE 2 iff ``triangle_auto_gate2.py``'s PRIMARY
 verdict passes (``results/triangle_auto_gate2.md``); otherwise it stays NOT RUN and no table is
