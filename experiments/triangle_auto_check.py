@@ -1,7 +1,15 @@
 """Never-seen check of the weighted triangle in ``noise="auto"`` (task TG, session 22, issue #24).
 
-STATUS: NOT RUN — the dev gate failed (``results/triangle_auto_gate.md``); no table below was
-loaded.
+STATUS: NOT RUN for either candidate (task TG2: candidate 2's gate FAILED too,
+``results/triangle_auto_gate2.md``; no table below was loaded). Task TG's candidate: NOT RUN — its dev gate failed (``results/triangle_auto_gate.md``); no
+table below was loaded. Task TG2 (added before candidate 2's gate finished; nothing else below
+changed): this check runs, UNCHANGED, on CANDIDATE 2 iff ``triangle_auto_gate2.py``'s PRIMARY
+verdict passes (``results/triangle_auto_gate2.md``); otherwise it stays NOT RUN and no table is
+loaded. Candidate 2 is ``AUTO_TRIANGLES = True`` with a triangle first look read in the product
+form (``coinpress.first_noise_scale(..., product_form=True)``, in the code since commit 36cf718;
+bit-identical for full draws), so running this script as it is runs candidate 2. A pass here
+does NOT flip ``AUTO_TRIANGLES`` this session (task TG2's brief): it makes the switch ready to
+flip once the covariance, correlation, PCA and regression benchmarks are rerun with it.
 
 Pre-registered (this docstring, the specs in ``_check_tables_tg.py`` and ``TG_USED`` in
 ``_check_tables_heldout.py`` committed before any of the tables is loaded). Runs only if the dev

@@ -919,3 +919,111 @@ def test_dppca_mixed_first_look_refused_delta_charges_nothing():
               experimental=PCAOptions(adaptive_first="mixed"), random_state=0,
               accountant=acc).fit(X)
     assert len(acc.spends) == 0
+
+
+# --- task TG2: the product-form reading of a triangle first look, full draws unchanged ---------
+
+import contextlib as _contextlib  # noqa: E402
+import warnings as _warnings  # noqa: E402
+
+from matrixdp.models import _moments as _mom  # noqa: E402
+from matrixdp.models import coinpress as _cp  # noqa: E402
+from matrixdp.models.adaptive import release as _release  # noqa: E402
+
+
+def _tg2_data():
+    rng = np.random.default_rng(11)
+    X = rng.uniform(-1.0, 1.0, (3000, 4))
+    X[:, 1] = 0.6 * X[:, 0] + 0.4 * X[:, 1]
+    y = np.clip(X @ np.array([1.0, 0.5, -0.3, 0.2]) + 0.1 * rng.standard_normal(3000), -3, 3)
+    return X, y, (np.full(4, -1.0), np.full(4, 1.0))
+
+
+def _tg2_fits():
+    from matrixdp.models import DPCovariance, DPLinearRegression, DPPCA
+    from matrixdp.models.experimental import PCAOptions
+    X, y, b = _tg2_data()
+    return {
+        "covariance": lambda s: DPCovariance(epsilon=1.0, bounds=b, random_state=s).fit(X).covariance_,
+        "coinpress": lambda s: DPCovariance(epsilon=1.0, bounds=b, method="coinpress",
+                                            random_state=s).fit(X).covariance_,
+        "correlation": lambda s: DPCovariance(kind="correlation", epsilon=1.0, bounds=b,
+                                              random_state=s).fit(X).covariance_,
+        "pca": lambda s: DPPCA(n_components=2, epsilon=1.0, bounds=b,
+                               random_state=s).fit(X).components_,
+        "pca-mixed": lambda s: DPPCA(n_components=2, epsilon=1.0, bounds=b, random_state=s,
+                                     experimental=PCAOptions(adaptive_first="mixed")
+                                     ).fit(X).components_,
+        "regression": lambda s: DPLinearRegression(epsilon=1.0, bounds_X=b, bounds_y=(-3.0, 3.0),
+                                                   random_state=s).fit(X, y).coef_,
+    }
+
+
+@_contextlib.contextmanager
+def _tg2_reader(calls, legacy, readings):
+    """Spy on the first look's reader (its flags and its ``Q``); ``legacy``: main's reader (the
+    diagonal, always)."""
+    orig = _cp.first_noise_scale
+
+    def spy(V, m, t, *, mean_noise=True, product_form=False):
+        Q = orig(V, m, t, mean_noise=mean_noise, product_form=product_form and not legacy)
+        calls.append(product_form)
+        readings.append(np.diagonal(Q).copy())
+        return Q
+    _cp.first_noise_scale = _release.first_noise_scale = spy
+    try:
+        yield
+    finally:
+        _cp.first_noise_scale = _release.first_noise_scale = orig
+
+
+@_contextlib.contextmanager
+def _tg2_switch(on, admit=True):
+    old, dom = _mom.AUTO_TRIANGLES, _mom._dominating_triangle
+    _mom.AUTO_TRIANGLES = on
+    if not admit:
+        _mom._dominating_triangle = lambda *a, **k: None
+    try:
+        yield
+    finally:
+        _mom.AUTO_TRIANGLES, _mom._dominating_triangle = old, dom
+
+
+def _tg2_fit(f, seed, on, admit=True, legacy=False, readings=None):
+    calls = []
+    readings = [] if readings is None else readings
+    with _tg2_switch(on, admit), _tg2_reader(calls, legacy, readings), \
+            _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        return np.asarray(f(seed)), calls
+
+
+@pytest.mark.parametrize("family", ["covariance", "coinpress", "correlation", "pca", "pca-mixed",
+                                    "regression"])
+def test_full_draw_first_looks_are_unchanged_bit_for_bit(family):
+    # AUTO_TRIANGLES off, and on with no triangle admitted: every fit equals main's (the
+    # diagonal reader), bit for bit, and the reader is never asked for the product form
+    f = _tg2_fits()[family]
+    for seed in (3, 4):
+        main, c0 = _tg2_fit(f, seed, on=False, legacy=True)
+        off, c1 = _tg2_fit(f, seed, on=False)
+        unadmitted, c2 = _tg2_fit(f, seed, on=True, admit=False)
+        assert np.array_equal(off, main) and np.array_equal(unadmitted, main)
+        assert not any(c1) and not any(c2)
+        # the adaptive and CoinPress families do read the first look (the test exercises it)
+        assert (len(c1) > 0) == (family != "regression")
+
+
+@pytest.mark.parametrize("family", ["covariance", "coinpress", "correlation", "pca-mixed"])
+def test_a_triangle_first_look_is_read_in_the_product_form(family):
+    # with a triangle admitted the reader is asked for the product form, and its margin is
+    # wider than the diagonal's (so the test above would see a wrong flag); CoinPress always
+    # whitens, so there the fit itself changes
+    f = _tg2_fits()[family]
+    q_new, q_old = [], []
+    new, calls = _tg2_fit(f, 3, on=True, readings=q_new)
+    old, _ = _tg2_fit(f, 3, on=True, legacy=True, readings=q_old)
+    assert calls and all(calls)
+    assert np.all(q_new[0] > 1.5 * q_old[0])
+    if family == "coinpress":
+        assert not np.array_equal(new, old)

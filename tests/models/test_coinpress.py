@@ -428,3 +428,42 @@ def test_an_invalid_coinpress_beta_is_named_as_the_estimator_parameter(method, b
         with pytest.raises(InvalidParameterError, match="coinpress_beta"):
             make(acc).fit(X)
         assert acc.spends == ()
+
+
+# --- task TG2: a triangle first look read in the product form ---------------------------------
+
+from matrixdp.models import _moments  # noqa: E402
+
+
+def test_the_product_form_reading_is_the_diagonal_for_a_full_draw():
+    # a full symmetrised draw (V_ij = v_i v_j / 2): the product form is the diagonal's sd, bit
+    # for bit, so product_form=True cannot change a full-draw first look
+    lo, hi = np.array([-1.0, 0.0, -3.0, 2.0]), np.array([1.0, 5.0, 1.0, 2.5])
+    task, _, t = augmented_task(lo, hi, 800, "covariance")
+    for name in ("iid", "task-weighted", "mse-optimal", "unit-box"):
+        plan, _ = plan_second_moment(task, epsilon=1.0, delta=1e-6, allocation=name)
+        assert plan.triangle is None
+        m = np.array([0.1, -0.4, 0.3, 0.05])
+        a = first_noise_scale(plan.entry_variance, m, t)
+        b = first_noise_scale(plan.entry_variance, m, t, product_form=True)
+        assert np.array_equal(a, b), name
+
+
+def test_the_product_form_reading_of_a_triangle_covers_its_off_diagonals():
+    # a weighted triangle's diagonal is quieter than its off-diagonals: the diagonal reading
+    # understates the noise of the covariance it whitens; the product-form reading s_i s_j / 2
+    # bounds every entry variance, and is strictly larger than the diagonal's sd
+    lo, hi = np.full(5, -1.0), np.full(5, 1.0)
+    task, _, t = augmented_task(lo, hi, 800, "covariance")
+    plan, _ = plan_second_moment(task, epsilon=1.0, delta=1e-6, allocation="task-weighted-triangle")
+    assert plan.triangle is not None
+    V = plan.entry_variance
+    m = np.zeros(5)
+    q_diag = np.diagonal(first_noise_scale(V, m, t, mean_noise=False))
+    q_pf = np.diagonal(first_noise_scale(V, m, t, mean_noise=False, product_form=True))
+    assert np.all(q_pf > 1.5 * q_diag)  # measured: the diagonal is much quieter
+    Vk = V[:5, :5]
+    off = ~np.eye(5, dtype=bool)
+    assert np.all((np.outer(q_pf, q_pf) / 2.0)[off] >= Vk[off] * (1 - 1e-12))
+    # the diagonal reading does NOT cover them (the defect the reading fixes)
+    assert np.any((np.outer(q_diag, q_diag) / 2.0)[off] < Vk[off])

@@ -73,6 +73,9 @@ TRIANGLE_OF = {"iid": "iid-triangle", "iid-unit-box": "iid-unit-box-triangle",
 #: ``results/triangle_auto_moments_reading.md``) but through the adaptive/CoinPress post-processing,
 #: which reads the first look's noise scale from the diagonal entry variances (``√V_ii``; a
 #: triangle's diagonal is much quieter than its off-diagonals): ``results/triangle_auto_margin_reading.md``.
+#: Task TG2: with that reading fixed (a triangle first look read in the product form,
+#: ``coinpress.first_noise_scale(product_form=True)``) the gate still FAILS, narrowly
+#: (``results/triangle_auto_gate2.md``: 0 cells fail, G2 0.993, PCA k = 2 1.048; correlation 1.027).
 AUTO_TRIANGLES = False
 #: Research switch, OFF: when True, ``noise="iid"`` releases the weighted upper triangle
 #: (``"iid-triangle"``) instead of the full symmetrised draw. Off because measured through the

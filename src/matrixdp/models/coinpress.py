@@ -22,7 +22,7 @@ from ..errors import InvalidParameterError
 from ..feasible import project_covariance
 from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..rng import make_rng
-from ._moments import apply_plan, augmented_task, plan_second_moment
+from ._moments import apply_plan, augmented_task, noise_scale, plan_second_moment
 
 __all__ = ["CoinPressResult", "coinpress_covariance", "coinpress_shares", "gaussian_radius_sq",
            "step_noise_slope", "moment_radius_sq", "step_radius_sq", "LATE_FACTOR", "check_beta",
@@ -258,7 +258,8 @@ def whitening(C, Q, m, h, *, margin: float = 1.0, beta=BETA, n=None, mu=None,
     return (S, A, A_inv, r2, box_r2) if return_box_sq else (S, A, A_inv, r2)
 
 
-def first_noise_scale(entry_variance, m, t, *, mean_noise: bool = True) -> np.ndarray:
+def first_noise_scale(entry_variance, m, t, *, mean_noise: bool = True,
+                      product_form: bool = False) -> np.ndarray:
     r"""The diagonal ``Q`` of the first step's whitening margin (public: post-processing).
 
     The first step releases the augmented second moments ``G`` of ``z = (x − c, t)``; the
@@ -280,6 +281,14 @@ def first_noise_scale(entry_variance, m, t, *, mean_noise: bool = True) -> np.nd
         The public constant of the augmented records ``z = (x − c, t)``.
     mean_noise : bool, default True
         Include the mean's term.
+    product_form : bool, default False
+        Read ``G``'s block in the product-form metric ``s_i²``, ``s =``
+        :func:`~matrixdp.models._moments.noise_scale` ``(V)``, in place of the diagonal
+        ``V_ii`` (task TG2). The callers set it exactly when the first look was released
+        through a weighted-triangle plan, whose diagonal is 10-50x quieter than its
+        off-diagonals (``docs/when_mvg_wins.md`` §9, "The second candidate"); for the full
+        draws ``s_i = √V_ii`` bit for bit, and they keep ``False`` (so the average of two full
+        releases, ``first_kind="mixed"``, is read as before).
 
     Returns
     -------
@@ -292,7 +301,10 @@ def first_noise_scale(entry_variance, m, t, *, mean_noise: bool = True) -> np.nd
     """
     V = np.asarray(entry_variance, dtype=np.float64)
     k = m.size
-    var = np.diagonal(V)[:k].copy()
+    if product_form:
+        var = noise_scale(V)[:k] ** 2
+    else:
+        var = np.diagonal(V)[:k].copy()
     if mean_noise and t > 0:
         v = V[:k, k] / (t * t)
         m2 = np.maximum(m * m - v, 0.0)
@@ -458,7 +470,9 @@ def coinpress_covariance(X, lower, upper, *, epsilon, delta, steps: int = 2, rng
         m = G[:k, k] / t  # mean of x - c
         C = G[:k, :k] - np.outer(m, m)
         # the noise scale of Ĉ (of G's block and of the mean's term) behind the margin
-        Q = first_noise_scale(plan.entry_variance, m, t, mean_noise=mean_margin)
+        # (a triangle plan's quieter diagonal read in the product form, task TG2)
+        Q = first_noise_scale(plan.entry_variance, m, t, mean_noise=mean_margin,
+                              product_form=plan.triangle is not None)
         radii.append(float(np.sum(task.reach ** 2)))
         rest = max(mu_star ** 2 - mu_used ** 2, 0.0)
         later = shares[1:] / max(float(np.sum(shares[1:])), 1e-300)

@@ -605,7 +605,13 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             del G1b
         m = G1[:k, k] / t
         C = G1[:k, :k] - np.outer(m, m)
-        Q = first_noise_scale(V1, m, t, mean_noise=mean_margin)
+        # a first look released through a weighted-triangle plan (AUTO_TRIANGLES) is read in
+        # the product-form metric: its diagonal is much quieter than its off-diagonals, and the
+        # diagonal's sd would make the whitening margin, the correlation scales' floor and the
+        # resolve guards too tight (task TG2, docs/when_mvg_wins.md §9); full draws unchanged
+        tri1 = plan1.triangle is not None or (first_kind == "mixed"
+                                              and plan1b.triangle is not None)
+        Q = first_noise_scale(V1, m, t, mean_noise=mean_margin, product_form=tri1)
         # the radius' step budget: μ₂, the whitened step's GDP parameter when the statistic is
         # released (public: μ₁ is the first release's calibration)
         mu_cp = math.sqrt(max(mu_star ** 2 - mu1 ** 2 - (bias_share + far_share) * mu_star ** 2,
