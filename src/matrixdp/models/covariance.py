@@ -355,7 +355,10 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
     :func:`continuous_floor` (0 at the switch) times ``clip(ŝ_g, 0, 1)``, ``ŝ_g`` the raw
     release's estimated signal-to-noise of the group
     (:func:`~matrixdp.feasible.projected_stein_shrink`'s ``signal_floor``;
-    ``docs/postprocessing.md``, "The continuous floor"); ``"constant"``: ``floor``.
+    ``docs/postprocessing.md``, "The continuous floor"); ``"pooled"`` (task CS2): the same
+    ramp times ``clip(ŝ, 0, 1)``, ``ŝ`` the projected correlation's signal-to-noise pooled
+    over all groups in its own units (``projected_stein_shrink``'s ``pooled_floor``;
+    ``docs/postprocessing.md``, "The pooled floor"); ``"constant"``: ``floor``.
     """
     from ..feasible import james_stein_shrink, projected_stein_shrink, variance_groups
 
@@ -414,6 +417,15 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
         lab = np.asarray(groups) if groups is not None else np.where(np.eye(d, dtype=bool), -1, 0)
         ratio = projected_noise_ratio(G, V, t, h, lab, neighbouring)
         raw_js = ratio >= NOISE_BOUND_RATIO
+        if floor_rule == "pooled":
+            # the public ramp times the projected correlation's signal-to-noise pooled over
+            # the whole matrix, in its own units (task CS2; docs/postprocessing.md, "The
+            # pooled floor")
+            proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
+                                          independent_variance=ind,
+                                          correlated_eigenvalue=cross, floor=floor,
+                                          pooled_floor=True,
+                                          floor_scale=continuous_floor(ratio, 1.0))
         if floor_rule == "continuous":
             # the floor grows with the group's public bound-to-noise ratio (0 at the switch)
             # and with the raw release's estimated signal-to-noise (0 where the group's

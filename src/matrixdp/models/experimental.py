@@ -52,7 +52,7 @@ ADAPTIVE_RANKINGS = ("mean", "median")
 #: ``correlation_rule`` of DPCovariance (task CG).
 CORRELATION_RULES = ("guard", "margin")
 #: The values of ``CovarianceOptions(projected_floor=...)`` (task CS).
-PROJECTED_FLOORS = ("constant", "continuous")
+PROJECTED_FLOORS = ("constant", "continuous", "pooled")
 
 
 def _is_number(value) -> bool:
