@@ -430,7 +430,7 @@ class CovarianceOptions(_Options):
         where the reading misses a far tail; median 1.000 over the 59 changed cells; 18 cells
         below 0.9×, to 0.34×; ``docs/coinpress.md`` § Adaptive, "The checked refinement (task
         HR)").
-    projected_floor : {"constant", "continuous"}, default "constant"
+    projected_floor : {"constant", "continuous", "pooled"}, default "constant"
         Task CS (issue #24, opt-in candidate): the floor of ``shrinkage="projected"`` (the
         correlation default's shrinkage of its moments branch). ``"constant"``: every group
         whose mean public noise ratio ``V_ij/(h_i h_j)²`` is below ``NOISE_BOUND_RATIO`` gets a
@@ -448,6 +448,10 @@ class CovarianceOptions(_Options):
         small ε or n; at most 1.037× at moderate ε); on the ε scan's n = 200, d = 10 cell it
         removes the rise (0.52–0.65× the default from ε = 0.3,
         ``results/correlation_floor_diagnosis.md``). Use it for small tables or small ε.
+        ``"pooled"`` (task CS2): the same public ramp times ``clip(ŝ, 0, 1)``, ``ŝ`` the
+        projected correlation's signal-to-noise pooled over all the groups, in its own units
+        (the raw release's signal energy over the raw noise minus what the projection removed;
+        ``docs/postprocessing.md``, "The pooled floor"). POOLED_STATUS_PLACEHOLDER
 
     References
     ----------
