@@ -289,13 +289,16 @@ def test_projected_under_add_remove_uses_the_mean_units():
     """Add-remove releases sums: the noise-bound branch compares the noise of the mean (the
     sum's divided by the released count²) with the box, so at ε = 0.3, n = 1000 no group
     takes the raw factor (whose smallest value there is 0.46: compared in sum units, every
-    group would) and every factor is in [1/2, 1]."""
+    group would) and every factor is in [1/2, 1] under the constant floor (which shows that no
+    group took the raw factor; the default "pooled" floor may go below 1/2, task CS2)."""
+    from matrixdp.models.experimental import CovarianceOptions
     X = correlated_table(1000)
     kw = dict(bounds=(LO, HI), kind="correlation", epsilon=0.3, random_state=5,
               neighbouring="add-remove")
     raw = DPCovariance(shrinkage="off-diagonal", **kw).fit(X).shrinkage_factors_
     assert raw.min() < 0.5
-    c = DPCovariance(shrinkage="projected", **kw).fit(X)
+    c = DPCovariance(shrinkage="projected", **kw,
+                     experimental=CovarianceOptions(projected_floor="constant")).fit(X)
     assert np.all((c.shrinkage_factors_ >= 0.5) & (c.shrinkage_factors_ <= 1.0))
 
 
@@ -408,15 +411,16 @@ def test_continuous_floor_ramps_from_the_switch():
     assert np.max(np.abs(np.diff(continuous_floor(fine, 0.5)))) < 2e-3
 
 
-def test_the_option_is_validated_and_the_default_is_the_constant_floor():
+def test_the_option_is_validated_and_the_default_is_the_pooled_floor():
+    """Since task CS2 the default floor is "pooled" (its gate and check passed)."""
     from matrixdp.models.covariance import shrink_covariance
     from matrixdp.models.experimental import CovarianceOptions
-    assert CovarianceOptions().projected_floor == "constant"
+    assert CovarianceOptions().projected_floor == "pooled"
     with pytest.raises(InvalidParameterError, match="projected_floor"):
         CovarianceOptions(projected_floor="linear")
     X = _scan_table()
     a = DPCovariance(bounds=(-4.0, 4.0), kind="correlation", epsilon=0.5, random_state=1).fit(X)
-    b = _floor_fit(X, 0.5, "constant", 1)
+    b = _floor_fit(X, 0.5, "pooled", 1)
     np.testing.assert_array_equal(a.covariance_, b.covariance_)
     np.testing.assert_array_equal(a.shrinkage_factors_, b.shrinkage_factors_)
     with pytest.raises(InvalidParameterError, match="floor_rule"):

@@ -430,7 +430,7 @@ class CovarianceOptions(_Options):
         where the reading misses a far tail; median 1.000 over the 59 changed cells; 18 cells
         below 0.9×, to 0.34×; ``docs/coinpress.md`` § Adaptive, "The checked refinement (task
         HR)").
-    projected_floor : {"constant", "continuous", "pooled"}, default "constant"
+    projected_floor : {"constant", "continuous", "pooled"}, default "pooled"
         Task CS (issue #24, opt-in candidate): the floor of ``shrinkage="projected"`` (the
         correlation default's shrinkage of its moments branch). ``"constant"``: every group
         whose mean public noise ratio ``V_ij/(h_i h_j)²`` is below ``NOISE_BOUND_RATIO`` gets a
@@ -462,7 +462,7 @@ class CovarianceOptions(_Options):
     adaptive_ranking: str = "median"
     correlation_rule: str = "margin"
     adaptive_refine: object = False
-    projected_floor: str = "constant"
+    projected_floor: str = "pooled"
 
     def __post_init__(self):
         _check_beta(self.coinpress_beta)
