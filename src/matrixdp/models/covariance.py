@@ -95,7 +95,8 @@ CORRELATION_BIAS = 0.1
 #: group and ratios 2 and 4; then checked on the held-out tables: results/covariance_shrinkage.md).
 CORRELATION_GROUP_RATIO = 2.0
 #: ``shrinkage="projected"`` (correlation): the smallest factor of a group (chosen on synthetic,
-#: liver, wdbc and ctg among 0, 1/4 and 1/2; results/covariance_shrinkage.md).
+#: liver, wdbc and ctg among 0, 1/4 and 1/2; results/covariance_shrinkage.md); since task CS2
+#: scaled by the pooled signal-to-noise and the public ramp (``projected_floor="pooled"``).
 PROJECTED_FLOOR = 0.5
 #: ``shrinkage="projected"``: groups whose mean public noise variance is at least this many
 #: times the largest squared covariance the box allows keep the raw release's factor.
@@ -355,7 +356,10 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
     :func:`continuous_floor` (0 at the switch) times ``clip(ŝ_g, 0, 1)``, ``ŝ_g`` the raw
     release's estimated signal-to-noise of the group
     (:func:`~matrixdp.feasible.projected_stein_shrink`'s ``signal_floor``;
-    ``docs/postprocessing.md``, "The continuous floor"); ``"constant"``: ``floor``.
+    ``docs/postprocessing.md``, "The continuous floor"); ``"pooled"`` (task CS2): the same
+    ramp times ``clip(ŝ, 0, 1)``, ``ŝ`` the projected correlation's signal-to-noise pooled
+    over all groups in its own units (``projected_stein_shrink``'s ``pooled_floor``;
+    ``docs/postprocessing.md``, "The pooled floor"); ``"constant"``: ``floor``.
     """
     from ..feasible import james_stein_shrink, projected_stein_shrink, variance_groups
 
@@ -414,6 +418,15 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
         lab = np.asarray(groups) if groups is not None else np.where(np.eye(d, dtype=bool), -1, 0)
         ratio = projected_noise_ratio(G, V, t, h, lab, neighbouring)
         raw_js = ratio >= NOISE_BOUND_RATIO
+        if floor_rule == "pooled":
+            # the public ramp times the projected correlation's signal-to-noise pooled over
+            # the whole matrix, in its own units (task CS2; docs/postprocessing.md, "The
+            # pooled floor")
+            proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
+                                          independent_variance=ind,
+                                          correlated_eigenvalue=cross, floor=floor,
+                                          pooled_floor=True,
+                                          floor_scale=continuous_floor(ratio, 1.0))
         if floor_rule == "continuous":
             # the floor grows with the group's public bound-to-noise ratio (0 at the switch)
             # and with the raw release's estimated signal-to-noise (0 where the group's
@@ -600,9 +613,12 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         in one held-out cell (covariance ``"off-diagonal"``, diabetes ε = 5), hence not the
         default. ``"projected"`` (correlation only): the same groups, each factor set for the
         projected correlation itself (the raw release's signal energy over the group's energy
-        in it, clipped to [1/2, 1]: never more than half-way from the release's loss to the
-        identity's; :func:`~matrixdp.feasible.projected_stein_shrink`), the raw factor in
-        groups whose public noise exceeds the box's largest covariance. Measured against
+        in it, clipped to [f, 1] with the floor f = 1/2 scaled since task CS2 by the projected
+        correlation's pooled signal-to-noise and a public ramp, ``CovarianceOptions(
+        projected_floor="pooled")``, ``docs/postprocessing.md`` "The pooled floor"; with
+        ``projected_floor="constant"``, f = 1/2: never more than half-way from the release's
+        loss to the identity's; :func:`~matrixdp.feasible.projected_stein_shrink`), the raw
+        factor in groups whose public noise exceeds the box's largest covariance. Measured against
         ``"none"`` on the same releases (``results/correlation_default_check.md``, 100 trials
         per cell, 14 tables × 5 ε, three of them never seen before the run): ratio of median
         errors 0.51–1.015 (median 0.89), strictly below ``"none"`` in all 42 cells where its
@@ -795,7 +811,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                 cov = nearest_correlation(cov * self.shrinkage_factors_)
             if shrink == "projected":
                 # factors for the projected correlation itself (signal energy from the raw
-                # release over the group's energy in it), at least PROJECTED_FLOOR
+                # release over the group's energy in it), at least PROJECTED_FLOOR times the
+                # floor rule's scale (CovarianceOptions.projected_floor)
                 shrunk, self.shrinkage_factors_ = shrink_covariance(
                     raw, rel.value, rel.entry_variance, center, t, lo, hi, self.kind,
                     check_relation(self.neighbouring), group_ratio=CORRELATION_GROUP_RATIO,

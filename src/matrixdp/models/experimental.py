@@ -52,7 +52,7 @@ ADAPTIVE_RANKINGS = ("mean", "median")
 #: ``correlation_rule`` of DPCovariance (task CG).
 CORRELATION_RULES = ("guard", "margin")
 #: The values of ``CovarianceOptions(projected_floor=...)`` (task CS).
-PROJECTED_FLOORS = ("constant", "continuous")
+PROJECTED_FLOORS = ("constant", "continuous", "pooled")
 
 
 def _is_number(value) -> bool:
@@ -430,12 +430,12 @@ class CovarianceOptions(_Options):
         where the reading misses a far tail; median 1.000 over the 59 changed cells; 18 cells
         below 0.9×, to 0.34×; ``docs/coinpress.md`` § Adaptive, "The checked refinement (task
         HR)").
-    projected_floor : {"constant", "continuous"}, default "constant"
-        Task CS (issue #24, opt-in candidate): the floor of ``shrinkage="projected"`` (the
+    projected_floor : {"constant", "continuous", "pooled"}, default "pooled"
+        Tasks CS and CS2 (issue #24): the floor of ``shrinkage="projected"`` (the
         correlation default's shrinkage of its moments branch). ``"constant"``: every group
         whose mean public noise ratio ``V_ij/(h_i h_j)²`` is below ``NOISE_BOUND_RATIO`` gets a
         factor of at least ``PROJECTED_FLOOR`` = 1/2, the others the raw release's factor
-        (the release before the option, byte for byte); the switch between the two makes the
+        (the default until task CS2, byte for byte); the switch between the two makes the
         error rise with ε on small wide tables (``results/epsilon_monotonicity_scan.md``).
         ``"continuous"``: the floor grows from 0 at the switch to 1/2 at half of it
         (:func:`~matrixdp.models.covariance.continuous_floor`; ``docs/postprocessing.md``,
@@ -448,6 +448,14 @@ class CovarianceOptions(_Options):
         small ε or n; at most 1.037× at moderate ε); on the ε scan's n = 200, d = 10 cell it
         removes the rise (0.52–0.65× the default from ε = 0.3,
         ``results/correlation_floor_diagnosis.md``). Use it for small tables or small ε.
+        ``"pooled"`` (task CS2): the same public ramp times ``clip(ŝ, 0, 1)``, ``ŝ`` the
+        projected correlation's signal-to-noise pooled over all the groups, in its own units
+        (the raw release's signal energy over the raw noise minus what the projection removed;
+        ``docs/postprocessing.md``, "The pooled floor"). THE DEFAULT since task CS2: its dev
+        gate passed (``results/correlation_pooled_floor_gate.md``: 95 cells, no paired FAIL,
+        58 changed with median 0.9535; 0.61–1.05×) and so did the never-seen check
+        (``results/correlation_floor_check.md``: 30 cells, no FAIL, 24 changed with median
+        0.9478; 0.69–1.03×). ``"constant"`` gives the release before, byte for byte.
 
     References
     ----------
@@ -458,7 +466,7 @@ class CovarianceOptions(_Options):
     adaptive_ranking: str = "median"
     correlation_rule: str = "margin"
     adaptive_refine: object = False
-    projected_floor: str = "constant"
+    projected_floor: str = "pooled"
 
     def __post_init__(self):
         _check_beta(self.coinpress_beta)
