@@ -37,6 +37,8 @@ Command (both parts; ``--analyse`` rewrites the Markdown and summary CSVs from t
         PYTHONPATH=../src python heldout_covariance.py --part covariance --trials 50
     ... python heldout_covariance.py --part pca --trials 30
 
+``--rerun-task correlation`` (session 22) restricts such a rerun to one task's trials (the
+correlation default's floor changed; its covariance rows did not).
 ``--rerun-methods M ...`` (task AG, session 20) runs only those rows on the same seeds and
 replaces their trials in ``<out>/<name>_trials.csv`` in place, every other trial row kept as read
 (byte-identical); used after the Analyze Gauss row's calibration was tightened (analytic σ at the
@@ -131,7 +133,8 @@ def _row(table, task, eps, method, i, s, err, sec, attrs=None) -> dict:
     return r
 
 
-def run_covariance(t: uc.Table, eps: float, seeds: list[int], methods=COV_ROWS) -> list[dict]:
+def run_covariance(t: uc.Table, eps: float, seeds: list[int], methods=COV_ROWS,
+                   tasks=("covariance", "correlation")) -> list[dict]:
     from utility_covariance import correlation, correlation_fitter, covariance_fitter
 
     C = np.cov(t.X.T, bias=True)
@@ -144,16 +147,20 @@ def run_covariance(t: uc.Table, eps: float, seeds: list[int], methods=COV_ROWS) 
         else:
             fit, fit_corr = covariance_fitter(m, t, eps), correlation_fitter(m, t, eps)
         for i, s in enumerate(seeds):
-            t0 = time.perf_counter()
-            Ch = fit(s)
-            attrs = None
-            if m == DEFAULT_COV:
-                Ch, attrs = Ch
-            elif isinstance(Ch, tuple):  # matrixdp (auto): (feasible-set projection, PSD only)
-                Ch = Ch[0]
-            sec = time.perf_counter() - t0
-            out.append(_row(t.name, "covariance", eps, m, i, s, np.linalg.norm(Ch - C) / cn, sec,
-                            attrs))
+            if "covariance" in tasks or fit_corr is None:
+                t0 = time.perf_counter()
+                Ch = fit(s)
+                attrs = None
+                if m == DEFAULT_COV:
+                    Ch, attrs = Ch
+                elif isinstance(Ch, tuple):  # matrixdp (auto): (feasible-set projection, PSD)
+                    Ch = Ch[0]
+                sec = time.perf_counter() - t0
+                if "covariance" in tasks:
+                    out.append(_row(t.name, "covariance", eps, m, i, s,
+                                    np.linalg.norm(Ch - C) / cn, sec, attrs))
+            if "correlation" not in tasks:
+                continue
             t0 = time.perf_counter()
             cattrs = None
             if fit_corr is None:
@@ -460,13 +467,14 @@ def rerun_rows(args, tables: list[uc.Table], trials_path: Path, trials_n: int,
         warnings.simplefilter("ignore")
         for t in tables:
             for e in args.epsilons:
-                for r in run(t, e, seeds, methods=tuple(args.rerun_methods)):
+                kw = {} if args.rerun_task is None else {"tasks": (args.rerun_task,)}
+                for r in run(t, e, seeds, methods=tuple(args.rerun_methods), **kw):
                     key = (r["table"], r["task"], float(r["epsilon"]), r["method"], int(r["trial"]))
                     new[key] = {k: r.get(k, "") for k in fields}
     out, used = [], 0
     for r in old:
         key = (r["table"], r["task"], float(r["epsilon"]), r["method"], int(r["trial"]))
-        if r["method"] in args.rerun_methods:
+        if r["method"] in args.rerun_methods and args.rerun_task in (None, r["task"]):
             if key not in new:
                 raise SystemExit("--rerun-methods: a trial of the old file was not rerun")
             out.append(new[key])
@@ -480,7 +488,9 @@ def rerun_rows(args, tables: list[uc.Table], trials_path: Path, trials_n: int,
         w.writeheader()
         w.writerows(out)
     full = command.split(" --rerun-methods")[0]
-    note = (f"{full}\n# then (task AG) only these rows rerun on the same seeds:\n{command}")
+    note = (f"{full}\n# then (task AG, session 20) only these rows rerun on the same seeds:\n"
+            f"{full} --rerun-methods 'Analyze Gauss'\n"
+            f"# then (session 22, the correlation default's pooled floor) only these:\n{command}")
     print(f"wrote {write_part(args.part, trials_path, args.out, note, tables, trials_n)}")
     return 0
 
@@ -498,6 +508,9 @@ def main(argv=None) -> int:
     p.add_argument("--rerun-methods", nargs="+", default=None, metavar="M",
                    help="run only these rows (same seeds) and replace their trials in the "
                         "existing trials CSV, keeping every other row as it is")
+    p.add_argument("--rerun-task", choices=("covariance", "correlation"), default=None,
+                   help="with --rerun-methods: replace only this task's trials (session 22: the "
+                        "correlation default changed, the covariance rows did not)")
     args = p.parse_args(argv)
     from _check_tables_heldout import heldout_table, specs
 
