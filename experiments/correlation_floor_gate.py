@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +68,24 @@ TRIALS_CSV = RESULTS / "correlation_floor_gate_trials.csv"
 OUT_MD = RESULTS / "correlation_floor_gate.md"
 SEED, SEED_MORE = 2026113022, 2026113023
 TRIALS, MORE = 50, 150
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One run of this gate's rule: the candidate ``projected_floor``, the task that registered
+    it, its script, its files and its seeds (task CS2's ``correlation_pooled_floor_gate.py`` is
+    the same rule with its own candidate and seeds)."""
+
+    candidate: str
+    task: str
+    script: str
+    trials_csv: Path
+    out_md: Path
+    seed: int
+    seed_more: int
+
+
+GATE = Gate("continuous", "CS", "correlation_floor_gate.py", TRIALS_CSV, OUT_MD, SEED, SEED_MORE)
 ROWS = ("default", "candidate")
 FIELDS = ["set", "table", "epsilon", "row", "trial", "seed", "error"]
 MEDIAN_MAX = 0.99
@@ -93,11 +112,11 @@ def _scan_data(trial):
     return make_data(200, 10, trial)[0]
 
 
-def fitter(row: str, t, eps: float):
+def fitter(row: str, t, eps: float, candidate: str = GATE.candidate):
     from matrixdp.models import DPCovariance
     from matrixdp.models.experimental import CovarianceOptions
 
-    opts = CovarianceOptions(projected_floor="constant" if row == "default" else "continuous")
+    opts = CovarianceOptions(projected_floor="constant" if row == "default" else candidate)
 
     def fit(s):
         X = _scan_data(_TRIAL[s]) if isinstance(t, ScanCell) else t.X
@@ -124,14 +143,15 @@ def scorer(t):
     return lambda est: {"error": repr(float(np.linalg.norm(est.covariance_ - R) / rn))}
 
 
-def run_cells(cells, seeds, rows, path, offset=0, shard=None) -> None:
+def run_cells(cells, seeds, rows, path, offset=0, shard=None,
+              candidate: str = GATE.candidate) -> None:
     pt.run_cells(cells, seeds, rows, path, FIELDS, ("table", "epsilon"),
                  lambda c: {"set": c[0], "table": c[1].name, "epsilon": c[2]},
-                 lambda row, c: fitter(row, c[1], c[2]), lambda c: scorer(c[1]),
+                 lambda row, c: fitter(row, c[1], c[2], candidate), lambda c: scorer(c[1]),
                  lambda c: f"{c[0]} {c[1].name} eps={c[2]} done", offset, shard)
 
 
-def load(path=TRIALS_CSV):
+def load(path=GATE.trials_csv):
     cells: dict = {}
     for r in pt.rows(path):
         key = (r["set"], r["table"], float(r["epsilon"]))
@@ -154,22 +174,23 @@ def seeds_of(seed, count):
     return [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
 
 
-def run(args) -> None:
-    seeds = seeds_of(SEED, TRIALS)
+def run(args, gate: Gate = GATE) -> None:
+    seeds = seeds_of(gate.seed, TRIALS)
     _TRIAL.update({s: i for i, s in enumerate(seeds)})
     cells = [(set_, t, eps) for set_, t in tables() for eps in uc.EPSILONS]
     cells += [("diagnosis", ScanCell(), eps) for eps in DIAG_EPS]
     if args.shard is not None:
         i, n = args.shard
-        run_cells(cells[i::n], seeds, ROWS, TRIALS_CSV, shard=args.shard)
+        run_cells(cells[i::n], seeds, ROWS, gate.trials_csv, shard=args.shard,
+                  candidate=gate.candidate)
         return
-    run_cells(cells, seeds, ROWS, TRIALS_CSV)
-    vs = verdicts(load(TRIALS_CSV))
+    run_cells(cells, seeds, ROWS, gate.trials_csv, candidate=gate.candidate)
+    vs = verdicts(load(gate.trials_csv))
     more = [(set_, t, eps) for set_, t, eps in cells if set_ != "diagnosis"
             and pg.verdict_label(vs[(set_, t.name, eps)][0]) == "inconclusive"]
     if more:
-        seeds2 = seeds_of(SEED_MORE, MORE)
-        run_cells(more, seeds2, ROWS, TRIALS_CSV, offset=TRIALS)
+        seeds2 = seeds_of(gate.seed_more, MORE)
+        run_cells(more, seeds2, ROWS, gate.trials_csv, offset=TRIALS, candidate=gate.candidate)
 
 
 def identity_error(set_, name):
@@ -183,8 +204,8 @@ def identity_error(set_, name):
     return float(np.linalg.norm(np.eye(R.shape[0]) - R) / np.linalg.norm(R))
 
 
-def render() -> None:
-    vs = verdicts(load())
+def render(gate: Gate = GATE) -> None:
+    vs = verdicts(load(gate.trials_csv))
     keys = sorted(vs, key=lambda k: ({"benchmark": 0, "heldout": 1}.get(k[0], 2), k[1], k[2]))
     gated = [k for k in keys if k[0] != "diagnosis"]
     ratios = np.array([vs[k][0]["ratio_of_medians"] for k in gated])
@@ -194,9 +215,10 @@ def render() -> None:
     med_changed = (float(np.median([vs[k][0]["ratio_of_medians"] for k in changed]))
                    if changed else float("nan"))
     passed = not fails and bool(changed) and med_changed <= MEDIAN_MAX
-    lines = ["# Task CS dev gate: `projected_floor=\"continuous\"` vs the correlation default", "",
-             "Script: `experiments/correlation_floor_gate.py` (the rule is its docstring, committed "
-             "before the run). Per-trial errors: `results/correlation_floor_gate_trials.csv`.", "",
+    lines = [f"# Task {gate.task} dev gate: `projected_floor=\"{gate.candidate}\"` vs the "
+             "correlation default", "",
+             f"Script: `experiments/{gate.script}` (the rule is its docstring, committed "
+             f"before the run). Per-trial errors: `results/{gate.trials_csv.name}`.", "",
              f"**Gate: {'PASSES' if passed else 'FAILS'}.** Gated cells {len(gated)}; paired-gate "
              f"FAILs {len(fails)}" + (f" ({', '.join(f'{k[1]} {k[2]:g}' for k in fails)})"
                                       if fails else "")
@@ -224,17 +246,17 @@ def render() -> None:
                      f"{v['upper']:.3f} | {v['p']:.2g} | "
                      f"{'(diagnosis)' if k[0] == 'diagnosis' else pg.verdict_label(v)} | "
                      f"{'yes' if k in changed or (k[0] == 'diagnosis' and np.any(d != a)) else 'no'} |")
-    OUT_MD.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT_MD}: {'PASS' if passed else 'FAIL'}")
+    gate.out_md.write_text("\n".join(lines) + "\n")
+    print(f"wrote {gate.out_md}: {'PASS' if passed else 'FAIL'}")
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None, gate: Gate = GATE, description: str = __doc__.splitlines()[0]) -> int:
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--part", choices=("run", "render"), required=True)
     p.add_argument("--shard", type=lambda v: tuple(int(x) for x in v.split("/")), default=None,
                    help="i/n: run only cells i, i+n, ... into a shard file (execution only)")
     args = p.parse_args(argv)
-    run(args) if args.part == "run" else render()
+    run(args, gate) if args.part == "run" else render(gate)
     return 0
 
 

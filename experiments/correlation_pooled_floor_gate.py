@@ -53,192 +53,33 @@ Command (checkpointed per cell; ``--shard i/n`` runs a share of the cells in a s
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _paired_gate as pg  # noqa: E402
-import _paired_trials as pt  # noqa: E402
-import _utility_common as uc  # noqa: E402
+import correlation_floor_gate as base  # noqa: E402  (the rule's code: one copy)
 
-RESULTS = uc.REPO_ROOT / "results"
+RESULTS = base.RESULTS
 TRIALS_CSV = RESULTS / "correlation_pooled_floor_gate_trials.csv"
 OUT_MD = RESULTS / "correlation_pooled_floor_gate.md"
 SEED, SEED_MORE = 2026113032, 2026113033
-TRIALS, MORE = 50, 150
-ROWS = ("default", "candidate")
-FIELDS = ["set", "table", "epsilon", "row", "trial", "seed", "error"]
-MEDIAN_MAX = 0.99
-DIAG_EPS = (0.1, 0.3, 0.5, 1.0, 2.0, 5.0)
-
-
-def tables():
-    from _check_tables_heldout import MEASUREMENT, heldout_table
-
-    out = [("benchmark", uc.load_table(n)) for n in uc.DATASETS]
-    return out + [("heldout", heldout_table(n)) for n in MEASUREMENT]
-
-
-class ScanCell:
-    """The ε scan's n = 200, d = 10 cell (its data differ per trial: data seed 10_000 + trial)."""
-
-    name = "scan_n200_d10"
-    lo = np.full(10, -4.0)
-    hi = np.full(10, 4.0)
-
-
-def _scan_data(trial):
-    from epsilon_monotonicity_scan import make_data
-    return make_data(200, 10, trial)[0]
+TRIALS, MORE, ROWS = base.TRIALS, base.MORE, base.ROWS
+GATE = base.Gate("pooled", "CS2", "correlation_pooled_floor_gate.py", TRIALS_CSV, OUT_MD, SEED,
+                 SEED_MORE)
+load, verdicts, seeds_of = base.load, base.verdicts, base.seeds_of
 
 
 def fitter(row: str, t, eps: float):
-    from matrixdp.models import DPCovariance
-    from matrixdp.models.experimental import CovarianceOptions
-
-    opts = CovarianceOptions(projected_floor="constant" if row == "default" else "pooled")
-
-    def fit(s):
-        X = _scan_data(_TRIAL[s]) if isinstance(t, ScanCell) else t.X
-        return DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind="correlation",
-                            random_state=s, experimental=opts).fit(X)
-    return fit
-
-
-_TRIAL: dict = {}  # seed -> trial number (the scan cell's data seed)
-
-
-def scorer(t):
-    """``estimator -> {error}`` against the correlation of the clipped records (``1/n``)."""
-    from utility_covariance import correlation
-
-    if isinstance(t, ScanCell):
-        def score(est):
-            X = _scan_data(_TRIAL[est.random_state])
-            R = correlation(np.cov(X.T, bias=True))
-            return {"error": repr(float(np.linalg.norm(est.covariance_ - R) / np.linalg.norm(R)))}
-        return score
-    R = correlation(np.cov(t.X.T, bias=True))
-    rn = np.linalg.norm(R)
-    return lambda est: {"error": repr(float(np.linalg.norm(est.covariance_ - R) / rn))}
+    return base.fitter(row, t, eps, GATE.candidate)
 
 
 def run_cells(cells, seeds, rows, path, offset=0, shard=None) -> None:
-    pt.run_cells(cells, seeds, rows, path, FIELDS, ("table", "epsilon"),
-                 lambda c: {"set": c[0], "table": c[1].name, "epsilon": c[2]},
-                 lambda row, c: fitter(row, c[1], c[2]), lambda c: scorer(c[1]),
-                 lambda c: f"{c[0]} {c[1].name} eps={c[2]} done", offset, shard)
-
-
-def load(path=TRIALS_CSV):
-    cells: dict = {}
-    for r in pt.rows(path):
-        key = (r["set"], r["table"], float(r["epsilon"]))
-        cells.setdefault(key, {}).setdefault(r["row"], []).append(
-            (int(r["trial"]), float(r["error"])))
-    return {k: {row: sorted(v) for row, v in c.items()} for k, c in cells.items()}
-
-
-def verdicts(cells):
-    out = {}
-    for k, c in cells.items():
-        d = np.array([e for _, e in c["default"]])
-        a = np.array([e for _, e in c["candidate"]])
-        v = pg.cell_verdict(np.maximum(a, 1e-12), np.maximum(d, 1e-12))
-        out[k] = (v, d, a)
-    return out
-
-
-def seeds_of(seed, count):
-    return [int(s) for s in np.random.SeedSequence(seed).generate_state(count)]
-
-
-def run(args) -> None:
-    seeds = seeds_of(SEED, TRIALS)
-    _TRIAL.update({s: i for i, s in enumerate(seeds)})
-    cells = [(set_, t, eps) for set_, t in tables() for eps in uc.EPSILONS]
-    cells += [("diagnosis", ScanCell(), eps) for eps in DIAG_EPS]
-    if args.shard is not None:
-        i, n = args.shard
-        run_cells(cells[i::n], seeds, ROWS, TRIALS_CSV, shard=args.shard)
-        return
-    run_cells(cells, seeds, ROWS, TRIALS_CSV)
-    vs = verdicts(load(TRIALS_CSV))
-    more = [(set_, t, eps) for set_, t, eps in cells if set_ != "diagnosis"
-            and pg.verdict_label(vs[(set_, t.name, eps)][0]) == "inconclusive"]
-    if more:
-        seeds2 = seeds_of(SEED_MORE, MORE)
-        run_cells(more, seeds2, ROWS, TRIALS_CSV, offset=TRIALS)
-
-
-def identity_error(set_, name):
-    from utility_covariance import correlation
-
-    if set_ == "diagnosis":
-        return None
-    t = uc.load_table(name) if set_ == "benchmark" else __import__(
-        "_check_tables_heldout").heldout_table(name)
-    R = correlation(np.cov(t.X.T, bias=True))
-    return float(np.linalg.norm(np.eye(R.shape[0]) - R) / np.linalg.norm(R))
-
-
-def render() -> None:
-    vs = verdicts(load())
-    keys = sorted(vs, key=lambda k: ({"benchmark": 0, "heldout": 1}.get(k[0], 2), k[1], k[2]))
-    gated = [k for k in keys if k[0] != "diagnosis"]
-    ratios = np.array([vs[k][0]["ratio_of_medians"] for k in gated])
-    fails = [k for k in gated if vs[k][0]["fail"]]
-    inc = [k for k in gated if pg.verdict_label(vs[k][0]) == "inconclusive"]
-    changed = [k for k in gated if vs[k][1].size != vs[k][2].size or np.any(vs[k][1] != vs[k][2])]
-    med_changed = (float(np.median([vs[k][0]["ratio_of_medians"] for k in changed]))
-                   if changed else float("nan"))
-    passed = not fails and bool(changed) and med_changed <= MEDIAN_MAX
-    lines = ["# Task CS2 dev gate: `projected_floor=\"pooled\"` vs the correlation default", "",
-             "Script: `experiments/correlation_pooled_floor_gate.py` (the rule is its docstring, committed "
-             "before the run). Per-trial errors: `results/correlation_pooled_floor_gate_trials.csv`.", "",
-             f"**Gate: {'PASSES' if passed else 'FAILS'}.** Gated cells {len(gated)}; paired-gate "
-             f"FAILs {len(fails)}" + (f" ({', '.join(f'{k[1]} {k[2]:g}' for k in fails)})"
-                                      if fails else "")
-             + f"; changed cells {len(changed)}, median over them of the ratio of medians "
-             f"{med_changed:.4f} (needs ≤ {MEDIAN_MAX}); inconclusive after the extra trials: "
-             f"{len(inc)}" + (f" ({', '.join(f'{k[1]} {k[2]:g}' for k in inc)})" if inc else "")
-             + ".", "",
-             f"Beside it (decides nothing): median over all {len(gated)} gated cells "
-             f"{float(np.median(ratios)):.4f}; min {ratios.min():.3f}, max {ratios.max():.3f}; "
-             f"cells < 0.9: {int(np.sum(ratios < 0.9))}, < 0.99: {int(np.sum(ratios < 0.99))}, "
-             f"> 1.01: {int(np.sum(ratios > 1.01))}. The diagnosis rows (the ε scan's cell, "
-             "n = 200, d = 10) are not gated.", "",
-             "| set | table | ε | trials | default | candidate | identity | cand/def (medians) | "
-             "HL ratio | 99% upper | p (>1.10) | verdict | changed |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    ident = {}
-    for k in keys:
-        v, d, a = vs[k]
-        if (k[0], k[1]) not in ident:
-            ident[(k[0], k[1])] = identity_error(k[0], k[1])
-        ie = ident[(k[0], k[1])]
-        lines.append(f"| {k[0]} | {k[1]} | {k[2]:g} | {d.size} | {np.median(d):.4g} | "
-                     f"{np.median(a):.4g} | {'–' if ie is None else f'{ie:.4g}'} | "
-                     f"{v['ratio_of_medians']:.3f} | {v['pseudo_median_ratio']:.3f} | "
-                     f"{v['upper']:.3f} | {v['p']:.2g} | "
-                     f"{'(diagnosis)' if k[0] == 'diagnosis' else pg.verdict_label(v)} | "
-                     f"{'yes' if k in changed or (k[0] == 'diagnosis' and np.any(d != a)) else 'no'} |")
-    OUT_MD.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT_MD}: {'PASS' if passed else 'FAIL'}")
+    base.run_cells(cells, seeds, rows, path, offset, shard, candidate=GATE.candidate)
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("run", "render"), required=True)
-    p.add_argument("--shard", type=lambda v: tuple(int(x) for x in v.split("/")), default=None,
-                   help="i/n: run only cells i, i+n, ... into a shard file (execution only)")
-    args = p.parse_args(argv)
-    run(args) if args.part == "run" else render()
-    return 0
+    return base.main(argv, GATE, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":
