@@ -69,7 +69,7 @@ class Capture:
 
         def proj(matrix, noise_variance, reference, **kw):
             if cap.mode == "continuous_q":
-                kw["signal_floor"] = False
+                kw["floor_signal"] = "none"
             elif cap.mode == "floor0":
                 kw["floor"] = 0.0
             res = f_proj(matrix, noise_variance, reference, **kw)

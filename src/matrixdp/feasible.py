@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_box_bounds, check_finite_array
+from ._validation import check_box_bounds, check_choice, check_finite_array
 from .errors import InvalidParameterError, InvalidShapeError
 
 __all__ = [
@@ -977,8 +977,12 @@ def _stein_groups(y, noise_variance, diagonal, weights, groups, independent_vari
     return iu, inv, uniq, ss, tr - 2.0 * top, tr
 
 
+#: ``projected_stein_shrink``'s ``floor_signal``: what scales the floor (tasks CS, CS2).
+FLOOR_SIGNALS = ("none", "group", "pooled")
+
+
 def _pooled_snr(y, r, weights, iu, inv, uniq, ss, tr) -> float:
-    """:func:`projected_stein_shrink`'s ``pooled_floor`` signal-to-noise (task CS2): over the
+    """:func:`projected_stein_shrink`'s ``floor_signal="pooled"`` signal-to-noise (task CS2): over the
     entries in a group, the raw release's signal energy ``Σ (‖y_g‖²_ω - tr Σ_g)`` over the
     residual noise bound of ``r``, ``Σ tr Σ_g - Σ ω (√w y - r)²``."""
     in_group = uniq >= 0
@@ -1001,8 +1005,8 @@ def _group_factors(k, iu, inv, lam):
 
 def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, groups=None,
                            independent_variance=None, correlated_eigenvalue=0.0,
-                           floor: float = 0.5, signal_floor: bool = False,
-                           floor_scale=None, pooled_floor: bool = False) -> ShrinkageResult:
+                           floor: float = 0.5, floor_signal: str = "none",
+                           floor_scale=None) -> ShrinkageResult:
     r"""Shrink a post-processed estimate ``reference`` towards 0 by groups, with factors set
     from the raw release ``matrix`` (the off-diagonal entries; the diagonal is kept).
 
@@ -1042,22 +1046,21 @@ def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, g
         As in :func:`james_stein_shrink` (``diagonal=False``).
     floor : float, default 0.5
         Smallest factor, in [0, 1].
-    signal_floor : bool, default False
-        Scale each group's floor by ``clip((‖y_g‖²_ω - tr Σ_g)/tr Σ_g, 0, 1)``, the raw
-        release's estimated signal-to-noise ratio of the group (1 where ``tr Σ_g = 0``): the
-        floor then binds only where the release carries signal (task CS,
-        ``docs/postprocessing.md``, "The continuous floor").
+    floor_signal : {"none", "group", "pooled"}, default "none"
+        What scales the floor besides ``floor_scale``. ``"none"``: nothing. ``"group"``: each
+        group's floor times ``clip((‖y_g‖²_ω - tr Σ_g)/tr Σ_g, 0, 1)``, the raw release's
+        estimated signal-to-noise ratio of the group (1 where ``tr Σ_g = 0``): the floor then
+        binds only where the release carries signal (task CS, ``docs/postprocessing.md``, "The
+        continuous floor"). ``"pooled"``: every group's floor times ``clip(ŝ, 0, 1)`` with
+        ``ŝ`` the signal-to-noise of ``reference`` pooled over all the groups, in its own units:
+        ``ŝ = Σ_g (‖y_g‖²_ω - tr Σ_g) / Σ_g (tr Σ_g - ‖√w ∘ y_g - r_g‖²)`` (the numerator the
+        raw release's signal energy, the denominator the raw noise minus the move of the
+        projection, the residual noise ``r`` keeps by the projection's Pythagorean inequality;
+        ``ŝ = ∞`` where the denominator is ``<= 0`` and the numerator ``> 0``; task CS2,
+        ``docs/postprocessing.md``, "The pooled floor").
     floor_scale : array_like (k, k), optional
         Per-entry multipliers of the floor in [0, 1], constant on each group (a group takes
         their mean); e.g. :func:`matrixdp.models.covariance.continuous_floor`'s public ramp.
-    pooled_floor : bool, default False
-        Scale every group's floor by ``clip(ŝ, 0, 1)`` with ``ŝ`` the signal-to-noise of
-        ``reference`` pooled over all the groups, in its own units:
-        ``ŝ = Σ_g (‖y_g‖²_ω - tr Σ_g) / Σ_g (tr Σ_g - ‖√w ∘ y_g - r_g‖²)`` (the numerator
-        the raw release's signal energy, the denominator the raw noise minus the move of the
-        projection, the residual noise ``r`` keeps by the projection's Pythagorean inequality;
-        ``ŝ = ∞`` where the denominator is ``<= 0`` and the numerator ``> 0``). Task CS2,
-        ``docs/postprocessing.md``, "The pooled floor". Exclusive with ``signal_floor``.
 
     Returns
     -------
@@ -1091,12 +1094,11 @@ def projected_stein_shrink(matrix, noise_variance, reference, *, weights=None, g
             raise InvalidParameterError("floor_scale", "must be finite and in [0, 1]")
         fl = fl * (np.bincount(inv, weights=sc[iu], minlength=uniq.size)
                    / np.maximum(np.bincount(inv, minlength=uniq.size), 1))
-    if signal_floor and pooled_floor:
-        raise InvalidParameterError("pooled_floor", "is exclusive with signal_floor")
-    if signal_floor:
+    check_choice(floor_signal, FLOOR_SIGNALS, "floor_signal")
+    if floor_signal == "group":
         snr = np.where(tr > 0, (ss - tr) / np.where(tr > 0, tr, 1.0), 1.0)
         fl = fl * np.clip(snr, 0.0, 1.0)
-    if pooled_floor:
+    if floor_signal == "pooled":
         fl = fl * np.clip(_pooled_snr(y, r, weights, iu, inv, uniq, ss, tr), 0.0, 1.0)
     lam = np.clip((ss - tr) / np.where(rr > 0, rr, 1.0), fl, 1.0)
     lam = np.where((c <= 0.0) | (rr <= 0.0) | (uniq < 0), 1.0, lam)

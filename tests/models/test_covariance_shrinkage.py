@@ -386,15 +386,15 @@ def test_signal_floor_is_the_stated_formula():
     snr = (ss - tr) / tr
     assert abs(snr - 1.0 / 3.0) < 1e-12 and (ss - tr) / np.sum(r[off] ** 2) < 0.01
     scale = np.full((k, k), 0.6)
-    res = projected_stein_shrink(y, v, r, floor=0.5, signal_floor=True, floor_scale=scale)
+    res = projected_stein_shrink(y, v, r, floor=0.5, floor_signal="group", floor_scale=scale)
     np.testing.assert_allclose(res.factors[off], 0.5 * 0.6 / 3.0)
     np.testing.assert_allclose(np.diagonal(res.factors), 1.0)
     np.testing.assert_allclose(projected_stein_shrink(y, v, r, floor=0.5).factors[off], 0.5)
     # pure noise (ŝ <= 0): no floor at all
-    res = projected_stein_shrink(0.1 * y, v, r, floor=0.5, signal_floor=True)
+    res = projected_stein_shrink(0.1 * y, v, r, floor=0.5, floor_signal="group")
     np.testing.assert_allclose(res.factors[off], 0.0)
     # a strong signal (ŝ >= 1): the constant floor
-    res = projected_stein_shrink(y, 0.1 * v, r, floor=0.5, signal_floor=True)
+    res = projected_stein_shrink(y, 0.1 * v, r, floor=0.5, floor_signal="group")
     np.testing.assert_allclose(res.factors[off], 0.5)
     with pytest.raises(InvalidParameterError, match="floor_scale"):
         projected_stein_shrink(y, v, r, floor_scale=np.full((k, k), 1.5))
@@ -485,21 +485,21 @@ def test_pooled_floor_is_the_stated_formula():
     snr = (ss - np.sum(v[off])) / (np.sum(v[off]) - np.sum((y - r)[off] ** 2))
     assert abs(snr - 0.2 / 0.55) < 1e-12
     scale = np.full((k, k), 0.6)
-    res = projected_stein_shrink(y, v, r, floor=0.5, pooled_floor=True, floor_scale=scale)
+    res = projected_stein_shrink(y, v, r, floor=0.5, floor_signal="pooled", floor_scale=scale)
     np.testing.assert_allclose(res.factors[off], 0.5 * 0.6 * snr)
     assert 0.5 * 0.6 * snr > 0.2 / 2.25 + 0.01  # the floor binds (unfloored: 0.089)
     np.testing.assert_allclose(np.diagonal(res.factors), 1.0)
     # the per-group signal-to-noise (task CS) reads 0.2/0.8 here: a different floor
-    cs = projected_stein_shrink(y, v, r, floor=0.5, signal_floor=True, floor_scale=scale)
+    cs = projected_stein_shrink(y, v, r, floor=0.5, floor_signal="group", floor_scale=scale)
     assert not np.allclose(cs.factors[off], res.factors[off])
     # noise only (signal <= 0): no floor; the unfloored factor is negative, clipped to 0
     np.testing.assert_allclose(projected_stein_shrink(y, 1.5 * v, r, floor=0.5,
-                                                      pooled_floor=True).factors[off], 0.0)
+                                                      floor_signal="pooled").factors[off], 0.0)
     # tr Σ <= ‖y - r‖² with a positive signal: ŝ = ∞, the constant floor
     np.testing.assert_allclose(projected_stein_shrink(y, 0.2 * v, 3.0 * y, floor=0.5,
-                                                      pooled_floor=True).factors[off], 0.5)
-    with pytest.raises(InvalidParameterError, match="pooled_floor"):
-        projected_stein_shrink(y, v, r, signal_floor=True, pooled_floor=True)
+                                                      floor_signal="pooled").factors[off], 0.5)
+    with pytest.raises(InvalidParameterError, match="floor_signal"):
+        projected_stein_shrink(y, v, r, floor_signal="both")
 
 
 def test_pooled_floor_is_one_floor_for_all_groups():
@@ -513,7 +513,7 @@ def test_pooled_floor_is_one_floor_for_all_groups():
     np.fill_diagonal(groups, -1)
     v = np.where(groups == 0, 0.15, 0.35)
     r = 1.5 * y
-    res = projected_stein_shrink(y, v, r, floor=0.5, groups=groups, pooled_floor=True)
+    res = projected_stein_shrink(y, v, r, floor=0.5, groups=groups, floor_signal="pooled")
     g0, g1 = groups == 0, groups == 1
     off = ~np.eye(k, dtype=bool)
     ss, tr = np.sum(y[off] ** 2), np.sum(v[off])

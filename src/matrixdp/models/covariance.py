@@ -355,10 +355,10 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
     "continuous")``, task CS): a group's floor is ``floor`` times the public ramp
     :func:`continuous_floor` (0 at the switch) times ``clip(ŝ_g, 0, 1)``, ``ŝ_g`` the raw
     release's estimated signal-to-noise of the group
-    (:func:`~matrixdp.feasible.projected_stein_shrink`'s ``signal_floor``;
+    (:func:`~matrixdp.feasible.projected_stein_shrink`'s ``floor_signal="group"``;
     ``docs/postprocessing.md``, "The continuous floor"); ``"pooled"`` (task CS2): the same
     ramp times ``clip(ŝ, 0, 1)``, ``ŝ`` the projected correlation's signal-to-noise pooled
-    over all groups in its own units (``projected_stein_shrink``'s ``pooled_floor``;
+    over all groups in its own units (``projected_stein_shrink``'s ``floor_signal="pooled"``;
     ``docs/postprocessing.md``, "The pooled floor"); ``"constant"``: ``floor``.
     """
     from ..feasible import james_stein_shrink, projected_stein_shrink, variance_groups
@@ -425,7 +425,7 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
             proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
                                           independent_variance=ind,
                                           correlated_eigenvalue=cross, floor=floor,
-                                          pooled_floor=True,
+                                          floor_signal="pooled",
                                           floor_scale=continuous_floor(ratio, 1.0))
         if floor_rule == "continuous":
             # the floor grows with the group's public bound-to-noise ratio (0 at the switch)
@@ -434,7 +434,7 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
             proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
                                           independent_variance=ind,
                                           correlated_eigenvalue=cross, floor=floor,
-                                          signal_floor=True,
+                                          floor_signal="group",
                                           floor_scale=continuous_floor(ratio, 1.0))
         factors = np.where(raw_js, res.factors, proj.factors)
         return reference * factors, factors
