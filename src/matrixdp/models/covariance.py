@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from .._validation import check_choice
 from ..errors import InvalidParameterError
 from ..feasible import nearest_correlation, project_feasible
 from ._dask import augmented_moments, is_dask_collection
@@ -33,8 +34,7 @@ def check_method(estimator, kind: str, method=None) -> str:
     """The estimator's ``method`` (validated against ``kind`` and the neighbouring relation);
     ``method`` overrides ``estimator.method`` (``DPCovariance``'s resolved ``"auto"``)."""
     method = estimator.method if method is None else method
-    if method not in METHODS:
-        raise InvalidParameterError("method", f"must be one of {METHODS}, got {method!r}")
+    check_choice(method, METHODS, "method")
     if method in ("coinpress", "adaptive"):
         if kind == "gram":
             raise InvalidParameterError("method", f"{method!r} estimates a covariance; use "
@@ -119,8 +119,7 @@ def check_shrinkage(estimator, kind: str, method: str) -> str:
     """The fit's shrinkage (validated against kind and method; ``"auto"`` resolved by
     :func:`auto_shrinkage`)."""
     shrinkage = estimator.shrinkage
-    if shrinkage not in SHRINKAGES:
-        raise InvalidParameterError("shrinkage", f"must be one of {SHRINKAGES}, got {shrinkage!r}")
+    check_choice(shrinkage, SHRINKAGES, "shrinkage")
     if shrinkage == "auto":
         return auto_shrinkage(kind, method, check_relation(estimator.neighbouring))
     if shrinkage == "none":
@@ -743,8 +742,7 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
         """Release the matrix of ``kind`` for ``X`` (``y`` is ignored)."""
         eps, delta, noise = check_privacy_params(self)
         opts = resolve_experimental(self, CovarianceOptions)  # the research knobs, validated
-        if self.kind not in KINDS:
-            raise InvalidParameterError("kind", f"must be one of {KINDS}, got {self.kind!r}")
+        check_choice(self.kind, KINDS, "kind")
         method = self.method
         if method == "auto":
             method = auto_method(self.kind, check_relation(self.neighbouring), X,

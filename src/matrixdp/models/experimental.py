@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .._validation import check_choice
 from ..errors import InvalidParameterError
 
 __all__ = ["RegressionOptions", "CovarianceOptions", "PCAOptions", "DEPRECATED", "REMOVED_IN",
@@ -303,9 +304,7 @@ int >= 0, default "auto"
         elif not _is_number(s) or not 0.0 <= float(s) < 1.0:
             raise InvalidParameterError("level_share", f"must be 'auto' or a number in [0, 1), "
                                                        f"got {s!r}")
-        if self.select not in SELECTIONS:
-            raise InvalidParameterError("select", f"must be one of {SELECTIONS}, got "
-                                                  f"{self.select!r}")
+        check_choice(self.select, SELECTIONS, "select")
         p = self.level_prior
         if isinstance(p, str):
             if p not in LEVEL_PRIORS:
@@ -330,9 +329,7 @@ int >= 0, default "auto"
                                   or not float(tau) > 0):
             raise InvalidParameterError("boost_clip", f"must be None or a finite number > 0, "
                                                       f"got {tau!r}")
-        if self.slope_shrink not in SLOPE_SHRINKS:
-            raise InvalidParameterError("slope_shrink", f"must be one of {SLOPE_SHRINKS}, got "
-                                                        f"{self.slope_shrink!r}")
+        check_choice(self.slope_shrink, SLOPE_SHRINKS, "slope_shrink")
         check_label_range(self.label_range)
         from .normal_equations import LEVEL_SHRINKAGES
 
@@ -606,9 +603,7 @@ class PCAOptions(_Options):
         from .adaptive import BIASES
 
         _check_beta(self.coinpress_beta)
-        if self.adaptive_first not in ADAPTIVE_FIRST:
-            raise InvalidParameterError("adaptive_first", f"must be one of {ADAPTIVE_FIRST}, got "
-                                                          f"{self.adaptive_first!r}")
+        check_choice(self.adaptive_first, ADAPTIVE_FIRST, "adaptive_first")
         if self.adaptive_resolve_z is not None:
             check_nonnegative(self.adaptive_resolve_z, "adaptive_resolve_z")
         if self.adaptive_resolve_share is not None:

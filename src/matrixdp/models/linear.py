@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_finite_array
+from .._validation import check_choice, check_finite_array
 from ..errors import InvalidParameterError
 from .._record_sums import ColumnStack
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
@@ -432,9 +432,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
 
     def _projection_units(self):
         """The validated ``projection`` (``None`` for ``"none"``)."""
-        if self.projection not in PROJECTIONS:
-            raise InvalidParameterError("projection", f"must be one of {PROJECTIONS}, got "
-                                                      f"{self.projection!r}")
+        check_choice(self.projection, PROJECTIONS, "projection")
         return None if self.projection == "none" else self.projection
 
     def fit(self, X, y):
