@@ -774,3 +774,28 @@ def test_category_shares_are_projected_onto_the_simplex(tmp_path, capsys, query)
     assert "simplex" not in docs["raw"]["projection"]["what"]
     bars = docs["projected"]["error_bars"][key]
     assert bars["approximate"] is True and docs["raw"]["error_bars"][key]["approximate"] is False
+
+
+def test_the_report_widens_a_shrunk_intercepts_interval_by_its_bias_bound(tmp_path, capsys):
+    """The HTML report shows the intercept's 95% interval plus the bias bound where the intercept
+    was shrunk (the JSON keeps the noise-only interval and the bound beside it): on the
+    noise-dominated release of the test above the report's interval is exactly the JSON's
+    widened by ``bias_bound`` on each side, and it says why."""
+    from matrixdp.cli._report import build_context, intercept_interval
+
+    data, bounds_small, _ = small_noisy_table(tmp_path, n=150)
+    doc, _ = release_doc(capsys, data, bounds_small, "linreg", tmp_path / "a.json", eps=0.02)
+    bar = doc["error_bars"]["intercept"]
+    assert bar["intercept_shrunk"] is True and bar["bias_bound"] > 0
+    wide = intercept_interval(bar)
+    assert wide["lower"][0] == pytest.approx(bar["lower"][0] - bar["bias_bound"], rel=1e-12)
+    assert wide["upper"][0] == pytest.approx(bar["upper"][0] + bar["bias_bound"], rel=1e-12)
+    context, _ = build_context(doc, "report")
+    vec = [v for v in context["vectors"] if v["title"].startswith("Regression coefficients")][0]
+    row = [r for r in vec["rows"] if r["name"] == "intercept"][0]
+    from matrixdp.cli._report import fmt
+    assert row["lower"] == fmt(wide["lower"][0]) and row["upper"] == fmt(wide["upper"][0])
+    assert "largest bias its shrinkage can add" in vec["what"]
+    # not shrunk: the bar is shown as released
+    assert intercept_interval(dict(bar, intercept_shrunk=False)) is not wide
+    assert intercept_interval(dict(bar, intercept_shrunk=False))["lower"] == bar["lower"]

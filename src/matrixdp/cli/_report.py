@@ -220,6 +220,19 @@ def _vector_rows(labels, value, bar, units, frac: float) -> list[dict]:
     return rows
 
 
+def intercept_interval(bar: dict) -> dict:
+    """The intercept's bar as the report shows it: where the release's level was shrunk towards
+    the target's box centre (``intercept_shrunk``), its 95% interval widened on each side by
+    ``bias_bound``, the largest bias that shrinkage can add (task LS, ``docs/regression.md`` §3a;
+    the JSON keeps the noise-only interval and the bound beside it). Otherwise ``bar`` itself."""
+    bound = float(bar.get("bias_bound", 0.0) or 0.0)
+    if not bar.get("intercept_shrunk") or not bound > 0.0:
+        return bar
+    lower = np.asarray(bar["lower"], dtype=np.float64) - bound
+    upper = np.asarray(bar["upper"], dtype=np.float64) + bound
+    return dict(bar, lower=lower.tolist(), upper=upper.tolist())
+
+
 def _dust_free(matrix) -> np.ndarray:
     """Entries below 1e-8 of the largest shown as 0 (rounding left by the projections)."""
     arr = np.asarray(matrix, dtype=np.float64)
@@ -284,10 +297,15 @@ def build_context(doc: dict, stem: str) -> tuple[dict, list[tuple[str, callable]
         units = [f"units of {tname} per unit of {c}" if "=" not in c
                  else f"units of {tname} versus the reference category" for c in names]
         rows = _vector_rows(names, coef, bar, units, frac)
-        ib = bars["intercept"]
+        ib = intercept_interval(bars["intercept"])
         rows += _vector_rows(["intercept"], [rel["intercept"]], ib, [f"units of {tname}"], frac)
+        what = bar["what"]
+        if ib is not bars["intercept"]:
+            what += (f" The intercept's interval also holds the largest bias its shrinkage can add "
+                     f"over the target's public range ({fmt(ib['bias_bound'])}; "
+                     "docs/regression.md §3a).")
         vectors.append({"title": f"Regression coefficients (target: {tname})", "rows": rows,
-                        "what": bar["what"]})
+                        "what": what})
         # standardised: the change of the target, as a fraction of its public range, when the
         # feature moves across its whole public range
         ylo, yhi = _target_range(doc)
