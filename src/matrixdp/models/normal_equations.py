@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .._validation import check_choice
 from ..errors import InvalidParameterError
 from ._moments import noise_scale
 
@@ -81,9 +82,8 @@ def target_mean_informative(entry_variance, task, t) -> bool:
     released ``(1/n)ΣzzT``, divided by ``t``) is below the target's public half-width. Public
     inputs only (the allocation's noise, the bounds); no data."""
     d = task.lower.size - 2
-    ev = np.asarray(entry_variance, dtype=np.float64)
     half = 0.5 * float(task.upper[d] - task.lower[d])
-    return t > 0 and math.sqrt(max(float(ev[d, d + 1]), 0.0)) / t < half
+    return t > 0 and level_noise_sd(entry_variance, task, t) < half
 
 
 #: ``level_shrinkage``: ``"switch"`` (the shipped rule: the adaptive ridge lifts the constant
@@ -241,16 +241,13 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
     A = normal(G)
     b = G[idx, d]
     lift = None if lift_from == "projected" else normal(G_raw)
-    if level_shrinkage not in LEVEL_SHRINKAGES:
-        raise InvalidParameterError("level_shrinkage", f"must be one of {LEVEL_SHRINKAGES}, "
-                                                       f"got {level_shrinkage!r}")
+    check_choice(level_shrinkage, LEVEL_SHRINKAGES, "level_shrinkage")
     minimax = (level_shrinkage == "minimax" and lift_intercept is None and replace_one
                and fit_intercept)
     if minimax:
         lift_intercept = False
-    if lift_intercept is None:
-        lift_intercept = not replace_one or (fit_intercept and not target_mean_informative(
-            entry_variance, task, t))
+    if lift_intercept is None:  # (read only with an intercept: n_lifted below)
+        lift_intercept = intercept_lifted(entry_variance, task, t, fit_intercept)
     m = len(features)
     n_lifted = m if fit_intercept and not lift_intercept else None
     out = solve_released_normal_equations(A, b, noise_sd[idx], alpha=alpha, n_penalised=m,
