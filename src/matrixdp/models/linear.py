@@ -45,7 +45,7 @@ from .joint_release import (LEVEL_PRIOR_BOX, auto_level_share, combine_target_me
                             constant_model, level_posterior, place_level, regression_task,
                             release_with_target_mean, risk_selection, solve_divergence)
 from .normal_equations import (PROJECTION_UNITS, coefficient_noise_std, intercept_bias_bound,
-                               intercept_lifted, level_noise_sd, minimax_level_factor,
+                               intercept_lifted, task_level_factor,
                                pinned_coordinates, shrink_level, solve_moments)
 from .experimental import (DEPRECATED, LEVEL_PRIORS, SELECTIONS, SLOPE_SHRINKS, RegressionOptions,
                            resolve_experimental)
@@ -498,8 +498,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
                 and relation == "replace-one" and self.selected_ == "fit"
                 and level_post is None and self.sure_ridge_ is None):
             # §3a: the boosted fit's final level shrunk once towards c_y (its solves were free)
-            c = minimax_level_factor(level_noise_sd(rel.entry_variance, task, t), 0.5 * (
-                hi_y - lo_y))
+            c = task_level_factor(rel.entry_variance, task, t)
             beta = shrink_level(beta, np.asarray(normal, dtype=np.float64)[d, :d] / (n * t), t, c)
         coef = beta[:d]
         if self.fit_intercept:
@@ -673,7 +672,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         minimax = opts.level_shrinkage == "minimax" and relation == "replace-one"
         d = task.lower.size - 2
         if minimax:
-            c = minimax_level_factor(level_noise_sd(rel.entry_variance, task, t), half_y)
+            c = task_level_factor(rel.entry_variance, task, t)
             self.intercept_shrunk_ = c < 1.0
             self.intercept_bias_bound_ = intercept_bias_bound(None, None, 0.0, 0.0, t, half_y,
                                                               factor=c)

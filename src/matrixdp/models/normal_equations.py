@@ -135,6 +135,17 @@ def minimax_level_factor(sd: float, half_width: float) -> float:
     return h2 / (h2 + s2)
 
 
+def task_level_factor(entry_variance, task, t) -> float:
+    """:func:`minimax_level_factor` of the task's level: the public noise sd of the released
+    mean of ``y - c_y`` (:func:`level_noise_sd`) against the target's public half-width (the
+    task's target coordinate, ``(upper - lower)/2``). The one place the factor of
+    ``level_shrinkage="minimax"`` is computed (the solve, the boosted fit's final level, and
+    the intercept's bias bound read it). Public inputs only."""
+    d = task.lower.size - 2
+    half_width = 0.5 * float(task.upper[d] - task.lower[d])
+    return minimax_level_factor(level_noise_sd(entry_variance, task, t), half_width)
+
+
 def shrink_level(beta, mx, t, factor) -> np.ndarray:
     """``β`` (centred coordinates, the constant's coefficient last) with its level at the
     released feature means ``mx`` (``L = mx·β_x + t β_t``) moved to ``factor · L``, the slopes
@@ -254,8 +265,7 @@ def solve_moments(G, entry_variance, task, n, t, *, fit_intercept=True, alpha=0.
                                           shrink=shrink, lift_matrix=lift, n_lifted=n_lifted,
                                           return_normal=return_normal)
     if minimax:  # the level at m̂_x (row t of A: n t m̂_x) shrunk towards c_y by c (public)
-        c = minimax_level_factor(level_noise_sd(entry_variance, task, t),
-                                 0.5 * float(task.upper[d] - task.lower[d]))
+        c = task_level_factor(entry_variance, task, t)
         bt = shrink_level(out[0], np.asarray(A, dtype=np.float64)[-1, :m] / (n * t), t, c)
         out = (bt,) + tuple(out[1:])
     if m == d:
