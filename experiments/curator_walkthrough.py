@@ -172,7 +172,10 @@ def toml_text(name: str, with_target: bool = True) -> str:
 
 def run(argv: list[str], cwd: Path, log: list) -> subprocess.CompletedProcess:
     """One documented command, as a curator types it (``python -m matrixdp`` = ``matrixdp``)."""
-    proc = subprocess.run([PY, "-m", "matrixdp", *argv], cwd=cwd, capture_output=True, text=True)
+    # the tree this script belongs to (an absolute path: the command runs in the table's folder)
+    env = {**os.environ, "PYTHONPATH": os.environ.get("CW_MATRIXDP_SRC", str(ROOT / "src"))}
+    proc = subprocess.run([PY, "-m", "matrixdp", *argv], cwd=cwd, capture_output=True, text=True,
+                          env=env)
     log.append({"cmd": "matrixdp " + shlex.join(argv), "rc": proc.returncode,
                 "stdout": proc.stdout, "stderr": proc.stderr})
     return proc
@@ -664,6 +667,7 @@ def allocation_probe(name: str = COVERAGE_TABLE) -> list[dict]:
     from matrixdp.cli import main
 
     d = WORK / name
+    apply_amendments(name)  # the schema as the walkthrough ended with it
     spec = SCHEMAS[name]["columns"]
     num = {c: v for c, v in spec.items() if "categories" not in v}
     cat = {c: v for c, v in spec.items() if "categories" in v}
@@ -767,6 +771,27 @@ def write_markdown() -> None:
                  f"{float(c['pooled_coverage']):.3f} | {float(c['worst_entry']):.3f} | "
                  f"{float(c['best_entry']):.3f} | {c['entries_below_0.92']} | {c['shrunk_releases']} | "
                  f"{c['result']} |")
+    L += ["", "## The ledger as the curator reads it", "",
+          "Each release asked ε = 1 at δ = 1e-6 (synth: ε = 1, δ = 1e-9); the ledger (ε = 6, "
+          "δ = 1e-5) composes them and states one ε at its δ:", "",
+          "| table | after the first release | `budget show` at the end |", "|---|---|---|"]
+    for t in tables:
+        log = json.loads((WORK / t / "log.json").read_text())
+        first = next((ln for e in log if e["rc"] == 0 and e["cmd"].startswith("matrixdp release ")
+                      for ln in e["stdout"].splitlines() if ln.startswith("ledger")), "")
+        show = [e for e in log if e["cmd"].startswith("matrixdp budget show")][-1]["stdout"]
+        spent = next((ln.strip() for ln in show.splitlines() if ln.strip().startswith("spent:")), "")
+        L.append(f"| {t} | `{first}` | `{spent}` |")
+    L += ["", "## The synthetic tables' size", "",
+          "`matrixdp synth` writes as many rows as a DP count of the records (its default `--n`):", "",
+          "| table | records in the file (public under replace-one) | synthetic rows written |",
+          "|---|---|---|"]
+    for t in tables:
+        log = json.loads((WORK / t / "log.json").read_text())
+        out = next((e["stdout"] for e in log if e["cmd"].startswith("matrixdp synth")), "")
+        m = re.search(r"wrote (\d+) synthetic records", out)
+        n = sum(1 for _ in open(WORK / t / f"{t}.csv")) - 1
+        L.append(f"| {t} | {n} | {m.group(1) if m else 'not written'} |")
     L += ["", "## Why the shares' bars are wide on a mixed table (probe added after the first run)", "",
           "Stated noise std of each released mean / its public range (public quantities; seed 0):", "",
           "| " + " | ".join(alloc[0]) + " |", "|" + "---|" * len(alloc[0])]
@@ -785,6 +810,8 @@ if __name__ == "__main__":
 
     t0 = time.time()
     rows = run_walkthroughs(list(SCHEMAS))
+    if "--no-coverage" in sys.argv:
+        sys.exit(0)
     print(f"walkthroughs: {len(rows)} checks, {sum(r['result'] == 'FAIL' for r in rows)} FAIL, "
           f"{time.time() - t0:.0f}s", flush=True)
     import csv as _csv
