@@ -703,6 +703,35 @@ def allocation_probe(name: str = COVERAGE_TABLE) -> list[dict]:
     return rows
 
 
+def linreg_entries(name: str = COVERAGE_TABLE) -> list[dict]:
+    """Per coefficient of the coverage reruns: truth, mean release, stated std, coverage."""
+    import csv as _csv
+
+    apply_amendments(name)
+    truth = true_statistics(name, load_clean(name))
+    rows = []
+    for eps in (EPSILON, 10.0):
+        recs = [json.loads(ln) for ln in open(WORK / f"coverage_{name}_eps{eps:g}.jsonl")]
+        recs = [r for r in recs if r["query"] == "linreg"]
+        names = list(recs[0]["released"]["coef"])
+        C = np.array([list(r["released"]["coef"].values()) for r in recs])
+        S = np.array([r["bars"]["coef"]["std"] for r in recs])
+        lo = np.array([r["bars"]["coef"]["lower"] for r in recs])
+        hi = np.array([r["bars"]["coef"]["upper"] for r in recs])
+        t = truth["coef"]
+        for i, nm in enumerate(names):
+            rows.append({"epsilon": eps, "coefficient": nm, "truth (OLS, clipped table)": f"{t[i]:+.4f}",
+                         "mean release": f"{C[:, i].mean():+.4f}", "sd of releases": f"{C[:, i].std():.4f}",
+                         "mean stated std": f"{S[:, i].mean():.4f}",
+                         "bias / stated std": f"{(C[:, i].mean() - t[i]) / S[:, i].mean():+.2f}",
+                         "coverage": f"{((lo[:, i] <= t[i]) & (t[i] <= hi[:, i])).mean():.3f}"})
+    with open(RESULTS / "curator_walkthrough_linreg_entries.csv", "w", newline="") as fh:
+        w = _csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return rows
+
+
 # ----------------------------------------------------------------------------- the results file
 def write_markdown() -> None:
     import csv as _csv
@@ -748,7 +777,16 @@ def write_markdown() -> None:
             n_fail = sum(r["result"] == "FAIL" for r in rs)
             cells.append(f"PASS ({len(rs)})" if not n_fail else f"**FAIL** ({n_fail} of {len(rs)})")
         L.append(f"| {k} | " + " | ".join(cells) + " |")
+    main_rows = list(_csv.DictReader(open(RESULTS / "curator_walkthrough_checks_main.csv")))
+    main_fail = sorted({r["check"] for r in main_rows if r["result"] == "FAIL"})
     L += ["", "Per output and the detail of each check: `results/curator_walkthrough_checks.csv`.", "",
+          f"On 975a9d5: the first full run's commands ran main's code (the script set PYTHONPATH as a "
+          f"relative path, so `python -m matrixdp` in each table's folder imported /work/main/src "
+          f"at 975a9d5; fixed, the script now passes its own tree). That run is kept as the "
+          f"before-state: {len(main_rows)} checks, "
+          f"{sum(r['result'] == 'FAIL' for r in main_rows)} FAIL, all in {main_fail} "
+          f"(`results/curator_walkthrough_checks_main.csv`, its events in "
+          f"`results/curator_walkthrough_events_main.json`: the stagec refusal without the hint).", "",
           "## The reports' words on 975a9d5 (before the glossary)", "",
           "Technical words used on the page without an explanation on it (the list `JARGON` in "
           "the script, from reading the first run's reports), per report kind (same on all four "
@@ -771,6 +809,12 @@ def write_markdown() -> None:
                  f"{float(c['pooled_coverage']):.3f} | {float(c['worst_entry']):.3f} | "
                  f"{float(c['best_entry']):.3f} | {c['entries_below_0.92']} | {c['shrunk_releases']} | "
                  f"{c['result']} |")
+    lin = linreg_entries()
+    L += ["", "Per regression coefficient (`results/curator_walkthrough_linreg_entries.csv`); every "
+          "release printed the `shrunk` warning:", "",
+          "| " + " | ".join(lin[0]) + " |", "|" + "---|" * len(lin[0])]
+    for r in lin:
+        L.append("| " + " | ".join(str(v) for v in r.values()) + " |")
     L += ["", "## The ledger as the curator reads it", "",
           "Each release asked ε = 1 at δ = 1e-6 (synth: ε = 1, δ = 1e-9); the ledger (ε = 6, "
           "δ = 1e-5) composes them and states one ε at its δ:", "",
