@@ -732,6 +732,49 @@ def linreg_entries(name: str = COVERAGE_TABLE) -> list[dict]:
     return rows
 
 
+def shares_probe(trials: int = N_COVERAGE) -> list[dict]:
+    """Are the shares' bars conservative where they are not the whole range? (added after the
+    CrohnD coverage run showed 98.9-100%). A generated mixed table (n = 3000: one numeric column,
+    a 3-category and a 2-category text column; seed 11), ``--query mean`` at epsilon = 1, 200
+    seeded releases; coverage of each entry's 95% interval and the stated std / range."""
+    import csv as _csv
+
+    import pandas as pd
+
+    from matrixdp.cli import main
+
+    d = WORK / "shares_probe"
+    d.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(11)
+    n = 3000
+    f = pd.DataFrame({"age": rng.uniform(18, 90, n).round(1),
+                      "group": rng.choice(["a", "b", "c"], n, p=[.5, .3, .2]),
+                      "sex": rng.choice(["F", "M"], n)})
+    f.to_csv(d / "t.csv", index=False)
+    (d / "b.toml").write_text('[columns]\nage = { lo = 18, hi = 90 }\n'
+                              'group = { categories = ["a", "b", "c"] }\n'
+                              'sex = { categories = ["F", "M"] }\n')
+    truth = np.r_[f.age.mean(), [(f.group == g).mean() for g in "abc"],
+                  [(f.sex == v).mean() for v in "FM"]]
+    hits, rel = [], []
+    for seed in range(trials):
+        assert main(["release", str(d / "t.csv"), "--query", "mean", "--bounds", str(d / "b.toml"),
+                     "--epsilon", "1", "--out", str(d / "r.json"), "--force", "--seed", str(seed),
+                     "--quiet"]) == 0
+        doc = json.loads((d / "r.json").read_text())
+        b = doc["error_bars"]["values"]
+        hits.append((np.array(b["lower"]) <= truth) & (truth <= np.array(b["upper"])))
+        rel.append(b["relative"])
+    cov, rel = np.mean(hits, axis=0), np.mean(rel, axis=0)
+    rows = [{"entry": c, "block size": k, "coverage": f"{cv:.3f}", "stated std / range": f"{r:.4f}"}
+            for c, k, cv, r in zip(doc["columns"], (1, 3, 3, 3, 2, 2), cov, rel)]
+    with open(RESULTS / "curator_walkthrough_shares.csv", "w", newline="") as fh:
+        w = _csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return rows
+
+
 # ----------------------------------------------------------------------------- the results file
 def write_markdown() -> None:
     import csv as _csv
@@ -814,6 +857,16 @@ def write_markdown() -> None:
           "release printed the `shrunk` warning:", "",
           "| " + " | ".join(lin[0]) + " |", "|" + "---|" * len(lin[0])]
     for r in lin:
+        L.append("| " + " | ".join(str(v) for v in r.values()) + " |")
+    sh = shares_probe()
+    L += ["", "Shares where their bars are not the whole range (generated table, n = 3000, ε = 1, "
+          "200 seeds; `results/curator_walkthrough_shares.csv`): the bars over-cover, more for a "
+          "2-category column. The stated std is the raw noise's; projecting a k-category block onto "
+          "the simplex removes the noise along (1, ..., 1), which for equal independent noise "
+          "leaves (k - 1)/k of each share's variance (a 95% bar then covers about 98.4% for k = 3 "
+          "and 99.4% for k = 2). Conservative, not wrong; not changed here.", "",
+          "| " + " | ".join(sh[0]) + " |", "|" + "---|" * len(sh[0])]
+    for r in sh:
         L.append("| " + " | ".join(str(v) for v in r.values()) + " |")
     L += ["", "## The ledger as the curator reads it", "",
           "Each release asked ε = 1 at δ = 1e-6 (synth: ε = 1, δ = 1e-9); the ledger (ε = 6, "
