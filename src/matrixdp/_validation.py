@@ -293,6 +293,20 @@ def check_atoms(values, lo: float, hi: float, *, integer: bool, column, argument
     return tuple(sorted(out))
 
 
+def category_spelling_hint(categories) -> str:
+    """The end of the message refusing a categorical column's unlisted values, from the PUBLIC
+    category list only (never from the data): labels match as written, and a list of integer
+    codes given as text does not match a file that writes them with a decimal point (``1.0``: what
+    pandas and other tools write for a code column with empty cells)."""
+    cats = list(categories)
+    hint = "; labels are matched exactly as written (spelling and case)"
+    if cats and all(isinstance(c, str) and c.strip().lstrip("-").isdigit() for c in cats):
+        listed = ", ".join(str(int(c)) for c in cats)
+        hint += (f"; codes listed as text do not match codes the file writes with a decimal point "
+                 f"(1.0): list them as numbers, categories = [{listed}]")
+    return hint
+
+
 def check_square_matrix(value, argument: str = "value") -> np.ndarray:
     """Return ``value`` as a finite square 2-D float array, or raise naming ``argument``."""
     arr = check_finite_array(value, argument, ndim=2)

@@ -138,3 +138,42 @@ def test_string_categories_match_codes_that_look_like_numbers(tmp_path, capsys):
     # n = 4000 at epsilon = 10: the noise std of a share is about 1e-3; tolerance 0.03 accepts the
     # true shares (0.5, 0.3, 0.2) and rejects them scaled by 30%
     np.testing.assert_allclose(shares, [0.5, 0.3, 0.2], atol=0.03)
+
+
+def test_codes_written_with_a_decimal_point_get_a_hint_naming_the_fix(tmp_path, capsys):
+    # task CW (curator walkthrough, stagec): a code column with empty cells is saved by pandas as
+    # 1.0 / 2.0; after the curator drops the empty rows the file still writes 1.0, so the
+    # documented categories = ["1", "2"] (matched as written) are refused. The refusal now says
+    # how to list them (as numbers), from the public category list only, and that fix works in
+    # `release` and `synth` alike; no value of the file is printed.
+    rng = np.random.default_rng(3)
+    n = 400
+    frame = pd.DataFrame({"x": rng.uniform(0, 10, n).round(3),
+                          "eet": rng.choice([1.0, 2.0, np.nan], n, p=[0.45, 0.45, 0.1])})
+    frame = frame.dropna().reset_index(drop=True)
+    path = tmp_path / "codes.csv"
+    frame.to_csv(path, index=False)
+    assert "1.0" in path.read_text()  # the file writes the codes with a decimal point
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('[columns]\nx = { lo = 0, hi = 10 }\neet = { categories = ["1", "2"] }\n')
+    out = tmp_path / "r.json"
+    argv = ["release", str(path), "--query", "mean", "--bounds", str(bounds), "--epsilon", "1",
+            "--seed", "1", "--out", str(out)]
+    code = main(argv)
+    err = capsys.readouterr().err
+    _one_line(code, err, "'eet'", "outside its public categories", "categories = [1, 2]")
+    assert not out.exists()
+    for v in np.unique(frame["x"]):  # no value of the file in the message
+        assert f"{v:g}" not in err.split("categories = [1, 2]")[0].split("'eet'")[1]
+    synth_out = tmp_path / "s.csv"
+    code = main(["synth", str(path), "--bounds", str(bounds), "--epsilon", "1", "--seed", "1",
+                 "--out", str(synth_out), "--quiet"])
+    err = capsys.readouterr().err
+    _one_line(code, err, "'eet'", "categories = [1, 2]")
+    # the hinted fix: the codes listed as numbers
+    bounds.write_text('[columns]\nx = { lo = 0, hi = 10 }\neet = { categories = [1, 2] }\n')
+    assert main(argv) == 0, capsys.readouterr().err
+    assert json.loads(out.read_text())["columns"] == ["x", "eet=1", "eet=2"]
+    assert main(["synth", str(path), "--bounds", str(bounds), "--epsilon", "1", "--seed", "1",
+                 "--out", str(synth_out), "--quiet"]) == 0, capsys.readouterr().err
+    assert set(pd.read_csv(synth_out, dtype=str)["eet"]) <= {"1", "2"}

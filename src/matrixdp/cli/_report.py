@@ -420,10 +420,23 @@ def _environment():
                               undefined=jinja2.StrictUndefined)
 
 
+def _render(ctx: dict) -> str:
+    """The page, ending with the plain definitions of the technical words it uses (found in a
+    first rendering's text; ``cli._glossary``)."""
+    import re
+
+    from ._glossary import terms_used
+
+    template = _environment().get_template("report.html.j2")
+    first = template.render(**ctx, glossary=[])
+    text = re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", first, flags=re.S))
+    return template.render(**ctx, glossary=terms_used(text))
+
+
 def render_html(doc: dict, stem: str = "report") -> str:
     """The report's HTML (the plots it names are drawn by :func:`write_report`)."""
     ctx, _ = build_context(doc, stem)
-    return _environment().get_template("report.html.j2").render(**ctx)
+    return _render(ctx)
 
 
 def write_report(doc: dict, path) -> list[Path]:
@@ -435,7 +448,7 @@ def write_report(doc: dict, path) -> list[Path]:
         png = path.with_name(file)
         draw(png)
         pngs.append(png)
-    html = _environment().get_template("report.html.j2").render(**ctx)
+    html = _render(ctx)
     with atomic_output(path, "w", encoding="utf-8") as fh:
         fh.write(html)
     return pngs

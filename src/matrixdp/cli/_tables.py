@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import check_atoms
+from .._validation import category_spelling_hint, check_atoms
 from ..errors import InvalidParameterError
 from ._paths import check_input_file
 
@@ -579,7 +579,8 @@ def design_matrix(frame, columns, option: str = "DATA", clip: bool = True,
             cats = np.asarray([str(c) for c in col.categories])
             if not np.isin(values, cats).all():
                 raise InvalidParameterError(
-                    option, f"column {col.name!r} holds values outside its public categories")
+                    option, f"column {col.name!r} holds values outside its public categories"
+                            + category_spelling_hint(col.categories))
             if drop_first:
                 cats = cats[1:]
             if cats.size:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_atoms, check_n_records
+from .._validation import category_spelling_hint, check_atoms, check_n_records
 from ..errors import InvalidParameterError, InvalidShapeError
 
 __all__ = ["TableSchema", "NumericCells", "numeric_cells"]
@@ -199,7 +199,8 @@ class TableSchema:
             if (code < 0).any():
                 raise InvalidParameterError(
                     argument, f"column {name!r} has values that are not in the public category "
-                              "list; add them to the schema's categories or map them first")
+                              "list; add them to the schema's categories or map them first"
+                              + category_spelling_hint(cats.tolist()))
             codes[name] = code
         return numeric, codes
 
