@@ -62,9 +62,10 @@ def test_mean_noise_matches_the_claimed_variances(noise):
 
 
 def test_mean_calibration_is_exact_and_cauchy_schwarz_gain():
+    """loss="original": the MVG allocation (variance ∝ w_j) gains d Σw²/(Σw)² over i.i.d."""
     X, n = table(500), 500
-    mvg = DPMean(bounds=(0, HI), noise="mvg", random_state=0).fit(X)
-    iid = DPMean(bounds=(0, HI), noise="iid", random_state=0).fit(X)
+    mvg = DPMean(bounds=(0, HI), noise="mvg", random_state=0, loss="original").fit(X)
+    iid = DPMean(bounds=(0, HI), noise="iid", random_state=0, loss="original").fit(X)
     w = HI / n  # the box of neighbouring differences is [-w, w]
     mu_star = max_gaussian_shift(EPS, DELTA)
     assert np.sqrt(np.sum(w * w / mvg.noise_variance_)) == pytest.approx(mu_star, rel=1e-9)
@@ -73,10 +74,51 @@ def test_mean_calibration_is_exact_and_cauchy_schwarz_gain():
     gain = iid.noise_variance_.sum() / mvg.noise_variance_.sum()
     d = HI.size
     assert gain == pytest.approx(d * np.sum(w * w) / np.sum(w) ** 2, rel=1e-6)
-    auto = DPMean(bounds=(0, HI), random_state=0).fit(X)
+    auto = DPMean(bounds=(0, HI), random_state=0, loss="original").fit(X)
     assert auto.noise_ == "mvg" and auto.expected_loss_ == pytest.approx(mvg.expected_loss_)
     equal = DPMean(bounds=(0, 2.0), random_state=0).fit(X / HI * 2)
     assert equal.expected_loss_ <= DPMean(bounds=(0, 2.0), noise="iid").fit(X / HI * 2).expected_loss_
+
+
+@pytest.mark.parametrize("noise", ["auto", "mvg"])
+def test_mean_release_does_not_depend_on_the_units_of_a_column(noise):
+    """loss="relative" (default): a column written in other units (bounds to match) gets the same
+    relative release on the same seed; loss="original" moves budget with the units (the check
+    can fail)."""
+    X = table(500)
+    units = np.array([1.0, 1000.0, 1e-3, 1.0])
+    rel = DPMean(bounds=(0, HI), noise=noise, random_state=5, project=False).fit(X)
+    rel_u = DPMean(bounds=(0, HI * units), noise=noise, random_state=5,
+                   project=False).fit(X * units)
+    np.testing.assert_allclose(rel_u.mean_ / units, rel.mean_, rtol=1e-9)
+    np.testing.assert_allclose(rel_u.noise_variance_ / units ** 2, rel.noise_variance_, rtol=1e-9)
+    org = DPMean(bounds=(0, HI), noise=noise, random_state=5, loss="original").fit(X)
+    org_u = DPMean(bounds=(0, HI * units), noise=noise, random_state=5,
+                   loss="original").fit(X * units)
+    moved = np.abs(org_u.noise_variance_ / units ** 2 / org.noise_variance_ - 1)
+    assert moved.max() > 0.3
+
+
+def test_relative_loss_gives_a_narrow_column_its_share_of_the_budget():
+    """A 0/1 share beside a wide column: its noise relative to its range is far smaller with
+    loss="relative" than with "original" (which spends the budget on the wide column's units),
+    and the relative noise is spread more evenly (largest relative sd smaller)."""
+    rng = np.random.default_rng(0)
+    n = 400
+    X = np.column_stack([rng.uniform(0, 1e5, n), rng.integers(0, 2, n), rng.uniform(0, 100, n)])
+    lo, hi = np.zeros(3), np.array([1e5, 1.0, 100.0])
+    sd = {loss: np.sqrt(DPMean(bounds=(lo, hi), loss=loss, random_state=0).fit(X)
+                        .noise_variance_) / (hi - lo) for loss in ("relative", "original")}
+    assert sd["relative"][1] < 0.2 * sd["original"][1]
+    assert sd["relative"].max() < 0.5 * sd["original"].max()
+
+
+def test_mean_loss_is_validated_before_any_charge():
+    from matrixdp import Accountant
+    acc = Accountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(InvalidParameterError, match="loss"):
+        DPMean(bounds=(0, HI), loss="absolute", accountant=acc).fit(table(50))
+    assert len(acc.spends) == 0
 
 
 def test_scaler_sensitivity_holds_on_a_grid_of_record_pairs():

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..calibration.mvg_exact import DirectionCosts, ShiftBound
 from ..queries.geometry import record_box_shift
 from ..errors import InvalidParameterError, InvalidShapeError, OutOfBoundsError
+from .._validation import check_choice
 from ..mechanisms import GaussianMechanism, MVGMechanism
 from ..queries import SensitivityStructure
 from ._dask import column_moments, is_dask_collection
@@ -26,6 +27,10 @@ from ._base import (NoGeneratorStateMixin, charging, check_privacy_params,
                     check_relation, validate_X)
 
 __all__ = ["DPMean", "DPStandardScaler"]
+
+#: ``DPMean(loss=...)``: the error the noise allocation minimises (in half-width units, or in
+#: the columns' own units).
+MEAN_LOSSES = ("relative", "original")
 
 
 def _max_square_term(h: np.ndarray, p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -311,7 +316,8 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
         ``epsilon`` estimates them (exponential-mechanism quantiles over a PUBLIC grid, charged as
         its own entry; ``bounds_`` and ``bounds_privacy_`` after fit; see docs/bounds.md).
     noise : {"auto", "mvg", "iid"}, default "auto"
-        ``"auto"``: the least exact expected squared error from the public bounds.
+        ``"auto"``: the least exact expected squared error (in the units ``loss`` names) from the
+        public bounds; ``"mvg"``: the allocation weighted by that loss.
     neighbouring : {"replace-one", "add-remove"}, default "replace-one"
         Replace-one (``n`` public) or add-remove (``n`` private: the sums and ``n·t`` are released,
         one record's vector ``(x - c, t)`` is the difference; ``mean_ = c + Σ(x - c) / n̂``).
@@ -321,6 +327,14 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
         :class:`DPStandardScaler`, the mean square about the box's centre onto ``[0, h²]``):
         post-processing with the public bounds, never further from the truth. ``False`` keeps
         the raw release (unbiased; ``matrixdp release`` takes it and projects it itself).
+    loss : {"relative", "original"}, default "relative"
+        The squared error the noise is allocated to minimise. ``"relative"``: each feature's
+        error in units of its public half-width, ``Σ_j (err_j / h_j)²``, so the release does not
+        depend on the units a column is written in (a column in grams and the same column in
+        kilograms, with bounds to match, get the same relative noise) and a narrow column (a
+        0/1 share beside an income) is not sacrificed to a wide one. ``"original"``:
+        ``Σ_j err_j²`` in the columns' own units (the only choice before session 23; right when
+        every column is in one common unit). Public either way.
     random_state : None, int or numpy.random.Generator
         ``None``: secure generator. A seeded fit is replayable by whoever knows the seed; a
         Generator is dropped from pickles and copies of the fitted model.
@@ -357,8 +371,9 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
 
     def __init__(self, *, epsilon=1.0, delta=1e-6, bounds=None, noise="auto",
                  neighbouring="replace-one", clip=True, random_state=None, accountant=None,
-                 project=True):
+                 project=True, loss="relative"):
         self.project = project
+        self.loss = loss
         self.neighbouring = neighbouring
         self.epsilon = epsilon
         self.delta = delta
@@ -370,7 +385,9 @@ class DPMean(NoGeneratorStateMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Release the mean of ``X``."""
-        self.mean_, _, _ = _fit_moments(self, X, False, relative=False, label="DPMean.fit")
+        check_choice(self.loss, MEAN_LOSSES, "loss")
+        self.mean_, _, _ = _fit_moments(self, X, False, relative=self.loss == "relative",
+                                        label="DPMean.fit")
         return self
 
     def __sklearn_tags__(self):
