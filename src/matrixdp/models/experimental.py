@@ -585,6 +585,15 @@ class PCAOptions(_Options):
         five never-seen tables (``results/pca_bias_one_record_check.md``) passed; the changes
         measured there all come from the records' direction
         (``results/pca_bias_one_record_vs_records.md``). ``"model"`` gives the fit before.
+    adaptive_step_margin : {"noise-level"} or None, default None
+        ``method="adaptive"`` only (task PK2, issue #24, opt-in): ``"noise-level"`` takes the
+        whitened step only if its predicted deficit beats the moments release's by the margin
+        ``1 + ρ²``, ``ρ`` the first look's noise norm over its top eigenvalue (``step_margin``
+        of :class:`~matrixdp.models.adaptive.AdaptiveOptions`; ``docs/coinpress.md``
+        § Adaptive (PCA), "A margin for a noise-level first look (task PK2)"). Aimed at the
+        outside audit's rise with ε on small tables (``results/pca_rise_reproduce.md``).
+        ``None``: the fit before the option, byte for byte. A post-processing of the first
+        look: the guarantee and the charge are unchanged.
 
 
     References
@@ -597,6 +606,7 @@ class PCAOptions(_Options):
     adaptive_resolve_z: object = None
     adaptive_resolve_share: object = None
     adaptive_bias: object = None
+    adaptive_step_margin: object = None
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -612,6 +622,10 @@ class PCAOptions(_Options):
         if ab is not None and ab not in BIASES:
             raise InvalidParameterError("adaptive_bias", f"must be None or one of {BIASES}, got "
                                                          f"{ab!r}")
+        sm = self.adaptive_step_margin
+        if sm is not None and sm != "noise-level":
+            raise InvalidParameterError("adaptive_step_margin", f"must be None or 'noise-level', "
+                                                                f"got {sm!r}")
 
 
 def _passed(value) -> bool:
