@@ -588,7 +588,7 @@ class PCAOptions(_Options):
     adaptive_step_margin : {"noise-level"} or None, default None
         ``method="adaptive"`` only (task PK2, issue #24, opt-in): ``"noise-level"`` takes the
         whitened step only if its predicted deficit beats the moments release's by the margin
-        ``1 + ρ²``, ``ρ`` the first look's noise norm over its top eigenvalue (``step_margin``
+        ``max(1, ρ)``, ``ρ`` the first look's noise norm over its top eigenvalue (``step_margin``
         of :class:`~matrixdp.models.adaptive.AdaptiveOptions`; ``docs/coinpress.md``
         § Adaptive (PCA), "A margin for a noise-level first look (task PK2)"). Aimed at the
         outside audit's rise with ε on small tables (``results/pca_rise_reproduce.md``).

@@ -316,14 +316,15 @@ def first_look_noise_level(C, V1, m, t) -> float:
 
 
 def noise_level_margin(rho: float) -> float:
-    r"""``M(ρ) = 1 + ρ²``: the factor by which the whitened step's predicted deficit must beat
+    r"""``M(ρ) = max(1, ρ)``: the factor by which the whitened step's predicted deficit must beat
     the moments release's under ``step_margin="noise-level"`` (task PK2): the step is taken iff
-    ``M(ρ)·P_cp < P_mom``. Increasing in ``ρ`` (:func:`first_look_noise_level`), 1 on an
-    exact first look, 2 where the noise's norm equals the top eigenvalue; ``ρ = ∞`` (no
-    positive eigenvalue) gives ``∞``, the moments release. Pure; the derivation is in
-    ``docs/coinpress.md`` § Adaptive (PCA), "A margin for a noise-level first look (task PK2)".
+    ``M(ρ)·P_cp < P_mom``. Non-decreasing in ``ρ`` (:func:`first_look_noise_level`): 1 (the
+    default's ranking) while the first look's top eigenvalue exceeds its noise's norm, ``ρ``
+    beyond; ``ρ = ∞`` (no positive eigenvalue) gives ``∞``, the moments release. Pure; the
+    derivation is in ``docs/coinpress.md`` § Adaptive (PCA), "A margin for a noise-level first
+    look (task PK2)".
     """
     rho = float(rho)
     if not rho >= 0:
         raise ValueError(f"rho must be >= 0, got {rho!r}")
-    return 1.0 + rho * rho
+    return max(1.0, rho)

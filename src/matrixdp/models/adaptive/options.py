@@ -239,13 +239,13 @@ class AdaptiveOptions:
     step_margin : {"none", "noise-level"}, default "none"
         The mean ranking only (task PK2, issue #24, opt-in): ``"none"``, the step is taken iff
         ``P_cp < tie_ratio·P_mom``. ``"noise-level"``: iff ``M·P_cp < tie_ratio·P_mom`` with
-        ``M = 1 + ρ²`` (:func:`noise_level_margin`), ``ρ = ‖E₁‖/λ̂₁`` the first look's noise
-        norm over its top eigenvalue (:func:`first_look_noise_level`); the counts' threshold
-        is read with the same margin (``P_mom/M − P_cp``), and ``predicted`` also reports
-        ``noise_level`` and ``step_margin``. On a noise-level first look the ranking's two
-        predictions are read from a frame of noise and the step's was measured 2-7x too
-        favourable (``results/pca_step_rise_diagnosis.md``). Post-processing of the first
-        release and public inputs: the same releases, guarantee and single charge
+        ``M = max(1, ρ)`` (:func:`noise_level_margin`), ``ρ = ‖E₁‖/λ̂₁`` the first look's noise
+        norm over its top eigenvalue (:func:`first_look_noise_level`); only the final choice
+        reads the margin (the statistic, its threshold and every release are the default's), and
+        ``predicted`` also reports ``noise_level`` and ``step_margin``. On a noise-level first
+        look the ranking's two predictions are read from a frame of noise, and the step's was
+        measured 2-7x too favourable (``results/pca_step_rise_diagnosis.md``). Post-processing
+        of the first release and public inputs: the same releases, guarantee and single charge
         (``docs/coinpress.md`` § Adaptive (PCA), "A margin for a noise-level first look (task
         PK2)").
 

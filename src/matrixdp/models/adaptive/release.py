@@ -790,7 +790,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             del lost
             stat = "clipping-loss"
         else:
-            gap = (pred_mom / step_mult if step_mult < math.inf else 0.0) - noise_cp
+            gap = pred_mom - noise_cp
             if gap > 0 and coef * cap * cap >= gap and sat >= gap:
                 # 2. the counts of records per bin of clipping loss around the decision
                 # threshold √(gap/c) of b (sensitivity √2)
