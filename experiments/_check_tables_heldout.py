@@ -157,3 +157,10 @@ def spec_table(name: str, spec: dict, frame=None) -> uc.Table:
 def heldout_table(name: str) -> uc.Table:
     """A measurement table by name (its spec from either half)."""
     return table_from_spec(name, specs()[name])
+
+#: Task PK2's never-seen check tables (session 23, ``_check_tables_pk.py``, ``pca_rise_check.py``:
+#: the PCA noise-level margin); specs written from their documentation and committed before any
+#: load; ``athlet2``, ``rdchem`` (n < 50) and ``admnrev`` (d < 4) dropped by the documentation and
+#: never loaded. Recorded when the check was registered, before any load, so no later check
+#: reuses them (whether or not the check runs: see ``results/pca_rise_check.md`` if it exists).
+PK_USED = ("athlet2", "crime3", "infmrt", "rdchem", "fish", "rental", "admnrev", "traffic2")
