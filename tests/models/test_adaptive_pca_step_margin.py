@@ -1,6 +1,6 @@
 """The noise-level margin of the PCA ranking (task PK2, opt-in ``step_margin="noise-level"``,
 ``DPPCA(experimental=PCAOptions(adaptive_step_margin="noise-level"))``; ``docs/coinpress.md``
-§ Adaptive (PCA), "A margin for a noise-level first look (task PK2)")."""
+§ "Adaptive (PCA), continued: a margin for a noise-level first look (task PK2)")."""
 
 from __future__ import annotations
 

@@ -590,8 +590,8 @@ class PCAOptions(_Options):
         whitened step only if its predicted deficit beats the moments release's by the margin
         ``max(1, ρ)``, ``ρ`` the first look's noise norm over its top eigenvalue (``step_margin``
         of :class:`~matrixdp.models.adaptive.AdaptiveOptions`; ``docs/coinpress.md``
-        § Adaptive (PCA), "A margin for a noise-level first look (task PK2)"). Aimed at the
-        outside audit's rise with ε on small tables (``results/pca_rise_reproduce.md``).
+        § "Adaptive (PCA), continued: a margin for a noise-level first look (task PK2)").
+        Aimed at the outside audit's rise with ε on small tables (``results/pca_rise_reproduce.md``).
         ``None``: the fit before the option, byte for byte. A post-processing of the first
         look: the guarantee and the charge are unchanged.
 

@@ -295,7 +295,7 @@ def first_look_noise_level(C, V1, m, t) -> float:
     ``‖E₁‖`` is read as ``2 max_i (Σ_j W_ij)^{1/2}``, the leading term of the spectral norm of a
     symmetric matrix with independent centred entries of variances ``W`` [1]_ (exact for a
     Wigner matrix as ``k → ∞``). ``λ̂₁ <= 0`` gives ``ρ = ∞``. Post-processing of the first
-    release and public inputs; ``docs/coinpress.md`` § Adaptive (PCA), "A margin for a
+    release and public inputs; ``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a
     noise-level first look (task PK2)".
 
     References
@@ -321,8 +321,8 @@ def noise_level_margin(rho: float) -> float:
     ``M(ρ)·P_cp < P_mom``. Non-decreasing in ``ρ`` (:func:`first_look_noise_level`): 1 (the
     default's ranking) while the first look's top eigenvalue exceeds its noise's norm, ``ρ``
     beyond; ``ρ = ∞`` (no positive eigenvalue) gives ``∞``, the moments release. Pure; the
-    derivation is in ``docs/coinpress.md`` § Adaptive (PCA), "A margin for a noise-level first
-    look (task PK2)".
+    derivation is in ``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a
+    noise-level first look (task PK2)".
     """
     rho = float(rho)
     if not rho >= 0:

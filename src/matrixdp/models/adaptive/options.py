@@ -246,8 +246,8 @@ class AdaptiveOptions:
         look the ranking's two predictions are read from a frame of noise, and the step's was
         measured 2-7x too favourable (``results/pca_step_rise_diagnosis.md``). Post-processing
         of the first release and public inputs: the same releases, guarantee and single charge
-        (``docs/coinpress.md`` § Adaptive (PCA), "A margin for a noise-level first look (task
-        PK2)").
+        (``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a noise-level first
+        look (task PK2)").
 
     References
     ----------
