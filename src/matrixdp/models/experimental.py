@@ -593,7 +593,12 @@ class PCAOptions(_Options):
         § "Adaptive (PCA), continued: a margin for a noise-level first look (task PK2)").
         Aimed at the outside audit's rise with ε on small tables (``results/pca_rise_reproduce.md``).
         ``None``: the fit before the option, byte for byte. A post-processing of the first
-        look: the guarantee and the charge are unchanged.
+        look: the guarantee and the charge are unchanged; only the final choice reads it. On
+        the audit's seen rise cells it removes the rise at k = 2 (skulls, Journals, tips:
+        ε = 10 medians 0.166, 0.256, 0.0061 against 0.228, 0.371, 0.020). Opt-in, not the
+        default: it FAILED its dev gate (``results/pca_rise_gate.md``, 264 cells, 20 paired
+        trials: no paired FAIL, but the median over the 19 changed cells is 1.00 > 0.99;
+        jtrain3 k = 2 ε = 0.5 1.52×, elem94_95 k = 2 ε = 0.5 0.355×).
 
 
     References

@@ -247,7 +247,8 @@ class AdaptiveOptions:
         measured 2-7x too favourable (``results/pca_step_rise_diagnosis.md``). Post-processing
         of the first release and public inputs: the same releases, guarantee and single charge
         (``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a noise-level first
-        look (task PK2)").
+        look (task PK2)"). Its dev gate FAILED (``results/pca_rise_gate.md``: no paired FAIL,
+        median 1.00 over the 19 changed cells of 264); opt-in, not the default.
 
     References
     ----------
