@@ -5,13 +5,17 @@ Task PD's dev reading (``experiments/pca_step_rise_diagnosis.py --dev``,
 ``results/pca_step_rise_diagnosis_dev_trials.csv``: the 7 benchmark tables, k = 2 and 5 where
 k < d, ε ∈ {0.1, 0.5, 1, 2, 5, 10}, 20 seeds of ``SeedSequence(20261200)``) recorded per seed the
 default's deficit and both branches forced on the same draws. This script refits the CANDIDATE
-(the margin ``1 + ρ²``, ``ρ`` the first look's noise norm over its top eigenvalue) on the same
+(the option as it is in the tree it runs from; ``ρ`` the first look's noise norm over its top
+eigenvalue) on the same
 seeds and records its deficit, its choice, ``ρ`` and its two predictions, so that the
 candidate can be read against the default and against the better forced branch per cell. It
 sizes the candidate before the paired gate (``experiments/pca_rise_gate.py``, its own new seed
 and the 12 MEASUREMENT tables too); it is not a verdict.
 
-Outputs: ``results/pca_rise_dev_reading.md`` and ``_trials.csv`` (checkpointed per cell).
+Outputs: ``results/pca_rise_dev_reading.md`` and ``_trials.csv`` (checkpointed per cell). The
+committed run is PARTIAL and of the FIRST form (margin ``1 + ρ²``, also in the counts'
+threshold; commit 339b94f), renamed ``results/pca_rise_dev_reading_first.*``; the shipped form
+``max(1, ρ)`` went straight to the gate (``results/pca_rise_gate.md``).
 
 Command (from the repository root)::
 
