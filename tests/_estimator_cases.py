@@ -228,6 +228,13 @@ CASES: dict[str, Case] = {
         _fit_x, relations=("replace-one",),
         released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
                             "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    # session 23 (task PK2): the noise-level margin on the step (adaptive_step_margin)
+    "DPPCA[adaptive, step margin]": Case(
+        _m("DPPCA", n_components=2, method="adaptive",
+           experimental=PCAOptions(adaptive_step_margin="noise-level"), **_BX), _numeric,
+        _fit_x, relations=("replace-one",),
+        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
+                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
     "DPMean": Case(_m("DPMean", **_BX), _numeric, _fit_x, released=frozenset({"mean_"})),
     "DPStandardScaler": Case(_m("DPStandardScaler", **_BX), _numeric, _fit_x,
                              released=frozenset({"mean_", "var_", "scale_"})),

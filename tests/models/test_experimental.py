@@ -35,7 +35,8 @@ SET = {RegressionOptions: {"level_share": 0.1, "select": "risk", "level_prior": 
                            "correlation_rule": "guard", "adaptive_refine": True,
                            "projected_floor": "continuous"},
        PCAOptions: {"coinpress_beta": "late", "adaptive_first": "pca", "adaptive_resolve_z": 3.0,
-                    "adaptive_resolve_share": 0.5, "adaptive_bias": "records"}}
+                    "adaptive_resolve_share": 0.5, "adaptive_bias": "records",
+                    "adaptive_step_margin": "noise-level"}}
 #: Invalid values, each refused by the field's name.
 BAD = {RegressionOptions: {"level_share": 1.0, "select": "cp", "level_prior": -1.0,
                            "boost_rounds": -1, "boost_clip": 0.0, "slope_shrink": "stein",
@@ -44,9 +45,11 @@ BAD = {RegressionOptions: {"level_share": 1.0, "select": "cp", "level_prior": -1
                            "correlation_rule": "none", "adaptive_refine": "twice",
                            "projected_floor": "linear"},
        PCAOptions: {"coinpress_beta": 0.0, "adaptive_first": "both", "adaptive_resolve_z": -1.0,
-                    "adaptive_resolve_share": 2.0, "adaptive_bias": "mean"}}
+                    "adaptive_resolve_share": 2.0, "adaptive_bias": "mean",
+                    "adaptive_step_margin": "wide"}}
 #: Fields added after the keywords were deprecated (session 22 on): options only, no keyword.
-NEW_FIELDS = {CovarianceOptions: {"projected_floor"}, RegressionOptions: {"level_shrinkage"}}
+NEW_FIELDS = {CovarianceOptions: {"projected_floor"}, RegressionOptions: {"level_shrinkage"},
+              PCAOptions: {"adaptive_step_margin"}}
 
 
 def _data(n=600, seed=0):

@@ -585,6 +585,20 @@ class PCAOptions(_Options):
         five never-seen tables (``results/pca_bias_one_record_check.md``) passed; the changes
         measured there all come from the records' direction
         (``results/pca_bias_one_record_vs_records.md``). ``"model"`` gives the fit before.
+    adaptive_step_margin : {"noise-level"} or None, default None
+        ``method="adaptive"`` only (task PK2, issue #24, opt-in): ``"noise-level"`` takes the
+        whitened step only if its predicted deficit beats the moments release's by the margin
+        ``max(1, ρ)``, ``ρ`` the first look's noise norm over its top eigenvalue (``step_margin``
+        of :class:`~matrixdp.models.adaptive.AdaptiveOptions`; ``docs/coinpress.md``
+        § "Adaptive (PCA), continued: a margin for a noise-level first look (task PK2)").
+        Aimed at the outside audit's rise with ε on small tables (``results/pca_rise_reproduce.md``).
+        ``None``: the fit before the option, byte for byte. A post-processing of the first
+        look: the guarantee and the charge are unchanged; only the final choice reads it. On
+        the audit's seen rise cells it removes the rise at k = 2 (skulls, Journals, tips:
+        ε = 10 medians 0.166, 0.256, 0.0061 against 0.228, 0.371, 0.020). Opt-in, not the
+        default: it FAILED its dev gate (``results/pca_rise_gate.md``, 264 cells, 20 paired
+        trials: no paired FAIL, but the median over the 19 changed cells is 1.00 > 0.99;
+        jtrain3 k = 2 ε = 0.5 1.52×, elem94_95 k = 2 ε = 0.5 0.355×).
 
 
     References
@@ -597,6 +611,7 @@ class PCAOptions(_Options):
     adaptive_resolve_z: object = None
     adaptive_resolve_share: object = None
     adaptive_bias: object = None
+    adaptive_step_margin: object = None
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -612,6 +627,10 @@ class PCAOptions(_Options):
         if ab is not None and ab not in BIASES:
             raise InvalidParameterError("adaptive_bias", f"must be None or one of {BIASES}, got "
                                                          f"{ab!r}")
+        sm = self.adaptive_step_margin
+        if sm is not None and sm != "noise-level":
+            raise InvalidParameterError("adaptive_step_margin", f"must be None or 'noise-level', "
+                                                                f"got {sm!r}")
 
 
 def _passed(value) -> bool:

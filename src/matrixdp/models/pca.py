@@ -265,6 +265,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
             cov, mean = fit_coinpress(self, X, lo, hi, epsilon=eps, delta=delta,
                                       label="DPPCA.fit", beta=opts.coinpress_beta)
         elif method == "adaptive":
+            from .adaptive import AdaptiveOptions
             # the PCA-loss ranking reads its frame after the projection applied below
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,
@@ -273,6 +274,9 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                      **({} if rz is None else {"resolve_z": rz}),
                                      **({} if rs is None else {"resolve_share": rs}),
                                      **({} if ab is None else {"bias": ab}),
+                                     **({} if opts.adaptive_step_margin is None else
+                                        {"options": AdaptiveOptions(
+                                            step_margin=opts.adaptive_step_margin)}),
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:

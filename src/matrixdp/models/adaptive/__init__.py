@@ -42,10 +42,11 @@ from .losses import (coinpress_noise_loss, coinpress_noise_variance, correlation
                      correlation_moments_loss, correlation_scale, median_threshold, moments_loss,
                      moments_loss_variance, satterthwaite_median)
 from .options import (AdaptiveOptions, BIAS_SHARE, DECISIONS, FIRST_MIX, FIRST_SHARE, NOISE_PAIRS,
-                      PCA_GAPS, PCA_UNRESOLVED, GAP_INFLATIONS)
+                      PCA_GAPS, PCA_UNRESOLVED, GAP_INFLATIONS, STEP_MARGINS)
 from .frame import (RESOLVE_Z, SHARE_Z, BOOT_DRAWS, BOOT_SEED, coinpress_pair_variance,
                     moments_pair_variance, pca_frame, pca_frame_resolution,
-                    projected_gap_inflation, unresolved_share)
+                    projected_gap_inflation, unresolved_share, first_look_noise_level,
+                    noise_level_margin)
 from .pca_losses import (DIAGONAL_NODES, GUARD_ARGMAX, pca_bias_model, pca_bias_one_record,
                          pca_deficit, pca_deficit_diagonal, pca_deficit_normalised,
                          resolution_guard_loss)
@@ -66,4 +67,4 @@ __all__ = ["AdaptiveOptions", "AdaptiveResult", "adaptive_covariance", "clipping
            "median_threshold", "checked_step", "CHECK_SHARE", "REFINES", "REFINE_SHARE",
            "FIRST_EDGE", "PCA_GAPS", "PCA_UNRESOLVED", "FIRST_KINDS", "FIRST_MIX",
            "refine_prediction", "refined_step", "pca_frame_resolution", "coinpress_noise_loss",
-           "GAP_INFLATIONS", "BOOT_DRAWS", "BOOT_SEED", "projected_gap_inflation"]
+           "GAP_INFLATIONS", "BOOT_DRAWS", "BOOT_SEED", "projected_gap_inflation", "STEP_MARGINS", "first_look_noise_level", "noise_level_margin"]

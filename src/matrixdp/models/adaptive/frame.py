@@ -12,7 +12,8 @@ from ..spiked import spiked_eigenvalues
 
 __all__ = ["RESOLVE_Z", "SHARE_Z", "BOOT_DRAWS", "BOOT_SEED", "moments_pair_variance",
            "coinpress_pair_variance", "pca_frame", "pca_frame_resolution",
-           "projected_gap_inflation", "unresolved_share"]
+           "projected_gap_inflation", "unresolved_share", "first_look_noise_level",
+           "noise_level_margin"]
 
 #: Noise sds of the first release by which the PCA-loss prediction's eigen-frame resolves the
 #: order of two directions (:func:`pca_frame`).
@@ -280,3 +281,50 @@ def unresolved_share(C, unresolved, q: int) -> float:
         return 1.0
     carried = float(lam @ np.sum(V[:, ::-1][:, :q][u] ** 2, axis=0))
     return min(max(carried / total, 0.0), 1.0)
+
+
+def first_look_noise_level(C, V1, m, t) -> float:
+    r"""``ρ = ‖E₁‖ / λ̂₁``: the first look's noise over its top eigenvalue (public).
+
+    ``C = G_{:k,:k} − m̂m̂ᵀ`` is the first look's covariance BEFORE any projection, ``V1`` the
+    entry variances of the released augmented ``G`` (the plan's), ``m`` the released mean of
+    ``x − c`` and ``t`` the public constant. The noise of ``Ĉ_ij`` is ``δG_ij − δm_i m_j −
+    m_i δm_j`` (to first order), of variance ``W_ij = V_ij + m_j² v_i + m_i² v_j`` off the
+    diagonal and ``V_ii + 4 m_i² v_i`` on it (``v_i = V_ik / t²``; ``m_i²`` debiased,
+    ``max(m̂_i² − v_i, 0)``, as :func:`~matrixdp.models.coinpress.first_noise_scale`).
+    ``‖E₁‖`` is read as ``2 max_i (Σ_j W_ij)^{1/2}``, the leading term of the spectral norm of a
+    symmetric matrix with independent centred entries of variances ``W`` [1]_ (exact for a
+    Wigner matrix as ``k → ∞``). ``λ̂₁ <= 0`` gives ``ρ = ∞``. Post-processing of the first
+    release and public inputs; ``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a
+    noise-level first look (task PK2)".
+
+    References
+    ----------
+    .. [1] A. S. Bandeira and R. van Handel, "Sharp nonasymptotic bounds on the norm of random
+       matrices with independent entries", Annals of Probability 44(4), 2016.
+    """
+    C = np.asarray(C, dtype=np.float64)
+    V1 = np.asarray(V1, dtype=np.float64)
+    k = C.shape[0]
+    v = V1[:k, k] / (t * t)
+    m2 = np.maximum(np.asarray(m, dtype=np.float64) ** 2 - v, 0.0)
+    W = V1[:k, :k] + np.outer(v, m2) + np.outer(m2, v)
+    W[np.diag_indices(k)] += 2.0 * m2 * v
+    norm = 2.0 * float(np.sqrt(np.max(np.sum(W, axis=1))))
+    lam1 = float(np.linalg.eigvalsh(0.5 * (C + C.T))[-1])
+    return float(np.inf) if not lam1 > 0 else norm / lam1
+
+
+def noise_level_margin(rho: float) -> float:
+    r"""``M(ρ) = max(1, ρ)``: the factor by which the whitened step's predicted deficit must beat
+    the moments release's under ``step_margin="noise-level"`` (task PK2): the step is taken iff
+    ``M(ρ)·P_cp < P_mom``. Non-decreasing in ``ρ`` (:func:`first_look_noise_level`): 1 (the
+    default's ranking) while the first look's top eigenvalue exceeds its noise's norm, ``ρ``
+    beyond; ``ρ = ∞`` (no positive eigenvalue) gives ``∞``, the moments release. Pure; the
+    derivation is in ``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a
+    noise-level first look (task PK2)".
+    """
+    rho = float(rho)
+    if not rho >= 0:
+        raise ValueError(f"rho must be >= 0, got {rho!r}")
+    return max(1.0, rho)

@@ -18,7 +18,7 @@ from ...errors import InvalidParameterError
 from .._far_tail import FAR_SHARE
 
 __all__ = ["FIRST_SHARE", "BIAS_SHARE", "DECISIONS", "NOISE_PAIRS", "PCA_GAPS", "PCA_UNRESOLVED",
-           "GAP_INFLATIONS", "FIRST_MIX", "AdaptiveOptions"]
+           "GAP_INFLATIONS", "STEP_MARGINS", "FIRST_MIX", "AdaptiveOptions"]
 
 #: Share of ``μ²`` of the first (one-shot moments) release; the same as CoinPress' first step.
 FIRST_SHARE = 0.25
@@ -64,6 +64,9 @@ PCA_UNRESOLVED = ("rank", "step")
 #: the parametric bootstrap's inflation through the caller's projection
 #: (:func:`projected_gap_inflation`).
 GAP_INFLATIONS = ("pair", "projected-noise")
+
+#: ``step_margin`` (task PK2): ``"none"`` or ``"noise-level"``.
+STEP_MARGINS = ("none", "noise-level")
 #: ``first_kind="mixed"``: the share of the first look's ``μ₁²`` allocated for the covariance (the
 #: rest for the PCA task). Task PK (issue #24), opt-in; 0.75 chosen over 0.5 on an exploration run
 #: (seed 777, ``results/pca_mixed_first_variants.md``: 0.5 cost the whitened step up to 1.39x on
@@ -233,6 +236,19 @@ class AdaptiveOptions:
         projection in the original units removes it): :func:`resolution_guard_loss` of the
         frame's top variances, the first look's noise sd on them and the step's. Post-processing
         of the first release and public inputs.
+    step_margin : {"none", "noise-level"}, default "none"
+        The mean ranking only (task PK2, issue #24, opt-in): ``"none"``, the step is taken iff
+        ``P_cp < tie_ratio·P_mom``. ``"noise-level"``: iff ``M·P_cp < tie_ratio·P_mom`` with
+        ``M = max(1, ρ)`` (:func:`noise_level_margin`), ``ρ = ‖E₁‖/λ̂₁`` the first look's noise
+        norm over its top eigenvalue (:func:`first_look_noise_level`); only the final choice
+        reads the margin (the statistic, its threshold and every release are the default's), and
+        ``predicted`` also reports ``noise_level`` and ``step_margin``. On a noise-level first
+        look the ranking's two predictions are read from a frame of noise, and the step's was
+        measured 2-7x too favourable (``results/pca_step_rise_diagnosis.md``). Post-processing
+        of the first release and public inputs: the same releases, guarantee and single charge
+        (``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a noise-level first
+        look (task PK2)"). Its dev gate FAILED (``results/pca_rise_gate.md``: no paired FAIL,
+        median 1.00 over the 19 changed cells of 264); opt-in, not the default.
 
     References
     ----------
@@ -256,6 +272,7 @@ class AdaptiveOptions:
     pca_unresolved: str = "rank"
     resolution_guard: bool = False
     gap_inflation: str = "pair"
+    step_margin: str = "none"
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -270,6 +287,7 @@ class AdaptiveOptions:
         check_choice(self.pca_gaps, PCA_GAPS, "pca_gaps")
         check_choice(self.pca_unresolved, PCA_UNRESOLVED, "pca_unresolved")
         check_choice(self.gap_inflation, GAP_INFLATIONS, "gap_inflation")
+        check_choice(self.step_margin, STEP_MARGINS, "step_margin")
         if self.gap_inflation != "pair" and self.pca_gaps == "spiked":
             raise InvalidParameterError("gap_inflation", "'projected-noise' de-inflates the "
                                                          "pairwise gaps; pca_gaps='spiked' "

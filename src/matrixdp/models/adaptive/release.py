@@ -25,8 +25,9 @@ from ..coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhi
 from .options import AdaptiveOptions
 from .counts import (COUNT_Z, DECISION_Z, READINGS, clipping_loss_bins, clipping_loss_counts,
                      clipping_losses, read_counts)
-from .frame import (SHARE_Z, coinpress_pair_variance, moments_pair_variance, pca_frame,
-                    pca_frame_resolution, unresolved_share)
+from .frame import (SHARE_Z, coinpress_pair_variance, first_look_noise_level,
+                    moments_pair_variance, noise_level_margin, pca_frame, pca_frame_resolution,
+                    unresolved_share)
 from .pca_losses import (pca_bias_model, pca_bias_one_record, pca_deficit, pca_deficit_diagonal,
                          pca_deficit_normalised, resolution_guard_loss)
 from .losses import (coinpress_noise_loss, correlation_coinpress_loss, correlation_moments_loss,
@@ -537,6 +538,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     diagonal_noise, noise_pairs = options.diagonal_noise, options.noise_pairs
     pca_gaps, pca_unresolved = options.pca_gaps, options.pca_unresolved
     resolution_guard, gap_inflation = options.resolution_guard, options.gap_inflation
+    step_margin = options.step_margin
+    if step_margin != "none" and loss_statistic != "mean":
+        raise InvalidParameterError("step_margin", "the noise-level margin acts on the mean "
+                                                   "ranking (loss_statistic='mean') only")
     ranking_used = ranking
     n_rel = (4 if far_tail else 3) + (first_kind == "mixed") + bool(refine) + checked
     beta = check_beta(beta, ("auto", "late"))
@@ -605,6 +610,15 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             del G1b
         m = G1[:k, k] / t
         C = G1[:k, :k] - np.outer(m, m)
+        # step_margin="noise-level" (task PK2): the first look's noise norm over its top
+        # eigenvalue and the margin the step's prediction must beat the moments release's by
+        # (public: post-processing of the first look; docs/coinpress.md § Adaptive (PCA), "A
+        # margin for a noise-level first look (task PK2)")
+        if step_margin == "noise-level":
+            rho_first = first_look_noise_level(C, V1, m, t)
+            step_mult = noise_level_margin(rho_first)
+        else:
+            rho_first, step_mult = math.nan, 1.0
         # a first look released through a weighted-triangle plan (AUTO_TRIANGLES) is read in
         # the product-form metric: its diagonal is much quieter than its off-diagonals, and the
         # diagonal's sd would make the whitening margin, the correlation scales' floor and the
@@ -868,7 +882,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         elif med_step is not None:
             take_step = med_step
         else:
-            take_step = pred_cp < tie_ratio * pred_mom
+            take_step = pred_cp * step_mult < tie_ratio * pred_mom
         refined = {}
         if take_step and refine:
             # task HC: one step or a refinement and the final step, by the ranking's noise loss
@@ -926,6 +940,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         # under the option, so the default's report is unchanged
         extra.update({"frame_pairs_resolved": frame_res[0], "frame_top_resolved": frame_res[1],
                       "unresolved_step": bool(frame_res[0] == 0)})
+    if step_margin != "none":
+        extra.update({"noise_level": rho_first, "step_margin": step_mult})
     if loss_statistic == "median":
         nan = math.nan
         extra.update({"loss_statistic": "median", "moments_median": nan,
