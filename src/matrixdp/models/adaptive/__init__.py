@@ -67,4 +67,5 @@ __all__ = ["AdaptiveOptions", "AdaptiveResult", "adaptive_covariance", "clipping
            "median_threshold", "checked_step", "CHECK_SHARE", "REFINES", "REFINE_SHARE",
            "FIRST_EDGE", "PCA_GAPS", "PCA_UNRESOLVED", "FIRST_KINDS", "FIRST_MIX",
            "refine_prediction", "refined_step", "pca_frame_resolution", "coinpress_noise_loss",
-           "GAP_INFLATIONS", "BOOT_DRAWS", "BOOT_SEED", "projected_gap_inflation", "STEP_MARGINS", "first_look_noise_level", "noise_level_margin"]
+           "GAP_INFLATIONS", "BOOT_DRAWS", "BOOT_SEED", "projected_gap_inflation", "STEP_MARGINS",
+           "first_look_noise_level", "noise_level_margin"]
