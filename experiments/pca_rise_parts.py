@@ -188,6 +188,7 @@ def skulls_cells(probe):
     U4 = np.linalg.eigh(C)[1][:, ::-1][:, :4]
     h = 0.5 * (hi - lo)
     axes = np.argsort(-h, kind="stable")[:k]  # public: the widest k columns
+    wide = h > 1.0  # public: the four measurement columns (the indicators' half-width is 0.5)
     E1 = {}
     for eps in SKULLS_EPS:
         def cell():
@@ -205,7 +206,13 @@ def skulls_cells(probe):
                 # how much of the true top-4 subspace (the 4 wide columns' block) the released
                 # top-k misses
                 lost4 = 4.0 - float(np.linalg.norm(vec[:, :k].T @ U4) ** 2)
-                extra = f"lambda5={lam[4]:.4g};lambda4={lam[3]:.4g};lost4={lost4:.4g}"
+                # the noise in units of the half-widths (the projection's metric): between the
+                # wide columns and the narrow ones, and within the wide block (public split)
+                Eu = (raw - C) / np.outer(h, h)
+                cross = math.sqrt(2.0) * float(np.linalg.norm(Eu[np.ix_(wide, ~wide)]))
+                within = float(np.linalg.norm(Eu[np.ix_(wide, wide)]))
+                extra = (f"lambda5={lam[4]:.4g};lambda4={lam[3]:.4g};lost4={lost4:.4g};"
+                         f"cross={cross:.4g};within={within:.4g}")
                 out.append(row_of(probe, est, "skulls", "skulls", k, eps, i, "forced moments",
                                   deficit(P, C, k, best), extra))
                 for units in ("original", "none"):
@@ -376,7 +383,8 @@ def write():
     L += ["## skulls, k = 5, the moments branch forced", "",
           "| ε | " + " | ".join(srows) + " | first look's allocation | last release's "
           "allocation | statistic | μ₁ | μ_b | μ₂ | λ̂₄ / λ̂₅ (released, median) | fits losing "
-          "≥ 0.5 of a top-4 direction |", "|" + "---|" * (len(srows) + 9)]
+          "≥ 0.5 of a top-4 direction | max top-4 loss | noise, half-width units: wide×narrow "
+          "/ within wide |", "|" + "---|" * (len(srows) + 11)]
     cells = {r: [] for r in srows}
     for eps in SKULLS_EPS:
         base = sel("skulls", "skulls", eps, "forced moments")
@@ -389,12 +397,14 @@ def write():
             vals.append(fmt(med(rs, "deficit")))
         l4 = np.median([float(x["extra"].split(";")[1].split("=")[1]) for x in base])
         l5 = np.median([float(x["extra"].split(";")[0].split("=")[1]) for x in base])
+        ex = {key: np.array([float(dict(kv.split("=") for kv in x["extra"].split(";"))[key])
+                             for x in base]) for key in ("lost4", "cross", "within")}
         L.append(f"| {eps:g} | " + " | ".join(vals) + f" | {tally(base, 'alloc1')} | "
                  f"{tally(base, 'alloc2')} | {tally(base, 'statistic')} | "
                  f"{fmt(med(base, 'mu1'))} | {fmt(med(base, 'mu_b'))} | "
                  f"{fmt(med(base, 'mu2'))} | {fmt(l4)} / {fmt(l5)} | "
-                 f"{sum(float(x['extra'].split(';')[2].split('=')[1]) >= 0.5 for x in base)}"
-                 f"/{len(base)} |")
+                 f"{int(np.sum(ex['lost4'] >= 0.5))}/{len(base)} | {fmt(ex['lost4'].max())} | "
+                 f"{fmt(np.median(ex['cross']))} / {fmt(np.median(ex['within']))} |")
     if all(len(v) == len(SKULLS_EPS) for v in cells.values()):
         L += ["", "The audit's \"falls with ε\" rule on each row:", ""]
         L += [f"- {r}: {verdict(cells[r], SKULLS_EPS)}" for r in srows]
