@@ -1176,6 +1176,17 @@ def _small_n_default(c):
 
 #: unit -> number of records (set by write()).
 N_ALL: dict = {}
+#: unit -> the columns (features and target) that are constant after clipping (set by write();
+#: task OC: a curator's bound below every value, or indicators of levels the public rule of
+#: dropping incomplete rows left empty). Their correlations are undefined (the reference sets
+#: them to 0); the library cannot know the column is constant (its bounds say it is not).
+CONSTANT_COLS: dict = {}
+
+_CONST_NOTE = ("EXPECTED (constant column): {cols} constant after clipping in this table; its "
+               "correlations are undefined (the reference sets them to 0), so any DP release of "
+               "them is noise over noise, at every ε: the first audit's const_loose scenario. "
+               "The library cannot know (the public bounds say the column varies); with "
+               "lower == upper it releases 0 exactly")
 
 
 #: What the diagnosis found per unit (results/outside_audit_diagnosis.md, "The regression
@@ -1663,6 +1674,13 @@ def fresh_triage(c) -> str:
     """A first diagnosis of one FAIL of a fresh audit, from this run's rows."""
     if c["verdict"] == "PASS":
         return ""
+    text = _fresh_triage(c)
+    if c["task"] == "correlation" and CONSTANT_COLS.get(c["unit"]):
+        text += "; " + _CONST_NOTE.format(cols=", ".join(CONSTANT_COLS[c["unit"]]))
+    return text
+
+
+def _fresh_triage(c) -> str:
     u, task, check, subj = c["unit"], c["task"], c["check"], c["subject"]
     e = _eps_of(c["detail"])
     if task == "regression" and check.startswith("default ≤"):
@@ -1721,6 +1739,8 @@ def fresh_triage(c) -> str:
 
 def _known_category(c) -> str:
     """The category the first audit's triage rules give a FAIL of this kind ('' if none)."""
+    if c["task"] == "correlation" and CONSTANT_COLS.get(c["unit"]):
+        return "EXPECTED (constant column)"
     try:
         t = triage_of(c)
     except Exception:  # noqa: BLE001 - a rule written for the first audit's units
@@ -2009,6 +2029,10 @@ def write(rows, checks, us, args, command, elapsed):
     ROWS[:] = rows
     for u in us:
         N_ALL[u.name] = u.X.shape[0]
+        Zc = cov_data(u)[0]
+        CONSTANT_COLS[u.name] = [nm for nm, j in zip(list(u.names) + ["target"],
+                                                     range(Zc.shape[1]))
+                                 if Zc.shape[0] and np.ptp(Zc[:, j]) == 0]
         UNIT_EIG[u.name] = np.sort(np.linalg.eigvalsh(np.cov(cov_data(u)[0].T, bias=True)))[::-1]
         N_TRAIN[u.name] = len(splits(u.X.shape[0], 1, args.seed)[0][0])
     out = args.out
