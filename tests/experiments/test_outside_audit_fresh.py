@@ -119,3 +119,36 @@ def test_default_run_keeps_the_first_audits_units(monkeypatch):
     assert mod._tasks() == ("regression", "covariance", "correlation", "pca")
     assert "ccard" in mod.TABLE_BOUNDS and mod.LOADER is mod.load_statsmodels
     assert np.isclose(mod.OPTION_RATIO, 1.2) and np.isclose(mod.OLS_RATIO, 1.05)
+
+
+CONST_SPEC = SPEC.replace('NAME = "fresh_toy"', 'NAME = "fresh_const"').replace(
+    "    return X, np.clip(y, -4, 4)",
+    "    X[:, 5] = 0.0  # every value of x5 at one point of its box [-1, 1] (task OC's vote2, mathpnl)\n"
+    "    return X, np.clip(y, -4, 4)")
+
+
+def test_constant_column_correlation_fails_are_triaged_as_such(tmp_path, monkeypatch):
+    """Task OC: on a table with a column constant after clipping the correlation's reference
+    sets that column's correlations to 0 and no release can reach it; the fresh triage says so
+    (it said 'EXPECTED DP' / 'NOT NOISE-LEVEL ... a bias' before), and only where it is true."""
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "_const_tables_oc.py").write_text(CONST_SPEC)
+    monkeypatch.syspath_prepend(str(tmp_path / "spec"))
+    mod = _fresh_module("outside_audit_oc_test_a", monkeypatch)
+    out = tmp_path / "out"
+    argv = ["--tables-module", "_const_tables_oc", "--trials", "2", "--cov-trials", "2",
+            "--epsilons", "1", "1e8", "--no-beyond", "--out", str(out)]
+    assert mod.main(argv) == 0
+    assert mod.CONSTANT_COLS == {"toy": ["x5"]}
+    checks = _rows(out / "fresh_const_checks.csv")
+    near = [c for c in checks if c["task"] == "correlation" and c["check"].startswith("≤ 0.05")
+            and c["subject"] == "default"]
+    # at eps = 1e8 the default's error is the constant column's noise over noise, not a bias
+    assert near and near[0]["verdict"] == "FAIL"
+    assert "constant column" in near[0]["triage"] and "x5" in near[0]["triage"]
+    md = (out / "fresh_const.md").read_text()
+    assert "EXPECTED (constant column)" in md
+    # a correlation FAIL of a table without a constant column keeps its old triage
+    c = dict(near[0], unit="other")
+    assert "constant column" not in mod.fresh_triage(c)
+    assert mod._known_category(c) != "EXPECTED (constant column)"
