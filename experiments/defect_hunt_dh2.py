@@ -600,6 +600,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--only", default=None, help="run the probes whose name contains this")
     ap.add_argument("--tree-only", action="store_true", help="run on this checkout only")
+    ap.add_argument("--base-only", action="store_true", help="run on the base only")
     ap.add_argument("--raw", default=str(OUT / "defect_hunt_dh2_raw.jsonl"),
                     help="per-probe outputs (one JSON line per run; read back to resume)")
     args = ap.parse_args(argv)
@@ -614,7 +615,8 @@ def main(argv=None):
         for name, what, expected, predicate, prog in PROBES:
             if args.only and args.only not in name:
                 continue
-            for which, src in (("base", base_src), ("tree", ROOT / "src")):
+            for which, src in (("base", base_src),
+                               ("tree", None if args.base_only else ROOT / "src")):
                 if src is None or (name, which) in done:
                     continue
                 text = run_probe(prog, src, args.timeout, header=_HEADER)
