@@ -17,6 +17,15 @@ probe ran; the verdict says whether the output meets it (``ok``) or not (``DEFEC
 whose predicate fails on the tree is an open finding (reported, not hidden). The probes import
 the catalogue from this checkout's ``tests/`` for both runs (it is the same file at the base).
 
+Amended after the first base run (errors of the probes' own code, not outcomes of the library;
+the verdict rules are unchanged): DPDirectionsMVG is not a scikit-learn estimator (no
+``get_params``), so the probes that call ``clone`` / ``get_params`` / ``set_params`` record it as
+"no get_params" instead of crashing; its released value for the category / CSR comparison is
+``directions_.eigenvalues``; the CLI probes run RON-Gauss on the numeric columns only (it refuses a
+text column), draw the add-remove outputs from ``synth`` (``release`` is replace-one only), and
+ask (e) for epsilon 0.95 after 0.6 (0.6 + 0.6 at delta 1e-9 composes below 1 as Gaussian DP, so
+it was never an exhausted budget).
+
 Command (from the repository root)::
 
     PYTHONPATH=src python experiments/defect_hunt_dh2.py [--only NAME] [--tree-only]
@@ -86,7 +95,7 @@ PROBES = [
      "the three copies hold acc itself; the pickle with an Accountant is refused (TypeError); the "
      "unpickled Ledger is the same file; entries = charges after the first fit, 2 x charges after "
      "the refit of the unpickled copy",
-     "all(v[0] and v[1] == 'refused' and v[2] and v[3] == v[5] and v[4] == 2 * v[5] for v in r.values())",
+     "all(v[0] and v[1] == 'refused' and v[2] and v[3] == v[5] and v[4] == 2 * v[5] for v in r.values() if v != 'no get_params')",
      """
      from sklearn.base import clone
      out = {}
@@ -94,6 +103,8 @@ PROBES = [
          rel = case.relations[0]
          acc = Accountant()
          est = case.make(rel, accountant=acc)
+         if not hasattr(est, "get_params"):
+             out[name] = "no get_params"; continue
          same = all(x.accountant is acc for x in (clone(est), copy.copy(est), copy.deepcopy(est)))
          try:
              pickle.dumps(est); pk = "pickled"
@@ -115,13 +126,15 @@ PROBES = [
      "and the refitted model's privacy epsilon",
      "2 x charges entries for two fits (every fit is a release); the third charges 2 x epsilon "
      "in total and the model reports what was charged",
-     "all(v[0] == 2 * v[4] and v[1] == v[4] and abs(v[2] - v[3]) < 1e-6 * v[3] and abs(v[2] - 2 * v[5]) < 1e-6 * v[2] for v in r.values())",
+     "all(v[0] == 2 * v[4] and v[1] == v[4] and abs(v[2] - v[3]) < 1e-6 * v[3] and abs(v[2] - 2 * v[5]) < 1e-6 * v[2] for v in r.values() if v != 'no get_params')",
      """
      out = {}
      for name, case in CASES.items():
          rel = case.relations[0]
          acc = Accountant()
          est = case.make(rel, accountant=acc); D, _ = case.data(rel)
+         if not hasattr(est, "get_params"):
+             out[name] = "no get_params"; continue
          fit_case(case, est, D); fit_case(case, est, D); n = len(acc.spends)
          e0 = est.get_params()["epsilon"]
          est.set_params(epsilon=2 * e0); fit_case(case, est, D)
@@ -136,7 +149,7 @@ PROBES = [
      "cross_val_score: 3 x charges entries; GridSearchCV: (2 x 2 + 1) x charges entries summing to "
      "at least 2 x (e/2 + e) (+ the refit); or an error with no entry (a case that cannot fit a "
      "fold, e.g. a fixed public shape)",
-     "all(('error' in v['cv'] and v['cv']['spends'] == 0) or v['cv']['ok'] == 3 * v['charges'] for v in r.values()) and all(('error' in v['gs'] and v['gs']['spends'] == 0) or (v['gs']['ok'][0] == 5 * v['charges'] and v['gs']['ok'][1] >= 3 * v['e'] - 1e-9) for v in r.values())",
+     "all(('error' in v['cv'] and v['cv']['spends'] == 0) or v['cv']['ok'] == 3 * v['charges'] for v in r.values() if v != 'no get_params') and all(('error' in v['gs'] and v['gs']['spends'] == 0) or (v['gs']['ok'][0] == 5 * v['charges'] and v['gs']['ok'][1] >= 3 * v['e'] - 1e-9) for v in r.values() if v != 'no get_params')",
      """
      from sklearn.model_selection import cross_val_score, GridSearchCV, KFold
      def const(est, X, y=None):
@@ -144,6 +157,8 @@ PROBES = [
      out = {}
      for name, case in CASES.items():
          rel = case.relations[0]; (X, y), _ = case.data(rel)
+         if not hasattr(case.make(rel), "get_params"):
+             out[name] = "no get_params"; continue
          e = case.make(rel).get_params()["epsilon"]
          row = {"charges": case.charges, "e": e}
          with Accountant(relation=rel) as acc:
@@ -238,11 +253,13 @@ PROBES = [
      "SeedSequence(0), PCG64(0), True, 1.5, '0', -1: the outcome and entries",
      "each refused by name (random_state / rng) before any entry (0 entries); never a fit that "
      "keeps a legacy RandomState (its state would replay the noise)",
-     "all('error' in o and o['spends'] == 0 for v in r.values() for o in v.values())",
+     "all('error' in o and o['spends'] == 0 for v in r.values() if v != 'no get_params' for o in v.values())",
      """
      out = {}
      for name, case in CASES.items():
          rel = case.relations[0]; D, _ = case.data(rel)
+         if not hasattr(case.make(rel), "set_params"):
+             out[name] = "no get_params"; continue
          row = {}
          for label, rs in (("RandomState", np.random.RandomState(0)), ("SeedSequence", np.random.SeedSequence(0)),
                            ("PCG64", np.random.PCG64(0)), ("True", True), ("1.5", 1.5), ("'0'", "0"), ("-1", -1)):
@@ -277,9 +294,9 @@ PROBES = [
              r = attempt(case, est, (Xv, yv), acc)
              return (r, est) if ret else r
          base_r, base_est = fit_on(X, ret=True)
-         ref = np.asarray(getattr(base_est, "covariance_", getattr(base_est, "coef_", getattr(base_est, "mean_", getattr(base_est, "components_", np.nan)))), dtype=float) if "ok" in base_r else None
+         ref = np.asarray(getattr(base_est, "covariance_", getattr(base_est, "coef_", getattr(base_est, "mean_", getattr(base_est, "components_", getattr(getattr(base_est, "directions_", None), "eigenvalues", np.nan))))), dtype=float) if "ok" in base_r else None
          def same_as_base(est):
-             v = np.asarray(getattr(est, "covariance_", getattr(est, "coef_", getattr(est, "mean_", getattr(est, "components_", np.nan)))), dtype=float)
+             v = np.asarray(getattr(est, "covariance_", getattr(est, "coef_", getattr(est, "mean_", getattr(est, "components_", getattr(getattr(est, "directions_", None), "eigenvalues", np.nan))))), dtype=float)
              return ref is not None and v.shape == ref.shape and bool(np.allclose(v, ref, rtol=1e-6, atol=1e-9))
          F = pd.DataFrame(X, columns=["a", "b", "c"])
          ints = np.round(X[:, 1]).astype(int)
@@ -387,11 +404,13 @@ PROBES = [
      "constant): outcome, entries, whether the message names the argument",
      "every invalid value refused before any entry, the message naming the argument; lo == hi "
      "fits with the case's charges or is refused by name with 0 entries",
-     "all(o.get('spends', 0) == 0 and ('ok' in o if k.startswith('lohi') else ('error' in o and o['names'])) or (k.startswith('lohi') and 'error' in o and o['spends'] == 0) for v in r.values() for k, o in v.items())",
+     "all(o.get('spends', 0) == 0 and ('ok' in o if k.startswith('lohi') else ('error' in o and o['names'])) or (k.startswith('lohi') and 'error' in o and o['spends'] == 0) for v in r.values() if v != 'no get_params' for k, o in v.items())",
      """
      out = {}
      for name, case in CASES.items():
          rel = case.relations[0]; D, _ = case.data(rel)
+         if not hasattr(case.make(rel), "get_params"):
+             out[name] = "no get_params"; continue
          params = case.make(rel).get_params()
          trials = [("epsilon", v) for v in (0, -1, float("inf"), float("nan"), True, "1")]
          trials += [("delta", v) for v in (-1e-6, 1.0, float("nan"), float("inf"), "1e-6")]
@@ -483,7 +502,7 @@ PROBES = [
      "outside its bounds... with the copula (clipped: fits); then (d) copula epsilon 0.6 (fits), "
      "(e) tree-copula epsilon 0.6 (exhausted); (f) the ledger's budget edited by hand then a "
      "synth; (g) ron-gauss with an add-remove flag against the replace-one ledger",
-     "(a), (b), (e), (f), (g) exit non-zero, no output file, no new entry; (d) one entry and a file",
+     "(a), (b), (e) (0.6 then 0.95 against 1: cannot fit), (f), (g) exit non-zero, no output file, no new entry; (d) one entry and a file",
      "all(r[k]['rc'] != 0 and not r[k]['out'] and r[k]['new'] == 0 for k in 'abefg') and r['d']['rc'] == 0 and r['d']['out'] and r['d']['new'] == 1",
      """
      import pandas as pd, sqlite3, shutil
@@ -491,6 +510,7 @@ PROBES = [
      rng = np.random.default_rng(0); n = 80
      df = pd.DataFrame({"a": rng.uniform(0, 10, n).round(6), "b": rng.uniform(0, 5, n).round(6), "c": rng.choice(["x", "y", "z"], n)})
      df.to_csv(os.path.join(cwd, "t.csv"), index=False)
+     os.makedirs(os.path.join(cwd, "num"), exist_ok=True); df[["a", "b"]].to_csv(os.path.join(cwd, "num", "t.csv"), index=False)
      d2 = df.copy(); d2.loc[5, "a"] = np.nan; os.makedirs(os.path.join(cwd, "nan"), exist_ok=True); d2.to_csv(os.path.join(cwd, "nan", "t.csv"), index=False)
      open(os.path.join(cwd, "s.toml"), "w").write('[columns]\\na = { lo = 0, hi = 10 }\\nb = { lo = 0, hi = 5 }\\nc = { categories = ["x", "y", "z"] }\\n')
      led = os.path.join(cwd, "t.db")
@@ -510,7 +530,7 @@ PROBES = [
      run("a", ["t.csv", "--bounds", "s.toml", "--epsilon", "2"])
      run("b", ["nan/t.csv", "--bounds", "s.toml", "--epsilon", "0.1"])
      run("d", ["t.csv", "--bounds", "s.toml", "--epsilon", "0.6"])
-     run("e", ["t.csv", "--model", "tree-copula", "--bounds", "s.toml", "--epsilon", "0.6"])
+     run("e", ["t.csv", "--model", "tree-copula", "--bounds", "s.toml", "--epsilon", "0.95"])
      led2 = os.path.join(cwd, "t2.db"); shutil.copy(led, led2)
      con = sqlite3.connect(led2); tabs = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
      cols = [c[1] for c in con.execute("PRAGMA table_info(meta)")] if "meta" in tabs else []
@@ -524,7 +544,7 @@ PROBES = [
          out["edit_error"] = str(e)[:80]
      con.close()
      run("f", ["t.csv", "--bounds", "s.toml", "--epsilon", "0.3"], path=led2)
-     run("g", ["t.csv", "--dim", "1", "--epsilon", "0.2", "--neighbouring", "add-remove"])
+     run("g", ["num/t.csv", "--dim", "1", "--epsilon", "0.2", "--neighbouring", "add-remove"])
      print(json.dumps(out))
      """),
     ("cli_outputs_hold_no_private_value",
@@ -534,14 +554,16 @@ PROBES = [
      "offered), `matrixdp budget show/history`: every output file, stdout and stderr searched "
      "for any input value (as written in the CSV) and for 'zzsecret'; under add-remove also for "
      "the row count 173 as a word",
-     "no input value and no 'zzsecret' anywhere; no '173' in the add-remove outputs",
-     "not any(v['values'] or v['secret'] or v.get('n173') for v in r.values())",
+     "no input value and no 'zzsecret' anywhere; no '173' in the add-remove outputs; every run "
+     "but the undeclared category's succeeds",
+     "not any(v['values'] or v['secret'] or v.get('n173') for v in r.values()) and all(v['rc'] == 0 for k, v in r.items() if 'secret' not in k)",
      """
      import pandas as pd, re, glob
      cwd = tempfile.mkdtemp()
      rng = np.random.default_rng(7); n = 173
      df = pd.DataFrame({"a": rng.uniform(0, 10, n).round(6), "b": rng.uniform(0, 5, n).round(6), "c": rng.choice(["x", "y", "z"], n)})
      df.to_csv(os.path.join(cwd, "t.csv"), index=False)
+     df[["a", "b"]].to_csv(os.path.join(cwd, "n.csv"), index=False)
      d2 = df.copy(); d2.loc[4, "c"] = "zzsecret"; d2.to_csv(os.path.join(cwd, "s.csv"), index=False)
      open(os.path.join(cwd, "s.toml"), "w").write('[columns]\\na = { lo = 0, hi = 10 }\\nb = { lo = 0, hi = 5 }\\nc = { categories = ["x", "y", "z"] }\\n')
      values = set()
@@ -555,11 +577,11 @@ PROBES = [
      runs = {
        "release mean": ["release", "t.csv", "--query", "mean", "--bounds", "s.toml", "--epsilon", "1", "--out", "rm.json", "--report", "rm.html", "--ledger", led, "--dataset", "t.csv"],
        "release covariance": ["release", "t.csv", "--query", "covariance", "--bounds", "s.toml", "--epsilon", "1", "--out", "rc.json", "--report", "rc.html"],
-       "release mean add-remove": ["release", "t.csv", "--query", "mean", "--bounds", "s.toml", "--epsilon", "1", "--out", "rma.json", "--report", "rma.html", "--ledger", leda, "--dataset", "t.csv"],
+       "synth copula add-remove": ["synth", "t.csv", "--bounds", "s.toml", "--epsilon", "1", "--out", "sca.csv", "--report", "sca.html", "--seed", "2", "--ledger", leda, "--dataset", "t.csv"],
        "synth copula": ["synth", "t.csv", "--bounds", "s.toml", "--epsilon", "1", "--out", "sc.csv", "--report", "sc.html", "--seed", "2"],
        "synth tree-copula": ["synth", "t.csv", "--model", "tree-copula", "--bounds", "s.toml", "--epsilon", "1", "--out", "st.csv", "--report", "st.html", "--seed", "2"],
-       "synth ron-gauss": ["synth", "t.csv", "--dim", "1", "--epsilon", "1", "--out", "sr.csv", "--report", "sr.html", "--reconstruct", "--seed", "2"],
-       "synth ron-gauss add-remove": ["synth", "t.csv", "--dim", "1", "--epsilon", "1", "--neighbouring", "add-remove", "--out", "sra.csv", "--report", "sra.html", "--seed", "2"],
+       "synth ron-gauss": ["synth", "n.csv", "--dim", "1", "--epsilon", "1", "--out", "sr.csv", "--report", "sr.html", "--reconstruct", "--seed", "2"],
+       "synth ron-gauss add-remove": ["synth", "n.csv", "--dim", "1", "--epsilon", "1", "--neighbouring", "add-remove", "--out", "sra.csv", "--report", "sra.html", "--seed", "2"],
        "synth secret category": ["synth", "s.csv", "--bounds", "s.toml", "--epsilon", "1", "--out", "ss.csv", "--seed", "2"],
        "release secret category": ["release", "s.csv", "--query", "mean", "--bounds", "s.toml", "--epsilon", "1", "--out", "rs.json"],
        "budget show": ["budget", "show", led],
@@ -577,7 +599,8 @@ PROBES = [
              if os.path.isfile(p) and not f.endswith(".db"):
                  blob += open(p, errors="replace").read()
          hits = sorted(v for v in values if re.search(r"(?<![0-9])" + re.escape(v) + r"(?![0-9])", blob))
-         row = {"rc": rc, "files": sorted(new), "values": hits[:5], "secret": "zzsecret" in blob}
+         row = {"rc": rc, "files": sorted(new), "values": hits[:5], "secret": "zzsecret" in blob,
+                "msg": text.strip().splitlines()[-1][:90] if rc and text.strip() else ""}
          if "add-remove" in key:
              row["n173"] = bool(re.search(r"(?<![0-9.])173(?![0-9])", blob))
          out[key] = row
