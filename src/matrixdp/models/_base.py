@@ -68,6 +68,36 @@ class NoGeneratorStateMixin:
         return carry_block_keeper(without_generators(state))
 
 
+#: The warning every ``score`` of a DP estimator gives (hunt DH2; docs/security.md, "Scores are
+#: exact statistics"): the words only, never a value computed from the data.
+EXACT_SCORE_WARNING = (
+    "score is computed exactly from the X, y passed (no noise, no charge): on private records it "
+    "is not differentially private, and neither are cross_val_score's scores nor GridSearchCV's "
+    "choice among candidates (best_params_, best_score_, cv_results_) made from it; publish "
+    "scores of public records only, or pass scoring= a DP metric (docs/security.md, 'Scores are "
+    "exact statistics')")
+
+
+class ExactScoreMixin:
+    """``score`` (scikit-learn's, e.g. R² of ``RegressorMixin``) with a :class:`PrivacyLeakWarning`.
+
+    The fit is a charged DP release; ``score(X, y)`` is not: it is an exact function of the
+    records passed. scikit-learn's model selection calls it on held-out folds of the private
+    table (``cross_val_score``'s default scoring, ``GridSearchCV``'s ranking and ``best_score_``),
+    so every reported score and the chosen candidate are uncharged, non-private statistics
+    unless those folds are public. The one place every DP estimator's ``score`` passes; put the
+    mixin before scikit-learn's mixins in the bases.
+    """
+
+    def score(self, X, y, sample_weight=None):
+        import warnings
+
+        from ..errors import PrivacyLeakWarning
+
+        warnings.warn(EXACT_SCORE_WARNING, PrivacyLeakWarning, stacklevel=2)
+        return super().score(X, y, sample_weight=sample_weight)
+
+
 #: Largest magnitude of a public bound, and inverse of the smallest positive width: the
 #: estimators square the widths (the scaler takes their fourth power) and scale them by n, which
 #: over- or underflows float64 from about 1e±100 (task BA, session 18: ``sensitivity ... got

@@ -31,8 +31,8 @@ from .._validation import check_choice, check_finite_array
 from ..errors import InvalidParameterError
 from .._record_sums import ColumnStack
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
-from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
-                    check_label_range, check_relation, clip_to_bounds, finish_bounds,
+from ._base import (ExactScoreMixin, NoGeneratorStateMixin, charging, check_n_samples,
+                    check_privacy_params, check_label_range, check_relation, clip_to_bounds, finish_bounds,
                     fit_xy_bounds, parse_bounds, parse_scalar_bounds, validate_X)
 from ._moments import keep_release, noise_scale, release_second_moment
 # the design constants are read on their module (``boosting.BOOST_*``), so a constant pinned
@@ -79,9 +79,10 @@ SLOPE_SHRINK = "none"
 LABEL_RANGE = "public"
 
 
-class LinearPredictorMixin:
-    """``predict`` and the scikit-learn tags shared by the DP linear regressions (``coef_``,
-    ``intercept_``, ``random_state``)."""
+class LinearPredictorMixin(ExactScoreMixin):
+    """``predict``, the warned exact ``score`` (:class:`~matrixdp.models._base.ExactScoreMixin`)
+    and the scikit-learn tags shared by the DP linear regressions (``coef_``, ``intercept_``,
+    ``random_state``)."""
 
     def predict(self, X):
         """``X @ coef_ + intercept_``."""
