@@ -176,8 +176,9 @@ def test_privacy_agrees_with_what_was_charged(name):
 
 
 def _refused_inputs(case, relation):
-    """Inputs every estimator refuses: a missing value in the last record, and (with labels) a
-    label outside the public classes or a missing label."""
+    """Inputs every estimator refuses: a missing value in the last record, a date column where
+    numbers are expected (hunt DH2: the generators cast it to nanoseconds and clipped it to its
+    bounds), and (with labels) a label outside the public classes or a missing label."""
     import pandas as pd
 
     (X, y), _ = case.data(relation)
@@ -186,6 +187,9 @@ def _refused_inputs(case, relation):
         bad = X.copy()
         bad.loc[bad.index[-1], "income"] = np.nan
         out["missing value"] = (bad, y)
+        dated = X.copy()
+        dated["age"] = pd.to_datetime(dated["age"], unit="D")
+        out["date column"] = (dated, y)
         if y is not None:
             y2 = np.array(y).copy()
             y2[-1] = 7
@@ -194,6 +198,9 @@ def _refused_inputs(case, relation):
         bad = X.copy()
         bad[-1, 0] = np.nan
         out["missing value"] = (bad, y)
+        dated = pd.DataFrame(X)
+        dated[0] = pd.to_datetime(np.arange(len(X)), unit="D")
+        out["date column"] = (dated, y)
         if y is not None:
             y2 = np.array(y, dtype=float).copy()
             y2[-1] = np.nan
