@@ -21,7 +21,8 @@ Amended after the first base run (errors of the probes' own code, not outcomes o
 the verdict rules are unchanged): DPDirectionsMVG is not a scikit-learn estimator (no
 ``get_params``), so the probes that call ``clone`` / ``get_params`` / ``set_params`` record it as
 "no get_params" instead of crashing; its released value for the category / CSR comparison is
-``directions_.eigenvalues``; the CLI probes run RON-Gauss on the numeric columns only (it refuses a
+``directions_.eigenvalues``; ``bad_public_inputs`` tries delta only where the estimator has it
+(RONGauss is pure epsilon-DP); the CLI probes run RON-Gauss on the numeric columns only (it refuses a
 text column), draw the add-remove outputs from ``synth`` (``release`` is replace-one only), and
 ask (e) for epsilon 0.95 after 0.6 (0.6 + 0.6 at delta 1e-9 composes below 1 as Gaussian DP, so
 it was never an exhausted budget).
@@ -413,7 +414,8 @@ PROBES = [
              out[name] = "no get_params"; continue
          params = case.make(rel).get_params()
          trials = [("epsilon", v) for v in (0, -1, float("inf"), float("nan"), True, "1")]
-         trials += [("delta", v) for v in (-1e-6, 1.0, float("nan"), float("inf"), "1e-6")]
+         if "delta" in params:  # RONGauss is pure epsilon-DP: no delta
+             trials += [("delta", v) for v in (-1e-6, 1.0, float("nan"), float("inf"), "1e-6")]
          for b in ("bounds", "bounds_X"):
              if b in params and not isinstance(params[b], str):
                  trials += [(b, v) for v in ((1, -1), (float("nan"), 1), (float("-inf"), 1))]
