@@ -497,6 +497,111 @@ PROBES = [
              out[key][name] = o
      print(json.dumps(out))
      """),
+    # ------------------------------------------------------------ added after the first run
+    ("relation_mismatched_keeper",
+     "Every case, explicit keeper of the OTHER relation (an Accountant(relation=other) and a "
+     "Ledger created for the other relation): outcome and entries",
+     "refused before any entry (a guarantee under one relation cannot compose with the other's)",
+     "all('error' in o and o['spends'] == 0 for v in r.values() for o in v.values())",
+     """
+     out = {}
+     for name, case in CASES.items():
+         rel = case.relations[0]; D, _ = case.data(rel)
+         other = "add-remove" if rel == "replace-one" else "replace-one"
+         acc = Accountant(relation=other)
+         row = {"accountant": attempt(case, case.make(rel, accountant=acc), D, acc)}
+         L = Ledger.create(os.path.join(tempfile.mkdtemp(), "l.db"), dataset="d", epsilon=1e3, delta=0.1, relation=other)
+         class View:  # the ledger's entries, as attempt() reads an accountant's
+             @property
+             def spends(self):
+                 return L.history()
+         row["ledger"] = attempt(case, case.make(rel, accountant=L), D, View())
+         out[name] = row
+     print(json.dumps(out))
+     """),
+    ("budget_between_the_entries",
+     "The cases that charge 2 entries (DP bounds or a DP label range first): an Accountant "
+     "whose epsilon holds the first entry but not the whole fit (half the fit's epsilon)",
+     "refused before the first entry (0 entries): the whole fit is checked first",
+     "all('error' in v and v['spends'] == 0 for v in r.values()) and len(r) >= 2",
+     """
+     out = {}
+     for name, case in CASES.items():
+         if case.charges < 2:
+             continue
+         rel = case.relations[0]; D, _ = case.data(rel)
+         e = case.make(rel).get_params()["epsilon"]
+         acc = Accountant(epsilon=e / 2, delta=1e-3, relation=rel)
+         out[name] = attempt(case, case.make(rel, accountant=acc), D, acc)
+     print(json.dumps(out))
+     """),
+    ("readonly_ledger_keeper",
+     "Every case with accountant=Ledger.open(path, readonly=True) (a ledger with budget "
+     "epsilon 1e3): outcome and the file's entries",
+     "refused before any entry (a read-only ledger cannot record the spend)",
+     "all('error' in v and v['spends'] == 0 for v in r.values())",
+     """
+     out = {}
+     for name, case in CASES.items():
+         rel = case.relations[0]; D, _ = case.data(rel)
+         path = os.path.join(tempfile.mkdtemp(), "l.db")
+         Ledger.create(path, dataset="d", epsilon=1e3, delta=0.1, relation=rel).close()
+         R = Ledger.open(path, readonly=True)
+         class View:
+             @property
+             def spends(self):
+                 L = Ledger.open(path, readonly=True); h = L.history(); L.close(); return h
+         out[name] = attempt(case, case.make(rel, accountant=R), D, View())
+     print(json.dumps(out))
+     """),
+    ("fit_transform_charges_once",
+     "DPStandardScaler and DPPCA (every DPPCA case): fit_transform(X) with an explicit "
+     "Accountant; then transform of new data: entries",
+     "fit_transform records the case's charges once; transform records nothing",
+     "all(v == [1, 1] for v in r.values())",
+     """
+     out = {}
+     for name, case in CASES.items():
+         if not (name.startswith("DPPCA") or name.startswith("DPStandardScaler")):
+             continue
+         rel = case.relations[0]; (X, _), _ = case.data(rel)
+         acc = Accountant()
+         est = case.make(rel, accountant=acc)
+         with warnings.catch_warnings():
+             warnings.simplefilter("ignore")
+             est.fit_transform(X); a = len(acc.spends); est.transform(X[:10]); b = len(acc.spends)
+         out[name] = [a, b]
+     print(json.dumps(out))
+     """),
+    ("cli_dp_bounds_then_refused_table",
+     "`matrixdp synth` (copula, tree-copula) and `matrixdp release --query mean` with a ledger "
+     "(epsilon 5) and a bounds file whose column b is `dp = true`, on a table with a NaN in "
+     "column a (resp. an undeclared category in c): exit status, output file, new entries",
+     "refused, no output file, no entry (neither the DP bounds' entry nor the fit's)",
+     "all(v['rc'] != 0 and not v['out'] and v['new'] == 0 for v in r.values())",
+     """
+     import pandas as pd
+     cwd = tempfile.mkdtemp()
+     rng = np.random.default_rng(0); n = 400
+     df = pd.DataFrame({"a": rng.uniform(0, 10, n).round(6), "b": rng.uniform(0, 5, n).round(6), "c": rng.choice(["x", "y", "z"], n)})
+     open(os.path.join(cwd, "s.toml"), "w").write('[columns]\\na = { lo = 0, hi = 10 }\\nb = { dp = true }\\nc = { categories = ["x", "y", "z"] }\\n')
+     out = {}
+     for what in ("nan", "category"):
+         d = df.copy()
+         if what == "nan":
+             d.loc[n - 1, "a"] = np.nan
+         else:
+             d.loc[n - 1, "c"] = "w"
+         os.makedirs(os.path.join(cwd, what), exist_ok=True); d.to_csv(os.path.join(cwd, what, "t.csv"), index=False)
+         for cmd in (["synth", "--model", "copula"], ["synth", "--model", "tree-copula"], ["release", "--query", "mean"]):
+             led = os.path.join(cwd, f"{what}_{cmd[-1]}.db")
+             cli("budget", "init", led, "--epsilon", "5", "--delta", "1e-5", "--dataset", "t.csv", cwd=cwd)
+             o = os.path.join(cwd, f"{what}_{cmd[-1]}.out.csv")
+             rc, text = cli(cmd[0], os.path.join(what, "t.csv"), *cmd[1:], "--bounds", "s.toml", "--epsilon", "1", "--ledger", led, "--dataset", "t.csv", "--out", o, "--quiet", cwd=cwd)
+             L = Ledger.open(led, readonly=True); h = L.history(); L.close()
+             out[f"{what} {' '.join(cmd)}"] = {"rc": rc, "out": os.path.exists(o), "new": len(h), "msg": text.strip().splitlines()[-1][:100] if text.strip() else ""}
+     print(json.dumps(out))
+     """),
     # ------------------------------------------------------------ 4. the command line
     ("cli_synth_ledger_refusals",
      "A ledger (epsilon 1, delta 1e-5) for t.csv; `matrixdp synth` (copula, tree-copula, "
