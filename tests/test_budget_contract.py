@@ -339,3 +339,23 @@ def test_release_through_a_batch_sampler_is_still_charged_once():
     with Accountant(epsilon=1.5, delta=1e-5) as acc:
         mech.release(np.eye(3), rng=0)
     assert len(acc.spends) == 1
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_an_invalid_random_state_is_refused_before_the_charge(name):
+    """Hunt DH2 (session 23): DPCopula checked its ``random_state`` only when it drew, inside its
+    charge, so a ``RandomState``, a ``SeedSequence``, a float or a negative seed was charged and
+    then refused (1 entry for no release; the other 44 cases refused with 0). The noise seam
+    (``mechanisms.draw.charged_noise``) now checks the generator before it charges."""
+    case = CASES[name]
+    relation = case.relations[0]
+    D, _ = case.data(relation)
+    for bad in (np.random.RandomState(0), np.random.SeedSequence(0), 1.5, -1):
+        acc = Accountant(epsilon=100.0, delta=1e-3, relation=relation)
+        est = case.make(relation, accountant=acc)
+        est.random_state = bad
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception, match="random_state|rng|seed"):
+                case.fit(est, D)
+        assert acc.spends == (), f"{name}: random_state={bad!r} refused after a charge"
