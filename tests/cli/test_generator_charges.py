@@ -1,4 +1,4 @@
-"""``matrixdp synth`` (copula, tree-copula) charges a ledger only for a table the fit accepts.
+"""``matrixdp synth`` (copula, tree-copula) and ``release`` charge a ledger only for a table they accept.
 
 Hunt DH2 (session 23): ``cli._generator.fit_table_generator`` charged the command's guarantee
 around the whole ``fit``, so a table the generator then refused (a missing value, an undeclared
@@ -97,3 +97,36 @@ def test_the_fit_inside_a_budget_block_charges_the_block_once(tmp_path):
             fit_table_generator("copula", schema, bad["missing value"], epsilon=0.5, delta=1e-9,
                                 relation="replace-one", seed=0)
     assert len(acc.spends) == 1
+
+
+@pytest.mark.parametrize("command", [("synth", "--model", "copula"),
+                                     ("synth", "--model", "tree-copula"),
+                                     ("release", "--query", "mean")])
+@pytest.mark.parametrize("what", ["missing value", "undeclared category"])
+def test_dp_ranges_are_not_bought_for_a_table_the_command_refuses(what, command, tmp_path,
+                                                                   capsys):
+    """A ``dp = true`` column's ranges are charged as their own entry before the release; on
+    main a table the release then refused (a missing value or an undeclared category in another
+    column) kept that entry (and synth also its fit's): 6 of 6 cases here. ``resolve_dp_columns``
+    now checks the other columns first, as the release does."""
+    rng = np.random.default_rng(0)
+    n = 400
+    frame = pd.DataFrame({"a": rng.uniform(0, 10, n).round(4), "b": rng.uniform(0, 5, n).round(4),
+                          "c": rng.choice(["x", "y"], n)})
+    if what == "missing value":
+        frame.loc[n - 1, "a"] = np.nan
+    else:
+        frame.loc[n - 1, "c"] = "w"
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    bounds = tmp_path / "b.toml"
+    bounds.write_text('[columns]\na = { lo = 0, hi = 10 }\nb = { dp = true }\n'
+                      'c = { categories = ["x", "y"] }\n')
+    ledger = tmp_path / "t.db"
+    Ledger.create(ledger, dataset="t.csv", epsilon=5.0, delta=1e-5).close()
+    code = main([command[0], str(tmp_path / "t.csv"), *command[1:], "--bounds", str(bounds),
+                 "--epsilon", "1", "--ledger", str(ledger), "--dataset", "t.csv",
+                 "--out", str(tmp_path / "out.csv"), "--quiet"])
+    assert code != 0
+    assert "error" in capsys.readouterr().err
+    assert _entries(ledger) == 0
+    assert not (tmp_path / "out.csv").exists()
