@@ -359,3 +359,38 @@ def test_an_invalid_random_state_is_refused_before_the_charge(name):
             with pytest.raises(Exception, match="random_state|rng|seed"):
                 case.fit(est, D)
         assert acc.spends == (), f"{name}: random_state={bad!r} refused after a charge"
+
+
+def _box_cases():
+    out = []
+    for name, case in sorted(CASES.items()):
+        est = case.make(case.relations[0])
+        params = est.get_params() if hasattr(est, "get_params") else {}
+        for key in ("bounds", "bounds_X"):
+            if key in params and not isinstance(params[key], str):
+                out.append((name, key))
+    return out
+
+
+@pytest.mark.parametrize("name,key", _box_cases())
+def test_a_public_box_of_constants_is_fitted_or_refused_before_any_charge(name, key):
+    """Hunt DH2 (session 23): lo == hi for every feature (each a public constant) is a valid
+    public input that some estimators fit and others refuse; a refusal must come before the
+    first charge. On main DPLinearRegression with ``label_range="auto"`` bought the label's DP
+    range and then refused ``bounds_X`` (1 entry for no release; 1 of 32 cases)."""
+    case = CASES[name]
+    relation = case.relations[0]
+    D, _ = case.data(relation)
+    acc = Accountant(epsilon=100.0, delta=1e-3, relation=relation)
+    est = case.make(relation, accountant=acc)
+    est.set_params(**{key: (0.0, 0.0)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            case.fit(est, D)
+        except BudgetExceededError:
+            raise
+        except Exception:  # noqa: BLE001 - any refusal, as long as nothing was charged
+            assert acc.spends == (), f"{name}: {key}=(0, 0) refused after {len(acc.spends)} entries"
+            return
+    assert len(acc.spends) == case.charges

@@ -431,7 +431,7 @@ def finish_bounds(estimator) -> None:
         estimator.privacy_ = extra + estimator.privacy_
 
 
-def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None):
+def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None, fit_intercept=True):
     """``(lo_x, hi_x, lo_y, hi_y, epsilon_left)`` for a regression whose ``bounds_X`` and/or
     ``bounds_y`` may be ``"dp"``: the DP ones are estimated in one exponential-mechanism release
     (charged as ``"<Estimator>.fit bounds"``), the public ones parsed as usual. ``X`` and ``y``
@@ -445,7 +445,9 @@ def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None):
     n_points=LABEL_RANGE_POINTS)``); where that DP range is flat
     (the DP spread below the grid's resolution: few-valued labels; post-processing) the box is
     kept. Sets ``label_range_`` (``"public"``, ``"dp"`` or ``"flat"``: estimated, flat, the box
-    kept; its share of ε is spent either way)."""
+    kept; its share of ε is spent either way). Public ``bounds_X`` that leave no feature
+    (``fit_intercept``: :func:`~matrixdp.models.joint_release.check_feature_box`) are refused
+    before anything is charged."""
     from .dp_bounds import (LABEL_RANGE_FRACTION, LABEL_RANGE_POINTS, LABEL_RANGE_WIDEN, DPBounds,
                             as_dp_bounds, bounds_rng, dp_bounds, joint_spec, label_range_rule,
                             split_epsilon)
@@ -462,6 +464,9 @@ def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None):
     lo_x = hi_x = lo_y = hi_y = None
     if spec_x is None:
         lo_x, hi_x = parse_bounds(estimator.bounds_X, d, "bounds_X")
+        # refused before a DP range of the label (or of y) is bought (hunt DH2)
+        from .joint_release import check_feature_box
+        check_feature_box(lo_x, hi_x, fit_intercept)
     if spec_y is None:
         lo_y, hi_y = parse_scalar_bounds(estimator.bounds_y, "bounds_y")
         if auto and spec_x is not None:

@@ -547,7 +547,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             check_n_samples(n, relation)
             # public bounds, or "dp": a share of epsilon estimates them (docs/bounds.md)
             lo_x, hi_x, lo_y, hi_y, eps = fit_xy_bounds(self, X, check_finite_array(
-                y, "y", ndim=1), eps, label_range=label_range)
+                y, "y", ndim=1), eps, label_range=label_range, fit_intercept=intercept)
             y = check_finite_array(y, "y", ndim=1)
             if not self.clip:  # records outside the box raise (before any sum), as before
                 clip_to_bounds(X, lo_x, hi_x, False, "X")
