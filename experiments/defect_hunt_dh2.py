@@ -31,7 +31,10 @@ Command (from the repository root)::
 
     PYTHONPATH=src python experiments/defect_hunt_dh2.py [--only NAME] [--tree-only]
 
-writes ``results/defect_hunt_dh2_probes.md`` and ``results/defect_hunt_dh2_probes.csv``.
+writes ``results/defect_hunt_dh2_probes.md`` (outputs cut at 3000 characters a cell),
+``results/defect_hunt_dh2_probes.csv`` (the verdicts) and ``results/defect_hunt_dh2_raw.jsonl``
+(every probe's full output, one line per run; a rerun resumes from it). The interpretation of
+each verdict, the defects, fixes and tests: ``results/defect_hunt_dh2.md``.
 """
 
 from __future__ import annotations
@@ -760,10 +763,12 @@ def main(argv=None):
         rows.append({"name": name, "what": what, "expected": expected, "predicate": predicate,
                      "base": b, "base_verdict": _verdict(predicate, b) if b else "not run",
                      "tree": t, "tree_verdict": _verdict(predicate, t) if t else "not run"})
+    # the CSV holds the verdicts; the full outputs are in the raw JSON lines (--raw)
     with (OUT / "defect_hunt_dh2_probes.csv").open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        keep = ["name", "what", "expected", "predicate", "base_verdict", "tree_verdict"]
+        w = csv.DictWriter(fh, fieldnames=keep)
         w.writeheader()
-        w.writerows(rows)
+        w.writerows({k: r[k] for k in keep} for r in rows)
     lines = ["# Hunt DH2: the budget's seams as a user drives the library (probes)", "",
              f"`experiments/defect_hunt_dh2.py` (base {args.base} = `main` before any fix; tree = "
              "this branch; each probe a fresh process). Each probe's expected outcome and its "
