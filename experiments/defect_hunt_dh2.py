@@ -683,6 +683,49 @@ PROBES = [
          out[name] = row
      print(json.dumps(out))
      """),
+    # ------------------------------------------------------------ round 3
+    ("cli_release_every_query_refusals",
+     "`matrixdp release` with a ledger (epsilon 50) for every --query (mean, sum, covariance, "
+     "gram, correlation, pca --components 1, linreg --target y), in memory and with --dask, on "
+     "tables with (a) a NaN in a feature, (b) a NaN in the target y, (c) text in a numeric "
+     "column, (d) a value outside its range with --no-clip, (e) --numerics exact with --dask; "
+     "then (f) the good table: exit status, output file, new entries",
+     "(a)-(e) refused with no output file and no entry; (f) exit 0, a file and one entry per "
+     "query",
+     "all(v['rc'] != 0 and not v['out'] and v['new'] == 0 for k, v in r.items() if not k.startswith('f ')) and all(v['rc'] == 0 and v['out'] and v['new'] == 1 for k, v in r.items() if k.startswith('f '))",
+     """
+     import pandas as pd
+     cwd = tempfile.mkdtemp()
+     rng = np.random.default_rng(0); n = 200
+     df = pd.DataFrame({"a": rng.uniform(0, 10, n).round(6), "b": rng.uniform(0, 5, n).round(6)})
+     df["y"] = (0.3 * df["a"] - 0.2 * df["b"] + rng.normal(0, 0.5, n)).clip(-5, 5).round(6)
+     open(os.path.join(cwd, "s.toml"), "w").write('[columns]\\na = { lo = 0, hi = 10 }\\nb = { lo = 0, hi = 5 }\\ny = { lo = -5, hi = 5 }\\n')
+     tables = {}
+     d = df.copy(); d.loc[n - 1, "a"] = np.nan; tables["a"] = d
+     d = df.copy(); d.loc[n - 1, "y"] = np.nan; tables["b"] = d
+     d = df.copy().astype({"b": object}); d.loc[n - 1, "b"] = "7.5x"; tables["c"] = d
+     d = df.copy(); d.loc[n - 1, "a"] = 11.0; tables["d"] = d
+     tables["e"] = df; tables["f"] = df
+     for k, t in tables.items():
+         os.makedirs(os.path.join(cwd, k), exist_ok=True); t.to_csv(os.path.join(cwd, k, "t.csv"), index=False)
+     queries = {"mean": [], "sum": [], "covariance": [], "gram": [], "correlation": [], "pca": ["--components", "1"], "linreg": ["--target", "y"]}
+     out = {}
+     for k in tables:
+         for q, extra in queries.items():
+             for reader in ("memory", "dask"):
+                 if k == "e" and reader == "memory":
+                     continue
+                 flags = {"d": ["--no-clip"], "e": ["--numerics", "exact"]}.get(k, [])
+                 if reader == "dask":
+                     flags = flags + ["--dask"]
+                 led = os.path.join(cwd, f"{k}_{q}_{reader}.db")
+                 cli("budget", "init", led, "--epsilon", "50", "--delta", "1e-3", "--dataset", "t.csv", cwd=cwd)
+                 o = os.path.join(cwd, f"{k}_{q}_{reader}.json")
+                 rc, text = cli("release", os.path.join(k, "t.csv"), "--query", q, *extra, "--bounds", "s.toml", "--epsilon", "1", "--ledger", led, "--dataset", "t.csv", "--out", o, "--quiet", *flags, cwd=cwd)
+                 L = Ledger.open(led, readonly=True); h = L.history(); L.close()
+                 out[f"{k} {q} {reader}"] = {"rc": rc, "out": os.path.exists(o), "new": len(h), "msg": text.strip().splitlines()[-1][:90] if rc and text.strip() else ""}
+     print(json.dumps(out))
+     """),
     # ------------------------------------------------------------ 4. the command line
     ("cli_synth_ledger_refusals",
      "A ledger (epsilon 1, delta 1e-5) for t.csv; `matrixdp synth` (copula, tree-copula, "
