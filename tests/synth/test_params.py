@@ -84,3 +84,26 @@ def test_grid_search_in_worker_processes_charges_the_ledger_file(name, tmp_path)
     assert len(ledger.history()) == 5
     with pytest.raises(Exception, match="pickle|Pickl"):  # noqa: PT011 - joblib wraps it
         search(Accountant())
+
+
+@pytest.mark.parametrize("name", ["RONGauss", "DPCopula", "DPTreeCopula"])
+def test_cross_val_score_in_process_charges_every_fold(name):
+    """The same gap refused ``cross_val_score`` with n_jobs=1 (0 of 3 ran on main): each fold's
+    fit is a release, charged to the enclosing block."""
+    import sys
+    from pathlib import Path
+
+    from sklearn.model_selection import KFold, cross_val_score
+
+    from matrixdp.accounting import Accountant
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from _estimator_cases import CASES
+
+    case = CASES[name]
+    relation = case.relations[0]
+    (X, y), _ = case.data(relation)
+    with Accountant(relation=relation) as acc:
+        cross_val_score(case.make(relation), X, y, cv=KFold(3),
+                        scoring=lambda est, X, y=None: 0.0, error_score="raise")
+    assert len(acc.spends) == 3
