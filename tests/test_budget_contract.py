@@ -176,8 +176,9 @@ def test_privacy_agrees_with_what_was_charged(name):
 
 
 def _refused_inputs(case, relation):
-    """Inputs every estimator refuses: a missing value in the last record, and (with labels) a
-    label outside the public classes or a missing label."""
+    """Inputs every estimator refuses: a missing value in the last record, a date column where
+    numbers are expected (hunt DH2: the generators cast it to nanoseconds and clipped it to its
+    bounds), and (with labels) a label outside the public classes or a missing label."""
     import pandas as pd
 
     (X, y), _ = case.data(relation)
@@ -186,6 +187,9 @@ def _refused_inputs(case, relation):
         bad = X.copy()
         bad.loc[bad.index[-1], "income"] = np.nan
         out["missing value"] = (bad, y)
+        dated = X.copy()
+        dated["age"] = pd.to_datetime(dated["age"], unit="D")
+        out["date column"] = (dated, y)
         if y is not None:
             y2 = np.array(y).copy()
             y2[-1] = 7
@@ -194,6 +198,9 @@ def _refused_inputs(case, relation):
         bad = X.copy()
         bad[-1, 0] = np.nan
         out["missing value"] = (bad, y)
+        dated = pd.DataFrame(X)
+        dated[0] = pd.to_datetime(np.arange(len(X)), unit="D")
+        out["date column"] = (dated, y)
         if y is not None:
             y2 = np.array(y, dtype=float).copy()
             y2[-1] = np.nan
@@ -332,3 +339,58 @@ def test_release_through_a_batch_sampler_is_still_charged_once():
     with Accountant(epsilon=1.5, delta=1e-5) as acc:
         mech.release(np.eye(3), rng=0)
     assert len(acc.spends) == 1
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_an_invalid_random_state_is_refused_before_the_charge(name):
+    """Hunt DH2 (session 23): DPCopula checked its ``random_state`` only when it drew, inside its
+    charge, so a ``RandomState``, a ``SeedSequence``, a float or a negative seed was charged and
+    then refused (1 entry for no release; the other 44 cases refused with 0). The noise seam
+    (``mechanisms.draw.charged_noise``) now checks the generator before it charges."""
+    case = CASES[name]
+    relation = case.relations[0]
+    D, _ = case.data(relation)
+    for bad in (np.random.RandomState(0), np.random.SeedSequence(0), 1.5, -1):
+        acc = Accountant(epsilon=100.0, delta=1e-3, relation=relation)
+        est = case.make(relation, accountant=acc)
+        est.random_state = bad
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(Exception, match="random_state|rng|seed"):
+                case.fit(est, D)
+        assert acc.spends == (), f"{name}: random_state={bad!r} refused after a charge"
+
+
+def _box_cases():
+    out = []
+    for name, case in sorted(CASES.items()):
+        est = case.make(case.relations[0])
+        params = est.get_params() if hasattr(est, "get_params") else {}
+        for key in ("bounds", "bounds_X"):
+            if key in params and not isinstance(params[key], str):
+                out.append((name, key))
+    return out
+
+
+@pytest.mark.parametrize("name,key", _box_cases())
+def test_a_public_box_of_constants_is_fitted_or_refused_before_any_charge(name, key):
+    """Hunt DH2 (session 23): lo == hi for every feature (each a public constant) is a valid
+    public input that some estimators fit and others refuse; a refusal must come before the
+    first charge. On main DPLinearRegression with ``label_range="auto"`` bought the label's DP
+    range and then refused ``bounds_X`` (1 entry for no release; 1 of 32 cases)."""
+    case = CASES[name]
+    relation = case.relations[0]
+    D, _ = case.data(relation)
+    acc = Accountant(epsilon=100.0, delta=1e-3, relation=relation)
+    est = case.make(relation, accountant=acc)
+    est.set_params(**{key: (0.0, 0.0)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            case.fit(est, D)
+        except BudgetExceededError:
+            raise
+        except Exception:  # noqa: BLE001 - any refusal, as long as nothing was charged
+            assert acc.spends == (), f"{name}: {key}=(0, 0) refused after {len(acc.spends)} entries"
+            return
+    assert len(acc.spends) == case.charges

@@ -51,3 +51,59 @@ def test_clones_of_a_generator_random_state_draw_independent_noise(make):
     again = clone(make(np.random.default_rng(5)))  # reproducible from the seed
     assert np.array_equal(again.random_state.random(4), a)
     assert clone(make(7)).random_state == 7  # an int seed is copied (scikit-learn's convention)
+
+
+@pytest.mark.parametrize("name", ["RONGauss", "DPCopula", "DPTreeCopula"])
+def test_grid_search_in_worker_processes_charges_the_ledger_file(name, tmp_path):
+    """Hunt DH2: without scikit-learn tags, ``GridSearchCV(n_jobs=2)`` refused the generators
+    before any fit (AttributeError ``__sklearn_tags__``; 0 of 3 ran on main). With them, every fit
+    in the worker processes is charged to the one ledger file (2 candidates x 2 folds + refit),
+    and an in-memory Accountant is refused loudly (it cannot be pickled)."""
+    import sys
+    from pathlib import Path
+
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    from matrixdp.accounting import Accountant, Ledger
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from _estimator_cases import CASES
+
+    case = CASES[name]
+    relation = case.relations[0]
+    (X, y), _ = case.data(relation)
+    ledger = Ledger.create(tmp_path / "l.db", dataset="d", epsilon=1e4, delta=0.1,
+                           relation=relation)
+
+    def search(keeper):
+        return GridSearchCV(case.make(relation, accountant=keeper), {"epsilon": [0.5, 1.0]},
+                            cv=KFold(2), n_jobs=2, scoring=lambda est, X, y=None: 0.0,
+                            error_score="raise").fit(X, y)
+
+    search(ledger)
+    assert len(ledger.history()) == 5
+    with pytest.raises(Exception, match="pickle|Pickl"):  # noqa: PT011 - joblib wraps it
+        search(Accountant())
+
+
+@pytest.mark.parametrize("name", ["RONGauss", "DPCopula", "DPTreeCopula"])
+def test_cross_val_score_in_process_charges_every_fold(name):
+    """The same gap refused ``cross_val_score`` with n_jobs=1 (0 of 3 ran on main): each fold's
+    fit is a release, charged to the enclosing block."""
+    import sys
+    from pathlib import Path
+
+    from sklearn.model_selection import KFold, cross_val_score
+
+    from matrixdp.accounting import Accountant
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from _estimator_cases import CASES
+
+    case = CASES[name]
+    relation = case.relations[0]
+    (X, y), _ = case.data(relation)
+    with Accountant(relation=relation) as acc:
+        cross_val_score(case.make(relation), X, y, cv=KFold(3),
+                        scoring=lambda est, X, y=None: 0.0, error_score="raise")
+    assert len(acc.spends) == 3

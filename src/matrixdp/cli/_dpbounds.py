@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ._tables import Schema
+from ._tables import Schema, design_matrix
 
 __all__ = ["dp_columns", "resolve_dp_columns", "DP_BOUNDS_FRACTION"]
 
@@ -50,6 +50,12 @@ def resolve_dp_columns(schema: Schema, frame, *, epsilon: float, relation: str, 
             epsilon=float(whole[0]), delta=float(whole[1]), neighbouring=relation,
             calibration="basic composition", exact=False,
             mechanism="DP ranges of the dp = true columns, then the release"))
+    # the other columns are checked now as the release / the generator will check them (missing
+    # values, undeclared categories, text where numbers are expected): a table refused after
+    # the ranges' entry spent their share on nothing (hunt DH2). Those the frame holds: the
+    # audit's frames may leave out the target or a public constant
+    design_matrix(frame, [c for c in schema.columns if not c.dp and c.name in frame.columns],
+                  option=option, clip=True)
     X = np.empty((frame.shape[0], len(cols)))
     for j, col in enumerate(cols):
         series = frame[col.name]

@@ -122,11 +122,14 @@ def charged_noise(privacy, rng=None, *, accountant=None, ledger=None, label: str
     from .._budget import charge
     from ..rng import make_rng
 
+    # an invalid rng is refused before the charge (hunt DH2: DPCopula charged, then refused it);
+    # make_rng draws nothing
+    generator = None if isinstance(rng, NoiseSource) else make_rng(rng)
     with charge(privacy, accountant=accountant, ledger=ledger, label=label):
-        if isinstance(rng, NoiseSource):
+        if generator is None:
             yield rng
             return
-        source = NoiseSource(make_rng(rng), "charged", label)
+        source = NoiseSource(generator, "charged", label)
         try:
             yield source
         finally:

@@ -68,6 +68,36 @@ class NoGeneratorStateMixin:
         return carry_block_keeper(without_generators(state))
 
 
+#: The warning every ``score`` of a DP estimator gives (hunt DH2; docs/security.md, "Scores are
+#: exact statistics"): the words only, never a value computed from the data.
+EXACT_SCORE_WARNING = (
+    "score is computed exactly from the X, y passed (no noise, no charge): on private records it "
+    "is not differentially private, and neither are cross_val_score's scores nor GridSearchCV's "
+    "choice among candidates (best_params_, best_score_, cv_results_) made from it; publish "
+    "scores of public records only, or pass scoring= a DP metric (docs/security.md, 'Scores are "
+    "exact statistics')")
+
+
+class ExactScoreMixin:
+    """``score`` (scikit-learn's, e.g. R² of ``RegressorMixin``) with a :class:`PrivacyLeakWarning`.
+
+    The fit is a charged DP release; ``score(X, y)`` is not: it is an exact function of the
+    records passed. scikit-learn's model selection calls it on held-out folds of the private
+    table (``cross_val_score``'s default scoring, ``GridSearchCV``'s ranking and ``best_score_``),
+    so every reported score and the chosen candidate are uncharged, non-private statistics
+    unless those folds are public. The one place every DP estimator's ``score`` passes; put the
+    mixin before scikit-learn's mixins in the bases.
+    """
+
+    def score(self, X, y, sample_weight=None):
+        import warnings
+
+        from ..errors import PrivacyLeakWarning
+
+        warnings.warn(EXACT_SCORE_WARNING, PrivacyLeakWarning, stacklevel=2)
+        return super().score(X, y, sample_weight=sample_weight)
+
+
 #: Largest magnitude of a public bound, and inverse of the smallest positive width: the
 #: estimators square the widths (the scaler takes their fourth power) and scale them by n, which
 #: over- or underflows float64 from about 1e±100 (task BA, session 18: ``sensitivity ... got
@@ -401,7 +431,7 @@ def finish_bounds(estimator) -> None:
         estimator.privacy_ = extra + estimator.privacy_
 
 
-def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None):
+def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None, fit_intercept=True):
     """``(lo_x, hi_x, lo_y, hi_y, epsilon_left)`` for a regression whose ``bounds_X`` and/or
     ``bounds_y`` may be ``"dp"``: the DP ones are estimated in one exponential-mechanism release
     (charged as ``"<Estimator>.fit bounds"``), the public ones parsed as usual. ``X`` and ``y``
@@ -415,7 +445,9 @@ def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None):
     n_points=LABEL_RANGE_POINTS)``); where that DP range is flat
     (the DP spread below the grid's resolution: few-valued labels; post-processing) the box is
     kept. Sets ``label_range_`` (``"public"``, ``"dp"`` or ``"flat"``: estimated, flat, the box
-    kept; its share of ε is spent either way)."""
+    kept; its share of ε is spent either way). Public ``bounds_X`` that leave no feature
+    (``fit_intercept``: :func:`~matrixdp.models.joint_release.check_feature_box`) are refused
+    before anything is charged."""
     from .dp_bounds import (LABEL_RANGE_FRACTION, LABEL_RANGE_POINTS, LABEL_RANGE_WIDEN, DPBounds,
                             as_dp_bounds, bounds_rng, dp_bounds, joint_spec, label_range_rule,
                             split_epsilon)
@@ -432,6 +464,9 @@ def fit_xy_bounds(estimator, X, y, epsilon: float, label_range=None):
     lo_x = hi_x = lo_y = hi_y = None
     if spec_x is None:
         lo_x, hi_x = parse_bounds(estimator.bounds_X, d, "bounds_X")
+        # refused before a DP range of the label (or of y) is bought (hunt DH2)
+        from .joint_release import check_feature_box
+        check_feature_box(lo_x, hi_x, fit_intercept)
     if spec_y is None:
         lo_y, hi_y = parse_scalar_bounds(estimator.bounds_y, "bounds_y")
         if auto and spec_x is not None:

@@ -37,6 +37,17 @@ HOPELESS_SHARE = 0.95
 LEVEL_PRIOR_BOX = 1.0 / 3.0
 
 
+def check_feature_box(lo_x, hi_x, fit_intercept: bool) -> None:
+    """Refuse public feature bounds that leave no feature to regress on: with an intercept no
+    feature with lower < upper, without one every feature pinned at 0. Public inputs only; called
+    by :func:`regression_task` and, before any DP range is bought, by ``fit_xy_bounds`` (hunt DH2:
+    the label's DP range was charged, then this box refused)."""
+    lo_x, hi_x = np.asarray(lo_x, dtype=float), np.asarray(hi_x, dtype=float)
+    half = 0.5 * (hi_x - lo_x) if fit_intercept else np.maximum(np.abs(lo_x), np.abs(hi_x))
+    if not np.any(half > 0):
+        raise InvalidParameterError("bounds_X", "at least one feature must have lower < upper")
+
+
 def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
                     neighbouring: str = "replace-one"):
     r"""The public second-moment task of linear regression.
@@ -65,8 +76,7 @@ def regression_task(lo_x, hi_x, lo_y, hi_y, n_samples, fit_intercept: bool,
         hy = max(abs(lo_y), abs(hi_y))
         lo_z, hi_z = lo_x, hi_x
         ylo, yhi = lo_y, hi_y
-    if not np.any(hx > 0):
-        raise InvalidParameterError("bounds_X", "at least one feature must have lower < upper")
+    check_feature_box(lo_x, hi_x, fit_intercept)
     if hy <= 0:
         raise InvalidParameterError("bounds_y", "must have lower < upper")
     add_remove = neighbouring == "add-remove"

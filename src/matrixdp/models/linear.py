@@ -31,8 +31,8 @@ from .._validation import check_choice, check_finite_array
 from ..errors import InvalidParameterError
 from .._record_sums import ColumnStack
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
-from ._base import (NoGeneratorStateMixin, charging, check_n_samples, check_privacy_params,
-                    check_label_range, check_relation, clip_to_bounds, finish_bounds,
+from ._base import (ExactScoreMixin, NoGeneratorStateMixin, charging, check_n_samples,
+                    check_privacy_params, check_label_range, check_relation, clip_to_bounds, finish_bounds,
                     fit_xy_bounds, parse_bounds, parse_scalar_bounds, validate_X)
 from ._moments import keep_release, noise_scale, release_second_moment
 # the design constants are read on their module (``boosting.BOOST_*``), so a constant pinned
@@ -79,9 +79,10 @@ SLOPE_SHRINK = "none"
 LABEL_RANGE = "public"
 
 
-class LinearPredictorMixin:
-    """``predict`` and the scikit-learn tags shared by the DP linear regressions (``coef_``,
-    ``intercept_``, ``random_state``)."""
+class LinearPredictorMixin(ExactScoreMixin):
+    """``predict``, the warned exact ``score`` (:class:`~matrixdp.models._base.ExactScoreMixin`)
+    and the scikit-learn tags shared by the DP linear regressions (``coef_``, ``intercept_``,
+    ``random_state``)."""
 
     def predict(self, X):
         """``X @ coef_ + intercept_``."""
@@ -545,7 +546,7 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             check_n_samples(n, relation)
             # public bounds, or "dp": a share of epsilon estimates them (docs/bounds.md)
             lo_x, hi_x, lo_y, hi_y, eps = fit_xy_bounds(self, X, check_finite_array(
-                y, "y", ndim=1), eps, label_range=label_range)
+                y, "y", ndim=1), eps, label_range=label_range, fit_intercept=intercept)
             y = check_finite_array(y, "y", ndim=1)
             if not self.clip:  # records outside the box raise (before any sum), as before
                 clip_to_bounds(X, lo_x, hi_x, False, "X")

@@ -240,6 +240,7 @@ def dask_schema_columns(schema, X) -> list:
     if missing or extra:
         raise InvalidShapeError("X", f"columns must match the schema: missing {missing}, not in "
                                      f"schema {extra}")
+    schema.check_numeric_dtypes(X)
     return cols
 
 

@@ -54,6 +54,17 @@ class GeneratorParams:
             params["random_state"] = child
         return type(self)(**params)
 
+    def __sklearn_tags__(self):
+        """scikit-learn's tags, which its meta-estimators read (``GridSearchCV(n_jobs=2)`` refused
+        the generators before any fit without them, hunt DH2): fitted on a table with optional
+        labels; not a classifier, regressor or transformer; fresh noise at every fit without a
+        seed."""
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    non_deterministic=getattr(self, "random_state", None) is None,
+                    input_tags=InputTags(categorical=True, string=True))
+
     def __repr__(self) -> str:
         defaults = {k: v.default
                     for k, v in inspect.signature(type(self).__init__).parameters.items()}

@@ -153,8 +153,21 @@ class TableSchema:
         if missing or extra:
             raise InvalidShapeError(
                 argument, f"columns must match the schema: missing {missing}, not in schema {extra}")
+        self.check_numeric_dtypes(frame, argument)
         check_n_records(frame.shape[0], relation, argument, "has no rows")
         return cols
+
+    def check_numeric_dtypes(self, frame, argument: str = "X") -> None:
+        """Refuse a date or time column where the schema has numeric bounds (in memory or Dask:
+        the dtypes only, nothing is computed). Cast to float they are nanoseconds, which the
+        bounds would clip to a constant column released as if it were data (hunt DH2)."""
+        dated = [name for name in self.bounds if name in frame.columns
+                 and getattr(frame[name].dtype, "kind", "") in ("M", "m")]
+        if dated:
+            raise InvalidParameterError(
+                argument, f"column(s) {dated} hold dates or times; convert them to numbers in the "
+                          "units of their public bounds (for example days since a public date) "
+                          "before the release")
 
     def encode(self, frame, argument: str = "X") -> tuple[dict, dict]:
         """Numeric columns clipped into their bounds and categorical columns as integer codes.
