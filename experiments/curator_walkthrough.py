@@ -573,8 +573,6 @@ def coverage(name: str = COVERAGE_TABLE, trials: int = N_COVERAGE, eps: float = 
     """200 seeded releases per query through ``matrixdp.cli.main`` (in-process: the command's own
     code) on the walkthrough's file and bounds; per entry, the share of 95% intervals holding the
     NON-private value of the clipped table. Checkpointed per (query, seed) in a JSONL file."""
-    import csv as _csv
-
     from matrixdp.cli import main
 
     d = WORK / name
@@ -648,8 +646,6 @@ def coverage(name: str = COVERAGE_TABLE, trials: int = N_COVERAGE, eps: float = 
 
 
 def load_clean(name: str):
-    import pandas as pd
-
     from matrixdp.cli._tables import read_schema, read_table, text_columns
 
     schema = read_schema(WORK / name / "bounds.toml")
