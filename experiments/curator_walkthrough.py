@@ -280,24 +280,9 @@ import numpy as np  # noqa: E402
 
 #: Technical words a curator meets in the reports (found by reading the reports of the first run,
 #: on 975a9d5, where none was explained on the page), each with the glossary term that must
-#: explain it (the same list is in tests/cli/test_report.py).
-JARGON = {
-    "standard deviation": "standard deviation", "noise std": "standard deviation",
-    "95% interval": "95% interval", "95% quantile": "95% interval", "clipping bias": "clipping",
-    "feasible set": "feasible set", "simplex": "simplex", "convex": "convex set",
-    "Frobenius": "Frobenius norm", "Euclidean": "Euclidean norm", "first-order": "first-order",
-    "plug-in": "plug-in", "delta-method": "delta method", "second-order": "second-order",
-    "PSD": "PSD", "iid": "iid", "mvg": "mvg", "task-weighted": "noise allocation",
-    "expected loss": "expected loss", "calibration": "calibration", "tight": "tight",
-    "numerics": "numerics", "Mironov": "numerics", "sensitivity": "sensitivity",
-    "witness": "witness", "replace-one": "replace-one", "gdp": "gdp", "ridge": "ridge",
-    "sufficient statistic": "sufficient statistics", "half-width": "half-width",
-    "intercept": "intercept", "reference": "reference category", "eigen": "eigenvalues",
-    "explained variance": "explained variance", "post-processing": "post-processing",
-    "0/1 indicator": "0/1 indicator", "results/": "results/", "mu=": "μ (mu)",
-    "group privacy": "group privacy", "sigma": "sigma", "score moments": "score moments",
-    "in parallel": "in parallel", "copula": "copula", "histogram": "histogram",
-}
+#: explain it (kept in the library's glossary module, read by tests/cli/test_report.py too).
+sys.path.insert(0, str(ROOT / "src"))  # this tree's library, as the commands below use
+from matrixdp.cli._glossary import WALKTHROUGH_JARGON as JARGON  # noqa: E402
 
 
 def undefined_words(text: str) -> list[str]:

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from matrixdp.cli import main
+from matrixdp.cli._glossary import WALKTHROUGH_JARGON
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 QUERIES = ("mean", "sum", "covariance", "gram", "correlation", "pca", "linreg")
@@ -253,25 +254,6 @@ def test_release_report_quotes_categories(tmp_path):
     assert "Paris, TX, Paris" not in page.joined
 
 
-#: Technical words the curator walkthrough (session 23, results/curator_walkthrough.md) found used
-#: without explanation in the reports, each with the glossary term that must then explain it.
-WALKTHROUGH_JARGON = {
-    "standard deviation": "standard deviation", "noise std": "standard deviation",
-    "95% interval": "95% interval", "95% quantile": "95% interval", "clipping bias": "clipping",
-    "feasible set": "feasible set", "simplex": "simplex", "convex": "convex set",
-    "Frobenius": "Frobenius norm", "Euclidean": "Euclidean norm", "first-order": "first-order",
-    "plug-in": "plug-in", "delta-method": "delta method", "second-order": "second-order",
-    "PSD": "PSD", "iid": "iid", "mvg": "mvg", "task-weighted": "noise allocation",
-    "expected loss": "expected loss", "calibration": "calibration", "tight": "tight",
-    "numerics": "numerics", "Mironov": "numerics", "sensitivity": "sensitivity",
-    "witness": "witness", "replace-one": "replace-one", "gdp": "gdp", "ridge": "ridge",
-    "sufficient statistic": "sufficient statistics", "half-width": "half-width",
-    "intercept": "intercept", "reference": "reference category", "eigen": "eigenvalues",
-    "explained variance": "explained variance", "post-processing": "post-processing",
-    "0/1 indicator": "0/1 indicator", "results/": "results/", "mu=": "μ (mu)",
-    "group privacy": "group privacy", "sigma": "sigma", "score moments": "score moments",
-    "in parallel": "in parallel", "copula": "copula", "histogram": "histogram",
-}
 
 
 def _body_and_glossary(path):

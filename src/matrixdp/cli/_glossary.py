@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["GLOSSARY", "terms_used"]
+__all__ = ["GLOSSARY", "WALKTHROUGH_JARGON", "terms_used"]
 
 #: (term shown, regular expression searched in the page's text, definition).
 GLOSSARY: tuple[tuple[str, str, str], ...] = (
@@ -150,3 +150,25 @@ def terms_used(text: str) -> list[dict]:
     return [{"term": term, "definition": definition}
             for term, pattern, definition in GLOSSARY
             if re.search(pattern, text, flags=re.IGNORECASE)]
+
+
+#: Technical words the curator walkthrough (session 23, ``results/curator_walkthrough.md``) found
+#: used without explanation in the reports, each with the glossary term that must then explain it
+#: (read by ``tests/cli/test_report.py`` and ``experiments/curator_walkthrough.py``).
+WALKTHROUGH_JARGON = {
+    "standard deviation": "standard deviation", "noise std": "standard deviation",
+    "95% interval": "95% interval", "95% quantile": "95% interval", "clipping bias": "clipping",
+    "feasible set": "feasible set", "simplex": "simplex", "convex": "convex set",
+    "Frobenius": "Frobenius norm", "Euclidean": "Euclidean norm", "first-order": "first-order",
+    "plug-in": "plug-in", "delta-method": "delta method", "second-order": "second-order",
+    "PSD": "PSD", "iid": "iid", "mvg": "mvg", "task-weighted": "noise allocation",
+    "expected loss": "expected loss", "calibration": "calibration", "tight": "tight",
+    "numerics": "numerics", "Mironov": "numerics", "sensitivity": "sensitivity",
+    "witness": "witness", "replace-one": "replace-one", "gdp": "gdp", "ridge": "ridge",
+    "sufficient statistic": "sufficient statistics", "half-width": "half-width",
+    "intercept": "intercept", "reference": "reference category", "eigen": "eigenvalues",
+    "explained variance": "explained variance", "post-processing": "post-processing",
+    "0/1 indicator": "0/1 indicator", "results/": "results/", "mu=": "μ (mu)",
+    "group privacy": "group privacy", "sigma": "sigma", "score moments": "score moments",
+    "in parallel": "in parallel", "copula": "copula", "histogram": "histogram",
+}
