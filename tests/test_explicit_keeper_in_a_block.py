@@ -54,3 +54,30 @@ def test_the_blocks_own_keeper_or_none_does_not_warn(name, tmp_path):
     assert _fit_in_block(case, relation, acc, acc) == []
     assert _fit_in_block(case, relation, acc, None) == []
     assert len(acc.spends) == 2 * case.charges
+
+
+def test_the_clis_charge_in_place_keeper_charges_the_block_without_a_warning():
+    """``matrixdp synth``'s keeper (``cli._generator._ChargeInPlace``) with ``ledger=None``
+    charges the enclosing block's keeper itself: no bypass warning, one entry in the block."""
+    from matrixdp._budget import charge
+    from matrixdp.mechanisms.base import PrivacyGuarantee
+    from matrixdp.cli._generator import _ChargeInPlace
+
+    g = PrivacyGuarantee(epsilon=0.5, delta=1e-9, neighbouring="add-remove")
+    block = Accountant(relation="add-remove")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with block:
+            with charge(g, accountant=_ChargeInPlace(g, None, "synth")):
+                pass
+    assert [w for w in caught if w.category is PrivacyLeakWarning] == []
+    assert len(block.spends) == 1
+    own = Accountant(relation="add-remove")  # an explicit ledger of its own still warns
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with block:
+            with charge(g, accountant=_ChargeInPlace(g, own, "synth")):
+                pass
+    assert BYPASSED_BLOCK_WARNING in [str(w.message) for w in caught
+                                      if w.category is PrivacyLeakWarning]
+    assert len(block.spends) == 1 and len(own.spends) == 1

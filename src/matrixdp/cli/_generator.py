@@ -195,6 +195,12 @@ class _ChargeInPlace:
         self.guarantee, self.ledger, self.label = guarantee, ledger, label
         self.charges = 0
 
+    @property
+    def forwards_to_blocks(self) -> bool:
+        """With ``ledger=None`` this keeper charges the enclosing ``with`` blocks' keepers
+        themselves, so ``_budget.charge`` does not warn that it bypasses them."""
+        return self.ledger is None
+
     def check(self, _fit_guarantee) -> None:
         from .._budget import check
 
