@@ -615,3 +615,27 @@ def test_project_feasible_accepts_scalar_bounds_and_keeps_its_result():
     b = feasible.project_feasible(c, [0.0, 0.0], [2.0, 2.0], "covariance")
     assert np.array_equal(a, b)
     assert np.all(np.diag(a) <= 1.0 + 1e-12) and np.linalg.eigvalsh(a).min() >= -1e-12
+
+
+def test_a_projection_stopped_early_still_meets_the_public_variance_bounds():
+    """Task OC (session 23, results/outside_audit_oc_psd_probe.md): on public half-widths from 1
+    to 2e5 the dual Newton steps can stop at max_iter; the result used to be PSD with a variance
+    7.7% above its public bound. It now warns and is still feasible: PSD, diagonal in [0, h²]."""
+    import warnings
+
+    from matrixdp.feasible import project_covariance
+
+    H = np.array([1500.0, 11.0, 2e5, 1e4, 1.0, 1500.0])
+    rng = np.random.default_rng(0)
+    for _ in range(254):  # draw 253 of the probe's stream is one that stops early
+        s = rng.uniform(0.05, 3.0)
+        E = rng.standard_normal((H.size, H.size))
+    C = np.outer(H, H) * (E + E.T) / 2 * s
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        P = project_covariance(C, variance_max=H ** 2)
+    assert any(w.category is RuntimeWarning and "stopped after" in str(w.message) for w in caught)
+    d = np.diag(P)
+    assert np.all(d <= H ** 2 * (1 + 1e-12)) and np.all(d >= 0)
+    w = np.linalg.eigvalsh(P)
+    assert w.min() >= -1e-12 * w.max()
