@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["GLOSSARY", "WALKTHROUGH_JARGON", "terms_used"]
+__all__ = ["GLOSSARY", "WALKTHROUGH_JARGON", "terms_used", "terms_on_page"]
 
 #: (term shown, regular expression searched in the page's text, definition).
 GLOSSARY: tuple[tuple[str, str, str], ...] = (
@@ -150,6 +150,16 @@ def terms_used(text: str) -> list[dict]:
     return [{"term": term, "definition": definition}
             for term, pattern, definition in GLOSSARY
             if re.search(pattern, text, flags=re.IGNORECASE)]
+
+
+def terms_on_page(page: str) -> list[dict]:
+    """:func:`terms_used` of an HTML page's visible text: scripts, styles and tags removed,
+    entities decoded (the one reader of both reports, ``release --report`` and ``synth
+    --report``)."""
+    import html
+
+    text = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", page, flags=re.S)
+    return terms_used(html.unescape(re.sub(r"<[^>]+>", " ", text)))
 
 
 #: Technical words the curator walkthrough (session 23, ``results/curator_walkthrough.md``) found

@@ -423,14 +423,11 @@ def _environment():
 def _render(ctx: dict) -> str:
     """The page, ending with the plain definitions of the technical words it uses (found in a
     first rendering's text; ``cli._glossary``)."""
-    import re
-
-    from ._glossary import terms_used
+    from ._glossary import terms_on_page
 
     template = _environment().get_template("report.html.j2")
     first = template.render(**ctx, glossary=[])
-    text = re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", first, flags=re.S))
-    return template.render(**ctx, glossary=terms_used(text))
+    return template.render(**ctx, glossary=terms_on_page(first))
 
 
 def render_html(doc: dict, stem: str = "report") -> str:

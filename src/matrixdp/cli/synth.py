@@ -460,12 +460,9 @@ def _write_synth_report(doc: dict, path) -> None:
                      + "".join(f"<tr><td>{h['id']}</td><td>{e(str(h['label']))}</td><td>"
                                f"{e(str(h['status']))}</td><td>{h['epsilon']:.6g}</td><td>"
                                f"{h['delta']:.3g}</td></tr>" for h in led["history"]) + "</table>")
-    import re
+    from ._glossary import terms_on_page
 
-    from ._glossary import terms_used
-
-    text = html.unescape(re.sub(r"<[^>]+>", " ", "\n".join(parts)))
-    used = terms_used(text)
+    used = terms_on_page("\n".join(parts))
     if used:  # the plain definitions of the technical words the page uses (cli._glossary)
         parts.insert(2, "<p>The technical words on this page are explained at its end (<a "
                         "href=\"#glossary\">words used on this page</a>).</p>")
