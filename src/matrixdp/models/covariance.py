@@ -404,12 +404,7 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
     res = james_stein_shrink(cov, var, diagonal=diagonal, weights=w, groups=groups,
                              independent_variance=ind, correlated_eigenvalue=cross)
     if reference is not None:
-        if floor_rule not in PROJECTED_FLOORS:
-            raise InvalidParameterError("floor_rule", f"must be one of {PROJECTED_FLOORS}, "
-                                                      f"got {floor_rule!r}")
-        proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
-                                      independent_variance=ind, correlated_eigenvalue=cross,
-                                      floor=floor)
+        check_choice(floor_rule, PROJECTED_FLOORS, "floor_rule")
         # groups whose PUBLIC noise (the release's entry variances, no plug-in mean) is at
         # least the largest covariance the box allows (mean of V_ij / (h_i h_j)² >= 1): the
         # release there is noise for any data and the projection cannot have found signal;
@@ -417,24 +412,17 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
         lab = np.asarray(groups) if groups is not None else np.where(np.eye(d, dtype=bool), -1, 0)
         ratio = projected_noise_ratio(G, V, t, h, lab, neighbouring)
         raw_js = ratio >= NOISE_BOUND_RATIO
-        if floor_rule == "pooled":
-            # the public ramp times the projected correlation's signal-to-noise pooled over
-            # the whole matrix, in its own units (task CS2; docs/postprocessing.md, "The
-            # pooled floor")
-            proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
-                                          independent_variance=ind,
-                                          correlated_eigenvalue=cross, floor=floor,
-                                          floor_signal="pooled",
-                                          floor_scale=continuous_floor(ratio, 1.0))
-        if floor_rule == "continuous":
-            # the floor grows with the group's public bound-to-noise ratio (0 at the switch)
-            # and with the raw release's estimated signal-to-noise (0 where the group's
-            # release is noise); docs/postprocessing.md, "The continuous floor"
-            proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
-                                          independent_variance=ind,
-                                          correlated_eigenvalue=cross, floor=floor,
-                                          floor_signal="group",
-                                          floor_scale=continuous_floor(ratio, 1.0))
+        # the floor: "constant", floor itself; "pooled" (task CS2), the public ramp times the
+        # projected correlation's signal-to-noise pooled over the whole matrix, in its own
+        # units (docs/postprocessing.md, "The pooled floor"); "continuous" (task CS), the ramp
+        # (0 at the switch) times each group's raw signal-to-noise (0 where the group's
+        # release is noise; "The continuous floor")
+        signal = {"constant": "none", "pooled": "pooled", "continuous": "group"}[floor_rule]
+        proj = projected_stein_shrink(cov, var, reference, weights=w, groups=groups,
+                                      independent_variance=ind, correlated_eigenvalue=cross,
+                                      floor=floor, floor_signal=signal,
+                                      floor_scale=None if floor_rule == "constant"
+                                      else continuous_floor(ratio, 1.0))
         factors = np.where(raw_js, res.factors, proj.factors)
         return reference * factors, factors
     return res.matrix, res.factors
