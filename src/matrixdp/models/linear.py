@@ -32,8 +32,8 @@ from ..errors import InvalidParameterError
 from .._record_sums import ColumnStack
 from ._dask import augmented_moments, dask_target_records, is_dask_collection
 from ._base import (ExactScoreMixin, NoGeneratorStateMixin, charging, check_n_samples,
-                    check_privacy_params, check_label_range, check_relation, clip_to_bounds, finish_bounds,
-                    fit_xy_bounds, parse_bounds, parse_scalar_bounds, validate_X)
+                    check_privacy_params, check_label_range, check_relation, clip_to_bounds,
+                    finish_bounds, fit_xy_bounds, parse_bounds, parse_scalar_bounds, validate_X)
 from ._moments import keep_release, noise_scale, release_second_moment
 # the design constants are read on their module (``boosting.BOOST_*``), so a constant pinned
 # there reaches the fit. By its full name: tests/test_layering.py reads ``from . import

@@ -81,9 +81,14 @@ def target_mean_informative(entry_variance, task, t) -> bool:
     noise standard deviation of the released mean of ``y - c_y`` (entry ``(y, t)`` of the
     released ``(1/n)ΣzzT``, divided by ``t``) is below the target's public half-width. Public
     inputs only (the allocation's noise, the bounds); no data."""
+    return t > 0 and level_noise_sd(entry_variance, task, t) < target_half_width(task)
+
+
+def target_half_width(task) -> float:
+    """The target's public half-width: ``(upper - lower)/2`` of the task's target coordinate
+    (the one before the constant's)."""
     d = task.lower.size - 2
-    half = 0.5 * float(task.upper[d] - task.lower[d])
-    return t > 0 and level_noise_sd(entry_variance, task, t) < half
+    return 0.5 * float(task.upper[d] - task.lower[d])
 
 
 #: ``level_shrinkage``: ``"switch"`` (the shipped rule: the adaptive ridge lifts the constant
@@ -141,9 +146,7 @@ def task_level_factor(entry_variance, task, t) -> float:
     task's target coordinate, ``(upper - lower)/2``). The one place the factor of
     ``level_shrinkage="minimax"`` is computed (the solve, the boosted fit's final level, and
     the intercept's bias bound read it). Public inputs only."""
-    d = task.lower.size - 2
-    half_width = 0.5 * float(task.upper[d] - task.lower[d])
-    return minimax_level_factor(level_noise_sd(entry_variance, task, t), half_width)
+    return minimax_level_factor(level_noise_sd(entry_variance, task, t), target_half_width(task))
 
 
 def shrink_level(beta, mx, t, factor) -> np.ndarray:
