@@ -16,6 +16,7 @@ import numpy as np
 from ..._validation import check_choice
 from ...errors import InvalidParameterError
 from .._far_tail import FAR_SHARE
+from .tails import TAIL_BIASES
 
 __all__ = ["FIRST_SHARE", "BIAS_SHARE", "DECISIONS", "NOISE_PAIRS", "PCA_GAPS", "PCA_UNRESOLVED",
            "GAP_INFLATIONS", "STEP_MARGINS", "FIRST_MIX", "AdaptiveOptions"]
@@ -249,6 +250,19 @@ class AdaptiveOptions:
         (``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a noise-level first
         look (task PK2)"). Its dev gate FAILED (``results/pca_rise_gate.md``: no paired FAIL,
         median 1.00 over the 19 changed cells of 264); opt-in, not the default.
+    tail_bias : {"none", "gap-shrink"}, default "none"
+        ``ranking="pca-loss"`` only (task HT, issue #24, opt-in): where the counts are released,
+        they are also read without assuming the tail resolved (:func:`~.tails.tail_reading`:
+        the capped reading plus ``DECISION_Z`` of its noise sds; the default PCA reading counts
+        only bins above ``COUNT_Z`` sds and read 0 on mathpnl, where 3 of 1645 records carry a
+        third of the top-2 variance), and that mass is taken from the top side of every frame
+        pair (:func:`~.tails.gap_shrink_bias`: the gap ``g`` shrunk to ``max(g − b, 0)``, the
+        tilt still charged at ``g``), the diagonal of the clipping bias that
+        :func:`pca_bias_model` leaves out; the step's bias term is the larger of the two, at
+        most its room. Same releases, guarantee and single charge (post-processing of the counts
+        and the first look); ``predicted`` also reports ``tail_reading`` and ``tail_bias``
+        (``docs/coinpress.md`` § "Heavy tails: the clipping bias as gap shrinkage (task HT)";
+        ``results/step_tails_diagnosis.md``).
 
     References
     ----------
@@ -273,6 +287,7 @@ class AdaptiveOptions:
     resolution_guard: bool = False
     gap_inflation: str = "pair"
     step_margin: str = "none"
+    tail_bias: str = "none"
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -288,6 +303,7 @@ class AdaptiveOptions:
         check_choice(self.pca_unresolved, PCA_UNRESOLVED, "pca_unresolved")
         check_choice(self.gap_inflation, GAP_INFLATIONS, "gap_inflation")
         check_choice(self.step_margin, STEP_MARGINS, "step_margin")
+        check_choice(self.tail_bias, TAIL_BIASES, "tail_bias")
         if self.gap_inflation != "pair" and self.pca_gaps == "spiked":
             raise InvalidParameterError("gap_inflation", "'projected-noise' de-inflates the "
                                                          "pairwise gaps; pca_gaps='spiked' "

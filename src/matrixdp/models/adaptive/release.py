@@ -33,6 +33,7 @@ from .pca_losses import (pca_bias_model, pca_bias_one_record, pca_deficit, pca_d
 from .losses import (coinpress_noise_loss, correlation_coinpress_loss, correlation_moments_loss,
                      correlation_scale, median_choice, moments_loss)
 from .steps import CHECK_SHARE, checked_step, refine_prediction, refined_step
+from .tails import gap_shrink_bias, tail_reading
 
 __all__ = ["RANKINGS", "FRAME_PROJECTIONS", "BIASES", "ONE_RECORD", "LOSS_STATISTICS",
            "FIRST_KINDS", "REFINES", "AdaptiveResult", "adaptive_covariance"]
@@ -234,6 +235,9 @@ def _resolved_arguments(kind, first_kind, ranking, projection, reading, bias, re
     if not (isinstance(refine, (bool, np.bool_)) or (isinstance(refine, str)
                                                      and refine == "checked")):
         raise InvalidParameterError("refine", f"must be one of {REFINES}, got {refine!r}")
+    if options.tail_bias != "none" and ranking != "pca-loss":
+        raise InvalidParameterError("tail_bias", "'gap-shrink' needs ranking='pca-loss' "
+                                                 "(kind='pca')")
     checked = isinstance(refine, str)
     if refine and (ranking == "pca-loss" or far_tail):
         raise InvalidParameterError("refine", "the refined step needs ranking='frobenius' or "
@@ -539,6 +543,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     pca_gaps, pca_unresolved = options.pca_gaps, options.pca_unresolved
     resolution_guard, gap_inflation = options.resolution_guard, options.gap_inflation
     step_margin = options.step_margin
+    tail_shrink = options.tail_bias == "gap-shrink"
     if step_margin != "none" and loss_statistic != "mean":
         raise InvalidParameterError("step_margin", "the noise-level margin acts on the mean "
                                                    "ranking (loss_statistic='mean') only")
@@ -772,6 +777,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         pred_mom, noise_cp, plan2, coef, sat = predictions(mu2)
         b_hat, sigma_b, mu_b_got = 0.0, 0.0, 0.0
         read_one = False  # bias="one-record": the released counts read one clipped record
+        tail_b = None  # tail_bias="gap-shrink": the counts' upper reading of the clipped mass
         b_sd, level = 0.0, math.nan
         med_step = None  # loss_statistic="median": the choice it makes when the counts decide
         med = {}
@@ -806,6 +812,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 b_hat, b_sd, level = read_counts(noisy, np.minimum(edges, cap), sigma_b, n,
                                                  math.sqrt(gap / coef), reading)
                 kept = float(np.sum(np.where(noisy > COUNT_Z * sigma_b, noisy, 0.0)))
+                if tail_shrink and ranking_used == "pca-loss":
+                    # task HT: the same counts read without assuming the tail resolved
+                    # (docs/coinpress.md § "Heavy tails: the clipping bias as gap shrinkage")
+                    tail_b = tail_reading(noisy, np.minimum(edges, cap), sigma_b, n,
+                                          math.sqrt(gap / coef))
                 read_one = ONE_RECORD[0] <= kept < ONE_RECORD[1]
                 if reading == "capped":
                     z_dec = DECISION_Z if decision_z is None else float(decision_z)
@@ -870,6 +881,15 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                 if (bias == "one-record" and read_one) else None
             bias_cp = min(bias_cp, one if one is not None else
                           pca_bias_model(b_dec, S_dir, U1, q, gaps, pair_cp[0], weights))
+        tail = {}
+        if tail_b is not None:
+            # task HT: the clipped mass taken from the frame's gaps (worst case per pair), at
+            # most the room the bias has (post-processing of the counts and the first look)
+            shrink = min(gap_shrink_bias(gaps, pair_cp[0], tail_b), sat)
+            tail = {"tail_reading": tail_b, "tail_bias": shrink}
+            bias_cp = max(bias_cp, shrink)
+        elif tail_shrink:
+            tail = {"tail_reading": math.nan, "tail_bias": 0.0}
         pred_cp = noise_cp + bias_cp
         # 3. the rest of the budget where the expected loss is smaller
         if branch is not None:
@@ -942,6 +962,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                       "unresolved_step": bool(frame_res[0] == 0)})
     if step_margin != "none":
         extra.update({"noise_level": rho_first, "step_margin": step_mult})
+    extra.update(tail)
     if loss_statistic == "median":
         nan = math.nan
         extra.update({"loss_statistic": "median", "moments_median": nan,
