@@ -599,6 +599,14 @@ class PCAOptions(_Options):
         default: it FAILED its dev gate (``results/pca_rise_gate.md``, 264 cells, 20 paired
         trials: no paired FAIL, but the median over the 19 changed cells is 1.00 > 0.99;
         jtrain3 k = 2 ε = 0.5 1.52×, elem94_95 k = 2 ε = 0.5 0.355×).
+    adaptive_tail_bias : {"gap-shrink"} or None, default None
+        Task HT (issue #24, opt-in, NOT recommended): the adaptive release reads its clipping
+        counts without assuming the tail resolved and charges that mass to the whitened step as
+        the shrinkage of one top direction's gaps (``tail_bias`` of
+        :class:`~matrixdp.models.adaptive.AdaptiveOptions`; ``docs/coinpress.md`` § "Heavy
+        tails: the clipping bias as gap shrinkage (task HT)"). ``None``: the fit before the
+        option, byte for byte. A post-processing of the released counts: the guarantee and the
+        charge are unchanged. Its dev gate: ``results/step_tails_gate.md``.
 
 
     References
@@ -612,6 +620,7 @@ class PCAOptions(_Options):
     adaptive_resolve_share: object = None
     adaptive_bias: object = None
     adaptive_step_margin: object = None
+    adaptive_tail_bias: object = None
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -631,6 +640,10 @@ class PCAOptions(_Options):
         if sm is not None and sm != "noise-level":
             raise InvalidParameterError("adaptive_step_margin", f"must be None or 'noise-level', "
                                                                 f"got {sm!r}")
+        tb = self.adaptive_tail_bias
+        if tb is not None and tb != "gap-shrink":
+            raise InvalidParameterError("adaptive_tail_bias", f"must be None or 'gap-shrink', "
+                                                              f"got {tb!r}")
 
 
 def _passed(value) -> bool:

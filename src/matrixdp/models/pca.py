@@ -274,9 +274,11 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                      **({} if rz is None else {"resolve_z": rz}),
                                      **({} if rs is None else {"resolve_share": rs}),
                                      **({} if ab is None else {"bias": ab}),
-                                     **({} if opts.adaptive_step_margin is None else
+                                     **({} if (opts.adaptive_step_margin is None
+                                               and opts.adaptive_tail_bias is None) else
                                         {"options": AdaptiveOptions(
-                                            step_margin=opts.adaptive_step_margin)}),
+                                            step_margin=opts.adaptive_step_margin or "none",
+                                            tail_bias=opts.adaptive_tail_bias or "none")}),
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:
