@@ -28,6 +28,9 @@ release forced to each branch (``AdaptiveOptions(branch=...)``). Per fit, from a
   covariance after the estimator's projection; the squared Frobenius error of the adaptive
   release's covariance) and ``err_bias`` (the step without its noise: the clipped records'
   exact whitened second moments unwhitened and projected, i.e. the clipping alone);
+- ``err_noise_only``: the step's noise without its clipping: its released covariance minus the
+  clipping alone's (unprojected), added to the records' covariance, through the same
+  projections (the step's error had the records not been clipped; same draw);
 - ``gap_true`` / ``gap_clipped``: the gap ``λ_k − λ_{k+1}`` (covariance: k = 2) of the records'
   covariance and of the clipping alone's (how much of the gap the clipped records carry).
 
@@ -67,7 +70,7 @@ CELLS = (("_outside_tables_oc", "mathpnl", "pca", 2, 1.0),
 ROWS = ("default", "moments", "coinpress")
 FIELDS = ["table", "task", "k", "epsilon", "trial", "row", "choice", "statistic", "r2",
           "share_measured", "share_gauss", "b_true", "b_hat", "pred_moments", "pred_step",
-          "pred_bias", "err", "err_bias", "err_rel", "gap_true", "gap_clipped"]
+          "pred_bias", "err", "err_bias", "err_rel", "gap_true", "gap_clipped", "err_noise_only"]
 
 
 class Probe:
@@ -78,9 +81,16 @@ class Probe:
 
         self.R = R
         self.orig = R.whitening
+        self.orig_unwhiten = R.unwhiten
         self.records = None
         R.whitening = self._white
+        R.unwhiten = self._unwhiten
         self.got = {}
+
+    def _unwhiten(self, Gy, r2, m, A_inv):
+        out = self.orig_unwhiten(Gy, r2, m, A_inv)
+        self.got["raw_step"] = out[0]  # the step's covariance before any projection
+        return out
 
     def _white(self, C, Q, m, h, **kw):
         from matrixdp.feasible import project_covariance
@@ -107,7 +117,8 @@ class Probe:
         self.got = {"r2": float(r2), "share_measured": float(np.mean(u > r2)),
                     "share_gauss": gauss,
                     "b_true": float(np.mean(np.einsum("ij,ij->i", a, a) * (1 - f * f))),
-                    "C_bias": project_covariance(0.5 * (Cb + Cb.T), variance_max=h * h)}
+                    "C_bias": project_covariance(0.5 * (Cb + Cb.T), variance_max=h * h),
+                    "C_bias_raw": 0.5 * (Cb + Cb.T), "h": h, "raw_step": None}
         return out
 
 
@@ -152,6 +163,18 @@ def run_cell(probe, spec, table, task, k, eps):
             lt = np.sort(np.linalg.eigvalsh(C))[::-1]
             lb = np.sort(np.linalg.eigvalsh(g["C_bias"]))[::-1]
             gaps = (float(lt[kk - 1] - lt[kk]), float(lb[kk - 1] - lb[kk]))
+            # the step's own noise on the UNCLIPPED records (its release minus the clipping
+            # alone, added to the records' covariance, through the same projections)
+            e_noise = math.nan
+            if row == "coinpress" and g["raw_step"] is not None:
+                from matrixdp.feasible import project_covariance
+                E = g["raw_step"] - g["C_bias_raw"]
+                Mn = project_covariance(C + E, variance_max=g["h"] ** 2)
+                if task == "pca":
+                    Mn = project_feasible(Mn, lo[live], hi[live], "covariance", units="unit-box")
+                    e_noise = abs_deficit(Mn, C, k)[0]
+                else:
+                    e_noise = float(np.sum((Mn - C) ** 2))
             if task == "pca":
                 M = est.components_.T @ np.diag(est.explained_variance_) @ est.components_
                 err, best = abs_deficit(M[np.ix_(live, live)], C, k)
@@ -173,7 +196,8 @@ def run_cell(probe, spec, table, task, k, eps):
                         "b_true": g["b_true"], "b_hat": p.get("clipping_loss"),
                         "pred_moments": p.get("moments"), "pred_step": p.get("coinpress"),
                         "pred_bias": p.get("coinpress_bias"), "err": err, "err_bias": err_b,
-                        "err_rel": rel, "gap_true": gaps[0], "gap_clipped": gaps[1]})
+                        "err_rel": rel, "gap_true": gaps[0], "gap_clipped": gaps[1],
+                        "err_noise_only": e_noise})
     probe.records = None
     return out
 
@@ -252,8 +276,8 @@ def write():
           "| table | task | ε | step taken (default) | predicted moments | measured moments | "
           "predicted step | of which bias | measured step | measured step, clipping alone | "
           "predicted step/moments | measured step/moments (paired median) | gap λ_k − λ_k+1: "
-          "records / clipping alone |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "records / clipping alone | measured step, its noise on the unclipped records |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for table, task, k, eps, rs in cells:
         d = [r for r in rs if r["row"] == "default"]
         mo = [r for r in rs if r["row"] == "moments"]
@@ -265,7 +289,8 @@ def write():
                  f"{g(med(d, 'pred_moments'))} | {g(med(mo, 'err'))} | {g(med(d, 'pred_step'))} | "
                  f"{g(med(d, 'pred_bias'))} | {g(med(cp, 'err'))} | {g(med(cp, 'err_bias'))} | "
                  f"{g(float(np.median(pr)))} | {g(float(np.median(mr)))} | "
-                 f"{g(med(cp, 'gap_true'))} / {g(med(cp, 'gap_clipped'))} |")
+                 f"{g(med(cp, 'gap_true'))} / {g(med(cp, 'gap_clipped'))} | "
+                 f"{g(med(cp, 'err_noise_only'))} |")
     (REPO / "results" / f"{NAME}.md").write_text("\n".join(L) + "\n")
     print(f"wrote results/{NAME}.md")
 
