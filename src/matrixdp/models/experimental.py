@@ -606,7 +606,9 @@ class PCAOptions(_Options):
         :class:`~matrixdp.models.adaptive.AdaptiveOptions`; ``docs/coinpress.md`` § "Heavy
         tails: the clipping bias as gap shrinkage (task HT)"). ``None``: the fit before the
         option, byte for byte. A post-processing of the released counts: the guarantee and the
-        charge are unchanged. Its dev gate: ``results/step_tails_gate.md``.
+        charge are unchanged. Its dev gate FAILED (``results/step_tails_gate.md``: 132 PCA
+        cells, 20 paired trials, 1 paired-gate FAIL, catholic k = 5 ε = 10 5.34×; median 1.00
+        over the 38 changed cells, 0.275-5.34).
 
 
     References

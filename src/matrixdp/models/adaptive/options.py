@@ -262,7 +262,10 @@ class AdaptiveOptions:
         most its room. Same releases, guarantee and single charge (post-processing of the counts
         and the first look); ``predicted`` also reports ``tail_reading`` and ``tail_bias``
         (``docs/coinpress.md`` § "Heavy tails: the clipping bias as gap shrinkage (task HT)";
-        ``results/step_tails_diagnosis.md``).
+        ``results/step_tails_diagnosis.md``). Its dev gate FAILED (``results/step_tails_gate.md``:
+        132 PCA cells, 1 paired-gate FAIL, catholic k = 5 ε = 10 5.34×; median 1.00 over the 38
+        changed cells, 0.275-5.34): the counts give the clipped mass, not its direction, and the
+        worst direction is often not the true one; opt-in, not recommended.
 
     References
     ----------
