@@ -31,6 +31,8 @@ release forced to each branch (``AdaptiveOptions(branch=...)``). Per fit, from a
 - ``err_noise_only``: the step's noise without its clipping: its released covariance minus the
   clipping alone's (unprojected), added to the records' covariance, through the same
   projections (the step's error had the records not been clipped; same draw);
+- ``frame_gaps`` / ``records_gaps``: the pair model's largest loss ``Σ g/2`` with the PCA
+  ranking's frame gaps, and with the records' variances along the same frame directions;
 - ``gap_true`` / ``gap_clipped``: the gap ``λ_k − λ_{k+1}`` (covariance: k = 2) of the records'
   covariance and of the clipping alone's (how much of the gap the clipped records carry).
 
@@ -71,7 +73,7 @@ ROWS = ("default", "moments", "coinpress")
 FIELDS = ["table", "task", "k", "epsilon", "trial", "row", "choice", "statistic", "r2",
           "share_measured", "share_gauss", "b_true", "b_hat", "pred_moments", "pred_step",
           "pred_bias", "err", "err_bias", "err_rel", "gap_true", "gap_clipped", "err_noise_only",
-          "tail_reading", "tail_bias", "option_step"]
+          "tail_reading", "tail_bias", "option_step", "frame_gaps", "records_gaps"]
 
 
 class Probe:
@@ -83,10 +85,17 @@ class Probe:
         self.R = R
         self.orig = R.whitening
         self.orig_unwhiten = R.unwhiten
+        self.orig_frame = R.pca_frame
         self.records = None
         R.whitening = self._white
         R.unwhiten = self._unwhiten
+        R.pca_frame = self._frame
         self.got = {}
+
+    def _frame(self, *a, **kw):
+        out = self.orig_frame(*a, **kw)
+        self.got["frame"] = (out[0], out[1])  # the PCA ranking's frame U and its gaps
+        return out
 
     def _unwhiten(self, Gy, r2, m, A_inv):
         out = self.orig_unwhiten(Gy, r2, m, A_inv)
@@ -119,7 +128,8 @@ class Probe:
                     "share_gauss": gauss,
                     "b_true": float(np.mean(np.einsum("ij,ij->i", a, a) * (1 - f * f))),
                     "C_bias": project_covariance(0.5 * (Cb + Cb.T), variance_max=h * h),
-                    "C_bias_raw": 0.5 * (Cb + Cb.T), "h": h, "raw_step": None}
+                    "C_bias_raw": 0.5 * (Cb + Cb.T), "h": h, "raw_step": None,
+                    "frame": None}
         return out
 
 
@@ -180,6 +190,12 @@ def run_cell(probe, spec, table, task, k, eps):
                     e_noise = abs_deficit(Mn, C, k)[0]
                 else:
                     e_noise = float(np.sum((Mn - C) ** 2))
+            fg = rg = math.nan
+            if g["frame"] is not None:  # the pair model's largest loss, Σ g/2 over its pairs
+                U, gp = g["frame"]
+                lam = np.einsum("ai,ab,bi->i", U, C, U)
+                fg = float(np.sum(gp)) / 2.0
+                rg = float(np.sum(np.maximum(lam[:k, None] - lam[None, k:], 0.0))) / 2.0
             if task == "pca":
                 M = est.components_.T @ np.diag(est.explained_variance_) @ est.components_
                 err, best = abs_deficit(M[np.ix_(live, live)], C, k)
@@ -206,7 +222,7 @@ def run_cell(probe, spec, table, task, k, eps):
                         "tail_reading": p.get("tail_reading", math.nan),
                         "tail_bias": p.get("tail_bias", math.nan),
                         "option_step": (p["coinpress"] < p["moments"]) if "tail_bias" in p
-                        else ""})
+                        else "", "frame_gaps": fg, "records_gaps": rg})
     probe.records = None
     return out
 
@@ -300,6 +316,21 @@ def write():
                  f"{g(float(np.median(pr)))} | {g(float(np.median(mr)))} | "
                  f"{g(med(cp, 'gap_true'))} / {g(med(cp, 'gap_clipped'))} | "
                  f"{g(med(cp, 'err_noise_only'))} |")
+    L += ["", "## The PCA frame's gaps against the records' gaps in the same frame", "",
+          "The pair model's largest loss Σ g/2 over its (top, rest) pairs: with the frame's gaps "
+          "(the first look after the caller's projection, de-inflated and floored: what the "
+          "ranking uses) and with the records' variances along the same frame directions. "
+          "Medians over the default's fits.", "",
+          "| table | task | ε | Σ g/2, frame | Σ g/2, records | frame / records (median of the "
+          "per-fit ratios) |", "|---|---|---|---|---|---|"]
+    for table, task, k, eps, rs in cells:
+        if task != "pca":
+            continue
+        d = [r for r in rs if r["row"] == "default"]
+        rat = [float(r["frame_gaps"]) / float(r["records_gaps"]) for r in d
+               if float(r["records_gaps"]) > 0]
+        L.append(f"| {table} | {task} k={k} | {eps:g} | {g(med(d, 'frame_gaps'))} | "
+                 f"{g(med(d, 'records_gaps'))} | {g(float(np.median(rat)) if rat else math.nan)} |")
     L += ["", "## The opt-in `tail_bias=\"gap-shrink\"` (task HT) on these cells (SEEN: a design "
           "reading, not a gate)", "",
           "Its choice read from the forced fits' predictions (the same releases); error of the "
