@@ -477,10 +477,16 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
             break
         if it == max_iter:
             break
-        w = g - y
+        apply_v, v_diag = _jacobian_operator(lam, vec, diagonal)
+        # the active set from the residual in scaled units, g - Π(g - τ y) with τ_i the curvature
+        # V_ii of row i (0 at the same points for every τ > 0): a multiplier moves its diagonal
+        # entry by about τ_i y_i, and a row whose entry barely responds (τ_i ~ 1e-9 when its bound
+        # is 10^5 times smaller than another's) may carry a large y_i that changes nothing; read
+        # in raw units, such a row flips between active and free (task PV, session 24)
+        tau = np.clip(v_diag, 1e-12, 1.0)
+        w = g - tau * y
         free = (w > lo) & (w < hi)  # Π' = 1 there: the bound is inactive, y_i -> 0
         act = ~free
-        apply_v, v_diag = _jacobian_operator(lam, vec, diagonal)
         delta = np.zeros(lo.shape)
         delta[free] = -y[free]
         if np.any(act):
@@ -499,15 +505,26 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
             eta = min(1e-2, float(np.linalg.norm(res)) / big)
             delta[act] = _pcg(apply_act, rhs, np.maximum(v_diag[act], 1e-8) + mu,
                               max(eta, 1e-14), min(2 * int(act.sum()) + 50, 500))
-        # Armijo backtracking on the (convex) negative dual, keeping y's sign constraints
+        # backtracking, keeping y's sign constraints. Progress is measured by the natural residual
+        # in the stopping rule's own per-row units (the Newton direction solves F(y) + J δ = 0, so
+        # it is a descent direction of ‖W F‖² for any row weights W), or by a decrease of the
+        # (convex) negative dual larger than its rounding floor: the dual's value is a sum of
+        # terms of size ‖C‖², so a row whose bound is 10^5 times smaller than another's changes it
+        # by less than its rounding (results/psd_diagonal_diagnosis.md)
+        wgt = 1.0 / np.maximum(atol, floor)
+        merit0 = float(np.sum(((g - np.clip(w, lo, hi)) * wgt) ** 2))
         f0 = dual_neg(y, x)
+        f_floor = 1e3 * np.finfo(float).eps * (float(np.sum(x * x)) + float(np.sum(np.abs(
+            np.where(np.isfinite(lo), lo, 0.0) * y))) + float(np.sum(np.abs(np.where(np.isfinite(hi), hi, 0.0) * y))))
         step = 1.0
         accepted = False
         for _ in range(50):
             y_try = np.clip(y + step * delta, y_min, y_max)
             x_try, lam_try, vec_try = _psd_parts(c + embed(y_try))
-            f_try = dual_neg(y_try, x_try)
-            if f_try < f0:
+            g_try = extract(x_try)
+            r_try = g_try - np.clip(g_try - tau * y_try, lo, hi)
+            if float(np.sum((r_try * wgt) ** 2)) <= (1.0 - 1e-4 * step) * merit0 or \
+                    dual_neg(y_try, x_try) < f0 - f_floor:
                 accepted = True
                 break
             step *= 0.5
@@ -524,7 +541,17 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
         # the public box (feasible, if not the nearest such matrix). Before, a non-converged
         # projection returned a variance up to 7.7% above its public bound (task OC, session 23:
         # results/outside_audit_oc_psd_probe.md, scales 1 to 2e5)
+        # When converged, a row whose multiplier holds it at a bound (y_i < 0: upper, y_i > 0:
+        # lower), within the stopping threshold of it and within a relative 1e-6 of it, is moved
+        # exactly onto it (the complementarity the optimum has): its off-diagonal entries move
+        # by a relative 5e-7 at most (a row at a lower bound 0 is never zeroed this way: that
+        # would move its off-diagonal entries by sqrt(g_i g_j))
         target = np.clip(g, lo, hi)
+        if converged:
+            thr = np.maximum(atol, floor)
+            bound = np.where(y < 0, hi, np.where(y > 0, lo, np.nan))
+            snap = (np.abs(g - bound) <= thr) & (np.abs(g - bound) <= 1e-6 * np.abs(g))
+            target = np.where(snap, bound, target)
         fix = (target != g) & (g > 0)
         if np.any(fix):
             dd = np.ones(d)
