@@ -242,7 +242,7 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
             return ProjectionResult(out, np.zeros((d, d)), True, 0, violation(out)) if return_info else out
         # 1. PSD ∩ {diagonal in its box}: exact, and enough when the off-diagonal bounds hold
         first = _dual_newton(x, np.maximum(dlo, 0.0), dhi, diagonal=True, tol=min(tol, 1e-12),
-                             max_iter=200)
+                             max_iter=DIAGONAL_NEWTON_MAX_ITER)
         if first.converged and np.all(first.matrix >= lo - slack) and np.all(first.matrix <= hi + slack):
             out = first.matrix
             return ProjectionResult(out, np.diag(first.dual), True, 0, violation(out)) if return_info else out
@@ -299,6 +299,10 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         return ProjectionResult(out, ydual, converged, sweeps, outside)
     return out
 
+
+#: Step 1 of :func:`project_psd_box` (the diagonal problem): at most this many Newton steps (200
+#: before session 24; a release 10^9 times its unit box takes ~260 without the continuation)
+DIAGONAL_NEWTON_MAX_ITER = 500
 
 #: Continuation (step 4 of :func:`project_psd_box`): the release's scale grows by this factor
 #: per stage, each stage at most ``CONTINUATION_STAGE_ITER`` Newton steps (the last one
@@ -494,7 +498,11 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
             rhs = (target - g)[act]
             if np.any(free):
                 rhs = rhs - apply_v(delta)[act]
-            mu = 1e-12  # a tiny ridge: V_AA may be singular (rows in the clipped eigenspace)
+            # a tiny ridge (V_AA may be singular: rows in the clipped eigenspace), relative to
+            # each row's own curvature τ_i (at least 1e-16): an absolute ridge of 1e-12 swamps
+            # the rows whose curvature is ~1e-12 (a bound 10^5 times smaller than another's);
+            # the Jacobi preconditioner is τ itself (it was floored at 1e-8)
+            mu = np.maximum(1e-10 * tau[act], 1e-16)
 
             def apply_act(h, _act=act, _mu=mu):
                 full = np.zeros(lo.shape)
@@ -503,19 +511,18 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
 
             # inexact Newton: the linear system only as accurately as the residual calls for
             eta = min(1e-2, float(np.linalg.norm(res)) / big)
-            delta[act] = _pcg(apply_act, rhs, np.maximum(v_diag[act], 1e-8) + mu,
+            delta[act] = _pcg(apply_act, rhs, tau[act] + mu,
                               max(eta, 1e-14), min(2 * int(act.sum()) + 50, 500))
-        # backtracking, keeping y's sign constraints. Progress is measured by the natural residual
-        # in the stopping rule's own per-row units (the Newton direction solves F(y) + J δ = 0, so
-        # it is a descent direction of ‖W F‖² for any row weights W), or by a decrease of the
-        # (convex) negative dual larger than its rounding floor: the dual's value is a sum of
-        # terms of size ‖C‖², so a row whose bound is 10^5 times smaller than another's changes it
-        # by less than its rounding (results/psd_diagonal_diagnosis.md)
+        # backtracking, keeping y's sign constraints. A step is accepted when it decreases the
+        # natural residual sufficiently in the stopping rule's own per-row units (‖W F_τ‖²,
+        # W_i = 1 / max(tol s_i, floor); the Newton direction solves F_τ + J δ = 0, so it is a
+        # descent direction of ‖W F_τ‖² for any row weights) or, as before, the (convex)
+        # negative dual. The dual's value alone cannot steer on widely different scales: it is a
+        # sum of terms of size ‖C‖², so a row whose bound is 10^5 times smaller than another's
+        # changes it by less than its rounding (task PV: results/psd_diagonal_diagnosis.md)
         wgt = 1.0 / np.maximum(atol, floor)
         merit0 = float(np.sum(((g - np.clip(w, lo, hi)) * wgt) ** 2))
         f0 = dual_neg(y, x)
-        f_floor = 1e3 * np.finfo(float).eps * (float(np.sum(x * x)) + float(np.sum(np.abs(
-            np.where(np.isfinite(lo), lo, 0.0) * y))) + float(np.sum(np.abs(np.where(np.isfinite(hi), hi, 0.0) * y))))
         step = 1.0
         accepted = False
         for _ in range(50):
@@ -524,7 +531,7 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
             g_try = extract(x_try)
             r_try = g_try - np.clip(g_try - tau * y_try, lo, hi)
             if float(np.sum((r_try * wgt) ** 2)) <= (1.0 - 1e-4 * step) * merit0 or \
-                    dual_neg(y_try, x_try) < f0 - f_floor:
+                    dual_neg(y_try, x_try) < f0:
                 accepted = True
                 break
             step *= 0.5
