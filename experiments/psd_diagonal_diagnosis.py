@@ -3,7 +3,12 @@ different scales, and what the fix changes. No private data; seeded.
 
 Inputs: task OC's probe (``experiments/outside_audit_oc_psd_probe.py``: 300 draws, seed 0, public
 half-widths h = (1500, 11, 2e5, 1e4, 1, 1500), noise ``s (E + Eᵀ)/2 ∘ h hᵀ``, box [0, h²]) and a
-wider random set (1,000 draws, seed 2: d in 2..15, half-width spread 10^U(3, 7), four kinds of box).
+wider random set (3 × 1,000 draws, seeds 2, 5, 7: d in 2..15, half-width spread 10^U(3, 7), four kinds
+of box). All three seeds (and seed 6) were run while choosing between variants of the fix (the
+line search's dual floor, the ridge), so none of them is held out: they show the fix on the
+draws it was developed on, not a check. Seed 11 (1,000 more draws, same generator) was added to
+this script and committed before it was first run, after the fix was final: the check, with its
+rule written here before the run: the branch stops at ``max_iter`` on none of its draws.
 
 * **Trace** of the four probe draws where main's solver stopped at ``max_iter`` (12, 31, 253, 294),
   main (``git show c9ac1aa:src/matrixdp/feasible.py``) and this branch: per draw the iterations,
@@ -40,7 +45,7 @@ MAIN_COMMIT = "c9ac1aa"
 H = np.array([1500.0, 11.0, 2e5, 1e4, 1.0, 1500.0])
 STALLED = (12, 31, 253, 294)
 
-HOOK_TOP = "        if it == max_iter:\n            break\n"
+HOOK_TOP = "        if np.all(np.abs(res) <= np.maximum(atol, floor)) and np.all(viol <= np.maximum(atol, floor)):\n"
 HOOK_STEP = "        y, x, lam, vec = y_try, x_try, lam_try, vec_try\n        g = extract(x).copy()"
 REC_TOP = ("        TRACE.append({'ratio': np.abs(res) / np.maximum(atol, floor), 'y': y.copy(), "
            "'g': g.copy(), 'x2': float(np.sum(x * x))})\n")
@@ -133,7 +138,11 @@ def trace_lines(mods):
 
 def count_lines(mods):
     L = ["| set | solver | draws | not converged | wall time (s) |", "|---|---|---|---|---|"]
-    for name, cases in (("probe (h = 1 … 2e5)", probe()), ("random, spread 10^3 … 10^7", wide())):
+    for name, cases in (("probe (h = 1 … 2e5)", probe()),
+                        ("random, spread 10^3 … 10^7, seed 2", wide(1000, 2)),
+                        ("random, spread 10^3 … 10^7, seed 5", wide(1000, 5)),
+                        ("random, spread 10^3 … 10^7, seed 7", wide(1000, 7)),
+                        ("random, spread 10^3 … 10^7, seed 11 (check)", wide(1000, 11))):
         for label, mod in mods.items():
             t0 = time.perf_counter()
             bad = 0
