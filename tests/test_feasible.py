@@ -429,7 +429,7 @@ def _no_continuation(*args, **kwargs):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_project_psd_box_continuation_reaches_the_box_of_a_far_release(seed, monkeypatch):
-    """A release 10^10 times larger than its unit box: Newton (200 + 300 steps) and Dykstra
+    """A release 10^10 times larger than its unit box: Newton (500 + 300 steps) and Dykstra
     (300 sweeps) stop early; the continuation meets every entry's box and the KKT conditions
     of the diagonal problem (enough for covariance bounds), so the result is the projection."""
     d = 6

@@ -683,9 +683,12 @@ def project_psd_diagonal(matrix, lower=None, upper=None, *, tol: float = 1e-12, 
     primal solution is ``X(y) = P_psd(C + Diag y)`` and ``y`` maximises the concave, continuously
     differentiable dual ``-½‖(C + Diag y)_+‖² + Σ_i min(l_i y_i, u_i y_i)`` (derivation in
     docs/postprocessing.md). A semismooth Newton method (generalised Jacobian of the eigenvalue
-    clipping, conjugate gradients on the active rows, Armijo backtracking on the dual) converges
-    quadratically near the solution, independently of how differently the bounds are scaled.
-    Equal bounds (``lower == upper``) are equality constraints (the nearest correlation matrix).
+    clipping, conjugate gradients on the active rows, backtracking on the natural residual in each
+    row's own scale or on the dual) converges quadratically near the solution. Bounds whose
+    scales differ by 10^5 and more are handled by reading the active set and the line search in
+    each row's own units (the dual's value alone cannot resolve a row whose bound is 10^10 times
+    smaller than ‖C‖²; docs/postprocessing.md, "Widely different scales"). Equal bounds
+    (``lower == upper``) are equality constraints (the nearest correlation matrix).
 
     Parameters
     ----------
@@ -698,8 +701,9 @@ def project_psd_diagonal(matrix, lower=None, upper=None, *, tol: float = 1e-12, 
         Stop when every diagonal entry is within ``tol * max(|l_i|, |u_i|)`` of its box (the
         bound's own scale) and complementarity holds to the same accuracy, or within the
         rounding floor ``64 eps ‖C + Diag y‖₂`` of the eigendecomposition when that is larger;
-        entries left a hair outside their box are then moved onto it by a diagonal congruence
-        (which keeps the matrix PSD).
+        entries left a hair outside their box, and entries held at a bound by their multiplier
+        within a relative 1e-6 of it, are then moved onto it by a diagonal congruence (which
+        keeps the matrix PSD).
     max_iter : int
         At most this many Newton steps.
     return_info : bool
