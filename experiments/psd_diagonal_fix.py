@@ -25,6 +25,10 @@ Commands (repository root)::
     PYTHONPATH=<main>/src MATRIXDP_DATA=... python experiments/psd_diagonal_fix.py --dump /tmp/pv_main_dump --label main
     PYTHONPATH=src MATRIXDP_DATA=... python experiments/psd_diagonal_fix.py --dump /tmp/pv_branch_dump --label branch
     PYTHONPATH=src python experiments/psd_diagonal_fix.py --compare /tmp/pv_main_dump /tmp/pv_branch_dump
+
+With ``--regression`` added to both ``--dump`` commands, the default ``DPLinearRegression`` fits
+(whose normal equations go through ``project_psd_box``) are dumped into ``DIR_regression`` and
+``--compare`` adds their line (relative change of ``(coef_, intercept_)``).
 """
 
 from __future__ import annotations
@@ -54,10 +58,10 @@ def load(name):
     return uc.load_table(name) if name in uc.DATASETS else ch.heldout_table(name)
 
 
-def _fit(make, X):
+def _fit(make, X, y=None):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        est = make().fit(X)
+        est = make().fit(X) if y is None else make().fit(X, y)
     return est, any(WARN in str(x.message) for x in w)
 
 
@@ -90,6 +94,48 @@ def dump(out: Path, label: str) -> None:
                  exact=np.cov(t.X.T, bias=True))
         print(f"{label} {name}: {time.perf_counter() - t0:.1f} s, warned cov "
               f"{sum(cov_w)}/{len(cov_w)}, pca {sum(pca_w)}/{len(pca_w)}", flush=True)
+
+
+def dump_regression(out: Path, label: str) -> None:
+    """``--regression``: the default ``DPLinearRegression`` (its normal equations are projected
+    by ``project_psd_box``, whose step 1 is the diagonal Newton method) on the same tables,
+    ε and seeds; ``coef_`` and ``intercept_`` per fit."""
+    from matrixdp.models import DPLinearRegression
+
+    out.mkdir(parents=True, exist_ok=True)
+    seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(TRIALS)]
+    for name in TABLES:
+        path = out / f"{name}.npz"
+        if path.exists():
+            continue
+        t = load(name)
+        t0 = time.perf_counter()
+        coef, warned = [], []
+        for eps in EPSILONS:
+            for s in seeds:
+                est, w = _fit(lambda: DPLinearRegression(epsilon=eps, delta=uc.DELTA,
+                                                         bounds_X=(t.lo, t.hi),
+                                                         bounds_y=(t.y_lo, t.y_hi),
+                                                         random_state=s), t.X, t.y)
+                coef.append(np.r_[np.ravel(est.coef_), np.ravel(est.intercept_)])
+                warned.append(w)
+        np.savez(path, coef=np.array(coef), warned=np.array(warned))
+        print(f"{label} regression {name}: {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def compare_regression(dmain: Path, dbranch: Path) -> list[str]:
+    changes, warned = [], 0
+    for name in TABLES:
+        a, b = np.load(dmain / f"{name}.npz"), np.load(dbranch / f"{name}.npz")
+        warned += int(a["warned"].sum())
+        for o, n in zip(a["coef"], b["coef"]):
+            changes.append((np.linalg.norm(n - o) / max(np.linalg.norm(o), 1e-300), name))
+    v = np.array([c for c, _ in changes])
+    worst = max(changes)
+    return ["", f"**DPLinearRegression** (default; `--regression`): {v.size} fits; (coef, intercept) "
+            f"changed at all: {int(np.sum(v > 0))}; by more than 1e-8 relative: "
+            f"{int(np.sum(v > 1e-8))}; largest relative change {worst[0]:.3g} ({worst[1]}); fits that "
+            f"warned on main: {warned}."]
 
 
 def _projector(v):
@@ -196,6 +242,9 @@ def compare(dmain: Path, dbranch: Path) -> Path:
     L += ["", f"Total fit time (both fits, all cells; one process each, a shared 2-core machine, the "
           f"branch's run concurrent with a test run, so not a timing comparison): "
           f"main {time_main:.0f} s, branch {time_branch:.0f} s."]
+    rm, rb = dmain.parent / (dmain.name + "_regression"), dbranch.parent / (dbranch.name + "_regression")
+    if rm.exists() and rb.exists():
+        L += compare_regression(rm, rb)
     path = REPO / "results" / "psd_diagonal_fix.md"
     path.write_text("\n".join(L) + "\n")
     print("\n".join(L))
@@ -207,8 +256,12 @@ def main(argv=None) -> int:
     p.add_argument("--dump", type=Path)
     p.add_argument("--label", default="run")
     p.add_argument("--compare", nargs=2, type=Path)
+    p.add_argument("--regression", action="store_true",
+                   help="with --dump DIR: the DPLinearRegression fits, into DIR_regression")
     args = p.parse_args(argv)
-    if args.dump:
+    if args.dump and args.regression:
+        dump_regression(args.dump.parent / (args.dump.name + "_regression"), args.label)
+    elif args.dump:
         dump(args.dump, args.label)
     if args.compare:
         compare(*args.compare)
