@@ -242,7 +242,7 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
             return ProjectionResult(out, np.zeros((d, d)), True, 0, violation(out)) if return_info else out
         # 1. PSD ∩ {diagonal in its box}: exact, and enough when the off-diagonal bounds hold
         first = _dual_newton(x, np.maximum(dlo, 0.0), dhi, diagonal=True, tol=min(tol, 1e-12),
-                             max_iter=200)
+                             max_iter=DIAGONAL_NEWTON_MAX_ITER)
         if first.converged and np.all(first.matrix >= lo - slack) and np.all(first.matrix <= hi + slack):
             out = first.matrix
             return ProjectionResult(out, np.diag(first.dual), True, 0, violation(out)) if return_info else out
@@ -299,6 +299,10 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         return ProjectionResult(out, ydual, converged, sweeps, outside)
     return out
 
+
+#: Step 1 of :func:`project_psd_box` (the diagonal problem): at most this many Newton steps (200
+#: before session 24; a release 10^9 times its unit box takes ~260 without the continuation)
+DIAGONAL_NEWTON_MAX_ITER = 500
 
 #: Continuation (step 4 of :func:`project_psd_box`): the release's scale grows by this factor
 #: per stage, each stage at most ``CONTINUATION_STAGE_ITER`` Newton steps (the last one
@@ -477,10 +481,16 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
             break
         if it == max_iter:
             break
-        w = g - y
+        apply_v, v_diag = _jacobian_operator(lam, vec, diagonal)
+        # the active set from the residual in scaled units, g - Π(g - τ y) with τ_i the curvature
+        # V_ii of row i (0 at the same points for every τ > 0): a multiplier moves its diagonal
+        # entry by about τ_i y_i, and a row whose entry barely responds (τ_i ~ 1e-9 when its bound
+        # is 10^5 times smaller than another's) may carry a large y_i that changes nothing; read
+        # in raw units, such a row flips between active and free (task PV, session 24)
+        tau = np.clip(v_diag, 1e-12, 1.0)
+        w = g - tau * y
         free = (w > lo) & (w < hi)  # Π' = 1 there: the bound is inactive, y_i -> 0
         act = ~free
-        apply_v, v_diag = _jacobian_operator(lam, vec, diagonal)
         delta = np.zeros(lo.shape)
         delta[free] = -y[free]
         if np.any(act):
@@ -488,7 +498,11 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
             rhs = (target - g)[act]
             if np.any(free):
                 rhs = rhs - apply_v(delta)[act]
-            mu = 1e-12  # a tiny ridge: V_AA may be singular (rows in the clipped eigenspace)
+            # a tiny ridge (V_AA may be singular: rows in the clipped eigenspace), relative to
+            # each row's own curvature τ_i (at least 1e-16): an absolute ridge of 1e-12 swamps
+            # the rows whose curvature is ~1e-12 (a bound 10^5 times smaller than another's);
+            # the Jacobi preconditioner is τ itself (it was floored at 1e-8)
+            mu = np.maximum(1e-10 * tau[act], 1e-16)
 
             def apply_act(h, _act=act, _mu=mu):
                 full = np.zeros(lo.shape)
@@ -497,17 +511,27 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
 
             # inexact Newton: the linear system only as accurately as the residual calls for
             eta = min(1e-2, float(np.linalg.norm(res)) / big)
-            delta[act] = _pcg(apply_act, rhs, np.maximum(v_diag[act], 1e-8) + mu,
+            delta[act] = _pcg(apply_act, rhs, tau[act] + mu,
                               max(eta, 1e-14), min(2 * int(act.sum()) + 50, 500))
-        # Armijo backtracking on the (convex) negative dual, keeping y's sign constraints
+        # backtracking, keeping y's sign constraints. A step is accepted when it decreases the
+        # natural residual sufficiently in the stopping rule's own per-row units (‖W F_τ‖²,
+        # W_i = 1 / max(tol s_i, floor); the Newton direction solves F_τ + J δ = 0, so it is a
+        # descent direction of ‖W F_τ‖² for any row weights) or, as before, the (convex)
+        # negative dual. The dual's value alone cannot steer on widely different scales: it is a
+        # sum of terms of size ‖C‖², so a row whose bound is 10^5 times smaller than another's
+        # changes it by less than its rounding (task PV: results/psd_diagonal_diagnosis.md)
+        wgt = 1.0 / np.maximum(atol, floor)
+        merit0 = float(np.sum(((g - np.clip(w, lo, hi)) * wgt) ** 2))
         f0 = dual_neg(y, x)
         step = 1.0
         accepted = False
         for _ in range(50):
             y_try = np.clip(y + step * delta, y_min, y_max)
             x_try, lam_try, vec_try = _psd_parts(c + embed(y_try))
-            f_try = dual_neg(y_try, x_try)
-            if f_try < f0:
+            g_try = extract(x_try)
+            r_try = g_try - np.clip(g_try - tau * y_try, lo, hi)
+            if float(np.sum((r_try * wgt) ** 2)) <= (1.0 - 1e-4 * step) * merit0 or \
+                    dual_neg(y_try, x_try) < f0:
                 accepted = True
                 break
             step *= 0.5
@@ -524,7 +548,17 @@ def _dual_newton(c, lo, hi, *, diagonal, tol, max_iter, y0=None):
         # the public box (feasible, if not the nearest such matrix). Before, a non-converged
         # projection returned a variance up to 7.7% above its public bound (task OC, session 23:
         # results/outside_audit_oc_psd_probe.md, scales 1 to 2e5)
+        # When converged, a row whose multiplier holds it at a bound (y_i < 0: upper, y_i > 0:
+        # lower), within the stopping threshold of it and within a relative 1e-6 of it, is moved
+        # exactly onto it (the complementarity the optimum has): its off-diagonal entries move
+        # by a relative 5e-7 at most (a row at a lower bound 0 is never zeroed this way: that
+        # would move its off-diagonal entries by sqrt(g_i g_j))
         target = np.clip(g, lo, hi)
+        if converged:
+            thr = np.maximum(atol, floor)
+            bound = np.where(y < 0, hi, np.where(y > 0, lo, np.nan))
+            snap = (np.abs(g - bound) <= thr) & (np.abs(g - bound) <= 1e-6 * np.abs(g))
+            target = np.where(snap, bound, target)
         fix = (target != g) & (g > 0)
         if np.any(fix):
             dd = np.ones(d)
@@ -649,9 +683,12 @@ def project_psd_diagonal(matrix, lower=None, upper=None, *, tol: float = 1e-12, 
     primal solution is ``X(y) = P_psd(C + Diag y)`` and ``y`` maximises the concave, continuously
     differentiable dual ``-½‖(C + Diag y)_+‖² + Σ_i min(l_i y_i, u_i y_i)`` (derivation in
     docs/postprocessing.md). A semismooth Newton method (generalised Jacobian of the eigenvalue
-    clipping, conjugate gradients on the active rows, Armijo backtracking on the dual) converges
-    quadratically near the solution, independently of how differently the bounds are scaled.
-    Equal bounds (``lower == upper``) are equality constraints (the nearest correlation matrix).
+    clipping, conjugate gradients on the active rows, backtracking on the natural residual in each
+    row's own scale or on the dual) converges quadratically near the solution. Bounds whose
+    scales differ by 10^5 and more are handled by reading the active set and the line search in
+    each row's own units (the dual's value alone cannot resolve a row whose bound is 10^10 times
+    smaller than ‖C‖²; docs/postprocessing.md, "Widely different scales"). Equal bounds
+    (``lower == upper``) are equality constraints (the nearest correlation matrix).
 
     Parameters
     ----------
@@ -664,8 +701,9 @@ def project_psd_diagonal(matrix, lower=None, upper=None, *, tol: float = 1e-12, 
         Stop when every diagonal entry is within ``tol * max(|l_i|, |u_i|)`` of its box (the
         bound's own scale) and complementarity holds to the same accuracy, or within the
         rounding floor ``64 eps ‖C + Diag y‖₂`` of the eigendecomposition when that is larger;
-        entries left a hair outside their box are then moved onto it by a diagonal congruence
-        (which keeps the matrix PSD).
+        entries left a hair outside their box, and entries held at a bound by their multiplier
+        within a relative 1e-6 of it, are then moved onto it by a diagonal congruence (which
+        keeps the matrix PSD).
     max_iter : int
         At most this many Newton steps.
     return_info : bool
