@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _estimator_cases import CASES  # noqa: E402
 
 from matrixdp import LaplaceMechanism  # noqa: E402
-from matrixdp._budget import charge, keepers_for  # noqa: E402
+from matrixdp._budget import KeeperGroup, charge, keepers_for  # noqa: E402
 from matrixdp.accounting import Accountant, Ledger  # noqa: E402
 from matrixdp.errors import BudgetExceededError  # noqa: E402
 from matrixdp.mechanisms.base import PrivacyGuarantee  # noqa: E402
@@ -228,6 +228,8 @@ def test_keepers_for_names_each_keeper_once_explicit_first(tmp_path):
         with led:
             assert keepers_for(b, again) == (b, again, a)   # again and led: one file
             assert keepers_for(led) == (led, a)
+            # a group carried by a copy (carry_block_keeper) is charged as its members, once
+            assert keepers_for(KeeperGroup((b, led, a))) == (b, led, a)
     led.close(), again.close()
 
 

@@ -15,7 +15,7 @@ import threading
 from contextvars import ContextVar
 
 __all__ = ["charge", "check", "keepers_for", "default_keepers", "use_default", "suspended",
-           "DefaultKeeperMixin", "carry_block_keeper"]
+           "DefaultKeeperMixin", "KeeperGroup", "carry_block_keeper"]
 
 #: The keepers made default by ``with Accountant(...):`` / ``with Ledger...:`` blocks, innermost
 #: last. A ContextVar, so threads and asyncio tasks each see their own stack; ``None`` (the
@@ -60,6 +60,40 @@ def _distinct(keepers) -> tuple:
     return tuple(out.values())
 
 
+class KeeperGroup:
+    """Several budget keepers charged as one: what an unfitted estimator copied inside ``with``
+    blocks carries to a worker process (:func:`carry_block_keeper`), where no block is open.
+    Every member checks before any is charged; :func:`keepers_for` charges the members, each
+    once (a group given inside the same blocks again does not charge them twice)."""
+
+    def __init__(self, keepers):
+        self.keepers = tuple(keepers)
+
+    def check(self, guarantee) -> None:
+        for keeper in self.keepers:
+            keeper.check(guarantee)
+
+    @contextlib.contextmanager
+    def charge(self, guarantee, label: str = ""):
+        for keeper in self.keepers:
+            keeper.check(guarantee)
+        with contextlib.ExitStack() as stack:
+            for keeper in self.keepers:
+                stack.enter_context(keeper.charge(guarantee, label=label))
+            yield guarantee
+
+    def __repr__(self) -> str:
+        return f"KeeperGroup({', '.join(map(repr, self.keepers))})"
+
+
+def _members(keepers):
+    for k in keepers:
+        if isinstance(k, KeeperGroup):
+            yield from k.keepers
+        else:
+            yield k
+
+
 def keepers_for(accountant=None, ledger=None) -> tuple:
     """The budget keepers a release given ``accountant`` / ``ledger`` is charged to, each once.
 
@@ -70,7 +104,7 @@ def keepers_for(accountant=None, ledger=None) -> tuple:
     keeper that declares ``forwards_to_blocks`` (the CLI's charge-in-place, which charges through
     this seam itself) is charged alone here, so that the blocks are charged once.
     """
-    explicit = _distinct(k for k in (accountant, ledger) if k is not None)
+    explicit = _distinct(_members(k for k in (accountant, ledger) if k is not None))
     if any(getattr(e, "forwards_to_blocks", False) for e in explicit):
         return explicit
     return _distinct(explicit + default_keepers())
@@ -168,28 +202,34 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
 
 
 def carry_block_keeper(state: dict) -> dict:
-    """The state to pickle or copy of an estimator, carrying the keeper of the open ``with`` block.
+    """The state to pickle or copy of an estimator, carrying the keepers of the open ``with`` blocks.
 
-    An unfitted estimator with ``accountant=None`` that is pickled inside a ``with acc:`` /
-    ``with ledger:`` block is usually on its way to a worker process (``cross_val_score`` or
-    ``GridSearchCV`` with ``n_jobs=2`` on joblib's process backend), where no block is open: its
-    fit ran uncharged (5 fits of epsilon 1 inside ``with Accountant(epsilon=1.5)``, nothing
-    recorded). The copy now carries the block's keeper as its ``accountant``: a ``Ledger`` pickles
-    as its path and the worker charges the file; an in-memory ``Accountant`` refuses to be
-    pickled (its ``TypeError`` says to use a Ledger or ``n_jobs=1``), so the fit fails loudly
-    instead. An in-process ``copy.deepcopy`` keeps the same keeper (a handle). Fitted estimators,
-    and estimators with an explicit ``accountant``, are left as they are.
+    An unfitted estimator pickled inside a ``with acc:`` / ``with ledger:`` block is usually on
+    its way to a worker process (``cross_val_score`` or ``GridSearchCV`` with ``n_jobs=2`` on
+    joblib's process backend), where no block is open: its fit ran uncharged (5 fits of epsilon 1
+    inside ``with Accountant(epsilon=1.5)``, nothing recorded). The copy now carries every keeper
+    its fit would charge here (:func:`keepers_for`: its own ``accountant`` and the blocks'
+    keepers) as its ``accountant``, one keeper or a :class:`KeeperGroup`: a ``Ledger`` pickles as
+    its path and the worker charges the file; an in-memory ``Accountant`` refuses to be pickled
+    (its ``TypeError`` says to use a Ledger or ``n_jobs=1``), so the fit fails loudly instead. An
+    in-process ``copy.deepcopy`` carries the same keepers (handles). Fitted estimators are left as
+    they are, and so are estimators whose keeper already includes every block's.
     """
-    if "accountant" not in state or state["accountant"] is not None:
+    if "accountant" not in state:
         return state
     if any(k.endswith("_") and not k.startswith("__") for k in state):  # fitted
         return state
-    keepers = default_keepers()
-    if not keepers:
+    explicit = state["accountant"]
+    if not default_keepers():
         return state
-    if len(keepers) > 1:
-        raise TypeError("an unfitted estimator copied inside nested `with` blocks of several "
-                        "budget keepers cannot carry them all to another process; pass one "
-                        "keeper as accountant= (a Ledger across processes), or copy it outside "
-                        "the blocks")
-    return dict(state, accountant=keepers[0])
+    if explicit is not None and not (callable(getattr(explicit, "check", None))
+                                     and callable(getattr(explicit, "charge", None))):
+        raise TypeError("an unfitted estimator whose accountant= has no check/charge (a "
+                        "spend-only object) cannot carry the enclosing `with` blocks' keepers to "
+                        "another process; pass an Accountant or a Ledger, or copy it outside the "
+                        "blocks")
+    keepers = keepers_for(explicit)
+    carried = keepers[0] if len(keepers) == 1 else KeeperGroup(keepers)
+    if carried is explicit:
+        return state
+    return dict(state, accountant=carried)
