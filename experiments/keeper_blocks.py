@@ -21,6 +21,7 @@ same file as main's)::
 
     PYTHONPATH=/tmp/kb-main/src python experiments/keeper_blocks.py --tag main
     PYTHONPATH=src python experiments/keeper_blocks.py --tag branch
+    PYTHONPATH=src python experiments/keeper_blocks.py --tag branch_no_identity --ablate-identity
     python experiments/keeper_blocks.py --render
 
 writes ``results/keeper_blocks_<tag>.jsonl`` (one line per case x scenario) and, with
@@ -48,6 +49,7 @@ SCENARIOS = {
     "block's own keeper": "with A: fit(accountant=A)",
     "nested, none": "with L: with A: fit()",
     "nested, explicit = outer": "with L: with A: fit(accountant=L)",
+    "nested, explicit = inner": "with L: with A: fit(accountant=A)",
     "nested, explicit third": "with L: with A: fit(accountant=B)",
     "same file, second handle": "with L: fit(accountant=L')  (L' = Ledger.open(L.path))",
     "ledger block + own accountant in fit": "with L: fit(X, accountant=B)",
@@ -56,7 +58,8 @@ EXPECTED = {
     "ledger block": ["L"], "accountant block": ["A"],
     "ledger block + own accountant": ["L", "B"], "accountant block + own ledger": ["A", "M"],
     "block's own keeper": ["A"], "nested, none": ["L", "A"],
-    "nested, explicit = outer": ["L", "A"], "nested, explicit third": ["L", "A", "B"],
+    "nested, explicit = outer": ["L", "A"], "nested, explicit = inner": ["L", "A"],
+    "nested, explicit third": ["L", "A", "B"],
     "same file, second handle": ["L"], "ledger block + own accountant in fit": ["L", "B"],
 }
 
@@ -93,11 +96,13 @@ def run_case(case, scenario, tmp):
     blocks = {"ledger block": ["L"], "accountant block": ["A"],
               "ledger block + own accountant": ["L"], "accountant block + own ledger": ["A"],
               "block's own keeper": ["A"], "nested, none": ["L", "A"],
-              "nested, explicit = outer": ["L", "A"], "nested, explicit third": ["L", "A"],
+              "nested, explicit = outer": ["L", "A"], "nested, explicit = inner": ["L", "A"],
+              "nested, explicit third": ["L", "A"],
               "same file, second handle": ["L"],
               "ledger block + own accountant in fit": ["L"]}[scenario]
     explicit = {"ledger block + own accountant": "B", "accountant block + own ledger": "M",
                 "block's own keeper": "A", "nested, explicit = outer": "L",
+                "nested, explicit = inner": "A",
                 "nested, explicit third": "B", "same file, second handle": "L'",
                 "ledger block + own accountant in fit": "B"}.get(scenario)
     in_fit = scenario.endswith("in fit")
@@ -203,7 +208,60 @@ def run_cli(build, scenario, tmp):
                                    for w in caught)}
 
 
+PROCESS_CASES = ("DPLinearRegression", "DPCovariance[moments]", "DPMean", "RONGauss")
+PROCESS_SCENARIOS = {
+    "workers: ledger block + own ledger": "with L: cross_validate(est(accountant=M), cv=3, "
+                                          "n_jobs=2)",
+    "workers: accountant block + own ledger": "with A: cross_validate(est(accountant=M), cv=3, "
+                                              "n_jobs=2)  (must refuse: A cannot be pickled)",
+}
+
+
+def _zero(estimator, X, y=None):
+    return 0.0
+
+
+def run_process(case, scenario, tmp):
+    """``cross_validate`` with joblib's process backend: the fits run in worker processes,
+    where no block is open. Claim: 3 folds x the fit's guarantee (a reference fit outside any
+    block on a fold-sized table)."""
+    import pickle
+
+    from sklearn.model_selection import cross_validate
+
+    from matrixdp.accounting import Accountant, Ledger
+
+    relation = case.relations[0]
+    big = dict(epsilon=1e4, delta=0.5, relation=relation)
+    (X, y), _ = case.data(relation)
+    k = {"L": Ledger.create(tmp / "L.db", dataset="d", **big),
+         "M": Ledger.create(tmp / "M.db", dataset="d", **big), "A": Accountant(**big)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = case.fit(case.make(relation), ((X[:80], None if y is None else y[:80])))
+    eps, dlt = _claim(ref)
+    block = "L" if "ledger block" in scenario else "A"
+    row = {"claim_epsilon": 3 * eps, "claim_delta": 3 * dlt, "charges": 3 * case.charges}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with k[block]:
+                cross_validate(case.make(relation, accountant=k["M"]), X, y, cv=3, n_jobs=2,
+                               scoring=_zero)
+        row["outcome"] = "ran"
+    except pickle.PicklingError as exc:
+        row["outcome"] = f"refused: {type(exc).__name__}"
+    row["keepers"] = {n: _record(k[n]) for n in sorted({block, "M"})}
+    k["L"].close(), k["M"].close()
+    if block == "A":  # sound = refused loudly with nothing charged anywhere
+        row["expect_refusal"] = True
+    return row
+
+
 def sound(row) -> bool:
+    if row.get("expect_refusal"):
+        return (row.get("outcome", "").startswith("refused")
+                and all(r["entries"] == 0 for r in row["keepers"].values()))
     if row.get("exit", 0) != 0:
         return False
     for rec in row["keepers"].values():
@@ -216,9 +274,18 @@ def sound(row) -> bool:
     return True
 
 
-def measure(tag: str, tests: Path) -> None:
+#: the scenarios where two handles of one ledger file are keepers (``--ablate-identity``)
+SAME_FILE = ("same file, second handle", "ledger block + --ledger of the same file")
+
+
+def measure(tag: str, tests: Path, ablate_identity: bool = False) -> None:
     sys.path.insert(0, str(tests))
     from _estimator_cases import CASES
+
+    if ablate_identity:  # the branch without Ledger.keeper_identity: is the dedupe needed?
+        from matrixdp.accounting import Ledger
+
+        del Ledger.keeper_identity
 
     out = RESULTS / f"keeper_blocks_{tag}.jsonl"
     done = set()
@@ -227,18 +294,21 @@ def measure(tag: str, tests: Path) -> None:
     with out.open("a") as fh:
         jobs = [(n, s, "case") for n in sorted(CASES) for s in SCENARIOS]
         jobs += [(n, s, "cli") for n in _cli_cases() for s in CLI_SCENARIOS]
+        jobs += [(n, s, "process") for n in PROCESS_CASES for s in PROCESS_SCENARIOS]
         for name, scenario, kind in jobs:
-            if (name, scenario) in done:
+            if (name, scenario) in done or (ablate_identity and scenario not in SAME_FILE):
                 continue
             with tempfile.TemporaryDirectory() as d:
                 try:
                     if kind == "case":
                         row = run_case(CASES[name], scenario, Path(d))
+                    elif kind == "process":
+                        row = run_process(CASES[name], scenario, Path(d))
                     else:
                         row = run_cli(_cli_cases()[name], scenario, Path(d))
                 except Exception as exc:  # recorded, not hidden: a refusal is a result
                     row = {"error": f"{type(exc).__name__}: {str(exc)[:200]}", "keepers": {},
-                           "charges": CASES[name].charges if kind == "case" else 1,
+                           "charges": CASES[name].charges if kind != "cli" else 1,
                            "claim_epsilon": float("nan"), "claim_delta": float("nan")}
             if row is None:
                 continue
@@ -254,8 +324,9 @@ def _cell(row) -> str:
         return "—"
     if "error" in row:
         return "error: " + row["error"][:80].replace("|", "/")
+    head = f"{row['outcome']}; " if "outcome" in row else ""
     parts = [f"{n} {r['entries']}×/ε {r['epsilon']:.4g}" for n, r in sorted(row["keepers"].items())]
-    return ("ok: " if row["sound"] else "**NOT SOUND**: ") + ", ".join(parts)
+    return ("ok: " if row["sound"] else "**NOT SOUND**: ") + head + ", ".join(parts)
 
 
 def render() -> None:
@@ -268,26 +339,45 @@ def render() -> None:
     lines = ["# Keepers recording a fit inside `with` blocks (task KB, session 24)", "",
              "From `experiments/keeper_blocks.py` (its docstring has the scenarios and the rule "
              "SOUND = each named keeper records exactly the case's entries, with summed epsilon "
-             "equal to the fitted object's claim, relative 1e-9). `main` = c9ac1aa, `branch` = "
+             "and delta equal to the fitted object's claim, relative 1e-9). `main` = c9ac1aa, `branch` = "
              "task KB's `kb`. Cells: keeper entries × / summed epsilon. Raw rows: "
-             "`keeper_blocks_main.jsonl`, `keeper_blocks_branch.jsonl`; verdicts "
+             "`keeper_blocks_main.jsonl`, `keeper_blocks_branch.jsonl` (and the ablation's "
+             "`keeper_blocks_branch_no_identity.jsonl`); verdicts "
              "`keeper_blocks.csv`.", "", "Scenarios (L, M: ledgers; A, B: accountants; "
              "L' a second handle of L's file):", ""]
     lines += [f"- **{s}**: `{w}`" for s, w in SCENARIOS.items()]
     lines += [f"- **{s}** (command line, in-process): blocks {b}, `--ledger` "
               f"{'none' if l is None else l}" for s, (b, l) in CLI_SCENARIOS.items()]
+    lines += [f"- **{s}** ({', '.join(PROCESS_CASES)}): `{w}`; sound = each keeper holds "
+              "3 x the fit's entries and epsilon (a reference fit on 80 records), or, where "
+              "it must refuse, refused with no entry anywhere"
+              for s, w in PROCESS_SCENARIOS.items()]
     lines += ["", "## Sound per scenario (cases sound / cases run)", "",
               "| scenario | main | branch |", "|---|---|---|"]
-    scen = list(SCENARIOS) + list(CLI_SCENARIOS)
+    scen = list(SCENARIOS) + list(CLI_SCENARIOS) + list(PROCESS_SCENARIOS)
     for s in scen:
         cells = []
         for tag in ("main", "branch"):
             rows = [r for (c, sc), r in runs[tag].items() if sc == s]
             cells.append(f"{sum(r['sound'] for r in rows)} / {len(rows)}")
         lines.append(f"| {s} | {cells[0]} | {cells[1]} |")
-    for tag in ("main", "branch"):
-        rows = list(runs[tag].values())
-        lines.append(f"| **all** ({tag}) | {sum(r['sound'] for r in rows)} / {len(rows)} | |")
+    lines.append("| **all** | " + " | ".join(
+        f"{sum(r['sound'] for r in runs[t].values())} / {len(runs[t])}" for t in ("main", "branch"))
+        + " |")
+    path = RESULTS / "keeper_blocks_branch_no_identity.jsonl"
+    if path.exists():
+        rows = [json.loads(x) for x in path.read_text().splitlines()]
+        lines += ["", "## Ablation: the branch without `Ledger.keeper_identity`", "",
+                  "`--ablate-identity` (same branch, the property deleted): a second handle of "
+                  "the block's ledger file is then a second keeper and the file is charged twice.",
+                  "", "| scenario | sound | entries in the file per fit (expected) |",
+                  "|---|---|---|"]
+        for sc in SAME_FILE:
+            rs = [r for r in rows if r["scenario"] == sc]
+            counts = sorted({(r["keepers"].get("L", {}).get("entries"), r["charges"])
+                             for r in rs})
+            lines.append(f"| {sc} | {sum(r['sound'] for r in rs)} / {len(rs)} | "
+                         + ", ".join(f"{a} ({b})" for a, b in counts) + " |")
     lines += ["", "## Every case and scenario", "", "| case | scenario | main | branch |",
               "|---|---|---|---|"]
     csv = ["case,scenario,main_sound,branch_sound"]
@@ -305,8 +395,9 @@ if __name__ == "__main__":
     p.add_argument("--tag")
     p.add_argument("--tests", default=str(ROOT / "tests"))
     p.add_argument("--render", action="store_true")
+    p.add_argument("--ablate-identity", action="store_true")
     a = p.parse_args()
     if a.render:
         render()
     else:
-        measure(a.tag, Path(a.tests))
+        measure(a.tag, Path(a.tests), a.ablate_identity)

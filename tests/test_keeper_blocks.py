@@ -10,7 +10,8 @@ file are one keeper), all checked before any is charged.
 The generic test runs every case of the catalogue (``tests/_estimator_cases.py``) in every
 scenario below and requires each keeper named by the scenario to record exactly the case's
 entries, summing to the (ε, δ) the fitted object claims: once, not zero times (main failed the
-explicit-keeper-inside-a-block scenarios: 199 of 435 rows of ``results/keeper_blocks.md``), not twice
+explicit-keeper-inside-a-block scenarios: 242 of its 503 tests; 253 of 489 rows of
+``results/keeper_blocks.md``), not twice
 (a deliberately double-charging fake estimator fails the same check).
 """
 
