@@ -338,3 +338,34 @@ def test_a_thread_started_inside_a_block_charges_it_with_or_without_an_explicit_
             ex.submit(lambda: mech.release(0.0, rng=0, accountant=explicit)).result()
     assert len(block.spends) == 2 and len(explicit.spends) == 1
     assert block.total().epsilon == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("command", [("release", "--query", "mean"), ("synth", "--model", "copula")])
+def test_a_block_too_small_for_the_command_refuses_before_its_dp_ranges(command, tmp_path,
+                                                                         capsys):
+    """A ``dp = true`` column's ranges are charged first (a tenth of ε), then the release. A
+    block whose budget holds the ranges but not the command refuses it before the ranges' entry
+    (``cli._dpbounds`` checks the whole with ``_budget.check``: the ledger AND the blocks); only
+    checking the ledger, the block and the ledger each kept the ranges' entry for nothing."""
+    import pandas as pd
+
+    from matrixdp.cli import main
+
+    rng = np.random.default_rng(0)
+    n = 400
+    pd.DataFrame({"a": rng.uniform(0, 10, n).round(4), "b": rng.uniform(0, 5, n).round(4)}
+                 ).to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "b.toml").write_text('[columns]\na = { lo = 0, hi = 10 }\nb = { dp = true }\n')
+    relation = "replace-one" if command[0] == "release" else "add-remove"
+    path = tmp_path / "t.db"
+    Ledger.create(path, dataset="t.csv", relation=relation, **BIG).close()
+    block = Accountant(epsilon=0.3, delta=1e-5, relation=relation)   # ranges 0.1 fit, 1.0 not
+    with block:
+        code = main([command[0], str(tmp_path / "t.csv"), *command[1:], "--bounds",
+                     str(tmp_path / "b.toml"), "--epsilon", "1", "--ledger", str(path),
+                     "--dataset", "t.csv", "--out", str(tmp_path / "out.csv"), "--quiet"])
+    assert code != 0 and "budget" in capsys.readouterr().err.lower()
+    ledger = Ledger.open(path, readonly=True)
+    assert ledger.history() == [] and block.spends == ()
+    ledger.close()
+    assert not (tmp_path / "out.csv").exists()
