@@ -1,4 +1,4 @@
-"""Task KB (session 24): which budget keepers record a fit made inside ``with`` blocks, and how much.
+"""Task KB (session 24): which budget keepers record a fit made inside ``with`` blocks, how much.
 
 For every case of the catalogue (``tests/_estimator_cases.py``: every shipped estimator and
 generator with its options) and for the command line's ``synth`` (copula, tree-copula) and
@@ -10,10 +10,10 @@ directions step, ``directions_.privacy``; the command line: its ``--epsilon``/``
 A keeper is SOUND in a scenario when it records exactly the catalogue's entries per fit
 (``charges``: 2 where DP bounds are bought first) and its summed epsilon and summed delta equal the
 claim's (relative 1e-9): once, not zero times, not twice. A ledger is read from its file, so a
-second handle of one file (L') shows the file's entries. The rule tested is the one of task KB: inside an open
-block, a release given an explicit keeper is charged to the explicit keeper AND every block keeper
-not among it; a keeper that is one of the blocks', or a second handle of the same ledger file, is
-charged once.
+second handle of one file (L') shows the file's entries. The rule tested is the one of task KB:
+inside an open block, a release given an explicit keeper is charged to the explicit keeper AND
+every block keeper not among it; a keeper that is one of the blocks', or a second handle of the
+same ledger file, is charged once.
 
 Run with the library to measure on ``PYTHONPATH`` (``main`` at c9ac1aa from an exported copy in
 /tmp, then this branch); the catalogue is read from ``--tests`` (this checkout's ``tests/``, the
@@ -25,7 +25,8 @@ same file as main's)::
     python experiments/keeper_blocks.py --render
 
 writes ``results/keeper_blocks_<tag>.jsonl`` (one line per case x scenario) and, with
-``--render``, ``results/keeper_blocks.md`` (both runs side by side) and ``results/keeper_blocks.csv``.
+``--render``, ``results/keeper_blocks.md`` (both runs side by side) and
+``results/keeper_blocks.csv``.
 """
 
 from __future__ import annotations
@@ -325,7 +326,8 @@ def _cell(row) -> str:
     if "error" in row:
         return "error: " + row["error"][:80].replace("|", "/")
     head = f"{row['outcome']}; " if "outcome" in row else ""
-    parts = [f"{n} {r['entries']}×/ε {r['epsilon']:.4g}" for n, r in sorted(row["keepers"].items())]
+    parts = [f"{n} {r['entries']}×/ε {r['epsilon']:.4g}"
+             for n, r in sorted(row["keepers"].items())]
     return ("ok: " if row["sound"] else "**NOT SOUND**: ") + head + ", ".join(parts)
 
 
@@ -334,13 +336,14 @@ def render() -> None:
     for tag in ("main", "branch"):
         path = RESULTS / f"keeper_blocks_{tag}.jsonl"
         runs[tag] = {(r["case"], r["scenario"]): r
-                     for r in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
+                     for r in map(json.loads, path.read_text().splitlines())
+                     } if path.exists() else {}
     keys = sorted(set(runs["main"]) | set(runs["branch"]))
     lines = ["# Keepers recording a fit inside `with` blocks (task KB, session 24)", "",
              "From `experiments/keeper_blocks.py` (its docstring has the scenarios and the rule "
              "SOUND = each named keeper records exactly the case's entries, with summed epsilon "
-             "and delta equal to the fitted object's claim, relative 1e-9). `main` = c9ac1aa, `branch` = "
-             "task KB's `kb`. Cells: keeper entries × / summed epsilon. Raw rows: "
+             "and delta equal to the fitted object's claim, relative 1e-9). `main` = c9ac1aa, "
+             "`branch` = task KB's `kb`. Cells: keeper entries × / summed epsilon. Raw rows: "
              "`keeper_blocks_main.jsonl`, `keeper_blocks_branch.jsonl` (and the ablation's "
              "`keeper_blocks_branch_no_identity.jsonl`); verdicts "
              "`keeper_blocks.csv`.", "", "Scenarios (L, M: ledgers; A, B: accountants; "

@@ -1,11 +1,11 @@
 """Inside ``with`` blocks, every budget keeper of a release records it exactly once.
 
-Task KB (session 24). An explicit keeper (``accountant=`` / ``ledger=``) used to REPLACE the keepers
-of the enclosing ``with`` blocks: inside ``with ledger:`` a fit given its own ``Accountant`` left the
-dataset's ledger empty (45 of 45 catalogue cases, hunt DH2, which made it warn). Now an explicit
-keeper ADDS to the blocks' keepers (``_budget.keepers_for``, docs/accounting.md §5): the explicit
-keeper(s) and every block keeper not among them are charged, each once (two handles of one ledger
-file are one keeper), all checked before any is charged.
+Task KB (session 24). An explicit keeper (``accountant=`` / ``ledger=``) used to REPLACE the
+keepers of the enclosing ``with`` blocks: inside ``with ledger:`` a fit given its own
+``Accountant`` left the dataset's ledger empty (45 of 45 catalogue cases, hunt DH2, which made it
+warn). Now an explicit keeper ADDS to the blocks' keepers (``_budget.keepers_for``,
+docs/accounting.md §5b): the explicit keeper(s) and every block keeper not among them are charged,
+each once (two handles of one ledger file are one keeper), all checked before any is charged.
 
 The generic test runs every case of the catalogue (``tests/_estimator_cases.py``) in every
 scenario below and requires each keeper named by the scenario to record exactly the case's
@@ -340,7 +340,8 @@ def test_a_thread_started_inside_a_block_charges_it_with_or_without_an_explicit_
     assert block.total().epsilon == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("command", [("release", "--query", "mean"), ("synth", "--model", "copula")])
+@pytest.mark.parametrize("command", [("release", "--query", "mean"),
+                                     ("synth", "--model", "copula")])
 def test_a_block_too_small_for_the_command_refuses_before_its_dp_ranges(command, tmp_path,
                                                                          capsys):
     """A ``dp = true`` column's ranges are charged first (a tenth of ε), then the release. A

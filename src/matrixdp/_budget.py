@@ -100,7 +100,7 @@ def keepers_for(accountant=None, ledger=None) -> tuple:
     Every keeper of the enclosing ``with`` blocks (:func:`default_keepers`) and every explicit
     keeper: an explicit keeper ADDS to the blocks' keepers, it does not replace them (task KB,
     session 24: a fit given its own ``Accountant`` inside ``with ledger:`` left the dataset's
-    ledger empty, 45 of 45 catalogue cases; docs/accounting.md §5). Explicit keepers come first. A
+    ledger empty, 45 of 45 catalogue cases; docs/accounting.md §5b). Explicit keepers come first. A
     keeper that declares ``forwards_to_blocks`` (the CLI's charge-in-place, which charges through
     this seam itself) is charged alone here, so that the blocks are charged once.
     """
@@ -202,7 +202,7 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
 
 
 def carry_block_keeper(state: dict) -> dict:
-    """The state to pickle or copy of an estimator, carrying the keepers of the open ``with`` blocks.
+    """The state to pickle or copy of an estimator, carrying the keepers of open ``with`` blocks.
 
     An unfitted estimator pickled inside a ``with acc:`` / ``with ledger:`` block is usually on
     its way to a worker process (``cross_val_score`` or ``GridSearchCV`` with ``n_jobs=2`` on

@@ -31,12 +31,13 @@ def resolve_dp_columns(schema: Schema, frame, *, epsilon: float, relation: str, 
     """Estimate the ranges of the schema's ``dp = true`` columns; return ``(schema, guarantee,
     ranges)`` with the estimates in place (``guarantee`` None when no column asks for it).
 
-    ``epsilon`` is spent whole on this step (ε / (2 k) per selection for k columns).
-    ``whole``: ``(epsilon, delta)`` of the whole command (these ranges and the release that
-    follows). It is checked as one guarantee by the ``ledger`` and the enclosing ``with``
-    blocks' keepers (``_budget.check``) before the ranges' entry is charged, so a budget too small for the command refuses it before anything is spent (the
-    ranges' share was spent and the release refused; ``models/_base.check_whole_fit`` is the
-    estimators' same rule). The whole as one guarantee dominates its two entries (conservative).
+    ``epsilon`` is spent whole on this step (ε / (2 k) per selection for k columns). ``whole``:
+    ``(epsilon, delta)`` of the whole command (these ranges and the release that follows). It is
+    checked as one guarantee by the ``ledger`` and the enclosing ``with`` blocks' keepers
+    (``_budget.check``) before the ranges' entry is charged, so a budget too small for the command
+    refuses it before anything is spent (the ranges' share was spent and the release refused;
+    ``models/_base.check_whole_fit`` is the estimators' same rule). The whole as one guarantee
+    dominates its two entries (conservative).
     """
     from ..models.dp_bounds import DPBounds, dp_bounds
 
