@@ -150,7 +150,54 @@ def test_carry_block_keeper_only_for_unfitted_estimators_without_a_keeper(tmp_pa
         with pytest.raises(TypeError, match="Accountant cannot be shared across processes"):
             pickle.dumps(fresh)
         explicit = DPMean(epsilon=1.0, bounds=(0, 1), accountant=led)
+        # its fit here charges led and the block's acc (task KB): the copy carries both
+        assert copy.deepcopy(explicit).accountant.keepers == (led, acc)
+        own = DPMean(epsilon=1.0, bounds=(0, 1), accountant=acc)
+        assert copy.deepcopy(own).accountant is acc                    # already the block's
+    with led:
         assert copy.deepcopy(explicit).accountant is led
+    assert copy.deepcopy(explicit).accountant is led                   # outside any block
     assert pickle.loads(pickle.dumps(fresh)).accountant is None        # outside any block
     assert fresh.accountant is None
     led.close()
+
+
+def test_worker_processes_of_a_ledger_block_charge_it_beside_an_explicit_ledger(tmp_path):
+    # task KB: inside `with led:`, a fit given its own ledger charges both in process; the copies
+    # sent to worker processes carried the explicit ledger only (the block's file: 0 entries)
+    from sklearn.model_selection import cross_val_score
+
+    from matrixdp import DPLinearRegression
+    from matrixdp.accounting import Ledger
+
+    X, y = _regression_data()
+    led = Ledger.create(tmp_path / "l.db", dataset="d", epsilon=10.0, delta=1e-5)
+    own = Ledger.create(tmp_path / "own.db", dataset="d", epsilon=10.0, delta=1e-5)
+    with led:
+        cross_val_score(DPLinearRegression(epsilon=1.0, delta=1e-6, bounds_X=(-1, 1),
+                                           bounds_y=(-1, 1), accountant=own), X, y, cv=3,
+                        n_jobs=2)
+    assert len(led.history()) == 3 and len(own.history()) == 3
+    assert led.spent(method="basic").epsilon == pytest.approx(3.0)
+    led.close(), own.close()
+
+
+def test_worker_processes_of_an_accountant_block_with_an_explicit_ledger_fail_loudly(tmp_path):
+    # the block's in-memory accountant cannot follow the fits: refused, nothing charged
+    import pickle
+
+    from sklearn.model_selection import cross_val_score
+
+    from matrixdp import DPLinearRegression
+    from matrixdp.accounting import Ledger
+
+    X, y = _regression_data()
+    acc = Accountant(epsilon=10.0, delta=1e-5)
+    own = Ledger.create(tmp_path / "own.db", dataset="d", epsilon=10.0, delta=1e-5)
+    with acc:
+        with pytest.raises(pickle.PicklingError):
+            cross_val_score(DPLinearRegression(epsilon=1.0, delta=1e-6, bounds_X=(-1, 1),
+                                               bounds_y=(-1, 1), accountant=own), X, y, cv=3,
+                            n_jobs=2)
+    assert acc.spends == () and own.history() == []
+    own.close()

@@ -60,6 +60,9 @@ def test_docs_python_blocks_run(name, tmp_path, monkeypatch):
         assert 0.3 < ns["ledger"].spent().epsilon <= 0.5
         assert len(ns["acc"].spends) == 2 and ns["acc"].total().epsilon < 0.5
         ns["ledger"].close()
+        # §5b: "1 1: each keeper holds the fit once" (an explicit keeper inside a ledger block)
+        assert len(ns["census"].history()) == 1 and len(ns["mine"].spends) == 1
+        ns["census"].close()
     elif name == "experimental.md":
         # "single-release"; "PCAOptions(adaptive_bias='model')": the repr names the changed knob
         assert ns["single"].boost_branch_ == "single-release"

@@ -14,8 +14,8 @@ import contextlib
 import threading
 from contextvars import ContextVar
 
-__all__ = ["charge", "default_keepers", "use_default", "suspended", "DefaultKeeperMixin",
-           "carry_block_keeper"]
+__all__ = ["charge", "check", "keepers_for", "default_keepers", "use_default", "suspended",
+           "DefaultKeeperMixin", "KeeperGroup", "carry_block_keeper"]
 
 #: The keepers made default by ``with Accountant(...):`` / ``with Ledger...:`` blocks, innermost
 #: last. A ContextVar, so threads and asyncio tasks each see their own stack; ``None`` (the
@@ -43,19 +43,79 @@ def default_keepers() -> tuple:
     return _distinct(keepers)
 
 
+def _identity(keeper):
+    """What makes two keepers one budget: the keeper's ``keeper_identity`` when it has one (a
+    :class:`~matrixdp.accounting.Ledger`: its file, so two handles of one file are one budget),
+    else the object itself."""
+    ident = getattr(keeper, "keeper_identity", None)
+    return ("identity", ident) if ident is not None else ("object", id(keeper))
+
+
 def _distinct(keepers) -> tuple:
     """Each keeper once, in first-seen order: ``with acc:`` inside ``with acc:`` is one budget,
-    charged once (it was charged once per block)."""
-    return tuple({id(k): k for k in keepers}.values())
+    charged once (it was charged once per block), and so are two handles of one ledger file."""
+    out = {}
+    for k in keepers:
+        out.setdefault(_identity(k), k)
+    return tuple(out.values())
+
+
+class KeeperGroup:
+    """Several budget keepers charged as one: what an unfitted estimator copied inside ``with``
+    blocks carries to a worker process (:func:`carry_block_keeper`), where no block is open.
+    Every member checks before any is charged; :func:`keepers_for` charges the members, each
+    once (a group given inside the same blocks again does not charge them twice)."""
+
+    def __init__(self, keepers):
+        self.keepers = tuple(keepers)
+
+    def check(self, guarantee) -> None:
+        for keeper in self.keepers:
+            keeper.check(guarantee)
+
+    @contextlib.contextmanager
+    def charge(self, guarantee, label: str = ""):
+        for keeper in self.keepers:
+            keeper.check(guarantee)
+        with contextlib.ExitStack() as stack:
+            for keeper in self.keepers:
+                stack.enter_context(keeper.charge(guarantee, label=label))
+            yield guarantee
+
+    def __repr__(self) -> str:
+        return f"KeeperGroup({', '.join(map(repr, self.keepers))})"
+
+
+def _members(keepers):
+    for k in keepers:
+        if isinstance(k, KeeperGroup):
+            yield from k.keepers
+        else:
+            yield k
+
+
+def keepers_for(accountant=None, ledger=None) -> tuple:
+    """The budget keepers a release given ``accountant`` / ``ledger`` is charged to, each once.
+
+    Every keeper of the enclosing ``with`` blocks (:func:`default_keepers`) and every explicit
+    keeper: an explicit keeper ADDS to the blocks' keepers, it does not replace them (task KB,
+    session 24: a fit given its own ``Accountant`` inside ``with ledger:`` left the dataset's
+    ledger empty, 45 of 45 catalogue cases; docs/accounting.md §5b). Explicit keepers come first. A
+    keeper that declares ``forwards_to_blocks`` (the CLI's charge-in-place, which charges through
+    this seam itself) is charged alone here, so that the blocks are charged once.
+    """
+    explicit = _distinct(_members(k for k in (accountant, ledger) if k is not None))
+    if any(getattr(e, "forwards_to_blocks", False) for e in explicit):
+        return explicit
+    return _distinct(explicit + default_keepers())
 
 
 def check(guarantee, accountant=None) -> None:
-    """Refuse ``guarantee`` now if a budget keeper would (nothing is recorded): ``accountant``
-    when given, else every default keeper. For a fit that charges in several entries (DP bounds
-    first, then the release), so that a budget too small for the whole fit refuses it before
-    its first entry is charged."""
-    keepers = (accountant,) if accountant is not None else default_keepers()
-    for keeper in keepers:
+    """Refuse ``guarantee`` now if a budget keeper would (nothing is recorded): the keepers
+    :func:`keepers_for` names. For a fit that charges in several entries (DP bounds first, then
+    the release), so that a budget too small for the whole fit refuses it before its first
+    entry is charged."""
+    for keeper in keepers_for(accountant):
         keeper.check(guarantee)
 
 
@@ -111,38 +171,12 @@ def suspended():
         _DEFAULTS.reset(token)
 
 
-#: The warning of a release charged to an explicit keeper inside a ``with`` block of another
-#: (hunt DH2): the fixed text only.
-BYPASSED_BLOCK_WARNING = (
-    "this release is charged to the explicit keeper (accountant= / ledger=) only: the keeper of "
-    "the enclosing `with` block does not record it; pass accountant=None to charge the block, "
-    "or pass the block's keeper")
-
-
-def _warn_bypassed_blocks(explicit) -> None:
-    """Warn when ``explicit`` keepers replace open ``with`` blocks' keepers they do not include.
-
-    An explicit keeper replaces the block's (docs/accounting.md §5), so a fit given its own
-    ``Accountant`` inside ``with ledger:`` left the dataset's ledger without an entry, silently
-    (45 of 45 catalogue cases, hunt DH2). Inside a charge (an estimator's own, or ``suspended``)
-    no block is the default, so nested charges do not warn."""
-    if any(getattr(e, "forwards_to_blocks", False) for e in explicit):
-        return  # a keeper that charges the blocks themselves (the CLI's charge-in-place)
-    bypassed = [k for k in default_keepers() if all(k is not e for e in explicit)]
-    if bypassed:
-        import warnings
-
-        from .errors import PrivacyLeakWarning
-
-        warnings.warn(BYPASSED_BLOCK_WARNING, PrivacyLeakWarning, stacklevel=4)
-
-
 @contextlib.contextmanager
 def charge(guarantee, accountant=None, ledger=None, label: str = ""):
     """Charge one release to its budget keepers: refuse before the block, record the spend after.
 
-    The keepers are ``accountant`` and ``ledger`` when either is given, otherwise every default
-    keeper of the enclosing ``with`` blocks; with none, the block runs uncharged. Each keeper's
+    The keepers are ``accountant``, ``ledger`` and every keeper of the enclosing ``with`` blocks,
+    each once (:func:`keepers_for`); with none, the block runs uncharged. Each keeper's
     ``charge`` checks (and, for a ledger, durably reserves) on entry, so a release that would
     overspend raises before any noise is drawn; the spend is recorded on entry (an
     ``Accountant`` records it there, under its lock; a ``Ledger`` reserves it durably and marks it
@@ -151,10 +185,7 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
     Inside the block no default keeper is active, so an estimator that charges its whole
     guarantee is not charged again by the mechanisms it calls.
     """
-    explicit = _distinct(k for k in (accountant, ledger) if k is not None)
-    if explicit:
-        _warn_bypassed_blocks(explicit)
-    keepers = explicit if explicit else default_keepers()
+    keepers = keepers_for(accountant, ledger)
     # Every keeper checks first, so that one refusing does not leave another charged.
     for keeper in keepers:
         keeper.check(guarantee)
@@ -171,28 +202,34 @@ def charge(guarantee, accountant=None, ledger=None, label: str = ""):
 
 
 def carry_block_keeper(state: dict) -> dict:
-    """The state to pickle or copy of an estimator, carrying the keeper of the open ``with`` block.
+    """The state to pickle or copy of an estimator, carrying the keepers of open ``with`` blocks.
 
-    An unfitted estimator with ``accountant=None`` that is pickled inside a ``with acc:`` /
-    ``with ledger:`` block is usually on its way to a worker process (``cross_val_score`` or
-    ``GridSearchCV`` with ``n_jobs=2`` on joblib's process backend), where no block is open: its
-    fit ran uncharged (5 fits of epsilon 1 inside ``with Accountant(epsilon=1.5)``, nothing
-    recorded). The copy now carries the block's keeper as its ``accountant``: a ``Ledger`` pickles
-    as its path and the worker charges the file; an in-memory ``Accountant`` refuses to be
-    pickled (its ``TypeError`` says to use a Ledger or ``n_jobs=1``), so the fit fails loudly
-    instead. An in-process ``copy.deepcopy`` keeps the same keeper (a handle). Fitted estimators,
-    and estimators with an explicit ``accountant``, are left as they are.
+    An unfitted estimator pickled inside a ``with acc:`` / ``with ledger:`` block is usually on
+    its way to a worker process (``cross_val_score`` or ``GridSearchCV`` with ``n_jobs=2`` on
+    joblib's process backend), where no block is open: its fit ran uncharged (5 fits of epsilon 1
+    inside ``with Accountant(epsilon=1.5)``, nothing recorded). The copy now carries every keeper
+    its fit would charge here (:func:`keepers_for`: its own ``accountant`` and the blocks'
+    keepers) as its ``accountant``, one keeper or a :class:`KeeperGroup`: a ``Ledger`` pickles as
+    its path and the worker charges the file; an in-memory ``Accountant`` refuses to be pickled
+    (its ``TypeError`` says to use a Ledger or ``n_jobs=1``), so the fit fails loudly instead. An
+    in-process ``copy.deepcopy`` carries the same keepers (handles). Fitted estimators are left as
+    they are, and so are estimators whose keeper already includes every block's.
     """
-    if "accountant" not in state or state["accountant"] is not None:
+    if "accountant" not in state:
         return state
     if any(k.endswith("_") and not k.startswith("__") for k in state):  # fitted
         return state
-    keepers = default_keepers()
-    if not keepers:
+    explicit = state["accountant"]
+    if not default_keepers():
         return state
-    if len(keepers) > 1:
-        raise TypeError("an unfitted estimator copied inside nested `with` blocks of several "
-                        "budget keepers cannot carry them all to another process; pass one "
-                        "keeper as accountant= (a Ledger across processes), or copy it outside "
-                        "the blocks")
-    return dict(state, accountant=keepers[0])
+    if explicit is not None and not (callable(getattr(explicit, "check", None))
+                                     and callable(getattr(explicit, "charge", None))):
+        raise TypeError("an unfitted estimator whose accountant= has no check/charge (a "
+                        "spend-only object) cannot carry the enclosing `with` blocks' keepers to "
+                        "another process; pass an Accountant or a Ledger, or copy it outside the "
+                        "blocks")
+    keepers = keepers_for(explicit)
+    carried = keepers[0] if len(keepers) == 1 else KeeperGroup(keepers)
+    if carried is explicit:
+        return state
+    return dict(state, accountant=carried)

@@ -58,11 +58,12 @@ def test_context_manager_makes_it_the_default_and_nests():
         mech.release(np.zeros(3), rng=2)
     mech.release(np.zeros(3), rng=3)  # outside: uncharged
     assert len(outer.spends) == 3 and len(inner.spends) == 1
-    # an explicit accountant replaces the defaults
+    # an explicit accountant adds to the defaults (task KB; it replaced them, leaving the
+    # block's keeper without the release)
     other = Accountant()
     with outer:
         mech.release(0.0, rng=4, accountant=other)
-    assert len(outer.spends) == 3 and len(other.spends) == 1
+    assert len(outer.spends) == 4 and len(other.spends) == 1
 
 
 def test_gaussian_releases_compose_exactly_through_gdp():

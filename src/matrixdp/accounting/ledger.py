@@ -260,6 +260,12 @@ class Ledger(DefaultKeeperMixin):
         charged); a tuple: what a caller gets back cannot change the record."""
         return tuple(self._charged_here)
 
+    @property
+    def keeper_identity(self) -> str:
+        """The ledger's file (resolved path): two handles of one file are one budget, charged
+        once when both are keepers of a release (``matrixdp._budget.keepers_for``)."""
+        return str(self.path.resolve())
+
     # ------------------------------------------------------------------ a handle, not a value
     def __copy__(self) -> "Ledger":
         # A budget keeper is a handle: a copy that charged separately would let every fold of a

@@ -31,25 +31,27 @@ def resolve_dp_columns(schema: Schema, frame, *, epsilon: float, relation: str, 
     """Estimate the ranges of the schema's ``dp = true`` columns; return ``(schema, guarantee,
     ranges)`` with the estimates in place (``guarantee`` None when no column asks for it).
 
-    ``epsilon`` is spent whole on this step (ε / (2 k) per selection for k columns).
-    ``whole``: ``(epsilon, delta)`` of the whole command (these ranges and the release that
-    follows). With a ``ledger``, it is checked as one guarantee before the ranges' entry is
-    charged, so a budget too small for the command refuses it before anything is spent (the
-    ranges' share was spent and the release refused; ``models/_base.check_whole_fit`` is the
-    estimators' same rule). The whole as one guarantee dominates its two entries (conservative).
+    ``epsilon`` is spent whole on this step (ε / (2 k) per selection for k columns). ``whole``:
+    ``(epsilon, delta)`` of the whole command (these ranges and the release that follows). It is
+    checked as one guarantee by the ``ledger`` and the enclosing ``with`` blocks' keepers
+    (``_budget.check``) before the ranges' entry is charged, so a budget too small for the command
+    refuses it before anything is spent (the ranges' share was spent and the release refused;
+    ``models/_base.check_whole_fit`` is the estimators' same rule). The whole as one guarantee
+    dominates its two entries (conservative).
     """
     from ..models.dp_bounds import DPBounds, dp_bounds
 
     cols = dp_columns(schema)
     if not cols:
         return schema, None, {}
-    if ledger is not None and whole is not None:
+    if whole is not None:  # the ledger and the enclosing `with` blocks' keepers (task KB)
+        from .._budget import check
         from ..mechanisms import PrivacyGuarantee
 
-        ledger.check(PrivacyGuarantee(
+        check(PrivacyGuarantee(
             epsilon=float(whole[0]), delta=float(whole[1]), neighbouring=relation,
             calibration="basic composition", exact=False,
-            mechanism="DP ranges of the dp = true columns, then the release"))
+            mechanism="DP ranges of the dp = true columns, then the release"), ledger)
     # the other columns are checked now as the release / the generator will check them (missing
     # values, undeclared categories, text where numbers are expected): a table refused after
     # the ranges' entry spent their share on nothing (hunt DH2). Those the frame holds: the

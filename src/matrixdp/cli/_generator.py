@@ -187,7 +187,7 @@ class _ChargeInPlace:
     """The budget keeper ``fit_table_generator`` hands to the generator's ``fit``: when the fit
     charges its guarantee (after it has read and checked every record, before any noise), the
     command's ``guarantee`` (the ledger's relation, :func:`generator_guarantee`) is charged in its
-    place to ``ledger`` (``None``: the enclosing ``with`` blocks' keepers). Charging around the
+    place to ``ledger`` and the enclosing ``with`` blocks' keepers. Charging around the
     whole fit instead spent the budget on tables the fit then refused (a missing value, an
     undeclared category or class): an entry for a release that never happened."""
 
@@ -195,11 +195,9 @@ class _ChargeInPlace:
         self.guarantee, self.ledger, self.label = guarantee, ledger, label
         self.charges = 0
 
-    @property
-    def forwards_to_blocks(self) -> bool:
-        """With ``ledger=None`` this keeper charges the enclosing ``with`` blocks' keepers
-        themselves, so ``_budget.charge`` does not warn that it bypasses them."""
-        return self.ledger is None
+    #: Its ``charge`` goes through ``_budget.charge``, which charges ``ledger`` and the enclosing
+    #: ``with`` blocks' keepers: the charge that calls this keeper must not charge the blocks too.
+    forwards_to_blocks = True
 
     def check(self, _fit_guarantee) -> None:
         from .._budget import check

@@ -74,6 +74,11 @@ class _LedgerCharge:
         self.label = label
         self.charged = []
 
+    @property
+    def keeper_identity(self):
+        """The ledger's file: a ``with`` block of the same file is not charged again."""
+        return self.ledger.keeper_identity
+
     def spend(self, guarantee, label: str = ""):
         entry = self.ledger.spend(guarantee, label=self.label)
         self.charged.append(entry)

@@ -404,8 +404,9 @@ class Mechanism(OwnsConfiguration, abc.ABC):
         ledger : matrixdp.accounting.Ledger, optional
             Budget keepers charged with this release: checked (a ledger durably reserves)
             before any noise is drawn, :class:`~matrixdp.errors.BudgetExceededError` if it
-            does not fit; the spend is recorded after. Default: the keepers of the enclosing
-            ``with accountant:`` / ``with ledger:`` blocks, if any.
+            does not fit; the spend is recorded after. The keepers of the enclosing
+            ``with accountant:`` / ``with ledger:`` blocks are charged too, with or without
+            these, each keeper once (docs/accounting.md §5b).
         label : str
             A public label for the ledger's history (never data).
 

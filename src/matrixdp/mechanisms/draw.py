@@ -4,8 +4,8 @@ Two doors, and no third:
 
 * :func:`charged_noise` — *released noise*. A context manager that charges a
   :class:`~matrixdp.mechanisms.PrivacyGuarantee` to the budget keepers (an explicit
-  ``accountant=`` / ``ledger=``, else the enclosing ``with Accountant(...)`` / ``with Ledger(...)``
-  blocks; :func:`matrixdp._budget.charge`) **before** it hands out a :class:`NoiseSource`; the
+  ``accountant=`` / ``ledger=``, and the enclosing ``with Accountant(...)`` / ``with Ledger(...)``
+  blocks'; :func:`matrixdp._budget.charge`) **before** it hands out a :class:`NoiseSource`; the
   source refuses to draw once the block is left. Inside an estimator's own charge (its ``fit``
   charged the whole guarantee) no default keeper is active, so nothing is charged twice.
 * :func:`public_randomness` — *public randomness*: draws that depend on no private value or

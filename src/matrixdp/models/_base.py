@@ -316,6 +316,9 @@ class _SpendKeeper:
 
     def __init__(self, spend):
         self._spend = spend
+        # the budget it spends on (e.g. the CLI's ledger), so that a block of the same budget
+        # is not charged a second time (``matrixdp._budget.keepers_for``)
+        self.keeper_identity = getattr(getattr(spend, "__self__", None), "keeper_identity", None)
 
     def check(self, guarantee) -> None:  # ``spend`` checks (and may refuse) on entry
         return None

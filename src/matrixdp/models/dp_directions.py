@@ -355,7 +355,7 @@ class DPDirectionsMVG:
     def fit(self, X, *, accountant=None, ledger=None) -> "DPDirectionsMVG":
         """Estimate DP directions from the private records ``X`` and configure the mechanism.
 
-        ``accountant`` / ``ledger`` (or those of an enclosing ``with`` block) are charged with
+        ``accountant`` / ``ledger`` (and the keepers of enclosing ``with`` blocks) are charged with
         the directions step before its noise is drawn; :meth:`release` charges the MVG noise
         step. Together they compose to at most the total ``(epsilon, delta)``.
         """

@@ -233,7 +233,7 @@ class DPCopula(GeneratorParams):
             one-column frame) partitioned like ``X``, e.g. a column of the same frame.
         accountant, ledger : optional
             Budget keepers for this fit (as :class:`RONGauss.fit` takes them); default: the
-            ``accountant`` parameter, else the enclosing ``with`` blocks. The whole ``privacy_``
+            ``accountant`` parameter; the enclosing ``with`` blocks' keepers too. The whole ``privacy_``
             is charged before any noise is drawn.
 
         Returns

@@ -735,7 +735,7 @@ class DPTreeCopula(GeneratorParams):
     def fit(self, X, y=None, *, accountant=None, ledger=None) -> "DPTreeCopula":
         """Release the DP statistics of ``X`` (a DataFrame matching ``schema``), per class of ``y``.
 
-        ``accountant``/``ledger`` (or the enclosing ``with`` block) are charged the whole
+        ``accountant``/``ledger`` (and the enclosing ``with`` blocks' keepers) are charged the whole
         guarantee before any noise is drawn, and only after every record has been checked
         (values, categories, labels): a refused table costs nothing, in memory and on Dask
         (where one counting pass over the partitions runs before the charge).
