@@ -249,6 +249,19 @@ class AdaptiveOptions:
         (``docs/coinpress.md`` § "Adaptive (PCA), continued: a margin for a noise-level first
         look (task PK2)"). Its dev gate FAILED (``results/pca_rise_gate.md``: no paired FAIL,
         median 1.00 over the 19 changed cells of 264); opt-in, not the default.
+    moments_triangle : bool, default False
+        Task CV (session 24, issue #24, opt-in): where the moments branch is taken, its last
+        release is the weighted upper triangle of the same records
+        (:data:`~matrixdp.models._moments.TRIANGLE_OF`) instead of the full symmetrised draw, but
+        only where that triangle DOMINATES the chosen plan entry by entry
+        (:func:`~matrixdp.models._moments.dominating_triangle_of`: replace-one, the triangle
+        bound attained, every entry variance at most the plan's, one strictly below); else the
+        plan itself. The first look, the counts, both predictions and the choice are the
+        default's byte for byte (the predictions keep the full draw's variances), and so is
+        every whitened fit; only the moments branch's last draw changes, at the same GDP
+        parameter (the same (ε, δ)), averaged with the first look by its exact entry variances
+        (``docs/coinpress.md`` § "The moments branch's last release as a dominating triangle
+        (task CV, session 24)").
 
     References
     ----------
@@ -273,6 +286,7 @@ class AdaptiveOptions:
     resolution_guard: bool = False
     gap_inflation: str = "pair"
     step_margin: str = "none"
+    moments_triangle: bool = False
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -306,6 +320,9 @@ class AdaptiveOptions:
         if not isinstance(self.far_tail, (bool, np.bool_)):
             raise InvalidParameterError("far_tail", f"must be True or False, got "
                                                     f"{self.far_tail!r}")
+        if not isinstance(self.moments_triangle, (bool, np.bool_)):
+            raise InvalidParameterError("moments_triangle", f"must be True or False, got "
+                                                            f"{self.moments_triangle!r}")
         if self.far_tail and not self.first_share > FAR_SHARE:
             raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                        f"{FAR_SHARE:g} with far_tail=True")
