@@ -119,7 +119,7 @@ def fitter(row, t, eps):
     lo, hi, X = t.lo, t.hi, t.X
     base = dict(epsilon=eps, delta=uc.DELTA, bounds=(lo, hi))
     if row in ("default", "candidate"):
-        opts = CovarianceOptions(adaptive_moments_triangle=row == "candidate")
+        opts = CovarianceOptions(adaptive_moments_triangle=row == "candidate")  # default: pinned
         return lambda s: DPCovariance(**base, random_state=s, experimental=opts).fit(X)
     if row in ("auto", "mvg", "iid"):
         noise = row

@@ -94,7 +94,9 @@ def fitter(row: str, t, eps: float):
     from matrixdp.models import DPCovariance
     from matrixdp.models.experimental import CovarianceOptions
 
-    opts = None if row == "default" else CovarianceOptions(adaptive_moments_triangle=True)
+    # the default row is the release the gate compared against (the default until task CV's
+    # check passed: adaptive_moments_triangle=False), pinned so the committed rows reproduce
+    opts = CovarianceOptions(adaptive_moments_triangle=row != "default")
     return lambda s: DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi),
                                   random_state=s, experimental=opts).fit(t.X)
 

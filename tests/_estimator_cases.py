@@ -434,9 +434,9 @@ CASES: dict[str, Case] = {
         relations=("replace-one",),
         released=frozenset({"covariance_", "location_", "allocation_", "adaptive_choice_",
                             "adaptive_predicted_"})),
-    # the moments branch's last release as a dominating triangle (task CV, session 24, opt-in)
-    "DPCovariance[adaptive moments triangle]": Case(
-        _m("DPCovariance", experimental=CovarianceOptions(adaptive_moments_triangle=True),
+    # the moments branch's last release as the full draw (the release before task CV, session 24)
+    "DPCovariance[adaptive moments full draw]": Case(
+        _m("DPCovariance", experimental=CovarianceOptions(adaptive_moments_triangle=False),
            **_BX), _numeric, _fit_x,
         relations=("replace-one",),
         released=frozenset({"covariance_", "location_", "allocation_", "adaptive_choice_",

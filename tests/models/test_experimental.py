@@ -33,7 +33,7 @@ SET = {RegressionOptions: {"level_share": 0.1, "select": "risk", "level_prior": 
                            "label_range": "auto", "level_shrinkage": "minimax"},
        CovarianceOptions: {"coinpress_beta": "auto", "adaptive_ranking": "mean",
                            "correlation_rule": "guard", "adaptive_refine": True,
-                           "projected_floor": "continuous", "adaptive_moments_triangle": True},
+                           "projected_floor": "continuous", "adaptive_moments_triangle": False},
        PCAOptions: {"coinpress_beta": "late", "adaptive_first": "pca", "adaptive_resolve_z": 3.0,
                     "adaptive_resolve_share": 0.5, "adaptive_bias": "records",
                     "adaptive_step_margin": "noise-level"}}

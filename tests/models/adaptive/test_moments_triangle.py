@@ -2,8 +2,9 @@
 ``AdaptiveOptions(moments_triangle=True)``, ``CovarianceOptions(adaptive_moments_triangle=True)``;
 ``docs/coinpress.md`` § "The moments branch's last release as a dominating triangle").
 
-Asserted: the default is main's release byte for byte (hashes of seeded fits taken on main
-c9ac1aa before the option existed); with the option the first look, the choice, the predictions
+Asserted: ``adaptive_moments_triangle=False`` is main's release byte for byte (hashes of seeded
+fits taken on main c9ac1aa before the option existed) and the default (since task CV) is the
+triangle; with it the first look, the choice, the predictions
 and the guarantee are the default's, every whitened fit is byte-identical, and a moments fit
 draws the triangle only where it dominates the plan entry by entry; the released diagonal's
 spread matches the reported (combined) entry variance, which is below the default's.
@@ -63,15 +64,19 @@ def _hash(m):
     return hashlib.sha256(m.covariance_.tobytes()).hexdigest()[:16]
 
 
-def test_the_default_is_mains_release_byte_for_byte():
-    for opts in (None, CovarianceOptions(), CovarianceOptions(adaptive_moments_triangle=False)):
-        got = [(m.adaptive_choice_, m.allocation_, _hash(m)) for m in _fits(opts)]
-        assert got == MAIN
+def test_false_is_mains_release_byte_for_byte_and_the_default_is_the_triangle():
+    got = [(m.adaptive_choice_, m.allocation_, _hash(m))
+           for m in _fits(CovarianceOptions(adaptive_moments_triangle=False))]
+    assert got == MAIN
+    default = [(m.adaptive_choice_, m.allocation_, _hash(m)) for m in _fits()]
+    assert default == [(m.adaptive_choice_, m.allocation_, _hash(m))
+                       for m in _fits(CovarianceOptions(adaptive_moments_triangle=True))]
+    assert default != MAIN
 
 
 def test_the_option_changes_only_the_moments_branchs_last_draw():
-    base = _fits()
-    cand = _fits(CovarianceOptions(adaptive_moments_triangle=True))
+    base = _fits(CovarianceOptions(adaptive_moments_triangle=False))
+    cand = _fits()
     for a, b in zip(base, cand):
         assert a.adaptive_choice_ == b.adaptive_choice_
         assert a.adaptive_predicted_.keys() == b.adaptive_predicted_.keys()

@@ -250,7 +250,9 @@ class AdaptiveOptions:
         look (task PK2)"). Its dev gate FAILED (``results/pca_rise_gate.md``: no paired FAIL,
         median 1.00 over the 19 changed cells of 264); opt-in, not the default.
     moments_triangle : bool, default False
-        Task CV (session 24, issue #24, opt-in): where the moments branch is taken, its last
+        Task CV (session 24, issue #24; ``DPCovariance``'s default since task CV, through its
+        ``CovarianceOptions(adaptive_moments_triangle=True)``; this function's own default
+        stays False, as ``loss_statistic``'s): where the moments branch is taken, its last
         release is the weighted upper triangle of the same records
         (:data:`~matrixdp.models._moments.TRIANGLE_OF`) instead of the full symmetrised draw, but
         only where that triangle DOMINATES the chosen plan entry by entry
