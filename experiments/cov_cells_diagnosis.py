@@ -31,7 +31,9 @@ advantage on movement_aal from ours, with the same public box, (ε, δ = 1e-6), 
   Frobenius sensitivity (diagonal variance 2× the off-diagonal's), our ``t``;
 - ``iid_triangle``: the same with ``_moments.IID_TRIANGLE`` on (task TR's weighted triangle,
   ``x = x_max``, at ``R²/n`` where the bound is attained): what the triangle is worth;
-- ``auto``, ``mvg``: the benchmark's moments rows; ``default``: ``DPCovariance()``;
+- ``auto``, ``mvg``: the benchmark's moments rows; ``default``: ``DPCovariance()`` as it was
+  when this ran (``adaptive_moments_triangle=False``, pinned since the candidate became the
+  default);
 - ``candidate``: ``DPCovariance(experimental=CovarianceOptions(adaptive_moments_triangle=True))``
   (the option of this task; ``docs/coinpress.md`` § "The moments branch's last release as a
   dominating triangle (task CV, session 24)").
