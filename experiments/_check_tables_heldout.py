@@ -59,6 +59,12 @@ FRESH_USED_CG = ("pntsprd", "sleep75", "voucher", "wage1", "wage2")
 #: never-seen (by data) and a later check may use them with these committed specs. Move them to a
 #: ``*_USED_*`` tuple when a check loads them.
 ASSIGNED_RS = ("bwght2", "jtrain98", "econmath", "gpa3", "fringe", "hprice2")
+#: Task CV (session 24, ``cov_cells_check.py``): the ASSIGNED_RS tables, loaded by task CV's
+#: pre-registered check of ``adaptive_moments_triangle`` (the covariance of their features, with
+#: the features' bounds of ``_check_tables_rs.SPECS_RS``). Recorded when the check was registered,
+#: before any load; a table here is seen once the check has run (``results/cov_cells_check.md``
+#: says whether it ran).
+CV_USED = ASSIGNED_RS
 #: Task HC's check tables (session 17, ``_check_tables_hc.py``, ``adaptive_refine_check.py``): specs
 #: written from their documentation and committed, but NOT LOADED (task HC's dev gate failed, so
 #: its check never ran): still never-seen, three RESERVED (meap00_01, expendshares, driving) and

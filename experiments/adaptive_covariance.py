@@ -177,7 +177,8 @@ def covariance_fit(method, t, eps):
 
     # the adaptive rows as they ran (the mean ranking; task CV made adaptive_ranking="median"
     # DPCovariance's default, which this file's variant options do not combine with)
-    kw = {"adaptive_ranking": "mean", **_kwargs(method)}
+    # (and the moments branch's full draw: task CV, session 24, made its triangle the default)
+    kw = {"adaptive_ranking": "mean", "adaptive_moments_triangle": False, **_kwargs(method)}
     choices = []
 
     def fit(s):

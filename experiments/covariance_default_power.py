@@ -75,8 +75,9 @@ EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
 ROWS = ("default", "auto", "mvg", "coinpress")
 OTHERS = ("auto", "mvg", "coinpress")
 #: ``default``: ``DPCovariance()`` as it was when this file was written (the mean ranking; task CV
-#: made ``adaptive_ranking="median"`` the default), so the committed rows reproduce.
-KW = {"default": {"adaptive_ranking": "mean"}, "auto": {"method": "moments"}, "mvg": {"method": "moments", "noise": "mvg"},
+#: made ``adaptive_ranking="median"`` the default; task CV, session 24, the moments branch's
+#: triangle draw), so the committed rows reproduce.
+KW = {"default": {"adaptive_ranking": "mean", "adaptive_moments_triangle": False}, "auto": {"method": "moments"}, "mvg": {"method": "moments", "noise": "mvg"},
       "coinpress": {"method": "coinpress"}}
 BENCH_ROW = {"default": uc.DEFAULT_ROW, "auto": "matrixdp (auto)", "mvg": "matrixdp (mvg)",
              "coinpress": "matrixdp (coinpress)"}

@@ -434,6 +434,13 @@ CASES: dict[str, Case] = {
         relations=("replace-one",),
         released=frozenset({"covariance_", "location_", "allocation_", "adaptive_choice_",
                             "adaptive_predicted_"})),
+    # the moments branch's last release as the full draw (the release before task CV, session 24)
+    "DPCovariance[adaptive moments full draw]": Case(
+        _m("DPCovariance", experimental=CovarianceOptions(adaptive_moments_triangle=False),
+           **_BX), _numeric, _fit_x,
+        relations=("replace-one",),
+        released=frozenset({"covariance_", "location_", "allocation_", "adaptive_choice_",
+                            "adaptive_predicted_"})),
     "DPPCA[unit-box]": Case(
         _m("DPPCA", n_components=2, noise="unit-box", **_BX), _numeric, _fit_x,
         released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",

@@ -132,3 +132,14 @@ def test_task_pb_check_tables_are_recorded_as_used():
     assert not set(ht.FRESH_USED_PB) & (set(ht.FRESH_USED_HP) | set(ht.FRESH_USED_CG)
                                         | set(ht.RESERVED_USED) | set(ht.RESERVED_USED_CG))
     assert chk.NOISE_FLOOR == 1e-6 and chk.WITHIN == 1.2 and chk.TRIALS == 30
+
+
+def test_tables_task_cv_checks_are_recorded():
+    """Task CV's check (session 24, ``cov_cells_check.py``) loads exactly the ASSIGNED_RS tables
+    with their committed specs, recorded in CV_USED; none of them a table an earlier check
+    loaded."""
+    import cov_cells_check as cv
+
+    assert ht.CV_USED == ht.ASSIGNED_RS == tuple(cv.TABLES)
+    assert not set(ht.CV_USED) & (set(ht.MEASUREMENT) | set(ht.RESERVED_USED)
+                                  | set(ht.RESERVED_USED_CG) | set(ht.FRESH_USED_CG))

@@ -464,6 +464,23 @@ def _dominating_triangle(task, epsilon, delta, base: _Plan, shares, name: str):
     return None
 
 
+def dominating_triangle_of(task, epsilon, delta, base: _Plan):
+    """The weighted-triangle plan (:data:`TRIANGLE_OF`) of ``base``'s records at ``(epsilon,
+    delta)`` if it dominates ``base`` entry by entry (:func:`_dominating_triangle`), else None.
+    From public inputs only: ``base``'s allocation names its rescaling of the records."""
+    name = TRIANGLE_OF.get(base.allocation)
+    if name is None:
+        return None
+    h = task.reach
+    shares = {"iid": None, "iid-unit-box": np.full(h.size, 1.0 / h.size),
+              "unit-box": np.full(h.size, 1.0 / h.size)}.get(base.allocation)
+    if base.allocation == "task-weighted":
+        shares = task_shares(task)
+    elif base.allocation == "mse-optimal":
+        shares = positive_shares(h)
+    return _dominating_triangle(task, epsilon, delta, base, shares, name)
+
+
 def _plan_iid(task, epsilon, delta, query) -> _Plan:
     mech = GaussianMechanism(epsilon=epsilon, delta=delta, sensitivity=query.sensitivity_l2,
                              neighbouring=task.neighbouring)
@@ -549,17 +566,12 @@ def plan_second_moment(task: MomentTask, *, epsilon, delta, noise: str = "auto",
                  "auto": list(task.candidates)}[noise]
     plans = [builders[name]() for name in names]
     if allocation is None and noise == "auto" and AUTO_TRIANGLES:
-        shares_of = {"iid": lambda: None, "iid-unit-box": lambda: np.full(h.size, 1.0 / h.size),
-                     "unit-box": lambda: np.full(h.size, 1.0 / h.size),
-                     "task-weighted": lambda: task_shares(task),
-                     "mse-optimal": lambda: positive_shares(h)}
         extra = []
         for base in plans:
             name = TRIANGLE_OF.get(base.allocation)
             if name is None or name in {p.allocation for p in plans + extra}:
                 continue
-            tri = _dominating_triangle(task, epsilon, delta, base,
-                                       shares_of[base.allocation](), name)
+            tri = dominating_triangle_of(task, epsilon, delta, base)
             if tri is not None:
                 extra.append(tri)
         plans = plans + extra

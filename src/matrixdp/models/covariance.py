@@ -765,11 +765,15 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                 G_ad, V_ad, center, t = chosen
                 rel = SimpleNamespace(value=G_ad, entry_variance=V_ad)
         elif method == "adaptive":
+            if opts.adaptive_moments_triangle:
+                from .adaptive import AdaptiveOptions  # lazy, as fit_adaptive's import
             cov, loc = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                     label="DPCovariance.fit", kind="covariance",
                                     beta=opts.coinpress_beta,
                                     loss_statistic=opts.adaptive_ranking,
-                                    refine=opts.adaptive_refine)
+                                    refine=opts.adaptive_refine,
+                                    **({"options": AdaptiveOptions(moments_triangle=True)}
+                                       if opts.adaptive_moments_triangle else {}))
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
                                                 delta=delta, noise=noise, label="DPCovariance.fit")

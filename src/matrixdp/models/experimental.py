@@ -453,6 +453,19 @@ class CovarianceOptions(_Options):
         58 changed with median 0.9535; 0.61–1.05×) and so did the never-seen check
         (``results/correlation_floor_check.md``: 30 cells, no FAIL, 24 changed with median
         0.9478; 0.69–1.03×). ``"constant"`` gives the release before, byte for byte.
+    adaptive_moments_triangle : bool, default True
+        Task CV (session 24, issue #24; THE DEFAULT since task CV): ``method="adaptive"`` with
+        ``kind="covariance"``, where the moments branch is taken, draws its last release as the
+        weighted upper triangle of the same records where that triangle dominates the chosen
+        plan entry by entry (``AdaptiveOptions(moments_triangle=True)``; ``docs/coinpress.md`` §
+        "The moments branch's last release as a dominating triangle (task CV, session 24)"):
+        the released entries are at most as noisy, the diagonal much less (the edge Analyze
+        Gauss had on movement_aal). The first look, the counts, the choice and every whitened
+        fit are as with ``False``; same (ε, δ). Measured: its dev gate passed
+        (``results/cov_cells_gate.md``: 95 cells, no paired FAIL, median 0.918 over the 87
+        changed cells) and so did its never-seen check (``results/cov_cells_check.md``).
+        ``False``: the release before task CV, byte for byte. Ignored by the other methods and
+        kinds.
 
     References
     ----------
@@ -464,6 +477,7 @@ class CovarianceOptions(_Options):
     correlation_rule: str = "margin"
     adaptive_refine: object = False
     projected_floor: str = "pooled"
+    adaptive_moments_triangle: bool = True
 
     def __post_init__(self):
         _check_beta(self.coinpress_beta)
@@ -478,6 +492,10 @@ class CovarianceOptions(_Options):
         if not (isinstance(refine, (bool, np.bool_)) or refine == "checked"):
             raise InvalidParameterError("adaptive_refine", f"must be False, True or 'checked', "
                                                            f"got {refine!r}")
+        if not isinstance(self.adaptive_moments_triangle, (bool, np.bool_)):
+            raise InvalidParameterError("adaptive_moments_triangle", f"must be True or False, "
+                                                                     f"got "
+                                                                     f"{self.adaptive_moments_triangle!r}")
         if self.projected_floor not in PROJECTED_FLOORS:
             raise InvalidParameterError("projected_floor", f"must be one of {PROJECTED_FLOORS}, "
                                                            f"got {self.projected_floor!r}")

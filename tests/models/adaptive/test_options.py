@@ -59,6 +59,7 @@ def test_it_is_frozen():
     ({"first_share": 0.0}, "first_share"), ({"first_share": 0.99, "bias_share": 0.02},
                                             "first_share"),
     ({"far_tail": "yes"}, "far_tail"), ({"first_share": 0.01, "far_tail": True}, "first_share"),
+    ({"moments_triangle": "yes"}, "moments_triangle"),
 ])
 def test_each_knob_is_validated_once_when_the_object_is_made(knobs, name):
     with pytest.raises(InvalidParameterError, match=name) as info:
@@ -72,7 +73,8 @@ def test_the_defaults_and_the_values_the_experiments_use_are_accepted():
                   {"pca_gaps": "spiked"}, {"pca_unresolved": "step"}, {"first_mix": 0.5},
                   {"decision": "clipping-loss", "select_units": "unit-box"},
                   {"first_share": 1 / 16}, {"branch": "moments"}, {"diagonal_noise": True},
-                  {"resolution_guard": True}, {"mean_margin": True}, {"margin": 2.0}):
+                  {"resolution_guard": True}, {"mean_margin": True}, {"margin": 2.0},
+                  {"moments_triangle": True}):
         AdaptiveOptions(**knobs)
 
 

@@ -266,6 +266,21 @@ class AdaptiveOptions:
         132 PCA cells, 1 paired-gate FAIL, catholic k = 5 ε = 10 5.34×; median 1.00 over the 38
         changed cells, 0.275-5.34): the counts give the clipped mass, not its direction, and the
         worst direction is often not the true one; opt-in, not recommended.
+    moments_triangle : bool, default False
+        Task CV (session 24, issue #24; ``DPCovariance``'s default since task CV, through its
+        ``CovarianceOptions(adaptive_moments_triangle=True)``; this function's own default
+        stays False, as ``loss_statistic``'s): where the moments branch is taken, its last
+        release is the weighted upper triangle of the same records
+        (:data:`~matrixdp.models._moments.TRIANGLE_OF`) instead of the full symmetrised draw, but
+        only where that triangle DOMINATES the chosen plan entry by entry
+        (:func:`~matrixdp.models._moments.dominating_triangle_of`: replace-one, the triangle
+        bound attained, every entry variance at most the plan's, one strictly below); else the
+        plan itself. The first look, the counts, both predictions and the choice are the
+        default's byte for byte (the predictions keep the full draw's variances), and so is
+        every whitened fit; only the moments branch's last draw changes, at the same GDP
+        parameter (the same (ε, δ)), averaged with the first look by its exact entry variances
+        (``docs/coinpress.md`` § "The moments branch's last release as a dominating triangle
+        (task CV, session 24)").
 
     References
     ----------
@@ -291,6 +306,7 @@ class AdaptiveOptions:
     gap_inflation: str = "pair"
     step_margin: str = "none"
     tail_bias: str = "none"
+    moments_triangle: bool = False
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -325,6 +341,9 @@ class AdaptiveOptions:
         if not isinstance(self.far_tail, (bool, np.bool_)):
             raise InvalidParameterError("far_tail", f"must be True or False, got "
                                                     f"{self.far_tail!r}")
+        if not isinstance(self.moments_triangle, (bool, np.bool_)):
+            raise InvalidParameterError("moments_triangle", f"must be True or False, got "
+                                                            f"{self.moments_triangle!r}")
         if self.far_tail and not self.first_share > FAR_SHARE:
             raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                        f"{FAR_SHARE:g} with far_tail=True")

@@ -19,7 +19,7 @@ from ...mechanisms import PrivacyGuarantee
 from ...rng import make_rng
 from .._far_tail import FAR_SHARE, far_level, far_reading, release_far_excess
 from .._moments import (apply_plan, augmented_task, average_releases, combined_variance,
-                        plan_second_moment)
+                        dominating_triangle_of, plan_second_moment)
 from ..coinpress import (BETA, check_beta, first_noise_scale, gdp_release, unwhiten,
                          whitened_noise_sd, whitened_records, whitened_release, whitening)
 from .options import AdaptiveOptions
@@ -544,6 +544,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     resolution_guard, gap_inflation = options.resolution_guard, options.gap_inflation
     step_margin = options.step_margin
     tail_shrink = options.tail_bias == "gap-shrink"
+    moments_triangle = options.moments_triangle
     if step_margin != "none" and loss_statistic != "mean":
         raise InvalidParameterError("step_margin", "the noise-level margin acts on the mean "
                                                    "ranking (loss_statistic='mean') only")
@@ -944,6 +945,11 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C = project_covariance(C, variance_max=hl * hl)
             choice, allocation, V = "coinpress", "coinpress", None
         else:
+            if moments_triangle:
+                # task CV (session 24): the same records' weighted triangle where it dominates
+                # plan2 entry by entry, at plan2's (ε, δ); the choice above is unchanged
+                eps2 = gaussian_epsilon(delta, 1.0, float(plan2.privacy.mu))
+                plan2 = dominating_triangle_of(task, eps2, delta, plan2) or plan2
             G2, mu2_got = _moment_release(plan2, value, gen)
             G, V = average_releases(G1, V1, G2, plan2.entry_variance)
             m = G[:k, k] / t
