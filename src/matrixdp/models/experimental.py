@@ -617,6 +617,16 @@ class PCAOptions(_Options):
         default: it FAILED its dev gate (``results/pca_rise_gate.md``, 264 cells, 20 paired
         trials: no paired FAIL, but the median over the 19 changed cells is 1.00 > 0.99;
         jtrain3 k = 2 ε = 0.5 1.52×, elem94_95 k = 2 ε = 0.5 0.355×).
+    adaptive_moments_triangle : bool, default False
+        ``method="adaptive"`` only (task TP, issue #24): where the adaptive fit takes the moments
+        branch, its last release is drawn as the same records' weighted upper triangle wherever
+        that triangle dominates the chosen plan entry by entry
+        (``AdaptiveOptions(moments_triangle=True)``, as the covariance default's
+        ``CovarianceOptions(adaptive_moments_triangle=True)``, task CV; ``docs/coinpress.md`` §
+        "The dominating triangle in the PCA default (task TP)"). The choice, the first look and
+        the whitened step are unchanged; the same (ε, δ) and charge. ``False``: the fit before
+        the option, byte for byte. Opt-in until its dev gate and never-seen check pass
+        (``results/pca_triangle_gate.md``).
 
 
     References
@@ -630,6 +640,7 @@ class PCAOptions(_Options):
     adaptive_resolve_share: object = None
     adaptive_bias: object = None
     adaptive_step_margin: object = None
+    adaptive_moments_triangle: bool = False
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -649,6 +660,10 @@ class PCAOptions(_Options):
         if sm is not None and sm != "noise-level":
             raise InvalidParameterError("adaptive_step_margin", f"must be None or 'noise-level', "
                                                                 f"got {sm!r}")
+        if not isinstance(self.adaptive_moments_triangle, (bool, np.bool_)):
+            raise InvalidParameterError("adaptive_moments_triangle", f"must be True or False, "
+                                                                     f"got "
+                                                                     f"{self.adaptive_moments_triangle!r}")
 
 
 def _passed(value) -> bool:
