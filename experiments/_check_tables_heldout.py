@@ -177,4 +177,6 @@ def heldout_table(name: str) -> uc.Table:
 #: never loaded. Recorded when the check was registered, before any load. NOT LOADED: task PK2's
 #: dev gate failed (``results/pca_rise_gate.md``), so the check never ran; still never-seen by
 #: data, a later check may use them with the committed specs.
+#: Session 24: registered for task TP's check (``pca_triangle_check.py``); NOT LOADED there either
+#: (task TP's dev gate failed, ``results/pca_triangle_gate.md``): still never-seen by data.
 PK_USED = ("athlet2", "crime3", "infmrt", "rdchem", "fish", "rental", "admnrev", "traffic2")

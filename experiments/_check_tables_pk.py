@@ -67,6 +67,12 @@ Used:
   them), logs ``l*``, percentages of used columns ``prc*``, ``spdt``, ``beltt`` (interactions
   with the trend), ``prcfat_1`` (lag).
 
+Registered again by task TP (session 24) for ``experiments/pca_triangle_check.py`` (the
+never-seen check of ``PCAOptions(adaptive_moments_triangle=True)``, its rule committed before any
+load). NOT LOADED: task TP's dev gate failed (``results/pca_triangle_gate.md``), so that check never
+ran either; the five tables are still never-seen by data, and a later check may use them with the
+committed specs.
+
 Panels (disclosed): ``crime3``, ``infmrt`` and ``rental`` have two rows per unit (district,
 state, city). The benchmark's relation, replace-one ROW, is used as everywhere else; its
 guarantee is per row, not per unit.

@@ -235,6 +235,13 @@ CASES: dict[str, Case] = {
         _fit_x, relations=("replace-one",),
         released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
                             "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    # session 24 (task TP): the moments branch's last release as the dominating triangle
+    # (adaptive_moments_triangle; the default's method="auto" resolving to adaptive)
+    "DPPCA[adaptive moments triangle]": Case(
+        _m("DPPCA", n_components=2, experimental=PCAOptions(adaptive_moments_triangle=True),
+           **_BX), _numeric, _fit_x, relations=("replace-one",),
+        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
+                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
     "DPMean": Case(_m("DPMean", **_BX), _numeric, _fit_x, released=frozenset({"mean_"})),
     "DPStandardScaler": Case(_m("DPStandardScaler", **_BX), _numeric, _fit_x,
                              released=frozenset({"mean_", "var_", "scale_"})),

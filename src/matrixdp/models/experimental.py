@@ -627,6 +627,21 @@ class PCAOptions(_Options):
         charge are unchanged. Its dev gate FAILED (``results/step_tails_gate.md``: 132 PCA
         cells, 20 paired trials, 1 paired-gate FAIL, catholic k = 5 ε = 10 5.34×; median 1.00
         over the 38 changed cells, 0.275-5.34).
+    adaptive_moments_triangle : bool, default False
+        ``method="adaptive"`` only (task TP, issue #24): where the adaptive fit takes the moments
+        branch, its last release is drawn as the same records' weighted upper triangle wherever
+        that triangle dominates the chosen plan entry by entry
+        (``AdaptiveOptions(moments_triangle=True)``, as the covariance default's
+        ``CovarianceOptions(adaptive_moments_triangle=True)``, task CV; ``docs/coinpress.md`` §
+        "The dominating triangle in the PCA default (task TP)"). The choice, the first look and
+        the whitened step are unchanged; the same (ε, δ) and charge. ``False``: the fit before
+        the option, byte for byte. Opt-in, not the default: it FAILED its dev gate
+        (``results/pca_triangle_gate.md``, 128 PCA cells, 20 paired trials: no paired FAIL, but
+        the median over the 78 changed cells is 0.9987 > 0.99; 0.436× elem94_95 k = 2 ε = 0.3
+        to 1.62× twoyear k = 5 ε = 1, 53 changed cells inconclusive): the triangle halves only
+        the diagonal of the last draw, which the top-k subspace reads weakly
+        (``results/pca_triangle_diagnosis.md``: predicted first-order deficit ratio 0.91, median
+        over the 32 (table, k) units).
 
 
     References
@@ -641,6 +656,7 @@ class PCAOptions(_Options):
     adaptive_bias: object = None
     adaptive_step_margin: object = None
     adaptive_tail_bias: object = None
+    adaptive_moments_triangle: bool = False
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -664,6 +680,10 @@ class PCAOptions(_Options):
         if tb is not None and tb != "gap-shrink":
             raise InvalidParameterError("adaptive_tail_bias", f"must be None or 'gap-shrink', "
                                                               f"got {tb!r}")
+        if not isinstance(self.adaptive_moments_triangle, (bool, np.bool_)):
+            raise InvalidParameterError("adaptive_moments_triangle", f"must be True or False, "
+                                                                     f"got "
+                                                                     f"{self.adaptive_moments_triangle!r}")
 
 
 def _passed(value) -> bool:

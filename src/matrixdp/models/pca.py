@@ -266,6 +266,13 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                       label="DPPCA.fit", beta=opts.coinpress_beta)
         elif method == "adaptive":
             from .adaptive import AdaptiveOptions
+            # the AdaptiveOptions of the research knobs (none: the default's options, byte for byte)
+            adaptive_kw = {**({} if opts.adaptive_step_margin is None else
+                              {"step_margin": opts.adaptive_step_margin}),
+                           **({} if opts.adaptive_tail_bias is None else
+                              {"tail_bias": opts.adaptive_tail_bias}),
+                           **({"moments_triangle": True} if opts.adaptive_moments_triangle
+                              else {})}
             # the PCA-loss ranking reads its frame after the projection applied below
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,
@@ -274,11 +281,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                      **({} if rz is None else {"resolve_z": rz}),
                                      **({} if rs is None else {"resolve_share": rs}),
                                      **({} if ab is None else {"bias": ab}),
-                                     **({} if (opts.adaptive_step_margin is None
-                                               and opts.adaptive_tail_bias is None) else
-                                        {"options": AdaptiveOptions(
-                                            step_margin=opts.adaptive_step_margin or "none",
-                                            tail_bias=opts.adaptive_tail_bias or "none")}),
+                                     **({"options": AdaptiveOptions(**adaptive_kw)}
+                                        if adaptive_kw else {}),
                                      projection="unit-box" if self.projection == "noise"
                                      else self.projection)
         else:
