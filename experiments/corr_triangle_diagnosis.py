@@ -8,7 +8,8 @@ gate's setup (public bounds from the committed specs, δ = 1e-6, replace-one, re
 error against the clipped records' correlation with ``1/n``):
 
 - ``full``/``tri``: the default / the candidate (``shrinkage="auto"``: the pooled floor);
-- ``full_none``/``tri_none``: the same releases with ``shrinkage="none"`` (the projected
+- ``full_none``/``tri_none``: the same releases with ``shrinkage="none"`` (``method="adaptive"``
+  explicit, as ``shrinkage="none"`` alone would make ``method="auto"`` the moments release; the projected
   correlation, unshrunk).
 
 Per trial also: the slope ``<R̂_off, R_off> / <R_off, R_off>`` of the released off-diagonal
@@ -55,7 +56,8 @@ def fitter(row, t, eps):
 
     def fit(s):
         return DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind="correlation",
-                            random_state=s, shrinkage=shrink, experimental=opts).fit(t.X)
+                            random_state=s, method="adaptive", shrinkage=shrink,
+                            experimental=opts).fit(t.X)
     return fit
 
 
