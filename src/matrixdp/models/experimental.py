@@ -474,8 +474,11 @@ class CovarianceOptions(_Options):
         (``AdaptiveOptions(moments_triangle=True)``; ``docs/postprocessing.md`` § "The
         correlation's moments branch as a dominating triangle (task TC)"). The pooled-floor
         shrinkage reads the averaged release's entry variances, hence the triangle's. The first
-        look, the choice and every whitened fit are as with ``False``; same (ε, δ). ``False``:
-        the release before task TC, byte for byte. Ignored by the other methods and kinds.
+        look, the choice and every whitened fit are as with ``False``; same (ε, δ). Not the
+        default: it FAILED its dev gate (``results/corr_triangle_gate.md``: 95 cells, 4 paired
+        FAILs, all at ε = 0.1, to 1.58×; median 1.0005 over the 94 changed cells where ≤ 0.99 was
+        needed; 8 cells below 0.9×, to 0.77×, where the signal is strong). ``False``: the release
+        before task TC, byte for byte. Ignored by the other methods and kinds.
 
     References
     ----------
