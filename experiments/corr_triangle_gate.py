@@ -168,7 +168,12 @@ def render() -> None:
          f"{len(inc)}" + (f" ({fmt(inc)})" if inc else "") + ".", "",
          f"Beside it (decides nothing): median over all {len(keys)} cells "
          f"{float(np.median(ratios)):.4f}; min {ratios.min():.3f}, max {ratios.max():.3f}; cells "
-         f"< 0.9: {int(np.sum(ratios < 0.9))}, > 1.01: {int(np.sum(ratios > 1.01))}.", "",
+         f"< 0.9: {int(np.sum(ratios < 0.9))}, > 1.01: {int(np.sum(ratios > 1.01))}. Median "
+         "ratio of medians by ε: " + "; ".join(
+             f"ε = {e:g}: {float(np.median([vs[k][0]['ratio_of_medians'] for k in keys if k[2] == e])):.3f}"
+             for e in sorted({k[2] for k in keys})) + "; by set: " + "; ".join(
+             f"{s_}: {float(np.median([vs[k][0]['ratio_of_medians'] for k in keys if k[0] == s_])):.3f}"
+             for s_ in ("benchmark", "heldout")) + ".", "",
          "| set | table | ε | trials | moments fits | triangle draws | default | candidate | "
          "cand/def (medians) | HL ratio | 99% upper | p (>1.10) | verdict | changed |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
