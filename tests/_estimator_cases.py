@@ -448,6 +448,13 @@ CASES: dict[str, Case] = {
         relations=("replace-one",),
         released=frozenset({"covariance_", "location_", "allocation_", "adaptive_choice_",
                             "adaptive_predicted_"})),
+    # the correlation default's moments branch as a dominating triangle (task TC, opt-in)
+    "DPCovariance[correlation triangle]": Case(
+        _m("DPCovariance", kind="correlation",
+           experimental=CovarianceOptions(adaptive_correlation_triangle=True), **_BX),
+        _numeric, _fit_x,
+        released=frozenset({"covariance_", "location_", "moments_", "allocation_",
+                            "adaptive_choice_", "adaptive_predicted_"})),
     "DPPCA[unit-box]": Case(
         _m("DPPCA", n_components=2, noise="unit-box", **_BX), _numeric, _fit_x,
         released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",

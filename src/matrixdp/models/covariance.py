@@ -200,6 +200,16 @@ def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, beta, kind="cov
     return res.covariance, res.location
 
 
+def _triangle_options(on) -> dict:
+    """``{"options": AdaptiveOptions(moments_triangle=True)}`` if ``on``, else ``{}`` (so the
+    call without it is the release before, byte for byte); task TC's correlation option."""
+    if not on:
+        return {}
+    from .adaptive import AdaptiveOptions  # lazy, as fit_adaptive's import
+
+    return {"options": AdaptiveOptions(moments_triangle=True)}
+
+
 def adaptive_moments_release(res, lo, hi, n):
     """``(G, V, center, t)`` of the averaged moments release an adaptive fit chose (the
     ``"pca"``/correlation task's augmented records ``(x - c, t)``), or None (the whitened step,
@@ -755,7 +765,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                                          beta=opts.coinpress_beta,
                                          first_kind="pca", ranking="correlation",
                                          reading="capped", resolve_z=CORRELATION_RESOLVE_Z,
-                                         refine=opts.adaptive_refine, **rule)
+                                         refine=opts.adaptive_refine, **rule,
+                                         **_triangle_options(opts.adaptive_correlation_triangle))
             chosen = adaptive_moments_release(res, lo, hi, X.shape[0])
             del res
             if chosen is None:

@@ -465,7 +465,20 @@ class CovarianceOptions(_Options):
         (``results/cov_cells_gate.md``: 95 cells, no paired FAIL, median 0.918 over the 87
         changed cells) and so did its never-seen check (``results/cov_cells_check.md``).
         ``False``: the release before task CV, byte for byte. Ignored by the other methods and
-        kinds.
+        kinds (``kind="correlation"``: see ``adaptive_correlation_triangle``).
+    adaptive_correlation_triangle : bool, default False
+        Task TC (session 24, issue #24): the same dominating triangle in the correlation
+        default's adaptive fit (``kind="correlation"``, ``method="adaptive"``): where its
+        moments branch is taken, the last release is the same records' weighted upper triangle
+        wherever that triangle dominates the chosen plan entry by entry
+        (``AdaptiveOptions(moments_triangle=True)``; ``docs/postprocessing.md`` § "The
+        correlation's moments branch as a dominating triangle (task TC)"). The pooled-floor
+        shrinkage reads the averaged release's entry variances, hence the triangle's. The first
+        look, the choice and every whitened fit are as with ``False``; same (ε, δ). Not the
+        default: it FAILED its dev gate (``results/corr_triangle_gate.md``: 95 cells, 4 paired
+        FAILs, all at ε = 0.1, to 1.58×; median 1.0005 over the 94 changed cells where ≤ 0.99 was
+        needed; 8 cells below 0.9×, to 0.77×, where the signal is strong). ``False``: the release
+        before task TC, byte for byte. Ignored by the other methods and kinds.
 
     References
     ----------
@@ -478,6 +491,7 @@ class CovarianceOptions(_Options):
     adaptive_refine: object = False
     projected_floor: str = "pooled"
     adaptive_moments_triangle: bool = True
+    adaptive_correlation_triangle: bool = False
 
     def __post_init__(self):
         _check_beta(self.coinpress_beta)
@@ -496,6 +510,10 @@ class CovarianceOptions(_Options):
             raise InvalidParameterError("adaptive_moments_triangle", f"must be True or False, "
                                                                      f"got "
                                                                      f"{self.adaptive_moments_triangle!r}")
+        if not isinstance(self.adaptive_correlation_triangle, (bool, np.bool_)):
+            raise InvalidParameterError("adaptive_correlation_triangle",
+                                        f"must be True or False, got "
+                                        f"{self.adaptive_correlation_triangle!r}")
         if self.projected_floor not in PROJECTED_FLOORS:
             raise InvalidParameterError("projected_floor", f"must be one of {PROJECTED_FLOORS}, "
                                                            f"got {self.projected_floor!r}")
