@@ -14,8 +14,8 @@ off-diagonal no larger). Whether it helps is the dev gate's question
 
 from __future__ import annotations
 
-import hashlib
-import warnings
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,24 +23,16 @@ import pytest
 from matrixdp.models import CovarianceOptions, DPCovariance
 from matrixdp.models import covariance as covmod
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _triangle_fits import digest, seeded_fits, triangle_tables  # noqa: E402
+
 FULL = CovarianceOptions(adaptive_correlation_triangle=False)
 TRI = CovarianceOptions(adaptive_correlation_triangle=True)
 
 
-def _tables():
-    rng = np.random.default_rng(7)
-    X1 = rng.uniform(-1, 1, (3000, 4))
-    X1[:, 1] = 0.8 * X1[:, 0] + 0.2 * X1[:, 1]
-    b1 = (-np.ones(4), np.ones(4))
-    X2 = np.clip(rng.standard_normal((3000, 3)) * [1, 2, 0.5], -50, 50)
-    b2 = (np.full(3, -50.0), np.full(3, 50.0))
-    X3 = rng.uniform(0, 1, (3000, 3)) * [1, 10, 100]
-    b3 = (np.zeros(3), np.array([1.0, 10.0, 100.0]))
-    return [(X1, b1), (X2, b2), (X3, b3)]
-
-
-#: ``DPCovariance(kind="correlation")`` on ``_tables()`` × ε ∈ (0.5, 5) × seed ∈ (0, 1), computed
-#: on branch cv 203d132 (before this option): (choice, allocation, sha256 of covariance_, 16 hex).
+#: ``DPCovariance(kind="correlation")`` on ``triangle_tables(correlated=True)`` × ε ∈ (0.5, 5) ×
+#: seed ∈ (0, 1), computed on branch cv 203d132 (before this option): (choice, allocation, sha256
+#: of covariance_, 16 hex).
 CV = [("moments", "unit-box", "701d8f7077aa5771"), ("moments", "unit-box", "d8d3367db1ae6c88"),
       ("moments", "unit-box", "7e300981498e3234"), ("moments", "unit-box", "9ca1c6eddf942cd6"),
       ("moments", "iid", "1332df685c45a61a"), ("moments", "iid", "714bf6a57f2b2110"),
@@ -51,19 +43,13 @@ CV = [("moments", "unit-box", "701d8f7077aa5771"), ("moments", "unit-box", "d8d3
 
 
 def _fits(experimental=None):
-    out = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for X, b in _tables():
-            for eps in (0.5, 5.0):
-                for s in (0, 1):
-                    out.append(DPCovariance(epsilon=eps, delta=1e-6, bounds=b, kind="correlation",
-                                            random_state=s, experimental=experimental).fit(X))
-    return out
+    return seeded_fits(lambda X, b, eps, s: DPCovariance(
+        epsilon=eps, delta=1e-6, bounds=b, kind="correlation", random_state=s,
+        experimental=experimental), correlated=True)
 
 
 def _hash(m):
-    return hashlib.sha256(m.covariance_.tobytes()).hexdigest()[:16]
+    return digest(m.covariance_)
 
 
 def _key(m):
@@ -119,7 +105,7 @@ def _captured(X, b, eps, seed, opts, monkeypatch):
 
 
 def test_the_pooled_floor_reads_the_triangles_entry_variances(monkeypatch):
-    X, b = _tables()[0]
+    X, b = triangle_tables(correlated=True)[0]
     base, gb = _captured(X, b, 0.5, 0, FULL, monkeypatch)
     cand, gc = _captured(X, b, 0.5, 0, TRI, monkeypatch)
     assert base.shrinkage_ == cand.shrinkage_ == "projected"
@@ -140,7 +126,7 @@ def test_the_option_is_validated_by_name():
     with pytest.raises(InvalidParameterError, match="adaptive_correlation_triangle"):
         CovarianceOptions(adaptive_correlation_triangle="on")
     # ignored by the covariance kind: the covariance default's release is unchanged
-    X, b = _tables()[0]
+    X, b = triangle_tables(correlated=True)[0]
     a = DPCovariance(epsilon=1.0, bounds=b, random_state=0).fit(X)
     c = DPCovariance(epsilon=1.0, bounds=b, random_state=0, experimental=TRI).fit(X)
     assert _hash(a) == _hash(c)

@@ -12,31 +12,21 @@ fit is byte-identical and every moments fit changes; it combines with ``adaptive
 
 from __future__ import annotations
 
-import hashlib
-import warnings
+import sys
+from pathlib import Path
 
-import numpy as np
 import pytest
 
 from matrixdp.errors import InvalidParameterError
 from matrixdp.models import DPPCA
 from matrixdp.models.experimental import PCAOptions
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _triangle_fits import digest, seeded_fits  # noqa: E402
 
-def _tables():
-    rng = np.random.default_rng(7)
-    X1 = rng.uniform(-1, 1, (3000, 4))
-    b1 = (-np.ones(4), np.ones(4))
-    X2 = np.clip(rng.standard_normal((3000, 3)) * [1, 2, 0.5], -50, 50)
-    b2 = (np.full(3, -50.0), np.full(3, 50.0))
-    X3 = rng.uniform(0, 1, (3000, 3)) * [1, 10, 100]
-    b3 = (np.zeros(3), np.array([1.0, 10.0, 100.0]))
-    return [(X1, b1), (X2, b2), (X3, b3)]
-
-
-#: ``DPPCA(n_components=2)`` on ``_tables()`` × ε ∈ (0.5, 5) × seed ∈ (0, 1), computed on branch
-#: ``cv`` 203d132 (before this option): (choice, sha256 of components_ + explained_variance_ bytes,
-#: first 16 hex).
+#: ``DPPCA(n_components=2)`` on ``_triangle_fits.triangle_tables()`` × ε ∈ (0.5, 5) × seed ∈
+#: (0, 1), computed on branch ``cv`` 203d132 (before this option): (choice, sha256 of
+#: components_ + explained_variance_ bytes, first 16 hex).
 CV = [("moments", "d616532e7ab90304"), ("moments", "9f4c6704761f3b43"),
       ("moments", "8799c434014d7c4b"), ("moments", "9b251d827d750986"),
       ("coinpress", "a9dad5ee2944ae78"), ("coinpress", "54da3c07e53f6b12"),
@@ -46,20 +36,13 @@ CV = [("moments", "d616532e7ab90304"), ("moments", "9f4c6704761f3b43"),
 
 
 def _fits(experimental=None):
-    out = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for X, b in _tables():
-            for eps in (0.5, 5.0):
-                for s in (0, 1):
-                    out.append(DPPCA(n_components=2, epsilon=eps, delta=1e-6, bounds=b,
-                                     random_state=s, experimental=experimental).fit(X))
-    return out
+    return seeded_fits(lambda X, b, eps, s: DPPCA(
+        n_components=2, epsilon=eps, delta=1e-6, bounds=b, random_state=s,
+        experimental=experimental))
 
 
 def _hash(m):
-    return hashlib.sha256(m.components_.tobytes()
-                          + m.explained_variance_.tobytes()).hexdigest()[:16]
+    return digest(m.components_, m.explained_variance_)
 
 
 def test_false_is_the_release_before_byte_for_byte():

@@ -12,8 +12,9 @@ spread matches the reported (combined) entry variance, which is below the defaul
 
 from __future__ import annotations
 
-import hashlib
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,20 +23,13 @@ from matrixdp.models import CovarianceOptions, DPCovariance
 from matrixdp.models._moments import augmented_task, dominating_triangle_of, plan_second_moment
 from matrixdp.models.adaptive import AdaptiveOptions, adaptive_covariance
 
-
-def _tables():
-    rng = np.random.default_rng(7)
-    X1 = rng.uniform(-1, 1, (3000, 4))
-    b1 = (-np.ones(4), np.ones(4))
-    X2 = np.clip(rng.standard_normal((3000, 3)) * [1, 2, 0.5], -50, 50)
-    b2 = (np.full(3, -50.0), np.full(3, 50.0))
-    X3 = rng.uniform(0, 1, (3000, 3)) * [1, 10, 100]
-    b3 = (np.zeros(3), np.array([1.0, 10.0, 100.0]))
-    return [(X1, b1), (X2, b2), (X3, b3)]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from _triangle_fits import digest, seeded_fits  # noqa: E402
 
 
-#: ``DPCovariance()`` on ``_tables()`` × ε ∈ (0.5, 5) × seed ∈ (0, 1), computed on main c9ac1aa
-#: (before this option): (choice, allocation, sha256 of covariance_ bytes, first 16 hex).
+#: ``DPCovariance()`` on ``_triangle_fits.triangle_tables()`` × ε ∈ (0.5, 5) × seed ∈ (0, 1),
+#: computed on main c9ac1aa (before this option): (choice, allocation, sha256 of covariance_
+#: bytes, first 16 hex).
 MAIN = [("moments", "unit-box", "f53214dd5e79921c"), ("moments", "unit-box", "04d8ce44c9b9d394"),
         ("moments", "unit-box", "55af1d943c14bc9b"), ("moments", "unit-box", "7e92022ed6fc735a"),
         ("coinpress", "coinpress", "0ba19d726a17fe18"),
@@ -49,19 +43,12 @@ MAIN = [("moments", "unit-box", "f53214dd5e79921c"), ("moments", "unit-box", "04
 
 
 def _fits(experimental=None):
-    out = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for X, b in _tables():
-            for eps in (0.5, 5.0):
-                for s in (0, 1):
-                    out.append(DPCovariance(epsilon=eps, delta=1e-6, bounds=b, random_state=s,
-                                            experimental=experimental).fit(X))
-    return out
+    return seeded_fits(lambda X, b, eps, s: DPCovariance(
+        epsilon=eps, delta=1e-6, bounds=b, random_state=s, experimental=experimental))
 
 
 def _hash(m):
-    return hashlib.sha256(m.covariance_.tobytes()).hexdigest()[:16]
+    return digest(m.covariance_)
 
 
 def test_false_is_mains_release_byte_for_byte_and_the_default_is_the_triangle():
