@@ -23,10 +23,18 @@ Per trial (off-diagonal entries, sums over ``i < j``):
   projected correlation ``r`` (off-diagonal), the factor that would be best;
 - ``error``: the released correlation's relative Frobenius error.
 
+Part B (``--part b``, after the dev gate ``results/corr_triangle_floor_gate.md`` FAILED on its
+median half; decides nothing): the gate's five cells where the candidate lost most (beauty
+ε = 0.1, adult 0.5, lending_club 0.1, recid 0.5, beauty 0.5), 20 paired trials (seeds
+``SeedSequence(2026120156)``, new), the three rows above plus ``full_none`` and ``tri_none``
+(``shrinkage="none", method="adaptive"``: the unshrunk correlation of each release, to separate the release from
+the floor); ``results/corr_triangle_floor_diagnosis_b.md``.
+
 Command::
 
     cd experiments && nice -n 10 env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \\
         PYTHONPATH=../src MATRIXDP_DATA=/work/shared/datasets python corr_triangle_floor_diagnosis.py
+    ... python corr_triangle_floor_diagnosis.py --part b
 """
 
 from __future__ import annotations
@@ -53,7 +61,16 @@ COLS = ("error", "floored", "dhat_over_C", "w_over_true", "tr_est", "tr_true", "
         "sig_est", "sig_true", "snr", "factor", "oracle")
 
 
-def one(t, eps, seed, tri, extra=None):
+PART_B = dict(seed=2026120156, trials=20,
+              cells=(("heldout", "beauty", 0.1), ("benchmark", "adult", 0.5),
+                     ("benchmark", "lending_club", 0.1), ("heldout", "recid", 0.5),
+                     ("heldout", "beauty", 0.5)),
+              rows=("full", "tri", "tri_floor", "full_none", "tri_none"),
+              md=uc.REPO_ROOT / "results" / "corr_triangle_floor_diagnosis_b.md",
+              csv=uc.REPO_ROOT / "results" / "corr_triangle_floor_diagnosis_b.csv")
+
+
+def one(t, eps, seed, tri, extra=None, shrinkage="auto"):
     import matrixdp.feasible as feas
     from matrixdp.models import DPCovariance
     from matrixdp.models.experimental import CovarianceOptions
@@ -72,7 +89,8 @@ def one(t, eps, seed, tri, extra=None):
     feas.projected_stein_shrink = spy
     try:
         est = DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind="correlation",
-                           random_state=seed,
+                           random_state=seed, shrinkage=shrinkage,
+                           **({"method": "adaptive"} if shrinkage == "none" else {}),
                            experimental=CovarianceOptions(adaptive_correlation_triangle=tri,
                                                           **(extra or {}))).fit(t.X)
     finally:
@@ -107,7 +125,12 @@ def one(t, eps, seed, tri, extra=None):
     return out
 
 
-def main():
+def main(part="a"):
+    global SEED, TRIALS, CELLS, ROWS, OUT_MD, OUT_CSV
+    if part == "b":
+        SEED, TRIALS, CELLS, ROWS = (PART_B["seed"], PART_B["trials"], PART_B["cells"],
+                                     PART_B["rows"])
+        OUT_MD, OUT_CSV = PART_B["md"], PART_B["csv"]
     seeds = base.seeds_of(SEED, TRIALS)
     from _check_tables_heldout import heldout_table
     rows = []
@@ -118,8 +141,9 @@ def main():
             for row in ROWS:
                 for i, s in enumerate(seeds):
                     rows.append({"table": name, "epsilon": eps, "row": row, "trial": i,
-                                 **one(t, eps, s, row != "full",
-                                       {"triangle_floor": True} if row == "tri_floor" else None)})
+                                 **one(t, eps, s, row.startswith("tri"),
+                                       {"triangle_floor": True} if row == "tri_floor" else None,
+                                       "none" if row.endswith("_none") else "auto")})
             print(name, eps, "done", flush=True)
     with open(OUT_CSV, "w", newline="") as fh:
         wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
@@ -136,11 +160,30 @@ def main():
         for row in ROWS:
             sel = [x for x in rows if x["table"] == name and x["epsilon"] == eps
                    and x["row"] == row and x["choice"] == "moments"]
+            if part == "b":  # all trials (the ratios below are over all of them)
+                sel = [x for x in rows if x["table"] == name and x["epsilon"] == eps
+                       and x["row"] == row]
             vals = [f"{float(np.median([x[c] for x in sel])):.4g}" if sel else "-" for c in COLS]
             L.append(f"| {name} | {eps:g} | {row} | {len(sel)}/{TRIALS} | " + " | ".join(vals) + " |")
+    if part == "b":
+        L[0] = L[0] + ", part B (the gate's losing cells)"
+        L[2] = L[2].replace("corr_triangle_floor_diagnosis.csv", OUT_CSV.name)
+        L[2] = L[2].replace("Medians over the trials whose fit took the moments branch.",
+                            "Part B: medians over all trials (moments: how many took the "
+                            "moments branch).")
+        L += ["", "nan: the fit applied no shrinkage (``projected_stein_shrink`` was not "
+              "called), or a `_none` row.", "", "Ratios of medians of the error (all trials): tri_floor/full (the gate's "
+              "candidate), tri/full (TC's), tri_none/full_none (the releases unshrunk).", "",
+              "| table | ε | tri_floor/full | tri/full | tri_none/full_none |", "|---|---|---|---|---|"]
+        for _, name, eps in CELLS:
+            med = {row: float(np.median([x["error"] for x in rows if x["table"] == name
+                                         and x["epsilon"] == eps and x["row"] == row]))
+                   for row in ROWS}
+            L.append(f"| {name} | {eps:g} | {med['tri_floor'] / med['full']:.3f} | "
+                     f"{med['tri'] / med['full']:.3f} | {med['tri_none'] / med['full_none']:.3f} |")
     OUT_MD.write_text("\n".join(L) + "\n")
     print(f"wrote {OUT_MD}")
 
 
 if __name__ == "__main__":
-    main()
+    main("b" if sys.argv[1:] == ["--part", "b"] else "a")
