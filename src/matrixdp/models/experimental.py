@@ -490,7 +490,10 @@ class CovarianceOptions(_Options):
         and whose off-diagonal is not (``results/corr_triangle_floor_diagnosis.md``).
         Post-processing of the same release; same (ε, δ). Ignored unless
         ``adaptive_correlation_triangle=True`` and the fit is the correlation's adaptive fit;
-        ``False``: the weights before task TF, byte for byte.
+        ``False``: the weights before task TF, byte for byte. Not the default: the dev gate of
+        the two together FAILED on its median half only (``results/corr_triangle_floor_gate.md``:
+        95 cells, no paired FAIL where the triangle alone had 4; median 1.0000 over the 92
+        changed cells where ≤ 0.99 was needed; 0.74–1.25×).
 
     References
     ----------
