@@ -101,6 +101,10 @@ PROJECTED_FLOOR = 0.5
 #: ``shrinkage="projected"``: groups whose mean public noise variance is at least this many
 #: times the largest squared covariance the box allows keep the raw release's factor.
 NOISE_BOUND_RATIO = 1.0
+#: The floors of :func:`shrink_covariance`'s correlation weights (task TF): ``"diagonal"``
+#: (``d̂_i`` at least the diagonal's noise sd) and ``"off-diagonal"`` (the product ``d̂_i d̂_j``
+#: also at least twice the entry's noise variance).
+WEIGHT_FLOORS = ("diagonal", "off-diagonal")
 
 
 def auto_shrinkage(kind: str, method: str, neighbouring: str) -> str:
@@ -345,7 +349,7 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
                       lower, upper, kind: str, neighbouring: str = "replace-one", *,
                       diagonal: bool = False, group_ratio: float | None = None,
                       reference: np.ndarray | None = None, floor: float = 0.0,
-                      floor_rule: str = "constant"):
+                      floor_rule: str = "constant", weight_floor: str = "diagonal"):
     """James–Stein shrinkage factors of a released covariance, computed before its projection.
 
     ``kind="covariance"``: the Frobenius loss in original units; the off-diagonal entries are
@@ -369,6 +373,13 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
     ramp times ``clip(ŝ, 0, 1)``, ``ŝ`` the projected correlation's signal-to-noise pooled
     over all groups in its own units (``projected_stein_shrink``'s ``floor_signal="pooled"``;
     ``docs/postprocessing.md``, "The pooled floor"); ``"constant"``: ``floor``.
+    ``weight_floor="off-diagonal"`` (task TF, ``CovarianceOptions(triangle_floor=True)``): the
+    correlation weight of an off-diagonal entry is ``1/max(d̂_i d̂_j, 2 Var_ij)`` (at most
+    ``1/(h_i h_j)²``), its product floored by the entry's own noise variance rather than only by
+    the diagonal's noise sd: a full draw's diagonal has twice the off-diagonal variance, so there
+    the two floors coincide, while a dominating triangle lowers the diagonal's noise and not the
+    off-diagonal's (``docs/postprocessing.md``, "The triangle's weight floor"). ``"diagonal"``:
+    the weights above, byte for byte.
     """
     from ..feasible import james_stein_shrink, projected_stein_shrink, variance_groups
 
@@ -381,6 +392,15 @@ def shrink_covariance(cov: np.ndarray, G: np.ndarray, V: np.ndarray, center: np.
         dd = np.minimum(np.maximum(np.diagonal(cov), sd), h * h)
         inv = np.where(dd > 0, 1.0 / np.where(dd > 0, dd, 1.0), 0.0)
         w = np.outer(inv, inv)
+        check_choice(weight_floor, WEIGHT_FLOORS, "weight_floor")
+        if weight_floor == "off-diagonal":
+            # the off-diagonal products floored at twice the entry's noise variance (the full
+            # draw's diagonal-to-off-diagonal variance ratio), capped at the box's (h_i h_j)²
+            hh = np.outer(h * h, h * h)
+            prod = np.minimum(np.maximum(np.outer(dd, dd), 2.0 * var), hh)
+            off = ~np.eye(d, dtype=bool)
+            w = np.where(off & (prod > 0), 1.0 / np.where(prod > 0, prod, 1.0),
+                         np.where(off, 0.0, w))
     else:
         w = np.ones((d, d))
     # the variance of the noise without the mean's linear cross terms m_i δm_j + m_j δm_i,
@@ -817,7 +837,10 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                 shrunk, self.shrinkage_factors_ = shrink_covariance(
                     raw, rel.value, rel.entry_variance, center, t, lo, hi, self.kind,
                     check_relation(self.neighbouring), group_ratio=CORRELATION_GROUP_RATIO,
-                    reference=cov, floor=PROJECTED_FLOOR, floor_rule=opts.projected_floor)
+                    reference=cov, floor=PROJECTED_FLOOR, floor_rule=opts.projected_floor,
+                    weight_floor=("off-diagonal" if opts.triangle_floor
+                                  and opts.adaptive_correlation_triangle
+                                  and method == "adaptive" else "diagonal"))
                 cov = nearest_correlation(shrunk)
         self.covariance_ = cov
         # the mean of records clipped to the box lies in the box: the adaptive and CoinPress

@@ -479,6 +479,21 @@ class CovarianceOptions(_Options):
         FAILs, all at ε = 0.1, to 1.58×; median 1.0005 over the 94 changed cells where ≤ 0.99 was
         needed; 8 cells below 0.9×, to 0.77×, where the signal is strong). ``False``: the release
         before task TC, byte for byte. Ignored by the other methods and kinds.
+    triangle_floor : bool, default False
+        Task TF (session 24, issue #24): with ``adaptive_correlation_triangle=True``, the
+        pooled floor's correlation weights ``1/(d̂_i d̂_j)`` of an off-diagonal entry floor the
+        product ``d̂_i d̂_j`` at twice the entry's own noise variance as well
+        (:func:`~matrixdp.models.covariance.shrink_covariance`'s ``weight_floor="off-diagonal"``;
+        ``docs/postprocessing.md`` § "The triangle's weight floor (task TF)"). The floor on
+        ``d̂_i`` alone (the diagonal's noise sd) caps each entry's noise in correlation units at
+        about 1/2 under a full draw but at 1–7 under the triangle, whose diagonal is less noisy
+        and whose off-diagonal is not (``results/corr_triangle_floor_diagnosis.md``).
+        Post-processing of the same release; same (ε, δ). Ignored unless
+        ``adaptive_correlation_triangle=True`` and the fit is the correlation's adaptive fit;
+        ``False``: the weights before task TF, byte for byte. Not the default: the dev gate of
+        the two together FAILED on its median half only (``results/corr_triangle_floor_gate.md``:
+        95 cells, no paired FAIL where the triangle alone had 4; median 1.0000 over the 92
+        changed cells where ≤ 0.99 was needed; 0.74–1.25×).
 
     References
     ----------
@@ -492,6 +507,7 @@ class CovarianceOptions(_Options):
     projected_floor: str = "pooled"
     adaptive_moments_triangle: bool = True
     adaptive_correlation_triangle: bool = False
+    triangle_floor: bool = False
 
     def __post_init__(self):
         _check_beta(self.coinpress_beta)
@@ -514,6 +530,9 @@ class CovarianceOptions(_Options):
             raise InvalidParameterError("adaptive_correlation_triangle",
                                         f"must be True or False, got "
                                         f"{self.adaptive_correlation_triangle!r}")
+        if not isinstance(self.triangle_floor, (bool, np.bool_)):
+            raise InvalidParameterError("triangle_floor", f"must be True or False, got "
+                                                          f"{self.triangle_floor!r}")
         if self.projected_floor not in PROJECTED_FLOORS:
             raise InvalidParameterError("projected_floor", f"must be one of {PROJECTED_FLOORS}, "
                                                            f"got {self.projected_floor!r}")
