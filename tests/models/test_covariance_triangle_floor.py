@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 
 from matrixdp.errors import InvalidParameterError
-from matrixdp.models import CovarianceOptions, DPCovariance
+from matrixdp.models import CovarianceOptions
 from matrixdp.models import covariance as covmod
 
-from .test_covariance_correlation_triangle import CV, _fits, _hash, _key, _tables
+from .test_covariance_correlation_triangle import CV, _fits, _hash, _key
 
 TRI = CovarianceOptions(adaptive_correlation_triangle=True)
 TRI_FLOOR = CovarianceOptions(adaptive_correlation_triangle=True, triangle_floor=True)
