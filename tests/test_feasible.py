@@ -318,10 +318,13 @@ def test_project_psd_box_is_silent_when_an_early_stop_is_inside_the_box():
 def _second_moment_problem(d, seed=0):
     """Badly scaled second moments of records in ``[0, range]`` (ranges 0.5 … 700): every entry
     has a lower bound >= 0 that PSD does not imply, and the noise makes many of them bind."""
+    from threadpoolctl import threadpool_limits
+
     rng = np.random.default_rng(seed)
     ranges = np.geomspace(0.5, 700.0, d)
     recs = rng.uniform(0.0, 1.0, size=(4 * d, d)) ** 2 * ranges
-    true = recs.T @ recs / recs.shape[0]
+    with threadpool_limits(1):  # the same bits whatever BLAS threads the suite left (CI vs local)
+        true = recs.T @ recs / recs.shape[0]
     e = rng.standard_normal((d, d)) * np.outer(ranges, ranges) * 0.35
     mlo, mhi = feasible.second_moment_entry_bounds(np.zeros(d), ranges)
     return true + (e + e.T) / 2, true, mlo, mhi

@@ -162,7 +162,8 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
     eigendecomposition's rounding floor ``64 eps ‖C + Y‖₂``): every entry in its box, a
     positive multiplier only on an entry at its lower bound, a negative one only at its upper
     bound. The result ``(C + Y)_+`` is then exactly the projection for those multipliers.
-    Only if Newton has not converged in ``newton_max_iter`` steps do Dykstra's alternating
+    Only if Newton has not converged in ``newton_max_iter`` steps (warm-started from the diagonal
+    solution, then again from zero multipliers) do Dykstra's alternating
     projections [1]_ run, warm-started from its dual iterate;
     Dykstra stops when a sweep changes the iterate by less than ``tol`` relative to its norm
     **and** the PSD iterate meets the box to ``sqrt(tol)`` relative to the largest finite bound.
@@ -251,6 +252,15 @@ def project_psd_box(matrix, lower=None, upper=None, *, tol: float = DEFAULT_TOL,
         if newton_max_iter > 0:
             full = _box_projected_newton(x, lo, hi, tol=min(tol, 1e-12), max_iter=newton_max_iter,
                                          y0=np.diag(first.dual))
+            if not full.converged:
+                # the warm start can stall where rounding hides the line search's decrease (a
+                # d = 100 second-moment box, one input in 30 one-ulp perturbations on the
+                # previous diagonal solver and on this one, each on different inputs): the
+                # same Newton method from Y = 0 before Dykstra's fallback
+                cold = _box_projected_newton(x, lo, hi, tol=min(tol, 1e-12),
+                                             max_iter=newton_max_iter)
+                if cold.converged:
+                    full = cold
         else:
             full = first._replace(converged=False, dual=np.diag(first.dual))
         ydual = full.dual

@@ -135,12 +135,14 @@ def test_summary_power_lines_count_the_power_files_verdicts(tmp_path):
     write("covariance_choice_gate.csv", ["dataset", "epsilon", "T", "verdict_candidate_best",
                                          "lowest", "within"],
           [("a", 1, 100, "inconclusive", "False", "True"), ("b", 1, 100, "pass", "True", "True")])
-    gate, previous = [x for x in summary.power_lines(tmp_path, "utility_covariance",
-                                                     "relative Frobenius error") if x]
-    assert "`covariance_choice_gate.md`; the default" in gate
+    note, gate, previous = [x for x in summary.power_lines(tmp_path, "utility_covariance",
+                                                           "relative Frobenius error") if x]
+    # the current covariance default's 100-trial file is Markdown only: a pointer comes first
+    assert note.endswith("`cov_cells_power.md`.") and "task CV" in note
+    assert "`covariance_choice_gate.md`; the default before session 24" in gate
     assert "than 1.10× the best in 0 of 2 cells, inconclusive in 1" in gate
     assert "lowest median of those rows in 1 and is within 1.2× of the best in 2." in gate
-    assert "`covariance_default_power.md`; the previous default" in previous
+    assert "`covariance_default_power.md`; the default before that" in previous
     assert "than 1.10× the best in 1 of 3 cells (a ε = 1), inconclusive in 1" in previous
     assert "lowest median of those rows in 2 and is within 1.2× of the best in 2." in previous
     # the regression gate file records medians: lowest is strictly below the best, within <= 1.2x
