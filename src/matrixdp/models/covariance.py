@@ -206,7 +206,8 @@ def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, beta, kind="cov
 
 def _triangle_options(on) -> dict:
     """``{"options": AdaptiveOptions(moments_triangle=True)}`` if ``on``, else ``{}`` (so the
-    call without it is the release before, byte for byte); task TC's correlation option."""
+    call without it is the release before, byte for byte): the covariance default's dominating
+    triangle (task CV) and the correlation's option (task TC)."""
     if not on:
         return {}
     from .adaptive import AdaptiveOptions  # lazy, as fit_adaptive's import
@@ -796,15 +797,12 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                 G_ad, V_ad, center, t = chosen
                 rel = SimpleNamespace(value=G_ad, entry_variance=V_ad)
         elif method == "adaptive":
-            if opts.adaptive_moments_triangle:
-                from .adaptive import AdaptiveOptions  # lazy, as fit_adaptive's import
             cov, loc = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                     label="DPCovariance.fit", kind="covariance",
                                     beta=opts.coinpress_beta,
                                     loss_statistic=opts.adaptive_ranking,
                                     refine=opts.adaptive_refine,
-                                    **({"options": AdaptiveOptions(moments_triangle=True)}
-                                       if opts.adaptive_moments_triangle else {}))
+                                    **_triangle_options(opts.adaptive_moments_triangle))
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
                                                 delta=delta, noise=noise, label="DPCovariance.fit")
