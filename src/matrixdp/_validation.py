@@ -140,6 +140,17 @@ def check_choice(value, choices, argument: str):
     return value
 
 
+def check_flag(value, argument: str):
+    """Return ``value`` if it is ``True`` or ``False`` (a Python or numpy bool), else raise
+    :class:`InvalidParameterError` ("must be True or False, got ...", naming ``argument``).
+
+    The one check behind every on/off parameter (no truthiness: ``"yes"`` or ``1`` is refused).
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(argument, f"must be True or False, got {value!r}")
+    return value
+
+
 def check_probability(value, argument: str) -> float:
     """Return ``value`` in the open interval (0, 1)."""
     v = _as_real(value, argument)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .._validation import check_choice
+from .._validation import check_choice, check_flag
 from ..errors import InvalidParameterError
 
 __all__ = ["RegressionOptions", "CovarianceOptions", "PCAOptions", "DEPRECATED", "REMOVED_IN",
@@ -522,17 +522,9 @@ class CovarianceOptions(_Options):
         if not (isinstance(refine, (bool, np.bool_)) or refine == "checked"):
             raise InvalidParameterError("adaptive_refine", f"must be False, True or 'checked', "
                                                            f"got {refine!r}")
-        if not isinstance(self.adaptive_moments_triangle, (bool, np.bool_)):
-            raise InvalidParameterError("adaptive_moments_triangle", f"must be True or False, "
-                                                                     f"got "
-                                                                     f"{self.adaptive_moments_triangle!r}")
-        if not isinstance(self.adaptive_correlation_triangle, (bool, np.bool_)):
-            raise InvalidParameterError("adaptive_correlation_triangle",
-                                        f"must be True or False, got "
-                                        f"{self.adaptive_correlation_triangle!r}")
-        if not isinstance(self.triangle_floor, (bool, np.bool_)):
-            raise InvalidParameterError("triangle_floor", f"must be True or False, got "
-                                                          f"{self.triangle_floor!r}")
+        check_flag(self.adaptive_moments_triangle, "adaptive_moments_triangle")
+        check_flag(self.adaptive_correlation_triangle, "adaptive_correlation_triangle")
+        check_flag(self.triangle_floor, "triangle_floor")
         if self.projected_floor not in PROJECTED_FLOORS:
             raise InvalidParameterError("projected_floor", f"must be one of {PROJECTED_FLOORS}, "
                                                            f"got {self.projected_floor!r}")
@@ -717,10 +709,7 @@ class PCAOptions(_Options):
         if tb is not None and tb != "gap-shrink":
             raise InvalidParameterError("adaptive_tail_bias", f"must be None or 'gap-shrink', "
                                                               f"got {tb!r}")
-        if not isinstance(self.adaptive_moments_triangle, (bool, np.bool_)):
-            raise InvalidParameterError("adaptive_moments_triangle", f"must be True or False, "
-                                                                     f"got "
-                                                                     f"{self.adaptive_moments_triangle!r}")
+        check_flag(self.adaptive_moments_triangle, "adaptive_moments_triangle")
 
 
 def _passed(value) -> bool:

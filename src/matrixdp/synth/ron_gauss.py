@@ -15,7 +15,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._validation import (check_choice, check_epsilon, check_n_records, check_positive,
-                           check_probability)
+                           check_flag, check_probability)
 from ..errors import (
     InvalidParameterError,
     InvalidShapeError,
@@ -834,8 +834,7 @@ class RONGauss(GeneratorParams):
             if rng is not None:
                 raise InvalidParameterError("random_state", "give rng or random_state, not both")
             rng = random_state
-        if not isinstance(add_mean, (bool, np.bool_)):
-            raise InvalidParameterError("add_mean", f"must be True or False, got {add_mean!r}")
+        check_flag(add_mean, "add_mean")
         if add_mean and self.task == "classification":
             raise InvalidParameterError(
                 "add_mean", "classification samples are already centred at the DP class means")

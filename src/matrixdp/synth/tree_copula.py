@@ -19,6 +19,7 @@ from numbers import Integral
 
 import numpy as np
 
+from .._validation import check_flag
 from ..errors import InvalidParameterError, InvalidShapeError
 from ..mechanisms import GaussianMechanism, PrivacyGuarantee
 from ..mechanisms.draw import public_randomness
@@ -568,8 +569,7 @@ class DPTreeCopula(GeneratorParams):
             raise InvalidParameterError("merged_bins", f"must be 'even' or 'pooled', got {self.merged_bins!r}")
         if not (isinstance(self.edge_prior, str) and self.edge_prior in ("joint", "row")):
             raise InvalidParameterError("edge_prior", f"must be 'joint' or 'row', got {self.edge_prior!r}")
-        if not isinstance(self.binary_latent, (bool, np.bool_)):
-            raise InvalidParameterError("binary_latent", f"must be True or False, got {self.binary_latent!r}")
+        check_flag(self.binary_latent, "binary_latent")
         # checked for every shares value (with shares='auto' they were not checked before)
         for name in ("clip_scale", "smoothing"):
             v = getattr(self, name)

@@ -11,9 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
-from ..._validation import check_choice
+from ..._validation import check_choice, check_flag
 from ...errors import InvalidParameterError
 from .._far_tail import FAR_SHARE
 from .tails import TAIL_BIASES
@@ -338,12 +336,8 @@ class AdaptiveOptions:
                 and self.first_share + self.bias_share < 1):
             raise InvalidParameterError("first_share", "first_share and bias_share must be > 0 "
                                                        "with a sum < 1")
-        if not isinstance(self.far_tail, (bool, np.bool_)):
-            raise InvalidParameterError("far_tail", f"must be True or False, got "
-                                                    f"{self.far_tail!r}")
-        if not isinstance(self.moments_triangle, (bool, np.bool_)):
-            raise InvalidParameterError("moments_triangle", f"must be True or False, got "
-                                                            f"{self.moments_triangle!r}")
+        check_flag(self.far_tail, "far_tail")
+        check_flag(self.moments_triangle, "moments_triangle")
         if self.far_tail and not self.first_share > FAR_SHARE:
             raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                        f"{FAR_SHARE:g} with far_tail=True")
