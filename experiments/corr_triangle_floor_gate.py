@@ -60,145 +60,27 @@ Markdown)::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _paired_gate as pg  # noqa: E402
-import _paired_trials as pt  # noqa: E402
-import _utility_common as uc  # noqa: E402
-import correlation_floor_gate as base  # noqa: E402  (tables, scorer, load, verdicts: one copy)
+import corr_triangle_gate as tc  # noqa: E402  (the gate's cells, run, rule and rendering: one copy)
 
-RESULTS = uc.REPO_ROOT / "results"
-TRIALS_CSV = RESULTS / "corr_triangle_floor_gate_trials.csv"
-OUT_MD = RESULTS / "corr_triangle_floor_gate.md"
-SEED, SEED_MORE = 2026120152, 2026120153
-TRIALS, MORE = 20, 40
-ROWS = ("default", "candidate")
-FIELDS = ["set", "table", "epsilon", "row", "trial", "seed", "error", "choice", "allocation"]
-MEDIAN_MAX = 0.99
+GATE = tc.TriangleGate("TF", (("adaptive_correlation_triangle", True), ("triangle_floor", True)),
+                       "corr_triangle_floor_gate", 2026120152, 2026120153)
+ROWS, FIELDS, MEDIAN_MAX, TRIALS, MORE = tc.ROWS, tc.FIELDS, tc.MEDIAN_MAX, tc.TRIALS, tc.MORE
+TRIALS_CSV, OUT_MD, SEED, SEED_MORE = GATE.trials_csv, GATE.out_md, GATE.seed, GATE.seed_more
+scorer = tc.scorer
 
 
 def fitter(row: str, t, eps: float):
-    from matrixdp.models import DPCovariance
-    from matrixdp.models.experimental import CovarianceOptions
-
-    opts = (CovarianceOptions() if row == "default"
-            else CovarianceOptions(adaptive_correlation_triangle=True, triangle_floor=True))
-
-    def fit(s):
-        return DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind="correlation",
-                            random_state=s, experimental=opts).fit(t.X)
-    return fit
-
-
-def scorer(t):
-    """``estimator -> {error, choice, allocation}`` (the error as ``correlation_floor_gate``)."""
-    score = base.scorer(t)
-
-    def out(est):
-        return {**score(est), "choice": getattr(est, "adaptive_choice_", ""),
-                "allocation": str(getattr(est, "allocation_", ""))}
-    return out
-
-
-def run_cells(cells, seeds, path, offset=0, shard=None) -> None:
-    pt.run_cells(cells, seeds, ROWS, path, FIELDS, ("table", "epsilon"),
-                 lambda c: {"set": c[0], "table": c[1].name, "epsilon": c[2]},
-                 lambda row, c: fitter(row, c[1], c[2]), lambda c: scorer(c[1]),
-                 lambda c: f"{c[0]} {c[1].name} eps={c[2]} done", offset, shard)
-
-
-def all_cells():
-    return [(set_, t, eps) for set_, t in base.tables() for eps in uc.EPSILONS]
-
-
-def run(args) -> None:
-    cells = all_cells()
-    seeds = base.seeds_of(SEED, TRIALS)
-    if args.shard is not None:
-        i, n = args.shard
-        run_cells(cells[i::n], seeds, TRIALS_CSV, shard=args.shard)
-        return
-    run_cells(cells, seeds, TRIALS_CSV)
-    vs = base.verdicts(base.load(TRIALS_CSV))
-    more = [c for c in cells
-            if pg.verdict_label(vs[(c[0], c[1].name, c[2])][0]) == "inconclusive"]
-    if more:
-        run_cells(more, base.seeds_of(SEED_MORE, MORE), TRIALS_CSV, offset=TRIALS)
-
-
-def branch_counts(path=TRIALS_CSV):
-    """``{(set, table, eps): (moments fits, candidate triangle draws, trials)}``."""
-    out: dict = {}
-    for r in pt.rows(path):
-        key = (r["set"], r["table"], float(r["epsilon"]))
-        m, tri, n = out.get(key, (0, 0, 0))
-        if r["row"] == "default":
-            out[key] = (m + (r["choice"] == "moments"), tri, n + 1)
-        else:
-            out[key] = (m, tri + ("triangle" in r["allocation"]), n)
-    return out
-
-
-def render() -> None:
-    vs = base.verdicts(base.load(TRIALS_CSV))
-    bc = branch_counts()
-    keys = sorted(vs, key=lambda k: ({"benchmark": 0, "heldout": 1}[k[0]], k[1], k[2]))
-    ratios = np.array([vs[k][0]["ratio_of_medians"] for k in keys])
-    fails = [k for k in keys if vs[k][0]["fail"]]
-    inc = [k for k in keys if pg.verdict_label(vs[k][0]) == "inconclusive"]
-    changed = [k for k in keys if np.any(vs[k][1] != vs[k][2])]
-    med_changed = (float(np.median([vs[k][0]["ratio_of_medians"] for k in changed]))
-                   if changed else float("nan"))
-    passed = not fails and bool(changed) and med_changed <= MEDIAN_MAX
-    fmt = lambda ks: ", ".join(f"{k[1]} ε = {k[2]:g}" for k in ks)  # noqa: E731
-    L = ["# Task TF (session 24) dev gate: `adaptive_correlation_triangle=True, "
-         "triangle_floor=True` vs the correlation default", "",
-         "Script: `experiments/corr_triangle_floor_gate.py` (the rule is its docstring, committed "
-         "before the run). Per-trial errors: `results/corr_triangle_floor_gate_trials.csv`. Relative Frobenius "
-         "error of the released correlation; δ = 1e-6, replace-one, public bounds; seeds "
-         f"`SeedSequence({SEED})` ({TRIALS} per cell), `SeedSequence({SEED_MORE})` ({MORE} more "
-         "for inconclusive cells).", "",
-         f"**Gate: {'PASSES' if passed else 'FAILS'}.** Cells {len(keys)}; paired-gate FAILs "
-         f"{len(fails)}" + (f" ({fmt(fails)})" if fails else "")
-         + f"; changed cells {len(changed)}, median over them of the ratio of medians "
-         f"{med_changed:.4f} (needs ≤ {MEDIAN_MAX}); inconclusive after the extra trials "
-         f"{len(inc)}" + (f" ({fmt(inc)})" if inc else "") + ".", "",
-         f"Beside it (decides nothing): median over all {len(keys)} cells "
-         f"{float(np.median(ratios)):.4f}; min {ratios.min():.3f}, max {ratios.max():.3f}; cells "
-         f"< 0.9: {int(np.sum(ratios < 0.9))}, > 1.01: {int(np.sum(ratios > 1.01))}. Median "
-         "ratio of medians by ε: " + "; ".join(
-             f"ε = {e:g}: {float(np.median([vs[k][0]['ratio_of_medians'] for k in keys if k[2] == e])):.3f}"
-             for e in sorted({k[2] for k in keys})) + "; by set: " + "; ".join(
-             f"{s_}: {float(np.median([vs[k][0]['ratio_of_medians'] for k in keys if k[0] == s_])):.3f}"
-             for s_ in ("benchmark", "heldout")) + ".", "",
-         "| set | table | ε | trials | moments fits | triangle draws | default | candidate | "
-         "cand/def (medians) | HL ratio | 99% upper | p (>1.10) | verdict | changed |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for k in keys:
-        v, d, a = vs[k]
-        m, tri, n = bc[k]
-        L.append(f"| {k[0]} | {k[1]} | {k[2]:g} | {d.size} | {m} | {tri} | {np.median(d):.4g} | "
-                 f"{np.median(a):.4g} | {v['ratio_of_medians']:.3f} | "
-                 f"{v['pseudo_median_ratio']:.3f} | {v['upper']:.3f} | {v['p']:.2g} | "
-                 f"{pg.verdict_label(v)} | {'yes' if k in changed else 'no'} |")
-    OUT_MD.write_text("\n".join(L) + "\n")
-    print(f"wrote {OUT_MD}: {'PASS' if passed else 'FAIL'}")
+    """The default, or the candidate ``adaptive_correlation_triangle=True, triangle_floor=True``."""
+    return tc.fitter(row, t, eps, GATE)
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("run", "render"), required=True)
-    p.add_argument("--shard", type=lambda v: tuple(int(x) for x in v.split("/")), default=None,
-                   help="i/n: run only cells i, i+n, ... into a shard file (execution only)")
-    args = p.parse_args(argv)
-    run(args) if args.part == "run" else render()
-    return 0
+    return tc.main(argv, GATE, __doc__)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -71,21 +72,44 @@ import _utility_common as uc  # noqa: E402
 import correlation_floor_gate as base  # noqa: E402  (tables, scorer, load, verdicts: one copy)
 
 RESULTS = uc.REPO_ROOT / "results"
-TRIALS_CSV = RESULTS / "corr_triangle_gate_trials.csv"
-OUT_MD = RESULTS / "corr_triangle_gate.md"
-SEED, SEED_MORE = 2026120141, 2026120142
 TRIALS, MORE = 20, 40
 ROWS = ("default", "candidate")
 FIELDS = ["set", "table", "epsilon", "row", "trial", "seed", "error", "choice", "allocation"]
 MEDIAN_MAX = 0.99
 
 
-def fitter(row: str, t, eps: float):
+@dataclass(frozen=True)
+class TriangleGate:
+    """One dev gate of a correlation candidate against the default on this script's cells, rule
+    and rendering (task TC's here; task TF's ``corr_triangle_floor_gate.py`` runs its own with
+    its candidate, seeds and files): ``candidate`` the ``CovarianceOptions`` fields it sets,
+    ``stem`` the name of its script and results."""
+
+    task: str
+    candidate: tuple
+    stem: str
+    seed: int
+    seed_more: int
+
+    @property
+    def trials_csv(self) -> Path:
+        return RESULTS / f"{self.stem}_trials.csv"
+
+    @property
+    def out_md(self) -> Path:
+        return RESULTS / f"{self.stem}.md"
+
+
+GATE = TriangleGate("TC", (("adaptive_correlation_triangle", True),), "corr_triangle_gate",
+                    2026120141, 2026120142)
+TRIALS_CSV, OUT_MD, SEED, SEED_MORE = GATE.trials_csv, GATE.out_md, GATE.seed, GATE.seed_more
+
+
+def fitter(row: str, t, eps: float, gate: TriangleGate = GATE):
     from matrixdp.models import DPCovariance
     from matrixdp.models.experimental import CovarianceOptions
 
-    opts = (CovarianceOptions() if row == "default"
-            else CovarianceOptions(adaptive_correlation_triangle=True))
+    opts = CovarianceOptions() if row == "default" else CovarianceOptions(**dict(gate.candidate))
 
     def fit(s):
         return DPCovariance(epsilon=eps, delta=uc.DELTA, bounds=(t.lo, t.hi), kind="correlation",
@@ -103,10 +127,10 @@ def scorer(t):
     return out
 
 
-def run_cells(cells, seeds, path, offset=0, shard=None) -> None:
+def run_cells(cells, seeds, path, offset=0, shard=None, gate: TriangleGate = GATE) -> None:
     pt.run_cells(cells, seeds, ROWS, path, FIELDS, ("table", "epsilon"),
                  lambda c: {"set": c[0], "table": c[1].name, "epsilon": c[2]},
-                 lambda row, c: fitter(row, c[1], c[2]), lambda c: scorer(c[1]),
+                 lambda row, c: fitter(row, c[1], c[2], gate), lambda c: scorer(c[1]),
                  lambda c: f"{c[0]} {c[1].name} eps={c[2]} done", offset, shard)
 
 
@@ -114,19 +138,20 @@ def all_cells():
     return [(set_, t, eps) for set_, t in base.tables() for eps in uc.EPSILONS]
 
 
-def run(args) -> None:
+def run(args, gate: TriangleGate = GATE) -> None:
     cells = all_cells()
-    seeds = base.seeds_of(SEED, TRIALS)
+    seeds = base.seeds_of(gate.seed, TRIALS)
     if args.shard is not None:
         i, n = args.shard
-        run_cells(cells[i::n], seeds, TRIALS_CSV, shard=args.shard)
+        run_cells(cells[i::n], seeds, gate.trials_csv, shard=args.shard, gate=gate)
         return
-    run_cells(cells, seeds, TRIALS_CSV)
-    vs = base.verdicts(base.load(TRIALS_CSV))
+    run_cells(cells, seeds, gate.trials_csv, gate=gate)
+    vs = base.verdicts(base.load(gate.trials_csv))
     more = [c for c in cells
             if pg.verdict_label(vs[(c[0], c[1].name, c[2])][0]) == "inconclusive"]
     if more:
-        run_cells(more, base.seeds_of(SEED_MORE, MORE), TRIALS_CSV, offset=TRIALS)
+        run_cells(more, base.seeds_of(gate.seed_more, MORE), gate.trials_csv, offset=TRIALS,
+                  gate=gate)
 
 
 def branch_counts(path=TRIALS_CSV):
@@ -142,9 +167,9 @@ def branch_counts(path=TRIALS_CSV):
     return out
 
 
-def render() -> None:
-    vs = base.verdicts(base.load(TRIALS_CSV))
-    bc = branch_counts()
+def render(gate: TriangleGate = GATE) -> None:
+    vs = base.verdicts(base.load(gate.trials_csv))
+    bc = branch_counts(gate.trials_csv)
     keys = sorted(vs, key=lambda k: ({"benchmark": 0, "heldout": 1}[k[0]], k[1], k[2]))
     ratios = np.array([vs[k][0]["ratio_of_medians"] for k in keys])
     fails = [k for k in keys if vs[k][0]["fail"]]
@@ -154,13 +179,13 @@ def render() -> None:
                    if changed else float("nan"))
     passed = not fails and bool(changed) and med_changed <= MEDIAN_MAX
     fmt = lambda ks: ", ".join(f"{k[1]} ε = {k[2]:g}" for k in ks)  # noqa: E731
-    L = ["# Task TC (session 24) dev gate: `adaptive_correlation_triangle=True` vs the "
-         "correlation default", "",
-         "Script: `experiments/corr_triangle_gate.py` (the rule is its docstring, committed before "
-         "the run). Per-trial errors: `results/corr_triangle_gate_trials.csv`. Relative Frobenius "
+    what = ", ".join(f"{name}={value!r}" for name, value in gate.candidate)
+    L = [f"# Task {gate.task} (session 24) dev gate: `{what}` vs the correlation default", "",
+         f"Script: `experiments/{gate.stem}.py` (the rule is its docstring, committed before "
+         f"the run). Per-trial errors: `results/{gate.trials_csv.name}`. Relative Frobenius "
          "error of the released correlation; δ = 1e-6, replace-one, public bounds; seeds "
-         f"`SeedSequence({SEED})` ({TRIALS} per cell), `SeedSequence({SEED_MORE})` ({MORE} more "
-         "for inconclusive cells).", "",
+         f"`SeedSequence({gate.seed})` ({TRIALS} per cell), `SeedSequence({gate.seed_more})` "
+         f"({MORE} more for inconclusive cells).", "",
          f"**Gate: {'PASSES' if passed else 'FAILS'}.** Cells {len(keys)}; paired-gate FAILs "
          f"{len(fails)}" + (f" ({fmt(fails)})" if fails else "")
          + f"; changed cells {len(changed)}, median over them of the ratio of medians "
@@ -184,17 +209,17 @@ def render() -> None:
                  f"{np.median(a):.4g} | {v['ratio_of_medians']:.3f} | "
                  f"{v['pseudo_median_ratio']:.3f} | {v['upper']:.3f} | {v['p']:.2g} | "
                  f"{pg.verdict_label(v)} | {'yes' if k in changed else 'no'} |")
-    OUT_MD.write_text("\n".join(L) + "\n")
-    print(f"wrote {OUT_MD}: {'PASS' if passed else 'FAIL'}")
+    gate.out_md.write_text("\n".join(L) + "\n")
+    print(f"wrote {gate.out_md}: {'PASS' if passed else 'FAIL'}")
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None, gate: TriangleGate = GATE, doc: str = __doc__) -> int:
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--part", choices=("run", "render"), required=True)
     p.add_argument("--shard", type=lambda v: tuple(int(x) for x in v.split("/")), default=None,
                    help="i/n: run only cells i, i+n, ... into a shard file (execution only)")
     args = p.parse_args(argv)
-    run(args) if args.part == "run" else render()
+    run(args, gate) if args.part == "run" else render(gate)
     return 0
 
 
