@@ -799,3 +799,103 @@ def test_the_report_widens_a_shrunk_intercepts_interval_by_its_bias_bound(tmp_pa
     # not shrunk: the bar is shown as released
     assert intercept_interval(dict(bar, intercept_shrunk=False)) is not wide
     assert intercept_interval(dict(bar, intercept_shrunk=False))["lower"] == bar["lower"]
+
+
+# ------------------------------------------------- what the regression's intervals are FOR (task CB)
+def _capture_linreg(monkeypatch):
+    """Record the fitted estimator and the matrix its solve inverted (wrapping two functions
+    for the run; the release and its noise are unchanged)."""
+    from matrixdp.models import DPLinearRegression
+    from matrixdp.models import normal_equations as ne
+
+    cap = {}
+    fit, solve = DPLinearRegression.fit, ne.solve_released_normal_equations
+
+    def fit_and_keep(est, *a, **k):
+        cap["est"] = est
+        return fit(est, *a, **k)
+
+    def solve_and_keep(A, b, noise_sd, **kw):
+        beta, lam, M = solve(A, b, noise_sd, **{**kw, "return_normal": True})
+        cap["lam"], cap["penalty"] = lam, np.diag(M - 0.5 * (A + A.T)).copy()
+        return (beta, lam, M) if kw.get("return_normal") else (beta, lam)
+
+    monkeypatch.setattr(DPLinearRegression, "fit", fit_and_keep)
+    monkeypatch.setattr(ne, "solve_released_normal_equations", solve_and_keep)
+    return cap
+
+
+def test_linreg_bars_name_their_estimand_and_the_penalty_the_release_chose(table, bounds, tmp_path,
+                                                                           capsys, monkeypatch):
+    """Shrunk (few records, small epsilon): ``error_bars.coef.estimand`` is ``"ridge"``, ``ridge``
+    is the estimator's ``ridge_`` and ``penalty`` is, feature by feature, what the solve added to
+    the diagonal it inverted (``alpha + λ s_j``, in the features' units squared); its relative
+    form divides by ``n h²``. Unshrunk (huge epsilon): ``"least-squares"`` and zero penalties.
+    With ``--alpha``: ``"ridge"`` with the user's penalty in it."""
+    cap = _capture_linreg(monkeypatch)
+    data, bounds_small, frame = small_noisy_table(tmp_path, n=150)
+    doc, _ = release_doc(capsys, data, bounds_small, "linreg", tmp_path / "a.json", eps=0.2)
+    coef, icpt = doc["error_bars"]["coef"], doc["error_bars"]["intercept"]
+    d = len(doc["columns"])
+    assert coef["estimand"] == icpt["estimand"] == "ridge" and coef["shrunk"]
+    assert coef["ridge"] == icpt["ridge"] == cap["est"].ridge_ == cap["lam"] > 0
+    assert coef["alpha"] == 0.0
+    np.testing.assert_allclose(coef["penalty"], cap["penalty"][:d], rtol=1e-12)
+    h = 0.5 * np.array([72.0, 1.0, 1.0, 1.0])  # age, sex, group=b, group=c
+    np.testing.assert_allclose(coef["penalty_relative"],
+                               np.asarray(coef["penalty"]) / (150 * h * h), rtol=1e-12)
+    assert "penalty" not in icpt and "ridge regression" in coef["what"]
+    assert "not for ordinary least squares" in coef["what"]
+    # unshrunk: least squares, nothing added to the solve
+    doc, _ = release_doc(capsys, table, bounds, "linreg", tmp_path / "b.json", "--target", "bp",
+                         eps=1e4)
+    coef = doc["error_bars"]["coef"]
+    assert coef["estimand"] == doc["error_bars"]["intercept"]["estimand"] == "least-squares"
+    assert coef["ridge"] == cap["est"].ridge_ == 0.0 and coef["penalty"] == [0.0, 0.0]
+    assert np.all(cap["penalty"] == 0.0) and "ordinary least-squares" in coef["what"]
+    # --alpha (DPRidge): a ridge whatever the release needed, the user's penalty included
+    for eps, lifted in ((1e4, False), (0.2, True)):
+        src = (table, bounds, "--target", "bp") if not lifted else (data, bounds_small)
+        doc, _ = release_doc(capsys, src[0], src[1], "linreg", tmp_path / "c.json", *src[2:],
+                             "--alpha", 0.5, eps=eps)
+        coef = doc["error_bars"]["coef"]
+        assert type(cap["est"]).__name__ == "DPRidge" and coef["alpha"] == 0.5
+        assert coef["estimand"] == "ridge" and (coef["ridge"] > 0) == lifted
+        assert coef["ridge"] == cap["est"].ridge_
+        np.testing.assert_allclose(coef["penalty"], cap["penalty"][:len(doc["columns"])],
+                                   rtol=1e-12)
+        assert "--alpha plus" in coef["what"]
+        if not lifted:
+            assert coef["penalty"] == [0.5, 0.5]
+
+
+def test_linreg_report_says_in_one_sentence_what_the_intervals_are_for(table, bounds, tmp_path,
+                                                                       capsys):
+    """The HTML report: one plain sentence under the coefficients, naming ridge regression and
+    the penalty the release chose (λ as the JSON and the estimator give it) when shrunk, and
+    ordinary least squares when not; the words it uses are in the page's glossary."""
+    from matrixdp.cli._report import fmt, render_html
+
+    data, bounds_small, _ = small_noisy_table(tmp_path, n=150)
+    doc, _ = release_doc(capsys, data, bounds_small, "linreg", tmp_path / "a.json", eps=0.2)
+    page = render_html(doc)
+    sentences = page.count('class="plain estimand"')
+    assert sentences == 1
+    ridge = doc["error_bars"]["coef"]["ridge"]
+    assert (f"ridge regression computed from the records (clipped to their public ranges) with a "
+            f"penalty chosen from the noisy release (λ = {fmt(ridge)};") in page
+    assert "not for ordinary least squares" in page and "can lie outside its interval" in page
+    assert "<dt>least squares" in page and "<dt>ridge, shrinkage, penalty" in page
+    doc, _ = release_doc(capsys, table, bounds, "linreg", tmp_path / "b.json", "--target", "bp",
+                         eps=1e4)
+    page = render_html(doc)
+    assert page.count('class="plain estimand"') == 1
+    assert "These intervals are for the coefficients of ordinary least squares" in page
+    assert "ridge regression computed" not in page
+    doc, _ = release_doc(capsys, table, bounds, "linreg", tmp_path / "c.json", "--target", "bp",
+                         "--alpha", 0.5, eps=1e4)
+    assert "your penalty (--alpha 0.5;" in render_html(doc)
+    # a JSON written before these fields existed still renders (no sentence)
+    for key in ("estimand", "ridge", "alpha", "penalty", "penalty_relative", "penalty_units"):
+        doc["error_bars"]["coef"].pop(key)
+    assert 'class="plain estimand"' not in render_html(doc)

@@ -269,3 +269,43 @@ def test_level_shrinkage_switch_is_the_shipped_rule_and_unknown_raises():
         assert np.array_equal(a, b) and np.array_equal(c, free)
     with pytest.raises(InvalidParameterError):
         solve_moments(G, V, task, n, t, level_shrinkage="bogus")
+
+
+def test_feature_penalty_is_what_the_solve_added_to_each_feature(monkeypatch):
+    """``feature_penalty(ridge_, entry_variance_, n, d, alpha=...)`` is, feature by feature, the
+    diagonal the solve added to the released sums before inverting them (``α + λ s_j``), for the
+    plain fit and ``DPRidge``, with a public constant feature left out of the solve (penalty 0):
+    the penalty of the ridge estimand the error bars cover (``docs/regression.md`` §7)."""
+    from matrixdp.models import DPRidge, RegressionOptions
+    from matrixdp.models import normal_equations as ne
+
+    cap = {}
+    solve = ne.solve_released_normal_equations
+
+    def keep(A, b, noise_sd, **kw):
+        beta, lam, M = solve(A, b, noise_sd, **{**kw, "return_normal": True})
+        cap["lam"], cap["added"] = lam, np.diag(M - 0.5 * (A + A.T)).copy()
+        return (beta, lam, M) if kw.get("return_normal") else (beta, lam)
+
+    monkeypatch.setattr(ne, "solve_released_normal_equations", keep)
+    rng = np.random.default_rng(3)
+    n = 300
+    X = np.column_stack([rng.uniform(0, 10, n), rng.uniform(-1, 1, n), np.full(n, 2.0)])
+    y = np.clip(0.4 * X[:, 0] - X[:, 1] + rng.normal(0, 1, n), -5, 10)
+    bx = (np.array([0.0, -1.0, 2.0]), np.array([10.0, 1.0, 2.0]))
+    for est in (DPLinearRegression(epsilon=0.3, delta=1e-6, bounds_X=bx, bounds_y=(-5, 10),
+                                   random_state=0,
+                                   experimental=RegressionOptions(boost_rounds=0)),
+                DPRidge(alpha=2.0, epsilon=0.3, delta=1e-6, bounds_X=bx, bounds_y=(-5, 10),
+                        random_state=0, experimental=RegressionOptions(boost_rounds=0))):
+        est.fit(X, y)
+        alpha = getattr(est, "alpha", 0.0)
+        pen = ne.feature_penalty(est.ridge_, est.entry_variance_, n, 3, alpha=alpha,
+                                 pinned=[False, False, True])
+        assert est.ridge_ == cap["lam"] > 0  # the release was lifted
+        # the solve saw the two live features and the constant coordinate (unpenalised here)
+        np.testing.assert_allclose(pen[:2], cap["added"][:2], rtol=1e-12)
+        assert pen[2] == 0.0 and cap["added"][2] == 0.0
+        # the units: sums (scale n), not means: the same call at scale 1 is n times smaller
+        assert not np.allclose(ne.feature_penalty(est.ridge_, est.entry_variance_, 1, 3)[:2],
+                               cap["added"][:2] - alpha, rtol=0.5)

@@ -83,11 +83,17 @@ GLOSSARY: tuple[tuple[str, str, str], ...] = (
     ("sufficient statistics", r"sufficient statistic",
      "the summary a regression is solved from: the averages of the products of every pair of "
      "columns, the target and a constant column of 1s included ([X y 1]'[X y 1]/n)."),
-    ("ridge, shrinkage", r"ridge|shrunk|shrink",
+    ("ridge, shrinkage, penalty (λ)", r"ridge|shrunk|shrink|penalt|λ",
      "when the released summary is too noisy to solve as it is, the coefficients are pulled "
-     "towards 0 (and the intercept towards the middle of the target's range) by an amount set "
-     "from the public noise level. This adds a bias (bias_bound bounds it for the intercept) "
-     "that the noise-only error bars do not include."),
+     "towards 0 (and sometimes the intercept towards the middle of the target's range) by a "
+     "penalty set from the public noise level (λ, read off the noisy release; --alpha adds the "
+     "user's own). The error bars are then for that pulled-in (ridge) regression computed from "
+     "the records with the same penalty, not for ordinary least squares: the difference between "
+     "the two is a bias they do not include (bias_bound bounds it for the intercept)."),
+    ("least squares (ordinary least squares)", r"least.squares",
+     "the usual linear regression: the coefficients that make the sum of the squared "
+     "differences between the target and its prediction over the records as small as "
+     "possible, with no penalty."),
     ("half-width", r"half-width",
      "half of a public range, (high − low) / 2: the unit in which errors of differently scaled "
      "columns are compared."),

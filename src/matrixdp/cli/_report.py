@@ -18,7 +18,7 @@ import numpy as np
 from ._paths import atomic_output
 from ._tables import categories_text
 
-__all__ = ["write_report", "render_html", "guarantee_sentence"]
+__all__ = ["write_report", "render_html", "guarantee_sentence", "estimand_sentence"]
 
 
 # ----------------------------------------------------------------------------- formatting
@@ -233,6 +233,47 @@ def intercept_interval(bar: dict) -> dict:
     return dict(bar, lower=lower.tolist(), upper=upper.tolist())
 
 
+def _share_range(shares) -> str:
+    """Shares as one percentage, or "between a and b" when they differ once rounded."""
+    lo, hi = pct(min(shares)), pct(max(shares))
+    return lo if lo == hi else f"between {lo} and {hi}"
+
+
+def estimand_sentence(bar: dict, intercept: dict, target: str) -> str:
+    """One plain sentence: what the regression's intervals are intervals FOR (the estimand the
+    JSON names in ``error_bars.coef.estimand``; ``docs/regression.md`` §7,
+    ``results/coef_bar_estimand.md``). Built from the JSON's released and public fields only
+    (the ridge ``λ`` read off the release, ``--alpha``, the penalty per feature relative to its
+    public range); empty for a JSON written before these fields existed."""
+    if "estimand" not in bar:
+        return ""
+    if bar["estimand"] == "least-squares":
+        return ("These intervals are for the coefficients of ordinary least squares computed "
+                "from the records (clipped to their public ranges): the release was precise "
+                "enough that no penalty was needed.")
+    ridge, alpha = float(bar.get("ridge", 0.0)), float(bar.get("alpha", 0.0))
+    # a public constant feature is left out of the fit (penalty 0, coefficient 0)
+    shares = [r for r, p in zip(bar.get("penalty_relative", []), bar.get("penalty", []))
+              if p > 0] or [0.0]
+    share = (f"for each feature {_share_range(shares)} of the largest spread its public range "
+             "allows")
+    if alpha > 0 and ridge > 0:
+        chosen = (f"your penalty (--alpha {fmt(alpha)}) plus one chosen from the noisy release "
+                  f"(λ = {fmt(ridge)}; together, {share})")
+    elif alpha > 0:
+        chosen = f"your penalty (--alpha {fmt(alpha)}; {share}; the noisy release needed no more)"
+    else:
+        chosen = f"a penalty chosen from the noisy release (λ = {fmt(ridge)}; {share})"
+    text = (f"These intervals are for the coefficients of a ridge regression computed from the "
+            f"records (clipped to their public ranges) with {chosen}, not for ordinary least "
+            "squares: the coefficients are pulled towards 0, and an ordinary least-squares "
+            "coefficient can lie outside its interval.")
+    if intercept.get("intercept_shrunk") and float(intercept.get("bias_bound", 0.0) or 0.0) > 0:
+        text += (f" The intercept is also pulled towards the middle of {target}'s public range; "
+                 "its interval in the table is widened to allow for that.")
+    return text
+
+
 def _dust_free(matrix) -> np.ndarray:
     """Entries below 1e-8 of the largest shown as 0 (rounding left by the projections)."""
     arr = np.asarray(matrix, dtype=np.float64)
@@ -305,7 +346,8 @@ def build_context(doc: dict, stem: str) -> tuple[dict, list[tuple[str, callable]
                      f"over the target's public range ({fmt(ib['bias_bound'])}; "
                      "docs/regression.md §3a).")
         vectors.append({"title": f"Regression coefficients (target: {tname})", "rows": rows,
-                        "what": what})
+                        "what": what, "estimand": estimand_sentence(bar, bars["intercept"],
+                                                                    tname)})
         # standardised: the change of the target, as a fraction of its public range, when the
         # feature moves across its whole public range
         ylo, yhi = _target_range(doc)

@@ -605,8 +605,43 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
     return released, est.privacy_, expected, bars
 
 
+#: What ``error_bars.coef.penalty`` and ``penalty_relative`` are (public text, in the JSON).
+PENALTY_UNITS = (
+    "penalty: what the fit adds to each feature's sum of squares over the records, in that "
+    "feature's units squared: the ridge regression minimises the sum of (y - intercept - "
+    "x.coef)^2 over the records plus the sum over features of penalty_j coef_j^2 (scikit-learn's "
+    "Ridge(alpha) is penalty_j = alpha); penalty_j = alpha + ridge x the public noise scale of "
+    "feature j's released sum of squares. penalty_relative: penalty / (n x half-width^2), a "
+    "share of the largest sum of squares about the middle of its range the feature's public "
+    "range allows (records spread evenly over the range give 1/3): where the features are "
+    "unrelated, a feature whose records' variance is v half-widths squared has its "
+    "least-squares coefficient multiplied by about v / (v + penalty_relative)")
+
+
+def _regression_estimand(est, alpha, lower, upper, n, project) -> dict:
+    """What the regression bars are an interval FOR (``docs/regression.md`` §7,
+    ``results/coef_bar_estimand.md``): the solve's own fit applied to the records' (clipped)
+    moments, i.e. least squares, or ridge regression with the penalty the solve added
+    (:func:`~matrixdp.models.normal_equations.feature_penalty`: ``--alpha`` plus the noise-aware
+    ridge ``λ = ridge_`` times each feature's public noise scale). Post-processing of the
+    release (``λ`` is read off it) and public inputs (noise variances, bounds, ``n`` public
+    under replace-one); no value computed from the records."""
+    from ..models.normal_equations import feature_penalty
+
+    ridge = float(getattr(est, "ridge_", 0.0))
+    # a public constant feature (lower == upper) is left out of the projected solve
+    pinned = (lower == upper) if project else None
+    penalty = feature_penalty(ridge, est.entry_variance_, n, len(lower), alpha=alpha,
+                              pinned=pinned)
+    top = n * (0.5 * (upper - lower)) ** 2  # the largest sum of squares about the middle: n h²
+    relative = np.where(top > 0, penalty / np.where(top > 0, top, 1.0), 0.0)
+    return {"estimand": "ridge" if ridge > 0.0 or alpha > 0.0 else "least-squares",
+            "ridge": ridge, "alpha": float(alpha), "penalty": penalty.tolist(),
+            "penalty_relative": relative.tolist(), "penalty_units": PENALTY_UNITS}
+
+
 def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, keeper, args,
-                    names, target, project):
+                    names, target, project, n=None):
     from ..models import DPLinearRegression, DPRidge, RegressionOptions
     from ..models.normal_equations import PROJECTION_UNITS
 
@@ -636,21 +671,38 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
     expected["entry_names"] = [*names, target, "1"]
     yw = float(yhi - ylo)
     xw = np.where(upper - lower > 0, upper - lower, 1.0)
+    fit = _regression_estimand(est, float(args.alpha or 0.0), lower, upper,
+                               float(X.shape[0] if n is None else n), project)
+    ridge = fit["estimand"] == "ridge"
     what = ("delta-method (first-order) noise std of each coefficient, from the public noise "
             "variances of the released statistics (post-processing); 'error / public range' "
-            "compares it with (range of the target) / (range of the feature). It does not "
-            "include the bias of the noise-aware ridge, which shrinks the coefficients by an "
-            "amount of the order of the noise: where the features' spread is small against "
-            "their public ranges or n is small, the intervals cover far less than 95% "
-            "(results/error_bar_coverage.md)")
-    bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True, what=what),
+            "compares it with (range of the target) / (range of the feature). ")
+    coef_for = (
+        "The intervals are for the coefficients of a ridge regression on the records (clipped "
+        "to the public ranges) with the penalty in error_bars.coef.penalty ("
+        + ("--alpha plus " if fit["alpha"] > 0 else "") + "the noise-aware ridge the release "
+        "chose), not for ordinary least squares: without --alpha "
+        "they covered that ridge fit in 94-100% of fits and ordinary least squares in as few as "
+        "29.5% (results/coef_bar_estimand.md)" if ridge else
+        "No penalty was needed (ridge 0): the intervals are for the ordinary least-squares "
+        "coefficients of the records (clipped to the public ranges); where the features' spread "
+        "fills their public ranges they covered 93.5-96% (results/error_bar_coverage.md)")
+    intercept_for = (
+        "The interval is for the intercept of the same ridge regression on the records (" + (
+            "pulled towards the middle of the target's range as well: intercept_shrunk; "
+            if getattr(est, "intercept_shrunk_", False) else "") + "its coverage of that fit "
+        "was not measured), not for ordinary least squares" if ridge else
+        "The interval is for the intercept of ordinary least squares on the records (clipped "
+        "to the public ranges)")
+    bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True,
+                         what=what + coef_for),
             "intercept": _bar(np.array([intercept]), np.array([intercept_std]), "gaussian",
-                              np.array([yw]), approximate=True, what=what)}
-    # the noise-aware ridge lifted the release (lambda > 0, read off the release: public): the
-    # estimates are shrunk by an amount the noise-only intervals leave out; say so
-    shrunk = bool(float(getattr(est, "ridge_", 0.0)) > 0.0)
-    for bar in bars.values():
-        bar["shrunk"] = shrunk
+                              np.array([yw]), approximate=True, what=what + intercept_for)}
+    # shrunk: the noise-aware ridge lifted the release (lambda > 0, read off the release:
+    # public); both bars say what they are for, the coefficients' also the penalty per feature
+    for key, bar in bars.items():
+        bar["shrunk"] = fit["ridge"] > 0.0
+        bar.update({k: v for k, v in fit.items() if key == "coef" or not k.startswith("penalty")})
     # the intercept itself lifted towards the centre of the target's range (a public rule) and
     # the largest bias that can cause over the target's public range (post-processing of the
     # release; docs/regression.md §3a)
@@ -665,8 +717,8 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
                                            else "")
         bars["intercept"]["extrapolation"] = True
         bars["intercept"]["what"] = (
-            f"{what}. The intercept is the prediction at x = 0, outside the public range of "
-            f"{listed}: an extrapolation, whose error the target's range does not bound (no "
+            f"{bars['intercept']['what']}. The intercept is the prediction at x = 0, outside the "
+            f"public range of {listed}: an extrapolation, whose error the target's range does not bound (no "
             "'noise dominates' verdict; centre the features to read a level inside the box)")
     return released, est.privacy_, expected, bars
 
@@ -712,16 +764,19 @@ def noise_warnings(doc: dict) -> list[str]:
                    f"{float(rel[worst]):.0%} of its range); a larger epsilon, more records, "
                    "fewer columns or tighter public bounds reduce it")
     if any(bar.get("shrunk") for bar in doc["error_bars"].values()):
+        ib = doc["error_bars"].get("intercept", {})
         out.append(f"{q}: the release was too noisy to solve unregularised, so the noise-aware "
-                   "ridge shrank the estimates towards 0 (and the intercept towards the centre "
-                   "of the target's range); their intervals show the noise only, not that "
-                   "shrinkage, and can miss the truth far more often than 5% "
-                   "(results/error_bar_coverage.md); a larger epsilon, more records or tighter "
-                   "public bounds reduce it" + (
+                   "ridge shrank the estimates towards 0" + (
+                       " (and the intercept towards the centre of the target's range)"
+                       if ib.get("intercept_shrunk") else "") + "; their intervals are for that ridge regression "
+                   "computed from the records (penalty: error_bars.coef.penalty), not for "
+                   "ordinary least squares, which they can miss far more often than 5% "
+                   "(results/coef_bar_estimand.md, results/error_bar_coverage.md); a larger "
+                   "epsilon, more records or tighter public bounds reduce the shrinkage" + (
                        "; the intercept's largest bias from it over the target's range is "
                        "error_bars.intercept.bias_bound (add it to the interval's half-width)"
-                       if doc["error_bars"].get("intercept", {}).get("intercept_shrunk")
-                       and doc["error_bars"]["intercept"].get("bias_bound", 0.0) > 0 else ""))
+                       if ib.get("intercept_shrunk") and ib.get("bias_bound", 0.0) > 0
+                       else ""))
     return out
 
 
@@ -913,7 +968,7 @@ def run(args) -> int:
                     y = encoded[schema.target]
                 released, guarantee, expected, bars = _release_linreg(
                     X, y, lower, upper, tcol.lo, tcol.hi, eps, delta, args.noise, rng, keeper,
-                    args, names, schema.target, project)
+                    args, names, schema.target, project, n=n)
             else:
                 released, guarantee, expected, bars = _release_matrix(
                     args.query, X, lower, upper, eps, delta, args.noise, rng, keeper, args,

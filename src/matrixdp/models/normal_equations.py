@@ -365,6 +365,56 @@ def solve_released_normal_equations(A, b, noise_sd, *, alpha: float = 0.0, n_pen
     return (beta, lam, A) if return_normal else (beta, lam)
 
 
+def feature_penalty(ridge, entry_variance, scale, n_features, *, alpha=0.0, pinned=None):
+    r"""The penalty the solve added to each feature's sum of squares: ``α + λ s_j``.
+
+    :func:`solve_moments` solves ``(Â + αI + λD) β = b̂`` in the task's centred coordinates
+    (original units), with ``D = diag(s)`` and ``s_j`` the public noise scale of the released
+    sum of squares ``Σ (x_j − c_j)²`` (:func:`~matrixdp.models._moments.noise_scale` of the
+    entry variances, times ``scale``: ``n`` when the mean was released, 1 for sums). So the
+    coefficients solve the ridge problem
+
+    .. math:: \min_{β, b} \sum_i (y_i − b − x_iᵀβ)² + \sum_j p_j β_j², \quad p_j = α + λ s_j,
+
+    on the released moments, and the same problem on the records' own (clipped) moments is the
+    estimand the error bars ``coef_std_`` cover (``docs/regression.md`` §7). ``p_j`` is in the
+    units of ``Σ (x_j − c_j)²`` (feature ``j``'s units squared; scikit-learn's ``Ridge(alpha)``
+    is ``p_j = alpha``). A public constant feature left out of the solve (``pinned``) gets 0.
+    Where the intercept was lifted too (``intercept_shrunk_``) the constant coordinate carries
+    ``λ s_t`` as well; not returned here. Post-processing of the release (``λ = ridge_``) and
+    public noise variances: no budget.
+
+    Parameters
+    ----------
+    ridge : float
+        The adaptive ridge ``λ`` the solve chose (the estimator's ``ridge_``).
+    entry_variance : ndarray (k, k)
+        Public noise variances of the released moments (``entry_variance_``).
+    scale : float
+        ``n`` (replace-one) or 1 (add-remove).
+    n_features : int
+        ``d``: the first ``d`` coordinates are the features.
+    alpha : float, default 0.0
+        The user's ridge (``DPRidge``'s ``alpha``).
+    pinned : ndarray of bool (d,), optional
+        Features left out of the solve (a public constant feature under the projection).
+
+    Returns
+    -------
+    ndarray (d,)
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` §3 (the solve) and §7 (what the bars cover).
+    """
+    d = int(n_features)
+    s = noise_scale(entry_variance)[:d] * float(scale)
+    pen = float(alpha) + float(ridge) * s
+    if pinned is not None:
+        pen = np.where(np.asarray(pinned, dtype=bool), 0.0, pen)
+    return pen
+
+
 def coefficient_noise_std(beta, normal, entry_variance, scale, cx, t=None, *, widths=None,
                           rcond=1e-15, return_cov=False):
     r"""Delta-method noise standard deviations of the coefficients and the intercept.
