@@ -801,7 +801,7 @@ def test_the_report_widens_a_shrunk_intercepts_interval_by_its_bias_bound(tmp_pa
     assert intercept_interval(dict(bar, intercept_shrunk=False))["lower"] == bar["lower"]
 
 
-# ------------------------------------------------- what the regression's intervals are FOR (task CB)
+# -------------------------------------------- what the regression's intervals are FOR
 def _capture_linreg(monkeypatch):
     """Record the fitted estimator and the matrix its solve inverted (wrapping two functions
     for the run; the release and its noise are unchanged)."""
@@ -899,3 +899,31 @@ def test_linreg_report_says_in_one_sentence_what_the_intervals_are_for(table, bo
     for key in ("estimand", "ridge", "alpha", "penalty", "penalty_relative", "penalty_units"):
         doc["error_bars"]["coef"].pop(key)
     assert 'class="plain estimand"' not in render_html(doc)
+
+
+@pytest.mark.parametrize("query", ["covariance", "pca"])
+def test_covariance_and_pca_bars_say_what_they_cover_and_it_is_the_divisor_n_covariance(
+        query, tmp_path, capsys):
+    """The covariance's and the explained variances' intervals are for the clipped records'
+    covariance divided by n (not n - 1), as their ``what`` says: with 30 records and almost no
+    noise, the divisor-n variances lie in them and the divisor-(n - 1) ones (5% larger) do not."""
+    rng = np.random.default_rng(2)
+    n = 30
+    X = np.column_stack([rng.uniform(0, 10, n), rng.uniform(0, 4, n)])
+    pd.DataFrame(X, columns=["a", "b"]).to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "b.toml").write_text("[columns]\na = { lo = 0, hi = 10 }\nb = { lo = 0, hi = 4 }\n")
+    doc, _ = release_doc(capsys, tmp_path / "t.csv", tmp_path / "b.toml", query,
+                         tmp_path / "r.json", eps=1e7)
+    key = "matrix" if query == "covariance" else "explained_variance"
+    bar = doc["error_bars"][key]
+    assert "divided by n (not n - 1)" in bar["what"]
+    assert "clipped to the public ranges" in bar["what"]
+    lo, hi = np.asarray(bar["lower"]), np.asarray(bar["upper"])
+    for ddof, inside in ((0, True), (1, False)):
+        cov = np.cov(X, rowvar=False, ddof=ddof)
+        truth = np.diag(cov) if query == "covariance" else np.linalg.eigvalsh(cov)[::-1]
+        got = np.diag(lo) <= truth if query == "covariance" else lo <= truth
+        got &= (np.diag(hi) >= truth) if query == "covariance" else (hi >= truth)
+        assert bool(np.all(got)) == inside, (ddof, truth, lo, hi)
+    if query == "pca":
+        assert "principal components of the records" in doc["error_bars"]["components"]["what"]

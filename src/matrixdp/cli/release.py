@@ -475,7 +475,9 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                               hi=mhi if project else None, approximate=project,
                               what="noise standard deviation" + (
                                   " (of the raw entry; the projected entry's error is "
-                                  "usually smaller, per entry not always)" if project else ""))
+                                  "usually smaller, per entry not always)" if project else "")
+                              + "; the intervals are for X'X/n of the records clipped to the "
+                                "public ranges")
         expected = _moment_expected(est, "standard deviation of the noise on each entry of the "
                                          "Gram matrix X'X/n", "squared Frobenius error of X'X/n, "
                                                                "in the columns' units squared")
@@ -508,7 +510,9 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                               approximate=True,
                               what="noise standard deviation of each entry, the mean's noise "
                                    "included (its offset from the public centre read from the "
-                                   "release: a plug-in)")
+                                   "release: a plug-in); the intervals are for the covariance "
+                                   "of the records clipped to the public ranges, divided by n "
+                                   "(not n - 1)")
         bars["mean"] = mean_bar
         expected = _moment_expected(
             est, "noise standard deviation of each covariance entry (the mean's own noise "
@@ -542,7 +546,10 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                                                      "correlations and variances; capped at 1); "
                                                      "for |correlation| near 1 the intervals "
                                                      "cover less than 95% "
-                                                     "(results/error_bar_coverage_heldout.md)")
+                                                     "(results/error_bar_coverage_heldout.md); "
+                                                     "the intervals are for the correlations "
+                                                     "of the records clipped to the public "
+                                                     "ranges")
         bars["mean"] = mean_bar
         expected = _moment_expected(
             est, "first-order noise std of each correlation, from the public noise variances "
@@ -583,13 +590,17 @@ def _release_matrix(query, X, lower, upper, epsilon, delta, noise, rng, keeper, 
                               what="first-order (perturbation) noise std of each loading, capped "
                                    "at 1; indicative only: where eigenvalues are close or epsilon "
                                    "is low the intervals cover well under 95% "
-                                   "(results/error_bar_coverage.md)")
+                                   "(results/error_bar_coverage.md); the intervals are for the "
+                                   "principal components of the records clipped to the public "
+                                   "ranges (each component's sign is a convention)")
     bars["explained_variance"] = _bar(lam, lam_std[:k], "gaussian", total_var, lo=0.0,
                                       hi=total_var, approximate=True,
                                       what="first-order noise std of each eigenvalue; the "
                                            "interval also reaches out by the second-order bias "
                                            "(noise spreads the eigenvalues apart) on the side "
-                                           "the truth lies")
+                                           "the truth lies; the intervals are for the "
+                                           "eigenvalues of the covariance of the records clipped "
+                                           "to the public ranges, divided by n (not n - 1)")
     # noise spreads the eigenvalues apart (second order): the interval reaches out on the side
     # the truth lies (measured: results/error_bar_coverage.md)
     _widen(bars["explained_variance"], _eigenvalue_bias(lam_all, vec_all, V, m_off, u)[:k], 0.0,
@@ -718,8 +729,9 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
         bars["intercept"]["extrapolation"] = True
         bars["intercept"]["what"] = (
             f"{bars['intercept']['what']}. The intercept is the prediction at x = 0, outside the "
-            f"public range of {listed}: an extrapolation, whose error the target's range does not bound (no "
-            "'noise dominates' verdict; centre the features to read a level inside the box)")
+            f"public range of {listed}: an extrapolation, whose error the target's range does "
+            "not bound (no 'noise dominates' verdict; centre the features to read a level inside "
+            "the box)")
     return released, est.privacy_, expected, bars
 
 
@@ -768,8 +780,9 @@ def noise_warnings(doc: dict) -> list[str]:
         out.append(f"{q}: the release was too noisy to solve unregularised, so the noise-aware "
                    "ridge shrank the estimates towards 0" + (
                        " (and the intercept towards the centre of the target's range)"
-                       if ib.get("intercept_shrunk") else "") + "; their intervals are for that ridge regression "
-                   "computed from the records (penalty: error_bars.coef.penalty), not for "
+                       if ib.get("intercept_shrunk") else "")
+                   + "; their intervals are for that ridge regression computed from the records "
+                   "(penalty: error_bars.coef.penalty), not for "
                    "ordinary least squares, which they can miss far more often than 5% "
                    "(results/coef_bar_estimand.md, results/error_bar_coverage.md); a larger "
                    "epsilon, more records or tighter public bounds reduce the shrinkage" + (
