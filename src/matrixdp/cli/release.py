@@ -692,17 +692,19 @@ def _release_linreg(X, y, lower, upper, ylo, yhi, epsilon, delta, noise, rng, ke
         "The intervals are for the coefficients of a ridge regression on the records (clipped "
         "to the public ranges) with the penalty in error_bars.coef.penalty ("
         + ("--alpha plus " if fit["alpha"] > 0 else "") + "the noise-aware ridge the release "
-        "chose), not for ordinary least squares: without --alpha "
-        "they covered that ridge fit in 94-100% of fits and ordinary least squares in as few as "
-        "29.5% (results/coef_bar_estimand.md)" if ridge else
+        "chose), not for ordinary least squares: on a generated table with a collinear feature "
+        "they covered that ridge fit in 93.5-100% of fits and ordinary least squares in as few "
+        "as 22.5% (results/coef_bar_estimand.md, results/cli_bar_estimand.md)" if ridge else
         "No penalty was needed (ridge 0): the intervals are for the ordinary least-squares "
         "coefficients of the records (clipped to the public ranges); where the features' spread "
         "fills their public ranges they covered 93.5-96% (results/error_bar_coverage.md)")
     intercept_for = (
-        "The interval is for the intercept of the same ridge regression on the records (" + (
-            "pulled towards the middle of the target's range as well: intercept_shrunk; "
-            if getattr(est, "intercept_shrunk_", False) else "") + "its coverage of that fit "
-        "was not measured), not for ordinary least squares" if ridge else
+        "The interval is for the intercept of the same ridge regression on the records, not for "
+        "ordinary least squares (" + (
+            "here pulled towards the middle of the target's range as well: intercept_shrunk; "
+            "coverage not measured in that case" if getattr(est, "intercept_shrunk_", False)
+            else "covered in 99.5-100% of fits on the table of results/cli_bar_estimand.md")
+        + ")" if ridge else
         "The interval is for the intercept of ordinary least squares on the records (clipped "
         "to the public ranges)")
     bars = {"coef": _bar(coef, coef_std, "gaussian", yw / xw, approximate=True,
