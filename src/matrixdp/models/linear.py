@@ -188,6 +188,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         adaptive ridge's shrinkage (``ridge_ > 0``) is a bias it leaves out, and there intervals
         ``coef_ ± 1.96·coef_std_`` cover the least-squares fit far less than 95% (measured 18–68%
         on wdbc, ctg and liver, 95% on a well-conditioned table; ``results/boosted_bar_coverage.md``).
+        For the single release they are intervals for the ridge fit of the records with the
+        solve's penalty (:func:`~matrixdp.models.normal_equations.feature_penalty`): covered in
+        94–100% of fits on a generated table (``results/coef_bar_estimand.md``, §7).
         With boosting rounds
         (``boost_rounds_ > 0``) it is the linearised rounds' covariance: the joint release's
         delta-method covariance contracted by the rounds plus the rounds' own noise
@@ -226,7 +229,9 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     noise_, allocation_, noise_summary_, expected_loss_, noise_candidates_, entry_variance_
         As in :class:`~matrixdp.models.DPCovariance`.
     ridge_ : float
-        The adaptive ridge ``λ`` of the solve (a function of the release only).
+        The adaptive ridge ``λ`` of the solve (a function of the release only). Dimensionless:
+        the solve adds ``λ s_j`` to feature ``j``'s released sum of squares, ``s_j`` its public
+        noise scale (:func:`~matrixdp.models.normal_equations.feature_penalty`, §7).
     moments_ : ndarray (k, k)
         The released (DP) second moments of ``(x - c_x, y - c_y, t)`` (sums under add-remove);
         ``coef_`` and ``intercept_`` are solved from it (post-processing). With a level share,
