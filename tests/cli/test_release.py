@@ -895,6 +895,11 @@ def test_linreg_report_says_in_one_sentence_what_the_intervals_are_for(table, bo
     doc, _ = release_doc(capsys, table, bounds, "linreg", tmp_path / "c.json", "--target", "bp",
                          "--alpha", 0.5, eps=1e4)
     assert "your penalty (--alpha 0.5;" in render_html(doc)
+    # the penalty in words: shares of the largest spread, multiples where one is the whole or more
+    from matrixdp.cli._report import _share_range
+    assert _share_range([0.031, 0.62]) == "between 3.1% and 62% of"
+    assert _share_range([0.62, 0.62]) == "62% of" and _share_range([31.8]) == "32 times"
+    assert _share_range([0.5, 31.8]) == "between 0.5 and 32 times"
     # a JSON written before these fields existed still renders (no sentence)
     for key in ("estimand", "ridge", "alpha", "penalty", "penalty_relative", "penalty_units"):
         doc["error_bars"]["coef"].pop(key)

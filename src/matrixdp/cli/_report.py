@@ -234,9 +234,13 @@ def intercept_interval(bar: dict) -> dict:
 
 
 def _share_range(shares) -> str:
-    """Shares as one percentage, or "between a and b" when they differ once rounded."""
-    lo, hi = pct(min(shares)), pct(max(shares))
-    return lo if lo == hi else f"between {lo} and {hi}"
+    """Shares of a reference as words: "62% of", "between 3% and 62% of", or, where one is at
+    least the whole, as multiples ("32 times", "between 0.5 and 32 times")."""
+    if max(shares) < 1.0:
+        lo, hi, unit = pct(min(shares)), pct(max(shares)), "of"
+    else:
+        lo, hi, unit = fmt(min(shares), ".2g"), fmt(max(shares), ".2g"), "times"
+    return f"{lo} {unit}" if lo == hi else f"between {lo} and {hi} {unit}"
 
 
 def estimand_sentence(bar: dict, intercept: dict, target: str) -> str:
@@ -255,7 +259,7 @@ def estimand_sentence(bar: dict, intercept: dict, target: str) -> str:
     # a public constant feature is left out of the fit (penalty 0, coefficient 0)
     shares = [r for r, p in zip(bar.get("penalty_relative", []), bar.get("penalty", []))
               if p > 0] or [0.0]
-    share = (f"for each feature {_share_range(shares)} of the largest spread its public range "
+    share = (f"for each feature {_share_range(shares)} the largest spread its public range "
              "allows")
     if alpha > 0 and ridge > 0:
         chosen = (f"your penalty (--alpha {fmt(alpha)}) plus one chosen from the noisy release "
