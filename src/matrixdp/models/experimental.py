@@ -209,7 +209,9 @@ class RegressionOptions(_Options):
         (:func:`~matrixdp.models.boosting.lift_gate`): a heavily lifted release that still
         shows signal. Post-processing; the same charge and draws as ``"bias-gated"``, and its
         fit bit for bit wherever the new reading keeps the gate shut. ``boost_clip`` must be
-        ``None``.
+        ``None``. Its pre-registered dev gate FAILED (``results/regression_lift_gate.md``: no cell
+        worse, but the median over the changed cells 0.999; wdbc ε = 3 0.744× the default), so it
+        is not the default.
     boost_clip : float > 0, "fixed", "grow", "late", "consistent" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"consistent"`` (below;
