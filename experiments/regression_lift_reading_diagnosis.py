@@ -271,7 +271,7 @@ READING = """Written after the run (post hoc; decides nothing).
   `lifted_share` 0.739, the noise-subtracted per-direction bias (`bias_gain`) 0.914 read the other
   way (it is dominated by the noise-subtracted energy in the near-zero directions, which is
   negative on wdbc: it tracks the lift, like `kept_share`, not the bias).
-- **Within a cell, no reading separates.** The per-cell AUCs are 0.24-0.79 with no reading
+- **Within a cell, no reading separates.** The per-cell AUCs are 0.19-0.79 with no reading
   consistently above 0.7; on wdbc ε = 1, where the oracle's per-fit choice matters (13 wins of
   22), the best is `f_stat` 0.79, `lifted_snr` 0.74, `bias_ratio` 0.73 on 22 fits. So a gate can
   tell wdbc's fits from lbw's and burn's (heavy lift with signal against heavy lift without), but
