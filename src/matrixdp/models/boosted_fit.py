@@ -30,7 +30,7 @@ from ._moments import release_second_moment
 import matrixdp.models.boosting as boosting
 from .boosting import (bias_gate, bias_gate_reading, boost_decision, boost_rounds,
                        boost_unit_widths, boosted_covariance, boosted_plan, consistent_clip_switch, growing_clip, late_clip_switch, predicted_boost_losses,
-                       released_r2,
+                       lift_gate, lift_kept_share, released_r2,
                        residual_cap, residual_scale, second_joint_release, signal_gate)
 from .normal_equations import coefficient_noise_std, solve_moments
 
@@ -41,7 +41,8 @@ __all__ = ["BOOST_RULES", "BoostedFitPlan", "BoostedFit", "SINGLE_RELEASE", "pla
 #: ``"rounds"`` (an int ``T``, or ``"auto"`` with ``boosting.BOOST_AUTO_ADAPTIVE`` off: no
 #: decision), ``"auto"`` (§4e), ``"predict"`` (§4f), ``"ls-fallback"`` (§4g), ``"ls-signal"``
 #: (§4h), ``"bias-gated"`` (§4k).
-BOOST_RULES = ("rounds", "auto", "predict", "ls-fallback", "ls-signal", "bias-gated")
+BOOST_RULES = ("rounds", "auto", "predict", "ls-fallback", "ls-signal", "bias-gated",
+               "lift-gated")
 
 
 @dataclass(frozen=True, eq=False)
@@ -342,7 +343,7 @@ def _choose(plan, rel, beta0, normal, n_rel) -> _Choice:
         mech_round = plan.rounds_mechanism(n_rounds, tau)
         branch, rounds = "ls-rounds", True
         clip_rule = "fixed"  # the least-squares τ, whatever BOOST_CLIP_RULE is
-    if not rounds and plan.rule == "bias-gated":
+    if not rounds and plan.rule in ("bias-gated", "lift-gated"):
         # §4k: T least-squares rounds iff the shrinkage bias they are predicted to remove
         # exceeds the noise they are predicted to add; read from the release and public
         # inputs only; the same μ*√(1 − s) in total whichever branch runs
@@ -361,7 +362,16 @@ def _choose(plan, rel, beta0, normal, n_rel) -> _Choice:
         reading = bias_gate_reading(beta0, normal, M0, plan.widths, mech_bg.sigma, T_bg, C0,
                                     sigma2=sigma2)
         gate = {**reading, "rounds": T_bg, "clip": float(tau_bg)}
-        if bias_gate(reading):
+        opened = bias_gate(reading)
+        if not opened and plan.rule == "lift-gated":
+            # §4m: where the bias gate stays shut, the same rounds iff the lift holds back most
+            # of the release's spectrum while the release still shows signal (post-processing)
+            kept = lift_kept_share(M0, normal, intercept)
+            r2 = released_r2(*plan.in_sums(rel), beta0, intercept, n_rel, plan.t,
+                             count_released=plan.task.neighbouring != "replace-one")
+            opened = lift_gate(kept, r2)
+            gate.update(kept_share=kept, r2_lower=float(r2["lower"]), lift_opened=opened)
+        if opened:
             n_rounds, tau, mech_round = T_bg, float(tau_bg), mech_bg
             branch, rounds = "ls-rounds", True
             clip_rule = "fixed"  # the least-squares τ, whatever BOOST_CLIP_RULE is

@@ -169,6 +169,16 @@ BOOST_BIAS_GATE_RATIO = 0.3
 #: results/regression_bias_gate_check.md); ``"auto"`` (§4e alone, also ``boost_rounds="adaptive"``)
 #: before it. Pin ``"auto"`` here to reproduce files written before task RW.
 BOOST_AUTO_RULE = "bias-gated"
+#: ``boost_rounds="lift-gated"`` (opt-in; docs/regression.md §4m, issue #24 task RB): §4k's rule,
+#: and where its bias gate stays shut the same ``BOOST_BIAS_GATE_ROUNDS`` least-squares rounds
+#: still run iff the adaptive lift keeps at most ``BOOST_LIFT_GATE_KEPT`` of the released slopes'
+#: spectrum (:func:`lift_kept_share`: heavy shrinkage) AND the released ``R̂²`` at ``β₀``, at its
+#: lower confidence value (:func:`released_r2`, ``z = BOOST_SIGNAL_Z``), is at least
+#: ``BOOST_LIFT_GATE_R2`` (signal the shrinkage holds back). Fixed on the development tables'
+#: exploration (results/regression_lift_reading_explore.md) before its pre-registered gate
+#: (experiments/regression_lift_gate.py), which FAILED (results/regression_lift_gate.md): opt-in.
+BOOST_LIFT_GATE_KEPT = 0.2
+BOOST_LIFT_GATE_R2 = 0.1
 
 
 def predicted_boost_losses(beta0, M, M0, Ms, C0, w, sigma_unit: float, tau: float, counts,
@@ -440,6 +450,54 @@ def bias_gate(reading: dict | None, ratio: float | None = None) -> bool:
     if not (math.isfinite(b) and math.isfinite(n)):
         return False
     return bool(b > ratio * n)
+
+
+def lift_kept_share(A, M, fit_intercept: bool) -> float:
+    r"""The share of the released slopes' spectrum the adaptive lift keeps
+    (``docs/regression.md`` §4m): ``tr(M_s⁻¹A_s)/p = Σ_i κ_i / p``, with ``A`` the solve's matrix
+    without the lift, ``M`` with it (the same coordinates, the constant last with an intercept),
+    ``A_s``, ``M_s`` their slopes' blocks with the (unlifted) constant profiled out (Schur
+    complements) and ``κ_i ∈ [0, 1]`` the generalized eigenvalues of ``A_s u = κ M_s u``, the
+    solve's shrinkage factor along ``u_i``. Near 0: the lift holds back almost every direction of
+    the release; 1: no lift. Post-processing of the release's solve: returns NaN where it cannot
+    be read (no slope, a non-finite or singular matrix).
+
+    References
+    ----------
+    .. [1] matrixdp, ``docs/regression.md`` §4m (the reading and its gate), §3 (the adaptive
+       lift).
+    """
+    A = np.asarray(A, dtype=np.float64)
+    M = np.asarray(M, dtype=np.float64)
+    A, M = 0.5 * (A + A.T), 0.5 * (M + M.T)
+    if fit_intercept:
+        d = A.shape[0] - 1
+        if d < 1 or not (M[d, d] > 0 and A[d, d] > 0):
+            return math.nan
+        A = A[:d, :d] - np.outer(A[:d, d], A[d, :d]) / A[d, d]
+        M = M[:d, :d] - np.outer(M[:d, d], M[d, :d]) / M[d, d]
+    p = A.shape[0]
+    if p < 1 or not (np.all(np.isfinite(A)) and np.all(np.isfinite(M))):
+        return math.nan
+    try:
+        kept = float(np.trace(np.linalg.solve(M, A)))
+    except np.linalg.LinAlgError:
+        return math.nan
+    return kept / p
+
+
+def lift_gate(kept: float, r2: dict | None, kept_max: float | None = None,
+              r2_min: float | None = None) -> bool:
+    """``True``: ``boost_rounds="lift-gated"`` runs the least-squares rounds where §4k's bias gate
+    stayed shut: the lift keeps at most ``kept_max = BOOST_LIFT_GATE_KEPT`` of the slopes'
+    spectrum (:func:`lift_kept_share`) and the released ``R̂²``'s lower value is at least
+    ``r2_min = BOOST_LIFT_GATE_R2`` (:func:`released_r2`); ``False`` where either fails or cannot
+    be read (NaN). Post-processing."""
+    kept_max = BOOST_LIFT_GATE_KEPT if kept_max is None else float(kept_max)
+    r2_min = BOOST_LIFT_GATE_R2 if r2_min is None else float(r2_min)
+    if r2 is None or not (math.isfinite(kept) and math.isfinite(r2["lower"])):
+        return False
+    return bool(kept <= kept_max and r2["lower"] >= r2_min)
 
 
 def rss_lower_bound(rss: float, a, entry_variance, z: float | None = None) -> float:

@@ -45,7 +45,8 @@ LEVEL_PRIORS = ("none", "box", "gauss")
 #: ``slope_shrink``: ``"none"`` (the fit as solved) or ``"sure"`` (docs/regression.md §3d).
 SLOPE_SHRINKS = ("none", "sure")
 #: ``boost_rounds``'s rules (or an int ``T >= 0``; docs/regression.md §4c-§4k).
-BOOST_ROUND_RULES = ("auto", "adaptive", "predict", "ls-fallback", "ls-signal", "bias-gated")
+BOOST_ROUND_RULES = ("auto", "adaptive", "predict", "ls-fallback", "ls-signal", "bias-gated",
+                     "lift-gated")
 #: ``adaptive_first`` of DPPCA: what ``method="adaptive"``'s first look is allocated for.
 ADAPTIVE_FIRST = ("covariance", "pca", "mixed")
 #: ``adaptive_ranking`` of DPCovariance (``adaptive_covariance``'s ``loss_statistic``).
@@ -134,8 +135,8 @@ class RegressionOptions(_Options):
         audit's loose_label: 0.23-0.28× at ε = 0.3-3; ``results/regression_sure_dev.md``) but its
         dev gate FAILED (``results/regression_sure_gate.md``: holdout_synthetic ε = 1 1.16×, the
         median over the 100 cells 1.0008), where the fit was already well shrunk.
-    boost_rounds : "auto", "adaptive", "predict", "ls-fallback", "ls-signal", "bias-gated" or \
-int >= 0, default "auto"
+    boost_rounds : "auto", "adaptive", "predict", "ls-fallback", "ls-signal", "bias-gated", \
+"lift-gated" or int >= 0, default "auto"
         Boosting rounds on the release (``docs/regression.md`` §4c): the joint release gets 70% of
         ``μ*²`` (Gaussian DP) and its solve gives the start ``β₀`` and the fixed solve ``M⁻¹``;
         each of ``T`` rounds releases the correlation of the features (on the unit box) with the
@@ -200,6 +201,17 @@ int >= 0, default "auto"
         Whichever branch runs, the releases compose to the same (ε, δ), charged once before any
         draw. ``boost_clip`` must be ``None`` (with ``"auto"`` a ``boost_clip`` sets the clip of
         §4e's rounds only). A seeded fit is replayable by whoever knows the seed.
+        ``"lift-gated"`` (opt-in; ``docs/regression.md`` §4m, task RB): ``"bias-gated"``, and
+        where its gate stays shut the same rounds still run iff the adaptive lift keeps at most
+        ``boosting.BOOST_LIFT_GATE_KEPT = 0.2`` of the released slopes' spectrum
+        (:func:`~matrixdp.models.boosting.lift_kept_share`) and the released ``R̂²`` at ``β₀``,
+        at its lower confidence value, is at least ``boosting.BOOST_LIFT_GATE_R2 = 0.1``
+        (:func:`~matrixdp.models.boosting.lift_gate`): a heavily lifted release that still
+        shows signal. Post-processing; the same charge and draws as ``"bias-gated"``, and its
+        fit bit for bit wherever the new reading keeps the gate shut. ``boost_clip`` must be
+        ``None``. Its pre-registered dev gate FAILED (``results/regression_lift_gate.md``: no cell
+        worse, but the median over the changed cells 0.999; wdbc ε = 3 0.744× the default), so it
+        is not the default.
     boost_clip : float > 0, "fixed", "grow", "late", "consistent" or None, default None
         The residual clip ``τ`` of the rounds. A float: that public clip, in the target's units.
         ``None`` (the default): the rule ``boosting.BOOST_CLIP_RULE``, ``"consistent"`` (below;
@@ -340,7 +352,7 @@ int >= 0, default "auto"
     @staticmethod
     def _rounds_message(T) -> str:
         return (f"must be 'auto', 'adaptive', 'predict', 'ls-fallback', 'ls-signal', "
-                f"'bias-gated' or an int >= 0, got {T!r}")
+                f"'bias-gated', 'lift-gated' or an int >= 0, got {T!r}")
 
 
 @dataclass(frozen=True, repr=False)

@@ -258,8 +258,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         What the budget after the joint release bought: the boosting rounds, the second joint
         release averaged with the first (the decision's fallback, §4e; the error bars
         and ``entry_variance_`` are then the single release's), or nothing (one release at μ*).
-        ``"ls-rounds"`` (``boost_rounds="ls-fallback"``, ``"ls-signal"``, ``"bias-gated"`` and
-        ``"auto"``, §4g, §4h, §4k): the least-squares rounds that replaced the fallback's second
+        ``"ls-rounds"`` (``boost_rounds="ls-fallback"``, ``"ls-signal"``, ``"bias-gated"``,
+        ``"lift-gated"`` and ``"auto"``, §4g, §4h, §4k, §4m): the least-squares rounds that replaced the fallback's second
         release.
         A function of the release (post-processing).
     boost_residual_scale_ : dict or None
@@ -274,7 +274,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
     boost_bias_gate_ : dict or None
         ``boost_rounds="auto"``/``"bias-gated"`` where §4e falls back: what §4k's gate read,
         ``{"bias", "noise", "sampling", "rounds", "clip"}`` (sums units; a function of the
-        release and public inputs); ``None`` otherwise.
+        release and public inputs); with ``"lift-gated"`` where §4k's gate stayed shut also
+        ``"kept_share"``, ``"r2_lower"`` and ``"lift_opened"`` (§4m); ``None`` otherwise.
     boost_predicted_loss_ : dict or None
         ``boost_rounds="predict"``: the predicted loss ``{T: loss}`` (sums units) the count was
         chosen by — a function of the release (post-processing); ``None`` otherwise.
@@ -388,7 +389,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
             ("level_prior", opts.level_prior, LEVEL_PRIOR))
             if not (isinstance(value, type(off)) or isinstance(off, float)) or value != off]
         rule = "rounds"  # an int T: exactly T rounds, no decision
-        if isinstance(T, str) and T in ("ls-fallback", "ls-signal", "bias-gated"):  # §4g/h/k
+        if isinstance(T, str) and T in ("ls-fallback", "ls-signal", "bias-gated",
+                                        "lift-gated"):  # §4g/h/k/m
             if opts.boost_clip is not None:  # rounds as the fallback (ls-signal: gated)
                 raise InvalidParameterError("boost_clip", f"must be None with "
                                                           f"boost_rounds={T!r} (it sets "
@@ -413,7 +415,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         elif isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 0:
             raise InvalidParameterError("boost_rounds", f"must be 'auto', 'adaptive', 'predict', "
                                                         f"'ls-fallback', 'ls-signal', "
-                                                        f"'bias-gated' or an int >= 0, "
+                                                        f"'bias-gated', 'lift-gated' or an "
+                                                        f"int >= 0, "
                                                         f"got {T!r}")
         if T == 0:
             return 0, None, None, None
