@@ -70,14 +70,15 @@ class Spy:
 
     def __init__(self):
         import matrixdp.models.adaptive.release as rel
-        self.rel, self.b_true, self.args = rel, math.nan, None
+        self.rel, self.b_true, self.args, self.g = rel, math.nan, None, None
         self._counts, self._median = rel.clipping_loss_counts, rel.median_choice
 
     def __enter__(self):
         from matrixdp.models.adaptive.counts import clipping_losses
 
         def counts(Xl, center, m, A, r2, weights, edges):
-            self.b_true = float(np.mean(clipping_losses(Xl, center, m, A, r2, weights)))
+            self.g = clipping_losses(Xl, center, m, A, r2, weights)
+            self.b_true = float(np.mean(self.g))
             return self._counts(Xl, center, m, A, r2, weights, edges)
 
         def median(*a):
@@ -122,10 +123,32 @@ def step_medians(args, b_true):
             _step_median(b_true, noise_cp, nvar, sig, mu_max))
 
 
+def blind_part(args, g, pred, eps):
+    """The part of the true bound above the median reading's level ``L`` (read at ``L`` when its
+    bins are unresolved), the records there, the count noise sd, and the GDP parameter an oracle
+    sum statistic capped at the largest loss would need for a noise sd of ``t_med/3``
+    (``3 max g / (n t_med)``; the total budget is ``mu_star``)."""
+    from matrixdp.calibration.gaussian import max_gaussian_shift
+
+    nan = math.nan
+    out = {"level_med": nan, "n_above_level": nan, "blind": nan, "sigma_c": nan,
+           "mu_needed": nan, "mu_star": max_gaussian_shift(eps, uc.DELTA)}
+    if args is None or g is None:
+        return out
+    L, t_med, n = pred.get("reading_level_median", nan), pred.get("median_threshold", nan), g.size
+    out["sigma_c"] = float(args[16])
+    if L == L and t_med > 0:
+        out.update(level_med=L / t_med, n_above_level=int(np.sum(g > L)),
+                   blind=float(np.sum(np.maximum(g - L, 0.0))) / n / t_med,
+                   mu_needed=3.0 * float(g.max()) / (n * t_med))
+    return out
+
+
 FIELDS = ["set", "table", "epsilon", "trial", "seed", "choice", "cand_choice", "err_default",
           "err_cand", "err_mom", "err_step", "sq_mom", "sq_step", "pred_mom_full",
           "pred_mom_tri", "pred_step_rule", "pred_step_noise", "pred_step_true", "b_rule",
-          "b_true", "t_med_full", "t_med_tri", "norm_C"]
+          "b_true", "t_med_full", "t_med_tri", "norm_C", "level_med", "n_above_level",
+          "blind", "sigma_c", "mu_needed", "mu_star"]
 
 
 def run():
@@ -151,7 +174,7 @@ def run():
                         continue
                     with Spy() as spy:
                         d = fit(t, eps, s, "default")
-                    args, b_true = spy.args, spy.b_true
+                    args, b_true, g_rec = spy.args, spy.b_true, spy.g
                     c = fit(t, eps, s, "cand")
                     mo, st = fit(t, eps, s, "mom"), fit(t, eps, s, "step")
                     err = {r: float(np.linalg.norm(e.covariance_ - C))
@@ -174,7 +197,7 @@ def run():
                                 else math.nan,
                                 "t_med_full": pd.get("median_threshold", math.nan),
                                 "t_med_tri": pc.get("median_threshold", math.nan),
-                                "norm_C": cn})
+                                "norm_C": cn, **blind_part(args, g_rec, pd, eps)})
             w.writerows(out)
             fh.flush()
             print(f"{name} eps={eps:g} done", flush=True)
@@ -214,6 +237,15 @@ def render():
          "| table | ε | mom full | mom tri | step noise | step rule | step true | b rule / t_med | "
          "b true / t_med | t_med tri / t_med | P(mom < step) measured |",
          "|" + "---|" * 11]
+    Cc = ["", "## C. The blind part of the step's clipping bias (fits with the counts released, "
+          "medians)", "",
+          "`b true`: the true bound over `t_med`; `blind`: its part above the median reading's "
+          "level `L` (`Σ (g − L)₊ / n`, over `t_med`; read at `L` where those bins are not "
+          "resolved); `records > L`; `σ_c`: the counts' noise sd (records); `μ needed`: the GDP "
+          "parameter an ORACLE sum of the losses capped at the largest loss would need for a "
+          "noise sd of `t_med/3` (`3 max g / (n t_med)`); `μ*`: the fit's whole budget.", "",
+          "| table | ε | b true / t_med | blind / t_med | records > L | σ_c | μ needed | μ* |",
+          "|" + "---|" * 8]
     f = lambda rs, k: np.array([float(r[k]) for r in rs])  # noqa: E731
     for key in sorted(cells, key=lambda k: (k[0] != "benchmark", k[1], k[2])):
         rs = cells[key]
@@ -240,7 +272,12 @@ def render():
                  f"{np.median(f(cnt, 'b_true')) / tm:.2f} | "
                  f"{np.median(f(cnt, 't_med_tri') / f(cnt, 't_med_full')):.2f} | "
                  f"{np.mean(f(cnt, 'sq_mom') < f(cnt, 'sq_step')):.2f} |")
-    OUT_MD.write_text("\n".join(L + B) + "\n")
+        Cc.append(f"| {key[1]} | {key[2]:g} | {np.median(f(cnt, 'b_true')) / tm:.2f} | "
+                  f"{np.nanmedian(f(cnt, 'blind')):.2f} | "
+                  f"{np.nanmedian(f(cnt, 'n_above_level')):.0f} | "
+                  f"{np.median(f(cnt, 'sigma_c')):.3g} | "
+                  f"{np.nanmedian(f(cnt, 'mu_needed')):.3g} | {float(cnt[0]['mu_star']):.3g} |")
+    OUT_MD.write_text("\n".join(L + B + Cc) + "\n")
     print(f"wrote {OUT_MD}")
 
 
