@@ -504,7 +504,12 @@ class CovarianceOptions(_Options):
         that choice changes: the first look, the counts (same bins), every release and its
         stream position are the default's; same (ε, δ). ``False``: the default release, byte
         for byte. Ignored unless ``adaptive_ranking="median"`` and
-        ``adaptive_moments_triangle=True``, and by the other methods and kinds.
+        ``adaptive_moments_triangle=True``, and by the other methods and kinds. Not the
+        default: its dev gate FAILED on the median condition (``results/adult_branch_gate.md``:
+        95 cells, no paired FAIL, median 0.9984 over the 21 changed cells where ≤ 0.99 was
+        needed; 0.70–1.04×, adult ε = 1 0.964). It does not fix adult ε = 1: the diagnosis
+        (``results/adult_branch_diagnosis.md``) finds the miss in the whitened step's clipping
+        reading, whose tail there is beyond what the fit's budget can resolve.
 
     References
     ----------

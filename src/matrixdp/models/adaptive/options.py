@@ -288,7 +288,9 @@ class AdaptiveOptions:
         the counts and every release are the default's at the same stream position; only the
         choice between the branches reads it. Post-processing of public inputs and the first
         look (``docs/coinpress.md`` § "The moments branch predicted as it is drawn (task
-        AB)").
+        AB)"). Its dev gate FAILED on the median condition (``results/adult_branch_gate.md``: 95
+        cells, no paired FAIL, median 0.9984 over the 21 changed cells where ≤ 0.99 was needed;
+        0.70–1.04×); not recommended.
 
     References
     ----------
