@@ -277,7 +277,22 @@ def render():
                   f"{np.nanmedian(f(cnt, 'n_above_level')):.0f} | "
                   f"{np.median(f(cnt, 'sigma_c')):.3g} | "
                   f"{np.nanmedian(f(cnt, 'mu_needed')):.3g} | {float(cnt[0]['mu_star']):.3g} |")
-    OUT_MD.write_text("\n".join(L + B + Cc) + "\n")
+    D = ["", "## D. The fits the default sent to the step against the others (adult, medians)", "",
+         "Is the step taken where the bias IS smaller, or where its reading is? `b rule`, `b true`, "
+         "`blind` in units of the fit's `t_med`.", "",
+         "| table | ε | default's branch | fits | b rule / t_med | b true / t_med | blind / t_med | "
+         "records > L |", "|" + "---|" * 8]
+    for key in sorted(k for k in cells if k[1] == "adult"):
+        for branch in ("coinpress", "moments"):
+            rs = [r for r in cells[key] if r["choice"] == branch and r["b_true"] not in ("nan", "")]
+            if not rs:
+                continue
+            tm = f(rs, "t_med_full")
+            D.append(f"| {key[1]} | {key[2]:g} | {branch} | {len(rs)} | "
+                     f"{np.median(f(rs, 'b_rule') / tm):.2f} | {np.median(f(rs, 'b_true') / tm):.2f} | "
+                     f"{np.nanmedian(f(rs, 'blind')):.2f} | "
+                     f"{np.nanmedian(f(rs, 'n_above_level')):.0f} |")
+    OUT_MD.write_text("\n".join(L + B + Cc + D) + "\n")
     print(f"wrote {OUT_MD}")
 
 
