@@ -34,7 +34,8 @@ SET = {RegressionOptions: {"level_share": 0.1, "select": "risk", "level_prior": 
        CovarianceOptions: {"coinpress_beta": "auto", "adaptive_ranking": "mean",
                            "correlation_rule": "guard", "adaptive_refine": True,
                            "projected_floor": "continuous", "adaptive_moments_triangle": False,
-                           "adaptive_correlation_triangle": True, "triangle_floor": True},
+                           "adaptive_correlation_triangle": True, "triangle_floor": True,
+                           "adaptive_triangle_prediction": True},
        PCAOptions: {"coinpress_beta": "late", "adaptive_first": "pca", "adaptive_resolve_z": 3.0,
                     "adaptive_resolve_share": 0.5, "adaptive_bias": "records",
                     "adaptive_step_margin": "noise-level", "adaptive_tail_bias": "gap-shrink",
@@ -46,14 +47,16 @@ BAD = {RegressionOptions: {"level_share": 1.0, "select": "cp", "level_prior": -1
        CovarianceOptions: {"coinpress_beta": 1.5, "adaptive_ranking": "mode",
                            "correlation_rule": "none", "adaptive_refine": "twice",
                            "projected_floor": "linear", "adaptive_moments_triangle": "yes",
-                           "adaptive_correlation_triangle": "yes", "triangle_floor": 1},
+                           "adaptive_correlation_triangle": "yes", "triangle_floor": 1,
+                           "adaptive_triangle_prediction": "yes"},
        PCAOptions: {"coinpress_beta": 0.0, "adaptive_first": "both", "adaptive_resolve_z": -1.0,
                     "adaptive_resolve_share": 2.0, "adaptive_bias": "mean",
                     "adaptive_step_margin": "wide", "adaptive_tail_bias": "everywhere",
                     "adaptive_moments_triangle": "yes"}}
 #: Fields added after the keywords were deprecated (session 22 on): options only, no keyword.
 NEW_FIELDS = {CovarianceOptions: {"projected_floor", "adaptive_moments_triangle",
-                                  "adaptive_correlation_triangle", "triangle_floor"},
+                                  "adaptive_correlation_triangle", "triangle_floor",
+                                  "adaptive_triangle_prediction"},
               RegressionOptions: {"level_shrinkage"},
               PCAOptions: {"adaptive_step_margin", "adaptive_tail_bias", "adaptive_moments_triangle"}}
 

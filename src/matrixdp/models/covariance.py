@@ -204,15 +204,17 @@ def fit_adaptive(estimator, X, lo, hi, *, epsilon, delta, label, beta, kind="cov
     return res.covariance, res.location
 
 
-def _triangle_options(on) -> dict:
+def _triangle_options(on, prediction=False) -> dict:
     """``{"options": AdaptiveOptions(moments_triangle=True)}`` if ``on``, else ``{}`` (so the
     call without it is the release before, byte for byte): the covariance default's dominating
-    triangle (task CV) and the correlation's option (task TC)."""
+    triangle (task CV) and the correlation's option (task TC); ``prediction`` adds the median
+    ranking's prediction of that triangle (task AB, ``triangle_prediction=True``)."""
     if not on:
         return {}
     from .adaptive import AdaptiveOptions  # lazy, as fit_adaptive's import
 
-    return {"options": AdaptiveOptions(moments_triangle=True)}
+    return {"options": AdaptiveOptions(moments_triangle=True,
+                                       triangle_prediction=bool(prediction))}
 
 
 def adaptive_moments_release(res, lo, hi, n):
@@ -802,7 +804,8 @@ class DPCovariance(NoGeneratorStateMixin, BaseEstimator):
                                     beta=opts.coinpress_beta,
                                     loss_statistic=opts.adaptive_ranking,
                                     refine=opts.adaptive_refine,
-                                    **_triangle_options(opts.adaptive_moments_triangle))
+                                    **_triangle_options(opts.adaptive_moments_triangle,
+                                                        opts.adaptive_triangle_prediction))
         else:
             rel, center, t = fit_second_moments(self, X, lo, hi, self.kind, epsilon=eps,
                                                 delta=delta, noise=noise, label="DPCovariance.fit")

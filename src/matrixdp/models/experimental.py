@@ -506,6 +506,22 @@ class CovarianceOptions(_Options):
         the two together FAILED on its median half only (``results/corr_triangle_floor_gate.md``:
         95 cells, no paired FAIL where the triangle alone had 4; median 1.0000 over the 92
         changed cells where ≤ 0.99 was needed; 0.74–1.25×).
+    adaptive_triangle_prediction : bool, default False
+        Task AB (session 25, issue #24, opt-in candidate): with ``adaptive_ranking="median"``
+        and ``adaptive_moments_triangle=True`` (both defaults), the covariance's adaptive fit
+        predicts its moments branch with the entry variances of the release that branch draws
+        (the dominating triangle, where there is one) instead of the full draw's, when it
+        compares the branches' predicted medians (``AdaptiveOptions(triangle_prediction=True)``;
+        ``docs/coinpress.md`` § "The moments branch predicted as it is drawn (task AB)"). Only
+        that choice changes: the first look, the counts (same bins), every release and its
+        stream position are the default's; same (ε, δ). ``False``: the default release, byte
+        for byte. Ignored unless ``adaptive_ranking="median"`` and
+        ``adaptive_moments_triangle=True``, and by the other methods and kinds. Not the
+        default: its dev gate FAILED on the median condition (``results/adult_branch_gate.md``:
+        95 cells, no paired FAIL, median 0.9984 over the 21 changed cells where ≤ 0.99 was
+        needed; 0.70–1.04×, adult ε = 1 0.964). It does not fix adult ε = 1: the diagnosis
+        (``results/adult_branch_diagnosis.md``) finds the miss in the whitened step's clipping
+        reading, whose tail there is beyond what the fit's budget can resolve.
 
     References
     ----------
@@ -520,6 +536,7 @@ class CovarianceOptions(_Options):
     adaptive_moments_triangle: bool = True
     adaptive_correlation_triangle: bool = False
     triangle_floor: bool = False
+    adaptive_triangle_prediction: bool = False
 
     def __post_init__(self):
         _check_beta(self.coinpress_beta)
@@ -537,6 +554,7 @@ class CovarianceOptions(_Options):
         check_flag(self.adaptive_moments_triangle, "adaptive_moments_triangle")
         check_flag(self.adaptive_correlation_triangle, "adaptive_correlation_triangle")
         check_flag(self.triangle_floor, "triangle_floor")
+        check_flag(self.adaptive_triangle_prediction, "adaptive_triangle_prediction")
         if self.projected_floor not in PROJECTED_FLOORS:
             raise InvalidParameterError("projected_floor", f"must be one of {PROJECTED_FLOORS}, "
                                                            f"got {self.projected_floor!r}")

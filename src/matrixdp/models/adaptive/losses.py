@@ -10,14 +10,15 @@ import math
 import numpy as np
 
 from ...feasible import project_covariance
-from .._moments import combined_variance
+from ...calibration.gaussian import gaussian_epsilon
+from .._moments import combined_variance, dominating_triangle_of
 from ..coinpress import whitened_noise_sd
 from .counts import read_counts
 
 __all__ = ["coinpress_noise_loss", "correlation_scale", "correlation_moments_loss",
            "correlation_coinpress_loss", "moments_loss", "satterthwaite_median",
            "moments_loss_variance", "coinpress_noise_variance", "median_threshold",
-           "median_choice"]
+           "median_choice", "triangle_moments_prediction"]
 
 def coinpress_noise_loss(S, weights, sigma):
     r"""Expected squared Frobenius norm of ``D S^{1/2} N S^{1/2} D`` for the symmetrised i.i.d.
@@ -233,3 +234,19 @@ def median_choice(V1, V2, m, weights, t, v_first, pred_mom, noise_cp, S, r2, k, 
                   "median_threshold": float(t_med), "clipping_loss_median": float(b_med),
                   "clipping_loss_median_sd": float(sd_med),
                   "reading_level_median": float(level_med)}
+
+
+def triangle_moments_prediction(task, delta, plan, V1, m, weights, t, v_first, pred_mom):
+    """``(V2, P_mom)``: the last moments release's entry variances and the moments branch's
+    predicted expected loss as that release is DRAWN under ``moments_triangle=True``: the
+    dominating weighted triangle of ``plan`` at ``plan``'s (ε, δ)
+    (:func:`~matrixdp.models._moments.dominating_triangle_of`, the release the moments branch
+    then draws) where there is one, else ``plan``'s own (and ``pred_mom`` unchanged). Public
+    inputs only (the plans, the first look's variances and released mean); post-processing.
+    ``docs/coinpress.md`` § "The moments branch predicted as it is drawn (task AB)"."""
+    eps2 = gaussian_epsilon(delta, 1.0, float(plan.privacy.mu))
+    tri = dominating_triangle_of(task, eps2, delta, plan)
+    if tri is None:
+        return plan.entry_variance, pred_mom
+    V2 = tri.entry_variance
+    return V2, moments_loss(combined_variance(V1, V2), m, weights, t, v_first)

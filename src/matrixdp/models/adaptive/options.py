@@ -279,6 +279,18 @@ class AdaptiveOptions:
         parameter (the same (ε, δ)), averaged with the first look by its exact entry variances
         (``docs/coinpress.md`` § "The moments branch's last release as a dominating triangle
         (task CV, session 24)").
+    triangle_prediction : bool, default False
+        Task AB (session 25, issue #24, opt-in candidate; needs ``moments_triangle=True`` and
+        ``loss_statistic="median"``): where the counts are released, the median ranking
+        predicts the moments branch with the entry variances of the release it will draw (the
+        dominating triangle of the last plan, where there is one;
+        :func:`~.losses.triangle_moments_prediction`) instead of the full draw's. The bins,
+        the counts and every release are the default's at the same stream position; only the
+        choice between the branches reads it. Post-processing of public inputs and the first
+        look (``docs/coinpress.md`` § "The moments branch predicted as it is drawn (task
+        AB)"). Its dev gate FAILED on the median condition (``results/adult_branch_gate.md``: 95
+        cells, no paired FAIL, median 0.9984 over the 21 changed cells where ≤ 0.99 was needed;
+        0.70–1.04×); not recommended.
 
     References
     ----------
@@ -305,6 +317,7 @@ class AdaptiveOptions:
     step_margin: str = "none"
     tail_bias: str = "none"
     moments_triangle: bool = False
+    triangle_prediction: bool = False
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -338,6 +351,11 @@ class AdaptiveOptions:
                                                        "with a sum < 1")
         check_flag(self.far_tail, "far_tail")
         check_flag(self.moments_triangle, "moments_triangle")
+        check_flag(self.triangle_prediction, "triangle_prediction")
+        if self.triangle_prediction and not self.moments_triangle:
+            raise InvalidParameterError("triangle_prediction", "predicts the dominating triangle "
+                                                               "that moments_triangle=True draws; "
+                                                               "set moments_triangle=True")
         if self.far_tail and not self.first_share > FAR_SHARE:
             raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                        f"{FAR_SHARE:g} with far_tail=True")

@@ -31,7 +31,8 @@ from .frame import (SHARE_Z, coinpress_pair_variance, first_look_noise_level,
 from .pca_losses import (pca_bias_model, pca_bias_one_record, pca_deficit, pca_deficit_diagonal,
                          pca_deficit_normalised, resolution_guard_loss)
 from .losses import (coinpress_noise_loss, correlation_coinpress_loss, correlation_moments_loss,
-                     correlation_scale, median_choice, moments_loss)
+                     correlation_scale, median_choice, moments_loss,
+                     triangle_moments_prediction)
 from .steps import CHECK_SHARE, checked_step, refine_prediction, refined_step
 from .tails import gap_shrink_bias, tail_reading
 
@@ -545,6 +546,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     step_margin = options.step_margin
     tail_shrink = options.tail_bias == "gap-shrink"
     moments_triangle = options.moments_triangle
+    triangle_prediction = options.triangle_prediction
     if step_margin != "none" and loss_statistic != "mean":
         raise InvalidParameterError("step_margin", "the noise-level margin acts on the mean "
                                                    "ranking (loss_statistic='mean') only")
@@ -829,9 +831,18 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                     # task CV: the branches' predicted medians; the counts read again with the
                     # level set from the median threshold (docs/coinpress.md § Adaptive,
                     # "Ranking by the predicted median (task CV)")
+                    V2_med, pred_med = plan2.entry_variance, pred_mom
+                    if triangle_prediction:
+                        # task AB: the moments branch predicted with the release it will draw
+                        # (the dominating triangle where there is one; public: the plans);
+                        # only this choice reads it, the bins above were placed from the plan's
+                        # prediction (docs/coinpress.md § "The moments branch predicted as it
+                        # is drawn (task AB)")
+                        V2_med, pred_med = triangle_moments_prediction(
+                            task, delta, plan2, V1, m, weights, t, v_first, pred_mom)
                     med_step, med = median_choice(
-                        V1, plan2.entry_variance, m, weights, t, v_first,
-                        pred_mom, noise_cp, S, r2, k, n, mu2, cap, noisy, edges, sigma_b,
+                        V1, V2_med, m, weights, t, v_first,
+                        pred_med, noise_cp, S, r2, k, n, mu2, cap, noisy, edges, sigma_b,
                         DECISION_Z if decision_z is None else float(decision_z))
                 if far_tail:
                     # 2b. the far tail (task AC2): the records' clipped excess over L, up to
