@@ -72,6 +72,25 @@ def fitter(row, t, eps, k):
     return pgt.fitter(row, t, eps, k, CANDIDATE, KW)
 
 
+def reading_lines(summary: list) -> list:
+    """Not the rule: the cells split by the default's majority branch (whitened step in >= half
+    of the trials or not)."""
+    import numpy as np
+
+    out = ["Reading (not the rule), cells split by the default's majority branch:", ""]
+    half = STAGES["gate"]["trials"] / 2
+    for name, keep in (("whitened step", lambda s: s["default chose cp"] >= half),
+                       ("moments", lambda s: s["default chose cp"] < half)):
+        ss = [s for s in summary if keep(s)]
+        if not ss:
+            continue
+        r = np.array([s["ratio of medians"] for s in ss])
+        out.append(f"- default's majority branch {name}: {len(ss)} cells, median ratio "
+                   f"{np.median(r):.3g}, below 1 in {int(np.sum(r < 1))}, FAIL in "
+                   f"{sum(s['verdict'] == 'FAIL' for s in ss)}")
+    return out + [""]
+
+
 def analyse(stage: str, out: Path, partial: bool = False) -> Path:
     cfg = STAGES[stage]
     suffix = "_partial" if partial else ""
@@ -85,7 +104,8 @@ def analyse(stage: str, out: Path, partial: bool = False) -> Path:
     if partial:
         verdict[0] = (f"## Verdict: **NOT REACHED (PARTIAL: {len(summary)} cells run; the run did "
                       f"not finish in the session; a FAIL below is final, a pass is not)**")
-    lines += verdict + pgt.group_lines(summary) + pgt.cell_lines(summary, CANDIDATE)
+    lines += verdict + reading_lines(summary) + pgt.group_lines(summary) + pgt.cell_lines(
+        summary, CANDIDATE)
     md = out / f"{NAME}_{stage}{suffix}.md"
     md.write_text("\n".join(lines) + "\n")
     return md

@@ -683,7 +683,10 @@ class PCAOptions(_Options):
         and synthetic); a smaller first look moves that budget to the last release (either
         branch) at the price of a noisier whitening and choice (``docs/coinpress.md`` §
         "Adaptive (PCA): the first look's share (task PA)"). Same (ε, δ) and charge: the
-        releases' shares still sum to ``μ*²``. Opt-in.
+        releases' shares still sum to ``μ*²``. Opt-in, not recommended: ``1/8`` FAILED its dev
+        gate (``results/pca_first_share_gate.md``, 165 cells, 30 paired trials: 38 paired FAILs,
+        all in cells where the default mostly takes the whitened step, whose whitening the
+        noisier look weakens; median 1.057; 0.721-0.943 on adult k = 5 ε = 0.5-5).
 
 
     References
