@@ -701,6 +701,22 @@ class PCAOptions(_Options):
         the diagonal of the last draw, which the top-k subspace reads weakly
         (``results/pca_triangle_diagnosis.md``: predicted first-order deficit ratio 0.91, median
         over the 32 (table, k) units).
+    adaptive_first_share : float in (0, 1) or None, default None
+        ``method="adaptive"`` only (task PA, issue #24): the first look's share of the budget,
+        ``μ₁² = adaptive_first_share·μ*²`` (``first_share`` of
+        :class:`~matrixdp.models.adaptive.AdaptiveOptions`; ``first_share + bias_share < 1``).
+        ``None``: ``adaptive.FIRST_SHARE`` = 1/4, the fit before the option, byte for byte.
+        The first look is allocated for the covariance in the original units and carries
+        almost nothing of the PCA task's loss, so where the fit takes its moments branch the
+        branch costs ``≈ 1/(1 − share)`` of one moments release at the whole budget (first
+        order, ``results/pca_moments_cells_diagnosis.md`` Part A: 1.28–1.35× at k = 5 on adult
+        and synthetic); a smaller first look moves that budget to the last release (either
+        branch) at the price of a noisier whitening and choice (``docs/coinpress.md`` §
+        "Adaptive (PCA): the first look's share (task PA)"). Same (ε, δ) and charge: the
+        releases' shares still sum to ``μ*²``. Opt-in, not recommended: ``1/8`` FAILED its dev
+        gate (``results/pca_first_share_gate.md``, 165 cells, 30 paired trials: 38 paired FAILs,
+        all in cells where the default mostly takes the whitened step, whose whitening the
+        noisier look weakens; median 1.057; 0.721-0.943 on adult k = 5 ε = 0.5-5).
 
 
     References
@@ -716,6 +732,7 @@ class PCAOptions(_Options):
     adaptive_step_margin: object = None
     adaptive_tail_bias: object = None
     adaptive_moments_triangle: bool = False
+    adaptive_first_share: object = None
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -740,6 +757,15 @@ class PCAOptions(_Options):
             raise InvalidParameterError("adaptive_tail_bias", f"must be None or 'gap-shrink', "
                                                               f"got {tb!r}")
         check_flag(self.adaptive_moments_triangle, "adaptive_moments_triangle")
+        fs = self.adaptive_first_share
+        if fs is not None:
+            from .adaptive.options import BIAS_SHARE
+            if (isinstance(fs, bool) or not isinstance(fs, (int, float, np.floating))
+                    or not 0.0 < float(fs) < 1.0 - BIAS_SHARE):
+                raise InvalidParameterError("adaptive_first_share", f"must be None or a number "
+                                                                    f"in (0, {1.0 - BIAS_SHARE:g}) "
+                                                                    f"(the first look's share of "
+                                                                    f"the budget), got {fs!r}")
 
 
 def _passed(value) -> bool:
