@@ -671,6 +671,18 @@ class PCAOptions(_Options):
         the diagonal of the last draw, which the top-k subspace reads weakly
         (``results/pca_triangle_diagnosis.md``: predicted first-order deficit ratio 0.91, median
         over the 32 (table, k) units).
+    adaptive_step_reuse : bool, default False
+        ``method="adaptive"`` only (task PC, issue #24): where the adaptive fit takes the
+        whitened CoinPress step, the step's covariance is averaged entry by entry with the first
+        look's, with inverse-variance weights from the two releases' public noise variances
+        (``AdaptiveOptions(step_reuse=True)``,
+        :func:`~matrixdp.models.adaptive.steps.first_look_reuse`), so the step branch no longer
+        discards the first look's quarter of the budget. The choice, every release and its
+        stream position are the default's (post-processing); the same (ε, δ) and charge;
+        ``adaptive_predicted_`` gains ``"first_look_weight"`` (the median entry weight of the
+        first look; NaN in the moments branch). ``False``: the fit before the option, byte for
+        byte (``docs/coinpress.md`` § Adaptive (PCA), "The first look reused by the step (task
+        PC)"; ``results/pca_step_reuse_gate.md``).
 
 
     References
@@ -686,6 +698,7 @@ class PCAOptions(_Options):
     adaptive_step_margin: object = None
     adaptive_tail_bias: object = None
     adaptive_moments_triangle: bool = False
+    adaptive_step_reuse: bool = False
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -710,6 +723,7 @@ class PCAOptions(_Options):
             raise InvalidParameterError("adaptive_tail_bias", f"must be None or 'gap-shrink', "
                                                               f"got {tb!r}")
         check_flag(self.adaptive_moments_triangle, "adaptive_moments_triangle")
+        check_flag(self.adaptive_step_reuse, "adaptive_step_reuse")
 
 
 def _passed(value) -> bool:

@@ -162,7 +162,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
     experimental : PCAOptions, optional
         The research knobs, in one frozen object (:class:`~matrixdp.models.PCAOptions`:
         ``coinpress_beta``, ``adaptive_first``, ``adaptive_resolve_z``,
-        ``adaptive_resolve_share``, ``adaptive_bias``; ``docs/experimental.md``). ``None``: the
+        ``adaptive_resolve_share``, ``adaptive_bias``, ..., ``adaptive_step_reuse``;
+        ``docs/experimental.md``). ``None``: the
         shipped fit (every knob at its default). Opt-in candidates of issue #24 kept so that the
         committed experiments stay reproducible; most FAILED their gate or check.
 
@@ -272,7 +273,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                            **({} if opts.adaptive_tail_bias is None else
                               {"tail_bias": opts.adaptive_tail_bias}),
                            **({"moments_triangle": True} if opts.adaptive_moments_triangle
-                              else {})}
+                              else {}),
+                           **({"step_reuse": True} if opts.adaptive_step_reuse else {})}
             # the PCA-loss ranking reads its frame after the projection applied below
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,

@@ -279,6 +279,16 @@ class AdaptiveOptions:
         parameter (the same (ε, δ)), averaged with the first look by its exact entry variances
         (``docs/coinpress.md`` § "The moments branch's last release as a dominating triangle
         (task CV, session 24)").
+    step_reuse : bool, default False
+        Task PC (issue #24, opt-in candidate; ``DPPCA``'s ``PCAOptions(adaptive_step_reuse=True)``):
+        where the whitened step is taken, its covariance (unwhitened, before the projection) is
+        averaged entry by entry with the first look's covariance, with inverse-variance weights
+        from the two releases' public noise variances (:func:`~.steps.first_look_reuse`), so the
+        step branch no longer discards the first look's share of the budget. Post-processing of
+        two releases already made: the first look, the counts, the predictions, the choice,
+        every release and its random stream position are the default's; the moments branch is
+        unchanged. ``False``: the fit before the option, byte for byte (``docs/coinpress.md``
+        § Adaptive (PCA), "The first look reused by the step (task PC)").
 
     References
     ----------
@@ -305,6 +315,7 @@ class AdaptiveOptions:
     step_margin: str = "none"
     tail_bias: str = "none"
     moments_triangle: bool = False
+    step_reuse: bool = False
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -338,6 +349,7 @@ class AdaptiveOptions:
                                                        "with a sum < 1")
         check_flag(self.far_tail, "far_tail")
         check_flag(self.moments_triangle, "moments_triangle")
+        check_flag(self.step_reuse, "step_reuse")
         if self.far_tail and not self.first_share > FAR_SHARE:
             raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                        f"{FAR_SHARE:g} with far_tail=True")
