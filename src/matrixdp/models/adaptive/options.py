@@ -288,7 +288,8 @@ class AdaptiveOptions:
         two releases already made: the first look, the counts, the predictions, the choice,
         every release and its random stream position are the default's; the moments branch is
         unchanged. ``False``: the fit before the option, byte for byte (``docs/coinpress.md``
-        § Adaptive (PCA), "The first look reused by the step (task PC)").
+        § "The first look reused by the step (task PC)"). Dev gate passed, never-seen check
+        failed (``results/pca_step_reuse_gate.md``, ``results/pca_step_reuse_check.md``): opt-in.
 
     References
     ----------

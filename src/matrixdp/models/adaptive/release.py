@@ -946,8 +946,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C, m = unwhiten(Gy, r2, m, A_inv)
             if step_reuse:
                 # task PC: the first look averaged into the step, entry by entry with public
-                # inverse-variance weights (post-processing; docs/coinpress.md § Adaptive
-                # (PCA), "The first look reused by the step (task PC)")
+                # inverse-variance weights (post-processing; docs/coinpress.md § "The first
+                # look reused by the step (task PC)")
                 C, reuse_w = first_look_reuse(C, S, sig2, C_first, V1, m_first, t)
                 reuse = {"first_look_weight": float(np.median(reuse_w))}
             del C_first, m_first

@@ -1,8 +1,8 @@
 """The whitened branch's variants (opt-in): the refined branch of tasks HC and HR (its predicted
 noise losses, and the two-step and checked releases that replace the one whitened step;
 ``docs/coinpress.md`` § Adaptive, "The refined step (task HC)" and "The checked refinement (task
-HR)"), and the first look reused by the one step (task PC; § Adaptive (PCA), "The first look
-reused by the step (task PC)").
+HR)"), and the first look reused by the one step (task PC; § "The first look reused by the
+step (task PC)").
 """
 
 from __future__ import annotations
