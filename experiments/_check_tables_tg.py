@@ -2,9 +2,10 @@
 triangle in ``noise="auto"`` (``triangle_auto_check.py``).
 
 STATUS: written and committed BEFORE any of these tables was loaded (recorded in
-``_check_tables_heldout.TG_USED`` at registration). NOT LOADED: the candidate failed its dev gate
-(``results/triangle_auto_gate.md``), so the check never ran; the tables are still never-seen by
-data, and a later check may use them with these committed specs (then say so in ``TG_USED``).
+``_check_tables_heldout.TG_USED`` at registration). Task TG's candidate failed its dev gate
+(``results/triangle_auto_gate.md``), so its check never ran. LOADED in session 25 by task PC's
+pre-registered check (``pca_step_reuse_check.py``, ``results/pca_step_reuse_check.md``;
+``_check_tables_heldout.TG_LOADED_PC``) with these specs unchanged: no longer never-seen.
 
 The tables are the six the lead assigned to task TG: ``ceosal2`` (177 rows), ``lawsch85`` (156),
 ``kielmc`` (321), ``vote1`` (173), ``slp75_81`` (239), ``gpa1`` (141) (numbers of observations from

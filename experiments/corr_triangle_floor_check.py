@@ -7,7 +7,8 @@ STATUS: written and committed by task TF (before its dev gate's run finished and
 these tables was loaded); NOT RUN. It may run only if task TF's dev gate
 (``corr_triangle_floor_gate.py``, ``results/corr_triangle_floor_gate.md``) PASSED; that gate
 FAILED (median half: 1.0000 over 92 changed cells), so this check must not run for this
-candidate; the tables stay never-seen. No table below was loaded by task TF.
+candidate. No table below was loaded by task TF; since session 25 they are no longer never-seen
+(loaded by task PC's check, ``_check_tables_heldout.TG_LOADED_PC``).
 
 The candidate and its setup are that gate's (``corr_triangle_floor_gate.fitter`` / ``scorer``):
 δ = 1e-6, replace-one, public bounds; the default row is ``DPCovariance(kind="correlation")`` at

@@ -717,6 +717,21 @@ class PCAOptions(_Options):
         gate (``results/pca_first_share_gate.md``, 165 cells, 30 paired trials: 38 paired FAILs,
         all in cells where the default mostly takes the whitened step, whose whitening the
         noisier look weakens; median 1.057; 0.721-0.943 on adult k = 5 ε = 0.5-5).
+    adaptive_step_reuse : bool, default False
+        ``method="adaptive"`` only (task PC, issue #24): where the adaptive fit takes the
+        whitened CoinPress step, the step's covariance is averaged entry by entry with the first
+        look's, with inverse-variance weights from the two releases' public noise variances
+        (``AdaptiveOptions(step_reuse=True)``,
+        :func:`~matrixdp.models.adaptive.steps.first_look_reuse`), so the step branch no longer
+        discards the first look's quarter of the budget. The choice, every release and its
+        stream position are the default's (post-processing); the same (ε, δ) and charge;
+        ``adaptive_predicted_`` gains ``"first_look_weight"`` (the median entry weight of the
+        first look; NaN in the moments branch). ``False``: the fit before the option, byte for
+        byte (``docs/coinpress.md`` § "The first look reused by the step (task PC)"). Opt-in,
+        not the default: its dev gate PASSED (``results/pca_step_reuse_gate.md``: 0 of 165 cells
+        FAIL, median 0.9728 over the 96 changed cells, 0.467-1.16) and its pre-registered
+        never-seen check FAILED (``results/pca_step_reuse_check.md``: 0 of 55 cells FAIL, but
+        the median over its 5 changed cells is 1.000 > 0.99).
 
 
     References
@@ -733,6 +748,7 @@ class PCAOptions(_Options):
     adaptive_tail_bias: object = None
     adaptive_moments_triangle: bool = False
     adaptive_first_share: object = None
+    adaptive_step_reuse: bool = False
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -766,6 +782,7 @@ class PCAOptions(_Options):
                                                                     f"in (0, {1.0 - BIAS_SHARE:g}) "
                                                                     f"(the first look's share of "
                                                                     f"the budget), got {fs!r}")
+        check_flag(self.adaptive_step_reuse, "adaptive_step_reuse")
 
 
 def _passed(value) -> bool:

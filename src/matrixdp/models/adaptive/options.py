@@ -291,6 +291,17 @@ class AdaptiveOptions:
         AB)"). Its dev gate FAILED on the median condition (``results/adult_branch_gate.md``: 95
         cells, no paired FAIL, median 0.9984 over the 21 changed cells where ≤ 0.99 was needed;
         0.70–1.04×); not recommended.
+    step_reuse : bool, default False
+        Task PC (issue #24, opt-in candidate; ``DPPCA``'s ``PCAOptions(adaptive_step_reuse=True)``):
+        where the whitened step is taken, its covariance (unwhitened, before the projection) is
+        averaged entry by entry with the first look's covariance, with inverse-variance weights
+        from the two releases' public noise variances (:func:`~.steps.first_look_reuse`), so the
+        step branch no longer discards the first look's share of the budget. Post-processing of
+        two releases already made: the first look, the counts, the predictions, the choice,
+        every release and its random stream position are the default's; the moments branch is
+        unchanged. ``False``: the fit before the option, byte for byte (``docs/coinpress.md``
+        § "The first look reused by the step (task PC)"). Dev gate passed, never-seen check
+        failed (``results/pca_step_reuse_gate.md``, ``results/pca_step_reuse_check.md``): opt-in.
 
     References
     ----------
@@ -318,6 +329,7 @@ class AdaptiveOptions:
     tail_bias: str = "none"
     moments_triangle: bool = False
     triangle_prediction: bool = False
+    step_reuse: bool = False
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -356,6 +368,7 @@ class AdaptiveOptions:
             raise InvalidParameterError("triangle_prediction", "predicts the dominating triangle "
                                                                "that moments_triangle=True draws; "
                                                                "set moments_triangle=True")
+        check_flag(self.step_reuse, "step_reuse")
         if self.far_tail and not self.first_share > FAR_SHARE:
             raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                        f"{FAR_SHARE:g} with far_tail=True")

@@ -33,7 +33,7 @@ from .pca_losses import (pca_bias_model, pca_bias_one_record, pca_deficit, pca_d
 from .losses import (coinpress_noise_loss, correlation_coinpress_loss, correlation_moments_loss,
                      correlation_scale, median_choice, moments_loss,
                      triangle_moments_prediction)
-from .steps import CHECK_SHARE, checked_step, refine_prediction, refined_step
+from .steps import CHECK_SHARE, checked_step, first_look_reuse, refine_prediction, refined_step
 from .tails import gap_shrink_bias, tail_reading
 
 __all__ = ["RANKINGS", "FRAME_PROJECTIONS", "BIASES", "ONE_RECORD", "LOSS_STATISTICS",
@@ -547,6 +547,8 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     tail_shrink = options.tail_bias == "gap-shrink"
     moments_triangle = options.moments_triangle
     triangle_prediction = options.triangle_prediction
+    step_reuse = options.step_reuse
+    reuse = {"first_look_weight": math.nan} if step_reuse else {}
     if step_margin != "none" and loss_statistic != "mean":
         raise InvalidParameterError("step_margin", "the noise-level margin acts on the mean "
                                                    "ranking (loss_statistic='mean') only")
@@ -949,9 +951,17 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             C = project_covariance(C, variance_max=hl * hl)
             choice, allocation, V = "coinpress", "coinpress", None
         elif take_step:
-            Gy, _, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen, Z,
-                                              Y=Y)
+            Gy, sig2, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen,
+                                                 Z, Y=Y)
+            C_first, m_first = C, m
             C, m = unwhiten(Gy, r2, m, A_inv)
+            if step_reuse:
+                # task PC: the first look averaged into the step, entry by entry with public
+                # inverse-variance weights (post-processing; docs/coinpress.md § "The first
+                # look reused by the step (task PC)")
+                C, reuse_w = first_look_reuse(C, S, sig2, C_first, V1, m_first, t)
+                reuse = {"first_look_weight": float(np.median(reuse_w))}
+            del C_first, m_first
             # as CoinPress: the feasible set in the original units first (post-processing)
             C = project_covariance(C, variance_max=hl * hl)
             choice, allocation, V = "coinpress", "coinpress", None
@@ -999,7 +1009,7 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                            "clipping_loss_reading_sd": b_sd, "reading_level": level,
                            "coinpress_bias": float(bias_cp),
                            "bias": bias if ranking_used == "pca-loss" else "bound",
-                           **far, **extra, **refined},
+                           **far, **extra, **refined, **reuse},
                           allocation,
                           (mu1, mu_b_got, mu2_got) + ((mu_e_got,) if far_tail else ()), V,
                           m if choice == "moments" else None)

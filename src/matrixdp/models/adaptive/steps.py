@@ -1,6 +1,8 @@
-"""The refined whitened branch (tasks HC and HR, opt-in): its predicted noise losses, and the
-two-step and checked releases that replace the one whitened step (``docs/coinpress.md``
-§ Adaptive, "The refined step (task HC)" and "The checked refinement (task HR)").
+"""The whitened branch's variants (opt-in): the refined branch of tasks HC and HR (its predicted
+noise losses, and the two-step and checked releases that replace the one whitened step;
+``docs/coinpress.md`` § Adaptive, "The refined step (task HC)" and "The checked refinement (task
+HR)"), and the first look reused by the one step (task PC; § "The first look reused by the
+step (task PC)").
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import numpy as np
 from ..coinpress import gdp_release, unwhiten, whitened_noise_sd, whitened_release, whitening
 from .counts import DECISION_Z, clipping_loss_bins, clipping_loss_counts, read_counts
 
-__all__ = ["REFINE_SHARE", "CHECK_SHARE", "refine_prediction", "refined_step", "checked_step"]
+__all__ = ["REFINE_SHARE", "CHECK_SHARE", "refine_prediction", "refined_step", "checked_step",
+           "first_look_reuse"]
 
 #: ``refine=True`` (task HC, issue #24, opt-in): the share of the whitened branch's ``μ₂²`` spent
 #: on the refinement step when it is taken (CoinPress's own split: a quarter to refine, the rest
@@ -158,3 +161,40 @@ def checked_step(Xl, center, m, A, A_inv, S, r2, h, mu2, epsilon, delta, gen, Z,
     mu = math.sqrt(mu_a_got ** 2 + mu_c_got ** 2 + mu_f_got ** 2)
     return C, m_out, mu, {"checked": bool(take), "check_one": one, "check_two": two,
                           "check_reading": float(b_hat), "check_statistic": stat}
+
+
+
+def first_look_reuse(C_step, S, sigma, C_first, V_first, m_first, t):
+    r"""Task PC (``step_reuse=True``): the whitened step's covariance averaged with the first
+    look's in the eigen-frame of the whitening ``S``, entry by entry with inverse-variance
+    weights (post-processing of two releases already made; the weights are public).
+
+    In the eigen-frame ``U`` of ``S`` (``S = U diag(s) Uᵀ``) the step's noise
+    ``S^{1/2} N S^{1/2}`` has INDEPENDENT entries (``N`` is the symmetrised i.i.d. noise, whose
+    law is invariant under rotations): variance ``(σ²/2) s_i s_j`` off the diagonal and
+    ``σ² s_i²`` on it (:func:`~matrixdp.models.adaptive.frame.coinpress_pair_variance`); the
+    first look's noise there has the variances of
+    :func:`~matrixdp.models.adaptive.frame.moments_pair_variance` (its plan's entry variances
+    ``V`` and the released mean's term). With ``Ã = UᵀĈU`` for both estimates and
+    ``a = var₂/(var₁ + var₂)`` per entry, ``Ĉ = U (a∘Ã₁ + (1 − a)∘Ã₂) Uᵀ``: for two independent
+    unbiased estimates of an entry the least-variance combination. In the original units the
+    step's noise is ``S``-shaped (small along the small directions of ``S``), which an average
+    of the original entries would pollute with the first look's more even noise; in the frame
+    of ``S`` each entry is weighted by its own noise. The step's clipping bias (a shrinkage) is
+    diluted by the first look's weight; the first look's noise correlations in that frame are
+    left out. Returns the average (symmetric) and the weights ``a`` of the first look."""
+    from .frame import coinpress_pair_variance, moments_pair_variance
+
+    k = m_first.size
+    _, U = np.linalg.eigh(0.5 * (S + S.T))
+    v1, d1 = moments_pair_variance(np.asarray(V_first, dtype=np.float64), m_first, t, U, k)
+    v2, d2 = coinpress_pair_variance(S, U, k, sigma)
+    v1, v2 = v1.copy(), v2.copy()
+    v1[np.diag_indices(k)] = d1
+    v2[np.diag_indices(k)] = d2
+    v1, v2 = 0.5 * (v1 + v1.T), 0.5 * (v2 + v2.T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = np.where(v1 + v2 > 0, v2 / np.maximum(v1 + v2, 1e-300), 0.0)
+    M = a * (U.T @ C_first @ U) + (1.0 - a) * (U.T @ C_step @ U)
+    C = U @ M @ U.T
+    return 0.5 * (C + C.T), a
