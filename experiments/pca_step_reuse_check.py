@@ -86,21 +86,29 @@ def fit_row(row, t, eps, k, s):
     return est.components_, getattr(est, "adaptive_choice_", "")
 
 
-def run(path):
+def tg_tables():
+    """This check's tables: ``(name, loader)`` of ``_check_tables_tg.SPECS_TG``."""
     from _check_tables_tg import SPECS_TG, tg_table
 
+    return [(name, lambda name=name: tg_table(name)) for name in SPECS_TG]
+
+
+def run(path, tables=None, seed=SEED):
+    """Append the trials of every cell not yet in ``path``; ``tables`` is a list of
+    ``(name, loader)`` (this check's: :func:`tg_tables`), loaded in order (a second check
+    imports this with its own tables and seed)."""
     done = set()
     if path.exists():
         with path.open() as fh:
             done = {(r["table"], int(r["k"]), float(r["epsilon"])) for r in csv.DictReader(fh)}
-    seeds = [int(s) for s in np.random.SeedSequence(SEED).generate_state(TRIALS)]
+    seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(TRIALS)]
     new = not path.exists()
     with path.open("a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
         if new:
             w.writeheader()
-        for name in SPECS_TG:
-            t = tg_table(name)
+        for name, load in (tg_tables() if tables is None else tables):
+            t = load()
             C = np.cov(t.X.T, bias=True)
             for k in (2, 5):
                 if k >= t.d or (k == 5 and t.d < 8):
@@ -116,7 +124,14 @@ def run(path):
                           f"{time.perf_counter() - t0:.1f} s", flush=True)
 
 
-def render(path, sizes):
+def render(path, sizes, name=NAME, seed=SEED, tables_module="_check_tables_tg", min_changed=1,
+           title="adaptive_step_reuse=True as DPPCA's default (issue #24, task PC)"):
+    """Write ``results/<name>.md`` and ``.csv`` from the trials; return ``(md, verdict)``.
+
+    The verdict: FAILED if a cell FAILs (A) or the median over the changed cells exceeds 0.99
+    (B); with fewer than ``min_changed`` changed cells and no FAIL, INCONCLUSIVE (this check's
+    ``min_changed = 1``: its B requires at least one changed cell, so fewer is FAILED on B as
+    run; the second check, ``pca_step_reuse_check2.py``, passes 10)."""
     data = rc.read_cells(path)
     out, fails = [], []
     within = {"default": 0, "candidate": 0}
@@ -133,22 +148,24 @@ def render(path, sizes):
     changed, med_changed = rc.changed_median(out)
     A, B = not fails, bool(changed) and med_changed <= 0.99
     verdict = "PASSED" if (A and B) else "FAILED"
-    rc.write_csv(out, path.with_name(f"{NAME}.csv"))
-    lines = rc.header_lines(NAME, SEED, TRIALS,
-                            "adaptive_step_reuse=True as DPPCA's default (issue #24, task PC)",
-                            "_check_tables_tg", ())
+    if min_changed > 1 and A and len(changed) < min_changed:
+        verdict = "INCONCLUSIVE"
+    rc.write_csv(out, path.with_name(f"{name}.csv"))
+    lines = rc.header_lines(name, seed, TRIALS, title, tables_module, ())
     lines += ["Rows used (n) and features (d): " + ", ".join(
         f"{n} (n = {a}, d = {b})" for n, (a, b) in sizes.items()), ""]
     lines += [f"## Verdict: **{verdict}**", "",
               f"- (A) cells FAILing the paired gate: **{len(fails)}** of {len(out)} (required 0)",
               f"- (B) median over the {len(changed)} changed cells of the ratio of medians "
-              f"candidate/default: **{med_changed:.4g}** (required ≤ 0.99)",
+              f"candidate/default: **{med_changed:.4g}** (required ≤ 0.99)"
+              + (f"; changed cells required ≥ {min_changed} (fewer: INCONCLUSIVE)"
+                 if min_changed > 1 else ""),
               f"- reported, not the rule: within 1.2× of the lowest of default, candidate, "
               f"CoinPress: candidate {within['candidate']}, default {within['default']} of "
               f"{len(out)}; inconclusive cells "
               f"{sum(s['verdict'] == 'inconclusive' for s in out)}", ""]
     lines += rc.table_lines(out)
-    md = path.with_name(f"{NAME}.md")
+    md = path.with_name(f"{name}.md")
     md.write_text("\n".join(lines) + "\n")
     return md, verdict
 
@@ -162,8 +179,7 @@ def main(argv=None):
         run(path)  # nothing is read back here (see the amendment above)
         print("done")
     else:
-        from _check_tables_tg import SPECS_TG, tg_table
-        sizes = {n: (t.n, t.d) for n in SPECS_TG for t in (tg_table(n),)}
+        sizes = {n: (t.n, t.d) for n, load in tg_tables() for t in (load(),)}
         print(render(path, sizes))
 
 

@@ -731,7 +731,9 @@ class PCAOptions(_Options):
         not the default: its dev gate PASSED (``results/pca_step_reuse_gate.md``: 0 of 165 cells
         FAIL, median 0.9728 over the 96 changed cells, 0.467-1.16) and its pre-registered
         never-seen check FAILED (``results/pca_step_reuse_check.md``: 0 of 55 cells FAIL, but
-        the median over its 5 changed cells is 1.000 > 0.99).
+        the median over its 5 changed cells is 1.000 > 0.99); a second never-seen check on
+        tables with n >= 1,000 (task PC2) FAILED too (``results/pca_step_reuse_check2.md``: 0 of
+        40 cells FAIL, 30 changed cells, median 0.9999 > 0.99).
 
 
     References

@@ -301,7 +301,9 @@ class AdaptiveOptions:
         every release and its random stream position are the default's; the moments branch is
         unchanged. ``False``: the fit before the option, byte for byte (``docs/coinpress.md``
         § "The first look reused by the step (task PC)"). Dev gate passed, never-seen check
-        failed (``results/pca_step_reuse_gate.md``, ``results/pca_step_reuse_check.md``): opt-in.
+        failed (``results/pca_step_reuse_gate.md``, ``results/pca_step_reuse_check.md``), and
+        so did a second check on tables with n >= 1,000 (``results/pca_step_reuse_check2.md``):
+        opt-in.
 
     References
     ----------
