@@ -687,6 +687,16 @@ class PCAOptions(_Options):
         gate (``results/pca_first_share_gate.md``, 165 cells, 30 paired trials: 38 paired FAILs,
         all in cells where the default mostly takes the whitened step, whose whitening the
         noisier look weakens; median 1.057; 0.721-0.943 on adult k = 5 ε = 0.5-5).
+    adaptive_split_look : bool, default False
+        ``method="adaptive"`` only (task PS, issue #24): the first look released as two
+        independent halves at ``μ₁/√2`` each, ``Y₁ = G₁ + W`` and ``Y₂ = G₁ − W``
+        (``(Y₁ + Y₂)/2 = G₁``, the default's first look, its stream position unchanged; ``W``
+        from a side stream); ``Y₂`` is skipped only when ``Y₁``'s predictions choose the
+        moments branch with no statistic AND that branch's predicted PCA loss (``Y₁``'s frame)
+        is lower with ``Y₁`` as the first look and ``μ₁²/2`` more on the last release than with
+        the whole first look; then the fit runs from ``Y₁``. Otherwise the fit is the
+        default's, byte for byte. Same (ε, δ) and charge (``docs/coinpress.md`` § "The split
+        first look (task PS)"). ``split_look`` of :class:`~matrixdp.models.adaptive.AdaptiveOptions`.
 
 
     References
@@ -703,6 +713,7 @@ class PCAOptions(_Options):
     adaptive_tail_bias: object = None
     adaptive_moments_triangle: bool = False
     adaptive_first_share: object = None
+    adaptive_split_look: bool = False
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -727,6 +738,7 @@ class PCAOptions(_Options):
             raise InvalidParameterError("adaptive_tail_bias", f"must be None or 'gap-shrink', "
                                                               f"got {tb!r}")
         check_flag(self.adaptive_moments_triangle, "adaptive_moments_triangle")
+        check_flag(self.adaptive_split_look, "adaptive_split_look")
         fs = self.adaptive_first_share
         if fs is not None:
             from .adaptive.options import BIAS_SHARE

@@ -279,6 +279,16 @@ class AdaptiveOptions:
         parameter (the same (ε, δ)), averaged with the first look by its exact entry variances
         (``docs/coinpress.md`` § "The moments branch's last release as a dominating triangle
         (task CV, session 24)").
+    split_look : bool, default False
+        Task PS (issue #24, opt-in; ``PCAOptions(adaptive_split_look=True)``): the first look
+        released in two independent halves ``Y₁ = G₁ + W``, ``Y₂ = G₁ − W`` (``W`` the same
+        plan's noise from a side stream, so each is a release at ``μ₁/√2`` and
+        ``(Y₁ + Y₂)/2 = G₁``, the default's first look). ``Y₂`` is skipped only when ``Y₁``'s
+        predictions (no statistic released) choose the moments branch AND the moments branch's
+        predicted loss in ``Y₁``'s frame is lower with ``Y₁`` as the first look (its ``μ₁²/2``
+        given to the last release) than with ``G₁``; then the fit runs from ``Y₁`` at
+        ``μ₁/√2``. Otherwise the fit is the default's, byte for byte (``docs/coinpress.md`` §
+        "The split first look (task PS)"). Not with ``first_kind="mixed"``.
 
     References
     ----------
@@ -305,6 +315,7 @@ class AdaptiveOptions:
     step_margin: str = "none"
     tail_bias: str = "none"
     moments_triangle: bool = False
+    split_look: bool = False
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -338,6 +349,7 @@ class AdaptiveOptions:
                                                        "with a sum < 1")
         check_flag(self.far_tail, "far_tail")
         check_flag(self.moments_triangle, "moments_triangle")
+        check_flag(self.split_look, "split_look")
         if self.far_tail and not self.first_share > FAR_SHARE:
             raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                        f"{FAR_SHARE:g} with far_tail=True")
