@@ -283,7 +283,11 @@ def _composed_guarantee(epsilon, delta, mu_star, n_rel, options, first_kind, ref
                    "mu^2 (refine=True)" if refine and not checked else "")
                 + ("; a whitened last release may be split in a refinement at 1/4, a clipping "
                    f"reading at {CHECK_SHARE:g} and a final step at the rest of its mu^2 "
-                   "(refine='checked')" if checked else ""),) if not far_tail else
+                   "(refine='checked')" if checked else "")
+                + ("; the first look is released in two independent halves at mu^2/2 each "
+                   "(split_look=True), the second skipped from the first's predictions and its "
+                   "mu^2 then spent on the last release" if options.split_look else ""),)
+               if not far_tail else
                (f"sequential composition: GDP shares {first_share - far_share:g} (first "
                 f"release), {bias_share:g} (counts), {far_share:g} (far-tail excess) and the "
                 "rest of mu^2; the last release's kind is chosen from the first three "
