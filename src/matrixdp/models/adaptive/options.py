@@ -288,7 +288,9 @@ class AdaptiveOptions:
         predicted loss in ``Y₁``'s frame is lower with ``Y₁`` as the first look (its ``μ₁²/2``
         given to the last release) than with ``G₁``; then the fit runs from ``Y₁`` at
         ``μ₁/√2``. Otherwise the fit is the default's, byte for byte (``docs/coinpress.md`` §
-        "The split first look (task PS)"). Not with ``first_kind="mixed"``.
+        "The split first look (task PS)"). Not with ``first_kind="mixed"``. Passed its dev gate,
+        failed its never-seen check (``results/pca_split_look_gate.md``,
+        ``results/pca_split_look_check.md``).
 
     References
     ----------
