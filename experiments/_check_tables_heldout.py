@@ -191,6 +191,10 @@ def heldout_table(name: str) -> uc.Table:
 #: data, a later check may use them with the committed specs.
 #: Session 24: registered for task TP's check (``pca_triangle_check.py``); NOT LOADED there either
 #: (task TP's dev gate failed, ``results/pca_triangle_gate.md``): still never-seen by data.
+#: Session 25: registered for task PS's check (``pca_split_look_check.py``, rule committed with its
+#: dev gate's, before any load) and LOADED by it after the gate passed
+#: (``results/pca_split_look_gate.md``, ``results/pca_split_look_check.md``): crime3, infmrt, fish,
+#: rental and traffic2 are SEEN from session 25 on and cannot serve as a never-seen check again.
 PK_USED = ("athlet2", "crime3", "infmrt", "rdchem", "fish", "rental", "admnrev", "traffic2")
 
 #: Task PC2's never-seen check tables (session 25, issue #24, ``_check_tables_pc2.py``,

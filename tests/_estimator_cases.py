@@ -255,6 +255,12 @@ CASES: dict[str, Case] = {
            **_BX), _numeric, _fit_x, relations=("replace-one",),
         released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
                             "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    # session 25 (task PS): the split first look (adaptive_split_look)
+    "DPPCA[adaptive split look]": Case(
+        _m("DPPCA", n_components=2, experimental=PCAOptions(adaptive_split_look=True),
+           **_BX), _numeric, _fit_x, relations=("replace-one",),
+        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
+                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
     "DPMean": Case(_m("DPMean", **_BX), _numeric, _fit_x, released=frozenset({"mean_"})),
     "DPStandardScaler": Case(_m("DPStandardScaler", **_BX), _numeric, _fit_x,
                              released=frozenset({"mean_", "var_", "scale_"})),

@@ -40,7 +40,7 @@ SET = {RegressionOptions: {"level_share": 0.1, "select": "risk", "level_prior": 
                     "adaptive_resolve_share": 0.5, "adaptive_bias": "records",
                     "adaptive_step_margin": "noise-level", "adaptive_tail_bias": "gap-shrink",
                     "adaptive_moments_triangle": True, "adaptive_first_share": 0.125,
-                    "adaptive_step_reuse": True}}
+                    "adaptive_step_reuse": True, "adaptive_split_look": True}}
 #: Invalid values, each refused by the field's name.
 BAD = {RegressionOptions: {"level_share": 1.0, "select": "cp", "level_prior": -1.0,
                            "boost_rounds": -1, "boost_clip": 0.0, "slope_shrink": "stein",
@@ -54,14 +54,15 @@ BAD = {RegressionOptions: {"level_share": 1.0, "select": "cp", "level_prior": -1
                     "adaptive_resolve_share": 2.0, "adaptive_bias": "mean",
                     "adaptive_step_margin": "wide", "adaptive_tail_bias": "everywhere",
                     "adaptive_moments_triangle": "yes", "adaptive_first_share": 1.0,
-                    "adaptive_step_reuse": "yes"}}
+                    "adaptive_step_reuse": "yes", "adaptive_split_look": "yes"}}
 #: Fields added after the keywords were deprecated (session 22 on): options only, no keyword.
 NEW_FIELDS = {CovarianceOptions: {"projected_floor", "adaptive_moments_triangle",
                                   "adaptive_correlation_triangle", "triangle_floor",
                                   "adaptive_triangle_prediction"},
               RegressionOptions: {"level_shrinkage"},
               PCAOptions: {"adaptive_step_margin", "adaptive_tail_bias", "adaptive_moments_triangle",
-                           "adaptive_first_share", "adaptive_step_reuse"}}
+                           "adaptive_first_share", "adaptive_step_reuse",
+                           "adaptive_split_look"}}
 
 
 def _data(n=600, seed=0):

@@ -734,6 +734,20 @@ class PCAOptions(_Options):
         the median over its 5 changed cells is 1.000 > 0.99); a second never-seen check on
         tables with n >= 1,000 (task PC2) FAILED too (``results/pca_step_reuse_check2.md``: 0 of
         40 cells FAIL, 30 changed cells, median 0.9999 > 0.99).
+    adaptive_split_look : bool, default False
+        ``method="adaptive"`` only (task PS, issue #24): the first look released as two
+        independent halves at ``μ₁/√2`` each, ``Y₁ = G₁ + W`` and ``Y₂ = G₁ − W``
+        (``(Y₁ + Y₂)/2 = G₁``, the default's first look, its stream position unchanged; ``W``
+        from a side stream); ``Y₂`` is skipped only when ``Y₁``'s predictions choose the
+        moments branch with no statistic AND that branch's predicted PCA loss (``Y₁``'s frame)
+        is lower with ``Y₁`` as the first look and ``μ₁²/2`` more on the last release than with
+        the whole first look; then the fit runs from ``Y₁``. Otherwise the fit is the
+        default's, byte for byte. Same (ε, δ) and charge (``docs/coinpress.md`` § "The split
+        first look (task PS)"). ``split_look`` of :class:`~matrixdp.models.adaptive.AdaptiveOptions`.
+        Opt-in: PASSED its dev gate (``results/pca_split_look_gate.md``, 165 cells, 30 paired
+        trials: 0 paired FAILs, median 0.9847 over 61 changed cells; adult k = 5 0.759–1.17,
+        synthetic k = 5 0.801–0.918) and FAILED its never-seen check (``results/pca_split_look_check.md``:
+        0 paired FAILs, median 1.01 over 8 changed cells of 40 on n ≈ 100 tables, > 1.00).
 
 
     References
@@ -751,6 +765,7 @@ class PCAOptions(_Options):
     adaptive_moments_triangle: bool = False
     adaptive_first_share: object = None
     adaptive_step_reuse: bool = False
+    adaptive_split_look: bool = False
 
     def __post_init__(self):
         from .._validation import check_nonnegative, check_unit_interval
@@ -775,6 +790,7 @@ class PCAOptions(_Options):
             raise InvalidParameterError("adaptive_tail_bias", f"must be None or 'gap-shrink', "
                                                               f"got {tb!r}")
         check_flag(self.adaptive_moments_triangle, "adaptive_moments_triangle")
+        check_flag(self.adaptive_split_look, "adaptive_split_look")
         fs = self.adaptive_first_share
         if fs is not None:
             from .adaptive.options import BIAS_SHARE

@@ -163,7 +163,7 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
         The research knobs, in one frozen object (:class:`~matrixdp.models.PCAOptions`:
         ``coinpress_beta``, ``adaptive_first``, ``adaptive_resolve_z``,
         ``adaptive_resolve_share``, ``adaptive_bias``, ..., ``adaptive_first_share``,
-        ``adaptive_step_reuse``;
+        ``adaptive_step_reuse``, ``adaptive_split_look``;
         ``docs/experimental.md``). ``None``: the
         shipped fit (every knob at its default). Opt-in candidates of issue #24 kept so that the
         committed experiments stay reproducible; most FAILED their gate or check.
@@ -277,7 +277,8 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                               else {}),
                            **({} if opts.adaptive_first_share is None else
                               {"first_share": float(opts.adaptive_first_share)}),
-                           **({"step_reuse": True} if opts.adaptive_step_reuse else {})}
+                           **({"step_reuse": True} if opts.adaptive_step_reuse else {}),
+                           **({"split_look": True} if opts.adaptive_split_look else {})}
             # the PCA-loss ranking reads its frame after the projection applied below
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,

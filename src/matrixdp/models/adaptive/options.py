@@ -304,6 +304,18 @@ class AdaptiveOptions:
         failed (``results/pca_step_reuse_gate.md``, ``results/pca_step_reuse_check.md``), and
         so did a second check on tables with n >= 1,000 (``results/pca_step_reuse_check2.md``):
         opt-in.
+    split_look : bool, default False
+        Task PS (issue #24, opt-in; ``PCAOptions(adaptive_split_look=True)``): the first look
+        released in two independent halves ``Y₁ = G₁ + W``, ``Y₂ = G₁ − W`` (``W`` the same
+        plan's noise from a side stream, so each is a release at ``μ₁/√2`` and
+        ``(Y₁ + Y₂)/2 = G₁``, the default's first look). ``Y₂`` is skipped only when ``Y₁``'s
+        predictions (no statistic released) choose the moments branch AND the moments branch's
+        predicted loss in ``Y₁``'s frame is lower with ``Y₁`` as the first look (its ``μ₁²/2``
+        given to the last release) than with ``G₁``; then the fit runs from ``Y₁`` at
+        ``μ₁/√2``. Otherwise the fit is the default's, byte for byte (``docs/coinpress.md`` §
+        "The split first look (task PS)"). Not with ``first_kind="mixed"``. Passed its dev gate,
+        failed its never-seen check (``results/pca_split_look_gate.md``,
+        ``results/pca_split_look_check.md``).
 
     References
     ----------
@@ -332,6 +344,7 @@ class AdaptiveOptions:
     moments_triangle: bool = False
     triangle_prediction: bool = False
     step_reuse: bool = False
+    split_look: bool = False
 
     def __post_init__(self):
         if not (0.0 < self.first_mix < 1.0):
@@ -371,6 +384,7 @@ class AdaptiveOptions:
                                                                "that moments_triangle=True draws; "
                                                                "set moments_triangle=True")
         check_flag(self.step_reuse, "step_reuse")
+        check_flag(self.split_look, "split_look")
         if self.far_tail and not self.first_share > FAR_SHARE:
             raise InvalidParameterError("first_share", f"must exceed the far statistic's share "
                                                        f"{FAR_SHARE:g} with far_tail=True")

@@ -6,6 +6,7 @@ from the first ones (the orchestration of the other modules of this package).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -78,6 +79,8 @@ FIRST_KINDS = ("covariance", "pca", "mixed")
 #: ``first_kind="mixed"``: the spawn key of the side stream its PCA-allocated part is drawn from
 #: (an int ``rng``), so every other release keeps its position in the main stream.
 _MIX_SPAWN_KEY = (0x504B,)
+#: ``split_look`` (task PS): the spawn key of the side stream its ``W`` is drawn from.
+_SPLIT_SPAWN_KEY = (0x5053,)
 #: The values of ``refine``: the one-step whitened branch (``False``, default), the refined step
 #: of task HC (``True``) and the refined step with the clipping reading of task HR
 #: (``"checked"``).
@@ -137,7 +140,7 @@ class AdaptiveResult:
     mean: np.ndarray | None = None
 
 
-def _side_stream(rng):
+def _side_stream(rng, spawn_key=_MIX_SPAWN_KEY):
     """The generator of ``first_kind="mixed"``'s PCA-allocated part: an int ``rng`` gives a child
     of its seed (spawn key ``_MIX_SPAWN_KEY``), a Generator its own spawned child, ``None`` a
     fresh secure generator (never kept: the caller drops it after the one release)."""
@@ -151,7 +154,18 @@ def _side_stream(rng):
         except (TypeError, ValueError, AttributeError):  # no seed sequence to spawn from
             return fresh_secure_rng()
     return np.random.Generator(np.random.PCG64(
-        np.random.SeedSequence(int(rng), spawn_key=_MIX_SPAWN_KEY)))
+        np.random.SeedSequence(int(rng), spawn_key=spawn_key)))
+
+
+@dataclass(frozen=True)
+class _SplitVerdict:
+    """The split look's verdict from ``Y₁`` (public: post-processing of ``Y₁``): ``skip`` (skip
+    ``Y₂``), why (``"statistic"``, ``"step"``, ``"moments"``) and, for ``"moments"``, the
+    moments branch's predicted loss with ``Y₁`` and with the whole first look."""
+    skip: bool
+    why: str
+    p_split: float = math.nan
+    p_whole: float = math.nan
 
 
 def _moment_release(plan, value, gen):
@@ -181,6 +195,9 @@ def _resolved_arguments(kind, first_kind, ranking, projection, reading, bias, re
     if first_kind == "mixed" and kind != "pca":
         raise InvalidParameterError("first_kind", "'mixed' needs kind='pca' (it mixes the "
                                                   "covariance's and the PCA task's allocations)")
+    if options.split_look and first_kind == "mixed":
+        raise InvalidParameterError("split_look", "splits a one-plan first look; not with "
+                                                  "first_kind='mixed'")
     if ranking is None:
         ranking = "pca-loss" if (kind == "pca" and decision == "counts") else "frobenius"
     check_choice(ranking, RANKINGS, "ranking")
@@ -267,7 +284,11 @@ def _composed_guarantee(epsilon, delta, mu_star, n_rel, options, first_kind, ref
                    "mu^2 (refine=True)" if refine and not checked else "")
                 + ("; a whitened last release may be split in a refinement at 1/4, a clipping "
                    f"reading at {CHECK_SHARE:g} and a final step at the rest of its mu^2 "
-                   "(refine='checked')" if checked else ""),) if not far_tail else
+                   "(refine='checked')" if checked else "")
+                + ("; the first look is released in two independent halves at mu^2/2 each "
+                   "(split_look=True), the second skipped from the first's predictions and its "
+                   "mu^2 then spent on the last release" if options.split_look else ""),)
+               if not far_tail else
                (f"sequential composition: GDP shares {first_share - far_share:g} (first "
                 f"release), {bias_share:g} (counts), {far_share:g} (far-tail excess) and the "
                 "rest of mu^2; the last release's kind is chosen from the first three "
@@ -532,6 +553,23 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
     .. [4] F. E. Satterthwaite, "An approximate distribution of estimates of variance
        components", Biometrics Bulletin 2(6), 1946.
     """
+    return _adaptive_release(
+        X, lower, upper, epsilon=epsilon, delta=delta, kind=kind, n_components=n_components,
+        rng=rng, charging=charging, beta=beta, first_kind=first_kind, ranking=ranking,
+        projection=projection, reading=reading, bias=bias, resolve_z=resolve_z,
+        resolve_share=resolve_share, loss_statistic=loss_statistic,
+        correlation_bias=correlation_bias, unresolved_margin=unresolved_margin, refine=refine,
+        options=options)
+
+
+def _adaptive_release(X, lower, upper, *, epsilon, delta, kind, n_components, rng, charging,
+                      beta, first_kind, ranking, projection, reading, bias, resolve_z,
+                      resolve_share, loss_statistic, correlation_bias, unresolved_margin, refine,
+                      options, look=None, probe=False):
+    """:func:`adaptive_covariance`'s body. ``look``: ``None`` (the first look drawn here) or
+    ``(G₁, V₁, μ₁)``, a first look already released (``split_look``'s ``Y₁``); ``probe``: return
+    the split look's verdict (:class:`_SplitVerdict`) from the first look's predictions, before
+    any further release (nothing drawn, nothing charged; the caller passes ``charging=None``)."""
     options, first_kind, ranking, reading, select_units, far_share, checked = _resolved_arguments(
         kind, first_kind, ranking, projection, reading, bias, resolve_z, resolve_share,
         loss_statistic, correlation_bias, unresolved_margin, refine, options)
@@ -604,8 +642,34 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         np.subtract(Xl, center, out=Z[:, :k])
         Z[:, k] = t
         value = task.query().compute(Z)
-        G1, mu1 = _moment_release(plan1, value, gen)
-        V1 = plan1.entry_variance
+        if look is not None:  # the split look's Y₁, released by the caller
+            G1, V1, mu1 = look
+        else:
+            G1, mu1 = _moment_release(plan1, value, gen)
+            V1 = plan1.entry_variance
+        if options.split_look and look is None:
+            # task PS: Y₁ = G₁ + W, W the same plan's noise from a side stream, is a release at
+            # μ₁/√2, and so is Y₂ = G₁ − W, independent of it (Z + W and Z − W are uncorrelated
+            # jointly Gaussian); (Y₁ + Y₂)/2 = G₁. Y₂ is skipped only where Y₁'s own predictions
+            # say so (docs/coinpress.md § "The split first look (task PS)"); then the fit runs
+            # from Y₁ and G₁ is dropped, else from G₁ (post-processing of Y₁ and Y₂), byte for
+            # byte the default's fit
+            side = _side_stream(rng, _SPLIT_SPAWN_KEY)
+            Y1 = G1 + apply_plan(plan1, np.zeros_like(value), side)[0]
+            del side
+            first = (Y1, 2.0 * V1, mu1 / math.sqrt(2.0))
+            verdict = _adaptive_release(
+                X, lower, upper, epsilon=epsilon, delta=delta, kind=kind,
+                n_components=n_components, rng=None, charging=None, beta=beta,
+                first_kind=first_kind, ranking=ranking, projection=projection, reading=reading,
+                bias=bias, resolve_z=resolve_z, resolve_share=resolve_share,
+                loss_statistic=loss_statistic, correlation_bias=correlation_bias,
+                unresolved_margin=unresolved_margin, refine=refine,
+                options=dataclasses.replace(options, split_look=False), look=first, probe=True)
+            split_skip = verdict.skip
+            if split_skip:
+                G1, V1, mu1 = first
+            del Y1, first
         if first_kind == "mixed":
             # task PK: the rest of the first look allocated for the PCA task (as the second
             # release), drawn from a side stream so the later releases keep their place in the
@@ -707,14 +771,15 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
 
         pair_cp = [None]  # the whitened step's pair noise variances (pca-loss ranking)
 
-        def predictions(mu_last):
+        def predictions(mu_last, first_var=None):
             """(P_mom, P_cp noise part, the moments plan, the clipping bias' coefficient c and
             its saturation: the bias b adds at most min(c b², sat) to P_cp) for a last release
-            at ``mu_last``."""
+            at ``mu_last`` (and a first look of entry variances ``first_var``, default ``V1``)."""
             sig = whitened_noise_sd(r2, k, n, mu_last)
             plan = plan_second_moment(task, epsilon=gaussian_epsilon(delta, 1.0, mu_last),
                                       delta=delta, noise="auto")[0]
-            var = combined_variance(V1, plan.entry_variance)
+            var = combined_variance(V1 if first_var is None else first_var,
+                                    plan.entry_variance)
             if ranking_used == "pca-loss":
                 s_mom = moments_pair_variance(var, m, t, U1, q)[0]
                 s_cp, d_cp = coinpress_pair_variance(S, U1, q, sig)
@@ -789,6 +854,10 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
         mu_e_got, far = 0.0, {}
         stat = "none"
         Y = None
+        if probe and (decision == "clipping-loss" or (
+                pred_mom - noise_cp > 0 and coef * cap * cap >= pred_mom - noise_cp
+                and sat >= pred_mom - noise_cp)):
+            return _SplitVerdict(False, "statistic")  # the choice needs a statistic: draw Y₂
         if decision == "clipping-loss":
             # 2. the first version: the mean clipping loss, sensitivity = the box's reach / n
             Y, f = whitened_records(Xl, center, m, A, r2)
@@ -917,6 +986,16 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
             take_step = med_step
         else:
             take_step = pred_cp * step_mult < tie_ratio * pred_mom
+        if probe:
+            if take_step:
+                return _SplitVerdict(False, "step")
+            # the moments branch's predicted loss in this look's frame: with this look (the
+            # split's Y₁, μ₁/√2) and the rest of the budget, against the whole first look
+            # (entry variances V₁/2, μ₁) and the rest (no statistic released in either)
+            p_whole = predictions(math.sqrt(max(mu_star ** 2 - 2.0 * mu1 ** 2, 0.0)),
+                                  first_var=0.5 * V1)[0]
+            return _SplitVerdict(bool(pred_mom < p_whole), "moments", float(pred_mom),
+                                 float(p_whole))
         refined = {}
         if take_step and refine:
             # task HC: one step or a refinement and the final step, by the ranking's noise loss
@@ -989,6 +1068,9 @@ def adaptive_covariance(X, lower, upper, *, epsilon, delta, kind: str = "covaria
                       "unresolved_step": bool(frame_res[0] == 0)})
     if step_margin != "none":
         extra.update({"noise_level": rho_first, "step_margin": step_mult})
+    if options.split_look:
+        # the split look's path (public: chosen from Y₁); only under the option
+        extra.update({"split_look": "skipped" if split_skip else "drawn"})
     extra.update(tail)
     if loss_statistic == "median":
         nan = math.nan
