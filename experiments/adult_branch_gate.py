@@ -116,14 +116,7 @@ def run(args) -> None:
 
 def render() -> None:
     vs = cg.verdicts(cg.load(TRIALS_CSV))
-    keys = sorted(vs, key=lambda k: (k[0] != "benchmark", k[1], k[2]))
-    fails = [k for k in keys if vs[k][0]["fail"]]
-    inc = [k for k in keys if pg.verdict_label(vs[k][0]) == "inconclusive"]
-    changed = [k for k in keys if np.any(vs[k][1] != vs[k][2])]
-    med_changed = (float(np.median([vs[k][0]["ratio_of_medians"] for k in changed]))
-                   if changed else float("nan"))
-    ratios = np.array([vs[k][0]["ratio_of_medians"] for k in keys])
-    passed = not fails and bool(changed) and med_changed <= MEDIAN_MAX
+    keys, fails, inc, changed, med_changed, ratios, passed = cg.analysis(vs, MEDIAN_MAX)
     name = lambda k: f"{k[1]} ε = {k[2]:g}"  # noqa: E731
     L = ["# Task AB (session 25) dev gate: `adaptive_triangle_prediction=True` vs the covariance "
          "default", "",
@@ -140,15 +133,7 @@ def render() -> None:
          f"{float(np.median(ratios)):.4f}; min {ratios.min():.3f}, max {ratios.max():.3f}; "
          f"cells < 0.99: {int(np.sum(ratios < 0.99))}, > 1.01: {int(np.sum(ratios > 1.01))}, "
          f"> 1.10: {int(np.sum(ratios > 1.10))}.", "",
-         "| set | table | ε | trials | default | candidate | cand/def (medians) | HL ratio | "
-         "99% upper | p (>1.10) | verdict | default's steps | candidate's triangles | changed |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for k in keys:
-        v, d, a, steps, tri = vs[k]
-        L.append(f"| {k[0]} | {k[1]} | {k[2]:g} | {d.size} | {np.median(d):.4g} | "
-                 f"{np.median(a):.4g} | {v['ratio_of_medians']:.3f} | "
-                 f"{v['pseudo_median_ratio']:.3f} | {v['upper']:.3f} | {v['p']:.2g} | "
-                 f"{pg.verdict_label(v)} | {steps} | {tri} | {'yes' if k in changed else 'no'} |")
+         *cg.table_lines(keys, vs, changed)]
     OUT_MD.write_text("\n".join(L) + "\n")
     print(f"wrote {OUT_MD}: {'PASS' if passed else 'FAIL'}")
 

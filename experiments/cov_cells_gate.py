@@ -162,8 +162,11 @@ def run(args) -> None:
         run_cells(more, seeds2, TRIALS_CSV, offset=TRIALS)
 
 
-def render() -> None:
-    vs = verdicts(load())
+def analysis(vs, median_max):
+    """The gate's reading of :func:`verdicts`: the cells in report order, the paired-gate FAILs,
+    the inconclusive cells, the changed cells (any trial differs), the median over the changed
+    cells of the ratio of medians, every cell's ratio, and the verdict (no FAIL, some cell
+    changed, that median ≤ ``median_max``). Shared by task AB's gate (``adult_branch_gate.py``)."""
     keys = sorted(vs, key=lambda k: (k[0] != "benchmark", k[1], k[2]))
     fails = [k for k in keys if vs[k][0]["fail"]]
     inc = [k for k in keys if pg.verdict_label(vs[k][0]) == "inconclusive"]
@@ -171,7 +174,27 @@ def render() -> None:
     med_changed = (float(np.median([vs[k][0]["ratio_of_medians"] for k in changed]))
                    if changed else float("nan"))
     ratios = np.array([vs[k][0]["ratio_of_medians"] for k in keys])
-    passed = not fails and bool(changed) and med_changed <= MEDIAN_MAX
+    passed = not fails and bool(changed) and med_changed <= median_max
+    return keys, fails, inc, changed, med_changed, ratios, passed
+
+
+def table_lines(keys, vs, changed) -> list[str]:
+    """The per-cell table of the report (header, rule and one row per cell)."""
+    L = ["| set | table | ε | trials | default | candidate | cand/def (medians) | HL ratio | "
+         "99% upper | p (>1.10) | verdict | default's steps | candidate's triangles | changed |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for k in keys:
+        v, d, a, steps, tri = vs[k]
+        L.append(f"| {k[0]} | {k[1]} | {k[2]:g} | {d.size} | {np.median(d):.4g} | "
+                 f"{np.median(a):.4g} | {v['ratio_of_medians']:.3f} | "
+                 f"{v['pseudo_median_ratio']:.3f} | {v['upper']:.3f} | {v['p']:.2g} | "
+                 f"{pg.verdict_label(v)} | {steps} | {tri} | {'yes' if k in changed else 'no'} |")
+    return L
+
+
+def render() -> None:
+    vs = verdicts(load())
+    keys, fails, inc, changed, med_changed, ratios, passed = analysis(vs, MEDIAN_MAX)
     name = lambda k: f"{k[1]} ε = {k[2]:g}"  # noqa: E731
     L = ["# Task CV (session 24) dev gate: `adaptive_moments_triangle=True` vs the covariance "
          "default", "",
@@ -188,15 +211,7 @@ def render() -> None:
          f"{float(np.median(ratios)):.4f}; min {ratios.min():.3f}, max {ratios.max():.3f}; "
          f"cells < 0.9: {int(np.sum(ratios < 0.9))}, < 0.99: {int(np.sum(ratios < 0.99))}, "
          f"> 1.01: {int(np.sum(ratios > 1.01))}, > 1.10: {int(np.sum(ratios > 1.10))}.", "",
-         "| set | table | ε | trials | default | candidate | cand/def (medians) | HL ratio | "
-         "99% upper | p (>1.10) | verdict | default's steps | candidate's triangles | changed |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for k in keys:
-        v, d, a, steps, tri = vs[k]
-        L.append(f"| {k[0]} | {k[1]} | {k[2]:g} | {d.size} | {np.median(d):.4g} | "
-                 f"{np.median(a):.4g} | {v['ratio_of_medians']:.3f} | "
-                 f"{v['pseudo_median_ratio']:.3f} | {v['upper']:.3f} | {v['p']:.2g} | "
-                 f"{pg.verdict_label(v)} | {steps} | {tri} | {'yes' if k in changed else 'no'} |")
+         *table_lines(keys, vs, changed)]
     OUT_MD.write_text("\n".join(L) + "\n")
     print(f"wrote {OUT_MD}: {'PASS' if passed else 'FAIL'}")
 
