@@ -181,6 +181,22 @@ def _m(cls_name, **kw):
     return make
 
 
+#: What an adaptive DPPCA fit releases (its last release's kind is chosen from DP releases, so
+#: which one was used, and the predictions it was chosen by, are released too).
+_ADAPTIVE_PCA_RELEASED = frozenset({"components_", "explained_variance_",
+                                    "explained_variance_ratio_", "mean_", "allocation_",
+                                    "adaptive_choice_", "adaptive_predicted_"})
+
+
+def _adaptive_pca(*, method=None, **options) -> Case:
+    """A replace-one case of ``DPPCA(n_components=2)``'s adaptive release with
+    ``experimental=PCAOptions(**options)`` (``method=None``: the default's ``"auto"``, which
+    resolves to the adaptive release)."""
+    kw = {} if method is None else {"method": method}
+    return Case(_m("DPPCA", n_components=2, **kw, experimental=PCAOptions(**options), **_BX),
+                _numeric, _fit_x, relations=("replace-one",), released=_ADAPTIVE_PCA_RELEASED)
+
+
 CASES: dict[str, Case] = {
     # the default (method="auto", issue 24 round 3e): adaptive under replace-one, moments under
     # add-remove (auto_method); each relation its own case, with what that method releases
@@ -222,45 +238,20 @@ CASES: dict[str, Case] = {
         released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
                             "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
     # round 3e: the first look allocated for PCA (adaptive_first="pca")
-    "DPPCA[adaptive, first pca]": Case(
-        _m("DPPCA", n_components=2, method="adaptive",
-           experimental=PCAOptions(adaptive_first="pca"), **_BX), _numeric,
-        _fit_x, relations=("replace-one",),
-        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
-                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    "DPPCA[adaptive, first pca]": _adaptive_pca(method="adaptive", adaptive_first="pca"),
     # session 23 (task PK2): the noise-level margin on the step (adaptive_step_margin)
-    "DPPCA[adaptive, step margin]": Case(
-        _m("DPPCA", n_components=2, method="adaptive",
-           experimental=PCAOptions(adaptive_step_margin="noise-level"), **_BX), _numeric,
-        _fit_x, relations=("replace-one",),
-        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
-                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    "DPPCA[adaptive, step margin]": _adaptive_pca(method="adaptive",
+                                                  adaptive_step_margin="noise-level"),
     # session 24 (task TP): the moments branch's last release as the dominating triangle
     # (adaptive_moments_triangle; the default's method="auto" resolving to adaptive)
-    "DPPCA[adaptive moments triangle]": Case(
-        _m("DPPCA", n_components=2, experimental=PCAOptions(adaptive_moments_triangle=True),
-           **_BX), _numeric, _fit_x, relations=("replace-one",),
-        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
-                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    "DPPCA[adaptive moments triangle]": _adaptive_pca(adaptive_moments_triangle=True),
     # session 25 (task PA): a smaller first look (adaptive_first_share)
-    "DPPCA[adaptive first share]": Case(
-        _m("DPPCA", n_components=2, experimental=PCAOptions(adaptive_first_share=0.125),
-           **_BX), _numeric, _fit_x, relations=("replace-one",),
-        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
-                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    "DPPCA[adaptive first share]": _adaptive_pca(adaptive_first_share=0.125),
     # session 25 (task PC): the first look reused by the whitened step (adaptive_step_reuse;
     # the default's method="auto" resolving to adaptive)
-    "DPPCA[adaptive step reuse]": Case(
-        _m("DPPCA", n_components=2, experimental=PCAOptions(adaptive_step_reuse=True),
-           **_BX), _numeric, _fit_x, relations=("replace-one",),
-        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
-                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    "DPPCA[adaptive step reuse]": _adaptive_pca(adaptive_step_reuse=True),
     # session 25 (task PS): the split first look (adaptive_split_look)
-    "DPPCA[adaptive split look]": Case(
-        _m("DPPCA", n_components=2, experimental=PCAOptions(adaptive_split_look=True),
-           **_BX), _numeric, _fit_x, relations=("replace-one",),
-        released=frozenset({"components_", "explained_variance_", "explained_variance_ratio_",
-                            "mean_", "allocation_", "adaptive_choice_", "adaptive_predicted_"})),
+    "DPPCA[adaptive split look]": _adaptive_pca(adaptive_split_look=True),
     "DPMean": Case(_m("DPMean", **_BX), _numeric, _fit_x, released=frozenset({"mean_"})),
     "DPStandardScaler": Case(_m("DPStandardScaler", **_BX), _numeric, _fit_x,
                              released=frozenset({"mean_", "var_", "scale_"})),
