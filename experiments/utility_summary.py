@@ -212,10 +212,11 @@ POWER_NOTES = {("utility_covariance", "relative Frobenius error"): (
     "triangle) at 100 paired trials per cell against the best of auto, mvg, CoinPress and Analyze "
     "Gauss, on the benchmark's seeds: `cov_cells_power.md`."),
     **{("utility_pca", f"captured-variance deficit, k={k}"): (
-        "The default (`DPPCA()`) at 25 paired trials per cell (session 25, task PW; 100 did not "
-        "fit the session; the first 8 seeds are this table's) against the best of the moments release with mvg, i.i.d. and unit-box "
-        "noise, the unit-box i.i.d. row, CoinPress and Analyze Gauss, with the paired gate's "
-        "verdict per cell and the counts (lowest median, within 1.2×, FAIL, inconclusive): "
+        "The default (`DPPCA()`) at 100 paired trials per cell (session 25, task PW; the first 8 "
+        "seeds are this table's) against the best of the moments release with mvg, i.i.d. and "
+        "unit-box noise, the unit-box i.i.d. row, CoinPress and Analyze Gauss (today's code: its "
+        "i.i.d. and CoinPress rows differ from this table's), with the paired gate's verdict per "
+        "cell and the counts (lowest median, within 1.2×, FAIL, inconclusive): "
         "`pca_cells_power.md`.") for k in (2, 5)}}
 
 

@@ -95,3 +95,16 @@ def test_run_first_extends_a_shorter_run_on_the_same_seeds(tmp_path):
     assert [int(r["trial"]) for r in a] == [0, 1, 2, 3] and [int(r["trial"]) for r in b] == [2, 3]
     assert b == a[2:]
     assert len({r["deficit"] for r in a}) == 4  # the seeds differ, so do the deficits
+
+
+def test_pca_cells_power_rerenders_its_committed_report(tmp_path, monkeypatch):
+    """``pca_cells_power.analyse`` on a copy of the committed trials (and the benchmark's
+    ``utility_pca.csv``, read for the reproduction check and the peers' medians) writes the
+    committed report and per-cell CSV byte for byte."""
+    m = importlib.import_module("pca_cells_power")
+    for f in ("pca_cells_power_trials.csv", "utility_pca.csv"):
+        shutil.copy(ROOT / "results" / f, tmp_path)
+    monkeypatch.setattr(m, "RESULTS", tmp_path)
+    m.analyse(100)
+    for f in ("pca_cells_power.md", "pca_cells_power.csv"):
+        assert (tmp_path / f).read_bytes() == (ROOT / "results" / f).read_bytes(), f
