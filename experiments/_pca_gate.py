@@ -94,7 +94,9 @@ def trials_path(name: str, stage: str, out: Path) -> Path:
 
 def run(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row,
         keep=None) -> Path:
-    """Run the cells of ``cfg`` (``seed``, ``trials``, ``measurement``) not yet in the trials file.
+    """Run the cells of ``cfg`` (``seed``, ``trials``, ``measurement``; optional ``first``, 0 if
+    absent: run trials ``first .. trials - 1`` only, the extension of a shorter run on the same
+    seeds, written with their own trial indices into this stage's file) not yet in the trials file.
 
     ``rows_run``: the rows on the benchmark cells (the MEASUREMENT cells run the default and the
     candidate, ``rows_run[:2]``); ``fit_row(row, t, eps, k)``: ``seed -> (components, choice)``;
@@ -106,6 +108,7 @@ def run(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row
         with path.open() as fh:
             done = {(r["table"], int(r["k"]), float(r["epsilon"])) for r in csv.DictReader(fh)}
     seeds = [int(s) for s in np.random.SeedSequence(cfg["seed"]).generate_state(cfg["trials"])]
+    first = int(cfg.get("first", 0))
     new = not path.exists()
     with path.open("a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
@@ -129,7 +132,7 @@ def run(name: str, cfg: dict, stage: str, out: Path, epsilons, rows_run, fit_row
                 # the references only on the benchmark (issue #24's within-1.2x count)
                 for row in rows_run if group == "benchmark" else tuple(rows_run[:2]):
                     fit = fit_row(row, t, eps, k)
-                    for i, s in enumerate(seeds):
+                    for i, s in enumerate(seeds[first:], start=first):
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
                             V, ch = fit(s)

@@ -204,11 +204,20 @@ POWER = {("utility_covariance", "relative Frobenius error"): (
                          _true("within_1.2")))}
 
 
-#: A pointer to a 100-trial measurement of the current default kept as Markdown only.
+#: A pointer to a paired measurement at power of the current default kept as Markdown (covariance:
+#: 100 trials; PCA: ``pca_cells_power.py``, whose per-cell CSV has a k column the sources of
+#: ``POWER`` do not read).
 POWER_NOTES = {("utility_covariance", "relative Frobenius error"): (
     "The current default (session 24, task CV: the moments branch's last release as a dominating "
     "triangle) at 100 paired trials per cell against the best of auto, mvg, CoinPress and Analyze "
-    "Gauss, on the benchmark's seeds: `cov_cells_power.md`.")}
+    "Gauss, on the benchmark's seeds: `cov_cells_power.md`."),
+    **{("utility_pca", f"captured-variance deficit, k={k}"): (
+        "The default (`DPPCA()`) at 100 paired trials per cell (session 25, task PW; the first 8 "
+        "seeds are this table's) against the best of the moments release with mvg, i.i.d. and "
+        "unit-box noise, the unit-box i.i.d. row, CoinPress and Analyze Gauss (today's code: its "
+        "i.i.d. and CoinPress rows differ from this table's), with the paired gate's verdict per "
+        "cell and the counts (lowest median, within 1.2×, FAIL, inconclusive): "
+        "`pca_cells_power.md`.") for k in (2, 5)}}
 
 
 def power_lines(out: Path, name: str, metric: str) -> list[str]:

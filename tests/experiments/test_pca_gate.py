@@ -76,3 +76,35 @@ def test_summarise_counts_changed_trials_and_flags_a_loss(tmp_path):
     assert s["changed trials"] == 0 and s["verdict"] != "FAIL" and s["ratio of medians"] == 1.0
     (s,) = pcg.summarise(path, "cand", ("moments",))
     assert "changed trials" not in s
+
+
+def test_run_first_extends_a_shorter_run_on_the_same_seeds(tmp_path):
+    """``cfg["first"]``: a run of trials 2..3 writes exactly the rows (seeds, trial indices,
+    deficits) that a run of trials 0..3 wrote for them, and nothing for trials 0..1 (a fake fitter:
+    the components are a function of the seed only; one cell, liver k = 2 at one ε)."""
+    def fit_row(row, t, eps, k):
+        return lambda s: (np.random.default_rng(s).standard_normal((k, t.d)), "")
+
+    keep = lambda j: pcg.cells(False)[j][1:] == ("liver", 2)  # noqa: E731
+    read = lambda p: list(csv.DictReader(p.open()))  # noqa: E731
+    full = pcg.run("full", {"seed": 5, "trials": 4, "measurement": False}, "s", tmp_path,
+                   (1.0,), (pcg.DEFAULT,), fit_row, keep)
+    ext = pcg.run("ext", {"seed": 5, "trials": 4, "measurement": False, "first": 2}, "s",
+                  tmp_path, (1.0,), (pcg.DEFAULT,), fit_row, keep)
+    a, b = read(full), read(ext)
+    assert [int(r["trial"]) for r in a] == [0, 1, 2, 3] and [int(r["trial"]) for r in b] == [2, 3]
+    assert b == a[2:]
+    assert len({r["deficit"] for r in a}) == 4  # the seeds differ, so do the deficits
+
+
+def test_pca_cells_power_rerenders_its_committed_report(tmp_path, monkeypatch):
+    """``pca_cells_power.analyse`` on a copy of the committed trials (and the benchmark's
+    ``utility_pca.csv``, read for the reproduction check and the peers' medians) writes the
+    committed report and per-cell CSV byte for byte."""
+    m = importlib.import_module("pca_cells_power")
+    for f in ("pca_cells_power_trials.csv", "utility_pca.csv"):
+        shutil.copy(ROOT / "results" / f, tmp_path)
+    monkeypatch.setattr(m, "RESULTS", tmp_path)
+    m.analyse(100)
+    for f in ("pca_cells_power.md", "pca_cells_power.csv"):
+        assert (tmp_path / f).read_bytes() == (ROOT / "results" / f).read_bytes(), f

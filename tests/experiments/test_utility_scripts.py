@@ -154,7 +154,11 @@ def test_summary_power_lines_count_the_power_files_verdicts(tmp_path):
     assert "in 1 of 3 cells (w ε = 1)" in reg[0]
     assert "lowest median of those rows in 1 and is within 1.2× of the best in 2." in reg[0]
     assert "regression_default_power.csv` not found" in reg[2]
-    assert summary.power_lines(tmp_path, "utility_pca", "captured-variance deficit, k=2") == []
+    # the PCA sections point to task PW's paired measurement of the default (Markdown only)
+    for k in (2, 5):
+        pca = summary.power_lines(tmp_path, "utility_pca", f"captured-variance deficit, k={k}")
+        assert len(pca) == 2 and pca[0].endswith("`pca_cells_power.md`.") and not pca[1], pca
+    assert summary.power_lines(tmp_path, "utility_synthetic", "error") == []
 
 
 def test_pca_script_deficit_in_range_and_zero_at_large_epsilon(tmp_path, data_home):
