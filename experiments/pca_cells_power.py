@@ -104,10 +104,30 @@ def load(path: Path, trials: int | None = None) -> dict:
                   for row, x in rows.items()} for key, rows in data.items()}
 
 
+#: The benchmark rows this report was compared with, frozen when it was run (``--snapshot-from``):
+#: the benchmark's i.i.d. and CoinPress rows were rerun after it (session 25), so the report reads
+#: the rows as they stood, not today's ``utility_pca.csv``.
+SNAPSHOT = "pca_cells_power_benchmark.csv"
+SNAPSHOT_FIELDS = ("dataset", "task", "epsilon", "method", "status", "median", "values")
+
+
+def write_snapshot(source) -> Path:
+    """Freeze ``source`` (a ``utility_pca.csv``) into :data:`SNAPSHOT`: its columns
+    :data:`SNAPSHOT_FIELDS`, the rows this report reads."""
+    out = RESULTS / SNAPSHOT
+    with open(out, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=SNAPSHOT_FIELDS, lineterminator="\n")
+        w.writeheader()
+        for r in uc.read_csv(Path(source)):
+            w.writerow({f: r[f] for f in SNAPSHOT_FIELDS})
+    return out
+
+
 def bench_values() -> dict:
-    """``{(table, k, ε, method): (8 benchmark values, median)}`` from ``utility_pca.csv``."""
+    """``{(table, k, ε, method): (8 benchmark values, median)}`` from :data:`SNAPSHOT` (the
+    benchmark's ``utility_pca.csv`` as it stood when this report was run)."""
     out = {}
-    for r in uc.read_csv(RESULTS / "utility_pca.csv"):
+    for r in uc.read_csv(RESULTS / SNAPSHOT):
         if r["status"] != "ok":
             continue
         k = int(r["task"].split("=")[1])
@@ -232,10 +252,14 @@ def analyse(trials: int) -> Path:
               "the session).", ""]
     L += ["## Reproduction of the benchmark's 8 trials", ""]
     L += [f"The first {BENCH_TRIALS} seeds are the benchmark's; a row reproduces a cell if its "
-          f"first {BENCH_TRIALS} deficits equal `utility_pca.csv`'s values to a relative 1e-6. A "
-          "row that does not was changed in the library after the benchmark's run (the benchmark "
-          "is not rerun here); the range is that of (median of the first 8 here) / (benchmark "
-          "median) over the cells.", ""]
+          f"first {BENCH_TRIALS} deficits equal the values of `utility_pca.csv` as it stood when "
+          f"this report was run (frozen in `{SNAPSHOT}`) to a relative 1e-6. A row that does not "
+          "was computed with older code or in another numerical environment: in the one cell "
+          "checked (Adult, k = 5, ε = 2, the `iid` row) the code of the commit that stored the "
+          "values gives today's here, so there it is the environment (`docs/numerics.md`); the "
+          "benchmark's `iid` and CoinPress rows were rerun after this report (session 25). The "
+          "range is that of (median of the first 8 here) / (benchmark median) over the cells.",
+          ""]
     for row, brow, same, total, differ, (lo, hi) in reproduction(data, bench):
         L.append(f"- `{row}` (benchmark row \"{brow}\"): reproduces {same} of {total} cells; "
                  f"8-trial median ratio here/benchmark {lo:.3g}–{hi:.3g}"
@@ -298,7 +322,12 @@ def main(argv=None) -> int:
                    help="run trials first..trials-1 only: extend a run of `first` trials (same "
                         "seeds) into the files pca_cells_from<first>_part*; --analyse joins them")
     p.add_argument("--analyse", action="store_true")
+    p.add_argument("--snapshot-from", type=Path, default=None, metavar="CSV",
+                   help=f"freeze this utility_pca.csv into results/{SNAPSHOT} and exit")
     a = p.parse_args(argv)
+    if a.snapshot_from is not None:
+        print(f"wrote {write_snapshot(a.snapshot_from)}")
+        return 0
     cfg = {"seed": SEED, "trials": a.trials, "measurement": False, "first": a.first}
     if not a.analyse:
         part = None if a.part is None else tuple(int(x) for x in a.part.split("/"))

@@ -102,7 +102,7 @@ def test_pca_cells_power_rerenders_its_committed_report(tmp_path, monkeypatch):
     ``utility_pca.csv``, read for the reproduction check and the peers' medians) writes the
     committed report and per-cell CSV byte for byte."""
     m = importlib.import_module("pca_cells_power")
-    for f in ("pca_cells_power_trials.csv", "utility_pca.csv"):
+    for f in ("pca_cells_power_trials.csv", m.SNAPSHOT):
         shutil.copy(ROOT / "results" / f, tmp_path)
     monkeypatch.setattr(m, "RESULTS", tmp_path)
     m.analyse(100)
