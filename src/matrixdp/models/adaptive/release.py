@@ -157,17 +157,6 @@ def _side_stream(rng, spawn_key=_MIX_SPAWN_KEY):
         np.random.SeedSequence(int(rng), spawn_key=spawn_key)))
 
 
-@dataclass(frozen=True)
-class _SplitVerdict:
-    """The split look's verdict from ``Y₁`` (public: post-processing of ``Y₁``): ``skip`` (skip
-    ``Y₂``), why (``"statistic"``, ``"step"``, ``"moments"``) and, for ``"moments"``, the
-    moments branch's predicted loss with ``Y₁`` and with the whole first look."""
-    skip: bool
-    why: str
-    p_split: float = math.nan
-    p_whole: float = math.nan
-
-
 def _moment_release(plan, value, gen):
     """Release ``value`` (the task's second moments) with a planned mechanism; returns the
     symmetrised matrix and the release's GDP parameter."""
@@ -568,7 +557,7 @@ def _adaptive_release(X, lower, upper, *, epsilon, delta, kind, n_components, rn
                       options, look=None, probe=False):
     """:func:`adaptive_covariance`'s body. ``look``: ``None`` (the first look drawn here) or
     ``(G₁, V₁, μ₁)``, a first look already released (``split_look``'s ``Y₁``); ``probe``: return
-    the split look's verdict (:class:`_SplitVerdict`) from the first look's predictions, before
+    the split look's verdict from the first look's predictions (``True``: skip ``Y₂``), before
     any further release (nothing drawn, nothing charged; the caller passes ``charging=None``)."""
     options, first_kind, ranking, reading, select_units, far_share, checked = _resolved_arguments(
         kind, first_kind, ranking, projection, reading, bias, resolve_z, resolve_share,
@@ -658,7 +647,7 @@ def _adaptive_release(X, lower, upper, *, epsilon, delta, kind, n_components, rn
             Y1 = G1 + apply_plan(plan1, np.zeros_like(value), side)[0]
             del side
             first = (Y1, 2.0 * V1, mu1 / math.sqrt(2.0))
-            verdict = _adaptive_release(
+            split_skip = _adaptive_release(
                 X, lower, upper, epsilon=epsilon, delta=delta, kind=kind,
                 n_components=n_components, rng=None, charging=None, beta=beta,
                 first_kind=first_kind, ranking=ranking, projection=projection, reading=reading,
@@ -666,7 +655,6 @@ def _adaptive_release(X, lower, upper, *, epsilon, delta, kind, n_components, rn
                 loss_statistic=loss_statistic, correlation_bias=correlation_bias,
                 unresolved_margin=unresolved_margin, refine=refine,
                 options=dataclasses.replace(options, split_look=False), look=first, probe=True)
-            split_skip = verdict.skip
             if split_skip:
                 G1, V1, mu1 = first
             del Y1, first
@@ -857,7 +845,7 @@ def _adaptive_release(X, lower, upper, *, epsilon, delta, kind, n_components, rn
         if probe and (decision == "clipping-loss" or (
                 pred_mom - noise_cp > 0 and coef * cap * cap >= pred_mom - noise_cp
                 and sat >= pred_mom - noise_cp)):
-            return _SplitVerdict(False, "statistic")  # the choice needs a statistic: draw Y₂
+            return False  # the choice needs a statistic: draw Y₂
         if decision == "clipping-loss":
             # 2. the first version: the mean clipping loss, sensitivity = the box's reach / n
             Y, f = whitened_records(Xl, center, m, A, r2)
@@ -988,14 +976,13 @@ def _adaptive_release(X, lower, upper, *, epsilon, delta, kind, n_components, rn
             take_step = pred_cp * step_mult < tie_ratio * pred_mom
         if probe:
             if take_step:
-                return _SplitVerdict(False, "step")
+                return False
             # the moments branch's predicted loss in this look's frame: with this look (the
             # split's Y₁, μ₁/√2) and the rest of the budget, against the whole first look
             # (entry variances V₁/2, μ₁) and the rest (no statistic released in either)
             p_whole = predictions(math.sqrt(max(mu_star ** 2 - 2.0 * mu1 ** 2, 0.0)),
                                   first_var=0.5 * V1)[0]
-            return _SplitVerdict(bool(pred_mom < p_whole), "moments", float(pred_mom),
-                                 float(p_whole))
+            return bool(pred_mom < p_whole)
         refined = {}
         if take_step and refine:
             # task HC: one step or a refinement and the final step, by the ranking's noise loss
@@ -1032,15 +1019,14 @@ def _adaptive_release(X, lower, upper, *, epsilon, delta, kind, n_components, rn
         elif take_step:
             Gy, sig2, mu2_got = whitened_release(Xl, center, m, A, r2, mu2, epsilon, delta, gen,
                                                  Z, Y=Y)
-            C_first, m_first = C, m
-            C, m = unwhiten(Gy, r2, m, A_inv)
+            C_step, m_step = unwhiten(Gy, r2, m, A_inv)
             if step_reuse:
-                # task PC: the first look averaged into the step, entry by entry with public
-                # inverse-variance weights (post-processing; docs/coinpress.md § "The first
-                # look reused by the step (task PC)")
-                C, reuse_w = first_look_reuse(C, S, sig2, C_first, V1, m_first, t)
+                # task PC: the first look (C, m) averaged into the step, entry by entry with
+                # public inverse-variance weights (post-processing; docs/coinpress.md § "The
+                # first look reused by the step (task PC)")
+                C_step, reuse_w = first_look_reuse(C_step, S, sig2, C, V1, m, t)
                 reuse = {"first_look_weight": float(np.median(reuse_w))}
-            del C_first, m_first
+            C, m = C_step, m_step
             # as CoinPress: the feasible set in the original units first (post-processing)
             C = project_covariance(C, variance_max=hl * hl)
             choice, allocation, V = "coinpress", "coinpress", None
