@@ -268,17 +268,16 @@ class DPPCA(NoGeneratorStateMixin, ClassNamePrefixFeaturesOutMixin, TransformerM
                                       label="DPPCA.fit", beta=opts.coinpress_beta)
         elif method == "adaptive":
             from .adaptive import AdaptiveOptions
-            # the AdaptiveOptions of the research knobs (none: the default's options, byte for byte)
-            adaptive_kw = {**({} if opts.adaptive_step_margin is None else
-                              {"step_margin": opts.adaptive_step_margin}),
-                           **({} if opts.adaptive_tail_bias is None else
-                              {"tail_bias": opts.adaptive_tail_bias}),
-                           **({"moments_triangle": True} if opts.adaptive_moments_triangle
-                              else {}),
-                           **({} if opts.adaptive_first_share is None else
-                              {"first_share": float(opts.adaptive_first_share)}),
-                           **({"step_reuse": True} if opts.adaptive_step_reuse else {}),
-                           **({"split_look": True} if opts.adaptive_split_look else {})}
+            # the AdaptiveOptions of the research knobs set away from their off value (None: not
+            # passed; none set: the default's options, byte for byte)
+            knobs = {"step_margin": opts.adaptive_step_margin,
+                     "tail_bias": opts.adaptive_tail_bias,
+                     "moments_triangle": bool(opts.adaptive_moments_triangle) or None,
+                     "first_share": (None if opts.adaptive_first_share is None
+                                     else float(opts.adaptive_first_share)),
+                     "step_reuse": bool(opts.adaptive_step_reuse) or None,
+                     "split_look": bool(opts.adaptive_split_look) or None}
+            adaptive_kw = {name: value for name, value in knobs.items() if value is not None}
             # the PCA-loss ranking reads its frame after the projection applied below
             cov, mean = fit_adaptive(self, X, lo, hi, epsilon=eps, delta=delta,
                                      label="DPPCA.fit", kind="pca", n_components=k,
