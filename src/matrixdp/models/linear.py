@@ -259,8 +259,8 @@ class DPLinearRegression(LinearPredictorMixin, NoGeneratorStateMixin, RegressorM
         release averaged with the first (the decision's fallback, §4e; the error bars
         and ``entry_variance_`` are then the single release's), or nothing (one release at μ*).
         ``"ls-rounds"`` (``boost_rounds="ls-fallback"``, ``"ls-signal"``, ``"bias-gated"``,
-        ``"lift-gated"`` and ``"auto"``, §4g, §4h, §4k, §4m): the least-squares rounds that replaced the fallback's second
-        release.
+        ``"lift-gated"`` and ``"auto"``, §4g, §4h, §4k, §4m): the least-squares rounds that
+        replaced the fallback's second release.
         A function of the release (post-processing).
     boost_residual_scale_ : dict or None
         ``boost_rounds="auto"``/``"adaptive"`` (and ``"predict"``, ``"ls-fallback"``,
